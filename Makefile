@@ -1,0 +1,139 @@
+# TraceSmith build.  `make` builds everything into $(BUILD); see README.md.
+#
+# Layout conventions (so new files need no Makefile edit):
+#   serializer/*.c, capture/*.c, replayer/*.c   -> one static library each
+#   <module>/tools/NAME.c                       -> $(BUILD)/NAME (a command)
+#   tests/unit/test_*.c                         -> $(BUILD)/tests/test_* (run by make test)
+#   tests/support/*.c                           -> linked into every test and test program
+#   tests/programs/*.c                          -> $(BUILD)/tests/programs/*
+#   tests/shell/test_*.sh                       -> run by make test
+#   tests/bench/bench_*.c                       -> $(BUILD)/tests/bench/* (run by make bench)
+#   tests/gpu/                                  -> make test-gpu only
+
+BUILD ?= build
+PREFIX ?= /usr/local
+CC ?= cc
+CFLAGS ?= -O2 -g
+SAN ?=
+
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
+        -Wundef -Werror
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu
+CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
+LDLIBS_ALL := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
+LDFLAGS_ALL := $(SAN) -pthread $(LDFLAGS)
+
+SBT_SRC  := $(wildcard serializer/*.c)
+CAP_SRC  := $(wildcard capture/*.c)
+RP_SRC   := $(wildcard replayer/*.c)
+SUP_SRC  := $(wildcard tests/support/*.c)
+TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+PROG_SRC := $(wildcard tests/programs/*.c)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIB_SBT := $(BUILD)/lib/libtssbt.a
+LIB_CAP := $(BUILD)/lib/libtscap.a
+LIB_RP  := $(BUILD)/lib/libtsrp.a
+LIB_SUP := $(BUILD)/lib/libtstestsupport.a
+LIBS := $(LIB_RP) $(LIB_CAP) $(LIB_SBT)
+
+TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
+TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
+BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
+FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
+
+.PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
+all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB_SBT): $(call obj,$(SBT_SRC))
+$(LIB_CAP): $(call obj,$(CAP_SRC))
+$(LIB_RP):  $(call obj,$(RP_SRC))
+$(LIB_SUP): $(call obj,$(SUP_SRC))
+$(BUILD)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# Commands: each tool links the libraries (only what it uses is pulled in).
+define tool_rule
+$(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIBS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS_ALL) $$< $(LIBS) $$(LDLIBS_ALL) -o $$@
+endef
+$(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/programs/%: $(BUILD)/obj/tests/programs/%.o $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+# The fuzz target, driven by a plain main over the committed corpus so that
+# `make test` exercises it without clang.  `make fuzz` builds it with libFuzzer.
+$(FUZZ_REPLAY): $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIBS) $(LDLIBS_ALL) -o $@
+
+test: all
+	@BUILD=$(BUILD) sh tests/run.sh
+
+test-gpu: all
+	@BUILD=$(BUILD) sh tests/gpu/run.sh
+
+bench: all
+	@BUILD=$(BUILD) sh tests/bench/run.sh
+
+# Sanitizer variants of the whole suite, each in its own build folder.
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fno-omit-frame-pointer" SAN="-fsanitize=address,undefined" test
+ubsan:
+	$(MAKE) BUILD=build/ubsan CFLAGS="-O1 -g" SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" test
+tsan:
+	$(MAKE) BUILD=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" test
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p $(BUILD)/fuzz
+	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" build/fuzzlib/lib/libtssbt.a
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address $(CPPFLAGS_ALL) tests/fuzz/fuzz_sbt_reader.c \
+		build/fuzzlib/lib/libtssbt.a $(LDLIBS_ALL) -o $(BUILD)/fuzz/fuzz_sbt_reader
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(BUILD)/fuzz/fuzz_sbt_reader -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus
+
+# Generated code: every generator is listed in scripts/regen.sh.
+regen:
+	sh scripts/regen.sh
+check-regen:
+	sh scripts/regen.sh --check
+
+# The main job: capture a bundled program, show and replay its trace.
+run: all
+	sh scripts/demo.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tracesmith \
+		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/tracesmith
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
+	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

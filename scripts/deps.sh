@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the Debian packages TraceSmith needs to build, test and benchmark.
+# Idempotent: packages already present are left alone.  Run as root (or
+# with sudo available).
+set -eu
+PKGS="build-essential make pkg-config python3 liblz4-dev lz4 libxxhash-dev xxhash
+libunwind-dev clang valgrind hyperfine"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+fi
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

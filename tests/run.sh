@@ -1,0 +1,47 @@
+#!/bin/sh
+# Runs the whole suite: every unit test binary in $BUILD/tests and every
+# tests/shell/test_*.sh, each with a time limit and its output kept in
+# $BUILD/test-logs.  The last line is "N passed, N failed".
+BUILD=${BUILD:-build}
+export BUILD
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+export TOP
+LOGS="$BUILD/test-logs"
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+pass=0
+fail=0
+failed=""
+
+run_one() {
+	name=$1
+	shift
+	start=$(date +%s)
+	if timeout "$TEST_TIMEOUT" "$@" >"$LOGS/$name.log" 2>&1; then
+		pass=$((pass + 1))
+		echo "PASS $name ($(($(date +%s) - start))s)"
+	else
+		rc=$?
+		fail=$((fail + 1))
+		failed="$failed $name"
+		echo "FAIL $name (exit $rc, $(($(date +%s) - start))s); last lines of $LOGS/$name.log:"
+		tail -n 20 "$LOGS/$name.log" | sed 's/^/    /'
+	fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "$(basename "$t")" "$t"
+done
+if [ -x "$BUILD/tests/fuzz_sbt_reader_replay" ]; then
+	run_one fuzz_corpus "$BUILD/tests/fuzz_sbt_reader_replay" "$TOP"/tests/fuzz/corpus/*
+fi
+for t in "$TOP"/tests/shell/test_*.sh; do
+	[ -f "$t" ] || continue
+	run_one "$(basename "$t" .sh)" sh "$t"
+done
+
+[ -n "$failed" ] && echo "failed:$failed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
