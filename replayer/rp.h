@@ -1,0 +1,162 @@
+/*
+ * rp.h - the replayer core and the interface its backends implement.
+ *
+ * The core knows ranges, checkpoints and hashes; a backend knows one API.
+ * The core reads a trace in sequence order and hands every API record
+ * (type >= SBT_TYPE_FIRST_API) to the backend whose API owns the record's
+ * type name ("api.call": the part before the first '.').  At each record of
+ * type SBT_TYPE_CHECKPOINT it asks that backend for the replay's bytes of the
+ * checkpointed object range, hashes them and compares with the capture.
+ *
+ * Backends are linked statically and listed in a table that a main program
+ * passes to rp_main(): tsreplay proper lists the real backends, test programs
+ * add test doubles.  A backend is reused for several runs of the same trace
+ * (--check-determinism): open once, reset between runs, close at the end.
+ *
+ * Ownership: pointers named *_out / out are written by the callee; every
+ * other pointer is borrowed for the duration of the call unless its comment
+ * says otherwise.  Nothing here keeps global state: a backend's state lives
+ * in the pointer its open returns.
+ */
+#ifndef TRACESMITH_RP_H
+#define TRACESMITH_RP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracesmith/sbt.h"
+
+/* ---- status ---------------------------------------------------------- */
+
+#define RP_STATUS_LIST(X)                                                     \
+	X(RP_OK, "success")                                                       \
+	X(RP_ERR_ARG, "invalid argument")                                         \
+	X(RP_ERR_NOMEM, "out of memory")                                          \
+	X(RP_ERR_TRACE, "trace could not be read")                                \
+	X(RP_ERR_DECODE, "record payload could not be decoded")                   \
+	X(RP_ERR_UNSUPPORTED, "not supported by this backend")                    \
+	X(RP_ERR_NOT_FOUND, "object not found")                                   \
+	X(RP_ERR_BACKEND, "backend failure")
+
+typedef enum {
+#define RP_X_ENUM(name, msg) name,
+	RP_STATUS_LIST(RP_X_ENUM)
+#undef RP_X_ENUM
+	RP_STATUS_COUNT
+} rp_status;
+
+const char *rp_strerror(rp_status st);
+
+/* A caller-owned buffer an operation writes its error text into, naming
+ * the thing that failed (record seq, object, offset). */
+typedef struct rp_diag {
+	char text[512];
+} rp_diag;
+
+void rp_diag_set(rp_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- backend interface ------------------------------------------------ */
+
+typedef struct rp_backend_open_args {
+	/* A reader of the trace for random access (blobs, strings, type names,
+	 * metadata), borrowed until close.  It is not the reader the core
+	 * iterates, so using it never moves the replay's position. */
+	sbt_reader *trace;
+	const char *trace_path;
+	const char *device; /* --device argument, NULL when not given */
+	int quiet;          /* 1: print nothing but errors */
+} rp_backend_open_args;
+
+/* Flags for execute. */
+enum {
+	/* The record lies before the range's start: it is executed to build
+	 * state, and its checkpoints are not compared. */
+	RP_EXEC_FAST_FORWARD = 1u << 0
+};
+
+typedef struct rp_backend_ops {
+	const char *name; /* e.g. "cuda", "testapi-double"; shown in --help */
+	const char *api;  /* matched against the trace's meta "api" and the
+	                     prefix of its type names, e.g. "vulkan", "testapi" */
+
+	/* Create a backend instance in clean state (*state_out owned by the
+	 * core, released with close). */
+	rp_status (*open)(const rp_backend_open_args *args, void **state_out, rp_diag *diag);
+
+	/* Execute one API record.  rec->payload is valid for this call only.
+	 * Results must be computed, not taken from the trace: the trace holds
+	 * only their hashes. */
+	rp_status (*execute)(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag);
+
+	/* The replay's bytes of expected->object at [expected->offset,
+	 * expected->offset + expected->length), as of now.  *bytes_out is owned
+	 * by the backend and valid until its next call. */
+	rp_status (*checkpoint)(void *state, const sbt_checkpoint *expected,
+	                        const void **bytes_out, rp_diag *diag);
+
+	/* Called at every SBT_TYPE_KEYFRAME record.  restore = 1 when the
+	 * replay starts at this keyframe: the backend is in clean state and the
+	 * snapshot records that follow the marker rebuild every live object.
+	 * restore = 0 when the keyframe is met in the middle of a replay: its
+	 * snapshot records must then change nothing (applying them would hide
+	 * a divergence).  NULL: the backend cannot restore keyframes and the
+	 * core fast-forwards from the start of the trace instead. */
+	rp_status (*keyframe)(void *state, const sbt_record *marker, int restore,
+	                      rp_diag *diag);
+
+	/* Back to the state open left, for another run. */
+	rp_status (*reset)(void *state, rp_diag *diag);
+
+	/* Release everything.  NULL state is a no-op. */
+	void (*close)(void *state);
+} rp_backend_ops;
+
+/* ---- the program ------------------------------------------------------ */
+
+/* Exit statuses of rp_main (documented in --help and docs/replay.md). */
+enum {
+	RP_EXIT_OK = 0,         /* every checkpoint matched; all runs agreed */
+	RP_EXIT_ERROR = 1,      /* unreadable or damaged trace, no backend, backend failure */
+	RP_EXIT_USAGE = 2,      /* bad command line */
+	RP_EXIT_MISMATCH = 3,   /* the replay differs from the capture (runs agree) */
+	RP_EXIT_NONDETERM = 4   /* runs differ from each other */
+};
+
+/* The whole tsreplay command: parse argv, replay, report, return the exit
+ * status.  backends: the table of this build's backends (n may be 0). */
+int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n);
+
+/* ---- core helpers (exposed for tests) ---------------------------------- */
+
+/* A half-open range [begin, end) of global sequence numbers. */
+typedef struct rp_range {
+	uint64_t begin;  /* 0 when "A" was omitted */
+	uint64_t end;    /* UINT64_MAX when "B" was omitted */
+	int has_begin, has_end;
+} rp_range;
+
+/* Parse "A:B", "A:" or ":B" (decimal).  Fails with a message naming the
+ * problem for anything else, for A >= B, and for numbers over 2^64 - 1. */
+rp_status rp_range_parse(const char *text, rp_range *out, rp_diag *diag);
+
+/* Outcome of comparing bytes (or a second checkpoint) with a checkpoint. */
+typedef struct rp_check_result {
+	int match;              /* 1: whole-range hashes are equal */
+	int located;            /* 1 (when !match): a differing block was found */
+	uint64_t block;         /* index of the first differing block */
+	uint64_t diff_offset;   /* in the object: expected.offset + block * block_size */
+	uint64_t diff_len;      /* bytes in that block */
+	uint64_t actual_hash;
+} rp_check_result;
+
+/* Hash len bytes of data (the replay's view of expected's range) and
+ * compare with expected: the whole hash, then block by block to find the
+ * first differing block.  len must equal expected->length. */
+rp_status rp_check_bytes(const sbt_checkpoint *expected, const void *data, uint64_t len,
+                         rp_check_result *out, rp_diag *diag);
+
+/* Compare two computed checkpoints of the same range (two runs). */
+rp_status rp_check_pair(const sbt_checkpoint *expected, const sbt_checkpoint *actual,
+                        rp_check_result *out, rp_diag *diag);
+
+#endif /* TRACESMITH_RP_H */

@@ -1,0 +1,356 @@
+/*
+ * rp_main.c - the tsreplay command line: options, the report of the first
+ * mismatch or divergence, the summary (text or JSON), the exit status.
+ *
+ * Where output goes: errors, notes and mismatch reports on stderr; the
+ * summary (or the --json document) on stdout, so a script can read the
+ * result without the diagnostics.
+ */
+#include "replayer/rp.h"
+#include "replayer/rp_session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RP_MAIN_DEFAULT_RUNS 3u
+#define RP_MAIN_MAX_RUNS 1000u
+
+static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n)
+{
+	size_t i;
+	fputs("usage: tsreplay [options] TRACE\n"
+	      "Replay an SBT trace and compare its checkpoints with the capture.\n"
+	      "\n"
+	      "  --range A:B            replay records with seq in [A, B); A: and :B allowed.\n"
+	      "                         Earlier records are fast-forwarded (from the nearest\n"
+	      "                         keyframe when possible), their checkpoints not compared\n"
+	      "  --check-determinism    replay several times from clean state; compare every\n"
+	      "                         checkpoint across runs and with the capture\n"
+	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
+	      "  --device STR           device for the backend (its meaning is the backend's)\n"
+	      "  --json                 summary as one JSON object on stdout\n"
+	      "  -q, --quiet            no progress, notes or summary\n"
+	      "  -h, --help             this text\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  replayed; every checkpoint matched the capture (and every run agreed)\n"
+	      "  1  error: unreadable or damaged trace, no backend, backend failure\n"
+	      "  2  usage error\n"
+	      "  3  the replay differs from the capture (all runs agree with each other)\n"
+	      "  4  runs differ from each other (nondeterministic replay)\n"
+	      "\n",
+	      f);
+	fputs("Backends in this build:", f);
+	if (n == 0)
+		fputs(" none", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s (api %s)", backends[i]->name, backends[i]->api);
+	fputs("\n", f);
+}
+
+static int rp_main_bad_usage(const char *fmt, const char *arg,
+                             const rp_backend_ops *const *backends, size_t n)
+{
+	fputs("tsreplay: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	rp_main_usage(stderr, backends, n);
+	return RP_EXIT_USAGE;
+}
+
+/* The value of --name VALUE or --name=VALUE; advances *i. */
+static const char *rp_main_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t len = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, len) == 0 && a[len] == '=')
+		return a + len + 1;
+	if (strcmp(a, name) == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int rp_main_is_opt(const char *a, const char *name)
+{
+	size_t len = strlen(name);
+	return strncmp(a, name, len) == 0 && (a[len] == '\0' || a[len] == '=');
+}
+
+static void rp_main_hex(FILE *f, const uint8_t *b, size_t n, const char *sep)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%02x", i ? sep : "", b[i]);
+}
+
+static void rp_main_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
+{
+	if (m->other_run == 0)
+		fprintf(stderr, "tsreplay: the replay differs from the capture at checkpoint seq %llu\n",
+		        (unsigned long long)m->checkpoint_seq);
+	else
+		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first at checkpoint "
+		        "seq %llu\n", m->other_run, m->run, (unsigned long long)m->checkpoint_seq);
+	fprintf(stderr, "  call:     seq %llu %s\n", (unsigned long long)m->call_seq,
+	        m->call_found ? m->call_name : "(record not found in the trace)");
+	fprintf(stderr, "  object:   %llu, checked range [%llu, %llu)\n", (unsigned long long)m->object,
+	        (unsigned long long)m->range_offset,
+	        (unsigned long long)(m->range_offset + m->range_length));
+	if (m->located) {
+		fprintf(stderr, "  offset:   %llu (first differing block: %llu bytes)\n",
+		        (unsigned long long)m->diff_offset, (unsigned long long)m->diff_len);
+		fprintf(stderr, "  %s bytes there: ", m->other_run ? "run" : "replay");
+		if (m->other_run)
+			fprintf(stderr, "(run %u) ", m->run);
+		rp_main_hex(stderr, m->bytes, m->nbytes, " ");
+		fputs(m->diff_len > m->nbytes ? " ...\n" : "\n", stderr);
+	} else {
+		fputs("  offset:   unknown (block hashes not comparable)\n", stderr);
+	}
+	if (m->other_run == 0)
+		fprintf(stderr, "  hashes:   capture 0x%016llx, replay 0x%016llx\n",
+		        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash);
+	else {
+		char groups[512];
+		rp_session_run_groups(s, m->index, groups, sizeof(groups));
+		fprintf(stderr, "  hashes:   %s\n", groups);
+	}
+	if (m->call_found && m->stack_id) {
+		fputs("  host stack of the call at capture:\n", stderr);
+		rp_session_print_stack(s, m->stack_id, stderr);
+	}
+}
+
+static void rp_main_json_mismatch(FILE *f, const rp_mismatch *m)
+{
+	if (!m->valid) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"checkpoint_seq\":%llu,\"call_seq\":%llu,\"call\":",
+	        (unsigned long long)m->checkpoint_seq, (unsigned long long)m->call_seq);
+	rp_main_json_string(f, m->call_found ? m->call_name : "");
+	fprintf(f, ",\"object\":%llu,\"range_offset\":%llu,\"range_length\":%llu,",
+	        (unsigned long long)m->object, (unsigned long long)m->range_offset,
+	        (unsigned long long)m->range_length);
+	if (m->located) {
+		fprintf(f, "\"offset\":%llu,\"block_bytes\":%llu,\"bytes\":\"",
+		        (unsigned long long)m->diff_offset, (unsigned long long)m->diff_len);
+		rp_main_hex(f, m->bytes, m->nbytes, "");
+		fputs("\",", f);
+	} else {
+		fputs("\"offset\":null,", f);
+	}
+	fprintf(f, "\"expected_hash\":\"0x%016llx\",\"actual_hash\":\"0x%016llx\",\"run\":%u,"
+	        "\"compared_with\":",
+	        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash, m->run);
+	if (m->other_run)
+		fprintf(f, "%u}", m->other_run);
+	else
+		fputs("\"capture\"}", f);
+}
+
+static const char *rp_main_result_name(int code)
+{
+	switch (code) {
+	case RP_EXIT_OK: return "match";
+	case RP_EXIT_MISMATCH: return "mismatch";
+	case RP_EXIT_NONDETERM: return "nondeterministic";
+	default: return "error";
+	}
+}
+
+static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_report *rep,
+                         int code, const char *error)
+{
+	FILE *f = stdout;
+	fputs("{\"trace\":", f);
+	rp_main_json_string(f, opt->trace_path);
+	fputs(",\"backends\":", f);
+	rp_main_json_string(f, rp_session_backends(s));
+	fputs(",\"range\":{\"begin\":", f);
+	if (opt->range.has_begin)
+		fprintf(f, "%llu", (unsigned long long)opt->range.begin);
+	else
+		fputs("null", f);
+	fputs(",\"end\":", f);
+	if (opt->range.has_end)
+		fprintf(f, "%llu", (unsigned long long)opt->range.end);
+	else
+		fputs("null", f);
+	fprintf(f, "},\"runs\":%u,\"runs_done\":%u,\"keyframe_seq\":", opt->runs, rep->runs_done);
+	if (rep->from_keyframe)
+		fprintf(f, "%llu", (unsigned long long)rep->keyframe_seq);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"records_executed\":%llu,\"records_fast_forwarded\":%llu,",
+	        (unsigned long long)rep->executed, (unsigned long long)rep->fast_forwarded);
+	if (rep->executed)
+		fprintf(f, "\"first_executed_seq\":%llu,\"last_executed_seq\":%llu,",
+		        (unsigned long long)rep->first_seq, (unsigned long long)rep->last_seq);
+	else
+		fputs("\"first_executed_seq\":null,\"last_executed_seq\":null,", f);
+	fprintf(f, "\"unmodeled\":%llu,\"checkpoints\":%llu,\"matched\":%llu,\"mismatched\":%llu,"
+	        "\"first_mismatch\":",
+	        (unsigned long long)rep->unmodeled, (unsigned long long)rep->checkpoints,
+	        (unsigned long long)rep->matched, (unsigned long long)rep->mismatched);
+	rp_main_json_mismatch(f, &rep->capture);
+	fputs(",\"runs_part\":", f);
+	rp_main_json_mismatch(f, &rep->runs);
+	fprintf(f, ",\"seconds\":%.6f,\"result\":\"%s\",\"exit\":%d,\"error\":", rep->seconds,
+	        rp_main_result_name(code), code);
+	if (error)
+		rp_main_json_string(f, error);
+	else
+		fputs("null", f);
+	fputs("}\n", f);
+}
+
+static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp_report *rep)
+{
+	printf("tsreplay: replayed %llu records of %s with %s in %.3f s", (unsigned long long)rep->executed,
+	       opt->trace_path, rp_session_backends(s), rep->seconds);
+	if (rep->executed)
+		printf(" (seq %llu..%llu)", (unsigned long long)rep->first_seq,
+		       (unsigned long long)rep->last_seq);
+	if (opt->runs > 1)
+		printf(", %u runs", rep->runs_done);
+	printf("\n");
+	if (rep->fast_forwarded || rep->from_keyframe) {
+		printf("tsreplay: %llu records fast-forwarded", (unsigned long long)rep->fast_forwarded);
+		if (rep->from_keyframe)
+			printf(" from the keyframe at seq %llu", (unsigned long long)rep->keyframe_seq);
+		printf("\n");
+	}
+	printf("tsreplay: checkpoints: %llu compared, %llu matched, %llu differ\n",
+	       (unsigned long long)rep->checkpoints, (unsigned long long)rep->matched,
+	       (unsigned long long)rep->mismatched);
+	if (opt->runs > 1)
+		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
+		       "agree with each other at every checkpoint");
+	if (rep->unmodeled)
+		printf("tsreplay: %llu calls in range were not modeled by the capture\n",
+		       (unsigned long long)rep->unmodeled);
+}
+
+int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)
+{
+	rp_options opt = {0};
+	rp_session *s = NULL;
+	rp_report rep;
+	rp_diag diag = {""};
+	int determinism = 0, runs_given = 0, json = 0;
+	int code = RP_EXIT_OK;
+	int only_args = 0;
+	struct stat sb;
+	rp_status st;
+	int i;
+
+	memset(&rep, 0, sizeof(rep));
+	opt.range.end = UINT64_MAX;
+	opt.runs = 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v;
+		if (only_args || a[0] != '-' || a[1] == '\0') {
+			if (opt.trace_path)
+				return rp_main_bad_usage("more than one trace given ('%s')", a, backends, n);
+			opt.trace_path = a;
+		} else if (strcmp(a, "--") == 0) {
+			only_args = 1;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			rp_main_usage(stdout, backends, n);
+			return RP_EXIT_OK;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			opt.quiet = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (strcmp(a, "--check-determinism") == 0) {
+			determinism = 1;
+		} else if (rp_main_is_opt(a, "--range")) {
+			if (!(v = rp_main_value(argc, argv, &i, "--range")))
+				return rp_main_bad_usage("%s needs a value A:B", a, backends, n);
+			if (rp_range_parse(v, &opt.range, &diag) != RP_OK)
+				return rp_main_bad_usage("--range: %s", diag.text, backends, n);
+		} else if (rp_main_is_opt(a, "--runs")) {
+			char *end = NULL;
+			unsigned long r;
+			if (!(v = rp_main_value(argc, argv, &i, "--runs")))
+				return rp_main_bad_usage("%s needs a number", a, backends, n);
+			errno = 0;
+			r = strtoul(v, &end, 10);
+			if (errno || !*v || *end || v[0] == '-' || r < 2 || r > RP_MAIN_MAX_RUNS)
+				return rp_main_bad_usage("--runs '%s': expected a number from 2 to 1000", v,
+				                         backends, n);
+			opt.runs = (unsigned)r;
+			runs_given = 1;
+		} else if (rp_main_is_opt(a, "--device")) {
+			if (!(v = rp_main_value(argc, argv, &i, "--device")))
+				return rp_main_bad_usage("%s needs a value", a, backends, n);
+			opt.device = v;
+		} else {
+			return rp_main_bad_usage("unknown option '%s'", a, backends, n);
+		}
+	}
+	if (!opt.trace_path)
+		return rp_main_bad_usage("no trace given%s", "", backends, n);
+	if (runs_given && !determinism)
+		return rp_main_bad_usage("--runs needs --check-determinism%s", "", backends, n);
+	if (determinism && !runs_given)
+		opt.runs = RP_MAIN_DEFAULT_RUNS;
+	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
+
+	if (stat(opt.trace_path, &sb) != 0) {
+		rp_diag_set(&diag, "%s: %s", opt.trace_path, strerror(errno));
+		code = RP_EXIT_ERROR;
+		goto out_report;
+	}
+	st = rp_session_open(&opt, backends, n, &s, &diag);
+	if (st != RP_OK) {
+		code = RP_EXIT_ERROR;
+		goto out_report;
+	}
+	st = rp_session_replay(s, &rep, &diag);
+	if (st != RP_OK)
+		code = RP_EXIT_ERROR;
+	else if (rep.runs.valid)
+		code = RP_EXIT_NONDETERM;
+	else if (rep.capture.valid)
+		code = RP_EXIT_MISMATCH;
+	/* A mismatch found before an error is still worth showing. */
+	if (rep.capture.valid)
+		rp_main_print_mismatch(s, &rep.capture);
+	if (rep.capture.valid && rep.mismatched > 1)
+		fprintf(stderr, "tsreplay: %llu more checkpoints differ from the capture after it\n",
+		        (unsigned long long)(rep.mismatched - 1));
+	if (rep.runs.valid)
+		rp_main_print_mismatch(s, &rep.runs);
+out_report:
+	if (code == RP_EXIT_ERROR)
+		fprintf(stderr, "tsreplay: %s\n", diag.text[0] ? diag.text : "replay failed");
+	if (json)
+		rp_main_json(&opt, s, &rep, code, code == RP_EXIT_ERROR ? diag.text : NULL);
+	else if (!opt.quiet && s && code != RP_EXIT_ERROR)
+		rp_main_summary(&opt, s, &rep);
+	rp_session_close(s);
+	return code;
+}

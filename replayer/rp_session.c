@@ -1,0 +1,686 @@
+/*
+ * rp_session.c - the replay engine: backend selection, range start
+ * (keyframe restore or fast-forward), the record loop, checkpoint
+ * comparison with the capture and between runs.
+ *
+ * Runs are compared index by index: every run replays the same records
+ * from the same start, so the i-th checkpoint of run 2 is the i-th of run
+ * 1.  Run 1 keeps every checkpoint it computed (hash and block hashes);
+ * later runs compare against those at once, while their bytes are still
+ * there to show, and keep only their whole hashes for the final grouping.
+ */
+#include "replayer/rp_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Traces mix few APIs; more backends than this in one trace is an error. */
+#define RP_MAX_ACTIVE 8
+
+typedef struct rp_active {
+	const rp_backend_ops *ops;
+	void *state;
+} rp_active;
+
+typedef struct rp_route {
+	uint32_t type;
+	unsigned active;   /* index into active[] */
+} rp_route;
+
+struct rp_session {
+	rp_options opt;
+	sbt_reader *reader;   /* iterated by the record loop */
+	sbt_reader *lookup;   /* random access: backends' blobs, call lookups */
+	sbt_trace_info info;
+	rp_active active[RP_MAX_ACTIVE];
+	size_t nactive;
+	rp_route *routes;     /* sorted by type */
+	size_t nroutes;
+	char backend_names[256];
+	char open_note[512];  /* the reader's message at open (a dropped tail) */
+	int from_keyframe;
+	uint64_t keyframe_seq;
+	/* determinism bookkeeping (runs > 1) */
+	size_t ncp, cp_cap;
+	sbt_checkpoint *ref;  /* run 1's checkpoints, owned */
+	uint64_t **hashes;    /* [run][i] whole hashes, runs 2.. */
+	double start_time;
+	double last_progress;
+	int progress_shown;
+};
+
+static double rp_session_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int rp_session_route_cmp(const void *a, const void *b)
+{
+	const rp_route *x = a, *y = b;
+	return x->type < y->type ? -1 : x->type > y->type;
+}
+
+/* The active backend for an API name, or -1. */
+static int rp_session_find_active(const rp_session *s, const char *api, size_t len)
+{
+	size_t i;
+	for (i = 0; i < s->nactive; i++)
+		if (strlen(s->active[i].ops->api) == len && strncmp(s->active[i].ops->api, api, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Open one backend per API named in the trace's "api" metadata. */
+static rp_status rp_session_pick_backends(rp_session *s, const rp_backend_ops *const *backends,
+                                          size_t nbackends, rp_diag *diag)
+{
+	const char *apis = sbt_reader_meta(s->lookup, "api");
+	const char *p;
+	size_t i;
+
+	if (!apis || !*apis) {
+		rp_diag_set(diag, "%s: the trace names no API (metadata 'api' is missing), "
+		            "so no backend can replay it", s->opt.trace_path);
+		return RP_ERR_TRACE;
+	}
+	for (p = apis; *p;) {
+		size_t len = strcspn(p, ",");
+		const rp_backend_ops *found = NULL;
+		for (i = 0; i < nbackends && !found; i++)
+			if (strlen(backends[i]->api) == len && strncmp(backends[i]->api, p, len) == 0)
+				found = backends[i];
+		if (len > 0 && rp_session_find_active(s, p, len) < 0) {
+			if (!found) {
+				char list[256] = "";
+				size_t used = 0;
+				for (i = 0; i < nbackends; i++)
+					used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+					                         "%s%s", i ? ", " : "", backends[i]->api);
+				rp_diag_set(diag, "trace API '%.*s' has no backend in this build (backends: %s)",
+				            (int)len, p, nbackends ? list : "none");
+				return RP_ERR_UNSUPPORTED;
+			}
+			if (s->nactive == RP_MAX_ACTIVE) {
+				rp_diag_set(diag, "trace names more than %d APIs", RP_MAX_ACTIVE);
+				return RP_ERR_UNSUPPORTED;
+			}
+			s->active[s->nactive++].ops = found;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (s->nactive == 0) {
+		rp_diag_set(diag, "%s: metadata 'api' is '%s', which names no API", s->opt.trace_path, apis);
+		return RP_ERR_TRACE;
+	}
+	for (i = 0; i < s->nactive; i++) {
+		size_t used = strlen(s->backend_names);
+		snprintf(s->backend_names + used, sizeof(s->backend_names) - used, "%s%s", i ? ", " : "",
+		         s->active[i].ops->name);
+	}
+	return RP_OK;
+}
+
+/* Route every named API type to the backend whose API prefixes its name. */
+static rp_status rp_session_build_routes(rp_session *s, rp_diag *diag)
+{
+	size_t i, n = 0;
+	uint32_t type;
+	const char *name;
+
+	while (sbt_reader_type_at(s->lookup, n, &type, &name) == SBT_OK)
+		n++;
+	s->routes = calloc(n ? n : 1, sizeof(*s->routes));
+	if (!s->routes) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		int a;
+		if (sbt_reader_type_at(s->lookup, i, &type, &name) != SBT_OK || type < SBT_TYPE_FIRST_API)
+			continue;
+		a = rp_session_find_active(s, name, strcspn(name, "."));
+		if (a < 0)
+			continue;
+		s->routes[s->nroutes].type = type;
+		s->routes[s->nroutes].active = (unsigned)a;
+		s->nroutes++;
+	}
+	qsort(s->routes, s->nroutes, sizeof(*s->routes), rp_session_route_cmp);
+	return RP_OK;
+}
+
+/* The backend for an API record type: by name, or the only one there is. */
+static int rp_session_route(const rp_session *s, uint32_t type)
+{
+	rp_route key = {type, 0};
+	const rp_route *r = bsearch(&key, s->routes, s->nroutes, sizeof(*s->routes),
+	                            rp_session_route_cmp);
+	if (r)
+		return (int)r->active;
+	return s->nactive == 1 ? 0 : -1;
+}
+
+/* Restore from the nearest keyframe at or before the range start when the
+ * trace has one and every backend can restore. */
+static void rp_session_pick_start(rp_session *s)
+{
+	const uint64_t *seqs = NULL;
+	size_t n = 0, i;
+
+	if (!s->opt.range.has_begin || s->opt.range.begin == 0)
+		return;
+	for (i = 0; i < s->nactive; i++)
+		if (!s->active[i].ops->keyframe)
+			return;
+	if (sbt_reader_keyframes(s->reader, &seqs, &n) != SBT_OK)
+		return;
+	for (i = 0; i < n; i++) {
+		if (seqs[i] > s->opt.range.begin)
+			break;
+		s->from_keyframe = 1;
+		s->keyframe_seq = seqs[i];
+	}
+}
+
+rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *backends,
+                          size_t nbackends, rp_session **out, rp_diag *diag)
+{
+	rp_session *s = calloc(1, sizeof(*s));
+	sbt_reader_options ropt = {0};
+	rp_backend_open_args args = {0};
+	sbt_status sst;
+	rp_status st;
+	size_t i;
+
+	if (!s) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	s->opt = *opt;
+	/* Damage in the middle (SBT_ERR_CORRUPT) still gives a reader that
+	 * yields the records before it: replay those, then stop at the damage
+	 * with the reader's message. */
+	sst = sbt_reader_open(opt->trace_path, &ropt, &s->reader);
+	if (sst != SBT_OK && !(sst == SBT_ERR_CORRUPT && s->reader)) {
+		const char *msg = s->reader ? sbt_reader_message(s->reader) : "";
+		rp_diag_set(diag, "%s: %s%s%s", opt->trace_path, sbt_strerror(sst), *msg ? ": " : "", msg);
+		st = RP_ERR_TRACE;
+		goto out_fail;
+	}
+	snprintf(s->open_note, sizeof(s->open_note), "%s", sbt_reader_message(s->reader));
+	sst = sbt_reader_open(opt->trace_path, &ropt, &s->lookup);
+	if (sst != SBT_OK && !(sst == SBT_ERR_CORRUPT && s->lookup)) {
+		rp_diag_set(diag, "%s: %s", opt->trace_path, sbt_strerror(sst));
+		st = RP_ERR_TRACE;
+		goto out_fail;
+	}
+	sbt_reader_get_info(s->reader, &s->info);
+	st = rp_session_pick_backends(s, backends, nbackends, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	st = rp_session_build_routes(s, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	args.trace = s->lookup;
+	args.trace_path = opt->trace_path;
+	args.device = opt->device;
+	args.quiet = opt->quiet;
+	for (i = 0; i < s->nactive; i++) {
+		rp_diag bd = {""};
+		st = s->active[i].ops->open(&args, &s->active[i].state, &bd);
+		if (st != RP_OK) {
+			rp_diag_set(diag, "backend %s: cannot open: %s", s->active[i].ops->name,
+			            bd.text[0] ? bd.text : rp_strerror(st));
+			goto out_fail;
+		}
+	}
+	rp_session_pick_start(s);
+	*out = s;
+	return RP_OK;
+out_fail:
+	rp_session_close(s);
+	return st;
+}
+
+const char *rp_session_backends(const rp_session *s)
+{
+	return s ? s->backend_names : "";
+}
+
+/* Fill a mismatch's description of the call it checks (type, stack). */
+static void rp_session_describe_call(rp_session *s, rp_mismatch *m)
+{
+	sbt_record rec;
+	const char *name;
+	if (sbt_reader_seek_seq(s->lookup, m->call_seq) != SBT_OK ||
+	    sbt_reader_next(s->lookup, &rec) != SBT_OK || rec.seq != m->call_seq)
+		return;
+	m->call_found = 1;
+	m->call_type = rec.type;
+	m->stack_id = rec.stack_id;
+	name = sbt_reader_type_name(s->lookup, rec.type);
+	snprintf(m->call_name, sizeof(m->call_name), "%s", name && *name ? name : "(unnamed type)");
+}
+
+static void rp_session_fill_mismatch(rp_session *s, rp_mismatch *m, const sbt_checkpoint *cp,
+                                     const rp_check_result *res, const uint8_t *bytes,
+                                     unsigned run, unsigned other_run, size_t index)
+{
+	memset(m, 0, sizeof(*m));
+	m->valid = 1;
+	m->run = run;
+	m->other_run = other_run;
+	m->index = index;
+	m->call_seq = cp->call_seq;
+	m->object = cp->object;
+	m->range_offset = cp->offset;
+	m->range_length = cp->length;
+	m->expected_hash = cp->hash;
+	m->actual_hash = res->actual_hash;
+	m->located = res->located;
+	m->block_size = cp->block_size;
+	if (res->located) {
+		m->diff_offset = res->diff_offset;
+		m->diff_len = res->diff_len;
+		m->nbytes = res->diff_len < sizeof(m->bytes) ? (size_t)res->diff_len : sizeof(m->bytes);
+		memcpy(m->bytes, bytes + (res->diff_offset - cp->offset), m->nbytes);
+	}
+	rp_session_describe_call(s, m);
+}
+
+static void rp_session_progress(rp_session *s, unsigned run, uint64_t records, int last)
+{
+	double now;
+	if (!s->opt.progress)
+		return;
+	if (last) {
+		if (s->progress_shown)
+			fputs("\r\033[K", stderr);
+		s->progress_shown = 0;
+		return;
+	}
+	now = rp_session_now();
+	if (now - s->start_time < 1.0 || now - s->last_progress < 0.1)
+		return;
+	s->last_progress = now;
+	s->progress_shown = 1;
+	fprintf(stderr, "\rtsreplay: run %u/%u: %llu records", run, s->opt.runs,
+	        (unsigned long long)records);
+}
+
+/* Keep run 1's checkpoint (takes ownership of cp's blocks) or compare a
+ * later run's with it. */
+static rp_status rp_session_track_run(rp_session *s, rp_report *rep, unsigned run, size_t index,
+                                      uint64_t seq, sbt_checkpoint *actual, const uint8_t *bytes,
+                                      rp_diag *diag)
+{
+	rp_check_result res;
+	rp_status st;
+
+	if (run == 1) {
+		if (s->ncp == s->cp_cap) {
+			size_t ncap = s->cp_cap ? 2 * s->cp_cap : 64;
+			sbt_checkpoint *nr = realloc(s->ref, ncap * sizeof(*nr));
+			if (!nr) {
+				rp_diag_set(diag, "out of memory keeping checkpoints for --check-determinism");
+				return RP_ERR_NOMEM;
+			}
+			s->ref = nr;
+			s->cp_cap = ncap;
+		}
+		s->ref[s->ncp++] = *actual;
+		memset(actual, 0, sizeof(*actual));
+		return RP_OK;
+	}
+	if (index >= s->ncp) {
+		rp_diag_set(diag, "run %u met checkpoint seq %llu that run 1 did not", run,
+		            (unsigned long long)seq);
+		return RP_ERR_BACKEND;
+	}
+	if (!s->hashes[run - 1]) {
+		s->hashes[run - 1] = calloc(s->ncp ? s->ncp : 1, sizeof(uint64_t));
+		if (!s->hashes[run - 1]) {
+			rp_diag_set(diag, "out of memory");
+			return RP_ERR_NOMEM;
+		}
+	}
+	s->hashes[run - 1][index] = actual->hash;
+	if (actual->hash == s->ref[index].hash || (rep->runs.valid && rep->runs.index <= index))
+		return RP_OK;
+	st = rp_check_pair(&s->ref[index], actual, &res, diag);
+	if (st != RP_OK)
+		return st;
+	rp_session_fill_mismatch(s, &rep->runs, &s->ref[index], &res, bytes, run, 1, index);
+	rep->runs.checkpoint_seq = seq;
+	return RP_OK;
+}
+
+static rp_status rp_session_checkpoint(rp_session *s, rp_report *rep, unsigned run, size_t index,
+                                       const sbt_record *rec, rp_diag *diag)
+{
+	sbt_checkpoint cp = {0};
+	sbt_checkpoint actual = {0};
+	rp_check_result res;
+	const void *bytes = NULL;
+	rp_diag bd = {""};
+	sbt_status sst;
+	rp_status st;
+	int a = 0;
+
+	sst = sbt_checkpoint_decode(rec->payload, rec->payload_len, &cp);
+	if (sst != SBT_OK) {
+		rp_diag_set(diag, "checkpoint record seq %llu cannot be decoded: %s",
+		            (unsigned long long)rec->seq, sbt_strerror(sst));
+		return RP_ERR_TRACE;
+	}
+	if (s->nactive > 1) {
+		sbt_record call;
+		a = -1;
+		if (sbt_reader_seek_seq(s->lookup, cp.call_seq) == SBT_OK &&
+		    sbt_reader_next(s->lookup, &call) == SBT_OK && call.seq == cp.call_seq)
+			a = rp_session_route(s, call.type);
+		if (a < 0) {
+			rp_diag_set(diag, "checkpoint seq %llu: its call (seq %llu) belongs to no backend",
+			            (unsigned long long)rec->seq, (unsigned long long)cp.call_seq);
+			st = RP_ERR_TRACE;
+			goto out_free;
+		}
+	}
+	st = s->active[a].ops->checkpoint(s->active[a].state, &cp, &bytes, &bd);
+	if (st != RP_OK) {
+		rp_diag_set(diag, "checkpoint seq %llu (call seq %llu, object %llu): backend %s: %s",
+		            (unsigned long long)rec->seq, (unsigned long long)cp.call_seq,
+		            (unsigned long long)cp.object, s->active[a].ops->name,
+		            bd.text[0] ? bd.text : rp_strerror(st));
+		goto out_free;
+	}
+	sst = sbt_checkpoint_compute(bytes, cp.length, &actual);
+	if (sst != SBT_OK) {
+		rp_diag_set(diag, "checkpoint seq %llu: hashing %llu bytes: %s", (unsigned long long)rec->seq,
+		            (unsigned long long)cp.length, sbt_strerror(sst));
+		st = RP_ERR_NOMEM;
+		goto out_free;
+	}
+	actual.call_seq = cp.call_seq;
+	actual.object = cp.object;
+	actual.offset = cp.offset;
+	st = rp_check_pair(&cp, &actual, &res, diag);
+	if (st != RP_OK)
+		goto out_free;
+	if (run == 1) {
+		rep->checkpoints++;
+		if (res.match) {
+			rep->matched++;
+		} else {
+			rep->mismatched++;
+			if (!rep->capture.valid) {
+				rp_session_fill_mismatch(s, &rep->capture, &cp, &res, bytes, run, 0, index);
+				rep->capture.checkpoint_seq = rec->seq;
+			}
+		}
+	}
+	if (s->opt.runs > 1)
+		st = rp_session_track_run(s, rep, run, index, rec->seq, &actual, bytes, diag);
+out_free:
+	sbt_checkpoint_free(&actual);
+	sbt_checkpoint_free(&cp);
+	return st;
+}
+
+/* One run over the range.  Counters go to rep only in run 1. */
+static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_diag *diag)
+{
+	const rp_range *range = &s->opt.range;
+	uint64_t start = s->from_keyframe ? s->keyframe_seq : 0;
+	uint64_t records = 0, executed = 0, ff = 0;
+	uint64_t last_seq = 0;
+	int any_seq = 0;
+	size_t index = 0;
+	int crossed = 0;
+	sbt_record rec;
+	sbt_status sst;
+	rp_status st = RP_OK;
+	size_t i;
+
+	sst = sbt_reader_seek_seq(s->reader, start);
+	if (sst == SBT_END || sst == SBT_ERR_NOT_FOUND)
+		goto out_done;
+	if (sst != SBT_OK) {
+		const char *msg = sbt_reader_message(s->reader);
+		rp_diag_set(diag, "%s: cannot seek to seq %llu: %s", s->opt.trace_path,
+		            (unsigned long long)start, *msg ? msg : sbt_strerror(sst));
+		return RP_ERR_TRACE;
+	}
+	for (;;) {
+		int is_ff;
+		sst = sbt_reader_next(s->reader, &rec);
+		if (sst == SBT_END) {
+			if (s->info.truncated) {
+				rp_diag_set(diag, "%s: the trace is truncated at offset %llu; replayed up to "
+				            "seq %llu, the records after it are lost%s%s", s->opt.trace_path,
+				            (unsigned long long)s->info.truncated_at,
+				            (unsigned long long)last_seq, s->open_note[0] ? " (" : "",
+				            s->open_note[0] ? s->open_note : "");
+				if (s->open_note[0])
+					strncat(diag->text, ")", sizeof(diag->text) - strlen(diag->text) - 1);
+				st = RP_ERR_TRACE;
+			}
+			break;
+		}
+		if (sst != SBT_OK) {
+			const char *msg = sbt_reader_message(s->reader);
+			rp_diag_set(diag, "%s: damaged trace after seq %llu: %s", s->opt.trace_path,
+			            (unsigned long long)last_seq, *msg ? msg : sbt_strerror(sst));
+			st = RP_ERR_TRACE;
+			break;
+		}
+		if (rec.seq >= range->end)
+			break;
+		last_seq = rec.seq;
+		is_ff = rec.seq < range->begin;
+		if (!is_ff && !crossed) {
+			crossed = 1;
+			if (run == 1 && range->has_begin && !s->opt.quiet) {
+				if (s->from_keyframe)
+					fprintf(stderr, "tsreplay: restored keyframe at seq %llu, fast-forwarded "
+					        "%llu records before seq %llu\n", (unsigned long long)s->keyframe_seq,
+					        (unsigned long long)ff, (unsigned long long)range->begin);
+				else
+					fprintf(stderr, "tsreplay: fast-forwarded %llu records before seq %llu "
+					        "(no keyframe)\n", (unsigned long long)ff,
+					        (unsigned long long)range->begin);
+			}
+		}
+		records++;
+		if ((records & 255) == 0)
+			rp_session_progress(s, run, records, 0);
+		if (rec.type == SBT_TYPE_CHECKPOINT) {
+			if (is_ff)
+				continue;
+			st = rp_session_checkpoint(s, rep, run, index++, &rec, diag);
+			if (st != RP_OK)
+				break;
+		} else if (rec.type == SBT_TYPE_KEYFRAME) {
+			int restore = s->from_keyframe && rec.seq == s->keyframe_seq;
+			for (i = 0; i < s->nactive && st == RP_OK; i++) {
+				rp_diag bd = {""};
+				if (!s->active[i].ops->keyframe)
+					continue;
+				st = s->active[i].ops->keyframe(s->active[i].state, &rec, restore, &bd);
+				if (st != RP_OK)
+					rp_diag_set(diag, "keyframe seq %llu: backend %s: %s",
+					            (unsigned long long)rec.seq, s->active[i].ops->name,
+					            bd.text[0] ? bd.text : rp_strerror(st));
+			}
+			if (st != RP_OK)
+				break;
+		} else if (rec.type == SBT_TYPE_UNMODELED) {
+			if (run == 1 && !is_ff)
+				rep->unmodeled++;
+		} else if (rec.type >= SBT_TYPE_FIRST_API) {
+			rp_diag bd = {""};
+			int a = rp_session_route(s, rec.type);
+			if (a < 0) {
+				const char *name = sbt_reader_type_name(s->lookup, rec.type);
+				rp_diag_set(diag, "record seq %llu: type %u ('%s') belongs to no backend in use",
+				            (unsigned long long)rec.seq, rec.type, name ? name : "");
+				st = RP_ERR_UNSUPPORTED;
+				break;
+			}
+			st = s->active[a].ops->execute(s->active[a].state, &rec,
+			                               is_ff ? RP_EXEC_FAST_FORWARD : 0u, &bd);
+			if (st != RP_OK) {
+				rp_diag_set(diag, "backend %s: %s", s->active[a].ops->name,
+				            bd.text[0] ? bd.text : rp_strerror(st));
+				break;
+			}
+			if (is_ff) {
+				ff++;
+			} else {
+				if (run == 1 && !any_seq)
+					rep->first_seq = rec.seq;
+				any_seq = 1;
+				executed++;
+				if (run == 1)
+					rep->last_seq = rec.seq;
+			}
+		}
+	}
+out_done:
+	rp_session_progress(s, run, records, 1);
+	if (run == 1) {
+		rep->executed = executed;
+		rep->fast_forwarded = ff;
+	} else if (st == RP_OK && (executed != rep->executed || index != s->ncp)) {
+		rp_diag_set(diag, "run %u executed %llu records and %zu checkpoints, run 1 %llu and %zu",
+		            run, (unsigned long long)executed, index, (unsigned long long)rep->executed,
+		            s->ncp);
+		st = RP_ERR_BACKEND;
+	}
+	return st;
+}
+
+rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	unsigned run;
+	size_t i;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->from_keyframe = s->from_keyframe;
+	rep->keyframe_seq = s->keyframe_seq;
+	s->start_time = rp_session_now();
+	if (s->opt.runs > 1) {
+		s->hashes = calloc(s->opt.runs, sizeof(*s->hashes));
+		if (!s->hashes) {
+			rp_diag_set(diag, "out of memory");
+			return RP_ERR_NOMEM;
+		}
+	}
+	for (run = 1; run <= s->opt.runs; run++) {
+		if (run > 1) {
+			for (i = 0; i < s->nactive; i++) {
+				rp_diag bd = {""};
+				st = s->active[i].ops->reset(s->active[i].state, &bd);
+				if (st != RP_OK) {
+					rp_diag_set(diag, "backend %s: reset for run %u: %s", s->active[i].ops->name,
+					            run, bd.text[0] ? bd.text : rp_strerror(st));
+					goto out_done;
+				}
+			}
+		}
+		st = rp_session_run(s, rep, run, diag);
+		if (st != RP_OK)
+			goto out_done;
+		rep->runs_done = run;
+	}
+	if (rep->executed == 0 && rep->checkpoints == 0 &&
+	    (s->opt.range.has_begin || s->opt.range.has_end)) {
+		rp_diag_set(diag, "range selects no records of %s (it holds seq %llu..%llu)",
+		            s->opt.trace_path, (unsigned long long)s->info.first_seq,
+		            (unsigned long long)s->info.last_seq);
+		st = RP_ERR_ARG;
+	}
+out_done:
+	rep->seconds = rp_session_now() - s->start_time;
+	return st;
+}
+
+void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
+{
+	const sbt_frame *frames = NULL;
+	uint32_t n = 0, i;
+	if (!s || stack_id == 0 || sbt_reader_stack(s->lookup, stack_id, &frames, &n) != SBT_OK)
+		return;
+	for (i = 0; i < n; i++) {
+		const char *sym = frames[i].symbol_id ? sbt_reader_string(s->lookup, frames[i].symbol_id)
+		                                      : NULL;
+		fprintf((FILE *)f, "    #%-2u 0x%016llx %s\n", i, (unsigned long long)frames[i].ip,
+		        sym ? sym : "??");
+	}
+}
+
+void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len)
+{
+	unsigned run, other;
+	size_t used = 0;
+	char *done;
+
+	if (len)
+		buf[0] = '\0';
+	if (!s || !s->hashes || i >= s->ncp)
+		return;
+	done = calloc(s->opt.runs + 1, 1);
+	if (!done)
+		return;
+	for (run = 1; run <= s->opt.runs; run++) {
+		uint64_t h;
+		int count = 0;
+		if (done[run] || (run > 1 && !s->hashes[run - 1]))
+			continue;
+		h = run == 1 ? s->ref[i].hash : s->hashes[run - 1][i];
+		for (other = run; other <= s->opt.runs; other++) {
+			uint64_t oh;
+			if (other > 1 && !s->hashes[other - 1])
+				continue;
+			oh = other == 1 ? s->ref[i].hash : s->hashes[other - 1][i];
+			if (oh != h)
+				continue;
+			done[other] = 1;
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%u",
+				                         count ? "," : (used ? "; runs " : "runs "), other);
+			count++;
+		}
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, ": 0x%016llx", (unsigned long long)h);
+	}
+	free(done);
+}
+
+void rp_session_close(rp_session *s)
+{
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < s->nactive; i++)
+		if (s->active[i].state)
+			s->active[i].ops->close(s->active[i].state);
+	for (i = 0; i < s->ncp; i++)
+		sbt_checkpoint_free(&s->ref[i]);
+	free(s->ref);
+	if (s->hashes)
+		for (i = 0; i < s->opt.runs; i++)
+			free(s->hashes[i]);
+	free(s->hashes);
+	free(s->routes);
+	sbt_reader_close(s->lookup);
+	sbt_reader_close(s->reader);
+	free(s);
+}

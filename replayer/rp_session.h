@@ -1,0 +1,79 @@
+/*
+ * rp_session.h - the replay engine behind rp_main (internal to replayer/).
+ *
+ * A session opens a trace twice (one reader the engine iterates, one for
+ * random access that backends and reports use), opens the backends the
+ * trace's "api" metadata names, and replays the selected range once per
+ * run, comparing every checkpoint with the capture and, from the second
+ * run on, with the first run.  rp_main turns the report into text or JSON.
+ */
+#ifndef TRACESMITH_RP_SESSION_H
+#define TRACESMITH_RP_SESSION_H
+
+#include "replayer/rp.h"
+
+typedef struct rp_options {
+	const char *trace_path;
+	rp_range range;
+	unsigned runs;       /* 1, or N for --check-determinism */
+	const char *device;
+	int quiet;
+	int progress;        /* 1: a counter on stderr (a terminal, not --quiet) */
+} rp_options;
+
+/* One place where two results part: the replay and the capture (other_run
+ * 0) or two runs. */
+typedef struct rp_mismatch {
+	int valid;
+	unsigned run;             /* the run whose bytes are shown (from 1) */
+	unsigned other_run;       /* 0: the capture; else the run compared with */
+	size_t index;             /* checkpoint index within the range */
+	uint64_t checkpoint_seq;
+	uint64_t call_seq;
+	uint64_t object;
+	uint64_t range_offset, range_length;
+	uint64_t expected_hash, actual_hash;
+	int located;
+	uint64_t diff_offset, diff_len;
+	uint32_t block_size;
+	uint8_t bytes[16];        /* the run's bytes at diff_offset */
+	size_t nbytes;
+	int call_found;           /* the call record was found in the trace */
+	uint32_t call_type;
+	char call_name[96];
+	uint32_t stack_id;
+} rp_mismatch;
+
+typedef struct rp_report {
+	unsigned runs_done;
+	uint64_t executed;           /* API records in range, per run */
+	uint64_t fast_forwarded;     /* API records before the range start, per run */
+	uint64_t first_seq, last_seq; /* of executed records (valid when executed) */
+	uint64_t checkpoints;        /* compared per run */
+	uint64_t matched;            /* in run 1 */
+	uint64_t mismatched;         /* in run 1 */
+	uint64_t unmodeled;          /* SBT_TYPE_UNMODELED records met in range */
+	int from_keyframe;
+	uint64_t keyframe_seq;
+	rp_mismatch capture;         /* first mismatch with the capture (run 1) */
+	rp_mismatch runs;            /* first place where runs part */
+	double seconds;
+} rp_report;
+
+typedef struct rp_session rp_session;
+
+rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *backends,
+                          size_t nbackends, rp_session **out, rp_diag *diag);
+/* Replay every run; fills the report even when it fails part way. */
+rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag);
+/* Names of the backends in use, comma-separated ("" before open). */
+const char *rp_session_backends(const rp_session *s);
+/* Print the captured host stack of stack_id to f, indented; nothing when
+ * the trace has none. */
+void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f);
+/* Runs grouped by the hash they got at checkpoint index i, e.g.
+ * "runs 1,2: 0x...; run 3: 0x..." ("" when unknown). */
+void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len);
+void rp_session_close(rp_session *s);
+
+#endif
