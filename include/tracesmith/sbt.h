@@ -155,7 +155,8 @@ typedef struct sbt_frame {
 sbt_status sbt_writer_put_stack(sbt_writer *w, uint64_t key, const sbt_frame *frames,
                                 uint32_t nframes, uint32_t *id_out);
 
-/* Append a record.  Records must be appended in ascending seq order. */
+/* Append a record.  Records must be appended in ascending seq order: a seq
+ * not above the previous record's is refused with SBT_ERR_ARG. */
 sbt_status sbt_writer_append(sbt_writer *w, const sbt_record *rec);
 
 /*
@@ -190,6 +191,10 @@ typedef struct sbt_writer_stats {
 } sbt_writer_stats;
 void sbt_writer_get_stats(const sbt_writer *w, sbt_writer_stats *out);
 
+/* The file header this writer wrote (trace id, start clocks): record times
+ * are nanoseconds since its start_mono_ns. */
+void sbt_writer_get_header(const sbt_writer *w, sbt_header_info *out);
+
 /* ---- reader ----------------------------------------------------------- */
 
 typedef struct sbt_reader sbt_reader;
@@ -202,9 +207,18 @@ typedef struct sbt_reader_options {
 
 /* Open a trace.  A torn tail is dropped (info.truncated, and a message in
  * sbt_reader_message); corruption in the middle fails with SBT_ERR_CORRUPT
- * and a message naming the offset, unless opt->salvage. */
+ * and a message naming the offset, unless opt->salvage.
+ * When the file could be read but is refused or damaged (SBT_ERR_NOT_SBT,
+ * _VERSION, _CORRUPT, _TRUNCATED), *out is still set to a reader that holds
+ * the message; after SBT_ERR_CORRUPT it also yields the records of the
+ * chunks before the damage, then the error again.  Close it in every case
+ * (sbt_reader_close(NULL) is a no-op); *out is NULL only when no reader
+ * could be made (SBT_ERR_ARG, _IO, _NOMEM). */
 sbt_status sbt_reader_open(const char *path, const sbt_reader_options *opt,
                            sbt_reader **out);
+/* Same, on bytes in memory (borrowed: they must outlive the reader). */
+sbt_status sbt_reader_open_mem(const void *data, size_t len, const sbt_reader_options *opt,
+                               sbt_reader **out);
 void sbt_reader_close(sbt_reader *r);
 
 /* The most recent diagnostic (what was dropped or damaged, at which offset);

@@ -1,0 +1,164 @@
+/*
+ * sbt_format.c - codecs for the fixed-size parts of an SBT file (chunk
+ * header, trailer), the status messages and the varint helpers.  The layout
+ * is specified in sbt_format.h.
+ */
+#include "serializer/sbt_format.h"
+
+#include <lz4.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+uint32_t sbt_fmt_hash32(const void *p, size_t len)
+{
+	return XXH32(p, len, 0);
+}
+
+uint64_t sbt_fmt_hash64(const void *p, size_t len)
+{
+	return XXH3_64bits(p, len);
+}
+
+const char *sbt_strerror(sbt_status st)
+{
+	static const char *const sbt_messages[] = {
+#define SBT_X_MSG(name, msg) msg,
+		SBT_STATUS_LIST(SBT_X_MSG)
+#undef SBT_X_MSG
+	};
+	if ((unsigned)st >= (unsigned)SBT_STATUS_COUNT)
+		return "unknown SBT status";
+	return sbt_messages[st];
+}
+
+size_t sbt_varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+int sbt_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v_out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	unsigned shift = 0;
+	for (;;) {
+		uint8_t b;
+		if (q >= end)
+			return -1;
+		b = *q++;
+		/* The tenth byte may only carry the top bit of a u64. */
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	*p = q;
+	*v_out = v;
+	return 0;
+}
+
+void sbt_fmt_chunk_hdr_encode(uint8_t out[SBT_FMT_CHUNK_HDR_SIZE], const sbt_fmt_chunk_hdr *h)
+{
+	memset(out, 0, SBT_FMT_CHUNK_HDR_SIZE);
+	sbt_fmt_store_u32(out + SBT_FMT_CH_SIZE, SBT_FMT_CHUNK_HDR_SIZE);
+	memcpy(out + SBT_FMT_CH_MAGIC, SBT_FMT_CHUNK_MAGIC, 4);
+	sbt_fmt_store_u16(out + SBT_FMT_CH_TYPE, (uint16_t)h->type);
+	out[SBT_FMT_CH_CODEC] = (uint8_t)h->codec;
+	out[SBT_FMT_CH_FLAGS] = (uint8_t)h->flags;
+	sbt_fmt_store_u32(out + SBT_FMT_CH_RAW, h->raw_size);
+	sbt_fmt_store_u32(out + SBT_FMT_CH_STORED, h->stored_size);
+	sbt_fmt_store_u32(out + SBT_FMT_CH_COUNT, h->record_count);
+	sbt_fmt_store_u64(out + SBT_FMT_CH_FIRST_SEQ, h->first_seq);
+	sbt_fmt_store_u64(out + SBT_FMT_CH_T_FIRST, h->t_first);
+	sbt_fmt_store_u64(out + SBT_FMT_CH_T_LAST, h->t_last);
+	sbt_fmt_store_u64(out + SBT_FMT_CH_PAYLOAD_SUM, h->payload_sum);
+	sbt_fmt_store_u32(out + SBT_FMT_CH_CHECKSUM,
+	                  sbt_fmt_hash32(out, SBT_FMT_CH_CHECKSUM));
+}
+
+int sbt_fmt_chunk_hdr_decode(const uint8_t *p, size_t avail, sbt_fmt_chunk_hdr *h,
+                             const char **why)
+{
+	uint32_t hs;
+	if (avail < 8)
+		return 1;
+	if (memcmp(p + SBT_FMT_CH_MAGIC, SBT_FMT_CHUNK_MAGIC, 4) != 0) {
+		*why = "bad chunk magic";
+		return -1;
+	}
+	hs = sbt_fmt_load_u32(p + SBT_FMT_CH_SIZE);
+	if (hs < SBT_FMT_CHUNK_HDR_SIZE || hs > SBT_FMT_CHUNK_HDR_MAX || (hs & 3)) {
+		*why = "impossible header size";
+		return -1;
+	}
+	if (avail < hs)
+		return 1;
+	if (sbt_fmt_load_u32(p + hs - 4) != sbt_fmt_hash32(p, hs - 4)) {
+		*why = "header checksum mismatch";
+		return -1;
+	}
+	h->header_size = hs;
+	h->type = sbt_fmt_load_u16(p + SBT_FMT_CH_TYPE);
+	h->codec = p[SBT_FMT_CH_CODEC];
+	h->flags = p[SBT_FMT_CH_FLAGS];
+	h->raw_size = sbt_fmt_load_u32(p + SBT_FMT_CH_RAW);
+	h->stored_size = sbt_fmt_load_u32(p + SBT_FMT_CH_STORED);
+	h->record_count = sbt_fmt_load_u32(p + SBT_FMT_CH_COUNT);
+	h->first_seq = sbt_fmt_load_u64(p + SBT_FMT_CH_FIRST_SEQ);
+	h->t_first = sbt_fmt_load_u64(p + SBT_FMT_CH_T_FIRST);
+	h->t_last = sbt_fmt_load_u64(p + SBT_FMT_CH_T_LAST);
+	h->payload_sum = sbt_fmt_load_u64(p + SBT_FMT_CH_PAYLOAD_SUM);
+	if (h->raw_size > SBT_FMT_MAX_RAW) {
+		*why = "impossible raw size";
+		return -1;
+	}
+	if (h->codec == SBT_CODEC_NONE) {
+		if (h->stored_size != h->raw_size) {
+			*why = "impossible stored size";
+			return -1;
+		}
+	} else if (h->codec == SBT_CODEC_LZ4) {
+		if (h->stored_size > (uint32_t)LZ4_compressBound((int)h->raw_size) ||
+		    (uint64_t)h->raw_size > 255ull * h->stored_size + 64) {
+			*why = "impossible stored size";
+			return -1;
+		}
+	} else {
+		*why = "unknown codec";
+		return -1;
+	}
+	return 0;
+}
+
+void sbt_fmt_trailer_encode(uint8_t out[SBT_FMT_TRAILER_SIZE], uint64_t index_offset,
+                            uint64_t record_count)
+{
+	memcpy(out + SBT_FMT_TR_MAGIC, SBT_FMT_TRAILER_MAGIC, 8);
+	sbt_fmt_store_u64(out + SBT_FMT_TR_INDEX_OFF, index_offset);
+	sbt_fmt_store_u64(out + SBT_FMT_TR_RECORDS, record_count);
+	sbt_fmt_store_u32(out + SBT_FMT_TR_SIZE, SBT_FMT_TRAILER_SIZE);
+	sbt_fmt_store_u32(out + SBT_FMT_TR_CHECKSUM, sbt_fmt_hash32(out, SBT_FMT_TR_CHECKSUM));
+}
+
+int sbt_fmt_trailer_decode(const uint8_t *p, uint64_t *index_offset, uint64_t *record_count)
+{
+	if (memcmp(p + SBT_FMT_TR_MAGIC, SBT_FMT_TRAILER_MAGIC, 8) != 0 ||
+	    sbt_fmt_load_u32(p + SBT_FMT_TR_SIZE) != SBT_FMT_TRAILER_SIZE ||
+	    sbt_fmt_load_u32(p + SBT_FMT_TR_CHECKSUM) != sbt_fmt_hash32(p, SBT_FMT_TR_CHECKSUM))
+		return -1;
+	*index_offset = sbt_fmt_load_u64(p + SBT_FMT_TR_INDEX_OFF);
+	*record_count = sbt_fmt_load_u64(p + SBT_FMT_TR_RECORDS);
+	return 0;
+}
