@@ -1,0 +1,196 @@
+/*
+ * cap_internal.h - the capture runtime's shared state, seen only by
+ * the .c files of capture/.  cap.h is the contract; this is how it is kept.
+ *
+ * Threading design (docs/capture.md says the same for readers):
+ *
+ *   Every application thread that records owns one cap_thread: a chain of
+ *   blocks it appends entries to.  The thread is the only producer of its
+ *   chain and the writer thread its only consumer (SPSC): the producer
+ *   writes an entry, then publishes it with a release store of the block's
+ *   `committed` size; the writer reads `committed` with an acquire load and
+ *   consumes up to it.  A full block is `sealed` (release) after `next` is
+ *   set, so the writer moves on only once it has read every committed byte.
+ *
+ *   Threads are pushed onto g->threads with a CAS (lock-free); only the
+ *   writer ever unlinks a node (a dead thread whose chain is drained).
+ *
+ *   Sequence numbers come from one atomic counter.  Between loading the
+ *   counter and publishing its record a producer advertises `inflight` (the
+ *   counter value it loaded, a lower bound of the seq it will take); the
+ *   writer loads the counter, then every `inflight`, and emits only records
+ *   below the minimum, merged across threads in seq order.  Every record
+ *   below that watermark is already committed, so records reach
+ *   sbt_writer_append in ascending order with no gap.
+ *
+ *   Memory bound: g->buffered counts entry bytes committed and not yet
+ *   consumed.  A producer that would exceed the bound waits on stall_cv
+ *   before it takes a sequence number (so a waiting producer never holds
+ *   the watermark back), and the writer broadcasts as it frees blocks.
+ *
+ * Locks: start_mu (session start/stop), reg_mu (type/meta registry and
+ * shutdown callbacks), stall_mu/stall_cv (producers over the memory bound),
+ * flush_mu/flush_cv (cap_flush callers).  None is taken on the recording
+ * fast path.
+ */
+#ifndef TRACESMITH_CAP_INTERNAL_H
+#define TRACESMITH_CAP_INTERNAL_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/cap.h"
+#include "tracesmith/sbt.h"
+
+#define CAP_VERSION "0.1.0"
+
+/* Default block payload size; an entry larger than this gets a block of
+ * its own size. */
+#define CAP_BLOCK_BYTES (64u * 1024u)
+/* Deepest host stack kept. */
+#define CAP_STACK_MAX 64
+/* Per-thread cache of stack hashes already sent (direct-mapped). */
+#define CAP_STACK_CACHE 256
+
+/* Entry kinds inside a thread's block chain. */
+enum {
+	CAP_ENT_RECORD = 1,
+	CAP_ENT_BLOB = 2,
+	CAP_ENT_STACK = 3
+};
+
+/*
+ * Every entry starts with this header; the body follows and the whole is
+ * padded to 8 bytes.  RECORD: key = stack hash (0: none), len = payload
+ * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
+ * frames, len = frame count, body = uint64_t ips.
+ */
+typedef struct cap_entry {
+	uint32_t kind;
+	uint32_t type;
+	uint64_t size;    /* whole entry, header and padding included */
+	uint64_t seq;
+	uint64_t time_ns;
+	uint64_t key;
+	uint64_t len;
+} cap_entry;
+_Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
+
+typedef struct cap_block {
+	struct cap_block *next;       /* set by the producer before `sealed` */
+	size_t cap;                   /* bytes in data[] */
+	_Atomic size_t committed;     /* bytes the writer may read */
+	atomic_int sealed;            /* 1: producer moved to next */
+	_Alignas(8) uint8_t data[];
+} cap_block;
+
+/* The pending record between cap_record_begin and cap_record_commit. */
+struct cap_rec {
+	struct cap_thread *thread;
+	cap_entry *entry;
+	size_t max_len;
+	uint32_t type;
+	uint64_t stack_key;
+};
+
+typedef struct cap_thread {
+	struct cap_thread *next;      /* g->threads list; writer-owned after push */
+	uint64_t tid;
+	/* producer side */
+	cap_block *tail;
+	size_t wpos;
+	int in_record;                /* between begin and commit */
+	struct cap_rec rec;
+	uint64_t stack_cache[CAP_STACK_CACHE];
+	/* shared */
+	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
+	atomic_int dead;              /* thread exited: free once drained */
+	/* writer side */
+	cap_block *head;
+	size_t rpos;
+} cap_thread;
+
+typedef enum {
+	CAP_ST_IDLE = 0,      /* not started (or reset after fork) */
+	CAP_ST_RUNNING = 1,
+	CAP_ST_FAILED = 2,    /* trace cannot be written: recording off */
+	CAP_ST_STOPPED = 3,   /* shut down */
+	CAP_ST_DISABLED = 4   /* TRACESMITH_DISABLE */
+} cap_state;
+
+/* Type names and metadata handed to the writer (reg_mu). */
+typedef struct cap_kv {
+	struct cap_kv *next;
+	uint32_t type;        /* for type names; 0 for metadata */
+	char *key;
+	char *value;          /* type name, or metadata value */
+} cap_kv;
+
+typedef struct cap_global {
+	cap_config cfg;
+	atomic_int state;
+	uint64_t generation;          /* bumped by a fork child: stale TLS */
+	pthread_mutex_t start_mu;
+	pthread_key_t thread_key;
+
+	/* the session (valid from start to stop) */
+	char *path;
+	int fd;
+	sbt_writer *writer;
+	pthread_t writer_thread;
+	int writer_started;
+	uint64_t start_mono_ns, start_wall_ns;
+	_Atomic uint64_t next_seq;    /* from 1 */
+	_Atomic uint64_t next_blob;   /* from 1 */
+	_Atomic(cap_thread *) threads;
+	atomic_int stopping;          /* writer: final drain and close */
+	atomic_int dropped_warned;
+
+	/* writer wake-up (sem_post is async-signal-safe) */
+	sem_t wake;
+	atomic_int writer_sleeping;
+	_Atomic uint64_t flush_req, flush_done;
+	pthread_mutex_t flush_mu;
+	pthread_cond_t flush_cv;
+
+	/* memory bound */
+	_Atomic uint64_t buffered;
+	atomic_int stall_waiters;
+	pthread_mutex_t stall_mu;
+	pthread_cond_t stall_cv;
+
+	/* registry: the writer applies entries with index >= reg_applied */
+	pthread_mutex_t reg_mu;
+	cap_kv *reg_head, **reg_tail;
+	atomic_int reg_dirty;
+	char *api_list;               /* comma-joined, reg_mu */
+	void (*on_shutdown[16])(void);
+	int n_on_shutdown;
+
+	/* counters */
+	_Atomic uint64_t n_records, n_blobs, n_blob_bytes;
+	_Atomic uint64_t n_stalls, stall_ns;
+	_Atomic uint64_t n_stacks_taken, n_stacks_unique;
+} cap_global;
+
+extern cap_global cap_g;
+
+/* Set on the writer thread: it never records. */
+extern _Thread_local int cap_tls_is_writer;
+
+/* cap_config.c */
+void cap_config_parse_(cap_config *cfg);
+void cap_log_emit_(cap_log_level threshold, cap_log_level level, const char *fmt,
+                   va_list ap);
+uint64_t cap_now_ns_(void);       /* CLOCK_MONOTONIC */
+
+/* cap_writer.c */
+void *cap_writer_main(void *arg);
+/* Ask the writer to run a round now (async-signal-safe). */
+void cap_writer_wake(void);
+
+#endif /* TRACESMITH_CAP_INTERNAL_H */

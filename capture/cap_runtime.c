@@ -1,0 +1,908 @@
+/*
+ * cap_runtime.c - the recording side of the capture runtime: lifecycle
+ * (lazy start, fork, exit, fatal signals), per-thread buffers, sequence
+ * numbers, host stacks and the public recording API of cap.h.
+ *
+ * The threading design is described in cap_internal.h; the writer thread
+ * that consumes what is recorded here lives in cap_writer.c.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libunwind.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "capture/cap_internal.h"
+
+cap_global cap_g = {
+	.state = CAP_ST_IDLE,
+	.fd = -1,
+	.start_mu = PTHREAD_MUTEX_INITIALIZER,
+	.flush_mu = PTHREAD_MUTEX_INITIALIZER,
+	.flush_cv = PTHREAD_COND_INITIALIZER,
+	.stall_mu = PTHREAD_MUTEX_INITIALIZER,
+	.stall_cv = PTHREAD_COND_INITIALIZER,
+	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+_Thread_local int cap_tls_is_writer;
+static _Thread_local cap_thread *cap_tls_thread;
+static _Thread_local uint64_t cap_tls_gen;
+static _Thread_local int cap_tls_depth;
+
+static pthread_once_t cap_rt_once = PTHREAD_ONCE_INIT;
+
+/* Fatal signals: handlers are installed once per process image (a fork
+ * child keeps them) and chain to what was there before. */
+static const int cap_sig_list[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT};
+#define CAP_NSIG ((int)(sizeof(cap_sig_list) / sizeof(cap_sig_list[0])))
+static struct sigaction cap_sig_old[CAP_NSIG];
+static int cap_sig_ours[CAP_NSIG];
+/* How long a fatal signal waits for the writer to flush. */
+#define CAP_SIG_WAIT_MS 2000
+
+static void cap_rt_atfork_child(void);
+static void cap_rt_atexit(void);
+static void cap_rt_shutdown(void);
+
+/* ---- process-wide setup ------------------------------------------------ */
+
+static void cap_rt_thread_exit(void *arg)
+{
+	cap_thread *t = arg;
+	/* A record made by a later TLS destructor registers a fresh state. */
+	if (cap_tls_thread == t)
+		cap_tls_thread = NULL;
+	atomic_store_explicit(&t->dead, 1, memory_order_release);
+}
+
+static void cap_rt_global_init(void)
+{
+	cap_config_parse_(&cap_g.cfg);
+	if (pthread_key_create(&cap_g.thread_key, cap_rt_thread_exit) != 0)
+		CAP_ERROR("cannot create the thread key; thread exit is not tracked");
+	pthread_atfork(NULL, NULL, cap_rt_atfork_child);
+	atexit(cap_rt_atexit);
+}
+
+const cap_config *cap_config_get(void)
+{
+	pthread_once(&cap_rt_once, cap_rt_global_init);
+	return &cap_g.cfg;
+}
+
+/* ---- fatal signals ----------------------------------------------------- */
+
+static void cap_sig_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	int idx = 0;
+	(void)si;
+	(void)uc;
+	for (int i = 0; i < CAP_NSIG; i++)
+		if (cap_sig_list[i] == sig)
+			idx = i;
+	if (atomic_load(&cap_g.state) == CAP_ST_RUNNING && cap_g.writer_started &&
+	    !cap_tls_is_writer) {
+		uint64_t r = atomic_fetch_add(&cap_g.flush_req, 1) + 1;
+		struct timespec ms = {0, 1000000};
+		cap_writer_wake();
+		for (int i = 0; i < CAP_SIG_WAIT_MS && atomic_load(&cap_g.flush_done) < r; i++)
+			nanosleep(&ms, NULL);
+	}
+	/* Put back what was there and deliver again: the previous handler runs
+	 * (or the default action happens) once this one returns. */
+	sigaction(sig, &cap_sig_old[idx], NULL);
+	cap_sig_ours[idx] = 0;
+	raise(sig);
+	errno = saved_errno;
+}
+
+static void cap_sig_install(void)
+{
+	for (int i = 0; i < CAP_NSIG; i++) {
+		struct sigaction sa, old;
+		if (cap_sig_ours[i])
+			continue;
+		if (sigaction(cap_sig_list[i], NULL, &old) != 0)
+			continue;
+		/* An ignored signal stays ignored (nohup, shells). */
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = cap_sig_handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		cap_sig_old[i] = old;
+		if (sigaction(cap_sig_list[i], &sa, NULL) == 0)
+			cap_sig_ours[i] = 1;
+	}
+}
+
+/* Put back the previous handlers where ours is still the one installed
+ * (the runtime may be about to be unloaded). */
+static void cap_sig_uninstall(void)
+{
+	for (int i = 0; i < CAP_NSIG; i++) {
+		struct sigaction cur;
+		if (!cap_sig_ours[i])
+			continue;
+		if (sigaction(cap_sig_list[i], NULL, &cur) == 0 &&
+		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == cap_sig_handler)
+			sigaction(cap_sig_list[i], &cap_sig_old[i], NULL);
+		cap_sig_ours[i] = 0;
+	}
+}
+
+/* ---- session start ----------------------------------------------------- */
+
+static char *cap_rt_make_path(const cap_config *cfg)
+{
+	size_t n = strlen(cfg->output);
+	char *p;
+	if (cfg->exact_output)
+		return strdup(cfg->output);
+	if (n >= 4 && strcmp(cfg->output + n - 4, ".sbt") == 0)
+		n -= 4;
+	p = malloc(n + 32);
+	if (p)
+		snprintf(p, n + 32, "%.*s-%ld.sbt", (int)n, cfg->output, (long)getpid());
+	return p;
+}
+
+/* Called with start_mu held and state IDLE. */
+static void cap_rt_start_session(void)
+{
+	const cap_config *cfg = &cap_g.cfg;
+	sbt_status st;
+	sigset_t all, old;
+	int err;
+
+	if (cfg->disabled) {
+		atomic_store(&cap_g.state, CAP_ST_DISABLED);
+		return;
+	}
+	cap_g.path = cap_rt_make_path(cfg);
+	if (!cap_g.path) {
+		CAP_ERROR("out of memory starting capture; recording is off");
+		goto out_failed;
+	}
+	cap_g.fd = open(cap_g.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (cap_g.fd < 0) {
+		CAP_ERROR("cannot write trace '%s': %s; recording is off", cap_g.path,
+		          strerror(errno));
+		goto out_failed;
+	}
+	errno = 0;
+	st = sbt_writer_open_fd(cap_g.fd, NULL, &cap_g.writer);
+	if (st != SBT_OK) {
+		err = errno;
+		CAP_ERROR("cannot write trace '%s': %s%s%s; recording is off", cap_g.path,
+		          sbt_strerror(st), err ? ": " : "", err ? strerror(err) : "");
+		cap_g.writer = NULL;
+		goto out_close_fd;
+	}
+	/* Record times count from the header's clock, so take it from there. */
+	{
+		sbt_header_info hdr;
+		sbt_writer_get_header(cap_g.writer, &hdr);
+		cap_g.start_mono_ns = hdr.start_mono_ns;
+		cap_g.start_wall_ns = hdr.start_wall_ns;
+	}
+	atomic_store(&cap_g.next_seq, 1);
+	atomic_store(&cap_g.next_blob, 1);
+	atomic_store(&cap_g.stopping, 0);
+	if (sem_init(&cap_g.wake, 0, 0) != 0) {
+		CAP_ERROR("cannot create the writer's semaphore: %s; recording is off",
+		          strerror(errno));
+		goto out_close_writer;
+	}
+	/* The writer takes no asynchronous signal: a SIGTERM handler must run
+	 * on a thread that can wait for the writer. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&cap_g.writer_thread, NULL, cap_writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err != 0) {
+		CAP_ERROR("cannot start the writer thread: %s; recording is off", strerror(err));
+		goto out_destroy_sem;
+	}
+	cap_g.writer_started = 1;
+	cap_sig_install();
+	atomic_store(&cap_g.state, CAP_ST_RUNNING);
+	CAP_INFO("recording to %s", cap_g.path);
+	return;
+
+out_destroy_sem:
+	sem_destroy(&cap_g.wake);
+out_close_writer:
+	/* Leaves a valid, empty trace: the header was written. */
+	sbt_writer_close(cap_g.writer);
+	cap_g.writer = NULL;
+	cap_g.fd = -1;
+	goto out_failed;
+out_close_fd:
+	close(cap_g.fd);
+	cap_g.fd = -1;
+out_failed:
+	atomic_store(&cap_g.state, CAP_ST_FAILED);
+}
+
+static void cap_rt_warn_dropped(void)
+{
+	if (!atomic_exchange(&cap_g.dropped_warned, 1))
+		CAP_WARN("a call was made after the trace was closed; it is not recorded");
+}
+
+/* 1 when this thread may record now; starts the runtime on first use. */
+static int cap_rt_ready(void)
+{
+	int st = atomic_load_explicit(&cap_g.state, memory_order_acquire);
+	if (__builtin_expect(st == CAP_ST_RUNNING, 1))
+		return !cap_tls_is_writer;
+	if (st == CAP_ST_IDLE) {
+		pthread_once(&cap_rt_once, cap_rt_global_init);
+		pthread_mutex_lock(&cap_g.start_mu);
+		if (atomic_load(&cap_g.state) == CAP_ST_IDLE)
+			cap_rt_start_session();
+		pthread_mutex_unlock(&cap_g.start_mu);
+		return atomic_load(&cap_g.state) == CAP_ST_RUNNING && !cap_tls_is_writer;
+	}
+	if (st == CAP_ST_STOPPED)
+		cap_rt_warn_dropped();
+	return 0;
+}
+
+int cap_active(void)
+{
+	return cap_rt_ready();
+}
+
+/* ---- per-thread buffers ------------------------------------------------ */
+
+static cap_block *cap_rt_block_new(size_t cap)
+{
+	cap_block *b = malloc(sizeof(*b) + cap);
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->cap = cap;
+	atomic_init(&b->committed, 0);
+	atomic_init(&b->sealed, 0);
+	return b;
+}
+
+static cap_thread *cap_rt_thread(void)
+{
+	cap_thread *t = cap_tls_thread;
+	cap_thread *old;
+	if (__builtin_expect(t != NULL && cap_tls_gen == cap_g.generation, 1))
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto out_nomem;
+	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
+	if (!t->tail)
+		goto out_free_thread;
+	t->tid = (uint64_t)syscall(SYS_gettid);
+	old = atomic_load_explicit(&cap_g.threads, memory_order_relaxed);
+	do {
+		t->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&cap_g.threads, &old, t,
+	                                                memory_order_release,
+	                                                memory_order_relaxed));
+	cap_tls_thread = t;
+	cap_tls_gen = cap_g.generation;
+	pthread_setspecific(cap_g.thread_key, t);
+	return t;
+
+out_free_thread:
+	free(t);
+out_nomem:
+	CAP_ERROR("out of memory registering a recording thread; its calls are not recorded");
+	return NULL;
+}
+
+static size_t cap_rt_entry_size(size_t body)
+{
+	return (sizeof(cap_entry) + body + 7) & ~(size_t)7;
+}
+
+/* Room for an entry with `body` bytes after the header, in the thread's
+ * current block or a new one.  Not visible to the writer until published. */
+static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
+{
+	size_t need = cap_rt_entry_size(body);
+	cap_block *b = t->tail;
+	cap_entry *e;
+	if (b->cap - t->wpos < need) {
+		cap_block *nb = cap_rt_block_new(need > CAP_BLOCK_BYTES ? need : CAP_BLOCK_BYTES);
+		if (!nb) {
+			CAP_ERROR("out of memory buffering a record of %zu bytes", body);
+			return NULL;
+		}
+		b->next = nb;
+		atomic_store_explicit(&b->sealed, 1, memory_order_release);
+		t->tail = b = nb;
+		t->wpos = 0;
+	}
+	e = (cap_entry *)(b->data + t->wpos);
+	e->size = need;
+	return e;
+}
+
+static void cap_rt_publish(cap_thread *t, cap_entry *e)
+{
+	uint64_t before;
+	t->wpos += e->size;
+	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
+	before = atomic_fetch_add_explicit(&cap_g.buffered, e->size, memory_order_relaxed);
+	/* Past a quarter of the bound (at most 4 MiB) the writer should not
+	 * wait for its timer. */
+	if (before + e->size >= cap_g.cfg.memory_bound / 4 ||
+	    before + e->size >= (4u << 20))
+		cap_writer_wake();
+}
+
+/* Producers wait here, before taking a sequence number, while the writer
+ * catches up: nothing is dropped, and a waiting thread never holds the
+ * ordering watermark back. */
+static void cap_rt_wait_memory(size_t need)
+{
+	uint64_t bound = cap_g.cfg.memory_bound;
+	uint64_t b = atomic_load_explicit(&cap_g.buffered, memory_order_relaxed);
+	uint64_t t0;
+	if (b + need <= bound || b == 0)
+		return;
+	t0 = cap_now_ns_();
+	pthread_mutex_lock(&cap_g.stall_mu);
+	atomic_fetch_add(&cap_g.stall_waiters, 1);
+	for (;;) {
+		struct timespec ts;
+		b = atomic_load(&cap_g.buffered);
+		if (b + need <= bound || b == 0 ||
+		    atomic_load(&cap_g.state) != CAP_ST_RUNNING)
+			break;
+		cap_writer_wake();
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cap_g.stall_cv, &cap_g.stall_mu, &ts);
+	}
+	atomic_fetch_sub(&cap_g.stall_waiters, 1);
+	pthread_mutex_unlock(&cap_g.stall_mu);
+	atomic_fetch_add_explicit(&cap_g.n_stalls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&cap_g.stall_ns, cap_now_ns_() - t0, memory_order_relaxed);
+}
+
+/* ---- host stacks ------------------------------------------------------- */
+
+static int cap_rt_wants_stack(unsigned flags)
+{
+	switch (cap_g.cfg.stacks) {
+	case CAP_STACKS_ALL:
+		return 1;
+	case CAP_STACKS_WORK:
+		return (flags & CAP_REC_WORK) != 0;
+	case CAP_STACKS_NONE:
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Unwind on the caller's thread (the frames are gone later), hash the
+ * frames, and send them to the writer only the first time this thread sees
+ * that hash.  `caller` is the return address into the application: frames
+ * inside the runtime are cut off there.  Returns the key, 0 on failure.
+ */
+static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
+{
+	void *ips[CAP_STACK_MAX + 8];
+	int n = unw_backtrace(ips, CAP_STACK_MAX + 8);
+	int first = 0;
+	uint64_t key;
+	size_t slot;
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n && i < 8; i++) {
+		if ((uintptr_t)ips[i] == caller) {
+			first = i;
+			break;
+		}
+	}
+	n -= first;
+	if (n > CAP_STACK_MAX)
+		n = CAP_STACK_MAX;
+	key = XXH3_64bits(ips + first, (size_t)n * sizeof(void *));
+	if (key == 0)
+		key = 1;
+	atomic_fetch_add_explicit(&cap_g.n_stacks_taken, 1, memory_order_relaxed);
+	slot = (size_t)(key % CAP_STACK_CACHE);
+	if (t->stack_cache[slot] != key) {
+		cap_entry *e = cap_rt_reserve(t, (size_t)n * sizeof(uint64_t));
+		uint64_t *out;
+		if (!e)
+			return 0;
+		e->kind = CAP_ENT_STACK;
+		e->type = 0;
+		e->seq = 0;
+		e->time_ns = 0;
+		e->key = key;
+		e->len = (uint64_t)n;
+		out = (uint64_t *)(e + 1);
+		for (int i = 0; i < n; i++)
+			out[i] = (uint64_t)(uintptr_t)ips[first + i];
+		cap_rt_publish(t, e);
+		t->stack_cache[slot] = key;
+	}
+	return key;
+}
+
+/* ---- recording --------------------------------------------------------- */
+
+static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, size_t max_len,
+                             cap_rec **rec_out, uintptr_t caller)
+{
+	cap_thread *t;
+	cap_entry *e;
+	uint64_t key = 0;
+	int stack;
+	if (!cap_rt_ready())
+		return NULL;
+	t = cap_rt_thread();
+	if (!t)
+		return NULL;
+	if (t->in_record) {
+		CAP_ERROR("record of type %" PRIu32 " begun inside another record; not recorded", type);
+		return NULL;
+	}
+	stack = cap_rt_wants_stack(flags);
+	cap_rt_wait_memory(cap_rt_entry_size(max_len) +
+	                   (stack ? cap_rt_entry_size(CAP_STACK_MAX * 8) : 0));
+	if (stack)
+		key = cap_rt_take_stack(t, caller);
+	e = cap_rt_reserve(t, max_len);
+	if (!e)
+		return NULL;
+	t->in_record = 1;
+	t->rec.thread = t;
+	t->rec.entry = e;
+	t->rec.max_len = max_len;
+	t->rec.type = type;
+	t->rec.stack_key = key;
+	*rec_out = &t->rec;
+	return (uint8_t *)(e + 1);
+}
+
+static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
+{
+	cap_thread *t = rec->thread;
+	cap_entry *e = rec->entry;
+	uint64_t lb, seq;
+	if (len > rec->max_len) {
+		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
+		          rec->type, len, rec->max_len);
+		len = rec->max_len;
+	}
+	e->kind = CAP_ENT_RECORD;
+	e->type = rec->type;
+	e->key = rec->stack_key;
+	e->len = len;
+	e->size = cap_rt_entry_size(len);
+	/* Advertise a lower bound of the seq about to be taken (see
+	 * cap_internal.h): the writer emits nothing at or above it until the
+	 * record is published. */
+	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
+	atomic_store(&t->inflight, lb);
+	seq = atomic_fetch_add(&cap_g.next_seq, 1);
+	e->seq = seq;
+	e->time_ns = cap_now_ns_() - cap_g.start_mono_ns;
+	cap_rt_publish(t, e);
+	atomic_store_explicit(&t->inflight, 0, memory_order_release);
+	t->in_record = 0;
+	return seq;
+}
+
+static uint64_t cap_rt_record(uint32_t type, unsigned flags, const void *payload,
+                              size_t len, uintptr_t caller)
+{
+	cap_rec *rec;
+	uint8_t *p = cap_rt_begin(type, flags, len, &rec, caller);
+	if (!p)
+		return 0;
+	if (len)
+		memcpy(p, payload, len);
+	return cap_rt_commit(rec, len);
+}
+
+uint64_t cap_record(uint32_t type, unsigned flags, const void *payload, size_t len)
+{
+	return cap_rt_record(type, flags, payload, len,
+	                     (uintptr_t)__builtin_return_address(0));
+}
+
+uint8_t *cap_record_begin(uint32_t type, unsigned flags, size_t max_len, cap_rec **rec_out)
+{
+	return cap_rt_begin(type, flags, max_len, rec_out,
+	                    (uintptr_t)__builtin_return_address(0));
+}
+
+uint64_t cap_record_commit(cap_rec *rec, size_t len)
+{
+	if (!rec)
+		return 0;
+	return cap_rt_commit(rec, len);
+}
+
+uint64_t cap_blob(const void *data, size_t len)
+{
+	cap_thread *t;
+	cap_entry *e;
+	uint64_t id;
+	if (!cap_rt_ready())
+		return 0;
+	t = cap_rt_thread();
+	if (!t)
+		return 0;
+	if (t->in_record) {
+		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
+		return 0;
+	}
+	cap_rt_wait_memory(cap_rt_entry_size(len));
+	e = cap_rt_reserve(t, len);
+	if (!e)
+		return 0;
+	id = atomic_fetch_add_explicit(&cap_g.next_blob, 1, memory_order_relaxed);
+	e->kind = CAP_ENT_BLOB;
+	e->type = 0;
+	e->seq = 0;
+	e->time_ns = 0;
+	e->key = id;
+	e->len = len;
+	if (len)
+		memcpy(e + 1, data, len);
+	cap_rt_publish(t, e);
+	atomic_fetch_add_explicit(&cap_g.n_blob_bytes, len, memory_order_relaxed);
+	return id;
+}
+
+uint64_t cap_checkpoint(uint64_t call_seq, uint64_t object, uint64_t offset,
+                        const void *data, uint64_t len)
+{
+	sbt_checkpoint cp;
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	uint64_t seq = 0;
+	sbt_status st;
+	if (!cap_rt_ready())
+		return 0;
+	st = sbt_checkpoint_compute(data, len, &cp);
+	if (st != SBT_OK) {
+		CAP_ERROR("checkpoint of call %" PRIu64 " (%" PRIu64 " bytes): %s", call_seq,
+		          len, sbt_strerror(st));
+		goto out;
+	}
+	cp.call_seq = call_seq;
+	cp.object = object;
+	cp.offset = offset;
+	st = sbt_checkpoint_encode(&cp, &buf, &n);
+	if (st != SBT_OK) {
+		CAP_ERROR("checkpoint of call %" PRIu64 ": %s", call_seq, sbt_strerror(st));
+		goto out_free_cp;
+	}
+	seq = cap_rt_record(SBT_TYPE_CHECKPOINT, 0, buf, n,
+	                    (uintptr_t)__builtin_return_address(0));
+	free(buf);
+out_free_cp:
+	sbt_checkpoint_free(&cp);
+out:
+	return seq;
+}
+
+uint64_t cap_frame_end(uint64_t frame)
+{
+	uint8_t buf[10];
+	size_t n = sbt_varint_put(buf, frame);
+	return cap_rt_record(SBT_TYPE_FRAME, 0, buf, n, (uintptr_t)__builtin_return_address(0));
+}
+
+uint64_t cap_keyframe_begin(const void *payload, size_t len)
+{
+	return cap_rt_record(SBT_TYPE_KEYFRAME, 0, payload, len,
+	                     (uintptr_t)__builtin_return_address(0));
+}
+
+int cap_enter(void)
+{
+	return cap_tls_depth++ > 0;
+}
+
+void cap_leave(void)
+{
+	if (cap_tls_depth > 0)
+		cap_tls_depth--;
+}
+
+/* ---- types, metadata, callbacks --------------------------------------- */
+
+/* Called with reg_mu held. */
+static int cap_rt_reg_add(uint32_t type, const char *key, const char *value)
+{
+	cap_kv *kv = calloc(1, sizeof(*kv));
+	if (!kv)
+		return -1;
+	kv->type = type;
+	kv->key = key ? strdup(key) : NULL;
+	kv->value = strdup(value);
+	if ((key && !kv->key) || !kv->value) {
+		free(kv->key);
+		free(kv->value);
+		free(kv);
+		return -1;
+	}
+	if (!cap_g.reg_tail)
+		cap_g.reg_tail = &cap_g.reg_head;
+	*cap_g.reg_tail = kv;
+	cap_g.reg_tail = &kv->next;
+	atomic_store(&cap_g.reg_dirty, 1);
+	return 0;
+}
+
+/* 1 when `api` is one of the comma-separated names in list. */
+static int cap_rt_list_has(const char *list, const char *api)
+{
+	size_t n = strlen(api);
+	for (const char *p = list; p && *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == n && strncmp(p, api, n) == 0)
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+void cap_register_api(const char *api, const cap_type_desc *types, size_t ntypes)
+{
+	int failed = 0;
+	pthread_once(&cap_rt_once, cap_rt_global_init);
+	pthread_mutex_lock(&cap_g.reg_mu);
+	for (size_t i = 0; i < ntypes; i++)
+		if (types[i].name && cap_rt_reg_add(types[i].type, NULL, types[i].name) != 0)
+			failed = 1;
+	if (api && api[0] && !cap_rt_list_has(cap_g.api_list, api)) {
+		size_t old = cap_g.api_list ? strlen(cap_g.api_list) : 0;
+		char *s = realloc(cap_g.api_list, old + strlen(api) + 2);
+		if (s) {
+			if (old)
+				s[old++] = ',';
+			strcpy(s + old, api);
+			cap_g.api_list = s;
+			if (cap_rt_reg_add(0, "api", s) != 0)
+				failed = 1;
+		} else {
+			failed = 1;
+		}
+	}
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	if (failed)
+		CAP_ERROR("out of memory registering API '%s'", api ? api : "");
+}
+
+void cap_set_meta(const char *key, const char *value)
+{
+	int rc;
+	if (!key || !value)
+		return;
+	pthread_once(&cap_rt_once, cap_rt_global_init);
+	pthread_mutex_lock(&cap_g.reg_mu);
+	rc = cap_rt_reg_add(0, key, value);
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	if (rc != 0)
+		CAP_ERROR("out of memory setting metadata '%s'", key);
+}
+
+void cap_on_shutdown(void (*fn)(void))
+{
+	int full = 0;
+	pthread_once(&cap_rt_once, cap_rt_global_init);
+	pthread_mutex_lock(&cap_g.reg_mu);
+	if (cap_g.n_on_shutdown < (int)(sizeof(cap_g.on_shutdown) / sizeof(cap_g.on_shutdown[0])))
+		cap_g.on_shutdown[cap_g.n_on_shutdown++] = fn;
+	else
+		full = 1;
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	if (full)
+		CAP_ERROR("too many shutdown callbacks; one is not called");
+}
+
+/* ---- flush, shutdown, stats ------------------------------------------- */
+
+void cap_flush(void)
+{
+	uint64_t r;
+	if (atomic_load(&cap_g.state) != CAP_ST_RUNNING || cap_tls_is_writer)
+		return;
+	r = atomic_fetch_add(&cap_g.flush_req, 1) + 1;
+	cap_writer_wake();
+	pthread_mutex_lock(&cap_g.flush_mu);
+	while (atomic_load(&cap_g.flush_done) < r &&
+	       atomic_load(&cap_g.state) == CAP_ST_RUNNING) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cap_g.flush_cv, &cap_g.flush_mu, &ts);
+	}
+	pthread_mutex_unlock(&cap_g.flush_mu);
+}
+
+static void cap_rt_run_callbacks(void)
+{
+	void (*fns[16])(void);
+	int n;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	n = cap_g.n_on_shutdown;
+	memcpy(fns, cap_g.on_shutdown, sizeof(fns));
+	cap_g.n_on_shutdown = 0;
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	for (int i = 0; i < n; i++)
+		fns[i]();
+}
+
+static void cap_rt_shutdown(void)
+{
+	int st;
+	pthread_once(&cap_rt_once, cap_rt_global_init);
+	if (cap_tls_is_writer)
+		return;
+	cap_rt_run_callbacks();
+	pthread_mutex_lock(&cap_g.start_mu);
+	st = atomic_load(&cap_g.state);
+	if (st == CAP_ST_RUNNING || st == CAP_ST_FAILED) {
+		atomic_store(&cap_g.state, CAP_ST_STOPPED);
+		if (cap_g.writer_started) {
+			atomic_store(&cap_g.stopping, 1);
+			cap_writer_wake();
+			pthread_join(cap_g.writer_thread, NULL);
+			cap_g.writer_started = 0;
+			sem_destroy(&cap_g.wake);
+		}
+		cap_sig_uninstall();
+		if (atomic_load(&cap_g.n_stalls))
+			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
+			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",
+			         atomic_load(&cap_g.n_stalls),
+			         (double)atomic_load(&cap_g.stall_ns) / 1e9,
+			         cap_g.cfg.memory_bound >> 20);
+	} else if (st == CAP_ST_IDLE) {
+		atomic_store(&cap_g.state, CAP_ST_STOPPED);
+	}
+	pthread_mutex_unlock(&cap_g.start_mu);
+}
+
+void cap_shutdown(void)
+{
+	cap_rt_shutdown();
+}
+
+static void cap_rt_atexit(void)
+{
+	/* A process that never recorded writes nothing, and may still be
+	 * recorded by an exit handler registered after ours. */
+	if (atomic_load(&cap_g.state) == CAP_ST_IDLE && cap_g.n_on_shutdown == 0)
+		return;
+	cap_rt_shutdown();
+}
+
+/* A front-end shared object may be unloaded; finish the trace while the
+ * writer's code is still mapped.  Linked -z nodelete this runs at exit,
+ * after (or instead of) the atexit handler: shutdown is idempotent. */
+__attribute__((destructor)) static void cap_rt_destructor(void)
+{
+	if (atomic_load(&cap_g.state) == CAP_ST_RUNNING ||
+	    atomic_load(&cap_g.state) == CAP_ST_FAILED)
+		cap_rt_shutdown();
+}
+
+void cap_get_stats(cap_stats *out)
+{
+	uint64_t seq = atomic_load(&cap_g.next_seq);
+	uint64_t blob = atomic_load(&cap_g.next_blob);
+	memset(out, 0, sizeof(*out));
+	out->records = seq ? seq - 1 : 0;
+	out->blobs = blob ? blob - 1 : 0;
+	out->blob_bytes = atomic_load(&cap_g.n_blob_bytes);
+	out->stalls = atomic_load(&cap_g.n_stalls);
+	out->stall_ns = atomic_load(&cap_g.stall_ns);
+	out->stacks_taken = atomic_load(&cap_g.n_stacks_taken);
+	out->stacks_unique = atomic_load(&cap_g.n_stacks_unique);
+}
+
+const char *cap_output_path(void)
+{
+	return cap_g.path;
+}
+
+/* ---- fork ------------------------------------------------------------- */
+
+/*
+ * In the child only the forking thread exists.  The parent's buffered
+ * records are the parent's to write: drop them, forget the writer (its
+ * descriptor is closed, its memory leaked rather than touched: closing it
+ * would append an index to the parent's file), and start over lazily with
+ * the child's own <stem>-<pid>.sbt.  Locks another parent thread may have
+ * held are re-created.
+ */
+static void cap_rt_atfork_child(void)
+{
+	int st = atomic_load(&cap_g.state);
+	cap_thread *t;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+	cap_g.cfg.exact_output = 0;
+	cap_g.start_mu = mu;
+	cap_g.flush_mu = mu;
+	cap_g.stall_mu = mu;
+	cap_g.reg_mu = mu;
+	cap_g.flush_cv = cv;
+	cap_g.stall_cv = cv;
+	if (st == CAP_ST_IDLE || st == CAP_ST_DISABLED)
+		return;
+	t = atomic_load(&cap_g.threads);
+	while (t) {
+		cap_thread *next = t->next;
+		cap_block *b = t->head;
+		while (b) {
+			cap_block *nb = b->next;
+			free(b);
+			b = nb;
+		}
+		free(t);
+		t = next;
+	}
+	atomic_store(&cap_g.threads, NULL);
+	cap_tls_thread = NULL;
+	pthread_setspecific(cap_g.thread_key, NULL);
+	cap_g.generation++;
+	if (cap_g.fd >= 0)
+		close(cap_g.fd);
+	cap_g.fd = -1;
+	cap_g.writer = NULL;
+	cap_g.writer_started = 0;
+	free(cap_g.path);
+	cap_g.path = NULL;
+	atomic_store(&cap_g.next_seq, 0);
+	atomic_store(&cap_g.next_blob, 0);
+	atomic_store(&cap_g.buffered, 0);
+	atomic_store(&cap_g.stall_waiters, 0);
+	atomic_store(&cap_g.flush_req, 0);
+	atomic_store(&cap_g.flush_done, 0);
+	atomic_store(&cap_g.stopping, 0);
+	atomic_store(&cap_g.writer_sleeping, 0);
+	atomic_store(&cap_g.dropped_warned, 0);
+	atomic_store(&cap_g.n_stalls, 0);
+	atomic_store(&cap_g.stall_ns, 0);
+	atomic_store(&cap_g.n_blob_bytes, 0);
+	atomic_store(&cap_g.n_stacks_taken, 0);
+	atomic_store(&cap_g.n_stacks_unique, 0);
+	atomic_store(&cap_g.reg_dirty, 1);
+	atomic_store(&cap_g.state, CAP_ST_IDLE);
+}

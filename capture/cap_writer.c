@@ -1,0 +1,646 @@
+/*
+ * cap_writer.c - the writer thread: drains every recording thread's block
+ * chain, merges records into ascending sequence order below the watermark
+ * (cap_internal.h explains why that is safe), turns stack hashes into
+ * trace stack ids, stores blobs, and owns the sbt_writer: compression and
+ * I/O happen here, never on the application's threads.
+ *
+ * It wakes when a producer crosses the wake threshold or stalls on the
+ * memory bound, when a flush is asked for (cap_flush, a fatal signal), at
+ * shutdown, and at least every TRACESMITH_FLUSH_MS so that a killed
+ * program leaves its trace readable up to the last flush.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/cap_internal.h"
+
+/* How long a flush waits for records still being published. */
+#define CAP_WR_FLUSH_WAIT_NS (200ull * 1000000)
+/* How long shutdown waits for threads in the middle of a record. */
+#define CAP_WR_FINAL_WAIT_NS (2000ull * 1000000)
+
+/* Open-addressing map from a nonzero 64-bit key to a 32-bit value. */
+typedef struct cap_wmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap; /* power of two */
+	size_t n;
+} cap_wmap;
+
+typedef struct cap_wheap_item {
+	uint64_t seq;
+	cap_thread *t;
+} cap_wheap_item;
+
+typedef struct cap_wctx {
+	sbt_writer *w;             /* NULL once closed */
+	int failed;                /* write error: drain and discard */
+	uint64_t next_expected;    /* seq the next emitted record must have */
+	uint64_t emitted;
+	int dirty;                 /* records appended since the last flush */
+	uint64_t last_flush_ns;
+	uint64_t flush_handled;
+	cap_kv *reg_last;          /* last registry entry applied */
+	cap_wmap stacks;           /* stack hash -> trace stack id */
+	cap_wmap syms;             /* ip -> string id (0: unknown) */
+	cap_wheap_item *heap;
+	size_t heap_n, heap_cap;
+	uint64_t freed_since_wake; /* bytes consumed since stalled producers were woken */
+	int gap_reported;
+} cap_wctx;
+
+/* ---- map ---------------------------------------------------------------- */
+
+static size_t cap_wmap_slot(const cap_wmap *m, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 17) & (m->cap - 1);
+}
+
+static int cap_wmap_get(const cap_wmap *m, uint64_t key, uint32_t *val_out)
+{
+	if (!m->cap)
+		return 0;
+	for (size_t i = cap_wmap_slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key) {
+			*val_out = m->vals[i];
+			return 1;
+		}
+		if (m->keys[i] == 0)
+			return 0;
+	}
+}
+
+static int cap_wmap_put(cap_wmap *m, uint64_t key, uint32_t val)
+{
+	size_t i;
+	if ((m->n + 1) * 2 > m->cap) {
+		cap_wmap bigger = {0};
+		bigger.cap = m->cap ? m->cap * 2 : 256;
+		bigger.keys = calloc(bigger.cap, sizeof(uint64_t));
+		bigger.vals = calloc(bigger.cap, sizeof(uint32_t));
+		if (!bigger.keys || !bigger.vals) {
+			free(bigger.keys);
+			free(bigger.vals);
+			return -1;
+		}
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->keys[j])
+				cap_wmap_put(&bigger, m->keys[j], m->vals[j]);
+		free(m->keys);
+		free(m->vals);
+		*m = bigger;
+	}
+	for (i = cap_wmap_slot(m, key); m->keys[i] && m->keys[i] != key; i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	return 0;
+}
+
+static void cap_wmap_free(cap_wmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- wake-ups ---------------------------------------------------------- */
+
+void cap_writer_wake(void)
+{
+	if (atomic_exchange(&cap_g.writer_sleeping, 0))
+		sem_post(&cap_g.wake);
+}
+
+static void cap_wr_wake_stalled(cap_wctx *x)
+{
+	x->freed_since_wake = 0;
+	if (atomic_load(&cap_g.stall_waiters) == 0)
+		return;
+	pthread_mutex_lock(&cap_g.stall_mu);
+	pthread_cond_broadcast(&cap_g.stall_cv);
+	pthread_mutex_unlock(&cap_g.stall_mu);
+}
+
+static void cap_wr_flush_done(uint64_t r)
+{
+	pthread_mutex_lock(&cap_g.flush_mu);
+	if (atomic_load(&cap_g.flush_done) < r)
+		atomic_store(&cap_g.flush_done, r);
+	pthread_cond_broadcast(&cap_g.flush_cv);
+	pthread_mutex_unlock(&cap_g.flush_mu);
+}
+
+/* ---- failure ------------------------------------------------------------ */
+
+/* The trace cannot be written: say so once, stop recording, keep what was
+ * written a valid trace as far as the writer can, and from now on drain
+ * and discard so that no producer waits forever. */
+static void cap_wr_fail(cap_wctx *x, const char *what, sbt_status st, int err)
+{
+	int running = CAP_ST_RUNNING;
+	if (x->failed)
+		return;
+	x->failed = 1;
+	CAP_ERROR("cannot write trace '%s' (%s): %s%s%s; recording stopped", cap_g.path, what,
+	          sbt_strerror(st), err ? ": " : "", err ? strerror(err) : "");
+	atomic_compare_exchange_strong(&cap_g.state, &running, CAP_ST_FAILED);
+	sbt_writer_close(x->w);
+	x->w = NULL;
+	cap_wr_wake_stalled(x);
+}
+
+static void cap_wr_check(cap_wctx *x, const char *what, sbt_status st)
+{
+	if (st != SBT_OK)
+		cap_wr_fail(x, what, st, errno);
+}
+
+/* ---- registry, metadata ------------------------------------------------- */
+
+static void cap_wr_apply_registry(cap_wctx *x, int force)
+{
+	cap_kv *kv;
+	if (!atomic_exchange(&cap_g.reg_dirty, 0) && !force)
+		return;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	kv = x->reg_last ? x->reg_last->next : cap_g.reg_head;
+	for (; kv; kv = kv->next) {
+		x->reg_last = kv;
+		if (x->failed)
+			continue;
+		errno = 0;
+		if (kv->key)
+			cap_wr_check(x, "metadata", sbt_writer_set_meta(x->w, kv->key, kv->value));
+		else
+			cap_wr_check(x, "type name", sbt_writer_define_type(x->w, kv->type, kv->value));
+	}
+	pthread_mutex_unlock(&cap_g.reg_mu);
+}
+
+static void cap_wr_meta_u64(cap_wctx *x, const char *key, uint64_t v)
+{
+	char buf[32];
+	if (x->failed)
+		return;
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	errno = 0;
+	cap_wr_check(x, "metadata", sbt_writer_set_meta(x->w, key, buf));
+}
+
+static void cap_wr_meta_str(cap_wctx *x, const char *key, const char *v)
+{
+	if (x->failed)
+		return;
+	errno = 0;
+	cap_wr_check(x, "metadata", sbt_writer_set_meta(x->w, key, v));
+}
+
+/* /proc/self/cmdline with the NULs between arguments made spaces. */
+static char *cap_wr_read_cmdline(void)
+{
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+	char *buf;
+	size_t n;
+	if (!f)
+		return NULL;
+	buf = malloc(65536);
+	if (!buf)
+		goto out_close;
+	n = fread(buf, 1, 65535, f);
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+out_close:
+	fclose(f);
+	return buf;
+}
+
+static void cap_wr_start_meta(cap_wctx *x)
+{
+	static const char *const cap_stack_names[] = {"none", "work", "all"};
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} core[] = {
+		{SBT_TYPE_FRAME, "frame"},       {SBT_TYPE_CHECKPOINT, "checkpoint"},
+		{SBT_TYPE_KEYFRAME, "keyframe"}, {SBT_TYPE_THREAD, "thread"},
+		{SBT_TYPE_NOTE, "note"},         {SBT_TYPE_UNMODELED, "unmodeled"},
+	};
+	char buf[256];
+	char *cmd;
+	time_t secs = (time_t)(cap_g.start_wall_ns / 1000000000u);
+	struct tm tm;
+
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]) && !x->failed; i++) {
+		errno = 0;
+		cap_wr_check(x, "type name", sbt_writer_define_type(x->w, core[i].type, core[i].name));
+	}
+	cap_wr_meta_u64(x, "pid", (uint64_t)getpid());
+	cmd = cap_wr_read_cmdline();
+	if (cmd) {
+		cap_wr_meta_str(x, "argv", cmd);
+		free(cmd);
+	}
+	if (gmtime_r(&secs, &tm)) {
+		snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09" PRIu64 "Z",
+		         tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		         tm.tm_sec, cap_g.start_wall_ns % 1000000000u);
+		cap_wr_meta_str(x, "start_time", buf);
+	}
+	cap_wr_meta_u64(x, "capture.start_wall_ns", cap_g.start_wall_ns);
+	cap_wr_meta_u64(x, "capture.start_mono_ns", cap_g.start_mono_ns);
+	if (gethostname(buf, sizeof(buf) - 1) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		cap_wr_meta_str(x, "hostname", buf);
+	}
+	cap_wr_meta_str(x, "tracesmith.version", CAP_VERSION);
+	cap_wr_meta_str(x, "capture.stacks", cap_stack_names[cap_g.cfg.stacks]);
+	cap_wr_meta_u64(x, "capture.memory_mb", cap_g.cfg.memory_bound >> 20);
+}
+
+/* ---- stacks ------------------------------------------------------------- */
+
+/* "libfoo.so!func+0x1c", interned once per address. */
+static uint32_t cap_wr_symbol(cap_wctx *x, uint64_t ip)
+{
+	uint32_t id = 0;
+	Dl_info di;
+	char buf[512];
+	if (ip == 0 || cap_wmap_get(&x->syms, ip, &id))
+		return id;
+	/* A return address: look up the call instruction before it. */
+	if (dladdr((void *)(uintptr_t)(ip - 1), &di) && di.dli_fname) {
+		const char *base = strrchr(di.dli_fname, '/');
+		base = base ? base + 1 : di.dli_fname;
+		if (di.dli_sname && di.dli_saddr)
+			snprintf(buf, sizeof(buf), "%s!%s+0x%" PRIx64, base, di.dli_sname,
+			         ip - (uint64_t)(uintptr_t)di.dli_saddr);
+		else
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base,
+			         ip - (uint64_t)(uintptr_t)di.dli_fbase);
+		errno = 0;
+		cap_wr_check(x, "symbol", sbt_writer_intern(x->w, buf, &id));
+		if (x->failed)
+			return 0;
+	}
+	cap_wmap_put(&x->syms, ip, id);
+	return id;
+}
+
+static void cap_wr_stack(cap_wctx *x, const cap_entry *e)
+{
+	const uint64_t *ips = (const uint64_t *)(e + 1);
+	sbt_frame frames[CAP_STACK_MAX];
+	uint32_t id, n = (uint32_t)e->len;
+	if (x->failed || cap_wmap_get(&x->stacks, e->key, &id))
+		return;
+	if (n > CAP_STACK_MAX)
+		n = CAP_STACK_MAX;
+	for (uint32_t i = 0; i < n && !x->failed; i++) {
+		frames[i].ip = ips[i];
+		frames[i].symbol_id = cap_wr_symbol(x, ips[i]);
+	}
+	if (x->failed)
+		return;
+	errno = 0;
+	cap_wr_check(x, "stack", sbt_writer_put_stack(x->w, e->key, frames, n, &id));
+	if (x->failed)
+		return;
+	if (cap_wmap_put(&x->stacks, e->key, id) != 0)
+		CAP_WARN("out of memory caching stack ids; stacks will be looked up again");
+	atomic_fetch_add_explicit(&cap_g.n_stacks_unique, 1, memory_order_relaxed);
+}
+
+/* ---- consuming a thread's chain ----------------------------------------- */
+
+/* The entry at t's read cursor, or NULL when nothing more is committed.
+ * Frees blocks the producer has moved past and the writer has read. */
+static cap_entry *cap_wr_peek(cap_thread *t)
+{
+	for (;;) {
+		cap_block *b = t->head;
+		size_t c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		if (t->rpos < c)
+			return (cap_entry *)(b->data + t->rpos);
+		if (!atomic_load_explicit(&b->sealed, memory_order_acquire))
+			return NULL;
+		/* Sealed: its last commit is visible now. */
+		c = atomic_load_explicit(&b->committed, memory_order_acquire);
+		if (t->rpos < c)
+			return (cap_entry *)(b->data + t->rpos);
+		t->head = b->next;
+		t->rpos = 0;
+		free(b);
+	}
+}
+
+static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
+{
+	uint64_t size = e->size;
+	t->rpos += size;
+	atomic_fetch_sub_explicit(&cap_g.buffered, size, memory_order_relaxed);
+	x->freed_since_wake += size;
+	if (x->freed_since_wake >= (256u << 10))
+		cap_wr_wake_stalled(x);
+}
+
+/* Handle blobs and stacks at the cursor; return the next record, if any. */
+static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
+{
+	cap_entry *e;
+	while ((e = cap_wr_peek(t)) != NULL && e->kind != CAP_ENT_RECORD) {
+		if (e->kind == CAP_ENT_BLOB && !x->failed) {
+			errno = 0;
+			cap_wr_check(x, "blob",
+			             sbt_writer_put_blob(x->w, e->key, e + 1, (size_t)e->len, NULL));
+		} else if (e->kind == CAP_ENT_STACK) {
+			cap_wr_stack(x, e);
+		}
+		cap_wr_advance(x, t, e);
+	}
+	return e;
+}
+
+static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
+{
+	sbt_record r;
+	uint32_t sid = 0;
+	if (e->seq != x->next_expected && !x->gap_reported) {
+		x->gap_reported = 1;
+		CAP_ERROR("internal: record %" PRIu64 " emitted where %" PRIu64 " was expected",
+		          e->seq, x->next_expected);
+	}
+	x->next_expected = e->seq + 1;
+	if (x->failed)
+		return;
+	if (e->key && !cap_wmap_get(&x->stacks, e->key, &sid))
+		sid = 0;
+	r.type = e->type;
+	r.stack_id = sid;
+	r.seq = e->seq;
+	r.time_ns = e->time_ns;
+	r.thread = t->tid;
+	r.payload = (const uint8_t *)(e + 1);
+	r.payload_len = (size_t)e->len;
+	errno = 0;
+	cap_wr_check(x, "record", sbt_writer_append(x->w, &r));
+	x->emitted++;
+	x->dirty = 1;
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static int cap_wr_heap_push(cap_wctx *x, uint64_t seq, cap_thread *t)
+{
+	size_t i;
+	if (x->heap_n == x->heap_cap) {
+		size_t cap = x->heap_cap ? x->heap_cap * 2 : 64;
+		cap_wheap_item *h = realloc(x->heap, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		x->heap = h;
+		x->heap_cap = cap;
+	}
+	i = x->heap_n++;
+	while (i > 0 && x->heap[(i - 1) / 2].seq > seq) {
+		x->heap[i] = x->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	x->heap[i].seq = seq;
+	x->heap[i].t = t;
+	return 0;
+}
+
+static cap_thread *cap_wr_heap_pop(cap_wctx *x)
+{
+	cap_thread *top = x->heap[0].t;
+	cap_wheap_item last = x->heap[--x->heap_n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= x->heap_n)
+			break;
+		if (c + 1 < x->heap_n && x->heap[c + 1].seq < x->heap[c].seq)
+			c++;
+		if (x->heap[c].seq >= last.seq)
+			break;
+		x->heap[i] = x->heap[c];
+		i = c;
+	}
+	if (x->heap_n)
+		x->heap[i] = last;
+	return top;
+}
+
+/* Unlink a dead, drained thread.  Producers only push at the head, so a
+ * node behind the head is unlinked with a plain store; the head itself
+ * with a CAS, or from its new predecessor when a push raced it. */
+static void cap_wr_unlink(cap_thread *prev, cap_thread *t)
+{
+	if (prev) {
+		prev->next = t->next;
+	} else {
+		cap_thread *expect = t;
+		if (!atomic_compare_exchange_strong(&cap_g.threads, &expect, t->next)) {
+			cap_thread *p = atomic_load(&cap_g.threads);
+			while (p && p->next != t)
+				p = p->next;
+			if (p)
+				p->next = t->next;
+		}
+	}
+	free(t->head);
+	free(t);
+}
+
+/*
+ * One round: take the watermark, then emit, in seq order, every committed
+ * record below it.  The order of the loads matters: the counter first, then
+ * each thread's inflight bound (cap_internal.h).
+ */
+static void cap_wr_round(cap_wctx *x)
+{
+	uint64_t wm;
+	cap_thread *t, *prev, *next;
+
+	cap_wr_apply_registry(x, 0);
+	wm = atomic_load(&cap_g.next_seq);
+	for (t = atomic_load(&cap_g.threads); t; t = t->next) {
+		uint64_t f = atomic_load(&t->inflight);
+		if (f && f < wm)
+			wm = f;
+	}
+	x->heap_n = 0;
+	prev = NULL;
+	for (t = atomic_load(&cap_g.threads); t; t = next) {
+		int dead = atomic_load_explicit(&t->dead, memory_order_acquire);
+		cap_entry *e = cap_wr_next_record(x, t);
+		next = t->next;
+		if (e && e->seq < wm) {
+			if (cap_wr_heap_push(x, e->seq, t) != 0) {
+				CAP_WARN("out of memory merging records; retrying");
+				break;
+			}
+		} else if (!e && dead) {
+			cap_wr_unlink(prev, t);
+			continue;
+		}
+		prev = t;
+	}
+	while (x->heap_n) {
+		cap_entry *e;
+		t = cap_wr_heap_pop(x);
+		e = cap_wr_peek(t);
+		cap_wr_emit(x, t, e);
+		cap_wr_advance(x, t, e);
+		e = cap_wr_next_record(x, t);
+		if (e && e->seq < wm && cap_wr_heap_push(x, e->seq, t) != 0)
+			break;
+	}
+	x->heap_n = 0;
+	cap_wr_wake_stalled(x);
+}
+
+static int cap_wr_any_inflight(void)
+{
+	for (cap_thread *t = atomic_load(&cap_g.threads); t; t = t->next)
+		if (atomic_load(&t->inflight))
+			return 1;
+	return 0;
+}
+
+static void cap_wr_flush(cap_wctx *x)
+{
+	if (!x->failed && x->dirty) {
+		errno = 0;
+		cap_wr_check(x, "flush", sbt_writer_flush(x->w));
+	}
+	x->dirty = 0;
+	x->last_flush_ns = cap_now_ns_();
+}
+
+/* Emit everything below the counter as it is now, waiting at most
+ * limit_ns for threads still publishing. */
+static void cap_wr_catch_up(cap_wctx *x, uint64_t limit_ns)
+{
+	uint64_t target = atomic_load(&cap_g.next_seq);
+	uint64_t t0 = cap_now_ns_();
+	struct timespec pause = {0, 100000};
+	cap_wr_round(x);
+	while (x->next_expected < target && cap_now_ns_() - t0 < limit_ns) {
+		nanosleep(&pause, NULL);
+		cap_wr_round(x);
+	}
+}
+
+static void cap_wr_sleep(cap_wctx *x)
+{
+	uint64_t flush_ns = (uint64_t)cap_g.cfg.flush_interval_ms * 1000000u;
+	uint64_t now = cap_now_ns_();
+	uint64_t deadline = x->last_flush_ns + flush_ns;
+	struct timespec ts;
+	if (atomic_load(&cap_g.stall_waiters) > 0) {
+		/* Stalled producers: the watermark may be waiting on a thread
+		 * that is between taking a seq and publishing; look again soon. */
+		deadline = now + 1000000;
+	}
+	if (deadline <= now)
+		return;
+	atomic_store(&cap_g.writer_sleeping, 1);
+	if (atomic_load(&cap_g.stopping) || atomic_load(&cap_g.flush_req) != x->flush_handled ||
+	    atomic_load(&cap_g.buffered) >= cap_g.cfg.memory_bound / 4 ||
+	    atomic_load(&cap_g.buffered) >= (4u << 20)) {
+		atomic_store(&cap_g.writer_sleeping, 0);
+		return;
+	}
+	ts.tv_sec = (time_t)(deadline / 1000000000u);
+	ts.tv_nsec = (long)(deadline % 1000000000u);
+	while (sem_clockwait(&cap_g.wake, CLOCK_MONOTONIC, &ts) != 0 && errno == EINTR)
+		;
+	atomic_store(&cap_g.writer_sleeping, 0);
+	while (sem_trywait(&cap_g.wake) == 0)
+		;
+}
+
+void *cap_writer_main(void *arg)
+{
+	cap_wctx x;
+	(void)arg;
+	memset(&x, 0, sizeof(x));
+	cap_tls_is_writer = 1;
+	x.w = cap_g.writer;
+	x.next_expected = 1;
+	x.last_flush_ns = cap_now_ns_();
+	cap_wr_start_meta(&x);
+	cap_wr_apply_registry(&x, 1);
+	for (;;) {
+		uint64_t req;
+		int stopping = atomic_load(&cap_g.stopping);
+		if (stopping)
+			break;
+		cap_wr_sleep(&x);
+		cap_wr_round(&x);
+		req = atomic_load(&cap_g.flush_req);
+		if (req != x.flush_handled) {
+			cap_wr_catch_up(&x, CAP_WR_FLUSH_WAIT_NS);
+			cap_wr_flush(&x);
+			x.flush_handled = req;
+			cap_wr_flush_done(req);
+		} else if (cap_now_ns_() - x.last_flush_ns >=
+		           (uint64_t)cap_g.cfg.flush_interval_ms * 1000000u) {
+			cap_wr_flush(&x);
+		}
+	}
+
+	/* Shutdown: new records are refused already; wait (bounded) for the
+	 * ones being published, write the counters and close. */
+	{
+		uint64_t t0 = cap_now_ns_();
+		struct timespec pause = {0, 100000};
+		cap_wr_round(&x);
+		while ((x.next_expected < atomic_load(&cap_g.next_seq) || cap_wr_any_inflight()) &&
+		       cap_now_ns_() - t0 < CAP_WR_FINAL_WAIT_NS) {
+			nanosleep(&pause, NULL);
+			cap_wr_round(&x);
+		}
+		if (x.next_expected < atomic_load(&cap_g.next_seq))
+			CAP_WARN("%" PRIu64 " record(s) still being written at shutdown are not in the trace",
+			         atomic_load(&cap_g.next_seq) - x.next_expected);
+	}
+	cap_wr_apply_registry(&x, 0);
+	cap_wr_meta_u64(&x, "capture.records", x.emitted);
+	cap_wr_meta_u64(&x, "capture.stalls", atomic_load(&cap_g.n_stalls));
+	cap_wr_meta_u64(&x, "capture.stall_ns", atomic_load(&cap_g.stall_ns));
+	cap_wr_meta_u64(&x, "capture.stacks_unique", atomic_load(&cap_g.n_stacks_unique));
+	if (!x.failed) {
+		sbt_status st;
+		errno = 0;
+		st = sbt_writer_close(x.w);
+		x.w = NULL;
+		if (st != SBT_OK)
+			CAP_ERROR("cannot finish trace '%s': %s%s%s", cap_g.path, sbt_strerror(st),
+			          errno ? ": " : "", errno ? strerror(errno) : "");
+	}
+	cap_g.writer = NULL;
+	cap_wr_flush_done(atomic_load(&cap_g.flush_req));
+	cap_wr_wake_stalled(&x);
+	cap_wmap_free(&x.stacks);
+	cap_wmap_free(&x.syms);
+	free(x.heap);
+	return NULL;
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Host call stacks by policy: TRACESMITH_STACKS=none gives no record a stack,
+# work (the default) only the CAP_REC_WORK records, all every record; a
+# stack's symbols name the function that made the call.
+set -u
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+T="$TOP/$BUILD/tests/programs/cap_tool"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG
+
+# run MODE: records with the policy MODE ("" = unset) into $tmp/s.sbt and
+# leaves the checker's output in $tmp/check.out.
+run() {
+	rm -f "$tmp/s.sbt"
+	if [ -n "$1" ]; then
+		TRACESMITH_STACKS=$1 TRACESMITH_OUTPUT="$tmp/s.sbt" "$T" stacks >/dev/null || fail "$1: exit $?"
+	else
+		TRACESMITH_OUTPUT="$tmp/s.sbt" "$T" stacks >/dev/null || fail "default: exit $?"
+	fi
+	"$T" check "$tmp/s.sbt" >"$tmp/check.out" || fail "${1:-default}: check failed: $(cat "$tmp/check.out")"
+}
+has() {
+	grep -qx "$2" "$tmp/check.out" || fail "$1: no line '$2' in: $(tr '\n' '|' <"$tmp/check.out")"
+}
+sym_has() { # MODE TYPE FUNCTION
+	grep "^symbols $2 " "$tmp/check.out" | grep -q "!$3+0x" ||
+		fail "$1: stack of type $2 does not name $3: $(grep "^symbols $2" "$tmp/check.out")"
+}
+
+run none
+has none "type 64 count 3 stacks 0"
+has none "type 65 count 3 stacks 0"
+grep -q "^symbols" "$tmp/check.out" && fail "none: symbols printed for a stack"
+
+for m in work ""; do
+	run "$m"
+	has "${m:-default}" "type 64 count 3 stacks 3"
+	has "${m:-default}" "type 65 count 3 stacks 0"
+	sym_has "${m:-default}" 64 cap_tool_work_site
+	sym_has "${m:-default}" 64 main
+	# the runtime's own frames are cut off: the first frame is the caller
+	first=$(grep "^symbols 64 " "$tmp/check.out" | cut -d' ' -f3)
+	case $first in *'!cap_tool_work_site+0x'*) ;; *) fail "${m:-default}: first frame is $first" ;; esac
+done
+# three records from one call site share one stack
+has work "meta capture.stacks_unique 1"
+
+run all
+has all "type 64 count 3 stacks 3"
+has all "type 65 count 3 stacks 3"
+sym_has all 64 cap_tool_work_site
+sym_has all 65 cap_tool_plain_site
+has all "meta capture.stacks_unique 2"
+
+[ $fails -eq 0 ] && echo ok
+exit $fails
