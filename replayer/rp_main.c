@@ -118,9 +118,10 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 	if (m->located) {
 		fprintf(stderr, "  offset:   %llu (first differing block: %llu bytes)\n",
 		        (unsigned long long)m->diff_offset, (unsigned long long)m->diff_len);
-		fprintf(stderr, "  %s bytes there: ", m->other_run ? "run" : "replay");
 		if (m->other_run)
-			fprintf(stderr, "(run %u) ", m->run);
+			fprintf(stderr, "  run %u bytes: ", m->run);
+		else
+			fputs("  replay bytes: ", stderr);
 		rp_main_hex(stderr, m->bytes, m->nbytes, " ");
 		fputs(m->diff_len > m->nbytes ? " ...\n" : "\n", stderr);
 	} else {

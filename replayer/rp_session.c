@@ -475,8 +475,11 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 		}
 		if (sst != SBT_OK) {
 			const char *msg = sbt_reader_message(s->reader);
-			rp_diag_set(diag, "%s: damaged trace after seq %llu: %s", s->opt.trace_path,
-			            (unsigned long long)last_seq, *msg ? msg : sbt_strerror(sst));
+			char where[64] = "before its first record";
+			if (last_seq)
+				snprintf(where, sizeof(where), "after seq %llu", (unsigned long long)last_seq);
+			rp_diag_set(diag, "%s: damaged trace %s: %s", s->opt.trace_path, where,
+			            *msg ? msg : sbt_strerror(sst));
 			st = RP_ERR_TRACE;
 			break;
 		}
@@ -583,6 +586,23 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 			return RP_ERR_NOMEM;
 		}
 	}
+	if (s->info.record_count == 0) {
+		if (s->info.truncated)
+			rp_diag_set(diag, "%s: the trace is truncated at offset %llu and no record "
+			            "survives (%s)", s->opt.trace_path,
+			            (unsigned long long)s->info.truncated_at, s->open_note);
+		else
+			rp_diag_set(diag, "%s: the trace holds no records", s->opt.trace_path);
+		st = RP_ERR_TRACE;
+		goto out_done;
+	}
+	if (s->opt.range.begin > s->info.last_seq) {
+		rp_diag_set(diag, "range selects no records of %s (it holds seq %llu..%llu)",
+		            s->opt.trace_path, (unsigned long long)s->info.first_seq,
+		            (unsigned long long)s->info.last_seq);
+		st = RP_ERR_ARG;
+		goto out_done;
+	}
 	for (run = 1; run <= s->opt.runs; run++) {
 		if (run > 1) {
 			for (i = 0; i < s->nactive; i++) {
@@ -626,11 +646,20 @@ void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
 	}
 }
 
+static uint64_t rp_session_run_hash(const rp_session *s, unsigned run, size_t i, int *ok)
+{
+	*ok = run == 1 || s->hashes[run - 1] != NULL;
+	if (!*ok)
+		return 0;
+	return run == 1 ? s->ref[i].hash : s->hashes[run - 1][i];
+}
+
 void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len)
 {
-	unsigned run, other;
+	unsigned run, other, count;
 	size_t used = 0;
 	char *done;
+	int ok;
 
 	if (len)
 		buf[0] = '\0';
@@ -640,23 +669,23 @@ void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len)
 	if (!done)
 		return;
 	for (run = 1; run <= s->opt.runs; run++) {
-		uint64_t h;
-		int count = 0;
-		if (done[run] || (run > 1 && !s->hashes[run - 1]))
+		uint64_t h = rp_session_run_hash(s, run, i, &ok);
+		if (done[run] || !ok)
 			continue;
-		h = run == 1 ? s->ref[i].hash : s->hashes[run - 1][i];
+		count = 0;
+		for (other = run; other <= s->opt.runs; other++)
+			if (rp_session_run_hash(s, other, i, &ok) == h && ok)
+				count++;
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s ", used ? "; " : "",
+			                         count > 1 ? "runs" : "run");
+		count = 0;
 		for (other = run; other <= s->opt.runs; other++) {
-			uint64_t oh;
-			if (other > 1 && !s->hashes[other - 1])
-				continue;
-			oh = other == 1 ? s->ref[i].hash : s->hashes[other - 1][i];
-			if (oh != h)
+			if (rp_session_run_hash(s, other, i, &ok) != h || !ok)
 				continue;
 			done[other] = 1;
 			if (used < len)
-				used += (size_t)snprintf(buf + used, len - used, "%s%u",
-				                         count ? "," : (used ? "; runs " : "runs "), other);
-			count++;
+				used += (size_t)snprintf(buf + used, len - used, "%s%u", count++ ? "," : "", other);
 		}
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, ": 0x%016llx", (unsigned long long)h);

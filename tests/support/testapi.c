@@ -11,7 +11,8 @@
  *
  * TESTAPI_DOUBLE_CAPTURE_LOG=path writes "seq name" for every record this
  * front-end makes, so tests can check a replay against what was captured
- * without parsing the trace.
+ * without parsing the trace.  TESTAPI_DOUBLE_KEYFRAMES=0 writes no keyframe
+ * at all (a trace a replay can only fast-forward through).
  */
 #include "tests/support/testapi.h"
 
@@ -32,9 +33,10 @@ static struct testapi_fe {
 	uint64_t next_id;    /* next buffer id */
 	uint64_t kernels;    /* kernels launched so far */
 	int started;         /* the capture-start keyframe is written */
+	int no_keyframes;    /* TESTAPI_DOUBLE_KEYFRAMES=0 */
 	FILE *log;           /* TESTAPI_DOUBLE_CAPTURE_LOG, or NULL */
 	char err[256];
-} testapi_fe = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, {NULL, 0, 0}, 1, 0, 0, NULL, ""};
+} testapi_fe = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, {NULL, 0, 0}, 1, 0, 0, 0, NULL, ""};
 
 static void testapi_fe_init(void)
 {
@@ -46,6 +48,8 @@ static void testapi_fe_init(void)
 		{TESTAPI_TYPE_SNAPSHOT, "testapi.snapshot"},
 	};
 	const char *log = getenv("TESTAPI_DOUBLE_CAPTURE_LOG");
+	const char *kf = getenv("TESTAPI_DOUBLE_KEYFRAMES");
+	testapi_fe.no_keyframes = kf && strcmp(kf, "0") == 0;
 	cap_register_api("testapi", testapi_fe_types, TESTAPI_TYPE_COUNT);
 	if (log && *log) {
 		testapi_fe.log = fopen(log, "w");
@@ -77,7 +81,7 @@ static void testapi_fe_keyframe(void)
 	uint8_t payload[10];
 	uint64_t id;
 	uint64_t seq;
-	if (!cap_active())
+	if (testapi_fe.no_keyframes || !cap_active())
 		return;
 	seq = cap_keyframe_begin(payload, sbt_varint_put(payload, testapi_fe.mem.live));
 	testapi_fe_log(seq, "keyframe");
