@@ -310,7 +310,7 @@ static void rp_session_progress(rp_session *s, unsigned run, uint64_t records, i
 		return;
 	s->last_progress = now;
 	s->progress_shown = 1;
-	fprintf(stderr, "\rtsreplay: run %u/%u: %llu records", run, s->opt.runs,
+	fprintf(stderr, "\rtsreplay: run %u/%u: %llu records\033[K", run, s->opt.runs,
 	        (unsigned long long)records);
 }
 
@@ -556,7 +556,6 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 		}
 	}
 out_done:
-	rp_session_progress(s, run, records, 1);
 	if (run == 1) {
 		rep->executed = executed;
 		rep->fast_forwarded = ff;
@@ -628,6 +627,7 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 		st = RP_ERR_ARG;
 	}
 out_done:
+	rp_session_progress(s, 0, 0, 1);
 	rep->seconds = rp_session_now() - s->start_time;
 	return st;
 }
