@@ -114,6 +114,7 @@ struct sbt_reader {
 	size_t nmanifests, manifest_cap;
 
 	sbt_status pending; /* damage that ended the usable file at open */
+	uint64_t trailer_index; /* index offset from a valid trailer, or UINT64_MAX */
 
 	sbt_buf io; /* stored payload */
 	sbt_buf cur; /* decoded RECORDS chunk being iterated */
@@ -568,7 +569,9 @@ static sbt_status sbt_r_take_chunk(sbt_reader *r, size_t i)
 	sbt_status st;
 	if (r->scanning && (c->type == SBT_CHUNK_RECORDS || c->type == SBT_CHUNK_BLOBS))
 		need = 1;
-	if (!need && !r->opt.verify)
+	/* The index was either loaded already or is being replaced by the scan:
+	 * damage in it is never an error by itself. */
+	if (!need && (!r->opt.verify || c->type == SBT_CHUNK_INDEX))
 		return SBT_OK;
 	st = sbt_r_load(r, i, &r->cur);
 	if (st != SBT_OK || !need)
@@ -695,20 +698,23 @@ static sbt_status sbt_r_scan(sbt_reader *r, uint64_t start)
 		int rc;
 		if (sbt_r_read(r, off, hb, avail) != 0)
 			return SBT_ERR_IO;
-		if (avail >= 8 && memcmp(hb, SBT_FMT_TRAILER_MAGIC, 8) == 0 &&
-		    left >= SBT_FMT_TRAILER_SIZE) {
+		if (left >= SBT_FMT_TRAILER_SIZE) {
 			uint64_t io, rc2;
 			if (sbt_fmt_trailer_decode(hb, &io, &rc2) == 0) {
 				off += SBT_FMT_TRAILER_SIZE;
 				continue;
 			}
-			if (left == SBT_FMT_TRAILER_SIZE) {
+			/* A writer puts the trailer right after the index chunk. */
+			if (left == SBT_FMT_TRAILER_SIZE && r->nchunks &&
+			    r->chunks[r->nchunks - 1].type == SBT_CHUNK_INDEX) {
 				sbt_r_note(r, "damaged trailer at offset %llu ignored",
 				           (unsigned long long)off);
 				break;
 			}
 		}
 		rc = sbt_fmt_chunk_hdr_decode(hb, avail, &h, &why);
+		if (left < SBT_FMT_CHUNK_HDR_SIZE)
+			rc = 1; /* a partial header: the writer stopped inside it */
 		if (rc == 0 && (uint64_t)h.header_size + h.stored_size > left)
 			rc = 1;
 		if (rc > 0 || (rc < 0 && sbt_r_all_zero(r, off))) {
@@ -716,6 +722,13 @@ static sbt_status sbt_r_scan(sbt_reader *r, uint64_t start)
 			r->info.truncated_at = off;
 			sbt_r_note(r, "torn tail at offset %llu (%llu bytes) dropped",
 			           (unsigned long long)off, (unsigned long long)left);
+			break;
+		}
+		if (rc < 0 && off == r->trailer_index) {
+			/* The index is only an accelerator; the chunks before it are
+			 * all there is to read. */
+			sbt_r_note(r, "damaged index chunk at offset %llu ignored",
+			           (unsigned long long)off);
 			break;
 		}
 		if (rc < 0) {
@@ -1100,6 +1113,14 @@ static sbt_status sbt_r_open_body(sbt_reader *r)
 		return SBT_ERR_VERSION;
 	}
 
+	r->trailer_index = UINT64_MAX;
+	if (r->size >= (uint64_t)hs + SBT_FMT_TRAILER_SIZE) {
+		uint8_t tb[SBT_FMT_TRAILER_SIZE];
+		uint64_t io, nrec;
+		if (sbt_r_read(r, r->size - SBT_FMT_TRAILER_SIZE, tb, sizeof(tb)) == 0 &&
+		    sbt_fmt_trailer_decode(tb, &io, &nrec) == 0)
+			r->trailer_index = io;
+	}
 	if (r->opt.ignore_index || sbt_r_try_index(r, hs) != 0) {
 		st = sbt_r_scan(r, hs);
 		if (st != SBT_OK)

@@ -692,7 +692,8 @@ sbt_status sbt_writer_put_blob(sbt_writer *w, uint64_t blob_id, const void *data
 		*q++ = SBT_BLOB_MANIFEST;
 		q += sbt_varint_put(q, body);
 		memcpy(q, head, hl);
-		memcpy(q + hl, w->manifest_scratch.p, w->manifest_scratch.len);
+		if (w->manifest_scratch.len)
+			memcpy(q + hl, w->manifest_scratch.p, w->manifest_scratch.len);
 		w->blobs.buf.len = (size_t)(q + body - w->blobs.buf.p);
 	}
 	w->stats.blob_bytes_logical += len;
