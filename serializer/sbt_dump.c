@@ -1,0 +1,671 @@
+/*
+ * sbt_dump.c - records as text lines or JSON objects (see sbt_dump.h).
+ *
+ * Layout of one text line (fields separated by one space):
+ *   seq=<seq> t=<seconds>.<9 digits> tid=<thread> <type name> <fields> [stack=<id>]
+ * where <fields> is what the codec emitted (key=value, strings quoted with C
+ * escapes) or, without a codec, len=<n> [hex=<bytes>[..(+<more>)]].
+ *
+ * One JSON object per record, always with the same leading keys:
+ *   {"seq","time_ns","thread","type","name","stack","payload_len", then
+ *    "args":{...}  (decoded) or "payload_hex" [+"payload_hex_more"]
+ *    [+"payload_error"], then "frames":[...] with stacks}
+ * so a consumer can rely on them without knowing the API.
+ */
+#include "serializer/sbt_dump.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- output buffer --------------------------------------------------- */
+
+void sbt_dump_buf_free(sbt_dump_buf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->failed = 0;
+}
+
+/* Room for n more bytes plus the terminating NUL. */
+static int sbt_dump_buf_reserve(sbt_dump_buf *b, size_t n)
+{
+	size_t need;
+	size_t cap;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	need = b->len + n + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+static void sbt_dump_buf_put(sbt_dump_buf *b, const char *s, size_t n)
+{
+	if (sbt_dump_buf_reserve(b, n) != 0)
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void sbt_dump_buf_puts(sbt_dump_buf *b, const char *s)
+{
+	sbt_dump_buf_put(b, s, strlen(s));
+}
+
+static void sbt_dump_buf_printf(sbt_dump_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void sbt_dump_buf_printf(sbt_dump_buf *b, const char *fmt, ...)
+{
+	char small[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		sbt_dump_buf_put(b, small, (size_t)n);
+		return;
+	}
+	if (sbt_dump_buf_reserve(b, (size_t)n) != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ---- string escaping ------------------------------------------------- */
+
+/* Length (1-4) of the well-formed UTF-8 sequence at p, 0 if ill-formed
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t sbt_dump_utf8_len(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0];
+	uint8_t lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* Quoted text for humans: C escapes; bytes that are not UTF-8 as \xNN. */
+static void sbt_dump_text_string(sbt_dump_buf *b, const char *s, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t i = 0;
+
+	sbt_dump_buf_put(b, "\"", 1);
+	while (i < len) {
+		uint8_t c = p[i];
+		size_t ulen;
+
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			sbt_dump_buf_put(b, esc, 2);
+			i++;
+		} else if (c == '\n') {
+			sbt_dump_buf_put(b, "\\n", 2);
+			i++;
+		} else if (c == '\t') {
+			sbt_dump_buf_put(b, "\\t", 2);
+			i++;
+		} else if (c == '\r') {
+			sbt_dump_buf_put(b, "\\r", 2);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			sbt_dump_buf_printf(b, "\\x%02x", c);
+			i++;
+		} else if ((ulen = sbt_dump_utf8_len(p + i, len - i)) == 0) {
+			sbt_dump_buf_printf(b, "\\x%02x", c);
+			i++;
+		} else {
+			sbt_dump_buf_put(b, s + i, ulen);
+			i += ulen;
+		}
+	}
+	sbt_dump_buf_put(b, "\"", 1);
+}
+
+sbt_status sbt_dump_json_string(sbt_dump_buf *out, const char *s, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t i = 0;
+
+	sbt_dump_buf_put(out, "\"", 1);
+	while (i < len) {
+		uint8_t c = p[i];
+		size_t ulen;
+
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			sbt_dump_buf_put(out, esc, 2);
+			i++;
+		} else if (c == '\n') {
+			sbt_dump_buf_put(out, "\\n", 2);
+			i++;
+		} else if (c == '\t') {
+			sbt_dump_buf_put(out, "\\t", 2);
+			i++;
+		} else if (c == '\r') {
+			sbt_dump_buf_put(out, "\\r", 2);
+			i++;
+		} else if (c < 0x20) {
+			sbt_dump_buf_printf(out, "\\u%04x", c);
+			i++;
+		} else if ((ulen = sbt_dump_utf8_len(p + i, len - i)) == 0) {
+			/* JSON text must be UTF-8; say a byte was here. */
+			sbt_dump_buf_put(out, "\\ufffd", 6);
+			i++;
+		} else {
+			sbt_dump_buf_put(out, s + i, ulen);
+			i += ulen;
+		}
+	}
+	sbt_dump_buf_put(out, "\"", 1);
+	return out->failed ? SBT_ERR_NOMEM : SBT_OK;
+}
+
+static void sbt_dump_hex(sbt_dump_buf *b, const uint8_t *p, size_t n)
+{
+	static const char sbt_dump_digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (sbt_dump_buf_reserve(b, 2 * n) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		b->data[b->len++] = sbt_dump_digits[p[i] >> 4];
+		b->data[b->len++] = sbt_dump_digits[p[i] & 15];
+	}
+	b->data[b->len] = '\0';
+}
+
+/* ---- the emitter codecs write through -------------------------------- */
+
+struct sbt_dump_emit {
+	sbt_dump_buf *out;
+	sbt_dump_format format;
+	unsigned nfields;
+};
+
+static void sbt_dump_emit_key(sbt_dump_emit *e, const char *key)
+{
+	if (e->format == SBT_DUMP_JSON) {
+		if (e->nfields)
+			sbt_dump_buf_put(e->out, ",", 1);
+		sbt_dump_json_string(e->out, key, strlen(key));
+		sbt_dump_buf_put(e->out, ":", 1);
+	} else {
+		sbt_dump_buf_put(e->out, " ", 1);
+		sbt_dump_buf_puts(e->out, key);
+		sbt_dump_buf_put(e->out, "=", 1);
+	}
+	e->nfields++;
+}
+
+void sbt_dump_emit_u64(sbt_dump_emit *e, const char *key, uint64_t v)
+{
+	sbt_dump_emit_key(e, key);
+	sbt_dump_buf_printf(e->out, "%llu", (unsigned long long)v);
+}
+
+void sbt_dump_emit_hex64(sbt_dump_emit *e, const char *key, uint64_t v)
+{
+	sbt_dump_emit_key(e, key);
+	if (e->format == SBT_DUMP_JSON)
+		sbt_dump_buf_printf(e->out, "\"0x%016llx\"", (unsigned long long)v);
+	else
+		sbt_dump_buf_printf(e->out, "0x%016llx", (unsigned long long)v);
+}
+
+void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t len)
+{
+	sbt_dump_emit_key(e, key);
+	if (e->format == SBT_DUMP_JSON)
+		sbt_dump_json_string(e->out, s, len);
+	else
+		sbt_dump_text_string(e->out, s, len);
+}
+
+void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
+                         size_t max_bytes)
+{
+	size_t shown = n < max_bytes ? n : max_bytes;
+
+	sbt_dump_emit_key(e, key);
+	if (e->format == SBT_DUMP_JSON) {
+		sbt_dump_buf_put(e->out, "\"", 1);
+		sbt_dump_hex(e->out, p, shown);
+		sbt_dump_buf_put(e->out, "\"", 1);
+		if (shown < n) {
+			sbt_dump_emit_key(e, "more_bytes");
+			sbt_dump_buf_printf(e->out, "%zu", n - shown);
+		}
+	} else {
+		sbt_dump_hex(e->out, p, shown);
+		if (shown < n)
+			sbt_dump_buf_printf(e->out, "..(+%zu)", n - shown);
+	}
+}
+
+/* ---- core codecs ------------------------------------------------------ */
+
+/* A varint that must be the whole payload, or followed by fields added in a
+ * later version (shown as a count, never silently dropped). */
+static sbt_status sbt_dump_one_varint(const sbt_record *rec, uint64_t *v_out)
+{
+	const uint8_t *p = rec->payload;
+	const uint8_t *end = rec->payload + rec->payload_len;
+
+	if (rec->payload_len == 0 || sbt_varint_get(&p, end, v_out) != 0)
+		return SBT_ERR_CORRUPT;
+	return SBT_OK;
+}
+
+static void sbt_dump_extra(sbt_dump_emit *e, const sbt_record *rec, size_t used)
+{
+	if (used < rec->payload_len)
+		sbt_dump_emit_u64(e, "extra_bytes", rec->payload_len - used);
+}
+
+static size_t sbt_dump_varint_size(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static sbt_status sbt_dump_codec_frame(sbt_dump_emit *e, const sbt_reader *r,
+                                       const sbt_record *rec)
+{
+	uint64_t frame;
+
+	(void)r;
+	if (sbt_dump_one_varint(rec, &frame) != SBT_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_u64(e, "frame", frame);
+	sbt_dump_extra(e, rec, sbt_dump_varint_size(frame));
+	return SBT_OK;
+}
+
+/* THREAD and UNMODELED: a string id; shown as the string when it resolves. */
+static sbt_status sbt_dump_string_ref(sbt_dump_emit *e, const sbt_reader *r,
+                                      const sbt_record *rec, const char *key)
+{
+	uint64_t id;
+	const char *s = NULL;
+
+	if (sbt_dump_one_varint(rec, &id) != SBT_OK)
+		return SBT_ERR_CORRUPT;
+	if (r && id <= UINT32_MAX)
+		s = sbt_reader_string(r, (uint32_t)id);
+	if (s)
+		sbt_dump_emit_str(e, key, s, strlen(s));
+	else
+		sbt_dump_emit_u64(e, "string_id", id);
+	sbt_dump_extra(e, rec, sbt_dump_varint_size(id));
+	return SBT_OK;
+}
+
+static sbt_status sbt_dump_codec_thread(sbt_dump_emit *e, const sbt_reader *r,
+                                        const sbt_record *rec)
+{
+	return sbt_dump_string_ref(e, r, rec, "name");
+}
+
+static sbt_status sbt_dump_codec_unmodeled(sbt_dump_emit *e, const sbt_reader *r,
+                                           const sbt_record *rec)
+{
+	return sbt_dump_string_ref(e, r, rec, "call");
+}
+
+static sbt_status sbt_dump_codec_note(sbt_dump_emit *e, const sbt_reader *r,
+                                      const sbt_record *rec)
+{
+	(void)r;
+	sbt_dump_emit_str(e, "text", (const char *)rec->payload, rec->payload_len);
+	return SBT_OK;
+}
+
+/* The keyframe payload belongs to the API; the marker itself is what a
+ * reader of the dump wants to see, with the payload size. */
+static sbt_status sbt_dump_codec_keyframe(sbt_dump_emit *e, const sbt_reader *r,
+                                          const sbt_record *rec)
+{
+	(void)r;
+	sbt_dump_emit_u64(e, "len", rec->payload_len);
+	if (rec->payload_len)
+		sbt_dump_emit_bytes(e, "hex", rec->payload, rec->payload_len, 16);
+	return SBT_OK;
+}
+
+static sbt_status sbt_dump_codec_checkpoint(sbt_dump_emit *e, const sbt_reader *r,
+                                            const sbt_record *rec)
+{
+	sbt_checkpoint cp;
+
+	(void)r;
+	memset(&cp, 0, sizeof(cp));
+	if (sbt_checkpoint_decode(rec->payload, rec->payload_len, &cp) != SBT_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_u64(e, "call_seq", cp.call_seq);
+	sbt_dump_emit_hex64(e, "object", cp.object);
+	sbt_dump_emit_u64(e, "offset", cp.offset);
+	sbt_dump_emit_u64(e, "length", cp.length);
+	sbt_dump_emit_hex64(e, "hash", cp.hash);
+	sbt_dump_emit_u64(e, "block_size", cp.block_size);
+	sbt_dump_emit_u64(e, "blocks", cp.nblocks);
+	sbt_checkpoint_free(&cp);
+	return SBT_OK;
+}
+
+typedef struct sbt_dump_core {
+	const char *name;
+	sbt_dump_codec_fn fn;
+} sbt_dump_core;
+
+static const sbt_dump_core sbt_dump_core_table[SBT_TYPE_UNMODELED + 1] = {
+	[SBT_TYPE_FRAME] = { "FRAME", sbt_dump_codec_frame },
+	[SBT_TYPE_CHECKPOINT] = { "CHECKPOINT", sbt_dump_codec_checkpoint },
+	[SBT_TYPE_KEYFRAME] = { "KEYFRAME", sbt_dump_codec_keyframe },
+	[SBT_TYPE_THREAD] = { "THREAD", sbt_dump_codec_thread },
+	[SBT_TYPE_NOTE] = { "NOTE", sbt_dump_codec_note },
+	[SBT_TYPE_UNMODELED] = { "UNMODELED", sbt_dump_codec_unmodeled },
+};
+
+/* ---- the codec table -------------------------------------------------- */
+
+typedef struct sbt_dump_entry {
+	const char *name; /* borrowed */
+	sbt_dump_codec_fn fn;
+} sbt_dump_entry;
+
+/* Entries sorted by name (strcmp) for binary search. */
+struct sbt_dump {
+	sbt_dump_entry *entries;
+	size_t count;
+	size_t cap;
+};
+
+sbt_status sbt_dump_create(sbt_dump **out)
+{
+	sbt_dump *d;
+
+	if (!out)
+		return SBT_ERR_ARG;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return SBT_ERR_NOMEM;
+	*out = d;
+	return SBT_OK;
+}
+
+void sbt_dump_free(sbt_dump *d)
+{
+	if (!d)
+		return;
+	free(d->entries);
+	free(d);
+}
+
+/* Index of name, or of where it would go (*found says which). */
+static size_t sbt_dump_find(const sbt_dump *d, const char *name, int *found)
+{
+	size_t lo = 0, hi = d->count;
+
+	*found = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(d->entries[mid].name, name);
+		if (c == 0) {
+			*found = 1;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+sbt_status sbt_dump_register(sbt_dump *d, const char *type_name, sbt_dump_codec_fn fn)
+{
+	size_t at;
+	int found;
+
+	if (!d || !type_name || !type_name[0] || !fn)
+		return SBT_ERR_ARG;
+	at = sbt_dump_find(d, type_name, &found);
+	if (found) {
+		d->entries[at].fn = fn;
+		return SBT_OK;
+	}
+	if (d->count == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		sbt_dump_entry *e = realloc(d->entries, cap * sizeof(*e));
+		if (!e)
+			return SBT_ERR_NOMEM;
+		d->entries = e;
+		d->cap = cap;
+	}
+	memmove(d->entries + at + 1, d->entries + at, (d->count - at) * sizeof(*d->entries));
+	d->entries[at].name = type_name;
+	d->entries[at].fn = fn;
+	d->count++;
+	return SBT_OK;
+}
+
+const char *sbt_dump_type_name(const sbt_reader *r, uint32_t type)
+{
+	const char *name = r ? sbt_reader_type_name(r, type) : NULL;
+
+	if (name && name[0])
+		return name;
+	if (type <= SBT_TYPE_UNMODELED && sbt_dump_core_table[type].name)
+		return sbt_dump_core_table[type].name;
+	return "";
+}
+
+/* Core types decode by number: their payloads are fixed by sbt.h whatever
+ * the trace calls them.  Other types decode by the trace's name for them. */
+static sbt_dump_codec_fn sbt_dump_lookup(const sbt_dump *d, const sbt_reader *r,
+                                         uint32_t type)
+{
+	const char *name;
+	size_t at;
+	int found;
+
+	if (type <= SBT_TYPE_UNMODELED)
+		return sbt_dump_core_table[type].fn;
+	if (!d || !r || d->count == 0)
+		return NULL;
+	name = sbt_reader_type_name(r, type);
+	if (!name || !name[0])
+		return NULL;
+	at = sbt_dump_find(d, name, &found);
+	return found ? d->entries[at].fn : NULL;
+}
+
+int sbt_dump_has_codec(const sbt_dump *d, const sbt_reader *r, uint32_t type)
+{
+	return sbt_dump_lookup(d, r, type) != NULL;
+}
+
+/* ---- one record ------------------------------------------------------- */
+
+static void sbt_dump_frames(const sbt_reader *r, uint32_t stack_id, sbt_dump_format fmt,
+                            sbt_dump_buf *out)
+{
+	const sbt_frame *frames = NULL;
+	uint32_t n = 0, i;
+	sbt_status st = SBT_ERR_NOT_FOUND;
+
+	if (r)
+		st = sbt_reader_stack(r, stack_id, &frames, &n);
+	if (fmt == SBT_DUMP_JSON) {
+		sbt_dump_buf_puts(out, ",\"frames\":[");
+		for (i = 0; st == SBT_OK && i < n; i++) {
+			const char *sym = sbt_reader_string(r, frames[i].symbol_id);
+			sbt_dump_buf_printf(out, "%s{\"ip\":\"0x%llx\"", i ? "," : "",
+			                    (unsigned long long)frames[i].ip);
+			if (sym) {
+				sbt_dump_buf_puts(out, ",\"symbol\":");
+				sbt_dump_json_string(out, sym, strlen(sym));
+			}
+			sbt_dump_buf_put(out, "}", 1);
+		}
+		sbt_dump_buf_put(out, "]", 1);
+		return;
+	}
+	if (st != SBT_OK) {
+		sbt_dump_buf_printf(out, "    (stack %u not in the trace)\n", stack_id);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const char *sym = sbt_reader_string(r, frames[i].symbol_id);
+		sbt_dump_buf_printf(out, "    #%-2u 0x%016llx %s\n", i,
+		                    (unsigned long long)frames[i].ip, sym ? sym : "?");
+	}
+}
+
+sbt_status sbt_dump_record(const sbt_dump *d, const sbt_reader *r, const sbt_record *rec,
+                           const sbt_dump_options *opt, sbt_dump_buf *out)
+{
+	sbt_dump_options defaults;
+	sbt_dump_codec_fn fn;
+	sbt_dump_emit e;
+	const char *name;
+	const char *error = NULL;
+	size_t max_hex;
+	int json;
+
+	if (!rec || !out || (rec->payload_len && !rec->payload))
+		return SBT_ERR_ARG;
+	if (!opt) {
+		memset(&defaults, 0, sizeof(defaults));
+		opt = &defaults;
+	}
+	json = opt->format == SBT_DUMP_JSON;
+	max_hex = opt->max_hex ? opt->max_hex : (json ? 256 : 16);
+	name = sbt_dump_type_name(r, rec->type);
+
+	if (json) {
+		sbt_dump_buf_printf(out, "{\"seq\":%llu,\"time_ns\":%llu,\"thread\":%llu,\"type\":%u,\"name\":",
+		                    (unsigned long long)rec->seq, (unsigned long long)rec->time_ns,
+		                    (unsigned long long)rec->thread, rec->type);
+		sbt_dump_json_string(out, name, strlen(name));
+		sbt_dump_buf_printf(out, ",\"stack\":%u,\"payload_len\":%zu", rec->stack_id,
+		                    rec->payload_len);
+	} else {
+		sbt_dump_buf_printf(out, "seq=%llu t=%llu.%09llu tid=%llu ",
+		                    (unsigned long long)rec->seq,
+		                    (unsigned long long)(rec->time_ns / 1000000000u),
+		                    (unsigned long long)(rec->time_ns % 1000000000u),
+		                    (unsigned long long)rec->thread);
+		if (name[0])
+			sbt_dump_buf_puts(out, name);
+		else
+			sbt_dump_buf_printf(out, "type#%u", rec->type);
+	}
+
+	e.out = out;
+	e.format = opt->format;
+	e.nfields = 0;
+	fn = sbt_dump_lookup(d, r, rec->type);
+	if (fn) {
+		size_t mark = out->len;
+		if (json)
+			sbt_dump_buf_puts(out, ",\"args\":{");
+		if (fn(&e, r, rec) == SBT_OK) {
+			if (json)
+				sbt_dump_buf_put(out, "}", 1);
+		} else {
+			/* Drop the half-written fields; show the bytes instead. */
+			if (!out->failed) {
+				out->len = mark;
+				out->data[mark] = '\0';
+			}
+			e.nfields = 0;
+			error = "payload does not decode";
+			fn = NULL;
+		}
+	}
+	if (!fn) {
+		if (json) {
+			e.nfields = 1; /* fields follow the record's own keys */
+			sbt_dump_emit_bytes(&e, "payload_hex", rec->payload, rec->payload_len, max_hex);
+			if (error)
+				sbt_dump_emit_str(&e, "payload_error", error, strlen(error));
+		} else {
+			if (error)
+				sbt_dump_emit_str(&e, "payload_error", error, strlen(error));
+			sbt_dump_emit_u64(&e, "len", rec->payload_len);
+			if (rec->payload_len)
+				sbt_dump_emit_bytes(&e, "hex", rec->payload, rec->payload_len, max_hex);
+		}
+	}
+
+	if (json) {
+		if (opt->with_stack && rec->stack_id)
+			sbt_dump_frames(r, rec->stack_id, opt->format, out);
+		sbt_dump_buf_puts(out, "}\n");
+	} else {
+		if (rec->stack_id)
+			sbt_dump_buf_printf(out, " stack=%u", rec->stack_id);
+		sbt_dump_buf_put(out, "\n", 1);
+		if (opt->with_stack && rec->stack_id)
+			sbt_dump_frames(r, rec->stack_id, opt->format, out);
+	}
+	return out->failed ? SBT_ERR_NOMEM : SBT_OK;
+}

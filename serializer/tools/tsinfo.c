@@ -1,0 +1,911 @@
+/*
+ * tsinfo - what is in an SBT trace.
+ *
+ *   tsinfo TRACE                 summary (sizes, counts by API/type/thread, meta)
+ *   tsinfo --json TRACE          the same summary as one JSON object
+ *   tsinfo --dump TRACE          one line per record (--json: JSON lines)
+ *   tsinfo --verify TRACE        check every chunk; name each damaged offset
+ *
+ * Exit status (docs/tsinfo.md): 0 readable (a torn tail alone is a warning
+ * on stderr, since a killed capture leaves one and everything before it is
+ * good); 1 the file cannot be read, is not SBT, is corrupt, or --verify
+ * found any damage (a torn tail included: verify asks "is it intact?");
+ * 2 usage error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "serializer/sbt_dump.h"
+#include "serializer/sbt_format.h"
+#include "tracesmith/sbt.h"
+
+#define TSI_EXIT_OK 0
+#define TSI_EXIT_BAD 1
+#define TSI_EXIT_USAGE 2
+
+typedef enum { TSI_SUMMARY, TSI_DUMP, TSI_VERIFY, TSI_CHUNKS } tsi_mode;
+
+typedef struct tsi_opts {
+	tsi_mode mode;
+	int json;
+	int stacks;
+	int salvage;
+	int has_range;
+	uint64_t range_a, range_b; /* [a, b) */
+	const char *path;
+} tsi_opts;
+
+static void tsi_usage(FILE *f)
+{
+	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B]] [--salvage] TRACE\n"
+	      "       tsinfo --json TRACE | tsinfo --verify TRACE\n"
+	      "\n"
+	      "Without options: a summary of TRACE (size, version, id, start time,\n"
+	      "index, records by API and type, threads, frames, keyframes, time span,\n"
+	      "blob bytes and dedup, compression, stacks, metadata).\n"
+	      "\n"
+	      "  --dump        one line per record: seq, time (s), thread, type,\n"
+	      "                decoded payload (or length and leading hex), stack id\n"
+	      "  --json        JSON: with --dump one object per line, else the summary\n"
+	      "  --stacks      with each record, its symbolized host call stack\n"
+	      "                (implies --dump)\n"
+	      "  --range A:B   only records with A <= seq < B; A: and :B allowed\n"
+	      "                (implies --dump)\n"
+	      "  --verify      check every chunk's checksum and read every record;\n"
+	      "                exit 0 if intact, 1 naming each damaged offset\n"
+	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
+	      "  --salvage     skip past corrupt chunks instead of stopping there\n"
+	      "  -h, --help    this text\n"
+	      "\n"
+	      "Exit: 0 ok (a torn tail is a warning), 1 unreadable, corrupt or damaged,\n"
+	      "2 usage.\n",
+	      f);
+}
+
+static int tsi_parse_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (n == 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (x > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+/* "A:B", "A:" or ":B": half-open [A, B) over sequence numbers. */
+static int tsi_parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+	const char *colon = strchr(s, ':');
+	size_t alen, blen;
+
+	if (!colon || strchr(colon + 1, ':'))
+		return -1;
+	alen = (size_t)(colon - s);
+	blen = strlen(colon + 1);
+	if (alen == 0 && blen == 0)
+		return -1;
+	*a = 0;
+	*b = UINT64_MAX;
+	if (alen && tsi_parse_u64(s, alen, a) != 0)
+		return -1;
+	if (blen && tsi_parse_u64(colon + 1, blen, b) != 0)
+		return -1;
+	return *a <= *b ? 0 : -1;
+}
+
+static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
+{
+	int i, dump = 0, verify = 0, chunks = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			tsi_usage(stdout);
+			exit(TSI_EXIT_OK);
+		} else if (strcmp(a, "--dump") == 0) {
+			dump = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "--stacks") == 0) {
+			o->stacks = 1;
+		} else if (strcmp(a, "--verify") == 0) {
+			verify = 1;
+		} else if (strcmp(a, "--chunks") == 0) {
+			chunks = 1;
+		} else if (strcmp(a, "--salvage") == 0) {
+			o->salvage = 1;
+		} else if (strcmp(a, "--range") == 0 || strncmp(a, "--range=", 8) == 0) {
+			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!v) {
+				fprintf(stderr, "tsinfo: --range needs A:B\n");
+				return -1;
+			}
+			if (tsi_parse_range(v, &o->range_a, &o->range_b) != 0) {
+				fprintf(stderr, "tsinfo: bad --range '%s': want A:B, A: or :B with "
+				                "A <= B (sequence numbers, B excluded)\n", v);
+				return -1;
+			}
+			o->has_range = 1;
+		} else if (strcmp(a, "--") == 0 && i + 1 < argc && !o->path) {
+			o->path = argv[++i];
+		} else if (a[0] == '-' && a[1] != '\0') {
+			fprintf(stderr, "tsinfo: unknown option '%s'\n", a);
+			return -1;
+		} else if (o->path) {
+			fprintf(stderr, "tsinfo: more than one trace given ('%s', '%s')\n", o->path, a);
+			return -1;
+		} else {
+			o->path = a;
+		}
+	}
+	if (!o->path) {
+		fprintf(stderr, "tsinfo: no trace file given\n");
+		return -1;
+	}
+	if ((verify || chunks) && (dump || o->stacks || o->has_range || o->json)) {
+		fprintf(stderr, "tsinfo: --verify and --chunks take no other option\n");
+		return -1;
+	}
+	if (verify && chunks) {
+		fprintf(stderr, "tsinfo: --verify and --chunks go one at a time\n");
+		return -1;
+	}
+	o->mode = verify ? TSI_VERIFY : chunks ? TSI_CHUNKS : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
+	return 0;
+}
+
+/* ---- counting: a small open-addressing map from u64 keys ------------- */
+
+typedef struct tsi_slot {
+	uint64_t key;
+	uint64_t count;
+	const char *name; /* borrowed from the reader's string table */
+	int used;
+} tsi_slot;
+
+typedef struct tsi_map {
+	tsi_slot *slots;
+	size_t cap; /* power of two */
+	size_t used;
+} tsi_map;
+
+static uint64_t tsi_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+/* The slot for key, created (count 0) if new; NULL when out of memory. */
+static tsi_slot *tsi_map_get(tsi_map *m, uint64_t key)
+{
+	size_t i;
+
+	if ((m->used + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		tsi_slot *ns = calloc(ncap, sizeof(*ns));
+		size_t j;
+		if (!ns)
+			return NULL;
+		for (j = 0; j < m->cap; j++) {
+			if (!m->slots[j].used)
+				continue;
+			i = tsi_mix(m->slots[j].key) & (ncap - 1);
+			while (ns[i].used)
+				i = (i + 1) & (ncap - 1);
+			ns[i] = m->slots[j];
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = ncap;
+	}
+	i = tsi_mix(key) & (m->cap - 1);
+	while (m->slots[i].used && m->slots[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->slots[i].used) {
+		m->slots[i].used = 1;
+		m->slots[i].key = key;
+		m->used++;
+	}
+	return &m->slots[i];
+}
+
+/* The used slots, packed into a malloc'd array (owned by the caller). */
+static tsi_slot *tsi_map_list(const tsi_map *m)
+{
+	tsi_slot *out = malloc((m->used ? m->used : 1) * sizeof(*out));
+	size_t i, n = 0;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].used)
+			out[n++] = m->slots[i];
+	return out;
+}
+
+static int tsi_cmp_key(const void *a, const void *b)
+{
+	uint64_t x = ((const tsi_slot *)a)->key, y = ((const tsi_slot *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* ---- what a full read of the trace found ------------------------------ */
+
+typedef struct tsi_scan {
+	tsi_map types;   /* type -> records */
+	tsi_map threads; /* thread id -> records, name */
+	uint64_t records;
+	uint64_t first_seq, last_seq;
+	uint64_t min_time, max_time;
+	sbt_status error;  /* SBT_OK, or what stopped the read */
+	char message[512]; /* the reader's words for it */
+} tsi_scan;
+
+static void tsi_scan_free(tsi_scan *s)
+{
+	free(s->types.slots);
+	free(s->threads.slots);
+}
+
+/* Reads every record; stops at the end or at damage (kept in s->error). */
+static sbt_status tsi_scan_records(sbt_reader *r, tsi_scan *s)
+{
+	sbt_record rec;
+	sbt_status st;
+
+	memset(s, 0, sizeof(*s));
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		tsi_slot *ty = tsi_map_get(&s->types, rec.type);
+		tsi_slot *th = tsi_map_get(&s->threads, rec.thread);
+		if (!ty || !th)
+			return SBT_ERR_NOMEM;
+		ty->count++;
+		th->count++;
+		if (rec.type == SBT_TYPE_THREAD) {
+			const uint8_t *p = rec.payload;
+			uint64_t id;
+			if (sbt_varint_get(&p, rec.payload + rec.payload_len, &id) == 0 &&
+			    id <= UINT32_MAX) {
+				const char *name = sbt_reader_string(r, (uint32_t)id);
+				if (name)
+					th->name = name;
+			}
+		}
+		if (s->records == 0) {
+			s->first_seq = rec.seq;
+			s->min_time = s->max_time = rec.time_ns;
+		}
+		s->last_seq = rec.seq;
+		if (rec.time_ns < s->min_time)
+			s->min_time = rec.time_ns;
+		if (rec.time_ns > s->max_time)
+			s->max_time = rec.time_ns;
+		s->records++;
+	}
+	if (st != SBT_END) {
+		s->error = st;
+		snprintf(s->message, sizeof(s->message), "%s", sbt_reader_message(r));
+		if (!s->message[0])
+			snprintf(s->message, sizeof(s->message), "%s", sbt_strerror(st));
+	}
+	return SBT_OK;
+}
+
+/* ---- summary ---------------------------------------------------------- */
+
+/* The API a type belongs to: its name up to the first '.'. */
+static void tsi_api_of(const char *name, uint32_t type, char *out, size_t n)
+{
+	const char *dot = strchr(name, '.');
+
+	if (dot && dot != name)
+		snprintf(out, n, "%.*s", (int)(dot - name), name);
+	else if (type < SBT_TYPE_FIRST_API)
+		snprintf(out, n, "core");
+	else
+		snprintf(out, n, "(unnamed)");
+}
+
+typedef struct tsi_type_row {
+	uint32_t type;
+	uint64_t count;
+	const char *name;
+	char api[64];
+} tsi_type_row;
+
+static int tsi_cmp_type_row(const void *a, const void *b)
+{
+	const tsi_type_row *x = a, *y = b;
+	int c = strcmp(x->api, y->api);
+	if (c)
+		return c;
+	return x->type < y->type ? -1 : x->type > y->type;
+}
+
+/* Non-printing bytes of free text (meta values, names) as \xNN. */
+static void tsi_print_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void tsi_json_str(FILE *f, const char *s)
+{
+	sbt_dump_buf b = { 0 };
+	sbt_dump_json_string(&b, s, strlen(s));
+	if (b.data)
+		fputs(b.data, f);
+	sbt_dump_buf_free(&b);
+}
+
+static void tsi_format_wall(uint64_t ns, char *out, size_t n)
+{
+	time_t secs = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (ns == 0 || !gmtime_r(&secs, &tm)) {
+		snprintf(out, n, "unknown");
+		return;
+	}
+	snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d.%09llu UTC", tm.tm_year + 1900,
+	         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	         (unsigned long long)(ns % 1000000000u));
+}
+
+static void tsi_human(uint64_t bytes, char *out, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, n, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(out, n, "%.1f %s", v, units[u]);
+}
+
+static double tsi_ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0.0;
+}
+
+static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_trace_info *in,
+                             const char *open_msg, const tsi_scan *s, tsi_type_row *rows,
+                             size_t nrows, tsi_slot *threads, size_t nthreads)
+{
+	char buf[96], h1[32], h2[32], h3[32], h4[32];
+	const char *key, *value;
+	size_t i;
+	int k;
+
+	printf("trace        %s\n", path);
+	tsi_human(in->file_size, h1, sizeof(h1));
+	printf("file size    %llu bytes (%s)\n", (unsigned long long)in->file_size, h1);
+	printf("version      %u.%u (features 0x%llx)\n", in->header.version_major,
+	       in->header.version_minor, (unsigned long long)in->header.features);
+	printf("trace id     ");
+	for (k = 0; k < 16; k++)
+		printf("%02x", in->header.trace_id[k]);
+	printf("\n");
+	tsi_format_wall(in->header.start_wall_ns, buf, sizeof(buf));
+	printf("started      %s\n", buf);
+	printf("index        %s\n", in->has_index ? "found (trailer)" : "rebuilt by scanning");
+	if (in->truncated)
+		printf("torn tail    dropped at offset %llu: %s\n",
+		       (unsigned long long)in->truncated_at, open_msg);
+	else
+		printf("torn tail    none\n");
+	if (s->error)
+		printf("damage       %s\n", s->message);
+	printf("chunks       %llu\n", (unsigned long long)in->chunk_count);
+	if (s->records)
+		printf("records      %llu (seq %llu..%llu)\n", (unsigned long long)s->records,
+		       (unsigned long long)s->first_seq, (unsigned long long)s->last_seq);
+	else
+		printf("records      0\n");
+	printf("time span    %.9f s\n",
+	       s->records ? (double)(s->max_time - s->min_time) / 1e9 : 0.0);
+	printf("frames       %llu\n", (unsigned long long)in->frame_count);
+	printf("keyframes    %llu\n", (unsigned long long)in->keyframe_count);
+	printf("stacks       %llu\n", (unsigned long long)in->stack_count);
+	printf("strings      %llu\n", (unsigned long long)in->string_count);
+	tsi_human(in->blob_bytes_logical, h1, sizeof(h1));
+	tsi_human(in->blob_bytes_unique, h2, sizeof(h2));
+	tsi_human(in->blob_bytes_stored, h3, sizeof(h3));
+	printf("blobs        %llu: %s before dedup, %s after, %s stored\n",
+	       (unsigned long long)in->blob_count, h1, h2, h3);
+	tsi_human(in->raw_bytes, h1, sizeof(h1));
+	tsi_human(in->stored_bytes, h4, sizeof(h4));
+	printf("compression  %.2fx (%s of chunk payload stored as %s)\n",
+	       tsi_ratio(in->raw_bytes, in->stored_bytes), h1, h4);
+
+	printf("records by API and type:\n");
+	for (i = 0; i < nrows; i++) {
+		uint64_t api_total = 0;
+		size_t j;
+		if (i == 0 || strcmp(rows[i].api, rows[i - 1].api) != 0) {
+			for (j = i; j < nrows && strcmp(rows[j].api, rows[i].api) == 0; j++)
+				api_total += rows[j].count;
+			printf("  %-30s %12llu\n", rows[i].api, (unsigned long long)api_total);
+		}
+		if (rows[i].name[0])
+			printf("    %-28s %12llu\n", rows[i].name, (unsigned long long)rows[i].count);
+		else {
+			snprintf(buf, sizeof(buf), "type#%u", rows[i].type);
+			printf("    %-28s %12llu\n", buf, (unsigned long long)rows[i].count);
+		}
+	}
+	printf("threads:\n");
+	for (i = 0; i < nthreads; i++) {
+		printf("  %-12llu %12llu records", (unsigned long long)threads[i].key,
+		       (unsigned long long)threads[i].count);
+		if (threads[i].name) {
+			printf("  ");
+			tsi_print_text(stdout, threads[i].name);
+		}
+		printf("\n");
+	}
+	printf("metadata:\n");
+	for (i = 0; sbt_reader_meta_at(r, i, &key, &value) == SBT_OK; i++) {
+		printf("  ");
+		tsi_print_text(stdout, key);
+		printf(" = ");
+		tsi_print_text(stdout, value);
+		printf("\n");
+	}
+}
+
+static void tsi_summary_json(const char *path, const sbt_reader *r, const sbt_trace_info *in,
+                             const char *open_msg, const tsi_scan *s, tsi_type_row *rows,
+                             size_t nrows, tsi_slot *threads, size_t nthreads)
+{
+	char buf[96];
+	const char *key, *value;
+	size_t i;
+	int k;
+
+	printf("{\"trace\":");
+	tsi_json_str(stdout, path);
+	printf(",\"file_size\":%llu,\"version\":\"%u.%u\",\"features\":%llu,\"trace_id\":\"",
+	       (unsigned long long)in->file_size, in->header.version_major,
+	       in->header.version_minor, (unsigned long long)in->header.features);
+	for (k = 0; k < 16; k++)
+		printf("%02x", in->header.trace_id[k]);
+	tsi_format_wall(in->header.start_wall_ns, buf, sizeof(buf));
+	printf("\",\"start_wall_ns\":%llu,\"start_wall\":\"%s\",\"has_index\":%s",
+	       (unsigned long long)in->header.start_wall_ns, buf, in->has_index ? "true" : "false");
+	if (in->truncated) {
+		printf(",\"torn_tail\":{\"offset\":%llu,\"message\":",
+		       (unsigned long long)in->truncated_at);
+		tsi_json_str(stdout, open_msg);
+		printf("}");
+	} else {
+		printf(",\"torn_tail\":null");
+	}
+	printf(",\"damage\":");
+	if (s->error)
+		tsi_json_str(stdout, s->message);
+	else
+		printf("null");
+	printf(",\"chunks\":%llu,\"records\":%llu,\"first_seq\":%llu,\"last_seq\":%llu",
+	       (unsigned long long)in->chunk_count, (unsigned long long)s->records,
+	       (unsigned long long)s->first_seq, (unsigned long long)s->last_seq);
+	printf(",\"time_span_ns\":%llu,\"frames\":%llu,\"keyframes\":%llu,\"stacks\":%llu"
+	       ",\"strings\":%llu",
+	       (unsigned long long)(s->records ? s->max_time - s->min_time : 0),
+	       (unsigned long long)in->frame_count, (unsigned long long)in->keyframe_count,
+	       (unsigned long long)in->stack_count, (unsigned long long)in->string_count);
+	printf(",\"blobs\":{\"count\":%llu,\"bytes_logical\":%llu,\"bytes_unique\":%llu"
+	       ",\"bytes_stored\":%llu}",
+	       (unsigned long long)in->blob_count, (unsigned long long)in->blob_bytes_logical,
+	       (unsigned long long)in->blob_bytes_unique, (unsigned long long)in->blob_bytes_stored);
+	printf(",\"raw_bytes\":%llu,\"stored_bytes\":%llu,\"compression_ratio\":%.4f",
+	       (unsigned long long)in->raw_bytes, (unsigned long long)in->stored_bytes,
+	       tsi_ratio(in->raw_bytes, in->stored_bytes));
+	printf(",\"types\":[");
+	for (i = 0; i < nrows; i++) {
+		printf("%s{\"type\":%u,\"name\":", i ? "," : "", rows[i].type);
+		tsi_json_str(stdout, rows[i].name);
+		printf(",\"api\":");
+		tsi_json_str(stdout, rows[i].api);
+		printf(",\"records\":%llu}", (unsigned long long)rows[i].count);
+	}
+	printf("],\"threads\":[");
+	for (i = 0; i < nthreads; i++) {
+		printf("%s{\"thread\":%llu,\"records\":%llu,\"name\":", i ? "," : "",
+		       (unsigned long long)threads[i].key, (unsigned long long)threads[i].count);
+		if (threads[i].name)
+			tsi_json_str(stdout, threads[i].name);
+		else
+			printf("null");
+		printf("}");
+	}
+	printf("],\"meta\":{");
+	for (i = 0; sbt_reader_meta_at(r, i, &key, &value) == SBT_OK; i++) {
+		printf("%s", i ? "," : "");
+		tsi_json_str(stdout, key);
+		printf(":");
+		tsi_json_str(stdout, value);
+	}
+	printf("}}\n");
+}
+
+static int tsi_summary(const tsi_opts *o, sbt_reader *r, const char *open_msg)
+{
+	sbt_trace_info in;
+	tsi_scan s;
+	tsi_slot *types = NULL, *threads = NULL;
+	tsi_type_row *rows = NULL;
+	size_t i;
+	int rc = TSI_EXIT_BAD;
+
+	sbt_reader_get_info(r, &in);
+	if (tsi_scan_records(r, &s) != SBT_OK) {
+		fprintf(stderr, "tsinfo: out of memory\n");
+		goto out_free_scan;
+	}
+	types = tsi_map_list(&s.types);
+	threads = tsi_map_list(&s.threads);
+	rows = malloc((s.types.used ? s.types.used : 1) * sizeof(*rows));
+	if (!types || !threads || !rows) {
+		fprintf(stderr, "tsinfo: out of memory\n");
+		goto out_free_lists;
+	}
+	for (i = 0; i < s.types.used; i++) {
+		rows[i].type = (uint32_t)types[i].key;
+		rows[i].count = types[i].count;
+		rows[i].name = sbt_dump_type_name(r, rows[i].type);
+		tsi_api_of(rows[i].name, rows[i].type, rows[i].api, sizeof(rows[i].api));
+	}
+	qsort(rows, s.types.used, sizeof(*rows), tsi_cmp_type_row);
+	qsort(threads, s.threads.used, sizeof(*threads), tsi_cmp_key);
+
+	if (o->json)
+		tsi_summary_json(o->path, r, &in, open_msg, &s, rows, s.types.used, threads,
+		                 s.threads.used);
+	else
+		tsi_summary_text(o->path, r, &in, open_msg, &s, rows, s.types.used, threads,
+		                 s.threads.used);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "tsinfo: writing output: %s\n", strerror(errno));
+		goto out_free_lists;
+	}
+	if (s.error) {
+		fprintf(stderr, "tsinfo: %s: %s (records after it not shown; --salvage skips it)\n",
+		        o->path, s.message);
+		goto out_free_lists;
+	}
+	rc = TSI_EXIT_OK;
+out_free_lists:
+	free(rows);
+	free(threads);
+	free(types);
+out_free_scan:
+	tsi_scan_free(&s);
+	return rc;
+}
+
+/* ---- dump ------------------------------------------------------------- */
+
+static int tsi_dump(const tsi_opts *o, sbt_reader *r)
+{
+	sbt_dump *d = NULL;
+	sbt_dump_options dopt;
+	sbt_dump_buf buf = { 0 };
+	sbt_record rec;
+	sbt_status st;
+	int rc = TSI_EXIT_BAD;
+
+	st = sbt_dump_create(&d);
+	if (st != SBT_OK) {
+		fprintf(stderr, "tsinfo: %s\n", sbt_strerror(st));
+		goto out;
+	}
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.format = o->json ? SBT_DUMP_JSON : SBT_DUMP_TEXT;
+	dopt.with_stack = o->stacks;
+	if (o->has_range && o->range_a > 0) {
+		st = sbt_reader_seek_seq(r, o->range_a);
+		if (st == SBT_ERR_NOT_FOUND || st == SBT_END) {
+			rc = TSI_EXIT_OK; /* nothing at or after A */
+			goto out_free_dump;
+		}
+		if (st != SBT_OK)
+			goto out_read_error;
+	}
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		if (o->has_range && rec.seq < o->range_a)
+			continue;
+		if (o->has_range && rec.seq >= o->range_b) {
+			st = SBT_END;
+			break;
+		}
+		if (sbt_dump_record(d, r, &rec, &dopt, &buf) != SBT_OK) {
+			fprintf(stderr, "tsinfo: out of memory\n");
+			goto out_free_buf;
+		}
+		if (buf.len >= 1 << 16) {
+			fwrite(buf.data, 1, buf.len, stdout);
+			buf.len = 0;
+		}
+	}
+	if (buf.len)
+		fwrite(buf.data, 1, buf.len, stdout);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "tsinfo: writing output: %s\n", strerror(errno));
+		goto out_free_buf;
+	}
+	if (st != SBT_END)
+		goto out_read_error;
+	rc = TSI_EXIT_OK;
+	goto out_free_buf;
+
+out_read_error:
+	fprintf(stderr, "tsinfo: %s: %s\n", o->path,
+	        sbt_reader_message(r)[0] ? sbt_reader_message(r) : sbt_strerror(st));
+out_free_buf:
+	sbt_dump_buf_free(&buf);
+out_free_dump:
+	sbt_dump_free(d);
+out:
+	return rc;
+}
+
+/* The reader's status for a missing file is a bare I/O error; say why. */
+static int tsi_check_readable(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		fprintf(stderr, "tsinfo: cannot open '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* ---- verify ----------------------------------------------------------- */
+
+/* Distinct damaged offsets, in the order first seen. */
+typedef struct tsi_damage {
+	uint64_t offsets[64];
+	size_t count;
+	int overflow; /* more than fit: counted, not listed */
+} tsi_damage;
+
+static void tsi_damage_add(tsi_damage *d, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < d->count; i++)
+		if (d->offsets[i] == off)
+			return;
+	if (d->count < sizeof(d->offsets) / sizeof(d->offsets[0]))
+		d->offsets[d->count++] = off;
+	else
+		d->overflow++;
+}
+
+/* The reader names damage as "... at offset N ..." (possibly several notes
+ * joined by "; "); every such offset is a damaged place. */
+static size_t tsi_damage_scan(tsi_damage *d, const char *msg)
+{
+	const char *p = msg;
+	size_t found = 0;
+
+	while ((p = strstr(p, "at offset ")) != NULL) {
+		char *end;
+		unsigned long long off;
+		p += strlen("at offset ");
+		off = strtoull(p, &end, 10);
+		if (end != p) {
+			tsi_damage_add(d, off);
+			found++;
+		}
+	}
+	return found;
+}
+
+/*
+ * The reader is opened with salvage, so that damage in one chunk does not
+ * hide damage in a later one, and without verify, so that open takes the
+ * chunk list from the index when there is one (verify would stop at the
+ * first bad payload).  Then every chunk's payload checksum is checked
+ * through the chunk walk, and every record is read through the normal path
+ * (which also checks lengths and varints).  Each problem is one line on
+ * stderr naming its offset; the verdict counts distinct damaged offsets.
+ */
+static int tsi_verify(const tsi_opts *o)
+{
+	sbt_reader_options ropt;
+	sbt_reader *r = NULL;
+	sbt_trace_info in;
+	sbt_chunk_info ci;
+	sbt_record rec;
+	sbt_status st;
+	tsi_damage dmg;
+	uint64_t records = 0, other = 0;
+	size_t i;
+
+	if (tsi_check_readable(o->path) != 0)
+		return TSI_EXIT_BAD;
+	memset(&dmg, 0, sizeof(dmg));
+	memset(&ropt, 0, sizeof(ropt));
+	ropt.salvage = 1;
+	st = sbt_reader_open(o->path, &ropt, &r);
+	if (st != SBT_OK) {
+		const char *m = r ? sbt_reader_message(r) : "";
+		fprintf(stderr, "tsinfo: %s: %s%s%s\n", o->path, sbt_strerror(st), m[0] ? ": " : "",
+		        m);
+		sbt_reader_close(r);
+		return TSI_EXIT_BAD;
+	}
+	if (sbt_reader_message(r)[0]) {
+		fprintf(stderr, "tsinfo: %s: %s\n", o->path, sbt_reader_message(r));
+		if (tsi_damage_scan(&dmg, sbt_reader_message(r)) == 0)
+			other++;
+	}
+	sbt_reader_get_info(r, &in);
+	if (in.truncated)
+		tsi_damage_add(&dmg, in.truncated_at);
+	for (i = 0; (st = sbt_reader_chunk_at(r, i, &ci)) == SBT_OK; i++) {
+		sbt_status vs = sbt_reader_verify_chunk(r, i);
+		if (vs != SBT_OK) {
+			const char *m = sbt_reader_message(r);
+			fprintf(stderr, "tsinfo: %s: chunk %zu at offset %llu: %s\n", o->path, i,
+			        (unsigned long long)ci.offset, m[0] ? m : sbt_strerror(vs));
+			tsi_damage_add(&dmg, ci.offset);
+		}
+	}
+	if (st != SBT_END) {
+		const char *m = sbt_reader_message(r);
+		fprintf(stderr, "tsinfo: %s: chunk walk stopped at chunk %zu: %s\n", o->path, i,
+		        m[0] ? m : sbt_strerror(st));
+		if (tsi_damage_scan(&dmg, m) == 0)
+			other++;
+	}
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK)
+		records++;
+	if (st != SBT_END) {
+		const char *m = sbt_reader_message(r);
+		fprintf(stderr, "tsinfo: %s: reading records: %s\n", o->path,
+		        m[0] ? m : sbt_strerror(st));
+		if (tsi_damage_scan(&dmg, m) == 0)
+			other++;
+	}
+	sbt_reader_close(r);
+	if (dmg.count || dmg.overflow || other) {
+		fprintf(stderr, "tsinfo: %s: %llu problem(s) found", o->path,
+		        (unsigned long long)(dmg.count + (size_t)dmg.overflow + other));
+		if (dmg.count) {
+			fprintf(stderr, "; damaged at offset%s", dmg.count > 1 ? "s" : "");
+			for (i = 0; i < dmg.count; i++)
+				fprintf(stderr, "%s %llu", i ? "," : "", (unsigned long long)dmg.offsets[i]);
+		}
+		fprintf(stderr, "\n");
+		return TSI_EXIT_BAD;
+	}
+	printf("%s: ok: %zu chunks, %llu records, checksums good%s\n", o->path, i,
+	       (unsigned long long)records,
+	       in.has_index ? "" : " (no index: the writer did not close it; rebuilt by scanning)");
+	return TSI_EXIT_OK;
+}
+
+/* ---- chunks ----------------------------------------------------------- */
+
+static const char *tsi_chunk_type_name(uint32_t type)
+{
+	switch (type) {
+	case SBT_CHUNK_RECORDS: return "records";
+	case SBT_CHUNK_STRINGS: return "strings";
+	case SBT_CHUNK_STACKS: return "stacks";
+	case SBT_CHUNK_TYPES: return "types";
+	case SBT_CHUNK_META: return "meta";
+	case SBT_CHUNK_BLOBS: return "blobs";
+	case SBT_CHUNK_INDEX: return "index";
+	default: return "unknown";
+	}
+}
+
+static const char *tsi_codec_name(uint32_t codec)
+{
+	return codec == SBT_CODEC_NONE ? "none" : codec == SBT_CODEC_LZ4 ? "lz4" : "?";
+}
+
+static int tsi_chunks(sbt_reader *r)
+{
+	sbt_chunk_info ci;
+	sbt_status st;
+	size_t i;
+
+	printf("%-6s %-12s %-8s %-5s %10s %10s %8s %s\n", "chunk", "offset", "type", "codec",
+	       "raw", "stored", "entries", "first_seq");
+	for (i = 0; (st = sbt_reader_chunk_at(r, i, &ci)) == SBT_OK; i++)
+		printf("%-6zu %-12llu %-8s %-5s %10u %10u %8u %llu\n", i,
+		       (unsigned long long)ci.offset, tsi_chunk_type_name(ci.type),
+		       tsi_codec_name(ci.codec), ci.raw_size, ci.stored_size, ci.record_count,
+		       (unsigned long long)ci.first_seq);
+	if (st != SBT_END && st != SBT_ERR_NOT_FOUND) {
+		fprintf(stderr, "tsinfo: chunk %zu: %s\n", i,
+		        sbt_reader_message(r)[0] ? sbt_reader_message(r) : sbt_strerror(st));
+		return TSI_EXIT_BAD;
+	}
+	return TSI_EXIT_OK;
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	tsi_opts o;
+	sbt_reader_options ropt;
+	sbt_reader *r = NULL;
+	sbt_trace_info in;
+	sbt_status st;
+	char open_msg[512];
+	int rc;
+
+	if (tsi_parse_args(argc, argv, &o) != 0) {
+		tsi_usage(stderr);
+		return TSI_EXIT_USAGE;
+	}
+	if (o.mode == TSI_VERIFY)
+		return tsi_verify(&o);
+
+	if (tsi_check_readable(o.path) != 0)
+		return TSI_EXIT_BAD;
+	memset(&ropt, 0, sizeof(ropt));
+	ropt.salvage = o.salvage;
+	st = sbt_reader_open(o.path, &ropt, &r);
+	if (st != SBT_OK) {
+		const char *m = r ? sbt_reader_message(r) : "";
+		fprintf(stderr, "tsinfo: %s: %s%s%s\n", o.path, sbt_strerror(st),
+		        m[0] ? ": " : "", m);
+		/* Corruption in the middle: the chunks before it are still worth
+		 * showing; the exit status says the file is damaged. */
+		if (st != SBT_ERR_CORRUPT || !r) {
+			sbt_reader_close(r);
+			return TSI_EXIT_BAD;
+		}
+		snprintf(open_msg, sizeof(open_msg), "%s", m);
+	} else {
+		snprintf(open_msg, sizeof(open_msg), "%s", sbt_reader_message(r));
+		sbt_reader_get_info(r, &in);
+		if (in.truncated || open_msg[0])
+			fprintf(stderr, "tsinfo: warning: %s: %s\n", o.path,
+			        open_msg[0] ? open_msg : "torn tail dropped");
+	}
+
+	if (o.mode == TSI_DUMP)
+		rc = tsi_dump(&o, r);
+	else if (o.mode == TSI_CHUNKS)
+		rc = tsi_chunks(r);
+	else
+		rc = tsi_summary(&o, r, open_msg);
+	sbt_reader_close(r);
+	return st == SBT_OK ? rc : TSI_EXIT_BAD;
+}
