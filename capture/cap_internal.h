@@ -143,6 +143,7 @@ typedef struct cap_global {
 	sbt_writer *writer;
 	pthread_t writer_thread;
 	int writer_started;
+	void *writer_stack;           /* our own mapping: see cap_rt_spawn_writer */
 	uint64_t start_mono_ns, start_wall_ns;
 	_Atomic uint64_t next_seq;    /* from 1 */
 	_Atomic uint64_t next_blob;   /* from 1 */

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#define UNW_LOCAL_ONLY /* this process only: the _UL entry points */
 #include <libunwind.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -51,6 +53,7 @@ static int cap_sig_ours[CAP_NSIG];
 #define CAP_SIG_WAIT_MS 2000
 
 static void cap_rt_atfork_child(void);
+static int cap_rt_unwind(void **ips, int max);
 static void cap_rt_atexit(void);
 static void cap_rt_shutdown(void);
 
@@ -159,12 +162,54 @@ static char *cap_rt_make_path(const cap_config *cfg)
 	return p;
 }
 
+#define CAP_WRITER_STACK_BYTES (2u << 20)
+
+/*
+ * The writer runs on a stack we map ourselves.  A thread started in a fork
+ * child would otherwise reuse the cached stack - and so the pthread_t - of
+ * the parent's writer, which does not exist in the child; ThreadSanitizer
+ * takes that for a duplicate thread.  The child leaves the parent's mapping
+ * alone so the new one lands elsewhere.  All signals are blocked in the
+ * writer: a SIGTERM handler must run on a thread that can wait for it.
+ */
+static int cap_rt_spawn_writer(void)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int err;
+	void *stack = mmap(NULL, CAP_WRITER_STACK_BYTES, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED)
+		return errno;
+	mprotect(stack, 4096, PROT_NONE); /* guard page at the bottom */
+	err = pthread_attr_init(&attr);
+	if (err)
+		goto out_unmap;
+	err = pthread_attr_setstack(&attr, stack, CAP_WRITER_STACK_BYTES);
+	if (err)
+		goto out_attr;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&cap_g.writer_thread, &attr, cap_writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto out_attr;
+	pthread_attr_destroy(&attr);
+	cap_g.writer_stack = stack;
+	return 0;
+
+out_attr:
+	pthread_attr_destroy(&attr);
+out_unmap:
+	munmap(stack, CAP_WRITER_STACK_BYTES);
+	return err;
+}
+
 /* Called with start_mu held and state IDLE. */
 static void cap_rt_start_session(void)
 {
 	const cap_config *cfg = &cap_g.cfg;
 	sbt_status st;
-	sigset_t all, old;
 	int err;
 
 	if (cfg->disabled) {
@@ -206,17 +251,19 @@ static void cap_rt_start_session(void)
 		          strerror(errno));
 		goto out_close_writer;
 	}
-	/* The writer takes no asynchronous signal: a SIGTERM handler must run
-	 * on a thread that can wait for the writer. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&cap_g.writer_thread, NULL, cap_writer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = cap_rt_spawn_writer();
 	if (err != 0) {
 		CAP_ERROR("cannot start the writer thread: %s; recording is off", strerror(err));
 		goto out_destroy_sem;
 	}
 	cap_g.writer_started = 1;
+	/* libunwind initialises itself on first use without a lock that TSan
+	 * can see; do it here, before any thread can take a stack, and keep
+	 * that one-time cost off the first record. */
+	if (cfg->stacks != CAP_STACKS_NONE) {
+		void *ips[4];
+		cap_rt_unwind(ips, 4);
+	}
 	cap_sig_install();
 	atomic_store(&cap_g.state, CAP_ST_RUNNING);
 	CAP_INFO("recording to %s", cap_g.path);
@@ -403,6 +450,32 @@ static int cap_rt_wants_stack(unsigned flags)
 }
 
 /*
+ * unw_backtrace keeps a per-thread trace cache whose thread-exit destructor
+ * takes a lock after ThreadSanitizer has torn the thread down (a crash at
+ * thread exit in `make tsan`).  Under TSan we step frame by frame instead:
+ * slower, no per-thread state; the frames are the same.
+ */
+static int cap_rt_unwind(void **ips, int max)
+{
+#if defined(__SANITIZE_THREAD__)
+	unw_context_t ctx;
+	unw_cursor_t cur;
+	int n = 0;
+	if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0)
+		return 0;
+	do {
+		unw_word_t ip;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) != 0 || ip == 0)
+			break;
+		ips[n++] = (void *)(uintptr_t)ip;
+	} while (n < max && unw_step(&cur) > 0);
+	return n;
+#else
+	return unw_backtrace(ips, max);
+#endif
+}
+
+/*
  * Unwind on the caller's thread (the frames are gone later), hash the
  * frames, and send them to the writer only the first time this thread sees
  * that hash.  `caller` is the return address into the application: frames
@@ -411,7 +484,7 @@ static int cap_rt_wants_stack(unsigned flags)
 static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
 {
 	void *ips[CAP_STACK_MAX + 8];
-	int n = unw_backtrace(ips, CAP_STACK_MAX + 8);
+	int n = cap_rt_unwind(ips, CAP_STACK_MAX + 8);
 	int first = 0;
 	uint64_t key;
 	size_t slot;
@@ -781,6 +854,8 @@ static void cap_rt_shutdown(void)
 			atomic_store(&cap_g.stopping, 1);
 			cap_writer_wake();
 			pthread_join(cap_g.writer_thread, NULL);
+			munmap(cap_g.writer_stack, CAP_WRITER_STACK_BYTES);
+			cap_g.writer_stack = NULL;
 			cap_g.writer_started = 0;
 			sem_destroy(&cap_g.wake);
 		}
@@ -887,6 +962,7 @@ static void cap_rt_atfork_child(void)
 	cap_g.fd = -1;
 	cap_g.writer = NULL;
 	cap_g.writer_started = 0;
+	cap_g.writer_stack = NULL; /* left mapped: see cap_rt_spawn_writer */
 	free(cap_g.path);
 	cap_g.path = NULL;
 	atomic_store(&cap_g.next_seq, 0);
