@@ -88,6 +88,22 @@ if [ -w /dev/full ]; then
 	grep -q "/dev/full" "$tmp/err" || fail "/dev/full: message does not name the path: $(cat "$tmp/err")"
 fi
 
+# A write that fails mid-run (file size limit, SIGXFSZ ignored so write(2)
+# says EFBIG): one message, recording stops, the program finishes, and the
+# part written stays readable (the torn tail dropped).
+(
+	trap '' XFSZ
+	ulimit -f 1000 # 512 KB in dash, 1 MB in bash: under the 2.6 MB the run writes
+	TRACESMITH_OUTPUT="$tmp/big.sbt" exec "$T" record 300000
+) >"$tmp/out" 2>"$tmp/err" || fail "EFBIG: program exit $?"
+[ "$(cat "$tmp/out")" = "recorded 300000" ] || fail "EFBIG: output changed: $(cat "$tmp/out")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "EFBIG: expected one message, got: $(cat "$tmp/err")"
+grep -q "'$tmp/big.sbt'.*File too large; recording stopped" "$tmp/err" ||
+	fail "EFBIG: message: $(cat "$tmp/err")"
+expect "$tmp/big.sbt" "contiguous 1" "counter_ok 1" "end ok"
+n=$(sed -n 's/^records //p' "$tmp/check.out")
+[ "${n:-0}" -gt 0 ] && [ "${n:-0}" -lt 300000 ] || fail "EFBIG: $n records readable"
+
 # 6. abort() after recording: the trace is readable and holds the records.
 TRACESMITH_OUTPUT="$tmp/abort.sbt" "$T" abort 100 >/dev/null 2>"$tmp/err"
 rc=$?
