@@ -144,6 +144,10 @@ typedef struct cap_global {
 	pthread_t writer_thread;
 	int writer_started;
 	void *writer_stack;           /* our own mapping: see cap_rt_spawn_writer */
+	/* A fork child cannot close the parent's writer (that would write to the
+	 * parent's file) and there is no API to free it unwritten: it is kept
+	 * here, reachable, instead of leaked (a chain of forks keeps the last 8). */
+	sbt_writer *abandoned[8];
 	uint64_t start_mono_ns, start_wall_ns;
 	_Atomic uint64_t next_seq;    /* from 1 */
 	_Atomic uint64_t next_blob;   /* from 1 */

@@ -960,6 +960,11 @@ static void cap_rt_atfork_child(void)
 	if (cap_g.fd >= 0)
 		close(cap_g.fd);
 	cap_g.fd = -1;
+	if (cap_g.writer) {
+		memmove(cap_g.abandoned + 1, cap_g.abandoned,
+		        sizeof(cap_g.abandoned) - sizeof(cap_g.abandoned[0]));
+		cap_g.abandoned[0] = cap_g.writer;
+	}
 	cap_g.writer = NULL;
 	cap_g.writer_started = 0;
 	cap_g.writer_stack = NULL; /* left mapped: see cap_rt_spawn_writer */
