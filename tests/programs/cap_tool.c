@@ -8,6 +8,8 @@
  *                            then the parent 2 more; prints "child PID"
  *   cap_tool abort N         N records, then abort()
  *   cap_tool signal N SIG    N records, then raise(SIG)
+ *   cap_tool chain N         installs its own SIGTERM handler (prints "app
+ *                            handler ran", _exit(42)), N records, SIGTERM
  *   cap_tool exit N CODE     N records, then exit(CODE)
  *   cap_tool stacks          3 records from cap_tool_work_site (CAP_REC_WORK,
  *                            type 64) and 3 from cap_tool_plain_site (type 65)
@@ -159,10 +161,21 @@ static int cap_tool_check(const char *path)
 	return rc;
 }
 
+/* The application's own SIGTERM handler, installed before capture starts:
+ * the runtime must flush and then hand the signal on to it. */
+static void cap_tool_term(int sig)
+{
+	static const char msg[] = "app handler ran\n";
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(42);
+}
+
 static int cap_tool_usage(void)
 {
 	fprintf(stderr, "usage: cap_tool record N | none | fork | abort N | signal N SIG | "
-	                "exit N CODE | stacks | check FILE\n");
+	                "chain N | exit N CODE | stacks | check FILE\n");
 	return 2;
 }
 
@@ -218,6 +231,14 @@ int main(int argc, char **argv)
 		printf("recorded %llu\n", (unsigned long long)n);
 		fflush(stdout);
 		raise(atoi(argv[3]));
+		return 0;
+	}
+	if (strcmp(mode, "chain") == 0 && argc == 3) {
+		signal(SIGTERM, cap_tool_term);
+		cap_tool_record_n(CAP_TOOL_TYPE_A, n);
+		printf("recorded %llu\n", (unsigned long long)n);
+		fflush(stdout);
+		raise(SIGTERM);
 		return 0;
 	}
 	if (strcmp(mode, "exit") == 0 && argc == 4) {

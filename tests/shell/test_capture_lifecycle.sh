@@ -120,6 +120,14 @@ rc=$?
 [ $rc -eq 139 ] || fail "SIGSEGV: exit $rc, expected 139"
 expect "$tmp/segv.sbt" "records 30" "contiguous 1"
 
+# An application handler installed before capture started still runs after
+# the runtime's flush (chained), and decides the exit status.
+TRACESMITH_OUTPUT="$tmp/chain.sbt" "$T" chain 20 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 42 ] || fail "chain: exit $rc, expected 42 from the application's handler"
+grep -qx "app handler ran" "$tmp/out" || fail "chain: the application's handler did not run: $(cat "$tmp/out")"
+expect "$tmp/chain.sbt" "records 20" "contiguous 1"
+
 # 8. Disabled: no file, no message, the program runs.
 TRACESMITH_DISABLE=1 TRACESMITH_OUTPUT="$tmp/dis.sbt" "$T" record 5 >"$tmp/out" 2>"$tmp/err" || fail "disable: exit $?"
 [ -e "$tmp/dis.sbt" ] && fail "disable: a trace was written"
