@@ -42,7 +42,7 @@ typedef struct tsi_opts {
 static void tsi_usage(FILE *f)
 {
 	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B]] [--salvage] TRACE\n"
-	      "       tsinfo --json TRACE | tsinfo --verify TRACE\n"
+	      "       tsinfo --json TRACE | tsinfo --verify TRACE | tsinfo --chunks TRACE\n"
 	      "\n"
 	      "Without options: a summary of TRACE (size, version, id, start time,\n"
 	      "index, records by API and type, threads, frames, keyframes, time span,\n"

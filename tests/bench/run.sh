@@ -1,0 +1,19 @@
+#!/bin/sh
+# `make bench`: runs tests/bench/bench.py over the built benchmark programs.
+# Not part of `make test`: it takes minutes and its numbers depend on the
+# machine.  Results and the exact command are kept in docs/benchmarks.md.
+#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks]
+# Environment: BENCH_MIB, BENCH_RUNS, BENCH_RECORDS, BENCH_STACK_RECORDS;
+# BENCH_TMP: where the input and output files go (default $TMPDIR or /tmp;
+# /dev/shm takes the disk's write-back out of the blob timings).
+set -eu
+BUILD=${BUILD:-build}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TOP"
+if [ ! -x "$BUILD/tests/bench/bench_blob" ]; then
+	echo "bench: $BUILD/tests/bench/bench_blob is not built; run make first" >&2
+	exit 1
+fi
+tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/tsbench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+python3 tests/bench/bench.py --build "$BUILD" --tmp "$tmp" "$@"
