@@ -400,6 +400,15 @@ static void cap_rt_publish(cap_thread *t, cap_entry *e)
 		cap_writer_wake();
 }
 
+/* Whether `need` more bytes may be buffered on top of `b`.  An entry
+ * larger than half the bound goes in once the buffers are down to a
+ * quarter: waiting for them to be empty could starve it while other
+ * threads keep recording small records. */
+static int cap_rt_fits(uint64_t b, uint64_t need, uint64_t bound)
+{
+	return b + need <= bound || (need > bound / 2 && b <= bound / 4);
+}
+
 /* Producers wait here, before taking a sequence number, while the writer
  * catches up: nothing is dropped, and a waiting thread never holds the
  * ordering watermark back. */
@@ -408,7 +417,7 @@ static void cap_rt_wait_memory(size_t need)
 	uint64_t bound = cap_g.cfg.memory_bound;
 	uint64_t b = atomic_load_explicit(&cap_g.buffered, memory_order_relaxed);
 	uint64_t t0;
-	if (b + need <= bound || b == 0)
+	if (cap_rt_fits(b, need, bound))
 		return;
 	t0 = cap_now_ns_();
 	pthread_mutex_lock(&cap_g.stall_mu);
@@ -416,8 +425,7 @@ static void cap_rt_wait_memory(size_t need)
 	for (;;) {
 		struct timespec ts;
 		b = atomic_load(&cap_g.buffered);
-		if (b + need <= bound || b == 0 ||
-		    atomic_load(&cap_g.state) != CAP_ST_RUNNING)
+		if (cap_rt_fits(b, need, bound) || atomic_load(&cap_g.state) != CAP_ST_RUNNING)
 			break;
 		cap_writer_wake();
 		clock_gettime(CLOCK_REALTIME, &ts);

@@ -1,5 +1,6 @@
 /*
- * TRACESMITH_MEMORY_MB=1 while 4 threads attach 24 MiB of blobs: producers
+ * TRACESMITH_MEMORY_MB=1 while 4 threads attach 24 MiB of blobs (and one
+ * 3 MiB blob, bigger than the bound on its own): producers
  * must wait for the writer (stalls counted, reported in the trace's meta)
  * and nothing may be lost - every blob is read back byte for byte, and
  * every record that names one is there.
@@ -40,6 +41,29 @@ static void mb_fill(uint8_t *buf, uint32_t thread, uint32_t index)
 	}
 }
 
+/* One blob three times the bound, attached while the others record: it
+ * must get in (not starve) and come back whole. */
+#define MB_BIG_BYTES (3u << 20)
+#define MB_BIG_TYPE 65
+
+static uint8_t mb_big_byte(size_t i)
+{
+	return (uint8_t)((i * 2654435761u) >> 13);
+}
+
+static void mb_big(void)
+{
+	uint8_t *big = malloc(MB_BIG_BYTES);
+	uint64_t id;
+	TST_REQUIRE(big != NULL);
+	for (size_t i = 0; i < MB_BIG_BYTES; i++)
+		big[i] = mb_big_byte(i);
+	id = cap_blob(big, MB_BIG_BYTES);
+	TST_CHECK(id != 0);
+	TST_CHECK(cap_record(MB_BIG_TYPE, 0, &id, sizeof(id)) != 0);
+	free(big);
+}
+
 static void *mb_thread(void *arg)
 {
 	uint32_t t = (uint32_t)(uintptr_t)arg;
@@ -47,6 +71,8 @@ static void *mb_thread(void *arg)
 	TST_REQUIRE(buf != NULL);
 	for (uint32_t i = 0; i < MB_BLOBS; i++) {
 		mb_ref ref = {t, i, 0};
+		if (t == 0 && i == MB_BLOBS / 2)
+			mb_big();
 		mb_fill(buf, t, i);
 		ref.blob_id = cap_blob(buf, MB_BLOB_BYTES);
 		TST_CHECK(ref.blob_id != 0);
@@ -67,7 +93,7 @@ int main(void)
 	sbt_status st;
 	cap_stats stats;
 	const char *stalls;
-	uint64_t records = 0, bad = 0;
+	uint64_t records = 0, bad = 0, big_seen = 0;
 
 	TST_REQUIRE(want != NULL);
 	memset(seen, 0, sizeof(seen));
@@ -84,8 +110,9 @@ int main(void)
 	cap_get_stats(&stats);
 	TST_CHECK(stats.stalls > 0);
 	TST_CHECK(stats.stall_ns > 0);
-	TST_CHECK_EQ_U64(stats.blobs, MB_THREADS * MB_BLOBS);
-	TST_CHECK_EQ_U64(stats.blob_bytes, (uint64_t)MB_THREADS * MB_BLOBS * MB_BLOB_BYTES);
+	TST_CHECK_EQ_U64(stats.blobs, MB_THREADS * MB_BLOBS + 1);
+	TST_CHECK_EQ_U64(stats.blob_bytes,
+	                 (uint64_t)MB_THREADS * MB_BLOBS * MB_BLOB_BYTES + MB_BIG_BYTES);
 
 	TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
 	stalls = sbt_reader_meta(r, "capture.stalls");
@@ -97,6 +124,18 @@ int main(void)
 		void *data = NULL;
 		size_t len = 0;
 		records++;
+		if (rec.type == MB_BIG_TYPE && rec.payload_len == sizeof(uint64_t)) {
+			uint64_t id;
+			size_t i = 0;
+			memcpy(&id, rec.payload, sizeof(id));
+			if (sbt_reader_blob_get(r, id, &data, &len) == SBT_OK && len == MB_BIG_BYTES)
+				for (i = 0; i < MB_BIG_BYTES && ((uint8_t *)data)[i] == mb_big_byte(i); i++)
+					;
+			TST_CHECK(i == MB_BIG_BYTES);
+			big_seen++;
+			free(data);
+			continue;
+		}
 		if (rec.payload_len != sizeof(ref)) {
 			bad++;
 			continue;
@@ -124,7 +163,8 @@ int main(void)
 		free(data);
 	}
 	TST_CHECK(st == SBT_END);
-	TST_CHECK_EQ_U64(records, MB_THREADS * MB_BLOBS);
+	TST_CHECK_EQ_U64(records, MB_THREADS * MB_BLOBS + 1);
+	TST_CHECK_EQ_U64(big_seen, 1);
 	TST_CHECK_EQ_U64(bad, 0);
 	for (int t = 0; t < MB_THREADS; t++)
 		for (int i = 0; i < MB_BLOBS; i++)
