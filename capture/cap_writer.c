@@ -119,7 +119,10 @@ static void cap_wmap_free(cap_wmap *m)
 
 void cap_writer_wake(void)
 {
-	if (atomic_exchange(&cap_g.writer_sleeping, 0))
+	/* A plain load first: producers call this on every record while the
+	 * writer is behind, and an exchange would bounce the cache line. */
+	if (atomic_load_explicit(&cap_g.writer_sleeping, memory_order_relaxed) &&
+	    atomic_exchange(&cap_g.writer_sleeping, 0))
 		sem_post(&cap_g.wake);
 }
 
