@@ -108,16 +108,25 @@
  *   28  u32    trailer_checksum  XXH32 of bytes [0, 28)
  *
  * RECOVERY (what a reader does with damage)
- *   - Trailer present and valid, index chunk valid: the index is used.  A bad
- *     trailer or index is never an error by itself: the reader scans.
+ *   - Trailer valid, pointing at an INDEX chunk that ends where the trailer
+ *     starts, index payload intact and self-consistent: the index is used.
+ *     Otherwise the reader scans; a bad trailer or index is never an error
+ *     by itself (a damaged INDEX chunk the trailer points at, or a damaged
+ *     trailer right after an INDEX chunk, ends the scan quietly).
  *   - Scan: chunk headers are walked from header_size.  Fewer than 64 bytes
- *     left that are not the trailer, or a valid header whose payload runs past
- *     EOF, or only zero bytes left: a torn tail, dropped (info.truncated).
- *   - A chunk with a bad magic, header checksum, impossible sizes or a payload
- *     checksum mismatch, with the file going on after it, is corruption: an
- *     error naming its offset; with salvage the reader looks for the next
- *     offset holding "SBTC" at +4 and a valid header checksum and goes on
- *     from there, naming the skipped range.
+ *     left that are not the trailer, a header cut short, a valid header whose
+ *     payload runs past EOF, or only zero bytes left: a torn tail, dropped
+ *     (info.truncated, "torn tail at offset N (M bytes) dropped").
+ *   - A chunk with a bad magic, header checksum, impossible sizes, unknown
+ *     codec, payload checksum mismatch or a payload that does not parse,
+ *     with the file going on after it, is corruption: SBT_ERR_CORRUPT and
+ *     "corrupt chunk at offset N: why", after the records of the chunks
+ *     before it.  With salvage the damaged chunk is skipped; when its header
+ *     is what is damaged, the reader looks for the next offset holding
+ *     "SBTC" at +4 and a valid header checksum and goes on from there,
+ *     naming the skipped range.
+ *   - Every payload is checksummed before it is parsed; every varint, length
+ *     and count is checked against the bytes left before use or allocation.
  */
 #ifndef TRACESMITH_SBT_FORMAT_H
 #define TRACESMITH_SBT_FORMAT_H
