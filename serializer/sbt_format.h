@@ -96,6 +96,9 @@
  *          that chunk's raw payload, varint blob length
  *        varint npages, then per page: u8[16] hash, varint chunk, varint
  *          offset of the entry, varint data length
+ *        totals: varint records, varint strings, varint stacks, varint
+ *          blob bytes before dedup, varint unique page bytes (a reader
+ *          checks the record total; the rest is informative)
  *        Bytes after these are ignored (room for later fields).
  *   Tables (STRINGS, TYPES, STACKS, META, BLOBS) referred to by records are
  *   always written before the RECORDS chunk that refers to them.

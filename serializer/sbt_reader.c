@@ -910,6 +910,14 @@ static int sbt_r_try_index(sbt_reader *r, uint64_t data_start)
 				goto out_nomem;
 		}
 	}
+	/* Totals (absent from an index that ends early, which is allowed). */
+	if (p < end) {
+		uint64_t recs, strs, stacks, logical, unique;
+		if (sbt_varint_get(&p, end, &recs) || sbt_varint_get(&p, end, &strs) ||
+		    sbt_varint_get(&p, end, &stacks) || sbt_varint_get(&p, end, &logical) ||
+		    sbt_varint_get(&p, end, &unique) || recs != total)
+			goto out_fallback;
+	}
 	/* The index chunk itself is part of the file's chunk list. */
 	if (sbt_r_add_chunk(r, index_off, &h) != 0)
 		goto out_nomem;

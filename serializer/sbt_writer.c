@@ -777,6 +777,12 @@ static sbt_status sbt_w_build_index(sbt_writer *w, sbt_buf *b)
 		bad |= sbt_w_put_var(b, w->pages[i].offset);
 		bad |= sbt_w_put_var(b, w->pages[i].len);
 	}
+	/* Totals, for tools that summarise a trace from the index alone. */
+	bad |= sbt_w_put_var(b, w->stats.records);
+	bad |= sbt_w_put_var(b, w->str_count);
+	bad |= sbt_w_put_var(b, w->stack_count);
+	bad |= sbt_w_put_var(b, w->stats.blob_bytes_logical);
+	bad |= sbt_w_put_var(b, w->stats.blob_bytes_unique);
 	if (bad)
 		return sbt_w_fail(w, SBT_ERR_NOMEM);
 	if (b->len > SBT_FMT_MAX_RAW)
