@@ -9,6 +9,11 @@
 #   tests/shell/test_*.sh                       -> run by make test
 #   tests/bench/bench_*.c                       -> $(BUILD)/tests/bench/* (run by make bench)
 #   tests/gpu/                                  -> make test-gpu only
+#   <module>/generated/*.c                      -> part of the module's library
+#   replayer/vulkan/*.c                         -> part of libtsrp.a (Vulkan backend)
+#   layers/vulkan/*.c + generated/*.c           -> $(BUILD)/layers/libVkLayer_tracesmith.so
+#                                                  + VkLayer_tracesmith.json (VK_ADD_LAYER_PATH)
+#   tests/shaders/*.{comp,vert,frag}            -> $(BUILD)/tests/shaders/*.spv (glslangValidator)
 
 BUILD ?= build
 PREFIX ?= /usr/local
@@ -20,12 +25,15 @@ WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
         -Wundef -Werror
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
-LDLIBS_ALL := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
-LDFLAGS_ALL := $(SAN) -pthread $(LDFLAGS)
+LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
+LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan
+LDFLAGS_ALL := $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 
-SBT_SRC  := $(wildcard serializer/*.c)
-CAP_SRC  := $(wildcard capture/*.c)
-RP_SRC   := $(wildcard replayer/*.c)
+SBT_SRC  := $(wildcard serializer/*.c serializer/generated/*.c)
+CAP_SRC  := $(wildcard capture/*.c capture/generated/*.c)
+RP_SRC   := $(wildcard replayer/*.c replayer/generated/*.c replayer/vulkan/*.c)
+LAYER_SRC := $(wildcard layers/vulkan/*.c layers/vulkan/generated/*.c)
+SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders/*.frag)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -45,9 +53,11 @@ TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
+LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json)
+SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
-all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY)
+all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -61,6 +71,21 @@ $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
+
+# The Vulkan layer: exports only the loader entry points (version script),
+# stays resident once loaded (-z nodelete) so the writer thread never runs
+# unmapped code.  The manifest points at the library beside it.
+$(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) layers/vulkan/vkl.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=layers/vulkan/vkl.map \
+		$(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+$(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
+	@mkdir -p $(dir $@)
+	sed 's|@LIBRARY_PATH@|./libVkLayer_tracesmith.so|' $< > $@
+
+$(BUILD)/tests/shaders/%.spv: tests/shaders/%
+	@mkdir -p $(dir $@)
+	glslangValidator -V -o $@ $<
 
 # Commands: each tool links the libraries (only what it uses is pulled in).
 define tool_rule
@@ -132,6 +157,12 @@ install: all
 	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
+	if [ -n "$(LAYER_SO)" ]; then \
+		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d; \
+		install -m 755 $(BUILD)/layers/libVkLayer_tracesmith.so $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
+			layers/vulkan/VkLayer_tracesmith.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_tracesmith.json; \
+	fi
 
 clean:
 	rm -rf build
