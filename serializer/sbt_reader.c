@@ -765,7 +765,8 @@ static sbt_status sbt_r_scan(sbt_reader *r, uint64_t start)
 static int sbt_r_try_index(sbt_reader *r, uint64_t data_start)
 {
 	uint8_t tb[SBT_FMT_TRAILER_SIZE];
-	uint64_t index_off, trailer_records, n, i, prev = 0, total = 0;
+	uint64_t index_off, trailer_records, n, i, prev = 0, total = 0, rec_last = 0;
+	int have_rec = 0;
 	sbt_fmt_chunk_hdr h;
 	const char *why = "";
 	const uint8_t *p, *end;
@@ -838,14 +839,10 @@ static int sbt_r_try_index(sbt_reader *r, uint64_t data_start)
 		r->chunks[r->nchunks - 1].last_seq = first + span;
 		if (type == SBT_CHUNK_RECORDS) {
 			/* RECORDS chunks hold disjoint ascending seq ranges. */
-			size_t k;
-			for (k = r->nchunks - 1; k-- > 0;)
-				if (r->chunks[k].type == SBT_CHUNK_RECORDS)
-					break;
-			if (k != SIZE_MAX && r->chunks[k].last_seq >= first)
+			if ((have_rec && rec_last >= first) || !count)
 				goto out_fallback;
-			if (!count)
-				goto out_fallback;
+			have_rec = 1;
+			rec_last = first + span;
 			total += count;
 		}
 	}
