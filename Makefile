@@ -109,9 +109,9 @@ $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 
 # The fuzz target, driven by a plain main over the committed corpus so that
 # `make test` exercises it without clang.  `make fuzz` builds it with libFuzzer.
-$(FUZZ_REPLAY): $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIBS)
+$(FUZZ_REPLAY): $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIBS) $(LDLIBS_ALL) -o $@
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
 test: all
 	@BUILD=$(BUILD) sh tests/run.sh

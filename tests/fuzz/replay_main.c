@@ -7,28 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/support/tst.h"
 
-static unsigned char *fzr_read(const char *path, size_t *len_out)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	long n;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-		goto out_close;
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-		goto out_close;
-	}
-	*len_out = (size_t)n;
-out_close:
-	fclose(f);
-	return buf;
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int main(int argc, char **argv)
 {
@@ -39,7 +20,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc; i++) {
 		size_t len = 0;
-		unsigned char *buf = fzr_read(argv[i], &len);
+		unsigned char *buf = tst_read_file(argv[i], &len);
 		if (!buf) {
 			fprintf(stderr, "%s: cannot read\n", argv[i]);
 			bad = 1;

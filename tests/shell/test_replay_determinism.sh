@@ -5,33 +5,9 @@
 # the capture (a planted divergence), naming checkpoint seq, call seq and
 # type, object and offset.  Plain replay of the divergence exits 3 too.
 set -eu
-BUILD=${BUILD:-build}
-TOP=${TOP:-.}
+. "${TOP:-.}/tests/support/shell.sh"
 DEMO="$BUILD/tests/programs/testapi_demo"
 REPLAY="$BUILD/tests/programs/tsreplay_test"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-expect_rc() { # WANT NAME cmd...
-	want=$1 name=$2
-	shift 2
-	rc=0
-	"$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-	[ "$rc" -eq "$want" ] || {
-		cat "$T/$name.err" >&2
-		fail "$name: exit $rc, expected $want"
-	}
-}
-
-has() { # NAME FILE-SUFFIX TEXT
-	grep -qF -- "$3" "$T/$1.$2" || fail "$1: '$3' not in its std$2: $(cat "$T/$1.$2")"
-}
-
 TRACESMITH_OUTPUT="$T/d.sbt" TESTAPI_DOUBLE_CAPTURE_LOG="$T/d.cap" "$DEMO" 3 1024 >/dev/null ||
 	fail "capture"
 

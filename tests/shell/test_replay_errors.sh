@@ -4,33 +4,9 @@
 # message (truncated and damaged ones after replaying what precedes the
 # damage); a trace whose API has no backend (real tsreplay) is refused.
 set -eu
-BUILD=${BUILD:-build}
-TOP=${TOP:-.}
+. "${TOP:-.}/tests/support/shell.sh"
 DEMO="$BUILD/tests/programs/testapi_demo"
 REPLAY="$BUILD/tests/programs/tsreplay_test"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-expect_rc() { # WANT NAME cmd...
-	want=$1 name=$2
-	shift 2
-	rc=0
-	"$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
-	[ "$rc" -eq "$want" ] || {
-		cat "$T/$name.err" >&2
-		fail "$name: exit $rc, expected $want"
-	}
-}
-
-has() { # NAME FILE-SUFFIX TEXT
-	grep -qF -- "$3" "$T/$1.$2" || fail "$1: '$3' not in its std$2: $(cat "$T/$1.$2")"
-}
-
 TRACESMITH_OUTPUT="$T/d.sbt" "$DEMO" 2 256 >/dev/null || fail "capture"
 
 # --- usage -------------------------------------------------------------------

@@ -4,22 +4,9 @@
 # B, and starts from the nearest keyframe when the trace has one.  The
 # capture's own log of record seqs is the independent reference.
 set -eu
-BUILD=${BUILD:-build}
-TOP=${TOP:-.}
+. "${TOP:-.}/tests/support/shell.sh"
 DEMO="$BUILD/tests/programs/testapi_demo"
 REPLAY="$BUILD/tests/programs/tsreplay_test"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-json_field() {
-	sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1"
-}
-
 capture() { # NAME SNAPSHOT KEYFRAMES(0|1)
 	TESTAPI_DOUBLE_KEYFRAMES=$3 TRACESMITH_SNAPSHOT=$2 TRACESMITH_OUTPUT="$T/$1.sbt" TESTAPI_DOUBLE_CAPTURE_LOG="$T/$1.cap" \
 		"$DEMO" 6 512 >/dev/null || fail "capture $1"

@@ -3,18 +3,9 @@
 # matches, every captured API record is executed, and the counts in the
 # --json summary equal the capture's own log of what it recorded.
 set -eu
-BUILD=${BUILD:-build}
-TOP=${TOP:-.}
+. "${TOP:-.}/tests/support/shell.sh"
 DEMO="$BUILD/tests/programs/testapi_demo"
 REPLAY="$BUILD/tests/programs/tsreplay_test"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
 # capture NAME [env...] -- runs the demo (3 iterations of 1024 bytes) into
 # $T/NAME.sbt, its capture log in $T/NAME.cap.
 capture() {
@@ -23,10 +14,6 @@ capture() {
 	env "$@" TRACESMITH_OUTPUT="$T/$name.sbt" TESTAPI_DOUBLE_CAPTURE_LOG="$T/$name.cap" \
 		"$DEMO" 3 1024 >"$T/$name.out" || fail "capture $name"
 	[ -s "$T/$name.sbt" ] || fail "capture $name wrote no trace"
-}
-
-json_field() { # FILE KEY -> the number after "KEY":
-	sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1"
 }
 
 check_full_replay() {

@@ -1,0 +1,35 @@
+# shell.sh - helpers for tests/shell/*.sh (source it: . "$TOP/tests/support/shell.sh").
+# Sets BUILD and TOP defaults, makes $T a private temp dir removed on exit,
+# and gives the fail-fast checks the replay and tool tests share.
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+T=$(mktemp -d "${TMPDIR:-/tmp}/tstest.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_rc WANT NAME CMD...: runs CMD with stdout in $T/NAME.out and stderr
+# in $T/NAME.err; fails unless it exits WANT.
+expect_rc() {
+	want=$1 name=$2
+	shift 2
+	rc=0
+	"$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+	[ "$rc" -eq "$want" ] || {
+		cat "$T/$name.err" >&2
+		fail "$name: exit $rc, expected $want"
+	}
+}
+
+# has NAME out|err TEXT: fails unless $T/NAME.out|err contains TEXT.
+has() {
+	grep -qF -- "$3" "$T/$1.$2" || fail "$1: '$3' not in its std$2: $(cat "$T/$1.$2")"
+}
+
+# json_field FILE KEY: the number after "KEY": in FILE.
+json_field() {
+	sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1"
+}
