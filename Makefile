@@ -14,6 +14,14 @@
 #   layers/vulkan/*.c + generated/*.c           -> $(BUILD)/layers/libVkLayer_tracesmith.so
 #                                                  + VkLayer_tracesmith.json (VK_ADD_LAYER_PATH)
 #   tests/shaders/*.{comp,vert,frag}            -> $(BUILD)/tests/shaders/*.spv (glslangValidator)
+#   interpose/cuda/*.c + generated/*.c          -> $(BUILD)/interpose/libtracesmith_cuda.so (LD_PRELOAD)
+#   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
+#   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
+#   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
+#   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
+#                                                  linked against the double's libcuda.so)
+# The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
+# left out of the build and their tests report themselves skipped.
 
 BUILD ?= build
 PREFIX ?= /usr/local
@@ -23,7 +31,9 @@ SAN ?=
 
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
         -Wundef -Werror
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu
+CUDA_INC ?= $(firstword $(wildcard /usr/local/cuda/include))
+HAVE_CUDA := $(if $(wildcard $(CUDA_INC)/cuda.h),1,)
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1)
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
 LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
 LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan
@@ -31,7 +41,12 @@ LDFLAGS_ALL := $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 
 SBT_SRC  := $(wildcard serializer/*.c serializer/generated/*.c)
 CAP_SRC  := $(wildcard capture/*.c capture/generated/*.c)
-RP_SRC   := $(wildcard replayer/*.c replayer/generated/*.c replayer/vulkan/*.c)
+RP_SRC   := $(wildcard replayer/*.c replayer/generated/*.c replayer/vulkan/*.c) \
+            $(if $(HAVE_CUDA),$(wildcard replayer/cuda/*.c))
+TCU_SRC  := $(if $(HAVE_CUDA),$(wildcard interpose/cuda/*.c interpose/cuda/generated/*.c))
+CUDBL_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/*.c))
+CUDBL_MOD_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/modules/*.c))
+CUPROG_SRC := $(if $(HAVE_CUDA),$(wildcard tests/cuda/*.c))
 LAYER_SRC := $(wildcard layers/vulkan/*.c layers/vulkan/generated/*.c)
 SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders/*.frag)
 SUP_SRC  := $(wildcard tests/support/*.c)
@@ -55,9 +70,14 @@ BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
+TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
+CUDBL := $(if $(CUDBL_SRC),$(BUILD)/tests/doubles/cuda/libcuda.so.1 $(BUILD)/tests/doubles/cuda/libcuda.so)
+CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/cuda/modules/%.so,$(CUDBL_MOD_SRC))
+CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
-all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS)
+all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
+     $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +102,26 @@ $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(
 $(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
 	@mkdir -p $(dir $@)
 	sed 's|@LIBRARY_PATH@|./libVkLayer_tracesmith.so|' $< > $@
+
+# The CUDA interposer: an LD_PRELOAD library exporting the cu* entry points
+# and dlsym (version script interpose/cuda/tcu.map), resident once loaded.
+$(BUILD)/interpose/libtracesmith_cuda.so: $(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) interpose/cuda/tcu.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=interpose/cuda/tcu.map \
+		$(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+
+# The CPU test double of libcuda.so.1 (named as a double in every message).
+$(BUILD)/tests/doubles/cuda/libcuda.so.1: $(call obj,$(CUDBL_SRC)) $(LIB_SBT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,libcuda.so.1 $(call obj,$(CUDBL_SRC)) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+$(BUILD)/tests/doubles/cuda/libcuda.so: $(BUILD)/tests/doubles/cuda/libcuda.so.1
+	ln -sf libcuda.so.1 $@
+$(BUILD)/tests/doubles/cuda/modules/%.so: $(BUILD)/obj/tests/doubles/cuda/modules/%.o
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) $< -o $@
+$(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(CUDBL) $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) -L$(BUILD)/tests/doubles/cuda -lcuda $(LDLIBS_ALL) -o $@
 
 $(BUILD)/tests/shaders/%.spv: tests/shaders/%
 	@mkdir -p $(dir $@)
