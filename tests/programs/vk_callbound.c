@@ -1,0 +1,203 @@
+/*
+ * vk_callbound - the call-bound benchmark program: many submits of many
+ * tiny commands, so that what a capture layer spends per call dominates
+ * the run time.  Each submit re-records a command buffer of CMDS commands:
+ * vkCmdPushConstants (16 bytes) for most of them and, every EVERY pushes, a
+ * compute-to-compute barrier and a vkCmdDispatch(1, 1, 1) of
+ * tests/shaders/vk_callbound.comp, which folds the last pushed words into a
+ * 256-word table.  Two command buffers alternate, each with its fence, so
+ * recording one overlaps the device running the other.
+ *
+ * usage: vk_callbound [--submits S] [--cmds C] [--every E]
+ * Prints the number of Vulkan commands recorded into command buffers, the
+ * XXH3-64 hash of the final table (a pure function of S, C and E) and the
+ * wall time of the submit loop in milliseconds (set-up excluded).
+ */
+#include "tests/programs/vk_prog.h"
+
+#define VKB_TABLE_WORDS 256
+
+typedef struct vkb_push {
+	uint32_t a, b, c, d;
+} vkb_push;
+
+static void vkb_usage(FILE *f)
+{
+	fprintf(f, "usage: vk_callbound [--submits S] [--cmds C] [--every E]\n"
+	           "  --submits S  submits (1..1000000, default 200)\n"
+	           "  --cmds C     push-constant commands per submit (1..1000000, default 2000)\n"
+	           "  --every E    a barrier and a dispatch after every E pushes (1..1000000,\n"
+	           "               default 500); each submit ends with one\n");
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t submits = 200, cmds = 2000, every = 500, s, k;
+	vkp_ctx c;
+	vkp_buffer table;
+	VkDescriptorSetLayoutBinding bind;
+	VkDescriptorSetLayoutCreateInfo dslci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+	};
+	VkDescriptorPoolSize psize = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1 };
+	VkDescriptorPoolCreateInfo dpci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO };
+	VkDescriptorSetAllocateInfo dsai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+	VkDescriptorBufferInfo dbi;
+	VkWriteDescriptorSet wds = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	VkPushConstantRange pcr = { VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(vkb_push) };
+	VkPipelineLayoutCreateInfo plci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cbai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+	VkDescriptorSetLayout dsl;
+	VkDescriptorPool dpool;
+	VkDescriptorSet set;
+	VkPipelineLayout layout;
+	VkShaderModule mod;
+	VkPipeline pipe;
+	VkCommandPool cpool;
+	VkCommandBuffer cb[2];
+	VkFence fences[2];
+	int pending[2] = { 0, 0 };
+	uint64_t calls = 0;
+	double t0, t1;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--submits")) {
+			submits = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
+		} else if (!strcmp(a, "--cmds")) {
+			cmds = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
+		} else if (!strcmp(a, "--every")) {
+			every = vkp_parse_u32("vk_callbound", a, vkp_next_arg(argc, argv, &i), 1, 1000000);
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			vkb_usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "vk_callbound: unknown option '%s'\n", a);
+			vkb_usage(stderr);
+			return 2;
+		}
+	}
+
+	vkp_ctx_init(&c, "vk_callbound", 0);
+	vkp_buffer_create(&c, &table, VKB_TABLE_WORDS * 4,
+	                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+	                  0, 1);
+	memset(&bind, 0, sizeof(bind));
+	bind.binding = 0;
+	bind.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+	bind.descriptorCount = 1;
+	bind.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+	dslci.bindingCount = 1;
+	dslci.pBindings = &bind;
+	VKP_CHECK(&c, vkCreateDescriptorSetLayout(c.device, &dslci, NULL, &dsl));
+	dpci.maxSets = 1;
+	dpci.poolSizeCount = 1;
+	dpci.pPoolSizes = &psize;
+	VKP_CHECK(&c, vkCreateDescriptorPool(c.device, &dpci, NULL, &dpool));
+	dsai.descriptorPool = dpool;
+	dsai.descriptorSetCount = 1;
+	dsai.pSetLayouts = &dsl;
+	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, &set));
+	dbi = (VkDescriptorBufferInfo){ table.buf, 0, VK_WHOLE_SIZE };
+	wds.dstSet = set;
+	wds.dstBinding = 0;
+	wds.descriptorCount = 1;
+	wds.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+	wds.pBufferInfo = &dbi;
+	vkUpdateDescriptorSets(c.device, 1, &wds, 0, NULL);
+	plci.setLayoutCount = 1;
+	plci.pSetLayouts = &dsl;
+	plci.pushConstantRangeCount = 1;
+	plci.pPushConstantRanges = &pcr;
+	VKP_CHECK(&c, vkCreatePipelineLayout(c.device, &plci, NULL, &layout));
+	mod = vkp_shader_load(&c, "vk_callbound.comp.spv");
+	pipe = vkp_compute_pipeline(&c, layout, mod);
+	cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+	cpci.queueFamilyIndex = c.qfam;
+	VKP_CHECK(&c, vkCreateCommandPool(c.device, &cpci, NULL, &cpool));
+	cbai.commandPool = cpool;
+	cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cbai.commandBufferCount = 2;
+	VKP_CHECK(&c, vkAllocateCommandBuffers(c.device, &cbai, cb));
+	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[0]));
+	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &fences[1]));
+
+	mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+	mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+	t0 = vkp_now();
+	for (s = 0; s < submits; s++) {
+		VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+		VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+		VkCommandBuffer b = cb[s % 2];
+		VkFence f = fences[s % 2];
+
+		if (pending[s % 2])
+			vkp_fence_wait_reset(&c, f);
+		VKP_CHECK(&c, vkResetCommandBuffer(b, 0));
+		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+		VKP_CHECK(&c, vkBeginCommandBuffer(b, &bi));
+		if (s == 0) {
+			vkCmdFillBuffer(b, table.buf, 0, VK_WHOLE_SIZE, 0);
+			calls++;
+		}
+		vkCmdBindPipeline(b, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+		vkCmdBindDescriptorSets(b, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
+		calls += 2;
+		for (k = 0; k < cmds; k++) {
+			vkb_push pc;
+
+			pc.a = s * cmds + k;
+			pc.b = k * 2654435761u;
+			pc.c = s;
+			pc.d = k ^ (s << 16);
+			vkCmdPushConstants(b, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
+			calls++;
+			if ((k + 1) % every == 0 || k + 1 == cmds) {
+				vkCmdPipelineBarrier(b, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+				                        VK_PIPELINE_STAGE_TRANSFER_BIT,
+				                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
+				                     NULL);
+				vkCmdDispatch(b, 1, 1, 1);
+				calls += 2;
+			}
+		}
+		if (s + 1 == submits) {
+			VkMemoryBarrier hb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER };
+			hb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+			hb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+			vkCmdPipelineBarrier(b, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+			                     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &hb, 0, NULL, 0, NULL);
+			calls++;
+		}
+		VKP_CHECK(&c, vkEndCommandBuffer(b));
+		si.commandBufferCount = 1;
+		si.pCommandBuffers = &b;
+		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, f));
+		pending[s % 2] = 1;
+	}
+	for (i = 0; i < 2; i++)
+		if (pending[i])
+			vkp_fence_wait_reset(&c, fences[i]);
+	t1 = vkp_now();
+	printf("vk_callbound: submits %u cmds %u every %u calls %llu hash 0x%016llx loop_ms %.1f\n",
+	       (unsigned)submits, (unsigned)cmds, (unsigned)every, (unsigned long long)calls,
+	       (unsigned long long)XXH3_64bits(table.map, VKB_TABLE_WORDS * 4),
+	       (t1 - t0) * 1000.0);
+
+	vkDestroyFence(c.device, fences[1], NULL);
+	vkDestroyFence(c.device, fences[0], NULL);
+	vkDestroyCommandPool(c.device, cpool, NULL);
+	vkDestroyPipeline(c.device, pipe, NULL);
+	vkDestroyShaderModule(c.device, mod, NULL);
+	vkDestroyPipelineLayout(c.device, layout, NULL);
+	vkDestroyDescriptorPool(c.device, dpool, NULL);
+	vkDestroyDescriptorSetLayout(c.device, dsl, NULL);
+	vkp_buffer_destroy(&c, &table);
+	vkp_ctx_finish(&c);
+	return 0;
+}

@@ -1,0 +1,134 @@
+# vk_env.sh - shell helpers for the Vulkan tests and benchmarks.  Source it
+# (`. "$TOP/tests/support/vk_env.sh"`) from a POSIX sh script that has set
+# BUILD (build folder, relative to TOP or absolute) and TOP (repo root).
+#
+#   vk_env_init                 absolute paths, VK_ADD_LAYER_PATH=$BUILD/layers,
+#                               no inherited VK_INSTANCE_LAYERS; call first
+#   vk_env_layers_validation    VK_INSTANCE_LAYERS=validation only (plain runs)
+#   vk_env_layers_ours          VK_INSTANCE_LAYERS=ours:validation (ours above)
+#   vk_env_layers_none          no explicit layer (benchmarks' plain runs)
+#   vk_env_xvfb_start           start a private Xvfb, export DISPLAY
+#   vk_env_xvfb_stop            stop it (safe to call when none runs; put it
+#                               in the script's EXIT trap)
+#   vk_env_run LOG cmd...       run cmd with stdout+stderr to LOG; fails (and
+#                               prints why) when cmd exits non-zero or LOG has
+#                               a "VUID-" line (or, with VK_ENV_SYNC=1, a
+#                               "SYNC-HAZARD" line)
+#   vk_env_clean LOG            only the validation check of vk_env_run
+#   vk_env_fail MESSAGE         print "FAIL: MESSAGE" on stderr, exit 1
+#
+# VK_ENV_SYNC=1 turns on the validation layer's synchronization validation
+# (VK_LAYER_ENABLES) so that missing barriers fail as well; it is slow on
+# big programs, so tests opt in.
+#
+# Nothing here survives the script: Xvfb is started with -displayfd (it
+# picks a free display itself, no guessing of numbers), and killed by
+# vk_env_xvfb_stop.
+
+VK_ENV_XVFB_PID=
+VK_ENV_XVFB_DIR=
+
+vk_env_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+vk_env_init() {
+	case $BUILD in
+	/*) VK_ENV_BUILD=$BUILD ;;
+	*) VK_ENV_BUILD=$TOP/$BUILD ;;
+	esac
+	VK_ADD_LAYER_PATH=$VK_ENV_BUILD/layers
+	export VK_ADD_LAYER_PATH
+	unset VK_INSTANCE_LAYERS VK_LAYER_PATH VK_LOADER_LAYERS_ENABLE VK_LOADER_LAYERS_DISABLE
+	# The layer's own trace goes only where a test asks for it.
+	unset TRACESMITH_OUTPUT
+	if [ "${VK_ENV_SYNC:-0}" = 1 ]; then
+		VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
+		export VK_LAYER_ENABLES
+	fi
+	VK_ENV_VALIDATION=VK_LAYER_KHRONOS_validation
+	[ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] ||
+		vk_env_fail "the Khronos validation layer is not installed (vulkan-validationlayers)"
+}
+
+vk_env_layers_validation() {
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION
+	export VK_INSTANCE_LAYERS
+}
+
+vk_env_layers_ours() {
+	[ -f "$VK_ENV_BUILD/layers/VkLayer_tracesmith.json" ] ||
+		vk_env_fail "$VK_ENV_BUILD/layers/VkLayer_tracesmith.json is not built (make)"
+	VK_INSTANCE_LAYERS=VK_LAYER_tracesmith:$VK_ENV_VALIDATION
+	export VK_INSTANCE_LAYERS
+}
+
+vk_env_layers_none() {
+	unset VK_INSTANCE_LAYERS
+}
+
+vk_env_xvfb_start() {
+	command -v Xvfb >/dev/null 2>&1 || vk_env_fail "Xvfb is not installed (xvfb)"
+	VK_ENV_XVFB_DIR=$(mktemp -d "${TMPDIR:-/tmp}/vkenv_xvfb.XXXXXX")
+	# -displayfd: Xvfb writes the display number it took once it listens.
+	Xvfb -displayfd 5 -screen 0 1024x768x24 -nolisten tcp \
+		5>"$VK_ENV_XVFB_DIR/display" >"$VK_ENV_XVFB_DIR/log" 2>&1 &
+	VK_ENV_XVFB_PID=$!
+	vk_env_i=0
+	while [ ! -s "$VK_ENV_XVFB_DIR/display" ]; do
+		if ! kill -0 "$VK_ENV_XVFB_PID" 2>/dev/null; then
+			cat "$VK_ENV_XVFB_DIR/log" >&2
+			VK_ENV_XVFB_PID=
+			vk_env_fail "Xvfb exited before taking a display"
+		fi
+		vk_env_i=$((vk_env_i + 1))
+		[ "$vk_env_i" -le 200 ] || vk_env_fail "Xvfb took no display in 20 s"
+		sleep 0.1
+	done
+	DISPLAY=:$(tr -d '\n ' <"$VK_ENV_XVFB_DIR/display")
+	export DISPLAY
+}
+
+vk_env_xvfb_stop() {
+	if [ -n "$VK_ENV_XVFB_PID" ]; then
+		kill "$VK_ENV_XVFB_PID" 2>/dev/null
+		wait "$VK_ENV_XVFB_PID" 2>/dev/null
+		VK_ENV_XVFB_PID=
+	fi
+	if [ -n "$VK_ENV_XVFB_DIR" ]; then
+		rm -rf "$VK_ENV_XVFB_DIR"
+		VK_ENV_XVFB_DIR=
+	fi
+	return 0
+}
+
+vk_env_clean() { # LOG
+	if grep -q 'VUID-' "$1"; then
+		grep 'VUID-' "$1" | head -n 5 | cut -c1-400 >&2
+		echo "validation: $(grep -c 'VUID-' "$1") VUID- line(s) in $1" >&2
+		return 1
+	fi
+	if [ "${VK_ENV_SYNC:-0}" = 1 ] && grep -q 'SYNC-HAZARD' "$1"; then
+		grep 'SYNC-HAZARD' "$1" | head -n 5 | cut -c1-400 >&2
+		echo "validation: synchronization hazard(s) in $1" >&2
+		return 1
+	fi
+	return 0
+}
+
+vk_env_run() { # LOG cmd...
+	vk_env_log=$1
+	shift
+	vk_env_rc=0
+	"$@" >"$vk_env_log" 2>&1 || vk_env_rc=$?
+	if [ "$vk_env_rc" -ne 0 ]; then
+		tail -n 20 "$vk_env_log" | cut -c1-400 >&2
+		echo "command failed (exit $vk_env_rc): $*" >&2
+		return 1
+	fi
+	vk_env_clean "$vk_env_log" || {
+		echo "command: $*" >&2
+		return 1
+	}
+}
