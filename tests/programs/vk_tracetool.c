@@ -1,0 +1,909 @@
+/*
+ * vk_tracetool - what the Vulkan capture tests need to look inside a trace
+ * without the Vulkan codec: blobs, host memory writes, checkpoints, a byte
+ * search, and a copy with one blob byte changed on purpose.
+ *
+ *   vk_tracetool blobs TRACE
+ *       "blobs N of M bytes B largest L": the blobs found (see below), the
+ *       count the trace declares, their total and largest length.
+ *   vk_tracetool memwrites TRACE
+ *       one line per vulkan.tsMemoryWrite record:
+ *       "memwrite seq S memory 0xH offset O size N blob B"
+ *   vk_tracetool checkpoints TRACE
+ *       one line per checkpoint record:
+ *       "checkpoint seq S call C object 0xH offset O length N block K"
+ *   vk_tracetool find TRACE PATTERN [--window W]
+ *       looks for the bytes of file PATTERN in every blob and every record
+ *       payload: windows of W bytes (default 32) taken every W bytes of the
+ *       pattern, found at any byte offset, so any run of 2W-1 pattern bytes
+ *       present in the trace is found.  Windows of one repeated 32-bit word
+ *       (a solid colour, zeros) are skipped.  Prints "hit ..." lines (the
+ *       first 10) and "windows N hits H".
+ *   vk_tracetool poke IN OUT (--pattern FILE [--at P] | --blob ID --byte K)
+ *                           [--xor M]
+ *       copies IN to OUT through sbt_reader/sbt_writer, changing one byte
+ *       of one blob (XOR M, default 0x01).  --pattern: the first
+ *       tsMemoryWrite whose blob holds the W=32 bytes of FILE from offset P
+ *       (default 0, rounded down to a multiple of 32); the byte changed is
+ *       the one at offset P of FILE.  Prints
+ *       "poked blob B byte K seq S memory 0xH memory_offset O" (seq, memory,
+ *       memory_offset of the tsMemoryWrite, when there is one).
+ *   vk_tracetool copy IN OUT
+ *       the same copy with nothing changed (tests the copier).
+ *   vk_tracetool blob TRACE ID OUT
+ *       writes the bytes of blob ID to file OUT.
+ *   vk_tracetool synth OUT
+ *       writes a small trace for this tool's own test: 4 rounds of a
+ *       tsMemoryWrite (memory 0xab00 + round % 2, offset 256 * round, 1024
+ *       bytes of blob data, a hash of the byte index and the round),
+ *       a "vulkan.vkQueueSubmit" record and a checkpoint of those bytes.
+ *
+ * Blobs have no id listing in sbt.h, so they are found by probing ids from
+ * 1 upwards (the writer hands them out in order) until as many as the trace
+ * declares are found; the tool fails, saying so, if some cannot be found.
+ *
+ * The tsMemoryWrite payload is read as serializer/sbt_vk.h specifies it
+ * (varints memory, offset, size, blob_id) without linking the codec.
+ * Exit: 0 done, 1 an unreadable, damaged or truncated trace (a torn tail
+ * is an error here, unlike in tsinfo) or a failed check, 2 usage.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "tracesmith/sbt.h"
+
+#define VKT_MEMWRITE_NAME "vulkan.tsMemoryWrite"
+#define VKT_MAX_MISSES 65536
+#define VKT_MAX_HITS_SHOWN 10
+
+typedef struct vkt_blob {
+	uint64_t id;
+	size_t len;
+} vkt_blob;
+
+typedef struct vkt_memwrite {
+	uint64_t seq, memory, offset, size, blob_id;
+} vkt_memwrite;
+
+static int vkt_usage(void)
+{
+	fprintf(stderr,
+	        "usage: vk_tracetool blobs|memwrites|checkpoints TRACE\n"
+	        "       vk_tracetool find TRACE PATTERN [--window W]\n"
+	        "       vk_tracetool poke IN OUT (--pattern FILE [--at P] | --blob ID --byte K) "
+	        "[--xor M]\n"
+	        "       vk_tracetool copy IN OUT\n"
+	        "       vk_tracetool blob TRACE ID OUT\n"
+	        "       vk_tracetool synth OUT\n");
+	return 2;
+}
+
+static sbt_status vkt_open(const char *path, sbt_reader **r)
+{
+	sbt_status st = sbt_reader_open(path, NULL, r);
+	sbt_trace_info info;
+
+	if (st == SBT_OK) {
+		/* A tool that answers "is X in the trace" must not answer about
+		 * part of one: a dropped torn tail is an error here. */
+		sbt_reader_get_info(*r, &info);
+		if (info.truncated)
+			st = SBT_ERR_TRUNCATED;
+	}
+	if (st != SBT_OK) {
+		const char *msg = *r ? sbt_reader_message(*r) : "";
+		fprintf(stderr, "vk_tracetool: %s: %s%s%s\n", path, sbt_strerror(st),
+		        *msg ? ": " : "", msg);
+	}
+	return st;
+}
+
+/* Finds the trace's blobs by probing ids (see the top comment). */
+static int vkt_blobs_list(sbt_reader *r, const char *path, vkt_blob **out, size_t *n_out)
+{
+	sbt_trace_info info;
+	vkt_blob *v = NULL;
+	size_t n = 0;
+	uint64_t id, misses = 0;
+
+	sbt_reader_get_info(r, &info);
+	if (info.blob_count) {
+		v = calloc((size_t)info.blob_count, sizeof(*v));
+		if (!v) {
+			fprintf(stderr, "vk_tracetool: out of memory\n");
+			return -1;
+		}
+	}
+	for (id = 1; n < info.blob_count && misses < VKT_MAX_MISSES; id++) {
+		size_t len;
+		if (sbt_reader_blob_size(r, id, &len) == SBT_OK) {
+			v[n].id = id;
+			v[n].len = len;
+			n++;
+			misses = 0;
+		} else {
+			misses++;
+		}
+	}
+	if (n < info.blob_count) {
+		fprintf(stderr,
+		        "vk_tracetool: %s: found %zu of its %llu blobs probing ids 1..%llu "
+		        "(ids not handed out in order?)\n",
+		        path, n, (unsigned long long)info.blob_count, (unsigned long long)(id - 1));
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+static int vkt_get_varints(const uint8_t *p, size_t len, uint64_t *v, int n)
+{
+	const uint8_t *end = p + len;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (sbt_varint_get(&p, end, &v[i]) != 0)
+			return -1;
+	return 0;
+}
+
+/* Every tsMemoryWrite record, in seq order. */
+static int vkt_memwrites_list(sbt_reader *r, const char *path, vkt_memwrite **out,
+                              size_t *n_out)
+{
+	vkt_memwrite *v = NULL;
+	size_t n = 0, cap = 0;
+	sbt_record rec;
+	sbt_status st;
+
+	if ((st = sbt_reader_seek_seq(r, 0)) != SBT_OK && st != SBT_END)
+		goto out_read_error;
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		uint64_t f[4];
+		if (strcmp(sbt_reader_type_name(r, rec.type), VKT_MEMWRITE_NAME) != 0)
+			continue;
+		if (vkt_get_varints(rec.payload, rec.payload_len, f, 4) != 0) {
+			fprintf(stderr, "vk_tracetool: %s: record seq %llu: malformed %s payload\n", path,
+			        (unsigned long long)rec.seq, VKT_MEMWRITE_NAME);
+			free(v);
+			return -1;
+		}
+		if (n == cap) {
+			vkt_memwrite *nv;
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				fprintf(stderr, "vk_tracetool: out of memory\n");
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n++] = (vkt_memwrite){ rec.seq, f[0], f[1], f[2], f[3] };
+	}
+	if (st != SBT_END)
+		goto out_read_error;
+	*out = v;
+	*n_out = n;
+	return 0;
+
+out_read_error:
+	fprintf(stderr, "vk_tracetool: %s: %s: %s\n", path, sbt_strerror(st), sbt_reader_message(r));
+	free(v);
+	return -1;
+}
+
+static int vkt_cmd_blobs(const char *path)
+{
+	sbt_reader *r = NULL;
+	vkt_blob *b = NULL;
+	sbt_trace_info info;
+	size_t n = 0, i, largest = 0;
+	uint64_t total = 0;
+	int rc = 1;
+
+	if (vkt_open(path, &r) != SBT_OK)
+		goto out_close;
+	if (vkt_blobs_list(r, path, &b, &n) != 0)
+		goto out_close;
+	sbt_reader_get_info(r, &info);
+	for (i = 0; i < n; i++) {
+		total += b[i].len;
+		if (b[i].len > largest)
+			largest = b[i].len;
+	}
+	printf("blobs %zu of %llu bytes %llu largest %zu\n", n, (unsigned long long)info.blob_count,
+	       (unsigned long long)total, largest);
+	rc = 0;
+out_close:
+	free(b);
+	sbt_reader_close(r);
+	return rc;
+}
+
+static int vkt_cmd_memwrites(const char *path)
+{
+	sbt_reader *r = NULL;
+	vkt_memwrite *w = NULL;
+	size_t n = 0, i;
+	int rc = 1;
+
+	if (vkt_open(path, &r) != SBT_OK)
+		goto out_close;
+	if (vkt_memwrites_list(r, path, &w, &n) != 0)
+		goto out_close;
+	for (i = 0; i < n; i++)
+		printf("memwrite seq %llu memory 0x%llx offset %llu size %llu blob %llu\n",
+		       (unsigned long long)w[i].seq, (unsigned long long)w[i].memory,
+		       (unsigned long long)w[i].offset, (unsigned long long)w[i].size,
+		       (unsigned long long)w[i].blob_id);
+	rc = 0;
+out_close:
+	free(w);
+	sbt_reader_close(r);
+	return rc;
+}
+
+static int vkt_cmd_checkpoints(const char *path)
+{
+	sbt_reader *r = NULL;
+	sbt_record rec;
+	sbt_status st;
+	int rc = 1;
+
+	if (vkt_open(path, &r) != SBT_OK)
+		goto out_close;
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		sbt_checkpoint cp;
+		if (rec.type != SBT_TYPE_CHECKPOINT)
+			continue;
+		if (sbt_checkpoint_decode(rec.payload, rec.payload_len, &cp) != SBT_OK) {
+			fprintf(stderr, "vk_tracetool: %s: record seq %llu: malformed checkpoint\n", path,
+			        (unsigned long long)rec.seq);
+			goto out_close;
+		}
+		printf("checkpoint seq %llu call %llu object 0x%llx offset %llu length %llu block %u\n",
+		       (unsigned long long)rec.seq, (unsigned long long)cp.call_seq,
+		       (unsigned long long)cp.object, (unsigned long long)cp.offset,
+		       (unsigned long long)cp.length, (unsigned)cp.block_size);
+		sbt_checkpoint_free(&cp);
+	}
+	if (st != SBT_END) {
+		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", path, sbt_strerror(st),
+		        sbt_reader_message(r));
+		goto out_close;
+	}
+	rc = 0;
+out_close:
+	sbt_reader_close(r);
+	return rc;
+}
+
+static int vkt_parse_u64(const char *flag, const char *s, uint64_t *out)
+{
+	char *end = NULL;
+
+	errno = 0;
+	if (!s || !*s || *s == '-') {
+		fprintf(stderr, "vk_tracetool: %s needs a number\n", flag);
+		return -1;
+	}
+	*out = strtoull(s, &end, 0);
+	if (*end || errno) {
+		fprintf(stderr, "vk_tracetool: %s: '%s' is not a number\n", flag, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int vkt_cmd_blob(const char *path, const char *id_text, const char *out)
+{
+	sbt_reader *r = NULL;
+	void *data = NULL;
+	size_t len = 0;
+	uint64_t id;
+	sbt_status st;
+	FILE *f;
+	int rc = 1;
+
+	if (vkt_parse_u64("blob ID", id_text, &id) != 0)
+		return 2;
+	if (vkt_open(path, &r) != SBT_OK)
+		goto out_close;
+	if ((st = sbt_reader_blob_get(r, id, &data, &len)) != SBT_OK) {
+		fprintf(stderr, "vk_tracetool: %s: blob %llu: %s\n", path, (unsigned long long)id,
+		        sbt_strerror(st));
+		goto out_close;
+	}
+	f = fopen(out, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "vk_tracetool: %s: %s\n", out, strerror(errno));
+		goto out_close;
+	}
+	rc = 0;
+out_close:
+	free(data);
+	sbt_reader_close(r);
+	return rc;
+}
+
+static int vkt_cmd_synth(const char *out)
+{
+	sbt_writer *w = NULL;
+	sbt_status st;
+	uint8_t data[1024], payload[64];
+	uint64_t seq = 0, blob;
+	uint32_t round, i;
+	int rc = 1;
+
+	if ((st = sbt_writer_open(out, NULL, &w)) != SBT_OK) {
+		fprintf(stderr, "vk_tracetool: %s: %s\n", out, sbt_strerror(st));
+		return 1;
+	}
+	if ((st = sbt_writer_define_type(w, 0x1000, VKT_MEMWRITE_NAME)) != SBT_OK ||
+	    (st = sbt_writer_define_type(w, 0x1100, "vulkan.vkQueueSubmit")) != SBT_OK ||
+	    (st = sbt_writer_set_meta(w, "api", "vulkan")) != SBT_OK)
+		goto out_close;
+	for (round = 0; round < 4; round++) {
+		sbt_checkpoint cp;
+		sbt_record rec;
+		uint8_t *cpbuf = NULL;
+		size_t cplen = 0, len = 0;
+
+		for (i = 0; i < sizeof(data); i++) {
+			uint32_t v = (i + 1) * 2654435761u ^ (round + 1) * 40503u;
+			v ^= v >> 13;
+			v *= 0x5bd1e995u;
+			data[i] = (uint8_t)(v ^ (v >> 15));
+		}
+		if ((st = sbt_writer_put_blob(w, 0, data, sizeof(data), &blob)) != SBT_OK)
+			goto out_close;
+		len += sbt_varint_put(payload + len, 0xab00 + round % 2);
+		len += sbt_varint_put(payload + len, 256 * round);
+		len += sbt_varint_put(payload + len, sizeof(data));
+		len += sbt_varint_put(payload + len, blob);
+		memset(&rec, 0, sizeof(rec));
+		rec.type = 0x1000;
+		rec.seq = ++seq;
+		rec.time_ns = seq * 100;
+		rec.thread = 42;
+		rec.payload = payload;
+		rec.payload_len = len;
+		if ((st = sbt_writer_append(w, &rec)) != SBT_OK)
+			goto out_close;
+		rec.type = 0x1100;
+		rec.seq = ++seq;
+		rec.payload_len = 0;
+		if ((st = sbt_writer_append(w, &rec)) != SBT_OK)
+			goto out_close;
+		if ((st = sbt_checkpoint_compute(data, sizeof(data), &cp)) != SBT_OK)
+			goto out_close;
+		cp.call_seq = seq;
+		cp.object = 0xab00 + round % 2;
+		cp.offset = 256 * round;
+		st = sbt_checkpoint_encode(&cp, &cpbuf, &cplen);
+		sbt_checkpoint_free(&cp);
+		if (st != SBT_OK)
+			goto out_close;
+		rec.type = SBT_TYPE_CHECKPOINT;
+		rec.seq = ++seq;
+		rec.payload = cpbuf;
+		rec.payload_len = cplen;
+		st = sbt_writer_append(w, &rec);
+		free(cpbuf);
+		if (st != SBT_OK)
+			goto out_close;
+	}
+	rc = 0;
+out_close:
+	if (rc)
+		fprintf(stderr, "vk_tracetool: %s: %s\n", out, sbt_strerror(st));
+	if ((st = sbt_writer_close(w)) != SBT_OK && rc == 0) {
+		fprintf(stderr, "vk_tracetool: %s: %s\n", out, sbt_strerror(st));
+		rc = 1;
+	}
+	return rc;
+}
+
+/* ---- find ------------------------------------------------------------- */
+
+/* A rolling polynomial hash over W bytes (mod 2^64, odd base), with an
+ * open-addressed table of the pattern's windows; every hit is confirmed
+ * with memcmp. */
+#define VKT_BASE 0x100000001b3ull
+
+typedef struct vkt_finder {
+	const uint8_t *pat;
+	size_t pat_len, w;
+	uint64_t top;       /* BASE^(w-1) */
+	uint64_t *keys;     /* hash per slot, 0 = empty (hashes are made nonzero) */
+	size_t *offs;       /* pattern offset per slot */
+	size_t mask;
+	size_t windows;
+	uint64_t hits;
+} vkt_finder;
+
+static uint64_t vkt_fix(uint64_t h)
+{
+	return h ? h : 1;
+}
+
+static uint64_t vkt_hash_window(const uint8_t *p, size_t w)
+{
+	uint64_t h = 0;
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		h = h * VKT_BASE + p[i];
+	return h;
+}
+
+static int vkt_boring(const uint8_t *p, size_t w)
+{
+	size_t i;
+
+	for (i = 4; i + 4 <= w; i += 4)
+		if (memcmp(p, p + i, 4) != 0)
+			return 0;
+	return 1;
+}
+
+static int vkt_finder_init(vkt_finder *f, const uint8_t *pat, size_t len, size_t w)
+{
+	size_t slots = 16, i, o;
+
+	memset(f, 0, sizeof(*f));
+	f->pat = pat;
+	f->pat_len = len;
+	f->w = w;
+	f->top = 1;
+	for (i = 1; i < w; i++)
+		f->top *= VKT_BASE;
+	while (slots < 2 * (len / w + 1))
+		slots *= 2;
+	f->keys = calloc(slots, sizeof(*f->keys));
+	f->offs = calloc(slots, sizeof(*f->offs));
+	if (!f->keys || !f->offs)
+		return -1;
+	f->mask = slots - 1;
+	for (o = 0; o + w <= len; o += w) {
+		uint64_t h;
+		size_t s;
+		if (vkt_boring(pat + o, w))
+			continue;
+		h = vkt_fix(vkt_hash_window(pat + o, w));
+		s = (size_t)(h * 0x9E3779B97F4A7C15ull) & f->mask;
+		while (f->keys[s] && !(f->keys[s] == h && !memcmp(pat + f->offs[s], pat + o, w)))
+			s = (s + 1) & f->mask;
+		if (!f->keys[s]) {
+			f->keys[s] = h;
+			f->offs[s] = o;
+			f->windows++;
+		}
+	}
+	return 0;
+}
+
+static void vkt_finder_free(vkt_finder *f)
+{
+	free(f->keys);
+	free(f->offs);
+}
+
+/* Looks up the window at p (hash h); returns its pattern offset or -1. */
+static long long vkt_finder_lookup(const vkt_finder *f, const uint8_t *p, uint64_t h)
+{
+	size_t s = (size_t)(vkt_fix(h) * 0x9E3779B97F4A7C15ull) & f->mask;
+
+	h = vkt_fix(h);
+	while (f->keys[s]) {
+		if (f->keys[s] == h && !memcmp(f->pat + f->offs[s], p, f->w))
+			return (long long)f->offs[s];
+		s = (s + 1) & f->mask;
+	}
+	return -1;
+}
+
+/* Calls back for every (data offset, pattern offset) hit in data. */
+static void vkt_finder_scan(vkt_finder *f, const uint8_t *data, size_t len, const char *where)
+{
+	uint64_t h;
+	size_t i;
+
+	if (len < f->w || !f->windows)
+		return;
+	h = vkt_hash_window(data, f->w);
+	for (i = 0;; i++) {
+		long long po = vkt_finder_lookup(f, data + i, h);
+		if (po >= 0) {
+			if (f->hits < VKT_MAX_HITS_SHOWN)
+				printf("hit %s offset %zu pattern_offset %lld\n", where, i, po);
+			f->hits++;
+		}
+		if (i + f->w >= len)
+			break;
+		h = (h - data[i] * f->top) * VKT_BASE + data[i + f->w];
+	}
+}
+
+static unsigned char *vkt_read_file(const char *path, size_t *len_out)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	long len;
+
+	if (!fp) {
+		fprintf(stderr, "vk_tracetool: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "vk_tracetool: %s: cannot size the file\n", path);
+		goto out_close;
+	}
+	buf = malloc((size_t)len + 1);
+	if (!buf || fread(buf, 1, (size_t)len, fp) != (size_t)len) {
+		fprintf(stderr, "vk_tracetool: %s: read failed\n", path);
+		free(buf);
+		buf = NULL;
+		goto out_close;
+	}
+	*len_out = (size_t)len;
+out_close:
+	fclose(fp);
+	return buf;
+}
+
+static int vkt_cmd_find(const char *path, const char *pattern, size_t w)
+{
+	sbt_reader *r = NULL;
+	unsigned char *pat = NULL;
+	vkt_blob *b = NULL;
+	vkt_finder f;
+	size_t plen = 0, n = 0, i;
+	sbt_record rec;
+	sbt_status st;
+	char where[96];
+	int rc = 1;
+
+	memset(&f, 0, sizeof(f));
+	if (!(pat = vkt_read_file(pattern, &plen)))
+		goto out_free;
+	if (plen < w) {
+		fprintf(stderr, "vk_tracetool: %s: %zu bytes, shorter than the window (%zu)\n", pattern,
+		        plen, w);
+		goto out_free;
+	}
+	if (vkt_finder_init(&f, pat, plen, w) != 0) {
+		fprintf(stderr, "vk_tracetool: out of memory\n");
+		goto out_free;
+	}
+	if (vkt_open(path, &r) != SBT_OK || vkt_blobs_list(r, path, &b, &n) != 0)
+		goto out_free;
+	for (i = 0; i < n; i++) {
+		void *data = NULL;
+		size_t len = 0;
+		if ((st = sbt_reader_blob_get(r, b[i].id, &data, &len)) != SBT_OK) {
+			fprintf(stderr, "vk_tracetool: %s: blob %llu: %s: %s\n", path,
+			        (unsigned long long)b[i].id, sbt_strerror(st), sbt_reader_message(r));
+			goto out_free;
+		}
+		snprintf(where, sizeof(where), "blob %llu", (unsigned long long)b[i].id);
+		vkt_finder_scan(&f, data, len, where);
+		free(data);
+	}
+	if ((st = sbt_reader_seek_seq(r, 0)) != SBT_OK && st != SBT_END) {
+		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", path, sbt_strerror(st),
+		        sbt_reader_message(r));
+		goto out_free;
+	}
+	while (st == SBT_OK && (st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		snprintf(where, sizeof(where), "record seq %llu type %s", (unsigned long long)rec.seq,
+		         sbt_reader_type_name(r, rec.type));
+		vkt_finder_scan(&f, rec.payload, rec.payload_len, where);
+	}
+	if (st != SBT_END) {
+		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", path, sbt_strerror(st),
+		        sbt_reader_message(r));
+		goto out_free;
+	}
+	printf("windows %zu hits %llu\n", f.windows, (unsigned long long)f.hits);
+	rc = 0;
+out_free:
+	vkt_finder_free(&f);
+	free(b);
+	free(pat);
+	sbt_reader_close(r);
+	return rc;
+}
+
+/* ---- copy / poke -------------------------------------------------------- */
+
+typedef struct vkt_poke {
+	int active;
+	uint64_t blob_id;
+	size_t byte;
+	uint8_t xor_mask;
+} vkt_poke;
+
+static int vkt_fail_w(const char *what, sbt_status st)
+{
+	fprintf(stderr, "vk_tracetool: writing the copy: %s: %s\n", what, sbt_strerror(st));
+	return -1;
+}
+
+/* Copies everything the reader exposes (types, strings, stacks, metadata,
+ * blobs, records) into a new trace, so that ids in payloads stay valid. */
+static int vkt_copy(sbt_reader *r, const char *in, const char *out, const vkt_poke *pk)
+{
+	sbt_writer *w = NULL;
+	sbt_trace_info info;
+	vkt_blob *b = NULL;
+	size_t n = 0, i;
+	sbt_record rec;
+	sbt_status st;
+	uint32_t type;
+	const char *name, *key, *value;
+	uint64_t id;
+	int rc = -1, poked = 0;
+
+	sbt_reader_get_info(r, &info);
+	if (vkt_blobs_list(r, in, &b, &n) != 0)
+		goto out_free;
+	if ((st = sbt_writer_open(out, NULL, &w)) != SBT_OK) {
+		fprintf(stderr, "vk_tracetool: %s: %s\n", out, sbt_strerror(st));
+		goto out_free;
+	}
+	for (i = 0; sbt_reader_type_at(r, i, &type, &name) == SBT_OK; i++)
+		if ((st = sbt_writer_define_type(w, type, name)) != SBT_OK) {
+			vkt_fail_w("type", st);
+			goto out_close;
+		}
+	for (id = 1; id <= info.string_count; id++) {
+		const char *s = sbt_reader_string(r, (uint32_t)id);
+		uint32_t got;
+		if (!s) {
+			fprintf(stderr, "vk_tracetool: %s: string id %llu is missing\n", in,
+			        (unsigned long long)id);
+			goto out_close;
+		}
+		if ((st = sbt_writer_intern(w, s, &got)) != SBT_OK || got != id) {
+			fprintf(stderr, "vk_tracetool: string %llu came back as id %u\n",
+			        (unsigned long long)id, got);
+			goto out_close;
+		}
+	}
+	for (id = 1; id <= info.stack_count; id++) {
+		const sbt_frame *frames;
+		uint32_t nframes, got;
+		if (sbt_reader_stack(r, (uint32_t)id, &frames, &nframes) != SBT_OK) {
+			fprintf(stderr, "vk_tracetool: %s: stack id %llu is missing\n", in,
+			        (unsigned long long)id);
+			goto out_close;
+		}
+		st = sbt_writer_put_stack(w, XXH3_64bits_withSeed(frames, nframes * sizeof(*frames), id),
+		                          frames, nframes, &got);
+		if (st != SBT_OK || got != id) {
+			fprintf(stderr, "vk_tracetool: stack %llu came back as id %u\n",
+			        (unsigned long long)id, got);
+			goto out_close;
+		}
+	}
+	for (i = 0; sbt_reader_meta_at(r, i, &key, &value) == SBT_OK; i++)
+		if ((st = sbt_writer_set_meta(w, key, value)) != SBT_OK) {
+			vkt_fail_w("metadata", st);
+			goto out_close;
+		}
+	for (i = 0; i < n; i++) {
+		void *data = NULL;
+		size_t len = 0;
+		if ((st = sbt_reader_blob_get(r, b[i].id, &data, &len)) != SBT_OK) {
+			fprintf(stderr, "vk_tracetool: %s: blob %llu: %s: %s\n", in,
+			        (unsigned long long)b[i].id, sbt_strerror(st), sbt_reader_message(r));
+			goto out_close;
+		}
+		if (pk && pk->active && b[i].id == pk->blob_id) {
+			if (pk->byte >= len) {
+				fprintf(stderr, "vk_tracetool: blob %llu has %zu bytes, no byte %zu\n",
+				        (unsigned long long)b[i].id, len, pk->byte);
+				free(data);
+				goto out_close;
+			}
+			((uint8_t *)data)[pk->byte] ^= pk->xor_mask;
+			poked = 1;
+		}
+		st = sbt_writer_put_blob(w, b[i].id, data, len, NULL);
+		free(data);
+		if (st != SBT_OK) {
+			vkt_fail_w("blob", st);
+			goto out_close;
+		}
+	}
+	if (pk && pk->active && !poked) {
+		fprintf(stderr, "vk_tracetool: %s: no blob %llu\n", in, (unsigned long long)pk->blob_id);
+		goto out_close;
+	}
+	if ((st = sbt_reader_seek_seq(r, 0)) != SBT_OK && st != SBT_END) {
+		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", in, sbt_strerror(st),
+		        sbt_reader_message(r));
+		goto out_close;
+	}
+	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
+		sbt_status wst = sbt_writer_append(w, &rec);
+		if (wst != SBT_OK) {
+			vkt_fail_w("record", wst);
+			goto out_close;
+		}
+	}
+	if (st != SBT_END) {
+		fprintf(stderr, "vk_tracetool: %s: %s: %s\n", in, sbt_strerror(st),
+		        sbt_reader_message(r));
+		goto out_close;
+	}
+	rc = 0;
+out_close:
+	st = sbt_writer_close(w);
+	if (rc == 0 && st != SBT_OK)
+		rc = vkt_fail_w("close", st);
+out_free:
+	free(b);
+	return rc;
+}
+
+static int vkt_cmd_poke(int argc, char **argv, int poke)
+{
+	const char *in, *out, *pattern = NULL;
+	uint64_t at = 0, blob = 0, byte = 0, xor_mask = 1;
+	int have_blob = 0, have_byte = 0, i, rc = 1;
+	sbt_reader *r = NULL;
+	vkt_memwrite *mw = NULL, *hit = NULL;
+	unsigned char *pat = NULL;
+	size_t nmw = 0, plen = 0, k;
+	vkt_poke pk;
+
+	if (argc < 4)
+		return vkt_usage();
+	in = argv[2];
+	out = argv[3];
+	for (i = 4; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad = 0;
+		if (!poke) {
+			fprintf(stderr, "vk_tracetool: copy takes no option ('%s')\n", a);
+			return 2;
+		}
+		if (!strcmp(a, "--pattern") && v)
+			pattern = v;
+		else if (!strcmp(a, "--at"))
+			bad = vkt_parse_u64(a, v, &at);
+		else if (!strcmp(a, "--blob")) {
+			bad = vkt_parse_u64(a, v, &blob);
+			have_blob = 1;
+		} else if (!strcmp(a, "--byte")) {
+			bad = vkt_parse_u64(a, v, &byte);
+			have_byte = 1;
+		}
+		else if (!strcmp(a, "--xor"))
+			bad = vkt_parse_u64(a, v, &xor_mask) || xor_mask == 0 || xor_mask > 255;
+		else {
+			fprintf(stderr, "vk_tracetool: unknown option '%s' (or it needs a value)\n", a);
+			return vkt_usage();
+		}
+		if (bad) {
+			fprintf(stderr, "vk_tracetool: bad value for %s\n", a);
+			return 2;
+		}
+		i++;
+	}
+	if (poke && !pattern == !(have_blob && have_byte)) {
+		fprintf(stderr, "vk_tracetool: poke needs --pattern FILE, or --blob ID and --byte K\n");
+		return 2;
+	}
+	memset(&pk, 0, sizeof(pk));
+	if (vkt_open(in, &r) != SBT_OK)
+		goto out_free;
+	if (poke && pattern) {
+		const size_t w = 32;
+		if (!(pat = vkt_read_file(pattern, &plen)))
+			goto out_free;
+		if (at >= plen || plen < w) {
+			fprintf(stderr, "vk_tracetool: --at %llu is outside %s (%zu bytes, window %zu)\n",
+			        (unsigned long long)at, pattern, plen, w);
+			goto out_free;
+		}
+		if (vkt_memwrites_list(r, in, &mw, &nmw) != 0)
+			goto out_free;
+		{
+			size_t start = (size_t)at / w * w;
+			if (start + w > plen)
+				start = plen - w;
+			for (k = 0; k < nmw && !hit; k++) {
+				void *data = NULL;
+				size_t len = 0, j;
+				sbt_status st = sbt_reader_blob_get(r, mw[k].blob_id, &data, &len);
+				if (st != SBT_OK) {
+					fprintf(stderr, "vk_tracetool: %s: blob %llu of seq %llu: %s\n", in,
+					        (unsigned long long)mw[k].blob_id,
+					        (unsigned long long)mw[k].seq, sbt_strerror(st));
+					goto out_free;
+				}
+				for (j = 0; j + w <= len; j++)
+					if (!memcmp((uint8_t *)data + j, pat + start, w)) {
+						hit = &mw[k];
+						blob = mw[k].blob_id;
+						byte = j + (at - start);
+						break;
+					}
+				free(data);
+			}
+		}
+		if (!hit) {
+			fprintf(stderr,
+			        "vk_tracetool: %s: no tsMemoryWrite blob holds the 32 bytes of %s at "
+			        "offset %llu (%zu memory writes searched)\n",
+			        in, pattern, (unsigned long long)(at / 32 * 32), nmw);
+			goto out_free;
+		}
+	}
+	if (poke) {
+		pk.active = 1;
+		pk.blob_id = blob;
+		pk.byte = (size_t)byte;
+		pk.xor_mask = (uint8_t)xor_mask;
+		if (!hit && vkt_memwrites_list(r, in, &mw, &nmw) == 0)
+			for (k = 0; k < nmw && !hit; k++)
+				if (mw[k].blob_id == blob)
+					hit = &mw[k];
+	}
+	if (vkt_copy(r, in, out, poke ? &pk : NULL) != 0)
+		goto out_free;
+	if (poke) {
+		printf("poked blob %llu byte %llu", (unsigned long long)blob, (unsigned long long)byte);
+		if (hit)
+			printf(" seq %llu memory 0x%llx memory_offset %llu", (unsigned long long)hit->seq,
+			       (unsigned long long)hit->memory, (unsigned long long)(hit->offset + byte));
+		printf("\n");
+	}
+	rc = 0;
+out_free:
+	free(pat);
+	free(mw);
+	sbt_reader_close(r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return vkt_usage();
+	if (!strcmp(argv[1], "blobs") && argc == 3)
+		return vkt_cmd_blobs(argv[2]);
+	if (!strcmp(argv[1], "memwrites") && argc == 3)
+		return vkt_cmd_memwrites(argv[2]);
+	if (!strcmp(argv[1], "checkpoints") && argc == 3)
+		return vkt_cmd_checkpoints(argv[2]);
+	if (!strcmp(argv[1], "find") && (argc == 4 || argc == 6)) {
+		uint64_t w = 32;
+		if (argc == 6 && (strcmp(argv[4], "--window") != 0 ||
+		                  vkt_parse_u64("--window", argv[5], &w) != 0 || w < 8 || w > 4096)) {
+			fprintf(stderr, "vk_tracetool: find: --window needs 8..4096\n");
+			return 2;
+		}
+		return vkt_cmd_find(argv[2], argv[3], (size_t)w);
+	}
+	if (!strcmp(argv[1], "blob") && argc == 5)
+		return vkt_cmd_blob(argv[2], argv[3], argv[4]);
+	if (!strcmp(argv[1], "synth") && argc == 3)
+		return vkt_cmd_synth(argv[2]);
+	if (!strcmp(argv[1], "poke"))
+		return vkt_cmd_poke(argc, argv, 1);
+	if (!strcmp(argv[1], "copy"))
+		return vkt_cmd_poke(argc, argv, 0);
+	return vkt_usage();
+}
