@@ -107,7 +107,7 @@ check_bad "$T/short.bmp" "BMP 37x23 needs"
 printf 'P6\n4 4\n255\n0123' >"$T/short.ppm"
 check_bad "$T/short.ppm" "PPM 4x4 needs 48 pixel bytes, has 4"
 printf 'P6\n4 4\n65535\n' >"$T/deep.ppm"
-check_bad "$T/deep.ppm" "only maxval 255 is supported"
+check_bad "$T/deep.ppm" "PPM 4x4 maxval 65535: only maxval 255 is supported"
 check_bad "$T/missing.ppm" "No such file or directory"
 rc=0
 "$CMP" --frobnicate a b 2>"$T/err" || rc=$?
