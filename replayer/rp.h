@@ -57,6 +57,21 @@ void rp_diag_set(rp_diag *d, const char *fmt, ...) __attribute__((format(printf,
 
 /* ---- backend interface ------------------------------------------------ */
 
+/* A backend-specific command-line option (listed in the backend's ops;
+ * tsreplay accepts it, shows it in --help and hands what was given to the
+ * backend's open).  Options of backends a trace does not use are ignored. */
+typedef struct rp_option_desc {
+	const char *name;       /* "--screenshot" */
+	const char *value_name; /* "N[,M...]", or NULL for a flag */
+	const char *help;       /* one line */
+} rp_option_desc;
+
+/* One backend option as given on the command line. */
+typedef struct rp_option_value {
+	const char *name;       /* as in rp_option_desc */
+	const char *value;      /* NULL for a flag; borrowed from argv */
+} rp_option_value;
+
 typedef struct rp_backend_open_args {
 	/* A reader of the trace for random access (blobs, strings, type names,
 	 * metadata), borrowed until close.  It is not the reader the core
@@ -65,6 +80,10 @@ typedef struct rp_backend_open_args {
 	const char *trace_path;
 	const char *device; /* --device argument, NULL when not given */
 	int quiet;          /* 1: print nothing but errors */
+	/* Backend options given (every backend's; a backend reads its own),
+	 * in command-line order. */
+	const rp_option_value *options;
+	size_t noptions;
 } rp_backend_open_args;
 
 /* Flags for execute. */
@@ -109,6 +128,10 @@ typedef struct rp_backend_ops {
 
 	/* Release everything.  NULL state is a no-op. */
 	void (*close)(void *state);
+
+	/* Options this backend accepts, ended by an entry with a NULL name;
+	 * NULL: none. */
+	const rp_option_desc *options;
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */

@@ -18,6 +18,9 @@
 
 #define RP_MAIN_DEFAULT_RUNS 3u
 #define RP_MAIN_MAX_RUNS 1000u
+#define RP_MAIN_MAX_BACKEND_OPTIONS 64
+
+static int rp_main_is_opt(const char *a, const char *name);
 
 static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n)
 {
@@ -44,12 +47,36 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  4  runs differ from each other (nondeterministic replay)\n"
 	      "\n",
 	      f);
+	for (i = 0; i < n; i++) {
+		const rp_option_desc *o;
+		for (o = backends[i]->options; o && o->name; o++) {
+			char head[64];
+			snprintf(head, sizeof(head), "%s%s%s", o->name, o->value_name ? " " : "",
+			         o->value_name ? o->value_name : "");
+			fprintf(f, "  %-22s %s\n", head, o->help);
+		}
+	}
 	fputs("Backends in this build:", f);
 	if (n == 0)
 		fputs(" none", f);
 	for (i = 0; i < n; i++)
 		fprintf(f, " %s (api %s)", backends[i]->name, backends[i]->api);
 	fputs("\n", f);
+}
+
+/* The backend option that argument a names (--name, or --name=VALUE for
+ * options with a value), or NULL. */
+static const rp_option_desc *rp_main_backend_option(const char *a, const rp_backend_ops *const *backends,
+                                                    size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		const rp_option_desc *o;
+		for (o = backends[i]->options; o && o->name; o++)
+			if (o->value_name ? rp_main_is_opt(a, o->name) : strcmp(a, o->name) == 0)
+				return o;
+	}
+	return NULL;
 }
 
 static int rp_main_bad_usage(const char *fmt, const char *arg,
@@ -258,6 +285,7 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	rp_options opt = {0};
 	rp_session *s = NULL;
 	rp_report rep;
+	rp_option_value bopts[RP_MAIN_MAX_BACKEND_OPTIONS];
 	rp_diag diag = {""};
 	int determinism = 0, runs_given = 0, json = 0;
 	int code = RP_EXIT_OK;
@@ -268,6 +296,7 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 
 	memset(&rep, 0, sizeof(rep));
 	opt.range.end = UINT64_MAX;
+	opt.backend_options = bopts;
 	opt.runs = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -308,6 +337,16 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 			if (!(v = rp_main_value(argc, argv, &i, "--device")))
 				return rp_main_bad_usage("%s needs a value", a, backends, n);
 			opt.device = v;
+		} else if (rp_main_backend_option(a, backends, n)) {
+			const rp_option_desc *o = rp_main_backend_option(a, backends, n);
+			v = NULL;
+			if (o->value_name && !(v = rp_main_value(argc, argv, &i, o->name)))
+				return rp_main_bad_usage("%s needs a value", a, backends, n);
+			if (opt.nbackend_options == RP_MAIN_MAX_BACKEND_OPTIONS)
+				return rp_main_bad_usage("too many backend options (at '%s')", a, backends, n);
+			bopts[opt.nbackend_options].name = o->name;
+			bopts[opt.nbackend_options].value = v;
+			opt.nbackend_options++;
 		} else {
 			return rp_main_bad_usage("unknown option '%s'", a, backends, n);
 		}

@@ -231,6 +231,8 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 	args.trace_path = opt->trace_path;
 	args.device = opt->device;
 	args.quiet = opt->quiet;
+	args.options = opt->backend_options;
+	args.noptions = opt->nbackend_options;
 	for (i = 0; i < s->nactive; i++) {
 		rp_diag bd = {""};
 		st = s->active[i].ops->open(&args, &s->active[i].state, &bd);

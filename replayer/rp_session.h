@@ -19,6 +19,8 @@ typedef struct rp_options {
 	const char *device;
 	int quiet;
 	int progress;        /* 1: a counter on stderr (a terminal, not --quiet) */
+	const rp_option_value *backend_options; /* for the backends' open */
+	size_t nbackend_options;
 } rp_options;
 
 /* One place where two results part: the replay and the capture (other_run
