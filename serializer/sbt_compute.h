@@ -1,0 +1,305 @@
+/*
+ * sbt_compute.h - the compute record model: what the CUDA interposer (and
+ * the HIP one later) records, as SBT record payloads, and back.
+ *
+ * RECORD TYPES
+ *   Every modeled call is one record type named "<api>.<call>", e.g.
+ *   "cuda.cuLaunchKernel": the call's name with no version or stream
+ *   suffix (cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds are both
+ *   "cuda.cuMemcpyHtoD"; the ptds field says which).  Records of the
+ *   front-end itself are named "cuda.ts<Name>".  Type numbers are
+ *   SBT_CM_TYPE_BASE + kind and follow SBT_CM_KIND_LIST, which only ever
+ *   grows at the end; readers still go by NAME (sbt_reader_type_name, then
+ *   sbt_cm_kind_by_name).  HIP will name its records "hip.<call>" and map
+ *   them onto the same kinds.
+ *
+ * PAYLOAD (one encoding for every kind)
+ *   A sequence of fields, each: varint key = tag << 2 | wire, then
+ *     wire 0: varint value            (unsigned)
+ *     wire 1: zigzag varint value     (signed)
+ *     wire 2: varint length, bytes    (byte strings, packed arrays)
+ *   wire 3 is invalid.  A field the decoder does not know (a tag newer
+ *   than it) is skipped by its wire type; a known tag with the wrong wire
+ *   type, a known tag seen twice, a length past the end of the payload or
+ *   a malformed packed array makes the payload corrupt.  Fields whose value
+ *   is 0 or empty are not written: absent means 0.  Tags are never reused;
+ *   new fields get new tags at the end of SBT_CM_FIELD_LIST.
+ *
+ *   Packed arrays (wire 2):
+ *     layout  n x (u32 offset LE, u32 size LE): one entry per kernel
+ *             parameter, from cuFuncGetParamInfo / cuKernelGetParamInfo.
+ *     params  the parameter bytes, parameter i at layout[i].offset.
+ *     attrs   n x 72 bytes: u32 id LE, 4 zero bytes, 64 value bytes (the
+ *             CUlaunchAttribute layout of cuLaunchKernelEx, little-endian).
+ *
+ * WHAT EACH KIND CARRIES (fields not listed are 0)
+ *   Every call: result (its CUresult); ptds = 1 when the program called the
+ *   per-thread-default-stream variant (_ptds/_ptsz), which changes what
+ *   stream 0 means.
+ *   context, device: cuInit (flags); cuDeviceGet (device, value = ordinal);
+ *     cuCtxCreate (ctx out, flags, device); cuCtxDestroy, cuCtxSetCurrent,
+ *     cuCtxPushCurrent, cuCtxPopCurrent (ctx); cuDevicePrimaryCtxRetain
+ *     (ctx out, device); cuDevicePrimaryCtxRelease/Reset (device);
+ *     cuCtxSynchronize.
+ *   modules: cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx,
+ *     cuModuleLoadFatBinary, cuLibraryLoadData, cuLibraryLoadFromFile
+ *     (handle = module or library out; blob = the image bytes, size = its
+ *     length, sub = SBT_CM_IMAGE_*; name = the file for the *Load/FromFile
+ *     forms); cuModuleUnload, cuLibraryUnload (handle).
+ *     cuModuleGetFunction, cuLibraryGetKernel (handle = function or kernel
+ *     out, parent = module or library, name); cuKernelGetFunction (handle =
+ *     function out, parent = kernel, ctx); cuLibraryGetModule (handle,
+ *     parent); cuModuleGetGlobal, cuLibraryGetGlobal (parent, name, dst =
+ *     the global's address, size).
+ *   launches: cuLaunchKernel, cuLaunchCooperativeKernel, cuLaunchKernelEx
+ *     (handle = the function as passed; sub = SBT_CM_FUNC_KERNEL when it
+ *     is a CUkernel passed as a CUfunction; name = the kernel's name when
+ *     known; grid_x..z, block_x..z, shared_mem, stream; layout + params, or
+ *     extra = the CU_LAUNCH_PARAM_BUFFER_POINTER bytes (layout may still be
+ *     present); attrs and flags for cuLaunchKernelEx; capture_status and
+ *     capture_id when the stream was capturing: such a launch was not
+ *     executed, it became a graph node).
+ *     cuGraphLaunch (handle = graph exec, stream, note): an opaque step;
+ *     replay of graphs is not supported yet.  cuLaunchHostFunc (stream):
+ *     host code is never replayed.
+ *   allocations: sub = SBT_CM_MEM_* names the kind.  cuMemAlloc (dst out,
+ *     size); cuMemAllocPitch (dst, pitch out, width, height, elem_size,
+ *     size = pitch * height); cuMemAllocAsync (dst, size, stream);
+ *     cuMemAllocFromPoolAsync (+ pool); cuMemAllocManaged (dst, size,
+ *     flags); cuMemAllocHost, cuMemHostAlloc, cuMemHostRegister (host,
+ *     size, flags); cuMemFree, cuMemFreeAsync (dst, stream), cuMemFreeHost,
+ *     cuMemHostUnregister (host).  Virtual memory: cuMemCreate (handle
+ *     out, size, device = location id, flags); cuMemRelease (handle);
+ *     cuMemAddressReserve (dst out, size, align, src = the address asked
+ *     for, flags); cuMemAddressFree (dst, size); cuMemMap (dst, size,
+ *     offset, handle, flags); cuMemUnmap (dst, size); cuMemSetAccess (dst,
+ *     size, device = location id, flags = access flags).
+ *   copies: sub = SBT_CM_COPY_* (direction).  dst/src device addresses,
+ *     host = the host address (informative), size, stream for the Async
+ *     forms.  A host->device copy carries the bytes as blob.  A
+ *     device->host copy is followed by a SBT_TYPE_CHECKPOINT whose call_seq
+ *     is the copy's seq, object = the base address of the source
+ *     allocation (0 when unknown; offset then is the source address) and
+ *     offset = source - base: written at once for synchronous copies, at
+ *     the next synchronization the program can observe for async ones
+ *     (stream, event or context synchronize, or a query that returned
+ *     CUDA_SUCCESS).  cuMemcpy / cuMemcpyAsync (unified addressing): the
+ *     direction the interposer resolved from its allocation table.
+ *     cuMemcpyPeer(Async): ctx = destination context, src_ctx = source.
+ *     cuMemcpy2D*, cuMemcpy3D*: dst_type/src_type (CUmemorytype),
+ *     dst_x/dst_y/dst_z, src_x/..., dst_pitch, src_pitch, dst_height,
+ *     src_height, width (bytes), height, depth; a host source's rows are
+ *     carried packed (width bytes each) as blob, and a host destination's
+ *     packed rows are checkpointed; array copies carry the array handles
+ *     as dst/src and are not replayable yet.
+ *   memsets: cuMemsetD8/D16/D32 (dst, value, width = element count,
+ *     elem_size = 1/2/4, size = bytes); cuMemsetD2D* (+ pitch = dst pitch,
+ *     height); *Async forms + stream.
+ *   streams, events: cuStreamCreate (handle out, flags);
+ *     cuStreamCreateWithPriority (+ priority); cuStreamDestroy,
+ *     cuStreamSynchronize, cuStreamQuery (stream); cuStreamWaitEvent
+ *     (stream, event, flags); cuStreamBeginCapture (stream, flags = mode);
+ *     cuStreamEndCapture (stream, handle = graph out); cuEventCreate
+ *     (event out, flags); cuEventDestroy, cuEventSynchronize, cuEventQuery
+ *     (event); cuEventRecord, cuEventRecordWithFlags (event, stream,
+ *     flags).
+ *   front-end records:
+ *     tsKeyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type
+ *       of its own): count = allocations that follow, sub = SBT_CM_KF_*
+ *       (why it was taken), parent = seq of the launch it brackets (0 at
+ *       capture start).
+ *     tsSnapshot: one live allocation in the keyframe just begun: dst =
+ *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
+ *
+ * Threading: everything here is reentrant; the tables are read-only.
+ */
+#ifndef TRACESMITH_SBT_COMPUTE_H
+#define TRACESMITH_SBT_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracesmith/sbt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- kinds and record types -------------------------------------------- */
+
+#define SBT_CM_TYPE_BASE 0x2000u
+#define SBT_CM_API_CUDA "cuda" /* trace meta "api"; record name prefix */
+
+/* Append only: the position is the type number. */
+#define SBT_CM_KIND_LIST(X)                                                    \
+	X(cuInit) X(cuDeviceGet) X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxSetCurrent) \
+	X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuCtxSynchronize)                 \
+	X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                   \
+	X(cuDevicePrimaryCtxReset)                                                 \
+	X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx)                  \
+	X(cuModuleLoadFatBinary) X(cuModuleUnload) X(cuModuleGetFunction)          \
+	X(cuModuleGetGlobal) X(cuLibraryLoadData) X(cuLibraryLoadFromFile)         \
+	X(cuLibraryUnload) X(cuLibraryGetKernel) X(cuLibraryGetModule)             \
+	X(cuLibraryGetGlobal) X(cuKernelGetFunction)                               \
+	X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)         \
+	X(cuGraphLaunch) X(cuLaunchHostFunc)                                       \
+	X(cuMemAlloc) X(cuMemAllocPitch) X(cuMemAllocAsync)                        \
+	X(cuMemAllocFromPoolAsync) X(cuMemAllocManaged) X(cuMemAllocHost)          \
+	X(cuMemHostAlloc) X(cuMemHostRegister) X(cuMemFree) X(cuMemFreeAsync)      \
+	X(cuMemFreeHost) X(cuMemHostUnregister) X(cuMemCreate) X(cuMemRelease)     \
+	X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap)       \
+	X(cuMemSetAccess)                                                          \
+	X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyHtoDAsync)          \
+	X(cuMemcpyDtoH) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoD) X(cuMemcpyDtoDAsync)  \
+	X(cuMemcpyPeer) X(cuMemcpyPeerAsync) X(cuMemcpy2D) X(cuMemcpy2DUnaligned)  \
+	X(cuMemcpy2DAsync) X(cuMemcpy3D) X(cuMemcpy3DAsync)                        \
+	X(cuMemsetD8) X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD2D8)                \
+	X(cuMemsetD2D16) X(cuMemsetD2D32) X(cuMemsetD8Async) X(cuMemsetD16Async)   \
+	X(cuMemsetD32Async) X(cuMemsetD2D8Async) X(cuMemsetD2D16Async)             \
+	X(cuMemsetD2D32Async)                                                      \
+	X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy)         \
+	X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent)               \
+	X(cuStreamBeginCapture) X(cuStreamEndCapture)                              \
+	X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                        \
+	X(cuEventRecordWithFlags) X(cuEventSynchronize) X(cuEventQuery)            \
+	X(tsSnapshot)
+
+typedef enum sbt_cm_kind {
+#define SBT_CM_X_KIND(n) SBT_CM_K_##n,
+	SBT_CM_KIND_LIST(SBT_CM_X_KIND)
+#undef SBT_CM_X_KIND
+	SBT_CM_KIND_COUNT
+} sbt_cm_kind;
+
+#define SBT_CM_TYPE(kind) (SBT_CM_TYPE_BASE + (uint32_t)(kind))
+
+/* "cuLaunchKernel"; NULL when out of range. */
+const char *sbt_cm_kind_name(sbt_cm_kind k);
+/* "cuda.cuLaunchKernel"; NULL when out of range. */
+const char *sbt_cm_type_name(sbt_cm_kind k);
+/* Accepts "cuLaunchKernel" or "cuda.cuLaunchKernel"; 0, or -1 if unknown. */
+int sbt_cm_kind_by_name(const char *name, sbt_cm_kind *kind_out);
+
+/* Every record type of the model, field-for-field like capture's
+ * cap_type_desc (for cap_register_api / sbt_writer_define_type). */
+typedef struct sbt_cm_type_desc {
+	uint32_t type;
+	const char *name;
+} sbt_cm_type_desc;
+const sbt_cm_type_desc *sbt_cm_types(size_t *count_out);
+/* Name them all on w (tests and tools writing traces directly). */
+sbt_status sbt_cm_define_types(sbt_writer *w);
+
+/* ---- sub-kinds ----------------------------------------------------------- */
+
+enum { /* sub of allocations, frees and tsSnapshot */
+	SBT_CM_MEM_DEVICE = 1, SBT_CM_MEM_PITCH = 2, SBT_CM_MEM_ASYNC = 3,
+	SBT_CM_MEM_POOL = 4, SBT_CM_MEM_MANAGED = 5, SBT_CM_MEM_HOST = 6,
+	SBT_CM_MEM_HOST_ALLOC = 7, SBT_CM_MEM_HOST_REGISTER = 8,
+	SBT_CM_MEM_VMM_HANDLE = 9, SBT_CM_MEM_VMM_RESERVE = 10,
+	SBT_CM_MEM_VMM_MAP = 11, SBT_CM_MEM_GLOBAL = 12
+};
+enum { /* sub of copies */
+	SBT_CM_COPY_HTOD = 1, SBT_CM_COPY_DTOH = 2, SBT_CM_COPY_DTOD = 3,
+	SBT_CM_COPY_HTOH = 4, SBT_CM_COPY_ARRAY = 5 /* an array on either side */
+};
+enum { /* sub of module and library loads */
+	SBT_CM_IMAGE_UNKNOWN = 0, SBT_CM_IMAGE_ELF = 1, SBT_CM_IMAGE_FATBIN = 2,
+	SBT_CM_IMAGE_PTX = 3
+};
+enum { /* sub of launches */
+	SBT_CM_FUNC_FUNCTION = 0, SBT_CM_FUNC_KERNEL = 1
+};
+enum { /* sub of the keyframe marker */
+	SBT_CM_KF_START = 1, SBT_CM_KF_BEFORE_LAUNCH = 2, SBT_CM_KF_AFTER_LAUNCH = 3,
+	SBT_CM_KF_EVERY = 4
+};
+
+#define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */
+#define SBT_CM_LAYOUT_BYTES 8u  /* one packed (offset, size) pair */
+
+/* ---- fields -------------------------------------------------------------- */
+
+/* X(tag, member, wire): U varint, S zigzag, B bytes.  Append only. */
+#define SBT_CM_FIELD_LIST(X)                                                   \
+	X(1, result, U) X(2, ctx, U) X(3, device, S) X(4, flags, U)                \
+	X(5, handle, U) X(6, parent, U) X(7, name, B) X(8, dst, U) X(9, src, U)    \
+	X(10, size, U) X(11, pitch, U) X(12, width, U) X(13, height, U)            \
+	X(14, depth, U) X(15, elem_size, U) X(16, stream, U) X(17, event, U)       \
+	X(18, blob, U) X(19, value, U) X(20, priority, S) X(21, grid_x, U)         \
+	X(22, grid_y, U) X(23, grid_z, U) X(24, block_x, U) X(25, block_y, U)      \
+	X(26, block_z, U) X(27, shared_mem, U) X(28, params, B) X(29, layout, B)   \
+	X(30, extra, B) X(31, attrs, B) X(32, capture_status, U)                   \
+	X(33, capture_id, U) X(34, host, U) X(35, offset, U) X(36, sub, U)         \
+	X(37, pool, U) X(38, align, U) X(39, ptds, U) X(40, count, U)              \
+	X(41, src_ctx, U) X(42, dst_type, U) X(43, src_type, U) X(44, dst_x, U)    \
+	X(45, dst_y, U) X(46, dst_z, U) X(47, src_x, U) X(48, src_y, U)            \
+	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
+	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)
+
+#define SBT_CM_MEMBER_U(name) uint64_t name;
+#define SBT_CM_MEMBER_S(name) int64_t name;
+#define SBT_CM_MEMBER_B(name) const uint8_t *name; size_t name##_len;
+
+/*
+ * One call.  Byte fields are borrowed: on encode from the caller, on decode
+ * pointers into the payload (valid while it is).  Zero-initialise
+ * (sbt_cm_call_init) and set what the kind carries.
+ */
+typedef struct sbt_cm_call {
+#define SBT_CM_X_MEMBER(tag, name, wire) SBT_CM_MEMBER_##wire(name)
+	SBT_CM_FIELD_LIST(SBT_CM_X_MEMBER)
+#undef SBT_CM_X_MEMBER
+} sbt_cm_call;
+
+void sbt_cm_call_init(sbt_cm_call *c);
+
+/* Name of the field with this tag ("grid_x"); NULL if unknown. */
+const char *sbt_cm_field_name(unsigned tag);
+
+/* ---- codec ---------------------------------------------------------------- */
+
+/* Bytes that sbt_cm_encode may write for c (an upper bound). */
+size_t sbt_cm_encoded_max(const sbt_cm_call *c);
+/* Encode c into buf (cap bytes; sbt_cm_encoded_max is always enough).
+ * SBT_ERR_ARG when it does not fit or a packed array has a bad length. */
+sbt_status sbt_cm_encode(const sbt_cm_call *c, uint8_t *buf, size_t cap, size_t *len_out);
+/* Decode a payload into c (see PAYLOAD above for what is refused):
+ * SBT_OK or SBT_ERR_CORRUPT. */
+sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c);
+
+/* Packed arrays of a decoded (or filled) call. */
+size_t sbt_cm_layout_count(const sbt_cm_call *c);
+void sbt_cm_layout_at(const sbt_cm_call *c, size_t i, uint32_t *offset_out, uint32_t *size_out);
+size_t sbt_cm_attr_count(const sbt_cm_call *c);
+/* value_out: pointer to the 64 value bytes (borrowed). */
+void sbt_cm_attr_at(const sbt_cm_call *c, size_t i, uint32_t *id_out, const uint8_t **value_out);
+/* Write one (offset, size) pair / one attribute into packed storage. */
+void sbt_cm_layout_put(uint8_t *dst, uint32_t offset, uint32_t size);
+void sbt_cm_attr_put(uint8_t *dst, uint32_t id, const void *value64);
+
+/*
+ * Check that a launch's parameter fields agree: every layout entry lies
+ * inside params (offset + size <= params_len, no overflow).  0 when they
+ * do or when the call has no layout; -1 otherwise.
+ */
+int sbt_cm_check_params(const sbt_cm_call *c);
+
+/* Module images: the length of the image at p (at most max bytes are
+ * read; max = SIZE_MAX trusts the image) from its own header: ELF (end of
+ * the section or program header table, or of the last section), fatbin
+ * (header size + body size), PTX (text up to its NUL, included).  Writes
+ * the SBT_CM_IMAGE_* kind; 0 when the image is not recognised. */
+size_t sbt_cm_image_size(const void *p, size_t max, unsigned *kind_out);
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* Register a decoder for every model record type on a tsinfo dump table
+ * (serializer/sbt_dump.h): each present field as name=value. */
+struct sbt_dump;
+sbt_status sbt_cm_dump_register(struct sbt_dump *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRACESMITH_SBT_COMPUTE_H */
