@@ -119,9 +119,72 @@ out_usage:
  * put in the child's environment.  Runs in the child, before exec.
  * Returns 0, or -1 with a message printed.
  */
+/* Prepend `item` to the ':'-separated list in variable `var`, unless the
+ * list has it already.  Returns 0, or -1 with a message printed. */
+static int tsc_env_prepend(const char *var, const char *item)
+{
+	const char *old = getenv(var);
+	size_t n = strlen(item);
+	const char *p;
+	char *v;
+	int rc;
+	for (p = old; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : p + strlen(p))
+		if (strncmp(p, item, n) == 0 && (p[n] == ':' || p[n] == '\0'))
+			return 0;
+	if (!old || !*old)
+		return setenv(var, item, 1) == 0 ? 0 : -1;
+	v = malloc(n + 1 + strlen(old) + 1);
+	if (!v) {
+		fprintf(stderr, "tscapture: out of memory setting %s\n", var);
+		return -1;
+	}
+	sprintf(v, "%s:%s", item, old);
+	rc = setenv(var, v, 1);
+	free(v);
+	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * The Vulkan layer: VK_LAYER_tracesmith goes first in VK_INSTANCE_LAYERS
+ * (above any layer the user listed, which stay), and the folder of its
+ * manifest into VK_ADD_LAYER_PATH: beside tscapture in the build tree
+ * (build/layers/), or under the install prefix (bin/../share/vulkan/
+ * explicit_layer.d/).  Without either, the loader's own search (a system
+ * install) has to find it.
+ */
+static int tsc_setup_vulkan(void)
+{
+	static const char *const rel[] = {"layers", "../share/vulkan/explicit_layer.d"};
+	char exe[4096], dir[4200], path[4300];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t i;
+	if (n > 0) {
+		char *slash;
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(dir, sizeof(dir), "%s/%s", exe, rel[i]);
+				snprintf(path, sizeof(path), "%s/VkLayer_tracesmith.json", dir);
+				if (access(path, R_OK) == 0) {
+					if (tsc_env_prepend("VK_ADD_LAYER_PATH", dir) != 0)
+						return -1;
+					break;
+				}
+			}
+		}
+	}
+	return tsc_env_prepend("VK_INSTANCE_LAYERS", "VK_LAYER_tracesmith");
+}
+
 static int tsc_setup_frontends(const tsc_opts *o)
 {
 	(void)o;
+	if (tsc_setup_vulkan() != 0) {
+		fprintf(stderr, "tscapture: cannot set up the Vulkan layer's environment\n");
+		return -1;
+	}
 	return 0;
 }
 
