@@ -17,12 +17,14 @@
  * blobs has found device-written memory captured as host input.
  *
  * usage: vk_compute [--size N] [--submits K] [--labels] [--results FILE]
+ *                   [--inputs FILE]
  * Prints one line: size, submits, the XXH3-64 hash of every result word
  * read (all rounds, in order) and the first and last results of the last
  * round.  --results writes those result words (little-endian u32, all
- * rounds) to FILE.  --labels enables VK_EXT_debug_utils and puts a command
- * buffer label around each round's work, a queue label after each submit
- * and names on the buffers.
+ * rounds) to FILE; --inputs writes the input words of round 0 (all of
+ * them, as the host wrote them) to FILE.  --labels enables
+ * VK_EXT_debug_utils and puts a command buffer label around each round's
+ * work, a queue label after each submit and names on the buffers.
  */
 #include "tests/programs/vk_prog.h"
 
@@ -31,15 +33,18 @@ typedef struct vkc_opts {
 	uint32_t submits;
 	int labels;
 	const char *results;
+	const char *inputs;
 } vkc_opts;
 
 static void vkc_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_compute [--size N] [--submits K] [--labels] [--results FILE]\n"
+	           "                  [--inputs FILE]\n"
 	           "  --size N      input words per round (64..16777216, default 4096)\n"
 	           "  --submits K   rounds, one submit and fence wait each (1..100000, default 4)\n"
 	           "  --labels      VK_EXT_debug_utils labels and object names\n"
-	           "  --results F   write every result word read (u32 LE, all rounds) to F\n");
+	           "  --results F   write every result word read (u32 LE, all rounds) to F\n"
+	           "  --inputs F    write round 0's input words (u32 LE) to F\n");
 }
 
 static void vkc_parse(int argc, char **argv, vkc_opts *o)
@@ -50,6 +55,7 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 	o->submits = 4;
 	o->labels = 0;
 	o->results = NULL;
+	o->inputs = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--size")) {
@@ -61,6 +67,8 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 			o->labels = 1;
 		} else if (!strcmp(a, "--results")) {
 			o->results = vkp_need_arg("vk_compute", a, argc, argv, &i);
+		} else if (!strcmp(a, "--inputs")) {
+			o->inputs = vkp_need_arg("vk_compute", a, argc, argv, &i);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkc_usage(stdout);
 			exit(0);
@@ -169,6 +177,8 @@ int main(int argc, char **argv)
 		}
 		for (i = lo; i < hi; i++)
 			x[i] = vkp_compute_input(i, r);
+		if (r == 0 && o.inputs)
+			vkp_write_file(&c, o.inputs, x, (size_t)bytes);
 		pw[0] = o.size;
 		pw[1] = r;
 		vkp_buffer_flush(&c, &params);

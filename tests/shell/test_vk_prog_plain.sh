@@ -70,10 +70,11 @@ grep -q '^vk_callbound: submits 200 cmds 2000 every 500 calls 402002 hash 0xf516
 	"$T/callbound_default.log" || fail "callbound default: $(cat "$T/callbound_default.log")"
 
 # --results: every result word the program read, all rounds; each has 0xE
-# in its top nibble (the property the capture tests rely on).
-vk_env_run "$T/results.log" "$P/vk_compute" --size 256 --submits 3 --results "$T/results.bin" ||
-	fail "vk_compute --results"
-python3 - "$T/results.bin" <<'EOF' || fail "vk_compute --results file"
+# in its top nibble, and --inputs (round 0's inputs) 0x1: the property the
+# capture tests rely on to tell host writes from device results.
+vk_env_run "$T/results.log" "$P/vk_compute" --size 256 --submits 3 --results "$T/results.bin" \
+	--inputs "$T/inputs.bin" || fail "vk_compute --results --inputs"
+python3 - "$T/results.bin" "$T/inputs.bin" <<'EOF' || fail "vk_compute --results/--inputs files"
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 assert len(d) == 256 * 3 * 4, "results file has %d bytes, expected %d" % (len(d), 256 * 3 * 4)
@@ -81,6 +82,12 @@ words = struct.unpack("<%dI" % (len(d) // 4), d)
 bad = [i for i, w in enumerate(words) if w >> 28 != 0xE]
 assert not bad, "result word %d is 0x%08x" % (bad[0], words[bad[0]])
 assert len(set(words)) > 700, "results are not distinct enough"
+d = open(sys.argv[2], "rb").read()
+assert len(d) == 256 * 4, "inputs file has %d bytes, expected %d" % (len(d), 256 * 4)
+ins = struct.unpack("<256I", d)
+bad = [i for i, w in enumerate(ins) if w >> 28 != 0x1]
+assert not bad, "input word %d is 0x%08x" % (bad[0], ins[bad[0]])
+assert len(set(ins)) > 250, "inputs are not distinct enough"
 EOF
 
 # --out: a binary PPM of the right size whose pixels are not all the clear
