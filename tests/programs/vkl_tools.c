@@ -5,7 +5,7 @@
  * a layer may hide.  The layer tests run it with and without
  * VK_LAYER_tracesmith (VK_INSTANCE_LAYERS) and compare.
  *
- *   vkl_tools [--ext NAME]... [--proc NAME]...
+ *   vkl_tools [--ext NAME]... [--proc NAME]... [--submits N [--frame-labels]]
  *
  * Prints, one per line:
  *   api 1.3.N
@@ -15,6 +15,10 @@
  *   create NAME: RESULT                         (a device enabling it alone)
  *   proc NAME: found|null                       (vkGetDeviceProcAddr, then
  *                                                vkGetInstanceProcAddr)
+ *   submits N labels L                          (--submits: N empty submits on
+ *                                                a device without a swapchain;
+ *                                                --frame-labels: a queue label
+ *                                                "frame" after every second one)
  * Exit 0 when every query could be made, 1 otherwise.
  */
 #include <stdio.h>
@@ -100,7 +104,8 @@ static VkResult vkl_tools_create(VkPhysicalDevice pd, const char *ext, VkDevice 
 int main(int argc, char **argv)
 {
 	const char *exts[VKL_TOOLS_MAX_ARGS], *procs[VKL_TOOLS_MAX_ARGS];
-	int next = 0, nproc = 0, i, rc = 1, has;
+	const char *debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	int next = 0, nproc = 0, i, rc = 1, has, submits = 0, frame_labels = 0;
 	VkApplicationInfo app;
 	VkInstanceCreateInfo ici;
 	VkInstance inst;
@@ -116,8 +121,13 @@ int main(int argc, char **argv)
 			exts[next++] = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--proc") == 0 && nproc < VKL_TOOLS_MAX_ARGS)
 			procs[nproc++] = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--submits") == 0)
+			submits = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--frame-labels") == 0)
+			frame_labels = 1;
 		else {
-			fprintf(stderr, "usage: vkl_tools [--ext NAME]... [--proc NAME]...\n");
+			fprintf(stderr, "usage: vkl_tools [--ext NAME]... [--proc NAME]... "
+			                "[--submits N [--frame-labels]]\n");
 			return 2;
 		}
 	}
@@ -128,6 +138,10 @@ int main(int argc, char **argv)
 	app.apiVersion = VK_API_VERSION_1_3;
 	app.pApplicationName = "vkl_tools";
 	ici.pApplicationInfo = &app;
+	if (frame_labels) {
+		ici.enabledExtensionCount = 1;
+		ici.ppEnabledExtensionNames = &debug_utils;
+	}
 	r = vkCreateInstance(&ici, NULL, &inst);
 	if (r != VK_SUCCESS) {
 		fprintf(stderr, "vkl_tools: vkCreateInstance: %d\n", r);
@@ -156,6 +170,37 @@ int main(int argc, char **argv)
 		printf("create %s: %d\n", exts[i], r);
 		if (r == VK_SUCCESS)
 			vkDestroyDevice(d, NULL);
+	}
+	if (submits > 0) {
+		PFN_vkQueueInsertDebugUtilsLabelEXT label_fn =
+			(PFN_vkQueueInsertDebugUtilsLabelEXT)vkGetInstanceProcAddr(
+				inst, "vkQueueInsertDebugUtilsLabelEXT");
+		VkQueue q;
+		int labels = 0;
+		r = vkl_tools_create(pd, NULL, &dev);
+		if (r != VK_SUCCESS || (frame_labels && !label_fn)) {
+			fprintf(stderr, "vkl_tools: vkCreateDevice: %d\n", r);
+			goto out_instance;
+		}
+		vkGetDeviceQueue(dev, 0, 0, &q);
+		for (i = 0; i < submits; i++) {
+			if (vkQueueSubmit(q, 0, NULL, VK_NULL_HANDLE) != VK_SUCCESS)
+				break;
+			if (frame_labels && i % 2 == 1) {
+				VkDebugUtilsLabelEXT l;
+				memset(&l, 0, sizeof(l));
+				l.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT;
+				l.pLabelName = "frame";
+				label_fn(q, &l);
+				labels++;
+			}
+		}
+		vkQueueWaitIdle(q);
+		vkDestroyDevice(dev, NULL);
+		dev = VK_NULL_HANDLE;
+		printf("submits %d labels %d\n", i, labels);
+		if (i != submits)
+			goto out_instance;
 	}
 	if (nproc) {
 		r = vkl_tools_create(pd, NULL, &dev);
