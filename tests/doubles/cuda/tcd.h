@@ -1,0 +1,299 @@
+/*
+ * tcd.h - internals of the libcuda.so.1 CPU test double (prefix tcd_).
+ *
+ * The double exists so that the CUDA interposer and the CUDA replay backend
+ * can run end to end without a GPU.  It is not a simulator: kernels are host
+ * functions from a module shared object (modules/tcd_module.h), device memory
+ * is host memory at randomised addresses, and each stream is a worker thread
+ * running its queue in order.  It is written so that ordering is NOT
+ * trivially right: streams run concurrently, and with TSCUDA_DOUBLE_SEED the
+ * work not ordered by events, stream waits or the legacy stream is run in a
+ * seeded random order.  Everything it prints starts "libcuda test double:".
+ *
+ * cuda.h is included with __CUDA_API_VERSION_INTERNAL, as the driver itself
+ * is built: every legacy, _v2, _ptds and _ptsz prototype is then declared
+ * under its own name, and each exported function is checked against it.
+ *
+ * Locking: one mutex (tcd_g.lock) guards every object, queue and registry;
+ * one condition variable (tcd_g.cond) is broadcast whenever work completes or
+ * is queued.  Kernels, copies and memsets run without the lock held.
+ * Objects are never freed while the process lives: a destroyed handle keeps
+ * its memory with a dead magic, so a stale handle is reported, not followed.
+ */
+#ifndef TCD_H
+#define TCD_H
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/doubles/cuda/modules/tcd_module.h"
+#include "tests/doubles/cuda/tcd_api.h"
+
+#define TCD_HIDDEN __attribute__((visibility("hidden")))
+
+/* Exported entry points: the body is tcd_api_<sym> (hidden, so the double's
+ * own table points at its own code even under an LD_PRELOAD interposer), and
+ * <sym> is an alias with the type cuda.h declares for it. */
+#define TCD_API(ret, sym) TCD_HIDDEN ret CUDAAPI tcd_api_##sym
+#define TCD_EXPORT(sym) \
+	extern __typeof__(tcd_api_##sym) sym __attribute__((alias("tcd_api_" #sym), visibility("default")));
+
+#define TCD_FN_ENUM(sym) TCD_FN_##sym,
+enum tcd_fn { TCD_EXPORTS(TCD_FN_ENUM) TCD_FN_COUNT };
+#undef TCD_FN_ENUM
+
+/* Counts the call, then refuses everything but the pre-init calls until
+ * cuInit has succeeded. */
+#define TCD_ENTER(sym) tcd_count(TCD_FN_##sym)
+#define TCD_ENTER_INIT(sym)                                                  \
+	do {                                                                 \
+		tcd_count(TCD_FN_##sym);                                     \
+		if (!tcd_initialized())                                      \
+			return tcd_fail(CUDA_ERROR_NOT_INITIALIZED, #sym, "cuInit has not been called"); \
+	} while (0)
+
+#define TCD_MAGIC_LIVE 0x7cd0b1e5u
+#define TCD_MAGIC_DEAD 0xdeadd0b1u
+
+enum tcd_kind {
+	TCD_KIND_CTX = 1,
+	TCD_KIND_STREAM,
+	TCD_KIND_EVENT,
+	TCD_KIND_MODULE,
+	TCD_KIND_FUNCTION,
+	TCD_KIND_LIBRARY,
+	TCD_KIND_KERNEL,
+	TCD_KIND_GRAPH,
+	TCD_KIND_GRAPH_EXEC,
+	TCD_KIND_MEMHANDLE,
+};
+
+/* First member of every handle object. */
+struct tcd_obj {
+	uint32_t magic;
+	uint32_t kind;
+};
+
+struct tcd_stream;
+struct tcd_graph;
+
+struct tcd_ctx {
+	struct tcd_obj h;
+	int device;
+	bool primary;
+	unsigned retains;   /* primary context: cuDevicePrimaryCtxRetain count */
+	unsigned flags;
+	struct tcd_stream *legacy;
+	struct tcd_stream *streams; /* every stream of this context, via next_in_ctx */
+};
+
+enum tcd_stream_special { TCD_STREAM_PLAIN, TCD_STREAM_LEGACY, TCD_STREAM_PER_THREAD };
+
+struct tcd_dep {
+	struct tcd_stream *stream;
+	uint64_t seq;
+};
+
+enum tcd_op_kind {
+	TCD_OP_KERNEL,
+	TCD_OP_COPY,
+	TCD_OP_MEMSET,
+	TCD_OP_RECORD,
+	TCD_OP_WAIT,
+	TCD_OP_FREE,
+};
+
+struct tcd_event;
+
+struct tcd_op {
+	struct tcd_op *next;
+	enum tcd_op_kind kind;
+	uint64_t seq;
+	unsigned ndeps;
+	struct tcd_dep *deps; /* owned */
+	union {
+		struct {
+			const struct tcd_kernel_desc *k;
+			unsigned grid[3], block[3], shared;
+			unsigned char *params; /* owned, k->param_bytes */
+		} kernel;
+		struct {
+			unsigned char *dst;
+			const unsigned char *src;
+			size_t width, height, dpitch, spitch; /* 1-D copies: height 1 */
+		} copy;
+		struct {
+			unsigned char *dst;
+			uint32_t value;
+			unsigned elem;
+			size_t count;
+		} memset;
+		struct {
+			struct tcd_event *event;
+			uint64_t generation;
+		} record;
+		struct {
+			uintptr_t ptr;
+		} free;
+	} u;
+};
+
+struct tcd_stream {
+	struct tcd_obj h;
+	struct tcd_ctx *ctx;
+	enum tcd_stream_special special;
+	unsigned flags;
+	int priority;
+	uint64_t id;
+	pthread_t worker;
+	bool worker_running;
+	bool destroying;
+	struct tcd_op *head, *tail;
+	uint64_t submitted, completed;
+	struct tcd_graph *capture;       /* non-NULL while capturing */
+	CUstreamCaptureMode capture_mode;
+	bool capture_invalid;
+	struct tcd_stream *next_in_ctx;
+	struct tcd_stream *next_all;
+};
+
+struct tcd_event {
+	struct tcd_obj h;
+	unsigned flags;
+	struct tcd_stream *stream; /* last record, or NULL */
+	uint64_t seq;
+	uint64_t generation;
+	bool timed;
+	uint64_t ns;               /* completion time of the last record */
+};
+
+struct tcd_graph {
+	struct tcd_obj h;
+	struct tcd_op *ops; /* templates in capture order, deps unused */
+	size_t count;
+	struct tcd_op **tail;
+};
+
+struct tcd_module {
+	struct tcd_obj h;
+	void *dl;
+	int memfd;
+	size_t image_bytes;
+	const struct tcd_module_desc *desc;
+	struct tcd_function **funcs; /* one per kernel */
+	struct tcd_library *library; /* owning library, or NULL */
+};
+
+struct tcd_function {
+	struct tcd_obj h;
+	struct tcd_module *module;
+	const struct tcd_kernel_desc *k;
+};
+
+struct tcd_library {
+	struct tcd_obj h;
+	struct tcd_module *module;
+	struct tcd_kernel_obj **kernels; /* one per kernel */
+};
+
+struct tcd_kernel_obj {
+	struct tcd_obj h;
+	struct tcd_library *library;
+	struct tcd_function *function;
+};
+
+struct tcd_memhandle {
+	struct tcd_obj h;
+	int memfd;
+	size_t size;
+	int device;
+	unsigned maps;
+	bool released;
+};
+
+enum tcd_reserve_mode { TCD_RESERVE_HONOUR, TCD_RESERVE_REFUSE, TCD_RESERVE_FAIL };
+
+/* The double's one state struct (it is the "driver" of its process). */
+struct tcd_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int initialized;
+	atomic_ulong counts[TCD_FN_COUNT];
+	/* configuration, read once from TSCUDA_DOUBLE_* */
+	int devices;
+	bool seeded;
+	bool quiet;
+	enum tcd_reserve_mode reserve;
+	char *stats_path;
+	uint64_t sched_rng;
+	uint64_t addr_rng;
+	uintptr_t va_next;
+	/* under lock */
+	struct tcd_stream *granted;  /* seeded mode: the one stream allowed to run */
+	struct tcd_stream *all_streams;
+	uint64_t next_stream_id;
+	struct tcd_ctx *primary[2];
+	void **handles;              /* open-addressing set of every object ever made */
+	size_t handle_cap, handle_count;
+	size_t device_bytes_used;
+};
+
+extern struct tcd_state tcd_g TCD_HIDDEN;
+
+/* tcd_core.c */
+TCD_HIDDEN void tcd_count(enum tcd_fn fn);
+TCD_HIDDEN bool tcd_initialized(void);
+TCD_HIDDEN CUresult tcd_fail(CUresult r, const char *call, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+TCD_HIDDEN void tcd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+TCD_HIDDEN const char *tcd_error_name(CUresult r);
+TCD_HIDDEN uint64_t tcd_rng_next(uint64_t *state);
+TCD_HIDDEN void *tcd_obj_new(size_t bytes, enum tcd_kind kind);
+TCD_HIDDEN void tcd_obj_kill(void *obj);
+TCD_HIDDEN CUresult tcd_obj_get(const void *handle, enum tcd_kind kind, const char *call,
+				const char *what, void *out);
+TCD_HIDDEN CUresult tcd_obj_get_locked(const void *handle, enum tcd_kind kind, const char *call,
+				       const char *what, void *out);
+TCD_HIDDEN bool tcd_obj_is_locked(const void *handle, enum tcd_kind kind);
+TCD_HIDDEN struct tcd_ctx *tcd_ctx_current(void);
+TCD_HIDDEN CUresult tcd_ctx_require(const char *call, struct tcd_ctx **out);
+TCD_HIDDEN uint64_t tcd_now_ns(void);
+
+/* tcd_sched.c */
+TCD_HIDDEN struct tcd_stream *tcd_stream_new(struct tcd_ctx *ctx, enum tcd_stream_special special,
+					     unsigned flags, int priority);
+TCD_HIDDEN CUresult tcd_stream_resolve(CUstream h, bool per_thread, const char *call, struct tcd_stream **out);
+TCD_HIDDEN struct tcd_op *tcd_op_new(enum tcd_op_kind kind);
+TCD_HIDDEN void tcd_op_free(struct tcd_op *op);
+TCD_HIDDEN CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, uint64_t *seq_out);
+TCD_HIDDEN CUresult tcd_enqueue_sync(struct tcd_stream *s, struct tcd_op *op, const char *call);
+TCD_HIDDEN CUresult tcd_sync_all(const char *call);
+TCD_HIDDEN CUresult tcd_sync_ctx(struct tcd_ctx *ctx, const char *call);
+TCD_HIDDEN bool tcd_capture_active_global(void);
+
+/* tcd_mem.c */
+enum tcd_range_kind {
+	TCD_RANGE_DEVICE = 1,
+	TCD_RANGE_MANAGED = 2,
+	TCD_RANGE_HOST = 4,
+	TCD_RANGE_GLOBAL = 8,
+	TCD_RANGE_VMM = 16,
+	TCD_RANGE_VMM_NOACCESS = 32,
+};
+#define TCD_RANGE_ACCESSIBLE (TCD_RANGE_DEVICE | TCD_RANGE_MANAGED | TCD_RANGE_HOST | TCD_RANGE_GLOBAL | TCD_RANGE_VMM)
+TCD_HIDDEN CUresult tcd_range_add(uintptr_t base, size_t size, enum tcd_range_kind kind, size_t map_bytes);
+TCD_HIDDEN void tcd_range_remove(uintptr_t base);
+TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what);
+TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
+TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
+
+/* tcd_module.c */
+TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op);
+
+#endif

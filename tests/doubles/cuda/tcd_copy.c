@@ -1,0 +1,433 @@
+/*
+ * tcd_copy.c - copies and memsets.  Each is an op on a stream: the
+ * synchronous forms go to the default stream (legacy, or per-thread for the
+ * _ptds forms) and return once it has run; the Async forms return at once.
+ * Device ranges are checked against the allocation registry when the call is
+ * made; host pointers can only be checked for NULL.  Data moves when the op
+ * runs, so a host buffer changed before an async copy runs is copied as it is
+ * then, as with pinned memory on a GPU.
+ */
+#include "tests/doubles/cuda/tcd.h"
+
+#include <string.h>
+
+enum tcd_side { TCD_HOST, TCD_DEVICE, TCD_ANY };
+
+static CUresult tcd_side_check(uintptr_t p, size_t n, enum tcd_side side, const char *call, const char *what)
+{
+	if (side == TCD_DEVICE)
+		return tcd_range_check(p, n, call, what);
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s is NULL", what);
+	if (side == TCD_ANY && tcd_range_probe(p)) {
+		/* unified addressing: a pointer inside an allocation must stay inside it */
+		return tcd_range_check(p, n, call, what);
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult tcd_copy(uintptr_t dst, enum tcd_side dside, uintptr_t src, enum tcd_side sside, size_t n, CUstream h,
+			 bool pt, bool sync, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (n == 0)
+		return CUDA_SUCCESS;
+	if ((r = tcd_side_check(dst, n, dside, call, "destination")) != CUDA_SUCCESS ||
+	    (r = tcd_side_check(src, n, sside, call, "source")) != CUDA_SUCCESS)
+		return r;
+	op = tcd_op_new(TCD_OP_COPY);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.copy.dst = (unsigned char *)dst;
+	op->u.copy.src = (const unsigned char *)src;
+	op->u.copy.width = n;
+	op->u.copy.height = 1;
+	op->u.copy.dpitch = op->u.copy.spitch = n;
+	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+}
+
+static CUresult tcd_copy2d_side(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y,
+				size_t pitch, size_t width, size_t height, uintptr_t *out, const char *call,
+				const char *what)
+{
+	uintptr_t base;
+	enum tcd_side side;
+
+	switch (type) {
+	case CU_MEMORYTYPE_HOST:
+		base = (uintptr_t)host;
+		side = TCD_HOST;
+		break;
+	case CU_MEMORYTYPE_DEVICE:
+		base = (uintptr_t)dev;
+		side = TCD_DEVICE;
+		break;
+	case CU_MEMORYTYPE_UNIFIED:
+		base = (uintptr_t)dev;
+		side = TCD_ANY;
+		break;
+	default:
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call, "%s memory type %d (arrays are not supported by the double)",
+				what, (int)type);
+	}
+	if (height > 1 && pitch < width)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pitch %zu is less than WidthInBytes %zu", what, pitch,
+				width);
+	if (!base)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pointer is NULL", what);
+	*out = base + y * pitch + x;
+	return tcd_side_check(*out, (height - 1) * pitch + width, side, call, what);
+}
+
+static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool sync, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	uintptr_t src, dst;
+	CUresult r;
+
+	if (!c)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pCopy is NULL");
+	r = tcd_stream_resolve(h, pt, call, &s);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!c->WidthInBytes || !c->Height)
+		return CUDA_SUCCESS;
+	r = tcd_copy2d_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcPitch,
+			    c->WidthInBytes, c->Height, &src, call, "source");
+	if (r == CUDA_SUCCESS)
+		r = tcd_copy2d_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY, c->dstPitch,
+				    c->WidthInBytes, c->Height, &dst, call, "destination");
+	if (r != CUDA_SUCCESS)
+		return r;
+	op = tcd_op_new(TCD_OP_COPY);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.copy.dst = (unsigned char *)dst;
+	op->u.copy.src = (const unsigned char *)src;
+	op->u.copy.width = c->WidthInBytes;
+	op->u.copy.height = c->Height;
+	op->u.copy.dpitch = c->dstPitch;
+	op->u.copy.spitch = c->srcPitch;
+	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+}
+
+static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t count, CUstream h, bool pt,
+			   bool sync, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (dst % elem)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dstDevice 0x%lx is not aligned to %u bytes",
+				(unsigned long)dst, elem);
+	if (count == 0)
+		return CUDA_SUCCESS;
+	if (count > SIZE_MAX / elem)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "N %zu is too large", count);
+	if ((r = tcd_range_check(dst, count * elem, call, "dstDevice")) != CUDA_SUCCESS)
+		return r;
+	op = tcd_op_new(TCD_OP_MEMSET);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.memset.dst = (unsigned char *)dst;
+	op->u.memset.value = value;
+	op->u.memset.elem = elem;
+	op->u.memset.count = count;
+	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+}
+
+TCD_API(CUresult, cuMemcpyHtoD)(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoD);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, false, true, "cuMemcpyHtoD");
+}
+TCD_EXPORT(cuMemcpyHtoD)
+
+TCD_API(CUresult, cuMemcpyHtoD_v2)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoD_v2);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, false, true, "cuMemcpyHtoD_v2");
+}
+TCD_EXPORT(cuMemcpyHtoD_v2)
+
+TCD_API(CUresult, cuMemcpyHtoD_v2_ptds)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoD_v2_ptds);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, NULL, true, true, "cuMemcpyHtoD_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyHtoD_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyHtoDAsync)(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoDAsync);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, false, false, "cuMemcpyHtoDAsync");
+}
+TCD_EXPORT(cuMemcpyHtoDAsync)
+
+TCD_API(CUresult, cuMemcpyHtoDAsync_v2)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoDAsync_v2);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, false, false, "cuMemcpyHtoDAsync_v2");
+}
+TCD_EXPORT(cuMemcpyHtoDAsync_v2)
+
+TCD_API(CUresult, cuMemcpyHtoDAsync_v2_ptsz)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyHtoDAsync_v2_ptsz);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcHost, TCD_HOST, ByteCount, hStream, true, false, "cuMemcpyHtoDAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyHtoDAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemcpyDtoH)(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoH);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoH");
+}
+TCD_EXPORT(cuMemcpyDtoH)
+
+TCD_API(CUresult, cuMemcpyDtoH_v2)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoH_v2);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoH_v2");
+}
+TCD_EXPORT(cuMemcpyDtoH_v2)
+
+TCD_API(CUresult, cuMemcpyDtoH_v2_ptds)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoH_v2_ptds);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyDtoH_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyDtoH_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyDtoHAsync)(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoHAsync);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyDtoHAsync");
+}
+TCD_EXPORT(cuMemcpyDtoHAsync)
+
+TCD_API(CUresult, cuMemcpyDtoHAsync_v2)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoHAsync_v2);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyDtoHAsync_v2");
+}
+TCD_EXPORT(cuMemcpyDtoHAsync_v2)
+
+TCD_API(CUresult, cuMemcpyDtoHAsync_v2_ptsz)(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoHAsync_v2_ptsz);
+	return tcd_copy((uintptr_t)dstHost, TCD_HOST, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, true, false, "cuMemcpyDtoHAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyDtoHAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemcpyDtoD)(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoD);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoD");
+}
+TCD_EXPORT(cuMemcpyDtoD)
+
+TCD_API(CUresult, cuMemcpyDtoD_v2)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoD_v2);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, false, true, "cuMemcpyDtoD_v2");
+}
+TCD_EXPORT(cuMemcpyDtoD_v2)
+
+TCD_API(CUresult, cuMemcpyDtoD_v2_ptds)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoD_v2_ptds);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, NULL, true, true, "cuMemcpyDtoD_v2_ptds");
+}
+TCD_EXPORT(cuMemcpyDtoD_v2_ptds)
+
+TCD_API(CUresult, cuMemcpyDtoDAsync)(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoDAsync);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyDtoDAsync");
+}
+TCD_EXPORT(cuMemcpyDtoDAsync)
+
+TCD_API(CUresult, cuMemcpyDtoDAsync_v2)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoDAsync_v2);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, false, false, "cuMemcpyDtoDAsync_v2");
+}
+TCD_EXPORT(cuMemcpyDtoDAsync_v2)
+
+TCD_API(CUresult, cuMemcpyDtoDAsync_v2_ptsz)(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyDtoDAsync_v2_ptsz);
+	return tcd_copy((uintptr_t)dstDevice, TCD_DEVICE, (uintptr_t)srcDevice, TCD_DEVICE, ByteCount, hStream, true, false, "cuMemcpyDtoDAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpyDtoDAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemcpy)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpy);
+	return tcd_copy((uintptr_t)dst, TCD_ANY, (uintptr_t)src, TCD_ANY, ByteCount, NULL, false, true, "cuMemcpy");
+}
+TCD_EXPORT(cuMemcpy)
+
+TCD_API(CUresult, cuMemcpy_ptds)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+	TCD_ENTER_INIT(cuMemcpy_ptds);
+	return tcd_copy((uintptr_t)dst, TCD_ANY, (uintptr_t)src, TCD_ANY, ByteCount, NULL, true, true, "cuMemcpy_ptds");
+}
+TCD_EXPORT(cuMemcpy_ptds)
+
+TCD_API(CUresult, cuMemcpyAsync)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAsync);
+	return tcd_copy((uintptr_t)dst, TCD_ANY, (uintptr_t)src, TCD_ANY, ByteCount, hStream, false, false, "cuMemcpyAsync");
+}
+TCD_EXPORT(cuMemcpyAsync)
+
+TCD_API(CUresult, cuMemcpyAsync_ptsz)(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpyAsync_ptsz);
+	return tcd_copy((uintptr_t)dst, TCD_ANY, (uintptr_t)src, TCD_ANY, ByteCount, hStream, true, false, "cuMemcpyAsync_ptsz");
+}
+TCD_EXPORT(cuMemcpyAsync_ptsz)
+
+TCD_API(CUresult, cuMemcpy2D_v2)(const CUDA_MEMCPY2D *pCopy)
+{
+	TCD_ENTER_INIT(cuMemcpy2D_v2);
+	return tcd_copy2d(pCopy, NULL, false, true, "cuMemcpy2D_v2");
+}
+TCD_EXPORT(cuMemcpy2D_v2)
+
+TCD_API(CUresult, cuMemcpy2D_v2_ptds)(const CUDA_MEMCPY2D *pCopy)
+{
+	TCD_ENTER_INIT(cuMemcpy2D_v2_ptds);
+	return tcd_copy2d(pCopy, NULL, true, true, "cuMemcpy2D_v2_ptds");
+}
+TCD_EXPORT(cuMemcpy2D_v2_ptds)
+
+TCD_API(CUresult, cuMemcpy2DAsync_v2)(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpy2DAsync_v2);
+	return tcd_copy2d(pCopy, hStream, false, false, "cuMemcpy2DAsync_v2");
+}
+TCD_EXPORT(cuMemcpy2DAsync_v2)
+
+TCD_API(CUresult, cuMemcpy2DAsync_v2_ptsz)(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemcpy2DAsync_v2_ptsz);
+	return tcd_copy2d(pCopy, hStream, true, false, "cuMemcpy2DAsync_v2_ptsz");
+}
+TCD_EXPORT(cuMemcpy2DAsync_v2_ptsz)
+
+TCD_API(CUresult, cuMemsetD8)(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
+{
+	TCD_ENTER_INIT(cuMemsetD8);
+	return tcd_memset((uintptr_t)dstDevice, uc, 1, N, NULL, false, true, "cuMemsetD8");
+}
+TCD_EXPORT(cuMemsetD8)
+
+TCD_API(CUresult, cuMemsetD8_v2)(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD8_v2);
+	return tcd_memset((uintptr_t)dstDevice, uc, 1, N, NULL, false, true, "cuMemsetD8_v2");
+}
+TCD_EXPORT(cuMemsetD8_v2)
+
+TCD_API(CUresult, cuMemsetD8_v2_ptds)(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD8_v2_ptds);
+	return tcd_memset((uintptr_t)dstDevice, uc, 1, N, NULL, true, true, "cuMemsetD8_v2_ptds");
+}
+TCD_EXPORT(cuMemsetD8_v2_ptds)
+
+TCD_API(CUresult, cuMemsetD8Async)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD8Async);
+	return tcd_memset((uintptr_t)dstDevice, uc, 1, N, hStream, false, false, "cuMemsetD8Async");
+}
+TCD_EXPORT(cuMemsetD8Async)
+
+TCD_API(CUresult, cuMemsetD8Async_ptsz)(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD8Async_ptsz);
+	return tcd_memset((uintptr_t)dstDevice, uc, 1, N, hStream, true, false, "cuMemsetD8Async_ptsz");
+}
+TCD_EXPORT(cuMemsetD8Async_ptsz)
+
+TCD_API(CUresult, cuMemsetD16)(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
+{
+	TCD_ENTER_INIT(cuMemsetD16);
+	return tcd_memset((uintptr_t)dstDevice, us, 2, N, NULL, false, true, "cuMemsetD16");
+}
+TCD_EXPORT(cuMemsetD16)
+
+TCD_API(CUresult, cuMemsetD16_v2)(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD16_v2);
+	return tcd_memset((uintptr_t)dstDevice, us, 2, N, NULL, false, true, "cuMemsetD16_v2");
+}
+TCD_EXPORT(cuMemsetD16_v2)
+
+TCD_API(CUresult, cuMemsetD16_v2_ptds)(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD16_v2_ptds);
+	return tcd_memset((uintptr_t)dstDevice, us, 2, N, NULL, true, true, "cuMemsetD16_v2_ptds");
+}
+TCD_EXPORT(cuMemsetD16_v2_ptds)
+
+TCD_API(CUresult, cuMemsetD16Async)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD16Async);
+	return tcd_memset((uintptr_t)dstDevice, us, 2, N, hStream, false, false, "cuMemsetD16Async");
+}
+TCD_EXPORT(cuMemsetD16Async)
+
+TCD_API(CUresult, cuMemsetD16Async_ptsz)(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD16Async_ptsz);
+	return tcd_memset((uintptr_t)dstDevice, us, 2, N, hStream, true, false, "cuMemsetD16Async_ptsz");
+}
+TCD_EXPORT(cuMemsetD16Async_ptsz)
+
+TCD_API(CUresult, cuMemsetD32)(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
+{
+	TCD_ENTER_INIT(cuMemsetD32);
+	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, NULL, false, true, "cuMemsetD32");
+}
+TCD_EXPORT(cuMemsetD32)
+
+TCD_API(CUresult, cuMemsetD32_v2)(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD32_v2);
+	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, NULL, false, true, "cuMemsetD32_v2");
+}
+TCD_EXPORT(cuMemsetD32_v2)
+
+TCD_API(CUresult, cuMemsetD32_v2_ptds)(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{
+	TCD_ENTER_INIT(cuMemsetD32_v2_ptds);
+	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, NULL, true, true, "cuMemsetD32_v2_ptds");
+}
+TCD_EXPORT(cuMemsetD32_v2_ptds)
+
+TCD_API(CUresult, cuMemsetD32Async)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD32Async);
+	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, hStream, false, false, "cuMemsetD32Async");
+}
+TCD_EXPORT(cuMemsetD32Async)
+
+TCD_API(CUresult, cuMemsetD32Async_ptsz)(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemsetD32Async_ptsz);
+	return tcd_memset((uintptr_t)dstDevice, ui, 4, N, hStream, true, false, "cuMemsetD32Async_ptsz");
+}
+TCD_EXPORT(cuMemsetD32Async_ptsz)

@@ -1,0 +1,998 @@
+/*
+ * tcd_mem.c - device, managed, host and VMM memory of the double.
+ *
+ * Every allocation is its own mapping at an address drawn at random (from
+ * getrandom, or TSCUDA_DOUBLE_ADDR_SEED), so device addresses differ from run
+ * to run and a replayer that assumes otherwise is caught.  Kernels use the
+ * addresses directly: they are host memory.  The registry below records every
+ * range a copy or memset may touch; a range outside it is rejected with
+ * CUDA_ERROR_INVALID_VALUE instead of being written.
+ *
+ * VMM follows the driver's model: cuMemAddressReserve maps PROT_NONE address
+ * space, cuMemCreate is a memfd, cuMemMap maps it into a reservation still
+ * inaccessible, and only cuMemSetAccess makes it readable and writable.
+ *
+ * Locking: tcd_mem.lock guards the registry and the address cursor; it is
+ * never held while waiting for stream work.
+ */
+#include "tests/doubles/cuda/tcd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define TCD_GRANULARITY ((size_t)2 << 20)
+#define TCD_DEVICE_MEMORY ((size_t)16 << 30)
+#define TCD_VA_LOW ((uintptr_t)1 << 36)
+#define TCD_VA_HIGH ((uintptr_t)1 << 46)
+
+struct tcd_range {
+	uintptr_t base;
+	size_t size;
+	enum tcd_range_kind kind;
+	size_t map_bytes;             /* what to unmap; 0 for module globals */
+	struct tcd_memhandle *handle; /* VMM mappings */
+};
+
+struct tcd_reservation {
+	uintptr_t base;
+	size_t size;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct tcd_range *ranges; /* sorted by base, never overlapping */
+	size_t count, cap;
+	struct tcd_reservation *res;
+	size_t res_count, res_cap;
+	size_t used;
+	uintptr_t va_next, va_next_low;
+} tcd_mem = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t tcd_page(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static uintptr_t tcd_align_up(uintptr_t v, size_t a)
+{
+	return (v + a - 1) & ~(uintptr_t)(a - 1);
+}
+
+/* Maps bytes of fresh address space at a random address (below 4 GiB for the
+ * legacy 32-bit ABI), or at want if it is free.  Under tcd_mem.lock. */
+static void *tcd_va_map_locked(size_t bytes, size_t align, int prot, bool low, uintptr_t want)
+{
+	uintptr_t *cursor = low ? &tcd_mem.va_next_low : &tcd_mem.va_next;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
+	void *p;
+
+	if (want) {
+		p = mmap((void *)want, bytes, prot, flags, -1, 0);
+		if (p == (void *)want)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, bytes);
+	}
+	for (int attempt = 0; attempt < 64; attempt++) {
+		uintptr_t cand;
+
+		if (!*cursor || attempt) {
+			uint64_t r = tcd_rng_next(&tcd_g.addr_rng);
+
+			*cursor = low ? ((uintptr_t)1 << 30) + (uintptr_t)(r % ((uintptr_t)2 << 30))
+				      : TCD_VA_LOW + (uintptr_t)(r % (TCD_VA_HIGH - TCD_VA_LOW));
+			*cursor = tcd_align_up(*cursor, TCD_GRANULARITY);
+		}
+		cand = tcd_align_up(*cursor, align);
+		if (low && cand + bytes > ((uintptr_t)1 << 32))
+			continue;
+		if (cand == want)
+			continue;
+		p = mmap((void *)cand, bytes, prot, flags, -1, 0);
+		if (p == (void *)cand) {
+			*cursor = cand + tcd_align_up(bytes, tcd_page()) +
+				  (uintptr_t)(tcd_rng_next(&tcd_g.addr_rng) % 16) * 65536;
+			return p;
+		}
+		if (p != MAP_FAILED)
+			munmap(p, bytes);
+	}
+	return NULL;
+}
+
+static size_t tcd_range_find_locked(uintptr_t p)
+{
+	size_t lo = 0, hi = tcd_mem.count;
+
+	/* first entry with base > p */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (tcd_mem.ranges[mid].base <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && p < tcd_mem.ranges[lo - 1].base + tcd_mem.ranges[lo - 1].size)
+		return lo - 1;
+	return (size_t)-1;
+}
+
+static CUresult tcd_range_add_locked(uintptr_t base, size_t size, enum tcd_range_kind kind, size_t map_bytes,
+				     struct tcd_memhandle *h)
+{
+	size_t i = 0;
+
+	if (tcd_mem.count == tcd_mem.cap) {
+		size_t cap = tcd_mem.cap ? tcd_mem.cap * 2 : 64;
+		struct tcd_range *r = realloc(tcd_mem.ranges, cap * sizeof(*r));
+
+		if (!r)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		tcd_mem.ranges = r;
+		tcd_mem.cap = cap;
+	}
+	while (i < tcd_mem.count && tcd_mem.ranges[i].base < base)
+		i++;
+	memmove(&tcd_mem.ranges[i + 1], &tcd_mem.ranges[i], (tcd_mem.count - i) * sizeof(tcd_mem.ranges[0]));
+	tcd_mem.ranges[i] = (struct tcd_range){ base, size, kind, map_bytes, h };
+	tcd_mem.count++;
+	return CUDA_SUCCESS;
+}
+
+static void tcd_range_drop_locked(size_t i)
+{
+	memmove(&tcd_mem.ranges[i], &tcd_mem.ranges[i + 1], (tcd_mem.count - i - 1) * sizeof(tcd_mem.ranges[0]));
+	tcd_mem.count--;
+}
+
+CUresult tcd_range_add(uintptr_t base, size_t size, enum tcd_range_kind kind, size_t map_bytes)
+{
+	CUresult r;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	r = tcd_range_add_locked(base, size, kind, map_bytes, NULL);
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+
+void tcd_range_remove(uintptr_t base)
+{
+	size_t i;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(base);
+	if (i != (size_t)-1 && tcd_mem.ranges[i].base == base)
+		tcd_range_drop_locked(i);
+	pthread_mutex_unlock(&tcd_mem.lock);
+}
+
+/* Whether p lies in any registered range (no message either way). */
+bool tcd_range_probe(uintptr_t p)
+{
+	bool found;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	found = tcd_range_find_locked(p) != (size_t)-1;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return found;
+}
+
+CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what)
+{
+	uintptr_t cur = p, end = p + n;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s is NULL", what);
+	if (end < p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s 0x%lx + %zu bytes wraps around", what,
+				(unsigned long)p, n);
+	pthread_mutex_lock(&tcd_mem.lock);
+	while (cur < end) {
+		size_t i = tcd_range_find_locked(cur);
+
+		if (i == (size_t)-1) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				     cur == p ? "%s 0x%lx is not inside any allocation (%zu bytes asked)"
+					      : "%s 0x%lx + %zu bytes runs past the end of its allocation",
+				     what, (unsigned long)p, n);
+			break;
+		}
+		if (tcd_mem.ranges[i].kind == TCD_RANGE_VMM_NOACCESS) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				     "%s 0x%lx is mapped but cuMemSetAccess has not made it accessible", what,
+				     (unsigned long)cur);
+			break;
+		}
+		cur = tcd_mem.ranges[i].base + tcd_mem.ranges[i].size;
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+
+/* ---- device, managed and host allocations ---- */
+
+static CUresult tcd_alloc(uintptr_t *out, size_t bytes, enum tcd_range_kind kind, bool low, const char *call)
+{
+	size_t map = tcd_align_up(bytes, tcd_page());
+	void *p;
+	CUresult r;
+
+	if (!out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the output pointer is NULL");
+	if (bytes == 0)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "bytesize is 0");
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (kind != TCD_RANGE_HOST && (bytes > TCD_DEVICE_MEMORY || tcd_mem.used + bytes > TCD_DEVICE_MEMORY)) {
+		pthread_mutex_unlock(&tcd_mem.lock);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "%zu bytes do not fit the double's 16 GiB", bytes);
+	}
+	p = tcd_va_map_locked(map, 4096, PROT_READ | PROT_WRITE, low, 0);
+	if (!p) {
+		pthread_mutex_unlock(&tcd_mem.lock);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "no address space for %zu bytes", bytes);
+	}
+	r = tcd_range_add_locked((uintptr_t)p, bytes, kind, map, NULL);
+	if (r != CUDA_SUCCESS) {
+		munmap(p, map);
+		pthread_mutex_unlock(&tcd_mem.lock);
+		return tcd_fail(r, call, "out of host memory");
+	}
+	if (kind != TCD_RANGE_HOST)
+		tcd_mem.used += bytes;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	*out = (uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+/* Unmaps an allocation now (the caller has made sure no work uses it). */
+void tcd_free_now(uintptr_t ptr)
+{
+	size_t i;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(ptr);
+	if (i != (size_t)-1 && tcd_mem.ranges[i].base == ptr) {
+		struct tcd_range rg = tcd_mem.ranges[i];
+
+		tcd_range_drop_locked(i);
+		if (rg.kind != TCD_RANGE_HOST)
+			tcd_mem.used -= rg.size;
+		munmap((void *)rg.base, rg.map_bytes);
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+}
+
+static CUresult tcd_base_check(uintptr_t ptr, unsigned kinds, const char *call, const char *what)
+{
+	size_t i;
+	bool ok;
+
+	if (!ptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s is NULL", what);
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(ptr);
+	ok = i != (size_t)-1 && tcd_mem.ranges[i].base == ptr && (tcd_mem.ranges[i].kind & kinds);
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (!ok)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s 0x%lx is not the start of a live allocation of this kind",
+				what, (unsigned long)ptr);
+	return CUDA_SUCCESS;
+}
+
+static CUresult tcd_free(uintptr_t ptr, unsigned kinds, const char *call)
+{
+	CUresult r = tcd_base_check(ptr, kinds, call, "dptr");
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	/* Like the driver, freeing waits for work in flight that may use it. */
+	r = tcd_sync_all(call);
+	if (r == CUDA_SUCCESS)
+		tcd_free_now(ptr);
+	return r;
+}
+
+static CUresult tcd_ctx_check(const char *call)
+{
+	struct tcd_ctx *c;
+
+	return tcd_ctx_require(call, &c);
+}
+
+TCD_API(CUresult, cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	uintptr_t p;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemAlloc);
+	if ((r = tcd_ctx_check("cuMemAlloc")) != CUDA_SUCCESS)
+		return r;
+	if (!dptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc", "dptr is NULL");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, true, "cuMemAlloc");
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr_v1)p;
+	return r;
+}
+TCD_EXPORT(cuMemAlloc)
+
+TCD_API(CUresult, cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize)
+{
+	uintptr_t p;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemAlloc_v2);
+	if ((r = tcd_ctx_check("cuMemAlloc_v2")) != CUDA_SUCCESS)
+		return r;
+	if (!dptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc_v2", "dptr is NULL");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, false, "cuMemAlloc_v2");
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)p;
+	return r;
+}
+TCD_EXPORT(cuMemAlloc_v2)
+
+TCD_API(CUresult, cuMemFree)(CUdeviceptr_v1 dptr)
+{
+	TCD_ENTER_INIT(cuMemFree);
+	return tcd_free(dptr, TCD_RANGE_DEVICE | TCD_RANGE_MANAGED, "cuMemFree");
+}
+TCD_EXPORT(cuMemFree)
+
+TCD_API(CUresult, cuMemFree_v2)(CUdeviceptr dptr)
+{
+	TCD_ENTER_INIT(cuMemFree_v2);
+	return tcd_free((uintptr_t)dptr, TCD_RANGE_DEVICE | TCD_RANGE_MANAGED, "cuMemFree_v2");
+}
+TCD_EXPORT(cuMemFree_v2)
+
+static CUresult tcd_alloc_pitch(uintptr_t *out, size_t *pitch, size_t width, size_t height, unsigned elem, bool low,
+				const char *call)
+{
+	size_t p;
+	CUresult r;
+
+	if ((r = tcd_ctx_check(call)) != CUDA_SUCCESS)
+		return r;
+	if (!out || !pitch)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr or pPitch is NULL");
+	if (elem != 4 && elem != 8 && elem != 16)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "ElementSizeBytes must be 4, 8 or 16, got %u", elem);
+	if (!width || !height)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "WidthInBytes %zu or Height %zu is 0", width, height);
+	p = tcd_align_up(width, 512);
+	if (height > TCD_DEVICE_MEMORY / p)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "%zu rows of %zu bytes do not fit", height, p);
+	r = tcd_alloc(out, p * height, TCD_RANGE_DEVICE, low, call);
+	if (r == CUDA_SUCCESS)
+		*pitch = p;
+	return r;
+}
+
+TCD_API(CUresult, cuMemAllocPitch)(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes,
+				   unsigned int Height, unsigned int ElementSizeBytes)
+{
+	uintptr_t p = 0;
+	size_t pitch = 0;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemAllocPitch);
+	r = tcd_alloc_pitch(dptr && pPitch ? &p : NULL, &pitch, WidthInBytes, Height, ElementSizeBytes, true,
+			    "cuMemAllocPitch");
+	if (r == CUDA_SUCCESS) {
+		*dptr = (CUdeviceptr_v1)p;
+		*pPitch = (unsigned)pitch;
+	}
+	return r;
+}
+TCD_EXPORT(cuMemAllocPitch)
+
+TCD_API(CUresult, cuMemAllocPitch_v2)(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+				      unsigned int ElementSizeBytes)
+{
+	uintptr_t p = 0;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemAllocPitch_v2);
+	r = tcd_alloc_pitch(dptr ? &p : NULL, pPitch, WidthInBytes, Height, ElementSizeBytes, false,
+			    "cuMemAllocPitch_v2");
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)p;
+	return r;
+}
+TCD_EXPORT(cuMemAllocPitch_v2)
+
+static CUresult tcd_address_range(uintptr_t *base, size_t *size, uintptr_t p, const char *call)
+{
+	size_t i;
+	CUresult r = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(p);
+	if (i == (size_t)-1) {
+		r = CUDA_ERROR_NOT_FOUND;
+	} else {
+		if (base)
+			*base = tcd_mem.ranges[i].base;
+		if (size)
+			*size = tcd_mem.ranges[i].size;
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (r != CUDA_SUCCESS)
+		return tcd_fail(r, call, "0x%lx is not inside any allocation", (unsigned long)p);
+	return r;
+}
+
+TCD_API(CUresult, cuMemGetAddressRange)(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
+{
+	uintptr_t b;
+	size_t s;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemGetAddressRange);
+	r = tcd_address_range(&b, &s, dptr, "cuMemGetAddressRange");
+	if (r == CUDA_SUCCESS) {
+		if (pbase)
+			*pbase = (CUdeviceptr_v1)b;
+		if (psize)
+			*psize = (unsigned)s;
+	}
+	return r;
+}
+TCD_EXPORT(cuMemGetAddressRange)
+
+TCD_API(CUresult, cuMemGetAddressRange_v2)(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+	uintptr_t b;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemGetAddressRange_v2);
+	r = tcd_address_range(&b, psize, (uintptr_t)dptr, "cuMemGetAddressRange_v2");
+	if (r == CUDA_SUCCESS && pbase)
+		*pbase = (CUdeviceptr)b;
+	return r;
+}
+TCD_EXPORT(cuMemGetAddressRange_v2)
+
+TCD_API(CUresult, cuMemGetInfo)(unsigned int *free_bytes, unsigned int *total)
+{
+	TCD_ENTER_INIT(cuMemGetInfo);
+	if (!free_bytes || !total)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemGetInfo", "free or total is NULL");
+	*free_bytes = 0xffffffffu;
+	*total = 0xffffffffu;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemGetInfo)
+
+TCD_API(CUresult, cuMemGetInfo_v2)(size_t *free_bytes, size_t *total)
+{
+	TCD_ENTER_INIT(cuMemGetInfo_v2);
+	if (!free_bytes || !total)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemGetInfo_v2", "free or total is NULL");
+	pthread_mutex_lock(&tcd_mem.lock);
+	*free_bytes = TCD_DEVICE_MEMORY - tcd_mem.used;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	*total = TCD_DEVICE_MEMORY;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemGetInfo_v2)
+
+static CUresult tcd_alloc_async(CUdeviceptr *dptr, size_t bytes, CUstream h, bool pt, const char *call)
+{
+	struct tcd_stream *s;
+	uintptr_t p;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!dptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr is NULL");
+	/* The address is handed out at once; stream order only matters for use. */
+	r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, call);
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)p;
+	return r;
+}
+
+TCD_API(CUresult, cuMemAllocAsync)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemAllocAsync);
+	return tcd_alloc_async(dptr, bytesize, hStream, false, "cuMemAllocAsync");
+}
+TCD_EXPORT(cuMemAllocAsync)
+
+TCD_API(CUresult, cuMemAllocAsync_ptsz)(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemAllocAsync_ptsz);
+	return tcd_alloc_async(dptr, bytesize, hStream, true, "cuMemAllocAsync_ptsz");
+}
+TCD_EXPORT(cuMemAllocAsync_ptsz)
+
+static CUresult tcd_free_async(CUdeviceptr dptr, CUstream h, bool pt, const char *call)
+{
+	struct tcd_stream *s;
+	struct tcd_op *op;
+	CUresult r = tcd_stream_resolve(h, pt, call, &s);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	r = tcd_base_check((uintptr_t)dptr, TCD_RANGE_DEVICE, call, "dptr");
+	if (r != CUDA_SUCCESS)
+		return r;
+	op = tcd_op_new(TCD_OP_FREE);
+	if (!op)
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+	op->u.free.ptr = (uintptr_t)dptr;
+	return tcd_enqueue(s, op, call, NULL);
+}
+
+TCD_API(CUresult, cuMemFreeAsync)(CUdeviceptr dptr, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemFreeAsync);
+	return tcd_free_async(dptr, hStream, false, "cuMemFreeAsync");
+}
+TCD_EXPORT(cuMemFreeAsync)
+
+TCD_API(CUresult, cuMemFreeAsync_ptsz)(CUdeviceptr dptr, CUstream hStream)
+{
+	TCD_ENTER_INIT(cuMemFreeAsync_ptsz);
+	return tcd_free_async(dptr, hStream, true, "cuMemFreeAsync_ptsz");
+}
+TCD_EXPORT(cuMemFreeAsync_ptsz)
+
+TCD_API(CUresult, cuMemAllocManaged)(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	uintptr_t p;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemAllocManaged);
+	if ((r = tcd_ctx_check("cuMemAllocManaged")) != CUDA_SUCCESS)
+		return r;
+	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged",
+				"flags must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST, got 0x%x", flags);
+	if (!dptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged", "dptr is NULL");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_MANAGED, false, "cuMemAllocManaged");
+	if (r == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)p;
+	return r;
+}
+TCD_EXPORT(cuMemAllocManaged)
+
+static CUresult tcd_host_alloc(void **pp, size_t bytes, unsigned flags, const char *call)
+{
+	uintptr_t p;
+	CUresult r;
+	const unsigned known = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+
+	if ((r = tcd_ctx_check(call)) != CUDA_SUCCESS)
+		return r;
+	if (!pp)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pp is NULL");
+	if (flags & ~known)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "unknown flags 0x%x", flags);
+	r = tcd_alloc(&p, bytes, TCD_RANGE_HOST, false, call);
+	if (r == CUDA_SUCCESS)
+		*pp = (void *)p;
+	return r;
+}
+
+TCD_API(CUresult, cuMemAllocHost)(void **pp, unsigned int bytesize)
+{
+	TCD_ENTER_INIT(cuMemAllocHost);
+	return tcd_host_alloc(pp, bytesize, 0, "cuMemAllocHost");
+}
+TCD_EXPORT(cuMemAllocHost)
+
+TCD_API(CUresult, cuMemAllocHost_v2)(void **pp, size_t bytesize)
+{
+	TCD_ENTER_INIT(cuMemAllocHost_v2);
+	return tcd_host_alloc(pp, bytesize, 0, "cuMemAllocHost_v2");
+}
+TCD_EXPORT(cuMemAllocHost_v2)
+
+TCD_API(CUresult, cuMemHostAlloc)(void **pp, size_t bytesize, unsigned int Flags)
+{
+	TCD_ENTER_INIT(cuMemHostAlloc);
+	return tcd_host_alloc(pp, bytesize, Flags, "cuMemHostAlloc");
+}
+TCD_EXPORT(cuMemHostAlloc)
+
+TCD_API(CUresult, cuMemFreeHost)(void *p)
+{
+	TCD_ENTER_INIT(cuMemFreeHost);
+	return tcd_free((uintptr_t)p, TCD_RANGE_HOST, "cuMemFreeHost");
+}
+TCD_EXPORT(cuMemFreeHost)
+
+static CUresult tcd_host_devptr(uintptr_t *out, void *p, unsigned flags, const char *call)
+{
+	size_t i;
+	bool ok;
+
+	if (!out || !p)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pdptr or p is NULL");
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "Flags must be 0, got 0x%x", flags);
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked((uintptr_t)p);
+	ok = i != (size_t)-1 && tcd_mem.ranges[i].kind == TCD_RANGE_HOST;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (!ok)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%p is not memory from cuMemHostAlloc", p);
+	*out = (uintptr_t)p; /* unified addressing: the same address */
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuMemHostGetDevicePointer)(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
+{
+	uintptr_t d;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemHostGetDevicePointer);
+	r = tcd_host_devptr(pdptr ? &d : NULL, p, Flags, "cuMemHostGetDevicePointer");
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (d > 0xffffffffu)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostGetDevicePointer",
+				"%p does not fit the legacy 32-bit device pointer", p);
+	*pdptr = (CUdeviceptr_v1)d;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemHostGetDevicePointer)
+
+TCD_API(CUresult, cuMemHostGetDevicePointer_v2)(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+	uintptr_t d;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemHostGetDevicePointer_v2);
+	r = tcd_host_devptr(pdptr ? &d : NULL, p, Flags, "cuMemHostGetDevicePointer_v2");
+	if (r == CUDA_SUCCESS)
+		*pdptr = (CUdeviceptr)d;
+	return r;
+}
+TCD_EXPORT(cuMemHostGetDevicePointer_v2)
+
+/* ---- virtual memory management ---- */
+
+static CUresult tcd_prop_check(const CUmemAllocationProp *prop, const char *call)
+{
+	if (!prop)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "prop is NULL");
+	if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "prop->type %d is not CU_MEM_ALLOCATION_TYPE_PINNED",
+				(int)prop->type);
+	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "prop->location.type %d is not a device",
+				(int)prop->location.type);
+	if (prop->location.id < 0 || prop->location.id >= tcd_g.devices)
+		return tcd_fail(CUDA_ERROR_INVALID_DEVICE, call, "prop->location.id %d is not a device",
+				prop->location.id);
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuMemGetAllocationGranularity)(size_t *granularity, const CUmemAllocationProp *prop,
+						 CUmemAllocationGranularity_flags option)
+{
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemGetAllocationGranularity);
+	if (!granularity)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemGetAllocationGranularity", "granularity is NULL");
+	if ((r = tcd_prop_check(prop, "cuMemGetAllocationGranularity")) != CUDA_SUCCESS)
+		return r;
+	if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemGetAllocationGranularity", "unknown option %d",
+				(int)option);
+	*granularity = TCD_GRANULARITY;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemGetAllocationGranularity)
+
+TCD_API(CUresult, cuMemCreate)(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+			       unsigned long long flags)
+{
+	struct tcd_memhandle *m;
+	CUresult r;
+	int fd;
+
+	TCD_ENTER_INIT(cuMemCreate);
+	if (!handle)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemCreate", "handle is NULL");
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemCreate", "flags must be 0, got 0x%llx", flags);
+	if ((r = tcd_prop_check(prop, "cuMemCreate")) != CUDA_SUCCESS)
+		return r;
+	if (!size || size % TCD_GRANULARITY)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemCreate",
+				"size %zu is not a non-zero multiple of the granularity %zu", size, TCD_GRANULARITY);
+	fd = memfd_create("tcd-vmm", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "memfd of %zu bytes: %s", size, strerror(errno));
+	}
+	m = tcd_obj_new(sizeof(*m), TCD_KIND_MEMHANDLE);
+	if (!m) {
+		close(fd);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "out of host memory");
+	}
+	m->memfd = fd;
+	m->size = size;
+	m->device = prop->location.id;
+	*handle = (CUmemGenericAllocationHandle)(uintptr_t)m;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemCreate)
+
+TCD_API(CUresult, cuMemRelease)(CUmemGenericAllocationHandle handle)
+{
+	struct tcd_memhandle *m;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemRelease);
+	r = tcd_obj_get((void *)(uintptr_t)handle, TCD_KIND_MEMHANDLE, "cuMemRelease", "handle", &m);
+	if (r != CUDA_SUCCESS)
+		return r;
+	/* Mappings keep the memory alive until they are unmapped, as documented. */
+	pthread_mutex_lock(&tcd_mem.lock);
+	m->released = true;
+	close(m->memfd);
+	m->memfd = -1;
+	tcd_obj_kill(m);
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemRelease)
+
+static bool tcd_pow2(size_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static size_t tcd_res_find_locked(uintptr_t p, size_t n)
+{
+	for (size_t i = 0; i < tcd_mem.res_count; i++)
+		if (p >= tcd_mem.res[i].base && p + n <= tcd_mem.res[i].base + tcd_mem.res[i].size)
+			return i;
+	return (size_t)-1;
+}
+
+TCD_API(CUresult, cuMemAddressReserve)(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+				       unsigned long long flags)
+{
+	const char *call = "cuMemAddressReserve";
+	size_t align;
+	void *p;
+
+	TCD_ENTER_INIT(cuMemAddressReserve);
+	if (!ptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "ptr is NULL");
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags must be 0, got 0x%llx", flags);
+	if (!size || size % tcd_page())
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "size %zu is not a non-zero multiple of the page size",
+				size);
+	if (alignment && !tcd_pow2(alignment))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "alignment %zu is not a power of two", alignment);
+	if (addr % tcd_page())
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "addr 0x%llx is not page aligned", addr);
+	align = alignment > TCD_GRANULARITY ? alignment : TCD_GRANULARITY;
+	if (addr && tcd_g.reserve == TCD_RESERVE_FAIL)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				"fixed address 0x%llx refused (TSCUDA_DOUBLE_RESERVE=fail)", addr);
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (tcd_mem.res_count == tcd_mem.res_cap) {
+		size_t cap = tcd_mem.res_cap ? tcd_mem.res_cap * 2 : 16;
+		struct tcd_reservation *nr = realloc(tcd_mem.res, cap * sizeof(*nr));
+
+		if (!nr) {
+			pthread_mutex_unlock(&tcd_mem.lock);
+			return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		}
+		tcd_mem.res = nr;
+		tcd_mem.res_cap = cap;
+	}
+	/* A hint the double may not honour: TSCUDA_DOUBLE_RESERVE=refuse
+	 * always places the range elsewhere, as the driver may. */
+	p = tcd_va_map_locked(size, align, PROT_NONE, false,
+			      tcd_g.reserve == TCD_RESERVE_HONOUR ? (uintptr_t)addr : 0);
+	if (!p) {
+		pthread_mutex_unlock(&tcd_mem.lock);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "no address space for %zu bytes", size);
+	}
+	tcd_mem.res[tcd_mem.res_count].base = (uintptr_t)p;
+	tcd_mem.res[tcd_mem.res_count].size = size;
+	tcd_mem.res_count++;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	*ptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuMemAddressReserve)
+
+TCD_API(CUresult, cuMemAddressFree)(CUdeviceptr ptr, size_t size)
+{
+	const char *call = "cuMemAddressFree";
+	CUresult r = CUDA_SUCCESS;
+	size_t i;
+
+	TCD_ENTER_INIT(cuMemAddressFree);
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_res_find_locked((uintptr_t)ptr, size);
+	if (i == (size_t)-1 || tcd_mem.res[i].base != ptr || tcd_mem.res[i].size != size) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%llx + %zu is not a reservation from cuMemAddressReserve",
+			     ptr, size);
+		goto out_unlock;
+	}
+	for (size_t k = 0; k < tcd_mem.count; k++)
+		if (tcd_mem.ranges[k].base >= ptr && tcd_mem.ranges[k].base < ptr + size) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%lx inside the reservation is still mapped",
+				     (unsigned long)tcd_mem.ranges[k].base);
+			goto out_unlock;
+		}
+	munmap((void *)(uintptr_t)ptr, size);
+	tcd_mem.res[i] = tcd_mem.res[--tcd_mem.res_count];
+out_unlock:
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+TCD_EXPORT(cuMemAddressFree)
+
+TCD_API(CUresult, cuMemMap)(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+			    unsigned long long flags)
+{
+	const char *call = "cuMemMap";
+	struct tcd_memhandle *m;
+	uintptr_t p = (uintptr_t)ptr;
+	CUresult r;
+	void *q;
+
+	TCD_ENTER_INIT(cuMemMap);
+	if (flags)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "flags must be 0, got 0x%llx", flags);
+	r = tcd_obj_get((void *)(uintptr_t)handle, TCD_KIND_MEMHANDLE, call, "handle", &m);
+	if (r != CUDA_SUCCESS)
+		return r;
+	if (!size || size % TCD_GRANULARITY || offset % TCD_GRANULARITY || p % TCD_GRANULARITY)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				"ptr 0x%lx, size %zu and offset %zu must be multiples of the granularity %zu",
+				(unsigned long)p, size, offset, TCD_GRANULARITY);
+	if (offset > m->size || size > m->size - offset)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "offset %zu + size %zu exceed the allocation's %zu bytes",
+				offset, size, m->size);
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (tcd_res_find_locked(p, size) == (size_t)-1) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%lx + %zu is not inside a reservation", (unsigned long)p,
+			     size);
+		goto out_unlock;
+	}
+	for (size_t k = 0; k < tcd_mem.count; k++)
+		if (tcd_mem.ranges[k].base < p + size && p < tcd_mem.ranges[k].base + tcd_mem.ranges[k].size) {
+			r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%lx + %zu overlaps a mapping at 0x%lx",
+				     (unsigned long)p, size, (unsigned long)tcd_mem.ranges[k].base);
+			goto out_unlock;
+		}
+	q = mmap((void *)p, size, PROT_NONE, MAP_SHARED | MAP_FIXED, m->memfd, (off_t)offset);
+	if (q != (void *)p) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "mmap at 0x%lx: %s", (unsigned long)p, strerror(errno));
+		goto out_unlock;
+	}
+	r = tcd_range_add_locked(p, size, TCD_RANGE_VMM_NOACCESS, 0, m);
+	if (r != CUDA_SUCCESS) {
+		mmap((void *)p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		r = tcd_fail(r, call, "out of host memory");
+		goto out_unlock;
+	}
+	m->maps++;
+out_unlock:
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+TCD_EXPORT(cuMemMap)
+
+/* The mapped entries exactly covering [p, p + n): first index and count. */
+static bool tcd_mapped_cover_locked(uintptr_t p, size_t n, size_t *first, size_t *count)
+{
+	size_t i = tcd_range_find_locked(p), k;
+	uintptr_t cur = p;
+
+	if (i == (size_t)-1 || tcd_mem.ranges[i].base != p)
+		return false;
+	for (k = i; k < tcd_mem.count && cur < p + n; k++) {
+		const struct tcd_range *rg = &tcd_mem.ranges[k];
+
+		if (rg->base != cur || !(rg->kind & (TCD_RANGE_VMM | TCD_RANGE_VMM_NOACCESS)))
+			return false;
+		cur += rg->size;
+	}
+	if (cur != p + n)
+		return false;
+	*first = i;
+	*count = k - i;
+	return true;
+}
+
+TCD_API(CUresult, cuMemSetAccess)(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+	const char *call = "cuMemSetAccess";
+	CUmemAccess_flags fl = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+	size_t first, n;
+	CUresult r = CUDA_SUCCESS;
+	int prot;
+
+	TCD_ENTER_INIT(cuMemSetAccess);
+	if (!desc || !count)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "desc is NULL or count is 0");
+	for (size_t i = 0; i < count; i++) {
+		if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || desc[i].location.id < 0 ||
+		    desc[i].location.id >= tcd_g.devices)
+			return tcd_fail(CUDA_ERROR_INVALID_DEVICE, call, "desc[%zu] does not name a device", i);
+		if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+		    desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "desc[%zu].flags %d is unknown", i,
+					(int)desc[i].flags);
+		if (desc[i].flags > fl)
+			fl = desc[i].flags;
+	}
+	prot = fl == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+	       : fl == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
+							: PROT_NONE;
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (!tcd_mapped_cover_locked((uintptr_t)ptr, size, &first, &n)) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%llx + %zu is not exactly covered by cuMemMap mappings",
+			     ptr, size);
+		goto out_unlock;
+	}
+	if (mprotect((void *)(uintptr_t)ptr, size, prot) != 0) {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "mprotect: %s", strerror(errno));
+		goto out_unlock;
+	}
+	for (size_t k = first; k < first + n; k++)
+		tcd_mem.ranges[k].kind = prot == PROT_NONE ? TCD_RANGE_VMM_NOACCESS : TCD_RANGE_VMM;
+out_unlock:
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+TCD_EXPORT(cuMemSetAccess)
+
+TCD_API(CUresult, cuMemUnmap)(CUdeviceptr ptr, size_t size)
+{
+	const char *call = "cuMemUnmap";
+	size_t first, n;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuMemUnmap);
+	pthread_mutex_lock(&tcd_mem.lock);
+	r = tcd_mapped_cover_locked((uintptr_t)ptr, size, &first, &n) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (r != CUDA_SUCCESS)
+		return tcd_fail(r, call, "0x%llx + %zu is not exactly covered by cuMemMap mappings", ptr, size);
+	r = tcd_sync_all(call); /* unmapping waits for work that may use it */
+	if (r != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (tcd_mapped_cover_locked((uintptr_t)ptr, size, &first, &n)) {
+		for (size_t k = first; k < first + n; k++)
+			tcd_mem.ranges[k].handle->maps--;
+		memmove(&tcd_mem.ranges[first], &tcd_mem.ranges[first + n],
+			(tcd_mem.count - first - n) * sizeof(tcd_mem.ranges[0]));
+		tcd_mem.count -= n;
+		/* Back to reserved, inaccessible address space. */
+		mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+		     0);
+	} else {
+		r = tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "0x%llx was unmapped by another thread", ptr);
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
+}
+TCD_EXPORT(cuMemUnmap)
