@@ -203,6 +203,10 @@ install: all
 		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
 			layers/vulkan/VkLayer_tracesmith.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_tracesmith.json; \
 	fi
+	if [ -n "$(TCU_SO)" ]; then \
+		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith; \
+		install -m 755 $(TCU_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+	fi
 
 clean:
 	rm -rf build

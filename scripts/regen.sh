@@ -1,10 +1,11 @@
 #!/bin/sh
 # Regenerates every generated/ folder from its inputs.  With --check, fails
 # if the committed generated code differs from what the generators produce.
-# Generators: (none yet; the Vulkan codec generator joins here).
+# Generators: scripts/vkgen/gen.py drives every Vulkan module (codec, and the
+# layer and replay modules registered in its MODULES list).
 set -eu
 cd "$(dirname "$0")/.."
-GENERATORS=""
+GENERATORS="scripts/vkgen/gen.py"
 check=0
 [ "${1:-}" = "--check" ] && check=1
 for g in $GENERATORS; do
@@ -12,5 +13,10 @@ for g in $GENERATORS; do
 done
 if [ $check -eq 1 ] && [ -n "$GENERATORS" ]; then
 	git diff --exit-code -- '*/generated/*' || { echo "regen: generated code is out of date; run make regen" >&2; exit 1; }
+	untracked=$(git ls-files --others --exclude-standard -- '*/generated/*')
+	if [ -n "$untracked" ]; then
+		echo "regen: generated files not committed: $untracked" >&2
+		exit 1
+	fi
 fi
 echo "regen: ${GENERATORS:-no generators yet}"

@@ -104,12 +104,14 @@
  *     (event); cuEventRecord, cuEventRecordWithFlags (event, stream,
  *     flags).
  *   front-end records:
- *     tsKeyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type
- *       of its own): count = allocations that follow, sub = SBT_CM_KF_*
- *       (why it was taken), parent = seq of the launch it brackets (0 at
- *       capture start).
- *     tsSnapshot: one live allocation in the keyframe just begun: dst =
+ *     keyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type of
+ *       its own): count = allocations that follow, sub = SBT_CM_KF_* (why
+ *       it was taken), value = the ordinal of the launch it brackets (1 =
+ *       the program's first launch), stream = the launch's stream.
+ *     tsSnapshot: one live allocation of the keyframe before it: dst =
  *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
+ *       The `count` tsSnapshot records after a marker belong to it (other
+ *       threads' records may come between them; keyframes never overlap).
  *
  * Threading: everything here is reentrant; the tables are read-only.
  */

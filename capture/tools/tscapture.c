@@ -178,11 +178,42 @@ static int tsc_setup_vulkan(void)
 	return tsc_env_prepend("VK_INSTANCE_LAYERS", "VK_LAYER_tracesmith");
 }
 
+/*
+ * The CUDA interposer: libtracesmith_cuda.so goes first in LD_PRELOAD (the
+ * user's entries stay after it), found beside tscapture in the build tree
+ * (build/interpose/) or under the install prefix (bin/../lib/tracesmith/).
+ * When neither has it (built without cuda.h), CUDA is not captured.
+ */
+static int tsc_setup_cuda(void)
+{
+	static const char *const rel[] = {"interpose", "../lib/tracesmith"};
+	char exe[4096], path[4300];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/libtracesmith_cuda.so", exe, rel[i]);
+		if (access(path, R_OK) == 0)
+			return tsc_env_prepend("LD_PRELOAD", path);
+	}
+	return 0;
+}
+
 static int tsc_setup_frontends(const tsc_opts *o)
 {
 	(void)o;
 	if (tsc_setup_vulkan() != 0) {
 		fprintf(stderr, "tscapture: cannot set up the Vulkan layer's environment\n");
+		return -1;
+	}
+	if (tsc_setup_cuda() != 0) {
+		fprintf(stderr, "tscapture: cannot set up LD_PRELOAD for the CUDA interposer\n");
 		return -1;
 	}
 	return 0;

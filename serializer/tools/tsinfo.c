@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "serializer/sbt_compute.h"
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
 #include "tracesmith/sbt.h"
@@ -621,6 +622,8 @@ static int tsi_dump(const tsi_opts *o, sbt_reader *r)
 	int rc = TSI_EXIT_BAD;
 
 	st = sbt_dump_create(&d);
+	if (st == SBT_OK)
+		st = sbt_cm_dump_register(d); /* the compute (CUDA) records */
 	if (st != SBT_OK) {
 		fprintf(stderr, "tsinfo: %s\n", sbt_strerror(st));
 		goto out;

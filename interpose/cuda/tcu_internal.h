@@ -1,0 +1,189 @@
+/*
+ * tcu_internal.h - the CUDA Driver API interposer's state and helpers
+ * (prefix tcu_).  The exported wrappers are generated
+ * (generated/tcu_gen.c from scripts/cudagen/gen.py); the calls the compute
+ * record model covers are recorded by the hand-written tcu_m_* functions of
+ * tcu_model.c and tcu_mem.c; tcu_core.c finds the driver, hands out our
+ * wrappers through dlsym and cuGetProcAddress, counts calls and prints the
+ * exit report; tcu_track.c keeps the tables recording needs (allocations,
+ * functions, events, pending checkpoints) and takes keyframes.
+ *
+ * State: one struct, tcu_g, set up once by tcu_init (pthread_once).
+ * Locking:
+ *   - real[] is written by tcu_init before the once completes, and later
+ *     only by cuGetProcAddress filling a slot the driver did not export
+ *     (atomic store; readers load atomically).
+ *   - calls[] and own[] are atomic counters: no lock.
+ *   - mu guards the tables (allocations, functions, events, pending
+ *     checkpoints, export-table ids, unwrapped names); it is held only
+ *     for table operations, never across a driver call.
+ *   - kf_mu serialises keyframes (and owns kf_stream); it is held across
+ *     the driver calls of a keyframe, which go to real[] directly and so
+ *     never re-enter it.
+ */
+#ifndef TRACESMITH_TCU_INTERNAL_H
+#define TRACESMITH_TCU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "capture/cap.h"
+#include "interpose/cuda/generated/tcu_gen.h"
+#include "serializer/sbt_compute.h"
+
+#define TCU_ENV_DRIVER "TRACESMITH_CUDA_DRIVER"
+#define TCU_DEFAULT_DRIVER "libcuda.so.1"
+#define TCU_MAX_EXPORT_TABLES 64
+#define TCU_MAX_UNWRAPPED 64
+#define TCU_MAX_PARAMS 1024 /* the driver's own limit is far lower */
+
+/* A sorted map from a 64-bit key (a handle or address) to an owned value. */
+typedef struct tcu_map {
+	uint64_t *keys;
+	void **vals;
+	size_t n, cap;
+} tcu_map;
+
+/* A live allocation (device memory, or host memory the driver knows). */
+typedef struct tcu_alloc {
+	uint64_t base;
+	uint64_t size;
+	unsigned kind; /* SBT_CM_MEM_* */
+} tcu_alloc;
+
+/* What launches need to know about a function or kernel handle. */
+typedef struct tcu_func {
+	char *name;       /* owned; NULL when unknown */
+	int is_kernel;    /* a CUkernel (cuLibraryGetKernel) */
+	int layout_state; /* 0 not asked yet, 1 known, -1 the driver cannot say */
+	uint32_t nparams;
+	uint8_t *layout;  /* owned, nparams packed (offset, size) pairs */
+	size_t param_bytes;
+} tcu_func;
+
+/* The last record of an event: what waiting on it completes. */
+typedef struct tcu_event {
+	uint64_t stream;
+	uint64_t seq; /* a seq taken when it was recorded */
+} tcu_event;
+
+/* An async device->host copy whose checkpoint waits for a synchronization. */
+typedef struct tcu_pending {
+	uint64_t call_seq;
+	uint64_t stream;
+	uint64_t object, offset;
+	const void *host; /* the program's buffer */
+	size_t len;
+} tcu_pending;
+
+typedef struct tcu_state {
+	pthread_once_t once;
+	void *driver;        /* dlopen handle of the real driver; NULL if missing */
+	const char *driver_name;
+	char driver_error[512];
+	void *_Atomic real[TCU_FN_COUNT];
+	_Atomic uint64_t calls[TCU_FN_COUNT]; /* made by the program */
+	_Atomic uint64_t own[TCU_FN_COUNT];   /* made by the recorder itself */
+	atomic_int no_driver_warned;
+	_Atomic uint64_t launches;
+	_Atomic uint64_t procaddr_fallbacks;
+
+	pthread_mutex_t mu;
+	tcu_map allocs;  /* base -> tcu_alloc */
+	tcu_map funcs;   /* CUfunction or CUkernel -> tcu_func */
+	tcu_map events;  /* CUevent -> tcu_event */
+	tcu_pending *pending;
+	size_t npending, cap_pending;
+	uint64_t dropped_pending; /* never synchronized before exit */
+	CUuuid export_tables[TCU_MAX_EXPORT_TABLES];
+	size_t nexport_tables;
+	char *unwrapped[TCU_MAX_UNWRAPPED]; /* cuGetProcAddress names we could not wrap */
+	size_t nunwrapped;
+	uint64_t layout_warned;
+
+	pthread_mutex_t kf_mu;
+	CUstream kf_stream;
+	uint64_t keyframes;
+	atomic_int start_keyframe_taken; /* the capture-start keyframe */
+} tcu_state;
+
+extern tcu_state tcu_g;
+
+/* ---- tcu_core.c ---------------------------------------------------------- */
+
+void tcu_init(void);
+/* Count a call of `id` by the program and return the driver's function
+ * (NULL when there is no driver).  Pair with tcu_call_end. */
+void *tcu_call_begin(tcu_fn id);
+/* Same, and *mode_out: 0 nested inside another hooked call (pass through
+ * only), 1 the program's call while recording is off, 2 record it. */
+void *tcu_call_begin_mode(tcu_fn id, int *mode_out);
+void tcu_call_end(void);
+/* Says once that there is no driver; the call's result. */
+CUresult tcu_no_driver(tcu_fn id);
+/* The driver's function for the recorder's own use (counted in own[]). */
+void *tcu_own(tcu_fn id);
+/* Record c as `kind`, made through variant id (sets ptds). */
+uint64_t tcu_emit(sbt_cm_kind kind, tcu_fn id, sbt_cm_call *c, unsigned flags);
+/* Our wrapper for a driver function the program obtained some other way. */
+void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64_t flags);
+/* Index of an exported name; -1 when we do not export it. */
+int tcu_fn_find(const char *name);
+
+#define TCU_BEGIN(canon)                                                       \
+	int mode_ = 0;                                                             \
+	CUresult r_ = CUDA_SUCCESS;                                                \
+	tcu_pfn_##canon real_ = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode_); \
+	if (!real_) {                                                              \
+		r_ = tcu_no_driver(id);                                                \
+		goto out_leave;                                                        \
+	}
+#define TCU_END     \
+out_leave:          \
+	tcu_call_end(); \
+	return r_;
+
+/* ---- tcu_track.c --------------------------------------------------------- */
+
+void *tcu_map_get(const tcu_map *m, uint64_t key);
+/* Inserts or replaces; returns the old value (owned by the caller) or NULL.
+ * On allocation failure the map is unchanged and val is returned. */
+void *tcu_map_put(tcu_map *m, uint64_t key, void *val);
+void *tcu_map_del(tcu_map *m, uint64_t key);
+
+void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind);
+void tcu_alloc_del(uint64_t base);
+/* The allocation containing addr: 1 and its base/kind, or 0. */
+int tcu_alloc_find(uint64_t addr, uint64_t *base_out, unsigned *kind_out);
+/* 1 when addr lies in device-accessible memory we know (not host). */
+int tcu_addr_is_device(uint64_t addr);
+
+void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
+/* Copies the function's name (or "") into buf; its layout into *layout_out
+ * (malloc'd, caller frees; NULL when unknown) with the count and byte size. */
+void tcu_func_layout(uint64_t handle, char *name, size_t name_len, uint8_t **layout_out,
+                     uint32_t *n_out, size_t *bytes_out, int *is_kernel_out);
+
+void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
+/* Checkpoint pending async copies the program can now observe:
+ * stream = that stream's, all = every one, seq_limit = only calls before. */
+void tcu_pending_add(uint64_t call_seq, uint64_t stream, uint64_t src, const void *host,
+                     size_t len);
+void tcu_pending_flush_stream(uint64_t stream, uint64_t seq_limit);
+void tcu_pending_flush_all(void);
+void tcu_pending_flush_event(uint64_t event);
+/* At exit: forget (and count) what was never synchronized. */
+void tcu_pending_drop_all(void);
+/* Checkpoint a device->host result now. */
+void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size_t len);
+
+/* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT. */
+uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
+                           uint64_t *capture_id_out);
+void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing);
+
+#endif /* TRACESMITH_TCU_INTERNAL_H */

@@ -1,0 +1,806 @@
+/*
+ * tcu_mem.c - recording of allocations, frees, copies and memsets.
+ * Host->device copies carry their bytes (copied when the call is made);
+ * device->host copies are checkpointed once the program can see the result
+ * (tcu_track.c keeps the async ones until a synchronization).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/cuda/tcu_internal.h"
+
+#define TCU_H(x) ((uint64_t)(uintptr_t)(x))
+
+/* ---- allocations ------------------------------------------------------------ */
+
+static void tcu_alloc_record(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *in)
+{
+	sbt_cm_call c = *in;
+	tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
+{
+	TCU_BEGIN(cuMemAlloc_v2)
+	r_ = real_(p, size);
+	if (mode_ && r_ == CUDA_SUCCESS && p)
+		tcu_alloc_add(*p, size, SBT_CM_MEM_DEVICE);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.size = size;
+		c.sub = SBT_CM_MEM_DEVICE;
+		tcu_alloc_record(SBT_CM_K_cuMemAlloc, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size_t width,
+                                  size_t height, unsigned int elem)
+{
+	TCU_BEGIN(cuMemAllocPitch_v2)
+	r_ = real_(p, pitch, width, height, elem);
+	if (mode_ && r_ == CUDA_SUCCESS && p && pitch)
+		tcu_alloc_add(*p, *pitch * height, SBT_CM_MEM_PITCH);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		if (r_ == CUDA_SUCCESS && p && pitch) {
+			c.dst = *p;
+			c.pitch = *pitch;
+			c.size = *pitch * height;
+		}
+		c.width = width;
+		c.height = height;
+		c.elem_size = elem;
+		c.sub = SBT_CM_MEM_PITCH;
+		tcu_alloc_record(SBT_CM_K_cuMemAllocPitch, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream s)
+{
+	TCU_BEGIN(cuMemAllocAsync)
+	r_ = real_(p, size, s);
+	if (mode_ && r_ == CUDA_SUCCESS && p)
+		tcu_alloc_add(*p, size, SBT_CM_MEM_ASYNC);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.size = size;
+		c.stream = TCU_H(s);
+		c.sub = SBT_CM_MEM_ASYNC;
+		tcu_alloc_record(SBT_CM_K_cuMemAllocAsync, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAllocFromPoolAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUmemoryPool pool,
+                                       CUstream s)
+{
+	TCU_BEGIN(cuMemAllocFromPoolAsync)
+	r_ = real_(p, size, pool, s);
+	if (mode_ && r_ == CUDA_SUCCESS && p)
+		tcu_alloc_add(*p, size, SBT_CM_MEM_POOL);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.size = size;
+		c.pool = TCU_H(pool);
+		c.stream = TCU_H(s);
+		c.sub = SBT_CM_MEM_POOL;
+		tcu_alloc_record(SBT_CM_K_cuMemAllocFromPoolAsync, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAllocManaged(tcu_fn id, CUdeviceptr *p, size_t size, unsigned int flags)
+{
+	TCU_BEGIN(cuMemAllocManaged)
+	r_ = real_(p, size, flags);
+	if (mode_ && r_ == CUDA_SUCCESS && p)
+		tcu_alloc_add(*p, size, SBT_CM_MEM_MANAGED);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.size = size;
+		c.flags = flags;
+		c.sub = SBT_CM_MEM_MANAGED;
+		tcu_alloc_record(SBT_CM_K_cuMemAllocManaged, id, &c);
+	}
+	TCU_END
+}
+
+static void tcu_host_record(sbt_cm_kind k, tcu_fn id, CUresult r, const void *host, size_t size,
+                            unsigned flags, unsigned kind)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.host = TCU_H(host);
+	c.size = size;
+	c.flags = flags;
+	c.sub = kind;
+	tcu_alloc_record(k, id, &c);
+}
+
+CUresult tcu_m_cuMemAllocHost_v2(tcu_fn id, void **pp, size_t size)
+{
+	TCU_BEGIN(cuMemAllocHost_v2)
+	r_ = real_(pp, size);
+	if (mode_ && r_ == CUDA_SUCCESS && pp)
+		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST);
+	if (mode_ == 2)
+		tcu_host_record(SBT_CM_K_cuMemAllocHost, id, r_, r_ == CUDA_SUCCESS && pp ? *pp : NULL,
+		                size, 0, SBT_CM_MEM_HOST);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemHostAlloc(tcu_fn id, void **pp, size_t size, unsigned int flags)
+{
+	TCU_BEGIN(cuMemHostAlloc)
+	r_ = real_(pp, size, flags);
+	if (mode_ && r_ == CUDA_SUCCESS && pp)
+		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST_ALLOC);
+	if (mode_ == 2)
+		tcu_host_record(SBT_CM_K_cuMemHostAlloc, id, r_, r_ == CUDA_SUCCESS && pp ? *pp : NULL,
+		                size, flags, SBT_CM_MEM_HOST_ALLOC);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemHostRegister_v2(tcu_fn id, void *p, size_t size, unsigned int flags)
+{
+	TCU_BEGIN(cuMemHostRegister_v2)
+	r_ = real_(p, size, flags);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_add(TCU_H(p), size, SBT_CM_MEM_HOST_REGISTER);
+	if (mode_ == 2)
+		tcu_host_record(SBT_CM_K_cuMemHostRegister, id, r_, p, size, flags,
+		                SBT_CM_MEM_HOST_REGISTER);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemFreeHost(tcu_fn id, void *p)
+{
+	TCU_BEGIN(cuMemFreeHost)
+	r_ = real_(p);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_del(TCU_H(p));
+	if (mode_ == 2)
+		tcu_host_record(SBT_CM_K_cuMemFreeHost, id, r_, p, 0, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemHostUnregister(tcu_fn id, void *p)
+{
+	TCU_BEGIN(cuMemHostUnregister)
+	r_ = real_(p);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_del(TCU_H(p));
+	if (mode_ == 2)
+		tcu_host_record(SBT_CM_K_cuMemHostUnregister, id, r_, p, 0, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemFree_v2(tcu_fn id, CUdeviceptr p)
+{
+	TCU_BEGIN(cuMemFree_v2)
+	r_ = real_(p);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_del(p);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = p;
+		tcu_alloc_record(SBT_CM_K_cuMemFree, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)
+{
+	TCU_BEGIN(cuMemFreeAsync)
+	r_ = real_(p, s);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_del(p);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = p;
+		c.stream = TCU_H(s);
+		tcu_alloc_record(SBT_CM_K_cuMemFreeAsync, id, &c);
+	}
+	TCU_END
+}
+
+/* ---- virtual memory management ------------------------------------------------- */
+
+CUresult tcu_m_cuMemCreate(tcu_fn id, CUmemGenericAllocationHandle *h, size_t size,
+                           const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	TCU_BEGIN(cuMemCreate)
+	r_ = real_(h, size, prop, flags);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = r_ == CUDA_SUCCESS && h ? *h : 0;
+		c.size = size;
+		c.device = prop ? prop->location.id : 0;
+		c.flags = flags;
+		c.sub = SBT_CM_MEM_VMM_HANDLE;
+		tcu_alloc_record(SBT_CM_K_cuMemCreate, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemRelease(tcu_fn id, CUmemGenericAllocationHandle h)
+{
+	TCU_BEGIN(cuMemRelease)
+	r_ = real_(h);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = h;
+		tcu_alloc_record(SBT_CM_K_cuMemRelease, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_t align,
+                                   CUdeviceptr addr, unsigned long long flags)
+{
+	TCU_BEGIN(cuMemAddressReserve)
+	r_ = real_(p, size, align, addr, flags);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.size = size;
+		c.align = align;
+		c.src = addr;
+		c.flags = flags;
+		c.sub = SBT_CM_MEM_VMM_RESERVE;
+		tcu_alloc_record(SBT_CM_K_cuMemAddressReserve, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemAddressFree(tcu_fn id, CUdeviceptr p, size_t size)
+{
+	TCU_BEGIN(cuMemAddressFree)
+	r_ = real_(p, size);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = p;
+		c.size = size;
+		tcu_alloc_record(SBT_CM_K_cuMemAddressFree, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemMap(tcu_fn id, CUdeviceptr p, size_t size, size_t offset,
+                        CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+	TCU_BEGIN(cuMemMap)
+	r_ = real_(p, size, offset, h, flags);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_add(p, size, SBT_CM_MEM_VMM_MAP);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = p;
+		c.size = size;
+		c.offset = offset;
+		c.handle = h;
+		c.flags = flags;
+		c.sub = SBT_CM_MEM_VMM_MAP;
+		tcu_alloc_record(SBT_CM_K_cuMemMap, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemUnmap(tcu_fn id, CUdeviceptr p, size_t size)
+{
+	TCU_BEGIN(cuMemUnmap)
+	r_ = real_(p, size);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_alloc_del(p);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.dst = p;
+		c.size = size;
+		tcu_alloc_record(SBT_CM_K_cuMemUnmap, id, &c);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemSetAccess(tcu_fn id, CUdeviceptr p, size_t size, const CUmemAccessDesc *desc,
+                              size_t count)
+{
+	TCU_BEGIN(cuMemSetAccess)
+	r_ = real_(p, size, desc, count);
+	if (mode_ == 2) {
+		/* One record per access descriptor: location and flags each. */
+		for (size_t i = 0; i < (desc ? count : 0) || (i == 0 && !count); i++) {
+			sbt_cm_call c;
+			sbt_cm_call_init(&c);
+			c.result = r_;
+			c.dst = p;
+			c.size = size;
+			if (desc && count) {
+				c.device = desc[i].location.id;
+				c.flags = (uint64_t)desc[i].flags;
+			}
+			tcu_alloc_record(SBT_CM_K_cuMemSetAccess, id, &c);
+			if (!count)
+				break;
+		}
+	}
+	TCU_END
+}
+
+/* ---- linear copies ------------------------------------------------------------- */
+
+/* Records a linear copy; a host source's bytes go in as a blob.  Returns
+ * the record's seq for the checkpoint of a host destination. */
+static uint64_t tcu_copy_record(sbt_cm_kind k, tcu_fn id, CUresult r, unsigned dir, uint64_t dst,
+                                uint64_t src, const void *host, size_t n, CUstream s)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	if (dir == SBT_CM_COPY_HTOD && r == CUDA_SUCCESS && host && n)
+		c.blob = cap_blob(host, n);
+	c.result = r;
+	c.sub = dir;
+	c.dst = dst;
+	c.src = src;
+	c.host = TCU_H(host);
+	c.size = n;
+	c.stream = TCU_H(s);
+	return tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+CUresult tcu_m_cuMemcpyHtoD_v2(tcu_fn id, CUdeviceptr dst, const void *src, size_t n)
+{
+	TCU_BEGIN(cuMemcpyHtoD_v2)
+	r_ = real_(dst, src, n);
+	if (mode_ == 2)
+		tcu_copy_record(SBT_CM_K_cuMemcpyHtoD, id, r_, SBT_CM_COPY_HTOD, dst, 0, src, n, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyHtoDAsync_v2(tcu_fn id, CUdeviceptr dst, const void *src, size_t n,
+                                    CUstream s)
+{
+	TCU_BEGIN(cuMemcpyHtoDAsync_v2)
+	r_ = real_(dst, src, n, s);
+	if (mode_ == 2)
+		tcu_copy_record(SBT_CM_K_cuMemcpyHtoDAsync, id, r_, SBT_CM_COPY_HTOD, dst, 0, src, n, s);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyDtoH_v2(tcu_fn id, void *dst, CUdeviceptr src, size_t n)
+{
+	TCU_BEGIN(cuMemcpyDtoH_v2)
+	r_ = real_(dst, src, n);
+	if (mode_ == 2) {
+		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoH, id, r_, SBT_CM_COPY_DTOH, 0, src,
+		                               dst, n, NULL);
+		if (r_ == CUDA_SUCCESS)
+			tcu_checkpoint_dtoh(seq, src, dst, n);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyDtoHAsync_v2(tcu_fn id, void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	TCU_BEGIN(cuMemcpyDtoHAsync_v2)
+	r_ = real_(dst, src, n, s);
+	if (mode_ == 2) {
+		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoHAsync, id, r_, SBT_CM_COPY_DTOH, 0,
+		                               src, dst, n, s);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_add(seq, TCU_H(s), src, dst, n);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyDtoD_v2(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+	TCU_BEGIN(cuMemcpyDtoD_v2)
+	r_ = real_(dst, src, n);
+	if (mode_ == 2)
+		tcu_copy_record(SBT_CM_K_cuMemcpyDtoD, id, r_, SBT_CM_COPY_DTOD, dst, src, NULL, n, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyDtoDAsync_v2(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n,
+                                    CUstream s)
+{
+	TCU_BEGIN(cuMemcpyDtoDAsync_v2)
+	r_ = real_(dst, src, n, s);
+	if (mode_ == 2)
+		tcu_copy_record(SBT_CM_K_cuMemcpyDtoDAsync, id, r_, SBT_CM_COPY_DTOD, dst, src, NULL, n, s);
+	TCU_END
+}
+
+/* Unified addressing: which side is host is decided by what we know. */
+static unsigned tcu_unified_dir(CUdeviceptr dst, CUdeviceptr src)
+{
+	int d = tcu_addr_is_device(dst), s = tcu_addr_is_device(src);
+	return d ? (s ? SBT_CM_COPY_DTOD : SBT_CM_COPY_HTOD) : (s ? SBT_CM_COPY_DTOH : SBT_CM_COPY_HTOH);
+}
+
+static void tcu_unified_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst,
+                               CUdeviceptr src, size_t n, CUstream s, int async)
+{
+	unsigned dir = tcu_unified_dir(dst, src);
+	const void *host = NULL;
+	uint64_t seq;
+	if (dir == SBT_CM_COPY_HTOD || dir == SBT_CM_COPY_HTOH)
+		host = (const void *)(uintptr_t)src;
+	else if (dir == SBT_CM_COPY_DTOH)
+		host = (const void *)(uintptr_t)dst;
+	seq = tcu_copy_record(k, id, r, dir, dir == SBT_CM_COPY_DTOH ? 0 : dst,
+	                      dir == SBT_CM_COPY_HTOD || dir == SBT_CM_COPY_HTOH ? 0 : src, host, n, s);
+	if (dir == SBT_CM_COPY_HTOH && r == CUDA_SUCCESS && !async)
+		cap_checkpoint(seq, 0, dst, (const void *)(uintptr_t)dst, n);
+	if (dir == SBT_CM_COPY_DTOH && r == CUDA_SUCCESS) {
+		if (async)
+			tcu_pending_add(seq, TCU_H(s), src, host, n);
+		else
+			tcu_checkpoint_dtoh(seq, src, host, n);
+	}
+}
+
+CUresult tcu_m_cuMemcpy(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+	TCU_BEGIN(cuMemcpy)
+	r_ = real_(dst, src, n);
+	if (mode_ == 2)
+		tcu_unified_record(SBT_CM_K_cuMemcpy, id, r_, dst, src, n, NULL, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyAsync(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	TCU_BEGIN(cuMemcpyAsync)
+	r_ = real_(dst, src, n, s);
+	if (mode_ == 2)
+		tcu_unified_record(SBT_CM_K_cuMemcpyAsync, id, r_, dst, src, n, s, 1);
+	TCU_END
+}
+
+static void tcu_peer_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, CUcontext dctx,
+                            CUdeviceptr src, CUcontext sctx, size_t n, CUstream s)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.sub = SBT_CM_COPY_DTOD;
+	c.dst = dst;
+	c.ctx = TCU_H(dctx);
+	c.src = src;
+	c.src_ctx = TCU_H(sctx);
+	c.size = n;
+	c.stream = TCU_H(s);
+	tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+CUresult tcu_m_cuMemcpyPeer(tcu_fn id, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+                            CUcontext sctx, size_t n)
+{
+	TCU_BEGIN(cuMemcpyPeer)
+	r_ = real_(dst, dctx, src, sctx, n);
+	if (mode_ == 2)
+		tcu_peer_record(SBT_CM_K_cuMemcpyPeer, id, r_, dst, dctx, src, sctx, n, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpyPeerAsync(tcu_fn id, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+                                 CUcontext sctx, size_t n, CUstream s)
+{
+	TCU_BEGIN(cuMemcpyPeerAsync)
+	r_ = real_(dst, dctx, src, sctx, n, s);
+	if (mode_ == 2)
+		tcu_peer_record(SBT_CM_K_cuMemcpyPeerAsync, id, r_, dst, dctx, src, sctx, n, s);
+	TCU_END
+}
+
+/* ---- 2D and 3D copies --------------------------------------------------------------- */
+
+/* A 3D copy seen as a 2D one has depth 1; the fields that differ are passed. */
+typedef struct tcu_copy3 {
+	CUmemorytype dtype, stype;
+	size_t dx, dy, dz, sx, sy, sz;
+	size_t dpitch, spitch, dheight, sheight;
+	uint64_t ddev, sdev;
+	const void *shost;
+	void *dhost;
+	CUarray darr, sarr;
+	size_t width, height, depth;
+} tcu_copy3;
+
+/* Unified addressing resolved by our tables. */
+static CUmemorytype tcu_resolve_type(CUmemorytype t, uint64_t dev)
+{
+	if (t != CU_MEMORYTYPE_UNIFIED)
+		return t;
+	return tcu_addr_is_device(dev) ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+}
+
+/* The rows a copy touches in host memory, packed (width bytes each). */
+static uint8_t *tcu_pack_rows(const uint8_t *base, size_t x, size_t y, size_t z, size_t pitch,
+                              size_t height, const tcu_copy3 *k)
+{
+	size_t rows = k->height * k->depth;
+	uint8_t *out = malloc(rows * k->width + 1);
+	size_t slice = pitch * (height ? height : k->height);
+	if (!out)
+		return NULL;
+	for (size_t d = 0; d < k->depth; d++)
+		for (size_t h = 0; h < k->height; h++)
+			memcpy(out + (d * k->height + h) * k->width,
+			       base + (z + d) * slice + (y + h) * pitch + x, k->width);
+	return out;
+}
+
+static void tcu_copy3_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_copy3 *m, CUstream s,
+                             int async)
+{
+	sbt_cm_call c;
+	CUmemorytype dt = tcu_resolve_type(m->dtype, m->ddev);
+	CUmemorytype st = tcu_resolve_type(m->stype, m->sdev);
+	const uint8_t *shost = m->stype == CU_MEMORYTYPE_UNIFIED ? (const uint8_t *)(uintptr_t)m->sdev
+	                                                          : m->shost;
+	uint8_t *dhost = m->dtype == CU_MEMORYTYPE_UNIFIED ? (uint8_t *)(uintptr_t)m->ddev : m->dhost;
+	uint8_t *packed = NULL;
+	size_t bytes = m->width * m->height * m->depth;
+	uint64_t seq;
+
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.dst_type = dt;
+	c.src_type = st;
+	c.dst_x = m->dx;
+	c.dst_y = m->dy;
+	c.dst_z = m->dz;
+	c.src_x = m->sx;
+	c.src_y = m->sy;
+	c.src_z = m->sz;
+	c.dst_pitch = m->dpitch;
+	c.src_pitch = m->spitch;
+	c.dst_height = m->dheight;
+	c.src_height = m->sheight;
+	c.width = m->width;
+	c.height = m->height;
+	c.depth = m->depth;
+	c.size = bytes;
+	c.stream = TCU_H(s);
+	c.dst = dt == CU_MEMORYTYPE_ARRAY ? TCU_H(m->darr) : dt == CU_MEMORYTYPE_HOST ? 0 : m->ddev;
+	c.src = st == CU_MEMORYTYPE_ARRAY ? TCU_H(m->sarr) : st == CU_MEMORYTYPE_HOST ? 0 : m->sdev;
+	if (dt == CU_MEMORYTYPE_ARRAY || st == CU_MEMORYTYPE_ARRAY)
+		c.sub = SBT_CM_COPY_ARRAY;
+	else if (st == CU_MEMORYTYPE_HOST)
+		c.sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_HTOH : SBT_CM_COPY_HTOD;
+	else
+		c.sub = dt == CU_MEMORYTYPE_HOST ? SBT_CM_COPY_DTOH : SBT_CM_COPY_DTOD;
+	if (st == CU_MEMORYTYPE_HOST && shost && r == CUDA_SUCCESS && bytes) {
+		packed = tcu_pack_rows(shost, m->sx, m->sy, m->sz, m->spitch, m->sheight, m);
+		c.host = TCU_H(shost);
+		if (packed)
+			c.blob = cap_blob(packed, bytes);
+		free(packed);
+		packed = NULL;
+	}
+	seq = tcu_emit(k, id, &c, CAP_REC_WORK);
+	/* A host destination is what the program observes: checkpoint its
+	 * packed rows.  Only synchronous copies are checkpointed: the async
+	 * 2D/3D forms to host are not (a known gap, in docs/cuda.md). */
+	if (dt == CU_MEMORYTYPE_HOST && dhost && r == CUDA_SUCCESS && bytes && !async) {
+		packed = tcu_pack_rows(dhost, m->dx, m->dy, m->dz, m->dpitch, m->dheight, m);
+		if (packed)
+			cap_checkpoint(seq, st == CU_MEMORYTYPE_DEVICE ? m->sdev : 0, 0, packed, bytes);
+		free(packed);
+	}
+}
+
+static void tcu_copy3_from_2d(const CUDA_MEMCPY2D *p, tcu_copy3 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->dtype = p->dstMemoryType;
+	m->stype = p->srcMemoryType;
+	m->dx = p->dstXInBytes;
+	m->dy = p->dstY;
+	m->sx = p->srcXInBytes;
+	m->sy = p->srcY;
+	m->dpitch = p->dstPitch;
+	m->spitch = p->srcPitch;
+	m->ddev = p->dstDevice;
+	m->sdev = p->srcDevice;
+	m->dhost = p->dstHost;
+	m->shost = p->srcHost;
+	m->darr = p->dstArray;
+	m->sarr = p->srcArray;
+	m->width = p->WidthInBytes;
+	m->height = p->Height;
+	m->depth = 1;
+}
+
+static void tcu_copy3_from_3d(const CUDA_MEMCPY3D *p, tcu_copy3 *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->dtype = p->dstMemoryType;
+	m->stype = p->srcMemoryType;
+	m->dx = p->dstXInBytes;
+	m->dy = p->dstY;
+	m->dz = p->dstZ;
+	m->sx = p->srcXInBytes;
+	m->sy = p->srcY;
+	m->sz = p->srcZ;
+	m->dpitch = p->dstPitch;
+	m->spitch = p->srcPitch;
+	m->dheight = p->dstHeight;
+	m->sheight = p->srcHeight;
+	m->ddev = p->dstDevice;
+	m->sdev = p->srcDevice;
+	m->dhost = p->dstHost;
+	m->shost = p->srcHost;
+	m->darr = p->dstArray;
+	m->sarr = p->srcArray;
+	m->width = p->WidthInBytes;
+	m->height = p->Height;
+	m->depth = p->Depth ? p->Depth : 1;
+}
+
+CUresult tcu_m_cuMemcpy2D_v2(tcu_fn id, const CUDA_MEMCPY2D *p)
+{
+	TCU_BEGIN(cuMemcpy2D_v2)
+	r_ = real_(p);
+	if (mode_ == 2 && p) {
+		tcu_copy3 m;
+		tcu_copy3_from_2d(p, &m);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2D, id, r_, &m, NULL, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpy2DUnaligned_v2(tcu_fn id, const CUDA_MEMCPY2D *p)
+{
+	TCU_BEGIN(cuMemcpy2DUnaligned_v2)
+	r_ = real_(p);
+	if (mode_ == 2 && p) {
+		tcu_copy3 m;
+		tcu_copy3_from_2d(p, &m);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2DUnaligned, id, r_, &m, NULL, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpy2DAsync_v2(tcu_fn id, const CUDA_MEMCPY2D *p, CUstream s)
+{
+	TCU_BEGIN(cuMemcpy2DAsync_v2)
+	r_ = real_(p, s);
+	if (mode_ == 2 && p) {
+		tcu_copy3 m;
+		tcu_copy3_from_2d(p, &m);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2DAsync, id, r_, &m, s, 1);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpy3D_v2(tcu_fn id, const CUDA_MEMCPY3D *p)
+{
+	TCU_BEGIN(cuMemcpy3D_v2)
+	r_ = real_(p);
+	if (mode_ == 2 && p) {
+		tcu_copy3 m;
+		tcu_copy3_from_3d(p, &m);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy3D, id, r_, &m, NULL, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuMemcpy3DAsync_v2(tcu_fn id, const CUDA_MEMCPY3D *p, CUstream s)
+{
+	TCU_BEGIN(cuMemcpy3DAsync_v2)
+	r_ = real_(p, s);
+	if (mode_ == 2 && p) {
+		tcu_copy3 m;
+		tcu_copy3_from_3d(p, &m);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy3DAsync, id, r_, &m, s, 1);
+	}
+	TCU_END
+}
+
+/* ---- memsets ----------------------------------------------------------------------- */
+
+static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, size_t pitch,
+                              uint64_t value, unsigned elem, size_t width, size_t height,
+                              CUstream s)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.dst = dst;
+	c.pitch = pitch;
+	c.value = value;
+	c.elem_size = elem;
+	c.width = width;
+	c.height = height;
+	c.size = (uint64_t)width * elem * (height ? height : 1);
+	c.stream = TCU_H(s);
+	tcu_emit(k, id, &c, CAP_REC_WORK);
+}
+
+#define TCU_MEMSET_1D(canon, kind, T, elem)                                               \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n)                      \
+	{                                                                                      \
+		TCU_BEGIN(canon)                                                                   \
+		r_ = real_(dst, v, n);                                                             \
+		if (mode_ == 2)                                                                    \
+			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, 0, v, elem, n, 0, NULL);        \
+		TCU_END                                                                            \
+	}
+#define TCU_MEMSET_1D_ASYNC(canon, kind, T, elem)                                         \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n, CUstream s)          \
+	{                                                                                      \
+		TCU_BEGIN(canon)                                                                   \
+		r_ = real_(dst, v, n, s);                                                          \
+		if (mode_ == 2)                                                                    \
+			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, 0, v, elem, n, 0, s);           \
+		TCU_END                                                                            \
+	}
+#define TCU_MEMSET_2D(canon, kind, T, elem)                                               \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,       \
+	                       size_t h)                                                       \
+	{                                                                                      \
+		TCU_BEGIN(canon)                                                                   \
+		r_ = real_(dst, pitch, v, w, h);                                                   \
+		if (mode_ == 2)                                                                    \
+			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, pitch, v, elem, w, h, NULL);    \
+		TCU_END                                                                            \
+	}
+#define TCU_MEMSET_2D_ASYNC(canon, kind, T, elem)                                         \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,       \
+	                       size_t h, CUstream s)                                           \
+	{                                                                                      \
+		TCU_BEGIN(canon)                                                                   \
+		r_ = real_(dst, pitch, v, w, h, s);                                                \
+		if (mode_ == 2)                                                                    \
+			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, pitch, v, elem, w, h, s);       \
+		TCU_END                                                                            \
+	}
+
+TCU_MEMSET_1D(cuMemsetD8_v2, cuMemsetD8, unsigned char, 1)
+TCU_MEMSET_1D(cuMemsetD16_v2, cuMemsetD16, unsigned short, 2)
+TCU_MEMSET_1D(cuMemsetD32_v2, cuMemsetD32, unsigned int, 4)
+TCU_MEMSET_1D_ASYNC(cuMemsetD8Async, cuMemsetD8Async, unsigned char, 1)
+TCU_MEMSET_1D_ASYNC(cuMemsetD16Async, cuMemsetD16Async, unsigned short, 2)
+TCU_MEMSET_1D_ASYNC(cuMemsetD32Async, cuMemsetD32Async, unsigned int, 4)
+TCU_MEMSET_2D(cuMemsetD2D8_v2, cuMemsetD2D8, unsigned char, 1)
+TCU_MEMSET_2D(cuMemsetD2D16_v2, cuMemsetD2D16, unsigned short, 2)
+TCU_MEMSET_2D(cuMemsetD2D32_v2, cuMemsetD2D32, unsigned int, 4)
+TCU_MEMSET_2D_ASYNC(cuMemsetD2D8Async, cuMemsetD2D8Async, unsigned char, 1)
+TCU_MEMSET_2D_ASYNC(cuMemsetD2D16Async, cuMemsetD2D16Async, unsigned short, 2)
+TCU_MEMSET_2D_ASYNC(cuMemsetD2D32Async, cuMemsetD2D32Async, unsigned int, 4)

@@ -1,0 +1,824 @@
+/*
+ * tcu_model.c - recording of contexts, devices, modules and libraries,
+ * launches, streams and events (memory calls are in tcu_mem.c).  Each
+ * tcu_m_<call> calls the driver first and records what happened,
+ * outputs and result included; sbt_compute.h says what each record holds.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/cuda/tcu_internal.h"
+
+#define TCU_H(x) ((uint64_t)(uintptr_t)(x))
+
+static void tcu_str(sbt_cm_call *c, const char *s)
+{
+	if (s) {
+		c->name = (const uint8_t *)s;
+		c->name_len = strlen(s);
+	}
+}
+
+/* ---- context and device ---------------------------------------------------- */
+
+CUresult tcu_m_cuInit(tcu_fn id, unsigned int flags)
+{
+	TCU_BEGIN(cuInit)
+	r_ = real_(flags);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.flags = flags;
+		tcu_emit(SBT_CM_K_cuInit, id, &c, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuDeviceGet(tcu_fn id, CUdevice *dev, int ordinal)
+{
+	TCU_BEGIN(cuDeviceGet)
+	r_ = real_(dev, ordinal);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.value = (uint64_t)ordinal;
+		c.device = r_ == CUDA_SUCCESS && dev ? *dev : 0;
+		tcu_emit(SBT_CM_K_cuDeviceGet, id, &c, 0);
+	}
+	TCU_END
+}
+
+static void tcu_ctx_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUcontext ctx, unsigned flags,
+                           CUdevice dev)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.ctx = TCU_H(ctx);
+	c.flags = flags;
+	c.device = dev;
+	tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuCtxCreate_v2(tcu_fn id, CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	TCU_BEGIN(cuCtxCreate_v2)
+	r_ = real_(pctx, flags, dev);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
+		               flags, dev);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxCreate_v4(tcu_fn id, CUcontext *pctx, CUctxCreateParams *params,
+                              unsigned int flags, CUdevice dev)
+{
+	TCU_BEGIN(cuCtxCreate_v4)
+	r_ = real_(pctx, params, flags, dev);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
+		               flags, dev);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxDestroy_v2(tcu_fn id, CUcontext ctx)
+{
+	TCU_BEGIN(cuCtxDestroy_v2)
+	r_ = real_(ctx);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxDestroy, id, r_, ctx, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxSetCurrent(tcu_fn id, CUcontext ctx)
+{
+	TCU_BEGIN(cuCtxSetCurrent)
+	r_ = real_(ctx);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxSetCurrent, id, r_, ctx, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxPushCurrent_v2(tcu_fn id, CUcontext ctx)
+{
+	TCU_BEGIN(cuCtxPushCurrent_v2)
+	r_ = real_(ctx);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxPushCurrent, id, r_, ctx, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxPopCurrent_v2(tcu_fn id, CUcontext *pctx)
+{
+	TCU_BEGIN(cuCtxPopCurrent_v2)
+	r_ = real_(pctx);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuCtxPopCurrent, id, r_,
+		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxSynchronize(tcu_fn id)
+{
+	TCU_BEGIN(cuCtxSynchronize)
+	r_ = real_();
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		tcu_emit(SBT_CM_K_cuCtxSynchronize, id, &c, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_all();
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuDevicePrimaryCtxRetain(tcu_fn id, CUcontext *pctx, CUdevice dev)
+{
+	TCU_BEGIN(cuDevicePrimaryCtxRetain)
+	r_ = real_(pctx, dev);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRetain, id, r_,
+		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, dev);
+	TCU_END
+}
+
+CUresult tcu_m_cuDevicePrimaryCtxRelease_v2(tcu_fn id, CUdevice dev)
+{
+	TCU_BEGIN(cuDevicePrimaryCtxRelease_v2)
+	r_ = real_(dev);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRelease, id, r_, NULL, 0, dev);
+	TCU_END
+}
+
+CUresult tcu_m_cuDevicePrimaryCtxReset_v2(tcu_fn id, CUdevice dev)
+{
+	TCU_BEGIN(cuDevicePrimaryCtxReset_v2)
+	r_ = real_(dev);
+	if (mode_ == 2)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxReset, id, r_, NULL, 0, dev);
+	TCU_END
+}
+
+/* ---- modules and libraries ---------------------------------------------------- */
+
+/* Reads a whole file (for cuModuleLoad / cuLibraryLoadFromFile). */
+static void *tcu_read_file(const char *path, size_t *len_out)
+{
+	FILE *f = fopen(path, "rb");
+	void *data = NULL;
+	long n;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+		goto out_close;
+	data = malloc(n ? (size_t)n : 1);
+	if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+		free(data);
+		data = NULL;
+	}
+	*len_out = (size_t)n;
+out_close:
+	fclose(f);
+	return data;
+}
+
+/* A module or library load: the image bytes go to the blob store, sized
+ * from the image's own header (or the file's length). */
+static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                            const void *image, const char *path)
+{
+	sbt_cm_call c;
+	void *file = NULL;
+	size_t len = 0;
+	unsigned kind = SBT_CM_IMAGE_UNKNOWN;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	if (path) {
+		tcu_str(&c, path);
+		file = tcu_read_file(path, &len);
+		if (!file)
+			CAP_WARN("cuda: %s(\"%s\"): cannot read the file: the module is recorded "
+			         "without its image",
+			         sbt_cm_kind_name(k), path);
+		else
+			sbt_cm_image_size(file, len, &kind);
+		image = file;
+	} else if (image) {
+		len = sbt_cm_image_size(image, SIZE_MAX, &kind);
+		if (!len)
+			CAP_WARN("cuda: %s: the image is not ELF, fatbin or PTX, so its size is unknown: "
+			         "the module is recorded without it",
+			         sbt_cm_kind_name(k));
+	}
+	if (image && len) {
+		c.blob = cap_blob(image, len);
+		c.size = len;
+		c.sub = kind;
+	}
+	tcu_emit(k, id, &c, 0);
+	free(file);
+}
+
+CUresult tcu_m_cuModuleLoad(tcu_fn id, CUmodule *mod, const char *fname)
+{
+	TCU_BEGIN(cuModuleLoad)
+	r_ = real_(mod, fname);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuModuleLoad, id, r_,
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname);
+	TCU_END
+}
+
+CUresult tcu_m_cuModuleLoadData(tcu_fn id, CUmodule *mod, const void *image)
+{
+	TCU_BEGIN(cuModuleLoadData)
+	r_ = real_(mod, image);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuModuleLoadData, id, r_,
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuModuleLoadDataEx(tcu_fn id, CUmodule *mod, const void *image, unsigned int n,
+                                  CUjit_option *opts, void **vals)
+{
+	TCU_BEGIN(cuModuleLoadDataEx)
+	r_ = real_(mod, image, n, opts, vals);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuModuleLoadDataEx, id, r_,
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuModuleLoadFatBinary(tcu_fn id, CUmodule *mod, const void *fatbin)
+{
+	TCU_BEGIN(cuModuleLoadFatBinary)
+	r_ = real_(mod, fatbin);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuModuleLoadFatBinary, id, r_,
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryLoadData(tcu_fn id, CUlibrary *lib, const void *code, CUjit_option *jo,
+                                 void **jv, unsigned int njit, CUlibraryOption *lo, void **lv,
+                                 unsigned int nlib)
+{
+	TCU_BEGIN(cuLibraryLoadData)
+	r_ = real_(lib, code, jo, jv, njit, lo, lv, nlib);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuLibraryLoadData, id, r_,
+		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryLoadFromFile(tcu_fn id, CUlibrary *lib, const char *path, CUjit_option *jo,
+                                     void **jv, unsigned int njit, CUlibraryOption *lo, void **lv,
+                                     unsigned int nlib)
+{
+	TCU_BEGIN(cuLibraryLoadFromFile)
+	r_ = real_(lib, path, jo, jv, njit, lo, lv, nlib);
+	if (mode_ == 2)
+		tcu_load_record(SBT_CM_K_cuLibraryLoadFromFile, id, r_,
+		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path);
+	TCU_END
+}
+
+static void tcu_handle_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                              uint64_t parent, const char *name)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	c.parent = parent;
+	tcu_str(&c, name);
+	tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuModuleUnload(tcu_fn id, CUmodule mod)
+{
+	TCU_BEGIN(cuModuleUnload)
+	r_ = real_(mod);
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuModuleUnload, id, r_, TCU_H(mod), 0, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryUnload(tcu_fn id, CUlibrary lib)
+{
+	TCU_BEGIN(cuLibraryUnload)
+	r_ = real_(lib);
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuLibraryUnload, id, r_, TCU_H(lib), 0, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuModuleGetFunction(tcu_fn id, CUfunction *fn, CUmodule mod, const char *name)
+{
+	TCU_BEGIN(cuModuleGetFunction)
+	r_ = real_(fn, mod, name);
+	if (mode_ && r_ == CUDA_SUCCESS && fn)
+		tcu_func_note(TCU_H(*fn), name, 0);
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuModuleGetFunction, id, r_,
+		                  r_ == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(mod), name);
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryGetKernel(tcu_fn id, CUkernel *k, CUlibrary lib, const char *name)
+{
+	TCU_BEGIN(cuLibraryGetKernel)
+	r_ = real_(k, lib, name);
+	if (mode_ && r_ == CUDA_SUCCESS && k)
+		tcu_func_note(TCU_H(*k), name, 1);
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuLibraryGetKernel, id, r_,
+		                  r_ == CUDA_SUCCESS && k ? TCU_H(*k) : 0, TCU_H(lib), name);
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryGetModule(tcu_fn id, CUmodule *mod, CUlibrary lib)
+{
+	TCU_BEGIN(cuLibraryGetModule)
+	r_ = real_(mod, lib);
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuLibraryGetModule, id, r_,
+		                  r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, TCU_H(lib), NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuKernelGetFunction(tcu_fn id, CUfunction *fn, CUkernel k)
+{
+	TCU_BEGIN(cuKernelGetFunction)
+	r_ = real_(fn, k);
+	if (mode_ && r_ == CUDA_SUCCESS && fn) {
+		char name[256];
+		uint8_t *layout;
+		uint32_t n;
+		size_t bytes;
+		int is_kernel;
+		tcu_func_layout(TCU_H(k), name, sizeof(name), &layout, &n, &bytes, &is_kernel);
+		free(layout);
+		tcu_func_note(TCU_H(*fn), name[0] ? name : NULL, 0);
+	}
+	if (mode_ == 2)
+		tcu_handle_record(SBT_CM_K_cuKernelGetFunction, id, r_,
+		                  r_ == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(k), NULL);
+	TCU_END
+}
+
+static void tcu_global_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr *dptr,
+                              size_t *bytes, uint64_t parent, const char *name)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.parent = parent;
+	tcu_str(&c, name);
+	if (r == CUDA_SUCCESS) {
+		c.dst = dptr ? *dptr : 0;
+		c.size = bytes ? *bytes : 0;
+	}
+	tcu_emit(k, id, &c, 0);
+}
+
+/* A global is device memory keyframes must carry; its size is only known
+ * when the program asked for it, so ask the driver if it did not. */
+static void tcu_global_track(CUresult r, CUdeviceptr *dptr, size_t *bytes)
+{
+	if (r == CUDA_SUCCESS && dptr && bytes && *bytes)
+		tcu_alloc_add(*dptr, *bytes, SBT_CM_MEM_GLOBAL);
+}
+
+CUresult tcu_m_cuModuleGetGlobal_v2(tcu_fn id, CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
+                                    const char *name)
+{
+	size_t own_bytes = 0;
+	TCU_BEGIN(cuModuleGetGlobal_v2)
+	r_ = real_(dptr, bytes ? bytes : &own_bytes, mod, name);
+	if (mode_) {
+		tcu_global_track(r_, dptr, bytes ? bytes : &own_bytes);
+		if (mode_ == 2)
+			tcu_global_record(SBT_CM_K_cuModuleGetGlobal, id, r_, dptr,
+			                  bytes ? bytes : &own_bytes, TCU_H(mod), name);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuLibraryGetGlobal(tcu_fn id, CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,
+                                  const char *name)
+{
+	size_t own_bytes = 0;
+	TCU_BEGIN(cuLibraryGetGlobal)
+	r_ = real_(dptr, bytes ? bytes : &own_bytes, lib, name);
+	if (mode_) {
+		tcu_global_track(r_, dptr, bytes ? bytes : &own_bytes);
+		if (mode_ == 2)
+			tcu_global_record(SBT_CM_K_cuLibraryGetGlobal, id, r_, dptr,
+			                  bytes ? bytes : &own_bytes, TCU_H(lib), name);
+	}
+	TCU_END
+}
+
+/* ---- launches ------------------------------------------------------------------ */
+
+typedef struct tcu_launch {
+	CUfunction f;
+	unsigned grid[3], block[3], shared;
+	CUstream stream;
+	void **params;
+	void **extra;
+	const CUlaunchAttribute *attrs;
+	unsigned nattrs;
+	int capturing;
+	uint64_t capture_id;
+} tcu_launch;
+
+/* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*). */
+static int tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
+{
+	const void *buf = NULL;
+	size_t len = 0;
+	for (int i = 0; extra && i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			buf = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+			len = *(const size_t *)extra[i + 1];
+	}
+	*buf_out = buf;
+	*len_out = len;
+	return buf && len;
+}
+
+static void tcu_launch_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_launch *l)
+{
+	sbt_cm_call c;
+	char name[256];
+	uint8_t *layout = NULL, *params = NULL, *attrs = NULL;
+	uint32_t n = 0;
+	size_t bytes = 0;
+	int is_kernel = 0;
+
+	tcu_func_layout(TCU_H(l->f), name, sizeof(name), &layout, &n, &bytes, &is_kernel);
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = TCU_H(l->f);
+	c.sub = is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
+	if (name[0])
+		tcu_str(&c, name);
+	c.grid_x = l->grid[0];
+	c.grid_y = l->grid[1];
+	c.grid_z = l->grid[2];
+	c.block_x = l->block[0];
+	c.block_y = l->block[1];
+	c.block_z = l->block[2];
+	c.shared_mem = l->shared;
+	c.stream = TCU_H(l->stream);
+	c.capture_status = (uint64_t)l->capturing;
+	c.capture_id = l->capture_id;
+	if (layout) {
+		c.layout = layout;
+		c.layout_len = (size_t)n * SBT_CM_LAYOUT_BYTES;
+	}
+	if (l->params) {
+		if (layout) {
+			params = calloc(1, bytes ? bytes : 1);
+			for (uint32_t i = 0; params && i < n; i++) {
+				uint32_t off, size;
+				sbt_cm_layout_at(&c, i, &off, &size);
+				if (l->params[i])
+					memcpy(params + off, l->params[i], size);
+			}
+			c.params = params;
+			c.params_len = params ? bytes : 0;
+		} else if (tcu_g.layout_warned++ == 0) {
+			CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
+			         "launches are recorded without parameters and cannot be replayed",
+			         name[0] ? name : "(unnamed)");
+		}
+	} else {
+		const void *buf;
+		size_t len;
+		if (tcu_extra_buffer(l->extra, &buf, &len)) {
+			c.extra = buf;
+			c.extra_len = len;
+		}
+	}
+	if (l->nattrs && l->attrs) {
+		attrs = malloc((size_t)l->nattrs * SBT_CM_ATTR_BYTES);
+		for (unsigned i = 0; attrs && i < l->nattrs; i++)
+			sbt_cm_attr_put(attrs + (size_t)i * SBT_CM_ATTR_BYTES, (uint32_t)l->attrs[i].id,
+			                &l->attrs[i].value);
+		if (attrs) {
+			c.attrs = attrs;
+			c.attrs_len = (size_t)l->nattrs * SBT_CM_ATTR_BYTES;
+		}
+	}
+	tcu_emit(k, id, &c, CAP_REC_WORK);
+	free(layout);
+	free(params);
+	free(attrs);
+}
+
+_Static_assert(sizeof(((CUlaunchAttribute *)0)->value) == 64, "launch attribute values are 64 bytes");
+
+CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
+                              unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                              unsigned int shared, CUstream s, void **params, void **extra)
+{
+	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, extra, NULL, 0, 0, 0};
+	uint64_t ordinal = 0;
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	TCU_BEGIN(cuLaunchKernel)
+	if (mode_ == 2)
+		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+	r_ = real_(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+	if (mode_ == 2) {
+		tcu_launch_record(SBT_CM_K_cuLaunchKernel, id, r_, &l);
+		tcu_launch_after(ordinal, s, ptds, l.capturing);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
+                                         unsigned int gz, unsigned int bx, unsigned int by,
+                                         unsigned int bz, unsigned int shared, CUstream s,
+                                         void **params)
+{
+	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, NULL, NULL, 0, 0, 0};
+	uint64_t ordinal = 0;
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	TCU_BEGIN(cuLaunchCooperativeKernel)
+	if (mode_ == 2)
+		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+	r_ = real_(f, gx, gy, gz, bx, by, bz, shared, s, params);
+	if (mode_ == 2) {
+		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, id, r_, &l);
+		tcu_launch_after(ordinal, s, ptds, l.capturing);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction f, void **params,
+                                void **extra)
+{
+	tcu_launch l;
+	uint64_t ordinal = 0;
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	memset(&l, 0, sizeof(l));
+	l.f = f;
+	l.params = params;
+	l.extra = extra;
+	if (cfg) {
+		l.grid[0] = cfg->gridDimX;
+		l.grid[1] = cfg->gridDimY;
+		l.grid[2] = cfg->gridDimZ;
+		l.block[0] = cfg->blockDimX;
+		l.block[1] = cfg->blockDimY;
+		l.block[2] = cfg->blockDimZ;
+		l.shared = cfg->sharedMemBytes;
+		l.stream = cfg->hStream;
+		l.attrs = cfg->attrs;
+		l.nattrs = cfg->numAttrs;
+	}
+	{
+		TCU_BEGIN(cuLaunchKernelEx)
+		if (mode_ == 2)
+			ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
+		r_ = real_(cfg, f, params, extra);
+		if (mode_ == 2) {
+			tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, id, r_, &l);
+			tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
+		}
+		TCU_END
+	}
+}
+
+CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
+{
+	TCU_BEGIN(cuGraphLaunch)
+	r_ = real_(exec, s);
+	if (mode_ == 2) {
+		static const char note[] = "graph launched as one opaque step: replay of graphs is not "
+		                           "supported yet";
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = TCU_H(exec);
+		c.stream = TCU_H(s);
+		c.note = (const uint8_t *)note;
+		c.note_len = sizeof(note) - 1;
+		tcu_emit(SBT_CM_K_cuGraphLaunch, id, &c, CAP_REC_WORK);
+		cap_set_meta("cuda.graphs", "the trace launches CUDA graphs; replay of graphs is not "
+		                            "supported yet");
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuLaunchHostFunc(tcu_fn id, CUstream s, CUhostFn fn, void *user)
+{
+	TCU_BEGIN(cuLaunchHostFunc)
+	r_ = real_(s, fn, user);
+	if (mode_ == 2) {
+		static const char note[] = "host code is never replayed";
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.stream = TCU_H(s);
+		c.note = (const uint8_t *)note;
+		c.note_len = sizeof(note) - 1;
+		tcu_emit(SBT_CM_K_cuLaunchHostFunc, id, &c, CAP_REC_WORK);
+	}
+	TCU_END
+}
+
+/* ---- streams and events ----------------------------------------------------------- */
+
+static uint64_t tcu_stream_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUstream s, CUevent e,
+                                  unsigned flags)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.stream = TCU_H(s);
+	c.event = TCU_H(e);
+	c.flags = flags;
+	return tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuStreamCreate(tcu_fn id, CUstream *ps, unsigned int flags)
+{
+	TCU_BEGIN(cuStreamCreate)
+	r_ = real_(ps, flags);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = r_ == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
+		c.flags = flags;
+		tcu_emit(SBT_CM_K_cuStreamCreate, id, &c, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamCreateWithPriority(tcu_fn id, CUstream *ps, unsigned int flags, int prio)
+{
+	TCU_BEGIN(cuStreamCreateWithPriority)
+	r_ = real_(ps, flags, prio);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = r_ == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
+		c.flags = flags;
+		c.priority = prio;
+		tcu_emit(SBT_CM_K_cuStreamCreateWithPriority, id, &c, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamDestroy_v2(tcu_fn id, CUstream s)
+{
+	TCU_BEGIN(cuStreamDestroy_v2)
+	r_ = real_(s);
+	if (mode_ == 2)
+		tcu_stream_record(SBT_CM_K_cuStreamDestroy, id, r_, s, NULL, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamSynchronize(tcu_fn id, CUstream s)
+{
+	TCU_BEGIN(cuStreamSynchronize)
+	r_ = real_(s);
+	if (mode_ == 2) {
+		tcu_stream_record(SBT_CM_K_cuStreamSynchronize, id, r_, s, NULL, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_stream(TCU_H(s), UINT64_MAX);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamQuery(tcu_fn id, CUstream s)
+{
+	TCU_BEGIN(cuStreamQuery)
+	r_ = real_(s);
+	if (mode_ == 2) {
+		tcu_stream_record(SBT_CM_K_cuStreamQuery, id, r_, s, NULL, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_stream(TCU_H(s), UINT64_MAX);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int flags)
+{
+	TCU_BEGIN(cuStreamWaitEvent)
+	r_ = real_(s, e, flags);
+	if (mode_ == 2)
+		tcu_stream_record(SBT_CM_K_cuStreamWaitEvent, id, r_, s, e, flags);
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMode m)
+{
+	TCU_BEGIN(cuStreamBeginCapture_v2)
+	r_ = real_(s, m);
+	if (mode_ == 2)
+		tcu_stream_record(SBT_CM_K_cuStreamBeginCapture, id, r_, s, NULL, (unsigned)m);
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamEndCapture(tcu_fn id, CUstream s, CUgraph *graph)
+{
+	TCU_BEGIN(cuStreamEndCapture)
+	r_ = real_(s, graph);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.stream = TCU_H(s);
+		c.handle = r_ == CUDA_SUCCESS && graph ? TCU_H(*graph) : 0;
+		tcu_emit(SBT_CM_K_cuStreamEndCapture, id, &c, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuEventCreate(tcu_fn id, CUevent *pe, unsigned int flags)
+{
+	TCU_BEGIN(cuEventCreate)
+	r_ = real_(pe, flags);
+	if (mode_ == 2)
+		tcu_stream_record(SBT_CM_K_cuEventCreate, id, r_, NULL,
+		                  r_ == CUDA_SUCCESS && pe ? *pe : NULL, flags);
+	TCU_END
+}
+
+CUresult tcu_m_cuEventDestroy_v2(tcu_fn id, CUevent e)
+{
+	TCU_BEGIN(cuEventDestroy_v2)
+	r_ = real_(e);
+	if (mode_) {
+		pthread_mutex_lock(&tcu_g.mu);
+		free(tcu_map_del(&tcu_g.events, TCU_H(e)));
+		pthread_mutex_unlock(&tcu_g.mu);
+		if (mode_ == 2)
+			tcu_stream_record(SBT_CM_K_cuEventDestroy, id, r_, NULL, e, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
+{
+	TCU_BEGIN(cuEventRecord)
+	r_ = real_(e, s);
+	if (mode_ == 2) {
+		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecord, id, r_, s, e, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_event_note(TCU_H(e), TCU_H(s), seq);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuEventRecordWithFlags(tcu_fn id, CUevent e, CUstream s, unsigned int flags)
+{
+	TCU_BEGIN(cuEventRecordWithFlags)
+	r_ = real_(e, s, flags);
+	if (mode_ == 2) {
+		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecordWithFlags, id, r_, s, e, flags);
+		if (r_ == CUDA_SUCCESS)
+			tcu_event_note(TCU_H(e), TCU_H(s), seq);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuEventSynchronize(tcu_fn id, CUevent e)
+{
+	TCU_BEGIN(cuEventSynchronize)
+	r_ = real_(e);
+	if (mode_ == 2) {
+		tcu_stream_record(SBT_CM_K_cuEventSynchronize, id, r_, NULL, e, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_event(TCU_H(e));
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuEventQuery(tcu_fn id, CUevent e)
+{
+	TCU_BEGIN(cuEventQuery)
+	r_ = real_(e);
+	if (mode_ == 2) {
+		tcu_stream_record(SBT_CM_K_cuEventQuery, id, r_, NULL, e, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_event(TCU_H(e));
+	}
+	TCU_END
+}
