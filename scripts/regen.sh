@@ -6,6 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 GENERATORS="scripts/vkgen/gen.py"
+GENERATORS="$GENERATORS scripts/cudagen/gen.py" # the CUDA interposer's wrappers
 check=0
 [ "${1:-}" = "--check" ] && check=1
 for g in $GENERATORS; do
