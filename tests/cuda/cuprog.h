@@ -65,7 +65,7 @@ struct cup_api {
 static const char *cup_prog = "cuda program";
 static const struct cup_api *cup_api_for_errors;
 
-static void cup_check(CUresult r, const char *what, int line)
+__attribute__((unused)) static void cup_check(CUresult r, const char *what, int line)
 {
 	const char *name = NULL;
 
@@ -80,7 +80,7 @@ static void cup_check(CUresult r, const char *what, int line)
 
 /* The bytes of the double's module image NAME.so, found beside the program:
  * dirname(/proc/self/exe)/../doubles/cuda/modules/NAME.so. */
-static void *cup_module_image(const char *name, size_t *size_out)
+__attribute__((unused)) static void *cup_module_image(const char *name, size_t *size_out)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -106,7 +106,7 @@ static void *cup_module_image(const char *name, size_t *size_out)
 	return buf;
 }
 
-static unsigned cup_parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi)
+__attribute__((unused)) static unsigned cup_parse_uint(const char *flag, const char *v, unsigned lo, unsigned hi)
 {
 	char *end;
 	unsigned long n = strtoul(v ? v : "", &end, 0);
@@ -125,7 +125,7 @@ struct krn_node {
 };
 
 /* Runs the workload on n elements; returns the hash of everything read back. */
-static uint64_t cup_workload(const struct cup_api *a, unsigned n, int racy)
+__attribute__((unused)) static uint64_t cup_workload(const struct cup_api *a, unsigned n, int racy)
 {
 	CUdevice dev;
 	CUcontext ctx;
