@@ -1,0 +1,117 @@
+"""overrides - the ONE list of hand-written exceptions to the Vulkan codec generator.
+
+Everything the generator does not derive from vk.xml alone is here, with the
+reason.  docs/vulkan-codec.md counts these lists; gen.py prints the counts.
+Any change here changes the generated code: run `make regen`.
+"""
+
+# Window-system platforms whose headers are installed here (and which the
+# layer and replayer build with).  Every other platform in vk.xml is excluded:
+# its extensions, structs and commands are not carried (the layer hides them).
+PLATFORMS_INCLUDED = {
+    "xlib": ("VK_USE_PLATFORM_XLIB_KHR", "X11/Xlib.h"),
+    "xcb": ("VK_USE_PLATFORM_XCB_KHR", "xcb/xcb.h"),
+}
+
+# Why each other platform is excluded (reported in docs and by gen.py).
+PLATFORMS_EXCLUDED_WHY = {
+    "xlib_xrandr": "X11/extensions/Xrandr.h is not installed",
+    "wayland": "wayland-client.h is not installed",
+    "directfb": "directfb.h is not installed",
+    "android": "Android NDK headers are not installed",
+    "win32": "windows.h is not available on Linux",
+    "vi": "Nintendo Vi headers are not available",
+    "ios": "Apple headers are not available",
+    "macos": "Apple headers are not available",
+    "metal": "Metal headers are not available",
+    "fuchsia": "Fuchsia headers are not available",
+    "ggp": "Stadia (GGP) headers are not available",
+    "screen": "QNX Screen headers are not available",
+    "provisional": "provisional (beta) extensions change without notice; "
+                   "VK_ENABLE_BETA_EXTENSIONS is not defined",
+}
+
+# Non-Vulkan types of the included platforms and how they travel.
+#   "u64": an integer (X11 XIDs), varint
+#   "u32": an integer, varint
+#   "ptr": an opaque pointer (a connection): its value as u64, never
+#          dereferenced; the replayer opens its own
+PLATFORM_TYPES = {
+    "Display": "ptr",
+    "xcb_connection_t": "ptr",
+    "Window": "u64",
+    "VisualID": "u64",
+    "xcb_window_t": "u32",
+    "xcb_visualid_t": "u32",
+}
+
+# void pointers without a length in vk.xml that are opaque cookies: their
+# VALUE is recorded (u64), never what they point at.  Any other void* without
+# a length makes its struct or command not carried.
+OPAQUE_POINTERS = {
+    ("VkAllocationCallbacks", "pUserData"): "passed back to the application's allocator",
+    ("VkDebugReportCallbackCreateInfoEXT", "pUserData"): "passed back to the callback",
+    ("VkDebugUtilsMessengerCreateInfoEXT", "pUserData"): "passed back to the callback",
+    ("VkDeviceDeviceMemoryReportCreateInfoEXT", "pUserData"): "passed back to the callback",
+    ("VkInitializePerformanceApiInfoINTEL", "pUserData"): "an application cookie",
+    ("VkCheckpointDataNV", "pCheckpointMarker"): "an application cookie, returned",
+    ("VkCheckpointData2NV", "pCheckpointMarker"): "an application cookie, returned",
+    ("vkCmdSetCheckpointNV", "pCheckpointMarker"): "an application cookie",
+    ("vkMapMemory", "ppData"): "the mapped address (output); the layer tracks the memory",
+    ("vkGetDescriptorSetHostMappingVALVE", "ppData"): "a host address (output)",
+}
+
+# Parameters whose byte length only another object defines: the encoder
+# takes it from sbt_vk_enc.template_data_len, set by the caller.
+TEMPLATE_DATA = {
+    ("vkUpdateDescriptorSetWithTemplate", "pData"):
+        "layout defined by the VkDescriptorUpdateTemplate; handles inside are "
+        "not mapped by the codec (the replayer walks the template)",
+    ("vkCmdPushDescriptorSetWithTemplateKHR", "pData"):
+        "layout defined by the VkDescriptorUpdateTemplate; handles inside are "
+        "not mapped by the codec (the replayer walks the template)",
+}
+
+# Commands the codec does not carry although their types would encode:
+# their data cannot be described from vk.xml.
+COMMANDS_EXCLUDED = {
+    "vkCmdBuildAccelerationStructuresKHR":
+        "ppBuildRangeInfos[i] has pInfos[i].geometryCount elements; vk.xml gives no inner length",
+    "vkBuildAccelerationStructuresKHR":
+        "host build: ppBuildRangeInfos has no inner length and host addresses point at unsized data",
+    "vkCmdBuildAccelerationStructuresIndirectKHR":
+        "ppMaxPrimitiveCounts[i] has pInfos[i].geometryCount elements; vk.xml gives no inner length",
+    "vkCopyAccelerationStructureToMemoryKHR":
+        "host copy into a host address of unsized data",
+    "vkCopyMemoryToAccelerationStructureKHR":
+        "host copy from a host address of unsized data",
+    "vkCopyAccelerationStructureKHR":
+        "host command of VK_KHR_acceleration_structure (with its other host builds)",
+    "vkWriteAccelerationStructuresPropertiesKHR":
+        "host query writing through pData of dataSize: carried only with the host builds",
+    "vkGetDeviceFaultInfoEXT":
+        "array lengths live in the other parameter (VkDeviceFaultCountsEXT)",
+}
+
+# Structs the codec does not carry although vk.xml would let it try.
+STRUCTS_EXCLUDED = {
+    "VkCuLaunchInfoNVX": "pParams/pExtras are arrays of pointers to unsized data",
+}
+
+# Extensions not carried for reasons beyond encoding (the layer hides them).
+EXTENSIONS_EXCLUDED = {
+    "VK_EXT_external_memory_host": "host memory imported by pointer is not captured",
+}
+
+# Function-pointer members: only whether they were set is recorded (a
+# varint 0/1); they decode as NULL.  The replayer installs its own callbacks.
+# (The generator lists every such member it meets; nothing to add by hand.)
+FUNCPTR_NOTE = "presence only; decodes as NULL"
+
+# Arrays whose count vk.xml gives as an expression the generator evaluates
+# on the filled struct in the self-test (values kept small and valid).
+SELFTEST_LEN_SOURCES = {
+    "codeSize": "4 * (uint32_t)(sbt_vk_t_rand(f) % 8)",
+    "rasterizationSamples": "(VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7))",
+    "samples": "(VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7))",
+}

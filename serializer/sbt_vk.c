@@ -1,0 +1,571 @@
+/*
+ * sbt_vk.c - the hand-written runtime of the Vulkan call codec: buffers,
+ * the decode arena, checked primitives the generated code calls, the
+ * front-end record kinds, and the dump helpers.  The per-command and
+ * per-struct code is generated into serializer/generated/.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serializer/sbt_dump.h"
+#include "serializer/sbt_vk_internal.h"
+
+static const char *const sbt_vk_status_msgs[] = {
+#define SBT_VK_X_MSG(name, msg) msg,
+	SBT_VK_STATUS_LIST(SBT_VK_X_MSG)
+#undef SBT_VK_X_MSG
+};
+
+const char *sbt_vk_strerror(sbt_vk_status st)
+{
+	if ((unsigned)st >= SBT_VK_STATUS_COUNT)
+		return "unknown status";
+	return sbt_vk_status_msgs[st];
+}
+
+/* ---- encoder buffer ------------------------------------------------------ */
+
+void sbt_vk_enc_init(sbt_vk_enc *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+void sbt_vk_enc_free(sbt_vk_enc *e)
+{
+	if (!e)
+		return;
+	free(e->data);
+	e->data = NULL;
+	e->len = 0;
+	e->cap = 0;
+}
+
+sbt_vk_status sbt_vk_e_grow(sbt_vk_e *e, size_t n)
+{
+	sbt_vk_enc *enc = e->enc;
+	size_t used = (size_t)(e->p - enc->data);
+	size_t need = used + n;
+	if (need < used)
+		return SBT_VK_ERR_NOMEM;
+	size_t cap = enc->cap ? enc->cap : 256;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return SBT_VK_ERR_NOMEM;
+		cap *= 2;
+	}
+	uint8_t *nd = realloc(enc->data, cap);
+	if (!nd)
+		return SBT_VK_ERR_NOMEM;
+	enc->data = nd;
+	enc->cap = cap;
+	e->p = nd + used;
+	e->end = nd + cap;
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize)
+{
+	if (!ptr)
+		return sbt_vk_put_u(e, 0);
+	size_t bytes = (size_t)count * elsize;
+	sbt_vk_enc *enc = e->enc;
+	if (enc->blob_put && enc->blob_threshold && bytes >= enc->blob_threshold) {
+		uint64_t id = 0;
+		if (enc->blob_put(enc->blob_ctx, ptr, bytes, &id) == 0) {
+			SBT_VK_ET(sbt_vk_put_u(e, 2));
+			SBT_VK_ET(sbt_vk_put_u(e, count));
+			return sbt_vk_put_u(e, id);
+		}
+		/* The blob store refused: keep the bytes inline rather than lose them. */
+	}
+	SBT_VK_ET(sbt_vk_put_u(e, 1));
+	SBT_VK_ET(sbt_vk_put_u(e, count));
+	return sbt_vk_put_raw(e, ptr, bytes);
+}
+
+/* ---- arena --------------------------------------------------------------- */
+
+typedef struct sbt_vk_block {
+	struct sbt_vk_block *next;
+	size_t size; /* usable bytes after the header */
+	size_t used;
+} sbt_vk_block;
+
+struct sbt_vk_arena {
+	sbt_vk_block *head; /* blocks in use order; reset rewinds to head */
+	sbt_vk_block *cur;
+	size_t limit;
+	size_t total; /* bytes handed out since reset */
+	char msg[256];
+};
+
+#define SBT_VK_BLOCK_HDR ((sizeof(sbt_vk_block) + 15) & ~(size_t)15)
+#define SBT_VK_BLOCK_MIN ((size_t)64 * 1024)
+
+sbt_vk_status sbt_vk_arena_create(size_t limit_bytes, sbt_vk_arena **out)
+{
+	if (!out)
+		return SBT_VK_ERR_ARG;
+	sbt_vk_arena *a = calloc(1, sizeof(*a));
+	if (!a)
+		return SBT_VK_ERR_NOMEM;
+	a->limit = limit_bytes ? limit_bytes : (size_t)256 << 20;
+	*out = a;
+	return SBT_VK_OK;
+}
+
+void sbt_vk_arena_reset(sbt_vk_arena *a)
+{
+	if (!a)
+		return;
+	for (sbt_vk_block *b = a->head; b; b = b->next)
+		b->used = 0;
+	a->cur = a->head;
+	a->total = 0;
+	a->msg[0] = '\0';
+}
+
+void sbt_vk_arena_free(sbt_vk_arena *a)
+{
+	if (!a)
+		return;
+	sbt_vk_block *b = a->head;
+	while (b) {
+		sbt_vk_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	free(a);
+}
+
+void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n)
+{
+	if (!a)
+		return NULL;
+	if (n == 0)
+		n = 1;
+	size_t rounded = (n + 15) & ~(size_t)15;
+	if (rounded < n || rounded > a->limit - a->total)
+		return NULL;
+	/* Walk the kept blocks first (after a reset they are all empty). */
+	while (a->cur && a->cur->size - a->cur->used < rounded)
+		a->cur = a->cur->next;
+	if (!a->cur) {
+		size_t size = rounded > SBT_VK_BLOCK_MIN ? rounded : SBT_VK_BLOCK_MIN;
+		sbt_vk_block *b = malloc(SBT_VK_BLOCK_HDR + size);
+		if (!b)
+			return NULL;
+		b->size = size;
+		b->used = 0;
+		b->next = NULL;
+		/* Append at the tail so reset keeps the order blocks were made in. */
+		sbt_vk_block **tail = &a->head;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = b;
+		a->cur = b;
+	}
+	uint8_t *p = (uint8_t *)a->cur + SBT_VK_BLOCK_HDR + a->cur->used;
+	a->cur->used += rounded;
+	a->total += rounded;
+	memset(p, 0, n);
+	return p;
+}
+
+const char *sbt_vk_arena_message(const sbt_vk_arena *a)
+{
+	return a ? a->msg : "";
+}
+
+/* ---- decoding primitives ------------------------------------------------- */
+
+void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt_vk_arena *a,
+                    const sbt_vk_decode_hooks *h)
+{
+	d->p = p;
+	d->end = p + len;
+	d->start = p;
+	d->a = a;
+	d->h = h;
+	if (a)
+		a->msg[0] = '\0';
+}
+
+sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)
+{
+	if (d->a && d->a->msg[0] == '\0')
+		snprintf(d->a->msg, sizeof(d->a->msg), "%s: %s at payload byte %zu of %zu", field,
+		         sbt_vk_strerror(st), (size_t)(d->p - d->start),
+		         (size_t)(d->end - d->start));
+	return st;
+}
+
+sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObjectType type, int in)
+{
+	sbt_vk_status st = sbt_vk_get_u(d, v);
+	if (st)
+		return st;
+	if (in && *v && d->h && d->h->map_handle) {
+		uint64_t live = 0;
+		st = d->h->map_handle(d->h->ctx, type, *v, &live);
+		if (st)
+			return st;
+		*v = live;
+	}
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_get_count(sbt_vk_d *d, uint64_t *n_out, int *present_out, size_t min_wire)
+{
+	uint64_t v;
+	sbt_vk_status st = sbt_vk_get_u(d, &v);
+	if (st)
+		return st;
+	if (v == 0) {
+		*n_out = 0;
+		*present_out = 0;
+		return SBT_VK_OK;
+	}
+	v -= 1;
+	if (min_wire && v > (uint64_t)(d->end - d->p) / min_wire)
+		return SBT_VK_ERR_TRUNCATED;
+	*n_out = v;
+	*present_out = 1;
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_d_alloc(sbt_vk_d *d, uint64_t n, size_t size, void **out)
+{
+	if (size && n > SIZE_MAX / size)
+		return SBT_VK_ERR_LIMIT;
+	void *p = sbt_vk_arena_alloc(d->a, (size_t)n * size);
+	if (!p)
+		return SBT_VK_ERR_LIMIT;
+	*out = p;
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
+                                int *present_out, size_t elsize)
+{
+	uint64_t tag, count;
+	sbt_vk_status st = sbt_vk_get_u(d, &tag);
+	if (st)
+		return st;
+	*out = NULL;
+	*count_out = 0;
+	*present_out = 0;
+	if (tag == 0)
+		return SBT_VK_OK;
+	if (tag > 2)
+		return SBT_VK_ERR_CORRUPT;
+	if ((st = sbt_vk_get_u(d, &count)))
+		return st;
+	if (elsize && count > SIZE_MAX / elsize)
+		return SBT_VK_ERR_CORRUPT;
+	size_t bytes = (size_t)count * elsize;
+	*count_out = count;
+	*present_out = 1;
+	if (tag == 1) {
+		if ((size_t)(d->end - d->p) < bytes)
+			return SBT_VK_ERR_TRUNCATED;
+		void *dst;
+		if ((st = sbt_vk_d_alloc(d, 1, bytes, &dst)))
+			return st;
+		memcpy(dst, d->p, bytes);
+		d->p += bytes;
+		*out = dst;
+		return SBT_VK_OK;
+	}
+	uint64_t id;
+	if ((st = sbt_vk_get_u(d, &id)))
+		return st;
+	if (!d->h || !d->h->load_blob)
+		return SBT_VK_OK; /* absent: a dump shows the size */
+	const void *data = NULL;
+	if ((st = d->h->load_blob(d->h->ctx, id, bytes, &data)))
+		return st;
+	if (!data && bytes)
+		return SBT_VK_ERR_BLOB;
+	*out = (void *)(uintptr_t)data;
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_get_str(sbt_vk_d *d, const char **out)
+{
+	uint64_t v;
+	sbt_vk_status st = sbt_vk_get_u(d, &v);
+	if (st)
+		return st;
+	if (v == 0) {
+		*out = NULL;
+		return SBT_VK_OK;
+	}
+	v -= 1;
+	if (v > (uint64_t)(d->end - d->p))
+		return SBT_VK_ERR_TRUNCATED;
+	char *s;
+	if ((st = sbt_vk_d_alloc(d, 1, (size_t)v + 1, (void **)&s)))
+		return st;
+	memcpy(s, d->p, (size_t)v);
+	s[v] = '\0';
+	d->p += v;
+	*out = s;
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_get_fixstr(sbt_vk_d *d, char *dst, size_t max)
+{
+	uint64_t n;
+	sbt_vk_status st = sbt_vk_get_u(d, &n);
+	if (st)
+		return st;
+	if (n > max)
+		return SBT_VK_ERR_CORRUPT;
+	if (n > (uint64_t)(d->end - d->p))
+		return SBT_VK_ERR_TRUNCATED;
+	memcpy(dst, d->p, (size_t)n);
+	if (n < max)
+		memset(dst + n, 0, max - (size_t)n);
+	d->p += n;
+	return SBT_VK_OK;
+}
+
+/* ---- front-end records --------------------------------------------------- */
+
+sbt_vk_status sbt_vk_ts_memory_write_encode(sbt_vk_enc *enc, const sbt_vk_ts_memory_write *w)
+{
+	if (!enc || !w)
+		return SBT_VK_ERR_ARG;
+	sbt_vk_e e;
+	sbt_vk_e_begin(&e, enc);
+	SBT_VK_ET(sbt_vk_put_u(&e, w->memory));
+	SBT_VK_ET(sbt_vk_put_u(&e, w->offset));
+	SBT_VK_ET(sbt_vk_put_u(&e, w->size));
+	SBT_VK_ET(sbt_vk_put_u(&e, w->blob_id));
+	sbt_vk_e_commit(&e);
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_ts_memory_write_decode(const uint8_t *p, size_t len,
+                                            sbt_vk_ts_memory_write *out)
+{
+	if (!out || (!p && len))
+		return SBT_VK_ERR_ARG;
+	sbt_vk_d d = {p, p + len, p, NULL, NULL};
+	sbt_vk_status st;
+	if ((st = sbt_vk_get_u(&d, &out->memory)) || (st = sbt_vk_get_u(&d, &out->offset)) ||
+	    (st = sbt_vk_get_u(&d, &out->size)) || (st = sbt_vk_get_u(&d, &out->blob_id)))
+		return st;
+	return d.p == d.end ? SBT_VK_OK : SBT_VK_ERR_CORRUPT;
+}
+
+sbt_vk_status sbt_vk_ts_result_encode(sbt_vk_enc *enc, const sbt_vk_ts_result *r)
+{
+	if (!enc || !r || (!r->outputs && r->outputs_len))
+		return SBT_VK_ERR_ARG;
+	sbt_vk_e e;
+	sbt_vk_e_begin(&e, enc);
+	SBT_VK_ET(sbt_vk_put_u(&e, r->seq));
+	SBT_VK_ET(sbt_vk_put_i(&e, (int64_t)r->result));
+	SBT_VK_ET(sbt_vk_put_raw(&e, r->outputs, r->outputs_len));
+	sbt_vk_e_commit(&e);
+	return SBT_VK_OK;
+}
+
+sbt_vk_status sbt_vk_ts_result_decode(const uint8_t *p, size_t len, sbt_vk_ts_result *out)
+{
+	if (!out || (!p && len))
+		return SBT_VK_ERR_ARG;
+	sbt_vk_d d = {p, p + len, p, NULL, NULL};
+	int64_t res;
+	sbt_vk_status st;
+	if ((st = sbt_vk_get_u(&d, &out->seq)) || (st = sbt_vk_get_ibits(&d, &res, 32)))
+		return st;
+	out->result = (VkResult)res;
+	out->outputs = d.p;
+	out->outputs_len = (size_t)(d.end - d.p);
+	return SBT_VK_OK;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+size_t sbt_vk_pr_push(sbt_vk_pr *pr, const char *suffix)
+{
+	size_t mark = pr->len;
+	size_t n = strlen(suffix);
+	if (pr->len + n + 1 > sizeof(pr->key)) {
+		pr->overflow = 1;
+		return mark;
+	}
+	memcpy(pr->key + pr->len, suffix, n + 1);
+	pr->len += n;
+	return mark;
+}
+
+size_t sbt_vk_pr_enter(sbt_vk_pr *pr, const char *m)
+{
+	if (m[0] == '\0')
+		return pr->len;
+	if (pr->len == 0)
+		return sbt_vk_pr_push(pr, m);
+	size_t mark = sbt_vk_pr_push(pr, ".");
+	if (pr->overflow)
+		return mark;
+	sbt_vk_pr_push(pr, m);
+	return mark;
+}
+
+size_t sbt_vk_pr_pushi(sbt_vk_pr *pr, uint64_t index)
+{
+	char tmp[32];
+	snprintf(tmp, sizeof(tmp), "[%" PRIu64 "]", index);
+	return sbt_vk_pr_push(pr, tmp);
+}
+
+/* The full key of member m under the current prefix, in buf. */
+static const char *sbt_vk_pr_key(sbt_vk_pr *pr, const char *m, char *buf, size_t cap)
+{
+	if (pr->len == 0)
+		snprintf(buf, cap, "%s", m);
+	else if (m[0] == '\0')
+		snprintf(buf, cap, "%s", pr->key);
+	else
+		snprintf(buf, cap, "%s.%s", pr->key, m);
+	return buf;
+}
+
+void sbt_vk_pr_u(sbt_vk_pr *pr, const char *m, uint64_t v)
+{
+	char k[320];
+	sbt_dump_emit_u64(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), v);
+}
+
+void sbt_vk_pr_i(sbt_vk_pr *pr, const char *m, int64_t v)
+{
+	char k[320], t[32];
+	if (v >= 0) {
+		sbt_vk_pr_u(pr, m, (uint64_t)v);
+		return;
+	}
+	int n = snprintf(t, sizeof(t), "%" PRId64, v);
+	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
+}
+
+void sbt_vk_pr_x(sbt_vk_pr *pr, const char *m, uint64_t v)
+{
+	char k[320];
+	sbt_dump_emit_hex64(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), v);
+}
+
+void sbt_vk_pr_f(sbt_vk_pr *pr, const char *m, double v)
+{
+	char k[320], t[40];
+	int n = snprintf(t, sizeof(t), "%.9g", v);
+	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), t, (size_t)n);
+}
+
+void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n)
+{
+	char k[320];
+	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), s, n);
+}
+
+void sbt_vk_pr_e(sbt_vk_pr *pr, const char *m, const char *name, int64_t v)
+{
+	if (name)
+		sbt_vk_pr_s(pr, m, name, strlen(name));
+	else
+		sbt_vk_pr_i(pr, m, v);
+}
+
+void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n)
+{
+	char k[320];
+	sbt_dump_emit_bytes(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), p, n, 32);
+}
+
+void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m)
+{
+	char k[320];
+	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), "NULL", 4);
+}
+
+/* ---- tsinfo --dump ------------------------------------------------------- */
+
+static sbt_status sbt_vk_dump_cmd(sbt_dump_emit *em, const sbt_reader *r, const sbt_record *rec)
+{
+	enum sbt_vk_cmd cmd;
+	const char *name = sbt_dump_type_name(r, rec->type);
+	if (sbt_vk_cmd_by_name(name, &cmd) != 0) {
+		/* No type table: fall back on our own numbering. */
+		if (rec->type < SBT_VK_TYPE_BASE || rec->type - SBT_VK_TYPE_BASE >= SBT_VK_CMD_COUNT)
+			return SBT_ERR_CORRUPT;
+		cmd = (enum sbt_vk_cmd)(rec->type - SBT_VK_TYPE_BASE);
+	}
+	sbt_status ret = SBT_ERR_CORRUPT;
+	sbt_vk_arena *a = NULL;
+	if (sbt_vk_arena_create((size_t)64 << 20, &a) != SBT_VK_OK)
+		return SBT_ERR_NOMEM;
+	size_t size = sbt_vk_args_size(cmd);
+	void *args = sbt_vk_arena_alloc(a, size);
+	if (!args) {
+		ret = SBT_ERR_NOMEM;
+		goto out_free_arena;
+	}
+	/* No blob loader: blob-backed arrays show as absent, with their sizes. */
+	if (sbt_vk_decode(cmd, rec->payload, rec->payload_len, a, args, NULL) != SBT_VK_OK)
+		goto out_free_arena;
+	sbt_vk_pr pr;
+	memset(&pr, 0, sizeof(pr));
+	pr.em = em;
+	sbt_vk_print_args(&pr, cmd, args);
+	ret = SBT_OK;
+out_free_arena:
+	sbt_vk_arena_free(a);
+	return ret;
+}
+
+static sbt_status sbt_vk_dump_memory_write(sbt_dump_emit *em, const sbt_reader *r,
+                                           const sbt_record *rec)
+{
+	(void)r;
+	sbt_vk_ts_memory_write w;
+	if (sbt_vk_ts_memory_write_decode(rec->payload, rec->payload_len, &w) != SBT_VK_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_hex64(em, "memory", w.memory);
+	sbt_dump_emit_u64(em, "offset", w.offset);
+	sbt_dump_emit_u64(em, "size", w.size);
+	sbt_dump_emit_u64(em, "blob", w.blob_id);
+	return SBT_OK;
+}
+
+static sbt_status sbt_vk_dump_result(sbt_dump_emit *em, const sbt_reader *r, const sbt_record *rec)
+{
+	(void)r;
+	sbt_vk_ts_result res;
+	if (sbt_vk_ts_result_decode(rec->payload, rec->payload_len, &res) != SBT_VK_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_u64(em, "call_seq", res.seq);
+	char t[24];
+	int n = snprintf(t, sizeof(t), "%d", (int)res.result);
+	sbt_dump_emit_str(em, "result", t, (size_t)n);
+	sbt_dump_emit_u64(em, "outputs_bytes", res.outputs_len);
+	return SBT_OK;
+}
+
+sbt_status sbt_vk_dump_register(struct sbt_dump *d)
+{
+	size_t n = 0;
+	const sbt_vk_type_desc *types = sbt_vk_types(&n);
+	sbt_status st = sbt_dump_register(d, SBT_VK_TS_MEMORY_WRITE_NAME, sbt_vk_dump_memory_write);
+	if (st == SBT_OK)
+		st = sbt_dump_register(d, SBT_VK_TS_RESULT_NAME, sbt_vk_dump_result);
+	for (size_t i = 0; i < n && st == SBT_OK; i++)
+		if (types[i].type >= SBT_VK_TYPE_BASE &&
+		    sbt_vk_cmd_carried((enum sbt_vk_cmd)(types[i].type - SBT_VK_TYPE_BASE)))
+			st = sbt_dump_register(d, types[i].name, sbt_vk_dump_cmd);
+	return st;
+}

@@ -1,0 +1,304 @@
+/*
+ * sbt_vk_internal.h - primitives the generated Vulkan codec is made of.
+ *
+ * Only serializer/sbt_vk.c and serializer/generated/sbt_vk_*.c include this.
+ * Encoding appends to an sbt_vk_enc through a cursor (sbt_vk_e) that grows
+ * the buffer when fewer than the needed bytes remain; every put returns 0 or
+ * SBT_VK_ERR_NOMEM.  Decoding reads through a cursor (sbt_vk_d) bounded by
+ * the payload; every get checks the bytes it needs and the value's range,
+ * and the first failure records which field it was (sbt_vk_d_fail).
+ *
+ * Wire forms (docs/vulkan-codec.md has the full table):
+ *   unsigned     LEB128 varint            signed / enum   zigzag varint
+ *   float/double 4/8 bytes, host order    handle          varint u64
+ *   pointer to one element or array: varint 0 = NULL, else count + 1, then
+ *       the elements
+ *   raw array (plain data): varint 0 = NULL, 1 = inline (varint count, then
+ *       count * element-size bytes), 2 = blob (varint count, varint blob id)
+ *   string: varint 0 = NULL, else length + 1, then the bytes (no NUL)
+ *   pNext chain: per carried struct varint sType + 1 then its members; 0 ends
+ */
+#ifndef TRACESMITH_SBT_VK_INTERNAL_H
+#define TRACESMITH_SBT_VK_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "serializer/sbt_vk.h"
+
+#if defined(__GNUC__)
+#define SBT_VK_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SBT_VK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SBT_VK_LIKELY(x) (x)
+#define SBT_VK_UNLIKELY(x) (x)
+#endif
+
+/* ---- encoding ------------------------------------------------------------ */
+
+typedef struct sbt_vk_e {
+	uint8_t *p;   /* next byte to write, inside enc->data */
+	uint8_t *end; /* enc->data + enc->cap */
+	sbt_vk_enc *enc;
+} sbt_vk_e;
+
+/* Make room for n more bytes (moves p/end when the buffer moves). */
+sbt_vk_status sbt_vk_e_grow(sbt_vk_e *e, size_t n);
+
+static inline void sbt_vk_e_begin(sbt_vk_e *e, sbt_vk_enc *enc)
+{
+	e->enc = enc;
+	e->p = enc->data + enc->len;
+	e->end = enc->data + enc->cap;
+	enc->skipped_pnext = 0;
+}
+
+static inline void sbt_vk_e_commit(sbt_vk_e *e)
+{
+	e->enc->len = (size_t)(e->p - e->enc->data);
+}
+
+static inline sbt_vk_status sbt_vk_e_need(sbt_vk_e *e, size_t n)
+{
+	if (SBT_VK_LIKELY((size_t)(e->end - e->p) >= n))
+		return SBT_VK_OK;
+	return sbt_vk_e_grow(e, n);
+}
+
+static inline sbt_vk_status sbt_vk_put_u(sbt_vk_e *e, uint64_t v)
+{
+	if (SBT_VK_UNLIKELY((size_t)(e->end - e->p) < 10) && sbt_vk_e_grow(e, 10))
+		return SBT_VK_ERR_NOMEM;
+	uint8_t *p = e->p;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	e->p = p;
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_put_i(sbt_vk_e *e, int64_t v)
+{
+	return sbt_vk_put_u(e, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static inline sbt_vk_status sbt_vk_put_raw(sbt_vk_e *e, const void *src, size_t n)
+{
+	if (sbt_vk_e_need(e, n))
+		return SBT_VK_ERR_NOMEM;
+	if (n)
+		memcpy(e->p, src, n);
+	e->p += n;
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_put_f32(sbt_vk_e *e, float v)
+{
+	return sbt_vk_put_raw(e, &v, 4);
+}
+
+static inline sbt_vk_status sbt_vk_put_f64(sbt_vk_e *e, double v)
+{
+	return sbt_vk_put_raw(e, &v, 8);
+}
+
+static inline sbt_vk_status sbt_vk_put_handle(sbt_vk_e *e, uint64_t v)
+{
+	return sbt_vk_put_u(e, v);
+}
+
+/* Pointer + count header: 0 for NULL, else count + 1. */
+static inline sbt_vk_status sbt_vk_put_count(sbt_vk_e *e, const void *ptr, uint64_t n)
+{
+	return sbt_vk_put_u(e, ptr ? n + 1 : 0);
+}
+
+/* Plain-data array, inline or through the blob store. */
+sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize);
+
+static inline sbt_vk_status sbt_vk_put_str(sbt_vk_e *e, const char *s)
+{
+	if (!s)
+		return sbt_vk_put_u(e, 0);
+	size_t n = strlen(s);
+	if (sbt_vk_put_u(e, (uint64_t)n + 1))
+		return SBT_VK_ERR_NOMEM;
+	return sbt_vk_put_raw(e, s, n);
+}
+
+/* A char[max] array: its text up to the first NUL (or max bytes). */
+static inline sbt_vk_status sbt_vk_put_fixstr(sbt_vk_e *e, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	if (sbt_vk_put_u(e, (uint64_t)n))
+		return SBT_VK_ERR_NOMEM;
+	return sbt_vk_put_raw(e, s, n);
+}
+
+static inline void sbt_vk_e_skipped(sbt_vk_e *e, VkStructureType st)
+{
+	e->enc->skipped_pnext++;
+	e->enc->last_skipped_stype = st;
+}
+
+#define SBT_VK_ET(expr)                                                        \
+	do {                                                                       \
+		if (SBT_VK_UNLIKELY((expr) != SBT_VK_OK))                              \
+			return SBT_VK_ERR_NOMEM;                                           \
+	} while (0)
+
+/* ---- decoding ------------------------------------------------------------ */
+
+typedef struct sbt_vk_d {
+	const uint8_t *p;
+	const uint8_t *end;
+	const uint8_t *start;
+	sbt_vk_arena *a;
+	const sbt_vk_decode_hooks *h;
+} sbt_vk_d;
+
+/* Start decoding [p, p + len) into a (clears its message). */
+void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt_vk_arena *a,
+                    const sbt_vk_decode_hooks *h);
+
+/* Record the first failure (field names the struct and member) in the
+ * arena's message; returns st. */
+sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field);
+
+#define SBT_VK_DT(expr, field)                                                 \
+	do {                                                                       \
+		sbt_vk_status sbt_vk_st_ = (expr);                                     \
+		if (SBT_VK_UNLIKELY(sbt_vk_st_ != SBT_VK_OK))                          \
+			return sbt_vk_d_fail(d, sbt_vk_st_, field);                        \
+	} while (0)
+
+static inline sbt_vk_status sbt_vk_get_u(sbt_vk_d *d, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned shift = 0;
+	const uint8_t *p = d->p;
+	while (p < d->end) {
+		uint8_t b = *p++;
+		if (shift == 63 && (b & 0x7e))
+			return SBT_VK_ERR_CORRUPT;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			d->p = p;
+			*v = r;
+			return SBT_VK_OK;
+		}
+		shift += 7;
+		if (shift > 63)
+			return SBT_VK_ERR_CORRUPT;
+	}
+	return SBT_VK_ERR_TRUNCATED;
+}
+
+static inline sbt_vk_status sbt_vk_get_i(sbt_vk_d *d, int64_t *v)
+{
+	uint64_t u;
+	sbt_vk_status st = sbt_vk_get_u(d, &u);
+	if (st)
+		return st;
+	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_get_ubits(sbt_vk_d *d, uint64_t *v, unsigned bits)
+{
+	sbt_vk_status st = sbt_vk_get_u(d, v);
+	if (st)
+		return st;
+	if (bits < 64 && (*v >> bits))
+		return SBT_VK_ERR_CORRUPT;
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_get_ibits(sbt_vk_d *d, int64_t *v, unsigned bits)
+{
+	sbt_vk_status st = sbt_vk_get_i(d, v);
+	if (st)
+		return st;
+	if (bits < 64) {
+		int64_t lim = (int64_t)1 << (bits - 1);
+		if (*v < -lim || *v >= lim)
+			return SBT_VK_ERR_CORRUPT;
+	}
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_get_raw(sbt_vk_d *d, void *dst, size_t n)
+{
+	if ((size_t)(d->end - d->p) < n)
+		return SBT_VK_ERR_TRUNCATED;
+	if (n)
+		memcpy(dst, d->p, n);
+	d->p += n;
+	return SBT_VK_OK;
+}
+
+static inline sbt_vk_status sbt_vk_get_f32(sbt_vk_d *d, float *v)
+{
+	return sbt_vk_get_raw(d, v, 4);
+}
+
+static inline sbt_vk_status sbt_vk_get_f64(sbt_vk_d *d, double *v)
+{
+	return sbt_vk_get_raw(d, v, 8);
+}
+
+/* A handle; in: an input handle, translated through the map. */
+sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObjectType type, int in);
+
+/* Pointer + count header.  *n_out = count (0 for NULL), *present_out;
+ * refuses counts that the remaining payload cannot hold when each element
+ * takes at least min_wire bytes. */
+sbt_vk_status sbt_vk_get_count(sbt_vk_d *d, uint64_t *n_out, int *present_out,
+                               size_t min_wire);
+
+/* n * size zeroed arena bytes (at least 1 so a present empty array is not
+ * NULL); SBT_VK_ERR_LIMIT past the arena limit. */
+sbt_vk_status sbt_vk_d_alloc(sbt_vk_d *d, uint64_t n, size_t size, void **out);
+
+sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
+                                int *present_out, size_t elsize);
+
+sbt_vk_status sbt_vk_get_str(sbt_vk_d *d, const char **out);
+sbt_vk_status sbt_vk_get_fixstr(sbt_vk_d *d, char *dst, size_t max);
+
+/* ---- formatting (tsinfo --dump) ---------------------------------------- */
+
+struct sbt_dump_emit;
+typedef struct sbt_vk_pr {
+	struct sbt_dump_emit *em;
+	char key[256];
+	size_t len;     /* of the current key prefix */
+	int overflow;   /* key too long: deeper fields are not shown */
+} sbt_vk_pr;
+
+/* Key = current prefix + suffix (".member", "[3]"); pop restores. */
+size_t sbt_vk_pr_push(sbt_vk_pr *pr, const char *suffix);
+/* Descend into member m ("" stays at the current key); returns the mark. */
+size_t sbt_vk_pr_enter(sbt_vk_pr *pr, const char *m);
+size_t sbt_vk_pr_pushi(sbt_vk_pr *pr, uint64_t index);
+static inline void sbt_vk_pr_pop(sbt_vk_pr *pr, size_t mark)
+{
+	pr->len = mark;
+	pr->key[mark] = '\0';
+}
+void sbt_vk_pr_u(sbt_vk_pr *pr, const char *m, uint64_t v);
+void sbt_vk_pr_i(sbt_vk_pr *pr, const char *m, int64_t v);
+void sbt_vk_pr_x(sbt_vk_pr *pr, const char *m, uint64_t v);
+void sbt_vk_pr_f(sbt_vk_pr *pr, const char *m, double v);
+void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n);
+void sbt_vk_pr_e(sbt_vk_pr *pr, const char *m, const char *name, int64_t v);
+void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n);
+void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m);
+/* Print a decoded argument struct of cmd (generated, sbt_vk_dump.c). */
+void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args);
+/* Arrays show at most this many elements (and always their count). */
+#define SBT_VK_PR_MAX_ELEMS 8
+
+#endif /* TRACESMITH_SBT_VK_INTERNAL_H */
