@@ -22,6 +22,7 @@
 #include "serializer/sbt_compute.h"
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
+#include "serializer/sbt_vk.h"
 #include "tracesmith/sbt.h"
 
 #define TSI_EXIT_OK 0
@@ -624,6 +625,8 @@ static int tsi_dump(const tsi_opts *o, sbt_reader *r)
 	st = sbt_dump_create(&d);
 	if (st == SBT_OK)
 		st = sbt_cm_dump_register(d); /* the compute (CUDA) records */
+	if (st == SBT_OK)
+		st = sbt_vk_dump_register(d); /* the Vulkan records */
 	if (st != SBT_OK) {
 		fprintf(stderr, "tsinfo: %s\n", sbt_strerror(st));
 		goto out;
