@@ -1,0 +1,120 @@
+#!/bin/sh
+# The CUDA test programs on the libcuda test double: each prints its known
+# hash; the runtime-style program (no link-time cu* symbol) prints the same
+# hash as the driver-API one; seeded reordering changes the racy program's
+# result across seeds (and repeats it for one seed) but never the properly
+# ordered programs'; device addresses differ from run to run unless seeded;
+# a fixed-address reserve is honoured, refused (another address) or failed
+# as TSCUDA_DOUBLE_RESERVE says; bad parameters and handles get the documented
+# errors with messages that say what was wrong; call counts are written.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/shell.sh"
+[ -e "$BUILD/tests/doubles/cuda/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+P="$BUILD/tests/cuda"
+LD_LIBRARY_PATH="$BUILD/tests/doubles/cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+unset TSCUDA_DOUBLE_SEED TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_QUIET
+
+DRIVER='cuda_driver_app: size 4096 hash 0x7170e1c7c96eee4a'
+RUNTIME='cuda_runtime_like: size 4096 hash 0x7170e1c7c96eee4a'
+VMM='cuda_vmm_app: nodes 1000 hash 0x713cc23457b91aa5'
+GRAPH='cuda_graph_app: launches 3 hash 0x27bef1ad951b655c'
+
+# line NAME PATTERN: the line of $T/NAME.out starting with PATTERN
+line() { grep "^$2" "$T/$1.out" || true; }
+
+expect_rc 0 driver "$P/cuda_driver_app"
+[ "$(cat "$T/driver.out")" = "$DRIVER" ] || fail "cuda_driver_app printed '$(cat "$T/driver.out")'"
+expect_rc 0 runtime "$P/cuda_runtime_like"
+[ "$(cat "$T/runtime.out")" = "$RUNTIME" ] || fail "cuda_runtime_like printed '$(cat "$T/runtime.out")'"
+if nm -D "$P/cuda_runtime_like" | grep -q ' U cu'; then
+	fail "cuda_runtime_like links cu* symbols: $(nm -D "$P/cuda_runtime_like" | grep ' U cu' | head -3)"
+fi
+expect_rc 0 graph "$P/cuda_graph_app"
+[ "$(cat "$T/graph.out")" = "$GRAPH" ] || fail "cuda_graph_app printed '$(cat "$T/graph.out")'"
+expect_rc 0 vmm "$P/cuda_vmm_app"
+[ "$(line vmm 'cuda_vmm_app: nodes')" = "$VMM" ] || fail "cuda_vmm_app printed '$(cat "$T/vmm.out")'"
+expect_rc 0 loop "$P/cuda_launch_loop" --launches 2000
+has loop out 'cuda_launch_loop: launches 2000 ns_per_launch '
+
+# Seeded mode: ordered programs are unmoved, the racy one moves with the seed.
+racy=""
+for seed in 1 2 3 4 5 6; do
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "seed$seed" "$P/cuda_driver_app"
+	[ "$(cat "$T/seed$seed.out")" = "$DRIVER" ] || fail "seed $seed: cuda_driver_app printed '$(cat "$T/seed$seed.out")'"
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "graph$seed" "$P/cuda_graph_app"
+	[ "$(cat "$T/graph$seed.out")" = "$GRAPH" ] || fail "seed $seed: cuda_graph_app printed '$(cat "$T/graph$seed.out")'"
+	TSCUDA_DOUBLE_SEED=$seed expect_rc 0 "racy$seed" "$P/cuda_driver_app" --racy
+	racy="$racy$(cat "$T/racy$seed.out")
+"
+done
+TSCUDA_DOUBLE_SEED=6 expect_rc 0 seed6b "$P/cuda_runtime_like"
+[ "$(cat "$T/seed6b.out")" = "$RUNTIME" ] || fail "seed 6: cuda_runtime_like printed '$(cat "$T/seed6b.out")'"
+distinct=$(printf '%s' "$racy" | sort -u | wc -l)
+[ "$distinct" -ge 3 ] || fail "the racy program gave only $distinct distinct results over 6 seeds: $racy"
+printf '%s' "$racy" | grep -qF "$(echo "$DRIVER" | sed 's/ hash.*//')" || fail "racy output malformed: $racy"
+TSCUDA_DOUBLE_SEED=3 expect_rc 0 racy3b "$P/cuda_driver_app" --racy
+cmp -s "$T/racy3.out" "$T/racy3b.out" || fail "seed 3 gave two racy results: $(cat "$T/racy3.out" "$T/racy3b.out")"
+
+# Addresses: different run to run, repeatable with TSCUDA_DOUBLE_ADDR_SEED.
+expect_rc 0 vmm2 "$P/cuda_vmm_app"
+a1=$(line vmm 'cuda_vmm_app: reserved')
+a2=$(line vmm2 'cuda_vmm_app: reserved')
+[ -n "$a1" ] && [ "$a1" != "$a2" ] || fail "two runs reserved the same range: '$a1' / '$a2'"
+TSCUDA_DOUBLE_ADDR_SEED=5 expect_rc 0 vmm5a "$P/cuda_vmm_app"
+TSCUDA_DOUBLE_ADDR_SEED=5 expect_rc 0 vmm5b "$P/cuda_vmm_app"
+cmp -s "$T/vmm5a.out" "$T/vmm5b.out" || fail "TSCUDA_DOUBLE_ADDR_SEED=5 did not repeat: $(cat "$T/vmm5a.out" "$T/vmm5b.out")"
+
+# Fixed-address reserve: honoured, refused (another address), failed.
+addr=$(echo "$a1" | sed 's/.*reserved \(0x[0-9a-f]*\).*/\1/')
+expect_rc 0 fixed "$P/cuda_vmm_app" --addr "$addr"
+has fixed out "cuda_vmm_app: reserved $addr asked $addr"
+has fixed out "$VMM"
+TSCUDA_DOUBLE_RESERVE=refuse expect_rc 0 refuse "$P/cuda_vmm_app" --addr "$addr"
+got=$(line refuse 'cuda_vmm_app: reserved' | sed 's/.*reserved \(0x[0-9a-f]*\).*/\1/')
+[ -n "$got" ] && [ "$got" != "$addr" ] || fail "TSCUDA_DOUBLE_RESERVE=refuse still placed the range at $addr"
+has refuse out "$VMM"
+TSCUDA_DOUBLE_RESERVE=fail expect_rc 1 failres "$P/cuda_vmm_app" --addr "$addr"
+has failres err "libcuda test double: cuMemAddressReserve: fixed address $addr refused (TSCUDA_DOUBLE_RESERVE=fail) (CUDA_ERROR_INVALID_VALUE)"
+
+# Bad parameters and handles: the documented errors, explained on stderr.
+expect_rc 0 checks "$P/cuda_double_checks"
+has checks out 'checks passed'
+has checks err 'libcuda test double: cuStreamSynchronize: hStream'
+has checks err 'was destroyed (CUDA_ERROR_INVALID_HANDLE)'
+has checks err 'libcuda test double: cuMemcpyHtoD_v2: destination'
+has checks err 'runs past the end of its allocation (CUDA_ERROR_INVALID_VALUE)'
+has checks err 'libcuda test double: cuModuleLoadData: the image is an ELF file for machine 190 (a real cubin)'
+has checks err 'libcuda test double: cuLaunchKernel: grid dimension x is 0 (1 to 2147483647) (CUDA_ERROR_INVALID_VALUE)'
+if grep -v '^libcuda test double: ' "$T/checks.err" | grep -q .; then
+	fail "a message does not name the double: $(grep -v '^libcuda test double: ' "$T/checks.err" | head -1)"
+fi
+TSCUDA_DOUBLE_QUIET=1 expect_rc 0 quiet "$P/cuda_double_checks"
+[ ! -s "$T/quiet.err" ] || fail "TSCUDA_DOUBLE_QUIET=1 still printed: $(head -1 "$T/quiet.err")"
+
+# Call counts per exported name.
+TSCUDA_DOUBLE_STATS="$T/driver.stats" expect_rc 0 dstats "$P/cuda_driver_app"
+for want in 'cuLaunchKernel 5' 'cuLaunchKernelEx 1' 'cuMemAlloc_v2 7' 'cuMemFree_v2 7' 'cuInit 1' \
+	'cuStreamWaitEvent 2' 'cuMemcpyHtoD_v2 3' 'cuMemcpyDtoH_v2 3'; do
+	grep -qx "$want" "$T/driver.stats" || fail "driver stats lack '$want': $(tr '\n' ';' <"$T/driver.stats")"
+done
+TSCUDA_DOUBLE_STATS="$T/runtime.stats" expect_rc 0 rstats "$P/cuda_runtime_like"
+for want in 'cuGetProcAddress_v2 29' 'cuLaunchKernel 4' 'cuLaunchKernel_ptsz 1' 'cuMemAlloc_v2 7'; do
+	grep -qx "$want" "$T/runtime.stats" || fail "runtime stats lack '$want': $(tr '\n' ';' <"$T/runtime.stats")"
+done
+sort -c "$T/runtime.stats" || fail "stats are not sorted by name"
+
+# Bad configuration is refused, naming the variable.
+TSCUDA_DOUBLE_SEED=abc expect_rc 2 badseed "$P/cuda_graph_app"
+has badseed err "libcuda test double: TSCUDA_DOUBLE_SEED must be a non-negative number, got 'abc'"
+TSCUDA_DOUBLE_RESERVE=maybe expect_rc 2 badres "$P/cuda_graph_app"
+has badres err "TSCUDA_DOUBLE_RESERVE must be honour, refuse or fail, got 'maybe'"
+expect_rc 2 badopt "$P/cuda_driver_app" --bogus
+has badopt err "unknown option '--bogus'"
+
+# Only cu* entry points are exported.
+others=$(nm -D --defined-only "$BUILD/tests/doubles/cuda/libcuda.so.1" | awk '{print $3}' | grep -v '^cu' || true)
+[ -z "$others" ] || fail "the double exports non-cu symbols: $others"
+echo "ok"
