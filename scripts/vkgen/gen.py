@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 import vkxml  # noqa: E402
 
 MODULES = ["codec"]
+MODULES.append("replay")  # tsreplay's Vulkan glue (replayer/generated/)
 
 
 def main():

@@ -39,10 +39,10 @@ has notsbt err "$T/text.sbt: not an SBT trace"
 expect_rc 1 notsbtjson "$REPLAY" --json "$T/text.sbt"
 has notsbtjson out '"result":"error","exit":1,"error":"'
 
-# --- no backend for the trace's API (the real tsreplay has none yet) ----------
+# --- no backend for the trace's API (the real tsreplay has only Vulkan's) ------
 [ -x "$BUILD/tsreplay" ] || fail "$BUILD/tsreplay is not built"
 expect_rc 1 nobackend "$BUILD/tsreplay" "$T/d.sbt"
-has nobackend err "tsreplay: trace API 'testapi' has no backend in this build (backends: none)"
+has nobackend err "tsreplay: trace API 'testapi' has no backend in this build (backends: vulkan)"
 
 # --- damage: a trace big enough for several record chunks --------------------
 TRACESMITH_OUTPUT="$T/big.sbt" TESTAPI_DOUBLE_CAPTURE_LOG="$T/big.cap" "$DEMO" 3000 128 >/dev/null ||

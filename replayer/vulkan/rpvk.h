@@ -1,0 +1,234 @@
+/*
+ * rpvk.h - the Vulkan backend of tsreplay (internal to replayer/vulkan/).
+ *
+ * One record = one Vulkan call.  The backend decodes it with the codec
+ * (serializer/sbt_vk.h), input handles mapped captured -> live through
+ * rpvk_map, and calls the live function: the generated glue
+ * (replayer/generated/rpvk_gen.c) for most commands, the hand-written
+ * overrides of rpvk_instance.c, rpvk_memory.c and rpvk_swapchain.c (listed
+ * in scripts/vkgen/replay.py) for the rest.  Created handles are bound
+ * captured -> live after the call; destroyed ones are forgotten.
+ *
+ * Everything lives in one rpvk, created by open and reused across runs
+ * (reset destroys the live objects and clears the maps).  Single-threaded:
+ * the core calls the backend from one thread, in sequence order.
+ *
+ * Ownership: pointers named *_out are written by the callee; others are
+ * borrowed for the call.  Decoded arguments live in the arena until the
+ * next record.
+ */
+#ifndef RPVK_H
+#define RPVK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replayer/vulkan/rpvk_vk.h"
+#include "replayer/generated/rpvk_gen.h"
+
+/* ---- captured -> live map ---------------------------------------------- */
+
+/* Open addressing on (type, key); value and an aux word (the owner index
+ * of dispatchable handles, or a pointer's index).  type 0 never occurs as
+ * a VkObjectType key we use, so it marks an empty slot. */
+typedef struct rpvk_map_slot {
+	uint64_t key;
+	uint64_t val;
+	uint32_t type;   /* 0: empty; RPVK_MAP_TOMB: deleted */
+	int32_t aux;
+} rpvk_map_slot;
+
+#define RPVK_MAP_TOMB 0xffffffffu
+
+typedef struct rpvk_map {
+	rpvk_map_slot *slots; /* owned */
+	size_t cap;           /* power of two */
+	size_t used;          /* live + tombstones */
+	size_t live;
+} rpvk_map;
+
+/* 0 on success, -1 out of memory. */
+int rpvk_map_put(rpvk_map *m, uint32_t type, uint64_t key, uint64_t val, int32_t aux);
+/* The slot, or NULL. */
+const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key);
+void rpvk_map_del(rpvk_map *m, uint32_t type, uint64_t key);
+void rpvk_map_clear(rpvk_map *m);
+void rpvk_map_free(rpvk_map *m);
+
+/* ---- live objects ------------------------------------------------------ */
+
+#define RPVK_MAX_INSTANCES 8
+#define RPVK_MAX_DEVICES 8
+#define RPVK_MAX_PHYS 16
+
+typedef struct rpvk_instance {
+	VkInstance live;           /* VK_NULL_HANDLE: slot free */
+	rpvk_itable t;
+} rpvk_instance;
+
+typedef struct rpvk_phys {
+	VkPhysicalDevice live;
+	int inst;
+	int have_captured;         /* captured memory properties known */
+	int have_live;
+	VkPhysicalDeviceMemoryProperties captured_mem, live_mem;
+	uint32_t type_map[VK_MAX_MEMORY_TYPES]; /* captured type -> live type */
+	VkDeviceSize atom;         /* nonCoherentAtomSize */
+} rpvk_phys;
+
+typedef struct rpvk_device {
+	VkDevice live;             /* VK_NULL_HANDLE: slot free */
+	int inst;
+	int phys;                  /* index into rpvk.phys */
+	rpvk_dtable t;
+	VkQueue aux_queue;         /* first queue of the first family it created */
+	uint32_t aux_family;
+	VkCommandPool aux_pool;    /* screenshots, created on first use */
+} rpvk_device;
+
+/* A captured VkDeviceMemory. */
+typedef struct rpvk_mem {
+	VkDeviceMemory live;
+	VkDevice device;           /* live; the slot dev may be reused after it is destroyed */
+	int dev;
+	VkDeviceSize size;         /* live allocation size */
+	VkDeviceSize captured_size;
+	uint32_t live_type;
+	int coherent;
+	void *ptr;                 /* live mapping, NULL when unmapped */
+	VkDeviceSize map_off, map_size;
+} rpvk_mem;
+
+/* An offscreen swapchain: plain images with memory. */
+typedef struct rpvk_swapchain {
+	int dev;
+	VkSwapchainCreateInfoKHR info; /* pNext, queue family list dropped */
+	uint32_t count;
+	VkImage *images;           /* owned array; live images */
+	VkDeviceMemory *memory;
+} rpvk_swapchain;
+
+/* Descriptor update template entries, to map handles inside pData. */
+typedef struct rpvk_template {
+	uint32_t n;
+	VkDescriptorUpdateTemplateEntry *entries; /* owned */
+} rpvk_template;
+
+/* A call recorded before it ran (its result comes in vulkan.tsResult). */
+typedef struct rpvk_pending {
+	uint64_t seq;
+	enum sbt_vk_cmd cmd;
+	VkResult live;
+	int done;
+} rpvk_pending;
+
+#define RPVK_PENDING 1024u
+#define RPVK_MAX_WARNINGS 20u
+#define RPVK_REQ_RECENT 64u
+
+typedef struct rpvk_req_pair {
+	VkDeviceSize captured, live;
+} rpvk_req_pair;
+
+struct rpvk {
+	sbt_reader *trace;         /* borrowed: random access (blobs, type names) */
+	int quiet;
+	int validate;              /* --validate */
+	int offscreen;             /* always 1 in this build; see docs */
+	const char *device_sel;    /* --device */
+	char shot_dir[1024];
+	uint64_t *shots;           /* --screenshot frames, sorted; owned */
+	size_t nshots;
+
+	sbt_vk_arena *arena;
+	sbt_vk_decode_hooks hooks;
+	rp_diag *diag;             /* the current execute's diag */
+	uint64_t seq;              /* the record being replayed */
+	enum sbt_vk_cmd cmd;
+	unsigned cmd_flags;
+	void **blobs;              /* loaded for the current record, freed at the next */
+	size_t nblobs, blobs_cap;
+	/* handles the current decode mapped (to forget destroyed ones) */
+	struct { uint32_t type; uint64_t captured, live; } mapped[64];
+	size_t nmapped;
+	int handle_error;          /* the decode failed on a handle: diag is set */
+
+	rpvk_map handles;          /* (VkObjectType, captured) -> live; aux: owner */
+	rpvk_map owners;           /* (VkObjectType, live dispatchable) -> owner index */
+	rpvk_map mems;             /* (MEMORY, captured) -> rpvk_mem* */
+	rpvk_map swapchains;       /* (SWAPCHAIN, fake live) -> rpvk_swapchain* */
+	rpvk_map templates;        /* (TEMPLATE, live) -> rpvk_template* */
+	rpvk_map types;            /* (1, record type) -> cmd + 1 */
+	rpvk_instance inst[RPVK_MAX_INSTANCES];
+	rpvk_device dev[RPVK_MAX_DEVICES];
+	rpvk_phys phys[RPVK_MAX_PHYS];
+	size_t nphys;
+	int cur_inst, cur_dev;     /* owners of the current call's dispatch handle */
+	uint64_t next_fake;        /* live values of objects that exist only here */
+
+	rpvk_pending pending[RPVK_PENDING];
+	rpvk_req_pair reqs[RPVK_REQ_RECENT];
+	size_t nreqs;
+
+	uint8_t *cp_buf;           /* checkpoint bytes of unmapped memory */
+	size_t cp_cap;
+
+	/* counters of the current run */
+	unsigned run;
+	uint64_t calls;
+	uint64_t frames;
+	uint64_t shots_written;
+	uint64_t warnings;
+	uint64_t differing_results;
+};
+
+/* ---- used by the generated glue and the overrides ---------------------- */
+
+/* The table of the live dispatchable handle; NULL (diag set) if unknown.
+ * Sets r->cur_inst / r->cur_dev. */
+const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live);
+const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live);
+/* The live function is missing: an error naming seq and call. */
+rp_status rpvk_missing(rpvk *r, const char *name);
+rp_status rpvk_nomem(rpvk *r);
+/* Compare a call's VkResult with the captured one (a warning on a
+ * difference; for calls recorded before they ran, kept for tsResult). */
+void rpvk_result(rpvk *r, VkResult captured, VkResult live);
+/* Bind captured -> live; dispatchable handles get the current owner. */
+rp_status rpvk_bind(rpvk *r, VkObjectType type, uint64_t captured, uint64_t live);
+/* Forget the captured handle the current decode mapped to live. */
+void rpvk_forget(rpvk *r, VkObjectType type, uint64_t live);
+/* A copy of n handles (as u64) in the arena; NULL when n is 0 or no memory. */
+uint64_t *rpvk_save_handles(rpvk *r, const void *handles, size_t n);
+/* n zeroed bytes in the arena (until the next record). */
+void *rpvk_scratch(rpvk *r, size_t n);
+/* The live value of a captured handle (0 when null), or -1 with diag set. */
+int rpvk_lookup(rpvk *r, VkObjectType type, uint64_t captured, uint64_t *live_out);
+/* A new live value for an object that exists only in the replay. */
+uint64_t rpvk_fake_handle(rpvk *r);
+/* A warning on stderr (counted; the first RPVK_MAX_WARNINGS printed). */
+void rpvk_warn(rpvk *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error into the current diag, prefixed with seq and call. */
+rp_status rpvk_fail(rpvk *r, rp_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *rpvk_result_name(VkResult res);
+const char *rpvk_cmd_label(const rpvk *r);
+
+/* ---- rpvk_instance.c / rpvk_memory.c / rpvk_swapchain.c ---------------- */
+
+/* Destroy every live object the maps still hold (reset and close). */
+void rpvk_instance_teardown(rpvk *r);
+rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured);
+void rpvk_mem_clear(rpvk *r);
+/* Forget (without freeing) the memory of a device being destroyed. */
+void rpvk_mem_forget_device(rpvk *r, int dev);
+void rpvk_template_clear(rpvk *r);
+rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len);
+rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out);
+/* A live memory type for the requirement bits and property flags (-1: none). */
+int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags want);
+/* Rewrite PRESENT_SRC_KHR layouts of a decoded call (offscreen). */
+void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args);
+void rpvk_swapchain_destroy_all(rpvk *r, int dev);
+
+#endif /* RPVK_H */

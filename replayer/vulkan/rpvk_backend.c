@@ -1,0 +1,725 @@
+/*
+ * rpvk_backend.c - the Vulkan backend's entry points (rp_backend_ops), the
+ * captured -> live handle maps, the decode hooks, result comparison and
+ * the front-end records (vulkan.tsMemoryWrite, vulkan.tsResult).
+ *
+ * Records are found by NAME (the trace's type table), never by number:
+ * the first time a record type is met its name is resolved with
+ * sbt_vk_cmd_by_name and the answer is cached in r->types.
+ */
+#include "replayer/vulkan/rpvk.h"
+#include "replayer/vulkan/rpvk_backend.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* r->types keys: the record type; values: what it is. */
+#define RPVK_TYPE_KEY 1u
+#define RPVK_KIND_MEMORY_WRITE ((uint64_t)SBT_VK_CMD_COUNT + 1)
+#define RPVK_KIND_RESULT ((uint64_t)SBT_VK_CMD_COUNT + 2)
+#define RPVK_KIND_UNKNOWN ((uint64_t)SBT_VK_CMD_COUNT + 3)
+
+/* ---- map ----------------------------------------------------------------- */
+
+static size_t rpvk_map_hash(uint32_t type, uint64_t key)
+{
+	uint64_t h = key ^ ((uint64_t)type * 0x9e3779b97f4a7c15ull);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h;
+}
+
+static int rpvk_map_grow(rpvk_map *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 256, i;
+	rpvk_map_slot *old = m->slots;
+	size_t ocap = m->cap;
+
+	if (m->live * 4 < m->cap)
+		ncap = m->cap; /* mostly tombstones: rehash in place size */
+	m->slots = calloc(ncap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -1;
+	}
+	m->cap = ncap;
+	m->used = m->live = 0;
+	for (i = 0; i < ocap; i++)
+		if (old[i].type && old[i].type != RPVK_MAP_TOMB)
+			rpvk_map_put(m, old[i].type, old[i].key, old[i].val, old[i].aux);
+	free(old);
+	return 0;
+}
+
+int rpvk_map_put(rpvk_map *m, uint32_t type, uint64_t key, uint64_t val, int32_t aux)
+{
+	size_t i, mask, tomb = (size_t)-1;
+
+	if ((m->used + 1) * 4 >= m->cap * 3 && rpvk_map_grow(m) != 0)
+		return -1;
+	mask = m->cap - 1;
+	for (i = rpvk_map_hash(type, key) & mask;; i = (i + 1) & mask) {
+		rpvk_map_slot *s = &m->slots[i];
+		if (s->type == 0) {
+			if (tomb != (size_t)-1)
+				s = &m->slots[tomb];
+			else
+				m->used++;
+			s->type = type;
+			s->key = key;
+			s->val = val;
+			s->aux = aux;
+			m->live++;
+			return 0;
+		}
+		if (s->type == RPVK_MAP_TOMB) {
+			if (tomb == (size_t)-1)
+				tomb = i;
+			continue;
+		}
+		if (s->type == type && s->key == key) {
+			s->val = val;
+			s->aux = aux;
+			return 0;
+		}
+	}
+}
+
+const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key)
+{
+	size_t i, mask;
+	if (!m->cap)
+		return NULL;
+	mask = m->cap - 1;
+	for (i = rpvk_map_hash(type, key) & mask;; i = (i + 1) & mask) {
+		const rpvk_map_slot *s = &m->slots[i];
+		if (s->type == 0)
+			return NULL;
+		if (s->type == type && s->key == key)
+			return s;
+	}
+}
+
+void rpvk_map_del(rpvk_map *m, uint32_t type, uint64_t key)
+{
+	rpvk_map_slot *s = (rpvk_map_slot *)rpvk_map_get(m, type, key);
+	if (!s)
+		return;
+	s->type = RPVK_MAP_TOMB;
+	m->live--;
+}
+
+void rpvk_map_clear(rpvk_map *m)
+{
+	if (m->slots)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->used = m->live = 0;
+}
+
+void rpvk_map_free(rpvk_map *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+const char *rpvk_result_name(VkResult res)
+{
+	switch (res) {
+#define RPVK_R(x) case x: return #x;
+	RPVK_R(VK_SUCCESS) RPVK_R(VK_NOT_READY) RPVK_R(VK_TIMEOUT) RPVK_R(VK_EVENT_SET)
+	RPVK_R(VK_EVENT_RESET) RPVK_R(VK_INCOMPLETE) RPVK_R(VK_ERROR_OUT_OF_HOST_MEMORY)
+	RPVK_R(VK_ERROR_OUT_OF_DEVICE_MEMORY) RPVK_R(VK_ERROR_INITIALIZATION_FAILED)
+	RPVK_R(VK_ERROR_DEVICE_LOST) RPVK_R(VK_ERROR_MEMORY_MAP_FAILED)
+	RPVK_R(VK_ERROR_LAYER_NOT_PRESENT) RPVK_R(VK_ERROR_EXTENSION_NOT_PRESENT)
+	RPVK_R(VK_ERROR_FEATURE_NOT_PRESENT) RPVK_R(VK_ERROR_INCOMPATIBLE_DRIVER)
+	RPVK_R(VK_ERROR_TOO_MANY_OBJECTS) RPVK_R(VK_ERROR_FORMAT_NOT_SUPPORTED)
+	RPVK_R(VK_ERROR_FRAGMENTED_POOL) RPVK_R(VK_ERROR_UNKNOWN)
+	RPVK_R(VK_ERROR_OUT_OF_POOL_MEMORY) RPVK_R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+	RPVK_R(VK_ERROR_FRAGMENTATION) RPVK_R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+	RPVK_R(VK_PIPELINE_COMPILE_REQUIRED) RPVK_R(VK_ERROR_SURFACE_LOST_KHR)
+	RPVK_R(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR) RPVK_R(VK_SUBOPTIMAL_KHR)
+	RPVK_R(VK_ERROR_OUT_OF_DATE_KHR)
+#undef RPVK_R
+	default: return "VkResult";
+	}
+}
+
+const char *rpvk_cmd_label(const rpvk *r)
+{
+	const char *n = sbt_vk_cmd_name(r->cmd);
+	return n ? n : "?";
+}
+
+rp_status rpvk_fail(rpvk *r, rp_status st, const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rp_diag_set(r->diag, "record seq %llu %s: %s", (unsigned long long)r->seq,
+	            rpvk_cmd_label(r), text);
+	return st;
+}
+
+void rpvk_warn(rpvk *r, const char *fmt, ...)
+{
+	va_list ap;
+	r->warnings++;
+	if (r->quiet || r->run > 1 || r->warnings > RPVK_MAX_WARNINGS)
+		return;
+	fputs("tsreplay: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (r->warnings == RPVK_MAX_WARNINGS)
+		fputs("tsreplay: warning: further warnings are counted, not shown\n", stderr);
+}
+
+rp_status rpvk_missing(rpvk *r, const char *name)
+{
+	return rpvk_fail(r, RP_ERR_UNSUPPORTED, "the replay's Vulkan does not provide %s "
+	                 "(extension not enabled or not supported by this device)", name);
+}
+
+rp_status rpvk_nomem(rpvk *r)
+{
+	return rpvk_fail(r, RP_ERR_NOMEM, "out of memory");
+}
+
+/* Results that depend on timing only (a poll that found the work not yet
+ * done) are not differences. */
+static int rpvk_result_timing(VkResult captured, VkResult live)
+{
+	return (captured == VK_NOT_READY || captured == VK_TIMEOUT) && live == VK_SUCCESS;
+}
+
+static void rpvk_result_differs(rpvk *r, uint64_t seq, enum sbt_vk_cmd cmd, VkResult captured,
+                                VkResult live)
+{
+	const char *n = sbt_vk_cmd_name(cmd);
+	if (rpvk_result_timing(captured, live))
+		return;
+	if (r->run == 1)
+		r->differing_results++;
+	rpvk_warn(r, "seq %llu %s returned %s (%d), the capture got %s (%d)",
+	          (unsigned long long)seq, n ? n : "?", rpvk_result_name(live), (int)live,
+	          rpvk_result_name(captured), (int)captured);
+}
+
+/* A pending entry whose slot is needed again: no tsResult came, so the
+ * capture's call returned VK_SUCCESS. */
+static void rpvk_pending_settle(rpvk *r, rpvk_pending *p)
+{
+	if (p->seq && !p->done && p->live != VK_SUCCESS)
+		rpvk_result_differs(r, p->seq, p->cmd, VK_SUCCESS, p->live);
+	memset(p, 0, sizeof(*p));
+}
+
+void rpvk_result(rpvk *r, VkResult captured, VkResult live)
+{
+	if (r->cmd_flags & RPVK_F_BEFORE) {
+		rpvk_pending *p = &r->pending[r->seq % RPVK_PENDING];
+		rpvk_pending_settle(r, p);
+		p->seq = r->seq;
+		p->cmd = r->cmd;
+		p->live = live;
+		return;
+	}
+	if (captured != live)
+		rpvk_result_differs(r, r->seq, r->cmd, captured, live);
+}
+
+static void rpvk_pending_settle_all(rpvk *r)
+{
+	size_t i;
+	for (i = 0; i < RPVK_PENDING; i++)
+		rpvk_pending_settle(r, &r->pending[i]);
+}
+
+/* ---- handles -------------------------------------------------------------- */
+
+static int rpvk_dispatchable(VkObjectType type)
+{
+	return type == VK_OBJECT_TYPE_INSTANCE || type == VK_OBJECT_TYPE_PHYSICAL_DEVICE ||
+	       type == VK_OBJECT_TYPE_DEVICE || type == VK_OBJECT_TYPE_QUEUE ||
+	       type == VK_OBJECT_TYPE_COMMAND_BUFFER;
+}
+
+rp_status rpvk_bind(rpvk *r, VkObjectType type, uint64_t captured, uint64_t live)
+{
+	int32_t owner = -1;
+	if (type == VK_OBJECT_TYPE_PHYSICAL_DEVICE || type == VK_OBJECT_TYPE_INSTANCE)
+		owner = r->cur_inst;
+	else if (rpvk_dispatchable(type))
+		owner = r->cur_dev;
+	if (rpvk_map_put(&r->handles, (uint32_t)type, captured, live, owner) != 0)
+		return RP_ERR_NOMEM;
+	if (rpvk_dispatchable(type) && rpvk_map_put(&r->owners, (uint32_t)type, live, 0, owner) != 0)
+		return RP_ERR_NOMEM;
+	return RP_OK;
+}
+
+void rpvk_forget(rpvk *r, VkObjectType type, uint64_t live)
+{
+	size_t i;
+	if (!live)
+		return;
+	for (i = 0; i < r->nmapped; i++)
+		if (r->mapped[i].type == (uint32_t)type && r->mapped[i].live == live) {
+			rpvk_map_del(&r->handles, (uint32_t)type, r->mapped[i].captured);
+			break;
+		}
+}
+
+static const char *rpvk_type_name(VkObjectType t)
+{
+	switch (t) {
+#define RPVK_T(e, s) case e: return s;
+	RPVK_T(VK_OBJECT_TYPE_INSTANCE, "VkInstance") RPVK_T(VK_OBJECT_TYPE_PHYSICAL_DEVICE, "VkPhysicalDevice")
+	RPVK_T(VK_OBJECT_TYPE_DEVICE, "VkDevice") RPVK_T(VK_OBJECT_TYPE_QUEUE, "VkQueue")
+	RPVK_T(VK_OBJECT_TYPE_SEMAPHORE, "VkSemaphore") RPVK_T(VK_OBJECT_TYPE_COMMAND_BUFFER, "VkCommandBuffer")
+	RPVK_T(VK_OBJECT_TYPE_FENCE, "VkFence") RPVK_T(VK_OBJECT_TYPE_DEVICE_MEMORY, "VkDeviceMemory")
+	RPVK_T(VK_OBJECT_TYPE_BUFFER, "VkBuffer") RPVK_T(VK_OBJECT_TYPE_IMAGE, "VkImage")
+	RPVK_T(VK_OBJECT_TYPE_EVENT, "VkEvent") RPVK_T(VK_OBJECT_TYPE_QUERY_POOL, "VkQueryPool")
+	RPVK_T(VK_OBJECT_TYPE_BUFFER_VIEW, "VkBufferView") RPVK_T(VK_OBJECT_TYPE_IMAGE_VIEW, "VkImageView")
+	RPVK_T(VK_OBJECT_TYPE_SHADER_MODULE, "VkShaderModule") RPVK_T(VK_OBJECT_TYPE_PIPELINE_CACHE, "VkPipelineCache")
+	RPVK_T(VK_OBJECT_TYPE_PIPELINE_LAYOUT, "VkPipelineLayout") RPVK_T(VK_OBJECT_TYPE_RENDER_PASS, "VkRenderPass")
+	RPVK_T(VK_OBJECT_TYPE_PIPELINE, "VkPipeline")
+	RPVK_T(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, "VkDescriptorSetLayout")
+	RPVK_T(VK_OBJECT_TYPE_SAMPLER, "VkSampler") RPVK_T(VK_OBJECT_TYPE_DESCRIPTOR_POOL, "VkDescriptorPool")
+	RPVK_T(VK_OBJECT_TYPE_DESCRIPTOR_SET, "VkDescriptorSet") RPVK_T(VK_OBJECT_TYPE_FRAMEBUFFER, "VkFramebuffer")
+	RPVK_T(VK_OBJECT_TYPE_COMMAND_POOL, "VkCommandPool") RPVK_T(VK_OBJECT_TYPE_SURFACE_KHR, "VkSurfaceKHR")
+	RPVK_T(VK_OBJECT_TYPE_SWAPCHAIN_KHR, "VkSwapchainKHR")
+	RPVK_T(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, "VkDescriptorUpdateTemplate")
+#undef RPVK_T
+	default: return "handle";
+	}
+}
+
+int rpvk_lookup(rpvk *r, VkObjectType type, uint64_t captured, uint64_t *live_out)
+{
+	const rpvk_map_slot *s;
+	if (!captured) {
+		*live_out = 0;
+		return 0;
+	}
+	s = rpvk_map_get(&r->handles, (uint32_t)type, captured);
+	if (!s) {
+		rpvk_fail(r, RP_ERR_NOT_FOUND, "unknown %s 0x%llx (object type %d): no earlier record "
+		          "created it, or its creation failed in this replay", rpvk_type_name(type),
+		          (unsigned long long)captured, (int)type);
+		return -1;
+	}
+	*live_out = s->val;
+	return 0;
+}
+
+static sbt_vk_status rpvk_hook_map(void *ctx, VkObjectType type, uint64_t captured, uint64_t *live_out)
+{
+	rpvk *r = ctx;
+	if (rpvk_lookup(r, type, captured, live_out) != 0) {
+		r->handle_error = 1;
+		return SBT_VK_ERR_HANDLE;
+	}
+	if (r->nmapped < sizeof(r->mapped) / sizeof(r->mapped[0])) {
+		r->mapped[r->nmapped].type = (uint32_t)type;
+		r->mapped[r->nmapped].captured = captured;
+		r->mapped[r->nmapped].live = *live_out;
+		r->nmapped++;
+	}
+	return SBT_VK_OK;
+}
+
+static sbt_vk_status rpvk_hook_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
+{
+	rpvk *r = ctx;
+	void *data = NULL;
+	size_t got = 0;
+	if (r->nblobs == r->blobs_cap) {
+		size_t ncap = r->blobs_cap ? 2 * r->blobs_cap : 8;
+		void **nb = realloc(r->blobs, ncap * sizeof(*nb));
+		if (!nb)
+			return SBT_VK_ERR_NOMEM;
+		r->blobs = nb;
+		r->blobs_cap = ncap;
+	}
+	if (sbt_reader_blob_get(r->trace, blob_id, &data, &got) != SBT_OK)
+		return SBT_VK_ERR_BLOB;
+	if (got != len) {
+		free(data);
+		return SBT_VK_ERR_BLOB;
+	}
+	r->blobs[r->nblobs++] = data;
+	*data_out = data;
+	return SBT_VK_OK;
+}
+
+static void rpvk_blobs_release(rpvk *r)
+{
+	size_t i;
+	for (i = 0; i < r->nblobs; i++)
+		free(r->blobs[i]);
+	r->nblobs = 0;
+}
+
+const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_INSTANCE, live);
+	if (!s)
+		s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_PHYSICAL_DEVICE, live);
+	if (!s || s->aux < 0 || s->aux >= RPVK_MAX_INSTANCES || !r->inst[s->aux].live) {
+		rpvk_fail(r, RP_ERR_BACKEND, "no live instance owns dispatchable handle 0x%llx",
+		          (unsigned long long)live);
+		return NULL;
+	}
+	r->cur_inst = s->aux;
+	return &r->inst[s->aux].t;
+}
+
+const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live)
+{
+	static const VkObjectType kinds[] = {VK_OBJECT_TYPE_DEVICE, VK_OBJECT_TYPE_QUEUE,
+	                                     VK_OBJECT_TYPE_COMMAND_BUFFER};
+	const rpvk_map_slot *s = NULL;
+	size_t i;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !s; i++)
+		s = rpvk_map_get(&r->owners, (uint32_t)kinds[i], live);
+	if (!s || s->aux < 0 || s->aux >= RPVK_MAX_DEVICES || !r->dev[s->aux].live) {
+		rpvk_fail(r, RP_ERR_BACKEND, "no live device owns dispatchable handle 0x%llx",
+		          (unsigned long long)live);
+		return NULL;
+	}
+	r->cur_dev = s->aux;
+	r->cur_inst = r->dev[s->aux].inst;
+	return &r->dev[s->aux].t;
+}
+
+uint64_t *rpvk_save_handles(rpvk *r, const void *handles, size_t n)
+{
+	uint64_t *out;
+	if (!n || !handles)
+		return NULL;
+	out = sbt_vk_arena_alloc(r->arena, n * sizeof(uint64_t));
+	if (out)
+		memcpy(out, handles, n * sizeof(uint64_t)); /* handles are 64-bit here */
+	return out;
+}
+
+_Static_assert(sizeof(VkBuffer) == sizeof(uint64_t) && sizeof(VkDevice) == sizeof(uint64_t),
+               "handles are saved as u64 arrays");
+
+void *rpvk_scratch(rpvk *r, size_t n)
+{
+	return sbt_vk_arena_alloc(r->arena, n);
+}
+
+uint64_t rpvk_fake_handle(rpvk *r)
+{
+	r->next_fake += 0x100;
+	return r->next_fake;
+}
+
+/* ---- front-end records ------------------------------------------------------ */
+
+static rp_status rpvk_ts_result(rpvk *r, const sbt_record *rec)
+{
+	sbt_vk_ts_result res;
+	rpvk_pending *p;
+	if (sbt_vk_ts_result_decode(rec->payload, rec->payload_len, &res) != SBT_VK_OK) {
+		rp_diag_set(r->diag, "record seq %llu %s: cannot decode its payload (%zu bytes)",
+		            (unsigned long long)rec->seq, SBT_VK_TS_RESULT_NAME, rec->payload_len);
+		return RP_ERR_DECODE;
+	}
+	p = &r->pending[res.seq % RPVK_PENDING];
+	if (p->seq != res.seq || !p->seq)
+		return RP_OK; /* its call was outside the replayed range, or long ago */
+	p->done = 1;
+	if (p->live != res.result)
+		rpvk_result_differs(r, p->seq, p->cmd, res.result, p->live);
+	return RP_OK;
+}
+
+/* ---- ops ----------------------------------------------------------------------- */
+
+static enum sbt_vk_cmd rpvk_kind(rpvk *r, uint32_t type, uint64_t *kind_out)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->types, RPVK_TYPE_KEY, type);
+	enum sbt_vk_cmd cmd = (enum sbt_vk_cmd)0;
+	uint64_t kind;
+	if (s) {
+		*kind_out = s->val;
+		return s->val < SBT_VK_CMD_COUNT ? (enum sbt_vk_cmd)s->val : cmd;
+	}
+	{
+		const char *name = sbt_reader_type_name(r->trace, type);
+		if (name && strcmp(name, SBT_VK_TS_MEMORY_WRITE_NAME) == 0)
+			kind = RPVK_KIND_MEMORY_WRITE;
+		else if (name && strcmp(name, SBT_VK_TS_RESULT_NAME) == 0)
+			kind = RPVK_KIND_RESULT;
+		else if (name && sbt_vk_cmd_by_name(name, &cmd) == 0)
+			kind = (uint64_t)cmd;
+		else
+			kind = RPVK_KIND_UNKNOWN;
+	}
+	rpvk_map_put(&r->types, RPVK_TYPE_KEY, type, kind, 0);
+	*kind_out = kind;
+	return cmd;
+}
+
+static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
+{
+	rpvk *r = state;
+	uint64_t kind;
+	enum sbt_vk_cmd cmd = rpvk_kind(r, rec->type, &kind);
+	const rpvk_cmd *info;
+	sbt_vk_status vst;
+	void *args;
+	rp_status st;
+
+	(void)flags;
+	r->diag = diag;
+	r->seq = rec->seq;
+	rpvk_blobs_release(r);
+	sbt_vk_arena_reset(r->arena);
+	if (kind == RPVK_KIND_MEMORY_WRITE)
+		return rpvk_memory_write(r, rec->payload, rec->payload_len);
+	if (kind == RPVK_KIND_RESULT)
+		return rpvk_ts_result(r, rec);
+	if (kind == RPVK_KIND_UNKNOWN) {
+		const char *name = sbt_reader_type_name(r->trace, rec->type);
+		rp_diag_set(diag, "record seq %llu: '%s' is not a Vulkan command this replayer knows "
+		            "(vk.xml %s)", (unsigned long long)rec->seq, name && *name ? name : "(unnamed)",
+		            "1.3.239");
+		return RP_ERR_UNSUPPORTED;
+	}
+	r->cmd = cmd;
+	info = &rpvk_cmds[cmd];
+	r->cmd_flags = info->flags;
+	if (!info->call) {
+		const char *why = rpvk_cmd_why(cmd);
+		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "not modelled by the Vulkan replayer%s%s",
+		                 why ? ": " : "", why ? why : "");
+	}
+	args = sbt_vk_arena_alloc(r->arena, sbt_vk_args_size(cmd));
+	if (!args)
+		return rpvk_nomem(r);
+	r->nmapped = 0;
+	r->handle_error = 0;
+	vst = sbt_vk_decode(cmd, rec->payload, rec->payload_len, r->arena, args, &r->hooks);
+	if (vst != SBT_VK_OK) {
+		if (r->handle_error)
+			return RP_ERR_NOT_FOUND; /* diag names the handle */
+		return rpvk_fail(r, RP_ERR_DECODE, "cannot decode its payload (%zu bytes): %s%s%s",
+		                 rec->payload_len, sbt_vk_strerror(vst),
+		                 *sbt_vk_arena_message(r->arena) ? ": " : "",
+		                 sbt_vk_arena_message(r->arena));
+	}
+	if ((info->flags & RPVK_F_LAYOUT) && r->offscreen)
+		rpvk_rewrite_layouts(r, cmd, args);
+	st = info->call(r, args);
+	if (st == RP_OK)
+		r->calls++;
+	else if (!diag->text[0])
+		rpvk_fail(r, st, "%s", rp_strerror(st));
+	return st;
+}
+
+static rp_status rpvk_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
+                                 rp_diag *diag)
+{
+	rpvk *r = state;
+	r->diag = diag;
+	return rpvk_memory_checkpoint(r, expected, bytes_out);
+}
+
+static void rpvk_clear(rpvk *r)
+{
+	rpvk_pending_settle_all(r);
+	rpvk_instance_teardown(r);
+	rpvk_mem_clear(r);
+	rpvk_template_clear(r);
+	rpvk_map_clear(&r->handles);
+	rpvk_map_clear(&r->owners);
+	rpvk_map_clear(&r->swapchains);
+	memset(r->pending, 0, sizeof(r->pending));
+	r->nreqs = 0;
+	r->nphys = 0;
+	memset(r->phys, 0, sizeof(r->phys));
+	r->cur_inst = r->cur_dev = -1;
+}
+
+static void rpvk_summary(rpvk *r)
+{
+	if (r->quiet || r->run > 1)
+		return;
+	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented, %llu screenshots",
+	        (unsigned long long)r->calls, (unsigned long long)r->frames,
+	        (unsigned long long)r->shots_written);
+	if (r->differing_results)
+		fprintf(stderr, ", %llu results differ from the capture",
+		        (unsigned long long)r->differing_results);
+	if (r->warnings)
+		fprintf(stderr, ", %llu warnings", (unsigned long long)r->warnings);
+	fputc('\n', stderr);
+}
+
+static rp_status rpvk_reset(void *state, rp_diag *diag)
+{
+	rpvk *r = state;
+	r->diag = diag;
+	rpvk_clear(r);
+	rpvk_summary(r);
+	r->run++;
+	r->calls = r->frames = r->shots_written = 0;
+	return RP_OK;
+}
+
+static void rpvk_close(void *state)
+{
+	rpvk *r = state;
+	rp_diag d = {""};
+	if (!r)
+		return;
+	r->diag = &d;
+	rpvk_clear(r);
+	rpvk_summary(r);
+	rpvk_blobs_release(r);
+	free(r->blobs);
+	rpvk_map_free(&r->handles);
+	rpvk_map_free(&r->owners);
+	rpvk_map_free(&r->mems);
+	rpvk_map_free(&r->swapchains);
+	rpvk_map_free(&r->templates);
+	rpvk_map_free(&r->types);
+	sbt_vk_arena_free(r->arena);
+	free(r->cp_buf);
+	free(r->shots);
+	free(r);
+}
+
+static int rpvk_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "3,100,300" -> sorted frame numbers (from 1). */
+static rp_status rpvk_parse_shots(rpvk *r, const char *text, rp_diag *diag)
+{
+	const char *p = text;
+	size_t n = 1, i = 0;
+	for (; *p; p++)
+		n += *p == ',';
+	r->shots = calloc(n, sizeof(*r->shots));
+	if (!r->shots) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	for (p = text; i < n; i++) {
+		char *end = NULL;
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || end == p || *p == '-' || v == 0 || (*end != ',' && *end != '\0')) {
+			rp_diag_set(diag, "--screenshot '%s': expected frame numbers from 1, comma-separated",
+			            text);
+			return RP_ERR_ARG;
+		}
+		r->shots[i] = v;
+		p = *end ? end + 1 : end;
+	}
+	r->nshots = n;
+	qsort(r->shots, n, sizeof(*r->shots), rpvk_u64_cmp);
+	return RP_OK;
+}
+
+static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
+{
+	rpvk *r = calloc(1, sizeof(*r));
+	const char *display = getenv("DISPLAY");
+	int offscreen_opt = 0;
+	rp_status st = RP_OK;
+	size_t i;
+
+	if (!r) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	r->trace = args->trace;
+	r->quiet = args->quiet;
+	r->device_sel = args->device;
+	r->run = 1;
+	r->cur_inst = r->cur_dev = -1;
+	r->next_fake = 0x7f5e000000000000ull;
+	snprintf(r->shot_dir, sizeof(r->shot_dir), ".");
+	for (i = 0; i < args->noptions; i++) {
+		const char *n = args->options[i].name, *v = args->options[i].value;
+		if (strcmp(n, "--validate") == 0) {
+			r->validate = 1;
+		} else if (strcmp(n, "--offscreen") == 0) {
+			offscreen_opt = 1;
+		} else if (strcmp(n, "--screenshot") == 0) {
+			free(r->shots);
+			r->shots = NULL;
+			st = rpvk_parse_shots(r, v ? v : "", diag);
+			if (st != RP_OK)
+				goto out_fail;
+		} else if (strcmp(n, "--screenshot-dir") == 0) {
+			struct stat sb;
+			if (!v || !*v || stat(v, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+				rp_diag_set(diag, "--screenshot-dir '%s': not a directory", v ? v : "");
+				st = RP_ERR_ARG;
+				goto out_fail;
+			}
+			snprintf(r->shot_dir, sizeof(r->shot_dir), "%s", v);
+		}
+	}
+	/* A real window is not built yet: with a display, say that the
+	 * replay runs offscreen anyway. */
+	r->offscreen = 1;
+	if (!offscreen_opt && display && *display && !r->quiet)
+		fprintf(stderr, "tsreplay: note: presenting to a window is not supported yet; "
+		        "replaying the swapchain offscreen (as with --offscreen)\n");
+	if (sbt_vk_arena_create(0, &r->arena) != SBT_VK_OK) {
+		rp_diag_set(diag, "out of memory");
+		st = RP_ERR_NOMEM;
+		goto out_fail;
+	}
+	r->hooks.ctx = r;
+	r->hooks.map_handle = rpvk_hook_map;
+	r->hooks.load_blob = rpvk_hook_blob;
+	*state_out = r;
+	return RP_OK;
+out_fail:
+	rpvk_close(r);
+	return st;
+}
+
+static const rp_option_desc rpvk_options[] = {
+	{"--offscreen", NULL, "Vulkan: swapchain as plain images even with a display"},
+	{"--screenshot", "N[,M...]", "Vulkan: write presented frames N, M (from 1) as PPM files"},
+	{"--screenshot-dir", "DIR", "Vulkan: where --screenshot writes frame_N.ppm (default .)"},
+	{"--validate", NULL, "Vulkan: replay under VK_LAYER_KHRONOS_validation"},
+	{NULL, NULL, NULL},
+};
+
+const rp_backend_ops rpvk_backend_ops = {
+	.name = "vulkan",
+	.api = SBT_VK_API_NAME,
+	.open = rpvk_open,
+	.execute = rpvk_execute,
+	.checkpoint = rpvk_checkpoint,
+	.keyframe = NULL,
+	.reset = rpvk_reset,
+	.close = rpvk_close,
+	.options = rpvk_options,
+};

@@ -1,0 +1,481 @@
+/*
+ * rpvk_instance.c - instances, physical devices, devices and the debug
+ * objects: the overrides that set up what the generated glue dispatches on.
+ *
+ * Instance and device creation keep the application's extensions and
+ * features (the layer let through only what the codec carries) and drop
+ * what belonged to the capture's process: loader/layer pNext structures
+ * (the codec never records them), debug callbacks (function pointers decode
+ * as NULL) and the layers it enabled.  --validate adds
+ * VK_LAYER_KHRONOS_validation.  Physical devices are mapped by enumeration
+ * order, or all to the one --device names (an index or part of its name).
+ */
+#include "replayer/vulkan/rpvk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RPVK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+/* Unlink pNext structures the replay must not pass on. */
+static void rpvk_strip_pnext(const void **pnext)
+{
+	VkBaseOutStructure **link = (VkBaseOutStructure **)pnext;
+	while (*link) {
+		VkStructureType st = (*link)->sType;
+		if (st == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO ||
+		    st == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO ||
+		    st == VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT ||
+		    st == VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT)
+			*link = (*link)->pNext;
+		else
+			link = &(*link)->pNext;
+	}
+}
+
+static int rpvk_instance_ext_supported(const char *name)
+{
+	uint32_t n = 0, i;
+	VkExtensionProperties *props;
+	int found = 0;
+	if (vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS)
+		return 0;
+	props = calloc(n ? n : 1, sizeof(*props));
+	if (!props)
+		return 0;
+	if (vkEnumerateInstanceExtensionProperties(NULL, &n, props) >= 0)
+		for (i = 0; i < n && !found; i++)
+			found = strcmp(props[i].extensionName, name) == 0;
+	free(props);
+	return found;
+}
+
+static int rpvk_free_slot_instance(const rpvk *r)
+{
+	int i;
+	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+		if (!r->inst[i].live)
+			return i;
+	return -1;
+}
+
+rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateInstance *a = args;
+	VkInstanceCreateInfo *ci = (VkInstanceCreateInfo *)a->pCreateInfo;
+	const char **exts, **layers;
+	uint32_t i, ne = 0, nl = 0;
+	uint64_t captured;
+	VkInstance live = VK_NULL_HANDLE;
+	VkResult cap_ret = a->ret;
+	int slot = rpvk_free_slot_instance(r);
+
+	if (!ci || !a->pInstance)
+		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
+	if (slot < 0)
+		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live instances", RPVK_MAX_INSTANCES);
+	captured = (uint64_t)(uintptr_t)*a->pInstance;
+	rpvk_strip_pnext(&ci->pNext);
+	exts = rpvk_scratch(r, (ci->enabledExtensionCount + 1) * sizeof(char *));
+	layers = rpvk_scratch(r, 2 * sizeof(char *));
+	if (!exts || !layers)
+		return rpvk_nomem(r);
+	for (i = 0; i < ci->enabledExtensionCount; i++) {
+		const char *e = ci->ppEnabledExtensionNames ? ci->ppEnabledExtensionNames[i] : NULL;
+		if (!e)
+			continue;
+		if (!rpvk_instance_ext_supported(e)) {
+			rpvk_warn(r, "seq %llu vkCreateInstance: instance extension %s is not available "
+			          "here; replaying without it", (unsigned long long)r->seq, e);
+			continue;
+		}
+		exts[ne++] = e;
+	}
+	if (r->validate)
+		layers[nl++] = RPVK_VALIDATION_LAYER;
+	ci->enabledExtensionCount = ne;
+	ci->ppEnabledExtensionNames = ne ? exts : NULL;
+	ci->enabledLayerCount = nl;
+	ci->ppEnabledLayerNames = nl ? layers : NULL;
+	a->ret = vkCreateInstance(ci, NULL, &live);
+	if (a->ret == VK_ERROR_LAYER_NOT_PRESENT && r->validate)
+		return rpvk_fail(r, RP_ERR_BACKEND, "--validate: %s is not installed",
+		                 RPVK_VALIDATION_LAYER);
+	rpvk_result(r, cap_ret, a->ret);
+	if (a->ret != VK_SUCCESS)
+		return rpvk_fail(r, RP_ERR_BACKEND, "vkCreateInstance failed here: %s (%d)",
+		                 rpvk_result_name(a->ret), (int)a->ret);
+	r->inst[slot].live = live;
+	rpvk_itable_fill(&r->inst[slot].t, live, vkGetInstanceProcAddr);
+	r->cur_inst = slot;
+	return rpvk_bind(r, VK_OBJECT_TYPE_INSTANCE, captured, (uint64_t)(uintptr_t)live) == RP_OK
+	           ? RP_OK : rpvk_nomem(r);
+}
+
+/* Destroy one device and everything of ours on it. */
+static void rpvk_device_drop(rpvk *r, int d)
+{
+	rpvk_device *dv = &r->dev[d];
+	if (!dv->live)
+		return;
+	if (dv->t.DeviceWaitIdle)
+		dv->t.DeviceWaitIdle(dv->live);
+	rpvk_swapchain_destroy_all(r, d);
+	rpvk_mem_forget_device(r, d);
+	if (dv->aux_pool && dv->t.DestroyCommandPool)
+		dv->t.DestroyCommandPool(dv->live, dv->aux_pool, NULL);
+	if (dv->t.DestroyDevice)
+		dv->t.DestroyDevice(dv->live, NULL);
+	rpvk_map_del(&r->owners, VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)dv->live);
+	memset(dv, 0, sizeof(*dv));
+}
+
+static void rpvk_instance_drop(rpvk *r, int i)
+{
+	int d;
+	if (!r->inst[i].live)
+		return;
+	for (d = 0; d < RPVK_MAX_DEVICES; d++)
+		if (r->dev[d].live && r->dev[d].inst == i)
+			rpvk_device_drop(r, d);
+	if (r->inst[i].t.DestroyInstance)
+		r->inst[i].t.DestroyInstance(r->inst[i].live, NULL);
+	rpvk_map_del(&r->owners, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)r->inst[i].live);
+	memset(&r->inst[i], 0, sizeof(r->inst[i]));
+}
+
+void rpvk_instance_teardown(rpvk *r)
+{
+	int i;
+	/* Memory first: the devices it belongs to are destroyed next. */
+	rpvk_mem_clear(r);
+	for (i = 0; i < RPVK_MAX_DEVICES; i++)
+		rpvk_device_drop(r, i);
+	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+		rpvk_instance_drop(r, i);
+}
+
+rp_status rpvk_o_vkDestroyInstance(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyInstance *a = args;
+	int i;
+	for (i = 0; i < RPVK_MAX_INSTANCES; i++)
+		if (a->instance && r->inst[i].live == a->instance)
+			rpvk_instance_drop(r, i);
+	rpvk_forget(r, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)a->instance);
+	return RP_OK;
+}
+
+/* The phys[] slot of a live physical device, made on first sight. */
+static int rpvk_phys_slot(rpvk *r, VkPhysicalDevice live, int inst)
+{
+	size_t i;
+	for (i = 0; i < r->nphys; i++)
+		if (r->phys[i].live == live)
+			return (int)i;
+	if (r->nphys == RPVK_MAX_PHYS)
+		return -1;
+	memset(&r->phys[r->nphys], 0, sizeof(r->phys[0]));
+	r->phys[r->nphys].live = live;
+	r->phys[r->nphys].inst = inst;
+	for (i = 0; i < VK_MAX_MEMORY_TYPES; i++)
+		r->phys[r->nphys].type_map[i] = (uint32_t)i;
+	return (int)r->nphys++;
+}
+
+/* The live physical devices of the instance, and which one --device picks
+ * (-1: none given: map by order). */
+static rp_status rpvk_live_physdevs(rpvk *r, const rpvk_itable *t, VkInstance inst,
+                                    VkPhysicalDevice **out, uint32_t *n_out, int *pick_out)
+{
+	uint32_t n = 0, i;
+	VkPhysicalDevice *list;
+	*pick_out = -1;
+	if (t->EnumeratePhysicalDevices(inst, &n, NULL) != VK_SUCCESS || n == 0)
+		return rpvk_fail(r, RP_ERR_BACKEND, "the replay's Vulkan has no physical device");
+	list = rpvk_scratch(r, n * sizeof(*list));
+	if (!list)
+		return rpvk_nomem(r);
+	if (t->EnumeratePhysicalDevices(inst, &n, list) < 0)
+		return rpvk_fail(r, RP_ERR_BACKEND, "vkEnumeratePhysicalDevices failed here");
+	if (r->device_sel) {
+		char *end = NULL;
+		unsigned long idx = strtoul(r->device_sel, &end, 10);
+		if (*r->device_sel && end && !*end) {
+			if (idx >= n)
+				return rpvk_fail(r, RP_ERR_ARG, "--device %s: there are %u physical devices "
+				                 "(0..%u)", r->device_sel, n, n - 1);
+			*pick_out = (int)idx;
+		} else {
+			for (i = 0; i < n && *pick_out < 0; i++) {
+				VkPhysicalDeviceProperties p;
+				t->GetPhysicalDeviceProperties(list[i], &p);
+				if (strstr(p.deviceName, r->device_sel))
+					*pick_out = (int)i;
+			}
+			if (*pick_out < 0)
+				return rpvk_fail(r, RP_ERR_ARG, "--device '%s': no physical device has that "
+				                 "in its name", r->device_sel);
+		}
+	}
+	*out = list;
+	*n_out = n;
+	return RP_OK;
+}
+
+/* Bind captured physical devices to live ones: the k-th captured to the
+ * k-th live (or the --device pick). */
+static rp_status rpvk_bind_physdevs(rpvk *r, const rpvk_itable *t, VkInstance inst,
+                                    const uint64_t *captured, uint32_t n)
+{
+	VkPhysicalDevice *live = NULL;
+	uint32_t nlive = 0, k;
+	int pick;
+	rp_status st = rpvk_live_physdevs(r, t, inst, &live, &nlive, &pick);
+	if (st != RP_OK)
+		return st;
+	for (k = 0; k < n; k++) {
+		VkPhysicalDevice l = pick >= 0 ? live[pick] : live[k < nlive ? k : 0];
+		if (pick < 0 && k >= nlive)
+			rpvk_warn(r, "seq %llu: captured physical device %u has no counterpart here; "
+			          "using device 0", (unsigned long long)r->seq, k);
+		if (rpvk_phys_slot(r, l, r->cur_inst) < 0)
+			return rpvk_fail(r, RP_ERR_UNSUPPORTED, "too many physical devices");
+		if (captured[k] && rpvk_bind(r, VK_OBJECT_TYPE_PHYSICAL_DEVICE, captured[k],
+		                             (uint64_t)(uintptr_t)l) != RP_OK)
+			return rpvk_nomem(r);
+	}
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkEnumeratePhysicalDevices(rpvk *r, void *args)
+{
+	sbt_vk_args_vkEnumeratePhysicalDevices *a = args;
+	const rpvk_itable *t = rpvk_itable_for(r, (uint64_t)(uintptr_t)a->instance);
+	uint32_t n;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!a->pPhysicalDevices || !a->pPhysicalDeviceCount)
+		return RP_OK; /* a count query: answered from the capture */
+	n = *a->pPhysicalDeviceCount;
+	return rpvk_bind_physdevs(r, t, a->instance, (const uint64_t *)(const void *)a->pPhysicalDevices, n);
+}
+
+static rp_status rpvk_groups(rpvk *r, VkInstance instance, uint32_t *count,
+                             VkPhysicalDeviceGroupProperties *groups)
+{
+	const rpvk_itable *t = rpvk_itable_for(r, (uint64_t)(uintptr_t)instance);
+	uint32_t g, total = 0, k = 0;
+	uint64_t *all;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!groups || !count)
+		return RP_OK;
+	for (g = 0; g < *count; g++)
+		total += groups[g].physicalDeviceCount < VK_MAX_DEVICE_GROUP_SIZE
+		             ? groups[g].physicalDeviceCount : VK_MAX_DEVICE_GROUP_SIZE;
+	all = rpvk_scratch(r, (total ? total : 1) * sizeof(uint64_t));
+	if (!all)
+		return rpvk_nomem(r);
+	for (g = 0; g < *count; g++) {
+		uint32_t j;
+		for (j = 0; j < groups[g].physicalDeviceCount && j < VK_MAX_DEVICE_GROUP_SIZE; j++)
+			all[k++] = (uint64_t)(uintptr_t)groups[g].physicalDevices[j];
+	}
+	return rpvk_bind_physdevs(r, t, instance, all, total);
+}
+
+rp_status rpvk_o_vkEnumeratePhysicalDeviceGroups(rpvk *r, void *args)
+{
+	sbt_vk_args_vkEnumeratePhysicalDeviceGroups *a = args;
+	return rpvk_groups(r, a->instance, a->pPhysicalDeviceGroupCount, a->pPhysicalDeviceGroupProperties);
+}
+
+rp_status rpvk_o_vkEnumeratePhysicalDeviceGroupsKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR *a = args;
+	return rpvk_groups(r, a->instance, a->pPhysicalDeviceGroupCount, a->pPhysicalDeviceGroupProperties);
+}
+
+static int rpvk_phys_index(const rpvk *r, VkPhysicalDevice live)
+{
+	size_t i;
+	for (i = 0; i < r->nphys; i++)
+		if (r->phys[i].live == live)
+			return (int)i;
+	return -1;
+}
+
+/* Live memory properties of a physical device, queried once. */
+static void rpvk_phys_live_mem(rpvk *r, int p)
+{
+	const rpvk_itable *t;
+	VkPhysicalDeviceProperties props;
+	if (p < 0 || r->phys[p].have_live || !r->inst[r->phys[p].inst].live)
+		return;
+	t = &r->inst[r->phys[p].inst].t;
+	t->GetPhysicalDeviceMemoryProperties(r->phys[p].live, &r->phys[p].live_mem);
+	t->GetPhysicalDeviceProperties(r->phys[p].live, &props);
+	r->phys[p].atom = props.limits.nonCoherentAtomSize ? props.limits.nonCoherentAtomSize : 1;
+	r->phys[p].have_live = 1;
+}
+
+rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateDevice *a = args;
+	const rpvk_itable *t = rpvk_itable_for(r, (uint64_t)(uintptr_t)a->physicalDevice);
+	VkDeviceCreateInfo *ci = (VkDeviceCreateInfo *)a->pCreateInfo;
+	VkResult cap_ret = a->ret;
+	VkDevice live = VK_NULL_HANDLE;
+	uint64_t captured;
+	rpvk_device *dv = NULL;
+	int d, p;
+
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!ci || !a->pDevice)
+		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
+	for (d = 0; d < RPVK_MAX_DEVICES && !dv; d++)
+		if (!r->dev[d].live)
+			dv = &r->dev[d];
+	if (!dv)
+		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live devices", RPVK_MAX_DEVICES);
+	d = (int)(dv - r->dev);
+	captured = (uint64_t)(uintptr_t)*a->pDevice;
+	rpvk_strip_pnext(&ci->pNext);
+	ci->enabledLayerCount = 0; /* deprecated device layers: the instance's apply */
+	ci->ppEnabledLayerNames = NULL;
+	a->ret = t->CreateDevice(a->physicalDevice, ci, NULL, &live);
+	rpvk_result(r, cap_ret, a->ret);
+	if (a->ret != VK_SUCCESS)
+		return rpvk_fail(r, RP_ERR_BACKEND, "vkCreateDevice failed here: %s (%d)",
+		                 rpvk_result_name(a->ret), (int)a->ret);
+	p = rpvk_phys_index(r, a->physicalDevice);
+	if (p < 0)
+		p = rpvk_phys_slot(r, a->physicalDevice, r->cur_inst);
+	dv->live = live;
+	dv->inst = r->cur_inst;
+	dv->phys = p;
+	rpvk_dtable_fill(&dv->t, live, vkGetDeviceProcAddr);
+	rpvk_phys_live_mem(r, p);
+	if (ci->queueCreateInfoCount && ci->pQueueCreateInfos) {
+		dv->aux_family = ci->pQueueCreateInfos[0].queueFamilyIndex;
+		if (ci->pQueueCreateInfos[0].flags == 0)
+			dv->t.GetDeviceQueue(live, dv->aux_family, 0, &dv->aux_queue);
+	}
+	r->cur_dev = d;
+	if (rpvk_bind(r, VK_OBJECT_TYPE_DEVICE, captured, (uint64_t)(uintptr_t)live) != RP_OK)
+		return rpvk_nomem(r);
+	/* Our own queue handle dispatches on this device too. */
+	if (dv->aux_queue && rpvk_map_put(&r->owners, VK_OBJECT_TYPE_QUEUE,
+	                                  (uint64_t)(uintptr_t)dv->aux_queue, 0, d) != 0)
+		return rpvk_nomem(r);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkDestroyDevice(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyDevice *a = args;
+	int d;
+	if (!a->device)
+		return RP_OK;
+	for (d = 0; d < RPVK_MAX_DEVICES; d++)
+		if (r->dev[d].live == a->device) {
+			/* memory objects of this device are freed with it */
+			rpvk_device_drop(r, d);
+		}
+	rpvk_forget(r, VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)a->device);
+	return RP_OK;
+}
+
+/* ---- queries answered from the capture ------------------------------------- */
+
+#define RPVK_FROM_CAPTURE(name)                        \
+	rp_status rpvk_o_##name(rpvk *r, void *args)       \
+	{                                                  \
+		(void)r;                                       \
+		(void)args;                                    \
+		return RP_OK;                                  \
+	}
+
+RPVK_FROM_CAPTURE(vkGetInstanceProcAddr)
+RPVK_FROM_CAPTURE(vkGetDeviceProcAddr)
+RPVK_FROM_CAPTURE(vkEnumerateInstanceExtensionProperties)
+RPVK_FROM_CAPTURE(vkEnumerateInstanceLayerProperties)
+RPVK_FROM_CAPTURE(vkEnumerateInstanceVersion)
+RPVK_FROM_CAPTURE(vkEnumerateDeviceExtensionProperties)
+RPVK_FROM_CAPTURE(vkEnumerateDeviceLayerProperties)
+
+/* ---- debug objects ------------------------------------------------------------- */
+
+/* The capture's callbacks are not in the trace (their pointers decode as
+ * NULL): the messengers exist only as fake handles here. */
+rp_status rpvk_o_vkCreateDebugUtilsMessengerEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateDebugUtilsMessengerEXT *a = args;
+	if (a->pMessenger && *a->pMessenger && a->ret == VK_SUCCESS)
+		return rpvk_bind(r, VK_OBJECT_TYPE_DEBUG_UTILS_MESSENGER_EXT,
+		                 (uint64_t)(uintptr_t)*a->pMessenger, rpvk_fake_handle(r));
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkDestroyDebugUtilsMessengerEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *a = args;
+	rpvk_forget(r, VK_OBJECT_TYPE_DEBUG_UTILS_MESSENGER_EXT, (uint64_t)(uintptr_t)a->messenger);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkCreateDebugReportCallbackEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateDebugReportCallbackEXT *a = args;
+	if (a->pCallback && *a->pCallback && a->ret == VK_SUCCESS)
+		return rpvk_bind(r, VK_OBJECT_TYPE_DEBUG_REPORT_CALLBACK_EXT,
+		                 (uint64_t)(uintptr_t)*a->pCallback, rpvk_fake_handle(r));
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkDestroyDebugReportCallbackEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyDebugReportCallbackEXT *a = args;
+	rpvk_forget(r, VK_OBJECT_TYPE_DEBUG_REPORT_CALLBACK_EXT, (uint64_t)(uintptr_t)a->callback);
+	return RP_OK;
+}
+
+/* Names and tags: the handle travels as a u64 with its type beside it;
+ * objects unknown here (or fake) are skipped, since names change nothing. */
+static int rpvk_debug_object(rpvk *r, VkObjectType type, uint64_t *handle)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->handles, (uint32_t)type, *handle);
+	if (!s || s->val >= 0x7f5e000000000000ull)
+		return 0;
+	*handle = s->val;
+	return 1;
+}
+
+rp_status rpvk_o_vkSetDebugUtilsObjectNameEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkSetDebugUtilsObjectNameEXT *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkDebugUtilsObjectNameInfoEXT *ni = (VkDebugUtilsObjectNameInfoEXT *)a->pNameInfo;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!ni || !t->SetDebugUtilsObjectNameEXT || !rpvk_debug_object(r, ni->objectType, &ni->objectHandle))
+		return RP_OK;
+	a->ret = t->SetDebugUtilsObjectNameEXT(a->device, ni);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkSetDebugUtilsObjectTagEXT(rpvk *r, void *args)
+{
+	sbt_vk_args_vkSetDebugUtilsObjectTagEXT *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkDebugUtilsObjectTagInfoEXT *ti = (VkDebugUtilsObjectTagInfoEXT *)a->pTagInfo;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!ti || !t->SetDebugUtilsObjectTagEXT || !rpvk_debug_object(r, ti->objectType, &ti->objectHandle))
+		return RP_OK;
+	a->ret = t->SetDebugUtilsObjectTagEXT(a->device, ti);
+	return RP_OK;
+}

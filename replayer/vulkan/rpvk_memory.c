@@ -1,0 +1,826 @@
+/*
+ * rpvk_memory.c - device memory (type remap, sizes, mappings, host writes,
+ * checkpoints), waits, and descriptor update templates.
+ *
+ * Memory types: the captured vkGetPhysicalDeviceMemoryProperties[2] output
+ * and the live one give a captured -> live type map: the same index when
+ * the property flags agree, else the first live type whose flags include
+ * the captured type's.  Sizes: a vkGet*MemoryRequirements whose live size
+ * exceeds the captured one is remembered, and an allocation of exactly the
+ * captured size gets the live size (the replay device may need more).
+ *
+ * Host writes: a vulkan.tsMemoryWrite record carries the bytes the program
+ * wrote into a mapping; they go into the live mapping at the same offset
+ * (mapped for the copy when the memory is not mapped now), flushed when the
+ * live type is not host-coherent.  Checkpoints name a captured
+ * VkDeviceMemory and a range of it: the bytes come from the live mapping,
+ * invalidated first when the type is not host-coherent.
+ *
+ * Waits: the capture recorded a wait after it returned; when it succeeded
+ * there, the replay waits without a timeout, so the state the checkpoints
+ * that follow look at is the same.
+ */
+#include "replayer/vulkan/rpvk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- memory types ---------------------------------------------------------- */
+
+int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags want)
+{
+	uint32_t i;
+	for (i = 0; i < p->live_mem.memoryTypeCount; i++)
+		if ((bits & (1u << i)) && (p->live_mem.memoryTypes[i].propertyFlags & want) == want)
+			return (int)i;
+	return -1;
+}
+
+static void rpvk_phys_remap(rpvk_phys *p)
+{
+	uint32_t i;
+	for (i = 0; i < p->captured_mem.memoryTypeCount && i < VK_MAX_MEMORY_TYPES; i++) {
+		VkMemoryPropertyFlags want = p->captured_mem.memoryTypes[i].propertyFlags;
+		int t;
+		if (i < p->live_mem.memoryTypeCount && p->live_mem.memoryTypes[i].propertyFlags == want) {
+			p->type_map[i] = i;
+			continue;
+		}
+		t = rpvk_memory_type(p, ~0u, want);
+		if (t < 0) /* keep what matters most for replay: host access */
+			t = rpvk_memory_type(p, ~0u, want & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+		p->type_map[i] = t < 0 ? 0 : (uint32_t)t;
+	}
+}
+
+static rpvk_phys *rpvk_phys_of(rpvk *r, VkPhysicalDevice live)
+{
+	size_t i;
+	for (i = 0; i < r->nphys; i++)
+		if (r->phys[i].live == live)
+			return &r->phys[i];
+	return NULL;
+}
+
+static rp_status rpvk_memprops(rpvk *r, VkPhysicalDevice pd, VkPhysicalDeviceMemoryProperties *props,
+                               int v2, void *props2)
+{
+	const rpvk_itable *t = rpvk_itable_for(r, (uint64_t)(uintptr_t)pd);
+	VkPhysicalDeviceMemoryProperties captured;
+	rpvk_phys *p;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!props)
+		return RP_OK;
+	captured = *props;
+	if (v2) {
+		PFN_vkGetPhysicalDeviceMemoryProperties2 fn = t->GetPhysicalDeviceMemoryProperties2
+		                                                  ? t->GetPhysicalDeviceMemoryProperties2
+		                                                  : t->GetPhysicalDeviceMemoryProperties2KHR;
+		if (!fn)
+			return rpvk_missing(r, "vkGetPhysicalDeviceMemoryProperties2");
+		fn(pd, props2);
+	} else {
+		t->GetPhysicalDeviceMemoryProperties(pd, props);
+	}
+	p = rpvk_phys_of(r, pd);
+	if (!p)
+		return RP_OK;
+	p->captured_mem = captured;
+	p->have_captured = 1;
+	p->live_mem = *props;
+	p->have_live = 1;
+	rpvk_phys_remap(p);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkGetPhysicalDeviceMemoryProperties(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetPhysicalDeviceMemoryProperties *a = args;
+	return rpvk_memprops(r, a->physicalDevice, a->pMemoryProperties, 0, NULL);
+}
+
+rp_status rpvk_o_vkGetPhysicalDeviceMemoryProperties2(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 *a = args;
+	return rpvk_memprops(r, a->physicalDevice,
+	                     a->pMemoryProperties ? &a->pMemoryProperties->memoryProperties : NULL, 1,
+	                     a->pMemoryProperties);
+}
+
+rp_status rpvk_o_vkGetPhysicalDeviceMemoryProperties2KHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2KHR *a = args;
+	return rpvk_memprops(r, a->physicalDevice,
+	                     a->pMemoryProperties ? &a->pMemoryProperties->memoryProperties : NULL, 1,
+	                     a->pMemoryProperties);
+}
+
+/* ---- requirements ------------------------------------------------------------ */
+
+static void rpvk_req_note(rpvk *r, VkDeviceSize captured, VkDeviceSize live)
+{
+	if (live <= captured)
+		return;
+	r->reqs[r->nreqs % RPVK_REQ_RECENT].captured = captured;
+	r->reqs[r->nreqs % RPVK_REQ_RECENT].live = live;
+	r->nreqs++;
+}
+
+rp_status rpvk_o_vkGetBufferMemoryRequirements(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetBufferMemoryRequirements *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkDeviceSize cap;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!a->pMemoryRequirements)
+		return RP_OK;
+	cap = a->pMemoryRequirements->size;
+	t->GetBufferMemoryRequirements(a->device, a->buffer, a->pMemoryRequirements);
+	rpvk_req_note(r, cap, a->pMemoryRequirements->size);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkGetImageMemoryRequirements(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetImageMemoryRequirements *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkDeviceSize cap;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!a->pMemoryRequirements)
+		return RP_OK;
+	cap = a->pMemoryRequirements->size;
+	t->GetImageMemoryRequirements(a->device, a->image, a->pMemoryRequirements);
+	rpvk_req_note(r, cap, a->pMemoryRequirements->size);
+	return RP_OK;
+}
+
+/* The ...2 forms: one body for the four names (KHR aliases share types). */
+#define RPVK_REQ2(name, fn1, fn2, infotype)                                                    \
+	rp_status rpvk_o_##name(rpvk *r, void *args)                                               \
+	{                                                                                          \
+		sbt_vk_args_##name *a = args;                                                          \
+		const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);             \
+		PFN_vkGet##infotype##MemoryRequirements2 fn;                                           \
+		VkDeviceSize cap;                                                                      \
+		if (!t)                                                                                \
+			return RP_ERR_BACKEND;                                                             \
+		fn = t->fn1 ? t->fn1 : t->fn2;                                                         \
+		if (!fn)                                                                               \
+			return rpvk_missing(r, #name);                                                     \
+		if (!a->pMemoryRequirements)                                                           \
+			return RP_OK;                                                                      \
+		cap = a->pMemoryRequirements->memoryRequirements.size;                                 \
+		fn(a->device, a->pInfo, a->pMemoryRequirements);                                       \
+		rpvk_req_note(r, cap, a->pMemoryRequirements->memoryRequirements.size);                \
+		return RP_OK;                                                                          \
+	}
+
+RPVK_REQ2(vkGetBufferMemoryRequirements2, GetBufferMemoryRequirements2,
+          GetBufferMemoryRequirements2KHR, Buffer)
+RPVK_REQ2(vkGetBufferMemoryRequirements2KHR, GetBufferMemoryRequirements2KHR,
+          GetBufferMemoryRequirements2, Buffer)
+RPVK_REQ2(vkGetImageMemoryRequirements2, GetImageMemoryRequirements2,
+          GetImageMemoryRequirements2KHR, Image)
+RPVK_REQ2(vkGetImageMemoryRequirements2KHR, GetImageMemoryRequirements2KHR,
+          GetImageMemoryRequirements2, Image)
+
+/* ---- allocations ------------------------------------------------------------------ */
+
+rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured);
+	return s ? (rpvk_mem *)(uintptr_t)s->val : NULL;
+}
+
+/* The captured handle the current decode mapped to this live memory. */
+static uint64_t rpvk_mem_captured(const rpvk *r, VkDeviceMemory live)
+{
+	size_t i;
+	for (i = 0; i < r->nmapped; i++)
+		if (r->mapped[i].type == VK_OBJECT_TYPE_DEVICE_MEMORY &&
+		    r->mapped[i].live == (uint64_t)(uintptr_t)live)
+			return r->mapped[i].captured;
+	return 0;
+}
+
+static void rpvk_mem_release(rpvk *r, rpvk_mem *m, int free_live)
+{
+	rpvk_device *dv = &r->dev[m->dev];
+	if (free_live && dv->live == m->device && m->live && dv->t.FreeMemory)
+		dv->t.FreeMemory(dv->live, m->live, NULL);
+	free(m);
+}
+
+void rpvk_mem_clear(rpvk *r)
+{
+	size_t i;
+	for (i = 0; i < r->mems.cap; i++) {
+		rpvk_map_slot *s = &r->mems.slots[i];
+		if (s->type && s->type != RPVK_MAP_TOMB)
+			rpvk_mem_release(r, (rpvk_mem *)(uintptr_t)s->val, 1);
+	}
+	rpvk_map_clear(&r->mems);
+}
+
+void rpvk_mem_forget_device(rpvk *r, int dev)
+{
+	size_t i;
+	for (i = 0; i < r->mems.cap; i++) {
+		rpvk_map_slot *s = &r->mems.slots[i];
+		rpvk_mem *m;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		m = (rpvk_mem *)(uintptr_t)s->val;
+		if (m->dev == dev) {
+			rpvk_mem_release(r, m, 0);
+			s->type = RPVK_MAP_TOMB;
+			r->mems.live--;
+		}
+	}
+}
+
+rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
+{
+	sbt_vk_args_vkAllocateMemory *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkMemoryAllocateInfo *ai = (VkMemoryAllocateInfo *)a->pAllocateInfo;
+	VkResult cap_ret = a->ret;
+	uint64_t captured;
+	VkDeviceSize cap_size;
+	rpvk_phys *p;
+	rpvk_mem *m;
+	size_t i;
+
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!ai || !a->pMemory)
+		return rpvk_fail(r, RP_ERR_DECODE, "no allocate info or output handle");
+	captured = (uint64_t)(uintptr_t)*a->pMemory;
+	cap_size = ai->allocationSize;
+	p = &r->phys[r->dev[r->cur_dev].phys];
+	if (p->have_captured && ai->memoryTypeIndex < VK_MAX_MEMORY_TYPES) {
+		uint32_t to = p->type_map[ai->memoryTypeIndex];
+		if (to != ai->memoryTypeIndex && r->run == 1)
+			rpvk_warn(r, "seq %llu vkAllocateMemory: captured memory type %u is type %u here",
+			          (unsigned long long)r->seq, ai->memoryTypeIndex, to);
+		ai->memoryTypeIndex = to;
+	}
+	for (i = 0; i < RPVK_REQ_RECENT && i < r->nreqs; i++)
+		if (r->reqs[i].captured == cap_size && r->reqs[i].live > ai->allocationSize)
+			ai->allocationSize = r->reqs[i].live;
+	a->ret = t->AllocateMemory(a->device, ai, NULL, a->pMemory);
+	rpvk_result(r, cap_ret, a->ret);
+	if (a->ret != VK_SUCCESS || cap_ret != VK_SUCCESS || !captured)
+		return RP_OK;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return rpvk_nomem(r);
+	m->live = *a->pMemory;
+	m->device = a->device;
+	m->dev = r->cur_dev;
+	m->size = ai->allocationSize;
+	m->captured_size = cap_size;
+	m->live_type = ai->memoryTypeIndex;
+	m->coherent = p->have_live && ai->memoryTypeIndex < p->live_mem.memoryTypeCount &&
+	              (p->live_mem.memoryTypes[ai->memoryTypeIndex].propertyFlags &
+	               VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	if (rpvk_map_put(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)m, 0) != 0) {
+		free(m);
+		return rpvk_nomem(r);
+	}
+	if (rpvk_bind(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)*a->pMemory) != RP_OK)
+		return rpvk_nomem(r);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
+{
+	sbt_vk_args_vkFreeMemory *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	uint64_t captured = rpvk_mem_captured(r, a->memory);
+	rpvk_mem *m;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!a->memory)
+		return RP_OK;
+	m = captured ? rpvk_mem_find(r, captured) : NULL;
+	t->FreeMemory(a->device, a->memory, NULL);
+	if (m) {
+		m->live = VK_NULL_HANDLE;
+		rpvk_mem_release(r, m, 0);
+		rpvk_map_del(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured);
+	}
+	rpvk_forget(r, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkMapMemory(rpvk *r, void *args)
+{
+	sbt_vk_args_vkMapMemory *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	uint64_t captured = rpvk_mem_captured(r, a->memory);
+	rpvk_mem *m = captured ? rpvk_mem_find(r, captured) : NULL;
+	VkResult cap_ret = a->ret;
+	void *ptr = NULL;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!m)
+		return rpvk_fail(r, RP_ERR_NOT_FOUND, "memory 0x%llx was not allocated by this replay",
+		                 (unsigned long long)captured);
+	a->ret = t->MapMemory(a->device, a->memory, a->offset, a->size, a->flags, &ptr);
+	rpvk_result(r, cap_ret, a->ret);
+	if (a->ret != VK_SUCCESS)
+		return RP_OK;
+	m->ptr = ptr;
+	m->map_off = a->offset;
+	m->map_size = a->size == VK_WHOLE_SIZE ? m->size - a->offset : a->size;
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkUnmapMemory(rpvk *r, void *args)
+{
+	sbt_vk_args_vkUnmapMemory *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	uint64_t captured = rpvk_mem_captured(r, a->memory);
+	rpvk_mem *m = captured ? rpvk_mem_find(r, captured) : NULL;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (m && m->ptr) {
+		t->UnmapMemory(a->device, a->memory);
+		m->ptr = NULL;
+	}
+	return RP_OK;
+}
+
+/* A pointer to [off, off + len) of m: the live mapping, or a temporary one
+ * (*temp set: unmap after use).  NULL with diag set on failure. */
+static uint8_t *rpvk_mem_access(rpvk *r, rpvk_mem *m, uint64_t off, uint64_t len, int *temp)
+{
+	rpvk_device *dv = &r->dev[m->dev];
+	void *ptr = NULL;
+	VkResult res;
+	*temp = 0;
+	if (m->ptr && off >= m->map_off && off - m->map_off <= m->map_size &&
+	    len <= m->map_size - (off - m->map_off))
+		return (uint8_t *)m->ptr + (off - m->map_off);
+	if (m->ptr) {
+		rpvk_fail(r, RP_ERR_BACKEND, "range [%llu, %llu) of the memory lies outside its "
+		          "mapping [%llu, %llu)", (unsigned long long)off, (unsigned long long)(off + len),
+		          (unsigned long long)m->map_off, (unsigned long long)(m->map_off + m->map_size));
+		return NULL;
+	}
+	res = dv->t.MapMemory(dv->live, m->live, off, len ? len : VK_WHOLE_SIZE, 0, &ptr);
+	if (res != VK_SUCCESS) {
+		rpvk_fail(r, RP_ERR_BACKEND, "cannot map the memory here: %s (%d); is its type "
+		          "host-visible on this device?", rpvk_result_name(res), (int)res);
+		return NULL;
+	}
+	*temp = 1;
+	return ptr;
+}
+
+/* Flush or invalidate [off, off+len) of non-coherent memory (whole atoms). */
+static void rpvk_mem_sync(rpvk *r, rpvk_mem *m, uint64_t off, uint64_t len, int flush)
+{
+	rpvk_device *dv = &r->dev[m->dev];
+	VkDeviceSize atom = r->phys[dv->phys].atom ? r->phys[dv->phys].atom : 1;
+	VkMappedMemoryRange range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, m->live, 0, 0};
+	uint64_t end = off + len;
+	if (m->coherent)
+		return;
+	range.offset = off / atom * atom;
+	end = (end + atom - 1) / atom * atom;
+	range.size = end >= m->size ? VK_WHOLE_SIZE : end - range.offset;
+	if (flush)
+		dv->t.FlushMappedMemoryRanges(dv->live, 1, &range);
+	else
+		dv->t.InvalidateMappedMemoryRanges(dv->live, 1, &range);
+}
+
+rp_status rpvk_memory_write(rpvk *r, const uint8_t *payload, size_t len)
+{
+	sbt_vk_ts_memory_write w;
+	rpvk_mem *m;
+	void *data = NULL;
+	size_t got = 0;
+	uint8_t *dst;
+	int temp;
+	rp_status st = RP_OK;
+
+	r->cmd = (enum sbt_vk_cmd)0;
+	if (sbt_vk_ts_memory_write_decode(payload, len, &w) != SBT_VK_OK) {
+		rp_diag_set(r->diag, "record seq %llu %s: cannot decode its payload (%zu bytes)",
+		            (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME, len);
+		return RP_ERR_DECODE;
+	}
+	m = rpvk_mem_find(r, w.memory);
+	if (!m) {
+		rp_diag_set(r->diag, "record seq %llu %s: unknown VkDeviceMemory 0x%llx (not allocated "
+		            "in this replay)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
+		            (unsigned long long)w.memory);
+		return RP_ERR_NOT_FOUND;
+	}
+	if (w.offset > m->captured_size || w.size > m->captured_size - w.offset) {
+		rp_diag_set(r->diag, "record seq %llu %s: range [%llu, %llu) exceeds the %llu bytes of "
+		            "memory 0x%llx", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
+		            (unsigned long long)w.offset, (unsigned long long)(w.offset + w.size),
+		            (unsigned long long)m->captured_size, (unsigned long long)w.memory);
+		return RP_ERR_DECODE;
+	}
+	if (sbt_reader_blob_get(r->trace, w.blob_id, &data, &got) != SBT_OK || got != w.size) {
+		rp_diag_set(r->diag, "record seq %llu %s: blob %llu of %llu bytes cannot be read "
+		            "(got %zu)", (unsigned long long)r->seq, SBT_VK_TS_MEMORY_WRITE_NAME,
+		            (unsigned long long)w.blob_id, (unsigned long long)w.size, got);
+		free(data);
+		return RP_ERR_TRACE;
+	}
+	dst = rpvk_mem_access(r, m, w.offset, w.size, &temp);
+	if (!dst) {
+		size_t used = strlen(r->diag->text);
+		snprintf(r->diag->text + used, sizeof(r->diag->text) - used, " (memory 0x%llx)",
+		         (unsigned long long)w.memory);
+		st = RP_ERR_BACKEND;
+		goto out_free;
+	}
+	memcpy(dst, data, w.size);
+	rpvk_mem_sync(r, m, w.offset, w.size, 1);
+	if (temp)
+		r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+out_free:
+	free(data);
+	return st;
+}
+
+rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void **bytes_out)
+{
+	rpvk_mem *m = rpvk_mem_find(r, cp->object);
+	uint8_t *src;
+	int temp;
+	if (!m) {
+		rp_diag_set(r->diag, "object 0x%llx is not a VkDeviceMemory of this replay",
+		            (unsigned long long)cp->object);
+		return RP_ERR_NOT_FOUND;
+	}
+	if (cp->offset > m->size || cp->length > m->size - cp->offset) {
+		rp_diag_set(r->diag, "range [%llu, %llu) exceeds the %llu bytes of memory 0x%llx",
+		            (unsigned long long)cp->offset, (unsigned long long)(cp->offset + cp->length),
+		            (unsigned long long)m->size, (unsigned long long)cp->object);
+		return RP_ERR_TRACE;
+	}
+	r->seq = cp->call_seq;
+	src = rpvk_mem_access(r, m, cp->offset, cp->length, &temp);
+	if (!src)
+		return RP_ERR_BACKEND;
+	rpvk_mem_sync(r, m, cp->offset, cp->length, 0);
+	if (!temp) {
+		*bytes_out = src;
+		return RP_OK;
+	}
+	if (r->cp_cap < cp->length) {
+		uint8_t *nb = realloc(r->cp_buf, cp->length);
+		if (!nb) {
+			r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+			rp_diag_set(r->diag, "out of memory copying %llu bytes", (unsigned long long)cp->length);
+			return RP_ERR_NOMEM;
+		}
+		r->cp_buf = nb;
+		r->cp_cap = cp->length;
+	}
+	memcpy(r->cp_buf, src, cp->length);
+	r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
+	*bytes_out = r->cp_buf;
+	return RP_OK;
+}
+
+/* ---- waits ------------------------------------------------------------------------ */
+
+rp_status rpvk_o_vkWaitForFences(rpvk *r, void *args)
+{
+	sbt_vk_args_vkWaitForFences *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkResult cap_ret = a->ret;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (cap_ret == VK_SUCCESS)
+		a->timeout = UINT64_MAX;
+	a->ret = t->WaitForFences(a->device, a->fenceCount, a->pFences, a->waitAll, a->timeout);
+	rpvk_result(r, cap_ret, a->ret);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkGetFenceStatus(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetFenceStatus *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	VkResult cap_ret = a->ret;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (cap_ret == VK_SUCCESS)
+		a->ret = t->WaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX);
+	else
+		a->ret = t->GetFenceStatus(a->device, a->fence);
+	rpvk_result(r, cap_ret, a->ret);
+	return RP_OK;
+}
+
+static rp_status rpvk_wait_semaphores(rpvk *r, VkDevice device, const VkSemaphoreWaitInfo *info,
+                                      uint64_t timeout, VkResult *ret)
+{
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)device);
+	PFN_vkWaitSemaphores fn;
+	VkResult cap_ret = *ret;
+	if (!t)
+		return RP_ERR_BACKEND;
+	fn = t->WaitSemaphores ? t->WaitSemaphores : t->WaitSemaphoresKHR;
+	if (!fn)
+		return rpvk_missing(r, "vkWaitSemaphores");
+	*ret = fn(device, info, cap_ret == VK_SUCCESS ? UINT64_MAX : timeout);
+	rpvk_result(r, cap_ret, *ret);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkWaitSemaphores(rpvk *r, void *args)
+{
+	sbt_vk_args_vkWaitSemaphores *a = args;
+	return rpvk_wait_semaphores(r, a->device, a->pWaitInfo, a->timeout, &a->ret);
+}
+
+rp_status rpvk_o_vkWaitSemaphoresKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkWaitSemaphoresKHR *a = args;
+	return rpvk_wait_semaphores(r, a->device, a->pWaitInfo, a->timeout, &a->ret);
+}
+
+/* ---- descriptor update templates ------------------------------------------------- */
+
+static rp_status rpvk_template_create(rpvk *r, VkDevice device,
+                                      const VkDescriptorUpdateTemplateCreateInfo *ci,
+                                      VkDescriptorUpdateTemplate *out, VkResult *ret, int khr)
+{
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)device);
+	PFN_vkCreateDescriptorUpdateTemplate fn;
+	VkResult cap_ret = *ret;
+	uint64_t captured;
+	rpvk_template *tp;
+	if (!t)
+		return RP_ERR_BACKEND;
+	fn = khr ? t->CreateDescriptorUpdateTemplateKHR : t->CreateDescriptorUpdateTemplate;
+	if (!fn)
+		fn = khr ? t->CreateDescriptorUpdateTemplate : t->CreateDescriptorUpdateTemplateKHR;
+	if (!fn)
+		return rpvk_missing(r, "vkCreateDescriptorUpdateTemplate");
+	if (!ci || !out)
+		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
+	captured = (uint64_t)(uintptr_t)*out;
+	*ret = fn(device, ci, NULL, out);
+	rpvk_result(r, cap_ret, *ret);
+	if (*ret != VK_SUCCESS || !captured)
+		return RP_OK;
+	tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return rpvk_nomem(r);
+	tp->n = ci->descriptorUpdateEntryCount;
+	tp->entries = calloc(tp->n ? tp->n : 1, sizeof(*tp->entries));
+	if (!tp->entries) {
+		free(tp);
+		return rpvk_nomem(r);
+	}
+	if (tp->n && ci->pDescriptorUpdateEntries)
+		memcpy(tp->entries, ci->pDescriptorUpdateEntries, tp->n * sizeof(*tp->entries));
+	if (rpvk_map_put(&r->templates, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE,
+	                 (uint64_t)(uintptr_t)*out, (uint64_t)(uintptr_t)tp, 0) != 0) {
+		free(tp->entries);
+		free(tp);
+		return rpvk_nomem(r);
+	}
+	return rpvk_bind(r, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, captured,
+	                 (uint64_t)(uintptr_t)*out) == RP_OK ? RP_OK : rpvk_nomem(r);
+}
+
+rp_status rpvk_o_vkCreateDescriptorUpdateTemplate(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateDescriptorUpdateTemplate *a = args;
+	return rpvk_template_create(r, a->device, a->pCreateInfo, a->pDescriptorUpdateTemplate, &a->ret, 0);
+}
+
+rp_status rpvk_o_vkCreateDescriptorUpdateTemplateKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateDescriptorUpdateTemplateKHR *a = args;
+	return rpvk_template_create(r, a->device, a->pCreateInfo, a->pDescriptorUpdateTemplate, &a->ret, 1);
+}
+
+static void rpvk_template_free(rpvk_template *tp)
+{
+	if (!tp)
+		return;
+	free(tp->entries);
+	free(tp);
+}
+
+void rpvk_template_clear(rpvk *r)
+{
+	size_t i;
+	for (i = 0; i < r->templates.cap; i++) {
+		rpvk_map_slot *s = &r->templates.slots[i];
+		if (s->type && s->type != RPVK_MAP_TOMB)
+			rpvk_template_free((rpvk_template *)(uintptr_t)s->val);
+	}
+	rpvk_map_clear(&r->templates);
+}
+
+static rp_status rpvk_template_destroy(rpvk *r, VkDevice device, VkDescriptorUpdateTemplate tmpl, int khr)
+{
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)device);
+	PFN_vkDestroyDescriptorUpdateTemplate fn;
+	const rpvk_map_slot *s;
+	if (!t)
+		return RP_ERR_BACKEND;
+	fn = khr ? t->DestroyDescriptorUpdateTemplateKHR : t->DestroyDescriptorUpdateTemplate;
+	if (!fn)
+		fn = khr ? t->DestroyDescriptorUpdateTemplate : t->DestroyDescriptorUpdateTemplateKHR;
+	if (!fn)
+		return rpvk_missing(r, "vkDestroyDescriptorUpdateTemplate");
+	fn(device, tmpl, NULL);
+	s = rpvk_map_get(&r->templates, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, (uint64_t)(uintptr_t)tmpl);
+	if (s) {
+		rpvk_template_free((rpvk_template *)(uintptr_t)s->val);
+		rpvk_map_del(&r->templates, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, (uint64_t)(uintptr_t)tmpl);
+	}
+	rpvk_forget(r, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, (uint64_t)(uintptr_t)tmpl);
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkDestroyDescriptorUpdateTemplate(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyDescriptorUpdateTemplate *a = args;
+	return rpvk_template_destroy(r, a->device, a->descriptorUpdateTemplate, 0);
+}
+
+rp_status rpvk_o_vkDestroyDescriptorUpdateTemplateKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroyDescriptorUpdateTemplateKHR *a = args;
+	return rpvk_template_destroy(r, a->device, a->descriptorUpdateTemplate, 1);
+}
+
+/* Map one handle inside pData in place.  required: the descriptor type
+ * uses it (an unknown one is an error); otherwise it is mapped when known
+ * and left alone when not (ignored by the driver, e.g. immutable samplers). */
+static int rpvk_map_inplace(rpvk *r, VkObjectType type, uint8_t *at, int required)
+{
+	uint64_t v, live;
+	memcpy(&v, at, sizeof(v));
+	if (!v)
+		return 0;
+	if (!required) {
+		const rpvk_map_slot *s = rpvk_map_get(&r->handles, (uint32_t)type, v);
+		if (s)
+			memcpy(at, &s->val, sizeof(s->val));
+		return 0;
+	}
+	if (rpvk_lookup(r, type, v, &live) != 0)
+		return -1;
+	memcpy(at, &live, sizeof(live));
+	return 0;
+}
+
+/* Bytes one descriptor of this type takes in pData. */
+static size_t rpvk_template_elem(VkDescriptorType type)
+{
+	switch (type) {
+	case VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK: return 1;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR: return sizeof(uint64_t);
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC: return sizeof(VkDescriptorBufferInfo);
+	default: return sizeof(VkDescriptorImageInfo);
+	}
+}
+
+/* A copy of pData with its handles live; NULL (diag set) on failure. */
+static void *rpvk_template_data(rpvk *r, VkDescriptorUpdateTemplate tmpl, const void *data)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->templates, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE,
+	                                      (uint64_t)(uintptr_t)tmpl);
+	const rpvk_template *tp;
+	size_t extent = 0;
+	uint8_t *copy;
+	uint32_t e, i;
+	if (!s) {
+		rpvk_fail(r, RP_ERR_NOT_FOUND, "descriptor update template 0x%llx is unknown",
+		          (unsigned long long)(uintptr_t)tmpl);
+		return NULL;
+	}
+	tp = (const rpvk_template *)(uintptr_t)s->val;
+	for (e = 0; e < tp->n; e++) {
+		const VkDescriptorUpdateTemplateEntry *en = &tp->entries[e];
+		size_t elem = rpvk_template_elem(en->descriptorType);
+		size_t end;
+		if (!en->descriptorCount)
+			continue;
+		end = en->offset + (en->descriptorType == VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK
+		                        ? en->descriptorCount
+		                        : en->stride * (en->descriptorCount - 1) + elem);
+		if (end > extent)
+			extent = end;
+	}
+	if (!data) {
+		if (extent)
+			rpvk_fail(r, RP_ERR_DECODE, "pData is absent from the trace (%zu bytes expected)", extent);
+		return extent ? NULL : rpvk_scratch(r, 1);
+	}
+	copy = rpvk_scratch(r, extent ? extent : 1);
+	if (!copy) {
+		rpvk_nomem(r);
+		return NULL;
+	}
+	memcpy(copy, data, extent);
+	for (e = 0; e < tp->n; e++) {
+		const VkDescriptorUpdateTemplateEntry *en = &tp->entries[e];
+		if (en->descriptorType == VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK)
+			continue;
+		for (i = 0; i < en->descriptorCount; i++) {
+			uint8_t *at = copy + en->offset + (size_t)i * en->stride;
+			int bad = 0;
+			switch (en->descriptorType) {
+			case VK_DESCRIPTOR_TYPE_SAMPLER:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_SAMPLER, at, 0);
+				break;
+			case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_SAMPLER, at, 0) ||
+				      rpvk_map_inplace(r, VK_OBJECT_TYPE_IMAGE_VIEW,
+				                       at + offsetof(VkDescriptorImageInfo, imageView), 1);
+				break;
+			case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+			case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+			case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_IMAGE_VIEW,
+				                       at + offsetof(VkDescriptorImageInfo, imageView), 1);
+				break;
+			case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+			case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+			case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+			case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_BUFFER, at, 1);
+				break;
+			case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+			case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_BUFFER_VIEW, at, 1);
+				break;
+			case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR:
+				bad = rpvk_map_inplace(r, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, at, 1);
+				break;
+			default:
+				rpvk_fail(r, RP_ERR_UNSUPPORTED, "descriptor type %d in an update template",
+				          (int)en->descriptorType);
+				return NULL;
+			}
+			if (bad)
+				return NULL;
+		}
+	}
+	return copy;
+}
+
+#define RPVK_TMPL_UPDATE(name, member)                                                          \
+	rp_status rpvk_o_##name(rpvk *r, void *args)                                                \
+	{                                                                                           \
+		sbt_vk_args_##name *a = args;                                                           \
+		const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);              \
+		void *data;                                                                             \
+		if (!t)                                                                                 \
+			return RP_ERR_BACKEND;                                                              \
+		if (!t->member)                                                                         \
+			return rpvk_missing(r, #name);                                                      \
+		data = rpvk_template_data(r, a->descriptorUpdateTemplate, a->pData);                    \
+		if (!data)                                                                              \
+			return RP_ERR_BACKEND;                                                              \
+		t->member(a->device, a->descriptorSet, a->descriptorUpdateTemplate, data);              \
+		return RP_OK;                                                                           \
+	}
+
+RPVK_TMPL_UPDATE(vkUpdateDescriptorSetWithTemplate, UpdateDescriptorSetWithTemplate)
+RPVK_TMPL_UPDATE(vkUpdateDescriptorSetWithTemplateKHR, UpdateDescriptorSetWithTemplateKHR)
+
+rp_status rpvk_o_vkCmdPushDescriptorSetWithTemplateKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->commandBuffer);
+	void *data;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!t->CmdPushDescriptorSetWithTemplateKHR)
+		return rpvk_missing(r, "vkCmdPushDescriptorSetWithTemplateKHR");
+	data = rpvk_template_data(r, a->descriptorUpdateTemplate, a->pData);
+	if (!data)
+		return RP_ERR_BACKEND;
+	t->CmdPushDescriptorSetWithTemplateKHR(a->commandBuffer, a->descriptorUpdateTemplate, a->layout,
+	                                       a->set, data);
+	return RP_OK;
+}

@@ -1,0 +1,639 @@
+/*
+ * rpvk_swapchain.c - the window system, replayed offscreen.
+ *
+ * Surfaces exist only as fake handles and their queries are answered from
+ * the capture (the decoded outputs are left as they are).  A swapchain
+ * becomes plain VkImages with their own memory, as many as the capture's
+ * vkGetSwapchainImagesKHR returned, with the create info's format, extent,
+ * layers and usage plus TRANSFER_SRC (for screenshots).
+ *
+ * vkAcquireNextImageKHR returns the captured index and signals its
+ * semaphore and fence with an empty submit; vkQueuePresentKHR waits its
+ * semaphores with an empty submit, counts the frame (frame N is the N-th
+ * present, from 1) and, for --screenshot frames, copies the presented
+ * image into a host buffer and writes DIR/frame_N.ppm.
+ *
+ * Plain images cannot be in VK_IMAGE_LAYOUT_PRESENT_SRC_KHR: every
+ * PRESENT_SRC_KHR (and SHARED_PRESENT_KHR) layout in render pass
+ * attachments and image barriers is rewritten to VK_IMAGE_LAYOUT_GENERAL,
+ * which every use of the image allows; the screenshot copy reads GENERAL.
+ */
+#include "replayer/vulkan/rpvk.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RPVK_SC_MAX_FAMILIES 16
+
+/* ---- layouts ------------------------------------------------------------- */
+
+static void rpvk_layout_fix(VkImageLayout *l)
+{
+	if (*l == VK_IMAGE_LAYOUT_PRESENT_SRC_KHR || *l == VK_IMAGE_LAYOUT_SHARED_PRESENT_KHR)
+		*l = VK_IMAGE_LAYOUT_GENERAL;
+}
+
+static void rpvk_fix_barriers(uint32_t n, const VkImageMemoryBarrier *b)
+{
+	uint32_t i;
+	for (i = 0; b && i < n; i++) {
+		rpvk_layout_fix((VkImageLayout *)&b[i].oldLayout);
+		rpvk_layout_fix((VkImageLayout *)&b[i].newLayout);
+	}
+}
+
+static void rpvk_fix_dependency(const VkDependencyInfo *d)
+{
+	uint32_t i;
+	if (!d)
+		return;
+	for (i = 0; d->pImageMemoryBarriers && i < d->imageMemoryBarrierCount; i++) {
+		VkImageMemoryBarrier2 *b = (VkImageMemoryBarrier2 *)&d->pImageMemoryBarriers[i];
+		rpvk_layout_fix(&b->oldLayout);
+		rpvk_layout_fix(&b->newLayout);
+	}
+}
+
+static void rpvk_fix_rp2(const VkRenderPassCreateInfo2 *ci)
+{
+	uint32_t i;
+	for (i = 0; ci && ci->pAttachments && i < ci->attachmentCount; i++) {
+		VkAttachmentDescription2 *at = (VkAttachmentDescription2 *)&ci->pAttachments[i];
+		rpvk_layout_fix(&at->initialLayout);
+		rpvk_layout_fix(&at->finalLayout);
+	}
+}
+
+void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args)
+{
+	uint32_t i;
+	(void)r;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCreateRenderPass: {
+		sbt_vk_args_vkCreateRenderPass *a = args;
+		for (i = 0; a->pCreateInfo && a->pCreateInfo->pAttachments &&
+		            i < a->pCreateInfo->attachmentCount; i++) {
+			VkAttachmentDescription *at = (VkAttachmentDescription *)&a->pCreateInfo->pAttachments[i];
+			rpvk_layout_fix(&at->initialLayout);
+			rpvk_layout_fix(&at->finalLayout);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCreateRenderPass2:
+		rpvk_fix_rp2(((sbt_vk_args_vkCreateRenderPass2 *)args)->pCreateInfo);
+		break;
+	case SBT_VK_CMD_vkCreateRenderPass2KHR:
+		rpvk_fix_rp2(((sbt_vk_args_vkCreateRenderPass2KHR *)args)->pCreateInfo);
+		break;
+	case SBT_VK_CMD_vkCmdPipelineBarrier: {
+		sbt_vk_args_vkCmdPipelineBarrier *a = args;
+		rpvk_fix_barriers(a->imageMemoryBarrierCount, a->pImageMemoryBarriers);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWaitEvents: {
+		sbt_vk_args_vkCmdWaitEvents *a = args;
+		rpvk_fix_barriers(a->imageMemoryBarrierCount, a->pImageMemoryBarriers);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdPipelineBarrier2:
+		rpvk_fix_dependency(((sbt_vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo);
+		break;
+	case SBT_VK_CMD_vkCmdPipelineBarrier2KHR:
+		rpvk_fix_dependency(((sbt_vk_args_vkCmdPipelineBarrier2KHR *)args)->pDependencyInfo);
+		break;
+	case SBT_VK_CMD_vkCmdSetEvent2:
+		rpvk_fix_dependency(((sbt_vk_args_vkCmdSetEvent2 *)args)->pDependencyInfo);
+		break;
+	case SBT_VK_CMD_vkCmdSetEvent2KHR:
+		rpvk_fix_dependency(((sbt_vk_args_vkCmdSetEvent2KHR *)args)->pDependencyInfo);
+		break;
+	case SBT_VK_CMD_vkCmdWaitEvents2: {
+		sbt_vk_args_vkCmdWaitEvents2 *a = args;
+		for (i = 0; a->pDependencyInfos && i < a->eventCount; i++)
+			rpvk_fix_dependency(&a->pDependencyInfos[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWaitEvents2KHR: {
+		sbt_vk_args_vkCmdWaitEvents2KHR *a = args;
+		for (i = 0; a->pDependencyInfos && i < a->eventCount; i++)
+			rpvk_fix_dependency(&a->pDependencyInfos[i]);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- surfaces ------------------------------------------------------------------ */
+
+/* Every vkCreate*SurfaceKHR has (instance, info, allocator, pSurface) and a
+ * VkResult: only the output handle matters here. */
+#define RPVK_FAKE_SURFACE(name)                                                           \
+	rp_status rpvk_o_##name(rpvk *r, void *args)                                          \
+	{                                                                                     \
+		sbt_vk_args_##name *a = args;                                                     \
+		if (!a->pSurface || !*a->pSurface || a->ret != VK_SUCCESS)                        \
+			return RP_OK;                                                                 \
+		return rpvk_bind(r, VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)*a->pSurface, \
+		                 rpvk_fake_handle(r));                                            \
+	}
+
+RPVK_FAKE_SURFACE(vkCreateXcbSurfaceKHR)
+RPVK_FAKE_SURFACE(vkCreateXlibSurfaceKHR)
+RPVK_FAKE_SURFACE(vkCreateHeadlessSurfaceEXT)
+
+rp_status rpvk_o_vkDestroySurfaceKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroySurfaceKHR *a = args;
+	rpvk_forget(r, VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)a->surface);
+	return RP_OK;
+}
+
+#define RPVK_FROM_CAPTURE(name)                  \
+	rp_status rpvk_o_##name(rpvk *r, void *args) \
+	{                                            \
+		(void)r;                                 \
+		(void)args;                              \
+		return RP_OK;                            \
+	}
+
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfaceSupportKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfaceCapabilitiesKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfaceCapabilities2KHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfaceFormatsKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfaceFormats2KHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceSurfacePresentModesKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDevicePresentRectanglesKHR)
+RPVK_FROM_CAPTURE(vkGetDeviceGroupSurfacePresentModesKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXcbPresentationSupportKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXlibPresentationSupportKHR)
+RPVK_FROM_CAPTURE(vkGetSwapchainStatusKHR)
+
+/* ---- swapchains ------------------------------------------------------------------- */
+
+typedef struct rpvk_sc_ext {
+	rpvk_swapchain sc;
+	uint32_t families[RPVK_SC_MAX_FAMILIES];
+} rpvk_sc_ext;
+
+static rpvk_swapchain *rpvk_sc_find(rpvk *r, VkSwapchainKHR live)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->swapchains, VK_OBJECT_TYPE_SWAPCHAIN_KHR,
+	                                      (uint64_t)(uintptr_t)live);
+	return s ? (rpvk_swapchain *)(uintptr_t)s->val : NULL;
+}
+
+static void rpvk_sc_free(rpvk *r, rpvk_swapchain *sc)
+{
+	rpvk_device *dv = &r->dev[sc->dev];
+	uint32_t i;
+	for (i = 0; i < sc->count; i++) {
+		if (dv->live && sc->images && sc->images[i])
+			dv->t.DestroyImage(dv->live, sc->images[i], NULL);
+		if (dv->live && sc->memory && sc->memory[i])
+			dv->t.FreeMemory(dv->live, sc->memory[i], NULL);
+	}
+	free(sc->images);
+	free(sc->memory);
+	free(sc);
+}
+
+void rpvk_swapchain_destroy_all(rpvk *r, int dev)
+{
+	size_t i;
+	for (i = 0; i < r->swapchains.cap; i++) {
+		rpvk_map_slot *s = &r->swapchains.slots[i];
+		rpvk_swapchain *sc;
+		if (!s->type || s->type == RPVK_MAP_TOMB)
+			continue;
+		sc = (rpvk_swapchain *)(uintptr_t)s->val;
+		if (dev >= 0 && sc->dev != dev)
+			continue;
+		rpvk_sc_free(r, sc);
+		s->type = RPVK_MAP_TOMB;
+		r->swapchains.live--;
+	}
+}
+
+rp_status rpvk_o_vkCreateSwapchainKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkCreateSwapchainKHR *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
+	rpvk_sc_ext *x;
+	uint64_t fake;
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!a->pCreateInfo || !a->pSwapchain)
+		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
+	if (a->ret != VK_SUCCESS || !*a->pSwapchain)
+		return RP_OK; /* it failed at capture: nothing to make */
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return rpvk_nomem(r);
+	x->sc.dev = r->cur_dev;
+	x->sc.info = *a->pCreateInfo;
+	x->sc.info.pNext = NULL;
+	x->sc.info.oldSwapchain = VK_NULL_HANDLE;
+	if (x->sc.info.imageSharingMode == VK_SHARING_MODE_CONCURRENT && a->pCreateInfo->pQueueFamilyIndices &&
+	    x->sc.info.queueFamilyIndexCount <= RPVK_SC_MAX_FAMILIES) {
+		memcpy(x->families, a->pCreateInfo->pQueueFamilyIndices,
+		       x->sc.info.queueFamilyIndexCount * sizeof(uint32_t));
+		x->sc.info.pQueueFamilyIndices = x->families;
+	} else {
+		x->sc.info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
+		x->sc.info.queueFamilyIndexCount = 0;
+		x->sc.info.pQueueFamilyIndices = NULL;
+	}
+	fake = rpvk_fake_handle(r);
+	if (rpvk_map_put(&r->swapchains, VK_OBJECT_TYPE_SWAPCHAIN_KHR, fake, (uint64_t)(uintptr_t)&x->sc, 0) != 0) {
+		free(x);
+		return rpvk_nomem(r);
+	}
+	return rpvk_bind(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)*a->pSwapchain, fake);
+}
+
+rp_status rpvk_o_vkDestroySwapchainKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkDestroySwapchainKHR *a = args;
+	rpvk_swapchain *sc = rpvk_sc_find(r, a->swapchain);
+	if (!rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device))
+		return RP_ERR_BACKEND;
+	if (sc) {
+		r->dev[sc->dev].t.DeviceWaitIdle(r->dev[sc->dev].live);
+		rpvk_sc_free(r, sc);
+		rpvk_map_del(&r->swapchains, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)a->swapchain);
+	}
+	rpvk_forget(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)a->swapchain);
+	return RP_OK;
+}
+
+/* Make the swapchain's n plain images (once). */
+static rp_status rpvk_sc_images(rpvk *r, rpvk_swapchain *sc, uint32_t n)
+{
+	rpvk_device *dv = &r->dev[sc->dev];
+	rpvk_phys *p = &r->phys[dv->phys];
+	uint32_t i;
+	if (sc->images)
+		return n <= sc->count ? RP_OK
+		                      : rpvk_fail(r, RP_ERR_UNSUPPORTED, "the swapchain has %u images, the "
+		                                  "capture used index %u", sc->count, n - 1);
+	sc->images = calloc(n ? n : 1, sizeof(*sc->images));
+	sc->memory = calloc(n ? n : 1, sizeof(*sc->memory));
+	if (!sc->images || !sc->memory)
+		return rpvk_nomem(r);
+	sc->count = n;
+	for (i = 0; i < n; i++) {
+		VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+		VkMemoryRequirements req;
+		VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+		VkResult res;
+		int type;
+		ci.imageType = VK_IMAGE_TYPE_2D;
+		ci.format = sc->info.imageFormat;
+		ci.extent.width = sc->info.imageExtent.width;
+		ci.extent.height = sc->info.imageExtent.height;
+		ci.extent.depth = 1;
+		ci.mipLevels = 1;
+		ci.arrayLayers = sc->info.imageArrayLayers ? sc->info.imageArrayLayers : 1;
+		ci.samples = VK_SAMPLE_COUNT_1_BIT;
+		ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+		ci.usage = sc->info.imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+		ci.sharingMode = sc->info.imageSharingMode;
+		ci.queueFamilyIndexCount = sc->info.queueFamilyIndexCount;
+		ci.pQueueFamilyIndices = sc->info.pQueueFamilyIndices;
+		ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+		res = dv->t.CreateImage(dv->live, &ci, NULL, &sc->images[i]);
+		if (res != VK_SUCCESS)
+			return rpvk_fail(r, RP_ERR_BACKEND, "offscreen swapchain: vkCreateImage (%ux%u, "
+			                 "format %d) failed: %s", ci.extent.width, ci.extent.height,
+			                 (int)ci.format, rpvk_result_name(res));
+		dv->t.GetImageMemoryRequirements(dv->live, sc->images[i], &req);
+		type = rpvk_memory_type(p, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+		if (type < 0)
+			type = rpvk_memory_type(p, req.memoryTypeBits, 0);
+		if (type < 0)
+			return rpvk_fail(r, RP_ERR_BACKEND, "offscreen swapchain: no memory type for its images");
+		ai.allocationSize = req.size;
+		ai.memoryTypeIndex = (uint32_t)type;
+		res = dv->t.AllocateMemory(dv->live, &ai, NULL, &sc->memory[i]);
+		if (res == VK_SUCCESS)
+			res = dv->t.BindImageMemory(dv->live, sc->images[i], sc->memory[i], 0);
+		if (res != VK_SUCCESS)
+			return rpvk_fail(r, RP_ERR_BACKEND, "offscreen swapchain: image memory: %s",
+			                 rpvk_result_name(res));
+	}
+	return RP_OK;
+}
+
+rp_status rpvk_o_vkGetSwapchainImagesKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkGetSwapchainImagesKHR *a = args;
+	rpvk_swapchain *sc = rpvk_sc_find(r, a->swapchain);
+	uint32_t i, n;
+	rp_status st;
+	if (!rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device))
+		return RP_ERR_BACKEND;
+	if (!sc)
+		return rpvk_fail(r, RP_ERR_NOT_FOUND, "the swapchain was not created in this replay");
+	if (!a->pSwapchainImages || !a->pSwapchainImageCount || a->ret < 0)
+		return RP_OK; /* the count: answered from the capture */
+	n = *a->pSwapchainImageCount;
+	st = rpvk_sc_images(r, sc, n);
+	if (st != RP_OK)
+		return st;
+	for (i = 0; i < n; i++)
+		if (a->pSwapchainImages[i] &&
+		    rpvk_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
+		              (uint64_t)(uintptr_t)sc->images[i]) != RP_OK)
+			return rpvk_nomem(r);
+	return RP_OK;
+}
+
+/* An empty submit on the device's own queue: signal what acquire would. */
+static rp_status rpvk_signal(rpvk *r, rpvk_swapchain *sc, VkSemaphore sem, VkFence fence)
+{
+	rpvk_device *dv = &r->dev[sc->dev];
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkResult res;
+	if (!sem && !fence)
+		return RP_OK;
+	if (!dv->aux_queue)
+		return rpvk_fail(r, RP_ERR_BACKEND, "offscreen acquire: the device has no queue of ours");
+	si.signalSemaphoreCount = sem ? 1 : 0;
+	si.pSignalSemaphores = &sem;
+	res = dv->t.QueueSubmit(dv->aux_queue, 1, &si, fence);
+	if (res != VK_SUCCESS)
+		return rpvk_fail(r, RP_ERR_BACKEND, "offscreen acquire: empty submit failed: %s",
+		                 rpvk_result_name(res));
+	return RP_OK;
+}
+
+static rp_status rpvk_acquire(rpvk *r, VkDevice device, VkSwapchainKHR swapchain, VkSemaphore sem,
+                              VkFence fence, const uint32_t *index, VkResult cap_ret)
+{
+	rpvk_swapchain *sc = rpvk_sc_find(r, swapchain);
+	uint32_t need;
+	rp_status st;
+	if (!rpvk_dtable_for(r, (uint64_t)(uintptr_t)device))
+		return RP_ERR_BACKEND;
+	if (!sc)
+		return rpvk_fail(r, RP_ERR_NOT_FOUND, "the swapchain was not created in this replay");
+	if (cap_ret != VK_SUCCESS && cap_ret != VK_SUBOPTIMAL_KHR)
+		return RP_OK; /* nothing was acquired or signalled at capture */
+	if (!index)
+		return rpvk_fail(r, RP_ERR_DECODE, "no captured image index");
+	need = *index + 1 > sc->info.minImageCount ? *index + 1 : sc->info.minImageCount;
+	st = rpvk_sc_images(r, sc, sc->images ? *index + 1 : need);
+	if (st != RP_OK)
+		return st;
+	return rpvk_signal(r, sc, sem, fence);
+}
+
+rp_status rpvk_o_vkAcquireNextImageKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkAcquireNextImageKHR *a = args;
+	return rpvk_acquire(r, a->device, a->swapchain, a->semaphore, a->fence, a->pImageIndex, a->ret);
+}
+
+rp_status rpvk_o_vkAcquireNextImage2KHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkAcquireNextImage2KHR *a = args;
+	if (!a->pAcquireInfo)
+		return rpvk_fail(r, RP_ERR_DECODE, "no acquire info");
+	return rpvk_acquire(r, a->device, a->pAcquireInfo->swapchain, a->pAcquireInfo->semaphore,
+	                    a->pAcquireInfo->fence, a->pImageIndex, a->ret);
+}
+
+/* ---- screenshots -------------------------------------------------------------------- */
+
+static int rpvk_shot_wanted(const rpvk *r, uint64_t frame)
+{
+	size_t i;
+	for (i = 0; i < r->nshots; i++)
+		if (r->shots[i] == frame)
+			return 1;
+	return 0;
+}
+
+/* Byte order of a 4-byte pixel: 1 = BGRA, 0 = RGBA, -1 unsupported. */
+static int rpvk_shot_order(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_B8G8R8A8_UNORM:
+	case VK_FORMAT_B8G8R8A8_SRGB:
+		return 1;
+	case VK_FORMAT_R8G8B8A8_UNORM:
+	case VK_FORMAT_R8G8B8A8_SRGB:
+	case VK_FORMAT_A8B8G8R8_UNORM_PACK32:
+	case VK_FORMAT_A8B8G8R8_SRGB_PACK32:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static rp_status rpvk_write_ppm(rpvk *r, uint64_t frame, const uint8_t *px, uint32_t w, uint32_t h,
+                                int bgra)
+{
+	char path[1200];
+	uint8_t *row;
+	uint32_t x, y;
+	rp_status st = RP_OK;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/frame_%llu.ppm", r->shot_dir, (unsigned long long)frame);
+	f = fopen(path, "wb");
+	if (!f)
+		return rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot create %s: %s", path, strerror(errno));
+	row = malloc((size_t)w * 3 + 1);
+	if (!row) {
+		st = rpvk_nomem(r);
+		goto out_close;
+	}
+	fprintf(f, "P6\n%u %u\n255\n", w, h);
+	for (y = 0; y < h; y++) {
+		const uint8_t *s = px + (size_t)y * w * 4;
+		for (x = 0; x < w; x++) {
+			row[3 * x + 0] = s[4 * x + (bgra ? 2 : 0)];
+			row[3 * x + 1] = s[4 * x + 1];
+			row[3 * x + 2] = s[4 * x + (bgra ? 0 : 2)];
+		}
+		if (fwrite(row, 3, w, f) != w) {
+			st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: writing %s: %s", path, strerror(errno));
+			break;
+		}
+	}
+	free(row);
+out_close:
+	if (fclose(f) != 0 && st == RP_OK)
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: writing %s: %s", path, strerror(errno));
+	if (st == RP_OK)
+		r->shots_written++;
+	return st;
+}
+
+/* Copy image idx of sc (in GENERAL, its work finished) to a host buffer and
+ * write it as frame_N.ppm. */
+static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint64_t frame)
+{
+	rpvk_device *dv = &r->dev[sc->dev];
+	const rpvk_dtable *t = &dv->t;
+	uint32_t w = sc->info.imageExtent.width, h = sc->info.imageExtent.height;
+	VkDeviceSize size = (VkDeviceSize)w * h * 4;
+	VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+	VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+	VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+	VkImageMemoryBarrier ib = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+	VkBufferMemoryBarrier bb = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+	VkBufferImageCopy copy = {0};
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	VkMemoryRequirements req;
+	VkBuffer buf = VK_NULL_HANDLE;
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkFence fence = VK_NULL_HANDLE;
+	void *ptr = NULL;
+	int order = rpvk_shot_order(sc->info.imageFormat);
+	int type;
+	rp_status st = RP_OK;
+
+	if (order < 0) {
+		rpvk_warn(r, "screenshot of frame %llu skipped: image format %d is not 8-bit RGBA/BGRA",
+		          (unsigned long long)frame, (int)sc->info.imageFormat);
+		return RP_OK;
+	}
+	if (!dv->aux_queue)
+		return rpvk_fail(r, RP_ERR_BACKEND, "screenshot: the device has no queue of ours");
+	if (!dv->aux_pool) {
+		VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+		pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+		pi.queueFamilyIndex = dv->aux_family;
+		if (t->CreateCommandPool(dv->live, &pi, NULL, &dv->aux_pool) != VK_SUCCESS)
+			return rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot create a command pool");
+	}
+	bi.size = size;
+	bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+	if (t->CreateBuffer(dv->live, &bi, NULL, &buf) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot create a %llu-byte buffer",
+		               (unsigned long long)size);
+		goto out_free;
+	}
+	t->GetBufferMemoryRequirements(dv->live, buf, &req);
+	type = rpvk_memory_type(&r->phys[dv->phys], req.memoryTypeBits,
+	                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	ai.allocationSize = req.size;
+	ai.memoryTypeIndex = (uint32_t)type;
+	if (type < 0 || t->AllocateMemory(dv->live, &ai, NULL, &mem) != VK_SUCCESS ||
+	    t->BindBufferMemory(dv->live, buf, mem, 0) != VK_SUCCESS ||
+	    t->MapMemory(dv->live, mem, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: no host-visible memory for the copy");
+		goto out_free;
+	}
+	cai.commandPool = dv->aux_pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (t->AllocateCommandBuffers(dv->live, &cai, &cb) != VK_SUCCESS ||
+	    t->CreateFence(dv->live, &fi, NULL, &fence) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: cannot allocate a command buffer");
+		goto out_free;
+	}
+	begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	t->BeginCommandBuffer(cb, &begin);
+	ib.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+	ib.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	ib.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+	ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+	ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	ib.image = sc->images[idx];
+	ib.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	ib.subresourceRange.levelCount = 1;
+	ib.subresourceRange.layerCount = 1;
+	t->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+	                      0, NULL, 0, NULL, 1, &ib);
+	copy.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+	copy.imageSubresource.layerCount = 1;
+	copy.imageExtent.width = w;
+	copy.imageExtent.height = h;
+	copy.imageExtent.depth = 1;
+	t->CmdCopyImageToBuffer(cb, sc->images[idx], VK_IMAGE_LAYOUT_GENERAL, buf, 1, &copy);
+	bb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bb.buffer = buf;
+	bb.size = VK_WHOLE_SIZE;
+	t->CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL,
+	                      1, &bb, 0, NULL);
+	t->EndCommandBuffer(cb);
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (t->QueueSubmit(dv->aux_queue, 1, &si, fence) != VK_SUCCESS ||
+	    t->WaitForFences(dv->live, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS) {
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: the copy did not complete");
+		goto out_free;
+	}
+	st = rpvk_write_ppm(r, frame, ptr, w, h, order);
+out_free:
+	if (fence)
+		t->DestroyFence(dv->live, fence, NULL);
+	if (cb)
+		t->FreeCommandBuffers(dv->live, dv->aux_pool, 1, &cb);
+	if (buf)
+		t->DestroyBuffer(dv->live, buf, NULL);
+	if (mem)
+		t->FreeMemory(dv->live, mem, NULL);
+	return st;
+}
+
+/* ---- present ------------------------------------------------------------------------- */
+
+rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args)
+{
+	sbt_vk_args_vkQueuePresentKHR *a = args;
+	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->queue);
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	VkResult cap_ret = a->ret;
+	uint64_t frame;
+	uint32_t i;
+	rp_status st = RP_OK;
+
+	if (!t)
+		return RP_ERR_BACKEND;
+	if (!pi)
+		return rpvk_fail(r, RP_ERR_DECODE, "no present info");
+	frame = ++r->frames;
+	if (pi->waitSemaphoreCount && pi->pWaitSemaphores) {
+		VkPipelineStageFlags *stages = rpvk_scratch(r, pi->waitSemaphoreCount * sizeof(*stages));
+		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+		VkResult res;
+		if (!stages)
+			return rpvk_nomem(r);
+		for (i = 0; i < pi->waitSemaphoreCount; i++)
+			stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+		si.waitSemaphoreCount = pi->waitSemaphoreCount;
+		si.pWaitSemaphores = pi->pWaitSemaphores;
+		si.pWaitDstStageMask = stages;
+		res = t->QueueSubmit(a->queue, 1, &si, VK_NULL_HANDLE);
+		if (res != VK_SUCCESS)
+			return rpvk_fail(r, RP_ERR_BACKEND, "offscreen present: empty submit failed: %s",
+			                 rpvk_result_name(res));
+	}
+	if (rpvk_shot_wanted(r, frame) && pi->swapchainCount && pi->pSwapchains && pi->pImageIndices) {
+		rpvk_swapchain *sc = rpvk_sc_find(r, pi->pSwapchains[0]);
+		uint32_t idx = pi->pImageIndices[0];
+		if (!sc || !sc->images || idx >= sc->count)
+			return rpvk_fail(r, RP_ERR_BACKEND, "screenshot of frame %llu: image %u of the "
+			                 "swapchain does not exist here", (unsigned long long)frame, idx);
+		t->QueueWaitIdle(a->queue);
+		st = rpvk_screenshot(r, sc, idx, frame);
+	}
+	for (i = 0; pi->pResults && i < pi->swapchainCount; i++)
+		pi->pResults[i] = VK_SUCCESS;
+	a->ret = VK_SUCCESS;
+	rpvk_result(r, cap_ret, a->ret);
+	return st;
+}
