@@ -115,3 +115,60 @@ SELFTEST_LEN_SOURCES = {
     "rasterizationSamples": "(VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7))",
     "samples": "(VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7))",
 }
+
+
+# ---- the capture layer -------------------------------------------------------
+
+# The layer (scripts/vkgen/layer.py): commands whose wrappers are written by
+# hand in layers/vulkan/vkl_*.c (chain setup, enumeration filters, tool
+# properties, mapped memory, submits, presents and frames, waits).
+LAYER_HANDWRITTEN = (
+    "vkCreateInstance", "vkDestroyInstance",
+    "vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceLayerProperties",
+    "vkGetInstanceProcAddr", "vkGetDeviceProcAddr",
+    "vkCreateDevice", "vkDestroyDevice",
+    "vkEnumerateDeviceExtensionProperties", "vkEnumerateDeviceLayerProperties",
+    "vkGetPhysicalDeviceToolProperties", "vkGetPhysicalDeviceToolPropertiesEXT",
+    "vkGetPhysicalDeviceProperties",
+    "vkGetPhysicalDeviceProperties2", "vkGetPhysicalDeviceProperties2KHR",
+    "vkGetPhysicalDeviceFeatures2", "vkGetPhysicalDeviceFeatures2KHR",
+    "vkAllocateMemory", "vkFreeMemory", "vkMapMemory", "vkUnmapMemory",
+    "vkFlushMappedMemoryRanges", "vkInvalidateMappedMemoryRanges",
+    "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",
+    "vkQueuePresentKHR",
+    "vkWaitForFences", "vkGetFenceStatus", "vkQueueWaitIdle", "vkDeviceWaitIdle",
+    "vkWaitSemaphores", "vkWaitSemaphoresKHR",
+    "vkQueueInsertDebugUtilsLabelEXT",
+)
+
+# Recorded BEFORE they are passed down: another thread can observe their
+# effect before they return; every vkDestroy*/vkFree* too (a destroyed
+# handle value can come back from another thread's create before the
+# destroy returns).  The hand-written submit/present/unmap/flush wrappers
+# do the same.
+LAYER_RECORD_BEFORE = (
+    "vkSetEvent", "vkResetEvent", "vkSignalSemaphore", "vkSignalSemaphoreKHR",
+    "vkResetFences", "vkResetCommandPool", "vkResetDescriptorPool",
+    "vkResetQueryPool", "vkResetQueryPoolEXT",
+)
+LAYER_RECORD_BEFORE_PREFIXES = ("vkDestroy", "vkFree")
+
+# Records flagged CAP_REC_WORK (a host stack under TRACESMITH_STACKS=work).
+LAYER_WORK = (
+    "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",
+    "vkQueuePresentKHR", "vkAllocateMemory", "vkFreeMemory", "vkMapMemory",
+    "vkUnmapMemory", "vkFlushMappedMemoryRanges", "vkInvalidateMappedMemoryRanges",
+)
+
+# Extensions the layer refuses although the codec could encode their calls:
+# their data reaches the device without passing through the layer, so a
+# trace of them could not be replayed.  Hidden from enumeration, refused by
+# vkCreateDevice/vkCreateInstance (layers/vulkan/vkl_layer.c).
+LAYER_REFUSED_EXTENSIONS = {
+    "VK_EXT_external_memory_host": "host pointers bypass the shadow mapping",
+    "VK_KHR_external_memory_fd": "memory contents come from another process",
+    "VK_EXT_external_memory_dma_buf": "memory contents come from another process",
+    "VK_KHR_external_semaphore_fd": "semaphore state comes from another process",
+    "VK_KHR_external_fence_fd": "fence state comes from another process",
+    "VK_EXT_image_drm_format_modifier": "only useful with imported memory",
+}

@@ -1,0 +1,208 @@
+/*
+ * vkl.h - VK_LAYER_tracesmith internals (prefix vkl_).
+ *
+ * The layer sits between the loader and the next layer or driver.  Every
+ * entry point finds its instance or device from the dispatchable handle's
+ * loader key (the loader's dispatch pointer stored in the first word of
+ * every VkInstance, VkPhysicalDevice, VkDevice, VkQueue, VkCommandBuffer),
+ * calls down through the generated table, encodes the call with the codec
+ * (serializer/sbt_vk.h) into a per-thread buffer and records it with the
+ * capture runtime (capture/cap.h).
+ *
+ * Files: vkl_layer.c (negotiation, chain setup, vkGet*ProcAddr, extension
+ * and layer enumeration, tool properties, feature and property filters),
+ * vkl_map.c (loader key -> instance/device), vkl_objects.c (live objects
+ * and their creation records), vkl_memory.c (mapped memory: shadow and
+ * reference copies, host writes, checkpoints), vkl_queue.c (submits,
+ * present and frames, fences and idles), vkl_record.c (encoding and
+ * recording), generated/ (dispatch tables, the other wrappers).
+ *
+ * State: one process-wide struct (vkl_g, vkl_layer.c), set up once with
+ * pthread_once; instances and devices live in vkl_map (lock-free reads, a
+ * mutex for inserts and removals); everything else is per object with its
+ * own lock, or per thread.
+ */
+#ifndef VKL_H
+#define VKL_H
+
+#define VK_NO_PROTOTYPES 1 /* the layer must never call the loader's exports */
+#define VK_USE_PLATFORM_XLIB_KHR 1
+#define VK_USE_PLATFORM_XCB_KHR 1
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+#include <vulkan/vk_layer.h>
+
+#include "capture/cap.h"
+#include "layers/vulkan/generated/vkl_dispatch.h"
+
+#define VKL_LAYER_NAME "VK_LAYER_tracesmith"
+#define VKL_LAYER_DESCRIPTION "TraceSmith capture: records every Vulkan call into an SBT trace"
+#define VKL_TOOL_NAME "TraceSmith"
+#define VKL_TOOL_VERSION "0.1"
+/* The newest API this layer's vk.xml knows; drivers reporting more are
+ * clamped to it so the application never uses what we cannot record. */
+#define VKL_API_VERSION VK_HEADER_VERSION_COMPLETE
+
+/* ---- instances and devices --------------------------------------------- */
+
+typedef struct vkl_instance {
+	vkl_instance_table table; /* first: the generated wrappers use it */
+	VkInstance handle;
+	PFN_vkGetInstanceProcAddr next_gipa;
+	uint32_t api_version; /* the application's, from VkApplicationInfo */
+} vkl_instance;
+
+struct vkl_memory;
+
+typedef struct vkl_device {
+	vkl_device_table table; /* first: the generated wrappers use it */
+	VkDevice handle;
+	VkPhysicalDevice physical;
+	vkl_instance *instance;
+	PFN_vkGetDeviceProcAddr next_gdpa;
+	VkPhysicalDeviceMemoryProperties mem_props;
+	int can_present; /* VK_KHR_swapchain enabled */
+	/* Mapped memory objects of this device (vkl_memory.c), under map_mu. */
+	pthread_mutex_t map_mu;
+	struct vkl_memory *mapped;
+	_Atomic(uint64_t) submits; /* queue submissions so far */
+} vkl_device;
+
+/* Loader key of a dispatchable handle. */
+static inline void *vkl_key(const void *dispatchable)
+{
+	return *(void *const *)dispatchable;
+}
+
+/* vkl_map.c: key -> object, lock-free lookup. */
+int vkl_map_insert(void *key, void *value);
+void vkl_map_remove(void *key);
+void *vkl_map_find(void *key);
+
+/* Instance of a VkInstance or VkPhysicalDevice; device of a VkDevice, VkQueue
+ * or VkCommandBuffer.  The handle must be live (the application's promise);
+ * an unknown one is a loader bug, reported and fatal. */
+vkl_instance *vkl_instance_get(const void *dispatchable);
+vkl_device *vkl_device_get(const void *dispatchable);
+
+/* ---- process-wide state (vkl_layer.c) ------------------------------------ */
+
+typedef struct vkl_config {
+	int disabled;           /* TRACESMITH_DISABLE=1: pure pass-through */
+	uint32_t frame_submits; /* TRACESMITH_VK_FRAME_SUBMITS: for devices that
+	                           cannot present, a frame ends every N submits
+	                           (default 1; 0 = never) */
+} vkl_config;
+
+const vkl_config *vkl_config_get(void);
+
+/* ---- what the application may see (vkl_layer.c) ------------------------ */
+
+/* 1 when the layer can record the extension (the codec carries it and the
+ * layer does not refuse it: see vkl_ext_refused). */
+int vkl_extension_visible(const char *name);
+/* The reason an extension is hidden, for the log line; NULL if visible. */
+const char *vkl_extension_hidden_reason(const char *name);
+/* Unlink, from a pNext chain the application passes to a query, the
+ * structures the codec does not carry; vkl_chain_restore relinks them.
+ * At most VKL_CHAIN_MAX are removed. */
+#define VKL_CHAIN_MAX 32
+typedef struct vkl_chain_cut {
+	VkBaseOutStructure *prev[VKL_CHAIN_MAX];
+	VkBaseOutStructure *cut[VKL_CHAIN_MAX];
+	int n;
+} vkl_chain_cut;
+void vkl_chain_strip(void *head, vkl_chain_cut *cut, const char *what);
+void vkl_chain_restore(vkl_chain_cut *cut);
+
+/* ---- recording (vkl_record.c) ------------------------------------------- */
+
+/* 1 while the capture runtime records (starts it on first use). */
+int vkl_recording(void);
+/* Encode and record one call; returns its seq (0 when not recorded).
+ * flags: CAP_REC_WORK or 0. */
+uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args);
+/* The same for the commands whose pData layout only a descriptor update
+ * template defines: template_len bytes of it are recorded. */
+uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_t template_len);
+/* vulkan.tsResult for call `seq` recorded before it ran: result, and the
+ * payload again (outputs after the call) when args is not NULL. */
+void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *args);
+/* vulkan.tsMemoryWrite; returns its seq. */
+uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
+                               uint64_t size);
+/* Register the record types (idempotent). */
+void vkl_record_register(void);
+
+/* ---- live objects (vkl_objects.c) --------------------------------------- */
+
+/* Every object the application created, from process start: its type, the
+ * seq of the record that created it (0 when not recording), its parent
+ * (pool, swapchain, device or instance; 0 for none) and layer data.
+ * Sharded by handle: creates and destroys on different shards never
+ * contend; the vkCmd* path never touches it. */
+typedef struct vkl_object {
+	uint64_t handle;
+	VkObjectType type;
+	uint64_t create_seq;
+	uint64_t parent;
+	void *data; /* layer state owned by the entry's user (vkl_memory for memory) */
+} vkl_object;
+
+void vkl_objects_add(VkObjectType type, uint64_t handle, uint64_t create_seq,
+                     uint64_t parent, void *data);
+/* Copies the entry out; 0 when not found. */
+int vkl_objects_find(VkObjectType type, uint64_t handle, vkl_object *out);
+/* Removes the entry and, recursively, every entry whose parent it is. */
+void vkl_objects_remove(VkObjectType type, uint64_t handle);
+/* Removes every entry whose parent is `parent` (and theirs), keeping it. */
+void vkl_objects_remove_children(uint64_t parent);
+size_t vkl_objects_count(void);
+
+/* Descriptor update templates: the byte length of the pData they read. */
+void vkl_template_created(const VkDescriptorUpdateTemplateCreateInfo *info,
+                          VkDescriptorUpdateTemplate tmpl, uint64_t seq, uint64_t parent);
+size_t vkl_template_data_len(VkDescriptorUpdateTemplate tmpl);
+
+/* ---- mapped memory (vkl_memory.c) --------------------------------------- */
+
+void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAllocateInfo *info,
+                          uint64_t seq);
+void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem);
+/* The device is gone: forget its mappings. */
+void vkl_memory_device_gone(vkl_device *d);
+/* Gives the application a shadow of the real mapping (*pp_data in, out). */
+VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                           VkDeviceSize size, void **pp_data);
+/* After vkMapMemory's record `seq`: checkpoint the whole new mapping when
+ * the device may have written the memory since it was allocated (a submit
+ * happened since).  Returns 1 when it did. */
+int vkl_memory_map_checkpoint(vkl_device *d, VkDeviceMemory mem, uint64_t seq);
+/* Publish the host writes and drop the shadow (before vkUnmapMemory). */
+void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem);
+/* Publish host writes (record them, copy them to the real mapping): of
+ * every mapped object of d (mem VK_NULL_HANDLE), or of one object's range. */
+void vkl_memory_publish(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                        VkDeviceSize size);
+/* The program can observe device results now: publish host writes, take
+ * device writes into the shadow and reference copies, and checkpoint the
+ * mapped ranges as results of call `seq` (all of d, or one range). */
+void vkl_memory_observe(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                        VkDeviceSize size, uint64_t seq);
+
+/* ---- frames (vkl_queue.c) ----------------------------------------------- */
+
+/* Frame N ends at the N-th vkQueuePresentKHR.  A device that cannot present
+ * ends one every vkl_config.frame_submits submits, until the application
+ * inserts a queue debug-utils label named "frame": from then on each such
+ * label ends one. */
+void vkl_frame_after_submit(const vkl_device *d);
+void vkl_frame_after_present(void);
+void vkl_frame_after_label(const char *label);
+
+#endif /* VKL_H */

@@ -1,0 +1,352 @@
+/*
+ * vkl_memory.c - mapped memory: record what the host wrote, and only that.
+ *
+ * vkMapMemory hands the application a shadow copy of the driver's mapping
+ * and keeps a reference copy of what the application last saw.  Three
+ * copies of each mapped range then say who wrote what:
+ *
+ *   shadow != reference   the host wrote those bytes since the last sync;
+ *   real   != reference   the device wrote them (the real mapping is only
+ *                         written by the device and by us).
+ *
+ * Publish (before vkQueueSubmit*, vkQueueBindSparse, vkFlushMappedMemoryRanges,
+ * vkUnmapMemory, and at every observation point): each run of bytes where
+ * shadow != reference is copied once, recorded as a blob with a
+ * vulkan.tsMemoryWrite record, and written into the real mapping and the
+ * reference.  Only the bytes that differ are written to the real mapping:
+ * two runs are merged across a gap only where the gap's real bytes still
+ * equal the reference, so a device write next to a host write is never
+ * overwritten with stale bytes (in the capture or in the replay).
+ *
+ * Observe (fence wait and status, queue and device idle, semaphore wait,
+ * invalidate: points where the program can see device results): publish,
+ * then copy each run where real != reference into the shadow and the
+ * reference, so device-written bytes never look like host writes, and
+ * record a checkpoint (hash) of those runs as the result of the call.  A
+ * mapping made after the device may have written the memory is
+ * checkpointed whole at vkMapMemory.
+ *
+ * Locking: the device's map_mu guards its list of mapped objects; each
+ * object's mu serialises syncs of its mapping (submits and waits on
+ * different threads).  The command-recording path never comes here.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "layers/vulkan/vkl.h"
+#include "serializer/sbt_vk.h"
+
+/* Runs closer than this are recorded as one write (when the gap allows). */
+#define VKL_MEM_MERGE_GAP 32
+/* Most checkpoints one mapping gets at one observation; more runs are
+ * covered by one checkpoint from the first to the last. */
+#define VKL_MEM_MAX_CHECKPOINTS 16
+
+typedef struct vkl_memory {
+	struct vkl_memory *next_mapped; /* in the device's list, under map_mu */
+	VkDeviceMemory handle;
+	VkDeviceSize size;
+	VkMemoryPropertyFlags flags;
+	uint64_t alloc_submits; /* device submit count when allocated */
+	pthread_mutex_t mu;
+	/* the mapping, when mapped */
+	VkDeviceSize map_offset;
+	size_t map_size;
+	uint8_t *real;   /* the driver's pointer */
+	uint8_t *shadow; /* the application's */
+	uint8_t *ref;    /* what the application last saw or wrote */
+	void *shadow_base;
+	size_t shadow_len;
+	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
+} vkl_memory;
+
+static vkl_memory *vkl_mem_find(VkDeviceMemory mem)
+{
+	vkl_object o;
+	if (!vkl_objects_find(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem, &o))
+		return NULL;
+	return o.data;
+}
+
+void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAllocateInfo *info,
+                          uint64_t seq)
+{
+	vkl_memory *m = calloc(1, sizeof(*m));
+	if (!m) {
+		CAP_ERROR("Vulkan layer: out of memory tracking VkDeviceMemory 0x%llx",
+		          (unsigned long long)(uintptr_t)mem);
+		return;
+	}
+	m->handle = mem;
+	m->size = info->allocationSize;
+	if (info->memoryTypeIndex < d->mem_props.memoryTypeCount)
+		m->flags = d->mem_props.memoryTypes[info->memoryTypeIndex].propertyFlags;
+	m->alloc_submits = atomic_load(&d->submits);
+	pthread_mutex_init(&m->mu, NULL);
+	vkl_objects_add(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem, seq,
+	                (uint64_t)(uintptr_t)d->handle, m);
+}
+
+/* Called with d->map_mu held. */
+static void vkl_mem_unlink(vkl_device *d, vkl_memory *m)
+{
+	vkl_memory **pp;
+	for (pp = &d->mapped; *pp; pp = &(*pp)->next_mapped) {
+		if (*pp == m) {
+			*pp = m->next_mapped;
+			break;
+		}
+	}
+	m->next_mapped = NULL;
+}
+
+static void vkl_mem_drop_mapping(vkl_memory *m)
+{
+	if (m->shadow_base)
+		munmap(m->shadow_base, m->shadow_len);
+	free(m->ref);
+	free(m->tmp);
+	m->shadow_base = NULL;
+	m->shadow = m->ref = m->real = m->tmp = NULL;
+	m->map_size = 0;
+}
+
+void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	vkl_objects_remove(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem);
+	if (!m)
+		return;
+	pthread_mutex_lock(&d->map_mu);
+	vkl_mem_unlink(d, m);
+	pthread_mutex_unlock(&d->map_mu);
+	vkl_mem_drop_mapping(m);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+void vkl_memory_device_gone(vkl_device *d)
+{
+	pthread_mutex_lock(&d->map_mu);
+	while (d->mapped) {
+		vkl_memory *m = d->mapped;
+		d->mapped = m->next_mapped;
+		vkl_mem_drop_mapping(m);
+	}
+	pthread_mutex_unlock(&d->map_mu);
+}
+
+VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                           VkDeviceSize size, void **pp_data)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t lead;
+	void *base;
+	if (!m) /* allocated before the layer could see it: leave it alone */
+		return VK_SUCCESS;
+	if (size == VK_WHOLE_SIZE)
+		size = m->size > offset ? m->size - offset : 0;
+	/* (shadow - offset) stays a multiple of the page size, so the
+	 * application sees the alignment minMemoryMapAlignment promises. */
+	lead = (size_t)(offset % (VkDeviceSize)page);
+	m->shadow_len = lead + (size_t)size;
+	if (m->shadow_len == 0)
+		m->shadow_len = 1;
+	base = mmap(NULL, m->shadow_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		goto out_nomem;
+	m->shadow_base = base;
+	m->shadow = (uint8_t *)base + lead;
+	m->ref = malloc(size ? (size_t)size : 1);
+	m->tmp = malloc(size ? (size_t)size : 1);
+	if (!m->ref || !m->tmp)
+		goto out_drop;
+	m->real = *pp_data;
+	m->map_offset = offset;
+	m->map_size = (size_t)size;
+	memcpy(m->shadow, m->real, m->map_size);
+	memcpy(m->ref, m->real, m->map_size);
+	pthread_mutex_lock(&d->map_mu);
+	m->next_mapped = d->mapped;
+	d->mapped = m;
+	pthread_mutex_unlock(&d->map_mu);
+	*pp_data = m->shadow;
+	return VK_SUCCESS;
+
+out_drop:
+	vkl_mem_drop_mapping(m);
+out_nomem:
+	CAP_ERROR("Vulkan layer: no memory for a shadow of %llu mapped bytes",
+	          (unsigned long long)size);
+	return VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+int vkl_memory_map_checkpoint(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	if (!m || !m->shadow || atomic_load(&d->submits) == m->alloc_submits)
+		return 0;
+	cap_checkpoint(seq, (uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
+	return 1;
+}
+
+/* Length of the run of differing bytes starting at i (a[i] != b[i]). */
+static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+	size_t j = i + 1;
+	while (j < n && a[j] != b[j])
+		j++;
+	return j - i;
+}
+
+/* First index >= i where a and b differ, or n. */
+static size_t vkl_mem_next_diff(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+	while (i < n && (i & 63)) {
+		if (a[i] != b[i])
+			return i;
+		i++;
+	}
+	while (i + 64 <= n && memcmp(a + i, b + i, 64) == 0)
+		i += 64;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Host writes of one mapping: called with m->mu held. */
+static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
+{
+	size_t i = vkl_mem_next_diff(m->shadow, m->ref, lo, hi);
+	while (i < hi) {
+		size_t end = i + vkl_mem_run(m->shadow, m->ref, i, hi), next, len;
+		/* extend over short gaps whose real bytes the device left alone */
+		for (;;) {
+			next = vkl_mem_next_diff(m->shadow, m->ref, end, hi);
+			if (next >= hi || next - end > VKL_MEM_MERGE_GAP ||
+			    memcmp(m->real + end, m->ref + end, next - end) != 0)
+				break;
+			end = next + vkl_mem_run(m->shadow, m->ref, next, hi);
+		}
+		len = end - i;
+		/* one copy: what is recorded is exactly what reaches the device */
+		memcpy(m->tmp + i, m->shadow + i, len);
+		vkl_emit_memory_write((uint64_t)(uintptr_t)m->handle, m->map_offset + i, m->tmp + i, len);
+		memcpy(m->real + i, m->tmp + i, len);
+		memcpy(m->ref + i, m->tmp + i, len);
+		i = next;
+	}
+}
+
+/* Device writes of one mapping into shadow and reference, and their
+ * checkpoints: called with m->mu held. */
+static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq)
+{
+	size_t runs[VKL_MEM_MAX_CHECKPOINTS][2];
+	size_t nruns = 0, first = hi, last = lo, r;
+	size_t i = vkl_mem_next_diff(m->real, m->ref, lo, hi);
+	while (i < hi) {
+		size_t end = i + vkl_mem_run(m->real, m->ref, i, hi), next;
+		for (;;) {
+			next = vkl_mem_next_diff(m->real, m->ref, end, hi);
+			if (next >= hi || next - end > VKL_MEM_MERGE_GAP)
+				break;
+			end = next + vkl_mem_run(m->real, m->ref, next, hi);
+		}
+		/* the shadow only where the device wrote: host bytes around stay */
+		memcpy(m->tmp + i, m->real + i, end - i);
+		for (r = i; r < end; r++) {
+			if (m->ref[r] != m->tmp[r]) {
+				m->shadow[r] = m->tmp[r];
+				m->ref[r] = m->tmp[r];
+			}
+		}
+		if (nruns < VKL_MEM_MAX_CHECKPOINTS) {
+			runs[nruns][0] = i;
+			runs[nruns][1] = end;
+		}
+		nruns++;
+		if (i < first)
+			first = i;
+		last = end;
+		i = next;
+	}
+	if (nruns == 0)
+		return;
+	if (nruns > VKL_MEM_MAX_CHECKPOINTS) {
+		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + first,
+		               m->ref + first, last - first);
+		return;
+	}
+	for (r = 0; r < nruns; r++)
+		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + runs[r][0],
+		               m->ref + runs[r][0], runs[r][1] - runs[r][0]);
+}
+
+/* [lo, hi) of the mapping that a range of the memory object covers. */
+static int vkl_mem_clip(const vkl_memory *m, VkDeviceSize offset, VkDeviceSize size, size_t *lo,
+                        size_t *hi)
+{
+	VkDeviceSize a, b, end;
+	if (!m->shadow)
+		return 0;
+	end = m->map_offset + m->map_size;
+	a = offset > m->map_offset ? offset : m->map_offset;
+	b = (size == VK_WHOLE_SIZE || offset + size > end) ? end : offset + size;
+	if (a >= b)
+		return 0;
+	*lo = (size_t)(a - m->map_offset);
+	*hi = (size_t)(b - m->map_offset);
+	return 1;
+}
+
+typedef enum { VKL_MEM_PUBLISH, VKL_MEM_OBSERVE } vkl_mem_op;
+
+static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                          VkDeviceSize size, vkl_mem_op op, uint64_t seq)
+{
+	vkl_memory *m;
+	pthread_mutex_lock(&d->map_mu);
+	for (m = d->mapped; m; m = m->next_mapped) {
+		size_t lo, hi;
+		if (mem != VK_NULL_HANDLE && m->handle != mem)
+			continue;
+		pthread_mutex_lock(&m->mu);
+		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
+			vkl_mem_publish_locked(m, lo, hi);
+			if (op == VKL_MEM_OBSERVE)
+				vkl_mem_observe_locked(m, lo, hi, seq);
+		}
+		pthread_mutex_unlock(&m->mu);
+	}
+	pthread_mutex_unlock(&d->map_mu);
+}
+
+void vkl_memory_publish(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                        VkDeviceSize size)
+{
+	vkl_mem_apply(d, mem, offset, size, VKL_MEM_PUBLISH, 0);
+}
+
+void vkl_memory_observe(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
+                        VkDeviceSize size, uint64_t seq)
+{
+	vkl_mem_apply(d, mem, offset, size, VKL_MEM_OBSERVE, seq);
+}
+
+void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	if (!m || !m->shadow)
+		return;
+	pthread_mutex_lock(&d->map_mu);
+	vkl_mem_unlink(d, m);
+	pthread_mutex_unlock(&d->map_mu);
+	pthread_mutex_lock(&m->mu);
+	vkl_mem_publish_locked(m, 0, m->map_size);
+	vkl_mem_drop_mapping(m);
+	pthread_mutex_unlock(&m->mu);
+}

@@ -1,0 +1,420 @@
+/*
+ * vkl_queue.c - the hand-written wrappers around memory, submission,
+ * presentation and waiting, and the frame counter.
+ *
+ * Ordering: a submit, sparse bind or present is recorded BEFORE it is
+ * passed down (another thread can see its effect, a signalled fence say,
+ * before it returns), after the host writes it publishes; a vulkan.tsResult
+ * follows when it did not return VK_SUCCESS (or had outputs).  Waits are
+ * recorded after they return, then the mapped memory is observed with the
+ * wait's seq (vkl_memory.c).  Memory calls carry CAP_REC_WORK.
+ *
+ * Frames: a process-wide count.  Frame N ends right after the N-th
+ * vkQueuePresentKHR record.  A device created without VK_KHR_swapchain
+ * can never present: its submits end a frame every
+ * TRACESMITH_VK_FRAME_SUBMITS (default 1) until a queue debug-utils label
+ * named "frame" is inserted; from then on only those labels do.
+ */
+#include <string.h>
+
+#include "layers/vulkan/vkl.h"
+#include "serializer/sbt_vk.h"
+
+#define VKL_FRAME_LABEL "frame"
+
+static struct {
+	_Atomic(uint64_t) frames;  /* frames ended */
+	_Atomic(uint64_t) submits; /* submits on devices that cannot present */
+	_Atomic(int) labels;       /* a "frame" label was seen */
+} vkl_q;
+
+static int vkl_on(void)
+{
+	return !vkl_config_get()->disabled;
+}
+
+void vkl_frame_after_present(void)
+{
+	cap_frame_end(atomic_fetch_add(&vkl_q.frames, 1) + 1);
+}
+
+void vkl_frame_after_submit(const vkl_device *d)
+{
+	uint32_t every = vkl_config_get()->frame_submits;
+	if (d->can_present || every == 0 || atomic_load(&vkl_q.labels))
+		return;
+	if ((atomic_fetch_add(&vkl_q.submits, 1) + 1) % every == 0)
+		cap_frame_end(atomic_fetch_add(&vkl_q.frames, 1) + 1);
+}
+
+void vkl_frame_after_label(const char *label)
+{
+	if (!label || strcmp(label, VKL_FRAME_LABEL) != 0)
+		return;
+	atomic_store(&vkl_q.labels, 1);
+	cap_frame_end(atomic_fetch_add(&vkl_q.frames, 1) + 1);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkAllocateMemory(VkDevice device,
+                                                      const VkMemoryAllocateInfo *pAllocateInfo,
+                                                      const VkAllocationCallbacks *pAllocator,
+                                                      VkDeviceMemory *pMemory)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.AllocateMemory(device, pAllocateInfo, pAllocator, pMemory);
+	if (vkl_on()) {
+		sbt_vk_args_vkAllocateMemory a;
+		uint64_t seq;
+		a.device = device;
+		a.pAllocateInfo = pAllocateInfo;
+		a.pAllocator = pAllocator;
+		a.pMemory = pMemory;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkAllocateMemory, CAP_REC_WORK, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_allocated(d, *pMemory, pAllocateInfo, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR void VKAPI_CALL vkl_o_vkFreeMemory(VkDevice device, VkDeviceMemory memory,
+                                              const VkAllocationCallbacks *pAllocator)
+{
+	vkl_device *d = vkl_device_get(device);
+	if (vkl_on() && memory) {
+		sbt_vk_args_vkFreeMemory a;
+		a.device = device;
+		a.memory = memory;
+		a.pAllocator = pAllocator;
+		vkl_emit(SBT_VK_CMD_vkFreeMemory, CAP_REC_WORK, &a);
+		vkl_memory_freed(d, memory);
+	}
+	d->table.FreeMemory(device, memory, pAllocator);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkMapMemory(VkDevice device, VkDeviceMemory memory,
+                                                 VkDeviceSize offset, VkDeviceSize size,
+                                                 VkMemoryMapFlags flags, void **ppData)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.MapMemory(device, memory, offset, size, flags, ppData);
+	if (vkl_on()) {
+		sbt_vk_args_vkMapMemory a;
+		uint64_t seq;
+		if (ret == VK_SUCCESS) {
+			VkResult sret = vkl_memory_mapped(d, memory, offset, size, ppData);
+			if (sret != VK_SUCCESS) {
+				d->table.UnmapMemory(device, memory);
+				ret = sret;
+			}
+		}
+		a.device = device;
+		a.memory = memory;
+		a.offset = offset;
+		a.size = size;
+		a.flags = flags;
+		a.ppData = ppData;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkMapMemory, CAP_REC_WORK, &a);
+		if (ret == VK_SUCCESS && seq)
+			vkl_memory_map_checkpoint(d, memory, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR void VKAPI_CALL vkl_o_vkUnmapMemory(VkDevice device, VkDeviceMemory memory)
+{
+	vkl_device *d = vkl_device_get(device);
+	if (vkl_on()) {
+		sbt_vk_args_vkUnmapMemory a;
+		vkl_memory_unmapping(d, memory);
+		a.device = device;
+		a.memory = memory;
+		vkl_emit(SBT_VK_CMD_vkUnmapMemory, CAP_REC_WORK, &a);
+	}
+	d->table.UnmapMemory(device, memory);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkFlushMappedMemoryRanges(
+	VkDevice device, uint32_t memoryRangeCount, const VkMappedMemoryRange *pMemoryRanges)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret;
+	uint64_t seq = 0;
+	uint32_t i;
+	if (vkl_on()) {
+		sbt_vk_args_vkFlushMappedMemoryRanges a;
+		for (i = 0; i < memoryRangeCount; i++)
+			vkl_memory_publish(d, pMemoryRanges[i].memory, pMemoryRanges[i].offset,
+			                   pMemoryRanges[i].size);
+		a.device = device;
+		a.memoryRangeCount = memoryRangeCount;
+		a.pMemoryRanges = pMemoryRanges;
+		a.ret = VK_SUCCESS;
+		seq = vkl_emit(SBT_VK_CMD_vkFlushMappedMemoryRanges, CAP_REC_WORK, &a);
+	}
+	ret = d->table.FlushMappedMemoryRanges(device, memoryRangeCount, pMemoryRanges);
+	if (ret != VK_SUCCESS)
+		vkl_emit_result(seq, ret, SBT_VK_CMD_vkFlushMappedMemoryRanges, NULL);
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
+	VkDevice device, uint32_t memoryRangeCount, const VkMappedMemoryRange *pMemoryRanges)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.InvalidateMappedMemoryRanges(device, memoryRangeCount, pMemoryRanges);
+	uint32_t i;
+	if (vkl_on()) {
+		sbt_vk_args_vkInvalidateMappedMemoryRanges a;
+		uint64_t seq;
+		a.device = device;
+		a.memoryRangeCount = memoryRangeCount;
+		a.pMemoryRanges = pMemoryRanges;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkInvalidateMappedMemoryRanges, CAP_REC_WORK, &a);
+		if (ret == VK_SUCCESS)
+			for (i = 0; i < memoryRangeCount; i++)
+				vkl_memory_observe(d, pMemoryRanges[i].memory, pMemoryRanges[i].offset,
+				                   pMemoryRanges[i].size, seq);
+	}
+	return ret;
+}
+
+/* ---- submission -------------------------------------------------------------- */
+
+/* Host writes published, the call recorded: returns the record's seq. */
+static uint64_t vkl_before_submit(vkl_device *d, uint32_t cmd, const void *args)
+{
+	atomic_fetch_add(&d->submits, 1);
+	vkl_memory_publish(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
+	return vkl_emit(cmd, CAP_REC_WORK, args);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueSubmit(VkQueue queue, uint32_t submitCount,
+                                                   const VkSubmitInfo *pSubmits, VkFence fence)
+{
+	vkl_device *d = vkl_device_get(queue);
+	sbt_vk_args_vkQueueSubmit a;
+	uint64_t seq = 0;
+	VkResult ret;
+	a.queue = queue;
+	a.submitCount = submitCount;
+	a.pSubmits = pSubmits;
+	a.fence = fence;
+	a.ret = VK_SUCCESS;
+	if (vkl_on())
+		seq = vkl_before_submit(d, SBT_VK_CMD_vkQueueSubmit, &a);
+	ret = d->table.QueueSubmit(queue, submitCount, pSubmits, fence);
+	if (vkl_on()) {
+		if (ret != VK_SUCCESS)
+			vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueueSubmit, NULL);
+		vkl_frame_after_submit(d);
+	}
+	return ret;
+}
+
+static VkResult vkl_submit2(VkQueue queue, uint32_t submitCount, const VkSubmitInfo2 *pSubmits,
+                            VkFence fence, uint32_t cmd, int khr)
+{
+	vkl_device *d = vkl_device_get(queue);
+	sbt_vk_args_vkQueueSubmit2 a;
+	uint64_t seq = 0;
+	VkResult ret;
+	a.queue = queue;
+	a.submitCount = submitCount;
+	a.pSubmits = pSubmits;
+	a.fence = fence;
+	a.ret = VK_SUCCESS;
+	if (vkl_on())
+		seq = vkl_before_submit(d, cmd, &a);
+	ret = khr ? d->table.QueueSubmit2KHR(queue, submitCount, pSubmits, fence)
+	          : d->table.QueueSubmit2(queue, submitCount, pSubmits, fence);
+	if (vkl_on()) {
+		if (ret != VK_SUCCESS)
+			vkl_emit_result(seq, ret, cmd, NULL);
+		vkl_frame_after_submit(d);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueSubmit2(VkQueue queue, uint32_t submitCount,
+                                                    const VkSubmitInfo2 *pSubmits, VkFence fence)
+{
+	return vkl_submit2(queue, submitCount, pSubmits, fence, SBT_VK_CMD_vkQueueSubmit2, 0);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueSubmit2KHR(VkQueue queue, uint32_t submitCount,
+                                                       const VkSubmitInfo2 *pSubmits, VkFence fence)
+{
+	return vkl_submit2(queue, submitCount, pSubmits, fence, SBT_VK_CMD_vkQueueSubmit2KHR, 1);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueBindSparse(VkQueue queue, uint32_t bindInfoCount,
+                                                       const VkBindSparseInfo *pBindInfo,
+                                                       VkFence fence)
+{
+	vkl_device *d = vkl_device_get(queue);
+	sbt_vk_args_vkQueueBindSparse a;
+	uint64_t seq = 0;
+	VkResult ret;
+	a.queue = queue;
+	a.bindInfoCount = bindInfoCount;
+	a.pBindInfo = pBindInfo;
+	a.fence = fence;
+	a.ret = VK_SUCCESS;
+	if (vkl_on())
+		seq = vkl_before_submit(d, SBT_VK_CMD_vkQueueBindSparse, &a);
+	ret = d->table.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
+	if (ret != VK_SUCCESS)
+		vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueueBindSparse, NULL);
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueuePresentKHR(VkQueue queue,
+                                                       const VkPresentInfoKHR *pPresentInfo)
+{
+	vkl_device *d = vkl_device_get(queue);
+	sbt_vk_args_vkQueuePresentKHR a;
+	uint64_t seq = 0;
+	VkResult ret;
+	a.queue = queue;
+	a.pPresentInfo = pPresentInfo;
+	a.ret = VK_SUCCESS;
+	if (vkl_on())
+		seq = vkl_emit(SBT_VK_CMD_vkQueuePresentKHR, CAP_REC_WORK, &a);
+	ret = d->table.QueuePresentKHR(queue, pPresentInfo);
+	if (vkl_on()) {
+		a.ret = ret;
+		/* pResults is the only output: the payload again when there is one */
+		if (ret != VK_SUCCESS || pPresentInfo->pResults)
+			vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueuePresentKHR,
+			                pPresentInfo->pResults ? &a : NULL);
+		vkl_frame_after_present();
+	}
+	return ret;
+}
+
+VKAPI_ATTR void VKAPI_CALL vkl_o_vkQueueInsertDebugUtilsLabelEXT(VkQueue queue,
+                                                                 const VkDebugUtilsLabelEXT *pLabelInfo)
+{
+	vkl_device *d = vkl_device_get(queue);
+	d->table.QueueInsertDebugUtilsLabelEXT(queue, pLabelInfo);
+	if (vkl_on()) {
+		sbt_vk_args_vkQueueInsertDebugUtilsLabelEXT a;
+		a.queue = queue;
+		a.pLabelInfo = pLabelInfo;
+		vkl_emit(SBT_VK_CMD_vkQueueInsertDebugUtilsLabelEXT, 0, &a);
+		if (!d->can_present && pLabelInfo)
+			vkl_frame_after_label(pLabelInfo->pLabelName);
+	}
+}
+
+/* ---- waiting: the points where the program sees device results -------------- */
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitForFences(VkDevice device, uint32_t fenceCount,
+                                                     const VkFence *pFences, VkBool32 waitAll,
+                                                     uint64_t timeout)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.WaitForFences(device, fenceCount, pFences, waitAll, timeout);
+	if (vkl_on()) {
+		sbt_vk_args_vkWaitForFences a;
+		uint64_t seq;
+		a.device = device;
+		a.fenceCount = fenceCount;
+		a.pFences = pFences;
+		a.waitAll = waitAll;
+		a.timeout = timeout;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkWaitForFences, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetFenceStatus(VkDevice device, VkFence fence)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.GetFenceStatus(device, fence);
+	if (vkl_on()) {
+		sbt_vk_args_vkGetFenceStatus a;
+		uint64_t seq;
+		a.device = device;
+		a.fence = fence;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkGetFenceStatus, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueWaitIdle(VkQueue queue)
+{
+	vkl_device *d = vkl_device_get(queue);
+	VkResult ret = d->table.QueueWaitIdle(queue);
+	if (vkl_on()) {
+		sbt_vk_args_vkQueueWaitIdle a;
+		uint64_t seq;
+		a.queue = queue;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkQueueWaitIdle, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkDeviceWaitIdle(VkDevice device)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = d->table.DeviceWaitIdle(device);
+	if (vkl_on()) {
+		sbt_vk_args_vkDeviceWaitIdle a;
+		uint64_t seq;
+		a.device = device;
+		a.ret = ret;
+		seq = vkl_emit(SBT_VK_CMD_vkDeviceWaitIdle, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+static VkResult vkl_wait_semaphores(VkDevice device, const VkSemaphoreWaitInfo *pWaitInfo,
+                                    uint64_t timeout, uint32_t cmd, int khr)
+{
+	vkl_device *d = vkl_device_get(device);
+	VkResult ret = khr ? d->table.WaitSemaphoresKHR(device, pWaitInfo, timeout)
+	                   : d->table.WaitSemaphores(device, pWaitInfo, timeout);
+	if (vkl_on()) {
+		sbt_vk_args_vkWaitSemaphores a;
+		uint64_t seq;
+		a.device = device;
+		a.pWaitInfo = pWaitInfo;
+		a.timeout = timeout;
+		a.ret = ret;
+		seq = vkl_emit(cmd, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
+	}
+	return ret;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphores(VkDevice device,
+                                                      const VkSemaphoreWaitInfo *pWaitInfo,
+                                                      uint64_t timeout)
+{
+	return vkl_wait_semaphores(device, pWaitInfo, timeout, SBT_VK_CMD_vkWaitSemaphores, 0);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitSemaphoresKHR(VkDevice device,
+                                                         const VkSemaphoreWaitInfo *pWaitInfo,
+                                                         uint64_t timeout)
+{
+	return vkl_wait_semaphores(device, pWaitInfo, timeout, SBT_VK_CMD_vkWaitSemaphoresKHR, 1);
+}

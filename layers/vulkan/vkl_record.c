@@ -1,0 +1,181 @@
+/*
+ * vkl_record.c - encoding calls and handing them to the capture runtime.
+ *
+ * Each thread keeps two codec buffers (sbt_vk_enc): one for call payloads,
+ * one for the tsResult record that may follow a call recorded before it
+ * ran.  They grow to the largest payload the thread has encoded and are
+ * reused, so the steady state allocates nothing; a thread-exit destructor
+ * frees them.  Byte arrays of VKL_BLOB_THRESHOLD bytes or more (shader
+ * code, vkCmdUpdateBuffer data, pipeline caches) go to the blob store,
+ * where identical pages are stored once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/vulkan/vkl.h"
+#include "serializer/sbt_vk.h"
+
+#define VKL_BLOB_THRESHOLD 1024
+
+typedef struct vkl_tls {
+	sbt_vk_enc call;
+	sbt_vk_enc result;
+	int ready;
+} vkl_tls;
+
+static __thread vkl_tls vkl_tls_state;
+static pthread_once_t vkl_rec_once = PTHREAD_ONCE_INIT;
+static pthread_key_t vkl_rec_key;
+static _Atomic int vkl_rec_failed_logged;
+
+static void vkl_rec_thread_exit(void *arg)
+{
+	vkl_tls *t = arg;
+	sbt_vk_enc_free(&t->call);
+	sbt_vk_enc_free(&t->result);
+	t->ready = 0;
+}
+
+static void vkl_rec_init(void)
+{
+	size_t n = 0;
+	const sbt_vk_type_desc *types = sbt_vk_types(&n);
+	_Static_assert(sizeof(sbt_vk_type_desc) == sizeof(cap_type_desc),
+	               "sbt_vk_type_desc must match cap_type_desc");
+	_Static_assert(offsetof(sbt_vk_type_desc, name) == offsetof(cap_type_desc, name),
+	               "sbt_vk_type_desc must match cap_type_desc");
+	pthread_key_create(&vkl_rec_key, vkl_rec_thread_exit);
+	cap_register_api(SBT_VK_API_NAME, (const cap_type_desc *)types, n);
+}
+
+void vkl_record_register(void)
+{
+	pthread_once(&vkl_rec_once, vkl_rec_init);
+}
+
+static int vkl_rec_blob_put(void *ctx, const void *data, size_t len, uint64_t *blob_id_out)
+{
+	(void)ctx;
+	*blob_id_out = cap_blob(data, len);
+	return *blob_id_out ? 0 : -1;
+}
+
+static vkl_tls *vkl_rec_tls(void)
+{
+	vkl_tls *t = &vkl_tls_state;
+	if (__builtin_expect(!t->ready, 0)) {
+		vkl_record_register();
+		sbt_vk_enc_init(&t->call);
+		sbt_vk_enc_init(&t->result);
+		t->call.blob_threshold = VKL_BLOB_THRESHOLD;
+		t->call.blob_put = vkl_rec_blob_put;
+		t->result.blob_threshold = VKL_BLOB_THRESHOLD;
+		t->result.blob_put = vkl_rec_blob_put;
+		pthread_setspecific(vkl_rec_key, t);
+		t->ready = 1;
+	}
+	return t;
+}
+
+int vkl_recording(void)
+{
+	return cap_active();
+}
+
+static void vkl_rec_failed(uint32_t cmd, sbt_vk_status st)
+{
+	const char *name = sbt_vk_cmd_name((enum sbt_vk_cmd)cmd);
+	char note[160];
+	int n = snprintf(note, sizeof(note), "vulkan: %s not recorded: %s", name ? name : "?",
+	                 sbt_vk_strerror(st));
+	if (!atomic_exchange(&vkl_rec_failed_logged, 1))
+		CAP_ERROR("Vulkan layer: %s", note + 8);
+	cap_record(SBT_TYPE_NOTE, 0, note, n > 0 ? (size_t)n : 0);
+}
+
+uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
+{
+	vkl_tls *t;
+	sbt_vk_status st;
+	if (!cap_active())
+		return 0;
+	t = vkl_rec_tls();
+	t->call.len = 0;
+	t->call.template_data_len = template_len;
+	st = sbt_vk_encode(&t->call, (enum sbt_vk_cmd)cmd, args);
+	if (__builtin_expect(st != SBT_VK_OK, 0)) {
+		vkl_rec_failed(cmd, st);
+		return 0;
+	}
+	return cap_record(SBT_VK_CMD_TYPE(cmd), flags, t->call.data, t->call.len);
+}
+
+uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
+{
+	vkl_tls *t;
+	sbt_vk_status st;
+	if (!cap_active())
+		return 0;
+	t = vkl_rec_tls();
+	t->call.len = 0;
+	t->call.template_data_len = 0;
+	st = sbt_vk_encode(&t->call, (enum sbt_vk_cmd)cmd, args);
+	if (__builtin_expect(st != SBT_VK_OK, 0)) {
+		vkl_rec_failed(cmd, st);
+		return 0;
+	}
+	return cap_record(SBT_VK_CMD_TYPE(cmd), flags, t->call.data, t->call.len);
+}
+
+void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *args)
+{
+	vkl_tls *t;
+	sbt_vk_ts_result r;
+	sbt_vk_status st;
+	if (!seq || !cap_active())
+		return;
+	t = vkl_rec_tls();
+	r.seq = seq;
+	r.result = result;
+	r.outputs = NULL;
+	r.outputs_len = 0;
+	if (args) {
+		t->call.len = 0;
+		t->call.template_data_len = 0;
+		st = sbt_vk_encode(&t->call, (enum sbt_vk_cmd)cmd, args);
+		if (st != SBT_VK_OK)
+			goto out_failed;
+		r.outputs = t->call.data;
+		r.outputs_len = t->call.len;
+	}
+	t->result.len = 0;
+	st = sbt_vk_ts_result_encode(&t->result, &r);
+	if (st != SBT_VK_OK)
+		goto out_failed;
+	cap_record(SBT_VK_TYPE_TS_RESULT, 0, t->result.data, t->result.len);
+	return;
+
+out_failed:
+	vkl_rec_failed(cmd, st);
+}
+
+uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
+                               uint64_t size)
+{
+	vkl_tls *t;
+	sbt_vk_ts_memory_write w;
+	if (!cap_active())
+		return 0;
+	t = vkl_rec_tls();
+	w.memory = memory;
+	w.offset = offset;
+	w.size = size;
+	w.blob_id = cap_blob(data, (size_t)size);
+	if (!w.blob_id)
+		return 0;
+	t->result.len = 0;
+	if (sbt_vk_ts_memory_write_encode(&t->result, &w) != SBT_VK_OK)
+		return 0;
+	return cap_record(SBT_VK_TYPE_TS_MEMORY_WRITE, CAP_REC_WORK, t->result.data, t->result.len);
+}

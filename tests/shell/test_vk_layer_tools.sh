@@ -1,0 +1,51 @@
+#!/bin/sh
+# What an application sees through VK_LAYER_tracesmith (over the validation
+# layer), compared with the validation layer alone, using vkl_tools:
+# - vkGetPhysicalDeviceToolProperties and its EXT alias list TraceSmith
+#   (purpose TRACING = 0x4, layer VK_LAYER_tracesmith) first, then the tools
+#   below it (the validation layer), and VK_EXT_tooling_info is advertised;
+# - an extension the layer cannot capture (VK_EXT_external_memory_host: host
+#   memory bypasses the shadow mapping) is listed by the driver, absent
+#   through the layer, refused by vkCreateDevice (VK_ERROR_EXTENSION_NOT_PRESENT
+#   = -7), and named in an info log line;
+# - commands of platforms we do not build (Wayland) and names newer than our
+#   vk.xml are not offered, with a log line; ordinary commands are.
+set -eu
+. "${TOP:-.}/tests/support/shell.sh"
+. "$TOP/tests/support/vk_env.sh"
+vk_env_init
+P="$BUILD/tests/programs/vkl_tools"
+ARGS="--ext VK_EXT_external_memory_host --ext VK_EXT_tooling_info --proc vkCmdDraw
+	--proc vkCreateWaylandSurfaceKHR --proc vkCmdDrawFromTheFutureEXT"
+
+vk_env_layers_validation
+# shellcheck disable=SC2086
+vk_env_run "$T/plain.out" "$P" $ARGS || fail "vkl_tools under validation alone"
+grep -q '^ext VK_EXT_external_memory_host listed$' "$T/plain.out" ||
+	fail "the driver does not list VK_EXT_external_memory_host: this test needs lavapipe"
+grep -q 'TraceSmith' "$T/plain.out" && fail "TraceSmith reported without the layer"
+
+vk_env_layers_ours
+export TRACESMITH_OUTPUT="$T/cap.sbt" TRACESMITH_LOG=info
+# shellcheck disable=SC2086
+vk_env_run "$T/ours.out" "$P" $ARGS || fail "vkl_tools under VK_LAYER_tracesmith"
+o="$T/ours.out"
+grep -q '^tool 0: TraceSmith | 0x4 | VK_LAYER_tracesmith$' "$o" || fail "core tool list: $(grep tool "$o")"
+grep -q '^tool 1: Khronos Validation Layer | .* | VK_LAYER_KHRONOS_validation$' "$o" ||
+	fail "the tools below ours are not chained: $(grep tool "$o")"
+grep -q '^tool-ext 0: TraceSmith | 0x4 | VK_LAYER_tracesmith$' "$o" || fail "EXT alias: $(grep tool "$o")"
+grep -q '^tool-ext 1: Khronos Validation Layer' "$o" || fail "EXT alias does not chain"
+grep -q '^ext VK_EXT_tooling_info listed$' "$o" || fail "VK_EXT_tooling_info not advertised"
+grep -q '^create VK_EXT_tooling_info: 0$' "$o" || fail "a device enabling VK_EXT_tooling_info fails"
+grep -q '^ext VK_EXT_external_memory_host absent$' "$o" || fail "VK_EXT_external_memory_host not hidden"
+grep -q '^create VK_EXT_external_memory_host: -7$' "$o" || fail "enabling a hidden extension was not refused"
+grep -q 'hides extension VK_EXT_external_memory_host' "$o" || fail "no log line for the hidden extension"
+grep -q '^proc vkCmdDraw: found found$' "$o" || fail "vkCmdDraw not offered"
+grep -q '^proc vkCreateWaylandSurfaceKHR: null null$' "$o" || fail "Wayland command offered"
+grep -q 'hides command vkCreateWaylandSurfaceKHR' "$o" || fail "no log line for the Wayland command"
+grep -q '^proc vkCmdDrawFromTheFutureEXT: null null$' "$o" || fail "unknown command offered"
+grep -q 'hides command vkCmdDrawFromTheFutureEXT' "$o" || fail "no log line for the unknown command"
+# the queries themselves are in the trace
+"$BUILD/tsinfo" "$T/cap.sbt" >"$T/info" || fail "tsinfo cannot read the trace"
+grep -q 'vulkan.vkGetPhysicalDeviceToolProperties ' "$T/info" || fail "tool query not recorded"
+echo "ok"
