@@ -70,8 +70,26 @@ typedef struct vkl_device {
 	/* Mapped memory objects of this device (vkl_memory.c), under map_mu. */
 	pthread_mutex_t map_mu;
 	struct vkl_memory *mapped;
-	_Atomic(uint64_t) submits; /* queue submissions so far */
+	/* Submissions so far (each vkQueueSubmit* / vkQueueBindSparse call is
+	 * one, numbered from 1), and the highest number known complete: a
+	 * fence waited on or found signalled completes its submission and,
+	 * fences signalling in submission order, everything before it; a
+	 * device wait completes all.  The device is idle when the two are
+	 * equal (conservative with several queues). */
+	_Atomic(uint64_t) submits;
+	_Atomic(uint64_t) completed;
+	/* The queue every submission went to (0: none yet, 1: several). */
+	_Atomic(uintptr_t) submit_queue;
 } vkl_device;
+
+/* vkl_queue.c: the submission a fence was last submitted with (0: none). */
+uint64_t vkl_fence_submission(VkFence fence);
+/* Note that submission `n` of d (and all before) completed. */
+void vkl_device_completed(vkl_device *d, uint64_t n);
+static inline int vkl_device_idle(vkl_device *d)
+{
+	return atomic_load(&d->completed) >= atomic_load(&d->submits);
+}
 
 /* Loader key of a dispatchable handle. */
 static inline void *vkl_key(const void *dispatchable)
@@ -179,10 +197,11 @@ void vkl_memory_device_gone(vkl_device *d);
 /* Gives the application a shadow of the real mapping (*pp_data in, out). */
 VkResult vkl_memory_mapped(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                            VkDeviceSize size, void **pp_data);
-/* After vkMapMemory's record `seq`: checkpoint the whole new mapping when
- * the device may have written the memory since it was allocated (a submit
- * happened since).  Returns 1 when it did. */
-int vkl_memory_map_checkpoint(vkl_device *d, VkDeviceMemory mem, uint64_t seq);
+/* After vkMapMemory's record `seq`: when nothing was submitted since the
+ * allocation, record the mapping's initial contents once (returns 1);
+ * otherwise checkpoint the whole mapping as a result when the device is
+ * idle (returns 2).  0: neither. */
+int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq);
 /* Publish the host writes and drop the shadow (before vkUnmapMemory). */
 void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem);
 /* Publish host writes (record them, copy them to the real mapping): of
@@ -190,8 +209,11 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem);
 void vkl_memory_publish(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                         VkDeviceSize size);
 /* The program can observe device results now: publish host writes, take
- * device writes into the shadow and reference copies, and checkpoint the
- * mapped ranges as results of call `seq` (all of d, or one range). */
+ * device writes into the shadow and reference copies, and checkpoint them
+ * as results of call `seq` (all of d, or one range).  While the device is
+ * not idle (work another thread submitted may still be writing), the
+ * ranges wait and are checkpointed at the next observation that finds it
+ * idle, when their bytes are final. */
 void vkl_memory_observe(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                         VkDeviceSize size, uint64_t seq);
 

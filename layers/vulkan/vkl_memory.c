@@ -22,9 +22,18 @@
  * invalidate: points where the program can see device results): publish,
  * then copy each run where real != reference into the shadow and the
  * reference, so device-written bytes never look like host writes, and
- * record a checkpoint (hash) of those runs as the result of the call.  A
- * mapping made after the device may have written the memory is
- * checkpointed whole at vkMapMemory.
+ * record a checkpoint (hash) of those runs as the result of the call.
+ * Only when the device is idle (vkl_device_idle): while work another
+ * thread submitted may still be writing, the runs are kept as pending
+ * ranges of the mapping and checkpointed at the next idle observation,
+ * when their bytes are final, so a checkpoint never depends on timing.
+ *
+ * vkMapMemory: a mapping made before anything was submitted since the
+ * allocation holds the driver's initial contents (zeros, or whatever the
+ * heap held): they are recorded once as a host write, so that bytes the
+ * host later "writes" with the same value replay the same.  A mapping
+ * made after the device may have written the memory holds results: it is
+ * checkpointed whole (when the device is idle), never recorded.
  *
  * Locking: the device's map_mu guards its list of mapped objects; each
  * object's mu serialises syncs of its mapping (submits and waits on
@@ -49,7 +58,8 @@ typedef struct vkl_memory {
 	VkDeviceMemory handle;
 	VkDeviceSize size;
 	VkMemoryPropertyFlags flags;
-	uint64_t alloc_submits; /* device submit count when allocated */
+	uint64_t alloc_submits; /* device submissions when allocated */
+	int initial_recorded;   /* the first mapping's contents were recorded */
 	pthread_mutex_t mu;
 	/* the mapping, when mapped */
 	VkDeviceSize map_offset;
@@ -60,6 +70,9 @@ typedef struct vkl_memory {
 	void *shadow_base;
 	size_t shadow_len;
 	uint8_t *tmp; /* a run's bytes, copied once (map_size) */
+	/* device-written ranges not checkpointed yet ([lo, hi) of the mapping) */
+	size_t pending[VKL_MEM_MAX_CHECKPOINTS][2];
+	size_t npending;
 } vkl_memory;
 
 static vkl_memory *vkl_mem_find(VkDeviceMemory mem)
@@ -111,6 +124,7 @@ static void vkl_mem_drop_mapping(vkl_memory *m)
 	m->shadow_base = NULL;
 	m->shadow = m->ref = m->real = m->tmp = NULL;
 	m->map_size = 0;
+	m->npending = 0;
 }
 
 void vkl_memory_freed(vkl_device *d, VkDeviceMemory mem)
@@ -184,13 +198,27 @@ out_nomem:
 	return VK_ERROR_OUT_OF_HOST_MEMORY;
 }
 
-int vkl_memory_map_checkpoint(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
+int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 {
 	vkl_memory *m = vkl_mem_find(mem);
-	if (!m || !m->shadow || atomic_load(&d->submits) == m->alloc_submits)
+	if (!m || !m->shadow)
+		return 0;
+	if (atomic_load(&d->submits) == m->alloc_submits) {
+		/* Nothing ran since the allocation: what the mapping holds is the
+		 * driver's initial contents, which a replay would not reproduce
+		 * (bytes the host later writes with the same value would never
+		 * look written).  Recorded once, as if the host had written it. */
+		if (m->initial_recorded)
+			return 0;
+		m->initial_recorded = 1;
+		vkl_emit_memory_write((uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
+		return 1;
+	}
+	/* The device may have written it: a result, checkpointed when final. */
+	if (!vkl_device_idle(d))
 		return 0;
 	cap_checkpoint(seq, (uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
-	return 1;
+	return 2;
 }
 
 /* Length of the run of differing bytes starting at i (a[i] != b[i]). */
@@ -241,13 +269,45 @@ static void vkl_mem_publish_locked(vkl_memory *m, size_t lo, size_t hi)
 	}
 }
 
-/* Device writes of one mapping into shadow and reference, and their
- * checkpoints: called with m->mu held. */
-static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq)
+/* Add [lo, hi) to the pending ranges; when they are full, the two closest
+ * are merged. */
+static void vkl_mem_pending_add(vkl_memory *m, size_t lo, size_t hi)
 {
-	size_t runs[VKL_MEM_MAX_CHECKPOINTS][2];
-	size_t nruns = 0, first = hi, last = lo, r;
-	size_t i = vkl_mem_next_diff(m->real, m->ref, lo, hi);
+	size_t i, best = 0, gap, best_gap = (size_t)-1;
+	for (i = 0; i < m->npending; i++) {
+		if (lo <= m->pending[i][1] && hi >= m->pending[i][0]) {
+			if (lo < m->pending[i][0])
+				m->pending[i][0] = lo;
+			if (hi > m->pending[i][1])
+				m->pending[i][1] = hi;
+			return;
+		}
+	}
+	if (m->npending < VKL_MEM_MAX_CHECKPOINTS) {
+		m->pending[m->npending][0] = lo;
+		m->pending[m->npending][1] = hi;
+		m->npending++;
+		return;
+	}
+	for (i = 0; i < m->npending; i++) {
+		size_t a = m->pending[i][0], b = m->pending[i][1];
+		gap = hi <= a ? a - hi : (lo >= b ? lo - b : 0);
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	if (lo < m->pending[best][0])
+		m->pending[best][0] = lo;
+	if (hi > m->pending[best][1])
+		m->pending[best][1] = hi;
+}
+
+/* Device writes of one mapping into shadow and reference, and their
+ * checkpoints when the device is idle: called with m->mu held. */
+static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t seq, int idle)
+{
+	size_t i = vkl_mem_next_diff(m->real, m->ref, lo, hi), r;
 	while (i < hi) {
 		size_t end = i + vkl_mem_run(m->real, m->ref, i, hi), next;
 		for (;;) {
@@ -264,26 +324,15 @@ static void vkl_mem_observe_locked(vkl_memory *m, size_t lo, size_t hi, uint64_t
 				m->ref[r] = m->tmp[r];
 			}
 		}
-		if (nruns < VKL_MEM_MAX_CHECKPOINTS) {
-			runs[nruns][0] = i;
-			runs[nruns][1] = end;
-		}
-		nruns++;
-		if (i < first)
-			first = i;
-		last = end;
+		vkl_mem_pending_add(m, i, end);
 		i = next;
 	}
-	if (nruns == 0)
+	if (!idle || !seq)
 		return;
-	if (nruns > VKL_MEM_MAX_CHECKPOINTS) {
-		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + first,
-		               m->ref + first, last - first);
-		return;
-	}
-	for (r = 0; r < nruns; r++)
-		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + runs[r][0],
-		               m->ref + runs[r][0], runs[r][1] - runs[r][0]);
+	for (r = 0; r < m->npending; r++)
+		cap_checkpoint(seq, (uint64_t)(uintptr_t)m->handle, m->map_offset + m->pending[r][0],
+		               m->ref + m->pending[r][0], m->pending[r][1] - m->pending[r][0]);
+	m->npending = 0;
 }
 
 /* [lo, hi) of the mapping that a range of the memory object covers. */
@@ -309,6 +358,7 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
                           VkDeviceSize size, vkl_mem_op op, uint64_t seq)
 {
 	vkl_memory *m;
+	int idle = vkl_device_idle(d);
 	pthread_mutex_lock(&d->map_mu);
 	for (m = d->mapped; m; m = m->next_mapped) {
 		size_t lo, hi;
@@ -318,7 +368,7 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
 			vkl_mem_publish_locked(m, lo, hi);
 			if (op == VKL_MEM_OBSERVE)
-				vkl_mem_observe_locked(m, lo, hi, seq);
+				vkl_mem_observe_locked(m, lo, hi, seq, idle);
 		}
 		pthread_mutex_unlock(&m->mu);
 	}

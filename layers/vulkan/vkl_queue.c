@@ -55,6 +55,49 @@ void vkl_frame_after_label(const char *label)
 	cap_frame_end(atomic_fetch_add(&vkl_q.frames, 1) + 1);
 }
 
+/* ---- submissions and their completion ---------------------------------------- */
+
+/* The submission number rides in the fence's live-object entry. */
+uint64_t vkl_fence_submission(VkFence fence)
+{
+	vkl_object o;
+	if (!fence || !vkl_objects_find(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, &o))
+		return 0;
+	return (uint64_t)(uintptr_t)o.data;
+}
+
+/* Whether every submission of d so far went to `queue`. */
+static int vkl_queue_only(vkl_device *d, VkQueue queue)
+{
+	uintptr_t q = atomic_load(&d->submit_queue);
+	return q == 0 || q == (uintptr_t)queue;
+}
+
+void vkl_device_completed(vkl_device *d, uint64_t n)
+{
+	uint64_t cur = atomic_load(&d->completed);
+	while (n > cur && !atomic_compare_exchange_weak(&d->completed, &cur, n))
+		;
+}
+
+/* After waiting on fences successfully: all of them (waitAll, or one
+ * fence) complete up to the highest submission, any of them only up to
+ * the lowest. */
+static void vkl_fences_completed(vkl_device *d, uint32_t n, const VkFence *fences, int all)
+{
+	uint64_t hi = 0, lo = UINT64_MAX;
+	uint32_t i;
+	for (i = 0; i < n; i++) {
+		uint64_t s = vkl_fence_submission(fences[i]);
+		if (s > hi)
+			hi = s;
+		if (s < lo)
+			lo = s;
+	}
+	if (n)
+		vkl_device_completed(d, all || n == 1 ? hi : lo);
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkAllocateMemory(VkDevice device,
@@ -119,7 +162,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkMapMemory(VkDevice device, VkDeviceMemory
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkMapMemory, CAP_REC_WORK, &a);
 		if (ret == VK_SUCCESS && seq)
-			vkl_memory_map_checkpoint(d, memory, seq);
+			vkl_memory_map_recorded(d, memory, seq);
 	}
 	return ret;
 }
@@ -185,10 +228,18 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
 
 /* ---- submission -------------------------------------------------------------- */
 
-/* Host writes published, the call recorded: returns the record's seq. */
-static uint64_t vkl_before_submit(vkl_device *d, uint32_t cmd, const void *args)
+/* Host writes published, the submission numbered (and its fence marked
+ * with the number), the call recorded: returns the record's seq. */
+static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, const void *args,
+                                  VkFence fence)
 {
-	atomic_fetch_add(&d->submits, 1);
+	uint64_t n = atomic_fetch_add(&d->submits, 1) + 1;
+	uintptr_t q = (uintptr_t)queue, none = 0;
+	if (!atomic_compare_exchange_strong(&d->submit_queue, &none, q) && none != q)
+		atomic_store(&d->submit_queue, (uintptr_t)1);
+	if (fence)
+		vkl_objects_add(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, 0,
+		                (uint64_t)(uintptr_t)d->handle, (void *)(uintptr_t)n);
 	vkl_memory_publish(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
 }
@@ -206,7 +257,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueSubmit(VkQueue queue, uint32_t submi
 	a.fence = fence;
 	a.ret = VK_SUCCESS;
 	if (vkl_on())
-		seq = vkl_before_submit(d, SBT_VK_CMD_vkQueueSubmit, &a);
+		seq = vkl_before_submit(d, queue, SBT_VK_CMD_vkQueueSubmit, &a, fence);
 	ret = d->table.QueueSubmit(queue, submitCount, pSubmits, fence);
 	if (vkl_on()) {
 		if (ret != VK_SUCCESS)
@@ -229,7 +280,7 @@ static VkResult vkl_submit2(VkQueue queue, uint32_t submitCount, const VkSubmitI
 	a.fence = fence;
 	a.ret = VK_SUCCESS;
 	if (vkl_on())
-		seq = vkl_before_submit(d, cmd, &a);
+		seq = vkl_before_submit(d, queue, cmd, &a, fence);
 	ret = khr ? d->table.QueueSubmit2KHR(queue, submitCount, pSubmits, fence)
 	          : d->table.QueueSubmit2(queue, submitCount, pSubmits, fence);
 	if (vkl_on()) {
@@ -266,7 +317,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueBindSparse(VkQueue queue, uint32_t b
 	a.fence = fence;
 	a.ret = VK_SUCCESS;
 	if (vkl_on())
-		seq = vkl_before_submit(d, SBT_VK_CMD_vkQueueBindSparse, &a);
+		seq = vkl_before_submit(d, queue, SBT_VK_CMD_vkQueueBindSparse, &a, fence);
 	ret = d->table.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
 	if (ret != VK_SUCCESS)
 		vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueueBindSparse, NULL);
@@ -331,6 +382,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkWaitForFences(VkDevice device, uint32_t f
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkWaitForFences, 0, &a);
 		if (ret == VK_SUCCESS)
+			vkl_fences_completed(d, fenceCount, pFences, waitAll);
+		if (ret == VK_SUCCESS)
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}
 	return ret;
@@ -348,6 +401,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetFenceStatus(VkDevice device, VkFence f
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkGetFenceStatus, 0, &a);
 		if (ret == VK_SUCCESS)
+			vkl_fences_completed(d, 1, &fence, 1);
+		if (ret == VK_SUCCESS)
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}
 	return ret;
@@ -356,6 +411,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkGetFenceStatus(VkDevice device, VkFence f
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueWaitIdle(VkQueue queue)
 {
 	vkl_device *d = vkl_device_get(queue);
+	uint64_t before = atomic_load(&d->submits);
 	VkResult ret = d->table.QueueWaitIdle(queue);
 	if (vkl_on()) {
 		sbt_vk_args_vkQueueWaitIdle a;
@@ -363,6 +419,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueWaitIdle(VkQueue queue)
 		a.queue = queue;
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkQueueWaitIdle, 0, &a);
+		/* complete only when every submission went to this queue */
+		if (ret == VK_SUCCESS && vkl_queue_only(d, queue))
+			vkl_device_completed(d, before);
 		if (ret == VK_SUCCESS)
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}
@@ -372,6 +431,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueWaitIdle(VkQueue queue)
 VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkDeviceWaitIdle(VkDevice device)
 {
 	vkl_device *d = vkl_device_get(device);
+	uint64_t before = atomic_load(&d->submits);
 	VkResult ret = d->table.DeviceWaitIdle(device);
 	if (vkl_on()) {
 		sbt_vk_args_vkDeviceWaitIdle a;
@@ -379,6 +439,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkDeviceWaitIdle(VkDevice device)
 		a.device = device;
 		a.ret = ret;
 		seq = vkl_emit(SBT_VK_CMD_vkDeviceWaitIdle, 0, &a);
+		if (ret == VK_SUCCESS)
+			vkl_device_completed(d, before);
 		if (ret == VK_SUCCESS)
 			vkl_memory_observe(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, seq);
 	}

@@ -6,7 +6,9 @@
  * contents; that publishing records exactly the bytes the host changed and
  * copies them to the real mapping; that bytes the device wrote are never
  * recorded as host writes, reach the shadow at an observation point and
- * are checkpointed there (read back from the trace: offset, length, hash);
+ * are checkpointed there (read back from the trace: offset, length, hash),
+ * or, while submitted work may still run, at the next observation that
+ * finds the device idle;
  * that a host write next to a device write does not overwrite it; and that
  * unmapping publishes what is left.
  */
@@ -98,8 +100,15 @@ int main(void)
 	TST_REQUIRE(shadow != real);
 	TST_CHECK(memcmp(shadow, real, TST_SIZE) == 0);
 	TST_CHECK(((uintptr_t)shadow - TST_OFFSET) % 4096 == 0);
-	/* no submit since the allocation: nothing the device wrote to check */
-	TST_CHECK(vkl_memory_map_checkpoint(&d, TST_MEM, 6) == 0);
+	/* no submit since the allocation: the initial contents are recorded
+	 * once, as a host write of the whole mapping */
+	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 6) == 1);
+	TST_REQUIRE(tst_nwrites == 1);
+	TST_CHECK_EQ_U64(tst_writes[0].offset, TST_OFFSET);
+	TST_CHECK_EQ_U64(tst_writes[0].size, TST_SIZE);
+	TST_CHECK(tst_writes[0].bytes[3] == (uint8_t)(3 * 7));
+	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 6) == 0);
+	tst_nwrites = 0;
 
 	/* nothing written, nothing published */
 	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
@@ -133,6 +142,18 @@ int main(void)
 	tst_nwrites = 0;
 	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
 	TST_CHECK_EQ_U64(tst_nwrites, 0);
+
+	/* while work may still be running (a submission not known complete),
+	 * device bytes reach the shadow but wait for their checkpoint until an
+	 * observation finds the device idle: then they are final */
+	atomic_store(&d.submits, 1);
+	for (i = 0; i < 16; i++)
+		real[700 + i] = (uint8_t)(0x70 + i);
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 50);
+	TST_CHECK(shadow[700] == 0x70 && shadow[715] == 0x7f);
+	atomic_store(&d.completed, 1);
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 60);
+	tst_nwrites = 0;
 
 	/* host writes around a byte the device just wrote: two writes, the
 	 * device's byte survives in the real mapping */
@@ -168,17 +189,22 @@ int main(void)
 	TST_CHECK_EQ_U64(tst_writes[0].offset, TST_OFFSET + 2000);
 	TST_CHECK(real[2000] == 0x06);
 
-	/* map again after a submit: the whole mapping is checkpointed */
+	/* map again after a submit: the whole mapping is checkpointed once the
+	 * device is idle */
 	atomic_fetch_add(&d.submits, 1);
 	p = real;
 	TST_REQUIRE(vkl_memory_mapped(&d, TST_MEM, TST_OFFSET, TST_SIZE, &p) == VK_SUCCESS);
-	TST_CHECK(vkl_memory_map_checkpoint(&d, TST_MEM, 77) == 1);
+	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 76) == 0);
+	atomic_store(&d.completed, 2);
+	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 77) == 2);
 	vkl_memory_freed(&d, TST_MEM);
 	TST_CHECK_EQ_U64(vkl_objects_count(), 0);
 
 	cap_shutdown();
 	TST_CHECK_EQ_U64(tst_find_checkpoint(trace, 42, TST_OFFSET + 200, dev_bytes, sizeof(dev_bytes)), 1);
 	TST_CHECK_EQ_U64(tst_find_checkpoint(trace, 77, TST_OFFSET, real, TST_SIZE), 1);
+	TST_CHECK_EQ_U64(tst_find_checkpoint(trace, 50, TST_OFFSET + 700, real + 700, 16), 0);
+	TST_CHECK_EQ_U64(tst_find_checkpoint(trace, 60, TST_OFFSET + 700, real + 700, 16), 1);
 	free(real);
 	return tst_done();
 }
