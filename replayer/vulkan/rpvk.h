@@ -76,6 +76,14 @@ typedef struct rpvk_phys {
 	VkDeviceSize atom;         /* nonCoherentAtomSize */
 } rpvk_phys;
 
+#define RPVK_MAX_QUEUES 16
+
+/* A queue of a device, with the fence checkpoints use to wait for it. */
+typedef struct rpvk_queue {
+	VkQueue live;
+	VkFence fence;             /* ours; VK_NULL_HANDLE until first used */
+} rpvk_queue;
+
 typedef struct rpvk_device {
 	VkDevice live;             /* VK_NULL_HANDLE: slot free */
 	int inst;
@@ -84,6 +92,8 @@ typedef struct rpvk_device {
 	VkQueue aux_queue;         /* first queue of the first family it created */
 	uint32_t aux_family;
 	VkCommandPool aux_pool;    /* screenshots, created on first use */
+	rpvk_queue queues[RPVK_MAX_QUEUES]; /* every queue the trace got */
+	uint32_t nqueues;
 } rpvk_device;
 
 /* A captured VkDeviceMemory. */
@@ -170,6 +180,7 @@ struct rpvk {
 	rpvk_req_pair reqs[RPVK_REQ_RECENT];
 	size_t nreqs;
 
+	uint64_t settled_seq;      /* the call whose checkpoints found the device settled */
 	uint8_t *cp_buf;           /* checkpoint bytes of unmapped memory */
 	size_t cp_cap;
 
@@ -218,6 +229,11 @@ const char *rpvk_cmd_label(const rpvk *r);
 
 /* Destroy every live object the maps still hold (reset and close). */
 void rpvk_instance_teardown(rpvk *r);
+/* Remember a queue of device d (for rpvk_device_settle). */
+void rpvk_device_add_queue(rpvk *r, int d, VkQueue q);
+/* Wait (bounded) until the work submitted so far to every queue of
+ * device d has finished. */
+void rpvk_device_settle(rpvk *r, int d);
 rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured);
 void rpvk_mem_clear(rpvk *r);
 /* Forget (without freeing) the memory of a device being destroyed. */

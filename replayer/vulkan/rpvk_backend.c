@@ -265,6 +265,8 @@ rp_status rpvk_bind(rpvk *r, VkObjectType type, uint64_t captured, uint64_t live
 		return RP_ERR_NOMEM;
 	if (rpvk_dispatchable(type) && rpvk_map_put(&r->owners, (uint32_t)type, live, 0, owner) != 0)
 		return RP_ERR_NOMEM;
+	if (type == VK_OBJECT_TYPE_QUEUE && owner >= 0)
+		rpvk_device_add_queue(r, owner, (VkQueue)(uintptr_t)live);
 	return RP_OK;
 }
 
@@ -552,6 +554,7 @@ static void rpvk_clear(rpvk *r)
 	rpvk_map_clear(&r->swapchains);
 	memset(r->pending, 0, sizeof(r->pending));
 	r->nreqs = 0;
+	r->settled_seq = 0;
 	r->nphys = 0;
 	memset(r->phys, 0, sizeof(r->phys));
 	r->cur_inst = r->cur_dev = -1;

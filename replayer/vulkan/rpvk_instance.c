@@ -113,14 +113,76 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 	           ? RP_OK : rpvk_nomem(r);
 }
 
+void rpvk_device_add_queue(rpvk *r, int d, VkQueue q)
+{
+	rpvk_device *dv = &r->dev[d];
+	uint32_t i;
+	for (i = 0; i < dv->nqueues; i++)
+		if (dv->queues[i].live == q)
+			return;
+	if (dv->nqueues < RPVK_MAX_QUEUES)
+		dv->queues[dv->nqueues++].live = q;
+}
+
+/* How long a checkpoint waits for a queue: work that waits on something
+ * the trace signals later (a host-set event) would never finish first. */
+#define RPVK_SETTLE_NS 2000000000ull
+
+/*
+ * The layer checkpoints every mapped range the device changed, also ranges
+ * another thread's work writes: at capture that work had finished when the
+ * checkpoint was taken, but the replay, running the calls one after the
+ * other, only waited for what the checkpoint's own call waited for.  So
+ * before a checkpoint every queue gets an empty submit with a fence of
+ * ours, which signals once everything submitted before it has finished.
+ */
+void rpvk_device_settle(rpvk *r, int d)
+{
+	rpvk_device *dv = &r->dev[d];
+	VkFence fences[RPVK_MAX_QUEUES];
+	uint32_t i, n = 0;
+	VkResult res;
+	if (!dv->live)
+		return;
+	for (i = 0; i < dv->nqueues; i++) {
+		rpvk_queue *q = &dv->queues[i];
+		if (!q->fence) {
+			VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+			if (dv->t.CreateFence(dv->live, &fi, NULL, &q->fence) != VK_SUCCESS)
+				continue;
+		}
+		if (dv->t.QueueSubmit(q->live, 0, NULL, q->fence) == VK_SUCCESS)
+			fences[n++] = q->fence;
+	}
+	if (!n)
+		return;
+	res = dv->t.WaitForFences(dv->live, n, fences, VK_TRUE, RPVK_SETTLE_NS);
+	if (res == VK_SUCCESS) {
+		dv->t.ResetFences(dv->live, n, fences);
+		return;
+	}
+	/* A fence still pending cannot be reused or destroyed: leave it. */
+	rpvk_warn(r, "seq %llu: the device's queues did not finish within 2 s before a checkpoint "
+	          "(work waiting on a later signal?)", (unsigned long long)r->seq);
+	for (i = 0; i < dv->nqueues; i++)
+		if (dv->queues[i].fence && dv->t.GetFenceStatus(dv->live, dv->queues[i].fence) != VK_SUCCESS)
+			dv->queues[i].fence = VK_NULL_HANDLE;
+		else if (dv->queues[i].fence)
+			dv->t.ResetFences(dv->live, 1, &dv->queues[i].fence);
+}
+
 /* Destroy one device and everything of ours on it. */
 static void rpvk_device_drop(rpvk *r, int d)
 {
 	rpvk_device *dv = &r->dev[d];
+	uint32_t i;
 	if (!dv->live)
 		return;
 	if (dv->t.DeviceWaitIdle)
 		dv->t.DeviceWaitIdle(dv->live);
+	for (i = 0; i < dv->nqueues; i++)
+		if (dv->queues[i].fence)
+			dv->t.DestroyFence(dv->live, dv->queues[i].fence, NULL);
 	rpvk_swapchain_destroy_all(r, d);
 	rpvk_mem_forget_device(r, d);
 	if (dv->aux_pool && dv->t.DestroyCommandPool)
@@ -365,6 +427,8 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 			dv->t.GetDeviceQueue(live, dv->aux_family, 0, &dv->aux_queue);
 	}
 	r->cur_dev = d;
+	if (dv->aux_queue)
+		rpvk_device_add_queue(r, d, dv->aux_queue);
 	if (rpvk_bind(r, VK_OBJECT_TYPE_DEVICE, captured, (uint64_t)(uintptr_t)live) != RP_OK)
 		return rpvk_nomem(r);
 	/* Our own queue handle dispatches on this device too. */

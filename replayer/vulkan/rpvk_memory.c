@@ -190,6 +190,8 @@ RPVK_REQ2(vkGetImageMemoryRequirements2KHR, GetImageMemoryRequirements2KHR,
 
 /* ---- allocations ------------------------------------------------------------------ */
 
+static void rpvk_mem_sync(rpvk *r, rpvk_mem *m, uint64_t off, uint64_t len, int flush);
+
 rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured)
 {
 	const rpvk_map_slot *s = rpvk_map_get(&r->mems, VK_OBJECT_TYPE_DEVICE_MEMORY, captured);
@@ -243,6 +245,27 @@ void rpvk_mem_forget_device(rpvk *r, int dev)
 	}
 }
 
+/*
+ * New host-visible memory starts zeroed.  The layer records host writes as
+ * the bytes that differ from what the mapping held before, and the memory
+ * it was given held zeros (drivers hand out cleared memory), so a zero the
+ * program wrote over a zero is not in the trace; a recycled allocation in
+ * the replay must hold those zeros too.
+ */
+static void rpvk_mem_zero(rpvk *r, const rpvk_dtable *t, VkDevice device, rpvk_mem *m,
+                          const rpvk_phys *p)
+{
+	void *ptr = NULL;
+	if (!p->have_live || m->live_type >= p->live_mem.memoryTypeCount ||
+	    !(p->live_mem.memoryTypes[m->live_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+		return;
+	if (t->MapMemory(device, m->live, 0, VK_WHOLE_SIZE, 0, &ptr) != VK_SUCCESS)
+		return;
+	memset(ptr, 0, m->size);
+	rpvk_mem_sync(r, m, 0, m->size, 1);
+	t->UnmapMemory(device, m->live);
+}
+
 rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 {
 	sbt_vk_args_vkAllocateMemory *a = args;
@@ -292,6 +315,7 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 		free(m);
 		return rpvk_nomem(r);
 	}
+	rpvk_mem_zero(r, t, a->device, m, p);
 	if (rpvk_bind(r, VK_OBJECT_TYPE_DEVICE_MEMORY, captured, (uint64_t)(uintptr_t)*a->pMemory) != RP_OK)
 		return rpvk_nomem(r);
 	return RP_OK;
@@ -472,6 +496,10 @@ rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void *
 		return RP_ERR_TRACE;
 	}
 	r->seq = cp->call_seq;
+	if (r->settled_seq != cp->call_seq) {
+		rpvk_device_settle(r, m->dev);
+		r->settled_seq = cp->call_seq;
+	}
 	src = rpvk_mem_access(r, m, cp->offset, cp->length, &temp);
 	if (!src)
 		return RP_ERR_BACKEND;
