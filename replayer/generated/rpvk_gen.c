@@ -1681,7 +1681,6 @@ static rp_status rpvk_g_vkFreeDescriptorSets(rpvk *r, void *rpvk_args)
 		return rpvk_missing(r, "vkFreeDescriptorSets");
 	a->ret = fn(a->device, a->descriptorPool, a->descriptorSetCount, a->pDescriptorSets);
 	rpvk_result(r, cap_ret, a->ret);
-	rpvk_forget(r, VK_OBJECT_TYPE_DESCRIPTOR_POOL, (uint64_t)(uintptr_t)(a->descriptorPool));
 	if (a->pDescriptorSets) {
 		uint32_t i;
 		for (i = 0; i < a->descriptorSetCount; i++)
@@ -1888,7 +1887,6 @@ static rp_status rpvk_g_vkFreeCommandBuffers(rpvk *r, void *rpvk_args)
 	if (!fn)
 		return rpvk_missing(r, "vkFreeCommandBuffers");
 	fn(a->device, a->commandPool, a->commandBufferCount, a->pCommandBuffers);
-	rpvk_forget(r, VK_OBJECT_TYPE_COMMAND_POOL, (uint64_t)(uintptr_t)(a->commandPool));
 	if (a->pCommandBuffers) {
 		uint32_t i;
 		for (i = 0; i < a->commandBufferCount; i++)

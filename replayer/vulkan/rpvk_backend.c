@@ -58,36 +58,31 @@ static int rpvk_map_grow(rpvk_map *m)
 
 int rpvk_map_put(rpvk_map *m, uint32_t type, uint64_t key, uint64_t val, int32_t aux)
 {
-	size_t i, mask, tomb = (size_t)-1;
+	rpvk_map_slot *s = (rpvk_map_slot *)rpvk_map_get(m, type, key);
+	size_t i, mask;
 
+	if (s) {
+		s->val = val;
+		s->aux = aux;
+		return 0;
+	}
 	if ((m->used + 1) * 4 >= m->cap * 3 && rpvk_map_grow(m) != 0)
 		return -1;
 	mask = m->cap - 1;
+	/* Not present: the first empty or deleted slot of its probe chain. */
 	for (i = rpvk_map_hash(type, key) & mask;; i = (i + 1) & mask) {
-		rpvk_map_slot *s = &m->slots[i];
-		if (s->type == 0) {
-			if (tomb != (size_t)-1)
-				s = &m->slots[tomb];
-			else
-				m->used++;
-			s->type = type;
-			s->key = key;
-			s->val = val;
-			s->aux = aux;
-			m->live++;
-			return 0;
-		}
-		if (s->type == RPVK_MAP_TOMB) {
-			if (tomb == (size_t)-1)
-				tomb = i;
-			continue;
-		}
-		if (s->type == type && s->key == key) {
-			s->val = val;
-			s->aux = aux;
-			return 0;
-		}
+		s = &m->slots[i];
+		if (s->type == 0 || s->type == RPVK_MAP_TOMB)
+			break;
 	}
+	if (s->type == 0)
+		m->used++;
+	s->type = type;
+	s->key = key;
+	s->val = val;
+	s->aux = aux;
+	m->live++;
+	return 0;
 }
 
 const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key)

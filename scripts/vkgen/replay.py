@@ -319,20 +319,25 @@ def gen_glue(reg, n, c):
                              % (indent, p.name, ot, p.name, h64("a->%s[i]" % p.name)))
                 lines.append("%s\t\treturn RP_ERR_NOMEM;" % indent)
         lines.append("\t}")
-    # destroyed handles: forget captured -> live
+    # destroyed handles: forget captured -> live.  Only the object the call
+    # ends: the array a vkFree* releases (not its pool), else the last
+    # handle parameter (vkDestroyFoo(device, foo, ...)).
     if n.startswith(("vkDestroy", "vkFree")):
-        for i, p in enumerate(c.params):
-            if i == 0 or not p.is_input or not reg.is_handle(p.type):
-                continue
-            ot = reg.handle(p.type).objtype
-            if p.ptrs == 0:
-                lines.append("\trpvk_forget(r, %s, %s);" % (ot, h64("a->" + p.name)))
-            elif p.ptrs == 1 and p.len and p.len[0] in byname:
+        handles = [p for i, p in enumerate(c.params)
+                   if i > 0 and p.is_input and reg.is_handle(p.type)]
+        arrays = [p for p in handles if p.ptrs == 1 and p.len and p.len[0] in byname]
+        singles = [p for p in handles if p.ptrs == 0]
+        if arrays:
+            for p in arrays:
+                ot = reg.handle(p.type).objtype
                 lines.append("\tif (a->%s) {" % p.name)
                 lines.append("\t\tuint32_t i;")
                 lines.append("\t\tfor (i = 0; i < a->%s; i++)" % p.len[0])
                 lines.append("\t\t\trpvk_forget(r, %s, %s);" % (ot, h64("a->%s[i]" % p.name)))
                 lines.append("\t}")
+        elif singles:
+            p = singles[-1]
+            lines.append("\trpvk_forget(r, %s, %s);" % (reg.handle(p.type).objtype, h64("a->" + p.name)))
     lines.append("\treturn RP_OK;")
     lines.append("}")
     return lines
