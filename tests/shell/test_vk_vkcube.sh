@@ -6,10 +6,7 @@
 # with what GFXReconstruct's replay of its own capture of the same run shows
 # for those frames.  The trace must hold no presented image: no frame's
 # pixels appear in it, and its blobs are far smaller than 300 frames.
-#
-# WIP: named wip_* (not run by make test) until the Vulkan layer and the
-# tsreplay Vulkan backend land; then rename it to test_vk_vkcube.sh.
-# Until then it fails at the first missing piece, saying which.
+
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
