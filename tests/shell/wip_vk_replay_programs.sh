@@ -83,8 +83,8 @@ out=$("$TOOL" poke "$T/compute.sbt" "$T/poked.sbt" --pattern "$T/inputs.bin" --a
 	fail "poke"
 # poked blob B byte K seq S memory 0xM memory_offset O
 set -- $out
-[ "$1 $2" = "poked blob" ] && [ "$7" = seq ] || fail "poke printed '$out'"
-wseq=$8 memory=${10} moff=${12}
+[ "$1 $2" = "poked blob" ] && [ "$6" = seq ] || fail "poke printed '$out'"
+wseq=$7 memory=$9 moff=${11}
 vk_env_layers_validation
 rc=0
 "$VK_ENV_BUILD/tsreplay" "$T/poked.sbt" >"$T/poked.out" 2>"$T/poked.err" || rc=$?
