@@ -163,7 +163,10 @@ struct rpvk {
 	size_t nmapped;
 	int handle_error;          /* the decode failed on a handle: diag is set */
 
-	rpvk_map handles;          /* (VkObjectType, captured) -> live; aux: owner */
+	rpvk_map handles;          /* (VkObjectType, captured) -> live; aux: owner
+	                              (instance or device index; for non-dispatchable
+	                              handles the device of the creating call, or
+	                              RPVK_OWNER_SWAPCHAIN for swapchain images) */
 	rpvk_map owners;           /* (VkObjectType, live dispatchable) -> owner index */
 	rpvk_map mems;             /* (MEMORY, captured) -> rpvk_mem* */
 	rpvk_map swapchains;       /* (SWAPCHAIN, fake live) -> rpvk_swapchain* */
@@ -205,7 +208,11 @@ rp_status rpvk_nomem(rpvk *r);
 /* Compare a call's VkResult with the captured one (a warning on a
  * difference; for calls recorded before they ran, kept for tsResult). */
 void rpvk_result(rpvk *r, VkResult captured, VkResult live);
-/* Bind captured -> live; dispatchable handles get the current owner. */
+/* Owner mark of swapchain images: the swapchain code destroys them. */
+#define RPVK_OWNER_SWAPCHAIN (-2)
+
+/* Bind captured -> live; the handle's owner is the current device (the
+ * current instance for instances and physical devices). */
 rp_status rpvk_bind(rpvk *r, VkObjectType type, uint64_t captured, uint64_t live);
 /* Forget the captured handle the current decode mapped to live. */
 void rpvk_forget(rpvk *r, VkObjectType type, uint64_t live);

@@ -251,11 +251,9 @@ static int rpvk_dispatchable(VkObjectType type)
 
 rp_status rpvk_bind(rpvk *r, VkObjectType type, uint64_t captured, uint64_t live)
 {
-	int32_t owner = -1;
+	int32_t owner = r->cur_dev;
 	if (type == VK_OBJECT_TYPE_PHYSICAL_DEVICE || type == VK_OBJECT_TYPE_INSTANCE)
 		owner = r->cur_inst;
-	else if (rpvk_dispatchable(type))
-		owner = r->cur_dev;
 	if (rpvk_map_put(&r->handles, (uint32_t)type, captured, live, owner) != 0)
 		return RP_ERR_NOMEM;
 	if (rpvk_dispatchable(type) && rpvk_map_put(&r->owners, (uint32_t)type, live, 0, owner) != 0)

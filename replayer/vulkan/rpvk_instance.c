@@ -171,6 +171,66 @@ void rpvk_device_settle(rpvk *r, int d)
 			dv->t.ResetFences(dv->live, 1, &dv->queues[i].fence);
 }
 
+/*
+ * A replay that stops early (a damaged trace, --range, an error) leaves the
+ * trace's objects alive.  Destroy what device d still owns, children before
+ * the objects they were made from, so the device goes down clean (the
+ * validation layer reports every object left behind).  Memory and
+ * swapchains are the memory and swapchain code's; command buffers and
+ * descriptor sets go with their pools.
+ */
+static void rpvk_device_destroy_leftovers(rpvk *r, int d)
+{
+	static const VkObjectType rpvk_order[] = {
+		VK_OBJECT_TYPE_FRAMEBUFFER, VK_OBJECT_TYPE_PIPELINE,
+		VK_OBJECT_TYPE_PIPELINE_LAYOUT, VK_OBJECT_TYPE_DESCRIPTOR_POOL,
+		VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, VK_OBJECT_TYPE_SHADER_MODULE,
+		VK_OBJECT_TYPE_PIPELINE_CACHE, VK_OBJECT_TYPE_RENDER_PASS,
+		VK_OBJECT_TYPE_IMAGE_VIEW, VK_OBJECT_TYPE_BUFFER_VIEW, VK_OBJECT_TYPE_SAMPLER,
+		VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION, VK_OBJECT_TYPE_IMAGE,
+		VK_OBJECT_TYPE_BUFFER, VK_OBJECT_TYPE_QUERY_POOL, VK_OBJECT_TYPE_EVENT,
+		VK_OBJECT_TYPE_FENCE, VK_OBJECT_TYPE_SEMAPHORE, VK_OBJECT_TYPE_COMMAND_POOL,
+	};
+	rpvk_device *dv = &r->dev[d];
+	VkDevice dev = dv->live;
+	size_t k, i;
+	for (k = 0; k < sizeof(rpvk_order) / sizeof(rpvk_order[0]); k++) {
+		for (i = 0; i < r->handles.cap; i++) {
+			rpvk_map_slot *s = &r->handles.slots[i];
+			if (s->type != (uint32_t)rpvk_order[k] || s->aux != d || !s->val)
+				continue;
+			switch (rpvk_order[k]) {
+#define RPVK_DESTROY(objtype, fn, vktype)                                          	case objtype:                                                                  		if (dv->t.fn)                                                              			dv->t.fn(dev, (vktype)(uintptr_t)s->val, NULL);                        		break;
+			RPVK_DESTROY(VK_OBJECT_TYPE_FRAMEBUFFER, DestroyFramebuffer, VkFramebuffer)
+			RPVK_DESTROY(VK_OBJECT_TYPE_PIPELINE, DestroyPipeline, VkPipeline)
+			RPVK_DESTROY(VK_OBJECT_TYPE_PIPELINE_LAYOUT, DestroyPipelineLayout, VkPipelineLayout)
+			RPVK_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_POOL, DestroyDescriptorPool, VkDescriptorPool)
+			RPVK_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, DestroyDescriptorSetLayout,
+			             VkDescriptorSetLayout)
+			RPVK_DESTROY(VK_OBJECT_TYPE_SHADER_MODULE, DestroyShaderModule, VkShaderModule)
+			RPVK_DESTROY(VK_OBJECT_TYPE_PIPELINE_CACHE, DestroyPipelineCache, VkPipelineCache)
+			RPVK_DESTROY(VK_OBJECT_TYPE_RENDER_PASS, DestroyRenderPass, VkRenderPass)
+			RPVK_DESTROY(VK_OBJECT_TYPE_IMAGE_VIEW, DestroyImageView, VkImageView)
+			RPVK_DESTROY(VK_OBJECT_TYPE_BUFFER_VIEW, DestroyBufferView, VkBufferView)
+			RPVK_DESTROY(VK_OBJECT_TYPE_SAMPLER, DestroySampler, VkSampler)
+			RPVK_DESTROY(VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION, DestroySamplerYcbcrConversion,
+			             VkSamplerYcbcrConversion)
+			RPVK_DESTROY(VK_OBJECT_TYPE_IMAGE, DestroyImage, VkImage)
+			RPVK_DESTROY(VK_OBJECT_TYPE_BUFFER, DestroyBuffer, VkBuffer)
+			RPVK_DESTROY(VK_OBJECT_TYPE_QUERY_POOL, DestroyQueryPool, VkQueryPool)
+			RPVK_DESTROY(VK_OBJECT_TYPE_EVENT, DestroyEvent, VkEvent)
+			RPVK_DESTROY(VK_OBJECT_TYPE_FENCE, DestroyFence, VkFence)
+			RPVK_DESTROY(VK_OBJECT_TYPE_SEMAPHORE, DestroySemaphore, VkSemaphore)
+			RPVK_DESTROY(VK_OBJECT_TYPE_COMMAND_POOL, DestroyCommandPool, VkCommandPool)
+#undef RPVK_DESTROY
+			default:
+				break;
+			}
+			s->val = 0; /* destroyed: never again */
+		}
+	}
+}
+
 /* Destroy one device and everything of ours on it. */
 static void rpvk_device_drop(rpvk *r, int d)
 {
@@ -210,7 +270,14 @@ static void rpvk_instance_drop(rpvk *r, int i)
 void rpvk_instance_teardown(rpvk *r)
 {
 	int i;
-	/* Memory first: the devices it belongs to are destroyed next. */
+	/* Let every device finish, destroy what the trace left alive, then the
+	 * memory, then the devices it belongs to. */
+	for (i = 0; i < RPVK_MAX_DEVICES; i++)
+		if (r->dev[i].live) {
+			if (r->dev[i].t.DeviceWaitIdle)
+				r->dev[i].t.DeviceWaitIdle(r->dev[i].live);
+			rpvk_device_destroy_leftovers(r, i);
+		}
 	rpvk_mem_clear(r);
 	for (i = 0; i < RPVK_MAX_DEVICES; i++)
 		rpvk_device_drop(r, i);

@@ -345,8 +345,9 @@ rp_status rpvk_o_vkGetSwapchainImagesKHR(rpvk *r, void *args)
 		return st;
 	for (i = 0; i < n; i++)
 		if (a->pSwapchainImages[i] &&
-		    rpvk_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pSwapchainImages[i],
-		              (uint64_t)(uintptr_t)sc->images[i]) != RP_OK)
+		    rpvk_map_put(&r->handles, VK_OBJECT_TYPE_IMAGE,
+		                 (uint64_t)(uintptr_t)a->pSwapchainImages[i],
+		                 (uint64_t)(uintptr_t)sc->images[i], RPVK_OWNER_SWAPCHAIN) != 0)
 			return rpvk_nomem(r);
 	return RP_OK;
 }

@@ -12,9 +12,6 @@
 #   after the altered write, at the offset of the altered word's block;
 # - the trace cut in half replays up to the damage and stops with a message
 #   naming the truncation (exit 1).
-#
-# WIP: named wip_* (not run by make test) until the layer and the tsreplay
-# Vulkan backend can pass it; then rename it to test_vk_prog_replay.sh.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -67,7 +64,9 @@ replay offscreen 3
 capture multithread "$P/vk_multithread" --threads 4 --rounds 3
 replay multithread 3
 capture multithread_ts "$P/vk_multithread" --threads 4 --rounds 3 --thread-submit
-replay multithread_ts 12
+# With each thread submitting, the layer checkpoints only once every
+# submission so far is known complete: at least one per round.
+replay multithread_ts 3
 
 # ---- results are not host writes; inputs are ---------------------------------
 "$TOOL" find "$T/compute.sbt" "$T/results.bin" >"$T/find_results" || fail "find results"
@@ -122,7 +121,11 @@ assert m and int(m.group(1)) == allowed[seq], "reported offset %s, expected %d" 
 EOF
 
 # ---- a truncated trace replays up to the damage -----------------------------
+# Flushing every millisecond spreads the records over many chunks, as a long
+# capture would, so half the file holds complete records to replay.
+export TRACESMITH_FLUSH_MS=1
 capture big "$P/vk_compute" --size 65536 --submits 12
+unset TRACESMITH_FLUSH_MS
 size=$(wc -c <"$T/big.sbt" | tr -d ' ')
 head -c $((size / 2)) "$T/big.sbt" >"$T/cut.sbt"
 rc=0
