@@ -39,10 +39,13 @@ has notsbt err "$T/text.sbt: not an SBT trace"
 expect_rc 1 notsbtjson "$REPLAY" --json "$T/text.sbt"
 has notsbtjson out '"result":"error","exit":1,"error":"'
 
-# --- no backend for the trace's API (the real tsreplay has only Vulkan's) ------
+# --- no backend for the trace's API (the real tsreplay has Vulkan's, and -----
+# --- CUDA's where the toolkit headers were found, as for the libcuda double) ---
 [ -x "$BUILD/tsreplay" ] || fail "$BUILD/tsreplay is not built"
+backends=vulkan
+[ -e "$BUILD/tests/doubles/cuda/libcuda.so.1" ] && backends="vulkan, cuda"
 expect_rc 1 nobackend "$BUILD/tsreplay" "$T/d.sbt"
-has nobackend err "tsreplay: trace API 'testapi' has no backend in this build (backends: vulkan)"
+has nobackend err "tsreplay: trace API 'testapi' has no backend in this build (backends: $backends)"
 
 # --- damage: a trace big enough for several record chunks --------------------
 TRACESMITH_OUTPUT="$T/big.sbt" TESTAPI_DOUBLE_CAPTURE_LOG="$T/big.cap" "$DEMO" 3000 128 >/dev/null ||

@@ -1,0 +1,496 @@
+/*
+ * rpc_backend.c - the CUDA backend's entry points (open, execute,
+ * checkpoint, keyframe, reset, close), its options, the record dispatch,
+ * and what every part shares: messages, captured threads and their
+ * contexts, stream resolution.
+ *
+ * A record whose call failed at capture (result != CUDA_SUCCESS) changed
+ * nothing there, so it is not re-issued.  Keyframe restore first rebuilds
+ * the objects (contexts, modules, functions, streams, events, allocations)
+ * from the records before the keyframe without running any work, then the
+ * keyframe's tsSnapshot records fill the allocations.
+ */
+#include "replayer/cuda/rpc_backend.h"
+#include "replayer/cuda/rpc_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const rp_option_desc rpc_options[] = {
+	{"--streams", "single|multi", "CUDA: one stream in capture order, or as captured (default)"},
+	{"--cuda-no-reserve", NULL, "CUDA: allocate anywhere, not at the captured addresses"},
+	{"--cuda-relocate-memory", NULL, "CUDA: also rewrite pointers in uploaded data (heuristic)"},
+	{NULL, NULL, NULL}};
+
+/* ---- messages -------------------------------------------------------------------- */
+
+rp_status rpc_fail(rpc_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->call)
+		rp_diag_set(diag, "record seq %llu (%s): %s", (unsigned long long)s->seq, s->call, msg);
+	else
+		rp_diag_set(diag, "%s", msg);
+	return st;
+}
+
+rp_status rpc_cufail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what)
+{
+	char err[96];
+	return rpc_fail(s, diag, RP_ERR_BACKEND, "%s failed with %s%s%s", fn,
+	                rpc_cu_name(&s->drv, r, err, sizeof(err)), what && *what ? " " : "",
+	                what ? what : "");
+}
+
+rp_status rpc_missing(rpc_state *s, rp_diag *diag, const char *fn)
+{
+	return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "the CUDA driver %s has no %s, which this record needs",
+	                s->drv.path, fn);
+}
+
+void rpc_warn(rpc_state *s, const char *fmt, ...)
+{
+	va_list ap;
+	if (s->quiet)
+		return;
+	fputs("tsreplay: cuda: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- captured threads, contexts, streams -------------------------------------------- */
+
+rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid)
+{
+	size_t i;
+	for (i = 0; i < s->nthreads; i++)
+		if (s->threads[i].tid == tid)
+			return &s->threads[i];
+	if (s->nthreads == s->cap_threads) {
+		size_t ncap = s->cap_threads ? s->cap_threads * 2 : 8;
+		rpc_thread *nt = realloc(s->threads, ncap * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		s->threads = nt;
+		s->cap_threads = ncap;
+	}
+	memset(&s->threads[s->nthreads], 0, sizeof(s->threads[0]));
+	s->threads[s->nthreads].tid = tid;
+	return &s->threads[s->nthreads++];
+}
+
+rp_status rpc_ctx_use(rpc_state *s, uint64_t cap, rp_diag *diag)
+{
+	rpc_obj *o;
+	CUresult r;
+	if (cap == s->cur_ctx_cap && s->cur_ctx)
+		return RP_OK;
+	o = rpc_objs_get(&s->objs, RPC_O_CTX, cap);
+	if (!o)
+		return rpc_fail(s, diag, RP_ERR_NOT_FOUND,
+		                "context 0x%llx was never created or retained in the trace",
+		                (unsigned long long)cap);
+	r = s->drv.p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live);
+	if (r != CUDA_SUCCESS)
+		return rpc_cufail(s, diag, "cuCtxSetCurrent", r, "making the thread's context current");
+	s->cur_ctx_cap = cap;
+	s->cur_ctx = (CUcontext)(uintptr_t)o->live;
+	return RP_OK;
+}
+
+int rpc_current_ordinal(rpc_state *s)
+{
+	rpc_obj *o = s->cur_ctx_cap ? rpc_objs_get(&s->objs, RPC_O_CTX, s->cur_ctx_cap) : NULL;
+	return o ? o->ordinal : s->device_base;
+}
+
+rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *capturing_out,
+                             rp_diag *diag)
+{
+	int capturing = 0;
+	CUstream live = NULL;
+	if ((cap == 0 && s->ptds) || cap == (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD) {
+		/* The per-thread default stream of the capturing thread: a blocking
+		 * stream of our own (it synchronizes with the legacy stream, as a
+		 * per-thread default stream does), one per thread and context. */
+		rpc_thread *t = rpc_thread_get(s, s->tid);
+		unsigned i, slot = 4;
+		if (!t)
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		for (i = 0; i < 4; i++)
+			if (t->pt_stream[i] && t->pt_ctx[i] == s->cur_ctx_cap)
+				slot = i;
+		if (slot == 4 && !s->single_stream) {
+			CUresult r;
+			for (i = 0; i < 4 && slot == 4; i++)
+				if (!t->pt_stream[i])
+					slot = i;
+			if (slot == 4)
+				return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
+				                "thread %llu used per-thread default streams in more than 4 contexts",
+				                (unsigned long long)s->tid);
+			if (!s->drv.p_cuStreamCreate)
+				return rpc_missing(s, diag, "cuStreamCreate");
+			r = s->drv.p_cuStreamCreate(&t->pt_stream[slot], CU_STREAM_DEFAULT);
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, "cuStreamCreate", r, "for the per-thread default stream");
+			t->pt_ctx[slot] = s->cur_ctx_cap;
+		}
+		if (slot < 4) {
+			live = t->pt_stream[slot];
+			capturing = t->pt_capturing[slot];
+		}
+	} else if (cap != 0 && cap != (uint64_t)(uintptr_t)CU_STREAM_LEGACY) {
+		rpc_obj *o = rpc_objs_get(&s->objs, RPC_O_STREAM, cap);
+		if (!o)
+			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
+			                (unsigned long long)cap);
+		live = (CUstream)(uintptr_t)o->live;
+		capturing = o->capturing;
+	}
+	*out = s->single_stream ? NULL : live;
+	if (capturing_out)
+		*capturing_out = capturing;
+	return RP_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------ */
+
+/* Calls a keyframe restore replays before its snapshot: those that make or
+ * drop objects.  Work (launches, copies, memsets, syncs) is left out: the
+ * snapshot holds its results. */
+static int rpc_is_state_kind(sbt_cm_kind k)
+{
+	switch (k) {
+	case SBT_CM_K_cuInit: case SBT_CM_K_cuDeviceGet: case SBT_CM_K_cuCtxCreate:
+	case SBT_CM_K_cuCtxDestroy: case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent:
+	case SBT_CM_K_cuCtxPopCurrent: case SBT_CM_K_cuDevicePrimaryCtxRetain:
+	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
+	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
+	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
+	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
+	case SBT_CM_K_cuLibraryLoadData: case SBT_CM_K_cuLibraryLoadFromFile:
+	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
+	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
+	case SBT_CM_K_cuKernelGetFunction:
+	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
+	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
+	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
+	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
+	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
+	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
+	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
+	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
+	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamBeginCapture:
+	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int rpc_kind_of(const rpc_state *s, uint32_t type, sbt_cm_kind *out)
+{
+	int16_t k;
+	if (type < s->type_lo || type - s->type_lo >= s->ntypes)
+		return 0;
+	k = s->kind_of[type - s->type_lo];
+	if (k < 0)
+		return 0;
+	*out = (sbt_cm_kind)k;
+	return 1;
+}
+
+static rp_status rpc_dispatch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	switch (k) {
+	case SBT_CM_K_cuLaunchKernel: case SBT_CM_K_cuLaunchKernelEx:
+	case SBT_CM_K_cuLaunchCooperativeKernel:
+		return rpc_exec_launch(s, k, c, diag);
+	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
+	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
+	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
+	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
+	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
+	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
+	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
+	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync: case SBT_CM_K_cuMemcpyHtoD:
+	case SBT_CM_K_cuMemcpyHtoDAsync: case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
+	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync: case SBT_CM_K_cuMemcpyPeer:
+	case SBT_CM_K_cuMemcpyPeerAsync: case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned:
+	case SBT_CM_K_cuMemcpy2DAsync: case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
+	case SBT_CM_K_cuMemsetD8: case SBT_CM_K_cuMemsetD16: case SBT_CM_K_cuMemsetD32:
+	case SBT_CM_K_cuMemsetD2D8: case SBT_CM_K_cuMemsetD2D16: case SBT_CM_K_cuMemsetD2D32:
+	case SBT_CM_K_cuMemsetD8Async: case SBT_CM_K_cuMemsetD16Async: case SBT_CM_K_cuMemsetD32Async:
+	case SBT_CM_K_cuMemsetD2D8Async: case SBT_CM_K_cuMemsetD2D16Async:
+	case SBT_CM_K_cuMemsetD2D32Async: case SBT_CM_K_tsSnapshot:
+		return rpc_exec_memory(s, k, c, diag);
+	default:
+		return rpc_exec_control(s, k, c, diag);
+	}
+}
+
+/* One record: decode, skip what failed at capture, make the capturing
+ * thread's context current, dispatch. */
+static rp_status rpc_run_record(rpc_state *s, const sbt_record *rec, rp_diag *diag)
+{
+	sbt_cm_kind k;
+	sbt_cm_call c;
+	rpc_thread *t;
+	rp_status st;
+
+	s->seq = rec->seq;
+	s->tid = rec->thread;
+	s->call = NULL;
+	if (!rpc_kind_of(s, rec->type, &k)) {
+		const char *name = sbt_reader_type_name(s->trace, rec->type);
+		s->call = name && *name ? name : "unnamed type";
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                "type %u is not a call of the CUDA record model, so this backend cannot "
+		                "replay it", rec->type);
+	}
+	s->call = sbt_cm_type_name(k);
+	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
+		return rpc_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
+		                rec->payload_len);
+	s->ptds = c.ptds != 0;
+	if (k != SBT_CM_K_tsSnapshot && c.result != CUDA_SUCCESS)
+		return RP_OK;
+	if (s->state_only && !rpc_is_state_kind(k))
+		return RP_OK;
+	t = rpc_thread_get(s, rec->thread);
+	if (!t)
+		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (t->depth) {
+		st = rpc_ctx_use(s, t->stack[t->depth - 1], diag);
+		if (st != RP_OK)
+			return st;
+	}
+	return rpc_dispatch(s, k, &c, diag);
+}
+
+/* ---- backend entry points ------------------------------------------------------------- */
+
+static rp_status rpc_build_types(rpc_state *s, rp_diag *diag)
+{
+	uint32_t type, lo = UINT32_MAX, hi = 0;
+	const char *name;
+	size_t i;
+	sbt_cm_kind k;
+
+	for (i = 0; sbt_reader_type_at(s->trace, i, &type, &name) == SBT_OK; i++) {
+		if (strncmp(name, SBT_CM_API_CUDA ".", sizeof(SBT_CM_API_CUDA)) != 0 ||
+		    sbt_cm_kind_by_name(name, &k) != 0)
+			continue;
+		if (type < lo)
+			lo = type;
+		if (type > hi)
+			hi = type;
+	}
+	if (lo > hi) {
+		s->type_lo = 0;
+		s->ntypes = 0;
+		return RP_OK;
+	}
+	s->type_lo = lo;
+	s->ntypes = (size_t)(hi - lo) + 1;
+	s->kind_of = malloc(s->ntypes * sizeof(*s->kind_of));
+	if (!s->kind_of) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	for (i = 0; i < s->ntypes; i++)
+		s->kind_of[i] = -1;
+	for (i = 0; sbt_reader_type_at(s->trace, i, &type, &name) == SBT_OK; i++)
+		if (strncmp(name, SBT_CM_API_CUDA ".", sizeof(SBT_CM_API_CUDA)) == 0 &&
+		    sbt_cm_kind_by_name(name, &k) == 0)
+			s->kind_of[type - lo] = (int16_t)k;
+	return RP_OK;
+}
+
+static rp_status rpc_parse_options(rpc_state *s, const rp_backend_open_args *args, rp_diag *diag)
+{
+	size_t i;
+	for (i = 0; i < args->noptions; i++) {
+		const rp_option_value *o = &args->options[i];
+		if (strcmp(o->name, "--streams") == 0) {
+			if (o->value && strcmp(o->value, "single") == 0) {
+				s->single_stream = 1;
+			} else if (o->value && strcmp(o->value, "multi") == 0) {
+				s->single_stream = 0;
+			} else {
+				rp_diag_set(diag, "--streams: expected single or multi, got '%s'",
+				            o->value ? o->value : "");
+				return RP_ERR_ARG;
+			}
+		} else if (strcmp(o->name, "--cuda-no-reserve") == 0) {
+			s->no_reserve = 1;
+		} else if (strcmp(o->name, "--cuda-relocate-memory") == 0) {
+			s->relocate_memory = 1;
+		}
+	}
+	if (args->device) {
+		char *end = NULL;
+		long v;
+		errno = 0;
+		v = strtol(args->device, &end, 10);
+		if (errno || !*args->device || *end || v < 0 || v > 1024) {
+			rp_diag_set(diag, "--device '%s': the CUDA backend expects a device ordinal (0, 1, ...)",
+			            args->device);
+			return RP_ERR_ARG;
+		}
+		s->device_base = (int)v;
+	}
+	return RP_OK;
+}
+
+static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
+{
+	rpc_state *s = calloc(1, sizeof(*s));
+	rp_status st;
+
+	if (!s) {
+		rp_diag_set(diag, "out of memory");
+		return RP_ERR_NOMEM;
+	}
+	s->trace = args->trace;
+	s->quiet = args->quiet;
+	st = rpc_parse_options(s, args, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	st = rpc_driver_open(&s->drv, &s->device_count, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	if (s->device_base >= s->device_count) {
+		rp_diag_set(diag, "--device %d: the CUDA driver has %d device%s (ordinals from 0)",
+		            s->device_base, s->device_count, s->device_count == 1 ? "" : "s");
+		st = RP_ERR_ARG;
+		goto out_fail;
+	}
+	st = rpc_build_types(s, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	*state_out = s;
+	return RP_OK;
+out_fail:
+	free(s->kind_of);
+	free(s);
+	return st;
+}
+
+static rp_status rpc_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
+{
+	rpc_state *s = state;
+	(void)flags; /* fast-forwarded records build state exactly like the others */
+	rpc_copies_release_served(s);
+	rpc_stages_poll(s, 0);
+	return rpc_run_record(s, rec, diag);
+}
+
+static rp_status rpc_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
+                                rp_diag *diag)
+{
+	rpc_state *s = state;
+	rpc_copies_release_served(s);
+	return rpc_checkpoint_bytes(s, expected, bytes_out, diag);
+}
+
+/* Restore: replay the object-making records before the marker (from the
+ * random-access reader; the payload is copied because fetching a module
+ * image moves that reader), then let the snapshot records that follow the
+ * marker fill memory. */
+static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
+{
+	rpc_state *s = state;
+	sbt_cm_call kf;
+	sbt_record rec;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
+	sbt_status sst;
+	rp_status st = RP_OK;
+
+	rpc_copies_release_served(s);
+	if (!restore)
+		return RP_OK; /* the snapshot must change nothing mid-replay */
+	if (sbt_cm_decode(marker->payload, marker->payload_len, &kf) != SBT_OK) {
+		rp_diag_set(diag, "keyframe seq %llu: its payload could not be decoded",
+		            (unsigned long long)marker->seq);
+		return RP_ERR_DECODE;
+	}
+	sst = sbt_reader_seek_seq(s->trace, 0);
+	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK &&
+	       rec.seq < marker->seq) {
+		sbt_cm_kind k;
+		if (!rpc_kind_of(s, rec.type, &k) || !rpc_is_state_kind(k))
+			continue;
+		if (rec.payload_len > copy_cap) {
+			uint8_t *n = realloc(copy, rec.payload_len);
+			if (!n) {
+				rp_diag_set(diag, "out of memory");
+				st = RP_ERR_NOMEM;
+				goto out_free;
+			}
+			copy = n;
+			copy_cap = rec.payload_len;
+		}
+		if (rec.payload_len)
+			memcpy(copy, rec.payload, rec.payload_len);
+		rec.payload = copy;
+		s->state_only = 1;
+		st = rpc_run_record(s, &rec, diag);
+		s->state_only = 0;
+		if (st != RP_OK)
+			goto out_free;
+	}
+	if (sst != SBT_OK && sst != SBT_END) {
+		const char *msg = sbt_reader_message(s->trace);
+		rp_diag_set(diag, "keyframe seq %llu: reading the records before it: %s",
+		            (unsigned long long)marker->seq, *msg ? msg : sbt_strerror(sst));
+		st = RP_ERR_TRACE;
+		goto out_free;
+	}
+	s->restore_seq = marker->seq;
+	s->snap_left = kf.count;
+out_free:
+	free(copy);
+	return st;
+}
+
+static rp_status rpc_reset(void *state, rp_diag *diag)
+{
+	rpc_state *s = state;
+	(void)diag;
+	rpc_teardown(s);
+	return RP_OK;
+}
+
+static void rpc_close(void *state)
+{
+	rpc_state *s = state;
+	if (!s)
+		return;
+	rpc_teardown(s);
+	free(s->kind_of);
+	free(s);
+}
+
+const rp_backend_ops rpc_backend_ops = {
+	.name = "cuda",
+	.api = SBT_CM_API_CUDA,
+	.open = rpc_open,
+	.execute = rpc_execute,
+	.checkpoint = rpc_checkpoint,
+	.keyframe = rpc_keyframe,
+	.reset = rpc_reset,
+	.close = rpc_close,
+	.options = rpc_options,
+};

@@ -1,0 +1,818 @@
+/*
+ * rpc_exec.c - replay of contexts and devices, modules and libraries,
+ * kernel launches, streams and events.
+ *
+ * Captured handles are only keys: every record names the live object
+ * through the rpc_objs table, and a handle the trace never created is an
+ * error naming the record.  Launch parameters are the captured bytes, with
+ * pointer-valued parameters rewritten when what they point into lives at
+ * another address in the replay (rpc_ranges_patch_params).
+ */
+#include "replayer/cuda/rpc_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A NUL-terminated copy of a name field (owned by the caller). */
+static char *rpc_name_dup(const sbt_cm_call *c)
+{
+	char *n = malloc(c->name_len + 1);
+	if (n) {
+		if (c->name_len)
+			memcpy(n, c->name, c->name_len);
+		n[c->name_len] = '\0';
+	}
+	return n;
+}
+
+/* The live device of a captured CUdevice (one from cuDeviceGet, or else
+ * taken as an ordinal, which is what CUdevice values are). */
+static rp_status rpc_device(rpc_state *s, int64_t cap, CUdevice *live, int *ordinal, rp_diag *diag)
+{
+	rpc_obj *o = rpc_objs_get(&s->objs, RPC_O_DEVICE, (uint64_t)cap);
+	CUresult r;
+	int ord;
+	if (o) {
+		*live = (CUdevice)o->live;
+		*ordinal = o->ordinal;
+		return RP_OK;
+	}
+	ord = s->device_base + (int)cap;
+	if (cap < 0 || ord >= s->device_count)
+		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device %lld is not among the %d devices here%s",
+		                (long long)cap, s->device_count, s->device_base ? " (after --device)" : "");
+	r = s->drv.p_cuDeviceGet(live, ord);
+	if (r != CUDA_SUCCESS)
+		return rpc_cufail(s, diag, "cuDeviceGet", r, NULL);
+	*ordinal = ord;
+	return RP_OK;
+}
+
+static rp_status rpc_blob(rpc_state *s, uint64_t id, void **data, size_t *len, rp_diag *diag)
+{
+	sbt_status sst;
+	if (!id)
+		return rpc_fail(s, diag, RP_ERR_TRACE, "the trace holds no image for this module "
+		                "(the capture could not size or read it)");
+	sst = sbt_reader_blob_get(s->trace, id, data, len);
+	if (sst != SBT_OK)
+		return rpc_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id,
+		                sbt_strerror(sst));
+	return RP_OK;
+}
+
+static rp_status rpc_need(rpc_state *s, const void *fn, const char *name, rp_diag *diag)
+{
+	return fn ? RP_OK : rpc_missing(s, diag, name);
+}
+#define RPC_NEED(fn) rpc_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
+
+static rpc_obj *rpc_obj_new(rpc_state *s, rpc_kind kind, uint64_t cap, uint64_t live, rp_diag *diag,
+                            rp_status *st)
+{
+	rpc_obj *o = rpc_objs_put(&s->objs, kind, cap);
+	if (!o) {
+		*st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	o->live = live;
+	o->ctx = s->cur_ctx;
+	*st = RP_OK;
+	return o;
+}
+
+static rp_status rpc_lookup(rpc_state *s, rpc_kind kind, uint64_t cap, const char *what,
+                            rpc_obj **out, rp_diag *diag)
+{
+	*out = rpc_objs_get(&s->objs, kind, cap);
+	if (!*out)
+		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
+		                (unsigned long long)cap);
+	return RP_OK;
+}
+
+/* ---- contexts --------------------------------------------------------------------- */
+
+static rp_status rpc_thread_push(rpc_state *s, uint64_t ctx, rp_diag *diag)
+{
+	rpc_thread *t = rpc_thread_get(s, s->tid);
+	if (!t)
+		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (t->depth == RPC_CTX_DEPTH)
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "more than %d contexts pushed on thread %llu",
+		                RPC_CTX_DEPTH, (unsigned long long)s->tid);
+	t->stack[t->depth++] = ctx;
+	return RP_OK;
+}
+
+/* The context is gone: no thread has it current any more. */
+static void rpc_ctx_forget(rpc_state *s, uint64_t cap)
+{
+	size_t i;
+	for (i = 0; i < s->nthreads; i++) {
+		rpc_thread *t = &s->threads[i];
+		unsigned k, j = 0;
+		for (k = 0; k < t->depth; k++)
+			if (t->stack[k] != cap)
+				t->stack[j++] = t->stack[k];
+		t->depth = j;
+		for (k = 0; k < 4; k++)
+			if (t->pt_stream[k] && t->pt_ctx[k] == cap) {
+				t->pt_stream[k] = NULL; /* destroyed with its context */
+				t->pt_ctx[k] = 0;
+				t->pt_capturing[k] = 0;
+			}
+	}
+	if (s->cur_ctx_cap == cap) {
+		s->cur_ctx_cap = 0;
+		s->cur_ctx = NULL;
+	}
+}
+
+/* Everything made in live context ctx goes with it. */
+static void rpc_objs_forget_ctx(rpc_state *s, CUcontext ctx)
+{
+	size_t i;
+	for (i = 0; i < s->objs.cap; i++) {
+		rpc_obj *o = &s->objs.slot[i];
+		if (o->kind == RPC_O_NONE || o->dead || o->ctx != ctx)
+			continue;
+		if (o->kind == RPC_O_STREAM || o->kind == RPC_O_EVENT || o->kind == RPC_O_MODULE ||
+		    o->kind == RPC_O_FUNCTION)
+			rpc_objs_del(&s->objs, o);
+	}
+}
+
+static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUdevice dev;
+	int ord;
+	CUresult r;
+	rpc_obj *o;
+	rpc_thread *t;
+
+	switch (k) {
+	case SBT_CM_K_cuDeviceGet:
+		if (c->value > (uint64_t)s->device_count)
+			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
+			                (unsigned long long)c->value, s->device_count);
+		ord = s->device_base + (int)c->value;
+		if (ord >= s->device_count)
+			return rpc_fail(s, diag, RP_ERR_NOT_FOUND,
+			                "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
+			                (unsigned long long)c->value, s->device_base, s->device_count);
+		r = s->drv.p_cuDeviceGet(&dev, ord);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuDeviceGet", r, NULL);
+		o = rpc_obj_new(s, RPC_O_DEVICE, (uint64_t)c->device, (uint64_t)dev, diag, &st);
+		if (o)
+			o->ordinal = ord;
+		return st;
+	case SBT_CM_K_cuCtxCreate: {
+		CUcontext ctx;
+		if ((st = RPC_NEED(cuCtxCreate)) != RP_OK ||
+		    (st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+			return st;
+		r = s->drv.p_cuCtxCreate(&ctx, (unsigned)c->flags, dev);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuCtxCreate", r, NULL);
+		s->cur_ctx = ctx; /* cuCtxCreate makes it current */
+		o = rpc_obj_new(s, RPC_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
+		if (!o)
+			return st;
+		o->ordinal = ord;
+		o->ctx = ctx;
+		s->cur_ctx_cap = c->ctx;
+		return rpc_thread_push(s, c->ctx, diag);
+	}
+	case SBT_CM_K_cuDevicePrimaryCtxRetain: {
+		CUcontext ctx;
+		if ((st = RPC_NEED(cuDevicePrimaryCtxRetain)) != RP_OK ||
+		    (st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+			return st;
+		r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, dev);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuDevicePrimaryCtxRetain", r, NULL);
+		o = rpc_objs_get(&s->objs, RPC_O_CTX, c->ctx);
+		if (!o || o->live != (uint64_t)(uintptr_t)ctx) {
+			o = rpc_obj_new(s, RPC_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
+			if (!o)
+				return st;
+		}
+		o->primary = 1;
+		o->ordinal = ord;
+		o->ctx = ctx;
+		o->retains++;
+		return RP_OK;
+	}
+	case SBT_CM_K_cuDevicePrimaryCtxRelease:
+	case SBT_CM_K_cuDevicePrimaryCtxReset: {
+		size_t i;
+		if ((st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+			return st;
+		for (i = 0; i < s->objs.cap; i++) {
+			o = &s->objs.slot[i];
+			if (o->kind != RPC_O_CTX || o->dead || !o->primary || o->ordinal != ord)
+				continue;
+			if (k == SBT_CM_K_cuDevicePrimaryCtxReset) {
+				/* Everything of the primary context goes; the driver has no
+				 * reset entry we ask for, so it is freed at teardown. */
+				rpc_stages_poll(s, 1);
+				rpc_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+				rpc_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+				return RP_OK;
+			}
+			if (!o->retains)
+				break;
+			if ((st = RPC_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
+				return st;
+			r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, "cuDevicePrimaryCtxRelease", r, NULL);
+			o->retains--;
+			return RP_OK;
+		}
+		if (k == SBT_CM_K_cuDevicePrimaryCtxReset)
+			return RP_OK;
+		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
+		                "device %lld", (long long)c->device);
+	}
+	case SBT_CM_K_cuCtxDestroy:
+		if ((st = rpc_lookup(s, RPC_O_CTX, c->ctx, "context", &o, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuCtxDestroy)) != RP_OK)
+			return st;
+		if (o->primary)
+			return rpc_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
+			                (unsigned long long)c->ctx);
+		rpc_stages_poll(s, 1);
+		rpc_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+		rpc_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+		r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuCtxDestroy", r, NULL);
+		rpc_ctx_forget(s, c->ctx);
+		rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	case SBT_CM_K_cuCtxSetCurrent:
+		t = rpc_thread_get(s, s->tid);
+		if (!t)
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		if (!c->ctx) {
+			if (t->depth)
+				t->depth--;
+			return RP_OK;
+		}
+		if (t->depth)
+			t->stack[t->depth - 1] = c->ctx;
+		else if ((st = rpc_thread_push(s, c->ctx, diag)) != RP_OK)
+			return st;
+		return rpc_ctx_use(s, c->ctx, diag);
+	case SBT_CM_K_cuCtxPushCurrent:
+		if ((st = rpc_thread_push(s, c->ctx, diag)) != RP_OK)
+			return st;
+		return rpc_ctx_use(s, c->ctx, diag);
+	case SBT_CM_K_cuCtxPopCurrent:
+		t = rpc_thread_get(s, s->tid);
+		if (t && t->depth)
+			t->depth--;
+		return RP_OK;
+	case SBT_CM_K_cuCtxSynchronize:
+		r = s->drv.p_cuCtxSynchronize();
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+	default:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a context call");
+	}
+}
+
+/* ---- modules and libraries ----------------------------------------------------------- */
+
+static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpc_obj *o, *p;
+	void *img = NULL;
+	size_t len = 0;
+	char *name = NULL;
+
+	switch (k) {
+	case SBT_CM_K_cuModuleLoad:
+	case SBT_CM_K_cuModuleLoadData:
+	case SBT_CM_K_cuModuleLoadDataEx:
+	case SBT_CM_K_cuModuleLoadFatBinary: {
+		CUmodule m;
+		int fat = k == SBT_CM_K_cuModuleLoadFatBinary;
+		if ((st = fat ? RPC_NEED(cuModuleLoadFatBinary) : RPC_NEED(cuModuleLoadData)) != RP_OK ||
+		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
+			return st;
+		/* JIT options of cuModuleLoadDataEx are not recorded: the defaults. */
+		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, img) : s->drv.p_cuModuleLoadData(&m, img);
+		free(img);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, fat ? "cuModuleLoadFatBinary" : "cuModuleLoadData", r,
+			                  "loading the image from the trace");
+		rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+		return st;
+	}
+	case SBT_CM_K_cuLibraryLoadData:
+	case SBT_CM_K_cuLibraryLoadFromFile: {
+		CUlibrary l;
+		if ((st = RPC_NEED(cuLibraryLoadData)) != RP_OK ||
+		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
+			return st;
+		r = s->drv.p_cuLibraryLoadData(&l, img, NULL, NULL, 0, NULL, NULL, 0);
+		free(img);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuLibraryLoadData", r, "loading the image from the trace");
+		rpc_obj_new(s, RPC_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
+		return st;
+	}
+	case SBT_CM_K_cuModuleUnload:
+		if ((st = rpc_lookup(s, RPC_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
+			return st;
+		rpc_stages_poll(s, 1);
+		rpc_mem_forget_owner(s, c->handle);
+		if (!o->parent && s->drv.p_cuModuleUnload) {
+			r = s->drv.p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, "cuModuleUnload", r, NULL);
+		}
+		rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	case SBT_CM_K_cuLibraryUnload:
+		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuLibraryUnload)) != RP_OK)
+			return st;
+		rpc_stages_poll(s, 1);
+		rpc_mem_forget_owner(s, c->handle);
+		r = s->drv.p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuLibraryUnload", r, NULL);
+		rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	case SBT_CM_K_cuModuleGetFunction: {
+		CUfunction f;
+		if ((st = rpc_lookup(s, RPC_O_MODULE, c->parent, "module", &p, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuModuleGetFunction)) != RP_OK)
+			return st;
+		if (!(name = rpc_name_dup(c)))
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		r = s->drv.p_cuModuleGetFunction(&f, (CUmodule)(uintptr_t)p->live, name);
+		if (r != CUDA_SUCCESS) {
+			st = rpc_cufail(s, diag, "cuModuleGetFunction", r, name);
+			free(name);
+			return st;
+		}
+		o = rpc_obj_new(s, RPC_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+		if (!o) {
+			free(name);
+			return st;
+		}
+		o->name = name;
+		o->parent = c->parent;
+		return RP_OK;
+	}
+	case SBT_CM_K_cuLibraryGetKernel: {
+		CUkernel kern;
+		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuLibraryGetKernel)) != RP_OK)
+			return st;
+		if (!(name = rpc_name_dup(c)))
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		r = s->drv.p_cuLibraryGetKernel(&kern, (CUlibrary)(uintptr_t)p->live, name);
+		if (r != CUDA_SUCCESS) {
+			st = rpc_cufail(s, diag, "cuLibraryGetKernel", r, name);
+			free(name);
+			return st;
+		}
+		o = rpc_obj_new(s, RPC_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
+		if (!o) {
+			free(name);
+			return st;
+		}
+		o->name = name;
+		o->parent = c->parent;
+		return RP_OK;
+	}
+	case SBT_CM_K_cuLibraryGetModule: {
+		CUmodule m;
+		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuLibraryGetModule)) != RP_OK)
+			return st;
+		r = s->drv.p_cuLibraryGetModule(&m, (CUlibrary)(uintptr_t)p->live);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuLibraryGetModule", r, NULL);
+		o = rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+		if (o)
+			o->parent = c->parent; /* the library's: never unloaded on its own */
+		return st;
+	}
+	case SBT_CM_K_cuKernelGetFunction: {
+		CUfunction f;
+		if ((st = rpc_lookup(s, RPC_O_KERNEL, c->parent, "kernel", &p, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuKernelGetFunction)) != RP_OK)
+			return st;
+		r = s->drv.p_cuKernelGetFunction(&f, (CUkernel)(uintptr_t)p->live);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuKernelGetFunction", r, NULL);
+		name = p->name ? strdup(p->name) : NULL;
+		o = rpc_obj_new(s, RPC_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+		if (!o) {
+			free(name);
+			return st;
+		}
+		o->name = name;
+		o->parent = c->parent;
+		return RP_OK;
+	}
+	case SBT_CM_K_cuModuleGetGlobal:
+	case SBT_CM_K_cuLibraryGetGlobal: {
+		CUdeviceptr d = 0;
+		size_t bytes = 0;
+		rpc_range g;
+		int lib = k == SBT_CM_K_cuLibraryGetGlobal;
+		if ((st = rpc_lookup(s, lib ? RPC_O_LIBRARY : RPC_O_MODULE, c->parent,
+		                     lib ? "library" : "module", &p, diag)) != RP_OK ||
+		    (st = lib ? RPC_NEED(cuLibraryGetGlobal) : RPC_NEED(cuModuleGetGlobal)) != RP_OK)
+			return st;
+		if (!(name = rpc_name_dup(c)))
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		r = lib ? s->drv.p_cuLibraryGetGlobal(&d, &bytes, (CUlibrary)(uintptr_t)p->live, name)
+		        : s->drv.p_cuModuleGetGlobal(&d, &bytes, (CUmodule)(uintptr_t)p->live, name);
+		if (r != CUDA_SUCCESS) {
+			st = rpc_cufail(s, diag, lib ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r, name);
+			free(name);
+			return st;
+		}
+		if (c->size && bytes != c->size) {
+			st = rpc_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
+			              name, bytes, (unsigned long long)c->size);
+			free(name);
+			return st;
+		}
+		free(name);
+		if (!c->dst || !bytes)
+			return RP_OK;
+		memset(&g, 0, sizeof(g));
+		g.cap = c->dst;
+		g.size = bytes;
+		g.live = (uint64_t)d;
+		g.kind = RPC_R_GLOBAL;
+		g.sub = SBT_CM_MEM_GLOBAL;
+		g.owner = c->parent;
+		return rpc_mem_add_range(s, &g, diag);
+	}
+	default:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a module call");
+	}
+}
+
+/* ---- streams and events ----------------------------------------------------------------- */
+
+/* The capture flag of a stream handle of the current record. */
+static rp_status rpc_set_capturing(rpc_state *s, uint64_t cap, int on, rp_diag *diag)
+{
+	if ((cap == 0 && s->ptds) || cap == (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD) {
+		rpc_thread *t = rpc_thread_get(s, s->tid);
+		CUstream live;
+		unsigned i;
+		rp_status st = rpc_stream_resolve(s, cap, &live, NULL, diag);
+		if (st != RP_OK)
+			return st;
+		for (i = 0; t && i < 4; i++)
+			if (t->pt_stream[i] && t->pt_ctx[i] == s->cur_ctx_cap)
+				t->pt_capturing[i] = (uint8_t)on;
+		return RP_OK;
+	}
+	if (cap == 0 || cap == (uint64_t)(uintptr_t)CU_STREAM_LEGACY)
+		return rpc_fail(s, diag, RP_ERR_TRACE, "stream capture on the legacy default stream");
+	{
+		rpc_obj *o;
+		rp_status st = rpc_lookup(s, RPC_O_STREAM, cap, "stream", &o, diag);
+		if (st == RP_OK)
+			o->capturing = (uint8_t)on;
+		return st;
+	}
+}
+
+static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	CUstream live;
+	int capturing;
+	rpc_obj *o, *e;
+
+	switch (k) {
+	case SBT_CM_K_cuStreamCreate:
+	case SBT_CM_K_cuStreamCreateWithPriority: {
+		CUstream made = NULL;
+		if (!s->single_stream) {
+			if (k == SBT_CM_K_cuStreamCreate) {
+				if ((st = RPC_NEED(cuStreamCreate)) != RP_OK)
+					return st;
+				r = s->drv.p_cuStreamCreate(&made, (unsigned)c->flags);
+			} else {
+				if ((st = RPC_NEED(cuStreamCreateWithPriority)) != RP_OK)
+					return st;
+				r = s->drv.p_cuStreamCreateWithPriority(&made, (unsigned)c->flags, (int)c->priority);
+			}
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
+				                                                          : "cuStreamCreateWithPriority",
+				                  r, NULL);
+		}
+		rpc_obj_new(s, RPC_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
+		return st;
+	}
+	case SBT_CM_K_cuStreamDestroy:
+		if ((st = rpc_lookup(s, RPC_O_STREAM, c->stream, "stream", &o, diag)) != RP_OK)
+			return st;
+		if (o->live && s->drv.p_cuStreamDestroy) {
+			r = s->drv.p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, "cuStreamDestroy", r, NULL);
+		}
+		rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	case SBT_CM_K_cuStreamSynchronize:
+	case SBT_CM_K_cuStreamQuery: /* only successful queries reach here: the work was done */
+		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuStreamSynchronize)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamSynchronize(live);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+	case SBT_CM_K_cuStreamWaitEvent:
+		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+			return st;
+		if (s->single_stream || capturing)
+			return RP_OK; /* one stream: already in order; capturing: a graph edge */
+		if ((st = RPC_NEED(cuStreamWaitEvent)) != RP_OK)
+			return st;
+		r = s->drv.p_cuStreamWaitEvent(live, (CUevent)(uintptr_t)e->live, (unsigned)c->flags);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
+	case SBT_CM_K_cuStreamBeginCapture:
+		return rpc_set_capturing(s, c->stream, 1, diag);
+	case SBT_CM_K_cuStreamEndCapture:
+		return rpc_set_capturing(s, c->stream, 0, diag);
+	case SBT_CM_K_cuEventCreate: {
+		CUevent ev;
+		if ((st = RPC_NEED(cuEventCreate)) != RP_OK)
+			return st;
+		r = s->drv.p_cuEventCreate(&ev, (unsigned)c->flags);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuEventCreate", r, NULL);
+		rpc_obj_new(s, RPC_O_EVENT, c->event, (uint64_t)(uintptr_t)ev, diag, &st);
+		return st;
+	}
+	case SBT_CM_K_cuEventDestroy:
+		if ((st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+			return st;
+		if (s->drv.p_cuEventDestroy) {
+			r = s->drv.p_cuEventDestroy((CUevent)(uintptr_t)e->live);
+			if (r != CUDA_SUCCESS)
+				return rpc_cufail(s, diag, "cuEventDestroy", r, NULL);
+		}
+		rpc_objs_del(&s->objs, e);
+		return RP_OK;
+	case SBT_CM_K_cuEventRecord:
+	case SBT_CM_K_cuEventRecordWithFlags:
+		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+			return st;
+		if (capturing)
+			return RP_OK;
+		if (k == SBT_CM_K_cuEventRecordWithFlags && c->flags) {
+			if ((st = RPC_NEED(cuEventRecordWithFlags)) != RP_OK)
+				return st;
+			r = s->drv.p_cuEventRecordWithFlags((CUevent)(uintptr_t)e->live, live, (unsigned)c->flags);
+		} else {
+			if ((st = RPC_NEED(cuEventRecord)) != RP_OK)
+				return st;
+			r = s->drv.p_cuEventRecord((CUevent)(uintptr_t)e->live, live);
+		}
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuEventRecord", r, NULL);
+	case SBT_CM_K_cuEventSynchronize:
+	case SBT_CM_K_cuEventQuery: /* successful: the program saw it complete */
+		if ((st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuEventSynchronize)) != RP_OK)
+			return st;
+		r = s->drv.p_cuEventSynchronize((CUevent)(uintptr_t)e->live);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuEventSynchronize", r, NULL);
+	default:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a stream or event call");
+	}
+}
+
+rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	switch (k) {
+	case SBT_CM_K_cuInit:
+		return RP_OK; /* done at open */
+	case SBT_CM_K_cuDeviceGet: case SBT_CM_K_cuCtxCreate: case SBT_CM_K_cuCtxDestroy:
+	case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent: case SBT_CM_K_cuCtxPopCurrent:
+	case SBT_CM_K_cuCtxSynchronize: case SBT_CM_K_cuDevicePrimaryCtxRetain:
+	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
+		return rpc_exec_ctx(s, k, c, diag);
+	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
+	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
+	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
+	case SBT_CM_K_cuLibraryLoadData: case SBT_CM_K_cuLibraryLoadFromFile:
+	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
+	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
+	case SBT_CM_K_cuKernelGetFunction:
+		return rpc_exec_module(s, k, c, diag);
+	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
+	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamSynchronize: case SBT_CM_K_cuStreamQuery:
+	case SBT_CM_K_cuStreamWaitEvent: case SBT_CM_K_cuStreamBeginCapture:
+	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
+	case SBT_CM_K_cuEventRecord: case SBT_CM_K_cuEventRecordWithFlags:
+	case SBT_CM_K_cuEventSynchronize: case SBT_CM_K_cuEventQuery:
+		return rpc_exec_stream(s, k, c, diag);
+	case SBT_CM_K_cuGraphLaunch:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                "graph replay is not supported yet (graph exec 0x%llx); replay a --range "
+		                "that ends before seq %llu", (unsigned long long)c->handle,
+		                (unsigned long long)s->seq);
+	case SBT_CM_K_cuLaunchHostFunc:
+		if (!s->warned_hostfn++)
+			rpc_warn(s, "seq %llu: cuLaunchHostFunc: host functions are not replayed",
+			         (unsigned long long)s->seq);
+		return RP_OK;
+	default:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	}
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(CUlaunchAttribute) == SBT_CM_ATTR_BYTES,
+               "a packed launch attribute is one CUlaunchAttribute");
+
+rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpc_obj *f;
+	CUstream stream;
+	int capturing;
+	rp_status st;
+	CUresult r = CUDA_SUCCESS;
+	uint8_t *buf = NULL;
+	size_t buf_len = 0, nlayout = sbt_cm_layout_count(c), i;
+	void **args = NULL;
+	void *extra[5];
+	void **extra_arg = NULL;
+	CUlaunchAttribute *attrs = NULL;
+	char name_buf[64];
+	const char *kernel;
+	const char *fn_name = k == SBT_CM_K_cuLaunchKernelEx ? "cuLaunchKernelEx"
+	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
+	                                                                : "cuLaunchKernel";
+
+	f = rpc_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPC_O_KERNEL : RPC_O_FUNCTION, c->handle);
+	if (!f)
+		f = rpc_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPC_O_FUNCTION : RPC_O_KERNEL,
+		                 c->handle);
+	if (!f)
+		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "function 0x%llx (kernel '%.*s') was never obtained "
+		                "in the trace", (unsigned long long)c->handle, (int)c->name_len,
+		                c->name ? (const char *)c->name : "");
+	if ((st = rpc_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
+		return st;
+	if (c->capture_status || capturing)
+		return RP_OK; /* it became a graph node at capture, it did not run */
+	buf_len = c->params_len ? c->params_len : c->extra_len;
+	for (i = 0; i < nlayout; i++) {
+		/* the layout describes the packed bytes, whichever form carried them */
+		uint32_t off, size;
+		sbt_cm_layout_at(c, i, &off, &size);
+		if ((uint64_t)off + size > buf_len)
+			return rpc_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
+			                "parameter bytes", i, off, size, buf_len);
+	}
+	kernel = f->name ? f->name : NULL;
+	if (c->name_len) {
+		/* The name in the record wins: it is what the capture saw. */
+		snprintf(name_buf, sizeof(name_buf), "%.*s", (int)c->name_len, (const char *)c->name);
+		kernel = name_buf;
+	}
+	if (buf_len) {
+		buf = malloc(buf_len);
+		if (!buf)
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		memcpy(buf, c->params_len ? c->params : c->extra, buf_len);
+	}
+	if (buf)
+		rpc_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
+		                        kernel);
+	if (buf && nlayout) {
+		/* kernelParams: one pointer per parameter into the packed bytes */
+		args = calloc(nlayout, sizeof(*args));
+		if (!args) {
+			st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			goto out_free;
+		}
+		for (i = 0; i < nlayout; i++) {
+			uint32_t off, size;
+			sbt_cm_layout_at(c, i, &off, &size);
+			args[i] = buf + off;
+		}
+	} else if (buf) {
+		/* no layout: the packed buffer as the `extra` form hands it over */
+		extra[0] = CU_LAUNCH_PARAM_BUFFER_POINTER;
+		extra[1] = buf;
+		extra[2] = CU_LAUNCH_PARAM_BUFFER_SIZE;
+		extra[3] = &buf_len;
+		extra[4] = CU_LAUNCH_PARAM_END;
+		extra_arg = extra;
+	}
+	switch (k) {
+	case SBT_CM_K_cuLaunchKernel:
+		if ((st = RPC_NEED(cuLaunchKernel)) != RP_OK)
+			goto out_free;
+		r = s->drv.p_cuLaunchKernel((CUfunction)(uintptr_t)f->live, (unsigned)c->grid_x,
+		                            (unsigned)c->grid_y, (unsigned)c->grid_z, (unsigned)c->block_x,
+		                            (unsigned)c->block_y, (unsigned)c->block_z,
+		                            (unsigned)c->shared_mem, stream, args, extra_arg);
+		break;
+	case SBT_CM_K_cuLaunchCooperativeKernel:
+		if ((st = RPC_NEED(cuLaunchCooperativeKernel)) != RP_OK)
+			goto out_free;
+		if (extra_arg) {
+			st = rpc_fail(s, diag, RP_ERR_TRACE, "a cooperative launch without a parameter layout");
+			goto out_free;
+		}
+		r = s->drv.p_cuLaunchCooperativeKernel((CUfunction)(uintptr_t)f->live, (unsigned)c->grid_x,
+		                                       (unsigned)c->grid_y, (unsigned)c->grid_z,
+		                                       (unsigned)c->block_x, (unsigned)c->block_y,
+		                                       (unsigned)c->block_z, (unsigned)c->shared_mem, stream,
+		                                       args);
+		break;
+	default: {
+		CUlaunchConfig cfg;
+		size_t nattrs = sbt_cm_attr_count(c);
+		if ((st = RPC_NEED(cuLaunchKernelEx)) != RP_OK)
+			goto out_free;
+		memset(&cfg, 0, sizeof(cfg));
+		if (nattrs) {
+			attrs = calloc(nattrs, sizeof(*attrs));
+			if (!attrs) {
+				st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+				goto out_free;
+			}
+		}
+		for (i = 0; i < nattrs; i++) {
+			uint32_t id;
+			const uint8_t *val;
+			sbt_cm_attr_at(c, i, &id, &val);
+			attrs[i].id = (CUlaunchAttributeID)id;
+			memcpy(&attrs[i].value, val, sizeof(attrs[i].value));
+			/* Attributes holding handles or addresses name captured ones. */
+			if (id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ||
+			    id == CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT) {
+				CUevent *ev = id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT
+				                  ? &attrs[i].value.programmaticEvent.event
+				                  : &attrs[i].value.launchCompletionEvent.event;
+				rpc_obj *e = rpc_objs_get(&s->objs, RPC_O_EVENT, (uint64_t)(uintptr_t)*ev);
+				if (!e) {
+					st = rpc_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event "
+					              "0x%llx, which the trace never created", id,
+					              (unsigned long long)(uintptr_t)*ev);
+					goto out_free;
+				}
+				*ev = (CUevent)(uintptr_t)e->live;
+			} else if (id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
+				uint64_t live;
+				void **bp = &attrs[i].value.accessPolicyWindow.base_ptr;
+				if (*bp && rpc_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live,
+				                                NULL) == 0)
+					*bp = (void *)(uintptr_t)live;
+			}
+		}
+		cfg.gridDimX = (unsigned)c->grid_x;
+		cfg.gridDimY = (unsigned)c->grid_y;
+		cfg.gridDimZ = (unsigned)c->grid_z;
+		cfg.blockDimX = (unsigned)c->block_x;
+		cfg.blockDimY = (unsigned)c->block_y;
+		cfg.blockDimZ = (unsigned)c->block_z;
+		cfg.sharedMemBytes = (unsigned)c->shared_mem;
+		cfg.hStream = stream;
+		cfg.attrs = attrs;
+		cfg.numAttrs = (unsigned)nattrs;
+		r = s->drv.p_cuLaunchKernelEx(&cfg, (CUfunction)(uintptr_t)f->live, args, extra_arg);
+		break;
+	}
+	}
+	if (r != CUDA_SUCCESS) {
+		char what[96];
+		snprintf(what, sizeof(what), "launching kernel '%s'", kernel ? kernel : "(unnamed)");
+		st = rpc_cufail(s, diag, fn_name, r, what);
+	}
+out_free:
+	free(attrs);
+	free(args);
+	free(buf);
+	return st;
+}

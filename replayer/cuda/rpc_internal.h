@@ -1,0 +1,347 @@
+/*
+ * rpc_internal.h - internals of the CUDA replay backend (prefix rpc_).
+ *
+ * The backend replays the compute record model (serializer/sbt_compute.h)
+ * through a driver it dlopens: libcuda.so.1, or TRACESMITH_CUDA_DRIVER.
+ * Nothing links against the driver; every entry point comes from
+ * cuGetProcAddress (dlsym when the driver predates it) at the ABI version
+ * whose cudaTypedefs.h PFN type the backend calls it through.
+ *
+ * State a replay keeps:
+ *   - objects: captured handle -> live handle, per kind (rpc_obj, hashed);
+ *   - address ranges: captured address range -> live address (rpc_range,
+ *     sorted), for device allocations, module globals, pinned host memory
+ *     and VMM reservations.  A device allocation is placed at its captured
+ *     address when the driver lets us reserve it ("pieces": granularity-
+ *     aligned reservations backed by cuMemCreate); otherwise it is
+ *     allocated anywhere and pointer-valued kernel parameters are patched;
+ *   - copies whose host destination a checkpoint will ask for (rpc_copy);
+ *   - host buffers of async uploads still in flight (rpc_stage);
+ *   - per captured thread: its context stack and per-thread stream.
+ *
+ * Everything is single-threaded: the core calls one backend entry at a
+ * time.
+ */
+#ifndef TRACESMITH_RPC_INTERNAL_H
+#define TRACESMITH_RPC_INTERNAL_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replayer/rp.h"
+#include "serializer/sbt_compute.h"
+
+/* ---- the driver ---------------------------------------------------------- */
+
+/* X(name, ABI version, required): the PFN_<name>_v<version> type of
+ * cudaTypedefs.h is the one the backend calls it through, and the version
+ * is what it asks cuGetProcAddress for, so the variant matches the type. */
+#define RPC_DRIVER_LIST(X)                                                     \
+	X(cuGetErrorName, 6000, 0) X(cuInit, 2000, 1)                              \
+	X(cuDeviceGetCount, 2000, 1) X(cuDeviceGet, 2000, 1)                       \
+	X(cuDevicePrimaryCtxRetain, 7000, 0) X(cuDevicePrimaryCtxRelease, 11000, 0)\
+	X(cuCtxCreate, 3020, 0) X(cuCtxDestroy, 4000, 0)                           \
+	X(cuCtxSetCurrent, 4000, 1) X(cuCtxSynchronize, 2000, 1)                   \
+	X(cuModuleLoadData, 2000, 0) X(cuModuleLoadFatBinary, 2000, 0)             \
+	X(cuModuleUnload, 2000, 0) X(cuModuleGetFunction, 2000, 0)                 \
+	X(cuModuleGetGlobal, 3020, 0) X(cuLibraryLoadData, 12000, 0)               \
+	X(cuLibraryUnload, 12000, 0) X(cuLibraryGetKernel, 12000, 0)               \
+	X(cuLibraryGetModule, 12000, 0) X(cuLibraryGetGlobal, 12000, 0)            \
+	X(cuKernelGetFunction, 12000, 0) X(cuLaunchKernel, 4000, 0)                \
+	X(cuLaunchKernelEx, 11060, 0) X(cuLaunchCooperativeKernel, 9000, 0)        \
+	X(cuMemAlloc, 3020, 0) X(cuMemAllocManaged, 6000, 0)                       \
+	X(cuMemAllocHost, 3020, 0) X(cuMemHostAlloc, 2020, 0)                      \
+	X(cuMemHostRegister, 6050, 0) X(cuMemHostUnregister, 4000, 0)              \
+	X(cuMemFree, 3020, 0) X(cuMemFreeHost, 2000, 0)                            \
+	X(cuMemGetAllocationGranularity, 10020, 0) X(cuMemCreate, 10020, 0)        \
+	X(cuMemRelease, 10020, 0) X(cuMemAddressReserve, 10020, 0)                 \
+	X(cuMemAddressFree, 10020, 0) X(cuMemMap, 10020, 0)                        \
+	X(cuMemUnmap, 10020, 0) X(cuMemSetAccess, 10020, 0)                        \
+	X(cuMemcpyHtoD, 3020, 0) X(cuMemcpyHtoDAsync, 3020, 0)                     \
+	X(cuMemcpyDtoH, 3020, 0) X(cuMemcpyDtoHAsync, 3020, 0)                     \
+	X(cuMemcpyDtoD, 3020, 0) X(cuMemcpyDtoDAsync, 3020, 0)                     \
+	X(cuMemcpy, 4000, 0) X(cuMemcpyAsync, 4000, 0)                             \
+	X(cuMemcpyPeer, 4000, 0) X(cuMemcpyPeerAsync, 4000, 0)                     \
+	X(cuMemcpy2D, 3020, 0) X(cuMemcpy2DUnaligned, 3020, 0)                     \
+	X(cuMemcpy2DAsync, 3020, 0) X(cuMemcpy3D, 3020, 0)                         \
+	X(cuMemcpy3DAsync, 3020, 0)                                                \
+	X(cuMemsetD8, 3020, 0) X(cuMemsetD16, 3020, 0) X(cuMemsetD32, 3020, 0)     \
+	X(cuMemsetD2D8, 3020, 0) X(cuMemsetD2D16, 3020, 0)                         \
+	X(cuMemsetD2D32, 3020, 0) X(cuMemsetD8Async, 3020, 0)                      \
+	X(cuMemsetD16Async, 3020, 0) X(cuMemsetD32Async, 3020, 0)                  \
+	X(cuMemsetD2D8Async, 3020, 0) X(cuMemsetD2D16Async, 3020, 0)               \
+	X(cuMemsetD2D32Async, 3020, 0)                                             \
+	X(cuStreamCreate, 2000, 0) X(cuStreamCreateWithPriority, 5050, 0)          \
+	X(cuStreamDestroy, 4000, 0) X(cuStreamSynchronize, 2000, 0)                \
+	X(cuStreamWaitEvent, 3020, 0) X(cuEventCreate, 2000, 0)                    \
+	X(cuEventDestroy, 4000, 0) X(cuEventRecord, 2000, 0)                       \
+	X(cuEventRecordWithFlags, 11010, 0) X(cuEventSynchronize, 2000, 0)        \
+	X(cuEventQuery, 2000, 0)
+
+/* Members are p_<name>: the bare name would be rewritten by cuda.h's
+ * "#define cuMemAlloc cuMemAlloc_v2" table. */
+typedef struct rpc_driver {
+	void *dl;
+	char path[256];
+#define RPC_X_MEMBER(name, ver, req) PFN_##name##_v##ver p_##name;
+	RPC_DRIVER_LIST(RPC_X_MEMBER)
+#undef RPC_X_MEMBER
+} rpc_driver;
+
+/* ---- objects --------------------------------------------------------------- */
+
+typedef enum rpc_kind {
+	RPC_O_NONE = 0,
+	RPC_O_DEVICE,   /* captured CUdevice -> live CUdevice (ordinal in aux) */
+	RPC_O_CTX,      /* a context the trace created or retained */
+	RPC_O_MODULE,
+	RPC_O_LIBRARY,
+	RPC_O_FUNCTION,
+	RPC_O_KERNEL,
+	RPC_O_STREAM,
+	RPC_O_EVENT,
+	RPC_O_MEMHANDLE
+} rpc_kind;
+
+typedef struct rpc_obj {
+	uint64_t cap;       /* the captured handle */
+	uint64_t live;      /* the live handle (0 for streams in single mode) */
+	uint8_t kind;       /* rpc_kind; RPC_O_NONE: empty slot */
+	uint8_t dead;       /* a deleted slot (probing continues past it) */
+	uint8_t primary;    /* contexts: a retained primary context */
+	uint8_t capturing;  /* streams: between Begin/EndCapture */
+	int32_t ordinal;    /* devices and contexts: the live device ordinal */
+	unsigned retains;   /* primary contexts: retains to release */
+	uint64_t parent;    /* captured module/library/kernel it came from */
+	CUcontext ctx;      /* live context current when it was made */
+	char *name;         /* functions and kernels: owned */
+} rpc_obj;
+
+typedef struct rpc_objs {
+	rpc_obj *slot;
+	size_t cap;         /* power of two */
+	size_t used;        /* live + dead slots */
+} rpc_objs;
+
+/* NULL when absent. */
+rpc_obj *rpc_objs_get(rpc_objs *t, rpc_kind kind, uint64_t cap);
+/* Add or replace; NULL when out of memory. */
+rpc_obj *rpc_objs_put(rpc_objs *t, rpc_kind kind, uint64_t cap);
+void rpc_objs_del(rpc_objs *t, rpc_obj *o);
+void rpc_objs_free(rpc_objs *t);
+
+/* ---- address ranges ---------------------------------------------------------- */
+
+typedef enum rpc_rkind {
+	RPC_R_DEVICE = 1,   /* cuMemAlloc and friends (sub says which) */
+	RPC_R_HOST,         /* pinned/registered host memory */
+	RPC_R_GLOBAL,       /* a module or library global */
+	RPC_R_VMM           /* a cuMemAddressReserve range */
+} rpc_rkind;
+
+typedef struct rpc_range {
+	uint64_t cap, size; /* captured [cap, cap + size) */
+	uint64_t live;      /* live address of cap */
+	uint8_t kind;       /* rpc_rkind */
+	uint8_t moved;      /* live != cap */
+	uint8_t pieces;     /* device memory backed by the reservation pieces */
+	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
+	uint64_t seq;       /* the record that made it */
+	uint64_t owner;     /* globals: captured module or library */
+	CUcontext ctx;      /* live context it was made in */
+	void *host_buf;     /* registered host memory: our buffer (owned) */
+	uint64_t kernel_seq;   /* last launch given a pointer into it, 0: none */
+	char kernel[64];       /* that launch's kernel name */
+} rpc_range;
+
+typedef struct rpc_ranges {
+	rpc_range *v;       /* sorted by cap, never overlapping */
+	size_t n, cap;
+} rpc_ranges;
+
+/* Index of the range holding addr, or -1. */
+long rpc_ranges_find(const rpc_ranges *m, uint64_t addr);
+/* Index of the first range overlapping [addr, addr + len), or -1. */
+long rpc_ranges_overlap(const rpc_ranges *m, uint64_t addr, uint64_t len);
+/* Insert r (which must not overlap any range); -1 when out of memory. */
+int rpc_ranges_insert(rpc_ranges *m, const rpc_range *r);
+void rpc_ranges_remove(rpc_ranges *m, size_t i);
+/* The live address of captured [addr, addr + len): 0 and *live_out set when
+ * one range holds it all; -1 otherwise (*index_out: the range holding addr,
+ * or -1). */
+int rpc_ranges_translate(const rpc_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
+                         long *index_out);
+/*
+ * Pointer-valued words of a kernel parameter buffer: every 8-byte slot the
+ * layout names (size 8), or with no layout every 8-byte-aligned word.  A
+ * value inside a range (or one past its end) marks the range as used by
+ * this launch (seq, kernel); when the range moved, the value is rewritten
+ * to the live address.  Returns the number of values rewritten.
+ */
+size_t rpc_ranges_patch_params(rpc_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
+                               size_t nlayout, uint64_t seq, const char *kernel);
+/* The same rewrite over device data [buf, buf + len) that will live at
+ * captured address dst (alignment follows dst): values inside moved ranges
+ * only.  Returns the number of values rewritten. */
+size_t rpc_ranges_patch_data(const rpc_ranges *m, uint8_t *buf, size_t len, uint64_t dst);
+void rpc_ranges_free(rpc_ranges *m);
+
+/* ---- the backend's state ------------------------------------------------------ */
+
+/* A granularity-aligned reservation at a captured address, backed by one
+ * cuMemCreate allocation.  refs: live captured allocations inside it;
+ * a piece with none stays mapped (for address reuse) until teardown. */
+typedef struct rpc_piece {
+	uint64_t base, size;
+	CUmemGenericAllocationHandle handle;
+	unsigned refs;
+} rpc_piece;
+
+/* The replay's result of a copy a checkpoint may name. */
+typedef struct rpc_copy {
+	uint64_t seq;          /* the copy's record */
+	uint8_t *ptr;          /* its bytes: buf, or live pinned memory */
+	uint8_t *buf;          /* owned, or NULL */
+	uint64_t len;
+	uint64_t vstart;       /* checkpoint coordinate (object + offset) of ptr[0] */
+	CUevent done;          /* recorded after an async copy, or NULL */
+	CUcontext ctx;         /* where done lives */
+	int served;            /* returned to the core: free at the next call */
+	const char *why_not;   /* non-NULL: cannot be replayed, says why */
+	/* for the mismatch note */
+	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
+	uint8_t alloc_sub;
+	char kernel[64];
+} rpc_copy;
+
+/* Host bytes of an async upload, kept until its event says it is done. */
+typedef struct rpc_stage {
+	void *buf;
+	size_t len;
+	CUevent done;
+	CUcontext ctx;
+} rpc_stage;
+
+/* Per captured thread: its context stack and its per-thread stream. */
+#define RPC_CTX_DEPTH 16
+typedef struct rpc_thread {
+	uint64_t tid;
+	uint64_t stack[RPC_CTX_DEPTH]; /* captured contexts, [depth - 1] current */
+	unsigned depth;
+	uint64_t pt_ctx[4];            /* captured context of each per-thread stream */
+	CUstream pt_stream[4];
+	uint8_t pt_capturing[4];
+} rpc_thread;
+
+/* An application VMM mapping (cuMemMap), for teardown. */
+typedef struct rpc_vmap {
+	uint64_t live, size;
+} rpc_vmap;
+
+typedef struct rpc_state {
+	rpc_driver drv;
+	sbt_reader *trace;
+	int quiet;
+	/* options */
+	int single_stream;      /* --streams single */
+	int no_reserve;         /* --cuda-no-reserve */
+	int relocate_memory;    /* --cuda-relocate-memory */
+	int device_base;        /* --device N */
+	int device_count;
+	/* record type -> kind */
+	uint32_t type_lo;
+	size_t ntypes;
+	int16_t *kind_of;       /* -1: not a model type */
+	/* replay state (reset clears it) */
+	rpc_objs objs;
+	rpc_ranges ranges;
+	rpc_piece *pieces;      /* sorted by base */
+	size_t npieces, cap_pieces;
+	rpc_copy *copies;
+	size_t ncopies, cap_copies;
+	uint64_t copy_bytes;
+	rpc_stage *stages;      /* FIFO: [stage_head, nstages) */
+	size_t nstages, stage_head, cap_stages;
+	uint64_t stage_bytes;
+	rpc_thread *threads;
+	size_t nthreads, cap_threads;
+	rpc_vmap *vmaps;
+	size_t nvmaps, cap_vmaps;
+	uint64_t cur_ctx_cap;   /* captured context now current in the replay */
+	CUcontext cur_ctx;
+	size_t granularity;     /* of the device pieces are made on; 0: not asked */
+	int state_only;         /* restoring a keyframe: build objects, run no work */
+	uint64_t restore_seq;   /* the keyframe replay started at, 0: none */
+	uint64_t snap_left;     /* tsSnapshot records still to apply */
+	/* the record being executed, for messages */
+	uint64_t seq;
+	uint64_t tid;
+	int ptds;
+	const char *call;
+	/* once per instance */
+	int warned_moved;
+	int warned_hostfn;
+	int noted_mismatch;
+	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
+} rpc_state;
+
+/* ---- rpc_driver.c ----------------------------------------------------------- */
+
+/* Open the driver and check for a device: RP_OK, or a message that says
+ * which is missing. */
+rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag);
+/* "CUDA_ERROR_INVALID_VALUE (1)" into buf. */
+const char *rpc_cu_name(const rpc_driver *d, CUresult r, char *buf, size_t len);
+
+/* ---- rpc_backend.c: messages and shared helpers -------------------------------- */
+
+/* Write "record seq N (cuda.X): <message>" into diag; returns st. */
+rp_status rpc_fail(rpc_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A failed driver call: names the call, the result and what it was for. */
+rp_status rpc_cufail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what);
+/* A driver entry point the trace needs and the driver lacks. */
+rp_status rpc_missing(rpc_state *s, rp_diag *diag, const char *fn);
+void rpc_warn(rpc_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The calling captured thread (created on first use); NULL: out of memory. */
+rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid);
+/* Make the captured context cap current in the replay. */
+rp_status rpc_ctx_use(rpc_state *s, uint64_t cap, rp_diag *diag);
+/* The live stream for a captured stream handle of the current record
+ * (special handles, per-thread streams and --streams single included);
+ * *capturing_out: the stream is being captured into a graph. */
+rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *capturing_out,
+                             rp_diag *diag);
+/* The live device ordinal of the current context. */
+int rpc_current_ordinal(rpc_state *s);
+
+/* ---- rpc_exec.c: contexts, modules, launches, streams, events ------------------- */
+
+rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpc_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
+
+rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Add a range, first dropping (and releasing) any stale range it overlaps:
+ * the trace freed those through a call it did not record. */
+rp_status rpc_mem_add_range(rpc_state *s, const rpc_range *r, rp_diag *diag);
+/* Drop the globals of a module or library being unloaded. */
+void rpc_mem_forget_owner(rpc_state *s, uint64_t owner);
+/* A context is going: forget the memory made in it (it goes with it). */
+void rpc_mem_forget_ctx(rpc_state *s, CUcontext ctx);
+/* Release every host buffer of an async upload whose event has fired;
+ * wait: wait for all of them. */
+void rpc_stages_poll(rpc_state *s, int wait);
+/* Free the copies already returned to the core. */
+void rpc_copies_release_served(rpc_state *s);
+rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const void **bytes_out,
+                               rp_diag *diag);
+/* Free every live object and forget them all (reset, close). */
+void rpc_teardown(rpc_state *s);
+
+#endif
