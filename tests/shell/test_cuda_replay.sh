@@ -1,0 +1,146 @@
+#!/bin/sh
+# tsreplay's CUDA backend on the libcuda test double, end to end: the
+# driver-API program and the runtime-style one (dlopen + dlsym +
+# cuGetProcAddress) captured with tscapture (default snapshot policy) and
+# replayed with every checkpoint equal; the double's seeded reordering and
+# fresh addresses at replay; --streams single and multi (both equal, and
+# really different: the double counts the stream calls); --range through a
+# keyframe; --check-determinism; a planted divergence (one byte of an
+# upload changed) reported with seq, call, allocation, offset and kernel
+# (exit 3); a graph launch refused naming its seq; no driver, and a driver
+# without a GPU, each named.
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+PROGS="$TOP/$BUILD/tests/cuda"
+TOOL="$TOP/$BUILD/tests/programs/vk_tracetool"
+
+# all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
+# checkpoints, all matched.
+all_match() {
+	# (expect_rc sets name and want: keep ours apart)
+	am_name=$1 am_want=$2
+	shift 2
+	expect_rc 0 "$am_name" "$RP" --json "$@"
+	n=$(json_field "$T/$am_name.out" checkpoints)
+	m=$(json_field "$T/$am_name.out" matched)
+	[ "$n" = "$am_want" ] && [ "$m" = "$am_want" ] ||
+		fail "$am_name: $n checkpoints, $m matched, expected $am_want of $am_want: $(cat "$T/$am_name.out")"
+}
+
+# seq_of TRACE PATTERN: the seq of the first record whose dump has PATTERN.
+seq_of() {
+	"$INFO" --dump "$1" | grep -F -- "$2" | head -n 1 | sed 's/^seq=\([0-9]*\) .*/\1/'
+}
+
+# ---- capture both programs (seeded reordering at capture too) ----------------
+for p in cuda_driver_app cuda_runtime_like; do
+	expect_rc 0 "$p.plain" "$PROGS/$p" --size 3000
+	TSCUDA_DOUBLE_SEED=3 expect_rc 0 "$p.cap" "$CAP" -o "$T/$p.sbt" -- "$PROGS/$p" --size 3000
+	[ "$(cut -d' ' -f4- "$T/$p.plain.out")" = "$(cut -d' ' -f4- "$T/$p.cap.out")" ] ||
+		fail "$p: the captured run printed '$(cat "$T/$p.cap.out")', the plain one '$(cat "$T/$p.plain.out")'"
+done
+# Each program reads back 4 results: one async copy, three synchronous.
+for p in cuda_driver_app cuda_runtime_like; do
+	all_match "$p.replay" 4 "$T/$p.sbt"
+	# fresh random addresses and other seeded orders at replay
+	for seed in 1 2 5; do
+		TSCUDA_DOUBLE_SEED=$seed all_match "$p.seed$seed" 4 "$T/$p.sbt"
+	done
+	all_match "$p.single" 4 --streams single "$T/$p.sbt"
+	TSCUDA_DOUBLE_SEED=4 all_match "$p.multi" 4 --streams=multi "$T/$p.sbt"
+	# allocations away from their captured addresses: parameters patched
+	all_match "$p.noreserve" 4 --cuda-no-reserve "$T/$p.sbt"
+	has "$p.noreserve" err "tsreplay: cuda: warning: seq "
+	has "$p.noreserve" err "pointer-valued kernel parameters are patched"
+done
+# Captured addresses differ from run to run (so replay cannot rely on luck).
+a1=$("$INFO" --dump "$T/cuda_driver_app.sbt" | grep -m1 'cuda.cuMemAlloc ' | sed 's/.* dst=\([0-9]*\).*/\1/')
+a2=$("$INFO" --dump "$T/cuda_runtime_like.sbt" | grep -m1 'cuda.cuMemAlloc ' | sed 's/.* dst=\([0-9]*\).*/\1/')
+[ -n "$a1" ] && [ "$a1" != "$a2" ] || fail "the two captures allocated at the same address $a1"
+
+# ---- single vs multi really differ: the double counts the replay's calls -------
+TSCUDA_DOUBLE_STATS="$T/multi.stats" all_match stats.multi 4 "$T/cuda_driver_app.sbt"
+TSCUDA_DOUBLE_STATS="$T/single.stats" all_match stats.single 4 --streams single "$T/cuda_driver_app.sbt"
+grep -qx 'cuStreamCreate 2' "$T/multi.stats" || fail "multi: streams created: $(grep cuStream "$T/multi.stats")"
+grep -qx 'cuStreamWaitEvent 2' "$T/multi.stats" || fail "multi: waits: $(grep cuStream "$T/multi.stats")"
+! grep -q '^cuStreamCreate \|^cuStreamWaitEvent ' "$T/single.stats" ||
+	fail "single: streams or waits used: $(grep cuStream "$T/single.stats")"
+grep -q '^cuLaunchKernel 5$' "$T/single.stats" || fail "single: launches: $(grep Launch "$T/single.stats")"
+
+# ---- --range through the keyframe, and determinism -------------------------------
+D="$T/cuda_driver_app.sbt"
+a=$(seq_of "$D" 'name="saxpy" stream=')
+b=$(seq_of "$D" 'cuda.cuEventDestroy')
+kf=$(seq_of "$D" ' keyframe ')
+[ -n "$a" ] && [ -n "$b" ] && [ -n "$kf" ] && [ "$kf" -lt "$a" ] || fail "trace layout: saxpy $a, end $b, keyframe $kf"
+# checkpoints in [a, b): the async readback's comes after saxpy, its copy before
+ncp=$("$INFO" --dump "$D" | sed -n 's/^seq=\([0-9]*\) .* checkpoint .*/\1/p' |
+	while read -r q; do [ "$q" -ge "$a" ] && [ "$q" -lt "$b" ] && echo "$q"; done | wc -l)
+[ "$ncp" -ge 1 ] || fail "no checkpoint in [$a, $b)"
+all_match range "$ncp" --range "$a:$b" "$D"
+has range err "tsreplay: restored keyframe at seq $kf, fast-forwarded"
+[ "$(json_field "$T/range.out" first_executed_seq)" = "$a" ] || fail "range: $(cat "$T/range.out")"
+[ "$(json_field "$T/range.out" keyframe_seq)" = "$kf" ] || fail "range: $(cat "$T/range.out")"
+TSCUDA_DOUBLE_SEED=6 all_match determinism 4 --check-determinism --runs 3 "$D"
+[ "$(json_field "$T/determinism.out" runs_done)" = 3 ] || fail "determinism: $(cat "$T/determinism.out")"
+all_match determinism.range "$ncp" --check-determinism --range "$a:$b" "$T/cuda_runtime_like.sbt"
+
+# ---- a planted divergence: one byte of the first upload (array a of vadd) --------
+up=$(seq_of "$D" 'cuda.cuMemcpyHtoD ')
+blob=$("$INFO" --dump "$D" | grep -m1 'cuda.cuMemcpyHtoD ' | sed 's/.* blob=\([0-9]*\).*/\1/')
+[ -n "$blob" ] || fail "no upload blob in $D"
+expect_rc 0 poke "$TOOL" poke "$D" "$T/bad.sbt" --blob "$blob" --byte 404
+expect_rc 3 bad "$RP" "$T/bad.sbt"
+dtoh=$(seq_of "$D" 'cuda.cuMemcpyDtoHAsync')
+reduce=$(seq_of "$D" 'name="reduce" stream=')
+part=$("$INFO" --dump "$D" | grep -m1 'cuda.cuMemcpyDtoHAsync' | sed 's/.* src=\([0-9]*\).*/\1/')
+part_hex=$(printf '0x%x' "$part")
+has bad err "tsreplay: the replay differs from the capture at checkpoint seq"
+has bad err "  call:     seq $dtoh cuda.cuMemcpyDtoHAsync"
+has bad err "tsreplay: cuda: the device-to-host copy at seq $dtoh differs from the capture"
+has bad err "  allocation: $part_hex (cuMemAlloc at seq "
+has bad err "  offset:   0 in the allocation (first differing block of 64 bytes)"
+has bad err "  kernel:   reduce (launch seq $reduce), the last kernel given a pointer into it"
+has bad out "checkpoints: 4 compared, 2 matched, 2 differ"
+# the upload came before the keyframe: restoring from it hides the change,
+# which shows the full replay computed from the upload
+all_match bad.range "$ncp" --range "$a:$b" "$T/bad.sbt"
+[ "$up" -lt "$kf" ] || fail "the upload (seq $up) is not before the keyframe (seq $kf)"
+
+# ---- graph launches -----------------------------------------------------------------
+expect_rc 0 graph.cap "$CAP" -o "$T/graph.sbt" -- "$PROGS/cuda_graph_app"
+g=$(seq_of "$T/graph.sbt" 'cuda.cuGraphLaunch')
+expect_rc 1 graph "$RP" "$T/graph.sbt"
+has graph err "tsreplay: backend cuda: record seq $g (cuda.cuGraphLaunch): graph replay is not supported yet"
+all_match graph.before 1 --range ":$g" "$T/graph.sbt"
+
+# ---- no driver; a driver without a GPU ---------------------------------------------------
+TRACESMITH_CUDA_DRIVER="$T/none/libcuda.so.1" expect_rc 1 nodriver "$RP" "$D"
+has nodriver err "tsreplay: backend cuda: cannot open: no CUDA driver: $T/none/libcuda.so.1 not found ("
+if ! env -u LD_LIBRARY_PATH ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+	env -u LD_LIBRARY_PATH "$RP" "$D" >"$T/nolib.out" 2>"$T/nolib.err" && fail "replayed without libcuda.so.1"
+	has nolib err "no CUDA driver: libcuda.so.1 not found ("
+fi
+mkdir -p "$T/nogpu"
+cat >"$T/nogpu/stub.c" <<'EOF'
+/* A driver that loads but finds no device (CUDA_ERROR_NO_DEVICE). */
+int cuGetErrorName(int r, const char **s) { *s = r == 100 ? "CUDA_ERROR_NO_DEVICE" : "?"; return 0; }
+int cuInit(unsigned flags) { (void)flags; return 100; }
+int cuDeviceGetCount(int *n) { *n = 0; return 0; }
+int cuDeviceGet(int *d, int o) { (void)d; (void)o; return 100; }
+int cuCtxSetCurrent(void *c) { (void)c; return 201; }
+int cuCtxSynchronize(void) { return 201; }
+EOF
+cc -shared -fPIC -Wall -Wextra -Werror "$T/nogpu/stub.c" -o "$T/nogpu/libcuda.so.1" || fail "cannot build the stub driver"
+TRACESMITH_CUDA_DRIVER="$T/nogpu/libcuda.so.1" expect_rc 1 nogpu "$RP" "$D"
+has nogpu err "tsreplay: backend cuda: cannot open: CUDA driver found but no GPU: cuInit failed with CUDA_ERROR_NO_DEVICE (100)"
+echo ok
