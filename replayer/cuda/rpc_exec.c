@@ -155,7 +155,7 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 
 	switch (k) {
 	case SBT_CM_K_cuDeviceGet:
-		if (c->value > (uint64_t)s->device_count)
+		if (c->value >= (uint64_t)s->device_count)
 			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
 			                (unsigned long long)c->value, s->device_count);
 		ord = s->device_base + (int)c->value;

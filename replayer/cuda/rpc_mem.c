@@ -937,6 +937,7 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	rp_status st = RP_OK;
 	CUresult r;
 	const char *fn;
+	int missing = 0;
 
 	if (c->sub == SBT_CM_COPY_ARRAY)
 		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
@@ -989,9 +990,9 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	if (k == SBT_CM_K_cuMemcpy3D || k == SBT_CM_K_cuMemcpy3DAsync) {
 		fn = sync && !stream ? "cuMemcpy3D" : "cuMemcpy3DAsync";
 		if (sync && !stream)
-			r = s->drv.p_cuMemcpy3D ? s->drv.p_cuMemcpy3D(&m) : CUDA_ERROR_NOT_FOUND;
+			r = s->drv.p_cuMemcpy3D ? s->drv.p_cuMemcpy3D(&m) : (missing = 1, CUDA_ERROR_NOT_FOUND);
 		else
-			r = s->drv.p_cuMemcpy3DAsync ? s->drv.p_cuMemcpy3DAsync(&m, stream) : CUDA_ERROR_NOT_FOUND;
+			r = s->drv.p_cuMemcpy3DAsync ? s->drv.p_cuMemcpy3DAsync(&m, stream) : (missing = 1, CUDA_ERROR_NOT_FOUND);
 	} else {
 		CUDA_MEMCPY2D m2;
 		memset(&m2, 0, sizeof(m2));
@@ -1011,16 +1012,16 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 		m2.Height = m.Height;
 		if (k == SBT_CM_K_cuMemcpy2DUnaligned) {
 			fn = "cuMemcpy2DUnaligned";
-			r = s->drv.p_cuMemcpy2DUnaligned ? s->drv.p_cuMemcpy2DUnaligned(&m2) : CUDA_ERROR_NOT_FOUND;
+			r = s->drv.p_cuMemcpy2DUnaligned ? s->drv.p_cuMemcpy2DUnaligned(&m2) : (missing = 1, CUDA_ERROR_NOT_FOUND);
 		} else if (sync && !stream) {
 			fn = "cuMemcpy2D";
-			r = s->drv.p_cuMemcpy2D ? s->drv.p_cuMemcpy2D(&m2) : CUDA_ERROR_NOT_FOUND;
+			r = s->drv.p_cuMemcpy2D ? s->drv.p_cuMemcpy2D(&m2) : (missing = 1, CUDA_ERROR_NOT_FOUND);
 		} else {
 			fn = "cuMemcpy2DAsync";
-			r = s->drv.p_cuMemcpy2DAsync ? s->drv.p_cuMemcpy2DAsync(&m2, stream) : CUDA_ERROR_NOT_FOUND;
+			r = s->drv.p_cuMemcpy2DAsync ? s->drv.p_cuMemcpy2DAsync(&m2, stream) : (missing = 1, CUDA_ERROR_NOT_FOUND);
 		}
 	}
-	if (r == CUDA_ERROR_NOT_FOUND && !(s->drv.p_cuMemcpy2D && s->drv.p_cuMemcpy3D)) {
+	if (missing) {
 		st = rpc_missing(s, diag, fn);
 		goto out_free;
 	}
