@@ -145,6 +145,34 @@ static int tsc_env_prepend(const char *var, const char *item)
 }
 
 /*
+ * The folder, beside tscapture (the build tree) or under its install prefix,
+ * that holds `file`: the first of rel[] (relative to tscapture's own
+ * folder) where it is readable.  0 and the folder in dir_out, or -1.
+ */
+static int tsc_find_beside(const char *const *rel, size_t nrel, const char *file,
+                           char *dir_out, size_t dir_len)
+{
+	char exe[4096], path[8400];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	size_t i;
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	for (i = 0; i < nrel; i++) {
+		snprintf(dir_out, dir_len, "%s/%s", exe, rel[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir_out, file);
+		if (access(path, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
  * The Vulkan layer: VK_LAYER_tracesmith goes first in VK_INSTANCE_LAYERS
  * (above any layer the user listed, which stay), and the folder of its
  * manifest into VK_ADD_LAYER_PATH: beside tscapture in the build tree
@@ -155,26 +183,11 @@ static int tsc_env_prepend(const char *var, const char *item)
 static int tsc_setup_vulkan(void)
 {
 	static const char *const rel[] = {"layers", "../share/vulkan/explicit_layer.d"};
-	char exe[4096], dir[4200], path[4300];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t i;
-	if (n > 0) {
-		char *slash;
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				snprintf(dir, sizeof(dir), "%s/%s", exe, rel[i]);
-				snprintf(path, sizeof(path), "%s/VkLayer_tracesmith.json", dir);
-				if (access(path, R_OK) == 0) {
-					if (tsc_env_prepend("VK_ADD_LAYER_PATH", dir) != 0)
-						return -1;
-					break;
-				}
-			}
-		}
-	}
+	char dir[4200];
+	if (tsc_find_beside(rel, sizeof(rel) / sizeof(rel[0]), "VkLayer_tracesmith.json", dir,
+	                    sizeof(dir)) == 0 &&
+	    tsc_env_prepend("VK_ADD_LAYER_PATH", dir) != 0)
+		return -1;
 	return tsc_env_prepend("VK_INSTANCE_LAYERS", "VK_LAYER_tracesmith");
 }
 
@@ -187,22 +200,12 @@ static int tsc_setup_vulkan(void)
 static int tsc_setup_cuda(void)
 {
 	static const char *const rel[] = {"interpose", "../lib/tracesmith"};
-	char exe[4096], path[4300];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-	if (n <= 0)
+	char dir[4200], path[4300];
+	if (tsc_find_beside(rel, sizeof(rel) / sizeof(rel[0]), "libtracesmith_cuda.so", dir,
+	                    sizeof(dir)) != 0)
 		return 0;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s/libtracesmith_cuda.so", exe, rel[i]);
-		if (access(path, R_OK) == 0)
-			return tsc_env_prepend("LD_PRELOAD", path);
-	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/libtracesmith_cuda.so", dir);
+	return tsc_env_prepend("LD_PRELOAD", path);
 }
 
 static int tsc_setup_frontends(const tsc_opts *o)
