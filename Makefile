@@ -36,7 +36,7 @@ HAVE_CUDA := $(if $(wildcard $(CUDA_INC)/cuda.h),1,)
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1)
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
 LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
-LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan
+LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb
 LDFLAGS_ALL := $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 
 SBT_SRC  := $(wildcard serializer/*.c serializer/generated/*.c)

@@ -116,6 +116,8 @@ typedef struct rpvk_swapchain {
 	uint32_t count;
 	VkImage *images;           /* owned array; live images */
 	VkDeviceMemory *memory;
+	struct rpvk_wsc *win;      /* the live swapchain showing it in a window
+	                              (rpvk_window.c), owned; NULL offscreen */
 } rpvk_swapchain;
 
 /* Descriptor update template entries, to map handles inside pData. */
@@ -144,7 +146,8 @@ struct rpvk {
 	sbt_reader *trace;         /* borrowed: random access (blobs, type names) */
 	int quiet;
 	int validate;              /* --validate */
-	int offscreen;             /* always 1 in this build; see docs */
+	int offscreen;             /* always 1: the application's swapchain images
+	                              are plain images, also in window mode */
 	const char *device_sel;    /* --device */
 	char shot_dir[1024];
 	uint64_t *shots;           /* --screenshot frames, sorted; owned */
@@ -194,6 +197,10 @@ struct rpvk {
 	uint64_t shots_written;
 	uint64_t warnings;
 	uint64_t differing_results;
+
+	struct rpvk_win *win;      /* window mode (rpvk_window.c), owned; NULL:
+	                              offscreen (no DISPLAY, or --offscreen) */
+	uint64_t window_frames;    /* presents shown in a window, this run */
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */
@@ -253,5 +260,43 @@ int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags wa
 /* Rewrite PRESENT_SRC_KHR layouts of a decoded call (offscreen). */
 void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args);
 void rpvk_swapchain_destroy_all(rpvk *r, int dev);
+
+/* ---- rpvk_window.c: the swapchain shown in an X window ------------------ */
+
+/* Window mode when DISPLAY is set and --offscreen was not given (connects
+ * to nothing yet).  RP_ERR_NOMEM only; trace_path names the windows. */
+rp_status rpvk_window_open(rpvk *r, int offscreen_opt, const char *trace_path, rp_diag *diag);
+void rpvk_window_close(rpvk *r);
+/* Before vkCreateInstance: 1 when the instance will present to windows
+ * (it enables VK_KHR_surface, X is reachable, the loader has
+ * VK_KHR_xcb_surface), with the extensions that needs appended to exts
+ * (room for 2 more than *n); 0 otherwise (a note says why, once). */
+int rpvk_window_instance_exts(rpvk *r, const char **exts, uint32_t *n);
+void rpvk_window_instance_bind(rpvk *r, int inst, int on);
+/* Destroy the windows and live surfaces of instance inst (before it goes). */
+void rpvk_window_instance_drop(rpvk *r, int inst);
+/* Before vkCreateDevice on an instance: 1 when its swapchains will be
+ * shown, with VK_KHR_swapchain appended to exts when missing (room for 1). */
+int rpvk_window_device_exts(rpvk *r, int inst, VkPhysicalDevice phys, const char **exts,
+                            uint32_t *n);
+/* After vkCreateDevice: remember which queues it has, by family. */
+void rpvk_window_device_bind(rpvk *r, int dev, int on, const VkDeviceCreateInfo *ci);
+void rpvk_window_device_drop(rpvk *r, int dev);
+/* A captured surface was bound to fake (its instance is r->cur_inst). */
+rp_status rpvk_window_surface_create(rpvk *r, uint64_t fake);
+void rpvk_window_surface_destroy(rpvk *r, uint64_t fake);
+/* A live swapchain on the surface fake_surface for the plain-image
+ * swapchain sc (old: the one the application retires, or NULL).  Failing
+ * to make one is a warning: the replay goes on offscreen. */
+void rpvk_window_swapchain_create(rpvk *r, rpvk_swapchain *sc, uint64_t fake_surface,
+                                  rpvk_swapchain *old);
+void rpvk_window_swapchain_destroy(rpvk *r, rpvk_swapchain *sc);
+/* Before acquire signals the application: the last copy out of sc's
+ * images has finished (it may render into them next). */
+void rpvk_window_acquire_wait(rpvk *r, rpvk_swapchain *sc);
+/* Show plain image idx of sc (its work submitted to queue, waited for
+ * there) in the window: acquire live, copy, present.  Never fails the
+ * replay: a window that cannot be shown is a warning. */
+void rpvk_window_present(rpvk *r, VkQueue queue, rpvk_swapchain *sc, uint32_t idx);
 
 #endif /* RPVK_H */

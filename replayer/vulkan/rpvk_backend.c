@@ -557,9 +557,11 @@ static void rpvk_summary(rpvk *r)
 {
 	if (r->quiet || r->run > 1)
 		return;
-	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented, %llu screenshots",
-	        (unsigned long long)r->calls, (unsigned long long)r->frames,
-	        (unsigned long long)r->shots_written);
+	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
+	        (unsigned long long)r->calls, (unsigned long long)r->frames);
+	if (r->window_frames)
+		fprintf(stderr, " (%llu shown in a window)", (unsigned long long)r->window_frames);
+	fprintf(stderr, ", %llu screenshots", (unsigned long long)r->shots_written);
 	if (r->differing_results)
 		fprintf(stderr, ", %llu results differ from the capture",
 		        (unsigned long long)r->differing_results);
@@ -575,7 +577,7 @@ static rp_status rpvk_reset(void *state, rp_diag *diag)
 	rpvk_clear(r);
 	rpvk_summary(r);
 	r->run++;
-	r->calls = r->frames = r->shots_written = 0;
+	r->calls = r->frames = r->shots_written = r->window_frames = 0;
 	return RP_OK;
 }
 
@@ -588,6 +590,7 @@ static void rpvk_close(void *state)
 	r->diag = &d;
 	rpvk_clear(r);
 	rpvk_summary(r);
+	rpvk_window_close(r);
 	rpvk_blobs_release(r);
 	free(r->blobs);
 	rpvk_map_free(&r->handles);
@@ -641,7 +644,6 @@ static rp_status rpvk_parse_shots(rpvk *r, const char *text, rp_diag *diag)
 static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
 {
 	rpvk *r = calloc(1, sizeof(*r));
-	const char *display = getenv("DISPLAY");
 	int offscreen_opt = 0;
 	rp_status st = RP_OK;
 	size_t i;
@@ -679,12 +681,12 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 			snprintf(r->shot_dir, sizeof(r->shot_dir), "%s", v);
 		}
 	}
-	/* A real window is not built yet: with a display, say that the
-	 * replay runs offscreen anyway. */
+	/* Swapchain images are plain images in both modes; with a display
+	 * and no --offscreen, rpvk_window.c also shows them in a window. */
 	r->offscreen = 1;
-	if (!offscreen_opt && display && *display && !r->quiet)
-		fprintf(stderr, "tsreplay: note: presenting to a window is not supported yet; "
-		        "replaying the swapchain offscreen (as with --offscreen)\n");
+	st = rpvk_window_open(r, offscreen_opt, args->trace_path, diag);
+	if (st != RP_OK)
+		goto out_fail;
 	if (sbt_vk_arena_create(0, &r->arena) != SBT_VK_OK) {
 		rp_diag_set(diag, "out of memory");
 		st = RP_ERR_NOMEM;

@@ -9,6 +9,11 @@
  * as NULL) and the layers it enabled.  --validate adds
  * VK_LAYER_KHRONOS_validation.  Physical devices are mapped by enumeration
  * order, or all to the one --device names (an index or part of its name).
+ *
+ * Window mode (rpvk_window.c) adds what presenting to an X window needs:
+ * VK_KHR_surface and VK_KHR_xcb_surface on instances that use surfaces,
+ * VK_KHR_swapchain on their devices; their windows and live surfaces go
+ * before the instance does.
  */
 #include "replayer/vulkan/rpvk.h"
 
@@ -70,6 +75,7 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 	VkInstance live = VK_NULL_HANDLE;
 	VkResult cap_ret = a->ret;
 	int slot = rpvk_free_slot_instance(r);
+	int windowed;
 
 	if (!ci || !a->pInstance)
 		return rpvk_fail(r, RP_ERR_DECODE, "no create info or output handle");
@@ -77,7 +83,7 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "more than %d live instances", RPVK_MAX_INSTANCES);
 	captured = (uint64_t)(uintptr_t)*a->pInstance;
 	rpvk_strip_pnext(&ci->pNext);
-	exts = rpvk_scratch(r, (ci->enabledExtensionCount + 1) * sizeof(char *));
+	exts = rpvk_scratch(r, (ci->enabledExtensionCount + 3) * sizeof(char *)); /* + window's */
 	layers = rpvk_scratch(r, 2 * sizeof(char *));
 	if (!exts || !layers)
 		return rpvk_nomem(r);
@@ -92,6 +98,7 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 		}
 		exts[ne++] = e;
 	}
+	windowed = rpvk_window_instance_exts(r, exts, &ne);
 	if (r->validate)
 		layers[nl++] = RPVK_VALIDATION_LAYER;
 	ci->enabledExtensionCount = ne;
@@ -108,6 +115,7 @@ rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args)
 		                 rpvk_result_name(a->ret), (int)a->ret);
 	r->inst[slot].live = live;
 	rpvk_itable_fill(&r->inst[slot].t, live, vkGetInstanceProcAddr);
+	rpvk_window_instance_bind(r, slot, windowed);
 	r->cur_inst = slot;
 	return rpvk_bind(r, VK_OBJECT_TYPE_INSTANCE, captured, (uint64_t)(uintptr_t)live) == RP_OK
 	           ? RP_OK : rpvk_nomem(r);
@@ -244,6 +252,7 @@ static void rpvk_device_drop(rpvk *r, int d)
 		if (dv->queues[i].fence)
 			dv->t.DestroyFence(dv->live, dv->queues[i].fence, NULL);
 	rpvk_swapchain_destroy_all(r, d);
+	rpvk_window_device_drop(r, d);
 	rpvk_mem_forget_device(r, d);
 	if (dv->aux_pool && dv->t.DestroyCommandPool)
 		dv->t.DestroyCommandPool(dv->live, dv->aux_pool, NULL);
@@ -261,6 +270,7 @@ static void rpvk_instance_drop(rpvk *r, int i)
 	for (d = 0; d < RPVK_MAX_DEVICES; d++)
 		if (r->dev[d].live && r->dev[d].inst == i)
 			rpvk_device_drop(r, d);
+	rpvk_window_instance_drop(r, i);
 	if (r->inst[i].t.DestroyInstance)
 		r->inst[i].t.DestroyInstance(r->inst[i].live, NULL);
 	rpvk_map_del(&r->owners, VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)r->inst[i].live);
@@ -459,7 +469,9 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	VkDevice live = VK_NULL_HANDLE;
 	uint64_t captured;
 	rpvk_device *dv = NULL;
-	int d, p;
+	const char **exts;
+	uint32_t ne;
+	int d, p, windowed;
 
 	if (!t)
 		return RP_ERR_BACKEND;
@@ -475,6 +487,17 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	rpvk_strip_pnext(&ci->pNext);
 	ci->enabledLayerCount = 0; /* deprecated device layers: the instance's apply */
 	ci->ppEnabledLayerNames = NULL;
+	exts = rpvk_scratch(r, (ci->enabledExtensionCount + 1) * sizeof(char *)); /* + window's */
+	if (!exts)
+		return rpvk_nomem(r);
+	ne = ci->enabledExtensionCount;
+	if (ne && ci->ppEnabledExtensionNames)
+		memcpy(exts, ci->ppEnabledExtensionNames, ne * sizeof(char *));
+	else
+		ne = 0;
+	windowed = rpvk_window_device_exts(r, r->cur_inst, a->physicalDevice, exts, &ne);
+	ci->enabledExtensionCount = ne;
+	ci->ppEnabledExtensionNames = ne ? exts : NULL;
 	a->ret = t->CreateDevice(a->physicalDevice, ci, NULL, &live);
 	rpvk_result(r, cap_ret, a->ret);
 	if (a->ret != VK_SUCCESS)
@@ -487,6 +510,7 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	dv->inst = r->cur_inst;
 	dv->phys = p;
 	rpvk_dtable_fill(&dv->t, live, vkGetDeviceProcAddr);
+	rpvk_window_device_bind(r, d, windowed, ci);
 	rpvk_phys_live_mem(r, p);
 	if (ci->queueCreateInfoCount && ci->pQueueCreateInfos) {
 		dv->aux_family = ci->pQueueCreateInfos[0].queueFamilyIndex;

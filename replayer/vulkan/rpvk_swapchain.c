@@ -1,5 +1,5 @@
 /*
- * rpvk_swapchain.c - the window system, replayed offscreen.
+ * rpvk_swapchain.c - the window system, replayed on plain images.
  *
  * Surfaces exist only as fake handles and their queries are answered from
  * the capture (the decoded outputs are left as they are).  A swapchain
@@ -17,6 +17,13 @@
  * PRESENT_SRC_KHR (and SHARED_PRESENT_KHR) layout in render pass
  * attachments and image barriers is rewritten to VK_IMAGE_LAYOUT_GENERAL,
  * which every use of the image allows; the screenshot copy reads GENERAL.
+ *
+ * All of that holds in window mode too (DISPLAY set, no --offscreen):
+ * rpvk_window.c then also gives each surface an X window and a live
+ * surface, each swapchain a live swapchain, and each present a copy of the
+ * presented plain image into a live image that it presents.  The hooks
+ * are rpvk_window_* calls at surface and swapchain creation and
+ * destruction, acquire and present.
  */
 #include "replayer/vulkan/rpvk.h"
 
@@ -128,6 +135,14 @@ void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args)
 
 /* ---- surfaces ------------------------------------------------------------------ */
 
+/* A captured surface: a fake handle, and in window mode a window to come. */
+static rp_status rpvk_surface_bind(rpvk *r, uint64_t captured)
+{
+	uint64_t fake = rpvk_fake_handle(r);
+	rp_status st = rpvk_bind(r, VK_OBJECT_TYPE_SURFACE_KHR, captured, fake);
+	return st == RP_OK ? rpvk_window_surface_create(r, fake) : rpvk_nomem(r);
+}
+
 /* Every vkCreate*SurfaceKHR has (instance, info, allocator, pSurface) and a
  * VkResult: only the output handle matters here. */
 #define RPVK_FAKE_SURFACE(name)                                                           \
@@ -136,8 +151,9 @@ void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args)
 		sbt_vk_args_##name *a = args;                                                     \
 		if (!a->pSurface || !*a->pSurface || a->ret != VK_SUCCESS)                        \
 			return RP_OK;                                                                 \
-		return rpvk_bind(r, VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)*a->pSurface, \
-		                 rpvk_fake_handle(r));                                            \
+		if (!rpvk_itable_for(r, (uint64_t)(uintptr_t)a->instance))                        \
+			return RP_ERR_BACKEND;                                                        \
+		return rpvk_surface_bind(r, (uint64_t)(uintptr_t)*a->pSurface);                   \
 	}
 
 RPVK_FAKE_SURFACE(vkCreateXcbSurfaceKHR)
@@ -147,6 +163,7 @@ RPVK_FAKE_SURFACE(vkCreateHeadlessSurfaceEXT)
 rp_status rpvk_o_vkDestroySurfaceKHR(rpvk *r, void *args)
 {
 	sbt_vk_args_vkDestroySurfaceKHR *a = args;
+	rpvk_window_surface_destroy(r, (uint64_t)(uintptr_t)a->surface);
 	rpvk_forget(r, VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)a->surface);
 	return RP_OK;
 }
@@ -189,6 +206,7 @@ static void rpvk_sc_free(rpvk *r, rpvk_swapchain *sc)
 {
 	rpvk_device *dv = &r->dev[sc->dev];
 	uint32_t i;
+	rpvk_window_swapchain_destroy(r, sc); /* it may still be copying out of the images */
 	for (i = 0; i < sc->count; i++) {
 		if (dv->live && sc->images && sc->images[i])
 			dv->t.DestroyImage(dv->live, sc->images[i], NULL);
@@ -251,6 +269,8 @@ rp_status rpvk_o_vkCreateSwapchainKHR(rpvk *r, void *args)
 		free(x);
 		return rpvk_nomem(r);
 	}
+	rpvk_window_swapchain_create(r, &x->sc, (uint64_t)(uintptr_t)a->pCreateInfo->surface,
+	                             rpvk_sc_find(r, a->pCreateInfo->oldSwapchain));
 	return rpvk_bind(r, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)*a->pSwapchain, fake);
 }
 
@@ -389,6 +409,7 @@ static rp_status rpvk_acquire(rpvk *r, VkDevice device, VkSwapchainKHR swapchain
 	st = rpvk_sc_images(r, sc, sc->images ? *index + 1 : need);
 	if (st != RP_OK)
 		return st;
+	rpvk_window_acquire_wait(r, sc);
 	return rpvk_signal(r, sc, sem, fence);
 }
 
@@ -620,7 +641,7 @@ rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args)
 		si.pWaitDstStageMask = stages;
 		res = t->QueueSubmit(a->queue, 1, &si, VK_NULL_HANDLE);
 		if (res != VK_SUCCESS)
-			return rpvk_fail(r, RP_ERR_BACKEND, "offscreen present: empty submit failed: %s",
+			return rpvk_fail(r, RP_ERR_BACKEND, "present: the empty submit that waits failed: %s",
 			                 rpvk_result_name(res));
 	}
 	if (rpvk_shot_wanted(r, frame) && pi->swapchainCount && pi->pSwapchains && pi->pImageIndices) {
@@ -631,6 +652,12 @@ rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args)
 			                 "swapchain does not exist here", (unsigned long long)frame, idx);
 		t->QueueWaitIdle(a->queue);
 		st = rpvk_screenshot(r, sc, idx, frame);
+	}
+	/* Window mode: after the waits above, on the same queue. */
+	for (i = 0; st == RP_OK && pi->pSwapchains && pi->pImageIndices && i < pi->swapchainCount; i++) {
+		rpvk_swapchain *sc = rpvk_sc_find(r, pi->pSwapchains[i]);
+		if (sc)
+			rpvk_window_present(r, a->queue, sc, pi->pImageIndices[i]);
 	}
 	for (i = 0; pi->pResults && i < pi->swapchainCount; i++)
 		pi->pResults[i] = VK_SUCCESS;
