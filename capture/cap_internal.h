@@ -23,10 +23,22 @@
  *   below that watermark is already committed, so records reach
  *   sbt_writer_append in ascending order with no gap.
  *
- *   Memory bound: g->buffered counts entry bytes committed and not yet
- *   consumed.  A producer that would exceed the bound waits on stall_cv
- *   before it takes a sequence number (so a waiting producer never holds
- *   the watermark back), and the writer broadcasts as it frees blocks.
+ *   Memory bound: g->buffered counts the bytes of the blocks in the
+ *   chains (added by the producer when it links a block, taken off by the
+ *   writer when it is done with one), so the recording path touches it once
+ *   per block, not once per record.  A producer that needs a new block past
+ *   the bound waits on stall_cv before it takes a sequence number (so a
+ *   waiting producer never holds the watermark back), and the writer
+ *   broadcasts as it releases blocks.  A thread's last block cannot be
+ *   released while the thread may still append to it, so when every chain
+ *   is drained and the bound is still reached (many threads, a small bound)
+ *   the writer bumps g->drained and waiting producers go ahead.
+ *
+ *   Spare blocks: the writer hands drained 64 KiB blocks back to their
+ *   thread (t->spare, a stack only the writer pushes onto and only the
+ *   producer empties, all at once) instead of freeing them, so steady
+ *   recording calls malloc for none of its blocks; g->spare_bytes caps what
+ *   is kept that way.
  *
  * Locks: start_mu (session start/stop), reg_mu (type/meta registry and
  * shutdown callbacks), stall_mu/stall_cv (producers over the memory bound),
@@ -51,6 +63,10 @@
 /* Default block payload size; an entry larger than this gets a block of
  * its own size. */
 #define CAP_BLOCK_BYTES (64u * 1024u)
+/* What a block costs against the memory bound: its payload and header. */
+#define CAP_BLOCK_COST(cap) ((uint64_t)(cap) + sizeof(cap_block))
+/* Most bytes of drained blocks kept for reuse, over all threads. */
+#define CAP_SPARE_MAX (16u << 20)
 /* Deepest host stack kept. */
 #define CAP_STACK_MAX 64
 /* Per-thread cache of stack hashes already sent (direct-mapped). */
@@ -81,7 +97,8 @@ typedef struct cap_entry {
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
 
 typedef struct cap_block {
-	struct cap_block *next;       /* set by the producer before `sealed` */
+	struct cap_block *next;       /* set by the producer before `sealed`; in a
+	                                 spare stack, the next spare */
 	size_t cap;                   /* bytes in data[] */
 	_Atomic size_t committed;     /* bytes the writer may read */
 	atomic_int sealed;            /* 1: producer moved to next */
@@ -105,10 +122,12 @@ typedef struct cap_thread {
 	size_t wpos;
 	int in_record;                /* between begin and commit */
 	struct cap_rec rec;
+	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
 	/* shared */
 	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
 	atomic_int dead;              /* thread exited: free once drained */
+	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */
 	/* writer side */
 	cap_block *head;
 	size_t rpos;
@@ -163,7 +182,9 @@ typedef struct cap_global {
 	pthread_cond_t flush_cv;
 
 	/* memory bound */
-	_Atomic uint64_t buffered;
+	_Atomic uint64_t buffered;    /* bytes of blocks in chains (see above) */
+	_Atomic uint64_t drained;     /* rounds that found every chain drained */
+	_Atomic uint64_t spare_bytes; /* bytes of blocks kept as spares */
 	atomic_int stall_waiters;
 	pthread_mutex_t stall_mu;
 	pthread_cond_t stall_cv;
@@ -197,5 +218,11 @@ uint64_t cap_now_ns_(void);       /* CLOCK_MONOTONIC */
 void *cap_writer_main(void *arg);
 /* Ask the writer to run a round now (async-signal-safe). */
 void cap_writer_wake(void);
+/* Buffered bytes past which the writer should not wait for its timer. */
+static inline uint64_t cap_wake_threshold(const cap_config *cfg)
+{
+	uint64_t q = cfg->memory_bound / 4;
+	return q < (4u << 20) ? q : (4u << 20);
+}
 
 #endif /* TRACESMITH_CAP_INTERNAL_H */

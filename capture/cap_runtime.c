@@ -328,6 +328,26 @@ static cap_block *cap_rt_block_new(size_t cap)
 	return b;
 }
 
+/* A block with room for cap bytes: for the default size, a spare the writer
+ * gave back when there is one (cap_internal.h), else a new one. */
+static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
+{
+	cap_block *b;
+	if (cap != CAP_BLOCK_BYTES)
+		return cap_rt_block_new(cap);
+	if (!t->spare_own && atomic_load_explicit(&t->spare, memory_order_relaxed))
+		t->spare_own = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
+	b = t->spare_own;
+	if (!b)
+		return cap_rt_block_new(cap);
+	t->spare_own = b->next;
+	atomic_fetch_sub_explicit(&cap_g.spare_bytes, CAP_BLOCK_COST(cap), memory_order_relaxed);
+	b->next = NULL;
+	atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+	atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
+	return b;
+}
+
 static cap_thread *cap_rt_thread(void)
 {
 	cap_thread *t = cap_tls_thread;
@@ -340,6 +360,9 @@ static cap_thread *cap_rt_thread(void)
 	t->tail = t->head = cap_rt_block_new(CAP_BLOCK_BYTES);
 	if (!t->tail)
 		goto out_free_thread;
+	/* The first block is not waited for: a thread must be able to start. */
+	atomic_fetch_add_explicit(&cap_g.buffered, CAP_BLOCK_COST(CAP_BLOCK_BYTES),
+	                          memory_order_relaxed);
 	t->tid = (uint64_t)syscall(SYS_gettid);
 	old = atomic_load_explicit(&cap_g.threads, memory_order_relaxed);
 	do {
@@ -364,42 +387,6 @@ static size_t cap_rt_entry_size(size_t body)
 	return (sizeof(cap_entry) + body + 7) & ~(size_t)7;
 }
 
-/* Room for an entry with `body` bytes after the header, in the thread's
- * current block or a new one.  Not visible to the writer until published. */
-static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
-{
-	size_t need = cap_rt_entry_size(body);
-	cap_block *b = t->tail;
-	cap_entry *e;
-	if (b->cap - t->wpos < need) {
-		cap_block *nb = cap_rt_block_new(need > CAP_BLOCK_BYTES ? need : CAP_BLOCK_BYTES);
-		if (!nb) {
-			CAP_ERROR("out of memory buffering a record of %zu bytes", body);
-			return NULL;
-		}
-		b->next = nb;
-		atomic_store_explicit(&b->sealed, 1, memory_order_release);
-		t->tail = b = nb;
-		t->wpos = 0;
-	}
-	e = (cap_entry *)(b->data + t->wpos);
-	e->size = need;
-	return e;
-}
-
-static void cap_rt_publish(cap_thread *t, cap_entry *e)
-{
-	uint64_t before;
-	t->wpos += e->size;
-	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
-	before = atomic_fetch_add_explicit(&cap_g.buffered, e->size, memory_order_relaxed);
-	/* Past a quarter of the bound (at most 4 MiB) the writer should not
-	 * wait for its timer. */
-	if (before + e->size >= cap_g.cfg.memory_bound / 4 ||
-	    before + e->size >= (4u << 20))
-		cap_writer_wake();
-}
-
 /* Whether `need` more bytes may be buffered on top of `b`.  An entry
  * larger than half the bound goes in once the buffers are down to a
  * quarter: waiting for them to be empty could starve it while other
@@ -409,23 +396,27 @@ static int cap_rt_fits(uint64_t b, uint64_t need, uint64_t bound)
 	return b + need <= bound || (need > bound / 2 && b <= bound / 4);
 }
 
-/* Producers wait here, before taking a sequence number, while the writer
- * catches up: nothing is dropped, and a waiting thread never holds the
- * ordering watermark back. */
-static void cap_rt_wait_memory(size_t need)
+/* Producers wait here for room for a new block, before taking a sequence
+ * number, while the writer catches up: nothing is dropped, and a waiting
+ * thread never holds the ordering watermark back.  A round of the writer
+ * that finds every chain drained lets the waiters go: what is left counted
+ * are the threads' last blocks, which no amount of waiting frees. */
+static void cap_rt_wait_memory(uint64_t need)
 {
 	uint64_t bound = cap_g.cfg.memory_bound;
 	uint64_t b = atomic_load_explicit(&cap_g.buffered, memory_order_relaxed);
-	uint64_t t0;
+	uint64_t t0, drained0;
 	if (cap_rt_fits(b, need, bound))
 		return;
 	t0 = cap_now_ns_();
 	pthread_mutex_lock(&cap_g.stall_mu);
 	atomic_fetch_add(&cap_g.stall_waiters, 1);
+	drained0 = atomic_load(&cap_g.drained);
 	for (;;) {
 		struct timespec ts;
 		b = atomic_load(&cap_g.buffered);
-		if (cap_rt_fits(b, need, bound) || atomic_load(&cap_g.state) != CAP_ST_RUNNING)
+		if (cap_rt_fits(b, need, bound) || atomic_load(&cap_g.drained) != drained0 ||
+		    atomic_load(&cap_g.state) != CAP_ST_RUNNING)
 			break;
 		cap_writer_wake();
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -440,6 +431,57 @@ static void cap_rt_wait_memory(size_t need)
 	pthread_mutex_unlock(&cap_g.stall_mu);
 	atomic_fetch_add_explicit(&cap_g.n_stalls, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&cap_g.stall_ns, cap_now_ns_() - t0, memory_order_relaxed);
+}
+
+/* Move t to a new block with room for an entry of `need` bytes: within the
+ * memory bound (this runs before the record takes its seq), counted in
+ * g->buffered before the writer can see it, so the writer never takes off
+ * what was not added. */
+static cap_block *cap_rt_block_next(cap_thread *t, size_t need)
+{
+	size_t cap = need > CAP_BLOCK_BYTES ? need : CAP_BLOCK_BYTES;
+	uint64_t cost = CAP_BLOCK_COST(cap);
+	uint64_t before;
+	cap_block *nb;
+	cap_rt_wait_memory(cost);
+	nb = cap_rt_block_take(t, cap);
+	if (!nb) {
+		CAP_ERROR("out of memory buffering an entry of %zu bytes", need);
+		return NULL;
+	}
+	before = atomic_fetch_add_explicit(&cap_g.buffered, cost, memory_order_relaxed);
+	t->tail->next = nb;
+	atomic_store_explicit(&t->tail->sealed, 1, memory_order_release);
+	t->tail = nb;
+	t->wpos = 0;
+	/* Past a quarter of the bound (at most 4 MiB) the writer should not
+	 * wait for its timer. */
+	if (before + cost >= cap_wake_threshold(&cap_g.cfg))
+		cap_writer_wake();
+	return nb;
+}
+
+/* Room for an entry with `body` bytes after the header, in the thread's
+ * current block or a new one.  Not visible to the writer until published. */
+static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
+{
+	size_t need = cap_rt_entry_size(body);
+	cap_block *b = t->tail;
+	cap_entry *e;
+	if (__builtin_expect(b->cap - t->wpos < need, 0)) {
+		b = cap_rt_block_next(t, need);
+		if (!b)
+			return NULL;
+	}
+	e = (cap_entry *)(b->data + t->wpos);
+	e->size = need;
+	return e;
+}
+
+static void cap_rt_publish(cap_thread *t, cap_entry *e)
+{
+	t->wpos += e->size;
+	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
 }
 
 /* ---- host stacks ------------------------------------------------------- */
@@ -551,8 +593,6 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, size_t max_len,
 		return NULL;
 	}
 	stack = cap_rt_wants_stack(flags);
-	cap_rt_wait_memory(cap_rt_entry_size(max_len) +
-	                   (stack ? cap_rt_entry_size(CAP_STACK_MAX * 8) : 0));
 	if (stack)
 		key = cap_rt_take_stack(t, caller);
 	e = cap_rt_reserve(t, max_len);
@@ -585,9 +625,12 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 	e->size = cap_rt_entry_size(len);
 	/* Advertise a lower bound of the seq about to be taken (see
 	 * cap_internal.h): the writer emits nothing at or above it until the
-	 * record is published. */
+	 * record is published.  A release store is enough: the writer loads
+	 * the counter (acquire) before this bound, so a writer that sees the
+	 * seq taken below also sees the bound (the counter's RMWs form one
+	 * release sequence), and one that does not uses a lower counter. */
 	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
-	atomic_store(&t->inflight, lb);
+	atomic_store_explicit(&t->inflight, lb, memory_order_release);
 	seq = atomic_fetch_add(&cap_g.next_seq, 1);
 	e->seq = seq;
 	e->time_ns = cap_now_ns_() - cap_g.start_mono_ns;
@@ -642,7 +685,6 @@ uint64_t cap_blob(const void *data, size_t len)
 		CAP_ERROR("blob of %zu bytes attached inside a record; not recorded", len);
 		return 0;
 	}
-	cap_rt_wait_memory(cap_rt_entry_size(len));
 	e = cap_rt_reserve(t, len);
 	if (!e)
 		return 0;
@@ -952,11 +994,14 @@ static void cap_rt_atfork_child(void)
 	t = atomic_load(&cap_g.threads);
 	while (t) {
 		cap_thread *next = t->next;
-		cap_block *b = t->head;
-		while (b) {
-			cap_block *nb = b->next;
-			free(b);
-			b = nb;
+		cap_block *lists[3] = {t->head, t->spare_own, atomic_load(&t->spare)};
+		for (int i = 0; i < 3; i++) {
+			cap_block *b = lists[i];
+			while (b) {
+				cap_block *nb = b->next;
+				free(b);
+				b = nb;
+			}
 		}
 		free(t);
 		t = next;
@@ -981,6 +1026,8 @@ static void cap_rt_atfork_child(void)
 	atomic_store(&cap_g.next_seq, 0);
 	atomic_store(&cap_g.next_blob, 0);
 	atomic_store(&cap_g.buffered, 0);
+	atomic_store(&cap_g.drained, 0);
+	atomic_store(&cap_g.spare_bytes, 0);
 	atomic_store(&cap_g.stall_waiters, 0);
 	atomic_store(&cap_g.flush_req, 0);
 	atomic_store(&cap_g.flush_done, 0);

@@ -53,7 +53,8 @@ typedef struct cap_wctx {
 	cap_wmap syms;             /* ip -> string id (0: unknown) */
 	cap_wheap_item *heap;
 	size_t heap_n, heap_cap;
-	uint64_t freed_since_wake; /* bytes consumed since stalled producers were woken */
+	uint64_t freed_since_wake; /* block bytes released since stalled producers were woken */
+	int progress;              /* the last round consumed an entry */
 	int gap_reported;
 } cap_wctx;
 
@@ -331,9 +332,43 @@ static void cap_wr_stack(cap_wctx *x, const cap_entry *e)
 
 /* ---- consuming a thread's chain ----------------------------------------- */
 
+static void cap_wr_free_list(cap_block *b)
+{
+	while (b) {
+		cap_block *next = b->next;
+		free(b);
+		b = next;
+	}
+}
+
+/* Done with a block of t: take it off the memory bound, and give it back
+ * to t for reuse while the spares are under CAP_SPARE_MAX (the producer
+ * empties t->spare all at once, so this push is the stack's only writer
+ * and there is no ABA). */
+static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
+{
+	uint64_t cost = CAP_BLOCK_COST(b->cap);
+	atomic_fetch_sub_explicit(&cap_g.buffered, cost, memory_order_relaxed);
+	if (b->cap == CAP_BLOCK_BYTES && !atomic_load_explicit(&t->dead, memory_order_relaxed) &&
+	    atomic_load_explicit(&cap_g.spare_bytes, memory_order_relaxed) + cost <= CAP_SPARE_MAX) {
+		cap_block *top = atomic_load_explicit(&t->spare, memory_order_relaxed);
+		atomic_fetch_add_explicit(&cap_g.spare_bytes, cost, memory_order_relaxed);
+		do {
+			b->next = top;
+		} while (!atomic_compare_exchange_weak_explicit(&t->spare, &top, b,
+		                                                memory_order_release,
+		                                                memory_order_relaxed));
+	} else {
+		free(b);
+	}
+	x->freed_since_wake += cost;
+	if (x->freed_since_wake >= (256u << 10))
+		cap_wr_wake_stalled(x);
+}
+
 /* The entry at t's read cursor, or NULL when nothing more is committed.
- * Frees blocks the producer has moved past and the writer has read. */
-static cap_entry *cap_wr_peek(cap_thread *t)
+ * Releases blocks the producer has moved past and the writer has read. */
+static cap_entry *cap_wr_peek(cap_wctx *x, cap_thread *t)
 {
 	for (;;) {
 		cap_block *b = t->head;
@@ -348,25 +383,21 @@ static cap_entry *cap_wr_peek(cap_thread *t)
 			return (cap_entry *)(b->data + t->rpos);
 		t->head = b->next;
 		t->rpos = 0;
-		free(b);
+		cap_wr_release_block(x, t, b);
 	}
 }
 
 static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
 {
-	uint64_t size = e->size;
-	t->rpos += size;
-	atomic_fetch_sub_explicit(&cap_g.buffered, size, memory_order_relaxed);
-	x->freed_since_wake += size;
-	if (x->freed_since_wake >= (256u << 10))
-		cap_wr_wake_stalled(x);
+	t->rpos += e->size;
+	x->progress = 1;
 }
 
 /* Handle blobs and stacks at the cursor; return the next record, if any. */
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
 	cap_entry *e;
-	while ((e = cap_wr_peek(t)) != NULL && e->kind != CAP_ENT_RECORD) {
+	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD) {
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob",
@@ -453,8 +484,9 @@ static cap_thread *cap_wr_heap_pop(cap_wctx *x)
 /* Unlink a dead, drained thread.  Producers only push at the head, so a
  * node behind the head is unlinked with a plain store; the head itself
  * with a CAS, or from its new predecessor when a push raced it. */
-static void cap_wr_unlink(cap_thread *prev, cap_thread *t)
+static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 {
+	uint64_t spare = 0;
 	if (prev) {
 		prev->next = t->next;
 	} else {
@@ -467,21 +499,37 @@ static void cap_wr_unlink(cap_thread *prev, cap_thread *t)
 				p->next = t->next;
 		}
 	}
+	atomic_fetch_sub_explicit(&cap_g.buffered, CAP_BLOCK_COST(t->head->cap),
+	                          memory_order_relaxed);
+	x->freed_since_wake += CAP_BLOCK_COST(t->head->cap);
 	free(t->head);
+	/* Spares: the producer is gone (`dead` was read with acquire), so its
+	 * own list is ours now too. */
+	for (cap_block *b = t->spare_own; b; b = b->next)
+		spare += CAP_BLOCK_COST(b->cap);
+	for (cap_block *b = atomic_load(&t->spare); b; b = b->next)
+		spare += CAP_BLOCK_COST(b->cap);
+	atomic_fetch_sub_explicit(&cap_g.spare_bytes, spare, memory_order_relaxed);
+	cap_wr_free_list(t->spare_own);
+	cap_wr_free_list(atomic_load(&t->spare));
 	free(t);
 }
 
 /*
  * One round: take the watermark, then emit, in seq order, every committed
  * record below it.  The order of the loads matters: the counter first, then
- * each thread's inflight bound (cap_internal.h).
+ * each thread's inflight bound (cap_internal.h).  A thread popped from the
+ * heap keeps emitting while its next record still comes before every other
+ * thread's, so a single recording thread costs no heap operation per record.
  */
 static void cap_wr_round(cap_wctx *x)
 {
 	uint64_t wm;
 	cap_thread *t, *prev, *next;
+	int drained = 1;
 
 	cap_wr_apply_registry(x, 0);
+	x->progress = 0;
 	wm = atomic_load(&cap_g.next_seq);
 	for (t = atomic_load(&cap_g.threads); t; t = t->next) {
 		uint64_t f = atomic_load(&t->inflight);
@@ -497,25 +545,44 @@ static void cap_wr_round(cap_wctx *x)
 		if (e && e->seq < wm) {
 			if (cap_wr_heap_push(x, e->seq, t) != 0) {
 				CAP_WARN("out of memory merging records; retrying");
+				drained = 0;
 				break;
 			}
 		} else if (!e && dead) {
-			cap_wr_unlink(prev, t);
+			cap_wr_unlink(x, prev, t);
 			continue;
 		}
 		prev = t;
 	}
 	while (x->heap_n) {
-		cap_entry *e;
 		t = cap_wr_heap_pop(x);
-		e = cap_wr_peek(t);
-		cap_wr_emit(x, t, e);
-		cap_wr_advance(x, t, e);
-		e = cap_wr_next_record(x, t);
-		if (e && e->seq < wm && cap_wr_heap_push(x, e->seq, t) != 0)
-			break;
+		for (;;) {
+			cap_entry *e = cap_wr_peek(x, t);
+			cap_wr_emit(x, t, e);
+			cap_wr_advance(x, t, e);
+			e = cap_wr_next_record(x, t);
+			if (!e || e->seq >= wm)
+				break;
+			if (x->heap_n && e->seq > x->heap[0].seq) {
+				if (cap_wr_heap_push(x, e->seq, t) != 0)
+					drained = 0;
+				break;
+			}
+		}
 	}
 	x->heap_n = 0;
+	/* Everything committed consumed, and producers still waiting for room:
+	 * let them go (cap_rt_wait_memory). */
+	if (drained && atomic_load(&cap_g.stall_waiters) > 0) {
+		for (t = atomic_load(&cap_g.threads); t && drained; t = t->next)
+			if (cap_wr_next_record(x, t))
+				drained = 0;
+		if (drained) {
+			pthread_mutex_lock(&cap_g.stall_mu);
+			atomic_fetch_add(&cap_g.drained, 1);
+			pthread_mutex_unlock(&cap_g.stall_mu);
+		}
+	}
 	cap_wr_wake_stalled(x);
 }
 
@@ -565,9 +632,10 @@ static void cap_wr_sleep(cap_wctx *x)
 	if (deadline <= now)
 		return;
 	atomic_store(&cap_g.writer_sleeping, 1);
+	/* Buffers past the wake threshold: go on while rounds find work (every
+	 * thread's last block counts too, so idle threads alone can pass it). */
 	if (atomic_load(&cap_g.stopping) || atomic_load(&cap_g.flush_req) != x->flush_handled ||
-	    atomic_load(&cap_g.buffered) >= cap_g.cfg.memory_bound / 4 ||
-	    atomic_load(&cap_g.buffered) >= (4u << 20)) {
+	    (x->progress && atomic_load(&cap_g.buffered) >= cap_wake_threshold(&cap_g.cfg))) {
 		atomic_store(&cap_g.writer_sleeping, 0);
 		return;
 	}
