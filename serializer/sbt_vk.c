@@ -65,7 +65,7 @@ sbt_vk_status sbt_vk_e_grow(sbt_vk_e *e, size_t n)
 	return SBT_VK_OK;
 }
 
-sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize)
+sbt_vk_status sbt_vk_put_rawarr_any(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize)
 {
 	if (!ptr)
 		return sbt_vk_put_u(e, 0);

@@ -84,6 +84,24 @@ static inline sbt_vk_status sbt_vk_put_i(sbt_vk_e *e, int64_t v)
 	return sbt_vk_put_u(e, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
+/* Unchecked forms, for after sbt_vk_e_need made room (10 bytes a varint):
+ * generated encoders check once for a run of scalar members. */
+static inline void sbt_vk_putq_u(sbt_vk_e *e, uint64_t v)
+{
+	uint8_t *p = e->p;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	e->p = p;
+}
+
+static inline void sbt_vk_putq_i(sbt_vk_e *e, int64_t v)
+{
+	sbt_vk_putq_u(e, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
 static inline sbt_vk_status sbt_vk_put_raw(sbt_vk_e *e, const void *src, size_t n)
 {
 	if (sbt_vk_e_need(e, n))
@@ -116,7 +134,30 @@ static inline sbt_vk_status sbt_vk_put_count(sbt_vk_e *e, const void *ptr, uint6
 }
 
 /* Plain-data array, inline or through the blob store. */
-sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize);
+sbt_vk_status sbt_vk_put_rawarr_any(sbt_vk_e *e, const void *ptr, uint64_t count, size_t elsize);
+
+/* Arrays of a few bytes (push constants, viewports, clear values) with
+ * room already there are written here without a call; everything else
+ * (NULL, blobs, growing the buffer) goes to sbt_vk_put_rawarr_any.  Same
+ * wire form either way. */
+#define SBT_VK_RAWARR_INLINE_MAX 256
+static inline sbt_vk_status sbt_vk_put_rawarr(sbt_vk_e *e, const void *ptr, uint64_t count,
+                                              size_t elsize)
+{
+	size_t bytes = (size_t)count * elsize;
+	const sbt_vk_enc *enc = e->enc;
+	if (SBT_VK_LIKELY(ptr && count <= SBT_VK_RAWARR_INLINE_MAX &&
+	                  bytes <= SBT_VK_RAWARR_INLINE_MAX &&
+	                  (size_t)(e->end - e->p) >= bytes + 1 + 10 &&
+	                  !(enc->blob_put && enc->blob_threshold && bytes >= enc->blob_threshold))) {
+		*e->p++ = 1;
+		sbt_vk_putq_u(e, count);
+		memcpy(e->p, ptr, bytes);
+		e->p += bytes;
+		return SBT_VK_OK;
+	}
+	return sbt_vk_put_rawarr_any(e, ptr, count, elsize);
+}
 
 static inline sbt_vk_status sbt_vk_put_str(sbt_vk_e *e, const char *s)
 {

@@ -1170,6 +1170,34 @@ def gen_internal_header(cx):
     return "\n".join(L)
 
 
+_PUT_RE = re.compile(r"^SBT_VK_ET\(sbt_vk_put_([ui])\(e, (.*)\)\);$")
+
+
+def _batch_puts(lines):
+    """Runs of two or more varint puts at the top of an encoder share one
+    room check (10 bytes a varint), then write unchecked (sbt_vk_putq_*):
+    fewer branches on the per-call path, where most vkCmd* records are a
+    handful of scalars."""
+    out, run = [], []
+
+    def flush():
+        if len(run) >= 2:
+            out.append("SBT_VK_ET(sbt_vk_e_need(e, %d));" % (10 * len(run)))
+            out.extend("sbt_vk_putq_%s(e, %s);" % (k, x) for k, x in run)
+        else:
+            out.extend("SBT_VK_ET(sbt_vk_put_%s(e, %s));" % (k, x) for k, x in run)
+        del run[:]
+    for ln in lines:
+        m = _PUT_RE.match(ln)
+        if m:
+            run.append((m.group(1), m.group(2)))
+        else:
+            flush()
+            out.append(ln)
+    flush()
+    return out
+
+
 def _fn(lines, head, body, tail=("\treturn SBT_VK_OK;", "}")):
     lines.append(head)
     lines.append("{")
@@ -1250,6 +1278,7 @@ def gen_codec_c(cx):
                 continue
             eb += em.enc_member(k)
             db += em.dec_member(k, n)
+        eb = _batch_puts(eb)
         if n in pn:
             _fn(L, "static sbt_vk_status sbt_vk_eb_%s(sbt_vk_e *e, const %s *s)" % (n, n), eb)
             _fn(L, "static sbt_vk_status sbt_vk_db_%s(sbt_vk_d *d, %s *s, int in)" % (n, n), db)
@@ -1288,7 +1317,8 @@ def gen_codec_c(cx):
             eb = ["(void)e;", "(void)s;"]
         if not db:
             db = ["(void)d;", "(void)s;"]
-        _fn(L, "static inline sbt_vk_status sbt_vk_ec_%s(sbt_vk_e *e, const sbt_vk_args_%s *s)" % (n, n), eb)
+        _fn(L, "static inline sbt_vk_status sbt_vk_ec_%s(sbt_vk_e *e, const sbt_vk_args_%s *s)" % (n, n),
+            _batch_puts(eb))
         _fn(L, "sbt_vk_status sbt_vk_encode_%s(sbt_vk_enc *enc, const sbt_vk_args_%s *args)" % (n, n),
             ["sbt_vk_e e;", "sbt_vk_e_begin(&e, enc);",
              "if (SBT_VK_UNLIKELY(sbt_vk_ec_%s(&e, args) != SBT_VK_OK))" % n,

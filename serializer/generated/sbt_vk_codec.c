@@ -5758,11 +5758,12 @@ sbt_vk_status sbt_vk_e_VkPhysicalDeviceProperties(sbt_vk_e *e, const VkPhysicalD
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->apiVersion)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->driverVersion)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vendorID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceID)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->deviceType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->apiVersion));
+	sbt_vk_putq_u(e, (uint64_t)(s->driverVersion));
+	sbt_vk_putq_u(e, (uint64_t)(s->vendorID));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceID));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->deviceType));
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->deviceName, VK_MAX_PHYSICAL_DEVICE_NAME_SIZE));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->pipelineCacheUUID, sizeof(s->pipelineCacheUUID)));
 	SBT_VK_ET(sbt_vk_e_VkPhysicalDeviceLimits(e, &(s->limits)));
@@ -5833,8 +5834,9 @@ sbt_vk_status sbt_vk_e_VkLayerProperties(sbt_vk_e *e, const VkLayerProperties *s
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->layerName, VK_MAX_EXTENSION_NAME_SIZE));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->specVersion)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->implementationVersion)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->specVersion));
+	sbt_vk_putq_u(e, (uint64_t)(s->implementationVersion));
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->description, VK_MAX_DESCRIPTION_SIZE));
 	return SBT_VK_OK;
 }
@@ -5865,8 +5867,9 @@ static sbt_vk_status sbt_vk_eb_VkApplicationInfo(sbt_vk_e *e, const VkApplicatio
 	SBT_VK_ET(sbt_vk_put_str(e, s->pApplicationName));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->applicationVersion)));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pEngineName));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->engineVersion)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->apiVersion)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->engineVersion));
+	sbt_vk_putq_u(e, (uint64_t)(s->apiVersion));
 	return SBT_VK_OK;
 }
 
@@ -5922,12 +5925,13 @@ sbt_vk_status sbt_vk_e_VkAllocationCallbacks(sbt_vk_e *e, const VkAllocationCall
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pUserData));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnAllocation) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnReallocation) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnFree) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnInternalAllocation) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnInternalFree) != NULL));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pUserData);
+	sbt_vk_putq_u(e, (s->pfnAllocation) != NULL);
+	sbt_vk_putq_u(e, (s->pfnReallocation) != NULL);
+	sbt_vk_putq_u(e, (s->pfnFree) != NULL);
+	sbt_vk_putq_u(e, (s->pfnInternalAllocation) != NULL);
+	sbt_vk_putq_u(e, (s->pfnInternalFree) != NULL);
 	return SBT_VK_OK;
 }
 
@@ -5972,9 +5976,10 @@ static sbt_vk_status sbt_vk_eb_VkDeviceQueueCreateInfo(sbt_vk_e *e, const VkDevi
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pQueuePriorities, (uint64_t)s->queueCount, sizeof(*s->pQueuePriorities)));
 	return SBT_VK_OK;
 }
@@ -6030,8 +6035,9 @@ static sbt_vk_status sbt_vk_eb_VkDeviceCreateInfo(sbt_vk_e *e, const VkDeviceCre
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueCreateInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueCreateInfoCount));
 	{
 		const uint64_t n34 = (uint64_t)s->queueCreateInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pQueueCreateInfos, n34));
@@ -6319,8 +6325,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryAllocateInfo(sbt_vk_e *e, const VkMemoryA
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->allocationSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryTypeIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->allocationSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryTypeIndex));
 	return SBT_VK_OK;
 }
 
@@ -6361,9 +6368,10 @@ sbt_vk_status sbt_vk_e_VkMemoryRequirements(sbt_vk_e *e, const VkMemoryRequireme
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryTypeBits)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(s->alignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryTypeBits));
 	return SBT_VK_OK;
 }
 
@@ -6429,8 +6437,9 @@ sbt_vk_status sbt_vk_e_VkMemoryHeap(sbt_vk_e *e, const VkMemoryHeap *s)
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -6455,9 +6464,10 @@ static sbt_vk_status sbt_vk_eb_VkMappedMemoryRange(sbt_vk_e *e, const VkMappedMe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	return SBT_VK_OK;
 }
 
@@ -6527,9 +6537,10 @@ sbt_vk_status sbt_vk_e_VkDescriptorBufferInfo(sbt_vk_e *e, const VkDescriptorBuf
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->range)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->range));
 	return SBT_VK_OK;
 }
 
@@ -6559,9 +6570,10 @@ sbt_vk_status sbt_vk_e_VkDescriptorImageInfo(sbt_vk_e *e, const VkDescriptorImag
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->sampler)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sampler));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
 
@@ -6591,11 +6603,12 @@ static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstArrayElement)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorCount)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->descriptorType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstSet));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstArrayElement));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorCount));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->descriptorType));
 	{
 		const uint64_t n108 = (uint64_t)s->descriptorCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pImageInfo, n108));
@@ -6724,13 +6737,14 @@ static sbt_vk_status sbt_vk_eb_VkCopyDescriptorSet(sbt_vk_e *e, const VkCopyDesc
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcArrayElement)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstArrayElement)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcSet));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcArrayElement));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstSet));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstArrayElement));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorCount));
 	return SBT_VK_OK;
 }
 
@@ -6796,11 +6810,12 @@ static sbt_vk_status sbt_vk_eb_VkBufferCreateInfo(sbt_vk_e *e, const VkBufferCre
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->sharingMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->sharingMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pQueueFamilyIndices, (uint64_t)s->queueFamilyIndexCount, sizeof(*s->pQueueFamilyIndices)));
 	return SBT_VK_OK;
 }
@@ -6866,11 +6881,12 @@ static sbt_vk_status sbt_vk_eb_VkBufferViewCreateInfo(sbt_vk_e *e, const VkBuffe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->range)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->range));
 	return SBT_VK_OK;
 }
 
@@ -6962,8 +6978,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryBarrier(sbt_vk_e *e, const VkMemoryBarrie
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
 	return SBT_VK_OK;
 }
 
@@ -7004,13 +7021,14 @@ static sbt_vk_status sbt_vk_eb_VkBufferMemoryBarrier(sbt_vk_e *e, const VkBuffer
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	return SBT_VK_OK;
 }
 
@@ -7076,13 +7094,14 @@ static sbt_vk_status sbt_vk_eb_VkImageMemoryBarrier(sbt_vk_e *e, const VkImageMe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->oldLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->newLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->oldLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->newLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->subresourceRange), sizeof(s->subresourceRange)));
 	return SBT_VK_OK;
 }
@@ -7150,17 +7169,19 @@ static sbt_vk_status sbt_vk_eb_VkImageCreateInfo(sbt_vk_e *e, const VkImageCreat
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->extent), sizeof(s->extent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->mipLevels)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->arrayLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->sharingMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(s->mipLevels));
+	sbt_vk_putq_u(e, (uint64_t)(s->arrayLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->sharingMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pQueueFamilyIndices, (uint64_t)s->queueFamilyIndexCount, sizeof(*s->pQueueFamilyIndices)));
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->initialLayout)));
 	return SBT_VK_OK;
@@ -7270,10 +7291,11 @@ static sbt_vk_status sbt_vk_eb_VkImageViewCreateInfo(sbt_vk_e *e, const VkImageV
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->viewType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->viewType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->components), sizeof(s->components)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->subresourceRange), sizeof(s->subresourceRange)));
 	return SBT_VK_OK;
@@ -7340,11 +7362,12 @@ sbt_vk_status sbt_vk_e_VkSparseMemoryBind(sbt_vk_e *e, const VkSparseMemoryBind 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->resourceOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->resourceOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -7387,9 +7410,10 @@ sbt_vk_status sbt_vk_e_VkSparseImageMemoryBind(sbt_vk_e *e, const VkSparseImageM
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->subresource), sizeof(s->subresource)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->offset), sizeof(s->offset)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->extent), sizeof(s->extent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -7422,8 +7446,9 @@ sbt_vk_status sbt_vk_e_VkSparseBufferMemoryBindInfo(sbt_vk_e *e, const VkSparseB
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindCount));
 	{
 		const uint64_t n209 = (uint64_t)s->bindCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBinds, n209));
@@ -7471,8 +7496,9 @@ sbt_vk_status sbt_vk_e_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_e *e, const VkSp
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindCount));
 	{
 		const uint64_t n218 = (uint64_t)s->bindCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBinds, n218));
@@ -7520,8 +7546,9 @@ sbt_vk_status sbt_vk_e_VkSparseImageMemoryBindInfo(sbt_vk_e *e, const VkSparseIm
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindCount));
 	{
 		const uint64_t n227 = (uint64_t)s->bindCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBinds, n227));
@@ -7800,8 +7827,9 @@ static sbt_vk_status sbt_vk_eb_VkShaderModuleCreateInfo(sbt_vk_e *e, const VkSha
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->codeSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->codeSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pCode, (uint64_t)(s->codeSize / 4), sizeof(*s->pCode)));
 	return SBT_VK_OK;
 }
@@ -7852,10 +7880,11 @@ sbt_vk_status sbt_vk_e_VkDescriptorSetLayoutBinding(sbt_vk_e *e, const VkDescrip
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->binding)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->descriptorType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageFlags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->binding));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->descriptorType));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageFlags));
 	{
 		const uint64_t n285 = (uint64_t)s->descriptorCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pImmutableSamplers, n285));
@@ -7917,8 +7946,9 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorSetLayoutCreateInfo(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindingCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindingCount));
 	{
 		const uint64_t n294 = (uint64_t)s->bindingCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindings, n294));
@@ -7994,9 +8024,10 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorPoolCreateInfo(sbt_vk_e *e, const VkD
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSets)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->poolSizeCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSets));
+	sbt_vk_putq_u(e, (uint64_t)(s->poolSizeCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pPoolSizes, (uint64_t)s->poolSizeCount, sizeof(*s->pPoolSizes)));
 	return SBT_VK_OK;
 }
@@ -8052,8 +8083,9 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorSetAllocateInfo(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorSetCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorSetCount));
 	{
 		const uint64_t n311 = (uint64_t)s->descriptorSetCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSetLayouts, n311));
@@ -8179,9 +8211,10 @@ static sbt_vk_status sbt_vk_eb_VkPipelineShaderStageCreateInfo(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->module)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->stage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->module));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pName));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSpecializationInfo, 1));
 	if (s->pSpecializationInfo) {
@@ -8252,9 +8285,10 @@ static sbt_vk_status sbt_vk_eb_VkComputePipelineCreateInfo(sbt_vk_e *e, const Vk
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
 	SBT_VK_ET(sbt_vk_e_VkPipelineShaderStageCreateInfo(e, &(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->basePipelineIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->basePipelineIndex));
 	return SBT_VK_OK;
 }
 
@@ -8330,8 +8364,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineVertexInputStateCreateInfo(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexBindingDescriptionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexBindingDescriptionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pVertexBindingDescriptions, (uint64_t)s->vertexBindingDescriptionCount, sizeof(*s->pVertexBindingDescriptions)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexAttributeDescriptionCount)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pVertexAttributeDescriptions, (uint64_t)s->vertexAttributeDescriptionCount, sizeof(*s->pVertexAttributeDescriptions)));
@@ -8398,9 +8433,10 @@ static sbt_vk_status sbt_vk_eb_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->topology)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveRestartEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->topology));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveRestartEnable));
 	return SBT_VK_OK;
 }
 
@@ -8446,8 +8482,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineTessellationStateCreateInfo(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->patchControlPoints)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->patchControlPoints));
 	return SBT_VK_OK;
 }
 
@@ -8488,8 +8525,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportStateCreateInfo(sbt_vk_e *e, co
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewports, (uint64_t)s->viewportCount, sizeof(*s->pViewports)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pScissors, (uint64_t)s->scissorCount, sizeof(*s->pScissors)));
@@ -8556,13 +8594,14 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRasterizationStateCreateInfo(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthClampEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizerDiscardEnable)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->polygonMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->cullMode)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->frontFace)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthBiasEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthClampEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizerDiscardEnable));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->polygonMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->cullMode));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->frontFace));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthBiasEnable));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->depthBiasConstantFactor));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->depthBiasClamp));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->depthBiasSlopeFactor));
@@ -8636,13 +8675,15 @@ static sbt_vk_status sbt_vk_eb_VkPipelineMultisampleStateCreateInfo(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleShadingEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampleShadingEnable));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->minSampleShading));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pSampleMask, (uint64_t)((s->rasterizationSamples + 31) / 32), sizeof(*s->pSampleMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alphaToCoverageEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alphaToOneEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->alphaToCoverageEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->alphaToOneEnable));
 	return SBT_VK_OK;
 }
 
@@ -8720,10 +8761,11 @@ static sbt_vk_status sbt_vk_eb_VkPipelineColorBlendStateCreateInfo(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->logicOpEnable)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->logicOp)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->logicOpEnable));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->logicOp));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pAttachments, (uint64_t)s->attachmentCount, sizeof(*s->pAttachments)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->blendConstants, sizeof(s->blendConstants)));
 	return SBT_VK_OK;
@@ -8786,8 +8828,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineDynamicStateCreateInfo(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dynamicStateCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->dynamicStateCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDynamicStates, (uint64_t)s->dynamicStateCount, sizeof(*s->pDynamicStates)));
 	return SBT_VK_OK;
 }
@@ -8850,12 +8893,13 @@ static sbt_vk_status sbt_vk_eb_VkPipelineDepthStencilStateCreateInfo(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthTestEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthWriteEnable)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->depthCompareOp)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthBoundsTestEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stencilTestEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthTestEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthWriteEnable));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->depthCompareOp));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthBoundsTestEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->stencilTestEnable));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->front), sizeof(s->front)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->back), sizeof(s->back)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->minDepthBounds));
@@ -8924,8 +8968,9 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageCount));
 	{
 		const uint64_t n418 = (uint64_t)s->stageCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pStages, n418));
@@ -8970,11 +9015,12 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 	if (s->pDynamicState) {
 		SBT_VK_ET(sbt_vk_e_VkPipelineDynamicStateCreateInfo(e, &(s->pDynamicState[0])));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subpass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->basePipelineIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->basePipelineIndex));
 	return SBT_VK_OK;
 }
 
@@ -9172,8 +9218,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineCacheCreateInfo(sbt_vk_e *e, const VkPi
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->initialDataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->initialDataSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pInitialData, (uint64_t)s->initialDataSize, 1));
 	return SBT_VK_OK;
 }
@@ -9236,8 +9283,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineLayoutCreateInfo(sbt_vk_e *e, const VkP
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->setLayoutCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->setLayoutCount));
 	{
 		const uint64_t n475 = (uint64_t)s->setLayoutCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSetLayouts, n475));
@@ -9321,22 +9369,25 @@ static sbt_vk_status sbt_vk_eb_VkSamplerCreateInfo(sbt_vk_e *e, const VkSamplerC
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->magFilter)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->minFilter)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mipmapMode)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->addressModeU)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->addressModeV)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->addressModeW)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->magFilter));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->minFilter));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mipmapMode));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->addressModeU));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->addressModeV));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->addressModeW));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->mipLodBias));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->anisotropyEnable)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxAnisotropy));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compareEnable)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->compareOp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->compareEnable));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->compareOp));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->minLod));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxLod));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->borderColor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->unnormalizedCoordinates)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->borderColor));
+	sbt_vk_putq_u(e, (uint64_t)(s->unnormalizedCoordinates));
 	return SBT_VK_OK;
 }
 
@@ -9431,8 +9482,9 @@ static sbt_vk_status sbt_vk_eb_VkCommandPoolCreateInfo(sbt_vk_e *e, const VkComm
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
 	return SBT_VK_OK;
 }
 
@@ -9473,9 +9525,10 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferAllocateInfo(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandPool)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->level)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->commandBufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->level));
+	sbt_vk_putq_u(e, (uint64_t)(s->commandBufferCount));
 	return SBT_VK_OK;
 }
 
@@ -9521,12 +9574,13 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferInheritanceInfo(sbt_vk_e *e, const
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subpass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->framebuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->occlusionQueryEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineStatistics)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->occlusionQueryEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStatistics));
 	return SBT_VK_OK;
 }
 
@@ -9640,8 +9694,9 @@ static sbt_vk_status sbt_vk_eb_VkRenderPassBeginInfo(sbt_vk_e *e, const VkRender
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->framebuffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->framebuffer));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->renderArea), sizeof(s->renderArea)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->clearValueCount)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pClearValues, (uint64_t)s->clearValueCount, sizeof(*s->pClearValues)));
@@ -9736,8 +9791,9 @@ sbt_vk_status sbt_vk_e_VkClearAttachment(sbt_vk_e *e, const VkClearAttachment *s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->aspectMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorAttachment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->aspectMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->colorAttachment));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->clearValue), sizeof(s->clearValue)));
 	return SBT_VK_OK;
 }
@@ -9788,9 +9844,10 @@ sbt_vk_status sbt_vk_e_VkSubpassDescription(sbt_vk_e *e, const VkSubpassDescript
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inputAttachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(s->inputAttachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pInputAttachments, (uint64_t)s->inputAttachmentCount, sizeof(*s->pInputAttachments)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorAttachmentCount)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorAttachments, (uint64_t)s->colorAttachmentCount, sizeof(*s->pColorAttachments)));
@@ -9901,8 +9958,9 @@ static sbt_vk_status sbt_vk_eb_VkRenderPassCreateInfo(sbt_vk_e *e, const VkRende
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pAttachments, (uint64_t)s->attachmentCount, sizeof(*s->pAttachments)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subpassCount)));
 	{
@@ -10094,112 +10152,118 @@ sbt_vk_status sbt_vk_e_VkPhysicalDeviceLimits(sbt_vk_e *e, const VkPhysicalDevic
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageDimension1D)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageDimension2D)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageDimension3D)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageDimensionCube)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageArrayLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTexelBufferElements)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxUniformBufferRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxStorageBufferRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPushConstantsSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMemoryAllocationCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSamplerAllocationCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferImageGranularity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sparseAddressSpaceSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxBoundDescriptorSets)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorInputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageResources)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUniformBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetStorageBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetInputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertexInputAttributes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertexInputBindings)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertexInputAttributeOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertexInputBindingStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertexOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationGenerationLevel)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationPatchSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationControlPerVertexInputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationControlPerVertexOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationControlPerPatchOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationControlTotalOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationEvaluationInputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTessellationEvaluationOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryShaderInvocations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryInputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryOutputVertices)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryTotalOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentInputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentOutputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentDualSrcAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentCombinedOutputResources)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxComputeSharedMemorySize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 520));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageDimension1D));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageDimension2D));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageDimension3D));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageDimensionCube));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageArrayLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTexelBufferElements));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxUniformBufferRange));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxStorageBufferRange));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPushConstantsSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMemoryAllocationCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSamplerAllocationCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferImageGranularity));
+	sbt_vk_putq_u(e, (uint64_t)(s->sparseAddressSpaceSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxBoundDescriptorSets));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorInputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageResources));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUniformBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetStorageBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetInputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertexInputAttributes));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertexInputBindings));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertexInputAttributeOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertexInputBindingStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertexOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationGenerationLevel));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationPatchSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationControlPerVertexInputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationControlPerVertexOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationControlPerPatchOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationControlTotalOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationEvaluationInputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTessellationEvaluationOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryShaderInvocations));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryInputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryOutputVertices));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryTotalOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentInputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentOutputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentDualSrcAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentCombinedOutputResources));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxComputeSharedMemorySize));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxComputeWorkGroupCount, sizeof(s->maxComputeWorkGroupCount)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxComputeWorkGroupInvocations)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxComputeWorkGroupSize, sizeof(s->maxComputeWorkGroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subPixelPrecisionBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subTexelPrecisionBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->mipmapPrecisionBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawIndexedIndexValue)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawIndirectCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->subPixelPrecisionBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->subTexelPrecisionBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->mipmapPrecisionBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawIndexedIndexValue));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawIndirectCount));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxSamplerLodBias));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxSamplerAnisotropy));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxViewports)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxViewportDimensions, sizeof(s->maxViewportDimensions)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->viewportBoundsRange, sizeof(s->viewportBoundsRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportSubPixelBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minMemoryMapAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minTexelBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minUniformBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minStorageBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->minTexelOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTexelOffset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->minTexelGatherOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTexelGatherOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportSubPixelBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->minMemoryMapAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minTexelBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minUniformBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minStorageBufferOffsetAlignment));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->minTexelOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTexelOffset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->minTexelGatherOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTexelGatherOffset));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->minInterpolationOffset));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxInterpolationOffset));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subPixelInterpolationOffsetBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFramebufferWidth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFramebufferHeight)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFramebufferLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->framebufferColorSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->framebufferDepthSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->framebufferStencilSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->framebufferNoAttachmentsSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxColorAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampledImageColorSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampledImageIntegerSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampledImageDepthSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampledImageStencilSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageImageSampleCounts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSampleMaskWords)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timestampComputeAndGraphics)));
+	SBT_VK_ET(sbt_vk_e_need(e, 160));
+	sbt_vk_putq_u(e, (uint64_t)(s->subPixelInterpolationOffsetBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFramebufferWidth));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFramebufferHeight));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFramebufferLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->framebufferColorSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->framebufferDepthSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->framebufferStencilSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->framebufferNoAttachmentsSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxColorAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampledImageColorSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampledImageIntegerSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampledImageDepthSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampledImageStencilSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageImageSampleCounts));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSampleMaskWords));
+	sbt_vk_putq_u(e, (uint64_t)(s->timestampComputeAndGraphics));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->timestampPeriod));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxClipDistances)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxCullDistances)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxCombinedClipAndCullDistances)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->discreteQueuePriorities)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxClipDistances));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxCullDistances));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxCombinedClipAndCullDistances));
+	sbt_vk_putq_u(e, (uint64_t)(s->discreteQueuePriorities));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->pointSizeRange, sizeof(s->pointSizeRange)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->lineWidthRange, sizeof(s->lineWidthRange)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->pointSizeGranularity));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->lineWidthGranularity));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->strictLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->standardSampleLocations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->optimalBufferCopyOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->optimalBufferCopyRowPitchAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->nonCoherentAtomSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->strictLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->standardSampleLocations));
+	sbt_vk_putq_u(e, (uint64_t)(s->optimalBufferCopyOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->optimalBufferCopyRowPitchAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->nonCoherentAtomSize));
 	return SBT_VK_OK;
 }
 
@@ -10728,10 +10792,11 @@ static sbt_vk_status sbt_vk_eb_VkQueryPoolCreateInfo(sbt_vk_e *e, const VkQueryP
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->queryType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineStatistics)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->queryType));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStatistics));
 	return SBT_VK_OK;
 }
 
@@ -10782,9 +10847,10 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferCreateInfo(sbt_vk_e *e, const VkFram
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	{
 		const uint64_t n688 = (uint64_t)s->attachmentCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pAttachments, n688));
@@ -10793,9 +10859,10 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferCreateInfo(sbt_vk_e *e, const VkFram
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pAttachments[i689])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->width)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->height)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->layers)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->width));
+	sbt_vk_putq_u(e, (uint64_t)(s->height));
+	sbt_vk_putq_u(e, (uint64_t)(s->layers));
 	return SBT_VK_OK;
 }
 
@@ -11042,9 +11109,10 @@ sbt_vk_status sbt_vk_e_VkDisplayPropertiesKHR(sbt_vk_e *e, const VkDisplayProper
 	SBT_VK_ET(sbt_vk_put_str(e, s->displayName));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->physicalDimensions), sizeof(s->physicalDimensions)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->physicalResolution), sizeof(s->physicalResolution)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedTransforms)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeReorderPossible)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->persistentContent)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedTransforms));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeReorderPossible));
+	sbt_vk_putq_u(e, (uint64_t)(s->persistentContent));
 	return SBT_VK_OK;
 }
 
@@ -11086,8 +11154,9 @@ sbt_vk_status sbt_vk_e_VkDisplayPlanePropertiesKHR(sbt_vk_e *e, const VkDisplayP
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->currentDisplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->currentStackIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->currentDisplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->currentStackIndex));
 	return SBT_VK_OK;
 }
 
@@ -11196,11 +11265,12 @@ static sbt_vk_status sbt_vk_eb_VkDisplaySurfaceCreateInfoKHR(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->displayMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeStackIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transform)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->displayMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeStackIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->transform));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->globalAlpha));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alphaMode)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageExtent), sizeof(s->imageExtent)));
@@ -11318,9 +11388,10 @@ static sbt_vk_status sbt_vk_eb_VkXlibSurfaceCreateInfoKHR(sbt_vk_e *e, const VkX
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->dpy));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->window)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->dpy);
+	sbt_vk_putq_u(e, (uint64_t)(s->window));
 	return SBT_VK_OK;
 }
 
@@ -11366,9 +11437,10 @@ static sbt_vk_status sbt_vk_eb_VkXcbSurfaceCreateInfoKHR(sbt_vk_e *e, const VkXc
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->connection));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->window)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->connection);
+	sbt_vk_putq_u(e, (uint64_t)(s->window));
 	return SBT_VK_OK;
 }
 
@@ -11426,22 +11498,25 @@ static sbt_vk_status sbt_vk_eb_VkSwapchainCreateInfoKHR(sbt_vk_e *e, const VkSwa
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minImageCount)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageFormat)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageColorSpace)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_putq_u(e, (uint64_t)(s->minImageCount));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageFormat));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageColorSpace));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageExtent), sizeof(s->imageExtent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageArrayLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageUsage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageSharingMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageArrayLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageUsage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageSharingMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pQueueFamilyIndices, (uint64_t)s->queueFamilyIndexCount, sizeof(*s->pQueueFamilyIndices)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->preTransform)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compositeAlpha)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->presentMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->clipped)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->oldSwapchain)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->preTransform));
+	sbt_vk_putq_u(e, (uint64_t)(s->compositeAlpha));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->presentMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->clipped));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->oldSwapchain));
 	return SBT_VK_OK;
 }
 
@@ -11668,9 +11743,10 @@ static sbt_vk_status sbt_vk_eb_VkDebugReportCallbackCreateInfoEXT(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnCallback) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pUserData));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (s->pfnCallback) != NULL);
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pUserData);
 	return SBT_VK_OK;
 }
 
@@ -11860,8 +11936,9 @@ static sbt_vk_status sbt_vk_eb_VkDebugMarkerObjectNameInfoEXT(sbt_vk_e *e, const
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->object));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->object);
 	SBT_VK_ET(sbt_vk_put_str(e, s->pObjectName));
 	return SBT_VK_OK;
 }
@@ -11908,10 +11985,11 @@ static sbt_vk_status sbt_vk_eb_VkDebugMarkerObjectTagInfoEXT(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->object));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->tagName)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->tagSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->object);
+	sbt_vk_putq_u(e, (uint64_t)(s->tagName));
+	sbt_vk_putq_u(e, (uint64_t)(s->tagSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pTag, (uint64_t)s->tagSize, 1));
 	return SBT_VK_OK;
 }
@@ -12082,8 +12160,9 @@ static sbt_vk_status sbt_vk_eb_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
 	return SBT_VK_OK;
 }
 
@@ -12125,9 +12204,10 @@ sbt_vk_status sbt_vk_e_VkExternalImageFormatPropertiesNV(sbt_vk_e *e, const VkEx
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageFormatProperties), sizeof(s->imageFormatProperties)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->externalMemoryFeatures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->exportFromImportedHandleTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compatibleHandleTypes)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->externalMemoryFeatures));
+	sbt_vk_putq_u(e, (uint64_t)(s->exportFromImportedHandleTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->compatibleHandleTypes));
 	return SBT_VK_OK;
 }
 
@@ -12374,15 +12454,16 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDeviceGeneratedCommandsProperties
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGraphicsShaderGroupCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxIndirectSequenceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxIndirectCommandsTokenCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxIndirectCommandsStreamCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxIndirectCommandsTokenOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxIndirectCommandsStreamStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minSequencesCountBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minSequencesIndexBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minIndirectCommandsBufferOffsetAlignment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGraphicsShaderGroupCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxIndirectSequenceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxIndirectCommandsTokenCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxIndirectCommandsStreamCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxIndirectCommandsTokenOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxIndirectCommandsStreamStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->minSequencesCountBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minSequencesIndexBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minIndirectCommandsBufferOffsetAlignment));
 	return SBT_VK_OK;
 }
 
@@ -12679,8 +12760,9 @@ sbt_vk_status sbt_vk_e_VkIndirectCommandsStreamNV(sbt_vk_e *e, const VkIndirectC
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
 	return SBT_VK_OK;
 }
 
@@ -12705,17 +12787,18 @@ static sbt_vk_status sbt_vk_eb_VkIndirectCommandsLayoutTokenNV(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tokenType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stream)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexBindingUnit)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexDynamicStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pushconstantPipelineLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pushconstantShaderStageFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pushconstantOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pushconstantSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indirectStateFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indexTypeCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 110));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tokenType));
+	sbt_vk_putq_u(e, (uint64_t)(s->stream));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexBindingUnit));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexDynamicStride));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pushconstantPipelineLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->pushconstantShaderStageFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->pushconstantOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->pushconstantSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->indirectStateFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->indexTypeCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pIndexTypes, (uint64_t)s->indexTypeCount, sizeof(*s->pIndexTypes)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pIndexTypeValues, (uint64_t)s->indexTypeCount, sizeof(*s->pIndexTypeValues)));
 	return SBT_VK_OK;
@@ -12821,9 +12904,10 @@ static sbt_vk_status sbt_vk_eb_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->tokenCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(s->tokenCount));
 	{
 		const uint64_t n930 = (uint64_t)s->tokenCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pTokens, n930));
@@ -12908,10 +12992,11 @@ static sbt_vk_status sbt_vk_eb_VkGeneratedCommandsInfoNV(sbt_vk_e *e, const VkGe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->streamCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->streamCount));
 	{
 		const uint64_t n946 = (uint64_t)s->streamCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pStreams, n946));
@@ -12920,14 +13005,15 @@ static sbt_vk_status sbt_vk_eb_VkGeneratedCommandsInfoNV(sbt_vk_e *e, const VkGe
 				SBT_VK_ET(sbt_vk_e_VkIndirectCommandsStreamNV(e, &(s->pStreams[i947])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sequencesCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->preprocessBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->preprocessOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->preprocessSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->sequencesCountBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sequencesCountOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->sequencesIndexBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sequencesIndexOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->sequencesCount));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->preprocessBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->preprocessOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->preprocessSize));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sequencesCountBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->sequencesCountOffset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sequencesIndexBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->sequencesIndexOffset));
 	return SBT_VK_OK;
 }
 
@@ -13033,10 +13119,11 @@ static sbt_vk_status sbt_vk_eb_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSequencesCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSequencesCount));
 	return SBT_VK_OK;
 }
 
@@ -13215,11 +13302,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceImageFormatInfo2(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -13371,11 +13459,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
 	return SBT_VK_OK;
 }
 
@@ -13622,8 +13711,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->variablePointersStorageBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->variablePointers)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->variablePointersStorageBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->variablePointers));
 	return SBT_VK_OK;
 }
 
@@ -13744,9 +13834,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceExternalBufferInfo(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
 	return SBT_VK_OK;
 }
 
@@ -13827,8 +13918,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceIDProperties(sbt_vk_e *e, const V
 	SBT_VK_ET(sbt_vk_put_raw(e, s->deviceUUID, sizeof(s->deviceUUID)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->driverUUID, sizeof(s->driverUUID)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->deviceLUID, sizeof(s->deviceLUID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceNodeMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceLUIDValid)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceNodeMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceLUIDValid));
 	return SBT_VK_OK;
 }
 
@@ -13980,8 +14072,9 @@ static sbt_vk_status sbt_vk_eb_VkImportMemoryFdInfoKHR(sbt_vk_e *e, const VkImpo
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->fd)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->fd));
 	return SBT_VK_OK;
 }
 
@@ -14058,8 +14151,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryGetFdInfoKHR(sbt_vk_e *e, const VkMemoryG
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
 	return SBT_VK_OK;
 }
 
@@ -14136,9 +14230,10 @@ static sbt_vk_status sbt_vk_eb_VkExternalSemaphoreProperties(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->exportFromImportedHandleTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compatibleHandleTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->externalSemaphoreFeatures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->exportFromImportedHandleTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->compatibleHandleTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->externalSemaphoreFeatures));
 	return SBT_VK_OK;
 }
 
@@ -14220,10 +14315,11 @@ static sbt_vk_status sbt_vk_eb_VkImportSemaphoreFdInfoKHR(sbt_vk_e *e, const VkI
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->fd)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->fd));
 	return SBT_VK_OK;
 }
 
@@ -14274,8 +14370,9 @@ static sbt_vk_status sbt_vk_eb_VkSemaphoreGetFdInfoKHR(sbt_vk_e *e, const VkSema
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
 	return SBT_VK_OK;
 }
 
@@ -14352,9 +14449,10 @@ static sbt_vk_status sbt_vk_eb_VkExternalFenceProperties(sbt_vk_e *e, const VkEx
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->exportFromImportedHandleTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compatibleHandleTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->externalFenceFeatures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->exportFromImportedHandleTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->compatibleHandleTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->externalFenceFeatures));
 	return SBT_VK_OK;
 }
 
@@ -14436,10 +14534,11 @@ static sbt_vk_status sbt_vk_eb_VkImportFenceFdInfoKHR(sbt_vk_e *e, const VkImpor
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->fd)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->fd));
 	return SBT_VK_OK;
 }
 
@@ -14490,8 +14589,9 @@ static sbt_vk_status sbt_vk_eb_VkFenceGetFdInfoKHR(sbt_vk_e *e, const VkFenceGet
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
 	return SBT_VK_OK;
 }
 
@@ -14532,9 +14632,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMultiviewFeatures(sbt_vk_e *e, co
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiview)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewGeometryShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewTessellationShader)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiview));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewGeometryShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewTessellationShader));
 	return SBT_VK_OK;
 }
 
@@ -14580,8 +14681,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMultiviewProperties(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMultiviewViewCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMultiviewInstanceIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMultiviewViewCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMultiviewInstanceIndex));
 	return SBT_VK_OK;
 }
 
@@ -14700,17 +14802,19 @@ static sbt_vk_status sbt_vk_eb_VkSurfaceCapabilities2EXT(sbt_vk_e *e, const VkSu
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minImageCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->minImageCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageCount));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->currentExtent), sizeof(s->currentExtent)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->minImageExtent), sizeof(s->minImageExtent)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxImageExtent), sizeof(s->maxImageExtent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxImageArrayLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedTransforms)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->currentTransform)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedCompositeAlpha)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedUsageFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedSurfaceCounters)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxImageArrayLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedTransforms));
+	sbt_vk_putq_u(e, (uint64_t)(s->currentTransform));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedCompositeAlpha));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedUsageFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedSurfaceCounters));
 	return SBT_VK_OK;
 }
 
@@ -14980,8 +15084,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryAllocateFlagsInfo(sbt_vk_e *e, const VkMe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceMask));
 	return SBT_VK_OK;
 }
 
@@ -15022,9 +15127,10 @@ static sbt_vk_status sbt_vk_eb_VkBindBufferMemoryInfo(sbt_vk_e *e, const VkBindB
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
 	return SBT_VK_OK;
 }
 
@@ -15116,9 +15222,10 @@ static sbt_vk_status sbt_vk_eb_VkBindImageMemoryInfo(sbt_vk_e *e, const VkBindIm
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
 	return SBT_VK_OK;
 }
 
@@ -15226,8 +15333,9 @@ static sbt_vk_status sbt_vk_eb_VkDeviceGroupRenderPassBeginInfo(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceRenderAreaCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceRenderAreaCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDeviceRenderAreas, (uint64_t)s->deviceRenderAreaCount, sizeof(*s->pDeviceRenderAreas)));
 	return SBT_VK_OK;
 }
@@ -15392,8 +15500,9 @@ static sbt_vk_status sbt_vk_eb_VkDeviceGroupBindSparseInfo(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->resourceDeviceIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryDeviceIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->resourceDeviceIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryDeviceIndex));
 	return SBT_VK_OK;
 }
 
@@ -15508,8 +15617,9 @@ static sbt_vk_status sbt_vk_eb_VkBindImageMemorySwapchainInfoKHR(sbt_vk_e *e, co
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageIndex));
 	return SBT_VK_OK;
 }
 
@@ -15550,11 +15660,12 @@ static sbt_vk_status sbt_vk_eb_VkAcquireNextImageInfoKHR(sbt_vk_e *e, const VkAc
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceMask));
 	return SBT_VK_OK;
 }
 
@@ -15773,14 +15884,16 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorUpdateEntryCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorUpdateEntryCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDescriptorUpdateEntries, (uint64_t)s->descriptorUpdateEntryCount, sizeof(*s->pDescriptorUpdateEntries)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->templateType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->set)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->templateType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->set));
 	return SBT_VK_OK;
 }
 
@@ -16115,11 +16228,12 @@ sbt_vk_status sbt_vk_e_VkPastPresentationTimingGOOGLE(sbt_vk_e *e, const VkPastP
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->desiredPresentTime)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->actualPresentTime)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->earliestPresentTime)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentMargin)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentID));
+	sbt_vk_putq_u(e, (uint64_t)(s->desiredPresentTime));
+	sbt_vk_putq_u(e, (uint64_t)(s->actualPresentTime));
+	sbt_vk_putq_u(e, (uint64_t)(s->earliestPresentTime));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentMargin));
 	return SBT_VK_OK;
 }
 
@@ -16218,8 +16332,9 @@ sbt_vk_status sbt_vk_e_VkPresentTimeGOOGLE(sbt_vk_e *e, const VkPresentTimeGOOGL
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->desiredPresentTime)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentID));
+	sbt_vk_putq_u(e, (uint64_t)(s->desiredPresentTime));
 	return SBT_VK_OK;
 }
 
@@ -16256,8 +16371,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportWScalingStateCreateInfoNV(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportWScalingEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportWScalingEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewportWScalings, (uint64_t)s->viewportCount, sizeof(*s->pViewportWScalings)));
 	return SBT_VK_OK;
 }
@@ -16320,8 +16436,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewportSwizzles, (uint64_t)s->viewportCount, sizeof(*s->pViewportSwizzles)));
 	return SBT_VK_OK;
 }
@@ -16408,9 +16525,10 @@ static sbt_vk_status sbt_vk_eb_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->discardRectangleMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->discardRectangleCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->discardRectangleMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->discardRectangleCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDiscardRectangles, (uint64_t)s->discardRectangleCount, sizeof(*s->pDiscardRectangles)));
 	return SBT_VK_OK;
 }
@@ -16756,8 +16874,9 @@ static sbt_vk_status sbt_vk_eb_VkDisplayPlaneInfo2KHR(sbt_vk_e *e, const VkDispl
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->mode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->mode));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeIndex));
 	return SBT_VK_OK;
 }
 
@@ -16866,10 +16985,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevice16BitStorageFeatures(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageBuffer16BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformAndStorageBuffer16BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storagePushConstant16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageInputOutput16)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageBuffer16BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformAndStorageBuffer16BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->storagePushConstant16));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageInputOutput16));
 	return SBT_VK_OK;
 }
 
@@ -16920,10 +17040,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSubgroupProperties(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedStages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedOperations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->quadOperationsInAllStages)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedStages));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedOperations));
+	sbt_vk_putq_u(e, (uint64_t)(s->quadOperationsInAllStages));
 	return SBT_VK_OK;
 }
 
@@ -17318,8 +17439,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryDedicatedRequirements(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->prefersDedicatedAllocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->requiresDedicatedAllocation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->prefersDedicatedAllocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->requiresDedicatedAllocation));
 	return SBT_VK_OK;
 }
 
@@ -17360,8 +17482,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryDedicatedAllocateInfo(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
 	return SBT_VK_OK;
 }
 
@@ -17510,14 +17633,16 @@ static sbt_vk_status sbt_vk_eb_VkSamplerYcbcrConversionCreateInfo(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ycbcrModel)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ycbcrRange)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ycbcrModel));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ycbcrRange));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->components), sizeof(s->components)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->xChromaOffset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->yChromaOffset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->chromaFilter)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->forceExplicitReconstruction)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->xChromaOffset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->yChromaOffset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->chromaFilter));
+	sbt_vk_putq_u(e, (uint64_t)(s->forceExplicitReconstruction));
 	return SBT_VK_OK;
 }
 
@@ -17764,9 +17889,10 @@ static sbt_vk_status sbt_vk_eb_VkConditionalRenderingBeginInfoEXT(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -17920,9 +18046,10 @@ static sbt_vk_status sbt_vk_eb_VkDeviceQueueInfo2(sbt_vk_e *e, const VkDeviceQue
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueIndex));
 	return SBT_VK_OK;
 }
 
@@ -17968,9 +18095,10 @@ static sbt_vk_status sbt_vk_eb_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageToColorEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageToColorLocation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageToColorEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageToColorLocation));
 	return SBT_VK_OK;
 }
 
@@ -18016,8 +18144,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterMinmaxSingleComponentFormats)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterMinmaxImageComponentMapping)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterMinmaxSingleComponentFormats));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterMinmaxImageComponentMapping));
 	return SBT_VK_OK;
 }
 
@@ -18297,8 +18426,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleLocationSampleCounts)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxSampleLocationGridSize), sizeof(s->maxSampleLocationGridSize)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->sampleLocationCoordinateRange, sizeof(s->sampleLocationCoordinateRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleLocationSubPixelBits)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->variableSampleLocations)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampleLocationSubPixelBits));
+	sbt_vk_putq_u(e, (uint64_t)(s->variableSampleLocations));
 	return SBT_VK_OK;
 }
 
@@ -18486,12 +18616,13 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceBlendOperationAdvancedPropertiesE
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendMaxColorAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendIndependentBlend)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendNonPremultipliedSrcColor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendNonPremultipliedDstColor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendCorrelatedOverlap)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->advancedBlendAllOperations)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendMaxColorAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendIndependentBlend));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendNonPremultipliedSrcColor));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendNonPremultipliedDstColor));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendCorrelatedOverlap));
+	sbt_vk_putq_u(e, (uint64_t)(s->advancedBlendAllOperations));
 	return SBT_VK_OK;
 }
 
@@ -18552,9 +18683,10 @@ static sbt_vk_status sbt_vk_eb_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcPremultiplied)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstPremultiplied)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->blendOverlap)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcPremultiplied));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstPremultiplied));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->blendOverlap));
 	return SBT_VK_OK;
 }
 
@@ -18600,8 +18732,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inlineUniformBlock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingInlineUniformBlockUpdateAfterBind)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->inlineUniformBlock));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingInlineUniformBlockUpdateAfterBind));
 	return SBT_VK_OK;
 }
 
@@ -18642,11 +18775,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceInlineUniformBlockProperties(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInlineUniformBlockSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInlineUniformBlocks)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInlineUniformBlockSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInlineUniformBlocks));
 	return SBT_VK_OK;
 }
 
@@ -18784,10 +18918,11 @@ static sbt_vk_status sbt_vk_eb_VkPipelineCoverageModulationStateCreateInfoNV(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->coverageModulationMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageModulationTableEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageModulationTableCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->coverageModulationMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageModulationTableEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageModulationTableCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pCoverageModulationTable, (uint64_t)s->coverageModulationTableCount, sizeof(*s->pCoverageModulationTable)));
 	return SBT_VK_OK;
 }
@@ -18894,8 +19029,9 @@ static sbt_vk_status sbt_vk_eb_VkValidationCacheCreateInfoEXT(sbt_vk_e *e, const
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->initialDataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->initialDataSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pInitialData, (uint64_t)s->initialDataSize, 1));
 	return SBT_VK_OK;
 }
@@ -18982,8 +19118,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMaintenance3Properties(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerSetDescriptors)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMemoryAllocationSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerSetDescriptors));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMemoryAllocationSize));
 	return SBT_VK_OK;
 }
 
@@ -19168,8 +19305,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInt8)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInt8));
 	return SBT_VK_OK;
 }
 
@@ -19210,23 +19348,24 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFloatControlsProperties(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->denormBehaviorIndependence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->roundingModeIndependence)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat64)));
+	SBT_VK_ET(sbt_vk_e_need(e, 170));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->denormBehaviorIndependence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->roundingModeIndependence));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat64));
 	return SBT_VK_OK;
 }
 
@@ -19488,8 +19627,9 @@ static sbt_vk_status sbt_vk_eb_VkDebugUtilsObjectNameInfoEXT(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->objectHandle));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->objectHandle);
 	SBT_VK_ET(sbt_vk_put_str(e, s->pObjectName));
 	return SBT_VK_OK;
 }
@@ -19536,10 +19676,11 @@ static sbt_vk_status sbt_vk_eb_VkDebugUtilsObjectTagInfoEXT(sbt_vk_e *e, const V
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->objectHandle));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->tagName)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->tagSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->objectHandle);
+	sbt_vk_putq_u(e, (uint64_t)(s->tagName));
+	sbt_vk_putq_u(e, (uint64_t)(s->tagSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pTag, (uint64_t)s->tagSize, 1));
 	return SBT_VK_OK;
 }
@@ -19638,11 +19779,12 @@ static sbt_vk_status sbt_vk_eb_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->messageSeverity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->messageType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnUserCallback) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pUserData));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->messageSeverity));
+	sbt_vk_putq_u(e, (uint64_t)(s->messageType));
+	sbt_vk_putq_u(e, (s->pfnUserCallback) != NULL);
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pUserData);
 	return SBT_VK_OK;
 }
 
@@ -19875,9 +20017,10 @@ static sbt_vk_status sbt_vk_eb_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnUserCallback) != NULL));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pUserData));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (s->pfnUserCallback) != NULL);
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pUserData);
 	return SBT_VK_OK;
 }
 
@@ -19962,12 +20105,13 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceConservativeRasterizationProperti
 	SBT_VK_ET(sbt_vk_put_f32(e, s->primitiveOverestimationSize));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->maxExtraPrimitiveOverestimationSize));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->extraPrimitiveOverestimationSizeGranularity));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveUnderestimation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->conservativePointAndLineRasterization)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->degenerateTrianglesRasterized)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->degenerateLinesRasterized)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fullyCoveredFragmentShaderInputVariable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->conservativeRasterizationPostDepthCoverage)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveUnderestimation));
+	sbt_vk_putq_u(e, (uint64_t)(s->conservativePointAndLineRasterization));
+	sbt_vk_putq_u(e, (uint64_t)(s->degenerateTrianglesRasterized));
+	sbt_vk_putq_u(e, (uint64_t)(s->degenerateLinesRasterized));
+	sbt_vk_putq_u(e, (uint64_t)(s->fullyCoveredFragmentShaderInputVariable));
+	sbt_vk_putq_u(e, (uint64_t)(s->conservativeRasterizationPostDepthCoverage));
 	return SBT_VK_OK;
 }
 
@@ -20067,20 +20211,21 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderEngineCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderArraysPerEngineCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->computeUnitsPerShaderArray)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->simdPerComputeUnit)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->wavefrontsPerSimd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->wavefrontSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sgprsPerSimd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minSgprAllocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSgprAllocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sgprAllocationGranularity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vgprsPerSimd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minVgprAllocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVgprAllocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vgprAllocationGranularity)));
+	SBT_VK_ET(sbt_vk_e_need(e, 140));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderEngineCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderArraysPerEngineCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->computeUnitsPerShaderArray));
+	sbt_vk_putq_u(e, (uint64_t)(s->simdPerComputeUnit));
+	sbt_vk_putq_u(e, (uint64_t)(s->wavefrontsPerSimd));
+	sbt_vk_putq_u(e, (uint64_t)(s->wavefrontSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->sgprsPerSimd));
+	sbt_vk_putq_u(e, (uint64_t)(s->minSgprAllocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSgprAllocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->sgprAllocationGranularity));
+	sbt_vk_putq_u(e, (uint64_t)(s->vgprsPerSimd));
+	sbt_vk_putq_u(e, (uint64_t)(s->minVgprAllocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVgprAllocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->vgprAllocationGranularity));
 	return SBT_VK_OK;
 }
 
@@ -20181,8 +20326,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderCoreFeatures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->activeComputeUnitCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderCoreFeatures));
+	sbt_vk_putq_u(e, (uint64_t)(s->activeComputeUnitCount));
 	return SBT_VK_OK;
 }
 
@@ -20223,8 +20369,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRasterizationConservativeStateCreateInf
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->conservativeRasterizationMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->conservativeRasterizationMode));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->extraPrimitiveOverestimationSize));
 	return SBT_VK_OK;
 }
@@ -20267,26 +20414,27 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUniformBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingSampledImageUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageImageUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUniformTexelBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageTexelBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUpdateUnusedWhilePending)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingPartiallyBound)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingVariableDescriptorCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->runtimeDescriptorArray)));
+	SBT_VK_ET(sbt_vk_e_need(e, 200));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUniformBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingSampledImageUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageImageUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUniformTexelBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageTexelBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUpdateUnusedWhilePending));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingPartiallyBound));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingVariableDescriptorCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->runtimeDescriptorArray));
 	return SBT_VK_OK;
 }
 
@@ -20417,29 +20565,30 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDescriptorIndexingProperties(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxUpdateAfterBindDescriptorsInAllPools)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustBufferAccessUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->quadDivergentImplicitLod)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageUpdateAfterBindResources)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInputAttachments)));
+	SBT_VK_ET(sbt_vk_e_need(e, 230));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxUpdateAfterBindDescriptorsInAllPools));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustBufferAccessUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->quadDivergentImplicitLod));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageUpdateAfterBindResources));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInputAttachments));
 	return SBT_VK_OK;
 }
 
@@ -20713,15 +20862,16 @@ static sbt_vk_status sbt_vk_eb_VkAttachmentDescription2(sbt_vk_e *e, const VkAtt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->loadOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->storeOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilLoadOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilStoreOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->initialLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->finalLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->loadOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->storeOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilLoadOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilStoreOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->initialLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->finalLayout));
 	return SBT_VK_OK;
 }
 
@@ -20797,9 +20947,10 @@ static sbt_vk_status sbt_vk_eb_VkAttachmentReference2(sbt_vk_e *e, const VkAttac
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachment)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->aspectMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachment));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->aspectMask));
 	return SBT_VK_OK;
 }
 
@@ -20845,10 +20996,11 @@ static sbt_vk_status sbt_vk_eb_VkSubpassDescription2(sbt_vk_e *e, const VkSubpas
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inputAttachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->inputAttachmentCount));
 	{
 		const uint64_t n1679 = (uint64_t)s->inputAttachmentCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pInputAttachments, n1679));
@@ -21007,14 +21159,15 @@ static sbt_vk_status sbt_vk_eb_VkSubpassDependency2(sbt_vk_e *e, const VkSubpass
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcSubpass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstSubpass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dependencyFlags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->viewOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcSubpass));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstSubpass));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dependencyFlags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->viewOffset));
 	return SBT_VK_OK;
 }
 
@@ -21085,8 +21238,9 @@ static sbt_vk_status sbt_vk_eb_VkRenderPassCreateInfo2(sbt_vk_e *e, const VkRend
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	{
 		const uint64_t n1721 = (uint64_t)s->attachmentCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pAttachments, n1721));
@@ -21362,8 +21516,9 @@ static sbt_vk_status sbt_vk_eb_VkSemaphoreTypeCreateInfo(sbt_vk_e *e, const VkSe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->semaphoreType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->initialValue)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->semaphoreType));
+	sbt_vk_putq_u(e, (uint64_t)(s->initialValue));
 	return SBT_VK_OK;
 }
 
@@ -21466,8 +21621,9 @@ static sbt_vk_status sbt_vk_eb_VkSemaphoreWaitInfo(sbt_vk_e *e, const VkSemaphor
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->semaphoreCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->semaphoreCount));
 	{
 		const uint64_t n1770 = (uint64_t)s->semaphoreCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSemaphores, n1770));
@@ -21545,8 +21701,9 @@ static sbt_vk_status sbt_vk_eb_VkSemaphoreSignalInfo(sbt_vk_e *e, const VkSemaph
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->value)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(s->value));
 	return SBT_VK_OK;
 }
 
@@ -21681,10 +21838,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pciDomain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pciBus)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pciDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pciFunction)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->pciDomain));
+	sbt_vk_putq_u(e, (uint64_t)(s->pciBus));
+	sbt_vk_putq_u(e, (uint64_t)(s->pciDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->pciFunction));
 	return SBT_VK_OK;
 }
 
@@ -21771,9 +21929,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevice8BitStorageFeatures(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageBuffer8BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformAndStorageBuffer8BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storagePushConstant8)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageBuffer8BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformAndStorageBuffer8BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->storagePushConstant8));
 	return SBT_VK_OK;
 }
 
@@ -21819,8 +21978,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceConditionalRenderingFeaturesEXT(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->conditionalRendering)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inheritedConditionalRendering)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->conditionalRendering));
+	sbt_vk_putq_u(e, (uint64_t)(s->inheritedConditionalRendering));
 	return SBT_VK_OK;
 }
 
@@ -21861,9 +22021,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModel)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModelDeviceScope)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModelAvailabilityVisibilityChains)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModel));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModelDeviceScope));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModelAvailabilityVisibilityChains));
 	return SBT_VK_OK;
 }
 
@@ -21909,8 +22070,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferInt64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedInt64Atomics)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferInt64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedInt64Atomics));
 	return SBT_VK_OK;
 }
 
@@ -21951,18 +22113,19 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat32Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat32AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat64AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat32Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat32AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat64AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderImageFloat32Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderImageFloat32AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sparseImageFloat32Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sparseImageFloat32AtomicAdd)));
+	SBT_VK_ET(sbt_vk_e_need(e, 120));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat32Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat32AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat64AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat32Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat32AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat64AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderImageFloat32Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderImageFloat32AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->sparseImageFloat32Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->sparseImageFloat32AtomicAdd));
 	return SBT_VK_OK;
 }
 
@@ -22053,18 +22216,19 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat16Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat16AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat16AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat32AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferFloat64AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat16Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat16AtomicAdd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat16AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat32AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedFloat64AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderImageFloat32AtomicMinMax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sparseImageFloat32AtomicMinMax)));
+	SBT_VK_ET(sbt_vk_e_need(e, 120));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat16Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat16AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat16AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat32AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferFloat64AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat16Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat16AtomicAdd));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat16AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat32AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedFloat64AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderImageFloat32AtomicMinMax));
+	sbt_vk_putq_u(e, (uint64_t)(s->sparseImageFloat32AtomicMinMax));
 	return SBT_VK_OK;
 }
 
@@ -22155,8 +22319,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexAttributeInstanceRateDivisor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexAttributeInstanceRateZeroDivisor)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexAttributeInstanceRateDivisor));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexAttributeInstanceRateZeroDivisor));
 	return SBT_VK_OK;
 }
 
@@ -22233,8 +22398,9 @@ static sbt_vk_status sbt_vk_eb_VkCheckpointDataNV(sbt_vk_e *e, const VkCheckpoin
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->stage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker);
 	return SBT_VK_OK;
 }
 
@@ -22275,10 +22441,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDepthStencilResolveProperties(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedDepthResolveModes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedStencilResolveModes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->independentResolveNone)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->independentResolve)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedDepthResolveModes));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedStencilResolveModes));
+	sbt_vk_putq_u(e, (uint64_t)(s->independentResolveNone));
+	sbt_vk_putq_u(e, (uint64_t)(s->independentResolve));
 	return SBT_VK_OK;
 }
 
@@ -22329,8 +22496,9 @@ static sbt_vk_status sbt_vk_eb_VkSubpassDescriptionDepthStencilResolve(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthResolveMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stencilResolveMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthResolveMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->stencilResolveMode));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDepthStencilResolveAttachment, 1));
 	if (s->pDepthStencilResolveAttachment) {
 		SBT_VK_ET(sbt_vk_e_VkAttachmentReference2(e, &(s->pDepthStencilResolveAttachment[0])));
@@ -22460,8 +22628,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedback)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->geometryStreams)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedback));
+	sbt_vk_putq_u(e, (uint64_t)(s->geometryStreams));
 	return SBT_VK_OK;
 }
 
@@ -22502,16 +22671,17 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackStreams)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackBufferSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackStreamDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackBufferDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTransformFeedbackBufferDataStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackQueries)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackStreamsLinesTriangles)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackRasterizationStreamSelect)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackDraw)));
+	SBT_VK_ET(sbt_vk_e_need(e, 100));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackStreams));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackBufferSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackStreamDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackBufferDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTransformFeedbackBufferDataStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackQueries));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackStreamsLinesTriangles));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackRasterizationStreamSelect));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackDraw));
 	return SBT_VK_OK;
 }
 
@@ -22592,8 +22762,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRasterizationStateStreamCreateInfoEXT(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationStream)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationStream));
 	return SBT_VK_OK;
 }
 
@@ -22824,8 +22995,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceComputeShaderDerivativesFeaturesN
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->computeDerivativeGroupQuads)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->computeDerivativeGroupLinear)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->computeDerivativeGroupQuads));
+	sbt_vk_putq_u(e, (uint64_t)(s->computeDerivativeGroupLinear));
 	return SBT_VK_OK;
 }
 
@@ -23046,8 +23218,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMemoryDecompressionPropertiesNV(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->decompressionMethods)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDecompressionIndirectCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->decompressionMethods));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDecompressionIndirectCount));
 	return SBT_VK_OK;
 }
 
@@ -23118,8 +23291,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportShadingRateImageStateCreateInfo
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRateImageEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRateImageEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
 		const uint64_t n1914 = (uint64_t)s->viewportCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pShadingRatePalettes, n1914));
@@ -23183,8 +23357,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRateImage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRateCoarseSampleOrder)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRateImage));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRateCoarseSampleOrder));
 	return SBT_VK_OK;
 }
 
@@ -23226,8 +23401,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->shadingRateTexelSize), sizeof(s->shadingRateTexelSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRatePaletteSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRateMaxCoarseSamples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRatePaletteSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRateMaxCoarseSamples));
 	return SBT_VK_OK;
 }
 
@@ -23317,9 +23493,10 @@ sbt_vk_status sbt_vk_e_VkCoarseSampleOrderCustomNV(sbt_vk_e *e, const VkCoarseSa
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->shadingRate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleLocationCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->shadingRate));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampleCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampleLocationCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pSampleLocations, (uint64_t)s->sampleLocationCount, sizeof(*s->pSampleLocations)));
 	return SBT_VK_OK;
 }
@@ -23359,8 +23536,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportCoarseSampleOrderStateCreateInf
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->sampleOrderType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->customSampleOrderCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->sampleOrderType));
+	sbt_vk_putq_u(e, (uint64_t)(s->customSampleOrderCount));
 	{
 		const uint64_t n1939 = (uint64_t)s->customSampleOrderCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCustomSampleOrders, n1939));
@@ -23424,8 +23602,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->taskShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshShader)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->taskShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshShader));
 	return SBT_VK_OK;
 }
 
@@ -23466,19 +23645,22 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawMeshTasksCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskWorkGroupInvocations)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawMeshTasksCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskWorkGroupInvocations));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxTaskWorkGroupSize, sizeof(s->maxTaskWorkGroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskTotalMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskOutputCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshWorkGroupInvocations)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskTotalMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskOutputCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshWorkGroupInvocations));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxMeshWorkGroupSize, sizeof(s->maxMeshWorkGroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshTotalMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputVertices)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputPrimitives)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshMultiviewViewCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshOutputPerVertexGranularity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshOutputPerPrimitiveGranularity)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshTotalMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputVertices));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputPrimitives));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshMultiviewViewCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshOutputPerVertexGranularity));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshOutputPerPrimitiveGranularity));
 	return SBT_VK_OK;
 }
 
@@ -23566,11 +23748,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->taskShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewMeshShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveFragmentShadingRateMeshShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshShaderQueries)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->taskShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewMeshShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveFragmentShadingRateMeshShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshShaderQueries));
 	return SBT_VK_OK;
 }
 
@@ -23630,30 +23813,32 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_e 
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxTaskWorkGroupCount, sizeof(s->maxTaskWorkGroupCount)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskWorkGroupInvocations)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxTaskWorkGroupSize, sizeof(s->maxTaskWorkGroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskPayloadSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskSharedMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTaskPayloadAndSharedMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshWorkGroupTotalCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskPayloadSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskSharedMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTaskPayloadAndSharedMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshWorkGroupTotalCount));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxMeshWorkGroupCount, sizeof(s->maxMeshWorkGroupCount)));
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshWorkGroupInvocations)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->maxMeshWorkGroupSize, sizeof(s->maxMeshWorkGroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshSharedMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshPayloadAndSharedMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshPayloadAndOutputMemorySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputComponents)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputVertices)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputPrimitives)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshOutputLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMeshMultiviewViewCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshOutputPerVertexGranularity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->meshOutputPerPrimitiveGranularity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPreferredTaskWorkGroupInvocations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPreferredMeshWorkGroupInvocations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->prefersLocalInvocationVertexOutput)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->prefersLocalInvocationPrimitiveOutput)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->prefersCompactVertexOutput)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->prefersCompactPrimitiveOutput)));
+	SBT_VK_ET(sbt_vk_e_need(e, 170));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshSharedMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshPayloadAndSharedMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshPayloadAndOutputMemorySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputComponents));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputVertices));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputPrimitives));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshOutputLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMeshMultiviewViewCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshOutputPerVertexGranularity));
+	sbt_vk_putq_u(e, (uint64_t)(s->meshOutputPerPrimitiveGranularity));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPreferredTaskWorkGroupInvocations));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPreferredMeshWorkGroupInvocations));
+	sbt_vk_putq_u(e, (uint64_t)(s->prefersLocalInvocationVertexOutput));
+	sbt_vk_putq_u(e, (uint64_t)(s->prefersLocalInvocationPrimitiveOutput));
+	sbt_vk_putq_u(e, (uint64_t)(s->prefersCompactVertexOutput));
+	sbt_vk_putq_u(e, (uint64_t)(s->prefersCompactPrimitiveOutput));
 	return SBT_VK_OK;
 }
 
@@ -23808,11 +23993,12 @@ static sbt_vk_status sbt_vk_eb_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->generalShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->closestHitShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->anyHitShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->intersectionShader)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->generalShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->closestHitShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->anyHitShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->intersectionShader));
 	return SBT_VK_OK;
 }
 
@@ -23868,8 +24054,9 @@ static sbt_vk_status sbt_vk_eb_VkRayTracingPipelineCreateInfoNV(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageCount));
 	{
 		const uint64_t n2001 = (uint64_t)s->stageCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pStages, n2001));
@@ -23887,10 +24074,11 @@ static sbt_vk_status sbt_vk_eb_VkRayTracingPipelineCreateInfoNV(sbt_vk_e *e, con
 				SBT_VK_ET(sbt_vk_e_VkRayTracingShaderGroupCreateInfoNV(e, &(s->pGroups[i2010])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxRecursionDepth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->basePipelineIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxRecursionDepth));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->basePipelineIndex));
 	return SBT_VK_OK;
 }
 
@@ -23986,17 +24174,18 @@ static sbt_vk_status sbt_vk_eb_VkGeometryTrianglesNV(sbt_vk_e *e, const VkGeomet
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->vertexData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexStride)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->vertexFormat)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->indexData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indexOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indexCount)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->indexType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->transformData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 110));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->vertexData));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexStride));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->vertexFormat));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->indexData));
+	sbt_vk_putq_u(e, (uint64_t)(s->indexOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->indexCount));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->indexType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->transformData));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformOffset));
 	return SBT_VK_OK;
 }
 
@@ -24082,10 +24271,11 @@ static sbt_vk_status sbt_vk_eb_VkGeometryAABBNV(sbt_vk_e *e, const VkGeometryAAB
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->aabbData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->numAABBs)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->aabbData));
+	sbt_vk_putq_u(e, (uint64_t)(s->numAABBs));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
 	return SBT_VK_OK;
 }
 
@@ -24198,10 +24388,11 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureInfoNV(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->geometryCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->geometryCount));
 	{
 		const uint64_t n2048 = (uint64_t)s->geometryCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pGeometries, n2048));
@@ -24313,10 +24504,11 @@ static sbt_vk_status sbt_vk_eb_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDeviceIndices, (uint64_t)s->deviceIndexCount, sizeof(*s->pDeviceIndices)));
 	return SBT_VK_OK;
 }
@@ -24503,8 +24695,9 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureMemoryRequirementsInfoNV(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure));
 	return SBT_VK_OK;
 }
 
@@ -24545,11 +24738,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceAccelerationStructureFeaturesKHR(
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructure)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureIndirectBuild)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureHostCommands)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingAccelerationStructureUpdateAfterBind)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructure));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureIndirectBuild));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureHostCommands));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingAccelerationStructureUpdateAfterBind));
 	return SBT_VK_OK;
 }
 
@@ -24605,11 +24799,12 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingPipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingPipelineShaderGroupHandleCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingPipelineShaderGroupHandleCaptureReplayMixed)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingPipelineTraceRaysIndirect)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTraversalPrimitiveCulling)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingPipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingPipelineShaderGroupHandleCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingPipelineShaderGroupHandleCaptureReplayMixed));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingPipelineTraceRaysIndirect));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTraversalPrimitiveCulling));
 	return SBT_VK_OK;
 }
 
@@ -24701,14 +24896,15 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceAccelerationStructurePropertiesKH
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInstanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPrimitiveCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorAccelerationStructures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindAccelerationStructures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetAccelerationStructures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindAccelerationStructures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minAccelerationStructureScratchOffsetAlignment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInstanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPrimitiveCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorAccelerationStructures));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindAccelerationStructures));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetAccelerationStructures));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindAccelerationStructures));
+	sbt_vk_putq_u(e, (uint64_t)(s->minAccelerationStructureScratchOffsetAlignment));
 	return SBT_VK_OK;
 }
 
@@ -24779,14 +24975,15 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupHandleSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxRayRecursionDepth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxShaderGroupStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupBaseAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupHandleCaptureReplaySize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxRayDispatchInvocationCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupHandleAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxRayHitAttributeSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupHandleSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxRayRecursionDepth));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxShaderGroupStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupBaseAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupHandleCaptureReplaySize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxRayDispatchInvocationCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupHandleAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxRayHitAttributeSize));
 	return SBT_VK_OK;
 }
 
@@ -24857,14 +25054,15 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupHandleSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxRecursionDepth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxShaderGroupStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderGroupBaseAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxGeometryCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInstanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTriangleCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetAccelerationStructures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupHandleSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxRecursionDepth));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxShaderGroupStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderGroupBaseAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxGeometryCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInstanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTriangleCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetAccelerationStructures));
 	return SBT_VK_OK;
 }
 
@@ -24947,8 +25145,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingMaintenance1)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingPipelineTraceRaysIndirect2)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingMaintenance1));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingPipelineTraceRaysIndirect2));
 	return SBT_VK_OK;
 }
 
@@ -25047,9 +25246,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifier)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->sharingMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifier));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->sharingMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pQueueFamilyIndices, (uint64_t)s->queueFamilyIndexCount, sizeof(*s->pQueueFamilyIndices)));
 	return SBT_VK_OK;
 }
@@ -25151,8 +25351,9 @@ static sbt_vk_status sbt_vk_eb_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifier)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifierPlaneCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifier));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifierPlaneCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pPlaneLayouts, (uint64_t)s->drmFormatModifierPlaneCount, sizeof(*s->pPlaneLayouts)));
 	return SBT_VK_OK;
 }
@@ -25311,9 +25512,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentDensityMap)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentDensityMapDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentDensityMapNonSubsampledImages)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentDensityMap));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentDensityMapDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentDensityMapNonSubsampledImages));
 	return SBT_VK_OK;
 }
 
@@ -25471,10 +25673,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subsampledLoads)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subsampledCoarseReconstructionEarlyAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSubsampledArrayLayers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetSubsampledSamplers)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->subsampledLoads));
+	sbt_vk_putq_u(e, (uint64_t)(s->subsampledCoarseReconstructionEarlyAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSubsampledArrayLayers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetSubsampledSamplers));
 	return SBT_VK_OK;
 }
 
@@ -25779,8 +25982,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRasterizationDepthClipStateCreateInfoEX
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthClipEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthClipEnable));
 	return SBT_VK_OK;
 }
 
@@ -25959,9 +26163,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice));
 	return SBT_VK_OK;
 }
 
@@ -26007,9 +26212,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice));
 	return SBT_VK_OK;
 }
 
@@ -26199,8 +26405,9 @@ static sbt_vk_status sbt_vk_eb_VkFilterCubicImageViewImageFormatPropertiesEXT(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterCubic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterCubicMinmax)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterCubic));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterCubicMinmax));
 	return SBT_VK_OK;
 }
 
@@ -26336,12 +26543,13 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferAttachmentImageInfo(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->width)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->height)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->layerCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewFormatCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_u(e, (uint64_t)(s->width));
+	sbt_vk_putq_u(e, (uint64_t)(s->height));
+	sbt_vk_putq_u(e, (uint64_t)(s->layerCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewFormatCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewFormats, (uint64_t)s->viewFormatCount, sizeof(*s->pViewFormats)));
 	return SBT_VK_OK;
 }
@@ -26511,8 +26719,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->cooperativeMatrix)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->cooperativeMatrixRobustBufferAccess)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->cooperativeMatrix));
+	sbt_vk_putq_u(e, (uint64_t)(s->cooperativeMatrixRobustBufferAccess));
 	return SBT_VK_OK;
 }
 
@@ -26589,14 +26798,15 @@ static sbt_vk_status sbt_vk_eb_VkCooperativeMatrixPropertiesNV(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->MSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->NSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->KSize)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->AType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->BType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->CType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->DType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->scope)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(s->MSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->NSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->KSize));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->AType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->BType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->CType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->DType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->scope));
 	return SBT_VK_OK;
 }
 
@@ -26703,9 +26913,10 @@ static sbt_vk_status sbt_vk_eb_VkImageViewHandleInfoNVX(sbt_vk_e *e, const VkIma
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->descriptorType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->sampler)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->descriptorType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sampler));
 	return SBT_VK_OK;
 }
 
@@ -26751,8 +26962,9 @@ static sbt_vk_status sbt_vk_eb_VkImageViewAddressPropertiesNVX(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	return SBT_VK_OK;
 }
 
@@ -26793,8 +27005,9 @@ sbt_vk_status sbt_vk_e_VkPipelineCreationFeedback(sbt_vk_e *e, const VkPipelineC
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->duration)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->duration));
 	return SBT_VK_OK;
 }
 
@@ -27003,8 +27216,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->performanceCounterQueryPools)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->performanceCounterMultipleQueryPools)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->performanceCounterQueryPools));
+	sbt_vk_putq_u(e, (uint64_t)(s->performanceCounterMultipleQueryPools));
 	return SBT_VK_OK;
 }
 
@@ -27081,9 +27295,10 @@ static sbt_vk_status sbt_vk_eb_VkPerformanceCounterKHR(sbt_vk_e *e, const VkPerf
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->unit)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->scope)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->storage)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->unit));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->scope));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->storage));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->uuid, sizeof(s->uuid)));
 	return SBT_VK_OK;
 }
@@ -27173,8 +27388,9 @@ static sbt_vk_status sbt_vk_eb_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counterIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->counterIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pCounterIndices, (uint64_t)s->counterIndexCount, sizeof(*s->pCounterIndices)));
 	return SBT_VK_OK;
 }
@@ -27225,8 +27441,9 @@ static sbt_vk_status sbt_vk_eb_VkAcquireProfilingLockInfoKHR(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
 	return SBT_VK_OK;
 }
 
@@ -27375,8 +27592,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineCoverageReductionStateCreateInfoNV(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->coverageReductionMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->coverageReductionMode));
 	return SBT_VK_OK;
 }
 
@@ -27417,10 +27635,11 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferMixedSamplesCombinationNV(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->coverageReductionMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthStencilSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorSamples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->coverageReductionMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthStencilSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->colorSamples));
 	return SBT_VK_OK;
 }
 
@@ -27738,9 +27957,10 @@ static sbt_vk_status sbt_vk_eb_VkPerformanceOverrideInfoINTEL(sbt_vk_e *e, const
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->enable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->parameter)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->enable));
+	sbt_vk_putq_u(e, (uint64_t)(s->parameter));
 	return SBT_VK_OK;
 }
 
@@ -27822,8 +28042,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSubgroupClock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDeviceClock)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSubgroupClock));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDeviceClock));
 	return SBT_VK_OK;
 }
 
@@ -27900,8 +28121,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSMCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderWarpsPerSM)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSMCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderWarpsPerSM));
 	return SBT_VK_OK;
 }
 
@@ -27978,9 +28200,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentShaderInterlockFeaturesEX
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShaderSampleInterlock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShaderPixelInterlock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShaderShadingRateInterlock)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShaderSampleInterlock));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShaderPixelInterlock));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShaderShadingRateInterlock));
 	return SBT_VK_OK;
 }
 
@@ -28098,8 +28321,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevicePrimitiveTopologyListRestartFeatu
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveTopologyListRestart)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveTopologyPatchListRestart)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveTopologyListRestart));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveTopologyPatchListRestart));
 	return SBT_VK_OK;
 }
 
@@ -28140,8 +28364,9 @@ static sbt_vk_status sbt_vk_eb_VkAttachmentDescriptionStencilLayout(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilInitialLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilFinalLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilInitialLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilFinalLayout));
 	return SBT_VK_OK;
 }
 
@@ -28300,8 +28525,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineExecutableInfoKHR(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->executableIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->executableIndex));
 	return SBT_VK_OK;
 }
 
@@ -28441,8 +28667,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineExecutableInternalRepresentationKHR(sbt
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->name, VK_MAX_DESCRIPTION_SIZE));
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->description, VK_MAX_DESCRIPTION_SIZE));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->isText)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->isText));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	return SBT_VK_OK;
 }
@@ -28567,10 +28794,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceTexelBufferAlignmentProperties(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageTexelBufferOffsetAlignmentBytes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageTexelBufferOffsetSingleTexelAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformTexelBufferOffsetAlignmentBytes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformTexelBufferOffsetSingleTexelAlignment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageTexelBufferOffsetAlignmentBytes));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageTexelBufferOffsetSingleTexelAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformTexelBufferOffsetAlignmentBytes));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformTexelBufferOffsetSingleTexelAlignment));
 	return SBT_VK_OK;
 }
 
@@ -28621,8 +28849,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSizeControl)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->computeFullSubgroups)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSizeControl));
+	sbt_vk_putq_u(e, (uint64_t)(s->computeFullSubgroups));
 	return SBT_VK_OK;
 }
 
@@ -28663,10 +28892,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceSubgroupSizeControlProperties(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minSubgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSubgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxComputeWorkgroupSubgroups)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->requiredSubgroupSizeStages)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->minSubgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSubgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxComputeWorkgroupSubgroups));
+	sbt_vk_putq_u(e, (uint64_t)(s->requiredSubgroupSizeStages));
 	return SBT_VK_OK;
 }
 
@@ -28753,8 +28983,9 @@ static sbt_vk_status sbt_vk_eb_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subpass)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
 	return SBT_VK_OK;
 }
 
@@ -28943,12 +29174,13 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rectangularLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bresenhamLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->smoothLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stippledRectangularLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stippledBresenhamLines)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stippledSmoothLines)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->rectangularLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->bresenhamLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->smoothLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->stippledRectangularLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->stippledBresenhamLines));
+	sbt_vk_putq_u(e, (uint64_t)(s->stippledSmoothLines));
 	return SBT_VK_OK;
 }
 
@@ -29045,10 +29277,11 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRasterizationLineStateCreateInfoEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->lineRasterizationMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stippledLineEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->lineStippleFactor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->lineStipplePattern)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->lineRasterizationMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->stippledLineEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->lineStippleFactor));
+	sbt_vk_putq_u(e, (uint64_t)(s->lineStipplePattern));
 	return SBT_VK_OK;
 }
 
@@ -29135,18 +29368,19 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan11Features(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageBuffer16BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformAndStorageBuffer16BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storagePushConstant16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageInputOutput16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiview)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewGeometryShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewTessellationShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->variablePointersStorageBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->variablePointers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->protectedMemory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerYcbcrConversion)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDrawParameters)));
+	SBT_VK_ET(sbt_vk_e_need(e, 120));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageBuffer16BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformAndStorageBuffer16BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->storagePushConstant16));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageInputOutput16));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiview));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewGeometryShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewTessellationShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->variablePointersStorageBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->variablePointers));
+	sbt_vk_putq_u(e, (uint64_t)(s->protectedMemory));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerYcbcrConversion));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDrawParameters));
 	return SBT_VK_OK;
 }
 
@@ -29240,18 +29474,19 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan11Properties(sbt_vk_e *e, c
 	SBT_VK_ET(sbt_vk_put_raw(e, s->deviceUUID, sizeof(s->deviceUUID)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->driverUUID, sizeof(s->driverUUID)));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->deviceLUID, sizeof(s->deviceLUID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceNodeMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceLUIDValid)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSupportedStages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSupportedOperations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupQuadOperationsInAllStages)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pointClippingBehavior)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMultiviewViewCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMultiviewInstanceIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->protectedNoFault)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerSetDescriptors)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxMemoryAllocationSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 120));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceNodeMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceLUIDValid));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSupportedStages));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSupportedOperations));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupQuadOperationsInAllStages));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pointClippingBehavior));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMultiviewViewCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMultiviewInstanceIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->protectedNoFault));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerSetDescriptors));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxMemoryAllocationSize));
 	return SBT_VK_OK;
 }
 
@@ -29345,53 +29580,54 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan12Features(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerMirrorClampToEdge)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawIndirectCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageBuffer8BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformAndStorageBuffer8BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storagePushConstant8)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderBufferInt64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSharedInt64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInt8)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayDynamicIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayNonUniformIndexing)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUniformBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingSampledImageUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageImageUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUniformTexelBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingStorageTexelBufferUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingUpdateUnusedWhilePending)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingPartiallyBound)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingVariableDescriptorCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->runtimeDescriptorArray)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerFilterMinmax)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scalarBlockLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imagelessFramebuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformBufferStandardLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSubgroupExtendedTypes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->separateDepthStencilLayouts)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hostQueryReset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timelineSemaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModel)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModelDeviceScope)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vulkanMemoryModelAvailabilityVisibilityChains)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderOutputViewportIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderOutputLayer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupBroadcastDynamicId)));
+	SBT_VK_ET(sbt_vk_e_need(e, 470));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerMirrorClampToEdge));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawIndirectCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageBuffer8BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformAndStorageBuffer8BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->storagePushConstant8));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderBufferInt64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSharedInt64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInt8));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayDynamicIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformTexelBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageTexelBufferArrayNonUniformIndexing));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUniformBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingSampledImageUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageImageUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUniformTexelBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingStorageTexelBufferUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingUpdateUnusedWhilePending));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingPartiallyBound));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingVariableDescriptorCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->runtimeDescriptorArray));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerFilterMinmax));
+	sbt_vk_putq_u(e, (uint64_t)(s->scalarBlockLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->imagelessFramebuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformBufferStandardLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSubgroupExtendedTypes));
+	sbt_vk_putq_u(e, (uint64_t)(s->separateDepthStencilLayouts));
+	sbt_vk_putq_u(e, (uint64_t)(s->hostQueryReset));
+	sbt_vk_putq_u(e, (uint64_t)(s->timelineSemaphore));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferDeviceAddressMultiDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModel));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModelDeviceScope));
+	sbt_vk_putq_u(e, (uint64_t)(s->vulkanMemoryModelAvailabilityVisibilityChains));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderOutputViewportIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderOutputLayer));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupBroadcastDynamicId));
 	return SBT_VK_OK;
 }
 
@@ -29661,54 +29897,55 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan12Properties(sbt_vk_e *e, c
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->driverName, VK_MAX_DRIVER_NAME_SIZE));
 	SBT_VK_ET(sbt_vk_put_fixstr(e, s->driverInfo, VK_MAX_DRIVER_INFO_SIZE));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->conformanceVersion), sizeof(s->conformanceVersion)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->denormBehaviorIndependence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->roundingModeIndependence)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormPreserveFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat16)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat32)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat64)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxUpdateAfterBindDescriptorsInAllPools)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexingNative)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustBufferAccessUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->quadDivergentImplicitLod)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageUpdateAfterBindResources)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffersDynamic)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSampledImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageImages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInputAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedDepthResolveModes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedStencilResolveModes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->independentResolveNone)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->independentResolve)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterMinmaxSingleComponentFormats)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->filterMinmaxImageComponentMapping)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxTimelineSemaphoreValueDifference)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->framebufferIntegerColorSampleCounts)));
+	SBT_VK_ET(sbt_vk_e_need(e, 480));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->denormBehaviorIndependence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->roundingModeIndependence));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSignedZeroInfNanPreserveFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormPreserveFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDenormFlushToZeroFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTEFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat16));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat32));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderRoundingModeRTZFloat64));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxUpdateAfterBindDescriptorsInAllPools));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderUniformBufferArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderSampledImageArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageBufferArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStorageImageArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderInputAttachmentArrayNonUniformIndexingNative));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustBufferAccessUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->quadDivergentImplicitLod));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageUpdateAfterBindResources));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindUniformBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffers));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageBuffersDynamic));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindSampledImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindStorageImages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInputAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedDepthResolveModes));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedStencilResolveModes));
+	sbt_vk_putq_u(e, (uint64_t)(s->independentResolveNone));
+	sbt_vk_putq_u(e, (uint64_t)(s->independentResolve));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterMinmaxSingleComponentFormats));
+	sbt_vk_putq_u(e, (uint64_t)(s->filterMinmaxImageComponentMapping));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxTimelineSemaphoreValueDifference));
+	sbt_vk_putq_u(e, (uint64_t)(s->framebufferIntegerColorSampleCounts));
 	return SBT_VK_OK;
 }
 
@@ -29987,21 +30224,22 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan13Features(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustImageAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inlineUniformBlock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBindingInlineUniformBlockUpdateAfterBind)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineCreationCacheControl)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->privateData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderDemoteToHelperInvocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderTerminateInvocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->subgroupSizeControl)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->computeFullSubgroups)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->synchronization2)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->textureCompressionASTC_HDR)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderZeroInitializeWorkgroupMemory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dynamicRendering)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderIntegerDotProduct)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maintenance4)));
+	SBT_VK_ET(sbt_vk_e_need(e, 150));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustImageAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->inlineUniformBlock));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBindingInlineUniformBlockUpdateAfterBind));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineCreationCacheControl));
+	sbt_vk_putq_u(e, (uint64_t)(s->privateData));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderDemoteToHelperInvocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderTerminateInvocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->subgroupSizeControl));
+	sbt_vk_putq_u(e, (uint64_t)(s->computeFullSubgroups));
+	sbt_vk_putq_u(e, (uint64_t)(s->synchronization2));
+	sbt_vk_putq_u(e, (uint64_t)(s->textureCompressionASTC_HDR));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderZeroInitializeWorkgroupMemory));
+	sbt_vk_putq_u(e, (uint64_t)(s->dynamicRendering));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderIntegerDotProduct));
+	sbt_vk_putq_u(e, (uint64_t)(s->maintenance4));
 	return SBT_VK_OK;
 }
 
@@ -30107,51 +30345,52 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceVulkan13Properties(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minSubgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSubgroupSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxComputeWorkgroupSubgroups)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->requiredSubgroupSizeStages)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInlineUniformBlockSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInlineUniformBlocks)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInlineUniformTotalSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageTexelBufferOffsetAlignmentBytes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageTexelBufferOffsetSingleTexelAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformTexelBufferOffsetAlignmentBytes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformTexelBufferOffsetSingleTexelAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxBufferSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 450));
+	sbt_vk_putq_u(e, (uint64_t)(s->minSubgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSubgroupSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxComputeWorkgroupSubgroups));
+	sbt_vk_putq_u(e, (uint64_t)(s->requiredSubgroupSizeStages));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInlineUniformBlockSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxPerStageDescriptorUpdateAfterBindInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorSetUpdateAfterBindInlineUniformBlocks));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInlineUniformTotalSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageTexelBufferOffsetAlignmentBytes));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageTexelBufferOffsetSingleTexelAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformTexelBufferOffsetAlignmentBytes));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformTexelBufferOffsetSingleTexelAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxBufferSize));
 	return SBT_VK_OK;
 }
 
@@ -30597,8 +30836,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->customBorderColors)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->customBorderColorWithoutFormat)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->customBorderColors));
+	sbt_vk_putq_u(e, (uint64_t)(s->customBorderColorWithoutFormat));
 	return SBT_VK_OK;
 }
 
@@ -30677,8 +30917,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->borderColorSwizzle)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->borderColorSwizzleFromImage)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->borderColorSwizzle));
+	sbt_vk_putq_u(e, (uint64_t)(s->borderColorSwizzleFromImage));
 	return SBT_VK_OK;
 }
 
@@ -30745,9 +30986,10 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureGeometryTrianglesDataKHR(s
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->vertexFormat)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->vertexData), sizeof(s->vertexData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxVertex)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->indexType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxVertex));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->indexType));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->indexData), sizeof(s->indexData)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->transformData), sizeof(s->transformData)));
 	return SBT_VK_OK;
@@ -30960,12 +31202,13 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureBuildGeometryInfoKHR(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcAccelerationStructure)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstAccelerationStructure)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->geometryCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcAccelerationStructure));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstAccelerationStructure));
+	sbt_vk_putq_u(e, (uint64_t)(s->geometryCount));
 	{
 		const uint64_t n2681 = (uint64_t)s->geometryCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pGeometries, n2681));
@@ -31087,12 +31330,13 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureCreateInfoKHR(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->createFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceAddress)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->createFlags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceAddress));
 	return SBT_VK_OK;
 }
 
@@ -31229,9 +31473,10 @@ static sbt_vk_status sbt_vk_eb_VkCopyAccelerationStructureInfoKHR(sbt_vk_e *e, c
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->src)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
 	return SBT_VK_OK;
 }
 
@@ -31322,8 +31567,9 @@ static sbt_vk_status sbt_vk_eb_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->src), sizeof(s->src)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
 	return SBT_VK_OK;
 }
 
@@ -31464,9 +31710,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState2)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState2LogicOp)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState2PatchControlPoints)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState2));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState2LogicOp));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState2PatchControlPoints));
 	return SBT_VK_OK;
 }
 
@@ -31512,37 +31759,38 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3TessellationDomainOrigin)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3DepthClampEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3PolygonMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3RasterizationSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3SampleMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3AlphaToCoverageEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3AlphaToOneEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3LogicOpEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendEquation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ColorWriteMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3RasterizationStream)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ConservativeRasterizationMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ExtraPrimitiveOverestimationSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3DepthClipEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3SampleLocationsEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendAdvanced)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ProvokingVertexMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3LineRasterizationMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3LineStippleEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3DepthClipNegativeOneToOne)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ViewportWScalingEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ViewportSwizzle)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageToColorEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageToColorLocation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationTableEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationTable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3CoverageReductionMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3RepresentativeFragmentTestEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->extendedDynamicState3ShadingRateImageEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 310));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3TessellationDomainOrigin));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3DepthClampEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3PolygonMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3RasterizationSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3SampleMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3AlphaToCoverageEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3AlphaToOneEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3LogicOpEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendEquation));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ColorWriteMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3RasterizationStream));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ConservativeRasterizationMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ExtraPrimitiveOverestimationSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3DepthClipEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3SampleLocationsEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ColorBlendAdvanced));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ProvokingVertexMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3LineRasterizationMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3LineStippleEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3DepthClipNegativeOneToOne));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ViewportWScalingEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ViewportSwizzle));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageToColorEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageToColorLocation));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationTableEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageModulationTable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3CoverageReductionMode));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3RepresentativeFragmentTestEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->extendedDynamicState3ShadingRateImageEnable));
 	return SBT_VK_OK;
 }
 
@@ -32042,9 +32290,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustBufferAccess2)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustImageAccess2)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->nullDescriptor)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustBufferAccess2));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustImageAccess2));
+	sbt_vk_putq_u(e, (uint64_t)(s->nullDescriptor));
 	return SBT_VK_OK;
 }
 
@@ -32090,8 +32339,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustStorageBufferAccessSizeAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustUniformBufferAccessSizeAlignment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustStorageBufferAccessSizeAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustUniformBufferAccessSizeAlignment));
 	return SBT_VK_OK;
 }
 
@@ -32168,10 +32418,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeat
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->workgroupMemoryExplicitLayoutScalarBlockLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout8BitAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout16BitAccess)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->workgroupMemoryExplicitLayoutScalarBlockLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout8BitAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->workgroupMemoryExplicitLayout16BitAccess));
 	return SBT_VK_OK;
 }
 
@@ -32222,8 +32473,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->formatA4R4G4B4)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->formatA4B4G4R4)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->formatA4R4G4B4));
+	sbt_vk_putq_u(e, (uint64_t)(s->formatA4B4G4R4));
 	return SBT_VK_OK;
 }
 
@@ -32300,8 +32552,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWE
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->clustercullingShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multiviewClusterCullingShader)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->clustercullingShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->multiviewClusterCullingShader));
 	return SBT_VK_OK;
 }
 
@@ -32342,9 +32595,10 @@ static sbt_vk_status sbt_vk_eb_VkBufferCopy2(sbt_vk_e *e, const VkBufferCopy2 *s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	return SBT_VK_OK;
 }
 
@@ -32468,9 +32722,10 @@ static sbt_vk_status sbt_vk_eb_VkBufferImageCopy2(sbt_vk_e *e, const VkBufferIma
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferRowLength)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferImageHeight)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferRowLength));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferImageHeight));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageSubresource), sizeof(s->imageSubresource)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageOffset), sizeof(s->imageOffset)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->imageExtent), sizeof(s->imageExtent)));
@@ -32562,9 +32817,10 @@ static sbt_vk_status sbt_vk_eb_VkCopyBufferInfo2(sbt_vk_e *e, const VkCopyBuffer
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2840 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2840));
@@ -32633,11 +32889,12 @@ static sbt_vk_status sbt_vk_eb_VkCopyImageInfo2(sbt_vk_e *e, const VkCopyImageIn
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2853 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2853));
@@ -32716,11 +32973,12 @@ static sbt_vk_status sbt_vk_eb_VkBlitImageInfo2(sbt_vk_e *e, const VkBlitImageIn
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2866 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2866));
@@ -32805,10 +33063,11 @@ static sbt_vk_status sbt_vk_eb_VkCopyBufferToImageInfo2(sbt_vk_e *e, const VkCop
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2879 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2879));
@@ -32882,10 +33141,11 @@ static sbt_vk_status sbt_vk_eb_VkCopyImageToBufferInfo2(sbt_vk_e *e, const VkCop
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2891 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2891));
@@ -32959,11 +33219,12 @@ static sbt_vk_status sbt_vk_eb_VkResolveImageInfo2(sbt_vk_e *e, const VkResolveI
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	{
 		const uint64_t n2904 = (uint64_t)s->regionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRegions, n2904));
@@ -33042,8 +33303,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderImageInt64Atomics)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sparseImageInt64Atomics)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderImageInt64Atomics));
+	sbt_vk_putq_u(e, (uint64_t)(s->sparseImageInt64Atomics));
 	return SBT_VK_OK;
 }
 
@@ -33167,9 +33429,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineFragmentShadingRate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveFragmentShadingRate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentFragmentShadingRate)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineFragmentShadingRate));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveFragmentShadingRate));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentFragmentShadingRate));
 	return SBT_VK_OK;
 }
 
@@ -33217,21 +33480,23 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->minFragmentShadingRateAttachmentTexelSize), sizeof(s->minFragmentShadingRateAttachmentTexelSize)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxFragmentShadingRateAttachmentTexelSize), sizeof(s->maxFragmentShadingRateAttachmentTexelSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentShadingRateAttachmentTexelSizeAspectRatio)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveFragmentShadingRateWithMultipleViewports)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->layeredShadingRateAttachments)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateNonTrivialCombinerOps)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentShadingRateAttachmentTexelSizeAspectRatio));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveFragmentShadingRateWithMultipleViewports));
+	sbt_vk_putq_u(e, (uint64_t)(s->layeredShadingRateAttachments));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateNonTrivialCombinerOps));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxFragmentSize), sizeof(s->maxFragmentSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentSizeAspectRatio)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentShadingRateCoverageSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxFragmentShadingRateRasterizationSamples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithShaderDepthStencilWrites)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithSampleMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithShaderSampleMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithConservativeRasterization)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithFragmentShaderInterlock)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateWithCustomSampleLocations)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateStrictMultiplyCombiner)));
+	SBT_VK_ET(sbt_vk_e_need(e, 100));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentSizeAspectRatio));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentShadingRateCoverageSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxFragmentShadingRateRasterizationSamples));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithShaderDepthStencilWrites));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithSampleMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithShaderSampleMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithConservativeRasterization));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithFragmentShaderInterlock));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateWithCustomSampleLocations));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateStrictMultiplyCombiner));
 	return SBT_VK_OK;
 }
 
@@ -33409,9 +33674,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesN
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fragmentShadingRateEnums)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supersampleFragmentShadingRates)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->noInvocationFragmentShadingRates)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->fragmentShadingRateEnums));
+	sbt_vk_putq_u(e, (uint64_t)(s->supersampleFragmentShadingRates));
+	sbt_vk_putq_u(e, (uint64_t)(s->noInvocationFragmentShadingRates));
 	return SBT_VK_OK;
 }
 
@@ -33493,8 +33759,9 @@ static sbt_vk_status sbt_vk_eb_VkPipelineFragmentShadingRateEnumStateCreateInfoN
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->shadingRateType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->shadingRate)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->shadingRateType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->shadingRate));
 	SBT_VK_ET(sbt_vk_put_raw(e, s->combinerOps, sizeof(s->combinerOps)));
 	return SBT_VK_OK;
 }
@@ -33537,9 +33804,10 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->updateScratchSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->buildScratchSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->updateScratchSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->buildScratchSize));
 	return SBT_VK_OK;
 }
 
@@ -33585,8 +33853,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->image2DViewOf3D)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampler2DViewOf3D)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->image2DViewOf3D));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampler2DViewOf3D));
 	return SBT_VK_OK;
 }
 
@@ -33896,10 +34165,11 @@ static sbt_vk_status sbt_vk_eb_VkVertexInputBindingDescription2EXT(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->binding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->inputRate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->divisor)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->binding));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->inputRate));
+	sbt_vk_putq_u(e, (uint64_t)(s->divisor));
 	return SBT_VK_OK;
 }
 
@@ -33950,10 +34220,11 @@ static sbt_vk_status sbt_vk_eb_VkVertexInputAttributeDescription2EXT(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->location)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->binding)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->location));
+	sbt_vk_putq_u(e, (uint64_t)(s->binding));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
 	return SBT_VK_OK;
 }
 
@@ -34086,10 +34357,11 @@ static sbt_vk_status sbt_vk_eb_VkMemoryBarrier2(sbt_vk_e *e, const VkMemoryBarri
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
 	return SBT_VK_OK;
 }
 
@@ -34140,15 +34412,16 @@ static sbt_vk_status sbt_vk_eb_VkImageMemoryBarrier2(sbt_vk_e *e, const VkImageM
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->oldLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->newLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->oldLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->newLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->subresourceRange), sizeof(s->subresourceRange)));
 	return SBT_VK_OK;
 }
@@ -34226,15 +34499,16 @@ static sbt_vk_status sbt_vk_eb_VkBufferMemoryBarrier2(sbt_vk_e *e, const VkBuffe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstAccessMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstQueueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstAccessMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstQueueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	return SBT_VK_OK;
 }
 
@@ -34310,8 +34584,9 @@ static sbt_vk_status sbt_vk_eb_VkDependencyInfo(sbt_vk_e *e, const VkDependencyI
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dependencyFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryBarrierCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->dependencyFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryBarrierCount));
 	{
 		const uint64_t n3034 = (uint64_t)s->memoryBarrierCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryBarriers, n3034));
@@ -34433,10 +34708,11 @@ static sbt_vk_status sbt_vk_eb_VkSemaphoreSubmitInfo(sbt_vk_e *e, const VkSemaph
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->value)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(s->value));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceIndex));
 	return SBT_VK_OK;
 }
 
@@ -34487,8 +34763,9 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferSubmitInfo(sbt_vk_e *e, const VkCo
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceMask));
 	return SBT_VK_OK;
 }
 
@@ -34529,8 +34806,9 @@ static sbt_vk_status sbt_vk_eb_VkSubmitInfo2(sbt_vk_e *e, const VkSubmitInfo2 *s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->waitSemaphoreInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->waitSemaphoreInfoCount));
 	{
 		const uint64_t n3068 = (uint64_t)s->waitSemaphoreInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pWaitSemaphoreInfos, n3068));
@@ -34688,8 +34966,9 @@ static sbt_vk_status sbt_vk_eb_VkCheckpointData2NV(sbt_vk_e *e, const VkCheckpoi
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->stage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker);
 	return SBT_VK_OK;
 }
 
@@ -34766,9 +35045,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesE
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitivesGeneratedQuery)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitivesGeneratedQueryWithRasterizerDiscard)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitivesGeneratedQueryWithNonZeroStreams)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitivesGeneratedQuery));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitivesGeneratedQueryWithRasterizerDiscard));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitivesGeneratedQueryWithNonZeroStreams));
 	return SBT_VK_OK;
 }
 
@@ -34922,8 +35202,9 @@ static sbt_vk_status sbt_vk_eb_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->multisampledRenderToSingleSampledEnable)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationSamples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->multisampledRenderToSingleSampledEnable));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationSamples));
 	return SBT_VK_OK;
 }
 
@@ -35169,10 +35450,11 @@ static sbt_vk_status sbt_vk_eb_VkVideoFormatPropertiesKHR(sbt_vk_e *e, const VkV
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->componentMapping), sizeof(s->componentMapping)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageCreateFlags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageTiling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageUsageFlags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageCreateFlags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageTiling));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageUsageFlags));
 	return SBT_VK_OK;
 }
 
@@ -35229,10 +35511,11 @@ static sbt_vk_status sbt_vk_eb_VkVideoProfileInfoKHR(sbt_vk_e *e, const VkVideoP
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->videoCodecOperation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->chromaSubsampling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->lumaBitDepth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->chromaBitDepth)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->videoCodecOperation));
+	sbt_vk_putq_u(e, (uint64_t)(s->chromaSubsampling));
+	sbt_vk_putq_u(e, (uint64_t)(s->lumaBitDepth));
+	sbt_vk_putq_u(e, (uint64_t)(s->chromaBitDepth));
 	return SBT_VK_OK;
 }
 
@@ -35283,14 +35566,16 @@ static sbt_vk_status sbt_vk_eb_VkVideoCapabilitiesKHR(sbt_vk_e *e, const VkVideo
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minBitstreamBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minBitstreamBufferSizeAlignment)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->minBitstreamBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->minBitstreamBufferSizeAlignment));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->pictureAccessGranularity), sizeof(s->pictureAccessGranularity)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->minCodedExtent), sizeof(s->minCodedExtent)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxCodedExtent), sizeof(s->maxCodedExtent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDpbSlots)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxActiveReferencePictures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDpbSlots));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxActiveReferencePictures));
 	SBT_VK_ET(sbt_vk_e_VkExtensionProperties(e, &(s->stdHeaderVersion)));
 	return SBT_VK_OK;
 }
@@ -35389,10 +35674,11 @@ static sbt_vk_status sbt_vk_eb_VkBindVideoSessionMemoryInfoKHR(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryBindIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memorySize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryBindIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->memorySize));
 	return SBT_VK_OK;
 }
 
@@ -35445,8 +35731,9 @@ static sbt_vk_status sbt_vk_eb_VkVideoPictureResourceInfoKHR(sbt_vk_e *e, const 
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->codedOffset), sizeof(s->codedOffset)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->codedExtent), sizeof(s->codedExtent)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseArrayLayer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageViewBinding)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseArrayLayer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageViewBinding));
 	return SBT_VK_OK;
 }
 
@@ -35614,10 +35901,11 @@ static sbt_vk_status sbt_vk_eb_VkVideoDecodeInfoKHR(sbt_vk_e *e, const VkVideoDe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcBufferRange)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcBufferRange));
 	SBT_VK_ET(sbt_vk_e_VkVideoPictureResourceInfoKHR(e, &(s->dstPictureResource)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSetupReferenceSlot, 1));
 	if (s->pSetupReferenceSlot) {
@@ -35716,17 +36004,19 @@ static sbt_vk_status sbt_vk_eb_VkVideoSessionCreateInfoKHR(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pVideoProfile, 1));
 	if (s->pVideoProfile) {
 		SBT_VK_ET(sbt_vk_e_VkVideoProfileInfoKHR(e, &(s->pVideoProfile[0])));
 	}
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pictureFormat)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxCodedExtent), sizeof(s->maxCodedExtent)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->referencePictureFormat)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDpbSlots)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxActiveReferencePictures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->referencePictureFormat));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDpbSlots));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxActiveReferencePictures));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pStdHeaderVersion, 1));
 	if (s->pStdHeaderVersion) {
 		SBT_VK_ET(sbt_vk_e_VkExtensionProperties(e, &(s->pStdHeaderVersion[0])));
@@ -35818,9 +36108,10 @@ static sbt_vk_status sbt_vk_eb_VkVideoSessionParametersCreateInfoKHR(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSessionParametersTemplate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSession)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSessionParametersTemplate));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSession));
 	return SBT_VK_OK;
 }
 
@@ -35902,10 +36193,11 @@ static sbt_vk_status sbt_vk_eb_VkVideoBeginCodingInfoKHR(sbt_vk_e *e, const VkVi
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSession)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->referenceSlotCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters));
+	sbt_vk_putq_u(e, (uint64_t)(s->referenceSlotCount));
 	{
 		const uint64_t n3218 = (uint64_t)s->referenceSlotCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pReferenceSlots, n3218));
@@ -36087,8 +36379,9 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferInheritanceViewportScissorInfoNV(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportScissor2D)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportDepthCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportScissor2D));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportDepthCount));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pViewportDepths, 1));
 	if (s->pViewportDepths) {
 		SBT_VK_ET(sbt_vk_put_raw(e, &(s->pViewportDepths[0]), sizeof(s->pViewportDepths[0])));
@@ -36182,8 +36475,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->provokingVertexLast)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackPreservesProvokingVertex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->provokingVertexLast));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackPreservesProvokingVertex));
 	return SBT_VK_OK;
 }
 
@@ -36224,8 +36518,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->provokingVertexModePerPipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->transformFeedbackPreservesTriangleFanProvokingVertex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->provokingVertexModePerPipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->transformFeedbackPreservesTriangleFanProvokingVertex));
 	return SBT_VK_OK;
 }
 
@@ -36390,10 +36685,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBufferCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBufferImageLayoutIgnored)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBufferPushDescriptors)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBufferCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBufferImageLayoutIgnored));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBufferPushDescriptors));
 	return SBT_VK_OK;
 }
 
@@ -36444,39 +36740,40 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->combinedImageSamplerDescriptorSingleArray)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferlessPushDescriptors)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->allowSamplerImageViewPostSubmitCreation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBufferOffsetAlignment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDescriptorBufferBindings)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxResourceDescriptorBufferBindings)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSamplerDescriptorBufferBindings)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxEmbeddedImmutableSamplerBindings)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxEmbeddedImmutableSamplers)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferCaptureReplayDescriptorDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageCaptureReplayDescriptorDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageViewCaptureReplayDescriptorDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerCaptureReplayDescriptorDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureCaptureReplayDescriptorDataSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->combinedImageSamplerDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampledImageDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageImageDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformTexelBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustUniformTexelBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageTexelBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustStorageTexelBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->uniformBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustUniformBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->storageBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->robustStorageBufferDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->inputAttachmentDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureDescriptorSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxSamplerDescriptorBufferRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxResourceDescriptorBufferRange)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samplerDescriptorBufferAddressSpaceSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->resourceDescriptorBufferAddressSpaceSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorBufferAddressSpaceSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 330));
+	sbt_vk_putq_u(e, (uint64_t)(s->combinedImageSamplerDescriptorSingleArray));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferlessPushDescriptors));
+	sbt_vk_putq_u(e, (uint64_t)(s->allowSamplerImageViewPostSubmitCreation));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBufferOffsetAlignment));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDescriptorBufferBindings));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxResourceDescriptorBufferBindings));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSamplerDescriptorBufferBindings));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxEmbeddedImmutableSamplerBindings));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxEmbeddedImmutableSamplers));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferCaptureReplayDescriptorDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageCaptureReplayDescriptorDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageViewCaptureReplayDescriptorDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerCaptureReplayDescriptorDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureCaptureReplayDescriptorDataSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->combinedImageSamplerDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampledImageDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageImageDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformTexelBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustUniformTexelBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageTexelBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustStorageTexelBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->uniformBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustUniformBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->storageBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->robustStorageBufferDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->inputAttachmentDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureDescriptorSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxSamplerDescriptorBufferRange));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxResourceDescriptorBufferRange));
+	sbt_vk_putq_u(e, (uint64_t)(s->samplerDescriptorBufferAddressSpaceSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->resourceDescriptorBufferAddressSpaceSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorBufferAddressSpaceSize));
 	return SBT_VK_OK;
 }
 
@@ -36708,9 +37005,10 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorAddressInfoEXT(sbt_vk_e *e, const VkD
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->address)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->range)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->address));
+	sbt_vk_putq_u(e, (uint64_t)(s->range));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
 	return SBT_VK_OK;
 }
 
@@ -36756,8 +37054,9 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorBufferBindingInfoEXT(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->address)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->address));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
 	return SBT_VK_OK;
 }
 
@@ -37132,36 +37431,37 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderIntegerDotProductProperties
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct8BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct16BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct32BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProduct64BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitUnsignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitSignedAccelerated)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated)));
+	SBT_VK_ET(sbt_vk_e_need(e, 300));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct8BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct4x8BitPackedMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct16BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct32BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProduct64BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating8BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating4x8BitPackedMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating16BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating32BitMixedSignednessAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitUnsignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitSignedAccelerated));
+	sbt_vk_putq_u(e, (uint64_t)(s->integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated));
 	return SBT_VK_OK;
 }
 
@@ -37342,12 +37642,13 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hasPrimary)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hasRender)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(s->primaryMajor)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(s->primaryMinor)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(s->renderMajor)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(s->renderMinor)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->hasPrimary));
+	sbt_vk_putq_u(e, (uint64_t)(s->hasRender));
+	sbt_vk_putq_i(e, (int64_t)(s->primaryMajor));
+	sbt_vk_putq_i(e, (int64_t)(s->primaryMinor));
+	sbt_vk_putq_i(e, (int64_t)(s->renderMajor));
+	sbt_vk_putq_i(e, (int64_t)(s->renderMinor));
 	return SBT_VK_OK;
 }
 
@@ -37480,8 +37781,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingMotionBlur)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rayTracingMotionBlurPipelineTraceRaysIndirect)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingMotionBlur));
+	sbt_vk_putq_u(e, (uint64_t)(s->rayTracingMotionBlurPipelineTraceRaysIndirect));
 	return SBT_VK_OK;
 }
 
@@ -37554,8 +37856,9 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureMotionInfoNV(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxInstances)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxInstances));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -37596,8 +37899,9 @@ static sbt_vk_status sbt_vk_eb_VkMemoryGetRemoteAddressInfoNV(sbt_vk_e *e, const
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
 	return SBT_VK_OK;
 }
 
@@ -37674,9 +37978,10 @@ static sbt_vk_status sbt_vk_eb_VkFormatProperties3(sbt_vk_e *e, const VkFormatPr
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->linearTilingFeatures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->optimalTilingFeatures)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferFeatures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->linearTilingFeatures));
+	sbt_vk_putq_u(e, (uint64_t)(s->optimalTilingFeatures));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferFeatures));
 	return SBT_VK_OK;
 }
 
@@ -37781,9 +38086,10 @@ sbt_vk_status sbt_vk_e_VkDrmFormatModifierProperties2EXT(sbt_vk_e *e, const VkDr
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifier)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifierPlaneCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drmFormatModifierTilingFeatures)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifier));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifierPlaneCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->drmFormatModifierTilingFeatures));
 	return SBT_VK_OK;
 }
 
@@ -37813,11 +38119,13 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRenderingCreateInfo(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorAttachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->colorAttachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorAttachmentFormats, (uint64_t)s->colorAttachmentCount, sizeof(*s->pColorAttachmentFormats)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->depthAttachmentFormat)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilAttachmentFormat)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->depthAttachmentFormat));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilAttachmentFormat));
 	return SBT_VK_OK;
 }
 
@@ -37879,9 +38187,10 @@ static sbt_vk_status sbt_vk_eb_VkRenderingInfo(sbt_vk_e *e, const VkRenderingInf
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->renderArea), sizeof(s->renderArea)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->layerCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorAttachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->layerCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->colorAttachmentCount));
 	{
 		const uint64_t n3432 = (uint64_t)s->colorAttachmentCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pColorAttachments, n3432));
@@ -37990,13 +38299,14 @@ static sbt_vk_status sbt_vk_eb_VkRenderingAttachmentInfo(sbt_vk_e *e, const VkRe
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->resolveMode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->resolveImageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->resolveImageLayout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->loadOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->storeOp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->resolveMode));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->resolveImageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->resolveImageLayout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->loadOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->storeOp));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->clearValue), sizeof(s->clearValue)));
 	return SBT_VK_OK;
 }
@@ -38064,8 +38374,9 @@ static sbt_vk_status sbt_vk_eb_VkRenderingFragmentShadingRateAttachmentInfoKHR(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->shadingRateAttachmentTexelSize), sizeof(s->shadingRateAttachmentTexelSize)));
 	return SBT_VK_OK;
 }
@@ -38108,8 +38419,9 @@ static sbt_vk_status sbt_vk_eb_VkRenderingFragmentDensityMapAttachmentInfoEXT(sb
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
 
@@ -38186,13 +38498,15 @@ static sbt_vk_status sbt_vk_eb_VkCommandBufferInheritanceRenderingInfo(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->colorAttachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->colorAttachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorAttachmentFormats, (uint64_t)s->colorAttachmentCount, sizeof(*s->pColorAttachmentFormats)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->depthAttachmentFormat)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->stencilAttachmentFormat)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationSamples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->depthAttachmentFormat));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->stencilAttachmentFormat));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationSamples));
 	return SBT_VK_OK;
 }
 
@@ -38314,8 +38628,9 @@ static sbt_vk_status sbt_vk_eb_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_e *e, 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->perViewAttributes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->perViewAttributesPositionXOnly)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->perViewAttributes));
+	sbt_vk_putq_u(e, (uint64_t)(s->perViewAttributesPositionXOnly));
 	return SBT_VK_OK;
 }
 
@@ -38424,9 +38739,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceRasterizationOrderAttachmentAcces
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationOrderColorAttachmentAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationOrderDepthAttachmentAccess)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationOrderStencilAttachmentAccess)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationOrderColorAttachmentAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationOrderDepthAttachmentAccess));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationOrderStencilAttachmentAccess));
 	return SBT_VK_OK;
 }
 
@@ -38544,8 +38860,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceGraphicsPipelineLibraryProperties
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->graphicsPipelineLibraryFastLinking)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->graphicsPipelineLibraryIndependentInterpolationDecoration)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->graphicsPipelineLibraryFastLinking));
+	sbt_vk_putq_u(e, (uint64_t)(s->graphicsPipelineLibraryIndependentInterpolationDecoration));
 	return SBT_VK_OK;
 }
 
@@ -38658,8 +38975,9 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorSetBindingReferenceVALVE(sbt_vk_e *e,
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->binding)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->binding));
 	return SBT_VK_OK;
 }
 
@@ -38700,8 +39018,9 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorSize));
 	return SBT_VK_OK;
 }
 
@@ -38894,8 +39213,9 @@ static sbt_vk_status sbt_vk_eb_VkImageCompressionControlEXT(sbt_vk_e *e, const V
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compressionControlPlaneCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->compressionControlPlaneCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pFixedRateFlags, (uint64_t)s->compressionControlPlaneCount, sizeof(*s->pFixedRateFlags)));
 	return SBT_VK_OK;
 }
@@ -38982,8 +39302,9 @@ static sbt_vk_status sbt_vk_eb_VkImageCompressionPropertiesEXT(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageCompressionFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageCompressionFixedRateFlags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageCompressionFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageCompressionFixedRateFlags));
 	return SBT_VK_OK;
 }
 
@@ -39330,11 +39651,12 @@ static sbt_vk_status sbt_vk_eb_VkMicromapBuildInfoEXT(sbt_vk_e *e, const VkMicro
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstMicromap)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usageCountsCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstMicromap));
+	sbt_vk_putq_u(e, (uint64_t)(s->usageCountsCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pUsageCounts, (uint64_t)s->usageCountsCount, sizeof(*s->pUsageCounts)));
 	{
 		const uint64_t n3561 = (uint64_t)s->usageCountsCount;
@@ -39448,12 +39770,13 @@ static sbt_vk_status sbt_vk_eb_VkMicromapCreateInfoEXT(sbt_vk_e *e, const VkMicr
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->createFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceAddress)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(s->createFlags));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceAddress));
 	return SBT_VK_OK;
 }
 
@@ -39554,9 +39877,10 @@ static sbt_vk_status sbt_vk_eb_VkCopyMicromapInfoEXT(sbt_vk_e *e, const VkCopyMi
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->src)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
 	return SBT_VK_OK;
 }
 
@@ -39647,8 +39971,9 @@ static sbt_vk_status sbt_vk_eb_VkCopyMemoryToMicromapInfoEXT(sbt_vk_e *e, const 
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->src), sizeof(s->src)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
 	return SBT_VK_OK;
 }
 
@@ -39690,9 +40015,10 @@ static sbt_vk_status sbt_vk_eb_VkMicromapBuildSizesInfoEXT(sbt_vk_e *e, const Vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromapSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->buildScratchSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->discardable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromapSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->buildScratchSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->discardable));
 	return SBT_VK_OK;
 }
 
@@ -39750,9 +40076,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromap)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromapCaptureReplay)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromapHostCommands)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromap));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromapCaptureReplay));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromapHostCommands));
 	return SBT_VK_OK;
 }
 
@@ -39798,8 +40125,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxOpacity2StateSubdivisionLevel)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxOpacity4StateSubdivisionLevel)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxOpacity2StateSubdivisionLevel));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxOpacity4StateSubdivisionLevel));
 	return SBT_VK_OK;
 }
 
@@ -39842,9 +40170,10 @@ static sbt_vk_status sbt_vk_eb_VkAccelerationStructureTrianglesOpacityMicromapEX
 	(void)s;
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->indexType)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->indexBuffer), sizeof(s->indexBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indexStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseTriangle)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usageCountsCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->indexStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseTriangle));
+	sbt_vk_putq_u(e, (uint64_t)(s->usageCountsCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pUsageCounts, (uint64_t)s->usageCountsCount, sizeof(*s->pUsageCounts)));
 	{
 		const uint64_t n3618 = (uint64_t)s->usageCountsCount;
@@ -40092,10 +40421,11 @@ static sbt_vk_status sbt_vk_eb_VkPipelineRobustnessCreateInfoEXT(sbt_vk_e *e, co
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->storageBuffers)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->uniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->vertexInputs)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->images)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->storageBuffers));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->uniformBuffers));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->vertexInputs));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->images));
 	return SBT_VK_OK;
 }
 
@@ -40146,10 +40476,11 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDevicePipelineRobustnessPropertiesEXT(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->defaultRobustnessStorageBuffers)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->defaultRobustnessUniformBuffers)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->defaultRobustnessVertexInputs)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->defaultRobustnessImages)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->defaultRobustnessStorageBuffers));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->defaultRobustnessUniformBuffers));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->defaultRobustnessVertexInputs));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->defaultRobustnessImages));
 	return SBT_VK_OK;
 }
 
@@ -40240,9 +40571,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_v
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->textureSampleWeighted)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->textureBoxFilter)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->textureBlockMatch)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->textureSampleWeighted));
+	sbt_vk_putq_u(e, (uint64_t)(s->textureBoxFilter));
+	sbt_vk_putq_u(e, (uint64_t)(s->textureBlockMatch));
 	return SBT_VK_OK;
 }
 
@@ -40438,8 +40770,9 @@ static sbt_vk_status sbt_vk_eb_VkAmigoProfilingSubmitInfoSEC(sbt_vk_e *e, const 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstDrawTimestamp)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->swapBufferTimestamp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstDrawTimestamp));
+	sbt_vk_putq_u(e, (uint64_t)(s->swapBufferTimestamp));
 	return SBT_VK_OK;
 }
 
@@ -40588,10 +40921,11 @@ static sbt_vk_status sbt_vk_eb_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_e *e
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->bindingType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->bindingType));
 	return SBT_VK_OK;
 }
 
@@ -40678,17 +41012,18 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_e 
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedOutputGridSizes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedHintGridSizes)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hintSupported)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->costSupported)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bidirectionalFlowSupported)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->globalFlowSupported)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minWidth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->minHeight)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxWidth)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxHeight)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxNumRegionsOfInterest)));
+	SBT_VK_ET(sbt_vk_e_need(e, 110));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedOutputGridSizes));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedHintGridSizes));
+	sbt_vk_putq_u(e, (uint64_t)(s->hintSupported));
+	sbt_vk_putq_u(e, (uint64_t)(s->costSupported));
+	sbt_vk_putq_u(e, (uint64_t)(s->bidirectionalFlowSupported));
+	sbt_vk_putq_u(e, (uint64_t)(s->globalFlowSupported));
+	sbt_vk_putq_u(e, (uint64_t)(s->minWidth));
+	sbt_vk_putq_u(e, (uint64_t)(s->minHeight));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxWidth));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxHeight));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxNumRegionsOfInterest));
 	return SBT_VK_OK;
 }
 
@@ -40846,15 +41181,16 @@ static sbt_vk_status sbt_vk_eb_VkOpticalFlowSessionCreateInfoNV(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->width)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->height)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageFormat)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->flowVectorFormat)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->costFormat)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->outputGridSize)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hintGridSize)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->performanceLevel)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 90));
+	sbt_vk_putq_u(e, (uint64_t)(s->width));
+	sbt_vk_putq_u(e, (uint64_t)(s->height));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageFormat));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->flowVectorFormat));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->costFormat));
+	sbt_vk_putq_u(e, (uint64_t)(s->outputGridSize));
+	sbt_vk_putq_u(e, (uint64_t)(s->hintGridSize));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->performanceLevel));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -40930,8 +41266,9 @@ static sbt_vk_status sbt_vk_eb_VkOpticalFlowExecuteInfoNV(sbt_vk_e *e, const VkO
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -40982,8 +41319,9 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_e *e, con
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceFault)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceFaultVendorBinary)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceFault));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceFaultVendorBinary));
 	return SBT_VK_OK;
 }
 
@@ -41036,9 +41374,10 @@ static sbt_vk_status sbt_vk_eb_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(s
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderCoreMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderCoreCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderWarpsPerCore)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderCoreMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderCoreCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderWarpsPerCore));
 	return SBT_VK_OK;
 }
 
@@ -41156,9 +41495,10 @@ static sbt_vk_status sbt_vk_eb_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedPresentScaling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedPresentGravityX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->supportedPresentGravityY)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedPresentScaling));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedPresentGravityX));
+	sbt_vk_putq_u(e, (uint64_t)(s->supportedPresentGravityY));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->minScaledImageExtent), sizeof(s->minScaledImageExtent)));
 	SBT_VK_ET(sbt_vk_put_raw(e, &(s->maxScaledImageExtent), sizeof(s->maxScaledImageExtent)));
 	return SBT_VK_OK;
@@ -41445,9 +41785,10 @@ static sbt_vk_status sbt_vk_eb_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_e *
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scalingBehavior)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentGravityX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentGravityY)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->scalingBehavior));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentGravityX));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentGravityY));
 	return SBT_VK_OK;
 }
 
@@ -41493,8 +41834,9 @@ static sbt_vk_status sbt_vk_eb_VkReleaseSwapchainImagesInfoEXT(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->imageIndexCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->imageIndexCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pImageIndices, (uint64_t)s->imageIndexCount, sizeof(*s->pImageIndices)));
 	return SBT_VK_OK;
 }
@@ -41617,8 +41959,9 @@ static sbt_vk_status sbt_vk_eb_VkDirectDriverLoadingInfoLUNARG(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (s->pfnGetInstanceProcAddr) != NULL));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (s->pfnGetInstanceProcAddr) != NULL);
 	return SBT_VK_OK;
 }
 
@@ -41659,8 +42002,9 @@ static sbt_vk_status sbt_vk_eb_VkDirectDriverLoadingListLUNARG(sbt_vk_e *e, cons
 {
 	(void)e;
 	(void)s;
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->driverCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
+	sbt_vk_putq_u(e, (uint64_t)(s->driverCount));
 	{
 		const uint64_t n3779 = (uint64_t)s->driverCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDrivers, n3779));
@@ -42263,8 +42607,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures(sbt_vk_d *d, sbt_vk_a
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pFormatProperties, 1));
 		if (s->pFormatProperties) {
@@ -42317,12 +42662,13 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties(sbt_vk_d *d, 
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pImageFormatProperties, 1));
 		if (s->pImageFormatProperties) {
@@ -42928,9 +43274,10 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 static inline sbt_vk_status sbt_vk_ec_vkGetDeviceQueue(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceQueue *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueIndex));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pQueue, 1));
 		if (s->pQueue) {
@@ -42991,8 +43338,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue(sbt_vk_d *d, sbt_vk_args_vkGetDe
 
 static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->submitCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_putq_u(e, (uint64_t)(s->submitCount));
 	{
 		const uint64_t n3951 = (uint64_t)s->submitCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSubmits, n3951));
@@ -43001,8 +43349,9 @@ static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit(sbt_vk_e *e, const sbt_vk_ar
 				SBT_VK_ET(sbt_vk_e_VkSubmitInfo(e, &(s->pSubmits[i3952])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -43058,8 +43407,9 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 
 static inline sbt_vk_status sbt_vk_ec_vkQueueWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkQueueWaitIdle *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -43090,8 +43440,9 @@ static sbt_vk_status sbt_vk_dc_vkQueueWaitIdle(sbt_vk_d *d, sbt_vk_args_vkQueueW
 
 static inline sbt_vk_status sbt_vk_ec_vkDeviceWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkDeviceWaitIdle *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -43214,8 +43565,9 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 
 static inline sbt_vk_status sbt_vk_ec_vkFreeMemory(sbt_vk_e *e, const sbt_vk_args_vkFreeMemory *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -43264,11 +43616,12 @@ static sbt_vk_status sbt_vk_dc_vkFreeMemory(sbt_vk_d *d, sbt_vk_args_vkFreeMemor
 static inline sbt_vk_status sbt_vk_ec_vkMapMemory(sbt_vk_e *e, const sbt_vk_args_vkMapMemory *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->ppData, 1));
 		if (s->ppData) {
@@ -43345,8 +43698,9 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 
 static inline sbt_vk_status sbt_vk_ec_vkUnmapMemory(sbt_vk_e *e, const sbt_vk_args_vkUnmapMemory *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
 	return SBT_VK_OK;
 }
 
@@ -43377,8 +43731,9 @@ static sbt_vk_status sbt_vk_dc_vkUnmapMemory(sbt_vk_d *d, sbt_vk_args_vkUnmapMem
 
 static inline sbt_vk_status sbt_vk_ec_vkFlushMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkFlushMappedMemoryRanges *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryRangeCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryRangeCount));
 	{
 		const uint64_t n3998 = (uint64_t)s->memoryRangeCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryRanges, n3998));
@@ -43438,8 +43793,9 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkInvalidateMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkInvalidateMappedMemoryRanges *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryRangeCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryRangeCount));
 	{
 		const uint64_t n4008 = (uint64_t)s->memoryRangeCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryRanges, n4008));
@@ -43500,8 +43856,9 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 static inline sbt_vk_status sbt_vk_ec_vkGetDeviceMemoryCommitment(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMemoryCommitment *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCommittedMemoryInBytes, 1));
 		if (s->pCommittedMemoryInBytes) {
@@ -43558,8 +43915,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryCommitment(sbt_vk_d *d, sbt_vk_a
 static inline sbt_vk_status sbt_vk_ec_vkGetBufferMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetBufferMemoryRequirements *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryRequirements, 1));
 		if (s->pMemoryRequirements) {
@@ -43611,11 +43969,12 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkBindBufferMemory(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -43662,8 +44021,9 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 static inline sbt_vk_status sbt_vk_ec_vkGetImageMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageMemoryRequirements *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryRequirements, 1));
 		if (s->pMemoryRequirements) {
@@ -43715,11 +44075,12 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkBindImageMemory(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryOffset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryOffset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -43766,8 +44127,9 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 static inline sbt_vk_status sbt_vk_ec_vkGetImageSparseMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageSparseMemoryRequirements *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSparseMemoryRequirementCount, 1));
 		if (s->pSparseMemoryRequirementCount) {
@@ -43838,12 +44200,13 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements(sbt_vk_d *d, s
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPropertyCount, 1));
 		if (s->pPropertyCount) {
@@ -43933,8 +44296,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 
 static inline sbt_vk_status sbt_vk_ec_vkQueueBindSparse(sbt_vk_e *e, const sbt_vk_args_vkQueueBindSparse *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindInfoCount));
 	{
 		const uint64_t n4068 = (uint64_t)s->bindInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindInfo, n4068));
@@ -43943,8 +44307,9 @@ static inline sbt_vk_status sbt_vk_ec_vkQueueBindSparse(sbt_vk_e *e, const sbt_v
 				SBT_VK_ET(sbt_vk_e_VkBindSparseInfo(e, &(s->pBindInfo[i4069])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44092,8 +44457,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyFence(sbt_vk_e *e, const sbt_vk_args_vkDestroyFence *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -44141,8 +44507,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFence(sbt_vk_d *d, sbt_vk_args_vkDestroy
 
 static inline sbt_vk_status sbt_vk_ec_vkResetFences(sbt_vk_e *e, const sbt_vk_args_vkResetFences *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fenceCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->fenceCount));
 	{
 		const uint64_t n4099 = (uint64_t)s->fenceCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pFences, n4099));
@@ -44206,9 +44573,10 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 
 static inline sbt_vk_status sbt_vk_ec_vkGetFenceStatus(sbt_vk_e *e, const sbt_vk_args_vkGetFenceStatus *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44244,8 +44612,9 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceStatus(sbt_vk_d *d, sbt_vk_args_vkGetFe
 
 static inline sbt_vk_status sbt_vk_ec_vkWaitForFences(sbt_vk_e *e, const sbt_vk_args_vkWaitForFences *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->fenceCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->fenceCount));
 	{
 		const uint64_t n4112 = (uint64_t)s->fenceCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pFences, n4112));
@@ -44254,9 +44623,10 @@ static inline sbt_vk_status sbt_vk_ec_vkWaitForFences(sbt_vk_e *e, const sbt_vk_
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pFences[i4113])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->waitAll)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->waitAll));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44413,8 +44783,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroySemaphore(sbt_vk_e *e, const sbt_vk_args_vkDestroySemaphore *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -44554,8 +44925,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyEvent(sbt_vk_e *e, const sbt_vk_args_vkDestroyEvent *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -44603,9 +44975,10 @@ static sbt_vk_status sbt_vk_dc_vkDestroyEvent(sbt_vk_d *d, sbt_vk_args_vkDestroy
 
 static inline sbt_vk_status sbt_vk_ec_vkGetEventStatus(sbt_vk_e *e, const sbt_vk_args_vkGetEventStatus *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44641,9 +45014,10 @@ static sbt_vk_status sbt_vk_dc_vkGetEventStatus(sbt_vk_d *d, sbt_vk_args_vkGetEv
 
 static inline sbt_vk_status sbt_vk_ec_vkSetEvent(sbt_vk_e *e, const sbt_vk_args_vkSetEvent *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44679,9 +45053,10 @@ static sbt_vk_status sbt_vk_dc_vkSetEvent(sbt_vk_d *d, sbt_vk_args_vkSetEvent *s
 
 static inline sbt_vk_status sbt_vk_ec_vkResetEvent(sbt_vk_e *e, const sbt_vk_args_vkResetEvent *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44809,8 +45184,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyQueryPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyQueryPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -44859,19 +45235,21 @@ static sbt_vk_status sbt_vk_dc_vkDestroyQueryPool(sbt_vk_d *d, sbt_vk_args_vkDes
 static inline sbt_vk_status sbt_vk_ec_vkGetQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkGetQueryPoolResults *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	} else {
 		SBT_VK_ET(sbt_vk_put_u(e, 0));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -44941,10 +45319,11 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkResetQueryPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryCount));
 	return SBT_VK_OK;
 }
 
@@ -45082,8 +45461,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyBuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45223,8 +45603,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyBufferView(sbt_vk_e *e, const sbt_vk_args_vkDestroyBufferView *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->bufferView)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->bufferView));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45364,8 +45745,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyImage(sbt_vk_e *e, const sbt_vk_args_vkDestroyImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45414,8 +45796,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImage(sbt_vk_d *d, sbt_vk_args_vkDestroy
 static inline sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSubresource, 1));
 	if (s->pSubresource) {
 		SBT_VK_ET(sbt_vk_put_raw(e, &(s->pSubresource[0]), sizeof(s->pSubresource[0])));
@@ -45576,8 +45959,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyImageView(sbt_vk_e *e, const sbt_vk_args_vkDestroyImageView *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45717,8 +46101,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyShaderModule(sbt_vk_e *e, const sbt_vk_args_vkDestroyShaderModule *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->shaderModule)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->shaderModule));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45858,8 +46243,9 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyPipelineCache(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineCache *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineCache)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineCache));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -45908,8 +46294,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineCache(sbt_vk_d *d, sbt_vk_args_v
 static inline sbt_vk_status sbt_vk_ec_vkGetPipelineCacheData(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineCacheData *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineCache)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineCache));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDataSize, 1));
 		if (s->pDataSize) {
@@ -45985,9 +46372,10 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkMergePipelineCaches(sbt_vk_e *e, const sbt_vk_args_vkMergePipelineCaches *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstCache)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcCacheCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstCache));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcCacheCount));
 	{
 		const uint64_t n4349 = (uint64_t)s->srcCacheCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSrcCaches, n4349));
@@ -46057,9 +46445,10 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 static inline sbt_vk_status sbt_vk_ec_vkCreateGraphicsPipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateGraphicsPipelines *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineCache)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->createInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_putq_u(e, (uint64_t)(s->createInfoCount));
 	{
 		const uint64_t n4360 = (uint64_t)s->createInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfos, n4360));
@@ -46173,9 +46562,10 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 static inline sbt_vk_status sbt_vk_ec_vkCreateComputePipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateComputePipelines *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineCache)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->createInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_putq_u(e, (uint64_t)(s->createInfoCount));
 	{
 		const uint64_t n4382 = (uint64_t)s->createInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfos, n4382));
@@ -46289,8 +46679,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 static inline sbt_vk_status sbt_vk_ec_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderpass)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderpass));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMaxWorkgroupSize, 1));
 		if (s->pMaxWorkgroupSize) {
@@ -46348,8 +46739,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyPipeline(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipeline *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -46489,8 +46881,9 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyPipelineLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineLayout *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineLayout));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -46630,8 +47023,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroySampler(sbt_vk_e *e, const sbt_vk_args_vkDestroySampler *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->sampler)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sampler));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -46771,8 +47165,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorSetLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorSetLayout *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -46912,8 +47307,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorPool)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorPool));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -46961,10 +47357,11 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorPool(sbt_vk_d *d, sbt_vk_args_
 
 static inline sbt_vk_status sbt_vk_ec_vkResetDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkResetDescriptorPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -47086,9 +47483,10 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkFreeDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkFreeDescriptorSets *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorSetCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorSetCount));
 	{
 		const uint64_t n4514 = (uint64_t)s->descriptorSetCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDescriptorSets, n4514));
@@ -47157,8 +47555,9 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 
 static inline sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSets *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorWriteCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorWriteCount));
 	{
 		const uint64_t n4524 = (uint64_t)s->descriptorWriteCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDescriptorWrites, n4524));
@@ -47333,8 +47732,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyFramebuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyFramebuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->framebuffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->framebuffer));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -47474,8 +47874,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyRenderPass(sbt_vk_e *e, const sbt_vk_args_vkDestroyRenderPass *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -47524,8 +47925,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyRenderPass(sbt_vk_d *d, sbt_vk_args_vkDe
 static inline sbt_vk_status sbt_vk_ec_vkGetRenderAreaGranularity(sbt_vk_e *e, const sbt_vk_args_vkGetRenderAreaGranularity *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->renderPass)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pGranularity, 1));
 		if (s->pGranularity) {
@@ -47669,8 +48071,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyCommandPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyCommandPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandPool)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandPool));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -47718,10 +48121,11 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCommandPool(sbt_vk_d *d, sbt_vk_args_vkD
 
 static inline sbt_vk_status sbt_vk_ec_vkResetCommandPool(sbt_vk_e *e, const sbt_vk_args_vkResetCommandPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -47843,9 +48247,10 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkFreeCommandBuffers(sbt_vk_e *e, const sbt_vk_args_vkFreeCommandBuffers *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->commandBufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->commandBufferCount));
 	{
 		const uint64_t n4625 = (uint64_t)s->commandBufferCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCommandBuffers, n4625));
@@ -47957,8 +48362,9 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 
 static inline sbt_vk_status sbt_vk_ec_vkEndCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkEndCommandBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -47989,9 +48395,10 @@ static sbt_vk_status sbt_vk_dc_vkEndCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkEnd
 
 static inline sbt_vk_status sbt_vk_ec_vkResetCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkResetCommandBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -48027,9 +48434,10 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindPipeline(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipeline *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
 	return SBT_VK_OK;
 }
 
@@ -48065,9 +48473,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipeline(sbt_vk_d *d, sbt_vk_args_vkCmdB
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewport(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewport *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstViewport)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstViewport));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewports, (uint64_t)s->viewportCount, sizeof(*s->pViewports)));
 	return SBT_VK_OK;
 }
@@ -48113,9 +48522,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetScissor(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissor *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstScissor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstScissor));
+	sbt_vk_putq_u(e, (uint64_t)(s->scissorCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pScissors, (uint64_t)s->scissorCount, sizeof(*s->pScissors)));
 	return SBT_VK_OK;
 }
@@ -48287,9 +48697,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBounds(sbt_vk_d *d, sbt_vk_args_vkCm
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilCompareMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilCompareMask *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->faceMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->compareMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->faceMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->compareMask));
 	return SBT_VK_OK;
 }
 
@@ -48325,9 +48736,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilCompareMask(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilWriteMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilWriteMask *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->faceMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->writeMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->faceMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->writeMask));
 	return SBT_VK_OK;
 }
 
@@ -48363,9 +48775,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilWriteMask(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilReference(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilReference *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->faceMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->reference)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->faceMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->reference));
 	return SBT_VK_OK;
 }
 
@@ -48401,11 +48814,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilReference(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorSets *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorSetCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstSet));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorSetCount));
 	{
 		const uint64_t n4685 = (uint64_t)s->descriptorSetCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDescriptorSets, n4685));
@@ -48494,10 +48908,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindIndexBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdBindIndexBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->indexType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->indexType));
 	return SBT_VK_OK;
 }
 
@@ -48538,9 +48953,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindingCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindingCount));
 	{
 		const uint64_t n4703 = (uint64_t)s->bindingCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBuffers, n4703));
@@ -48613,11 +49029,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDraw(sbt_vk_e *e, const sbt_vk_args_vkCmdDraw *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstVertex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstInstance)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstVertex));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
 	return SBT_VK_OK;
 }
 
@@ -48663,12 +49080,13 @@ static sbt_vk_status sbt_vk_dc_vkCmdDraw(sbt_vk_d *d, sbt_vk_args_vkCmdDraw *s)
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexed(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexed *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indexCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstIndex)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->vertexOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstInstance)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->indexCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstIndex));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->vertexOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
 	return SBT_VK_OK;
 }
 
@@ -48719,12 +49137,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexed(sbt_vk_d *d, sbt_vk_args_vkCmdDr
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMultiEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pVertexInfo, (uint64_t)s->drawCount, sizeof(*s->pVertexInfo)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstInstance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -48779,12 +49199,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMultiIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiIndexedEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pIndexInfo, (uint64_t)s->drawCount, sizeof(*s->pIndexInfo)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstInstance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pVertexOffset, 1));
 	if (s->pVertexOffset) {
 		SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pVertexOffset[0])));
@@ -48860,11 +49282,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirect *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -48910,11 +49333,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdD
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirect *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -48960,10 +49384,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirect(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDispatch(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatch *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountY)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountZ)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountX));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountY));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountZ));
 	return SBT_VK_OK;
 }
 
@@ -49004,9 +49429,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatch(sbt_vk_d *d, sbt_vk_args_vkCmdDispa
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDispatchIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchIndirect *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
 	return SBT_VK_OK;
 }
 
@@ -49068,10 +49494,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdSubpassShadingHUAWEI(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawClusterHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterHUAWEI *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountY)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountZ)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountX));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountY));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountZ));
 	return SBT_VK_OK;
 }
 
@@ -49112,9 +49539,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterHUAWEI(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
 	return SBT_VK_OK;
 }
 
@@ -49150,10 +49578,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -49204,12 +49633,13 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -49270,12 +49700,13 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBlitImage(sbt_vk_e *e, const sbt_vk_args_vkCmdBlitImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->filter)));
 	return SBT_VK_OK;
@@ -49342,11 +49773,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBufferToImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBufferToImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -49402,11 +49834,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImageToBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImageToBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -49462,10 +49895,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryIndirectNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->copyBufferAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->copyCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->copyBufferAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->copyCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -49506,12 +49940,13 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryIndirectNV(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->copyBufferAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->copyCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->copyBufferAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->copyCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pImageSubresources, (uint64_t)s->copyCount, sizeof(*s->pImageSubresources)));
 	return SBT_VK_OK;
 }
@@ -49572,10 +50007,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdUpdateBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdUpdateBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	return SBT_VK_OK;
 }
@@ -49626,11 +50062,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdFillBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdFillBuffer *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->data)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
+	sbt_vk_putq_u(e, (uint64_t)(s->data));
 	return SBT_VK_OK;
 }
 
@@ -49676,9 +50113,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdFillBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdFil
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdClearColorImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearColorImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pColor, 1));
 	if (s->pColor) {
 		SBT_VK_ET(sbt_vk_put_raw(e, &(s->pColor[0]), sizeof(s->pColor[0])));
@@ -49747,9 +50185,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdClearDepthStencilImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearDepthStencilImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDepthStencil, 1));
 	if (s->pDepthStencil) {
 		SBT_VK_ET(sbt_vk_put_raw(e, &(s->pDepthStencil[0]), sizeof(s->pDepthStencil[0])));
@@ -49818,8 +50257,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdClearAttachments(sbt_vk_e *e, const sbt_vk_args_vkCmdClearAttachments *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	{
 		const uint64_t n4860 = (uint64_t)s->attachmentCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pAttachments, n4860));
@@ -49889,12 +50329,13 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdResolveImage(sbt_vk_e *e, const sbt_vk_args_vkCmdResolveImage *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->srcImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->srcImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstImage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->dstImageLayout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->regionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->srcImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->dstImageLayout));
+	sbt_vk_putq_u(e, (uint64_t)(s->regionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pRegions, (uint64_t)s->regionCount, sizeof(*s->pRegions)));
 	return SBT_VK_OK;
 }
@@ -49955,9 +50396,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageMask));
 	return SBT_VK_OK;
 }
 
@@ -49993,9 +50435,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdSetEv
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdResetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageMask));
 	return SBT_VK_OK;
 }
 
@@ -50031,8 +50474,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdRes
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWaitEvents(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->eventCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->eventCount));
 	{
 		const uint64_t n4888 = (uint64_t)s->eventCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pEvents, n4888));
@@ -50041,9 +50485,10 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdWaitEvents(sbt_vk_e *e, const sbt_vk_
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pEvents[i4889])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryBarrierCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryBarrierCount));
 	{
 		const uint64_t n4898 = (uint64_t)s->memoryBarrierCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryBarriers, n4898));
@@ -50189,11 +50634,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdPipelineBarrier(sbt_vk_e *e, const sbt_vk_args_vkCmdPipelineBarrier *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstStageMask)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dependencyFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->memoryBarrierCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstStageMask));
+	sbt_vk_putq_u(e, (uint64_t)(s->dependencyFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->memoryBarrierCount));
 	{
 		const uint64_t n4926 = (uint64_t)s->memoryBarrierCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryBarriers, n4926));
@@ -50320,10 +50766,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBeginQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQuery *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -50364,9 +50811,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQuery(sbt_vk_d *d, sbt_vk_args_vkCmdBeg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdEndQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQuery *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
 	return SBT_VK_OK;
 }
 
@@ -50471,10 +50919,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndConditionalRenderingEXT(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkCmdResetQueryPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryCount));
 	return SBT_VK_OK;
 }
 
@@ -50515,10 +50964,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkCm
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineStage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
 	return SBT_VK_OK;
 }
 
@@ -50559,14 +51009,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyQueryPoolResults *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queryCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 80));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
+	sbt_vk_putq_u(e, (uint64_t)(s->queryCount));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -50627,11 +51078,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdPushConstants(sbt_vk_e *e, const sbt_vk_args_vkCmdPushConstants *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageFlags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->size)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageFlags));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->size));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pValues, (uint64_t)s->size, 1));
 	return SBT_VK_OK;
 }
@@ -50736,8 +51188,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdNextSubpass(sbt_vk_e *e, const sbt_vk_args_vkCmdNextSubpass *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->contents)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->contents));
 	return SBT_VK_OK;
 }
 
@@ -50794,8 +51247,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmd
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdExecuteCommands(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteCommands *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->commandBufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->commandBufferCount));
 	{
 		const uint64_t n4997 = (uint64_t)s->commandBufferCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCommandBuffers, n4997));
@@ -51024,8 +51478,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 static inline sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeIndex));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDisplayCount, 1));
 		if (s->pDisplayCount) {
@@ -51119,8 +51574,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 static inline sbt_vk_status sbt_vk_ec_vkGetDisplayModePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModePropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPropertyCount, 1));
 		if (s->pPropertyCount) {
@@ -51210,8 +51666,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 static inline sbt_vk_status sbt_vk_ec_vkCreateDisplayModeKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDisplayModeKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfo, 1));
 	if (s->pCreateInfo) {
 		SBT_VK_ET(sbt_vk_e_VkDisplayModeCreateInfoKHR(e, &(s->pCreateInfo[0])));
@@ -51308,9 +51765,10 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 static inline sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->mode)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->planeIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->mode));
+	sbt_vk_putq_u(e, (uint64_t)(s->planeIndex));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCapabilities, 1));
 		if (s->pCapabilities) {
@@ -51466,8 +51924,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 static inline sbt_vk_status sbt_vk_ec_vkCreateSharedSwapchainsKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateSharedSwapchainsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->swapchainCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->swapchainCount));
 	{
 		const uint64_t n5097 = (uint64_t)s->swapchainCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfos, n5097));
@@ -51575,8 +52034,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroySurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySurfaceKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -51625,9 +52085,10 @@ static sbt_vk_status sbt_vk_dc_vkDestroySurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkDe
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSupported, 1));
 		if (s->pSupported) {
@@ -51695,8 +52156,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSurfaceCapabilities, 1));
 		if (s->pSurfaceCapabilities) {
@@ -51755,8 +52217,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSurfaceFormatCount, 1));
 		if (s->pSurfaceFormatCount) {
@@ -51833,8 +52296,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPresentModeCount, 1));
 		if (s->pPresentModeCount) {
@@ -52002,8 +52466,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroySwapchainKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySwapchainKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -52052,8 +52517,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroySwapchainKHR(sbt_vk_d *d, sbt_vk_args_vk
 static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainImagesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainImagesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSwapchainImageCount, 1));
 		if (s->pSwapchainImageCount) {
@@ -52147,11 +52613,12 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 static inline sbt_vk_status sbt_vk_ec_vkAcquireNextImageKHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireNextImageKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pImageIndex, 1));
 		if (s->pImageIndex) {
@@ -52369,11 +52836,12 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->dpy));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->visualID)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->dpy);
+	sbt_vk_putq_u(e, (uint64_t)(s->visualID));
+	sbt_vk_putq_u(e, (uint64_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -52511,11 +52979,12 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->connection));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->visual_id)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->connection);
+	sbt_vk_putq_u(e, (uint64_t)(s->visual_id));
+	sbt_vk_putq_u(e, (uint64_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -52653,8 +53122,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDebugReportCallbackEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugReportCallbackEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->callback)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->callback));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -52702,12 +53172,13 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugReportCallbackEXT(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkDebugReportMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugReportMessageEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->object));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->location)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->messageCode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->object);
+	sbt_vk_putq_u(e, (uint64_t)(s->location));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->messageCode));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pLayerPrefix));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pMessage));
 	return SBT_VK_OK;
@@ -52981,13 +53452,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerInsertEXT(sbt_vk_d *d, sbt_vk_arg
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->type)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->tiling)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->usage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->externalHandleType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->type));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->tiling));
+	sbt_vk_putq_u(e, (uint64_t)(s->usage));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->externalHandleType));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pExternalImageFormatProperties, 1));
 		if (s->pExternalImageFormatProperties) {
@@ -53070,8 +53542,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdExecuteGeneratedCommandsNV(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteGeneratedCommandsNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->isPreprocessed)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->isPreprocessed));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pGeneratedCommandsInfo, 1));
 	if (s->pGeneratedCommandsInfo) {
 		SBT_VK_ET(sbt_vk_e_VkGeneratedCommandsInfoNV(e, &(s->pGeneratedCommandsInfo[0])));
@@ -53162,10 +53635,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_d *d, s
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindPipelineShaderGroupNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupIndex));
 	return SBT_VK_OK;
 }
 
@@ -53363,8 +53837,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyIndirectCommandsLayoutNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyIndirectCommandsLayoutNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -53519,8 +53994,9 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceProperties2KHR(sbt_vk_enc *enc, c
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->format)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->format));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pFormatProperties, 1));
 		if (s->pFormatProperties) {
@@ -53891,11 +54367,12 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(s
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->set)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->descriptorWriteCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->set));
+	sbt_vk_putq_u(e, (uint64_t)(s->descriptorWriteCount));
 	{
 		const uint64_t n5416 = (uint64_t)s->descriptorWriteCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDescriptorWrites, n5416));
@@ -53964,9 +54441,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkTrimCommandPool(sbt_vk_e *e, const sbt_vk_args_vkTrimCommandPool *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	return SBT_VK_OK;
 }
 
@@ -54153,9 +54631,10 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 static inline sbt_vk_status sbt_vk_ec_vkGetMemoryFdPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryFdPropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->handleType)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->fd)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->handleType));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->fd));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryFdProperties, 1));
 		if (s->pMemoryFdProperties) {
@@ -54681,9 +55160,10 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 
 static inline sbt_vk_status sbt_vk_ec_vkReleaseDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkReleaseDisplayEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -54719,8 +55199,9 @@ static sbt_vk_status sbt_vk_dc_vkReleaseDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkRe
 
 static inline sbt_vk_status sbt_vk_ec_vkDisplayPowerControlEXT(sbt_vk_e *e, const sbt_vk_args_vkDisplayPowerControlEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDisplayPowerInfo, 1));
 	if (s->pDisplayPowerInfo) {
 		SBT_VK_ET(sbt_vk_e_VkDisplayPowerInfoEXT(e, &(s->pDisplayPowerInfo[0])));
@@ -54867,8 +55348,9 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 static inline sbt_vk_status sbt_vk_ec_vkRegisterDisplayEventEXT(sbt_vk_e *e, const sbt_vk_args_vkRegisterDisplayEventEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDisplayEventInfo, 1));
 	if (s->pDisplayEventInfo) {
 		SBT_VK_ET(sbt_vk_e_VkDisplayEventInfoEXT(e, &(s->pDisplayEventInfo[0])));
@@ -54965,9 +55447,10 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainCounterEXT(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainCounterEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counter)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->counter));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCounterValue, 1));
 		if (s->pCounterValue) {
@@ -55035,8 +55518,9 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSurfaceCapabilities, 1));
 		if (s->pSurfaceCapabilities) {
@@ -55185,10 +55669,11 @@ sbt_vk_status sbt_vk_encode_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_enc *enc, 
 static inline sbt_vk_status sbt_vk_ec_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->heapIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->localDeviceIndex)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->remoteDeviceIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->heapIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->localDeviceIndex));
+	sbt_vk_putq_u(e, (uint64_t)(s->remoteDeviceIndex));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPeerMemoryFeatures, 1));
 		if (s->pPeerMemoryFeatures) {
@@ -55259,8 +55744,9 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceGroupPeerMemoryFeaturesKHR(sbt_vk_enc *en
 
 static inline sbt_vk_status sbt_vk_ec_vkBindBufferMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindInfoCount));
 	{
 		const uint64_t n5590 = (uint64_t)s->bindInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindInfos, n5590));
@@ -55325,8 +55811,9 @@ sbt_vk_status sbt_vk_encode_vkBindBufferMemory2KHR(sbt_vk_enc *enc, const sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkBindImageMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindInfoCount));
 	{
 		const uint64_t n5600 = (uint64_t)s->bindInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindInfos, n5600));
@@ -55391,8 +55878,9 @@ sbt_vk_status sbt_vk_encode_vkBindImageMemory2KHR(sbt_vk_enc *enc, const sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDeviceMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDeviceMask *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->deviceMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->deviceMask));
 	return SBT_VK_OK;
 }
 
@@ -55483,8 +55971,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 static inline sbt_vk_status sbt_vk_ec_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pModes, 1));
 		if (s->pModes) {
@@ -55621,13 +56110,14 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDispatchBase(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchBase *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseGroupX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseGroupY)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->baseGroupZ)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountY)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountZ)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseGroupX));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseGroupY));
+	sbt_vk_putq_u(e, (uint64_t)(s->baseGroupZ));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountX));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountY));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountZ));
 	return SBT_VK_OK;
 }
 
@@ -55689,8 +56179,9 @@ sbt_vk_status sbt_vk_encode_vkCmdDispatchBaseKHR(sbt_vk_enc *enc, const sbt_vk_a
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->surface)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->surface));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pRectCount, 1));
 		if (s->pRectCount) {
@@ -55863,8 +56354,9 @@ sbt_vk_status sbt_vk_encode_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_enc *enc,
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorUpdateTemplate(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorUpdateTemplate *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -55917,9 +56409,10 @@ sbt_vk_status sbt_vk_encode_vkDestroyDescriptorUpdateTemplateKHR(sbt_vk_enc *enc
 
 static inline sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSetWithTemplate(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSet));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, e->enc->template_data_len ? s->pData : NULL, e->enc->template_data_len, 1));
 	return SBT_VK_OK;
 }
@@ -55968,10 +56461,11 @@ sbt_vk_status sbt_vk_encode_vkUpdateDescriptorSetWithTemplateKHR(sbt_vk_enc *enc
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->set)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->set));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, e->enc->template_data_len ? s->pData : NULL, e->enc->template_data_len, 1));
 	return SBT_VK_OK;
 }
@@ -56020,8 +56514,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d
 
 static inline sbt_vk_status sbt_vk_ec_vkSetHdrMetadataEXT(sbt_vk_e *e, const sbt_vk_args_vkSetHdrMetadataEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->swapchainCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->swapchainCount));
 	{
 		const uint64_t n5685 = (uint64_t)s->swapchainCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSwapchains, n5685));
@@ -56102,9 +56597,10 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 
 static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainStatusKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainStatusKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -56141,8 +56637,9 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainStatusKHR(sbt_vk_d *d, sbt_vk_args_
 static inline sbt_vk_status sbt_vk_ec_vkGetRefreshCycleDurationGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDisplayTimingProperties, 1));
 		if (s->pDisplayTimingProperties) {
@@ -56201,8 +56698,9 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 static inline sbt_vk_status sbt_vk_ec_vkGetPastPresentationTimingGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetPastPresentationTimingGOOGLE *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPresentationTimingCount, 1));
 		if (s->pPresentationTimingCount) {
@@ -56291,9 +56789,10 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstViewport)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstViewport));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewportWScalings, (uint64_t)s->viewportCount, sizeof(*s->pViewportWScalings)));
 	return SBT_VK_OK;
 }
@@ -56339,9 +56838,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDiscardRectangleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDiscardRectangleEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstDiscardRectangle)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->discardRectangleCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstDiscardRectangle));
+	sbt_vk_putq_u(e, (uint64_t)(s->discardRectangleCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDiscardRectangles, (uint64_t)s->discardRectangleCount, sizeof(*s->pDiscardRectangles)));
 	return SBT_VK_OK;
 }
@@ -56431,8 +56931,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEXT(sbt_vk_d *d, sbt_vk_ar
 static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMultisampleProperties, 1));
 		if (s->pMultisampleProperties) {
@@ -56828,8 +57329,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 static inline sbt_vk_status sbt_vk_ec_vkGetDisplayModeProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPropertyCount, 1));
 		if (s->pPropertyCount) {
@@ -57568,8 +58070,9 @@ sbt_vk_status sbt_vk_encode_vkCreateSamplerYcbcrConversionKHR(sbt_vk_enc *enc, c
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroySamplerYcbcrConversion(sbt_vk_e *e, const sbt_vk_args_vkDestroySamplerYcbcrConversion *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->ycbcrConversion)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->ycbcrConversion));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -57783,8 +58286,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyValidationCacheEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyValidationCacheEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->validationCache)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->validationCache));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -57833,8 +58337,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyValidationCacheEXT(sbt_vk_d *d, sbt_vk_a
 static inline sbt_vk_status sbt_vk_ec_vkGetValidationCacheDataEXT(sbt_vk_e *e, const sbt_vk_args_vkGetValidationCacheDataEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->validationCache)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->validationCache));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pDataSize, 1));
 		if (s->pDataSize) {
@@ -57910,9 +58415,10 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkMergeValidationCachesEXT(sbt_vk_e *e, const sbt_vk_args_vkMergeValidationCachesEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstCache)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->srcCacheCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstCache));
+	sbt_vk_putq_u(e, (uint64_t)(s->srcCacheCount));
 	{
 		const uint64_t n5953 = (uint64_t)s->srcCacheCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSrcCaches, n5953));
@@ -58052,10 +58558,11 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutSupportKHR(sbt_vk_enc *enc, 
 static inline sbt_vk_status sbt_vk_ec_vkGetShaderInfoAMD(sbt_vk_e *e, const sbt_vk_args_vkGetShaderInfoAMD *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shaderStage)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->infoType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->shaderStage));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->infoType));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pInfoSize, 1));
 		if (s->pInfoSize) {
@@ -58141,9 +58648,10 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 
 static inline sbt_vk_status sbt_vk_ec_vkSetLocalDimmingAMD(sbt_vk_e *e, const sbt_vk_args_vkSetLocalDimmingAMD *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapChain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->localDimmingEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapChain));
+	sbt_vk_putq_u(e, (uint64_t)(s->localDimmingEnable));
 	return SBT_VK_OK;
 }
 
@@ -58252,8 +58760,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 static inline sbt_vk_status sbt_vk_ec_vkGetCalibratedTimestampsEXT(sbt_vk_e *e, const sbt_vk_args_vkGetCalibratedTimestampsEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timestampCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->timestampCount));
 	{
 		const uint64_t n5996 = (uint64_t)s->timestampCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pTimestampInfos, n5996));
@@ -58766,8 +59275,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDebugUtilsMessengerEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->messenger)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->messenger));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -58815,9 +59325,10 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkSubmitDebugUtilsMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->messageSeverity)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->messageTypes)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_putq_u(e, (uint64_t)(s->messageSeverity));
+	sbt_vk_putq_u(e, (uint64_t)(s->messageTypes));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCallbackData, 1));
 	if (s->pCallbackData) {
 		SBT_VK_ET(sbt_vk_e_VkDebugUtilsMessengerCallbackDataEXT(e, &(s->pCallbackData[0])));
@@ -58870,11 +59381,12 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarkerAMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineStage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->marker)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->marker));
 	return SBT_VK_OK;
 }
 
@@ -59196,8 +59708,9 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRenderPass2KHR(sbt_vk_enc *enc, const sbt_vk
 static inline sbt_vk_status sbt_vk_ec_vkGetSemaphoreCounterValue(sbt_vk_e *e, const sbt_vk_args_vkGetSemaphoreCounterValue *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->semaphore)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->semaphore));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pValue, 1));
 		if (s->pValue) {
@@ -59269,8 +59782,9 @@ static inline sbt_vk_status sbt_vk_ec_vkWaitSemaphores(sbt_vk_e *e, const sbt_vk
 	if (s->pWaitInfo) {
 		SBT_VK_ET(sbt_vk_e_VkSemaphoreWaitInfo(e, &(s->pWaitInfo[0])));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -59378,13 +59892,14 @@ sbt_vk_status sbt_vk_encode_vkSignalSemaphoreKHR(sbt_vk_enc *enc, const sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectCount *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->countBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->countBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->countBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -59450,13 +59965,14 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndirectCountAMD(sbt_vk_enc *enc, const sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->countBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->countBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->countBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -59522,8 +60038,9 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndexedIndirectCountAMD(sbt_vk_enc *enc, co
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCheckpointNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCheckpointNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)s->pCheckpointMarker);
 	return SBT_VK_OK;
 }
 
@@ -59633,9 +60150,10 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointDataNV(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindingCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindingCount));
 	{
 		const uint64_t n6165 = (uint64_t)s->bindingCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBuffers, n6165));
@@ -59718,9 +60236,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBeginTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstCounterBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counterBufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstCounterBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->counterBufferCount));
 	{
 		const uint64_t n6181 = (uint64_t)s->counterBufferCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCounterBuffers, n6181));
@@ -59793,9 +60312,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginTransformFeedbackEXT(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdEndTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndTransformFeedbackEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstCounterBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counterBufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstCounterBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->counterBufferCount));
 	{
 		const uint64_t n6194 = (uint64_t)s->counterBufferCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCounterBuffers, n6194));
@@ -59868,11 +60388,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBeginQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQueryIndexedEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->flags)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->index)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
+	sbt_vk_putq_u(e, (uint64_t)(s->flags));
+	sbt_vk_putq_u(e, (uint64_t)(s->index));
 	return SBT_VK_OK;
 }
 
@@ -59918,10 +60439,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQueryIndexedEXT(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdEndQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQueryIndexedEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->index)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
+	sbt_vk_putq_u(e, (uint64_t)(s->index));
 	return SBT_VK_OK;
 }
 
@@ -59962,13 +60484,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectByteCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstInstance)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->counterBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counterBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->counterOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexStride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstInstance));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->counterBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->counterBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->counterOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexStride));
 	return SBT_VK_OK;
 }
 
@@ -60024,9 +60547,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetExclusiveScissorNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetExclusiveScissorNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstExclusiveScissor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->exclusiveScissorCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstExclusiveScissor));
+	sbt_vk_putq_u(e, (uint64_t)(s->exclusiveScissorCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pExclusiveScissors, (uint64_t)s->exclusiveScissorCount, sizeof(*s->pExclusiveScissors)));
 	return SBT_VK_OK;
 }
@@ -60072,9 +60596,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindShadingRateImageNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindShadingRateImageNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
 
@@ -60110,9 +60635,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstViewport)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstViewport));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
 		const uint64_t n6232 = (uint64_t)s->viewportCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pShadingRatePalettes, n6232));
@@ -60171,9 +60697,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoarseSampleOrderNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoarseSampleOrderNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->sampleOrderType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->customSampleOrderCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->sampleOrderType));
+	sbt_vk_putq_u(e, (uint64_t)(s->customSampleOrderCount));
 	{
 		const uint64_t n6242 = (uint64_t)s->customSampleOrderCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCustomSampleOrders, n6242));
@@ -60232,9 +60759,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->taskCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstTask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->taskCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstTask));
 	return SBT_VK_OK;
 }
 
@@ -60270,11 +60798,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksNV(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -60320,13 +60849,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->countBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->countBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->countBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -60382,10 +60912,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountX)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountY)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCountZ)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountX));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountY));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCountZ));
 	return SBT_VK_OK;
 }
 
@@ -60426,11 +60957,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksEXT(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->drawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(s->drawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -60476,13 +61008,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->buffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->offset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->countBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->countBufferOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->maxDrawCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->offset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->countBufferOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->maxDrawCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -60538,10 +61071,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 
 static inline sbt_vk_status sbt_vk_ec_vkCompileDeferredNV(sbt_vk_e *e, const sbt_vk_args_vkCompileDeferredNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shader)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->shader));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -60674,9 +61208,10 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindInvocationMaskHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->imageLayout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
 
@@ -60712,8 +61247,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -60761,8 +61297,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureKHR(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -60875,8 +61412,9 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureMemoryRequirementsNV(sb
 
 static inline sbt_vk_status sbt_vk_ec_vkBindAccelerationStructureMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkBindAccelerationStructureMemoryNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindInfoCount));
 	{
 		const uint64_t n6324 = (uint64_t)s->bindInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindInfos, n6324));
@@ -60936,10 +61474,11 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->src)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->mode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->mode));
 	return SBT_VK_OK;
 }
 
@@ -61109,8 +61648,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureCount));
 	{
 		const uint64_t n6353 = (uint64_t)s->accelerationStructureCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pAccelerationStructures, n6353));
@@ -61119,9 +61659,10 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresProperties
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i6354])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->queryType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->queryType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
 	return SBT_VK_OK;
 }
 
@@ -61186,8 +61727,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->accelerationStructureCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->accelerationStructureCount));
 	{
 		const uint64_t n6365 = (uint64_t)s->accelerationStructureCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pAccelerationStructures, n6365));
@@ -61196,9 +61738,10 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresProperties
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pAccelerationStructures[i6366])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->queryType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->queryType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
 	return SBT_VK_OK;
 }
 
@@ -61268,13 +61811,14 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdBuildAccelerationStructureNV(sbt_vk_e
 	if (s->pInfo) {
 		SBT_VK_ET(sbt_vk_e_VkAccelerationStructureInfoNV(e, &(s->pInfo[0])));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instanceData)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->instanceOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->update)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dst)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->src)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->scratch)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scratchOffset)));
+	SBT_VK_ET(sbt_vk_e_need(e, 70));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instanceData));
+	sbt_vk_putq_u(e, (uint64_t)(s->instanceOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->update));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->scratch));
+	sbt_vk_putq_u(e, (uint64_t)(s->scratchOffset));
 	return SBT_VK_OK;
 }
 
@@ -61365,9 +61909,10 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysKHR(sbt_vk_e *e, const sbt_v
 	if (s->pCallableShaderBindingTable) {
 		SBT_VK_ET(sbt_vk_put_raw(e, &(s->pCallableShaderBindingTable[0]), sizeof(s->pCallableShaderBindingTable[0])));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->width)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->height)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depth)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(s->width));
+	sbt_vk_putq_u(e, (uint64_t)(s->height));
+	sbt_vk_putq_u(e, (uint64_t)(s->depth));
 	return SBT_VK_OK;
 }
 
@@ -61460,21 +62005,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysNV(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->raygenShaderBindingOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->missShaderBindingOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->missShaderBindingStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hitShaderBindingOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->hitShaderBindingStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->callableShaderBindingOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->callableShaderBindingStride)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->width)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->height)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depth)));
+	SBT_VK_ET(sbt_vk_e_need(e, 150));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->raygenShaderBindingOffset));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->missShaderBindingOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->missShaderBindingStride));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->hitShaderBindingOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->hitShaderBindingStride));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->callableShaderBindingOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->callableShaderBindingStride));
+	sbt_vk_putq_u(e, (uint64_t)(s->width));
+	sbt_vk_putq_u(e, (uint64_t)(s->height));
+	sbt_vk_putq_u(e, (uint64_t)(s->depth));
 	return SBT_VK_OK;
 }
 
@@ -61571,11 +62117,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysNV(sbt_vk_d *d, sbt_vk_args_vkCmdTr
 static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstGroup)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstGroup));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	} else {
@@ -61647,11 +62194,12 @@ sbt_vk_status sbt_vk_encode_vkGetRayTracingShaderGroupHandlesNV(sbt_vk_enc *enc,
 static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstGroup)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->groupCount)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstGroup));
+	sbt_vk_putq_u(e, (uint64_t)(s->groupCount));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	} else {
@@ -61718,9 +62266,10 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureHandleNV(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureHandleNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	} else {
@@ -61777,9 +62326,10 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 static inline sbt_vk_status sbt_vk_ec_vkCreateRayTracingPipelinesNV(sbt_vk_e *e, const sbt_vk_args_vkCreateRayTracingPipelinesNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipelineCache)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->createInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_putq_u(e, (uint64_t)(s->createInfoCount));
 	{
 		const uint64_t n6450 = (uint64_t)s->createInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfos, n6450));
@@ -62077,8 +62627,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysIndirect2KHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indirectDeviceAddress)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->indirectDeviceAddress));
 	return SBT_VK_OK;
 }
 
@@ -62178,11 +62729,12 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 
 static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pipeline)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->group)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->groupShader)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_putq_u(e, (uint64_t)(s->group));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->groupShader));
+	sbt_vk_putq_u(e, (uint64_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -62228,8 +62780,9 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->pipelineStackSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->pipelineStackSize));
 	return SBT_VK_OK;
 }
 
@@ -62310,8 +62863,9 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewHandleNVX(sbt_vk_d *d, sbt_vk_args_
 static inline sbt_vk_status sbt_vk_ec_vkGetImageViewAddressNVX(sbt_vk_e *e, const sbt_vk_args_vkGetImageViewAddressNVX *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->imageView)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pProperties, 1));
 		if (s->pProperties) {
@@ -62370,8 +62924,9 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 static inline sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->queueFamilyIndex)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndex));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pCounterCount, 1));
 		if (s->pCounterCount) {
@@ -62632,8 +63187,9 @@ static sbt_vk_status sbt_vk_dc_vkReleaseProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 static inline sbt_vk_status sbt_vk_ec_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pProperties, 1));
 		if (s->pProperties) {
@@ -63278,9 +63834,10 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 
 static inline sbt_vk_status sbt_vk_ec_vkReleasePerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkReleasePerformanceConfigurationINTEL *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->configuration)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->configuration));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -63316,9 +63873,10 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 
 static inline sbt_vk_status sbt_vk_ec_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->configuration)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->configuration));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -63355,8 +63913,9 @@ static sbt_vk_status sbt_vk_dc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_d 
 static inline sbt_vk_status sbt_vk_ec_vkGetPerformanceParameterINTEL(sbt_vk_e *e, const sbt_vk_args_vkGetPerformanceParameterINTEL *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->parameter)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->parameter));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pValue, 1));
 		if (s->pValue) {
@@ -63774,9 +64333,10 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->lineStippleFactor)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->lineStipplePattern)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->lineStippleFactor));
+	sbt_vk_putq_u(e, (uint64_t)(s->lineStipplePattern));
 	return SBT_VK_OK;
 }
 
@@ -64118,8 +64678,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyDeferredOperationKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyDeferredOperationKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->operation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->operation));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -64167,9 +64728,10 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDeferredOperationKHR(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->operation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_putq_u(e, (uint64_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -64205,9 +64767,10 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_d 
 
 static inline sbt_vk_status sbt_vk_ec_vkGetDeferredOperationResultKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationResultKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->operation)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -64243,9 +64806,10 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationResultKHR(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkDeferredOperationJoinKHR(sbt_vk_e *e, const sbt_vk_args_vkDeferredOperationJoinKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->operation)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -64281,8 +64845,9 @@ static sbt_vk_status sbt_vk_dc_vkDeferredOperationJoinKHR(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCullMode(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCullMode *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->cullMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->cullMode));
 	return SBT_VK_OK;
 }
 
@@ -64318,8 +64883,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCullModeEXT(sbt_vk_enc *enc, const sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetFrontFace(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFrontFace *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->frontFace)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->frontFace));
 	return SBT_VK_OK;
 }
 
@@ -64355,8 +64921,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetFrontFaceEXT(sbt_vk_enc *enc, const sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveTopology(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveTopology *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->primitiveTopology)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->primitiveTopology));
 	return SBT_VK_OK;
 }
 
@@ -64392,8 +64959,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveTopologyEXT(sbt_vk_enc *enc, const 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWithCount *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewports, (uint64_t)s->viewportCount, sizeof(*s->pViewports)));
 	return SBT_VK_OK;
 }
@@ -64439,8 +65007,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportWithCountEXT(sbt_vk_enc *enc, const 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetScissorWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissorWithCount *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->scissorCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pScissors, (uint64_t)s->scissorCount, sizeof(*s->pScissors)));
 	return SBT_VK_OK;
 }
@@ -64486,9 +65055,10 @@ sbt_vk_status sbt_vk_encode_vkCmdSetScissorWithCountEXT(sbt_vk_enc *enc, const s
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers2(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstBinding)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindingCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstBinding));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindingCount));
 	{
 		const uint64_t n6799 = (uint64_t)s->bindingCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBuffers, n6799));
@@ -64586,8 +65156,9 @@ sbt_vk_status sbt_vk_encode_vkCmdBindVertexBuffers2EXT(sbt_vk_enc *enc, const sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthTestEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthTestEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthTestEnable));
 	return SBT_VK_OK;
 }
 
@@ -64623,8 +65194,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthTestEnableEXT(sbt_vk_enc *enc, const sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthWriteEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthWriteEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthWriteEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthWriteEnable));
 	return SBT_VK_OK;
 }
 
@@ -64660,8 +65232,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthWriteEnableEXT(sbt_vk_enc *enc, const s
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthCompareOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthCompareOp *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->depthCompareOp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->depthCompareOp));
 	return SBT_VK_OK;
 }
 
@@ -64697,8 +65270,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthCompareOpEXT(sbt_vk_enc *enc, const sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBoundsTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthBoundsTestEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthBoundsTestEnable));
 	return SBT_VK_OK;
 }
 
@@ -64734,8 +65308,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBoundsTestEnableEXT(sbt_vk_enc *enc, co
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilTestEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stencilTestEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->stencilTestEnable));
 	return SBT_VK_OK;
 }
 
@@ -64771,12 +65346,13 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilTestEnableEXT(sbt_vk_enc *enc, const 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilOp *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->faceMask)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->failOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->passOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->depthFailOp)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->compareOp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->faceMask));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->failOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->passOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->depthFailOp));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->compareOp));
 	return SBT_VK_OK;
 }
 
@@ -64832,8 +65408,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilOpEXT(sbt_vk_enc *enc, const sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetPatchControlPointsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPatchControlPointsEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->patchControlPoints)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->patchControlPoints));
 	return SBT_VK_OK;
 }
 
@@ -64864,8 +65441,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPatchControlPointsEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizerDiscardEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizerDiscardEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizerDiscardEnable));
 	return SBT_VK_OK;
 }
 
@@ -64901,8 +65479,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRasterizerDiscardEnableEXT(sbt_vk_enc *enc, 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBiasEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBiasEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthBiasEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthBiasEnable));
 	return SBT_VK_OK;
 }
 
@@ -64938,8 +65517,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBiasEnableEXT(sbt_vk_enc *enc, const sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->logicOp)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->logicOp));
 	return SBT_VK_OK;
 }
 
@@ -64970,8 +65550,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEXT(sbt_vk_d *d, sbt_vk_args_vkCmd
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveRestartEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->primitiveRestartEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->primitiveRestartEnable));
 	return SBT_VK_OK;
 }
 
@@ -65007,8 +65588,9 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveRestartEnableEXT(sbt_vk_enc *enc, c
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetTessellationDomainOriginEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->domainOrigin)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->domainOrigin));
 	return SBT_VK_OK;
 }
 
@@ -65039,8 +65621,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_d *d, 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClampEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClampEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthClampEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthClampEnable));
 	return SBT_VK_OK;
 }
 
@@ -65071,8 +65654,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClampEnableEXT(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetPolygonModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPolygonModeEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->polygonMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->polygonMode));
 	return SBT_VK_OK;
 }
 
@@ -65103,8 +65687,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPolygonModeEXT(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationSamplesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationSamples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationSamples));
 	return SBT_VK_OK;
 }
 
@@ -65135,8 +65720,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationSamplesEXT(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetSampleMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleMaskEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->samples)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->samples));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pSampleMask, (uint64_t)((s->samples + 31) / 32), sizeof(*s->pSampleMask)));
 	return SBT_VK_OK;
 }
@@ -65177,8 +65763,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alphaToCoverageEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->alphaToCoverageEnable));
 	return SBT_VK_OK;
 }
 
@@ -65209,8 +65796,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToOneEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->alphaToOneEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->alphaToOneEnable));
 	return SBT_VK_OK;
 }
 
@@ -65241,8 +65829,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->logicOpEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->logicOpEnable));
 	return SBT_VK_OK;
 }
 
@@ -65273,9 +65862,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEnableEXT(sbt_vk_d *d, sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstAttachment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstAttachment));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorBlendEnables, (uint64_t)s->attachmentCount, sizeof(*s->pColorBlendEnables)));
 	return SBT_VK_OK;
 }
@@ -65321,9 +65911,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEquationEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEquationEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstAttachment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstAttachment));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorBlendEquations, (uint64_t)s->attachmentCount, sizeof(*s->pColorBlendEquations)));
 	return SBT_VK_OK;
 }
@@ -65369,9 +65960,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteMaskEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstAttachment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstAttachment));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorWriteMasks, (uint64_t)s->attachmentCount, sizeof(*s->pColorWriteMasks)));
 	return SBT_VK_OK;
 }
@@ -65417,8 +66009,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationStreamEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationStreamEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->rasterizationStream)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->rasterizationStream));
 	return SBT_VK_OK;
 }
 
@@ -65449,8 +66042,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationStreamEXT(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->conservativeRasterizationMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->conservativeRasterizationMode));
 	return SBT_VK_OK;
 }
 
@@ -65509,8 +66103,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->depthClipEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->depthClipEnable));
 	return SBT_VK_OK;
 }
 
@@ -65541,8 +66136,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipEnableEXT(sbt_vk_d *d, sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetSampleLocationsEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->sampleLocationsEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->sampleLocationsEnable));
 	return SBT_VK_OK;
 }
 
@@ -65573,9 +66169,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendAdvancedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstAttachment)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstAttachment));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorBlendAdvanced, (uint64_t)s->attachmentCount, sizeof(*s->pColorBlendAdvanced)));
 	return SBT_VK_OK;
 }
@@ -65621,8 +66218,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetProvokingVertexModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->provokingVertexMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->provokingVertexMode));
 	return SBT_VK_OK;
 }
 
@@ -65653,8 +66251,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetProvokingVertexModeEXT(sbt_vk_d *d, sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->lineRasterizationMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->lineRasterizationMode));
 	return SBT_VK_OK;
 }
 
@@ -65685,8 +66284,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineRasterizationModeEXT(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stippledLineEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->stippledLineEnable));
 	return SBT_VK_OK;
 }
 
@@ -65717,8 +66317,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEnableEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->negativeOneToOne)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->negativeOneToOne));
 	return SBT_VK_OK;
 }
 
@@ -65749,8 +66350,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_d *d,
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportWScalingEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportWScalingEnable));
 	return SBT_VK_OK;
 }
 
@@ -65781,9 +66383,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingEnableNV(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportSwizzleNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportSwizzleNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstViewport)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->viewportCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstViewport));
+	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pViewportSwizzles, (uint64_t)s->viewportCount, sizeof(*s->pViewportSwizzles)));
 	return SBT_VK_OK;
 }
@@ -65829,8 +66432,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageToColorEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageToColorEnable));
 	return SBT_VK_OK;
 }
 
@@ -65861,8 +66465,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorEnableNV(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorLocationNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageToColorLocation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageToColorLocation));
 	return SBT_VK_OK;
 }
 
@@ -65893,8 +66498,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorLocationNV(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationModeNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->coverageModulationMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->coverageModulationMode));
 	return SBT_VK_OK;
 }
 
@@ -65925,8 +66531,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationModeNV(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageModulationTableEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageModulationTableEnable));
 	return SBT_VK_OK;
 }
 
@@ -65957,8 +66564,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_d 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->coverageModulationTableCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->coverageModulationTableCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pCoverageModulationTable, (uint64_t)s->coverageModulationTableCount, sizeof(*s->pCoverageModulationTable)));
 	return SBT_VK_OK;
 }
@@ -65999,8 +66607,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetShadingRateImageEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->shadingRateImageEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->shadingRateImageEnable));
 	return SBT_VK_OK;
 }
 
@@ -66031,8 +66640,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetShadingRateImageEnableNV(sbt_vk_d *d, sbt
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageReductionModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageReductionModeNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->coverageReductionMode)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->coverageReductionMode));
 	return SBT_VK_OK;
 }
 
@@ -66063,8 +66673,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageReductionModeNV(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->representativeFragmentTestEnable)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->representativeFragmentTestEnable));
 	return SBT_VK_OK;
 }
 
@@ -66192,8 +66803,9 @@ sbt_vk_status sbt_vk_encode_vkCreatePrivateDataSlotEXT(sbt_vk_enc *enc, const sb
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyPrivateDataSlot(sbt_vk_e *e, const sbt_vk_args_vkDestroyPrivateDataSlot *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -66246,12 +66858,13 @@ sbt_vk_status sbt_vk_encode_vkDestroyPrivateDataSlotEXT(sbt_vk_enc *enc, const s
 
 static inline sbt_vk_status sbt_vk_ec_vkSetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkSetPrivateData *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->objectHandle));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->data)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->objectHandle);
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_putq_u(e, (uint64_t)(s->data));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -66308,10 +66921,11 @@ sbt_vk_status sbt_vk_encode_vkSetPrivateDataEXT(sbt_vk_enc *enc, const sbt_vk_ar
 static inline sbt_vk_status sbt_vk_ec_vkGetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkGetPrivateData *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->objectType)));
-	SBT_VK_ET(sbt_vk_put_u(e, s->objectHandle));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->objectType));
+	sbt_vk_putq_u(e, s->objectHandle);
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->privateDataSlot));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pData, 1));
 		if (s->pData) {
@@ -66808,8 +67422,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->shadingRate)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->shadingRate));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->combinerOps, (uint64_t)(2), sizeof(*s->combinerOps)));
 	return SBT_VK_OK;
 }
@@ -66851,8 +67466,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_d *d, sb
 static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->buildType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->buildType));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pBuildInfo, 1));
 	if (s->pBuildInfo) {
 		SBT_VK_ET(sbt_vk_e_VkAccelerationStructureBuildGeometryInfoKHR(e, &(s->pBuildInfo[0])));
@@ -66931,8 +67547,9 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_d 
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetVertexInputEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetVertexInputEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->vertexBindingDescriptionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->vertexBindingDescriptionCount));
 	{
 		const uint64_t n7034 = (uint64_t)s->vertexBindingDescriptionCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pVertexBindingDescriptions, n7034));
@@ -67015,8 +67632,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteEnableEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->attachmentCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pColorWriteEnables, (uint64_t)s->attachmentCount, sizeof(*s->pColorWriteEnables)));
 	return SBT_VK_OK;
 }
@@ -67057,8 +67675,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDependencyInfo, 1));
 	if (s->pDependencyInfo) {
 		SBT_VK_ET(sbt_vk_e_VkDependencyInfo(e, &(s->pDependencyInfo[0])));
@@ -67111,9 +67730,10 @@ sbt_vk_status sbt_vk_encode_vkCmdSetEvent2KHR(sbt_vk_enc *enc, const sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdResetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->event)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stageMask)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_putq_u(e, (uint64_t)(s->stageMask));
 	return SBT_VK_OK;
 }
 
@@ -67154,8 +67774,9 @@ sbt_vk_status sbt_vk_encode_vkCmdResetEvent2KHR(sbt_vk_enc *enc, const sbt_vk_ar
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWaitEvents2(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->eventCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->eventCount));
 	{
 		const uint64_t n7065 = (uint64_t)s->eventCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pEvents, n7065));
@@ -67289,8 +67910,9 @@ sbt_vk_status sbt_vk_encode_vkCmdPipelineBarrier2KHR(sbt_vk_enc *enc, const sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit2(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->submitCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_putq_u(e, (uint64_t)(s->submitCount));
 	{
 		const uint64_t n7086 = (uint64_t)s->submitCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pSubmits, n7086));
@@ -67299,8 +67921,9 @@ static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit2(sbt_vk_e *e, const sbt_vk_a
 				SBT_VK_ET(sbt_vk_e_VkSubmitInfo2(e, &(s->pSubmits[i7087])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->fence)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -67361,10 +67984,11 @@ sbt_vk_status sbt_vk_encode_vkQueueSubmit2KHR(sbt_vk_enc *enc, const sbt_vk_args
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp2(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp2 *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->query)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->stage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->query));
 	return SBT_VK_OK;
 }
 
@@ -67410,11 +68034,12 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteTimestamp2KHR(sbt_vk_enc *enc, const sbt_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarker2AMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stage)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->dstBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dstOffset)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->marker)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->stage));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->dstOffset));
+	sbt_vk_putq_u(e, (uint64_t)(s->marker));
 	return SBT_VK_OK;
 }
 
@@ -67804,8 +68429,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSession)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSession));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -67945,8 +68571,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkUpdateVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkUpdateVideoSessionParametersKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pUpdateInfo, 1));
 	if (s->pUpdateInfo) {
 		SBT_VK_ET(sbt_vk_e_VkVideoSessionParametersUpdateInfoKHR(e, &(s->pUpdateInfo[0])));
@@ -68000,8 +68627,9 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionParametersKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSessionParameters));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -68050,8 +68678,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionParametersKHR(sbt_vk_d *d, s
 static inline sbt_vk_status sbt_vk_ec_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSession)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSession));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMemoryRequirementsCount, 1));
 		if (s->pMemoryRequirementsCount) {
@@ -68140,9 +68769,10 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 
 static inline sbt_vk_status sbt_vk_ec_vkBindVideoSessionMemoryKHR(sbt_vk_e *e, const sbt_vk_args_vkBindVideoSessionMemoryKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->videoSession)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bindSessionMemoryInfoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_putq_u(e, (uint64_t)(s->bindSessionMemoryInfoCount));
 	{
 		const uint64_t n7207 = (uint64_t)s->bindSessionMemoryInfoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindSessionMemoryInfos, n7207));
@@ -68379,8 +69009,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->decompressRegionCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->decompressRegionCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pDecompressMemoryRegions, (uint64_t)s->decompressRegionCount, sizeof(*s->pDecompressMemoryRegions)));
 	return SBT_VK_OK;
 }
@@ -68421,10 +69052,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indirectCommandsAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->indirectCommandsCountAddress)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->indirectCommandsAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->indirectCommandsCountAddress));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
 	return SBT_VK_OK;
 }
 
@@ -68649,8 +69281,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyCuModuleNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuModuleNVX *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->module)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->module));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -68698,8 +69331,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkD
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyCuFunctionNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->function)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->function));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -68748,8 +69382,9 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_v
 static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pLayoutSizeInBytes, 1));
 		if (s->pLayoutSizeInBytes) {
@@ -68806,9 +69441,10 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_d *d, sbt_
 static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->binding)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->binding));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pOffset, 1));
 		if (s->pOffset) {
@@ -68933,8 +69569,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBuffersEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->bufferCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->bufferCount));
 	{
 		const uint64_t n7308 = (uint64_t)s->bufferCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pBindingInfos, n7308));
@@ -68988,11 +69625,12 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstSet)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->setCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstSet));
+	sbt_vk_putq_u(e, (uint64_t)(s->setCount));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pBufferIndices, (uint64_t)s->setCount, sizeof(*s->pBufferIndices)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->pOffsets, (uint64_t)s->setCount, sizeof(*s->pOffsets)));
 	return SBT_VK_OK;
@@ -69058,10 +69696,11 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->pipelineBindPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->set)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_putq_u(e, (uint64_t)(s->set));
 	return SBT_VK_OK;
 }
 
@@ -69102,8 +69741,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkSetDeviceMemoryPriorityEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDeviceMemoryPriorityEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->memory)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->memory));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->priority));
 	return SBT_VK_OK;
 }
@@ -69136,10 +69776,11 @@ static sbt_vk_status sbt_vk_dc_vkSetDeviceMemoryPriorityEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkAcquireDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkAcquireDrmDisplayEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->drmFd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->display)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 40));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->drmFd));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -69181,9 +69822,10 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 static inline sbt_vk_status sbt_vk_ec_vkGetDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDrmDisplayEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->drmFd)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->connectorId)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->drmFd));
+	sbt_vk_putq_u(e, (uint64_t)(s->connectorId));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->display, 1));
 		if (s->display) {
@@ -69250,11 +69892,12 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 
 static inline sbt_vk_status sbt_vk_ec_vkWaitForPresentKHR(sbt_vk_e *e, const sbt_vk_args_vkWaitForPresentKHR *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->swapchain)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->presentId)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->timeout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 50));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_putq_u(e, (uint64_t)(s->presentId));
+	sbt_vk_putq_u(e, (uint64_t)(s->timeout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -69445,8 +70088,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_
 static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetHostMappingVALVE(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetHostMappingVALVE *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->descriptorSet)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSet));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->ppData, 1));
 		if (s->ppData) {
@@ -69594,8 +70238,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBuildMicromapsEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->infoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->infoCount));
 	{
 		const uint64_t n7387 = (uint64_t)s->infoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pInfos, n7387));
@@ -69649,9 +70294,10 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 
 static inline sbt_vk_status sbt_vk_ec_vkBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkBuildMicromapsEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->deferredOperation)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->infoCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_putq_u(e, (uint64_t)(s->infoCount));
 	{
 		const uint64_t n7397 = (uint64_t)s->infoCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pInfos, n7397));
@@ -69716,8 +70362,9 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyMicromapEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->micromap)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->micromap));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -69808,8 +70455,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkC
 
 static inline sbt_vk_status sbt_vk_ec_vkCopyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->deferredOperation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->deferredOperation));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
 	if (s->pInfo) {
 		SBT_VK_ET(sbt_vk_e_VkCopyMicromapInfoEXT(e, &(s->pInfo[0])));
@@ -69906,8 +70554,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCopyMicromapToMemoryEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->deferredOperation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->deferredOperation));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
 	if (s->pInfo) {
 		SBT_VK_ET(sbt_vk_e_VkCopyMicromapToMemoryInfoEXT(e, &(s->pInfo[0])));
@@ -70004,8 +70653,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkCopyMemoryToMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->deferredOperation)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->deferredOperation));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
 	if (s->pInfo) {
 		SBT_VK_ET(sbt_vk_e_VkCopyMemoryToMicromapInfoEXT(e, &(s->pInfo[0])));
@@ -70059,8 +70709,9 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromapCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromapCount));
 	{
 		const uint64_t n7449 = (uint64_t)s->micromapCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMicromaps, n7449));
@@ -70069,9 +70720,10 @@ static inline sbt_vk_status sbt_vk_ec_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_e 
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pMicromaps[i7450])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->queryType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queryPool)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->firstQuery)));
+	SBT_VK_ET(sbt_vk_e_need(e, 30));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->queryType));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_putq_u(e, (uint64_t)(s->firstQuery));
 	return SBT_VK_OK;
 }
 
@@ -70137,8 +70789,9 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 static inline sbt_vk_status sbt_vk_ec_vkWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkWriteMicromapsPropertiesEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->micromapCount)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(s->micromapCount));
 	{
 		const uint64_t n7461 = (uint64_t)s->micromapCount;
 		SBT_VK_ET(sbt_vk_put_count(e, s->pMicromaps, n7461));
@@ -70147,15 +70800,17 @@ static inline sbt_vk_status sbt_vk_ec_vkWriteMicromapsPropertiesEXT(sbt_vk_e *e,
 				SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->pMicromaps[i7462])));
 			}
 	}
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->queryType)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->dataSize)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->queryType));
+	sbt_vk_putq_u(e, (uint64_t)(s->dataSize));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_rawarr(e, s->pData, (uint64_t)s->dataSize, 1));
 	} else {
 		SBT_VK_ET(sbt_vk_put_u(e, 0));
 	}
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->stride)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(s->stride));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -70304,8 +70959,9 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 static inline sbt_vk_status sbt_vk_ec_vkGetMicromapBuildSizesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetMicromapBuildSizesEXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->buildType)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->buildType));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pBuildInfo, 1));
 	if (s->pBuildInfo) {
 		SBT_VK_ET(sbt_vk_e_VkMicromapBuildInfoEXT(e, &(s->pBuildInfo[0])));
@@ -70375,8 +71031,9 @@ static sbt_vk_status sbt_vk_dc_vkGetMicromapBuildSizesEXT(sbt_vk_d *d, sbt_vk_ar
 static inline sbt_vk_status sbt_vk_ec_vkGetShaderModuleIdentifierEXT(sbt_vk_e *e, const sbt_vk_args_vkGetShaderModuleIdentifierEXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->shaderModule)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->shaderModule));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pIdentifier, 1));
 		if (s->pIdentifier) {
@@ -70494,8 +71151,9 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_d
 static inline sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout2EXT *s)
 {
 	const int ok = 1;
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->image)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->image));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSubresource, 1));
 	if (s->pSubresource) {
 		SBT_VK_ET(sbt_vk_e_VkImageSubresource2EXT(e, &(s->pSubresource[0])));
@@ -70636,8 +71294,9 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 static inline sbt_vk_status sbt_vk_ec_vkGetFramebufferTilePropertiesQCOM(sbt_vk_e *e, const sbt_vk_args_vkGetFramebufferTilePropertiesQCOM *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->framebuffer)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->framebuffer));
 	if (ok) {
 		SBT_VK_ET(sbt_vk_put_count(e, s->pPropertiesCount, 1));
 		if (s->pPropertiesCount) {
@@ -70991,8 +71650,9 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 
 static inline sbt_vk_status sbt_vk_ec_vkDestroyOpticalFlowSessionNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyOpticalFlowSessionNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->session)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->session));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
 	if (s->pAllocator) {
 		SBT_VK_ET(sbt_vk_e_VkAllocationCallbacks(e, &(s->pAllocator[0])));
@@ -71040,12 +71700,13 @@ static sbt_vk_status sbt_vk_dc_vkDestroyOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk
 
 static inline sbt_vk_status sbt_vk_ec_vkBindOpticalFlowSessionImageNV(sbt_vk_e *e, const sbt_vk_args_vkBindOpticalFlowSessionImageNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->session)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->bindingPoint)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->view)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->layout)));
-	SBT_VK_ET(sbt_vk_put_i(e, (int64_t)(int32_t)(s->ret)));
+	SBT_VK_ET(sbt_vk_e_need(e, 60));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->session));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->bindingPoint));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->view));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->layout));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->ret));
 	return SBT_VK_OK;
 }
 
@@ -71096,8 +71757,9 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 
 static inline sbt_vk_status sbt_vk_ec_vkCmdOpticalFlowExecuteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdOpticalFlowExecuteNV *s)
 {
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
-	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->session)));
+	SBT_VK_ET(sbt_vk_e_need(e, 20));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->session));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pExecuteInfo, 1));
 	if (s->pExecuteInfo) {
 		SBT_VK_ET(sbt_vk_e_VkOpticalFlowExecuteInfoNV(e, &(s->pExecuteInfo[0])));
