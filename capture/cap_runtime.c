@@ -576,51 +576,38 @@ static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
 
 /* ---- recording --------------------------------------------------------- */
 
-static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, size_t max_len,
-                             cap_rec **rec_out, uintptr_t caller)
+/* Room in this thread's chain for a record of up to max_len payload bytes,
+ * after its stack entry when the policy takes one; NULL when nothing may be
+ * recorded now.  Runs before the seq is taken (it may wait for memory). */
+static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_len,
+                                     uintptr_t caller, cap_thread **t_out, uint64_t *key_out)
 {
 	cap_thread *t;
-	cap_entry *e;
 	uint64_t key = 0;
-	int stack;
 	if (!cap_rt_ready())
 		return NULL;
 	t = cap_rt_thread();
 	if (!t)
 		return NULL;
-	if (t->in_record) {
+	if (__builtin_expect(t->in_record, 0)) {
 		CAP_ERROR("record of type %" PRIu32 " begun inside another record; not recorded", type);
 		return NULL;
 	}
-	stack = cap_rt_wants_stack(flags);
-	if (stack)
+	if (cap_rt_wants_stack(flags))
 		key = cap_rt_take_stack(t, caller);
-	e = cap_rt_reserve(t, max_len);
-	if (!e)
-		return NULL;
-	t->in_record = 1;
-	t->rec.thread = t;
-	t->rec.entry = e;
-	t->rec.max_len = max_len;
-	t->rec.type = type;
-	t->rec.stack_key = key;
-	*rec_out = &t->rec;
-	return (uint8_t *)(e + 1);
+	*t_out = t;
+	*key_out = key;
+	return cap_rt_reserve(t, max_len);
 }
 
-static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
+/* Fill in the record entry, take its seq and publish it. */
+static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, uint64_t key,
+                                   size_t len)
 {
-	cap_thread *t = rec->thread;
-	cap_entry *e = rec->entry;
 	uint64_t lb, seq;
-	if (len > rec->max_len) {
-		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
-		          rec->type, len, rec->max_len);
-		len = rec->max_len;
-	}
 	e->kind = CAP_ENT_RECORD;
-	e->type = rec->type;
-	e->key = rec->stack_key;
+	e->type = type;
+	e->key = key;
 	e->len = len;
 	e->size = cap_rt_entry_size(len);
 	/* Advertise a lower bound of the seq about to be taken (see
@@ -636,20 +623,54 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 	e->time_ns = cap_now_ns_() - cap_g.start_mono_ns;
 	cap_rt_publish(t, e);
 	atomic_store_explicit(&t->inflight, 0, memory_order_release);
+	return seq;
+}
+
+static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, size_t max_len,
+                             cap_rec **rec_out, uintptr_t caller)
+{
+	cap_thread *t;
+	uint64_t key;
+	cap_entry *e = cap_rt_open(type, flags, max_len, caller, &t, &key);
+	if (!e)
+		return NULL;
+	t->in_record = 1;
+	t->rec.thread = t;
+	t->rec.entry = e;
+	t->rec.max_len = max_len;
+	t->rec.type = type;
+	t->rec.stack_key = key;
+	*rec_out = &t->rec;
+	return (uint8_t *)(e + 1);
+}
+
+static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
+{
+	cap_thread *t = rec->thread;
+	uint64_t seq;
+	if (len > rec->max_len) {
+		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
+		          rec->type, len, rec->max_len);
+		len = rec->max_len;
+	}
+	seq = cap_rt_seal(t, rec->entry, rec->type, rec->stack_key, len);
 	t->in_record = 0;
 	return seq;
 }
 
+/* cap_record: the copy sits between open and seal, so nothing else can be
+ * recorded on this thread in between and no pending-record state is kept. */
 static uint64_t cap_rt_record(uint32_t type, unsigned flags, const void *payload,
                               size_t len, uintptr_t caller)
 {
-	cap_rec *rec;
-	uint8_t *p = cap_rt_begin(type, flags, len, &rec, caller);
-	if (!p)
+	cap_thread *t;
+	uint64_t key;
+	cap_entry *e = cap_rt_open(type, flags, len, caller, &t, &key);
+	if (!e)
 		return 0;
 	if (len)
-		memcpy(p, payload, len);
-	return cap_rt_commit(rec, len);
+		memcpy(e + 1, payload, len);
+	return cap_rt_seal(t, e, type, key, len);
 }
 
 uint64_t cap_record(uint32_t type, unsigned flags, const void *payload, size_t len)

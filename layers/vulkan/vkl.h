@@ -55,6 +55,7 @@ typedef struct vkl_instance {
 	VkInstance handle;
 	PFN_vkGetInstanceProcAddr next_gipa;
 	uint32_t api_version; /* the application's, from VkApplicationInfo */
+	int disabled;         /* vkl_config.disabled, kept here for the wrappers */
 } vkl_instance;
 
 struct vkl_memory;
@@ -65,6 +66,7 @@ typedef struct vkl_device {
 	VkPhysicalDevice physical;
 	vkl_instance *instance;
 	PFN_vkGetDeviceProcAddr next_gdpa;
+	int disabled; /* vkl_config.disabled, kept here for the wrappers */
 	VkPhysicalDeviceMemoryProperties mem_props;
 	int can_present; /* VK_KHR_swapchain enabled */
 	/* Mapped memory objects of this device (vkl_memory.c), under map_mu. */

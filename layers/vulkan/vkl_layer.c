@@ -319,6 +319,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 		goto out_free;
 	inst->handle = *pInstance;
 	inst->next_gipa = gipa;
+	inst->disabled = vkl_config_get()->disabled;
 	inst->api_version = pCreateInfo->pApplicationInfo && pCreateInfo->pApplicationInfo->apiVersion
 	                        ? pCreateInfo->pApplicationInfo->apiVersion
 	                        : VK_API_VERSION_1_0;
@@ -762,6 +763,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->physical = physicalDevice;
 	d->instance = inst;
 	d->next_gdpa = gdpa;
+	d->disabled = vkl_config_get()->disabled;
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);

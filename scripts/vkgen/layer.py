@@ -295,7 +295,7 @@ def gen_wrapper(reg, n, c, codec):
         L.append("	%s vkl_ret;" % c.ret)
     if record_before(n):
         L.append("	uint64_t vkl_seq = 0;")
-        L.append("	if (!vkl_config_get()->disabled) {")
+        L.append("	if (!vkl_x->disabled) {")
         L.append("		sbt_vk_args_%s vkl_a;" % n)
         L += fill
         if has_ret:
@@ -315,7 +315,7 @@ def gen_wrapper(reg, n, c, codec):
         L.append("}")
         return L
     L.append(("	vkl_ret = %s;" if has_ret else "	%s;") % call)
-    L.append("	if (!vkl_config_get()->disabled) {")
+    L.append("	if (!vkl_x->disabled) {")
     L.append("		sbt_vk_args_%s vkl_a;" % n)
     created = created_handles(reg, n, c)
     if created:

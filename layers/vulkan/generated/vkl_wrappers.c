@@ -10,7 +10,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDevices(VkInstanc
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkEnumeratePhysicalDevices vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -33,7 +33,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -46,7 +46,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties(VkPh
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties(physicalDevice, pMemoryProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -58,7 +58,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFeatures(VkPhysicalDe
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFeatures(physicalDevice, pFeatures);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceFeatures vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFeatures = pFeatures;
@@ -70,7 +70,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties(VkPh
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties(physicalDevice, format, pFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -84,7 +84,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties(physicalDevice, format, type, tiling, usage, flags, pImageFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -103,7 +103,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceQueue(VkDevice device, uint32
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceQueue vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -122,7 +122,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceMemoryCommitment(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceMemoryCommitment(device, memory, pCommittedMemoryInBytes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceMemoryCommitment vkl_a;
 		vkl_a.device = device;
 		vkl_a.memory = memory;
@@ -135,7 +135,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements(device, buffer, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -149,7 +149,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory(device, buffer, memory, memoryOffset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindBufferMemory vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -165,7 +165,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements(device, image, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -179,7 +179,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory(VkDevice device, V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory(device, image, memory, memoryOffset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindImageMemory vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -195,7 +195,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements(device, image, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -209,7 +209,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties(physicalDevice, format, type, samples, usage, tiling, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -228,7 +228,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateFence(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateFence(device, pCreateInfo, pAllocator, pFence);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateFence vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -249,7 +249,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyFence(VkDevice device, VkFence 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyFence vkl_a;
 		vkl_a.device = device;
 		vkl_a.fence = fence;
@@ -266,7 +266,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetFences(VkDevice device, uint3
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetFences vkl_a;
 		vkl_a.device = device;
 		vkl_a.fenceCount = fenceCount;
@@ -285,7 +285,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSemaphore(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSemaphore(device, pCreateInfo, pAllocator, pSemaphore);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSemaphore vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -306,7 +306,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySemaphore(VkDevice device, VkSe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySemaphore vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -323,7 +323,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateEvent(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateEvent(device, pCreateInfo, pAllocator, pEvent);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateEvent vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -344,7 +344,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyEvent(VkDevice device, VkEvent 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -361,7 +361,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetEventStatus(VkDevice device, Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetEventStatus(device, event);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetEventStatus vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -376,7 +376,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetEvent(VkDevice device, VkEvent 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -394,7 +394,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetEvent(VkDevice device, VkEven
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -412,7 +412,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateQueryPool(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateQueryPool(device, pCreateInfo, pAllocator, pQueryPool);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateQueryPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -433,7 +433,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyQueryPool(VkDevice device, VkQu
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyQueryPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -450,7 +450,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetQueryPoolResults(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetQueryPoolResults(device, queryPool, firstQuery, queryCount, dataSize, pData, stride, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetQueryPoolResults vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -470,7 +470,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkResetQueryPool(VkDevice device, VkQuer
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetQueryPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -486,7 +486,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkResetQueryPoolEXT(VkDevice device, VkQ
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetQueryPoolEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -503,7 +503,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBuffer(VkDevice device, cons
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateBuffer(device, pCreateInfo, pAllocator, pBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateBuffer vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -524,7 +524,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBuffer(VkDevice device, VkBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyBuffer vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -541,7 +541,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBufferView(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateBufferView(device, pCreateInfo, pAllocator, pView);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateBufferView vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -562,7 +562,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBufferView(VkDevice device, VkB
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyBufferView vkl_a;
 		vkl_a.device = device;
 		vkl_a.bufferView = bufferView;
@@ -579,7 +579,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImage(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateImage(device, pCreateInfo, pAllocator, pImage);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateImage vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -600,7 +600,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImage(VkDevice device, VkImage 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyImage vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -616,7 +616,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSubresourceLayout(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSubresourceLayout(device, image, pSubresource, pLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageSubresourceLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -631,7 +631,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImageView(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateImageView(device, pCreateInfo, pAllocator, pView);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateImageView vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -652,7 +652,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImageView(VkDevice device, VkIm
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyImageView vkl_a;
 		vkl_a.device = device;
 		vkl_a.imageView = imageView;
@@ -669,7 +669,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateShaderModule(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateShaderModule vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -690,7 +690,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyShaderModule(VkDevice device, V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyShaderModule vkl_a;
 		vkl_a.device = device;
 		vkl_a.shaderModule = shaderModule;
@@ -707,7 +707,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePipelineCache(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePipelineCache(device, pCreateInfo, pAllocator, pPipelineCache);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreatePipelineCache vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -728,7 +728,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipelineCache(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyPipelineCache vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineCache = pipelineCache;
@@ -745,7 +745,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineCacheData(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineCacheData(device, pipelineCache, pDataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPipelineCacheData vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineCache = pipelineCache;
@@ -762,7 +762,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkMergePipelineCaches(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.MergePipelineCaches(device, dstCache, srcCacheCount, pSrcCaches);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkMergePipelineCaches vkl_a;
 		vkl_a.device = device;
 		vkl_a.dstCache = dstCache;
@@ -779,7 +779,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateGraphicsPipelines(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateGraphicsPipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateGraphicsPipelines vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -806,7 +806,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateComputePipelines(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateComputePipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateComputePipelines vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -833,7 +833,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceSubpassShadingMaxWorkgrou
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(device, renderpass, pMaxWorkgroupSize);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderpass = renderpass;
@@ -848,7 +848,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipeline(VkDevice device, VkPip
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyPipeline vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -865,7 +865,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePipelineLayout(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreatePipelineLayout vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -886,7 +886,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipelineLayout(VkDevice device,
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyPipelineLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineLayout = pipelineLayout;
@@ -903,7 +903,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSampler(VkDevice device, con
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSampler(device, pCreateInfo, pAllocator, pSampler);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSampler vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -924,7 +924,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySampler(VkDevice device, VkSamp
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySampler vkl_a;
 		vkl_a.device = device;
 		vkl_a.sampler = sampler;
@@ -941,7 +941,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorSetLayout(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDescriptorSetLayout vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -962,7 +962,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorSetLayout(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDescriptorSetLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSetLayout = descriptorSetLayout;
@@ -979,7 +979,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorPool(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDescriptorPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1000,7 +1000,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorPool(VkDevice device,
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDescriptorPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1017,7 +1017,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetDescriptorPool(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetDescriptorPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1037,7 +1037,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateDescriptorSets(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAllocateDescriptorSets vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1061,7 +1061,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkFreeDescriptorSets(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkFreeDescriptorSets vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1085,7 +1085,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSets(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkUpdateDescriptorSets vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorWriteCount = descriptorWriteCount;
@@ -1101,7 +1101,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateFramebuffer(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateFramebuffer(device, pCreateInfo, pAllocator, pFramebuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateFramebuffer vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1122,7 +1122,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyFramebuffer(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyFramebuffer vkl_a;
 		vkl_a.device = device;
 		vkl_a.framebuffer = framebuffer;
@@ -1139,7 +1139,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateRenderPass vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1160,7 +1160,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyRenderPass(VkDevice device, VkR
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyRenderPass vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderPass = renderPass;
@@ -1176,7 +1176,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetRenderAreaGranularity(VkDevice devi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetRenderAreaGranularity(device, renderPass, pGranularity);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRenderAreaGranularity vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderPass = renderPass;
@@ -1190,7 +1190,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCommandPool(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCommandPool(device, pCreateInfo, pAllocator, pCommandPool);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateCommandPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1211,7 +1211,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCommandPool(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1228,7 +1228,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandPool(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1247,7 +1247,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateCommandBuffers(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAllocateCommandBuffers vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1270,7 +1270,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkFreeCommandBuffers(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkFreeCommandBuffers vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1292,7 +1292,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBeginCommandBuffer(VkCommandBuffer
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BeginCommandBuffer(commandBuffer, pBeginInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBeginCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
@@ -1307,7 +1307,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEndCommandBuffer(VkCommandBuffer c
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EndCommandBuffer(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkEndCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.ret = vkl_ret;
@@ -1321,7 +1321,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ResetCommandBuffer(commandBuffer, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkResetCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.flags = flags;
@@ -1335,7 +1335,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindPipeline vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -1348,7 +1348,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewport vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
@@ -1362,7 +1362,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetScissor vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstScissor = firstScissor;
@@ -1376,7 +1376,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLineWidth vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
@@ -1388,7 +1388,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBias vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasConstantFactor = depthBiasConstantFactor;
@@ -1402,7 +1402,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetBlendConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
@@ -1414,7 +1414,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBounds vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.minDepthBounds = minDepthBounds;
@@ -1427,7 +1427,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilCompareMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -1440,7 +1440,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilWriteMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -1453,7 +1453,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilReference vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -1466,7 +1466,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorSets(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorSets(commandBuffer, pipelineBindPoint, layout, firstSet, descriptorSetCount, pDescriptorSets, dynamicOffsetCount, pDynamicOffsets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindDescriptorSets vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -1484,7 +1484,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindIndexBuffer(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindIndexBuffer(commandBuffer, buffer, offset, indexType);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindIndexBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -1498,7 +1498,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindVertexBuffers vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -1513,7 +1513,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDraw vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.vertexCount = vertexCount;
@@ -1528,7 +1528,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndexed vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indexCount = indexCount;
@@ -1544,7 +1544,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMultiEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
@@ -1560,7 +1560,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiIndexedEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiIndexedEXT(commandBuffer, drawCount, pIndexInfo, instanceCount, firstInstance, stride, pVertexOffset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMultiIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
@@ -1577,7 +1577,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirect(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirect(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -1592,7 +1592,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirect(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndexedIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -1607,7 +1607,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDispatch vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
@@ -1621,7 +1621,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchIndirect(commandBuffer, buffer, offset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDispatchIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -1634,7 +1634,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, 0, &vkl_a);
@@ -1645,7 +1645,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawClusterHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
@@ -1659,7 +1659,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterIndirectHUAWEI(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterIndirectHUAWEI(commandBuffer, buffer, offset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -1672,7 +1672,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer(commandBuffer, srcBuffer, dstBuffer, regionCount, pRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcBuffer = srcBuffer;
@@ -1687,7 +1687,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1704,7 +1704,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBlitImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1722,7 +1722,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage(commandBuffer, srcBuffer, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBufferToImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcBuffer = srcBuffer;
@@ -1738,7 +1738,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer(commandBuffer, srcImage, srcImageLayout, dstBuffer, regionCount, pRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImageToBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1754,7 +1754,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMemoryIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.copyBufferAddress = copyBufferAddress;
@@ -1768,7 +1768,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToImageIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride, dstImage, dstImageLayout, pImageSubresources);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.copyBufferAddress = copyBufferAddress;
@@ -1785,7 +1785,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdUpdateBuffer(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdUpdateBuffer(commandBuffer, dstBuffer, dstOffset, dataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdUpdateBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dstBuffer = dstBuffer;
@@ -1800,7 +1800,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdFillBuffer(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdFillBuffer(commandBuffer, dstBuffer, dstOffset, size, data);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdFillBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dstBuffer = dstBuffer;
@@ -1815,7 +1815,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearColorImage(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearColorImage(commandBuffer, image, imageLayout, pColor, rangeCount, pRanges);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdClearColorImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.image = image;
@@ -1831,7 +1831,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearDepthStencilImage(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearDepthStencilImage(commandBuffer, image, imageLayout, pDepthStencil, rangeCount, pRanges);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdClearDepthStencilImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.image = image;
@@ -1847,7 +1847,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearAttachments(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearAttachments(commandBuffer, attachmentCount, pAttachments, rectCount, pRects);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdClearAttachments vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
@@ -1862,7 +1862,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResolveImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1879,7 +1879,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -1892,7 +1892,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -1905,7 +1905,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents(commandBuffer, eventCount, pEvents, srcStageMask, dstStageMask, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWaitEvents vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -1926,7 +1926,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier(commandBuffer, srcStageMask, dstStageMask, dependencyFlags, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPipelineBarrier vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcStageMask = srcStageMask;
@@ -1946,7 +1946,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -1960,7 +1960,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -1973,7 +1973,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginConditionalRenderingEXT(commandBuffer, pConditionalRenderingBegin);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pConditionalRenderingBegin = pConditionalRenderingBegin;
@@ -1985,7 +1985,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, 0, &vkl_a);
@@ -1996,7 +1996,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResetQueryPool vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -2010,7 +2010,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteTimestamp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStage = pipelineStage;
@@ -2024,7 +2024,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount, dstBuffer, dstOffset, stride, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyQueryPoolResults vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -2042,7 +2042,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPushConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.layout = layout;
@@ -2058,7 +2058,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -2071,7 +2071,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdNextSubpass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
@@ -2083,7 +2083,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdEndRenderPass, 0, &vkl_a);
@@ -2094,7 +2094,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteCommands(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdExecuteCommands vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.commandBufferCount = commandBufferCount;
@@ -2108,7 +2108,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayProperties
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPropertiesKHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -2124,7 +2124,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayPlanePrope
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPlanePropertiesKHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -2140,7 +2140,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneSupportedDisplaysKH
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneSupportedDisplaysKHR(physicalDevice, planeIndex, pDisplayCount, pDisplays);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -2165,7 +2165,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayModePropertiesKHR(VkPhys
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayModePropertiesKHR(physicalDevice, display, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDisplayModePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -2182,7 +2182,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDisplayModeKHR(VkPhysicalDev
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDisplayModeKHR(physicalDevice, display, pCreateInfo, pAllocator, pMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDisplayModeKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -2205,7 +2205,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneCapabilitiesKHR(VkP
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneCapabilitiesKHR(physicalDevice, mode, planeIndex, pCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.mode = mode;
@@ -2222,7 +2222,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDisplayPlaneSurfaceKHR(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDisplayPlaneSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2244,7 +2244,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSharedSwapchainsKHR(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSharedSwapchainsKHR(device, swapchainCount, pCreateInfos, pAllocator, pSwapchains);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSharedSwapchainsKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2269,7 +2269,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySurfaceKHR(VkInstance instance,
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySurfaceKHR vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.surface = surface;
@@ -2286,7 +2286,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceSupportKHR(physicalDevice, queueFamilyIndex, surface, pSupported);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2303,7 +2303,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, pSurfaceCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2319,7 +2319,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceFormatsKHR(physicalDevice, surface, pSurfaceFormatCount, pSurfaceFormats);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2336,7 +2336,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfacePresentMod
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfacePresentModesKHR(physicalDevice, surface, pPresentModeCount, pPresentModes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2353,7 +2353,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSwapchainKHR(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSwapchainKHR(device, pCreateInfo, pAllocator, pSwapchain);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSwapchainKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2374,7 +2374,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySwapchainKHR(VkDevice device, V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySwapchainKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -2391,7 +2391,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainImagesKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainImagesKHR(device, swapchain, pSwapchainImageCount, pSwapchainImages);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSwapchainImagesKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2416,7 +2416,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImageKHR(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, pImageIndex);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAcquireNextImageKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -2436,7 +2436,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXlibSurfaceKHR(VkInstance in
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateXlibSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateXlibSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2460,7 +2460,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkl_w_vkGetPhysicalDeviceXlibPresentationS
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkBool32 vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceXlibPresentationSupportKHR(physicalDevice, queueFamilyIndex, dpy, visualID);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2479,7 +2479,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXcbSurfaceKHR(VkInstance ins
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateXcbSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateXcbSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2503,7 +2503,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkl_w_vkGetPhysicalDeviceXcbPresentationSu
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkBool32 vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceXcbPresentationSupportKHR(physicalDevice, queueFamilyIndex, connection, visual_id);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2521,7 +2521,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDebugReportCallbackEXT(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDebugReportCallbackEXT(instance, pCreateInfo, pAllocator, pCallback);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDebugReportCallbackEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2542,7 +2542,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDebugReportCallbackEXT(VkInstan
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDebugReportCallbackEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.callback = callback;
@@ -2558,7 +2558,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDebugReportMessageEXT(VkInstance insta
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	vkl_x->table.DebugReportMessageEXT(instance, flags, objectType, object, location, messageCode, pLayerPrefix, pMessage);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDebugReportMessageEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.flags = flags;
@@ -2577,7 +2577,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDebugMarkerSetObjectNameEXT(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DebugMarkerSetObjectNameEXT(device, pNameInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDebugMarkerSetObjectNameEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pNameInfo = pNameInfo;
@@ -2592,7 +2592,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDebugMarkerSetObjectTagEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DebugMarkerSetObjectTagEXT(device, pTagInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDebugMarkerSetObjectTagEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pTagInfo = pTagInfo;
@@ -2606,7 +2606,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerBeginEXT(commandBuffer, pMarkerInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDebugMarkerBeginEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -2618,7 +2618,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, 0, &vkl_a);
@@ -2629,7 +2629,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerInsertEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerInsertEXT(commandBuffer, pMarkerInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDebugMarkerInsertEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -2642,7 +2642,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalImageForm
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceExternalImageFormatPropertiesNV(physicalDevice, format, type, tiling, usage, flags, externalHandleType, pExternalImageFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2662,7 +2662,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteGeneratedCommandsNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdExecuteGeneratedCommandsNV(commandBuffer, isPreprocessed, pGeneratedCommandsInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdExecuteGeneratedCommandsNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.isPreprocessed = isPreprocessed;
@@ -2675,7 +2675,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPreprocessGeneratedCommandsNV(commandBuffer, pGeneratedCommandsInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pGeneratedCommandsInfo = pGeneratedCommandsInfo;
@@ -2687,7 +2687,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindPipelineShaderGroupNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -2701,7 +2701,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetGeneratedCommandsMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetGeneratedCommandsMemoryRequirementsNV(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -2715,7 +2715,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateIndirectCommandsLayoutNV(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateIndirectCommandsLayoutNV(device, pCreateInfo, pAllocator, pIndirectCommandsLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateIndirectCommandsLayoutNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2736,7 +2736,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyIndirectCommandsLayoutNV(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyIndirectCommandsLayoutNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.indirectCommandsLayout = indirectCommandsLayout;
@@ -2752,7 +2752,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties2(VkP
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties2(physicalDevice, format, pFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2765,7 +2765,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties2KHR(
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties2KHR(physicalDevice, format, pFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2779,7 +2779,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties2(physicalDevice, pImageFormatInfo, pImageFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pImageFormatInfo = pImageFormatInfo;
@@ -2795,7 +2795,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties2KHR(physicalDevice, pImageFormatInfo, pImageFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pImageFormatInfo = pImageFormatInfo;
@@ -2810,7 +2810,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties2(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -2823,7 +2823,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties2KHR(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -2836,7 +2836,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties2(VkP
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties2(physicalDevice, pMemoryProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -2848,7 +2848,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR(
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties2KHR(physicalDevice, pMemoryProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -2860,7 +2860,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties2(physicalDevice, pFormatInfo, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFormatInfo = pFormatInfo;
@@ -2874,7 +2874,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties2KHR(physicalDevice, pFormatInfo, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFormatInfo = pFormatInfo;
@@ -2888,7 +2888,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushDescriptorSetKHR(commandBuffer, pipelineBindPoint, layout, set, descriptorWriteCount, pDescriptorWrites);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPushDescriptorSetKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -2904,7 +2904,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkTrimCommandPool(VkDevice device, VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.TrimCommandPool(device, commandPool, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkTrimCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -2917,7 +2917,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkTrimCommandPoolKHR(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.TrimCommandPoolKHR(device, commandPool, flags);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkTrimCommandPoolKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -2930,7 +2930,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalBufferPropert
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalBufferProperties(physicalDevice, pExternalBufferInfo, pExternalBufferProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalBufferInfo = pExternalBufferInfo;
@@ -2943,7 +2943,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalBufferPropert
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalBufferPropertiesKHR(physicalDevice, pExternalBufferInfo, pExternalBufferProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalBufferPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalBufferInfo = pExternalBufferInfo;
@@ -2957,7 +2957,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryFdKHR(VkDevice device, co
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetMemoryFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -2973,7 +2973,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryFdPropertiesKHR(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryFdPropertiesKHR(device, handleType, fd, pMemoryFdProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetMemoryFdPropertiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.handleType = handleType;
@@ -2990,7 +2990,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryRemoteAddressNV(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryRemoteAddressNV(device, pMemoryGetRemoteAddressInfo, pAddress);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetMemoryRemoteAddressNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pMemoryGetRemoteAddressInfo = pMemoryGetRemoteAddressInfo;
@@ -3005,7 +3005,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalSemaphoreProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalSemaphoreProperties(physicalDevice, pExternalSemaphoreInfo, pExternalSemaphoreProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalSemaphoreInfo = pExternalSemaphoreInfo;
@@ -3018,7 +3018,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalSemaphoreProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalSemaphorePropertiesKHR(physicalDevice, pExternalSemaphoreInfo, pExternalSemaphoreProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalSemaphoreInfo = pExternalSemaphoreInfo;
@@ -3032,7 +3032,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreFdKHR(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSemaphoreFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -3048,7 +3048,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkImportSemaphoreFdKHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ImportSemaphoreFdKHR(device, pImportSemaphoreFdInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkImportSemaphoreFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pImportSemaphoreFdInfo = pImportSemaphoreFdInfo;
@@ -3062,7 +3062,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalFenceProperti
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalFenceProperties(physicalDevice, pExternalFenceInfo, pExternalFenceProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalFenceInfo = pExternalFenceInfo;
@@ -3075,7 +3075,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalFenceProperti
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalFencePropertiesKHR(physicalDevice, pExternalFenceInfo, pExternalFenceProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalFencePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalFenceInfo = pExternalFenceInfo;
@@ -3089,7 +3089,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetFenceFdKHR(VkDevice device, con
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetFenceFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetFenceFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -3105,7 +3105,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkImportFenceFdKHR(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ImportFenceFdKHR(device, pImportFenceFdInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkImportFenceFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pImportFenceFdInfo = pImportFenceFdInfo;
@@ -3120,7 +3120,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseDisplayEXT(VkPhysicalDevice
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleaseDisplayEXT(physicalDevice, display);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkReleaseDisplayEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -3135,7 +3135,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDisplayPowerControlEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DisplayPowerControlEXT(device, display, pDisplayPowerInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDisplayPowerControlEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.display = display;
@@ -3151,7 +3151,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkRegisterDeviceEventEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.RegisterDeviceEventEXT(device, pDeviceEventInfo, pAllocator, pFence);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkRegisterDeviceEventEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3173,7 +3173,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkRegisterDisplayEventEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.RegisterDisplayEventEXT(device, display, pDisplayEventInfo, pAllocator, pFence);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkRegisterDisplayEventEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3196,7 +3196,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainCounterEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainCounterEXT(device, swapchain, counter, pCounterValue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSwapchainCounterEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3213,7 +3213,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilities2EXT(physicalDevice, surface, pSurfaceCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -3229,7 +3229,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceGroups(VkIn
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceGroups(instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceGroups vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.pPhysicalDeviceGroupCount = pPhysicalDeviceGroupCount;
@@ -3245,7 +3245,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceGroupsKHR(V
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceGroupsKHR(instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.pPhysicalDeviceGroupCount = pPhysicalDeviceGroupCount;
@@ -3260,7 +3260,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceGroupPeerMemoryFeatures(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceGroupPeerMemoryFeatures(device, heapIndex, localDeviceIndex, remoteDeviceIndex, pPeerMemoryFeatures);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures vkl_a;
 		vkl_a.device = device;
 		vkl_a.heapIndex = heapIndex;
@@ -3275,7 +3275,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceGroupPeerMemoryFeaturesKHR(device, heapIndex, localDeviceIndex, remoteDeviceIndex, pPeerMemoryFeatures);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceGroupPeerMemoryFeaturesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.heapIndex = heapIndex;
@@ -3291,7 +3291,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory2(device, bindInfoCount, pBindInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindBufferMemory2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3307,7 +3307,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory2KHR(device, bindInfoCount, pBindInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindBufferMemory2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3323,7 +3323,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory2(device, bindInfoCount, pBindInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindImageMemory2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3339,7 +3339,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory2KHR(device, bindInfoCount, pBindInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindImageMemory2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3354,7 +3354,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDeviceMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
@@ -3366,7 +3366,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDeviceMaskKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
@@ -3379,7 +3379,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupPresentCapabilitiesK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceGroupPresentCapabilitiesKHR(device, pDeviceGroupPresentCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pDeviceGroupPresentCapabilities = pDeviceGroupPresentCapabilities;
@@ -3394,7 +3394,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupSurfacePresentModesK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceGroupSurfacePresentModesKHR(device, surface, pModes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.surface = surface;
@@ -3410,7 +3410,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireNextImage2KHR(device, pAcquireInfo, pImageIndex);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAcquireNextImage2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pAcquireInfo = pAcquireInfo;
@@ -3425,7 +3425,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDispatchBase vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
@@ -3442,7 +3442,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDispatchBaseKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
@@ -3460,7 +3460,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDevicePresentRectangles
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDevicePresentRectanglesKHR(physicalDevice, surface, pRectCount, pRects);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -3477,7 +3477,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplate(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator, pDescriptorUpdateTemplate);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDescriptorUpdateTemplate vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3498,7 +3498,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplateKHR(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorUpdateTemplateKHR(device, pCreateInfo, pAllocator, pDescriptorUpdateTemplate);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDescriptorUpdateTemplateKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3518,7 +3518,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplate(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDescriptorUpdateTemplate vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3534,7 +3534,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplateKHR(VkD
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDescriptorUpdateTemplateKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3550,7 +3550,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplate(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSetWithTemplate(device, descriptorSet, descriptorUpdateTemplate, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkUpdateDescriptorSetWithTemplate vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -3564,7 +3564,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplateKHR(VkD
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSetWithTemplateKHR(device, descriptorSet, descriptorUpdateTemplate, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkUpdateDescriptorSetWithTemplateKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -3578,7 +3578,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetWithTemplateKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushDescriptorSetWithTemplateKHR(commandBuffer, descriptorUpdateTemplate, layout, set, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3593,7 +3593,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetHdrMetadataEXT(VkDevice device, uin
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetHdrMetadataEXT(device, swapchainCount, pSwapchains, pMetadata);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetHdrMetadataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchainCount = swapchainCount;
@@ -3608,7 +3608,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainStatusKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainStatusKHR(device, swapchain);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSwapchainStatusKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3623,7 +3623,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRefreshCycleDurationGOOGLE(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRefreshCycleDurationGOOGLE(device, swapchain, pDisplayTimingProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRefreshCycleDurationGOOGLE vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3639,7 +3639,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPastPresentationTimingGOOGLE(device, swapchain, pPresentationTimingCount, pPresentationTimings);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPastPresentationTimingGOOGLE vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3655,7 +3655,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportWScalingNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
@@ -3669,7 +3669,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDiscardRectangleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstDiscardRectangle = firstDiscardRectangle;
@@ -3683,7 +3683,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEXT(commandBuffer, pSampleLocationsInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetSampleLocationsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSampleLocationsInfo = pSampleLocationsInfo;
@@ -3695,7 +3695,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMultisampleProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMultisamplePropertiesEXT(physicalDevice, samples, pMultisampleProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.samples = samples;
@@ -3709,7 +3709,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilities2KHR(physicalDevice, pSurfaceInfo, pSurfaceCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pSurfaceInfo = pSurfaceInfo;
@@ -3725,7 +3725,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceFormats2KH
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceFormats2KHR(physicalDevice, pSurfaceInfo, pSurfaceFormatCount, pSurfaceFormats);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pSurfaceInfo = pSurfaceInfo;
@@ -3742,7 +3742,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayProperties
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayProperties2KHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -3758,7 +3758,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayPlanePrope
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPlaneProperties2KHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -3774,7 +3774,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayModeProperties2KHR(VkPhy
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayModeProperties2KHR(physicalDevice, display, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDisplayModeProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -3791,7 +3791,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneCapabilities2KHR(Vk
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneCapabilities2KHR(physicalDevice, pDisplayPlaneInfo, pCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pDisplayPlaneInfo = pDisplayPlaneInfo;
@@ -3806,7 +3806,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements2(VkDevice 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements2(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3819,7 +3819,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements2KHR(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements2KHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3832,7 +3832,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements2(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements2(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3845,7 +3845,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements2KHR(VkDevic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements2KHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3858,7 +3858,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements2(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements2(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3872,7 +3872,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements2KHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements2KHR(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3886,7 +3886,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceBufferMemoryRequirements(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceBufferMemoryRequirements(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceBufferMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3899,7 +3899,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceBufferMemoryRequirementsKHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceBufferMemoryRequirementsKHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceBufferMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3912,7 +3912,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageMemoryRequirements(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageMemoryRequirements(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceImageMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3925,7 +3925,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageMemoryRequirementsKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageMemoryRequirementsKHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceImageMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3938,7 +3938,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageSparseMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageSparseMemoryRequirements(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3952,7 +3952,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageSparseMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageSparseMemoryRequirementsKHR(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceImageSparseMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3967,7 +3967,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSamplerYcbcrConversion(VkDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSamplerYcbcrConversion(device, pCreateInfo, pAllocator, pYcbcrConversion);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSamplerYcbcrConversion vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3989,7 +3989,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSamplerYcbcrConversionKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSamplerYcbcrConversionKHR(device, pCreateInfo, pAllocator, pYcbcrConversion);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateSamplerYcbcrConversionKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4010,7 +4010,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySamplerYcbcrConversion(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySamplerYcbcrConversion vkl_a;
 		vkl_a.device = device;
 		vkl_a.ycbcrConversion = ycbcrConversion;
@@ -4026,7 +4026,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySamplerYcbcrConversionKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroySamplerYcbcrConversionKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.ycbcrConversion = ycbcrConversion;
@@ -4042,7 +4042,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceQueue2(VkDevice device, const
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceQueue2(device, pQueueInfo, pQueue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceQueue2 vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4061,7 +4061,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateValidationCacheEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateValidationCacheEXT(device, pCreateInfo, pAllocator, pValidationCache);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateValidationCacheEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4082,7 +4082,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyValidationCacheEXT(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyValidationCacheEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.validationCache = validationCache;
@@ -4099,7 +4099,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetValidationCacheDataEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetValidationCacheDataEXT(device, validationCache, pDataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetValidationCacheDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.validationCache = validationCache;
@@ -4116,7 +4116,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkMergeValidationCachesEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.MergeValidationCachesEXT(device, dstCache, srcCacheCount, pSrcCaches);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkMergeValidationCachesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.dstCache = dstCache;
@@ -4132,7 +4132,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSupport(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSupport vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -4145,7 +4145,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSupportKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSupportKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -4159,7 +4159,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetShaderInfoAMD(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetShaderInfoAMD(device, pipeline, shaderStage, infoType, pInfoSize, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetShaderInfoAMD vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -4177,7 +4177,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetLocalDimmingAMD(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetLocalDimmingAMD(device, swapChain, localDimmingEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetLocalDimmingAMD vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapChain = swapChain;
@@ -4191,7 +4191,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceCalibrateableTime
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physicalDevice, pTimeDomainCount, pTimeDomains);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pTimeDomainCount = pTimeDomainCount;
@@ -4207,7 +4207,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetCalibratedTimestampsEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetCalibratedTimestampsEXT(device, timestampCount, pTimestampInfos, pTimestamps, pMaxDeviation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetCalibratedTimestampsEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.timestampCount = timestampCount;
@@ -4225,7 +4225,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetDebugUtilsObjectNameEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetDebugUtilsObjectNameEXT(device, pNameInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetDebugUtilsObjectNameEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pNameInfo = pNameInfo;
@@ -4240,7 +4240,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetDebugUtilsObjectTagEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetDebugUtilsObjectTagEXT(device, pTagInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetDebugUtilsObjectTagEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pTagInfo = pTagInfo;
@@ -4254,7 +4254,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkQueueBeginDebugUtilsLabelEXT(VkQueue q
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.QueueBeginDebugUtilsLabelEXT(queue, pLabelInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4266,7 +4266,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkQueueEndDebugUtilsLabelEXT(VkQueue que
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.QueueEndDebugUtilsLabelEXT(queue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkQueueEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.queue = queue;
 		vkl_emit(SBT_VK_CMD_vkQueueEndDebugUtilsLabelEXT, 0, &vkl_a);
@@ -4277,7 +4277,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4289,7 +4289,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, 0, &vkl_a);
@@ -4300,7 +4300,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdInsertDebugUtilsLabelEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdInsertDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4313,7 +4313,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDebugUtilsMessengerEXT(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDebugUtilsMessengerEXT(instance, pCreateInfo, pAllocator, pMessenger);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDebugUtilsMessengerEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -4334,7 +4334,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDebugUtilsMessengerEXT(VkInstan
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDebugUtilsMessengerEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.messenger = messenger;
@@ -4350,7 +4350,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSubmitDebugUtilsMessageEXT(VkInstance 
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	vkl_x->table.SubmitDebugUtilsMessageEXT(instance, messageSeverity, messageTypes, pCallbackData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSubmitDebugUtilsMessageEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.messageSeverity = messageSeverity;
@@ -4364,7 +4364,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarkerAMD(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteBufferMarkerAMD(commandBuffer, pipelineStage, dstBuffer, dstOffset, marker);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteBufferMarkerAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStage = pipelineStage;
@@ -4380,7 +4380,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass2(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass2(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateRenderPass2 vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4402,7 +4402,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass2KHR(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateRenderPass2KHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4423,7 +4423,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginRenderPass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -4436,7 +4436,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2KHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass2KHR(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginRenderPass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -4449,7 +4449,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass2(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass2(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdNextSubpass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
@@ -4462,7 +4462,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass2KHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass2KHR(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdNextSubpass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
@@ -4475,7 +4475,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass2(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndRenderPass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassEndInfo = pSubpassEndInfo;
@@ -4487,7 +4487,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass2KHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass2KHR(commandBuffer, pSubpassEndInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndRenderPass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassEndInfo = pSubpassEndInfo;
@@ -4500,7 +4500,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValue(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreCounterValue(device, semaphore, pValue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSemaphoreCounterValue vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -4516,7 +4516,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValueKHR(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreCounterValueKHR(device, semaphore, pValue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetSemaphoreCounterValueKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -4532,7 +4532,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSignalSemaphore(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSignalSemaphore vkl_a;
 		vkl_a.device = device;
 		vkl_a.pSignalInfo = pSignalInfo;
@@ -4550,7 +4550,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSignalSemaphoreKHR(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSignalSemaphoreKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pSignalInfo = pSignalInfo;
@@ -4567,7 +4567,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCount(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndirectCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4584,7 +4584,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCountKHR(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndirectCountKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4601,7 +4601,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountAMD(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCountAMD(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndirectCountAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4618,7 +4618,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCount(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4635,7 +4635,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountKHR(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCountKHR(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4652,7 +4652,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountAMD(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCountAMD(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4669,7 +4669,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCheckpointNV(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCheckpointNV(commandBuffer, pCheckpointMarker);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCheckpointNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCheckpointMarker = pCheckpointMarker;
@@ -4681,7 +4681,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetQueueCheckpointDataNV(VkQueue queue
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.GetQueueCheckpointDataNV(queue, pCheckpointDataCount, pCheckpointData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetQueueCheckpointDataNV vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pCheckpointDataCount = pCheckpointDataCount;
@@ -4694,7 +4694,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindTransformFeedbackBuffersEXT(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindTransformFeedbackBuffersEXT(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -4710,7 +4710,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginTransformFeedbackEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginTransformFeedbackEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstCounterBuffer = firstCounterBuffer;
@@ -4725,7 +4725,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndTransformFeedbackEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstCounterBuffer = firstCounterBuffer;
@@ -4740,7 +4740,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -4755,7 +4755,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -4769,7 +4769,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectByteCountEXT(commandBuffer, instanceCount, firstInstance, counterBuffer, counterBufferOffset, counterOffset, vertexStride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawIndirectByteCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.instanceCount = instanceCount;
@@ -4786,7 +4786,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetExclusiveScissorNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstExclusiveScissor = firstExclusiveScissor;
@@ -4800,7 +4800,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindShadingRateImageNV(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindShadingRateImageNV(commandBuffer, imageView, imageLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindShadingRateImageNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.imageView = imageView;
@@ -4813,7 +4813,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportShadingRatePaletteNV(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportShadingRatePaletteNV(commandBuffer, firstViewport, viewportCount, pShadingRatePalettes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
@@ -4827,7 +4827,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoarseSampleOrderNV(commandBuffer, sampleOrderType, customSampleOrderCount, pCustomSampleOrders);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoarseSampleOrderNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleOrderType = sampleOrderType;
@@ -4841,7 +4841,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.taskCount = taskCount;
@@ -4854,7 +4854,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectNV(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectNV(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4869,7 +4869,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectCountNV(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4886,7 +4886,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
@@ -4900,7 +4900,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectEXT(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4915,7 +4915,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectCountEXT(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4933,7 +4933,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCompileDeferredNV(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CompileDeferredNV(device, pipeline, shader);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCompileDeferredNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -4949,7 +4949,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureNV(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateAccelerationStructureNV(device, pCreateInfo, pAllocator, pAccelerationStructure);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateAccelerationStructureNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4970,7 +4970,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindInvocationMaskHUAWEI(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindInvocationMaskHUAWEI(commandBuffer, imageView, imageLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindInvocationMaskHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.imageView = imageView;
@@ -4983,7 +4983,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyAccelerationStructureKHR(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyAccelerationStructureKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -4999,7 +4999,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyAccelerationStructureNV(VkDevic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyAccelerationStructureNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -5015,7 +5015,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureMemoryRequirem
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetAccelerationStructureMemoryRequirementsNV(device, pInfo, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5029,7 +5029,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindAccelerationStructureMemoryNV(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindAccelerationStructureMemoryNV(device, bindInfoCount, pBindInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindAccelerationStructureMemoryNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -5044,7 +5044,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureNV(commandBuffer, dst, src, mode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dst = dst;
@@ -5058,7 +5058,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureKHR(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureKHR(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5070,7 +5070,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureToMemoryKH
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureToMemoryKHR(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5082,7 +5082,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToAccelerationStructureKH
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToAccelerationStructureKHR(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5094,7 +5094,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteAccelerationStructuresPropertiesKHR(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.accelerationStructureCount = accelerationStructureCount;
@@ -5110,7 +5110,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteAccelerationStructuresPropertiesNV(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.accelerationStructureCount = accelerationStructureCount;
@@ -5126,7 +5126,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildAccelerationStructureNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBuildAccelerationStructureNV(commandBuffer, pInfo, instanceData, instanceOffset, update, dst, src, scratch, scratchOffset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBuildAccelerationStructureNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5145,7 +5145,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysKHR(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, width, height, depth);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdTraceRaysKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRaygenShaderBindingTable = pRaygenShaderBindingTable;
@@ -5163,7 +5163,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysNV(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysNV(commandBuffer, raygenShaderBindingTableBuffer, raygenShaderBindingOffset, missShaderBindingTableBuffer, missShaderBindingOffset, missShaderBindingStride, hitShaderBindingTableBuffer, hitShaderBindingOffset, hitShaderBindingStride, callableShaderBindingTableBuffer, callableShaderBindingOffset, callableShaderBindingStride, width, height, depth);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdTraceRaysNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.raygenShaderBindingTableBuffer = raygenShaderBindingTableBuffer;
@@ -5189,7 +5189,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupHandlesKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5208,7 +5208,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupHandlesNV(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupHandlesNV(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRayTracingShaderGroupHandlesNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5227,7 +5227,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingCaptureReplayShaderGr
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingCaptureReplayShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5246,7 +5246,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetAccelerationStructureHandleNV(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetAccelerationStructureHandleNV(device, accelerationStructure, dataSize, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetAccelerationStructureHandleNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -5263,7 +5263,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRayTracingPipelinesNV(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRayTracingPipelinesNV(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateRayTracingPipelinesNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5290,7 +5290,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceCooperativeMatrix
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceCooperativeMatrixPropertiesNV(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -5305,7 +5305,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirectKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, indirectDeviceAddress);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdTraceRaysIndirectKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRaygenShaderBindingTable = pRaygenShaderBindingTable;
@@ -5321,7 +5321,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdTraceRaysIndirect2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
@@ -5333,7 +5333,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceAccelerationStructureCompatib
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceAccelerationStructureCompatibilityKHR(device, pVersionInfo, pCompatibility);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pVersionInfo = pVersionInfo;
@@ -5347,7 +5347,7 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceSize vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupStackSizeKHR(device, pipeline, group, groupShader);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5363,7 +5363,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
@@ -5376,7 +5376,7 @@ static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetImageViewHandleNVX(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint32_t vkl_ret;
 	vkl_ret = vkl_x->table.GetImageViewHandleNVX(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageViewHandleNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5391,7 +5391,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetImageViewAddressNVX(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetImageViewAddressNVX(device, imageView, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageViewAddressNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.imageView = imageView;
@@ -5407,7 +5407,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceQueueFamily
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(physicalDevice, queueFamilyIndex, pCounterCount, pCounters, pCounterDescriptions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -5424,7 +5424,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanc
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(physicalDevice, pPerformanceQueryCreateInfo, pNumPasses);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPerformanceQueryCreateInfo = pPerformanceQueryCreateInfo;
@@ -5438,7 +5438,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireProfilingLockKHR(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireProfilingLockKHR(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAcquireProfilingLockKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5452,7 +5452,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkReleaseProfilingLockKHR(VkDevice devic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.ReleaseProfilingLockKHR(device);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkReleaseProfilingLockKHR vkl_a;
 		vkl_a.device = device;
 		vkl_emit(SBT_VK_CMD_vkReleaseProfilingLockKHR, 0, &vkl_a);
@@ -5464,7 +5464,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetImageDrmFormatModifierPropertie
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetImageDrmFormatModifierPropertiesEXT(device, image, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -5480,7 +5480,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddress(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferOpaqueCaptureAddress(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferOpaqueCaptureAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5495,7 +5495,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddressKHR(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferOpaqueCaptureAddressKHR(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5510,7 +5510,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddress(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddress(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferDeviceAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5525,7 +5525,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressKHR(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddressKHR(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferDeviceAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5540,7 +5540,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressEXT(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddressEXT(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetBufferDeviceAddressEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5555,7 +5555,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateHeadlessSurfaceEXT(VkInstanc
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateHeadlessSurfaceEXT(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateHeadlessSurfaceEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -5577,7 +5577,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSupportedFramebuf
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(physicalDevice, pCombinationCount, pCombinations);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pCombinationCount = pCombinationCount;
@@ -5593,7 +5593,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkInitializePerformanceApiINTEL(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.InitializePerformanceApiINTEL(device, pInitializeInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkInitializePerformanceApiINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInitializeInfo = pInitializeInfo;
@@ -5607,7 +5607,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUninitializePerformanceApiINTEL(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UninitializePerformanceApiINTEL(device);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkUninitializePerformanceApiINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_emit(SBT_VK_CMD_vkUninitializePerformanceApiINTEL, 0, &vkl_a);
@@ -5619,7 +5619,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceMarkerINTEL(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceMarkerINTEL(commandBuffer, pMarkerInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPerformanceMarkerINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -5634,7 +5634,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceStreamMarkerINTEL
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceStreamMarkerINTEL(commandBuffer, pMarkerInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -5649,7 +5649,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceOverrideINTEL(VkC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceOverrideINTEL(commandBuffer, pOverrideInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPerformanceOverrideINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pOverrideInfo = pOverrideInfo;
@@ -5664,7 +5664,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquirePerformanceConfigurationINT
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquirePerformanceConfigurationINTEL(device, pAcquireInfo, pConfiguration);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAcquirePerformanceConfigurationINTEL vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5685,7 +5685,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleasePerformanceConfigurationINT
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleasePerformanceConfigurationINTEL(device, configuration);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkReleasePerformanceConfigurationINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.configuration = configuration;
@@ -5700,7 +5700,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkQueueSetPerformanceConfigurationIN
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.QueueSetPerformanceConfigurationINTEL(queue, configuration);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.configuration = configuration;
@@ -5715,7 +5715,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPerformanceParameterINTEL(VkDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPerformanceParameterINTEL(device, parameter, pValue);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPerformanceParameterINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.parameter = parameter;
@@ -5731,7 +5731,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceMemoryOpaqueCaptureAddress(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5746,7 +5746,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceMemoryOpaqueCaptureAddressKHR(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5761,7 +5761,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutablePropertiesKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutablePropertiesKHR(device, pPipelineInfo, pExecutableCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPipelineExecutablePropertiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pPipelineInfo = pPipelineInfo;
@@ -5778,7 +5778,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableStatisticsKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutableStatisticsKHR(device, pExecutableInfo, pStatisticCount, pStatistics);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPipelineExecutableStatisticsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pExecutableInfo = pExecutableInfo;
@@ -5795,7 +5795,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutableInternalRepresentationsKHR(device, pExecutableInfo, pInternalRepresentationCount, pInternalRepresentations);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pExecutableInfo = pExecutableInfo;
@@ -5811,7 +5811,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLineStippleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineStippleFactor = lineStippleFactor;
@@ -5825,7 +5825,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureKHR(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateAccelerationStructureKHR(device, pCreateInfo, pAllocator, pAccelerationStructure);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateAccelerationStructureKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5847,7 +5847,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetAccelerationStructureDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetAccelerationStructureDeviceAddressKHR(device, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5862,7 +5862,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDeferredOperationKHR(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDeferredOperationKHR(device, pAllocator, pDeferredOperation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateDeferredOperationKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5882,7 +5882,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDeferredOperationKHR(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyDeferredOperationKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -5899,7 +5899,7 @@ static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetDeferredOperationMaxConcurrency
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint32_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeferredOperationMaxConcurrencyKHR(device, operation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -5914,7 +5914,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeferredOperationResultKHR(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeferredOperationResultKHR(device, operation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeferredOperationResultKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -5929,7 +5929,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DeferredOperationJoinKHR(device, operation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDeferredOperationJoinKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -5943,7 +5943,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCullMode vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
@@ -5955,7 +5955,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCullModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
@@ -5967,7 +5967,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetFrontFace vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
@@ -5979,7 +5979,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetFrontFaceEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
@@ -5991,7 +5991,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPrimitiveTopology vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
@@ -6003,7 +6003,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPrimitiveTopologyEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
@@ -6015,7 +6015,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
@@ -6028,7 +6028,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
@@ -6041,7 +6041,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetScissorWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
@@ -6054,7 +6054,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetScissorWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
@@ -6067,7 +6067,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers2(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes, pStrides);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindVertexBuffers2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -6084,7 +6084,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers2EXT(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes, pStrides);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindVertexBuffers2EXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -6101,7 +6101,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
@@ -6113,7 +6113,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
@@ -6125,7 +6125,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthWriteEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
@@ -6137,7 +6137,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
@@ -6149,7 +6149,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthCompareOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
@@ -6161,7 +6161,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthCompareOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
@@ -6173,7 +6173,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
@@ -6185,7 +6185,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
@@ -6197,7 +6197,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
@@ -6209,7 +6209,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
@@ -6221,7 +6221,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -6237,7 +6237,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetStencilOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -6253,7 +6253,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPatchControlPointsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
@@ -6265,7 +6265,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -6277,7 +6277,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
@@ -6289,7 +6289,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBiasEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
@@ -6301,7 +6301,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthBiasEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
@@ -6313,7 +6313,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLogicOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
@@ -6325,7 +6325,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
@@ -6337,7 +6337,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
@@ -6349,7 +6349,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetTessellationDomainOriginEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
@@ -6361,7 +6361,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthClampEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
@@ -6373,7 +6373,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetPolygonModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
@@ -6385,7 +6385,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRasterizationSamplesEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
@@ -6397,7 +6397,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetSampleMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.samples = samples;
@@ -6410,7 +6410,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
@@ -6422,7 +6422,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetAlphaToOneEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
@@ -6434,7 +6434,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLogicOpEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
@@ -6446,7 +6446,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetColorBlendEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
@@ -6460,7 +6460,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetColorBlendEquationEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
@@ -6474,7 +6474,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetColorWriteMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
@@ -6488,7 +6488,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRasterizationStreamEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
@@ -6500,7 +6500,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
@@ -6512,7 +6512,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
@@ -6524,7 +6524,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthClipEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
@@ -6536,7 +6536,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetSampleLocationsEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
@@ -6548,7 +6548,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetColorBlendAdvancedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
@@ -6562,7 +6562,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetProvokingVertexModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
@@ -6574,7 +6574,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLineRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
@@ -6586,7 +6586,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetLineStippleEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
@@ -6598,7 +6598,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
@@ -6610,7 +6610,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportWScalingEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
@@ -6622,7 +6622,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetViewportSwizzleNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
@@ -6636,7 +6636,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageToColorEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
@@ -6648,7 +6648,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageToColorLocationNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
@@ -6660,7 +6660,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageModulationModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
@@ -6672,7 +6672,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
@@ -6684,7 +6684,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
@@ -6697,7 +6697,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetShadingRateImageEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
@@ -6709,7 +6709,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetCoverageReductionModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
@@ -6721,7 +6721,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
@@ -6734,7 +6734,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlot(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePrivateDataSlot(device, pCreateInfo, pAllocator, pPrivateDataSlot);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreatePrivateDataSlot vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -6756,7 +6756,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlotEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePrivateDataSlotEXT(device, pCreateInfo, pAllocator, pPrivateDataSlot);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreatePrivateDataSlotEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -6777,7 +6777,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPrivateDataSlot(VkDevice device
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyPrivateDataSlot vkl_a;
 		vkl_a.device = device;
 		vkl_a.privateDataSlot = privateDataSlot;
@@ -6793,7 +6793,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPrivateDataSlotEXT(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyPrivateDataSlotEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.privateDataSlot = privateDataSlot;
@@ -6810,7 +6810,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetPrivateData(VkDevice device, Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetPrivateData(device, objectType, objectHandle, privateDataSlot, data);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetPrivateData vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6828,7 +6828,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetPrivateDataEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetPrivateDataEXT(device, objectType, objectHandle, privateDataSlot, data);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetPrivateDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6845,7 +6845,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPrivateData(VkDevice device, VkObje
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetPrivateData(device, objectType, objectHandle, privateDataSlot, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPrivateData vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6860,7 +6860,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPrivateDataEXT(VkDevice device, VkO
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetPrivateDataEXT(device, objectType, objectHandle, privateDataSlot, pData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPrivateDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6875,7 +6875,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer2(commandBuffer, pCopyBufferInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBuffer2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
@@ -6887,7 +6887,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer2KHR(commandBuffer, pCopyBufferInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBuffer2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
@@ -6899,7 +6899,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage2(commandBuffer, pCopyImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
@@ -6911,7 +6911,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2KHR(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage2KHR(commandBuffer, pCopyImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
@@ -6923,7 +6923,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage2(commandBuffer, pBlitImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBlitImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
@@ -6935,7 +6935,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2KHR(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage2KHR(commandBuffer, pBlitImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBlitImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
@@ -6947,7 +6947,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage2(commandBuffer, pCopyBufferToImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBufferToImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
@@ -6959,7 +6959,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage2KHR(commandBuffer, pCopyBufferToImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyBufferToImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
@@ -6971,7 +6971,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer2(commandBuffer, pCopyImageToBufferInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImageToBuffer2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
@@ -6983,7 +6983,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer2KHR(commandBuffer, pCopyImageToBufferInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyImageToBuffer2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
@@ -6995,7 +6995,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage2(commandBuffer, pResolveImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResolveImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
@@ -7007,7 +7007,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2KHR(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage2KHR(commandBuffer, pResolveImageInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResolveImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
@@ -7019,7 +7019,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateKHR(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateKHR(commandBuffer, pFragmentSize, combinerOps);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pFragmentSize = pFragmentSize;
@@ -7033,7 +7033,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceFragmentShadingRatesKHR(physicalDevice, pFragmentShadingRateCount, pFragmentShadingRates);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFragmentShadingRateCount = pFragmentShadingRateCount;
@@ -7048,7 +7048,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRate = shadingRate;
@@ -7061,7 +7061,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureBuildSizesKHR(
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetAccelerationStructureBuildSizesKHR(device, buildType, pBuildInfo, pMaxPrimitiveCounts, pSizeInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.buildType = buildType;
@@ -7076,7 +7076,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetVertexInputEXT(commandBuffer, vertexBindingDescriptionCount, pVertexBindingDescriptions, vertexAttributeDescriptionCount, pVertexAttributeDescriptions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetVertexInputEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.vertexBindingDescriptionCount = vertexBindingDescriptionCount;
@@ -7091,7 +7091,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetColorWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
@@ -7104,7 +7104,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent2(commandBuffer, event, pDependencyInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetEvent2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7117,7 +7117,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent2KHR(commandBuffer, event, pDependencyInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetEvent2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7130,7 +7130,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResetEvent2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7143,7 +7143,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdResetEvent2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7156,7 +7156,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents2(commandBuffer, eventCount, pEvents, pDependencyInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWaitEvents2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -7170,7 +7170,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents2KHR(commandBuffer, eventCount, pEvents, pDependencyInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWaitEvents2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -7184,7 +7184,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier2(commandBuffer, pDependencyInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPipelineBarrier2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
@@ -7196,7 +7196,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier2KHR(commandBuffer, pDependencyInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdPipelineBarrier2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
@@ -7208,7 +7208,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteTimestamp2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
@@ -7222,7 +7222,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteTimestamp2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
@@ -7236,7 +7236,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarker2AMD(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteBufferMarker2AMD(commandBuffer, stage, dstBuffer, dstOffset, marker);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteBufferMarker2AMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
@@ -7251,7 +7251,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetQueueCheckpointData2NV(VkQueue queu
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.GetQueueCheckpointData2NV(queue, pCheckpointDataCount, pCheckpointData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetQueueCheckpointData2NV vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pCheckpointDataCount = pCheckpointDataCount;
@@ -7265,7 +7265,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceVideoCapabilities
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceVideoCapabilitiesKHR(physicalDevice, pVideoProfile, pCapabilities);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pVideoProfile = pVideoProfile;
@@ -7281,7 +7281,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceVideoFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceVideoFormatPropertiesKHR(physicalDevice, pVideoFormatInfo, pVideoFormatPropertyCount, pVideoFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pVideoFormatInfo = pVideoFormatInfo;
@@ -7298,7 +7298,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateVideoSessionKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateVideoSessionKHR(device, pCreateInfo, pAllocator, pVideoSession);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateVideoSessionKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7319,7 +7319,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyVideoSessionKHR(VkDevice device
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyVideoSessionKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7336,7 +7336,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateVideoSessionParametersKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateVideoSessionParametersKHR(device, pCreateInfo, pAllocator, pVideoSessionParameters);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateVideoSessionParametersKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7358,7 +7358,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkUpdateVideoSessionParametersKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.UpdateVideoSessionParametersKHR(device, videoSessionParameters, pUpdateInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkUpdateVideoSessionParametersKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSessionParameters = videoSessionParameters;
@@ -7373,7 +7373,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyVideoSessionParametersKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyVideoSessionParametersKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSessionParameters = videoSessionParameters;
@@ -7390,7 +7390,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetVideoSessionMemoryRequirementsK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetVideoSessionMemoryRequirementsKHR(device, videoSession, pMemoryRequirementsCount, pMemoryRequirements);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7407,7 +7407,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindVideoSessionMemoryKHR(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindVideoSessionMemoryKHR(device, videoSession, bindSessionMemoryInfoCount, pBindSessionMemoryInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindVideoSessionMemoryKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7423,7 +7423,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecodeVideoKHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecodeVideoKHR(commandBuffer, pDecodeInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDecodeVideoKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDecodeInfo = pDecodeInfo;
@@ -7435,7 +7435,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginVideoCodingKHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginVideoCodingKHR(commandBuffer, pBeginInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
@@ -7447,7 +7447,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdControlVideoCodingKHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdControlVideoCodingKHR(commandBuffer, pCodingControlInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdControlVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCodingControlInfo = pCodingControlInfo;
@@ -7459,7 +7459,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndVideoCodingKHR(commandBuffer, pEndCodingInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pEndCodingInfo = pEndCodingInfo;
@@ -7471,7 +7471,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDecompressMemoryNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.decompressRegionCount = decompressRegionCount;
@@ -7484,7 +7484,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectCommandsAddress = indirectCommandsAddress;
@@ -7499,7 +7499,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuModuleNVX(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCuModuleNVX(device, pCreateInfo, pAllocator, pModule);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateCuModuleNVX vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7521,7 +7521,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuFunctionNVX(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCuFunctionNVX(device, pCreateInfo, pAllocator, pFunction);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateCuFunctionNVX vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7542,7 +7542,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCuModuleNVX(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyCuModuleNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.module = module;
@@ -7558,7 +7558,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCuFunctionNVX(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyCuFunctionNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.function = function;
@@ -7574,7 +7574,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSizeEXT(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSizeEXT(device, layout, pLayoutSizeInBytes);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.layout = layout;
@@ -7587,7 +7587,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutBindingOffsetEXT(device, layout, binding, pOffset);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.layout = layout;
@@ -7601,7 +7601,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorEXT(VkDevice device, cons
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorEXT(device, pDescriptorInfo, dataSize, pDescriptor);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pDescriptorInfo = pDescriptorInfo;
@@ -7615,7 +7615,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBuffersEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBuffersEXT(commandBuffer, bufferCount, pBindingInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindDescriptorBuffersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.bufferCount = bufferCount;
@@ -7628,7 +7628,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDescriptorBufferOffsetsEXT(commandBuffer, pipelineBindPoint, layout, firstSet, setCount, pBufferIndices, pOffsets);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -7645,7 +7645,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -7659,7 +7659,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetDeviceMemoryPriorityEXT(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetDeviceMemoryPriorityEXT(device, memory, priority);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkSetDeviceMemoryPriorityEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.memory = memory;
@@ -7673,7 +7673,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireDrmDisplayEXT(VkPhysicalDev
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireDrmDisplayEXT(physicalDevice, drmFd, display);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkAcquireDrmDisplayEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.drmFd = drmFd;
@@ -7689,7 +7689,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDrmDisplayEXT(VkPhysicalDevice 
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDrmDisplayEXT(physicalDevice, drmFd, connectorId, display);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDrmDisplayEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -7711,7 +7711,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkWaitForPresentKHR(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.WaitForPresentKHR(device, swapchain, presentId, timeout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkWaitForPresentKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -7727,7 +7727,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRendering(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRendering(commandBuffer, pRenderingInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -7739,7 +7739,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderingKHR(commandBuffer, pRenderingInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBeginRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -7751,7 +7751,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRendering(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdEndRendering, 0, &vkl_a);
@@ -7762,7 +7762,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_emit(SBT_VK_CMD_vkCmdEndRenderingKHR, 0, &vkl_a);
@@ -7773,7 +7773,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutHostMappingInfoV
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutHostMappingInfoVALVE(device, pBindingReference, pHostMapping);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE vkl_a;
 		vkl_a.device = device;
 		vkl_a.pBindingReference = pBindingReference;
@@ -7786,7 +7786,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetHostMappingVALVE(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetHostMappingVALVE(device, descriptorSet, ppData);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDescriptorSetHostMappingVALVE vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -7800,7 +7800,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateMicromapEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateMicromapEXT(device, pCreateInfo, pAllocator, pMicromap);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateMicromapEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7821,7 +7821,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildMicromapsEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBuildMicromapsEXT(commandBuffer, infoCount, pInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdBuildMicromapsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.infoCount = infoCount;
@@ -7835,7 +7835,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBuildMicromapsEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BuildMicromapsEXT(device, deferredOperation, infoCount, pInfos);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBuildMicromapsEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -7851,7 +7851,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyMicromapEXT(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.micromap = micromap;
@@ -7867,7 +7867,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMicromapEXT(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMicromapEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -7880,7 +7880,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMicromapEXT(VkDevice device, V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMicromapEXT(device, deferredOperation, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCopyMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -7895,7 +7895,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapToMemoryEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMicromapToMemoryEXT(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMicromapToMemoryEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -7908,7 +7908,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMicromapToMemoryEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMicromapToMemoryEXT(device, deferredOperation, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCopyMicromapToMemoryEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -7923,7 +7923,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToMicromapEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToMicromapEXT(commandBuffer, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdCopyMemoryToMicromapEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -7936,7 +7936,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMemoryToMicromapEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMemoryToMicromapEXT(device, deferredOperation, pInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCopyMemoryToMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -7951,7 +7951,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteMicromapsPropertiesEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteMicromapsPropertiesEXT(commandBuffer, micromapCount, pMicromaps, queryType, queryPool, firstQuery);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.micromapCount = micromapCount;
@@ -7968,7 +7968,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkWriteMicromapsPropertiesEXT(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.WriteMicromapsPropertiesEXT(device, micromapCount, pMicromaps, queryType, dataSize, pData, stride);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkWriteMicromapsPropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.micromapCount = micromapCount;
@@ -7987,7 +7987,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceMicromapCompatibilityEXT(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceMicromapCompatibilityEXT(device, pVersionInfo, pCompatibility);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pVersionInfo = pVersionInfo;
@@ -8000,7 +8000,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetMicromapBuildSizesEXT(VkDevice devi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetMicromapBuildSizesEXT(device, buildType, pBuildInfo, pSizeInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetMicromapBuildSizesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.buildType = buildType;
@@ -8014,7 +8014,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetShaderModuleIdentifierEXT(VkDevice 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetShaderModuleIdentifierEXT(device, shaderModule, pIdentifier);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetShaderModuleIdentifierEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.shaderModule = shaderModule;
@@ -8027,7 +8027,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetShaderModuleCreateInfoIdentifierEXT(device, pCreateInfo, pIdentifier);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -8040,7 +8040,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSubresourceLayout2EXT(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSubresourceLayout2EXT(device, image, pSubresource, pLayout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetImageSubresourceLayout2EXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -8055,7 +8055,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelinePropertiesEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelinePropertiesEXT(device, pPipelineInfo, pPipelineProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPipelinePropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pPipelineInfo = pPipelineInfo;
@@ -8071,7 +8071,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetFramebufferTilePropertiesQCOM(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetFramebufferTilePropertiesQCOM(device, framebuffer, pPropertiesCount, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetFramebufferTilePropertiesQCOM vkl_a;
 		vkl_a.device = device;
 		vkl_a.framebuffer = framebuffer;
@@ -8088,7 +8088,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDynamicRenderingTilePropertiesQ
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDynamicRenderingTilePropertiesQCOM(device, pRenderingInfo, pProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM vkl_a;
 		vkl_a.device = device;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -8104,7 +8104,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceOpticalFlowImageF
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceOpticalFlowImageFormatsNV(physicalDevice, pOpticalFlowImageFormatInfo, pFormatCount, pImageFormatProperties);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pOpticalFlowImageFormatInfo = pOpticalFlowImageFormatInfo;
@@ -8121,7 +8121,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateOpticalFlowSessionNV(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateOpticalFlowSessionNV(device, pCreateInfo, pAllocator, pSession);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCreateOpticalFlowSessionNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -8142,7 +8142,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyOpticalFlowSessionNV(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkDestroyOpticalFlowSessionNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.session = session;
@@ -8159,7 +8159,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindOpticalFlowSessionImageNV(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindOpticalFlowSessionImageNV(device, session, bindingPoint, view, layout);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkBindOpticalFlowSessionImageNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.session = session;
@@ -8176,7 +8176,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdOpticalFlowExecuteNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdOpticalFlowExecuteNV(commandBuffer, session, pExecuteInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkCmdOpticalFlowExecuteNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.session = session;
@@ -8190,7 +8190,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseSwapchainImagesEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleaseSwapchainImagesEXT(device, pReleaseInfo);
-	if (!vkl_config_get()->disabled) {
+	if (!vkl_x->disabled) {
 		sbt_vk_args_vkReleaseSwapchainImagesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pReleaseInfo = pReleaseInfo;
