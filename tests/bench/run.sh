@@ -2,7 +2,7 @@
 # `make bench`: runs tests/bench/bench.py over the built benchmark programs.
 # Not part of `make test`: it takes minutes and its numbers depend on the
 # machine.  Results and the exact command are kept in docs/benchmarks.md.
-#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk]
+#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk,cuda]
 # Environment: BENCH_MIB, BENCH_RUNS, BENCH_RECORDS, BENCH_STACK_RECORDS;
 # BENCH_TMP: where the input and output files go (default $TMPDIR or /tmp;
 # /dev/shm takes the disk's write-back out of the blob timings).
@@ -17,6 +17,13 @@ fi
 tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/tsbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 python3 tests/bench/bench.py --build "$BUILD" --tmp "$tmp" "$@"
+# CUDA interposer cost per launch on the libcuda double (tests/bench/cuda_bench.sh):
+# runs unless --only names other benchmarks and not "cuda".
+case " $* " in
+*" --only "*cuda* | *" --only="*cuda*) BUILD=$BUILD sh tests/bench/cuda_bench.sh ;;
+*" --only"*) ;;
+*) BUILD=$BUILD sh tests/bench/cuda_bench.sh ;;
+esac
 # Vulkan capture/replay against GFXReconstruct (tests/bench/vk_bench.sh):
 # runs unless --only names other benchmarks and not "vk".
 case " $* " in
