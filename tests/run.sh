@@ -11,6 +11,10 @@ export TOP
 LOGS="$BUILD/test-logs"
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 rm -rf "$LOGS"
+# Sanitizer builds (make asan) preload our interposer ahead of the ASan
+# runtime in programs run under tscapture; ASan would refuse to start.
+ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS
 mkdir -p "$LOGS"
 pass=0
 fail=0

@@ -32,7 +32,15 @@ _Static_assert(sizeof(sbt_cm_type_desc) == sizeof(cap_type_desc) &&
                    offsetof(sbt_cm_type_desc, name) == offsetof(cap_type_desc, name),
                "sbt_cm_type_desc is laid out like cap_type_desc");
 
-static tcu_dlsym_fn tcu_real_dlsym(void)
+/*
+ * Sanitizer runtimes look up their own interceptions with dlsym while they
+ * start, before their shadow state exists; in a sanitizer build our dlsym
+ * and the path it takes for those names must therefore be uninstrumented
+ * (an instrumented load there faults).  No effect on a normal build.
+ */
+#define TCU_EARLY __attribute__((no_sanitize_address, no_sanitize_thread))
+
+TCU_EARLY static tcu_dlsym_fn tcu_real_dlsym(void)
 {
 	tcu_dlsym_fn f = atomic_load_explicit(&tcu_real_dlsym_ptr, memory_order_acquire);
 	if (!f) {
@@ -247,7 +255,7 @@ void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64
 }
 
 /* dlsym: a driver entry point found on any handle becomes our wrapper. */
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+TCU_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
 	tcu_dlsym_fn real = tcu_real_dlsym();
 	void *r;
