@@ -12,6 +12,12 @@
 # measures speed.
 #
 #   BUILD=build sh tests/bench/vk_bench.sh [--only cube300,cube3000,compute,callbound]
+#   BUILD=build sh tests/bench/vk_bench.sh --callgrind
+# --callgrind instead counts instructions (valgrind --tool=callgrind, whole
+# process, all threads) per recorded command of vk_callbound, for a plain
+# run, ours and GFXReconstruct's capture: the difference between 40 and 20
+# submits of 4000 commands, divided by the difference in commands, so set-up
+# and teardown cancel out.  Load on the machine does not change these.
 # Environment: BENCH_RUNS (default 5), BENCH_TMP (where traces go; default
 # $TMPDIR or /tmp), VK_BENCH_COMPUTE (vk_compute options, default
 # "--size 1048576 --submits 16"), VK_BENCH_CALLBOUND (vk_callbound options,
@@ -201,10 +207,65 @@ def bench(name, cmd, ours_cap_why):
     log("")
 
 
+def callgrind_ir(cmd, env, what):
+    """Instructions the whole process ran under callgrind, and its stdout."""
+    out = os.path.join(TMP, "callgrind.out")
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + cmd,
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError("%s under callgrind: exit %d\n%s" % (what, p.returncode,
+                                                               p.stderr[-2000:]))
+    for line in p.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip()), p.stdout
+    raise RuntimeError("%s: callgrind printed no instruction count" % what)
+
+
+def callgrind_main(ours_why):
+    """Instructions per recorded command of vk_callbound (see the header)."""
+    if subprocess.run(["sh", "-c", "command -v valgrind"], stdout=subprocess.DEVNULL).returncode:
+        sys.stderr.write("vk_bench: --callgrind needs valgrind\n")
+        return 1
+    prog = os.path.join(PROGS, "vk_callbound")
+    sides = [("plain", base_env())]
+    g = base_env()
+    g["VK_INSTANCE_LAYERS"] = "VK_LAYER_LUNARG_gfxreconstruct"
+    g["GFXRECON_CAPTURE_FILE"] = os.path.join(TMP, "cg.gfxr")
+    g["GFXRECON_CAPTURE_FILE_TIMESTAMP"] = "false"
+    sides.append(("GFXR capture", g))
+    if ours_why is None:
+        o = base_env()
+        o["VK_INSTANCE_LAYERS"] = "VK_LAYER_tracesmith"
+        o["TRACESMITH_OUTPUT"] = os.path.join(TMP, "cg.sbt")
+        sides.append(("ours capture", o))
+    else:
+        log("ours: not available (%s)" % ours_why)
+    log("vk_bench --callgrind: vk_callbound --cmds 4000 --every 1000, 20 and 40 submits")
+    per = {}
+    for name, env in sides:
+        ir, calls = [], []
+        for s in (20, 40):
+            n, out = callgrind_ir([prog, "--submits", str(s), "--cmds", "4000",
+                                   "--every", "1000"], env, name)
+            ir.append(n)
+            calls.append(int(out.split(" calls ")[1].split()[0]))
+        per[name] = (ir[1] - ir[0]) / float(calls[1] - calls[0])
+        log("%-14s %9.0f instructions per command (%d and %d in all)" % (name, per[name],
+                                                                        ir[0], ir[1]))
+    for name in ("GFXR capture", "ours capture"):
+        if name in per:
+            log("%-14s %9.0f added per command" % (name, per[name] - per["plain"]))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(prog="vk_bench.sh")
     ap.add_argument("--only", default="cube300,cube3000,compute,callbound")
+    ap.add_argument("--callgrind", action="store_true")
     a = ap.parse_args()
+    if a.callgrind:
+        return callgrind_main(ours_capture_state())
     names = [n for n in a.only.split(",") if n]
     for n in names:
         if n not in WORKLOADS:
