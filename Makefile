@@ -18,6 +18,7 @@
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
+#   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
 #                                                  linked against the double's libcuda.so)
 # The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
@@ -49,6 +50,7 @@ CUDBL_MOD_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/modules/*.c))
 CUPROG_SRC := $(if $(HAVE_CUDA),$(wildcard tests/cuda/*.c))
 LAYER_SRC := $(wildcard layers/vulkan/*.c layers/vulkan/generated/*.c)
 SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders/*.frag)
+TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -74,10 +76,11 @@ TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
 CUDBL := $(if $(CUDBL_SRC),$(BUILD)/tests/doubles/cuda/libcuda.so.1 $(BUILD)/tests/doubles/cuda/libcuda.so)
 CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/cuda/modules/%.so,$(CUDBL_MOD_SRC))
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
+TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
 all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
-     $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS)
+     $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -122,6 +125,10 @@ $(BUILD)/tests/doubles/cuda/modules/%.so: $(BUILD)/obj/tests/doubles/cuda/module
 $(BUILD)/tests/cuda/%: $(BUILD)/obj/tests/cuda/%.o $(CUDBL) $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) -L$(BUILD)/tests/doubles/cuda -lcuda $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/libs/%.so: $(BUILD)/obj/tests/libs/%.o
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) $< -ldl -o $@
 
 $(BUILD)/tests/shaders/%.spv: tests/shaders/%
 	@mkdir -p $(dir $@)

@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,38 @@ void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64
 	return tcu_fn_table[best->fn].wrapper;
 }
 
+/*
+ * dlsym(RTLD_NEXT, name) means "the next definition after the CALLER's
+ * object", and the real dlsym finds its caller from its return address,
+ * which would be us.  Resolve it here from our caller instead: the first
+ * object after the caller's, in link-map order (the global search order),
+ * that itself defines the name.  Other preloaded tools and the sanitizer
+ * runtimes chain through RTLD_NEXT; getting it wrong sends them into
+ * themselves.
+ */
+TCU_EARLY static void *tcu_dlsym_next(tcu_dlsym_fn real, const void *caller, const char *name)
+{
+	struct link_map *lm = NULL, *l;
+	Dl_info info;
+	if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return real(RTLD_DEFAULT, name);
+	for (l = lm->l_next; l; l = l->l_next) {
+		struct link_map *def = NULL;
+		void *h, *sym;
+		/* A handle for an object already loaded (none for the vDSO). */
+		h = dlopen(l->l_name && l->l_name[0] ? l->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		sym = real(h, name);
+		dlclose(h);
+		/* dlsym on a handle also searches its dependencies: take only a
+		 * definition in l itself. */
+		if (sym && dladdr1(sym, &info, (void **)&def, RTLD_DL_LINKMAP) && def == l)
+			return sym;
+	}
+	return NULL;
+}
+
 /* dlsym: a driver entry point found on any handle becomes our wrapper. */
 TCU_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
@@ -262,7 +295,10 @@ TCU_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const
 	int id;
 	if (!real)
 		return NULL;
-	r = real(handle, name);
+	if (handle == RTLD_NEXT)
+		r = tcu_dlsym_next(real, __builtin_return_address(0), name);
+	else
+		r = real(handle, name);
 	if (!r || name[0] != 'c' || name[1] != 'u' || tcu_tls_in_init)
 		return r;
 	id = tcu_fn_find(name);
