@@ -1,0 +1,185 @@
+/*
+ * test_vkl_memory_runs - the word-at-a-time scans of the layer's mapped
+ * memory tracking (layers/vulkan/vkl_memory.c, compiled in) against
+ * byte-at-a-time references, on buffers where equal and differing bytes
+ * alternate in every pattern a word can hold (runs of 0 to 20 bytes, at
+ * every alignment), then through the public calls on a fake mapping: a
+ * device write of 3000 bytes with bytes left equal inside it reaches the
+ * shadow whole and is never recorded as a host write, and host bytes that
+ * share 8-byte words with device bytes survive an observation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/vulkan/vkl_memory.c"
+#include "layers/vulkan/vkl_objects.c"
+#include "tests/support/tst.h"
+
+static size_t tst_nwrites;
+static uint64_t tst_written; /* bytes recorded as host writes */
+
+uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data, uint64_t size)
+{
+	(void)memory;
+	(void)offset;
+	(void)data;
+	tst_nwrites++;
+	tst_written += size;
+	return 1;
+}
+
+#define TST_N 4096
+#define TST_MEM ((VkDeviceMemory)(uintptr_t)0xabc000)
+
+static uint32_t tst_rand_state = 12345;
+static uint32_t tst_rand(void)
+{
+	tst_rand_state = tst_rand_state * 1103515245u + 12345u;
+	return tst_rand_state >> 8;
+}
+
+static size_t tst_run_ref(const uint8_t *a, const uint8_t *b, size_t i, size_t n)
+{
+	size_t j = i + 1;
+	while (j < n && a[j] != b[j])
+		j++;
+	return j - i;
+}
+
+/* a and b differ in runs of random length 0..20 separated by equal runs
+ * of random length 0..20 */
+static void tst_fill(uint8_t *a, uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t diff = tst_rand() % 21, same = tst_rand() % 21;
+		for (; diff && i < n; diff--, i++) {
+			a[i] = (uint8_t)tst_rand();
+			b[i] = (uint8_t)(a[i] ^ (1 + tst_rand() % 255));
+		}
+		for (; same && i < n; same--, i++)
+			a[i] = b[i] = (uint8_t)tst_rand();
+	}
+}
+
+static void tst_scans(void)
+{
+	uint8_t *a = malloc(TST_N), *b = malloc(TST_N), *shadow = malloc(TST_N);
+	uint8_t *ref = malloc(TST_N), *want_shadow = malloc(TST_N);
+	size_t bad_run = 0, bad_take = 0, runs = 0;
+	TST_REQUIRE(a && b && shadow && ref && want_shadow);
+	for (int round = 0; round < 50; round++) {
+		tst_fill(a, b, TST_N);
+		for (size_t i = 0; i < TST_N; i++)
+			if (a[i] != b[i]) {
+				runs++;
+				if (vkl_mem_run(a, b, i, TST_N) != tst_run_ref(a, b, i, TST_N))
+					bad_run++;
+			}
+		/* a stands for the device's bytes, b for the reference */
+		for (size_t off = 0; off < 16; off++) {
+			size_t n = TST_N - off - (size_t)(tst_rand() % 16);
+			for (size_t i = 0; i < TST_N; i++)
+				shadow[i] = (uint8_t)tst_rand();
+			memcpy(ref, b, TST_N);
+			memcpy(want_shadow, shadow, TST_N);
+			for (size_t i = off; i < off + n; i++)
+				if (ref[i] != a[i])
+					want_shadow[i] = a[i];
+			vkl_mem_take_device(shadow + off, ref + off, a + off, n);
+			if (memcmp(shadow, want_shadow, TST_N) != 0 || memcmp(ref + off, a + off, n) != 0 ||
+			    memcmp(ref, b, off) != 0 ||
+			    memcmp(ref + off + n, b + off + n, TST_N - off - n) != 0)
+				bad_take++;
+		}
+	}
+	TST_CHECK(runs > 10000);
+	TST_CHECK_EQ_U64(bad_run, 0);
+	TST_CHECK_EQ_U64(bad_take, 0);
+	free(a);
+	free(b);
+	free(shadow);
+	free(ref);
+	free(want_shadow);
+}
+
+static void tst_mapping(void)
+{
+	vkl_device d;
+	VkMemoryAllocateInfo info;
+	uint8_t *real = malloc(TST_N), *before = malloc(TST_N);
+	uint8_t *shadow;
+	void *p;
+	size_t i, device_bytes = 0;
+
+	TST_REQUIRE(real && before);
+	for (i = 0; i < TST_N; i++)
+		real[i] = (uint8_t)(i * 7);
+	memset(&d, 0, sizeof(d));
+	pthread_mutex_init(&d.map_mu, NULL);
+	d.handle = (VkDevice)(uintptr_t)0x1000;
+	d.mem_props.memoryTypeCount = 1;
+	d.mem_props.memoryTypes[0].propertyFlags =
+		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	memset(&info, 0, sizeof(info));
+	info.allocationSize = TST_N;
+	vkl_memory_allocated(&d, TST_MEM, &info, 5);
+	p = real;
+	TST_REQUIRE(vkl_memory_mapped(&d, TST_MEM, 0, VK_WHOLE_SIZE, &p) == VK_SUCCESS);
+	shadow = p;
+	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 6) == 1);
+	atomic_store(&d.submits, 1);
+	atomic_store(&d.completed, 1);
+
+	/* the device writes [500, 3500), leaving every 13th byte as it was */
+	memcpy(before, real, TST_N);
+	for (i = 500; i < 3500; i++)
+		if (i % 13) {
+			real[i] = (uint8_t)(real[i] ^ 0x5a);
+			device_bytes++;
+		}
+	tst_nwrites = 0;
+	tst_written = 0;
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 40);
+	TST_CHECK_EQ_U64(tst_nwrites, 0);
+	TST_CHECK(memcmp(shadow, real, TST_N) == 0);
+	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
+	TST_CHECK_EQ_U64(tst_nwrites, 0);
+	TST_CHECK(device_bytes > 2700);
+
+	/* host and device write alternate bytes of the same words: the host's
+	 * are recorded (and only they), the device's reach the shadow, and
+	 * neither overwrites the other */
+	for (i = 1000; i < 1400; i++) {
+		if (i % 2)
+			shadow[i] = (uint8_t)(i + 1);
+		else
+			real[i] = (uint8_t)(i + 2);
+	}
+	tst_written = 0;
+	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 41);
+	TST_CHECK(tst_nwrites > 0);
+	TST_CHECK(tst_written >= 200);
+	for (i = 1000; i < 1400; i++) {
+		uint8_t want = (uint8_t)(i % 2 ? i + 1 : i + 2);
+		TST_CHECK(shadow[i] == want);
+		TST_CHECK(real[i] == want);
+	}
+	tst_nwrites = 0;
+	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
+	TST_CHECK_EQ_U64(tst_nwrites, 0);
+
+	vkl_memory_unmapping(&d, TST_MEM);
+	vkl_memory_freed(&d, TST_MEM);
+	free(real);
+	free(before);
+}
+
+int main(void)
+{
+	setenv("TRACESMITH_OUTPUT", tst_path("runs.sbt"), 1);
+	tst_scans();
+	tst_mapping();
+	cap_shutdown();
+	return tst_done();
+}
