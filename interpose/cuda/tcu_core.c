@@ -41,7 +41,8 @@ _Static_assert(sizeof(sbt_cm_type_desc) == sizeof(cap_type_desc) &&
  */
 #define TCU_EARLY __attribute__((no_sanitize_address, no_sanitize_thread))
 
-TCU_EARLY static tcu_dlsym_fn tcu_real_dlsym(void)
+TCU_EARLY __attribute__((visibility("hidden"))) tcu_dlsym_fn tcu_real_dlsym(void);
+TCU_EARLY tcu_dlsym_fn tcu_real_dlsym(void)
 {
 	tcu_dlsym_fn f = atomic_load_explicit(&tcu_real_dlsym_ptr, memory_order_acquire);
 	if (!f) {
@@ -257,13 +258,40 @@ void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64
 
 /*
  * dlsym(RTLD_NEXT, name) means "the next definition after the CALLER's
- * object", and the real dlsym finds its caller from its return address,
- * which would be us.  Resolve it here from our caller instead: the first
- * object after the caller's, in link-map order (the global search order),
- * that itself defines the name.  Other preloaded tools and the sanitizer
- * runtimes chain through RTLD_NEXT; getting it wrong sends them into
- * themselves.
+ * object", and the real dlsym finds its caller from its return address.
+ * Other preloaded tools and the sanitizer runtimes chain through
+ * RTLD_NEXT behind us; if the real dlsym saw us as the caller they would be
+ * handed their own definition back and recurse.  So on x86-64 our dlsym is
+ * a few instructions that, for RTLD_NEXT, jump straight into the real dlsym
+ * with the caller's return address still on the stack (exact glibc
+ * semantics, and nothing that may not run while a sanitizer runtime is
+ * still starting); every other handle goes to tcu_dlsym_any.  A cu* name
+ * looked up through RTLD_NEXT is therefore not wrapped.  Elsewhere the
+ * lookup after the caller's object is redone here in link-map order.
  */
+TCU_EARLY __attribute__((visibility("hidden"))) void *tcu_dlsym_any(void *handle,
+                                                                  const char *name);
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "	cmpq $-1, %rdi\n"            /* RTLD_NEXT */
+        "	jne tcu_dlsym_any\n"
+        "	pushq %rdi\n"
+        "	pushq %rsi\n"
+        "	subq $8, %rsp\n"              /* keep the call 16-byte aligned */
+        "	call tcu_real_dlsym\n"
+        "	addq $8, %rsp\n"
+        "	popq %rsi\n"
+        "	popq %rdi\n"
+        "	testq %rax, %rax\n"
+        "	jz 1f\n"
+        "	jmp *%rax\n"                  /* the real dlsym, as if called by our caller */
+        "1:	ret\n"
+        ".size dlsym, .-dlsym\n");
+#else
 TCU_EARLY static void *tcu_dlsym_next(tcu_dlsym_fn real, const void *caller, const char *name)
 {
 	struct link_map *lm = NULL, *l;
@@ -287,18 +315,25 @@ TCU_EARLY static void *tcu_dlsym_next(tcu_dlsym_fn real, const void *caller, con
 	return NULL;
 }
 
-/* dlsym: a driver entry point found on any handle becomes our wrapper. */
-TCU_EARLY __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+	if (handle == RTLD_NEXT) {
+		tcu_dlsym_fn real = tcu_real_dlsym();
+		return real ? tcu_dlsym_next(real, __builtin_return_address(0), name) : NULL;
+	}
+	return tcu_dlsym_any(handle, name);
+}
+#endif
+
+/* dlsym on a handle: a driver entry point found on it becomes our wrapper. */
+TCU_EARLY void *tcu_dlsym_any(void *handle, const char *name)
 {
 	tcu_dlsym_fn real = tcu_real_dlsym();
 	void *r;
 	int id;
 	if (!real)
 		return NULL;
-	if (handle == RTLD_NEXT)
-		r = tcu_dlsym_next(real, __builtin_return_address(0), name);
-	else
-		r = real(handle, name);
+	r = real(handle, name);
 	if (!r || name[0] != 'c' || name[1] != 'u' || tcu_tls_in_init)
 		return r;
 	id = tcu_fn_find(name);
