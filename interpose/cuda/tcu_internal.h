@@ -15,8 +15,11 @@
  *     (atomic store; readers load atomically).
  *   - calls[] and own[] are atomic counters: no lock.
  *   - mu guards the tables (allocations, functions, events, pending
- *     checkpoints, export-table ids, unwrapped names); it is held only
- *     for table operations, never across a driver call.
+ *     checkpoints, captures, export-table ids, unwrapped names); it is
+ *     held only for table operations, never across a driver call.  The
+ *     function table and the set of known streams (tcu_lfmap) are written
+ *     under mu and read without it, at every launch; capture_gate is
+ *     written under mu and read without it.
  *   - kf_mu serialises keyframes (and owns kf_stream); it is held across
  *     the driver calls of a keyframe, which go to real[] directly and so
  *     never re-enter it.
@@ -33,6 +36,7 @@
 
 #include "capture/cap.h"
 #include "interpose/cuda/generated/tcu_gen.h"
+#include "interpose/cuda/tcu_enc.h"
 #include "serializer/sbt_compute.h"
 
 #define TCU_ENV_DRIVER "TRACESMITH_CUDA_DRIVER"
@@ -55,15 +59,69 @@ typedef struct tcu_alloc {
 	unsigned kind; /* SBT_CM_MEM_* */
 } tcu_alloc;
 
-/* What launches need to know about a function or kernel handle. */
-typedef struct tcu_func {
-	char *name;       /* owned; NULL when unknown */
-	int is_kernel;    /* a CUkernel (cuLibraryGetKernel) */
-	int layout_state; /* 0 not asked yet, 1 known, -1 the driver cannot say */
+/*
+ * A map from a nonzero 64-bit key to a pointer that readers search without
+ * a lock (open addressing, linear probing, at most half full).  Writers
+ * hold tcu_g.mu.  A slot's key, once set, never changes; its value may be
+ * replaced.  Growing publishes a new table and keeps the old ones (readers
+ * may still be in them) on a chain that lives as long as the process.
+ */
+typedef struct tcu_lfslot {
+	_Atomic uint64_t key; /* 0: empty */
+	void *_Atomic val;
+} tcu_lfslot;
+typedef struct tcu_lftab {
+	unsigned bits; /* 1 << bits slots */
+	size_t used;
+	struct tcu_lftab *prev;
+	tcu_lfslot slot[];
+} tcu_lftab;
+typedef struct tcu_lfmap {
+	tcu_lftab *_Atomic tab;
+} tcu_lfmap;
+
+/* A function's parameter layout as the driver gives it, and its encoded
+ * layout field (tcu_enc.h).  Immutable once published. */
+typedef struct tcu_layout {
+	int known;           /* 1, or -1: the driver cannot say */
 	uint32_t nparams;
-	uint8_t *layout;  /* owned, nparams packed (offset, size) pairs */
-	size_t param_bytes;
+	size_t param_bytes;  /* the end of the furthest parameter */
+	tcu_enc_param *pl;   /* nparams entries */
+	uint8_t *field;      /* the layout field: tcu_enc_layout */
+	size_t field_len;
+} tcu_layout;
+
+/*
+ * What launches need to know about a function or kernel handle, looked up
+ * without a lock at every launch.  Everything but `layout` is fixed when
+ * the entry is made (when the handle is obtained); `layout` is asked of
+ * the driver at the first launch and published once.  Obtaining the same
+ * handle again keeps its entry, unless its name or kind differ or a module
+ * was unloaded since (a reloaded module can reuse a handle for another
+ * function): then it gets a new entry and the old one is kept on
+ * tcu_g.funcs_retired, since a launch may still be reading it.
+ */
+typedef struct tcu_func {
+	uint64_t handle;
+	const char *name;   /* NUL-terminated, in this allocation; NULL when unknown */
+	size_t name_len;
+	int is_kernel;      /* a CUkernel (cuLibraryGetKernel) */
+	uint64_t unloads;   /* tcu_g.unloads when it was made */
+	const tcu_layout *_Atomic layout; /* NULL until the first launch */
+	struct tcu_func *retired_next;
+	size_t head_len;
+	uint8_t head[];     /* tcu_enc_head(handle, name), then the name */
 } tcu_func;
+
+/* A stream capture we saw begin and have not seen end (tcu_capture.c). */
+typedef struct tcu_capture {
+	uint64_t key;       /* tcu_stream_key; 0: a per-thread default stream */
+	pthread_t thread;   /* the thread that began it */
+} tcu_capture;
+
+/* tcu_g.capture_gate: set while the driver cannot be trusted to agree
+ * with our tracking (a capture we did not see began). */
+#define TCU_GATE_UNKNOWN 0x80000000u
 
 /* The last record of an event: what waiting on it completes. */
 typedef struct tcu_event {
@@ -94,7 +152,9 @@ typedef struct tcu_state {
 
 	pthread_mutex_t mu;
 	tcu_map allocs;  /* base -> tcu_alloc */
-	tcu_map funcs;   /* CUfunction or CUkernel -> tcu_func */
+	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
+	tcu_func *funcs_retired;
+	_Atomic uint64_t unloads; /* successful module and library unloads */
 	tcu_map events;  /* CUevent -> tcu_event */
 	tcu_pending *pending;
 	size_t npending, cap_pending;
@@ -103,7 +163,19 @@ typedef struct tcu_state {
 	size_t nexport_tables;
 	char *unwrapped[TCU_MAX_UNWRAPPED]; /* cuGetProcAddress names we could not wrap */
 	size_t nunwrapped;
-	uint64_t layout_warned;
+	atomic_int layout_warned;
+
+	/* Stream capture (tcu_capture.c): captures we saw begin, under mu;
+	 * capture_gate is their number (| TCU_GATE_UNKNOWN), read without a
+	 * lock at every launch: while it is 0 no stream is capturing and a
+	 * launch need not ask the driver. */
+	tcu_capture *captures;
+	size_t ncaptures, cap_captures;
+	atomic_uint capture_gate;
+	atomic_int capture_unseen_said;
+	tcu_lfmap streams_known; /* streams asked once: their state is ours to track */
+
+	const cap_config *_Atomic cfg; /* cap_config_get, kept: launches read it */
 
 	pthread_mutex_t kf_mu;
 	CUstream kf_stream;
@@ -162,11 +234,19 @@ int tcu_alloc_find(uint64_t addr, uint64_t *base_out, unsigned *kind_out);
 /* 1 when addr lies in device-accessible memory we know (not host). */
 int tcu_addr_is_device(uint64_t addr);
 
+/* Lock-free lookup (NULL when absent or key is 0). */
+void *tcu_lfmap_get(const tcu_lfmap *m, uint64_t key);
+/* With tcu_g.mu held: insert or replace; the old value (NULL when new).
+ * -1 in *failed (else 0) when out of memory: the map is unchanged. */
+void *tcu_lfmap_put_locked(tcu_lfmap *m, uint64_t key, void *val, int *failed);
+
+/* A function or kernel handle was obtained (name may be NULL). */
 void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
-/* Copies the function's name (or "") into buf; its layout into *layout_out
- * (malloc'd, caller frees; NULL when unknown) with the count and byte size. */
-void tcu_func_layout(uint64_t handle, char *name, size_t name_len, uint8_t **layout_out,
-                     uint32_t *n_out, size_t *bytes_out, int *is_kernel_out);
+/* The entry of a handle, made (nameless) when there is none; NULL for
+ * handle 0 or out of memory.  No lock, no allocation once made. */
+tcu_func *tcu_func_get(uint64_t handle);
+/* Its parameter layout, asked of the driver once (never NULL). */
+const tcu_layout *tcu_func_layout(tcu_func *f);
 
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
 /* Checkpoint pending async copies the program can now observe:
@@ -185,5 +265,18 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
 uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
                            uint64_t *capture_id_out);
 void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing);
+
+/* ---- tcu_capture.c ------------------------------------------------------- */
+
+/* Around a call that begins a capture on s (any mode, recording or not):
+ * before it, and after it with its result. */
+void tcu_capture_begin_pre(CUstream s, int ptds);
+void tcu_capture_begin_post(CUstream s, int ptds, CUresult r);
+/* After cuStreamEndCapture on s returned r. */
+void tcu_capture_end(CUstream s, int ptds, CUresult r);
+/* A launch on s: 1 and the driver's status and capture id when s is
+ * capturing, else 0 (and zeros).  Asks the driver only while a capture is
+ * going on, or the first time s is seen. */
+int tcu_capture_query(CUstream s, int ptds, int *status_out, uint64_t *id_out);
 
 #endif /* TRACESMITH_TCU_INTERNAL_H */

@@ -5,6 +5,7 @@
  * outputs and result included; sbt_compute.h says what each record holds.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,8 @@ CUresult tcu_m_cuModuleUnload(tcu_fn id, CUmodule mod)
 {
 	TCU_BEGIN(cuModuleUnload)
 	r_ = real_(mod);
+	if (r_ == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+		atomic_fetch_add(&tcu_g.unloads, 1);
 	if (mode_ == 2)
 		tcu_handle_record(SBT_CM_K_cuModuleUnload, id, r_, TCU_H(mod), 0, NULL);
 	TCU_END
@@ -316,6 +319,8 @@ CUresult tcu_m_cuLibraryUnload(tcu_fn id, CUlibrary lib)
 {
 	TCU_BEGIN(cuLibraryUnload)
 	r_ = real_(lib);
+	if (r_ == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+		atomic_fetch_add(&tcu_g.unloads, 1);
 	if (mode_ == 2)
 		tcu_handle_record(SBT_CM_K_cuLibraryUnload, id, r_, TCU_H(lib), 0, NULL);
 	TCU_END
@@ -360,14 +365,8 @@ CUresult tcu_m_cuKernelGetFunction(tcu_fn id, CUfunction *fn, CUkernel k)
 	TCU_BEGIN(cuKernelGetFunction)
 	r_ = real_(fn, k);
 	if (mode_ && r_ == CUDA_SUCCESS && fn) {
-		char name[256];
-		uint8_t *layout;
-		uint32_t n;
-		size_t bytes;
-		int is_kernel;
-		tcu_func_layout(TCU_H(k), name, sizeof(name), &layout, &n, &bytes, &is_kernel);
-		free(layout);
-		tcu_func_note(TCU_H(*fn), name[0] ? name : NULL, 0);
+		const tcu_func *kf = tcu_func_get(TCU_H(k));
+		tcu_func_note(TCU_H(*fn), kf ? kf->name : NULL, 0);
 	}
 	if (mode_ == 2)
 		tcu_handle_record(SBT_CM_K_cuKernelGetFunction, id, r_,
@@ -442,8 +441,9 @@ typedef struct tcu_launch {
 	uint64_t capture_id;
 } tcu_launch;
 
-/* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*). */
-static int tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
+/* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*);
+ * NULL and 0 unless it names both. */
+static void tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
 {
 	const void *buf = NULL;
 	size_t len = 0;
@@ -453,81 +453,77 @@ static int tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
 		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
 			len = *(const size_t *)extra[i + 1];
 	}
-	*buf_out = buf;
-	*len_out = len;
-	return buf && len;
+	if (buf && len) {
+		*buf_out = buf;
+		*len_out = len;
+	}
 }
 
+/*
+ * The launch record, encoded in place (tcu_enc.h): the function's entry
+ * gives its handle and name fields and its layout ready-encoded, so a
+ * launch formats, allocates and locks nothing here.
+ */
 static void tcu_launch_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_launch *l)
 {
-	sbt_cm_call c;
-	char name[256];
-	uint8_t *layout = NULL, *params = NULL, *attrs = NULL;
-	uint32_t n = 0;
-	size_t bytes = 0;
-	int is_kernel = 0;
+	tcu_func *f = tcu_func_get(TCU_H(l->f));
+	const tcu_layout *lay = f ? tcu_func_layout(f) : NULL;
+	uint8_t head[2 * TCU_ENC_FIELD_MAX];
+	tcu_enc_launch d;
+	cap_rec *rec;
+	uint8_t *p;
 
-	tcu_func_layout(TCU_H(l->f), name, sizeof(name), &layout, &n, &bytes, &is_kernel);
-	sbt_cm_call_init(&c);
-	c.result = r;
-	c.handle = TCU_H(l->f);
-	c.sub = is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
-	if (name[0])
-		tcu_str(&c, name);
-	c.grid_x = l->grid[0];
-	c.grid_y = l->grid[1];
-	c.grid_z = l->grid[2];
-	c.block_x = l->block[0];
-	c.block_y = l->block[1];
-	c.block_z = l->block[2];
-	c.shared_mem = l->shared;
-	c.stream = TCU_H(l->stream);
-	c.capture_status = (uint64_t)l->capturing;
-	c.capture_id = l->capture_id;
-	if (layout) {
-		c.layout = layout;
-		c.layout_len = (size_t)n * SBT_CM_LAYOUT_BYTES;
+	memset(&d, 0, sizeof(d));
+	d.result = (uint64_t)r;
+	if (f) {
+		d.head = f->head;
+		d.head_len = f->head_len;
+		d.sub = f->is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
+	} else {
+		d.head = head;
+		d.head_len = tcu_enc_head(head, TCU_H(l->f), NULL, 0);
+	}
+	d.stream = TCU_H(l->stream);
+	for (int i = 0; i < 3; i++) {
+		d.grid[i] = l->grid[i];
+		d.block[i] = l->block[i];
+	}
+	d.shared_mem = l->shared;
+	d.capture_status = (uint64_t)l->capturing;
+	d.capture_id = l->capture_id;
+	d.ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	if (lay && lay->known > 0) {
+		d.layout = lay->field;
+		d.layout_len = lay->field_len;
 	}
 	if (l->params) {
-		if (layout) {
-			params = calloc(1, bytes ? bytes : 1);
-			for (uint32_t i = 0; params && i < n; i++) {
-				uint32_t off, size;
-				sbt_cm_layout_at(&c, i, &off, &size);
-				if (l->params[i])
-					memcpy(params + off, l->params[i], size);
-			}
-			c.params = params;
-			c.params_len = params ? bytes : 0;
-		} else if (tcu_g.layout_warned++ == 0) {
+		if (lay && lay->known > 0) {
+			d.params = l->params;
+			d.pl = lay->pl;
+			d.nparams = lay->nparams;
+			d.param_bytes = lay->param_bytes;
+		} else if (atomic_exchange(&tcu_g.layout_warned, 1) == 0) {
 			CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
 			         "launches are recorded without parameters and cannot be replayed",
-			         name[0] ? name : "(unnamed)");
+			         f && f->name ? f->name : "(unnamed)");
 		}
 	} else {
-		const void *buf;
-		size_t len;
-		if (tcu_extra_buffer(l->extra, &buf, &len)) {
-			c.extra = buf;
-			c.extra_len = len;
-		}
+		tcu_extra_buffer(l->extra, &d.extra, &d.extra_len);
 	}
 	if (l->nattrs && l->attrs) {
-		attrs = malloc((size_t)l->nattrs * SBT_CM_ATTR_BYTES);
-		for (unsigned i = 0; attrs && i < l->nattrs; i++)
-			sbt_cm_attr_put(attrs + (size_t)i * SBT_CM_ATTR_BYTES, (uint32_t)l->attrs[i].id,
-			                &l->attrs[i].value);
-		if (attrs) {
-			c.attrs = attrs;
-			c.attrs_len = (size_t)l->nattrs * SBT_CM_ATTR_BYTES;
-		}
+		d.attrs = l->attrs;
+		d.nattrs = l->nattrs;
 	}
-	tcu_emit(k, id, &c, CAP_REC_WORK);
-	free(layout);
-	free(params);
-	free(attrs);
+	p = cap_record_begin(SBT_CM_TYPE(k), CAP_REC_WORK, tcu_enc_launch_max(&d), &rec);
+	if (p)
+		cap_record_commit(rec, tcu_enc_launch_put(p, &d));
 }
 
+_Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
+                   sizeof(CUlaunchAttributeID) == sizeof(uint32_t) &&
+                   offsetof(CUlaunchAttribute, id) == 0 &&
+                   offsetof(CUlaunchAttribute, value) == TCU_ENC_ATTR_VALUE_AT,
+               "CUlaunchAttribute is laid out as tcu_enc.h reads it");
 _Static_assert(sizeof(((CUlaunchAttribute *)0)->value) == 64, "launch attribute values are 64 bytes");
 
 CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
@@ -727,12 +723,39 @@ CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int 
 	TCU_END
 }
 
+/* Every call that begins a capture is tracked (tcu_capture.c), recording
+ * or not; only the _v2 form is a model record. */
 CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMode m)
 {
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
 	TCU_BEGIN(cuStreamBeginCapture_v2)
+	tcu_capture_begin_pre(s, ptds);
 	r_ = real_(s, m);
+	tcu_capture_begin_post(s, ptds, r_);
 	if (mode_ == 2)
 		tcu_stream_record(SBT_CM_K_cuStreamBeginCapture, id, r_, s, NULL, (unsigned)m);
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamBeginCapture(tcu_fn id, CUstream s)
+{
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	TCU_BEGIN(cuStreamBeginCapture)
+	tcu_capture_begin_pre(s, ptds);
+	r_ = real_(s);
+	tcu_capture_begin_post(s, ptds, r_);
+	TCU_END
+}
+
+CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
+                                           const CUgraphNode *deps, const CUgraphEdgeData *data,
+                                           size_t ndeps, CUstreamCaptureMode m)
+{
+	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	TCU_BEGIN(cuStreamBeginCaptureToGraph)
+	tcu_capture_begin_pre(s, ptds);
+	r_ = real_(s, g, deps, data, ndeps, m);
+	tcu_capture_begin_post(s, ptds, r_);
 	TCU_END
 }
 
@@ -740,6 +763,7 @@ CUresult tcu_m_cuStreamEndCapture(tcu_fn id, CUstream s, CUgraph *graph)
 {
 	TCU_BEGIN(cuStreamEndCapture)
 	r_ = real_(s, graph);
+	tcu_capture_end(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, r_);
 	if (mode_ == 2) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);

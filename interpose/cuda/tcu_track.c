@@ -1,8 +1,9 @@
 /*
  * tcu_track.c - what recording needs to remember between calls: live
  * allocations (for keyframes and for naming a checkpoint's allocation),
- * functions and their parameter layouts, events, device->host copies whose
- * checkpoint waits for a synchronization; and the keyframes themselves.
+ * functions and their parameter layouts (looked up without a lock: every
+ * launch needs them), events, device->host copies whose checkpoint waits
+ * for a synchronization; and the keyframes themselves.
  * Locking is described in tcu_internal.h.
  */
 #include <inttypes.h>
@@ -134,34 +135,191 @@ int tcu_addr_is_device(uint64_t addr)
 	return tcu_alloc_find(addr, &base, &kind) && tcu_kind_is_device(kind);
 }
 
-/* ---- functions ----------------------------------------------------------------- */
+/* ---- lock-free map ------------------------------------------------------------ */
 
-void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
+#define TCU_LF_FIRST_BITS 8
+
+static size_t tcu_lf_hash(uint64_t key, unsigned bits)
 {
-	tcu_func *f = calloc(1, sizeof(*f)), *old;
-	if (!f)
-		return;
-	f->name = name ? strdup(name) : NULL;
-	f->is_kernel = is_kernel;
-	pthread_mutex_lock(&tcu_g.mu);
-	old = tcu_map_put(&tcu_g.funcs, handle, f);
-	pthread_mutex_unlock(&tcu_g.mu);
-	if (old == f) { /* not stored */
-		free(f->name);
-		free(f);
-	} else if (old) {
-		free(old->name);
-		free(old->layout);
-		free(old);
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+void *tcu_lfmap_get(const tcu_lfmap *m, uint64_t key)
+{
+	const tcu_lftab *t = atomic_load_explicit(&m->tab, memory_order_acquire);
+	size_t mask, i;
+	if (!t || !key)
+		return NULL;
+	mask = ((size_t)1 << t->bits) - 1;
+	for (i = tcu_lf_hash(key, t->bits);; i = (i + 1) & mask) {
+		uint64_t k = atomic_load_explicit(&t->slot[i].key, memory_order_acquire);
+		if (k == key)
+			return atomic_load_explicit(&t->slot[i].val, memory_order_acquire);
+		if (!k)
+			return NULL; /* at most half full: an empty slot always ends the probe */
 	}
 }
 
-/* Ask the driver for the parameter layout: index by index until it says
- * there is no such parameter. */
-static int tcu_query_layout(uint64_t handle, int is_kernel, uint8_t **layout_out, uint32_t *n_out,
-                            size_t *bytes_out)
+static tcu_lftab *tcu_lftab_new(unsigned bits)
 {
-	uint8_t *layout = NULL;
+	tcu_lftab *t = calloc(1, sizeof(*t) + ((size_t)1 << bits) * sizeof(t->slot[0]));
+	if (t)
+		t->bits = bits;
+	return t;
+}
+
+/* Fill a new (unpublished) table's slot for key; the caller counts it. */
+static void tcu_lftab_place(tcu_lftab *t, uint64_t key, void *val)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1, i = tcu_lf_hash(key, t->bits);
+	while (atomic_load_explicit(&t->slot[i].key, memory_order_relaxed))
+		i = (i + 1) & mask;
+	atomic_store_explicit(&t->slot[i].val, val, memory_order_relaxed);
+	atomic_store_explicit(&t->slot[i].key, key, memory_order_relaxed);
+	t->used++;
+}
+
+void *tcu_lfmap_put_locked(tcu_lfmap *m, uint64_t key, void *val, int *failed)
+{
+	tcu_lftab *t = atomic_load_explicit(&m->tab, memory_order_relaxed);
+	size_t mask, i;
+	*failed = 0;
+	if (!key)
+		goto out_fail;
+	if (t) {
+		mask = ((size_t)1 << t->bits) - 1;
+		for (i = tcu_lf_hash(key, t->bits);; i = (i + 1) & mask) {
+			uint64_t k = atomic_load_explicit(&t->slot[i].key, memory_order_relaxed);
+			if (k == key) {
+				void *old = atomic_load_explicit(&t->slot[i].val, memory_order_relaxed);
+				atomic_store_explicit(&t->slot[i].val, val, memory_order_release);
+				return old;
+			}
+			if (!k)
+				break;
+		}
+	}
+	if (!t || (t->used + 1) * 2 > ((size_t)1 << t->bits)) {
+		/* Grow into a new table, publish it, keep the old one readable. */
+		tcu_lftab *nt = tcu_lftab_new(t ? t->bits + 1 : TCU_LF_FIRST_BITS);
+		if (!nt)
+			goto out_fail;
+		for (size_t j = 0; t && j < ((size_t)1 << t->bits); j++) {
+			uint64_t k = atomic_load_explicit(&t->slot[j].key, memory_order_relaxed);
+			if (k)
+				tcu_lftab_place(nt, k, atomic_load_explicit(&t->slot[j].val, memory_order_relaxed));
+		}
+		nt->prev = t;
+		atomic_store_explicit(&m->tab, nt, memory_order_release);
+		t = nt;
+	}
+	mask = ((size_t)1 << t->bits) - 1;
+	for (i = tcu_lf_hash(key, t->bits); atomic_load_explicit(&t->slot[i].key, memory_order_relaxed);
+	     i = (i + 1) & mask)
+		;
+	/* The value before the key: a reader that sees the key sees the value. */
+	atomic_store_explicit(&t->slot[i].val, val, memory_order_release);
+	atomic_store_explicit(&t->slot[i].key, key, memory_order_release);
+	t->used++;
+	return NULL;
+out_fail:
+	*failed = -1;
+	return NULL;
+}
+
+/* ---- functions ----------------------------------------------------------------- */
+
+static tcu_func *tcu_func_new(uint64_t handle, const char *name, int is_kernel)
+{
+	size_t len = name ? strlen(name) : 0;
+	size_t head_max = 2 * TCU_ENC_FIELD_MAX + len;
+	tcu_func *f = malloc(sizeof(*f) + head_max + (name ? len + 1 : 0));
+	char *copy;
+	if (!f)
+		return NULL;
+	f->handle = handle;
+	f->is_kernel = is_kernel;
+	f->unloads = atomic_load(&tcu_g.unloads);
+	atomic_init(&f->layout, NULL);
+	f->retired_next = NULL;
+	f->head_len = tcu_enc_head(f->head, handle, name, len);
+	f->name = NULL;
+	f->name_len = 0;
+	if (name) {
+		copy = (char *)f->head + head_max;
+		memcpy(copy, name, len + 1);
+		f->name = copy;
+		f->name_len = len;
+	}
+	return f;
+}
+
+/* With mu held: store f for its handle (replace_existing 0: only when the
+ * handle has no entry).  The entry now stored, or NULL. */
+static tcu_func *tcu_func_store_locked(tcu_func *f, int replace_existing)
+{
+	tcu_func *old = tcu_lfmap_get(&tcu_g.funcs, f->handle);
+	int failed;
+	if (old && !replace_existing) {
+		free(f);
+		return old;
+	}
+	old = tcu_lfmap_put_locked(&tcu_g.funcs, f->handle, f, &failed);
+	if (failed) {
+		free(f);
+		return NULL;
+	}
+	if (old) {
+		old->retired_next = tcu_g.funcs_retired;
+		tcu_g.funcs_retired = old;
+	}
+	return f;
+}
+
+/* The entry already says this (programs ask for the same function again
+ * and again: that must not grow anything). */
+static int tcu_func_same(const tcu_func *f, const char *name, int is_kernel)
+{
+	return f->is_kernel == is_kernel && f->unloads == atomic_load(&tcu_g.unloads) &&
+	       (name ? f->name && strcmp(f->name, name) == 0 : !f->name);
+}
+
+void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
+{
+	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
+	if (!handle || (f && tcu_func_same(f, name, is_kernel)))
+		return;
+	f = tcu_func_new(handle, name, is_kernel);
+	if (!f)
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_func_store_locked(f, 1);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+tcu_func *tcu_func_get(uint64_t handle)
+{
+	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
+	if (f || !handle)
+		return f;
+	/* A handle obtained in a way we did not see: nameless, a function. */
+	f = tcu_func_new(handle, NULL, 0);
+	if (!f)
+		return NULL;
+	pthread_mutex_lock(&tcu_g.mu);
+	f = tcu_func_store_locked(f, 0);
+	pthread_mutex_unlock(&tcu_g.mu);
+	return f;
+}
+
+static const tcu_layout tcu_layout_unknown = {-1, 0, 0, NULL, NULL, 0};
+
+/* Ask the driver for the parameter layout: index by index until it says
+ * there is no such parameter.  NULL when it cannot say. */
+static tcu_layout *tcu_query_layout(uint64_t handle, int is_kernel)
+{
+	tcu_enc_param *pl = NULL;
+	tcu_layout *l;
 	uint32_t n = 0;
 	size_t bytes = 0;
 	for (;;) {
@@ -176,79 +334,57 @@ static int tcu_query_layout(uint64_t handle, int is_kernel, uint8_t **layout_out
 			r = ((tcu_pfn_cuFuncGetParamInfo)fn)((CUfunction)(uintptr_t)handle, n, &off, &size);
 		if (r == CUDA_ERROR_INVALID_VALUE)
 			break; /* past the last parameter */
-		if (r != CUDA_SUCCESS || n >= TCU_MAX_PARAMS || off > UINT32_MAX || size > UINT32_MAX)
+		if (r != CUDA_SUCCESS || n >= TCU_MAX_PARAMS || off > UINT32_MAX || size > UINT32_MAX ||
+		    off + size > UINT32_MAX)
 			goto out_unknown;
 		{
-			uint8_t *l = realloc(layout, (size_t)(n + 1) * SBT_CM_LAYOUT_BYTES);
-			if (!l)
+			tcu_enc_param *p = realloc(pl, (size_t)(n + 1) * sizeof(*p));
+			if (!p)
 				goto out_unknown;
-			layout = l;
+			pl = p;
 		}
-		sbt_cm_layout_put(layout + (size_t)n * SBT_CM_LAYOUT_BYTES, (uint32_t)off, (uint32_t)size);
+		pl[n].offset = (uint32_t)off;
+		pl[n].size = (uint32_t)size;
 		if (off + size > bytes)
 			bytes = off + size;
 		n++;
 	}
-	*layout_out = layout;
-	*n_out = n;
-	*bytes_out = bytes;
-	return 1;
+	/* One block: the struct, the entries, the encoded field. */
+	l = malloc(sizeof(*l) + (size_t)n * sizeof(*pl) + TCU_ENC_FIELD_MAX +
+	           (size_t)n * SBT_CM_LAYOUT_BYTES);
+	if (!l)
+		goto out_unknown;
+	l->known = 1;
+	l->nparams = n;
+	l->param_bytes = bytes;
+	l->pl = (tcu_enc_param *)(l + 1);
+	if (n)
+		memcpy(l->pl, pl, (size_t)n * sizeof(*pl));
+	l->field = (uint8_t *)(l->pl + n);
+	l->field_len = tcu_enc_layout(l->field, l->pl, n);
+	free(pl);
+	return l;
 out_unknown:
-	free(layout);
-	return -1;
+	free(pl);
+	return NULL;
 }
 
-void tcu_func_layout(uint64_t handle, char *name, size_t name_len, uint8_t **layout_out,
-                     uint32_t *n_out, size_t *bytes_out, int *is_kernel_out)
+const tcu_layout *tcu_func_layout(tcu_func *f)
 {
-	tcu_func *f;
-	int state, is_kernel = 0;
-	uint8_t *layout = NULL;
-	uint32_t n = 0;
-	size_t bytes = 0;
-
-	name[0] = 0;
-	*layout_out = NULL;
-	*n_out = 0;
-	*bytes_out = 0;
-	pthread_mutex_lock(&tcu_g.mu);
-	f = tcu_map_get(&tcu_g.funcs, handle);
-	state = f ? f->layout_state : 0;
-	if (f) {
-		is_kernel = f->is_kernel;
-		if (f->name)
-			snprintf(name, name_len, "%s", f->name);
+	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
+	const tcu_layout *expected = NULL;
+	tcu_layout *mine;
+	if (l)
+		return l;
+	mine = tcu_query_layout(f->handle, f->is_kernel);
+	l = mine ? mine : &tcu_layout_unknown;
+	/* Two first launches at once both ask; the first answer stays. */
+	if (!atomic_compare_exchange_strong_explicit(&f->layout, &expected, l, memory_order_acq_rel,
+	                                             memory_order_acquire)) {
+		free(mine);
+		l = expected;
 	}
-	pthread_mutex_unlock(&tcu_g.mu);
-	*is_kernel_out = is_kernel;
-	if (state == 0) {
-		state = tcu_query_layout(handle, is_kernel, &layout, &n, &bytes);
-		if (!f)
-			tcu_func_note(handle, NULL, 0);
-		pthread_mutex_lock(&tcu_g.mu);
-		f = tcu_map_get(&tcu_g.funcs, handle);
-		if (f && f->layout_state == 0) {
-			f->layout_state = state;
-			f->layout = layout;
-			f->nparams = n;
-			f->param_bytes = bytes;
-			layout = NULL;
-		}
-		pthread_mutex_unlock(&tcu_g.mu);
-		free(layout);
-	}
-	pthread_mutex_lock(&tcu_g.mu);
-	f = tcu_map_get(&tcu_g.funcs, handle);
-	if (f && f->layout_state == 1) {
-		*layout_out = malloc(f->nparams ? (size_t)f->nparams * SBT_CM_LAYOUT_BYTES : 1);
-		if (*layout_out) {
-			if (f->nparams)
-				memcpy(*layout_out, f->layout, (size_t)f->nparams * SBT_CM_LAYOUT_BYTES);
-			*n_out = f->nparams;
-			*bytes_out = f->param_bytes;
-		}
-	}
-	pthread_mutex_unlock(&tcu_g.mu);
+	return l;
 }
 
 /* ---- events and pending checkpoints ------------------------------------------- */
@@ -444,39 +580,43 @@ out_unlock:
 	pthread_mutex_unlock(&tcu_g.kf_mu);
 }
 
+/* The capture configuration, fixed once read (cap.h); kept here so that a
+ * launch does not go through cap_config_get's once-guard twice. */
+static const cap_config *tcu_config(void)
+{
+	const cap_config *cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
+	if (!cfg) {
+		cfg = cap_config_get();
+		atomic_store_explicit(&tcu_g.cfg, cfg, memory_order_release);
+	}
+	return cfg;
+}
+
 uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64_t *capture_id_out)
 {
-	uint64_t ordinal = atomic_fetch_add(&tcu_g.launches, 1) + 1;
-	const cap_config *cfg = cap_config_get();
-	void *is = tcu_own(ptds ? TCU_FN_cuStreamIsCapturing_ptsz : TCU_FN_cuStreamIsCapturing);
-	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-	*capturing_out = 0;
-	*capture_id_out = 0;
-	if (is && ((tcu_pfn_cuStreamIsCapturing)is)(stream, &st) == CUDA_SUCCESS &&
-	    st != CU_STREAM_CAPTURE_STATUS_NONE) {
-		void *info = tcu_own(ptds ? TCU_FN_cuStreamGetCaptureInfo_v3_ptsz
-		                          : TCU_FN_cuStreamGetCaptureInfo_v3);
-		cuuint64_t cid = 0;
-		*capturing_out = (int)st;
-		if (info && ((tcu_pfn_cuStreamGetCaptureInfo_v3)info)(stream, &st, &cid, NULL, NULL, NULL, NULL) ==
-		        CUDA_SUCCESS)
-			*capture_id_out = cid;
-		/* No keyframe: the launch is not executed now, and the recorder
-		 * must not synchronize a capturing stream. */
+	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
+	const cap_config *cfg;
+	/* No keyframe: the launch is not executed now, and the recorder must
+	 * not synchronize a capturing stream. */
+	if (tcu_capture_query(stream, ptds, capturing_out, capture_id_out))
+		return ordinal;
+	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) &&
+	    atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0) {
+		tcu_keyframe(SBT_CM_KF_START, ordinal, stream, ptds);
 		return ordinal;
 	}
-	if (atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0)
-		tcu_keyframe(SBT_CM_KF_START, ordinal, stream, ptds);
-	else if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
+	cfg = tcu_config();
+	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds);
 	return ordinal;
 }
 
 void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)
 {
-	const cap_config *cfg = cap_config_get();
+	const cap_config *cfg;
 	if (capturing)
 		return;
+	cfg = tcu_config();
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds);
 	else if (cfg->snapshot == CAP_SNAPSHOT_EVERY && cfg->snapshot_every &&

@@ -54,11 +54,14 @@ cuStreamQuery cuStreamWaitEvent cuStreamBeginCapture_v2 cuStreamEndCapture
 cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventRecordWithFlags cuEventSynchronize
 cuEventQuery
 cuGetProcAddress cuGetProcAddress_v2 cuGetExportTable
+cuStreamBeginCapture cuStreamBeginCaptureToGraph
 """.split()
 
 # Calls handed to hand-written code without being a compute-model record
-# (they are how entry points are handed out, or a private table).
-SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"}
+# (they are how entry points are handed out, a private table, or begin a
+# stream capture, which the interposer tracks: tcu_capture.c).
+SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuStreamBeginCapture",
+           "cuStreamBeginCaptureToGraph"}
 
 STREAM_SUFFIXES = ("_ptds", "_ptsz")
 

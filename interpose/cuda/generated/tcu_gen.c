@@ -3873,34 +3873,22 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream a0, unsigned int a1, CUstre
 
 CUresult CUDAAPI cuStreamBeginCapture(CUstream a0)
 {
-	tcu_pfn_cuStreamBeginCapture real = (tcu_pfn_cuStreamBeginCapture)tcu_call_begin(TCU_FN_cuStreamBeginCapture);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuStreamBeginCapture);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBeginCapture(TCU_FN_cuStreamBeginCapture, a0);
 }
 
 CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUstreamCaptureMode a5)
 {
-	tcu_pfn_cuStreamBeginCaptureToGraph real = (tcu_pfn_cuStreamBeginCaptureToGraph)tcu_call_begin(TCU_FN_cuStreamBeginCaptureToGraph);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuStreamBeginCaptureToGraph);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBeginCaptureToGraph(TCU_FN_cuStreamBeginCaptureToGraph, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUstreamCaptureMode a5)
 {
-	tcu_pfn_cuStreamBeginCaptureToGraph_ptsz real = (tcu_pfn_cuStreamBeginCaptureToGraph_ptsz)tcu_call_begin(TCU_FN_cuStreamBeginCaptureToGraph_ptsz);
-	CUresult r = real ? real(a0, a1, a2, a3, a4, a5) : tcu_no_driver(TCU_FN_cuStreamBeginCaptureToGraph_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBeginCaptureToGraph(TCU_FN_cuStreamBeginCaptureToGraph_ptsz, a0, a1, a2, a3, a4, a5);
 }
 
 CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream a0)
 {
-	tcu_pfn_cuStreamBeginCapture_ptsz real = (tcu_pfn_cuStreamBeginCapture_ptsz)tcu_call_begin(TCU_FN_cuStreamBeginCapture_ptsz);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuStreamBeginCapture_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuStreamBeginCapture(TCU_FN_cuStreamBeginCapture_ptsz, a0);
 }
 
 CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream a0, CUstreamCaptureMode a1)
@@ -5279,10 +5267,10 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
 	{"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2, 0},
 	{"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", (void *)cuStreamBatchMemOp_v2_ptsz, TCU_FNF_PTDS},
-	{"cuStreamBeginCapture", "cuStreamBeginCapture", (void *)cuStreamBeginCapture, TCU_FNF_LEGACY},
-	{"cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph, 0},
-	{"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph_ptsz, TCU_FNF_PTDS},
-	{"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", (void *)cuStreamBeginCapture_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
+	{"cuStreamBeginCapture", "cuStreamBeginCapture", (void *)cuStreamBeginCapture, TCU_FNF_LEGACY | TCU_FNF_SPECIAL},
+	{"cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph, TCU_FNF_SPECIAL},
+	{"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", (void *)cuStreamBeginCaptureToGraph_ptsz, TCU_FNF_PTDS | TCU_FNF_SPECIAL},
+	{"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", (void *)cuStreamBeginCapture_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY | TCU_FNF_SPECIAL},
 	{"cuStreamBeginCapture_v2", "cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2, TCU_FNF_MODELED},
 	{"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", (void *)cuStreamBeginCapture_v2_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuStreamCopyAttributes", "cuStreamCopyAttributes", (void *)cuStreamCopyAttributes, 0},

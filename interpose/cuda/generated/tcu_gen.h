@@ -1384,6 +1384,8 @@ CUresult tcu_m_cuEventQuery(tcu_fn id, CUevent a0);
 CUresult tcu_m_cuGetProcAddress(tcu_fn id, const char * a0, void ** a1, int a2, cuuint64_t a3);
 CUresult tcu_m_cuGetProcAddress_v2(tcu_fn id, const char * a0, void ** a1, int a2, cuuint64_t a3, CUdriverProcAddressQueryResult * a4);
 CUresult tcu_m_cuGetExportTable(tcu_fn id, const void ** a0, const CUuuid * a1);
+CUresult tcu_m_cuStreamBeginCapture(tcu_fn id, CUstream a0);
+CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUstreamCaptureMode a5);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */
