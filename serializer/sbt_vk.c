@@ -140,7 +140,8 @@ void sbt_vk_arena_free(sbt_vk_arena *a)
 	free(a);
 }
 
-void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n)
+/* n bytes, not cleared: for callers that overwrite all of them. */
+static void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n)
 {
 	if (!a)
 		return NULL;
@@ -170,7 +171,14 @@ void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n)
 	uint8_t *p = (uint8_t *)a->cur + SBT_VK_BLOCK_HDR + a->cur->used;
 	a->cur->used += rounded;
 	a->total += rounded;
-	memset(p, 0, n);
+	return p;
+}
+
+void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n)
+{
+	void *p = sbt_vk_arena_take(a, n);
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
@@ -271,9 +279,10 @@ sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
 	if (tag == 1) {
 		if ((size_t)(d->end - d->p) < bytes)
 			return SBT_VK_ERR_TRUNCATED;
-		void *dst;
-		if ((st = sbt_vk_d_alloc(d, 1, bytes, &dst)))
-			return st;
+		/* every byte is copied over: no need to clear them first */
+		void *dst = sbt_vk_arena_take(d->a, bytes);
+		if (!dst)
+			return SBT_VK_ERR_LIMIT;
 		memcpy(dst, d->p, bytes);
 		d->p += bytes;
 		*out = dst;

@@ -382,8 +382,9 @@ const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live)
 
 const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live)
 {
-	static const VkObjectType kinds[] = {VK_OBJECT_TYPE_DEVICE, VK_OBJECT_TYPE_QUEUE,
-	                                     VK_OBJECT_TYPE_COMMAND_BUFFER};
+	/* Command buffers first: vkCmd* calls are most of any trace. */
+	static const VkObjectType kinds[] = {VK_OBJECT_TYPE_COMMAND_BUFFER, VK_OBJECT_TYPE_DEVICE,
+	                                     VK_OBJECT_TYPE_QUEUE};
 	const rpvk_map_slot *s = NULL;
 	size_t i;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !s; i++)
