@@ -15,6 +15,8 @@
 # whose end is the first we see.
 # Functions: asking for the same function again keeps its parameter layout
 # (asked of the driver once); after a module unload it is asked again.
+# Threads: four threads asking for functions and launching at once, one of
+# them capturing now and then, get every record right.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 SO="$TOP/$BUILD/interpose/libtracesmith_cuda.so"
@@ -38,9 +40,10 @@ cat >"$T/common.h" <<'EOF'
 	fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #x, (int)r_); exit(1); } } while (0)
 static char img[4 << 20];
 static CUmodule mod;
+static CUcontext ctx;
 static CUfunction setup(const char *module)
 {
-	CUdevice dev; CUcontext ctx; CUfunction f;
+	CUdevice dev; CUfunction f;
 	FILE *fp = fopen(module, "rb");
 	if (!fp || fread(img, 1, sizeof(img), fp) == 0) { fprintf(stderr, "cannot read %s\n", module); exit(2); }
 	fclose(fp);
@@ -255,4 +258,80 @@ diff "$T/lateend.want" "$T/lateend.got" >"$T/lateend.diff" ||
 	fail "late end: capture_status (want, got): $(cat "$T/lateend.diff")"
 [ "$(own_count "$T/lateend.err" cuStreamIsCapturing)" = 2 ] ||
 	fail "late end: cuStreamIsCapturing asked $(own_count "$T/lateend.err" cuStreamIsCapturing) times, expected 2"
+
+# ---- 3. threads at once ------------------------------------------------------------
+cat >"$T/mt.c" <<'EOF'
+#include <pthread.h>
+#include <stdint.h>
+#include "common.h"
+enum { NT = 4, NL = 200 };
+/* Thread t launches NL times on its own stream, grid (t + 1, i + 1):
+ * "fill" (a no-op: n = 0) at odd i, "empty" at even i, each function asked
+ * for again before every launch; thread 0 captures launches 40..49 of
+ * every 50. */
+static void *run(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	CUstream s; CUgraph g;
+	CK(cuCtxSetCurrent(ctx));
+	CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	for (int i = 0; i < NL; i++) {
+		CUfunction f; uint64_t p = 0; uint32_t v = 7, st = 1, n = 0;
+		void *pr[] = { &p, &v, &st, &n };
+		CK(cuModuleGetFunction(&f, mod, i % 2 ? "fill" : "empty"));
+		if (t == 0 && i % 50 == 40)
+			CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CK(cuLaunchKernel(f, t + 1, i + 1, 1, 1, 1, 1, 0, s, i % 2 ? pr : NULL, NULL));
+		if (t == 0 && i % 50 == 49)
+			CK(cuStreamEndCapture(s, &g));
+	}
+	CK(cuStreamSynchronize(s));
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	pthread_t th[NT];
+	(void)argc;
+	setup(argv[1]);
+	for (int t = 0; t < NT; t++)
+		if (pthread_create(&th[t], NULL, run, (void *)(intptr_t)t)) return 2;
+	for (int t = 0; t < NT; t++)
+		pthread_join(th[t], NULL);
+	printf("mt ok\n");
+	return 0;
+}
+EOF
+cc $CFLAGS_T -I"$T" "$T/mt.c" -L"$DBL" -lcuda -lpthread -o "$T/mt" || fail "cannot build the threaded program"
+rc=0
+LD_LIBRARY_PATH="$DBL" LD_PRELOAD="$SO" TRACESMITH_OUTPUT="$T/mt.sbt" \
+	"$T/mt" "$MOD" >"$T/mt.out" 2>"$T/mt.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "mt: exit $rc: $(cat "$T/mt.err")"
+has mt out "mt ok"
+"$TOP/$BUILD/tsinfo" --dump "$T/mt.sbt" >"$T/mt.dump" 2>&1 || fail "tsinfo --dump: $(cat "$T/mt.dump")"
+# Every launch once, with its kernel's name, its parameters (fill: 20
+# bytes) and capture_status 1 exactly when thread 0 was capturing.
+grep ' cuda.cuLaunchKernel ' "$T/mt.dump" | awk -v q='"' '{
+	t = i = c = 0; name = params = ""
+	for (k = 1; k <= NF; k++) {
+		if ($k ~ /^grid_x=/) t = substr($k, 8) - 1
+		if ($k ~ /^grid_y=/) i = substr($k, 8) - 1
+		if ($k ~ /^name=/) name = substr($k, 6)
+		if ($k ~ /^params=/) params = substr($k, 8)
+		if ($k ~ /^capture_status=/) c = substr($k, 16)
+	}
+	n++
+	want = (t == 0 && i % 50 >= 40) ? 1 : 0
+	if (name != q (i % 2 ? "fill" : "empty") q || length(params) != (i % 2 ? 40 : 0) || c != want) {
+		print "thread " t " launch " i ": name " name ", params " params ", capture_status " c " (want " want ")"
+		bad++
+	}
+	seen[t " " i]++
+} END {
+	if (n != 800) { print n " launch records, expected 800"; bad++ }
+	for (k in seen) if (seen[k] != 1) { print "launch " k " recorded " seen[k] " times"; bad++ }
+	exit bad > 0 }' >"$T/mt.bad" || fail "mt: $(head -5 "$T/mt.bad")"
+# Layouts were asked once per function (empty: 1 question, fill: 5), give or
+# take threads racing to a first launch: nowhere near once per launch.
+n=$(own_count "$T/mt.err" cuFuncGetParamInfo)
+[ "$n" -ge 6 ] && [ "$n" -le 24 ] || fail "mt: cuFuncGetParamInfo asked $n times for 800 launches"
 echo "ok"
