@@ -117,7 +117,11 @@ out:
 
 void tcu_init(void)
 {
+	/* Every wrapped call comes here: once set up, skip pthread_once. */
+	if (atomic_load_explicit(&tcu_g.ready, memory_order_acquire))
+		return;
 	pthread_once(&tcu_g.once, tcu_init_once);
+	atomic_store_explicit(&tcu_g.ready, 1, memory_order_release);
 }
 
 void *tcu_call_begin(tcu_fn id)

@@ -140,6 +140,7 @@ typedef struct tcu_pending {
 
 typedef struct tcu_state {
 	pthread_once_t once;
+	atomic_int ready;    /* set after the once has run */
 	void *driver;        /* dlopen handle of the real driver; NULL if missing */
 	const char *driver_name;
 	char driver_error[512];
