@@ -15,6 +15,10 @@ unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG \
 	TRACESMITH_OUTPUT TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS
 export TSCUDA_DOUBLE_QUIET=1
 CFLAGS_T="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$TOP -I/usr/local/cuda/include"
+# Under TSan the programs built here are instrumented too: an uninstrumented
+# program that gets the TSan runtime through the double or our interposer
+# crashes before main.
+tsan_build && CFLAGS_T="$CFLAGS_T -fsanitize=thread"
 
 # ---- the kernel module: saxpy y = a*x + y over n floats -------------------
 cat >"$T/mod.c" <<'EOF'

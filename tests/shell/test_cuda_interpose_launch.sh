@@ -27,6 +27,10 @@ unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG \
 	TSCUDA_DOUBLE_SEED
 export TSCUDA_DOUBLE_QUIET=1
 CFLAGS_T="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$TOP -I/usr/local/cuda/include"
+# Under TSan the programs built here are instrumented too: an uninstrumented
+# program that gets the TSan runtime through the double or our interposer
+# crashes before main.
+tsan_build && CFLAGS_T="$CFLAGS_T -fsanitize=thread"
 MOD="$DBL/modules/kernels.so"
 [ -e "$MOD" ] || fail "the double's module $MOD was not built"
 

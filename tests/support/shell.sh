@@ -33,3 +33,15 @@ has() {
 json_field() {
 	sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1"
 }
+
+# tsan_build: true when $BUILD is a ThreadSanitizer build (make tsan), told
+# by its tsinfo asking for the TSan runtime's entry point.  Some runs cannot
+# happen under TSan at all (an uninstrumented program loading our
+# instrumented library, addresses outside TSan's memory layout).
+tsan_build() {
+	case $BUILD in
+	/*) tsan_bin=$BUILD/tsinfo ;;
+	*) tsan_bin=$TOP/$BUILD/tsinfo ;;
+	esac
+	nm -D "$tsan_bin" 2>/dev/null | grep -q ' __tsan_init$'
+}

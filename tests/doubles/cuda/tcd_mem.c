@@ -12,11 +12,20 @@
  * space, cuMemCreate is a memfd, cuMemMap maps it into a reservation still
  * inaccessible, and only cuMemSetAccess makes it readable and writable.
  *
+ * Under ThreadSanitizer the window is narrower: TSan's interceptor kills
+ * the process ("mmap at bad address") when a mapping lands outside the
+ * application ranges of its fixed memory layout, and above 2^39 (512 GiB)
+ * x86-64 TSan keeps its shadow.  So when the TSan runtime is in the process
+ * device addresses are drawn from [2^36, 7 * 2^36) instead, still at random,
+ * and an asked-for address outside [2^32, 2^39) is treated as not free (the
+ * driver may ignore a hint too).  Without TSan nothing changes.
+ *
  * Locking: tcd_mem.lock guards the registry and the address cursor; it is
  * never held while waiting for stream work.
  */
 #include "tests/doubles/cuda/tcd.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +36,10 @@
 #define TCD_DEVICE_MEMORY ((size_t)16 << 30)
 #define TCD_VA_LOW ((uintptr_t)1 << 36)
 #define TCD_VA_HIGH ((uintptr_t)1 << 46)
+/* Under TSan (see the top of the file). */
+#define TCD_TSAN_VA_HIGH ((uintptr_t)7 << 36)
+#define TCD_TSAN_WANT_LOW ((uintptr_t)1 << 32)
+#define TCD_TSAN_WANT_HIGH ((uintptr_t)1 << 39)
 
 struct tcd_range {
 	uintptr_t base;
@@ -49,7 +62,21 @@ static struct {
 	size_t res_count, res_cap;
 	size_t used;
 	uintptr_t va_next, va_next_low;
-} tcd_mem = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	uintptr_t va_high;               /* top of the random window */
+	uintptr_t want_low, want_high;   /* where a fixed address may go; 0, 0: anywhere */
+} tcd_mem = { .lock = PTHREAD_MUTEX_INITIALIZER, .va_high = TCD_VA_HIGH };
+
+/* Looked up at load rather than decided at build time: an uninstrumented
+ * double loaded by an instrumented program still has its mmap calls go
+ * through TSan's interceptor. */
+__attribute__((constructor)) static void tcd_mem_window_init(void)
+{
+	if (!dlsym(RTLD_DEFAULT, "__tsan_init"))
+		return;
+	tcd_mem.va_high = TCD_TSAN_VA_HIGH;
+	tcd_mem.want_low = TCD_TSAN_WANT_LOW;
+	tcd_mem.want_high = TCD_TSAN_WANT_HIGH;
+}
 
 static size_t tcd_page(void)
 {
@@ -69,6 +96,9 @@ static void *tcd_va_map_locked(size_t bytes, size_t align, int prot, bool low, u
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
 	void *p;
 
+	if (want && tcd_mem.want_high &&
+	    (want < tcd_mem.want_low || want > tcd_mem.want_high || bytes > tcd_mem.want_high - want))
+		want = 0;
 	if (want) {
 		p = mmap((void *)want, bytes, prot, flags, -1, 0);
 		if (p == (void *)want)
@@ -83,11 +113,14 @@ static void *tcd_va_map_locked(size_t bytes, size_t align, int prot, bool low, u
 			uint64_t r = tcd_rng_next(&tcd_g.addr_rng);
 
 			*cursor = low ? ((uintptr_t)1 << 30) + (uintptr_t)(r % ((uintptr_t)2 << 30))
-				      : TCD_VA_LOW + (uintptr_t)(r % (TCD_VA_HIGH - TCD_VA_LOW));
+				      : TCD_VA_LOW + (uintptr_t)(r % (tcd_mem.va_high - TCD_VA_LOW));
 			*cursor = tcd_align_up(*cursor, TCD_GRANULARITY);
 		}
 		cand = tcd_align_up(*cursor, align);
 		if (low && cand + bytes > ((uintptr_t)1 << 32))
+			continue;
+		/* The cursor walks up from where it was drawn: keep it under TSan's limit. */
+		if (!low && tcd_mem.want_high && cand + bytes > tcd_mem.want_high)
 			continue;
 		if (cand == want)
 			continue;
