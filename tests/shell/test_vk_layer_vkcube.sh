@@ -10,6 +10,7 @@ set -eu
 trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT INT TERM
 command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
 vk_env_init
+vk_env_tsan_skip vkcube
 vk_env_layers_ours
 vk_env_xvfb_start
 export TRACESMITH_OUTPUT="$T/cube.sbt"

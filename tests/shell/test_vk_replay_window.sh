@@ -32,6 +32,7 @@ trap cleanup EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
+vk_env_tsan_skip vkcube
 command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
 command -v xwininfo >/dev/null 2>&1 || fail "xwininfo is not installed (x11-utils)"
 R=$VK_ENV_BUILD/tsreplay

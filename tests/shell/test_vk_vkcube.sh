@@ -18,6 +18,7 @@ trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
+vk_env_tsan_skip vkcube
 command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
 command -v gfxrecon-replay >/dev/null 2>&1 || fail "gfxrecon-replay is not installed (gfxreconstruct)"
 for t in vk_imgcmp vk_tracetool; do

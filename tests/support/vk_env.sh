@@ -16,6 +16,9 @@
 #                               "SYNC-HAZARD" line)
 #   vk_env_clean LOG            only the validation check of vk_env_run
 #   vk_env_fail MESSAGE         print "FAIL: MESSAGE" on stderr, exit 1
+#   vk_env_tsan_skip PROGRAM    in a ThreadSanitizer build (make tsan) exit
+#                               77 (skip): PROGRAM is not instrumented and
+#                               cannot load our instrumented layer
 #
 # VK_ENV_SYNC=1 turns on the validation layer's synchronization validation
 # (VK_LAYER_ENABLES) so that missing barriers fail as well; it is slow on
@@ -57,6 +60,17 @@ vk_env_init() {
 	VK_ENV_VALIDATION=VK_LAYER_KHRONOS_validation
 	[ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] ||
 		vk_env_fail "the Khronos validation layer is not installed (vulkan-validationlayers)"
+}
+
+# An uninstrumented program (vkcube) cannot load a TSan-built layer: the
+# TSan runtime it pulls in needs static TLS that a started process no longer
+# has ("cannot allocate memory in static TLS block"), so the loader drops
+# the layer and the program runs without it.  Call after vk_env_init.
+vk_env_tsan_skip() { # PROGRAM
+	if nm -D "$VK_ENV_BUILD/tsinfo" 2>/dev/null | grep -q ' __tsan_init$'; then
+		echo "skipped under TSan: $1 is not instrumented and cannot load our TSan-built layer (static TLS)"
+		exit 77
+	fi
 }
 
 vk_env_layers_validation() {
