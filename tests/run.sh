@@ -15,6 +15,10 @@ rm -rf "$LOGS"
 # runtime in programs run under tscapture; ASan would refuse to start.
 ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export ASAN_OPTIONS
+# make tsan: races inside libraries we do not build (lavapipe, the
+# validation layer) are left out; the file says which and why.
+TSAN_OPTIONS="suppressions=$TOP/tests/support/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+export TSAN_OPTIONS
 mkdir -p "$LOGS"
 pass=0
 fail=0
