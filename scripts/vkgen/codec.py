@@ -1317,7 +1317,7 @@ def gen_codec_c(cx):
             eb = ["(void)e;", "(void)s;"]
         if not db:
             db = ["(void)d;", "(void)s;"]
-        _fn(L, "static inline sbt_vk_status sbt_vk_ec_%s(sbt_vk_e *e, const sbt_vk_args_%s *s)" % (n, n),
+        _fn(L, "static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_%s(sbt_vk_e *e, const sbt_vk_args_%s *s)" % (n, n),
             _batch_puts(eb))
         _fn(L, "sbt_vk_status sbt_vk_encode_%s(sbt_vk_enc *enc, const sbt_vk_args_%s *args)" % (n, n),
             ["sbt_vk_e e;", "sbt_vk_e_begin(&e, enc);",
@@ -1457,20 +1457,20 @@ def gen_dump_c(cx):
             b += ["default:", "\tbreak;", "}"]
             _fn(body, "static void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s, int64_t sel)" % (n, n), b, ("}",))
             continue
-        protos.append("static inline void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s);" % (n, n))
+        protos.append("static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s);" % (n, n))
         b = []
         for k in kinds:
             if k.k != "pnext":
                 b += em.pr_member(k)
         if reg.structs[n].has_pnext and cls == "normal":
             pn.add(n)
-            protos[-1] = "static inline void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s);" % (n, n)
+            protos[-1] = "static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s);" % (n, n)
             protos.append("static void sbt_vk_pb_%s(sbt_vk_pr *pr, const %s *s);" % (n, n))
             _fn(body, "static void sbt_vk_pb_%s(sbt_vk_pr *pr, const %s *s)" % (n, n), b or ["(void)pr;", "(void)s;"], ("}",))
-            _fn(body, "static inline void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s)" % (n, n),
+            _fn(body, "static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s)" % (n, n),
                 ["sbt_vk_pb_%s(pr, s);" % n, "if (s->pNext)", "\tsbt_vk_p_chain(pr, s->pNext);"], ("}",))
         else:
-            _fn(body, "static inline void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s)" % (n, n), b or ["(void)pr;", "(void)s;"], ("}",))
+            _fn(body, "static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_%s(sbt_vk_pr *pr, const %s *s)" % (n, n), b or ["(void)pr;", "(void)s;"], ("}",))
     b = ["size_t m0 = sbt_vk_pr_enter(pr, \"pNext\");",
          "for (const VkBaseInStructure *b = pnext; b; b = b->pNext) {", "\tswitch (b->sType) {"]
     for n in cx.chain_structs:

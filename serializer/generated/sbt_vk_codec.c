@@ -42100,7 +42100,7 @@ sbt_vk_status sbt_vk_d_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateInstance(sbt_vk_e *e, const sbt_vk_args_vkCreateInstance *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateInstance(sbt_vk_e *e, const sbt_vk_args_vkCreateInstance *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCreateInfo, 1));
@@ -42186,7 +42186,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreat
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyInstance(sbt_vk_e *e, const sbt_vk_args_vkDestroyInstance *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyInstance(sbt_vk_e *e, const sbt_vk_args_vkDestroyInstance *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
@@ -42229,7 +42229,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyInstance(sbt_vk_d *d, sbt_vk_args_vkDest
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDevices(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDevices *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDevices(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDevices *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -42318,7 +42318,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceProcAddr(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceProcAddr *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceProcAddr(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceProcAddr *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pName));
@@ -42356,7 +42356,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceProcAddr(sbt_vk_d *d, sbt_vk_args_vkGe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetInstanceProcAddr(sbt_vk_e *e, const sbt_vk_args_vkGetInstanceProcAddr *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetInstanceProcAddr(sbt_vk_e *e, const sbt_vk_args_vkGetInstanceProcAddr *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
 	SBT_VK_ET(sbt_vk_put_str(e, s->pName));
@@ -42394,7 +42394,7 @@ static sbt_vk_status sbt_vk_dc_vkGetInstanceProcAddr(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -42442,7 +42442,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -42508,7 +42508,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMemoryProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMemoryProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -42556,7 +42556,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_d *d, 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFeatures(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFeatures(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFeatures *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -42604,7 +42604,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -42659,7 +42659,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties(sbt_vk_d *d, 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
@@ -42744,7 +42744,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDevice(sbt_vk_e *e, const sbt_vk_args_vkCreateDevice *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDevice(sbt_vk_e *e, const sbt_vk_args_vkCreateDevice *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -42836,7 +42836,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDevice(sbt_vk_e *e, const sbt_vk_args_vkDestroyDevice *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDevice(sbt_vk_e *e, const sbt_vk_args_vkDestroyDevice *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pAllocator, 1));
@@ -42879,7 +42879,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDevice(sbt_vk_d *d, sbt_vk_args_vkDestro
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumerateInstanceVersion(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceVersion *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumerateInstanceVersion(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceVersion *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	if (ok) {
@@ -42931,7 +42931,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceVersion(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumerateInstanceLayerProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceLayerProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumerateInstanceLayerProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceLayerProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	if (ok) {
@@ -43010,7 +43010,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceLayerProperties(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumerateInstanceExtensionProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceExtensionProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumerateInstanceExtensionProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateInstanceExtensionProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_str(e, s->pLayerName));
@@ -43095,7 +43095,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceExtensionProperties(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumerateDeviceLayerProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateDeviceLayerProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumerateDeviceLayerProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateDeviceLayerProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -43180,7 +43180,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumerateDeviceExtensionProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateDeviceExtensionProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumerateDeviceExtensionProperties(sbt_vk_e *e, const sbt_vk_args_vkEnumerateDeviceExtensionProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -43271,7 +43271,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceQueue(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceQueue *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceQueue(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceQueue *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -43336,7 +43336,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue(sbt_vk_d *d, sbt_vk_args_vkGetDe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueSubmit(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
@@ -43405,7 +43405,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkQueueWaitIdle *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkQueueWaitIdle *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
@@ -43438,7 +43438,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueWaitIdle(sbt_vk_d *d, sbt_vk_args_vkQueueW
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDeviceWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkDeviceWaitIdle *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDeviceWaitIdle(sbt_vk_e *e, const sbt_vk_args_vkDeviceWaitIdle *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -43471,7 +43471,7 @@ static sbt_vk_status sbt_vk_dc_vkDeviceWaitIdle(sbt_vk_d *d, sbt_vk_args_vkDevic
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAllocateMemory(sbt_vk_e *e, const sbt_vk_args_vkAllocateMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAllocateMemory(sbt_vk_e *e, const sbt_vk_args_vkAllocateMemory *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -43563,7 +43563,7 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkFreeMemory(sbt_vk_e *e, const sbt_vk_args_vkFreeMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkFreeMemory(sbt_vk_e *e, const sbt_vk_args_vkFreeMemory *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -43613,7 +43613,7 @@ static sbt_vk_status sbt_vk_dc_vkFreeMemory(sbt_vk_d *d, sbt_vk_args_vkFreeMemor
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkMapMemory(sbt_vk_e *e, const sbt_vk_args_vkMapMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkMapMemory(sbt_vk_e *e, const sbt_vk_args_vkMapMemory *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -43696,7 +43696,7 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkUnmapMemory(sbt_vk_e *e, const sbt_vk_args_vkUnmapMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkUnmapMemory(sbt_vk_e *e, const sbt_vk_args_vkUnmapMemory *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -43729,7 +43729,7 @@ static sbt_vk_status sbt_vk_dc_vkUnmapMemory(sbt_vk_d *d, sbt_vk_args_vkUnmapMem
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkFlushMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkFlushMappedMemoryRanges *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkFlushMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkFlushMappedMemoryRanges *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -43791,7 +43791,7 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkInvalidateMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkInvalidateMappedMemoryRanges *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkInvalidateMappedMemoryRanges(sbt_vk_e *e, const sbt_vk_args_vkInvalidateMappedMemoryRanges *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -43853,7 +43853,7 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceMemoryCommitment(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMemoryCommitment *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceMemoryCommitment(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMemoryCommitment *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -43912,7 +43912,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryCommitment(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetBufferMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetBufferMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetBufferMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetBufferMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -43967,7 +43967,7 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindBufferMemory(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindBufferMemory(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44018,7 +44018,7 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -44073,7 +44073,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindImageMemory(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindImageMemory(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44124,7 +44124,7 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageSparseMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageSparseMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageSparseMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetImageSparseMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -44197,7 +44197,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
@@ -44294,7 +44294,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueBindSparse(sbt_vk_e *e, const sbt_vk_args_vkQueueBindSparse *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueBindSparse(sbt_vk_e *e, const sbt_vk_args_vkQueueBindSparse *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
@@ -44363,7 +44363,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateFence(sbt_vk_e *e, const sbt_vk_args_vkCreateFence *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateFence(sbt_vk_e *e, const sbt_vk_args_vkCreateFence *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -44455,7 +44455,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyFence(sbt_vk_e *e, const sbt_vk_args_vkDestroyFence *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyFence(sbt_vk_e *e, const sbt_vk_args_vkDestroyFence *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44505,7 +44505,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFence(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetFences(sbt_vk_e *e, const sbt_vk_args_vkResetFences *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetFences(sbt_vk_e *e, const sbt_vk_args_vkResetFences *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44571,7 +44571,7 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetFenceStatus(sbt_vk_e *e, const sbt_vk_args_vkGetFenceStatus *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetFenceStatus(sbt_vk_e *e, const sbt_vk_args_vkGetFenceStatus *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44610,7 +44610,7 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceStatus(sbt_vk_d *d, sbt_vk_args_vkGetFe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkWaitForFences(sbt_vk_e *e, const sbt_vk_args_vkWaitForFences *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkWaitForFences(sbt_vk_e *e, const sbt_vk_args_vkWaitForFences *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44689,7 +44689,7 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateSemaphore(sbt_vk_e *e, const sbt_vk_args_vkCreateSemaphore *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateSemaphore(sbt_vk_e *e, const sbt_vk_args_vkCreateSemaphore *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -44781,7 +44781,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroySemaphore(sbt_vk_e *e, const sbt_vk_args_vkDestroySemaphore *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroySemaphore(sbt_vk_e *e, const sbt_vk_args_vkDestroySemaphore *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44831,7 +44831,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroySemaphore(sbt_vk_d *d, sbt_vk_args_vkDes
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateEvent(sbt_vk_e *e, const sbt_vk_args_vkCreateEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateEvent(sbt_vk_e *e, const sbt_vk_args_vkCreateEvent *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -44923,7 +44923,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyEvent(sbt_vk_e *e, const sbt_vk_args_vkDestroyEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyEvent(sbt_vk_e *e, const sbt_vk_args_vkDestroyEvent *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -44973,7 +44973,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyEvent(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetEventStatus(sbt_vk_e *e, const sbt_vk_args_vkGetEventStatus *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetEventStatus(sbt_vk_e *e, const sbt_vk_args_vkGetEventStatus *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45012,7 +45012,7 @@ static sbt_vk_status sbt_vk_dc_vkGetEventStatus(sbt_vk_d *d, sbt_vk_args_vkGetEv
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetEvent(sbt_vk_e *e, const sbt_vk_args_vkSetEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetEvent(sbt_vk_e *e, const sbt_vk_args_vkSetEvent *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45051,7 +45051,7 @@ static sbt_vk_status sbt_vk_dc_vkSetEvent(sbt_vk_d *d, sbt_vk_args_vkSetEvent *s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetEvent(sbt_vk_e *e, const sbt_vk_args_vkResetEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetEvent(sbt_vk_e *e, const sbt_vk_args_vkResetEvent *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45090,7 +45090,7 @@ static sbt_vk_status sbt_vk_dc_vkResetEvent(sbt_vk_d *d, sbt_vk_args_vkResetEven
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateQueryPool(sbt_vk_e *e, const sbt_vk_args_vkCreateQueryPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateQueryPool(sbt_vk_e *e, const sbt_vk_args_vkCreateQueryPool *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -45182,7 +45182,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyQueryPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyQueryPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyQueryPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyQueryPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45232,7 +45232,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyQueryPool(sbt_vk_d *d, sbt_vk_args_vkDes
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkGetQueryPoolResults *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkGetQueryPoolResults *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -45317,7 +45317,7 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkResetQueryPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkResetQueryPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45367,7 +45367,7 @@ sbt_vk_status sbt_vk_encode_vkResetQueryPoolEXT(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkResetQueryPool(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateBuffer(sbt_vk_e *e, const sbt_vk_args_vkCreateBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateBuffer(sbt_vk_e *e, const sbt_vk_args_vkCreateBuffer *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -45459,7 +45459,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyBuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyBuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45509,7 +45509,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBuffer(sbt_vk_d *d, sbt_vk_args_vkDestro
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateBufferView(sbt_vk_e *e, const sbt_vk_args_vkCreateBufferView *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateBufferView(sbt_vk_e *e, const sbt_vk_args_vkCreateBufferView *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -45601,7 +45601,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyBufferView(sbt_vk_e *e, const sbt_vk_args_vkDestroyBufferView *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyBufferView(sbt_vk_e *e, const sbt_vk_args_vkDestroyBufferView *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45651,7 +45651,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBufferView(sbt_vk_d *d, sbt_vk_args_vkDe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateImage(sbt_vk_e *e, const sbt_vk_args_vkCreateImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateImage(sbt_vk_e *e, const sbt_vk_args_vkCreateImage *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -45743,7 +45743,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyImage(sbt_vk_e *e, const sbt_vk_args_vkDestroyImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyImage(sbt_vk_e *e, const sbt_vk_args_vkDestroyImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -45793,7 +45793,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImage(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -45865,7 +45865,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateImageView(sbt_vk_e *e, const sbt_vk_args_vkCreateImageView *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateImageView(sbt_vk_e *e, const sbt_vk_args_vkCreateImageView *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -45957,7 +45957,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyImageView(sbt_vk_e *e, const sbt_vk_args_vkDestroyImageView *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyImageView(sbt_vk_e *e, const sbt_vk_args_vkDestroyImageView *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46007,7 +46007,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImageView(sbt_vk_d *d, sbt_vk_args_vkDes
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateShaderModule(sbt_vk_e *e, const sbt_vk_args_vkCreateShaderModule *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateShaderModule(sbt_vk_e *e, const sbt_vk_args_vkCreateShaderModule *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -46099,7 +46099,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyShaderModule(sbt_vk_e *e, const sbt_vk_args_vkDestroyShaderModule *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyShaderModule(sbt_vk_e *e, const sbt_vk_args_vkDestroyShaderModule *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46149,7 +46149,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyShaderModule(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreatePipelineCache(sbt_vk_e *e, const sbt_vk_args_vkCreatePipelineCache *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreatePipelineCache(sbt_vk_e *e, const sbt_vk_args_vkCreatePipelineCache *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -46241,7 +46241,7 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyPipelineCache(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineCache *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyPipelineCache(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineCache *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46291,7 +46291,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineCache(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPipelineCacheData(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineCacheData *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPipelineCacheData(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineCacheData *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -46370,7 +46370,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkMergePipelineCaches(sbt_vk_e *e, const sbt_vk_args_vkMergePipelineCaches *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkMergePipelineCaches(sbt_vk_e *e, const sbt_vk_args_vkMergePipelineCaches *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46442,7 +46442,7 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateGraphicsPipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateGraphicsPipelines *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateGraphicsPipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateGraphicsPipelines *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -46559,7 +46559,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateComputePipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateComputePipelines *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateComputePipelines(sbt_vk_e *e, const sbt_vk_args_vkCreateComputePipelines *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -46676,7 +46676,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -46737,7 +46737,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyPipeline(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipeline *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyPipeline(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipeline *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46787,7 +46787,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipeline(sbt_vk_d *d, sbt_vk_args_vkDest
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreatePipelineLayout(sbt_vk_e *e, const sbt_vk_args_vkCreatePipelineLayout *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreatePipelineLayout(sbt_vk_e *e, const sbt_vk_args_vkCreatePipelineLayout *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -46879,7 +46879,7 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyPipelineLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineLayout *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyPipelineLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyPipelineLayout *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -46929,7 +46929,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineLayout(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateSampler(sbt_vk_e *e, const sbt_vk_args_vkCreateSampler *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateSampler(sbt_vk_e *e, const sbt_vk_args_vkCreateSampler *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47021,7 +47021,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroySampler(sbt_vk_e *e, const sbt_vk_args_vkDestroySampler *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroySampler(sbt_vk_e *e, const sbt_vk_args_vkDestroySampler *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47071,7 +47071,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroySampler(sbt_vk_d *d, sbt_vk_args_vkDestr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDescriptorSetLayout(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorSetLayout *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDescriptorSetLayout(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorSetLayout *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47163,7 +47163,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorSetLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorSetLayout *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDescriptorSetLayout(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorSetLayout *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47213,7 +47213,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorSetLayout(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorPool *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47305,7 +47305,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47355,7 +47355,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorPool(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkResetDescriptorPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetDescriptorPool(sbt_vk_e *e, const sbt_vk_args_vkResetDescriptorPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47400,7 +47400,7 @@ static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAllocateDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkAllocateDescriptorSets *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAllocateDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkAllocateDescriptorSets *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47481,7 +47481,7 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkFreeDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkFreeDescriptorSets *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkFreeDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkFreeDescriptorSets *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47553,7 +47553,7 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSets *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSets *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47638,7 +47638,7 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateFramebuffer(sbt_vk_e *e, const sbt_vk_args_vkCreateFramebuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateFramebuffer(sbt_vk_e *e, const sbt_vk_args_vkCreateFramebuffer *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47730,7 +47730,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyFramebuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyFramebuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyFramebuffer(sbt_vk_e *e, const sbt_vk_args_vkDestroyFramebuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47780,7 +47780,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFramebuffer(sbt_vk_d *d, sbt_vk_args_vkD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCreateRenderPass *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCreateRenderPass *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -47872,7 +47872,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyRenderPass(sbt_vk_e *e, const sbt_vk_args_vkDestroyRenderPass *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyRenderPass(sbt_vk_e *e, const sbt_vk_args_vkDestroyRenderPass *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -47922,7 +47922,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyRenderPass(sbt_vk_d *d, sbt_vk_args_vkDe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetRenderAreaGranularity(sbt_vk_e *e, const sbt_vk_args_vkGetRenderAreaGranularity *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetRenderAreaGranularity(sbt_vk_e *e, const sbt_vk_args_vkGetRenderAreaGranularity *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -47977,7 +47977,7 @@ static sbt_vk_status sbt_vk_dc_vkGetRenderAreaGranularity(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateCommandPool(sbt_vk_e *e, const sbt_vk_args_vkCreateCommandPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateCommandPool(sbt_vk_e *e, const sbt_vk_args_vkCreateCommandPool *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -48069,7 +48069,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyCommandPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyCommandPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyCommandPool(sbt_vk_e *e, const sbt_vk_args_vkDestroyCommandPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -48119,7 +48119,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCommandPool(sbt_vk_d *d, sbt_vk_args_vkD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetCommandPool(sbt_vk_e *e, const sbt_vk_args_vkResetCommandPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetCommandPool(sbt_vk_e *e, const sbt_vk_args_vkResetCommandPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -48164,7 +48164,7 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkRes
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAllocateCommandBuffers(sbt_vk_e *e, const sbt_vk_args_vkAllocateCommandBuffers *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAllocateCommandBuffers(sbt_vk_e *e, const sbt_vk_args_vkAllocateCommandBuffers *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -48245,7 +48245,7 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkFreeCommandBuffers(sbt_vk_e *e, const sbt_vk_args_vkFreeCommandBuffers *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkFreeCommandBuffers(sbt_vk_e *e, const sbt_vk_args_vkFreeCommandBuffers *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -48311,7 +48311,7 @@ static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkF
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBeginCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkBeginCommandBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBeginCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkBeginCommandBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pBeginInfo, 1));
@@ -48360,7 +48360,7 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEndCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkEndCommandBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEndCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkEndCommandBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48393,7 +48393,7 @@ static sbt_vk_status sbt_vk_dc_vkEndCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkEnd
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkResetCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkResetCommandBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkResetCommandBuffer(sbt_vk_e *e, const sbt_vk_args_vkResetCommandBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48432,7 +48432,7 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindPipeline(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipeline *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindPipeline(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipeline *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48471,7 +48471,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipeline(sbt_vk_d *d, sbt_vk_args_vkCmdB
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewport(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewport *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewport(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewport *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48520,7 +48520,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetScissor(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissor *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetScissor(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissor *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48569,7 +48569,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSet
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineWidth(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineWidth *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLineWidth(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineWidth *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->lineWidth));
@@ -48597,7 +48597,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineWidth(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBias(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBias *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthBias(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBias *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->depthBiasConstantFactor));
@@ -48629,7 +48629,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBias(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetBlendConstants(sbt_vk_e *e, const sbt_vk_args_vkCmdSetBlendConstants *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetBlendConstants(sbt_vk_e *e, const sbt_vk_args_vkCmdSetBlendConstants *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_rawarr(e, s->blendConstants, (uint64_t)(4), sizeof(*s->blendConstants)));
@@ -48665,7 +48665,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetBlendConstants(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBounds(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBounds *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthBounds(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBounds *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->minDepthBounds));
@@ -48695,7 +48695,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBounds(sbt_vk_d *d, sbt_vk_args_vkCm
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilCompareMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilCompareMask *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetStencilCompareMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilCompareMask *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48734,7 +48734,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilCompareMask(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilWriteMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilWriteMask *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetStencilWriteMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilWriteMask *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48773,7 +48773,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilWriteMask(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilReference(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilReference *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetStencilReference(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilReference *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48812,7 +48812,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilReference(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorSets *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorSets(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorSets *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48906,7 +48906,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindIndexBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdBindIndexBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindIndexBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdBindIndexBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -48951,7 +48951,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49027,7 +49027,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDraw(sbt_vk_e *e, const sbt_vk_args_vkCmdDraw *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDraw(sbt_vk_e *e, const sbt_vk_args_vkCmdDraw *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49078,7 +49078,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDraw(sbt_vk_d *d, sbt_vk_args_vkCmdDraw *s)
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexed(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexed *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndexed(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexed *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49135,7 +49135,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexed(sbt_vk_d *d, sbt_vk_args_vkCmdDr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMultiEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMultiEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49197,7 +49197,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMultiIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiIndexedEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMultiIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMultiIndexedEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49280,7 +49280,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirect *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirect *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49331,7 +49331,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirect *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirect *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49382,7 +49382,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirect(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDispatch(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatch *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDispatch(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatch *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49427,7 +49427,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatch(sbt_vk_d *d, sbt_vk_args_vkCmdDispa
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDispatchIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchIndirect *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDispatchIndirect(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchIndirect *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49466,7 +49466,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatchIndirect(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSubpassShadingHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdSubpassShadingHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSubpassShadingHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdSubpassShadingHUAWEI *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -49492,7 +49492,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSubpassShadingHUAWEI(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawClusterHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawClusterHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterHUAWEI *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49537,7 +49537,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterHUAWEI(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49576,7 +49576,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49631,7 +49631,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49698,7 +49698,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBlitImage(sbt_vk_e *e, const sbt_vk_args_vkCmdBlitImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBlitImage(sbt_vk_e *e, const sbt_vk_args_vkCmdBlitImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49771,7 +49771,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBufferToImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBufferToImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyBufferToImage(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBufferToImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49832,7 +49832,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImageToBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImageToBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyImageToBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImageToBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49893,7 +49893,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryIndirectNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryIndirectNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -49938,7 +49938,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryIndirectNV(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50005,7 +50005,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdUpdateBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdUpdateBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdUpdateBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdUpdateBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50060,7 +50060,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdFillBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdFillBuffer *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdFillBuffer(sbt_vk_e *e, const sbt_vk_args_vkCmdFillBuffer *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50111,7 +50111,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdFillBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdFil
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdClearColorImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearColorImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdClearColorImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearColorImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50183,7 +50183,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdClearDepthStencilImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearDepthStencilImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdClearDepthStencilImage(sbt_vk_e *e, const sbt_vk_args_vkCmdClearDepthStencilImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50255,7 +50255,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdClearAttachments(sbt_vk_e *e, const sbt_vk_args_vkCmdClearAttachments *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdClearAttachments(sbt_vk_e *e, const sbt_vk_args_vkCmdClearAttachments *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50327,7 +50327,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdResolveImage(sbt_vk_e *e, const sbt_vk_args_vkCmdResolveImage *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdResolveImage(sbt_vk_e *e, const sbt_vk_args_vkCmdResolveImage *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50394,7 +50394,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50433,7 +50433,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdSetEv
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdResetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdResetEvent(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50472,7 +50472,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdRes
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWaitEvents(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWaitEvents(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50632,7 +50632,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPipelineBarrier(sbt_vk_e *e, const sbt_vk_args_vkCmdPipelineBarrier *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPipelineBarrier(sbt_vk_e *e, const sbt_vk_args_vkCmdPipelineBarrier *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50764,7 +50764,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQuery *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQuery *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50809,7 +50809,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQuery(sbt_vk_d *d, sbt_vk_args_vkCmdBeg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQuery *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndQuery(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQuery *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50848,7 +50848,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQuery(sbt_vk_d *d, sbt_vk_args_vkCmdEndQu
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginConditionalRenderingEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginConditionalRenderingEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginConditionalRenderingEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginConditionalRenderingEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pConditionalRenderingBegin, 1));
@@ -50891,7 +50891,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginConditionalRenderingEXT(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndConditionalRenderingEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndConditionalRenderingEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndConditionalRenderingEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndConditionalRenderingEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -50917,7 +50917,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndConditionalRenderingEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkCmdResetQueryPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdResetQueryPool(sbt_vk_e *e, const sbt_vk_args_vkCmdResetQueryPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -50962,7 +50962,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkCm
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -51007,7 +51007,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyQueryPoolResults *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyQueryPoolResults(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyQueryPoolResults *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 80));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -51076,7 +51076,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPushConstants(sbt_vk_e *e, const sbt_vk_args_vkCmdPushConstants *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPushConstants(sbt_vk_e *e, const sbt_vk_args_vkCmdPushConstants *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -51137,7 +51137,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmd
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRenderPass *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRenderPass *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pRenderPassBegin, 1));
@@ -51186,7 +51186,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdNextSubpass(sbt_vk_e *e, const sbt_vk_args_vkCmdNextSubpass *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdNextSubpass(sbt_vk_e *e, const sbt_vk_args_vkCmdNextSubpass *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -51219,7 +51219,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass(sbt_vk_d *d, sbt_vk_args_vkCmdNe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRenderPass *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndRenderPass(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRenderPass *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -51245,7 +51245,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmd
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdExecuteCommands(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteCommands *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdExecuteCommands(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteCommands *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -51305,7 +51305,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -51390,7 +51390,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -51475,7 +51475,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -51571,7 +51571,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDisplayModePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDisplayModePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModePropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -51663,7 +51663,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDisplayModeKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDisplayModeKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDisplayModeKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDisplayModeKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -51762,7 +51762,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -51829,7 +51829,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -51921,7 +51921,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateSharedSwapchainsKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateSharedSwapchainsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateSharedSwapchainsKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateSharedSwapchainsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -52032,7 +52032,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroySurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySurfaceKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroySurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySurfaceKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
@@ -52082,7 +52082,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroySurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkDe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -52153,7 +52153,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -52214,7 +52214,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -52293,7 +52293,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -52372,7 +52372,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateSwapchainKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateSwapchainKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateSwapchainKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateSwapchainKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -52464,7 +52464,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroySwapchainKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySwapchainKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroySwapchainKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroySwapchainKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -52514,7 +52514,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroySwapchainKHR(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainImagesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainImagesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetSwapchainImagesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainImagesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -52610,7 +52610,7 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAcquireNextImageKHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireNextImageKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAcquireNextImageKHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireNextImageKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -52693,7 +52693,7 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueuePresentKHR(sbt_vk_e *e, const sbt_vk_args_vkQueuePresentKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueuePresentKHR(sbt_vk_e *e, const sbt_vk_args_vkQueuePresentKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pPresentInfo, 1));
@@ -52742,7 +52742,7 @@ static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueu
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateXlibSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateXlibSurfaceKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateXlibSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateXlibSurfaceKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -52834,7 +52834,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
@@ -52885,7 +52885,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateXcbSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateXcbSurfaceKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateXcbSurfaceKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateXcbSurfaceKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -52977,7 +52977,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
@@ -53028,7 +53028,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDebugReportCallbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDebugReportCallbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -53120,7 +53120,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDebugReportCallbackEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugReportCallbackEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDebugReportCallbackEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugReportCallbackEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
@@ -53170,7 +53170,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugReportCallbackEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDebugReportMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugReportMessageEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDebugReportMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugReportMessageEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
@@ -53239,7 +53239,7 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDebugMarkerSetObjectNameEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugMarkerSetObjectNameEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDebugMarkerSetObjectNameEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugMarkerSetObjectNameEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pNameInfo, 1));
@@ -53288,7 +53288,7 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDebugMarkerSetObjectTagEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugMarkerSetObjectTagEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDebugMarkerSetObjectTagEXT(sbt_vk_e *e, const sbt_vk_args_vkDebugMarkerSetObjectTagEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pTagInfo, 1));
@@ -53337,7 +53337,7 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerBeginEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerBeginEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerBeginEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerBeginEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pMarkerInfo, 1));
@@ -53380,7 +53380,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerBeginEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerEndEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerEndEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerEndEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerEndEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -53406,7 +53406,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerEndEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerInsertEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerInsertEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDebugMarkerInsertEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDebugMarkerInsertEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pMarkerInfo, 1));
@@ -53449,7 +53449,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerInsertEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
@@ -53540,7 +53540,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdExecuteGeneratedCommandsNV(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteGeneratedCommandsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdExecuteGeneratedCommandsNV(sbt_vk_e *e, const sbt_vk_args_vkCmdExecuteGeneratedCommandsNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -53590,7 +53590,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_e *e, const sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_e *e, const sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pGeneratedCommandsInfo, 1));
@@ -53633,7 +53633,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindPipelineShaderGroupNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindPipelineShaderGroupNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -53678,7 +53678,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipelineShaderGroupNV(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_e *e, const sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_e *e, const sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -53743,7 +53743,7 @@ static sbt_vk_status sbt_vk_dc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateIndirectCommandsLayoutNV(sbt_vk_e *e, const sbt_vk_args_vkCreateIndirectCommandsLayoutNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateIndirectCommandsLayoutNV(sbt_vk_e *e, const sbt_vk_args_vkCreateIndirectCommandsLayoutNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -53835,7 +53835,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyIndirectCommandsLayoutNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyIndirectCommandsLayoutNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyIndirectCommandsLayoutNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyIndirectCommandsLayoutNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -53885,7 +53885,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFeatures2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFeatures2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFeatures2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFeatures2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -53938,7 +53938,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFeatures2KHR(sbt_vk_enc *enc, con
 	return sbt_vk_encode_vkGetPhysicalDeviceFeatures2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceProperties2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -53991,7 +53991,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceProperties2KHR(sbt_vk_enc *enc, c
 	return sbt_vk_encode_vkGetPhysicalDeviceProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -54051,7 +54051,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFormatProperties2KHR(sbt_vk_enc *
 	return sbt_vk_encode_vkGetPhysicalDeviceFormatProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54127,7 +54127,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceImageFormatProperties2KHR(sbt_vk_
 	return sbt_vk_encode_vkGetPhysicalDeviceImageFormatProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54211,7 +54211,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceQueueFamilyProperties2KHR(sbt_vk_
 	return sbt_vk_encode_vkGetPhysicalDeviceQueueFamilyProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54264,7 +54264,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceMemoryProperties2KHR(sbt_vk_enc *
 	return sbt_vk_encode_vkGetPhysicalDeviceMemoryProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54365,7 +54365,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(s
 	return sbt_vk_encode_vkGetPhysicalDeviceSparseImageFormatProperties2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -54439,7 +54439,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkTrimCommandPool(sbt_vk_e *e, const sbt_vk_args_vkTrimCommandPool *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkTrimCommandPool(sbt_vk_e *e, const sbt_vk_args_vkTrimCommandPool *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -54483,7 +54483,7 @@ sbt_vk_status sbt_vk_encode_vkTrimCommandPoolKHR(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkTrimCommandPool(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54553,7 +54553,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalBufferPropertiesKHR(sbt_v
 	return sbt_vk_encode_vkGetPhysicalDeviceExternalBufferProperties(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetMemoryFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryFdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetMemoryFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryFdKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -54628,7 +54628,7 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetMemoryFdPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryFdPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetMemoryFdPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryFdPropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -54695,7 +54695,7 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetMemoryRemoteAddressNV(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryRemoteAddressNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetMemoryRemoteAddressNV(sbt_vk_e *e, const sbt_vk_args_vkGetMemoryRemoteAddressNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -54770,7 +54770,7 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -54840,7 +54840,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR(sb
 	return sbt_vk_encode_vkGetPhysicalDeviceExternalSemaphoreProperties(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetSemaphoreFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSemaphoreFdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetSemaphoreFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSemaphoreFdKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -54915,7 +54915,7 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkImportSemaphoreFdKHR(sbt_vk_e *e, const sbt_vk_args_vkImportSemaphoreFdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkImportSemaphoreFdKHR(sbt_vk_e *e, const sbt_vk_args_vkImportSemaphoreFdKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pImportSemaphoreFdInfo, 1));
@@ -54964,7 +54964,7 @@ static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -55034,7 +55034,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalFencePropertiesKHR(sbt_vk
 	return sbt_vk_encode_vkGetPhysicalDeviceExternalFenceProperties(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetFenceFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetFenceFdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetFenceFdKHR(sbt_vk_e *e, const sbt_vk_args_vkGetFenceFdKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -55109,7 +55109,7 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFen
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkImportFenceFdKHR(sbt_vk_e *e, const sbt_vk_args_vkImportFenceFdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkImportFenceFdKHR(sbt_vk_e *e, const sbt_vk_args_vkImportFenceFdKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pImportFenceFdInfo, 1));
@@ -55158,7 +55158,7 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkReleaseDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkReleaseDisplayEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkReleaseDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkReleaseDisplayEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
@@ -55197,7 +55197,7 @@ static sbt_vk_status sbt_vk_dc_vkReleaseDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkRe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDisplayPowerControlEXT(sbt_vk_e *e, const sbt_vk_args_vkDisplayPowerControlEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDisplayPowerControlEXT(sbt_vk_e *e, const sbt_vk_args_vkDisplayPowerControlEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -55253,7 +55253,7 @@ static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkRegisterDeviceEventEXT(sbt_vk_e *e, const sbt_vk_args_vkRegisterDeviceEventEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkRegisterDeviceEventEXT(sbt_vk_e *e, const sbt_vk_args_vkRegisterDeviceEventEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -55345,7 +55345,7 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkRegisterDisplayEventEXT(sbt_vk_e *e, const sbt_vk_args_vkRegisterDisplayEventEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkRegisterDisplayEventEXT(sbt_vk_e *e, const sbt_vk_args_vkRegisterDisplayEventEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -55444,7 +55444,7 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainCounterEXT(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainCounterEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetSwapchainCounterEXT(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainCounterEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -55515,7 +55515,7 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -55576,7 +55576,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDeviceGroups(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDeviceGroups *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDeviceGroups(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDeviceGroups *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -55666,7 +55666,7 @@ sbt_vk_status sbt_vk_encode_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_enc *enc, 
 	return sbt_vk_encode_vkEnumeratePhysicalDeviceGroups(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
@@ -55742,7 +55742,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceGroupPeerMemoryFeaturesKHR(sbt_vk_enc *en
 	return sbt_vk_encode_vkGetDeviceGroupPeerMemoryFeatures(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindBufferMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindBufferMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindBufferMemory2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -55809,7 +55809,7 @@ sbt_vk_status sbt_vk_encode_vkBindBufferMemory2KHR(sbt_vk_enc *enc, const sbt_vk
 	return sbt_vk_encode_vkBindBufferMemory2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindImageMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindImageMemory2(sbt_vk_e *e, const sbt_vk_args_vkBindImageMemory2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -55876,7 +55876,7 @@ sbt_vk_status sbt_vk_encode_vkBindImageMemory2KHR(sbt_vk_enc *enc, const sbt_vk_
 	return sbt_vk_encode_vkBindImageMemory2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDeviceMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDeviceMask *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDeviceMask(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDeviceMask *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -55914,7 +55914,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDeviceMaskKHR(sbt_vk_enc *enc, const sbt_vk_
 	return sbt_vk_encode_vkCmdSetDeviceMask(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -55968,7 +55968,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -56033,7 +56033,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAcquireNextImage2KHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireNextImage2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAcquireNextImage2KHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireNextImage2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -56108,7 +56108,7 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDispatchBase(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchBase *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDispatchBase(sbt_vk_e *e, const sbt_vk_args_vkCmdDispatchBase *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -56176,7 +56176,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDispatchBaseKHR(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkCmdDispatchBase(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -56255,7 +56255,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDescriptorUpdateTemplate(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorUpdateTemplate *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDescriptorUpdateTemplate(sbt_vk_e *e, const sbt_vk_args_vkCreateDescriptorUpdateTemplate *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -56352,7 +56352,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_enc *enc,
 	return sbt_vk_encode_vkCreateDescriptorUpdateTemplate(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDescriptorUpdateTemplate(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorUpdateTemplate *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDescriptorUpdateTemplate(sbt_vk_e *e, const sbt_vk_args_vkDestroyDescriptorUpdateTemplate *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -56407,7 +56407,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDescriptorUpdateTemplateKHR(sbt_vk_enc *enc
 	return sbt_vk_encode_vkDestroyDescriptorUpdateTemplate(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSetWithTemplate(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkUpdateDescriptorSetWithTemplate(sbt_vk_e *e, const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -56459,7 +56459,7 @@ sbt_vk_status sbt_vk_encode_vkUpdateDescriptorSetWithTemplateKHR(sbt_vk_enc *enc
 	return sbt_vk_encode_vkUpdateDescriptorSetWithTemplate(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -56512,7 +56512,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetHdrMetadataEXT(sbt_vk_e *e, const sbt_vk_args_vkSetHdrMetadataEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetHdrMetadataEXT(sbt_vk_e *e, const sbt_vk_args_vkSetHdrMetadataEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -56595,7 +56595,7 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetSwapchainStatusKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainStatusKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetSwapchainStatusKHR(sbt_vk_e *e, const sbt_vk_args_vkGetSwapchainStatusKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -56634,7 +56634,7 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainStatusKHR(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetRefreshCycleDurationGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetRefreshCycleDurationGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -56695,7 +56695,7 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPastPresentationTimingGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetPastPresentationTimingGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPastPresentationTimingGOOGLE(sbt_vk_e *e, const sbt_vk_args_vkGetPastPresentationTimingGOOGLE *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -56787,7 +56787,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -56836,7 +56836,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDiscardRectangleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDiscardRectangleEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDiscardRectangleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDiscardRectangleEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -56885,7 +56885,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetSampleLocationsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleLocationsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetSampleLocationsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleLocationsEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSampleLocationsInfo, 1));
@@ -56928,7 +56928,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -56983,7 +56983,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -57054,7 +57054,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -57156,7 +57156,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -57241,7 +57241,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -57326,7 +57326,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDisplayModeProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDisplayModeProperties2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -57418,7 +57418,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_e *e, const sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -57489,7 +57489,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetBufferMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetBufferMemoryRequirements2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetBufferMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetBufferMemoryRequirements2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57559,7 +57559,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferMemoryRequirements2KHR(sbt_vk_enc *enc, c
 	return sbt_vk_encode_vkGetBufferMemoryRequirements2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetImageMemoryRequirements2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetImageMemoryRequirements2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57629,7 +57629,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageMemoryRequirements2KHR(sbt_vk_enc *enc, co
 	return sbt_vk_encode_vkGetImageMemoryRequirements2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageSparseMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetImageSparseMemoryRequirements2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageSparseMemoryRequirements2(sbt_vk_e *e, const sbt_vk_args_vkGetImageSparseMemoryRequirements2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57730,7 +57730,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageSparseMemoryRequirements2KHR(sbt_vk_enc *e
 	return sbt_vk_encode_vkGetImageSparseMemoryRequirements2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceBufferMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceBufferMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceBufferMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceBufferMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57800,7 +57800,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceBufferMemoryRequirementsKHR(sbt_vk_enc *e
 	return sbt_vk_encode_vkGetDeviceBufferMemoryRequirements(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceImageMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceImageMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceImageMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceImageMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57870,7 +57870,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceImageMemoryRequirementsKHR(sbt_vk_enc *en
 	return sbt_vk_encode_vkGetDeviceImageMemoryRequirements(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -57971,7 +57971,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceImageSparseMemoryRequirementsKHR(sbt_vk_e
 	return sbt_vk_encode_vkGetDeviceImageSparseMemoryRequirements(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateSamplerYcbcrConversion(sbt_vk_e *e, const sbt_vk_args_vkCreateSamplerYcbcrConversion *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateSamplerYcbcrConversion(sbt_vk_e *e, const sbt_vk_args_vkCreateSamplerYcbcrConversion *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -58068,7 +58068,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSamplerYcbcrConversionKHR(sbt_vk_enc *enc, c
 	return sbt_vk_encode_vkCreateSamplerYcbcrConversion(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroySamplerYcbcrConversion(sbt_vk_e *e, const sbt_vk_args_vkDestroySamplerYcbcrConversion *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroySamplerYcbcrConversion(sbt_vk_e *e, const sbt_vk_args_vkDestroySamplerYcbcrConversion *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -58123,7 +58123,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySamplerYcbcrConversionKHR(sbt_vk_enc *enc, 
 	return sbt_vk_encode_vkDestroySamplerYcbcrConversion(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceQueue2(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceQueue2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceQueue2(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceQueue2 *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -58192,7 +58192,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue2(sbt_vk_d *d, sbt_vk_args_vkGetD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateValidationCacheEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateValidationCacheEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateValidationCacheEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateValidationCacheEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -58284,7 +58284,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyValidationCacheEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyValidationCacheEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyValidationCacheEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyValidationCacheEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -58334,7 +58334,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyValidationCacheEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetValidationCacheDataEXT(sbt_vk_e *e, const sbt_vk_args_vkGetValidationCacheDataEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetValidationCacheDataEXT(sbt_vk_e *e, const sbt_vk_args_vkGetValidationCacheDataEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -58413,7 +58413,7 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkMergeValidationCachesEXT(sbt_vk_e *e, const sbt_vk_args_vkMergeValidationCachesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkMergeValidationCachesEXT(sbt_vk_e *e, const sbt_vk_args_vkMergeValidationCachesEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -58485,7 +58485,7 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutSupport(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutSupport *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutSupport(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutSupport *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -58555,7 +58555,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutSupportKHR(sbt_vk_enc *enc, 
 	return sbt_vk_encode_vkGetDescriptorSetLayoutSupport(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetShaderInfoAMD(sbt_vk_e *e, const sbt_vk_args_vkGetShaderInfoAMD *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetShaderInfoAMD(sbt_vk_e *e, const sbt_vk_args_vkGetShaderInfoAMD *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
@@ -58646,7 +58646,7 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetLocalDimmingAMD(sbt_vk_e *e, const sbt_vk_args_vkSetLocalDimmingAMD *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetLocalDimmingAMD(sbt_vk_e *e, const sbt_vk_args_vkSetLocalDimmingAMD *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -58685,7 +58685,7 @@ static sbt_vk_status sbt_vk_dc_vkSetLocalDimmingAMD(sbt_vk_d *d, sbt_vk_args_vkS
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -58757,7 +58757,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetCalibratedTimestampsEXT(sbt_vk_e *e, const sbt_vk_args_vkGetCalibratedTimestampsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetCalibratedTimestampsEXT(sbt_vk_e *e, const sbt_vk_args_vkGetCalibratedTimestampsEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -58859,7 +58859,7 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetDebugUtilsObjectNameEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDebugUtilsObjectNameEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetDebugUtilsObjectNameEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDebugUtilsObjectNameEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pNameInfo, 1));
@@ -58908,7 +58908,7 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetDebugUtilsObjectTagEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDebugUtilsObjectTagEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetDebugUtilsObjectTagEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDebugUtilsObjectTagEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pTagInfo, 1));
@@ -58957,7 +58957,7 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pLabelInfo, 1));
@@ -59000,7 +59000,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueEndDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueEndDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueEndDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueEndDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
 	return SBT_VK_OK;
@@ -59026,7 +59026,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueInsertDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkQueueInsertDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pLabelInfo, 1));
@@ -59069,7 +59069,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pLabelInfo, 1));
@@ -59112,7 +59112,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -59138,7 +59138,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pLabelInfo, 1));
@@ -59181,7 +59181,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDebugUtilsMessengerEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateDebugUtilsMessengerEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDebugUtilsMessengerEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateDebugUtilsMessengerEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -59273,7 +59273,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDebugUtilsMessengerEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDebugUtilsMessengerEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
@@ -59323,7 +59323,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSubmitDebugUtilsMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSubmitDebugUtilsMessageEXT(sbt_vk_e *e, const sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->instance));
@@ -59379,7 +59379,7 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarkerAMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarkerAMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -59430,7 +59430,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCreateRenderPass2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCreateRenderPass2 *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -59527,7 +59527,7 @@ sbt_vk_status sbt_vk_encode_vkCreateRenderPass2KHR(sbt_vk_enc *enc, const sbt_vk
 	return sbt_vk_encode_vkCreateRenderPass2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRenderPass2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRenderPass2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pRenderPassBegin, 1));
@@ -59592,7 +59592,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginRenderPass2KHR(sbt_vk_enc *enc, const sbt_
 	return sbt_vk_encode_vkCmdBeginRenderPass2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdNextSubpass2(sbt_vk_e *e, const sbt_vk_args_vkCmdNextSubpass2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdNextSubpass2(sbt_vk_e *e, const sbt_vk_args_vkCmdNextSubpass2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSubpassBeginInfo, 1));
@@ -59657,7 +59657,7 @@ sbt_vk_status sbt_vk_encode_vkCmdNextSubpass2KHR(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkCmdNextSubpass2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRenderPass2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndRenderPass2(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRenderPass2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSubpassEndInfo, 1));
@@ -59705,7 +59705,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRenderPass2KHR(sbt_vk_enc *enc, const sbt_vk
 	return sbt_vk_encode_vkCmdEndRenderPass2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetSemaphoreCounterValue(sbt_vk_e *e, const sbt_vk_args_vkGetSemaphoreCounterValue *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetSemaphoreCounterValue(sbt_vk_e *e, const sbt_vk_args_vkGetSemaphoreCounterValue *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -59775,7 +59775,7 @@ sbt_vk_status sbt_vk_encode_vkGetSemaphoreCounterValueKHR(sbt_vk_enc *enc, const
 	return sbt_vk_encode_vkGetSemaphoreCounterValue(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkWaitSemaphores(sbt_vk_e *e, const sbt_vk_args_vkWaitSemaphores *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkWaitSemaphores(sbt_vk_e *e, const sbt_vk_args_vkWaitSemaphores *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pWaitInfo, 1));
@@ -59836,7 +59836,7 @@ sbt_vk_status sbt_vk_encode_vkWaitSemaphoresKHR(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkWaitSemaphores(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSignalSemaphore(sbt_vk_e *e, const sbt_vk_args_vkSignalSemaphore *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSignalSemaphore(sbt_vk_e *e, const sbt_vk_args_vkSignalSemaphore *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pSignalInfo, 1));
@@ -59890,7 +59890,7 @@ sbt_vk_status sbt_vk_encode_vkSignalSemaphoreKHR(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkSignalSemaphore(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectCount *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectCount *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -59963,7 +59963,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndirectCountAMD(sbt_vk_enc *enc, const sbt
 	return sbt_vk_encode_vkCmdDrawIndirectCount(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndexedIndirectCount(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60036,7 +60036,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndexedIndirectCountAMD(sbt_vk_enc *enc, co
 	return sbt_vk_encode_vkCmdDrawIndexedIndirectCount(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCheckpointNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCheckpointNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCheckpointNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCheckpointNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60069,7 +60069,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCheckpointNV(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetQueueCheckpointDataNV(sbt_vk_e *e, const sbt_vk_args_vkGetQueueCheckpointDataNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetQueueCheckpointDataNV(sbt_vk_e *e, const sbt_vk_args_vkGetQueueCheckpointDataNV *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
@@ -60148,7 +60148,7 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointDataNV(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60234,7 +60234,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60310,7 +60310,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginTransformFeedbackEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndTransformFeedbackEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndTransformFeedbackEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndTransformFeedbackEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60386,7 +60386,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQueryIndexedEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginQueryIndexedEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60437,7 +60437,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQueryIndexedEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQueryIndexedEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndQueryIndexedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdEndQueryIndexedEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60482,7 +60482,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectByteCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawIndirectByteCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60545,7 +60545,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetExclusiveScissorNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetExclusiveScissorNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetExclusiveScissorNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetExclusiveScissorNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60594,7 +60594,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindShadingRateImageNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindShadingRateImageNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindShadingRateImageNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBindShadingRateImageNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60633,7 +60633,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60695,7 +60695,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoarseSampleOrderNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoarseSampleOrderNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoarseSampleOrderNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoarseSampleOrderNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60757,7 +60757,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60796,7 +60796,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksNV(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60847,7 +60847,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60910,7 +60910,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -60955,7 +60955,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksEXT(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61006,7 +61006,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 70));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61069,7 +61069,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCompileDeferredNV(sbt_vk_e *e, const sbt_vk_args_vkCompileDeferredNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCompileDeferredNV(sbt_vk_e *e, const sbt_vk_args_vkCompileDeferredNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -61114,7 +61114,7 @@ static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCo
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCreateAccelerationStructureNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCreateAccelerationStructureNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -61206,7 +61206,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindInvocationMaskHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindInvocationMaskHUAWEI(sbt_vk_e *e, const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61245,7 +61245,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -61295,7 +61295,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureKHR(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -61345,7 +61345,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -61410,7 +61410,7 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureMemoryRequirementsNV(sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindAccelerationStructureMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkBindAccelerationStructureMemoryNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindAccelerationStructureMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkBindAccelerationStructureMemoryNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -61472,7 +61472,7 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61517,7 +61517,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -61560,7 +61560,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureKHR(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -61603,7 +61603,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -61646,7 +61646,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61725,7 +61725,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -61804,7 +61804,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBuildAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBuildAccelerationStructureNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBuildAccelerationStructureNV(sbt_vk_e *e, const sbt_vk_args_vkCmdBuildAccelerationStructureNV *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -61890,7 +61890,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdTraceRaysKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pRaygenShaderBindingTable, 1));
@@ -62003,7 +62003,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysNV(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdTraceRaysNV(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 150));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -62114,7 +62114,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysNV(sbt_vk_d *d, sbt_vk_args_vkCmdTr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -62191,7 +62191,7 @@ sbt_vk_status sbt_vk_encode_vkGetRayTracingShaderGroupHandlesNV(sbt_vk_enc *enc,
 	return sbt_vk_encode_vkGetRayTracingShaderGroupHandlesKHR(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -62263,7 +62263,7 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureHandleNV(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureHandleNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureHandleNV(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureHandleNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -62323,7 +62323,7 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateRayTracingPipelinesNV(sbt_vk_e *e, const sbt_vk_args_vkCreateRayTracingPipelinesNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateRayTracingPipelinesNV(sbt_vk_e *e, const sbt_vk_args_vkCreateRayTracingPipelinesNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -62440,7 +62440,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -62525,7 +62525,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysIndirectKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysIndirectKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdTraceRaysIndirectKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysIndirectKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pRaygenShaderBindingTable, 1));
@@ -62625,7 +62625,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdTraceRaysIndirect2KHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdTraceRaysIndirect2KHR(sbt_vk_e *e, const sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -62658,7 +62658,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirect2KHR(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -62727,7 +62727,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -62778,7 +62778,7 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -62811,7 +62811,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageViewHandleNVX(sbt_vk_e *e, const sbt_vk_args_vkGetImageViewHandleNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageViewHandleNVX(sbt_vk_e *e, const sbt_vk_args_vkGetImageViewHandleNVX *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -62860,7 +62860,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewHandleNVX(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageViewAddressNVX(sbt_vk_e *e, const sbt_vk_args_vkGetImageViewAddressNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageViewAddressNVX(sbt_vk_e *e, const sbt_vk_args_vkGetImageViewAddressNVX *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -62921,7 +62921,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(sbt_vk_e *e, const sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -63040,7 +63040,7 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQu
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -63109,7 +63109,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPas
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAcquireProfilingLockKHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireProfilingLockKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAcquireProfilingLockKHR(sbt_vk_e *e, const sbt_vk_args_vkAcquireProfilingLockKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -63158,7 +63158,7 @@ static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkReleaseProfilingLockKHR(sbt_vk_e *e, const sbt_vk_args_vkReleaseProfilingLockKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkReleaseProfilingLockKHR(sbt_vk_e *e, const sbt_vk_args_vkReleaseProfilingLockKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	return SBT_VK_OK;
@@ -63184,7 +63184,7 @@ static sbt_vk_status sbt_vk_dc_vkReleaseProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -63245,7 +63245,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetBufferOpaqueCaptureAddress(sbt_vk_e *e, const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetBufferOpaqueCaptureAddress(sbt_vk_e *e, const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -63299,7 +63299,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_enc *enc, 
 	return sbt_vk_encode_vkGetBufferOpaqueCaptureAddress(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetBufferDeviceAddress(sbt_vk_e *e, const sbt_vk_args_vkGetBufferDeviceAddress *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetBufferDeviceAddress(sbt_vk_e *e, const sbt_vk_args_vkGetBufferDeviceAddress *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -63358,7 +63358,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferDeviceAddressEXT(sbt_vk_enc *enc, const s
 	return sbt_vk_encode_vkGetBufferDeviceAddress(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateHeadlessSurfaceEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateHeadlessSurfaceEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->instance)));
@@ -63450,7 +63450,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -63535,7 +63535,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSampl
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkInitializePerformanceApiINTEL(sbt_vk_e *e, const sbt_vk_args_vkInitializePerformanceApiINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkInitializePerformanceApiINTEL(sbt_vk_e *e, const sbt_vk_args_vkInitializePerformanceApiINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInitializeInfo, 1));
@@ -63584,7 +63584,7 @@ static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkUninitializePerformanceApiINTEL(sbt_vk_e *e, const sbt_vk_args_vkUninitializePerformanceApiINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkUninitializePerformanceApiINTEL(sbt_vk_e *e, const sbt_vk_args_vkUninitializePerformanceApiINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	return SBT_VK_OK;
@@ -63610,7 +63610,7 @@ static sbt_vk_status sbt_vk_dc_vkUninitializePerformanceApiINTEL(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceMarkerINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceMarkerINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceMarkerINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceMarkerINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pMarkerInfo, 1));
@@ -63659,7 +63659,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pMarkerInfo, 1));
@@ -63708,7 +63708,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceOverrideINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceOverrideINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPerformanceOverrideINTEL(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPerformanceOverrideINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pOverrideInfo, 1));
@@ -63757,7 +63757,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAcquirePerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkAcquirePerformanceConfigurationINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAcquirePerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkAcquirePerformanceConfigurationINTEL *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -63832,7 +63832,7 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkReleasePerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkReleasePerformanceConfigurationINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkReleasePerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkReleasePerformanceConfigurationINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -63871,7 +63871,7 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_e *e, const sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
@@ -63910,7 +63910,7 @@ static sbt_vk_status sbt_vk_dc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPerformanceParameterINTEL(sbt_vk_e *e, const sbt_vk_args_vkGetPerformanceParameterINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPerformanceParameterINTEL(sbt_vk_e *e, const sbt_vk_args_vkGetPerformanceParameterINTEL *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -63971,7 +63971,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -64025,7 +64025,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_enc 
 	return sbt_vk_encode_vkGetDeviceMemoryOpaqueCaptureAddress(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPipelineExecutablePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutablePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPipelineExecutablePropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutablePropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -64127,7 +64127,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPipelineExecutableStatisticsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutableStatisticsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPipelineExecutableStatisticsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutableStatisticsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -64229,7 +64229,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -64331,7 +64331,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -64370,7 +64370,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceToolProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceToolProperties *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceToolProperties(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceToolProperties *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -64460,7 +64460,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_enc *enc
 	return sbt_vk_encode_vkGetPhysicalDeviceToolProperties(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateAccelerationStructureKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateAccelerationStructureKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateAccelerationStructureKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -64552,7 +64552,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -64601,7 +64601,7 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateDeferredOperationKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDeferredOperationKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateDeferredOperationKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateDeferredOperationKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -64676,7 +64676,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyDeferredOperationKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyDeferredOperationKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyDeferredOperationKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyDeferredOperationKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -64726,7 +64726,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDeferredOperationKHR(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -64765,7 +64765,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeferredOperationResultKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationResultKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeferredOperationResultKHR(sbt_vk_e *e, const sbt_vk_args_vkGetDeferredOperationResultKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -64804,7 +64804,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationResultKHR(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDeferredOperationJoinKHR(sbt_vk_e *e, const sbt_vk_args_vkDeferredOperationJoinKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDeferredOperationJoinKHR(sbt_vk_e *e, const sbt_vk_args_vkDeferredOperationJoinKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -64843,7 +64843,7 @@ static sbt_vk_status sbt_vk_dc_vkDeferredOperationJoinKHR(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCullMode(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCullMode *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCullMode(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCullMode *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -64881,7 +64881,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCullModeEXT(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkCmdSetCullMode(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetFrontFace(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFrontFace *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetFrontFace(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFrontFace *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -64919,7 +64919,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetFrontFaceEXT(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkCmdSetFrontFace(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveTopology(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveTopology *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveTopology(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveTopology *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -64957,7 +64957,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveTopologyEXT(sbt_vk_enc *enc, const 
 	return sbt_vk_encode_vkCmdSetPrimitiveTopology(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWithCount *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewportWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWithCount *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65005,7 +65005,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportWithCountEXT(sbt_vk_enc *enc, const 
 	return sbt_vk_encode_vkCmdSetViewportWithCount(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetScissorWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissorWithCount *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetScissorWithCount(sbt_vk_e *e, const sbt_vk_args_vkCmdSetScissorWithCount *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65053,7 +65053,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetScissorWithCountEXT(sbt_vk_enc *enc, const s
 	return sbt_vk_encode_vkCmdSetScissorWithCount(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers2(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindVertexBuffers2(sbt_vk_e *e, const sbt_vk_args_vkCmdBindVertexBuffers2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65154,7 +65154,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindVertexBuffers2EXT(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCmdBindVertexBuffers2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthTestEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthTestEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65192,7 +65192,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthTestEnableEXT(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCmdSetDepthTestEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthWriteEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthWriteEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthWriteEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthWriteEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65230,7 +65230,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthWriteEnableEXT(sbt_vk_enc *enc, const s
 	return sbt_vk_encode_vkCmdSetDepthWriteEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthCompareOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthCompareOp *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthCompareOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthCompareOp *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65268,7 +65268,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthCompareOpEXT(sbt_vk_enc *enc, const sbt
 	return sbt_vk_encode_vkCmdSetDepthCompareOp(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBoundsTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthBoundsTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65306,7 +65306,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBoundsTestEnableEXT(sbt_vk_enc *enc, co
 	return sbt_vk_encode_vkCmdSetDepthBoundsTestEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilTestEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetStencilTestEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilTestEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65344,7 +65344,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilTestEnableEXT(sbt_vk_enc *enc, const 
 	return sbt_vk_encode_vkCmdSetStencilTestEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetStencilOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilOp *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetStencilOp(sbt_vk_e *e, const sbt_vk_args_vkCmdSetStencilOp *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65406,7 +65406,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilOpEXT(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkCmdSetStencilOp(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPatchControlPointsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPatchControlPointsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPatchControlPointsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPatchControlPointsEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65439,7 +65439,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPatchControlPointsEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizerDiscardEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetRasterizerDiscardEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65477,7 +65477,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRasterizerDiscardEnableEXT(sbt_vk_enc *enc, 
 	return sbt_vk_encode_vkCmdSetRasterizerDiscardEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthBiasEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBiasEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthBiasEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthBiasEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65515,7 +65515,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBiasEnableEXT(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCmdSetDepthBiasEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65548,7 +65548,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEXT(sbt_vk_d *d, sbt_vk_args_vkCmd
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveRestartEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPrimitiveRestartEnable(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65586,7 +65586,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveRestartEnableEXT(sbt_vk_enc *enc, c
 	return sbt_vk_encode_vkCmdSetPrimitiveRestartEnable(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetTessellationDomainOriginEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetTessellationDomainOriginEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65619,7 +65619,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_d *d, 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClampEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClampEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthClampEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClampEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65652,7 +65652,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClampEnableEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetPolygonModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPolygonModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetPolygonModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetPolygonModeEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65685,7 +65685,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPolygonModeEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationSamplesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationSamplesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65718,7 +65718,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationSamplesEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetSampleMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleMaskEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetSampleMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleMaskEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65761,7 +65761,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65794,7 +65794,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToOneEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetAlphaToOneEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65827,7 +65827,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLogicOpEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLogicOpEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65860,7 +65860,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEnableEXT(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65909,7 +65909,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEquationEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEquationEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendEquationEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendEquationEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -65958,7 +65958,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteMaskEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteMaskEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteMaskEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66007,7 +66007,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationStreamEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationStreamEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetRasterizationStreamEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRasterizationStreamEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66040,7 +66040,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationStreamEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66073,7 +66073,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_f32(e, s->extraPrimitiveOverestimationSize));
@@ -66101,7 +66101,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66134,7 +66134,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipEnableEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetSampleLocationsEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetSampleLocationsEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66167,7 +66167,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendAdvancedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetColorBlendAdvancedEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66216,7 +66216,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetProvokingVertexModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetProvokingVertexModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66249,7 +66249,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetProvokingVertexModeEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLineRasterizationModeEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66282,7 +66282,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineRasterizationModeEXT(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetLineStippleEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetLineStippleEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66315,7 +66315,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEnableEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66348,7 +66348,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewportWScalingEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66381,7 +66381,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingEnableNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetViewportSwizzleNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportSwizzleNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetViewportSwizzleNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetViewportSwizzleNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66430,7 +66430,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66463,7 +66463,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorEnableNV(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorLocationNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageToColorLocationNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66496,7 +66496,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorLocationNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationModeNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationModeNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66529,7 +66529,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationModeNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66562,7 +66562,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageModulationTableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageModulationTableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66605,7 +66605,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetShadingRateImageEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetShadingRateImageEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66638,7 +66638,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetShadingRateImageEnableNV(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetCoverageReductionModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageReductionModeNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetCoverageReductionModeNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetCoverageReductionModeNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66671,7 +66671,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageReductionModeNV(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -66704,7 +66704,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreatePrivateDataSlot(sbt_vk_e *e, const sbt_vk_args_vkCreatePrivateDataSlot *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreatePrivateDataSlot(sbt_vk_e *e, const sbt_vk_args_vkCreatePrivateDataSlot *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -66801,7 +66801,7 @@ sbt_vk_status sbt_vk_encode_vkCreatePrivateDataSlotEXT(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCreatePrivateDataSlot(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyPrivateDataSlot(sbt_vk_e *e, const sbt_vk_args_vkDestroyPrivateDataSlot *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyPrivateDataSlot(sbt_vk_e *e, const sbt_vk_args_vkDestroyPrivateDataSlot *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -66856,7 +66856,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyPrivateDataSlotEXT(sbt_vk_enc *enc, const s
 	return sbt_vk_encode_vkDestroyPrivateDataSlot(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkSetPrivateData *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkSetPrivateData *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -66918,7 +66918,7 @@ sbt_vk_status sbt_vk_encode_vkSetPrivateDataEXT(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkSetPrivateData(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkGetPrivateData *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPrivateData(sbt_vk_e *e, const sbt_vk_args_vkGetPrivateData *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
@@ -66994,7 +66994,7 @@ sbt_vk_status sbt_vk_encode_vkGetPrivateDataEXT(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkGetPrivateData(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBuffer2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBuffer2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyBuffer2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBuffer2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCopyBufferInfo, 1));
@@ -67042,7 +67042,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBuffer2KHR(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkCmdCopyBuffer2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImage2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImage2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCopyImageInfo, 1));
@@ -67090,7 +67090,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImage2KHR(sbt_vk_enc *enc, const sbt_vk_arg
 	return sbt_vk_encode_vkCmdCopyImage2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBlitImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdBlitImage2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBlitImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdBlitImage2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pBlitImageInfo, 1));
@@ -67138,7 +67138,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBlitImage2KHR(sbt_vk_enc *enc, const sbt_vk_arg
 	return sbt_vk_encode_vkCmdBlitImage2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyBufferToImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBufferToImage2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyBufferToImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyBufferToImage2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCopyBufferToImageInfo, 1));
@@ -67186,7 +67186,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBufferToImage2KHR(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCmdCopyBufferToImage2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyImageToBuffer2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyImageToBuffer2(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCopyImageToBufferInfo, 1));
@@ -67234,7 +67234,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImageToBuffer2KHR(sbt_vk_enc *enc, const sb
 	return sbt_vk_encode_vkCmdCopyImageToBuffer2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdResolveImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdResolveImage2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdResolveImage2(sbt_vk_e *e, const sbt_vk_args_vkCmdResolveImage2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pResolveImageInfo, 1));
@@ -67282,7 +67282,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResolveImage2KHR(sbt_vk_enc *enc, const sbt_vk_
 	return sbt_vk_encode_vkCmdResolveImage2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetFragmentShadingRateKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFragmentShadingRateKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetFragmentShadingRateKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFragmentShadingRateKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pFragmentSize, 1));
@@ -67335,7 +67335,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateKHR(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -67420,7 +67420,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_e *e, const sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67463,7 +67463,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -67545,7 +67545,7 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetVertexInputEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetVertexInputEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetVertexInputEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetVertexInputEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67630,7 +67630,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteEnableEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetColorWriteEnableEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetColorWriteEnableEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67673,7 +67673,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdSetEvent2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67728,7 +67728,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetEvent2KHR(sbt_vk_enc *enc, const sbt_vk_args
 	return sbt_vk_encode_vkCmdSetEvent2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdResetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdResetEvent2(sbt_vk_e *e, const sbt_vk_args_vkCmdResetEvent2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67772,7 +67772,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResetEvent2KHR(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkCmdResetEvent2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWaitEvents2(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWaitEvents2(sbt_vk_e *e, const sbt_vk_args_vkCmdWaitEvents2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -67860,7 +67860,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWaitEvents2KHR(sbt_vk_enc *enc, const sbt_vk_ar
 	return sbt_vk_encode_vkCmdWaitEvents2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdPipelineBarrier2(sbt_vk_e *e, const sbt_vk_args_vkCmdPipelineBarrier2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdPipelineBarrier2(sbt_vk_e *e, const sbt_vk_args_vkCmdPipelineBarrier2 *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDependencyInfo, 1));
@@ -67908,7 +67908,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPipelineBarrier2KHR(sbt_vk_enc *enc, const sbt_
 	return sbt_vk_encode_vkCmdPipelineBarrier2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkQueueSubmit2(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkQueueSubmit2(sbt_vk_e *e, const sbt_vk_args_vkQueueSubmit2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->queue));
@@ -67982,7 +67982,7 @@ sbt_vk_status sbt_vk_encode_vkQueueSubmit2KHR(sbt_vk_enc *enc, const sbt_vk_args
 	return sbt_vk_encode_vkQueueSubmit2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp2(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp2 *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteTimestamp2(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteTimestamp2 *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -68032,7 +68032,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteTimestamp2KHR(sbt_vk_enc *enc, const sbt_v
 	return sbt_vk_encode_vkCmdWriteTimestamp2(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarker2AMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteBufferMarker2AMD(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -68083,7 +68083,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetQueueCheckpointData2NV(sbt_vk_e *e, const sbt_vk_args_vkGetQueueCheckpointData2NV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetQueueCheckpointData2NV(sbt_vk_e *e, const sbt_vk_args_vkGetQueueCheckpointData2NV *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->queue)));
@@ -68162,7 +68162,7 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointData2NV(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -68233,7 +68233,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -68335,7 +68335,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateVideoSessionKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateVideoSessionKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateVideoSessionKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateVideoSessionKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -68427,7 +68427,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -68477,7 +68477,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionKHR(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateVideoSessionParametersKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkCreateVideoSessionParametersKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -68569,7 +68569,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkUpdateVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkUpdateVideoSessionParametersKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkUpdateVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkUpdateVideoSessionParametersKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -68625,7 +68625,7 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionParametersKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyVideoSessionParametersKHR(sbt_vk_e *e, const sbt_vk_args_vkDestroyVideoSessionParametersKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -68675,7 +68675,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionParametersKHR(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_e *e, const sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -68767,7 +68767,7 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindVideoSessionMemoryKHR(sbt_vk_e *e, const sbt_vk_args_vkBindVideoSessionMemoryKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindVideoSessionMemoryKHR(sbt_vk_e *e, const sbt_vk_args_vkBindVideoSessionMemoryKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -68835,7 +68835,7 @@ static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_a
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDecodeVideoKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdDecodeVideoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDecodeVideoKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdDecodeVideoKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pDecodeInfo, 1));
@@ -68878,7 +68878,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecodeVideoKHR(sbt_vk_d *d, sbt_vk_args_vkCm
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginVideoCodingKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginVideoCodingKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pBeginInfo, 1));
@@ -68921,7 +68921,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginVideoCodingKHR(sbt_vk_d *d, sbt_vk_args
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdControlVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdControlVideoCodingKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdControlVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdControlVideoCodingKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pCodingControlInfo, 1));
@@ -68964,7 +68964,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdControlVideoCodingKHR(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdEndVideoCodingKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndVideoCodingKHR(sbt_vk_e *e, const sbt_vk_args_vkCmdEndVideoCodingKHR *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pEndCodingInfo, 1));
@@ -69007,7 +69007,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -69050,7 +69050,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_e *e, const sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -69095,7 +69095,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_d *d,
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateCuModuleNVX(sbt_vk_e *e, const sbt_vk_args_vkCreateCuModuleNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateCuModuleNVX(sbt_vk_e *e, const sbt_vk_args_vkCreateCuModuleNVX *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -69187,7 +69187,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateCuFunctionNVX(sbt_vk_e *e, const sbt_vk_args_vkCreateCuFunctionNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateCuFunctionNVX(sbt_vk_e *e, const sbt_vk_args_vkCreateCuFunctionNVX *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -69279,7 +69279,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyCuModuleNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuModuleNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyCuModuleNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuModuleNVX *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -69329,7 +69329,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyCuFunctionNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyCuFunctionNVX(sbt_vk_e *e, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -69379,7 +69379,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -69438,7 +69438,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -69503,7 +69503,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -69567,7 +69567,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBuffersEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBuffersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBuffersEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -69623,7 +69623,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -69694,7 +69694,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -69739,7 +69739,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkSetDeviceMemoryPriorityEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDeviceMemoryPriorityEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkSetDeviceMemoryPriorityEXT(sbt_vk_e *e, const sbt_vk_args_vkSetDeviceMemoryPriorityEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -69774,7 +69774,7 @@ static sbt_vk_status sbt_vk_dc_vkSetDeviceMemoryPriorityEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkAcquireDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkAcquireDrmDisplayEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkAcquireDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkAcquireDrmDisplayEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 40));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->physicalDevice));
@@ -69819,7 +69819,7 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDrmDisplayEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDrmDisplayEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDrmDisplayEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
@@ -69890,7 +69890,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkWaitForPresentKHR(sbt_vk_e *e, const sbt_vk_args_vkWaitForPresentKHR *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkWaitForPresentKHR(sbt_vk_e *e, const sbt_vk_args_vkWaitForPresentKHR *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -69941,7 +69941,7 @@ static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWa
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBeginRendering(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRendering *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBeginRendering(sbt_vk_e *e, const sbt_vk_args_vkCmdBeginRendering *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pRenderingInfo, 1));
@@ -69989,7 +69989,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginRenderingKHR(sbt_vk_enc *enc, const sbt_vk
 	return sbt_vk_encode_vkCmdBeginRendering(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdEndRendering(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRendering *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdEndRendering(sbt_vk_e *e, const sbt_vk_args_vkCmdEndRendering *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	return SBT_VK_OK;
@@ -70020,7 +70020,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRenderingKHR(sbt_vk_enc *enc, const sbt_vk_a
 	return sbt_vk_encode_vkCmdEndRendering(enc, args);
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -70085,7 +70085,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDescriptorSetHostMappingVALVE(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetHostMappingVALVE *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDescriptorSetHostMappingVALVE(sbt_vk_e *e, const sbt_vk_args_vkGetDescriptorSetHostMappingVALVE *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -70144,7 +70144,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCreateMicromapEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -70236,7 +70236,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBuildMicromapsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdBuildMicromapsEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -70292,7 +70292,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkBuildMicromapsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBuildMicromapsEXT(sbt_vk_e *e, const sbt_vk_args_vkBuildMicromapsEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -70360,7 +70360,7 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkDestroyMicromapEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -70410,7 +70410,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkD
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMicromapEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -70453,7 +70453,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkC
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCopyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCopyMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -70509,7 +70509,7 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMicromapToMemoryEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMicromapToMemoryEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -70552,7 +70552,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCopyMicromapToMemoryEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCopyMicromapToMemoryEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -70608,7 +70608,7 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdCopyMemoryToMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->commandBuffer)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pInfo, 1));
@@ -70651,7 +70651,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCopyMemoryToMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCopyMemoryToMicromapEXT(sbt_vk_e *e, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -70707,7 +70707,7 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -70786,7 +70786,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkWriteMicromapsPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkWriteMicromapsPropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkWriteMicromapsPropertiesEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -70887,7 +70887,7 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_e *e, const sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -70956,7 +70956,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetMicromapBuildSizesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetMicromapBuildSizesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetMicromapBuildSizesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetMicromapBuildSizesEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -71028,7 +71028,7 @@ static sbt_vk_status sbt_vk_dc_vkGetMicromapBuildSizesEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetShaderModuleIdentifierEXT(sbt_vk_e *e, const sbt_vk_args_vkGetShaderModuleIdentifierEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetShaderModuleIdentifierEXT(sbt_vk_e *e, const sbt_vk_args_vkGetShaderModuleIdentifierEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -71083,7 +71083,7 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleIdentifierEXT(sbt_vk_d *d, sbt_v
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_e *e, const sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_e *e, const sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -71148,7 +71148,7 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_d
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetImageSubresourceLayout2EXT(sbt_vk_e *e, const sbt_vk_args_vkGetImageSubresourceLayout2EXT *s)
 {
 	const int ok = 1;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -71220,7 +71220,7 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout2EXT(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPipelinePropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPipelinePropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPipelinePropertiesEXT(sbt_vk_e *e, const sbt_vk_args_vkGetPipelinePropertiesEXT *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -71291,7 +71291,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetFramebufferTilePropertiesQCOM(sbt_vk_e *e, const sbt_vk_args_vkGetFramebufferTilePropertiesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetFramebufferTilePropertiesQCOM(sbt_vk_e *e, const sbt_vk_args_vkGetFramebufferTilePropertiesQCOM *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -71383,7 +71383,7 @@ static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, s
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_e *e, const sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_e *e, const sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -71454,7 +71454,7 @@ static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d 
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_e *e, const sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->physicalDevice)));
@@ -71556,7 +71556,7 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCreateOpticalFlowSessionNV(sbt_vk_e *e, const sbt_vk_args_vkCreateOpticalFlowSessionNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCreateOpticalFlowSessionNV(sbt_vk_e *e, const sbt_vk_args_vkCreateOpticalFlowSessionNV *s)
 {
 	const int ok = s->ret >= 0; /* outputs are undefined after a failure */
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
@@ -71648,7 +71648,7 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkDestroyOpticalFlowSessionNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyOpticalFlowSessionNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkDestroyOpticalFlowSessionNV(sbt_vk_e *e, const sbt_vk_args_vkDestroyOpticalFlowSessionNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -71698,7 +71698,7 @@ static sbt_vk_status sbt_vk_dc_vkDestroyOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkBindOpticalFlowSessionImageNV(sbt_vk_e *e, const sbt_vk_args_vkBindOpticalFlowSessionImageNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkBindOpticalFlowSessionImageNV(sbt_vk_e *e, const sbt_vk_args_vkBindOpticalFlowSessionImageNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 60));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->device));
@@ -71755,7 +71755,7 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkCmdOpticalFlowExecuteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdOpticalFlowExecuteNV *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkCmdOpticalFlowExecuteNV(sbt_vk_e *e, const sbt_vk_args_vkCmdOpticalFlowExecuteNV *s)
 {
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->commandBuffer));
@@ -71805,7 +71805,7 @@ static sbt_vk_status sbt_vk_dc_vkCmdOpticalFlowExecuteNV(sbt_vk_d *d, sbt_vk_arg
 	return SBT_VK_OK;
 }
 
-static inline sbt_vk_status sbt_vk_ec_vkReleaseSwapchainImagesEXT(sbt_vk_e *e, const sbt_vk_args_vkReleaseSwapchainImagesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED sbt_vk_status sbt_vk_ec_vkReleaseSwapchainImagesEXT(sbt_vk_e *e, const sbt_vk_args_vkReleaseSwapchainImagesEXT *s)
 {
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(uintptr_t)(s->device)));
 	SBT_VK_ET(sbt_vk_put_count(e, s->pReleaseInfo, 1));

@@ -115,1359 +115,1359 @@ static const char *sbt_vk_en_VkAccelerationStructureMemoryRequirementsTypeNV(int
 static const char *sbt_vk_en_VkAccelerationStructureCompatibilityKHR(int64_t v);
 static const char *sbt_vk_en_VkAccelerationStructureBuildTypeKHR(int64_t v);
 static void sbt_vk_p_chain(sbt_vk_pr *pr, const void *pnext);
-static inline void sbt_vk_p_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure *s);
 static void sbt_vk_pb_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure *s);
-static inline void sbt_vk_p_VkOffset2D(sbt_vk_pr *pr, const VkOffset2D *s);
-static inline void sbt_vk_p_VkOffset3D(sbt_vk_pr *pr, const VkOffset3D *s);
-static inline void sbt_vk_p_VkExtent2D(sbt_vk_pr *pr, const VkExtent2D *s);
-static inline void sbt_vk_p_VkExtent3D(sbt_vk_pr *pr, const VkExtent3D *s);
-static inline void sbt_vk_p_VkViewport(sbt_vk_pr *pr, const VkViewport *s);
-static inline void sbt_vk_p_VkRect2D(sbt_vk_pr *pr, const VkRect2D *s);
-static inline void sbt_vk_p_VkClearRect(sbt_vk_pr *pr, const VkClearRect *s);
-static inline void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr, const VkComponentMapping *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProperties *s);
-static inline void sbt_vk_p_VkExtensionProperties(sbt_vk_pr *pr, const VkExtensionProperties *s);
-static inline void sbt_vk_p_VkLayerProperties(sbt_vk_pr *pr, const VkLayerProperties *s);
-static inline void sbt_vk_p_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOffset2D(sbt_vk_pr *pr, const VkOffset2D *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOffset3D(sbt_vk_pr *pr, const VkOffset3D *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtent2D(sbt_vk_pr *pr, const VkExtent2D *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtent3D(sbt_vk_pr *pr, const VkExtent3D *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewport(sbt_vk_pr *pr, const VkViewport *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRect2D(sbt_vk_pr *pr, const VkRect2D *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearRect(sbt_vk_pr *pr, const VkClearRect *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr, const VkComponentMapping *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtensionProperties(sbt_vk_pr *pr, const VkExtensionProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkLayerProperties(sbt_vk_pr *pr, const VkLayerProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s);
 static void sbt_vk_pb_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s);
-static inline void sbt_vk_p_VkAllocationCallbacks(sbt_vk_pr *pr, const VkAllocationCallbacks *s);
-static inline void sbt_vk_p_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueueCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAllocationCallbacks(sbt_vk_pr *pr, const VkAllocationCallbacks *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueueCreateInfo *s);
 static void sbt_vk_pb_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueueCreateInfo *s);
-static inline void sbt_vk_p_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo *s);
 static void sbt_vk_pb_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo *s);
-static inline void sbt_vk_p_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreateInfo *s);
 static void sbt_vk_pb_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreateInfo *s);
-static inline void sbt_vk_p_VkQueueFamilyProperties(sbt_vk_pr *pr, const VkQueueFamilyProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties *s);
-static inline void sbt_vk_p_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyProperties(sbt_vk_pr *pr, const VkQueueFamilyProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocateInfo *s);
 static void sbt_vk_pb_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocateInfo *s);
-static inline void sbt_vk_p_VkMemoryRequirements(sbt_vk_pr *pr, const VkMemoryRequirements *s);
-static inline void sbt_vk_p_VkSparseImageFormatProperties(sbt_vk_pr *pr, const VkSparseImageFormatProperties *s);
-static inline void sbt_vk_p_VkSparseImageMemoryRequirements(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements *s);
-static inline void sbt_vk_p_VkMemoryType(sbt_vk_pr *pr, const VkMemoryType *s);
-static inline void sbt_vk_p_VkMemoryHeap(sbt_vk_pr *pr, const VkMemoryHeap *s);
-static inline void sbt_vk_p_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryRequirements(sbt_vk_pr *pr, const VkMemoryRequirements *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageFormatProperties(sbt_vk_pr *pr, const VkSparseImageFormatProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryRequirements(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryType(sbt_vk_pr *pr, const VkMemoryType *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryHeap(sbt_vk_pr *pr, const VkMemoryHeap *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s);
 static void sbt_vk_pb_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s);
-static inline void sbt_vk_p_VkFormatProperties(sbt_vk_pr *pr, const VkFormatProperties *s);
-static inline void sbt_vk_p_VkImageFormatProperties(sbt_vk_pr *pr, const VkImageFormatProperties *s);
-static inline void sbt_vk_p_VkDescriptorBufferInfo(sbt_vk_pr *pr, const VkDescriptorBufferInfo *s);
-static inline void sbt_vk_p_VkDescriptorImageInfo(sbt_vk_pr *pr, const VkDescriptorImageInfo *s);
-static inline void sbt_vk_p_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties(sbt_vk_pr *pr, const VkFormatProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatProperties(sbt_vk_pr *pr, const VkImageFormatProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferInfo(sbt_vk_pr *pr, const VkDescriptorBufferInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorImageInfo(sbt_vk_pr *pr, const VkDescriptorImageInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s);
 static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s);
-static inline void sbt_vk_p_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s);
 static void sbt_vk_pb_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s);
-static inline void sbt_vk_p_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo *s);
 static void sbt_vk_pb_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo *s);
-static inline void sbt_vk_p_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s);
 static void sbt_vk_pb_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s);
-static inline void sbt_vk_p_VkImageSubresource(sbt_vk_pr *pr, const VkImageSubresource *s);
-static inline void sbt_vk_p_VkImageSubresourceLayers(sbt_vk_pr *pr, const VkImageSubresourceLayers *s);
-static inline void sbt_vk_p_VkImageSubresourceRange(sbt_vk_pr *pr, const VkImageSubresourceRange *s);
-static inline void sbt_vk_p_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresource(sbt_vk_pr *pr, const VkImageSubresource *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresourceLayers(sbt_vk_pr *pr, const VkImageSubresourceLayers *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresourceRange(sbt_vk_pr *pr, const VkImageSubresourceRange *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s);
 static void sbt_vk_pb_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s);
-static inline void sbt_vk_p_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryBarrier *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryBarrier *s);
 static void sbt_vk_pb_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryBarrier *s);
-static inline void sbt_vk_p_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBarrier *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBarrier *s);
 static void sbt_vk_pb_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBarrier *s);
-static inline void sbt_vk_p_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *s);
 static void sbt_vk_pb_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *s);
-static inline void sbt_vk_p_VkSubresourceLayout(sbt_vk_pr *pr, const VkSubresourceLayout *s);
-static inline void sbt_vk_p_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubresourceLayout(sbt_vk_pr *pr, const VkSubresourceLayout *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s);
 static void sbt_vk_pb_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s);
-static inline void sbt_vk_p_VkBufferCopy(sbt_vk_pr *pr, const VkBufferCopy *s);
-static inline void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr, const VkSparseMemoryBind *s);
-static inline void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_pr *pr, const VkSparseImageMemoryBind *s);
-static inline void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const VkSparseBufferMemoryBindInfo *s);
-static inline void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageOpaqueMemoryBindInfo *s);
-static inline void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageMemoryBindInfo *s);
-static inline void sbt_vk_p_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCopy(sbt_vk_pr *pr, const VkBufferCopy *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr, const VkSparseMemoryBind *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_pr *pr, const VkSparseImageMemoryBind *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const VkSparseBufferMemoryBindInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageOpaqueMemoryBindInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageMemoryBindInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s);
 static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s);
-static inline void sbt_vk_p_VkImageCopy(sbt_vk_pr *pr, const VkImageCopy *s);
-static inline void sbt_vk_p_VkImageBlit(sbt_vk_pr *pr, const VkImageBlit *s);
-static inline void sbt_vk_p_VkBufferImageCopy(sbt_vk_pr *pr, const VkBufferImageCopy *s);
-static inline void sbt_vk_p_VkImageResolve(sbt_vk_pr *pr, const VkImageResolve *s);
-static inline void sbt_vk_p_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModuleCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCopy(sbt_vk_pr *pr, const VkImageCopy *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageBlit(sbt_vk_pr *pr, const VkImageBlit *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferImageCopy(sbt_vk_pr *pr, const VkBufferImageCopy *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageResolve(sbt_vk_pr *pr, const VkImageResolve *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModuleCreateInfo *s);
 static void sbt_vk_pb_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModuleCreateInfo *s);
-static inline void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt_vk_pr *pr, const VkDescriptorSetLayoutBinding *s);
-static inline void sbt_vk_p_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt_vk_pr *pr, const VkDescriptorSetLayoutBinding *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutCreateInfo *s);
 static void sbt_vk_pb_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutCreateInfo *s);
-static inline void sbt_vk_p_VkDescriptorPoolSize(sbt_vk_pr *pr, const VkDescriptorPoolSize *s);
-static inline void sbt_vk_p_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolSize(sbt_vk_pr *pr, const VkDescriptorPoolSize *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolCreateInfo *s);
 static void sbt_vk_pb_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolCreateInfo *s);
-static inline void sbt_vk_p_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s);
 static void sbt_vk_pb_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s);
-static inline void sbt_vk_p_VkSpecializationMapEntry(sbt_vk_pr *pr, const VkSpecializationMapEntry *s);
-static inline void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *pr, const VkSpecializationInfo *s);
-static inline void sbt_vk_p_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationMapEntry(sbt_vk_pr *pr, const VkSpecializationMapEntry *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *pr, const VkSpecializationInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageCreateInfo *s);
 static void sbt_vk_pb_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageCreateInfo *s);
-static inline void sbt_vk_p_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkComputePipelineCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkComputePipelineCreateInfo *s);
 static void sbt_vk_pb_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkComputePipelineCreateInfo *s);
-static inline void sbt_vk_p_VkVertexInputBindingDescription(sbt_vk_pr *pr, const VkVertexInputBindingDescription *s);
-static inline void sbt_vk_p_VkVertexInputAttributeDescription(sbt_vk_pr *pr, const VkVertexInputAttributeDescription *s);
-static inline void sbt_vk_p_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const VkPipelineVertexInputStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDescription(sbt_vk_pr *pr, const VkVertexInputBindingDescription *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputAttributeDescription(sbt_vk_pr *pr, const VkVertexInputAttributeDescription *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const VkPipelineVertexInputStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const VkPipelineVertexInputStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, const VkPipelineInputAssemblyStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, const VkPipelineInputAssemblyStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, const VkPipelineInputAssemblyStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkPipelineViewportStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkPipelineViewportStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkPipelineViewportStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineRasterizationStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineRasterizationStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineRasterizationStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const VkPipelineMultisampleStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const VkPipelineMultisampleStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const VkPipelineMultisampleStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineColorBlendAttachmentState(sbt_vk_pr *pr, const VkPipelineColorBlendAttachmentState *s);
-static inline void sbt_vk_p_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const VkPipelineColorBlendStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendAttachmentState(sbt_vk_pr *pr, const VkPipelineColorBlendAttachmentState *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const VkPipelineColorBlendStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const VkPipelineColorBlendStateCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDynamicStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDynamicStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDynamicStateCreateInfo *s);
-static inline void sbt_vk_p_VkStencilOpState(sbt_vk_pr *pr, const VkStencilOpState *s);
-static inline void sbt_vk_p_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDepthStencilStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkStencilOpState(sbt_vk_pr *pr, const VkStencilOpState *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDepthStencilStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDepthStencilStateCreateInfo *s);
-static inline void sbt_vk_p_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphicsPipelineCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphicsPipelineCreateInfo *s);
 static void sbt_vk_pb_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphicsPipelineCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineCacheCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineCacheCreateInfo *s);
 static void sbt_vk_pb_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineCacheCreateInfo *s);
-static inline void sbt_vk_p_VkPushConstantRange(sbt_vk_pr *pr, const VkPushConstantRange *s);
-static inline void sbt_vk_p_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipelineLayoutCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPushConstantRange(sbt_vk_pr *pr, const VkPushConstantRange *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipelineLayoutCreateInfo *s);
 static void sbt_vk_pb_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipelineLayoutCreateInfo *s);
-static inline void sbt_vk_p_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateInfo *s);
 static void sbt_vk_pb_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateInfo *s);
-static inline void sbt_vk_p_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPoolCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPoolCreateInfo *s);
 static void sbt_vk_pb_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPoolCreateInfo *s);
-static inline void sbt_vk_p_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s);
 static void sbt_vk_pb_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s);
-static inline void sbt_vk_p_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s);
 static void sbt_vk_pb_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s);
-static inline void sbt_vk_p_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBufferBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBufferBeginInfo *s);
 static void sbt_vk_pb_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBufferBeginInfo *s);
-static inline void sbt_vk_p_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s);
 static void sbt_vk_pb_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s);
-static inline void sbt_vk_p_VkClearDepthStencilValue(sbt_vk_pr *pr, const VkClearDepthStencilValue *s);
-static inline void sbt_vk_p_VkClearAttachment(sbt_vk_pr *pr, const VkClearAttachment *s);
-static inline void sbt_vk_p_VkAttachmentDescription(sbt_vk_pr *pr, const VkAttachmentDescription *s);
-static inline void sbt_vk_p_VkAttachmentReference(sbt_vk_pr *pr, const VkAttachmentReference *s);
-static inline void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *pr, const VkSubpassDescription *s);
-static inline void sbt_vk_p_VkSubpassDependency(sbt_vk_pr *pr, const VkSubpassDependency *s);
-static inline void sbt_vk_p_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearDepthStencilValue(sbt_vk_pr *pr, const VkClearDepthStencilValue *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearAttachment(sbt_vk_pr *pr, const VkClearAttachment *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescription(sbt_vk_pr *pr, const VkAttachmentDescription *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReference(sbt_vk_pr *pr, const VkAttachmentReference *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *pr, const VkSubpassDescription *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDependency(sbt_vk_pr *pr, const VkSubpassDependency *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCreateInfo *s);
 static void sbt_vk_pb_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCreateInfo *s);
-static inline void sbt_vk_p_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *s);
 static void sbt_vk_pb_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *s);
-static inline void sbt_vk_p_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *s);
 static void sbt_vk_pb_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSparseProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSparseProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceLimits(sbt_vk_pr *pr, const VkPhysicalDeviceLimits *s);
-static inline void sbt_vk_p_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSparseProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSparseProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLimits(sbt_vk_pr *pr, const VkPhysicalDeviceLimits *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCreateInfo *s);
 static void sbt_vk_pb_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCreateInfo *s);
-static inline void sbt_vk_p_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCreateInfo *s);
 static void sbt_vk_pb_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCreateInfo *s);
-static inline void sbt_vk_p_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s);
 static void sbt_vk_pb_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s);
-static inline void sbt_vk_p_VkMultiDrawInfoEXT(sbt_vk_pr *pr, const VkMultiDrawInfoEXT *s);
-static inline void sbt_vk_p_VkMultiDrawIndexedInfoEXT(sbt_vk_pr *pr, const VkMultiDrawIndexedInfoEXT *s);
-static inline void sbt_vk_p_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiDrawInfoEXT(sbt_vk_pr *pr, const VkMultiDrawInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiDrawIndexedInfoEXT(sbt_vk_pr *pr, const VkMultiDrawIndexedInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s);
 static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s);
-static inline void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDisplayPropertiesKHR *s);
-static inline void sbt_vk_p_VkDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const VkDisplayPlanePropertiesKHR *s);
-static inline void sbt_vk_p_VkDisplayModeParametersKHR(sbt_vk_pr *pr, const VkDisplayModeParametersKHR *s);
-static inline void sbt_vk_p_VkDisplayModePropertiesKHR(sbt_vk_pr *pr, const VkDisplayModePropertiesKHR *s);
-static inline void sbt_vk_p_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayModeCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDisplayPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const VkDisplayPlanePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeParametersKHR(sbt_vk_pr *pr, const VkDisplayModeParametersKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModePropertiesKHR(sbt_vk_pr *pr, const VkDisplayModePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayModeCreateInfoKHR *s);
 static void sbt_vk_pb_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayModeCreateInfoKHR *s);
-static inline void sbt_vk_p_VkDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s);
 static void sbt_vk_pb_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s);
-static inline void sbt_vk_p_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s);
 static void sbt_vk_pb_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s);
-static inline void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s);
 static void sbt_vk_pb_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s);
-static inline void sbt_vk_p_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s);
 static void sbt_vk_pb_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s);
-static inline void sbt_vk_p_VkSurfaceFormatKHR(sbt_vk_pr *pr, const VkSurfaceFormatKHR *s);
-static inline void sbt_vk_p_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceFormatKHR(sbt_vk_pr *pr, const VkSurfaceFormatKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s);
 static void sbt_vk_pb_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s);
-static inline void sbt_vk_p_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s);
 static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s);
-static inline void sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const VkDebugReportCallbackCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const VkDebugReportCallbackCreateInfoEXT *s);
 static void sbt_vk_pb_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const VkDebugReportCallbackCreateInfoEXT *s);
-static inline void sbt_vk_p_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlagsEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlagsEXT *s);
 static void sbt_vk_pb_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlagsEXT *s);
-static inline void sbt_vk_p_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationFeaturesEXT *s);
 static void sbt_vk_pb_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationFeaturesEXT *s);
-static inline void sbt_vk_p_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_pr *pr, const VkPipelineRasterizationStateRasterizationOrderAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_pr *pr, const VkPipelineRasterizationStateRasterizationOrderAMD *s);
 static void sbt_vk_pb_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_pr *pr, const VkPipelineRasterizationStateRasterizationOrderAMD *s);
-static inline void sbt_vk_p_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectNameInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectNameInfoEXT *s);
 static void sbt_vk_pb_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectNameInfoEXT *s);
-static inline void sbt_vk_p_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectTagInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectTagInfoEXT *s);
 static void sbt_vk_pb_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectTagInfoEXT *s);
-static inline void sbt_vk_p_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerMarkerInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerMarkerInfoEXT *s);
 static void sbt_vk_pb_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerMarkerInfoEXT *s);
-static inline void sbt_vk_p_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationImageCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationImageCreateInfoNV *s);
 static void sbt_vk_pb_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationImageCreateInfoNV *s);
-static inline void sbt_vk_p_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationBufferCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationBufferCreateInfoNV *s);
 static void sbt_vk_pb_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationBufferCreateInfoNV *s);
-static inline void sbt_vk_p_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s);
 static void sbt_vk_pb_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s);
-static inline void sbt_vk_p_VkExternalImageFormatPropertiesNV(sbt_vk_pr *pr, const VkExternalImageFormatPropertiesNV *s);
-static inline void sbt_vk_p_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalImageFormatPropertiesNV(sbt_vk_pr *pr, const VkExternalImageFormatPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfoNV *s);
 static void sbt_vk_pb_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfoNV *s);
-static inline void sbt_vk_p_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExportMemoryAllocateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExportMemoryAllocateInfoNV *s);
 static void sbt_vk_pb_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExportMemoryAllocateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV *s);
-static inline void sbt_vk_p_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevicePrivateDataCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevicePrivateDataCreateInfo *s);
 static void sbt_vk_pb_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevicePrivateDataCreateInfo *s);
-static inline void sbt_vk_p_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivateDataSlotCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivateDataSlotCreateInfo *s);
 static void sbt_vk_pb_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivateDataSlotCreateInfo *s);
-static inline void sbt_vk_p_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePrivateDataFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePrivateDataFeatures *s);
 static void sbt_vk_pb_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePrivateDataFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawPropertiesEXT *s);
-static inline void sbt_vk_p_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsShaderGroupCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsShaderGroupCreateInfoNV *s);
 static void sbt_vk_pb_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsShaderGroupCreateInfoNV *s);
-static inline void sbt_vk_p_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsPipelineShaderGroupsCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsPipelineShaderGroupsCreateInfoNV *s);
 static void sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsPipelineShaderGroupsCreateInfoNV *s);
-static inline void sbt_vk_p_VkIndirectCommandsStreamNV(sbt_vk_pr *pr, const VkIndirectCommandsStreamNV *s);
-static inline void sbt_vk_p_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutTokenNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsStreamNV(sbt_vk_pr *pr, const VkIndirectCommandsStreamNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutTokenNV *s);
 static void sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutTokenNV *s);
-static inline void sbt_vk_p_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutCreateInfoNV *s);
 static void sbt_vk_pb_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutCreateInfoNV *s);
-static inline void sbt_vk_p_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s);
 static void sbt_vk_pb_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s);
-static inline void sbt_vk_p_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s);
 static void sbt_vk_pb_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures2 *s);
 static void sbt_vk_pb_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures2 *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceProperties2 *s);
 static void sbt_vk_pb_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceProperties2 *s);
-static inline void sbt_vk_p_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatProperties2 *s);
 static void sbt_vk_pb_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatProperties2 *s);
-static inline void sbt_vk_p_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageFormatProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageFormatProperties2 *s);
 static void sbt_vk_pb_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageFormatProperties2 *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceImageFormatInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceImageFormatInfo2 *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceImageFormatInfo2 *s);
-static inline void sbt_vk_p_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamilyProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamilyProperties2 *s);
 static void sbt_vk_pb_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamilyProperties2 *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties2 *s);
 static void sbt_vk_pb_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties2 *s);
-static inline void sbt_vk_p_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSparseImageFormatProperties2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSparseImageFormatProperties2 *s);
 static void sbt_vk_pb_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSparseImageFormatProperties2 *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceSparseImageFormatInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceSparseImageFormatInfo2 *s);
 static void sbt_vk_pb_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceSparseImageFormatInfo2 *s);
-static inline void sbt_vk_p_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePushDescriptorPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePushDescriptorPropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePushDescriptorPropertiesKHR *s);
-static inline void sbt_vk_p_VkConformanceVersion(sbt_vk_pr *pr, const VkConformanceVersion *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDriverProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkConformanceVersion(sbt_vk_pr *pr, const VkConformanceVersion *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDriverProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDriverProperties *s);
-static inline void sbt_vk_p_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsKHR *s);
 static void sbt_vk_pb_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsKHR *s);
-static inline void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr, const VkPresentRegionKHR *s);
-static inline void sbt_vk_p_VkRectLayerKHR(sbt_vk_pr *pr, const VkRectLayerKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVariablePointersFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr, const VkPresentRegionKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRectLayerKHR(sbt_vk_pr *pr, const VkRectLayerKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVariablePointersFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVariablePointersFeatures *s);
-static inline void sbt_vk_p_VkExternalMemoryProperties(sbt_vk_pr *pr, const VkExternalMemoryProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalImageFormatInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryProperties(sbt_vk_pr *pr, const VkExternalMemoryProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalImageFormatInfo *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalImageFormatInfo *s);
-static inline void sbt_vk_p_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExternalImageFormatProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExternalImageFormatProperties *s);
 static void sbt_vk_pb_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExternalImageFormatProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalBufferInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalBufferInfo *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalBufferInfo *s);
-static inline void sbt_vk_p_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternalBufferProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternalBufferProperties *s);
 static void sbt_vk_pb_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternalBufferProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysicalDeviceIDProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysicalDeviceIDProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysicalDeviceIDProperties *s);
-static inline void sbt_vk_p_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfo *s);
 static void sbt_vk_pb_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfo *s);
-static inline void sbt_vk_p_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryBufferCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryBufferCreateInfo *s);
 static void sbt_vk_pb_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryBufferCreateInfo *s);
-static inline void sbt_vk_p_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMemoryAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMemoryAllocateInfo *s);
 static void sbt_vk_pb_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMemoryAllocateInfo *s);
-static inline void sbt_vk_p_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemoryFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemoryFdInfoKHR *s);
 static void sbt_vk_pb_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemoryFdInfoKHR *s);
-static inline void sbt_vk_p_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPropertiesKHR *s);
 static void sbt_vk_pb_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPropertiesKHR *s);
-static inline void sbt_vk_p_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s);
 static void sbt_vk_pb_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalSemaphoreInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalSemaphoreInfo *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalSemaphoreInfo *s);
-static inline void sbt_vk_p_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExternalSemaphoreProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExternalSemaphoreProperties *s);
 static void sbt_vk_pb_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExternalSemaphoreProperties *s);
-static inline void sbt_vk_p_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportSemaphoreCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportSemaphoreCreateInfo *s);
 static void sbt_vk_pb_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportSemaphoreCreateInfo *s);
-static inline void sbt_vk_p_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s);
 static void sbt_vk_pb_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s);
-static inline void sbt_vk_p_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s);
 static void sbt_vk_pb_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalFenceInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalFenceInfo *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalFenceInfo *s);
-static inline void sbt_vk_p_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalFenceProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalFenceProperties *s);
 static void sbt_vk_pb_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalFenceProperties *s);
-static inline void sbt_vk_p_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFenceCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFenceCreateInfo *s);
 static void sbt_vk_pb_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFenceCreateInfo *s);
-static inline void sbt_vk_p_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s);
 static void sbt_vk_pb_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s);
-static inline void sbt_vk_p_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s);
 static void sbt_vk_pb_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewProperties *s);
-static inline void sbt_vk_p_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRenderPassMultiviewCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRenderPassMultiviewCreateInfo *s);
 static void sbt_vk_pb_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRenderPassMultiviewCreateInfo *s);
-static inline void sbt_vk_p_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCapabilities2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCapabilities2EXT *s);
 static void sbt_vk_pb_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCapabilities2EXT *s);
-static inline void sbt_vk_p_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerInfoEXT *s);
 static void sbt_vk_pb_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerInfoEXT *s);
-static inline void sbt_vk_p_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInfoEXT *s);
 static void sbt_vk_pb_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInfoEXT *s);
-static inline void sbt_vk_p_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventInfoEXT *s);
 static void sbt_vk_pb_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventInfoEXT *s);
-static inline void sbt_vk_p_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainCounterCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainCounterCreateInfoEXT *s);
 static void sbt_vk_pb_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainCounterCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceGroupProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceGroupProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceGroupProperties *s);
-static inline void sbt_vk_p_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAllocateFlagsInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAllocateFlagsInfo *s);
 static void sbt_vk_pb_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAllocateFlagsInfo *s);
-static inline void sbt_vk_p_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s);
 static void sbt_vk_pb_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s);
-static inline void sbt_vk_p_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindBufferMemoryDeviceGroupInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindBufferMemoryDeviceGroupInfo *s);
 static void sbt_vk_pb_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindBufferMemoryDeviceGroupInfo *s);
-static inline void sbt_vk_p_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s);
 static void sbt_vk_pb_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s);
-static inline void sbt_vk_p_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindImageMemoryDeviceGroupInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindImageMemoryDeviceGroupInfo *s);
 static void sbt_vk_pb_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindImageMemoryDeviceGroupInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupRenderPassBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupRenderPassBeginInfo *s);
 static void sbt_vk_pb_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupRenderPassBeginInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupCommandBufferBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupCommandBufferBeginInfo *s);
 static void sbt_vk_pb_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupCommandBufferBeginInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroupSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroupSubmitInfo *s);
 static void sbt_vk_pb_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroupSubmitInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceGroupBindSparseInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceGroupBindSparseInfo *s);
 static void sbt_vk_pb_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceGroupBindSparseInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentCapabilitiesKHR *s);
 static void sbt_vk_pb_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s);
 static void sbt_vk_pb_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s);
-static inline void sbt_vk_p_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s);
 static void sbt_vk_pb_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s);
-static inline void sbt_vk_p_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s);
 static void sbt_vk_pb_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s);
-static inline void sbt_vk_p_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentInfoKHR *s);
 static void sbt_vk_pb_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentInfoKHR *s);
-static inline void sbt_vk_p_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceGroupDeviceCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceGroupDeviceCreateInfo *s);
 static void sbt_vk_pb_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceGroupDeviceCreateInfo *s);
-static inline void sbt_vk_p_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupSwapchainCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupSwapchainCreateInfoKHR *s);
 static void sbt_vk_pb_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupSwapchainCreateInfoKHR *s);
-static inline void sbt_vk_p_VkDescriptorUpdateTemplateEntry(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateEntry *s);
-static inline void sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorUpdateTemplateEntry(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateEntry *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateCreateInfo *s);
 static void sbt_vk_pb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateCreateInfo *s);
-static inline void sbt_vk_p_VkXYColorEXT(sbt_vk_pr *pr, const VkXYColorEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentIdFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXYColorEXT(sbt_vk_pr *pr, const VkXYColorEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentIdFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentIdFeaturesKHR *s);
-static inline void sbt_vk_p_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s);
 static void sbt_vk_pb_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s);
-static inline void sbt_vk_p_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentWaitFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentWaitFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentWaitFeaturesKHR *s);
-static inline void sbt_vk_p_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s);
 static void sbt_vk_pb_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s);
-static inline void sbt_vk_p_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, const VkDisplayNativeHdrSurfaceCapabilitiesAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, const VkDisplayNativeHdrSurfaceCapabilitiesAMD *s);
 static void sbt_vk_pb_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, const VkDisplayNativeHdrSurfaceCapabilitiesAMD *s);
-static inline void sbt_vk_p_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, const VkSwapchainDisplayNativeHdrCreateInfoAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, const VkSwapchainDisplayNativeHdrCreateInfoAMD *s);
 static void sbt_vk_pb_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, const VkSwapchainDisplayNativeHdrCreateInfoAMD *s);
-static inline void sbt_vk_p_VkRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const VkRefreshCycleDurationGOOGLE *s);
-static inline void sbt_vk_p_VkPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const VkPastPresentationTimingGOOGLE *s);
-static inline void sbt_vk_p_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTimesInfoGOOGLE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const VkRefreshCycleDurationGOOGLE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const VkPastPresentationTimingGOOGLE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTimesInfoGOOGLE *s);
 static void sbt_vk_pb_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTimesInfoGOOGLE *s);
-static inline void sbt_vk_p_VkPresentTimeGOOGLE(sbt_vk_pr *pr, const VkPresentTimeGOOGLE *s);
-static inline void sbt_vk_p_VkViewportWScalingNV(sbt_vk_pr *pr, const VkViewportWScalingNV *s);
-static inline void sbt_vk_p_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportWScalingStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentTimeGOOGLE(sbt_vk_pr *pr, const VkPresentTimeGOOGLE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewportWScalingNV(sbt_vk_pr *pr, const VkViewportWScalingNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportWScalingStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportWScalingStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkViewportSwizzleNV(sbt_vk_pr *pr, const VkViewportSwizzleNV *s);
-static inline void sbt_vk_p_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportSwizzleStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewportSwizzleNV(sbt_vk_pr *pr, const VkViewportSwizzleNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportSwizzleStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportSwizzleStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDiscardRectanglePropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDiscardRectanglePropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDiscardRectanglePropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineDiscardRectangleStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineDiscardRectangleStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineDiscardRectangleStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX *s);
-static inline void sbt_vk_p_VkInputAttachmentAspectReference(sbt_vk_pr *pr, const VkInputAttachmentAspectReference *s);
-static inline void sbt_vk_p_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr, const VkRenderPassInputAttachmentAspectCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInputAttachmentAspectReference(sbt_vk_pr *pr, const VkInputAttachmentAspectReference *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr, const VkRenderPassInputAttachmentAspectCreateInfo *s);
 static void sbt_vk_pb_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr, const VkRenderPassInputAttachmentAspectCreateInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s);
-static inline void sbt_vk_p_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCapabilities2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCapabilities2KHR *s);
 static void sbt_vk_pb_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCapabilities2KHR *s);
-static inline void sbt_vk_p_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2KHR *s);
 static void sbt_vk_pb_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2KHR *s);
-static inline void sbt_vk_p_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProperties2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProperties2KHR *s);
 static void sbt_vk_pb_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProperties2KHR *s);
-static inline void sbt_vk_p_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDisplayPlaneProperties2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDisplayPlaneProperties2KHR *s);
 static void sbt_vk_pb_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDisplayPlaneProperties2KHR *s);
-static inline void sbt_vk_p_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplayModeProperties2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplayModeProperties2KHR *s);
 static void sbt_vk_pb_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplayModeProperties2KHR *s);
-static inline void sbt_vk_p_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s);
 static void sbt_vk_pb_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s);
-static inline void sbt_vk_p_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilities2KHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilities2KHR *s);
 static void sbt_vk_pb_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilities2KHR *s);
-static inline void sbt_vk_p_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSharedPresentSurfaceCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSharedPresentSurfaceCapabilitiesKHR *s);
 static void sbt_vk_pb_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSharedPresentSurfaceCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice16BitStorageFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice16BitStorageFeatures *s);
 static void sbt_vk_pb_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice16BitStorageFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures *s);
-static inline void sbt_vk_p_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s);
 static void sbt_vk_pb_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s);
-static inline void sbt_vk_p_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDeviceBufferMemoryRequirements *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDeviceBufferMemoryRequirements *s);
 static void sbt_vk_pb_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDeviceBufferMemoryRequirements *s);
-static inline void sbt_vk_p_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s);
 static void sbt_vk_pb_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s);
-static inline void sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s);
 static void sbt_vk_pb_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s);
-static inline void sbt_vk_p_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDeviceImageMemoryRequirements *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDeviceImageMemoryRequirements *s);
 static void sbt_vk_pb_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDeviceImageMemoryRequirements *s);
-static inline void sbt_vk_p_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequirements2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequirements2 *s);
 static void sbt_vk_pb_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequirements2 *s);
-static inline void sbt_vk_p_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements2 *s);
 static void sbt_vk_pb_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements2 *s);
-static inline void sbt_vk_p_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, const VkPhysicalDevicePointClippingProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, const VkPhysicalDevicePointClippingProperties *s);
 static void sbt_vk_pb_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, const VkPhysicalDevicePointClippingProperties *s);
-static inline void sbt_vk_p_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemoryDedicatedRequirements *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemoryDedicatedRequirements *s);
 static void sbt_vk_pb_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemoryDedicatedRequirements *s);
-static inline void sbt_vk_p_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s);
 static void sbt_vk_pb_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s);
-static inline void sbt_vk_p_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageViewUsageCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageViewUsageCreateInfo *s);
 static void sbt_vk_pb_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageViewUsageCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationDomainOriginStateCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationDomainOriginStateCreateInfo *s);
 static void sbt_vk_pb_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationDomainOriginStateCreateInfo *s);
-static inline void sbt_vk_p_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s);
 static void sbt_vk_pb_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s);
-static inline void sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionCreateInfo *s);
 static void sbt_vk_pb_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionCreateInfo *s);
-static inline void sbt_vk_p_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImagePlaneMemoryInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImagePlaneMemoryInfo *s);
 static void sbt_vk_pb_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImagePlaneMemoryInfo *s);
-static inline void sbt_vk_p_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const VkImagePlaneMemoryRequirementsInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const VkImagePlaneMemoryRequirementsInfo *s);
 static void sbt_vk_pb_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const VkImagePlaneMemoryRequirementsInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerYcbcrConversionFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerYcbcrConversionFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerYcbcrConversionFeatures *s);
-static inline void sbt_vk_p_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *pr, const VkSamplerYcbcrConversionImageFormatProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *pr, const VkSamplerYcbcrConversionImageFormatProperties *s);
 static void sbt_vk_pb_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *pr, const VkSamplerYcbcrConversionImageFormatProperties *s);
-static inline void sbt_vk_p_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const VkTextureLODGatherFormatPropertiesAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const VkTextureLODGatherFormatPropertiesAMD *s);
 static void sbt_vk_pb_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const VkTextureLODGatherFormatPropertiesAMD *s);
-static inline void sbt_vk_p_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s);
 static void sbt_vk_pb_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s);
-static inline void sbt_vk_p_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubmitInfo *s);
 static void sbt_vk_pb_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubmitInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryProperties *s);
-static inline void sbt_vk_p_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2 *s);
 static void sbt_vk_pb_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2 *s);
-static inline void sbt_vk_p_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageToColorStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageToColorStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageToColorStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerFilterMinmaxProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerFilterMinmaxProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerFilterMinmaxProperties *s);
-static inline void sbt_vk_p_VkSampleLocationEXT(sbt_vk_pr *pr, const VkSampleLocationEXT *s);
-static inline void sbt_vk_p_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLocationsInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSampleLocationEXT(sbt_vk_pr *pr, const VkSampleLocationEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLocationsInfoEXT *s);
 static void sbt_vk_pb_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLocationsInfoEXT *s);
-static inline void sbt_vk_p_VkAttachmentSampleLocationsEXT(sbt_vk_pr *pr, const VkAttachmentSampleLocationsEXT *s);
-static inline void sbt_vk_p_VkSubpassSampleLocationsEXT(sbt_vk_pr *pr, const VkSubpassSampleLocationsEXT *s);
-static inline void sbt_vk_p_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, const VkRenderPassSampleLocationsBeginInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentSampleLocationsEXT(sbt_vk_pr *pr, const VkAttachmentSampleLocationsEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassSampleLocationsEXT(sbt_vk_pr *pr, const VkSubpassSampleLocationsEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, const VkRenderPassSampleLocationsBeginInfoEXT *s);
 static void sbt_vk_pb_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, const VkRenderPassSampleLocationsBeginInfoEXT *s);
-static inline void sbt_vk_p_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineSampleLocationsStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineSampleLocationsStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineSampleLocationsStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSampleLocationsPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSampleLocationsPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSampleLocationsPropertiesEXT *s);
-static inline void sbt_vk_p_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisamplePropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisamplePropertiesEXT *s);
 static void sbt_vk_pb_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisamplePropertiesEXT *s);
-static inline void sbt_vk_p_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSamplerReductionModeCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSamplerReductionModeCreateInfo *s);
 static void sbt_vk_pb_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSamplerReductionModeCreateInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorBlendAdvancedStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorBlendAdvancedStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorBlendAdvancedStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockProperties *s);
-static inline void sbt_vk_p_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, const VkWriteDescriptorSetInlineUniformBlock *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, const VkWriteDescriptorSetInlineUniformBlock *s);
 static void sbt_vk_pb_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, const VkWriteDescriptorSetInlineUniformBlock *s);
-static inline void sbt_vk_p_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolInlineUniformBlockCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolInlineUniformBlockCreateInfo *s);
 static void sbt_vk_pb_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolInlineUniformBlockCreateInfo *s);
-static inline void sbt_vk_p_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageModulationStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageModulationStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageModulationStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFormatListCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFormatListCreateInfo *s);
 static void sbt_vk_pb_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFormatListCreateInfo *s);
-static inline void sbt_vk_p_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkValidationCacheCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkValidationCacheCreateInfoEXT *s);
 static void sbt_vk_pb_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkValidationCacheCreateInfoEXT *s);
-static inline void sbt_vk_p_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s);
 static void sbt_vk_pb_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance3Properties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance3Properties *s);
 static void sbt_vk_pb_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance3Properties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Properties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Properties *s);
 static void sbt_vk_pb_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Properties *s);
-static inline void sbt_vk_p_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetLayoutSupport *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetLayoutSupport *s);
 static void sbt_vk_pb_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetLayoutSupport *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDrawParametersFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDrawParametersFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDrawParametersFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderFloat16Int8Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderFloat16Int8Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderFloat16Int8Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, const VkPhysicalDeviceFloatControlsProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, const VkPhysicalDeviceFloatControlsProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, const VkPhysicalDeviceFloatControlsProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceHostQueryResetFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceHostQueryResetFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceHostQueryResetFeatures *s);
-static inline void sbt_vk_p_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceQueueGlobalPriorityCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceQueueGlobalPriorityCreateInfoKHR *s);
 static void sbt_vk_pb_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceQueueGlobalPriorityCreateInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR *s);
-static inline void sbt_vk_p_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyGlobalPriorityPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyGlobalPriorityPropertiesKHR *s);
 static void sbt_vk_pb_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyGlobalPriorityPropertiesKHR *s);
-static inline void sbt_vk_p_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectNameInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectNameInfoEXT *s);
 static void sbt_vk_pb_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectNameInfoEXT *s);
-static inline void sbt_vk_p_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectTagInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectTagInfoEXT *s);
 static void sbt_vk_pb_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectTagInfoEXT *s);
-static inline void sbt_vk_p_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabelEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabelEXT *s);
 static void sbt_vk_pb_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabelEXT *s);
-static inline void sbt_vk_p_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCreateInfoEXT *s);
 static void sbt_vk_pb_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCreateInfoEXT *s);
-static inline void sbt_vk_p_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCallbackDataEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCallbackDataEXT *s);
 static void sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCallbackDataEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s);
-static inline void sbt_vk_p_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
 static void sbt_vk_pb_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s);
-static inline void sbt_vk_p_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibratedTimestampInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibratedTimestampInfoEXT *s);
 static void sbt_vk_pb_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibratedTimestampInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCorePropertiesAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCorePropertiesAMD *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCorePropertiesAMD *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreProperties2AMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreProperties2AMD *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreProperties2AMD *s);
-static inline void sbt_vk_p_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationConservativeStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationConservativeStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationConservativeStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingProperties *s);
-static inline void sbt_vk_p_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutBindingFlagsCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutBindingFlagsCreateInfo *s);
 static void sbt_vk_pb_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutBindingFlagsCreateInfo *s);
-static inline void sbt_vk_p_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountAllocateInfo *s);
 static void sbt_vk_pb_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountAllocateInfo *s);
-static inline void sbt_vk_p_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountLayoutSupport *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountLayoutSupport *s);
 static void sbt_vk_pb_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountLayoutSupport *s);
-static inline void sbt_vk_p_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachmentDescription2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachmentDescription2 *s);
 static void sbt_vk_pb_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachmentDescription2 *s);
-static inline void sbt_vk_p_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentReference2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentReference2 *s);
 static void sbt_vk_pb_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentReference2 *s);
-static inline void sbt_vk_p_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescription2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescription2 *s);
 static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescription2 *s);
-static inline void sbt_vk_p_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDependency2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDependency2 *s);
 static void sbt_vk_pb_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDependency2 *s);
-static inline void sbt_vk_p_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassCreateInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassCreateInfo2 *s);
 static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassCreateInfo2 *s);
-static inline void sbt_vk_p_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo *s);
 static void sbt_vk_pb_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo *s);
-static inline void sbt_vk_p_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s);
 static void sbt_vk_pb_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreProperties *s);
-static inline void sbt_vk_p_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphoreTypeCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphoreTypeCreateInfo *s);
 static void sbt_vk_pb_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphoreTypeCreateInfo *s);
-static inline void sbt_vk_p_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimelineSemaphoreSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimelineSemaphoreSubmitInfo *s);
 static void sbt_vk_pb_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimelineSemaphoreSubmitInfo *s);
-static inline void sbt_vk_p_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitInfo *s);
 static void sbt_vk_pb_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitInfo *s);
-static inline void sbt_vk_p_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s);
 static void sbt_vk_pb_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s);
-static inline void sbt_vk_p_VkVertexInputBindingDivisorDescriptionEXT(sbt_vk_pr *pr, const VkVertexInputBindingDivisorDescriptionEXT *s);
-static inline void sbt_vk_p_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineVertexInputDivisorStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDivisorDescriptionEXT(sbt_vk_pr *pr, const VkVertexInputBindingDivisorDescriptionEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineVertexInputDivisorStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineVertexInputDivisorStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePCIBusInfoPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePCIBusInfoPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePCIBusInfoPropertiesEXT *s);
-static inline void sbt_vk_p_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_vk_pr *pr, const VkCommandBufferInheritanceConditionalRenderingInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_vk_pr *pr, const VkCommandBufferInheritanceConditionalRenderingInfoEXT *s);
 static void sbt_vk_pb_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_vk_pr *pr, const VkCommandBufferInheritanceConditionalRenderingInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice8BitStorageFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice8BitStorageFeatures *s);
 static void sbt_vk_pb_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice8BitStorageFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConditionalRenderingFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConditionalRenderingFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConditionalRenderingFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVulkanMemoryModelFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVulkanMemoryModelFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVulkanMemoryModelFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicInt64Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicInt64Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicInt64Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT *s);
-static inline void sbt_vk_p_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointPropertiesNV *s);
 static void sbt_vk_pb_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointPropertiesNV *s);
-static inline void sbt_vk_p_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV *s);
 static void sbt_vk_pb_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDepthStencilResolveProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDepthStencilResolveProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDepthStencilResolveProperties *s);
-static inline void sbt_vk_p_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, const VkSubpassDescriptionDepthStencilResolve *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, const VkSubpassDescriptionDepthStencilResolve *s);
 static void sbt_vk_pb_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, const VkSubpassDescriptionDepthStencilResolve *s);
-static inline void sbt_vk_p_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageViewASTCDecodeModeEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageViewASTCDecodeModeEXT *s);
 static void sbt_vk_pb_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageViewASTCDecodeModeEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceASTCDecodeFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceASTCDecodeFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceASTCDecodeFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackPropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationStateStreamCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationStateStreamCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationStateStreamCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV *s);
-static inline void sbt_vk_p_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineRepresentativeFragmentTestStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineRepresentativeFragmentTestStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineRepresentativeFragmentTestStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExclusiveScissorFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExclusiveScissorFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExclusiveScissorFeaturesNV *s);
-static inline void sbt_vk_p_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportExclusiveScissorStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportExclusiveScissorStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportExclusiveScissorStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCornerSampledImageFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCornerSampledImageFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCornerSampledImageFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceComputeShaderDerivativesFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceComputeShaderDerivativesFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceComputeShaderDerivativesFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageFootprintFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageFootprintFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageFootprintFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectPropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionPropertiesNV *s);
-static inline void sbt_vk_p_VkShadingRatePaletteNV(sbt_vk_pr *pr, const VkShadingRatePaletteNV *s);
-static inline void sbt_vk_p_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportShadingRateImageStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShadingRatePaletteNV(sbt_vk_pr *pr, const VkShadingRatePaletteNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportShadingRateImageStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportShadingRateImageStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImageFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImageFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImageFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImagePropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImagePropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImagePropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceInvocationMaskFeaturesHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceInvocationMaskFeaturesHUAWEI *s);
 static void sbt_vk_pb_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceInvocationMaskFeaturesHUAWEI *s);
-static inline void sbt_vk_p_VkCoarseSampleLocationNV(sbt_vk_pr *pr, const VkCoarseSampleLocationNV *s);
-static inline void sbt_vk_p_VkCoarseSampleOrderCustomNV(sbt_vk_pr *pr, const VkCoarseSampleOrderCustomNV *s);
-static inline void sbt_vk_p_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportCoarseSampleOrderStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCoarseSampleLocationNV(sbt_vk_pr *pr, const VkCoarseSampleLocationNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCoarseSampleOrderCustomNV(sbt_vk_pr *pr, const VkCoarseSampleOrderCustomNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportCoarseSampleOrderStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportCoarseSampleOrderStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesEXT *s);
-static inline void sbt_vk_p_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingShaderGroupCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingShaderGroupCreateInfoNV *s);
 static void sbt_vk_pb_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingShaderGroupCreateInfoNV *s);
-static inline void sbt_vk_p_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingPipelineCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingPipelineCreateInfoNV *s);
 static void sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingPipelineCreateInfoNV *s);
-static inline void sbt_vk_p_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s);
 static void sbt_vk_pb_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s);
-static inline void sbt_vk_p_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s);
 static void sbt_vk_pb_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s);
-static inline void sbt_vk_p_VkGeometryDataNV(sbt_vk_pr *pr, const VkGeometryDataNV *s);
-static inline void sbt_vk_p_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryDataNV(sbt_vk_pr *pr, const VkGeometryDataNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s);
 static void sbt_vk_pb_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureInfoNV *s);
 static void sbt_vk_pb_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureInfoNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoNV *s);
 static void sbt_vk_pb_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoNV *s);
-static inline void sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s);
 static void sbt_vk_pb_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s);
-static inline void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureKHR *s);
 static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureKHR *s);
-static inline void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureNV *s);
 static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s);
 static void sbt_vk_pb_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructureFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructureFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructureFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayQueryFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayQueryFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayQueryFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructurePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructurePropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructurePropertiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelinePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelinePropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelinePropertiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPropertiesNV *s);
-static inline void sbt_vk_p_VkStridedDeviceAddressRegionKHR(sbt_vk_pr *pr, const VkStridedDeviceAddressRegionKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkStridedDeviceAddressRegionKHR(sbt_vk_pr *pr, const VkStridedDeviceAddressRegionKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR *s);
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesListEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesListEXT *s);
 static void sbt_vk_pb_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesListEXT *s);
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageDrmFormatModifierInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageDrmFormatModifierInfoEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageDrmFormatModifierInfoEXT *s);
-static inline void sbt_vk_p_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierListCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierListCreateInfoEXT *s);
 static void sbt_vk_pb_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierListCreateInfoEXT *s);
-static inline void sbt_vk_p_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierExplicitCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierExplicitCreateInfoEXT *s);
 static void sbt_vk_pb_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierExplicitCreateInfoEXT *s);
-static inline void sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierPropertiesEXT *s);
 static void sbt_vk_pb_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierPropertiesEXT *s);
-static inline void sbt_vk_p_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImageStencilUsageCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImageStencilUsageCreateInfo *s);
 static void sbt_vk_pb_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImageStencilUsageCreateInfo *s);
-static inline void sbt_vk_p_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, const VkDeviceMemoryOverallocationCreateInfoAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, const VkDeviceMemoryOverallocationCreateInfoAMD *s);
 static void sbt_vk_pb_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, const VkDeviceMemoryOverallocationCreateInfoAMD *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2PropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2PropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2PropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM *s);
-static inline void sbt_vk_p_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassFragmentDensityMapCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassFragmentDensityMapCreateInfoEXT *s);
 static void sbt_vk_pb_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassFragmentDensityMapCreateInfoEXT *s);
-static inline void sbt_vk_p_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr, const VkSubpassFragmentDensityMapOffsetEndInfoQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr, const VkSubpassFragmentDensityMapOffsetEndInfoQCOM *s);
 static void sbt_vk_pb_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr, const VkSubpassFragmentDensityMapOffsetEndInfoQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceScalarBlockLayoutFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceScalarBlockLayoutFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceScalarBlockLayoutFeatures *s);
-static inline void sbt_vk_p_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceProtectedCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceProtectedCapabilitiesKHR *s);
 static void sbt_vk_pb_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceProtectedCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceUniformBufferStandardLayoutFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceUniformBufferStandardLayoutFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceUniformBufferStandardLayoutFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipEnableFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipEnableFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipEnableFeaturesEXT *s);
-static inline void sbt_vk_p_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationDepthClipStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationDepthClipStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationDepthClipStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryBudgetPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryBudgetPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryBudgetPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryPriorityFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryPriorityFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryPriorityFeaturesEXT *s);
-static inline void sbt_vk_p_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMemoryPriorityAllocateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMemoryPriorityAllocateInfoEXT *s);
 static void sbt_vk_pb_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMemoryPriorityAllocateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeaturesEXT *s);
-static inline void sbt_vk_p_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s);
 static void sbt_vk_pb_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s);
-static inline void sbt_vk_p_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, const VkBufferOpaqueCaptureAddressCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, const VkBufferOpaqueCaptureAddressCreateInfo *s);
 static void sbt_vk_pb_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, const VkBufferOpaqueCaptureAddressCreateInfo *s);
-static inline void sbt_vk_p_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const VkBufferDeviceAddressCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const VkBufferDeviceAddressCreateInfoEXT *s);
 static void sbt_vk_pb_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const VkBufferDeviceAddressCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewImageFormatInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewImageFormatInfoEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewImageFormatInfoEXT *s);
-static inline void sbt_vk_p_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *pr, const VkFilterCubicImageViewImageFormatPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *pr, const VkFilterCubicImageViewImageFormatPropertiesEXT *s);
 static void sbt_vk_pb_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *pr, const VkFilterCubicImageViewImageFormatPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImagelessFramebufferFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImagelessFramebufferFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImagelessFramebufferFeatures *s);
-static inline void sbt_vk_p_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentsCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentsCreateInfo *s);
 static void sbt_vk_pb_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentsCreateInfo *s);
-static inline void sbt_vk_p_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentImageInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentImageInfo *s);
 static void sbt_vk_pb_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentImageInfo *s);
-static inline void sbt_vk_p_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRenderPassAttachmentBeginInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRenderPassAttachmentBeginInfo *s);
 static void sbt_vk_pb_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRenderPassAttachmentBeginInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTextureCompressionASTCHDRFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTextureCompressionASTCHDRFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTextureCompressionASTCHDRFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixPropertiesNV *s);
-static inline void sbt_vk_p_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCooperativeMatrixPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCooperativeMatrixPropertiesNV *s);
 static void sbt_vk_pb_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCooperativeMatrixPropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcrImageArraysFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcrImageArraysFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcrImageArraysFeaturesEXT *s);
-static inline void sbt_vk_p_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s);
 static void sbt_vk_pb_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s);
-static inline void sbt_vk_p_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkImageViewAddressPropertiesNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkImageViewAddressPropertiesNVX *s);
 static void sbt_vk_pb_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkImageViewAddressPropertiesNVX *s);
-static inline void sbt_vk_p_VkPipelineCreationFeedback(sbt_vk_pr *pr, const VkPipelineCreationFeedback *s);
-static inline void sbt_vk_p_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const VkPipelineCreationFeedbackCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCreationFeedback(sbt_vk_pr *pr, const VkPipelineCreationFeedback *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const VkPipelineCreationFeedbackCreateInfo *s);
 static void sbt_vk_pb_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const VkPipelineCreationFeedbackCreateInfo *s);
-static inline void sbt_vk_p_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDevicePresentBarrierFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDevicePresentBarrierFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDevicePresentBarrierFeaturesNV *s);
-static inline void sbt_vk_p_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const VkSurfaceCapabilitiesPresentBarrierNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const VkSurfaceCapabilitiesPresentBarrierNV *s);
 static void sbt_vk_pb_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const VkSurfaceCapabilitiesPresentBarrierNV *s);
-static inline void sbt_vk_p_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const VkSwapchainPresentBarrierCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const VkSwapchainPresentBarrierCreateInfoNV *s);
 static void sbt_vk_pb_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const VkSwapchainPresentBarrierCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryPropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryPropertiesKHR *s);
-static inline void sbt_vk_p_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformanceCounterKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformanceCounterKHR *s);
 static void sbt_vk_pb_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformanceCounterKHR *s);
-static inline void sbt_vk_p_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const VkPerformanceCounterDescriptionKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const VkPerformanceCounterDescriptionKHR *s);
 static void sbt_vk_pb_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const VkPerformanceCounterDescriptionKHR *s);
-static inline void sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const VkQueryPoolPerformanceCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const VkQueryPoolPerformanceCreateInfoKHR *s);
 static void sbt_vk_pb_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const VkQueryPoolPerformanceCreateInfoKHR *s);
-static inline void sbt_vk_p_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcquireProfilingLockInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcquireProfilingLockInfoKHR *s);
 static void sbt_vk_pb_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcquireProfilingLockInfoKHR *s);
-static inline void sbt_vk_p_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPerformanceQuerySubmitInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPerformanceQuerySubmitInfoKHR *s);
 static void sbt_vk_pb_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPerformanceQuerySubmitInfoKHR *s);
-static inline void sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHeadlessSurfaceCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHeadlessSurfaceCreateInfoEXT *s);
 static void sbt_vk_pb_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHeadlessSurfaceCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCoverageReductionModeFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCoverageReductionModeFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCoverageReductionModeFeaturesNV *s);
-static inline void sbt_vk_p_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageReductionStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageReductionStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageReductionStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, const VkFramebufferMixedSamplesCombinationNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, const VkFramebufferMixedSamplesCombinationNV *s);
 static void sbt_vk_pb_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, const VkFramebufferMixedSamplesCombinationNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL *s);
 static void sbt_vk_p_VkPerformanceValueDataINTEL(sbt_vk_pr *pr, const VkPerformanceValueDataINTEL *s, int64_t sel);
-static inline void sbt_vk_p_VkPerformanceValueINTEL(sbt_vk_pr *pr, const VkPerformanceValueINTEL *s);
-static inline void sbt_vk_p_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const VkInitializePerformanceApiInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceValueINTEL(sbt_vk_pr *pr, const VkPerformanceValueINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const VkInitializePerformanceApiInfoINTEL *s);
 static void sbt_vk_pb_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const VkInitializePerformanceApiInfoINTEL *s);
-static inline void sbt_vk_p_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, const VkQueryPoolPerformanceQueryCreateInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, const VkQueryPoolPerformanceQueryCreateInfoINTEL *s);
 static void sbt_vk_pb_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, const VkQueryPoolPerformanceQueryCreateInfoINTEL *s);
-static inline void sbt_vk_p_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceMarkerInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceMarkerInfoINTEL *s);
 static void sbt_vk_pb_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceMarkerInfoINTEL *s);
-static inline void sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceStreamMarkerInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceStreamMarkerInfoINTEL *s);
 static void sbt_vk_pb_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceStreamMarkerInfoINTEL *s);
-static inline void sbt_vk_p_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerformanceOverrideInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerformanceOverrideInfoINTEL *s);
 static void sbt_vk_pb_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerformanceOverrideInfoINTEL *s);
-static inline void sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, const VkPerformanceConfigurationAcquireInfoINTEL *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, const VkPerformanceConfigurationAcquireInfoINTEL *s);
 static void sbt_vk_pb_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, const VkPerformanceConfigurationAcquireInfoINTEL *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderClockFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderClockFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderClockFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceIndexTypeUint8FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceIndexTypeUint8FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceIndexTypeUint8FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsPropertiesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures *s);
-static inline void sbt_vk_p_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const VkAttachmentReferenceStencilLayout *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const VkAttachmentReferenceStencilLayout *s);
 static void sbt_vk_pb_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const VkAttachmentReferenceStencilLayout *s);
-static inline void sbt_vk_p_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT *s);
-static inline void sbt_vk_p_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const VkAttachmentDescriptionStencilLayout *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const VkAttachmentDescriptionStencilLayout *s);
 static void sbt_vk_pb_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const VkAttachmentDescriptionStencilLayout *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *s);
-static inline void sbt_vk_p_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s);
 static void sbt_vk_pb_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s);
-static inline void sbt_vk_p_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkPipelineExecutablePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkPipelineExecutablePropertiesKHR *s);
 static void sbt_vk_pb_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkPipelineExecutablePropertiesKHR *s);
-static inline void sbt_vk_p_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s);
 static void sbt_vk_pb_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s);
 static void sbt_vk_p_VkPipelineExecutableStatisticValueKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticValueKHR *s, int64_t sel);
-static inline void sbt_vk_p_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticKHR *s);
 static void sbt_vk_pb_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticKHR *s);
-static inline void sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *pr, const VkPipelineExecutableInternalRepresentationKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *pr, const VkPipelineExecutableInternalRepresentationKHR *s);
 static void sbt_vk_pb_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *pr, const VkPipelineExecutableInternalRepresentationKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlProperties *s);
-static inline void sbt_vk_p_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *s);
 static void sbt_vk_pb_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *s);
-static inline void sbt_vk_p_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s);
 static void sbt_vk_pb_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingPropertiesHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingPropertiesHUAWEI *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingPropertiesHUAWEI *s);
-static inline void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI *s);
 static void sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI *s);
-static inline void sbt_vk_p_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, const VkMemoryOpaqueCaptureAddressAllocateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, const VkMemoryOpaqueCaptureAddressAllocateInfo *s);
 static void sbt_vk_pb_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, const VkMemoryOpaqueCaptureAddressAllocateInfo *s);
-static inline void sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s);
 static void sbt_vk_pb_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s);
-static inline void sbt_vk_p_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationPropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationLineStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationLineStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationLineStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePipelineCreationCacheControlFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePipelineCreationCacheControlFeatures *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePipelineCreationCacheControlFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Properties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Properties *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Properties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Properties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Properties *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Properties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Features *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Properties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Properties *s);
 static void sbt_vk_pb_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Properties *s);
-static inline void sbt_vk_p_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, const VkPipelineCompilerControlCreateInfoAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, const VkPipelineCompilerControlCreateInfoAMD *s);
 static void sbt_vk_pb_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, const VkPipelineCompilerControlCreateInfoAMD *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceCoherentMemoryFeaturesAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceCoherentMemoryFeaturesAMD *s);
 static void sbt_vk_pb_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceCoherentMemoryFeaturesAMD *s);
-static inline void sbt_vk_p_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhysicalDeviceToolProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhysicalDeviceToolProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhysicalDeviceToolProperties *s);
-static inline void sbt_vk_p_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerCustomBorderColorCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerCustomBorderColorCreateInfoEXT *s);
 static void sbt_vk_pb_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerCustomBorderColorCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorFeaturesEXT *s);
-static inline void sbt_vk_p_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerBorderColorComponentMappingCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerBorderColorComponentMappingCreateInfoEXT *s);
 static void sbt_vk_pb_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerBorderColorComponentMappingCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBorderColorSwizzleFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBorderColorSwizzleFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBorderColorSwizzleFeaturesEXT *s);
-static inline void sbt_vk_p_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryTrianglesDataKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryTrianglesDataKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryTrianglesDataKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryAabbsDataKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryAabbsDataKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryAabbsDataKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryInstancesDataKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryInstancesDataKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryInstancesDataKHR *s);
 static void sbt_vk_p_VkAccelerationStructureGeometryDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryDataKHR *s, int64_t sel);
-static inline void sbt_vk_p_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildGeometryInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildGeometryInfoKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildGeometryInfoKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s);
-static inline void sbt_vk_p_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureVersionInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureVersionInfoKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureVersionInfoKHR *s);
-static inline void sbt_vk_p_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s);
 static void sbt_vk_pb_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s);
-static inline void sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s);
 static void sbt_vk_pb_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s);
-static inline void sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s);
 static void sbt_vk_pb_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s);
-static inline void sbt_vk_p_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineLibraryCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineLibraryCreateInfoKHR *s);
 static void sbt_vk_pb_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineLibraryCreateInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicStateFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicStateFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicStateFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState2FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState2FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState2FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3PropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3PropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3PropertiesEXT *s);
-static inline void sbt_vk_p_VkColorBlendEquationEXT(sbt_vk_pr *pr, const VkColorBlendEquationEXT *s);
-static inline void sbt_vk_p_VkColorBlendAdvancedEXT(sbt_vk_pr *pr, const VkColorBlendAdvancedEXT *s);
-static inline void sbt_vk_p_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const VkRenderPassTransformBeginInfoQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkColorBlendEquationEXT(sbt_vk_pr *pr, const VkColorBlendEquationEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkColorBlendAdvancedEXT(sbt_vk_pr *pr, const VkColorBlendAdvancedEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const VkRenderPassTransformBeginInfoQCOM *s);
 static void sbt_vk_pb_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const VkRenderPassTransformBeginInfoQCOM *s);
-static inline void sbt_vk_p_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopyCommandTransformInfoQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopyCommandTransformInfoQCOM *s);
 static void sbt_vk_pb_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopyCommandTransformInfoQCOM *s);
-static inline void sbt_vk_p_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderPassTransformInfoQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderPassTransformInfoQCOM *s);
 static void sbt_vk_pb_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderPassTransformInfoQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDiagnosticsConfigFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDiagnosticsConfigFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDiagnosticsConfigFeaturesNV *s);
-static inline void sbt_vk_p_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const VkDeviceDiagnosticsConfigCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const VkDeviceDiagnosticsConfigCreateInfoNV *s);
 static void sbt_vk_pb_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const VkDeviceDiagnosticsConfigCreateInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2FeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2PropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2PropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2PropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImageRobustnessFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImageRobustnessFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImageRobustnessFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevice4444FormatsFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevice4444FormatsFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevice4444FormatsFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingFeaturesHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingFeaturesHUAWEI *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingFeaturesHUAWEI *s);
-static inline void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI *s);
 static void sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI *s);
-static inline void sbt_vk_p_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s);
 static void sbt_vk_pb_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s);
-static inline void sbt_vk_p_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s);
 static void sbt_vk_pb_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s);
-static inline void sbt_vk_p_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s);
 static void sbt_vk_pb_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s);
-static inline void sbt_vk_p_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2 *s);
 static void sbt_vk_pb_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2 *s);
-static inline void sbt_vk_p_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s);
 static void sbt_vk_pb_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s);
-static inline void sbt_vk_p_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s);
 static void sbt_vk_pb_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s);
-static inline void sbt_vk_p_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s);
 static void sbt_vk_pb_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s);
-static inline void sbt_vk_p_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s);
 static void sbt_vk_pb_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s);
-static inline void sbt_vk_p_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s);
 static void sbt_vk_pb_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s);
-static inline void sbt_vk_p_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s);
 static void sbt_vk_pb_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s);
-static inline void sbt_vk_p_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s);
 static void sbt_vk_pb_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT *s);
-static inline void sbt_vk_p_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkFragmentShadingRateAttachmentInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkFragmentShadingRateAttachmentInfoKHR *s);
 static void sbt_vk_pb_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkFragmentShadingRateAttachmentInfoKHR *s);
-static inline void sbt_vk_p_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateStateCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateStateCreateInfoKHR *s);
 static void sbt_vk_pb_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateStateCreateInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRatePropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRatePropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRatePropertiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderTerminateInvocationFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderTerminateInvocationFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderTerminateInvocationFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV *s);
-static inline void sbt_vk_p_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateEnumStateCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateEnumStateCreateInfoNV *s);
 static void sbt_vk_pb_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateEnumStateCreateInfoNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildSizesInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildSizesInfoKHR *s);
 static void sbt_vk_pb_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildSizesInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImage2DViewOf3DFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImage2DViewOf3DFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImage2DViewOf3DFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT *s);
-static inline void sbt_vk_p_VkMutableDescriptorTypeListEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeListEXT *s);
-static inline void sbt_vk_p_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMutableDescriptorTypeListEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeListEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeCreateInfoEXT *s);
 static void sbt_vk_pb_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipControlFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipControlFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipControlFeaturesEXT *s);
-static inline void sbt_vk_p_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineViewportDepthClipControlCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineViewportDepthClipControlCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineViewportDepthClipControlCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryRDMAFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryRDMAFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryRDMAFeaturesNV *s);
-static inline void sbt_vk_p_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const VkVertexInputBindingDescription2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const VkVertexInputBindingDescription2EXT *s);
 static void sbt_vk_pb_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const VkVertexInputBindingDescription2EXT *s);
-static inline void sbt_vk_p_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const VkVertexInputAttributeDescription2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const VkVertexInputAttributeDescription2EXT *s);
 static void sbt_vk_pb_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const VkVertexInputAttributeDescription2EXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceColorWriteEnableFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceColorWriteEnableFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceColorWriteEnableFeaturesEXT *s);
-static inline void sbt_vk_p_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorWriteCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorWriteCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorWriteCreateInfoEXT *s);
-static inline void sbt_vk_p_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s);
 static void sbt_vk_pb_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s);
-static inline void sbt_vk_p_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBarrier2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBarrier2 *s);
 static void sbt_vk_pb_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBarrier2 *s);
-static inline void sbt_vk_p_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemoryBarrier2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemoryBarrier2 *s);
 static void sbt_vk_pb_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemoryBarrier2 *s);
-static inline void sbt_vk_p_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s);
 static void sbt_vk_pb_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s);
-static inline void sbt_vk_p_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s);
 static void sbt_vk_pb_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s);
-static inline void sbt_vk_p_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s);
 static void sbt_vk_pb_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s);
-static inline void sbt_vk_p_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s);
 static void sbt_vk_pb_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s);
-static inline void sbt_vk_p_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointProperties2NV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointProperties2NV *s);
 static void sbt_vk_pb_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointProperties2NV *s);
-static inline void sbt_vk_p_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2NV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2NV *s);
 static void sbt_vk_pb_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2NV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, const VkPhysicalDeviceSynchronization2Features *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, const VkPhysicalDeviceSynchronization2Features *s);
 static void sbt_vk_pb_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, const VkPhysicalDeviceSynchronization2Features *s);
-static inline void sbt_vk_p_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLegacyDitheringFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLegacyDitheringFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLegacyDitheringFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT *s);
-static inline void sbt_vk_p_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const VkSubpassResolvePerformanceQueryEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const VkSubpassResolvePerformanceQueryEXT *s);
 static void sbt_vk_pb_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const VkSubpassResolvePerformanceQueryEXT *s);
-static inline void sbt_vk_p_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, const VkMultisampledRenderToSingleSampledInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, const VkMultisampledRenderToSingleSampledInfoEXT *s);
 static void sbt_vk_pb_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, const VkMultisampledRenderToSingleSampledInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineProtectedAccessFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineProtectedAccessFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineProtectedAccessFeaturesEXT *s);
-static inline void sbt_vk_p_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyVideoPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyVideoPropertiesKHR *s);
 static void sbt_vk_pb_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyVideoPropertiesKHR *s);
-static inline void sbt_vk_p_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyQueryResultStatusPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyQueryResultStatusPropertiesKHR *s);
 static void sbt_vk_pb_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyQueryResultStatusPropertiesKHR *s);
-static inline void sbt_vk_p_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProfileListInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProfileListInfoKHR *s);
 static void sbt_vk_pb_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProfileListInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const VkPhysicalDeviceVideoFormatInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const VkPhysicalDeviceVideoFormatInfoKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const VkPhysicalDeviceVideoFormatInfoKHR *s);
-static inline void sbt_vk_p_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFormatPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFormatPropertiesKHR *s);
 static void sbt_vk_pb_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFormatPropertiesKHR *s);
-static inline void sbt_vk_p_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileInfoKHR *s);
 static void sbt_vk_pb_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileInfoKHR *s);
-static inline void sbt_vk_p_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabilitiesKHR *s);
 static void sbt_vk_pb_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const VkVideoSessionMemoryRequirementsKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const VkVideoSessionMemoryRequirementsKHR *s);
 static void sbt_vk_pb_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const VkVideoSessionMemoryRequirementsKHR *s);
-static inline void sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s);
 static void sbt_vk_pb_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s);
-static inline void sbt_vk_p_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s);
 static void sbt_vk_pb_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s);
-static inline void sbt_vk_p_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoReferenceSlotInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoReferenceSlotInfoKHR *s);
 static void sbt_vk_pb_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoReferenceSlotInfoKHR *s);
-static inline void sbt_vk_p_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoDecodeCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoDecodeCapabilitiesKHR *s);
 static void sbt_vk_pb_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoDecodeCapabilitiesKHR *s);
-static inline void sbt_vk_p_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeUsageInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeUsageInfoKHR *s);
 static void sbt_vk_pb_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeUsageInfoKHR *s);
-static inline void sbt_vk_p_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s);
 static void sbt_vk_pb_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s);
-static inline void sbt_vk_p_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionCreateInfoKHR *s);
 static void sbt_vk_pb_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionCreateInfoKHR *s);
-static inline void sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s);
 static void sbt_vk_pb_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s);
-static inline void sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersUpdateInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersUpdateInfoKHR *s);
 static void sbt_vk_pb_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersUpdateInfoKHR *s);
-static inline void sbt_vk_p_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s);
 static void sbt_vk_pb_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s);
-static inline void sbt_vk_p_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCodingInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCodingInfoKHR *s);
 static void sbt_vk_pb_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCodingInfoKHR *s);
-static inline void sbt_vk_p_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCodingControlInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCodingControlInfoKHR *s);
 static void sbt_vk_pb_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCodingControlInfoKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceInheritedViewportScissorFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceInheritedViewportScissorFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceInheritedViewportScissorFeaturesNV *s);
-static inline void sbt_vk_p_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr *pr, const VkCommandBufferInheritanceViewportScissorInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr *pr, const VkCommandBufferInheritanceViewportScissorInfoNV *s);
 static void sbt_vk_pb_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr *pr, const VkCommandBufferInheritanceViewportScissorInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexPropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationProvokingVertexStateCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationProvokingVertexStateCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationProvokingVertexStateCreateInfoEXT *s);
-static inline void sbt_vk_p_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCreateInfoNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCreateInfoNVX *s);
 static void sbt_vk_pb_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCreateInfoNVX *s);
-static inline void sbt_vk_p_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s);
 static void sbt_vk_pb_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT *s);
-static inline void sbt_vk_p_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescriptorAddressInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescriptorAddressInfoEXT *s);
 static void sbt_vk_pb_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescriptorAddressInfoEXT *s);
-static inline void sbt_vk_p_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingInfoEXT *s);
 static void sbt_vk_pb_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingInfoEXT *s);
-static inline void sbt_vk_p_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s);
 static void sbt_vk_pb_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s);
 static void sbt_vk_p_VkDescriptorDataEXT(sbt_vk_pr *pr, const VkDescriptorDataEXT *s, int64_t sel);
-static inline void sbt_vk_p_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGetInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGetInfoEXT *s);
 static void sbt_vk_pb_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGetInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductFeatures *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductProperties *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductProperties *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductProperties *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDrmPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDrmPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDrmPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR *s);
 static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMotionBlurFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMotionBlurFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMotionBlurFeaturesNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_vk_pr *pr, const VkAccelerationStructureGeometryMotionTrianglesDataNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_vk_pr *pr, const VkAccelerationStructureGeometryMotionTrianglesDataNV *s);
 static void sbt_vk_pb_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_vk_pr *pr, const VkAccelerationStructureGeometryMotionTrianglesDataNV *s);
-static inline void sbt_vk_p_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMotionInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMotionInfoNV *s);
 static void sbt_vk_pb_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMotionInfoNV *s);
-static inline void sbt_vk_p_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s);
 static void sbt_vk_pb_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT *s);
-static inline void sbt_vk_p_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatProperties3 *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatProperties3 *s);
 static void sbt_vk_pb_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatProperties3 *s);
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesList2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesList2EXT *s);
 static void sbt_vk_pb_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesList2EXT *s);
-static inline void sbt_vk_p_VkDrmFormatModifierProperties2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierProperties2EXT *s);
-static inline void sbt_vk_p_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipelineRenderingCreateInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierProperties2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierProperties2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipelineRenderingCreateInfo *s);
 static void sbt_vk_pb_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipelineRenderingCreateInfo *s);
-static inline void sbt_vk_p_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s);
 static void sbt_vk_pb_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s);
-static inline void sbt_vk_p_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s);
 static void sbt_vk_pb_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s);
-static inline void sbt_vk_p_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s);
 static void sbt_vk_pb_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s);
-static inline void sbt_vk_p_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s);
 static void sbt_vk_pb_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDynamicRenderingFeatures *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDynamicRenderingFeatures *s);
 static void sbt_vk_pb_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDynamicRenderingFeatures *s);
-static inline void sbt_vk_p_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderingInfo *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderingInfo *s);
 static void sbt_vk_pb_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderingInfo *s);
-static inline void sbt_vk_p_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAttachmentSampleCountInfoAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAttachmentSampleCountInfoAMD *s);
 static void sbt_vk_pb_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAttachmentSampleCountInfoAMD *s);
-static inline void sbt_vk_p_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const VkMultiviewPerViewAttributesInfoNVX *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const VkMultiviewPerViewAttributesInfoNVX *s);
 static void sbt_vk_pb_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const VkMultiviewPerViewAttributesInfoNVX *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewMinLodFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewMinLodFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewMinLodFeaturesEXT *s);
-static inline void sbt_vk_p_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImageViewMinLodCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImageViewMinLodCreateInfoEXT *s);
 static void sbt_vk_pb_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImageViewMinLodCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceLinearColorAttachmentFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceLinearColorAttachmentFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceLinearColorAttachmentFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT *s);
-static inline void sbt_vk_p_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, const VkGraphicsPipelineLibraryCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, const VkGraphicsPipelineLibraryCreateInfoEXT *s);
 static void sbt_vk_pb_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, const VkGraphicsPipelineLibraryCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE *s);
 static void sbt_vk_pb_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE *s);
-static inline void sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s);
 static void sbt_vk_pb_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s);
-static inline void sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const VkDescriptorSetLayoutHostMappingInfoVALVE *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const VkDescriptorSetLayoutHostMappingInfoVALVE *s);
 static void sbt_vk_pb_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const VkDescriptorSetLayoutHostMappingInfoVALVE *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT *s);
-static inline void sbt_vk_p_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineShaderStageModuleIdentifierCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineShaderStageModuleIdentifierCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineShaderStageModuleIdentifierCreateInfoEXT *s);
-static inline void sbt_vk_p_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderModuleIdentifierEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderModuleIdentifierEXT *s);
 static void sbt_vk_pb_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderModuleIdentifierEXT *s);
-static inline void sbt_vk_p_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageCompressionControlEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageCompressionControlEXT *s);
 static void sbt_vk_pb_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageCompressionControlEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlFeaturesEXT *s);
-static inline void sbt_vk_p_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkImageCompressionPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkImageCompressionPropertiesEXT *s);
 static void sbt_vk_pb_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkImageCompressionPropertiesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT *s);
-static inline void sbt_vk_p_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubresource2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubresource2EXT *s);
 static void sbt_vk_pb_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubresource2EXT *s);
-static inline void sbt_vk_p_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresourceLayout2EXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresourceLayout2EXT *s);
 static void sbt_vk_pb_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresourceLayout2EXT *s);
-static inline void sbt_vk_p_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRenderPassCreationControlEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRenderPassCreationControlEXT *s);
 static void sbt_vk_pb_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRenderPassCreationControlEXT *s);
-static inline void sbt_vk_p_VkRenderPassCreationFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackInfoEXT *s);
-static inline void sbt_vk_p_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackCreateInfoEXT *s);
 static void sbt_vk_pb_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackCreateInfoEXT *s);
-static inline void sbt_vk_p_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackInfoEXT *s);
-static inline void sbt_vk_p_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackCreateInfoEXT *s);
 static void sbt_vk_pb_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT *s);
-static inline void sbt_vk_p_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildInfoEXT *s);
 static void sbt_vk_pb_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildInfoEXT *s);
-static inline void sbt_vk_p_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s);
 static void sbt_vk_pb_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s);
-static inline void sbt_vk_p_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVersionInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVersionInfoEXT *s);
 static void sbt_vk_pb_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVersionInfoEXT *s);
-static inline void sbt_vk_p_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s);
 static void sbt_vk_pb_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s);
-static inline void sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s);
 static void sbt_vk_pb_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s);
-static inline void sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s);
 static void sbt_vk_pb_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s);
-static inline void sbt_vk_p_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildSizesInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildSizesInfoEXT *s);
 static void sbt_vk_pb_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildSizesInfoEXT *s);
-static inline void sbt_vk_p_VkMicromapUsageEXT(sbt_vk_pr *pr, const VkMicromapUsageEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapUsageEXT(sbt_vk_pr *pr, const VkMicromapUsageEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapPropertiesEXT *s);
-static inline void sbt_vk_p_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s);
 static void sbt_vk_pb_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelinePropertiesFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelinePropertiesFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelinePropertiesFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD *s);
-static inline void sbt_vk_p_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessFeaturesEXT *s);
-static inline void sbt_vk_p_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRobustnessCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRobustnessCreateInfoEXT *s);
 static void sbt_vk_pb_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRobustnessCreateInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessPropertiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessPropertiesEXT *s);
 static void sbt_vk_pb_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessPropertiesEXT *s);
-static inline void sbt_vk_p_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const VkImageViewSampleWeightCreateInfoQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const VkImageViewSampleWeightCreateInfoQCOM *s);
 static void sbt_vk_pb_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const VkImageViewSampleWeightCreateInfoQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingFeaturesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingFeaturesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingFeaturesQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingPropertiesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingPropertiesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingPropertiesQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceTilePropertiesFeaturesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceTilePropertiesFeaturesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceTilePropertiesFeaturesQCOM *s);
-static inline void sbt_vk_p_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTilePropertiesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTilePropertiesQCOM *s);
 static void sbt_vk_pb_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTilePropertiesQCOM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, const VkPhysicalDeviceAmigoProfilingFeaturesSEC *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, const VkPhysicalDeviceAmigoProfilingFeaturesSEC *s);
 static void sbt_vk_pb_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, const VkPhysicalDeviceAmigoProfilingFeaturesSEC *s);
-static inline void sbt_vk_p_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigoProfilingSubmitInfoSEC *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigoProfilingSubmitInfoSEC *s);
 static void sbt_vk_pb_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigoProfilingSubmitInfoSEC *s);
-static inline void sbt_vk_p_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClampZeroOneFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClampZeroOneFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClampZeroOneFeaturesEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAddressBindingReportFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAddressBindingReportFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAddressBindingReportFeaturesEXT *s);
-static inline void sbt_vk_p_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const VkDeviceAddressBindingCallbackDataEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const VkDeviceAddressBindingCallbackDataEXT *s);
 static void sbt_vk_pb_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const VkDeviceAddressBindingCallbackDataEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowPropertiesNV *s);
-static inline void sbt_vk_p_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatInfoNV *s);
 static void sbt_vk_pb_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatInfoNV *s);
-static inline void sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatPropertiesNV *s);
 static void sbt_vk_pb_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatPropertiesNV *s);
-static inline void sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOpticalFlowSessionCreateInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOpticalFlowSessionCreateInfoNV *s);
 static void sbt_vk_pb_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOpticalFlowSessionCreateInfoNV *s);
-static inline void sbt_vk_p_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalFlowExecuteInfoNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalFlowExecuteInfoNV *s);
 static void sbt_vk_pb_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalFlowExecuteInfoNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFaultFeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFaultFeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFaultFeaturesEXT *s);
-static inline void sbt_vk_p_VkDecompressMemoryRegionNV(sbt_vk_pr *pr, const VkDecompressMemoryRegionNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDecompressMemoryRegionNV(sbt_vk_pr *pr, const VkDecompressMemoryRegionNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM *s);
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM *s);
 static void sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM *s);
-static inline void sbt_vk_p_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePresentModeEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePresentModeEXT *s);
 static void sbt_vk_pb_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePresentModeEXT *s);
-static inline void sbt_vk_p_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, const VkSurfacePresentScalingCapabilitiesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, const VkSurfacePresentScalingCapabilitiesEXT *s);
 static void sbt_vk_pb_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, const VkSurfacePresentScalingCapabilitiesEXT *s);
-static inline void sbt_vk_p_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const VkSurfacePresentModeCompatibilityEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const VkSurfacePresentModeCompatibilityEXT *s);
 static void sbt_vk_pb_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const VkSurfacePresentModeCompatibilityEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT *s);
 static void sbt_vk_pb_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT *s);
-static inline void sbt_vk_p_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentFenceInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentFenceInfoEXT *s);
 static void sbt_vk_pb_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentFenceInfoEXT *s);
-static inline void sbt_vk_p_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModesCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModesCreateInfoEXT *s);
 static void sbt_vk_pb_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModesCreateInfoEXT *s);
-static inline void sbt_vk_p_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModeInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModeInfoEXT *s);
 static void sbt_vk_pb_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModeInfoEXT *s);
-static inline void sbt_vk_p_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentScalingCreateInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentScalingCreateInfoEXT *s);
 static void sbt_vk_pb_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentScalingCreateInfoEXT *s);
-static inline void sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s);
 static void sbt_vk_pb_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV *s);
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV *s);
 static void sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV *s);
-static inline void sbt_vk_p_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingInfoLUNARG *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingInfoLUNARG *s);
 static void sbt_vk_pb_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingInfoLUNARG *s);
-static inline void sbt_vk_p_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingListLUNARG *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingListLUNARG *s);
 static void sbt_vk_pb_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingListLUNARG *s);
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM *s);
 static void sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM *s);
 static void sbt_vk_pc_vkCreateInstance(sbt_vk_pr *pr, const sbt_vk_args_vkCreateInstance *s);
 static void sbt_vk_pc_vkDestroyInstance(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyInstance *s);
@@ -6283,40 +6283,40 @@ static void sbt_vk_pb_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure
 	sbt_vk_pr_e(pr, "sType", sbt_vk_en_VkStructureType((int64_t)(s->sType)), (int64_t)(s->sType));
 }
 
-static inline void sbt_vk_p_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBaseOutStructure(sbt_vk_pr *pr, const VkBaseOutStructure *s)
 {
 	sbt_vk_pb_VkBaseOutStructure(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkOffset2D(sbt_vk_pr *pr, const VkOffset2D *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOffset2D(sbt_vk_pr *pr, const VkOffset2D *s)
 {
 	sbt_vk_pr_i(pr, "x", (int64_t)(s->x));
 	sbt_vk_pr_i(pr, "y", (int64_t)(s->y));
 }
 
-static inline void sbt_vk_p_VkOffset3D(sbt_vk_pr *pr, const VkOffset3D *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOffset3D(sbt_vk_pr *pr, const VkOffset3D *s)
 {
 	sbt_vk_pr_i(pr, "x", (int64_t)(s->x));
 	sbt_vk_pr_i(pr, "y", (int64_t)(s->y));
 	sbt_vk_pr_i(pr, "z", (int64_t)(s->z));
 }
 
-static inline void sbt_vk_p_VkExtent2D(sbt_vk_pr *pr, const VkExtent2D *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtent2D(sbt_vk_pr *pr, const VkExtent2D *s)
 {
 	sbt_vk_pr_u(pr, "width", (uint64_t)(s->width));
 	sbt_vk_pr_u(pr, "height", (uint64_t)(s->height));
 }
 
-static inline void sbt_vk_p_VkExtent3D(sbt_vk_pr *pr, const VkExtent3D *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtent3D(sbt_vk_pr *pr, const VkExtent3D *s)
 {
 	sbt_vk_pr_u(pr, "width", (uint64_t)(s->width));
 	sbt_vk_pr_u(pr, "height", (uint64_t)(s->height));
 	sbt_vk_pr_u(pr, "depth", (uint64_t)(s->depth));
 }
 
-static inline void sbt_vk_p_VkViewport(sbt_vk_pr *pr, const VkViewport *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewport(sbt_vk_pr *pr, const VkViewport *s)
 {
 	sbt_vk_pr_f(pr, "x", (double)(s->x));
 	sbt_vk_pr_f(pr, "y", (double)(s->y));
@@ -6326,7 +6326,7 @@ static inline void sbt_vk_p_VkViewport(sbt_vk_pr *pr, const VkViewport *s)
 	sbt_vk_pr_f(pr, "maxDepth", (double)(s->maxDepth));
 }
 
-static inline void sbt_vk_p_VkRect2D(sbt_vk_pr *pr, const VkRect2D *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRect2D(sbt_vk_pr *pr, const VkRect2D *s)
 {
 	{
 		size_t m1 = sbt_vk_pr_enter(pr, "offset");
@@ -6340,7 +6340,7 @@ static inline void sbt_vk_p_VkRect2D(sbt_vk_pr *pr, const VkRect2D *s)
 	}
 }
 
-static inline void sbt_vk_p_VkClearRect(sbt_vk_pr *pr, const VkClearRect *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearRect(sbt_vk_pr *pr, const VkClearRect *s)
 {
 	{
 		size_t m3 = sbt_vk_pr_enter(pr, "rect");
@@ -6351,7 +6351,7 @@ static inline void sbt_vk_p_VkClearRect(sbt_vk_pr *pr, const VkClearRect *s)
 	sbt_vk_pr_u(pr, "layerCount", (uint64_t)(s->layerCount));
 }
 
-static inline void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr, const VkComponentMapping *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr, const VkComponentMapping *s)
 {
 	sbt_vk_pr_e(pr, "r", sbt_vk_en_VkComponentSwizzle((int64_t)(s->r)), (int64_t)(s->r));
 	sbt_vk_pr_e(pr, "g", sbt_vk_en_VkComponentSwizzle((int64_t)(s->g)), (int64_t)(s->g));
@@ -6359,7 +6359,7 @@ static inline void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr, const VkComponentM
 	sbt_vk_pr_e(pr, "a", sbt_vk_en_VkComponentSwizzle((int64_t)(s->a)), (int64_t)(s->a));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProperties *s)
 {
 	sbt_vk_pr_u(pr, "apiVersion", (uint64_t)(s->apiVersion));
 	sbt_vk_pr_u(pr, "driverVersion", (uint64_t)(s->driverVersion));
@@ -6380,13 +6380,13 @@ static inline void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPh
 	}
 }
 
-static inline void sbt_vk_p_VkExtensionProperties(sbt_vk_pr *pr, const VkExtensionProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExtensionProperties(sbt_vk_pr *pr, const VkExtensionProperties *s)
 {
 	sbt_vk_pr_s(pr, "extensionName", s->extensionName, strnlen(s->extensionName, VK_MAX_EXTENSION_NAME_SIZE));
 	sbt_vk_pr_u(pr, "specVersion", (uint64_t)(s->specVersion));
 }
 
-static inline void sbt_vk_p_VkLayerProperties(sbt_vk_pr *pr, const VkLayerProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkLayerProperties(sbt_vk_pr *pr, const VkLayerProperties *s)
 {
 	sbt_vk_pr_s(pr, "layerName", s->layerName, strnlen(s->layerName, VK_MAX_EXTENSION_NAME_SIZE));
 	sbt_vk_pr_u(pr, "specVersion", (uint64_t)(s->specVersion));
@@ -6411,14 +6411,14 @@ static void sbt_vk_pb_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *
 	sbt_vk_pr_u(pr, "apiVersion", (uint64_t)(s->apiVersion));
 }
 
-static inline void sbt_vk_p_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s)
 {
 	sbt_vk_pb_VkApplicationInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkAllocationCallbacks(sbt_vk_pr *pr, const VkAllocationCallbacks *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAllocationCallbacks(sbt_vk_pr *pr, const VkAllocationCallbacks *s)
 {
 	sbt_vk_pr_x(pr, "pUserData", (uint64_t)(uintptr_t)s->pUserData);
 	sbt_vk_pr_u(pr, "pfnAllocation", (s->pfnAllocation) != NULL);
@@ -6450,7 +6450,7 @@ static void sbt_vk_pb_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueue
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueueCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueueCreateInfo *s)
 {
 	sbt_vk_pb_VkDeviceQueueCreateInfo(pr, s);
 	if (s->pNext)
@@ -6531,7 +6531,7 @@ static void sbt_vk_pb_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo *s)
 {
 	sbt_vk_pb_VkDeviceCreateInfo(pr, s);
 	if (s->pNext)
@@ -6592,14 +6592,14 @@ static void sbt_vk_pb_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreate
 	}
 }
 
-static inline void sbt_vk_p_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInstanceCreateInfo(sbt_vk_pr *pr, const VkInstanceCreateInfo *s)
 {
 	sbt_vk_pb_VkInstanceCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkQueueFamilyProperties(sbt_vk_pr *pr, const VkQueueFamilyProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyProperties(sbt_vk_pr *pr, const VkQueueFamilyProperties *s)
 {
 	sbt_vk_pr_x(pr, "queueFlags", (uint64_t)(s->queueFlags));
 	sbt_vk_pr_u(pr, "queueCount", (uint64_t)(s->queueCount));
@@ -6611,7 +6611,7 @@ static inline void sbt_vk_p_VkQueueFamilyProperties(sbt_vk_pr *pr, const VkQueue
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties *s)
 {
 	sbt_vk_pr_u(pr, "memoryTypeCount", (uint64_t)(s->memoryTypeCount));
 	sbt_vk_pr_bytes(pr, "memoryTypes", s->memoryTypes, sizeof(s->memoryTypes));
@@ -6639,21 +6639,21 @@ static void sbt_vk_pb_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocate
 	sbt_vk_pr_u(pr, "memoryTypeIndex", (uint64_t)(s->memoryTypeIndex));
 }
 
-static inline void sbt_vk_p_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryAllocateInfo(sbt_vk_pr *pr, const VkMemoryAllocateInfo *s)
 {
 	sbt_vk_pb_VkMemoryAllocateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkMemoryRequirements(sbt_vk_pr *pr, const VkMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryRequirements(sbt_vk_pr *pr, const VkMemoryRequirements *s)
 {
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_u(pr, "alignment", (uint64_t)(s->alignment));
 	sbt_vk_pr_u(pr, "memoryTypeBits", (uint64_t)(s->memoryTypeBits));
 }
 
-static inline void sbt_vk_p_VkSparseImageFormatProperties(sbt_vk_pr *pr, const VkSparseImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageFormatProperties(sbt_vk_pr *pr, const VkSparseImageFormatProperties *s)
 {
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 	{
@@ -6664,7 +6664,7 @@ static inline void sbt_vk_p_VkSparseImageFormatProperties(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkSparseImageMemoryRequirements(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryRequirements(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements *s)
 {
 	{
 		size_t m42 = sbt_vk_pr_enter(pr, "formatProperties");
@@ -6677,13 +6677,13 @@ static inline void sbt_vk_p_VkSparseImageMemoryRequirements(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "imageMipTailStride", (uint64_t)(s->imageMipTailStride));
 }
 
-static inline void sbt_vk_p_VkMemoryType(sbt_vk_pr *pr, const VkMemoryType *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryType(sbt_vk_pr *pr, const VkMemoryType *s)
 {
 	sbt_vk_pr_x(pr, "propertyFlags", (uint64_t)(s->propertyFlags));
 	sbt_vk_pr_u(pr, "heapIndex", (uint64_t)(s->heapIndex));
 }
 
-static inline void sbt_vk_p_VkMemoryHeap(sbt_vk_pr *pr, const VkMemoryHeap *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryHeap(sbt_vk_pr *pr, const VkMemoryHeap *s)
 {
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
@@ -6696,21 +6696,21 @@ static void sbt_vk_pb_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRan
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s)
 {
 	sbt_vk_pb_VkMappedMemoryRange(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkFormatProperties(sbt_vk_pr *pr, const VkFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties(sbt_vk_pr *pr, const VkFormatProperties *s)
 {
 	sbt_vk_pr_x(pr, "linearTilingFeatures", (uint64_t)(s->linearTilingFeatures));
 	sbt_vk_pr_x(pr, "optimalTilingFeatures", (uint64_t)(s->optimalTilingFeatures));
 	sbt_vk_pr_x(pr, "bufferFeatures", (uint64_t)(s->bufferFeatures));
 }
 
-static inline void sbt_vk_p_VkImageFormatProperties(sbt_vk_pr *pr, const VkImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatProperties(sbt_vk_pr *pr, const VkImageFormatProperties *s)
 {
 	{
 		size_t m43 = sbt_vk_pr_enter(pr, "maxExtent");
@@ -6723,14 +6723,14 @@ static inline void sbt_vk_p_VkImageFormatProperties(sbt_vk_pr *pr, const VkImage
 	sbt_vk_pr_u(pr, "maxResourceSize", (uint64_t)(s->maxResourceSize));
 }
 
-static inline void sbt_vk_p_VkDescriptorBufferInfo(sbt_vk_pr *pr, const VkDescriptorBufferInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferInfo(sbt_vk_pr *pr, const VkDescriptorBufferInfo *s)
 {
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "range", (uint64_t)(s->range));
 }
 
-static inline void sbt_vk_p_VkDescriptorImageInfo(sbt_vk_pr *pr, const VkDescriptorImageInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorImageInfo(sbt_vk_pr *pr, const VkDescriptorImageInfo *s)
 {
 	sbt_vk_pr_x(pr, "sampler", (uint64_t)(uintptr_t)(s->sampler));
 	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
@@ -6799,7 +6799,7 @@ static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescripto
 	}
 }
 
-static inline void sbt_vk_p_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s)
 {
 	sbt_vk_pb_VkWriteDescriptorSet(pr, s);
 	if (s->pNext)
@@ -6817,7 +6817,7 @@ static void sbt_vk_pb_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorS
 	sbt_vk_pr_u(pr, "descriptorCount", (uint64_t)(s->descriptorCount));
 }
 
-static inline void sbt_vk_p_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s)
 {
 	sbt_vk_pb_VkCopyDescriptorSet(pr, s);
 	if (s->pNext)
@@ -6848,7 +6848,7 @@ static void sbt_vk_pb_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo
 	}
 }
 
-static inline void sbt_vk_p_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo *s)
 {
 	sbt_vk_pb_VkBufferCreateInfo(pr, s);
 	if (s->pNext)
@@ -6864,21 +6864,21 @@ static void sbt_vk_pb_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCr
 	sbt_vk_pr_u(pr, "range", (uint64_t)(s->range));
 }
 
-static inline void sbt_vk_p_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s)
 {
 	sbt_vk_pb_VkBufferViewCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkImageSubresource(sbt_vk_pr *pr, const VkImageSubresource *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresource(sbt_vk_pr *pr, const VkImageSubresource *s)
 {
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 	sbt_vk_pr_u(pr, "mipLevel", (uint64_t)(s->mipLevel));
 	sbt_vk_pr_u(pr, "arrayLayer", (uint64_t)(s->arrayLayer));
 }
 
-static inline void sbt_vk_p_VkImageSubresourceLayers(sbt_vk_pr *pr, const VkImageSubresourceLayers *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresourceLayers(sbt_vk_pr *pr, const VkImageSubresourceLayers *s)
 {
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 	sbt_vk_pr_u(pr, "mipLevel", (uint64_t)(s->mipLevel));
@@ -6886,7 +6886,7 @@ static inline void sbt_vk_p_VkImageSubresourceLayers(sbt_vk_pr *pr, const VkImag
 	sbt_vk_pr_u(pr, "layerCount", (uint64_t)(s->layerCount));
 }
 
-static inline void sbt_vk_p_VkImageSubresourceRange(sbt_vk_pr *pr, const VkImageSubresourceRange *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresourceRange(sbt_vk_pr *pr, const VkImageSubresourceRange *s)
 {
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 	sbt_vk_pr_u(pr, "baseMipLevel", (uint64_t)(s->baseMipLevel));
@@ -6901,7 +6901,7 @@ static void sbt_vk_pb_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s)
 	sbt_vk_pr_x(pr, "dstAccessMask", (uint64_t)(s->dstAccessMask));
 }
 
-static inline void sbt_vk_p_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryBarrier(sbt_vk_pr *pr, const VkMemoryBarrier *s)
 {
 	sbt_vk_pb_VkMemoryBarrier(pr, s);
 	if (s->pNext)
@@ -6919,7 +6919,7 @@ static void sbt_vk_pb_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryB
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryBarrier *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryBarrier *s)
 {
 	sbt_vk_pb_VkBufferMemoryBarrier(pr, s);
 	if (s->pNext)
@@ -6942,7 +6942,7 @@ static void sbt_vk_pb_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBar
 	}
 }
 
-static inline void sbt_vk_p_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBarrier *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBarrier *s)
 {
 	sbt_vk_pb_VkImageMemoryBarrier(pr, s);
 	if (s->pNext)
@@ -6984,14 +6984,14 @@ static void sbt_vk_pb_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *
 	sbt_vk_pr_e(pr, "initialLayout", sbt_vk_en_VkImageLayout((int64_t)(s->initialLayout)), (int64_t)(s->initialLayout));
 }
 
-static inline void sbt_vk_p_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *s)
 {
 	sbt_vk_pb_VkImageCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkSubresourceLayout(sbt_vk_pr *pr, const VkSubresourceLayout *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubresourceLayout(sbt_vk_pr *pr, const VkSubresourceLayout *s)
 {
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
@@ -7018,21 +7018,21 @@ static void sbt_vk_pb_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCrea
 	}
 }
 
-static inline void sbt_vk_p_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s)
 {
 	sbt_vk_pb_VkImageViewCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkBufferCopy(sbt_vk_pr *pr, const VkBufferCopy *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCopy(sbt_vk_pr *pr, const VkBufferCopy *s)
 {
 	sbt_vk_pr_u(pr, "srcOffset", (uint64_t)(s->srcOffset));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr, const VkSparseMemoryBind *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr, const VkSparseMemoryBind *s)
 {
 	sbt_vk_pr_u(pr, "resourceOffset", (uint64_t)(s->resourceOffset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
@@ -7041,7 +7041,7 @@ static inline void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr, const VkSparseMemo
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_pr *pr, const VkSparseImageMemoryBind *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_pr *pr, const VkSparseImageMemoryBind *s)
 {
 	{
 		size_t m70 = sbt_vk_pr_enter(pr, "subresource");
@@ -7063,7 +7063,7 @@ static inline void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_pr *pr, const VkSpars
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const VkSparseBufferMemoryBindInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const VkSparseBufferMemoryBindInfo *s)
 {
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
@@ -7088,7 +7088,7 @@ static inline void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const Vk
 	}
 }
 
-static inline void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageOpaqueMemoryBindInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageOpaqueMemoryBindInfo *s)
 {
 	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
@@ -7113,7 +7113,7 @@ static inline void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, con
 	}
 }
 
-static inline void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageMemoryBindInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageMemoryBindInfo *s)
 {
 	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
@@ -7234,14 +7234,14 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	}
 }
 
-static inline void sbt_vk_p_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 {
 	sbt_vk_pb_VkBindSparseInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkImageCopy(sbt_vk_pr *pr, const VkImageCopy *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCopy(sbt_vk_pr *pr, const VkImageCopy *s)
 {
 	{
 		size_t m111 = sbt_vk_pr_enter(pr, "srcSubresource");
@@ -7270,7 +7270,7 @@ static inline void sbt_vk_p_VkImageCopy(sbt_vk_pr *pr, const VkImageCopy *s)
 	}
 }
 
-static inline void sbt_vk_p_VkImageBlit(sbt_vk_pr *pr, const VkImageBlit *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageBlit(sbt_vk_pr *pr, const VkImageBlit *s)
 {
 	{
 		size_t m116 = sbt_vk_pr_enter(pr, "srcSubresource");
@@ -7286,7 +7286,7 @@ static inline void sbt_vk_p_VkImageBlit(sbt_vk_pr *pr, const VkImageBlit *s)
 	sbt_vk_pr_bytes(pr, "dstOffsets", s->dstOffsets, sizeof(s->dstOffsets));
 }
 
-static inline void sbt_vk_p_VkBufferImageCopy(sbt_vk_pr *pr, const VkBufferImageCopy *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferImageCopy(sbt_vk_pr *pr, const VkBufferImageCopy *s)
 {
 	sbt_vk_pr_u(pr, "bufferOffset", (uint64_t)(s->bufferOffset));
 	sbt_vk_pr_u(pr, "bufferRowLength", (uint64_t)(s->bufferRowLength));
@@ -7308,7 +7308,7 @@ static inline void sbt_vk_p_VkBufferImageCopy(sbt_vk_pr *pr, const VkBufferImage
 	}
 }
 
-static inline void sbt_vk_p_VkImageResolve(sbt_vk_pr *pr, const VkImageResolve *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageResolve(sbt_vk_pr *pr, const VkImageResolve *s)
 {
 	{
 		size_t m121 = sbt_vk_pr_enter(pr, "srcSubresource");
@@ -7358,14 +7358,14 @@ static void sbt_vk_pb_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModu
 	}
 }
 
-static inline void sbt_vk_p_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModuleCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModuleCreateInfo *s)
 {
 	sbt_vk_pb_VkShaderModuleCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt_vk_pr *pr, const VkDescriptorSetLayoutBinding *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt_vk_pr *pr, const VkDescriptorSetLayoutBinding *s)
 {
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 	sbt_vk_pr_e(pr, "descriptorType", sbt_vk_en_VkDescriptorType((int64_t)(s->descriptorType)), (int64_t)(s->descriptorType));
@@ -7413,14 +7413,14 @@ static void sbt_vk_pb_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDes
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutCreateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorSetLayoutCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDescriptorPoolSize(sbt_vk_pr *pr, const VkDescriptorPoolSize *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolSize(sbt_vk_pr *pr, const VkDescriptorPoolSize *s)
 {
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkDescriptorType((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_u(pr, "descriptorCount", (uint64_t)(s->descriptorCount));
@@ -7452,7 +7452,7 @@ static void sbt_vk_pb_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescript
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolCreateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorPoolCreateInfo(pr, s);
 	if (s->pNext)
@@ -7480,21 +7480,21 @@ static void sbt_vk_pb_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescrip
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorSetAllocateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkSpecializationMapEntry(sbt_vk_pr *pr, const VkSpecializationMapEntry *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationMapEntry(sbt_vk_pr *pr, const VkSpecializationMapEntry *s)
 {
 	sbt_vk_pr_u(pr, "constantID", (uint64_t)(s->constantID));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *pr, const VkSpecializationInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *pr, const VkSpecializationInfo *s)
 {
 	sbt_vk_pr_u(pr, "mapEntryCount", (uint64_t)(s->mapEntryCount));
 	if (!s->pMapEntries) {
@@ -7547,7 +7547,7 @@ static void sbt_vk_pb_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPip
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineShaderStageCreateInfo(pr, s);
 	if (s->pNext)
@@ -7567,21 +7567,21 @@ static void sbt_vk_pb_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkCompute
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
-static inline void sbt_vk_p_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkComputePipelineCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkComputePipelineCreateInfo *s)
 {
 	sbt_vk_pb_VkComputePipelineCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkVertexInputBindingDescription(sbt_vk_pr *pr, const VkVertexInputBindingDescription *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDescription(sbt_vk_pr *pr, const VkVertexInputBindingDescription *s)
 {
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
 	sbt_vk_pr_e(pr, "inputRate", sbt_vk_en_VkVertexInputRate((int64_t)(s->inputRate)), (int64_t)(s->inputRate));
 }
 
-static inline void sbt_vk_p_VkVertexInputAttributeDescription(sbt_vk_pr *pr, const VkVertexInputAttributeDescription *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputAttributeDescription(sbt_vk_pr *pr, const VkVertexInputAttributeDescription *s)
 {
 	sbt_vk_pr_u(pr, "location", (uint64_t)(s->location));
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
@@ -7634,7 +7634,7 @@ static void sbt_vk_pb_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const VkPipelineVertexInputStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const VkPipelineVertexInputStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineVertexInputStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7648,7 +7648,7 @@ static void sbt_vk_pb_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "primitiveRestartEnable", (uint64_t)(s->primitiveRestartEnable));
 }
 
-static inline void sbt_vk_p_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, const VkPipelineInputAssemblyStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_pr *pr, const VkPipelineInputAssemblyStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineInputAssemblyStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7661,7 +7661,7 @@ static void sbt_vk_pb_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "patchControlPoints", (uint64_t)(s->patchControlPoints));
 }
 
-static inline void sbt_vk_p_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineTessellationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineTessellationStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7713,7 +7713,7 @@ static void sbt_vk_pb_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkP
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkPipelineViewportStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkPipelineViewportStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineViewportStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7735,7 +7735,7 @@ static void sbt_vk_pb_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, cons
 	sbt_vk_pr_f(pr, "lineWidth", (double)(s->lineWidth));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineRasterizationStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateCreateInfo(sbt_vk_pr *pr, const VkPipelineRasterizationStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7767,14 +7767,14 @@ static void sbt_vk_pb_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "alphaToOneEnable", (uint64_t)(s->alphaToOneEnable));
 }
 
-static inline void sbt_vk_p_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const VkPipelineMultisampleStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const VkPipelineMultisampleStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineMultisampleStateCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPipelineColorBlendAttachmentState(sbt_vk_pr *pr, const VkPipelineColorBlendAttachmentState *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendAttachmentState(sbt_vk_pr *pr, const VkPipelineColorBlendAttachmentState *s)
 {
 	sbt_vk_pr_u(pr, "blendEnable", (uint64_t)(s->blendEnable));
 	sbt_vk_pr_e(pr, "srcColorBlendFactor", sbt_vk_en_VkBlendFactor((int64_t)(s->srcColorBlendFactor)), (int64_t)(s->srcColorBlendFactor));
@@ -7824,7 +7824,7 @@ static void sbt_vk_pb_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const V
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const VkPipelineColorBlendStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const VkPipelineColorBlendStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineColorBlendStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -7852,14 +7852,14 @@ static void sbt_vk_pb_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPi
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDynamicStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDynamicStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineDynamicStateCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkStencilOpState(sbt_vk_pr *pr, const VkStencilOpState *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkStencilOpState(sbt_vk_pr *pr, const VkStencilOpState *s)
 {
 	sbt_vk_pr_e(pr, "failOp", sbt_vk_en_VkStencilOp((int64_t)(s->failOp)), (int64_t)(s->failOp));
 	sbt_vk_pr_e(pr, "passOp", sbt_vk_en_VkStencilOp((int64_t)(s->passOp)), (int64_t)(s->passOp));
@@ -7892,7 +7892,7 @@ static void sbt_vk_pb_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const
 	sbt_vk_pr_f(pr, "maxDepthBounds", (double)(s->maxDepthBounds));
 }
 
-static inline void sbt_vk_p_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDepthStencilStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDepthStencilStateCreateInfo(sbt_vk_pr *pr, const VkPipelineDepthStencilStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineDepthStencilStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -8028,7 +8028,7 @@ static void sbt_vk_pb_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphi
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
-static inline void sbt_vk_p_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphicsPipelineCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphicsPipelineCreateInfo *s)
 {
 	sbt_vk_pb_VkGraphicsPipelineCreateInfo(pr, s);
 	if (s->pNext)
@@ -8046,14 +8046,14 @@ static void sbt_vk_pb_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineC
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineCacheCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineCacheCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineCacheCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPushConstantRange(sbt_vk_pr *pr, const VkPushConstantRange *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPushConstantRange(sbt_vk_pr *pr, const VkPushConstantRange *s)
 {
 	sbt_vk_pr_x(pr, "stageFlags", (uint64_t)(s->stageFlags));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
@@ -8101,7 +8101,7 @@ static void sbt_vk_pb_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipeline
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipelineLayoutCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipelineLayoutCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineLayoutCreateInfo(pr, s);
 	if (s->pNext)
@@ -8128,7 +8128,7 @@ static void sbt_vk_pb_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateIn
 	sbt_vk_pr_u(pr, "unnormalizedCoordinates", (uint64_t)(s->unnormalizedCoordinates));
 }
 
-static inline void sbt_vk_p_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerCreateInfo(sbt_vk_pr *pr, const VkSamplerCreateInfo *s)
 {
 	sbt_vk_pb_VkSamplerCreateInfo(pr, s);
 	if (s->pNext)
@@ -8141,7 +8141,7 @@ static void sbt_vk_pb_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPool
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 }
 
-static inline void sbt_vk_p_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPoolCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandPoolCreateInfo(sbt_vk_pr *pr, const VkCommandPoolCreateInfo *s)
 {
 	sbt_vk_pb_VkCommandPoolCreateInfo(pr, s);
 	if (s->pNext)
@@ -8155,7 +8155,7 @@ static void sbt_vk_pb_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommand
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 }
 
-static inline void sbt_vk_p_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s)
 {
 	sbt_vk_pb_VkCommandBufferAllocateInfo(pr, s);
 	if (s->pNext)
@@ -8172,7 +8172,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkComm
 	sbt_vk_pr_x(pr, "pipelineStatistics", (uint64_t)(s->pipelineStatistics));
 }
 
-static inline void sbt_vk_p_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s)
 {
 	sbt_vk_pb_VkCommandBufferInheritanceInfo(pr, s);
 	if (s->pNext)
@@ -8195,7 +8195,7 @@ static void sbt_vk_pb_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBuf
 	}
 }
 
-static inline void sbt_vk_p_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBufferBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferBeginInfo(sbt_vk_pr *pr, const VkCommandBufferBeginInfo *s)
 {
 	sbt_vk_pb_VkCommandBufferBeginInfo(pr, s);
 	if (s->pNext)
@@ -8229,27 +8229,27 @@ static void sbt_vk_pb_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeg
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s)
 {
 	sbt_vk_pb_VkRenderPassBeginInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkClearDepthStencilValue(sbt_vk_pr *pr, const VkClearDepthStencilValue *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearDepthStencilValue(sbt_vk_pr *pr, const VkClearDepthStencilValue *s)
 {
 	sbt_vk_pr_f(pr, "depth", (double)(s->depth));
 	sbt_vk_pr_u(pr, "stencil", (uint64_t)(s->stencil));
 }
 
-static inline void sbt_vk_p_VkClearAttachment(sbt_vk_pr *pr, const VkClearAttachment *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkClearAttachment(sbt_vk_pr *pr, const VkClearAttachment *s)
 {
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 	sbt_vk_pr_u(pr, "colorAttachment", (uint64_t)(s->colorAttachment));
 	sbt_vk_pr_bytes(pr, "clearValue", &(s->clearValue), sizeof(s->clearValue));
 }
 
-static inline void sbt_vk_p_VkAttachmentDescription(sbt_vk_pr *pr, const VkAttachmentDescription *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescription(sbt_vk_pr *pr, const VkAttachmentDescription *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
@@ -8262,13 +8262,13 @@ static inline void sbt_vk_p_VkAttachmentDescription(sbt_vk_pr *pr, const VkAttac
 	sbt_vk_pr_e(pr, "finalLayout", sbt_vk_en_VkImageLayout((int64_t)(s->finalLayout)), (int64_t)(s->finalLayout));
 }
 
-static inline void sbt_vk_p_VkAttachmentReference(sbt_vk_pr *pr, const VkAttachmentReference *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReference(sbt_vk_pr *pr, const VkAttachmentReference *s)
 {
 	sbt_vk_pr_u(pr, "attachment", (uint64_t)(s->attachment));
 	sbt_vk_pr_e(pr, "layout", sbt_vk_en_VkImageLayout((int64_t)(s->layout)), (int64_t)(s->layout));
 }
 
-static inline void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *pr, const VkSubpassDescription *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *pr, const VkSubpassDescription *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
@@ -8360,7 +8360,7 @@ static inline void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *pr, const VkSubpassD
 	}
 }
 
-static inline void sbt_vk_p_VkSubpassDependency(sbt_vk_pr *pr, const VkSubpassDependency *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDependency(sbt_vk_pr *pr, const VkSubpassDependency *s)
 {
 	sbt_vk_pr_u(pr, "srcSubpass", (uint64_t)(s->srcSubpass));
 	sbt_vk_pr_u(pr, "dstSubpass", (uint64_t)(s->dstSubpass));
@@ -8436,7 +8436,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCr
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCreateInfo *s)
 {
 	sbt_vk_pb_VkRenderPassCreateInfo(pr, s);
 	if (s->pNext)
@@ -8448,7 +8448,7 @@ static void sbt_vk_pb_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkEventCreateInfo(sbt_vk_pr *pr, const VkEventCreateInfo *s)
 {
 	sbt_vk_pb_VkEventCreateInfo(pr, s);
 	if (s->pNext)
@@ -8460,14 +8460,14 @@ static void sbt_vk_pb_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFenceCreateInfo(sbt_vk_pr *pr, const VkFenceCreateInfo *s)
 {
 	sbt_vk_pb_VkFenceCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures *s)
 {
 	sbt_vk_pr_u(pr, "robustBufferAccess", (uint64_t)(s->robustBufferAccess));
 	sbt_vk_pr_u(pr, "fullDrawIndexUint32", (uint64_t)(s->fullDrawIndexUint32));
@@ -8526,7 +8526,7 @@ static inline void sbt_vk_p_VkPhysicalDeviceFeatures(sbt_vk_pr *pr, const VkPhys
 	sbt_vk_pr_u(pr, "inheritedQueries", (uint64_t)(s->inheritedQueries));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSparseProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSparseProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSparseProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSparseProperties *s)
 {
 	sbt_vk_pr_u(pr, "residencyStandard2DBlockShape", (uint64_t)(s->residencyStandard2DBlockShape));
 	sbt_vk_pr_u(pr, "residencyStandard2DMultisampleBlockShape", (uint64_t)(s->residencyStandard2DMultisampleBlockShape));
@@ -8535,7 +8535,7 @@ static inline void sbt_vk_p_VkPhysicalDeviceSparseProperties(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "residencyNonResidentStrict", (uint64_t)(s->residencyNonResidentStrict));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceLimits(sbt_vk_pr *pr, const VkPhysicalDeviceLimits *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLimits(sbt_vk_pr *pr, const VkPhysicalDeviceLimits *s)
 {
 	sbt_vk_pr_u(pr, "maxImageDimension1D", (uint64_t)(s->maxImageDimension1D));
 	sbt_vk_pr_u(pr, "maxImageDimension2D", (uint64_t)(s->maxImageDimension2D));
@@ -8710,7 +8710,7 @@ static void sbt_vk_pb_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCrea
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreCreateInfo(sbt_vk_pr *pr, const VkSemaphoreCreateInfo *s)
 {
 	sbt_vk_pb_VkSemaphoreCreateInfo(pr, s);
 	if (s->pNext)
@@ -8725,7 +8725,7 @@ static void sbt_vk_pb_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCrea
 	sbt_vk_pr_x(pr, "pipelineStatistics", (uint64_t)(s->pipelineStatistics));
 }
 
-static inline void sbt_vk_p_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolCreateInfo(sbt_vk_pr *pr, const VkQueryPoolCreateInfo *s)
 {
 	sbt_vk_pb_VkQueryPoolCreateInfo(pr, s);
 	if (s->pNext)
@@ -8757,20 +8757,20 @@ static void sbt_vk_pb_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebuffer
 	sbt_vk_pr_u(pr, "layers", (uint64_t)(s->layers));
 }
 
-static inline void sbt_vk_p_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s)
 {
 	sbt_vk_pb_VkFramebufferCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkMultiDrawInfoEXT(sbt_vk_pr *pr, const VkMultiDrawInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiDrawInfoEXT(sbt_vk_pr *pr, const VkMultiDrawInfoEXT *s)
 {
 	sbt_vk_pr_u(pr, "firstVertex", (uint64_t)(s->firstVertex));
 	sbt_vk_pr_u(pr, "vertexCount", (uint64_t)(s->vertexCount));
 }
 
-static inline void sbt_vk_p_VkMultiDrawIndexedInfoEXT(sbt_vk_pr *pr, const VkMultiDrawIndexedInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiDrawIndexedInfoEXT(sbt_vk_pr *pr, const VkMultiDrawIndexedInfoEXT *s)
 {
 	sbt_vk_pr_u(pr, "firstIndex", (uint64_t)(s->firstIndex));
 	sbt_vk_pr_u(pr, "indexCount", (uint64_t)(s->indexCount));
@@ -8844,14 +8844,14 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 	}
 }
 
-static inline void sbt_vk_p_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 {
 	sbt_vk_pb_VkSubmitInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDisplayPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDisplayPropertiesKHR *s)
 {
 	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
 	if (!s->displayName) {
@@ -8874,13 +8874,13 @@ static inline void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDispla
 	sbt_vk_pr_u(pr, "persistentContent", (uint64_t)(s->persistentContent));
 }
 
-static inline void sbt_vk_p_VkDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const VkDisplayPlanePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const VkDisplayPlanePropertiesKHR *s)
 {
 	sbt_vk_pr_x(pr, "currentDisplay", (uint64_t)(uintptr_t)(s->currentDisplay));
 	sbt_vk_pr_u(pr, "currentStackIndex", (uint64_t)(s->currentStackIndex));
 }
 
-static inline void sbt_vk_p_VkDisplayModeParametersKHR(sbt_vk_pr *pr, const VkDisplayModeParametersKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeParametersKHR(sbt_vk_pr *pr, const VkDisplayModeParametersKHR *s)
 {
 	{
 		size_t m316 = sbt_vk_pr_enter(pr, "visibleRegion");
@@ -8890,7 +8890,7 @@ static inline void sbt_vk_p_VkDisplayModeParametersKHR(sbt_vk_pr *pr, const VkDi
 	sbt_vk_pr_u(pr, "refreshRate", (uint64_t)(s->refreshRate));
 }
 
-static inline void sbt_vk_p_VkDisplayModePropertiesKHR(sbt_vk_pr *pr, const VkDisplayModePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModePropertiesKHR(sbt_vk_pr *pr, const VkDisplayModePropertiesKHR *s)
 {
 	sbt_vk_pr_x(pr, "displayMode", (uint64_t)(uintptr_t)(s->displayMode));
 	{
@@ -8910,14 +8910,14 @@ static void sbt_vk_pb_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayM
 	}
 }
 
-static inline void sbt_vk_p_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayModeCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeCreateInfoKHR(sbt_vk_pr *pr, const VkDisplayModeCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkDisplayModeCreateInfoKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilitiesKHR *s)
 {
 	sbt_vk_pr_x(pr, "supportedAlpha", (uint64_t)(s->supportedAlpha));
 	{
@@ -8978,7 +8978,7 @@ static void sbt_vk_pb_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDispl
 	}
 }
 
-static inline void sbt_vk_p_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkDisplaySurfaceCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -9000,14 +9000,14 @@ static void sbt_vk_pb_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPres
 	sbt_vk_pr_u(pr, "persistent", (uint64_t)(s->persistent));
 }
 
-static inline void sbt_vk_p_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s)
 {
 	sbt_vk_pb_VkDisplayPresentInfoKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceCapabilitiesKHR *s)
 {
 	sbt_vk_pr_u(pr, "minImageCount", (uint64_t)(s->minImageCount));
 	sbt_vk_pr_u(pr, "maxImageCount", (uint64_t)(s->maxImageCount));
@@ -9040,7 +9040,7 @@ static void sbt_vk_pb_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurf
 	sbt_vk_pr_u(pr, "window", (uint64_t)(s->window));
 }
 
-static inline void sbt_vk_p_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkXlibSurfaceCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -9054,14 +9054,14 @@ static void sbt_vk_pb_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfac
 	sbt_vk_pr_u(pr, "window", (uint64_t)(s->window));
 }
 
-static inline void sbt_vk_p_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkXcbSurfaceCreateInfoKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkSurfaceFormatKHR(sbt_vk_pr *pr, const VkSurfaceFormatKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceFormatKHR(sbt_vk_pr *pr, const VkSurfaceFormatKHR *s)
 {
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	sbt_vk_pr_e(pr, "colorSpace", sbt_vk_en_VkColorSpaceKHR((int64_t)(s->colorSpace)), (int64_t)(s->colorSpace));
@@ -9105,7 +9105,7 @@ static void sbt_vk_pb_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainC
 	sbt_vk_pr_x(pr, "oldSwapchain", (uint64_t)(uintptr_t)(s->oldSwapchain));
 }
 
-static inline void sbt_vk_p_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkSwapchainCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -9178,7 +9178,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 	}
 }
 
-static inline void sbt_vk_p_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 {
 	sbt_vk_pb_VkPresentInfoKHR(pr, s);
 	if (s->pNext)
@@ -9192,7 +9192,7 @@ static void sbt_vk_pb_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "pUserData", (uint64_t)(uintptr_t)s->pUserData);
 }
 
-static inline void sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const VkDebugReportCallbackCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(sbt_vk_pr *pr, const VkDebugReportCallbackCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugReportCallbackCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -9219,7 +9219,7 @@ static void sbt_vk_pb_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlag
 	}
 }
 
-static inline void sbt_vk_p_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlagsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlagsEXT *s)
 {
 	sbt_vk_pb_VkValidationFlagsEXT(pr, s);
 	if (s->pNext)
@@ -9262,7 +9262,7 @@ static void sbt_vk_pb_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationF
 	}
 }
 
-static inline void sbt_vk_p_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationFeaturesEXT *s)
 {
 	sbt_vk_pb_VkValidationFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -9274,7 +9274,7 @@ static void sbt_vk_pb_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_p
 	sbt_vk_pr_e(pr, "rasterizationOrder", sbt_vk_en_VkRasterizationOrderAMD((int64_t)(s->rasterizationOrder)), (int64_t)(s->rasterizationOrder));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_pr *pr, const VkPipelineRasterizationStateRasterizationOrderAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateRasterizationOrderAMD(sbt_vk_pr *pr, const VkPipelineRasterizationStateRasterizationOrderAMD *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationStateRasterizationOrderAMD(pr, s);
 	if (s->pNext)
@@ -9292,7 +9292,7 @@ static void sbt_vk_pb_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebu
 	}
 }
 
-static inline void sbt_vk_p_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectNameInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectNameInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugMarkerObjectNameInfoEXT(pr, s);
 	if (s->pNext)
@@ -9312,7 +9312,7 @@ static void sbt_vk_pb_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebug
 	}
 }
 
-static inline void sbt_vk_p_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectTagInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerObjectTagInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugMarkerObjectTagInfoEXT(pr, s);
 	if (s->pNext)
@@ -9339,7 +9339,7 @@ static void sbt_vk_pb_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMar
 	}
 }
 
-static inline void sbt_vk_p_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerMarkerInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugMarkerMarkerInfoEXT(sbt_vk_pr *pr, const VkDebugMarkerMarkerInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugMarkerMarkerInfoEXT(pr, s);
 	if (s->pNext)
@@ -9351,7 +9351,7 @@ static void sbt_vk_pb_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "dedicatedAllocation", (uint64_t)(s->dedicatedAllocation));
 }
 
-static inline void sbt_vk_p_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationImageCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationImageCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationImageCreateInfoNV *s)
 {
 	sbt_vk_pb_VkDedicatedAllocationImageCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -9363,7 +9363,7 @@ static void sbt_vk_pb_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "dedicatedAllocation", (uint64_t)(s->dedicatedAllocation));
 }
 
-static inline void sbt_vk_p_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationBufferCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationBufferCreateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationBufferCreateInfoNV *s)
 {
 	sbt_vk_pb_VkDedicatedAllocationBufferCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -9376,14 +9376,14 @@ static void sbt_vk_pb_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, c
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static inline void sbt_vk_p_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s)
 {
 	sbt_vk_pb_VkDedicatedAllocationMemoryAllocateInfoNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkExternalImageFormatPropertiesNV(sbt_vk_pr *pr, const VkExternalImageFormatPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalImageFormatPropertiesNV(sbt_vk_pr *pr, const VkExternalImageFormatPropertiesNV *s)
 {
 	{
 		size_t m370 = sbt_vk_pr_enter(pr, "imageFormatProperties");
@@ -9400,7 +9400,7 @@ static void sbt_vk_pb_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkE
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryImageCreateInfoNV(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfoNV *s)
 {
 	sbt_vk_pb_VkExternalMemoryImageCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -9412,7 +9412,7 @@ static void sbt_vk_pb_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExport
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExportMemoryAllocateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkExportMemoryAllocateInfoNV *s)
 {
 	sbt_vk_pb_VkExportMemoryAllocateInfoNV(pr, s);
 	if (s->pNext)
@@ -9424,7 +9424,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_p
 	sbt_vk_pr_u(pr, "deviceGeneratedCommands", (uint64_t)(s->deviceGeneratedCommands));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV(pr, s);
 	if (s->pNext)
@@ -9436,7 +9436,7 @@ static void sbt_vk_pb_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevic
 	sbt_vk_pr_u(pr, "privateDataSlotRequestCount", (uint64_t)(s->privateDataSlotRequestCount));
 }
 
-static inline void sbt_vk_p_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevicePrivateDataCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDevicePrivateDataCreateInfo(sbt_vk_pr *pr, const VkDevicePrivateDataCreateInfo *s)
 {
 	sbt_vk_pb_VkDevicePrivateDataCreateInfo(pr, s);
 	if (s->pNext)
@@ -9448,7 +9448,7 @@ static void sbt_vk_pb_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivate
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivateDataSlotCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPrivateDataSlotCreateInfo(sbt_vk_pr *pr, const VkPrivateDataSlotCreateInfo *s)
 {
 	sbt_vk_pb_VkPrivateDataSlotCreateInfo(pr, s);
 	if (s->pNext)
@@ -9460,7 +9460,7 @@ static void sbt_vk_pb_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "privateData", (uint64_t)(s->privateData));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePrivateDataFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrivateDataFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePrivateDataFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePrivateDataFeatures(pr, s);
 	if (s->pNext)
@@ -9480,7 +9480,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk
 	sbt_vk_pr_u(pr, "minIndirectCommandsBufferOffsetAlignment", (uint64_t)(s->minIndirectCommandsBufferOffsetAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV(pr, s);
 	if (s->pNext)
@@ -9492,7 +9492,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "maxMultiDrawCount", (uint64_t)(s->maxMultiDrawCount));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiDrawPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiDrawPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -9545,7 +9545,7 @@ static void sbt_vk_pb_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkG
 	}
 }
 
-static inline void sbt_vk_p_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsShaderGroupCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsShaderGroupCreateInfoNV *s)
 {
 	sbt_vk_pb_VkGraphicsShaderGroupCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -9592,14 +9592,14 @@ static void sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, 
 	}
 }
 
-static inline void sbt_vk_p_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsPipelineShaderGroupsCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, const VkGraphicsPipelineShaderGroupsCreateInfoNV *s)
 {
 	sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkIndirectCommandsStreamNV(sbt_vk_pr *pr, const VkIndirectCommandsStreamNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsStreamNV(sbt_vk_pr *pr, const VkIndirectCommandsStreamNV *s)
 {
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
@@ -9650,7 +9650,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkInd
 	}
 }
 
-static inline void sbt_vk_p_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutTokenNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutTokenNV *s)
 {
 	sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(pr, s);
 	if (s->pNext)
@@ -9699,7 +9699,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const VkIndirectCommandsLayoutCreateInfoNV *s)
 {
 	sbt_vk_pb_VkIndirectCommandsLayoutCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -9741,7 +9741,7 @@ static void sbt_vk_pb_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGenerated
 	sbt_vk_pr_u(pr, "sequencesIndexOffset", (uint64_t)(s->sequencesIndexOffset));
 }
 
-static inline void sbt_vk_p_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s)
 {
 	sbt_vk_pb_VkGeneratedCommandsInfoNV(pr, s);
 	if (s->pNext)
@@ -9756,7 +9756,7 @@ static void sbt_vk_pb_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "maxSequencesCount", (uint64_t)(s->maxSequencesCount));
 }
 
-static inline void sbt_vk_p_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s)
 {
 	sbt_vk_pb_VkGeneratedCommandsMemoryRequirementsInfoNV(pr, s);
 	if (s->pNext)
@@ -9772,7 +9772,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalD
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFeatures2(sbt_vk_pr *pr, const VkPhysicalDeviceFeatures2 *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFeatures2(pr, s);
 	if (s->pNext)
@@ -9788,7 +9788,7 @@ static void sbt_vk_pb_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysica
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceProperties2 *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceProperties2(pr, s);
 	if (s->pNext)
@@ -9804,7 +9804,7 @@ static void sbt_vk_pb_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatPropertie
 	}
 }
 
-static inline void sbt_vk_p_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties2(sbt_vk_pr *pr, const VkFormatProperties2 *s)
 {
 	sbt_vk_pb_VkFormatProperties2(pr, s);
 	if (s->pNext)
@@ -9820,7 +9820,7 @@ static void sbt_vk_pb_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageForma
 	}
 }
 
-static inline void sbt_vk_p_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatProperties2(sbt_vk_pr *pr, const VkImageFormatProperties2 *s)
 {
 	sbt_vk_pb_VkImageFormatProperties2(pr, s);
 	if (s->pNext)
@@ -9836,7 +9836,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceImageFormatInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceImageFormatInfo2 *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageFormatInfo2(pr, s);
 	if (s->pNext)
@@ -9852,7 +9852,7 @@ static void sbt_vk_pb_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamil
 	}
 }
 
-static inline void sbt_vk_p_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamilyProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyProperties2(sbt_vk_pr *pr, const VkQueueFamilyProperties2 *s)
 {
 	sbt_vk_pb_VkQueueFamilyProperties2(pr, s);
 	if (s->pNext)
@@ -9868,7 +9868,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkP
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryProperties2 *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMemoryProperties2(pr, s);
 	if (s->pNext)
@@ -9884,7 +9884,7 @@ static void sbt_vk_pb_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSpar
 	}
 }
 
-static inline void sbt_vk_p_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSparseImageFormatProperties2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageFormatProperties2(sbt_vk_pr *pr, const VkSparseImageFormatProperties2 *s)
 {
 	sbt_vk_pb_VkSparseImageFormatProperties2(pr, s);
 	if (s->pNext)
@@ -9900,7 +9900,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, cons
 	sbt_vk_pr_e(pr, "tiling", sbt_vk_en_VkImageTiling((int64_t)(s->tiling)), (int64_t)(s->tiling));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceSparseImageFormatInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_pr *pr, const VkPhysicalDeviceSparseImageFormatInfo2 *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSparseImageFormatInfo2(pr, s);
 	if (s->pNext)
@@ -9912,14 +9912,14 @@ static void sbt_vk_pb_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "maxPushDescriptors", (uint64_t)(s->maxPushDescriptors));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePushDescriptorPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePushDescriptorPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePushDescriptorPropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePushDescriptorPropertiesKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkConformanceVersion(sbt_vk_pr *pr, const VkConformanceVersion *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkConformanceVersion(sbt_vk_pr *pr, const VkConformanceVersion *s)
 {
 	sbt_vk_pr_u(pr, "major", (uint64_t)(s->major));
 	sbt_vk_pr_u(pr, "minor", (uint64_t)(s->minor));
@@ -9939,7 +9939,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPh
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDriverProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDriverProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDriverProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDriverProperties(pr, s);
 	if (s->pNext)
@@ -9970,14 +9970,14 @@ static void sbt_vk_pb_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsK
 	}
 }
 
-static inline void sbt_vk_p_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsKHR *s)
 {
 	sbt_vk_pb_VkPresentRegionsKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr, const VkPresentRegionKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr, const VkPresentRegionKHR *s)
 {
 	sbt_vk_pr_u(pr, "rectangleCount", (uint64_t)(s->rectangleCount));
 	if (!s->pRectangles) {
@@ -10001,7 +10001,7 @@ static inline void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr, const VkPresentReg
 	}
 }
 
-static inline void sbt_vk_p_VkRectLayerKHR(sbt_vk_pr *pr, const VkRectLayerKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRectLayerKHR(sbt_vk_pr *pr, const VkRectLayerKHR *s)
 {
 	{
 		size_t m429 = sbt_vk_pr_enter(pr, "offset");
@@ -10022,14 +10022,14 @@ static void sbt_vk_pb_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "variablePointers", (uint64_t)(s->variablePointers));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVariablePointersFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVariablePointersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVariablePointersFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVariablePointersFeatures(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkExternalMemoryProperties(sbt_vk_pr *pr, const VkExternalMemoryProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryProperties(sbt_vk_pr *pr, const VkExternalMemoryProperties *s)
 {
 	sbt_vk_pr_x(pr, "externalMemoryFeatures", (uint64_t)(s->externalMemoryFeatures));
 	sbt_vk_pr_x(pr, "exportFromImportedHandleTypes", (uint64_t)(s->exportFromImportedHandleTypes));
@@ -10041,7 +10041,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, con
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalImageFormatInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalImageFormatInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalImageFormatInfo *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalImageFormatInfo(pr, s);
 	if (s->pNext)
@@ -10057,7 +10057,7 @@ static void sbt_vk_pb_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExt
 	}
 }
 
-static inline void sbt_vk_p_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExternalImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalImageFormatProperties(sbt_vk_pr *pr, const VkExternalImageFormatProperties *s)
 {
 	sbt_vk_pb_VkExternalImageFormatProperties(pr, s);
 	if (s->pNext)
@@ -10071,7 +10071,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalBufferInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalBufferInfo *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalBufferInfo(pr, s);
 	if (s->pNext)
@@ -10087,7 +10087,7 @@ static void sbt_vk_pb_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternal
 	}
 }
 
-static inline void sbt_vk_p_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternalBufferProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalBufferProperties(sbt_vk_pr *pr, const VkExternalBufferProperties *s)
 {
 	sbt_vk_pb_VkExternalBufferProperties(pr, s);
 	if (s->pNext)
@@ -10103,7 +10103,7 @@ static void sbt_vk_pb_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysic
 	sbt_vk_pr_u(pr, "deviceLUIDValid", (uint64_t)(s->deviceLUIDValid));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysicalDeviceIDProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceIDProperties(sbt_vk_pr *pr, const VkPhysicalDeviceIDProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceIDProperties(pr, s);
 	if (s->pNext)
@@ -10115,7 +10115,7 @@ static void sbt_vk_pb_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExt
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryImageCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryImageCreateInfo *s)
 {
 	sbt_vk_pb_VkExternalMemoryImageCreateInfo(pr, s);
 	if (s->pNext)
@@ -10127,7 +10127,7 @@ static void sbt_vk_pb_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkEx
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryBufferCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalMemoryBufferCreateInfo(sbt_vk_pr *pr, const VkExternalMemoryBufferCreateInfo *s)
 {
 	sbt_vk_pb_VkExternalMemoryBufferCreateInfo(pr, s);
 	if (s->pNext)
@@ -10139,7 +10139,7 @@ static void sbt_vk_pb_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMe
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMemoryAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportMemoryAllocateInfo(sbt_vk_pr *pr, const VkExportMemoryAllocateInfo *s)
 {
 	sbt_vk_pb_VkExportMemoryAllocateInfo(pr, s);
 	if (s->pNext)
@@ -10152,7 +10152,7 @@ static void sbt_vk_pb_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemor
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
 }
 
-static inline void sbt_vk_p_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemoryFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportMemoryFdInfoKHR(sbt_vk_pr *pr, const VkImportMemoryFdInfoKHR *s)
 {
 	sbt_vk_pb_VkImportMemoryFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10164,7 +10164,7 @@ static void sbt_vk_pb_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPro
 	sbt_vk_pr_u(pr, "memoryTypeBits", (uint64_t)(s->memoryTypeBits));
 }
 
-static inline void sbt_vk_p_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryFdPropertiesKHR(sbt_vk_pr *pr, const VkMemoryFdPropertiesKHR *s)
 {
 	sbt_vk_pb_VkMemoryFdPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -10177,7 +10177,7 @@ static void sbt_vk_pb_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInf
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s)
 {
 	sbt_vk_pb_VkMemoryGetFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10189,7 +10189,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalSemaphoreInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalSemaphoreInfo *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalSemaphoreInfo(pr, s);
 	if (s->pNext)
@@ -10203,7 +10203,7 @@ static void sbt_vk_pb_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExter
 	sbt_vk_pr_x(pr, "externalSemaphoreFeatures", (uint64_t)(s->externalSemaphoreFeatures));
 }
 
-static inline void sbt_vk_p_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExternalSemaphoreProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalSemaphoreProperties(sbt_vk_pr *pr, const VkExternalSemaphoreProperties *s)
 {
 	sbt_vk_pb_VkExternalSemaphoreProperties(pr, s);
 	if (s->pNext)
@@ -10215,7 +10215,7 @@ static void sbt_vk_pb_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportS
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportSemaphoreCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportSemaphoreCreateInfo(sbt_vk_pr *pr, const VkExportSemaphoreCreateInfo *s)
 {
 	sbt_vk_pb_VkExportSemaphoreCreateInfo(pr, s);
 	if (s->pNext)
@@ -10230,7 +10230,7 @@ static void sbt_vk_pb_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSe
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
 }
 
-static inline void sbt_vk_p_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s)
 {
 	sbt_vk_pb_VkImportSemaphoreFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10243,7 +10243,7 @@ static void sbt_vk_pb_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGe
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s)
 {
 	sbt_vk_pb_VkSemaphoreGetFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10255,7 +10255,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalFenceInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(sbt_vk_pr *pr, const VkPhysicalDeviceExternalFenceInfo *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalFenceInfo(pr, s);
 	if (s->pNext)
@@ -10269,7 +10269,7 @@ static void sbt_vk_pb_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalF
 	sbt_vk_pr_x(pr, "externalFenceFeatures", (uint64_t)(s->externalFenceFeatures));
 }
 
-static inline void sbt_vk_p_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalFenceProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExternalFenceProperties(sbt_vk_pr *pr, const VkExternalFenceProperties *s)
 {
 	sbt_vk_pb_VkExternalFenceProperties(pr, s);
 	if (s->pNext)
@@ -10281,7 +10281,7 @@ static void sbt_vk_pb_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFence
 	sbt_vk_pr_x(pr, "handleTypes", (uint64_t)(s->handleTypes));
 }
 
-static inline void sbt_vk_p_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFenceCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportFenceCreateInfo(sbt_vk_pr *pr, const VkExportFenceCreateInfo *s)
 {
 	sbt_vk_pb_VkExportFenceCreateInfo(pr, s);
 	if (s->pNext)
@@ -10296,7 +10296,7 @@ static void sbt_vk_pb_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceF
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
 }
 
-static inline void sbt_vk_p_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s)
 {
 	sbt_vk_pb_VkImportFenceFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10309,7 +10309,7 @@ static void sbt_vk_pb_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoK
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s)
 {
 	sbt_vk_pb_VkFenceGetFdInfoKHR(pr, s);
 	if (s->pNext)
@@ -10323,7 +10323,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_u(pr, "multiviewTessellationShader", (uint64_t)(s->multiviewTessellationShader));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiviewFeatures(pr, s);
 	if (s->pNext)
@@ -10336,7 +10336,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "maxMultiviewInstanceIndex", (uint64_t)(s->maxMultiviewInstanceIndex));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewProperties(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiviewProperties(pr, s);
 	if (s->pNext)
@@ -10395,7 +10395,7 @@ static void sbt_vk_pb_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRen
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRenderPassMultiviewCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRenderPassMultiviewCreateInfo *s)
 {
 	sbt_vk_pb_VkRenderPassMultiviewCreateInfo(pr, s);
 	if (s->pNext)
@@ -10429,7 +10429,7 @@ static void sbt_vk_pb_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCa
 	sbt_vk_pr_x(pr, "supportedSurfaceCounters", (uint64_t)(s->supportedSurfaceCounters));
 }
 
-static inline void sbt_vk_p_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCapabilities2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilities2EXT(sbt_vk_pr *pr, const VkSurfaceCapabilities2EXT *s)
 {
 	sbt_vk_pb_VkSurfaceCapabilities2EXT(pr, s);
 	if (s->pNext)
@@ -10441,7 +10441,7 @@ static void sbt_vk_pb_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerI
 	sbt_vk_pr_e(pr, "powerState", sbt_vk_en_VkDisplayPowerStateEXT((int64_t)(s->powerState)), (int64_t)(s->powerState));
 }
 
-static inline void sbt_vk_p_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPowerInfoEXT(sbt_vk_pr *pr, const VkDisplayPowerInfoEXT *s)
 {
 	sbt_vk_pb_VkDisplayPowerInfoEXT(pr, s);
 	if (s->pNext)
@@ -10453,7 +10453,7 @@ static void sbt_vk_pb_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInf
 	sbt_vk_pr_e(pr, "deviceEvent", sbt_vk_en_VkDeviceEventTypeEXT((int64_t)(s->deviceEvent)), (int64_t)(s->deviceEvent));
 }
 
-static inline void sbt_vk_p_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceEventInfoEXT(sbt_vk_pr *pr, const VkDeviceEventInfoEXT *s)
 {
 	sbt_vk_pb_VkDeviceEventInfoEXT(pr, s);
 	if (s->pNext)
@@ -10465,7 +10465,7 @@ static void sbt_vk_pb_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventI
 	sbt_vk_pr_e(pr, "displayEvent", sbt_vk_en_VkDisplayEventTypeEXT((int64_t)(s->displayEvent)), (int64_t)(s->displayEvent));
 }
 
-static inline void sbt_vk_p_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayEventInfoEXT(sbt_vk_pr *pr, const VkDisplayEventInfoEXT *s)
 {
 	sbt_vk_pb_VkDisplayEventInfoEXT(pr, s);
 	if (s->pNext)
@@ -10477,7 +10477,7 @@ static void sbt_vk_pb_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwa
 	sbt_vk_pr_x(pr, "surfaceCounters", (uint64_t)(s->surfaceCounters));
 }
 
-static inline void sbt_vk_p_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainCounterCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainCounterCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainCounterCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkSwapchainCounterCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -10501,7 +10501,7 @@ static void sbt_vk_pb_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhy
 	sbt_vk_pr_u(pr, "subsetAllocation", (uint64_t)(s->subsetAllocation));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceGroupProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceGroupProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceGroupProperties(pr, s);
 	if (s->pNext)
@@ -10514,7 +10514,7 @@ static void sbt_vk_pb_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAll
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
-static inline void sbt_vk_p_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAllocateFlagsInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryAllocateFlagsInfo(sbt_vk_pr *pr, const VkMemoryAllocateFlagsInfo *s)
 {
 	sbt_vk_pb_VkMemoryAllocateFlagsInfo(pr, s);
 	if (s->pNext)
@@ -10528,7 +10528,7 @@ static void sbt_vk_pb_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMe
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 }
 
-static inline void sbt_vk_p_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s)
 {
 	sbt_vk_pb_VkBindBufferMemoryInfo(pr, s);
 	if (s->pNext)
@@ -10555,7 +10555,7 @@ static void sbt_vk_pb_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkB
 	}
 }
 
-static inline void sbt_vk_p_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindBufferMemoryDeviceGroupInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindBufferMemoryDeviceGroupInfo *s)
 {
 	sbt_vk_pb_VkBindBufferMemoryDeviceGroupInfo(pr, s);
 	if (s->pNext)
@@ -10569,7 +10569,7 @@ static void sbt_vk_pb_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemo
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 }
 
-static inline void sbt_vk_p_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s)
 {
 	sbt_vk_pb_VkBindImageMemoryInfo(pr, s);
 	if (s->pNext)
@@ -10616,7 +10616,7 @@ static void sbt_vk_pb_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBi
 	}
 }
 
-static inline void sbt_vk_p_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindImageMemoryDeviceGroupInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBindImageMemoryDeviceGroupInfo *s)
 {
 	sbt_vk_pb_VkBindImageMemoryDeviceGroupInfo(pr, s);
 	if (s->pNext)
@@ -10648,7 +10648,7 @@ static void sbt_vk_pb_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDe
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupRenderPassBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupRenderPassBeginInfo *s)
 {
 	sbt_vk_pb_VkDeviceGroupRenderPassBeginInfo(pr, s);
 	if (s->pNext)
@@ -10660,7 +10660,7 @@ static void sbt_vk_pb_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
-static inline void sbt_vk_p_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupCommandBufferBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupCommandBufferBeginInfo(sbt_vk_pr *pr, const VkDeviceGroupCommandBufferBeginInfo *s)
 {
 	sbt_vk_pb_VkDeviceGroupCommandBufferBeginInfo(pr, s);
 	if (s->pNext)
@@ -10719,7 +10719,7 @@ static void sbt_vk_pb_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroup
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroupSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroupSubmitInfo *s)
 {
 	sbt_vk_pb_VkDeviceGroupSubmitInfo(pr, s);
 	if (s->pNext)
@@ -10732,7 +10732,7 @@ static void sbt_vk_pb_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceG
 	sbt_vk_pr_u(pr, "memoryDeviceIndex", (uint64_t)(s->memoryDeviceIndex));
 }
 
-static inline void sbt_vk_p_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceGroupBindSparseInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupBindSparseInfo(sbt_vk_pr *pr, const VkDeviceGroupBindSparseInfo *s)
 {
 	sbt_vk_pb_VkDeviceGroupBindSparseInfo(pr, s);
 	if (s->pNext)
@@ -10755,7 +10755,7 @@ static void sbt_vk_pb_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "modes", (uint64_t)(s->modes));
 }
 
-static inline void sbt_vk_p_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentCapabilitiesKHR *s)
 {
 	sbt_vk_pb_VkDeviceGroupPresentCapabilitiesKHR(pr, s);
 	if (s->pNext)
@@ -10767,7 +10767,7 @@ static void sbt_vk_pb_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImage
 	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
 }
 
-static inline void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkImageSwapchainCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -10780,7 +10780,7 @@ static void sbt_vk_pb_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkB
 	sbt_vk_pr_u(pr, "imageIndex", (uint64_t)(s->imageIndex));
 }
 
-static inline void sbt_vk_p_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s)
 {
 	sbt_vk_pb_VkBindImageMemorySwapchainInfoKHR(pr, s);
 	if (s->pNext)
@@ -10796,7 +10796,7 @@ static void sbt_vk_pb_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNe
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
-static inline void sbt_vk_p_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s)
 {
 	sbt_vk_pb_VkAcquireNextImageInfoKHR(pr, s);
 	if (s->pNext)
@@ -10824,7 +10824,7 @@ static void sbt_vk_pb_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceG
 	sbt_vk_pr_x(pr, "mode", (uint64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupPresentInfoKHR *s)
 {
 	sbt_vk_pb_VkDeviceGroupPresentInfoKHR(pr, s);
 	if (s->pNext)
@@ -10851,7 +10851,7 @@ static void sbt_vk_pb_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDevic
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceGroupDeviceCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceGroupDeviceCreateInfo *s)
 {
 	sbt_vk_pb_VkDeviceGroupDeviceCreateInfo(pr, s);
 	if (s->pNext)
@@ -10863,14 +10863,14 @@ static void sbt_vk_pb_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "modes", (uint64_t)(s->modes));
 }
 
-static inline void sbt_vk_p_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupSwapchainCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceGroupSwapchainCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkDeviceGroupSwapchainCreateInfoKHR(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDescriptorUpdateTemplateEntry(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateEntry *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorUpdateTemplateEntry(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateEntry *s)
 {
 	sbt_vk_pr_u(pr, "dstBinding", (uint64_t)(s->dstBinding));
 	sbt_vk_pr_u(pr, "dstArrayElement", (uint64_t)(s->dstArrayElement));
@@ -10910,14 +10910,14 @@ static void sbt_vk_pb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "set", (uint64_t)(s->set));
 }
 
-static inline void sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const VkDescriptorUpdateTemplateCreateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorUpdateTemplateCreateInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkXYColorEXT(sbt_vk_pr *pr, const VkXYColorEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXYColorEXT(sbt_vk_pr *pr, const VkXYColorEXT *s)
 {
 	sbt_vk_pr_f(pr, "x", (double)(s->x));
 	sbt_vk_pr_f(pr, "y", (double)(s->y));
@@ -10928,7 +10928,7 @@ static void sbt_vk_pb_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "presentId", (uint64_t)(s->presentId));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentIdFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentIdFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentIdFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePresentIdFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -10955,7 +10955,7 @@ static void sbt_vk_pb_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s)
 	}
 }
 
-static inline void sbt_vk_p_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s)
 {
 	sbt_vk_pb_VkPresentIdKHR(pr, s);
 	if (s->pNext)
@@ -10967,7 +10967,7 @@ static void sbt_vk_pb_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "presentWait", (uint64_t)(s->presentWait));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentWaitFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentWaitFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePresentWaitFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePresentWaitFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -11002,7 +11002,7 @@ static void sbt_vk_pb_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s)
 	sbt_vk_pr_f(pr, "maxFrameAverageLightLevel", (double)(s->maxFrameAverageLightLevel));
 }
 
-static inline void sbt_vk_p_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkHdrMetadataEXT(sbt_vk_pr *pr, const VkHdrMetadataEXT *s)
 {
 	sbt_vk_pb_VkHdrMetadataEXT(pr, s);
 	if (s->pNext)
@@ -11014,7 +11014,7 @@ static void sbt_vk_pb_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "localDimmingSupport", (uint64_t)(s->localDimmingSupport));
 }
 
-static inline void sbt_vk_p_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, const VkDisplayNativeHdrSurfaceCapabilitiesAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayNativeHdrSurfaceCapabilitiesAMD(sbt_vk_pr *pr, const VkDisplayNativeHdrSurfaceCapabilitiesAMD *s)
 {
 	sbt_vk_pb_VkDisplayNativeHdrSurfaceCapabilitiesAMD(pr, s);
 	if (s->pNext)
@@ -11026,19 +11026,19 @@ static void sbt_vk_pb_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "localDimmingEnable", (uint64_t)(s->localDimmingEnable));
 }
 
-static inline void sbt_vk_p_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, const VkSwapchainDisplayNativeHdrCreateInfoAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainDisplayNativeHdrCreateInfoAMD(sbt_vk_pr *pr, const VkSwapchainDisplayNativeHdrCreateInfoAMD *s)
 {
 	sbt_vk_pb_VkSwapchainDisplayNativeHdrCreateInfoAMD(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const VkRefreshCycleDurationGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const VkRefreshCycleDurationGOOGLE *s)
 {
 	sbt_vk_pr_u(pr, "refreshDuration", (uint64_t)(s->refreshDuration));
 }
 
-static inline void sbt_vk_p_VkPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const VkPastPresentationTimingGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const VkPastPresentationTimingGOOGLE *s)
 {
 	sbt_vk_pr_u(pr, "presentID", (uint64_t)(s->presentID));
 	sbt_vk_pr_u(pr, "desiredPresentTime", (uint64_t)(s->desiredPresentTime));
@@ -11071,20 +11071,20 @@ static void sbt_vk_pb_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTim
 	}
 }
 
-static inline void sbt_vk_p_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTimesInfoGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTimesInfoGOOGLE *s)
 {
 	sbt_vk_pb_VkPresentTimesInfoGOOGLE(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPresentTimeGOOGLE(sbt_vk_pr *pr, const VkPresentTimeGOOGLE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentTimeGOOGLE(sbt_vk_pr *pr, const VkPresentTimeGOOGLE *s)
 {
 	sbt_vk_pr_u(pr, "presentID", (uint64_t)(s->presentID));
 	sbt_vk_pr_u(pr, "desiredPresentTime", (uint64_t)(s->desiredPresentTime));
 }
 
-static inline void sbt_vk_p_VkViewportWScalingNV(sbt_vk_pr *pr, const VkViewportWScalingNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewportWScalingNV(sbt_vk_pr *pr, const VkViewportWScalingNV *s)
 {
 	sbt_vk_pr_f(pr, "xcoeff", (double)(s->xcoeff));
 	sbt_vk_pr_f(pr, "ycoeff", (double)(s->ycoeff));
@@ -11115,14 +11115,14 @@ static void sbt_vk_pb_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportWScalingStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportWScalingStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineViewportWScalingStateCreateInfoNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkViewportSwizzleNV(sbt_vk_pr *pr, const VkViewportSwizzleNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkViewportSwizzleNV(sbt_vk_pr *pr, const VkViewportSwizzleNV *s)
 {
 	sbt_vk_pr_e(pr, "x", sbt_vk_en_VkViewportCoordinateSwizzleNV((int64_t)(s->x)), (int64_t)(s->x));
 	sbt_vk_pr_e(pr, "y", sbt_vk_en_VkViewportCoordinateSwizzleNV((int64_t)(s->y)), (int64_t)(s->y));
@@ -11155,7 +11155,7 @@ static void sbt_vk_pb_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, 
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportSwizzleStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportSwizzleStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineViewportSwizzleStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -11167,7 +11167,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "maxDiscardRectangles", (uint64_t)(s->maxDiscardRectangles));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDiscardRectanglePropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDiscardRectanglePropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDiscardRectanglePropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDiscardRectanglePropertiesEXT(pr, s);
 	if (s->pNext)
@@ -11200,7 +11200,7 @@ static void sbt_vk_pb_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineDiscardRectangleStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineDiscardRectangleStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineDiscardRectangleStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -11212,14 +11212,14 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sb
 	sbt_vk_pr_u(pr, "perViewPositionAllComponents", (uint64_t)(s->perViewPositionAllComponents));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkInputAttachmentAspectReference(sbt_vk_pr *pr, const VkInputAttachmentAspectReference *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInputAttachmentAspectReference(sbt_vk_pr *pr, const VkInputAttachmentAspectReference *s)
 {
 	sbt_vk_pr_u(pr, "subpass", (uint64_t)(s->subpass));
 	sbt_vk_pr_u(pr, "inputAttachmentIndex", (uint64_t)(s->inputAttachmentIndex));
@@ -11250,7 +11250,7 @@ static void sbt_vk_pb_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr, const VkRenderPassInputAttachmentAspectCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr, const VkRenderPassInputAttachmentAspectCreateInfo *s)
 {
 	sbt_vk_pb_VkRenderPassInputAttachmentAspectCreateInfo(pr, s);
 	if (s->pNext)
@@ -11262,7 +11262,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhy
 	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSurfaceInfo2KHR(pr, s);
 	if (s->pNext)
@@ -11278,7 +11278,7 @@ static void sbt_vk_pb_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCa
 	}
 }
 
-static inline void sbt_vk_p_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCapabilities2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilities2KHR(sbt_vk_pr *pr, const VkSurfaceCapabilities2KHR *s)
 {
 	sbt_vk_pb_VkSurfaceCapabilities2KHR(pr, s);
 	if (s->pNext)
@@ -11294,7 +11294,7 @@ static void sbt_vk_pb_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2K
 	}
 }
 
-static inline void sbt_vk_p_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceFormat2KHR(sbt_vk_pr *pr, const VkSurfaceFormat2KHR *s)
 {
 	sbt_vk_pb_VkSurfaceFormat2KHR(pr, s);
 	if (s->pNext)
@@ -11310,7 +11310,7 @@ static void sbt_vk_pb_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProp
 	}
 }
 
-static inline void sbt_vk_p_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayProperties2KHR(sbt_vk_pr *pr, const VkDisplayProperties2KHR *s)
 {
 	sbt_vk_pb_VkDisplayProperties2KHR(pr, s);
 	if (s->pNext)
@@ -11326,7 +11326,7 @@ static void sbt_vk_pb_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDispla
 	}
 }
 
-static inline void sbt_vk_p_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDisplayPlaneProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const VkDisplayPlaneProperties2KHR *s)
 {
 	sbt_vk_pb_VkDisplayPlaneProperties2KHR(pr, s);
 	if (s->pNext)
@@ -11342,7 +11342,7 @@ static void sbt_vk_pb_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplay
 	}
 }
 
-static inline void sbt_vk_p_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplayModeProperties2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeProperties2KHR(sbt_vk_pr *pr, const VkDisplayModeProperties2KHR *s)
 {
 	sbt_vk_pb_VkDisplayModeProperties2KHR(pr, s);
 	if (s->pNext)
@@ -11355,7 +11355,7 @@ static void sbt_vk_pb_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlane
 	sbt_vk_pr_u(pr, "planeIndex", (uint64_t)(s->planeIndex));
 }
 
-static inline void sbt_vk_p_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s)
 {
 	sbt_vk_pb_VkDisplayPlaneInfo2KHR(pr, s);
 	if (s->pNext)
@@ -11371,7 +11371,7 @@ static void sbt_vk_pb_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisp
 	}
 }
 
-static inline void sbt_vk_p_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilities2KHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const VkDisplayPlaneCapabilities2KHR *s)
 {
 	sbt_vk_pb_VkDisplayPlaneCapabilities2KHR(pr, s);
 	if (s->pNext)
@@ -11383,7 +11383,7 @@ static void sbt_vk_pb_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const
 	sbt_vk_pr_x(pr, "sharedPresentSupportedUsageFlags", (uint64_t)(s->sharedPresentSupportedUsageFlags));
 }
 
-static inline void sbt_vk_p_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSharedPresentSurfaceCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSharedPresentSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSharedPresentSurfaceCapabilitiesKHR *s)
 {
 	sbt_vk_pb_VkSharedPresentSurfaceCapabilitiesKHR(pr, s);
 	if (s->pNext)
@@ -11398,7 +11398,7 @@ static void sbt_vk_pb_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "storageInputOutput16", (uint64_t)(s->storageInputOutput16));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice16BitStorageFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice16BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice16BitStorageFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDevice16BitStorageFeatures(pr, s);
 	if (s->pNext)
@@ -11413,7 +11413,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "quadOperationsInAllStages", (uint64_t)(s->quadOperationsInAllStages));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubgroupProperties(pr, s);
 	if (s->pNext)
@@ -11425,7 +11425,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk
 	sbt_vk_pr_u(pr, "shaderSubgroupExtendedTypes", (uint64_t)(s->shaderSubgroupExtendedTypes));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures(pr, s);
 	if (s->pNext)
@@ -11437,7 +11437,7 @@ static void sbt_vk_pb_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBuf
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static inline void sbt_vk_p_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s)
 {
 	sbt_vk_pb_VkBufferMemoryRequirementsInfo2(pr, s);
 	if (s->pNext)
@@ -11459,7 +11459,7 @@ static void sbt_vk_pb_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDe
 	}
 }
 
-static inline void sbt_vk_p_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDeviceBufferMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const VkDeviceBufferMemoryRequirements *s)
 {
 	sbt_vk_pb_VkDeviceBufferMemoryRequirements(pr, s);
 	if (s->pNext)
@@ -11471,7 +11471,7 @@ static void sbt_vk_pb_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImag
 	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
 }
 
-static inline void sbt_vk_p_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s)
 {
 	sbt_vk_pb_VkImageMemoryRequirementsInfo2(pr, s);
 	if (s->pNext)
@@ -11483,7 +11483,7 @@ static void sbt_vk_pb_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const 
 	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
 }
 
-static inline void sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s)
 {
 	sbt_vk_pb_VkImageSparseMemoryRequirementsInfo2(pr, s);
 	if (s->pNext)
@@ -11506,7 +11506,7 @@ static void sbt_vk_pb_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDev
 	sbt_vk_pr_x(pr, "planeAspect", (uint64_t)(s->planeAspect));
 }
 
-static inline void sbt_vk_p_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDeviceImageMemoryRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceImageMemoryRequirements(sbt_vk_pr *pr, const VkDeviceImageMemoryRequirements *s)
 {
 	sbt_vk_pb_VkDeviceImageMemoryRequirements(pr, s);
 	if (s->pNext)
@@ -11522,7 +11522,7 @@ static void sbt_vk_pb_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequire
 	}
 }
 
-static inline void sbt_vk_p_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequirements2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryRequirements2(sbt_vk_pr *pr, const VkMemoryRequirements2 *s)
 {
 	sbt_vk_pb_VkMemoryRequirements2(pr, s);
 	if (s->pNext)
@@ -11538,7 +11538,7 @@ static void sbt_vk_pb_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSp
 	}
 }
 
-static inline void sbt_vk_p_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryRequirements2(sbt_vk_pr *pr, const VkSparseImageMemoryRequirements2 *s)
 {
 	sbt_vk_pb_VkSparseImageMemoryRequirements2(pr, s);
 	if (s->pNext)
@@ -11550,7 +11550,7 @@ static void sbt_vk_pb_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, con
 	sbt_vk_pr_e(pr, "pointClippingBehavior", sbt_vk_en_VkPointClippingBehavior((int64_t)(s->pointClippingBehavior)), (int64_t)(s->pointClippingBehavior));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, const VkPhysicalDevicePointClippingProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePointClippingProperties(sbt_vk_pr *pr, const VkPhysicalDevicePointClippingProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePointClippingProperties(pr, s);
 	if (s->pNext)
@@ -11563,7 +11563,7 @@ static void sbt_vk_pb_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemor
 	sbt_vk_pr_u(pr, "requiresDedicatedAllocation", (uint64_t)(s->requiresDedicatedAllocation));
 }
 
-static inline void sbt_vk_p_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemoryDedicatedRequirements *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedRequirements(sbt_vk_pr *pr, const VkMemoryDedicatedRequirements *s)
 {
 	sbt_vk_pb_VkMemoryDedicatedRequirements(pr, s);
 	if (s->pNext)
@@ -11576,7 +11576,7 @@ static void sbt_vk_pb_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemor
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static inline void sbt_vk_p_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s)
 {
 	sbt_vk_pb_VkMemoryDedicatedAllocateInfo(pr, s);
 	if (s->pNext)
@@ -11588,7 +11588,7 @@ static void sbt_vk_pb_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageVie
 	sbt_vk_pr_x(pr, "usage", (uint64_t)(s->usage));
 }
 
-static inline void sbt_vk_p_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageViewUsageCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewUsageCreateInfo(sbt_vk_pr *pr, const VkImageViewUsageCreateInfo *s)
 {
 	sbt_vk_pb_VkImageViewUsageCreateInfo(pr, s);
 	if (s->pNext)
@@ -11600,7 +11600,7 @@ static void sbt_vk_pb_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_p
 	sbt_vk_pr_e(pr, "domainOrigin", sbt_vk_en_VkTessellationDomainOrigin((int64_t)(s->domainOrigin)), (int64_t)(s->domainOrigin));
 }
 
-static inline void sbt_vk_p_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationDomainOriginStateCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineTessellationDomainOriginStateCreateInfo(sbt_vk_pr *pr, const VkPipelineTessellationDomainOriginStateCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineTessellationDomainOriginStateCreateInfo(pr, s);
 	if (s->pNext)
@@ -11612,7 +11612,7 @@ static void sbt_vk_pb_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSample
 	sbt_vk_pr_x(pr, "conversion", (uint64_t)(uintptr_t)(s->conversion));
 }
 
-static inline void sbt_vk_p_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s)
 {
 	sbt_vk_pb_VkSamplerYcbcrConversionInfo(pr, s);
 	if (s->pNext)
@@ -11635,7 +11635,7 @@ static void sbt_vk_pb_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "forceExplicitReconstruction", (uint64_t)(s->forceExplicitReconstruction));
 }
 
-static inline void sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionCreateInfo *s)
 {
 	sbt_vk_pb_VkSamplerYcbcrConversionCreateInfo(pr, s);
 	if (s->pNext)
@@ -11647,7 +11647,7 @@ static void sbt_vk_pb_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImag
 	sbt_vk_pr_x(pr, "planeAspect", (uint64_t)(s->planeAspect));
 }
 
-static inline void sbt_vk_p_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImagePlaneMemoryInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImagePlaneMemoryInfo(sbt_vk_pr *pr, const VkBindImagePlaneMemoryInfo *s)
 {
 	sbt_vk_pb_VkBindImagePlaneMemoryInfo(pr, s);
 	if (s->pNext)
@@ -11659,7 +11659,7 @@ static void sbt_vk_pb_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "planeAspect", (uint64_t)(s->planeAspect));
 }
 
-static inline void sbt_vk_p_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const VkImagePlaneMemoryRequirementsInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImagePlaneMemoryRequirementsInfo(sbt_vk_pr *pr, const VkImagePlaneMemoryRequirementsInfo *s)
 {
 	sbt_vk_pb_VkImagePlaneMemoryRequirementsInfo(pr, s);
 	if (s->pNext)
@@ -11671,7 +11671,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "samplerYcbcrConversion", (uint64_t)(s->samplerYcbcrConversion));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerYcbcrConversionFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSamplerYcbcrConversionFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerYcbcrConversionFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSamplerYcbcrConversionFeatures(pr, s);
 	if (s->pNext)
@@ -11683,7 +11683,7 @@ static void sbt_vk_pb_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "combinedImageSamplerDescriptorCount", (uint64_t)(s->combinedImageSamplerDescriptorCount));
 }
 
-static inline void sbt_vk_p_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *pr, const VkSamplerYcbcrConversionImageFormatProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionImageFormatProperties(sbt_vk_pr *pr, const VkSamplerYcbcrConversionImageFormatProperties *s)
 {
 	sbt_vk_pb_VkSamplerYcbcrConversionImageFormatProperties(pr, s);
 	if (s->pNext)
@@ -11695,7 +11695,7 @@ static void sbt_vk_pb_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "supportsTextureGatherLODBiasAMD", (uint64_t)(s->supportsTextureGatherLODBiasAMD));
 }
 
-static inline void sbt_vk_p_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const VkTextureLODGatherFormatPropertiesAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTextureLODGatherFormatPropertiesAMD(sbt_vk_pr *pr, const VkTextureLODGatherFormatPropertiesAMD *s)
 {
 	sbt_vk_pb_VkTextureLODGatherFormatPropertiesAMD(pr, s);
 	if (s->pNext)
@@ -11709,7 +11709,7 @@ static void sbt_vk_pb_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s)
 {
 	sbt_vk_pb_VkConditionalRenderingBeginInfoEXT(pr, s);
 	if (s->pNext)
@@ -11721,7 +11721,7 @@ static void sbt_vk_pb_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubm
 	sbt_vk_pr_u(pr, "protectedSubmit", (uint64_t)(s->protectedSubmit));
 }
 
-static inline void sbt_vk_p_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkProtectedSubmitInfo(sbt_vk_pr *pr, const VkProtectedSubmitInfo *s)
 {
 	sbt_vk_pb_VkProtectedSubmitInfo(pr, s);
 	if (s->pNext)
@@ -11733,7 +11733,7 @@ static void sbt_vk_pb_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "protectedMemory", (uint64_t)(s->protectedMemory));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProtectedMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceProtectedMemoryFeatures(pr, s);
 	if (s->pNext)
@@ -11745,7 +11745,7 @@ static void sbt_vk_pb_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "protectedNoFault", (uint64_t)(s->protectedNoFault));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProtectedMemoryProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProtectedMemoryProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceProtectedMemoryProperties(pr, s);
 	if (s->pNext)
@@ -11759,7 +11759,7 @@ static void sbt_vk_pb_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2
 	sbt_vk_pr_u(pr, "queueIndex", (uint64_t)(s->queueIndex));
 }
 
-static inline void sbt_vk_p_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueInfo2(sbt_vk_pr *pr, const VkDeviceQueueInfo2 *s)
 {
 	sbt_vk_pb_VkDeviceQueueInfo2(pr, s);
 	if (s->pNext)
@@ -11773,7 +11773,7 @@ static void sbt_vk_pb_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "coverageToColorLocation", (uint64_t)(s->coverageToColorLocation));
 }
 
-static inline void sbt_vk_p_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageToColorStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageToColorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageToColorStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineCoverageToColorStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -11786,14 +11786,14 @@ static void sbt_vk_pb_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "filterMinmaxImageComponentMapping", (uint64_t)(s->filterMinmaxImageComponentMapping));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerFilterMinmaxProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSamplerFilterMinmaxProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSamplerFilterMinmaxProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSamplerFilterMinmaxProperties(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkSampleLocationEXT(sbt_vk_pr *pr, const VkSampleLocationEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSampleLocationEXT(sbt_vk_pr *pr, const VkSampleLocationEXT *s)
 {
 	sbt_vk_pr_f(pr, "x", (double)(s->x));
 	sbt_vk_pr_f(pr, "y", (double)(s->y));
@@ -11829,14 +11829,14 @@ static void sbt_vk_pb_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLoca
 	}
 }
 
-static inline void sbt_vk_p_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLocationsInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLocationsInfoEXT *s)
 {
 	sbt_vk_pb_VkSampleLocationsInfoEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkAttachmentSampleLocationsEXT(sbt_vk_pr *pr, const VkAttachmentSampleLocationsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentSampleLocationsEXT(sbt_vk_pr *pr, const VkAttachmentSampleLocationsEXT *s)
 {
 	sbt_vk_pr_u(pr, "attachmentIndex", (uint64_t)(s->attachmentIndex));
 	{
@@ -11846,7 +11846,7 @@ static inline void sbt_vk_p_VkAttachmentSampleLocationsEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkSubpassSampleLocationsEXT(sbt_vk_pr *pr, const VkSubpassSampleLocationsEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassSampleLocationsEXT(sbt_vk_pr *pr, const VkSubpassSampleLocationsEXT *s)
 {
 	sbt_vk_pr_u(pr, "subpassIndex", (uint64_t)(s->subpassIndex));
 	{
@@ -11900,7 +11900,7 @@ static void sbt_vk_pb_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, con
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, const VkRenderPassSampleLocationsBeginInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, const VkRenderPassSampleLocationsBeginInfoEXT *s)
 {
 	sbt_vk_pb_VkRenderPassSampleLocationsBeginInfoEXT(pr, s);
 	if (s->pNext)
@@ -11917,7 +11917,7 @@ static void sbt_vk_pb_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineSampleLocationsStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineSampleLocationsStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineSampleLocationsStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineSampleLocationsStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -11947,7 +11947,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "variableSampleLocations", (uint64_t)(s->variableSampleLocations));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSampleLocationsPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSampleLocationsPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSampleLocationsPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSampleLocationsPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -11963,7 +11963,7 @@ static void sbt_vk_pb_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisam
 	}
 }
 
-static inline void sbt_vk_p_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisamplePropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultisamplePropertiesEXT(sbt_vk_pr *pr, const VkMultisamplePropertiesEXT *s)
 {
 	sbt_vk_pb_VkMultisamplePropertiesEXT(pr, s);
 	if (s->pNext)
@@ -11975,7 +11975,7 @@ static void sbt_vk_pb_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSa
 	sbt_vk_pr_e(pr, "reductionMode", sbt_vk_en_VkSamplerReductionMode((int64_t)(s->reductionMode)), (int64_t)(s->reductionMode));
 }
 
-static inline void sbt_vk_p_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSamplerReductionModeCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerReductionModeCreateInfo(sbt_vk_pr *pr, const VkSamplerReductionModeCreateInfo *s)
 {
 	sbt_vk_pb_VkSamplerReductionModeCreateInfo(pr, s);
 	if (s->pNext)
@@ -11987,7 +11987,7 @@ static void sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_p
 	sbt_vk_pr_u(pr, "advancedBlendCoherentOperations", (uint64_t)(s->advancedBlendCoherentOperations));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -11999,7 +11999,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "multiDraw", (uint64_t)(s->multiDraw));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiDrawFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultiDrawFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiDrawFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -12016,7 +12016,7 @@ static void sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk
 	sbt_vk_pr_u(pr, "advancedBlendAllOperations", (uint64_t)(s->advancedBlendAllOperations));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -12030,7 +12030,7 @@ static void sbt_vk_pb_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *
 	sbt_vk_pr_e(pr, "blendOverlap", sbt_vk_en_VkBlendOverlapEXT((int64_t)(s->blendOverlap)), (int64_t)(s->blendOverlap));
 }
 
-static inline void sbt_vk_p_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorBlendAdvancedStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorBlendAdvancedStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineColorBlendAdvancedStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12043,7 +12043,7 @@ static void sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "descriptorBindingInlineUniformBlockUpdateAfterBind", (uint64_t)(s->descriptorBindingInlineUniformBlockUpdateAfterBind));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockFeatures(pr, s);
 	if (s->pNext)
@@ -12059,7 +12059,7 @@ static void sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "maxDescriptorSetUpdateAfterBindInlineUniformBlocks", (uint64_t)(s->maxDescriptorSetUpdateAfterBindInlineUniformBlocks));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInlineUniformBlockProperties(sbt_vk_pr *pr, const VkPhysicalDeviceInlineUniformBlockProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceInlineUniformBlockProperties(pr, s);
 	if (s->pNext)
@@ -12076,7 +12076,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, cons
 	}
 }
 
-static inline void sbt_vk_p_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, const VkWriteDescriptorSetInlineUniformBlock *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, const VkWriteDescriptorSetInlineUniformBlock *s)
 {
 	sbt_vk_pb_VkWriteDescriptorSetInlineUniformBlock(pr, s);
 	if (s->pNext)
@@ -12088,7 +12088,7 @@ static void sbt_vk_pb_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "maxInlineUniformBlockBindings", (uint64_t)(s->maxInlineUniformBlockBindings));
 }
 
-static inline void sbt_vk_p_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolInlineUniformBlockCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolInlineUniformBlockCreateInfo(sbt_vk_pr *pr, const VkDescriptorPoolInlineUniformBlockCreateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorPoolInlineUniformBlockCreateInfo(pr, s);
 	if (s->pNext)
@@ -12118,7 +12118,7 @@ static void sbt_vk_pb_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *p
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageModulationStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageModulationStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineCoverageModulationStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -12145,7 +12145,7 @@ static void sbt_vk_pb_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFo
 	}
 }
 
-static inline void sbt_vk_p_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFormatListCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFormatListCreateInfo *s)
 {
 	sbt_vk_pb_VkImageFormatListCreateInfo(pr, s);
 	if (s->pNext)
@@ -12163,7 +12163,7 @@ static void sbt_vk_pb_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkVali
 	}
 }
 
-static inline void sbt_vk_p_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkValidationCacheCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkValidationCacheCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkValidationCacheCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12175,7 +12175,7 @@ static void sbt_vk_pb_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_x(pr, "validationCache", (uint64_t)(uintptr_t)(s->validationCache));
 }
 
-static inline void sbt_vk_p_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkShaderModuleValidationCacheCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12188,7 +12188,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "maxMemoryAllocationSize", (uint64_t)(s->maxMemoryAllocationSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance3Properties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance3Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance3Properties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMaintenance3Properties(pr, s);
 	if (s->pNext)
@@ -12200,7 +12200,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "maintenance4", (uint64_t)(s->maintenance4));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance4Features(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMaintenance4Features(pr, s);
 	if (s->pNext)
@@ -12212,7 +12212,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "maxBufferSize", (uint64_t)(s->maxBufferSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Properties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMaintenance4Properties(sbt_vk_pr *pr, const VkPhysicalDeviceMaintenance4Properties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMaintenance4Properties(pr, s);
 	if (s->pNext)
@@ -12224,7 +12224,7 @@ static void sbt_vk_pb_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescri
 	sbt_vk_pr_u(pr, "supported", (uint64_t)(s->supported));
 }
 
-static inline void sbt_vk_p_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetLayoutSupport *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetLayoutSupport *s)
 {
 	sbt_vk_pb_VkDescriptorSetLayoutSupport(pr, s);
 	if (s->pNext)
@@ -12236,7 +12236,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "shaderDrawParameters", (uint64_t)(s->shaderDrawParameters));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDrawParametersFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderDrawParametersFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDrawParametersFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderDrawParametersFeatures(pr, s);
 	if (s->pNext)
@@ -12249,7 +12249,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "shaderInt8", (uint64_t)(s->shaderInt8));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderFloat16Int8Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderFloat16Int8Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderFloat16Int8Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderFloat16Int8Features(pr, s);
 	if (s->pNext)
@@ -12277,7 +12277,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "shaderRoundingModeRTZFloat64", (uint64_t)(s->shaderRoundingModeRTZFloat64));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, const VkPhysicalDeviceFloatControlsProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFloatControlsProperties(sbt_vk_pr *pr, const VkPhysicalDeviceFloatControlsProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFloatControlsProperties(pr, s);
 	if (s->pNext)
@@ -12289,7 +12289,7 @@ static void sbt_vk_pb_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "hostQueryReset", (uint64_t)(s->hostQueryReset));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceHostQueryResetFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceHostQueryResetFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceHostQueryResetFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceHostQueryResetFeatures(pr, s);
 	if (s->pNext)
@@ -12301,7 +12301,7 @@ static void sbt_vk_pb_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, co
 	sbt_vk_pr_e(pr, "globalPriority", sbt_vk_en_VkQueueGlobalPriorityKHR((int64_t)(s->globalPriority)), (int64_t)(s->globalPriority));
 }
 
-static inline void sbt_vk_p_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceQueueGlobalPriorityCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_pr *pr, const VkDeviceQueueGlobalPriorityCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkDeviceQueueGlobalPriorityCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -12313,7 +12313,7 @@ static void sbt_vk_pb_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "globalPriorityQuery", (uint64_t)(s->globalPriorityQuery));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -12336,7 +12336,7 @@ static void sbt_vk_pb_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, co
 	}
 }
 
-static inline void sbt_vk_p_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyGlobalPriorityPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyGlobalPriorityPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyGlobalPriorityPropertiesKHR *s)
 {
 	sbt_vk_pb_VkQueueFamilyGlobalPriorityPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -12354,7 +12354,7 @@ static void sbt_vk_pb_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebug
 	}
 }
 
-static inline void sbt_vk_p_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectNameInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsObjectNameInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectNameInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugUtilsObjectNameInfoEXT(pr, s);
 	if (s->pNext)
@@ -12374,7 +12374,7 @@ static void sbt_vk_pb_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugU
 	}
 }
 
-static inline void sbt_vk_p_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectTagInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsObjectTagInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugUtilsObjectTagInfoEXT(pr, s);
 	if (s->pNext)
@@ -12401,7 +12401,7 @@ static void sbt_vk_pb_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabe
 	}
 }
 
-static inline void sbt_vk_p_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabelEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsLabelEXT(sbt_vk_pr *pr, const VkDebugUtilsLabelEXT *s)
 {
 	sbt_vk_pb_VkDebugUtilsLabelEXT(pr, s);
 	if (s->pNext)
@@ -12417,7 +12417,7 @@ static void sbt_vk_pb_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "pUserData", (uint64_t)(uintptr_t)s->pUserData);
 }
 
-static inline void sbt_vk_p_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsMessengerCreateInfoEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkDebugUtilsMessengerCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12500,7 +12500,7 @@ static void sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCallbackDataEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const VkDebugUtilsMessengerCallbackDataEXT *s)
 {
 	sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(pr, s);
 	if (s->pNext)
@@ -12512,7 +12512,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "deviceMemoryReport", (uint64_t)(s->deviceMemoryReport));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDeviceMemoryReportFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDeviceMemoryReportFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -12526,7 +12526,7 @@ static void sbt_vk_pb_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_x(pr, "pUserData", (uint64_t)(uintptr_t)s->pUserData);
 }
 
-static inline void sbt_vk_p_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDeviceMemoryReportCreateInfoEXT(sbt_vk_pr *pr, const VkDeviceDeviceMemoryReportCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkDeviceDeviceMemoryReportCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12538,7 +12538,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "minImportedHostPointerAlignment", (uint64_t)(s->minImportedHostPointerAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryHostPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalMemoryHostPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -12558,7 +12558,7 @@ static void sbt_vk_pb_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt
 	sbt_vk_pr_u(pr, "conservativeRasterizationPostDepthCoverage", (uint64_t)(s->conservativeRasterizationPostDepthCoverage));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConservativeRasterizationPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceConservativeRasterizationPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -12570,7 +12570,7 @@ static void sbt_vk_pb_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibr
 	sbt_vk_pr_e(pr, "timeDomain", sbt_vk_en_VkTimeDomainEXT((int64_t)(s->timeDomain)), (int64_t)(s->timeDomain));
 }
 
-static inline void sbt_vk_p_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibratedTimestampInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCalibratedTimestampInfoEXT(sbt_vk_pr *pr, const VkCalibratedTimestampInfoEXT *s)
 {
 	sbt_vk_pb_VkCalibratedTimestampInfoEXT(pr, s);
 	if (s->pNext)
@@ -12595,7 +12595,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "vgprAllocationGranularity", (uint64_t)(s->vgprAllocationGranularity));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCorePropertiesAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCorePropertiesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCorePropertiesAMD *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderCorePropertiesAMD(pr, s);
 	if (s->pNext)
@@ -12608,7 +12608,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "activeComputeUnitCount", (uint64_t)(s->activeComputeUnitCount));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreProperties2AMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreProperties2AMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreProperties2AMD *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderCoreProperties2AMD(pr, s);
 	if (s->pNext)
@@ -12622,7 +12622,7 @@ static void sbt_vk_pb_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_
 	sbt_vk_pr_f(pr, "extraPrimitiveOverestimationSize", (double)(s->extraPrimitiveOverestimationSize));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationConservativeStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationConservativeStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationConservativeStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationConservativeStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -12653,7 +12653,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "runtimeDescriptorArray", (uint64_t)(s->runtimeDescriptorArray));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingFeatures(pr, s);
 	if (s->pNext)
@@ -12687,7 +12687,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "maxDescriptorSetUpdateAfterBindInputAttachments", (uint64_t)(s->maxDescriptorSetUpdateAfterBindInputAttachments));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorIndexingProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorIndexingProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorIndexingProperties(pr, s);
 	if (s->pNext)
@@ -12714,7 +12714,7 @@ static void sbt_vk_pb_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutBindingFlagsCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr, const VkDescriptorSetLayoutBindingFlagsCreateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorSetLayoutBindingFlagsCreateInfo(pr, s);
 	if (s->pNext)
@@ -12741,7 +12741,7 @@ static void sbt_vk_pb_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountAllocateInfo *s)
 {
 	sbt_vk_pb_VkDescriptorSetVariableDescriptorCountAllocateInfo(pr, s);
 	if (s->pNext)
@@ -12753,7 +12753,7 @@ static void sbt_vk_pb_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk
 	sbt_vk_pr_u(pr, "maxVariableDescriptorCount", (uint64_t)(s->maxVariableDescriptorCount));
 }
 
-static inline void sbt_vk_p_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountLayoutSupport *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetVariableDescriptorCountLayoutSupport(sbt_vk_pr *pr, const VkDescriptorSetVariableDescriptorCountLayoutSupport *s)
 {
 	sbt_vk_pb_VkDescriptorSetVariableDescriptorCountLayoutSupport(pr, s);
 	if (s->pNext)
@@ -12773,7 +12773,7 @@ static void sbt_vk_pb_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachment
 	sbt_vk_pr_e(pr, "finalLayout", sbt_vk_en_VkImageLayout((int64_t)(s->finalLayout)), (int64_t)(s->finalLayout));
 }
 
-static inline void sbt_vk_p_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachmentDescription2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescription2(sbt_vk_pr *pr, const VkAttachmentDescription2 *s)
 {
 	sbt_vk_pb_VkAttachmentDescription2(pr, s);
 	if (s->pNext)
@@ -12787,7 +12787,7 @@ static void sbt_vk_pb_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentRe
 	sbt_vk_pr_x(pr, "aspectMask", (uint64_t)(s->aspectMask));
 }
 
-static inline void sbt_vk_p_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentReference2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReference2(sbt_vk_pr *pr, const VkAttachmentReference2 *s)
 {
 	sbt_vk_pb_VkAttachmentReference2(pr, s);
 	if (s->pNext)
@@ -12887,7 +12887,7 @@ static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescri
 	}
 }
 
-static inline void sbt_vk_p_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescription2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescription2 *s)
 {
 	sbt_vk_pb_VkSubpassDescription2(pr, s);
 	if (s->pNext)
@@ -12906,7 +12906,7 @@ static void sbt_vk_pb_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDepende
 	sbt_vk_pr_i(pr, "viewOffset", (int64_t)(s->viewOffset));
 }
 
-static inline void sbt_vk_p_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDependency2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDependency2(sbt_vk_pr *pr, const VkSubpassDependency2 *s)
 {
 	sbt_vk_pb_VkSubpassDependency2(pr, s);
 	if (s->pNext)
@@ -12994,7 +12994,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassC
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassCreateInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassCreateInfo2 *s)
 {
 	sbt_vk_pb_VkRenderPassCreateInfo2(pr, s);
 	if (s->pNext)
@@ -13006,7 +13006,7 @@ static void sbt_vk_pb_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo
 	sbt_vk_pr_e(pr, "contents", sbt_vk_en_VkSubpassContents((int64_t)(s->contents)), (int64_t)(s->contents));
 }
 
-static inline void sbt_vk_p_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassBeginInfo(sbt_vk_pr *pr, const VkSubpassBeginInfo *s)
 {
 	sbt_vk_pb_VkSubpassBeginInfo(pr, s);
 	if (s->pNext)
@@ -13019,7 +13019,7 @@ static void sbt_vk_pb_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s)
 	(void)s;
 }
 
-static inline void sbt_vk_p_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassEndInfo(sbt_vk_pr *pr, const VkSubpassEndInfo *s)
 {
 	sbt_vk_pb_VkSubpassEndInfo(pr, s);
 	if (s->pNext)
@@ -13031,7 +13031,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "timelineSemaphore", (uint64_t)(s->timelineSemaphore));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreFeatures(pr, s);
 	if (s->pNext)
@@ -13043,7 +13043,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "maxTimelineSemaphoreValueDifference", (uint64_t)(s->maxTimelineSemaphoreValueDifference));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTimelineSemaphoreProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTimelineSemaphoreProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTimelineSemaphoreProperties(pr, s);
 	if (s->pNext)
@@ -13056,7 +13056,7 @@ static void sbt_vk_pb_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphore
 	sbt_vk_pr_u(pr, "initialValue", (uint64_t)(s->initialValue));
 }
 
-static inline void sbt_vk_p_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphoreTypeCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreTypeCreateInfo(sbt_vk_pr *pr, const VkSemaphoreTypeCreateInfo *s)
 {
 	sbt_vk_pb_VkSemaphoreTypeCreateInfo(pr, s);
 	if (s->pNext)
@@ -13099,7 +13099,7 @@ static void sbt_vk_pb_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimel
 	}
 }
 
-static inline void sbt_vk_p_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimelineSemaphoreSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimelineSemaphoreSubmitInfo *s)
 {
 	sbt_vk_pb_VkTimelineSemaphoreSubmitInfo(pr, s);
 	if (s->pNext)
@@ -13142,7 +13142,7 @@ static void sbt_vk_pb_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitIn
 	}
 }
 
-static inline void sbt_vk_p_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitInfo *s)
 {
 	sbt_vk_pb_VkSemaphoreWaitInfo(pr, s);
 	if (s->pNext)
@@ -13155,14 +13155,14 @@ static void sbt_vk_pb_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSign
 	sbt_vk_pr_u(pr, "value", (uint64_t)(s->value));
 }
 
-static inline void sbt_vk_p_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s)
 {
 	sbt_vk_pb_VkSemaphoreSignalInfo(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkVertexInputBindingDivisorDescriptionEXT(sbt_vk_pr *pr, const VkVertexInputBindingDivisorDescriptionEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDivisorDescriptionEXT(sbt_vk_pr *pr, const VkVertexInputBindingDivisorDescriptionEXT *s)
 {
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 	sbt_vk_pr_u(pr, "divisor", (uint64_t)(s->divisor));
@@ -13192,7 +13192,7 @@ static void sbt_vk_pb_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineVertexInputDivisorStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineVertexInputDivisorStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineVertexInputDivisorStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -13204,7 +13204,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk
 	sbt_vk_pr_u(pr, "maxVertexAttribDivisor", (uint64_t)(s->maxVertexAttribDivisor));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -13219,7 +13219,7 @@ static void sbt_vk_pb_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "pciFunction", (uint64_t)(s->pciFunction));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePCIBusInfoPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePCIBusInfoPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePCIBusInfoPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePCIBusInfoPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -13231,7 +13231,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_
 	sbt_vk_pr_u(pr, "conditionalRenderingEnable", (uint64_t)(s->conditionalRenderingEnable));
 }
 
-static inline void sbt_vk_p_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_vk_pr *pr, const VkCommandBufferInheritanceConditionalRenderingInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceConditionalRenderingInfoEXT(sbt_vk_pr *pr, const VkCommandBufferInheritanceConditionalRenderingInfoEXT *s)
 {
 	sbt_vk_pb_VkCommandBufferInheritanceConditionalRenderingInfoEXT(pr, s);
 	if (s->pNext)
@@ -13245,7 +13245,7 @@ static void sbt_vk_pb_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "storagePushConstant8", (uint64_t)(s->storagePushConstant8));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice8BitStorageFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice8BitStorageFeatures(sbt_vk_pr *pr, const VkPhysicalDevice8BitStorageFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDevice8BitStorageFeatures(pr, s);
 	if (s->pNext)
@@ -13258,7 +13258,7 @@ static void sbt_vk_pb_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "inheritedConditionalRendering", (uint64_t)(s->inheritedConditionalRendering));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConditionalRenderingFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceConditionalRenderingFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceConditionalRenderingFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceConditionalRenderingFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13272,7 +13272,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "vulkanMemoryModelAvailabilityVisibilityChains", (uint64_t)(s->vulkanMemoryModelAvailabilityVisibilityChains));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVulkanMemoryModelFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkanMemoryModelFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceVulkanMemoryModelFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkanMemoryModelFeatures(pr, s);
 	if (s->pNext)
@@ -13285,7 +13285,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "shaderSharedInt64Atomics", (uint64_t)(s->shaderSharedInt64Atomics));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicInt64Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicInt64Features(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicInt64Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderAtomicInt64Features(pr, s);
 	if (s->pNext)
@@ -13308,7 +13308,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "sparseImageFloat32AtomicAdd", (uint64_t)(s->sparseImageFloat32AtomicAdd));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13331,7 +13331,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "sparseImageFloat32AtomicMinMax", (uint64_t)(s->sparseImageFloat32AtomicMinMax));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13344,7 +13344,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_p
 	sbt_vk_pr_u(pr, "vertexAttributeInstanceRateZeroDivisor", (uint64_t)(s->vertexAttributeInstanceRateZeroDivisor));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13356,7 +13356,7 @@ static void sbt_vk_pb_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "checkpointExecutionStageMask", (uint64_t)(s->checkpointExecutionStageMask));
 }
 
-static inline void sbt_vk_p_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyCheckpointPropertiesNV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointPropertiesNV *s)
 {
 	sbt_vk_pb_VkQueueFamilyCheckpointPropertiesNV(pr, s);
 	if (s->pNext)
@@ -13369,7 +13369,7 @@ static void sbt_vk_pb_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV
 	sbt_vk_pr_x(pr, "pCheckpointMarker", (uint64_t)(uintptr_t)s->pCheckpointMarker);
 }
 
-static inline void sbt_vk_p_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCheckpointDataNV(sbt_vk_pr *pr, const VkCheckpointDataNV *s)
 {
 	sbt_vk_pb_VkCheckpointDataNV(pr, s);
 	if (s->pNext)
@@ -13384,7 +13384,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "independentResolve", (uint64_t)(s->independentResolve));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDepthStencilResolveProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthStencilResolveProperties(sbt_vk_pr *pr, const VkPhysicalDeviceDepthStencilResolveProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDepthStencilResolveProperties(pr, s);
 	if (s->pNext)
@@ -13408,7 +13408,7 @@ static void sbt_vk_pb_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, con
 	}
 }
 
-static inline void sbt_vk_p_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, const VkSubpassDescriptionDepthStencilResolve *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescriptionDepthStencilResolve(sbt_vk_pr *pr, const VkSubpassDescriptionDepthStencilResolve *s)
 {
 	sbt_vk_pb_VkSubpassDescriptionDepthStencilResolve(pr, s);
 	if (s->pNext)
@@ -13420,7 +13420,7 @@ static void sbt_vk_pb_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageV
 	sbt_vk_pr_e(pr, "decodeMode", sbt_vk_en_VkFormat((int64_t)(s->decodeMode)), (int64_t)(s->decodeMode));
 }
 
-static inline void sbt_vk_p_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageViewASTCDecodeModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewASTCDecodeModeEXT(sbt_vk_pr *pr, const VkImageViewASTCDecodeModeEXT *s)
 {
 	sbt_vk_pb_VkImageViewASTCDecodeModeEXT(pr, s);
 	if (s->pNext)
@@ -13432,7 +13432,7 @@ static void sbt_vk_pb_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "decodeModeSharedExponent", (uint64_t)(s->decodeModeSharedExponent));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceASTCDecodeFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceASTCDecodeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceASTCDecodeFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceASTCDecodeFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13445,7 +13445,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "geometryStreams", (uint64_t)(s->geometryStreams));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTransformFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTransformFeedbackFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13466,7 +13466,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "transformFeedbackDraw", (uint64_t)(s->transformFeedbackDraw));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTransformFeedbackPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTransformFeedbackPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTransformFeedbackPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -13479,7 +13479,7 @@ static void sbt_vk_pb_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "rasterizationStream", (uint64_t)(s->rasterizationStream));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationStateStreamCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationStateStreamCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationStateStreamCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationStateStreamCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -13491,7 +13491,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_v
 	sbt_vk_pr_u(pr, "representativeFragmentTest", (uint64_t)(s->representativeFragmentTest));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13503,7 +13503,7 @@ static void sbt_vk_pb_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_
 	sbt_vk_pr_u(pr, "representativeFragmentTestEnable", (uint64_t)(s->representativeFragmentTestEnable));
 }
 
-static inline void sbt_vk_p_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineRepresentativeFragmentTestStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineRepresentativeFragmentTestStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineRepresentativeFragmentTestStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -13515,7 +13515,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "exclusiveScissor", (uint64_t)(s->exclusiveScissor));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExclusiveScissorFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExclusiveScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExclusiveScissorFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExclusiveScissorFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13546,7 +13546,7 @@ static void sbt_vk_pb_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportExclusiveScissorStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportExclusiveScissorStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineViewportExclusiveScissorStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -13558,7 +13558,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "cornerSampledImage", (uint64_t)(s->cornerSampledImage));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCornerSampledImageFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCornerSampledImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCornerSampledImageFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCornerSampledImageFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13571,7 +13571,7 @@ static void sbt_vk_pb_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_
 	sbt_vk_pr_u(pr, "computeDerivativeGroupLinear", (uint64_t)(s->computeDerivativeGroupLinear));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceComputeShaderDerivativesFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceComputeShaderDerivativesFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceComputeShaderDerivativesFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13583,7 +13583,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "imageFootprint", (uint64_t)(s->imageFootprint));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageFootprintFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderImageFootprintFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageFootprintFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderImageFootprintFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13595,7 +13595,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV
 	sbt_vk_pr_u(pr, "dedicatedAllocationImageAliasing", (uint64_t)(s->dedicatedAllocationImageAliasing));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13607,7 +13607,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "indirectCopy", (uint64_t)(s->indirectCopy));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13619,7 +13619,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *
 	sbt_vk_pr_x(pr, "supportedQueues", (uint64_t)(s->supportedQueues));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCopyMemoryIndirectPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCopyMemoryIndirectPropertiesNV(pr, s);
 	if (s->pNext)
@@ -13631,7 +13631,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "memoryDecompression", (uint64_t)(s->memoryDecompression));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13644,14 +13644,14 @@ static void sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "maxDecompressionIndirectCount", (uint64_t)(s->maxDecompressionIndirectCount));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryDecompressionPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryDecompressionPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMemoryDecompressionPropertiesNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkShadingRatePaletteNV(sbt_vk_pr *pr, const VkShadingRatePaletteNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShadingRatePaletteNV(sbt_vk_pr *pr, const VkShadingRatePaletteNV *s)
 {
 	sbt_vk_pr_u(pr, "shadingRatePaletteEntryCount", (uint64_t)(s->shadingRatePaletteEntryCount));
 	if (!s->pShadingRatePaletteEntries) {
@@ -13696,7 +13696,7 @@ static void sbt_vk_pb_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportShadingRateImageStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportShadingRateImageStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineViewportShadingRateImageStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -13709,7 +13709,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "shadingRateCoarseSampleOrder", (uint64_t)(s->shadingRateCoarseSampleOrder));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImageFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShadingRateImageFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImageFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShadingRateImageFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13727,7 +13727,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "shadingRateMaxCoarseSamples", (uint64_t)(s->shadingRateMaxCoarseSamples));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImagePropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShadingRateImagePropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShadingRateImagePropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShadingRateImagePropertiesNV(pr, s);
 	if (s->pNext)
@@ -13739,21 +13739,21 @@ static void sbt_vk_pb_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "invocationMask", (uint64_t)(s->invocationMask));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceInvocationMaskFeaturesHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceInvocationMaskFeaturesHUAWEI *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceInvocationMaskFeaturesHUAWEI(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkCoarseSampleLocationNV(sbt_vk_pr *pr, const VkCoarseSampleLocationNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCoarseSampleLocationNV(sbt_vk_pr *pr, const VkCoarseSampleLocationNV *s)
 {
 	sbt_vk_pr_u(pr, "pixelX", (uint64_t)(s->pixelX));
 	sbt_vk_pr_u(pr, "pixelY", (uint64_t)(s->pixelY));
 	sbt_vk_pr_u(pr, "sample", (uint64_t)(s->sample));
 }
 
-static inline void sbt_vk_p_VkCoarseSampleOrderCustomNV(sbt_vk_pr *pr, const VkCoarseSampleOrderCustomNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCoarseSampleOrderCustomNV(sbt_vk_pr *pr, const VkCoarseSampleOrderCustomNV *s)
 {
 	sbt_vk_pr_e(pr, "shadingRate", sbt_vk_en_VkShadingRatePaletteEntryNV((int64_t)(s->shadingRate)), (int64_t)(s->shadingRate));
 	sbt_vk_pr_u(pr, "sampleCount", (uint64_t)(s->sampleCount));
@@ -13804,7 +13804,7 @@ static void sbt_vk_pb_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_v
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportCoarseSampleOrderStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineViewportCoarseSampleOrderStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -13817,7 +13817,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "meshShader", (uint64_t)(s->meshShader));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesNV(pr, s);
 	if (s->pNext)
@@ -13861,7 +13861,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "meshOutputPerPrimitiveGranularity", (uint64_t)(s->meshOutputPerPrimitiveGranularity));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesNV(pr, s);
 	if (s->pNext)
@@ -13877,7 +13877,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "meshShaderQueries", (uint64_t)(s->meshShaderQueries));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMeshShaderFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -13956,7 +13956,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "prefersCompactPrimitiveOutput", (uint64_t)(s->prefersCompactPrimitiveOutput));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMeshShaderPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMeshShaderPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMeshShaderPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -13972,7 +13972,7 @@ static void sbt_vk_pb_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "intersectionShader", (uint64_t)(s->intersectionShader));
 }
 
-static inline void sbt_vk_p_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingShaderGroupCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingShaderGroupCreateInfoNV *s)
 {
 	sbt_vk_pb_VkRayTracingShaderGroupCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -14028,7 +14028,7 @@ static void sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRa
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
-static inline void sbt_vk_p_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingPipelineCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRayTracingPipelineCreateInfoNV *s)
 {
 	sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -14050,7 +14050,7 @@ static void sbt_vk_pb_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrian
 	sbt_vk_pr_u(pr, "transformOffset", (uint64_t)(s->transformOffset));
 }
 
-static inline void sbt_vk_p_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s)
 {
 	sbt_vk_pb_VkGeometryTrianglesNV(pr, s);
 	if (s->pNext)
@@ -14065,14 +14065,14 @@ static void sbt_vk_pb_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s)
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 }
 
-static inline void sbt_vk_p_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s)
 {
 	sbt_vk_pb_VkGeometryAABBNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkGeometryDataNV(sbt_vk_pr *pr, const VkGeometryDataNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryDataNV(sbt_vk_pr *pr, const VkGeometryDataNV *s)
 {
 	{
 		size_t m731 = sbt_vk_pr_enter(pr, "triangles");
@@ -14097,7 +14097,7 @@ static void sbt_vk_pb_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s)
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryNV(sbt_vk_pr *pr, const VkGeometryNV *s)
 {
 	sbt_vk_pb_VkGeometryNV(pr, s);
 	if (s->pNext)
@@ -14131,7 +14131,7 @@ static void sbt_vk_pb_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccel
 	}
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureInfoNV *s)
 {
 	sbt_vk_pb_VkAccelerationStructureInfoNV(pr, s);
 	if (s->pNext)
@@ -14148,7 +14148,7 @@ static void sbt_vk_pb_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const V
 	}
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoNV *s)
 {
 	sbt_vk_pb_VkAccelerationStructureCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -14178,7 +14178,7 @@ static void sbt_vk_pb_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, con
 	}
 }
 
-static inline void sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s)
 {
 	sbt_vk_pb_VkBindAccelerationStructureMemoryInfoNV(pr, s);
 	if (s->pNext)
@@ -14205,7 +14205,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr
 	}
 }
 
-static inline void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureKHR *s)
 {
 	sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureKHR(pr, s);
 	if (s->pNext)
@@ -14232,7 +14232,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr, const VkWriteDescriptorSetAccelerationStructureNV *s)
 {
 	sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureNV(pr, s);
 	if (s->pNext)
@@ -14245,7 +14245,7 @@ static void sbt_vk_pb_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr 
 	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s)
 {
 	sbt_vk_pb_VkAccelerationStructureMemoryRequirementsInfoNV(pr, s);
 	if (s->pNext)
@@ -14261,7 +14261,7 @@ static void sbt_vk_pb_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr
 	sbt_vk_pr_u(pr, "descriptorBindingAccelerationStructureUpdateAfterBind", (uint64_t)(s->descriptorBindingAccelerationStructureUpdateAfterBind));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructureFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAccelerationStructureFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructureFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceAccelerationStructureFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -14277,7 +14277,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "rayTraversalPrimitiveCulling", (uint64_t)(s->rayTraversalPrimitiveCulling));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelineFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingPipelineFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -14289,7 +14289,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "rayQuery", (uint64_t)(s->rayQuery));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayQueryFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayQueryFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayQueryFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -14308,7 +14308,7 @@ static void sbt_vk_pb_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_
 	sbt_vk_pr_u(pr, "minAccelerationStructureScratchOffsetAlignment", (uint64_t)(s->minAccelerationStructureScratchOffsetAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructurePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAccelerationStructurePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceAccelerationStructurePropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceAccelerationStructurePropertiesKHR(pr, s);
 	if (s->pNext)
@@ -14327,7 +14327,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "maxRayHitAttributeSize", (uint64_t)(s->maxRayHitAttributeSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelinePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPipelinePropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingPipelinePropertiesKHR(pr, s);
 	if (s->pNext)
@@ -14346,14 +14346,14 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "maxDescriptorSetAccelerationStructures", (uint64_t)(s->maxDescriptorSetAccelerationStructures));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingPropertiesNV(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkStridedDeviceAddressRegionKHR(sbt_vk_pr *pr, const VkStridedDeviceAddressRegionKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkStridedDeviceAddressRegionKHR(sbt_vk_pr *pr, const VkStridedDeviceAddressRegionKHR *s)
 {
 	sbt_vk_pr_u(pr, "deviceAddress", (uint64_t)(s->deviceAddress));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -14366,7 +14366,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_p
 	sbt_vk_pr_u(pr, "rayTracingPipelineTraceRaysIndirect2", (uint64_t)(s->rayTracingPipelineTraceRaysIndirect2));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR(pr, s);
 	if (s->pNext)
@@ -14397,14 +14397,14 @@ static void sbt_vk_pb_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesListEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesListEXT *s)
 {
 	sbt_vk_pb_VkDrmFormatModifierPropertiesListEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesEXT *s)
 {
 	sbt_vk_pr_u(pr, "drmFormatModifier", (uint64_t)(s->drmFormatModifier));
 	sbt_vk_pr_u(pr, "drmFormatModifierPlaneCount", (uint64_t)(s->drmFormatModifierPlaneCount));
@@ -14433,7 +14433,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *p
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageDrmFormatModifierInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageDrmFormatModifierInfoEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(pr, s);
 	if (s->pNext)
@@ -14460,7 +14460,7 @@ static void sbt_vk_pb_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, c
 	}
 }
 
-static inline void sbt_vk_p_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierListCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierListCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkImageDrmFormatModifierListCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14492,7 +14492,7 @@ static void sbt_vk_pb_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *p
 	}
 }
 
-static inline void sbt_vk_p_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierExplicitCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierExplicitCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkImageDrmFormatModifierExplicitCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14504,7 +14504,7 @@ static void sbt_vk_pb_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "drmFormatModifier", (uint64_t)(s->drmFormatModifier));
 }
 
-static inline void sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const VkImageDrmFormatModifierPropertiesEXT *s)
 {
 	sbt_vk_pb_VkImageDrmFormatModifierPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -14516,7 +14516,7 @@ static void sbt_vk_pb_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImage
 	sbt_vk_pr_x(pr, "stencilUsage", (uint64_t)(s->stencilUsage));
 }
 
-static inline void sbt_vk_p_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImageStencilUsageCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageStencilUsageCreateInfo(sbt_vk_pr *pr, const VkImageStencilUsageCreateInfo *s)
 {
 	sbt_vk_pb_VkImageStencilUsageCreateInfo(pr, s);
 	if (s->pNext)
@@ -14528,7 +14528,7 @@ static void sbt_vk_pb_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, c
 	sbt_vk_pr_e(pr, "overallocationBehavior", sbt_vk_en_VkMemoryOverallocationBehaviorAMD((int64_t)(s->overallocationBehavior)), (int64_t)(s->overallocationBehavior));
 }
 
-static inline void sbt_vk_p_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, const VkDeviceMemoryOverallocationCreateInfoAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_pr *pr, const VkDeviceMemoryOverallocationCreateInfoAMD *s)
 {
 	sbt_vk_pb_VkDeviceMemoryOverallocationCreateInfoAMD(pr, s);
 	if (s->pNext)
@@ -14542,7 +14542,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "fragmentDensityMapNonSubsampledImages", (uint64_t)(s->fragmentDensityMapNonSubsampledImages));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14554,7 +14554,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "fragmentDensityMapDeferred", (uint64_t)(s->fragmentDensityMapDeferred));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14566,7 +14566,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_v
 	sbt_vk_pr_u(pr, "fragmentDensityMapOffset", (uint64_t)(s->fragmentDensityMapOffset));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(pr, s);
 	if (s->pNext)
@@ -14588,7 +14588,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "fragmentDensityInvocations", (uint64_t)(s->fragmentDensityInvocations));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -14603,7 +14603,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "maxDescriptorSetSubsampledSamplers", (uint64_t)(s->maxDescriptorSetSubsampledSamplers));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2PropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMap2PropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(pr, s);
 	if (s->pNext)
@@ -14619,7 +14619,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(pr, s);
 	if (s->pNext)
@@ -14635,7 +14635,7 @@ static void sbt_vk_pb_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr,
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassFragmentDensityMapCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassFragmentDensityMapCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassFragmentDensityMapCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkRenderPassFragmentDensityMapCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14666,7 +14666,7 @@ static void sbt_vk_pb_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr
 	}
 }
 
-static inline void sbt_vk_p_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr, const VkSubpassFragmentDensityMapOffsetEndInfoQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr, const VkSubpassFragmentDensityMapOffsetEndInfoQCOM *s)
 {
 	sbt_vk_pb_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(pr, s);
 	if (s->pNext)
@@ -14678,7 +14678,7 @@ static void sbt_vk_pb_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "scalarBlockLayout", (uint64_t)(s->scalarBlockLayout));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceScalarBlockLayoutFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceScalarBlockLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceScalarBlockLayoutFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceScalarBlockLayoutFeatures(pr, s);
 	if (s->pNext)
@@ -14690,7 +14690,7 @@ static void sbt_vk_pb_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkS
 	sbt_vk_pr_u(pr, "supportsProtected", (uint64_t)(s->supportsProtected));
 }
 
-static inline void sbt_vk_p_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceProtectedCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceProtectedCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceProtectedCapabilitiesKHR *s)
 {
 	sbt_vk_pb_VkSurfaceProtectedCapabilitiesKHR(pr, s);
 	if (s->pNext)
@@ -14702,7 +14702,7 @@ static void sbt_vk_pb_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk
 	sbt_vk_pr_u(pr, "uniformBufferStandardLayout", (uint64_t)(s->uniformBufferStandardLayout));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceUniformBufferStandardLayoutFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceUniformBufferStandardLayoutFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceUniformBufferStandardLayoutFeatures(pr, s);
 	if (s->pNext)
@@ -14714,7 +14714,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "depthClipEnable", (uint64_t)(s->depthClipEnable));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipEnableFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClipEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipEnableFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDepthClipEnableFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14727,7 +14727,7 @@ static void sbt_vk_pb_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "depthClipEnable", (uint64_t)(s->depthClipEnable));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationDepthClipStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationDepthClipStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationDepthClipStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationDepthClipStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14760,7 +14760,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, c
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryBudgetPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryBudgetPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryBudgetPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMemoryBudgetPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -14772,7 +14772,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "memoryPriority", (uint64_t)(s->memoryPriority));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryPriorityFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMemoryPriorityFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMemoryPriorityFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMemoryPriorityFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14784,7 +14784,7 @@ static void sbt_vk_pb_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMem
 	sbt_vk_pr_f(pr, "priority", (double)(s->priority));
 }
 
-static inline void sbt_vk_p_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMemoryPriorityAllocateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryPriorityAllocateInfoEXT(sbt_vk_pr *pr, const VkMemoryPriorityAllocateInfoEXT *s)
 {
 	sbt_vk_pb_VkMemoryPriorityAllocateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14796,7 +14796,7 @@ static void sbt_vk_pb_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_v
 	sbt_vk_pr_u(pr, "pageableDeviceLocalMemory", (uint64_t)(s->pageableDeviceLocalMemory));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14810,7 +14810,7 @@ static void sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "bufferDeviceAddressMultiDevice", (uint64_t)(s->bufferDeviceAddressMultiDevice));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeatures(pr, s);
 	if (s->pNext)
@@ -14824,7 +14824,7 @@ static void sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "bufferDeviceAddressMultiDevice", (uint64_t)(s->bufferDeviceAddressMultiDevice));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBufferDeviceAddressFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceBufferDeviceAddressFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -14836,7 +14836,7 @@ static void sbt_vk_pb_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDev
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static inline void sbt_vk_p_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s)
 {
 	sbt_vk_pb_VkBufferDeviceAddressInfo(pr, s);
 	if (s->pNext)
@@ -14848,7 +14848,7 @@ static void sbt_vk_pb_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "opaqueCaptureAddress", (uint64_t)(s->opaqueCaptureAddress));
 }
 
-static inline void sbt_vk_p_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, const VkBufferOpaqueCaptureAddressCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferOpaqueCaptureAddressCreateInfo(sbt_vk_pr *pr, const VkBufferOpaqueCaptureAddressCreateInfo *s)
 {
 	sbt_vk_pb_VkBufferOpaqueCaptureAddressCreateInfo(pr, s);
 	if (s->pNext)
@@ -14860,7 +14860,7 @@ static void sbt_vk_pb_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "deviceAddress", (uint64_t)(s->deviceAddress));
 }
 
-static inline void sbt_vk_p_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const VkBufferDeviceAddressCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferDeviceAddressCreateInfoEXT(sbt_vk_pr *pr, const VkBufferDeviceAddressCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkBufferDeviceAddressCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -14872,7 +14872,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr,
 	sbt_vk_pr_e(pr, "imageViewType", sbt_vk_en_VkImageViewType((int64_t)(s->imageViewType)), (int64_t)(s->imageViewType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewImageFormatInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewImageFormatInfoEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageViewImageFormatInfoEXT(pr, s);
 	if (s->pNext)
@@ -14885,7 +14885,7 @@ static void sbt_vk_pb_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "filterCubicMinmax", (uint64_t)(s->filterCubicMinmax));
 }
 
-static inline void sbt_vk_p_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *pr, const VkFilterCubicImageViewImageFormatPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFilterCubicImageViewImageFormatPropertiesEXT(sbt_vk_pr *pr, const VkFilterCubicImageViewImageFormatPropertiesEXT *s)
 {
 	sbt_vk_pb_VkFilterCubicImageViewImageFormatPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -14897,7 +14897,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "imagelessFramebuffer", (uint64_t)(s->imagelessFramebuffer));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImagelessFramebufferFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImagelessFramebufferFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImagelessFramebufferFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImagelessFramebufferFeatures(pr, s);
 	if (s->pNext)
@@ -14928,7 +14928,7 @@ static void sbt_vk_pb_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const Vk
 	}
 }
 
-static inline void sbt_vk_p_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentsCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentsCreateInfo *s)
 {
 	sbt_vk_pb_VkFramebufferAttachmentsCreateInfo(pr, s);
 	if (s->pNext)
@@ -14960,7 +14960,7 @@ static void sbt_vk_pb_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFr
 	}
 }
 
-static inline void sbt_vk_p_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentImageInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFramebufferAttachmentImageInfo *s)
 {
 	sbt_vk_pb_VkFramebufferAttachmentImageInfo(pr, s);
 	if (s->pNext)
@@ -14987,7 +14987,7 @@ static void sbt_vk_pb_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRen
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRenderPassAttachmentBeginInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRenderPassAttachmentBeginInfo *s)
 {
 	sbt_vk_pb_VkRenderPassAttachmentBeginInfo(pr, s);
 	if (s->pNext)
@@ -14999,7 +14999,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_p
 	sbt_vk_pr_u(pr, "textureCompressionASTC_HDR", (uint64_t)(s->textureCompressionASTC_HDR));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTextureCompressionASTCHDRFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceTextureCompressionASTCHDRFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTextureCompressionASTCHDRFeatures(pr, s);
 	if (s->pNext)
@@ -15012,7 +15012,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "cooperativeMatrixRobustBufferAccess", (uint64_t)(s->cooperativeMatrixRobustBufferAccess));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixFeaturesNV(pr, s);
 	if (s->pNext)
@@ -15024,7 +15024,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *p
 	sbt_vk_pr_x(pr, "cooperativeMatrixSupportedStages", (uint64_t)(s->cooperativeMatrixSupportedStages));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCooperativeMatrixPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCooperativeMatrixPropertiesNV(pr, s);
 	if (s->pNext)
@@ -15043,7 +15043,7 @@ static void sbt_vk_pb_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCoo
 	sbt_vk_pr_e(pr, "scope", sbt_vk_en_VkScopeNV((int64_t)(s->scope)), (int64_t)(s->scope));
 }
 
-static inline void sbt_vk_p_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCooperativeMatrixPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const VkCooperativeMatrixPropertiesNV *s)
 {
 	sbt_vk_pb_VkCooperativeMatrixPropertiesNV(pr, s);
 	if (s->pNext)
@@ -15055,7 +15055,7 @@ static void sbt_vk_pb_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "ycbcrImageArrays", (uint64_t)(s->ycbcrImageArrays));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcrImageArraysFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcrImageArraysFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceYcbcrImageArraysFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15069,7 +15069,7 @@ static void sbt_vk_pb_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewH
 	sbt_vk_pr_x(pr, "sampler", (uint64_t)(uintptr_t)(s->sampler));
 }
 
-static inline void sbt_vk_p_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s)
 {
 	sbt_vk_pb_VkImageViewHandleInfoNVX(pr, s);
 	if (s->pNext)
@@ -15082,14 +15082,14 @@ static void sbt_vk_pb_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkIma
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkImageViewAddressPropertiesNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewAddressPropertiesNVX(sbt_vk_pr *pr, const VkImageViewAddressPropertiesNVX *s)
 {
 	sbt_vk_pb_VkImageViewAddressPropertiesNVX(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkPipelineCreationFeedback(sbt_vk_pr *pr, const VkPipelineCreationFeedback *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCreationFeedback(sbt_vk_pr *pr, const VkPipelineCreationFeedback *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_u(pr, "duration", (uint64_t)(s->duration));
@@ -15130,7 +15130,7 @@ static void sbt_vk_pb_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const VkPipelineCreationFeedbackCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const VkPipelineCreationFeedbackCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineCreationFeedbackCreateInfo(pr, s);
 	if (s->pNext)
@@ -15142,7 +15142,7 @@ static void sbt_vk_pb_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "presentBarrier", (uint64_t)(s->presentBarrier));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDevicePresentBarrierFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePresentBarrierFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDevicePresentBarrierFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePresentBarrierFeaturesNV(pr, s);
 	if (s->pNext)
@@ -15154,7 +15154,7 @@ static void sbt_vk_pb_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "presentBarrierSupported", (uint64_t)(s->presentBarrierSupported));
 }
 
-static inline void sbt_vk_p_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const VkSurfaceCapabilitiesPresentBarrierNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesPresentBarrierNV(sbt_vk_pr *pr, const VkSurfaceCapabilitiesPresentBarrierNV *s)
 {
 	sbt_vk_pb_VkSurfaceCapabilitiesPresentBarrierNV(pr, s);
 	if (s->pNext)
@@ -15166,7 +15166,7 @@ static void sbt_vk_pb_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "presentBarrierEnable", (uint64_t)(s->presentBarrierEnable));
 }
 
-static inline void sbt_vk_p_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const VkSwapchainPresentBarrierCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentBarrierCreateInfoNV(sbt_vk_pr *pr, const VkSwapchainPresentBarrierCreateInfoNV *s)
 {
 	sbt_vk_pb_VkSwapchainPresentBarrierCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -15179,7 +15179,7 @@ static void sbt_vk_pb_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "performanceCounterMultipleQueryPools", (uint64_t)(s->performanceCounterMultipleQueryPools));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePerformanceQueryFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePerformanceQueryFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -15191,7 +15191,7 @@ static void sbt_vk_pb_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "allowCommandBufferQueryCopies", (uint64_t)(s->allowCommandBufferQueryCopies));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePerformanceQueryPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePerformanceQueryPropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePerformanceQueryPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -15206,7 +15206,7 @@ static void sbt_vk_pb_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformance
 	sbt_vk_pr_bytes(pr, "uuid", s->uuid, sizeof(s->uuid));
 }
 
-static inline void sbt_vk_p_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformanceCounterKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceCounterKHR(sbt_vk_pr *pr, const VkPerformanceCounterKHR *s)
 {
 	sbt_vk_pb_VkPerformanceCounterKHR(pr, s);
 	if (s->pNext)
@@ -15221,7 +15221,7 @@ static void sbt_vk_pb_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_s(pr, "description", s->description, strnlen(s->description, VK_MAX_DESCRIPTION_SIZE));
 }
 
-static inline void sbt_vk_p_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const VkPerformanceCounterDescriptionKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceCounterDescriptionKHR(sbt_vk_pr *pr, const VkPerformanceCounterDescriptionKHR *s)
 {
 	sbt_vk_pb_VkPerformanceCounterDescriptionKHR(pr, s);
 	if (s->pNext)
@@ -15249,7 +15249,7 @@ static void sbt_vk_pb_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const V
 	}
 }
 
-static inline void sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const VkQueryPoolPerformanceCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const VkQueryPoolPerformanceCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkQueryPoolPerformanceCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -15262,7 +15262,7 @@ static void sbt_vk_pb_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcqui
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
 }
 
-static inline void sbt_vk_p_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcquireProfilingLockInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAcquireProfilingLockInfoKHR(sbt_vk_pr *pr, const VkAcquireProfilingLockInfoKHR *s)
 {
 	sbt_vk_pb_VkAcquireProfilingLockInfoKHR(pr, s);
 	if (s->pNext)
@@ -15274,7 +15274,7 @@ static void sbt_vk_pb_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPer
 	sbt_vk_pr_u(pr, "counterPassIndex", (uint64_t)(s->counterPassIndex));
 }
 
-static inline void sbt_vk_p_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPerformanceQuerySubmitInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceQuerySubmitInfoKHR(sbt_vk_pr *pr, const VkPerformanceQuerySubmitInfoKHR *s)
 {
 	sbt_vk_pb_VkPerformanceQuerySubmitInfoKHR(pr, s);
 	if (s->pNext)
@@ -15286,7 +15286,7 @@ static void sbt_vk_pb_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHead
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHeadlessSurfaceCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(sbt_vk_pr *pr, const VkHeadlessSurfaceCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkHeadlessSurfaceCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -15298,7 +15298,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "coverageReductionMode", (uint64_t)(s->coverageReductionMode));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCoverageReductionModeFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCoverageReductionModeFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceCoverageReductionModeFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCoverageReductionModeFeaturesNV(pr, s);
 	if (s->pNext)
@@ -15311,7 +15311,7 @@ static void sbt_vk_pb_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr
 	sbt_vk_pr_e(pr, "coverageReductionMode", sbt_vk_en_VkCoverageReductionModeNV((int64_t)(s->coverageReductionMode)), (int64_t)(s->coverageReductionMode));
 }
 
-static inline void sbt_vk_p_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageReductionStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCoverageReductionStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineCoverageReductionStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineCoverageReductionStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -15326,7 +15326,7 @@ static void sbt_vk_pb_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, cons
 	sbt_vk_pr_x(pr, "colorSamples", (uint64_t)(s->colorSamples));
 }
 
-static inline void sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, const VkFramebufferMixedSamplesCombinationNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(sbt_vk_pr *pr, const VkFramebufferMixedSamplesCombinationNV *s)
 {
 	sbt_vk_pb_VkFramebufferMixedSamplesCombinationNV(pr, s);
 	if (s->pNext)
@@ -15338,7 +15338,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_v
 	sbt_vk_pr_u(pr, "shaderIntegerFunctions2", (uint64_t)(s->shaderIntegerFunctions2));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL(pr, s);
 	if (s->pNext)
@@ -15372,7 +15372,7 @@ static void sbt_vk_p_VkPerformanceValueDataINTEL(sbt_vk_pr *pr, const VkPerforma
 	}
 }
 
-static inline void sbt_vk_p_VkPerformanceValueINTEL(sbt_vk_pr *pr, const VkPerformanceValueINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceValueINTEL(sbt_vk_pr *pr, const VkPerformanceValueINTEL *s)
 {
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkPerformanceValueTypeINTEL((int64_t)(s->type)), (int64_t)(s->type));
 	{
@@ -15387,7 +15387,7 @@ static void sbt_vk_pb_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "pUserData", (uint64_t)(uintptr_t)s->pUserData);
 }
 
-static inline void sbt_vk_p_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const VkInitializePerformanceApiInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkInitializePerformanceApiInfoINTEL(sbt_vk_pr *pr, const VkInitializePerformanceApiInfoINTEL *s)
 {
 	sbt_vk_pb_VkInitializePerformanceApiInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15399,7 +15399,7 @@ static void sbt_vk_pb_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, 
 	sbt_vk_pr_e(pr, "performanceCountersSampling", sbt_vk_en_VkQueryPoolSamplingModeINTEL((int64_t)(s->performanceCountersSampling)), (int64_t)(s->performanceCountersSampling));
 }
 
-static inline void sbt_vk_p_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, const VkQueryPoolPerformanceQueryCreateInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk_pr *pr, const VkQueryPoolPerformanceQueryCreateInfoINTEL *s)
 {
 	sbt_vk_pb_VkQueryPoolPerformanceQueryCreateInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15411,7 +15411,7 @@ static void sbt_vk_pb_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerfor
 	sbt_vk_pr_u(pr, "marker", (uint64_t)(s->marker));
 }
 
-static inline void sbt_vk_p_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceMarkerInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceMarkerInfoINTEL *s)
 {
 	sbt_vk_pb_VkPerformanceMarkerInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15423,7 +15423,7 @@ static void sbt_vk_pb_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "marker", (uint64_t)(s->marker));
 }
 
-static inline void sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceStreamMarkerInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(sbt_vk_pr *pr, const VkPerformanceStreamMarkerInfoINTEL *s)
 {
 	sbt_vk_pb_VkPerformanceStreamMarkerInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15437,7 +15437,7 @@ static void sbt_vk_pb_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerf
 	sbt_vk_pr_u(pr, "parameter", (uint64_t)(s->parameter));
 }
 
-static inline void sbt_vk_p_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerformanceOverrideInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceOverrideInfoINTEL(sbt_vk_pr *pr, const VkPerformanceOverrideInfoINTEL *s)
 {
 	sbt_vk_pb_VkPerformanceOverrideInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15449,7 +15449,7 @@ static void sbt_vk_pb_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, 
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkPerformanceConfigurationTypeINTEL((int64_t)(s->type)), (int64_t)(s->type));
 }
 
-static inline void sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, const VkPerformanceConfigurationAcquireInfoINTEL *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk_pr *pr, const VkPerformanceConfigurationAcquireInfoINTEL *s)
 {
 	sbt_vk_pb_VkPerformanceConfigurationAcquireInfoINTEL(pr, s);
 	if (s->pNext)
@@ -15462,7 +15462,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "shaderDeviceClock", (uint64_t)(s->shaderDeviceClock));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderClockFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderClockFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderClockFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderClockFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -15474,7 +15474,7 @@ static void sbt_vk_pb_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "indexTypeUint8", (uint64_t)(s->indexTypeUint8));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceIndexTypeUint8FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceIndexTypeUint8FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceIndexTypeUint8FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15487,7 +15487,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "shaderWarpsPerSM", (uint64_t)(s->shaderWarpsPerSM));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsPropertiesNV(pr, s);
 	if (s->pNext)
@@ -15499,7 +15499,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "shaderSMBuiltins", (uint64_t)(s->shaderSMBuiltins));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSMBuiltinsFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderSMBuiltinsFeaturesNV(pr, s);
 	if (s->pNext)
@@ -15513,7 +15513,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "fragmentShaderShadingRateInterlock", (uint64_t)(s->fragmentShaderShadingRateInterlock));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15525,7 +15525,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk
 	sbt_vk_pr_u(pr, "separateDepthStencilLayouts", (uint64_t)(s->separateDepthStencilLayouts));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures(pr, s);
 	if (s->pNext)
@@ -15537,7 +15537,7 @@ static void sbt_vk_pb_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_e(pr, "stencilLayout", sbt_vk_en_VkImageLayout((int64_t)(s->stencilLayout)), (int64_t)(s->stencilLayout));
 }
 
-static inline void sbt_vk_p_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const VkAttachmentReferenceStencilLayout *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentReferenceStencilLayout(sbt_vk_pr *pr, const VkAttachmentReferenceStencilLayout *s)
 {
 	sbt_vk_pb_VkAttachmentReferenceStencilLayout(pr, s);
 	if (s->pNext)
@@ -15550,7 +15550,7 @@ static void sbt_vk_pb_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sb
 	sbt_vk_pr_u(pr, "primitiveTopologyPatchListRestart", (uint64_t)(s->primitiveTopologyPatchListRestart));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15563,7 +15563,7 @@ static void sbt_vk_pb_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const 
 	sbt_vk_pr_e(pr, "stencilFinalLayout", sbt_vk_en_VkImageLayout((int64_t)(s->stencilFinalLayout)), (int64_t)(s->stencilFinalLayout));
 }
 
-static inline void sbt_vk_p_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const VkAttachmentDescriptionStencilLayout *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentDescriptionStencilLayout(sbt_vk_pr *pr, const VkAttachmentDescriptionStencilLayout *s)
 {
 	sbt_vk_pb_VkAttachmentDescriptionStencilLayout(pr, s);
 	if (s->pNext)
@@ -15575,7 +15575,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sb
 	sbt_vk_pr_u(pr, "pipelineExecutableInfo", (uint64_t)(s->pipelineExecutableInfo));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -15587,7 +15587,7 @@ static void sbt_vk_pb_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *
 	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
 }
 
-static inline void sbt_vk_p_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s)
 {
 	sbt_vk_pb_VkPipelineInfoKHR(pr, s);
 	if (s->pNext)
@@ -15602,7 +15602,7 @@ static void sbt_vk_pb_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_u(pr, "subgroupSize", (uint64_t)(s->subgroupSize));
 }
 
-static inline void sbt_vk_p_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkPipelineExecutablePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const VkPipelineExecutablePropertiesKHR *s)
 {
 	sbt_vk_pb_VkPipelineExecutablePropertiesKHR(pr, s);
 	if (s->pNext)
@@ -15615,7 +15615,7 @@ static void sbt_vk_pb_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelin
 	sbt_vk_pr_u(pr, "executableIndex", (uint64_t)(s->executableIndex));
 }
 
-static inline void sbt_vk_p_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s)
 {
 	sbt_vk_pb_VkPipelineExecutableInfoKHR(pr, s);
 	if (s->pNext)
@@ -15654,7 +15654,7 @@ static void sbt_vk_pb_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPi
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableStatisticKHR(sbt_vk_pr *pr, const VkPipelineExecutableStatisticKHR *s)
 {
 	sbt_vk_pb_VkPipelineExecutableStatisticKHR(pr, s);
 	if (s->pNext)
@@ -15674,7 +15674,7 @@ static void sbt_vk_pb_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *p
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *pr, const VkPipelineExecutableInternalRepresentationKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *pr, const VkPipelineExecutableInternalRepresentationKHR *s)
 {
 	sbt_vk_pb_VkPipelineExecutableInternalRepresentationKHR(pr, s);
 	if (s->pNext)
@@ -15686,7 +15686,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt
 	sbt_vk_pr_u(pr, "shaderDemoteToHelperInvocation", (uint64_t)(s->shaderDemoteToHelperInvocation));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures(pr, s);
 	if (s->pNext)
@@ -15698,7 +15698,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "texelBufferAlignment", (uint64_t)(s->texelBufferAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15713,7 +15713,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "uniformTexelBufferOffsetSingleTexelAlignment", (uint64_t)(s->uniformTexelBufferOffsetSingleTexelAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTexelBufferAlignmentProperties(sbt_vk_pr *pr, const VkPhysicalDeviceTexelBufferAlignmentProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTexelBufferAlignmentProperties(pr, s);
 	if (s->pNext)
@@ -15726,7 +15726,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "computeFullSubgroups", (uint64_t)(s->computeFullSubgroups));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlFeatures(pr, s);
 	if (s->pNext)
@@ -15741,7 +15741,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *p
 	sbt_vk_pr_x(pr, "requiredSubgroupSizeStages", (uint64_t)(s->requiredSubgroupSizeStages));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubgroupSizeControlProperties(sbt_vk_pr *pr, const VkPhysicalDeviceSubgroupSizeControlProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubgroupSizeControlProperties(pr, s);
 	if (s->pNext)
@@ -15753,7 +15753,7 @@ static void sbt_vk_pb_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk
 	sbt_vk_pr_u(pr, "requiredSubgroupSize", (uint64_t)(s->requiredSubgroupSize));
 }
 
-static inline void sbt_vk_p_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(sbt_vk_pr *pr, const VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(pr, s);
 	if (s->pNext)
@@ -15766,7 +15766,7 @@ static void sbt_vk_pb_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "subpass", (uint64_t)(s->subpass));
 }
 
-static inline void sbt_vk_p_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s)
 {
 	sbt_vk_pb_VkSubpassShadingPipelineCreateInfoHUAWEI(pr, s);
 	if (s->pNext)
@@ -15778,7 +15778,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "maxSubpassShadingWorkgroupSizeAspectRatio", (uint64_t)(s->maxSubpassShadingWorkgroupSizeAspectRatio));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingPropertiesHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingPropertiesHUAWEI *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubpassShadingPropertiesHUAWEI(pr, s);
 	if (s->pNext)
@@ -15812,7 +15812,7 @@ static void sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_v
 	sbt_vk_pr_u(pr, "maxOutputClusterCount", (uint64_t)(s->maxOutputClusterCount));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI(pr, s);
 	if (s->pNext)
@@ -15824,7 +15824,7 @@ static void sbt_vk_pb_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "opaqueCaptureAddress", (uint64_t)(s->opaqueCaptureAddress));
 }
 
-static inline void sbt_vk_p_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, const VkMemoryOpaqueCaptureAddressAllocateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryOpaqueCaptureAddressAllocateInfo(sbt_vk_pr *pr, const VkMemoryOpaqueCaptureAddressAllocateInfo *s)
 {
 	sbt_vk_pb_VkMemoryOpaqueCaptureAddressAllocateInfo(pr, s);
 	if (s->pNext)
@@ -15836,7 +15836,7 @@ static void sbt_vk_pb_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, cons
 	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
 }
 
-static inline void sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s)
 {
 	sbt_vk_pb_VkDeviceMemoryOpaqueCaptureAddressInfo(pr, s);
 	if (s->pNext)
@@ -15853,7 +15853,7 @@ static void sbt_vk_pb_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "stippledSmoothLines", (uint64_t)(s->stippledSmoothLines));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLineRasterizationFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceLineRasterizationFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -15865,7 +15865,7 @@ static void sbt_vk_pb_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "lineSubPixelPrecisionBits", (uint64_t)(s->lineSubPixelPrecisionBits));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLineRasterizationPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLineRasterizationPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceLineRasterizationPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -15880,7 +15880,7 @@ static void sbt_vk_pb_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "lineStipplePattern", (uint64_t)(s->lineStipplePattern));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationLineStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationLineStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationLineStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationLineStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -15892,7 +15892,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_v
 	sbt_vk_pr_u(pr, "pipelineCreationCacheControl", (uint64_t)(s->pipelineCreationCacheControl));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePipelineCreationCacheControlFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineCreationCacheControlFeatures(sbt_vk_pr *pr, const VkPhysicalDevicePipelineCreationCacheControlFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelineCreationCacheControlFeatures(pr, s);
 	if (s->pNext)
@@ -15915,7 +15915,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_u(pr, "shaderDrawParameters", (uint64_t)(s->shaderDrawParameters));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan11Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan11Features(pr, s);
 	if (s->pNext)
@@ -15941,7 +15941,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "maxMemoryAllocationSize", (uint64_t)(s->maxMemoryAllocationSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Properties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan11Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan11Properties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan11Properties(pr, s);
 	if (s->pNext)
@@ -15999,7 +15999,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_u(pr, "subgroupBroadcastDynamicId", (uint64_t)(s->subgroupBroadcastDynamicId));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan12Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan12Features(pr, s);
 	if (s->pNext)
@@ -16066,7 +16066,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "framebufferIntegerColorSampleCounts", (uint64_t)(s->framebufferIntegerColorSampleCounts));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Properties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan12Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan12Properties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan12Properties(pr, s);
 	if (s->pNext)
@@ -16092,7 +16092,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_u(pr, "maintenance4", (uint64_t)(s->maintenance4));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan13Features(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan13Features(pr, s);
 	if (s->pNext)
@@ -16148,7 +16148,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "maxBufferSize", (uint64_t)(s->maxBufferSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Properties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVulkan13Properties(sbt_vk_pr *pr, const VkPhysicalDeviceVulkan13Properties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVulkan13Properties(pr, s);
 	if (s->pNext)
@@ -16160,7 +16160,7 @@ static void sbt_vk_pb_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, cons
 	sbt_vk_pr_x(pr, "compilerControlFlags", (uint64_t)(s->compilerControlFlags));
 }
 
-static inline void sbt_vk_p_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, const VkPipelineCompilerControlCreateInfoAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineCompilerControlCreateInfoAMD(sbt_vk_pr *pr, const VkPipelineCompilerControlCreateInfoAMD *s)
 {
 	sbt_vk_pb_VkPipelineCompilerControlCreateInfoAMD(pr, s);
 	if (s->pNext)
@@ -16172,7 +16172,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "deviceCoherentMemory", (uint64_t)(s->deviceCoherentMemory));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceCoherentMemoryFeaturesAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCoherentMemoryFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceCoherentMemoryFeaturesAMD *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCoherentMemoryFeaturesAMD(pr, s);
 	if (s->pNext)
@@ -16188,7 +16188,7 @@ static void sbt_vk_pb_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhys
 	sbt_vk_pr_s(pr, "layer", s->layer, strnlen(s->layer, VK_MAX_EXTENSION_NAME_SIZE));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhysicalDeviceToolProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceToolProperties(sbt_vk_pr *pr, const VkPhysicalDeviceToolProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceToolProperties(pr, s);
 	if (s->pNext)
@@ -16201,7 +16201,7 @@ static void sbt_vk_pb_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 }
 
-static inline void sbt_vk_p_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerCustomBorderColorCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerCustomBorderColorCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkSamplerCustomBorderColorCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -16213,7 +16213,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "maxCustomBorderColorSamplers", (uint64_t)(s->maxCustomBorderColorSamplers));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCustomBorderColorPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCustomBorderColorPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -16226,7 +16226,7 @@ static void sbt_vk_pb_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "customBorderColorWithoutFormat", (uint64_t)(s->customBorderColorWithoutFormat));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceCustomBorderColorFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceCustomBorderColorFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceCustomBorderColorFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16243,7 +16243,7 @@ static void sbt_vk_pb_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_p
 	sbt_vk_pr_u(pr, "srgb", (uint64_t)(s->srgb));
 }
 
-static inline void sbt_vk_p_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerBorderColorComponentMappingCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerBorderColorComponentMappingCreateInfoEXT(sbt_vk_pr *pr, const VkSamplerBorderColorComponentMappingCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkSamplerBorderColorComponentMappingCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -16256,7 +16256,7 @@ static void sbt_vk_pb_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "borderColorSwizzleFromImage", (uint64_t)(s->borderColorSwizzleFromImage));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBorderColorSwizzleFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceBorderColorSwizzleFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceBorderColorSwizzleFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16274,7 +16274,7 @@ static void sbt_vk_pb_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr 
 	sbt_vk_pr_bytes(pr, "transformData", &(s->transformData), sizeof(s->transformData));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryTrianglesDataKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryTrianglesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryTrianglesDataKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureGeometryTrianglesDataKHR(pr, s);
 	if (s->pNext)
@@ -16287,7 +16287,7 @@ static void sbt_vk_pb_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryAabbsDataKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryAabbsDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryAabbsDataKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureGeometryAabbsDataKHR(pr, s);
 	if (s->pNext)
@@ -16300,7 +16300,7 @@ static void sbt_vk_pb_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr 
 	sbt_vk_pr_bytes(pr, "data", &(s->data), sizeof(s->data));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryInstancesDataKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryInstancesDataKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryInstancesDataKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureGeometryInstancesDataKHR(pr, s);
 	if (s->pNext)
@@ -16347,7 +16347,7 @@ static void sbt_vk_pb_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryKHR(sbt_vk_pr *pr, const VkAccelerationStructureGeometryKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureGeometryKHR(pr, s);
 	if (s->pNext)
@@ -16407,7 +16407,7 @@ static void sbt_vk_pb_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_bytes(pr, "scratchData", &(s->scratchData), sizeof(s->scratchData));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildGeometryInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildGeometryInfoKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureBuildGeometryInfoKHR(pr, s);
 	if (s->pNext)
@@ -16424,7 +16424,7 @@ static void sbt_vk_pb_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "deviceAddress", (uint64_t)(s->deviceAddress));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -16436,7 +16436,7 @@ static void sbt_vk_pb_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureDeviceAddressInfoKHR(pr, s);
 	if (s->pNext)
@@ -16452,7 +16452,7 @@ static void sbt_vk_pb_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const
 	}
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureVersionInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureVersionInfoKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureVersionInfoKHR(pr, s);
 	if (s->pNext)
@@ -16466,7 +16466,7 @@ static void sbt_vk_pb_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s)
 {
 	sbt_vk_pb_VkCopyAccelerationStructureInfoKHR(pr, s);
 	if (s->pNext)
@@ -16480,7 +16480,7 @@ static void sbt_vk_pb_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, 
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s)
 {
 	sbt_vk_pb_VkCopyAccelerationStructureToMemoryInfoKHR(pr, s);
 	if (s->pNext)
@@ -16494,7 +16494,7 @@ static void sbt_vk_pb_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, 
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s)
 {
 	sbt_vk_pb_VkCopyMemoryToAccelerationStructureInfoKHR(pr, s);
 	if (s->pNext)
@@ -16521,7 +16521,7 @@ static void sbt_vk_pb_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipe
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineLibraryCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineLibraryCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkPipelineLibraryCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -16533,7 +16533,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "extendedDynamicState", (uint64_t)(s->extendedDynamicState));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicStateFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicStateFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExtendedDynamicStateFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16547,7 +16547,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "extendedDynamicState2PatchControlPoints", (uint64_t)(s->extendedDynamicState2PatchControlPoints));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState2FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState2FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState2FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16589,7 +16589,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "extendedDynamicState3ShadingRateImageEnable", (uint64_t)(s->extendedDynamicState3ShadingRateImageEnable));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16601,14 +16601,14 @@ static void sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "dynamicPrimitiveTopologyUnrestricted", (uint64_t)(s->dynamicPrimitiveTopologyUnrestricted));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3PropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceExtendedDynamicState3PropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExtendedDynamicState3PropertiesEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkColorBlendEquationEXT(sbt_vk_pr *pr, const VkColorBlendEquationEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkColorBlendEquationEXT(sbt_vk_pr *pr, const VkColorBlendEquationEXT *s)
 {
 	sbt_vk_pr_e(pr, "srcColorBlendFactor", sbt_vk_en_VkBlendFactor((int64_t)(s->srcColorBlendFactor)), (int64_t)(s->srcColorBlendFactor));
 	sbt_vk_pr_e(pr, "dstColorBlendFactor", sbt_vk_en_VkBlendFactor((int64_t)(s->dstColorBlendFactor)), (int64_t)(s->dstColorBlendFactor));
@@ -16618,7 +16618,7 @@ static inline void sbt_vk_p_VkColorBlendEquationEXT(sbt_vk_pr *pr, const VkColor
 	sbt_vk_pr_e(pr, "alphaBlendOp", sbt_vk_en_VkBlendOp((int64_t)(s->alphaBlendOp)), (int64_t)(s->alphaBlendOp));
 }
 
-static inline void sbt_vk_p_VkColorBlendAdvancedEXT(sbt_vk_pr *pr, const VkColorBlendAdvancedEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkColorBlendAdvancedEXT(sbt_vk_pr *pr, const VkColorBlendAdvancedEXT *s)
 {
 	sbt_vk_pr_e(pr, "advancedBlendOp", sbt_vk_en_VkBlendOp((int64_t)(s->advancedBlendOp)), (int64_t)(s->advancedBlendOp));
 	sbt_vk_pr_u(pr, "srcPremultiplied", (uint64_t)(s->srcPremultiplied));
@@ -16632,7 +16632,7 @@ static void sbt_vk_pb_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "transform", (uint64_t)(s->transform));
 }
 
-static inline void sbt_vk_p_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const VkRenderPassTransformBeginInfoQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassTransformBeginInfoQCOM(sbt_vk_pr *pr, const VkRenderPassTransformBeginInfoQCOM *s)
 {
 	sbt_vk_pb_VkRenderPassTransformBeginInfoQCOM(pr, s);
 	if (s->pNext)
@@ -16644,7 +16644,7 @@ static void sbt_vk_pb_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopy
 	sbt_vk_pr_x(pr, "transform", (uint64_t)(s->transform));
 }
 
-static inline void sbt_vk_p_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopyCommandTransformInfoQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyCommandTransformInfoQCOM(sbt_vk_pr *pr, const VkCopyCommandTransformInfoQCOM *s)
 {
 	sbt_vk_pb_VkCopyCommandTransformInfoQCOM(pr, s);
 	if (s->pNext)
@@ -16661,7 +16661,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_
 	}
 }
 
-static inline void sbt_vk_p_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderPassTransformInfoQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderPassTransformInfoQCOM *s)
 {
 	sbt_vk_pb_VkCommandBufferInheritanceRenderPassTransformInfoQCOM(pr, s);
 	if (s->pNext)
@@ -16673,7 +16673,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "diagnosticsConfig", (uint64_t)(s->diagnosticsConfig));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDiagnosticsConfigFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceDiagnosticsConfigFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDiagnosticsConfigFeaturesNV(pr, s);
 	if (s->pNext)
@@ -16685,7 +16685,7 @@ static void sbt_vk_pb_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const VkDeviceDiagnosticsConfigCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceDiagnosticsConfigCreateInfoNV(sbt_vk_pr *pr, const VkDeviceDiagnosticsConfigCreateInfoNV *s)
 {
 	sbt_vk_pb_VkDeviceDiagnosticsConfigCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -16697,7 +16697,7 @@ static void sbt_vk_pb_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_
 	sbt_vk_pr_u(pr, "shaderZeroInitializeWorkgroupMemory", (uint64_t)(s->shaderZeroInitializeWorkgroupMemory));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures(pr, s);
 	if (s->pNext)
@@ -16709,7 +16709,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKH
 	sbt_vk_pr_u(pr, "shaderSubgroupUniformControlFlow", (uint64_t)(s->shaderSubgroupUniformControlFlow));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -16723,7 +16723,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "nullDescriptor", (uint64_t)(s->nullDescriptor));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRobustness2FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRobustness2FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16736,7 +16736,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "robustUniformBufferAccessSizeAlignment", (uint64_t)(s->robustUniformBufferAccessSizeAlignment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2PropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRobustness2PropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRobustness2PropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRobustness2PropertiesEXT(pr, s);
 	if (s->pNext)
@@ -16748,7 +16748,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "robustImageAccess", (uint64_t)(s->robustImageAccess));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImageRobustnessFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageRobustnessFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceImageRobustnessFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageRobustnessFeatures(pr, s);
 	if (s->pNext)
@@ -16763,7 +16763,7 @@ static void sbt_vk_pb_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(s
 	sbt_vk_pr_u(pr, "workgroupMemoryExplicitLayout16BitAccess", (uint64_t)(s->workgroupMemoryExplicitLayout16BitAccess));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -16776,7 +16776,7 @@ static void sbt_vk_pb_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "formatA4B4G4R4", (uint64_t)(s->formatA4B4G4R4));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevice4444FormatsFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevice4444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevice4444FormatsFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevice4444FormatsFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -16788,7 +16788,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "subpassShading", (uint64_t)(s->subpassShading));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingFeaturesHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassShadingFeaturesHUAWEI *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubpassShadingFeaturesHUAWEI(pr, s);
 	if (s->pNext)
@@ -16801,7 +16801,7 @@ static void sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_
 	sbt_vk_pr_u(pr, "multiviewClusterCullingShader", (uint64_t)(s->multiviewClusterCullingShader));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(sbt_vk_pr *pr, const VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI(pr, s);
 	if (s->pNext)
@@ -16815,7 +16815,7 @@ static void sbt_vk_pb_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s)
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCopy2(sbt_vk_pr *pr, const VkBufferCopy2 *s)
 {
 	sbt_vk_pb_VkBufferCopy2(pr, s);
 	if (s->pNext)
@@ -16851,7 +16851,7 @@ static void sbt_vk_pb_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s)
 	}
 }
 
-static inline void sbt_vk_p_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCopy2(sbt_vk_pr *pr, const VkImageCopy2 *s)
 {
 	sbt_vk_pb_VkImageCopy2(pr, s);
 	if (s->pNext)
@@ -16874,7 +16874,7 @@ static void sbt_vk_pb_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s)
 	sbt_vk_pr_bytes(pr, "dstOffsets", s->dstOffsets, sizeof(s->dstOffsets));
 }
 
-static inline void sbt_vk_p_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageBlit2(sbt_vk_pr *pr, const VkImageBlit2 *s)
 {
 	sbt_vk_pb_VkImageBlit2(pr, s);
 	if (s->pNext)
@@ -16903,7 +16903,7 @@ static void sbt_vk_pb_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2
 	}
 }
 
-static inline void sbt_vk_p_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferImageCopy2(sbt_vk_pr *pr, const VkBufferImageCopy2 *s)
 {
 	sbt_vk_pb_VkBufferImageCopy2(pr, s);
 	if (s->pNext)
@@ -16939,7 +16939,7 @@ static void sbt_vk_pb_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s)
 	}
 }
 
-static inline void sbt_vk_p_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageResolve2(sbt_vk_pr *pr, const VkImageResolve2 *s)
 {
 	sbt_vk_pb_VkImageResolve2(pr, s);
 	if (s->pNext)
@@ -16972,7 +16972,7 @@ static void sbt_vk_pb_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *
 	}
 }
 
-static inline void sbt_vk_p_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s)
 {
 	sbt_vk_pb_VkCopyBufferInfo2(pr, s);
 	if (s->pNext)
@@ -17007,7 +17007,7 @@ static void sbt_vk_pb_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s)
 	}
 }
 
-static inline void sbt_vk_p_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s)
 {
 	sbt_vk_pb_VkCopyImageInfo2(pr, s);
 	if (s->pNext)
@@ -17043,7 +17043,7 @@ static void sbt_vk_pb_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s)
 	sbt_vk_pr_e(pr, "filter", sbt_vk_en_VkFilter((int64_t)(s->filter)), (int64_t)(s->filter));
 }
 
-static inline void sbt_vk_p_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s)
 {
 	sbt_vk_pb_VkBlitImageInfo2(pr, s);
 	if (s->pNext)
@@ -17077,7 +17077,7 @@ static void sbt_vk_pb_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBuffer
 	}
 }
 
-static inline void sbt_vk_p_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s)
 {
 	sbt_vk_pb_VkCopyBufferToImageInfo2(pr, s);
 	if (s->pNext)
@@ -17111,7 +17111,7 @@ static void sbt_vk_pb_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageT
 	}
 }
 
-static inline void sbt_vk_p_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s)
 {
 	sbt_vk_pb_VkCopyImageToBufferInfo2(pr, s);
 	if (s->pNext)
@@ -17146,7 +17146,7 @@ static void sbt_vk_pb_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInf
 	}
 }
 
-static inline void sbt_vk_p_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s)
 {
 	sbt_vk_pb_VkResolveImageInfo2(pr, s);
 	if (s->pNext)
@@ -17159,7 +17159,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_p
 	sbt_vk_pr_u(pr, "sparseImageInt64Atomics", (uint64_t)(s->sparseImageInt64Atomics));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17186,7 +17186,7 @@ static void sbt_vk_pb_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, cons
 	}
 }
 
-static inline void sbt_vk_p_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkFragmentShadingRateAttachmentInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkFragmentShadingRateAttachmentInfoKHR *s)
 {
 	sbt_vk_pb_VkFragmentShadingRateAttachmentInfoKHR(pr, s);
 	if (s->pNext)
@@ -17213,7 +17213,7 @@ static void sbt_vk_pb_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr 
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateStateCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineFragmentShadingRateStateCreateInfoKHR(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateStateCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkPipelineFragmentShadingRateStateCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -17227,7 +17227,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "attachmentFragmentShadingRate", (uint64_t)(s->attachmentFragmentShadingRate));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -17267,7 +17267,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr
 	sbt_vk_pr_u(pr, "fragmentShadingRateStrictMultiplyCombiner", (uint64_t)(s->fragmentShadingRateStrictMultiplyCombiner));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRatePropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRatePropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShadingRatePropertiesKHR(pr, s);
 	if (s->pNext)
@@ -17284,7 +17284,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, cons
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateKHR(pr, s);
 	if (s->pNext)
@@ -17296,7 +17296,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_p
 	sbt_vk_pr_u(pr, "shaderTerminateInvocation", (uint64_t)(s->shaderTerminateInvocation));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderTerminateInvocationFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderTerminateInvocationFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderTerminateInvocationFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderTerminateInvocationFeatures(pr, s);
 	if (s->pNext)
@@ -17310,7 +17310,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_
 	sbt_vk_pr_u(pr, "noInvocationFragmentShadingRates", (uint64_t)(s->noInvocationFragmentShadingRates));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV(pr, s);
 	if (s->pNext)
@@ -17322,7 +17322,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_v
 	sbt_vk_pr_x(pr, "maxFragmentShadingRateInvocationCount", (uint64_t)(s->maxFragmentShadingRateInvocationCount));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV(pr, s);
 	if (s->pNext)
@@ -17346,7 +17346,7 @@ static void sbt_vk_pb_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateEnumStateCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(sbt_vk_pr *pr, const VkPipelineFragmentShadingRateEnumStateCreateInfoNV *s)
 {
 	sbt_vk_pb_VkPipelineFragmentShadingRateEnumStateCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -17360,7 +17360,7 @@ static void sbt_vk_pb_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "buildScratchSize", (uint64_t)(s->buildScratchSize));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildSizesInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureBuildSizesInfoKHR *s)
 {
 	sbt_vk_pb_VkAccelerationStructureBuildSizesInfoKHR(pr, s);
 	if (s->pNext)
@@ -17373,7 +17373,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "sampler2DViewOf3D", (uint64_t)(s->sampler2DViewOf3D));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImage2DViewOf3DFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImage2DViewOf3DFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImage2DViewOf3DFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17385,14 +17385,14 @@ static void sbt_vk_pb_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "mutableDescriptorType", (uint64_t)(s->mutableDescriptorType));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkMutableDescriptorTypeListEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeListEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMutableDescriptorTypeListEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeListEXT *s)
 {
 	sbt_vk_pr_u(pr, "descriptorTypeCount", (uint64_t)(s->descriptorTypeCount));
 	if (!s->pDescriptorTypes) {
@@ -17436,7 +17436,7 @@ static void sbt_vk_pb_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const VkMutableDescriptorTypeCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkMutableDescriptorTypeCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -17448,7 +17448,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "depthClipControl", (uint64_t)(s->depthClipControl));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipControlFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClipControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClipControlFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDepthClipControlFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17460,7 +17460,7 @@ static void sbt_vk_pb_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "negativeOneToOne", (uint64_t)(s->negativeOneToOne));
 }
 
-static inline void sbt_vk_p_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineViewportDepthClipControlCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineViewportDepthClipControlCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineViewportDepthClipControlCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineViewportDepthClipControlCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -17472,7 +17472,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "vertexInputDynamicState", (uint64_t)(s->vertexInputDynamicState));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17484,7 +17484,7 @@ static void sbt_vk_pb_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "externalMemoryRDMA", (uint64_t)(s->externalMemoryRDMA));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryRDMAFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceExternalMemoryRDMAFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceExternalMemoryRDMAFeaturesNV(pr, s);
 	if (s->pNext)
@@ -17499,7 +17499,7 @@ static void sbt_vk_pb_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "divisor", (uint64_t)(s->divisor));
 }
 
-static inline void sbt_vk_p_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const VkVertexInputBindingDescription2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputBindingDescription2EXT(sbt_vk_pr *pr, const VkVertexInputBindingDescription2EXT *s)
 {
 	sbt_vk_pb_VkVertexInputBindingDescription2EXT(pr, s);
 	if (s->pNext)
@@ -17514,7 +17514,7 @@ static void sbt_vk_pb_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 }
 
-static inline void sbt_vk_p_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const VkVertexInputAttributeDescription2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVertexInputAttributeDescription2EXT(sbt_vk_pr *pr, const VkVertexInputAttributeDescription2EXT *s)
 {
 	sbt_vk_pb_VkVertexInputAttributeDescription2EXT(pr, s);
 	if (s->pNext)
@@ -17526,7 +17526,7 @@ static void sbt_vk_pb_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "colorWriteEnable", (uint64_t)(s->colorWriteEnable));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceColorWriteEnableFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceColorWriteEnableFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceColorWriteEnableFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceColorWriteEnableFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17553,7 +17553,7 @@ static void sbt_vk_pb_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkP
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorWriteCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineColorWriteCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineColorWriteCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -17568,7 +17568,7 @@ static void sbt_vk_pb_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s)
 	sbt_vk_pr_x(pr, "dstAccessMask", (uint64_t)(s->dstAccessMask));
 }
 
-static inline void sbt_vk_p_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryBarrier2(sbt_vk_pr *pr, const VkMemoryBarrier2 *s)
 {
 	sbt_vk_pb_VkMemoryBarrier2(pr, s);
 	if (s->pNext)
@@ -17593,7 +17593,7 @@ static void sbt_vk_pb_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBa
 	}
 }
 
-static inline void sbt_vk_p_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBarrier2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBarrier2 *s)
 {
 	sbt_vk_pb_VkImageMemoryBarrier2(pr, s);
 	if (s->pNext)
@@ -17613,7 +17613,7 @@ static void sbt_vk_pb_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemory
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
 
-static inline void sbt_vk_p_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemoryBarrier2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemoryBarrier2 *s)
 {
 	sbt_vk_pb_VkBufferMemoryBarrier2(pr, s);
 	if (s->pNext)
@@ -17685,7 +17685,7 @@ static void sbt_vk_pb_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
 	}
 }
 
-static inline void sbt_vk_p_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
 {
 	sbt_vk_pb_VkDependencyInfo(pr, s);
 	if (s->pNext)
@@ -17700,7 +17700,7 @@ static void sbt_vk_pb_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubm
 	sbt_vk_pr_u(pr, "deviceIndex", (uint64_t)(s->deviceIndex));
 }
 
-static inline void sbt_vk_p_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s)
 {
 	sbt_vk_pb_VkSemaphoreSubmitInfo(pr, s);
 	if (s->pNext)
@@ -17713,7 +17713,7 @@ static void sbt_vk_pb_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBu
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
-static inline void sbt_vk_p_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s)
 {
 	sbt_vk_pb_VkCommandBufferSubmitInfo(pr, s);
 	if (s->pNext)
@@ -17785,7 +17785,7 @@ static void sbt_vk_pb_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
 	}
 }
 
-static inline void sbt_vk_p_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
 {
 	sbt_vk_pb_VkSubmitInfo2(pr, s);
 	if (s->pNext)
@@ -17797,7 +17797,7 @@ static void sbt_vk_pb_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_x(pr, "checkpointExecutionStageMask", (uint64_t)(s->checkpointExecutionStageMask));
 }
 
-static inline void sbt_vk_p_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointProperties2NV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyCheckpointProperties2NV(sbt_vk_pr *pr, const VkQueueFamilyCheckpointProperties2NV *s)
 {
 	sbt_vk_pb_VkQueueFamilyCheckpointProperties2NV(pr, s);
 	if (s->pNext)
@@ -17810,7 +17810,7 @@ static void sbt_vk_pb_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2
 	sbt_vk_pr_x(pr, "pCheckpointMarker", (uint64_t)(uintptr_t)s->pCheckpointMarker);
 }
 
-static inline void sbt_vk_p_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2NV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCheckpointData2NV(sbt_vk_pr *pr, const VkCheckpointData2NV *s)
 {
 	sbt_vk_pb_VkCheckpointData2NV(pr, s);
 	if (s->pNext)
@@ -17822,7 +17822,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "synchronization2", (uint64_t)(s->synchronization2));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, const VkPhysicalDeviceSynchronization2Features *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSynchronization2Features(sbt_vk_pr *pr, const VkPhysicalDeviceSynchronization2Features *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSynchronization2Features(pr, s);
 	if (s->pNext)
@@ -17836,7 +17836,7 @@ static void sbt_vk_pb_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk
 	sbt_vk_pr_u(pr, "primitivesGeneratedQueryWithNonZeroStreams", (uint64_t)(s->primitivesGeneratedQueryWithNonZeroStreams));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17848,7 +17848,7 @@ static void sbt_vk_pb_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "legacyDithering", (uint64_t)(s->legacyDithering));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLegacyDitheringFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLegacyDitheringFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceLegacyDitheringFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceLegacyDitheringFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17860,7 +17860,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesE
 	sbt_vk_pr_u(pr, "multisampledRenderToSingleSampled", (uint64_t)(s->multisampledRenderToSingleSampled));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17872,7 +17872,7 @@ static void sbt_vk_pb_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "optimal", (uint64_t)(s->optimal));
 }
 
-static inline void sbt_vk_p_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const VkSubpassResolvePerformanceQueryEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassResolvePerformanceQueryEXT(sbt_vk_pr *pr, const VkSubpassResolvePerformanceQueryEXT *s)
 {
 	sbt_vk_pb_VkSubpassResolvePerformanceQueryEXT(pr, s);
 	if (s->pNext)
@@ -17885,7 +17885,7 @@ static void sbt_vk_pb_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_x(pr, "rasterizationSamples", (uint64_t)(s->rasterizationSamples));
 }
 
-static inline void sbt_vk_p_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, const VkMultisampledRenderToSingleSampledInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultisampledRenderToSingleSampledInfoEXT(sbt_vk_pr *pr, const VkMultisampledRenderToSingleSampledInfoEXT *s)
 {
 	sbt_vk_pb_VkMultisampledRenderToSingleSampledInfoEXT(pr, s);
 	if (s->pNext)
@@ -17897,7 +17897,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "pipelineProtectedAccess", (uint64_t)(s->pipelineProtectedAccess));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineProtectedAccessFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineProtectedAccessFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelineProtectedAccessFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -17909,7 +17909,7 @@ static void sbt_vk_pb_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQue
 	sbt_vk_pr_x(pr, "videoCodecOperations", (uint64_t)(s->videoCodecOperations));
 }
 
-static inline void sbt_vk_p_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyVideoPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyVideoPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyVideoPropertiesKHR *s)
 {
 	sbt_vk_pb_VkQueueFamilyVideoPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -17921,7 +17921,7 @@ static void sbt_vk_pb_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "queryResultStatusSupport", (uint64_t)(s->queryResultStatusSupport));
 }
 
-static inline void sbt_vk_p_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyQueryResultStatusPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueueFamilyQueryResultStatusPropertiesKHR(sbt_vk_pr *pr, const VkQueueFamilyQueryResultStatusPropertiesKHR *s)
 {
 	sbt_vk_pb_VkQueueFamilyQueryResultStatusPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -17952,7 +17952,7 @@ static void sbt_vk_pb_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProf
 	}
 }
 
-static inline void sbt_vk_p_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProfileListInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProfileListInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoProfileListInfoKHR(pr, s);
 	if (s->pNext)
@@ -17964,7 +17964,7 @@ static void sbt_vk_pb_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_x(pr, "imageUsage", (uint64_t)(s->imageUsage));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const VkPhysicalDeviceVideoFormatInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(sbt_vk_pr *pr, const VkPhysicalDeviceVideoFormatInfoKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceVideoFormatInfoKHR(pr, s);
 	if (s->pNext)
@@ -17985,7 +17985,7 @@ static void sbt_vk_pb_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFor
 	sbt_vk_pr_x(pr, "imageUsageFlags", (uint64_t)(s->imageUsageFlags));
 }
 
-static inline void sbt_vk_p_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFormatPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoFormatPropertiesKHR(sbt_vk_pr *pr, const VkVideoFormatPropertiesKHR *s)
 {
 	sbt_vk_pb_VkVideoFormatPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -18000,7 +18000,7 @@ static void sbt_vk_pb_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileI
 	sbt_vk_pr_x(pr, "chromaBitDepth", (uint64_t)(s->chromaBitDepth));
 }
 
-static inline void sbt_vk_p_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoProfileInfoKHR(sbt_vk_pr *pr, const VkVideoProfileInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoProfileInfoKHR(pr, s);
 	if (s->pNext)
@@ -18036,7 +18036,7 @@ static void sbt_vk_pb_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabil
 	}
 }
 
-static inline void sbt_vk_p_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoCapabilitiesKHR *s)
 {
 	sbt_vk_pb_VkVideoCapabilitiesKHR(pr, s);
 	if (s->pNext)
@@ -18053,7 +18053,7 @@ static void sbt_vk_pb_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const V
 	}
 }
 
-static inline void sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const VkVideoSessionMemoryRequirementsKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const VkVideoSessionMemoryRequirementsKHR *s)
 {
 	sbt_vk_pb_VkVideoSessionMemoryRequirementsKHR(pr, s);
 	if (s->pNext)
@@ -18068,7 +18068,7 @@ static void sbt_vk_pb_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBin
 	sbt_vk_pr_u(pr, "memorySize", (uint64_t)(s->memorySize));
 }
 
-static inline void sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s)
 {
 	sbt_vk_pb_VkBindVideoSessionMemoryInfoKHR(pr, s);
 	if (s->pNext)
@@ -18091,7 +18091,7 @@ static void sbt_vk_pb_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideo
 	sbt_vk_pr_x(pr, "imageViewBinding", (uint64_t)(uintptr_t)(s->imageViewBinding));
 }
 
-static inline void sbt_vk_p_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoPictureResourceInfoKHR(pr, s);
 	if (s->pNext)
@@ -18114,7 +18114,7 @@ static void sbt_vk_pb_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoRe
 	}
 }
 
-static inline void sbt_vk_p_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoReferenceSlotInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoReferenceSlotInfoKHR(sbt_vk_pr *pr, const VkVideoReferenceSlotInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoReferenceSlotInfoKHR(pr, s);
 	if (s->pNext)
@@ -18126,7 +18126,7 @@ static void sbt_vk_pb_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoD
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoDecodeCapabilitiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeCapabilitiesKHR(sbt_vk_pr *pr, const VkVideoDecodeCapabilitiesKHR *s)
 {
 	sbt_vk_pb_VkVideoDecodeCapabilitiesKHR(pr, s);
 	if (s->pNext)
@@ -18138,7 +18138,7 @@ static void sbt_vk_pb_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDeco
 	sbt_vk_pr_x(pr, "videoUsageHints", (uint64_t)(s->videoUsageHints));
 }
 
-static inline void sbt_vk_p_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeUsageInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeUsageInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeUsageInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoDecodeUsageInfoKHR(pr, s);
 	if (s->pNext)
@@ -18189,7 +18189,7 @@ static void sbt_vk_pb_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInf
 	}
 }
 
-static inline void sbt_vk_p_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoDecodeInfoKHR(pr, s);
 	if (s->pNext)
@@ -18233,7 +18233,7 @@ static void sbt_vk_pb_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSe
 	}
 }
 
-static inline void sbt_vk_p_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoSessionCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -18247,7 +18247,7 @@ static void sbt_vk_pb_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const
 	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
 }
 
-static inline void sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoSessionParametersCreateInfoKHR(pr, s);
 	if (s->pNext)
@@ -18259,7 +18259,7 @@ static void sbt_vk_pb_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "updateSequenceCount", (uint64_t)(s->updateSequenceCount));
 }
 
-static inline void sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersUpdateInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersUpdateInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoSessionParametersUpdateInfoKHR(pr, s);
 	if (s->pNext)
@@ -18293,7 +18293,7 @@ static void sbt_vk_pb_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBegi
 	}
 }
 
-static inline void sbt_vk_p_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoBeginCodingInfoKHR(pr, s);
 	if (s->pNext)
@@ -18305,7 +18305,7 @@ static void sbt_vk_pb_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCod
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCodingInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoEndCodingInfoKHR(sbt_vk_pr *pr, const VkVideoEndCodingInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoEndCodingInfoKHR(pr, s);
 	if (s->pNext)
@@ -18317,7 +18317,7 @@ static void sbt_vk_pb_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCo
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCodingControlInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoCodingControlInfoKHR(sbt_vk_pr *pr, const VkVideoCodingControlInfoKHR *s)
 {
 	sbt_vk_pb_VkVideoCodingControlInfoKHR(pr, s);
 	if (s->pNext)
@@ -18329,7 +18329,7 @@ static void sbt_vk_pb_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_
 	sbt_vk_pr_u(pr, "inheritedViewportScissor2D", (uint64_t)(s->inheritedViewportScissor2D));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceInheritedViewportScissorFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceInheritedViewportScissorFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceInheritedViewportScissorFeaturesNV(pr, s);
 	if (s->pNext)
@@ -18353,7 +18353,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr 
 	}
 }
 
-static inline void sbt_vk_p_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr *pr, const VkCommandBufferInheritanceViewportScissorInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceViewportScissorInfoNV(sbt_vk_pr *pr, const VkCommandBufferInheritanceViewportScissorInfoNV *s)
 {
 	sbt_vk_pb_VkCommandBufferInheritanceViewportScissorInfoNV(pr, s);
 	if (s->pNext)
@@ -18365,7 +18365,7 @@ static void sbt_vk_pb_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "ycbcr2plane444Formats", (uint64_t)(s->ycbcr2plane444Formats));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -18378,7 +18378,7 @@ static void sbt_vk_pb_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "transformFeedbackPreservesProvokingVertex", (uint64_t)(s->transformFeedbackPreservesProvokingVertex));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProvokingVertexFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceProvokingVertexFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -18391,7 +18391,7 @@ static void sbt_vk_pb_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "transformFeedbackPreservesTriangleFanProvokingVertex", (uint64_t)(s->transformFeedbackPreservesTriangleFanProvokingVertex));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProvokingVertexPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceProvokingVertexPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceProvokingVertexPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -18403,7 +18403,7 @@ static void sbt_vk_pb_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(s
 	sbt_vk_pr_e(pr, "provokingVertexMode", sbt_vk_en_VkProvokingVertexModeEXT((int64_t)(s->provokingVertexMode)), (int64_t)(s->provokingVertexMode));
 }
 
-static inline void sbt_vk_p_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationProvokingVertexStateCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRasterizationProvokingVertexStateCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRasterizationProvokingVertexStateCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -18420,7 +18420,7 @@ static void sbt_vk_pb_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCre
 	}
 }
 
-static inline void sbt_vk_p_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCreateInfoNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCreateInfoNVX *s)
 {
 	sbt_vk_pb_VkCuModuleCreateInfoNVX(pr, s);
 	if (s->pNext)
@@ -18437,7 +18437,7 @@ static void sbt_vk_pb_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctio
 	}
 }
 
-static inline void sbt_vk_p_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s)
 {
 	sbt_vk_pb_VkCuFunctionCreateInfoNVX(pr, s);
 	if (s->pNext)
@@ -18452,7 +18452,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "descriptorBufferPushDescriptors", (uint64_t)(s->descriptorBufferPushDescriptors));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorBufferFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -18496,7 +18496,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "descriptorBufferAddressSpaceSize", (uint64_t)(s->descriptorBufferAddressSpaceSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorBufferPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -18508,7 +18508,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sb
 	sbt_vk_pr_u(pr, "combinedImageSamplerDensityMapDescriptorSize", (uint64_t)(s->combinedImageSamplerDensityMapDescriptorSize));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -18522,7 +18522,7 @@ static void sbt_vk_pb_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescript
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 }
 
-static inline void sbt_vk_p_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescriptorAddressInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorAddressInfoEXT(sbt_vk_pr *pr, const VkDescriptorAddressInfoEXT *s)
 {
 	sbt_vk_pb_VkDescriptorAddressInfoEXT(pr, s);
 	if (s->pNext)
@@ -18535,7 +18535,7 @@ static void sbt_vk_pb_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDe
 	sbt_vk_pr_x(pr, "usage", (uint64_t)(s->usage));
 }
 
-static inline void sbt_vk_p_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingInfoEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingInfoEXT *s)
 {
 	sbt_vk_pb_VkDescriptorBufferBindingInfoEXT(pr, s);
 	if (s->pNext)
@@ -18547,7 +18547,7 @@ static void sbt_vk_pb_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt
 	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static inline void sbt_vk_p_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s)
 {
 	sbt_vk_pb_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(pr, s);
 	if (s->pNext)
@@ -18689,7 +18689,7 @@ static void sbt_vk_pb_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGe
 	}
 }
 
-static inline void sbt_vk_p_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGetInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorGetInfoEXT(sbt_vk_pr *pr, const VkDescriptorGetInfoEXT *s)
 {
 	sbt_vk_pb_VkDescriptorGetInfoEXT(pr, s);
 	if (s->pNext)
@@ -18701,7 +18701,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "shaderIntegerDotProduct", (uint64_t)(s->shaderIntegerDotProduct));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductFeatures(pr, s);
 	if (s->pNext)
@@ -18742,7 +18742,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_p
 	sbt_vk_pr_u(pr, "integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated", (uint64_t)(s->integerDotProductAccumulatingSaturating64BitMixedSignednessAccelerated));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductProperties *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderIntegerDotProductProperties(sbt_vk_pr *pr, const VkPhysicalDeviceShaderIntegerDotProductProperties *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderIntegerDotProductProperties(pr, s);
 	if (s->pNext)
@@ -18759,7 +18759,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_i(pr, "renderMinor", (int64_t)(s->renderMinor));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDrmPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDrmPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDrmPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDrmPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -18771,7 +18771,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_v
 	sbt_vk_pr_u(pr, "fragmentShaderBarycentric", (uint64_t)(s->fragmentShaderBarycentric));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR(pr, s);
 	if (s->pNext)
@@ -18783,7 +18783,7 @@ static void sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt
 	sbt_vk_pr_u(pr, "triStripVertexOrderIndependentOfProvokingVertex", (uint64_t)(s->triStripVertexOrderIndependentOfProvokingVertex));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(sbt_vk_pr *pr, const VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR(pr, s);
 	if (s->pNext)
@@ -18796,7 +18796,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "rayTracingMotionBlurPipelineTraceRaysIndirect", (uint64_t)(s->rayTracingMotionBlurPipelineTraceRaysIndirect));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMotionBlurFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingMotionBlurFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingMotionBlurFeaturesNV(pr, s);
 	if (s->pNext)
@@ -18808,7 +18808,7 @@ static void sbt_vk_pb_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_v
 	sbt_vk_pr_bytes(pr, "vertexData", &(s->vertexData), sizeof(s->vertexData));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_vk_pr *pr, const VkAccelerationStructureGeometryMotionTrianglesDataNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureGeometryMotionTrianglesDataNV(sbt_vk_pr *pr, const VkAccelerationStructureGeometryMotionTrianglesDataNV *s)
 {
 	sbt_vk_pb_VkAccelerationStructureGeometryMotionTrianglesDataNV(pr, s);
 	if (s->pNext)
@@ -18821,7 +18821,7 @@ static void sbt_vk_pb_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const V
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMotionInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMotionInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMotionInfoNV *s)
 {
 	sbt_vk_pb_VkAccelerationStructureMotionInfoNV(pr, s);
 	if (s->pNext)
@@ -18834,7 +18834,7 @@ static void sbt_vk_pb_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemo
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
-static inline void sbt_vk_p_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s)
 {
 	sbt_vk_pb_VkMemoryGetRemoteAddressInfoNV(pr, s);
 	if (s->pNext)
@@ -18846,7 +18846,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "formatRgba10x6WithoutYCbCrSampler", (uint64_t)(s->formatRgba10x6WithoutYCbCrSampler));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -18860,7 +18860,7 @@ static void sbt_vk_pb_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatPropertie
 	sbt_vk_pr_x(pr, "bufferFeatures", (uint64_t)(s->bufferFeatures));
 }
 
-static inline void sbt_vk_p_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatProperties3 *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkFormatProperties3(sbt_vk_pr *pr, const VkFormatProperties3 *s)
 {
 	sbt_vk_pb_VkFormatProperties3(pr, s);
 	if (s->pNext)
@@ -18891,14 +18891,14 @@ static void sbt_vk_pb_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const
 	}
 }
 
-static inline void sbt_vk_p_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesList2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierPropertiesList2EXT *s)
 {
 	sbt_vk_pb_VkDrmFormatModifierPropertiesList2EXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDrmFormatModifierProperties2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierProperties2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDrmFormatModifierProperties2EXT(sbt_vk_pr *pr, const VkDrmFormatModifierProperties2EXT *s)
 {
 	sbt_vk_pr_u(pr, "drmFormatModifier", (uint64_t)(s->drmFormatModifier));
 	sbt_vk_pr_u(pr, "drmFormatModifierPlaneCount", (uint64_t)(s->drmFormatModifierPlaneCount));
@@ -18928,7 +18928,7 @@ static void sbt_vk_pb_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipel
 	sbt_vk_pr_e(pr, "stencilAttachmentFormat", sbt_vk_en_VkFormat((int64_t)(s->stencilAttachmentFormat)), (int64_t)(s->stencilAttachmentFormat));
 }
 
-static inline void sbt_vk_p_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipelineRenderingCreateInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipelineRenderingCreateInfo *s)
 {
 	sbt_vk_pb_VkPipelineRenderingCreateInfo(pr, s);
 	if (s->pNext)
@@ -18989,7 +18989,7 @@ static void sbt_vk_pb_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s)
 	}
 }
 
-static inline void sbt_vk_p_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s)
 {
 	sbt_vk_pb_VkRenderingInfo(pr, s);
 	if (s->pNext)
@@ -19008,7 +19008,7 @@ static void sbt_vk_pb_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRendering
 	sbt_vk_pr_bytes(pr, "clearValue", &(s->clearValue), sizeof(s->clearValue));
 }
 
-static inline void sbt_vk_p_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s)
 {
 	sbt_vk_pb_VkRenderingAttachmentInfo(pr, s);
 	if (s->pNext)
@@ -19026,7 +19026,7 @@ static void sbt_vk_pb_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr 
 	}
 }
 
-static inline void sbt_vk_p_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s)
 {
 	sbt_vk_pb_VkRenderingFragmentShadingRateAttachmentInfoKHR(pr, s);
 	if (s->pNext)
@@ -19039,7 +19039,7 @@ static void sbt_vk_pb_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 }
 
-static inline void sbt_vk_p_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s)
 {
 	sbt_vk_pb_VkRenderingFragmentDensityMapAttachmentInfoEXT(pr, s);
 	if (s->pNext)
@@ -19051,7 +19051,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, co
 	sbt_vk_pr_u(pr, "dynamicRendering", (uint64_t)(s->dynamicRendering));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDynamicRenderingFeatures *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDynamicRenderingFeatures(sbt_vk_pr *pr, const VkPhysicalDeviceDynamicRenderingFeatures *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDynamicRenderingFeatures(pr, s);
 	if (s->pNext)
@@ -19083,7 +19083,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, con
 	sbt_vk_pr_x(pr, "rasterizationSamples", (uint64_t)(s->rasterizationSamples));
 }
 
-static inline void sbt_vk_p_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderingInfo *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceRenderingInfo *s)
 {
 	sbt_vk_pb_VkCommandBufferInheritanceRenderingInfo(pr, s);
 	if (s->pNext)
@@ -19111,7 +19111,7 @@ static void sbt_vk_pb_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAtta
 	sbt_vk_pr_x(pr, "depthStencilAttachmentSamples", (uint64_t)(s->depthStencilAttachmentSamples));
 }
 
-static inline void sbt_vk_p_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAttachmentSampleCountInfoAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAttachmentSampleCountInfoAMD *s)
 {
 	sbt_vk_pb_VkAttachmentSampleCountInfoAMD(pr, s);
 	if (s->pNext)
@@ -19124,7 +19124,7 @@ static void sbt_vk_pb_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "perViewAttributesPositionXOnly", (uint64_t)(s->perViewAttributesPositionXOnly));
 }
 
-static inline void sbt_vk_p_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const VkMultiviewPerViewAttributesInfoNVX *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMultiviewPerViewAttributesInfoNVX(sbt_vk_pr *pr, const VkMultiviewPerViewAttributesInfoNVX *s)
 {
 	sbt_vk_pb_VkMultiviewPerViewAttributesInfoNVX(pr, s);
 	if (s->pNext)
@@ -19136,7 +19136,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "minLod", (uint64_t)(s->minLod));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewMinLodFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageViewMinLodFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageViewMinLodFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageViewMinLodFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19148,7 +19148,7 @@ static void sbt_vk_pb_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImag
 	sbt_vk_pr_f(pr, "minLod", (double)(s->minLod));
 }
 
-static inline void sbt_vk_p_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImageViewMinLodCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewMinLodCreateInfoEXT(sbt_vk_pr *pr, const VkImageViewMinLodCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkImageViewMinLodCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19162,7 +19162,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeatures
 	sbt_vk_pr_u(pr, "rasterizationOrderStencilAttachmentAccess", (uint64_t)(s->rasterizationOrderStencilAttachmentAccess));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19174,7 +19174,7 @@ static void sbt_vk_pb_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "linearColorAttachment", (uint64_t)(s->linearColorAttachment));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceLinearColorAttachmentFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceLinearColorAttachmentFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceLinearColorAttachmentFeaturesNV(pr, s);
 	if (s->pNext)
@@ -19186,7 +19186,7 @@ static void sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "graphicsPipelineLibrary", (uint64_t)(s->graphicsPipelineLibrary));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19199,7 +19199,7 @@ static void sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_v
 	sbt_vk_pr_u(pr, "graphicsPipelineLibraryIndependentInterpolationDecoration", (uint64_t)(s->graphicsPipelineLibraryIndependentInterpolationDecoration));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -19211,7 +19211,7 @@ static void sbt_vk_pb_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, cons
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, const VkGraphicsPipelineLibraryCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineLibraryCreateInfoEXT(sbt_vk_pr *pr, const VkGraphicsPipelineLibraryCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkGraphicsPipelineLibraryCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19223,7 +19223,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_
 	sbt_vk_pr_u(pr, "descriptorSetHostMapping", (uint64_t)(s->descriptorSetHostMapping));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(sbt_vk_pr *pr, const VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE(pr, s);
 	if (s->pNext)
@@ -19236,7 +19236,7 @@ static void sbt_vk_pb_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 }
 
-static inline void sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s)
 {
 	sbt_vk_pb_VkDescriptorSetBindingReferenceVALVE(pr, s);
 	if (s->pNext)
@@ -19249,7 +19249,7 @@ static void sbt_vk_pb_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "descriptorSize", (uint64_t)(s->descriptorSize));
 }
 
-static inline void sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const VkDescriptorSetLayoutHostMappingInfoVALVE *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const VkDescriptorSetLayoutHostMappingInfoVALVE *s)
 {
 	sbt_vk_pb_VkDescriptorSetLayoutHostMappingInfoVALVE(pr, s);
 	if (s->pNext)
@@ -19261,7 +19261,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_p
 	sbt_vk_pr_u(pr, "shaderModuleIdentifier", (uint64_t)(s->shaderModuleIdentifier));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19273,7 +19273,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk
 	sbt_vk_pr_bytes(pr, "shaderModuleIdentifierAlgorithmUUID", s->shaderModuleIdentifierAlgorithmUUID, sizeof(s->shaderModuleIdentifierAlgorithmUUID));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -19290,7 +19290,7 @@ static void sbt_vk_pb_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_
 	}
 }
 
-static inline void sbt_vk_p_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineShaderStageModuleIdentifierCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineShaderStageModuleIdentifierCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19303,7 +19303,7 @@ static void sbt_vk_pb_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderM
 	sbt_vk_pr_bytes(pr, "identifier", s->identifier, sizeof(s->identifier));
 }
 
-static inline void sbt_vk_p_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderModuleIdentifierEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleIdentifierEXT(sbt_vk_pr *pr, const VkShaderModuleIdentifierEXT *s)
 {
 	sbt_vk_pb_VkShaderModuleIdentifierEXT(pr, s);
 	if (s->pNext)
@@ -19331,7 +19331,7 @@ static void sbt_vk_pb_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageC
 	}
 }
 
-static inline void sbt_vk_p_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageCompressionControlEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageCompressionControlEXT *s)
 {
 	sbt_vk_pb_VkImageCompressionControlEXT(pr, s);
 	if (s->pNext)
@@ -19343,7 +19343,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "imageCompressionControl", (uint64_t)(s->imageCompressionControl));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageCompressionControlFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageCompressionControlFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19356,7 +19356,7 @@ static void sbt_vk_pb_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkIma
 	sbt_vk_pr_x(pr, "imageCompressionFixedRateFlags", (uint64_t)(s->imageCompressionFixedRateFlags));
 }
 
-static inline void sbt_vk_p_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkImageCompressionPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageCompressionPropertiesEXT(sbt_vk_pr *pr, const VkImageCompressionPropertiesEXT *s)
 {
 	sbt_vk_pb_VkImageCompressionPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -19368,7 +19368,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEX
 	sbt_vk_pr_u(pr, "imageCompressionControlSwapchain", (uint64_t)(s->imageCompressionControlSwapchain));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19384,7 +19384,7 @@ static void sbt_vk_pb_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubreso
 	}
 }
 
-static inline void sbt_vk_p_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubresource2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSubresource2EXT(sbt_vk_pr *pr, const VkImageSubresource2EXT *s)
 {
 	sbt_vk_pb_VkImageSubresource2EXT(pr, s);
 	if (s->pNext)
@@ -19400,7 +19400,7 @@ static void sbt_vk_pb_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresource
 	}
 }
 
-static inline void sbt_vk_p_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresourceLayout2EXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubresourceLayout2EXT(sbt_vk_pr *pr, const VkSubresourceLayout2EXT *s)
 {
 	sbt_vk_pb_VkSubresourceLayout2EXT(pr, s);
 	if (s->pNext)
@@ -19412,14 +19412,14 @@ static void sbt_vk_pb_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRend
 	sbt_vk_pr_u(pr, "disallowMerging", (uint64_t)(s->disallowMerging));
 }
 
-static inline void sbt_vk_p_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRenderPassCreationControlEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationControlEXT(sbt_vk_pr *pr, const VkRenderPassCreationControlEXT *s)
 {
 	sbt_vk_pb_VkRenderPassCreationControlEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkRenderPassCreationFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackInfoEXT *s)
 {
 	sbt_vk_pr_u(pr, "postMergeSubpassCount", (uint64_t)(s->postMergeSubpassCount));
 }
@@ -19439,14 +19439,14 @@ static void sbt_vk_pb_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, c
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassCreationFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassCreationFeedbackCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkRenderPassCreationFeedbackCreateInfoEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackInfoEXT *s)
 {
 	sbt_vk_pr_e(pr, "subpassMergeStatus", sbt_vk_en_VkSubpassMergeStatusEXT((int64_t)(s->subpassMergeStatus)), (int64_t)(s->subpassMergeStatus));
 	sbt_vk_pr_s(pr, "description", s->description, strnlen(s->description, VK_MAX_DESCRIPTION_SIZE));
@@ -19468,7 +19468,7 @@ static void sbt_vk_pb_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, co
 	}
 }
 
-static inline void sbt_vk_p_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassSubpassFeedbackCreateInfoEXT(sbt_vk_pr *pr, const VkRenderPassSubpassFeedbackCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkRenderPassSubpassFeedbackCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19480,7 +19480,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "subpassMergeFeedback", (uint64_t)(s->subpassMergeFeedback));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19542,7 +19542,7 @@ static void sbt_vk_pb_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuil
 	sbt_vk_pr_u(pr, "triangleArrayStride", (uint64_t)(s->triangleArrayStride));
 }
 
-static inline void sbt_vk_p_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildInfoEXT *s)
 {
 	sbt_vk_pb_VkMicromapBuildInfoEXT(pr, s);
 	if (s->pNext)
@@ -19559,7 +19559,7 @@ static void sbt_vk_pb_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCre
 	sbt_vk_pr_u(pr, "deviceAddress", (uint64_t)(s->deviceAddress));
 }
 
-static inline void sbt_vk_p_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkMicromapCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19575,7 +19575,7 @@ static void sbt_vk_pb_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVe
 	}
 }
 
-static inline void sbt_vk_p_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVersionInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVersionInfoEXT *s)
 {
 	sbt_vk_pb_VkMicromapVersionInfoEXT(pr, s);
 	if (s->pNext)
@@ -19589,7 +19589,7 @@ static void sbt_vk_pb_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapI
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s)
 {
 	sbt_vk_pb_VkCopyMicromapInfoEXT(pr, s);
 	if (s->pNext)
@@ -19603,7 +19603,7 @@ static void sbt_vk_pb_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyM
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s)
 {
 	sbt_vk_pb_VkCopyMicromapToMemoryInfoEXT(pr, s);
 	if (s->pNext)
@@ -19617,7 +19617,7 @@ static void sbt_vk_pb_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyM
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
-static inline void sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s)
 {
 	sbt_vk_pb_VkCopyMemoryToMicromapInfoEXT(pr, s);
 	if (s->pNext)
@@ -19631,14 +19631,14 @@ static void sbt_vk_pb_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicroma
 	sbt_vk_pr_u(pr, "discardable", (uint64_t)(s->discardable));
 }
 
-static inline void sbt_vk_p_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildSizesInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapBuildSizesInfoEXT(sbt_vk_pr *pr, const VkMicromapBuildSizesInfoEXT *s)
 {
 	sbt_vk_pb_VkMicromapBuildSizesInfoEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkMicromapUsageEXT(sbt_vk_pr *pr, const VkMicromapUsageEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapUsageEXT(sbt_vk_pr *pr, const VkMicromapUsageEXT *s)
 {
 	sbt_vk_pr_u(pr, "count", (uint64_t)(s->count));
 	sbt_vk_pr_u(pr, "subdivisionLevel", (uint64_t)(s->subdivisionLevel));
@@ -19652,7 +19652,7 @@ static void sbt_vk_pb_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "micromapHostCommands", (uint64_t)(s->micromapHostCommands));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpacityMicromapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceOpacityMicromapFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19665,7 +19665,7 @@ static void sbt_vk_pb_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "maxOpacity4StateSubdivisionLevel", (uint64_t)(s->maxOpacity4StateSubdivisionLevel));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpacityMicromapPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceOpacityMicromapPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceOpacityMicromapPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -19724,7 +19724,7 @@ static void sbt_vk_pb_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_
 	sbt_vk_pr_x(pr, "micromap", (uint64_t)(uintptr_t)(s->micromap));
 }
 
-static inline void sbt_vk_p_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s)
 {
 	sbt_vk_pb_VkAccelerationStructureTrianglesOpacityMicromapEXT(pr, s);
 	if (s->pNext)
@@ -19736,7 +19736,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "pipelinePropertiesIdentifier", (uint64_t)(s->pipelinePropertiesIdentifier));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelinePropertiesFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelinePropertiesFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelinePropertiesFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelinePropertiesFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19748,7 +19748,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD
 	sbt_vk_pr_u(pr, "shaderEarlyAndLateFragmentTests", (uint64_t)(s->shaderEarlyAndLateFragmentTests));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(sbt_vk_pr *pr, const VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD(pr, s);
 	if (s->pNext)
@@ -19760,7 +19760,7 @@ static void sbt_vk_pb_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "nonSeamlessCubeMap", (uint64_t)(s->nonSeamlessCubeMap));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19772,7 +19772,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "pipelineRobustness", (uint64_t)(s->pipelineRobustness));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineRobustnessFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelineRobustnessFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19787,7 +19787,7 @@ static void sbt_vk_pb_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_e(pr, "images", sbt_vk_en_VkPipelineRobustnessImageBehaviorEXT((int64_t)(s->images)), (int64_t)(s->images));
 }
 
-static inline void sbt_vk_p_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRobustnessCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineRobustnessCreateInfoEXT(sbt_vk_pr *pr, const VkPipelineRobustnessCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkPipelineRobustnessCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -19802,7 +19802,7 @@ static void sbt_vk_pb_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr 
 	sbt_vk_pr_e(pr, "defaultRobustnessImages", sbt_vk_en_VkPipelineRobustnessImageBehaviorEXT((int64_t)(s->defaultRobustnessImages)), (int64_t)(s->defaultRobustnessImages));
 }
 
-static inline void sbt_vk_p_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessPropertiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineRobustnessPropertiesEXT(sbt_vk_pr *pr, const VkPhysicalDevicePipelineRobustnessPropertiesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDevicePipelineRobustnessPropertiesEXT(pr, s);
 	if (s->pNext)
@@ -19824,7 +19824,7 @@ static void sbt_vk_pb_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "numPhases", (uint64_t)(s->numPhases));
 }
 
-static inline void sbt_vk_p_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const VkImageViewSampleWeightCreateInfoQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewSampleWeightCreateInfoQCOM(sbt_vk_pr *pr, const VkImageViewSampleWeightCreateInfoQCOM *s)
 {
 	sbt_vk_pb_VkImageViewSampleWeightCreateInfoQCOM(pr, s);
 	if (s->pNext)
@@ -19838,7 +19838,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "textureBlockMatch", (uint64_t)(s->textureBlockMatch));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingFeaturesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageProcessingFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingFeaturesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageProcessingFeaturesQCOM(pr, s);
 	if (s->pNext)
@@ -19865,7 +19865,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *p
 	}
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingPropertiesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceImageProcessingPropertiesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceImageProcessingPropertiesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceImageProcessingPropertiesQCOM(pr, s);
 	if (s->pNext)
@@ -19877,7 +19877,7 @@ static void sbt_vk_pb_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "tileProperties", (uint64_t)(s->tileProperties));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceTilePropertiesFeaturesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceTilePropertiesFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceTilePropertiesFeaturesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceTilePropertiesFeaturesQCOM(pr, s);
 	if (s->pNext)
@@ -19903,7 +19903,7 @@ static void sbt_vk_pb_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTileProperties
 	}
 }
 
-static inline void sbt_vk_p_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTilePropertiesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTilePropertiesQCOM(sbt_vk_pr *pr, const VkTilePropertiesQCOM *s)
 {
 	sbt_vk_pb_VkTilePropertiesQCOM(pr, s);
 	if (s->pNext)
@@ -19915,7 +19915,7 @@ static void sbt_vk_pb_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "amigoProfiling", (uint64_t)(s->amigoProfiling));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, const VkPhysicalDeviceAmigoProfilingFeaturesSEC *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAmigoProfilingFeaturesSEC(sbt_vk_pr *pr, const VkPhysicalDeviceAmigoProfilingFeaturesSEC *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceAmigoProfilingFeaturesSEC(pr, s);
 	if (s->pNext)
@@ -19928,7 +19928,7 @@ static void sbt_vk_pb_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigo
 	sbt_vk_pr_u(pr, "swapBufferTimestamp", (uint64_t)(s->swapBufferTimestamp));
 }
 
-static inline void sbt_vk_p_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigoProfilingSubmitInfoSEC *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAmigoProfilingSubmitInfoSEC(sbt_vk_pr *pr, const VkAmigoProfilingSubmitInfoSEC *s)
 {
 	sbt_vk_pb_VkAmigoProfilingSubmitInfoSEC(pr, s);
 	if (s->pNext)
@@ -19940,7 +19940,7 @@ static void sbt_vk_pb_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sb
 	sbt_vk_pr_u(pr, "attachmentFeedbackLoopLayout", (uint64_t)(s->attachmentFeedbackLoopLayout));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19952,7 +19952,7 @@ static void sbt_vk_pb_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "depthClampZeroOne", (uint64_t)(s->depthClampZeroOne));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClampZeroOneFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceDepthClampZeroOneFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceDepthClampZeroOneFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19964,7 +19964,7 @@ static void sbt_vk_pb_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "reportAddressBinding", (uint64_t)(s->reportAddressBinding));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAddressBindingReportFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceAddressBindingReportFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceAddressBindingReportFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceAddressBindingReportFeaturesEXT(pr, s);
 	if (s->pNext)
@@ -19979,7 +19979,7 @@ static void sbt_vk_pb_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_e(pr, "bindingType", sbt_vk_en_VkDeviceAddressBindingTypeEXT((int64_t)(s->bindingType)), (int64_t)(s->bindingType));
 }
 
-static inline void sbt_vk_p_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const VkDeviceAddressBindingCallbackDataEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_pr *pr, const VkDeviceAddressBindingCallbackDataEXT *s)
 {
 	sbt_vk_pb_VkDeviceAddressBindingCallbackDataEXT(pr, s);
 	if (s->pNext)
@@ -19991,7 +19991,7 @@ static void sbt_vk_pb_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "opticalFlow", (uint64_t)(s->opticalFlow));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpticalFlowFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceOpticalFlowFeaturesNV(pr, s);
 	if (s->pNext)
@@ -20013,7 +20013,7 @@ static void sbt_vk_pb_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "maxNumRegionsOfInterest", (uint64_t)(s->maxNumRegionsOfInterest));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceOpticalFlowPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceOpticalFlowPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceOpticalFlowPropertiesNV(pr, s);
 	if (s->pNext)
@@ -20025,7 +20025,7 @@ static void sbt_vk_pb_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpti
 	sbt_vk_pr_x(pr, "usage", (uint64_t)(s->usage));
 }
 
-static inline void sbt_vk_p_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowImageFormatInfoNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatInfoNV *s)
 {
 	sbt_vk_pb_VkOpticalFlowImageFormatInfoNV(pr, s);
 	if (s->pNext)
@@ -20037,7 +20037,7 @@ static void sbt_vk_pb_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 }
 
-static inline void sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_pr *pr, const VkOpticalFlowImageFormatPropertiesNV *s)
 {
 	sbt_vk_pb_VkOpticalFlowImageFormatPropertiesNV(pr, s);
 	if (s->pNext)
@@ -20057,7 +20057,7 @@ static void sbt_vk_pb_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOp
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
-static inline void sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOpticalFlowSessionCreateInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(sbt_vk_pr *pr, const VkOpticalFlowSessionCreateInfoNV *s)
 {
 	sbt_vk_pb_VkOpticalFlowSessionCreateInfoNV(pr, s);
 	if (s->pNext)
@@ -20089,7 +20089,7 @@ static void sbt_vk_pb_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalF
 	}
 }
 
-static inline void sbt_vk_p_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalFlowExecuteInfoNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalFlowExecuteInfoNV *s)
 {
 	sbt_vk_pb_VkOpticalFlowExecuteInfoNV(pr, s);
 	if (s->pNext)
@@ -20102,14 +20102,14 @@ static void sbt_vk_pb_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPh
 	sbt_vk_pr_u(pr, "deviceFaultVendorBinary", (uint64_t)(s->deviceFaultVendorBinary));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFaultFeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceFaultFeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceFaultFeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceFaultFeaturesEXT(pr, s);
 	if (s->pNext)
 		sbt_vk_p_chain(pr, s->pNext);
 }
 
-static inline void sbt_vk_p_VkDecompressMemoryRegionNV(sbt_vk_pr *pr, const VkDecompressMemoryRegionNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDecompressMemoryRegionNV(sbt_vk_pr *pr, const VkDecompressMemoryRegionNV *s)
 {
 	sbt_vk_pr_u(pr, "srcAddress", (uint64_t)(s->srcAddress));
 	sbt_vk_pr_u(pr, "dstAddress", (uint64_t)(s->dstAddress));
@@ -20125,7 +20125,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr 
 	sbt_vk_pr_u(pr, "shaderWarpsPerCore", (uint64_t)(s->shaderWarpsPerCore));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM(pr, s);
 	if (s->pNext)
@@ -20137,7 +20137,7 @@ static void sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "shaderCoreBuiltins", (uint64_t)(s->shaderCoreBuiltins));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(sbt_vk_pr *pr, const VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM(pr, s);
 	if (s->pNext)
@@ -20149,7 +20149,7 @@ static void sbt_vk_pb_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePres
 	sbt_vk_pr_e(pr, "presentMode", sbt_vk_en_VkPresentModeKHR((int64_t)(s->presentMode)), (int64_t)(s->presentMode));
 }
 
-static inline void sbt_vk_p_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePresentModeEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentModeEXT(sbt_vk_pr *pr, const VkSurfacePresentModeEXT *s)
 {
 	sbt_vk_pb_VkSurfacePresentModeEXT(pr, s);
 	if (s->pNext)
@@ -20173,7 +20173,7 @@ static void sbt_vk_pb_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, cons
 	}
 }
 
-static inline void sbt_vk_p_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, const VkSurfacePresentScalingCapabilitiesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentScalingCapabilitiesEXT(sbt_vk_pr *pr, const VkSurfacePresentScalingCapabilitiesEXT *s)
 {
 	sbt_vk_pb_VkSurfacePresentScalingCapabilitiesEXT(pr, s);
 	if (s->pNext)
@@ -20200,7 +20200,7 @@ static void sbt_vk_pb_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const VkSurfacePresentModeCompatibilityEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const VkSurfacePresentModeCompatibilityEXT *s)
 {
 	sbt_vk_pb_VkSurfacePresentModeCompatibilityEXT(pr, s);
 	if (s->pNext)
@@ -20212,7 +20212,7 @@ static void sbt_vk_pb_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr
 	sbt_vk_pr_u(pr, "swapchainMaintenance1", (uint64_t)(s->swapchainMaintenance1));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(sbt_vk_pr *pr, const VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT(pr, s);
 	if (s->pNext)
@@ -20239,7 +20239,7 @@ static void sbt_vk_pb_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwap
 	}
 }
 
-static inline void sbt_vk_p_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentFenceInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentFenceInfoEXT *s)
 {
 	sbt_vk_pb_VkSwapchainPresentFenceInfoEXT(pr, s);
 	if (s->pNext)
@@ -20266,7 +20266,7 @@ static void sbt_vk_pb_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const 
 	}
 }
 
-static inline void sbt_vk_p_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModesCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModesCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkSwapchainPresentModesCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -20293,7 +20293,7 @@ static void sbt_vk_pb_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapc
 	}
 }
 
-static inline void sbt_vk_p_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModeInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentModeInfoEXT *s)
 {
 	sbt_vk_pb_VkSwapchainPresentModeInfoEXT(pr, s);
 	if (s->pNext)
@@ -20307,7 +20307,7 @@ static void sbt_vk_pb_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, cons
 	sbt_vk_pr_x(pr, "presentGravityY", (uint64_t)(s->presentGravityY));
 }
 
-static inline void sbt_vk_p_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentScalingCreateInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentScalingCreateInfoEXT(sbt_vk_pr *pr, const VkSwapchainPresentScalingCreateInfoEXT *s)
 {
 	sbt_vk_pb_VkSwapchainPresentScalingCreateInfoEXT(pr, s);
 	if (s->pNext)
@@ -20335,7 +20335,7 @@ static void sbt_vk_pb_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkRel
 	}
 }
 
-static inline void sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s)
 {
 	sbt_vk_pb_VkReleaseSwapchainImagesInfoEXT(pr, s);
 	if (s->pNext)
@@ -20347,7 +20347,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_
 	sbt_vk_pr_u(pr, "rayTracingInvocationReorder", (uint64_t)(s->rayTracingInvocationReorder));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV(pr, s);
 	if (s->pNext)
@@ -20359,7 +20359,7 @@ static void sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sb
 	sbt_vk_pr_e(pr, "rayTracingInvocationReorderReorderingHint", sbt_vk_en_VkRayTracingInvocationReorderModeNV((int64_t)(s->rayTracingInvocationReorderReorderingHint)), (int64_t)(s->rayTracingInvocationReorderReorderingHint));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(sbt_vk_pr *pr, const VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV(pr, s);
 	if (s->pNext)
@@ -20372,7 +20372,7 @@ static void sbt_vk_pb_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDir
 	sbt_vk_pr_u(pr, "pfnGetInstanceProcAddr", (s->pfnGetInstanceProcAddr) != NULL);
 }
 
-static inline void sbt_vk_p_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingInfoLUNARG *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDirectDriverLoadingInfoLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingInfoLUNARG *s)
 {
 	sbt_vk_pb_VkDirectDriverLoadingInfoLUNARG(pr, s);
 	if (s->pNext)
@@ -20404,7 +20404,7 @@ static void sbt_vk_pb_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDir
 	}
 }
 
-static inline void sbt_vk_p_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingListLUNARG *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDirectDriverLoadingListLUNARG *s)
 {
 	sbt_vk_pb_VkDirectDriverLoadingListLUNARG(pr, s);
 	if (s->pNext)
@@ -20416,7 +20416,7 @@ static void sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_
 	sbt_vk_pr_u(pr, "multiviewPerViewViewports", (uint64_t)(s->multiviewPerViewViewports));
 }
 
-static inline void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM *s)
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(sbt_vk_pr *pr, const VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM *s)
 {
 	sbt_vk_pb_VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(pr, s);
 	if (s->pNext)
