@@ -250,19 +250,28 @@ static size_t vkl_mem_run(const uint8_t *a, const uint8_t *b, size_t i, size_t n
 }
 
 /* The device's bytes src[0, n) into the shadow where they differ from the
- * reference (host bytes around them stay), and all of them into the
- * reference; eight bytes a step. */
+ * reference, and all of them into the reference; eight bytes a step.
+ * Only bytes the device changed are stored into the shadow: another
+ * application thread may be writing other bytes of the same word at this
+ * moment (legal when the device does not use them), and a whole-word
+ * read-modify-write would undo its write. */
 static void vkl_mem_take_device(uint8_t *shadow, uint8_t *ref, const uint8_t *src, size_t n)
 {
 	size_t r = 0;
 	for (; r + 8 <= n; r += 8) {
-		uint64_t s, f, t, mask;
-		memcpy(&s, shadow + r, 8);
+		uint64_t f, t, mask;
 		memcpy(&f, ref + r, 8);
 		memcpy(&t, src + r, 8);
 		mask = vkl_mem_nonzero_bytes(f ^ t);
-		s = (s & ~mask) | (t & mask);
-		memcpy(shadow + r, &s, 8);
+		if (!mask)
+			continue;
+		if (mask == ~(uint64_t)0) {
+			memcpy(shadow + r, src + r, 8);
+			continue;
+		}
+		for (unsigned b = 0; b < 8; b++)
+			if (ref[r + b] != src[r + b])
+				shadow[r + b] = src[r + b];
 	}
 	for (; r < n; r++)
 		if (ref[r] != src[r])
