@@ -29,6 +29,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import vkxml  # noqa: E402
 
+from dispatch import (DEVICE_LEVELS, emit_guarded, guard, member,  # noqa: E402
+                      table_fills, table_structs)
+
 try:
     import overrides  # noqa: E402
 except ImportError:
@@ -138,8 +141,6 @@ REPLAY_RECORDED_BEFORE = tuple(sorted(set(_BEFORE) | {
     "vkQueuePresentKHR", "vkSetEvent", "vkSignalSemaphore", "vkSignalSemaphoreKHR",
 }))
 
-INSTANCE_LEVELS = ("instance", "physical_device")
-DEVICE_LEVELS = ("device", "queue", "command_buffer")
 
 
 def recorded_before(name):
@@ -170,23 +171,6 @@ def carried(reg, name, codec_set=None):
     if fn is not None and not fn(reg, name):
         return False
     return True
-
-
-def guard(reg, name):
-    plat = reg.command_platform(name)
-    return reg.platforms[plat] if plat else None
-
-
-def emit_guarded(out, g, lines):
-    if g:
-        out.append("#ifdef %s" % g)
-    out.extend(lines)
-    if g:
-        out.append("#endif")
-
-
-def member(name):
-    return name[2:]
 
 
 def _struct_has_handle(reg, sname, seen=()):
@@ -352,13 +336,7 @@ def gen_header(reg, cmds, hand):
            "#ifndef RPVK_GENERATED_H", "#define RPVK_GENERATED_H", "",
            "#include <stddef.h>", "#include <stdint.h>", "",
            '#include "replayer/vulkan/rpvk_vk.h"', ""]
-    for level, tname in ((INSTANCE_LEVELS, "rpvk_itable"), (DEVICE_LEVELS, "rpvk_dtable")):
-        out.append("typedef struct %s {" % tname)
-        for n, c in cmds:
-            if c.dispatch in level:
-                emit_guarded(out, guard(reg, n), ["\tPFN_%s %s;" % (n, member(n))])
-        out.append("} %s;" % tname)
-        out.append("")
+    out += table_structs(reg, cmds, "rpvk_itable", "rpvk_dtable")
     out += [
         "void rpvk_itable_fill(rpvk_itable *t, VkInstance instance, PFN_vkGetInstanceProcAddr gipa);",
         "void rpvk_dtable_fill(rpvk_dtable *t, VkDevice device, PFN_vkGetDeviceProcAddr gdpa);",
@@ -396,20 +374,8 @@ def gen_header(reg, cmds, hand):
 
 def gen_source(reg, cmds, hand):
     out = [HEADER % reg.version, '#include "replayer/vulkan/rpvk.h"', ""]
-    for level, tname, fn, h, gpa in (
-            (INSTANCE_LEVELS, "rpvk_itable", "rpvk_itable_fill", "VkInstance instance",
-             "PFN_vkGetInstanceProcAddr gipa"),
-            (DEVICE_LEVELS, "rpvk_dtable", "rpvk_dtable_fill", "VkDevice device",
-             "PFN_vkGetDeviceProcAddr gdpa")):
-        hv, gv = h.split()[1], gpa.split()[1]
-        out.append("void %s(%s *t, %s, %s)" % (fn, tname, h, gpa))
-        out.append("{")
-        for n, c in cmds:
-            if c.dispatch in level:
-                emit_guarded(out, guard(reg, n), [
-                    '\tt->%s = (PFN_%s)%s(%s, "%s");' % (member(n), n, gv, hv, n)])
-        out.append("}")
-        out.append("")
+    out += table_fills(reg, cmds, "rpvk_itable", "rpvk_itable_fill", "rpvk_dtable",
+                       "rpvk_dtable_fill")
     why = {}
     glue = []
     for n, c in cmds:
