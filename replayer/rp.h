@@ -36,7 +36,8 @@
 	X(RP_ERR_DECODE, "record payload could not be decoded")                   \
 	X(RP_ERR_UNSUPPORTED, "not supported by this backend")                    \
 	X(RP_ERR_NOT_FOUND, "object not found")                                   \
-	X(RP_ERR_BACKEND, "backend failure")
+	X(RP_ERR_BACKEND, "backend failure")                                      \
+	X(RP_ERR_USAGE, "bad command-line value")
 
 typedef enum {
 #define RP_X_ENUM(name, msg) name,
@@ -58,8 +59,10 @@ void rp_diag_set(rp_diag *d, const char *fmt, ...) __attribute__((format(printf,
 /* ---- backend interface ------------------------------------------------ */
 
 /* A backend-specific command-line option (listed in the backend's ops;
- * tsreplay accepts it, shows it in --help and hands what was given to the
- * backend's open).  Options of backends a trace does not use are ignored. */
+ * tsreplay accepts it, shows it in --help, has the backend's check_option
+ * check its value while parsing the command line, and hands what was given
+ * to the backend's open).  Options of backends a trace does not use are
+ * checked like the others, then ignored. */
 typedef struct rp_option_desc {
 	const char *name;       /* "--screenshot" */
 	const char *value_name; /* "N[,M...]", or NULL for a flag */
@@ -132,6 +135,18 @@ typedef struct rp_backend_ops {
 	/* Options this backend accepts, ended by an entry with a NULL name;
 	 * NULL: none. */
 	const rp_option_desc *options;
+
+	/* Check one command-line value without touching a device, so that a
+	 * bad one is a usage error (exit 2) before anything is replayed.
+	 * Called for each of this backend's options as soon as it is parsed
+	 * (whatever API the trace has), and for "--device" when given, once
+	 * the trace shows this backend is used and before its open.  Returns
+	 * RP_OK, or RP_ERR_USAGE with a message naming the flag and the value
+	 * ("--streams: expected single or multi, got 'bogus'").  What needs
+	 * the device (an index beyond the devices present) is checked by open
+	 * or execute, which return RP_ERR_USAGE for it too.  NULL: every value
+	 * is accepted here. */
+	rp_status (*check_option)(const rp_option_value *opt, rp_diag *diag);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */
@@ -140,7 +155,7 @@ typedef struct rp_backend_ops {
 enum {
 	RP_EXIT_OK = 0,         /* every checkpoint matched; all runs agreed */
 	RP_EXIT_ERROR = 1,      /* unreadable or damaged trace, no backend, backend failure */
-	RP_EXIT_USAGE = 2,      /* bad command line */
+	RP_EXIT_USAGE = 2,      /* bad command line, or RP_ERR_USAGE from a backend */
 	RP_EXIT_MISMATCH = 3,   /* the replay differs from the capture (runs agree) */
 	RP_EXIT_NONDETERM = 4   /* runs differ from each other */
 };

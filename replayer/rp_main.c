@@ -42,7 +42,7 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "Exit status:\n"
 	      "  0  replayed; every checkpoint matched the capture (and every run agreed)\n"
 	      "  1  error: unreadable or damaged trace, no backend, backend failure\n"
-	      "  2  usage error\n"
+	      "  2  usage error: unknown option, bad value, --device not present here\n"
 	      "  3  the replay differs from the capture (all runs agree with each other)\n"
 	      "  4  runs differ from each other (nondeterministic replay)\n"
 	      "\n",
@@ -77,6 +77,45 @@ static const rp_option_desc *rp_main_backend_option(const char *a, const rp_back
 				return o;
 	}
 	return NULL;
+}
+
+/* The flag option (no value) that argument a gives a value to
+ * ("--offscreen=1"), or NULL. */
+static const rp_option_desc *rp_main_flag_with_value(const char *a, const rp_backend_ops *const *backends,
+                                                     size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		const rp_option_desc *o;
+		for (o = backends[i]->options; o && o->name; o++)
+			if (!o->value_name && rp_main_is_opt(a, o->name) && strchr(a, '='))
+				return o;
+	}
+	return NULL;
+}
+
+/* Have every backend that lists option v->name check its value (the same
+ * name in two backends is checked by both). */
+static rp_status rp_main_check_backend_option(const rp_option_value *v,
+                                              const rp_backend_ops *const *backends, size_t n,
+                                              rp_diag *diag)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		const rp_option_desc *o;
+		if (!backends[i]->check_option)
+			continue;
+		for (o = backends[i]->options; o && o->name; o++) {
+			rp_status st;
+			if (strcmp(o->name, v->name) != 0)
+				continue;
+			st = backends[i]->check_option(v, diag);
+			if (st != RP_OK)
+				return st;
+			break;
+		}
+	}
+	return RP_OK;
 }
 
 static int rp_main_bad_usage(const char *fmt, const char *arg,
@@ -203,6 +242,7 @@ static const char *rp_main_result_name(int code)
 	case RP_EXIT_OK: return "match";
 	case RP_EXIT_MISMATCH: return "mismatch";
 	case RP_EXIT_NONDETERM: return "nondeterministic";
+	case RP_EXIT_USAGE: return "usage";
 	default: return "error";
 	}
 }
@@ -289,7 +329,7 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	rp_diag diag = {""};
 	int determinism = 0, runs_given = 0, json = 0;
 	int code = RP_EXIT_OK;
-	int only_args = 0;
+	int only_args = 0, failed;
 	struct stat sb;
 	rp_status st;
 	int i;
@@ -346,7 +386,12 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 				return rp_main_bad_usage("too many backend options (at '%s')", a, backends, n);
 			bopts[opt.nbackend_options].name = o->name;
 			bopts[opt.nbackend_options].value = v;
+			if (rp_main_check_backend_option(&bopts[opt.nbackend_options], backends, n, &diag) != RP_OK)
+				return rp_main_bad_usage("%s", diag.text, backends, n);
 			opt.nbackend_options++;
+		} else if (rp_main_flag_with_value(a, backends, n)) {
+			return rp_main_bad_usage("%s takes no value", rp_main_flag_with_value(a, backends, n)->name,
+			                         backends, n);
 		} else {
 			return rp_main_bad_usage("unknown option '%s'", a, backends, n);
 		}
@@ -364,14 +409,16 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 		code = RP_EXIT_ERROR;
 		goto out_report;
 	}
+	/* From here on, RP_ERR_USAGE is a value only the trace or the device
+	 * could refuse (--device for the trace's backend): still a usage error. */
 	st = rp_session_open(&opt, backends, n, &s, &diag);
 	if (st != RP_OK) {
-		code = RP_EXIT_ERROR;
+		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
 		goto out_report;
 	}
 	st = rp_session_replay(s, &rep, &diag);
 	if (st != RP_OK)
-		code = RP_EXIT_ERROR;
+		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
 	else if (rep.runs.valid)
 		code = RP_EXIT_NONDETERM;
 	else if (rep.capture.valid)
@@ -385,11 +432,12 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	if (rep.runs.valid)
 		rp_main_print_mismatch(s, &rep.runs);
 out_report:
-	if (code == RP_EXIT_ERROR)
+	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
+	if (failed)
 		fprintf(stderr, "tsreplay: %s\n", diag.text[0] ? diag.text : "replay failed");
 	if (json)
-		rp_main_json(&opt, s, &rep, code, code == RP_EXIT_ERROR ? diag.text : NULL);
-	else if (!opt.quiet && s && code != RP_EXIT_ERROR)
+		rp_main_json(&opt, s, &rep, code, failed ? diag.text : NULL);
+	else if (!opt.quiet && s && !failed)
 		rp_main_summary(&opt, s, &rep);
 	rp_session_close(s);
 	return code;

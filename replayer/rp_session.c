@@ -233,6 +233,20 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 	args.quiet = opt->quiet;
 	args.options = opt->backend_options;
 	args.noptions = opt->nbackend_options;
+	/* --device means what the trace's backends say it means: check it with
+	 * them, all of them before any opens (and touches a device). */
+	for (i = 0; i < s->nactive && opt->device; i++) {
+		rp_option_value dev = {"--device", opt->device};
+		rp_diag bd = {""};
+		if (!s->active[i].ops->check_option)
+			continue;
+		st = s->active[i].ops->check_option(&dev, &bd);
+		if (st != RP_OK) {
+			rp_diag_set(diag, "backend %s: %s", s->active[i].ops->name,
+			            bd.text[0] ? bd.text : rp_strerror(st));
+			goto out_fail;
+		}
+	}
 	for (i = 0; i < s->nactive; i++) {
 		rp_diag bd = {""};
 		st = s->active[i].ops->open(&args, &s->active[i].state, &bd);

@@ -13,7 +13,6 @@
 #include "replayer/cuda/rpc_backend.h"
 #include "replayer/cuda/rpc_internal.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,39 +316,69 @@ static rp_status rpc_build_types(rpc_state *s, rp_diag *diag)
 	return RP_OK;
 }
 
+/* The highest --device ordinal accepted; keeps ordinal + captured device
+ * within an int. */
+#define RPC_MAX_DEVICE_ORDINAL 1024
+
+/* --device N: a plain decimal ordinal (no sign, no spaces). */
+static rp_status rpc_parse_ordinal(const char *text, int *out, rp_diag *diag)
+{
+	const char *p;
+	long v = 0;
+	for (p = text; *p >= '0' && *p <= '9' && v <= RPC_MAX_DEVICE_ORDINAL; p++)
+		v = v * 10 + (*p - '0');
+	if (p == text || *p || v > RPC_MAX_DEVICE_ORDINAL) {
+		rp_diag_set(diag, "--device: expected a CUDA device ordinal from 0 to %d, got '%s'",
+		            RPC_MAX_DEVICE_ORDINAL, text);
+		return RP_ERR_USAGE;
+	}
+	*out = (int)v;
+	return RP_OK;
+}
+
+/* --streams single|multi -> 1 for single. */
+static rp_status rpc_parse_streams(const char *text, int *single_out, rp_diag *diag)
+{
+	if (text && strcmp(text, "single") == 0) {
+		*single_out = 1;
+	} else if (text && strcmp(text, "multi") == 0) {
+		*single_out = 0;
+	} else {
+		rp_diag_set(diag, "--streams: expected single or multi, got '%s'", text ? text : "");
+		return RP_ERR_USAGE;
+	}
+	return RP_OK;
+}
+
+/* rp_backend_ops.check_option: every value the parsers above refuse. */
+static rp_status rpc_check_option(const rp_option_value *o, rp_diag *diag)
+{
+	int ignored;
+	if (strcmp(o->name, "--streams") == 0)
+		return rpc_parse_streams(o->value, &ignored, diag);
+	if (strcmp(o->name, "--device") == 0)
+		return rpc_parse_ordinal(o->value ? o->value : "", &ignored, diag);
+	return RP_OK;
+}
+
 static rp_status rpc_parse_options(rpc_state *s, const rp_backend_open_args *args, rp_diag *diag)
 {
 	size_t i;
+	rp_status st;
 	for (i = 0; i < args->noptions; i++) {
 		const rp_option_value *o = &args->options[i];
 		if (strcmp(o->name, "--streams") == 0) {
-			if (o->value && strcmp(o->value, "single") == 0) {
-				s->single_stream = 1;
-			} else if (o->value && strcmp(o->value, "multi") == 0) {
-				s->single_stream = 0;
-			} else {
-				rp_diag_set(diag, "--streams: expected single or multi, got '%s'",
-				            o->value ? o->value : "");
-				return RP_ERR_ARG;
-			}
+			st = rpc_parse_streams(o->value, &s->single_stream, diag);
+			if (st != RP_OK)
+				return st;
 		} else if (strcmp(o->name, "--cuda-no-reserve") == 0) {
 			s->no_reserve = 1;
 		} else if (strcmp(o->name, "--cuda-relocate-memory") == 0) {
 			s->relocate_memory = 1;
 		}
 	}
-	if (args->device) {
-		char *end = NULL;
-		long v;
-		errno = 0;
-		v = strtol(args->device, &end, 10);
-		if (errno || !*args->device || *end || v < 0 || v > 1024) {
-			rp_diag_set(diag, "--device '%s': the CUDA backend expects a device ordinal (0, 1, ...)",
-			            args->device);
-			return RP_ERR_ARG;
-		}
-		s->device_base = (int)v;
-	}
+	if (args->device)
+		return rpc_parse_ordinal(args->device, &s->device_base, diag);
 	return RP_OK;
 }
 
@@ -373,7 +402,7 @@ static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp
 	if (s->device_base >= s->device_count) {
 		rp_diag_set(diag, "--device %d: the CUDA driver has %d device%s (ordinals from 0)",
 		            s->device_base, s->device_count, s->device_count == 1 ? "" : "s");
-		st = RP_ERR_ARG;
+		st = RP_ERR_USAGE;
 		goto out_fail;
 	}
 	st = rpc_build_types(s, diag);
@@ -493,4 +522,5 @@ const rp_backend_ops rpc_backend_ops = {
 	.reset = rpc_reset,
 	.close = rpc_close,
 	.options = rpc_options,
+	.check_option = rpc_check_option,
 };

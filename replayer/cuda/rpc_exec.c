@@ -39,6 +39,11 @@ static rp_status rpc_device(rpc_state *s, int64_t cap, CUdevice *live, int *ordi
 		return RP_OK;
 	}
 	ord = s->device_base + (int)cap;
+	/* Present without --device: the flag's value is what is wrong. */
+	if (cap >= 0 && cap < s->device_count && ord >= s->device_count)
+		return rpc_fail(s, diag, RP_ERR_USAGE, "--device %d: the capture's device %lld would be "
+		                "ordinal %d, and the CUDA driver has %d devices", s->device_base,
+		                (long long)cap, ord, s->device_count);
 	if (cap < 0 || ord >= s->device_count)
 		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device %lld is not among the %d devices here%s",
 		                (long long)cap, s->device_count, s->device_base ? " (after --device)" : "");

@@ -238,6 +238,9 @@ rp_status rpvk_fail(rpvk *r, rp_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *rpvk_result_name(VkResult res);
 const char *rpvk_cmd_label(const rpvk *r);
+/* --device SEL as a physical device index: 1 (index in *idx_out) when SEL
+ * is plain decimal digits, 0 when it is text to find in a device name. */
+int rpvk_device_index(const char *sel, unsigned long *idx_out);
 
 /* ---- rpvk_instance.c / rpvk_memory.c / rpvk_swapchain.c ---------------- */
 

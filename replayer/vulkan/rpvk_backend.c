@@ -11,6 +11,7 @@
 #include "replayer/vulkan/rpvk_backend.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,37 +607,104 @@ static void rpvk_close(void *state)
 	free(r);
 }
 
+/* ---- options -------------------------------------------------------------- */
+
+/* --screenshot "3,100,300": frame numbers from 1, plain decimal, comma-
+ * separated.  Counts them into *n_out and, when out is not NULL, stores
+ * them there (room for *n_out from a first call with out NULL). */
+static rp_status rpvk_scan_shots(const char *text, uint64_t *out, size_t *n_out, rp_diag *diag)
+{
+	const char *p = text;
+	size_t n = 0;
+	for (;;) {
+		const char *digits = p;
+		uint64_t v = 0;
+		int over = 0;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			over |= v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10;
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
+		if (p == digits || v == 0 || over || (*p != ',' && *p != '\0'))
+			goto out_bad;
+		if (out)
+			out[n] = v;
+		n++;
+		if (!*p++)
+			break;
+	}
+	*n_out = n;
+	return RP_OK;
+out_bad:
+	rp_diag_set(diag, "--screenshot: expected frame numbers from 1, comma-separated, got '%s'",
+	            text);
+	return RP_ERR_USAGE;
+}
+
+static rp_status rpvk_check_dir(const char *dir, rp_diag *diag)
+{
+	struct stat sb;
+	const char *why = NULL;
+	if (!*dir)
+		why = "empty";
+	else if (stat(dir, &sb) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(sb.st_mode))
+		why = "not a directory";
+	if (why) {
+		rp_diag_set(diag, "--screenshot-dir: expected a directory, got '%s' (%s)", dir, why);
+		return RP_ERR_USAGE;
+	}
+	return RP_OK;
+}
+
+int rpvk_device_index(const char *sel, unsigned long *idx_out)
+{
+	const char *p;
+	unsigned long v = 0;
+	for (p = sel; *p >= '0' && *p <= '9'; p++)
+		v = v > (ULONG_MAX - 9) / 10 ? ULONG_MAX : v * 10 + (unsigned long)(*p - '0');
+	if (p == sel || *p)
+		return 0;
+	*idx_out = v; /* past every device when it saturated */
+	return 1;
+}
+
+/* rp_backend_ops.check_option: what can be refused without a device. */
+static rp_status rpvk_check_option(const rp_option_value *o, rp_diag *diag)
+{
+	const char *v = o->value ? o->value : "";
+	size_t n;
+	if (strcmp(o->name, "--screenshot") == 0)
+		return rpvk_scan_shots(v, NULL, &n, diag);
+	if (strcmp(o->name, "--screenshot-dir") == 0)
+		return rpvk_check_dir(v, diag);
+	if (strcmp(o->name, "--device") == 0 && !*v) {
+		rp_diag_set(diag, "--device: expected a physical device index (0, 1, ...) or part of "
+		            "its name, got ''");
+		return RP_ERR_USAGE;
+	}
+	return RP_OK;
+}
+
 static int rpvk_u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-/* "3,100,300" -> sorted frame numbers (from 1). */
+/* --screenshot -> r->shots, sorted. */
 static rp_status rpvk_parse_shots(rpvk *r, const char *text, rp_diag *diag)
 {
-	const char *p = text;
-	size_t n = 1, i = 0;
-	for (; *p; p++)
-		n += *p == ',';
+	size_t n = 0;
+	rp_status st = rpvk_scan_shots(text, NULL, &n, diag);
+	if (st != RP_OK)
+		return st;
 	r->shots = calloc(n, sizeof(*r->shots));
 	if (!r->shots) {
 		rp_diag_set(diag, "out of memory");
 		return RP_ERR_NOMEM;
 	}
-	for (p = text; i < n; i++) {
-		char *end = NULL;
-		unsigned long long v;
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if (errno || end == p || *p == '-' || v == 0 || (*end != ',' && *end != '\0')) {
-			rp_diag_set(diag, "--screenshot '%s': expected frame numbers from 1, comma-separated",
-			            text);
-			return RP_ERR_ARG;
-		}
-		r->shots[i] = v;
-		p = *end ? end + 1 : end;
-	}
+	rpvk_scan_shots(text, r->shots, &n, diag);
 	r->nshots = n;
 	qsort(r->shots, n, sizeof(*r->shots), rpvk_u64_cmp);
 	return RP_OK;
@@ -673,12 +741,9 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 			if (st != RP_OK)
 				goto out_fail;
 		} else if (strcmp(n, "--screenshot-dir") == 0) {
-			struct stat sb;
-			if (!v || !*v || stat(v, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-				rp_diag_set(diag, "--screenshot-dir '%s': not a directory", v ? v : "");
-				st = RP_ERR_ARG;
+			st = rpvk_check_dir(v ? v : "", diag);
+			if (st != RP_OK)
 				goto out_fail;
-			}
 			snprintf(r->shot_dir, sizeof(r->shot_dir), "%s", v);
 		}
 	}
@@ -721,4 +786,5 @@ const rp_backend_ops rpvk_backend_ops = {
 	.reset = rpvk_reset,
 	.close = rpvk_close,
 	.options = rpvk_options,
+	.check_option = rpvk_check_option,
 };

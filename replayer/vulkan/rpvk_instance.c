@@ -339,12 +339,14 @@ static rp_status rpvk_live_physdevs(rpvk *r, const rpvk_itable *t, VkInstance in
 	if (t->EnumeratePhysicalDevices(inst, &n, list) < 0)
 		return rpvk_fail(r, RP_ERR_BACKEND, "vkEnumeratePhysicalDevices failed here");
 	if (r->device_sel) {
-		char *end = NULL;
-		unsigned long idx = strtoul(r->device_sel, &end, 10);
-		if (*r->device_sel && end && !*end) {
+		unsigned long idx = 0;
+		/* Only the device can refuse these, but the flag is still what is
+		 * wrong: RP_ERR_USAGE (exit 2). */
+		if (rpvk_device_index(r->device_sel, &idx)) {
 			if (idx >= n)
-				return rpvk_fail(r, RP_ERR_ARG, "--device %s: there are %u physical devices "
-				                 "(0..%u)", r->device_sel, n, n - 1);
+				return rpvk_fail(r, RP_ERR_USAGE, "--device %s: the replay's Vulkan has %u "
+				                 "physical device%s (indexes 0..%u)", r->device_sel, n,
+				                 n == 1 ? "" : "s", n - 1);
 			*pick_out = (int)idx;
 		} else {
 			for (i = 0; i < n && *pick_out < 0; i++) {
@@ -354,8 +356,8 @@ static rp_status rpvk_live_physdevs(rpvk *r, const rpvk_itable *t, VkInstance in
 					*pick_out = (int)i;
 			}
 			if (*pick_out < 0)
-				return rpvk_fail(r, RP_ERR_ARG, "--device '%s': no physical device has that "
-				                 "in its name", r->device_sel);
+				return rpvk_fail(r, RP_ERR_USAGE, "--device '%s': none of the %u physical "
+				                 "devices has that in its name", r->device_sel, n);
 		}
 	}
 	*out = list;

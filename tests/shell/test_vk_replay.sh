@@ -39,13 +39,13 @@ vk_env_layers_none
 # ---- bad option values -----------------------------------------------------------------
 rc=0
 "$R" --screenshot 2,x "$T/off.sbt" >/dev/null 2>"$T/err" || rc=$?
-[ "$rc" = 1 ] && grep -q -- "--screenshot '2,x'" "$T/err" || fail "--screenshot 2,x: exit $rc: $(cat "$T/err")"
+[ "$rc" = 2 ] && grep -q -- "--screenshot: .* got '2,x'" "$T/err" || fail "--screenshot 2,x: exit $rc: $(cat "$T/err")"
 rc=0
 "$R" --screenshot-dir "$T/nowhere" "$T/off.sbt" >/dev/null 2>"$T/err" || rc=$?
-[ "$rc" = 1 ] && grep -q "not a directory" "$T/err" || fail "--screenshot-dir: exit $rc: $(cat "$T/err")"
+[ "$rc" = 2 ] && grep -q -- "--screenshot-dir: expected a directory" "$T/err" || fail "--screenshot-dir: exit $rc: $(cat "$T/err")"
 rc=0
 "$R" --device 99 "$T/comp.sbt" >/dev/null 2>"$T/err" || rc=$?
-[ "$rc" = 1 ] && grep -q -- "--device 99" "$T/err" || fail "--device 99: exit $rc: $(cat "$T/err")"
+[ "$rc" = 2 ] && grep -q -- "--device 99" "$T/err" || fail "--device 99: exit $rc: $(cat "$T/err")"
 
 # ---- vk_offscreen: --validate, determinism -------------------------------------------
 vk_env_run "$T/off.replay.log" "$R" --validate "$T/off.sbt" || fail "replay of vk_offscreen --validate"

@@ -528,8 +528,9 @@ int main(void)
 		char *argv[] = {"tsreplay", "--screenshot", "0", p_plain, NULL};
 		code = trp_replay(p_err, 4, argv);
 		err = trp_text(p_err);
-		TST_CHECK_EQ_U64(code, 1);
-		TST_CHECK(err && strstr(err, "--screenshot '0'") != NULL);
+		TST_CHECK_EQ_U64(code, 2);
+		TST_CHECK(err && strstr(err, "--screenshot: expected frame numbers from 1, comma-separated, "
+		                             "got '0'") != NULL);
 		free(err);
 	}
 	{
