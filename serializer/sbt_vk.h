@@ -168,6 +168,24 @@ void sbt_vk_enc_free(sbt_vk_enc *e);
  * returned.  SBT_VK_ERR_NOMEM leaves e->len where it was. */
 sbt_vk_status sbt_vk_encode(sbt_vk_enc *e, enum sbt_vk_cmd cmd, const void *args);
 
+/* ---- handles a command names --------------------------------------------- */
+
+/*
+ * For the commands that record into a command buffer (vkCmd*), begin one
+ * (vkBeginCommandBuffer) or submit them (vkQueueSubmit*): call fn for every
+ * non-null input handle the parameters name (nested structs, arrays and
+ * pNext chains included), except the first parameter, the handle the call
+ * is made on.  fn gets (ctx, VK_OBJECT_TYPE_UNKNOWN, 0) where a value may
+ * name handles the walk cannot follow (a union holding handles): the
+ * caller must then assume the command reaches anything.  Returns 1 when
+ * cmd has such handles to walk, 0 when it has none or is not one of those
+ * commands.  Generated (scripts/vkgen/refs.py); the layer uses it to find
+ * the memory a submission reaches.
+ */
+typedef void (*sbt_vk_ref_fn)(void *ctx, VkObjectType type, uint64_t handle);
+int sbt_vk_refs(enum sbt_vk_cmd cmd, const void *args, sbt_vk_ref_fn fn, void *ctx);
+int sbt_vk_cmd_has_refs(enum sbt_vk_cmd cmd);
+
 /* ---- decoding ---------------------------------------------------------- */
 
 /* Memory for decoded arguments: freed all at once by reset. */

@@ -21,7 +21,7 @@ sys.path.insert(0, HERE)
 
 import vkxml  # noqa: E402
 
-MODULES = ["codec", "layer"]
+MODULES = ["codec", "refs", "layer"]
 MODULES.append("replay")  # tsreplay's Vulkan glue (replayer/generated/)
 
 
