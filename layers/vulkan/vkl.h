@@ -219,6 +219,37 @@ void vkl_memory_publish(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
 void vkl_memory_observe(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                         VkDeviceSize size, uint64_t seq);
 
+/* A byte range of a memory object (size VK_WHOLE_SIZE: to its end). */
+typedef struct vkl_range {
+	VkDeviceMemory memory;
+	VkDeviceSize offset;
+	VkDeviceSize size;
+} vkl_range;
+
+/* Publish the host writes of ranges[0, n) (sorted by memory, then offset)
+ * and of every mapped object marked with vkl_memory_mark_always. */
+void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n);
+/* The device may reach mem through addresses (buffer device addresses,
+ * descriptor buffers, acceleration structures): every submission
+ * publishes it whole. */
+void vkl_memory_mark_always(VkDeviceMemory mem);
+
+/* ---- what a submission reaches (vkl_reach.c) ------------------------------ */
+
+/* After a vkCmd* whose parameters name buffers, images, views, descriptor
+ * sets, framebuffers or secondary command buffers: note them in the
+ * command buffer's set (no lock: command buffers are externally
+ * synchronized). */
+void vkl_reach_cmd(VkCommandBuffer cb, uint32_t cmd, const void *args);
+/* After the calls listed in overrides.py LAYER_REACH (before them for
+ * destroys and frees): resources, bindings, views, descriptor contents,
+ * command buffer lifetimes.  ok: the call succeeded. */
+void vkl_reach_call(const vkl_device *d, uint32_t cmd, const void *args, int ok);
+/* Before a submission (vkQueueSubmit*, vkQueueBindSparse): publish the host
+ * writes of the memory its command buffers reach, or of all mapped memory
+ * when the reach is not known. */
+void vkl_reach_publish(vkl_device *d, uint32_t cmd, const void *args);
+
 /* ---- frames (vkl_queue.c) ----------------------------------------------- */
 
 /* Frame N ends at the N-th vkQueuePresentKHR.  A device that cannot present

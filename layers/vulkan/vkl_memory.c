@@ -60,6 +60,7 @@ typedef struct vkl_memory {
 	VkMemoryPropertyFlags flags;
 	uint64_t alloc_submits; /* device submissions when allocated */
 	int initial_recorded;   /* the first mapping's contents were recorded */
+	_Atomic int always;     /* reached through addresses: every submit publishes it */
 	pthread_mutex_t mu;
 	/* the mapping, when mapped */
 	VkDeviceSize map_offset;
@@ -97,6 +98,11 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	if (info->memoryTypeIndex < d->mem_props.memoryTypeCount)
 		m->flags = d->mem_props.memoryTypes[info->memoryTypeIndex].propertyFlags;
 	m->alloc_submits = atomic_load(&d->submits);
+	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO &&
+		    (((const VkMemoryAllocateFlagsInfo *)(const void *)b)->flags &
+		     VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT))
+			atomic_store(&m->always, 1);
 	pthread_mutex_init(&m->mu, NULL);
 	vkl_objects_add(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)mem, seq,
 	                (uint64_t)(uintptr_t)d->handle, m);
@@ -398,6 +404,11 @@ static int vkl_mem_clip(const vkl_memory *m, VkDeviceSize offset, VkDeviceSize s
 
 typedef enum { VKL_MEM_PUBLISH, VKL_MEM_OBSERVE } vkl_mem_op;
 
+/* An observation of the whole device takes device writes only: it does not
+ * publish, since other threads may be writing mappings no submission of
+ * theirs has reached yet (reading those would race with them; a device
+ * write never lands there, so nothing is lost).  One range (an invalidate)
+ * publishes first: the program named it. */
 static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset,
                           VkDeviceSize size, vkl_mem_op op, uint64_t seq)
 {
@@ -410,9 +421,54 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 			continue;
 		pthread_mutex_lock(&m->mu);
 		if (vkl_mem_clip(m, mem ? offset : 0, mem ? size : VK_WHOLE_SIZE, &lo, &hi)) {
-			vkl_mem_publish_locked(m, lo, hi);
+			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
+				vkl_mem_publish_locked(m, lo, hi);
 			if (op == VKL_MEM_OBSERVE)
 				vkl_mem_observe_locked(m, lo, hi, seq, idle);
+		}
+		pthread_mutex_unlock(&m->mu);
+	}
+	pthread_mutex_unlock(&d->map_mu);
+}
+
+void vkl_memory_mark_always(VkDeviceMemory mem)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	if (m)
+		atomic_store(&m->always, 1);
+}
+
+/* First index of ranges[0, n) whose memory is mem, or n. */
+static size_t vkl_mem_ranges_find(const vkl_range *ranges, size_t n, VkDeviceMemory mem)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)ranges[mid].memory < (uintptr_t)mem)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ranges[lo].memory == mem ? lo : n;
+}
+
+void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
+{
+	vkl_memory *m;
+	pthread_mutex_lock(&d->map_mu);
+	for (m = d->mapped; m; m = m->next_mapped) {
+		size_t i = vkl_mem_ranges_find(ranges, n, m->handle), lo, hi;
+		int always = atomic_load(&m->always);
+		if (i == n && !always)
+			continue;
+		pthread_mutex_lock(&m->mu);
+		if (always) {
+			if (vkl_mem_clip(m, 0, VK_WHOLE_SIZE, &lo, &hi))
+				vkl_mem_publish_locked(m, lo, hi);
+		} else {
+			for (; i < n && ranges[i].memory == m->handle; i++)
+				if (vkl_mem_clip(m, ranges[i].offset, ranges[i].size, &lo, &hi))
+					vkl_mem_publish_locked(m, lo, hi);
 		}
 		pthread_mutex_unlock(&m->mu);
 	}

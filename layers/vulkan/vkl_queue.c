@@ -240,7 +240,7 @@ static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, co
 	if (fence)
 		vkl_objects_add(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, 0,
 		                (uint64_t)(uintptr_t)d->handle, (void *)(uintptr_t)n);
-	vkl_memory_publish(d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
+	vkl_reach_publish(d, cmd, args);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
 }
 

@@ -52,6 +52,7 @@ LAYER_RECORD_BEFORE = overrides.LAYER_RECORD_BEFORE
 LAYER_RECORD_BEFORE_PREFIXES = overrides.LAYER_RECORD_BEFORE_PREFIXES
 LAYER_WORK = overrides.LAYER_WORK
 LAYER_REFUSED_EXTENSIONS = overrides.LAYER_REFUSED_EXTENSIONS
+LAYER_REACH = overrides.LAYER_REACH
 
 
 def wanted(reg, name):
@@ -239,6 +240,15 @@ def destroyed_handles(reg, n, c):
     return []
 
 
+def reach_lines(n, c, refs, ok):
+    """C lines telling vkl_reach.c what the call did (see overrides.LAYER_REACH)."""
+    if n in LAYER_REACH:
+        return ["		vkl_reach_call(vkl_x, SBT_VK_CMD_%s, &vkl_a, %s);" % (n, ok)]
+    if refs is not None and n.startswith("vkCmd") and refs.cmd_has.get(n):
+        return ["		vkl_reach_cmd(%s, SBT_VK_CMD_%s, &vkl_a);" % (c.params[0].name, n)]
+    return []
+
+
 def gen_wrapper(reg, n, c, codec):
     level = "device" if c.dispatch in DEVICE_LEVELS else "instance"
     first = c.params[0].name
@@ -264,6 +274,7 @@ def gen_wrapper(reg, n, c, codec):
         if has_ret:
             L.append("		vkl_a.ret = VK_SUCCESS; /* the real one follows in a tsResult */")
         L.append("		vkl_seq = %s;" % emit)
+        L += reach_lines(n, c, codec, "1")
         L += destroyed_handles(reg, n, c)
         L.append("	}")
         if has_ret:
@@ -286,14 +297,15 @@ def gen_wrapper(reg, n, c, codec):
     L += fill
     if has_ret:
         L.append("		vkl_a.ret = vkl_ret;")
+    ok = "vkl_ret >= 0" if c.ret == "VkResult" else "1"
     if created:
         L.append("		vkl_seq = %s;" % emit)
-        ok = "vkl_ret >= 0" if c.ret == "VkResult" else "1"
         L.append("		if (%s) {" % ok)
         L += created
         L.append("		}")
     else:
         L.append("		%s;" % emit)
+    L += reach_lines(n, c, codec, ok)
     L.append("	}")
     if has_ret:
         L.append("	return vkl_ret;")
@@ -349,6 +361,15 @@ def _codec_carried(reg):
     return set(cx.carried_commands())
 
 
+def _refs(reg):
+    """Which vkCmd* name memory-reaching handles (refs.py), when importable."""
+    try:
+        import refs  # noqa: E402
+    except ImportError:
+        return None
+    return refs.build(reg)[1]
+
+
 def generate(reg):
     """Module entry point for gen.py: {path relative to the repo: text}."""
     carried = _codec_carried(reg)
@@ -357,7 +378,7 @@ def generate(reg):
     return {
         "layers/vulkan/generated/vkl_dispatch.h": gen_header(reg, cmds),
         "layers/vulkan/generated/vkl_dispatch.c": gen_fill(reg, cmds),
-        "layers/vulkan/generated/vkl_wrappers.c": gen_wrappers(reg, cmds, None),
+        "layers/vulkan/generated/vkl_wrappers.c": gen_wrappers(reg, cmds, _refs(reg)),
     }
 
 

@@ -153,6 +153,29 @@ LAYER_RECORD_BEFORE = (
 )
 LAYER_RECORD_BEFORE_PREFIXES = ("vkDestroy", "vkFree")
 
+# Generated wrappers that also tell layers/vulkan/vkl_reach.c (the memory a
+# submission reaches) what the call did: resources, their memory bindings,
+# views, framebuffers, descriptor set contents, command buffer lifetimes.
+# Called after the call (before it for the record-before ones above).
+# Every vkCmd* whose parameters name memory-reaching handles (refs.py) is
+# followed by vkl_reach_cmd without being listed.
+LAYER_REACH = (
+    "vkCreateBuffer", "vkCreateImage", "vkCreateImageView", "vkCreateBufferView",
+    "vkCreateFramebuffer",
+    "vkBindBufferMemory", "vkBindBufferMemory2", "vkBindBufferMemory2KHR",
+    "vkBindImageMemory", "vkBindImageMemory2", "vkBindImageMemory2KHR",
+    "vkDestroyBuffer", "vkDestroyImage", "vkDestroyImageView", "vkDestroyBufferView",
+    "vkDestroyFramebuffer",
+    "vkAllocateCommandBuffers", "vkFreeCommandBuffers", "vkDestroyCommandPool",
+    "vkBeginCommandBuffer",
+    "vkAllocateDescriptorSets", "vkFreeDescriptorSets", "vkResetDescriptorPool",
+    "vkDestroyDescriptorPool", "vkUpdateDescriptorSets",
+    "vkCreateDescriptorUpdateTemplate", "vkCreateDescriptorUpdateTemplateKHR",
+    "vkDestroyDescriptorUpdateTemplate", "vkDestroyDescriptorUpdateTemplateKHR",
+    "vkUpdateDescriptorSetWithTemplate", "vkUpdateDescriptorSetWithTemplateKHR",
+    "vkCmdPushDescriptorSetWithTemplateKHR",
+)
+
 # Records flagged CAP_REC_WORK (a host stack under TRACESMITH_STACKS=work).
 LAYER_WORK = (
     "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",

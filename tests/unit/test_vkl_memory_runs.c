@@ -6,7 +6,9 @@
  * every alignment), then through the public calls on a fake mapping: a
  * device write of 3000 bytes with bytes left equal inside it reaches the
  * shadow whole and is never recorded as a host write, and host bytes that
- * share 8-byte words with device bytes survive an observation.
+ * share 8-byte words with device bytes survive an observation; publishing
+ * given ranges (what a submission reaches) records the host writes inside
+ * them only, and memory marked "always" whole.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,10 @@ static void tst_mapping(void)
 	}
 	tst_written = 0;
 	vkl_memory_observe(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE, 41);
+	TST_CHECK_EQ_U64(tst_nwrites, 0); /* observing the device publishes nothing */
+	for (i = 1000; i < 1400; i++)
+		TST_CHECK(shadow[i] == (uint8_t)(i % 2 ? i + 1 : i + 2));
+	vkl_memory_publish(&d, VK_NULL_HANDLE, 0, VK_WHOLE_SIZE);
 	TST_CHECK(tst_nwrites > 0);
 	TST_CHECK(tst_written >= 200);
 	for (i = 1000; i < 1400; i++) {
@@ -175,11 +181,53 @@ static void tst_mapping(void)
 	free(before);
 }
 
+/* vkl_memory_publish_ranges: host writes at 100, 1000 and 3000; ranges
+ * [0, 200) and [2900, 3100) record the first and the last; after
+ * vkl_memory_mark_always an empty list records the middle one. */
+static void tst_ranges(void)
+{
+	vkl_device d;
+	VkMemoryAllocateInfo info;
+	uint8_t *real = calloc(1, TST_N), *shadow;
+	vkl_range r[2] = { { TST_MEM, 0, 200 }, { TST_MEM, 2900, 200 } };
+	void *p;
+
+	TST_REQUIRE(real != NULL);
+	memset(&d, 0, sizeof(d));
+	d.mem_props.memoryTypeCount = 1;
+	memset(&info, 0, sizeof(info));
+	info.allocationSize = TST_N;
+	vkl_memory_allocated(&d, TST_MEM, &info, 5);
+	p = real;
+	TST_REQUIRE(vkl_memory_mapped(&d, TST_MEM, 0, VK_WHOLE_SIZE, &p) == VK_SUCCESS);
+	shadow = p;
+	atomic_store(&d.submits, 1); /* not the initial contents any more */
+	shadow[100] = 1;
+	shadow[1000] = 2;
+	shadow[3000] = 3;
+	tst_nwrites = 0;
+	tst_written = 0;
+	vkl_memory_publish_ranges(&d, r, 2);
+	TST_CHECK_EQ_U64(tst_nwrites, 2);
+	TST_CHECK(real[100] == 1 && real[3000] == 3 && real[1000] == 0);
+	tst_nwrites = 0;
+	vkl_memory_publish_ranges(&d, NULL, 0);
+	TST_CHECK_EQ_U64(tst_nwrites, 0);
+	vkl_memory_mark_always(TST_MEM);
+	vkl_memory_publish_ranges(&d, NULL, 0);
+	TST_CHECK_EQ_U64(tst_nwrites, 1);
+	TST_CHECK(real[1000] == 2);
+	vkl_memory_unmapping(&d, TST_MEM);
+	vkl_memory_freed(&d, TST_MEM);
+	free(real);
+}
+
 int main(void)
 {
 	setenv("TRACESMITH_OUTPUT", tst_path("runs.sbt"), 1);
 	tst_scans();
 	tst_mapping();
+	tst_ranges();
 	cap_shutdown();
 	return tst_done();
 }

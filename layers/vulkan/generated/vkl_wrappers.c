@@ -157,6 +157,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory(VkDevice device, 
 		vkl_a.memoryOffset = memoryOffset;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindBufferMemory, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindBufferMemory, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -187,6 +188,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory(VkDevice device, V
 		vkl_a.memoryOffset = memoryOffset;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindImageMemory, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindImageMemory, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -516,6 +518,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBuffer(VkDevice device, cons
 			if (pBuffer)
 				vkl_objects_add(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(*pBuffer), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateBuffer, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -530,6 +533,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBuffer(VkDevice device, VkBuffe
 		vkl_a.buffer = buffer;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyBuffer, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyBuffer, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(buffer));
 	}
 	(void)vkl_seq;
@@ -554,6 +558,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBufferView(VkDevice device, 
 			if (pView)
 				vkl_objects_add(VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(*pView), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateBufferView, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -568,6 +573,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBufferView(VkDevice device, VkB
 		vkl_a.bufferView = bufferView;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyBufferView, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyBufferView, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(bufferView));
 	}
 	(void)vkl_seq;
@@ -592,6 +598,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImage(VkDevice device, const
 			if (pImage)
 				vkl_objects_add(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(*pImage), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateImage, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -606,6 +613,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImage(VkDevice device, VkImage 
 		vkl_a.image = image;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyImage, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyImage, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)(image));
 	}
 	(void)vkl_seq;
@@ -644,6 +652,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImageView(VkDevice device, c
 			if (pView)
 				vkl_objects_add(VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(*pView), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateImageView, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -658,6 +667,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImageView(VkDevice device, VkIm
 		vkl_a.imageView = imageView;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyImageView, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyImageView, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(imageView));
 	}
 	(void)vkl_seq;
@@ -1006,6 +1016,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorPool(VkDevice device,
 		vkl_a.descriptorPool = descriptorPool;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyDescriptorPool, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyDescriptorPool, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_DESCRIPTOR_POOL, (uint64_t)(uintptr_t)(descriptorPool));
 	}
 	(void)vkl_seq;
@@ -1024,6 +1035,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetDescriptorPool(VkDevice devic
 		vkl_a.flags = flags;
 		vkl_a.ret = VK_SUCCESS; /* the real one follows in a tsResult */
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkResetDescriptorPool, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkResetDescriptorPool, &vkl_a, 1);
 		vkl_objects_remove_children((uint64_t)(uintptr_t)(descriptorPool));
 	}
 	vkl_ret = vkl_x->table.ResetDescriptorPool(device, descriptorPool, flags);
@@ -1052,6 +1064,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateDescriptorSets(VkDevice de
 					vkl_objects_add(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)(pDescriptorSets[vkl_i]), vkl_seq, (uint64_t)(uintptr_t)(pAllocateInfo->descriptorPool), NULL);
 			}
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkAllocateDescriptorSets, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -1069,6 +1082,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkFreeDescriptorSets(VkDevice device
 		vkl_a.pDescriptorSets = pDescriptorSets;
 		vkl_a.ret = VK_SUCCESS; /* the real one follows in a tsResult */
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkFreeDescriptorSets, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkFreeDescriptorSets, &vkl_a, 1);
 		if (pDescriptorSets) {
 			uint32_t vkl_i;
 			for (vkl_i = 0; vkl_i < (uint32_t)(descriptorSetCount); vkl_i++)
@@ -1093,6 +1107,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSets(VkDevice device, 
 		vkl_a.descriptorCopyCount = descriptorCopyCount;
 		vkl_a.pDescriptorCopies = pDescriptorCopies;
 		vkl_emit(SBT_VK_CMD_vkUpdateDescriptorSets, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkUpdateDescriptorSets, &vkl_a, 1);
 	}
 }
 
@@ -1114,6 +1129,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateFramebuffer(VkDevice device,
 			if (pFramebuffer)
 				vkl_objects_add(VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(*pFramebuffer), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateFramebuffer, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -1128,6 +1144,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyFramebuffer(VkDevice device, Vk
 		vkl_a.framebuffer = framebuffer;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyFramebuffer, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyFramebuffer, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)(framebuffer));
 	}
 	(void)vkl_seq;
@@ -1217,6 +1234,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCommandPool(VkDevice device, Vk
 		vkl_a.commandPool = commandPool;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyCommandPool, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyCommandPool, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_COMMAND_POOL, (uint64_t)(uintptr_t)(commandPool));
 	}
 	(void)vkl_seq;
@@ -1262,6 +1280,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateCommandBuffers(VkDevice de
 					vkl_objects_add(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)(pCommandBuffers[vkl_i]), vkl_seq, (uint64_t)(uintptr_t)(pAllocateInfo->commandPool), NULL);
 			}
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkAllocateCommandBuffers, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -1277,6 +1296,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkFreeCommandBuffers(VkDevice device, Vk
 		vkl_a.commandBufferCount = commandBufferCount;
 		vkl_a.pCommandBuffers = pCommandBuffers;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkFreeCommandBuffers, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkFreeCommandBuffers, &vkl_a, 1);
 		if (pCommandBuffers) {
 			uint32_t vkl_i;
 			for (vkl_i = 0; vkl_i < (uint32_t)(commandBufferCount); vkl_i++)
@@ -1298,6 +1318,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBeginCommandBuffer(VkCommandBuffer
 		vkl_a.pBeginInfo = pBeginInfo;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBeginCommandBuffer, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBeginCommandBuffer, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -1477,6 +1498,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorSets(VkCommandBuffer 
 		vkl_a.dynamicOffsetCount = dynamicOffsetCount;
 		vkl_a.pDynamicOffsets = pDynamicOffsets;
 		vkl_emit(SBT_VK_CMD_vkCmdBindDescriptorSets, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorSets, &vkl_a);
 	}
 }
 
@@ -1491,6 +1513,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindIndexBuffer(VkCommandBuffer com
 		vkl_a.offset = offset;
 		vkl_a.indexType = indexType;
 		vkl_emit(SBT_VK_CMD_vkCmdBindIndexBuffer, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindIndexBuffer, &vkl_a);
 	}
 }
 
@@ -1506,6 +1529,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 		vkl_a.pBuffers = pBuffers;
 		vkl_a.pOffsets = pOffsets;
 		vkl_emit(SBT_VK_CMD_vkCmdBindVertexBuffers, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindVertexBuffers, &vkl_a);
 	}
 }
 
@@ -1585,6 +1609,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirect(VkCommandBuffer comman
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirect, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirect, &vkl_a);
 	}
 }
 
@@ -1600,6 +1625,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirect, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirect, &vkl_a);
 	}
 }
 
@@ -1627,6 +1653,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_emit(SBT_VK_CMD_vkCmdDispatchIndirect, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDispatchIndirect, &vkl_a);
 	}
 }
 
@@ -1665,6 +1692,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterIndirectHUAWEI(VkCommand
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI, &vkl_a);
 	}
 }
 
@@ -1680,6 +1708,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer(VkCommandBuffer commandB
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBuffer, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &vkl_a);
 	}
 }
 
@@ -1697,6 +1726,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage(VkCommandBuffer commandBu
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImage, &vkl_a);
 	}
 }
 
@@ -1715,6 +1745,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage(VkCommandBuffer commandBu
 		vkl_a.pRegions = pRegions;
 		vkl_a.filter = filter;
 		vkl_emit(SBT_VK_CMD_vkCmdBlitImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBlitImage, &vkl_a);
 	}
 }
 
@@ -1731,6 +1762,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage(VkCommandBuffer c
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBufferToImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBufferToImage, &vkl_a);
 	}
 }
 
@@ -1747,6 +1779,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImageToBuffer, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImageToBuffer, &vkl_a);
 	}
 }
 
@@ -1778,6 +1811,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkComma
 		vkl_a.dstImageLayout = dstImageLayout;
 		vkl_a.pImageSubresources = pImageSubresources;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV, &vkl_a);
 	}
 }
 
@@ -1793,6 +1827,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdUpdateBuffer(VkCommandBuffer comman
 		vkl_a.dataSize = dataSize;
 		vkl_a.pData = pData;
 		vkl_emit(SBT_VK_CMD_vkCmdUpdateBuffer, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdUpdateBuffer, &vkl_a);
 	}
 }
 
@@ -1808,6 +1843,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdFillBuffer(VkCommandBuffer commandB
 		vkl_a.size = size;
 		vkl_a.data = data;
 		vkl_emit(SBT_VK_CMD_vkCmdFillBuffer, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdFillBuffer, &vkl_a);
 	}
 }
 
@@ -1824,6 +1860,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearColorImage(VkCommandBuffer com
 		vkl_a.rangeCount = rangeCount;
 		vkl_a.pRanges = pRanges;
 		vkl_emit(SBT_VK_CMD_vkCmdClearColorImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdClearColorImage, &vkl_a);
 	}
 }
 
@@ -1840,6 +1877,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearDepthStencilImage(VkCommandBuf
 		vkl_a.rangeCount = rangeCount;
 		vkl_a.pRanges = pRanges;
 		vkl_emit(SBT_VK_CMD_vkCmdClearDepthStencilImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdClearDepthStencilImage, &vkl_a);
 	}
 }
 
@@ -1872,6 +1910,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_emit(SBT_VK_CMD_vkCmdResolveImage, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdResolveImage, &vkl_a);
 	}
 }
 
@@ -1919,6 +1958,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents(VkCommandBuffer commandB
 		vkl_a.imageMemoryBarrierCount = imageMemoryBarrierCount;
 		vkl_a.pImageMemoryBarriers = pImageMemoryBarriers;
 		vkl_emit(SBT_VK_CMD_vkCmdWaitEvents, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWaitEvents, &vkl_a);
 	}
 }
 
@@ -1939,6 +1979,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 		vkl_a.imageMemoryBarrierCount = imageMemoryBarrierCount;
 		vkl_a.pImageMemoryBarriers = pImageMemoryBarriers;
 		vkl_emit(SBT_VK_CMD_vkCmdPipelineBarrier, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdPipelineBarrier, &vkl_a);
 	}
 }
 
@@ -1978,6 +2019,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pConditionalRenderingBegin = pConditionalRenderingBegin;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginConditionalRenderingEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginConditionalRenderingEXT, &vkl_a);
 	}
 }
 
@@ -2035,6 +2077,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 		vkl_a.stride = stride;
 		vkl_a.flags = flags;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyQueryPoolResults, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyQueryPoolResults, &vkl_a);
 	}
 }
 
@@ -2064,6 +2107,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
 		vkl_a.contents = contents;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginRenderPass, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginRenderPass, &vkl_a);
 	}
 }
 
@@ -2100,6 +2144,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteCommands(VkCommandBuffer com
 		vkl_a.commandBufferCount = commandBufferCount;
 		vkl_a.pCommandBuffers = pCommandBuffers;
 		vkl_emit(SBT_VK_CMD_vkCmdExecuteCommands, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdExecuteCommands, &vkl_a);
 	}
 }
 
@@ -2668,6 +2713,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteGeneratedCommandsNV(VkComman
 		vkl_a.isPreprocessed = isPreprocessed;
 		vkl_a.pGeneratedCommandsInfo = pGeneratedCommandsInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdExecuteGeneratedCommandsNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdExecuteGeneratedCommandsNV, &vkl_a);
 	}
 }
 
@@ -2680,6 +2726,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pGeneratedCommandsInfo = pGeneratedCommandsInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdPreprocessGeneratedCommandsNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdPreprocessGeneratedCommandsNV, &vkl_a);
 	}
 }
 
@@ -2897,6 +2944,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetKHR(VkCommandBuffe
 		vkl_a.descriptorWriteCount = descriptorWriteCount;
 		vkl_a.pDescriptorWrites = pDescriptorWrites;
 		vkl_emit(SBT_VK_CMD_vkCmdPushDescriptorSetKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdPushDescriptorSetKHR, &vkl_a);
 	}
 }
 
@@ -3298,6 +3346,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2(VkDevice device,
 		vkl_a.pBindInfos = pBindInfos;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindBufferMemory2, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindBufferMemory2, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3314,6 +3363,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2KHR(VkDevice devi
 		vkl_a.pBindInfos = pBindInfos;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindBufferMemory2KHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindBufferMemory2KHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3330,6 +3380,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2(VkDevice device, 
 		vkl_a.pBindInfos = pBindInfos;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindImageMemory2, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindImageMemory2, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3346,6 +3397,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 		vkl_a.pBindInfos = pBindInfos;
 		vkl_a.ret = vkl_ret;
 		vkl_emit(SBT_VK_CMD_vkBindImageMemory2KHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkBindImageMemory2KHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3489,6 +3541,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplate(VkD
 		if (vkl_ret >= 0) {
 			vkl_template_created(pCreateInfo, *pDescriptorUpdateTemplate, vkl_seq, (uint64_t)(uintptr_t)(device));
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateDescriptorUpdateTemplate, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3510,6 +3563,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplateKHR(
 		if (vkl_ret >= 0) {
 			vkl_template_created(pCreateInfo, *pDescriptorUpdateTemplate, vkl_seq, (uint64_t)(uintptr_t)(device));
 		}
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -3524,6 +3578,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplate(VkDevi
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyDescriptorUpdateTemplate, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyDescriptorUpdateTemplate, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, (uint64_t)(uintptr_t)(descriptorUpdateTemplate));
 	}
 	(void)vkl_seq;
@@ -3540,6 +3595,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplateKHR(VkD
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR, 0, &vkl_a);
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, (uint64_t)(uintptr_t)(descriptorUpdateTemplate));
 	}
 	(void)vkl_seq;
@@ -3557,6 +3613,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplate(VkDevi
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
 		vkl_a.pData = pData;
 		vkl_emit_template(SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate, 0, &vkl_a, vkl_template_data_len(descriptorUpdateTemplate));
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate, &vkl_a, 1);
 	}
 }
 
@@ -3571,6 +3628,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplateKHR(VkD
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
 		vkl_a.pData = pData;
 		vkl_emit_template(SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR, 0, &vkl_a, vkl_template_data_len(descriptorUpdateTemplate));
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR, &vkl_a, 1);
 	}
 }
 
@@ -3586,6 +3644,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetWithTemplateKHR(Vk
 		vkl_a.set = set;
 		vkl_a.pData = pData;
 		vkl_emit_template(SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR, 0, &vkl_a, vkl_template_data_len(descriptorUpdateTemplate));
+		vkl_reach_call(vkl_x, SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR, &vkl_a, 1);
 	}
 }
 
@@ -4372,6 +4431,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarkerAMD(VkCommandBuffe
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.marker = marker;
 		vkl_emit(SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, &vkl_a);
 	}
 }
 
@@ -4429,6 +4489,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2(VkCommandBuffer co
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginRenderPass2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginRenderPass2, &vkl_a);
 	}
 }
 
@@ -4442,6 +4503,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2KHR(VkCommandBuffer
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginRenderPass2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginRenderPass2KHR, &vkl_a);
 	}
 }
 
@@ -4577,6 +4639,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCount(VkCommandBuffer c
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCount, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCount, &vkl_a);
 	}
 }
 
@@ -4594,6 +4657,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountKHR(VkCommandBuffe
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCountKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCountKHR, &vkl_a);
 	}
 }
 
@@ -4611,6 +4675,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountAMD(VkCommandBuffe
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCountAMD, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCountAMD, &vkl_a);
 	}
 }
 
@@ -4628,6 +4693,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCount(VkCommandB
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCount, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCount, &vkl_a);
 	}
 }
 
@@ -4645,6 +4711,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountKHR(VkComma
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR, &vkl_a);
 	}
 }
 
@@ -4662,6 +4729,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountAMD(VkComma
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD, &vkl_a);
 	}
 }
 
@@ -4703,6 +4771,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindTransformFeedbackBuffersEXT(VkC
 		vkl_a.pOffsets = pOffsets;
 		vkl_a.pSizes = pSizes;
 		vkl_emit(SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT, &vkl_a);
 	}
 }
 
@@ -4718,6 +4787,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginTransformFeedbackEXT(VkCommand
 		vkl_a.pCounterBuffers = pCounterBuffers;
 		vkl_a.pCounterBufferOffsets = pCounterBufferOffsets;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT, &vkl_a);
 	}
 }
 
@@ -4733,6 +4803,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 		vkl_a.pCounterBuffers = pCounterBuffers;
 		vkl_a.pCounterBufferOffsets = pCounterBufferOffsets;
 		vkl_emit(SBT_VK_CMD_vkCmdEndTransformFeedbackEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdEndTransformFeedbackEXT, &vkl_a);
 	}
 }
 
@@ -4779,6 +4850,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 		vkl_a.counterOffset = counterOffset;
 		vkl_a.vertexStride = vertexStride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT, &vkl_a);
 	}
 }
 
@@ -4806,6 +4878,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindShadingRateImageNV(VkCommandBuf
 		vkl_a.imageView = imageView;
 		vkl_a.imageLayout = imageLayout;
 		vkl_emit(SBT_VK_CMD_vkCmdBindShadingRateImageNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindShadingRateImageNV, &vkl_a);
 	}
 }
 
@@ -4862,6 +4935,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectNV(VkCommandBu
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV, &vkl_a);
 	}
 }
 
@@ -4879,6 +4953,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV, &vkl_a);
 	}
 }
 
@@ -4908,6 +4983,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectEXT(VkCommandB
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT, &vkl_a);
 	}
 }
 
@@ -4925,6 +5001,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountEXT(VkCom
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
 		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT, &vkl_a);
 	}
 }
 
@@ -4976,6 +5053,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindInvocationMaskHUAWEI(VkCommandB
 		vkl_a.imageView = imageView;
 		vkl_a.imageLayout = imageLayout;
 		vkl_emit(SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI, &vkl_a);
 	}
 }
 
@@ -5051,6 +5129,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureNV(VkComma
 		vkl_a.src = src;
 		vkl_a.mode = mode;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyAccelerationStructureNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyAccelerationStructureNV, &vkl_a);
 	}
 }
 
@@ -5063,6 +5142,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureKHR(VkComm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyAccelerationStructureKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyAccelerationStructureKHR, &vkl_a);
 	}
 }
 
@@ -5075,6 +5155,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureToMemoryKH
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyAccelerationStructureToMemoryKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyAccelerationStructureToMemoryKHR, &vkl_a);
 	}
 }
 
@@ -5087,6 +5168,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToAccelerationStructureKH
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyMemoryToAccelerationStructureKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryToAccelerationStructureKHR, &vkl_a);
 	}
 }
 
@@ -5103,6 +5185,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 		vkl_a.queryPool = queryPool;
 		vkl_a.firstQuery = firstQuery;
 		vkl_emit(SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesKHR, &vkl_a);
 	}
 }
 
@@ -5119,6 +5202,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 		vkl_a.queryPool = queryPool;
 		vkl_a.firstQuery = firstQuery;
 		vkl_emit(SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesNV, &vkl_a);
 	}
 }
 
@@ -5138,6 +5222,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildAccelerationStructureNV(VkComm
 		vkl_a.scratch = scratch;
 		vkl_a.scratchOffset = scratchOffset;
 		vkl_emit(SBT_VK_CMD_vkCmdBuildAccelerationStructureNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBuildAccelerationStructureNV, &vkl_a);
 	}
 }
 
@@ -5181,6 +5266,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysNV(VkCommandBuffer command
 		vkl_a.height = height;
 		vkl_a.depth = depth;
 		vkl_emit(SBT_VK_CMD_vkCmdTraceRaysNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdTraceRaysNV, &vkl_a);
 	}
 }
 
@@ -6077,6 +6163,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2(VkCommandBuffer 
 		vkl_a.pSizes = pSizes;
 		vkl_a.pStrides = pStrides;
 		vkl_emit(SBT_VK_CMD_vkCmdBindVertexBuffers2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindVertexBuffers2, &vkl_a);
 	}
 }
 
@@ -6094,6 +6181,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 		vkl_a.pSizes = pSizes;
 		vkl_a.pStrides = pStrides;
 		vkl_emit(SBT_VK_CMD_vkCmdBindVertexBuffers2EXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindVertexBuffers2EXT, &vkl_a);
 	}
 }
 
@@ -6880,6 +6968,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2(VkCommandBuffer command
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBuffer2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer2, &vkl_a);
 	}
 }
 
@@ -6892,6 +6981,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2KHR(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBuffer2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer2KHR, &vkl_a);
 	}
 }
 
@@ -6904,6 +6994,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2(VkCommandBuffer commandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImage2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImage2, &vkl_a);
 	}
 }
 
@@ -6916,6 +7007,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2KHR(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImage2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImage2KHR, &vkl_a);
 	}
 }
 
@@ -6928,6 +7020,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2(VkCommandBuffer commandB
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBlitImage2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBlitImage2, &vkl_a);
 	}
 }
 
@@ -6940,6 +7033,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2KHR(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBlitImage2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBlitImage2KHR, &vkl_a);
 	}
 }
 
@@ -6952,6 +7046,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBufferToImage2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBufferToImage2, &vkl_a);
 	}
 }
 
@@ -6964,6 +7059,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2KHR(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyBufferToImage2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBufferToImage2KHR, &vkl_a);
 	}
 }
 
@@ -6976,6 +7072,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2(VkCommandBuffer 
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImageToBuffer2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImageToBuffer2, &vkl_a);
 	}
 }
 
@@ -6988,6 +7085,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2KHR(VkCommandBuff
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR, &vkl_a);
 	}
 }
 
@@ -7000,6 +7098,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2(VkCommandBuffer comma
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdResolveImage2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdResolveImage2, &vkl_a);
 	}
 }
 
@@ -7012,6 +7111,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2KHR(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdResolveImage2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdResolveImage2KHR, &vkl_a);
 	}
 }
 
@@ -7110,6 +7210,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2(VkCommandBuffer commandBu
 		vkl_a.event = event;
 		vkl_a.pDependencyInfo = pDependencyInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdSetEvent2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdSetEvent2, &vkl_a);
 	}
 }
 
@@ -7123,6 +7224,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 		vkl_a.event = event;
 		vkl_a.pDependencyInfo = pDependencyInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdSetEvent2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdSetEvent2KHR, &vkl_a);
 	}
 }
 
@@ -7163,6 +7265,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2(VkCommandBuffer command
 		vkl_a.pEvents = pEvents;
 		vkl_a.pDependencyInfos = pDependencyInfos;
 		vkl_emit(SBT_VK_CMD_vkCmdWaitEvents2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWaitEvents2, &vkl_a);
 	}
 }
 
@@ -7177,6 +7280,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2KHR(VkCommandBuffer comm
 		vkl_a.pEvents = pEvents;
 		vkl_a.pDependencyInfos = pDependencyInfos;
 		vkl_emit(SBT_VK_CMD_vkCmdWaitEvents2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWaitEvents2KHR, &vkl_a);
 	}
 }
 
@@ -7189,6 +7293,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2(VkCommandBuffer co
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdPipelineBarrier2, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdPipelineBarrier2, &vkl_a);
 	}
 }
 
@@ -7201,6 +7306,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdPipelineBarrier2KHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdPipelineBarrier2KHR, &vkl_a);
 	}
 }
 
@@ -7244,6 +7350,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarker2AMD(VkCommandBuff
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.marker = marker;
 		vkl_emit(SBT_VK_CMD_vkCmdWriteBufferMarker2AMD, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteBufferMarker2AMD, &vkl_a);
 	}
 }
 
@@ -7428,6 +7535,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecodeVideoKHR(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDecodeInfo = pDecodeInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdDecodeVideoKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDecodeVideoKHR, &vkl_a);
 	}
 }
 
@@ -7440,6 +7548,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginVideoCodingKHR(VkCommandBuffer
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginVideoCodingKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginVideoCodingKHR, &vkl_a);
 	}
 }
 
@@ -7621,6 +7730,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBuffersEXT(VkCommandB
 		vkl_a.bufferCount = bufferCount;
 		vkl_a.pBindingInfos = pBindingInfos;
 		vkl_emit(SBT_VK_CMD_vkCmdBindDescriptorBuffersEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorBuffersEXT, &vkl_a);
 	}
 }
 
@@ -7732,6 +7842,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRendering(VkCommandBuffer comm
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginRendering, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginRendering, &vkl_a);
 	}
 }
 
@@ -7744,6 +7855,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdBeginRenderingKHR, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBeginRenderingKHR, &vkl_a);
 	}
 }
 
@@ -7827,6 +7939,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildMicromapsEXT(VkCommandBuffer c
 		vkl_a.infoCount = infoCount;
 		vkl_a.pInfos = pInfos;
 		vkl_emit(SBT_VK_CMD_vkCmdBuildMicromapsEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBuildMicromapsEXT, &vkl_a);
 	}
 }
 
@@ -7872,6 +7985,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapEXT(VkCommandBuffer com
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyMicromapEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMicromapEXT, &vkl_a);
 	}
 }
 
@@ -7900,6 +8014,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapToMemoryEXT(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyMicromapToMemoryEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMicromapToMemoryEXT, &vkl_a);
 	}
 }
 
@@ -7928,6 +8043,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToMicromapEXT(VkCommandBu
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdCopyMemoryToMicromapEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryToMicromapEXT, &vkl_a);
 	}
 }
 
@@ -7960,6 +8076,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteMicromapsPropertiesEXT(VkComma
 		vkl_a.queryPool = queryPool;
 		vkl_a.firstQuery = firstQuery;
 		vkl_emit(SBT_VK_CMD_vkCmdWriteMicromapsPropertiesEXT, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteMicromapsPropertiesEXT, &vkl_a);
 	}
 }
 
@@ -8182,6 +8299,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdOpticalFlowExecuteNV(VkCommandBuffe
 		vkl_a.session = session;
 		vkl_a.pExecuteInfo = pExecuteInfo;
 		vkl_emit(SBT_VK_CMD_vkCmdOpticalFlowExecuteNV, 0, &vkl_a);
+		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdOpticalFlowExecuteNV, &vkl_a);
 	}
 }
 

@@ -1,0 +1,359 @@
+/*
+ * test_vkl_reach - the layer's reach tracking (layers/vulkan/vkl_reach.c,
+ * compiled in) without a device:
+ * - its hash table against a plain array under 200,000 random inserts,
+ *   overwrites and deletes (deletion shifts entries back; a lost entry
+ *   would be a write never published);
+ * - what a submission reaches, through the hooks the generated wrappers
+ *   call: buffers bound into shared memory, a descriptor set written by
+ *   vkUpdateDescriptorSets and copied by a VkCopyDescriptorSet, a
+ *   template update, a buffer view, a secondary command buffer, an
+ *   overwritten descriptor (its old buffer is no longer reached), a
+ *   sparse buffer and an acceleration structure (reach everything),
+ *   freed command buffers and reset descriptor pools.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/vulkan/vkl_memory.c"
+#include "layers/vulkan/vkl_objects.c"
+#include "layers/vulkan/vkl_reach.c"
+#include "tests/support/tst.h"
+
+uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data, uint64_t size)
+{
+	(void)memory;
+	(void)offset;
+	(void)data;
+	(void)size;
+	return 1;
+}
+
+/* TST_CHECK on two strings, printing both when they differ. */
+#define TST_CHECK_STR_EQ(got, want)                                                \
+	do {                                                                           \
+		const char *tst_g_ = (got), *tst_w_ = (want);                              \
+		if (strcmp(tst_g_, tst_w_) != 0)                                           \
+			fprintf(stderr, "%s:%d: got '%s', want '%s'\n", __FILE__, __LINE__,     \
+			        tst_g_, tst_w_);                                               \
+		TST_CHECK(strcmp(tst_g_, tst_w_) == 0);                                    \
+	} while (0)
+
+static uint32_t tst_rand_state = 777;
+static uint32_t tst_rand(void)
+{
+	tst_rand_state = tst_rand_state * 1103515245u + 12345u;
+	return tst_rand_state >> 8;
+}
+
+#define TST_KEYS 3000
+
+static void tst_table(void)
+{
+	static uint64_t ref_val[TST_KEYS];
+	static uint8_t ref_has[TST_KEYS];
+	vkl_rt t;
+	size_t bad = 0, n = 0;
+	memset(&t, 0, sizeof(t));
+	t.typed = 1;
+	for (int op = 0; op < 200000; op++) {
+		uint32_t k = tst_rand() % TST_KEYS;
+		/* keys that collide in their low bits, two types per value */
+		uint64_t key = (uint64_t)(k / 2) << 20;
+		uint32_t type = k % 2 ? VK_OBJECT_TYPE_BUFFER : VK_OBJECT_TYPE_IMAGE;
+		if (tst_rand() % 3) {
+			uint64_t v = tst_rand();
+			int r = vkl_rt_put(&t, key, type, v);
+			if (r != (ref_has[k] ? 0 : 1))
+				bad++;
+			n += !ref_has[k];
+			ref_has[k] = 1;
+			ref_val[k] = v;
+		} else {
+			uint64_t v = 0;
+			int r = vkl_rt_del(&t, key, type, &v);
+			if (r != ref_has[k] || (r && v != ref_val[k]))
+				bad++;
+			n -= ref_has[k];
+			ref_has[k] = 0;
+		}
+		if (op % 1000 == 0) {
+			for (uint32_t j = 0; j < TST_KEYS; j++) {
+				vkl_rt_ent *e = vkl_rt_find(&t, (uint64_t)(j / 2) << 20,
+				                            j % 2 ? VK_OBJECT_TYPE_BUFFER : VK_OBJECT_TYPE_IMAGE);
+				if (!e != !ref_has[j] || (e && e->val != ref_val[j]))
+					bad++;
+			}
+			if (t.n != n)
+				bad++;
+		}
+	}
+	TST_CHECK_EQ_U64(bad, 0);
+	vkl_rt_free(&t);
+}
+
+#define H(x) ((uint64_t)(x))
+#define MEM_S ((VkDeviceMemory)(uintptr_t)0x5000)
+#define MEM_T ((VkDeviceMemory)(uintptr_t)0x6000)
+
+static vkl_device tst_dev;
+
+static void tst_buffer(uint64_t h, VkDeviceSize size, VkDeviceMemory mem, VkDeviceSize off,
+                       VkBufferCreateFlags flags)
+{
+	VkBufferCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkBuffer b = (VkBuffer)(uintptr_t)h;
+	sbt_vk_args_vkCreateBuffer ca = { 0 };
+	sbt_vk_args_vkBindBufferMemory ba = { 0 };
+	ci.size = size;
+	ci.flags = flags;
+	ci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	ca.pCreateInfo = &ci;
+	ca.pBuffer = &b;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateBuffer, &ca, 1);
+	ba.buffer = b;
+	ba.memory = mem;
+	ba.memoryOffset = off;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindBufferMemory, &ba, 1);
+}
+
+static void tst_write(uint64_t set, uint32_t binding, uint64_t buffer)
+{
+	VkDescriptorBufferInfo bi = { (VkBuffer)(uintptr_t)buffer, 0, VK_WHOLE_SIZE };
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	sbt_vk_args_vkUpdateDescriptorSets a = { 0 };
+	w.dstSet = (VkDescriptorSet)(uintptr_t)set;
+	w.dstBinding = binding;
+	w.descriptorCount = 1;
+	w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+	w.pBufferInfo = &bi;
+	a.descriptorWriteCount = 1;
+	a.pDescriptorWrites = &w;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkUpdateDescriptorSets, &a, 1);
+}
+
+static void tst_bind_set(uint64_t cb, uint64_t set)
+{
+	VkDescriptorSet s = (VkDescriptorSet)(uintptr_t)set;
+	sbt_vk_args_vkCmdBindDescriptorSets a = { 0 };
+	a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+	a.descriptorSetCount = 1;
+	a.pDescriptorSets = &s;
+	vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdBindDescriptorSets, &a);
+}
+
+static void tst_begin(uint64_t cb)
+{
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	sbt_vk_args_vkBeginCommandBuffer a = { 0 };
+	a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+	a.pBeginInfo = &bi;
+	vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBeginCommandBuffer, &a, 1);
+}
+
+/* What submitting command buffer cb reaches: "all", or "mem:offset+size"
+ * ranges after merging, space-separated. */
+static const char *tst_reach(uint64_t cb)
+{
+	static char out[512];
+	VkCommandBuffer c = (VkCommandBuffer)(uintptr_t)cb;
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	sbt_vk_args_vkQueueSubmit a = { 0 };
+	vkl_walk w;
+	size_t i, n, len = 0;
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &c;
+	a.submitCount = 1;
+	a.pSubmits = &si;
+	memset(&w, 0, sizeof(w));
+	w.seen.typed = 1;
+	sbt_vk_refs(SBT_VK_CMD_vkQueueSubmit, &a, vkl_walk_visit, &w);
+	out[0] = 0;
+	if (w.all) {
+		strcpy(out, "all");
+	} else {
+		n = vkl_ranges_merge(w.ranges, w.n);
+		for (i = 0; i < n && len < sizeof(out) - 64; i++)
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%llx:%llu+%llu",
+			                        i ? " " : "", (unsigned long long)(uintptr_t)w.ranges[i].memory,
+			                        (unsigned long long)w.ranges[i].offset,
+			                        (unsigned long long)w.ranges[i].size);
+	}
+	free(w.ranges);
+	vkl_rt_free(&w.seen);
+	return out;
+}
+
+static void tst_resolution(void)
+{
+	const uint64_t cb = 0xc0, cb2 = 0xc1, sec = 0xc2, set = 0xd0, set2 = 0xd1;
+	memset(&tst_dev, 0, sizeof(tst_dev));
+	/* three buffers suballocated from S, one in T */
+	tst_buffer(0xb0, 256, MEM_S, 0, 0);
+	tst_buffer(0xb1, 4096, MEM_S, 65536, 0);
+	tst_buffer(0xb2, 4096, MEM_S, 131072, 0);
+	tst_buffer(0xb3, 1024, MEM_T, 0, 0);
+
+	/* a copy from b3 */
+	{
+		VkBufferCopy r = { 0, 0, 16 };
+		sbt_vk_args_vkCmdCopyBuffer a = { 0 };
+		tst_begin(cb);
+		a.commandBuffer = (VkCommandBuffer)(uintptr_t)cb;
+		a.srcBuffer = (VkBuffer)(uintptr_t)0xb3;
+		a.dstBuffer = (VkBuffer)(uintptr_t)0xb3;
+		a.regionCount = 1;
+		a.pRegions = &r;
+		vkl_reach_cmd(a.commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &a);
+		TST_CHECK_STR_EQ(tst_reach(cb), "6000:0+1024");
+	}
+
+	/* a set holding b0 and b1: S's first two ranges, not b2's */
+	tst_write(set, 0, 0xb0);
+	tst_write(set, 1, 0xb1);
+	tst_begin(cb);
+	tst_bind_set(cb, set);
+	TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:65536+4096");
+	/* begin again: the old commands are gone */
+	tst_begin(cb);
+	TST_CHECK_STR_EQ(tst_reach(cb), "");
+	/* binding 1 now holds b2: b1 is no longer reached */
+	tst_write(set, 1, 0xb2);
+	tst_bind_set(cb, set);
+	TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:131072+4096");
+
+	/* a copy of binding 1 into set2, reached through a secondary buffer */
+	{
+		VkCopyDescriptorSet cp = { .sType = VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET };
+		sbt_vk_args_vkUpdateDescriptorSets a = { 0 };
+		VkCommandBuffer s2 = (VkCommandBuffer)(uintptr_t)sec;
+		sbt_vk_args_vkCmdExecuteCommands ea = { 0 };
+		cp.srcSet = (VkDescriptorSet)(uintptr_t)set;
+		cp.srcBinding = 1;
+		cp.dstSet = (VkDescriptorSet)(uintptr_t)set2;
+		cp.dstBinding = 3;
+		cp.descriptorCount = 1;
+		a.descriptorCopyCount = 1;
+		a.pDescriptorCopies = &cp;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkUpdateDescriptorSets, &a, 1);
+		tst_begin(sec);
+		tst_bind_set(sec, set2);
+		tst_begin(cb2);
+		ea.commandBuffer = (VkCommandBuffer)(uintptr_t)cb2;
+		ea.commandBufferCount = 1;
+		ea.pCommandBuffers = &s2;
+		vkl_reach_cmd(ea.commandBuffer, SBT_VK_CMD_vkCmdExecuteCommands, &ea);
+		TST_CHECK_STR_EQ(tst_reach(cb2), "5000:131072+4096");
+	}
+
+	/* a template update of set2 binding 0 with b3 (stride 24 of 32 bytes) */
+	{
+		VkDescriptorUpdateTemplateEntry e = { 0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8, 32 };
+		VkDescriptorUpdateTemplateCreateInfo ci = {
+			.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
+		};
+		VkDescriptorUpdateTemplate t = (VkDescriptorUpdateTemplate)(uintptr_t)0xe0;
+		sbt_vk_args_vkCreateDescriptorUpdateTemplate ca = { 0 };
+		sbt_vk_args_vkUpdateDescriptorSetWithTemplate ua = { 0 };
+		uint8_t data[64] = { 0 };
+		VkDescriptorBufferInfo bi = { (VkBuffer)(uintptr_t)0xb3, 0, VK_WHOLE_SIZE };
+		ci.descriptorUpdateEntryCount = 1;
+		ci.pDescriptorUpdateEntries = &e;
+		ca.pCreateInfo = &ci;
+		ca.pDescriptorUpdateTemplate = &t;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateDescriptorUpdateTemplate, &ca, 1);
+		memcpy(data + 8, &bi, sizeof(bi));
+		ua.descriptorSet = (VkDescriptorSet)(uintptr_t)set2;
+		ua.descriptorUpdateTemplate = t;
+		ua.pData = data;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate, &ua, 1);
+		TST_CHECK_STR_EQ(tst_reach(cb2), "5000:131072+4096 6000:0+1024");
+	}
+
+	/* a texel buffer view of b0 */
+	{
+		VkBufferViewCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO };
+		VkBufferView v = (VkBufferView)(uintptr_t)0xf0;
+		VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+		sbt_vk_args_vkCreateBufferView ca = { 0 };
+		sbt_vk_args_vkUpdateDescriptorSets ua = { 0 };
+		ci.buffer = (VkBuffer)(uintptr_t)0xb0;
+		ca.pCreateInfo = &ci;
+		ca.pView = &v;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateBufferView, &ca, 1);
+		w.dstSet = (VkDescriptorSet)(uintptr_t)set;
+		w.dstBinding = 5;
+		w.descriptorCount = 1;
+		w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+		w.pTexelBufferView = &v;
+		ua.descriptorWriteCount = 1;
+		ua.pDescriptorWrites = &w;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkUpdateDescriptorSets, &ua, 1);
+		TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:131072+4096");
+		/* overlapping and touching ranges merge: b0 again through the view */
+		tst_write(set, 6, 0xb0);
+		TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:131072+4096");
+	}
+
+	/* what cannot be followed reaches everything */
+	tst_buffer(0xb9, 4096, MEM_T, 4096, VK_BUFFER_CREATE_SPARSE_BINDING_BIT);
+	tst_write(set, 7, 0xb9);
+	TST_CHECK_STR_EQ(tst_reach(cb), "all");
+	tst_write(set, 7, 0xb3);
+	TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:131072+4096 6000:0+1024");
+	{
+		VkAccelerationStructureKHR as = (VkAccelerationStructureKHR)(uintptr_t)0xa5;
+		VkWriteDescriptorSetAccelerationStructureKHR asw = {
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR
+		};
+		VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+		sbt_vk_args_vkUpdateDescriptorSets ua = { 0 };
+		asw.accelerationStructureCount = 1;
+		asw.pAccelerationStructures = &as;
+		w.pNext = &asw;
+		w.dstSet = (VkDescriptorSet)(uintptr_t)set2;
+		w.dstBinding = 9;
+		w.descriptorCount = 1;
+		w.descriptorType = VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
+		ua.descriptorWriteCount = 1;
+		ua.pDescriptorWrites = &w;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkUpdateDescriptorSets, &ua, 1);
+		TST_CHECK_STR_EQ(tst_reach(cb2), "all");
+	}
+
+	/* a freed command buffer is not known: its submission reaches all */
+	{
+		VkCommandBuffer c = (VkCommandBuffer)(uintptr_t)cb;
+		sbt_vk_args_vkFreeCommandBuffers fa = { 0 };
+		fa.commandBufferCount = 1;
+		fa.pCommandBuffers = &c;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkFreeCommandBuffers, &fa, 1);
+		TST_CHECK_STR_EQ(tst_reach(cb), "all");
+	}
+	/* a reset pool forgets its sets: a set never written reaches nothing */
+	{
+		VkDescriptorSet s = (VkDescriptorSet)(uintptr_t)set;
+		VkDescriptorSetAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+		sbt_vk_args_vkAllocateDescriptorSets aa = { 0 };
+		sbt_vk_args_vkResetDescriptorPool ra = { 0 };
+		ai.descriptorPool = (VkDescriptorPool)(uintptr_t)0x90;
+		ai.descriptorSetCount = 1;
+		aa.pAllocateInfo = &ai;
+		aa.pDescriptorSets = &s;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkAllocateDescriptorSets, &aa, 1);
+		tst_write(set, 0, 0xb3);
+		tst_begin(cb);
+		tst_bind_set(cb, set);
+		TST_CHECK_STR_EQ(tst_reach(cb), "6000:0+1024");
+		ra.descriptorPool = ai.descriptorPool;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkResetDescriptorPool, &ra, 1);
+		TST_CHECK_STR_EQ(tst_reach(cb), "");
+	}
+}
+
+int main(void)
+{
+	tst_table();
+	tst_resolution();
+	return tst_done();
+}
