@@ -70,7 +70,7 @@ TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
-LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json)
+LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
 CUDBL := $(if $(CUDBL_SRC),$(BUILD)/tests/doubles/cuda/libcuda.so.1 $(BUILD)/tests/doubles/cuda/libcuda.so)
@@ -105,6 +105,12 @@ $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(
 $(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
 	@mkdir -p $(dir $@)
 	sed 's|@LIBRARY_PATH@|./libVkLayer_tracesmith.so|' $< > $@
+# The same layer as an implicit one, enabled by TRACESMITH_VK_IMPLICIT=1 and
+# found through XDG_DATA_DIRS (tscapture sets both): only implicit layers
+# may filter the loader's instance extension list.
+$(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith_implicit.json.in
+	@mkdir -p $(dir $@)
+	sed 's|@LIBRARY_PATH@|../../../layers/libVkLayer_tracesmith.so|' $< > $@
 
 # The CUDA interposer: an LD_PRELOAD library exporting the cu* entry points
 # and dlsym (version script interpose/cuda/tcu.map), resident once loaded.
@@ -205,10 +211,13 @@ install: all
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
 	if [ -n "$(LAYER_SO)" ]; then \
-		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d; \
+		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
+			$(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d; \
 		install -m 755 $(BUILD)/layers/libVkLayer_tracesmith.so $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
 		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
 			layers/vulkan/VkLayer_tracesmith.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_tracesmith.json; \
+		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
+			layers/vulkan/VkLayer_tracesmith_implicit.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json; \
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith; \

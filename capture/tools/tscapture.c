@@ -173,17 +173,38 @@ static int tsc_find_beside(const char *const *rel, size_t nrel, const char *file
 }
 
 /*
- * The Vulkan layer: VK_LAYER_tracesmith goes first in VK_INSTANCE_LAYERS
- * (above any layer the user listed, which stay), and the folder of its
- * manifest into VK_ADD_LAYER_PATH: beside tscapture in the build tree
- * (build/layers/), or under the install prefix (bin/../share/vulkan/
- * explicit_layer.d/).  Without either, the loader's own search (a system
- * install) has to find it.
+ * The Vulkan layer, enabled as an implicit layer where its implicit
+ * manifest is found beside tscapture (build/share/vulkan/implicit_layer.d/
+ * in the build tree, bin/../share/vulkan/implicit_layer.d/ installed): the
+ * folder above vulkan/ goes first in XDG_DATA_DIRS (the loader's search
+ * path for implicit layers; the default /usr/local/share:/usr/share stays
+ * after it, drivers' manifests live there) and TRACESMITH_VK_IMPLICIT=1
+ * switches it on.  Only an implicit layer may filter the loader's instance
+ * extension list, so the program never sees one we cannot record.  Layers
+ * the user listed in VK_INSTANCE_LAYERS stay, below ours.
+ *
+ * Otherwise (the implicit manifest missing) the explicit way:
+ * VK_LAYER_tracesmith first in VK_INSTANCE_LAYERS and the folder of its
+ * explicit manifest in VK_ADD_LAYER_PATH; without either, the loader's own
+ * search (a system install) has to find it.
  */
 static int tsc_setup_vulkan(void)
 {
+	static const char *const irel[] = {"share/vulkan/implicit_layer.d",
+	                                   "../share/vulkan/implicit_layer.d"};
 	static const char *const rel[] = {"layers", "../share/vulkan/explicit_layer.d"};
 	char dir[4200];
+	if (tsc_find_beside(irel, sizeof(irel) / sizeof(irel[0]), "VkLayer_tracesmith.json", dir,
+	                    sizeof(dir)) == 0) {
+		const char *old = getenv("XDG_DATA_DIRS");
+		/* dir ends in /vulkan/implicit_layer.d: the data folder is above */
+		dir[strlen(dir) - strlen("/vulkan/implicit_layer.d")] = '\0';
+		if ((!old || !*old) && setenv("XDG_DATA_DIRS", "/usr/local/share:/usr/share", 1) != 0)
+			return -1;
+		if (tsc_env_prepend("XDG_DATA_DIRS", dir) != 0)
+			return -1;
+		return setenv("TRACESMITH_VK_IMPLICIT", "1", 1) == 0 ? 0 : -1;
+	}
 	if (tsc_find_beside(rel, sizeof(rel) / sizeof(rel[0]), "VkLayer_tracesmith.json", dir,
 	                    sizeof(dir)) == 0 &&
 	    tsc_env_prepend("VK_ADD_LAYER_PATH", dir) != 0)

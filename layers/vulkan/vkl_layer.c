@@ -377,6 +377,51 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkEnumerateInstanceExtensionProperties(
 	return VK_SUCCESS;
 }
 
+static VkResult vkl_copy_out(const VkExtensionProperties *src, uint32_t n, uint32_t *pCount,
+                             VkExtensionProperties *dst);
+
+/*
+ * The loader lists instance extensions without asking explicit layers; an
+ * implicit layer may filter the list through this pre-instance function
+ * (named in the implicit manifest, VkLayer_tracesmith_implicit.json.in).
+ * tscapture enables the layer that way, so the programs it runs never see
+ * an instance extension we cannot record.  Under VK_INSTANCE_LAYERS the
+ * list stays the loader's, and vkCreateInstance refuses such an extension.
+ */
+VKAPI_ATTR VkResult VKAPI_CALL vkl_pre_vkEnumerateInstanceExtensionProperties(
+	const VkEnumerateInstanceExtensionPropertiesChain *chain, const char *pLayerName,
+	uint32_t *pPropertyCount, VkExtensionProperties *pProperties)
+{
+	VkExtensionProperties *all = NULL;
+	uint32_t n = 0, i, kept = 0;
+	VkResult ret;
+	if (pLayerName || vkl_config_get()->disabled)
+		return chain->pfnNextLayer(chain->pNextLink, pLayerName, pPropertyCount, pProperties);
+	do {
+		free(all);
+		all = NULL;
+		ret = chain->pfnNextLayer(chain->pNextLink, NULL, &n, NULL);
+		if (ret != VK_SUCCESS)
+			return ret;
+		all = malloc((n + 1) * sizeof(*all));
+		if (!all)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+		ret = chain->pfnNextLayer(chain->pNextLink, NULL, &n, all);
+	} while (ret == VK_INCOMPLETE);
+	if (ret == VK_SUCCESS) {
+		for (i = 0; i < n; i++) {
+			if (!vkl_extension_visible(all[i].extensionName)) {
+				vkl_log_hidden_ext(all[i].extensionName);
+				continue;
+			}
+			all[kept++] = all[i];
+		}
+		ret = vkl_copy_out(all, kept, pPropertyCount, pProperties);
+	}
+	free(all);
+	return ret;
+}
+
 static void vkl_layer_properties(VkLayerProperties *p)
 {
 	memset(p, 0, sizeof(*p));

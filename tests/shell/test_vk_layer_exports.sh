@@ -2,8 +2,10 @@
 # VK_LAYER_tracesmith exports only the loader's entry points: the dynamic
 # symbol table of the built layer defines exactly
 # vkNegotiateLoaderLayerInterfaceVersion, vkGetInstanceProcAddr and
-# vkGetDeviceProcAddr (no capture-runtime or serializer symbol leaks), and
-# its manifest names the library beside it.
+# vkGetDeviceProcAddr, plus the pre-instance function the implicit manifest
+# names for the loader (vkl_pre_vkEnumerateInstanceExtensionProperties); no
+# capture-runtime or serializer symbol leaks; and its manifests name the
+# library beside them and that function.
 set -eu
 . "${TOP:-.}/tests/support/shell.sh"
 SO="$BUILD/layers/libVkLayer_tracesmith.so"
@@ -11,7 +13,14 @@ JSON="$BUILD/layers/VkLayer_tracesmith.json"
 [ -f "$SO" ] || fail "$SO is not built"
 nm -D --defined-only "$SO" | awk '{print $NF}' | sort >"$T/syms"
 printf '%s\n' vkGetDeviceProcAddr vkGetInstanceProcAddr \
-	vkNegotiateLoaderLayerInterfaceVersion >"$T/want"
+	vkNegotiateLoaderLayerInterfaceVersion vkl_pre_vkEnumerateInstanceExtensionProperties |
+	sort >"$T/want"
+IMPLICIT="$BUILD/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json"
+[ -f "$IMPLICIT" ] || fail "$IMPLICIT is not built"
+grep -q '"vkEnumerateInstanceExtensionProperties": "vkl_pre_vkEnumerateInstanceExtensionProperties"' \
+	"$IMPLICIT" || fail "the implicit manifest does not name the pre-instance function"
+grep -q '"library_path": "../../../layers/libVkLayer_tracesmith.so"' "$IMPLICIT" ||
+	fail "the implicit manifest does not point at build/layers/libVkLayer_tracesmith.so"
 diff "$T/want" "$T/syms" >"$T/diff" || {
 	cat "$T/diff" >&2
 	fail "the layer exports more or less than the loader entry points"
