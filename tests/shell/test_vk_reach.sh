@@ -51,13 +51,16 @@ grep -o '^seq=[0-9]* [^ ]* [^ ]* vulkan.vkQueueSubmit ' "$T/dump" |
 [ "$(wc -l <"$T/submits" | tr -d ' ')" = 6 ] ||
 	fail "expected 6 vkQueueSubmit records, found $(wc -l <"$T/submits")"
 
-# window K: "memory:offset" of every write between submission K-1 and K
-# (K from 1; submission 0 is the empty one after mapping), sorted, one line.
+# window K: "memory:part" of every write between submission K-1 and K (K
+# from 1; submission 0 is the empty one after mapping), part = offset / 64
+# KiB (in S: 0 the params, 1 B, 2 C), sorted, unique, one line.  Which
+# bytes of the params differ depends on the driver's initial contents
+# (a sanitizer's allocator fills them), so offsets are not compared.
 window() {
 	lo=$(sed -n "$1p" "$T/submits")
 	hi=$(sed -n "$(($1 + 1))p" "$T/submits")
 	awk -v lo="$lo" -v hi="$hi" \
-		'$3 > lo && $3 < hi { print $5 ":" $7 }' "$T/writes" | sort | tr '\n' ' '
+		'$3 > lo && $3 < hi { print $5 ":" int($7 / 65536) }' "$T/writes" | sort -u | tr '\n' ' '
 }
 expect_window() {
 	got=$(window "$1")
@@ -65,12 +68,13 @@ expect_window() {
 		fail "phase $1: host writes recorded before its submission: '$got', expected '$2'"
 }
 
+[ "$OB" = 65536 ] && [ "$OC" = 131072 ] || fail "vk_reach put B at $OB and C at $OC"
 # Phase 1 reaches A only (B, C, E and the params are written already).
 expect_window 1 "$A:0 "
-# Phase 2: the params (bytes 1..4 of S: the word count) and B.
-expect_window 2 "$S:1 $S:$OB "
+# Phase 2: the params (the word count, the round) and B.
+expect_window 2 "$S:0 $S:1 "
 # Phase 3: the params' round word and C.
-expect_window 3 "$S:$OC $S:4 "
+expect_window 3 "$S:0 $S:2 "
 # Phase 4: image E.
 expect_window 4 "$E:0 "
 # Phase 5: A again; B, written again too, is not reached ...
