@@ -240,13 +240,11 @@ static void vkr_check(vkr *v, uint32_t phase, const uint32_t *want, uint32_t n)
 		vkp_die(&v->c, "hash update failed");
 }
 
-static void vkr_copy_a(vkr *v)
+/* Readback made visible to the host after the transfer that wrote it. */
+static void vkr_readback_to_host(vkr *v)
 {
-	VkBufferCopy region = { 0, 0, v->bytes };
 	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
 
-	vkr_begin(v);
-	vkCmdCopyBuffer(v->cb, v->a.buf, v->readback.buf, 1, &region);
 	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -254,6 +252,32 @@ static void vkr_copy_a(vkr *v)
 	bmb.size = VK_WHOLE_SIZE;
 	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
 	                     NULL, 1, &bmb, 0, NULL);
+}
+
+/* After a dispatch: the work buffer copied into the readback. */
+static void vkr_work_to_readback(vkr *v)
+{
+	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkBufferCopy region = { 0, 0, v->bytes };
+
+	bmb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+	bmb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.buffer = v->work.buf;
+	bmb.size = VK_WHOLE_SIZE;
+	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+	                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
+	vkCmdCopyBuffer(v->cb, v->work.buf, v->readback.buf, 1, &region);
+	vkr_readback_to_host(v);
+}
+
+static void vkr_copy_a(vkr *v)
+{
+	VkBufferCopy region = { 0, 0, v->bytes };
+
+	vkr_begin(v);
+	vkCmdCopyBuffer(v->cb, v->a.buf, v->readback.buf, 1, &region);
+	vkr_readback_to_host(v);
 	vkr_submit(v, 1);
 }
 
@@ -262,8 +286,6 @@ static void vkr_dispatch_secondary(vkr *v)
 {
 	VkCommandBufferInheritanceInfo inh = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO };
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
-	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-	VkBufferCopy region = { 0, 0, v->bytes };
 
 	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
 	bi.pInheritanceInfo = &inh;
@@ -276,26 +298,13 @@ static void vkr_dispatch_secondary(vkr *v)
 
 	vkr_begin(v);
 	vkCmdExecuteCommands(v->cb, 1, &v->secondary);
-	bmb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-	bmb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bmb.buffer = v->work.buf;
-	bmb.size = VK_WHOLE_SIZE;
-	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-	                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
-	vkCmdCopyBuffer(v->cb, v->work.buf, v->readback.buf, 1, &region);
-	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bmb.buffer = v->readback.buf;
-	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
-	                     NULL, 1, &bmb, 0, NULL);
+	vkr_work_to_readback(v);
 	vkr_submit(v, 1);
 }
 
 static void vkr_copy_image(vkr *v)
 {
 	VkImageMemoryBarrier imb = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER };
-	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
 	VkBufferImageCopy region;
 
 	vkr_begin(v);
@@ -313,40 +322,19 @@ static void vkr_copy_image(vkr *v)
 	region.imageExtent = (VkExtent3D){ VKR_IMAGE_DIM, VKR_IMAGE_DIM, 1 };
 	vkCmdCopyImageToBuffer(v->cb, v->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
 	                       v->readback.buf, 1, &region);
-	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bmb.buffer = v->readback.buf;
-	bmb.size = VK_WHOLE_SIZE;
-	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
-	                     NULL, 1, &bmb, 0, NULL);
+	vkr_readback_to_host(v);
 	vkr_submit(v, 1);
 }
 
 /* Phase 3: set C, written through the template, in the primary itself. */
 static void vkr_dispatch_c(vkr *v)
 {
-	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
-	VkBufferCopy region = { 0, 0, v->bytes };
-
 	vkr_begin(v);
 	vkCmdBindPipeline(v->cb, VK_PIPELINE_BIND_POINT_COMPUTE, v->pipe);
 	vkCmdBindDescriptorSets(v->cb, VK_PIPELINE_BIND_POINT_COMPUTE, v->layout, 0, 1, &v->set_c,
 	                        0, NULL);
 	vkCmdDispatch(v->cb, (v->size + 63) / 64, 1, 1);
-	bmb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-	bmb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-	bmb.srcQueueFamilyIndex = bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-	bmb.buffer = v->work.buf;
-	bmb.size = VK_WHOLE_SIZE;
-	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-	                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &bmb, 0, NULL);
-	vkCmdCopyBuffer(v->cb, v->work.buf, v->readback.buf, 1, &region);
-	bmb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	bmb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-	bmb.buffer = v->readback.buf;
-	vkCmdPipelineBarrier(v->cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
-	                     NULL, 1, &bmb, 0, NULL);
+	vkr_work_to_readback(v);
 	vkr_submit(v, 1);
 }
 

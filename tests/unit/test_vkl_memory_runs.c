@@ -105,30 +105,36 @@ static void tst_scans(void)
 	free(want_shadow);
 }
 
+/* A fake device with TST_MEM (TST_N bytes) allocated and mapped over
+ * `real`; returns the shadow the application would get. */
+static uint8_t *tst_map(vkl_device *d, uint8_t *real)
+{
+	VkMemoryAllocateInfo info;
+	void *p = real;
+	memset(d, 0, sizeof(*d));
+	pthread_mutex_init(&d->map_mu, NULL);
+	d->handle = (VkDevice)(uintptr_t)0x1000;
+	d->mem_props.memoryTypeCount = 1;
+	d->mem_props.memoryTypes[0].propertyFlags =
+		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	memset(&info, 0, sizeof(info));
+	info.allocationSize = TST_N;
+	vkl_memory_allocated(d, TST_MEM, &info, 5);
+	TST_REQUIRE(vkl_memory_mapped(d, TST_MEM, 0, VK_WHOLE_SIZE, &p) == VK_SUCCESS);
+	return p;
+}
+
 static void tst_mapping(void)
 {
 	vkl_device d;
-	VkMemoryAllocateInfo info;
 	uint8_t *real = malloc(TST_N), *before = malloc(TST_N);
 	uint8_t *shadow;
-	void *p;
 	size_t i, device_bytes = 0;
 
 	TST_REQUIRE(real && before);
 	for (i = 0; i < TST_N; i++)
 		real[i] = (uint8_t)(i * 7);
-	memset(&d, 0, sizeof(d));
-	pthread_mutex_init(&d.map_mu, NULL);
-	d.handle = (VkDevice)(uintptr_t)0x1000;
-	d.mem_props.memoryTypeCount = 1;
-	d.mem_props.memoryTypes[0].propertyFlags =
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	memset(&info, 0, sizeof(info));
-	info.allocationSize = TST_N;
-	vkl_memory_allocated(&d, TST_MEM, &info, 5);
-	p = real;
-	TST_REQUIRE(vkl_memory_mapped(&d, TST_MEM, 0, VK_WHOLE_SIZE, &p) == VK_SUCCESS);
-	shadow = p;
+	shadow = tst_map(&d, real);
 	TST_CHECK(vkl_memory_map_recorded(&d, TST_MEM, 6) == 1);
 	atomic_store(&d.submits, 1);
 	atomic_store(&d.completed, 1);
@@ -187,20 +193,11 @@ static void tst_mapping(void)
 static void tst_ranges(void)
 {
 	vkl_device d;
-	VkMemoryAllocateInfo info;
 	uint8_t *real = calloc(1, TST_N), *shadow;
 	vkl_range r[2] = { { TST_MEM, 0, 200 }, { TST_MEM, 2900, 200 } };
-	void *p;
 
 	TST_REQUIRE(real != NULL);
-	memset(&d, 0, sizeof(d));
-	d.mem_props.memoryTypeCount = 1;
-	memset(&info, 0, sizeof(info));
-	info.allocationSize = TST_N;
-	vkl_memory_allocated(&d, TST_MEM, &info, 5);
-	p = real;
-	TST_REQUIRE(vkl_memory_mapped(&d, TST_MEM, 0, VK_WHOLE_SIZE, &p) == VK_SUCCESS);
-	shadow = p;
+	shadow = tst_map(&d, real);
 	atomic_store(&d.submits, 1); /* not the initial contents any more */
 	shadow[100] = 1;
 	shadow[1000] = 2;
