@@ -87,22 +87,7 @@ sbt_vk_status sbt_vk_put_rawarr_any(sbt_vk_e *e, const void *ptr, uint64_t count
 
 /* ---- arena --------------------------------------------------------------- */
 
-typedef struct sbt_vk_block {
-	struct sbt_vk_block *next;
-	size_t size; /* usable bytes after the header */
-	size_t used;
-} sbt_vk_block;
-
-struct sbt_vk_arena {
-	sbt_vk_block *head; /* blocks in use order; reset rewinds to head */
-	sbt_vk_block *cur;
-	size_t limit;
-	size_t total; /* bytes handed out since reset */
-	char msg[256];
-};
-
-#define SBT_VK_BLOCK_HDR ((sizeof(sbt_vk_block) + 15) & ~(size_t)15)
-#define SBT_VK_BLOCK_MIN ((size_t)64 * 1024)
+/* The arena's layout is in sbt_vk_internal.h (its fast path is inline). */
 
 sbt_vk_status sbt_vk_arena_create(size_t limit_bytes, sbt_vk_arena **out)
 {
@@ -140,8 +125,7 @@ void sbt_vk_arena_free(sbt_vk_arena *a)
 	free(a);
 }
 
-/* n bytes, not cleared: for callers that overwrite all of them. */
-static void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n)
+void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n)
 {
 	if (!a)
 		return NULL;
@@ -176,7 +160,7 @@ static void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n)
 
 void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n)
 {
-	void *p = sbt_vk_arena_take(a, n);
+	void *p = sbt_vk_arena_bump(a, n);
 	if (p)
 		memset(p, 0, n);
 	return p;
@@ -189,18 +173,6 @@ const char *sbt_vk_arena_message(const sbt_vk_arena *a)
 
 /* ---- decoding primitives ------------------------------------------------- */
 
-void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt_vk_arena *a,
-                    const sbt_vk_decode_hooks *h)
-{
-	d->p = p;
-	d->end = p + len;
-	d->start = p;
-	d->a = a;
-	d->h = h;
-	if (a)
-		a->msg[0] = '\0';
-}
-
 sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)
 {
 	if (d->a && d->a->msg[0] == '\0')
@@ -210,19 +182,35 @@ sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)
 	return st;
 }
 
-sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObjectType type, int in)
+sbt_vk_status sbt_vk_get_u_more(sbt_vk_d *d, uint64_t *v)
 {
-	sbt_vk_status st = sbt_vk_get_u(d, v);
-	if (st)
-		return st;
-	if (in && *v && d->h && d->h->map_handle) {
-		uint64_t live = 0;
-		st = d->h->map_handle(d->h->ctx, type, *v, &live);
-		if (st)
-			return st;
-		*v = live;
+	const uint8_t *p = d->p;
+	uint64_t r = 0;
+	unsigned shift = 0;
+	/* Up to 8 bytes at once (handles are 6-7 bytes); the loop below gives
+	 * the same value for those and is what decides everything else. */
+	if (p < d->end && (size_t)(d->end - p) >= 8) {
+		size_t n = sbt_varint_peek8(p, v);
+		if (n) {
+			d->p = p + n;
+			return SBT_VK_OK;
+		}
 	}
-	return SBT_VK_OK;
+	while (p < d->end) {
+		uint8_t b = *p++;
+		if (shift == 63 && (b & 0x7e))
+			return SBT_VK_ERR_CORRUPT;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			d->p = p;
+			*v = r;
+			return SBT_VK_OK;
+		}
+		shift += 7;
+		if (shift > 63)
+			return SBT_VK_ERR_CORRUPT;
+	}
+	return SBT_VK_ERR_TRUNCATED;
 }
 
 sbt_vk_status sbt_vk_get_count(sbt_vk_d *d, uint64_t *n_out, int *present_out, size_t min_wire)
@@ -255,8 +243,8 @@ sbt_vk_status sbt_vk_d_alloc(sbt_vk_d *d, uint64_t n, size_t size, void **out)
 	return SBT_VK_OK;
 }
 
-sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
-                                int *present_out, size_t elsize)
+sbt_vk_status sbt_vk_get_rawarr_any(sbt_vk_d *d, void **out, uint64_t *count_out,
+                                    int *present_out, size_t elsize)
 {
 	uint64_t tag, count;
 	sbt_vk_status st = sbt_vk_get_u(d, &tag);
@@ -280,7 +268,7 @@ sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
 		if ((size_t)(d->end - d->p) < bytes)
 			return SBT_VK_ERR_TRUNCATED;
 		/* every byte is copied over: no need to clear them first */
-		void *dst = sbt_vk_arena_take(d->a, bytes);
+		void *dst = sbt_vk_arena_bump(d->a, bytes);
 		if (!dst)
 			return SBT_VK_ERR_LIMIT;
 		memcpy(dst, d->p, bytes);

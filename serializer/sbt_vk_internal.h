@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "serializer/sbt_varint.h"
 #include "serializer/sbt_vk.h"
 
 #if defined(__GNUC__)
@@ -32,10 +33,13 @@
 /* Generated helpers exist for every struct; only those reachable from a
  * carried command are called, and clang warns about the rest. */
 #define SBT_VK_MAYBE_UNUSED __attribute__((unused))
+/* For the few decode helpers every replayed call goes through. */
+#define SBT_VK_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define SBT_VK_LIKELY(x) (x)
 #define SBT_VK_UNLIKELY(x) (x)
 #define SBT_VK_MAYBE_UNUSED
+#define SBT_VK_ALWAYS_INLINE inline
 #endif
 
 /* ---- encoding ------------------------------------------------------------ */
@@ -194,6 +198,48 @@ static inline void sbt_vk_e_skipped(sbt_vk_e *e, VkStructureType st)
 			return SBT_VK_ERR_NOMEM;                                           \
 	} while (0)
 
+/* ---- decode arena ---------------------------------------------------------
+ * Blocks of at least SBT_VK_BLOCK_MIN bytes, kept across resets; a reset
+ * rewinds every block.  Defined here so that the decoders' common case (room
+ * in the current block) is a few inline instructions. */
+
+typedef struct sbt_vk_block {
+	struct sbt_vk_block *next;
+	size_t size; /* usable bytes after the header */
+	size_t used;
+} sbt_vk_block;
+
+struct sbt_vk_arena {
+	sbt_vk_block *head; /* blocks in use order; reset rewinds to head */
+	sbt_vk_block *cur;
+	size_t limit;
+	size_t total; /* bytes handed out since reset */
+	char msg[256];
+};
+
+#define SBT_VK_BLOCK_HDR ((sizeof(sbt_vk_block) + 15) & ~(size_t)15)
+#define SBT_VK_BLOCK_MIN ((size_t)64 * 1024)
+
+/* n bytes (16-byte aligned, at least 1), NOT cleared: for callers that
+ * overwrite all of them; NULL past the limit or out of memory. */
+void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n);
+
+/* sbt_vk_arena_take when the current block has room (same bytes, same
+ * accounting); the rest goes to sbt_vk_arena_take. */
+static inline void *sbt_vk_arena_bump(sbt_vk_arena *a, size_t n)
+{
+	size_t rounded = (n + 15) & ~(size_t)15;
+	sbt_vk_block *b = a ? a->cur : NULL;
+	if (SBT_VK_LIKELY(b && n && rounded >= n && rounded <= a->limit - a->total &&
+	                  b->size - b->used >= rounded)) {
+		uint8_t *p = (uint8_t *)b + SBT_VK_BLOCK_HDR + b->used;
+		b->used += rounded;
+		a->total += rounded;
+		return p;
+	}
+	return sbt_vk_arena_take(a, n);
+}
+
 /* ---- decoding ------------------------------------------------------------ */
 
 typedef struct sbt_vk_d {
@@ -205,8 +251,17 @@ typedef struct sbt_vk_d {
 } sbt_vk_d;
 
 /* Start decoding [p, p + len) into a (clears its message). */
-void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt_vk_arena *a,
-                    const sbt_vk_decode_hooks *h);
+static inline void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt_vk_arena *a,
+                                  const sbt_vk_decode_hooks *h)
+{
+	d->p = p;
+	d->end = p + len;
+	d->start = p;
+	d->a = a;
+	d->h = h;
+	if (a)
+		a->msg[0] = '\0';
+}
 
 /* Record the first failure (field names the struct and member) in the
  * arena's message; returns st. */
@@ -219,26 +274,20 @@ sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field);
 			return sbt_vk_d_fail(d, sbt_vk_st_, field);                        \
 	} while (0)
 
+/* A varint of more than one byte, or an error (*v untouched then). */
+sbt_vk_status sbt_vk_get_u_more(sbt_vk_d *d, uint64_t *v);
+
+/* One-byte varints (counts, flags, small enums) inline; the rest, handles
+ * among them, in sbt_vk_get_u_more. */
 static inline sbt_vk_status sbt_vk_get_u(sbt_vk_d *d, uint64_t *v)
 {
-	uint64_t r = 0;
-	unsigned shift = 0;
 	const uint8_t *p = d->p;
-	while (p < d->end) {
-		uint8_t b = *p++;
-		if (shift == 63 && (b & 0x7e))
-			return SBT_VK_ERR_CORRUPT;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			d->p = p;
-			*v = r;
-			return SBT_VK_OK;
-		}
-		shift += 7;
-		if (shift > 63)
-			return SBT_VK_ERR_CORRUPT;
+	if (SBT_VK_LIKELY(p < d->end && *p < 0x80)) {
+		*v = *p;
+		d->p = p + 1;
+		return SBT_VK_OK;
 	}
-	return SBT_VK_ERR_TRUNCATED;
+	return sbt_vk_get_u_more(d, v);
 }
 
 static inline sbt_vk_status sbt_vk_get_i(sbt_vk_d *d, int64_t *v)
@@ -295,7 +344,20 @@ static inline sbt_vk_status sbt_vk_get_f64(sbt_vk_d *d, double *v)
 }
 
 /* A handle; in: an input handle, translated through the map. */
-sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObjectType type, int in);
+static inline sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObjectType type, int in)
+{
+	sbt_vk_status st = sbt_vk_get_u(d, v);
+	if (SBT_VK_UNLIKELY(st != SBT_VK_OK))
+		return st;
+	if (in && *v && d->h && d->h->map_handle) {
+		uint64_t live = 0;
+		st = d->h->map_handle(d->h->ctx, type, *v, &live);
+		if (st != SBT_VK_OK)
+			return st;
+		*v = live;
+	}
+	return SBT_VK_OK;
+}
 
 /* Pointer + count header.  *n_out = count (0 for NULL), *present_out;
  * refuses counts that the remaining payload cannot hold when each element
@@ -307,8 +369,45 @@ sbt_vk_status sbt_vk_get_count(sbt_vk_d *d, uint64_t *n_out, int *present_out,
  * NULL); SBT_VK_ERR_LIMIT past the arena limit. */
 sbt_vk_status sbt_vk_d_alloc(sbt_vk_d *d, uint64_t n, size_t size, void **out);
 
-sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out, uint64_t *count_out,
-                                int *present_out, size_t elsize);
+/* Plain-data array (wire form above).  Inline arrays are copied into
+ * arena bytes; blob-backed ones come from the load_blob hook. */
+sbt_vk_status sbt_vk_get_rawarr_any(sbt_vk_d *d, void **out, uint64_t *count_out,
+                                    int *present_out, size_t elsize);
+
+/* sbt_vk_get_rawarr_any with its common case inline: an inline array of
+ * fewer than 128 elements (tag and count one byte each) whose bytes are
+ * there and fit the current arena block.  Anything else, errors included,
+ * is decoded by sbt_vk_get_rawarr_any from the same position.  Arrays of up
+ * to 16 bytes (push constants, a viewport, clear values) with 16 payload
+ * bytes left are copied as 16 bytes: two instructions instead of a call to
+ * memcpy; the arena gives at least 16 bytes (not cleared: the extra ones
+ * are no one's). */
+static SBT_VK_ALWAYS_INLINE sbt_vk_status sbt_vk_get_rawarr(sbt_vk_d *d, void **out,
+                                                            uint64_t *count_out,
+                                                            int *present_out, size_t elsize)
+{
+	const uint8_t *p = d->p;
+	if (SBT_VK_LIKELY(d->end - p >= 2 && p[0] == 1 && p[1] < 0x80)) {
+		size_t count = p[1];
+		size_t bytes = count * elsize;
+		size_t avail = (size_t)(d->end - p) - 2;
+		if (avail >= bytes) {
+			void *dst = sbt_vk_arena_bump(d->a, bytes);
+			if (dst) {
+				if (bytes <= 16 && avail >= 16)
+					memcpy(dst, p + 2, 16);
+				else
+					memcpy(dst, p + 2, bytes);
+				d->p = p + 2 + bytes;
+				*out = dst;
+				*count_out = count;
+				*present_out = 1;
+				return SBT_VK_OK;
+			}
+		}
+	}
+	return sbt_vk_get_rawarr_any(d, out, count_out, present_out, elsize);
+}
 
 sbt_vk_status sbt_vk_get_str(sbt_vk_d *d, const char **out);
 sbt_vk_status sbt_vk_get_fixstr(sbt_vk_d *d, char *dst, size_t max);

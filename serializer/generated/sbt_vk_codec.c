@@ -42135,6 +42135,7 @@ sbt_vk_status sbt_vk_encode_vkCreateInstance(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreateInstance *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t n3790;
 		int p3791;
@@ -42208,6 +42209,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyInstance(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkDestroyInstance(sbt_vk_d *d, sbt_vk_args_vkDestroyInstance *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3802;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3802, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyInstance.instance");
@@ -42269,6 +42271,7 @@ sbt_vk_status sbt_vk_encode_vkEnumeratePhysicalDevices(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_args_vkEnumeratePhysicalDevices *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3807;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3807, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDevices.instance");
@@ -42338,6 +42341,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceProcAddr(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceProcAddr(sbt_vk_d *d, sbt_vk_args_vkGetDeviceProcAddr *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3820;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3820, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceProcAddr.device");
@@ -42376,6 +42380,7 @@ sbt_vk_status sbt_vk_encode_vkGetInstanceProcAddr(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetInstanceProcAddr(sbt_vk_d *d, sbt_vk_args_vkGetInstanceProcAddr *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3823;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3823, VK_OBJECT_TYPE_INSTANCE, 1), "vkGetInstanceProcAddr.instance");
@@ -42421,6 +42426,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceProperties(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3826;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3826, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties.physicalDevice");
@@ -42474,6 +42480,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3831;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3831, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties.physicalDevice");
@@ -42535,6 +42542,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceMemoryProperties(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceMemoryProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3839;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3839, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties.physicalDevice");
@@ -42583,6 +42591,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFeatures(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceFeatures *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3844;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3844, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures.physicalDevice");
@@ -42633,6 +42642,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFormatProperties(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceFormatProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3849;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3849, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties.physicalDevice");
@@ -42693,6 +42703,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3855;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3855, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties.physicalDevice");
@@ -42780,6 +42791,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDevice(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateDevice *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3866;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3866, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDevice.physicalDevice");
@@ -42858,6 +42870,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDevice(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDevice(sbt_vk_d *d, sbt_vk_args_vkDestroyDevice *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3880;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3880, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDevice.device");
@@ -42906,6 +42919,7 @@ sbt_vk_status sbt_vk_encode_vkEnumerateInstanceVersion(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceVersion(sbt_vk_d *d, sbt_vk_args_vkEnumerateInstanceVersion *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t n3886;
 		int p3887;
@@ -42970,6 +42984,7 @@ sbt_vk_status sbt_vk_encode_vkEnumerateInstanceLayerProperties(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceLayerProperties(sbt_vk_d *d, sbt_vk_args_vkEnumerateInstanceLayerProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t n3891;
 		int p3892;
@@ -43050,6 +43065,7 @@ sbt_vk_status sbt_vk_encode_vkEnumerateInstanceExtensionProperties(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceExtensionProperties(sbt_vk_d *d, sbt_vk_args_vkEnumerateInstanceExtensionProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		const char *t3902;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3902), "vkEnumerateInstanceExtensionProperties.pLayerName");
@@ -43135,6 +43151,7 @@ sbt_vk_status sbt_vk_encode_vkEnumerateDeviceLayerProperties(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt_vk_args_vkEnumerateDeviceLayerProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3915;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3915, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceLayerProperties.physicalDevice");
@@ -43221,6 +43238,7 @@ sbt_vk_status sbt_vk_encode_vkEnumerateDeviceExtensionProperties(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d, sbt_vk_args_vkEnumerateDeviceExtensionProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3928;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3928, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceExtensionProperties.physicalDevice");
@@ -43301,6 +43319,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceQueue(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue(sbt_vk_d *d, sbt_vk_args_vkGetDeviceQueue *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3942;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3942, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue.device");
@@ -43367,6 +43386,7 @@ sbt_vk_status sbt_vk_encode_vkQueueSubmit(sbt_vk_enc *enc, const sbt_vk_args_vkQ
 
 static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSubmit *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3949;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3949, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit.queue");
@@ -43425,6 +43445,7 @@ sbt_vk_status sbt_vk_encode_vkQueueWaitIdle(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkQueueWaitIdle(sbt_vk_d *d, sbt_vk_args_vkQueueWaitIdle *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3960;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3960, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueWaitIdle.queue");
@@ -43458,6 +43479,7 @@ sbt_vk_status sbt_vk_encode_vkDeviceWaitIdle(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkDeviceWaitIdle(sbt_vk_d *d, sbt_vk_args_vkDeviceWaitIdle *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3962;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3962, VK_OBJECT_TYPE_DEVICE, 1), "vkDeviceWaitIdle.device");
@@ -43507,6 +43529,7 @@ sbt_vk_status sbt_vk_encode_vkAllocateMemory(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAllocateMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3964;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3964, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateMemory.device");
@@ -43587,6 +43610,7 @@ sbt_vk_status sbt_vk_encode_vkFreeMemory(sbt_vk_enc *enc, const sbt_vk_args_vkFr
 
 static sbt_vk_status sbt_vk_dc_vkFreeMemory(sbt_vk_d *d, sbt_vk_args_vkFreeMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3978;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3978, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeMemory.device");
@@ -43646,6 +43670,7 @@ sbt_vk_status sbt_vk_encode_vkMapMemory(sbt_vk_enc *enc, const sbt_vk_args_vkMap
 
 static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3984;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3984, VK_OBJECT_TYPE_DEVICE, 1), "vkMapMemory.device");
@@ -43716,6 +43741,7 @@ sbt_vk_status sbt_vk_encode_vkUnmapMemory(sbt_vk_enc *enc, const sbt_vk_args_vkU
 
 static sbt_vk_status sbt_vk_dc_vkUnmapMemory(sbt_vk_d *d, sbt_vk_args_vkUnmapMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3994;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3994, VK_OBJECT_TYPE_DEVICE, 1), "vkUnmapMemory.device");
@@ -43758,6 +43784,7 @@ sbt_vk_status sbt_vk_encode_vkFlushMappedMemoryRanges(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_args_vkFlushMappedMemoryRanges *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v3996;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3996, VK_OBJECT_TYPE_DEVICE, 1), "vkFlushMappedMemoryRanges.device");
@@ -43820,6 +43847,7 @@ sbt_vk_status sbt_vk_encode_vkInvalidateMappedMemoryRanges(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_vk_args_vkInvalidateMappedMemoryRanges *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4006;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4006, VK_OBJECT_TYPE_DEVICE, 1), "vkInvalidateMappedMemoryRanges.device");
@@ -43882,6 +43910,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceMemoryCommitment(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryCommitment(sbt_vk_d *d, sbt_vk_args_vkGetDeviceMemoryCommitment *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4016;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4016, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryCommitment.device");
@@ -43941,6 +43970,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferMemoryRequirements(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetBufferMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4022;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4022, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements.device");
@@ -43990,6 +44020,7 @@ sbt_vk_status sbt_vk_encode_vkBindBufferMemory(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBindBufferMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4028;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4028, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory.device");
@@ -44047,6 +44078,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageMemoryRequirements(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetImageMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4033;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4033, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements.device");
@@ -44096,6 +44128,7 @@ sbt_vk_status sbt_vk_encode_vkBindImageMemory(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBindImageMemory *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4039;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4039, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory.device");
@@ -44158,6 +44191,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageSparseMemoryRequirements(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetImageSparseMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4044;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4044, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements.device");
@@ -44235,6 +44269,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4053;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4053, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties.physicalDevice");
@@ -44325,6 +44360,7 @@ sbt_vk_status sbt_vk_encode_vkQueueBindSparse(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueueBindSparse *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4066;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4066, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBindSparse.queue");
@@ -44399,6 +44435,7 @@ sbt_vk_status sbt_vk_encode_vkCreateFence(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFence *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4077;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4077, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFence.device");
@@ -44479,6 +44516,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyFence(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkDestroyFence(sbt_vk_d *d, sbt_vk_args_vkDestroyFence *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4091;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4091, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFence.device");
@@ -44534,6 +44572,7 @@ sbt_vk_status sbt_vk_encode_vkResetFences(sbt_vk_enc *enc, const sbt_vk_args_vkR
 
 static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFences *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4097;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4097, VK_OBJECT_TYPE_DEVICE, 1), "vkResetFences.device");
@@ -44592,6 +44631,7 @@ sbt_vk_status sbt_vk_encode_vkGetFenceStatus(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkGetFenceStatus(sbt_vk_d *d, sbt_vk_args_vkGetFenceStatus *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4107;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4107, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceStatus.device");
@@ -44642,6 +44682,7 @@ sbt_vk_status sbt_vk_encode_vkWaitForFences(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitForFences *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4110;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4110, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForFences.device");
@@ -44725,6 +44766,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSemaphore(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCreateSemaphore *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4122;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4122, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSemaphore.device");
@@ -44805,6 +44847,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySemaphore(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkDestroySemaphore(sbt_vk_d *d, sbt_vk_args_vkDestroySemaphore *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4136;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4136, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySemaphore.device");
@@ -44867,6 +44910,7 @@ sbt_vk_status sbt_vk_encode_vkCreateEvent(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4142;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4142, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateEvent.device");
@@ -44947,6 +44991,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyEvent(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkDestroyEvent(sbt_vk_d *d, sbt_vk_args_vkDestroyEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4156;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4156, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyEvent.device");
@@ -44994,6 +45039,7 @@ sbt_vk_status sbt_vk_encode_vkGetEventStatus(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkGetEventStatus(sbt_vk_d *d, sbt_vk_args_vkGetEventStatus *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4162;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4162, VK_OBJECT_TYPE_DEVICE, 1), "vkGetEventStatus.device");
@@ -45033,6 +45079,7 @@ sbt_vk_status sbt_vk_encode_vkSetEvent(sbt_vk_enc *enc, const sbt_vk_args_vkSetE
 
 static sbt_vk_status sbt_vk_dc_vkSetEvent(sbt_vk_d *d, sbt_vk_args_vkSetEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4165;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4165, VK_OBJECT_TYPE_DEVICE, 1), "vkSetEvent.device");
@@ -45072,6 +45119,7 @@ sbt_vk_status sbt_vk_encode_vkResetEvent(sbt_vk_enc *enc, const sbt_vk_args_vkRe
 
 static sbt_vk_status sbt_vk_dc_vkResetEvent(sbt_vk_d *d, sbt_vk_args_vkResetEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4168, VK_OBJECT_TYPE_DEVICE, 1), "vkResetEvent.device");
@@ -45126,6 +45174,7 @@ sbt_vk_status sbt_vk_encode_vkCreateQueryPool(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCreateQueryPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4171;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4171, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateQueryPool.device");
@@ -45206,6 +45255,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyQueryPool(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkDestroyQueryPool(sbt_vk_d *d, sbt_vk_args_vkDestroyQueryPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4185;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4185, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyQueryPool.device");
@@ -45265,6 +45315,7 @@ sbt_vk_status sbt_vk_encode_vkGetQueryPoolResults(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vkGetQueryPoolResults *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4191;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4191, VK_OBJECT_TYPE_DEVICE, 1), "vkGetQueryPoolResults.device");
@@ -45339,6 +45390,7 @@ sbt_vk_status sbt_vk_encode_vkResetQueryPool(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkResetQueryPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4202;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4202, VK_OBJECT_TYPE_DEVICE, 1), "vkResetQueryPool.device");
@@ -45403,6 +45455,7 @@ sbt_vk_status sbt_vk_encode_vkCreateBuffer(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4206;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4206, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBuffer.device");
@@ -45483,6 +45536,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyBuffer(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkDestroyBuffer(sbt_vk_d *d, sbt_vk_args_vkDestroyBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4220, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBuffer.device");
@@ -45545,6 +45599,7 @@ sbt_vk_status sbt_vk_encode_vkCreateBufferView(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCreateBufferView *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4226;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4226, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBufferView.device");
@@ -45625,6 +45680,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyBufferView(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkDestroyBufferView(sbt_vk_d *d, sbt_vk_args_vkDestroyBufferView *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4240;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4240, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBufferView.device");
@@ -45687,6 +45743,7 @@ sbt_vk_status sbt_vk_encode_vkCreateImage(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4246;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4246, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImage.device");
@@ -45767,6 +45824,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyImage(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkDestroyImage(sbt_vk_d *d, sbt_vk_args_vkDestroyImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4260;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4260, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImage.device");
@@ -45826,6 +45884,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageSubresourceLayout(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout(sbt_vk_d *d, sbt_vk_args_vkGetImageSubresourceLayout *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4266;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4266, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout.device");
@@ -45901,6 +45960,7 @@ sbt_vk_status sbt_vk_encode_vkCreateImageView(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCreateImageView *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4276;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4276, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImageView.device");
@@ -45981,6 +46041,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyImageView(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkDestroyImageView(sbt_vk_d *d, sbt_vk_args_vkDestroyImageView *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4290;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4290, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImageView.device");
@@ -46043,6 +46104,7 @@ sbt_vk_status sbt_vk_encode_vkCreateShaderModule(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkCreateShaderModule *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4296;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4296, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateShaderModule.device");
@@ -46123,6 +46185,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyShaderModule(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkDestroyShaderModule(sbt_vk_d *d, sbt_vk_args_vkDestroyShaderModule *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4310;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4310, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyShaderModule.device");
@@ -46185,6 +46248,7 @@ sbt_vk_status sbt_vk_encode_vkCreatePipelineCache(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vkCreatePipelineCache *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4316;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4316, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineCache.device");
@@ -46265,6 +46329,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyPipelineCache(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkDestroyPipelineCache(sbt_vk_d *d, sbt_vk_args_vkDestroyPipelineCache *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4330;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4330, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineCache.device");
@@ -46326,6 +46391,7 @@ sbt_vk_status sbt_vk_encode_vkGetPipelineCacheData(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_vkGetPipelineCacheData *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4336;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4336, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineCacheData.device");
@@ -46400,6 +46466,7 @@ sbt_vk_status sbt_vk_encode_vkMergePipelineCaches(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vkMergePipelineCaches *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4346, VK_OBJECT_TYPE_DEVICE, 1), "vkMergePipelineCaches.device");
@@ -46489,6 +46556,7 @@ sbt_vk_status sbt_vk_encode_vkCreateGraphicsPipelines(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_args_vkCreateGraphicsPipelines *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4357;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4357, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateGraphicsPipelines.device");
@@ -46606,6 +46674,7 @@ sbt_vk_status sbt_vk_encode_vkCreateComputePipelines(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args_vkCreateComputePipelines *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4379;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4379, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateComputePipelines.device");
@@ -46706,6 +46775,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_d *d, sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4401;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4401, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.device");
@@ -46761,6 +46831,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyPipeline(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkDestroyPipeline(sbt_vk_d *d, sbt_vk_args_vkDestroyPipeline *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4408;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4408, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipeline.device");
@@ -46823,6 +46894,7 @@ sbt_vk_status sbt_vk_encode_vkCreatePipelineLayout(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_vkCreatePipelineLayout *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4414;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4414, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineLayout.device");
@@ -46903,6 +46975,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyPipelineLayout(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkDestroyPipelineLayout(sbt_vk_d *d, sbt_vk_args_vkDestroyPipelineLayout *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4428;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4428, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineLayout.device");
@@ -46965,6 +47038,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSampler(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreateSampler *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4434;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4434, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSampler.device");
@@ -47045,6 +47119,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySampler(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkDestroySampler(sbt_vk_d *d, sbt_vk_args_vkDestroySampler *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4448;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4448, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySampler.device");
@@ -47107,6 +47182,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDescriptorSetLayout(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_args_vkCreateDescriptorSetLayout *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4454;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4454, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorSetLayout.device");
@@ -47187,6 +47263,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDescriptorSetLayout(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorSetLayout(sbt_vk_d *d, sbt_vk_args_vkDestroyDescriptorSetLayout *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4468;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4468, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorSetLayout.device");
@@ -47249,6 +47326,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDescriptorPool(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_vkCreateDescriptorPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4474;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4474, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorPool.device");
@@ -47329,6 +47407,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDescriptorPool(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorPool(sbt_vk_d *d, sbt_vk_args_vkDestroyDescriptorPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4488;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4488, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorPool.device");
@@ -47377,6 +47456,7 @@ sbt_vk_status sbt_vk_encode_vkResetDescriptorPool(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vkResetDescriptorPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4494;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4494, VK_OBJECT_TYPE_DEVICE, 1), "vkResetDescriptorPool.device");
@@ -47436,6 +47516,7 @@ sbt_vk_status sbt_vk_encode_vkAllocateDescriptorSets(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkAllocateDescriptorSets *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4498;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4498, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateDescriptorSets.device");
@@ -47511,6 +47592,7 @@ sbt_vk_status sbt_vk_encode_vkFreeDescriptorSets(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkFreeDescriptorSets *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4511;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4511, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeDescriptorSets.device");
@@ -47590,6 +47672,7 @@ sbt_vk_status sbt_vk_encode_vkUpdateDescriptorSets(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkUpdateDescriptorSets *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4522;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4522, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSets.device");
@@ -47674,6 +47757,7 @@ sbt_vk_status sbt_vk_encode_vkCreateFramebuffer(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCreateFramebuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4539;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4539, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFramebuffer.device");
@@ -47754,6 +47838,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyFramebuffer(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkDestroyFramebuffer(sbt_vk_d *d, sbt_vk_args_vkDestroyFramebuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4553;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4553, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFramebuffer.device");
@@ -47816,6 +47901,7 @@ sbt_vk_status sbt_vk_encode_vkCreateRenderPass(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCreateRenderPass *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4559;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4559, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass.device");
@@ -47896,6 +47982,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyRenderPass(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkDestroyRenderPass(sbt_vk_d *d, sbt_vk_args_vkDestroyRenderPass *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4573;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4573, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyRenderPass.device");
@@ -47951,6 +48038,7 @@ sbt_vk_status sbt_vk_encode_vkGetRenderAreaGranularity(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetRenderAreaGranularity(sbt_vk_d *d, sbt_vk_args_vkGetRenderAreaGranularity *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4579;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4579, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRenderAreaGranularity.device");
@@ -48013,6 +48101,7 @@ sbt_vk_status sbt_vk_encode_vkCreateCommandPool(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCreateCommandPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4585;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4585, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCommandPool.device");
@@ -48093,6 +48182,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyCommandPool(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkDestroyCommandPool(sbt_vk_d *d, sbt_vk_args_vkDestroyCommandPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4599;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4599, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCommandPool.device");
@@ -48141,6 +48231,7 @@ sbt_vk_status sbt_vk_encode_vkResetCommandPool(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkResetCommandPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4605;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4605, VK_OBJECT_TYPE_DEVICE, 1), "vkResetCommandPool.device");
@@ -48200,6 +48291,7 @@ sbt_vk_status sbt_vk_encode_vkAllocateCommandBuffers(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkAllocateCommandBuffers *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4609;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4609, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateCommandBuffers.device");
@@ -48274,6 +48366,7 @@ sbt_vk_status sbt_vk_encode_vkFreeCommandBuffers(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkFreeCommandBuffers *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4622;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4622, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeCommandBuffers.device");
@@ -48334,6 +48427,7 @@ sbt_vk_status sbt_vk_encode_vkBeginCommandBuffer(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkBeginCommandBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4632;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4632, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkBeginCommandBuffer.commandBuffer");
@@ -48380,6 +48474,7 @@ sbt_vk_status sbt_vk_encode_vkEndCommandBuffer(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkEndCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkEndCommandBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4638;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4638, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkEndCommandBuffer.commandBuffer");
@@ -48414,6 +48509,7 @@ sbt_vk_status sbt_vk_encode_vkResetCommandBuffer(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkResetCommandBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4640;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4640, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkResetCommandBuffer.commandBuffer");
@@ -48453,6 +48549,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindPipeline(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindPipeline(sbt_vk_d *d, sbt_vk_args_vkCmdBindPipeline *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4643;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4643, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipeline.commandBuffer");
@@ -48493,6 +48590,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewport(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewport *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4646;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4646, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewport.commandBuffer");
@@ -48542,6 +48640,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetScissor(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSetScissor *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4652;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4652, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissor.commandBuffer");
@@ -48588,6 +48687,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLineWidth(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLineWidth(sbt_vk_d *d, sbt_vk_args_vkCmdSetLineWidth *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4658;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4658, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineWidth.commandBuffer");
@@ -48618,6 +48718,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBias(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBias(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthBias *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4660;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4660, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBias.commandBuffer");
@@ -48648,6 +48749,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetBlendConstants(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetBlendConstants(sbt_vk_d *d, sbt_vk_args_vkCmdSetBlendConstants *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4664;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4664, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetBlendConstants.commandBuffer");
@@ -48685,6 +48787,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBounds(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBounds(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthBounds *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4668;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4668, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBounds.commandBuffer");
@@ -48716,6 +48819,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilCompareMask(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetStencilCompareMask(sbt_vk_d *d, sbt_vk_args_vkCmdSetStencilCompareMask *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4671;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4671, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilCompareMask.commandBuffer");
@@ -48755,6 +48859,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilWriteMask(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetStencilWriteMask(sbt_vk_d *d, sbt_vk_args_vkCmdSetStencilWriteMask *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4674;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4674, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilWriteMask.commandBuffer");
@@ -48794,6 +48899,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilReference(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetStencilReference(sbt_vk_d *d, sbt_vk_args_vkCmdSetStencilReference *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4677;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4677, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilReference.commandBuffer");
@@ -48845,6 +48951,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindDescriptorSets(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkCmdBindDescriptorSets *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4680;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4680, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorSets.commandBuffer");
@@ -48928,6 +49035,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindIndexBuffer(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdBindIndexBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4696;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4696, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindIndexBuffer.commandBuffer");
@@ -48981,6 +49089,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindVertexBuffers(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_vkCmdBindVertexBuffers *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4700;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4700, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers.commandBuffer");
@@ -49050,6 +49159,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDraw(sbt_vk_enc *enc, const sbt_vk_args_vkCmdDr
 
 static sbt_vk_status sbt_vk_dc_vkCmdDraw(sbt_vk_d *d, sbt_vk_args_vkCmdDraw *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4713;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4713, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDraw.commandBuffer");
@@ -49102,6 +49212,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndexed(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexed(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndexed *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4718;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4718, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexed.commandBuffer");
@@ -49160,6 +49271,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMultiEXT(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMultiEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4724;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4724, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiEXT.commandBuffer");
@@ -49226,6 +49338,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMultiIndexedEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMultiIndexedEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4732;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4732, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiIndexedEXT.commandBuffer");
@@ -49303,6 +49416,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndirect(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndirect *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4744;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4744, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirect.commandBuffer");
@@ -49354,6 +49468,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndexedIndirect(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndexedIndirect *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4749;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4749, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirect.commandBuffer");
@@ -49404,6 +49519,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDispatch(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCmdDispatch(sbt_vk_d *d, sbt_vk_args_vkCmdDispatch *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4754;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4754, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatch.commandBuffer");
@@ -49448,6 +49564,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDispatchIndirect(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDispatchIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdDispatchIndirect *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4758;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4758, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchIndirect.commandBuffer");
@@ -49484,6 +49601,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSubpassShadingHUAWEI(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSubpassShadingHUAWEI(sbt_vk_d *d, sbt_vk_args_vkCmdSubpassShadingHUAWEI *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4761;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4761, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSubpassShadingHUAWEI.commandBuffer");
@@ -49514,6 +49632,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawClusterHUAWEI(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterHUAWEI(sbt_vk_d *d, sbt_vk_args_vkCmdDrawClusterHUAWEI *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4762;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4762, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterHUAWEI.commandBuffer");
@@ -49558,6 +49677,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_d *d, sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4766;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4766, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterIndirectHUAWEI.commandBuffer");
@@ -49599,6 +49719,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBuffer(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCopyBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4769;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4769, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer.commandBuffer");
@@ -49656,6 +49777,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImage(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopyImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4776;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4776, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage.commandBuffer");
@@ -49724,6 +49846,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBlitImage(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlitImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4785;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4785, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage.commandBuffer");
@@ -49795,6 +49918,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBufferToImage(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopyBufferToImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4795;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4795, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage.commandBuffer");
@@ -49856,6 +49980,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImageToBuffer(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCopyImageToBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4803;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4803, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer.commandBuffer");
@@ -49915,6 +50040,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMemoryIndirectNV(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryIndirectNV(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMemoryIndirectNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4811;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4811, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryIndirectNV.commandBuffer");
@@ -49963,6 +50089,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4815;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4815, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToImageIndirectNV.commandBuffer");
@@ -50028,6 +50155,7 @@ sbt_vk_status sbt_vk_encode_vkCmdUpdateBuffer(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdUpdateBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4824;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4824, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdUpdateBuffer.commandBuffer");
@@ -50083,6 +50211,7 @@ sbt_vk_status sbt_vk_encode_vkCmdFillBuffer(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdFillBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdFillBuffer *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4831;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4831, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdFillBuffer.commandBuffer");
@@ -50138,6 +50267,7 @@ sbt_vk_status sbt_vk_encode_vkCmdClearColorImage(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkCmdClearColorImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4836;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4836, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearColorImage.commandBuffer");
@@ -50210,6 +50340,7 @@ sbt_vk_status sbt_vk_encode_vkCmdClearDepthStencilImage(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_args_vkCmdClearDepthStencilImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4847;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4847, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearDepthStencilImage.commandBuffer");
@@ -50285,6 +50416,7 @@ sbt_vk_status sbt_vk_encode_vkCmdClearAttachments(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vkCmdClearAttachments *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4858;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4858, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearAttachments.commandBuffer");
@@ -50352,6 +50484,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResolveImage(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdResolveImage *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4871;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4871, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage.commandBuffer");
@@ -50415,6 +50548,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetEvent(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdSetEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4880;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4880, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent.commandBuffer");
@@ -50454,6 +50588,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResetEvent(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdResetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdResetEvent *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4883;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4883, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent.commandBuffer");
@@ -50530,6 +50665,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWaitEvents(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWaitEvents *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4886;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4886, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents.commandBuffer");
@@ -50681,6 +50817,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPipelineBarrier(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkCmdPipelineBarrier *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4921;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4921, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier.commandBuffer");
@@ -50786,6 +50923,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginQuery(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginQuery(sbt_vk_d *d, sbt_vk_args_vkCmdBeginQuery *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4949;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4949, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQuery.commandBuffer");
@@ -50830,6 +50968,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndQuery(sbt_vk_enc *enc, const sbt_vk_args_vkC
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndQuery(sbt_vk_d *d, sbt_vk_args_vkCmdEndQuery *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4953;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4953, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQuery.commandBuffer");
@@ -50870,6 +51009,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginConditionalRenderingEXT(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginConditionalRenderingEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBeginConditionalRenderingEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4956;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4956, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginConditionalRenderingEXT.commandBuffer");
@@ -50909,6 +51049,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndConditionalRenderingEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndConditionalRenderingEXT(sbt_vk_d *d, sbt_vk_args_vkCmdEndConditionalRenderingEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4961;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4961, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndConditionalRenderingEXT.commandBuffer");
@@ -50939,6 +51080,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResetQueryPool(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkCmdResetQueryPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4962;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4962, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetQueryPool.commandBuffer");
@@ -50984,6 +51126,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteTimestamp(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCmdWriteTimestamp *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4966;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4966, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp.commandBuffer");
@@ -51033,6 +51176,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyQueryPoolResults(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vkCmdCopyQueryPoolResults *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4970;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4970, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyQueryPoolResults.commandBuffer");
@@ -51100,6 +51244,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPushConstants(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmdPushConstants *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4978;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4978, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushConstants.commandBuffer");
@@ -51160,6 +51305,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginRenderPass(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmdBeginRenderPass *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4986;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4986, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass.commandBuffer");
@@ -51206,6 +51352,7 @@ sbt_vk_status sbt_vk_encode_vkCmdNextSubpass(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass(sbt_vk_d *d, sbt_vk_args_vkCmdNextSubpass *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4992;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4992, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass.commandBuffer");
@@ -51237,6 +51384,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRenderPass(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmdEndRenderPass *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4994;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4994, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass.commandBuffer");
@@ -51273,6 +51421,7 @@ sbt_vk_status sbt_vk_encode_vkCmdExecuteCommands(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkCmdExecuteCommands *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v4995;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4995, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteCommands.commandBuffer");
@@ -51345,6 +51494,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5004;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5004, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPropertiesKHR.physicalDevice");
@@ -51430,6 +51580,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5017;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5017, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.physicalDevice");
@@ -51517,6 +51668,7 @@ sbt_vk_status sbt_vk_encode_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_enc *en
 
 static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d, sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5030;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5030, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneSupportedDisplaysKHR.physicalDevice");
@@ -51613,6 +51765,7 @@ sbt_vk_status sbt_vk_encode_vkGetDisplayModePropertiesKHR(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetDisplayModePropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5044;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5044, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModePropertiesKHR.physicalDevice");
@@ -51701,6 +51854,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDisplayModeKHR(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_vkCreateDisplayModeKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5058;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5058, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDisplayModeKHR.physicalDevice");
@@ -51793,6 +51947,7 @@ sbt_vk_status sbt_vk_encode_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5073;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5073, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilitiesKHR.physicalDevice");
@@ -51865,6 +52020,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5081;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5081, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDisplayPlaneSurfaceKHR.instance");
@@ -51967,6 +52123,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSharedSwapchainsKHR(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_args_vkCreateSharedSwapchainsKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5095;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5095, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSharedSwapchainsKHR.device");
@@ -52056,6 +52213,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySurfaceKHR(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkDestroySurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkDestroySurfaceKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5116;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5116, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroySurfaceKHR.instance");
@@ -52113,6 +52271,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5122;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5122, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceSupportKHR.physicalDevice");
@@ -52183,6 +52342,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5130;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5130, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.physicalDevice");
@@ -52249,6 +52409,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5137;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5137, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormatsKHR.physicalDevice");
@@ -52328,6 +52489,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5147;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5147, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfacePresentModesKHR.physicalDevice");
@@ -52408,6 +52570,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSwapchainKHR(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkCreateSwapchainKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5157;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5157, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSwapchainKHR.device");
@@ -52488,6 +52651,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySwapchainKHR(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkDestroySwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkDestroySwapchainKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5171;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5171, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySwapchainKHR.device");
@@ -52556,6 +52720,7 @@ sbt_vk_status sbt_vk_encode_vkGetSwapchainImagesKHR(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_vkGetSwapchainImagesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5177;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5177, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainImagesKHR.device");
@@ -52643,6 +52808,7 @@ sbt_vk_status sbt_vk_encode_vkAcquireNextImageKHR(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vkAcquireNextImageKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5191;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5191, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImageKHR.device");
@@ -52716,6 +52882,7 @@ sbt_vk_status sbt_vk_encode_vkQueuePresentKHR(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueuePresentKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5201;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5201, VK_OBJECT_TYPE_QUEUE, 1), "vkQueuePresentKHR.queue");
@@ -52778,6 +52945,7 @@ sbt_vk_status sbt_vk_encode_vkCreateXlibSurfaceKHR(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkCreateXlibSurfaceKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5207;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5207, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXlibSurfaceKHR.instance");
@@ -52857,6 +53025,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5221;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5221, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXlibPresentationSupportKHR.physicalDevice");
@@ -52921,6 +53090,7 @@ sbt_vk_status sbt_vk_encode_vkCreateXcbSurfaceKHR(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkCreateXcbSurfaceKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5226;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5226, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXcbSurfaceKHR.instance");
@@ -53000,6 +53170,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5240;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5240, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXcbPresentationSupportKHR.physicalDevice");
@@ -53064,6 +53235,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDebugReportCallbackEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5245;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5245, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugReportCallbackEXT.instance");
@@ -53144,6 +53316,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDebugReportCallbackEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDebugReportCallbackEXT(sbt_vk_d *d, sbt_vk_args_vkDestroyDebugReportCallbackEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5259;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5259, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugReportCallbackEXT.instance");
@@ -53196,6 +53369,7 @@ sbt_vk_status sbt_vk_encode_vkDebugReportMessageEXT(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_vkDebugReportMessageEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5265;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5265, VK_OBJECT_TYPE_INSTANCE, 1), "vkDebugReportMessageEXT.instance");
@@ -53262,6 +53436,7 @@ sbt_vk_status sbt_vk_encode_vkDebugMarkerSetObjectNameEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk_args_vkDebugMarkerSetObjectNameEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5273;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5273, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectNameEXT.device");
@@ -53311,6 +53486,7 @@ sbt_vk_status sbt_vk_encode_vkDebugMarkerSetObjectTagEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_args_vkDebugMarkerSetObjectTagEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5279;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5279, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectTagEXT.device");
@@ -53359,6 +53535,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDebugMarkerBeginEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerBeginEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDebugMarkerBeginEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5285;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5285, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerBeginEXT.commandBuffer");
@@ -53398,6 +53575,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDebugMarkerEndEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerEndEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDebugMarkerEndEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5290;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5290, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerEndEXT.commandBuffer");
@@ -53428,6 +53606,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDebugMarkerInsertEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerInsertEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDebugMarkerInsertEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5291;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5291, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerInsertEXT.commandBuffer");
@@ -53484,6 +53663,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(s
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5296;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5296, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.physicalDevice");
@@ -53564,6 +53744,7 @@ sbt_vk_status sbt_vk_encode_vkCmdExecuteGeneratedCommandsNV(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_vk_args_vkCmdExecuteGeneratedCommandsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5308;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5308, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteGeneratedCommandsNV.commandBuffer");
@@ -53612,6 +53793,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_d *d, sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5314;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5314, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPreprocessGeneratedCommandsNV.commandBuffer");
@@ -53655,6 +53837,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindPipelineShaderGroupNV(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindPipelineShaderGroupNV(sbt_vk_d *d, sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5319;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5319, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipelineShaderGroupNV.commandBuffer");
@@ -53709,6 +53892,7 @@ sbt_vk_status sbt_vk_encode_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_d *d, sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5323;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5323, VK_OBJECT_TYPE_DEVICE, 1), "vkGetGeneratedCommandsMemoryRequirementsNV.device");
@@ -53779,6 +53963,7 @@ sbt_vk_status sbt_vk_encode_vkCreateIndirectCommandsLayoutNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt_vk_args_vkCreateIndirectCommandsLayoutNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5332;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5332, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateIndirectCommandsLayoutNV.device");
@@ -53859,6 +54044,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyIndirectCommandsLayoutNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_d *d, sbt_vk_args_vkDestroyIndirectCommandsLayoutNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5346, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyIndirectCommandsLayoutNV.device");
@@ -53912,6 +54098,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFeatures2(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceFeatures2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5352;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5352, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures2.physicalDevice");
@@ -53965,6 +54152,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceProperties2(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5357;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5357, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties2.physicalDevice");
@@ -54020,6 +54208,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFormatProperties2(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5362;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5362, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties2.physicalDevice");
@@ -54083,6 +54272,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5368;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5368, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties2.physicalDevice");
@@ -54166,6 +54356,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5378;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5378, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties2.physicalDevice");
@@ -54238,6 +54429,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5390;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5390, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties2.physicalDevice");
@@ -54307,6 +54499,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5395;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5395, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties2.physicalDevice");
@@ -54396,6 +54589,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPushDescriptorSetKHR(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_args_vkCmdPushDescriptorSetKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5411;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5411, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetKHR.commandBuffer");
@@ -54460,6 +54654,7 @@ sbt_vk_status sbt_vk_encode_vkTrimCommandPool(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkTrimCommandPool(sbt_vk_d *d, sbt_vk_args_vkTrimCommandPool *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5423;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5423, VK_OBJECT_TYPE_DEVICE, 1), "vkTrimCommandPool.device");
@@ -54514,6 +54709,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_e
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5426;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5426, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalBufferProperties.physicalDevice");
@@ -54585,6 +54781,7 @@ sbt_vk_status sbt_vk_encode_vkGetMemoryFdKHR(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMemoryFdKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5435;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5435, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdKHR.device");
@@ -54659,6 +54856,7 @@ sbt_vk_status sbt_vk_encode_vkGetMemoryFdPropertiesKHR(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetMemoryFdPropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5445;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5445, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdPropertiesKHR.device");
@@ -54727,6 +54925,7 @@ sbt_vk_status sbt_vk_encode_vkGetMemoryRemoteAddressNV(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_args_vkGetMemoryRemoteAddressNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5453;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5453, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryRemoteAddressNV.device");
@@ -54801,6 +55000,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5463;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5463, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalSemaphoreProperties.physicalDevice");
@@ -54872,6 +55072,7 @@ sbt_vk_status sbt_vk_encode_vkGetSemaphoreFdKHR(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetSemaphoreFdKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5472;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5472, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreFdKHR.device");
@@ -54938,6 +55139,7 @@ sbt_vk_status sbt_vk_encode_vkImportSemaphoreFdKHR(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkImportSemaphoreFdKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5482;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5482, VK_OBJECT_TYPE_DEVICE, 1), "vkImportSemaphoreFdKHR.device");
@@ -54995,6 +55197,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5488;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5488, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalFenceProperties.physicalDevice");
@@ -55066,6 +55269,7 @@ sbt_vk_status sbt_vk_encode_vkGetFenceFdKHR(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFenceFdKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5497;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5497, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceFdKHR.device");
@@ -55132,6 +55336,7 @@ sbt_vk_status sbt_vk_encode_vkImportFenceFdKHR(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImportFenceFdKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5507;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5507, VK_OBJECT_TYPE_DEVICE, 1), "vkImportFenceFdKHR.device");
@@ -55179,6 +55384,7 @@ sbt_vk_status sbt_vk_encode_vkReleaseDisplayEXT(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkReleaseDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkReleaseDisplayEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5513;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5513, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkReleaseDisplayEXT.physicalDevice");
@@ -55222,6 +55428,7 @@ sbt_vk_status sbt_vk_encode_vkDisplayPowerControlEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args_vkDisplayPowerControlEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5516;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5516, VK_OBJECT_TYPE_DEVICE, 1), "vkDisplayPowerControlEXT.device");
@@ -55289,6 +55496,7 @@ sbt_vk_status sbt_vk_encode_vkRegisterDeviceEventEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args_vkRegisterDeviceEventEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5523;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5523, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDeviceEventEXT.device");
@@ -55383,6 +55591,7 @@ sbt_vk_status sbt_vk_encode_vkRegisterDisplayEventEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_args_vkRegisterDisplayEventEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5537;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5537, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDisplayEventEXT.device");
@@ -55475,6 +55684,7 @@ sbt_vk_status sbt_vk_encode_vkGetSwapchainCounterEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args_vkGetSwapchainCounterEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5552;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5552, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainCounterEXT.device");
@@ -55545,6 +55755,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5560;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5560, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.physicalDevice");
@@ -55616,6 +55827,7 @@ sbt_vk_status sbt_vk_encode_vkEnumeratePhysicalDeviceGroups(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceGroups(sbt_vk_d *d, sbt_vk_args_vkEnumeratePhysicalDeviceGroups *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5567;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5567, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDeviceGroups.instance");
@@ -55697,6 +55909,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_d *d, sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5580;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5580, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPeerMemoryFeatures.device");
@@ -55771,6 +55984,7 @@ sbt_vk_status sbt_vk_encode_vkBindBufferMemory2(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkBindBufferMemory2(sbt_vk_d *d, sbt_vk_args_vkBindBufferMemory2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5588;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5588, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory2.device");
@@ -55838,6 +56052,7 @@ sbt_vk_status sbt_vk_encode_vkBindImageMemory2(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkBindImageMemory2(sbt_vk_d *d, sbt_vk_args_vkBindImageMemory2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5598;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5598, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory2.device");
@@ -55896,6 +56111,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDeviceMask(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDeviceMask(sbt_vk_d *d, sbt_vk_args_vkCmdSetDeviceMask *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5608;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5608, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDeviceMask.commandBuffer");
@@ -55942,6 +56158,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5610;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5610, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPresentCapabilitiesKHR.device");
@@ -55998,6 +56215,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *d, sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5616;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5616, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupSurfacePresentModesKHR.device");
@@ -56065,6 +56283,7 @@ sbt_vk_status sbt_vk_encode_vkAcquireNextImage2KHR(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_vkAcquireNextImage2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5623;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5623, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImage2KHR.device");
@@ -56133,6 +56352,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDispatchBase(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdDispatchBase(sbt_vk_d *d, sbt_vk_args_vkCmdDispatchBase *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5633;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5633, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchBase.commandBuffer");
@@ -56211,6 +56431,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5640;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5640, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDevicePresentRectanglesKHR.physicalDevice");
@@ -56291,6 +56512,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDescriptorUpdateTemplate(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCreateDescriptorUpdateTemplate(sbt_vk_d *d, sbt_vk_args_vkCreateDescriptorUpdateTemplate *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5650;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5650, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorUpdateTemplate.device");
@@ -56376,6 +56598,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDescriptorUpdateTemplate(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorUpdateTemplate(sbt_vk_d *d, sbt_vk_args_vkDestroyDescriptorUpdateTemplate *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5664;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5664, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorUpdateTemplate.device");
@@ -56429,6 +56652,7 @@ sbt_vk_status sbt_vk_encode_vkUpdateDescriptorSetWithTemplate(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSetWithTemplate(sbt_vk_d *d, sbt_vk_args_vkUpdateDescriptorSetWithTemplate *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5670;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5670, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSetWithTemplate.device");
@@ -56482,6 +56706,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_enc *en
 
 static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d, sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5676;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5676, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetWithTemplateKHR.commandBuffer");
@@ -56548,6 +56773,7 @@ sbt_vk_status sbt_vk_encode_vkSetHdrMetadataEXT(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSetHdrMetadataEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5683;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5683, VK_OBJECT_TYPE_DEVICE, 1), "vkSetHdrMetadataEXT.device");
@@ -56616,6 +56842,7 @@ sbt_vk_status sbt_vk_encode_vkGetSwapchainStatusKHR(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetSwapchainStatusKHR(sbt_vk_d *d, sbt_vk_args_vkGetSwapchainStatusKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5699;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5699, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainStatusKHR.device");
@@ -56664,6 +56891,7 @@ sbt_vk_status sbt_vk_encode_vkGetRefreshCycleDurationGOOGLE(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5702;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5702, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRefreshCycleDurationGOOGLE.device");
@@ -56737,6 +56965,7 @@ sbt_vk_status sbt_vk_encode_vkGetPastPresentationTimingGOOGLE(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sbt_vk_args_vkGetPastPresentationTimingGOOGLE *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5709;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5709, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPastPresentationTimingGOOGLE.device");
@@ -56809,6 +57038,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportWScalingNV(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewportWScalingNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5723;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5723, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingNV.commandBuffer");
@@ -56858,6 +57088,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDiscardRectangleEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetDiscardRectangleEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5729;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5729, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDiscardRectangleEXT.commandBuffer");
@@ -56907,6 +57138,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetSampleLocationsEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetSampleLocationsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5735;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5735, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEXT.commandBuffer");
@@ -56957,6 +57189,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_e
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5740;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5740, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMultisamplePropertiesEXT.physicalDevice");
@@ -57015,6 +57248,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5746;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5746, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.physicalDevice");
@@ -57098,6 +57332,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_enc *en
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5756;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5756, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormats2KHR.physicalDevice");
@@ -57196,6 +57431,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5773;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5773, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayProperties2KHR.physicalDevice");
@@ -57281,6 +57517,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5786;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5786, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.physicalDevice");
@@ -57368,6 +57605,7 @@ sbt_vk_status sbt_vk_encode_vkGetDisplayModeProperties2KHR(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5799;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5799, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModeProperties2KHR.physicalDevice");
@@ -57450,6 +57688,7 @@ sbt_vk_status sbt_vk_encode_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5813;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5813, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilities2KHR.physicalDevice");
@@ -57520,6 +57759,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferMemoryRequirements2(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements2(sbt_vk_d *d, sbt_vk_args_vkGetBufferMemoryRequirements2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5823;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5823, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements2.device");
@@ -57590,6 +57830,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageMemoryRequirements2(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements2(sbt_vk_d *d, sbt_vk_args_vkGetImageMemoryRequirements2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5832;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5832, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements2.device");
@@ -57672,6 +57913,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageSparseMemoryRequirements2(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements2(sbt_vk_d *d, sbt_vk_args_vkGetImageSparseMemoryRequirements2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5841;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5841, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements2.device");
@@ -57761,6 +58003,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceBufferMemoryRequirements(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceBufferMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetDeviceBufferMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5857;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5857, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceBufferMemoryRequirements.device");
@@ -57831,6 +58074,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceImageMemoryRequirements(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceImageMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetDeviceImageMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5866;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5866, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageMemoryRequirements.device");
@@ -57913,6 +58157,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_d *d, sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5875;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5875, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageSparseMemoryRequirements.device");
@@ -58007,6 +58252,7 @@ sbt_vk_status sbt_vk_encode_vkCreateSamplerYcbcrConversion(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCreateSamplerYcbcrConversion(sbt_vk_d *d, sbt_vk_args_vkCreateSamplerYcbcrConversion *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5891;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5891, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSamplerYcbcrConversion.device");
@@ -58092,6 +58338,7 @@ sbt_vk_status sbt_vk_encode_vkDestroySamplerYcbcrConversion(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkDestroySamplerYcbcrConversion(sbt_vk_d *d, sbt_vk_args_vkDestroySamplerYcbcrConversion *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5905;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5905, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySamplerYcbcrConversion.device");
@@ -58154,6 +58401,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceQueue2(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue2(sbt_vk_d *d, sbt_vk_args_vkGetDeviceQueue2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5911;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5911, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue2.device");
@@ -58228,6 +58476,7 @@ sbt_vk_status sbt_vk_encode_vkCreateValidationCacheEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_args_vkCreateValidationCacheEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5920;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5920, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateValidationCacheEXT.device");
@@ -58308,6 +58557,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyValidationCacheEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkDestroyValidationCacheEXT(sbt_vk_d *d, sbt_vk_args_vkDestroyValidationCacheEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5934;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5934, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyValidationCacheEXT.device");
@@ -58369,6 +58619,7 @@ sbt_vk_status sbt_vk_encode_vkGetValidationCacheDataEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_args_vkGetValidationCacheDataEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5940;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5940, VK_OBJECT_TYPE_DEVICE, 1), "vkGetValidationCacheDataEXT.device");
@@ -58443,6 +58694,7 @@ sbt_vk_status sbt_vk_encode_vkMergeValidationCachesEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_args_vkMergeValidationCachesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5950;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5950, VK_OBJECT_TYPE_DEVICE, 1), "vkMergeValidationCachesEXT.device");
@@ -58516,6 +58768,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutSupport(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSupport(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorSetLayoutSupport *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5961;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5961, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSupport.device");
@@ -58592,6 +58845,7 @@ sbt_vk_status sbt_vk_encode_vkGetShaderInfoAMD(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGetShaderInfoAMD *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5970;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5970, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderInfoAMD.device");
@@ -58667,6 +58921,7 @@ sbt_vk_status sbt_vk_encode_vkSetLocalDimmingAMD(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkSetLocalDimmingAMD(sbt_vk_d *d, sbt_vk_args_vkSetLocalDimmingAMD *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5982;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5982, VK_OBJECT_TYPE_DEVICE, 1), "vkSetLocalDimmingAMD.device");
@@ -58718,6 +58973,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5985;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5985, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.physicalDevice");
@@ -58800,6 +59056,7 @@ sbt_vk_status sbt_vk_encode_vkGetCalibratedTimestampsEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_args_vkGetCalibratedTimestampsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v5994;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5994, VK_OBJECT_TYPE_DEVICE, 1), "vkGetCalibratedTimestampsEXT.device");
@@ -58882,6 +59139,7 @@ sbt_vk_status sbt_vk_encode_vkSetDebugUtilsObjectNameEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_args_vkSetDebugUtilsObjectNameEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6011;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6011, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectNameEXT.device");
@@ -58931,6 +59189,7 @@ sbt_vk_status sbt_vk_encode_vkSetDebugUtilsObjectTagEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_args_vkSetDebugUtilsObjectTagEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6017;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6017, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectTagEXT.device");
@@ -58979,6 +59238,7 @@ sbt_vk_status sbt_vk_encode_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6023, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBeginDebugUtilsLabelEXT.queue");
@@ -59018,6 +59278,7 @@ sbt_vk_status sbt_vk_encode_vkQueueEndDebugUtilsLabelEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkQueueEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkQueueEndDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6028;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6028, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueEndDebugUtilsLabelEXT.queue");
@@ -59048,6 +59309,7 @@ sbt_vk_status sbt_vk_encode_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkQueueInsertDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6029;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6029, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueInsertDebugUtilsLabelEXT.queue");
@@ -59091,6 +59353,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6034;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6034, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginDebugUtilsLabelEXT.commandBuffer");
@@ -59130,6 +59393,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndDebugUtilsLabelEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6039;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6039, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndDebugUtilsLabelEXT.commandBuffer");
@@ -59160,6 +59424,7 @@ sbt_vk_status sbt_vk_encode_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6040;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6040, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdInsertDebugUtilsLabelEXT.commandBuffer");
@@ -59217,6 +59482,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDebugUtilsMessengerEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_vk_args_vkCreateDebugUtilsMessengerEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6045;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6045, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugUtilsMessengerEXT.instance");
@@ -59297,6 +59563,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDebugUtilsMessengerEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6059;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6059, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugUtilsMessengerEXT.instance");
@@ -59348,6 +59615,7 @@ sbt_vk_status sbt_vk_encode_vkSubmitDebugUtilsMessageEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6065;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6065, VK_OBJECT_TYPE_INSTANCE, 1), "vkSubmitDebugUtilsMessageEXT.instance");
@@ -59402,6 +59670,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteBufferMarkerAMD(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6072;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6072, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarkerAMD.commandBuffer");
@@ -59466,6 +59735,7 @@ sbt_vk_status sbt_vk_encode_vkCreateRenderPass2(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCreateRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCreateRenderPass2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6077;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6077, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass2.device");
@@ -59553,6 +59823,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginRenderPass2(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCmdBeginRenderPass2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6091;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6091, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass2.commandBuffer");
@@ -59618,6 +59889,7 @@ sbt_vk_status sbt_vk_encode_vkCmdNextSubpass2(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass2(sbt_vk_d *d, sbt_vk_args_vkCmdNextSubpass2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6100;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6100, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass2.commandBuffer");
@@ -59679,6 +59951,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRenderPass2(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCmdEndRenderPass2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6109;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6109, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass2.commandBuffer");
@@ -59735,6 +60008,7 @@ sbt_vk_status sbt_vk_encode_vkGetSemaphoreCounterValue(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetSemaphoreCounterValue(sbt_vk_d *d, sbt_vk_args_vkGetSemaphoreCounterValue *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6114;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6114, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreCounterValue.device");
@@ -59800,6 +60074,7 @@ sbt_vk_status sbt_vk_encode_vkWaitSemaphores(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkWaitSemaphores(sbt_vk_d *d, sbt_vk_args_vkWaitSemaphores *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6121;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6121, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitSemaphores.device");
@@ -59859,6 +60134,7 @@ sbt_vk_status sbt_vk_encode_vkSignalSemaphore(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkSignalSemaphore(sbt_vk_d *d, sbt_vk_args_vkSignalSemaphore *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6128;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6128, VK_OBJECT_TYPE_DEVICE, 1), "vkSignalSemaphore.device");
@@ -59915,6 +60191,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndirectCount(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectCount(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndirectCount *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6134;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6134, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectCount.commandBuffer");
@@ -59988,6 +60265,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndexedIndirectCount(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirectCount(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndexedIndirectCount *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6141;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6141, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.commandBuffer");
@@ -60056,6 +60334,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCheckpointNV(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCheckpointNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCheckpointNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6148;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6148, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCheckpointNV.commandBuffer");
@@ -60108,6 +60387,7 @@ sbt_vk_status sbt_vk_encode_vkGetQueueCheckpointDataNV(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointDataNV(sbt_vk_d *d, sbt_vk_args_vkGetQueueCheckpointDataNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6150;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6150, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointDataNV.queue");
@@ -60179,6 +60459,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6162;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6162, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindTransformFeedbackBuffersEXT.commandBuffer");
@@ -60264,6 +60545,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginTransformFeedbackEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBeginTransformFeedbackEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6178;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6178, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginTransformFeedbackEXT.commandBuffer");
@@ -60340,6 +60622,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndTransformFeedbackEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_args_vkCmdEndTransformFeedbackEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6191;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6191, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndTransformFeedbackEXT.commandBuffer");
@@ -60409,6 +60692,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginQueryIndexedEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBeginQueryIndexedEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6204;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6204, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQueryIndexedEXT.commandBuffer");
@@ -60459,6 +60743,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndQueryIndexedEXT(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_vkCmdEndQueryIndexedEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6209;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6209, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQueryIndexedEXT.commandBuffer");
@@ -60507,6 +60792,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawIndirectByteCountEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6213;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6213, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectByteCountEXT.commandBuffer");
@@ -60567,6 +60853,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetExclusiveScissorNV(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetExclusiveScissorNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6220, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExclusiveScissorNV.commandBuffer");
@@ -60615,6 +60902,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindShadingRateImageNV(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_args_vkCmdBindShadingRateImageNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6226;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6226, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindShadingRateImageNV.commandBuffer");
@@ -60662,6 +60950,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6229;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6229, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportShadingRatePaletteNV.commandBuffer");
@@ -60724,6 +61013,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoarseSampleOrderNV(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoarseSampleOrderNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6239;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6239, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoarseSampleOrderNV.commandBuffer");
@@ -60778,6 +61068,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksNV(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksNV(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6249;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6249, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksNV.commandBuffer");
@@ -60819,6 +61110,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksIndirectNV(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6252;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6252, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectNV.commandBuffer");
@@ -60872,6 +61164,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6257;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6257, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.commandBuffer");
@@ -60932,6 +61225,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksEXT(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6264;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6264, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksEXT.commandBuffer");
@@ -60978,6 +61272,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6268;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6268, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectEXT.commandBuffer");
@@ -61031,6 +61326,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6273;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6273, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.commandBuffer");
@@ -61091,6 +61387,7 @@ sbt_vk_status sbt_vk_encode_vkCompileDeferredNV(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCompileDeferredNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6280;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6280, VK_OBJECT_TYPE_DEVICE, 1), "vkCompileDeferredNV.device");
@@ -61150,6 +61447,7 @@ sbt_vk_status sbt_vk_encode_vkCreateAccelerationStructureNV(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_vk_args_vkCreateAccelerationStructureNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6284;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6284, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureNV.device");
@@ -61227,6 +61525,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindInvocationMaskHUAWEI(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6298;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6298, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindInvocationMaskHUAWEI.commandBuffer");
@@ -61269,6 +61568,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyAccelerationStructureKHR(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureKHR(sbt_vk_d *d, sbt_vk_args_vkDestroyAccelerationStructureKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6301;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6301, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureKHR.device");
@@ -61319,6 +61619,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyAccelerationStructureNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureNV(sbt_vk_d *d, sbt_vk_args_vkDestroyAccelerationStructureNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6307;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6307, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureNV.device");
@@ -61376,6 +61677,7 @@ sbt_vk_status sbt_vk_encode_vkGetAccelerationStructureMemoryRequirementsNV(sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_d *d, sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6313;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6313, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureMemoryRequirementsNV.device");
@@ -61439,6 +61741,7 @@ sbt_vk_status sbt_vk_encode_vkBindAccelerationStructureMemoryNV(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, sbt_vk_args_vkBindAccelerationStructureMemoryNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6322;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6322, VK_OBJECT_TYPE_DEVICE, 1), "vkBindAccelerationStructureMemoryNV.device");
@@ -61494,6 +61797,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyAccelerationStructureNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureNV(sbt_vk_d *d, sbt_vk_args_vkCmdCopyAccelerationStructureNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6332;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6332, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureNV.commandBuffer");
@@ -61539,6 +61843,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyAccelerationStructureKHR(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureKHR(sbt_vk_d *d, sbt_vk_args_vkCmdCopyAccelerationStructureKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6336;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6336, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureKHR.commandBuffer");
@@ -61582,6 +61887,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_d *d, sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6341;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6341, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureToMemoryKHR.commandBuffer");
@@ -61625,6 +61931,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6346, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToAccelerationStructureKHR.commandBuffer");
@@ -61678,6 +61985,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6351;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6351, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer");
@@ -61757,6 +62065,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_d *d, sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6363;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6363, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer");
@@ -61834,6 +62143,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBuildAccelerationStructureNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sbt_vk_args_vkCmdBuildAccelerationStructureNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6375;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6375, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildAccelerationStructureNV.commandBuffer");
@@ -61928,6 +62238,7 @@ sbt_vk_status sbt_vk_encode_vkCmdTraceRaysKHR(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdTraceRaysKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6387;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6387, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysKHR.commandBuffer");
@@ -62036,6 +62347,7 @@ sbt_vk_status sbt_vk_encode_vkCmdTraceRaysNV(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysNV(sbt_vk_d *d, sbt_vk_args_vkCmdTraceRaysNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6407;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6407, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysNV.commandBuffer");
@@ -62144,6 +62456,7 @@ sbt_vk_status sbt_vk_encode_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_d *d, sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6422;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6422, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupHandlesKHR.device");
@@ -62221,6 +62534,7 @@ sbt_vk_status sbt_vk_encode_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sb
 
 static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_d *d, sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6431;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6431, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.device");
@@ -62291,6 +62605,7 @@ sbt_vk_status sbt_vk_encode_vkGetAccelerationStructureHandleNV(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, sbt_vk_args_vkGetAccelerationStructureHandleNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6440;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6440, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureHandleNV.device");
@@ -62370,6 +62685,7 @@ sbt_vk_status sbt_vk_encode_vkCreateRayTracingPipelinesNV(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk_args_vkCreateRayTracingPipelinesNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6447;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6447, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRayTracingPipelinesNV.device");
@@ -62480,6 +62796,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6469;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6469, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.physicalDevice");
@@ -62560,6 +62877,7 @@ sbt_vk_status sbt_vk_encode_vkCmdTraceRaysIndirectKHR(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_args_vkCmdTraceRaysIndirectKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6482;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6482, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirectKHR.commandBuffer");
@@ -62645,6 +62963,7 @@ sbt_vk_status sbt_vk_encode_vkCmdTraceRaysIndirect2KHR(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirect2KHR(sbt_vk_d *d, sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6500;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6500, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirect2KHR.commandBuffer");
@@ -62689,6 +63008,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_d *d, sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6502;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6502, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceAccelerationStructureCompatibilityKHR.device");
@@ -62750,6 +63070,7 @@ sbt_vk_status sbt_vk_encode_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *d, sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6511;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6511, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupStackSizeKHR.device");
@@ -62798,6 +63119,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_d *d, sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6516;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6516, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRayTracingPipelineStackSizeKHR.commandBuffer");
@@ -62834,6 +63156,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageViewHandleNVX(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkGetImageViewHandleNVX(sbt_vk_d *d, sbt_vk_args_vkGetImageViewHandleNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6518;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6518, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewHandleNVX.device");
@@ -62890,6 +63213,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageViewAddressNVX(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args_vkGetImageViewAddressNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6524;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6524, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewAddressNVX.device");
@@ -62975,6 +63299,7 @@ sbt_vk_status sbt_vk_encode_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQuery
 
 static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(sbt_vk_d *d, sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6531;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6531, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.physicalDevice");
@@ -63071,6 +63396,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPasses
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6552;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6552, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.physicalDevice");
@@ -63132,6 +63458,7 @@ sbt_vk_status sbt_vk_encode_vkAcquireProfilingLockKHR(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_args_vkAcquireProfilingLockKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6561;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6561, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireProfilingLockKHR.device");
@@ -63176,6 +63503,7 @@ sbt_vk_status sbt_vk_encode_vkReleaseProfilingLockKHR(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkReleaseProfilingLockKHR(sbt_vk_d *d, sbt_vk_args_vkReleaseProfilingLockKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6567;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6567, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseProfilingLockKHR.device");
@@ -63214,6 +63542,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d *d, sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6568;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6568, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageDrmFormatModifierPropertiesEXT.device");
@@ -63268,6 +63597,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferOpaqueCaptureAddress(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetBufferOpaqueCaptureAddress(sbt_vk_d *d, sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6575;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6575, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferOpaqueCaptureAddress.device");
@@ -63322,6 +63652,7 @@ sbt_vk_status sbt_vk_encode_vkGetBufferDeviceAddress(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkGetBufferDeviceAddress(sbt_vk_d *d, sbt_vk_args_vkGetBufferDeviceAddress *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6581;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6581, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferDeviceAddress.device");
@@ -63394,6 +63725,7 @@ sbt_vk_status sbt_vk_encode_vkCreateHeadlessSurfaceEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6587;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6587, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateHeadlessSurfaceEXT.instance");
@@ -63490,6 +63822,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesC
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6601;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6601, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.physicalDevice");
@@ -63558,6 +63891,7 @@ sbt_vk_status sbt_vk_encode_vkInitializePerformanceApiINTEL(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_vk_args_vkInitializePerformanceApiINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6614;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6614, VK_OBJECT_TYPE_DEVICE, 1), "vkInitializePerformanceApiINTEL.device");
@@ -63602,6 +63936,7 @@ sbt_vk_status sbt_vk_encode_vkUninitializePerformanceApiINTEL(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkUninitializePerformanceApiINTEL(sbt_vk_d *d, sbt_vk_args_vkUninitializePerformanceApiINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6620;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6620, VK_OBJECT_TYPE_DEVICE, 1), "vkUninitializePerformanceApiINTEL.device");
@@ -63633,6 +63968,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPerformanceMarkerINTEL(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_vk_args_vkCmdSetPerformanceMarkerINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6621;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6621, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceMarkerINTEL.commandBuffer");
@@ -63682,6 +64018,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d, sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6627;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6627, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceStreamMarkerINTEL.commandBuffer");
@@ -63731,6 +64068,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPerformanceOverrideINTEL(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt_vk_args_vkCmdSetPerformanceOverrideINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6633;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6633, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceOverrideINTEL.commandBuffer");
@@ -63789,6 +64127,7 @@ sbt_vk_status sbt_vk_encode_vkAcquirePerformanceConfigurationINTEL(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *d, sbt_vk_args_vkAcquirePerformanceConfigurationINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6639;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6639, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquirePerformanceConfigurationINTEL.device");
@@ -63853,6 +64192,7 @@ sbt_vk_status sbt_vk_encode_vkReleasePerformanceConfigurationINTEL(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *d, sbt_vk_args_vkReleasePerformanceConfigurationINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6649;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6649, VK_OBJECT_TYPE_DEVICE, 1), "vkReleasePerformanceConfigurationINTEL.device");
@@ -63892,6 +64232,7 @@ sbt_vk_status sbt_vk_encode_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_d *d, sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6652;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6652, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSetPerformanceConfigurationINTEL.queue");
@@ -63940,6 +64281,7 @@ sbt_vk_status sbt_vk_encode_vkGetPerformanceParameterINTEL(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_vk_args_vkGetPerformanceParameterINTEL *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6655;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6655, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPerformanceParameterINTEL.device");
@@ -63994,6 +64336,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_enc *en
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_d *d, sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6662;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6662, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryOpaqueCaptureAddress.device");
@@ -64069,6 +64412,7 @@ sbt_vk_status sbt_vk_encode_vkGetPipelineExecutablePropertiesKHR(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPipelineExecutablePropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6668;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6668, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutablePropertiesKHR.device");
@@ -64171,6 +64515,7 @@ sbt_vk_status sbt_vk_encode_vkGetPipelineExecutableStatisticsKHR(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d, sbt_vk_args_vkGetPipelineExecutableStatisticsKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6685;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6685, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableStatisticsKHR.device");
@@ -64273,6 +64618,7 @@ sbt_vk_status sbt_vk_encode_vkGetPipelineExecutableInternalRepresentationsKHR(sb
 
 static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_d *d, sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6702;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6702, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableInternalRepresentationsKHR.device");
@@ -64352,6 +64698,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLineStippleEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetLineStippleEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6719;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6719, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEXT.commandBuffer");
@@ -64410,6 +64757,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceToolProperties(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceToolProperties(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceToolProperties *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6722;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6722, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceToolProperties.physicalDevice");
@@ -64496,6 +64844,7 @@ sbt_vk_status sbt_vk_encode_vkCreateAccelerationStructureKHR(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt_vk_args_vkCreateAccelerationStructureKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6735;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6735, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureKHR.device");
@@ -64575,6 +64924,7 @@ sbt_vk_status sbt_vk_encode_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_d *d, sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6749;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6749, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureDeviceAddressKHR.device");
@@ -64633,6 +64983,7 @@ sbt_vk_status sbt_vk_encode_vkCreateDeferredOperationKHR(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_args_vkCreateDeferredOperationKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6755;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6755, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDeferredOperationKHR.device");
@@ -64700,6 +65051,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyDeferredOperationKHR(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkDestroyDeferredOperationKHR(sbt_vk_d *d, sbt_vk_args_vkDestroyDeferredOperationKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6765;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6765, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDeferredOperationKHR.device");
@@ -64747,6 +65099,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_d *d, sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6771;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6771, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationMaxConcurrencyKHR.device");
@@ -64786,6 +65139,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeferredOperationResultKHR(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationResultKHR(sbt_vk_d *d, sbt_vk_args_vkGetDeferredOperationResultKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6774;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6774, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationResultKHR.device");
@@ -64825,6 +65179,7 @@ sbt_vk_status sbt_vk_encode_vkDeferredOperationJoinKHR(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkDeferredOperationJoinKHR(sbt_vk_d *d, sbt_vk_args_vkDeferredOperationJoinKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6777;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6777, VK_OBJECT_TYPE_DEVICE, 1), "vkDeferredOperationJoinKHR.device");
@@ -64863,6 +65218,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCullMode(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCullMode(sbt_vk_d *d, sbt_vk_args_vkCmdSetCullMode *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6780;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6780, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCullMode.commandBuffer");
@@ -64901,6 +65257,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetFrontFace(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetFrontFace(sbt_vk_d *d, sbt_vk_args_vkCmdSetFrontFace *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6782;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6782, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFrontFace.commandBuffer");
@@ -64939,6 +65296,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveTopology(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveTopology(sbt_vk_d *d, sbt_vk_args_vkCmdSetPrimitiveTopology *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6784;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6784, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveTopology.commandBuffer");
@@ -64978,6 +65336,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportWithCount(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWithCount(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewportWithCount *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6786;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6786, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWithCount.commandBuffer");
@@ -65026,6 +65385,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetScissorWithCount(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetScissorWithCount(sbt_vk_d *d, sbt_vk_args_vkCmdSetScissorWithCount *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6791;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6791, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissorWithCount.commandBuffer");
@@ -65085,6 +65445,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindVertexBuffers2(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_vkCmdBindVertexBuffers2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6796;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6796, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers2.commandBuffer");
@@ -65174,6 +65535,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthTestEnable(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthTestEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthTestEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6815;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6815, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthTestEnable.commandBuffer");
@@ -65212,6 +65574,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthWriteEnable(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthWriteEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthWriteEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6817;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6817, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthWriteEnable.commandBuffer");
@@ -65250,6 +65613,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthCompareOp(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthCompareOp(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthCompareOp *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6819;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6819, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthCompareOp.commandBuffer");
@@ -65288,6 +65652,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBoundsTestEnable(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBoundsTestEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6821;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6821, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBoundsTestEnable.commandBuffer");
@@ -65326,6 +65691,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilTestEnable(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetStencilTestEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetStencilTestEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6823;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6823, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilTestEnable.commandBuffer");
@@ -65368,6 +65734,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetStencilOp(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetStencilOp(sbt_vk_d *d, sbt_vk_args_vkCmdSetStencilOp *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6825;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6825, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilOp.commandBuffer");
@@ -65426,6 +65793,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPatchControlPointsEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPatchControlPointsEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetPatchControlPointsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6831;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6831, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPatchControlPointsEXT.commandBuffer");
@@ -65459,6 +65827,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRasterizerDiscardEnable(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizerDiscardEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6833;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6833, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizerDiscardEnable.commandBuffer");
@@ -65497,6 +65866,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthBiasEnable(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBiasEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthBiasEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6835;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6835, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBiasEnable.commandBuffer");
@@ -65535,6 +65905,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLogicOpEXT(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetLogicOpEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6837;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6837, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEXT.commandBuffer");
@@ -65568,6 +65939,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPrimitiveRestartEnable(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveRestartEnable(sbt_vk_d *d, sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6839;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6839, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveRestartEnable.commandBuffer");
@@ -65606,6 +65978,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetTessellationDomainOriginEXT(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6841;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6841, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetTessellationDomainOriginEXT.commandBuffer");
@@ -65639,6 +66012,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthClampEnableEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClampEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthClampEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6843;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6843, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClampEnableEXT.commandBuffer");
@@ -65672,6 +66046,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetPolygonModeEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetPolygonModeEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetPolygonModeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6845;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6845, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPolygonModeEXT.commandBuffer");
@@ -65705,6 +66080,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRasterizationSamplesEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationSamplesEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6847;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6847, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationSamplesEXT.commandBuffer");
@@ -65739,6 +66115,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetSampleMaskEXT(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetSampleMaskEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6849;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6849, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleMaskEXT.commandBuffer");
@@ -65781,6 +66158,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6854;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6854, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToCoverageEnableEXT.commandBuffer");
@@ -65814,6 +66192,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetAlphaToOneEnableEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6856;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6856, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToOneEnableEXT.commandBuffer");
@@ -65847,6 +66226,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLogicOpEnableEXT(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetLogicOpEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6858;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6858, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEnableEXT.commandBuffer");
@@ -65882,6 +66262,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetColorBlendEnableEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetColorBlendEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6860, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEnableEXT.commandBuffer");
@@ -65931,6 +66312,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetColorBlendEquationEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetColorBlendEquationEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6866;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6866, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEquationEXT.commandBuffer");
@@ -65980,6 +66362,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetColorWriteMaskEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetColorWriteMaskEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6872;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6872, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteMaskEXT.commandBuffer");
@@ -66027,6 +66410,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRasterizationStreamEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationStreamEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetRasterizationStreamEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6878;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6878, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationStreamEXT.commandBuffer");
@@ -66060,6 +66444,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6880;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6880, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetConservativeRasterizationModeEXT.commandBuffer");
@@ -66092,6 +66477,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_e
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6882;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6882, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExtraPrimitiveOverestimationSizeEXT.commandBuffer");
@@ -66121,6 +66507,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthClipEnableEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthClipEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6884;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6884, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipEnableEXT.commandBuffer");
@@ -66154,6 +66541,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetSampleLocationsEnableEXT(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6886;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6886, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEnableEXT.commandBuffer");
@@ -66189,6 +66577,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetColorBlendAdvancedEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6888;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6888, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendAdvancedEXT.commandBuffer");
@@ -66236,6 +66625,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetProvokingVertexModeEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetProvokingVertexModeEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6894;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6894, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetProvokingVertexModeEXT.commandBuffer");
@@ -66269,6 +66659,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLineRasterizationModeEXT(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLineRasterizationModeEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6896;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6896, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineRasterizationModeEXT.commandBuffer");
@@ -66302,6 +66693,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetLineStippleEnableEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetLineStippleEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6898;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6898, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEnableEXT.commandBuffer");
@@ -66335,6 +66727,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6900;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6900, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipNegativeOneToOneEXT.commandBuffer");
@@ -66368,6 +66761,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportWScalingEnableNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingEnableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6902;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6902, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingEnableNV.commandBuffer");
@@ -66403,6 +66797,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetViewportSwizzleNV(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetViewportSwizzleNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6904;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6904, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportSwizzleNV.commandBuffer");
@@ -66450,6 +66845,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageToColorEnableNV(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorEnableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6910;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6910, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorEnableNV.commandBuffer");
@@ -66483,6 +66879,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageToColorLocationNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorLocationNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6912;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6912, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorLocationNV.commandBuffer");
@@ -66516,6 +66913,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageModulationModeNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationModeNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageModulationModeNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6914;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6914, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationModeNV.commandBuffer");
@@ -66549,6 +66947,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6916;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6916, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableEnableNV.commandBuffer");
@@ -66583,6 +66982,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageModulationTableNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageModulationTableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6918;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6918, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableNV.commandBuffer");
@@ -66625,6 +67025,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetShadingRateImageEnableNV(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetShadingRateImageEnableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6923;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6923, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetShadingRateImageEnableNV.commandBuffer");
@@ -66658,6 +67059,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetCoverageReductionModeNV(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageReductionModeNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetCoverageReductionModeNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6925;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6925, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageReductionModeNV.commandBuffer");
@@ -66691,6 +67093,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6927;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6927, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRepresentativeFragmentTestEnableNV.commandBuffer");
@@ -66740,6 +67143,7 @@ sbt_vk_status sbt_vk_encode_vkCreatePrivateDataSlot(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCreatePrivateDataSlot(sbt_vk_d *d, sbt_vk_args_vkCreatePrivateDataSlot *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6929;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6929, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePrivateDataSlot.device");
@@ -66825,6 +67229,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyPrivateDataSlot(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkDestroyPrivateDataSlot(sbt_vk_d *d, sbt_vk_args_vkDestroyPrivateDataSlot *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6943;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6943, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPrivateDataSlot.device");
@@ -66880,6 +67285,7 @@ sbt_vk_status sbt_vk_encode_vkSetPrivateData(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPrivateData *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6949;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6949, VK_OBJECT_TYPE_DEVICE, 1), "vkSetPrivateData.device");
@@ -66949,6 +67355,7 @@ sbt_vk_status sbt_vk_encode_vkGetPrivateData(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkGetPrivateData(sbt_vk_d *d, sbt_vk_args_vkGetPrivateData *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6955;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6955, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPrivateData.device");
@@ -67016,6 +67423,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBuffer2(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer2(sbt_vk_d *d, sbt_vk_args_vkCmdCopyBuffer2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6963;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6963, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer2.commandBuffer");
@@ -67064,6 +67472,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImage2(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyImage2(sbt_vk_d *d, sbt_vk_args_vkCmdCopyImage2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6968;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6968, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage2.commandBuffer");
@@ -67112,6 +67521,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBlitImage2(sbt_vk_enc *enc, const sbt_vk_args_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdBlitImage2(sbt_vk_d *d, sbt_vk_args_vkCmdBlitImage2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6973;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6973, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage2.commandBuffer");
@@ -67160,6 +67570,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyBufferToImage2(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage2(sbt_vk_d *d, sbt_vk_args_vkCmdCopyBufferToImage2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6978;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6978, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage2.commandBuffer");
@@ -67208,6 +67619,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyImageToBuffer2(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer2(sbt_vk_d *d, sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6983;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6983, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer2.commandBuffer");
@@ -67256,6 +67668,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResolveImage2(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkCmdResolveImage2(sbt_vk_d *d, sbt_vk_args_vkCmdResolveImage2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6988;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6988, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage2.commandBuffer");
@@ -67305,6 +67718,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetFragmentShadingRateKHR(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateKHR(sbt_vk_d *d, sbt_vk_args_vkCmdSetFragmentShadingRateKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v6993;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6993, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateKHR.commandBuffer");
@@ -67375,6 +67789,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_en
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7001;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7001, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFragmentShadingRatesKHR.physicalDevice");
@@ -67441,6 +67856,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_d *d, sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7014;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7014, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateEnumNV.commandBuffer");
@@ -67497,6 +67913,7 @@ sbt_vk_status sbt_vk_encode_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_d *d, sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7019;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7019, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureBuildSizesKHR.device");
@@ -67582,6 +67999,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetVertexInputEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetVertexInputEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7032;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7032, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetVertexInputEXT.commandBuffer");
@@ -67651,6 +68069,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetColorWriteEnableEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetColorWriteEnableEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7049;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7049, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteEnableEXT.commandBuffer");
@@ -67697,6 +68116,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetEvent2(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdSetEvent2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7054;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7054, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent2.commandBuffer");
@@ -67749,6 +68169,7 @@ sbt_vk_status sbt_vk_encode_vkCmdResetEvent2(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdResetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdResetEvent2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7060;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7060, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent2.commandBuffer");
@@ -67808,6 +68229,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWaitEvents2(sbt_vk_enc *enc, const sbt_vk_args_
 
 static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWaitEvents2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7063;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7063, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents2.commandBuffer");
@@ -67882,6 +68304,7 @@ sbt_vk_status sbt_vk_encode_vkCmdPipelineBarrier2(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier2(sbt_vk_d *d, sbt_vk_args_vkCmdPipelineBarrier2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7079;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7079, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier2.commandBuffer");
@@ -67939,6 +68362,7 @@ sbt_vk_status sbt_vk_encode_vkQueueSubmit2(sbt_vk_enc *enc, const sbt_vk_args_vk
 
 static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSubmit2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7084;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7084, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit2.queue");
@@ -68004,6 +68428,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteTimestamp2(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp2(sbt_vk_d *d, sbt_vk_args_vkCmdWriteTimestamp2 *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7095;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7095, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp2.commandBuffer");
@@ -68055,6 +68480,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteBufferMarker2AMD(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_args_vkCmdWriteBufferMarker2AMD *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7099;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7099, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarker2AMD.commandBuffer");
@@ -68122,6 +68548,7 @@ sbt_vk_status sbt_vk_encode_vkGetQueueCheckpointData2NV(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointData2NV(sbt_vk_d *d, sbt_vk_args_vkGetQueueCheckpointData2NV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7104;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7104, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointData2NV.queue");
@@ -68194,6 +68621,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7116;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7116, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoCapabilitiesKHR.physicalDevice");
@@ -68277,6 +68705,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_e
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7126;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7126, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.physicalDevice");
@@ -68371,6 +68800,7 @@ sbt_vk_status sbt_vk_encode_vkCreateVideoSessionKHR(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_vkCreateVideoSessionKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7143;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7143, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionKHR.device");
@@ -68451,6 +68881,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyVideoSessionKHR(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_vkDestroyVideoSessionKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7157;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7157, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionKHR.device");
@@ -68513,6 +68944,7 @@ sbt_vk_status sbt_vk_encode_vkCreateVideoSessionParametersKHR(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sbt_vk_args_vkCreateVideoSessionParametersKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7163;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7163, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionParametersKHR.device");
@@ -68594,6 +69026,7 @@ sbt_vk_status sbt_vk_encode_vkUpdateVideoSessionParametersKHR(sbt_vk_enc *enc, c
 
 static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sbt_vk_args_vkUpdateVideoSessionParametersKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7177;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7177, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateVideoSessionParametersKHR.device");
@@ -68649,6 +69082,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyVideoSessionParametersKHR(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionParametersKHR(sbt_vk_d *d, sbt_vk_args_vkDestroyVideoSessionParametersKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7184;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7184, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionParametersKHR.device");
@@ -68717,6 +69151,7 @@ sbt_vk_status sbt_vk_encode_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_enc *e
 
 static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *d, sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7190;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7190, VK_OBJECT_TYPE_DEVICE, 1), "vkGetVideoSessionMemoryRequirementsKHR.device");
@@ -68797,6 +69232,7 @@ sbt_vk_status sbt_vk_encode_vkBindVideoSessionMemoryKHR(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_args_vkBindVideoSessionMemoryKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7204;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7204, VK_OBJECT_TYPE_DEVICE, 1), "vkBindVideoSessionMemoryKHR.device");
@@ -68857,6 +69293,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDecodeVideoKHR(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdDecodeVideoKHR(sbt_vk_d *d, sbt_vk_args_vkCmdDecodeVideoKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7215;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7215, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecodeVideoKHR.commandBuffer");
@@ -68900,6 +69337,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginVideoCodingKHR(sbt_vk_enc *enc, const sbt_
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_vkCmdBeginVideoCodingKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7220, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginVideoCodingKHR.commandBuffer");
@@ -68943,6 +69381,7 @@ sbt_vk_status sbt_vk_encode_vkCmdControlVideoCodingKHR(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkCmdControlVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_vkCmdControlVideoCodingKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7225;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7225, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdControlVideoCodingKHR.commandBuffer");
@@ -68986,6 +69425,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndVideoCodingKHR(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_vkCmdEndVideoCodingKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7230;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7230, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndVideoCodingKHR.commandBuffer");
@@ -69028,6 +69468,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDecompressMemoryNV(sbt_vk_enc *enc, const sbt_v
 
 static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_vkCmdDecompressMemoryNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7235;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7235, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryNV.commandBuffer");
@@ -69072,6 +69513,7 @@ sbt_vk_status sbt_vk_encode_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_enc *enc
 
 static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_d *d, sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7240;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7240, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryIndirectCountNV.commandBuffer");
@@ -69131,6 +69573,7 @@ sbt_vk_status sbt_vk_encode_vkCreateCuModuleNVX(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCreateCuModuleNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7244;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7244, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuModuleNVX.device");
@@ -69223,6 +69666,7 @@ sbt_vk_status sbt_vk_encode_vkCreateCuFunctionNVX(sbt_vk_enc *enc, const sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vkCreateCuFunctionNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7258;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7258, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuFunctionNVX.device");
@@ -69303,6 +69747,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyCuModuleNVX(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkDestroyCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkDestroyCuModuleNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7272;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7272, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuModuleNVX.device");
@@ -69353,6 +69798,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyCuFunctionNVX(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkDestroyCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vkDestroyCuFunctionNVX *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7278;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7278, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuFunctionNVX.device");
@@ -69408,6 +69854,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7284;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7284, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSizeEXT.device");
@@ -69468,6 +69915,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7290;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7290, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutBindingOffsetEXT.device");
@@ -69532,6 +69980,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorEXT(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorEXT(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7297;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7297, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorEXT.device");
@@ -69595,6 +70044,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindDescriptorBuffersEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBindDescriptorBuffersEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7306;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7306, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBuffersEXT.commandBuffer");
@@ -69648,6 +70098,7 @@ sbt_vk_status sbt_vk_encode_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7315;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7315, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDescriptorBufferOffsetsEXT.commandBuffer");
@@ -69716,6 +70167,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7326;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7326, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.commandBuffer");
@@ -69760,6 +70212,7 @@ sbt_vk_status sbt_vk_encode_vkSetDeviceMemoryPriorityEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkSetDeviceMemoryPriorityEXT(sbt_vk_d *d, sbt_vk_args_vkSetDeviceMemoryPriorityEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7330;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7330, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDeviceMemoryPriorityEXT.device");
@@ -69796,6 +70249,7 @@ sbt_vk_status sbt_vk_encode_vkAcquireDrmDisplayEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkAcquireDrmDisplayEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7333;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7333, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkAcquireDrmDisplayEXT.physicalDevice");
@@ -69850,6 +70304,7 @@ sbt_vk_status sbt_vk_encode_vkGetDrmDisplayEXT(sbt_vk_enc *enc, const sbt_vk_arg
 
 static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGetDrmDisplayEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7337;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7337, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDrmDisplayEXT.physicalDevice");
@@ -69913,6 +70368,7 @@ sbt_vk_status sbt_vk_encode_vkWaitForPresentKHR(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWaitForPresentKHR *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7345;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7345, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForPresentKHR.device");
@@ -69963,6 +70419,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBeginRendering(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCmdBeginRendering(sbt_vk_d *d, sbt_vk_args_vkCmdBeginRendering *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7350;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7350, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRendering.commandBuffer");
@@ -70007,6 +70464,7 @@ sbt_vk_status sbt_vk_encode_vkCmdEndRendering(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCmdEndRendering(sbt_vk_d *d, sbt_vk_args_vkCmdEndRendering *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7355;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7355, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRendering.commandBuffer");
@@ -70051,6 +70509,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7356;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7356, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutHostMappingInfoVALVE.device");
@@ -70114,6 +70573,7 @@ sbt_vk_status sbt_vk_encode_vkGetDescriptorSetHostMappingVALVE(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_d *d, sbt_vk_args_vkGetDescriptorSetHostMappingVALVE *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7365;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7365, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetHostMappingVALVE.device");
@@ -70180,6 +70640,7 @@ sbt_vk_status sbt_vk_encode_vkCreateMicromapEXT(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCreateMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7371;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7371, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateMicromapEXT.device");
@@ -70264,6 +70725,7 @@ sbt_vk_status sbt_vk_encode_vkCmdBuildMicromapsEXT(sbt_vk_enc *enc, const sbt_vk
 
 static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkCmdBuildMicromapsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7385;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7385, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildMicromapsEXT.commandBuffer");
@@ -70322,6 +70784,7 @@ sbt_vk_status sbt_vk_encode_vkBuildMicromapsEXT(sbt_vk_enc *enc, const sbt_vk_ar
 
 static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBuildMicromapsEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7394;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7394, VK_OBJECT_TYPE_DEVICE, 1), "vkBuildMicromapsEXT.device");
@@ -70384,6 +70847,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyMicromapEXT(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkDestroyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkDestroyMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7405;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7405, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyMicromapEXT.device");
@@ -70432,6 +70896,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMicromapEXT(sbt_vk_enc *enc, const sbt_vk_a
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7411;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7411, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapEXT.commandBuffer");
@@ -70478,6 +70943,7 @@ sbt_vk_status sbt_vk_encode_vkCopyMicromapEXT(sbt_vk_enc *enc, const sbt_vk_args
 
 static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopyMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7416;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7416, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapEXT.device");
@@ -70531,6 +70997,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMicromapToMemoryEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7423;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7423, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapToMemoryEXT.commandBuffer");
@@ -70577,6 +71044,7 @@ sbt_vk_status sbt_vk_encode_vkCopyMicromapToMemoryEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7428;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7428, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapToMemoryEXT.device");
@@ -70630,6 +71098,7 @@ sbt_vk_status sbt_vk_encode_vkCmdCopyMemoryToMicromapEXT(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7435;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7435, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToMicromapEXT.commandBuffer");
@@ -70676,6 +71145,7 @@ sbt_vk_status sbt_vk_encode_vkCopyMemoryToMicromapEXT(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7440;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7440, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMemoryToMicromapEXT.device");
@@ -70739,6 +71209,7 @@ sbt_vk_status sbt_vk_encode_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_enc *enc, co
 
 static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7447;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7447, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteMicromapsPropertiesEXT.commandBuffer");
@@ -70826,6 +71297,7 @@ sbt_vk_status sbt_vk_encode_vkWriteMicromapsPropertiesEXT(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk_args_vkWriteMicromapsPropertiesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7459;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7459, VK_OBJECT_TYPE_DEVICE, 1), "vkWriteMicromapsPropertiesEXT.device");
@@ -70918,6 +71390,7 @@ sbt_vk_status sbt_vk_encode_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_enc *enc,
 
 static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7475;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7475, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMicromapCompatibilityEXT.device");
@@ -70989,6 +71462,7 @@ sbt_vk_status sbt_vk_encode_vkGetMicromapBuildSizesEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetMicromapBuildSizesEXT(sbt_vk_d *d, sbt_vk_args_vkGetMicromapBuildSizesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7484;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7484, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMicromapBuildSizesEXT.device");
@@ -71057,6 +71531,7 @@ sbt_vk_status sbt_vk_encode_vkGetShaderModuleIdentifierEXT(sbt_vk_enc *enc, cons
 
 static sbt_vk_status sbt_vk_dc_vkGetShaderModuleIdentifierEXT(sbt_vk_d *d, sbt_vk_args_vkGetShaderModuleIdentifierEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7494;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7494, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleIdentifierEXT.device");
@@ -71114,6 +71589,7 @@ sbt_vk_status sbt_vk_encode_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_enc 
 
 static sbt_vk_status sbt_vk_dc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_d *d, sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7500;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7500, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleCreateInfoIdentifierEXT.device");
@@ -71181,6 +71657,7 @@ sbt_vk_status sbt_vk_encode_vkGetImageSubresourceLayout2EXT(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout2EXT(sbt_vk_d *d, sbt_vk_args_vkGetImageSubresourceLayout2EXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7509;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7509, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout2EXT.device");
@@ -71252,6 +71729,7 @@ sbt_vk_status sbt_vk_encode_vkGetPipelinePropertiesEXT(sbt_vk_enc *enc, const sb
 
 static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_args_vkGetPipelinePropertiesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7519;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7519, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelinePropertiesEXT.device");
@@ -71333,6 +71811,7 @@ sbt_vk_status sbt_vk_encode_vkGetFramebufferTilePropertiesQCOM(sbt_vk_enc *enc, 
 
 static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, sbt_vk_args_vkGetFramebufferTilePropertiesQCOM *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7529;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7529, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFramebufferTilePropertiesQCOM.device");
@@ -71415,6 +71894,7 @@ sbt_vk_status sbt_vk_encode_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_enc *
 
 static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d *d, sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7543;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7543, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDynamicRenderingTilePropertiesQCOM.device");
@@ -71498,6 +71978,7 @@ sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_
 
 static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_d *d, sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7553;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7553, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.physicalDevice");
@@ -71592,6 +72073,7 @@ sbt_vk_status sbt_vk_encode_vkCreateOpticalFlowSessionNV(sbt_vk_enc *enc, const 
 
 static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_args_vkCreateOpticalFlowSessionNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7570;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7570, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateOpticalFlowSessionNV.device");
@@ -71672,6 +72154,7 @@ sbt_vk_status sbt_vk_encode_vkDestroyOpticalFlowSessionNV(sbt_vk_enc *enc, const
 
 static sbt_vk_status sbt_vk_dc_vkDestroyOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_args_vkDestroyOpticalFlowSessionNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7584;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7584, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyOpticalFlowSessionNV.device");
@@ -71722,6 +72205,7 @@ sbt_vk_status sbt_vk_encode_vkBindOpticalFlowSessionImageNV(sbt_vk_enc *enc, con
 
 static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_vk_args_vkBindOpticalFlowSessionImageNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7590;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7590, VK_OBJECT_TYPE_DEVICE, 1), "vkBindOpticalFlowSessionImageNV.device");
@@ -71779,6 +72263,7 @@ sbt_vk_status sbt_vk_encode_vkCmdOpticalFlowExecuteNV(sbt_vk_enc *enc, const sbt
 
 static sbt_vk_status sbt_vk_dc_vkCmdOpticalFlowExecuteNV(sbt_vk_d *d, sbt_vk_args_vkCmdOpticalFlowExecuteNV *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7596;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7596, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdOpticalFlowExecuteNV.commandBuffer");
@@ -71828,6 +72313,7 @@ sbt_vk_status sbt_vk_encode_vkReleaseSwapchainImagesEXT(sbt_vk_enc *enc, const s
 
 static sbt_vk_status sbt_vk_dc_vkReleaseSwapchainImagesEXT(sbt_vk_d *d, sbt_vk_args_vkReleaseSwapchainImagesEXT *s)
 {
+	memset(s, 0, sizeof(*s));
 	{
 		uint64_t v7602;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7602, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseSwapchainImagesEXT.device");
@@ -77165,7 +77651,7 @@ sbt_vk_status sbt_vk_decode(enum sbt_vk_cmd cmd, const uint8_t *p, size_t len,
 		return SBT_VK_ERR_UNSUPPORTED;
 	sbt_vk_d d;
 	sbt_vk_d_start(&d, p, len, a, hooks);
-	memset(args_out, 0, sbt_vk_args_sizes[cmd]);
+	/* each sbt_vk_dc_* clears args_out first */
 	sbt_vk_status st;
 	switch (cmd) {
 	case SBT_VK_CMD_vkCreateInstance:
