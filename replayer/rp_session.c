@@ -29,6 +29,12 @@ typedef struct rp_route {
 	unsigned active;   /* index into active[] */
 } rp_route;
 
+/* The route of every type in [route_lo, route_lo + nroute_tab) by
+ * subtraction, when the API types span at most this many numbers (they are
+ * numbered densely per API); else a binary search of routes. */
+#define RP_ROUTE_TAB_MAX 65536u
+#define RP_ROUTE_NONE 0xffu
+
 struct rp_session {
 	rp_options opt;
 	sbt_reader *reader;   /* iterated by the record loop */
@@ -38,6 +44,9 @@ struct rp_session {
 	size_t nactive;
 	rp_route *routes;     /* sorted by type */
 	size_t nroutes;
+	uint8_t *route_tab;   /* active index by type - route_lo, or RP_ROUTE_NONE; owned */
+	uint32_t route_lo;
+	size_t nroute_tab;
 	char backend_names[256];
 	char open_note[512];  /* the reader's message at open (a dropped tail) */
 	int from_keyframe;
@@ -152,6 +161,20 @@ static rp_status rp_session_build_routes(rp_session *s, rp_diag *diag)
 		s->nroutes++;
 	}
 	qsort(s->routes, s->nroutes, sizeof(*s->routes), rp_session_route_cmp);
+	/* Every API record asks for its route: a table makes that one load. */
+	if (s->nroutes && s->nactive < RP_ROUTE_NONE &&
+	    s->routes[s->nroutes - 1].type - s->routes[0].type < RP_ROUTE_TAB_MAX) {
+		s->route_lo = s->routes[0].type;
+		s->nroute_tab = (size_t)(s->routes[s->nroutes - 1].type - s->route_lo) + 1;
+		s->route_tab = malloc(s->nroute_tab);
+		if (!s->route_tab) {
+			rp_diag_set(diag, "out of memory");
+			return RP_ERR_NOMEM;
+		}
+		memset(s->route_tab, RP_ROUTE_NONE, s->nroute_tab);
+		for (i = 0; i < s->nroutes; i++)
+			s->route_tab[s->routes[i].type - s->route_lo] = (uint8_t)s->routes[i].active;
+	}
 	return RP_OK;
 }
 
@@ -159,8 +182,13 @@ static rp_status rp_session_build_routes(rp_session *s, rp_diag *diag)
 static int rp_session_route(const rp_session *s, uint32_t type)
 {
 	rp_route key = {type, 0};
-	const rp_route *r = bsearch(&key, s->routes, s->nroutes, sizeof(*s->routes),
-	                            rp_session_route_cmp);
+	const rp_route *r;
+	if (s->route_tab) {
+		if (type - s->route_lo < s->nroute_tab && s->route_tab[type - s->route_lo] != RP_ROUTE_NONE)
+			return s->route_tab[type - s->route_lo];
+		return s->nactive == 1 ? 0 : -1;
+	}
+	r = bsearch(&key, s->routes, s->nroutes, sizeof(*s->routes), rp_session_route_cmp);
 	if (r)
 		return (int)r->active;
 	return s->nactive == 1 ? 0 : -1;
@@ -543,8 +571,11 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 			if (run == 1 && !is_ff)
 				rep->unmodeled++;
 		} else if (rec.type >= SBT_TYPE_FIRST_API) {
-			rp_diag bd = {""};
+			rp_diag bd;
 			int a = rp_session_route(s, rec.type);
+			/* Per record: an empty string, not 512 cleared bytes (backends
+			 * write whole strings with rp_diag_set). */
+			bd.text[0] = '\0';
 			if (a < 0) {
 				const char *name = sbt_reader_type_name(s->lookup, rec.type);
 				rp_diag_set(diag, "record seq %llu: type %u ('%s') belongs to no backend in use",
@@ -725,6 +756,7 @@ void rp_session_close(rp_session *s)
 			free(s->hashes[i]);
 	free(s->hashes);
 	free(s->routes);
+	free(s->route_tab);
 	sbt_reader_close(s->lookup);
 	sbt_reader_close(s->reader);
 	free(s);

@@ -40,17 +40,34 @@ typedef struct rpvk_map_slot {
 
 #define RPVK_MAP_TOMB 0xffffffffu
 
+#define RPVK_MAP_MEMO 16u
+
 typedef struct rpvk_map {
 	rpvk_map_slot *slots; /* owned */
 	size_t cap;           /* power of two */
 	size_t used;          /* live + tombstones */
 	size_t live;
+	/* Where the last hit of each type & (RPVK_MAP_MEMO - 1) was.  Only a
+	 * hint, never invalidated: a slot is taken from it only while it still
+	 * holds that (type, key), and a key is in at most one live slot.  A
+	 * replay asks for the same few handles (the command buffer being
+	 * recorded, its pipeline and layout) call after call. */
+	size_t memo[RPVK_MAP_MEMO];
 } rpvk_map;
 
 /* 0 on success, -1 out of memory. */
 int rpvk_map_put(rpvk_map *m, uint32_t type, uint64_t key, uint64_t val, int32_t aux);
+/* The slot by hashing (remembered in the memo), or NULL. */
+const rpvk_map_slot *rpvk_map_probe(rpvk_map *m, uint32_t type, uint64_t key);
+
 /* The slot, or NULL. */
-const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key);
+static inline const rpvk_map_slot *rpvk_map_get(rpvk_map *m, uint32_t type, uint64_t key)
+{
+	size_t i = m->memo[type & (RPVK_MAP_MEMO - 1)];
+	if (i < m->cap && m->slots[i].type == type && m->slots[i].key == key)
+		return &m->slots[i];
+	return rpvk_map_probe(m, type, key);
+}
 void rpvk_map_del(rpvk_map *m, uint32_t type, uint64_t key);
 void rpvk_map_clear(rpvk_map *m);
 void rpvk_map_free(rpvk_map *m);
@@ -174,7 +191,12 @@ struct rpvk {
 	rpvk_map mems;             /* (MEMORY, captured) -> rpvk_mem* */
 	rpvk_map swapchains;       /* (SWAPCHAIN, fake live) -> rpvk_swapchain* */
 	rpvk_map templates;        /* (TEMPLATE, live) -> rpvk_template* */
-	rpvk_map types;            /* (1, record type) -> cmd + 1 */
+	rpvk_map types;            /* (1, record type) -> kind (rpvk_backend.c) */
+	/* types in front of the map, direct-mapped by record type (0: empty;
+	 * record types of API calls are never 0) */
+	struct { uint32_t type, kind; } kind_memo[64];
+	void *args;                /* the current record's decoded arguments:
+	                              room for the largest, owned */
 	rpvk_instance inst[RPVK_MAX_INSTANCES];
 	rpvk_device dev[RPVK_MAX_DEVICES];
 	rpvk_phys phys[RPVK_MAX_PHYS];

@@ -86,7 +86,7 @@ int rpvk_map_put(rpvk_map *m, uint32_t type, uint64_t key, uint64_t val, int32_t
 	return 0;
 }
 
-const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key)
+const rpvk_map_slot *rpvk_map_probe(rpvk_map *m, uint32_t type, uint64_t key)
 {
 	size_t i, mask;
 	if (!m->cap)
@@ -96,8 +96,10 @@ const rpvk_map_slot *rpvk_map_get(const rpvk_map *m, uint32_t type, uint64_t key
 		const rpvk_map_slot *s = &m->slots[i];
 		if (s->type == 0)
 			return NULL;
-		if (s->type == type && s->key == key)
+		if (s->type == type && s->key == key) {
+			m->memo[type & (RPVK_MAP_MEMO - 1)] = i;
 			return s;
+		}
 	}
 }
 
@@ -322,7 +324,10 @@ int rpvk_lookup(rpvk *r, VkObjectType type, uint64_t captured, uint64_t *live_ou
 static sbt_vk_status rpvk_hook_map(void *ctx, VkObjectType type, uint64_t captured, uint64_t *live_out)
 {
 	rpvk *r = ctx;
-	if (rpvk_lookup(r, type, captured, live_out) != 0) {
+	const rpvk_map_slot *s = captured ? rpvk_map_get(&r->handles, (uint32_t)type, captured) : NULL;
+	if (s) {
+		*live_out = s->val;
+	} else if (rpvk_lookup(r, type, captured, live_out) != 0) {
 		r->handle_error = 1;
 		return SBT_VK_ERR_HANDLE;
 	}
@@ -449,10 +454,19 @@ static rp_status rpvk_ts_result(rpvk *r, const sbt_record *rec)
 
 static enum sbt_vk_cmd rpvk_kind(rpvk *r, uint32_t type, uint64_t *kind_out)
 {
-	const rpvk_map_slot *s = rpvk_map_get(&r->types, RPVK_TYPE_KEY, type);
+	size_t h = type % (sizeof(r->kind_memo) / sizeof(r->kind_memo[0]));
+	const rpvk_map_slot *s;
 	enum sbt_vk_cmd cmd = (enum sbt_vk_cmd)0;
 	uint64_t kind;
+	if (r->kind_memo[h].type == type && type) {
+		kind = r->kind_memo[h].kind;
+		*kind_out = kind;
+		return kind < SBT_VK_CMD_COUNT ? (enum sbt_vk_cmd)kind : cmd;
+	}
+	s = rpvk_map_get(&r->types, RPVK_TYPE_KEY, type);
 	if (s) {
+		r->kind_memo[h].type = type;
+		r->kind_memo[h].kind = (uint32_t)s->val;
 		*kind_out = s->val;
 		return s->val < SBT_VK_CMD_COUNT ? (enum sbt_vk_cmd)s->val : cmd;
 	}
@@ -506,9 +520,7 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 		return rpvk_fail(r, RP_ERR_UNSUPPORTED, "not modelled by the Vulkan replayer%s%s",
 		                 why ? ": " : "", why ? why : "");
 	}
-	args = sbt_vk_arena_alloc(r->arena, sbt_vk_args_size(cmd));
-	if (!args)
-		return rpvk_nomem(r);
+	args = r->args; /* sbt_vk_decode clears what the command uses */
 	r->nmapped = 0;
 	r->handle_error = 0;
 	vst = sbt_vk_decode(cmd, rec->payload, rec->payload_len, r->arena, args, &r->hooks);
@@ -601,6 +613,7 @@ static void rpvk_close(void *state)
 	rpvk_map_free(&r->swapchains);
 	rpvk_map_free(&r->templates);
 	rpvk_map_free(&r->types);
+	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);
 	free(r->shots);
@@ -715,6 +728,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 	rpvk *r = calloc(1, sizeof(*r));
 	int offscreen_opt = 0;
 	rp_status st = RP_OK;
+	size_t args_size = 0;
 	size_t i;
 
 	if (!r) {
@@ -754,6 +768,17 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 	if (st != RP_OK)
 		goto out_fail;
 	if (sbt_vk_arena_create(0, &r->arena) != SBT_VK_OK) {
+		rp_diag_set(diag, "out of memory");
+		st = RP_ERR_NOMEM;
+		goto out_fail;
+	}
+	/* One buffer for every record's arguments, reused: decoding does not
+	 * take (and clear) arena bytes for them each time. */
+	for (i = 0; i < SBT_VK_CMD_COUNT; i++)
+		if (sbt_vk_args_size((enum sbt_vk_cmd)i) > args_size)
+			args_size = sbt_vk_args_size((enum sbt_vk_cmd)i);
+	r->args = calloc(1, args_size ? args_size : 1);
+	if (!r->args) {
 		rp_diag_set(diag, "out of memory");
 		st = RP_ERR_NOMEM;
 		goto out_fail;
