@@ -179,7 +179,7 @@ static rp_status rp_session_build_routes(rp_session *s, rp_diag *diag)
 }
 
 /* The backend for an API record type: by name, or the only one there is. */
-static int rp_session_route(const rp_session *s, uint32_t type)
+static inline int rp_session_route(const rp_session *s, uint32_t type)
 {
 	rp_route key = {type, 0};
 	const rp_route *r;

@@ -190,7 +190,7 @@ sbt_vk_status sbt_vk_get_u_more(sbt_vk_d *d, uint64_t *v)
 	/* Up to 8 bytes at once (handles are 6-7 bytes); the loop below gives
 	 * the same value for those and is what decides everything else. */
 	if (p < d->end && (size_t)(d->end - p) >= 8) {
-		size_t n = sbt_varint_peek8(p, v);
+		size_t n = sbt_varint_peek8_word(p, v);
 		if (n) {
 			d->p = p + n;
 			return SBT_VK_OK;

@@ -226,7 +226,7 @@ void *sbt_vk_arena_take(sbt_vk_arena *a, size_t n);
 
 /* sbt_vk_arena_take when the current block has room (same bytes, same
  * accounting); the rest goes to sbt_vk_arena_take. */
-static inline void *sbt_vk_arena_bump(sbt_vk_arena *a, size_t n)
+static SBT_VK_ALWAYS_INLINE void *sbt_vk_arena_bump(sbt_vk_arena *a, size_t n)
 {
 	size_t rounded = (n + 15) & ~(size_t)15;
 	sbt_vk_block *b = a ? a->cur : NULL;

@@ -230,7 +230,20 @@ struct rpvk {
 /* The table of the live dispatchable handle; NULL (diag set) if unknown.
  * Sets r->cur_inst / r->cur_dev. */
 const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live);
-const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live);
+const rpvk_dtable *rpvk_dtable_lookup(rpvk *r, uint64_t live);
+/* rpvk_dtable_lookup with its common case inline: a command buffer (vkCmd*
+ * are most calls) of a live device.  Everything else, failures included,
+ * is looked up again there (it tries command buffers first as well). */
+static inline const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->owners, VK_OBJECT_TYPE_COMMAND_BUFFER, live);
+	if (s && s->aux >= 0 && s->aux < RPVK_MAX_DEVICES && r->dev[s->aux].live) {
+		r->cur_dev = s->aux;
+		r->cur_inst = r->dev[s->aux].inst;
+		return &r->dev[s->aux].t;
+	}
+	return rpvk_dtable_lookup(r, live);
+}
 /* The live function is missing: an error naming seq and call. */
 rp_status rpvk_missing(rpvk *r, const char *name);
 rp_status rpvk_nomem(rpvk *r);

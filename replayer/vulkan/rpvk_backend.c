@@ -386,7 +386,7 @@ const rpvk_itable *rpvk_itable_for(rpvk *r, uint64_t live)
 	return &r->inst[s->aux].t;
 }
 
-const rpvk_dtable *rpvk_dtable_for(rpvk *r, uint64_t live)
+const rpvk_dtable *rpvk_dtable_lookup(rpvk *r, uint64_t live)
 {
 	/* Command buffers first: vkCmd* calls are most of any trace. */
 	static const VkObjectType kinds[] = {VK_OBJECT_TYPE_COMMAND_BUFFER, VK_OBJECT_TYPE_DEVICE,
