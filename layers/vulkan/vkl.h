@@ -13,9 +13,11 @@
  * and layer enumeration, tool properties, feature and property filters),
  * vkl_map.c (loader key -> instance/device), vkl_objects.c (live objects
  * and their creation records), vkl_memory.c (mapped memory: shadow and
- * reference copies, host writes, checkpoints), vkl_queue.c (submits,
- * present and frames, fences and idles), vkl_record.c (encoding and
- * recording), generated/ (dispatch tables, the other wrappers).
+ * reference copies, host writes, checkpoints), vkl_reach.c (the memory a
+ * submission reaches: resources, descriptors, command buffers' handles),
+ * vkl_queue.c (submits, present and frames, fences and idles),
+ * vkl_record.c (encoding and recording), generated/ (dispatch tables, the
+ * other wrappers).
  *
  * State: one process-wide struct (vkl_g, vkl_layer.c), set up once with
  * pthread_once; instances and devices live in vkl_map (lock-free reads, a

@@ -9,8 +9,10 @@
  *   real   != reference   the device wrote them (the real mapping is only
  *                         written by the device and by us).
  *
- * Publish (before vkQueueSubmit*, vkQueueBindSparse, vkFlushMappedMemoryRanges,
- * vkUnmapMemory, and at every observation point): each run of bytes where
+ * Publish (before vkQueueSubmit*, of the ranges it reaches, vkl_reach.c;
+ * before vkQueueBindSparse, of everything; the ranges of
+ * vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges; before
+ * vkUnmapMemory): each run of bytes where
  * shadow != reference is copied once, recorded as a blob with a
  * vulkan.tsMemoryWrite record, and written into the real mapping and the
  * reference.  Only the bytes that differ are written to the real mapping:
@@ -19,8 +21,9 @@
  * overwritten with stale bytes (in the capture or in the replay).
  *
  * Observe (fence wait and status, queue and device idle, semaphore wait,
- * invalidate: points where the program can see device results): publish,
- * then copy each run where real != reference into the shadow and the
+ * invalidate: points where the program can see device results): copy
+ * (after publishing, for an invalidate's range only: see vkl_mem_apply)
+ * each run where real != reference into the shadow and the
  * reference, so device-written bytes never look like host writes, and
  * record a checkpoint (hash) of those runs as the result of the call.
  * Only when the device is idle (vkl_device_idle): while work another
