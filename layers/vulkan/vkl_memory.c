@@ -210,24 +210,34 @@ out_nomem:
 int vkl_memory_map_recorded(vkl_device *d, VkDeviceMemory mem, uint64_t seq)
 {
 	vkl_memory *m = vkl_mem_find(mem);
-	if (!m || !m->shadow)
+	uint64_t submits = atomic_load(&d->submits);
+	int ret = 0;
+	if (!m)
 		return 0;
-	if (atomic_load(&d->submits) == m->alloc_submits) {
+	/* m->mu: another thread's submission may publish this mapping now */
+	pthread_mutex_lock(&m->mu);
+	if (!m->shadow) {
+		ret = 0;
+	} else if (submits == m->alloc_submits) {
 		/* Nothing ran since the allocation: what the mapping holds is the
 		 * driver's initial contents, which a replay would not reproduce
 		 * (bytes the host later writes with the same value would never
 		 * look written).  Recorded once, as if the host had written it. */
-		if (m->initial_recorded)
-			return 0;
-		m->initial_recorded = 1;
-		vkl_emit_memory_write((uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
-		return 1;
+		if (!m->initial_recorded) {
+			m->initial_recorded = 1;
+			vkl_emit_memory_write((uint64_t)(uintptr_t)mem, m->map_offset, m->ref,
+			                      m->map_size);
+			ret = 1;
+		}
+	} else if (atomic_load(&d->completed) >= submits &&
+	           atomic_load(&d->submits) == submits) {
+		/* The device may have written it: a result, checkpointed when
+		 * final (idle, and no submission since: see vkl_mem_apply). */
+		cap_checkpoint(seq, (uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
+		ret = 2;
 	}
-	/* The device may have written it: a result, checkpointed when final. */
-	if (!vkl_device_idle(d))
-		return 0;
-	cap_checkpoint(seq, (uint64_t)(uintptr_t)mem, m->map_offset, m->ref, m->map_size);
-	return 2;
+	pthread_mutex_unlock(&m->mu);
+	return ret;
 }
 
 /* 0xff in each byte of x that is not zero, 0x00 in each that is (no
@@ -416,7 +426,13 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
                           VkDeviceSize size, vkl_mem_op op, uint64_t seq)
 {
 	vkl_memory *m;
-	int idle = vkl_device_idle(d);
+	/* Idle when this started; and still, for a mapping, only if no
+	 * submission began since: one that reaches the mapping publishes it
+	 * under m->mu after counting itself, so with m->mu held an unchanged
+	 * count means no work of it reached the driver (its bytes would be
+	 * read half-written and checkpointed). */
+	uint64_t submits = atomic_load(&d->submits);
+	int idle = atomic_load(&d->completed) >= submits;
 	pthread_mutex_lock(&d->map_mu);
 	for (m = d->mapped; m; m = m->next_mapped) {
 		size_t lo, hi;
@@ -427,7 +443,8 @@ static void vkl_mem_apply(vkl_device *d, VkDeviceMemory mem, VkDeviceSize offset
 			if (op == VKL_MEM_PUBLISH || mem != VK_NULL_HANDLE)
 				vkl_mem_publish_locked(m, lo, hi);
 			if (op == VKL_MEM_OBSERVE)
-				vkl_mem_observe_locked(m, lo, hi, seq, idle);
+				vkl_mem_observe_locked(m, lo, hi, seq,
+				                       idle && atomic_load(&d->submits) == submits);
 		}
 		pthread_mutex_unlock(&m->mu);
 	}

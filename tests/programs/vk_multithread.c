@@ -10,9 +10,13 @@
  * readback buffer).  Then either the main thread submits all of them in one
  * vkQueueSubmit (default), or, with --thread-submit, each worker submits its
  * own under a mutex (the queue is externally synchronized) and waits on its
- * own fence.  Each worker checks its results against the CPU.
+ * own fence.  Each worker checks its results against the CPU.  With
+ * --shared-memory the workers' input buffers are suballocated from one
+ * mapped memory object, so threads write neighbouring ranges of the same
+ * mapping while others submit.
  *
  * usage: vk_multithread [--threads T] [--rounds R] [--size N] [--thread-submit]
+ *                       [--shared-memory]
  * Prints the XXH3-64 hash of the per-thread hashes (in thread order) of
  * every result word read; it depends only on T, R and N.
  */
@@ -28,6 +32,7 @@ typedef struct vkm_shared {
 	VkPipelineLayout layout;
 	uint32_t rounds, size;
 	int thread_submit;
+	int shared_memory;
 	pthread_mutex_t queue_lock;
 	pthread_barrier_t recorded;  /* main-submit mode: all recorded */
 	pthread_barrier_t completed; /* main-submit mode: the submit finished */
@@ -48,10 +53,55 @@ typedef struct vkm_worker {
 static void vkm_usage(FILE *f)
 {
 	fprintf(f, "usage: vk_multithread [--threads T] [--rounds R] [--size N] [--thread-submit]\n"
+	           "                      [--shared-memory]\n"
 	           "  --threads T      recording threads (1..16, default 4)\n"
 	           "  --rounds R       rounds (1..10000, default 3)\n"
 	           "  --size N         words per thread (64..1048576, default 2048)\n"
-	           "  --thread-submit  each thread submits its own work (under a queue mutex)\n");
+	           "  --thread-submit  each thread submits its own work (under a queue mutex)\n"
+	           "  --shared-memory  the inputs of all threads in one mapped memory object\n");
+}
+
+/* The inputs of every worker as buffers in one host-visible, coherent
+ * memory object, mapped once; each worker's vkp_buffer points into it
+ * (mem is the shared object: freed once, by the caller). */
+static VkDeviceMemory vkm_shared_inputs(vkp_ctx *c, vkm_worker *workers, uint32_t n,
+                                        VkDeviceSize bytes)
+{
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkDeviceSize stride = 0, offset;
+	VkDeviceMemory mem;
+	uint32_t bits = ~0u, t;
+	uint8_t *base;
+
+	bci.size = bytes;
+	bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	for (t = 0; t < n; t++) {
+		VkMemoryRequirements req;
+		VKP_CHECK(c, vkCreateBuffer(c->device, &bci, NULL, &workers[t].inputs.buf));
+		vkGetBufferMemoryRequirements(c->device, workers[t].inputs.buf, &req);
+		bits &= req.memoryTypeBits;
+		offset = (req.size + req.alignment - 1) / req.alignment * req.alignment;
+		if (offset > stride)
+			stride = offset;
+	}
+	mai.allocationSize = stride * n;
+	mai.memoryTypeIndex = vkp_memory_type(c, bits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+	                                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &mai, NULL, &mem));
+	VKP_CHECK(c, vkMapMemory(c->device, mem, 0, VK_WHOLE_SIZE, 0, (void **)&base));
+	for (t = 0; t < n; t++) {
+		vkp_buffer *b = &workers[t].inputs;
+		VKP_CHECK(c, vkBindBufferMemory(c->device, b->buf, mem, stride * t));
+		b->mem = mem;
+		b->size = bytes;
+		b->alloc_size = stride;
+		b->mem_type = mai.memoryTypeIndex;
+		b->coherent = 1;
+		b->map = base + stride * t;
+	}
+	return mem;
 }
 
 static void vkm_record(vkm_worker *w, uint32_t r)
@@ -140,6 +190,7 @@ int main(int argc, char **argv)
 	VkDescriptorPool dpool;
 	VkShaderModule mod;
 	VkFence main_fence;
+	VkDeviceMemory shared_mem = VK_NULL_HANDLE;
 	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
 	int i;
 
@@ -158,6 +209,8 @@ int main(int argc, char **argv)
 			                        1u << 20);
 		} else if (!strcmp(a, "--thread-submit")) {
 			sh.thread_submit = 1;
+		} else if (!strcmp(a, "--shared-memory")) {
+			sh.shared_memory = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			vkm_usage(stdout);
 			return 0;
@@ -190,6 +243,9 @@ int main(int argc, char **argv)
 	VKP_CHECK(&c, vkAllocateDescriptorSets(c.device, &dsai, sets));
 	VKP_CHECK(&c, vkCreateFence(c.device, &fci, NULL, &main_fence));
 
+	memset(workers, 0, sizeof(workers));
+	if (sh.shared_memory)
+		shared_mem = vkm_shared_inputs(&c, workers, nthreads, (VkDeviceSize)sh.size * 4);
 	for (t = 0; t < nthreads; t++) {
 		vkm_worker *w = &workers[t];
 		VkCommandPoolCreateInfo cpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
@@ -198,7 +254,6 @@ int main(int argc, char **argv)
 		};
 		VkDeviceSize bytes = (VkDeviceSize)sh.size * 4;
 
-		memset(w, 0, sizeof(*w));
 		w->sh = &sh;
 		w->index = t;
 		w->set = sets[t];
@@ -213,9 +268,11 @@ int main(int argc, char **argv)
 		vkp_buffer_create(&c, &w->params, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 		                  0, 1);
-		vkp_buffer_create(&c, &w->inputs, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-		                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-		                  0, 1);
+		if (!sh.shared_memory)
+			vkp_buffer_create(&c, &w->inputs, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+			                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+			                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+			                  0, 1);
 		vkp_buffer_create(&c, &w->work, bytes,
 		                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, 0,
 		                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
@@ -263,10 +320,17 @@ int main(int argc, char **argv)
 		vkm_worker *w = &workers[t];
 		vkp_buffer_destroy(&c, &w->readback);
 		vkp_buffer_destroy(&c, &w->work);
-		vkp_buffer_destroy(&c, &w->inputs);
+		if (sh.shared_memory)
+			vkDestroyBuffer(c.device, w->inputs.buf, NULL);
+		else
+			vkp_buffer_destroy(&c, &w->inputs);
 		vkp_buffer_destroy(&c, &w->params);
 		vkDestroyFence(c.device, w->fence, NULL);
 		vkDestroyCommandPool(c.device, w->pool, NULL);
+	}
+	if (shared_mem != VK_NULL_HANDLE) {
+		vkUnmapMemory(c.device, shared_mem);
+		vkFreeMemory(c.device, shared_mem, NULL);
 	}
 	vkDestroyFence(c.device, main_fence, NULL);
 	vkDestroyDescriptorPool(c.device, dpool, NULL);
