@@ -171,12 +171,11 @@ typedef struct vkl_res {
 	VkDeviceSize offset, size;
 	VkBufferUsageFlags usage;
 	int unknown; /* reaches memory this file does not model */
-	/* views: the buffer or image; framebuffers: their attachments */
+	/* views: the buffer or image */
 	uint64_t target;
-	uint64_t *views;
-	uint32_t nviews;
 	/* descriptor sets: (binding << 32 | element) -> handle, its type;
-	 * command buffers: the handles their commands named */
+	 * command buffers: the handles their commands named; framebuffers:
+	 * their attachments (keys, typed, as for command buffers) */
 	vkl_rt tab;
 	int all; /* command buffer: reaches what cannot be known */
 	/* descriptor update templates */
@@ -235,7 +234,7 @@ static vkl_res *vkl_res_get(vkl_reach_shard *s, VkObjectType type, uint64_t h, i
 		return NULL;
 	r->type = type;
 	r->handle = h;
-	r->tab.typed = type == VK_OBJECT_TYPE_COMMAND_BUFFER;
+	r->tab.typed = type != VK_OBJECT_TYPE_DESCRIPTOR_SET;
 	if (vkl_rt_put(&s->tab, h, (uint32_t)type, (uint64_t)(uintptr_t)r) < 0) {
 		free(r);
 		return NULL;
@@ -246,7 +245,6 @@ static vkl_res *vkl_res_get(vkl_reach_shard *s, VkObjectType type, uint64_t h, i
 static void vkl_res_free(vkl_res *r)
 {
 	vkl_rt_free(&r->tab);
-	free(r->views);
 	free(r->entries);
 	free(r);
 }
@@ -376,28 +374,19 @@ static void vkl_reach_target(VkObjectType type, uint64_t h, uint64_t target)
 static void vkl_reach_framebuffer(const VkFramebufferCreateInfo *ci, VkFramebuffer fb)
 {
 	uint64_t h = (uint64_t)(uintptr_t)fb;
-	vkl_reach_shard *s;
-	vkl_res *r;
-	uint64_t *views = NULL;
-	uint32_t i, n = 0;
-	/* imageless framebuffers name their views at vkCmdBeginRenderPass */
-	if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && ci->attachmentCount &&
-	    ci->pAttachments) {
-		views = malloc(ci->attachmentCount * sizeof(*views));
-		if (views)
-			for (i = 0; i < ci->attachmentCount; i++)
-				views[n++] = (uint64_t)(uintptr_t)ci->pAttachments[i];
-	}
-	s = vkl_reach_lock(VK_OBJECT_TYPE_FRAMEBUFFER, h);
-	r = vkl_res_get(s, VK_OBJECT_TYPE_FRAMEBUFFER, h, 1);
+	vkl_reach_shard *s = vkl_reach_lock(VK_OBJECT_TYPE_FRAMEBUFFER, h);
+	vkl_res *r = vkl_res_get(s, VK_OBJECT_TYPE_FRAMEBUFFER, h, 1);
+	uint32_t i;
 	if (r) {
-		free(r->views);
-		r->views = views;
-		r->nviews = n;
-		views = NULL;
+		vkl_rt_clear(&r->tab);
+		r->all = 0;
+		/* imageless framebuffers name their views at vkCmdBeginRenderPass */
+		if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && ci->pAttachments)
+			for (i = 0; i < ci->attachmentCount; i++)
+				vkl_reach_note(r, VK_OBJECT_TYPE_IMAGE_VIEW,
+				               (uint64_t)(uintptr_t)ci->pAttachments[i]);
 	}
 	pthread_mutex_unlock(&s->mu);
-	free(views);
 }
 
 static void vkl_reach_bound(const vkl_device *d, VkObjectType type, uint64_t h,
@@ -927,15 +916,6 @@ static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
 				if (r->tab.e[i].used)
 					copy[n++] = r->tab.e[i];
 		}
-		if (type == VK_OBJECT_TYPE_FRAMEBUFFER && r->nviews) {
-			copy = malloc(r->nviews * sizeof(*copy));
-			if (!copy)
-				all = 1;
-			for (i = 0; copy && i < r->nviews; i++, n++) {
-				copy[n].type = VK_OBJECT_TYPE_IMAGE_VIEW;
-				copy[n].key = copy[n].val = r->views[i];
-			}
-		}
 	} else if (type == VK_OBJECT_TYPE_COMMAND_BUFFER) {
 		all = 1; /* recorded where the layer could not follow */
 	}
@@ -943,7 +923,7 @@ static void vkl_walk_table(vkl_walk *w, VkObjectType type, uint64_t h)
 	if (all)
 		w->all = 1;
 	for (i = 0; i < n && !w->all; i++) {
-		/* sets: the slot's value is the handle; command buffers: the key */
+		/* sets: the slot's value is the handle; the others: the key */
 		uint64_t ref = type == VK_OBJECT_TYPE_DESCRIPTOR_SET ? copy[i].val : copy[i].key;
 		if (copy[i].type == VK_OBJECT_TYPE_MAX_ENUM)
 			w->all = 1;

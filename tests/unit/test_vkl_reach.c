@@ -9,7 +9,8 @@
  *   vkUpdateDescriptorSets and copied by a VkCopyDescriptorSet, a
  *   template update, a buffer view, a secondary command buffer, an
  *   overwritten descriptor (its old buffer is no longer reached), a
- *   sparse buffer and an acceleration structure (reach everything),
+ *   sparse buffer and an acceleration structure (reach everything), a
+ *   framebuffer's attachment,
  *   freed command buffers and reset descriptor pools.
  */
 #include <stdlib.h>
@@ -293,6 +294,45 @@ static void tst_resolution(void)
 		/* overlapping and touching ranges merge: b0 again through the view */
 		tst_write(set, 6, 0xb0);
 		TST_CHECK_STR_EQ(tst_reach(cb), "5000:0+256 5000:131072+4096");
+	}
+
+	/* a render pass: framebuffer -> attachment view -> image bound in T */
+	{
+		VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+		VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+		VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+		VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+		VkImage img = (VkImage)(uintptr_t)0x1a0;
+		VkImageView view = (VkImageView)(uintptr_t)0x1a1;
+		VkFramebuffer fb = (VkFramebuffer)(uintptr_t)0x1a2;
+		sbt_vk_args_vkCreateImage ia = { 0 };
+		sbt_vk_args_vkBindImageMemory ba = { 0 };
+		sbt_vk_args_vkCreateImageView va = { 0 };
+		sbt_vk_args_vkCreateFramebuffer fa = { 0 };
+		sbt_vk_args_vkCmdBeginRenderPass ra = { 0 };
+		ia.pCreateInfo = &ici;
+		ia.pImage = &img;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImage, &ia, 1);
+		ba.image = img;
+		ba.memory = MEM_T;
+		ba.memoryOffset = 8192;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkBindImageMemory, &ba, 1);
+		vci.image = img;
+		va.pCreateInfo = &vci;
+		va.pView = &view;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateImageView, &va, 1);
+		fci.attachmentCount = 1;
+		fci.pAttachments = &view;
+		fa.pCreateInfo = &fci;
+		fa.pFramebuffer = &fb;
+		vkl_reach_call(&tst_dev, SBT_VK_CMD_vkCreateFramebuffer, &fa, 1);
+		rbi.framebuffer = fb;
+		ra.commandBuffer = (VkCommandBuffer)(uintptr_t)0xc3;
+		ra.pRenderPassBegin = &rbi;
+		tst_begin(0xc3);
+		vkl_reach_cmd(ra.commandBuffer, SBT_VK_CMD_vkCmdBeginRenderPass, &ra);
+		/* no device here: the image's size is unknown, so to the end */
+		TST_CHECK_STR_EQ(tst_reach(0xc3), "6000:8192+18446744073709551615");
 	}
 
 	/* what cannot be followed reaches everything */
