@@ -313,8 +313,6 @@ int sbt_cm_check_params(const sbt_cm_call *c)
 
 /* ---- module images ----------------------------------------------------------- */
 
-#define SBT_CM_FATBIN_MAGIC 0xBA55ED50u
-
 /* End of a 64-bit little-endian ELF image: the furthest of its header
  * tables and of the file-backed sections. */
 static size_t sbt_cm_elf_size(const uint8_t *p, size_t max)
@@ -362,6 +360,10 @@ size_t sbt_cm_image_size(const void *image, size_t max, unsigned *kind_out)
 	if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
 		n = sbt_cm_elf_size(p, max);
 		kind = n ? SBT_CM_IMAGE_ELF : SBT_CM_IMAGE_UNKNOWN;
+	} else if (max >= SBT_CM_FATBIN_WRAPPER_BYTES &&
+	           sbt_fmt_load_u32(p) == SBT_CM_FATBIN_WRAPPER_MAGIC) {
+		n = SBT_CM_FATBIN_WRAPPER_BYTES;
+		kind = SBT_CM_IMAGE_WRAPPER;
 	} else if (max >= 16 && sbt_fmt_load_u32(p) == SBT_CM_FATBIN_MAGIC) {
 		uint64_t hs = sbt_fmt_load_u16(p + 6), body = sbt_fmt_load_u64(p + 8);
 		if (hs >= 16 && body <= max && hs + body <= max) {
@@ -383,6 +385,20 @@ out:
 	if (kind_out)
 		*kind_out = kind;
 	return n;
+}
+
+const void *sbt_cm_wrapper_fatbin(const void *image, unsigned *version_out)
+{
+	const uint8_t *p = image;
+	const void *fatbin = NULL;
+	unsigned version = 0;
+	if (p && sbt_fmt_load_u32(p) == SBT_CM_FATBIN_WRAPPER_MAGIC) {
+		version = sbt_fmt_load_u32(p + 4);
+		fatbin = (const void *)(uintptr_t)sbt_fmt_load_u64(p + 8);
+	}
+	if (version_out)
+		*version_out = version;
+	return fatbin;
 }
 
 /* ---- dump -------------------------------------------------------------------- */

@@ -31,6 +31,9 @@
  *     params  the parameter bytes, parameter i at layout[i].offset.
  *     attrs   n x 72 bytes: u32 id LE, 4 zero bytes, 64 value bytes (the
  *             CUlaunchAttribute layout of cuLaunchKernelEx, little-endian).
+ *     jit     n x 16 bytes: u32 CUjit_option LE, 4 zero bytes, u64 value LE
+ *             (the option's void * value as an integer; for options whose
+ *             value is a pointer, such as log buffers, only informative).
  *
  * WHAT EACH KIND CARRIES (fields not listed are 0)
  *   Every call: result (its CUresult); ptds = 1 when the program called the
@@ -40,12 +43,20 @@
  *     cuCtxCreate (ctx out, flags, device); cuCtxDestroy, cuCtxSetCurrent,
  *     cuCtxPushCurrent, cuCtxPopCurrent (ctx); cuDevicePrimaryCtxRetain
  *     (ctx out, device); cuDevicePrimaryCtxRelease/Reset (device);
- *     cuCtxSynchronize.
+ *     cuCtxSynchronize (ctx: the CUDA 13 cuCtxSynchronize_v2's argument,
+ *     0 for the current context).  A context the program used without a
+ *     recorded creation (the runtime retains its primary context through
+ *     a private interface) is recorded as cuDevicePrimaryCtxRetain with
+ *     sub = 1 ("inferred"), before the record that first names it.
  *   modules: cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx,
  *     cuModuleLoadFatBinary, cuLibraryLoadData, cuLibraryLoadFromFile
  *     (handle = module or library out; blob = the image bytes, size = its
- *     length, sub = SBT_CM_IMAGE_*; name = the file for the *Load/FromFile
- *     forms); cuModuleUnload, cuLibraryUnload (handle).
+ *     length, sub = SBT_CM_IMAGE_* of the image as stored: a fatbin wrapper
+ *     is unwrapped and its fatbin stored, value = 1 when it was; blob 0 =
+ *     the image could not be captured, and note says why; name = the file
+ *     for the *Load/FromFile forms; jit = the JIT options of
+ *     cuModuleLoadDataEx and cuLibraryLoadData); cuModuleUnload,
+ *     cuLibraryUnload (handle).
  *     cuModuleGetFunction, cuLibraryGetKernel (handle = function or kernel
  *     out, parent = module or library, name); cuKernelGetFunction (handle =
  *     function out, parent = kernel, ctx); cuLibraryGetModule (handle,
@@ -59,9 +70,15 @@
  *     present); attrs and flags for cuLaunchKernelEx; capture_status and
  *     capture_id when the stream was capturing: such a launch was not
  *     executed, it became a graph node).
- *     cuGraphLaunch (handle = graph exec, stream, note): an opaque step;
- *     replay of graphs is not supported yet.  cuLaunchHostFunc (stream):
- *     host code is never replayed.
+ *     cuGraphLaunch (handle = graph exec, stream).  cuGraphInstantiate
+ *     (handle = graph exec out, parent = graph, flags), cuGraphExecDestroy
+ *     (handle), cuGraphDestroy (handle): with cuStreamBeginCapture /
+ *     cuStreamEndCapture and the launches, copies and memsets recorded
+ *     with capture_status, a graph built by stream capture is rebuilt on
+ *     replay.  cuLaunchHostFunc (stream): host code is never replayed.
+ *     cuKernelSetAttribute (handle = kernel, attr = CUfunction_attribute,
+ *     ivalue, device); cuFuncSetAttribute (handle = function, attr,
+ *     ivalue).
  *   allocations: sub = SBT_CM_MEM_* names the kind.  cuMemAlloc (dst out,
  *     size); cuMemAllocPitch (dst, pitch out, width, height, elem_size,
  *     size = pitch * height); cuMemAllocAsync (dst, size, stream);
@@ -110,6 +127,9 @@
  *       the program's first launch), stream = the launch's stream.
  *     tsSnapshot: one live allocation of the keyframe before it: dst =
  *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
+ *     tsVaWindow: the device address window capture placed device
+ *       allocations in (device = ordinal, dst = base, size), written when
+ *       it is reserved, before the first allocation placed in it.
  *       The `count` tsSnapshot records after a marker belong to it (other
  *       threads' records may come between them; keyframes never overlap).
  *
@@ -164,7 +184,9 @@ extern "C" {
 	X(cuStreamBeginCapture) X(cuStreamEndCapture)                              \
 	X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                        \
 	X(cuEventRecordWithFlags) X(cuEventSynchronize) X(cuEventQuery)            \
-	X(tsSnapshot)
+	X(tsSnapshot)                                                              \
+	X(tsVaWindow) X(cuKernelSetAttribute) X(cuFuncSetAttribute)                \
+	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,
@@ -207,7 +229,8 @@ enum { /* sub of copies */
 };
 enum { /* sub of module and library loads */
 	SBT_CM_IMAGE_UNKNOWN = 0, SBT_CM_IMAGE_ELF = 1, SBT_CM_IMAGE_FATBIN = 2,
-	SBT_CM_IMAGE_PTX = 3
+	SBT_CM_IMAGE_PTX = 3,
+	SBT_CM_IMAGE_WRAPPER = 4 /* only from sbt_cm_image_size: a fatbin wrapper (below) */
 };
 enum { /* sub of launches */
 	SBT_CM_FUNC_FUNCTION = 0, SBT_CM_FUNC_KERNEL = 1
@@ -218,6 +241,7 @@ enum { /* sub of the keyframe marker */
 };
 
 #define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */
+#define SBT_CM_JIT_BYTES 16u    /* one packed JIT option */
 #define SBT_CM_LAYOUT_BYTES 8u  /* one packed (offset, size) pair */
 
 /* ---- fields -------------------------------------------------------------- */
@@ -237,7 +261,8 @@ enum { /* sub of the keyframe marker */
 	X(41, src_ctx, U) X(42, dst_type, U) X(43, src_type, U) X(44, dst_x, U)    \
 	X(45, dst_y, U) X(46, dst_z, U) X(47, src_x, U) X(48, src_y, U)            \
 	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
-	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)
+	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
+	X(55, attr, U) X(56, ivalue, S) X(57, jit, B)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;
@@ -291,8 +316,24 @@ int sbt_cm_check_params(const sbt_cm_call *c);
  * read; max = SIZE_MAX trusts the image) from its own header: ELF (end of
  * the section or program header table, or of the last section), fatbin
  * (header size + body size), PTX (text up to its NUL, included).  Writes
- * the SBT_CM_IMAGE_* kind; 0 when the image is not recognised. */
+ * the SBT_CM_IMAGE_* kind; 0 when the image is not recognised.  A fatbin
+ * wrapper (SBT_CM_FATBIN_WRAPPER_MAGIC) is SBT_CM_IMAGE_WRAPPER with
+ * length SBT_CM_FATBIN_WRAPPER_BYTES: it holds pointers, so the caller
+ * follows sbt_cm_wrapper_fatbin to the image itself. */
 size_t sbt_cm_image_size(const void *p, size_t max, unsigned *kind_out);
+
+/*
+ * The fatbin wrapper cudart hands to cuLibraryLoadData / cuModuleLoadData
+ * (measured on CUDA 13, ../shared/gpu-fixtures fact 5): u32 magic, u32
+ * version (1, or 2 for -rdc builds), u64 pointer to the fatbin, u64
+ * pointer to the file name (version 1) or to the list of prelinked
+ * fatbins (version 2).  Only ever read in the process that made it.
+ */
+#define SBT_CM_FATBIN_WRAPPER_MAGIC 0x466243b1u
+#define SBT_CM_FATBIN_WRAPPER_BYTES 24u
+#define SBT_CM_FATBIN_MAGIC 0xBA55ED50u
+/* The fatbin the wrapper at p points to (NULL when p is not a wrapper). */
+const void *sbt_cm_wrapper_fatbin(const void *p, unsigned *version_out);
 
 /* ---- text ------------------------------------------------------------------ */
 
