@@ -149,10 +149,12 @@ typedef struct tcu_state {
 	_Atomic uint64_t own[TCU_FN_COUNT];   /* made by the recorder itself */
 	atomic_int no_driver_warned;
 	_Atomic uint64_t launches;
+	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */
 	_Atomic uint64_t procaddr_fallbacks;
 
 	pthread_mutex_t mu;
 	tcu_map allocs;  /* base -> tcu_alloc */
+	tcu_map ctxs;    /* contexts the trace saw made (value unused) */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t unloads; /* successful module and library unloads */

@@ -55,13 +55,16 @@ cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventRecordWithFlags cuEventSync
 cuEventQuery
 cuGetProcAddress cuGetProcAddress_v2 cuGetExportTable
 cuStreamBeginCapture cuStreamBeginCaptureToGraph
+cuCtxSynchronize_v2 cuCtxGetCurrent cuKernelSetAttribute cuFuncSetAttribute
+cuGraphInstantiateWithFlags cuGraphInstantiateWithParams cuGraphExecDestroy cuGraphDestroy
 """.split()
 
 # Calls handed to hand-written code without being a compute-model record
-# (they are how entry points are handed out, a private table, or begin a
-# stream capture, which the interposer tracks: tcu_capture.c).
+# (they are how entry points are handed out, a private table, begin a
+# stream capture, which the interposer tracks: tcu_capture.c, or name a
+# context the trace may not have seen made: tcu_model.c).
 SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuStreamBeginCapture",
-           "cuStreamBeginCaptureToGraph"}
+           "cuStreamBeginCaptureToGraph", "cuCtxGetCurrent"}
 
 STREAM_SUFFIXES = ("_ptds", "_ptsz")
 
