@@ -1967,10 +1967,7 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle * a0, CUevent a1)
 
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle * a0, CUdeviceptr a1)
 {
-	tcu_pfn_cuIpcGetMemHandle real = (tcu_pfn_cuIpcGetMemHandle)tcu_call_begin(TCU_FN_cuIpcGetMemHandle);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuIpcGetMemHandle);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuIpcGetMemHandle(TCU_FN_cuIpcGetMemHandle, a0, a1);
 }
 
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent * a0, CUipcEventHandle a1)
@@ -2482,10 +2479,7 @@ CUresult CUDAAPI cuMemGetAddressRange(unsigned int * a0, unsigned int * a1, unsi
 
 CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr * a0, size_t * a1, CUdeviceptr a2)
 {
-	tcu_pfn_cuMemGetAddressRange_v2 real = (tcu_pfn_cuMemGetAddressRange_v2)tcu_call_begin(TCU_FN_cuMemGetAddressRange_v2);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuMemGetAddressRange_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemGetAddressRange_v2(TCU_FN_cuMemGetAddressRange_v2, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t * a0, const CUmemAllocationProp * a1, CUmemAllocationGranularity_flags a2)
@@ -3742,18 +3736,12 @@ CUresult CUDAAPI cuParamSetv(CUfunction a0, int a1, void * a2, unsigned int a3)
 
 CUresult CUDAAPI cuPointerGetAttribute(void * a0, CUpointer_attribute a1, CUdeviceptr a2)
 {
-	tcu_pfn_cuPointerGetAttribute real = (tcu_pfn_cuPointerGetAttribute)tcu_call_begin(TCU_FN_cuPointerGetAttribute);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuPointerGetAttribute);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuPointerGetAttribute(TCU_FN_cuPointerGetAttribute, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int a0, CUpointer_attribute * a1, void ** a2, CUdeviceptr a3)
 {
-	tcu_pfn_cuPointerGetAttributes real = (tcu_pfn_cuPointerGetAttributes)tcu_call_begin(TCU_FN_cuPointerGetAttributes);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuPointerGetAttributes);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuPointerGetAttributes(TCU_FN_cuPointerGetAttributes, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuPointerSetAttribute(const void * a0, CUpointer_attribute a1, CUdeviceptr a2)
@@ -4968,7 +4956,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuInit", "cuInit", (void *)cuInit, TCU_FNF_MODELED},
 	{"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", (void *)cuIpcCloseMemHandle, 0},
 	{"cuIpcGetEventHandle", "cuIpcGetEventHandle", (void *)cuIpcGetEventHandle, 0},
-	{"cuIpcGetMemHandle", "cuIpcGetMemHandle", (void *)cuIpcGetMemHandle, 0},
+	{"cuIpcGetMemHandle", "cuIpcGetMemHandle", (void *)cuIpcGetMemHandle, TCU_FNF_SPECIAL},
 	{"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", (void *)cuIpcOpenEventHandle, 0},
 	{"cuIpcOpenMemHandle", "cuIpcOpenMemHandle", (void *)cuIpcOpenMemHandle, TCU_FNF_LEGACY},
 	{"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", (void *)cuIpcOpenMemHandle_v2, 0},
@@ -5044,7 +5032,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemFree_v2", "cuMemFree", (void *)cuMemFree_v2, TCU_FNF_MODELED},
 	{"cuMemGetAccess", "cuMemGetAccess", (void *)cuMemGetAccess, 0},
 	{"cuMemGetAddressRange", "cuMemGetAddressRange", (void *)cuMemGetAddressRange, TCU_FNF_LEGACY},
-	{"cuMemGetAddressRange_v2", "cuMemGetAddressRange", (void *)cuMemGetAddressRange_v2, 0},
+	{"cuMemGetAddressRange_v2", "cuMemGetAddressRange", (void *)cuMemGetAddressRange_v2, TCU_FNF_SPECIAL},
 	{"cuMemGetAllocationGranularity", "cuMemGetAllocationGranularity", (void *)cuMemGetAllocationGranularity, 0},
 	{"cuMemGetAllocationPropertiesFromHandle", "cuMemGetAllocationPropertiesFromHandle", (void *)cuMemGetAllocationPropertiesFromHandle, 0},
 	{"cuMemGetDefaultMemPool", "cuMemGetDefaultMemPool", (void *)cuMemGetDefaultMemPool, 0},
@@ -5227,8 +5215,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuParamSetf", "cuParamSetf", (void *)cuParamSetf, 0},
 	{"cuParamSeti", "cuParamSeti", (void *)cuParamSeti, 0},
 	{"cuParamSetv", "cuParamSetv", (void *)cuParamSetv, 0},
-	{"cuPointerGetAttribute", "cuPointerGetAttribute", (void *)cuPointerGetAttribute, 0},
-	{"cuPointerGetAttributes", "cuPointerGetAttributes", (void *)cuPointerGetAttributes, 0},
+	{"cuPointerGetAttribute", "cuPointerGetAttribute", (void *)cuPointerGetAttribute, TCU_FNF_SPECIAL},
+	{"cuPointerGetAttributes", "cuPointerGetAttributes", (void *)cuPointerGetAttributes, TCU_FNF_SPECIAL},
 	{"cuPointerSetAttribute", "cuPointerSetAttribute", (void *)cuPointerSetAttribute, 0},
 	{"cuSignalExternalSemaphoresAsync", "cuSignalExternalSemaphoresAsync", (void *)cuSignalExternalSemaphoresAsync, 0},
 	{"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", (void *)cuSignalExternalSemaphoresAsync_ptsz, TCU_FNF_PTDS},

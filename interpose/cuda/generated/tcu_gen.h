@@ -1394,6 +1394,10 @@ CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec * a0, CUgraph 
 CUresult tcu_m_cuGraphInstantiateWithParams(tcu_fn id, CUgraphExec * a0, CUgraph a1, CUDA_GRAPH_INSTANTIATE_PARAMS * a2);
 CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec a0);
 CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph a0);
+CUresult tcu_m_cuMemGetAddressRange_v2(tcu_fn id, CUdeviceptr * a0, size_t * a1, CUdeviceptr a2);
+CUresult tcu_m_cuPointerGetAttribute(tcu_fn id, void * a0, CUpointer_attribute a1, CUdeviceptr a2);
+CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int a0, CUpointer_attribute * a1, void ** a2, CUdeviceptr a3);
+CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle * a0, CUdeviceptr a1);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */
