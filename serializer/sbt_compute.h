@@ -127,7 +127,11 @@
  *     keyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type of
  *       its own): count = allocations that follow, sub = SBT_CM_KF_* (why
  *       it was taken), value = the ordinal of the launch it brackets (1 =
- *       the program's first launch), stream = the launch's stream.
+ *       the program's first launch), stream = the launch's stream, flags =
+ *       SBT_CM_KF_PARTIAL when it holds only the memory replay cannot
+ *       rebuild from the recorded calls (allocations made before recording
+ *       began, managed memory): replay applies it where it stands, but a
+ *       --range cannot start from it.
  *     tsSnapshot: one live allocation of the keyframe before it: dst =
  *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
  *     tsVaWindow: the device address window capture placed device
@@ -241,6 +245,9 @@ enum { /* sub of launches */
 enum { /* sub of the keyframe marker */
 	SBT_CM_KF_START = 1, SBT_CM_KF_BEFORE_LAUNCH = 2, SBT_CM_KF_AFTER_LAUNCH = 3,
 	SBT_CM_KF_EVERY = 4
+};
+enum { /* flags of the keyframe marker */
+	SBT_CM_KF_PARTIAL = 1 /* only what replay cannot recompute: not a start point */
 };
 
 #define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */

@@ -57,6 +57,7 @@ typedef struct tcu_alloc {
 	uint64_t base;
 	uint64_t size;
 	unsigned kind; /* SBT_CM_MEM_* */
+	int recorded;  /* made while recording: replay remakes it from the trace */
 } tcu_alloc;
 
 /*
