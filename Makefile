@@ -69,7 +69,7 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
-FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
+FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_codec_replay
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -160,9 +160,9 @@ $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
-# The fuzz target, driven by a plain main over the committed corpus so that
-# `make test` exercises it without clang.  `make fuzz` builds it with libFuzzer.
-$(FUZZ_REPLAY): $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
+# The fuzz targets, driven by a plain main over the committed corpora so that
+# `make test` exercises them without clang.  `make fuzz` builds them with libFuzzer.
+$(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
@@ -192,6 +192,11 @@ fuzz:
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_sbt_reader -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address $(CPPFLAGS_ALL) tests/fuzz/fuzz_cm_codec.c \
+		build/fuzzlib/lib/libtssbt.a $(LDLIBS_ALL) -o $(BUILD)/fuzz/fuzz_cm_codec
+	@mkdir -p $(BUILD)/fuzz/corpus_cm
+	cp tests/fuzz/corpus_cm/* $(BUILD)/fuzz/corpus_cm/
+	$(BUILD)/fuzz/fuzz_cm_codec -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_cm
 
 # Generated code: every generator is listed in scripts/regen.sh.
 regen:

@@ -53,6 +53,9 @@ done
 if [ -x "$BUILD/tests/fuzz_sbt_reader_replay" ]; then
 	run_one fuzz_corpus "$BUILD/tests/fuzz_sbt_reader_replay" "$TOP"/tests/fuzz/corpus/*
 fi
+if [ -x "$BUILD/tests/fuzz_cm_codec_replay" ]; then
+	run_one fuzz_cm_corpus "$BUILD/tests/fuzz_cm_codec_replay" "$TOP"/tests/fuzz/corpus_cm/*
+fi
 for t in "$TOP"/tests/shell/test_*.sh; do
 	[ -f "$t" ] || continue
 	run_one "$(basename "$t" .sh)" sh "$t"
