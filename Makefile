@@ -17,6 +17,7 @@
 #   interpose/cuda/*.c + generated/*.c          -> $(BUILD)/interpose/libtracesmith_cuda.so (LD_PRELOAD)
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
+#   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
@@ -151,6 +152,13 @@ $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+# Unit tests of the libcuda double's image reader and host twins
+# (tests/unit/test_tcd_*.c) link those files alone: they need no cuda.h.
+TCD_UNIT_OBJ := $(call obj,tests/doubles/cuda/tcd_image.c tests/doubles/cuda/tcd_twins.c)
+$(BUILD)/tests/test_tcd_%: $(BUILD)/obj/tests/unit/test_tcd_%.o $(TCD_UNIT_OBJ) $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(TCD_UNIT_OBJ) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/tests/programs/%: $(BUILD)/obj/tests/programs/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)

@@ -91,6 +91,9 @@ struct tcd_ctx {
 	unsigned flags;
 	struct tcd_stream *legacy;
 	struct tcd_stream *streams; /* every stream of this context, via next_in_ctx */
+	/* The error a kernel left (CUDA_ERROR_ILLEGAL_ADDRESS), 0 when none:
+	 * sticky, as on the driver, every later call naming the context gets it. */
+	atomic_int sticky;
 };
 
 enum tcd_stream_special { TCD_STREAM_PLAIN, TCD_STREAM_LEGACY, TCD_STREAM_PER_THREAD };
@@ -120,6 +123,7 @@ struct tcd_op {
 	union {
 		struct {
 			const struct tcd_kernel_desc *k;
+			const struct tcd_function *f; /* what was launched (borrowed: never freed) */
 			unsigned grid[3], block[3], shared;
 			unsigned char *params; /* owned, k->param_bytes */
 		} kernel;
@@ -180,8 +184,15 @@ struct tcd_graph {
 	struct tcd_op **tail;
 };
 
+struct tcd_image;
+struct tcd_twin;
+
 struct tcd_module {
 	struct tcd_obj h;
+	/* A real image (cubin, PTX): its parse and the table made from it
+	 * (owned, kept after unload as launches and graphs may still point in). */
+	struct tcd_image *image;
+	struct tcd_module_desc *real_desc;
 	void *dl;
 	int memfd;
 	size_t image_bytes;
@@ -194,6 +205,8 @@ struct tcd_function {
 	struct tcd_obj h;
 	struct tcd_module *module;
 	const struct tcd_kernel_desc *k;
+	bool real;                    /* a kernel of a real image: runs by its twin, if any */
+	const struct tcd_twin *twin;  /* NULL: the launch runs nothing (tcd_ext.h, NOT RUN) */
 };
 
 struct tcd_library {
@@ -242,6 +255,9 @@ struct tcd_state {
 	void **handles;              /* open-addressing set of every object ever made */
 	size_t handle_cap, handle_count;
 	size_t device_bytes_used;
+	char **not_run_names;        /* kernels already reported as having no twin */
+	size_t not_run_count;
+	atomic_ullong launches_not_run; /* tscuda_double_launches_not_run() */
 };
 
 extern struct tcd_state tcd_g TCD_HIDDEN;
@@ -293,7 +309,13 @@ TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, con
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
 
-/* tcd_module.c */
-TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op);
+/* tcd_module.c: runs a kernel op of a stream of ctx; a wild access breaks ctx. */
+TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx);
+/* The context's sticky error, reported for call (CUDA_SUCCESS when none). */
+TCD_HIDDEN CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call);
+
+/* tcd_guard.c: runs fn(arg); true when it faulted (SIGSEGV/SIGBUS), with
+ * the faulting address in *fault_addr. */
+TCD_HIDDEN bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr);
 
 #endif
