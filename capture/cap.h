@@ -69,6 +69,9 @@ const cap_config *cap_config_get(void);
 
 void cap_log(cap_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A front-end's one-line exit report: "tracesmith: " and the message,
+ * shown at the default level (warn) and above, with no level tag. */
+void cap_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CAP_ERROR(...) cap_log(CAP_LOG_ERROR, __VA_ARGS__)
 #define CAP_WARN(...) cap_log(CAP_LOG_WARN, __VA_ARGS__)
 #define CAP_INFO(...) cap_log(CAP_LOG_INFO, __VA_ARGS__)
@@ -139,6 +142,16 @@ void cap_leave(void);
 /* Called once at shutdown (exit, or the library's destructor), before the
  * trace is closed, so a front-end can record or print its summary. */
 void cap_on_shutdown(void (*fn)(void));
+
+/*
+ * Close the trace from the library's destructor, after every exit handler,
+ * instead of at the runtime's own exit handler.  For front-ends in shared
+ * objects linked -z nodelete whose application keeps calling at exit: the
+ * CUDA runtime registers its teardown (module unloads, context release)
+ * with atexit before the interposer first runs, so that teardown came
+ * after the trace was closed.
+ */
+void cap_shutdown_at_fini(void);
 
 /* Write everything recorded so far to the file and wait until it is there. */
 void cap_flush(void);

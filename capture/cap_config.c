@@ -48,6 +48,17 @@ void cap_log_emit_(cap_log_level threshold, cap_log_level level, const char *fmt
 	}
 }
 
+void cap_report(const char *fmt, ...)
+{
+	va_list ap;
+	if ((int)cap_config_get()->log_level < (int)CAP_LOG_WARN)
+		return;
+	va_start(ap, fmt);
+	/* An untagged line (the info level's form) at the warn threshold. */
+	cap_log_emit_(CAP_LOG_INFO, CAP_LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
 void cap_log(cap_log_level level, const char *fmt, ...)
 {
 	va_list ap;

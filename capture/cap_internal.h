@@ -196,6 +196,7 @@ typedef struct cap_global {
 	char *api_list;               /* comma-joined, reg_mu */
 	void (*on_shutdown[16])(void);
 	int n_on_shutdown;
+	atomic_int shutdown_at_fini; /* cap_shutdown_at_fini: leave it to the destructor */
 
 	/* counters */
 	_Atomic uint64_t n_records, n_blobs, n_blob_bytes;

@@ -958,11 +958,18 @@ void cap_shutdown(void)
 	cap_rt_shutdown();
 }
 
+void cap_shutdown_at_fini(void)
+{
+	atomic_store(&cap_g.shutdown_at_fini, 1);
+}
+
 static void cap_rt_atexit(void)
 {
 	/* A process that never recorded writes nothing, and may still be
 	 * recorded by an exit handler registered after ours. */
 	if (atomic_load(&cap_g.state) == CAP_ST_IDLE && cap_g.n_on_shutdown == 0)
+		return;
+	if (atomic_load(&cap_g.shutdown_at_fini))
 		return;
 	cap_rt_shutdown();
 }
@@ -973,7 +980,8 @@ static void cap_rt_atexit(void)
 __attribute__((destructor)) static void cap_rt_destructor(void)
 {
 	if (atomic_load(&cap_g.state) == CAP_ST_RUNNING ||
-	    atomic_load(&cap_g.state) == CAP_ST_FAILED)
+	    atomic_load(&cap_g.state) == CAP_ST_FAILED ||
+	    (atomic_load(&cap_g.shutdown_at_fini) && cap_g.n_on_shutdown))
 		cap_rt_shutdown();
 }
 

@@ -401,6 +401,14 @@ const void *sbt_cm_wrapper_fatbin(const void *image, unsigned *version_out)
 	return fatbin;
 }
 
+const void *const *sbt_cm_wrapper_prelinked(const void *image)
+{
+	const uint8_t *p = image;
+	if (!p || sbt_fmt_load_u32(p) != SBT_CM_FATBIN_WRAPPER_MAGIC || sbt_fmt_load_u32(p + 4) != 2)
+		return NULL;
+	return (const void *const *)(uintptr_t)sbt_fmt_load_u64(p + 16);
+}
+
 /* ---- dump -------------------------------------------------------------------- */
 
 #define SBT_CM_DUMP_U(name) \

@@ -31,6 +31,8 @@
  *     params  the parameter bytes, parameter i at layout[i].offset.
  *     attrs   n x 72 bytes: u32 id LE, 4 zero bytes, 64 value bytes (the
  *             CUlaunchAttribute layout of cuLaunchKernelEx, little-endian).
+ *     prelinked  n x u64 LE blob ids: the prelinked fatbins of a version 2
+ *             fatbin wrapper (-rdc builds), in the wrapper's list order.
  *     jit     n x 16 bytes: u32 CUjit_option LE, 4 zero bytes, u64 value LE
  *             (the option's void * value as an integer; for options whose
  *             value is a pointer, such as log buffers, only informative).
@@ -52,7 +54,8 @@
  *     cuModuleLoadFatBinary, cuLibraryLoadData, cuLibraryLoadFromFile
  *     (handle = module or library out; blob = the image bytes, size = its
  *     length, sub = SBT_CM_IMAGE_* of the image as stored: a fatbin wrapper
- *     is unwrapped and its fatbin stored, value = 1 when it was; blob 0 =
+ *     is unwrapped and its fatbin stored, value = the wrapper's version
+ *     when it was (2: prelinked holds the fatbins its list names); blob 0 =
  *     the image could not be captured, and note says why; name = the file
  *     for the *Load/FromFile forms; jit = the JIT options of
  *     cuModuleLoadDataEx and cuLibraryLoadData); cuModuleUnload,
@@ -124,7 +127,11 @@
  *     keyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type of
  *       its own): count = allocations that follow, sub = SBT_CM_KF_* (why
  *       it was taken), value = the ordinal of the launch it brackets (1 =
- *       the program's first launch), stream = the launch's stream.
+ *       the program's first launch), stream = the launch's stream, flags =
+ *       SBT_CM_KF_PARTIAL when it holds only the memory replay cannot
+ *       rebuild from the recorded calls (allocations made before recording
+ *       began, managed memory): replay applies it where it stands, but a
+ *       --range cannot start from it.
  *     tsSnapshot: one live allocation of the keyframe before it: dst =
  *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
  *     tsVaWindow: the device address window capture placed device
@@ -239,6 +246,9 @@ enum { /* sub of the keyframe marker */
 	SBT_CM_KF_START = 1, SBT_CM_KF_BEFORE_LAUNCH = 2, SBT_CM_KF_AFTER_LAUNCH = 3,
 	SBT_CM_KF_EVERY = 4
 };
+enum { /* flags of the keyframe marker */
+	SBT_CM_KF_PARTIAL = 1 /* only what replay cannot recompute: not a start point */
+};
 
 #define SBT_CM_ATTR_BYTES 72u   /* one packed launch attribute */
 #define SBT_CM_JIT_BYTES 16u    /* one packed JIT option */
@@ -262,7 +272,7 @@ enum { /* sub of the keyframe marker */
 	X(45, dst_y, U) X(46, dst_z, U) X(47, src_x, U) X(48, src_y, U)            \
 	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
 	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
-	X(55, attr, U) X(56, ivalue, S) X(57, jit, B)
+	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;
@@ -327,13 +337,19 @@ size_t sbt_cm_image_size(const void *p, size_t max, unsigned *kind_out);
  * (measured on CUDA 13, ../shared/gpu-fixtures fact 5): u32 magic, u32
  * version (1, or 2 for -rdc builds), u64 pointer to the fatbin, u64
  * pointer to the file name (version 1) or to the list of prelinked
- * fatbins (version 2).  Only ever read in the process that made it.
+ * fatbins (version 2: a NULL-terminated array of fatbin pointers, one per
+ * object linked with -rdc, filled by cudart's __cudaRegisterLinkedBinary
+ * before the load; read from an nvcc 13.0 -rdc build).  Only ever read in
+ * the process that made it.
  */
 #define SBT_CM_FATBIN_WRAPPER_MAGIC 0x466243b1u
 #define SBT_CM_FATBIN_WRAPPER_BYTES 24u
 #define SBT_CM_FATBIN_MAGIC 0xBA55ED50u
 /* The fatbin the wrapper at p points to (NULL when p is not a wrapper). */
 const void *sbt_cm_wrapper_fatbin(const void *p, unsigned *version_out);
+/* A version 2 wrapper's list of prelinked fatbins (NULL-terminated);
+ * NULL for any other wrapper. */
+const void *const *sbt_cm_wrapper_prelinked(const void *p);
 
 /* ---- text ------------------------------------------------------------------ */
 

@@ -20,6 +20,7 @@ tcu_state tcu_g = {
 	.once = PTHREAD_ONCE_INIT,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.kf_mu = PTHREAD_MUTEX_INITIALIZER,
+	.va_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 typedef void *(*tcu_dlsym_fn)(void *, const char *);
@@ -84,6 +85,7 @@ static void tcu_init_once(void)
 	tcu_g.driver_name = env && env[0] ? env : TCU_DEFAULT_DRIVER;
 	cap_register_api(SBT_CM_API_CUDA, (const cap_type_desc *)types, ntypes);
 	cap_on_shutdown(tcu_report);
+	cap_shutdown_at_fini(); /* the runtime's teardown runs at exit: record it */
 	if (!real_dlsym) {
 		snprintf(tcu_g.driver_error, sizeof(tcu_g.driver_error),
 		         "cannot find the C library's dlsym");
@@ -424,7 +426,7 @@ typedef struct tcu_list {
 static void tcu_list_flush(tcu_list *l)
 {
 	if (l->line_len)
-		CAP_WARN("cuda: %s: %s", l->title, l->line);
+		CAP_INFO("cuda: %s: %s", l->title, l->line);
 	l->line_len = 0;
 	l->line[0] = 0;
 }
@@ -471,6 +473,7 @@ static void tcu_report(void)
 	tcu_list tables = {.title = "cuGetExportTable tables asked for (calls through them are not seen)"};
 	tcu_list unwr = {.title = "cuGetProcAddress symbols handed out unwrapped"};
 	uint64_t total = 0, nunmod = 0;
+	size_t nunmod_names = 0;
 	char item[128];
 
 	tcu_pending_drop_all(); /* what the program never synchronized */
@@ -488,6 +491,7 @@ static void tcu_report(void)
 		tcu_list_add(&seen, item);
 		if (!(tcu_fn_table[i].flags & TCU_FNF_MODELED)) {
 			nunmod += n;
+			nunmod_names++;
 			tcu_list_add(&unmod, item);
 		}
 	}
@@ -499,10 +503,30 @@ static void tcu_report(void)
 	for (size_t i = 0; i < tcu_g.nunwrapped; i++)
 		tcu_list_add(&unwr, tcu_g.unwrapped[i]);
 	pthread_mutex_unlock(&tcu_g.mu);
-	if (total)
-		CAP_WARN("cuda: %" PRIu64 " driver calls, %" PRIu64 " of them to calls not modeled; "
-		         "%" PRIu64 " launches, %" PRIu64 " keyframes",
-		         total, nunmod, atomic_load(&tcu_g.launches), tcu_g.keyframes);
+	if (total) {
+		char extra[256];
+		size_t n = 0;
+		uint64_t missing = atomic_load(&tcu_g.images_missing);
+		uint64_t unplaced = atomic_load(&tcu_g.va.unplaced);
+		const char *path = cap_output_path();
+		extra[0] = 0;
+		if (missing)
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " module%s without image", missing,
+			                      missing == 1 ? "" : "s");
+		if (unplaced && n < sizeof(extra))
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " managed allocation%s at driver addresses",
+			                      unplaced, unplaced == 1 ? "" : "s");
+		if (nunmod && n < sizeof(extra))
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " to %zu entry points not modeled "
+			                      "(TRACESMITH_LOG=info names them)",
+			                      nunmod, nunmod_names);
+		cap_report("cuda: %" PRIu64 " calls, %" PRIu64 " launches, %" PRIu64 " keyframes%s%s%s",
+		           total, atomic_load(&tcu_g.launches), tcu_g.keyframes, extra,
+		           path ? "; trace " : "", path ? path : "");
+	}
 	tcu_list_done(&seen, "cuda.calls");
 	tcu_list_done(&unmod, "cuda.unmodeled");
 	tcu_list_done(&own, "cuda.own_calls");

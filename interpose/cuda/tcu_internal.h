@@ -57,6 +57,7 @@ typedef struct tcu_alloc {
 	uint64_t base;
 	uint64_t size;
 	unsigned kind; /* SBT_CM_MEM_* */
+	int recorded;  /* made while recording: replay remakes it from the trace */
 } tcu_alloc;
 
 /*
@@ -138,6 +139,34 @@ typedef struct tcu_pending {
 	size_t len;
 } tcu_pending;
 
+/* Same-address capture (tcu_va.c). */
+#define TCU_VA_MAX_DEVICES 64
+typedef struct tcu_va_range {
+	uint64_t off, len;
+} tcu_va_range;
+typedef struct tcu_va_free { /* free ranges, sorted by offset, coalesced */
+	tcu_va_range *r;
+	size_t n, cap;
+} tcu_va_free;
+typedef struct tcu_va_window {
+	int state;        /* 0 not tried, 1 reserved, -1 unavailable */
+	int device;
+	uint64_t base, size, gran;
+	tcu_va_free space; /* offsets within the window not in use */
+	CUmemAccessDesc access[TCU_VA_MAX_DEVICES];
+	size_t naccess;
+} tcu_va_window;
+typedef struct tcu_va_state {
+	int configured, enabled;
+	uint64_t base, size; /* of device 0's window; device n at base + n * size */
+	tcu_va_window win[TCU_VA_MAX_DEVICES];
+	tcu_map chunks;      /* chunk base -> tcu_va_chunk */
+	tcu_map blocks;      /* placed address -> tcu_va_block */
+	uint64_t placed;
+	_Atomic uint64_t unplaced; /* managed allocations left to the driver */
+	atomic_int unplaced_said;
+} tcu_va_state;
+
 typedef struct tcu_state {
 	pthread_once_t once;
 	atomic_int ready;    /* set after the once has run */
@@ -149,10 +178,12 @@ typedef struct tcu_state {
 	_Atomic uint64_t own[TCU_FN_COUNT];   /* made by the recorder itself */
 	atomic_int no_driver_warned;
 	_Atomic uint64_t launches;
+	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */
 	_Atomic uint64_t procaddr_fallbacks;
 
 	pthread_mutex_t mu;
 	tcu_map allocs;  /* base -> tcu_alloc */
+	tcu_map ctxs;    /* contexts the trace saw made (value unused) */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
 	_Atomic uint64_t unloads; /* successful module and library unloads */
@@ -177,6 +208,11 @@ typedef struct tcu_state {
 	tcu_lfmap streams_known; /* streams asked once: their state is ours to track */
 
 	const cap_config *_Atomic cfg; /* cap_config_get, kept: launches read it */
+
+	pthread_mutex_t va_mu; /* guards va */
+	_Atomic uint64_t va_kept; /* stream-ordered frees on capturing streams: kept */
+	atomic_int va_ipc_said;
+	tcu_va_state va;
 
 	pthread_mutex_t kf_mu;
 	CUstream kf_stream;
@@ -266,6 +302,21 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
 uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
                            uint64_t *capture_id_out);
 void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing);
+
+/* ---- tcu_va.c ------------------------------------------------------------ */
+
+/* Place size bytes in the current device's window (reserve_only: a range
+ * for the program's own cuMemAddressReserve, left unmapped; align applies
+ * to those).  CUDA_ERROR_NOT_SUPPORTED when there is no window: the caller
+ * asks the driver instead. */
+CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out);
+/* Free what tcu_va_alloc placed at addr (of the same kind);
+ * CUDA_ERROR_NOT_SUPPORTED when addr is not ours. */
+CUresult tcu_va_release(uint64_t addr, int reserve_only);
+/* The placed block containing addr: 1 and its base and size, or 0. */
+int tcu_va_lookup(uint64_t addr, uint64_t *base_out, uint64_t *size_out);
+/* Memory left at a driver address (managed memory): counted, said once. */
+void tcu_va_note_unplaced(const char *what);
 
 /* ---- tcu_capture.c ------------------------------------------------------- */
 

@@ -13,6 +13,26 @@
 
 /* ---- allocations ------------------------------------------------------------ */
 
+/*
+ * Device memory the program asks for is placed in the address window
+ * (tcu_va.c) when there is one; *placed says whether it was.  Calls nested
+ * in another hooked call (mode 0) and bad arguments go to the driver, which
+ * answers them as it always does.
+ */
+static CUresult tcu_place(int mode, CUdeviceptr *p, size_t size, int *placed)
+{
+	uint64_t addr = 0;
+	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+	*placed = 0;
+	if (mode && p && size)
+		r = tcu_va_alloc(size, 0, 0, &addr);
+	if (r == CUDA_SUCCESS) {
+		*p = (CUdeviceptr)addr;
+		*placed = 1;
+	}
+	return r;
+}
+
 static void tcu_alloc_record(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *in)
 {
 	sbt_cm_call c = *in;
@@ -21,8 +41,11 @@ static void tcu_alloc_record(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *in)
 
 CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
 {
+	int placed;
 	TCU_BEGIN(cuMemAlloc_v2)
-	r_ = real_(p, size);
+	r_ = tcu_place(mode_, p, size, &placed);
+	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
+		r_ = real_(p, size);
 	if (mode_ && r_ == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_DEVICE);
 	if (mode_ == 2) {
@@ -40,8 +63,19 @@ CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
 CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size_t width,
                                   size_t height, unsigned int elem)
 {
+	int placed = 0;
 	TCU_BEGIN(cuMemAllocPitch_v2)
-	r_ = real_(p, pitch, width, height, elem);
+	r_ = CUDA_ERROR_NOT_SUPPORTED;
+	/* Rows 512-byte aligned, as the real driver's pitches are. */
+	if (pitch && width && height && (elem == 4 || elem == 8 || elem == 16) &&
+	    width <= SIZE_MAX / 2 && ((width + 511) & ~(size_t)511) <= SIZE_MAX / height) {
+		size_t pw = (width + 511) & ~(size_t)511;
+		r_ = tcu_place(mode_, p, pw * height, &placed);
+		if (placed)
+			*pitch = pw;
+	}
+	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
+		r_ = real_(p, pitch, width, height, elem);
 	if (mode_ && r_ == CUDA_SUCCESS && p && pitch)
 		tcu_alloc_add(*p, *pitch * height, SBT_CM_MEM_PITCH);
 	if (mode_ == 2) {
@@ -64,8 +98,13 @@ CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size
 
 CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream s)
 {
+	int placed;
 	TCU_BEGIN(cuMemAllocAsync)
-	r_ = real_(p, size, s);
+	/* Placed at once: the memory is usable earlier than stream order
+	 * promises, never later. */
+	r_ = tcu_place(mode_, p, size, &placed);
+	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
+		r_ = real_(p, size, s);
 	if (mode_ && r_ == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_ASYNC);
 	if (mode_ == 2) {
@@ -84,8 +123,13 @@ CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream 
 CUresult tcu_m_cuMemAllocFromPoolAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUmemoryPool pool,
                                        CUstream s)
 {
+	int placed;
 	TCU_BEGIN(cuMemAllocFromPoolAsync)
-	r_ = real_(p, size, pool, s);
+	/* The pool's properties (export handles, attributes) do not apply to
+	 * window memory: docs/cuda.md says so. */
+	r_ = tcu_place(mode_, p, size, &placed);
+	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
+		r_ = real_(p, size, pool, s);
 	if (mode_ && r_ == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_POOL);
 	if (mode_ == 2) {
@@ -106,6 +150,8 @@ CUresult tcu_m_cuMemAllocManaged(tcu_fn id, CUdeviceptr *p, size_t size, unsigne
 {
 	TCU_BEGIN(cuMemAllocManaged)
 	r_ = real_(p, size, flags);
+	if (mode_ && r_ == CUDA_SUCCESS)
+		tcu_va_note_unplaced("managed memory (cuMemAllocManaged)");
 	if (mode_ && r_ == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_MANAGED);
 	if (mode_ == 2) {
@@ -195,7 +241,9 @@ CUresult tcu_m_cuMemHostUnregister(tcu_fn id, void *p)
 CUresult tcu_m_cuMemFree_v2(tcu_fn id, CUdeviceptr p)
 {
 	TCU_BEGIN(cuMemFree_v2)
-	r_ = real_(p);
+	r_ = mode_ && p ? tcu_va_release(p, 0) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
+		r_ = real_(p);
 	if (mode_ && r_ == CUDA_SUCCESS)
 		tcu_alloc_del(p);
 	if (mode_ == 2) {
@@ -208,10 +256,36 @@ CUresult tcu_m_cuMemFree_v2(tcu_fn id, CUdeviceptr p)
 	TCU_END
 }
 
+/*
+ * A stream-ordered free of window memory: the stream's work is waited for
+ * and the memory freed then (synchronous where the program asked for
+ * stream order: never freed early).  On a capturing stream the free would
+ * become a graph node; there the memory is kept until exit and counted.
+ */
+static CUresult tcu_free_async_placed(CUdeviceptr p, CUstream s)
+{
+	tcu_pfn_cuStreamIsCapturing isc = (tcu_pfn_cuStreamIsCapturing)tcu_own(TCU_FN_cuStreamIsCapturing);
+	tcu_pfn_cuStreamSynchronize sync = (tcu_pfn_cuStreamSynchronize)tcu_own(TCU_FN_cuStreamSynchronize);
+	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult r;
+	if (isc && isc(s, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+		atomic_fetch_add(&tcu_g.va_kept, 1);
+		return CUDA_SUCCESS;
+	}
+	r = sync ? sync(s) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r != CUDA_SUCCESS)
+		return r;
+	return tcu_va_release(p, 0);
+}
+
 CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)
 {
 	TCU_BEGIN(cuMemFreeAsync)
-	r_ = real_(p, s);
+	r_ = CUDA_ERROR_NOT_SUPPORTED;
+	if (mode_ && p && tcu_va_lookup(p, &(uint64_t){0}, &(uint64_t){0}))
+		r_ = tcu_free_async_placed(p, s);
+	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
+		r_ = real_(p, s);
 	if (mode_ && r_ == CUDA_SUCCESS)
 		tcu_alloc_del(p);
 	if (mode_ == 2) {
@@ -222,6 +296,74 @@ CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)
 		c.stream = TCU_H(s);
 		tcu_alloc_record(SBT_CM_K_cuMemFreeAsync, id, &c);
 	}
+	TCU_END
+}
+
+/* ---- questions about placed memory ---------------------------------------------- */
+
+/* The driver knows window memory as mappings of whole chunks; the
+ * program asked for allocations, so the range questions are ours. */
+CUresult tcu_m_cuMemGetAddressRange_v2(tcu_fn id, CUdeviceptr *pbase, size_t *psize,
+                                       CUdeviceptr p)
+{
+	uint64_t base, size;
+	TCU_BEGIN(cuMemGetAddressRange_v2)
+	if (mode_ && (pbase || psize) && tcu_va_lookup(p, &base, &size)) {
+		if (pbase)
+			*pbase = (CUdeviceptr)base;
+		if (psize)
+			*psize = (size_t)size;
+		r_ = CUDA_SUCCESS;
+	} else {
+		r_ = real_(pbase, psize, p);
+	}
+	TCU_END
+}
+
+/* Answer the range attributes of one attribute query from our table. */
+static void tcu_ptr_attr_fix(CUpointer_attribute a, void *data, uint64_t base, uint64_t size)
+{
+	if (!data)
+		return;
+	if (a == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+		*(CUdeviceptr *)data = (CUdeviceptr)base;
+	else if (a == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
+		*(size_t *)data = (size_t)size;
+}
+
+CUresult tcu_m_cuPointerGetAttribute(tcu_fn id, void *data, CUpointer_attribute a, CUdeviceptr p)
+{
+	uint64_t base, size;
+	TCU_BEGIN(cuPointerGetAttribute)
+	r_ = real_(data, a, p);
+	if (mode_ && r_ == CUDA_SUCCESS && tcu_va_lookup(p, &base, &size))
+		tcu_ptr_attr_fix(a, data, base, size);
+	TCU_END
+}
+
+CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int n, CUpointer_attribute *a,
+                                      void **data, CUdeviceptr p)
+{
+	uint64_t base, size;
+	TCU_BEGIN(cuPointerGetAttributes)
+	r_ = real_(n, a, data, p);
+	if (mode_ && r_ == CUDA_SUCCESS && a && data && tcu_va_lookup(p, &base, &size))
+		for (unsigned i = 0; i < n; i++)
+			tcu_ptr_attr_fix(a[i], data[i], base, size);
+	TCU_END
+}
+
+/* Legacy IPC takes only memory of cuMemAlloc's own; window memory is
+ * refused by the driver, and the program is told how to capture it. */
+CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle *h, CUdeviceptr p)
+{
+	uint64_t base, size;
+	TCU_BEGIN(cuIpcGetMemHandle)
+	r_ = real_(h, p);
+	if (mode_ && r_ != CUDA_SUCCESS && tcu_va_lookup(p, &base, &size) &&
+	    atomic_exchange(&tcu_g.va_ipc_said, 1) == 0)
+		CAP_WARN("cuda: cuIpcGetMemHandle failed on memory placed in the address window "
+		         "(same-address capture); capture this program with TRACESMITH_CUDA_VA=off");
 	TCU_END
 }
 
@@ -264,7 +406,17 @@ CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_
                                    CUdeviceptr addr, unsigned long long flags)
 {
 	TCU_BEGIN(cuMemAddressReserve)
-	r_ = real_(p, size, align, addr, flags);
+	r_ = CUDA_ERROR_NOT_SUPPORTED;
+	/* The program's own reservation at no fixed address is placed in the
+	 * window too, so what it maps there replays at the same address. */
+	if (mode_ && p && size && !addr) {
+		uint64_t got = 0;
+		r_ = tcu_va_alloc(size, 1, align, &got);
+		if (r_ == CUDA_SUCCESS)
+			*p = got;
+	}
+	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
+		r_ = real_(p, size, align, addr, flags);
 	if (mode_ == 2) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -283,7 +435,9 @@ CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_
 CUresult tcu_m_cuMemAddressFree(tcu_fn id, CUdeviceptr p, size_t size)
 {
 	TCU_BEGIN(cuMemAddressFree)
-	r_ = real_(p, size);
+	r_ = mode_ && p ? tcu_va_release(p, 1) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
+		r_ = real_(p, size);
 	if (mode_ == 2) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);

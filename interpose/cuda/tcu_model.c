@@ -53,6 +53,48 @@ CUresult tcu_m_cuDeviceGet(tcu_fn id, CUdevice *dev, int ordinal)
 	TCU_END
 }
 
+/*
+ * Contexts the trace has seen made.  The runtime retains its primary
+ * context through a private table (../shared/gpu-fixtures fact 6), so the
+ * first call we see naming it is cuCtxSetCurrent; such a context is
+ * recorded as the primary context of its device (cuDevicePrimaryCtxRetain,
+ * sub = 1) just before the record that names it.
+ */
+static int tcu_ctx_seen(uint64_t ctx, int add)
+{
+	int seen;
+	pthread_mutex_lock(&tcu_g.mu);
+	seen = tcu_map_get(&tcu_g.ctxs, ctx) != NULL;
+	if (!seen && add)
+		tcu_map_put(&tcu_g.ctxs, ctx, (void *)(uintptr_t)1);
+	pthread_mutex_unlock(&tcu_g.mu);
+	return seen;
+}
+
+/* Record ctx as its device's primary context if the trace never saw it
+ * made.  current = 1 when ctx is the calling thread's current context. */
+static void tcu_ctx_infer(tcu_fn id, CUcontext ctx, int current)
+{
+	sbt_cm_call c;
+	CUdevice dev = 0;
+	if (!ctx || tcu_ctx_seen(TCU_H(ctx), 1))
+		return;
+	if (tcu_g.real[TCU_FN_cuCtxGetDevice_v2]) {
+		tcu_pfn_cuCtxGetDevice_v2 f = (tcu_pfn_cuCtxGetDevice_v2)tcu_own(TCU_FN_cuCtxGetDevice_v2);
+		if (f(&dev, ctx) != CUDA_SUCCESS)
+			dev = 0;
+	} else if (current && tcu_g.real[TCU_FN_cuCtxGetDevice]) {
+		tcu_pfn_cuCtxGetDevice f = (tcu_pfn_cuCtxGetDevice)tcu_own(TCU_FN_cuCtxGetDevice);
+		if (f(&dev) != CUDA_SUCCESS)
+			dev = 0;
+	}
+	sbt_cm_call_init(&c);
+	c.ctx = TCU_H(ctx);
+	c.device = dev;
+	c.sub = 1;
+	tcu_emit(SBT_CM_K_cuDevicePrimaryCtxRetain, id, &c, 0);
+}
+
 static void tcu_ctx_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUcontext ctx, unsigned flags,
                            CUdevice dev)
 {
@@ -69,6 +111,8 @@ CUresult tcu_m_cuCtxCreate_v2(tcu_fn id, CUcontext *pctx, unsigned int flags, CU
 {
 	TCU_BEGIN(cuCtxCreate_v2)
 	r_ = real_(pctx, flags, dev);
+	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+		tcu_ctx_seen(TCU_H(*pctx), 1);
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
@@ -80,6 +124,8 @@ CUresult tcu_m_cuCtxCreate_v4(tcu_fn id, CUcontext *pctx, CUctxCreateParams *par
 {
 	TCU_BEGIN(cuCtxCreate_v4)
 	r_ = real_(pctx, params, flags, dev);
+	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+		tcu_ctx_seen(TCU_H(*pctx), 1);
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
@@ -90,6 +136,11 @@ CUresult tcu_m_cuCtxDestroy_v2(tcu_fn id, CUcontext ctx)
 {
 	TCU_BEGIN(cuCtxDestroy_v2)
 	r_ = real_(ctx);
+	if (r_ == CUDA_SUCCESS) { /* the handle may come back for another context */
+		pthread_mutex_lock(&tcu_g.mu);
+		tcu_map_del(&tcu_g.ctxs, TCU_H(ctx));
+		pthread_mutex_unlock(&tcu_g.mu);
+	}
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxDestroy, id, r_, ctx, 0, 0);
 	TCU_END
@@ -99,6 +150,8 @@ CUresult tcu_m_cuCtxSetCurrent(tcu_fn id, CUcontext ctx)
 {
 	TCU_BEGIN(cuCtxSetCurrent)
 	r_ = real_(ctx);
+	if (mode_ == 2 && r_ == CUDA_SUCCESS)
+		tcu_ctx_infer(id, ctx, 1);
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxSetCurrent, id, r_, ctx, 0, 0);
 	TCU_END
@@ -108,6 +161,8 @@ CUresult tcu_m_cuCtxPushCurrent_v2(tcu_fn id, CUcontext ctx)
 {
 	TCU_BEGIN(cuCtxPushCurrent_v2)
 	r_ = real_(ctx);
+	if (mode_ == 2 && r_ == CUDA_SUCCESS)
+		tcu_ctx_infer(id, ctx, 1);
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxPushCurrent, id, r_, ctx, 0, 0);
 	TCU_END
@@ -120,6 +175,33 @@ CUresult tcu_m_cuCtxPopCurrent_v2(tcu_fn id, CUcontext *pctx)
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuCtxPopCurrent, id, r_,
 		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuCtxGetCurrent(tcu_fn id, CUcontext *pctx)
+{
+	TCU_BEGIN(cuCtxGetCurrent)
+	r_ = real_(pctx);
+	if (mode_ == 2 && r_ == CUDA_SUCCESS && pctx)
+		tcu_ctx_infer(id, *pctx, 1);
+	TCU_END
+}
+
+/* CUDA 13: synchronizes ctx (NULL: the current context). */
+CUresult tcu_m_cuCtxSynchronize_v2(tcu_fn id, CUcontext ctx)
+{
+	TCU_BEGIN(cuCtxSynchronize_v2)
+	r_ = real_(ctx);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		tcu_ctx_infer(id, ctx, 0);
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.ctx = TCU_H(ctx);
+		tcu_emit(SBT_CM_K_cuCtxSynchronize, id, &c, 0);
+		if (r_ == CUDA_SUCCESS)
+			tcu_pending_flush_all();
+	}
 	TCU_END
 }
 
@@ -142,6 +224,8 @@ CUresult tcu_m_cuDevicePrimaryCtxRetain(tcu_fn id, CUcontext *pctx, CUdevice dev
 {
 	TCU_BEGIN(cuDevicePrimaryCtxRetain)
 	r_ = real_(pctx, dev);
+	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+		tcu_ctx_seen(TCU_H(*pctx), 1);
 	if (mode_ == 2)
 		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRetain, id, r_,
 		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, dev);
@@ -189,41 +273,154 @@ out_close:
 	return data;
 }
 
+/*
+ * JIT options as the packed jit field (sbt_compute.h); NULL when there are
+ * none.  Owned by the caller.  A pointer-valued option (a log buffer) is
+ * kept as its address: only informative.
+ */
+static uint8_t *tcu_jit_pack(unsigned n, const CUjit_option *opts, void *const *vals,
+                             size_t *len_out)
+{
+	uint8_t *p;
+	*len_out = 0;
+	if (!n || !opts || n > 4096)
+		return NULL;
+	p = calloc(n, SBT_CM_JIT_BYTES);
+	if (!p)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = vals ? (uint64_t)(uintptr_t)vals[i] : 0;
+		uint32_t o = (uint32_t)opts[i];
+		memcpy(p + (size_t)i * SBT_CM_JIT_BYTES, &o, 4);
+		memcpy(p + (size_t)i * SBT_CM_JIT_BYTES + 8, &v, 8);
+	}
+	*len_out = (size_t)n * SBT_CM_JIT_BYTES;
+	return p;
+}
+
+#define TCU_MAX_PRELINKED 4096 /* a list longer than this is taken as garbage */
+
+/*
+ * The image a load was handed, as the driver will read it: a fatbin
+ * wrapper (cudart's way, ../shared/gpu-fixtures fact 5) is followed to its
+ * fatbin (c->value = the wrapper's version), and a version 2 wrapper's
+ * prelinked fatbins are stored too: their blob ids packed as c->prelinked,
+ * in *prelinked_out, owned by the caller.  Returns the image and its
+ * length (0: not recognised) and kind; *why says why it cannot be kept.
+ */
+static const void *tcu_image_resolve(const void *image, sbt_cm_call *c, size_t *len_out,
+                                     unsigned *kind_out, uint8_t **prelinked_out,
+                                     const char **why)
+{
+	const void *const *list;
+	const void *fatbin;
+	unsigned version = 0, k;
+	size_t n, len = sbt_cm_image_size(image, SIZE_MAX, kind_out);
+	uint8_t *ids;
+	*why = NULL;
+	*prelinked_out = NULL;
+	if (*kind_out != SBT_CM_IMAGE_WRAPPER) {
+		if (!len)
+			*why = "the image is not a fatbin wrapper, fatbin, ELF or PTX, so its size is "
+			       "unknown";
+		goto out;
+	}
+	fatbin = sbt_cm_wrapper_fatbin(image, &version);
+	c->value = version;
+	len = fatbin ? sbt_cm_image_size(fatbin, SIZE_MAX, kind_out) : 0;
+	if (!len || *kind_out == SBT_CM_IMAGE_WRAPPER) {
+		len = 0;
+		*why = "the fatbin wrapper does not point to a fatbin, ELF or PTX image";
+		goto out;
+	}
+	if (version == 1)
+		goto out_fatbin;
+	list = version == 2 ? sbt_cm_wrapper_prelinked(image) : NULL;
+	if (!list) {
+		len = 0;
+		*why = "the fatbin wrapper's version is neither 1 nor 2";
+		goto out;
+	}
+	for (n = 0; n < TCU_MAX_PRELINKED && list[n]; n++)
+		;
+	ids = n ? calloc(n, 8) : NULL;
+	if (n == TCU_MAX_PRELINKED || (n && !ids)) {
+		len = 0;
+		*why = "the fatbin wrapper's prelinked list has no end or cannot be stored";
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t plen = sbt_cm_image_size(list[i], SIZE_MAX, &k);
+		uint64_t id = plen && k != SBT_CM_IMAGE_WRAPPER ? cap_blob(list[i], plen) : 0;
+		if (!id) {
+			free(ids);
+			len = 0;
+			*why = "a prelinked fatbin of the wrapper is not a recognised image";
+			goto out;
+		}
+		memcpy(ids + i * 8, &id, 8);
+	}
+	c->prelinked = ids;
+	c->prelinked_len = n * 8;
+	*prelinked_out = ids;
+out_fatbin:
+	image = fatbin;
+out:
+	*len_out = len;
+	return image;
+}
+
 /* A module or library load: the image bytes go to the blob store, sized
- * from the image's own header (or the file's length). */
+ * from the image's own header (or the file's length).  A load that worked
+ * but whose image could not be kept is counted for the exit report, and
+ * its record says why. */
 static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
-                            const void *image, const char *path)
+                            const void *image, const char *path, unsigned njit,
+                            const CUjit_option *jo, void *const *jv)
 {
 	sbt_cm_call c;
 	void *file = NULL;
-	size_t len = 0;
+	uint8_t *jit, *prelinked = NULL;
+	size_t len = 0, jit_len;
 	unsigned kind = SBT_CM_IMAGE_UNKNOWN;
+	const char *why = NULL;
 	sbt_cm_call_init(&c);
 	c.result = r;
 	c.handle = handle;
+	jit = tcu_jit_pack(njit, jo, jv, &jit_len);
+	c.jit = jit;
+	c.jit_len = jit_len;
 	if (path) {
 		tcu_str(&c, path);
 		file = tcu_read_file(path, &len);
 		if (!file)
-			CAP_WARN("cuda: %s(\"%s\"): cannot read the file: the module is recorded "
-			         "without its image",
-			         sbt_cm_kind_name(k), path);
+			why = "the file cannot be read";
 		else
 			sbt_cm_image_size(file, len, &kind);
 		image = file;
 	} else if (image) {
-		len = sbt_cm_image_size(image, SIZE_MAX, &kind);
-		if (!len)
-			CAP_WARN("cuda: %s: the image is not ELF, fatbin or PTX, so its size is unknown: "
-			         "the module is recorded without it",
-			         sbt_cm_kind_name(k));
+		image = tcu_image_resolve(image, &c, &len, &kind, &prelinked, &why);
+	} else {
+		why = "no image was passed";
 	}
 	if (image && len) {
 		c.blob = cap_blob(image, len);
 		c.size = len;
 		c.sub = kind;
 	}
+	if (!c.blob && r == CUDA_SUCCESS) {
+		if (!why)
+			why = "the image could not be stored";
+		c.note = (const uint8_t *)why;
+		c.note_len = strlen(why);
+		atomic_fetch_add(&tcu_g.images_missing, 1);
+		CAP_WARN("cuda: %s: %s: the module is recorded without its image (replay cannot "
+		         "load it)",
+		         sbt_cm_kind_name(k), why);
+	}
 	tcu_emit(k, id, &c, 0);
+	free(prelinked);
+	free(jit);
 	free(file);
 }
 
@@ -233,7 +430,8 @@ CUresult tcu_m_cuModuleLoad(tcu_fn id, CUmodule *mod, const char *fname)
 	r_ = real_(mod, fname);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuModuleLoad, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname);
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname, 0, NULL,
+		                NULL);
 	TCU_END
 }
 
@@ -243,7 +441,7 @@ CUresult tcu_m_cuModuleLoadData(tcu_fn id, CUmodule *mod, const void *image)
 	r_ = real_(mod, image);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuModuleLoadData, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL);
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, 0, NULL, NULL);
 	TCU_END
 }
 
@@ -254,7 +452,7 @@ CUresult tcu_m_cuModuleLoadDataEx(tcu_fn id, CUmodule *mod, const void *image, u
 	r_ = real_(mod, image, n, opts, vals);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuModuleLoadDataEx, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL);
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, n, opts, vals);
 	TCU_END
 }
 
@@ -264,7 +462,7 @@ CUresult tcu_m_cuModuleLoadFatBinary(tcu_fn id, CUmodule *mod, const void *fatbi
 	r_ = real_(mod, fatbin);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuModuleLoadFatBinary, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL);
+		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL, 0, NULL, NULL);
 	TCU_END
 }
 
@@ -276,7 +474,7 @@ CUresult tcu_m_cuLibraryLoadData(tcu_fn id, CUlibrary *lib, const void *code, CU
 	r_ = real_(lib, code, jo, jv, njit, lo, lv, nlib);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuLibraryLoadData, id, r_,
-		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL);
+		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL, njit, jo, jv);
 	TCU_END
 }
 
@@ -288,7 +486,8 @@ CUresult tcu_m_cuLibraryLoadFromFile(tcu_fn id, CUlibrary *lib, const char *path
 	r_ = real_(lib, path, jo, jv, njit, lo, lv, nlib);
 	if (mode_ == 2)
 		tcu_load_record(SBT_CM_K_cuLibraryLoadFromFile, id, r_,
-		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path);
+		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path, njit, jo,
+		                jv);
 	TCU_END
 }
 
@@ -603,18 +802,12 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 	TCU_BEGIN(cuGraphLaunch)
 	r_ = real_(exec, s);
 	if (mode_ == 2) {
-		static const char note[] = "graph launched as one opaque step: replay of graphs is not "
-		                           "supported yet";
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r_;
 		c.handle = TCU_H(exec);
 		c.stream = TCU_H(s);
-		c.note = (const uint8_t *)note;
-		c.note_len = sizeof(note) - 1;
 		tcu_emit(SBT_CM_K_cuGraphLaunch, id, &c, CAP_REC_WORK);
-		cap_set_meta("cuda.graphs", "the trace launches CUDA graphs; replay of graphs is not "
-		                            "supported yet");
 	}
 	TCU_END
 }
@@ -633,6 +826,99 @@ CUresult tcu_m_cuLaunchHostFunc(tcu_fn id, CUstream s, CUhostFn fn, void *user)
 		c.note_len = sizeof(note) - 1;
 		tcu_emit(SBT_CM_K_cuLaunchHostFunc, id, &c, CAP_REC_WORK);
 	}
+	TCU_END
+}
+
+/* ---- function attributes and graphs ----------------------------------------------- */
+
+/* Attributes a launch depends on (the dynamic shared memory a kernel may
+ * use above 48 KiB is one): replay sets them again. */
+CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute attr, int val, CUkernel k,
+                                    CUdevice dev)
+{
+	TCU_BEGIN(cuKernelSetAttribute)
+	r_ = real_(attr, val, k, dev);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = TCU_H(k);
+		c.attr = (uint64_t)attr;
+		c.ivalue = val;
+		c.device = dev;
+		tcu_emit(SBT_CM_K_cuKernelSetAttribute, id, &c, 0);
+	}
+	TCU_END
+}
+
+CUresult tcu_m_cuFuncSetAttribute(tcu_fn id, CUfunction f, CUfunction_attribute attr, int val)
+{
+	TCU_BEGIN(cuFuncSetAttribute)
+	r_ = real_(f, attr, val);
+	if (mode_ == 2) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.result = r_;
+		c.handle = TCU_H(f);
+		c.attr = (uint64_t)attr;
+		c.ivalue = val;
+		tcu_emit(SBT_CM_K_cuFuncSetAttribute, id, &c, 0);
+	}
+	TCU_END
+}
+
+static void tcu_graph_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                             uint64_t parent, uint64_t flags)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	c.parent = parent;
+	c.flags = flags;
+	tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
+                                           unsigned long long flags)
+{
+	TCU_BEGIN(cuGraphInstantiateWithFlags)
+	r_ = real_(exec, g, flags);
+	if (mode_ == 2)
+		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r_,
+		                 r_ == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g), flags);
+	TCU_END
+}
+
+/* The upload stream of the parameters is not kept: replay instantiates
+ * with the flags and uploads at the first launch. */
+CUresult tcu_m_cuGraphInstantiateWithParams(tcu_fn id, CUgraphExec *exec, CUgraph g,
+                                            CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+	TCU_BEGIN(cuGraphInstantiateWithParams)
+	r_ = real_(exec, g, params);
+	if (mode_ == 2)
+		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r_,
+		                 r_ == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g),
+		                 params ? params->flags : 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
+{
+	TCU_BEGIN(cuGraphExecDestroy)
+	r_ = real_(exec);
+	if (mode_ == 2)
+		tcu_graph_record(SBT_CM_K_cuGraphExecDestroy, id, r_, TCU_H(exec), 0, 0);
+	TCU_END
+}
+
+CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
+{
+	TCU_BEGIN(cuGraphDestroy)
+	r_ = real_(g);
+	if (mode_ == 2)
+		tcu_graph_record(SBT_CM_K_cuGraphDestroy, id, r_, TCU_H(g), 0, 0);
 	TCU_END
 }
 

@@ -55,13 +55,19 @@ cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventRecordWithFlags cuEventSync
 cuEventQuery
 cuGetProcAddress cuGetProcAddress_v2 cuGetExportTable
 cuStreamBeginCapture cuStreamBeginCaptureToGraph
+cuCtxSynchronize_v2 cuCtxGetCurrent cuKernelSetAttribute cuFuncSetAttribute
+cuGraphInstantiateWithFlags cuGraphInstantiateWithParams cuGraphExecDestroy cuGraphDestroy
+cuMemGetAddressRange_v2 cuPointerGetAttribute cuPointerGetAttributes cuIpcGetMemHandle
 """.split()
 
 # Calls handed to hand-written code without being a compute-model record
-# (they are how entry points are handed out, a private table, or begin a
-# stream capture, which the interposer tracks: tcu_capture.c).
+# (they are how entry points are handed out, a private table, begin a
+# stream capture, which the interposer tracks: tcu_capture.c, name a
+# context the trace may not have seen made: tcu_model.c, or ask about
+# memory the interposer placed itself: tcu_mem.c).
 SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuStreamBeginCapture",
-           "cuStreamBeginCaptureToGraph"}
+           "cuStreamBeginCaptureToGraph", "cuCtxGetCurrent", "cuMemGetAddressRange_v2",
+           "cuPointerGetAttribute", "cuPointerGetAttributes", "cuIpcGetMemHandle"}
 
 STREAM_SUFFIXES = ("_ptds", "_ptsz")
 

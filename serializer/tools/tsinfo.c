@@ -256,12 +256,37 @@ typedef struct tsi_scan {
 	uint64_t min_time, max_time;
 	sbt_status error;  /* SBT_OK, or what stopped the read */
 	char message[512]; /* the reader's words for it */
+	/* CUDA module and library loads that worked: how many, the bytes of
+	 * their images (before dedup), and how many were recorded without one
+	 * (replay cannot load those). */
+	uint64_t cu_loads, cu_image_bytes, cu_no_image;
 } tsi_scan;
 
 static void tsi_scan_free(tsi_scan *s)
 {
 	free(s->types.slots);
 	free(s->threads.slots);
+}
+
+/* A compute-model module or library load: count it and its image. */
+static void tsi_scan_module(const sbt_reader *r, const sbt_record *rec, tsi_scan *s)
+{
+	const char *name = sbt_reader_type_name(r, rec->type);
+	sbt_cm_kind k;
+	sbt_cm_call c;
+	if (!name || sbt_cm_kind_by_name(name, &k) != 0)
+		return;
+	if (k != SBT_CM_K_cuModuleLoad && k != SBT_CM_K_cuModuleLoadData &&
+	    k != SBT_CM_K_cuModuleLoadDataEx && k != SBT_CM_K_cuModuleLoadFatBinary &&
+	    k != SBT_CM_K_cuLibraryLoadData && k != SBT_CM_K_cuLibraryLoadFromFile)
+		return;
+	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK || c.result != 0)
+		return;
+	s->cu_loads++;
+	if (c.blob)
+		s->cu_image_bytes += c.size;
+	else
+		s->cu_no_image++;
 }
 
 /* Reads every record; stops at the end or at damage (kept in s->error). */
@@ -278,6 +303,8 @@ static sbt_status tsi_scan_records(sbt_reader *r, tsi_scan *s)
 			return SBT_ERR_NOMEM;
 		ty->count++;
 		th->count++;
+		if (rec.type >= SBT_CM_TYPE_BASE && rec.type < SBT_CM_TYPE(SBT_CM_KIND_COUNT))
+			tsi_scan_module(r, &rec, s);
 		if (rec.type == SBT_TYPE_THREAD) {
 			const uint8_t *p = rec.payload;
 			uint64_t id;
@@ -444,6 +471,17 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 	tsi_human(in->stored_bytes, h4, sizeof(h4));
 	printf("compression  %.2fx (%s of chunk payload stored as %s)\n",
 	       tsi_ratio(in->raw_bytes, in->stored_bytes), h1, h4);
+	if (s->cu_loads) {
+		tsi_human(s->cu_image_bytes, h1, sizeof(h1));
+		printf("cuda modules %llu loaded, %s of images (%.1f %% of blob bytes before dedup), "
+		       "%llu without image%s\n",
+		       (unsigned long long)s->cu_loads, h1,
+		       in->blob_bytes_logical ? 100.0 * (double)s->cu_image_bytes /
+		                                    (double)in->blob_bytes_logical
+		                              : 0.0,
+		       (unsigned long long)s->cu_no_image,
+		       s->cu_no_image ? " (replay cannot load those)" : "");
+	}
 
 	printf("records by API and type:\n");
 	for (i = 0; i < nrows; i++) {
@@ -528,6 +566,9 @@ static void tsi_summary_json(const char *path, const sbt_reader *r, const sbt_tr
 	printf(",\"raw_bytes\":%llu,\"stored_bytes\":%llu,\"compression_ratio\":%.4f",
 	       (unsigned long long)in->raw_bytes, (unsigned long long)in->stored_bytes,
 	       tsi_ratio(in->raw_bytes, in->stored_bytes));
+	printf(",\"cuda_modules\":{\"loaded\":%llu,\"image_bytes\":%llu,\"without_image\":%llu}",
+	       (unsigned long long)s->cu_loads, (unsigned long long)s->cu_image_bytes,
+	       (unsigned long long)s->cu_no_image);
 	printf(",\"types\":[");
 	for (i = 0; i < nrows; i++) {
 		printf("%s{\"type\":%u,\"name\":", i ? "," : "", rows[i].type);

@@ -26,6 +26,9 @@ unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG \
 	TRACESMITH_OUTPUT TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS \
 	TSCUDA_DOUBLE_SEED
 export TSCUDA_DOUBLE_QUIET=1
+# The per-name tables of the exit report are read below: they are printed
+# at the info level (the default prints the one-line summary).
+export TRACESMITH_LOG=info
 CFLAGS_T="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$TOP -I/usr/local/cuda/include"
 # Under TSan the programs built here are instrumented too: an uninstrumented
 # program that gets the TSan runtime through the double or our interposer

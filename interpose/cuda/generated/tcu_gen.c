@@ -369,10 +369,7 @@ CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache * a0)
 
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext * a0)
 {
-	tcu_pfn_cuCtxGetCurrent real = (tcu_pfn_cuCtxGetCurrent)tcu_call_begin(TCU_FN_cuCtxGetCurrent);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuCtxGetCurrent);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuCtxGetCurrent(TCU_FN_cuCtxGetCurrent, a0);
 }
 
 CUresult CUDAAPI cuCtxGetDevResource(CUcontext a0, CUdevResource * a1, CUdevResourceType a2)
@@ -533,10 +530,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext a0)
 {
-	tcu_pfn_cuCtxSynchronize_v2 real = (tcu_pfn_cuCtxSynchronize_v2)tcu_call_begin(TCU_FN_cuCtxSynchronize_v2);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuCtxSynchronize_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuCtxSynchronize_v2(TCU_FN_cuCtxSynchronize_v2, a0);
 }
 
 CUresult CUDAAPI cuCtxWaitEvent(CUcontext a0, CUevent a1)
@@ -1009,10 +1003,7 @@ CUresult CUDAAPI cuFuncLoad(CUfunction a0)
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction a0, CUfunction_attribute a1, int a2)
 {
-	tcu_pfn_cuFuncSetAttribute real = (tcu_pfn_cuFuncSetAttribute)tcu_call_begin(TCU_FN_cuFuncSetAttribute);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuFuncSetAttribute);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuFuncSetAttribute(TCU_FN_cuFuncSetAttribute, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuFuncSetBlockShape(CUfunction a0, int a1, int a2, int a3)
@@ -1280,10 +1271,7 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph a0, const char * a1, unsigned int 
 
 CUresult CUDAAPI cuGraphDestroy(CUgraph a0)
 {
-	tcu_pfn_cuGraphDestroy real = (tcu_pfn_cuGraphDestroy)tcu_call_begin(TCU_FN_cuGraphDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuGraphDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphDestroy(TCU_FN_cuGraphDestroy, a0);
 }
 
 CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode a0)
@@ -1344,10 +1332,7 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec a0, CUgraphNode 
 
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec a0)
 {
-	tcu_pfn_cuGraphExecDestroy real = (tcu_pfn_cuGraphExecDestroy)tcu_call_begin(TCU_FN_cuGraphExecDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuGraphExecDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphExecDestroy(TCU_FN_cuGraphExecDestroy, a0);
 }
 
 CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec a0, CUgraphNode a1, CUevent a2)
@@ -1544,26 +1529,17 @@ CUresult CUDAAPI cuGraphInstantiate(CUgraphExec * a0, CUgraph a1, CUgraphNode * 
 
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec * a0, CUgraph a1, unsigned long long a2)
 {
-	tcu_pfn_cuGraphInstantiateWithFlags real = (tcu_pfn_cuGraphInstantiateWithFlags)tcu_call_begin(TCU_FN_cuGraphInstantiateWithFlags);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphInstantiateWithFlags);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphInstantiateWithFlags(TCU_FN_cuGraphInstantiateWithFlags, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec * a0, CUgraph a1, CUDA_GRAPH_INSTANTIATE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphInstantiateWithParams real = (tcu_pfn_cuGraphInstantiateWithParams)tcu_call_begin(TCU_FN_cuGraphInstantiateWithParams);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphInstantiateWithParams);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphInstantiateWithParams(TCU_FN_cuGraphInstantiateWithParams, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec * a0, CUgraph a1, CUDA_GRAPH_INSTANTIATE_PARAMS * a2)
 {
-	tcu_pfn_cuGraphInstantiateWithParams_ptsz real = (tcu_pfn_cuGraphInstantiateWithParams_ptsz)tcu_call_begin(TCU_FN_cuGraphInstantiateWithParams_ptsz);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuGraphInstantiateWithParams_ptsz);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuGraphInstantiateWithParams(TCU_FN_cuGraphInstantiateWithParams_ptsz, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec * a0, CUgraph a1, CUgraphNode * a2, char * a3, size_t a4)
@@ -1991,10 +1967,7 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle * a0, CUevent a1)
 
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle * a0, CUdeviceptr a1)
 {
-	tcu_pfn_cuIpcGetMemHandle real = (tcu_pfn_cuIpcGetMemHandle)tcu_call_begin(TCU_FN_cuIpcGetMemHandle);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuIpcGetMemHandle);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuIpcGetMemHandle(TCU_FN_cuIpcGetMemHandle, a0, a1);
 }
 
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent * a0, CUipcEventHandle a1)
@@ -2060,10 +2033,7 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel a0, size_t a1, size_t * a2, size_
 
 CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute a0, int a1, CUkernel a2, CUdevice a3)
 {
-	tcu_pfn_cuKernelSetAttribute real = (tcu_pfn_cuKernelSetAttribute)tcu_call_begin(TCU_FN_cuKernelSetAttribute);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuKernelSetAttribute);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuKernelSetAttribute(TCU_FN_cuKernelSetAttribute, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel a0, CUfunc_cache a1, CUdevice a2)
@@ -2509,10 +2479,7 @@ CUresult CUDAAPI cuMemGetAddressRange(unsigned int * a0, unsigned int * a1, unsi
 
 CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr * a0, size_t * a1, CUdeviceptr a2)
 {
-	tcu_pfn_cuMemGetAddressRange_v2 real = (tcu_pfn_cuMemGetAddressRange_v2)tcu_call_begin(TCU_FN_cuMemGetAddressRange_v2);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuMemGetAddressRange_v2);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuMemGetAddressRange_v2(TCU_FN_cuMemGetAddressRange_v2, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t * a0, const CUmemAllocationProp * a1, CUmemAllocationGranularity_flags a2)
@@ -3769,18 +3736,12 @@ CUresult CUDAAPI cuParamSetv(CUfunction a0, int a1, void * a2, unsigned int a3)
 
 CUresult CUDAAPI cuPointerGetAttribute(void * a0, CUpointer_attribute a1, CUdeviceptr a2)
 {
-	tcu_pfn_cuPointerGetAttribute real = (tcu_pfn_cuPointerGetAttribute)tcu_call_begin(TCU_FN_cuPointerGetAttribute);
-	CUresult r = real ? real(a0, a1, a2) : tcu_no_driver(TCU_FN_cuPointerGetAttribute);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuPointerGetAttribute(TCU_FN_cuPointerGetAttribute, a0, a1, a2);
 }
 
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int a0, CUpointer_attribute * a1, void ** a2, CUdeviceptr a3)
 {
-	tcu_pfn_cuPointerGetAttributes real = (tcu_pfn_cuPointerGetAttributes)tcu_call_begin(TCU_FN_cuPointerGetAttributes);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuPointerGetAttributes);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuPointerGetAttributes(TCU_FN_cuPointerGetAttributes, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuPointerSetAttribute(const void * a0, CUpointer_attribute a1, CUdeviceptr a2)
@@ -4784,7 +4745,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuCtxFromGreenCtx", "cuCtxFromGreenCtx", (void *)cuCtxFromGreenCtx, 0},
 	{"cuCtxGetApiVersion", "cuCtxGetApiVersion", (void *)cuCtxGetApiVersion, 0},
 	{"cuCtxGetCacheConfig", "cuCtxGetCacheConfig", (void *)cuCtxGetCacheConfig, 0},
-	{"cuCtxGetCurrent", "cuCtxGetCurrent", (void *)cuCtxGetCurrent, 0},
+	{"cuCtxGetCurrent", "cuCtxGetCurrent", (void *)cuCtxGetCurrent, TCU_FNF_SPECIAL},
 	{"cuCtxGetDevResource", "cuCtxGetDevResource", (void *)cuCtxGetDevResource, 0},
 	{"cuCtxGetDevice", "cuCtxGetDevice", (void *)cuCtxGetDevice, 0},
 	{"cuCtxGetDevice_v2", "cuCtxGetDevice", (void *)cuCtxGetDevice_v2, 0},
@@ -4806,7 +4767,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuCtxSetLimit", "cuCtxSetLimit", (void *)cuCtxSetLimit, 0},
 	{"cuCtxSetSharedMemConfig", "cuCtxSetSharedMemConfig", (void *)cuCtxSetSharedMemConfig, 0},
 	{"cuCtxSynchronize", "cuCtxSynchronize", (void *)cuCtxSynchronize, TCU_FNF_MODELED},
-	{"cuCtxSynchronize_v2", "cuCtxSynchronize", (void *)cuCtxSynchronize_v2, 0},
+	{"cuCtxSynchronize_v2", "cuCtxSynchronize", (void *)cuCtxSynchronize_v2, TCU_FNF_MODELED},
 	{"cuCtxWaitEvent", "cuCtxWaitEvent", (void *)cuCtxWaitEvent, 0},
 	{"cuDestroyExternalMemory", "cuDestroyExternalMemory", (void *)cuDestroyExternalMemory, 0},
 	{"cuDestroyExternalSemaphore", "cuDestroyExternalSemaphore", (void *)cuDestroyExternalSemaphore, 0},
@@ -4870,7 +4831,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuFuncGetParamInfo", "cuFuncGetParamInfo", (void *)cuFuncGetParamInfo, 0},
 	{"cuFuncIsLoaded", "cuFuncIsLoaded", (void *)cuFuncIsLoaded, 0},
 	{"cuFuncLoad", "cuFuncLoad", (void *)cuFuncLoad, 0},
-	{"cuFuncSetAttribute", "cuFuncSetAttribute", (void *)cuFuncSetAttribute, 0},
+	{"cuFuncSetAttribute", "cuFuncSetAttribute", (void *)cuFuncSetAttribute, TCU_FNF_MODELED},
 	{"cuFuncSetBlockShape", "cuFuncSetBlockShape", (void *)cuFuncSetBlockShape, 0},
 	{"cuFuncSetCacheConfig", "cuFuncSetCacheConfig", (void *)cuFuncSetCacheConfig, 0},
 	{"cuFuncSetSharedMemConfig", "cuFuncSetSharedMemConfig", (void *)cuFuncSetSharedMemConfig, 0},
@@ -4905,7 +4866,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphConditionalHandleCreate", "cuGraphConditionalHandleCreate", (void *)cuGraphConditionalHandleCreate, 0},
 	{"cuGraphCreate", "cuGraphCreate", (void *)cuGraphCreate, 0},
 	{"cuGraphDebugDotPrint", "cuGraphDebugDotPrint", (void *)cuGraphDebugDotPrint, 0},
-	{"cuGraphDestroy", "cuGraphDestroy", (void *)cuGraphDestroy, 0},
+	{"cuGraphDestroy", "cuGraphDestroy", (void *)cuGraphDestroy, TCU_FNF_MODELED},
 	{"cuGraphDestroyNode", "cuGraphDestroyNode", (void *)cuGraphDestroyNode, 0},
 	{"cuGraphEventRecordNodeGetEvent", "cuGraphEventRecordNodeGetEvent", (void *)cuGraphEventRecordNodeGetEvent, 0},
 	{"cuGraphEventRecordNodeSetEvent", "cuGraphEventRecordNodeSetEvent", (void *)cuGraphEventRecordNodeSetEvent, 0},
@@ -4913,7 +4874,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphEventWaitNodeSetEvent", "cuGraphEventWaitNodeSetEvent", (void *)cuGraphEventWaitNodeSetEvent, 0},
 	{"cuGraphExecBatchMemOpNodeSetParams", "cuGraphExecBatchMemOpNodeSetParams", (void *)cuGraphExecBatchMemOpNodeSetParams, 0},
 	{"cuGraphExecChildGraphNodeSetParams", "cuGraphExecChildGraphNodeSetParams", (void *)cuGraphExecChildGraphNodeSetParams, 0},
-	{"cuGraphExecDestroy", "cuGraphExecDestroy", (void *)cuGraphExecDestroy, 0},
+	{"cuGraphExecDestroy", "cuGraphExecDestroy", (void *)cuGraphExecDestroy, TCU_FNF_MODELED},
 	{"cuGraphExecEventRecordNodeSetEvent", "cuGraphExecEventRecordNodeSetEvent", (void *)cuGraphExecEventRecordNodeSetEvent, 0},
 	{"cuGraphExecEventWaitNodeSetEvent", "cuGraphExecEventWaitNodeSetEvent", (void *)cuGraphExecEventWaitNodeSetEvent, 0},
 	{"cuGraphExecExternalSemaphoresSignalNodeSetParams", "cuGraphExecExternalSemaphoresSignalNodeSetParams", (void *)cuGraphExecExternalSemaphoresSignalNodeSetParams, 0},
@@ -4938,9 +4899,9 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuGraphHostNodeGetParams", "cuGraphHostNodeGetParams", (void *)cuGraphHostNodeGetParams, 0},
 	{"cuGraphHostNodeSetParams", "cuGraphHostNodeSetParams", (void *)cuGraphHostNodeSetParams, 0},
 	{"cuGraphInstantiate", "cuGraphInstantiate", (void *)cuGraphInstantiate, TCU_FNF_LEGACY},
-	{"cuGraphInstantiateWithFlags", "cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags, 0},
-	{"cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, 0},
-	{"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams_ptsz, TCU_FNF_PTDS},
+	{"cuGraphInstantiateWithFlags", "cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags, TCU_FNF_MODELED},
+	{"cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams, TCU_FNF_MODELED},
+	{"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", (void *)cuGraphInstantiateWithParams_ptsz, TCU_FNF_PTDS | TCU_FNF_MODELED},
 	{"cuGraphInstantiate_v2", "cuGraphInstantiate", (void *)cuGraphInstantiate_v2, TCU_FNF_LEGACY},
 	{"cuGraphKernelNodeCopyAttributes", "cuGraphKernelNodeCopyAttributes", (void *)cuGraphKernelNodeCopyAttributes, 0},
 	{"cuGraphKernelNodeGetAttribute", "cuGraphKernelNodeGetAttribute", (void *)cuGraphKernelNodeGetAttribute, 0},
@@ -4995,7 +4956,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuInit", "cuInit", (void *)cuInit, TCU_FNF_MODELED},
 	{"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", (void *)cuIpcCloseMemHandle, 0},
 	{"cuIpcGetEventHandle", "cuIpcGetEventHandle", (void *)cuIpcGetEventHandle, 0},
-	{"cuIpcGetMemHandle", "cuIpcGetMemHandle", (void *)cuIpcGetMemHandle, 0},
+	{"cuIpcGetMemHandle", "cuIpcGetMemHandle", (void *)cuIpcGetMemHandle, TCU_FNF_SPECIAL},
 	{"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", (void *)cuIpcOpenEventHandle, 0},
 	{"cuIpcOpenMemHandle", "cuIpcOpenMemHandle", (void *)cuIpcOpenMemHandle, TCU_FNF_LEGACY},
 	{"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", (void *)cuIpcOpenMemHandle_v2, 0},
@@ -5004,7 +4965,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuKernelGetLibrary", "cuKernelGetLibrary", (void *)cuKernelGetLibrary, 0},
 	{"cuKernelGetName", "cuKernelGetName", (void *)cuKernelGetName, 0},
 	{"cuKernelGetParamInfo", "cuKernelGetParamInfo", (void *)cuKernelGetParamInfo, 0},
-	{"cuKernelSetAttribute", "cuKernelSetAttribute", (void *)cuKernelSetAttribute, 0},
+	{"cuKernelSetAttribute", "cuKernelSetAttribute", (void *)cuKernelSetAttribute, TCU_FNF_MODELED},
 	{"cuKernelSetCacheConfig", "cuKernelSetCacheConfig", (void *)cuKernelSetCacheConfig, 0},
 	{"cuLaunch", "cuLaunch", (void *)cuLaunch, 0},
 	{"cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel", (void *)cuLaunchCooperativeKernel, TCU_FNF_MODELED},
@@ -5071,7 +5032,7 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuMemFree_v2", "cuMemFree", (void *)cuMemFree_v2, TCU_FNF_MODELED},
 	{"cuMemGetAccess", "cuMemGetAccess", (void *)cuMemGetAccess, 0},
 	{"cuMemGetAddressRange", "cuMemGetAddressRange", (void *)cuMemGetAddressRange, TCU_FNF_LEGACY},
-	{"cuMemGetAddressRange_v2", "cuMemGetAddressRange", (void *)cuMemGetAddressRange_v2, 0},
+	{"cuMemGetAddressRange_v2", "cuMemGetAddressRange", (void *)cuMemGetAddressRange_v2, TCU_FNF_SPECIAL},
 	{"cuMemGetAllocationGranularity", "cuMemGetAllocationGranularity", (void *)cuMemGetAllocationGranularity, 0},
 	{"cuMemGetAllocationPropertiesFromHandle", "cuMemGetAllocationPropertiesFromHandle", (void *)cuMemGetAllocationPropertiesFromHandle, 0},
 	{"cuMemGetDefaultMemPool", "cuMemGetDefaultMemPool", (void *)cuMemGetDefaultMemPool, 0},
@@ -5254,8 +5215,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuParamSetf", "cuParamSetf", (void *)cuParamSetf, 0},
 	{"cuParamSeti", "cuParamSeti", (void *)cuParamSeti, 0},
 	{"cuParamSetv", "cuParamSetv", (void *)cuParamSetv, 0},
-	{"cuPointerGetAttribute", "cuPointerGetAttribute", (void *)cuPointerGetAttribute, 0},
-	{"cuPointerGetAttributes", "cuPointerGetAttributes", (void *)cuPointerGetAttributes, 0},
+	{"cuPointerGetAttribute", "cuPointerGetAttribute", (void *)cuPointerGetAttribute, TCU_FNF_SPECIAL},
+	{"cuPointerGetAttributes", "cuPointerGetAttributes", (void *)cuPointerGetAttributes, TCU_FNF_SPECIAL},
 	{"cuPointerSetAttribute", "cuPointerSetAttribute", (void *)cuPointerSetAttribute, 0},
 	{"cuSignalExternalSemaphoresAsync", "cuSignalExternalSemaphoresAsync", (void *)cuSignalExternalSemaphoresAsync, 0},
 	{"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", (void *)cuSignalExternalSemaphoresAsync_ptsz, TCU_FNF_PTDS},

@@ -1386,6 +1386,18 @@ CUresult tcu_m_cuGetProcAddress_v2(tcu_fn id, const char * a0, void ** a1, int a
 CUresult tcu_m_cuGetExportTable(tcu_fn id, const void ** a0, const CUuuid * a1);
 CUresult tcu_m_cuStreamBeginCapture(tcu_fn id, CUstream a0);
 CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream a0, CUgraph a1, const CUgraphNode * a2, const CUgraphEdgeData * a3, size_t a4, CUstreamCaptureMode a5);
+CUresult tcu_m_cuCtxSynchronize_v2(tcu_fn id, CUcontext a0);
+CUresult tcu_m_cuCtxGetCurrent(tcu_fn id, CUcontext * a0);
+CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute a0, int a1, CUkernel a2, CUdevice a3);
+CUresult tcu_m_cuFuncSetAttribute(tcu_fn id, CUfunction a0, CUfunction_attribute a1, int a2);
+CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec * a0, CUgraph a1, unsigned long long a2);
+CUresult tcu_m_cuGraphInstantiateWithParams(tcu_fn id, CUgraphExec * a0, CUgraph a1, CUDA_GRAPH_INSTANTIATE_PARAMS * a2);
+CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec a0);
+CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph a0);
+CUresult tcu_m_cuMemGetAddressRange_v2(tcu_fn id, CUdeviceptr * a0, size_t * a1, CUdeviceptr a2);
+CUresult tcu_m_cuPointerGetAttribute(tcu_fn id, void * a0, CUpointer_attribute a1, CUdeviceptr a2);
+CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int a0, CUpointer_attribute * a1, void ** a2, CUdeviceptr a3);
+CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle * a0, CUdeviceptr a1);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */
