@@ -2,7 +2,8 @@
  * test_tcd_image.c - the libcuda double's reader of module images
  * (tests/doubles/cuda/tcd_image.c) on real images from the H100 fixtures:
  * the cubin gpu_driver_cubin loads and the fatbin cudart registered for
- * gpu_saxpy.  It asserts the kernels and parameter layouts found (the ones
+ * gpu_saxpy, and nvcc 13 fatbins whose every entry is zstd- or
+ * LZ4-compressed (tests/fixtures/nvcc13).  It asserts the kernels and parameter layouts found (the ones
  * the real driver reported for the same kernels), the fatbin wrapper,
  * the architecture rule (sm_90 code runs, sm_80 or sm_100 code alone is
  * no binary for the GPU, PTX is taken for any), PTX layouts, and that
@@ -50,7 +51,7 @@ static unsigned char *tci_fixture(const char *name, size_t *len)
 	char path[1024];
 	unsigned char *b;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/h100/%s", top && *top ? top : ".", name);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", top && *top ? top : ".", name);
 	b = tst_read_file(path, len);
 	if (!b)
 		fprintf(stderr, "cannot read %s\n", path);
@@ -248,14 +249,29 @@ static void test_damage(const char *what, const unsigned char *img, size_t len)
 int main(void)
 {
 	size_t cubin_len = 0, fatbin_len = 0;
-	unsigned char *cubin = tci_fixture("gpu_driver_kernels.cubin", &cubin_len);
-	unsigned char *fatbin = tci_fixture("gpu_saxpy.fatbin", &fatbin_len);
+	unsigned char *cubin = tci_fixture("h100/gpu_driver_kernels.cubin", &cubin_len);
+	unsigned char *fatbin = tci_fixture("h100/gpu_saxpy.fatbin", &fatbin_len);
+	static const char *const packed[] = { "nvcc13/gpu_saxpy.zstd.fatbin", "nvcc13/gpu_saxpy.lz4.fatbin" };
 
 	test_cubin(cubin, cubin_len);
 	test_fatbin(fatbin, fatbin_len);
 	test_ptx();
 	test_damage("gpu_driver_kernels.cubin", cubin, cubin_len);
 	test_damage("gpu_saxpy.fatbin", fatbin, fatbin_len);
+	/* Every entry compressed (zstd, LZ4): the cubin inside is found all the same. */
+	for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++) {
+		size_t len = 0;
+		unsigned char *b = tci_fixture(packed[i], &len);
+		struct tcd_image *img = NULL;
+
+		TST_REQUIRE(tci_parse(b, len, &img) == TCD_IMAGE_OK);
+		TST_CHECK_EQ_U64(img->code, TCD_IMAGE_CODE_CUBIN);
+		TST_CHECK_EQ_U64(img->arch, 90);
+		tci_check_saxpy_kernels(img);
+		tcd_image_free(img);
+		test_damage(packed[i], b, len);
+		free(b);
+	}
 	TST_CHECK(strcmp(tcd_image_strerror(TCD_IMAGE_NO_BINARY), "no code for the device's architecture") == 0);
 	free(cubin);
 	free(fatbin);

@@ -25,13 +25,17 @@
  *   4  u32 entry header size (64 for ELF, 80 for PTX seen): the payload
  *      starts there
  *   8  u64 payload size (padded to 8; PTX is NUL-padded)
- *   16 u32 compressed size when compressed, else 0
+ *   16 u32 compressed size when compressed, else 0 (the payload after it
+ *      is padding)
  *   24 u32 code version: 1.8 for ELF (the cubin ABI), the PTX ISA for PTX
  *      (9.0 from nvcc 13)
  *   28 u32 sm arch, major*10+minor (0x5a = sm_90)
  *   40 u64 flags: 0x1 64-bit code, 0x10 Linux host, 0x2000 payload
- *      compressed with LZ4 (older toolkits), 0x8000 compressed with zstd
- *      (nvcc 13 compresses PTX this way; zstd frame magic 28 b5 2f fd)
+ *      compressed as one LZ4 block, 0x8000 compressed as a zstd frame
+ *      (magic 28 b5 2f fd).  nvcc 13 compresses PTX with zstd by default
+ *      (gpu_saxpy.fatbin); with -Xfatbin -compress-all it compresses ELF
+ *      too, with zstd, or with LZ4 under --compress-mode=speed
+ *      (tests/fixtures/nvcc13/)
  *   56 u64 uncompressed payload size when compressed
  *   An ELF payload is a cubin, or here an x86-64 shared object that is a
  *   module of the double (how a runtime-like test program registers the
@@ -72,6 +76,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <lz4.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -319,6 +324,8 @@ static tcd_image_status tcd_image_nvinfo(struct tcd_image_ctx *c, const struct t
 	size_t len, off = 0;
 	uint32_t cbank = 0, count = 0, computed = 0;
 	bool have_cbank = false;
+	unsigned char *seen;
+	tcd_image_status s = TCD_IMAGE_OK;
 
 	if (sec < 0)
 		return TCD_IMAGE_OK; /* no attributes: a kernel without parameters */
@@ -368,44 +375,41 @@ static tcd_image_status tcd_image_nvinfo(struct tcd_image_ctx *c, const struct t
 		return tcd_image_fail(c, TCD_IMAGE_NOMEM, "out of host memory");
 	k->param_count = count;
 	/* Second pass: each ordinal once, its bytes inside the buffer. */
-	{
-		unsigned char *seen = calloc(count, 1);
+	seen = calloc(count, 1);
+	if (!seen)
+		return tcd_image_fail(c, TCD_IMAGE_NOMEM, "out of host memory");
+	for (off = 0; off < len; off += 4 + (p[off] == 4 ? tcd_image_u16(p + off + 2) : 0)) {
+		unsigned ord;
+		uint32_t poff, psize;
 
-		if (!seen)
-			return tcd_image_fail(c, TCD_IMAGE_NOMEM, "out of host memory");
-		for (off = 0; off < len; off += 4 + (p[off] == 4 ? tcd_image_u16(p + off + 2) : 0)) {
-			unsigned ord;
-			uint32_t poff, psize;
-
-			if (p[off + 1] != TCD_IMAGE_EIATTR_KPARAM_INFO)
-				continue;
-			ord = tcd_image_u16(p + off + 8);
-			poff = tcd_image_u16(p + off + 10);
-			psize = tcd_image_u32(p + off + 12) >> 18;
-			if (seen[ord]) {
-				free(seen);
-				return tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameter %u is described twice",
-						      k->name, ord);
-			}
-			seen[ord] = 1;
-			k->params[ord].offset = poff;
-			k->params[ord].size = psize;
-			if (poff + psize > computed)
-				computed = poff + psize;
+		if (p[off + 1] != TCD_IMAGE_EIATTR_KPARAM_INFO)
+			continue;
+		ord = tcd_image_u16(p + off + 8);
+		poff = tcd_image_u16(p + off + 10);
+		psize = tcd_image_u32(p + off + 12) >> 18;
+		if (seen[ord]) {
+			s = tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameter %u is described twice", k->name,
+					   ord);
+			goto out_free_seen;
 		}
-		for (unsigned i = 0; i < count; i++)
-			if (!seen[i]) {
-				free(seen);
-				return tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameter %u is not described",
-						      k->name, i);
-			}
-		free(seen);
+		seen[ord] = 1;
+		k->params[ord].offset = poff;
+		k->params[ord].size = psize;
+		if (poff + psize > computed)
+			computed = poff + psize;
 	}
+	for (unsigned i = 0; i < count; i++)
+		if (!seen[i]) {
+			s = tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameter %u is not described", k->name, i);
+			goto out_free_seen;
+		}
 	k->param_bytes = have_cbank ? cbank : computed;
 	if (computed > k->param_bytes || k->param_bytes > TCD_IMAGE_MAX_PARAM_BYTES)
-		return tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameters end at %u of a %u-byte buffer",
-				      k->name, computed, k->param_bytes);
-	return TCD_IMAGE_OK;
+		s = tcd_image_fail(c, TCD_IMAGE_INVALID, ".nv.info.%s: parameters end at %u of a %u-byte buffer", k->name,
+				   computed, k->param_bytes);
+out_free_seen:
+	free(seen);
+	return s;
 }
 
 static tcd_image_status tcd_image_kernel_add(struct tcd_image_ctx *c, struct tcd_image *img, const char *name,
@@ -684,6 +688,28 @@ static bool tcd_image_is_ptx(const unsigned char *p, size_t max)
 typedef size_t tcd_image_zstd_fn(void *dst, size_t cap, const void *src, size_t len);
 typedef unsigned tcd_image_zstd_err_fn(size_t code);
 
+/* Loaded once and kept for the life of the process (written only by the
+ * pthread_once routine, read-only after it). */
+static struct {
+	pthread_once_t once;
+	tcd_image_zstd_fn *decompress;
+	tcd_image_zstd_err_fn *is_error;
+} tcd_image_zstd = { PTHREAD_ONCE_INIT, NULL, NULL };
+
+static void tcd_image_zstd_load(void)
+{
+	void *dl = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+	tcd_image_zstd_fn *dec = dl ? (tcd_image_zstd_fn *)dlsym(dl, "ZSTD_decompress") : NULL;
+	tcd_image_zstd_err_fn *err = dl ? (tcd_image_zstd_err_fn *)dlsym(dl, "ZSTD_isError") : NULL;
+
+	if (dec && err) {
+		tcd_image_zstd.decompress = dec;
+		tcd_image_zstd.is_error = err;
+	} else if (dl) {
+		dlclose(dl);
+	}
+}
+
 /* The payload (padded to `room` bytes) holds `len` compressed bytes. */
 static tcd_image_status tcd_image_inflate(struct tcd_image_ctx *c, const unsigned char *p, uint64_t room,
 					  uint32_t len, uint64_t flags, uint64_t raw, unsigned char **out)
@@ -707,23 +733,16 @@ static tcd_image_status tcd_image_inflate(struct tcd_image_ctx *c, const unsigne
 		    LZ4_decompress_safe((const char *)p, (char *)buf, (int)len, (int)raw) != (int)raw)
 			goto out_bad;
 	} else {
-		void *dl = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-		tcd_image_zstd_fn *dec = dl ? (tcd_image_zstd_fn *)dlsym(dl, "ZSTD_decompress") : NULL;
-		tcd_image_zstd_err_fn *err = dl ? (tcd_image_zstd_err_fn *)dlsym(dl, "ZSTD_isError") : NULL;
 		size_t n;
-		bool bad;
 
-		if (!dec || !err) {
-			if (dl)
-				dlclose(dl);
+		pthread_once(&tcd_image_zstd.once, tcd_image_zstd_load);
+		if (!tcd_image_zstd.decompress) {
 			free(buf);
 			return tcd_image_fail(c, TCD_IMAGE_INVALID,
 					      "a fatbin entry is zstd-compressed and libzstd.so.1 is not available");
 		}
-		n = dec(buf, (size_t)raw, p, len);
-		bad = err(n) || n != raw;
-		dlclose(dl);
-		if (bad)
+		n = tcd_image_zstd.decompress(buf, (size_t)raw, p, len);
+		if (tcd_image_zstd.is_error(n) || n != raw)
 			goto out_bad;
 	}
 	*out = buf;
