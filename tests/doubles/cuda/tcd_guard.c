@@ -10,14 +10,17 @@
  * SIGSEGV/SIGBUS handler installed; a fault on the thread running it jumps
  * back (siglongjmp) and is reported to the caller.
  *
- * The handler is the double's only while some thread is inside a guarded
- * call: the first to enter installs it (keeping what was there), the last to
- * leave puts the previous disposition back.  A fault meanwhile on a thread
- * that is not inside a guarded call is not the double's: the handler
- * reinstates the previous disposition and returns, so the faulting
- * instruction runs again under it and a real crash still crashes (or reaches
- * the program's own handler).  Code run guarded must not hold locks or
- * half-built state a jump would abandon; what it allocated may leak.
+ * The handler is installed at the first guarded call and stays: installing
+ * and restoring it around every kernel cost several system calls per launch
+ * (launch loops ran many times slower).  A fault on a thread that is not
+ * inside a guarded call is not the double's: the handler puts back the
+ * disposition it found (the program's, a sanitizer's or the default) and
+ * returns, so the faulting instruction runs again under it and a real crash
+ * still crashes, or reaches the program's own handler.  A program that
+ * installs its own SIGSEGV handler after its first kernel replaces the
+ * double's: wild accesses in later kernels then reach that handler.  Code
+ * run guarded must not hold locks or half-built state a jump would abandon;
+ * what it allocated may leak.
  */
 #include "tests/doubles/cuda/tcd.h"
 
@@ -30,11 +33,12 @@
 static __thread sigjmp_buf *tcd_guard_jmp;
 static __thread uintptr_t tcd_guard_addr;
 
+/* The dispositions found when the handler was installed (written once, by
+ * the pthread_once routine, before any guarded call runs). */
 static struct {
-	pthread_mutex_t lock; /* guards the rest */
-	unsigned active;      /* guarded calls in progress */
+	pthread_once_t once;
 	struct sigaction prev_segv, prev_bus;
-} tcd_guard_g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} tcd_guard_g = { .once = PTHREAD_ONCE_INIT };
 
 static void tcd_guard_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -51,30 +55,19 @@ static void tcd_guard_handler(int sig, siginfo_t *si, void *uc)
 	sigaction(sig, sig == SIGBUS ? &tcd_guard_g.prev_bus : &tcd_guard_g.prev_segv, NULL);
 }
 
-static void tcd_guard_enter(void)
+static void tcd_guard_install(void)
 {
 	struct sigaction sa;
 
-	pthread_mutex_lock(&tcd_guard_g.lock);
-	if (tcd_guard_g.active++ == 0) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = tcd_guard_handler;
-		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGSEGV, &sa, &tcd_guard_g.prev_segv);
-		sigaction(SIGBUS, &sa, &tcd_guard_g.prev_bus);
-	}
-	pthread_mutex_unlock(&tcd_guard_g.lock);
-}
-
-static void tcd_guard_leave(void)
-{
-	pthread_mutex_lock(&tcd_guard_g.lock);
-	if (--tcd_guard_g.active == 0) {
-		sigaction(SIGSEGV, &tcd_guard_g.prev_segv, NULL);
-		sigaction(SIGBUS, &tcd_guard_g.prev_bus, NULL);
-	}
-	pthread_mutex_unlock(&tcd_guard_g.lock);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = tcd_guard_handler;
+	/* SA_NODEFER: the jump leaves the handler without sigreturn, so the
+	 * signal must not stay blocked (sigsetjmp does not save the mask:
+	 * that would be a system call per kernel). */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &tcd_guard_g.prev_segv);
+	sigaction(SIGBUS, &sa, &tcd_guard_g.prev_bus);
 }
 
 bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr)
@@ -82,8 +75,8 @@ bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr)
 	sigjmp_buf jb;
 	volatile bool faulted = false;
 
-	tcd_guard_enter();
-	if (sigsetjmp(jb, 1) == 0) {
+	pthread_once(&tcd_guard_g.once, tcd_guard_install);
+	if (sigsetjmp(jb, 0) == 0) {
 		tcd_guard_jmp = &jb;
 		fn(arg);
 	} else {
@@ -92,6 +85,5 @@ bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr)
 			*fault_addr = tcd_guard_addr;
 	}
 	tcd_guard_jmp = NULL;
-	tcd_guard_leave();
 	return faulted;
 }
