@@ -3,7 +3,10 @@
  *
  * The double exists so that the CUDA interposer and the CUDA replay backend
  * can run end to end without a GPU.  It is not a simulator: kernels are host
- * functions from a module shared object (modules/tcd_module.h), device memory
+ * functions from a module shared object (modules/tcd_module.h), or, for real
+ * images (cubins, fatbins, PTX: tcd_image.c), host twins registered under
+ * the kernels' names (tcd_twins.c), run under a fault guard (tcd_guard.c) so
+ * that a wild access is CUDA_ERROR_ILLEGAL_ADDRESS, not a crash; device memory
  * is host memory at randomised addresses, and each stream is a worker thread
  * running its queue in order.  It is written so that ordering is NOT
  * trivially right: streams run concurrently, and with TSCUDA_DOUBLE_SEED the
@@ -92,7 +95,7 @@ struct tcd_ctx {
 	struct tcd_stream *legacy;
 	struct tcd_stream *streams; /* every stream of this context, via next_in_ctx */
 	/* The error a kernel left (CUDA_ERROR_ILLEGAL_ADDRESS), 0 when none:
-	 * sticky, as on the driver, every later call naming the context gets it. */
+	 * sticky, as on the driver: later calls and work in the context get it. */
 	atomic_int sticky;
 };
 
