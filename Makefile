@@ -70,7 +70,7 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
-FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay
+FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_tcd_image_replay
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -79,7 +79,7 @@ CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/c
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
-.PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
+.PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
 all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
      $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
@@ -170,9 +170,16 @@ $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 
 # The fuzz target, driven by a plain main over the committed corpus so that
 # `make test` exercises it without clang.  `make fuzz` builds it with libFuzzer.
-$(FUZZ_REPLAY): $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
+$(BUILD)/tests/fuzz_sbt_reader_replay: $(BUILD)/obj/tests/fuzz/fuzz_sbt_reader.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+# The same for the libcuda double's image reader, over the images in
+# tests/fixtures (tests/shell/test_tcd_image_corpus.sh); `make fuzz-tcd-image`.
+$(BUILD)/tests/fuzz_tcd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_tcd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
+		$(call obj,tests/doubles/cuda/tcd_image.c) $(LIB_SUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LDLIBS_BASE) -o $@
 
 test: all
 	@BUILD=$(BUILD) sh tests/run.sh
@@ -200,6 +207,15 @@ fuzz:
 	@mkdir -p $(BUILD)/fuzz/corpus
 	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_sbt_reader -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus
+
+# The libcuda double's image reader, from the fixture images.
+fuzz-tcd-image:
+	@mkdir -p $(BUILD)/fuzz/tcd_image_corpus
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_tcd_image.c \
+		tests/doubles/cuda/tcd_image.c -llz4 -ldl -o $(BUILD)/fuzz/fuzz_tcd_image
+	cp tests/fixtures/h100/*.cubin tests/fixtures/h100/*.fatbin tests/fixtures/nvcc13/*.fatbin \
+		$(BUILD)/fuzz/tcd_image_corpus/
+	$(BUILD)/fuzz/fuzz_tcd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/tcd_image_corpus
 
 # Generated code: every generator is listed in scripts/regen.sh.
 regen:
