@@ -192,9 +192,11 @@ static CUresult tcd_module_load_real(struct tcd_module **out, struct tcd_image *
 		f->k = &ks[i];
 		f->real = true;
 		f->twin = tcd_twin_find(ks[i].name);
+		/* A kernel of the same name built from other source is not the twin's. */
 		if (f->twin && f->twin->param_bytes != ks[i].param_bytes) {
-			tcd_warn("kernel %s takes %u parameter bytes in this image, its host twin %u: the twin is not used",
-				 ks[i].name, ks[i].param_bytes, f->twin->param_bytes);
+			if (!tcd_g.quiet)
+				tcd_warn("kernel %s takes %u parameter bytes in this image, its host twin %u: "
+					 "the twin is not used", ks[i].name, ks[i].param_bytes, f->twin->param_bytes);
 			f->twin = NULL;
 		}
 		m->funcs[i] = f;
