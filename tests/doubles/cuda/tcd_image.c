@@ -6,7 +6,7 @@
  * 13.0 writes, and checked against the parameter layouts the real driver's
  * cuFuncGetParamInfo reported in the traces' launch records (all of them
  * agree, PyTorch's and Triton's kernels in the shared triton_add trace
- * included: 5 images, 847 kernels, 9 launches with by-value structs).  Every
+ * included: 5 images, 847 kernels, 9 launches).  Every
  * integer is little-endian; every offset and size is checked against the
  * bytes the image may occupy before it is followed.
  *
