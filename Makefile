@@ -17,6 +17,7 @@
 #   interpose/cuda/*.c + generated/*.c          -> $(BUILD)/interpose/libtracesmith_cuda.so (LD_PRELOAD)
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
+#   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
@@ -69,7 +70,8 @@ TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
-FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_codec_replay
+FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_codec_replay \
+	$(BUILD)/tests/fuzz_tcd_image_replay
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -78,7 +80,7 @@ CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/c
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
-.PHONY: all test test-gpu bench asan ubsan tsan fuzz regen install run clean check-regen
+.PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
 all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
      $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
@@ -152,6 +154,13 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
+# Unit tests of the libcuda double's image reader and host twins
+# (tests/unit/test_tcd_*.c) link those files alone: they need no cuda.h.
+TCD_UNIT_OBJ := $(call obj,tests/doubles/cuda/tcd_image.c tests/doubles/cuda/tcd_twins.c)
+$(BUILD)/tests/test_tcd_%: $(BUILD)/obj/tests/unit/test_tcd_%.o $(TCD_UNIT_OBJ) $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(TCD_UNIT_OBJ) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
 $(BUILD)/tests/programs/%: $(BUILD)/obj/tests/programs/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -rdynamic $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
@@ -165,6 +174,13 @@ $(BUILD)/tests/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_SUP) $(LIBS)
 $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+# The same for the libcuda double's image reader, over the images in
+# tests/fixtures (tests/shell/test_tcd_image_corpus.sh); `make fuzz-tcd-image`.
+$(BUILD)/tests/fuzz_tcd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_tcd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
+		$(call obj,tests/doubles/cuda/tcd_image.c) $(LIB_SUP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LDLIBS_BASE) -o $@
 
 test: all
 	@BUILD=$(BUILD) sh tests/run.sh
@@ -197,6 +213,15 @@ fuzz:
 	@mkdir -p $(BUILD)/fuzz/corpus_cm
 	cp tests/fuzz/corpus_cm/* $(BUILD)/fuzz/corpus_cm/
 	$(BUILD)/fuzz/fuzz_cm_codec -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_cm
+
+# The libcuda double's image reader, from the fixture images.
+fuzz-tcd-image:
+	@mkdir -p $(BUILD)/fuzz/tcd_image_corpus
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) tests/fuzz/fuzz_tcd_image.c \
+		tests/doubles/cuda/tcd_image.c -llz4 -ldl -o $(BUILD)/fuzz/fuzz_tcd_image
+	cp tests/fixtures/h100/*.cubin tests/fixtures/h100/*.fatbin tests/fixtures/nvcc13/*.fatbin \
+		$(BUILD)/fuzz/tcd_image_corpus/
+	$(BUILD)/fuzz/fuzz_tcd_image -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/tcd_image_corpus
 
 # Generated code: every generator is listed in scripts/regen.sh.
 regen:

@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 		cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemsetD32, cuStreamCreate, cuStreamDestroy,
 		cuStreamSynchronize, cuStreamWaitEvent, cuEventCreate, cuEventRecord, cuEventDestroy,
 		cuLaunchKernel, cuLaunchKernelEx, cuLaunchKernel,
+		NULL, NULL, NULL, NULL, /* context, module and kernels the driver-API way */
 	};
 	unsigned n = 4096;
 	int racy = 0;

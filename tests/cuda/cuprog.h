@@ -60,6 +60,13 @@ struct cup_api {
 	/* the launch used on the default stream (stream 0): legacy in
 	 * cuda_driver_app, the per-thread-stream variant in cuda_runtime_like */
 	PFN_cuLaunchKernel_v4000 LaunchKernelDefault;
+	/* cuda_runtime_like only (NULL in cuda_driver_app): reaching the
+	 * primary context, the module and its kernels the way cudart does
+	 * (side door, cuLibraryLoadData of a fatbin wrapper, CUkernels). */
+	CUresult (*RtContext)(CUcontext *ctx, CUdevice dev);
+	CUresult (*RtLoad)(CUmodule *mod);
+	CUresult (*RtFunction)(CUfunction *f, const char *name);
+	CUresult (*RtUnload)(void);
 };
 
 static const char *cup_prog = "cuda program";
@@ -160,21 +167,30 @@ __attribute__((unused)) static uint64_t cup_workload(const struct cup_api *a, un
 
 	CUP_CK(a->Init(0));
 	CUP_CK(a->DeviceGet(&dev, 0));
-	CUP_CK(a->DevicePrimaryCtxRetain(&ctx, dev));
-	CUP_CK(a->CtxSetCurrent(ctx));
-	{
+	if (a->RtContext) {
+		CUP_CK(a->RtContext(&ctx, dev));
+	} else {
+		CUP_CK(a->DevicePrimaryCtxRetain(&ctx, dev));
+		CUP_CK(a->CtxSetCurrent(ctx));
+	}
+	if (a->RtLoad) {
+		CUP_CK(a->RtLoad(&mod));
+	} else {
 		void *image = cup_module_image("kernels", NULL);
 
 		CUP_CK(a->ModuleLoadData(&mod, image));
 		free(image); /* the driver keeps its own copy */
 	}
-	CUP_CK(a->ModuleGetFunction(&f_fill, mod, "fill"));
-	CUP_CK(a->ModuleGetFunction(&f_vadd, mod, "vadd"));
-	CUP_CK(a->ModuleGetFunction(&f_reduce, mod, "reduce"));
-	CUP_CK(a->ModuleGetFunction(&f_saxpy, mod, "saxpy"));
-	CUP_CK(a->ModuleGetFunction(&f_scale, mod, "scale_by_table"));
-	CUP_CK(a->ModuleGetFunction(&f_racy_scale, mod, "racy_scale"));
-	CUP_CK(a->ModuleGetFunction(&f_racy_xor, mod, "racy_xor"));
+#define CUP_FUNCTION(f, name) \
+	CUP_CK(a->RtFunction ? a->RtFunction(&(f), name) : a->ModuleGetFunction(&(f), mod, name))
+	CUP_FUNCTION(f_fill, "fill");
+	CUP_FUNCTION(f_vadd, "vadd");
+	CUP_FUNCTION(f_reduce, "reduce");
+	CUP_FUNCTION(f_saxpy, "saxpy");
+	CUP_FUNCTION(f_scale, "scale_by_table");
+	CUP_FUNCTION(f_racy_scale, "racy_scale");
+	CUP_FUNCTION(f_racy_xor, "racy_xor");
+#undef CUP_FUNCTION
 	CUP_CK(a->ModuleGetGlobal(&d_table, &gsize, mod, "table"));
 	CUP_CK(a->ModuleGetGlobal(&d_bias, NULL, mod, "bias"));
 
@@ -286,7 +302,7 @@ __attribute__((unused)) static uint64_t cup_workload(const struct cup_api *a, un
 	CUP_CK(a->MemFree(d_x));
 	CUP_CK(a->MemFree(d_y));
 	CUP_CK(a->MemFree(d_r));
-	CUP_CK(a->ModuleUnload(mod));
+	CUP_CK(a->RtUnload ? a->RtUnload() : a->ModuleUnload(mod));
 	CUP_CK(a->DevicePrimaryCtxRelease(dev));
 	XXH64_freeState(h);
 	free(h_a);

@@ -7,6 +7,12 @@
 # a fixed-address reserve is honoured, refused (another address) or failed
 # as TSCUDA_DOUBLE_RESERVE says; bad parameters and handles get the documented
 # errors with messages that say what was wrong; call counts are written.
+# Real module images (the H100 cubin and cudart's fatbin) load, report the
+# real driver's parameter layouts and run by host twins; a kernel without a
+# twin runs nothing, is said once and counted; a wild access in a kernel is
+# CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context, never a crash, while
+# a fault of the program itself still crashes it.  The runtime-style
+# program reaches its context and module as cudart does.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -86,7 +92,7 @@ has checks err 'libcuda test double: cuStreamSynchronize: hStream'
 has checks err 'was destroyed (CUDA_ERROR_INVALID_HANDLE)'
 has checks err 'libcuda test double: cuMemcpyHtoD_v2: destination'
 has checks err 'runs past the end of its allocation (CUDA_ERROR_INVALID_VALUE)'
-has checks err 'libcuda test double: cuModuleLoadData: the image is an ELF file for machine 190 (a real cubin)'
+has checks err "libcuda test double: cuModuleLoadData: the ELF header's tables are implausible (CUDA_ERROR_INVALID_IMAGE)"
 has checks err 'libcuda test double: cuLaunchKernel: grid dimension x is 0 (1 to 2147483647) (CUDA_ERROR_INVALID_VALUE)'
 if grep -v '^libcuda test double: ' "$T/checks.err" | grep -q .; then
 	fail "a message does not name the double: $(grep -v '^libcuda test double: ' "$T/checks.err" | head -1)"
@@ -101,9 +107,17 @@ for want in 'cuLaunchKernel 5' 'cuLaunchKernelEx 1' 'cuMemAlloc_v2 7' 'cuMemFree
 	grep -qx "$want" "$T/driver.stats" || fail "driver stats lack '$want': $(tr '\n' ';' <"$T/driver.stats")"
 done
 TSCUDA_DOUBLE_STATS="$T/runtime.stats" expect_rc 0 rstats "$P/cuda_runtime_like"
-for want in 'cuGetProcAddress_v2 29' 'cuLaunchKernel 4' 'cuLaunchKernel_ptsz 1' 'cuMemAlloc_v2 7'; do
+# As cudart: the context from the side door (cuGetExportTable; the exported
+# cuDevicePrimaryCtxRetain where the double has none) made current with
+# cuCtxSetCurrent, the module from cuLibraryLoadData of a fatbin wrapper,
+# kernels from cuLibraryGetKernel; no cuModuleLoadData, cuModuleGetFunction.
+for want in 'cuGetProcAddress_v2 31' 'cuLaunchKernel 4' 'cuLaunchKernel_ptsz 1' 'cuMemAlloc_v2 7' \
+	'cuGetExportTable 1' 'cuCtxSetCurrent 1' 'cuLibraryLoadData 1' 'cuLibraryGetKernel 7' 'cuLibraryUnload 1'; do
 	grep -qx "$want" "$T/runtime.stats" || fail "runtime stats lack '$want': $(tr '\n' ';' <"$T/runtime.stats")"
 done
+if grep -q '^cuModule\(LoadData\|GetFunction\|Unload\) ' "$T/runtime.stats"; then
+	fail "cuda_runtime_like used the module API: $(tr '\n' ';' <"$T/runtime.stats")"
+fi
 sort -c "$T/runtime.stats" || fail "stats are not sorted by name"
 
 # Bad configuration is refused, naming the variable.
@@ -114,7 +128,41 @@ has badres err "TSCUDA_DOUBLE_RESERVE must be honour, refuse or fail, got 'maybe
 expect_rc 2 badopt "$P/cuda_driver_app" --bogus
 has badopt err "unknown option '--bogus'"
 
-# Only cu* entry points are exported.
-others=$(nm -D --defined-only "$BUILD/tests/doubles/cuda/libcuda.so.1" | awk '{print $3}' | grep -v '^cu' || true)
+# Real images: the H100 cubin and cudart's saxpy fatbin (bare and wrapped)
+# load, give the driver's layouts and compute what the GPU does; sm_80-only
+# code is no binary; a PTX kernel without a twin is launched twice, said once.
+FX="$TOP/tests/fixtures/h100"
+expect_rc 0 real "$P/cuda_real_image" images "$FX/gpu_driver_kernels.cubin" "$FX/gpu_saxpy.fatbin"
+has real out 'images ok'
+has real err 'libcuda test double: cuModuleLoadData: the cubin is for sm_80, the device is sm_90 (CUDA_ERROR_NO_BINARY_FOR_GPU)'
+n=$(grep -c 'kernel no_twin_here has no host twin: not run' "$T/real.err" || true)
+[ "$n" = 1 ] || fail "the not-run message came $n times, not once: $(cat "$T/real.err")"
+TSCUDA_DOUBLE_QUIET=1 expect_rc 0 realq "$P/cuda_real_image" images "$FX/gpu_driver_kernels.cubin" "$FX/gpu_saxpy.fatbin"
+[ ! -s "$T/realq.err" ] || fail "TSCUDA_DOUBLE_QUIET=1 still printed: $(head -1 "$T/realq.err")"
+
+# A wild access by a twin or by a double module's kernel: the launch
+# succeeds, the next synchronisation and every later call in the context
+# answer CUDA_ERROR_ILLEGAL_ADDRESS; the process lives.
+expect_rc 0 faulttwin "$P/cuda_real_image" fault-twin "$FX/gpu_driver_kernels.cubin"
+has faulttwin out 'fault: CUDA_ERROR_ILLEGAL_ADDRESS then CUDA_ERROR_ILLEGAL_ADDRESS'
+has faulttwin err 'libcuda test double: kernel gpu_chase made an illegal memory access at 0x1008'
+expect_rc 0 faultmod "$P/cuda_real_image" fault-module
+has faultmod out 'fault: CUDA_ERROR_ILLEGAL_ADDRESS then CUDA_ERROR_ILLEGAL_ADDRESS'
+has faultmod err 'libcuda test double: kernel chase made an illegal memory access at 0x1008'
+# The program's own fault after kernels ran is still a crash (SIGSEGV).
+set +e
+"$P/cuda_real_image" crash >"$T/crash.out" 2>"$T/crash.err"
+rc=$?
+set -e
+# (make asan: the sanitizer's own SEGV handler reports it instead.)
+[ "$rc" -eq 139 ] || grep -q 'AddressSanitizer: SEGV' "$T/crash.err" ||
+	fail "a fault of the program itself exited $rc, not 139 (SIGSEGV): $(cat "$T/crash.err")"
+has crash out 'crashing now'
+
+# Only cu* entry points are exported, and the not-run counter (tcd_ext.h).
+others=$(nm -D --defined-only "$BUILD/tests/doubles/cuda/libcuda.so.1" | awk '{print $3}' |
+	grep -v '^cu' | grep -vx 'tscuda_double_launches_not_run' || true)
 [ -z "$others" ] || fail "the double exports non-cu symbols: $others"
+nm -D --defined-only "$BUILD/tests/doubles/cuda/libcuda.so.1" | grep -q ' T tscuda_double_launches_not_run$' ||
+	fail "the double does not export tscuda_double_launches_not_run"
 echo "ok"

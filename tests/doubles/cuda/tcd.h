@@ -3,7 +3,10 @@
  *
  * The double exists so that the CUDA interposer and the CUDA replay backend
  * can run end to end without a GPU.  It is not a simulator: kernels are host
- * functions from a module shared object (modules/tcd_module.h), device memory
+ * functions from a module shared object (modules/tcd_module.h), or, for real
+ * images (cubins, fatbins, PTX: tcd_image.c), host twins registered under
+ * the kernels' names (tcd_twins.c), run under a fault guard (tcd_guard.c) so
+ * that a wild access is CUDA_ERROR_ILLEGAL_ADDRESS, not a crash; device memory
  * is host memory at randomised addresses, and each stream is a worker thread
  * running its queue in order.  It is written so that ordering is NOT
  * trivially right: streams run concurrently, and with TSCUDA_DOUBLE_SEED the
@@ -91,6 +94,9 @@ struct tcd_ctx {
 	unsigned flags;
 	struct tcd_stream *legacy;
 	struct tcd_stream *streams; /* every stream of this context, via next_in_ctx */
+	/* The error a kernel left (CUDA_ERROR_ILLEGAL_ADDRESS), 0 when none:
+	 * sticky, as on the driver: later calls and work in the context get it. */
+	atomic_int sticky;
 };
 
 enum tcd_stream_special { TCD_STREAM_PLAIN, TCD_STREAM_LEGACY, TCD_STREAM_PER_THREAD };
@@ -120,6 +126,7 @@ struct tcd_op {
 	union {
 		struct {
 			const struct tcd_kernel_desc *k;
+			const struct tcd_function *f; /* what was launched (borrowed: never freed) */
 			unsigned grid[3], block[3], shared;
 			unsigned char *params; /* owned, k->param_bytes */
 		} kernel;
@@ -180,8 +187,15 @@ struct tcd_graph {
 	struct tcd_op **tail;
 };
 
+struct tcd_image;
+struct tcd_twin;
+
 struct tcd_module {
 	struct tcd_obj h;
+	/* A real image (cubin, PTX): its parse and the table made from it
+	 * (owned, kept after unload as launches and graphs may still point in). */
+	struct tcd_image *image;
+	struct tcd_module_desc *real_desc;
 	void *dl;
 	int memfd;
 	size_t image_bytes;
@@ -194,6 +208,8 @@ struct tcd_function {
 	struct tcd_obj h;
 	struct tcd_module *module;
 	const struct tcd_kernel_desc *k;
+	bool real;                    /* a kernel of a real image: runs by its twin, if any */
+	const struct tcd_twin *twin;  /* NULL: the launch runs nothing (tcd_ext.h, NOT RUN) */
 };
 
 struct tcd_library {
@@ -242,6 +258,9 @@ struct tcd_state {
 	void **handles;              /* open-addressing set of every object ever made */
 	size_t handle_cap, handle_count;
 	size_t device_bytes_used;
+	char **not_run_names;        /* kernels already reported as having no twin */
+	size_t not_run_count;
+	atomic_ullong launches_not_run; /* tscuda_double_launches_not_run() */
 };
 
 extern struct tcd_state tcd_g TCD_HIDDEN;
@@ -293,7 +312,13 @@ TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, con
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
 
-/* tcd_module.c */
-TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op);
+/* tcd_module.c: runs a kernel op of a stream of ctx; a wild access breaks ctx. */
+TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx);
+/* The context's sticky error, reported for call (CUDA_SUCCESS when none). */
+TCD_HIDDEN CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call);
+
+/* tcd_guard.c: runs fn(arg); true when it faulted (SIGSEGV/SIGBUS), with
+ * the faulting address in *fault_addr. */
+TCD_HIDDEN bool tcd_guard_call(void (*fn)(void *arg), void *arg, uintptr_t *fault_addr);
 
 #endif

@@ -661,7 +661,7 @@ CUresult tcd_ctx_require(const char *call, struct tcd_ctx **out)
 	if (c->h.magic != TCD_MAGIC_LIVE)
 		return tcd_fail(CUDA_ERROR_INVALID_CONTEXT, call, "the current context %p was destroyed", (void *)c);
 	*out = c;
-	return CUDA_SUCCESS;
+	return tcd_ctx_sticky(c, call);
 }
 
 static void tcd_ctx_set_top(struct tcd_ctx *c)

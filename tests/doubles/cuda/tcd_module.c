@@ -2,14 +2,24 @@
  * tcd_module.c - module and library loading, functions and kernels, their
  * parameter layout, and launches.
  *
- * A module image must be the bytes of a shared object built from
- * tests/doubles/cuda/modules/ (modules/tcd_module.h).  Like the driver, the
- * double is not told the image's size: it takes it from the ELF header (the
- * furthest of the section table, program headers and file-backed sections).
- * Anything else - a real cubin or fatbinary, PTX, garbage - is refused with
- * CUDA_ERROR_INVALID_IMAGE and a message saying what it looked like.
+ * An image is whatever the driver takes (tcd_image.c reads them): a fatbin
+ * wrapper, a fatbin, an ELF cubin, PTX, or the double's own module (an
+ * x86-64 shared object from tests/doubles/cuda/modules/, alone or as an ELF
+ * entry of a fatbin).  Like the driver, the double is not told the image's
+ * size: the image's headers say it.  A double module is written to a memfd
+ * and dlopened; its kernels are host functions.  A real image's kernels,
+ * names and parameter layouts come from the image; each runs by its host
+ * twin (tcd_twins.c) where one is registered under its name, and otherwise
+ * runs nothing and is counted (tcd_ext.h, NOT RUN).  Code only for another
+ * architecture than the device's (sm_90) is CUDA_ERROR_NO_BINARY_FOR_GPU.
+ *
+ * Kernels run guarded (tcd_guard.c): a wild access is not a crash but
+ * CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context, as on the driver.
  */
 #include "tests/doubles/cuda/tcd.h"
+#include "tests/doubles/cuda/tcd_ext.h"
+#include "tests/doubles/cuda/tcd_image.h"
+#include "tests/doubles/cuda/tcd_twins.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -20,60 +30,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define TCD_IMAGE_MAX ((size_t)256 << 20)
 #define TCD_MAX_SHARED (48u * 1024u)
 #define TCD_COOP_MAX_BLOCKS 256u
-
-static CUresult tcd_image_size(const unsigned char *img, size_t *out, const char *call)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
-	size_t size;
-
-	if (!img)
-		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "image is NULL");
-	if (memcmp(img, ELFMAG, SELFMAG) != 0) {
-		uint32_t magic;
-
-		memcpy(&magic, img, sizeof(magic));
-		if (magic == 0xba55ed50u || magic == 0x466243b1u)
-			return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call,
-					"the image is a real CUDA fatbinary, not a module of the double");
-		if (!memcmp(img, "//", 2) || !memcmp(img, ".version", 8))
-			return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image is PTX text, not a module of the double");
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image does not start with an ELF header");
-	}
-	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image is not a 64-bit little-endian ELF file");
-	if (eh->e_machine != EM_X86_64)
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call,
-				"the image is an ELF file for machine %u%s, not a module of the double", eh->e_machine,
-				eh->e_machine == 190 ? " (a real cubin)" : "");
-	if (eh->e_type != ET_DYN)
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image is ELF type %u, not a shared object",
-				eh->e_type);
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_shoff > TCD_IMAGE_MAX || eh->e_phoff > TCD_IMAGE_MAX)
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image's ELF header is implausible");
-	size = eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr);
-	if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
-		size = eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff) + i;
-
-		if (ph->p_offset + ph->p_filesz > size)
-			size = ph->p_offset + ph->p_filesz;
-	}
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff) + i;
-
-		if (sh->sh_type != SHT_NOBITS && sh->sh_offset + sh->sh_size > size)
-			size = sh->sh_offset + sh->sh_size;
-	}
-	if (size > TCD_IMAGE_MAX)
-		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "the image claims %zu bytes", size);
-	*out = size;
-	return CUDA_SUCCESS;
-}
+/* The device's compute capability (cuDeviceGetAttribute: 9.0), major*10+minor. */
+#define TCD_DEVICE_ARCH 90u
 
 static CUresult tcd_desc_check(const struct tcd_module_desc *d, const char *call)
 {
@@ -102,25 +62,20 @@ static void tcd_module_kill(struct tcd_module *m)
 		if (m->funcs[i])
 			tcd_obj_kill(m->funcs[i]);
 	tcd_obj_kill(m);
-	dlclose(m->dl);
+	if (m->dl)
+		dlclose(m->dl);
 }
 
-static CUresult tcd_module_load(struct tcd_module **out, const void *image, size_t known_size, const char *call)
+/* A double module: the shared object's bytes go to a memfd that is dlopened. */
+static CUresult tcd_module_load_host(struct tcd_module **out, const void *image, size_t size, const char *call)
 {
 	struct tcd_module *m = NULL;
-	size_t size = known_size;
 	char path[64];
 	void *dl = NULL;
 	const struct tcd_module_desc *desc;
 	CUresult r;
 	int fd = -1;
 
-	if (!out)
-		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the output handle pointer is NULL");
-	if (!size && (r = tcd_image_size(image, &size, call)) != CUDA_SUCCESS)
-		return r;
-	if (size < SELFMAG || memcmp(image, ELFMAG, SELFMAG) != 0)
-		return tcd_image_size(image, &size, call);
 	fd = memfd_create("tcd-module", MFD_CLOEXEC);
 	if (fd < 0) {
 		r = tcd_fail(CUDA_ERROR_OPERATING_SYSTEM, call, "memfd_create: %s", strerror(errno));
@@ -193,6 +148,120 @@ out_dlclose:
 out_close_fd:
 	close(fd);
 out:
+	return r;
+}
+
+/* A real image's kernels become a module table with no host functions;
+ * each function is bound to its twin, if the double has one. */
+static CUresult tcd_module_load_real(struct tcd_module **out, struct tcd_image *img, const char *call)
+{
+	struct tcd_module *m = NULL;
+	struct tcd_module_desc *d = calloc(1, sizeof(*d));
+	struct tcd_kernel_desc *ks = calloc(img->kernel_count + 1, sizeof(*ks));
+	CUresult r = CUDA_SUCCESS;
+
+	if (!d || !ks || !(m = tcd_obj_new(sizeof(*m), TCD_KIND_MODULE)) ||
+	    !(m->funcs = calloc(img->kernel_count + 1, sizeof(*m->funcs)))) {
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < img->kernel_count; i++) {
+		const struct tcd_image_kernel *ik = &img->kernels[i];
+
+		ks[i].name = ik->name;
+		ks[i].param_count = ik->param_count;
+		ks[i].param_bytes = ik->param_bytes;
+		ks[i].params = ik->params;
+	}
+	d->magic = TCD_MODULE_MAGIC;
+	d->abi = TCD_MODULE_ABI;
+	d->kernel_count = (uint32_t)img->kernel_count;
+	d->kernels = ks;
+	m->memfd = -1;
+	m->desc = d;
+	m->image = img;
+	m->real_desc = d;
+	for (uint32_t i = 0; i < d->kernel_count; i++) {
+		struct tcd_function *f = tcd_obj_new(sizeof(*f), TCD_KIND_FUNCTION);
+
+		if (!f) {
+			r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "out of host memory");
+			goto out_kill;
+		}
+		f->module = m;
+		f->k = &ks[i];
+		f->real = true;
+		f->twin = tcd_twin_find(ks[i].name);
+		/* A kernel of the same name built from other source is not the twin's. */
+		if (f->twin && f->twin->param_bytes != ks[i].param_bytes) {
+			if (!tcd_g.quiet)
+				tcd_warn("kernel %s takes %u parameter bytes in this image, its host twin %u: "
+					 "the twin is not used", ks[i].name, ks[i].param_bytes, f->twin->param_bytes);
+			f->twin = NULL;
+		}
+		m->funcs[i] = f;
+	}
+	*out = m;
+	return CUDA_SUCCESS;
+out_kill:
+	for (uint32_t i = 0; i < d->kernel_count; i++)
+		if (m->funcs[i])
+			tcd_obj_kill(m->funcs[i]);
+out_free:
+	if (m)
+		tcd_obj_kill(m);
+	free(d);
+	free(ks);
+	tcd_image_free(img);
+	return r;
+}
+
+struct tcd_parse_call {
+	const void *image;
+	size_t max;
+	struct tcd_image *img;
+	tcd_image_status status;
+	char why[256];
+};
+
+static void tcd_parse_guarded(void *arg)
+{
+	struct tcd_parse_call *p = arg;
+
+	p->status = tcd_image_parse(p->image, p->max, TCD_DEVICE_ARCH, &p->img, p->why, sizeof(p->why));
+}
+
+/* known_size: the image's length when the double knows it (a file), else 0. */
+static CUresult tcd_module_load(struct tcd_module **out, const void *image, size_t known_size, const char *call)
+{
+	struct tcd_parse_call p = { image, known_size ? known_size : SIZE_MAX, NULL, TCD_IMAGE_INVALID, "" };
+	uintptr_t fault = 0;
+	CUresult r;
+
+	if (!out)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the output handle pointer is NULL");
+	if (!image)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "image is NULL");
+	/* The headers the image's length comes from may be lies, and a wrapper
+	 * holds a pointer: reading follows them, guarded. */
+	if (tcd_guard_call(tcd_parse_guarded, &p, &fault))
+		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "reading the image faulted at %p (its headers point outside it)",
+				(void *)fault);
+	switch (p.status) {
+	case TCD_IMAGE_OK:
+		break;
+	case TCD_IMAGE_NO_BINARY:
+		return tcd_fail(CUDA_ERROR_NO_BINARY_FOR_GPU, call, "%s", p.why);
+	case TCD_IMAGE_NOMEM:
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "%s", p.why);
+	case TCD_IMAGE_INVALID:
+	default:
+		return tcd_fail(CUDA_ERROR_INVALID_IMAGE, call, "%s", p.why);
+	}
+	if (p.img->code != TCD_IMAGE_CODE_HOST)
+		return tcd_module_load_real(out, p.img, call);
+	r = tcd_module_load_host(out, p.img->host, p.img->host_bytes, call);
+	tcd_image_free(p.img);
 	return r;
 }
 
@@ -697,28 +766,112 @@ static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
 		return r;
 	}
 	op->u.kernel.k = f->k;
+	op->u.kernel.f = f;
 	memcpy(op->u.kernel.grid, a->grid, sizeof(a->grid));
 	memcpy(op->u.kernel.block, a->block, sizeof(a->block));
 	op->u.kernel.shared = a->shared;
 	return tcd_enqueue(s, op, call, NULL);
 }
 
-void tcd_kernel_run(const struct tcd_op *op)
+CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call)
 {
-	struct tcd_kernel_launch l;
+	CUresult e = (CUresult)atomic_load(&ctx->sticky);
 
-	memcpy(l.grid, op->u.kernel.grid, sizeof(l.grid));
-	memcpy(l.block, op->u.kernel.block, sizeof(l.block));
-	l.shared_bytes = op->u.kernel.shared;
-	l.shared = op->u.kernel.shared ? calloc(1, op->u.kernel.shared) : NULL;
-	l.params = op->u.kernel.params;
-	if (op->u.kernel.shared && !l.shared) {
-		tcd_warn("kernel %s: no host memory for %u bytes of shared memory; not run", op->u.kernel.k->name,
-			 op->u.kernel.shared);
+	if (e == CUDA_SUCCESS)
+		return CUDA_SUCCESS;
+	return tcd_fail(e, call, "context %p is broken: an earlier kernel made an illegal memory access", (const void *)ctx);
+}
+
+/* A launch of a real kernel with no twin: counted, and said once per name. */
+static void tcd_not_run(const char *name)
+{
+	bool seen = false;
+
+	atomic_fetch_add(&tcd_g.launches_not_run, 1);
+	pthread_mutex_lock(&tcd_g.lock);
+	for (size_t i = 0; i < tcd_g.not_run_count && !seen; i++)
+		seen = !strcmp(tcd_g.not_run_names[i], name);
+	if (!seen) {
+		char **n = realloc(tcd_g.not_run_names, (tcd_g.not_run_count + 1) * sizeof(*n));
+
+		if (n) {
+			tcd_g.not_run_names = n;
+			n[tcd_g.not_run_count] = strdup(name);
+			if (n[tcd_g.not_run_count])
+				tcd_g.not_run_count++;
+		}
+	}
+	pthread_mutex_unlock(&tcd_g.lock);
+	if (!seen && !tcd_g.quiet)
+		tcd_warn("kernel %s has no host twin: not run", name);
+}
+
+unsigned long long tscuda_double_launches_not_run(void) __attribute__((visibility("default")));
+unsigned long long tscuda_double_launches_not_run(void)
+{
+	return atomic_load(&tcd_g.launches_not_run);
+}
+
+/* One kernel run as tcd_guard_call runs it. */
+struct tcd_kernel_call {
+	const struct tcd_op *op;
+	struct tcd_kernel_launch l;      /* double modules */
+	struct tcd_twin_launch tl;       /* twins */
+	enum tcd_twin_result twin_result;
+};
+
+static void tcd_kernel_call_run(void *arg)
+{
+	struct tcd_kernel_call *c = arg;
+	const struct tcd_function *f = c->op->u.kernel.f;
+
+	if (f && f->real)
+		c->twin_result = tcd_twin_run(f->twin, &c->tl);
+	else
+		c->op->u.kernel.k->fn(&c->l);
+}
+
+void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
+{
+	const struct tcd_function *f = op->u.kernel.f;
+	const struct tcd_kernel_desc *k = op->u.kernel.k;
+	struct tcd_kernel_call c;
+	uintptr_t fault = 0;
+	bool faulted;
+
+	if (f && f->real && !f->twin) {
+		tcd_not_run(k->name);
 		return;
 	}
-	op->u.kernel.k->fn(&l);
-	free(l.shared);
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	memcpy(c.l.grid, op->u.kernel.grid, sizeof(c.l.grid));
+	memcpy(c.l.block, op->u.kernel.block, sizeof(c.l.block));
+	c.l.shared_bytes = op->u.kernel.shared;
+	c.l.shared = op->u.kernel.shared ? calloc(1, op->u.kernel.shared) : NULL;
+	c.l.params = op->u.kernel.params;
+	if (op->u.kernel.shared && !c.l.shared) {
+		tcd_warn("kernel %s: no host memory for %u bytes of shared memory; not run", k->name, op->u.kernel.shared);
+		return;
+	}
+	memcpy(c.tl.grid, op->u.kernel.grid, sizeof(c.tl.grid));
+	memcpy(c.tl.block, op->u.kernel.block, sizeof(c.tl.block));
+	c.tl.params = op->u.kernel.params;
+	c.tl.param_bytes = k->param_bytes;
+	faulted = tcd_guard_call(tcd_kernel_call_run, &c, &fault);
+	free(c.l.shared);
+	if (!faulted && c.twin_result == TCD_TWIN_DONE)
+		return;
+	/* The first fault breaks the context; later launches in it never run. */
+	atomic_store(&ctx->sticky, (int)CUDA_ERROR_ILLEGAL_ADDRESS);
+	if (!tcd_g.quiet) {
+		if (faulted)
+			tcd_warn("kernel %s made an illegal memory access at %p: context %p is broken "
+				 "(CUDA_ERROR_ILLEGAL_ADDRESS)", k->name, (void *)fault, (void *)ctx);
+		else
+			tcd_warn("kernel %s: its host twin could not run it (result %d): context %p is broken "
+				 "(CUDA_ERROR_ILLEGAL_ADDRESS)", k->name, (int)c.twin_result, (void *)ctx);
+	}
 }
 
 #define TCD_LAUNCH_ARGS(pt, coop)                                                                              \

@@ -41,11 +41,16 @@ static bool tcd_op_ready_locked(const struct tcd_op *op)
 	return true;
 }
 
-static void tcd_op_run(struct tcd_op *op)
+/* Runs op of stream s.  Once a kernel broke the context, its work does
+ * nothing more: the real driver runs nothing in a context after a fault. */
+static void tcd_op_run(struct tcd_op *op, struct tcd_stream *s)
 {
+	if (atomic_load(&s->ctx->sticky) && op->kind != TCD_OP_RECORD && op->kind != TCD_OP_WAIT &&
+	    op->kind != TCD_OP_FREE)
+		return;
 	switch (op->kind) {
 	case TCD_OP_KERNEL:
-		tcd_kernel_run(op);
+		tcd_kernel_run(op, s->ctx);
 		break;
 	case TCD_OP_COPY:
 		for (size_t r = 0; r < op->u.copy.height; r++)
@@ -138,7 +143,7 @@ static void *tcd_worker(void *arg)
 		if (!s->head)
 			s->tail = NULL;
 		pthread_mutex_unlock(&tcd_g.lock);
-		tcd_op_run(op);
+		tcd_op_run(op, s);
 		pthread_mutex_lock(&tcd_g.lock);
 		if (op->kind == TCD_OP_RECORD && op->u.record.event->generation == op->u.record.generation)
 			op->u.record.event->ns = tcd_now_ns();
@@ -274,6 +279,8 @@ CUresult tcd_enqueue(struct tcd_stream *s, struct tcd_op *op, const char *call, 
 		r = tcd_fail(CUDA_ERROR_INVALID_HANDLE, call, "stream %p was destroyed", (void *)s);
 		goto out_unlock;
 	}
+	if ((r = tcd_ctx_sticky(s->ctx, call)) != CUDA_SUCCESS)
+		goto out_unlock;
 	if (s->capture) {
 		if (op->kind == TCD_OP_RECORD || op->kind == TCD_OP_WAIT || op->kind == TCD_OP_FREE) {
 			s->capture_invalid = true;
@@ -373,14 +380,20 @@ static bool tcd_grant_locked(void)
 	return true;
 }
 
+/* Waits for deps; a kernel fault in the contexts waited on is reported
+ * here, at the synchronisation, as the driver reports asynchronous errors. */
 static CUresult tcd_wait_deps_locked(const struct tcd_dep *deps, size_t n, const char *call)
 {
+	CUresult r = CUDA_SUCCESS;
+
 	while (!tcd_deps_done_locked(deps, n)) {
 		if (tcd_g.seeded && !tcd_grant_locked())
 			return tcd_fail(CUDA_ERROR_UNKNOWN, call, "seeded mode: the work waited for can never run");
 		pthread_cond_wait(&tcd_g.cond, &tcd_g.lock);
 	}
-	return CUDA_SUCCESS;
+	for (size_t i = 0; i < n && r == CUDA_SUCCESS; i++)
+		r = tcd_ctx_sticky(deps[i].stream->ctx, call);
+	return r;
 }
 
 /* Seeded mode: a query that finds work pending first lets one op run, so a
@@ -582,7 +595,7 @@ static CUresult tcd_stream_query(CUstream h, bool pt, const char *call)
 	} else {
 		if (s->completed < s->submitted)
 			tcd_step_locked();
-		r = s->completed < s->submitted ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+		r = s->completed < s->submitted ? CUDA_ERROR_NOT_READY : tcd_ctx_sticky(s->ctx, call);
 	}
 	pthread_mutex_unlock(&tcd_g.lock);
 	return r;
