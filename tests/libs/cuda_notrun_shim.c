@@ -1,0 +1,60 @@
+/*
+ * cuda_notrun_shim - a stand-in "driver" for the replayer's not-run
+ * reporting tests: it forwards cuGetProcAddress (both ABIs) to the libcuda
+ * test double named by TST_SHIM_DRIVER and exports the double's not-run
+ * counter (tests/doubles/cuda/tcd_ext.h), which here counts every
+ * cuLaunchKernel made through it.  So the replayer's reaction to launches
+ * that ran nothing is tested with kernels that did run, without changing
+ * the double.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *tst_shim_fn(const char *name)
+{
+	static void *dl;
+	const char *path = getenv("TST_SHIM_DRIVER");
+	if (!dl && path)
+		dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	return dl ? dlsym(dl, name) : NULL;
+}
+
+typedef int (*tst_shim_launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                  unsigned by, unsigned bz, unsigned shared, void *stream, void **params,
+                                  void **extra);
+static tst_shim_launch_fn tst_shim_launch;
+static unsigned long long tst_shim_launches;
+
+static int tst_shim_launch_counted(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned shared, void *stream,
+                                   void **params, void **extra)
+{
+	tst_shim_launches++;
+	return tst_shim_launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                        int *status)
+{
+	int (*f)(const char *, void **, int, unsigned long long, int *) =
+	    (int (*)(const char *, void **, int, unsigned long long, int *))tst_shim_fn("cuGetProcAddress_v2");
+	int r = f ? f(symbol, pfn, version, flags, status) : 999;
+	if (r == 0 && *pfn && strcmp(symbol, "cuLaunchKernel") == 0) {
+		tst_shim_launch = (tst_shim_launch_fn)*pfn;
+		*pfn = (void *)tst_shim_launch_counted;
+	}
+	return r;
+}
+
+int cuGetProcAddress(const char *symbol, void **pfn, int version, unsigned long long flags)
+{
+	int (*f)(const char *, void **, int, unsigned long long) =
+	    (int (*)(const char *, void **, int, unsigned long long))tst_shim_fn("cuGetProcAddress");
+	return f ? f(symbol, pfn, version, flags) : 999;
+}
+
+unsigned long long tscuda_double_launches_not_run(void)
+{
+	return tst_shim_launches;
+}
