@@ -202,24 +202,38 @@ void rpc_failed_note(rpc_state *s, uint64_t cap)
 	s->nfailed++;
 }
 
-/* What a call that failed at capture "returned": its out handle or address
- * (whatever the program's variable held).  Nothing was made there. */
-static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c)
+static void rpc_failed_forget(rpc_state *s, uint64_t cap)
 {
+	size_t i = rpc_failed_at(s, cap);
+	if (!rpc_failed_has(s, cap))
+		return;
+	memmove(&s->failed_caps[i], &s->failed_caps[i + 1], (s->nfailed - i - 1) * sizeof(*s->failed_caps));
+	s->nfailed--;
+}
+
+/* What a call that failed at capture "returned": its out handle or address
+ * (whatever the program's variable held).  Nothing was made there.  With
+ * made = 1, the call succeeded: what it returned is real, even if a failed
+ * call once held the same value. */
+static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, int made)
+{
+	void (*note)(rpc_state *, uint64_t) = made ? rpc_failed_forget : rpc_failed_note;
+	if (made && !s->nfailed)
+		return;
 	switch (k) {
 	case SBT_CM_K_cuCtxCreate: case SBT_CM_K_cuDevicePrimaryCtxRetain:
-		rpc_failed_note(s, c->ctx);
+		note(s, c->ctx);
 		break;
 	case SBT_CM_K_cuEventCreate:
-		rpc_failed_note(s, c->event);
+		note(s, c->event);
 		break;
 	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
 	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
 	case SBT_CM_K_cuMemAddressReserve:
-		rpc_failed_note(s, c->dst);
+		note(s, c->dst);
 		break;
 	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc:
-		rpc_failed_note(s, c->host);
+		note(s, c->host);
 		break;
 	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
 	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuLibraryLoadData:
@@ -228,7 +242,7 @@ static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c
 	case SBT_CM_K_cuKernelGetFunction: case SBT_CM_K_cuStreamCreate:
 	case SBT_CM_K_cuStreamCreateWithPriority: case SBT_CM_K_cuStreamEndCapture:
 	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate:
-		rpc_failed_note(s, c->handle);
+		note(s, c->handle);
 		break;
 	default:
 		break;
@@ -449,11 +463,12 @@ static rp_status rpc_run_record(rpc_state *s, const sbt_record *rec, rp_diag *di
 		/* It failed at capture and changed nothing there: it is expected to
 		 * fail the same way, so it is not re-issued, and what it "returned"
 		 * is remembered so that records naming it are skipped too. */
-		rpc_failed_outputs(s, k, &c);
+		rpc_failed_outputs(s, k, &c, 0);
 		return RP_OK;
 	}
+	rpc_failed_outputs(s, k, &c, 1);
 	if (rpc_names_failed(s, &c)) {
-		rpc_failed_outputs(s, k, &c); /* what it returned is as unusable */
+		rpc_failed_outputs(s, k, &c, 0); /* what it returned is as unusable */
 		return RP_OK;
 	}
 	/* Restoring a keyframe: objects only, but work recorded into a graph

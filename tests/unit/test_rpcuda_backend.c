@@ -706,8 +706,13 @@ static void tst_frees_and_failures(const char *path)
 	c.result = CUDA_ERROR_INVALID_VALUE;
 	tst_call(&t, SBT_CM_K_cuStreamCreate, &c);
 	tst_launch(&t, TST_FN, 0xbad2, TST_ADDR);
+	/* The same value made for real later (the program's variable reused):
+	 * no longer skipped. */
+	sbt_cm_call_init(&c);
+	c.handle = 0xbad2;
+	tst_call(&t, SBT_CM_K_cuStreamCreate, &c);
 	tst_upload_zero(&t, TST_ADDR, 0, 0, 0);
-	tst_launch(&t, TST_FN, 0, TST_ADDR);
+	tst_launch(&t, TST_FN, 0xbad2, TST_ADDR);
 	tst_download(&t);
 	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
 	TST_CHECK_EQ_U64(tst_replay(path, NULL, &d, &matched), RP_OK);
