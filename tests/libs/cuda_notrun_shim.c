@@ -3,7 +3,8 @@
  * reporting tests: it forwards cuGetProcAddress (both ABIs) to the libcuda
  * test double named by TST_SHIM_DRIVER and exports the double's not-run
  * counter (tests/doubles/cuda/tcd_ext.h), which here counts every
- * cuLaunchKernel made through it.  So the replayer's reaction to launches
+ * cuLaunchKernel made through it; with TST_SHIM_NO_BINARY set, its
+ * cuModuleLoadData answers CUDA_ERROR_NO_BINARY_FOR_GPU.  So the replayer's reaction to launches
  * that ran nothing is tested with kernels that did run, without changing
  * the double.
  */
@@ -34,6 +35,15 @@ static int tst_shim_launch_counted(void *f, unsigned gx, unsigned gy, unsigned g
 	return tst_shim_launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
 }
 
+/* With TST_SHIM_NO_BINARY set, module loads fail as for an image built
+ * for another GPU (CUDA_ERROR_NO_BINARY_FOR_GPU, 209). */
+static int tst_shim_no_binary(void **module, const void *image)
+{
+	(void)module;
+	(void)image;
+	return 209;
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                         int *status)
 {
@@ -44,6 +54,8 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned lo
 		tst_shim_launch = (tst_shim_launch_fn)*pfn;
 		*pfn = (void *)tst_shim_launch_counted;
 	}
+	if (r == 0 && *pfn && strcmp(symbol, "cuModuleLoadData") == 0 && getenv("TST_SHIM_NO_BINARY"))
+		*pfn = (void *)tst_shim_no_binary;
 	return r;
 }
 

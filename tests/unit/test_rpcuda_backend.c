@@ -386,6 +386,12 @@ static void tst_good(const char *path)
 
 /* ---- same-address replay in a window -------------------------------------------------- */
 
+static const char *tst_main_args[4];
+static char tst_main_out[4096];
+static rp_status tst_main_run(const char *path, tst_run *run, rp_diag *d);
+static const char *tst_stderr_of(rp_status (*fn)(const char *, tst_run *, rp_diag *), const char *path,
+                                 tst_run *run, rp_diag *d, rp_status *st);
+
 #define TST_WIN 0x300000000000ull          /* a tsVaWindow record's window */
 #define TST_WIN_SIZE ((uint64_t)1 << 30)
 #define TST_MIB ((uint64_t)1 << 20)
@@ -489,6 +495,17 @@ static void tst_windows(const char *path)
 	TST_CHECK_EQ_U64(tst_hook_runs, 2);
 	TST_CHECK_EQ_U64(tst_live_b[0], TST_WIN + 0x400);
 	TST_CHECK_EQ_U64(tst_live_b[1], tst_live_b[0]); /* run 2: the same address */
+	/* The tool: three runs agree, every checkpoint equal. */
+	{
+		rp_status st;
+		memset(tst_main_args, 0, sizeof(tst_main_args));
+		tst_main_args[0] = "--check-determinism";
+		tst_stderr_of(tst_main_run, path, &run, &d, &st);
+		TST_CHECK_EQ_U64(st, 0);
+		TST_CHECK(strstr(tst_main_out, "checkpoints: 1 compared, 1 matched, 0 differ\n") != NULL);
+		TST_CHECK(strstr(tst_main_out, "runs agree with each other at every checkpoint") != NULL);
+		memset(tst_main_args, 0, sizeof(tst_main_args));
+	}
 
 	/* No record, allocations in the default window of device 0. */
 	tst_begin(&t, path);
@@ -942,13 +959,36 @@ static void tst_copy_file(const char *from, const char *to)
 	free(data);
 }
 
+/* tsreplay (rp_main) with tst_main_args before the trace; its exit status
+ * as the status, its stdout into tst_main_out. */
+
 static rp_status tst_main_run(const char *path, tst_run *run, rp_diag *d)
 {
 	const rp_backend_ops *ops[] = {&rpc_backend_ops};
-	char *argv[] = {"tsreplay", (char *)path, NULL};
+	char *argv[8];
+	char name[] = "/tmp/tst_rpcuda_out.XXXXXX";
+	int argc = 0, fd = mkstemp(name), saved = dup(1), rc;
+	ssize_t n;
 	(void)run;
 	(void)d;
-	return (rp_status)rp_main(2, argv, ops, 1);
+	argv[argc++] = "tsreplay";
+	for (size_t i = 0; i < 4 && tst_main_args[i]; i++)
+		argv[argc++] = (char *)tst_main_args[i];
+	argv[argc++] = (char *)path;
+	argv[argc] = NULL;
+	TST_REQUIRE(fd >= 0 && saved >= 0);
+	fflush(stdout);
+	dup2(fd, 1);
+	rc = rp_main(argc, argv, ops, 1);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, tst_main_out, sizeof(tst_main_out) - 1);
+	tst_main_out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(name);
+	return (rp_status)rc;
 }
 
 static void tst_not_run(const char *path)
@@ -983,30 +1023,59 @@ static void tst_not_run(const char *path)
 	TST_CHECK(strstr(err, "device-to-host checkpoints from here on are not compared") != NULL);
 	/* The whole tool: exit 0 (the compared one matched), the summary says
 	 * how many were not compared. */
+	memset(tst_main_args, 0, sizeof(tst_main_args));
+	tst_stderr_of(tst_main_run, path, &run, &d, &st);
+	TST_CHECK_EQ_U64(st, 0);
+	TST_CHECK(strstr(tst_main_out, "checkpoints: 1 compared, 1 matched, 0 differ, 1 NOT COMPARED") != NULL);
+	TST_CHECK(strstr(tst_main_out, "not compared (after the launch at seq 11, which ran nothing on the "
+	                               "test double): checkpoint seq 13") != NULL);
+	tst_main_args[0] = "--json";
+	tst_stderr_of(tst_main_run, path, &run, &d, &st);
+	TST_CHECK_EQ_U64(st, 0);
+	TST_CHECK(strstr(tst_main_out, "\"checkpoints\":1,\"matched\":1,\"mismatched\":0,"
+	                               "\"not_compared\":1,\"not_compared_seqs\":[13]") != NULL);
+	tst_main_args[0] = "--check-determinism";
+	tst_stderr_of(tst_main_run, path, &run, &d, &st);
+	TST_CHECK_EQ_U64(st, 0);
+	TST_CHECK(strstr(tst_main_out, "runs agree with each other at every checkpoint") != NULL);
+	if (tst_failures)
+		fprintf(stderr, "tsreplay said:\n%s", tst_main_out);
+
+	/* An image for another GPU: both architectures named (the real sm_90
+	 * cubin, which the shim's driver refuses as no binary for the GPU). */
 	{
-		char name[] = "/tmp/tst_rpcuda_out.XXXXXX";
-		int fd = mkstemp(name), saved = dup(1);
-		char out[4096];
-		ssize_t n;
-		TST_REQUIRE(fd >= 0 && saved >= 0);
-		fflush(stdout);
-		dup2(fd, 1);
-		tst_stderr_of(tst_main_run, path, &run, &d, &st);
-		fflush(stdout);
-		dup2(saved, 1);
-		close(saved);
-		lseek(fd, 0, SEEK_SET);
-		n = read(fd, out, sizeof(out) - 1);
-		out[n > 0 ? n : 0] = '\0';
-		close(fd);
-		unlink(name);
-		TST_CHECK_EQ_U64(st, 0);
-		TST_CHECK(strstr(out, "checkpoints: 1 compared, 1 matched, 0 differ, 1 NOT COMPARED") != NULL);
-		TST_CHECK(strstr(out, "not compared (after the launch at seq 11, which ran nothing on the test "
-		                      "double): checkpoint seq 13") != NULL);
-		if (tst_failures)
-			fprintf(stderr, "tsreplay said:\n%s", out);
+		char cubin_path[PATH_MAX + 64];
+		size_t len;
+		void *cubin;
+		sbt_cm_call c;
+		snprintf(cubin_path, sizeof(cubin_path), "%s/../../tests/fixtures/h100/gpu_driver_kernels.cubin",
+		         tst_dir);
+		cubin = tst_read(cubin_path, &len);
+		tst_begin(&t, path);
+		sbt_cm_call_init(&c);
+		tst_call(&t, SBT_CM_K_cuInit, &c);
+		tst_call(&t, SBT_CM_K_cuDeviceGet, &c);
+		c.ctx = TST_CTX;
+		tst_call(&t, SBT_CM_K_cuDevicePrimaryCtxRetain, &c);
+		tst_call(&t, SBT_CM_K_cuCtxSetCurrent, &c);
+		sbt_cm_call_init(&c);
+		c.handle = TST_MOD;
+		c.blob = tst_blob(&t, cubin, len);
+		c.size = len;
+		c.sub = SBT_CM_IMAGE_ELF;
+		tst_call(&t, SBT_CM_K_cuModuleLoadData, &c);
+		TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
+		free(cubin);
 	}
+	setenv("TST_SHIM_NO_BINARY", "1", 1);
+	memset(&run, 0, sizeof(run));
+	TST_CHECK_EQ_U64(tst_replay_ex(path, &run, &d), RP_ERR_UNSUPPORTED);
+	TST_CHECK(strstr(d.text, "record seq 5 (cuda.cuModuleLoadData): cuModuleLoadData failed with "
+	                         "CUDA_ERROR_NO_BINARY_FOR_GPU (209): the image is built for sm_90, and "
+	                         "device 0 is sm_90; replay on a GPU of the capture's architecture") != NULL);
+	if (tst_failures)
+		fprintf(stderr, "no binary: %s\n", d.text);
+	unsetenv("TST_SHIM_NO_BINARY");
 	setenv("TRACESMITH_CUDA_DRIVER", dbl, 1);
 }
 
