@@ -630,6 +630,8 @@ static rp_status rpc_capture_end(rpc_state *s, const sbt_cm_call *c, rp_diag *di
 		return rpc_cufail(s, diag, "cuStreamEndCapture", r, NULL);
 	if (c->handle)
 		rpc_obj_new(s, RPC_O_GRAPH, c->handle, (uint64_t)(uintptr_t)g, diag, &st);
+	else if (g && s->drv.p_cuGraphDestroy)
+		s->drv.p_cuGraphDestroy(g); /* no record can name it */
 	return st;
 }
 

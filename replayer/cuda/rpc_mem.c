@@ -1209,8 +1209,13 @@ static rp_status rpc_capture_work(rpc_state *s, sbt_cm_kind k, const sbt_cm_call
 
 	if (!rpc_is_async(k))
 		return rpc_fail(s, diag, RP_ERR_TRACE, "a host-synchronous call recorded as captured into a graph");
-	if (dir == 0)
+	if (k == SBT_CM_K_cuMemsetD8Async || k == SBT_CM_K_cuMemsetD16Async || k == SBT_CM_K_cuMemsetD32Async ||
+	    k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
+	    k == SBT_CM_K_cuMemsetD2D32Async)
 		return rpc_memset(s, k, c, 0, stream, diag);
+	if (dir == 0)
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
+		                "(only 1D host, device and unified copies can)");
 	if (!c->size)
 		return RP_OK;
 	switch (dir) {
