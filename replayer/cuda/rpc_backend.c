@@ -5,7 +5,12 @@
  * contexts, stream resolution.
  *
  * A record whose call failed at capture (result != CUDA_SUCCESS) changed
- * nothing there, so it is not re-issued.  Keyframe restore first rebuilds
+ * nothing there, so it is not re-issued; what it returned is remembered
+ * and records naming that are skipped too.  A context named without a
+ * recorded creation is taken to be a primary context and retained.  With
+ * the libcuda test double, launches that ran nothing are reported and the
+ * checkpoints after them answered as not compared.  Keyframe restore first
+ * rebuilds
  * the objects (contexts, modules, functions, streams, events, allocations)
  * from the records before the keyframe without running any work, then the
  * keyframe's tsSnapshot records fill the allocations.

@@ -11,10 +11,16 @@
  *   - objects: captured handle -> live handle, per kind (rpc_obj, hashed);
  *   - address ranges: captured address range -> live address (rpc_range,
  *     sorted), for device allocations, module globals, pinned host memory
- *     and VMM reservations.  A device allocation is placed at its captured
- *     address when the driver lets us reserve it ("pieces": granularity-
- *     aligned reservations backed by cuMemCreate); otherwise it is
- *     allocated anywhere and pointer-valued kernel parameters are patched;
+ *     and VMM reservations.  A device allocation inside a VA window of the
+ *     trace is mapped at its captured address in the replay's reservation
+ *     of that window ("granules", rpc_window.c); elsewhere it is placed at
+ *     its captured address when the driver lets us reserve it ("pieces":
+ *     granularity-aligned reservations backed by cuMemCreate); otherwise
+ *     it is allocated anywhere and pointer-valued kernel parameters are
+ *     patched;
+ *   - handles and addresses only calls that failed at capture returned
+ *     (records naming them are skipped), and host buffers graphs captured
+ *     in the replay use;
  *   - copies whose host destination a checkpoint will ask for (rpc_copy);
  *   - host buffers of async uploads still in flight (rpc_stage);
  *   - per captured thread: its context stack and per-thread stream.

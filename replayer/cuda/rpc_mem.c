@@ -4,7 +4,10 @@
  * application's own VMM calls, copies, memsets, keyframe snapshots, the
  * bytes checkpoints ask for, and teardown.
  *
- * Placing allocations: a device allocation [cap, cap + size) is covered by
+ * Placing allocations: inside a VA window of the trace, rpc_window.c maps
+ * the allocation's granules at their captured addresses.  Elsewhere (or
+ * when the window cannot be had), a device allocation [cap, cap + size) is
+ * covered by
  * "pieces", reservations of whole granularity pages at their captured
  * address (cuMemAddressReserve with that address as the hint, cuMemCreate,
  * cuMemMap, cuMemSetAccess).  Pieces are shared by allocations in the same
