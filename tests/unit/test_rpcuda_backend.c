@@ -889,6 +889,87 @@ static void tst_graph(const char *path)
 	}
 }
 
+/* A replay that starts at a keyframe (--range) after a graph was captured
+ * in a window: restoring rebuilds the allocation at its address and the
+ * graph from its captured work, and the launch after the keyframe
+ * computes the checkpoint. */
+static void tst_graph_keyframe(const char *path)
+{
+	static const uint32_t junk[TST_N] = {7, 7, 7};
+	tst_trace t;
+	rp_diag d = {""};
+	tst_run run = {0};
+	sbt_cm_call c;
+	uint8_t buf[256];
+	size_t len = 0;
+	sbt_record r = {0};
+	uint64_t kf;
+	char range[32];
+	rp_status st;
+	const uint64_t b = TST_WIN + 0x400;
+
+	tst_begin(&t, path);
+	tst_prologue_ctx(&t, TST_CTX_UNNAMED);
+	sbt_cm_call_init(&c);
+	c.dst = TST_WIN;
+	c.size = TST_WIN_SIZE;
+	tst_call(&t, SBT_CM_K_tsVaWindow, &c);
+	tst_alloc(&t, SBT_CM_K_cuMemAlloc, b, TST_N * 4);
+	sbt_cm_call_init(&c);
+	c.handle = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamCreate, &c);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamBeginCapture, &c);
+	tst_upload_zero(&t, b, 1, TST_STREAM, 1);
+	tst_launch_cap(&t, TST_FN, TST_STREAM, b, 1);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	c.handle = TST_GRAPH;
+	tst_call(&t, SBT_CM_K_cuStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_EXEC;
+	c.parent = TST_GRAPH;
+	tst_call(&t, SBT_CM_K_cuGraphInstantiate, &c);
+	/* the keyframe: one snapshot of the allocation (junk the graph overwrites) */
+	sbt_cm_call_init(&c);
+	c.count = 1;
+	c.sub = SBT_CM_KF_BEFORE_LAUNCH;
+	TST_REQUIRE(sbt_cm_encode(&c, buf, sizeof(buf), &len) == SBT_OK);
+	r.type = SBT_TYPE_KEYFRAME;
+	r.seq = kf = ++t.seq;
+	r.payload = buf;
+	r.payload_len = len;
+	TST_REQUIRE(sbt_writer_append(t.w, &r) == SBT_OK);
+	sbt_cm_call_init(&c);
+	c.dst = b;
+	c.size = sizeof(junk);
+	c.blob = tst_blob(&t, junk, sizeof(junk));
+	c.sub = SBT_CM_MEM_DEVICE;
+	tst_call(&t, SBT_CM_K_tsSnapshot, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_EXEC;
+	c.stream = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuGraphLaunch, &c);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamSynchronize, &c);
+	tst_download_at(&t, b, 0);
+	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
+
+	snprintf(range, sizeof(range), "%llu:", (unsigned long long)kf + 1);
+	memset(tst_main_args, 0, sizeof(tst_main_args));
+	tst_main_args[0] = "--range";
+	tst_main_args[1] = range;
+	tst_stderr_of(tst_main_run, path, &run, &d, &st);
+	TST_CHECK_EQ_U64(st, 0);
+	TST_CHECK(strstr(tst_main_out, "from the keyframe at seq") != NULL);
+	TST_CHECK(strstr(tst_main_out, "checkpoints: 1 compared, 1 matched, 0 differ\n") != NULL);
+	if (tst_failures || getenv("TST_VERBOSE"))
+		fprintf(stderr, "graph keyframe: %s\n", tst_main_out);
+	memset(tst_main_args, 0, sizeof(tst_main_args));
+}
+
 /* ---- module image architectures ---------------------------------------------------------------- */
 
 static void tst_put32(uint8_t *p, uint32_t v)
@@ -1112,6 +1193,7 @@ int main(void)
 	tst_frees_and_failures(traces[0]);
 	tst_host_func_and_attributes(traces[0]);
 	tst_graph(traces[0]);
+	tst_graph_keyframe(traces[0]);
 	tst_image_arch();
 	tst_not_run(traces[0]);
 
