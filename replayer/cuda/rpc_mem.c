@@ -1332,6 +1332,18 @@ rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 
 /* ---- checkpoints ------------------------------------------------------------------------------------ */
 
+/* The result the call at seq had at capture (CUDA_SUCCESS when it cannot
+ * be read). */
+static CUresult rpc_failed_result(rpc_state *s, uint64_t seq)
+{
+	sbt_record rec;
+	sbt_cm_call c;
+	if (sbt_reader_seek_seq(s->trace, seq) != SBT_OK || sbt_reader_next(s->trace, &rec) != SBT_OK ||
+	    rec.seq != seq || sbt_cm_decode(rec.payload, rec.payload_len, &c) != SBT_OK)
+		return CUDA_SUCCESS;
+	return (CUresult)c.result;
+}
+
 static const char *rpc_sub_name(unsigned sub)
 {
 	switch (sub) {
@@ -1430,6 +1442,16 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 		return RP_OK;
 	}
 	if (!(s->restore_seq && cp->call_seq < s->restore_seq)) {
+		CUresult failed = rpc_failed_result(s, cp->call_seq);
+		if (failed != CUDA_SUCCESS) {
+			/* The copy failed at capture, so it was not replayed: its
+			 * checkpoint holds whatever the host buffer held. */
+			char err[96];
+			*bytes_out = NULL;
+			rp_diag_set(diag, "the copy at seq %llu failed at capture with %s",
+			            (unsigned long long)cp->call_seq, rpc_cu_name(&s->drv, failed, err, sizeof(err)));
+			return RP_OK;
+		}
 		rp_diag_set(diag, "this replay made no device-to-host copy at seq %llu",
 		            (unsigned long long)cp->call_seq);
 		return RP_ERR_NOT_FOUND;

@@ -1265,7 +1265,8 @@ int main(void)
 	tst_expect_error(traces[6], RP_ERR_NOT_FOUND, "record seq 8 (cuda.cuEventSynchronize): event "
 	                 "0xe7e7 was never created in the trace");
 
-	/* A checkpoint of a copy that failed at capture (so it is not replayed). */
+	/* A checkpoint of a copy that failed at capture (so it is not replayed):
+	 * not compared. */
 	{
 		tst_begin(&t, traces[7]);
 		tst_prologue(&t);
@@ -1292,7 +1293,21 @@ int main(void)
 			sbt_checkpoint_free(&cp);
 		}
 		TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
-		tst_expect_error(traces[7], RP_ERR_NOT_FOUND, "this replay made no device-to-host copy at seq 8");
+		{
+			/* Not a replay error: not compared, saying why. */
+			tst_run run = {0};
+			rp_diag d = {""};
+			TST_CHECK_EQ_U64(tst_replay_ex(traces[7], &run, &d), RP_OK);
+			TST_CHECK_EQ_U64(run.not_compared, 1);
+			TST_CHECK(strstr(d.text, "the copy at seq 8 failed at capture with CUDA_ERROR_INVALID_VALUE (1)") !=
+			          NULL);
+		}
+		/* A checkpoint of a copy the trace does not have is still an error. */
+		tst_begin(&t, traces[7]);
+		tst_prologue(&t);
+		tst_checkpoint(&t, 99, TST_ADDR, "0123456789abcdef", 16);
+		TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
+		tst_expect_error(traces[7], RP_ERR_NOT_FOUND, "this replay made no device-to-host copy at seq 99");
 	}
 
 	for (i = 0; i < 8; i++)
