@@ -4,7 +4,9 @@
  * test double named by TST_SHIM_DRIVER and exports the double's not-run
  * counter (tests/doubles/cuda/tcd_ext.h), which here counts every
  * cuLaunchKernel made through it; with TST_SHIM_NO_BINARY set, its
- * cuModuleLoadData answers CUDA_ERROR_NO_BINARY_FOR_GPU.  So the replayer's reaction to launches
+ * cuModuleLoadData answers CUDA_ERROR_NO_BINARY_FOR_GPU; and it has the
+ * cuFuncSetAttribute and cuKernelSetAttribute the double lacks, which only
+ * note their arguments.  So the replayer's reaction to launches
  * that ran nothing is tested with kernels that did run, without changing
  * the double.
  */
@@ -44,6 +46,46 @@ static int tst_shim_no_binary(void **module, const void *image)
 	return 209;
 }
 
+/* cuFuncSetAttribute / cuKernelSetAttribute, which the double lacks: the
+ * last call is kept for the test to read (tst_shim_last_attribute). */
+static struct {
+	int calls, kernel, attr, value, device;
+	void *handle;
+} tst_shim_attr;
+
+static int tst_shim_func_set_attribute(void *func, int attr, int value)
+{
+	tst_shim_attr.calls++;
+	tst_shim_attr.kernel = 0;
+	tst_shim_attr.handle = func;
+	tst_shim_attr.attr = attr;
+	tst_shim_attr.value = value;
+	tst_shim_attr.device = -1;
+	return 0;
+}
+
+static int tst_shim_kernel_set_attribute(int attr, int value, void *kernel, int device)
+{
+	tst_shim_attr.calls++;
+	tst_shim_attr.kernel = 1;
+	tst_shim_attr.handle = kernel;
+	tst_shim_attr.attr = attr;
+	tst_shim_attr.value = value;
+	tst_shim_attr.device = device;
+	return 0;
+}
+
+/* The number of attribute calls so far, and the last one's arguments. */
+int tst_shim_last_attribute(int *kernel, void **handle, int *attr, int *value, int *device)
+{
+	*kernel = tst_shim_attr.kernel;
+	*handle = tst_shim_attr.handle;
+	*attr = tst_shim_attr.attr;
+	*value = tst_shim_attr.value;
+	*device = tst_shim_attr.device;
+	return tst_shim_attr.calls;
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                         int *status)
 {
@@ -56,6 +98,11 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned lo
 	}
 	if (r == 0 && *pfn && strcmp(symbol, "cuModuleLoadData") == 0 && getenv("TST_SHIM_NO_BINARY"))
 		*pfn = (void *)tst_shim_no_binary;
+	if (r == 0 && (strcmp(symbol, "cuFuncSetAttribute") == 0 || strcmp(symbol, "cuKernelSetAttribute") == 0)) {
+		*pfn = symbol[2] == 'F' ? (void *)tst_shim_func_set_attribute : (void *)tst_shim_kernel_set_attribute;
+		if (status)
+			*status = 0; /* CU_GET_PROC_ADDRESS_SUCCESS */
+	}
 	return r;
 }
 

@@ -28,6 +28,7 @@
 #include "tests/support/tst.h"
 
 #ifdef TS_HAVE_CUDA
+#include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1072,6 +1073,78 @@ static rp_status tst_main_run(const char *path, tst_run *run, rp_diag *d)
 	return (rp_status)rc;
 }
 
+/* Attributes re-issued on the live handles (through the shim, which has
+ * the entry points the double lacks). */
+#define TST_LIB 0x1b1bull
+#define TST_KERN 0x1c1cull
+typedef int (*tst_last_attr_fn)(int *, void **, int *, int *, int *);
+static tst_last_attr_fn tst_last_attr;
+static int tst_attr_checked;
+
+static void tst_attr_hook(rpc_state *s, const sbt_record *rec, int after)
+{
+	sbt_cm_kind k;
+	sbt_cm_call c;
+	int kernel, attr, value, device;
+	void *handle;
+	rpc_obj *o;
+	if (!after || (rec->type != SBT_CM_TYPE(SBT_CM_K_cuFuncSetAttribute) &&
+	               rec->type != SBT_CM_TYPE(SBT_CM_K_cuKernelSetAttribute)))
+		return;
+	k = (sbt_cm_kind)(rec->type - SBT_CM_TYPE_BASE);
+	TST_REQUIRE(sbt_cm_decode(rec->payload, rec->payload_len, &c) == SBT_OK);
+	o = rpc_objs_get(&s->objs, k == SBT_CM_K_cuKernelSetAttribute ? RPC_O_KERNEL : RPC_O_FUNCTION, c.handle);
+	TST_REQUIRE(o != NULL);
+	TST_CHECK(tst_last_attr(&kernel, &handle, &attr, &value, &device) > 0);
+	TST_CHECK_EQ_U64(kernel, k == SBT_CM_K_cuKernelSetAttribute);
+	TST_CHECK_EQ_U64((uintptr_t)handle, o->live);
+	TST_CHECK_EQ_U64(attr, c.attr);
+	TST_CHECK_EQ_U64(value, c.ivalue);
+	if (kernel)
+		TST_CHECK_EQ_U64(device, 0);
+	tst_attr_checked++;
+}
+
+static void tst_attributes(const char *path, void *shim)
+{
+	tst_trace t;
+	rp_diag d = {""};
+	tst_run run = {0};
+	sbt_cm_call c;
+	*(void **)&tst_last_attr = dlsym(shim, "tst_shim_last_attribute");
+	TST_REQUIRE(tst_last_attr != NULL);
+	tst_begin(&t, path);
+	tst_prologue(&t);
+	sbt_cm_call_init(&c);
+	c.handle = TST_LIB;
+	c.blob = tst_blob(&t, tst_image, tst_image_len);
+	c.size = tst_image_len;
+	tst_call(&t, SBT_CM_K_cuLibraryLoadData, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_KERN;
+	c.parent = TST_LIB;
+	c.name = (const uint8_t *)"fill";
+	c.name_len = 4;
+	tst_call(&t, SBT_CM_K_cuLibraryGetKernel, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_KERN;
+	c.attr = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+	c.ivalue = 4096;
+	tst_call(&t, SBT_CM_K_cuKernelSetAttribute, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_FN;
+	c.attr = CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+	c.ivalue = -1;
+	tst_call(&t, SBT_CM_K_cuFuncSetAttribute, &c);
+	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
+	run.hook = tst_attr_hook;
+	tst_attr_checked = 0;
+	TST_CHECK_EQ_U64(tst_replay_ex(path, &run, &d), RP_OK);
+	if (d.text[0])
+		fprintf(stderr, "attributes: %s\n", d.text);
+	TST_CHECK_EQ_U64(tst_attr_checked, 2);
+}
+
 static void tst_not_run(const char *path)
 {
 	char shim[PATH_MAX + 64], dbl[PATH_MAX + 64];
@@ -1157,6 +1230,12 @@ static void tst_not_run(const char *path)
 	if (tst_failures)
 		fprintf(stderr, "no binary: %s\n", d.text);
 	unsetenv("TST_SHIM_NO_BINARY");
+	{
+		void *shim_dl = dlopen(shim, RTLD_NOW | RTLD_NOLOAD);
+		TST_REQUIRE(shim_dl != NULL);
+		tst_attributes(path, shim_dl);
+		dlclose(shim_dl);
+	}
 	setenv("TRACESMITH_CUDA_DRIVER", dbl, 1);
 }
 
