@@ -6,7 +6,8 @@
  * cuLaunchKernel made through it; with TST_SHIM_NO_BINARY set, its
  * cuModuleLoadData answers CUDA_ERROR_NO_BINARY_FOR_GPU; and it has the
  * cuFuncSetAttribute and cuKernelSetAttribute the double lacks, which only
- * note their arguments.  So the replayer's reaction to launches
+ * note their arguments; the JIT options cuModuleLoadDataEx is given are
+ * noted too.  So the replayer's reaction to launches
  * that ran nothing is tested with kernels that did run, without changing
  * the double.
  */
@@ -86,6 +87,38 @@ int tst_shim_last_attribute(int *kernel, void **handle, int *attr, int *value, i
 	return tst_shim_attr.calls;
 }
 
+/* cuModuleLoadDataEx: the JIT options it was given are kept
+ * (tst_shim_last_jit), then the double's is called. */
+typedef int (*tst_shim_load_ex_fn)(void **module, const void *image, unsigned n, int *options, void **values);
+static tst_shim_load_ex_fn tst_shim_load_ex;
+static struct {
+	unsigned n;
+	int options[8];
+	unsigned long long values[8];
+} tst_shim_jit;
+
+static int tst_shim_load_ex_noted(void **module, const void *image, unsigned n, int *options, void **values)
+{
+	unsigned i;
+	tst_shim_jit.n = n;
+	for (i = 0; i < n && i < 8; i++) {
+		tst_shim_jit.options[i] = options[i];
+		tst_shim_jit.values[i] = (unsigned long long)(unsigned long)values[i];
+	}
+	return tst_shim_load_ex(module, image, n, options, values);
+}
+
+/* The last cuModuleLoadDataEx's option count; its first options and values. */
+unsigned tst_shim_last_jit(int *options, unsigned long long *values, unsigned max)
+{
+	unsigned i;
+	for (i = 0; i < max && i < tst_shim_jit.n && i < 8; i++) {
+		options[i] = tst_shim_jit.options[i];
+		values[i] = tst_shim_jit.values[i];
+	}
+	return tst_shim_jit.n;
+}
+
 int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                         int *status)
 {
@@ -98,6 +131,10 @@ int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned lo
 	}
 	if (r == 0 && *pfn && strcmp(symbol, "cuModuleLoadData") == 0 && getenv("TST_SHIM_NO_BINARY"))
 		*pfn = (void *)tst_shim_no_binary;
+	if (r == 0 && *pfn && strcmp(symbol, "cuModuleLoadDataEx") == 0) {
+		tst_shim_load_ex = (tst_shim_load_ex_fn)*pfn;
+		*pfn = (void *)tst_shim_load_ex_noted;
+	}
 	if (r == 0 && (strcmp(symbol, "cuFuncSetAttribute") == 0 || strcmp(symbol, "cuKernelSetAttribute") == 0)) {
 		*pfn = symbol[2] == 'F' ? (void *)tst_shim_func_set_attribute : (void *)tst_shim_kernel_set_attribute;
 		if (status)

@@ -1149,6 +1149,26 @@ static void tst_attributes(const char *path, void *shim)
 	c.attr = CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
 	c.ivalue = -1;
 	tst_call(&t, SBT_CM_K_cuFuncSetAttribute, &c);
+	/* JIT options: a log buffer and its size (pointer-valued: dropped)
+	 * around an optimization level and a register limit (passed on). */
+	{
+		uint8_t jit[4 * SBT_CM_JIT_BYTES] = {0};
+		jit[0] = CU_JIT_INFO_LOG_BUFFER;
+		jit[8 + 5] = 0x7f;
+		jit[16] = CU_JIT_OPTIMIZATION_LEVEL;
+		jit[24] = 3;
+		jit[32] = CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES;
+		jit[40 + 1] = 0x10;
+		jit[48] = CU_JIT_MAX_REGISTERS;
+		jit[56] = 64;
+		sbt_cm_call_init(&c);
+		c.handle = 0xd2d2;
+		c.blob = tst_blob(&t, tst_image, tst_image_len);
+		c.size = tst_image_len;
+		c.jit = jit;
+		c.jit_len = sizeof(jit);
+		tst_call(&t, SBT_CM_K_cuModuleLoadDataEx, &c);
+	}
 	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
 	run.hook = tst_attr_hook;
 	tst_attr_checked = 0;
@@ -1156,6 +1176,18 @@ static void tst_attributes(const char *path, void *shim)
 	if (d.text[0])
 		fprintf(stderr, "attributes: %s\n", d.text);
 	TST_CHECK_EQ_U64(tst_attr_checked, 2);
+	{
+		unsigned (*last_jit)(int *, unsigned long long *, unsigned);
+		int opts[4] = {0};
+		unsigned long long vals[4] = {0};
+		*(void **)&last_jit = dlsym(shim, "tst_shim_last_jit");
+		TST_REQUIRE(last_jit != NULL);
+		TST_CHECK_EQ_U64(last_jit(opts, vals, 4), 2);
+		TST_CHECK_EQ_U64(opts[0], CU_JIT_OPTIMIZATION_LEVEL);
+		TST_CHECK_EQ_U64(vals[0], 3);
+		TST_CHECK_EQ_U64(opts[1], CU_JIT_MAX_REGISTERS);
+		TST_CHECK_EQ_U64(vals[1], 64);
+	}
 }
 
 static void tst_not_run(const char *path)
