@@ -99,12 +99,8 @@ rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag)
 			used |= 1u << ((c.dst - RPC_WINDOW_BASE) / RPC_WINDOW_SIZE);
 		}
 	}
-	if (sst != SBT_OK && sst != SBT_END) {
-		const char *msg = sbt_reader_message(s->trace);
-		rp_diag_set(diag, "reading the trace for its address windows: %s",
-		            *msg ? msg : sbt_strerror(sst));
-		return RP_ERR_TRACE;
-	}
+	/* A damaged trace: the windows of the records before the damage; the
+	 * replay stops at the damage and says so itself. */
 	if (any_record)
 		return RP_OK; /* the records say where the windows are */
 	/* Only for devices the trace has: an allocation the driver placed
