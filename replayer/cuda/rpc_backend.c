@@ -9,11 +9,11 @@
  * and records naming that are skipped too.  A context named without a
  * recorded creation is taken to be a primary context and retained.  With
  * the libcuda test double, launches that ran nothing are reported and the
- * checkpoints after them answered as not compared.  Keyframe restore first
- * rebuilds
- * the objects (contexts, modules, functions, streams, events, allocations)
- * from the records before the keyframe without running any work, then the
- * keyframe's tsSnapshot records fill the allocations.
+ * checkpoints after them answered as not compared.  Keyframe restore
+ * first rebuilds the objects (contexts, modules, functions, streams,
+ * events, allocations, graphs) from the records before the keyframe
+ * without running any work, then the keyframe's tsSnapshot records fill
+ * the allocations.
  */
 #include "replayer/cuda/rpc_backend.h"
 #include "replayer/cuda/rpc_internal.h"
@@ -124,7 +124,8 @@ static rpc_obj *rpc_ctx_infer(rpc_state *s, uint64_t cap, rp_diag *diag, rp_stat
 	}
 	o = rpc_objs_put(&s->objs, RPC_O_CTX, cap);
 	if (!o) {
-		s->drv.p_cuDevicePrimaryCtxRelease(live);
+		if (s->drv.p_cuDevicePrimaryCtxRelease)
+			s->drv.p_cuDevicePrimaryCtxRelease(live);
 		*st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
