@@ -1016,6 +1016,29 @@ static void tst_image_arch(void)
 	cubin = tst_read(path, &len);
 	TST_CHECK_EQ_U64(rpc_image_arch(cubin, len, buf, sizeof(buf)), 90);
 	TST_CHECK(strcmp(buf, "sm_90, sm_90 (PTX)") == 0);
+	/* Untrusted bytes: every truncation and seeded byte changes of the real
+	 * fatbin read nothing outside the length given (run under ASan). */
+	{
+		uint8_t *m = malloc(len);
+		uint32_t x = 0x9e3779b9u;
+		TST_REQUIRE(m != NULL);
+		for (size_t n = 0; n <= len; n++) {
+			uint8_t *exact = malloc(n ? n : 1); /* ASan sees a read past n */
+			TST_REQUIRE(exact != NULL);
+			memcpy(exact, cubin, n);
+			rpc_image_arch(exact, n, buf, sizeof(buf));
+			free(exact);
+		}
+		for (int i = 0; i < 4000; i++) {
+			memcpy(m, cubin, len);
+			for (int j = 0; j < 4; j++) {
+				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+				m[x % 96] = (uint8_t)(x >> 8); /* the headers */
+			}
+			rpc_image_arch(m, len - (x >> 20) % 64, buf, sizeof(buf));
+		}
+		free(m);
+	}
 	free(cubin);
 	/* A fatbin with an sm_80 cubin and sm_90 PTX (entry layout of the real
 	 * fatbins: u16 kind, u16, u32 header size, u64 size, arch at 28). */
