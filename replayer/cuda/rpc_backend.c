@@ -470,6 +470,8 @@ static rp_status rpc_run_record(rpc_state *s, const sbt_record *rec, rp_diag *di
 		 * fail the same way, so it is not re-issued, and what it "returned"
 		 * is remembered so that records naming it are skipped too. */
 		rpc_failed_outputs(s, k, &c, 0);
+		if (k == SBT_CM_K_cuStreamEndCapture)
+			rpc_capture_abandon(s, &c);
 		return RP_OK;
 	}
 	rpc_failed_outputs(s, k, &c, 1);

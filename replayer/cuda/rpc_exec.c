@@ -635,6 +635,19 @@ static rp_status rpc_capture_end(rpc_state *s, const sbt_cm_call *c, rp_diag *di
 	return st;
 }
 
+void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c)
+{
+	rp_diag ignored;
+	CUstream live;
+	CUgraph g = NULL;
+	if (rpc_set_capturing(s, c->stream, 0, &ignored) != RP_OK || s->single_stream || !s->capturing ||
+	    !s->drv.p_cuStreamEndCapture || rpc_stream_resolve(s, c->stream, &live, NULL, &ignored) != RP_OK)
+		return;
+	s->capturing--;
+	if (s->drv.p_cuStreamEndCapture(live, &g) == CUDA_SUCCESS && g && s->drv.p_cuGraphDestroy)
+		s->drv.p_cuGraphDestroy(g);
+}
+
 static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;

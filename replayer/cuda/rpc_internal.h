@@ -429,6 +429,10 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
  * stream the replay has capturing) is skipped unless the replay is
  * capturing too, which puts it in the replay's graph. */
 int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing);
+/* A cuStreamEndCapture that failed at capture (the capture was
+ * invalidated): the replay's capture of that stream is ended too and its
+ * graph dropped, so the stream is usable again. */
+void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c);
 
 /* ---- rpc_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
 

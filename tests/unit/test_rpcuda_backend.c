@@ -903,6 +903,45 @@ static void tst_graph(const char *path)
 	}
 }
 
+/* A capture that ended in failure at capture (invalidated): the replay's
+ * capture of the stream ends too, and later work on the stream runs. */
+static void tst_graph_invalidated(const char *path)
+{
+	tst_trace t;
+	rp_diag d = {""};
+	int matched = 0;
+	sbt_cm_call c;
+	tst_begin(&t, path);
+	tst_prologue(&t);
+	sbt_cm_call_init(&c);
+	c.handle = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamCreate, &c);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamBeginCapture, &c);
+	tst_launch_cap(&t, TST_FN, TST_STREAM, TST_ADDR, 1);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	c.handle = TST_GRAPH;
+	c.result = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	tst_call(&t, SBT_CM_K_cuStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = TST_EXEC;
+	c.parent = TST_GRAPH;
+	tst_call(&t, SBT_CM_K_cuGraphInstantiate, &c); /* names what the failed call returned */
+	tst_upload_zero(&t, TST_ADDR, 1, TST_STREAM, 0);
+	tst_launch(&t, TST_FN, TST_STREAM, TST_ADDR);
+	sbt_cm_call_init(&c);
+	c.stream = TST_STREAM;
+	tst_call(&t, SBT_CM_K_cuStreamSynchronize, &c);
+	tst_download(&t);
+	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
+	TST_CHECK_EQ_U64(tst_replay(path, NULL, &d, &matched), RP_OK);
+	if (d.text[0])
+		fprintf(stderr, "invalidated capture: %s\n", d.text);
+	TST_CHECK_EQ_U64(matched, 1);
+}
+
 /* A replay that starts at a keyframe (--range) after a graph was captured
  * in a window: restoring rebuilds the allocation at its address and the
  * graph from its captured work, and the launch after the keyframe
@@ -1341,6 +1380,7 @@ int main(void)
 	tst_host_func_and_attributes(traces[0]);
 	tst_graph(traces[0]);
 	tst_graph_keyframe(traces[0]);
+	tst_graph_invalidated(traces[0]);
 	tst_image_arch();
 	tst_not_run(traces[0]);
 
