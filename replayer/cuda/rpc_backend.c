@@ -277,12 +277,12 @@ void rpc_not_run_check(rpc_state *s, const char *kernel)
 	uint64_t seq = kernel ? s->seq : s->last_launch_seq;
 	size_t i;
 	char **nn;
+	if (!s->drv.not_run)
+		return; /* a real driver: nothing to ask, nothing to remember */
 	if (kernel) {
 		s->last_launch_seq = s->seq;
 		snprintf(s->last_kernel, sizeof(s->last_kernel), "%s", *kernel ? kernel : "(unnamed)");
 	}
-	if (!s->drv.not_run)
-		return;
 	n = s->drv.not_run();
 	if (n <= s->not_run_seen || !seq)
 		return;
