@@ -112,7 +112,11 @@ typedef struct rp_backend_ops {
 
 	/* The replay's bytes of expected->object at [expected->offset,
 	 * expected->offset + expected->length), as of now.  *bytes_out is owned
-	 * by the backend and valid until its next call. */
+	 * by the backend and valid until its next call.  RP_OK with *bytes_out
+	 * NULL: the backend knows its bytes say nothing about the capture (the
+	 * work behind them did not run on this driver); diag says why, and the
+	 * checkpoint is counted as not compared, neither a match nor a
+	 * mismatch. */
 	rp_status (*checkpoint)(void *state, const sbt_checkpoint *expected,
 	                        const void **bytes_out, rp_diag *diag);
 

@@ -40,7 +40,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  -h, --help             this text\n"
 	      "\n"
 	      "Exit status:\n"
-	      "  0  replayed; every checkpoint matched the capture (and every run agreed)\n"
+	      "  0  replayed; every compared checkpoint matched the capture (and every run\n"
+	      "     agreed); the summary counts those a backend could not compare\n"
 	      "  1  error: unreadable or damaged trace, no backend, backend failure\n"
 	      "  2  usage error: unknown option, bad value, --device not present here\n"
 	      "  3  the replay differs from the capture (all runs agree with each other)\n"
@@ -278,9 +279,16 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 	else
 		fputs("\"first_executed_seq\":null,\"last_executed_seq\":null,", f);
 	fprintf(f, "\"unmodeled\":%llu,\"checkpoints\":%llu,\"matched\":%llu,\"mismatched\":%llu,"
-	        "\"first_mismatch\":",
+	        "\"not_compared\":%llu,\"not_compared_seqs\":[",
 	        (unsigned long long)rep->unmodeled, (unsigned long long)rep->checkpoints,
-	        (unsigned long long)rep->matched, (unsigned long long)rep->mismatched);
+	        (unsigned long long)rep->matched, (unsigned long long)rep->mismatched,
+	        (unsigned long long)rep->not_compared);
+	{
+		uint64_t i;
+		for (i = 0; i < rep->not_compared && i < RP_NOT_COMPARED_LISTED; i++)
+			fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)rep->not_compared_seq[i]);
+	}
+	fputs("],\"first_mismatch\":", f);
 	rp_main_json_mismatch(f, &rep->capture);
 	fputs(",\"runs_part\":", f);
 	rp_main_json_mismatch(f, &rep->runs);
@@ -309,9 +317,22 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 			printf(" from the keyframe at seq %llu", (unsigned long long)rep->keyframe_seq);
 		printf("\n");
 	}
-	printf("tsreplay: checkpoints: %llu compared, %llu matched, %llu differ\n",
+	printf("tsreplay: checkpoints: %llu compared, %llu matched, %llu differ",
 	       (unsigned long long)rep->checkpoints, (unsigned long long)rep->matched,
 	       (unsigned long long)rep->mismatched);
+	if (rep->not_compared) {
+		uint64_t i, n = rep->not_compared < RP_NOT_COMPARED_LISTED ? rep->not_compared
+		                                                           : RP_NOT_COMPARED_LISTED;
+		printf(", %llu NOT COMPARED\n", (unsigned long long)rep->not_compared);
+		printf("tsreplay: not compared (%s): checkpoint seq", rep->not_compared_why);
+		for (i = 0; i < n; i++)
+			printf("%s %llu", i ? "," : "", (unsigned long long)rep->not_compared_seq[i]);
+		printf("%s\n", rep->not_compared > n ? ", ..." : "");
+		printf("tsreplay: exit 0 says only that the %llu compared checkpoints matched\n",
+		       (unsigned long long)rep->checkpoints);
+	} else {
+		printf("\n");
+	}
 	if (opt->runs > 1)
 		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
 		       "agree with each other at every checkpoint");

@@ -395,8 +395,8 @@ static rp_status rp_session_track_run(rp_session *s, rp_report *rep, unsigned ru
 		}
 	}
 	s->hashes[run - 1][index] = actual->hash;
-	if (actual->hash == s->ref[index].hash || (rep->runs.valid && rep->runs.index <= index))
-		return RP_OK;
+	if (!bytes || actual->hash == s->ref[index].hash || (rep->runs.valid && rep->runs.index <= index))
+		return RP_OK; /* !bytes: not compared (an empty slot in every run) */
 	st = rp_check_pair(&s->ref[index], actual, &res, diag);
 	if (st != RP_OK)
 		return st;
@@ -442,6 +442,20 @@ static rp_status rp_session_checkpoint(rp_session *s, rp_report *rep, unsigned r
 		            (unsigned long long)rec->seq, (unsigned long long)cp.call_seq,
 		            (unsigned long long)cp.object, s->active[a].ops->name,
 		            bd.text[0] ? bd.text : rp_strerror(st));
+		goto out_free;
+	}
+	if (!bytes) {
+		/* Not compared: counted and listed; runs keep an empty slot so
+		 * that indices stay aligned. */
+		if (run == 1) {
+			if (rep->not_compared < RP_NOT_COMPARED_LISTED)
+				rep->not_compared_seq[rep->not_compared] = rec->seq;
+			if (!rep->not_compared)
+				snprintf(rep->not_compared_why, sizeof(rep->not_compared_why), "%s", bd.text);
+			rep->not_compared++;
+		}
+		if (s->opt.runs > 1)
+			st = rp_session_track_run(s, rep, run, index, rec->seq, &actual, NULL, diag);
 		goto out_free;
 	}
 	sst = sbt_checkpoint_compute(bytes, cp.length, &actual);

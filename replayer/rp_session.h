@@ -46,6 +46,8 @@ typedef struct rp_mismatch {
 	uint32_t stack_id;
 } rp_mismatch;
 
+#define RP_NOT_COMPARED_LISTED 32
+
 typedef struct rp_report {
 	unsigned runs_done;
 	uint64_t executed;           /* API records in range, per run */
@@ -54,6 +56,9 @@ typedef struct rp_report {
 	uint64_t checkpoints;        /* compared per run */
 	uint64_t matched;            /* in run 1 */
 	uint64_t mismatched;         /* in run 1 */
+	uint64_t not_compared;       /* in run 1: the backend had no comparable bytes */
+	uint64_t not_compared_seq[RP_NOT_COMPARED_LISTED]; /* the first of them (checkpoint seqs) */
+	char not_compared_why[160];  /* the backend's reason for the first */
 	uint64_t unmodeled;          /* SBT_TYPE_UNMODELED records met in range */
 	int from_keyframe;
 	uint64_t keyframe_seq;

@@ -5,14 +5,20 @@
  * contexts, stream resolution.
  *
  * A record whose call failed at capture (result != CUDA_SUCCESS) changed
- * nothing there, so it is not re-issued.  Keyframe restore first rebuilds
- * the objects (contexts, modules, functions, streams, events, allocations)
- * from the records before the keyframe without running any work, then the
- * keyframe's tsSnapshot records fill the allocations.
+ * nothing there, so it is not re-issued; what it returned is remembered
+ * and records naming that are skipped too.  A context named without a
+ * recorded creation is taken to be a primary context and retained.  With
+ * the libcuda test double, launches that ran nothing are reported and the
+ * checkpoints after them answered as not compared.  Keyframe restore
+ * first rebuilds the objects (contexts, modules, functions, streams,
+ * events, allocations, graphs) from the records before the keyframe
+ * without running any work, then the keyframe's tsSnapshot records fill
+ * the allocations.
  */
 #include "replayer/cuda/rpc_backend.h"
 #include "replayer/cuda/rpc_internal.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,23 +93,218 @@ rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid)
 	return &s->threads[s->nthreads++];
 }
 
+/* A context the trace names without a recorded creation: the runtime
+ * retained its device's primary context through a private interface, so
+ * the replay retains the primary context of the trace's first cuDeviceGet
+ * device (device 0 when there is none). */
+static rpc_obj *rpc_ctx_infer(rpc_state *s, uint64_t cap, rp_diag *diag, rp_status *st)
+{
+	int dev = s->first_device >= 0 ? s->first_device : 0;
+	int ord = s->device_base + dev;
+	CUdevice live;
+	CUcontext ctx;
+	CUresult r;
+	rpc_obj *o;
+
+	if (ord >= s->device_count) {
+		*st = rpc_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace, and "
+		               "its device %d (taken as its primary context's) is not among the %d here",
+		               (unsigned long long)cap, dev, s->device_count);
+		return NULL;
+	}
+	if (!s->drv.p_cuDevicePrimaryCtxRetain) {
+		*st = rpc_missing(s, diag, "cuDevicePrimaryCtxRetain");
+		return NULL;
+	}
+	if ((r = s->drv.p_cuDeviceGet(&live, ord)) != CUDA_SUCCESS ||
+	    (r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, live)) != CUDA_SUCCESS) {
+		*st = rpc_cufail(s, diag, "cuDevicePrimaryCtxRetain", r,
+		                 "retaining the primary context a context of the trace is taken to be");
+		return NULL;
+	}
+	o = rpc_objs_put(&s->objs, RPC_O_CTX, cap);
+	if (!o) {
+		if (s->drv.p_cuDevicePrimaryCtxRelease)
+			s->drv.p_cuDevicePrimaryCtxRelease(live);
+		*st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	o->live = (uint64_t)(uintptr_t)ctx;
+	o->ctx = ctx;
+	o->primary = 1;
+	o->ordinal = ord;
+	o->retains = 1;
+	*st = RP_OK;
+	return o;
+}
+
 rp_status rpc_ctx_use(rpc_state *s, uint64_t cap, rp_diag *diag)
 {
 	rpc_obj *o;
 	CUresult r;
+	rp_status st;
 	if (cap == s->cur_ctx_cap && s->cur_ctx)
 		return RP_OK;
 	o = rpc_objs_get(&s->objs, RPC_O_CTX, cap);
-	if (!o)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND,
-		                "context 0x%llx was never created or retained in the trace",
-		                (unsigned long long)cap);
+	if (!o && !(o = rpc_ctx_infer(s, cap, diag, &st)))
+		return st;
 	r = s->drv.p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live);
 	if (r != CUDA_SUCCESS)
 		return rpc_cufail(s, diag, "cuCtxSetCurrent", r, "making the thread's context current");
 	s->cur_ctx_cap = cap;
 	s->cur_ctx = (CUcontext)(uintptr_t)o->live;
+	rpc_windows_open(s, o->ordinal);
 	return RP_OK;
+}
+
+/* ---- calls that failed at capture ------------------------------------------------------- */
+
+/* cap names a live object of any kind. */
+static int rpc_objs_has_live(rpc_state *s, uint64_t cap)
+{
+	int k;
+	for (k = RPC_O_DEVICE; k <= RPC_O_GRAPHEXEC; k++)
+		if (rpc_objs_get(&s->objs, (rpc_kind)k, cap))
+			return 1;
+	return 0;
+}
+
+static size_t rpc_failed_at(const rpc_state *s, uint64_t cap)
+{
+	size_t lo = 0, hi = s->nfailed;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->failed_caps[mid] < cap)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int rpc_failed_has(const rpc_state *s, uint64_t cap)
+{
+	size_t i = rpc_failed_at(s, cap);
+	return cap && i < s->nfailed && s->failed_caps[i] == cap;
+}
+
+void rpc_failed_note(rpc_state *s, uint64_t cap)
+{
+	size_t i;
+	if (!cap || rpc_failed_has(s, cap) || rpc_objs_has_live(s, cap) ||
+	    rpc_ranges_find(&s->ranges, cap) >= 0)
+		return;
+	if (s->nfailed == s->cap_failed) {
+		size_t ncap = s->cap_failed ? s->cap_failed * 2 : 16;
+		uint64_t *n = realloc(s->failed_caps, ncap * sizeof(*n));
+		if (!n)
+			return; /* only a later, clearer error is lost */
+		s->failed_caps = n;
+		s->cap_failed = ncap;
+	}
+	i = rpc_failed_at(s, cap);
+	memmove(&s->failed_caps[i + 1], &s->failed_caps[i], (s->nfailed - i) * sizeof(*s->failed_caps));
+	s->failed_caps[i] = cap;
+	s->nfailed++;
+}
+
+static void rpc_failed_forget(rpc_state *s, uint64_t cap)
+{
+	size_t i = rpc_failed_at(s, cap);
+	if (!rpc_failed_has(s, cap))
+		return;
+	memmove(&s->failed_caps[i], &s->failed_caps[i + 1], (s->nfailed - i - 1) * sizeof(*s->failed_caps));
+	s->nfailed--;
+}
+
+/* What a call that failed at capture "returned": its out handle or address
+ * (whatever the program's variable held).  Nothing was made there.  With
+ * made = 1, the call succeeded: what it returned is real, even if a failed
+ * call once held the same value. */
+static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, int made)
+{
+	void (*note)(rpc_state *, uint64_t) = made ? rpc_failed_forget : rpc_failed_note;
+	if (made && !s->nfailed)
+		return;
+	switch (k) {
+	case SBT_CM_K_cuCtxCreate: case SBT_CM_K_cuDevicePrimaryCtxRetain:
+		note(s, c->ctx);
+		break;
+	case SBT_CM_K_cuEventCreate:
+		note(s, c->event);
+		break;
+	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
+	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
+	case SBT_CM_K_cuMemAddressReserve:
+		note(s, c->dst);
+		break;
+	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc:
+		note(s, c->host);
+		break;
+	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
+	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuLibraryLoadData:
+	case SBT_CM_K_cuLibraryLoadFromFile: case SBT_CM_K_cuModuleGetFunction:
+	case SBT_CM_K_cuLibraryGetKernel: case SBT_CM_K_cuLibraryGetModule:
+	case SBT_CM_K_cuKernelGetFunction: case SBT_CM_K_cuStreamCreate:
+	case SBT_CM_K_cuStreamCreateWithPriority: case SBT_CM_K_cuStreamEndCapture:
+	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuMemCreate:
+		note(s, c->handle);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A record that names something only a failed call returned would fail
+ * the same way: it is skipped like the failed call. */
+static int rpc_names_failed(const rpc_state *s, const sbt_cm_call *c)
+{
+	if (!s->nfailed)
+		return 0;
+	return rpc_failed_has(s, c->handle) || rpc_failed_has(s, c->parent) ||
+	       rpc_failed_has(s, c->stream) || rpc_failed_has(s, c->event) || rpc_failed_has(s, c->ctx) ||
+	       (rpc_failed_has(s, c->dst) && rpc_ranges_find(&s->ranges, c->dst) < 0) ||
+	       (rpc_failed_has(s, c->src) && rpc_ranges_find(&s->ranges, c->src) < 0) ||
+	       (rpc_failed_has(s, c->host) && rpc_ranges_find(&s->ranges, c->host) < 0);
+}
+
+/* ---- the test double's not-run report ----------------------------------------------------- */
+
+void rpc_not_run_check(rpc_state *s, const char *kernel)
+{
+	unsigned long long n;
+	const char *name = kernel ? kernel : s->last_kernel;
+	uint64_t seq = kernel ? s->seq : s->last_launch_seq;
+	size_t i;
+	char **nn;
+	if (!s->drv.not_run)
+		return; /* a real driver: nothing to ask, nothing to remember */
+	if (kernel) {
+		s->last_launch_seq = s->seq;
+		snprintf(s->last_kernel, sizeof(s->last_kernel), "%s", *kernel ? kernel : "(unnamed)");
+	}
+	n = s->drv.not_run();
+	if (n <= s->not_run_seen || !seq)
+		return;
+	s->not_run_seen = n;
+	if (!*name)
+		name = "(unnamed)";
+	if (!s->not_run_seq)
+		s->not_run_seq = seq;
+	for (i = 0; i < s->n_not_run_names; i++)
+		if (strcmp(s->not_run_names[i], name) == 0)
+			return;
+	nn = realloc(s->not_run_names, (s->n_not_run_names + 1) * sizeof(*nn));
+	if (nn) {
+		s->not_run_names = nn;
+		if ((nn[s->n_not_run_names] = strdup(name)) != NULL)
+			s->n_not_run_names++;
+	}
+	if (!s->quiet)
+		fprintf(stderr, "tsreplay: cuda: note: seq %llu: the launch of kernel '%s' ran nothing on this "
+		        "driver (%s is the libcuda test double, which has no host twin for it); device-to-host "
+		        "checkpoints from here on are not compared\n", (unsigned long long)seq, name,
+		        s->drv.path);
 }
 
 int rpc_current_ordinal(rpc_state *s)
@@ -191,6 +392,8 @@ static int rpc_is_state_kind(sbt_cm_kind k)
 	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
 	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamBeginCapture:
 	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
+	case SBT_CM_K_tsVaWindow: case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
+	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphExecDestroy: case SBT_CM_K_cuGraphDestroy:
 		return 1;
 	default:
 		return 0;
@@ -262,9 +465,23 @@ static rp_status rpc_run_record(rpc_state *s, const sbt_record *rec, rp_diag *di
 		return rpc_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
 		                rec->payload_len);
 	s->ptds = c.ptds != 0;
-	if (k != SBT_CM_K_tsSnapshot && c.result != CUDA_SUCCESS)
+	if (k != SBT_CM_K_tsSnapshot && c.result != CUDA_SUCCESS) {
+		/* It failed at capture and changed nothing there: it is expected to
+		 * fail the same way, so it is not re-issued, and what it "returned"
+		 * is remembered so that records naming it are skipped too. */
+		rpc_failed_outputs(s, k, &c, 0);
+		if (k == SBT_CM_K_cuStreamEndCapture)
+			rpc_capture_abandon(s, &c);
 		return RP_OK;
-	if (s->state_only && !rpc_is_state_kind(k))
+	}
+	rpc_failed_outputs(s, k, &c, 1);
+	if (rpc_names_failed(s, &c)) {
+		rpc_failed_outputs(s, k, &c, 0); /* what it returned is as unusable */
+		return RP_OK;
+	}
+	/* Restoring a keyframe: objects only, but work recorded into a graph
+	 * by stream capture is part of the graph, an object. */
+	if (s->state_only && !rpc_is_state_kind(k) && !(c.capture_status && s->capturing))
 		return RP_OK;
 	t = rpc_thread_get(s, rec->thread);
 	if (!t)
@@ -408,9 +625,17 @@ static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp
 	st = rpc_build_types(s, diag);
 	if (st != RP_OK)
 		goto out_fail;
+	st = rpc_windows_scan(s, diag);
+	if (st != RP_OK)
+		goto out_fail;
+	s->windows_pending = s->nwindows != 0;
+	*(void **)&s->drv.not_run = dlsym(s->drv.dl, RPC_NOT_RUN_SYMBOL);
+	if (s->drv.not_run)
+		s->not_run_seen = s->drv.not_run(); /* the process's count so far */
 	*state_out = s;
 	return RP_OK;
 out_fail:
+	free(s->windows);
 	free(s->kind_of);
 	free(s);
 	return st;
@@ -459,7 +684,7 @@ static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore
 	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK &&
 	       rec.seq < marker->seq) {
 		sbt_cm_kind k;
-		if (!rpc_kind_of(s, rec.type, &k) || !rpc_is_state_kind(k))
+		if (!rpc_kind_of(s, rec.type, &k) || k == SBT_CM_K_tsSnapshot)
 			continue;
 		if (rec.payload_len > copy_cap) {
 			uint8_t *n = realloc(copy, rec.payload_len);
@@ -508,6 +733,10 @@ static void rpc_close(void *state)
 	if (!s)
 		return;
 	rpc_teardown(s);
+	while (s->n_not_run_names)
+		free(s->not_run_names[--s->n_not_run_names]);
+	free(s->not_run_names);
+	free(s->windows);
 	free(s->kind_of);
 	free(s);
 }

@@ -190,6 +190,7 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		o->ordinal = ord;
 		o->ctx = ctx;
 		s->cur_ctx_cap = c->ctx;
+		rpc_windows_open(s, ord);
 		return rpc_thread_push(s, c->ctx, diag);
 	}
 	case SBT_CM_K_cuDevicePrimaryCtxRetain: {
@@ -283,15 +284,85 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		if (t && t->depth)
 			t->depth--;
 		return RP_OK;
-	case SBT_CM_K_cuCtxSynchronize:
+	case SBT_CM_K_cuCtxSynchronize: {
+		/* CUDA 13's cuCtxSynchronize_v2(ctx): that context, made current
+		 * for the call (the same on every driver). */
+		uint64_t was = s->cur_ctx_cap;
+		if (c->ctx && c->ctx != was && (st = rpc_ctx_use(s, c->ctx, diag)) != RP_OK)
+			return st;
 		r = s->drv.p_cuCtxSynchronize();
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+		if (c->ctx && c->ctx != was && was)
+			return rpc_ctx_use(s, was, diag);
+		return RP_OK;
+	}
 	default:
 		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a context call");
 	}
 }
 
 /* ---- modules and libraries ----------------------------------------------------------- */
+
+#define RPC_MAX_JIT 32
+
+/* The JIT options of a load whose value is a plain value (a register
+ * count, an optimization level, a target...), in the driver's arrays; the
+ * ones whose value is a pointer into the capturing process (log buffers
+ * and their sizes, symbol tables, wall time out) are dropped. */
+static unsigned rpc_jit_options(const sbt_cm_call *c, CUjit_option *opts, void **vals)
+{
+	size_t n = c->jit_len / SBT_CM_JIT_BYTES, i;
+	unsigned out = 0;
+	for (i = 0; i < n && out < RPC_MAX_JIT; i++) {
+		const uint8_t *e = c->jit + i * SBT_CM_JIT_BYTES;
+		uint32_t id = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+		uint64_t v = 0;
+		int b;
+		for (b = 7; b >= 0; b--)
+			v = v << 8 | e[8 + b];
+		switch (id) {
+		case CU_JIT_MAX_REGISTERS: case CU_JIT_THREADS_PER_BLOCK: case CU_JIT_OPTIMIZATION_LEVEL:
+		case CU_JIT_TARGET_FROM_CUCONTEXT: case CU_JIT_TARGET: case CU_JIT_FALLBACK_STRATEGY:
+		case CU_JIT_GENERATE_DEBUG_INFO: case CU_JIT_LOG_VERBOSE: case CU_JIT_GENERATE_LINE_INFO:
+		case CU_JIT_CACHE_MODE: case CU_JIT_POSITION_INDEPENDENT_CODE: case CU_JIT_MIN_CTA_PER_SM:
+		case CU_JIT_MAX_THREADS_PER_BLOCK: case CU_JIT_OVERRIDE_DIRECTIVE_VALUES:
+			opts[out] = (CUjit_option)id;
+			vals[out] = (void *)(uintptr_t)v;
+			out++;
+			break;
+		default:
+			break;
+		}
+	}
+	return out;
+}
+
+/* A load the driver refused; for an image built for another GPU, both
+ * architectures. */
+static rp_status rpc_load_fail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r,
+                               const void *img, size_t len)
+{
+	char archs[96], err[96];
+	int major = 0, minor = 0;
+	CUdevice dev;
+	if (r != CUDA_ERROR_NO_BINARY_FOR_GPU)
+		return rpc_cufail(s, diag, fn, r, "loading the image from the trace");
+	if (!rpc_image_arch(img, len, archs, sizeof(archs)))
+		snprintf(archs, sizeof(archs), "an architecture this replay cannot read from it");
+	if (s->drv.p_cuDeviceGetAttribute && s->drv.p_cuDeviceGet(&dev, rpc_current_ordinal(s)) == CUDA_SUCCESS) {
+		s->drv.p_cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+		s->drv.p_cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+	}
+	if (major)
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, and "
+		                "device %d is sm_%d%d; replay on a GPU of the capture's architecture", fn,
+		                rpc_cu_name(&s->drv, r, err, sizeof(err)), archs, rpc_current_ordinal(s), major,
+		                minor);
+	return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, which "
+	                "device %d (architecture unknown) cannot run", fn,
+	                rpc_cu_name(&s->drv, r, err, sizeof(err)), archs, rpc_current_ordinal(s));
+}
 
 static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
@@ -308,29 +379,43 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	case SBT_CM_K_cuModuleLoadDataEx:
 	case SBT_CM_K_cuModuleLoadFatBinary: {
 		CUmodule m;
-		int fat = k == SBT_CM_K_cuModuleLoadFatBinary;
+		CUjit_option opts[RPC_MAX_JIT];
+		void *vals[RPC_MAX_JIT];
+		unsigned nopts = rpc_jit_options(c, opts, vals);
+		int fat = k == SBT_CM_K_cuModuleLoadFatBinary, ex = !fat && nopts && s->drv.p_cuModuleLoadDataEx;
+		const char *fn = fat ? "cuModuleLoadFatBinary" : ex ? "cuModuleLoadDataEx" : "cuModuleLoadData";
 		if ((st = fat ? RPC_NEED(cuModuleLoadFatBinary) : RPC_NEED(cuModuleLoadData)) != RP_OK ||
 		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
 			return st;
-		/* JIT options of cuModuleLoadDataEx are not recorded: the defaults. */
-		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, img) : s->drv.p_cuModuleLoadData(&m, img);
+		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, img)
+		    : ex ? s->drv.p_cuModuleLoadDataEx(&m, img, nopts, opts, vals)
+		         : s->drv.p_cuModuleLoadData(&m, img);
+		if (r != CUDA_SUCCESS) {
+			st = rpc_load_fail(s, diag, fn, r, img, len);
+			free(img);
+			return st;
+		}
 		free(img);
-		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, fat ? "cuModuleLoadFatBinary" : "cuModuleLoadData", r,
-			                  "loading the image from the trace");
 		rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
 		return st;
 	}
 	case SBT_CM_K_cuLibraryLoadData:
 	case SBT_CM_K_cuLibraryLoadFromFile: {
 		CUlibrary l;
+		CUjit_option opts[RPC_MAX_JIT];
+		void *vals[RPC_MAX_JIT];
+		unsigned nopts = rpc_jit_options(c, opts, vals);
 		if ((st = RPC_NEED(cuLibraryLoadData)) != RP_OK ||
 		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
 			return st;
-		r = s->drv.p_cuLibraryLoadData(&l, img, NULL, NULL, 0, NULL, NULL, 0);
+		r = s->drv.p_cuLibraryLoadData(&l, img, nopts ? opts : NULL, nopts ? vals : NULL, nopts, NULL,
+		                               NULL, 0);
+		if (r != CUDA_SUCCESS) {
+			st = rpc_load_fail(s, diag, "cuLibraryLoadData", r, img, len);
+			free(img);
+			return st;
+		}
 		free(img);
-		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuLibraryLoadData", r, "loading the image from the trace");
 		rpc_obj_new(s, RPC_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
 		return st;
 	}
@@ -502,6 +587,67 @@ static rp_status rpc_set_capturing(rpc_state *s, uint64_t cap, int on, rp_diag *
 	}
 }
 
+int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing)
+{
+	return (c->capture_status || capturing) && !s->capturing;
+}
+
+/* cuStreamBeginCapture: a capture on the live stream, so the work recorded
+ * with capture_status goes into a graph of the replay's own.  With
+ * --streams single (no stream to capture on) the work is skipped as it
+ * did not run, and a launch of the graph is refused. */
+static rp_status rpc_capture_begin(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUstream live;
+	CUresult r;
+	rp_status st = rpc_set_capturing(s, c->stream, 1, diag);
+	if (st != RP_OK || s->single_stream)
+		return st;
+	if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+	    (st = RPC_NEED(cuStreamBeginCapture)) != RP_OK)
+		return st;
+	r = s->drv.p_cuStreamBeginCapture(live, (CUstreamCaptureMode)c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpc_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
+	s->capturing++;
+	return RP_OK;
+}
+
+static rp_status rpc_capture_end(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUstream live;
+	CUgraph g = NULL;
+	CUresult r;
+	rp_status st = rpc_set_capturing(s, c->stream, 0, diag);
+	if (st != RP_OK || s->single_stream || !s->capturing)
+		return st;
+	if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+	    (st = RPC_NEED(cuStreamEndCapture)) != RP_OK)
+		return st;
+	s->capturing--;
+	r = s->drv.p_cuStreamEndCapture(live, &g);
+	if (r != CUDA_SUCCESS)
+		return rpc_cufail(s, diag, "cuStreamEndCapture", r, NULL);
+	if (c->handle)
+		rpc_obj_new(s, RPC_O_GRAPH, c->handle, (uint64_t)(uintptr_t)g, diag, &st);
+	else if (g && s->drv.p_cuGraphDestroy)
+		s->drv.p_cuGraphDestroy(g); /* no record can name it */
+	return st;
+}
+
+void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c)
+{
+	rp_diag ignored;
+	CUstream live;
+	CUgraph g = NULL;
+	if (rpc_set_capturing(s, c->stream, 0, &ignored) != RP_OK || s->single_stream || !s->capturing ||
+	    !s->drv.p_cuStreamEndCapture || rpc_stream_resolve(s, c->stream, &live, NULL, &ignored) != RP_OK)
+		return;
+	s->capturing--;
+	if (s->drv.p_cuStreamEndCapture(live, &g) == CUDA_SUCCESS && g && s->drv.p_cuGraphDestroy)
+		s->drv.p_cuGraphDestroy(g);
+}
+
 static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
@@ -553,16 +699,16 @@ static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
 		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 			return st;
-		if (s->single_stream || capturing)
+		if (s->single_stream || rpc_capture_skip(s, c, capturing))
 			return RP_OK; /* one stream: already in order; capturing: a graph edge */
 		if ((st = RPC_NEED(cuStreamWaitEvent)) != RP_OK)
 			return st;
 		r = s->drv.p_cuStreamWaitEvent(live, (CUevent)(uintptr_t)e->live, (unsigned)c->flags);
 		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
 	case SBT_CM_K_cuStreamBeginCapture:
-		return rpc_set_capturing(s, c->stream, 1, diag);
+		return rpc_capture_begin(s, c, diag);
 	case SBT_CM_K_cuStreamEndCapture:
-		return rpc_set_capturing(s, c->stream, 0, diag);
+		return rpc_capture_end(s, c, diag);
 	case SBT_CM_K_cuEventCreate: {
 		CUevent ev;
 		if ((st = RPC_NEED(cuEventCreate)) != RP_OK)
@@ -588,7 +734,7 @@ static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
 		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 			return st;
-		if (capturing)
+		if (rpc_capture_skip(s, c, capturing))
 			return RP_OK;
 		if (k == SBT_CM_K_cuEventRecordWithFlags && c->flags) {
 			if ((st = RPC_NEED(cuEventRecordWithFlags)) != RP_OK)
@@ -610,6 +756,131 @@ static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	default:
 		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a stream or event call");
 	}
+}
+
+/* ---- graphs, host functions, attributes ----------------------------------------------------- */
+
+/* Graphs built by stream capture in the trace were rebuilt by the replay's
+ * own capture (rpc_capture_begin/end); one the trace built node by node
+ * has no record to rebuild it from. */
+static rp_status rpc_exec_graph(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	rpc_obj *o, *g;
+	CUstream live;
+	CUresult r;
+
+	switch (k) {
+	case SBT_CM_K_cuGraphInstantiate: {
+		CUgraphExec e;
+		g = rpc_objs_get(&s->objs, RPC_O_GRAPH, c->parent);
+		if (!g)
+			return RP_OK; /* not captured in the trace: its launch says so */
+		if ((st = RPC_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphInstantiateWithFlags(&e, (CUgraph)(uintptr_t)g->live, c->flags);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuGraphInstantiateWithFlags", r, NULL);
+		o = rpc_obj_new(s, RPC_O_GRAPHEXEC, c->handle, (uint64_t)(uintptr_t)e, diag, &st);
+		if (o)
+			o->parent = c->parent;
+		return st;
+	}
+	case SBT_CM_K_cuGraphLaunch: {
+		char name[48];
+		if (s->single_stream)
+			return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
+			                "single (stream capture needs a stream); replay with --streams multi");
+		o = rpc_objs_get(&s->objs, RPC_O_GRAPHEXEC, c->handle);
+		if (!o)
+			return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
+			                "trace: its graph was not made by stream capture there (built node by "
+			                "node, or its instantiation was not recorded), so it cannot be replayed; "
+			                "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+			                (unsigned long long)s->seq);
+		if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuGraphLaunch)) != RP_OK)
+			return st;
+		r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)o->live, live);
+		if (r != CUDA_SUCCESS)
+			return rpc_cufail(s, diag, "cuGraphLaunch", r, NULL);
+		snprintf(name, sizeof(name), "graph exec 0x%llx", (unsigned long long)c->handle);
+		rpc_not_run_check(s, name);
+		return RP_OK;
+	}
+	case SBT_CM_K_cuGraphExecDestroy:
+		o = rpc_objs_get(&s->objs, RPC_O_GRAPHEXEC, c->handle);
+		if (o && s->drv.p_cuGraphExecDestroy)
+			s->drv.p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
+		if (o)
+			rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	default:
+		o = rpc_objs_get(&s->objs, RPC_O_GRAPH, c->handle);
+		if (o && s->drv.p_cuGraphDestroy)
+			s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
+		if (o)
+			rpc_objs_del(&s->objs, o);
+		return RP_OK;
+	}
+}
+
+static void CUDA_CB rpc_host_func_noop(void *data)
+{
+	(void)data;
+}
+
+/* The program's host function is not run; an empty one keeps its place in
+ * stream order (the work after it waits for the work before it). */
+static rp_status rpc_exec_host_func(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUstream live;
+	int capturing;
+	rp_status st;
+	CUresult r;
+	if (!s->warned_hostfn++ && !s->quiet)
+		fprintf(stderr, "tsreplay: cuda: note: seq %llu: cuLaunchHostFunc: host functions are not "
+		        "run on replay; each keeps its place in stream order\n", (unsigned long long)s->seq);
+	if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+	    rpc_capture_skip(s, c, capturing) || !s->drv.p_cuLaunchHostFunc)
+		return st; /* without the entry point, stream order holds anyway */
+	r = s->drv.p_cuLaunchHostFunc(live, rpc_host_func_noop, NULL);
+	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuLaunchHostFunc", r, NULL);
+}
+
+static rp_status rpc_exec_set_attribute(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                        rp_diag *diag)
+{
+	const char *fn = k == SBT_CM_K_cuKernelSetAttribute ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
+	rpc_obj *o;
+	rp_status st;
+	CUresult r;
+	int have = k == SBT_CM_K_cuKernelSetAttribute ? s->drv.p_cuKernelSetAttribute != NULL
+	                                              : s->drv.p_cuFuncSetAttribute != NULL;
+	if (k == SBT_CM_K_cuKernelSetAttribute)
+		st = rpc_lookup(s, RPC_O_KERNEL, c->handle, "kernel", &o, diag);
+	else
+		st = rpc_lookup(s, RPC_O_FUNCTION, c->handle, "function", &o, diag);
+	if (st != RP_OK)
+		return st;
+	if (!have) {
+		if (!s->warned_attr++)
+			rpc_warn(s, "seq %llu: the CUDA driver %s has no %s: kernel attributes are left at their "
+			         "defaults", (unsigned long long)s->seq, s->drv.path, fn);
+		return RP_OK;
+	}
+	if (k == SBT_CM_K_cuKernelSetAttribute) {
+		CUdevice dev;
+		int ord;
+		if ((st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+			return st;
+		r = s->drv.p_cuKernelSetAttribute((CUfunction_attribute)c->attr, (int)c->ivalue,
+		                                  (CUkernel)(uintptr_t)o->live, dev);
+	} else {
+		r = s->drv.p_cuFuncSetAttribute((CUfunction)(uintptr_t)o->live, (CUfunction_attribute)c->attr,
+		                                (int)c->ivalue);
+	}
+	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, fn, r, NULL);
 }
 
 rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
@@ -637,16 +908,15 @@ rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 	case SBT_CM_K_cuEventRecord: case SBT_CM_K_cuEventRecordWithFlags:
 	case SBT_CM_K_cuEventSynchronize: case SBT_CM_K_cuEventQuery:
 		return rpc_exec_stream(s, k, c, diag);
-	case SBT_CM_K_cuGraphLaunch:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
-		                "graph replay is not supported yet (graph exec 0x%llx); replay a --range "
-		                "that ends before seq %llu", (unsigned long long)c->handle,
-		                (unsigned long long)s->seq);
+	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphLaunch: case SBT_CM_K_cuGraphExecDestroy:
+	case SBT_CM_K_cuGraphDestroy:
+		return rpc_exec_graph(s, k, c, diag);
 	case SBT_CM_K_cuLaunchHostFunc:
-		if (!s->warned_hostfn++)
-			rpc_warn(s, "seq %llu: cuLaunchHostFunc: host functions are not replayed",
-			         (unsigned long long)s->seq);
-		return RP_OK;
+		return rpc_exec_host_func(s, c, diag);
+	case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
+		return rpc_exec_set_attribute(s, k, c, diag);
+	case SBT_CM_K_tsVaWindow:
+		return RP_OK; /* read at open (rpc_window.c) */
 	default:
 		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
 	}
@@ -686,7 +956,7 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 		                c->name ? (const char *)c->name : "");
 	if ((st = rpc_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
 		return st;
-	if (c->capture_status || capturing)
+	if (rpc_capture_skip(s, c, capturing))
 		return RP_OK; /* it became a graph node at capture, it did not run */
 	buf_len = c->params_len ? c->params_len : c->extra_len;
 	for (i = 0; i < nlayout; i++) {
@@ -814,6 +1084,8 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 		char what[96];
 		snprintf(what, sizeof(what), "launching kernel '%s'", kernel ? kernel : "(unnamed)");
 		st = rpc_cufail(s, diag, fn_name, r, what);
+	} else if (!s->capturing) {
+		rpc_not_run_check(s, kernel ? kernel : "");
 	}
 out_free:
 	free(attrs);

@@ -11,10 +11,16 @@
  *   - objects: captured handle -> live handle, per kind (rpc_obj, hashed);
  *   - address ranges: captured address range -> live address (rpc_range,
  *     sorted), for device allocations, module globals, pinned host memory
- *     and VMM reservations.  A device allocation is placed at its captured
- *     address when the driver lets us reserve it ("pieces": granularity-
- *     aligned reservations backed by cuMemCreate); otherwise it is
- *     allocated anywhere and pointer-valued kernel parameters are patched;
+ *     and VMM reservations.  A device allocation inside a VA window of the
+ *     trace is mapped at its captured address in the replay's reservation
+ *     of that window ("granules", rpc_window.c); elsewhere it is placed at
+ *     its captured address when the driver lets us reserve it ("pieces":
+ *     granularity-aligned reservations backed by cuMemCreate); otherwise
+ *     it is allocated anywhere and pointer-valued kernel parameters are
+ *     patched;
+ *   - handles and addresses only calls that failed at capture returned
+ *     (records naming them are skipped), and host buffers graphs captured
+ *     in the replay use;
  *   - copies whose host destination a checkpoint will ask for (rpc_copy);
  *   - host buffers of async uploads still in flight (rpc_stage);
  *   - per captured thread: its context stack and per-thread stream.
@@ -79,13 +85,26 @@
 	X(cuStreamWaitEvent, 3020, 0) X(cuEventCreate, 2000, 0)                    \
 	X(cuEventDestroy, 4000, 0) X(cuEventRecord, 2000, 0)                       \
 	X(cuEventRecordWithFlags, 11010, 0) X(cuEventSynchronize, 2000, 0)        \
-	X(cuEventQuery, 2000, 0)
+	X(cuEventQuery, 2000, 0)                                                   \
+	X(cuDeviceGetAttribute, 2000, 0) X(cuModuleLoadDataEx, 2010, 0)            \
+	X(cuKernelSetAttribute, 12000, 0) X(cuFuncSetAttribute, 9000, 0)           \
+	X(cuLaunchHostFunc, 10000, 0)                                              \
+	X(cuStreamBeginCapture, 10010, 0) X(cuStreamEndCapture, 10000, 0)          \
+	X(cuGraphInstantiateWithFlags, 11040, 0) X(cuGraphLaunch, 10000, 0)        \
+	X(cuGraphExecDestroy, 10000, 0) X(cuGraphDestroy, 10000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
+/* The libcuda test double's count of launches that ran nothing (no host
+ * twin for the kernel): tests/doubles/cuda/tcd_ext.h defines it; looked up
+ * with dlsym, absent from real drivers. */
+#define RPC_NOT_RUN_SYMBOL "tscuda_double_launches_not_run"
+typedef unsigned long long (*rpc_not_run_fn)(void);
+
 typedef struct rpc_driver {
 	void *dl;
 	char path[256];
+	rpc_not_run_fn not_run;   /* NULL unless the driver is the test double */
 #define RPC_X_MEMBER(name, ver, req) PFN_##name##_v##ver p_##name;
 	RPC_DRIVER_LIST(RPC_X_MEMBER)
 #undef RPC_X_MEMBER
@@ -103,7 +122,9 @@ typedef enum rpc_kind {
 	RPC_O_KERNEL,
 	RPC_O_STREAM,
 	RPC_O_EVENT,
-	RPC_O_MEMHANDLE
+	RPC_O_MEMHANDLE,
+	RPC_O_GRAPH,    /* a graph made by stream capture in the replay */
+	RPC_O_GRAPHEXEC
 } rpc_kind;
 
 typedef struct rpc_obj {
@@ -149,6 +170,8 @@ typedef struct rpc_range {
 	uint8_t moved;      /* live != cap */
 	uint8_t pieces;     /* device memory backed by the reservation pieces */
 	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
+	uint8_t in_window;  /* placed in a VA window: granules (device memory) or
+	                       a sub-range of it (the program's own reservation) */
 	uint64_t seq;       /* the record that made it */
 	uint64_t owner;     /* globals: captured module or library */
 	CUcontext ctx;      /* live context it was made in */
@@ -199,6 +222,34 @@ typedef struct rpc_piece {
 	CUmemGenericAllocationHandle handle;
 	unsigned refs;
 } rpc_piece;
+
+/*
+ * A device address window (see rpc_window.c): capture placed device
+ * allocations inside [base, base + size) of captured device `device`, and
+ * the replay reserves the same range once and maps allocations at their
+ * captured addresses inside it.  From a tsVaWindow record, or the default
+ * window when the trace has none and its allocations lie there.
+ */
+typedef struct rpc_window {
+	int device;          /* captured device ordinal */
+	uint64_t base, size;
+	uint8_t from_record; /* a tsVaWindow record (else the default window) */
+	uint8_t tried;       /* reservation attempted in this run */
+	uint8_t reserved;    /* held at exactly base in this run */
+	char why[160];       /* tried and not reserved: why */
+} rpc_window;
+
+/* The default window of captured device n: RPC_WINDOW_BASE + n *
+ * RPC_WINDOW_SIZE (what same-address capture reserves without a record). */
+#define RPC_WINDOW_BASE 0x200000000000ull
+#define RPC_WINDOW_SIZE ((uint64_t)512 << 30)
+#define RPC_WINDOW_MAX_DEVICES 16
+
+/* One mapped granule of a window: live allocations touching it. */
+typedef struct rpc_granule {
+	uint64_t addr;
+	unsigned refs;
+} rpc_granule;
 
 /* The replay's result of a copy a checkpoint may name. */
 typedef struct rpc_copy {
@@ -270,6 +321,23 @@ typedef struct rpc_state {
 	size_t nthreads, cap_threads;
 	rpc_vmap *vmaps;
 	size_t nvmaps, cap_vmaps;
+	rpc_window *windows;    /* from the scan at open; kept across runs */
+	size_t nwindows;
+	int windows_pending;    /* some window not tried yet in this run */
+	rpc_granule *granules;  /* sorted by addr */
+	size_t ngranules, cap_granules;
+	int first_device;       /* captured ordinal of the first cuDeviceGet, -1: none */
+	uint64_t *failed_caps;  /* sorted: handles only calls that failed at capture returned */
+	size_t nfailed, cap_failed;
+	void **graph_bufs;      /* host buffers captured into graphs: live until teardown */
+	size_t ngraph_bufs, cap_graph_bufs;
+	unsigned capturing;     /* stream captures begun in the replay and not ended */
+	unsigned long long not_run_seen; /* the double's not-run count after the last launch */
+	uint64_t not_run_seq;   /* first launch that ran nothing, 0: none */
+	uint64_t last_launch_seq; /* the last launch issued, and its kernel */
+	char last_kernel[64];
+	char **not_run_names;   /* kernels already named once */
+	size_t n_not_run_names;
 	uint64_t cur_ctx_cap;   /* captured context now current in the replay */
 	CUcontext cur_ctx;
 	size_t granularity;     /* of the device pieces are made on; 0: not asked */
@@ -284,6 +352,7 @@ typedef struct rpc_state {
 	/* once per instance */
 	int warned_moved;
 	int warned_hostfn;
+	int warned_attr;
 	int noted_mismatch;
 	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
 } rpc_state;
@@ -318,11 +387,52 @@ rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *cap
                              rp_diag *diag);
 /* The live device ordinal of the current context. */
 int rpc_current_ordinal(rpc_state *s);
+/* Remember / ask whether a captured handle was only ever returned by a call
+ * that failed at capture (records naming it are skipped). */
+void rpc_failed_note(rpc_state *s, uint64_t cap);
+int rpc_failed_has(const rpc_state *s, uint64_t cap);
+/* After a launch: ask the test double whether it ran nothing, and say so
+ * once per kernel. */
+void rpc_not_run_check(rpc_state *s, const char *kernel);
+
+/* ---- rpc_window.c: VA windows and their granules ----------------------------------------- */
+
+/* Read the trace once (at open): tsVaWindow records, the default windows
+ * its allocations lie in, the first cuDeviceGet. */
+rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag);
+/* Reserve the windows of the device at live ordinal `ordinal` not tried in
+ * this run (its context is current). */
+void rpc_windows_open(rpc_state *s, int ordinal);
+/* The window holding all of [addr, addr + len), NULL for none. */
+rpc_window *rpc_window_of(rpc_state *s, uint64_t addr, uint64_t len);
+/* Map every granule of [cap, cap + size) inside w (reserving w first if
+ * needed) and take a reference on each: 0, or -1 with why (nothing taken). */
+int rpc_granules_acquire(rpc_state *s, rpc_window *w, uint64_t cap, uint64_t size, char *why,
+                         size_t whylen);
+/* Drop the references; granules left with none are unmapped. */
+void rpc_granules_release(rpc_state *s, uint64_t cap, uint64_t size);
+/* Unmap every granule and free every window (teardown). */
+void rpc_windows_close(rpc_state *s);
+
+/* ---- rpc_image.c: module image architectures ---------------------------------------------- */
+
+/* The SM architecture an image is built for (90 for sm_90): an ELF cubin's
+ * e_flags, or each fatbin entry's arch field (written as "sm_90, sm_80"
+ * into buf).  0 when unknown. */
+unsigned rpc_image_arch(const void *img, size_t len, char *buf, size_t buflen);
 
 /* ---- rpc_exec.c: contexts, modules, launches, streams, events ------------------- */
 
 rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Work recorded while its stream was being captured into a graph (or on a
+ * stream the replay has capturing) is skipped unless the replay is
+ * capturing too, which puts it in the replay's graph. */
+int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing);
+/* A cuStreamEndCapture that failed at capture (the capture was
+ * invalidated): the replay's capture of that stream is ended too and its
+ * graph dropped, so the stream is usable again. */
+void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c);
 
 /* ---- rpc_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
 

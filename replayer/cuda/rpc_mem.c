@@ -4,7 +4,10 @@
  * application's own VMM calls, copies, memsets, keyframe snapshots, the
  * bytes checkpoints ask for, and teardown.
  *
- * Placing allocations: a device allocation [cap, cap + size) is covered by
+ * Placing allocations: inside a VA window of the trace, rpc_window.c maps
+ * the allocation's granules at their captured addresses.  Elsewhere (or
+ * when the window cannot be had), a device allocation [cap, cap + size) is
+ * covered by
  * "pieces", reservations of whole granularity pages at their captured
  * address (cuMemAddressReserve with that address as the hint, cuMemCreate,
  * cuMemMap, cuMemSetAccess).  Pieces are shared by allocations in the same
@@ -151,10 +154,15 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 
 /* Cover [cap, cap + size) with pieces at their captured addresses and take
  * a reference on each; 0, or -1 with why (nothing taken). */
-static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *why, size_t whylen)
+static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *why_out, size_t whylen)
 {
 	uint64_t g, lo, hi, cur, made[64];
 	size_t nmade = 0, i;
+	char scratch[200];
+	/* why_out NULL: a reason is known already (the window's); keep it. */
+	char *why = why_out ? why_out : scratch;
+	if (!why_out)
+		whylen = sizeof(scratch);
 
 	if (s->no_reserve) {
 		snprintf(why, whylen, "--cuda-no-reserve");
@@ -250,7 +258,9 @@ static CUresult rpc_range_release(rpc_state *s, size_t i, int driver)
 	size_t k;
 
 	if (r->kind == RPC_R_DEVICE) {
-		if (r->pieces)
+		if (r->in_window)
+			rpc_granules_release(s, r->cap, r->size);
+		else if (r->pieces)
 			rpc_pieces_release(s, r->cap, r->size);
 		else if (driver && s->drv.p_cuMemFree)
 			res = s->drv.p_cuMemFree((CUdeviceptr)r->live);
@@ -270,7 +280,9 @@ static CUresult rpc_range_release(rpc_state *s, size_t i, int driver)
 				k++;
 			}
 		}
-		res = s->drv.p_cuMemAddressFree((CUdeviceptr)r->live, r->size);
+		/* Inside a window: a sub-range of the replay's reservation. */
+		if (!r->in_window)
+			res = s->drv.p_cuMemAddressFree((CUdeviceptr)r->live, r->size);
 	}
 	rpc_ranges_remove(&s->ranges, i);
 	return res;
@@ -311,7 +323,8 @@ static void rpc_warn_moved(rpc_state *s, const rpc_range *r, const char *why)
 static rp_status rpc_alloc_device(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rpc_range r;
-	char why[160] = "";
+	rpc_window *win;
+	char why[200] = "";
 	long i;
 	memset(&r, 0, sizeof(r));
 	r.cap = c->dst;
@@ -324,7 +337,11 @@ static rp_status rpc_alloc_device(rpc_state *s, sbt_cm_kind k, const sbt_cm_call
 		return rpc_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
 	while ((i = rpc_ranges_overlap(&s->ranges, r.cap, r.size)) >= 0)
 		rpc_range_release(s, (size_t)i, 1); /* freed by a call the trace does not have */
-	if (rpc_pieces_acquire(s, r.cap, r.size, why, sizeof(why)) == 0) {
+	win = s->no_reserve ? NULL : rpc_window_of(s, r.cap, r.size);
+	if (win && rpc_granules_acquire(s, win, r.cap, r.size, why, sizeof(why)) == 0) {
+		r.live = r.cap;
+		r.in_window = 1;
+	} else if (rpc_pieces_acquire(s, r.cap, r.size, why[0] ? NULL : why, sizeof(why)) == 0) {
 		r.live = r.cap;
 		r.pieces = 1;
 	} else {
@@ -351,7 +368,9 @@ static rp_status rpc_alloc_device(rpc_state *s, sbt_cm_kind k, const sbt_cm_call
 			rpc_warn_moved(s, &r, why);
 	}
 	if (rpc_ranges_insert(&s->ranges, &r) != 0) {
-		if (r.pieces)
+		if (r.in_window)
+			rpc_granules_release(s, r.cap, r.size);
+		else if (r.pieces)
 			rpc_pieces_release(s, r.cap, r.size);
 		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	}
@@ -436,12 +455,30 @@ static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 	switch (k) {
 	case SBT_CM_K_cuMemAddressReserve: {
 		CUdeviceptr got = 0;
+		rpc_window *win;
 		rpc_range rg;
 		char why[128] = "";
 		if (!c->dst || !c->size)
 			return rpc_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
 		while ((i = rpc_ranges_overlap(&s->ranges, c->dst, c->size)) >= 0)
 			rpc_range_release(s, (size_t)i, 1);
+		win = s->no_reserve ? NULL : rpc_window_of(s, c->dst, c->size);
+		if (win && !win->tried)
+			rpc_windows_open(s, s->device_base + win->device);
+		if (win && win->reserved) {
+			/* Capture made it inside its window: a sub-range of ours. */
+			memset(&rg, 0, sizeof(rg));
+			rg.cap = rg.live = c->dst;
+			rg.size = c->size;
+			rg.kind = RPC_R_VMM;
+			rg.sub = SBT_CM_MEM_VMM_RESERVE;
+			rg.in_window = 1;
+			rg.seq = s->seq;
+			rg.ctx = s->cur_ctx;
+			if (rpc_ranges_insert(&s->ranges, &rg) != 0)
+				return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return RP_OK;
+		}
 		rpc_pieces_drop_idle(s, c->dst, c->size);
 		r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, (CUdeviceptr)c->dst, c->flags);
 		if (r != CUDA_SUCCESS) {
@@ -1137,6 +1174,86 @@ static rp_status rpc_snapshot(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
 	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyHtoD", r, "restoring the snapshot");
 }
 
+/* ---- work captured into a graph ------------------------------------------------------------------ */
+
+/* Host memory a graph node reads or writes whenever the graph is launched:
+ * kept (owned) until the end of the run. */
+static rp_status rpc_graph_keep(rpc_state *s, void *buf, rp_diag *diag)
+{
+	if (s->ngraph_bufs == s->cap_graph_bufs) {
+		size_t ncap = s->cap_graph_bufs ? s->cap_graph_bufs * 2 : 16;
+		void **n = realloc(s->graph_bufs, ncap * sizeof(*n));
+		if (!n) {
+			free(buf);
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		}
+		s->graph_bufs = n;
+		s->cap_graph_bufs = ncap;
+	}
+	s->graph_bufs[s->ngraph_bufs++] = buf;
+	return RP_OK;
+}
+
+/* A copy or memset recorded during stream capture, issued into the
+ * replay's capture of the same stream: async forms only (the program could
+ * not have made a synchronous call there), host buffers kept for the
+ * graph's lifetime, no checkpoint (nothing ran at capture). */
+static rp_status rpc_capture_work(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                                  rp_diag *diag)
+{
+	uint64_t live, ls;
+	uint8_t *buf = NULL;
+	rp_status st;
+	CUresult r;
+	int dir = k == SBT_CM_K_cuMemcpyHtoDAsync ? SBT_CM_COPY_HTOD
+	          : k == SBT_CM_K_cuMemcpyDtoHAsync ? SBT_CM_COPY_DTOH
+	          : k == SBT_CM_K_cuMemcpyDtoDAsync ? SBT_CM_COPY_DTOD
+	          : k == SBT_CM_K_cuMemcpyAsync ? (int)c->sub : 0;
+
+	if (!rpc_is_async(k))
+		return rpc_fail(s, diag, RP_ERR_TRACE, "a host-synchronous call recorded as captured into a graph");
+	if (k == SBT_CM_K_cuMemsetD8Async || k == SBT_CM_K_cuMemsetD16Async || k == SBT_CM_K_cuMemsetD32Async ||
+	    k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
+	    k == SBT_CM_K_cuMemsetD2D32Async)
+		return rpc_memset(s, k, c, 0, stream, diag);
+	if (dir == 0)
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
+		                "(only 1D host, device and unified copies can)");
+	if (!c->size)
+		return RP_OK;
+	switch (dir) {
+	case SBT_CM_COPY_HTOD:
+		if ((st = rpc_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
+		    (st = rpc_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK ||
+		    (st = rpc_graph_keep(s, buf, diag)) != RP_OK || (st = RPC_NEED(cuMemcpyHtoDAsync)) != RP_OK)
+			return st;
+		if (s->relocate_memory)
+			rpc_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
+		r = s->drv.p_cuMemcpyHtoDAsync((CUdeviceptr)live, buf, c->size, stream);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyHtoDAsync", r, NULL);
+	case SBT_CM_COPY_DTOH:
+		if ((st = rpc_translate(s, c->src, c->size, "source", &live, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuMemcpyDtoHAsync)) != RP_OK)
+			return st;
+		if (!(buf = malloc(c->size)))
+			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			                (unsigned long long)c->size);
+		if ((st = rpc_graph_keep(s, buf, diag)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemcpyDtoHAsync(buf, (CUdeviceptr)live, c->size, stream);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyDtoHAsync", r, NULL);
+	case SBT_CM_COPY_DTOD:
+		if ((st = rpc_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
+		    (st = rpc_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuMemcpyDtoDAsync)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemcpyDtoDAsync((CUdeviceptr)live, (CUdeviceptr)ls, c->size, stream);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyDtoDAsync", r, NULL);
+	default:
+		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph");
+	}
+}
+
 /* ---- dispatch -------------------------------------------------------------------------------------- */
 
 rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
@@ -1150,10 +1267,17 @@ rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
 		return rpc_alloc_device(s, k, c, diag);
 	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync:
+		/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
+		 * is done at once: releasing a granule waits for the context's
+		 * work first, so the stream's work before it has finished. */
+		if (!c->dst)
+			return RP_OK;
 		return rpc_free(s, c->dst, RPC_R_DEVICE, "cuMemFree", diag);
 	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
 		return rpc_alloc_host(s, k, c, diag);
 	case SBT_CM_K_cuMemFreeHost: case SBT_CM_K_cuMemHostUnregister:
+		if (!c->host && k == SBT_CM_K_cuMemFreeHost)
+			return RP_OK; /* cuMemFreeHost(NULL): a no-op */
 		return rpc_free(s, c->host, RPC_R_HOST, sbt_cm_kind_name(k), diag);
 	case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease: case SBT_CM_K_cuMemAddressReserve:
 	case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap: case SBT_CM_K_cuMemUnmap:
@@ -1169,8 +1293,10 @@ rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	st = rpc_stream_resolve(s, async ? c->stream : 0, &stream, &capturing, diag);
 	if (st != RP_OK)
 		return st;
-	if (capturing)
+	if (rpc_capture_skip(s, c, capturing))
 		return RP_OK;
+	if (c->capture_status || capturing)
+		return rpc_capture_work(s, k, c, stream, diag);
 	switch (k) {
 	case SBT_CM_K_cuMemcpyHtoD: case SBT_CM_K_cuMemcpyHtoDAsync:
 		return rpc_copy_htod(s, c, !async, stream, diag);
@@ -1205,6 +1331,18 @@ rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 }
 
 /* ---- checkpoints ------------------------------------------------------------------------------------ */
+
+/* The result the call at seq had at capture (CUDA_SUCCESS when it cannot
+ * be read). */
+static CUresult rpc_failed_result(rpc_state *s, uint64_t seq)
+{
+	sbt_record rec;
+	sbt_cm_call c;
+	if (sbt_reader_seek_seq(s->trace, seq) != SBT_OK || sbt_reader_next(s->trace, &rec) != SBT_OK ||
+	    rec.seq != seq || sbt_cm_decode(rec.payload, rec.payload_len, &c) != SBT_OK)
+		return CUDA_SUCCESS;
+	return (CUresult)c.result;
+}
 
 static const char *rpc_sub_name(unsigned sub)
 {
@@ -1265,6 +1403,17 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 		rpc_copy *c = &s->copies[i];
 		if (c->seq != cp->call_seq)
 			continue;
+		if (c->done && s->drv.not_run)
+			s->drv.p_cuEventSynchronize(c->done);
+		rpc_not_run_check(s, NULL); /* a launch the double ran late */
+		if (s->not_run_seq && cp->call_seq > s->not_run_seq) {
+			/* After a launch that ran nothing: its bytes say nothing. */
+			c->served = 1;
+			*bytes_out = NULL;
+			rp_diag_set(diag, "after the launch at seq %llu, which ran nothing on the test double",
+			            (unsigned long long)s->not_run_seq);
+			return RP_OK;
+		}
 		if (c->why_not) {
 			rp_diag_set(diag, "the copy at seq %llu cannot be replayed: %s", (unsigned long long)c->seq,
 			            c->why_not);
@@ -1293,6 +1442,16 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 		return RP_OK;
 	}
 	if (!(s->restore_seq && cp->call_seq < s->restore_seq)) {
+		CUresult failed = rpc_failed_result(s, cp->call_seq);
+		if (failed != CUDA_SUCCESS) {
+			/* The copy failed at capture, so it was not replayed: its
+			 * checkpoint holds whatever the host buffer held. */
+			char err[96];
+			*bytes_out = NULL;
+			rp_diag_set(diag, "the copy at seq %llu failed at capture with %s",
+			            (unsigned long long)cp->call_seq, rpc_cu_name(&s->drv, failed, err, sizeof(err)));
+			return RP_OK;
+		}
 		rp_diag_set(diag, "this replay made no device-to-host copy at seq %llu",
 		            (unsigned long long)cp->call_seq);
 		return RP_ERR_NOT_FOUND;
@@ -1368,10 +1527,30 @@ void rpc_teardown(rpc_state *s)
 	s->nvmaps = 0;
 	while (s->npieces)
 		rpc_piece_free(s, s->npieces - 1);
+	rpc_windows_close(s);
 	for (i = 0; i < s->nthreads; i++)
 		for (k = 0; k < 4; k++)
 			if (s->threads[i].pt_stream[k] && d->p_cuStreamDestroy)
 				d->p_cuStreamDestroy(s->threads[i].pt_stream[k]);
+	/* Graphs: executables before the graphs they came from. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < s->objs.cap; i++) {
+			rpc_obj *o = &s->objs.slot[i];
+			if (o->dead || o->kind != (k ? RPC_O_GRAPH : RPC_O_GRAPHEXEC))
+				continue;
+			if (o->ctx)
+				d->p_cuCtxSetCurrent(o->ctx);
+			if (k && d->p_cuGraphDestroy)
+				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
+			else if (!k && d->p_cuGraphExecDestroy)
+				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
+			rpc_objs_del(&s->objs, o);
+		}
+	for (i = 0; i < s->ngraph_bufs; i++)
+		free(s->graph_bufs[i]);
+	free(s->graph_bufs);
+	s->graph_bufs = NULL;
+	s->ngraph_bufs = s->cap_graph_bufs = 0;
 	/* Objects, contexts last; each made current in its own context. */
 	for (i = 0; i < s->objs.cap; i++) {
 		rpc_obj *o = &s->objs.slot[i];
@@ -1432,4 +1611,9 @@ void rpc_teardown(rpc_state *s)
 	s->restore_seq = 0;
 	s->snap_left = 0;
 	s->state_only = 0;
+	free(s->failed_caps);
+	s->failed_caps = NULL;
+	s->nfailed = s->cap_failed = 0;
+	s->capturing = 0;
+	s->not_run_seq = 0;
 }

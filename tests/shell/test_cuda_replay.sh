@@ -120,7 +120,8 @@ all_match bad.range "$ncp" --range "$a:$b" "$T/bad.sbt"
 expect_rc 0 graph.cap "$CAP" -o "$T/graph.sbt" -- "$PROGS/cuda_graph_app"
 g=$(seq_of "$T/graph.sbt" 'cuda.cuGraphLaunch')
 expect_rc 1 graph "$RP" "$T/graph.sbt"
-has graph err "tsreplay: backend cuda: record seq $g (cuda.cuGraphLaunch): graph replay is not supported yet"
+has graph err "tsreplay: backend cuda: record seq $g (cuda.cuGraphLaunch): graph exec 0x"
+has graph err "was not built from the trace: its graph was not made by stream capture there (built node by node, or its instantiation was not recorded), so it cannot be replayed; replay a --range that ends before seq $g"
 all_match graph.before 1 --range ":$g" "$T/graph.sbt"
 
 # ---- no driver; a driver without a GPU ---------------------------------------------------
