@@ -215,9 +215,12 @@ struct tcd_memhandle {
 	int device;
 	unsigned maps;
 	bool released;
+	unsigned handle_types; /* prop->requestedHandleTypes, for CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES */
 };
 
-enum tcd_reserve_mode { TCD_RESERVE_HONOUR, TCD_RESERVE_REFUSE, TCD_RESERVE_FAIL };
+/* TSCUDA_DOUBLE_RESERVE; MEASURED (the default) follows the real driver's
+ * measured placement rules (tcd_mem.c says which fact each rule encodes). */
+enum tcd_reserve_mode { TCD_RESERVE_HONOUR, TCD_RESERVE_REFUSE, TCD_RESERVE_FAIL, TCD_RESERVE_MEASURED };
 
 /* The double's one state struct (it is the "driver" of its process). */
 struct tcd_state {
@@ -242,6 +245,13 @@ struct tcd_state {
 	void **handles;              /* open-addressing set of every object ever made */
 	size_t handle_cap, handle_count;
 	size_t device_bytes_used;
+	/* Set once the primary context is retained through the side door, as
+	 * cudart does when it starts: the driver's "runtime has started" state
+	 * of measured fact 4 (tcd_mem.c). */
+	atomic_bool runtime_started;
+	/* Bytes copies moved device->host and host->device, for
+	 * TSCUDA_DOUBLE_STATS (counted when the copy is accepted). */
+	atomic_ullong bytes_dtoh, bytes_htod;
 };
 
 extern struct tcd_state tcd_g TCD_HIDDEN;
@@ -264,6 +274,7 @@ TCD_HIDDEN bool tcd_obj_is_locked(const void *handle, enum tcd_kind kind);
 TCD_HIDDEN struct tcd_ctx *tcd_ctx_current(void);
 TCD_HIDDEN CUresult tcd_ctx_require(const char *call, struct tcd_ctx **out);
 TCD_HIDDEN uint64_t tcd_now_ns(void);
+TCD_HIDDEN CUresult tcd_primary_retain(CUcontext *pctx, CUdevice dev, const char *call);
 
 /* tcd_sched.c */
 TCD_HIDDEN struct tcd_stream *tcd_stream_new(struct tcd_ctx *ctx, enum tcd_stream_special special,
@@ -291,6 +302,7 @@ TCD_HIDDEN CUresult tcd_range_add(uintptr_t base, size_t size, enum tcd_range_ki
 TCD_HIDDEN void tcd_range_remove(uintptr_t base);
 TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what);
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
+TCD_HIDDEN bool tcd_range_is_host_side(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
 
 /* tcd_module.c */
