@@ -193,9 +193,9 @@ static void *tcd_va_place_locked(size_t bytes, size_t align, int prot, uintptr_t
 		} else {
 			uint64_t r = tcd_rng_next(&tcd_g.addr_rng);
 
-			cand = lo + (uintptr_t)(r % (hi - lo - bytes + 1));
+			cand = tcd_align_up(lo + (uintptr_t)(r % (hi - lo - bytes + 1)), TCD_GRANULARITY);
 		}
-		cand = tcd_align_up(tcd_align_up(cand, TCD_GRANULARITY), align);
+		cand = tcd_align_up(cand, align);
 		if (cand < lo || cand + bytes > hi || (avoid_bytes && tcd_overlaps(cand, bytes, avoid, avoid_bytes)))
 			continue;
 		p = tcd_va_map_at(cand, bytes, prot);
