@@ -8,7 +8,9 @@
  *                             ("alloc 0x...", for tests/shell/test_cuda_double.sh
  *                             to compare across runs), "dtoh N" / "htod N"
  *                             (bytes it copied each way, to compare with
- *                             TSCUDA_DOUBLE_STATS), then "N checks passed"
+ *                             TSCUDA_DOUBLE_STATS), then "N checks passed";
+ *                             with TSCUDA_DOUBLE_DEVICES=2 it also uses device
+ *                             1's memory in device 1's window (base + 512 GiB)
  *   cuda_va_checks --window   only: reserve 512 GiB at 0x200000000000 (no
  *                             hint check), map 2 MiB at 100 GiB into it and
  *                             use it; prints "window 0x... asked 0x..."
@@ -285,6 +287,24 @@ int main(int argc, char **argv)
 		EXPECT(cuMemAddressReserve(&win1, VA_WINDOW_BYTES, 0, VA_WINDOW + VA_WINDOW_BYTES, 0), CUDA_SUCCESS);
 		EXPECT_TRUE(win1 == VA_WINDOW + VA_WINDOW_BYTES);
 		EXPECT_TRUE(va_rss_kb() < before + 16 * 1024);
+	}
+	/* With TSCUDA_DOUBLE_DEVICES=2, device 1's memory in device 1's window. */
+	{
+		int ndev = 0;
+		unsigned v = 0;
+		int ordinal = -1;
+
+		EXPECT(cuDeviceGetCount(&ndev), CUDA_SUCCESS);
+		if (ndev == 2) {
+			EXPECT(va_map(win1, 2 * VA_MIB, 1), CUDA_SUCCESS);
+			EXPECT(cuMemsetD32(win1 + 4096, 0x11, 1), CUDA_SUCCESS);
+			EXPECT(va_dtoh_copy(&v, win1 + 4096, 4), CUDA_SUCCESS);
+			EXPECT_TRUE(v == 0x11);
+			EXPECT(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, win1), CUDA_SUCCESS);
+			EXPECT_TRUE(ordinal == 1);
+			EXPECT(cuMemUnmap(win1, 2 * VA_MIB), CUDA_SUCCESS);
+			printf("cuda_va_checks: device 1 window used\n");
+		}
 	}
 
 	/* fact 4: allocations mapped inside the window work, at any 2 MiB

@@ -133,6 +133,10 @@ else
 	got=$(line window.refuse 'cuda_va_checks: window' | sed 's/.*window \(0x[0-9a-f]*\).*/\1/')
 	[ -n "$got" ] && [ "$got" != 0x200000000000 ] || fail "refuse: the window was placed where asked"
 	has window.refuse out 'cuda_va_checks: read 0xabcd1234'
+	# Two devices: device 1's window at base + 512 GiB holds its memory.
+	TSCUDA_DOUBLE_DEVICES=2 expect_rc 0 va.dev2 "$P/cuda_va_checks"
+	has va.dev2 out 'cuda_va_checks: device 1 window used'
+	has va.dev2 out 'checks passed'
 fi
 
 # Bad parameters and handles: the documented errors, explained on stderr.
