@@ -3,11 +3,16 @@
 # hash; the runtime-style program (no link-time cu* symbol) prints the same
 # hash as the driver-API one; seeded reordering changes the racy program's
 # result across seeds (and repeats it for one seed) but never the properly
-# ordered programs'; device addresses differ from run to run unless seeded;
-# a fixed-address reserve is honoured, refused (another address) or failed
-# as TSCUDA_DOUBLE_RESERVE says; bad parameters and handles get the documented
-# errors with messages that say what was wrong; call counts are written.
-# Real module images (the H100 cubin and cudart's fatbin) load, report the
+# ordered programs'; device addresses differ from run to run unless seeded
+# (measured fact 1 of the shared gpu-fixtures README); a fixed-address reserve
+# is placed as the real driver was measured to place it (facts 2-4, default),
+# or honoured, refused (another address) or failed as TSCUDA_DOUBLE_RESERVE
+# says; the side door retains the primary context unseen (fact 6); pointer
+# attributes, address ranges and legacy IPC answer from the registry; big
+# allocations are lazy; bad parameters and handles get the documented errors
+# with messages that say what was wrong; call counts and copied bytes are
+# written;
+# real module images (the H100 cubin and cudart's fatbin) load, report the
 # real driver's parameter layouts and run by host twins; a kernel without a
 # twin runs nothing, is said once and counted; a wild access in a kernel is
 # CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context, never a crash, while
@@ -73,9 +78,23 @@ TSCUDA_DOUBLE_ADDR_SEED=5 expect_rc 0 vmm5a "$P/cuda_vmm_app"
 TSCUDA_DOUBLE_ADDR_SEED=5 expect_rc 0 vmm5b "$P/cuda_vmm_app"
 cmp -s "$T/vmm5a.out" "$T/vmm5b.out" || fail "TSCUDA_DOUBLE_ADDR_SEED=5 did not repeat: $(cat "$T/vmm5a.out" "$T/vmm5b.out")"
 
-# Fixed-address reserve: honoured, refused (another address), failed.
+# Fixed-address reserve.  addr is where another run's reservation went: the
+# double's own area, like the driver's.  TSan's memory layout has no room
+# for the measured addresses (tcd_mem.c): there only the modes are checked.
 addr=$(echo "$a1" | sed 's/.*reserved \(0x[0-9a-f]*\).*/\1/')
-expect_rc 0 fixed "$P/cuda_vmm_app" --addr "$addr"
+if ! tsan_build; then
+	# fact 3: an address the driver chose in another process is not honoured.
+	expect_rc 0 fact3 "$P/cuda_vmm_app" --addr "$addr"
+	got=$(line fact3 'cuda_vmm_app: reserved' | sed 's/.*reserved \(0x[0-9a-f]*\).*/\1/')
+	[ -n "$got" ] && [ "$got" != "$addr" ] || fail "fact 3: a reservation at $addr (the double's heap) was honoured"
+	has fact3 out "$VMM"
+	# fact 2: without the runtime started (cuda_vmm_app has a context of its
+	# own), 4 MiB at 0x200000000000 is exact.
+	expect_rc 0 fact2 "$P/cuda_vmm_app" --addr 0x200000000000
+	has fact2 out "cuda_vmm_app: reserved 0x200000000000 asked 0x200000000000"
+	has fact2 out "$VMM"
+fi
+TSCUDA_DOUBLE_RESERVE=honour expect_rc 0 fixed "$P/cuda_vmm_app" --addr "$addr"
 has fixed out "cuda_vmm_app: reserved $addr asked $addr"
 has fixed out "$VMM"
 TSCUDA_DOUBLE_RESERVE=refuse expect_rc 0 refuse "$P/cuda_vmm_app" --addr "$addr"
@@ -84,6 +103,47 @@ got=$(line refuse 'cuda_vmm_app: reserved' | sed 's/.*reserved \(0x[0-9a-f]*\).*
 has refuse out "$VMM"
 TSCUDA_DOUBLE_RESERVE=fail expect_rc 1 failres "$P/cuda_vmm_app" --addr "$addr"
 has failres err "libcuda test double: cuMemAddressReserve: fixed address $addr refused (TSCUDA_DOUBLE_RESERVE=fail) (CUDA_ERROR_INVALID_VALUE)"
+
+# The measured facts, one by one (cuda_va_checks names the fact of each
+# check), the side door, pointer attributes, IPC, lazy memory and byte counts.
+if tsan_build; then
+	echo "cuda_va_checks skipped: TSan's memory layout has no room at 0x200000000000"
+else
+	TSCUDA_DOUBLE_STATS="$T/va.stats" expect_rc 0 va "$P/cuda_va_checks"
+	has va out 'checks passed'
+	# fact 6: the side door's retain is not an exported call (only the
+	# program's own cuDevicePrimaryCtxRetain is counted).
+	grep -qx 'cuDevicePrimaryCtxRetain 1' "$T/va.stats" ||
+		fail "side door: retains counted: $(grep PrimaryCtx "$T/va.stats")"
+	# The bytes the double copied are the bytes the program asked for: under
+	# 1 MiB read back although it had 8 GiB allocations (lazy, and counted).
+	dtoh=$(line va 'cuda_va_checks: dtoh' | sed 's/.* //')
+	htod=$(line va 'cuda_va_checks: htod' | sed 's/.* //')
+	grep -qx "bytes_dtoh $dtoh" "$T/va.stats" || fail "stats: want bytes_dtoh $dtoh: $(grep bytes "$T/va.stats")"
+	grep -qx "bytes_htod $htod" "$T/va.stats" || fail "stats: want bytes_htod $htod: $(grep bytes "$T/va.stats")"
+	[ "$dtoh" -gt 0 ] && [ "$dtoh" -lt 1048576 ] || fail "stats: $dtoh bytes device->host"
+	# fact 1: cuMemAlloc addresses differ from run to run, repeat when seeded.
+	expect_rc 0 va2 "$P/cuda_va_checks"
+	[ "$(line va 'cuda_va_checks: alloc')" != "$(line va2 'cuda_va_checks: alloc')" ] ||
+		fail "fact 1: two runs allocated at the same addresses: $(line va 'cuda_va_checks: alloc')"
+	TSCUDA_DOUBLE_ADDR_SEED=7 expect_rc 0 va7a "$P/cuda_va_checks"
+	TSCUDA_DOUBLE_ADDR_SEED=7 expect_rc 0 va7b "$P/cuda_va_checks"
+	[ "$(line va7a 'cuda_va_checks: alloc')" = "$(line va7b 'cuda_va_checks: alloc')" ] ||
+		fail "TSCUDA_DOUBLE_ADDR_SEED=7 did not repeat the allocations"
+	# fact 4: the 512 GiB window is exact; refused, it lands elsewhere and
+	# still works (what an interposer falls back to).
+	expect_rc 0 window "$P/cuda_va_checks" --window
+	has window out 'cuda_va_checks: window 0x200000000000 asked 0x200000000000'
+	has window out 'cuda_va_checks: read 0xabcd1234'
+	TSCUDA_DOUBLE_RESERVE=refuse expect_rc 0 window.refuse "$P/cuda_va_checks" --window
+	got=$(line window.refuse 'cuda_va_checks: window' | sed 's/.*window \(0x[0-9a-f]*\).*/\1/')
+	[ -n "$got" ] && [ "$got" != 0x200000000000 ] || fail "refuse: the window was placed where asked"
+	has window.refuse out 'cuda_va_checks: read 0xabcd1234'
+	# Two devices: device 1's window at base + 512 GiB holds its memory.
+	TSCUDA_DOUBLE_DEVICES=2 expect_rc 0 va.dev2 "$P/cuda_va_checks"
+	has va.dev2 out 'cuda_va_checks: device 1 window used'
+	has va.dev2 out 'checks passed'
+fi
 
 # Bad parameters and handles: the documented errors, explained on stderr.
 expect_rc 0 checks "$P/cuda_double_checks"
@@ -124,7 +184,7 @@ sort -c "$T/runtime.stats" || fail "stats are not sorted by name"
 TSCUDA_DOUBLE_SEED=abc expect_rc 2 badseed "$P/cuda_graph_app"
 has badseed err "libcuda test double: TSCUDA_DOUBLE_SEED must be a non-negative number, got 'abc'"
 TSCUDA_DOUBLE_RESERVE=maybe expect_rc 2 badres "$P/cuda_graph_app"
-has badres err "TSCUDA_DOUBLE_RESERVE must be honour, refuse or fail, got 'maybe'"
+has badres err "TSCUDA_DOUBLE_RESERVE must be measured, honour, refuse or fail, got 'maybe'"
 expect_rc 2 badopt "$P/cuda_driver_app" --bogus
 has badopt err "unknown option '--bogus'"
 

@@ -231,9 +231,12 @@ struct tcd_memhandle {
 	int device;
 	unsigned maps;
 	bool released;
+	unsigned handle_types; /* prop->requestedHandleTypes, for CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES */
 };
 
-enum tcd_reserve_mode { TCD_RESERVE_HONOUR, TCD_RESERVE_REFUSE, TCD_RESERVE_FAIL };
+/* TSCUDA_DOUBLE_RESERVE; MEASURED (the default) follows the real driver's
+ * measured placement rules (tcd_mem.c says which fact each rule encodes). */
+enum tcd_reserve_mode { TCD_RESERVE_HONOUR, TCD_RESERVE_REFUSE, TCD_RESERVE_FAIL, TCD_RESERVE_MEASURED };
 
 /* The double's one state struct (it is the "driver" of its process). */
 struct tcd_state {
@@ -261,6 +264,13 @@ struct tcd_state {
 	char **not_run_names;        /* kernels already reported as having no twin */
 	size_t not_run_count;
 	atomic_ullong launches_not_run; /* tscuda_double_launches_not_run() */
+	/* Set once the primary context is retained through the side door, as
+	 * cudart does when it starts: the driver's "runtime has started" state
+	 * of measured fact 4 (tcd_mem.c). */
+	atomic_bool runtime_started;
+	/* Bytes copies moved device->host and host->device, for
+	 * TSCUDA_DOUBLE_STATS (counted when the copy is accepted). */
+	atomic_ullong bytes_dtoh, bytes_htod;
 };
 
 extern struct tcd_state tcd_g TCD_HIDDEN;
@@ -283,6 +293,7 @@ TCD_HIDDEN bool tcd_obj_is_locked(const void *handle, enum tcd_kind kind);
 TCD_HIDDEN struct tcd_ctx *tcd_ctx_current(void);
 TCD_HIDDEN CUresult tcd_ctx_require(const char *call, struct tcd_ctx **out);
 TCD_HIDDEN uint64_t tcd_now_ns(void);
+TCD_HIDDEN CUresult tcd_primary_retain(CUcontext *pctx, CUdevice dev, const char *call);
 
 /* tcd_sched.c */
 TCD_HIDDEN struct tcd_stream *tcd_stream_new(struct tcd_ctx *ctx, enum tcd_stream_special special,
@@ -310,6 +321,7 @@ TCD_HIDDEN CUresult tcd_range_add(uintptr_t base, size_t size, enum tcd_range_ki
 TCD_HIDDEN void tcd_range_remove(uintptr_t base);
 TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *what);
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
+TCD_HIDDEN bool tcd_range_is_host_side(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
 
 /* tcd_module.c: runs a kernel op of a stream of ctx; a wild access breaks ctx. */

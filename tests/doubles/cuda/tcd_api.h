@@ -105,6 +105,12 @@
 	X(cuMemUnmap) \
 	X(cuMemSetAccess) \
 	X(cuMemGetAllocationGranularity) \
+	X(cuPointerGetAttribute) \
+	X(cuPointerGetAttributes) \
+	X(cuIpcGetMemHandle) \
+	X(cuIpcOpenMemHandle) \
+	X(cuIpcOpenMemHandle_v2) \
+	X(cuIpcCloseMemHandle) \
 	X(cuMemcpyHtoD) \
 	X(cuMemcpyHtoD_v2) \
 	X(cuMemcpyHtoD_v2_ptds) \
@@ -241,6 +247,10 @@
 	X(cuGraphLaunch, 10000, 0, cuGraphLaunch) \
 	X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz) \
 	X(cuInit, 2000, 0, cuInit) \
+	X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle) \
+	X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle) \
+	X(cuIpcOpenMemHandle, 4010, 0, cuIpcOpenMemHandle) \
+	X(cuIpcOpenMemHandle, 11000, 0, cuIpcOpenMemHandle_v2) \
 	X(cuKernelGetFunction, 12000, 0, cuKernelGetFunction) \
 	X(cuKernelGetName, 12030, 0, cuKernelGetName) \
 	X(cuKernelGetParamInfo, 12040, 0, cuKernelGetParamInfo) \
@@ -333,6 +343,8 @@
 	X(cuModuleLoadDataEx, 2010, 0, cuModuleLoadDataEx) \
 	X(cuModuleLoadFatBinary, 2000, 0, cuModuleLoadFatBinary) \
 	X(cuModuleUnload, 2000, 0, cuModuleUnload) \
+	X(cuPointerGetAttribute, 4000, 0, cuPointerGetAttribute) \
+	X(cuPointerGetAttributes, 7000, 0, cuPointerGetAttributes) \
 	X(cuStreamBeginCapture, 10000, 0, cuStreamBeginCapture) \
 	X(cuStreamBeginCapture, 10000, 1, cuStreamBeginCapture_ptsz) \
 	X(cuStreamBeginCapture, 10010, 0, cuStreamBeginCapture_v2) \

@@ -6,6 +6,12 @@
  * made; host pointers can only be checked for NULL.  Data moves when the op
  * runs, so a host buffer changed before an async copy runs is copied as it is
  * then, as with pinned memory on a GPU.
+ *
+ * Bytes moved device->host and host->device are counted for
+ * TSCUDA_DOUBLE_STATS when a copy is accepted (a copy captured into a graph
+ * counts then, not when the graph runs), so a test can bound what a
+ * recorder read back.  Pinned host memory is the host side; device-to-device
+ * and host-to-host copies count in neither.
  */
 #include "tests/doubles/cuda/tcd.h"
 
@@ -24,6 +30,18 @@ static CUresult tcd_side_check(uintptr_t p, size_t n, enum tcd_side side, const 
 		return tcd_range_check(p, n, call, what);
 	}
 	return CUDA_SUCCESS;
+}
+
+/* Counts n bytes of an accepted copy by direction. */
+static void tcd_copy_count(uintptr_t dst, enum tcd_side dside, uintptr_t src, enum tcd_side sside, size_t n)
+{
+	bool dhost = dside == TCD_HOST || (dside == TCD_ANY && tcd_range_is_host_side(dst));
+	bool shost = sside == TCD_HOST || (sside == TCD_ANY && tcd_range_is_host_side(src));
+
+	if (dhost && !shost)
+		atomic_fetch_add_explicit(&tcd_g.bytes_dtoh, n, memory_order_relaxed);
+	else if (shost && !dhost)
+		atomic_fetch_add_explicit(&tcd_g.bytes_htod, n, memory_order_relaxed);
 }
 
 static CUresult tcd_copy(uintptr_t dst, enum tcd_side dside, uintptr_t src, enum tcd_side sside, size_t n, CUstream h,
@@ -48,12 +66,15 @@ static CUresult tcd_copy(uintptr_t dst, enum tcd_side dside, uintptr_t src, enum
 	op->u.copy.width = n;
 	op->u.copy.height = 1;
 	op->u.copy.dpitch = op->u.copy.spitch = n;
-	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	if (r == CUDA_SUCCESS)
+		tcd_copy_count(dst, dside, src, sside, n);
+	return r;
 }
 
 static CUresult tcd_copy2d_side(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y,
-				size_t pitch, size_t width, size_t height, uintptr_t *out, const char *call,
-				const char *what)
+				size_t pitch, size_t width, size_t height, uintptr_t *out, enum tcd_side *side_out,
+				const char *call, const char *what)
 {
 	uintptr_t base;
 	enum tcd_side side;
@@ -81,6 +102,7 @@ static CUresult tcd_copy2d_side(CUmemorytype type, const void *host, CUdeviceptr
 	if (!base)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "%s pointer is NULL", what);
 	*out = base + y * pitch + x;
+	*side_out = side;
 	return tcd_side_check(*out, (height - 1) * pitch + width, side, call, what);
 }
 
@@ -89,6 +111,7 @@ static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool syn
 	struct tcd_stream *s;
 	struct tcd_op *op;
 	uintptr_t src, dst;
+	enum tcd_side sside, dside;
 	CUresult r;
 
 	if (!c)
@@ -99,10 +122,10 @@ static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool syn
 	if (!c->WidthInBytes || !c->Height)
 		return CUDA_SUCCESS;
 	r = tcd_copy2d_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcPitch,
-			    c->WidthInBytes, c->Height, &src, call, "source");
+			    c->WidthInBytes, c->Height, &src, &sside, call, "source");
 	if (r == CUDA_SUCCESS)
 		r = tcd_copy2d_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY, c->dstPitch,
-				    c->WidthInBytes, c->Height, &dst, call, "destination");
+				    c->WidthInBytes, c->Height, &dst, &dside, call, "destination");
 	if (r != CUDA_SUCCESS)
 		return r;
 	op = tcd_op_new(TCD_OP_COPY);
@@ -114,7 +137,10 @@ static CUresult tcd_copy2d(const CUDA_MEMCPY2D *c, CUstream h, bool pt, bool syn
 	op->u.copy.height = c->Height;
 	op->u.copy.dpitch = c->dstPitch;
 	op->u.copy.spitch = c->srcPitch;
-	return sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	r = sync ? tcd_enqueue_sync(s, op, call) : tcd_enqueue(s, op, call, NULL);
+	if (r == CUDA_SUCCESS)
+		tcd_copy_count(dst, dside, src, sside, c->WidthInBytes * c->Height);
+	return r;
 }
 
 static CUresult tcd_memset(uintptr_t dst, uint32_t value, unsigned elem, size_t count, CUstream h, bool pt,

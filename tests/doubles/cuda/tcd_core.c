@@ -8,14 +8,19 @@
  *                                 drawn from N (see tcd_sched.c)
  *   TSCUDA_DOUBLE_ADDR_SEED=N     device addresses drawn from N instead of
  *                                 from getrandom (so they repeat across runs)
- *   TSCUDA_DOUBLE_RESERVE=honour|refuse|fail
+ *   TSCUDA_DOUBLE_RESERVE=measured|honour|refuse|fail
  *                                 cuMemAddressReserve with a fixed address:
- *                                 placed there if free (default), the hint
- *                                 ignored (another address, as the driver
- *                                 documents for a hint it cannot honour), or
+ *                                 placed as the real driver was measured to
+ *                                 place it (default; the rules and the facts
+ *                                 they encode are in tcd_mem.c), placed there
+ *                                 whenever free, the hint always ignored
+ *                                 (another address, as the driver documents
+ *                                 for a hint it cannot honour), or
  *                                 CUDA_ERROR_INVALID_VALUE
  *   TSCUDA_DOUBLE_STATS=FILE      "name count" per exported entry point that
- *                                 was called, written at exit (or unload)
+ *                                 was called, then "bytes_dtoh N" and
+ *                                 "bytes_htod N" (bytes copies moved each
+ *                                 way), written at exit (or unload)
  *   TSCUDA_DOUBLE_QUIET=1         do not explain rejected calls on stderr
  * A malformed value is an error: the double says which and exits 2.
  */
@@ -34,6 +39,7 @@ struct tcd_state tcd_g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 	.devices = 1,
+	.reserve = TCD_RESERVE_MEASURED,
 };
 
 #define TCD_DEVICE_MEMORY ((size_t)16 << 30)
@@ -104,14 +110,16 @@ __attribute__((constructor)) static void tcd_config_load(void)
 	}
 	v = getenv("TSCUDA_DOUBLE_RESERVE");
 	if (v && *v) {
-		if (!strcmp(v, "honour") || !strcmp(v, "honor"))
+		if (!strcmp(v, "measured"))
+			tcd_g.reserve = TCD_RESERVE_MEASURED;
+		else if (!strcmp(v, "honour") || !strcmp(v, "honor"))
 			tcd_g.reserve = TCD_RESERVE_HONOUR;
 		else if (!strcmp(v, "refuse"))
 			tcd_g.reserve = TCD_RESERVE_REFUSE;
 		else if (!strcmp(v, "fail"))
 			tcd_g.reserve = TCD_RESERVE_FAIL;
 		else
-			tcd_config_die("TSCUDA_DOUBLE_RESERVE", v, "honour, refuse or fail");
+			tcd_config_die("TSCUDA_DOUBLE_RESERVE", v, "measured, honour, refuse or fail");
 	}
 	v = getenv("TSCUDA_DOUBLE_STATS");
 	if (v && *v)
@@ -143,6 +151,9 @@ __attribute__((destructor)) static void tcd_stats_write(void)
 			tcd_g.stats_path, strerror(errno));
 		return;
 	}
+	/* Before the names, so the file stays sorted: "bytes_" < "cu". */
+	fprintf(f, "bytes_dtoh %llu\nbytes_htod %llu\n", atomic_load(&tcd_g.bytes_dtoh),
+		atomic_load(&tcd_g.bytes_htod));
 	for (int i = 0; i < TCD_FN_COUNT; i++) {
 		unsigned long c = atomic_load(&tcd_g.counts[order[i]]);
 		if (c)
@@ -677,18 +688,27 @@ static void tcd_ctx_set_top(struct tcd_ctx *c)
 		tcd_tls_ctx_depth--;
 }
 
-TCD_API(CUresult, cuDevicePrimaryCtxRetain)(CUcontext *pctx, CUdevice dev)
+/* The body of cuDevicePrimaryCtxRetain, shared with the side door
+ * (tcd_procaddr.c), which must not go through any exported symbol. */
+CUresult tcd_primary_retain(CUcontext *pctx, CUdevice dev, const char *call)
 {
-	TCD_ENTER_INIT(cuDevicePrimaryCtxRetain);
+	if (!tcd_initialized())
+		return tcd_fail(CUDA_ERROR_NOT_INITIALIZED, call, "cuInit has not been called");
 	if (!pctx)
-		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuDevicePrimaryCtxRetain", "pctx is NULL");
-	if (tcd_device_check(dev, "cuDevicePrimaryCtxRetain") != CUDA_SUCCESS)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pctx is NULL");
+	if (tcd_device_check(dev, call) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&tcd_g.lock);
 	tcd_g.primary[dev]->retains++;
 	pthread_mutex_unlock(&tcd_g.lock);
 	*pctx = (CUcontext)tcd_g.primary[dev];
 	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuDevicePrimaryCtxRetain)(CUcontext *pctx, CUdevice dev)
+{
+	TCD_ENTER_INIT(cuDevicePrimaryCtxRetain);
+	return tcd_primary_retain(pctx, dev, "cuDevicePrimaryCtxRetain");
 }
 TCD_EXPORT(cuDevicePrimaryCtxRetain)
 

@@ -1,27 +1,66 @@
 /*
- * tcd_mem.c - device, managed, host and VMM memory of the double.
+ * tcd_mem.c - device, managed, host and VMM memory of the double, and the
+ * answers about pointers (cuPointerGetAttribute(s), cuMemGetAddressRange,
+ * legacy IPC handles).
  *
- * Every allocation is its own mapping at an address drawn at random (from
- * getrandom, or TSCUDA_DOUBLE_ADDR_SEED), so device addresses differ from run
- * to run and a replayer that assumes otherwise is caught.  Kernels use the
- * addresses directly: they are host memory.  The registry below records every
- * range a copy or memset may touch; a range outside it is rejected with
- * CUDA_ERROR_INVALID_VALUE instead of being written.
+ * THE DRIVER HEAP.  Every allocation the double makes itself (cuMemAlloc,
+ * pitched, async, managed, pinned host) is its own mapping at an address
+ * drawn at random (getrandom, or TSCUDA_DOUBLE_ADDR_SEED) inside the heap
+ * [TCD_HEAP_LO, TCD_HEAP_HI) = [0x7f00_0000_0000, 0x7f80_0000_0000), where
+ * the real driver was seen to put cuMemAlloc memory (measured fact 1 of
+ * ../shared/gpu-fixtures/README.md: 0x7f02fbe00000 in one run,
+ * 0x7f6943e00000 in the next), or for the legacy 32-bit ABI inside the low
+ * heap [1 GiB, 4 GiB).  So addresses differ from run to run (fact 1) and a
+ * replayer that assumes otherwise is caught.  Host libraries live in that
+ * range too, as with the real driver; a draw that meets one is drawn again.
+ * Kernels use the addresses directly: they are host memory.  The registry
+ * below records every range a copy or memset may touch; a range outside it
+ * (a freed allocation, or an unmapped hole of a reservation) is rejected
+ * with CUDA_ERROR_INVALID_VALUE instead of being written.
+ *
+ * Memory is lazy: anonymous MAP_NORESERVE mappings and sparse memfds, so an
+ * 8 GiB allocation that is never touched costs no memory, and a 512 GiB
+ * reservation is PROT_NONE address space only.
  *
  * VMM follows the driver's model: cuMemAddressReserve maps PROT_NONE address
- * space, cuMemCreate is a memfd, cuMemMap maps it into a reservation still
- * inaccessible, and only cuMemSetAccess makes it readable and writable.
+ * space, cuMemCreate is a memfd, cuMemMap maps it into a reservation (at any
+ * granule-aligned offset) still inaccessible, and only cuMemSetAccess makes
+ * it readable and writable.
  *
- * Under ThreadSanitizer the window is narrower: TSan's interceptor kills
+ * WHERE A FIXED-ADDRESS RESERVATION GOES (TSCUDA_DOUBLE_RESERVE).  The hint
+ * is only ever taken if the whole range is free.  In the default mode,
+ * "measured", it is taken as the real driver (H100, 580.159.04) was
+ * measured to take it:
+ *   - a hint inside the driver heap is never taken (fact 3: in another
+ *     process the driver would not reserve at an address it had chosen for
+ *     cuMemAlloc, even with that host range free);
+ *   - a hint inside [0x1000_0000_0000, 0x7f00_0000_0000) is taken (fact 2:
+ *     64 MiB reservations anywhere there were exact, in a process that had
+ *     a context and allocations but had not started cudart);
+ *   - once the runtime has started (the primary context was retained
+ *     through the side door, as cudart does; fact 4 was measured inside
+ *     such an application), a reservation smaller than TCD_RESERVE_LARGE is
+ *     placed elsewhere, a larger one is taken (fact 4: 2 MiB reservations at
+ *     0x200000000000 were placed elsewhere, one of 512 GiB was exact; the
+ *     threshold lies somewhere between, 1 GiB is our choice);
+ *   - a hint anywhere else was not measured and is not taken.
+ * "honour" takes any free hint, "refuse" never takes one (success, another
+ * address), "fail" answers CUDA_ERROR_INVALID_VALUE to any hint.  A hint not
+ * taken places the range as the double chooses: up to TCD_RESERVE_LARGE in
+ * the heap, larger at random in [0x1000_0000_0000, 0x7f00_0000_0000), never
+ * overlapping the address asked for.
+ *
+ * Under ThreadSanitizer the windows are narrower: TSan's interceptor kills
  * the process ("mmap at bad address") when a mapping lands outside the
  * application ranges of its fixed memory layout, and above 2^39 (512 GiB)
  * x86-64 TSan keeps its shadow.  So when the TSan runtime is in the process
- * device addresses are drawn from [2^36, 7 * 2^36) instead, still at random,
- * and an asked-for address outside [2^32, 2^39) is treated as not free (the
- * driver may ignore a hint too).  Without TSan nothing changes.
+ * the heap is [2^36, 7 * 2^36), everything else the double places goes
+ * there too, and an asked-for address outside [2^32, 2^39) is treated as
+ * not free (in every mode; "measured" takes that window for the range of
+ * fact 2).  Without TSan nothing of this applies.
  *
- * Locking: tcd_mem.lock guards the registry and the address cursor; it is
- * never held while waiting for stream work.
+ * Locking: tcd_mem.lock guards the registry, the reservations and the
+ * address cursors; it is never held while waiting for stream work.
  */
 #include "tests/doubles/cuda/tcd.h"
 
@@ -34,12 +73,21 @@
 
 #define TCD_GRANULARITY ((size_t)2 << 20)
 #define TCD_DEVICE_MEMORY ((size_t)16 << 30)
-#define TCD_VA_LOW ((uintptr_t)1 << 36)
-#define TCD_VA_HIGH ((uintptr_t)1 << 46)
+/* The driver heap (fact 1) and its legacy-ABI part. */
+#define TCD_HEAP_LO ((uintptr_t)0x7f0000000000)
+#define TCD_HEAP_HI ((uintptr_t)0x7f8000000000)
+#define TCD_LOW_HEAP_LO ((uintptr_t)1 << 30)
+#define TCD_LOW_HEAP_HI ((uintptr_t)1 << 32)
+/* Where a hint is taken in a fresh process (fact 2). */
+#define TCD_OPEN_LO ((uintptr_t)0x100000000000)
+#define TCD_OPEN_HI ((uintptr_t)0x7f0000000000)
+/* Fact 4: at or above this size a hint is taken after the runtime started. */
+#define TCD_RESERVE_LARGE ((size_t)1 << 30)
 /* Under TSan (see the top of the file). */
-#define TCD_TSAN_VA_HIGH ((uintptr_t)7 << 36)
-#define TCD_TSAN_WANT_LOW ((uintptr_t)1 << 32)
-#define TCD_TSAN_WANT_HIGH ((uintptr_t)1 << 39)
+#define TCD_TSAN_HEAP_LO ((uintptr_t)1 << 36)
+#define TCD_TSAN_HEAP_HI ((uintptr_t)7 << 36)
+#define TCD_TSAN_OPEN_LO ((uintptr_t)1 << 32)
+#define TCD_TSAN_OPEN_HI ((uintptr_t)1 << 39)
 
 struct tcd_range {
 	uintptr_t base;
@@ -47,6 +95,11 @@ struct tcd_range {
 	enum tcd_range_kind kind;
 	size_t map_bytes;             /* what to unmap; 0 for module globals */
 	struct tcd_memhandle *handle; /* VMM mappings */
+	struct tcd_ctx *ctx;          /* current when it was made; NULL for VMM */
+	int device;
+	uint64_t id;                  /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
+	bool ipc_ok;                  /* from cuMemAlloc: legacy IPC may export it */
+	unsigned ipc_opens;           /* cuIpcOpenMemHandle count not yet closed */
 };
 
 struct tcd_reservation {
@@ -61,10 +114,18 @@ static struct {
 	struct tcd_reservation *res;
 	size_t res_count, res_cap;
 	size_t used;
-	uintptr_t va_next, va_next_low;
-	uintptr_t va_high;               /* top of the random window */
-	uintptr_t want_low, want_high;   /* where a fixed address may go; 0, 0: anywhere */
-} tcd_mem = { .lock = PTHREAD_MUTEX_INITIALIZER, .va_high = TCD_VA_HIGH };
+	uint64_t next_id;
+	uintptr_t va_next, va_next_low;  /* heap cursors */
+	uintptr_t heap_lo, heap_hi;      /* the driver heap */
+	uintptr_t open_lo, open_hi;      /* fact 2's range */
+	bool tsan;                       /* a hint outside [open_lo, open_hi) is never free */
+} tcd_mem = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.heap_lo = TCD_HEAP_LO,
+	.heap_hi = TCD_HEAP_HI,
+	.open_lo = TCD_OPEN_LO,
+	.open_hi = TCD_OPEN_HI,
+};
 
 /* Looked up at load rather than decided at build time: an uninstrumented
  * double loaded by an instrumented program still has its mmap calls go
@@ -73,9 +134,11 @@ __attribute__((constructor)) static void tcd_mem_window_init(void)
 {
 	if (!dlsym(RTLD_DEFAULT, "__tsan_init"))
 		return;
-	tcd_mem.va_high = TCD_TSAN_VA_HIGH;
-	tcd_mem.want_low = TCD_TSAN_WANT_LOW;
-	tcd_mem.want_high = TCD_TSAN_WANT_HIGH;
+	tcd_mem.tsan = true;
+	tcd_mem.heap_lo = TCD_TSAN_HEAP_LO;
+	tcd_mem.heap_hi = TCD_TSAN_HEAP_HI;
+	tcd_mem.open_lo = TCD_TSAN_OPEN_LO;
+	tcd_mem.open_hi = TCD_TSAN_OPEN_HI;
 }
 
 static size_t tcd_page(void)
@@ -88,52 +151,119 @@ static uintptr_t tcd_align_up(uintptr_t v, size_t a)
 	return (v + a - 1) & ~(uintptr_t)(a - 1);
 }
 
-/* Maps bytes of fresh address space at a random address (below 4 GiB for the
- * legacy 32-bit ABI), or at want if it is free.  Under tcd_mem.lock. */
-static void *tcd_va_map_locked(size_t bytes, size_t align, int prot, bool low, uintptr_t want)
+static bool tcd_overlaps(uintptr_t a, size_t an, uintptr_t b, size_t bn)
 {
-	uintptr_t *cursor = low ? &tcd_mem.va_next_low : &tcd_mem.va_next;
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
-	void *p;
+	return a < b + bn && b < a + an;
+}
 
-	if (want && tcd_mem.want_high &&
-	    (want < tcd_mem.want_low || want > tcd_mem.want_high || bytes > tcd_mem.want_high - want))
-		want = 0;
-	if (want) {
-		p = mmap((void *)want, bytes, prot, flags, -1, 0);
-		if (p == (void *)want)
-			return p;
-		if (p != MAP_FAILED)
-			munmap(p, bytes);
-	}
+static bool tcd_inside(uintptr_t p, size_t n, uintptr_t lo, uintptr_t hi)
+{
+	return p >= lo && p <= hi && n <= hi - p;
+}
+
+/* Maps bytes at exactly want if that range is free. */
+static void *tcd_va_map_at(uintptr_t want, size_t bytes, int prot)
+{
+	void *p = mmap((void *)want, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+
+	if (p == (void *)want)
+		return p;
+	if (p != MAP_FAILED)
+		munmap(p, bytes); /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+	return NULL;
+}
+
+/* Maps bytes of fresh address space at a random address in [lo, hi), not
+ * overlapping [avoid, avoid + avoid_bytes).  With a cursor, the first try
+ * is where the last placement ended, so that allocations made one after
+ * another land near each other, as the driver's do; each later try is drawn
+ * at random.  Under tcd_mem.lock. */
+static void *tcd_va_place_locked(size_t bytes, size_t align, int prot, uintptr_t lo, uintptr_t hi, uintptr_t *cursor,
+				 uintptr_t avoid, size_t avoid_bytes)
+{
+	if (bytes > hi - lo)
+		return NULL;
 	for (int attempt = 0; attempt < 64; attempt++) {
 		uintptr_t cand;
+		void *p;
 
-		if (!*cursor || attempt) {
+		if (cursor && *cursor && !attempt) {
+			cand = *cursor;
+		} else {
 			uint64_t r = tcd_rng_next(&tcd_g.addr_rng);
 
-			*cursor = low ? ((uintptr_t)1 << 30) + (uintptr_t)(r % ((uintptr_t)2 << 30))
-				      : TCD_VA_LOW + (uintptr_t)(r % (tcd_mem.va_high - TCD_VA_LOW));
-			*cursor = tcd_align_up(*cursor, TCD_GRANULARITY);
+			cand = tcd_align_up(lo + (uintptr_t)(r % (hi - lo - bytes + 1)), TCD_GRANULARITY);
 		}
-		cand = tcd_align_up(*cursor, align);
-		if (low && cand + bytes > ((uintptr_t)1 << 32))
+		cand = tcd_align_up(cand, align);
+		if (cand < lo || cand + bytes > hi || (avoid_bytes && tcd_overlaps(cand, bytes, avoid, avoid_bytes)))
 			continue;
-		/* The cursor walks up from where it was drawn: keep it under TSan's limit. */
-		if (!low && tcd_mem.want_high && cand + bytes > tcd_mem.want_high)
+		p = tcd_va_map_at(cand, bytes, prot);
+		if (!p)
 			continue;
-		if (cand == want)
-			continue;
-		p = mmap((void *)cand, bytes, prot, flags, -1, 0);
-		if (p == (void *)cand) {
+		if (cursor)
 			*cursor = cand + tcd_align_up(bytes, tcd_page()) +
 				  (uintptr_t)(tcd_rng_next(&tcd_g.addr_rng) % 16) * 65536;
-			return p;
-		}
-		if (p != MAP_FAILED)
-			munmap(p, bytes);
+		return p;
 	}
 	return NULL;
+}
+
+/* An allocation of the double's own, in the driver heap (the low heap for
+ * the legacy 32-bit ABI).  Under tcd_mem.lock. */
+static void *tcd_heap_map_locked(size_t bytes, bool low)
+{
+	if (low)
+		return tcd_va_place_locked(bytes, 4096, PROT_READ | PROT_WRITE, TCD_LOW_HEAP_LO, TCD_LOW_HEAP_HI,
+					   &tcd_mem.va_next_low, 0, 0);
+	return tcd_va_place_locked(bytes, 4096, PROT_READ | PROT_WRITE, tcd_mem.heap_lo, tcd_mem.heap_hi,
+				   &tcd_mem.va_next, 0, 0);
+}
+
+static bool tcd_in_heap(uintptr_t p, size_t n)
+{
+	return tcd_overlaps(p, n, tcd_mem.heap_lo, tcd_mem.heap_hi - tcd_mem.heap_lo) ||
+	       tcd_overlaps(p, n, TCD_LOW_HEAP_LO, TCD_LOW_HEAP_HI - TCD_LOW_HEAP_LO);
+}
+
+/* Whether the mode lets a reservation at want be placed there (if it is
+ * free); the rules of "measured" are those at the top of the file. */
+static bool tcd_hint_takeable(uintptr_t want, size_t size)
+{
+	if (tcd_mem.tsan && !tcd_inside(want, size, tcd_mem.open_lo, tcd_mem.open_hi))
+		return false;
+	switch (tcd_g.reserve) {
+	case TCD_RESERVE_HONOUR:
+		return true;
+	case TCD_RESERVE_MEASURED:
+		if (tcd_in_heap(want, size))
+			return false; /* fact 3 */
+		if (!tcd_inside(want, size, tcd_mem.open_lo, tcd_mem.open_hi))
+			return false; /* not measured */
+		if (atomic_load(&tcd_g.runtime_started) && size < TCD_RESERVE_LARGE)
+			return false; /* fact 4, small */
+		return true;          /* fact 2; fact 4, large */
+	case TCD_RESERVE_REFUSE:
+	case TCD_RESERVE_FAIL:
+		break;
+	}
+	return false;
+}
+
+/* A reservation placed by the double: where the hint says if the mode takes
+ * it and it is free, else small ones in the heap and large ones in fact 2's
+ * range, clear of the range asked for.  Under tcd_mem.lock. */
+static void *tcd_reserve_map_locked(size_t size, size_t align, uintptr_t want)
+{
+	void *p;
+
+	if (want && !(want % align) && tcd_hint_takeable(want, size) && (p = tcd_va_map_at(want, size, PROT_NONE)))
+		return p;
+	if (size < TCD_RESERVE_LARGE || tcd_mem.tsan)
+		return tcd_va_place_locked(size, align, PROT_NONE, tcd_mem.heap_lo, tcd_mem.heap_hi, NULL, want,
+					   want ? size : 0);
+	return tcd_va_place_locked(size, align, PROT_NONE, tcd_mem.open_lo, tcd_mem.open_hi, NULL, want,
+				   want ? size : 0);
 }
 
 static size_t tcd_range_find_locked(uintptr_t p)
@@ -171,7 +301,22 @@ static CUresult tcd_range_add_locked(uintptr_t base, size_t size, enum tcd_range
 	while (i < tcd_mem.count && tcd_mem.ranges[i].base < base)
 		i++;
 	memmove(&tcd_mem.ranges[i + 1], &tcd_mem.ranges[i], (tcd_mem.count - i) * sizeof(tcd_mem.ranges[0]));
-	tcd_mem.ranges[i] = (struct tcd_range){ base, size, kind, map_bytes, h };
+	tcd_mem.ranges[i] = (struct tcd_range){
+		.base = base,
+		.size = size,
+		.kind = kind,
+		.map_bytes = map_bytes,
+		.handle = h,
+		.id = ++tcd_mem.next_id,
+	};
+	/* VMM memory belongs to no context (it is the device's); everything
+	 * else to the context current when it was made. */
+	if (h) {
+		tcd_mem.ranges[i].device = h->device;
+	} else {
+		tcd_mem.ranges[i].ctx = tcd_ctx_current();
+		tcd_mem.ranges[i].device = tcd_mem.ranges[i].ctx ? tcd_mem.ranges[i].ctx->device : 0;
+	}
 	tcd_mem.count++;
 	return CUDA_SUCCESS;
 }
@@ -201,6 +346,21 @@ void tcd_range_remove(uintptr_t base)
 	if (i != (size_t)-1 && tcd_mem.ranges[i].base == base)
 		tcd_range_drop_locked(i);
 	pthread_mutex_unlock(&tcd_mem.lock);
+}
+
+/* Whether p is memory the host side of a copy stands for: pinned host
+ * memory, or memory the double did not make (for the byte counts of
+ * TSCUDA_DOUBLE_STATS). */
+bool tcd_range_is_host_side(uintptr_t p)
+{
+	size_t i;
+	bool host;
+
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(p);
+	host = i == (size_t)-1 || tcd_mem.ranges[i].kind == TCD_RANGE_HOST;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return host;
 }
 
 /* Whether p lies in any registered range (no message either way). */
@@ -249,7 +409,10 @@ CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, const char *wh
 
 /* ---- device, managed and host allocations ---- */
 
-static CUresult tcd_alloc(uintptr_t *out, size_t bytes, enum tcd_range_kind kind, bool low, const char *call)
+/* ipc_ok: memory from cuMemAlloc (and pitched), which cuIpcGetMemHandle
+ * may export; not pool, managed or host memory. */
+static CUresult tcd_alloc(uintptr_t *out, size_t bytes, enum tcd_range_kind kind, bool low, bool ipc_ok,
+			  const char *call)
 {
 	size_t map = tcd_align_up(bytes, tcd_page());
 	void *p;
@@ -264,7 +427,7 @@ static CUresult tcd_alloc(uintptr_t *out, size_t bytes, enum tcd_range_kind kind
 		pthread_mutex_unlock(&tcd_mem.lock);
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "%zu bytes do not fit the double's 16 GiB", bytes);
 	}
-	p = tcd_va_map_locked(map, 4096, PROT_READ | PROT_WRITE, low, 0);
+	p = tcd_heap_map_locked(map, low);
 	if (!p) {
 		pthread_mutex_unlock(&tcd_mem.lock);
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "no address space for %zu bytes", bytes);
@@ -275,6 +438,7 @@ static CUresult tcd_alloc(uintptr_t *out, size_t bytes, enum tcd_range_kind kind
 		pthread_mutex_unlock(&tcd_mem.lock);
 		return tcd_fail(r, call, "out of host memory");
 	}
+	tcd_mem.ranges[tcd_range_find_locked((uintptr_t)p)].ipc_ok = ipc_ok;
 	if (kind != TCD_RANGE_HOST)
 		tcd_mem.used += bytes;
 	pthread_mutex_unlock(&tcd_mem.lock);
@@ -347,7 +511,7 @@ TCD_API(CUresult, cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 		return r;
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc", "dptr is NULL");
-	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, true, "cuMemAlloc");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, true, true, "cuMemAlloc");
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr_v1)p;
 	return r;
@@ -364,7 +528,7 @@ TCD_API(CUresult, cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize)
 		return r;
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc_v2", "dptr is NULL");
-	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, false, "cuMemAlloc_v2");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_DEVICE, false, true, "cuMemAlloc_v2");
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)p;
 	return r;
@@ -402,7 +566,7 @@ static CUresult tcd_alloc_pitch(uintptr_t *out, size_t *pitch, size_t width, siz
 	p = tcd_align_up(width, 512);
 	if (height > TCD_DEVICE_MEMORY / p)
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "%zu rows of %zu bytes do not fit", height, p);
-	r = tcd_alloc(out, p * height, TCD_RANGE_DEVICE, low, call);
+	r = tcd_alloc(out, p * height, TCD_RANGE_DEVICE, low, true, call);
 	if (r == CUDA_SUCCESS)
 		*pitch = p;
 	return r;
@@ -441,6 +605,12 @@ TCD_API(CUresult, cuMemAllocPitch_v2)(CUdeviceptr *dptr, size_t *pPitch, size_t 
 }
 TCD_EXPORT(cuMemAllocPitch_v2)
 
+/* The registry entry p lies in.  For VMM memory that is the mapping made by
+ * one cuMemMap, not the reservation and not any finer allocation a program
+ * carved out of it, as the real driver answers: so an interposer that serves
+ * cuMemAlloc from pieces of one mapped window must answer
+ * cuMemGetAddressRange (and cuPointerGetAttribute's ranges) for its
+ * sub-allocations itself, or the program sees the window. */
 static CUresult tcd_address_range(uintptr_t *base, size_t *size, uintptr_t p, const char *call)
 {
 	size_t i;
@@ -528,7 +698,7 @@ static CUresult tcd_alloc_async(CUdeviceptr *dptr, size_t bytes, CUstream h, boo
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "dptr is NULL");
 	/* The address is handed out at once; stream order only matters for use. */
-	r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, call);
+	r = tcd_alloc(&p, bytes, TCD_RANGE_DEVICE, false, false, call);
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)p;
 	return r;
@@ -593,7 +763,7 @@ TCD_API(CUresult, cuMemAllocManaged)(CUdeviceptr *dptr, size_t bytesize, unsigne
 				"flags must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST, got 0x%x", flags);
 	if (!dptr)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged", "dptr is NULL");
-	r = tcd_alloc(&p, bytesize, TCD_RANGE_MANAGED, false, "cuMemAllocManaged");
+	r = tcd_alloc(&p, bytesize, TCD_RANGE_MANAGED, false, false, "cuMemAllocManaged");
 	if (r == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr)p;
 	return r;
@@ -612,7 +782,7 @@ static CUresult tcd_host_alloc(void **pp, size_t bytes, unsigned flags, const ch
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pp is NULL");
 	if (flags & ~known)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "unknown flags 0x%x", flags);
-	r = tcd_alloc(&p, bytes, TCD_RANGE_HOST, false, call);
+	r = tcd_alloc(&p, bytes, TCD_RANGE_HOST, false, false, call);
 	if (r == CUDA_SUCCESS)
 		*pp = (void *)p;
 	return r;
@@ -748,22 +918,39 @@ TCD_API(CUresult, cuMemCreate)(CUmemGenericAllocationHandle *handle, size_t size
 	if (!size || size % TCD_GRANULARITY)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuMemCreate",
 				"size %zu is not a non-zero multiple of the granularity %zu", size, TCD_GRANULARITY);
+	/* Device memory like cuMemAlloc's, until released and unmapped. */
+	pthread_mutex_lock(&tcd_mem.lock);
+	if (size > TCD_DEVICE_MEMORY || tcd_mem.used + size > TCD_DEVICE_MEMORY) {
+		pthread_mutex_unlock(&tcd_mem.lock);
+		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "%zu bytes do not fit the double's 16 GiB", size);
+	}
+	tcd_mem.used += size;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	/* A sparse memfd: pages cost memory only once touched. */
 	fd = memfd_create("tcd-vmm", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "memfd of %zu bytes: %s", size, strerror(errno));
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "memfd of %zu bytes: %s", size, strerror(errno));
+		goto out_unaccount;
 	}
 	m = tcd_obj_new(sizeof(*m), TCD_KIND_MEMHANDLE);
 	if (!m) {
-		close(fd);
-		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "out of host memory");
+		r = tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, "cuMemCreate", "out of host memory");
+		goto out_close;
 	}
 	m->memfd = fd;
 	m->size = size;
 	m->device = prop->location.id;
+	m->handle_types = (unsigned)prop->requestedHandleTypes;
 	*handle = (CUmemGenericAllocationHandle)(uintptr_t)m;
 	return CUDA_SUCCESS;
+
+out_close:
+	close(fd);
+out_unaccount:
+	pthread_mutex_lock(&tcd_mem.lock);
+	tcd_mem.used -= size;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	return r;
 }
 TCD_EXPORT(cuMemCreate)
 
@@ -782,6 +969,8 @@ TCD_API(CUresult, cuMemRelease)(CUmemGenericAllocationHandle handle)
 	close(m->memfd);
 	m->memfd = -1;
 	tcd_obj_kill(m);
+	if (!m->maps)
+		tcd_mem.used -= m->size;
 	pthread_mutex_unlock(&tcd_mem.lock);
 	return CUDA_SUCCESS;
 }
@@ -820,6 +1009,9 @@ TCD_API(CUresult, cuMemAddressReserve)(CUdeviceptr *ptr, size_t size, size_t ali
 	if (addr % tcd_page())
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "addr 0x%llx is not page aligned", addr);
 	align = alignment > TCD_GRANULARITY ? alignment : TCD_GRANULARITY;
+	if (align > ((size_t)1 << 40))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "alignment %zu is larger than the double allows (1 TiB)",
+				alignment);
 	if (addr && tcd_g.reserve == TCD_RESERVE_FAIL)
 		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
 				"fixed address 0x%llx refused (TSCUDA_DOUBLE_RESERVE=fail)", addr);
@@ -835,10 +1027,7 @@ TCD_API(CUresult, cuMemAddressReserve)(CUdeviceptr *ptr, size_t size, size_t ali
 		tcd_mem.res = nr;
 		tcd_mem.res_cap = cap;
 	}
-	/* A hint the double may not honour: TSCUDA_DOUBLE_RESERVE=refuse
-	 * always places the range elsewhere, as the driver may. */
-	p = tcd_va_map_locked(size, align, PROT_NONE, false,
-			      tcd_g.reserve == TCD_RESERVE_HONOUR ? (uintptr_t)addr : 0);
+	p = tcd_reserve_map_locked(size, align, (uintptr_t)addr);
 	if (!p) {
 		pthread_mutex_unlock(&tcd_mem.lock);
 		return tcd_fail(CUDA_ERROR_OUT_OF_MEMORY, call, "no address space for %zu bytes", size);
@@ -1014,8 +1203,13 @@ TCD_API(CUresult, cuMemUnmap)(CUdeviceptr ptr, size_t size)
 		return r;
 	pthread_mutex_lock(&tcd_mem.lock);
 	if (tcd_mapped_cover_locked((uintptr_t)ptr, size, &first, &n)) {
-		for (size_t k = first; k < first + n; k++)
-			tcd_mem.ranges[k].handle->maps--;
+		for (size_t k = first; k < first + n; k++) {
+			struct tcd_memhandle *m = tcd_mem.ranges[k].handle;
+
+			/* The last mapping of a released handle frees its memory. */
+			if (!--m->maps && m->released)
+				tcd_mem.used -= m->size;
+		}
 		memmove(&tcd_mem.ranges[first], &tcd_mem.ranges[first + n],
 			(tcd_mem.count - first - n) * sizeof(tcd_mem.ranges[0]));
 		tcd_mem.count -= n;
@@ -1029,3 +1223,354 @@ TCD_API(CUresult, cuMemUnmap)(CUdeviceptr ptr, size_t size)
 	return r;
 }
 TCD_EXPORT(cuMemUnmap)
+
+/* ---- pointer attributes ---- */
+
+/* What the registry knows of one address: the allocation or mapping it is
+ * in, and the reservation it is in (a mapping's, or an unmapped hole's). */
+struct tcd_ptr_info {
+	bool mapped;
+	struct tcd_range rg;
+	bool reserved;
+	struct tcd_reservation res;
+};
+
+static void tcd_ptr_lookup(uintptr_t p, struct tcd_ptr_info *pi)
+{
+	size_t i;
+
+	memset(pi, 0, sizeof(*pi));
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked(p);
+	if (i != (size_t)-1) {
+		pi->mapped = true;
+		pi->rg = tcd_mem.ranges[i];
+	}
+	i = tcd_res_find_locked(p, 1);
+	if (i != (size_t)-1) {
+		pi->reserved = true;
+		pi->res = tcd_mem.res[i];
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+}
+
+/* Bytes the driver writes for an attribute (0: not one the double knows). */
+static size_t tcd_ptr_attr_size(CUpointer_attribute a)
+{
+	switch (a) {
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+	case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+		return sizeof(unsigned int);
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+	case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+		return sizeof(uint64_t);
+	case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+		return sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS);
+	}
+	return 0;
+}
+
+static void tcd_put_u32(void *data, unsigned v)
+{
+	memcpy(data, &v, sizeof(v));
+}
+
+static void tcd_put_u64(void *data, uint64_t v)
+{
+	memcpy(data, &v, sizeof(v));
+}
+
+/* One attribute of p into data.  An attribute that does not apply to p
+ * (a host pointer of device memory, anything of an address the double did
+ * not make) is CUDA_ERROR_INVALID_VALUE, as cuPointerGetAttribute answers;
+ * the caller turns that into a zero for cuPointerGetAttributes.  Quiet:
+ * the caller explains. */
+static CUresult tcd_ptr_attr(const struct tcd_ptr_info *pi, CUpointer_attribute a, void *data, uintptr_t p)
+{
+	bool vmm = pi->mapped && (pi->rg.kind & (TCD_RANGE_VMM | TCD_RANGE_VMM_NOACCESS));
+
+	/* The range attributes, and MAPPED, also answer for an unmapped hole
+	 * of a reservation. */
+	if (!pi->mapped && !(pi->reserved && (a == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR ||
+					       a == CU_POINTER_ATTRIBUTE_RANGE_SIZE ||
+					       a == CU_POINTER_ATTRIBUTE_MAPPED)))
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (a) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		/* Assumed: VMM memory has no context (it is created for a
+		 * device, not in a context), so the answer is NULL. */
+		tcd_put_u64(data, (uint64_t)(uintptr_t)pi->rg.ctx);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		/* Managed memory is device memory here, as in the driver API
+		 * (CU_POINTER_ATTRIBUTE_IS_MANAGED tells it apart). */
+		tcd_put_u32(data, pi->rg.kind == TCD_RANGE_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		tcd_put_u64(data, p); /* unified addressing, no disjoint cases */
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (!(pi->rg.kind & (TCD_RANGE_HOST | TCD_RANGE_MANAGED)))
+			return CUDA_ERROR_INVALID_VALUE;
+		tcd_put_u64(data, p);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		tcd_put_u32(data, 0); /* cuPointerSetAttribute is not modelled */
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		tcd_put_u64(data, pi->rg.id);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		tcd_put_u32(data, pi->rg.kind == TCD_RANGE_MANAGED);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		tcd_put_u32(data, (unsigned)pi->rg.device);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		tcd_put_u32(data, pi->rg.ipc_ok);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		/* As documented: for VMM memory the reservation, not the
+		 * mapping (cuMemGetAddressRange gives the mapping). */
+		if (vmm || !pi->mapped) {
+			tcd_put_u64(data, a == CU_POINTER_ATTRIBUTE_RANGE_SIZE ? pi->res.size : pi->res.base);
+			return CUDA_SUCCESS;
+		}
+		tcd_put_u64(data, a == CU_POINTER_ATTRIBUTE_RANGE_SIZE ? pi->rg.size : pi->rg.base);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+		tcd_put_u32(data, pi->mapped);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		tcd_put_u32(data, vmm ? pi->rg.handle->handle_types : CU_MEM_HANDLE_TYPE_NONE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		tcd_put_u32(data, pi->rg.kind == TCD_RANGE_VMM_NOACCESS ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+									  : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		tcd_put_u64(data, 0); /* pools are not modelled */
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+		tcd_put_u64(data, pi->rg.base);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+		tcd_put_u64(data, pi->rg.size);
+		return CUDA_SUCCESS;
+	default:
+		break;
+	}
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static CUresult tcd_ptr_ctx_check(CUpointer_attribute a, const char *call)
+{
+	struct tcd_ctx *c;
+
+	/* Documented for the device pointer: it is the current context's view. */
+	if (a == CU_POINTER_ATTRIBUTE_DEVICE_POINTER)
+		return tcd_ctx_require(call, &c);
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuPointerGetAttribute)(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+	const char *call = "cuPointerGetAttribute";
+	struct tcd_ptr_info pi;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuPointerGetAttribute);
+	if (!data)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "data is NULL");
+	if (!tcd_ptr_attr_size(attribute))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "attribute %d is unknown", (int)attribute);
+	if ((r = tcd_ptr_ctx_check(attribute, call)) != CUDA_SUCCESS)
+		return r;
+	tcd_ptr_lookup((uintptr_t)ptr, &pi);
+	r = tcd_ptr_attr(&pi, attribute, data, (uintptr_t)ptr);
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		return tcd_fail(r, call, "attribute %d is not modelled by the double", (int)attribute);
+	if (r != CUDA_SUCCESS)
+		return tcd_fail(r, call, "attribute %d does not apply to 0x%llx (%s)", (int)attribute, ptr,
+				pi.mapped ? "not that kind of memory" : "not inside any allocation");
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuPointerGetAttribute)
+
+TCD_API(CUresult, cuPointerGetAttributes)(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+					  CUdeviceptr ptr)
+{
+	const char *call = "cuPointerGetAttributes";
+	struct tcd_ptr_info pi;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuPointerGetAttributes);
+	if (!numAttributes || !attributes || !data)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "numAttributes is 0 or attributes or data is NULL");
+	for (unsigned i = 0; i < numAttributes; i++) {
+		if (!data[i])
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "data[%u] is NULL", i);
+		if (!tcd_ptr_attr_size(attributes[i]))
+			return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "attributes[%u] %d is unknown", i,
+					(int)attributes[i]);
+		if ((r = tcd_ptr_ctx_check(attributes[i], call)) != CUDA_SUCCESS)
+			return r;
+	}
+	tcd_ptr_lookup((uintptr_t)ptr, &pi);
+	for (unsigned i = 0; i < numAttributes; i++) {
+		r = tcd_ptr_attr(&pi, attributes[i], data[i], (uintptr_t)ptr);
+		if (r == CUDA_ERROR_NOT_SUPPORTED)
+			return tcd_fail(r, call, "attributes[%u] %d is not modelled by the double", i, (int)attributes[i]);
+		/* As documented: no error for an address that is not CUDA's
+		 * (or an attribute that does not apply); the value is zero. */
+		if (r != CUDA_SUCCESS)
+			memset(data[i], 0, tcd_ptr_attr_size(attributes[i]));
+	}
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuPointerGetAttributes)
+
+/* ---- legacy IPC, within one process ----
+ *
+ * The handle's 64 bytes carry TCD_IPC_MAGIC, the exporting pid, and the
+ * allocation's base, size and buffer id (never reused, so a handle of a
+ * freed allocation is recognised as stale even if the address came back).
+ * Only cuMemAlloc memory may be exported: the driver documents the call for
+ * "an existing device memory allocation created with cuMemAlloc", so VMM,
+ * pool, managed and host memory get CUDA_ERROR_INVALID_VALUE (assumed from
+ * that text, not measured).  Opening in the exporting process returns the
+ * allocation's own address with a count of opens, as documented for a
+ * handle opened again; a real driver maps the memory at another address in
+ * another process, and may refuse the exporting process (not measured).
+ * Handles from another process are refused: the double's memory is private
+ * to its process. */
+
+#define TCD_IPC_MAGIC "tcd-ipc1"
+
+struct tcd_ipc_wire {
+	char magic[8];
+	uint32_t pid;
+	uint32_t device;
+	uint64_t base;
+	uint64_t size;
+	uint64_t id;
+};
+_Static_assert(sizeof(struct tcd_ipc_wire) <= sizeof(((CUipcMemHandle *)0)->reserved), "IPC handle too small");
+
+TCD_API(CUresult, cuIpcGetMemHandle)(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+	const char *call = "cuIpcGetMemHandle";
+	struct tcd_ipc_wire w = { TCD_IPC_MAGIC, 0, 0, 0, 0, 0 };
+	struct tcd_ptr_info pi;
+	CUresult r;
+
+	TCD_ENTER_INIT(cuIpcGetMemHandle);
+	if ((r = tcd_ctx_check(call)) != CUDA_SUCCESS)
+		return r;
+	if (!pHandle)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pHandle is NULL");
+	tcd_ptr_lookup((uintptr_t)dptr, &pi);
+	if (!pi.mapped || pi.rg.base != dptr || !pi.rg.ipc_ok)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				"0x%llx is not the base of memory from cuMemAlloc (%s)", dptr,
+				!pi.mapped ? "not inside any allocation"
+				: pi.rg.base != dptr ? "inside one, not its base"
+				: "VMM, pool, managed or host memory cannot be exported this way");
+	w.pid = (uint32_t)getpid();
+	w.device = (uint32_t)pi.rg.device;
+	w.base = pi.rg.base;
+	w.size = pi.rg.size;
+	w.id = pi.rg.id;
+	memset(pHandle, 0, sizeof(*pHandle));
+	memcpy(pHandle->reserved, &w, sizeof(w));
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuIpcGetMemHandle)
+
+static CUresult tcd_ipc_open(CUdeviceptr *pdptr, const CUipcMemHandle *handle, unsigned flags, const char *call)
+{
+	struct tcd_ipc_wire w;
+	CUresult r;
+	size_t i;
+
+	if ((r = tcd_ctx_check(call)) != CUDA_SUCCESS)
+		return r;
+	if (!pdptr)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "pdptr is NULL");
+	if (flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call,
+				"Flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, got 0x%x", flags);
+	memcpy(&w, handle->reserved, sizeof(w));
+	if (memcmp(w.magic, TCD_IPC_MAGIC, sizeof(w.magic)))
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, call, "the handle does not come from cuIpcGetMemHandle");
+	if (w.pid != (uint32_t)getpid())
+		return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, call,
+				"the handle comes from process %u: the double cannot share memory between processes",
+				w.pid);
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked((uintptr_t)w.base);
+	if (i != (size_t)-1 && tcd_mem.ranges[i].base == w.base && tcd_mem.ranges[i].id == w.id) {
+		tcd_mem.ranges[i].ipc_opens++;
+		*pdptr = (CUdeviceptr)w.base;
+	} else {
+		r = CUDA_ERROR_INVALID_HANDLE;
+	}
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (r != CUDA_SUCCESS)
+		return tcd_fail(r, call, "the allocation at 0x%llx the handle names was freed",
+				(unsigned long long)w.base);
+	return CUDA_SUCCESS;
+}
+
+TCD_API(CUresult, cuIpcOpenMemHandle)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	TCD_ENTER_INIT(cuIpcOpenMemHandle);
+	return tcd_ipc_open(pdptr, &handle, Flags, "cuIpcOpenMemHandle");
+}
+TCD_EXPORT(cuIpcOpenMemHandle)
+
+TCD_API(CUresult, cuIpcOpenMemHandle_v2)(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	TCD_ENTER_INIT(cuIpcOpenMemHandle_v2);
+	return tcd_ipc_open(pdptr, &handle, Flags, "cuIpcOpenMemHandle_v2");
+}
+TCD_EXPORT(cuIpcOpenMemHandle_v2)
+
+TCD_API(CUresult, cuIpcCloseMemHandle)(CUdeviceptr dptr)
+{
+	const char *call = "cuIpcCloseMemHandle";
+	CUresult r;
+	size_t i;
+
+	TCD_ENTER_INIT(cuIpcCloseMemHandle);
+	if ((r = tcd_ctx_check(call)) != CUDA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&tcd_mem.lock);
+	i = tcd_range_find_locked((uintptr_t)dptr);
+	if (i != (size_t)-1 && tcd_mem.ranges[i].base == dptr && tcd_mem.ranges[i].ipc_opens)
+		tcd_mem.ranges[i].ipc_opens--;
+	else
+		r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&tcd_mem.lock);
+	if (r != CUDA_SUCCESS)
+		return tcd_fail(r, call, "0x%llx is not memory opened with cuIpcOpenMemHandle", dptr);
+	return CUDA_SUCCESS;
+}
+TCD_EXPORT(cuIpcCloseMemHandle)

@@ -1,6 +1,14 @@
 /*
  * tcd_procaddr.c - cuGetProcAddress (both ABIs) and cuGetExportTable.
  *
+ * cuGetExportTable answers one private table, the side door of tcd_ext.h
+ * (measured fact 6: cudart reaches the driver through such tables, unseen by
+ * an LD_PRELOAD interposer).  Its functions are hidden statics calling the
+ * double's internal code, so no interposer can wrap them, and they are not
+ * counted in TSCUDA_DOUBLE_STATS (which counts exported entry points, for
+ * comparison with what an interposer saw).  Every other table id still
+ * answers CUDA_ERROR_NOT_SUPPORTED.
+ *
  * cuGetProcAddress takes a base name ("cuMemAlloc", never "cuMemAlloc_v2")
  * and picks the newest variant introduced at or before cudaVersion
  * (TCD_PROCS in tcd_api.h).  With CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
@@ -13,6 +21,8 @@
  * out are the double's own code, never an interposer's wrapper.
  */
 #include "tests/doubles/cuda/tcd.h"
+
+#include "tests/doubles/cuda/tcd_ext.h"
 
 #include <string.h>
 
@@ -80,12 +90,36 @@ TCD_API(CUresult, cuGetProcAddress_v2)(const char *symbol, void **pfn, int cudaV
 }
 TCD_EXPORT(cuGetProcAddress_v2)
 
+/* Retaining the primary context this way is what cudart does when it
+ * starts, so it is also the double's signal that the runtime has started
+ * (the state measured fact 4 was observed in; see tcd_mem.c). */
+static CUresult CUDAAPI tcd_sidedoor_primary_ctx_retain(CUcontext *pctx, CUdevice dev)
+{
+	CUresult r = tcd_primary_retain(pctx, dev, "side door primary_ctx_retain");
+
+	if (r == CUDA_SUCCESS)
+		atomic_store(&tcd_g.runtime_started, true);
+	return r;
+}
+
+static const tcd_sidedoor tcd_sidedoor_table = {
+	.size = sizeof(tcd_sidedoor),
+	.primary_ctx_retain = tcd_sidedoor_primary_ctx_retain,
+};
+
+static const unsigned char tcd_sidedoor_uuid[16] = TCD_SIDEDOOR_UUID_BYTES;
+
 TCD_API(CUresult, cuGetExportTable)(const void **ppExportTable, const CUuuid *pExportTableId)
 {
 	TCD_ENTER(cuGetExportTable);
-	(void)pExportTableId;
-	if (ppExportTable)
-		*ppExportTable = NULL;
-	return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, "cuGetExportTable", "the double has no private export tables");
+	if (!ppExportTable || !pExportTableId)
+		return tcd_fail(CUDA_ERROR_INVALID_VALUE, "cuGetExportTable", "ppExportTable or pExportTableId is NULL");
+	if (!memcmp(pExportTableId->bytes, tcd_sidedoor_uuid, sizeof(tcd_sidedoor_uuid))) {
+		*ppExportTable = &tcd_sidedoor_table;
+		return CUDA_SUCCESS;
+	}
+	*ppExportTable = NULL;
+	return tcd_fail(CUDA_ERROR_NOT_SUPPORTED, "cuGetExportTable",
+			"the double has no private export table with that id (only the side door of tcd_ext.h)");
 }
 TCD_EXPORT(cuGetExportTable)
