@@ -130,6 +130,11 @@ typedef struct rp_backend_ops {
 	rp_status (*keyframe)(void *state, const sbt_record *marker, int restore,
 	                      rp_diag *diag);
 
+	/* Whether a replay may start at this keyframe (a --range restore point).
+	 * NULL: every keyframe may.  A keyframe holding only the memory that
+	 * replay cannot rebuild from the recorded calls may not. */
+	int (*keyframe_is_start)(const sbt_record *marker);
+
 	/* Back to the state open left, for another run. */
 	rp_status (*reset)(void *state, rp_diag *diag);
 

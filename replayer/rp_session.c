@@ -194,8 +194,28 @@ static inline int rp_session_route(const rp_session *s, uint32_t type)
 	return s->nactive == 1 ? 0 : -1;
 }
 
-/* Restore from the nearest keyframe at or before the range start when the
- * trace has one and every backend can restore. */
+/* Whether every backend may start a replay at the keyframe at seq. */
+static int rp_session_keyframe_is_start(rp_session *s, uint64_t seq)
+{
+	sbt_record rec;
+	size_t i;
+	for (i = 0; i < s->nactive; i++)
+		if (s->active[i].ops->keyframe_is_start)
+			break;
+	if (i == s->nactive)
+		return 1;
+	if (sbt_reader_seek_seq(s->reader, seq) != SBT_OK || sbt_reader_next(s->reader, &rec) != SBT_OK ||
+	    rec.seq != seq)
+		return 0;
+	for (i = 0; i < s->nactive; i++)
+		if (s->active[i].ops->keyframe_is_start && !s->active[i].ops->keyframe_is_start(&rec))
+			return 0;
+	return 1;
+}
+
+/* Restore from the nearest keyframe at or before the range start that a
+ * replay may start at, when the trace has one and every backend can
+ * restore. */
 static void rp_session_pick_start(rp_session *s)
 {
 	const uint64_t *seqs = NULL;
@@ -208,11 +228,12 @@ static void rp_session_pick_start(rp_session *s)
 			return;
 	if (sbt_reader_keyframes(s->reader, &seqs, &n) != SBT_OK)
 		return;
-	for (i = 0; i < n; i++) {
-		if (seqs[i] > s->opt.range.begin)
-			break;
+	for (i = n; i-- > 0;) {
+		if (seqs[i] > s->opt.range.begin || !rp_session_keyframe_is_start(s, seqs[i]))
+			continue;
 		s->from_keyframe = 1;
 		s->keyframe_seq = seqs[i];
+		break;
 	}
 }
 

@@ -673,12 +673,19 @@ static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore
 	rp_status st = RP_OK;
 
 	rpc_copies_release_served(s);
-	if (!restore)
-		return RP_OK; /* the snapshot must change nothing mid-replay */
 	if (sbt_cm_decode(marker->payload, marker->payload_len, &kf) != SBT_OK) {
 		rp_diag_set(diag, "keyframe seq %llu: its payload could not be decoded",
 		            (unsigned long long)marker->seq);
 		return RP_ERR_DECODE;
+	}
+	if (!restore) {
+		/* A full keyframe's snapshot must change nothing mid-replay (it
+		 * would hide a divergence); a partial one holds only memory the
+		 * replay cannot rebuild (made before recording began, managed
+		 * memory the CPU wrote), so it is applied where it stands. */
+		if (kf.flags & SBT_CM_KF_PARTIAL)
+			s->snap_left = kf.count;
+		return RP_OK;
 	}
 	sst = sbt_reader_seek_seq(s->trace, 0);
 	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK &&
@@ -719,6 +726,15 @@ out_free:
 	return st;
 }
 
+/* A partial keyframe (the capture-start keyframe of the default policy)
+ * is no place to start: the memory made while recording is not in it. */
+static int rpc_keyframe_is_start(const sbt_record *marker)
+{
+	sbt_cm_call kf;
+	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
+	       !(kf.flags & SBT_CM_KF_PARTIAL);
+}
+
 static rp_status rpc_reset(void *state, rp_diag *diag)
 {
 	rpc_state *s = state;
@@ -748,6 +764,7 @@ const rp_backend_ops rpc_backend_ops = {
 	.execute = rpc_execute,
 	.checkpoint = rpc_checkpoint,
 	.keyframe = rpc_keyframe,
+	.keyframe_is_start = rpc_keyframe_is_start,
 	.reset = rpc_reset,
 	.close = rpc_close,
 	.options = rpc_options,
