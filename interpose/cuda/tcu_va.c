@@ -185,6 +185,9 @@ static void tcu_va_config(void)
 	tcu_g.va.enabled = 1;
 	if (v && strcmp(v, "off") == 0) {
 		tcu_g.va.enabled = 0;
+		CAP_WARN("cuda: TRACESMITH_CUDA_VA=off: device allocations stay at the driver's "
+		         "addresses, which replay cannot have again: it relocates them and patches "
+		         "pointer parameters only");
 		return;
 	}
 	if (v && *v) {
