@@ -4,8 +4,10 @@
 # program loading a cubin, a cuBLAS SGEMM), runs each plainly, under
 # tscapture, and replays the trace with tsreplay; every replay must exit 0
 # (all checkpoints equal to the capture) and the captured run must print the
-# same result line as the plain one.  Written to the CUDA 13 documentation;
-# not yet run on a GPU (see docs/cuda-double.md).
+# same result line as the plain one; three replays agree.  Also an -rdc
+# build (fatbin wrapper version 2), a float-atomics program whose replays
+# must be flagged as nondeterministic (exit 4) while its integer form
+# passes, and the H100 fixture traces.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
@@ -25,24 +27,43 @@ SRC="$TOP/tests/gpu"
 cc -std=c11 -O2 -I"$CUDA_HOME/include" -I"$SRC" -o "$G/gpu_driver_cubin" "$SRC/gpu_driver_cubin.c" \
 	-L"$CUDA_HOME/lib64/stubs" -lcuda || fail "cc gpu_driver_cubin"
 "$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_sgemm" "$SRC/gpu_sgemm.cu" -lcublas || fail "nvcc gpu_sgemm"
+"$NVCC" -arch="$ARCH" -rdc=true -I"$SRC" -o "$G/gpu_rdc" "$SRC/gpu_rdc_main.cu" "$SRC/gpu_rdc_dev.cu" ||
+	fail "nvcc gpu_rdc (-rdc)"
+"$NVCC" -arch="$ARCH" -I"$SRC" -o "$G/gpu_atomics" "$SRC/gpu_atomics.cu" || fail "nvcc gpu_atomics"
 
-# roundtrip NAME PROGRAM ARGS...: plain run, captured run, replay.
+# roundtrip NAME PROGRAM ARGS...: plain run, captured run, replay (every
+# checkpoint equal), three replays agreeing.  (expect_rc sets `name`: the
+# trace's name is kept in rt_name.)
 roundtrip() {
-	name=$1
+	rt_name=$1
 	shift
-	expect_rc 0 "$name.plain" "$@"
-	expect_rc 0 "$name.capture" "$BUILD/tscapture" -o "$T/$name.sbt" -- "$@"
-	cmp -s "$T/$name.plain.out" "$T/$name.capture.out" ||
-		fail "$name: captured run printed '$(cat "$T/$name.capture.out")', plain '$(cat "$T/$name.plain.out")'"
-	[ -s "$T/$name.sbt" ] || fail "$name: no trace written"
-	expect_rc 0 "$name.replay" "$BUILD/tsreplay" --json "$T/$name.sbt"
-	echo "$name: $(cat "$T/$name.plain.out") replay $(cat "$T/$name.replay.out")"
+	expect_rc 0 "$rt_name.plain" "$@"
+	expect_rc 0 "$rt_name.capture" "$BUILD/tscapture" -o "$T/$rt_name.sbt" -- "$@"
+	cmp -s "$T/$rt_name.plain.out" "$T/$rt_name.capture.out" ||
+		fail "$rt_name: captured run printed '$(cat "$T/$rt_name.capture.out")', plain '$(cat "$T/$rt_name.plain.out")'"
+	[ -s "$T/$rt_name.sbt" ] || fail "$rt_name: no trace written"
+	expect_rc 0 "$rt_name.replay" "$BUILD/tsreplay" --json "$T/$rt_name.sbt"
+	expect_rc 0 "$rt_name.det" "$BUILD/tsreplay" --check-determinism --runs 3 "$T/$rt_name.sbt"
+	echo "$rt_name: $(cat "$T/$rt_name.plain.out") replay $(cat "$T/$rt_name.replay.out")"
 }
 
 roundtrip saxpy_static "$G/gpu_saxpy_static"
 roundtrip saxpy_shared "$G/gpu_saxpy_shared"
 roundtrip driver_cubin "$G/gpu_driver_cubin" "$G/gpu_driver_kernels.cubin"
 roundtrip sgemm "$G/gpu_sgemm"
+roundtrip rdc "$G/gpu_rdc"
+# The deterministic integer form of the atomics program replays and agrees.
+roundtrip atomics_int "$G/gpu_atomics" --int
+# Float atomics with many collisions: each run sums in another order, so
+# replays differ from each other and --check-determinism must say so (exit 4).
+expect_rc 0 atomics.capture "$BUILD/tscapture" -o "$T/atomics.sbt" -- "$G/gpu_atomics"
+rc=0
+"$BUILD/tsreplay" --check-determinism --runs 5 "$T/atomics.sbt" >"$T/atomics.det.out" 2>"$T/atomics.det.err" || rc=$?
+[ "$rc" -eq 4 ] || fail "atomics: --check-determinism exited $rc, expected 4: $(cat "$T/atomics.det.err")"
+# The real traces recorded on the H100 (same-address prototype) replay here.
+for t in saxpy_static saxpy_shared driver_cubin triton_add; do
+	expect_rc 0 "fixture.$t" "$BUILD/tsreplay" "$TOP/tests/fixtures/h100/fixed-va/$t.sbt"
+done
 grep -q '^gpu_saxpy: launches 9 hash ' "$T/saxpy_static.plain.out" || fail "gpu_saxpy: $(cat "$T/saxpy_static.plain.out")"
 cmp -s "$T/saxpy_static.plain.out" "$T/saxpy_shared.plain.out" || fail "static and shared cudart disagree"
 echo ok
