@@ -67,6 +67,74 @@ static rp_status rpc_blob(rpc_state *s, uint64_t id, void **data, size_t *len, r
 	return RP_OK;
 }
 
+/*
+ * A module image as the program handed it to the driver.  Capture unwraps
+ * cudart's fatbin wrapper and stores the fatbin; a version 2 wrapper (-rdc
+ * builds) also names prelinked fatbins, stored as c->prelinked, and is
+ * rebuilt here around the fatbin and a NULL-terminated list of them
+ * (sbt_compute.h), so the driver links what it linked at capture.
+ * rpc_image_free releases it.
+ */
+typedef struct rpc_image {
+	void *img;        /* the stored image (owned) */
+	size_t len;
+	void **pre;       /* prelinked fatbins, NULL-terminated (owned) */
+	uint8_t wrapper[SBT_CM_FATBIN_WRAPPER_BYTES];
+	const void *pass; /* what the driver is given */
+} rpc_image;
+
+static void rpc_image_free(rpc_image *im)
+{
+	for (size_t i = 0; im->pre && im->pre[i]; i++)
+		free(im->pre[i]);
+	free(im->pre);
+	free(im->img);
+	memset(im, 0, sizeof(*im));
+}
+
+static rp_status rpc_image_get(rpc_state *s, const sbt_cm_call *c, rpc_image *im, rp_diag *diag)
+{
+	size_t n = c->prelinked_len / 8, plen;
+	uint64_t fat, list;
+	rp_status st;
+	memset(im, 0, sizeof(*im));
+	if ((st = rpc_blob(s, c->blob, &im->img, &im->len, diag)) != RP_OK)
+		return st;
+	im->pass = im->img;
+	if (c->value != 2 || !n)
+		return RP_OK;
+	if (c->prelinked_len % 8 || n > 4096) {
+		rpc_image_free(im);
+		return rpc_fail(s, diag, RP_ERR_DECODE, "the prelinked fatbin list is %zu bytes long",
+		                c->prelinked_len);
+	}
+	im->pre = calloc(n + 1, sizeof(*im->pre));
+	if (!im->pre) {
+		rpc_image_free(im);
+		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id;
+		memcpy(&id, c->prelinked + i * 8, 8);
+		if ((st = rpc_blob(s, id, &im->pre[i], &plen, diag)) != RP_OK) {
+			rpc_image_free(im);
+			return st;
+		}
+	}
+	fat = (uint64_t)(uintptr_t)im->img;
+	list = (uint64_t)(uintptr_t)im->pre;
+	/* In this process's memory, for its driver: native layout. */
+	{
+		uint32_t magic = SBT_CM_FATBIN_WRAPPER_MAGIC, version = 2;
+		memcpy(im->wrapper, &magic, 4);
+		memcpy(im->wrapper + 4, &version, 4);
+		memcpy(im->wrapper + 8, &fat, 8);
+		memcpy(im->wrapper + 16, &list, 8);
+	}
+	im->pass = im->wrapper;
+	return RP_OK;
+}
+
 static rp_status rpc_need(rpc_state *s, const void *fn, const char *name, rp_diag *diag)
 {
 	return fn ? RP_OK : rpc_missing(s, diag, name);
@@ -369,8 +437,7 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	rp_status st = RP_OK;
 	CUresult r;
 	rpc_obj *o, *p;
-	void *img = NULL;
-	size_t len = 0;
+	rpc_image im;
 	char *name = NULL;
 
 	switch (k) {
@@ -385,17 +452,17 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		int fat = k == SBT_CM_K_cuModuleLoadFatBinary, ex = !fat && nopts && s->drv.p_cuModuleLoadDataEx;
 		const char *fn = fat ? "cuModuleLoadFatBinary" : ex ? "cuModuleLoadDataEx" : "cuModuleLoadData";
 		if ((st = fat ? RPC_NEED(cuModuleLoadFatBinary) : RPC_NEED(cuModuleLoadData)) != RP_OK ||
-		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
+		    (st = rpc_image_get(s, c, &im, diag)) != RP_OK)
 			return st;
-		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, img)
-		    : ex ? s->drv.p_cuModuleLoadDataEx(&m, img, nopts, opts, vals)
-		         : s->drv.p_cuModuleLoadData(&m, img);
+		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, im.pass)
+		    : ex ? s->drv.p_cuModuleLoadDataEx(&m, im.pass, nopts, opts, vals)
+		         : s->drv.p_cuModuleLoadData(&m, im.pass);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_load_fail(s, diag, fn, r, img, len);
-			free(img);
+			st = rpc_load_fail(s, diag, fn, r, im.img, im.len);
+			rpc_image_free(&im);
 			return st;
 		}
-		free(img);
+		rpc_image_free(&im);
 		rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
 		return st;
 	}
@@ -406,16 +473,16 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		void *vals[RPC_MAX_JIT];
 		unsigned nopts = rpc_jit_options(c, opts, vals);
 		if ((st = RPC_NEED(cuLibraryLoadData)) != RP_OK ||
-		    (st = rpc_blob(s, c->blob, &img, &len, diag)) != RP_OK)
+		    (st = rpc_image_get(s, c, &im, diag)) != RP_OK)
 			return st;
-		r = s->drv.p_cuLibraryLoadData(&l, img, nopts ? opts : NULL, nopts ? vals : NULL, nopts, NULL,
-		                               NULL, 0);
+		r = s->drv.p_cuLibraryLoadData(&l, im.pass, nopts ? opts : NULL, nopts ? vals : NULL, nopts,
+		                               NULL, NULL, 0);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_load_fail(s, diag, "cuLibraryLoadData", r, img, len);
-			free(img);
+			st = rpc_load_fail(s, diag, "cuLibraryLoadData", r, im.img, im.len);
+			rpc_image_free(&im);
 			return st;
 		}
-		free(img);
+		rpc_image_free(&im);
 		rpc_obj_new(s, RPC_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
 		return st;
 	}

@@ -20,7 +20,8 @@
  *   - kernels as CUkernels from cuLibraryGetKernel, launched as CUfunctions
  *     (the captures' launches name the cuLibraryGetKernel handles).
  * Prints the same hash as cuda_driver_app.
- *   cuda_runtime_like [--size N]
+ *   cuda_runtime_like [--size N] [--rdc]
+ * --rdc hands over a version 2 wrapper with a prelinked list, as -rdc builds do.
  */
 #include <dlfcn.h>
 
@@ -48,6 +49,8 @@ static struct {
 	PFN_cuCtxSetCurrent_v4000 CtxSetCurrent;
 	CUlibrary lib;
 	unsigned char *fatbin; /* kept while the library lives, as cudart keeps its own */
+	int rdc;               /* --rdc: a version 2 wrapper, as an -rdc build's */
+	const void *prelinked[2]; /* its NULL-terminated list of prelinked fatbins */
 	struct {
 		uint32_t magic, version;
 		uint64_t fatbin, name;
@@ -138,9 +141,17 @@ static CUresult crl_load(CUmodule *mod)
 
 	crl.fatbin = crl_fatbin();
 	crl.wrapper.magic = CRL_WRAPPER_MAGIC;
-	crl.wrapper.version = 1;
+	crl.wrapper.version = crl.rdc ? 2 : 1;
 	crl.wrapper.fatbin = (uint64_t)(uintptr_t)crl.fatbin;
 	crl.wrapper.name = 0;
+	if (crl.rdc) {
+		/* An -rdc build's wrapper names the relocatable fatbins of its
+		 * objects (cudart's __cudaRegisterLinkedBinary fills the list);
+		 * here the one object's, the same fatbin. */
+		crl.prelinked[0] = crl.fatbin;
+		crl.prelinked[1] = NULL;
+		crl.wrapper.name = (uint64_t)(uintptr_t)crl.prelinked;
+	}
 	r = crl.LibraryLoadData(&crl.lib, &crl.wrapper, NULL, NULL, 0, NULL, NULL, 0);
 	if (r != CUDA_SUCCESS)
 		return r;
@@ -180,8 +191,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--size") && i + 1 < argc) {
 			n = cup_parse_uint("--size", argv[++i], 1, 1u << 24);
+		} else if (!strcmp(argv[i], "--rdc")) {
+			crl.rdc = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_runtime_like [--size N]\n");
+			printf("usage: cuda_runtime_like [--size N] [--rdc]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_runtime_like: unknown option '%s' (try --help)\n", argv[i]);

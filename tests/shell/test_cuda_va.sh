@@ -16,7 +16,8 @@
 #     the allocation, not the chunk;
 #   - the cudart-like program's module arrives through a fatbin wrapper and
 #     the trace holds the fatbin (unwrapped), its context through the side
-#     door and is recorded as inferred primary context;
+#     door and is recorded as inferred primary context; a version 2 (-rdc)
+#     wrapper's prelinked fatbins are recorded and handed back at replay;
 #   - the runtime's exit-time teardown is recorded (no "after the trace was
 #     closed");
 #   - the exit report is one stderr line;
@@ -136,6 +137,16 @@ has rt.replay out "0 differ"
 expect_rc 0 rt.info "$INFO" "$T/rt.sbt"
 has rt.info out "cuda modules 1 loaded"
 has rt.info out "0 without image"
+
+# An -rdc build's version 2 wrapper: the prelinked fatbins are stored too, and
+# replay hands the driver a version 2 wrapper again (the double counts the
+# prelinked fatbins it was given).
+expect_rc 0 rdc.cap "$CAP" -o "$T/rdc.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_runtime_like" --rdc
+"$INFO" --dump "$T/rdc.sbt" | grep ' cuda.cuLibraryLoadData ' | grep -q 'value=2 sub=2 prelinked=' ||
+	fail "rdc: the prelinked fatbins are not recorded: $("$INFO" --dump "$T/rdc.sbt" | grep cuLibraryLoadData)"
+TSCUDA_DOUBLE_STATS="$T/rdc.stats" expect_rc 0 rdc.replay "$RP" "$T/rdc.sbt"
+has rdc.replay out "4 compared, 4 matched, 0 differ"
+grep -qx 'prelinked_fatbins 1' "$T/rdc.stats" || fail "rdc: replay did not pass the prelinked list: $(cat "$T/rdc.stats")"
 
 # ---- exit-time teardown; the one-line report ------------------------------------------
 expect_rc 0 td "$CAP" -o "$T/td.sbt" -- "$APP" --exit-teardown

@@ -271,6 +271,8 @@ struct tcd_state {
 	/* Bytes copies moved device->host and host->device, for
 	 * TSCUDA_DOUBLE_STATS (counted when the copy is accepted). */
 	atomic_ullong bytes_dtoh, bytes_htod;
+	/* Prelinked fatbins of version 2 wrappers loaded (TSCUDA_DOUBLE_STATS). */
+	atomic_ullong prelinked_fatbins;
 };
 
 extern struct tcd_state tcd_g TCD_HIDDEN;

@@ -20,7 +20,9 @@
  *   TSCUDA_DOUBLE_STATS=FILE      "name count" per exported entry point that
  *                                 was called, then "bytes_dtoh N" and
  *                                 "bytes_htod N" (bytes copies moved each
- *                                 way), written at exit (or unload)
+ *                                 way), and "prelinked_fatbins N" (of
+ *                                 version 2 wrappers loaded), written at
+ *                                 exit (or unload)
  *   TSCUDA_DOUBLE_QUIET=1         do not explain rejected calls on stderr
  * A malformed value is an error: the double says which and exits 2.
  */
@@ -159,6 +161,8 @@ __attribute__((destructor)) static void tcd_stats_write(void)
 		if (c)
 			fprintf(f, "%s %lu\n", tcd_fn_names[order[i]], c);
 	}
+	/* After the names: "prelinked_" > "cu". */
+	fprintf(f, "prelinked_fatbins %llu\n", atomic_load(&tcd_g.prelinked_fatbins));
 	if (fclose(f))
 		fprintf(stderr, "libcuda test double: error writing %s: %s\n", tcd_g.stats_path, strerror(errno));
 }

@@ -913,6 +913,24 @@ tcd_image_status tcd_image_parse(const void *image, size_t max, unsigned device_
 			goto out;
 		}
 		img->wrapped = 1;
+		/* Version 2 (-rdc) also names a NULL-terminated list of prelinked
+		 * fatbins (read from an nvcc 13.0 -rdc build); the driver reads
+		 * it, so the double checks it is there and well formed. */
+		if (tcd_image_u32(p + 4) == 2) {
+			const uint64_t *list = max < 24 ? NULL : (const uint64_t *)(uintptr_t)tcd_image_u64(p + 16);
+			size_t n = 0;
+			while (list && n < 4096 && list[n]) {
+				if (tcd_image_u32((const unsigned char *)(uintptr_t)list[n]) != TCD_IMAGE_FATBIN_MAGIC)
+					break;
+				n++;
+			}
+			if (!list || n == 4096 || list[n]) {
+				s = tcd_image_fail(&c, TCD_IMAGE_INVALID, "the version 2 fatbin wrapper's prelinked "
+						   "list is missing, unterminated or names something not a fatbin");
+				goto out;
+			}
+			img->prelinked = n;
+		}
 		/* The wrapped fatbin's length is only what its header says. */
 		s = tcd_image_fatbin(&c, fb, SIZE_MAX, img);
 	} else if (magic == TCD_IMAGE_FATBIN_MAGIC) {

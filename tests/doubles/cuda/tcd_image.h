@@ -52,6 +52,7 @@ struct tcd_image {
 	enum tcd_image_code code;
 	unsigned arch;             /* sm arch of the code chosen (major*10+minor); 0 when not stated */
 	int wrapped;               /* reached through a fatbin wrapper */
+	size_t prelinked;          /* a version 2 wrapper's prelinked fatbins */
 	int in_fatbin;             /* chosen from a fatbin entry */
 	const unsigned char *host; /* CODE_HOST: the shared object's bytes (borrowed from the
 				      caller's image, or from `owned`) */

@@ -249,6 +249,7 @@ static CUresult tcd_module_load(struct tcd_module **out, const void *image, size
 				(void *)fault);
 	switch (p.status) {
 	case TCD_IMAGE_OK:
+		atomic_fetch_add_explicit(&tcd_g.prelinked_fatbins, p.img->prelinked, memory_order_relaxed);
 		break;
 	case TCD_IMAGE_NO_BINARY:
 		return tcd_fail(CUDA_ERROR_NO_BINARY_FOR_GPU, call, "%s", p.why);
