@@ -148,6 +148,12 @@ typedef struct tcu_va_free { /* free ranges, sorted by offset, coalesced */
 	tcu_va_range *r;
 	size_t n, cap;
 } tcu_va_free;
+/* A freed large block whose memory stays mapped for the next request of
+ * its size (tcu_va.c). */
+typedef struct tcu_va_cached {
+	uint64_t base, len;
+	CUmemGenericAllocationHandle h;
+} tcu_va_cached;
 typedef struct tcu_va_window {
 	int state;        /* 0 not tried, 1 reserved, -1 unavailable */
 	int device;
@@ -155,6 +161,10 @@ typedef struct tcu_va_window {
 	tcu_va_free space; /* offsets within the window not in use */
 	CUmemAccessDesc access[TCU_VA_MAX_DEVICES];
 	size_t naccess;
+	struct tcu_va_chunk *empty; /* the one emptied chunk kept mapped */
+	tcu_va_cached *cache;       /* oldest first */
+	size_t ncache, cap_cache;
+	uint64_t cache_bytes;
 } tcu_va_window;
 typedef struct tcu_va_state {
 	int configured, enabled;

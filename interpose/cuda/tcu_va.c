@@ -30,7 +30,11 @@
  *     window too, left unmapped for the program to map.
  *   Physical memory: cuMemCreate (pinned device memory of the device) +
  *   cuMemMap + cuMemSetAccess for the device and every device that can
- *   access it as a peer.
+ *   access it as a peer.  Mapping costs far more than a cuMemAlloc, so what
+ *   is freed stays mapped while it is likely to be asked for again: the
+ *   last chunk to empty, and freed large blocks up to TCU_VA_CACHE_BYTES
+ *   in all, each given back, newest first, to a request of its exact
+ *   (rounded) size at its old address.
  *
  * What this changes for the program: cuMemGetAddressRange and the
  * range attributes of cuPointerGetAttribute(s) would name the whole
@@ -54,6 +58,7 @@
 #define TCU_VA_SMALL (1u << 20)  /* sub-allocated from chunks up to this */
 #define TCU_VA_ALIGN 512u        /* what cuMemAlloc's addresses are aligned to */
 #define TCU_VA_MIN_GRAN (2u << 20)
+#define TCU_VA_CACHE_BYTES (256ull << 20) /* freed large blocks kept mapped */
 
 /* A granule of small allocations. */
 typedef struct tcu_va_chunk {
@@ -340,16 +345,83 @@ out:
 	return r;
 }
 
-/* Wait for the context's work, then drop the memory behind a range. */
+/* Drop the memory behind a range (the context's work is done: frees wait
+ * for it first). */
 static void tcu_va_unback(uint64_t base, uint64_t len, CUmemGenericAllocationHandle h)
 {
-	tcu_pfn_cuCtxSynchronize sync = (tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize);
 	tcu_pfn_cuMemUnmap unmap = (tcu_pfn_cuMemUnmap)tcu_own(TCU_FN_cuMemUnmap);
 	tcu_pfn_cuMemRelease release = (tcu_pfn_cuMemRelease)tcu_own(TCU_FN_cuMemRelease);
-	if (sync)
-		sync();
 	unmap(base, len);
 	release(h);
+}
+
+/* A chunk with no allocation left: unmapped, its range given back. */
+static void tcu_va_chunk_release(tcu_va_window *w, tcu_va_chunk *ch)
+{
+	if (w->empty == ch)
+		w->empty = NULL;
+	tcu_map_del(&tcu_g.va.chunks, ch->base);
+	tcu_va_unback(ch->base, w->gran, ch->h);
+	tcu_va_give(&w->space, ch->base - w->base, w->gran);
+	free(ch->free.r);
+	free(ch);
+}
+
+/* Drop the oldest cached blocks until the cache holds at most limit bytes. */
+static void tcu_va_cache_trim(tcu_va_window *w, uint64_t limit)
+{
+	size_t k = 0;
+	while (k < w->ncache && w->cache_bytes > limit) {
+		tcu_va_cached *c = &w->cache[k++];
+		tcu_va_unback(c->base, c->len, c->h);
+		tcu_va_give(&w->space, c->base - w->base, c->len);
+		w->cache_bytes -= c->len;
+	}
+	memmove(w->cache, w->cache + k, (w->ncache - k) * sizeof(*w->cache));
+	w->ncache -= k;
+}
+
+/* A freed large block: kept mapped in the cache, or dropped. */
+static void tcu_va_cache_put(tcu_va_window *w, uint64_t base, uint64_t len,
+                             CUmemGenericAllocationHandle h)
+{
+	if (len <= TCU_VA_CACHE_BYTES && w->ncache == w->cap_cache) {
+		size_t cap = w->cap_cache ? w->cap_cache * 2 : 16;
+		tcu_va_cached *n = realloc(w->cache, cap * sizeof(*n));
+		if (n) {
+			w->cache = n;
+			w->cap_cache = cap;
+		}
+	}
+	if (len > TCU_VA_CACHE_BYTES || w->ncache == w->cap_cache) {
+		tcu_va_unback(base, len, h);
+		tcu_va_give(&w->space, base - w->base, len);
+		return;
+	}
+	w->cache[w->ncache].base = base;
+	w->cache[w->ncache].len = len;
+	w->cache[w->ncache].h = h;
+	w->ncache++;
+	w->cache_bytes += len;
+	tcu_va_cache_trim(w, TCU_VA_CACHE_BYTES);
+}
+
+/* The newest cached block of exactly len bytes: 1 and its address and
+ * memory, taken out of the cache; else 0. */
+static int tcu_va_cache_take(tcu_va_window *w, uint64_t len, uint64_t *base_out,
+                             CUmemGenericAllocationHandle *h_out)
+{
+	for (size_t i = w->ncache; i-- > 0;) {
+		if (w->cache[i].len != len)
+			continue;
+		*base_out = w->cache[i].base;
+		*h_out = w->cache[i].h;
+		w->cache_bytes -= len;
+		memmove(&w->cache[i], &w->cache[i + 1], (w->ncache - i - 1) * sizeof(*w->cache));
+		w->ncache--;
+		return 1;
+	}
+	return 0;
 }
 
 static tcu_va_window *tcu_va_window_of(uint64_t addr)
@@ -374,6 +446,8 @@ static CUresult tcu_va_alloc_small(tcu_va_window *w, uint64_t len, uint64_t *out
 		if (tcu_va_window_of(c->base) == w &&
 		    tcu_va_take(&c->free, c->base, len, TCU_VA_ALIGN, &off) == 0) {
 			ch = c;
+			if (w->empty == ch)
+				w->empty = NULL;
 			goto out_found;
 		}
 	}
@@ -434,9 +508,15 @@ CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out
 			goto out_unlock;
 		}
 		len = (size + w->gran - 1) & ~(uint64_t)(w->gran - 1);
+		if (!reserve_only && a == w->gran && tcu_va_cache_take(w, len, &addr, &b->h))
+			goto out_placed;
 		if (tcu_va_take(&w->space, w->base, len, a, &off) != 0) {
-			r = CUDA_ERROR_OUT_OF_MEMORY;
-			goto out_unlock;
+			/* The cache may hold what would make room. */
+			tcu_va_cache_trim(w, 0);
+			if (tcu_va_take(&w->space, w->base, len, a, &off) != 0) {
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+				goto out_unlock;
+			}
 		}
 		addr = w->base + off;
 		if (!reserve_only) {
@@ -447,6 +527,7 @@ CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out
 			}
 		}
 	}
+out_placed:
 	b->base = addr;
 	b->size = len;
 	b->window = w->device;
@@ -463,6 +544,7 @@ out_unlock:
 
 CUresult tcu_va_release(uint64_t addr, int reserve_only)
 {
+	tcu_pfn_cuCtxSynchronize sync;
 	tcu_va_block *b;
 	tcu_va_window *w;
 	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
@@ -470,21 +552,25 @@ CUresult tcu_va_release(uint64_t addr, int reserve_only)
 	b = tcu_map_get(&tcu_g.va.blocks, addr);
 	if (!b || (reserve_only != (!b->chunk && !b->h)))
 		goto out_unlock;
+	/* cuMemFree waits for the context's work: so does ours, before the
+	 * range can be handed out again or unmapped. */
+	if (!reserve_only && (sync = (tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize)))
+		sync();
 	tcu_map_del(&tcu_g.va.blocks, addr);
 	w = &tcu_g.va.win[b->window];
 	if (b->chunk) {
 		tcu_va_chunk *ch = b->chunk;
 		tcu_va_give(&ch->free, addr - ch->base, b->size);
 		if (--ch->live == 0) {
-			tcu_map_del(&tcu_g.va.chunks, ch->base);
-			tcu_va_unback(ch->base, w->gran, ch->h);
-			tcu_va_give(&w->space, ch->base - w->base, w->gran);
-			free(ch->free.r);
-			free(ch);
+			/* Keep the last emptied chunk: alternating allocate/free
+			 * would otherwise map and unmap it every time. */
+			if (w->empty && w->empty != ch)
+				tcu_va_chunk_release(w, w->empty);
+			w->empty = ch;
 		}
+	} else if (b->h) {
+		tcu_va_cache_put(w, b->base, b->size, b->h);
 	} else {
-		if (b->h)
-			tcu_va_unback(b->base, b->size, b->h);
 		tcu_va_give(&w->space, b->base - w->base, b->size);
 	}
 	free(b);
