@@ -36,10 +36,10 @@ cap_global cap_g = {
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
-_Thread_local int cap_tls_is_writer;
-static _Thread_local cap_thread *cap_tls_thread;
-static _Thread_local uint64_t cap_tls_gen;
-static _Thread_local int cap_tls_depth;
+CAP_TLS int cap_tls_is_writer;
+static CAP_TLS cap_thread *cap_tls_thread;
+static CAP_TLS uint64_t cap_tls_gen;
+static CAP_TLS int cap_tls_depth;
 
 static pthread_once_t cap_rt_once = PTHREAD_ONCE_INIT;
 

@@ -41,7 +41,7 @@
 #include "interpose/cuda/tcu_internal.h"
 
 /* The calling thread's per-thread default stream was asked about once. */
-static __thread int tcu_tls_pt_known;
+static __thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
 
 /*
  * The stream a handle names, as a key: 0 for the calling thread's

@@ -17,12 +17,13 @@ fi
 tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/tsbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 python3 tests/bench/bench.py --build "$BUILD" --tmp "$tmp" "$@"
-# CUDA interposer cost per launch on the libcuda double (tests/bench/cuda_bench.sh):
+# CUDA interposer cost per launch, per allocation and per keyframe byte on
+# the libcuda double (tests/bench/cuda_bench.sh, cuda_mem_bench.sh):
 # runs unless --only names other benchmarks and not "cuda".
 case " $* " in
-*" --only "*cuda* | *" --only="*cuda*) BUILD=$BUILD sh tests/bench/cuda_bench.sh ;;
+*" --only "*cuda* | *" --only="*cuda*) BUILD=$BUILD sh tests/bench/cuda_bench.sh && BUILD=$BUILD sh tests/bench/cuda_mem_bench.sh ;;
 *" --only"*) ;;
-*) BUILD=$BUILD sh tests/bench/cuda_bench.sh ;;
+*) BUILD=$BUILD sh tests/bench/cuda_bench.sh && BUILD=$BUILD sh tests/bench/cuda_mem_bench.sh ;;
 esac
 # Vulkan capture/replay against GFXReconstruct (tests/bench/vk_bench.sh):
 # runs unless --only names other benchmarks and not "vk".
