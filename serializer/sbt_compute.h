@@ -82,6 +82,12 @@
  *     cuKernelSetAttribute (handle = kernel, attr = CUfunction_attribute,
  *     ivalue, device); cuFuncSetAttribute (handle = function, attr,
  *     ivalue).
+ *   texture and surface objects (their handles travel in kernel
+ *     parameters): cuTexObjectCreate (handle out, res_desc, tex_desc,
+ *     view_desc: the CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC and
+ *     CUDA_RESOURCE_VIEW_DESC as the x86-64 build of cuda.h lays them out,
+ *     view_desc absent when none was given); cuSurfObjectCreate (handle
+ *     out, res_desc); cuTexObjectDestroy, cuSurfObjectDestroy (handle).
  *   allocations: sub = SBT_CM_MEM_* names the kind.  cuMemAlloc (dst out,
  *     size); cuMemAllocPitch (dst, pitch out, width, height, elem_size,
  *     size = pitch * height); cuMemAllocAsync (dst, size, stream);
@@ -193,7 +199,9 @@ extern "C" {
 	X(cuEventRecordWithFlags) X(cuEventSynchronize) X(cuEventQuery)            \
 	X(tsSnapshot)                                                              \
 	X(tsVaWindow) X(cuKernelSetAttribute) X(cuFuncSetAttribute)                \
-	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)
+	X(cuGraphInstantiate) X(cuGraphExecDestroy) X(cuGraphDestroy)            \
+	X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate)         \
+	X(cuSurfObjectDestroy)
 
 typedef enum sbt_cm_kind {
 #define SBT_CM_X_KIND(n) SBT_CM_K_##n,
@@ -272,7 +280,8 @@ enum { /* flags of the keyframe marker */
 	X(45, dst_y, U) X(46, dst_z, U) X(47, src_x, U) X(48, src_y, U)            \
 	X(49, src_z, U) X(50, dst_pitch, U) X(51, src_pitch, U)                    \
 	X(52, dst_height, U) X(53, src_height, U) X(54, note, B)                   \
-	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)
+	X(55, attr, U) X(56, ivalue, S) X(57, jit, B) X(58, prelinked, B)         \
+	X(59, res_desc, B) X(60, tex_desc, B) X(61, view_desc, B)
 
 #define SBT_CM_MEMBER_U(name) uint64_t name;
 #define SBT_CM_MEMBER_S(name) int64_t name;

@@ -922,6 +922,75 @@ CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 	TCU_END
 }
 
+/* ---- texture and surface objects --------------------------------------------------------- */
+
+/*
+ * Their handles travel in kernel parameters, where replay cannot tell them
+ * from integers: the descriptions are recorded whole, and replay creates
+ * the objects again in the same order (docs/cuda-replay.md).
+ */
+static void tcu_texobj_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
+                              const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,
+                              const CUDA_RESOURCE_VIEW_DESC *view)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.result = r;
+	c.handle = handle;
+	if (res) {
+		c.res_desc = (const uint8_t *)res;
+		c.res_desc_len = sizeof(*res);
+	}
+	if (tex) {
+		c.tex_desc = (const uint8_t *)tex;
+		c.tex_desc_len = sizeof(*tex);
+	}
+	if (view) {
+		c.view_desc = (const uint8_t *)view;
+		c.view_desc_len = sizeof(*view);
+	}
+	tcu_emit(k, id, &c, 0);
+}
+
+CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject *out, const CUDA_RESOURCE_DESC *res,
+                                 const CUDA_TEXTURE_DESC *tex, const CUDA_RESOURCE_VIEW_DESC *view)
+{
+	TCU_BEGIN(cuTexObjectCreate)
+	r_ = real_(out, res, tex, view);
+	if (mode_ == 2)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectCreate, id, r_,
+		                  r_ == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, tex, view);
+	TCU_END
+}
+
+CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject *out, const CUDA_RESOURCE_DESC *res)
+{
+	TCU_BEGIN(cuSurfObjectCreate)
+	r_ = real_(out, res);
+	if (mode_ == 2)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectCreate, id, r_,
+		                  r_ == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, NULL, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject h)
+{
+	TCU_BEGIN(cuTexObjectDestroy)
+	r_ = real_(h);
+	if (mode_ == 2)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectDestroy, id, r_, (uint64_t)h, NULL, NULL, NULL);
+	TCU_END
+}
+
+CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject h)
+{
+	TCU_BEGIN(cuSurfObjectDestroy)
+	r_ = real_(h);
+	if (mode_ == 2)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectDestroy, id, r_, (uint64_t)h, NULL, NULL, NULL);
+	TCU_END
+}
+
 /* ---- streams and events ----------------------------------------------------------- */
 
 static uint64_t tcu_stream_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUstream s, CUevent e,

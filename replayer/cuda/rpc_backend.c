@@ -394,6 +394,8 @@ static int rpc_is_state_kind(sbt_cm_kind k)
 	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
 	case SBT_CM_K_tsVaWindow: case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
 	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphExecDestroy: case SBT_CM_K_cuGraphDestroy:
+	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
+	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
 		return 1;
 	default:
 		return 0;

@@ -984,6 +984,9 @@ rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 		return rpc_exec_set_attribute(s, k, c, diag);
 	case SBT_CM_K_tsVaWindow:
 		return RP_OK; /* read at open (rpc_window.c) */
+	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
+	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
+		return rpc_exec_texobj(s, k, c, diag);
 	default:
 		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
 	}

@@ -91,7 +91,9 @@
 	X(cuLaunchHostFunc, 10000, 0)                                              \
 	X(cuStreamBeginCapture, 10010, 0) X(cuStreamEndCapture, 10000, 0)          \
 	X(cuGraphInstantiateWithFlags, 11040, 0) X(cuGraphLaunch, 10000, 0)        \
-	X(cuGraphExecDestroy, 10000, 0) X(cuGraphDestroy, 10000, 0)
+	X(cuGraphExecDestroy, 10000, 0) X(cuGraphDestroy, 10000, 0)                \
+	X(cuTexObjectCreate, 5000, 0) X(cuTexObjectDestroy, 5000, 0)               \
+	X(cuSurfObjectCreate, 5000, 0) X(cuSurfObjectDestroy, 5000, 0)
 
 /* Members are p_<name>: the bare name would be rewritten by cuda.h's
  * "#define cuMemAlloc cuMemAlloc_v2" table. */
@@ -124,7 +126,8 @@ typedef enum rpc_kind {
 	RPC_O_EVENT,
 	RPC_O_MEMHANDLE,
 	RPC_O_GRAPH,    /* a graph made by stream capture in the replay */
-	RPC_O_GRAPHEXEC
+	RPC_O_GRAPHEXEC,
+	RPC_O_TEXOBJ    /* a texture or surface object */
 } rpc_kind;
 
 typedef struct rpc_obj {
@@ -353,6 +356,7 @@ typedef struct rpc_state {
 	int warned_moved;
 	int warned_hostfn;
 	int warned_attr;
+	int warned_texobj;
 	int noted_mismatch;
 	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
 } rpc_state;
@@ -437,6 +441,8 @@ void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c);
 /* ---- rpc_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
 
 rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Texture and surface objects (rpc_mem.c: their resources are memory). */
+rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* Add a range, first dropping (and releasing) any stale range it overlaps:
  * the trace freed those through a call it did not record. */
 rp_status rpc_mem_add_range(rpc_state *s, const rpc_range *r, rp_diag *diag);

@@ -58,6 +58,7 @@ cuStreamBeginCapture cuStreamBeginCaptureToGraph
 cuCtxSynchronize_v2 cuCtxGetCurrent cuKernelSetAttribute cuFuncSetAttribute
 cuGraphInstantiateWithFlags cuGraphInstantiateWithParams cuGraphExecDestroy cuGraphDestroy
 cuMemGetAddressRange_v2 cuPointerGetAttribute cuPointerGetAttributes cuIpcGetMemHandle
+cuTexObjectCreate cuTexObjectDestroy cuSurfObjectCreate cuSurfObjectDestroy
 """.split()
 
 # Calls handed to hand-written code without being a compute-model record

@@ -17,6 +17,10 @@
  *   --range         cuMemGetAddressRange and cuPointerGetAttribute's range
  *                   of an address inside a small allocation: printed as
  *                   offsets and sizes, which must not depend on placement
+ *   --texture       two texture objects over linear device memory, one
+ *                   destroyed; a kernel gets the other's handle as a
+ *                   parameter and writes it into memory that is read back
+ *                   (so a replay that gave it another handle would differ)
  *   --exit-teardown frees its memory and unloads its module from an atexit
  *                   handler registered before the first CUDA call, as
  *                   cudart does
@@ -186,6 +190,42 @@ static uint64_t cua_reserve(uint64_t h)
 	return h;
 }
 
+static uint64_t cua_texture(CUfunction fill, uint64_t h)
+{
+	CUdeviceptr buf, out;
+	CUDA_RESOURCE_DESC res;
+	CUDA_TEXTURE_DESC td;
+	CUtexObject t1, t2;
+	uint32_t back[4];
+	struct cua_fill_params pr;
+	void *args[] = { &pr.p, &pr.value, &pr.stride, &pr.n };
+	CUP_CK(cuMemAlloc(&buf, 4096));
+	CUP_CK(cuMemAlloc(&out, sizeof(back)));
+	memset(&res, 0, sizeof(res));
+	res.resType = CU_RESOURCE_TYPE_LINEAR;
+	res.res.linear.devPtr = buf;
+	res.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+	res.res.linear.numChannels = 1;
+	res.res.linear.sizeInBytes = 4096;
+	memset(&td, 0, sizeof(td));
+	td.flags = CU_TRSF_READ_AS_INTEGER;
+	CUP_CK(cuTexObjectCreate(&t1, &res, &td, NULL));
+	res.res.linear.sizeInBytes = 2048;
+	CUP_CK(cuTexObjectCreate(&t2, &res, &td, NULL));
+	CUP_CK(cuTexObjectDestroy(t1));
+	pr.p = (uint32_t *)(uintptr_t)out;
+	pr.value = (uint32_t)t2; /* the handle, as a kernel parameter */
+	pr.stride = 0;
+	pr.n = 4;
+	CUP_CK(cuLaunchKernel(fill, 1, 1, 1, 4, 1, 1, 0, NULL, args, NULL));
+	CUP_CK(cuMemcpyDtoH(back, out, sizeof(back)));
+	h = cua_mix(h, back, sizeof(back));
+	CUP_CK(cuTexObjectDestroy(t2));
+	CUP_CK(cuMemFree(buf));
+	CUP_CK(cuMemFree(out));
+	return h;
+}
+
 static uint64_t cua_range(uint64_t h)
 {
 	CUdeviceptr a, b, base = 0, start = 0;
@@ -217,7 +257,7 @@ int main(int argc, char **argv)
 {
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 	unsigned chase = 0, churn = 0, many = 0, prealloc = 0;
-	int reserve = 0, range = 0, teardown = 0;
+	int reserve = 0, range = 0, teardown = 0, texture = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUfunction f_chase, f_fill;
@@ -239,11 +279,13 @@ int main(int argc, char **argv)
 			reserve = 1;
 		} else if (!strcmp(argv[i], "--range")) {
 			range = 1;
+		} else if (!strcmp(argv[i], "--texture")) {
+			texture = 1;
 		} else if (!strcmp(argv[i], "--exit-teardown")) {
 			teardown = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_alloc_app [--chase N] [--churn N] [--many N] [--prealloc MiB] "
-			       "[--reserve] [--range] [--exit-teardown]\n");
+			       "[--reserve] [--range] [--texture] [--exit-teardown]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_alloc_app: unknown option '%s' (try --help)\n", argv[i]);
@@ -273,6 +315,8 @@ int main(int argc, char **argv)
 		h = cua_reserve(h);
 	if (range)
 		h = cua_range(h);
+	if (texture)
+		h = cua_texture(f_fill, h);
 	if (teardown) {
 		CUP_CK(cuMemAlloc(&cua_teardown_mem, 4096));
 		CUP_CK(cuMemsetD32(cua_teardown_mem, 7, 1024));

@@ -18,6 +18,9 @@
 #     the trace holds the fatbin (unwrapped), its context through the side
 #     door and is recorded as inferred primary context; a version 2 (-rdc)
 #     wrapper's prelinked fatbins are recorded and handed back at replay;
+#   - texture objects are recorded with their descriptions and created again
+#     in order with the same handles (a driver numbering them otherwise is
+#     said once);
 #   - the runtime's exit-time teardown is recorded (no "after the trace was
 #     closed");
 #   - the exit report is one stderr line;
@@ -121,6 +124,23 @@ expect_rc 0 range.plain "$APP" --range
 expect_rc 0 range.cap "$CAP" -o "$T/range.sbt" -- "$APP" --range
 has range.cap out "cuda_alloc_app: range offset 100 size>=3000 1 attr offset 100 attr size>=3000 1"
 [ "$(cat "$T/range.plain.out")" = "$(cat "$T/range.cap.out")" ] || fail "range: plain and captured runs differ"
+
+# ---- texture objects: recorded with their descriptions, created again -----------------
+expect_rc 0 tex.cap "$CAP" -o "$T/tex.sbt" -- "$APP" --texture
+"$INFO" --dump "$T/tex.sbt" >"$T/tex.dump"
+[ "$(grep -c ' cuda.cuTexObjectCreate handle=[12] res_desc=0200' "$T/tex.dump")" = 2 ] ||
+	fail "tex: the creations are not recorded with their linear resources: $(grep TexObj "$T/tex.dump")"
+grep -q ' cuda.cuTexObjectCreate .*tex_desc=' "$T/tex.dump" || fail "tex: no texture description recorded"
+[ "$(grep -c ' cuda.cuTexObjectDestroy ' "$T/tex.dump")" = 2 ] || fail "tex: destroys not recorded"
+exact tex.replay "$T/tex.sbt"
+if grep -q 'texture object was' "$T/tex.replay.err"; then
+	fail "tex: the replay's handles differ from the capture's: $(cat "$T/tex.replay.err")"
+fi
+# A driver that numbers them otherwise: said once, since parameters holding
+# them cannot be rewritten.
+TSCUDA_DOUBLE_TEX_BASE=100 expect_rc 0 tex.other "$RP" "$T/tex.sbt"
+has tex.other err "the texture object was 1 at capture and is 100 in this replay; kernel parameters holding it are not rewritten"
+[ "$(grep -c 'texture object was' "$T/tex.other.err")" = 1 ] || fail "tex: the handle warning is not said once"
 
 # ---- cudart's way: the fatbin wrapper and the side door -------------------------------
 expect_rc 0 rt.cap "$CAP" -o "$T/rt.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_runtime_like"

@@ -4303,18 +4303,12 @@ CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream a0, CUdeviceptr a1, cuuin
 
 CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1)
 {
-	tcu_pfn_cuSurfObjectCreate real = (tcu_pfn_cuSurfObjectCreate)tcu_call_begin(TCU_FN_cuSurfObjectCreate);
-	CUresult r = real ? real(a0, a1) : tcu_no_driver(TCU_FN_cuSurfObjectCreate);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuSurfObjectCreate(TCU_FN_cuSurfObjectCreate, a0, a1);
 }
 
 CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject a0)
 {
-	tcu_pfn_cuSurfObjectDestroy real = (tcu_pfn_cuSurfObjectDestroy)tcu_call_begin(TCU_FN_cuSurfObjectDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuSurfObjectDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuSurfObjectDestroy(TCU_FN_cuSurfObjectDestroy, a0);
 }
 
 CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC * a0, CUsurfObject a1)
@@ -4375,18 +4369,12 @@ CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap * a0, void * a1)
 
 CUresult CUDAAPI cuTexObjectCreate(CUtexObject * a0, const CUDA_RESOURCE_DESC * a1, const CUDA_TEXTURE_DESC * a2, const CUDA_RESOURCE_VIEW_DESC * a3)
 {
-	tcu_pfn_cuTexObjectCreate real = (tcu_pfn_cuTexObjectCreate)tcu_call_begin(TCU_FN_cuTexObjectCreate);
-	CUresult r = real ? real(a0, a1, a2, a3) : tcu_no_driver(TCU_FN_cuTexObjectCreate);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuTexObjectCreate(TCU_FN_cuTexObjectCreate, a0, a1, a2, a3);
 }
 
 CUresult CUDAAPI cuTexObjectDestroy(CUtexObject a0)
 {
-	tcu_pfn_cuTexObjectDestroy real = (tcu_pfn_cuTexObjectDestroy)tcu_call_begin(TCU_FN_cuTexObjectDestroy);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuTexObjectDestroy);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuTexObjectDestroy(TCU_FN_cuTexObjectDestroy, a0);
 }
 
 CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC * a0, CUtexObject a1)
@@ -5293,8 +5281,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_ptsz, TCU_FNF_PTDS | TCU_FNF_LEGACY},
 	{"cuStreamWriteValue64_v2", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2, 0},
 	{"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", (void *)cuStreamWriteValue64_v2_ptsz, TCU_FNF_PTDS},
-	{"cuSurfObjectCreate", "cuSurfObjectCreate", (void *)cuSurfObjectCreate, 0},
-	{"cuSurfObjectDestroy", "cuSurfObjectDestroy", (void *)cuSurfObjectDestroy, 0},
+	{"cuSurfObjectCreate", "cuSurfObjectCreate", (void *)cuSurfObjectCreate, TCU_FNF_MODELED},
+	{"cuSurfObjectDestroy", "cuSurfObjectDestroy", (void *)cuSurfObjectDestroy, TCU_FNF_MODELED},
 	{"cuSurfObjectGetResourceDesc", "cuSurfObjectGetResourceDesc", (void *)cuSurfObjectGetResourceDesc, 0},
 	{"cuSurfRefGetArray", "cuSurfRefGetArray", (void *)cuSurfRefGetArray, 0},
 	{"cuSurfRefSetArray", "cuSurfRefSetArray", (void *)cuSurfRefSetArray, 0},
@@ -5302,8 +5290,8 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuTensorMapEncodeIm2colWide", "cuTensorMapEncodeIm2colWide", (void *)cuTensorMapEncodeIm2colWide, 0},
 	{"cuTensorMapEncodeTiled", "cuTensorMapEncodeTiled", (void *)cuTensorMapEncodeTiled, 0},
 	{"cuTensorMapReplaceAddress", "cuTensorMapReplaceAddress", (void *)cuTensorMapReplaceAddress, 0},
-	{"cuTexObjectCreate", "cuTexObjectCreate", (void *)cuTexObjectCreate, 0},
-	{"cuTexObjectDestroy", "cuTexObjectDestroy", (void *)cuTexObjectDestroy, 0},
+	{"cuTexObjectCreate", "cuTexObjectCreate", (void *)cuTexObjectCreate, TCU_FNF_MODELED},
+	{"cuTexObjectDestroy", "cuTexObjectDestroy", (void *)cuTexObjectDestroy, TCU_FNF_MODELED},
 	{"cuTexObjectGetResourceDesc", "cuTexObjectGetResourceDesc", (void *)cuTexObjectGetResourceDesc, 0},
 	{"cuTexObjectGetResourceViewDesc", "cuTexObjectGetResourceViewDesc", (void *)cuTexObjectGetResourceViewDesc, 0},
 	{"cuTexObjectGetTextureDesc", "cuTexObjectGetTextureDesc", (void *)cuTexObjectGetTextureDesc, 0},

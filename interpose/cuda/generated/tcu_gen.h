@@ -1398,6 +1398,10 @@ CUresult tcu_m_cuMemGetAddressRange_v2(tcu_fn id, CUdeviceptr * a0, size_t * a1,
 CUresult tcu_m_cuPointerGetAttribute(tcu_fn id, void * a0, CUpointer_attribute a1, CUdeviceptr a2);
 CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int a0, CUpointer_attribute * a1, void ** a2, CUdeviceptr a3);
 CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle * a0, CUdeviceptr a1);
+CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject * a0, const CUDA_RESOURCE_DESC * a1, const CUDA_TEXTURE_DESC * a2, const CUDA_RESOURCE_VIEW_DESC * a3);
+CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject a0);
+CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1);
+CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject a0);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */

@@ -325,6 +325,8 @@ TCD_HIDDEN CUresult tcd_range_check(uintptr_t p, size_t n, const char *call, con
 TCD_HIDDEN bool tcd_range_probe(uintptr_t p);
 TCD_HIDDEN bool tcd_range_is_host_side(uintptr_t p);
 TCD_HIDDEN void tcd_free_now(uintptr_t ptr);
+/* A malformed TSCUDA_DOUBLE_* value: says which and exits 2. */
+TCD_HIDDEN void tcd_config_die(const char *var, const char *value, const char *want);
 
 /* tcd_module.c: runs a kernel op of a stream of ctx; a wild access breaks ctx. */
 TCD_HIDDEN void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx);

@@ -107,6 +107,10 @@
 	X(cuMemGetAllocationGranularity) \
 	X(cuPointerGetAttribute) \
 	X(cuPointerGetAttributes) \
+	X(cuTexObjectCreate) \
+	X(cuTexObjectDestroy) \
+	X(cuSurfObjectCreate) \
+	X(cuSurfObjectDestroy) \
 	X(cuIpcGetMemHandle) \
 	X(cuIpcOpenMemHandle) \
 	X(cuIpcOpenMemHandle_v2) \
@@ -367,6 +371,10 @@
 	X(cuStreamSynchronize, 7000, 1, cuStreamSynchronize_ptsz) \
 	X(cuStreamWaitEvent, 3020, 0, cuStreamWaitEvent) \
 	X(cuStreamWaitEvent, 7000, 1, cuStreamWaitEvent_ptsz) \
+	X(cuSurfObjectCreate, 5000, 0, cuSurfObjectCreate) \
+	X(cuSurfObjectDestroy, 5000, 0, cuSurfObjectDestroy) \
+	X(cuTexObjectCreate, 5000, 0, cuTexObjectCreate) \
+	X(cuTexObjectDestroy, 5000, 0, cuTexObjectDestroy) \
 	/* end of TCD_PROCS */
 
 #endif

@@ -55,7 +55,7 @@ static __thread unsigned tcd_tls_ctx_depth;
 static const char *const tcd_fn_names[TCD_FN_COUNT] = { TCD_EXPORTS(TCD_NAME_STR) };
 #undef TCD_NAME_STR
 
-static void tcd_config_die(const char *var, const char *value, const char *want)
+void tcd_config_die(const char *var, const char *value, const char *want)
 {
 	fprintf(stderr, "libcuda test double: %s must be %s, got '%s'\n", var, want, value);
 	exit(2);
