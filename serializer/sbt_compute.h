@@ -131,15 +131,17 @@
  *     flags).
  *   front-end records:
  *     keyframe: the payload of the SBT_TYPE_KEYFRAME marker (not a type of
- *       its own): count = allocations that follow, sub = SBT_CM_KF_* (why
+ *       its own): count = tsSnapshot records that follow, sub = SBT_CM_KF_* (why
  *       it was taken), value = the ordinal of the launch it brackets (1 =
  *       the program's first launch), stream = the launch's stream, flags =
  *       SBT_CM_KF_PARTIAL when it holds only the memory replay cannot
  *       rebuild from the recorded calls (allocations made before recording
  *       began, managed memory): replay applies it where it stands, but a
  *       --range cannot start from it.
- *     tsSnapshot: one live allocation of the keyframe before it: dst =
- *       base address, size, blob = its bytes, sub = SBT_CM_MEM_* kind.
+ *     tsSnapshot: one live allocation of the keyframe before it, or one
+ *       chunk of it (capture writes allocations in chunks of at most 32
+ *       MiB): dst = the address, size, blob = its bytes, or value = 1 and
+ *       no blob for bytes that were all zero; sub = SBT_CM_MEM_* kind.
  *     tsVaWindow: the device address window capture placed device
  *       allocations in (device = ordinal, dst = base, size), written when
  *       it is reserved, before the first allocation placed in it.

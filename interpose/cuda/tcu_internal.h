@@ -226,6 +226,13 @@ typedef struct tcu_state {
 
 	pthread_mutex_t kf_mu;
 	CUstream kf_stream;
+	/* Keyframe staging (tcu_track.c), under kf_mu: two buffers of
+	 * kf_chunk bytes, pinned when the driver gives them, and an event
+	 * after each one's copy. */
+	void *kf_buf[2];
+	size_t kf_chunk;
+	int kf_pinned;
+	CUevent kf_done[2];
 	uint64_t keyframes;
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
 } tcu_state;

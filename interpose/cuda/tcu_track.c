@@ -522,15 +522,111 @@ static int tcu_keyframe_wants(const tcu_alloc *a, int partial)
 }
 
 /*
+ * Keyframe copies go through two reusable staging buffers of TCU_KF_CHUNK
+ * bytes (pinned host memory when the driver gives it: DMA at full speed,
+ * and no page faults after the first keyframe), an allocation in chunks:
+ * the next chunk's copy runs on the recorder's stream while the current
+ * one goes to the blob store.  A chunk that is all zero bytes is recorded
+ * without data (value = 1): a framework's preallocated cache costs a scan
+ * instead of a copy into the trace.
+ */
+#define TCU_KF_CHUNK (32u << 20)
+
+static int tcu_kf_staging(void)
+{
+	void *b[2] = {NULL, NULL};
+	CUevent e[2] = {NULL, NULL};
+	int ok = tcu_g.real[TCU_FN_cuMemAllocHost_v2] && tcu_g.real[TCU_FN_cuEventCreate];
+	if (tcu_g.kf_buf[0])
+		return 0;
+	tcu_g.kf_chunk = TCU_KF_CHUNK;
+	/* Each driver call fetched as it is made: tcu_own counts them. */
+	for (int i = 0; ok && i < 2; i++)
+		ok = ((tcu_pfn_cuMemAllocHost_v2)tcu_own(TCU_FN_cuMemAllocHost_v2))(&b[i], TCU_KF_CHUNK) ==
+		     CUDA_SUCCESS;
+	for (int i = 0; ok && i < 2; i++)
+		ok = ((tcu_pfn_cuEventCreate)tcu_own(TCU_FN_cuEventCreate))(&e[i], CU_EVENT_DISABLE_TIMING) ==
+		     CUDA_SUCCESS;
+	if (ok) {
+		memcpy(tcu_g.kf_buf, b, sizeof(b));
+		memcpy(tcu_g.kf_done, e, sizeof(e));
+		tcu_g.kf_pinned = 1;
+		return 0;
+	}
+	/* Not pinned after all: what was made stays until exit. */
+	tcu_g.kf_buf[0] = malloc(TCU_KF_CHUNK);
+	tcu_g.kf_buf[1] = malloc(TCU_KF_CHUNK);
+	if (!tcu_g.kf_buf[0] || !tcu_g.kf_buf[1]) {
+		free(tcu_g.kf_buf[0]);
+		free(tcu_g.kf_buf[1]);
+		tcu_g.kf_buf[0] = tcu_g.kf_buf[1] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Start copying [src, src + n) into staging buffer i. */
+static CUresult tcu_kf_fetch(int i, uint64_t src, size_t n)
+{
+	tcu_pfn_cuMemcpyDtoHAsync_v2 copy =
+		(tcu_pfn_cuMemcpyDtoHAsync_v2)tcu_own(TCU_FN_cuMemcpyDtoHAsync_v2);
+	CUresult r = copy ? copy(tcu_g.kf_buf[i], src, n, tcu_g.kf_stream) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_SUCCESS && tcu_g.kf_pinned)
+		r = ((tcu_pfn_cuEventRecord)tcu_own(TCU_FN_cuEventRecord))(tcu_g.kf_done[i], tcu_g.kf_stream);
+	return r;
+}
+
+/* Wait until staging buffer i holds its chunk. */
+static CUresult tcu_kf_wait(int i)
+{
+	if (tcu_g.kf_pinned)
+		return ((tcu_pfn_cuEventSynchronize)tcu_own(TCU_FN_cuEventSynchronize))(tcu_g.kf_done[i]);
+	return tcu_sync_stream(tcu_g.kf_stream, 0);
+}
+
+static int tcu_all_zero(const void *p, size_t n)
+{
+	static const uint8_t zero[4096];
+	const uint8_t *b = p;
+	while (n >= sizeof(zero)) {
+		if (memcmp(b, zero, sizeof(zero)) != 0)
+			return 0;
+		b += sizeof(zero);
+		n -= sizeof(zero);
+	}
+	return memcmp(b, zero, n) == 0;
+}
+
+static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUresult r, int i)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.dst = a->base + off;
+	c.size = n;
+	c.sub = a->kind;
+	if (r != CUDA_SUCCESS) {
+		c.result = (uint64_t)r;
+		c.note = (const uint8_t *)"could not be read";
+		c.note_len = strlen("could not be read");
+	} else if (tcu_all_zero(tcu_g.kf_buf[i], n)) {
+		c.value = 1;
+	} else {
+		c.blob = cap_blob(tcu_g.kf_buf[i], n);
+	}
+	tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
+}
+
+/*
  * The live device allocations a keyframe holds, copied through the
  * recorder's own non-blocking stream after the launch's stream has
- * drained, into the blob store (which stores unchanged pages once).
- * Called with no lock held; takes kf_mu so keyframes never interleave.
+ * drained, into the blob store (which stores unchanged pages once), one
+ * tsSnapshot record per chunk of at most TCU_KF_CHUNK bytes.  Called with
+ * no lock held; takes kf_mu so keyframes never interleave.
  */
 static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int ptds, int partial)
 {
 	tcu_alloc *list = NULL;
-	size_t n = 0;
+	size_t n = 0, chunks = 0;
 	sbt_cm_call kf;
 	uint8_t buf[256];
 	size_t len = 0;
@@ -550,16 +646,18 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	list = malloc((tcu_g.allocs.n ? tcu_g.allocs.n : 1) * sizeof(*list));
 	for (size_t i = 0; list && i < tcu_g.allocs.n; i++) {
 		const tcu_alloc *a = tcu_g.allocs.vals[i];
-		if (tcu_keyframe_wants(a, partial))
+		if (tcu_keyframe_wants(a, partial)) {
 			list[n++] = *a;
+			chunks += (size_t)((a->size + TCU_KF_CHUNK - 1) / TCU_KF_CHUNK);
+		}
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
-	if (!list) {
+	if (!list || (n && tcu_kf_staging() != 0)) {
 		CAP_ERROR("cuda: out of memory: keyframe skipped");
-		goto out_unlock;
+		goto out_free;
 	}
 	sbt_cm_call_init(&kf);
-	kf.count = n;
+	kf.count = chunks;
 	kf.sub = why;
 	kf.value = ordinal;
 	kf.stream = (uint64_t)(uintptr_t)stream;
@@ -568,29 +666,30 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 		goto out_free;
 	cap_keyframe_begin(buf, len);
 	for (size_t i = 0; i < n; i++) {
-		sbt_cm_call c;
-		void *data = malloc(list[i].size);
-		void *copy = data ? tcu_own(TCU_FN_cuMemcpyDtoHAsync_v2) : NULL;
-		CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
-		sbt_cm_call_init(&c);
-		c.dst = list[i].base;
-		c.size = list[i].size;
-		c.sub = list[i].kind;
-		if (data && copy) {
-			r = ((tcu_pfn_cuMemcpyDtoHAsync_v2)copy)(data, list[i].base, list[i].size,
-			                                          tcu_g.kf_stream);
+		const tcu_alloc *a = &list[i];
+		uint64_t off = 0;
+		size_t cur_n = a->size < TCU_KF_CHUNK ? (size_t)a->size : TCU_KF_CHUNK;
+		int cur = 0;
+		CUresult r = tcu_kf_fetch(cur, a->base, cur_n);
+		while (off < a->size) {
+			uint64_t next_off = off + cur_n;
+			size_t next_n = 0;
+			CUresult rn = CUDA_SUCCESS;
 			if (r == CUDA_SUCCESS)
-				r = tcu_sync_stream(tcu_g.kf_stream, 0);
+				r = tcu_kf_wait(cur);
+			/* The next chunk's copy overlaps this one's trip to the
+			 * blob store. */
+			if (next_off < a->size) {
+				next_n = a->size - next_off < TCU_KF_CHUNK ? (size_t)(a->size - next_off)
+				                                            : TCU_KF_CHUNK;
+				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
+			}
+			tcu_kf_chunk_record(a, off, cur_n, r, cur);
+			off = next_off;
+			cur_n = next_n;
+			cur = !cur;
+			r = rn;
 		}
-		if (r == CUDA_SUCCESS) {
-			c.blob = cap_blob(data, list[i].size);
-		} else {
-			c.result = (uint64_t)r;
-			c.note = (const uint8_t *)"could not be read";
-			c.note_len = strlen("could not be read");
-		}
-		free(data);
-		tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
 	}
 	tcu_g.keyframes++;
 out_free:

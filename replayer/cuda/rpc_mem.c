@@ -1251,6 +1251,13 @@ static rp_status rpc_snapshot(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
 	s->snap_left--;
 	if (!c->size)
 		return RP_OK;
+	if (c->value == 1 && !c->blob) { /* a chunk of zero bytes, recorded without data */
+		if ((st = rpc_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
+		    (st = RPC_NEED(cuMemsetD8)) != RP_OK)
+			return st;
+		r = s->drv.p_cuMemsetD8((CUdeviceptr)live, 0, c->size);
+		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemsetD8", r, "restoring the snapshot");
+	}
 	if ((st = rpc_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
 	    (st = rpc_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK || (st = RPC_NEED(cuMemcpyHtoD)) != RP_OK) {
 		free(buf);

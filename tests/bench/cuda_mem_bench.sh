@@ -11,7 +11,8 @@
 #             addresses (TRACESMITH_CUDA_VA=off), captured in the window
 #             (the default); medians of ns per pair and of the per-round
 #             ratios window / plain and window / off.
-#   keyframe  cuda_alloc_app --chase 4 --prealloc MiB with
+#   keyframe  cuda_alloc_app --chase 4 --prealloc MiB (zero, then filled
+#             with a pattern: --fill-prealloc) with
 #             TRACESMITH_SNAPSHOT=launch (a keyframe of every live
 #             allocation before and after the launch) against the same
 #             capture with the default policy (whose start keyframe is
@@ -107,14 +108,14 @@ def alloc(rounds, pairs):
     print()
 
 
-def keyframe(rounds, mib):
+def keyframe(rounds, mib, fill):
     prog = os.path.join(B, "tests/cuda/cuda_alloc_app")
     info = os.path.join(B, "tsinfo")
-    argv = [prog, "--chase", "4", "--prealloc", str(mib)]
+    argv = [prog, "--chase", "4", "--prealloc", str(mib)] + (["--fill-prealloc"] if fill else [])
     trace = os.path.join(TMP, "run.sbt")
-    print("== keyframe: cuda_alloc_app --chase 4 --prealloc %d, TRACESMITH_SNAPSHOT=launch against "
-          "the default policy, %d rounds" % (mib, rounds))
-    rates, kbytes, dflt = [], 0, []
+    print("== keyframe: cuda_alloc_app %s, TRACESMITH_SNAPSHOT=launch against "
+          "the default policy, %d rounds" % (" ".join(argv[1:]), rounds))
+    rates, kbytes, zbytes, dflt = [], 0, 0, []
     for r in range(rounds):
         order = ["launch", "default"] if r % 2 == 0 else ["default", "launch"]
         t = {}
@@ -123,6 +124,7 @@ def keyframe(rounds, mib):
             if w == "launch":
                 dump = subprocess.run([info, "--dump", trace], capture_output=True, text=True).stdout
                 kbytes = sum(int(m) for m in re.findall(r"cuda\.tsSnapshot dst=\d+ size=(\d+)", dump))
+                zbytes = sum(int(m) for m in re.findall(r"cuda\.tsSnapshot dst=\d+ size=(\d+) value=1", dump))
             else:
                 dump = subprocess.run([info, "--dump", trace], capture_output=True, text=True).stdout
                 dflt.append(sum(int(m) for m in re.findall(r"cuda\.tsSnapshot dst=\d+ size=(\d+)", dump)))
@@ -130,8 +132,9 @@ def keyframe(rounds, mib):
             rates.append(kbytes / (t["launch"] - t["default"]) / 1e9)
     if not rates:
         raise BenchError("keyframe: the keyframed capture was never slower than the default one")
-    print("keyframe bytes per capture: %d (%.1f MiB); default policy: %d bytes" % (
-        kbytes, kbytes / 1048576, max(dflt) if dflt else 0))
+    print("keyframe bytes per capture: %d (%.1f MiB, of which %.1f MiB all-zero chunks); "
+          "default policy: %d bytes" % (kbytes, kbytes / 1048576, zbytes / 1048576,
+                                        max(dflt) if dflt else 0))
     print("keyframe copy rate: median %.2f GB/s (%.2f-%.2f) over %d rounds" % (
         statistics.median(rates), min(rates), max(rates), len(rates)))
     print()
@@ -151,7 +154,8 @@ def main():
     if "alloc" in parts:
         alloc(rounds, env_int("CUDA_MEM_BENCH_PAIRS", 20000))
     if "keyframe" in parts:
-        keyframe(rounds, env_int("CUDA_MEM_BENCH_MIB", 1024))
+        keyframe(rounds, env_int("CUDA_MEM_BENCH_MIB", 1024), False)
+        keyframe(rounds, env_int("CUDA_MEM_BENCH_MIB", 1024), True)
     return 0
 
 

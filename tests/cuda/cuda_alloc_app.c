@@ -12,7 +12,9 @@
  *   --many N        N live 256-byte allocations at once, each written and
  *                   read back through a few
  *   --prealloc MiB  one allocation of MiB (a framework's cache), of which a
- *                   few pages are used
+ *                   few pages are used; made first and kept until the end,
+ *                   so it is live at every launch of the other modes;
+ *                   --fill-prealloc fills it with a non-zero pattern
  *   --reserve       the program's own cuMemAddressReserve(addr = 0) + map
  *   --range         cuMemGetAddressRange and cuPointerGetAttribute's range
  *                   of an address inside a small allocation: printed as
@@ -24,7 +26,7 @@
  *   --exit-teardown frees its memory and unloads its module from an atexit
  *                   handler registered before the first CUDA call, as
  *                   cudart does
- * Several may be given; they run in the order above.
+ * Several may be given; they run in the order above, --prealloc first.
  */
 #include "tests/cuda/cuprog.h"
 
@@ -151,16 +153,15 @@ static uint64_t cua_many(unsigned n, uint64_t h)
 	return h;
 }
 
-static uint64_t cua_prealloc(unsigned mib, uint64_t h)
+static uint64_t cua_prealloc(unsigned mib, int fill, CUdeviceptr *p, uint64_t h)
 {
-	CUdeviceptr p;
 	uint32_t v = 0xfeedf00du, back = 0;
-	CUP_CK(cuMemAlloc(&p, (size_t)mib << 20));
-	CUP_CK(cuMemcpyHtoD(p + ((size_t)mib << 19), &v, 4));
-	CUP_CK(cuMemcpyDtoH(&back, p + ((size_t)mib << 19), 4));
-	h = cua_mix(h, &back, 4);
-	CUP_CK(cuMemFree(p));
-	return h;
+	CUP_CK(cuMemAlloc(p, (size_t)mib << 20));
+	if (fill)
+		CUP_CK(cuMemsetD32(*p, 0x5a5aa5a5u, (size_t)mib << 18));
+	CUP_CK(cuMemcpyHtoD(*p + ((size_t)mib << 19), &v, 4));
+	CUP_CK(cuMemcpyDtoH(&back, *p + ((size_t)mib << 19), 4));
+	return cua_mix(h, &back, 4);
 }
 
 static uint64_t cua_reserve(uint64_t h)
@@ -257,10 +258,11 @@ int main(int argc, char **argv)
 {
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 	unsigned chase = 0, churn = 0, many = 0, prealloc = 0;
-	int reserve = 0, range = 0, teardown = 0, texture = 0;
+	int reserve = 0, range = 0, teardown = 0, texture = 0, fill_pre = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUfunction f_chase, f_fill;
+	CUdeviceptr pre = 0;
 	void *image;
 	uint64_t h = 0;
 
@@ -275,6 +277,8 @@ int main(int argc, char **argv)
 			many = cup_parse_uint("--many", argv[++i], 1, 1000000);
 		} else if (!strcmp(argv[i], "--prealloc") && i + 1 < argc) {
 			prealloc = cup_parse_uint("--prealloc", argv[++i], 1, 1u << 20);
+		} else if (!strcmp(argv[i], "--fill-prealloc")) {
+			fill_pre = 1;
 		} else if (!strcmp(argv[i], "--reserve")) {
 			reserve = 1;
 		} else if (!strcmp(argv[i], "--range")) {
@@ -284,7 +288,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--exit-teardown")) {
 			teardown = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_alloc_app [--chase N] [--churn N] [--many N] [--prealloc MiB] "
+			printf("usage: cuda_alloc_app [--chase N] [--churn N] [--many N] [--prealloc MiB [--fill-prealloc]] "
 			       "[--reserve] [--range] [--texture] [--exit-teardown]\n");
 			return 0;
 		} else {
@@ -303,14 +307,14 @@ int main(int argc, char **argv)
 	free(image);
 	CUP_CK(cuModuleGetFunction(&f_chase, cua_mod, "chase"));
 	CUP_CK(cuModuleGetFunction(&f_fill, cua_mod, "fill"));
+	if (prealloc)
+		h = cua_prealloc(prealloc, fill_pre, &pre, h);
 	if (chase)
 		h = cua_chase(f_chase, chase, h);
 	if (churn)
 		h = cua_churn(f_fill, churn, h);
 	if (many)
 		h = cua_many(many, h);
-	if (prealloc)
-		h = cua_prealloc(prealloc, h);
 	if (reserve)
 		h = cua_reserve(h);
 	if (range)
@@ -323,6 +327,8 @@ int main(int argc, char **argv)
 	} else {
 		CUP_CK(cuModuleUnload(cua_mod));
 	}
+	if (pre)
+		CUP_CK(cuMemFree(pre));
 	printf("cuda_alloc_app: hash 0x%016llx\n", (unsigned long long)h);
 	return 0;
 }

@@ -726,6 +726,8 @@ static CUresult tcd_pack_params(const struct tcd_kernel_desc *k, void **params, 
 	return CUDA_SUCCESS;
 }
 
+static void tcd_not_run(const char *name);
+
 static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
 {
 	static const unsigned max_grid[3] = { 0x7fffffffu, 65535u, 65535u };
@@ -771,7 +773,12 @@ static CUresult tcd_launch(const struct tcd_launch_args *a, const char *call)
 	memcpy(op->u.kernel.grid, a->grid, sizeof(a->grid));
 	memcpy(op->u.kernel.block, a->block, sizeof(a->block));
 	op->u.kernel.shared = a->shared;
-	return tcd_enqueue(s, op, call, NULL);
+	r = tcd_enqueue(s, op, call, NULL);
+	/* Counted when the launch is made, not when a stream worker gets to
+	 * it: a replayer asking right after the launch must already see it. */
+	if (r == CUDA_SUCCESS && f->real && !f->twin)
+		tcd_not_run(f->k->name);
+	return r;
 }
 
 CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call)
@@ -783,7 +790,8 @@ CUresult tcd_ctx_sticky(struct tcd_ctx *ctx, const char *call)
 	return tcd_fail(e, call, "context %p is broken: an earlier kernel made an illegal memory access", (const void *)ctx);
 }
 
-/* A launch of a real kernel with no twin: counted, and said once per name. */
+/* A launch of a real kernel with no twin: counted, and said once per name.
+ * (A launch captured into a graph counts when it is made too.) */
 static void tcd_not_run(const char *name)
 {
 	bool seen = false;
@@ -840,10 +848,8 @@ void tcd_kernel_run(const struct tcd_op *op, struct tcd_ctx *ctx)
 	uintptr_t fault = 0;
 	bool faulted;
 
-	if (f && f->real && !f->twin) {
-		tcd_not_run(k->name);
-		return;
-	}
+	if (f && f->real && !f->twin)
+		return; /* counted and said at the launch (tcd_launch) */
 	memset(&c, 0, sizeof(c));
 	c.op = op;
 	memcpy(c.l.grid, op->u.kernel.grid, sizeof(c.l.grid));
