@@ -27,10 +27,12 @@
  *                   handler registered before the first CUDA call, as
  *                   cudart does
  * Several may be given; they run in the order above, --prealloc first.
+ * --device N runs them all on device N (its primary context).
  */
 #include "tests/cuda/cuprog.h"
 
 static CUmodule cua_mod;
+static int cua_dev; /* the device's ordinal (--device) */
 static CUdeviceptr cua_teardown_mem;
 
 static uint64_t cua_mix(uint64_t h, const void *p, size_t n)
@@ -174,7 +176,7 @@ static uint64_t cua_reserve(uint64_t h)
 	uint32_t v = 0x5eed, back = 0;
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	prop.location.id = 0;
+	prop.location.id = cua_dev;
 	CUP_CK(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
 	CUP_CK(cuMemAddressReserve(&base, 4 * gran, 0, 0, 0));
 	CUP_CK(cuMemCreate(&mh, gran, &prop, 0));
@@ -259,6 +261,7 @@ int main(int argc, char **argv)
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 	unsigned chase = 0, churn = 0, many = 0, prealloc = 0;
 	int reserve = 0, range = 0, teardown = 0, texture = 0, fill_pre = 0;
+	unsigned devnum = 0;
 	CUdevice dev;
 	CUcontext ctx;
 	CUfunction f_chase, f_fill;
@@ -277,6 +280,8 @@ int main(int argc, char **argv)
 			many = cup_parse_uint("--many", argv[++i], 1, 1000000);
 		} else if (!strcmp(argv[i], "--prealloc") && i + 1 < argc) {
 			prealloc = cup_parse_uint("--prealloc", argv[++i], 1, 1u << 20);
+		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+			devnum = cup_parse_uint("--device", argv[++i], 0, 64);
 		} else if (!strcmp(argv[i], "--fill-prealloc")) {
 			fill_pre = 1;
 		} else if (!strcmp(argv[i], "--reserve")) {
@@ -289,7 +294,7 @@ int main(int argc, char **argv)
 			teardown = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_alloc_app [--chase N] [--churn N] [--many N] [--prealloc MiB [--fill-prealloc]] "
-			       "[--reserve] [--range] [--texture] [--exit-teardown]\n");
+			       "[--reserve] [--range] [--texture] [--exit-teardown] [--device N]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_alloc_app: unknown option '%s' (try --help)\n", argv[i]);
@@ -299,7 +304,8 @@ int main(int argc, char **argv)
 	if (teardown)
 		atexit(cua_teardown);
 	CUP_CK(cuInit(0));
-	CUP_CK(cuDeviceGet(&dev, 0));
+	cua_dev = (int)devnum;
+	CUP_CK(cuDeviceGet(&dev, (int)devnum));
 	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CUP_CK(cuCtxSetCurrent(ctx));
 	image = cup_module_image("kernels", NULL);

@@ -11,6 +11,8 @@
 #     2 MiB, counted by the double's cuMemCreate calls);
 #   - a preallocation of 8 GiB makes the recorder copy under 1 MiB (the
 #     double's bytes_dtoh), and the trace stays small;
+#   - a second device's allocations land in its own window (BASE + 512 GiB)
+#     and replay there;
 #   - the program's own cuMemAddressReserve(0) lands in the window and
 #     replays; cuMemGetAddressRange and cuPointerGetAttribute's range answer
 #     the allocation, not the chunk;
@@ -124,6 +126,16 @@ expect_rc 0 range.plain "$APP" --range
 expect_rc 0 range.cap "$CAP" -o "$T/range.sbt" -- "$APP" --range
 has range.cap out "cuda_alloc_app: range offset 100 size>=3000 1 attr offset 100 attr size>=3000 1"
 [ "$(cat "$T/range.plain.out")" = "$(cat "$T/range.cap.out")" ] || fail "range: plain and captured runs differ"
+
+# ---- a second GPU: its own window at BASE + 512 GiB ----------------------------------------
+TSCUDA_DOUBLE_DEVICES=2 expect_rc 0 dev1.cap "$CAP" -o "$T/dev1.sbt" -- "$APP" --device 1 --chase 50 --reserve
+"$INFO" --dump "$T/dev1.sbt" | grep -q 'cuda.tsVaWindow device="1" dst=35734127902720 size=549755813888' ||
+	fail "dev1: no window for device 1 at 0x208000000000: $("$INFO" --dump "$T/dev1.sbt" | grep tsVaWindow)"
+"$INFO" --dump "$T/dev1.sbt" | sed -n 's/.* cuda.cuMemAlloc dst=\([0-9]*\) .*/\1/p' | while read -r a; do
+	[ "$a" -ge "$END" ] || { echo "$a"; break; }
+done >"$T/dev1.low"
+[ ! -s "$T/dev1.low" ] || fail "dev1: an allocation of device 1 at $(cat "$T/dev1.low") is below its window"
+TSCUDA_DOUBLE_DEVICES=2 exact dev1.replay "$T/dev1.sbt"
 
 # ---- texture objects: recorded with their descriptions, created again -----------------
 expect_rc 0 tex.cap "$CAP" -o "$T/tex.sbt" -- "$APP" --texture
