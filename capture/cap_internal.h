@@ -38,7 +38,11 @@
  *   thread (t->spare, a stack only the writer pushes onto and only the
  *   producer empties, all at once) instead of freeing them, so steady
  *   recording calls malloc for none of its blocks; g->spare_bytes caps what
- *   is kept that way.
+ *   is kept that way.  One larger block (an entry above 64 KiB: a CUDA
+ *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes is
+ *   kept per thread too (t->spare_big, swapped whole by either side), so a
+ *   keyframe's chunks reuse one block instead of mapping and faulting in a
+ *   new one each.
  *
  * Locks: start_mu (session start/stop), reg_mu (type/meta registry and
  * shutdown callbacks), stall_mu/stall_cv (producers over the memory bound),
@@ -63,6 +67,7 @@
 /* Default block payload size; an entry larger than this gets a block of
  * its own size. */
 #define CAP_BLOCK_BYTES (64u * 1024u)
+#define CAP_SPARE_BIG_MAX (64u << 20) /* the largest block kept as t->spare_big */
 /* What a block costs against the memory bound: its payload and header. */
 #define CAP_BLOCK_COST(cap) ((uint64_t)(cap) + sizeof(cap_block))
 /* Most bytes of drained blocks kept for reuse, over all threads. */
@@ -128,6 +133,7 @@ typedef struct cap_thread {
 	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
 	atomic_int dead;              /* thread exited: free once drained */
 	_Atomic(cap_block *) spare;   /* drained blocks the writer gave back */
+	_Atomic(cap_block *) spare_big; /* one drained larger block, or NULL */
 	/* writer side */
 	cap_block *head;
 	size_t rpos;

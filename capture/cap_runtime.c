@@ -343,8 +343,20 @@ static cap_block *cap_rt_block_new(size_t cap)
 static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 {
 	cap_block *b;
-	if (cap != CAP_BLOCK_BYTES)
+	if (cap != CAP_BLOCK_BYTES) {
+		/* The larger spare, if it fits and does not waste half of itself. */
+		b = atomic_load_explicit(&t->spare_big, memory_order_relaxed)
+		        ? atomic_exchange_explicit(&t->spare_big, NULL, memory_order_acquire)
+		        : NULL;
+		if (b && b->cap >= cap && b->cap / 2 <= cap) {
+			b->next = NULL;
+			atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+			atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
+			return b;
+		}
+		free(b);
 		return cap_rt_block_new(cap);
+	}
 	if (!t->spare_own && atomic_load_explicit(&t->spare, memory_order_relaxed))
 		t->spare_own = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
 	b = t->spare_own;
@@ -1033,8 +1045,9 @@ static void cap_rt_atfork_child(void)
 	t = atomic_load(&cap_g.threads);
 	while (t) {
 		cap_thread *next = t->next;
-		cap_block *lists[3] = {t->head, t->spare_own, atomic_load(&t->spare)};
-		for (int i = 0; i < 3; i++) {
+		cap_block *lists[4] = {t->head, t->spare_own, atomic_load(&t->spare),
+		                       atomic_load(&t->spare_big)};
+		for (int i = 0; i < 4; i++) {
 			cap_block *b = lists[i];
 			while (b) {
 				cap_block *nb = b->next;

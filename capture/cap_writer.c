@@ -358,6 +358,9 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 		} while (!atomic_compare_exchange_weak_explicit(&t->spare, &top, b,
 		                                                memory_order_release,
 		                                                memory_order_relaxed));
+	} else if (b->cap > CAP_BLOCK_BYTES && b->cap <= CAP_SPARE_BIG_MAX &&
+	           !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
+		free(atomic_exchange_explicit(&t->spare_big, b, memory_order_acq_rel));
 	} else {
 		free(b);
 	}
@@ -512,6 +515,7 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 	atomic_fetch_sub_explicit(&cap_g.spare_bytes, spare, memory_order_relaxed);
 	cap_wr_free_list(t->spare_own);
 	cap_wr_free_list(atomic_load(&t->spare));
+	free(atomic_load(&t->spare_big));
 	free(t);
 }
 
