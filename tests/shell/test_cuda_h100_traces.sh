@@ -15,6 +15,7 @@
 #   - as-captured/driver_cubin (allocations at the driver's addresses, which
 #     another process cannot have: fact 3) relocates and reports
 #     CUDA_ERROR_ILLEGAL_ADDRESS at the chase's readback, as the H100 did;
+#   - the cubin made to say sm_80 fails to load naming sm_80 and sm_90;
 #   - tsinfo counts the module loads and the one without image.
 set -eu
 BUILD=${BUILD:-build}
@@ -70,6 +71,13 @@ expect_rc 1 old_cubin "$RP" "$FX/as-captured/driver_cubin.sbt"
 has old_cubin err 'could not be placed at that address'
 has old_cubin err 'kernel gpu_chase made an illegal memory access'
 has old_cubin err '(cuda.cuMemcpyDtoH): cuMemcpyDtoH failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)'
+
+# The real cubin made to say sm_80 (e_flags byte 49: 0x5a -> 0x50): the
+# load fails naming both architectures.
+expect_rc 0 arch.poke "$TOP/$BUILD/tests/programs/vk_tracetool" poke "$FX/fixed-va/driver_cubin.sbt" \
+	"$T/arch.sbt" --blob 1 --byte 49 --xor 10
+expect_rc 1 arch "$RP" "$T/arch.sbt"
+has arch err "record seq 5 (cuda.cuModuleLoadData): cuModuleLoadData failed with CUDA_ERROR_NO_BINARY_FOR_GPU (209): the image is built for sm_80, and device 0 is sm_90"
 
 expect_rc 0 info_old "$INFO" "$FX/as-captured/saxpy_static.sbt"
 has info_old out 'cuda modules 1 loaded, 0 B of images'
