@@ -472,7 +472,8 @@ static rp_status rp_session_checkpoint(rp_session *s, rp_report *rep, unsigned r
 			if (rep->not_compared < RP_NOT_COMPARED_LISTED)
 				rep->not_compared_seq[rep->not_compared] = rec->seq;
 			if (!rep->not_compared)
-				snprintf(rep->not_compared_why, sizeof(rep->not_compared_why), "%s", bd.text);
+				snprintf(rep->not_compared_why, sizeof(rep->not_compared_why), "%.*s",
+				         (int)sizeof(rep->not_compared_why) - 1, bd.text);
 			rep->not_compared++;
 		}
 		if (s->opt.runs > 1)
