@@ -242,12 +242,18 @@ extern tcu_state tcu_g;
 /* ---- tcu_core.c ---------------------------------------------------------- */
 
 void tcu_init(void);
+/* What a hooked call does besides passing through to the driver. */
+typedef enum tcu_mode {
+	TCU_MODE_NESTED,  /* inside another hooked call: pass through only, uncounted */
+	TCU_MODE_COUNTED, /* the program's call while recording is off: counted */
+	TCU_MODE_RECORD,  /* the program's call while recording: counted and recorded */
+} tcu_mode;
+
 /* Count a call of `id` by the program and return the driver's function
  * (NULL when there is no driver).  Pair with tcu_call_end. */
 void *tcu_call_begin(tcu_fn id);
-/* Same, and *mode_out: 0 nested inside another hooked call (pass through
- * only), 1 the program's call while recording is off, 2 record it. */
-void *tcu_call_begin_mode(tcu_fn id, int *mode_out);
+/* Same, and the call's mode in *mode_out (written always). */
+void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out);
 void tcu_call_end(void);
 /* Says once that there is no driver; the call's result. */
 CUresult tcu_no_driver(tcu_fn id);
@@ -259,19 +265,6 @@ uint64_t tcu_emit(sbt_cm_kind kind, tcu_fn id, sbt_cm_call *c, unsigned flags);
 void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64_t flags);
 /* Index of an exported name; -1 when we do not export it. */
 int tcu_fn_find(const char *name);
-
-#define TCU_BEGIN(canon)                                                       \
-	int mode_ = 0;                                                             \
-	CUresult r_ = CUDA_SUCCESS;                                                \
-	tcu_pfn_##canon real_ = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode_); \
-	if (!real_) {                                                              \
-		r_ = tcu_no_driver(id);                                                \
-		goto out_leave;                                                        \
-	}
-#define TCU_END     \
-out_leave:          \
-	tcu_call_end(); \
-	return r_;
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 
