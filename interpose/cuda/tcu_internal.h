@@ -8,6 +8,14 @@
  * exit report; tcu_track.c keeps the tables recording needs (allocations,
  * functions, events, pending checkpoints) and takes keyframes.
  *
+ * Each tcu_m_* function takes one visible path: tcu_call_begin_mode
+ * counts the program's call and gives the driver's function and the
+ * call's tcu_mode; the call goes to the driver (or, for memory, the
+ * address window of tcu_va.c); table upkeep skips TCU_MODE_NESTED calls
+ * where a nested call must not count, and records are made only in
+ * TCU_MODE_RECORD; every path, the missing-driver one included, leaves
+ * through the function's `out:` label, which calls tcu_call_end.
+ *
  * State: one struct, tcu_g, set up once by tcu_init (pthread_once).
  * Locking:
  *   - real[] is written by tcu_init before the once completes, and later
