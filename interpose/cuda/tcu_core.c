@@ -134,14 +134,14 @@ void *tcu_call_begin(tcu_fn id)
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
 }
 
-void *tcu_call_begin_mode(tcu_fn id, int *mode_out)
+void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
 {
 	tcu_init();
 	if (cap_enter()) {
-		*mode_out = 0;
+		*mode_out = TCU_MODE_NESTED;
 	} else {
 		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
-		*mode_out = cap_active() ? 2 : 1;
+		*mode_out = cap_active() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
 	}
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
 }

@@ -8,6 +8,14 @@
  * exit report; tcu_track.c keeps the tables recording needs (allocations,
  * functions, events, pending checkpoints) and takes keyframes.
  *
+ * Each tcu_m_* function takes one visible path: tcu_call_begin_mode
+ * counts the program's call and gives the driver's function and the
+ * call's tcu_mode; the call goes to the driver (or, for memory, the
+ * address window of tcu_va.c); table upkeep skips TCU_MODE_NESTED calls
+ * where a nested call must not count, and records are made only in
+ * TCU_MODE_RECORD; every path, the missing-driver one included, leaves
+ * through the function's `out:` label, which calls tcu_call_end.
+ *
  * State: one struct, tcu_g, set up once by tcu_init (pthread_once).
  * Locking:
  *   - real[] is written by tcu_init before the once completes, and later
@@ -242,12 +250,18 @@ extern tcu_state tcu_g;
 /* ---- tcu_core.c ---------------------------------------------------------- */
 
 void tcu_init(void);
+/* What a hooked call does besides passing through to the driver. */
+typedef enum tcu_mode {
+	TCU_MODE_NESTED,  /* inside another hooked call: pass through only, uncounted */
+	TCU_MODE_COUNTED, /* the program's call while recording is off: counted */
+	TCU_MODE_RECORD,  /* the program's call while recording: counted and recorded */
+} tcu_mode;
+
 /* Count a call of `id` by the program and return the driver's function
  * (NULL when there is no driver).  Pair with tcu_call_end. */
 void *tcu_call_begin(tcu_fn id);
-/* Same, and *mode_out: 0 nested inside another hooked call (pass through
- * only), 1 the program's call while recording is off, 2 record it. */
-void *tcu_call_begin_mode(tcu_fn id, int *mode_out);
+/* Same, and the call's mode in *mode_out (written always). */
+void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out);
 void tcu_call_end(void);
 /* Says once that there is no driver; the call's result. */
 CUresult tcu_no_driver(tcu_fn id);
@@ -259,19 +273,6 @@ uint64_t tcu_emit(sbt_cm_kind kind, tcu_fn id, sbt_cm_call *c, unsigned flags);
 void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64_t flags);
 /* Index of an exported name; -1 when we do not export it. */
 int tcu_fn_find(const char *name);
-
-#define TCU_BEGIN(canon)                                                       \
-	int mode_ = 0;                                                             \
-	CUresult r_ = CUDA_SUCCESS;                                                \
-	tcu_pfn_##canon real_ = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode_); \
-	if (!real_) {                                                              \
-		r_ = tcu_no_driver(id);                                                \
-		goto out_leave;                                                        \
-	}
-#define TCU_END     \
-out_leave:          \
-	tcu_call_end(); \
-	return r_;
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 

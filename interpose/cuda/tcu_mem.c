@@ -16,15 +16,15 @@
 /*
  * Device memory the program asks for is placed in the address window
  * (tcu_va.c) when there is one; *placed says whether it was.  Calls nested
- * in another hooked call (mode 0) and bad arguments go to the driver, which
- * answers them as it always does.
+ * in another hooked call (TCU_MODE_NESTED) and bad arguments go to the
+ * driver, which answers them as it always does.
  */
-static CUresult tcu_place(int mode, CUdeviceptr *p, size_t size, int *placed)
+static CUresult tcu_place(tcu_mode mode, CUdeviceptr *p, size_t size, int *placed)
 {
 	uint64_t addr = 0;
 	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
 	*placed = 0;
-	if (mode && p && size)
+	if (mode != TCU_MODE_NESTED && p && size)
 		r = tcu_va_alloc(size, 0, 0, &addr);
 	if (r == CUDA_SUCCESS) {
 		*p = (CUdeviceptr)addr;
@@ -42,47 +42,61 @@ static void tcu_alloc_record(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *in)
 CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
 {
 	int placed;
-	TCU_BEGIN(cuMemAlloc_v2)
-	r_ = tcu_place(mode_, p, size, &placed);
-	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
-		r_ = real_(p, size);
-	if (mode_ && r_ == CUDA_SUCCESS && p)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAlloc_v2 real = (tcu_pfn_cuMemAlloc_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = tcu_place(mode, p, size, &placed);
+	if (!placed && r != CUDA_ERROR_OUT_OF_MEMORY)
+		r = real(p, size);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_DEVICE);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.result = r;
+		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.sub = SBT_CM_MEM_DEVICE;
 		tcu_alloc_record(SBT_CM_K_cuMemAlloc, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size_t width,
                                   size_t height, unsigned int elem)
 {
 	int placed = 0;
-	TCU_BEGIN(cuMemAllocPitch_v2)
-	r_ = CUDA_ERROR_NOT_SUPPORTED;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAllocPitch_v2 real = (tcu_pfn_cuMemAllocPitch_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = CUDA_ERROR_NOT_SUPPORTED;
 	/* Rows 512-byte aligned, as the real driver's pitches are. */
 	if (pitch && width && height && (elem == 4 || elem == 8 || elem == 16) &&
 	    width <= SIZE_MAX / 2 && ((width + 511) & ~(size_t)511) <= SIZE_MAX / height) {
 		size_t pw = (width + 511) & ~(size_t)511;
-		r_ = tcu_place(mode_, p, pw * height, &placed);
+		r = tcu_place(mode, p, pw * height, &placed);
 		if (placed)
 			*pitch = pw;
 	}
-	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
-		r_ = real_(p, pitch, width, height, elem);
-	if (mode_ && r_ == CUDA_SUCCESS && p && pitch)
+	if (!placed && r != CUDA_ERROR_OUT_OF_MEMORY)
+		r = real(p, pitch, width, height, elem);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p && pitch)
 		tcu_alloc_add(*p, *pitch * height, SBT_CM_MEM_PITCH);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		if (r_ == CUDA_SUCCESS && p && pitch) {
+		c.result = r;
+		if (r == CUDA_SUCCESS && p && pitch) {
 			c.dst = *p;
 			c.pitch = *pitch;
 			c.size = *pitch * height;
@@ -93,78 +107,105 @@ CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size
 		c.sub = SBT_CM_MEM_PITCH;
 		tcu_alloc_record(SBT_CM_K_cuMemAllocPitch, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream s)
 {
 	int placed;
-	TCU_BEGIN(cuMemAllocAsync)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAllocAsync real = (tcu_pfn_cuMemAllocAsync)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
 	/* Placed at once: the memory is usable earlier than stream order
 	 * promises, never later. */
-	r_ = tcu_place(mode_, p, size, &placed);
-	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
-		r_ = real_(p, size, s);
-	if (mode_ && r_ == CUDA_SUCCESS && p)
+	r = tcu_place(mode, p, size, &placed);
+	if (!placed && r != CUDA_ERROR_OUT_OF_MEMORY)
+		r = real(p, size, s);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_ASYNC);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.result = r;
+		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.stream = TCU_H(s);
 		c.sub = SBT_CM_MEM_ASYNC;
 		tcu_alloc_record(SBT_CM_K_cuMemAllocAsync, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAllocFromPoolAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUmemoryPool pool,
                                        CUstream s)
 {
 	int placed;
-	TCU_BEGIN(cuMemAllocFromPoolAsync)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAllocFromPoolAsync real =
+	    (tcu_pfn_cuMemAllocFromPoolAsync)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
 	/* The pool's properties (export handles, attributes) do not apply to
 	 * window memory: docs/cuda.md says so. */
-	r_ = tcu_place(mode_, p, size, &placed);
-	if (!placed && r_ != CUDA_ERROR_OUT_OF_MEMORY)
-		r_ = real_(p, size, pool, s);
-	if (mode_ && r_ == CUDA_SUCCESS && p)
+	r = tcu_place(mode, p, size, &placed);
+	if (!placed && r != CUDA_ERROR_OUT_OF_MEMORY)
+		r = real(p, size, pool, s);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_POOL);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.result = r;
+		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.pool = TCU_H(pool);
 		c.stream = TCU_H(s);
 		c.sub = SBT_CM_MEM_POOL;
 		tcu_alloc_record(SBT_CM_K_cuMemAllocFromPoolAsync, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAllocManaged(tcu_fn id, CUdeviceptr *p, size_t size, unsigned int flags)
 {
-	TCU_BEGIN(cuMemAllocManaged)
-	r_ = real_(p, size, flags);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAllocManaged real = (tcu_pfn_cuMemAllocManaged)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, size, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_va_note_unplaced("managed memory (cuMemAllocManaged)");
-	if (mode_ && r_ == CUDA_SUCCESS && p)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_MANAGED);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.result = r;
+		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_MANAGED;
 		tcu_alloc_record(SBT_CM_K_cuMemAllocManaged, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 static void tcu_host_record(sbt_cm_kind k, tcu_fn id, CUresult r, const void *host, size_t size,
@@ -182,78 +223,127 @@ static void tcu_host_record(sbt_cm_kind k, tcu_fn id, CUresult r, const void *ho
 
 CUresult tcu_m_cuMemAllocHost_v2(tcu_fn id, void **pp, size_t size)
 {
-	TCU_BEGIN(cuMemAllocHost_v2)
-	r_ = real_(pp, size);
-	if (mode_ && r_ == CUDA_SUCCESS && pp)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAllocHost_v2 real = (tcu_pfn_cuMemAllocHost_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pp, size);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pp)
 		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST);
-	if (mode_ == 2)
-		tcu_host_record(SBT_CM_K_cuMemAllocHost, id, r_, r_ == CUDA_SUCCESS && pp ? *pp : NULL,
+	if (mode == TCU_MODE_RECORD)
+		tcu_host_record(SBT_CM_K_cuMemAllocHost, id, r, r == CUDA_SUCCESS && pp ? *pp : NULL,
 		                size, 0, SBT_CM_MEM_HOST);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemHostAlloc(tcu_fn id, void **pp, size_t size, unsigned int flags)
 {
-	TCU_BEGIN(cuMemHostAlloc)
-	r_ = real_(pp, size, flags);
-	if (mode_ && r_ == CUDA_SUCCESS && pp)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemHostAlloc real = (tcu_pfn_cuMemHostAlloc)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pp, size, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pp)
 		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST_ALLOC);
-	if (mode_ == 2)
-		tcu_host_record(SBT_CM_K_cuMemHostAlloc, id, r_, r_ == CUDA_SUCCESS && pp ? *pp : NULL,
+	if (mode == TCU_MODE_RECORD)
+		tcu_host_record(SBT_CM_K_cuMemHostAlloc, id, r, r == CUDA_SUCCESS && pp ? *pp : NULL,
 		                size, flags, SBT_CM_MEM_HOST_ALLOC);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemHostRegister_v2(tcu_fn id, void *p, size_t size, unsigned int flags)
 {
-	TCU_BEGIN(cuMemHostRegister_v2)
-	r_ = real_(p, size, flags);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemHostRegister_v2 real =
+	    (tcu_pfn_cuMemHostRegister_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, size, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_add(TCU_H(p), size, SBT_CM_MEM_HOST_REGISTER);
-	if (mode_ == 2)
-		tcu_host_record(SBT_CM_K_cuMemHostRegister, id, r_, p, size, flags,
+	if (mode == TCU_MODE_RECORD)
+		tcu_host_record(SBT_CM_K_cuMemHostRegister, id, r, p, size, flags,
 		                SBT_CM_MEM_HOST_REGISTER);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemFreeHost(tcu_fn id, void *p)
 {
-	TCU_BEGIN(cuMemFreeHost)
-	r_ = real_(p);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemFreeHost real = (tcu_pfn_cuMemFreeHost)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(TCU_H(p));
-	if (mode_ == 2)
-		tcu_host_record(SBT_CM_K_cuMemFreeHost, id, r_, p, 0, 0, 0);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_host_record(SBT_CM_K_cuMemFreeHost, id, r, p, 0, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemHostUnregister(tcu_fn id, void *p)
 {
-	TCU_BEGIN(cuMemHostUnregister)
-	r_ = real_(p);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemHostUnregister real = (tcu_pfn_cuMemHostUnregister)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(TCU_H(p));
-	if (mode_ == 2)
-		tcu_host_record(SBT_CM_K_cuMemHostUnregister, id, r_, p, 0, 0, 0);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_host_record(SBT_CM_K_cuMemHostUnregister, id, r, p, 0, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemFree_v2(tcu_fn id, CUdeviceptr p)
 {
-	TCU_BEGIN(cuMemFree_v2)
-	r_ = mode_ && p ? tcu_va_release(p, 0) : CUDA_ERROR_NOT_SUPPORTED;
-	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
-		r_ = real_(p);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemFree_v2 real = (tcu_pfn_cuMemFree_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = mode != TCU_MODE_NESTED && p ? tcu_va_release(p, 0) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		r = real(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.dst = p;
 		tcu_alloc_record(SBT_CM_K_cuMemFree, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /*
@@ -280,23 +370,31 @@ static CUresult tcu_free_async_placed(CUdeviceptr p, CUstream s)
 
 CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)
 {
-	TCU_BEGIN(cuMemFreeAsync)
-	r_ = CUDA_ERROR_NOT_SUPPORTED;
-	if (mode_ && p && tcu_va_lookup(p, &(uint64_t){0}, &(uint64_t){0}))
-		r_ = tcu_free_async_placed(p, s);
-	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
-		r_ = real_(p, s);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemFreeAsync real = (tcu_pfn_cuMemFreeAsync)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = CUDA_ERROR_NOT_SUPPORTED;
+	if (mode != TCU_MODE_NESTED && p && tcu_va_lookup(p, &(uint64_t){0}, &(uint64_t){0}))
+		r = tcu_free_async_placed(p, s);
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		r = real(p, s);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.dst = p;
 		c.stream = TCU_H(s);
 		tcu_alloc_record(SBT_CM_K_cuMemFreeAsync, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- questions about placed memory ---------------------------------------------- */
@@ -307,17 +405,26 @@ CUresult tcu_m_cuMemGetAddressRange_v2(tcu_fn id, CUdeviceptr *pbase, size_t *ps
                                        CUdeviceptr p)
 {
 	uint64_t base, size;
-	TCU_BEGIN(cuMemGetAddressRange_v2)
-	if (mode_ && (pbase || psize) && tcu_va_lookup(p, &base, &size)) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemGetAddressRange_v2 real =
+	    (tcu_pfn_cuMemGetAddressRange_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	if (mode != TCU_MODE_NESTED && (pbase || psize) && tcu_va_lookup(p, &base, &size)) {
 		if (pbase)
 			*pbase = (CUdeviceptr)base;
 		if (psize)
 			*psize = (size_t)size;
-		r_ = CUDA_SUCCESS;
+		r = CUDA_SUCCESS;
 	} else {
-		r_ = real_(pbase, psize, p);
+		r = real(pbase, psize, p);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* Answer the range attributes of one attribute query from our table. */
@@ -334,23 +441,41 @@ static void tcu_ptr_attr_fix(CUpointer_attribute a, void *data, uint64_t base, u
 CUresult tcu_m_cuPointerGetAttribute(tcu_fn id, void *data, CUpointer_attribute a, CUdeviceptr p)
 {
 	uint64_t base, size;
-	TCU_BEGIN(cuPointerGetAttribute)
-	r_ = real_(data, a, p);
-	if (mode_ && r_ == CUDA_SUCCESS && tcu_va_lookup(p, &base, &size))
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuPointerGetAttribute real =
+	    (tcu_pfn_cuPointerGetAttribute)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(data, a, p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_va_lookup(p, &base, &size))
 		tcu_ptr_attr_fix(a, data, base, size);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int n, CUpointer_attribute *a,
                                       void **data, CUdeviceptr p)
 {
 	uint64_t base, size;
-	TCU_BEGIN(cuPointerGetAttributes)
-	r_ = real_(n, a, data, p);
-	if (mode_ && r_ == CUDA_SUCCESS && a && data && tcu_va_lookup(p, &base, &size))
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuPointerGetAttributes real =
+	    (tcu_pfn_cuPointerGetAttributes)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(n, a, data, p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && a && data && tcu_va_lookup(p, &base, &size))
 		for (unsigned i = 0; i < n; i++)
 			tcu_ptr_attr_fix(a[i], data[i], base, size);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* Legacy IPC takes only memory of cuMemAlloc's own; window memory is
@@ -358,13 +483,21 @@ CUresult tcu_m_cuPointerGetAttributes(tcu_fn id, unsigned int n, CUpointer_attri
 CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle *h, CUdeviceptr p)
 {
 	uint64_t base, size;
-	TCU_BEGIN(cuIpcGetMemHandle)
-	r_ = real_(h, p);
-	if (mode_ && r_ != CUDA_SUCCESS && tcu_va_lookup(p, &base, &size) &&
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuIpcGetMemHandle real = (tcu_pfn_cuIpcGetMemHandle)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(h, p);
+	if (mode != TCU_MODE_NESTED && r != CUDA_SUCCESS && tcu_va_lookup(p, &base, &size) &&
 	    atomic_exchange(&tcu_g.va_ipc_said, 1) == 0)
 		CAP_WARN("cuda: cuIpcGetMemHandle failed on memory placed in the address window "
 		         "(same-address capture); capture this program with TRACESMITH_CUDA_VA=off");
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- virtual memory management ------------------------------------------------- */
@@ -372,56 +505,78 @@ CUresult tcu_m_cuIpcGetMemHandle(tcu_fn id, CUipcMemHandle *h, CUdeviceptr p)
 CUresult tcu_m_cuMemCreate(tcu_fn id, CUmemGenericAllocationHandle *h, size_t size,
                            const CUmemAllocationProp *prop, unsigned long long flags)
 {
-	TCU_BEGIN(cuMemCreate)
-	r_ = real_(h, size, prop, flags);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemCreate real = (tcu_pfn_cuMemCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(h, size, prop, flags);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.handle = r_ == CUDA_SUCCESS && h ? *h : 0;
+		c.result = r;
+		c.handle = r == CUDA_SUCCESS && h ? *h : 0;
 		c.size = size;
 		c.device = prop ? prop->location.id : 0;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_VMM_HANDLE;
 		tcu_alloc_record(SBT_CM_K_cuMemCreate, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemRelease(tcu_fn id, CUmemGenericAllocationHandle h)
 {
-	TCU_BEGIN(cuMemRelease)
-	r_ = real_(h);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemRelease real = (tcu_pfn_cuMemRelease)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(h);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.handle = h;
 		tcu_alloc_record(SBT_CM_K_cuMemRelease, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_t align,
                                    CUdeviceptr addr, unsigned long long flags)
 {
-	TCU_BEGIN(cuMemAddressReserve)
-	r_ = CUDA_ERROR_NOT_SUPPORTED;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAddressReserve real = (tcu_pfn_cuMemAddressReserve)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = CUDA_ERROR_NOT_SUPPORTED;
 	/* The program's own reservation at no fixed address is placed in the
 	 * window too, so what it maps there replays at the same address. */
-	if (mode_ && p && size && !addr) {
+	if (mode != TCU_MODE_NESTED && p && size && !addr) {
 		uint64_t got = 0;
-		r_ = tcu_va_alloc(size, 1, align, &got);
-		if (r_ == CUDA_SUCCESS)
+		r = tcu_va_alloc(size, 1, align, &got);
+		if (r == CUDA_SUCCESS)
 			*p = got;
 	}
-	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
-		r_ = real_(p, size, align, addr, flags);
-	if (mode_ == 2) {
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		r = real(p, size, align, addr, flags);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.dst = r_ == CUDA_SUCCESS && p ? *p : 0;
+		c.result = r;
+		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.align = align;
 		c.src = addr;
@@ -429,37 +584,53 @@ CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_
 		c.sub = SBT_CM_MEM_VMM_RESERVE;
 		tcu_alloc_record(SBT_CM_K_cuMemAddressReserve, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemAddressFree(tcu_fn id, CUdeviceptr p, size_t size)
 {
-	TCU_BEGIN(cuMemAddressFree)
-	r_ = mode_ && p ? tcu_va_release(p, 1) : CUDA_ERROR_NOT_SUPPORTED;
-	if (r_ == CUDA_ERROR_NOT_SUPPORTED)
-		r_ = real_(p, size);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemAddressFree real = (tcu_pfn_cuMemAddressFree)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = mode != TCU_MODE_NESTED && p ? tcu_va_release(p, 1) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		r = real(p, size);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.dst = p;
 		c.size = size;
 		tcu_alloc_record(SBT_CM_K_cuMemAddressFree, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemMap(tcu_fn id, CUdeviceptr p, size_t size, size_t offset,
                         CUmemGenericAllocationHandle h, unsigned long long flags)
 {
-	TCU_BEGIN(cuMemMap)
-	r_ = real_(p, size, offset, h, flags);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemMap real = (tcu_pfn_cuMemMap)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, size, offset, h, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_add(p, size, SBT_CM_MEM_VMM_MAP);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.dst = p;
 		c.size = size;
 		c.offset = offset;
@@ -468,37 +639,53 @@ CUresult tcu_m_cuMemMap(tcu_fn id, CUdeviceptr p, size_t size, size_t offset,
 		c.sub = SBT_CM_MEM_VMM_MAP;
 		tcu_alloc_record(SBT_CM_K_cuMemMap, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemUnmap(tcu_fn id, CUdeviceptr p, size_t size)
 {
-	TCU_BEGIN(cuMemUnmap)
-	r_ = real_(p, size);
-	if (mode_ && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemUnmap real = (tcu_pfn_cuMemUnmap)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, size);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
-	if (mode_ == 2) {
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.dst = p;
 		c.size = size;
 		tcu_alloc_record(SBT_CM_K_cuMemUnmap, id, &c);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemSetAccess(tcu_fn id, CUdeviceptr p, size_t size, const CUmemAccessDesc *desc,
                               size_t count)
 {
-	TCU_BEGIN(cuMemSetAccess)
-	r_ = real_(p, size, desc, count);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemSetAccess real = (tcu_pfn_cuMemSetAccess)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, size, desc, count);
+	if (mode == TCU_MODE_RECORD) {
 		/* One record per access descriptor: location and flags each. */
 		for (size_t i = 0; i < (desc ? count : 0) || (i == 0 && !count); i++) {
 			sbt_cm_call c;
 			sbt_cm_call_init(&c);
-			c.result = r_;
+			c.result = r;
 			c.dst = p;
 			c.size = size;
 			if (desc && count) {
@@ -510,7 +697,9 @@ CUresult tcu_m_cuMemSetAccess(tcu_fn id, CUdeviceptr p, size_t size, const CUmem
 				break;
 		}
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- linear copies ------------------------------------------------------------- */
@@ -536,66 +725,117 @@ static uint64_t tcu_copy_record(sbt_cm_kind k, tcu_fn id, CUresult r, unsigned d
 
 CUresult tcu_m_cuMemcpyHtoD_v2(tcu_fn id, CUdeviceptr dst, const void *src, size_t n)
 {
-	TCU_BEGIN(cuMemcpyHtoD_v2)
-	r_ = real_(dst, src, n);
-	if (mode_ == 2)
-		tcu_copy_record(SBT_CM_K_cuMemcpyHtoD, id, r_, SBT_CM_COPY_HTOD, dst, 0, src, n, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoD_v2 real = (tcu_pfn_cuMemcpyHtoD_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_copy_record(SBT_CM_K_cuMemcpyHtoD, id, r, SBT_CM_COPY_HTOD, dst, 0, src, n, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyHtoDAsync_v2(tcu_fn id, CUdeviceptr dst, const void *src, size_t n,
                                     CUstream s)
 {
-	TCU_BEGIN(cuMemcpyHtoDAsync_v2)
-	r_ = real_(dst, src, n, s);
-	if (mode_ == 2)
-		tcu_copy_record(SBT_CM_K_cuMemcpyHtoDAsync, id, r_, SBT_CM_COPY_HTOD, dst, 0, src, n, s);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyHtoDAsync_v2 real =
+	    (tcu_pfn_cuMemcpyHtoDAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_copy_record(SBT_CM_K_cuMemcpyHtoDAsync, id, r, SBT_CM_COPY_HTOD, dst, 0, src, n, s);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyDtoH_v2(tcu_fn id, void *dst, CUdeviceptr src, size_t n)
 {
-	TCU_BEGIN(cuMemcpyDtoH_v2)
-	r_ = real_(dst, src, n);
-	if (mode_ == 2) {
-		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoH, id, r_, SBT_CM_COPY_DTOH, 0, src,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoH_v2 real = (tcu_pfn_cuMemcpyDtoH_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoH, id, r, SBT_CM_COPY_DTOH, 0, src,
 		                               dst, n, NULL);
-		if (r_ == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS)
 			tcu_checkpoint_dtoh(seq, src, dst, n);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyDtoHAsync_v2(tcu_fn id, void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	TCU_BEGIN(cuMemcpyDtoHAsync_v2)
-	r_ = real_(dst, src, n, s);
-	if (mode_ == 2) {
-		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoHAsync, id, r_, SBT_CM_COPY_DTOH, 0,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoHAsync_v2 real =
+	    (tcu_pfn_cuMemcpyDtoHAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n, s);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoHAsync, id, r, SBT_CM_COPY_DTOH, 0,
 		                               src, dst, n, s);
-		if (r_ == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS)
 			tcu_pending_add(seq, TCU_H(s), src, dst, n);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyDtoD_v2(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-	TCU_BEGIN(cuMemcpyDtoD_v2)
-	r_ = real_(dst, src, n);
-	if (mode_ == 2)
-		tcu_copy_record(SBT_CM_K_cuMemcpyDtoD, id, r_, SBT_CM_COPY_DTOD, dst, src, NULL, n, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoD_v2 real = (tcu_pfn_cuMemcpyDtoD_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_copy_record(SBT_CM_K_cuMemcpyDtoD, id, r, SBT_CM_COPY_DTOD, dst, src, NULL, n, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyDtoDAsync_v2(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n,
                                     CUstream s)
 {
-	TCU_BEGIN(cuMemcpyDtoDAsync_v2)
-	r_ = real_(dst, src, n, s);
-	if (mode_ == 2)
-		tcu_copy_record(SBT_CM_K_cuMemcpyDtoDAsync, id, r_, SBT_CM_COPY_DTOD, dst, src, NULL, n, s);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyDtoDAsync_v2 real =
+	    (tcu_pfn_cuMemcpyDtoDAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_copy_record(SBT_CM_K_cuMemcpyDtoDAsync, id, r, SBT_CM_COPY_DTOD, dst, src, NULL, n, s);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* Unified addressing: which side is host is decided by what we know. */
@@ -629,20 +869,36 @@ static void tcu_unified_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr
 
 CUresult tcu_m_cuMemcpy(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
-	TCU_BEGIN(cuMemcpy)
-	r_ = real_(dst, src, n);
-	if (mode_ == 2)
-		tcu_unified_record(SBT_CM_K_cuMemcpy, id, r_, dst, src, n, NULL, 0);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy real = (tcu_pfn_cuMemcpy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_unified_record(SBT_CM_K_cuMemcpy, id, r, dst, src, n, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyAsync(tcu_fn id, CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	TCU_BEGIN(cuMemcpyAsync)
-	r_ = real_(dst, src, n, s);
-	if (mode_ == 2)
-		tcu_unified_record(SBT_CM_K_cuMemcpyAsync, id, r_, dst, src, n, s, 1);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyAsync real = (tcu_pfn_cuMemcpyAsync)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, src, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_unified_record(SBT_CM_K_cuMemcpyAsync, id, r, dst, src, n, s, 1);
+out:
+	tcu_call_end();
+	return r;
 }
 
 static void tcu_peer_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr dst, CUcontext dctx,
@@ -664,21 +920,37 @@ static void tcu_peer_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr ds
 CUresult tcu_m_cuMemcpyPeer(tcu_fn id, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                             CUcontext sctx, size_t n)
 {
-	TCU_BEGIN(cuMemcpyPeer)
-	r_ = real_(dst, dctx, src, sctx, n);
-	if (mode_ == 2)
-		tcu_peer_record(SBT_CM_K_cuMemcpyPeer, id, r_, dst, dctx, src, sctx, n, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyPeer real = (tcu_pfn_cuMemcpyPeer)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, dctx, src, sctx, n);
+	if (mode == TCU_MODE_RECORD)
+		tcu_peer_record(SBT_CM_K_cuMemcpyPeer, id, r, dst, dctx, src, sctx, n, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpyPeerAsync(tcu_fn id, CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                                  CUcontext sctx, size_t n, CUstream s)
 {
-	TCU_BEGIN(cuMemcpyPeerAsync)
-	r_ = real_(dst, dctx, src, sctx, n, s);
-	if (mode_ == 2)
-		tcu_peer_record(SBT_CM_K_cuMemcpyPeerAsync, id, r_, dst, dctx, src, sctx, n, s);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpyPeerAsync real = (tcu_pfn_cuMemcpyPeerAsync)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dst, dctx, src, sctx, n, s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_peer_record(SBT_CM_K_cuMemcpyPeerAsync, id, r, dst, dctx, src, sctx, n, s);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- 2D and 3D copies --------------------------------------------------------------- */
@@ -829,62 +1101,103 @@ static void tcu_copy3_from_3d(const CUDA_MEMCPY3D *p, tcu_copy3 *m)
 
 CUresult tcu_m_cuMemcpy2D_v2(tcu_fn id, const CUDA_MEMCPY2D *p)
 {
-	TCU_BEGIN(cuMemcpy2D_v2)
-	r_ = real_(p);
-	if (mode_ == 2 && p) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy2D_v2 real = (tcu_pfn_cuMemcpy2D_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p);
+	if (mode == TCU_MODE_RECORD && p) {
 		tcu_copy3 m;
 		tcu_copy3_from_2d(p, &m);
-		tcu_copy3_record(SBT_CM_K_cuMemcpy2D, id, r_, &m, NULL, 0);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2D, id, r, &m, NULL, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpy2DUnaligned_v2(tcu_fn id, const CUDA_MEMCPY2D *p)
 {
-	TCU_BEGIN(cuMemcpy2DUnaligned_v2)
-	r_ = real_(p);
-	if (mode_ == 2 && p) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy2DUnaligned_v2 real =
+	    (tcu_pfn_cuMemcpy2DUnaligned_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p);
+	if (mode == TCU_MODE_RECORD && p) {
 		tcu_copy3 m;
 		tcu_copy3_from_2d(p, &m);
-		tcu_copy3_record(SBT_CM_K_cuMemcpy2DUnaligned, id, r_, &m, NULL, 0);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2DUnaligned, id, r, &m, NULL, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpy2DAsync_v2(tcu_fn id, const CUDA_MEMCPY2D *p, CUstream s)
 {
-	TCU_BEGIN(cuMemcpy2DAsync_v2)
-	r_ = real_(p, s);
-	if (mode_ == 2 && p) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy2DAsync_v2 real = (tcu_pfn_cuMemcpy2DAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, s);
+	if (mode == TCU_MODE_RECORD && p) {
 		tcu_copy3 m;
 		tcu_copy3_from_2d(p, &m);
-		tcu_copy3_record(SBT_CM_K_cuMemcpy2DAsync, id, r_, &m, s, 1);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy2DAsync, id, r, &m, s, 1);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpy3D_v2(tcu_fn id, const CUDA_MEMCPY3D *p)
 {
-	TCU_BEGIN(cuMemcpy3D_v2)
-	r_ = real_(p);
-	if (mode_ == 2 && p) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy3D_v2 real = (tcu_pfn_cuMemcpy3D_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p);
+	if (mode == TCU_MODE_RECORD && p) {
 		tcu_copy3 m;
 		tcu_copy3_from_3d(p, &m);
-		tcu_copy3_record(SBT_CM_K_cuMemcpy3D, id, r_, &m, NULL, 0);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy3D, id, r, &m, NULL, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuMemcpy3DAsync_v2(tcu_fn id, const CUDA_MEMCPY3D *p, CUstream s)
 {
-	TCU_BEGIN(cuMemcpy3DAsync_v2)
-	r_ = real_(p, s);
-	if (mode_ == 2 && p) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuMemcpy3DAsync_v2 real = (tcu_pfn_cuMemcpy3DAsync_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(p, s);
+	if (mode == TCU_MODE_RECORD && p) {
 		tcu_copy3 m;
 		tcu_copy3_from_3d(p, &m);
-		tcu_copy3_record(SBT_CM_K_cuMemcpy3DAsync, id, r_, &m, s, 1);
+		tcu_copy3_record(SBT_CM_K_cuMemcpy3DAsync, id, r, &m, s, 1);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- memsets ----------------------------------------------------------------------- */
@@ -907,43 +1220,75 @@ static void tcu_memset_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 	tcu_emit(k, id, &c, CAP_REC_WORK);
 }
 
-#define TCU_MEMSET_1D(canon, kind, T, elem)                                               \
-	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n)                      \
-	{                                                                                      \
-		TCU_BEGIN(canon)                                                                   \
-		r_ = real_(dst, v, n);                                                             \
-		if (mode_ == 2)                                                                    \
-			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, 0, v, elem, n, 0, NULL);        \
-		TCU_END                                                                            \
+#define TCU_MEMSET_1D(canon, kind, T, elem)                                            \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n)                  \
+	{                                                                                  \
+		tcu_mode mode;                                                                 \
+		CUresult r;                                                                    \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);        \
+		if (!real) {                                                                   \
+			r = tcu_no_driver(id);                                                     \
+			goto out;                                                                  \
+		}                                                                              \
+		r = real(dst, v, n);                                                           \
+		if (mode == TCU_MODE_RECORD)                                                   \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, NULL);    \
+	out:                                                                               \
+		tcu_call_end();                                                                \
+		return r;                                                                      \
 	}
-#define TCU_MEMSET_1D_ASYNC(canon, kind, T, elem)                                         \
-	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n, CUstream s)          \
-	{                                                                                      \
-		TCU_BEGIN(canon)                                                                   \
-		r_ = real_(dst, v, n, s);                                                          \
-		if (mode_ == 2)                                                                    \
-			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, 0, v, elem, n, 0, s);           \
-		TCU_END                                                                            \
+#define TCU_MEMSET_1D_ASYNC(canon, kind, T, elem)                                      \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, T v, size_t n, CUstream s)      \
+	{                                                                                  \
+		tcu_mode mode;                                                                 \
+		CUresult r;                                                                    \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);        \
+		if (!real) {                                                                   \
+			r = tcu_no_driver(id);                                                     \
+			goto out;                                                                  \
+		}                                                                              \
+		r = real(dst, v, n, s);                                                        \
+		if (mode == TCU_MODE_RECORD)                                                   \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, 0, v, elem, n, 0, s);       \
+	out:                                                                               \
+		tcu_call_end();                                                                \
+		return r;                                                                      \
 	}
-#define TCU_MEMSET_2D(canon, kind, T, elem)                                               \
-	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,       \
-	                       size_t h)                                                       \
-	{                                                                                      \
-		TCU_BEGIN(canon)                                                                   \
-		r_ = real_(dst, pitch, v, w, h);                                                   \
-		if (mode_ == 2)                                                                    \
-			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, pitch, v, elem, w, h, NULL);    \
-		TCU_END                                                                            \
+#define TCU_MEMSET_2D(canon, kind, T, elem)                                            \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,    \
+	                       size_t h)                                                   \
+	{                                                                                  \
+		tcu_mode mode;                                                                 \
+		CUresult r;                                                                    \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);        \
+		if (!real) {                                                                   \
+			r = tcu_no_driver(id);                                                     \
+			goto out;                                                                  \
+		}                                                                              \
+		r = real(dst, pitch, v, w, h);                                                 \
+		if (mode == TCU_MODE_RECORD)                                                   \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, NULL); \
+	out:                                                                               \
+		tcu_call_end();                                                                \
+		return r;                                                                      \
 	}
-#define TCU_MEMSET_2D_ASYNC(canon, kind, T, elem)                                         \
-	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,       \
-	                       size_t h, CUstream s)                                           \
-	{                                                                                      \
-		TCU_BEGIN(canon)                                                                   \
-		r_ = real_(dst, pitch, v, w, h, s);                                                \
-		if (mode_ == 2)                                                                    \
-			tcu_memset_record(SBT_CM_K_##kind, id, r_, dst, pitch, v, elem, w, h, s);       \
-		TCU_END                                                                            \
+#define TCU_MEMSET_2D_ASYNC(canon, kind, T, elem)                                      \
+	CUresult tcu_m_##canon(tcu_fn id, CUdeviceptr dst, size_t pitch, T v, size_t w,    \
+	                       size_t h, CUstream s)                                       \
+	{                                                                                  \
+		tcu_mode mode;                                                                 \
+		CUresult r;                                                                    \
+		tcu_pfn_##canon real = (tcu_pfn_##canon)tcu_call_begin_mode(id, &mode);        \
+		if (!real) {                                                                   \
+			r = tcu_no_driver(id);                                                     \
+			goto out;                                                                  \
+		}                                                                              \
+		r = real(dst, pitch, v, w, h, s);                                              \
+		if (mode == TCU_MODE_RECORD)                                                   \
+			tcu_memset_record(SBT_CM_K_##kind, id, r, dst, pitch, v, elem, w, h, s);   \
+	out:                                                                               \
+		tcu_call_end();                                                                \
+		return r;                                                                      \
 	}
 
 TCU_MEMSET_1D(cuMemsetD8_v2, cuMemsetD8, unsigned char, 1)

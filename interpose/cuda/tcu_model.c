@@ -26,31 +26,47 @@ static void tcu_str(sbt_cm_call *c, const char *s)
 
 CUresult tcu_m_cuInit(tcu_fn id, unsigned int flags)
 {
-	TCU_BEGIN(cuInit)
-	r_ = real_(flags);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuInit real = (tcu_pfn_cuInit)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(flags);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.flags = flags;
 		tcu_emit(SBT_CM_K_cuInit, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuDeviceGet(tcu_fn id, CUdevice *dev, int ordinal)
 {
-	TCU_BEGIN(cuDeviceGet)
-	r_ = real_(dev, ordinal);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuDeviceGet real = (tcu_pfn_cuDeviceGet)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dev, ordinal);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.value = (uint64_t)ordinal;
-		c.device = r_ == CUDA_SUCCESS && dev ? *dev : 0;
+		c.device = r == CUDA_SUCCESS && dev ? *dev : 0;
 		tcu_emit(SBT_CM_K_cuDeviceGet, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /*
@@ -109,145 +125,244 @@ static void tcu_ctx_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUcontext ctx, 
 
 CUresult tcu_m_cuCtxCreate_v2(tcu_fn id, CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-	TCU_BEGIN(cuCtxCreate_v2)
-	r_ = real_(pctx, flags, dev);
-	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxCreate_v2 real = (tcu_pfn_cuCtxCreate_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pctx, flags, dev);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
 		tcu_ctx_seen(TCU_H(*pctx), 1);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r, r == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxCreate_v4(tcu_fn id, CUcontext *pctx, CUctxCreateParams *params,
                               unsigned int flags, CUdevice dev)
 {
-	TCU_BEGIN(cuCtxCreate_v4)
-	r_ = real_(pctx, params, flags, dev);
-	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxCreate_v4 real = (tcu_pfn_cuCtxCreate_v4)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pctx, params, flags, dev);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
 		tcu_ctx_seen(TCU_H(*pctx), 1);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r_, r_ == CUDA_SUCCESS && pctx ? *pctx : NULL,
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r, r == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxDestroy_v2(tcu_fn id, CUcontext ctx)
 {
-	TCU_BEGIN(cuCtxDestroy_v2)
-	r_ = real_(ctx);
-	if (r_ == CUDA_SUCCESS) { /* the handle may come back for another context */
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxDestroy_v2 real = (tcu_pfn_cuCtxDestroy_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ctx);
+	if (r == CUDA_SUCCESS) { /* the handle may come back for another context */
 		pthread_mutex_lock(&tcu_g.mu);
 		tcu_map_del(&tcu_g.ctxs, TCU_H(ctx));
 		pthread_mutex_unlock(&tcu_g.mu);
 	}
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxDestroy, id, r_, ctx, 0, 0);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxDestroy, id, r, ctx, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxSetCurrent(tcu_fn id, CUcontext ctx)
 {
-	TCU_BEGIN(cuCtxSetCurrent)
-	r_ = real_(ctx);
-	if (mode_ == 2 && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxSetCurrent real = (tcu_pfn_cuCtxSetCurrent)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ctx);
+	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS)
 		tcu_ctx_infer(id, ctx, 1);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxSetCurrent, id, r_, ctx, 0, 0);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxSetCurrent, id, r, ctx, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxPushCurrent_v2(tcu_fn id, CUcontext ctx)
 {
-	TCU_BEGIN(cuCtxPushCurrent_v2)
-	r_ = real_(ctx);
-	if (mode_ == 2 && r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxPushCurrent_v2 real = (tcu_pfn_cuCtxPushCurrent_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ctx);
+	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS)
 		tcu_ctx_infer(id, ctx, 1);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxPushCurrent, id, r_, ctx, 0, 0);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxPushCurrent, id, r, ctx, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxPopCurrent_v2(tcu_fn id, CUcontext *pctx)
 {
-	TCU_BEGIN(cuCtxPopCurrent_v2)
-	r_ = real_(pctx);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuCtxPopCurrent, id, r_,
-		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, 0);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxPopCurrent_v2 real = (tcu_pfn_cuCtxPopCurrent_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pctx);
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuCtxPopCurrent, id, r,
+		               r == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxGetCurrent(tcu_fn id, CUcontext *pctx)
 {
-	TCU_BEGIN(cuCtxGetCurrent)
-	r_ = real_(pctx);
-	if (mode_ == 2 && r_ == CUDA_SUCCESS && pctx)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxGetCurrent real = (tcu_pfn_cuCtxGetCurrent)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pctx);
+	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS && pctx)
 		tcu_ctx_infer(id, *pctx, 1);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* CUDA 13: synchronizes ctx (NULL: the current context). */
 CUresult tcu_m_cuCtxSynchronize_v2(tcu_fn id, CUcontext ctx)
 {
-	TCU_BEGIN(cuCtxSynchronize_v2)
-	r_ = real_(ctx);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxSynchronize_v2 real = (tcu_pfn_cuCtxSynchronize_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ctx);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		tcu_ctx_infer(id, ctx, 0);
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.ctx = TCU_H(ctx);
 		tcu_emit(SBT_CM_K_cuCtxSynchronize, id, &c, 0);
-		if (r_ == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_all();
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuCtxSynchronize(tcu_fn id)
 {
-	TCU_BEGIN(cuCtxSynchronize)
-	r_ = real_();
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuCtxSynchronize real = (tcu_pfn_cuCtxSynchronize)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real();
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		tcu_emit(SBT_CM_K_cuCtxSynchronize, id, &c, 0);
-		if (r_ == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_all();
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuDevicePrimaryCtxRetain(tcu_fn id, CUcontext *pctx, CUdevice dev)
 {
-	TCU_BEGIN(cuDevicePrimaryCtxRetain)
-	r_ = real_(pctx, dev);
-	if (mode_ && r_ == CUDA_SUCCESS && pctx)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuDevicePrimaryCtxRetain real =
+	    (tcu_pfn_cuDevicePrimaryCtxRetain)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pctx, dev);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
 		tcu_ctx_seen(TCU_H(*pctx), 1);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRetain, id, r_,
-		               r_ == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, dev);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRetain, id, r,
+		               r == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, dev);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuDevicePrimaryCtxRelease_v2(tcu_fn id, CUdevice dev)
 {
-	TCU_BEGIN(cuDevicePrimaryCtxRelease_v2)
-	r_ = real_(dev);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRelease, id, r_, NULL, 0, dev);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuDevicePrimaryCtxRelease_v2 real =
+	    (tcu_pfn_cuDevicePrimaryCtxRelease_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dev);
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRelease, id, r, NULL, 0, dev);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuDevicePrimaryCtxReset_v2(tcu_fn id, CUdevice dev)
 {
-	TCU_BEGIN(cuDevicePrimaryCtxReset_v2)
-	r_ = real_(dev);
-	if (mode_ == 2)
-		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxReset, id, r_, NULL, 0, dev);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuDevicePrimaryCtxReset_v2 real =
+	    (tcu_pfn_cuDevicePrimaryCtxReset_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dev);
+	if (mode == TCU_MODE_RECORD)
+		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxReset, id, r, NULL, 0, dev);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- modules and libraries ---------------------------------------------------- */
@@ -426,69 +541,119 @@ static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handl
 
 CUresult tcu_m_cuModuleLoad(tcu_fn id, CUmodule *mod, const char *fname)
 {
-	TCU_BEGIN(cuModuleLoad)
-	r_ = real_(mod, fname);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuModuleLoad, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname, 0, NULL,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleLoad real = (tcu_pfn_cuModuleLoad)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod, fname);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuModuleLoad, id, r,
+		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname, 0, NULL,
 		                NULL);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuModuleLoadData(tcu_fn id, CUmodule *mod, const void *image)
 {
-	TCU_BEGIN(cuModuleLoadData)
-	r_ = real_(mod, image);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuModuleLoadData, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, 0, NULL, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleLoadData real = (tcu_pfn_cuModuleLoadData)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod, image);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuModuleLoadData, id, r,
+		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, 0, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuModuleLoadDataEx(tcu_fn id, CUmodule *mod, const void *image, unsigned int n,
                                   CUjit_option *opts, void **vals)
 {
-	TCU_BEGIN(cuModuleLoadDataEx)
-	r_ = real_(mod, image, n, opts, vals);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuModuleLoadDataEx, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, n, opts, vals);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleLoadDataEx real = (tcu_pfn_cuModuleLoadDataEx)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod, image, n, opts, vals);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuModuleLoadDataEx, id, r,
+		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, n, opts, vals);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuModuleLoadFatBinary(tcu_fn id, CUmodule *mod, const void *fatbin)
 {
-	TCU_BEGIN(cuModuleLoadFatBinary)
-	r_ = real_(mod, fatbin);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuModuleLoadFatBinary, id, r_,
-		                r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL, 0, NULL, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleLoadFatBinary real =
+	    (tcu_pfn_cuModuleLoadFatBinary)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod, fatbin);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuModuleLoadFatBinary, id, r,
+		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL, 0, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryLoadData(tcu_fn id, CUlibrary *lib, const void *code, CUjit_option *jo,
                                  void **jv, unsigned int njit, CUlibraryOption *lo, void **lv,
                                  unsigned int nlib)
 {
-	TCU_BEGIN(cuLibraryLoadData)
-	r_ = real_(lib, code, jo, jv, njit, lo, lv, nlib);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuLibraryLoadData, id, r_,
-		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL, njit, jo, jv);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryLoadData real = (tcu_pfn_cuLibraryLoadData)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(lib, code, jo, jv, njit, lo, lv, nlib);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuLibraryLoadData, id, r,
+		                r == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL, njit, jo, jv);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryLoadFromFile(tcu_fn id, CUlibrary *lib, const char *path, CUjit_option *jo,
                                      void **jv, unsigned int njit, CUlibraryOption *lo, void **lv,
                                      unsigned int nlib)
 {
-	TCU_BEGIN(cuLibraryLoadFromFile)
-	r_ = real_(lib, path, jo, jv, njit, lo, lv, nlib);
-	if (mode_ == 2)
-		tcu_load_record(SBT_CM_K_cuLibraryLoadFromFile, id, r_,
-		                r_ == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path, njit, jo,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryLoadFromFile real =
+	    (tcu_pfn_cuLibraryLoadFromFile)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(lib, path, jo, jv, njit, lo, lv, nlib);
+	if (mode == TCU_MODE_RECORD)
+		tcu_load_record(SBT_CM_K_cuLibraryLoadFromFile, id, r,
+		                r == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path, njit, jo,
 		                jv);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 static void tcu_handle_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
@@ -505,72 +670,120 @@ static void tcu_handle_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t han
 
 CUresult tcu_m_cuModuleUnload(tcu_fn id, CUmodule mod)
 {
-	TCU_BEGIN(cuModuleUnload)
-	r_ = real_(mod);
-	if (r_ == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleUnload real = (tcu_pfn_cuModuleUnload)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod);
+	if (r == CUDA_SUCCESS) /* its function handles may come back, meaning others */
 		atomic_fetch_add(&tcu_g.unloads, 1);
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuModuleUnload, id, r_, TCU_H(mod), 0, NULL);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuModuleUnload, id, r, TCU_H(mod), 0, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryUnload(tcu_fn id, CUlibrary lib)
 {
-	TCU_BEGIN(cuLibraryUnload)
-	r_ = real_(lib);
-	if (r_ == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryUnload real = (tcu_pfn_cuLibraryUnload)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(lib);
+	if (r == CUDA_SUCCESS) /* its function handles may come back, meaning others */
 		atomic_fetch_add(&tcu_g.unloads, 1);
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuLibraryUnload, id, r_, TCU_H(lib), 0, NULL);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuLibraryUnload, id, r, TCU_H(lib), 0, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuModuleGetFunction(tcu_fn id, CUfunction *fn, CUmodule mod, const char *name)
 {
-	TCU_BEGIN(cuModuleGetFunction)
-	r_ = real_(fn, mod, name);
-	if (mode_ && r_ == CUDA_SUCCESS && fn)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleGetFunction real = (tcu_pfn_cuModuleGetFunction)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(fn, mod, name);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && fn)
 		tcu_func_note(TCU_H(*fn), name, 0);
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuModuleGetFunction, id, r_,
-		                  r_ == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(mod), name);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuModuleGetFunction, id, r,
+		                  r == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(mod), name);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryGetKernel(tcu_fn id, CUkernel *k, CUlibrary lib, const char *name)
 {
-	TCU_BEGIN(cuLibraryGetKernel)
-	r_ = real_(k, lib, name);
-	if (mode_ && r_ == CUDA_SUCCESS && k)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryGetKernel real = (tcu_pfn_cuLibraryGetKernel)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(k, lib, name);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && k)
 		tcu_func_note(TCU_H(*k), name, 1);
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuLibraryGetKernel, id, r_,
-		                  r_ == CUDA_SUCCESS && k ? TCU_H(*k) : 0, TCU_H(lib), name);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuLibraryGetKernel, id, r,
+		                  r == CUDA_SUCCESS && k ? TCU_H(*k) : 0, TCU_H(lib), name);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryGetModule(tcu_fn id, CUmodule *mod, CUlibrary lib)
 {
-	TCU_BEGIN(cuLibraryGetModule)
-	r_ = real_(mod, lib);
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuLibraryGetModule, id, r_,
-		                  r_ == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, TCU_H(lib), NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryGetModule real = (tcu_pfn_cuLibraryGetModule)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(mod, lib);
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuLibraryGetModule, id, r,
+		                  r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, TCU_H(lib), NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuKernelGetFunction(tcu_fn id, CUfunction *fn, CUkernel k)
 {
-	TCU_BEGIN(cuKernelGetFunction)
-	r_ = real_(fn, k);
-	if (mode_ && r_ == CUDA_SUCCESS && fn) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuKernelGetFunction real = (tcu_pfn_cuKernelGetFunction)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(fn, k);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && fn) {
 		const tcu_func *kf = tcu_func_get(TCU_H(k));
 		tcu_func_note(TCU_H(*fn), kf ? kf->name : NULL, 0);
 	}
-	if (mode_ == 2)
-		tcu_handle_record(SBT_CM_K_cuKernelGetFunction, id, r_,
-		                  r_ == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(k), NULL);
-	TCU_END
+	if (mode == TCU_MODE_RECORD)
+		tcu_handle_record(SBT_CM_K_cuKernelGetFunction, id, r,
+		                  r == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(k), NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 static void tcu_global_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr *dptr,
@@ -600,30 +813,47 @@ CUresult tcu_m_cuModuleGetGlobal_v2(tcu_fn id, CUdeviceptr *dptr, size_t *bytes,
                                     const char *name)
 {
 	size_t own_bytes = 0;
-	TCU_BEGIN(cuModuleGetGlobal_v2)
-	r_ = real_(dptr, bytes ? bytes : &own_bytes, mod, name);
-	if (mode_) {
-		tcu_global_track(r_, dptr, bytes ? bytes : &own_bytes);
-		if (mode_ == 2)
-			tcu_global_record(SBT_CM_K_cuModuleGetGlobal, id, r_, dptr,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuModuleGetGlobal_v2 real =
+	    (tcu_pfn_cuModuleGetGlobal_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dptr, bytes ? bytes : &own_bytes, mod, name);
+	if (mode != TCU_MODE_NESTED) {
+		tcu_global_track(r, dptr, bytes ? bytes : &own_bytes);
+		if (mode == TCU_MODE_RECORD)
+			tcu_global_record(SBT_CM_K_cuModuleGetGlobal, id, r, dptr,
 			                  bytes ? bytes : &own_bytes, TCU_H(mod), name);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLibraryGetGlobal(tcu_fn id, CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,
                                   const char *name)
 {
 	size_t own_bytes = 0;
-	TCU_BEGIN(cuLibraryGetGlobal)
-	r_ = real_(dptr, bytes ? bytes : &own_bytes, lib, name);
-	if (mode_) {
-		tcu_global_track(r_, dptr, bytes ? bytes : &own_bytes);
-		if (mode_ == 2)
-			tcu_global_record(SBT_CM_K_cuLibraryGetGlobal, id, r_, dptr,
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLibraryGetGlobal real = (tcu_pfn_cuLibraryGetGlobal)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(dptr, bytes ? bytes : &own_bytes, lib, name);
+	if (mode != TCU_MODE_NESTED) {
+		tcu_global_track(r, dptr, bytes ? bytes : &own_bytes);
+		if (mode == TCU_MODE_RECORD)
+			tcu_global_record(SBT_CM_K_cuLibraryGetGlobal, id, r, dptr,
 			                  bytes ? bytes : &own_bytes, TCU_H(lib), name);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- launches ------------------------------------------------------------------ */
@@ -732,15 +962,23 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, extra, NULL, 0, 0, 0};
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	TCU_BEGIN(cuLaunchKernel)
-	if (mode_ == 2)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLaunchKernel real = (tcu_pfn_cuLaunchKernel)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	if (mode == TCU_MODE_RECORD)
 		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
-	r_ = real_(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
-	if (mode_ == 2) {
-		tcu_launch_record(SBT_CM_K_cuLaunchKernel, id, r_, &l);
+	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_launch_record(SBT_CM_K_cuLaunchKernel, id, r, &l);
 		tcu_launch_after(ordinal, s, ptds, l.capturing);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
@@ -751,15 +989,24 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, NULL, NULL, 0, 0, 0};
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	TCU_BEGIN(cuLaunchCooperativeKernel)
-	if (mode_ == 2)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLaunchCooperativeKernel real =
+	    (tcu_pfn_cuLaunchCooperativeKernel)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	if (mode == TCU_MODE_RECORD)
 		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
-	r_ = real_(f, gx, gy, gz, bx, by, bz, shared, s, params);
-	if (mode_ == 2) {
-		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, id, r_, &l);
+	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, id, r, &l);
 		tcu_launch_after(ordinal, s, ptds, l.capturing);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction f, void **params,
@@ -768,6 +1015,9 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	tcu_launch l;
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLaunchKernelEx real;
 	memset(&l, 0, sizeof(l));
 	l.f = f;
 	l.params = params;
@@ -784,49 +1034,69 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 		l.attrs = cfg->attrs;
 		l.nattrs = cfg->numAttrs;
 	}
-	{
-		TCU_BEGIN(cuLaunchKernelEx)
-		if (mode_ == 2)
-			ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
-		r_ = real_(cfg, f, params, extra);
-		if (mode_ == 2) {
-			tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, id, r_, &l);
-			tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
-		}
-		TCU_END
+	real = (tcu_pfn_cuLaunchKernelEx)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
 	}
+	if (mode == TCU_MODE_RECORD)
+		ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
+	r = real(cfg, f, params, extra);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, id, r, &l);
+		tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
+	}
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 {
-	TCU_BEGIN(cuGraphLaunch)
-	r_ = real_(exec, s);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphLaunch real = (tcu_pfn_cuGraphLaunch)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, s);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.handle = TCU_H(exec);
 		c.stream = TCU_H(s);
 		tcu_emit(SBT_CM_K_cuGraphLaunch, id, &c, CAP_REC_WORK);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuLaunchHostFunc(tcu_fn id, CUstream s, CUhostFn fn, void *user)
 {
-	TCU_BEGIN(cuLaunchHostFunc)
-	r_ = real_(s, fn, user);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuLaunchHostFunc real = (tcu_pfn_cuLaunchHostFunc)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s, fn, user);
+	if (mode == TCU_MODE_RECORD) {
 		static const char note[] = "host code is never replayed";
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.stream = TCU_H(s);
 		c.note = (const uint8_t *)note;
 		c.note_len = sizeof(note) - 1;
 		tcu_emit(SBT_CM_K_cuLaunchHostFunc, id, &c, CAP_REC_WORK);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- function attributes and graphs ----------------------------------------------- */
@@ -836,35 +1106,52 @@ CUresult tcu_m_cuLaunchHostFunc(tcu_fn id, CUstream s, CUhostFn fn, void *user)
 CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute attr, int val, CUkernel k,
                                     CUdevice dev)
 {
-	TCU_BEGIN(cuKernelSetAttribute)
-	r_ = real_(attr, val, k, dev);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuKernelSetAttribute real =
+	    (tcu_pfn_cuKernelSetAttribute)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(attr, val, k, dev);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.handle = TCU_H(k);
 		c.attr = (uint64_t)attr;
 		c.ivalue = val;
 		c.device = dev;
 		tcu_emit(SBT_CM_K_cuKernelSetAttribute, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuFuncSetAttribute(tcu_fn id, CUfunction f, CUfunction_attribute attr, int val)
 {
-	TCU_BEGIN(cuFuncSetAttribute)
-	r_ = real_(f, attr, val);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuFuncSetAttribute real = (tcu_pfn_cuFuncSetAttribute)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(f, attr, val);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.handle = TCU_H(f);
 		c.attr = (uint64_t)attr;
 		c.ivalue = val;
 		tcu_emit(SBT_CM_K_cuFuncSetAttribute, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 static void tcu_graph_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
@@ -882,12 +1169,21 @@ static void tcu_graph_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t hand
 CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph g,
                                            unsigned long long flags)
 {
-	TCU_BEGIN(cuGraphInstantiateWithFlags)
-	r_ = real_(exec, g, flags);
-	if (mode_ == 2)
-		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r_,
-		                 r_ == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g), flags);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphInstantiateWithFlags real =
+	    (tcu_pfn_cuGraphInstantiateWithFlags)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, g, flags);
+	if (mode == TCU_MODE_RECORD)
+		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r,
+		                 r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g), flags);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* The upload stream of the parameters is not kept: replay instantiates
@@ -895,31 +1191,56 @@ CUresult tcu_m_cuGraphInstantiateWithFlags(tcu_fn id, CUgraphExec *exec, CUgraph
 CUresult tcu_m_cuGraphInstantiateWithParams(tcu_fn id, CUgraphExec *exec, CUgraph g,
                                             CUDA_GRAPH_INSTANTIATE_PARAMS *params)
 {
-	TCU_BEGIN(cuGraphInstantiateWithParams)
-	r_ = real_(exec, g, params);
-	if (mode_ == 2)
-		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r_,
-		                 r_ == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g),
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphInstantiateWithParams real =
+	    (tcu_pfn_cuGraphInstantiateWithParams)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec, g, params);
+	if (mode == TCU_MODE_RECORD)
+		tcu_graph_record(SBT_CM_K_cuGraphInstantiate, id, r,
+		                 r == CUDA_SUCCESS && exec ? TCU_H(*exec) : 0, TCU_H(g),
 		                 params ? params->flags : 0);
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuGraphExecDestroy(tcu_fn id, CUgraphExec exec)
 {
-	TCU_BEGIN(cuGraphExecDestroy)
-	r_ = real_(exec);
-	if (mode_ == 2)
-		tcu_graph_record(SBT_CM_K_cuGraphExecDestroy, id, r_, TCU_H(exec), 0, 0);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphExecDestroy real = (tcu_pfn_cuGraphExecDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(exec);
+	if (mode == TCU_MODE_RECORD)
+		tcu_graph_record(SBT_CM_K_cuGraphExecDestroy, id, r, TCU_H(exec), 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuGraphDestroy(tcu_fn id, CUgraph g)
 {
-	TCU_BEGIN(cuGraphDestroy)
-	r_ = real_(g);
-	if (mode_ == 2)
-		tcu_graph_record(SBT_CM_K_cuGraphDestroy, id, r_, TCU_H(g), 0, 0);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuGraphDestroy real = (tcu_pfn_cuGraphDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(g);
+	if (mode == TCU_MODE_RECORD)
+		tcu_graph_record(SBT_CM_K_cuGraphDestroy, id, r, TCU_H(g), 0, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- texture and surface objects --------------------------------------------------------- */
@@ -955,40 +1276,72 @@ static void tcu_texobj_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t han
 CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject *out, const CUDA_RESOURCE_DESC *res,
                                  const CUDA_TEXTURE_DESC *tex, const CUDA_RESOURCE_VIEW_DESC *view)
 {
-	TCU_BEGIN(cuTexObjectCreate)
-	r_ = real_(out, res, tex, view);
-	if (mode_ == 2)
-		tcu_texobj_record(SBT_CM_K_cuTexObjectCreate, id, r_,
-		                  r_ == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, tex, view);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuTexObjectCreate real = (tcu_pfn_cuTexObjectCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, res, tex, view);
+	if (mode == TCU_MODE_RECORD)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectCreate, id, r,
+		                  r == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, tex, view);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject *out, const CUDA_RESOURCE_DESC *res)
 {
-	TCU_BEGIN(cuSurfObjectCreate)
-	r_ = real_(out, res);
-	if (mode_ == 2)
-		tcu_texobj_record(SBT_CM_K_cuSurfObjectCreate, id, r_,
-		                  r_ == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, NULL, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuSurfObjectCreate real = (tcu_pfn_cuSurfObjectCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(out, res);
+	if (mode == TCU_MODE_RECORD)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectCreate, id, r,
+		                  r == CUDA_SUCCESS && out ? (uint64_t)*out : 0, res, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject h)
 {
-	TCU_BEGIN(cuTexObjectDestroy)
-	r_ = real_(h);
-	if (mode_ == 2)
-		tcu_texobj_record(SBT_CM_K_cuTexObjectDestroy, id, r_, (uint64_t)h, NULL, NULL, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuTexObjectDestroy real = (tcu_pfn_cuTexObjectDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(h);
+	if (mode == TCU_MODE_RECORD)
+		tcu_texobj_record(SBT_CM_K_cuTexObjectDestroy, id, r, (uint64_t)h, NULL, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject h)
 {
-	TCU_BEGIN(cuSurfObjectDestroy)
-	r_ = real_(h);
-	if (mode_ == 2)
-		tcu_texobj_record(SBT_CM_K_cuSurfObjectDestroy, id, r_, (uint64_t)h, NULL, NULL, NULL);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuSurfObjectDestroy real = (tcu_pfn_cuSurfObjectDestroy)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(h);
+	if (mode == TCU_MODE_RECORD)
+		tcu_texobj_record(SBT_CM_K_cuSurfObjectDestroy, id, r, (uint64_t)h, NULL, NULL, NULL);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* ---- streams and events ----------------------------------------------------------- */
@@ -1007,75 +1360,124 @@ static uint64_t tcu_stream_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUstream
 
 CUresult tcu_m_cuStreamCreate(tcu_fn id, CUstream *ps, unsigned int flags)
 {
-	TCU_BEGIN(cuStreamCreate)
-	r_ = real_(ps, flags);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamCreate real = (tcu_pfn_cuStreamCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ps, flags);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.handle = r_ == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
+		c.result = r;
+		c.handle = r == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
 		c.flags = flags;
 		tcu_emit(SBT_CM_K_cuStreamCreate, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamCreateWithPriority(tcu_fn id, CUstream *ps, unsigned int flags, int prio)
 {
-	TCU_BEGIN(cuStreamCreateWithPriority)
-	r_ = real_(ps, flags, prio);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamCreateWithPriority real =
+	    (tcu_pfn_cuStreamCreateWithPriority)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(ps, flags, prio);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
-		c.handle = r_ == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
+		c.result = r;
+		c.handle = r == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
 		c.flags = flags;
 		c.priority = prio;
 		tcu_emit(SBT_CM_K_cuStreamCreateWithPriority, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamDestroy_v2(tcu_fn id, CUstream s)
 {
-	TCU_BEGIN(cuStreamDestroy_v2)
-	r_ = real_(s);
-	if (mode_ == 2)
-		tcu_stream_record(SBT_CM_K_cuStreamDestroy, id, r_, s, NULL, 0);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamDestroy_v2 real = (tcu_pfn_cuStreamDestroy_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s);
+	if (mode == TCU_MODE_RECORD)
+		tcu_stream_record(SBT_CM_K_cuStreamDestroy, id, r, s, NULL, 0);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamSynchronize(tcu_fn id, CUstream s)
 {
-	TCU_BEGIN(cuStreamSynchronize)
-	r_ = real_(s);
-	if (mode_ == 2) {
-		tcu_stream_record(SBT_CM_K_cuStreamSynchronize, id, r_, s, NULL, 0);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamSynchronize real = (tcu_pfn_cuStreamSynchronize)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_stream_record(SBT_CM_K_cuStreamSynchronize, id, r, s, NULL, 0);
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_stream(TCU_H(s), UINT64_MAX);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamQuery(tcu_fn id, CUstream s)
 {
-	TCU_BEGIN(cuStreamQuery)
-	r_ = real_(s);
-	if (mode_ == 2) {
-		tcu_stream_record(SBT_CM_K_cuStreamQuery, id, r_, s, NULL, 0);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamQuery real = (tcu_pfn_cuStreamQuery)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_stream_record(SBT_CM_K_cuStreamQuery, id, r, s, NULL, 0);
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_stream(TCU_H(s), UINT64_MAX);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int flags)
 {
-	TCU_BEGIN(cuStreamWaitEvent)
-	r_ = real_(s, e, flags);
-	if (mode_ == 2)
-		tcu_stream_record(SBT_CM_K_cuStreamWaitEvent, id, r_, s, e, flags);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamWaitEvent real = (tcu_pfn_cuStreamWaitEvent)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s, e, flags);
+	if (mode == TCU_MODE_RECORD)
+		tcu_stream_record(SBT_CM_K_cuStreamWaitEvent, id, r, s, e, flags);
+out:
+	tcu_call_end();
+	return r;
 }
 
 /* Every call that begins a capture is tracked (tcu_capture.c), recording
@@ -1083,23 +1485,41 @@ CUresult tcu_m_cuStreamWaitEvent(tcu_fn id, CUstream s, CUevent e, unsigned int 
 CUresult tcu_m_cuStreamBeginCapture_v2(tcu_fn id, CUstream s, CUstreamCaptureMode m)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	TCU_BEGIN(cuStreamBeginCapture_v2)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamBeginCapture_v2 real =
+	    (tcu_pfn_cuStreamBeginCapture_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
 	tcu_capture_begin_pre(s, ptds);
-	r_ = real_(s, m);
-	tcu_capture_begin_post(s, ptds, r_);
-	if (mode_ == 2)
-		tcu_stream_record(SBT_CM_K_cuStreamBeginCapture, id, r_, s, NULL, (unsigned)m);
-	TCU_END
+	r = real(s, m);
+	tcu_capture_begin_post(s, ptds, r);
+	if (mode == TCU_MODE_RECORD)
+		tcu_stream_record(SBT_CM_K_cuStreamBeginCapture, id, r, s, NULL, (unsigned)m);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamBeginCapture(tcu_fn id, CUstream s)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	TCU_BEGIN(cuStreamBeginCapture)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamBeginCapture real =
+	    (tcu_pfn_cuStreamBeginCapture)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
 	tcu_capture_begin_pre(s, ptds);
-	r_ = real_(s);
-	tcu_capture_begin_post(s, ptds, r_);
-	TCU_END
+	r = real(s);
+	tcu_capture_begin_post(s, ptds, r);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
@@ -1107,97 +1527,163 @@ CUresult tcu_m_cuStreamBeginCaptureToGraph(tcu_fn id, CUstream s, CUgraph g,
                                            size_t ndeps, CUstreamCaptureMode m)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	TCU_BEGIN(cuStreamBeginCaptureToGraph)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamBeginCaptureToGraph real =
+	    (tcu_pfn_cuStreamBeginCaptureToGraph)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
 	tcu_capture_begin_pre(s, ptds);
-	r_ = real_(s, g, deps, data, ndeps, m);
-	tcu_capture_begin_post(s, ptds, r_);
-	TCU_END
+	r = real(s, g, deps, data, ndeps, m);
+	tcu_capture_begin_post(s, ptds, r);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuStreamEndCapture(tcu_fn id, CUstream s, CUgraph *graph)
 {
-	TCU_BEGIN(cuStreamEndCapture)
-	r_ = real_(s, graph);
-	tcu_capture_end(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, r_);
-	if (mode_ == 2) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuStreamEndCapture real = (tcu_pfn_cuStreamEndCapture)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(s, graph);
+	tcu_capture_end(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, r);
+	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
-		c.result = r_;
+		c.result = r;
 		c.stream = TCU_H(s);
-		c.handle = r_ == CUDA_SUCCESS && graph ? TCU_H(*graph) : 0;
+		c.handle = r == CUDA_SUCCESS && graph ? TCU_H(*graph) : 0;
 		tcu_emit(SBT_CM_K_cuStreamEndCapture, id, &c, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventCreate(tcu_fn id, CUevent *pe, unsigned int flags)
 {
-	TCU_BEGIN(cuEventCreate)
-	r_ = real_(pe, flags);
-	if (mode_ == 2)
-		tcu_stream_record(SBT_CM_K_cuEventCreate, id, r_, NULL,
-		                  r_ == CUDA_SUCCESS && pe ? *pe : NULL, flags);
-	TCU_END
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventCreate real = (tcu_pfn_cuEventCreate)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(pe, flags);
+	if (mode == TCU_MODE_RECORD)
+		tcu_stream_record(SBT_CM_K_cuEventCreate, id, r, NULL,
+		                  r == CUDA_SUCCESS && pe ? *pe : NULL, flags);
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventDestroy_v2(tcu_fn id, CUevent e)
 {
-	TCU_BEGIN(cuEventDestroy_v2)
-	r_ = real_(e);
-	if (mode_) {
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventDestroy_v2 real = (tcu_pfn_cuEventDestroy_v2)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(e);
+	if (mode != TCU_MODE_NESTED) {
 		pthread_mutex_lock(&tcu_g.mu);
 		free(tcu_map_del(&tcu_g.events, TCU_H(e)));
 		pthread_mutex_unlock(&tcu_g.mu);
-		if (mode_ == 2)
-			tcu_stream_record(SBT_CM_K_cuEventDestroy, id, r_, NULL, e, 0);
+		if (mode == TCU_MODE_RECORD)
+			tcu_stream_record(SBT_CM_K_cuEventDestroy, id, r, NULL, e, 0);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventRecord(tcu_fn id, CUevent e, CUstream s)
 {
-	TCU_BEGIN(cuEventRecord)
-	r_ = real_(e, s);
-	if (mode_ == 2) {
-		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecord, id, r_, s, e, 0);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventRecord real = (tcu_pfn_cuEventRecord)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(e, s);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecord, id, r, s, e, 0);
+		if (r == CUDA_SUCCESS)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventRecordWithFlags(tcu_fn id, CUevent e, CUstream s, unsigned int flags)
 {
-	TCU_BEGIN(cuEventRecordWithFlags)
-	r_ = real_(e, s, flags);
-	if (mode_ == 2) {
-		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecordWithFlags, id, r_, s, e, flags);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventRecordWithFlags real =
+	    (tcu_pfn_cuEventRecordWithFlags)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(e, s, flags);
+	if (mode == TCU_MODE_RECORD) {
+		uint64_t seq = tcu_stream_record(SBT_CM_K_cuEventRecordWithFlags, id, r, s, e, flags);
+		if (r == CUDA_SUCCESS)
 			tcu_event_note(TCU_H(e), TCU_H(s), seq);
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventSynchronize(tcu_fn id, CUevent e)
 {
-	TCU_BEGIN(cuEventSynchronize)
-	r_ = real_(e);
-	if (mode_ == 2) {
-		tcu_stream_record(SBT_CM_K_cuEventSynchronize, id, r_, NULL, e, 0);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventSynchronize real = (tcu_pfn_cuEventSynchronize)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(e);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_stream_record(SBT_CM_K_cuEventSynchronize, id, r, NULL, e, 0);
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_event(TCU_H(e));
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
 
 CUresult tcu_m_cuEventQuery(tcu_fn id, CUevent e)
 {
-	TCU_BEGIN(cuEventQuery)
-	r_ = real_(e);
-	if (mode_ == 2) {
-		tcu_stream_record(SBT_CM_K_cuEventQuery, id, r_, NULL, e, 0);
-		if (r_ == CUDA_SUCCESS)
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuEventQuery real = (tcu_pfn_cuEventQuery)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real(e);
+	if (mode == TCU_MODE_RECORD) {
+		tcu_stream_record(SBT_CM_K_cuEventQuery, id, r, NULL, e, 0);
+		if (r == CUDA_SUCCESS)
 			tcu_pending_flush_event(TCU_H(e));
 	}
-	TCU_END
+out:
+	tcu_call_end();
+	return r;
 }
