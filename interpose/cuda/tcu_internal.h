@@ -230,6 +230,7 @@ typedef struct tcu_state {
 	pthread_mutex_t va_mu; /* guards va */
 	_Atomic uint64_t va_kept; /* stream-ordered frees on capturing streams: kept */
 	atomic_int va_ipc_said;
+	atomic_int capture_dtoh_said; /* tcu_mem.c: a copy to the host in a capture */
 	tcu_va_state va;
 
 	pthread_mutex_t kf_mu;

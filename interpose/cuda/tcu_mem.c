@@ -780,6 +780,25 @@ out:
 	return r;
 }
 
+/*
+ * An async copy to the host on a capturing stream did not run: it became a
+ * graph node, and its bytes are written whenever the graph is launched.  No
+ * checkpoint is taken for it (the host buffer would be hashed before the
+ * graph ran); the graph's results are checked where the program reads them
+ * back outside the capture.
+ */
+static int tcu_dtoh_checkpointable(CUstream s, tcu_fn id)
+{
+	int status;
+	uint64_t cid;
+	if (!tcu_capture_query(s, (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0, &status, &cid))
+		return 1;
+	if (atomic_exchange(&tcu_g.capture_dtoh_said, 1) == 0)
+		CAP_INFO("cuda: copies to the host during stream capture become graph nodes: they get "
+		         "no checkpoint of their own");
+	return 0;
+}
+
 CUresult tcu_m_cuMemcpyDtoHAsync_v2(tcu_fn id, void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
 	tcu_mode mode;
@@ -794,7 +813,7 @@ CUresult tcu_m_cuMemcpyDtoHAsync_v2(tcu_fn id, void *dst, CUdeviceptr src, size_
 	if (mode == TCU_MODE_RECORD) {
 		uint64_t seq = tcu_copy_record(SBT_CM_K_cuMemcpyDtoHAsync, id, r, SBT_CM_COPY_DTOH, 0,
 		                               src, dst, n, s);
-		if (r == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS && tcu_dtoh_checkpointable(s, id))
 			tcu_pending_add(seq, TCU_H(s), src, dst, n);
 	}
 out:
@@ -860,10 +879,10 @@ static void tcu_unified_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr
 	if (dir == SBT_CM_COPY_HTOH && r == CUDA_SUCCESS && !async)
 		cap_checkpoint(seq, 0, dst, (const void *)(uintptr_t)dst, n);
 	if (dir == SBT_CM_COPY_DTOH && r == CUDA_SUCCESS) {
-		if (async)
-			tcu_pending_add(seq, TCU_H(s), src, host, n);
-		else
+		if (!async)
 			tcu_checkpoint_dtoh(seq, src, host, n);
+		else if (tcu_dtoh_checkpointable(s, id))
+			tcu_pending_add(seq, TCU_H(s), src, host, n);
 	}
 }
 

@@ -2,8 +2,10 @@
  * cuda_graph_app - stream capture: captures an upload, a memset and three
  * launches on one stream into a graph, checks that capturing ran nothing,
  * instantiates it and launches it --launches times, then reads back and
- * prints the hash.
- *   cuda_graph_app [--launches N]
+ * prints the hash.  --readback also captures a copy of the result to the
+ * host into the graph (written at every graph launch), and prints its hash
+ * too.
+ *   cuda_graph_app [--launches N] [--readback]
  */
 #include "tests/cuda/cuprog.h"
 
@@ -20,6 +22,8 @@ int main(int argc, char **argv)
 	CUgraphExec exec;
 	CUstreamCaptureStatus st;
 	uint32_t *h = malloc(n * sizeof(uint32_t)), *back = malloc(n * sizeof(uint32_t));
+	uint32_t *inside = calloc(n, sizeof(uint32_t));
+	int readback = 0;
 	void *image;
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 
@@ -28,15 +32,17 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--launches") && i + 1 < argc) {
 			launches = cup_parse_uint("--launches", argv[++i], 1, 1000);
+		} else if (!strcmp(argv[i], "--readback")) {
+			readback = 1;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: cuda_graph_app [--launches N]\n");
+			printf("usage: cuda_graph_app [--launches N] [--readback]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_graph_app: unknown option '%s' (try --help)\n", argv[i]);
 			return 2;
 		}
 	}
-	if (!h || !back)
+	if (!h || !back || !inside)
 		return 1;
 	for (unsigned i = 0; i < n; i++)
 		h[i] = i ^ 0x1234u;
@@ -74,6 +80,8 @@ int main(int argc, char **argv)
 		CUP_CK(cuLaunchKernel(f_vadd, grid, 1, 1, block, 1, 1, 0, s, vadd_args, NULL));
 		CUP_CK(cuLaunchKernel(f_scale, grid, 1, 1, block, 1, 1, 0, s, scale_args, NULL));
 	}
+	if (readback)
+		CUP_CK(cuMemcpyDtoHAsync(inside, d_acc, n * 4, s));
 	CUP_CK(cuStreamEndCapture(s, &graph));
 	/* Nothing captured may have run. */
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
@@ -88,6 +96,9 @@ int main(int argc, char **argv)
 	CUP_CK(cuStreamSynchronize(s));
 	CUP_CK(cuMemcpyDtoH(back, d_acc, n * 4));
 	printf("cuda_graph_app: launches %u hash 0x%016llx\n", launches, (unsigned long long)XXH64(back, n * 4, 0));
+	if (readback)
+		printf("cuda_graph_app: read back in the graph 0x%016llx\n",
+		       (unsigned long long)XXH64(inside, n * 4, 0));
 	CUP_CK(cuGraphExecDestroy(exec));
 	CUP_CK(cuGraphDestroy(graph));
 	CUP_CK(cuStreamDestroy(s));
@@ -98,5 +109,6 @@ int main(int argc, char **argv)
 	CUP_CK(cuDevicePrimaryCtxRelease(dev));
 	free(h);
 	free(back);
+	free(inside);
 	return 0;
 }

@@ -172,6 +172,18 @@ lastcp=$("$INFO" --dump "$T/graph.sbt" | sed -n 's/^seq=\([0-9]*\) .* checkpoint
 [ "$lastcp" -gt "$g" ] || fail "graph: no checkpoint after the graph launch (seq $g)"
 all_match graph.det "$ngcp" --check-determinism --runs 2 "$T/graph.sbt"
 # (A graph built node by node is refused naming the launch: test_rpcuda_backend.)
+# A copy to the host captured into the graph ran at each graph launch, not
+# when it was recorded: it gets no checkpoint of its own (one taken at the
+# next synchronization would hash the buffer before the graph ran), and the
+# replay's checkpoints all match.
+expect_rc 0 graph.rb.cap "$CAP" -o "$T/graph.rb.sbt" -- "$PROGS/cuda_graph_app" --readback
+cs=$(seq_of "$T/graph.rb.sbt" 'cuda.cuMemcpyDtoHAsync')
+[ -n "$cs" ] || fail "graph.rb: the captured copy to the host is not recorded"
+if "$INFO" --dump "$T/graph.rb.sbt" | grep -q " checkpoint call_seq=$cs "; then
+	fail "graph.rb: the copy captured into the graph (seq $cs) has a checkpoint"
+fi
+ngcp=$("$INFO" --dump "$T/graph.rb.sbt" | grep -c ' checkpoint ')
+all_match graph.rb "$ngcp" "$T/graph.rb.sbt"
 
 # ---- no driver; a driver without a GPU ---------------------------------------------------
 TRACESMITH_CUDA_DRIVER="$T/none/libcuda.so.1" expect_rc 1 nodriver "$RP" "$D"
