@@ -329,7 +329,10 @@ out:
 	return r;
 }
 
-CUresult tcu_m_cuDevicePrimaryCtxRelease_v2(tcu_fn id, CUdevice dev)
+/* The legacy exports (the CUDA 13 runtime still calls
+ * cuDevicePrimaryCtxRelease without _v2: the H100's exit reports) take the
+ * same argument and are recorded the same way. */
+static CUresult tcu_primary_ctx_end(sbt_cm_kind k, tcu_fn id, CUdevice dev)
 {
 	tcu_mode mode;
 	CUresult r;
@@ -341,28 +344,30 @@ CUresult tcu_m_cuDevicePrimaryCtxRelease_v2(tcu_fn id, CUdevice dev)
 	}
 	r = real(dev);
 	if (mode == TCU_MODE_RECORD)
-		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRelease, id, r, NULL, 0, dev);
+		tcu_ctx_record(k, id, r, NULL, 0, dev);
 out:
 	tcu_call_end();
 	return r;
 }
 
+CUresult tcu_m_cuDevicePrimaryCtxRelease_v2(tcu_fn id, CUdevice dev)
+{
+	return tcu_primary_ctx_end(SBT_CM_K_cuDevicePrimaryCtxRelease, id, dev);
+}
+
+CUresult tcu_m_cuDevicePrimaryCtxRelease(tcu_fn id, CUdevice dev)
+{
+	return tcu_primary_ctx_end(SBT_CM_K_cuDevicePrimaryCtxRelease, id, dev);
+}
+
 CUresult tcu_m_cuDevicePrimaryCtxReset_v2(tcu_fn id, CUdevice dev)
 {
-	tcu_mode mode;
-	CUresult r;
-	tcu_pfn_cuDevicePrimaryCtxReset_v2 real =
-	    (tcu_pfn_cuDevicePrimaryCtxReset_v2)tcu_call_begin_mode(id, &mode);
-	if (!real) {
-		r = tcu_no_driver(id);
-		goto out;
-	}
-	r = real(dev);
-	if (mode == TCU_MODE_RECORD)
-		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxReset, id, r, NULL, 0, dev);
-out:
-	tcu_call_end();
-	return r;
+	return tcu_primary_ctx_end(SBT_CM_K_cuDevicePrimaryCtxReset, id, dev);
+}
+
+CUresult tcu_m_cuDevicePrimaryCtxReset(tcu_fn id, CUdevice dev)
+{
+	return tcu_primary_ctx_end(SBT_CM_K_cuDevicePrimaryCtxReset, id, dev);
 }
 
 /* ---- modules and libraries ---------------------------------------------------- */

@@ -59,6 +59,7 @@ cuCtxSynchronize_v2 cuCtxGetCurrent cuKernelSetAttribute cuFuncSetAttribute
 cuGraphInstantiateWithFlags cuGraphInstantiateWithParams cuGraphExecDestroy cuGraphDestroy
 cuMemGetAddressRange_v2 cuPointerGetAttribute cuPointerGetAttributes cuIpcGetMemHandle
 cuTexObjectCreate cuTexObjectDestroy cuSurfObjectCreate cuSurfObjectDestroy
+cuDevicePrimaryCtxRelease cuDevicePrimaryCtxReset
 """.split()
 
 # Calls handed to hand-written code without being a compute-model record

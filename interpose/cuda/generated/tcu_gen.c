@@ -764,10 +764,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice a0, unsigned int * a1, int 
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice a0)
 {
-	tcu_pfn_cuDevicePrimaryCtxRelease real = (tcu_pfn_cuDevicePrimaryCtxRelease)tcu_call_begin(TCU_FN_cuDevicePrimaryCtxRelease);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuDevicePrimaryCtxRelease);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuDevicePrimaryCtxRelease(TCU_FN_cuDevicePrimaryCtxRelease, a0);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice a0)
@@ -777,10 +774,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice a0)
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice a0)
 {
-	tcu_pfn_cuDevicePrimaryCtxReset real = (tcu_pfn_cuDevicePrimaryCtxReset)tcu_call_begin(TCU_FN_cuDevicePrimaryCtxReset);
-	CUresult r = real ? real(a0) : tcu_no_driver(TCU_FN_cuDevicePrimaryCtxReset);
-	tcu_call_end();
-	return r;
+	return tcu_m_cuDevicePrimaryCtxReset(TCU_FN_cuDevicePrimaryCtxReset, a0);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice a0)
@@ -4785,9 +4779,9 @@ const tcu_fn_info tcu_fn_table[TCU_FN_COUNT] = {
 	{"cuDeviceGetUuid_v2", "cuDeviceGetUuid", (void *)cuDeviceGetUuid_v2, 0},
 	{"cuDeviceGraphMemTrim", "cuDeviceGraphMemTrim", (void *)cuDeviceGraphMemTrim, 0},
 	{"cuDevicePrimaryCtxGetState", "cuDevicePrimaryCtxGetState", (void *)cuDevicePrimaryCtxGetState, 0},
-	{"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease, TCU_FNF_LEGACY},
+	{"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease, TCU_FNF_LEGACY | TCU_FNF_MODELED},
 	{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2, TCU_FNF_MODELED},
-	{"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset, TCU_FNF_LEGACY},
+	{"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset, TCU_FNF_LEGACY | TCU_FNF_MODELED},
 	{"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", (void *)cuDevicePrimaryCtxReset_v2, TCU_FNF_MODELED},
 	{"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", (void *)cuDevicePrimaryCtxRetain, TCU_FNF_MODELED},
 	{"cuDevicePrimaryCtxSetFlags", "cuDevicePrimaryCtxSetFlags", (void *)cuDevicePrimaryCtxSetFlags, TCU_FNF_LEGACY},

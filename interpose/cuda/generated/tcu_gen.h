@@ -1402,6 +1402,8 @@ CUresult tcu_m_cuTexObjectCreate(tcu_fn id, CUtexObject * a0, const CUDA_RESOURC
 CUresult tcu_m_cuTexObjectDestroy(tcu_fn id, CUtexObject a0);
 CUresult tcu_m_cuSurfObjectCreate(tcu_fn id, CUsurfObject * a0, const CUDA_RESOURCE_DESC * a1);
 CUresult tcu_m_cuSurfObjectDestroy(tcu_fn id, CUsurfObject a0);
+CUresult tcu_m_cuDevicePrimaryCtxRelease(tcu_fn id, CUdevice a0);
+CUresult tcu_m_cuDevicePrimaryCtxReset(tcu_fn id, CUdevice a0);
 
 enum {
 	TCU_FNF_PTDS = 1u << 0,    /* a per-thread default stream variant */
