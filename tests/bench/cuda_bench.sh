@@ -214,12 +214,14 @@ def wall(a, n, rounds):
             statistics.median(r[4] for r in res[v]) * 1e9 / n,
             statistics.median(r[5] for r in res[v]) / n))
     if a.driver == "system":
-        # Issue 4's goals are for a GPU; only meaningful with the real driver.
+        # The CUDA issue's goal is for a GPU; only meaningful with the real
+        # driver: at most 100 ns added per launch without stacks (it
+        # replaces issue 4's 5 % / 1 us).
         a_none, r_none = summary["none"]
         a_work = summary["work"][0]
-        log("goals (GPU): stacks none under 5%% added: %+.1f%% -> %s; stacks work under 1000 ns "
-            "added: %+.1f ns -> %s" % (100 * (r_none - 1), "met" if r_none < 1.05 else "NOT met",
-                                       a_work, "met" if a_work < 1000 else "NOT met"))
+        log("goal (GPU): stacks none at most 100 ns added per launch: %+.1f ns (%+.1f%%) -> %s; "
+            "stacks work: %+.1f ns" % (a_none, 100 * (r_none - 1),
+                                       "met" if a_none <= 100 else "NOT met", a_work))
     log()
 
 
