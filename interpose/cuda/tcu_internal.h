@@ -174,12 +174,21 @@ typedef struct tcu_va_window {
 	size_t ncache, cap_cache;
 	uint64_t cache_bytes;
 } tcu_va_window;
+/* A stream-ordered free waiting for its stream to reach it (tcu_va.c). */
+typedef struct tcu_va_deferred {
+	uint64_t addr;
+	CUevent done; /* recorded on the stream at the free */
+} tcu_va_deferred;
 typedef struct tcu_va_state {
 	int configured, enabled;
 	uint64_t base, size; /* of device 0's window; device n at base + n * size */
 	tcu_va_window win[TCU_VA_MAX_DEVICES];
 	tcu_map chunks;      /* chunk base -> tcu_va_chunk */
 	tcu_map blocks;      /* placed address -> tcu_va_block */
+	tcu_va_deferred *deferred; /* oldest first */
+	size_t ndeferred, cap_deferred;
+	CUevent *idle_events; /* events of finished deferred frees, for reuse */
+	size_t nidle, cap_idle;
 	uint64_t placed;
 	_Atomic uint64_t unplaced; /* managed allocations left to the driver */
 	atomic_int unplaced_said;
@@ -332,6 +341,11 @@ CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out
 /* Free what tcu_va_alloc placed at addr (of the same kind);
  * CUDA_ERROR_NOT_SUPPORTED when addr is not ours. */
 CUresult tcu_va_release(uint64_t addr, int reserve_only);
+/* A stream-ordered free of placed memory on stream s: the memory is
+ * released once the stream has reached the free (an event recorded on it
+ * now, polled at later allocations and frees), never before.  0, or the
+ * driver's error. */
+CUresult tcu_va_release_async(uint64_t addr, CUstream s);
 /* The placed block containing addr: 1 and its base and size, or 0. */
 int tcu_va_lookup(uint64_t addr, uint64_t *base_out, uint64_t *size_out);
 /* Memory left at a driver address (managed memory): counted, said once. */

@@ -347,25 +347,20 @@ out:
 }
 
 /*
- * A stream-ordered free of window memory: the stream's work is waited for
- * and the memory freed then (synchronous where the program asked for
- * stream order: never freed early).  On a capturing stream the free would
- * become a graph node; there the memory is kept until exit and counted.
+ * A stream-ordered free of window memory: released once the stream has
+ * reached it (tcu_va.c), never early.  On a capturing stream the free
+ * becomes a graph node, run at each launch of the graph; there the memory
+ * is kept until exit and counted.
  */
 static CUresult tcu_free_async_placed(CUdeviceptr p, CUstream s)
 {
 	tcu_pfn_cuStreamIsCapturing isc = (tcu_pfn_cuStreamIsCapturing)tcu_own(TCU_FN_cuStreamIsCapturing);
-	tcu_pfn_cuStreamSynchronize sync = (tcu_pfn_cuStreamSynchronize)tcu_own(TCU_FN_cuStreamSynchronize);
 	CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-	CUresult r;
 	if (isc && isc(s, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE) {
 		atomic_fetch_add(&tcu_g.va_kept, 1);
 		return CUDA_SUCCESS;
 	}
-	r = sync ? sync(s) : CUDA_ERROR_NOT_SUPPORTED;
-	if (r != CUDA_SUCCESS)
-		return r;
-	return tcu_va_release(p, 0);
+	return tcu_va_release_async(p, s);
 }
 
 CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)

@@ -41,7 +41,9 @@
  * mapping (a chunk), so they are answered from our table; legacy IPC
  * (cuIpcGetMemHandle) does not take VMM memory, which the exit report and
  * docs/cuda.md say (TRACESMITH_CUDA_VA=off is the way out); frees
- * synchronize the context before memory is unmapped, as cuMemFree does.
+ * wait for the context's work first, as cuMemFree does; a stream-ordered
+ * free (cuMemFreeAsync) releases its memory once its stream has reached
+ * it, told by an event recorded there at the free.
  * Managed memory is not placed (the driver migrates it): it is counted.
  *
  * Locking: tcu_g.va_mu guards everything here and is held across the
@@ -480,6 +482,8 @@ out_undo:
 	return r;
 }
 
+static void tcu_va_poll_deferred(void);
+
 CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out)
 {
 	tcu_va_window *w;
@@ -490,6 +494,7 @@ CUresult tcu_va_alloc(size_t size, int reserve_only, size_t align, uint64_t *out
 	w = tcu_va_window_get();
 	if (!w || size == 0)
 		goto out_unlock;
+	tcu_va_poll_deferred();
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -542,20 +547,14 @@ out_unlock:
 	return r;
 }
 
-CUresult tcu_va_release(uint64_t addr, int reserve_only)
+/* Give back the placed block at addr (with va_mu held); 0, or
+ * CUDA_ERROR_NOT_SUPPORTED when it is not ours or not of that kind. */
+static CUresult tcu_va_release_locked(uint64_t addr, int reserve_only)
 {
-	tcu_pfn_cuCtxSynchronize sync;
-	tcu_va_block *b;
+	tcu_va_block *b = tcu_map_get(&tcu_g.va.blocks, addr);
 	tcu_va_window *w;
-	CUresult r = CUDA_ERROR_NOT_SUPPORTED;
-	pthread_mutex_lock(&tcu_g.va_mu);
-	b = tcu_map_get(&tcu_g.va.blocks, addr);
 	if (!b || (reserve_only != (!b->chunk && !b->h)))
-		goto out_unlock;
-	/* cuMemFree waits for the context's work: so does ours, before the
-	 * range can be handed out again or unmapped. */
-	if (!reserve_only && (sync = (tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize)))
-		sync();
+		return CUDA_ERROR_NOT_SUPPORTED;
 	tcu_map_del(&tcu_g.va.blocks, addr);
 	w = &tcu_g.va.win[b->window];
 	if (b->chunk) {
@@ -574,7 +573,103 @@ CUresult tcu_va_release(uint64_t addr, int reserve_only)
 		tcu_va_give(&w->space, b->base - w->base, b->size);
 	}
 	free(b);
-	r = CUDA_SUCCESS;
+	return CUDA_SUCCESS;
+}
+
+/* Release the deferred frees whose streams have reached them (va_mu held). */
+static void tcu_va_poll_deferred(void)
+{
+	tcu_pfn_cuEventQuery query;
+	size_t k = 0;
+	if (!tcu_g.va.ndeferred)
+		return;
+	query = (tcu_pfn_cuEventQuery)tcu_g.real[TCU_FN_cuEventQuery];
+	for (size_t i = 0; i < tcu_g.va.ndeferred; i++) {
+		tcu_va_deferred *d = &tcu_g.va.deferred[i];
+		if (query && ((tcu_pfn_cuEventQuery)tcu_own(TCU_FN_cuEventQuery))(d->done) == CUDA_SUCCESS) {
+			tcu_va_release_locked(d->addr, 0);
+			if (tcu_g.va.nidle < tcu_g.va.cap_idle)
+				tcu_g.va.idle_events[tcu_g.va.nidle++] = d->done;
+			continue;
+		}
+		tcu_g.va.deferred[k++] = *d;
+	}
+	tcu_g.va.ndeferred = k;
+}
+
+CUresult tcu_va_release(uint64_t addr, int reserve_only)
+{
+	tcu_pfn_cuCtxSynchronize sync;
+	CUresult r;
+	pthread_mutex_lock(&tcu_g.va_mu);
+	if (!tcu_map_get(&tcu_g.va.blocks, addr)) {
+		r = CUDA_ERROR_NOT_SUPPORTED;
+		goto out_unlock;
+	}
+	/* cuMemFree waits for the context's work: so does ours, before the
+	 * range can be handed out again or unmapped. */
+	if (!reserve_only && (sync = (tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize)))
+		sync();
+	tcu_va_poll_deferred();
+	r = tcu_va_release_locked(addr, reserve_only);
+out_unlock:
+	pthread_mutex_unlock(&tcu_g.va_mu);
+	return r;
+}
+
+/* An event for a deferred free: a finished one again, or a new one. */
+static CUresult tcu_va_event(CUevent *out)
+{
+	if (tcu_g.va.nidle) {
+		*out = tcu_g.va.idle_events[--tcu_g.va.nidle];
+		return CUDA_SUCCESS;
+	}
+	if (!tcu_g.real[TCU_FN_cuEventCreate])
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return ((tcu_pfn_cuEventCreate)tcu_own(TCU_FN_cuEventCreate))(out, CU_EVENT_DISABLE_TIMING);
+}
+
+CUresult tcu_va_release_async(uint64_t addr, CUstream s)
+{
+	tcu_va_deferred *d;
+	CUevent ev = NULL;
+	CUresult r;
+	pthread_mutex_lock(&tcu_g.va_mu);
+	if (!tcu_map_get(&tcu_g.va.blocks, addr)) {
+		r = CUDA_ERROR_NOT_SUPPORTED;
+		goto out_unlock;
+	}
+	tcu_va_poll_deferred();
+	if (tcu_g.va.ndeferred == tcu_g.va.cap_deferred) {
+		size_t cap = tcu_g.va.cap_deferred ? tcu_g.va.cap_deferred * 2 : 16;
+		tcu_va_deferred *n = realloc(tcu_g.va.deferred, cap * sizeof(*n));
+		CUevent *e = realloc(tcu_g.va.idle_events, cap * sizeof(*e));
+		if (e) {
+			tcu_g.va.idle_events = e;
+			tcu_g.va.cap_idle = cap;
+		}
+		if (!n || !e) {
+			if (n)
+				tcu_g.va.deferred = n;
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+			goto out_unlock;
+		}
+		tcu_g.va.deferred = n;
+		tcu_g.va.cap_deferred = cap;
+	}
+	r = tcu_va_event(&ev);
+	if (r == CUDA_SUCCESS && tcu_g.real[TCU_FN_cuEventRecord])
+		r = ((tcu_pfn_cuEventRecord)tcu_own(TCU_FN_cuEventRecord))(ev, s);
+	else if (r == CUDA_SUCCESS)
+		r = CUDA_ERROR_NOT_SUPPORTED;
+	if (r != CUDA_SUCCESS) {
+		if (ev && tcu_g.va.nidle < tcu_g.va.cap_idle)
+			tcu_g.va.idle_events[tcu_g.va.nidle++] = ev;
+		goto out_unlock;
+	}
+	d = &tcu_g.va.deferred[tcu_g.va.ndeferred++];
+	d->addr = addr;
+	d->done = ev;
 out_unlock:
 	pthread_mutex_unlock(&tcu_g.va_mu);
 	return r;

@@ -23,6 +23,10 @@
  *                   destroyed; a kernel gets the other's handle as a
  *                   parameter and writes it into memory that is read back
  *                   (so a replay that gave it another handle would differ)
+ *   --async         stream-ordered allocations: allocate on a stream, fill,
+ *                   free on the stream, allocate again before and after
+ *                   synchronizing; prints whether the new allocations
+ *                   took the freed address (compared, never printed)
  *   --exit-teardown frees its memory and unloads its module from an atexit
  *                   handler registered before the first CUDA call, as
  *                   cudart does
@@ -229,6 +233,34 @@ static uint64_t cua_texture(CUfunction fill, uint64_t h)
 	return h;
 }
 
+static uint64_t cua_async(CUfunction fill, uint64_t h)
+{
+	CUstream s;
+	CUdeviceptr a, b, c;
+	uint32_t back[64];
+	struct cua_fill_params pr;
+	void *args[] = { &pr.p, &pr.value, &pr.stride, &pr.n };
+	CUP_CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	CUP_CK(cuMemAllocAsync(&a, 4096, s));
+	pr.p = (uint32_t *)(uintptr_t)a;
+	pr.value = 77;
+	pr.stride = 3;
+	pr.n = 1024;
+	CUP_CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, s, args, NULL));
+	CUP_CK(cuMemcpyDtoHAsync(back, a, sizeof(back), s));
+	CUP_CK(cuMemFreeAsync(a, s));
+	/* The stream may not have reached the free yet: a's range is not free. */
+	CUP_CK(cuMemAlloc(&b, 4096));
+	CUP_CK(cuStreamSynchronize(s));
+	h = cua_mix(h, back, sizeof(back));
+	CUP_CK(cuMemAlloc(&c, 4096));
+	printf("cuda_alloc_app: async reused before sync %d after sync %d\n", b == a, c == a);
+	CUP_CK(cuMemFree(b));
+	CUP_CK(cuMemFree(c));
+	CUP_CK(cuStreamDestroy(s));
+	return h;
+}
+
 static uint64_t cua_range(uint64_t h)
 {
 	CUdeviceptr a, b, base = 0, start = 0;
@@ -260,7 +292,7 @@ int main(int argc, char **argv)
 {
 	static const struct cup_api errs = { .GetErrorName = cuGetErrorName };
 	unsigned chase = 0, churn = 0, many = 0, prealloc = 0;
-	int reserve = 0, range = 0, teardown = 0, texture = 0, fill_pre = 0;
+	int reserve = 0, range = 0, teardown = 0, texture = 0, fill_pre = 0, async = 0;
 	unsigned devnum = 0;
 	CUdevice dev;
 	CUcontext ctx;
@@ -288,13 +320,15 @@ int main(int argc, char **argv)
 			reserve = 1;
 		} else if (!strcmp(argv[i], "--range")) {
 			range = 1;
+		} else if (!strcmp(argv[i], "--async")) {
+			async = 1;
 		} else if (!strcmp(argv[i], "--texture")) {
 			texture = 1;
 		} else if (!strcmp(argv[i], "--exit-teardown")) {
 			teardown = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			printf("usage: cuda_alloc_app [--chase N] [--churn N] [--many N] [--prealloc MiB [--fill-prealloc]] "
-			       "[--reserve] [--range] [--texture] [--exit-teardown] [--device N]\n");
+			       "[--reserve] [--range] [--texture] [--async] [--exit-teardown] [--device N]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "cuda_alloc_app: unknown option '%s' (try --help)\n", argv[i]);
@@ -327,6 +361,8 @@ int main(int argc, char **argv)
 		h = cua_range(h);
 	if (texture)
 		h = cua_texture(f_fill, h);
+	if (async)
+		h = cua_async(f_fill, h);
 	if (teardown) {
 		CUP_CK(cuMemAlloc(&cua_teardown_mem, 4096));
 		CUP_CK(cuMemsetD32(cua_teardown_mem, 7, 1024));

@@ -11,6 +11,8 @@
 #     2 MiB, counted by the double's cuMemCreate calls);
 #   - a preallocation of 8 GiB makes the recorder copy under 1 MiB (the
 #     double's bytes_dtoh), and the trace stays small;
+#   - a stream-ordered free releases its memory once the stream reached it,
+#     never before (seeded double: nothing runs until the host waits);
 #   - a second device's allocations land in its own window (BASE + 512 GiB)
 #     and replay there;
 #   - the program's own cuMemAddressReserve(0) lands in the window and
@@ -126,6 +128,16 @@ expect_rc 0 range.plain "$APP" --range
 expect_rc 0 range.cap "$CAP" -o "$T/range.sbt" -- "$APP" --range
 has range.cap out "cuda_alloc_app: range offset 100 size>=3000 1 attr offset 100 attr size>=3000 1"
 [ "$(cat "$T/range.plain.out")" = "$(cat "$T/range.cap.out")" ] || fail "range: plain and captured runs differ"
+
+# ---- stream-ordered frees: released when the stream reaches them, never before ------------
+# With the double's seeded scheduling no stream runs until the host waits,
+# so the stream has not reached the free when the next allocation comes:
+# that one must not get the freed range; after the synchronization the
+# next one does (first fit).
+TSCUDA_DOUBLE_SEED=3 expect_rc 0 async.cap "$CAP" -o "$T/async.sbt" -- "$APP" --async
+has async.cap out "cuda_alloc_app: async reused before sync 0 after sync 1"
+"$INFO" --dump "$T/async.sbt" | grep -q " cuda.cuMemAllocAsync dst=$BASE " || fail "async: the stream-ordered allocation is not in the window"
+exact async.replay "$T/async.sbt"
 
 # ---- a second GPU: its own window at BASE + 512 GiB ----------------------------------------
 TSCUDA_DOUBLE_DEVICES=2 expect_rc 0 dev1.cap "$CAP" -o "$T/dev1.sbt" -- "$APP" --device 1 --chase 50 --reserve
