@@ -1,10 +1,10 @@
 /*
- * rpc_mem.c - memory in the CUDA replay: allocations at their captured
+ * rpcu_mem.c - memory in the CUDA replay: allocations at their captured
  * addresses (or moved, with pointer patching), pinned host memory, the
  * application's own VMM calls, copies, memsets, keyframe snapshots, the
  * bytes checkpoints ask for, and teardown.
  *
- * Placing allocations: inside a VA window of the trace, rpc_window.c maps
+ * Placing allocations: inside a VA window of the trace, rpcu_window.c maps
  * the allocation's granules at their captured addresses.  Elsewhere (or
  * when the window cannot be had), a device allocation [cap, cap + size) is
  * covered by
@@ -24,22 +24,22 @@
  * until an event recorded after the copy has fired; the host destination
  * of a device->host copy lives until its checkpoint has been served.
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RPC_STAGE_LIMIT ((uint64_t)256 << 20) /* in-flight upload bytes before waiting */
-#define RPC_COPY_LIMIT ((uint64_t)1 << 30)    /* unserved copy bytes before dropping */
+#define RPCU_STAGE_LIMIT ((uint64_t)256 << 20) /* in-flight upload bytes before waiting */
+#define RPCU_COPY_LIMIT ((uint64_t)1 << 30)    /* unserved copy bytes before dropping */
 
-static rp_status rpc_mneed(rpc_state *s, const void *fn, const char *name, rp_diag *diag)
+static rp_status rpcu_mneed(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
 {
-	return fn ? RP_OK : rpc_missing(s, diag, name);
+	return fn ? RP_OK : rpcu_missing(s, diag, name);
 }
-#define RPC_NEED(fn) rpc_mneed(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
+#define RPCU_NEED(fn) rpcu_mneed(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
 
-static void rpc_prop(CUmemAllocationProp *prop, int ordinal)
+static void rpcu_prop(CUmemAllocationProp *prop, int ordinal)
 {
 	memset(prop, 0, sizeof(*prop));
 	prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -47,9 +47,9 @@ static void rpc_prop(CUmemAllocationProp *prop, int ordinal)
 	prop->location.id = ordinal;
 }
 
-static int rpc_have_vmm(const rpc_state *s)
+static int rpcu_have_vmm(const rpcu_state *s)
 {
-	const rpc_driver *d = &s->drv;
+	const rpcu_driver *d = &s->drv;
 	return d->p_cuMemAddressReserve && d->p_cuMemAddressFree && d->p_cuMemCreate &&
 	       d->p_cuMemRelease && d->p_cuMemMap && d->p_cuMemUnmap && d->p_cuMemSetAccess &&
 	       d->p_cuMemGetAllocationGranularity;
@@ -58,7 +58,7 @@ static int rpc_have_vmm(const rpc_state *s)
 /* ---- pieces ------------------------------------------------------------------------------ */
 
 /* Index of the first piece ending after addr. */
-static size_t rpc_piece_after(const rpc_state *s, uint64_t addr)
+static size_t rpcu_piece_after(const rpcu_state *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->npieces;
 	while (lo < hi) {
@@ -71,9 +71,9 @@ static size_t rpc_piece_after(const rpc_state *s, uint64_t addr)
 	return lo;
 }
 
-static void rpc_piece_free(rpc_state *s, size_t i)
+static void rpcu_piece_free(rpcu_state *s, size_t i)
 {
-	rpc_piece *p = &s->pieces[i];
+	rpcu_piece *p = &s->pieces[i];
 	s->drv.p_cuMemUnmap((CUdeviceptr)p->base, p->size);
 	s->drv.p_cuMemRelease(p->handle);
 	s->drv.p_cuMemAddressFree((CUdeviceptr)p->base, p->size);
@@ -82,7 +82,7 @@ static void rpc_piece_free(rpc_state *s, size_t i)
 }
 
 /* Map [base, base + len) at exactly base; 0, or -1 with why. */
-static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, size_t whylen)
+static int rpcu_piece_make(rpcu_state *s, uint64_t base, uint64_t len, char *why, size_t whylen)
 {
 	CUmemAllocationProp prop;
 	CUmemAccessDesc access;
@@ -91,12 +91,12 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 	char err[96];
 	CUresult r;
 	size_t i;
-	int ordinal = rpc_current_ordinal(s);
+	int ordinal = rpcu_current_ordinal(s);
 
 	r = s->drv.p_cuMemAddressReserve(&got, len, 0, (CUdeviceptr)base, 0);
 	if (r != CUDA_SUCCESS) {
 		snprintf(why, whylen, "cuMemAddressReserve at 0x%llx failed with %s",
-		         (unsigned long long)base, rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         (unsigned long long)base, rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return -1;
 	}
 	if ((uint64_t)got != base) {
@@ -105,12 +105,12 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 		         (unsigned long long)got);
 		return -1;
 	}
-	rpc_prop(&prop, ordinal);
+	rpcu_prop(&prop, ordinal);
 	r = s->drv.p_cuMemCreate(&h, len, &prop, 0);
 	if (r != CUDA_SUCCESS) {
 		s->drv.p_cuMemAddressFree(got, len);
 		snprintf(why, whylen, "cuMemCreate of %llu bytes failed with %s", (unsigned long long)len,
-		         rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return -1;
 	}
 	r = s->drv.p_cuMemMap(got, len, 0, h, 0);
@@ -126,12 +126,12 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 		s->drv.p_cuMemRelease(h);
 		s->drv.p_cuMemAddressFree(got, len);
 		snprintf(why, whylen, "mapping 0x%llx failed with %s", (unsigned long long)base,
-		         rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return -1;
 	}
 	if (s->npieces == s->cap_pieces) {
 		size_t ncap = s->cap_pieces ? s->cap_pieces * 2 : 32;
-		rpc_piece *np = realloc(s->pieces, ncap * sizeof(*np));
+		rpcu_piece *np = realloc(s->pieces, ncap * sizeof(*np));
 		if (!np) {
 			s->drv.p_cuMemUnmap(got, len);
 			s->drv.p_cuMemRelease(h);
@@ -142,7 +142,7 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 		s->pieces = np;
 		s->cap_pieces = ncap;
 	}
-	i = rpc_piece_after(s, base);
+	i = rpcu_piece_after(s, base);
 	memmove(&s->pieces[i + 1], &s->pieces[i], (s->npieces - i) * sizeof(*s->pieces));
 	s->pieces[i].base = base;
 	s->pieces[i].size = len;
@@ -154,7 +154,7 @@ static int rpc_piece_make(rpc_state *s, uint64_t base, uint64_t len, char *why, 
 
 /* Cover [cap, cap + size) with pieces at their captured addresses and take
  * a reference on each; 0, or -1 with why (nothing taken). */
-static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *why_out, size_t whylen)
+static int rpcu_pieces_acquire(rpcu_state *s, uint64_t cap, uint64_t size, char *why_out, size_t whylen)
 {
 	uint64_t g, lo, hi, cur, made[64];
 	size_t nmade = 0, i;
@@ -168,7 +168,7 @@ static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *w
 		snprintf(why, whylen, "--cuda-no-reserve");
 		return -1;
 	}
-	if (!rpc_have_vmm(s)) {
+	if (!rpcu_have_vmm(s)) {
 		snprintf(why, whylen, "the driver has no virtual memory management entry points");
 		return -1;
 	}
@@ -176,7 +176,7 @@ static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *w
 		CUmemAllocationProp prop;
 		size_t gran = 0;
 		CUresult r;
-		rpc_prop(&prop, rpc_current_ordinal(s));
+		rpcu_prop(&prop, rpcu_current_ordinal(s));
 		r = s->drv.p_cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 		if (r != CUDA_SUCCESS || !gran || (gran & (gran - 1))) {
 			snprintf(why, whylen, "cuMemGetAllocationGranularity gave no usable granularity");
@@ -193,14 +193,14 @@ static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *w
 	}
 	hi &= ~(g - 1);
 	for (cur = lo; cur < hi;) {
-		size_t k = rpc_piece_after(s, cur);
+		size_t k = rpcu_piece_after(s, cur);
 		uint64_t end;
 		if (k < s->npieces && s->pieces[k].base <= cur) {
 			cur = s->pieces[k].base + s->pieces[k].size;
 			continue;
 		}
 		end = k < s->npieces && s->pieces[k].base < hi ? s->pieces[k].base : hi;
-		if (nmade == sizeof(made) / sizeof(made[0]) || rpc_piece_make(s, cur, end - cur, why, whylen)) {
+		if (nmade == sizeof(made) / sizeof(made[0]) || rpcu_piece_make(s, cur, end - cur, why, whylen)) {
 			if (nmade == sizeof(made) / sizeof(made[0]))
 				snprintf(why, whylen, "the range needs more than 64 new reservations");
 			goto out_rollback;
@@ -208,33 +208,33 @@ static int rpc_pieces_acquire(rpc_state *s, uint64_t cap, uint64_t size, char *w
 		made[nmade++] = cur;
 		cur = end;
 	}
-	for (i = rpc_piece_after(s, lo); i < s->npieces && s->pieces[i].base < hi; i++)
+	for (i = rpcu_piece_after(s, lo); i < s->npieces && s->pieces[i].base < hi; i++)
 		s->pieces[i].refs++;
 	return 0;
 out_rollback:
 	while (nmade--) {
-		size_t k = rpc_piece_after(s, made[nmade]);
+		size_t k = rpcu_piece_after(s, made[nmade]);
 		if (k < s->npieces && s->pieces[k].base == made[nmade])
-			rpc_piece_free(s, k);
+			rpcu_piece_free(s, k);
 	}
 	return -1;
 }
 
-static void rpc_pieces_release(rpc_state *s, uint64_t cap, uint64_t size)
+static void rpcu_pieces_release(rpcu_state *s, uint64_t cap, uint64_t size)
 {
 	uint64_t g = s->granularity ? s->granularity : 1;
 	uint64_t lo = cap & ~(g - 1), hi = (cap + size + g - 1) & ~(g - 1);
 	size_t i;
-	for (i = rpc_piece_after(s, lo); i < s->npieces && s->pieces[i].base < hi; i++)
+	for (i = rpcu_piece_after(s, lo); i < s->npieces && s->pieces[i].base < hi; i++)
 		if (s->pieces[i].refs)
 			s->pieces[i].refs--;
 }
 
 /* Unused pieces in [addr, addr + len) go, so the application's own
  * reservation can have the address. */
-static void rpc_pieces_drop_idle(rpc_state *s, uint64_t addr, uint64_t len)
+static void rpcu_pieces_drop_idle(rpcu_state *s, uint64_t addr, uint64_t len)
 {
-	size_t i = rpc_piece_after(s, addr);
+	size_t i = rpcu_piece_after(s, addr);
 	int synced = 0;
 	while (i < s->npieces && s->pieces[i].base < addr + len) {
 		if (s->pieces[i].refs) {
@@ -243,7 +243,7 @@ static void rpc_pieces_drop_idle(rpc_state *s, uint64_t addr, uint64_t len)
 		}
 		if (!synced++)
 			s->drv.p_cuCtxSynchronize();
-		rpc_piece_free(s, i);
+		rpcu_piece_free(s, i);
 	}
 }
 
@@ -251,27 +251,27 @@ static void rpc_pieces_drop_idle(rpc_state *s, uint64_t addr, uint64_t len)
 
 /* Undo what made range i, then forget it.  Returns the failing driver
  * result (the range is forgotten either way). */
-static CUresult rpc_range_release(rpc_state *s, size_t i, int driver)
+static CUresult rpcu_range_release(rpcu_state *s, size_t i, int driver)
 {
-	rpc_range *r = &s->ranges.v[i];
+	rpcu_range *r = &s->ranges.v[i];
 	CUresult res = CUDA_SUCCESS;
 	size_t k;
 
-	if (r->kind == RPC_R_DEVICE) {
+	if (r->kind == RPCU_R_DEVICE) {
 		if (r->in_window)
-			rpc_granules_release(s, r->cap, r->size);
+			rpcu_granules_release(s, r->cap, r->size);
 		else if (r->pieces)
-			rpc_pieces_release(s, r->cap, r->size);
+			rpcu_pieces_release(s, r->cap, r->size);
 		else if (driver && s->drv.p_cuMemFree)
 			res = s->drv.p_cuMemFree((CUdeviceptr)r->live);
-	} else if (r->kind == RPC_R_HOST && driver) {
+	} else if (r->kind == RPCU_R_HOST && driver) {
 		if (r->sub == SBT_CM_MEM_HOST_REGISTER) {
 			if (s->drv.p_cuMemHostUnregister && s->drv.p_cuMemHostRegister)
 				res = s->drv.p_cuMemHostUnregister((void *)(uintptr_t)r->live);
 		} else if (s->drv.p_cuMemFreeHost) {
 			res = s->drv.p_cuMemFreeHost((void *)(uintptr_t)r->live);
 		}
-	} else if (r->kind == RPC_R_VMM && driver && rpc_have_vmm(s)) {
+	} else if (r->kind == RPCU_R_VMM && driver && rpcu_have_vmm(s)) {
 		for (k = 0; k < s->nvmaps;) {
 			if (s->vmaps[k].live >= r->live && s->vmaps[k].live - r->live < r->size) {
 				s->drv.p_cuMemUnmap((CUdeviceptr)s->vmaps[k].live, s->vmaps[k].size);
@@ -284,35 +284,35 @@ static CUresult rpc_range_release(rpc_state *s, size_t i, int driver)
 		if (!r->in_window)
 			res = s->drv.p_cuMemAddressFree((CUdeviceptr)r->live, r->size);
 	}
-	rpc_ranges_remove(&s->ranges, i);
+	rpcu_ranges_remove(&s->ranges, i);
 	return res;
 }
 
-rp_status rpc_mem_add_range(rpc_state *s, const rpc_range *r, rp_diag *diag)
+rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag)
 {
 	long i;
-	while ((i = rpc_ranges_overlap(&s->ranges, r->cap, r->size)) >= 0)
-		rpc_range_release(s, (size_t)i, 1);
-	if (rpc_ranges_insert(&s->ranges, r) != 0)
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	while ((i = rpcu_ranges_overlap(&s->ranges, r->cap, r->size)) >= 0)
+		rpcu_range_release(s, (size_t)i, 1);
+	if (rpcu_ranges_insert(&s->ranges, r) != 0)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	return RP_OK;
 }
 
-void rpc_mem_forget_owner(rpc_state *s, uint64_t owner)
+void rpcu_mem_forget_owner(rpcu_state *s, uint64_t owner)
 {
 	size_t i;
 	for (i = s->ranges.n; i-- > 0;)
-		if (s->ranges.v[i].kind == RPC_R_GLOBAL && s->ranges.v[i].owner == owner)
-			rpc_ranges_remove(&s->ranges, i);
+		if (s->ranges.v[i].kind == RPCU_R_GLOBAL && s->ranges.v[i].owner == owner)
+			rpcu_ranges_remove(&s->ranges, i);
 }
 
 /* ---- allocations --------------------------------------------------------------------------- */
 
-static void rpc_warn_moved(rpc_state *s, const rpc_range *r, const char *why)
+static void rpcu_warn_moved(rpcu_state *s, const rpcu_range *r, const char *why)
 {
 	if (s->warned_moved++)
 		return;
-	rpc_warn(s, "seq %llu: the %llu bytes captured at 0x%llx could not be placed at that address "
+	rpcu_warn(s, "seq %llu: the %llu bytes captured at 0x%llx could not be placed at that address "
 	         "(%s) and live at 0x%llx in this replay; pointer-valued kernel parameters are patched, "
 	         "but pointers stored inside device memory may be stale%s",
 	         (unsigned long long)r->seq, (unsigned long long)r->size, (unsigned long long)r->cap, why,
@@ -320,104 +320,104 @@ static void rpc_warn_moved(rpc_state *s, const rpc_range *r, const char *why)
 	         s->relocate_memory ? "" : " (--cuda-relocate-memory rewrites those in uploaded data)");
 }
 
-static rp_status rpc_alloc_device(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	rpc_range r;
-	rpc_window *win;
+	rpcu_range r;
+	rpcu_window *win;
 	char why[200] = "";
 	long i;
 	memset(&r, 0, sizeof(r));
 	r.cap = c->dst;
 	r.size = c->size ? c->size : c->pitch * c->height;
-	r.kind = RPC_R_DEVICE;
+	r.kind = RPCU_R_DEVICE;
 	r.sub = (uint8_t)c->sub;
 	r.seq = s->seq;
 	r.ctx = s->cur_ctx;
 	if (!r.cap || !r.size)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
-	while ((i = rpc_ranges_overlap(&s->ranges, r.cap, r.size)) >= 0)
-		rpc_range_release(s, (size_t)i, 1); /* freed by a call the trace does not have */
-	win = s->no_reserve ? NULL : rpc_window_of(s, r.cap, r.size);
-	if (win && rpc_granules_acquire(s, win, r.cap, r.size, why, sizeof(why)) == 0) {
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
+	while ((i = rpcu_ranges_overlap(&s->ranges, r.cap, r.size)) >= 0)
+		rpcu_range_release(s, (size_t)i, 1); /* freed by a call the trace does not have */
+	win = s->no_reserve ? NULL : rpcu_window_of(s, r.cap, r.size);
+	if (win && rpcu_granules_acquire(s, win, r.cap, r.size, why, sizeof(why)) == 0) {
 		r.live = r.cap;
 		r.in_window = 1;
-	} else if (rpc_pieces_acquire(s, r.cap, r.size, why[0] ? NULL : why, sizeof(why)) == 0) {
+	} else if (rpcu_pieces_acquire(s, r.cap, r.size, why[0] ? NULL : why, sizeof(why)) == 0) {
 		r.live = r.cap;
 		r.pieces = 1;
 	} else {
 		CUdeviceptr d = 0;
 		CUresult res;
 		if (k == SBT_CM_K_cuMemAllocManaged) {
-			rp_status st = RPC_NEED(cuMemAllocManaged);
+			rp_status st = RPCU_NEED(cuMemAllocManaged);
 			if (st != RP_OK)
 				return st;
 			res = s->drv.p_cuMemAllocManaged(&d, r.size,
 			                                 c->flags ? (unsigned)c->flags : CU_MEM_ATTACH_GLOBAL);
 		} else {
-			rp_status st = RPC_NEED(cuMemAlloc);
+			rp_status st = RPCU_NEED(cuMemAlloc);
 			if (st != RP_OK)
 				return st;
 			/* Pitch: the captured pitch is what the program uses; keep it. */
 			res = s->drv.p_cuMemAlloc(&d, r.size);
 		}
 		if (res != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, k == SBT_CM_K_cuMemAllocManaged ? "cuMemAllocManaged" : "cuMemAlloc",
+			return rpcu_cufail(s, diag, k == SBT_CM_K_cuMemAllocManaged ? "cuMemAllocManaged" : "cuMemAlloc",
 			                  res, "(the allocation could not be placed at its captured address)");
 		r.live = (uint64_t)d;
 		if (r.live != r.cap)
-			rpc_warn_moved(s, &r, why);
+			rpcu_warn_moved(s, &r, why);
 	}
-	if (rpc_ranges_insert(&s->ranges, &r) != 0) {
+	if (rpcu_ranges_insert(&s->ranges, &r) != 0) {
 		if (r.in_window)
-			rpc_granules_release(s, r.cap, r.size);
+			rpcu_granules_release(s, r.cap, r.size);
 		else if (r.pieces)
-			rpc_pieces_release(s, r.cap, r.size);
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			rpcu_pieces_release(s, r.cap, r.size);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	}
 	return RP_OK;
 }
 
-static long rpc_find_exact(rpc_state *s, uint64_t cap, rpc_rkind kind)
+static long rpcu_find_exact(rpcu_state *s, uint64_t cap, rpcu_rkind kind)
 {
-	long i = rpc_ranges_find(&s->ranges, cap);
+	long i = rpcu_ranges_find(&s->ranges, cap);
 	if (i < 0 || s->ranges.v[i].cap != cap || s->ranges.v[i].kind != kind)
 		return -1;
 	return i;
 }
 
-static rp_status rpc_free(rpc_state *s, uint64_t cap, rpc_rkind kind, const char *fn, rp_diag *diag)
+static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag)
 {
-	long i = rpc_find_exact(s, cap, kind);
+	long i = rpcu_find_exact(s, cap, kind);
 	CUresult r;
 	if (i < 0)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx is not an allocation the trace made "
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx is not an allocation the trace made "
 		                "(or it was freed already)", (unsigned long long)cap);
-	r = rpc_range_release(s, (size_t)i, 1);
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, fn, r, NULL);
+	r = rpcu_range_release(s, (size_t)i, 1);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }
 
-static rp_status rpc_alloc_host(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	rpc_range r;
+	rpcu_range r;
 	void *p = NULL;
 	CUresult res = CUDA_SUCCESS;
 	rp_status st;
 	memset(&r, 0, sizeof(r));
 	r.cap = c->host;
 	r.size = c->size;
-	r.kind = RPC_R_HOST;
+	r.kind = RPCU_R_HOST;
 	r.seq = s->seq;
 	r.ctx = s->cur_ctx;
 	if (!r.cap || !r.size)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
 	if (k == SBT_CM_K_cuMemAllocHost) {
 		r.sub = SBT_CM_MEM_HOST;
-		if ((st = RPC_NEED(cuMemAllocHost)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemAllocHost)) != RP_OK)
 			return st;
 		res = s->drv.p_cuMemAllocHost(&p, r.size);
 	} else if (k == SBT_CM_K_cuMemHostAlloc) {
 		r.sub = SBT_CM_MEM_HOST_ALLOC;
-		if ((st = RPC_NEED(cuMemHostAlloc)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemHostAlloc)) != RP_OK)
 			return st;
 		res = s->drv.p_cuMemHostAlloc(&p, r.size, (unsigned)c->flags);
 	} else {
@@ -426,7 +426,7 @@ static rp_status rpc_alloc_host(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *
 		r.sub = SBT_CM_MEM_HOST_REGISTER;
 		r.host_buf = p = aligned_alloc(4096, len);
 		if (!p)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
 			                (unsigned long long)r.size);
 		memset(p, 0, len);
 		if (s->drv.p_cuMemHostRegister)
@@ -434,60 +434,60 @@ static rp_status rpc_alloc_host(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *
 	}
 	if (res != CUDA_SUCCESS) {
 		free(r.host_buf);
-		return rpc_cufail(s, diag, sbt_cm_kind_name(k), res, NULL);
+		return rpcu_cufail(s, diag, sbt_cm_kind_name(k), res, NULL);
 	}
 	r.live = (uint64_t)(uintptr_t)p;
-	return rpc_mem_add_range(s, &r, diag);
+	return rpcu_mem_add_range(s, &r, diag);
 }
 
 /* ---- the application's VMM calls ---------------------------------------------------------- */
 
-static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
 	uint64_t live;
-	rpc_obj *o;
+	rpcu_obj *o;
 	long i;
 
-	if (!rpc_have_vmm(s))
-		return rpc_missing(s, diag, "virtual memory management (cuMemAddressReserve, ...)");
+	if (!rpcu_have_vmm(s))
+		return rpcu_missing(s, diag, "virtual memory management (cuMemAddressReserve, ...)");
 	switch (k) {
 	case SBT_CM_K_cuMemAddressReserve: {
 		CUdeviceptr got = 0;
-		rpc_window *win;
-		rpc_range rg;
+		rpcu_window *win;
+		rpcu_range rg;
 		char why[128] = "";
 		if (!c->dst || !c->size)
-			return rpc_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
-		while ((i = rpc_ranges_overlap(&s->ranges, c->dst, c->size)) >= 0)
-			rpc_range_release(s, (size_t)i, 1);
-		win = s->no_reserve ? NULL : rpc_window_of(s, c->dst, c->size);
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
+		while ((i = rpcu_ranges_overlap(&s->ranges, c->dst, c->size)) >= 0)
+			rpcu_range_release(s, (size_t)i, 1);
+		win = s->no_reserve ? NULL : rpcu_window_of(s, c->dst, c->size);
 		if (win && !win->tried)
-			rpc_windows_open(s, s->device_base + win->device);
+			rpcu_windows_open(s, s->device_base + win->device);
 		if (win && win->reserved) {
 			/* Capture made it inside its window: a sub-range of ours. */
 			memset(&rg, 0, sizeof(rg));
 			rg.cap = rg.live = c->dst;
 			rg.size = c->size;
-			rg.kind = RPC_R_VMM;
+			rg.kind = RPCU_R_VMM;
 			rg.sub = SBT_CM_MEM_VMM_RESERVE;
 			rg.in_window = 1;
 			rg.seq = s->seq;
 			rg.ctx = s->cur_ctx;
-			if (rpc_ranges_insert(&s->ranges, &rg) != 0)
-				return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			if (rpcu_ranges_insert(&s->ranges, &rg) != 0)
+				return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			return RP_OK;
 		}
-		rpc_pieces_drop_idle(s, c->dst, c->size);
+		rpcu_pieces_drop_idle(s, c->dst, c->size);
 		r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, (CUdeviceptr)c->dst, c->flags);
 		if (r != CUDA_SUCCESS) {
 			char err[96];
 			snprintf(why, sizeof(why), "cuMemAddressReserve failed with %s",
-			         rpc_cu_name(&s->drv, r, err, sizeof(err)));
+			         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 			r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, 0, c->flags);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuMemAddressReserve", r, NULL);
+				return rpcu_cufail(s, diag, "cuMemAddressReserve", r, NULL);
 		} else if ((uint64_t)got != c->dst) {
 			snprintf(why, sizeof(why), "the driver placed it at 0x%llx instead", (unsigned long long)got);
 		}
@@ -495,62 +495,62 @@ static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		rg.cap = c->dst;
 		rg.size = c->size;
 		rg.live = (uint64_t)got;
-		rg.kind = RPC_R_VMM;
+		rg.kind = RPCU_R_VMM;
 		rg.sub = SBT_CM_MEM_VMM_RESERVE;
 		rg.seq = s->seq;
 		rg.ctx = s->cur_ctx;
 		if (rg.live != rg.cap)
-			rpc_warn_moved(s, &rg, why);
-		if (rpc_ranges_insert(&s->ranges, &rg) != 0) {
+			rpcu_warn_moved(s, &rg, why);
+		if (rpcu_ranges_insert(&s->ranges, &rg) != 0) {
 			s->drv.p_cuMemAddressFree(got, c->size);
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		}
 		return RP_OK;
 	}
 	case SBT_CM_K_cuMemAddressFree:
-		return rpc_free(s, c->dst, RPC_R_VMM, "cuMemAddressFree", diag);
+		return rpcu_free(s, c->dst, RPCU_R_VMM, "cuMemAddressFree", diag);
 	case SBT_CM_K_cuMemCreate: {
 		CUmemAllocationProp prop;
 		CUmemGenericAllocationHandle h;
-		rpc_prop(&prop, s->device_base + (int)c->device);
+		rpcu_prop(&prop, s->device_base + (int)c->device);
 		r = s->drv.p_cuMemCreate(&h, c->size, &prop, c->flags);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuMemCreate", r, NULL);
-		o = rpc_objs_put(&s->objs, RPC_O_MEMHANDLE, c->handle);
+			return rpcu_cufail(s, diag, "cuMemCreate", r, NULL);
+		o = rpcu_objs_put(&s->objs, RPCU_O_MEMHANDLE, c->handle);
 		if (!o) {
 			s->drv.p_cuMemRelease(h);
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		}
 		o->live = (uint64_t)h;
 		o->ctx = s->cur_ctx;
 		return RP_OK;
 	}
 	case SBT_CM_K_cuMemRelease:
-		o = rpc_objs_get(&s->objs, RPC_O_MEMHANDLE, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
 		if (!o)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
 			                "in the trace", (unsigned long long)c->handle);
 		r = s->drv.p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
-		rpc_objs_del(&s->objs, o);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemRelease", r, NULL);
+		rpcu_objs_del(&s->objs, o);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemRelease", r, NULL);
 	case SBT_CM_K_cuMemMap:
-		o = rpc_objs_get(&s->objs, RPC_O_MEMHANDLE, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
 		if (!o)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
 			                "in the trace", (unsigned long long)c->handle);
-		if (rpc_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0 ||
-		    s->ranges.v[i].kind != RPC_R_VMM)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0 ||
+		    s->ranges.v[i].kind != RPCU_R_VMM)
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
 			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		r = s->drv.p_cuMemMap((CUdeviceptr)live, c->size, c->offset,
 		                      (CUmemGenericAllocationHandle)o->live, c->flags);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuMemMap", r, NULL);
+			return rpcu_cufail(s, diag, "cuMemMap", r, NULL);
 		if (s->nvmaps == s->cap_vmaps) {
 			size_t ncap = s->cap_vmaps ? s->cap_vmaps * 2 : 16;
-			rpc_vmap *nv = realloc(s->vmaps, ncap * sizeof(*nv));
+			rpcu_vmap *nv = realloc(s->vmaps, ncap * sizeof(*nv));
 			if (!nv)
-				return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+				return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			s->vmaps = nv;
 			s->cap_vmaps = ncap;
 		}
@@ -560,12 +560,12 @@ static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		return RP_OK;
 	case SBT_CM_K_cuMemUnmap: {
 		size_t m;
-		if (rpc_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
 			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuMemUnmap", r, NULL);
+			return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
 		for (m = 0; m < s->nvmaps; m++)
 			if (s->vmaps[m].live == live) {
 				s->vmaps[m] = s->vmaps[--s->nvmaps];
@@ -575,15 +575,15 @@ static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 	}
 	case SBT_CM_K_cuMemSetAccess: {
 		CUmemAccessDesc d;
-		if (rpc_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
 			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		memset(&d, 0, sizeof(d));
 		d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 		d.location.id = s->device_base + (int)c->device;
 		d.flags = (CUmemAccess_flags)c->flags;
 		r = s->drv.p_cuMemSetAccess((CUdeviceptr)live, c->size, &d, 1);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemSetAccess", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemSetAccess", r, NULL);
 	}
 	default:
 		return st;
@@ -592,10 +592,10 @@ static rp_status rpc_exec_vmm(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 
 /* ---- staging of async uploads --------------------------------------------------------------- */
 
-void rpc_stages_poll(rpc_state *s, int wait)
+void rpcu_stages_poll(rpcu_state *s, int wait)
 {
 	while (s->stage_head < s->nstages) {
-		rpc_stage *g = &s->stages[s->stage_head];
+		rpcu_stage *g = &s->stages[s->stage_head];
 		if (g->done) {
 			CUresult r = wait ? s->drv.p_cuEventSynchronize(g->done) : s->drv.p_cuEventQuery(g->done);
 			if (r == CUDA_ERROR_NOT_READY)
@@ -612,7 +612,7 @@ void rpc_stages_poll(rpc_state *s, int wait)
 
 /* An event recorded on stream now, in the current context; NULL if the
  * driver cannot make one (the caller then waits for the stream). */
-static CUevent rpc_mark(rpc_state *s, CUstream stream)
+static CUevent rpcu_mark(rpcu_state *s, CUstream stream)
 {
 	CUevent e = NULL;
 	if (!s->drv.p_cuEventCreate || !s->drv.p_cuEventRecord || !s->drv.p_cuEventDestroy ||
@@ -628,18 +628,18 @@ static CUevent rpc_mark(rpc_state *s, CUstream stream)
 }
 
 /* Keep buf (owned from here on) until the upload issued on stream is done. */
-static rp_status rpc_stage_push(rpc_state *s, void *buf, size_t len, CUstream stream, rp_diag *diag)
+static rp_status rpcu_stage_push(rpcu_state *s, void *buf, size_t len, CUstream stream, rp_diag *diag)
 {
-	CUevent e = rpc_mark(s, stream);
+	CUevent e = rpcu_mark(s, stream);
 	if (!e) {
 		CUresult r = s->drv.p_cuStreamSynchronize ? s->drv.p_cuStreamSynchronize(stream)
 		                                          : s->drv.p_cuCtxSynchronize();
 		free(buf);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
 	}
 	if (s->nstages == s->cap_stages) {
 		size_t ncap = s->cap_stages ? s->cap_stages * 2 : 32;
-		rpc_stage *ng = realloc(s->stages, ncap * sizeof(*ng));
+		rpcu_stage *ng = realloc(s->stages, ncap * sizeof(*ng));
 		if (!ng) {
 			s->drv.p_cuEventSynchronize(e);
 			s->drv.p_cuEventDestroy(e);
@@ -655,16 +655,16 @@ static rp_status rpc_stage_push(rpc_state *s, void *buf, size_t len, CUstream st
 	s->stages[s->nstages].ctx = s->cur_ctx;
 	s->nstages++;
 	s->stage_bytes += len;
-	if (s->stage_bytes > RPC_STAGE_LIMIT)
-		rpc_stages_poll(s, 1);
+	if (s->stage_bytes > RPCU_STAGE_LIMIT)
+		rpcu_stages_poll(s, 1);
 	return RP_OK;
 }
 
 /* ---- copies kept for checkpoints ------------------------------------------------------------ */
 
-static void rpc_copy_drop(rpc_state *s, size_t i)
+static void rpcu_copy_drop(rpcu_state *s, size_t i)
 {
-	rpc_copy *c = &s->copies[i];
+	rpcu_copy *c = &s->copies[i];
 	if (c->done)
 		s->drv.p_cuEventDestroy(c->done);
 	if (c->buf)
@@ -674,24 +674,24 @@ static void rpc_copy_drop(rpc_state *s, size_t i)
 	s->ncopies--;
 }
 
-void rpc_copies_release_served(rpc_state *s)
+void rpcu_copies_release_served(rpcu_state *s)
 {
 	size_t i;
 	for (i = s->ncopies; i-- > 0;)
 		if (s->copies[i].served)
-			rpc_copy_drop(s, i);
+			rpcu_copy_drop(s, i);
 }
 
 /* Remember a copy's result for its checkpoint.  src_cap: the captured
  * source (for the mismatch note). */
-static rpc_copy *rpc_copy_add(rpc_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len, uint64_t vstart,
+static rpcu_copy *rpcu_copy_add(rpcu_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len, uint64_t vstart,
                               uint64_t src_cap)
 {
-	rpc_copy *c;
+	rpcu_copy *c;
 	long i;
 	if (s->ncopies == s->cap_copies) {
 		size_t ncap = s->cap_copies ? s->cap_copies * 2 : 32;
-		rpc_copy *nc = realloc(s->copies, ncap * sizeof(*nc));
+		rpcu_copy *nc = realloc(s->copies, ncap * sizeof(*nc));
 		if (!nc)
 			return NULL;
 		s->copies = nc;
@@ -707,9 +707,9 @@ static rpc_copy *rpc_copy_add(rpc_state *s, uint8_t *ptr, uint8_t *buf, uint64_t
 	c->ctx = s->cur_ctx;
 	if (buf)
 		s->copy_bytes += len;
-	i = src_cap ? rpc_ranges_find(&s->ranges, src_cap) : -1;
+	i = src_cap ? rpcu_ranges_find(&s->ranges, src_cap) : -1;
 	if (i >= 0) {
-		const rpc_range *r = &s->ranges.v[i];
+		const rpcu_range *r = &s->ranges.v[i];
 		c->alloc_cap = r->cap;
 		c->alloc_size = r->size;
 		c->alloc_seq = r->seq;
@@ -719,8 +719,8 @@ static rpc_copy *rpc_copy_add(rpc_state *s, uint8_t *ptr, uint8_t *buf, uint64_t
 	}
 	/* Copies no checkpoint asked for (async ones never synchronized)
 	 * must not pile up: the oldest go first. */
-	while (s->copy_bytes > RPC_COPY_LIMIT && s->ncopies > 1 && &s->copies[0] != c) {
-		rpc_copy_drop(s, 0);
+	while (s->copy_bytes > RPCU_COPY_LIMIT && s->ncopies > 1 && &s->copies[0] != c) {
+		rpcu_copy_drop(s, 0);
 		c--;
 	}
 	return c;
@@ -728,7 +728,7 @@ static rpc_copy *rpc_copy_add(rpc_state *s, uint8_t *ptr, uint8_t *buf, uint64_t
 
 /* ---- copies ------------------------------------------------------------------------------- */
 
-static int rpc_is_async(sbt_cm_kind k)
+static int rpcu_is_async(sbt_cm_kind k)
 {
 	return k == SBT_CM_K_cuMemcpyAsync || k == SBT_CM_K_cuMemcpyHtoDAsync ||
 	       k == SBT_CM_K_cuMemcpyDtoHAsync || k == SBT_CM_K_cuMemcpyDtoDAsync ||
@@ -739,18 +739,18 @@ static int rpc_is_async(sbt_cm_kind k)
 	       k == SBT_CM_K_cuMemsetD2D32Async;
 }
 
-static rp_status rpc_translate(rpc_state *s, uint64_t addr, uint64_t len, const char *what,
+static rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what,
                                uint64_t *live, rp_diag *diag)
 {
 	long i;
-	if (rpc_ranges_translate(&s->ranges, addr, len, live, &i) == 0)
+	if (rpcu_ranges_translate(&s->ranges, addr, len, live, &i) == 0)
 		return RP_OK;
 	if (i >= 0)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx + %llu runs past the end of the allocation "
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx + %llu runs past the end of the allocation "
 		                "0x%llx (%llu bytes, seq %llu)", what, (unsigned long long)addr,
 		                (unsigned long long)len, (unsigned long long)s->ranges.v[i].cap,
 		                (unsigned long long)s->ranges.v[i].size, (unsigned long long)s->ranges.v[i].seq);
-	return rpc_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the trace "
+	return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the trace "
 	                "made", what, (unsigned long long)addr, (unsigned long long)len);
 }
 
@@ -764,7 +764,7 @@ static rp_status rpc_translate(rpc_state *s, uint64_t addr, uint64_t len, const 
  * objects in the same order gets the same handles (the driver's are small
  * integers handed out in order), and where it does not, replay says so.
  */
-rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	int tex = k == SBT_CM_K_cuTexObjectCreate || k == SBT_CM_K_cuTexObjectDestroy;
 	const char *fn = k == SBT_CM_K_cuTexObjectCreate    ? "cuTexObjectCreate"
@@ -776,25 +776,25 @@ rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	CUDA_RESOURCE_VIEW_DESC view;
 	unsigned long long h = 0;
 	uint64_t live = 0;
-	rpc_obj *o;
+	rpcu_obj *o;
 	rp_status st;
 	CUresult r;
 
 	if (k == SBT_CM_K_cuTexObjectDestroy || k == SBT_CM_K_cuSurfObjectDestroy) {
-		o = rpc_objs_get(&s->objs, RPC_O_TEXOBJ, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, c->handle);
 		if (!o)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "%s object 0x%llx was never created in "
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s object 0x%llx was never created in "
 			                "the trace", tex ? "texture" : "surface", (unsigned long long)c->handle);
-		if ((st = tex ? RPC_NEED(cuTexObjectDestroy) : RPC_NEED(cuSurfObjectDestroy)) != RP_OK)
+		if ((st = tex ? RPCU_NEED(cuTexObjectDestroy) : RPCU_NEED(cuSurfObjectDestroy)) != RP_OK)
 			return st;
 		r = tex ? s->drv.p_cuTexObjectDestroy((CUtexObject)o->live)
 		        : s->drv.p_cuSurfObjectDestroy((CUsurfObject)o->live);
-		rpc_objs_del(&s->objs, o);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, fn, r, NULL);
+		rpcu_objs_del(&s->objs, o);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 	}
 	if (c->res_desc_len != sizeof(res) || (tex && c->tex_desc_len != sizeof(td)) ||
 	    (c->view_desc_len && c->view_desc_len != sizeof(view)))
-		return rpc_fail(s, diag, RP_ERR_DECODE, "the recorded descriptions are %zu, %zu and %zu "
+		return rpcu_fail(s, diag, RP_ERR_DECODE, "the recorded descriptions are %zu, %zu and %zu "
 		                "bytes; this build's CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC and "
 		                "CUDA_RESOURCE_VIEW_DESC are %zu, %zu and %zu", c->res_desc_len,
 		                c->tex_desc_len, c->view_desc_len, sizeof(res), sizeof(td), sizeof(view));
@@ -805,36 +805,36 @@ rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 		memcpy(&view, c->view_desc, sizeof(view));
 	switch (res.resType) {
 	case CU_RESOURCE_TYPE_LINEAR:
-		if ((st = rpc_translate(s, res.res.linear.devPtr, res.res.linear.sizeInBytes,
+		if ((st = rpcu_translate(s, res.res.linear.devPtr, res.res.linear.sizeInBytes,
 		                        "the linear texture resource", &live, diag)) != RP_OK)
 			return st;
 		res.res.linear.devPtr = (CUdeviceptr)live;
 		break;
 	case CU_RESOURCE_TYPE_PITCH2D:
-		if ((st = rpc_translate(s, res.res.pitch2D.devPtr,
+		if ((st = rpcu_translate(s, res.res.pitch2D.devPtr,
 		                        (uint64_t)res.res.pitch2D.pitchInBytes * res.res.pitch2D.height,
 		                        "the pitch-2D texture resource", &live, diag)) != RP_OK)
 			return st;
 		res.res.pitch2D.devPtr = (CUdeviceptr)live;
 		break;
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "%s over a CUDA array (resource type %d): "
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s over a CUDA array (resource type %d): "
 		                "arrays are not replayed yet", fn, (int)res.resType);
 	}
-	if ((st = tex ? RPC_NEED(cuTexObjectCreate) : RPC_NEED(cuSurfObjectCreate)) != RP_OK)
+	if ((st = tex ? RPCU_NEED(cuTexObjectCreate) : RPCU_NEED(cuSurfObjectCreate)) != RP_OK)
 		return st;
 	r = tex ? s->drv.p_cuTexObjectCreate(&h, &res, &td, c->view_desc_len ? &view : NULL)
 	        : s->drv.p_cuSurfObjectCreate(&h, &res);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, fn, r, NULL);
-	o = rpc_objs_put(&s->objs, RPC_O_TEXOBJ, c->handle);
+		return rpcu_cufail(s, diag, fn, r, NULL);
+	o = rpcu_objs_put(&s->objs, RPCU_O_TEXOBJ, c->handle);
 	if (!o)
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	o->live = h;
 	o->ctx = s->cur_ctx;
 	if (h != c->handle && !s->warned_texobj) {
 		s->warned_texobj = 1;
-		rpc_warn(s, "seq %llu: the %s object was %llu at capture and is %llu in this replay; "
+		rpcu_warn(s, "seq %llu: the %s object was %llu at capture and is %llu in this replay; "
 		         "kernel parameters holding it are not rewritten (they cannot be told from "
 		         "integers), so kernels reading it may read another object",
 		         (unsigned long long)s->seq, tex ? "texture" : "surface",
@@ -844,35 +844,35 @@ rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 }
 
 /* After a host-synchronous call issued as async on a stream of ours. */
-static rp_status rpc_sync_after(rpc_state *s, int sync, CUstream stream, rp_diag *diag)
+static rp_status rpcu_sync_after(rpcu_state *s, int sync, CUstream stream, rp_diag *diag)
 {
 	CUresult r;
 	if (!sync || !stream)
 		return RP_OK;
 	r = s->drv.p_cuStreamSynchronize ? s->drv.p_cuStreamSynchronize(stream) : s->drv.p_cuCtxSynchronize();
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
 }
 
-static rp_status rpc_blob_exact(rpc_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag)
+static rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag)
 {
 	void *data = NULL;
 	size_t len = 0;
 	sbt_status sst;
 	if (!id)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "the record carries no data (no blob)");
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record carries no data (no blob)");
 	sst = sbt_reader_blob_get(s->trace, id, &data, &len);
 	if (sst != SBT_OK)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id, sbt_strerror(sst));
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id, sbt_strerror(sst));
 	if (len != size) {
 		free(data);
-		return rpc_fail(s, diag, RP_ERR_TRACE, "blob %llu holds %zu bytes, the copy %llu",
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "blob %llu holds %zu bytes, the copy %llu",
 		                (unsigned long long)id, len, (unsigned long long)size);
 	}
 	*out = data;
 	return RP_OK;
 }
 
-static rp_status rpc_copy_htod(rpc_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_copy_htod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
                                rp_diag *diag)
 {
 	uint64_t live;
@@ -881,87 +881,87 @@ static rp_status rpc_copy_htod(rpc_state *s, const sbt_cm_call *c, int sync, CUs
 	CUresult r;
 	if (!c->size)
 		return RP_OK;
-	if ((st = rpc_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
-	    (st = rpc_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK)
+	if ((st = rpcu_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
+	    (st = rpcu_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK)
 		return st;
 	if (s->relocate_memory)
-		rpc_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
+		rpcu_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
 	if (sync && !stream) {
-		if ((st = RPC_NEED(cuMemcpyHtoD)) == RP_OK &&
+		if ((st = RPCU_NEED(cuMemcpyHtoD)) == RP_OK &&
 		    (r = s->drv.p_cuMemcpyHtoD((CUdeviceptr)live, buf, c->size)) != CUDA_SUCCESS)
-			st = rpc_cufail(s, diag, "cuMemcpyHtoD", r, NULL);
+			st = rpcu_cufail(s, diag, "cuMemcpyHtoD", r, NULL);
 		free(buf);
 		return st;
 	}
-	if ((st = RPC_NEED(cuMemcpyHtoDAsync)) != RP_OK) {
+	if ((st = RPCU_NEED(cuMemcpyHtoDAsync)) != RP_OK) {
 		free(buf);
 		return st;
 	}
 	r = s->drv.p_cuMemcpyHtoDAsync((CUdeviceptr)live, buf, c->size, stream);
 	if (r != CUDA_SUCCESS) {
 		free(buf);
-		return rpc_cufail(s, diag, "cuMemcpyHtoDAsync", r, NULL);
+		return rpcu_cufail(s, diag, "cuMemcpyHtoDAsync", r, NULL);
 	}
 	if (sync) {
-		st = rpc_sync_after(s, sync, stream, diag);
+		st = rpcu_sync_after(s, sync, stream, diag);
 		free(buf);
 		return st;
 	}
-	return rpc_stage_push(s, buf, c->size, stream, diag);
+	return rpcu_stage_push(s, buf, c->size, stream, diag);
 }
 
-static rp_status rpc_copy_dtoh(rpc_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_copy_dtoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
                                rp_diag *diag)
 {
 	uint64_t live, host;
 	uint8_t *buf = NULL, *ptr;
-	rpc_copy *cp;
+	rpcu_copy *cp;
 	rp_status st;
 	CUresult r;
 	long hi;
 	if (!c->size)
 		return RP_OK;
-	if ((st = rpc_translate(s, c->src, c->size, "source", &live, diag)) != RP_OK)
+	if ((st = rpcu_translate(s, c->src, c->size, "source", &live, diag)) != RP_OK)
 		return st;
 	/* Into pinned memory the trace allocated: where the program had it. */
-	if (c->host && rpc_ranges_translate(&s->ranges, c->host, c->size, &host, &hi) == 0 &&
-	    s->ranges.v[hi].kind == RPC_R_HOST) {
+	if (c->host && rpcu_ranges_translate(&s->ranges, c->host, c->size, &host, &hi) == 0 &&
+	    s->ranges.v[hi].kind == RPCU_R_HOST) {
 		ptr = (uint8_t *)(uintptr_t)host;
 	} else {
 		ptr = buf = malloc(c->size);
 		if (!buf)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
 			                (unsigned long long)c->size);
 	}
 	if (sync && !stream) {
-		if ((st = RPC_NEED(cuMemcpyDtoH)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyDtoH)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuMemcpyDtoH(ptr, (CUdeviceptr)live, c->size);
 	} else {
-		if ((st = RPC_NEED(cuMemcpyDtoHAsync)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyDtoHAsync)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuMemcpyDtoHAsync(ptr, (CUdeviceptr)live, c->size, stream);
 	}
 	if (r != CUDA_SUCCESS) {
-		st = rpc_cufail(s, diag, sync && !stream ? "cuMemcpyDtoH" : "cuMemcpyDtoHAsync", r, NULL);
+		st = rpcu_cufail(s, diag, sync && !stream ? "cuMemcpyDtoH" : "cuMemcpyDtoHAsync", r, NULL);
 		goto out_free;
 	}
-	if ((st = rpc_sync_after(s, sync, stream, diag)) != RP_OK)
+	if ((st = rpcu_sync_after(s, sync, stream, diag)) != RP_OK)
 		goto out_free;
-	cp = rpc_copy_add(s, ptr, buf, c->size, c->src, c->src);
+	cp = rpcu_copy_add(s, ptr, buf, c->size, c->src, c->src);
 	if (!cp) {
-		st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		goto out_free;
 	}
 	if (!sync)
-		cp->done = rpc_mark(s, stream);
+		cp->done = rpcu_mark(s, stream);
 	return RP_OK;
 out_free:
 	free(buf);
 	return st;
 }
 
-static rp_status rpc_copy_dtod(rpc_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_copy_dtod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
                                rp_diag *diag)
 {
 	uint64_t ld, ls;
@@ -969,92 +969,92 @@ static rp_status rpc_copy_dtod(rpc_state *s, const sbt_cm_call *c, int sync, CUs
 	CUresult r;
 	if (!c->size)
 		return RP_OK;
-	if ((st = rpc_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
-	    (st = rpc_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK)
+	if ((st = rpcu_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
+	    (st = rpcu_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK)
 		return st;
 	if (sync && !stream) {
-		if ((st = RPC_NEED(cuMemcpyDtoD)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyDtoD)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyDtoD((CUdeviceptr)ld, (CUdeviceptr)ls, c->size);
 	} else {
-		if ((st = RPC_NEED(cuMemcpyDtoDAsync)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyDtoDAsync)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyDtoDAsync((CUdeviceptr)ld, (CUdeviceptr)ls, c->size, stream);
 	}
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuMemcpyDtoD", r, NULL);
-	return rpc_sync_after(s, sync, stream, diag);
+		return rpcu_cufail(s, diag, "cuMemcpyDtoD", r, NULL);
+	return rpcu_sync_after(s, sync, stream, diag);
 }
 
 /* Host to host (cuMemcpy with both sides in host memory): replayable when
  * both sides are pinned memory the trace allocated; the source bytes are
  * not in the trace otherwise, and a checkpoint of it says so. */
-static rp_status rpc_copy_htoh(rpc_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_copy_htoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
                                rp_diag *diag)
 {
 	uint64_t ld, ls;
 	long di, si;
-	rpc_copy *cp;
+	rpcu_copy *cp;
 	CUresult r;
 	if (!c->size)
 		return RP_OK;
-	if (rpc_ranges_translate(&s->ranges, c->dst, c->size, &ld, &di) != 0 ||
-	    rpc_ranges_translate(&s->ranges, c->host, c->size, &ls, &si) != 0 || !s->drv.p_cuMemcpyAsync) {
-		cp = rpc_copy_add(s, NULL, NULL, c->size, c->dst, 0);
+	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &ld, &di) != 0 ||
+	    rpcu_ranges_translate(&s->ranges, c->host, c->size, &ls, &si) != 0 || !s->drv.p_cuMemcpyAsync) {
+		cp = rpcu_copy_add(s, NULL, NULL, c->size, c->dst, 0);
 		if (!cp)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		cp->why_not = "a host-to-host copy whose source is not memory the trace allocated: its bytes "
 		              "are not in the trace";
 		return RP_OK;
 	}
 	r = s->drv.p_cuMemcpyAsync((CUdeviceptr)ld, (CUdeviceptr)ls, c->size, stream);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuMemcpyAsync", r, NULL);
+		return rpcu_cufail(s, diag, "cuMemcpyAsync", r, NULL);
 	if (sync && !stream && (r = s->drv.p_cuCtxSynchronize()) != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuCtxSynchronize", r, NULL);
-	if (rpc_sync_after(s, sync, stream, diag) != RP_OK)
+		return rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+	if (rpcu_sync_after(s, sync, stream, diag) != RP_OK)
 		return RP_ERR_BACKEND;
-	cp = rpc_copy_add(s, (uint8_t *)(uintptr_t)ld, NULL, c->size, c->dst, 0);
+	cp = rpcu_copy_add(s, (uint8_t *)(uintptr_t)ld, NULL, c->size, c->dst, 0);
 	if (!cp)
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	if (!sync)
-		cp->done = rpc_mark(s, stream);
+		cp->done = rpcu_mark(s, stream);
 	return RP_OK;
 }
 
-static rp_status rpc_copy_peer(rpc_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_copy_peer(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
                                rp_diag *diag)
 {
-	rpc_obj *dc = rpc_objs_get(&s->objs, RPC_O_CTX, c->ctx);
-	rpc_obj *sc = rpc_objs_get(&s->objs, RPC_O_CTX, c->src_ctx);
+	rpcu_obj *dc = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->ctx);
+	rpcu_obj *sc = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->src_ctx);
 	uint64_t ld, ls;
 	rp_status st;
 	CUresult r;
 	if (!dc || !sc)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace",
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace",
 		                (unsigned long long)(dc ? c->src_ctx : c->ctx));
-	if ((st = rpc_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
-	    (st = rpc_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK)
+	if ((st = rpcu_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
+	    (st = rpcu_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK)
 		return st;
 	if (sync && !stream) {
-		if ((st = RPC_NEED(cuMemcpyPeer)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyPeer)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyPeer((CUdeviceptr)ld, (CUcontext)(uintptr_t)dc->live, (CUdeviceptr)ls,
 		                          (CUcontext)(uintptr_t)sc->live, c->size);
 	} else {
-		if ((st = RPC_NEED(cuMemcpyPeerAsync)) != RP_OK)
+		if ((st = RPCU_NEED(cuMemcpyPeerAsync)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyPeerAsync((CUdeviceptr)ld, (CUcontext)(uintptr_t)dc->live, (CUdeviceptr)ls,
 		                               (CUcontext)(uintptr_t)sc->live, c->size, stream);
 	}
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuMemcpyPeer", r, NULL);
-	return rpc_sync_after(s, sync, stream, diag);
+		return rpcu_cufail(s, diag, "cuMemcpyPeer", r, NULL);
+	return rpcu_sync_after(s, sync, stream, diag);
 }
 
 /* 2D and 3D copies: host sides are packed rows (width bytes each), the
  * source from the trace, the destination ours. */
-static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync,
+static rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync,
                              CUstream stream, rp_diag *diag)
 {
 	CUDA_MEMCPY3D m;
@@ -1066,7 +1066,7 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	int missing = 0;
 
 	if (c->sub == SBT_CM_COPY_ARRAY)
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
 		                "replayable yet");
 	if (!bytes)
 		return RP_OK;
@@ -1077,13 +1077,13 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	m.srcMemoryType = (CUmemorytype)c->src_type;
 	m.dstMemoryType = (CUmemorytype)c->dst_type;
 	if (c->src_type == CU_MEMORYTYPE_HOST) {
-		if ((st = rpc_blob_exact(s, c->blob, bytes, &src, diag)) != RP_OK)
+		if ((st = rpcu_blob_exact(s, c->blob, bytes, &src, diag)) != RP_OK)
 			return st;
 		m.srcHost = src;
 		m.srcPitch = c->width;
 		m.srcHeight = c->height;
 	} else {
-		if ((st = rpc_translate(s, c->src, 1, "source", &live, diag)) != RP_OK)
+		if ((st = rpcu_translate(s, c->src, 1, "source", &live, diag)) != RP_OK)
 			return st;
 		m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.srcDevice = (CUdeviceptr)live;
@@ -1096,14 +1096,14 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	if (c->dst_type == CU_MEMORYTYPE_HOST) {
 		dst = malloc(bytes);
 		if (!dst) {
-			st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes", (unsigned long long)bytes);
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes", (unsigned long long)bytes);
 			goto out_free;
 		}
 		m.dstHost = dst;
 		m.dstPitch = c->width;
 		m.dstHeight = c->height;
 	} else {
-		if ((st = rpc_translate(s, c->dst, 1, "destination", &live, diag)) != RP_OK)
+		if ((st = rpcu_translate(s, c->dst, 1, "destination", &live, diag)) != RP_OK)
 			goto out_free;
 		m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 		m.dstDevice = (CUdeviceptr)live;
@@ -1148,31 +1148,31 @@ static rp_status rpc_copy_3d(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 		}
 	}
 	if (missing) {
-		st = rpc_missing(s, diag, fn);
+		st = rpcu_missing(s, diag, fn);
 		goto out_free;
 	}
 	if (r != CUDA_SUCCESS) {
-		st = rpc_cufail(s, diag, fn, r, NULL);
+		st = rpcu_cufail(s, diag, fn, r, NULL);
 		goto out_free;
 	}
-	if ((st = rpc_sync_after(s, sync, stream, diag)) != RP_OK)
+	if ((st = rpcu_sync_after(s, sync, stream, diag)) != RP_OK)
 		goto out_free;
 	if (src && !sync) {
-		st = rpc_stage_push(s, src, bytes, stream, diag);
+		st = rpcu_stage_push(s, src, bytes, stream, diag);
 		src = NULL;
 		if (st != RP_OK)
 			goto out_free;
 	}
 	if (dst) {
-		rpc_copy *cp = rpc_copy_add(s, dst, dst, bytes,
+		rpcu_copy *cp = rpcu_copy_add(s, dst, dst, bytes,
 		                            c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0, c->src);
 		if (!cp) {
-			st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			goto out_free;
 		}
 		dst = NULL;
 		if (!sync)
-			cp->done = rpc_mark(s, stream);
+			cp->done = rpcu_mark(s, stream);
 	}
 out_free:
 	free(src);
@@ -1182,7 +1182,7 @@ out_free:
 
 /* ---- memsets ---------------------------------------------------------------------------------- */
 
-static rp_status rpc_memset(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+static rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
                             rp_diag *diag)
 {
 	int two_d = k == SBT_CM_K_cuMemsetD2D8 || k == SBT_CM_K_cuMemsetD2D16 || k == SBT_CM_K_cuMemsetD2D32 ||
@@ -1200,7 +1200,7 @@ static rp_status rpc_memset(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, i
 		extent = two_d ? (h ? pitch * (h - 1) : 0) + w * elem : w * elem;
 	if (!extent)
 		return RP_OK;
-	if ((st = rpc_translate(s, c->dst, extent, "destination", &live, diag)) != RP_OK)
+	if ((st = rpcu_translate(s, c->dst, extent, "destination", &live, diag)) != RP_OK)
 		return st;
 	d = (CUdeviceptr)live;
 	/* Host-synchronous originals off the legacy stream need no wait: a
@@ -1231,16 +1231,16 @@ static rp_status rpc_memset(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, i
 			           : (s->drv.p_cuMemsetD32Async ? s->drv.p_cuMemsetD32Async(d, (unsigned)c->value, w, stream) : r);
 		break;
 	default:
-		return rpc_fail(s, diag, RP_ERR_TRACE, "element size %u is not 1, 2 or 4", elem);
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "element size %u is not 1, 2 or 4", elem);
 	}
 	if (r == CUDA_ERROR_NOT_FOUND)
-		return rpc_missing(s, diag, legacy ? sbt_cm_kind_name(k) : "the async form of this memset");
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
+		return rpcu_missing(s, diag, legacy ? sbt_cm_kind_name(k) : "the async form of this memset");
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, sbt_cm_kind_name(k), r, NULL);
 }
 
 /* ---- keyframe snapshots ------------------------------------------------------------------------ */
 
-static rp_status rpc_snapshot(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_snapshot(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	uint64_t live;
 	uint8_t *buf = NULL;
@@ -1252,36 +1252,36 @@ static rp_status rpc_snapshot(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
 	if (!c->size)
 		return RP_OK;
 	if (c->value == 1 && !c->blob) { /* a chunk of zero bytes, recorded without data */
-		if ((st = rpc_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuMemsetD8)) != RP_OK)
+		if ((st = rpcu_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuMemsetD8)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemsetD8((CUdeviceptr)live, 0, c->size);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemsetD8", r, "restoring the snapshot");
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemsetD8", r, "restoring the snapshot");
 	}
-	if ((st = rpc_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
-	    (st = rpc_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK || (st = RPC_NEED(cuMemcpyHtoD)) != RP_OK) {
+	if ((st = rpcu_translate(s, c->dst, c->size, "snapshot of", &live, diag)) != RP_OK ||
+	    (st = rpcu_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK || (st = RPCU_NEED(cuMemcpyHtoD)) != RP_OK) {
 		free(buf);
 		return st;
 	}
 	if (s->relocate_memory)
-		rpc_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
+		rpcu_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
 	r = s->drv.p_cuMemcpyHtoD((CUdeviceptr)live, buf, c->size);
 	free(buf);
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyHtoD", r, "restoring the snapshot");
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyHtoD", r, "restoring the snapshot");
 }
 
 /* ---- work captured into a graph ------------------------------------------------------------------ */
 
 /* Host memory a graph node reads or writes whenever the graph is launched:
  * kept (owned) until the end of the run. */
-static rp_status rpc_graph_keep(rpc_state *s, void *buf, rp_diag *diag)
+static rp_status rpcu_graph_keep(rpcu_state *s, void *buf, rp_diag *diag)
 {
 	if (s->ngraph_bufs == s->cap_graph_bufs) {
 		size_t ncap = s->cap_graph_bufs ? s->cap_graph_bufs * 2 : 16;
 		void **n = realloc(s->graph_bufs, ncap * sizeof(*n));
 		if (!n) {
 			free(buf);
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		}
 		s->graph_bufs = n;
 		s->cap_graph_bufs = ncap;
@@ -1294,7 +1294,7 @@ static rp_status rpc_graph_keep(rpc_state *s, void *buf, rp_diag *diag)
  * replay's capture of the same stream: async forms only (the program could
  * not have made a synchronous call there), host buffers kept for the
  * graph's lifetime, no checkpoint (nothing ran at capture). */
-static rp_status rpc_capture_work(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+static rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                                   rp_diag *diag)
 {
 	uint64_t live, ls;
@@ -1306,123 +1306,123 @@ static rp_status rpc_capture_work(rpc_state *s, sbt_cm_kind k, const sbt_cm_call
 	          : k == SBT_CM_K_cuMemcpyDtoDAsync ? SBT_CM_COPY_DTOD
 	          : k == SBT_CM_K_cuMemcpyAsync ? (int)c->sub : 0;
 
-	if (!rpc_is_async(k))
-		return rpc_fail(s, diag, RP_ERR_TRACE, "a host-synchronous call recorded as captured into a graph");
+	if (!rpcu_is_async(k))
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "a host-synchronous call recorded as captured into a graph");
 	if (k == SBT_CM_K_cuMemsetD8Async || k == SBT_CM_K_cuMemsetD16Async || k == SBT_CM_K_cuMemsetD32Async ||
 	    k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
 	    k == SBT_CM_K_cuMemsetD2D32Async)
-		return rpc_memset(s, k, c, 0, stream, diag);
+		return rpcu_memset(s, k, c, 0, stream, diag);
 	if (dir == 0)
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
 		                "(only 1D host, device and unified copies can)");
 	if (!c->size)
 		return RP_OK;
 	switch (dir) {
 	case SBT_CM_COPY_HTOD:
-		if ((st = rpc_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
-		    (st = rpc_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK ||
-		    (st = rpc_graph_keep(s, buf, diag)) != RP_OK || (st = RPC_NEED(cuMemcpyHtoDAsync)) != RP_OK)
+		if ((st = rpcu_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
+		    (st = rpcu_blob_exact(s, c->blob, c->size, &buf, diag)) != RP_OK ||
+		    (st = rpcu_graph_keep(s, buf, diag)) != RP_OK || (st = RPCU_NEED(cuMemcpyHtoDAsync)) != RP_OK)
 			return st;
 		if (s->relocate_memory)
-			rpc_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
+			rpcu_ranges_patch_data(&s->ranges, buf, c->size, c->dst);
 		r = s->drv.p_cuMemcpyHtoDAsync((CUdeviceptr)live, buf, c->size, stream);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyHtoDAsync", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyHtoDAsync", r, NULL);
 	case SBT_CM_COPY_DTOH:
-		if ((st = rpc_translate(s, c->src, c->size, "source", &live, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuMemcpyDtoHAsync)) != RP_OK)
+		if ((st = rpcu_translate(s, c->src, c->size, "source", &live, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuMemcpyDtoHAsync)) != RP_OK)
 			return st;
 		if (!(buf = malloc(c->size)))
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
 			                (unsigned long long)c->size);
-		if ((st = rpc_graph_keep(s, buf, diag)) != RP_OK)
+		if ((st = rpcu_graph_keep(s, buf, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyDtoHAsync(buf, (CUdeviceptr)live, c->size, stream);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyDtoHAsync", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyDtoHAsync", r, NULL);
 	case SBT_CM_COPY_DTOD:
-		if ((st = rpc_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
-		    (st = rpc_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuMemcpyDtoDAsync)) != RP_OK)
+		if ((st = rpcu_translate(s, c->dst, c->size, "destination", &live, diag)) != RP_OK ||
+		    (st = rpcu_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuMemcpyDtoDAsync)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyDtoDAsync((CUdeviceptr)live, (CUdeviceptr)ls, c->size, stream);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuMemcpyDtoDAsync", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemcpyDtoDAsync", r, NULL);
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph");
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph");
 	}
 }
 
 /* ---- dispatch -------------------------------------------------------------------------------------- */
 
-rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	int async = rpc_is_async(k), capturing = 0;
+	int async = rpcu_is_async(k), capturing = 0;
 	CUstream stream = NULL;
 	rp_status st;
 
 	switch (k) {
 	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
 	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-		return rpc_alloc_device(s, k, c, diag);
+		return rpcu_alloc_device(s, k, c, diag);
 	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync:
 		/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
 		 * is done at once: releasing a granule waits for the context's
 		 * work first, so the stream's work before it has finished. */
 		if (!c->dst)
 			return RP_OK;
-		return rpc_free(s, c->dst, RPC_R_DEVICE, "cuMemFree", diag);
+		return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
 	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-		return rpc_alloc_host(s, k, c, diag);
+		return rpcu_alloc_host(s, k, c, diag);
 	case SBT_CM_K_cuMemFreeHost: case SBT_CM_K_cuMemHostUnregister:
 		if (!c->host && k == SBT_CM_K_cuMemFreeHost)
 			return RP_OK; /* cuMemFreeHost(NULL): a no-op */
-		return rpc_free(s, c->host, RPC_R_HOST, sbt_cm_kind_name(k), diag);
+		return rpcu_free(s, c->host, RPCU_R_HOST, sbt_cm_kind_name(k), diag);
 	case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease: case SBT_CM_K_cuMemAddressReserve:
 	case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap: case SBT_CM_K_cuMemUnmap:
 	case SBT_CM_K_cuMemSetAccess:
-		return rpc_exec_vmm(s, k, c, diag);
+		return rpcu_exec_vmm(s, k, c, diag);
 	case SBT_CM_K_tsSnapshot:
-		return rpc_snapshot(s, c, diag);
+		return rpcu_snapshot(s, c, diag);
 	default:
 		break;
 	}
 	/* Copies and memsets: on the record's stream, skipped while it is
 	 * being captured into a graph (the work did not run then). */
-	st = rpc_stream_resolve(s, async ? c->stream : 0, &stream, &capturing, diag);
+	st = rpcu_stream_resolve(s, async ? c->stream : 0, &stream, &capturing, diag);
 	if (st != RP_OK)
 		return st;
-	if (rpc_capture_skip(s, c, capturing))
+	if (rpcu_capture_skip(s, c, capturing))
 		return RP_OK;
 	if (c->capture_status || capturing)
-		return rpc_capture_work(s, k, c, stream, diag);
+		return rpcu_capture_work(s, k, c, stream, diag);
 	switch (k) {
 	case SBT_CM_K_cuMemcpyHtoD: case SBT_CM_K_cuMemcpyHtoDAsync:
-		return rpc_copy_htod(s, c, !async, stream, diag);
+		return rpcu_copy_htod(s, c, !async, stream, diag);
 	case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
-		return rpc_copy_dtoh(s, c, !async, stream, diag);
+		return rpcu_copy_dtoh(s, c, !async, stream, diag);
 	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync:
-		return rpc_copy_dtod(s, c, !async, stream, diag);
+		return rpcu_copy_dtod(s, c, !async, stream, diag);
 	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync:
 		switch (c->sub) {
 		case SBT_CM_COPY_HTOD: {
 			sbt_cm_call h = *c;
-			return rpc_copy_htod(s, &h, !async, stream, diag);
+			return rpcu_copy_htod(s, &h, !async, stream, diag);
 		}
 		case SBT_CM_COPY_DTOH:
-			return rpc_copy_dtoh(s, c, !async, stream, diag);
+			return rpcu_copy_dtoh(s, c, !async, stream, diag);
 		case SBT_CM_COPY_DTOD:
-			return rpc_copy_dtod(s, c, !async, stream, diag);
+			return rpcu_copy_dtod(s, c, !async, stream, diag);
 		case SBT_CM_COPY_HTOH:
-			return rpc_copy_htoh(s, c, !async, stream, diag);
+			return rpcu_copy_htoh(s, c, !async, stream, diag);
 		default:
-			return rpc_fail(s, diag, RP_ERR_TRACE, "copy direction %llu is unknown",
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "copy direction %llu is unknown",
 			                (unsigned long long)c->sub);
 		}
 	case SBT_CM_K_cuMemcpyPeer: case SBT_CM_K_cuMemcpyPeerAsync:
-		return rpc_copy_peer(s, c, !async, stream, diag);
+		return rpcu_copy_peer(s, c, !async, stream, diag);
 	case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned: case SBT_CM_K_cuMemcpy2DAsync:
 	case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
-		return rpc_copy_3d(s, k, c, !async, stream, diag);
+		return rpcu_copy_3d(s, k, c, !async, stream, diag);
 	default:
-		return rpc_memset(s, k, c, !async, stream, diag);
+		return rpcu_memset(s, k, c, !async, stream, diag);
 	}
 }
 
@@ -1430,7 +1430,7 @@ rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 
 /* The result the call at seq had at capture (CUDA_SUCCESS when it cannot
  * be read). */
-static CUresult rpc_failed_result(rpc_state *s, uint64_t seq)
+static CUresult rpcu_failed_result(rpcu_state *s, uint64_t seq)
 {
 	sbt_record rec;
 	sbt_cm_call c;
@@ -1440,7 +1440,7 @@ static CUresult rpc_failed_result(rpc_state *s, uint64_t seq)
 	return (CUresult)c.result;
 }
 
-static const char *rpc_sub_name(unsigned sub)
+static const char *rpcu_sub_name(unsigned sub)
 {
 	switch (sub) {
 	case SBT_CM_MEM_DEVICE: return "cuMemAlloc";
@@ -1460,7 +1460,7 @@ static const char *rpc_sub_name(unsigned sub)
 /* The first difference with the capture, told in CUDA terms: the copy,
  * the allocation it read and where in it, and the last kernel given a
  * pointer into that allocation (the likeliest writer).  Once. */
-static void rpc_note_mismatch(rpc_state *s, const rpc_copy *c, const sbt_checkpoint *cp, const uint8_t *bytes)
+static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_checkpoint *cp, const uint8_t *bytes)
 {
 	rp_check_result res;
 	rp_diag d = {""};
@@ -1476,7 +1476,7 @@ static void rpc_note_mismatch(rpc_state *s, const rpc_copy *c, const sbt_checkpo
 	}
 	at = res.located ? cp->object + res.diff_offset - c->alloc_cap : 0;
 	fprintf(stderr, "  allocation: 0x%llx (%s at seq %llu, %llu bytes)\n", (unsigned long long)c->alloc_cap,
-	        rpc_sub_name(c->alloc_sub), (unsigned long long)c->alloc_seq, (unsigned long long)c->alloc_size);
+	        rpcu_sub_name(c->alloc_sub), (unsigned long long)c->alloc_seq, (unsigned long long)c->alloc_size);
 	if (res.located)
 		fprintf(stderr, "  offset:   %llu in the allocation (first differing block of %llu bytes)\n",
 		        (unsigned long long)at, (unsigned long long)res.diff_len);
@@ -1487,7 +1487,7 @@ static void rpc_note_mismatch(rpc_state *s, const rpc_copy *c, const sbt_checkpo
 		fprintf(stderr, "  kernel:   none was given a pointer into it before the copy\n");
 }
 
-rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const void **bytes_out,
+rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
                                rp_diag *diag)
 {
 	uint64_t pos = cp->object + cp->offset, live, off;
@@ -1496,12 +1496,12 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 
 	s->call = NULL;
 	for (i = s->ncopies; i-- > 0;) {
-		rpc_copy *c = &s->copies[i];
+		rpcu_copy *c = &s->copies[i];
 		if (c->seq != cp->call_seq)
 			continue;
 		if (c->done && s->drv.not_run)
 			s->drv.p_cuEventSynchronize(c->done);
-		rpc_not_run_check(s, NULL); /* a launch the double ran late */
+		rpcu_not_run_check(s, NULL); /* a launch the double ran late */
 		if (s->not_run_seq && cp->call_seq > s->not_run_seq) {
 			/* After a launch that ran nothing: its bytes say nothing. */
 			c->served = 1;
@@ -1520,7 +1520,7 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 			if (r != CUDA_SUCCESS) {
 				char err[96];
 				rp_diag_set(diag, "waiting for the copy at seq %llu: cuEventSynchronize failed with %s",
-				            (unsigned long long)c->seq, rpc_cu_name(&s->drv, r, err, sizeof(err)));
+				            (unsigned long long)c->seq, rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 				return RP_ERR_BACKEND;
 			}
 		}
@@ -1534,18 +1534,18 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 		}
 		c->served = 1;
 		*bytes_out = c->ptr + off;
-		rpc_note_mismatch(s, c, cp, c->ptr + off);
+		rpcu_note_mismatch(s, c, cp, c->ptr + off);
 		return RP_OK;
 	}
 	if (!(s->restore_seq && cp->call_seq < s->restore_seq)) {
-		CUresult failed = rpc_failed_result(s, cp->call_seq);
+		CUresult failed = rpcu_failed_result(s, cp->call_seq);
 		if (failed != CUDA_SUCCESS) {
 			/* The copy failed at capture, so it was not replayed: its
 			 * checkpoint holds whatever the host buffer held. */
 			char err[96];
 			*bytes_out = NULL;
 			rp_diag_set(diag, "the copy at seq %llu failed at capture with %s",
-			            (unsigned long long)cp->call_seq, rpc_cu_name(&s->drv, failed, err, sizeof(err)));
+			            (unsigned long long)cp->call_seq, rpcu_cu_name(&s->drv, failed, err, sizeof(err)));
 			return RP_OK;
 		}
 		rp_diag_set(diag, "this replay made no device-to-host copy at seq %llu",
@@ -1554,7 +1554,7 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 	}
 	/* The copy lies before the keyframe the replay started at: its source
 	 * as it is now (the keyframe's contents) is the best there is. */
-	if (rpc_ranges_translate(&s->ranges, pos, cp->length, &live, NULL) != 0) {
+	if (rpcu_ranges_translate(&s->ranges, pos, cp->length, &live, NULL) != 0) {
 		rp_diag_set(diag, "the copy at seq %llu lies before the keyframe at seq %llu, and its source "
 		            "0x%llx is not in an allocation the keyframe restored", (unsigned long long)cp->call_seq,
 		            (unsigned long long)s->restore_seq, (unsigned long long)pos);
@@ -1575,7 +1575,7 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 	if (r != CUDA_SUCCESS) {
 		char err[96];
 		rp_diag_set(diag, "reading 0x%llx for the copy at seq %llu: %s", (unsigned long long)pos,
-		            (unsigned long long)cp->call_seq, rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		            (unsigned long long)cp->call_seq, rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return RP_ERR_BACKEND;
 	}
 	*bytes_out = s->scratch;
@@ -1584,7 +1584,7 @@ rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const voi
 
 /* ---- teardown ------------------------------------------------------------------------------------------ */
 
-void rpc_mem_forget_ctx(rpc_state *s, CUcontext ctx)
+void rpcu_mem_forget_ctx(rpcu_state *s, CUcontext ctx)
 {
 	size_t i;
 	for (i = s->ncopies; i-- > 0;)
@@ -1594,36 +1594,36 @@ void rpc_mem_forget_ctx(rpc_state *s, CUcontext ctx)
 			s->copies[i].done = NULL;
 		}
 	for (i = s->ranges.n; i-- > 0;)
-		if (s->ranges.v[i].ctx == ctx && s->ranges.v[i].kind != RPC_R_VMM)
-			rpc_range_release(s, i, 0); /* the context takes its memory with it */
+		if (s->ranges.v[i].ctx == ctx && s->ranges.v[i].kind != RPCU_R_VMM)
+			rpcu_range_release(s, i, 0); /* the context takes its memory with it */
 }
 
-void rpc_teardown(rpc_state *s)
+void rpcu_teardown(rpcu_state *s)
 {
-	const rpc_driver *d = &s->drv;
+	const rpcu_driver *d = &s->drv;
 	size_t i, k;
 
 	/* Wait for everything in flight, in every context the trace made. */
 	for (i = 0; i < s->objs.cap; i++) {
-		rpc_obj *o = &s->objs.slot[i];
-		if (o->kind == RPC_O_CTX && !o->dead && d->p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live) ==
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_CTX && !o->dead && d->p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live) ==
 		                                             CUDA_SUCCESS)
 			d->p_cuCtxSynchronize();
 	}
-	rpc_stages_poll(s, 1);
+	rpcu_stages_poll(s, 1);
 	while (s->ncopies)
-		rpc_copy_drop(s, s->ncopies - 1);
+		rpcu_copy_drop(s, s->ncopies - 1);
 	for (i = s->ranges.n; i-- > 0;) {
 		if (s->ranges.v[i].ctx)
 			d->p_cuCtxSetCurrent(s->ranges.v[i].ctx);
-		rpc_range_release(s, i, 1);
+		rpcu_range_release(s, i, 1);
 	}
 	for (i = 0; i < s->nvmaps; i++)
 		d->p_cuMemUnmap((CUdeviceptr)s->vmaps[i].live, s->vmaps[i].size);
 	s->nvmaps = 0;
 	while (s->npieces)
-		rpc_piece_free(s, s->npieces - 1);
-	rpc_windows_close(s);
+		rpcu_piece_free(s, s->npieces - 1);
+	rpcu_windows_close(s);
 	for (i = 0; i < s->nthreads; i++)
 		for (k = 0; k < 4; k++)
 			if (s->threads[i].pt_stream[k] && d->p_cuStreamDestroy)
@@ -1631,8 +1631,8 @@ void rpc_teardown(rpc_state *s)
 	/* Graphs: executables before the graphs they came from. */
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < s->objs.cap; i++) {
-			rpc_obj *o = &s->objs.slot[i];
-			if (o->dead || o->kind != (k ? RPC_O_GRAPH : RPC_O_GRAPHEXEC))
+			rpcu_obj *o = &s->objs.slot[i];
+			if (o->dead || o->kind != (k ? RPCU_O_GRAPH : RPCU_O_GRAPHEXEC))
 				continue;
 			if (o->ctx)
 				d->p_cuCtxSetCurrent(o->ctx);
@@ -1640,7 +1640,7 @@ void rpc_teardown(rpc_state *s)
 				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 			else if (!k && d->p_cuGraphExecDestroy)
 				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
-			rpc_objs_del(&s->objs, o);
+			rpcu_objs_del(&s->objs, o);
 		}
 	for (i = 0; i < s->ngraph_bufs; i++)
 		free(s->graph_bufs[i]);
@@ -1649,29 +1649,29 @@ void rpc_teardown(rpc_state *s)
 	s->ngraph_bufs = s->cap_graph_bufs = 0;
 	/* Objects, contexts last; each made current in its own context. */
 	for (i = 0; i < s->objs.cap; i++) {
-		rpc_obj *o = &s->objs.slot[i];
-		if (o->kind == RPC_O_NONE || o->dead || o->kind == RPC_O_CTX)
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_NONE || o->dead || o->kind == RPCU_O_CTX)
 			continue;
 		if (o->ctx)
 			d->p_cuCtxSetCurrent(o->ctx);
-		if (o->kind == RPC_O_EVENT && d->p_cuEventDestroy)
+		if (o->kind == RPCU_O_EVENT && d->p_cuEventDestroy)
 			d->p_cuEventDestroy((CUevent)(uintptr_t)o->live);
-		else if (o->kind == RPC_O_STREAM && o->live && d->p_cuStreamDestroy)
+		else if (o->kind == RPCU_O_STREAM && o->live && d->p_cuStreamDestroy)
 			d->p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
-		else if (o->kind == RPC_O_MEMHANDLE && d->p_cuMemRelease)
+		else if (o->kind == RPCU_O_MEMHANDLE && d->p_cuMemRelease)
 			d->p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
-		else if (o->kind == RPC_O_MODULE && !o->parent && d->p_cuModuleUnload)
+		else if (o->kind == RPCU_O_MODULE && !o->parent && d->p_cuModuleUnload)
 			d->p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
 	}
 	for (i = 0; i < s->objs.cap; i++) {
-		rpc_obj *o = &s->objs.slot[i];
-		if (o->kind == RPC_O_LIBRARY && !o->dead && d->p_cuLibraryUnload)
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_LIBRARY && !o->dead && d->p_cuLibraryUnload)
 			d->p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
 	}
 	d->p_cuCtxSetCurrent(NULL);
 	for (i = 0; i < s->objs.cap; i++) {
-		rpc_obj *o = &s->objs.slot[i];
-		if (o->kind != RPC_O_CTX || o->dead)
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind != RPCU_O_CTX || o->dead)
 			continue;
 		if (!o->primary && d->p_cuCtxDestroy) {
 			d->p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
@@ -1683,8 +1683,8 @@ void rpc_teardown(rpc_state *s)
 		}
 	}
 	d->p_cuCtxSetCurrent(NULL);
-	rpc_objs_free(&s->objs);
-	rpc_ranges_free(&s->ranges);
+	rpcu_objs_free(&s->objs);
+	rpcu_ranges_free(&s->ranges);
 	free(s->pieces);
 	free(s->copies);
 	free(s->stages);

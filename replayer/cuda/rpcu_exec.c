@@ -1,21 +1,21 @@
 /*
- * rpc_exec.c - replay of contexts and devices, modules and libraries,
+ * rpcu_exec.c - replay of contexts and devices, modules and libraries,
  * kernel launches, streams and events.
  *
  * Captured handles are only keys: every record names the live object
- * through the rpc_objs table, and a handle the trace never created is an
+ * through the rpcu_objs table, and a handle the trace never created is an
  * error naming the record.  Launch parameters are the captured bytes, with
  * pointer-valued parameters rewritten when what they point into lives at
- * another address in the replay (rpc_ranges_patch_params).
+ * another address in the replay (rpcu_ranges_patch_params).
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A NUL-terminated copy of a name field (owned by the caller). */
-static char *rpc_name_dup(const sbt_cm_call *c)
+static char *rpcu_name_dup(const sbt_cm_call *c)
 {
 	char *n = malloc(c->name_len + 1);
 	if (n) {
@@ -28,9 +28,9 @@ static char *rpc_name_dup(const sbt_cm_call *c)
 
 /* The live device of a captured CUdevice (one from cuDeviceGet, or else
  * taken as an ordinal, which is what CUdevice values are). */
-static rp_status rpc_device(rpc_state *s, int64_t cap, CUdevice *live, int *ordinal, rp_diag *diag)
+static rp_status rpcu_device(rpcu_state *s, int64_t cap, CUdevice *live, int *ordinal, rp_diag *diag)
 {
-	rpc_obj *o = rpc_objs_get(&s->objs, RPC_O_DEVICE, (uint64_t)cap);
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_DEVICE, (uint64_t)cap);
 	CUresult r;
 	int ord;
 	if (o) {
@@ -41,28 +41,28 @@ static rp_status rpc_device(rpc_state *s, int64_t cap, CUdevice *live, int *ordi
 	ord = s->device_base + (int)cap;
 	/* Present without --device: the flag's value is what is wrong. */
 	if (cap >= 0 && cap < s->device_count && ord >= s->device_count)
-		return rpc_fail(s, diag, RP_ERR_USAGE, "--device %d: the capture's device %lld would be "
+		return rpcu_fail(s, diag, RP_ERR_USAGE, "--device %d: the capture's device %lld would be "
 		                "ordinal %d, and the CUDA driver has %d devices", s->device_base,
 		                (long long)cap, ord, s->device_count);
 	if (cap < 0 || ord >= s->device_count)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device %lld is not among the %d devices here%s",
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device %lld is not among the %d devices here%s",
 		                (long long)cap, s->device_count, s->device_base ? " (after --device)" : "");
 	r = s->drv.p_cuDeviceGet(live, ord);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuDeviceGet", r, NULL);
+		return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
 	*ordinal = ord;
 	return RP_OK;
 }
 
-static rp_status rpc_blob(rpc_state *s, uint64_t id, void **data, size_t *len, rp_diag *diag)
+static rp_status rpcu_blob(rpcu_state *s, uint64_t id, void **data, size_t *len, rp_diag *diag)
 {
 	sbt_status sst;
 	if (!id)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "the trace holds no image for this module "
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the trace holds no image for this module "
 		                "(the capture could not size or read it)");
 	sst = sbt_reader_blob_get(s->trace, id, data, len);
 	if (sst != SBT_OK)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id,
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id,
 		                sbt_strerror(sst));
 	return RP_OK;
 }
@@ -73,17 +73,17 @@ static rp_status rpc_blob(rpc_state *s, uint64_t id, void **data, size_t *len, r
  * builds) also names prelinked fatbins, stored as c->prelinked, and is
  * rebuilt here around the fatbin and a NULL-terminated list of them
  * (sbt_compute.h), so the driver links what it linked at capture.
- * rpc_image_free releases it.
+ * rpcu_image_free releases it.
  */
-typedef struct rpc_image {
+typedef struct rpcu_image {
 	void *img;        /* the stored image (owned) */
 	size_t len;
 	void **pre;       /* prelinked fatbins, NULL-terminated (owned) */
 	uint8_t wrapper[SBT_CM_FATBIN_WRAPPER_BYTES];
 	const void *pass; /* what the driver is given */
-} rpc_image;
+} rpcu_image;
 
-static void rpc_image_free(rpc_image *im)
+static void rpcu_image_free(rpcu_image *im)
 {
 	for (size_t i = 0; im->pre && im->pre[i]; i++)
 		free(im->pre[i]);
@@ -92,32 +92,32 @@ static void rpc_image_free(rpc_image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-static rp_status rpc_image_get(rpc_state *s, const sbt_cm_call *c, rpc_image *im, rp_diag *diag)
+static rp_status rpcu_image_get(rpcu_state *s, const sbt_cm_call *c, rpcu_image *im, rp_diag *diag)
 {
 	size_t n = c->prelinked_len / 8, plen;
 	uint64_t fat, list;
 	rp_status st;
 	memset(im, 0, sizeof(*im));
-	if ((st = rpc_blob(s, c->blob, &im->img, &im->len, diag)) != RP_OK)
+	if ((st = rpcu_blob(s, c->blob, &im->img, &im->len, diag)) != RP_OK)
 		return st;
 	im->pass = im->img;
 	if (c->value != 2 || !n)
 		return RP_OK;
 	if (c->prelinked_len % 8 || n > 4096) {
-		rpc_image_free(im);
-		return rpc_fail(s, diag, RP_ERR_DECODE, "the prelinked fatbin list is %zu bytes long",
+		rpcu_image_free(im);
+		return rpcu_fail(s, diag, RP_ERR_DECODE, "the prelinked fatbin list is %zu bytes long",
 		                c->prelinked_len);
 	}
 	im->pre = calloc(n + 1, sizeof(*im->pre));
 	if (!im->pre) {
-		rpc_image_free(im);
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		rpcu_image_free(im);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id;
 		memcpy(&id, c->prelinked + i * 8, 8);
-		if ((st = rpc_blob(s, id, &im->pre[i], &plen, diag)) != RP_OK) {
-			rpc_image_free(im);
+		if ((st = rpcu_blob(s, id, &im->pre[i], &plen, diag)) != RP_OK) {
+			rpcu_image_free(im);
 			return st;
 		}
 	}
@@ -135,18 +135,18 @@ static rp_status rpc_image_get(rpc_state *s, const sbt_cm_call *c, rpc_image *im
 	return RP_OK;
 }
 
-static rp_status rpc_need(rpc_state *s, const void *fn, const char *name, rp_diag *diag)
+static rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
 {
-	return fn ? RP_OK : rpc_missing(s, diag, name);
+	return fn ? RP_OK : rpcu_missing(s, diag, name);
 }
-#define RPC_NEED(fn) rpc_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
+#define RPCU_NEED(fn) rpcu_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
 
-static rpc_obj *rpc_obj_new(rpc_state *s, rpc_kind kind, uint64_t cap, uint64_t live, rp_diag *diag,
+static rpcu_obj *rpcu_obj_new(rpcu_state *s, rpcu_kind kind, uint64_t cap, uint64_t live, rp_diag *diag,
                             rp_status *st)
 {
-	rpc_obj *o = rpc_objs_put(&s->objs, kind, cap);
+	rpcu_obj *o = rpcu_objs_put(&s->objs, kind, cap);
 	if (!o) {
-		*st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		*st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	o->live = live;
@@ -155,36 +155,36 @@ static rpc_obj *rpc_obj_new(rpc_state *s, rpc_kind kind, uint64_t cap, uint64_t 
 	return o;
 }
 
-static rp_status rpc_lookup(rpc_state *s, rpc_kind kind, uint64_t cap, const char *what,
-                            rpc_obj **out, rp_diag *diag)
+static rp_status rpcu_lookup(rpcu_state *s, rpcu_kind kind, uint64_t cap, const char *what,
+                            rpcu_obj **out, rp_diag *diag)
 {
-	*out = rpc_objs_get(&s->objs, kind, cap);
+	*out = rpcu_objs_get(&s->objs, kind, cap);
 	if (!*out)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
 		                (unsigned long long)cap);
 	return RP_OK;
 }
 
 /* ---- contexts --------------------------------------------------------------------- */
 
-static rp_status rpc_thread_push(rpc_state *s, uint64_t ctx, rp_diag *diag)
+static rp_status rpcu_thread_push(rpcu_state *s, uint64_t ctx, rp_diag *diag)
 {
-	rpc_thread *t = rpc_thread_get(s, s->tid);
+	rpcu_thread *t = rpcu_thread_get(s, s->tid);
 	if (!t)
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-	if (t->depth == RPC_CTX_DEPTH)
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "more than %d contexts pushed on thread %llu",
-		                RPC_CTX_DEPTH, (unsigned long long)s->tid);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (t->depth == RPCU_CTX_DEPTH)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "more than %d contexts pushed on thread %llu",
+		                RPCU_CTX_DEPTH, (unsigned long long)s->tid);
 	t->stack[t->depth++] = ctx;
 	return RP_OK;
 }
 
 /* The context is gone: no thread has it current any more. */
-static void rpc_ctx_forget(rpc_state *s, uint64_t cap)
+static void rpcu_ctx_forget(rpcu_state *s, uint64_t cap)
 {
 	size_t i;
 	for (i = 0; i < s->nthreads; i++) {
-		rpc_thread *t = &s->threads[i];
+		rpcu_thread *t = &s->threads[i];
 		unsigned k, j = 0;
 		for (k = 0; k < t->depth; k++)
 			if (t->stack[k] != cap)
@@ -204,74 +204,74 @@ static void rpc_ctx_forget(rpc_state *s, uint64_t cap)
 }
 
 /* Everything made in live context ctx goes with it. */
-static void rpc_objs_forget_ctx(rpc_state *s, CUcontext ctx)
+static void rpcu_objs_forget_ctx(rpcu_state *s, CUcontext ctx)
 {
 	size_t i;
 	for (i = 0; i < s->objs.cap; i++) {
-		rpc_obj *o = &s->objs.slot[i];
-		if (o->kind == RPC_O_NONE || o->dead || o->ctx != ctx)
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_NONE || o->dead || o->ctx != ctx)
 			continue;
-		if (o->kind == RPC_O_STREAM || o->kind == RPC_O_EVENT || o->kind == RPC_O_MODULE ||
-		    o->kind == RPC_O_FUNCTION)
-			rpc_objs_del(&s->objs, o);
+		if (o->kind == RPCU_O_STREAM || o->kind == RPCU_O_EVENT || o->kind == RPCU_O_MODULE ||
+		    o->kind == RPCU_O_FUNCTION)
+			rpcu_objs_del(&s->objs, o);
 	}
 }
 
-static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_ctx(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUdevice dev;
 	int ord;
 	CUresult r;
-	rpc_obj *o;
-	rpc_thread *t;
+	rpcu_obj *o;
+	rpcu_thread *t;
 
 	switch (k) {
 	case SBT_CM_K_cuDeviceGet:
 		if (c->value >= (uint64_t)s->device_count)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
 			                (unsigned long long)c->value, s->device_count);
 		ord = s->device_base + (int)c->value;
 		if (ord >= s->device_count)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND,
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND,
 			                "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
 			                (unsigned long long)c->value, s->device_base, s->device_count);
 		r = s->drv.p_cuDeviceGet(&dev, ord);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuDeviceGet", r, NULL);
-		o = rpc_obj_new(s, RPC_O_DEVICE, (uint64_t)c->device, (uint64_t)dev, diag, &st);
+			return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
+		o = rpcu_obj_new(s, RPCU_O_DEVICE, (uint64_t)c->device, (uint64_t)dev, diag, &st);
 		if (o)
 			o->ordinal = ord;
 		return st;
 	case SBT_CM_K_cuCtxCreate: {
 		CUcontext ctx;
-		if ((st = RPC_NEED(cuCtxCreate)) != RP_OK ||
-		    (st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		if ((st = RPCU_NEED(cuCtxCreate)) != RP_OK ||
+		    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuCtxCreate(&ctx, (unsigned)c->flags, dev);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuCtxCreate", r, NULL);
+			return rpcu_cufail(s, diag, "cuCtxCreate", r, NULL);
 		s->cur_ctx = ctx; /* cuCtxCreate makes it current */
-		o = rpc_obj_new(s, RPC_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
+		o = rpcu_obj_new(s, RPCU_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
 		if (!o)
 			return st;
 		o->ordinal = ord;
 		o->ctx = ctx;
 		s->cur_ctx_cap = c->ctx;
-		rpc_windows_open(s, ord);
-		return rpc_thread_push(s, c->ctx, diag);
+		rpcu_windows_open(s, ord);
+		return rpcu_thread_push(s, c->ctx, diag);
 	}
 	case SBT_CM_K_cuDevicePrimaryCtxRetain: {
 		CUcontext ctx;
-		if ((st = RPC_NEED(cuDevicePrimaryCtxRetain)) != RP_OK ||
-		    (st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		if ((st = RPCU_NEED(cuDevicePrimaryCtxRetain)) != RP_OK ||
+		    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, dev);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuDevicePrimaryCtxRetain", r, NULL);
-		o = rpc_objs_get(&s->objs, RPC_O_CTX, c->ctx);
+			return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRetain", r, NULL);
+		o = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->ctx);
 		if (!o || o->live != (uint64_t)(uintptr_t)ctx) {
-			o = rpc_obj_new(s, RPC_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
+			o = rpcu_obj_new(s, RPCU_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
 			if (!o)
 				return st;
 		}
@@ -284,55 +284,55 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 	case SBT_CM_K_cuDevicePrimaryCtxRelease:
 	case SBT_CM_K_cuDevicePrimaryCtxReset: {
 		size_t i;
-		if ((st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		if ((st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
 			return st;
 		for (i = 0; i < s->objs.cap; i++) {
 			o = &s->objs.slot[i];
-			if (o->kind != RPC_O_CTX || o->dead || !o->primary || o->ordinal != ord)
+			if (o->kind != RPCU_O_CTX || o->dead || !o->primary || o->ordinal != ord)
 				continue;
 			if (k == SBT_CM_K_cuDevicePrimaryCtxReset) {
 				/* Everything of the primary context goes; the driver has no
 				 * reset entry we ask for, so it is freed at teardown. */
-				rpc_stages_poll(s, 1);
-				rpc_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-				rpc_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+				rpcu_stages_poll(s, 1);
+				rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+				rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 				return RP_OK;
 			}
 			if (!o->retains)
 				break;
-			if ((st = RPC_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
+			if ((st = RPCU_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
 				return st;
 			r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuDevicePrimaryCtxRelease", r, NULL);
+				return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRelease", r, NULL);
 			o->retains--;
 			return RP_OK;
 		}
 		if (k == SBT_CM_K_cuDevicePrimaryCtxReset)
 			return RP_OK;
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
 		                "device %lld", (long long)c->device);
 	}
 	case SBT_CM_K_cuCtxDestroy:
-		if ((st = rpc_lookup(s, RPC_O_CTX, c->ctx, "context", &o, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuCtxDestroy)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_CTX, c->ctx, "context", &o, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuCtxDestroy)) != RP_OK)
 			return st;
 		if (o->primary)
-			return rpc_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
 			                (unsigned long long)c->ctx);
-		rpc_stages_poll(s, 1);
-		rpc_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-		rpc_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+		rpcu_stages_poll(s, 1);
+		rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+		rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 		r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuCtxDestroy", r, NULL);
-		rpc_ctx_forget(s, c->ctx);
-		rpc_objs_del(&s->objs, o);
+			return rpcu_cufail(s, diag, "cuCtxDestroy", r, NULL);
+		rpcu_ctx_forget(s, c->ctx);
+		rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	case SBT_CM_K_cuCtxSetCurrent:
-		t = rpc_thread_get(s, s->tid);
+		t = rpcu_thread_get(s, s->tid);
 		if (!t)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		if (!c->ctx) {
 			if (t->depth)
 				t->depth--;
@@ -340,15 +340,15 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		}
 		if (t->depth)
 			t->stack[t->depth - 1] = c->ctx;
-		else if ((st = rpc_thread_push(s, c->ctx, diag)) != RP_OK)
+		else if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
 			return st;
-		return rpc_ctx_use(s, c->ctx, diag);
+		return rpcu_ctx_use(s, c->ctx, diag);
 	case SBT_CM_K_cuCtxPushCurrent:
-		if ((st = rpc_thread_push(s, c->ctx, diag)) != RP_OK)
+		if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
 			return st;
-		return rpc_ctx_use(s, c->ctx, diag);
+		return rpcu_ctx_use(s, c->ctx, diag);
 	case SBT_CM_K_cuCtxPopCurrent:
-		t = rpc_thread_get(s, s->tid);
+		t = rpcu_thread_get(s, s->tid);
 		if (t && t->depth)
 			t->depth--;
 		return RP_OK;
@@ -356,33 +356,33 @@ static rp_status rpc_exec_ctx(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
 		/* CUDA 13's cuCtxSynchronize_v2(ctx): that context, made current
 		 * for the call (the same on every driver). */
 		uint64_t was = s->cur_ctx_cap;
-		if (c->ctx && c->ctx != was && (st = rpc_ctx_use(s, c->ctx, diag)) != RP_OK)
+		if (c->ctx && c->ctx != was && (st = rpcu_ctx_use(s, c->ctx, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuCtxSynchronize();
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+			return rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
 		if (c->ctx && c->ctx != was && was)
-			return rpc_ctx_use(s, was, diag);
+			return rpcu_ctx_use(s, was, diag);
 		return RP_OK;
 	}
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a context call");
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a context call");
 	}
 }
 
 /* ---- modules and libraries ----------------------------------------------------------- */
 
-#define RPC_MAX_JIT 32
+#define RPCU_MAX_JIT 32
 
 /* The JIT options of a load whose value is a plain value (a register
  * count, an optimization level, a target...), in the driver's arrays; the
  * ones whose value is a pointer into the capturing process (log buffers
  * and their sizes, symbol tables, wall time out) are dropped. */
-static unsigned rpc_jit_options(const sbt_cm_call *c, CUjit_option *opts, void **vals)
+static unsigned rpcu_jit_options(const sbt_cm_call *c, CUjit_option *opts, void **vals)
 {
 	size_t n = c->jit_len / SBT_CM_JIT_BYTES, i;
 	unsigned out = 0;
-	for (i = 0; i < n && out < RPC_MAX_JIT; i++) {
+	for (i = 0; i < n && out < RPCU_MAX_JIT; i++) {
 		const uint8_t *e = c->jit + i * SBT_CM_JIT_BYTES;
 		uint32_t id = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
 		uint64_t v = 0;
@@ -408,36 +408,36 @@ static unsigned rpc_jit_options(const sbt_cm_call *c, CUjit_option *opts, void *
 
 /* A load the driver refused; for an image built for another GPU, both
  * architectures. */
-static rp_status rpc_load_fail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r,
+static rp_status rpcu_load_fail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r,
                                const void *img, size_t len)
 {
 	char archs[96], err[96];
 	int major = 0, minor = 0;
 	CUdevice dev;
 	if (r != CUDA_ERROR_NO_BINARY_FOR_GPU)
-		return rpc_cufail(s, diag, fn, r, "loading the image from the trace");
-	if (!rpc_image_arch(img, len, archs, sizeof(archs)))
+		return rpcu_cufail(s, diag, fn, r, "loading the image from the trace");
+	if (!rpcu_image_arch(img, len, archs, sizeof(archs)))
 		snprintf(archs, sizeof(archs), "an architecture this replay cannot read from it");
-	if (s->drv.p_cuDeviceGetAttribute && s->drv.p_cuDeviceGet(&dev, rpc_current_ordinal(s)) == CUDA_SUCCESS) {
+	if (s->drv.p_cuDeviceGetAttribute && s->drv.p_cuDeviceGet(&dev, rpcu_current_ordinal(s)) == CUDA_SUCCESS) {
 		s->drv.p_cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
 		s->drv.p_cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
 	}
 	if (major)
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, and "
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, and "
 		                "device %d is sm_%d%d; replay on a GPU of the capture's architecture", fn,
-		                rpc_cu_name(&s->drv, r, err, sizeof(err)), archs, rpc_current_ordinal(s), major,
+		                rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s), major,
 		                minor);
-	return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, which "
+	return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, which "
 	                "device %d (architecture unknown) cannot run", fn,
-	                rpc_cu_name(&s->drv, r, err, sizeof(err)), archs, rpc_current_ordinal(s));
+	                rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s));
 }
 
-static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_module(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
-	rpc_obj *o, *p;
-	rpc_image im;
+	rpcu_obj *o, *p;
+	rpcu_image im;
 	char *name = NULL;
 
 	switch (k) {
@@ -446,83 +446,83 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	case SBT_CM_K_cuModuleLoadDataEx:
 	case SBT_CM_K_cuModuleLoadFatBinary: {
 		CUmodule m;
-		CUjit_option opts[RPC_MAX_JIT];
-		void *vals[RPC_MAX_JIT];
-		unsigned nopts = rpc_jit_options(c, opts, vals);
+		CUjit_option opts[RPCU_MAX_JIT];
+		void *vals[RPCU_MAX_JIT];
+		unsigned nopts = rpcu_jit_options(c, opts, vals);
 		int fat = k == SBT_CM_K_cuModuleLoadFatBinary, ex = !fat && nopts && s->drv.p_cuModuleLoadDataEx;
 		const char *fn = fat ? "cuModuleLoadFatBinary" : ex ? "cuModuleLoadDataEx" : "cuModuleLoadData";
-		if ((st = fat ? RPC_NEED(cuModuleLoadFatBinary) : RPC_NEED(cuModuleLoadData)) != RP_OK ||
-		    (st = rpc_image_get(s, c, &im, diag)) != RP_OK)
+		if ((st = fat ? RPCU_NEED(cuModuleLoadFatBinary) : RPCU_NEED(cuModuleLoadData)) != RP_OK ||
+		    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
 			return st;
 		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, im.pass)
 		    : ex ? s->drv.p_cuModuleLoadDataEx(&m, im.pass, nopts, opts, vals)
 		         : s->drv.p_cuModuleLoadData(&m, im.pass);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_load_fail(s, diag, fn, r, im.img, im.len);
-			rpc_image_free(&im);
+			st = rpcu_load_fail(s, diag, fn, r, im.img, im.len);
+			rpcu_image_free(&im);
 			return st;
 		}
-		rpc_image_free(&im);
-		rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+		rpcu_image_free(&im);
+		rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
 		return st;
 	}
 	case SBT_CM_K_cuLibraryLoadData:
 	case SBT_CM_K_cuLibraryLoadFromFile: {
 		CUlibrary l;
-		CUjit_option opts[RPC_MAX_JIT];
-		void *vals[RPC_MAX_JIT];
-		unsigned nopts = rpc_jit_options(c, opts, vals);
-		if ((st = RPC_NEED(cuLibraryLoadData)) != RP_OK ||
-		    (st = rpc_image_get(s, c, &im, diag)) != RP_OK)
+		CUjit_option opts[RPCU_MAX_JIT];
+		void *vals[RPCU_MAX_JIT];
+		unsigned nopts = rpcu_jit_options(c, opts, vals);
+		if ((st = RPCU_NEED(cuLibraryLoadData)) != RP_OK ||
+		    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuLibraryLoadData(&l, im.pass, nopts ? opts : NULL, nopts ? vals : NULL, nopts,
 		                               NULL, NULL, 0);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_load_fail(s, diag, "cuLibraryLoadData", r, im.img, im.len);
-			rpc_image_free(&im);
+			st = rpcu_load_fail(s, diag, "cuLibraryLoadData", r, im.img, im.len);
+			rpcu_image_free(&im);
 			return st;
 		}
-		rpc_image_free(&im);
-		rpc_obj_new(s, RPC_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
+		rpcu_image_free(&im);
+		rpcu_obj_new(s, RPCU_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
 		return st;
 	}
 	case SBT_CM_K_cuModuleUnload:
-		if ((st = rpc_lookup(s, RPC_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
 			return st;
-		rpc_stages_poll(s, 1);
-		rpc_mem_forget_owner(s, c->handle);
+		rpcu_stages_poll(s, 1);
+		rpcu_mem_forget_owner(s, c->handle);
 		if (!o->parent && s->drv.p_cuModuleUnload) {
 			r = s->drv.p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuModuleUnload", r, NULL);
+				return rpcu_cufail(s, diag, "cuModuleUnload", r, NULL);
 		}
-		rpc_objs_del(&s->objs, o);
+		rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	case SBT_CM_K_cuLibraryUnload:
-		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuLibraryUnload)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuLibraryUnload)) != RP_OK)
 			return st;
-		rpc_stages_poll(s, 1);
-		rpc_mem_forget_owner(s, c->handle);
+		rpcu_stages_poll(s, 1);
+		rpcu_mem_forget_owner(s, c->handle);
 		r = s->drv.p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuLibraryUnload", r, NULL);
-		rpc_objs_del(&s->objs, o);
+			return rpcu_cufail(s, diag, "cuLibraryUnload", r, NULL);
+		rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	case SBT_CM_K_cuModuleGetFunction: {
 		CUfunction f;
-		if ((st = rpc_lookup(s, RPC_O_MODULE, c->parent, "module", &p, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuModuleGetFunction)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->parent, "module", &p, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuModuleGetFunction)) != RP_OK)
 			return st;
-		if (!(name = rpc_name_dup(c)))
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		if (!(name = rpcu_name_dup(c)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		r = s->drv.p_cuModuleGetFunction(&f, (CUmodule)(uintptr_t)p->live, name);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_cufail(s, diag, "cuModuleGetFunction", r, name);
+			st = rpcu_cufail(s, diag, "cuModuleGetFunction", r, name);
 			free(name);
 			return st;
 		}
-		o = rpc_obj_new(s, RPC_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+		o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
 		if (!o) {
 			free(name);
 			return st;
@@ -533,18 +533,18 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	}
 	case SBT_CM_K_cuLibraryGetKernel: {
 		CUkernel kern;
-		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuLibraryGetKernel)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuLibraryGetKernel)) != RP_OK)
 			return st;
-		if (!(name = rpc_name_dup(c)))
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		if (!(name = rpcu_name_dup(c)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		r = s->drv.p_cuLibraryGetKernel(&kern, (CUlibrary)(uintptr_t)p->live, name);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_cufail(s, diag, "cuLibraryGetKernel", r, name);
+			st = rpcu_cufail(s, diag, "cuLibraryGetKernel", r, name);
 			free(name);
 			return st;
 		}
-		o = rpc_obj_new(s, RPC_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
+		o = rpcu_obj_new(s, RPCU_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
 		if (!o) {
 			free(name);
 			return st;
@@ -555,27 +555,27 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	}
 	case SBT_CM_K_cuLibraryGetModule: {
 		CUmodule m;
-		if ((st = rpc_lookup(s, RPC_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuLibraryGetModule)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuLibraryGetModule)) != RP_OK)
 			return st;
 		r = s->drv.p_cuLibraryGetModule(&m, (CUlibrary)(uintptr_t)p->live);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuLibraryGetModule", r, NULL);
-		o = rpc_obj_new(s, RPC_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+			return rpcu_cufail(s, diag, "cuLibraryGetModule", r, NULL);
+		o = rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
 		if (o)
 			o->parent = c->parent; /* the library's: never unloaded on its own */
 		return st;
 	}
 	case SBT_CM_K_cuKernelGetFunction: {
 		CUfunction f;
-		if ((st = rpc_lookup(s, RPC_O_KERNEL, c->parent, "kernel", &p, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuKernelGetFunction)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_KERNEL, c->parent, "kernel", &p, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuKernelGetFunction)) != RP_OK)
 			return st;
 		r = s->drv.p_cuKernelGetFunction(&f, (CUkernel)(uintptr_t)p->live);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuKernelGetFunction", r, NULL);
+			return rpcu_cufail(s, diag, "cuKernelGetFunction", r, NULL);
 		name = p->name ? strdup(p->name) : NULL;
-		o = rpc_obj_new(s, RPC_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+		o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
 		if (!o) {
 			free(name);
 			return st;
@@ -588,23 +588,23 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 	case SBT_CM_K_cuLibraryGetGlobal: {
 		CUdeviceptr d = 0;
 		size_t bytes = 0;
-		rpc_range g;
+		rpcu_range g;
 		int lib = k == SBT_CM_K_cuLibraryGetGlobal;
-		if ((st = rpc_lookup(s, lib ? RPC_O_LIBRARY : RPC_O_MODULE, c->parent,
+		if ((st = rpcu_lookup(s, lib ? RPCU_O_LIBRARY : RPCU_O_MODULE, c->parent,
 		                     lib ? "library" : "module", &p, diag)) != RP_OK ||
-		    (st = lib ? RPC_NEED(cuLibraryGetGlobal) : RPC_NEED(cuModuleGetGlobal)) != RP_OK)
+		    (st = lib ? RPCU_NEED(cuLibraryGetGlobal) : RPCU_NEED(cuModuleGetGlobal)) != RP_OK)
 			return st;
-		if (!(name = rpc_name_dup(c)))
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		if (!(name = rpcu_name_dup(c)))
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		r = lib ? s->drv.p_cuLibraryGetGlobal(&d, &bytes, (CUlibrary)(uintptr_t)p->live, name)
 		        : s->drv.p_cuModuleGetGlobal(&d, &bytes, (CUmodule)(uintptr_t)p->live, name);
 		if (r != CUDA_SUCCESS) {
-			st = rpc_cufail(s, diag, lib ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r, name);
+			st = rpcu_cufail(s, diag, lib ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r, name);
 			free(name);
 			return st;
 		}
 		if (c->size && bytes != c->size) {
-			st = rpc_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
+			st = rpcu_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
 			              name, bytes, (unsigned long long)c->size);
 			free(name);
 			return st;
@@ -616,26 +616,26 @@ static rp_status rpc_exec_module(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		g.cap = c->dst;
 		g.size = bytes;
 		g.live = (uint64_t)d;
-		g.kind = RPC_R_GLOBAL;
+		g.kind = RPCU_R_GLOBAL;
 		g.sub = SBT_CM_MEM_GLOBAL;
 		g.owner = c->parent;
-		return rpc_mem_add_range(s, &g, diag);
+		return rpcu_mem_add_range(s, &g, diag);
 	}
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a module call");
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a module call");
 	}
 }
 
 /* ---- streams and events ----------------------------------------------------------------- */
 
 /* The capture flag of a stream handle of the current record. */
-static rp_status rpc_set_capturing(rpc_state *s, uint64_t cap, int on, rp_diag *diag)
+static rp_status rpcu_set_capturing(rpcu_state *s, uint64_t cap, int on, rp_diag *diag)
 {
 	if ((cap == 0 && s->ptds) || cap == (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD) {
-		rpc_thread *t = rpc_thread_get(s, s->tid);
+		rpcu_thread *t = rpcu_thread_get(s, s->tid);
 		CUstream live;
 		unsigned i;
-		rp_status st = rpc_stream_resolve(s, cap, &live, NULL, diag);
+		rp_status st = rpcu_stream_resolve(s, cap, &live, NULL, diag);
 		if (st != RP_OK)
 			return st;
 		for (i = 0; t && i < 4; i++)
@@ -644,17 +644,17 @@ static rp_status rpc_set_capturing(rpc_state *s, uint64_t cap, int on, rp_diag *
 		return RP_OK;
 	}
 	if (cap == 0 || cap == (uint64_t)(uintptr_t)CU_STREAM_LEGACY)
-		return rpc_fail(s, diag, RP_ERR_TRACE, "stream capture on the legacy default stream");
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "stream capture on the legacy default stream");
 	{
-		rpc_obj *o;
-		rp_status st = rpc_lookup(s, RPC_O_STREAM, cap, "stream", &o, diag);
+		rpcu_obj *o;
+		rp_status st = rpcu_lookup(s, RPCU_O_STREAM, cap, "stream", &o, diag);
 		if (st == RP_OK)
 			o->capturing = (uint8_t)on;
 		return st;
 	}
 }
 
-int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing)
+int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing)
 {
 	return (c->capture_status || capturing) && !s->capturing;
 }
@@ -663,65 +663,65 @@ int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing)
  * with capture_status goes into a graph of the replay's own.  With
  * --streams single (no stream to capture on) the work is skipped as it
  * did not run, and a launch of the graph is refused. */
-static rp_status rpc_capture_begin(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_capture_begin(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	CUstream live;
 	CUresult r;
-	rp_status st = rpc_set_capturing(s, c->stream, 1, diag);
+	rp_status st = rpcu_set_capturing(s, c->stream, 1, diag);
 	if (st != RP_OK || s->single_stream)
 		return st;
-	if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
-	    (st = RPC_NEED(cuStreamBeginCapture)) != RP_OK)
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuStreamBeginCapture)) != RP_OK)
 		return st;
 	r = s->drv.p_cuStreamBeginCapture(live, (CUstreamCaptureMode)c->flags);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
+		return rpcu_cufail(s, diag, "cuStreamBeginCapture", r, NULL);
 	s->capturing++;
 	return RP_OK;
 }
 
-static rp_status rpc_capture_end(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_capture_end(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	CUstream live;
 	CUgraph g = NULL;
 	CUresult r;
-	rp_status st = rpc_set_capturing(s, c->stream, 0, diag);
+	rp_status st = rpcu_set_capturing(s, c->stream, 0, diag);
 	if (st != RP_OK || s->single_stream || !s->capturing)
 		return st;
-	if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
-	    (st = RPC_NEED(cuStreamEndCapture)) != RP_OK)
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuStreamEndCapture)) != RP_OK)
 		return st;
 	s->capturing--;
 	r = s->drv.p_cuStreamEndCapture(live, &g);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuStreamEndCapture", r, NULL);
+		return rpcu_cufail(s, diag, "cuStreamEndCapture", r, NULL);
 	if (c->handle)
-		rpc_obj_new(s, RPC_O_GRAPH, c->handle, (uint64_t)(uintptr_t)g, diag, &st);
+		rpcu_obj_new(s, RPCU_O_GRAPH, c->handle, (uint64_t)(uintptr_t)g, diag, &st);
 	else if (g && s->drv.p_cuGraphDestroy)
 		s->drv.p_cuGraphDestroy(g); /* no record can name it */
 	return st;
 }
 
-void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c)
+void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c)
 {
 	rp_diag ignored;
 	CUstream live;
 	CUgraph g = NULL;
-	if (rpc_set_capturing(s, c->stream, 0, &ignored) != RP_OK || s->single_stream || !s->capturing ||
-	    !s->drv.p_cuStreamEndCapture || rpc_stream_resolve(s, c->stream, &live, NULL, &ignored) != RP_OK)
+	if (rpcu_set_capturing(s, c->stream, 0, &ignored) != RP_OK || s->single_stream || !s->capturing ||
+	    !s->drv.p_cuStreamEndCapture || rpcu_stream_resolve(s, c->stream, &live, NULL, &ignored) != RP_OK)
 		return;
 	s->capturing--;
 	if (s->drv.p_cuStreamEndCapture(live, &g) == CUDA_SUCCESS && g && s->drv.p_cuGraphDestroy)
 		s->drv.p_cuGraphDestroy(g);
 }
 
-static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_stream(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
 	CUstream live;
 	int capturing;
-	rpc_obj *o, *e;
+	rpcu_obj *o, *e;
 
 	switch (k) {
 	case SBT_CM_K_cuStreamCreate:
@@ -729,126 +729,126 @@ static rp_status rpc_exec_stream(rpc_state *s, sbt_cm_kind k, const sbt_cm_call 
 		CUstream made = NULL;
 		if (!s->single_stream) {
 			if (k == SBT_CM_K_cuStreamCreate) {
-				if ((st = RPC_NEED(cuStreamCreate)) != RP_OK)
+				if ((st = RPCU_NEED(cuStreamCreate)) != RP_OK)
 					return st;
 				r = s->drv.p_cuStreamCreate(&made, (unsigned)c->flags);
 			} else {
-				if ((st = RPC_NEED(cuStreamCreateWithPriority)) != RP_OK)
+				if ((st = RPCU_NEED(cuStreamCreateWithPriority)) != RP_OK)
 					return st;
 				r = s->drv.p_cuStreamCreateWithPriority(&made, (unsigned)c->flags, (int)c->priority);
 			}
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
+				return rpcu_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
 				                                                          : "cuStreamCreateWithPriority",
 				                  r, NULL);
 		}
-		rpc_obj_new(s, RPC_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
+		rpcu_obj_new(s, RPCU_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
 		return st;
 	}
 	case SBT_CM_K_cuStreamDestroy:
-		if ((st = rpc_lookup(s, RPC_O_STREAM, c->stream, "stream", &o, diag)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_STREAM, c->stream, "stream", &o, diag)) != RP_OK)
 			return st;
 		if (o->live && s->drv.p_cuStreamDestroy) {
 			r = s->drv.p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuStreamDestroy", r, NULL);
+				return rpcu_cufail(s, diag, "cuStreamDestroy", r, NULL);
 		}
-		rpc_objs_del(&s->objs, o);
+		rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	case SBT_CM_K_cuStreamSynchronize:
 	case SBT_CM_K_cuStreamQuery: /* only successful queries reach here: the work was done */
-		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuStreamSynchronize)) != RP_OK)
+		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuStreamSynchronize)) != RP_OK)
 			return st;
 		r = s->drv.p_cuStreamSynchronize(live);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
 	case SBT_CM_K_cuStreamWaitEvent:
-		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 			return st;
-		if (s->single_stream || rpc_capture_skip(s, c, capturing))
+		if (s->single_stream || rpcu_capture_skip(s, c, capturing))
 			return RP_OK; /* one stream: already in order; capturing: a graph edge */
-		if ((st = RPC_NEED(cuStreamWaitEvent)) != RP_OK)
+		if ((st = RPCU_NEED(cuStreamWaitEvent)) != RP_OK)
 			return st;
 		r = s->drv.p_cuStreamWaitEvent(live, (CUevent)(uintptr_t)e->live, (unsigned)c->flags);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
 	case SBT_CM_K_cuStreamBeginCapture:
-		return rpc_capture_begin(s, c, diag);
+		return rpcu_capture_begin(s, c, diag);
 	case SBT_CM_K_cuStreamEndCapture:
-		return rpc_capture_end(s, c, diag);
+		return rpcu_capture_end(s, c, diag);
 	case SBT_CM_K_cuEventCreate: {
 		CUevent ev;
-		if ((st = RPC_NEED(cuEventCreate)) != RP_OK)
+		if ((st = RPCU_NEED(cuEventCreate)) != RP_OK)
 			return st;
 		r = s->drv.p_cuEventCreate(&ev, (unsigned)c->flags);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuEventCreate", r, NULL);
-		rpc_obj_new(s, RPC_O_EVENT, c->event, (uint64_t)(uintptr_t)ev, diag, &st);
+			return rpcu_cufail(s, diag, "cuEventCreate", r, NULL);
+		rpcu_obj_new(s, RPCU_O_EVENT, c->event, (uint64_t)(uintptr_t)ev, diag, &st);
 		return st;
 	}
 	case SBT_CM_K_cuEventDestroy:
-		if ((st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 			return st;
 		if (s->drv.p_cuEventDestroy) {
 			r = s->drv.p_cuEventDestroy((CUevent)(uintptr_t)e->live);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuEventDestroy", r, NULL);
+				return rpcu_cufail(s, diag, "cuEventDestroy", r, NULL);
 		}
-		rpc_objs_del(&s->objs, e);
+		rpcu_objs_del(&s->objs, e);
 		return RP_OK;
 	case SBT_CM_K_cuEventRecord:
 	case SBT_CM_K_cuEventRecordWithFlags:
-		if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+		    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 			return st;
-		if (rpc_capture_skip(s, c, capturing))
+		if (rpcu_capture_skip(s, c, capturing))
 			return RP_OK;
 		if (k == SBT_CM_K_cuEventRecordWithFlags && c->flags) {
-			if ((st = RPC_NEED(cuEventRecordWithFlags)) != RP_OK)
+			if ((st = RPCU_NEED(cuEventRecordWithFlags)) != RP_OK)
 				return st;
 			r = s->drv.p_cuEventRecordWithFlags((CUevent)(uintptr_t)e->live, live, (unsigned)c->flags);
 		} else {
-			if ((st = RPC_NEED(cuEventRecord)) != RP_OK)
+			if ((st = RPCU_NEED(cuEventRecord)) != RP_OK)
 				return st;
 			r = s->drv.p_cuEventRecord((CUevent)(uintptr_t)e->live, live);
 		}
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuEventRecord", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventRecord", r, NULL);
 	case SBT_CM_K_cuEventSynchronize:
 	case SBT_CM_K_cuEventQuery: /* successful: the program saw it complete */
-		if ((st = rpc_lookup(s, RPC_O_EVENT, c->event, "event", &e, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuEventSynchronize)) != RP_OK)
+		if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuEventSynchronize)) != RP_OK)
 			return st;
 		r = s->drv.p_cuEventSynchronize((CUevent)(uintptr_t)e->live);
-		return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuEventSynchronize", r, NULL);
+		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventSynchronize", r, NULL);
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "not a stream or event call");
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a stream or event call");
 	}
 }
 
 /* ---- graphs, host functions, attributes ----------------------------------------------------- */
 
 /* Graphs built by stream capture in the trace were rebuilt by the replay's
- * own capture (rpc_capture_begin/end); one the trace built node by node
+ * own capture (rpcu_capture_begin/end); one the trace built node by node
  * has no record to rebuild it from. */
-static rp_status rpc_exec_graph(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_graph(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
-	rpc_obj *o, *g;
+	rpcu_obj *o, *g;
 	CUstream live;
 	CUresult r;
 
 	switch (k) {
 	case SBT_CM_K_cuGraphInstantiate: {
 		CUgraphExec e;
-		g = rpc_objs_get(&s->objs, RPC_O_GRAPH, c->parent);
+		g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
 		if (!g)
 			return RP_OK; /* not captured in the trace: its launch says so */
-		if ((st = RPC_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
+		if ((st = RPCU_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
 			return st;
 		r = s->drv.p_cuGraphInstantiateWithFlags(&e, (CUgraph)(uintptr_t)g->live, c->flags);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuGraphInstantiateWithFlags", r, NULL);
-		o = rpc_obj_new(s, RPC_O_GRAPHEXEC, c->handle, (uint64_t)(uintptr_t)e, diag, &st);
+			return rpcu_cufail(s, diag, "cuGraphInstantiateWithFlags", r, NULL);
+		o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, (uint64_t)(uintptr_t)e, diag, &st);
 		if (o)
 			o->parent = c->parent;
 		return st;
@@ -856,50 +856,50 @@ static rp_status rpc_exec_graph(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *
 	case SBT_CM_K_cuGraphLaunch: {
 		char name[48];
 		if (s->single_stream)
-			return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
+			return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
 			                "single (stream capture needs a stream); replay with --streams multi");
-		o = rpc_objs_get(&s->objs, RPC_O_GRAPHEXEC, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
 		if (!o)
-			return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
+			return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
 			                "trace: its graph was not made by stream capture there (built node by "
 			                "node, or its instantiation was not recorded), so it cannot be replayed; "
 			                "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
 			                (unsigned long long)s->seq);
-		if ((st = rpc_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
-		    (st = RPC_NEED(cuGraphLaunch)) != RP_OK)
+		if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+		    (st = RPCU_NEED(cuGraphLaunch)) != RP_OK)
 			return st;
 		r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)o->live, live);
 		if (r != CUDA_SUCCESS)
-			return rpc_cufail(s, diag, "cuGraphLaunch", r, NULL);
+			return rpcu_cufail(s, diag, "cuGraphLaunch", r, NULL);
 		snprintf(name, sizeof(name), "graph exec 0x%llx", (unsigned long long)c->handle);
-		rpc_not_run_check(s, name);
+		rpcu_not_run_check(s, name);
 		return RP_OK;
 	}
 	case SBT_CM_K_cuGraphExecDestroy:
-		o = rpc_objs_get(&s->objs, RPC_O_GRAPHEXEC, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
 		if (o && s->drv.p_cuGraphExecDestroy)
 			s->drv.p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
 		if (o)
-			rpc_objs_del(&s->objs, o);
+			rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	default:
-		o = rpc_objs_get(&s->objs, RPC_O_GRAPH, c->handle);
+		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
 		if (o && s->drv.p_cuGraphDestroy)
 			s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
 		if (o)
-			rpc_objs_del(&s->objs, o);
+			rpcu_objs_del(&s->objs, o);
 		return RP_OK;
 	}
 }
 
-static void CUDA_CB rpc_host_func_noop(void *data)
+static void CUDA_CB rpcu_host_func_noop(void *data)
 {
 	(void)data;
 }
 
 /* The program's host function is not run; an empty one keeps its place in
  * stream order (the work after it waits for the work before it). */
-static rp_status rpc_exec_host_func(rpc_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_host_func(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
 {
 	CUstream live;
 	int capturing;
@@ -908,38 +908,38 @@ static rp_status rpc_exec_host_func(rpc_state *s, const sbt_cm_call *c, rp_diag 
 	if (!s->warned_hostfn++ && !s->quiet)
 		fprintf(stderr, "tsreplay: cuda: note: seq %llu: cuLaunchHostFunc: host functions are not "
 		        "run on replay; each keeps its place in stream order\n", (unsigned long long)s->seq);
-	if ((st = rpc_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-	    rpc_capture_skip(s, c, capturing) || !s->drv.p_cuLaunchHostFunc)
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+	    rpcu_capture_skip(s, c, capturing) || !s->drv.p_cuLaunchHostFunc)
 		return st; /* without the entry point, stream order holds anyway */
-	r = s->drv.p_cuLaunchHostFunc(live, rpc_host_func_noop, NULL);
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, "cuLaunchHostFunc", r, NULL);
+	r = s->drv.p_cuLaunchHostFunc(live, rpcu_host_func_noop, NULL);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuLaunchHostFunc", r, NULL);
 }
 
-static rp_status rpc_exec_set_attribute(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
                                         rp_diag *diag)
 {
 	const char *fn = k == SBT_CM_K_cuKernelSetAttribute ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
-	rpc_obj *o;
+	rpcu_obj *o;
 	rp_status st;
 	CUresult r;
 	int have = k == SBT_CM_K_cuKernelSetAttribute ? s->drv.p_cuKernelSetAttribute != NULL
 	                                              : s->drv.p_cuFuncSetAttribute != NULL;
 	if (k == SBT_CM_K_cuKernelSetAttribute)
-		st = rpc_lookup(s, RPC_O_KERNEL, c->handle, "kernel", &o, diag);
+		st = rpcu_lookup(s, RPCU_O_KERNEL, c->handle, "kernel", &o, diag);
 	else
-		st = rpc_lookup(s, RPC_O_FUNCTION, c->handle, "function", &o, diag);
+		st = rpcu_lookup(s, RPCU_O_FUNCTION, c->handle, "function", &o, diag);
 	if (st != RP_OK)
 		return st;
 	if (!have) {
 		if (!s->warned_attr++)
-			rpc_warn(s, "seq %llu: the CUDA driver %s has no %s: kernel attributes are left at their "
+			rpcu_warn(s, "seq %llu: the CUDA driver %s has no %s: kernel attributes are left at their "
 			         "defaults", (unsigned long long)s->seq, s->drv.path, fn);
 		return RP_OK;
 	}
 	if (k == SBT_CM_K_cuKernelSetAttribute) {
 		CUdevice dev;
 		int ord;
-		if ((st = rpc_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		if ((st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuKernelSetAttribute((CUfunction_attribute)c->attr, (int)c->ivalue,
 		                                  (CUkernel)(uintptr_t)o->live, dev);
@@ -947,10 +947,10 @@ static rp_status rpc_exec_set_attribute(rpc_state *s, sbt_cm_kind k, const sbt_c
 		r = s->drv.p_cuFuncSetAttribute((CUfunction)(uintptr_t)o->live, (CUfunction_attribute)c->attr,
 		                                (int)c->ivalue);
 	}
-	return r == CUDA_SUCCESS ? RP_OK : rpc_cufail(s, diag, fn, r, NULL);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }
 
-rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_exec_control(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	switch (k) {
 	case SBT_CM_K_cuInit:
@@ -959,7 +959,7 @@ rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 	case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent: case SBT_CM_K_cuCtxPopCurrent:
 	case SBT_CM_K_cuCtxSynchronize: case SBT_CM_K_cuDevicePrimaryCtxRetain:
 	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
-		return rpc_exec_ctx(s, k, c, diag);
+		return rpcu_exec_ctx(s, k, c, diag);
 	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
 	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
 	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
@@ -967,28 +967,28 @@ rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
 	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
 	case SBT_CM_K_cuKernelGetFunction:
-		return rpc_exec_module(s, k, c, diag);
+		return rpcu_exec_module(s, k, c, diag);
 	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
 	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamSynchronize: case SBT_CM_K_cuStreamQuery:
 	case SBT_CM_K_cuStreamWaitEvent: case SBT_CM_K_cuStreamBeginCapture:
 	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
 	case SBT_CM_K_cuEventRecord: case SBT_CM_K_cuEventRecordWithFlags:
 	case SBT_CM_K_cuEventSynchronize: case SBT_CM_K_cuEventQuery:
-		return rpc_exec_stream(s, k, c, diag);
+		return rpcu_exec_stream(s, k, c, diag);
 	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphLaunch: case SBT_CM_K_cuGraphExecDestroy:
 	case SBT_CM_K_cuGraphDestroy:
-		return rpc_exec_graph(s, k, c, diag);
+		return rpcu_exec_graph(s, k, c, diag);
 	case SBT_CM_K_cuLaunchHostFunc:
-		return rpc_exec_host_func(s, c, diag);
+		return rpcu_exec_host_func(s, c, diag);
 	case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
-		return rpc_exec_set_attribute(s, k, c, diag);
+		return rpcu_exec_set_attribute(s, k, c, diag);
 	case SBT_CM_K_tsVaWindow:
-		return RP_OK; /* read at open (rpc_window.c) */
+		return RP_OK; /* read at open (rpcu_window.c) */
 	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
 	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
-		return rpc_exec_texobj(s, k, c, diag);
+		return rpcu_exec_texobj(s, k, c, diag);
 	default:
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
 	}
 }
 
@@ -997,9 +997,9 @@ rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 _Static_assert(sizeof(CUlaunchAttribute) == SBT_CM_ATTR_BYTES,
                "a packed launch attribute is one CUlaunchAttribute");
 
-rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
-	rpc_obj *f;
+	rpcu_obj *f;
 	CUstream stream;
 	int capturing;
 	rp_status st;
@@ -1016,17 +1016,17 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	                      : k == SBT_CM_K_cuLaunchCooperativeKernel ? "cuLaunchCooperativeKernel"
 	                                                                : "cuLaunchKernel";
 
-	f = rpc_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPC_O_KERNEL : RPC_O_FUNCTION, c->handle);
+	f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_KERNEL : RPCU_O_FUNCTION, c->handle);
 	if (!f)
-		f = rpc_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPC_O_FUNCTION : RPC_O_KERNEL,
+		f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_FUNCTION : RPCU_O_KERNEL,
 		                 c->handle);
 	if (!f)
-		return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "function 0x%llx (kernel '%.*s') was never obtained "
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "function 0x%llx (kernel '%.*s') was never obtained "
 		                "in the trace", (unsigned long long)c->handle, (int)c->name_len,
 		                c->name ? (const char *)c->name : "");
-	if ((st = rpc_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
+	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
 		return st;
-	if (rpc_capture_skip(s, c, capturing))
+	if (rpcu_capture_skip(s, c, capturing))
 		return RP_OK; /* it became a graph node at capture, it did not run */
 	buf_len = c->params_len ? c->params_len : c->extra_len;
 	for (i = 0; i < nlayout; i++) {
@@ -1034,7 +1034,7 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 		uint32_t off, size;
 		sbt_cm_layout_at(c, i, &off, &size);
 		if ((uint64_t)off + size > buf_len)
-			return rpc_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
 			                "parameter bytes", i, off, size, buf_len);
 	}
 	kernel = f->name ? f->name : NULL;
@@ -1046,17 +1046,17 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	if (buf_len) {
 		buf = malloc(buf_len);
 		if (!buf)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		memcpy(buf, c->params_len ? c->params : c->extra, buf_len);
 	}
 	if (buf)
-		rpc_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
+		rpcu_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
 		                        kernel);
 	if (buf && nlayout) {
 		/* kernelParams: one pointer per parameter into the packed bytes */
 		args = calloc(nlayout, sizeof(*args));
 		if (!args) {
-			st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			goto out_free;
 		}
 		for (i = 0; i < nlayout; i++) {
@@ -1075,7 +1075,7 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	}
 	switch (k) {
 	case SBT_CM_K_cuLaunchKernel:
-		if ((st = RPC_NEED(cuLaunchKernel)) != RP_OK)
+		if ((st = RPCU_NEED(cuLaunchKernel)) != RP_OK)
 			goto out_free;
 		r = s->drv.p_cuLaunchKernel((CUfunction)(uintptr_t)f->live, (unsigned)c->grid_x,
 		                            (unsigned)c->grid_y, (unsigned)c->grid_z, (unsigned)c->block_x,
@@ -1083,10 +1083,10 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 		                            (unsigned)c->shared_mem, stream, args, extra_arg);
 		break;
 	case SBT_CM_K_cuLaunchCooperativeKernel:
-		if ((st = RPC_NEED(cuLaunchCooperativeKernel)) != RP_OK)
+		if ((st = RPCU_NEED(cuLaunchCooperativeKernel)) != RP_OK)
 			goto out_free;
 		if (extra_arg) {
-			st = rpc_fail(s, diag, RP_ERR_TRACE, "a cooperative launch without a parameter layout");
+			st = rpcu_fail(s, diag, RP_ERR_TRACE, "a cooperative launch without a parameter layout");
 			goto out_free;
 		}
 		r = s->drv.p_cuLaunchCooperativeKernel((CUfunction)(uintptr_t)f->live, (unsigned)c->grid_x,
@@ -1098,13 +1098,13 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	default: {
 		CUlaunchConfig cfg;
 		size_t nattrs = sbt_cm_attr_count(c);
-		if ((st = RPC_NEED(cuLaunchKernelEx)) != RP_OK)
+		if ((st = RPCU_NEED(cuLaunchKernelEx)) != RP_OK)
 			goto out_free;
 		memset(&cfg, 0, sizeof(cfg));
 		if (nattrs) {
 			attrs = calloc(nattrs, sizeof(*attrs));
 			if (!attrs) {
-				st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+				st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 				goto out_free;
 			}
 		}
@@ -1120,9 +1120,9 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 				CUevent *ev = id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT
 				                  ? &attrs[i].value.programmaticEvent.event
 				                  : &attrs[i].value.launchCompletionEvent.event;
-				rpc_obj *e = rpc_objs_get(&s->objs, RPC_O_EVENT, (uint64_t)(uintptr_t)*ev);
+				rpcu_obj *e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, (uint64_t)(uintptr_t)*ev);
 				if (!e) {
-					st = rpc_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event "
+					st = rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event "
 					              "0x%llx, which the trace never created", id,
 					              (unsigned long long)(uintptr_t)*ev);
 					goto out_free;
@@ -1131,7 +1131,7 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 			} else if (id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
 				uint64_t live;
 				void **bp = &attrs[i].value.accessPolicyWindow.base_ptr;
-				if (*bp && rpc_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live,
+				if (*bp && rpcu_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live,
 				                                NULL) == 0)
 					*bp = (void *)(uintptr_t)live;
 			}
@@ -1153,9 +1153,9 @@ rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_
 	if (r != CUDA_SUCCESS) {
 		char what[96];
 		snprintf(what, sizeof(what), "launching kernel '%s'", kernel ? kernel : "(unnamed)");
-		st = rpc_cufail(s, diag, fn_name, r, what);
+		st = rpcu_cufail(s, diag, fn_name, r, what);
 	} else if (!s->capturing) {
-		rpc_not_run_check(s, kernel ? kernel : "");
+		rpcu_not_run_check(s, kernel ? kernel : "");
 	}
 out_free:
 	free(attrs);
