@@ -60,6 +60,11 @@ rp_status rpcu_missing(rpcu_state *s, rp_diag *diag, const char *fn)
 	                s->drv.path, fn);
 }
 
+rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
+{
+	return fn ? RP_OK : rpcu_missing(s, diag, name);
+}
+
 void rpcu_warn(rpcu_state *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -494,6 +499,124 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 			return st;
 	}
 	return rpcu_dispatch(s, k, &c, diag);
+}
+
+/* ---- teardown ----------------------------------------------------------------------- */
+
+void rpcu_teardown(rpcu_state *s)
+{
+	const rpcu_driver *d = &s->drv;
+	size_t i, k;
+
+	/* Wait for everything in flight, in every context the trace made. */
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_CTX && !o->dead && d->p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live) ==
+		                                             CUDA_SUCCESS)
+			d->p_cuCtxSynchronize();
+	}
+	rpcu_stages_poll(s, 1);
+	while (s->ncopies)
+		rpcu_copy_drop(s, s->ncopies - 1);
+	for (i = s->ranges.n; i-- > 0;) {
+		if (s->ranges.v[i].ctx)
+			d->p_cuCtxSetCurrent(s->ranges.v[i].ctx);
+		rpcu_range_release(s, i, 1);
+	}
+	for (i = 0; i < s->nvmaps; i++)
+		d->p_cuMemUnmap((CUdeviceptr)s->vmaps[i].live, s->vmaps[i].size);
+	s->nvmaps = 0;
+	while (s->npieces)
+		rpcu_piece_free(s, s->npieces - 1);
+	rpcu_windows_close(s);
+	for (i = 0; i < s->nthreads; i++)
+		for (k = 0; k < 4; k++)
+			if (s->threads[i].pt_stream[k] && d->p_cuStreamDestroy)
+				d->p_cuStreamDestroy(s->threads[i].pt_stream[k]);
+	/* Graphs: executables before the graphs they came from. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < s->objs.cap; i++) {
+			rpcu_obj *o = &s->objs.slot[i];
+			if (o->dead || o->kind != (k ? RPCU_O_GRAPH : RPCU_O_GRAPHEXEC))
+				continue;
+			if (o->ctx)
+				d->p_cuCtxSetCurrent(o->ctx);
+			if (k && d->p_cuGraphDestroy)
+				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
+			else if (!k && d->p_cuGraphExecDestroy)
+				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
+			rpcu_objs_del(&s->objs, o);
+		}
+	for (i = 0; i < s->ngraph_bufs; i++)
+		free(s->graph_bufs[i]);
+	free(s->graph_bufs);
+	s->graph_bufs = NULL;
+	s->ngraph_bufs = s->cap_graph_bufs = 0;
+	/* Objects, contexts last; each made current in its own context. */
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_NONE || o->dead || o->kind == RPCU_O_CTX)
+			continue;
+		if (o->ctx)
+			d->p_cuCtxSetCurrent(o->ctx);
+		if (o->kind == RPCU_O_EVENT && d->p_cuEventDestroy)
+			d->p_cuEventDestroy((CUevent)(uintptr_t)o->live);
+		else if (o->kind == RPCU_O_STREAM && o->live && d->p_cuStreamDestroy)
+			d->p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
+		else if (o->kind == RPCU_O_MEMHANDLE && d->p_cuMemRelease)
+			d->p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
+		else if (o->kind == RPCU_O_MODULE && !o->parent && d->p_cuModuleUnload)
+			d->p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
+	}
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_LIBRARY && !o->dead && d->p_cuLibraryUnload)
+			d->p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
+	}
+	d->p_cuCtxSetCurrent(NULL);
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind != RPCU_O_CTX || o->dead)
+			continue;
+		if (!o->primary && d->p_cuCtxDestroy) {
+			d->p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
+		} else if (o->primary && d->p_cuDevicePrimaryCtxRelease) {
+			CUdevice dev;
+			if (d->p_cuDeviceGet(&dev, o->ordinal) == CUDA_SUCCESS)
+				while (o->retains--)
+					d->p_cuDevicePrimaryCtxRelease(dev);
+		}
+	}
+	d->p_cuCtxSetCurrent(NULL);
+	rpcu_objs_free(&s->objs);
+	rpcu_ranges_free(&s->ranges);
+	free(s->pieces);
+	free(s->copies);
+	free(s->stages);
+	free(s->threads);
+	free(s->vmaps);
+	free(s->scratch);
+	s->pieces = NULL;
+	s->copies = NULL;
+	s->stages = NULL;
+	s->threads = NULL;
+	s->vmaps = NULL;
+	s->scratch = NULL;
+	s->npieces = s->cap_pieces = s->ncopies = s->cap_copies = 0;
+	s->nstages = s->stage_head = s->cap_stages = s->nthreads = s->cap_threads = 0;
+	s->cap_vmaps = 0;
+	s->copy_bytes = s->stage_bytes = 0;
+	s->cur_ctx_cap = 0;
+	s->cur_ctx = NULL;
+	s->granularity = 0;
+	s->restore_seq = 0;
+	s->snap_left = 0;
+	s->state_only = 0;
+	free(s->failed_caps);
+	s->failed_caps = NULL;
+	s->nfailed = s->cap_failed = 0;
+	s->capturing = 0;
+	s->not_run_seq = 0;
 }
 
 /* ---- backend entry points ------------------------------------------------------------- */

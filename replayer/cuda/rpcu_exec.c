@@ -1,6 +1,7 @@
 /*
  * rpcu_exec.c - replay of contexts and devices, modules and libraries,
- * kernel launches, streams and events.
+ * kernel launches, streams and events; memory records are sent on to
+ * rpcu_place.c, rpcu_copy.c and rpcu_snapshot.c.
  *
  * Captured handles are only keys: every record names the live object
  * through the rpcu_objs table, and a handle the trace never created is an
@@ -134,12 +135,6 @@ static rp_status rpcu_image_get(rpcu_state *s, const sbt_cm_call *c, rpcu_image 
 	im->pass = im->wrapper;
 	return RP_OK;
 }
-
-static rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
-{
-	return fn ? RP_OK : rpcu_missing(s, diag, name);
-}
-#define RPCU_NEED(fn) rpcu_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
 
 static rpcu_obj *rpcu_obj_new(rpcu_state *s, rpcu_kind kind, uint64_t cap, uint64_t live, rp_diag *diag,
                             rp_status *st)
@@ -1162,4 +1157,80 @@ out_free:
 	free(args);
 	free(buf);
 	return st;
+}
+
+/* ---- memory -------------------------------------------------------------------------------------- */
+
+rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	int async = rpcu_is_async(k), capturing = 0;
+	CUstream stream = NULL;
+	rp_status st;
+
+	switch (k) {
+	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
+	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
+		return rpcu_alloc_device(s, k, c, diag);
+	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync:
+		/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
+		 * is done at once: releasing a granule waits for the context's
+		 * work first, so the stream's work before it has finished. */
+		if (!c->dst)
+			return RP_OK;
+		return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
+	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
+		return rpcu_alloc_host(s, k, c, diag);
+	case SBT_CM_K_cuMemFreeHost: case SBT_CM_K_cuMemHostUnregister:
+		if (!c->host && k == SBT_CM_K_cuMemFreeHost)
+			return RP_OK; /* cuMemFreeHost(NULL): a no-op */
+		return rpcu_free(s, c->host, RPCU_R_HOST, sbt_cm_kind_name(k), diag);
+	case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease: case SBT_CM_K_cuMemAddressReserve:
+	case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap: case SBT_CM_K_cuMemUnmap:
+	case SBT_CM_K_cuMemSetAccess:
+		return rpcu_exec_vmm(s, k, c, diag);
+	case SBT_CM_K_tsSnapshot:
+		return rpcu_snapshot(s, c, diag);
+	default:
+		break;
+	}
+	/* Copies and memsets: on the record's stream, skipped while it is
+	 * being captured into a graph (the work did not run then). */
+	st = rpcu_stream_resolve(s, async ? c->stream : 0, &stream, &capturing, diag);
+	if (st != RP_OK)
+		return st;
+	if (rpcu_capture_skip(s, c, capturing))
+		return RP_OK;
+	if (c->capture_status || capturing)
+		return rpcu_capture_work(s, k, c, stream, diag);
+	switch (k) {
+	case SBT_CM_K_cuMemcpyHtoD: case SBT_CM_K_cuMemcpyHtoDAsync:
+		return rpcu_copy_htod(s, c, !async, stream, diag);
+	case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
+		return rpcu_copy_dtoh(s, c, !async, stream, diag);
+	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync:
+		return rpcu_copy_dtod(s, c, !async, stream, diag);
+	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync:
+		switch (c->sub) {
+		case SBT_CM_COPY_HTOD: {
+			sbt_cm_call h = *c;
+			return rpcu_copy_htod(s, &h, !async, stream, diag);
+		}
+		case SBT_CM_COPY_DTOH:
+			return rpcu_copy_dtoh(s, c, !async, stream, diag);
+		case SBT_CM_COPY_DTOD:
+			return rpcu_copy_dtod(s, c, !async, stream, diag);
+		case SBT_CM_COPY_HTOH:
+			return rpcu_copy_htoh(s, c, !async, stream, diag);
+		default:
+			return rpcu_fail(s, diag, RP_ERR_TRACE, "copy direction %llu is unknown",
+			                (unsigned long long)c->sub);
+		}
+	case SBT_CM_K_cuMemcpyPeer: case SBT_CM_K_cuMemcpyPeerAsync:
+		return rpcu_copy_peer(s, c, !async, stream, diag);
+	case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned: case SBT_CM_K_cuMemcpy2DAsync:
+	case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
+		return rpcu_copy_3d(s, k, c, !async, stream, diag);
+	default:
+		return rpcu_memset(s, k, c, !async, stream, diag);
+	}
 }

@@ -378,6 +378,9 @@ rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt,
 rp_status rpcu_cufail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what);
 /* A driver entry point the trace needs and the driver lacks. */
 rp_status rpcu_missing(rpcu_state *s, rp_diag *diag, const char *fn);
+/* A driver entry point the record needs: RP_OK, or rpcu_missing's message. */
+rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag);
+#define RPCU_NEED(fn) rpcu_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
 void rpcu_warn(rpcu_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The calling captured thread (created on first use); NULL: out of memory. */
@@ -438,11 +441,13 @@ int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing);
  * graph dropped, so the stream is usable again. */
 void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c);
 
-/* ---- rpcu_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
+/* ---- rpcu_exec.c: the memory records ---------------------------------------------- */
 
+/* Allocations, frees, VMM calls, snapshots, copies and memsets. */
 rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-/* Texture and surface objects (rpcu_mem.c: their resources are memory). */
-rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpcu_place.c: allocations, pinned host memory, VMM, captured ranges ----------- */
+
 /* Add a range, first dropping (and releasing) any stale range it overlaps:
  * the trace freed those through a call it did not record. */
 rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag);
@@ -450,14 +455,73 @@ rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag);
 void rpcu_mem_forget_owner(rpcu_state *s, uint64_t owner);
 /* A context is going: forget the memory made in it (it goes with it). */
 void rpcu_mem_forget_ctx(rpcu_state *s, CUcontext ctx);
+/* Undo what made range i, then forget it.  Returns the failing driver
+ * result (the range is forgotten either way). */
+CUresult rpcu_range_release(rpcu_state *s, size_t i, int driver);
+/* Unmap and free piece i and drop it from the table (teardown). */
+void rpcu_piece_free(rpcu_state *s, size_t i);
+rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Free the range of kind `kind` that starts exactly at cap (fn names the call). */
+rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag);
+/* cuMemCreate, cuMemRelease, cuMemAddressReserve/Free, cuMemMap/Unmap, cuMemSetAccess. */
+rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpcu_stage.c: host buffers of async uploads and of copies kept for checkpoints -- */
+
 /* Release every host buffer of an async upload whose event has fired;
  * wait: wait for all of them. */
 void rpcu_stages_poll(rpcu_state *s, int wait);
+/* An event recorded on stream now, in the current context; NULL if the
+ * driver cannot make one (the caller then waits for the stream). */
+CUevent rpcu_mark(rpcu_state *s, CUstream stream);
+/* Keep buf (owned from here on) until the work on stream so far has run. */
+rp_status rpcu_stage_push(rpcu_state *s, void *buf, size_t len, CUstream stream, rp_diag *diag);
+/* Remember a copy's result for its checkpoint.  src_cap: the captured
+ * source (for the mismatch note). */
+rpcu_copy *rpcu_copy_add(rpcu_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len, uint64_t vstart,
+                         uint64_t src_cap);
+/* Drop kept copy i (its buffer and event). */
+void rpcu_copy_drop(rpcu_state *s, size_t i);
 /* Free the copies already returned to the core. */
 void rpcu_copies_release_served(rpcu_state *s);
+
+/* ---- rpcu_copy.c: copies and memsets -------------------------------------------------- */
+
+/* The kind is a stream-ordered (async) copy or memset. */
+int rpcu_is_async(sbt_cm_kind k);
+/* The live address of captured [addr, addr + len), or a message naming what. */
+rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what,
+                         uint64_t *live, rp_diag *diag);
+/* The blob id, which must hold exactly size bytes, read into *out (owned). */
+rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag);
+/* sync: the call was host-synchronous (wait for stream after issuing it). */
+rp_status rpcu_copy_htod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
+rp_status rpcu_copy_dtoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
+rp_status rpcu_copy_dtod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
+rp_status rpcu_copy_htoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
+rp_status rpcu_copy_peer(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+                       rp_diag *diag);
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+                      rp_diag *diag);
+/* A copy or memset recorded during stream capture, issued into the
+ * replay's capture of the same stream. */
+rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                            rp_diag *diag);
+
+/* ---- rpcu_snapshot.c: keyframe snapshots ------------------------------------------------ */
+
+rp_status rpcu_snapshot(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpcu_check.c: checkpoints ---------------------------------------------------------- */
+
+/* The bytes checkpoint cp asks for (borrowed, valid until the next call). */
 rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
                                rp_diag *diag);
-/* Free every live object and forget them all (reset, close). */
-void rpcu_teardown(rpcu_state *s);
+
+/* ---- rpcu_texobj.c: texture and surface objects ----------------------------------------- */
+
+rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
 #endif

@@ -23,7 +23,7 @@
  *
  * A window that cannot be had at exactly its base is given up for the run
  * (the driver's answer is kept for the warning) and its allocations go
- * through the per-allocation placement of rpcu_mem.c.
+ * through the per-allocation placement of rpcu_place.c.
  */
 #include "replayer/cuda/rpcu_internal.h"
 
