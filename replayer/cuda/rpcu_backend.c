@@ -370,43 +370,6 @@ rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *c
 
 /* ---- dispatch ------------------------------------------------------------------------ */
 
-/* Calls a keyframe restore replays before its snapshot: those that make or
- * drop objects.  Work (launches, copies, memsets, syncs) is left out: the
- * snapshot holds its results. */
-static int rpcu_is_state_kind(sbt_cm_kind k)
-{
-	switch (k) {
-	case SBT_CM_K_cuInit: case SBT_CM_K_cuDeviceGet: case SBT_CM_K_cuCtxCreate:
-	case SBT_CM_K_cuCtxDestroy: case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent:
-	case SBT_CM_K_cuCtxPopCurrent: case SBT_CM_K_cuDevicePrimaryCtxRetain:
-	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
-	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
-	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
-	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
-	case SBT_CM_K_cuLibraryLoadData: case SBT_CM_K_cuLibraryLoadFromFile:
-	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
-	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
-	case SBT_CM_K_cuKernelGetFunction:
-	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
-	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
-	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
-	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
-	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
-	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
-	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamBeginCapture:
-	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
-	case SBT_CM_K_tsVaWindow: case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
-	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphExecDestroy: case SBT_CM_K_cuGraphDestroy:
-	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
-	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 static int rpcu_kind_of(const rpcu_state *s, uint32_t type, sbt_cm_kind *out)
 {
 	int16_t k;
@@ -417,35 +380,6 @@ static int rpcu_kind_of(const rpcu_state *s, uint32_t type, sbt_cm_kind *out)
 		return 0;
 	*out = (sbt_cm_kind)k;
 	return 1;
-}
-
-static rp_status rpcu_dispatch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
-{
-	switch (k) {
-	case SBT_CM_K_cuLaunchKernel: case SBT_CM_K_cuLaunchKernelEx:
-	case SBT_CM_K_cuLaunchCooperativeKernel:
-		return rpcu_exec_launch(s, k, c, diag);
-	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
-	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
-	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
-	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
-	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
-	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync: case SBT_CM_K_cuMemcpyHtoD:
-	case SBT_CM_K_cuMemcpyHtoDAsync: case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
-	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync: case SBT_CM_K_cuMemcpyPeer:
-	case SBT_CM_K_cuMemcpyPeerAsync: case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned:
-	case SBT_CM_K_cuMemcpy2DAsync: case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
-	case SBT_CM_K_cuMemsetD8: case SBT_CM_K_cuMemsetD16: case SBT_CM_K_cuMemsetD32:
-	case SBT_CM_K_cuMemsetD2D8: case SBT_CM_K_cuMemsetD2D16: case SBT_CM_K_cuMemsetD2D32:
-	case SBT_CM_K_cuMemsetD8Async: case SBT_CM_K_cuMemsetD16Async: case SBT_CM_K_cuMemsetD32Async:
-	case SBT_CM_K_cuMemsetD2D8Async: case SBT_CM_K_cuMemsetD2D16Async:
-	case SBT_CM_K_cuMemsetD2D32Async: case SBT_CM_K_tsSnapshot:
-		return rpcu_exec_memory(s, k, c, diag);
-	default:
-		return rpcu_exec_control(s, k, c, diag);
-	}
 }
 
 /* One record: decode, skip what failed at capture, make the capturing
@@ -488,7 +422,7 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 	}
 	/* Restoring a keyframe: objects only, but work recorded into a graph
 	 * by stream capture is part of the graph, an object. */
-	if (s->state_only && !rpcu_is_state_kind(k) && !(c.capture_status && s->capturing))
+	if (s->state_only && !rpcu_exec_is_state(k) && !(c.capture_status && s->capturing))
 		return RP_OK;
 	t = rpcu_thread_get(s, rec->thread);
 	if (!t)
@@ -498,7 +432,7 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 		if (st != RP_OK)
 			return st;
 	}
-	return rpcu_dispatch(s, k, &c, diag);
+	return rpcu_exec(s, k, &c, diag);
 }
 
 /* ---- teardown ----------------------------------------------------------------------- */

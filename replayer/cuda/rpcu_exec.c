@@ -894,12 +894,14 @@ static void CUDA_CB rpcu_host_func_noop(void *data)
 
 /* The program's host function is not run; an empty one keeps its place in
  * stream order (the work after it waits for the work before it). */
-static rp_status rpcu_exec_host_func(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_host_func(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                    rp_diag *diag)
 {
 	CUstream live;
 	int capturing;
 	rp_status st;
 	CUresult r;
+	(void)k;
 	if (!s->warned_hostfn++ && !s->quiet)
 		fprintf(stderr, "tsreplay: cuda: note: seq %llu: cuLaunchHostFunc: host functions are not "
 		        "run on replay; each keeps its place in stream order\n", (unsigned long long)s->seq);
@@ -943,48 +945,6 @@ static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt
 		                                (int)c->ivalue);
 	}
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
-}
-
-rp_status rpcu_exec_control(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
-{
-	switch (k) {
-	case SBT_CM_K_cuInit:
-		return RP_OK; /* done at open */
-	case SBT_CM_K_cuDeviceGet: case SBT_CM_K_cuCtxCreate: case SBT_CM_K_cuCtxDestroy:
-	case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent: case SBT_CM_K_cuCtxPopCurrent:
-	case SBT_CM_K_cuCtxSynchronize: case SBT_CM_K_cuDevicePrimaryCtxRetain:
-	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
-		return rpcu_exec_ctx(s, k, c, diag);
-	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
-	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
-	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
-	case SBT_CM_K_cuLibraryLoadData: case SBT_CM_K_cuLibraryLoadFromFile:
-	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
-	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
-	case SBT_CM_K_cuKernelGetFunction:
-		return rpcu_exec_module(s, k, c, diag);
-	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
-	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamSynchronize: case SBT_CM_K_cuStreamQuery:
-	case SBT_CM_K_cuStreamWaitEvent: case SBT_CM_K_cuStreamBeginCapture:
-	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
-	case SBT_CM_K_cuEventRecord: case SBT_CM_K_cuEventRecordWithFlags:
-	case SBT_CM_K_cuEventSynchronize: case SBT_CM_K_cuEventQuery:
-		return rpcu_exec_stream(s, k, c, diag);
-	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphLaunch: case SBT_CM_K_cuGraphExecDestroy:
-	case SBT_CM_K_cuGraphDestroy:
-		return rpcu_exec_graph(s, k, c, diag);
-	case SBT_CM_K_cuLaunchHostFunc:
-		return rpcu_exec_host_func(s, c, diag);
-	case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
-		return rpcu_exec_set_attribute(s, k, c, diag);
-	case SBT_CM_K_tsVaWindow:
-		return RP_OK; /* read at open (rpcu_window.c) */
-	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
-	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
-		return rpcu_exec_texobj(s, k, c, diag);
-	default:
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
-	}
 }
 
 /* ---- launches ------------------------------------------------------------------------ */
@@ -1233,4 +1193,145 @@ rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	default:
 		return rpcu_memset(s, k, c, !async, stream, diag);
 	}
+}
+
+/* ---- the table of calls ------------------------------------------------------------ */
+
+/* cuInit is done at open, and tsVaWindow records are read at open
+ * (rpcu_window.c): replaying either does nothing. */
+static rp_status rpcu_exec_at_open(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	(void)s;
+	(void)k;
+	(void)c;
+	(void)diag;
+	return RP_OK;
+}
+
+typedef rp_status (*rpcu_exec_fn)(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* Every kind of SBT_CM_KIND_LIST, in its order: the function that replays
+ * it, and whether it is a state record.  A keyframe restore replays the
+ * state records before its snapshot, those that make or drop objects;
+ * work (launches, copies, memsets, syncs) is left out, as the snapshot
+ * holds its results. */
+typedef enum rpcu_call_role { RPCU_CALL_WORK, RPCU_CALL_STATE } rpcu_call_role;
+
+static const struct rpcu_call {
+	rpcu_exec_fn run;
+	rpcu_call_role role;
+} rpcu_calls[SBT_CM_KIND_COUNT] = {
+	[SBT_CM_K_cuInit] =                     {rpcu_exec_at_open, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDeviceGet] =                {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxCreate] =                {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxDestroy] =               {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxSetCurrent] =            {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxPushCurrent] =           {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxPopCurrent] =            {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxSynchronize] =           {rpcu_exec_ctx, RPCU_CALL_WORK},
+	[SBT_CM_K_cuDevicePrimaryCtxRetain] =   {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDevicePrimaryCtxRelease] =  {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDevicePrimaryCtxReset] =    {rpcu_exec_ctx, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoad] =               {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadData] =           {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadDataEx] =         {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadFatBinary] =      {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleUnload] =             {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleGetFunction] =        {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleGetGlobal] =          {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryLoadData] =          {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryLoadFromFile] =      {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryUnload] =            {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetKernel] =         {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetModule] =         {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetGlobal] =         {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuKernelGetFunction] =        {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLaunchKernel] =             {rpcu_exec_launch, RPCU_CALL_WORK},
+	[SBT_CM_K_cuLaunchKernelEx] =           {rpcu_exec_launch, RPCU_CALL_WORK},
+	[SBT_CM_K_cuLaunchCooperativeKernel] =  {rpcu_exec_launch, RPCU_CALL_WORK},
+	[SBT_CM_K_cuGraphLaunch] =              {rpcu_exec_graph, RPCU_CALL_WORK},
+	[SBT_CM_K_cuLaunchHostFunc] =           {rpcu_exec_host_func, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemAlloc] =                 {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocPitch] =            {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocAsync] =            {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocFromPoolAsync] =    {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocManaged] =          {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocHost] =             {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostAlloc] =             {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostRegister] =          {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFree] =                  {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFreeAsync] =             {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFreeHost] =              {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostUnregister] =        {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemCreate] =                {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemRelease] =               {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAddressReserve] =        {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAddressFree] =           {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemMap] =                   {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemUnmap] =                 {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemSetAccess] =             {rpcu_exec_memory, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemcpy] =                   {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyAsync] =              {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyHtoD] =               {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyHtoDAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyDtoH] =               {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyDtoHAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyDtoD] =               {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyDtoDAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyPeer] =               {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpyPeerAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpy2D] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpy2DUnaligned] =        {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpy2DAsync] =            {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpy3D] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemcpy3DAsync] =            {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD8] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD16] =                {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD32] =                {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D8] =               {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D16] =              {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D32] =              {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD8Async] =            {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD16Async] =           {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD32Async] =           {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D8Async] =          {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D16Async] =         {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemsetD2D32Async] =         {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamCreate] =             {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamDestroy] =            {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamSynchronize] =        {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamQuery] =              {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamWaitEvent] =          {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamBeginCapture] =       {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamEndCapture] =         {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventCreate] =              {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventDestroy] =             {rpcu_exec_stream, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventRecord] =              {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventSynchronize] =         {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventQuery] =               {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_tsSnapshot] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_tsVaWindow] =                 {rpcu_exec_at_open, RPCU_CALL_STATE},
+	[SBT_CM_K_cuKernelSetAttribute] =       {rpcu_exec_set_attribute, RPCU_CALL_STATE},
+	[SBT_CM_K_cuFuncSetAttribute] =         {rpcu_exec_set_attribute, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphInstantiate] =         {rpcu_exec_graph, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphExecDestroy] =         {rpcu_exec_graph, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphDestroy] =             {rpcu_exec_graph, RPCU_CALL_STATE},
+	[SBT_CM_K_cuTexObjectCreate] =          {rpcu_exec_texobj, RPCU_CALL_STATE},
+	[SBT_CM_K_cuTexObjectDestroy] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
+	[SBT_CM_K_cuSurfObjectCreate] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
+	[SBT_CM_K_cuSurfObjectDestroy] =        {rpcu_exec_texobj, RPCU_CALL_STATE},
+};
+
+int rpcu_exec_is_state(sbt_cm_kind k)
+{
+	return (unsigned)k < SBT_CM_KIND_COUNT && rpcu_calls[k].role == RPCU_CALL_STATE;
+}
+
+rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	return rpcu_calls[k].run(s, k, c, diag);
 }

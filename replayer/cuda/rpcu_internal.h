@@ -430,7 +430,10 @@ unsigned rpcu_image_arch(const void *img, size_t len, char *buf, size_t buflen);
 
 /* ---- rpcu_exec.c: contexts, modules, launches, streams, events ------------------- */
 
-rp_status rpcu_exec_control(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Replay one decoded record through the table of calls. */
+rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The kind is a state record, replayed while restoring a keyframe. */
+int rpcu_exec_is_state(sbt_cm_kind k);
 rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* Work recorded while its stream was being captured into a graph (or on a
  * stream the replay has capturing) is skipped unless the replay is
