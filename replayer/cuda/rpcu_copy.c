@@ -69,9 +69,10 @@ rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **o
 	return RP_OK;
 }
 
-rp_status rpcu_copy_htod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_copy_htod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	uint64_t live;
 	uint8_t *buf = NULL;
 	rp_status st;
@@ -107,9 +108,10 @@ rp_status rpcu_copy_htod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream
 	return rpcu_stage_push(s, buf, c->size, stream, diag);
 }
 
-rp_status rpcu_copy_dtoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_copy_dtoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	uint64_t live, host;
 	uint8_t *buf = NULL, *ptr;
 	rpcu_copy *cp;
@@ -158,9 +160,10 @@ out_free:
 	return st;
 }
 
-rp_status rpcu_copy_dtod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_copy_dtod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	uint64_t ld, ls;
 	rp_status st;
 	CUresult r;
@@ -186,9 +189,10 @@ rp_status rpcu_copy_dtod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream
 /* Host to host (cuMemcpy with both sides in host memory): replayable when
  * both sides are pinned memory the trace allocated; the source bytes are
  * not in the trace otherwise, and a checkpoint of it says so. */
-rp_status rpcu_copy_htoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_copy_htoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	uint64_t ld, ls;
 	long di, si;
 	rpcu_copy *cp;
@@ -219,9 +223,10 @@ rp_status rpcu_copy_htoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream
 	return RP_OK;
 }
 
-rp_status rpcu_copy_peer(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	rpcu_obj *dc = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->ctx);
 	rpcu_obj *sc = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->src_ctx);
 	uint64_t ld, ls;
@@ -251,9 +256,10 @@ rp_status rpcu_copy_peer(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream
 
 /* 2D and 3D copies: host sides are packed rows (width bytes each), the
  * source from the trace, the destination ours. */
-rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync,
-                       CUstream stream, rp_diag *diag)
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                       rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	CUDA_MEMCPY3D m;
 	uint64_t depth = c->depth ? c->depth : 1, bytes = c->width * c->height * depth, live;
 	uint8_t *src = NULL, *dst = NULL;
@@ -377,11 +383,31 @@ out_free:
 	return st;
 }
 
+/* cuMemcpy and cuMemcpyAsync: the direction the driver inferred at capture. */
+rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                        rp_diag *diag)
+{
+	switch (c->sub) {
+	case SBT_CM_COPY_HTOD:
+		return rpcu_copy_htod(s, k, c, stream, diag);
+	case SBT_CM_COPY_DTOH:
+		return rpcu_copy_dtoh(s, k, c, stream, diag);
+	case SBT_CM_COPY_DTOD:
+		return rpcu_copy_dtod(s, k, c, stream, diag);
+	case SBT_CM_COPY_HTOH:
+		return rpcu_copy_htoh(s, k, c, stream, diag);
+	default:
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "copy direction %llu is unknown",
+		                 (unsigned long long)c->sub);
+	}
+}
+
 /* ---- memsets ---------------------------------------------------------------------------------- */
 
-rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                       rp_diag *diag)
 {
+	int sync = !rpcu_is_async(k);
 	int two_d = k == SBT_CM_K_cuMemsetD2D8 || k == SBT_CM_K_cuMemsetD2D16 || k == SBT_CM_K_cuMemsetD2D32 ||
 	            k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
 	            k == SBT_CM_K_cuMemsetD2D32Async;
@@ -477,7 +503,7 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 	if (k == SBT_CM_K_cuMemsetD8Async || k == SBT_CM_K_cuMemsetD16Async || k == SBT_CM_K_cuMemsetD32Async ||
 	    k == SBT_CM_K_cuMemsetD2D8Async || k == SBT_CM_K_cuMemsetD2D16Async ||
 	    k == SBT_CM_K_cuMemsetD2D32Async)
-		return rpcu_memset(s, k, c, 0, stream, diag);
+		return rpcu_memset(s, k, c, stream, diag); /* async kinds only: not waited for */
 	if (dir == 0)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
 		                "(only 1D host, device and unified copies can)");

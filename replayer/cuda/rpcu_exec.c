@@ -1119,82 +1119,6 @@ out_free:
 	return st;
 }
 
-/* ---- memory -------------------------------------------------------------------------------------- */
-
-rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
-{
-	int async = rpcu_is_async(k), capturing = 0;
-	CUstream stream = NULL;
-	rp_status st;
-
-	switch (k) {
-	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
-	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-		return rpcu_alloc_device(s, k, c, diag);
-	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync:
-		/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
-		 * is done at once: releasing a granule waits for the context's
-		 * work first, so the stream's work before it has finished. */
-		if (!c->dst)
-			return RP_OK;
-		return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
-	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-		return rpcu_alloc_host(s, k, c, diag);
-	case SBT_CM_K_cuMemFreeHost: case SBT_CM_K_cuMemHostUnregister:
-		if (!c->host && k == SBT_CM_K_cuMemFreeHost)
-			return RP_OK; /* cuMemFreeHost(NULL): a no-op */
-		return rpcu_free(s, c->host, RPCU_R_HOST, sbt_cm_kind_name(k), diag);
-	case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease: case SBT_CM_K_cuMemAddressReserve:
-	case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap: case SBT_CM_K_cuMemUnmap:
-	case SBT_CM_K_cuMemSetAccess:
-		return rpcu_exec_vmm(s, k, c, diag);
-	case SBT_CM_K_tsSnapshot:
-		return rpcu_snapshot(s, c, diag);
-	default:
-		break;
-	}
-	/* Copies and memsets: on the record's stream, skipped while it is
-	 * being captured into a graph (the work did not run then). */
-	st = rpcu_stream_resolve(s, async ? c->stream : 0, &stream, &capturing, diag);
-	if (st != RP_OK)
-		return st;
-	if (rpcu_capture_skip(s, c, capturing))
-		return RP_OK;
-	if (c->capture_status || capturing)
-		return rpcu_capture_work(s, k, c, stream, diag);
-	switch (k) {
-	case SBT_CM_K_cuMemcpyHtoD: case SBT_CM_K_cuMemcpyHtoDAsync:
-		return rpcu_copy_htod(s, c, !async, stream, diag);
-	case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
-		return rpcu_copy_dtoh(s, c, !async, stream, diag);
-	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync:
-		return rpcu_copy_dtod(s, c, !async, stream, diag);
-	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync:
-		switch (c->sub) {
-		case SBT_CM_COPY_HTOD: {
-			sbt_cm_call h = *c;
-			return rpcu_copy_htod(s, &h, !async, stream, diag);
-		}
-		case SBT_CM_COPY_DTOH:
-			return rpcu_copy_dtoh(s, c, !async, stream, diag);
-		case SBT_CM_COPY_DTOD:
-			return rpcu_copy_dtod(s, c, !async, stream, diag);
-		case SBT_CM_COPY_HTOH:
-			return rpcu_copy_htoh(s, c, !async, stream, diag);
-		default:
-			return rpcu_fail(s, diag, RP_ERR_TRACE, "copy direction %llu is unknown",
-			                (unsigned long long)c->sub);
-		}
-	case SBT_CM_K_cuMemcpyPeer: case SBT_CM_K_cuMemcpyPeerAsync:
-		return rpcu_copy_peer(s, c, !async, stream, diag);
-	case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned: case SBT_CM_K_cuMemcpy2DAsync:
-	case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
-		return rpcu_copy_3d(s, k, c, !async, stream, diag);
-	default:
-		return rpcu_memset(s, k, c, !async, stream, diag);
-	}
-}
-
 /* ---- the table of calls ------------------------------------------------------------ */
 
 /* cuInit is done at open, and tsVaWindow records are read at open
@@ -1209,6 +1133,11 @@ static rp_status rpcu_exec_at_open(rpcu_state *s, sbt_cm_kind k, const sbt_cm_ca
 }
 
 typedef rp_status (*rpcu_exec_fn)(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* A copy or memset, on the live stream of its record. */
+typedef rp_status (*rpcu_work_fn)(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                                  rp_diag *diag);
+
+static rp_status rpcu_exec_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
 /* Every kind of SBT_CM_KIND_LIST, in its order: the function that replays
  * it, and whether it is a state record.  A keyframe restore replays the
@@ -1220,6 +1149,7 @@ typedef enum rpcu_call_role { RPCU_CALL_WORK, RPCU_CALL_STATE } rpcu_call_role;
 static const struct rpcu_call {
 	rpcu_exec_fn run;
 	rpcu_call_role role;
+	rpcu_work_fn work; /* run is rpcu_exec_work: what it does on the stream */
 } rpcu_calls[SBT_CM_KIND_COUNT] = {
 	[SBT_CM_K_cuInit] =                     {rpcu_exec_at_open, RPCU_CALL_STATE},
 	[SBT_CM_K_cuDeviceGet] =                {rpcu_exec_ctx, RPCU_CALL_STATE},
@@ -1251,52 +1181,52 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuLaunchCooperativeKernel] =  {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuGraphLaunch] =              {rpcu_exec_graph, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchHostFunc] =           {rpcu_exec_host_func, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemAlloc] =                 {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAllocPitch] =            {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAllocAsync] =            {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAllocFromPoolAsync] =    {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAllocManaged] =          {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAllocHost] =             {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemHostAlloc] =             {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemHostRegister] =          {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemFree] =                  {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemFreeAsync] =             {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemFreeHost] =              {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemHostUnregister] =        {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemCreate] =                {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemRelease] =               {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAddressReserve] =        {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemAddressFree] =           {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemMap] =                   {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemUnmap] =                 {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemSetAccess] =             {rpcu_exec_memory, RPCU_CALL_STATE},
-	[SBT_CM_K_cuMemcpy] =                   {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyAsync] =              {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyHtoD] =               {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyHtoDAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyDtoH] =               {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyDtoHAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyDtoD] =               {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyDtoDAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyPeer] =               {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpyPeerAsync] =          {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpy2D] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpy2DUnaligned] =        {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpy2DAsync] =            {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpy3D] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemcpy3DAsync] =            {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD8] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD16] =                {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD32] =                {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D8] =               {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D16] =              {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D32] =              {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD8Async] =            {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD16Async] =           {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD32Async] =           {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D8Async] =          {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D16Async] =         {rpcu_exec_memory, RPCU_CALL_WORK},
-	[SBT_CM_K_cuMemsetD2D32Async] =         {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_cuMemAlloc] =                 {rpcu_alloc_device, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocPitch] =            {rpcu_alloc_device, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocAsync] =            {rpcu_alloc_device, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocFromPoolAsync] =    {rpcu_alloc_device, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocManaged] =          {rpcu_alloc_device, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAllocHost] =             {rpcu_alloc_host, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostAlloc] =             {rpcu_alloc_host, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostRegister] =          {rpcu_alloc_host, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFree] =                  {rpcu_exec_free, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFreeAsync] =             {rpcu_exec_free, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemFreeHost] =              {rpcu_exec_free_host, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemHostUnregister] =        {rpcu_exec_free_host, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemCreate] =                {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemRelease] =               {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAddressReserve] =        {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemAddressFree] =           {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemMap] =                   {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemUnmap] =                 {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemSetAccess] =             {rpcu_exec_vmm, RPCU_CALL_STATE},
+	[SBT_CM_K_cuMemcpy] =                   {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_any},
+	[SBT_CM_K_cuMemcpyAsync] =              {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_any},
+	[SBT_CM_K_cuMemcpyHtoD] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_htod},
+	[SBT_CM_K_cuMemcpyHtoDAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_htod},
+	[SBT_CM_K_cuMemcpyDtoH] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_dtoh},
+	[SBT_CM_K_cuMemcpyDtoHAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_dtoh},
+	[SBT_CM_K_cuMemcpyDtoD] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_dtod},
+	[SBT_CM_K_cuMemcpyDtoDAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_dtod},
+	[SBT_CM_K_cuMemcpyPeer] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_peer},
+	[SBT_CM_K_cuMemcpyPeerAsync] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_peer},
+	[SBT_CM_K_cuMemcpy2D] =                 {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_3d},
+	[SBT_CM_K_cuMemcpy2DUnaligned] =        {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_3d},
+	[SBT_CM_K_cuMemcpy2DAsync] =            {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_3d},
+	[SBT_CM_K_cuMemcpy3D] =                 {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_3d},
+	[SBT_CM_K_cuMemcpy3DAsync] =            {rpcu_exec_work, RPCU_CALL_WORK, rpcu_copy_3d},
+	[SBT_CM_K_cuMemsetD8] =                 {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD16] =                {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD32] =                {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D8] =               {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D16] =              {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D32] =              {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD8Async] =            {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD16Async] =           {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD32Async] =           {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D8Async] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D16Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
+	[SBT_CM_K_cuMemsetD2D32Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
 	[SBT_CM_K_cuStreamCreate] =             {rpcu_exec_stream, RPCU_CALL_STATE},
 	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_exec_stream, RPCU_CALL_STATE},
 	[SBT_CM_K_cuStreamDestroy] =            {rpcu_exec_stream, RPCU_CALL_STATE},
@@ -1311,7 +1241,7 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_exec_stream, RPCU_CALL_WORK},
 	[SBT_CM_K_cuEventSynchronize] =         {rpcu_exec_stream, RPCU_CALL_WORK},
 	[SBT_CM_K_cuEventQuery] =               {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_tsSnapshot] =                 {rpcu_exec_memory, RPCU_CALL_WORK},
+	[SBT_CM_K_tsSnapshot] =                 {rpcu_snapshot, RPCU_CALL_WORK},
 	[SBT_CM_K_tsVaWindow] =                 {rpcu_exec_at_open, RPCU_CALL_STATE},
 	[SBT_CM_K_cuKernelSetAttribute] =       {rpcu_exec_set_attribute, RPCU_CALL_STATE},
 	[SBT_CM_K_cuFuncSetAttribute] =         {rpcu_exec_set_attribute, RPCU_CALL_STATE},
@@ -1334,4 +1264,22 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
 	return rpcu_calls[k].run(s, k, c, diag);
+}
+
+/* Copies and memsets: on the record's stream, skipped while it is being
+ * captured into a graph (the work did not run then). */
+static rp_status rpcu_exec_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	int capturing = 0;
+	CUstream stream = NULL;
+	rp_status st;
+
+	st = rpcu_stream_resolve(s, rpcu_is_async(k) ? c->stream : 0, &stream, &capturing, diag);
+	if (st != RP_OK)
+		return st;
+	if (rpcu_capture_skip(s, c, capturing))
+		return RP_OK;
+	if (c->capture_status || capturing)
+		return rpcu_capture_work(s, k, c, stream, diag);
+	return rpcu_calls[k].work(s, k, c, stream, diag);
 }

@@ -444,11 +444,6 @@ int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing);
  * graph dropped, so the stream is usable again. */
 void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c);
 
-/* ---- rpcu_exec.c: the memory records ---------------------------------------------- */
-
-/* Allocations, frees, VMM calls, snapshots, copies and memsets. */
-rp_status rpcu_exec_memory(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-
 /* ---- rpcu_place.c: allocations, pinned host memory, VMM, captured ranges ----------- */
 
 /* Add a range, first dropping (and releasing) any stale range it overlaps:
@@ -465,8 +460,10 @@ CUresult rpcu_range_release(rpcu_state *s, size_t i, int driver);
 void rpcu_piece_free(rpcu_state *s, size_t i);
 rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-/* Free the range of kind `kind` that starts exactly at cap (fn names the call). */
-rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag);
+/* cuMemFree, cuMemFreeAsync. */
+rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* cuMemFreeHost, cuMemHostUnregister. */
+rp_status rpcu_exec_free_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* cuMemCreate, cuMemRelease, cuMemAddressReserve/Free, cuMemMap/Unmap, cuMemSetAccess. */
 rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
@@ -498,15 +495,23 @@ rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char 
                          uint64_t *live, rp_diag *diag);
 /* The blob id, which must hold exactly size bytes, read into *out (owned). */
 rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag);
-/* sync: the call was host-synchronous (wait for stream after issuing it). */
-rp_status rpcu_copy_htod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
-rp_status rpcu_copy_dtoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
-rp_status rpcu_copy_dtod(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
-rp_status rpcu_copy_htoh(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
-rp_status rpcu_copy_peer(rpcu_state *s, const sbt_cm_call *c, int sync, CUstream stream, rp_diag *diag);
-rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+/* Copies and memsets on the live stream of their record; a kind that is
+ * not async was host-synchronous, so they wait for the stream after it. */
+rp_status rpcu_copy_htod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_dtoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_dtod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_htoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                        rp_diag *diag);
+rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                        rp_diag *diag);
-rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int sync, CUstream stream,
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                       rp_diag *diag);
 /* A copy or memset recorded during stream capture, issued into the
  * replay's capture of the same stream. */
@@ -515,7 +520,7 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 
 /* ---- rpcu_snapshot.c: keyframe snapshots ------------------------------------------------ */
 
-rp_status rpcu_snapshot(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
 /* ---- rpcu_check.c: checkpoints ---------------------------------------------------------- */
 

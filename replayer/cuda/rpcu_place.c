@@ -368,7 +368,7 @@ static long rpcu_find_exact(rpcu_state *s, uint64_t cap, rpcu_rkind kind)
 	return i;
 }
 
-rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag)
+static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const char *fn, rp_diag *diag)
 {
 	long i = rpcu_find_exact(s, cap, kind);
 	CUresult r;
@@ -421,6 +421,24 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 	}
 	r.live = (uint64_t)(uintptr_t)p;
 	return rpcu_mem_add_range(s, &r, diag);
+}
+
+rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	(void)k;
+	/* Freeing 0 is a no-op the driver accepts.  A stream-ordered free
+	 * is done at once: releasing a granule waits for the context's
+	 * work first, so the stream's work before it has finished. */
+	if (!c->dst)
+		return RP_OK;
+	return rpcu_free(s, c->dst, RPCU_R_DEVICE, "cuMemFree", diag);
+}
+
+rp_status rpcu_exec_free_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	if (!c->host && k == SBT_CM_K_cuMemFreeHost)
+		return RP_OK; /* cuMemFreeHost(NULL): a no-op */
+	return rpcu_free(s, c->host, RPCU_R_HOST, sbt_cm_kind_name(k), diag);
 }
 
 /* ---- the application's VMM calls ---------------------------------------------------------- */

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-rp_status rpcu_snapshot(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	uint64_t live;
 	uint8_t *buf = NULL;
 	rp_status st;
 	CUresult r;
+	(void)k;
 	if (!s->snap_left)
 		return RP_OK; /* not restoring from this keyframe: changes nothing */
 	s->snap_left--;
