@@ -658,8 +658,9 @@ int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing)
  * with capture_status goes into a graph of the replay's own.  With
  * --streams single (no stream to capture on) the work is skipped as it
  * did not run, and a launch of the graph is refused. */
-static rp_status rpcu_capture_begin(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_capture_begin(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
+	(void)k;
 	CUstream live;
 	CUresult r;
 	rp_status st = rpcu_set_capturing(s, c->stream, 1, diag);
@@ -675,8 +676,9 @@ static rp_status rpcu_capture_begin(rpcu_state *s, const sbt_cm_call *c, rp_diag
 	return RP_OK;
 }
 
-static rp_status rpcu_capture_end(rpcu_state *s, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_capture_end(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
+	(void)k;
 	CUstream live;
 	CUgraph g = NULL;
 	CUresult r;
@@ -710,114 +712,161 @@ void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c)
 		s->drv.p_cuGraphDestroy(g);
 }
 
-static rp_status rpcu_exec_stream(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_stream_create(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
+	CUstream made = NULL;
 	CUresult r;
+
+	if (!s->single_stream) {
+		if (k == SBT_CM_K_cuStreamCreate) {
+			if ((st = RPCU_NEED(cuStreamCreate)) != RP_OK)
+				return st;
+			r = s->drv.p_cuStreamCreate(&made, (unsigned)c->flags);
+		} else {
+			if ((st = RPCU_NEED(cuStreamCreateWithPriority)) != RP_OK)
+				return st;
+			r = s->drv.p_cuStreamCreateWithPriority(&made, (unsigned)c->flags, (int)c->priority);
+		}
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
+			                                                          : "cuStreamCreateWithPriority",
+			                  r, NULL);
+	}
+	rpcu_obj_new(s, RPCU_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
+	return st;
+}
+
+static rp_status rpcu_exec_stream_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st;
+	rpcu_obj *o;
+	CUresult r;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_STREAM, c->stream, "stream", &o, diag)) != RP_OK)
+		return st;
+	if (o->live && s->drv.p_cuStreamDestroy) {
+		r = s->drv.p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuStreamDestroy", r, NULL);
+	}
+	rpcu_objs_del(&s->objs, o);
+	return RP_OK;
+}
+
+/* cuStreamSynchronize, and cuStreamQuery: only successful queries reach
+ * here, so the work was done. */
+static rp_status rpcu_exec_stream_sync(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st;
 	CUstream live;
 	int capturing;
-	rpcu_obj *o, *e;
+	CUresult r;
 
-	switch (k) {
-	case SBT_CM_K_cuStreamCreate:
-	case SBT_CM_K_cuStreamCreateWithPriority: {
-		CUstream made = NULL;
-		if (!s->single_stream) {
-			if (k == SBT_CM_K_cuStreamCreate) {
-				if ((st = RPCU_NEED(cuStreamCreate)) != RP_OK)
-					return st;
-				r = s->drv.p_cuStreamCreate(&made, (unsigned)c->flags);
-			} else {
-				if ((st = RPCU_NEED(cuStreamCreateWithPriority)) != RP_OK)
-					return st;
-				r = s->drv.p_cuStreamCreateWithPriority(&made, (unsigned)c->flags, (int)c->priority);
-			}
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
-				                                                          : "cuStreamCreateWithPriority",
-				                  r, NULL);
-		}
-		rpcu_obj_new(s, RPCU_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
+	(void)k;
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuStreamSynchronize)) != RP_OK)
 		return st;
-	}
-	case SBT_CM_K_cuStreamDestroy:
-		if ((st = rpcu_lookup(s, RPCU_O_STREAM, c->stream, "stream", &o, diag)) != RP_OK)
-			return st;
-		if (o->live && s->drv.p_cuStreamDestroy) {
-			r = s->drv.p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, "cuStreamDestroy", r, NULL);
-		}
-		rpcu_objs_del(&s->objs, o);
-		return RP_OK;
-	case SBT_CM_K_cuStreamSynchronize:
-	case SBT_CM_K_cuStreamQuery: /* only successful queries reach here: the work was done */
-		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuStreamSynchronize)) != RP_OK)
-			return st;
-		r = s->drv.p_cuStreamSynchronize(live);
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
-	case SBT_CM_K_cuStreamWaitEvent:
-		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
-			return st;
-		if (s->single_stream || rpcu_capture_skip(s, c, capturing))
-			return RP_OK; /* one stream: already in order; capturing: a graph edge */
-		if ((st = RPCU_NEED(cuStreamWaitEvent)) != RP_OK)
-			return st;
-		r = s->drv.p_cuStreamWaitEvent(live, (CUevent)(uintptr_t)e->live, (unsigned)c->flags);
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
-	case SBT_CM_K_cuStreamBeginCapture:
-		return rpcu_capture_begin(s, c, diag);
-	case SBT_CM_K_cuStreamEndCapture:
-		return rpcu_capture_end(s, c, diag);
-	case SBT_CM_K_cuEventCreate: {
-		CUevent ev;
-		if ((st = RPCU_NEED(cuEventCreate)) != RP_OK)
-			return st;
-		r = s->drv.p_cuEventCreate(&ev, (unsigned)c->flags);
+	r = s->drv.p_cuStreamSynchronize(live);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
+}
+
+static rp_status rpcu_exec_stream_wait_event(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                             rp_diag *diag)
+{
+	rp_status st;
+	CUstream live;
+	int capturing;
+	rpcu_obj *e;
+	CUresult r;
+
+	(void)k;
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+	    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+		return st;
+	if (s->single_stream || rpcu_capture_skip(s, c, capturing))
+		return RP_OK; /* one stream: already in order; capturing: a graph edge */
+	if ((st = RPCU_NEED(cuStreamWaitEvent)) != RP_OK)
+		return st;
+	r = s->drv.p_cuStreamWaitEvent(live, (CUevent)(uintptr_t)e->live, (unsigned)c->flags);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
+}
+
+static rp_status rpcu_exec_event_create(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUevent ev;
+	CUresult r;
+
+	(void)k;
+	if ((st = RPCU_NEED(cuEventCreate)) != RP_OK)
+		return st;
+	r = s->drv.p_cuEventCreate(&ev, (unsigned)c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuEventCreate", r, NULL);
+	rpcu_obj_new(s, RPCU_O_EVENT, c->event, (uint64_t)(uintptr_t)ev, diag, &st);
+	return st;
+}
+
+static rp_status rpcu_exec_event_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st;
+	rpcu_obj *e;
+	CUresult r;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+		return st;
+	if (s->drv.p_cuEventDestroy) {
+		r = s->drv.p_cuEventDestroy((CUevent)(uintptr_t)e->live);
 		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuEventCreate", r, NULL);
-		rpcu_obj_new(s, RPCU_O_EVENT, c->event, (uint64_t)(uintptr_t)ev, diag, &st);
+			return rpcu_cufail(s, diag, "cuEventDestroy", r, NULL);
+	}
+	rpcu_objs_del(&s->objs, e);
+	return RP_OK;
+}
+
+/* cuEventRecord and cuEventRecordWithFlags. */
+static rp_status rpcu_exec_event_record(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st;
+	CUstream live;
+	int capturing;
+	rpcu_obj *e;
+	CUresult r;
+
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
+	    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
 		return st;
-	}
-	case SBT_CM_K_cuEventDestroy:
-		if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
-			return st;
-		if (s->drv.p_cuEventDestroy) {
-			r = s->drv.p_cuEventDestroy((CUevent)(uintptr_t)e->live);
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, "cuEventDestroy", r, NULL);
-		}
-		rpcu_objs_del(&s->objs, e);
+	if (rpcu_capture_skip(s, c, capturing))
 		return RP_OK;
-	case SBT_CM_K_cuEventRecord:
-	case SBT_CM_K_cuEventRecordWithFlags:
-		if ((st = rpcu_stream_resolve(s, c->stream, &live, &capturing, diag)) != RP_OK ||
-		    (st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK)
+	if (k == SBT_CM_K_cuEventRecordWithFlags && c->flags) {
+		if ((st = RPCU_NEED(cuEventRecordWithFlags)) != RP_OK)
 			return st;
-		if (rpcu_capture_skip(s, c, capturing))
-			return RP_OK;
-		if (k == SBT_CM_K_cuEventRecordWithFlags && c->flags) {
-			if ((st = RPCU_NEED(cuEventRecordWithFlags)) != RP_OK)
-				return st;
-			r = s->drv.p_cuEventRecordWithFlags((CUevent)(uintptr_t)e->live, live, (unsigned)c->flags);
-		} else {
-			if ((st = RPCU_NEED(cuEventRecord)) != RP_OK)
-				return st;
-			r = s->drv.p_cuEventRecord((CUevent)(uintptr_t)e->live, live);
-		}
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventRecord", r, NULL);
-	case SBT_CM_K_cuEventSynchronize:
-	case SBT_CM_K_cuEventQuery: /* successful: the program saw it complete */
-		if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuEventSynchronize)) != RP_OK)
+		r = s->drv.p_cuEventRecordWithFlags((CUevent)(uintptr_t)e->live, live, (unsigned)c->flags);
+	} else {
+		if ((st = RPCU_NEED(cuEventRecord)) != RP_OK)
 			return st;
-		r = s->drv.p_cuEventSynchronize((CUevent)(uintptr_t)e->live);
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventSynchronize", r, NULL);
-	default:
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a stream or event call");
+		r = s->drv.p_cuEventRecord((CUevent)(uintptr_t)e->live, live);
 	}
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventRecord", r, NULL);
+}
+
+/* cuEventSynchronize, and cuEventQuery: successful, so the program saw the
+ * event complete. */
+static rp_status rpcu_exec_event_sync(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st;
+	rpcu_obj *e;
+	CUresult r;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_EVENT, c->event, "event", &e, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuEventSynchronize)) != RP_OK)
+		return st;
+	r = s->drv.p_cuEventSynchronize((CUevent)(uintptr_t)e->live);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuEventSynchronize", r, NULL);
 }
 
 /* ---- graphs, host functions, attributes ----------------------------------------------------- */
@@ -825,66 +874,84 @@ static rp_status rpcu_exec_stream(rpcu_state *s, sbt_cm_kind k, const sbt_cm_cal
 /* Graphs built by stream capture in the trace were rebuilt by the replay's
  * own capture (rpcu_capture_begin/end); one the trace built node by node
  * has no record to rebuild it from. */
-static rp_status rpcu_exec_graph(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_exec_graph_instantiate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                             rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	rpcu_obj *o, *g;
-	CUstream live;
+	CUgraphExec e;
 	CUresult r;
 
-	switch (k) {
-	case SBT_CM_K_cuGraphInstantiate: {
-		CUgraphExec e;
-		g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
-		if (!g)
-			return RP_OK; /* not captured in the trace: its launch says so */
-		if ((st = RPCU_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
-			return st;
-		r = s->drv.p_cuGraphInstantiateWithFlags(&e, (CUgraph)(uintptr_t)g->live, c->flags);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuGraphInstantiateWithFlags", r, NULL);
-		o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, (uint64_t)(uintptr_t)e, diag, &st);
-		if (o)
-			o->parent = c->parent;
+	(void)k;
+	g = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->parent);
+	if (!g)
+		return RP_OK; /* not captured in the trace: its launch says so */
+	if ((st = RPCU_NEED(cuGraphInstantiateWithFlags)) != RP_OK)
 		return st;
-	}
-	case SBT_CM_K_cuGraphLaunch: {
-		char name[48];
-		if (s->single_stream)
-			return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
-			                "single (stream capture needs a stream); replay with --streams multi");
-		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
-		if (!o)
-			return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
-			                "trace: its graph was not made by stream capture there (built node by "
-			                "node, or its instantiation was not recorded), so it cannot be replayed; "
-			                "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
-			                (unsigned long long)s->seq);
-		if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuGraphLaunch)) != RP_OK)
-			return st;
-		r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)o->live, live);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuGraphLaunch", r, NULL);
-		snprintf(name, sizeof(name), "graph exec 0x%llx", (unsigned long long)c->handle);
-		rpcu_not_run_check(s, name);
-		return RP_OK;
-	}
-	case SBT_CM_K_cuGraphExecDestroy:
-		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
-		if (o && s->drv.p_cuGraphExecDestroy)
-			s->drv.p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
-		if (o)
-			rpcu_objs_del(&s->objs, o);
-		return RP_OK;
-	default:
-		o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
-		if (o && s->drv.p_cuGraphDestroy)
-			s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
-		if (o)
-			rpcu_objs_del(&s->objs, o);
-		return RP_OK;
-	}
+	r = s->drv.p_cuGraphInstantiateWithFlags(&e, (CUgraph)(uintptr_t)g->live, c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphInstantiateWithFlags", r, NULL);
+	o = rpcu_obj_new(s, RPCU_O_GRAPHEXEC, c->handle, (uint64_t)(uintptr_t)e, diag, &st);
+	if (o)
+		o->parent = c->parent;
+	return st;
+}
+
+static rp_status rpcu_exec_graph_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	char name[48];
+	rp_status st;
+	CUstream live;
+	rpcu_obj *o;
+	CUresult r;
+
+	(void)k;
+	if (s->single_stream)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
+		                "single (stream capture needs a stream); replay with --streams multi");
+	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+	if (!o)
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
+		                "trace: its graph was not made by stream capture there (built node by "
+		                "node, or its instantiation was not recorded), so it cannot be replayed; "
+		                "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+		                (unsigned long long)s->seq);
+	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuGraphLaunch)) != RP_OK)
+		return st;
+	r = s->drv.p_cuGraphLaunch((CUgraphExec)(uintptr_t)o->live, live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuGraphLaunch", r, NULL);
+	snprintf(name, sizeof(name), "graph exec 0x%llx", (unsigned long long)c->handle);
+	rpcu_not_run_check(s, name);
+	return RP_OK;
+}
+
+static rp_status rpcu_exec_graph_exec_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                              rp_diag *diag)
+{
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
+
+	(void)k;
+	(void)diag;
+	if (o && s->drv.p_cuGraphExecDestroy)
+		s->drv.p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
+	if (o)
+		rpcu_objs_del(&s->objs, o);
+	return RP_OK;
+}
+
+static rp_status rpcu_exec_graph_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
+
+	(void)k;
+	(void)diag;
+	if (o && s->drv.p_cuGraphDestroy)
+		s->drv.p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
+	if (o)
+		rpcu_objs_del(&s->objs, o);
+	return RP_OK;
 }
 
 static void CUDA_CB rpcu_host_func_noop(void *data)
@@ -1179,7 +1246,7 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuLaunchKernel] =             {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchKernelEx] =           {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchCooperativeKernel] =  {rpcu_exec_launch, RPCU_CALL_WORK},
-	[SBT_CM_K_cuGraphLaunch] =              {rpcu_exec_graph, RPCU_CALL_WORK},
+	[SBT_CM_K_cuGraphLaunch] =              {rpcu_exec_graph_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchHostFunc] =           {rpcu_exec_host_func, RPCU_CALL_WORK},
 	[SBT_CM_K_cuMemAlloc] =                 {rpcu_alloc_device, RPCU_CALL_STATE},
 	[SBT_CM_K_cuMemAllocPitch] =            {rpcu_alloc_device, RPCU_CALL_STATE},
@@ -1227,27 +1294,27 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuMemsetD2D8Async] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
 	[SBT_CM_K_cuMemsetD2D16Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
 	[SBT_CM_K_cuMemsetD2D32Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
-	[SBT_CM_K_cuStreamCreate] =             {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamDestroy] =            {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamSynchronize] =        {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuStreamQuery] =              {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuStreamWaitEvent] =          {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuStreamBeginCapture] =       {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamEndCapture] =         {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventCreate] =              {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventDestroy] =             {rpcu_exec_stream, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventRecord] =              {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventSynchronize] =         {rpcu_exec_stream, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventQuery] =               {rpcu_exec_stream, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamCreate] =             {rpcu_exec_stream_create, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_exec_stream_create, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamDestroy] =            {rpcu_exec_stream_destroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamSynchronize] =        {rpcu_exec_stream_sync, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamQuery] =              {rpcu_exec_stream_sync, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamWaitEvent] =          {rpcu_exec_stream_wait_event, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamBeginCapture] =       {rpcu_capture_begin, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamEndCapture] =         {rpcu_capture_end, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventCreate] =              {rpcu_exec_event_create, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventDestroy] =             {rpcu_exec_event_destroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventRecord] =              {rpcu_exec_event_record, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_exec_event_record, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventSynchronize] =         {rpcu_exec_event_sync, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventQuery] =               {rpcu_exec_event_sync, RPCU_CALL_WORK},
 	[SBT_CM_K_tsSnapshot] =                 {rpcu_snapshot, RPCU_CALL_WORK},
 	[SBT_CM_K_tsVaWindow] =                 {rpcu_exec_at_open, RPCU_CALL_STATE},
 	[SBT_CM_K_cuKernelSetAttribute] =       {rpcu_exec_set_attribute, RPCU_CALL_STATE},
 	[SBT_CM_K_cuFuncSetAttribute] =         {rpcu_exec_set_attribute, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphInstantiate] =         {rpcu_exec_graph, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphExecDestroy] =         {rpcu_exec_graph, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphDestroy] =             {rpcu_exec_graph, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphInstantiate] =         {rpcu_exec_graph_instantiate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphExecDestroy] =         {rpcu_exec_graph_exec_destroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphDestroy] =             {rpcu_exec_graph_destroy, RPCU_CALL_STATE},
 	[SBT_CM_K_cuTexObjectCreate] =          {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuTexObjectDestroy] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectCreate] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
