@@ -212,157 +212,215 @@ static void rpcu_objs_forget_ctx(rpcu_state *s, CUcontext ctx)
 	}
 }
 
-static rp_status rpcu_exec_ctx(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuDeviceGet(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUdevice dev;
 	int ord;
 	CUresult r;
 	rpcu_obj *o;
-	rpcu_thread *t;
 
-	switch (k) {
-	case SBT_CM_K_cuDeviceGet:
-		if (c->value >= (uint64_t)s->device_count)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
-			                (unsigned long long)c->value, s->device_count);
-		ord = s->device_base + (int)c->value;
-		if (ord >= s->device_count)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND,
-			                "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
-			                (unsigned long long)c->value, s->device_base, s->device_count);
-		r = s->drv.p_cuDeviceGet(&dev, ord);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
-		o = rpcu_obj_new(s, RPCU_O_DEVICE, (uint64_t)c->device, (uint64_t)dev, diag, &st);
-		if (o)
-			o->ordinal = ord;
+	(void)k;
+	if (c->value >= (uint64_t)s->device_count)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
+		                (unsigned long long)c->value, s->device_count);
+	ord = s->device_base + (int)c->value;
+	if (ord >= s->device_count)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND,
+		                "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
+		                (unsigned long long)c->value, s->device_base, s->device_count);
+	r = s->drv.p_cuDeviceGet(&dev, ord);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
+	o = rpcu_obj_new(s, RPCU_O_DEVICE, (uint64_t)c->device, (uint64_t)dev, diag, &st);
+	if (o)
+		o->ordinal = ord;
+	return st;
+}
+
+static rp_status rpcu_do_cuCtxCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUdevice dev;
+	int ord;
+	CUresult r;
+	rpcu_obj *o;
+	CUcontext ctx;
+
+	(void)k;
+	if ((st = RPCU_NEED(cuCtxCreate)) != RP_OK ||
+	    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
 		return st;
-	case SBT_CM_K_cuCtxCreate: {
-		CUcontext ctx;
-		if ((st = RPCU_NEED(cuCtxCreate)) != RP_OK ||
-		    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
-			return st;
-		r = s->drv.p_cuCtxCreate(&ctx, (unsigned)c->flags, dev);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuCtxCreate", r, NULL);
-		s->cur_ctx = ctx; /* cuCtxCreate makes it current */
+	r = s->drv.p_cuCtxCreate(&ctx, (unsigned)c->flags, dev);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuCtxCreate", r, NULL);
+	s->cur_ctx = ctx; /* cuCtxCreate makes it current */
+	o = rpcu_obj_new(s, RPCU_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
+	if (!o)
+		return st;
+	o->ordinal = ord;
+	o->ctx = ctx;
+	s->cur_ctx_cap = c->ctx;
+	rpcu_windows_open(s, ord);
+	return rpcu_thread_push(s, c->ctx, diag);
+}
+
+static rp_status rpcu_do_cuDevicePrimaryCtxRetain(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                                  rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUdevice dev;
+	int ord;
+	CUresult r;
+	rpcu_obj *o;
+	CUcontext ctx;
+
+	(void)k;
+	if ((st = RPCU_NEED(cuDevicePrimaryCtxRetain)) != RP_OK ||
+	    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		return st;
+	r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, dev);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRetain", r, NULL);
+	o = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->ctx);
+	if (!o || o->live != (uint64_t)(uintptr_t)ctx) {
 		o = rpcu_obj_new(s, RPCU_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
 		if (!o)
 			return st;
-		o->ordinal = ord;
-		o->ctx = ctx;
-		s->cur_ctx_cap = c->ctx;
-		rpcu_windows_open(s, ord);
-		return rpcu_thread_push(s, c->ctx, diag);
 	}
-	case SBT_CM_K_cuDevicePrimaryCtxRetain: {
-		CUcontext ctx;
-		if ((st = RPCU_NEED(cuDevicePrimaryCtxRetain)) != RP_OK ||
-		    (st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
-			return st;
-		r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, dev);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRetain", r, NULL);
-		o = rpcu_objs_get(&s->objs, RPCU_O_CTX, c->ctx);
-		if (!o || o->live != (uint64_t)(uintptr_t)ctx) {
-			o = rpcu_obj_new(s, RPCU_O_CTX, c->ctx, (uint64_t)(uintptr_t)ctx, diag, &st);
-			if (!o)
-				return st;
+	o->primary = 1;
+	o->ordinal = ord;
+	o->ctx = ctx;
+	o->retains++;
+	return RP_OK;
+}
+
+/* cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxReset. */
+static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                                   rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUdevice dev;
+	int ord;
+	CUresult r;
+	rpcu_obj *o;
+	size_t i;
+
+	if ((st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
+		return st;
+	for (i = 0; i < s->objs.cap; i++) {
+		o = &s->objs.slot[i];
+		if (o->kind != RPCU_O_CTX || o->dead || !o->primary || o->ordinal != ord)
+			continue;
+		if (k == SBT_CM_K_cuDevicePrimaryCtxReset) {
+			/* Everything of the primary context goes; the driver has no
+			 * reset entry we ask for, so it is freed at teardown. */
+			rpcu_stages_poll(s, 1);
+			rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+			rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+			return RP_OK;
 		}
-		o->primary = 1;
-		o->ordinal = ord;
-		o->ctx = ctx;
-		o->retains++;
+		if (!o->retains)
+			break;
+		if ((st = RPCU_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
+			return st;
+		r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRelease", r, NULL);
+		o->retains--;
 		return RP_OK;
 	}
-	case SBT_CM_K_cuDevicePrimaryCtxRelease:
-	case SBT_CM_K_cuDevicePrimaryCtxReset: {
-		size_t i;
-		if ((st = rpcu_device(s, c->device, &dev, &ord, diag)) != RP_OK)
-			return st;
-		for (i = 0; i < s->objs.cap; i++) {
-			o = &s->objs.slot[i];
-			if (o->kind != RPCU_O_CTX || o->dead || !o->primary || o->ordinal != ord)
-				continue;
-			if (k == SBT_CM_K_cuDevicePrimaryCtxReset) {
-				/* Everything of the primary context goes; the driver has no
-				 * reset entry we ask for, so it is freed at teardown. */
-				rpcu_stages_poll(s, 1);
-				rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-				rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-				return RP_OK;
-			}
-			if (!o->retains)
-				break;
-			if ((st = RPCU_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
-				return st;
-			r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, "cuDevicePrimaryCtxRelease", r, NULL);
-			o->retains--;
-			return RP_OK;
-		}
-		if (k == SBT_CM_K_cuDevicePrimaryCtxReset)
-			return RP_OK;
-		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
-		                "device %lld", (long long)c->device);
-	}
-	case SBT_CM_K_cuCtxDestroy:
-		if ((st = rpcu_lookup(s, RPCU_O_CTX, c->ctx, "context", &o, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuCtxDestroy)) != RP_OK)
-			return st;
-		if (o->primary)
-			return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
-			                (unsigned long long)c->ctx);
-		rpcu_stages_poll(s, 1);
-		rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-		rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
-		r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuCtxDestroy", r, NULL);
-		rpcu_ctx_forget(s, c->ctx);
-		rpcu_objs_del(&s->objs, o);
+	if (k == SBT_CM_K_cuDevicePrimaryCtxReset)
 		return RP_OK;
-	case SBT_CM_K_cuCtxSetCurrent:
-		t = rpcu_thread_get(s, s->tid);
-		if (!t)
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		if (!c->ctx) {
-			if (t->depth)
-				t->depth--;
-			return RP_OK;
-		}
+	return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
+	                "device %lld", (long long)c->device);
+}
+
+static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_CTX, c->ctx, "context", &o, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuCtxDestroy)) != RP_OK)
+		return st;
+	if (o->primary)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
+		                (unsigned long long)c->ctx);
+	rpcu_stages_poll(s, 1);
+	rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+	rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
+	r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuCtxDestroy", r, NULL);
+	rpcu_ctx_forget(s, c->ctx);
+	rpcu_objs_del(&s->objs, o);
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuCtxSetCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	rpcu_thread *t;
+
+	(void)k;
+	t = rpcu_thread_get(s, s->tid);
+	if (!t)
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	if (!c->ctx) {
 		if (t->depth)
-			t->stack[t->depth - 1] = c->ctx;
-		else if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
-			return st;
-		return rpcu_ctx_use(s, c->ctx, diag);
-	case SBT_CM_K_cuCtxPushCurrent:
-		if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
-			return st;
-		return rpcu_ctx_use(s, c->ctx, diag);
-	case SBT_CM_K_cuCtxPopCurrent:
-		t = rpcu_thread_get(s, s->tid);
-		if (t && t->depth)
 			t->depth--;
 		return RP_OK;
-	case SBT_CM_K_cuCtxSynchronize: {
-		/* CUDA 13's cuCtxSynchronize_v2(ctx): that context, made current
-		 * for the call (the same on every driver). */
-		uint64_t was = s->cur_ctx_cap;
-		if (c->ctx && c->ctx != was && (st = rpcu_ctx_use(s, c->ctx, diag)) != RP_OK)
-			return st;
-		r = s->drv.p_cuCtxSynchronize();
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
-		if (c->ctx && c->ctx != was && was)
-			return rpcu_ctx_use(s, was, diag);
-		return RP_OK;
 	}
-	default:
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a context call");
-	}
+	if (t->depth)
+		t->stack[t->depth - 1] = c->ctx;
+	else if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
+		return st;
+	return rpcu_ctx_use(s, c->ctx, diag);
+}
+
+static rp_status rpcu_do_cuCtxPushCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+
+	(void)k;
+	if ((st = rpcu_thread_push(s, c->ctx, diag)) != RP_OK)
+		return st;
+	return rpcu_ctx_use(s, c->ctx, diag);
+}
+
+static rp_status rpcu_do_cuCtxPopCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rpcu_thread *t;
+
+	(void)k;
+	(void)c;
+	(void)diag;
+	t = rpcu_thread_get(s, s->tid);
+	if (t && t->depth)
+		t->depth--;
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuCtxSynchronize(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+
+	(void)k;
+	/* CUDA 13's cuCtxSynchronize_v2(ctx): that context, made current
+	 * for the call (the same on every driver). */
+	uint64_t was = s->cur_ctx_cap;
+	if (c->ctx && c->ctx != was && (st = rpcu_ctx_use(s, c->ctx, diag)) != RP_OK)
+		return st;
+	r = s->drv.p_cuCtxSynchronize();
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuCtxSynchronize", r, NULL);
+	if (c->ctx && c->ctx != was && was)
+		return rpcu_ctx_use(s, was, diag);
+	return RP_OK;
 }
 
 /* ---- modules and libraries ----------------------------------------------------------- */
@@ -427,198 +485,251 @@ static rp_status rpcu_load_fail(rpcu_state *s, rp_diag *diag, const char *fn, CU
 	                rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s));
 }
 
-static rp_status rpcu_exec_module(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+/* cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx, cuModuleLoadFatBinary. */
+static rp_status rpcu_do_cuModuleLoad(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_image im;
+	CUmodule m;
+	CUjit_option opts[RPCU_MAX_JIT];
+	void *vals[RPCU_MAX_JIT];
+
+	unsigned nopts = rpcu_jit_options(c, opts, vals);
+	int fat = k == SBT_CM_K_cuModuleLoadFatBinary, ex = !fat && nopts && s->drv.p_cuModuleLoadDataEx;
+	const char *fn = fat ? "cuModuleLoadFatBinary" : ex ? "cuModuleLoadDataEx" : "cuModuleLoadData";
+	if ((st = fat ? RPCU_NEED(cuModuleLoadFatBinary) : RPCU_NEED(cuModuleLoadData)) != RP_OK ||
+	    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
+		return st;
+	r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, im.pass)
+	    : ex ? s->drv.p_cuModuleLoadDataEx(&m, im.pass, nopts, opts, vals)
+	         : s->drv.p_cuModuleLoadData(&m, im.pass);
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_load_fail(s, diag, fn, r, im.img, im.len);
+		rpcu_image_free(&im);
+		return st;
+	}
+	rpcu_image_free(&im);
+	rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+	return st;
+}
+
+/* cuLibraryLoadData, cuLibraryLoadFromFile. */
+static rp_status rpcu_do_cuLibraryLoadData(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_image im;
+	CUlibrary l;
+	CUjit_option opts[RPCU_MAX_JIT];
+	void *vals[RPCU_MAX_JIT];
+
+	(void)k;
+	unsigned nopts = rpcu_jit_options(c, opts, vals);
+	if ((st = RPCU_NEED(cuLibraryLoadData)) != RP_OK ||
+	    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
+		return st;
+	r = s->drv.p_cuLibraryLoadData(&l, im.pass, nopts ? opts : NULL, nopts ? vals : NULL, nopts,
+	                               NULL, NULL, 0);
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_load_fail(s, diag, "cuLibraryLoadData", r, im.img, im.len);
+		rpcu_image_free(&im);
+		return st;
+	}
+	rpcu_image_free(&im);
+	rpcu_obj_new(s, RPCU_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
+	return st;
+}
+
+static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
+		return st;
+	rpcu_stages_poll(s, 1);
+	rpcu_mem_forget_owner(s, c->handle);
+	if (!o->parent && s->drv.p_cuModuleUnload) {
+		r = s->drv.p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuModuleUnload", r, NULL);
+	}
+	rpcu_objs_del(&s->objs, o);
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuLibraryUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuLibraryUnload)) != RP_OK)
+		return st;
+	rpcu_stages_poll(s, 1);
+	rpcu_mem_forget_owner(s, c->handle);
+	r = s->drv.p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuLibraryUnload", r, NULL);
+	rpcu_objs_del(&s->objs, o);
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuModuleGetFunction(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                             rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
 	rpcu_obj *o, *p;
-	rpcu_image im;
 	char *name = NULL;
+	CUfunction f;
 
-	switch (k) {
-	case SBT_CM_K_cuModuleLoad:
-	case SBT_CM_K_cuModuleLoadData:
-	case SBT_CM_K_cuModuleLoadDataEx:
-	case SBT_CM_K_cuModuleLoadFatBinary: {
-		CUmodule m;
-		CUjit_option opts[RPCU_MAX_JIT];
-		void *vals[RPCU_MAX_JIT];
-		unsigned nopts = rpcu_jit_options(c, opts, vals);
-		int fat = k == SBT_CM_K_cuModuleLoadFatBinary, ex = !fat && nopts && s->drv.p_cuModuleLoadDataEx;
-		const char *fn = fat ? "cuModuleLoadFatBinary" : ex ? "cuModuleLoadDataEx" : "cuModuleLoadData";
-		if ((st = fat ? RPCU_NEED(cuModuleLoadFatBinary) : RPCU_NEED(cuModuleLoadData)) != RP_OK ||
-		    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
-			return st;
-		r = fat ? s->drv.p_cuModuleLoadFatBinary(&m, im.pass)
-		    : ex ? s->drv.p_cuModuleLoadDataEx(&m, im.pass, nopts, opts, vals)
-		         : s->drv.p_cuModuleLoadData(&m, im.pass);
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_load_fail(s, diag, fn, r, im.img, im.len);
-			rpcu_image_free(&im);
-			return st;
-		}
-		rpcu_image_free(&im);
-		rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->parent, "module", &p, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuModuleGetFunction)) != RP_OK)
 		return st;
-	}
-	case SBT_CM_K_cuLibraryLoadData:
-	case SBT_CM_K_cuLibraryLoadFromFile: {
-		CUlibrary l;
-		CUjit_option opts[RPCU_MAX_JIT];
-		void *vals[RPCU_MAX_JIT];
-		unsigned nopts = rpcu_jit_options(c, opts, vals);
-		if ((st = RPCU_NEED(cuLibraryLoadData)) != RP_OK ||
-		    (st = rpcu_image_get(s, c, &im, diag)) != RP_OK)
-			return st;
-		r = s->drv.p_cuLibraryLoadData(&l, im.pass, nopts ? opts : NULL, nopts ? vals : NULL, nopts,
-		                               NULL, NULL, 0);
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_load_fail(s, diag, "cuLibraryLoadData", r, im.img, im.len);
-			rpcu_image_free(&im);
-			return st;
-		}
-		rpcu_image_free(&im);
-		rpcu_obj_new(s, RPCU_O_LIBRARY, c->handle, (uint64_t)(uintptr_t)l, diag, &st);
-		return st;
-	}
-	case SBT_CM_K_cuModuleUnload:
-		if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->handle, "module", &o, diag)) != RP_OK)
-			return st;
-		rpcu_stages_poll(s, 1);
-		rpcu_mem_forget_owner(s, c->handle);
-		if (!o->parent && s->drv.p_cuModuleUnload) {
-			r = s->drv.p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, "cuModuleUnload", r, NULL);
-		}
-		rpcu_objs_del(&s->objs, o);
-		return RP_OK;
-	case SBT_CM_K_cuLibraryUnload:
-		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->handle, "library", &o, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuLibraryUnload)) != RP_OK)
-			return st;
-		rpcu_stages_poll(s, 1);
-		rpcu_mem_forget_owner(s, c->handle);
-		r = s->drv.p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuLibraryUnload", r, NULL);
-		rpcu_objs_del(&s->objs, o);
-		return RP_OK;
-	case SBT_CM_K_cuModuleGetFunction: {
-		CUfunction f;
-		if ((st = rpcu_lookup(s, RPCU_O_MODULE, c->parent, "module", &p, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuModuleGetFunction)) != RP_OK)
-			return st;
-		if (!(name = rpcu_name_dup(c)))
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		r = s->drv.p_cuModuleGetFunction(&f, (CUmodule)(uintptr_t)p->live, name);
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_cufail(s, diag, "cuModuleGetFunction", r, name);
-			free(name);
-			return st;
-		}
-		o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
-		if (!o) {
-			free(name);
-			return st;
-		}
-		o->name = name;
-		o->parent = c->parent;
-		return RP_OK;
-	}
-	case SBT_CM_K_cuLibraryGetKernel: {
-		CUkernel kern;
-		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuLibraryGetKernel)) != RP_OK)
-			return st;
-		if (!(name = rpcu_name_dup(c)))
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		r = s->drv.p_cuLibraryGetKernel(&kern, (CUlibrary)(uintptr_t)p->live, name);
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_cufail(s, diag, "cuLibraryGetKernel", r, name);
-			free(name);
-			return st;
-		}
-		o = rpcu_obj_new(s, RPCU_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
-		if (!o) {
-			free(name);
-			return st;
-		}
-		o->name = name;
-		o->parent = c->parent;
-		return RP_OK;
-	}
-	case SBT_CM_K_cuLibraryGetModule: {
-		CUmodule m;
-		if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuLibraryGetModule)) != RP_OK)
-			return st;
-		r = s->drv.p_cuLibraryGetModule(&m, (CUlibrary)(uintptr_t)p->live);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuLibraryGetModule", r, NULL);
-		o = rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
-		if (o)
-			o->parent = c->parent; /* the library's: never unloaded on its own */
-		return st;
-	}
-	case SBT_CM_K_cuKernelGetFunction: {
-		CUfunction f;
-		if ((st = rpcu_lookup(s, RPCU_O_KERNEL, c->parent, "kernel", &p, diag)) != RP_OK ||
-		    (st = RPCU_NEED(cuKernelGetFunction)) != RP_OK)
-			return st;
-		r = s->drv.p_cuKernelGetFunction(&f, (CUkernel)(uintptr_t)p->live);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuKernelGetFunction", r, NULL);
-		name = p->name ? strdup(p->name) : NULL;
-		o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
-		if (!o) {
-			free(name);
-			return st;
-		}
-		o->name = name;
-		o->parent = c->parent;
-		return RP_OK;
-	}
-	case SBT_CM_K_cuModuleGetGlobal:
-	case SBT_CM_K_cuLibraryGetGlobal: {
-		CUdeviceptr d = 0;
-		size_t bytes = 0;
-		rpcu_range g;
-		int lib = k == SBT_CM_K_cuLibraryGetGlobal;
-		if ((st = rpcu_lookup(s, lib ? RPCU_O_LIBRARY : RPCU_O_MODULE, c->parent,
-		                     lib ? "library" : "module", &p, diag)) != RP_OK ||
-		    (st = lib ? RPCU_NEED(cuLibraryGetGlobal) : RPCU_NEED(cuModuleGetGlobal)) != RP_OK)
-			return st;
-		if (!(name = rpcu_name_dup(c)))
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		r = lib ? s->drv.p_cuLibraryGetGlobal(&d, &bytes, (CUlibrary)(uintptr_t)p->live, name)
-		        : s->drv.p_cuModuleGetGlobal(&d, &bytes, (CUmodule)(uintptr_t)p->live, name);
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_cufail(s, diag, lib ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r, name);
-			free(name);
-			return st;
-		}
-		if (c->size && bytes != c->size) {
-			st = rpcu_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
-			              name, bytes, (unsigned long long)c->size);
-			free(name);
-			return st;
-		}
+	if (!(name = rpcu_name_dup(c)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	r = s->drv.p_cuModuleGetFunction(&f, (CUmodule)(uintptr_t)p->live, name);
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_cufail(s, diag, "cuModuleGetFunction", r, name);
 		free(name);
-		if (!c->dst || !bytes)
-			return RP_OK;
-		memset(&g, 0, sizeof(g));
-		g.cap = c->dst;
-		g.size = bytes;
-		g.live = (uint64_t)d;
-		g.kind = RPCU_R_GLOBAL;
-		g.sub = SBT_CM_MEM_GLOBAL;
-		g.owner = c->parent;
-		return rpcu_mem_add_range(s, &g, diag);
+		return st;
 	}
-	default:
-		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "not a module call");
+	o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+	if (!o) {
+		free(name);
+		return st;
 	}
+	o->name = name;
+	o->parent = c->parent;
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o, *p;
+	char *name = NULL;
+	CUkernel kern;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuLibraryGetKernel)) != RP_OK)
+		return st;
+	if (!(name = rpcu_name_dup(c)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	r = s->drv.p_cuLibraryGetKernel(&kern, (CUlibrary)(uintptr_t)p->live, name);
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_cufail(s, diag, "cuLibraryGetKernel", r, name);
+		free(name);
+		return st;
+	}
+	o = rpcu_obj_new(s, RPCU_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
+	if (!o) {
+		free(name);
+		return st;
+	}
+	o->name = name;
+	o->parent = c->parent;
+	return RP_OK;
+}
+
+static rp_status rpcu_do_cuLibraryGetModule(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o, *p;
+	CUmodule m;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_LIBRARY, c->parent, "library", &p, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuLibraryGetModule)) != RP_OK)
+		return st;
+	r = s->drv.p_cuLibraryGetModule(&m, (CUlibrary)(uintptr_t)p->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuLibraryGetModule", r, NULL);
+	o = rpcu_obj_new(s, RPCU_O_MODULE, c->handle, (uint64_t)(uintptr_t)m, diag, &st);
+	if (o)
+		o->parent = c->parent; /* the library's: never unloaded on its own */
+	return st;
+}
+
+static rp_status rpcu_do_cuKernelGetFunction(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                             rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *o, *p;
+	char *name = NULL;
+	CUfunction f;
+
+	(void)k;
+	if ((st = rpcu_lookup(s, RPCU_O_KERNEL, c->parent, "kernel", &p, diag)) != RP_OK ||
+	    (st = RPCU_NEED(cuKernelGetFunction)) != RP_OK)
+		return st;
+	r = s->drv.p_cuKernelGetFunction(&f, (CUkernel)(uintptr_t)p->live);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuKernelGetFunction", r, NULL);
+	name = p->name ? strdup(p->name) : NULL;
+	o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
+	if (!o) {
+		free(name);
+		return st;
+	}
+	o->name = name;
+	o->parent = c->parent;
+	return RP_OK;
+}
+
+/* cuModuleGetGlobal, cuLibraryGetGlobal. */
+static rp_status rpcu_do_cuModuleGetGlobal(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	rp_status st = RP_OK;
+	CUresult r;
+	rpcu_obj *p;
+	char *name = NULL;
+	CUdeviceptr d = 0;
+	size_t bytes = 0;
+	rpcu_range g;
+	int lib = k == SBT_CM_K_cuLibraryGetGlobal;
+
+	if ((st = rpcu_lookup(s, lib ? RPCU_O_LIBRARY : RPCU_O_MODULE, c->parent,
+	                     lib ? "library" : "module", &p, diag)) != RP_OK ||
+	    (st = lib ? RPCU_NEED(cuLibraryGetGlobal) : RPCU_NEED(cuModuleGetGlobal)) != RP_OK)
+		return st;
+	if (!(name = rpcu_name_dup(c)))
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	r = lib ? s->drv.p_cuLibraryGetGlobal(&d, &bytes, (CUlibrary)(uintptr_t)p->live, name)
+	        : s->drv.p_cuModuleGetGlobal(&d, &bytes, (CUmodule)(uintptr_t)p->live, name);
+	if (r != CUDA_SUCCESS) {
+		st = rpcu_cufail(s, diag, lib ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r, name);
+		free(name);
+		return st;
+	}
+	if (c->size && bytes != c->size) {
+		st = rpcu_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
+		              name, bytes, (unsigned long long)c->size);
+		free(name);
+		return st;
+	}
+	free(name);
+	if (!c->dst || !bytes)
+		return RP_OK;
+	memset(&g, 0, sizeof(g));
+	g.cap = c->dst;
+	g.size = bytes;
+	g.live = (uint64_t)d;
+	g.kind = RPCU_R_GLOBAL;
+	g.sub = SBT_CM_MEM_GLOBAL;
+	g.owner = c->parent;
+	return rpcu_mem_add_range(s, &g, diag);
 }
 
 /* ---- streams and events ----------------------------------------------------------------- */
@@ -1219,30 +1330,30 @@ static const struct rpcu_call {
 	rpcu_work_fn work; /* run is rpcu_exec_work: what it does on the stream */
 } rpcu_calls[SBT_CM_KIND_COUNT] = {
 	[SBT_CM_K_cuInit] =                     {rpcu_exec_at_open, RPCU_CALL_STATE},
-	[SBT_CM_K_cuDeviceGet] =                {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxCreate] =                {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxDestroy] =               {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxSetCurrent] =            {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxPushCurrent] =           {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxPopCurrent] =            {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuCtxSynchronize] =           {rpcu_exec_ctx, RPCU_CALL_WORK},
-	[SBT_CM_K_cuDevicePrimaryCtxRetain] =   {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuDevicePrimaryCtxRelease] =  {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuDevicePrimaryCtxReset] =    {rpcu_exec_ctx, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleLoad] =               {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleLoadData] =           {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleLoadDataEx] =         {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleLoadFatBinary] =      {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleUnload] =             {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleGetFunction] =        {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuModuleGetGlobal] =          {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryLoadData] =          {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryLoadFromFile] =      {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryUnload] =            {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryGetKernel] =         {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryGetModule] =         {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuLibraryGetGlobal] =         {rpcu_exec_module, RPCU_CALL_STATE},
-	[SBT_CM_K_cuKernelGetFunction] =        {rpcu_exec_module, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDeviceGet] =                {rpcu_do_cuDeviceGet, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxCreate] =                {rpcu_do_cuCtxCreate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxDestroy] =               {rpcu_do_cuCtxDestroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxSetCurrent] =            {rpcu_do_cuCtxSetCurrent, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxPushCurrent] =           {rpcu_do_cuCtxPushCurrent, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxPopCurrent] =            {rpcu_do_cuCtxPopCurrent, RPCU_CALL_STATE},
+	[SBT_CM_K_cuCtxSynchronize] =           {rpcu_do_cuCtxSynchronize, RPCU_CALL_WORK},
+	[SBT_CM_K_cuDevicePrimaryCtxRetain] =   {rpcu_do_cuDevicePrimaryCtxRetain, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDevicePrimaryCtxRelease] =  {rpcu_do_cuDevicePrimaryCtxRelease, RPCU_CALL_STATE},
+	[SBT_CM_K_cuDevicePrimaryCtxReset] =    {rpcu_do_cuDevicePrimaryCtxRelease, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoad] =               {rpcu_do_cuModuleLoad, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadData] =           {rpcu_do_cuModuleLoad, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadDataEx] =         {rpcu_do_cuModuleLoad, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleLoadFatBinary] =      {rpcu_do_cuModuleLoad, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleUnload] =             {rpcu_do_cuModuleUnload, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleGetFunction] =        {rpcu_do_cuModuleGetFunction, RPCU_CALL_STATE},
+	[SBT_CM_K_cuModuleGetGlobal] =          {rpcu_do_cuModuleGetGlobal, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryLoadData] =          {rpcu_do_cuLibraryLoadData, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryLoadFromFile] =      {rpcu_do_cuLibraryLoadData, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryUnload] =            {rpcu_do_cuLibraryUnload, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetKernel] =         {rpcu_do_cuLibraryGetKernel, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetModule] =         {rpcu_do_cuLibraryGetModule, RPCU_CALL_STATE},
+	[SBT_CM_K_cuLibraryGetGlobal] =         {rpcu_do_cuModuleGetGlobal, RPCU_CALL_STATE},
+	[SBT_CM_K_cuKernelGetFunction] =        {rpcu_do_cuKernelGetFunction, RPCU_CALL_STATE},
 	[SBT_CM_K_cuLaunchKernel] =             {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchKernelEx] =           {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchCooperativeKernel] =  {rpcu_exec_launch, RPCU_CALL_WORK},
