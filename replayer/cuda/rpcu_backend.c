@@ -50,14 +50,14 @@ rp_status rpcu_cufail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r, 
 {
 	char err[96];
 	return rpcu_fail(s, diag, RP_ERR_BACKEND, "%s failed with %s%s%s", fn,
-	                rpcu_cu_name(&s->drv, r, err, sizeof(err)), what && *what ? " " : "",
-	                what ? what : "");
+	                 rpcu_cu_name(&s->drv, r, err, sizeof(err)), what && *what ? " " : "",
+	                 what ? what : "");
 }
 
 rp_status rpcu_missing(rpcu_state *s, rp_diag *diag, const char *fn)
 {
 	return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "the CUDA driver %s has no %s, which this record needs",
-	                s->drv.path, fn);
+	                 s->drv.path, fn);
 }
 
 rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
@@ -113,8 +113,8 @@ static rpcu_obj *rpcu_ctx_infer(rpcu_state *s, uint64_t cap, rp_diag *diag, rp_s
 
 	if (ord >= s->device_count) {
 		*st = rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace, and "
-		               "its device %d (taken as its primary context's) is not among the %d here",
-		               (unsigned long long)cap, dev, s->device_count);
+		                "its device %d (taken as its primary context's) is not among the %d here",
+		                (unsigned long long)cap, dev, s->device_count);
 		return NULL;
 	}
 	if (!s->drv.p_cuDevicePrimaryCtxRetain) {
@@ -124,7 +124,7 @@ static rpcu_obj *rpcu_ctx_infer(rpcu_state *s, uint64_t cap, rp_diag *diag, rp_s
 	if ((r = s->drv.p_cuDeviceGet(&live, ord)) != CUDA_SUCCESS ||
 	    (r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, live)) != CUDA_SUCCESS) {
 		*st = rpcu_cufail(s, diag, "cuDevicePrimaryCtxRetain", r,
-		                 "retaining the primary context a context of the trace is taken to be");
+		                  "retaining the primary context a context of the trace is taken to be");
 		return NULL;
 	}
 	o = rpcu_objs_put(&s->objs, RPCU_O_CTX, cap);
@@ -319,7 +319,7 @@ int rpcu_current_ordinal(rpcu_state *s)
 }
 
 rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *capturing_out,
-                             rp_diag *diag)
+                              rp_diag *diag)
 {
 	int capturing = 0;
 	CUstream live = NULL;
@@ -341,8 +341,8 @@ rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *c
 					slot = i;
 			if (slot == 4)
 				return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED,
-				                "thread %llu used per-thread default streams in more than 4 contexts",
-				                (unsigned long long)s->tid);
+				                 "thread %llu used per-thread default streams in more than 4 contexts",
+				                 (unsigned long long)s->tid);
 			if (!s->drv.p_cuStreamCreate)
 				return rpcu_missing(s, diag, "cuStreamCreate");
 			r = s->drv.p_cuStreamCreate(&t->pt_stream[slot], CU_STREAM_DEFAULT);
@@ -358,7 +358,7 @@ rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *c
 		rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_STREAM, cap);
 		if (!o)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
-			                (unsigned long long)cap);
+			                 (unsigned long long)cap);
 		live = (CUstream)(uintptr_t)o->live;
 		capturing = o->capturing;
 	}
@@ -398,13 +398,13 @@ static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *
 		const char *name = sbt_reader_type_name(s->trace, rec->type);
 		s->call = name && *name ? name : "unnamed type";
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED,
-		                "type %u is not a call of the CUDA record model, so this backend cannot "
-		                "replay it", rec->type);
+		                 "type %u is not a call of the CUDA record model, so this backend cannot "
+		                 "replay it", rec->type);
 	}
 	s->call = sbt_cm_type_name(k);
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return rpcu_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
-		                rec->payload_len);
+		                 rec->payload_len);
 	s->ptds = c.ptds != 0;
 	if (k != SBT_CM_K_tsSnapshot && c.result != CUDA_SUCCESS) {
 		/* It failed at capture and changed nothing there: it is expected to
@@ -710,7 +710,7 @@ static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags
 }
 
 static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
-                                rp_diag *diag)
+                                 rp_diag *diag)
 {
 	rpcu_state *s = state;
 	rpcu_copies_release_served(s);

@@ -41,7 +41,8 @@ static const char *rpcu_sub_name(unsigned sub)
 /* The first difference with the capture, told in CUDA terms: the copy,
  * the allocation it read and where in it, and the last kernel given a
  * pointer into that allocation (the likeliest writer).  Once. */
-static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_checkpoint *cp, const uint8_t *bytes)
+static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_checkpoint *cp,
+                               const uint8_t *bytes)
 {
 	rp_check_result res;
 	rp_diag d = {""};
@@ -69,7 +70,7 @@ static void rpcu_note_mismatch(rpcu_state *s, const rpcu_copy *c, const sbt_chec
 }
 
 rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
-                               rp_diag *diag)
+                                rp_diag *diag)
 {
 	uint64_t pos = cp->object + cp->offset, live, off;
 	size_t i;

@@ -24,19 +24,19 @@ int rpcu_is_async(sbt_cm_kind k)
 	       k == SBT_CM_K_cuMemsetD2D32Async;
 }
 
-rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what,
-                         uint64_t *live, rp_diag *diag)
+rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what, uint64_t *live,
+                         rp_diag *diag)
 {
 	long i;
 	if (rpcu_ranges_translate(&s->ranges, addr, len, live, &i) == 0)
 		return RP_OK;
 	if (i >= 0)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx + %llu runs past the end of the allocation "
-		                "0x%llx (%llu bytes, seq %llu)", what, (unsigned long long)addr,
-		                (unsigned long long)len, (unsigned long long)s->ranges.v[i].cap,
-		                (unsigned long long)s->ranges.v[i].size, (unsigned long long)s->ranges.v[i].seq);
+		                 "0x%llx (%llu bytes, seq %llu)", what, (unsigned long long)addr,
+		                 (unsigned long long)len, (unsigned long long)s->ranges.v[i].cap,
+		                 (unsigned long long)s->ranges.v[i].size, (unsigned long long)s->ranges.v[i].seq);
 	return rpcu_fail(s, diag, RP_ERR_TRACE, "%s 0x%llx (%llu bytes) lies in no allocation the trace "
-	                "made", what, (unsigned long long)addr, (unsigned long long)len);
+	                 "made", what, (unsigned long long)addr, (unsigned long long)len);
 }
 
 
@@ -63,7 +63,7 @@ rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **o
 	if (len != size) {
 		free(data);
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "blob %llu holds %zu bytes, the copy %llu",
-		                (unsigned long long)id, len, (unsigned long long)size);
+		                 (unsigned long long)id, len, (unsigned long long)size);
 	}
 	*out = data;
 	return RP_OK;
@@ -130,7 +130,7 @@ rp_status rpcu_copy_dtoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUs
 		ptr = buf = malloc(c->size);
 		if (!buf)
 			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
-			                (unsigned long long)c->size);
+			                 (unsigned long long)c->size);
 	}
 	if (sync && !stream) {
 		if ((st = RPCU_NEED(cuMemcpyDtoH)) != RP_OK)
@@ -234,7 +234,7 @@ rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUs
 	CUresult r;
 	if (!dc || !sc)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace",
-		                (unsigned long long)(dc ? c->src_ctx : c->ctx));
+		                 (unsigned long long)(dc ? c->src_ctx : c->ctx));
 	if ((st = rpcu_translate(s, c->dst, c->size, "destination", &ld, diag)) != RP_OK ||
 	    (st = rpcu_translate(s, c->src, c->size, "source", &ls, diag)) != RP_OK)
 		return st;
@@ -270,7 +270,7 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 
 	if (c->sub == SBT_CM_COPY_ARRAY)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "copies to or from CUDA arrays are not "
-		                "replayable yet");
+		                 "replayable yet");
 	if (!bytes)
 		return RP_OK;
 	memset(&m, 0, sizeof(m));
@@ -368,7 +368,7 @@ rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstr
 	}
 	if (dst) {
 		rpcu_copy *cp = rpcu_copy_add(s, dst, dst, bytes,
-		                            c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0, c->src);
+		                              c->src_type == CU_MEMORYTYPE_DEVICE ? c->src : 0, c->src);
 		if (!cp) {
 			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 			goto out_free;
@@ -404,8 +404,7 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
 
 /* ---- memsets ---------------------------------------------------------------------------------- */
 
-rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
-                      rp_diag *diag)
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag)
 {
 	int sync = !rpcu_is_async(k);
 	int two_d = k == SBT_CM_K_cuMemsetD2D8 || k == SBT_CM_K_cuMemsetD2D16 || k == SBT_CM_K_cuMemsetD2D32 ||
@@ -506,7 +505,7 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 		return rpcu_memset(s, k, c, stream, diag); /* async kinds only: not waited for */
 	if (dir == 0)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this copy cannot be replayed into a graph yet "
-		                "(only 1D host, device and unified copies can)");
+		                 "(only 1D host, device and unified copies can)");
 	if (!c->size)
 		return RP_OK;
 	switch (dir) {
@@ -525,7 +524,7 @@ rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 			return st;
 		if (!(buf = malloc(c->size)))
 			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
-			                (unsigned long long)c->size);
+			                 (unsigned long long)c->size);
 		if ((st = rpcu_graph_keep(s, buf, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuMemcpyDtoHAsync(buf, (CUdeviceptr)live, c->size, stream);

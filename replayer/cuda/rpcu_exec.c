@@ -43,11 +43,11 @@ static rp_status rpcu_device(rpcu_state *s, int64_t cap, CUdevice *live, int *or
 	/* Present without --device: the flag's value is what is wrong. */
 	if (cap >= 0 && cap < s->device_count && ord >= s->device_count)
 		return rpcu_fail(s, diag, RP_ERR_USAGE, "--device %d: the capture's device %lld would be "
-		                "ordinal %d, and the CUDA driver has %d devices", s->device_base,
-		                (long long)cap, ord, s->device_count);
+		                 "ordinal %d, and the CUDA driver has %d devices", s->device_base,
+		                 (long long)cap, ord, s->device_count);
 	if (cap < 0 || ord >= s->device_count)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device %lld is not among the %d devices here%s",
-		                (long long)cap, s->device_count, s->device_base ? " (after --device)" : "");
+		                 (long long)cap, s->device_count, s->device_base ? " (after --device)" : "");
 	r = s->drv.p_cuDeviceGet(live, ord);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
@@ -60,11 +60,11 @@ static rp_status rpcu_blob(rpcu_state *s, uint64_t id, void **data, size_t *len,
 	sbt_status sst;
 	if (!id)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "the trace holds no image for this module "
-		                "(the capture could not size or read it)");
+		                 "(the capture could not size or read it)");
 	sst = sbt_reader_blob_get(s->trace, id, data, len);
 	if (sst != SBT_OK)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "blob %llu: %s", (unsigned long long)id,
-		                sbt_strerror(sst));
+		                 sbt_strerror(sst));
 	return RP_OK;
 }
 
@@ -107,7 +107,7 @@ static rp_status rpcu_image_get(rpcu_state *s, const sbt_cm_call *c, rpcu_image 
 	if (c->prelinked_len % 8 || n > 4096) {
 		rpcu_image_free(im);
 		return rpcu_fail(s, diag, RP_ERR_DECODE, "the prelinked fatbin list is %zu bytes long",
-		                c->prelinked_len);
+		                 c->prelinked_len);
 	}
 	im->pre = calloc(n + 1, sizeof(*im->pre));
 	if (!im->pre) {
@@ -137,7 +137,7 @@ static rp_status rpcu_image_get(rpcu_state *s, const sbt_cm_call *c, rpcu_image 
 }
 
 static rpcu_obj *rpcu_obj_new(rpcu_state *s, rpcu_kind kind, uint64_t cap, uint64_t live, rp_diag *diag,
-                            rp_status *st)
+                              rp_status *st)
 {
 	rpcu_obj *o = rpcu_objs_put(&s->objs, kind, cap);
 	if (!o) {
@@ -151,12 +151,12 @@ static rpcu_obj *rpcu_obj_new(rpcu_state *s, rpcu_kind kind, uint64_t cap, uint6
 }
 
 static rp_status rpcu_lookup(rpcu_state *s, rpcu_kind kind, uint64_t cap, const char *what,
-                            rpcu_obj **out, rp_diag *diag)
+                             rpcu_obj **out, rp_diag *diag)
 {
 	*out = rpcu_objs_get(&s->objs, kind, cap);
 	if (!*out)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s 0x%llx was never created in the trace", what,
-		                (unsigned long long)cap);
+		                 (unsigned long long)cap);
 	return RP_OK;
 }
 
@@ -169,7 +169,7 @@ static rp_status rpcu_thread_push(rpcu_state *s, uint64_t ctx, rp_diag *diag)
 		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	if (t->depth == RPCU_CTX_DEPTH)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "more than %d contexts pushed on thread %llu",
-		                RPCU_CTX_DEPTH, (unsigned long long)s->tid);
+		                 RPCU_CTX_DEPTH, (unsigned long long)s->tid);
 	t->stack[t->depth++] = ctx;
 	return RP_OK;
 }
@@ -223,12 +223,12 @@ static rp_status rpcu_do_cuDeviceGet(rpcu_state *s, sbt_cm_kind k, const sbt_cm_
 	(void)k;
 	if (c->value >= (uint64_t)s->device_count)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "device ordinal %llu is not among the %d here",
-		                (unsigned long long)c->value, s->device_count);
+		                 (unsigned long long)c->value, s->device_count);
 	ord = s->device_base + (int)c->value;
 	if (ord >= s->device_count)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND,
-		                "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
-		                (unsigned long long)c->value, s->device_base, s->device_count);
+		                 "device ordinal %d (%llu after --device %d) is not among the %d here", ord,
+		                 (unsigned long long)c->value, s->device_base, s->device_count);
 	r = s->drv.p_cuDeviceGet(&dev, ord);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuDeviceGet", r, NULL);
@@ -333,7 +333,7 @@ static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k,
 	if (k == SBT_CM_K_cuDevicePrimaryCtxReset)
 		return RP_OK;
 	return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "the trace never retained the primary context of "
-	                "device %lld", (long long)c->device);
+	                 "device %lld", (long long)c->device);
 }
 
 static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
@@ -348,7 +348,7 @@ static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 		return st;
 	if (o->primary)
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
-		                (unsigned long long)c->ctx);
+		                 (unsigned long long)c->ctx);
 	rpcu_stages_poll(s, 1);
 	rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 	rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
@@ -360,7 +360,8 @@ static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 	return RP_OK;
 }
 
-static rp_status rpcu_do_cuCtxSetCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuCtxSetCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                         rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	rpcu_thread *t;
@@ -381,7 +382,8 @@ static rp_status rpcu_do_cuCtxSetCurrent(rpcu_state *s, sbt_cm_kind k, const sbt
 	return rpcu_ctx_use(s, c->ctx, diag);
 }
 
-static rp_status rpcu_do_cuCtxPushCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuCtxPushCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                          rp_diag *diag)
 {
 	rp_status st = RP_OK;
 
@@ -391,7 +393,8 @@ static rp_status rpcu_do_cuCtxPushCurrent(rpcu_state *s, sbt_cm_kind k, const sb
 	return rpcu_ctx_use(s, c->ctx, diag);
 }
 
-static rp_status rpcu_do_cuCtxPopCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuCtxPopCurrent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                         rp_diag *diag)
 {
 	rpcu_thread *t;
 
@@ -404,7 +407,8 @@ static rp_status rpcu_do_cuCtxPopCurrent(rpcu_state *s, sbt_cm_kind k, const sbt
 	return RP_OK;
 }
 
-static rp_status rpcu_do_cuCtxSynchronize(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuCtxSynchronize(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                          rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -462,7 +466,7 @@ static unsigned rpcu_jit_options(const sbt_cm_call *c, CUjit_option *opts, void 
 /* A load the driver refused; for an image built for another GPU, both
  * architectures. */
 static rp_status rpcu_load_fail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r,
-                               const void *img, size_t len)
+                                const void *img, size_t len)
 {
 	char archs[96], err[96];
 	int major = 0, minor = 0;
@@ -477,12 +481,12 @@ static rp_status rpcu_load_fail(rpcu_state *s, rp_diag *diag, const char *fn, CU
 	}
 	if (major)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, and "
-		                "device %d is sm_%d%d; replay on a GPU of the capture's architecture", fn,
-		                rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s), major,
-		                minor);
+		                 "device %d is sm_%d%d; replay on a GPU of the capture's architecture", fn,
+		                 rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s), major,
+		                 minor);
 	return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s failed with %s: the image is built for %s, which "
-	                "device %d (architecture unknown) cannot run", fn,
-	                rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s));
+	                 "device %d (architecture unknown) cannot run", fn,
+	                 rpcu_cu_name(&s->drv, r, err, sizeof(err)), archs, rpcu_current_ordinal(s));
 }
 
 /* cuModuleLoad, cuModuleLoadData, cuModuleLoadDataEx, cuModuleLoadFatBinary. */
@@ -515,7 +519,8 @@ static rp_status rpcu_do_cuModuleLoad(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 }
 
 /* cuLibraryLoadData, cuLibraryLoadFromFile. */
-static rp_status rpcu_do_cuLibraryLoadData(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuLibraryLoadData(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                           rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -541,7 +546,8 @@ static rp_status rpcu_do_cuLibraryLoadData(rpcu_state *s, sbt_cm_kind k, const s
 	return st;
 }
 
-static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                        rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -561,7 +567,8 @@ static rp_status rpcu_do_cuModuleUnload(rpcu_state *s, sbt_cm_kind k, const sbt_
 	return RP_OK;
 }
 
-static rp_status rpcu_do_cuLibraryUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuLibraryUnload(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                         rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -611,7 +618,8 @@ static rp_status rpcu_do_cuModuleGetFunction(rpcu_state *s, sbt_cm_kind k, const
 	return RP_OK;
 }
 
-static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                            rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -641,7 +649,8 @@ static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const 
 	return RP_OK;
 }
 
-static rp_status rpcu_do_cuLibraryGetModule(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuLibraryGetModule(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                            rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -689,7 +698,8 @@ static rp_status rpcu_do_cuKernelGetFunction(rpcu_state *s, sbt_cm_kind k, const
 }
 
 /* cuModuleGetGlobal, cuLibraryGetGlobal. */
-static rp_status rpcu_do_cuModuleGetGlobal(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuModuleGetGlobal(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                           rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
@@ -701,7 +711,7 @@ static rp_status rpcu_do_cuModuleGetGlobal(rpcu_state *s, sbt_cm_kind k, const s
 	int lib = k == SBT_CM_K_cuLibraryGetGlobal;
 
 	if ((st = rpcu_lookup(s, lib ? RPCU_O_LIBRARY : RPCU_O_MODULE, c->parent,
-	                     lib ? "library" : "module", &p, diag)) != RP_OK ||
+	                      lib ? "library" : "module", &p, diag)) != RP_OK ||
 	    (st = lib ? RPCU_NEED(cuLibraryGetGlobal) : RPCU_NEED(cuModuleGetGlobal)) != RP_OK)
 		return st;
 	if (!(name = rpcu_name_dup(c)))
@@ -715,7 +725,7 @@ static rp_status rpcu_do_cuModuleGetGlobal(rpcu_state *s, sbt_cm_kind k, const s
 	}
 	if (c->size && bytes != c->size) {
 		st = rpcu_fail(s, diag, RP_ERR_BACKEND, "global '%s' has %zu bytes here, %llu at capture",
-		              name, bytes, (unsigned long long)c->size);
+		               name, bytes, (unsigned long long)c->size);
 		free(name);
 		return st;
 	}
@@ -823,7 +833,8 @@ void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c)
 		s->drv.p_cuGraphDestroy(g);
 }
 
-static rp_status rpcu_exec_stream_create(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuStreamCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                        rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUstream made = NULL;
@@ -842,13 +853,14 @@ static rp_status rpcu_exec_stream_create(rpcu_state *s, sbt_cm_kind k, const sbt
 		if (r != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, k == SBT_CM_K_cuStreamCreate ? "cuStreamCreate"
 			                                                          : "cuStreamCreateWithPriority",
-			                  r, NULL);
+			                   r, NULL);
 	}
 	rpcu_obj_new(s, RPCU_O_STREAM, c->handle, (uint64_t)(uintptr_t)made, diag, &st);
 	return st;
 }
 
-static rp_status rpcu_exec_stream_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuStreamDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                         rp_diag *diag)
 {
 	rp_status st;
 	rpcu_obj *o;
@@ -868,7 +880,8 @@ static rp_status rpcu_exec_stream_destroy(rpcu_state *s, sbt_cm_kind k, const sb
 
 /* cuStreamSynchronize, and cuStreamQuery: only successful queries reach
  * here, so the work was done. */
-static rp_status rpcu_exec_stream_sync(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuStreamSynchronize(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                             rp_diag *diag)
 {
 	rp_status st;
 	CUstream live;
@@ -883,8 +896,8 @@ static rp_status rpcu_exec_stream_sync(rpcu_state *s, sbt_cm_kind k, const sbt_c
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamSynchronize", r, NULL);
 }
 
-static rp_status rpcu_exec_stream_wait_event(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
-                                             rp_diag *diag)
+static rp_status rpcu_do_cuStreamWaitEvent(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                           rp_diag *diag)
 {
 	rp_status st;
 	CUstream live;
@@ -904,7 +917,7 @@ static rp_status rpcu_exec_stream_wait_event(rpcu_state *s, sbt_cm_kind k, const
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuStreamWaitEvent", r, NULL);
 }
 
-static rp_status rpcu_exec_event_create(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuEventCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUevent ev;
@@ -920,7 +933,8 @@ static rp_status rpcu_exec_event_create(rpcu_state *s, sbt_cm_kind k, const sbt_
 	return st;
 }
 
-static rp_status rpcu_exec_event_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuEventDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                        rp_diag *diag)
 {
 	rp_status st;
 	rpcu_obj *e;
@@ -939,7 +953,7 @@ static rp_status rpcu_exec_event_destroy(rpcu_state *s, sbt_cm_kind k, const sbt
 }
 
 /* cuEventRecord and cuEventRecordWithFlags. */
-static rp_status rpcu_exec_event_record(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuEventRecord(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	rp_status st;
 	CUstream live;
@@ -966,7 +980,8 @@ static rp_status rpcu_exec_event_record(rpcu_state *s, sbt_cm_kind k, const sbt_
 
 /* cuEventSynchronize, and cuEventQuery: successful, so the program saw the
  * event complete. */
-static rp_status rpcu_exec_event_sync(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuEventSynchronize(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                            rp_diag *diag)
 {
 	rp_status st;
 	rpcu_obj *e;
@@ -985,8 +1000,8 @@ static rp_status rpcu_exec_event_sync(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 /* Graphs built by stream capture in the trace were rebuilt by the replay's
  * own capture (rpcu_capture_begin/end); one the trace built node by node
  * has no record to rebuild it from. */
-static rp_status rpcu_exec_graph_instantiate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
-                                             rp_diag *diag)
+static rp_status rpcu_do_cuGraphInstantiate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                            rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	rpcu_obj *o, *g;
@@ -1008,7 +1023,7 @@ static rp_status rpcu_exec_graph_instantiate(rpcu_state *s, sbt_cm_kind k, const
 	return st;
 }
 
-static rp_status rpcu_exec_graph_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuGraphLaunch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	char name[48];
 	rp_status st;
@@ -1019,14 +1034,14 @@ static rp_status rpcu_exec_graph_launch(rpcu_state *s, sbt_cm_kind k, const sbt_
 	(void)k;
 	if (s->single_stream)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graphs are not rebuilt with --streams "
-		                "single (stream capture needs a stream); replay with --streams multi");
+		                 "single (stream capture needs a stream); replay with --streams multi");
 	o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
 	if (!o)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "graph exec 0x%llx was not built from the "
-		                "trace: its graph was not made by stream capture there (built node by "
-		                "node, or its instantiation was not recorded), so it cannot be replayed; "
-		                "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
-		                (unsigned long long)s->seq);
+		                 "trace: its graph was not made by stream capture there (built node by "
+		                 "node, or its instantiation was not recorded), so it cannot be replayed; "
+		                 "replay a --range that ends before seq %llu", (unsigned long long)c->handle,
+		                 (unsigned long long)s->seq);
 	if ((st = rpcu_stream_resolve(s, c->stream, &live, NULL, diag)) != RP_OK ||
 	    (st = RPCU_NEED(cuGraphLaunch)) != RP_OK)
 		return st;
@@ -1038,8 +1053,8 @@ static rp_status rpcu_exec_graph_launch(rpcu_state *s, sbt_cm_kind k, const sbt_
 	return RP_OK;
 }
 
-static rp_status rpcu_exec_graph_exec_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
-                                              rp_diag *diag)
+static rp_status rpcu_do_cuGraphExecDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                            rp_diag *diag)
 {
 	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_GRAPHEXEC, c->handle);
 
@@ -1052,7 +1067,8 @@ static rp_status rpcu_exec_graph_exec_destroy(rpcu_state *s, sbt_cm_kind k, cons
 	return RP_OK;
 }
 
-static rp_status rpcu_exec_graph_destroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+static rp_status rpcu_do_cuGraphDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                        rp_diag *diag)
 {
 	rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_GRAPH, c->handle);
 
@@ -1072,8 +1088,8 @@ static void CUDA_CB rpcu_host_func_noop(void *data)
 
 /* The program's host function is not run; an empty one keeps its place in
  * stream order (the work after it waits for the work before it). */
-static rp_status rpcu_exec_host_func(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
-                                    rp_diag *diag)
+static rp_status rpcu_do_cuLaunchHostFunc(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
+                                          rp_diag *diag)
 {
 	CUstream live;
 	int capturing;
@@ -1091,7 +1107,7 @@ static rp_status rpcu_exec_host_func(rpcu_state *s, sbt_cm_kind k, const sbt_cm_
 }
 
 static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
-                                        rp_diag *diag)
+                                         rp_diag *diag)
 {
 	const char *fn = k == SBT_CM_K_cuKernelSetAttribute ? "cuKernelSetAttribute" : "cuFuncSetAttribute";
 	rpcu_obj *o;
@@ -1108,7 +1124,7 @@ static rp_status rpcu_exec_set_attribute(rpcu_state *s, sbt_cm_kind k, const sbt
 	if (!have) {
 		if (!s->warned_attr++)
 			rpcu_warn(s, "seq %llu: the CUDA driver %s has no %s: kernel attributes are left at their "
-			         "defaults", (unsigned long long)s->seq, s->drv.path, fn);
+			          "defaults", (unsigned long long)s->seq, s->drv.path, fn);
 		return RP_OK;
 	}
 	if (k == SBT_CM_K_cuKernelSetAttribute) {
@@ -1152,11 +1168,11 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_KERNEL : RPCU_O_FUNCTION, c->handle);
 	if (!f)
 		f = rpcu_objs_get(&s->objs, c->sub == SBT_CM_FUNC_KERNEL ? RPCU_O_FUNCTION : RPCU_O_KERNEL,
-		                 c->handle);
+		                  c->handle);
 	if (!f)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "function 0x%llx (kernel '%.*s') was never obtained "
-		                "in the trace", (unsigned long long)c->handle, (int)c->name_len,
-		                c->name ? (const char *)c->name : "");
+		                 "in the trace", (unsigned long long)c->handle, (int)c->name_len,
+		                 c->name ? (const char *)c->name : "");
 	if ((st = rpcu_stream_resolve(s, c->stream, &stream, &capturing, diag)) != RP_OK)
 		return st;
 	if (rpcu_capture_skip(s, c, capturing))
@@ -1168,7 +1184,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		sbt_cm_layout_at(c, i, &off, &size);
 		if ((uint64_t)off + size > buf_len)
 			return rpcu_fail(s, diag, RP_ERR_TRACE, "parameter %zu at [%u, +%u) lies outside the %zu "
-			                "parameter bytes", i, off, size, buf_len);
+			                 "parameter bytes", i, off, size, buf_len);
 	}
 	kernel = f->name ? f->name : NULL;
 	if (c->name_len) {
@@ -1184,7 +1200,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	}
 	if (buf)
 		rpcu_ranges_patch_params(&s->ranges, buf, buf_len, nlayout ? c->layout : NULL, nlayout, s->seq,
-		                        kernel);
+		                         kernel);
 	if (buf && nlayout) {
 		/* kernelParams: one pointer per parameter into the packed bytes */
 		args = calloc(nlayout, sizeof(*args));
@@ -1256,8 +1272,8 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 				rpcu_obj *e = rpcu_objs_get(&s->objs, RPCU_O_EVENT, (uint64_t)(uintptr_t)*ev);
 				if (!e) {
 					st = rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "launch attribute %u names event "
-					              "0x%llx, which the trace never created", id,
-					              (unsigned long long)(uintptr_t)*ev);
+					               "0x%llx, which the trace never created", id,
+					               (unsigned long long)(uintptr_t)*ev);
 					goto out_free;
 				}
 				*ev = (CUevent)(uintptr_t)e->live;
@@ -1265,7 +1281,7 @@ rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 				uint64_t live;
 				void **bp = &attrs[i].value.accessPolicyWindow.base_ptr;
 				if (*bp && rpcu_ranges_translate(&s->ranges, (uint64_t)(uintptr_t)*bp, 0, &live,
-				                                NULL) == 0)
+				                                 NULL) == 0)
 					*bp = (void *)(uintptr_t)live;
 			}
 		}
@@ -1357,8 +1373,8 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuLaunchKernel] =             {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchKernelEx] =           {rpcu_exec_launch, RPCU_CALL_WORK},
 	[SBT_CM_K_cuLaunchCooperativeKernel] =  {rpcu_exec_launch, RPCU_CALL_WORK},
-	[SBT_CM_K_cuGraphLaunch] =              {rpcu_exec_graph_launch, RPCU_CALL_WORK},
-	[SBT_CM_K_cuLaunchHostFunc] =           {rpcu_exec_host_func, RPCU_CALL_WORK},
+	[SBT_CM_K_cuGraphLaunch] =              {rpcu_do_cuGraphLaunch, RPCU_CALL_WORK},
+	[SBT_CM_K_cuLaunchHostFunc] =           {rpcu_do_cuLaunchHostFunc, RPCU_CALL_WORK},
 	[SBT_CM_K_cuMemAlloc] =                 {rpcu_alloc_device, RPCU_CALL_STATE},
 	[SBT_CM_K_cuMemAllocPitch] =            {rpcu_alloc_device, RPCU_CALL_STATE},
 	[SBT_CM_K_cuMemAllocAsync] =            {rpcu_alloc_device, RPCU_CALL_STATE},
@@ -1405,27 +1421,27 @@ static const struct rpcu_call {
 	[SBT_CM_K_cuMemsetD2D8Async] =          {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
 	[SBT_CM_K_cuMemsetD2D16Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
 	[SBT_CM_K_cuMemsetD2D32Async] =         {rpcu_exec_work, RPCU_CALL_WORK, rpcu_memset},
-	[SBT_CM_K_cuStreamCreate] =             {rpcu_exec_stream_create, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_exec_stream_create, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamDestroy] =            {rpcu_exec_stream_destroy, RPCU_CALL_STATE},
-	[SBT_CM_K_cuStreamSynchronize] =        {rpcu_exec_stream_sync, RPCU_CALL_WORK},
-	[SBT_CM_K_cuStreamQuery] =              {rpcu_exec_stream_sync, RPCU_CALL_WORK},
-	[SBT_CM_K_cuStreamWaitEvent] =          {rpcu_exec_stream_wait_event, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamCreate] =             {rpcu_do_cuStreamCreate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamCreateWithPriority] = {rpcu_do_cuStreamCreate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamDestroy] =            {rpcu_do_cuStreamDestroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuStreamSynchronize] =        {rpcu_do_cuStreamSynchronize, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamQuery] =              {rpcu_do_cuStreamSynchronize, RPCU_CALL_WORK},
+	[SBT_CM_K_cuStreamWaitEvent] =          {rpcu_do_cuStreamWaitEvent, RPCU_CALL_WORK},
 	[SBT_CM_K_cuStreamBeginCapture] =       {rpcu_capture_begin, RPCU_CALL_STATE},
 	[SBT_CM_K_cuStreamEndCapture] =         {rpcu_capture_end, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventCreate] =              {rpcu_exec_event_create, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventDestroy] =             {rpcu_exec_event_destroy, RPCU_CALL_STATE},
-	[SBT_CM_K_cuEventRecord] =              {rpcu_exec_event_record, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_exec_event_record, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventSynchronize] =         {rpcu_exec_event_sync, RPCU_CALL_WORK},
-	[SBT_CM_K_cuEventQuery] =               {rpcu_exec_event_sync, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventCreate] =              {rpcu_do_cuEventCreate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventDestroy] =             {rpcu_do_cuEventDestroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuEventRecord] =              {rpcu_do_cuEventRecord, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventRecordWithFlags] =     {rpcu_do_cuEventRecord, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventSynchronize] =         {rpcu_do_cuEventSynchronize, RPCU_CALL_WORK},
+	[SBT_CM_K_cuEventQuery] =               {rpcu_do_cuEventSynchronize, RPCU_CALL_WORK},
 	[SBT_CM_K_tsSnapshot] =                 {rpcu_snapshot, RPCU_CALL_WORK},
 	[SBT_CM_K_tsVaWindow] =                 {rpcu_exec_at_open, RPCU_CALL_STATE},
 	[SBT_CM_K_cuKernelSetAttribute] =       {rpcu_exec_set_attribute, RPCU_CALL_STATE},
 	[SBT_CM_K_cuFuncSetAttribute] =         {rpcu_exec_set_attribute, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphInstantiate] =         {rpcu_exec_graph_instantiate, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphExecDestroy] =         {rpcu_exec_graph_exec_destroy, RPCU_CALL_STATE},
-	[SBT_CM_K_cuGraphDestroy] =             {rpcu_exec_graph_destroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphInstantiate] =         {rpcu_do_cuGraphInstantiate, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphExecDestroy] =         {rpcu_do_cuGraphExecDestroy, RPCU_CALL_STATE},
+	[SBT_CM_K_cuGraphDestroy] =             {rpcu_do_cuGraphDestroy, RPCU_CALL_STATE},
 	[SBT_CM_K_cuTexObjectCreate] =          {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuTexObjectDestroy] =         {rpcu_exec_texobj, RPCU_CALL_STATE},
 	[SBT_CM_K_cuSurfObjectCreate] =         {rpcu_exec_texobj, RPCU_CALL_STATE},

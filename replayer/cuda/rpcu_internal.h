@@ -199,7 +199,7 @@ void rpcu_ranges_remove(rpcu_ranges *m, size_t i);
  * one range holds it all; -1 otherwise (*index_out: the range holding addr,
  * or -1). */
 int rpcu_ranges_translate(const rpcu_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
-                         long *index_out);
+                          long *index_out);
 /*
  * Pointer-valued words of a kernel parameter buffer: every 8-byte slot the
  * layout names (size 8), or with no layout every 8-byte-aligned word.  A
@@ -208,7 +208,7 @@ int rpcu_ranges_translate(const rpcu_ranges *m, uint64_t addr, uint64_t len, uin
  * to the live address.  Returns the number of values rewritten.
  */
 size_t rpcu_ranges_patch_params(rpcu_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
-                               size_t nlayout, uint64_t seq, const char *kernel);
+                                size_t nlayout, uint64_t seq, const char *kernel);
 /* The same rewrite over device data [buf, buf + len) that will live at
  * captured address dst (alignment follows dst): values inside moved ranges
  * only.  Returns the number of values rewritten. */
@@ -391,7 +391,7 @@ rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag);
  * (special handles, per-thread streams and --streams single included);
  * *capturing_out: the stream is being captured into a graph. */
 rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *capturing_out,
-                             rp_diag *diag);
+                              rp_diag *diag);
 /* The live device ordinal of the current context. */
 int rpcu_current_ordinal(rpcu_state *s);
 /* Remember / ask whether a captured handle was only ever returned by a call
@@ -415,7 +415,7 @@ rpcu_window *rpcu_window_of(rpcu_state *s, uint64_t addr, uint64_t len);
 /* Map every granule of [cap, cap + size) inside w (reserving w first if
  * needed) and take a reference on each: 0, or -1 with why (nothing taken). */
 int rpcu_granules_acquire(rpcu_state *s, rpcu_window *w, uint64_t cap, uint64_t size, char *why,
-                         size_t whylen);
+                          size_t whylen);
 /* Drop the references; granules left with none are unmapped. */
 void rpcu_granules_release(rpcu_state *s, uint64_t cap, uint64_t size);
 /* Unmap every granule and free every window (teardown). */
@@ -491,8 +491,8 @@ void rpcu_copies_release_served(rpcu_state *s);
 /* The kind is a stream-ordered (async) copy or memset. */
 int rpcu_is_async(sbt_cm_kind k);
 /* The live address of captured [addr, addr + len), or a message naming what. */
-rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what,
-                         uint64_t *live, rp_diag *diag);
+rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what, uint64_t *live,
+                         rp_diag *diag);
 /* The blob id, which must hold exactly size bytes, read into *out (owned). */
 rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag);
 /* Copies and memsets on the live stream of their record; a kind that is
@@ -509,10 +509,8 @@ rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUst
                         rp_diag *diag);
 rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
                          rp_diag *diag);
-rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
-                       rp_diag *diag);
-rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
-                      rp_diag *diag);
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
 /* A copy or memset recorded during stream capture, issued into the
  * replay's capture of the same stream. */
 rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
@@ -526,7 +524,7 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 
 /* The bytes checkpoint cp asks for (borrowed, valid until the next call). */
 rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
-                               rp_diag *diag);
+                                rp_diag *diag);
 
 /* ---- rpcu_texobj.c: texture and surface objects ----------------------------------------- */
 

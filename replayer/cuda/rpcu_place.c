@@ -296,11 +296,11 @@ static void rpcu_warn_moved(rpcu_state *s, const rpcu_range *r, const char *why)
 	if (s->warned_moved++)
 		return;
 	rpcu_warn(s, "seq %llu: the %llu bytes captured at 0x%llx could not be placed at that address "
-	         "(%s) and live at 0x%llx in this replay; pointer-valued kernel parameters are patched, "
-	         "but pointers stored inside device memory may be stale%s",
-	         (unsigned long long)r->seq, (unsigned long long)r->size, (unsigned long long)r->cap, why,
-	         (unsigned long long)r->live,
-	         s->relocate_memory ? "" : " (--cuda-relocate-memory rewrites those in uploaded data)");
+	          "(%s) and live at 0x%llx in this replay; pointer-valued kernel parameters are patched, "
+	          "but pointers stored inside device memory may be stale%s",
+	          (unsigned long long)r->seq, (unsigned long long)r->size, (unsigned long long)r->cap, why,
+	          (unsigned long long)r->live,
+	          s->relocate_memory ? "" : " (--cuda-relocate-memory rewrites those in uploaded data)");
 }
 
 rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
@@ -345,7 +345,7 @@ rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
 		}
 		if (res != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, k == SBT_CM_K_cuMemAllocManaged ? "cuMemAllocManaged" : "cuMemAlloc",
-			                  res, "(the allocation could not be placed at its captured address)");
+			                   res, "(the allocation could not be placed at its captured address)");
 		r.live = (uint64_t)d;
 		if (r.live != r.cap)
 			rpcu_warn_moved(s, &r, why);
@@ -374,7 +374,7 @@ static rp_status rpcu_free(rpcu_state *s, uint64_t cap, rpcu_rkind kind, const c
 	CUresult r;
 	if (i < 0)
 		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx is not an allocation the trace made "
-		                "(or it was freed already)", (unsigned long long)cap);
+		                 "(or it was freed already)", (unsigned long long)cap);
 	r = rpcu_range_release(s, (size_t)i, 1);
 	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, fn, r, NULL);
 }
@@ -410,7 +410,7 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 		r.host_buf = p = aligned_alloc(4096, len);
 		if (!p)
 			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory for %llu bytes",
-			                (unsigned long long)r.size);
+			                 (unsigned long long)r.size);
 		memset(p, 0, len);
 		if (s->drv.p_cuMemHostRegister)
 			res = s->drv.p_cuMemHostRegister(p, r.size, (unsigned)c->flags);
@@ -530,7 +530,7 @@ rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
 		if (!o)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
-			                "in the trace", (unsigned long long)c->handle);
+			                 "in the trace", (unsigned long long)c->handle);
 		r = s->drv.p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
 		rpcu_objs_del(&s->objs, o);
 		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemRelease", r, NULL);
@@ -538,11 +538,11 @@ rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
 		if (!o)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
-			                "in the trace", (unsigned long long)c->handle);
+			                 "in the trace", (unsigned long long)c->handle);
 		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0 ||
 		    s->ranges.v[i].kind != RPCU_R_VMM)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		r = s->drv.p_cuMemMap((CUdeviceptr)live, c->size, c->offset,
 		                      (CUmemGenericAllocationHandle)o->live, c->flags);
 		if (r != CUDA_SUCCESS)
@@ -563,7 +563,7 @@ rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 		size_t m;
 		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
 		if (r != CUDA_SUCCESS)
 			return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
@@ -578,7 +578,7 @@ rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 		CUmemAccessDesc d;
 		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
 		memset(&d, 0, sizeof(d));
 		d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 		d.location.id = s->device_base + (int)c->device;

@@ -175,7 +175,7 @@ void rpcu_ranges_remove(rpcu_ranges *m, size_t i)
 }
 
 int rpcu_ranges_translate(const rpcu_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
-                         long *index_out)
+                          long *index_out)
 {
 	long i = rpcu_ranges_find(m, addr);
 	if (index_out)
@@ -238,7 +238,7 @@ static size_t rpcu_ranges_patch_word(rpcu_ranges *m, uint8_t *p, uint64_t seq, c
 }
 
 size_t rpcu_ranges_patch_params(rpcu_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
-                               size_t nlayout, uint64_t seq, const char *kernel)
+                                size_t nlayout, uint64_t seq, const char *kernel)
 {
 	size_t i, n = 0;
 	if (layout) {

@@ -35,7 +35,7 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 		o = rpcu_objs_get(&s->objs, RPCU_O_TEXOBJ, c->handle);
 		if (!o)
 			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "%s object 0x%llx was never created in "
-			                "the trace", tex ? "texture" : "surface", (unsigned long long)c->handle);
+			                 "the trace", tex ? "texture" : "surface", (unsigned long long)c->handle);
 		if ((st = tex ? RPCU_NEED(cuTexObjectDestroy) : RPCU_NEED(cuSurfObjectDestroy)) != RP_OK)
 			return st;
 		r = tex ? s->drv.p_cuTexObjectDestroy((CUtexObject)o->live)
@@ -46,9 +46,9 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	if (c->res_desc_len != sizeof(res) || (tex && c->tex_desc_len != sizeof(td)) ||
 	    (c->view_desc_len && c->view_desc_len != sizeof(view)))
 		return rpcu_fail(s, diag, RP_ERR_DECODE, "the recorded descriptions are %zu, %zu and %zu "
-		                "bytes; this build's CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC and "
-		                "CUDA_RESOURCE_VIEW_DESC are %zu, %zu and %zu", c->res_desc_len,
-		                c->tex_desc_len, c->view_desc_len, sizeof(res), sizeof(td), sizeof(view));
+		                 "bytes; this build's CUDA_RESOURCE_DESC, CUDA_TEXTURE_DESC and "
+		                 "CUDA_RESOURCE_VIEW_DESC are %zu, %zu and %zu", c->res_desc_len,
+		                 c->tex_desc_len, c->view_desc_len, sizeof(res), sizeof(td), sizeof(view));
 	memcpy(&res, c->res_desc, sizeof(res));
 	if (tex)
 		memcpy(&td, c->tex_desc, sizeof(td));
@@ -57,20 +57,20 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	switch (res.resType) {
 	case CU_RESOURCE_TYPE_LINEAR:
 		if ((st = rpcu_translate(s, res.res.linear.devPtr, res.res.linear.sizeInBytes,
-		                        "the linear texture resource", &live, diag)) != RP_OK)
+		                         "the linear texture resource", &live, diag)) != RP_OK)
 			return st;
 		res.res.linear.devPtr = (CUdeviceptr)live;
 		break;
 	case CU_RESOURCE_TYPE_PITCH2D:
 		if ((st = rpcu_translate(s, res.res.pitch2D.devPtr,
-		                        (uint64_t)res.res.pitch2D.pitchInBytes * res.res.pitch2D.height,
-		                        "the pitch-2D texture resource", &live, diag)) != RP_OK)
+		                         (uint64_t)res.res.pitch2D.pitchInBytes * res.res.pitch2D.height,
+		                         "the pitch-2D texture resource", &live, diag)) != RP_OK)
 			return st;
 		res.res.pitch2D.devPtr = (CUdeviceptr)live;
 		break;
 	default:
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "%s over a CUDA array (resource type %d): "
-		                "arrays are not replayed yet", fn, (int)res.resType);
+		                 "arrays are not replayed yet", fn, (int)res.resType);
 	}
 	if ((st = tex ? RPCU_NEED(cuTexObjectCreate) : RPCU_NEED(cuSurfObjectCreate)) != RP_OK)
 		return st;
@@ -86,10 +86,10 @@ rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	if (h != c->handle && !s->warned_texobj) {
 		s->warned_texobj = 1;
 		rpcu_warn(s, "seq %llu: the %s object was %llu at capture and is %llu in this replay; "
-		         "kernel parameters holding it are not rewritten (they cannot be told from "
-		         "integers), so kernels reading it may read another object",
-		         (unsigned long long)s->seq, tex ? "texture" : "surface",
-		         (unsigned long long)c->handle, h);
+		          "kernel parameters holding it are not rewritten (they cannot be told from "
+		          "integers), so kernels reading it may read another object",
+		          (unsigned long long)s->seq, tex ? "texture" : "surface",
+		          (unsigned long long)c->handle, h);
 	}
 	return RP_OK;
 }

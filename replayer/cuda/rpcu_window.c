@@ -34,7 +34,7 @@
 /* ---- the scan at open ------------------------------------------------------------------ */
 
 static rp_status rpcu_window_add(rpcu_state *s, int device, uint64_t base, uint64_t size,
-                                int from_record, rp_diag *diag)
+                                 int from_record, rp_diag *diag)
 {
 	rpcu_window *nw;
 	size_t i;
@@ -108,7 +108,7 @@ rp_status rpcu_windows_scan(rpcu_state *s, rp_diag *diag)
 	for (d = 0; d <= max_device && st == RP_OK; d++)
 		if (used & (1u << d))
 			st = rpcu_window_add(s, d, RPCU_WINDOW_BASE + (uint64_t)d * RPCU_WINDOW_SIZE,
-			                    RPCU_WINDOW_SIZE, 0, diag);
+			                     RPCU_WINDOW_SIZE, 0, diag);
 	return st;
 }
 
@@ -234,7 +234,7 @@ static void rpcu_granule_unmap(rpcu_state *s, size_t i)
 
 /* Map the unmapped run [lo, hi) of granules with one cuMemCreate. */
 static int rpcu_granules_map_run(rpcu_state *s, const rpcu_window *w, uint64_t lo, uint64_t hi,
-                                char *why, size_t whylen)
+                                 char *why, size_t whylen)
 {
 	CUmemAllocationProp prop;
 	CUmemAccessDesc access;
@@ -284,7 +284,7 @@ out_unmap:
 }
 
 int rpcu_granules_acquire(rpcu_state *s, rpcu_window *w, uint64_t cap, uint64_t size, char *why,
-                         size_t whylen)
+                          size_t whylen)
 {
 	uint64_t g, lo, hi, a;
 	size_t nbefore = s->ngranules, i;
