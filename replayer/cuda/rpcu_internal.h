@@ -464,8 +464,14 @@ rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp
 rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* cuMemFreeHost, cuMemHostUnregister. */
 rp_status rpcu_exec_free_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-/* cuMemCreate, cuMemRelease, cuMemAddressReserve/Free, cuMemMap/Unmap, cuMemSetAccess. */
-rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The application's own VMM calls. */
+rp_status rpcu_do_cuMemCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemRelease(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemAddressReserve(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemAddressFree(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemMap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemUnmap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemSetAccess(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
 /* ---- rpcu_stage.c: host buffers of async uploads and of copies kept for checkpoints -- */
 

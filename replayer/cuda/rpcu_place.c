@@ -443,152 +443,202 @@ rp_status rpcu_exec_free_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c
 
 /* ---- the application's VMM calls ---------------------------------------------------------- */
 
-rp_status rpcu_exec_vmm(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+/* Every VMM record needs all of the driver's VMM entry points. */
+static rp_status rpcu_vmm_missing(rpcu_state *s, rp_diag *diag)
 {
-	rp_status st = RP_OK;
+	return rpcu_missing(s, diag, "virtual memory management (cuMemAddressReserve, ...)");
+}
+
+rp_status rpcu_do_cuMemAddressReserve(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUresult r;
+	long i;
+	CUdeviceptr got = 0;
+	rpcu_window *win;
+	rpcu_range rg;
+	char why[128] = "";
+
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	if (!c->dst || !c->size)
+		return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
+	while ((i = rpcu_ranges_overlap(&s->ranges, c->dst, c->size)) >= 0)
+		rpcu_range_release(s, (size_t)i, 1);
+	win = s->no_reserve ? NULL : rpcu_window_of(s, c->dst, c->size);
+	if (win && !win->tried)
+		rpcu_windows_open(s, s->device_base + win->device);
+	if (win && win->reserved) {
+		/* Capture made it inside its window: a sub-range of ours. */
+		memset(&rg, 0, sizeof(rg));
+		rg.cap = rg.live = c->dst;
+		rg.size = c->size;
+		rg.kind = RPCU_R_VMM;
+		rg.sub = SBT_CM_MEM_VMM_RESERVE;
+		rg.in_window = 1;
+		rg.seq = s->seq;
+		rg.ctx = s->cur_ctx;
+		if (rpcu_ranges_insert(&s->ranges, &rg) != 0)
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return RP_OK;
+	}
+	rpcu_pieces_drop_idle(s, c->dst, c->size);
+	r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, (CUdeviceptr)c->dst, c->flags);
+	if (r != CUDA_SUCCESS) {
+		char err[96];
+		snprintf(why, sizeof(why), "cuMemAddressReserve failed with %s",
+		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
+		r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, 0, c->flags);
+		if (r != CUDA_SUCCESS)
+			return rpcu_cufail(s, diag, "cuMemAddressReserve", r, NULL);
+	} else if ((uint64_t)got != c->dst) {
+		snprintf(why, sizeof(why), "the driver placed it at 0x%llx instead", (unsigned long long)got);
+	}
+	memset(&rg, 0, sizeof(rg));
+	rg.cap = c->dst;
+	rg.size = c->size;
+	rg.live = (uint64_t)got;
+	rg.kind = RPCU_R_VMM;
+	rg.sub = SBT_CM_MEM_VMM_RESERVE;
+	rg.seq = s->seq;
+	rg.ctx = s->cur_ctx;
+	if (rg.live != rg.cap)
+		rpcu_warn_moved(s, &rg, why);
+	if (rpcu_ranges_insert(&s->ranges, &rg) != 0) {
+		s->drv.p_cuMemAddressFree(got, c->size);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	return RP_OK;
+}
+
+rp_status rpcu_do_cuMemAddressFree(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	return rpcu_free(s, c->dst, RPCU_R_VMM, "cuMemAddressFree", diag);
+}
+
+rp_status rpcu_do_cuMemCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUresult r;
+	rpcu_obj *o;
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h;
+
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	rpcu_prop(&prop, s->device_base + (int)c->device);
+	r = s->drv.p_cuMemCreate(&h, c->size, &prop, c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuMemCreate", r, NULL);
+	o = rpcu_objs_put(&s->objs, RPCU_O_MEMHANDLE, c->handle);
+	if (!o) {
+		s->drv.p_cuMemRelease(h);
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+	}
+	o->live = (uint64_t)h;
+	o->ctx = s->cur_ctx;
+	return RP_OK;
+}
+
+rp_status rpcu_do_cuMemRelease(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUresult r;
+	rpcu_obj *o;
+
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
+	if (!o)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
+		                 "in the trace", (unsigned long long)c->handle);
+	r = s->drv.p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
+	rpcu_objs_del(&s->objs, o);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemRelease", r, NULL);
+}
+
+rp_status rpcu_do_cuMemMap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
 	CUresult r;
 	uint64_t live;
 	rpcu_obj *o;
 	long i;
 
+	(void)k;
 	if (!rpcu_have_vmm(s))
-		return rpcu_missing(s, diag, "virtual memory management (cuMemAddressReserve, ...)");
-	switch (k) {
-	case SBT_CM_K_cuMemAddressReserve: {
-		CUdeviceptr got = 0;
-		rpcu_window *win;
-		rpcu_range rg;
-		char why[128] = "";
-		if (!c->dst || !c->size)
-			return rpcu_fail(s, diag, RP_ERR_TRACE, "the record has no address or no size");
-		while ((i = rpcu_ranges_overlap(&s->ranges, c->dst, c->size)) >= 0)
-			rpcu_range_release(s, (size_t)i, 1);
-		win = s->no_reserve ? NULL : rpcu_window_of(s, c->dst, c->size);
-		if (win && !win->tried)
-			rpcu_windows_open(s, s->device_base + win->device);
-		if (win && win->reserved) {
-			/* Capture made it inside its window: a sub-range of ours. */
-			memset(&rg, 0, sizeof(rg));
-			rg.cap = rg.live = c->dst;
-			rg.size = c->size;
-			rg.kind = RPCU_R_VMM;
-			rg.sub = SBT_CM_MEM_VMM_RESERVE;
-			rg.in_window = 1;
-			rg.seq = s->seq;
-			rg.ctx = s->cur_ctx;
-			if (rpcu_ranges_insert(&s->ranges, &rg) != 0)
-				return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-			return RP_OK;
-		}
-		rpcu_pieces_drop_idle(s, c->dst, c->size);
-		r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, (CUdeviceptr)c->dst, c->flags);
-		if (r != CUDA_SUCCESS) {
-			char err[96];
-			snprintf(why, sizeof(why), "cuMemAddressReserve failed with %s",
-			         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
-			r = s->drv.p_cuMemAddressReserve(&got, c->size, c->align, 0, c->flags);
-			if (r != CUDA_SUCCESS)
-				return rpcu_cufail(s, diag, "cuMemAddressReserve", r, NULL);
-		} else if ((uint64_t)got != c->dst) {
-			snprintf(why, sizeof(why), "the driver placed it at 0x%llx instead", (unsigned long long)got);
-		}
-		memset(&rg, 0, sizeof(rg));
-		rg.cap = c->dst;
-		rg.size = c->size;
-		rg.live = (uint64_t)got;
-		rg.kind = RPCU_R_VMM;
-		rg.sub = SBT_CM_MEM_VMM_RESERVE;
-		rg.seq = s->seq;
-		rg.ctx = s->cur_ctx;
-		if (rg.live != rg.cap)
-			rpcu_warn_moved(s, &rg, why);
-		if (rpcu_ranges_insert(&s->ranges, &rg) != 0) {
-			s->drv.p_cuMemAddressFree(got, c->size);
+		return rpcu_vmm_missing(s, diag);
+	o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
+	if (!o)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
+		                 "in the trace", (unsigned long long)c->handle);
+	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0 ||
+	    s->ranges.v[i].kind != RPCU_R_VMM)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+	r = s->drv.p_cuMemMap((CUdeviceptr)live, c->size, c->offset,
+	                      (CUmemGenericAllocationHandle)o->live, c->flags);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuMemMap", r, NULL);
+	if (s->nvmaps == s->cap_vmaps) {
+		size_t ncap = s->cap_vmaps ? s->cap_vmaps * 2 : 16;
+		rpcu_vmap *nv = realloc(s->vmaps, ncap * sizeof(*nv));
+		if (!nv)
 			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		s->vmaps = nv;
+		s->cap_vmaps = ncap;
+	}
+	s->vmaps[s->nvmaps].live = live;
+	s->vmaps[s->nvmaps].size = c->size;
+	s->nvmaps++;
+	return RP_OK;
+}
+
+rp_status rpcu_do_cuMemUnmap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUresult r;
+	uint64_t live;
+	long i;
+	size_t m;
+
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+	r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
+	for (m = 0; m < s->nvmaps; m++)
+		if (s->vmaps[m].live == live) {
+			s->vmaps[m] = s->vmaps[--s->nvmaps];
+			break;
 		}
-		return RP_OK;
-	}
-	case SBT_CM_K_cuMemAddressFree:
-		return rpcu_free(s, c->dst, RPCU_R_VMM, "cuMemAddressFree", diag);
-	case SBT_CM_K_cuMemCreate: {
-		CUmemAllocationProp prop;
-		CUmemGenericAllocationHandle h;
-		rpcu_prop(&prop, s->device_base + (int)c->device);
-		r = s->drv.p_cuMemCreate(&h, c->size, &prop, c->flags);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuMemCreate", r, NULL);
-		o = rpcu_objs_put(&s->objs, RPCU_O_MEMHANDLE, c->handle);
-		if (!o) {
-			s->drv.p_cuMemRelease(h);
-			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		}
-		o->live = (uint64_t)h;
-		o->ctx = s->cur_ctx;
-		return RP_OK;
-	}
-	case SBT_CM_K_cuMemRelease:
-		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
-		if (!o)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
-			                 "in the trace", (unsigned long long)c->handle);
-		r = s->drv.p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
-		rpcu_objs_del(&s->objs, o);
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemRelease", r, NULL);
-	case SBT_CM_K_cuMemMap:
-		o = rpcu_objs_get(&s->objs, RPCU_O_MEMHANDLE, c->handle);
-		if (!o)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "allocation handle 0x%llx was never created "
-			                 "in the trace", (unsigned long long)c->handle);
-		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0 ||
-		    s->ranges.v[i].kind != RPCU_R_VMM)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
-		r = s->drv.p_cuMemMap((CUdeviceptr)live, c->size, c->offset,
-		                      (CUmemGenericAllocationHandle)o->live, c->flags);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuMemMap", r, NULL);
-		if (s->nvmaps == s->cap_vmaps) {
-			size_t ncap = s->cap_vmaps ? s->cap_vmaps * 2 : 16;
-			rpcu_vmap *nv = realloc(s->vmaps, ncap * sizeof(*nv));
-			if (!nv)
-				return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-			s->vmaps = nv;
-			s->cap_vmaps = ncap;
-		}
-		s->vmaps[s->nvmaps].live = live;
-		s->vmaps[s->nvmaps].size = c->size;
-		s->nvmaps++;
-		return RP_OK;
-	case SBT_CM_K_cuMemUnmap: {
-		size_t m;
-		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
-		r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
-		if (r != CUDA_SUCCESS)
-			return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
-		for (m = 0; m < s->nvmaps; m++)
-			if (s->vmaps[m].live == live) {
-				s->vmaps[m] = s->vmaps[--s->nvmaps];
-				break;
-			}
-		return RP_OK;
-	}
-	case SBT_CM_K_cuMemSetAccess: {
-		CUmemAccessDesc d;
-		if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-			                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
-		memset(&d, 0, sizeof(d));
-		d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-		d.location.id = s->device_base + (int)c->device;
-		d.flags = (CUmemAccess_flags)c->flags;
-		r = s->drv.p_cuMemSetAccess((CUdeviceptr)live, c->size, &d, 1);
-		return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemSetAccess", r, NULL);
-	}
-	default:
-		return st;
-	}
+	return RP_OK;
+}
+
+rp_status rpcu_do_cuMemSetAccess(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
+{
+	CUresult r;
+	uint64_t live;
+	long i;
+	CUmemAccessDesc d;
+
+	(void)k;
+	if (!rpcu_have_vmm(s))
+		return rpcu_vmm_missing(s, diag);
+	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
+		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+		                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+	memset(&d, 0, sizeof(d));
+	d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	d.location.id = s->device_base + (int)c->device;
+	d.flags = (CUmemAccess_flags)c->flags;
+	r = s->drv.p_cuMemSetAccess((CUdeviceptr)live, c->size, &d, 1);
+	return r == CUDA_SUCCESS ? RP_OK : rpcu_cufail(s, diag, "cuMemSetAccess", r, NULL);
 }
 
 
