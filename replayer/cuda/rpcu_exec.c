@@ -1,7 +1,11 @@
 /*
  * rpcu_exec.c - replay of contexts and devices, modules and libraries,
- * kernel launches, streams and events; memory records are sent on to
- * rpcu_place.c, rpcu_copy.c and rpcu_snapshot.c.
+ * kernel launches, streams and events, and the table of calls (at the end)
+ * that names, for every kind of record, the function that replays it and
+ * whether a keyframe restore replays it.  Each call has its own function,
+ * rpcu_do_<call>, or shares one with calls that differ only in an entry
+ * point or a flag; those of memory records live in rpcu_place.c,
+ * rpcu_copy.c and rpcu_snapshot.c.
  *
  * Captured handles are only keys: every record names the live object
  * through the rpcu_objs table, and a handle the trace never created is an
