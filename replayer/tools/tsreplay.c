@@ -9,7 +9,7 @@
 #include "replayer/rp.h"
 #include "replayer/vulkan/rpvk_backend.h"
 #ifdef TS_HAVE_CUDA
-#include "replayer/cuda/rpc_backend.h"
+#include "replayer/cuda/rpcu_backend.h"
 #endif
 
 int main(int argc, char **argv)
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	static const rp_backend_ops *const tsreplay_backends[] = {
 		&rpvk_backend_ops,
 #ifdef TS_HAVE_CUDA
-		&rpc_backend_ops,
+		&rpcu_backend_ops,
 #endif
 	};
 	return rp_main(argc, argv, tsreplay_backends,

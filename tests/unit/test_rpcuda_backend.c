@@ -37,8 +37,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "replayer/cuda/rpc_backend.h"
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_backend.h"
+#include "replayer/cuda/rpcu_internal.h"
 #include "serializer/sbt_compute.h"
 
 #define TST_N 256u
@@ -258,7 +258,7 @@ static void tst_upload_zero(tst_trace *t, uint64_t addr, int async, uint64_t str
 }
 
 /* Called before (after = 0) and after (after = 1) each API record. */
-typedef void (*tst_hook)(rpc_state *s, const sbt_record *rec, int after);
+typedef void (*tst_hook)(rpcu_state *s, const sbt_record *rec, int after);
 
 /* How tst_replay_ex replays: options, runs (reset between them), a hook,
  * quiet or not; results: checkpoints matched, and not compared (the
@@ -290,21 +290,21 @@ static rp_status tst_replay_ex(const char *path, tst_run *run, rp_diag *diag)
 	args.quiet = !run->loud;
 	args.options = run->opts;
 	args.noptions = run->nopts;
-	st = rpc_backend_ops.open(&args, &state, diag);
+	st = rpcu_backend_ops.open(&args, &state, diag);
 	if (st != RP_OK)
 		goto out_close;
 	for (n = 0; n < (run->runs ? run->runs : 1) && st == RP_OK; n++) {
 		/* a second reader to iterate, as the core does */
 		sbt_reader *it = NULL;
 		if (n)
-			TST_REQUIRE(rpc_backend_ops.reset(state, diag) == RP_OK);
+			TST_REQUIRE(rpcu_backend_ops.reset(state, diag) == RP_OK);
 		TST_REQUIRE(sbt_reader_open(path, NULL, &it) == SBT_OK);
 		while (st == RP_OK && sbt_reader_next(it, &rec) == SBT_OK) {
 			if (rec.type == SBT_TYPE_CHECKPOINT) {
 				sbt_checkpoint cp;
 				const void *bytes = NULL;
 				TST_REQUIRE(sbt_checkpoint_decode(rec.payload, rec.payload_len, &cp) == SBT_OK);
-				st = rpc_backend_ops.checkpoint(state, &cp, &bytes, diag);
+				st = rpcu_backend_ops.checkpoint(state, &cp, &bytes, diag);
 				if (st == RP_OK && !bytes) {
 					run->not_compared++;
 				} else if (st == RP_OK) {
@@ -317,14 +317,14 @@ static rp_status tst_replay_ex(const char *path, tst_run *run, rp_diag *diag)
 			} else if (rec.type >= SBT_TYPE_FIRST_API) {
 				if (run->hook)
 					run->hook(state, &rec, 0);
-				st = rpc_backend_ops.execute(state, &rec, 0, diag);
+				st = rpcu_backend_ops.execute(state, &rec, 0, diag);
 				if (run->hook && st == RP_OK)
 					run->hook(state, &rec, 1);
 			}
 		}
 		sbt_reader_close(it);
 	}
-	rpc_backend_ops.close(state);
+	rpcu_backend_ops.close(state);
 out_close:
 	sbt_reader_close(r);
 	return st;
@@ -401,13 +401,13 @@ static uint64_t tst_seq_a, tst_seq_b, tst_seq_c, tst_seq_free_a, tst_seq_free_b,
 static uint64_t tst_live_b[2];
 static unsigned tst_hook_runs;
 
-static long tst_range_at(rpc_state *s, uint64_t cap)
+static long tst_range_at(rpcu_state *s, uint64_t cap)
 {
-	long i = rpc_ranges_find(&s->ranges, cap);
+	long i = rpcu_ranges_find(&s->ranges, cap);
 	return i >= 0 && s->ranges.v[i].cap == cap ? i : -1;
 }
 
-static unsigned tst_granule_refs(rpc_state *s, uint64_t addr)
+static unsigned tst_granule_refs(rpcu_state *s, uint64_t addr)
 {
 	for (size_t i = 0; i < s->ngranules; i++)
 		if (s->granules[i].addr == addr)
@@ -416,7 +416,7 @@ static unsigned tst_granule_refs(rpc_state *s, uint64_t addr)
 }
 
 /* What the window trace must show after each of its records. */
-static void tst_window_hook(rpc_state *s, const sbt_record *rec, int after)
+static void tst_window_hook(rpcu_state *s, const sbt_record *rec, int after)
 {
 	long i;
 	if (!after)
@@ -510,7 +510,7 @@ static void tst_windows(const char *path)
 
 	/* No record, allocations in the default window of device 0. */
 	tst_begin(&t, path);
-	tst_window_records(&t, RPC_WINDOW_BASE);
+	tst_window_records(&t, RPCU_WINDOW_BASE);
 	TST_REQUIRE(sbt_writer_close(t.w) == SBT_OK);
 	memset(&run, 0, sizeof(run));
 	TST_CHECK_EQ_U64(tst_replay_ex(path, &run, &d), RP_OK);
@@ -519,17 +519,17 @@ static void tst_windows(const char *path)
 		rp_backend_open_args args = {0};
 		sbt_reader *r = NULL;
 		void *state = NULL;
-		rpc_state *s;
+		rpcu_state *s;
 		TST_REQUIRE(sbt_reader_open(path, NULL, &r) == SBT_OK);
 		args.trace = r;
 		args.quiet = 1;
-		TST_REQUIRE(rpc_backend_ops.open(&args, &state, &d) == RP_OK);
+		TST_REQUIRE(rpcu_backend_ops.open(&args, &state, &d) == RP_OK);
 		s = state;
 		TST_CHECK_EQ_U64(s->nwindows, 1);
-		TST_CHECK_EQ_U64(s->windows[0].base, RPC_WINDOW_BASE);
-		TST_CHECK_EQ_U64(s->windows[0].size, RPC_WINDOW_SIZE);
+		TST_CHECK_EQ_U64(s->windows[0].base, RPCU_WINDOW_BASE);
+		TST_CHECK_EQ_U64(s->windows[0].size, RPCU_WINDOW_SIZE);
 		TST_CHECK(!s->windows[0].from_record);
-		rpc_backend_ops.close(state);
+		rpcu_backend_ops.close(state);
 		sbt_reader_close(r);
 	}
 
@@ -545,7 +545,7 @@ static void tst_windows(const char *path)
  * allocations fall back to placement one by one (refused too), move, and
  * the pointer parameter is patched. */
 static uint64_t tst_moved_live;
-static void tst_fallback_hook(rpc_state *s, const sbt_record *rec, int after)
+static void tst_fallback_hook(rpcu_state *s, const sbt_record *rec, int after)
 {
 	long i;
 	if (!after || rec->seq != tst_seq_b)
@@ -594,7 +594,7 @@ static void tst_window_fallback(const char *path)
 
 /* The program's own reservation inside the window, its own mapping there,
  * and stream-ordered allocations placed in the window. */
-static void tst_window_vmm_hook(rpc_state *s, const sbt_record *rec, int after)
+static void tst_window_vmm_hook(rpcu_state *s, const sbt_record *rec, int after)
 {
 	long i;
 	if (!after || rec->seq != tst_seq_a)
@@ -1042,10 +1042,10 @@ static void tst_image_arch(void)
 	if (access(path, R_OK) != 0)
 		snprintf(path, sizeof(path), "tests/fixtures/h100/gpu_driver_kernels.cubin");
 	cubin = tst_read(path, &len);
-	TST_CHECK_EQ_U64(rpc_image_arch(cubin, len, buf, sizeof(buf)), 90);
+	TST_CHECK_EQ_U64(rpcu_image_arch(cubin, len, buf, sizeof(buf)), 90);
 	TST_CHECK(strcmp(buf, "sm_90") == 0);
 	/* Truncated: not read past its end. */
-	TST_CHECK_EQ_U64(rpc_image_arch(cubin, 40, buf, sizeof(buf)), 0);
+	TST_CHECK_EQ_U64(rpcu_image_arch(cubin, 40, buf, sizeof(buf)), 0);
 	free(cubin);
 	/* The real fatbin of gpu_saxpy (blob 2 of its fixed-va trace): an
 	 * sm_90 cubin and sm_90 PTX. */
@@ -1053,7 +1053,7 @@ static void tst_image_arch(void)
 	if (access(path, R_OK) != 0)
 		snprintf(path, sizeof(path), "tests/fixtures/h100/gpu_saxpy.fatbin");
 	cubin = tst_read(path, &len);
-	TST_CHECK_EQ_U64(rpc_image_arch(cubin, len, buf, sizeof(buf)), 90);
+	TST_CHECK_EQ_U64(rpcu_image_arch(cubin, len, buf, sizeof(buf)), 90);
 	TST_CHECK(strcmp(buf, "sm_90, sm_90 (PTX)") == 0);
 	/* Untrusted bytes: every truncation and seeded byte changes of the real
 	 * fatbin read nothing outside the length given (run under ASan). */
@@ -1065,7 +1065,7 @@ static void tst_image_arch(void)
 			uint8_t *exact = malloc(n ? n : 1); /* ASan sees a read past n */
 			TST_REQUIRE(exact != NULL);
 			memcpy(exact, cubin, n);
-			rpc_image_arch(exact, n, buf, sizeof(buf));
+			rpcu_image_arch(exact, n, buf, sizeof(buf));
 			free(exact);
 		}
 		for (int i = 0; i < 4000; i++) {
@@ -1074,7 +1074,7 @@ static void tst_image_arch(void)
 				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
 				m[x % 96] = (uint8_t)(x >> 8); /* the headers */
 			}
-			rpc_image_arch(m, len - (x >> 20) % 64, buf, sizeof(buf));
+			rpcu_image_arch(m, len - (x >> 20) % 64, buf, sizeof(buf));
 		}
 		free(m);
 	}
@@ -1095,11 +1095,11 @@ static void tst_image_arch(void)
 	e[4] = 64;
 	e[8] = 16;
 	tst_put32(e + 28, 90);
-	TST_CHECK_EQ_U64(rpc_image_arch(fat, sizeof(fat), buf, sizeof(buf)), 80);
+	TST_CHECK_EQ_U64(rpcu_image_arch(fat, sizeof(fat), buf, sizeof(buf)), 80);
 	TST_CHECK(strcmp(buf, "sm_80, sm_90 (PTX)") == 0);
 	/* A body size past the end: nothing. */
 	fat[9] = 0x10;
-	TST_CHECK_EQ_U64(rpc_image_arch(fat, sizeof(fat), buf, sizeof(buf)), 0);
+	TST_CHECK_EQ_U64(rpcu_image_arch(fat, sizeof(fat), buf, sizeof(buf)), 0);
 }
 
 /* ---- the double's not-run report ------------------------------------------------------------- */
@@ -1121,7 +1121,7 @@ static void tst_copy_file(const char *from, const char *to)
 
 static rp_status tst_main_run(const char *path, tst_run *run, rp_diag *d)
 {
-	const rp_backend_ops *ops[] = {&rpc_backend_ops};
+	const rp_backend_ops *ops[] = {&rpcu_backend_ops};
 	char *argv[8];
 	char name[] = "/tmp/tst_rpcuda_out.XXXXXX";
 	int argc = 0, fd = mkstemp(name), saved = dup(1), rc;
@@ -1156,19 +1156,19 @@ typedef int (*tst_last_attr_fn)(int *, void **, int *, int *, int *);
 static tst_last_attr_fn tst_last_attr;
 static int tst_attr_checked;
 
-static void tst_attr_hook(rpc_state *s, const sbt_record *rec, int after)
+static void tst_attr_hook(rpcu_state *s, const sbt_record *rec, int after)
 {
 	sbt_cm_kind k;
 	sbt_cm_call c;
 	int kernel, attr, value, device;
 	void *handle;
-	rpc_obj *o;
+	rpcu_obj *o;
 	if (!after || (rec->type != SBT_CM_TYPE(SBT_CM_K_cuFuncSetAttribute) &&
 	               rec->type != SBT_CM_TYPE(SBT_CM_K_cuKernelSetAttribute)))
 		return;
 	k = (sbt_cm_kind)(rec->type - SBT_CM_TYPE_BASE);
 	TST_REQUIRE(sbt_cm_decode(rec->payload, rec->payload_len, &c) == SBT_OK);
-	o = rpc_objs_get(&s->objs, k == SBT_CM_K_cuKernelSetAttribute ? RPC_O_KERNEL : RPC_O_FUNCTION, c.handle);
+	o = rpcu_objs_get(&s->objs, k == SBT_CM_K_cuKernelSetAttribute ? RPCU_O_KERNEL : RPCU_O_FUNCTION, c.handle);
 	TST_REQUIRE(o != NULL);
 	TST_CHECK(tst_last_attr(&kernel, &handle, &attr, &value, &device) > 0);
 	TST_CHECK_EQ_U64(kernel, k == SBT_CM_K_cuKernelSetAttribute);
@@ -1311,6 +1311,8 @@ static void tst_not_run(const char *path)
 		sbt_cm_call c;
 		snprintf(cubin_path, sizeof(cubin_path), "%s/../../tests/fixtures/h100/gpu_driver_kernels.cubin",
 		         tst_dir);
+		if (access(cubin_path, R_OK) != 0) /* a deeper build directory (build/asan) */
+			snprintf(cubin_path, sizeof(cubin_path), "tests/fixtures/h100/gpu_driver_kernels.cubin");
 		cubin = tst_read(cubin_path, &len);
 		tst_begin(&t, path);
 		sbt_cm_call_init(&c);

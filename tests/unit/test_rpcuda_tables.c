@@ -10,7 +10,7 @@
 #ifdef TS_HAVE_CUDA
 #include <string.h>
 
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 static void tst_put64(uint8_t *p, uint64_t v)
 {
@@ -28,75 +28,75 @@ static uint64_t tst_get64(const uint8_t *p)
 
 static void tst_objs(void)
 {
-	rpc_objs t = {0};
-	rpc_obj *o;
+	rpcu_objs t = {0};
+	rpcu_obj *o;
 	uint64_t i;
 
 	/* Same captured value under two kinds: two objects. */
-	o = rpc_objs_put(&t, RPC_O_STREAM, 0x1000);
+	o = rpcu_objs_put(&t, RPCU_O_STREAM, 0x1000);
 	TST_REQUIRE(o != NULL);
 	o->live = 11;
-	o = rpc_objs_put(&t, RPC_O_EVENT, 0x1000);
+	o = rpcu_objs_put(&t, RPCU_O_EVENT, 0x1000);
 	TST_REQUIRE(o != NULL);
 	o->live = 22;
-	TST_CHECK_EQ_U64(rpc_objs_get(&t, RPC_O_STREAM, 0x1000)->live, 11);
-	TST_CHECK_EQ_U64(rpc_objs_get(&t, RPC_O_EVENT, 0x1000)->live, 22);
-	TST_CHECK(rpc_objs_get(&t, RPC_O_MODULE, 0x1000) == NULL);
+	TST_CHECK_EQ_U64(rpcu_objs_get(&t, RPCU_O_STREAM, 0x1000)->live, 11);
+	TST_CHECK_EQ_U64(rpcu_objs_get(&t, RPCU_O_EVENT, 0x1000)->live, 22);
+	TST_CHECK(rpcu_objs_get(&t, RPCU_O_MODULE, 0x1000) == NULL);
 	/* Replacing keeps one entry with the new value. */
-	o = rpc_objs_put(&t, RPC_O_STREAM, 0x1000);
+	o = rpcu_objs_put(&t, RPCU_O_STREAM, 0x1000);
 	o->live = 33;
-	TST_CHECK_EQ_U64(rpc_objs_get(&t, RPC_O_STREAM, 0x1000)->live, 33);
+	TST_CHECK_EQ_U64(rpcu_objs_get(&t, RPCU_O_STREAM, 0x1000)->live, 33);
 	/* Many entries with deletions in between: every survivor is found. */
 	for (i = 1; i <= 5000; i++) {
-		o = rpc_objs_put(&t, RPC_O_FUNCTION, i * 64);
+		o = rpcu_objs_put(&t, RPCU_O_FUNCTION, i * 64);
 		TST_REQUIRE(o != NULL);
 		o->live = i;
 		if (i % 3 == 0)
-			rpc_objs_del(&t, rpc_objs_get(&t, RPC_O_FUNCTION, (i - 1) * 64));
+			rpcu_objs_del(&t, rpcu_objs_get(&t, RPCU_O_FUNCTION, (i - 1) * 64));
 	}
 	for (i = 1; i <= 5000; i++) {
-		rpc_obj *g = rpc_objs_get(&t, RPC_O_FUNCTION, i * 64);
+		rpcu_obj *g = rpcu_objs_get(&t, RPCU_O_FUNCTION, i * 64);
 		if ((i + 1) % 3 == 0 && i + 1 <= 5000) {
 			TST_CHECK(g == NULL);
 		} else {
 			TST_CHECK(g != NULL && g->live == i);
 		}
 	}
-	rpc_objs_free(&t);
+	rpcu_objs_free(&t);
 }
 
 static void tst_ranges(void)
 {
-	rpc_ranges m = {0};
-	rpc_range r;
+	rpcu_ranges m = {0};
+	rpcu_range r;
 	uint64_t live;
 	long idx;
 
 	memset(&r, 0, sizeof(r));
-	r.kind = RPC_R_DEVICE;
+	r.kind = RPCU_R_DEVICE;
 	r.cap = 0x10000, r.size = 0x1000, r.live = 0x10000; /* in place */
-	TST_REQUIRE(rpc_ranges_insert(&m, &r) == 0);
+	TST_REQUIRE(rpcu_ranges_insert(&m, &r) == 0);
 	r.cap = 0x30000, r.size = 0x100, r.live = 0x900000; /* moved */
-	TST_REQUIRE(rpc_ranges_insert(&m, &r) == 0);
+	TST_REQUIRE(rpcu_ranges_insert(&m, &r) == 0);
 	r.cap = 0x20000, r.size = 0x10, r.live = 0x20000;
-	TST_REQUIRE(rpc_ranges_insert(&m, &r) == 0);
+	TST_REQUIRE(rpcu_ranges_insert(&m, &r) == 0);
 	TST_CHECK_EQ_U64(m.n, 3);
 	TST_CHECK(m.v[0].cap < m.v[1].cap && m.v[1].cap < m.v[2].cap);
 	TST_CHECK(!m.v[0].moved && m.v[2].moved);
 
-	TST_CHECK_EQ_U64(rpc_ranges_find(&m, 0x10fff), 0);
-	TST_CHECK(rpc_ranges_find(&m, 0x11000) == -1);
-	TST_CHECK(rpc_ranges_find(&m, 0xffff) == -1);
-	TST_CHECK_EQ_U64(rpc_ranges_find(&m, 0x20008), 1);
-	TST_CHECK(rpc_ranges_overlap(&m, 0x1f000, 0x1000) == -1);
-	TST_CHECK_EQ_U64(rpc_ranges_overlap(&m, 0x1f000, 0x1001), 1);
-	TST_CHECK_EQ_U64(rpc_ranges_overlap(&m, 0x10800, 1), 0);
+	TST_CHECK_EQ_U64(rpcu_ranges_find(&m, 0x10fff), 0);
+	TST_CHECK(rpcu_ranges_find(&m, 0x11000) == -1);
+	TST_CHECK(rpcu_ranges_find(&m, 0xffff) == -1);
+	TST_CHECK_EQ_U64(rpcu_ranges_find(&m, 0x20008), 1);
+	TST_CHECK(rpcu_ranges_overlap(&m, 0x1f000, 0x1000) == -1);
+	TST_CHECK_EQ_U64(rpcu_ranges_overlap(&m, 0x1f000, 0x1001), 1);
+	TST_CHECK_EQ_U64(rpcu_ranges_overlap(&m, 0x10800, 1), 0);
 
-	TST_CHECK(rpc_ranges_translate(&m, 0x30010, 0xf0, &live, &idx) == 0);
+	TST_CHECK(rpcu_ranges_translate(&m, 0x30010, 0xf0, &live, &idx) == 0);
 	TST_CHECK_EQ_U64(live, 0x900010);
-	TST_CHECK(rpc_ranges_translate(&m, 0x30010, 0xf1, &live, &idx) != 0); /* past the end */
+	TST_CHECK(rpcu_ranges_translate(&m, 0x30010, 0xf1, &live, &idx) != 0); /* past the end */
 	TST_CHECK_EQ_U64(idx, 2);
-	TST_CHECK(rpc_ranges_translate(&m, 0x40000, 1, &live, &idx) != 0);
+	TST_CHECK(rpcu_ranges_translate(&m, 0x40000, 1, &live, &idx) != 0);
 	TST_CHECK(idx == -1);
 
 	{
@@ -111,7 +111,7 @@ static void tst_ranges(void)
 		tst_put64(params + 24, 0x10010);
 		for (int i = 0; i < 4; i++)
 			sbt_cm_layout_put(layout + i * SBT_CM_LAYOUT_BYTES, offs[i], sizes[i]);
-		n = rpc_ranges_patch_params(&m, params, sizeof(params), layout, 4, 77, "kern");
+		n = rpcu_ranges_patch_params(&m, params, sizeof(params), layout, 4, 77, "kern");
 		TST_CHECK_EQ_U64(n, 2);
 		TST_CHECK_EQ_U64(tst_get64(params), 0x900040);
 		TST_CHECK_EQ_U64(tst_get64(params + 16), 0x900100);
@@ -128,15 +128,15 @@ static void tst_ranges(void)
 		uint8_t data[24] = {0};
 		tst_put64(data + 4, 0x30008);
 		tst_put64(data + 12, 0x12345678);
-		TST_CHECK_EQ_U64(rpc_ranges_patch_data(&m, data, sizeof(data), 0x10004), 1);
+		TST_CHECK_EQ_U64(rpcu_ranges_patch_data(&m, data, sizeof(data), 0x10004), 1);
 		TST_CHECK_EQ_U64(tst_get64(data + 4), 0x900008);
 		TST_CHECK_EQ_U64(tst_get64(data + 12), 0x12345678);
 	}
-	rpc_ranges_remove(&m, 1);
+	rpcu_ranges_remove(&m, 1);
 	TST_CHECK_EQ_U64(m.n, 2);
-	TST_CHECK(rpc_ranges_find(&m, 0x20000) == -1);
-	TST_CHECK_EQ_U64(rpc_ranges_find(&m, 0x30000), 1);
-	rpc_ranges_free(&m);
+	TST_CHECK(rpcu_ranges_find(&m, 0x20000) == -1);
+	TST_CHECK_EQ_U64(rpcu_ranges_find(&m, 0x30000), 1);
+	rpcu_ranges_free(&m);
 }
 
 int main(void)

@@ -1,9 +1,9 @@
 /*
- * rpc_window.c - same-address replay inside a device address window.
+ * rpcu_window.c - same-address replay inside a device address window.
  *
  * Same-address capture reserves one large window of device addresses per
  * device (a tsVaWindow record says where; without a record, 512 GiB at
- * RPC_WINDOW_BASE + n * 512 GiB for device n) and places every device
+ * RPCU_WINDOW_BASE + n * 512 GiB for device n) and places every device
  * allocation inside it.  On a real driver one large reservation at a fixed
  * address is honoured where small ones are not (../shared/gpu-fixtures
  * fact 4), so the replay does the same: it reserves each window once, as
@@ -23,9 +23,9 @@
  *
  * A window that cannot be had at exactly its base is given up for the run
  * (the driver's answer is kept for the warning) and its allocations go
- * through the per-allocation placement of rpc_mem.c.
+ * through the per-allocation placement of rpcu_place.c.
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +33,10 @@
 
 /* ---- the scan at open ------------------------------------------------------------------ */
 
-static rp_status rpc_window_add(rpc_state *s, int device, uint64_t base, uint64_t size,
-                                int from_record, rp_diag *diag)
+static rp_status rpcu_window_add(rpcu_state *s, int device, uint64_t base, uint64_t size,
+                                 int from_record, rp_diag *diag)
 {
-	rpc_window *nw;
+	rpcu_window *nw;
 	size_t i;
 	for (i = 0; i < s->nwindows; i++)
 		if (s->windows[i].device == device && s->windows[i].base == base)
@@ -56,7 +56,7 @@ static rp_status rpc_window_add(rpc_state *s, int device, uint64_t base, uint64_
 	return RP_OK;
 }
 
-static int rpc_window_scan_kind(sbt_cm_kind k)
+static int rpcu_window_scan_kind(sbt_cm_kind k)
 {
 	return k == SBT_CM_K_tsVaWindow || k == SBT_CM_K_cuDeviceGet || k == SBT_CM_K_cuMemAlloc ||
 	       k == SBT_CM_K_cuMemAllocPitch || k == SBT_CM_K_cuMemAllocAsync ||
@@ -64,7 +64,7 @@ static int rpc_window_scan_kind(sbt_cm_kind k)
 	       k == SBT_CM_K_cuMemAddressReserve;
 }
 
-rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag)
+rp_status rpcu_windows_scan(rpcu_state *s, rp_diag *diag)
 {
 	uint32_t used = 0; /* default windows the allocations lie in, one bit per device */
 	int any_record = 0, max_device = 0, d;
@@ -79,24 +79,24 @@ rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag)
 		uint32_t type = rec.type;
 		int16_t k;
 		if (type < s->type_lo || type - s->type_lo >= s->ntypes || (k = s->kind_of[type - s->type_lo]) < 0 ||
-		    !rpc_window_scan_kind((sbt_cm_kind)k) ||
+		    !rpcu_window_scan_kind((sbt_cm_kind)k) ||
 		    sbt_cm_decode(rec.payload, rec.payload_len, &c) != SBT_OK)
 			continue;
 		if (k == SBT_CM_K_tsVaWindow) {
 			if (c.size && c.device >= 0) {
 				any_record = 1;
-				st = rpc_window_add(s, (int)c.device, c.dst, c.size, 1, diag);
+				st = rpcu_window_add(s, (int)c.device, c.dst, c.size, 1, diag);
 				if (st != RP_OK)
 					return st;
 			}
 		} else if (k == SBT_CM_K_cuDeviceGet) {
 			if (s->first_device < 0 && c.result == CUDA_SUCCESS)
 				s->first_device = (int)c.value;
-			if (c.result == CUDA_SUCCESS && c.value < RPC_WINDOW_MAX_DEVICES && (int)c.value > max_device)
+			if (c.result == CUDA_SUCCESS && c.value < RPCU_WINDOW_MAX_DEVICES && (int)c.value > max_device)
 				max_device = (int)c.value;
-		} else if (c.result == CUDA_SUCCESS && c.dst >= RPC_WINDOW_BASE &&
-		           c.dst - RPC_WINDOW_BASE < RPC_WINDOW_SIZE * RPC_WINDOW_MAX_DEVICES) {
-			used |= 1u << ((c.dst - RPC_WINDOW_BASE) / RPC_WINDOW_SIZE);
+		} else if (c.result == CUDA_SUCCESS && c.dst >= RPCU_WINDOW_BASE &&
+		           c.dst - RPCU_WINDOW_BASE < RPCU_WINDOW_SIZE * RPCU_WINDOW_MAX_DEVICES) {
+			used |= 1u << ((c.dst - RPCU_WINDOW_BASE) / RPCU_WINDOW_SIZE);
 		}
 	}
 	/* A damaged trace: the windows of the records before the damage; the
@@ -107,22 +107,22 @@ rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag)
 	 * there by chance names no device of its own. */
 	for (d = 0; d <= max_device && st == RP_OK; d++)
 		if (used & (1u << d))
-			st = rpc_window_add(s, d, RPC_WINDOW_BASE + (uint64_t)d * RPC_WINDOW_SIZE,
-			                    RPC_WINDOW_SIZE, 0, diag);
+			st = rpcu_window_add(s, d, RPCU_WINDOW_BASE + (uint64_t)d * RPCU_WINDOW_SIZE,
+			                     RPCU_WINDOW_SIZE, 0, diag);
 	return st;
 }
 
 /* ---- windows --------------------------------------------------------------------------- */
 
-static int rpc_window_have_vmm(const rpc_state *s)
+static int rpcu_window_have_vmm(const rpcu_state *s)
 {
-	const rpc_driver *d = &s->drv;
+	const rpcu_driver *d = &s->drv;
 	return d->p_cuMemAddressReserve && d->p_cuMemAddressFree && d->p_cuMemCreate &&
 	       d->p_cuMemRelease && d->p_cuMemMap && d->p_cuMemUnmap && d->p_cuMemSetAccess &&
 	       d->p_cuMemGetAllocationGranularity;
 }
 
-static void rpc_window_reserve(rpc_state *s, rpc_window *w)
+static void rpcu_window_reserve(rpcu_state *s, rpcu_window *w)
 {
 	CUdeviceptr got = 0;
 	CUresult r;
@@ -137,7 +137,7 @@ static void rpc_window_reserve(rpc_state *s, rpc_window *w)
 		snprintf(w->why, sizeof(w->why), "--cuda-no-reserve");
 		return;
 	}
-	if (!rpc_window_have_vmm(s)) {
+	if (!rpcu_window_have_vmm(s)) {
 		snprintf(w->why, sizeof(w->why), "the driver has no virtual memory management entry points");
 		return;
 	}
@@ -145,7 +145,7 @@ static void rpc_window_reserve(rpc_state *s, rpc_window *w)
 	if (r != CUDA_SUCCESS) {
 		snprintf(w->why, sizeof(w->why), "the %llu GiB window at 0x%llx could not be reserved: "
 		         "cuMemAddressReserve failed with %s", (unsigned long long)(w->size >> 30),
-		         (unsigned long long)w->base, rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         (unsigned long long)w->base, rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return;
 	}
 	if ((uint64_t)got != w->base) {
@@ -158,26 +158,26 @@ static void rpc_window_reserve(rpc_state *s, rpc_window *w)
 	w->reserved = 1;
 }
 
-void rpc_windows_open(rpc_state *s, int ordinal)
+void rpcu_windows_open(rpcu_state *s, int ordinal)
 {
 	size_t i;
 	int pending = 0;
 	if (!s->windows_pending)
 		return;
 	for (i = 0; i < s->nwindows; i++) {
-		rpc_window *w = &s->windows[i];
+		rpcu_window *w = &s->windows[i];
 		if (!w->tried && s->device_base + w->device == ordinal)
-			rpc_window_reserve(s, w);
+			rpcu_window_reserve(s, w);
 		pending |= !w->tried;
 	}
 	s->windows_pending = pending;
 }
 
-rpc_window *rpc_window_of(rpc_state *s, uint64_t addr, uint64_t len)
+rpcu_window *rpcu_window_of(rpcu_state *s, uint64_t addr, uint64_t len)
 {
 	size_t i;
 	for (i = 0; i < s->nwindows; i++) {
-		rpc_window *w = &s->windows[i];
+		rpcu_window *w = &s->windows[i];
 		if (addr >= w->base && addr - w->base < w->size && len <= w->size - (addr - w->base))
 			return w;
 	}
@@ -187,7 +187,7 @@ rpc_window *rpc_window_of(rpc_state *s, uint64_t addr, uint64_t len)
 /* ---- granules ---------------------------------------------------------------------------- */
 
 /* Index of the first granule at or after addr. */
-static size_t rpc_granule_at(const rpc_state *s, uint64_t addr)
+static size_t rpcu_granule_at(const rpcu_state *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->ngranules;
 	while (lo < hi) {
@@ -200,24 +200,24 @@ static size_t rpc_granule_at(const rpc_state *s, uint64_t addr)
 	return lo;
 }
 
-static int rpc_granule_mapped(const rpc_state *s, uint64_t addr)
+static int rpcu_granule_mapped(const rpcu_state *s, uint64_t addr)
 {
-	size_t i = rpc_granule_at(s, addr);
+	size_t i = rpcu_granule_at(s, addr);
 	return i < s->ngranules && s->granules[i].addr == addr;
 }
 
-static int rpc_granules_insert(rpc_state *s, uint64_t addr)
+static int rpcu_granules_insert(rpcu_state *s, uint64_t addr)
 {
 	size_t i;
 	if (s->ngranules == s->cap_granules) {
 		size_t ncap = s->cap_granules ? s->cap_granules * 2 : 64;
-		rpc_granule *ng = realloc(s->granules, ncap * sizeof(*ng));
+		rpcu_granule *ng = realloc(s->granules, ncap * sizeof(*ng));
 		if (!ng)
 			return -1;
 		s->granules = ng;
 		s->cap_granules = ncap;
 	}
-	i = rpc_granule_at(s, addr);
+	i = rpcu_granule_at(s, addr);
 	memmove(&s->granules[i + 1], &s->granules[i], (s->ngranules - i) * sizeof(*s->granules));
 	s->granules[i].addr = addr;
 	s->granules[i].refs = 0;
@@ -225,7 +225,7 @@ static int rpc_granules_insert(rpc_state *s, uint64_t addr)
 	return 0;
 }
 
-static void rpc_granule_unmap(rpc_state *s, size_t i)
+static void rpcu_granule_unmap(rpcu_state *s, size_t i)
 {
 	s->drv.p_cuMemUnmap((CUdeviceptr)s->granules[i].addr, s->granularity);
 	memmove(&s->granules[i], &s->granules[i + 1], (s->ngranules - i - 1) * sizeof(*s->granules));
@@ -233,8 +233,8 @@ static void rpc_granule_unmap(rpc_state *s, size_t i)
 }
 
 /* Map the unmapped run [lo, hi) of granules with one cuMemCreate. */
-static int rpc_granules_map_run(rpc_state *s, const rpc_window *w, uint64_t lo, uint64_t hi,
-                                char *why, size_t whylen)
+static int rpcu_granules_map_run(rpcu_state *s, const rpcu_window *w, uint64_t lo, uint64_t hi,
+                                 char *why, size_t whylen)
 {
 	CUmemAllocationProp prop;
 	CUmemAccessDesc access;
@@ -250,16 +250,16 @@ static int rpc_granules_map_run(rpc_state *s, const rpc_window *w, uint64_t lo, 
 	r = s->drv.p_cuMemCreate(&h, hi - lo, &prop, 0);
 	if (r != CUDA_SUCCESS) {
 		snprintf(why, whylen, "cuMemCreate of %llu bytes failed with %s", (unsigned long long)(hi - lo),
-		         rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		return -1;
 	}
 	for (a = lo; a < hi; a += g) {
 		r = s->drv.p_cuMemMap((CUdeviceptr)a, g, a - lo, h, 0);
-		if (r != CUDA_SUCCESS || rpc_granules_insert(s, a) != 0) {
+		if (r != CUDA_SUCCESS || rpcu_granules_insert(s, a) != 0) {
 			if (r == CUDA_SUCCESS)
 				s->drv.p_cuMemUnmap((CUdeviceptr)a, g);
 			snprintf(why, whylen, "mapping 0x%llx in the window failed with %s", (unsigned long long)a,
-			         r == CUDA_SUCCESS ? "out of memory" : rpc_cu_name(&s->drv, r, err, sizeof(err)));
+			         r == CUDA_SUCCESS ? "out of memory" : rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 			goto out_unmap;
 		}
 	}
@@ -269,7 +269,7 @@ static int rpc_granules_map_run(rpc_state *s, const rpc_window *w, uint64_t lo, 
 	r = s->drv.p_cuMemSetAccess((CUdeviceptr)lo, hi - lo, &access, 1);
 	if (r != CUDA_SUCCESS) {
 		snprintf(why, whylen, "cuMemSetAccess of 0x%llx failed with %s", (unsigned long long)lo,
-		         rpc_cu_name(&s->drv, r, err, sizeof(err)));
+		         rpcu_cu_name(&s->drv, r, err, sizeof(err)));
 		goto out_unmap;
 	}
 	s->drv.p_cuMemRelease(h); /* the mappings keep the memory */
@@ -277,20 +277,20 @@ static int rpc_granules_map_run(rpc_state *s, const rpc_window *w, uint64_t lo, 
 out_unmap:
 	while (a > lo) {
 		a -= g;
-		rpc_granule_unmap(s, rpc_granule_at(s, a));
+		rpcu_granule_unmap(s, rpcu_granule_at(s, a));
 	}
 	s->drv.p_cuMemRelease(h);
 	return -1;
 }
 
-int rpc_granules_acquire(rpc_state *s, rpc_window *w, uint64_t cap, uint64_t size, char *why,
-                         size_t whylen)
+int rpcu_granules_acquire(rpcu_state *s, rpcu_window *w, uint64_t cap, uint64_t size, char *why,
+                          size_t whylen)
 {
 	uint64_t g, lo, hi, a;
 	size_t nbefore = s->ngranules, i;
 
 	if (!w->tried)
-		rpc_window_reserve(s, w);
+		rpcu_window_reserve(s, w);
 	if (!w->reserved) {
 		snprintf(why, whylen, "%s", w->why);
 		return -1;
@@ -319,25 +319,25 @@ int rpc_granules_acquire(rpc_state *s, rpc_window *w, uint64_t cap, uint64_t siz
 	}
 	for (a = lo; a < hi;) {
 		uint64_t end;
-		if (rpc_granule_mapped(s, a)) {
+		if (rpcu_granule_mapped(s, a)) {
 			a += g;
 			continue;
 		}
-		for (end = a + g; end < hi && !rpc_granule_mapped(s, end); end += g)
+		for (end = a + g; end < hi && !rpcu_granule_mapped(s, end); end += g)
 			;
-		if (rpc_granules_map_run(s, w, a, end, why, whylen) != 0)
+		if (rpcu_granules_map_run(s, w, a, end, why, whylen) != 0)
 			goto out_rollback;
 		a = end;
 	}
-	for (i = rpc_granule_at(s, lo); i < s->ngranules && s->granules[i].addr < hi; i++)
+	for (i = rpcu_granule_at(s, lo); i < s->ngranules && s->granules[i].addr < hi; i++)
 		s->granules[i].refs++;
 	return 0;
 out_rollback:
 	/* Granules this call mapped are the ones in range without a reference. */
 	if (s->ngranules != nbefore) {
-		for (i = rpc_granule_at(s, lo); i < s->ngranules && s->granules[i].addr < hi;) {
+		for (i = rpcu_granule_at(s, lo); i < s->ngranules && s->granules[i].addr < hi;) {
 			if (s->granules[i].refs == 0)
-				rpc_granule_unmap(s, i);
+				rpcu_granule_unmap(s, i);
 			else
 				i++;
 		}
@@ -345,11 +345,11 @@ out_rollback:
 	return -1;
 }
 
-void rpc_granules_release(rpc_state *s, uint64_t cap, uint64_t size)
+void rpcu_granules_release(rpcu_state *s, uint64_t cap, uint64_t size)
 {
 	uint64_t g = s->granularity ? s->granularity : 1;
 	uint64_t lo = cap & ~(g - 1), hi = (cap + size + g - 1) & ~(g - 1);
-	size_t i = rpc_granule_at(s, lo);
+	size_t i = rpcu_granule_at(s, lo);
 	int synced = 0;
 	while (i < s->ngranules && s->granules[i].addr < hi) {
 		if (s->granules[i].refs && --s->granules[i].refs) {
@@ -358,17 +358,17 @@ void rpc_granules_release(rpc_state *s, uint64_t cap, uint64_t size)
 		}
 		if (!synced++)
 			s->drv.p_cuCtxSynchronize(); /* work in flight may still use it */
-		rpc_granule_unmap(s, i);
+		rpcu_granule_unmap(s, i);
 	}
 }
 
-void rpc_windows_close(rpc_state *s)
+void rpcu_windows_close(rpcu_state *s)
 {
 	size_t i;
 	while (s->ngranules)
-		rpc_granule_unmap(s, s->ngranules - 1);
+		rpcu_granule_unmap(s, s->ngranules - 1);
 	for (i = 0; i < s->nwindows; i++) {
-		rpc_window *w = &s->windows[i];
+		rpcu_window *w = &s->windows[i];
 		if (w->reserved)
 			s->drv.p_cuMemAddressFree((CUdeviceptr)w->base, w->size);
 		w->tried = w->reserved = 0;

@@ -1,5 +1,5 @@
 /*
- * rpc_backend.c - the CUDA backend's entry points (open, execute,
+ * rpcu_backend.c - the CUDA backend's entry points (open, execute,
  * checkpoint, keyframe, reset, close), its options, the record dispatch,
  * and what every part shares: messages, captured threads and their
  * contexts, stream resolution.
@@ -15,8 +15,8 @@
  * without running any work, then the keyframe's tsSnapshot records fill
  * the allocations.
  */
-#include "replayer/cuda/rpc_backend.h"
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_backend.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const rp_option_desc rpc_options[] = {
+static const rp_option_desc rpcu_options[] = {
 	{"--streams", "single|multi", "CUDA: one stream in capture order, or as captured (default)"},
 	{"--cuda-no-reserve", NULL, "CUDA: allocate anywhere, not at the captured addresses"},
 	{"--cuda-relocate-memory", NULL, "CUDA: also rewrite pointers in uploaded data (heuristic)"},
@@ -32,7 +32,7 @@ static const rp_option_desc rpc_options[] = {
 
 /* ---- messages -------------------------------------------------------------------- */
 
-rp_status rpc_fail(rpc_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -46,21 +46,26 @@ rp_status rpc_fail(rpc_state *s, rp_diag *diag, rp_status st, const char *fmt, .
 	return st;
 }
 
-rp_status rpc_cufail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what)
+rp_status rpcu_cufail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what)
 {
 	char err[96];
-	return rpc_fail(s, diag, RP_ERR_BACKEND, "%s failed with %s%s%s", fn,
-	                rpc_cu_name(&s->drv, r, err, sizeof(err)), what && *what ? " " : "",
-	                what ? what : "");
+	return rpcu_fail(s, diag, RP_ERR_BACKEND, "%s failed with %s%s%s", fn,
+	                 rpcu_cu_name(&s->drv, r, err, sizeof(err)), what && *what ? " " : "",
+	                 what ? what : "");
 }
 
-rp_status rpc_missing(rpc_state *s, rp_diag *diag, const char *fn)
+rp_status rpcu_missing(rpcu_state *s, rp_diag *diag, const char *fn)
 {
-	return rpc_fail(s, diag, RP_ERR_UNSUPPORTED, "the CUDA driver %s has no %s, which this record needs",
-	                s->drv.path, fn);
+	return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "the CUDA driver %s has no %s, which this record needs",
+	                 s->drv.path, fn);
 }
 
-void rpc_warn(rpc_state *s, const char *fmt, ...)
+rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag)
+{
+	return fn ? RP_OK : rpcu_missing(s, diag, name);
+}
+
+void rpcu_warn(rpcu_state *s, const char *fmt, ...)
 {
 	va_list ap;
 	if (s->quiet)
@@ -74,7 +79,7 @@ void rpc_warn(rpc_state *s, const char *fmt, ...)
 
 /* ---- captured threads, contexts, streams -------------------------------------------- */
 
-rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid)
+rpcu_thread *rpcu_thread_get(rpcu_state *s, uint64_t tid)
 {
 	size_t i;
 	for (i = 0; i < s->nthreads; i++)
@@ -82,7 +87,7 @@ rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid)
 			return &s->threads[i];
 	if (s->nthreads == s->cap_threads) {
 		size_t ncap = s->cap_threads ? s->cap_threads * 2 : 8;
-		rpc_thread *nt = realloc(s->threads, ncap * sizeof(*nt));
+		rpcu_thread *nt = realloc(s->threads, ncap * sizeof(*nt));
 		if (!nt)
 			return NULL;
 		s->threads = nt;
@@ -97,36 +102,36 @@ rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid)
  * retained its device's primary context through a private interface, so
  * the replay retains the primary context of the trace's first cuDeviceGet
  * device (device 0 when there is none). */
-static rpc_obj *rpc_ctx_infer(rpc_state *s, uint64_t cap, rp_diag *diag, rp_status *st)
+static rpcu_obj *rpcu_ctx_infer(rpcu_state *s, uint64_t cap, rp_diag *diag, rp_status *st)
 {
 	int dev = s->first_device >= 0 ? s->first_device : 0;
 	int ord = s->device_base + dev;
 	CUdevice live;
 	CUcontext ctx;
 	CUresult r;
-	rpc_obj *o;
+	rpcu_obj *o;
 
 	if (ord >= s->device_count) {
-		*st = rpc_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace, and "
-		               "its device %d (taken as its primary context's) is not among the %d here",
-		               (unsigned long long)cap, dev, s->device_count);
+		*st = rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "context 0x%llx was never created in the trace, and "
+		                "its device %d (taken as its primary context's) is not among the %d here",
+		                (unsigned long long)cap, dev, s->device_count);
 		return NULL;
 	}
 	if (!s->drv.p_cuDevicePrimaryCtxRetain) {
-		*st = rpc_missing(s, diag, "cuDevicePrimaryCtxRetain");
+		*st = rpcu_missing(s, diag, "cuDevicePrimaryCtxRetain");
 		return NULL;
 	}
 	if ((r = s->drv.p_cuDeviceGet(&live, ord)) != CUDA_SUCCESS ||
 	    (r = s->drv.p_cuDevicePrimaryCtxRetain(&ctx, live)) != CUDA_SUCCESS) {
-		*st = rpc_cufail(s, diag, "cuDevicePrimaryCtxRetain", r,
-		                 "retaining the primary context a context of the trace is taken to be");
+		*st = rpcu_cufail(s, diag, "cuDevicePrimaryCtxRetain", r,
+		                  "retaining the primary context a context of the trace is taken to be");
 		return NULL;
 	}
-	o = rpc_objs_put(&s->objs, RPC_O_CTX, cap);
+	o = rpcu_objs_put(&s->objs, RPCU_O_CTX, cap);
 	if (!o) {
 		if (s->drv.p_cuDevicePrimaryCtxRelease)
 			s->drv.p_cuDevicePrimaryCtxRelease(live);
-		*st = rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		*st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	o->live = (uint64_t)(uintptr_t)ctx;
@@ -138,38 +143,38 @@ static rpc_obj *rpc_ctx_infer(rpc_state *s, uint64_t cap, rp_diag *diag, rp_stat
 	return o;
 }
 
-rp_status rpc_ctx_use(rpc_state *s, uint64_t cap, rp_diag *diag)
+rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag)
 {
-	rpc_obj *o;
+	rpcu_obj *o;
 	CUresult r;
 	rp_status st;
 	if (cap == s->cur_ctx_cap && s->cur_ctx)
 		return RP_OK;
-	o = rpc_objs_get(&s->objs, RPC_O_CTX, cap);
-	if (!o && !(o = rpc_ctx_infer(s, cap, diag, &st)))
+	o = rpcu_objs_get(&s->objs, RPCU_O_CTX, cap);
+	if (!o && !(o = rpcu_ctx_infer(s, cap, diag, &st)))
 		return st;
 	r = s->drv.p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live);
 	if (r != CUDA_SUCCESS)
-		return rpc_cufail(s, diag, "cuCtxSetCurrent", r, "making the thread's context current");
+		return rpcu_cufail(s, diag, "cuCtxSetCurrent", r, "making the thread's context current");
 	s->cur_ctx_cap = cap;
 	s->cur_ctx = (CUcontext)(uintptr_t)o->live;
-	rpc_windows_open(s, o->ordinal);
+	rpcu_windows_open(s, o->ordinal);
 	return RP_OK;
 }
 
 /* ---- calls that failed at capture ------------------------------------------------------- */
 
 /* cap names a live object of any kind. */
-static int rpc_objs_has_live(rpc_state *s, uint64_t cap)
+static int rpcu_objs_has_live(rpcu_state *s, uint64_t cap)
 {
 	int k;
-	for (k = RPC_O_DEVICE; k <= RPC_O_GRAPHEXEC; k++)
-		if (rpc_objs_get(&s->objs, (rpc_kind)k, cap))
+	for (k = RPCU_O_DEVICE; k <= RPCU_O_GRAPHEXEC; k++)
+		if (rpcu_objs_get(&s->objs, (rpcu_kind)k, cap))
 			return 1;
 	return 0;
 }
 
-static size_t rpc_failed_at(const rpc_state *s, uint64_t cap)
+static size_t rpcu_failed_at(const rpcu_state *s, uint64_t cap)
 {
 	size_t lo = 0, hi = s->nfailed;
 	while (lo < hi) {
@@ -182,17 +187,17 @@ static size_t rpc_failed_at(const rpc_state *s, uint64_t cap)
 	return lo;
 }
 
-int rpc_failed_has(const rpc_state *s, uint64_t cap)
+int rpcu_failed_has(const rpcu_state *s, uint64_t cap)
 {
-	size_t i = rpc_failed_at(s, cap);
+	size_t i = rpcu_failed_at(s, cap);
 	return cap && i < s->nfailed && s->failed_caps[i] == cap;
 }
 
-void rpc_failed_note(rpc_state *s, uint64_t cap)
+void rpcu_failed_note(rpcu_state *s, uint64_t cap)
 {
 	size_t i;
-	if (!cap || rpc_failed_has(s, cap) || rpc_objs_has_live(s, cap) ||
-	    rpc_ranges_find(&s->ranges, cap) >= 0)
+	if (!cap || rpcu_failed_has(s, cap) || rpcu_objs_has_live(s, cap) ||
+	    rpcu_ranges_find(&s->ranges, cap) >= 0)
 		return;
 	if (s->nfailed == s->cap_failed) {
 		size_t ncap = s->cap_failed ? s->cap_failed * 2 : 16;
@@ -202,16 +207,16 @@ void rpc_failed_note(rpc_state *s, uint64_t cap)
 		s->failed_caps = n;
 		s->cap_failed = ncap;
 	}
-	i = rpc_failed_at(s, cap);
+	i = rpcu_failed_at(s, cap);
 	memmove(&s->failed_caps[i + 1], &s->failed_caps[i], (s->nfailed - i) * sizeof(*s->failed_caps));
 	s->failed_caps[i] = cap;
 	s->nfailed++;
 }
 
-static void rpc_failed_forget(rpc_state *s, uint64_t cap)
+static void rpcu_failed_forget(rpcu_state *s, uint64_t cap)
 {
-	size_t i = rpc_failed_at(s, cap);
-	if (!rpc_failed_has(s, cap))
+	size_t i = rpcu_failed_at(s, cap);
+	if (!rpcu_failed_has(s, cap))
 		return;
 	memmove(&s->failed_caps[i], &s->failed_caps[i + 1], (s->nfailed - i - 1) * sizeof(*s->failed_caps));
 	s->nfailed--;
@@ -221,9 +226,9 @@ static void rpc_failed_forget(rpc_state *s, uint64_t cap)
  * (whatever the program's variable held).  Nothing was made there.  With
  * made = 1, the call succeeded: what it returned is real, even if a failed
  * call once held the same value. */
-static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, int made)
+static void rpcu_failed_outputs(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, int made)
 {
-	void (*note)(rpc_state *, uint64_t) = made ? rpc_failed_forget : rpc_failed_note;
+	void (*note)(rpcu_state *, uint64_t) = made ? rpcu_failed_forget : rpcu_failed_note;
 	if (made && !s->nfailed)
 		return;
 	switch (k) {
@@ -257,20 +262,20 @@ static void rpc_failed_outputs(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c
 
 /* A record that names something only a failed call returned would fail
  * the same way: it is skipped like the failed call. */
-static int rpc_names_failed(const rpc_state *s, const sbt_cm_call *c)
+static int rpcu_names_failed(const rpcu_state *s, const sbt_cm_call *c)
 {
 	if (!s->nfailed)
 		return 0;
-	return rpc_failed_has(s, c->handle) || rpc_failed_has(s, c->parent) ||
-	       rpc_failed_has(s, c->stream) || rpc_failed_has(s, c->event) || rpc_failed_has(s, c->ctx) ||
-	       (rpc_failed_has(s, c->dst) && rpc_ranges_find(&s->ranges, c->dst) < 0) ||
-	       (rpc_failed_has(s, c->src) && rpc_ranges_find(&s->ranges, c->src) < 0) ||
-	       (rpc_failed_has(s, c->host) && rpc_ranges_find(&s->ranges, c->host) < 0);
+	return rpcu_failed_has(s, c->handle) || rpcu_failed_has(s, c->parent) ||
+	       rpcu_failed_has(s, c->stream) || rpcu_failed_has(s, c->event) || rpcu_failed_has(s, c->ctx) ||
+	       (rpcu_failed_has(s, c->dst) && rpcu_ranges_find(&s->ranges, c->dst) < 0) ||
+	       (rpcu_failed_has(s, c->src) && rpcu_ranges_find(&s->ranges, c->src) < 0) ||
+	       (rpcu_failed_has(s, c->host) && rpcu_ranges_find(&s->ranges, c->host) < 0);
 }
 
 /* ---- the test double's not-run report ----------------------------------------------------- */
 
-void rpc_not_run_check(rpc_state *s, const char *kernel)
+void rpcu_not_run_check(rpcu_state *s, const char *kernel)
 {
 	unsigned long long n;
 	const char *name = kernel ? kernel : s->last_kernel;
@@ -307,14 +312,14 @@ void rpc_not_run_check(rpc_state *s, const char *kernel)
 		        s->drv.path);
 }
 
-int rpc_current_ordinal(rpc_state *s)
+int rpcu_current_ordinal(rpcu_state *s)
 {
-	rpc_obj *o = s->cur_ctx_cap ? rpc_objs_get(&s->objs, RPC_O_CTX, s->cur_ctx_cap) : NULL;
+	rpcu_obj *o = s->cur_ctx_cap ? rpcu_objs_get(&s->objs, RPCU_O_CTX, s->cur_ctx_cap) : NULL;
 	return o ? o->ordinal : s->device_base;
 }
 
-rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *capturing_out,
-                             rp_diag *diag)
+rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *capturing_out,
+                              rp_diag *diag)
 {
 	int capturing = 0;
 	CUstream live = NULL;
@@ -322,10 +327,10 @@ rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *cap
 		/* The per-thread default stream of the capturing thread: a blocking
 		 * stream of our own (it synchronizes with the legacy stream, as a
 		 * per-thread default stream does), one per thread and context. */
-		rpc_thread *t = rpc_thread_get(s, s->tid);
+		rpcu_thread *t = rpcu_thread_get(s, s->tid);
 		unsigned i, slot = 4;
 		if (!t)
-			return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 		for (i = 0; i < 4; i++)
 			if (t->pt_stream[i] && t->pt_ctx[i] == s->cur_ctx_cap)
 				slot = i;
@@ -335,14 +340,14 @@ rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *cap
 				if (!t->pt_stream[i])
 					slot = i;
 			if (slot == 4)
-				return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
-				                "thread %llu used per-thread default streams in more than 4 contexts",
-				                (unsigned long long)s->tid);
+				return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED,
+				                 "thread %llu used per-thread default streams in more than 4 contexts",
+				                 (unsigned long long)s->tid);
 			if (!s->drv.p_cuStreamCreate)
-				return rpc_missing(s, diag, "cuStreamCreate");
+				return rpcu_missing(s, diag, "cuStreamCreate");
 			r = s->drv.p_cuStreamCreate(&t->pt_stream[slot], CU_STREAM_DEFAULT);
 			if (r != CUDA_SUCCESS)
-				return rpc_cufail(s, diag, "cuStreamCreate", r, "for the per-thread default stream");
+				return rpcu_cufail(s, diag, "cuStreamCreate", r, "for the per-thread default stream");
 			t->pt_ctx[slot] = s->cur_ctx_cap;
 		}
 		if (slot < 4) {
@@ -350,10 +355,10 @@ rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *cap
 			capturing = t->pt_capturing[slot];
 		}
 	} else if (cap != 0 && cap != (uint64_t)(uintptr_t)CU_STREAM_LEGACY) {
-		rpc_obj *o = rpc_objs_get(&s->objs, RPC_O_STREAM, cap);
+		rpcu_obj *o = rpcu_objs_get(&s->objs, RPCU_O_STREAM, cap);
 		if (!o)
-			return rpc_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
-			                (unsigned long long)cap);
+			return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "stream 0x%llx was never created in the trace",
+			                 (unsigned long long)cap);
 		live = (CUstream)(uintptr_t)o->live;
 		capturing = o->capturing;
 	}
@@ -365,44 +370,7 @@ rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *cap
 
 /* ---- dispatch ------------------------------------------------------------------------ */
 
-/* Calls a keyframe restore replays before its snapshot: those that make or
- * drop objects.  Work (launches, copies, memsets, syncs) is left out: the
- * snapshot holds its results. */
-static int rpc_is_state_kind(sbt_cm_kind k)
-{
-	switch (k) {
-	case SBT_CM_K_cuInit: case SBT_CM_K_cuDeviceGet: case SBT_CM_K_cuCtxCreate:
-	case SBT_CM_K_cuCtxDestroy: case SBT_CM_K_cuCtxSetCurrent: case SBT_CM_K_cuCtxPushCurrent:
-	case SBT_CM_K_cuCtxPopCurrent: case SBT_CM_K_cuDevicePrimaryCtxRetain:
-	case SBT_CM_K_cuDevicePrimaryCtxRelease: case SBT_CM_K_cuDevicePrimaryCtxReset:
-	case SBT_CM_K_cuModuleLoad: case SBT_CM_K_cuModuleLoadData: case SBT_CM_K_cuModuleLoadDataEx:
-	case SBT_CM_K_cuModuleLoadFatBinary: case SBT_CM_K_cuModuleUnload:
-	case SBT_CM_K_cuModuleGetFunction: case SBT_CM_K_cuModuleGetGlobal:
-	case SBT_CM_K_cuLibraryLoadData: case SBT_CM_K_cuLibraryLoadFromFile:
-	case SBT_CM_K_cuLibraryUnload: case SBT_CM_K_cuLibraryGetKernel:
-	case SBT_CM_K_cuLibraryGetModule: case SBT_CM_K_cuLibraryGetGlobal:
-	case SBT_CM_K_cuKernelGetFunction:
-	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
-	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
-	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
-	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
-	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
-	case SBT_CM_K_cuStreamCreate: case SBT_CM_K_cuStreamCreateWithPriority:
-	case SBT_CM_K_cuStreamDestroy: case SBT_CM_K_cuStreamBeginCapture:
-	case SBT_CM_K_cuStreamEndCapture: case SBT_CM_K_cuEventCreate: case SBT_CM_K_cuEventDestroy:
-	case SBT_CM_K_tsVaWindow: case SBT_CM_K_cuKernelSetAttribute: case SBT_CM_K_cuFuncSetAttribute:
-	case SBT_CM_K_cuGraphInstantiate: case SBT_CM_K_cuGraphExecDestroy: case SBT_CM_K_cuGraphDestroy:
-	case SBT_CM_K_cuTexObjectCreate: case SBT_CM_K_cuTexObjectDestroy:
-	case SBT_CM_K_cuSurfObjectCreate: case SBT_CM_K_cuSurfObjectDestroy:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-static int rpc_kind_of(const rpc_state *s, uint32_t type, sbt_cm_kind *out)
+static int rpcu_kind_of(const rpcu_state *s, uint32_t type, sbt_cm_kind *out)
 {
 	int16_t k;
 	if (type < s->type_lo || type - s->type_lo >= s->ntypes)
@@ -414,91 +382,180 @@ static int rpc_kind_of(const rpc_state *s, uint32_t type, sbt_cm_kind *out)
 	return 1;
 }
 
-static rp_status rpc_dispatch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
-{
-	switch (k) {
-	case SBT_CM_K_cuLaunchKernel: case SBT_CM_K_cuLaunchKernelEx:
-	case SBT_CM_K_cuLaunchCooperativeKernel:
-		return rpc_exec_launch(s, k, c, diag);
-	case SBT_CM_K_cuMemAlloc: case SBT_CM_K_cuMemAllocPitch: case SBT_CM_K_cuMemAllocAsync:
-	case SBT_CM_K_cuMemAllocFromPoolAsync: case SBT_CM_K_cuMemAllocManaged:
-	case SBT_CM_K_cuMemAllocHost: case SBT_CM_K_cuMemHostAlloc: case SBT_CM_K_cuMemHostRegister:
-	case SBT_CM_K_cuMemFree: case SBT_CM_K_cuMemFreeAsync: case SBT_CM_K_cuMemFreeHost:
-	case SBT_CM_K_cuMemHostUnregister: case SBT_CM_K_cuMemCreate: case SBT_CM_K_cuMemRelease:
-	case SBT_CM_K_cuMemAddressReserve: case SBT_CM_K_cuMemAddressFree: case SBT_CM_K_cuMemMap:
-	case SBT_CM_K_cuMemUnmap: case SBT_CM_K_cuMemSetAccess:
-	case SBT_CM_K_cuMemcpy: case SBT_CM_K_cuMemcpyAsync: case SBT_CM_K_cuMemcpyHtoD:
-	case SBT_CM_K_cuMemcpyHtoDAsync: case SBT_CM_K_cuMemcpyDtoH: case SBT_CM_K_cuMemcpyDtoHAsync:
-	case SBT_CM_K_cuMemcpyDtoD: case SBT_CM_K_cuMemcpyDtoDAsync: case SBT_CM_K_cuMemcpyPeer:
-	case SBT_CM_K_cuMemcpyPeerAsync: case SBT_CM_K_cuMemcpy2D: case SBT_CM_K_cuMemcpy2DUnaligned:
-	case SBT_CM_K_cuMemcpy2DAsync: case SBT_CM_K_cuMemcpy3D: case SBT_CM_K_cuMemcpy3DAsync:
-	case SBT_CM_K_cuMemsetD8: case SBT_CM_K_cuMemsetD16: case SBT_CM_K_cuMemsetD32:
-	case SBT_CM_K_cuMemsetD2D8: case SBT_CM_K_cuMemsetD2D16: case SBT_CM_K_cuMemsetD2D32:
-	case SBT_CM_K_cuMemsetD8Async: case SBT_CM_K_cuMemsetD16Async: case SBT_CM_K_cuMemsetD32Async:
-	case SBT_CM_K_cuMemsetD2D8Async: case SBT_CM_K_cuMemsetD2D16Async:
-	case SBT_CM_K_cuMemsetD2D32Async: case SBT_CM_K_tsSnapshot:
-		return rpc_exec_memory(s, k, c, diag);
-	default:
-		return rpc_exec_control(s, k, c, diag);
-	}
-}
-
 /* One record: decode, skip what failed at capture, make the capturing
  * thread's context current, dispatch. */
-static rp_status rpc_run_record(rpc_state *s, const sbt_record *rec, rp_diag *diag)
+static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *diag)
 {
 	sbt_cm_kind k;
 	sbt_cm_call c;
-	rpc_thread *t;
+	rpcu_thread *t;
 	rp_status st;
 
 	s->seq = rec->seq;
 	s->tid = rec->thread;
 	s->call = NULL;
-	if (!rpc_kind_of(s, rec->type, &k)) {
+	if (!rpcu_kind_of(s, rec->type, &k)) {
 		const char *name = sbt_reader_type_name(s->trace, rec->type);
 		s->call = name && *name ? name : "unnamed type";
-		return rpc_fail(s, diag, RP_ERR_UNSUPPORTED,
-		                "type %u is not a call of the CUDA record model, so this backend cannot "
-		                "replay it", rec->type);
+		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED,
+		                 "type %u is not a call of the CUDA record model, so this backend cannot "
+		                 "replay it", rec->type);
 	}
 	s->call = sbt_cm_type_name(k);
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
-		return rpc_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
-		                rec->payload_len);
+		return rpcu_fail(s, diag, RP_ERR_DECODE, "the payload (%zu bytes) could not be decoded",
+		                 rec->payload_len);
 	s->ptds = c.ptds != 0;
 	if (k != SBT_CM_K_tsSnapshot && c.result != CUDA_SUCCESS) {
 		/* It failed at capture and changed nothing there: it is expected to
 		 * fail the same way, so it is not re-issued, and what it "returned"
 		 * is remembered so that records naming it are skipped too. */
-		rpc_failed_outputs(s, k, &c, 0);
+		rpcu_failed_outputs(s, k, &c, 0);
 		if (k == SBT_CM_K_cuStreamEndCapture)
-			rpc_capture_abandon(s, &c);
+			rpcu_capture_abandon(s, &c);
 		return RP_OK;
 	}
-	rpc_failed_outputs(s, k, &c, 1);
-	if (rpc_names_failed(s, &c)) {
-		rpc_failed_outputs(s, k, &c, 0); /* what it returned is as unusable */
+	rpcu_failed_outputs(s, k, &c, 1);
+	if (rpcu_names_failed(s, &c)) {
+		rpcu_failed_outputs(s, k, &c, 0); /* what it returned is as unusable */
 		return RP_OK;
 	}
 	/* Restoring a keyframe: objects only, but work recorded into a graph
 	 * by stream capture is part of the graph, an object. */
-	if (s->state_only && !rpc_is_state_kind(k) && !(c.capture_status && s->capturing))
+	if (s->state_only && !rpcu_exec_is_state(k) && !(c.capture_status && s->capturing))
 		return RP_OK;
-	t = rpc_thread_get(s, rec->thread);
+	t = rpcu_thread_get(s, rec->thread);
 	if (!t)
-		return rpc_fail(s, diag, RP_ERR_NOMEM, "out of memory");
+		return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	if (t->depth) {
-		st = rpc_ctx_use(s, t->stack[t->depth - 1], diag);
+		st = rpcu_ctx_use(s, t->stack[t->depth - 1], diag);
 		if (st != RP_OK)
 			return st;
 	}
-	return rpc_dispatch(s, k, &c, diag);
+	return rpcu_exec(s, k, &c, diag);
+}
+
+/* ---- teardown ----------------------------------------------------------------------- */
+
+void rpcu_teardown(rpcu_state *s)
+{
+	const rpcu_driver *d = &s->drv;
+	size_t i, k;
+
+	/* Wait for everything in flight, in every context the trace made. */
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_CTX && !o->dead && d->p_cuCtxSetCurrent((CUcontext)(uintptr_t)o->live) ==
+		                                             CUDA_SUCCESS)
+			d->p_cuCtxSynchronize();
+	}
+	rpcu_stages_poll(s, 1);
+	while (s->ncopies)
+		rpcu_copy_drop(s, s->ncopies - 1);
+	for (i = s->ranges.n; i-- > 0;) {
+		if (s->ranges.v[i].ctx)
+			d->p_cuCtxSetCurrent(s->ranges.v[i].ctx);
+		rpcu_range_release(s, i, 1);
+	}
+	for (i = 0; i < s->nvmaps; i++)
+		d->p_cuMemUnmap((CUdeviceptr)s->vmaps[i].live, s->vmaps[i].size);
+	s->nvmaps = 0;
+	while (s->npieces)
+		rpcu_piece_free(s, s->npieces - 1);
+	rpcu_windows_close(s);
+	for (i = 0; i < s->nthreads; i++)
+		for (k = 0; k < 4; k++)
+			if (s->threads[i].pt_stream[k] && d->p_cuStreamDestroy)
+				d->p_cuStreamDestroy(s->threads[i].pt_stream[k]);
+	/* Graphs: executables before the graphs they came from. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < s->objs.cap; i++) {
+			rpcu_obj *o = &s->objs.slot[i];
+			if (o->dead || o->kind != (k ? RPCU_O_GRAPH : RPCU_O_GRAPHEXEC))
+				continue;
+			if (o->ctx)
+				d->p_cuCtxSetCurrent(o->ctx);
+			if (k && d->p_cuGraphDestroy)
+				d->p_cuGraphDestroy((CUgraph)(uintptr_t)o->live);
+			else if (!k && d->p_cuGraphExecDestroy)
+				d->p_cuGraphExecDestroy((CUgraphExec)(uintptr_t)o->live);
+			rpcu_objs_del(&s->objs, o);
+		}
+	for (i = 0; i < s->ngraph_bufs; i++)
+		free(s->graph_bufs[i]);
+	free(s->graph_bufs);
+	s->graph_bufs = NULL;
+	s->ngraph_bufs = s->cap_graph_bufs = 0;
+	/* Objects, contexts last; each made current in its own context. */
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_NONE || o->dead || o->kind == RPCU_O_CTX)
+			continue;
+		if (o->ctx)
+			d->p_cuCtxSetCurrent(o->ctx);
+		if (o->kind == RPCU_O_EVENT && d->p_cuEventDestroy)
+			d->p_cuEventDestroy((CUevent)(uintptr_t)o->live);
+		else if (o->kind == RPCU_O_STREAM && o->live && d->p_cuStreamDestroy)
+			d->p_cuStreamDestroy((CUstream)(uintptr_t)o->live);
+		else if (o->kind == RPCU_O_MEMHANDLE && d->p_cuMemRelease)
+			d->p_cuMemRelease((CUmemGenericAllocationHandle)o->live);
+		else if (o->kind == RPCU_O_MODULE && !o->parent && d->p_cuModuleUnload)
+			d->p_cuModuleUnload((CUmodule)(uintptr_t)o->live);
+	}
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind == RPCU_O_LIBRARY && !o->dead && d->p_cuLibraryUnload)
+			d->p_cuLibraryUnload((CUlibrary)(uintptr_t)o->live);
+	}
+	d->p_cuCtxSetCurrent(NULL);
+	for (i = 0; i < s->objs.cap; i++) {
+		rpcu_obj *o = &s->objs.slot[i];
+		if (o->kind != RPCU_O_CTX || o->dead)
+			continue;
+		if (!o->primary && d->p_cuCtxDestroy) {
+			d->p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
+		} else if (o->primary && d->p_cuDevicePrimaryCtxRelease) {
+			CUdevice dev;
+			if (d->p_cuDeviceGet(&dev, o->ordinal) == CUDA_SUCCESS)
+				while (o->retains--)
+					d->p_cuDevicePrimaryCtxRelease(dev);
+		}
+	}
+	d->p_cuCtxSetCurrent(NULL);
+	rpcu_objs_free(&s->objs);
+	rpcu_ranges_free(&s->ranges);
+	free(s->pieces);
+	free(s->copies);
+	free(s->stages);
+	free(s->threads);
+	free(s->vmaps);
+	free(s->scratch);
+	s->pieces = NULL;
+	s->copies = NULL;
+	s->stages = NULL;
+	s->threads = NULL;
+	s->vmaps = NULL;
+	s->scratch = NULL;
+	s->npieces = s->cap_pieces = s->ncopies = s->cap_copies = 0;
+	s->nstages = s->stage_head = s->cap_stages = s->nthreads = s->cap_threads = 0;
+	s->cap_vmaps = 0;
+	s->copy_bytes = s->stage_bytes = 0;
+	s->cur_ctx_cap = 0;
+	s->cur_ctx = NULL;
+	s->granularity = 0;
+	s->restore_seq = 0;
+	s->snap_left = 0;
+	s->state_only = 0;
+	free(s->failed_caps);
+	s->failed_caps = NULL;
+	s->nfailed = s->cap_failed = 0;
+	s->capturing = 0;
+	s->not_run_seq = 0;
 }
 
 /* ---- backend entry points ------------------------------------------------------------- */
 
-static rp_status rpc_build_types(rpc_state *s, rp_diag *diag)
+static rp_status rpcu_build_types(rpcu_state *s, rp_diag *diag)
 {
 	uint32_t type, lo = UINT32_MAX, hi = 0;
 	const char *name;
@@ -537,18 +594,18 @@ static rp_status rpc_build_types(rpc_state *s, rp_diag *diag)
 
 /* The highest --device ordinal accepted; keeps ordinal + captured device
  * within an int. */
-#define RPC_MAX_DEVICE_ORDINAL 1024
+#define RPCU_MAX_DEVICE_ORDINAL 1024
 
 /* --device N: a plain decimal ordinal (no sign, no spaces). */
-static rp_status rpc_parse_ordinal(const char *text, int *out, rp_diag *diag)
+static rp_status rpcu_parse_ordinal(const char *text, int *out, rp_diag *diag)
 {
 	const char *p;
 	long v = 0;
-	for (p = text; *p >= '0' && *p <= '9' && v <= RPC_MAX_DEVICE_ORDINAL; p++)
+	for (p = text; *p >= '0' && *p <= '9' && v <= RPCU_MAX_DEVICE_ORDINAL; p++)
 		v = v * 10 + (*p - '0');
-	if (p == text || *p || v > RPC_MAX_DEVICE_ORDINAL) {
+	if (p == text || *p || v > RPCU_MAX_DEVICE_ORDINAL) {
 		rp_diag_set(diag, "--device: expected a CUDA device ordinal from 0 to %d, got '%s'",
-		            RPC_MAX_DEVICE_ORDINAL, text);
+		            RPCU_MAX_DEVICE_ORDINAL, text);
 		return RP_ERR_USAGE;
 	}
 	*out = (int)v;
@@ -556,7 +613,7 @@ static rp_status rpc_parse_ordinal(const char *text, int *out, rp_diag *diag)
 }
 
 /* --streams single|multi -> 1 for single. */
-static rp_status rpc_parse_streams(const char *text, int *single_out, rp_diag *diag)
+static rp_status rpcu_parse_streams(const char *text, int *single_out, rp_diag *diag)
 {
 	if (text && strcmp(text, "single") == 0) {
 		*single_out = 1;
@@ -570,24 +627,24 @@ static rp_status rpc_parse_streams(const char *text, int *single_out, rp_diag *d
 }
 
 /* rp_backend_ops.check_option: every value the parsers above refuse. */
-static rp_status rpc_check_option(const rp_option_value *o, rp_diag *diag)
+static rp_status rpcu_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	int ignored;
 	if (strcmp(o->name, "--streams") == 0)
-		return rpc_parse_streams(o->value, &ignored, diag);
+		return rpcu_parse_streams(o->value, &ignored, diag);
 	if (strcmp(o->name, "--device") == 0)
-		return rpc_parse_ordinal(o->value ? o->value : "", &ignored, diag);
+		return rpcu_parse_ordinal(o->value ? o->value : "", &ignored, diag);
 	return RP_OK;
 }
 
-static rp_status rpc_parse_options(rpc_state *s, const rp_backend_open_args *args, rp_diag *diag)
+static rp_status rpcu_parse_options(rpcu_state *s, const rp_backend_open_args *args, rp_diag *diag)
 {
 	size_t i;
 	rp_status st;
 	for (i = 0; i < args->noptions; i++) {
 		const rp_option_value *o = &args->options[i];
 		if (strcmp(o->name, "--streams") == 0) {
-			st = rpc_parse_streams(o->value, &s->single_stream, diag);
+			st = rpcu_parse_streams(o->value, &s->single_stream, diag);
 			if (st != RP_OK)
 				return st;
 		} else if (strcmp(o->name, "--cuda-no-reserve") == 0) {
@@ -597,13 +654,13 @@ static rp_status rpc_parse_options(rpc_state *s, const rp_backend_open_args *arg
 		}
 	}
 	if (args->device)
-		return rpc_parse_ordinal(args->device, &s->device_base, diag);
+		return rpcu_parse_ordinal(args->device, &s->device_base, diag);
 	return RP_OK;
 }
 
-static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
+static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, rp_diag *diag)
 {
-	rpc_state *s = calloc(1, sizeof(*s));
+	rpcu_state *s = calloc(1, sizeof(*s));
 	rp_status st;
 
 	if (!s) {
@@ -612,10 +669,10 @@ static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp
 	}
 	s->trace = args->trace;
 	s->quiet = args->quiet;
-	st = rpc_parse_options(s, args, diag);
+	st = rpcu_parse_options(s, args, diag);
 	if (st != RP_OK)
 		goto out_fail;
-	st = rpc_driver_open(&s->drv, &s->device_count, diag);
+	st = rpcu_driver_open(&s->drv, &s->device_count, diag);
 	if (st != RP_OK)
 		goto out_fail;
 	if (s->device_base >= s->device_count) {
@@ -624,14 +681,14 @@ static rp_status rpc_open(const rp_backend_open_args *args, void **state_out, rp
 		st = RP_ERR_USAGE;
 		goto out_fail;
 	}
-	st = rpc_build_types(s, diag);
+	st = rpcu_build_types(s, diag);
 	if (st != RP_OK)
 		goto out_fail;
-	st = rpc_windows_scan(s, diag);
+	st = rpcu_windows_scan(s, diag);
 	if (st != RP_OK)
 		goto out_fail;
 	s->windows_pending = s->nwindows != 0;
-	*(void **)&s->drv.not_run = dlsym(s->drv.dl, RPC_NOT_RUN_SYMBOL);
+	*(void **)&s->drv.not_run = dlsym(s->drv.dl, RPCU_NOT_RUN_SYMBOL);
 	if (s->drv.not_run)
 		s->not_run_seen = s->drv.not_run(); /* the process's count so far */
 	*state_out = s;
@@ -643,30 +700,30 @@ out_fail:
 	return st;
 }
 
-static rp_status rpc_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
+static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
 {
-	rpc_state *s = state;
+	rpcu_state *s = state;
 	(void)flags; /* fast-forwarded records build state exactly like the others */
-	rpc_copies_release_served(s);
-	rpc_stages_poll(s, 0);
-	return rpc_run_record(s, rec, diag);
+	rpcu_copies_release_served(s);
+	rpcu_stages_poll(s, 0);
+	return rpcu_run_record(s, rec, diag);
 }
 
-static rp_status rpc_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
-                                rp_diag *diag)
+static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
+                                 rp_diag *diag)
 {
-	rpc_state *s = state;
-	rpc_copies_release_served(s);
-	return rpc_checkpoint_bytes(s, expected, bytes_out, diag);
+	rpcu_state *s = state;
+	rpcu_copies_release_served(s);
+	return rpcu_checkpoint_bytes(s, expected, bytes_out, diag);
 }
 
 /* Restore: replay the object-making records before the marker (from the
  * random-access reader; the payload is copied because fetching a module
  * image moves that reader), then let the snapshot records that follow the
  * marker fill memory. */
-static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
+static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
 {
-	rpc_state *s = state;
+	rpcu_state *s = state;
 	sbt_cm_call kf;
 	sbt_record rec;
 	uint8_t *copy = NULL;
@@ -674,7 +731,7 @@ static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore
 	sbt_status sst;
 	rp_status st = RP_OK;
 
-	rpc_copies_release_served(s);
+	rpcu_copies_release_served(s);
 	if (sbt_cm_decode(marker->payload, marker->payload_len, &kf) != SBT_OK) {
 		rp_diag_set(diag, "keyframe seq %llu: its payload could not be decoded",
 		            (unsigned long long)marker->seq);
@@ -693,7 +750,7 @@ static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore
 	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK &&
 	       rec.seq < marker->seq) {
 		sbt_cm_kind k;
-		if (!rpc_kind_of(s, rec.type, &k) || k == SBT_CM_K_tsSnapshot)
+		if (!rpcu_kind_of(s, rec.type, &k) || k == SBT_CM_K_tsSnapshot)
 			continue;
 		if (rec.payload_len > copy_cap) {
 			uint8_t *n = realloc(copy, rec.payload_len);
@@ -709,7 +766,7 @@ static rp_status rpc_keyframe(void *state, const sbt_record *marker, int restore
 			memcpy(copy, rec.payload, rec.payload_len);
 		rec.payload = copy;
 		s->state_only = 1;
-		st = rpc_run_record(s, &rec, diag);
+		st = rpcu_run_record(s, &rec, diag);
 		s->state_only = 0;
 		if (st != RP_OK)
 			goto out_free;
@@ -730,27 +787,27 @@ out_free:
 
 /* A partial keyframe (the capture-start keyframe of the default policy)
  * is no place to start: the memory made while recording is not in it. */
-static int rpc_keyframe_is_start(const sbt_record *marker)
+static int rpcu_keyframe_is_start(const sbt_record *marker)
 {
 	sbt_cm_call kf;
 	return sbt_cm_decode(marker->payload, marker->payload_len, &kf) == SBT_OK &&
 	       !(kf.flags & SBT_CM_KF_PARTIAL);
 }
 
-static rp_status rpc_reset(void *state, rp_diag *diag)
+static rp_status rpcu_reset(void *state, rp_diag *diag)
 {
-	rpc_state *s = state;
+	rpcu_state *s = state;
 	(void)diag;
-	rpc_teardown(s);
+	rpcu_teardown(s);
 	return RP_OK;
 }
 
-static void rpc_close(void *state)
+static void rpcu_close(void *state)
 {
-	rpc_state *s = state;
+	rpcu_state *s = state;
 	if (!s)
 		return;
-	rpc_teardown(s);
+	rpcu_teardown(s);
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
@@ -759,16 +816,16 @@ static void rpc_close(void *state)
 	free(s);
 }
 
-const rp_backend_ops rpc_backend_ops = {
+const rp_backend_ops rpcu_backend_ops = {
 	.name = "cuda",
 	.api = SBT_CM_API_CUDA,
-	.open = rpc_open,
-	.execute = rpc_execute,
-	.checkpoint = rpc_checkpoint,
-	.keyframe = rpc_keyframe,
-	.keyframe_is_start = rpc_keyframe_is_start,
-	.reset = rpc_reset,
-	.close = rpc_close,
-	.options = rpc_options,
-	.check_option = rpc_check_option,
+	.open = rpcu_open,
+	.execute = rpcu_execute,
+	.checkpoint = rpcu_checkpoint,
+	.keyframe = rpcu_keyframe,
+	.keyframe_is_start = rpcu_keyframe_is_start,
+	.reset = rpcu_reset,
+	.close = rpcu_close,
+	.options = rpcu_options,
+	.check_option = rpcu_check_option,
 };

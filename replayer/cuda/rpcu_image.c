@@ -1,5 +1,5 @@
 /*
- * rpc_image.c - which GPU architecture a module image is built for, so that
+ * rpcu_image.c - which GPU architecture a module image is built for, so that
  * a load the driver refuses with CUDA_ERROR_NO_BINARY_FOR_GPU can name both
  * the image's architecture and the device's.
  *
@@ -15,31 +15,31 @@
  *   real H100 traces (../shared/gpu-fixtures/fixed-va-prototype).
  * Every offset is checked against the length given; nothing is trusted.
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define RPC_EM_CUDA 190u
-#define RPC_FATBIN_ENTRY_MIN 32u
+#define RPCU_EM_CUDA 190u
+#define RPCU_FATBIN_ENTRY_MIN 32u
 
-static uint32_t rpc_img_u16(const uint8_t *p)
+static uint32_t rpcu_img_u16(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
-static uint32_t rpc_img_u32(const uint8_t *p)
+static uint32_t rpcu_img_u32(const uint8_t *p)
 {
-	return rpc_img_u16(p) | (uint32_t)rpc_img_u16(p + 2) << 16;
+	return rpcu_img_u16(p) | (uint32_t)rpcu_img_u16(p + 2) << 16;
 }
 
-static uint64_t rpc_img_u64(const uint8_t *p)
+static uint64_t rpcu_img_u64(const uint8_t *p)
 {
-	return (uint64_t)rpc_img_u32(p) | (uint64_t)rpc_img_u32(p + 4) << 32;
+	return (uint64_t)rpcu_img_u32(p) | (uint64_t)rpcu_img_u32(p + 4) << 32;
 }
 
 /* Append "sm_N" (once) to buf. */
-static void rpc_img_note(char *buf, size_t buflen, unsigned arch, const char *kind)
+static void rpcu_img_note(char *buf, size_t buflen, unsigned arch, const char *kind)
 {
 	char one[32];
 	size_t used = strlen(buf);
@@ -49,17 +49,17 @@ static void rpc_img_note(char *buf, size_t buflen, unsigned arch, const char *ki
 	snprintf(buf + used, buflen - used, "%s%s", used ? ", " : "", one);
 }
 
-static unsigned rpc_img_elf_arch(const uint8_t *p, size_t len)
+static unsigned rpcu_img_elf_arch(const uint8_t *p, size_t len)
 {
 	uint32_t flags;
 	if (len < 52 || memcmp(p, "\177ELF", 4) != 0 || p[4] != 2 || p[5] != 1 ||
-	    rpc_img_u16(p + 18) != RPC_EM_CUDA)
+	    rpcu_img_u16(p + 18) != RPCU_EM_CUDA)
 		return 0;
-	flags = rpc_img_u32(p + 48);
+	flags = rpcu_img_u32(p + 48);
 	return p[8] >= 8 ? (flags >> 8) & 0xffu : flags & 0xffu;
 }
 
-unsigned rpc_image_arch(const void *img, size_t len, char *buf, size_t buflen)
+unsigned rpcu_image_arch(const void *img, size_t len, char *buf, size_t buflen)
 {
 	const uint8_t *p = img;
 	unsigned arch, first = 0;
@@ -69,27 +69,27 @@ unsigned rpc_image_arch(const void *img, size_t len, char *buf, size_t buflen)
 		buf[0] = '\0';
 	if (!p || !buflen)
 		return 0;
-	arch = rpc_img_elf_arch(p, len);
+	arch = rpcu_img_elf_arch(p, len);
 	if (arch) {
-		rpc_img_note(buf, buflen, arch, "");
+		rpcu_img_note(buf, buflen, arch, "");
 		return arch;
 	}
-	if (len < 16 || rpc_img_u32(p) != SBT_CM_FATBIN_MAGIC)
+	if (len < 16 || rpcu_img_u32(p) != SBT_CM_FATBIN_MAGIC)
 		return 0;
-	off = rpc_img_u16(p + 6);
-	body = rpc_img_u64(p + 8);
+	off = rpcu_img_u16(p + 6);
+	body = rpcu_img_u64(p + 8);
 	if (off < 16 || off > len || body > len - off)
 		return 0;
 	body += off;
-	while (off + RPC_FATBIN_ENTRY_MIN <= body) {
+	while (off + RPCU_FATBIN_ENTRY_MIN <= body) {
 		const uint8_t *e = p + off;
-		uint32_t kind = rpc_img_u16(e), hsize = rpc_img_u32(e + 4);
-		uint64_t size = rpc_img_u64(e + 8);
-		arch = rpc_img_u32(e + 28);
-		if (hsize < RPC_FATBIN_ENTRY_MIN || hsize > body - off || size > body - off - hsize)
+		uint32_t kind = rpcu_img_u16(e), hsize = rpcu_img_u32(e + 4);
+		uint64_t size = rpcu_img_u64(e + 8);
+		arch = rpcu_img_u32(e + 28);
+		if (hsize < RPCU_FATBIN_ENTRY_MIN || hsize > body - off || size > body - off - hsize)
 			break;
 		if (arch && arch < 1000) {
-			rpc_img_note(buf, buflen, arch, kind == 1 ? " (PTX)" : "");
+			rpcu_img_note(buf, buflen, arch, kind == 1 ? " (PTX)" : "");
 			if (!first)
 				first = arch;
 		}

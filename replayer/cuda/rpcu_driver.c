@@ -1,12 +1,12 @@
 /*
- * rpc_driver.c - finding the CUDA driver at run time: dlopen, entry points
+ * rpcu_driver.c - finding the CUDA driver at run time: dlopen, entry points
  * through cuGetProcAddress at the ABI version each PFN type belongs to,
  * and the "no driver" / "no GPU" verdicts.
  *
  * The driver stays loaded until the process exits: drivers start threads
  * and register handlers that must not outlive their code.
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -16,8 +16,8 @@
 /* The exported symbol of each entry point at the version we ask for, for
  * drivers without cuGetProcAddress (before CUDA 11.3): the ones whose ABI
  * changed by then (64-bit sizes in 3.2, the context stack in 4.0, ...)
- * carry _v2 at the versions RPC_DRIVER_LIST asks for. */
-static const char *rpc_driver_export(const char *name)
+ * carry _v2 at the versions RPCU_DRIVER_LIST asks for. */
+static const char *rpcu_driver_export(const char *name)
 {
 	static const char *const v2[] = {
 		"cuCtxCreate", "cuCtxDestroy", "cuDevicePrimaryCtxRelease", "cuModuleGetGlobal",
@@ -36,7 +36,7 @@ static const char *rpc_driver_export(const char *name)
 	return name;
 }
 
-const char *rpc_cu_name(const rpc_driver *d, CUresult r, char *buf, size_t len)
+const char *rpcu_cu_name(const rpcu_driver *d, CUresult r, char *buf, size_t len)
 {
 	const char *name = NULL;
 	if (d->p_cuGetErrorName)
@@ -45,7 +45,7 @@ const char *rpc_cu_name(const rpc_driver *d, CUresult r, char *buf, size_t len)
 	return buf;
 }
 
-rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag)
+rp_status rpcu_driver_open(rpcu_driver *d, int *device_count, rp_diag *diag)
 {
 	const char *env = getenv("TRACESMITH_CUDA_DRIVER");
 	const char *path = env && *env ? env : "libcuda.so.1";
@@ -69,7 +69,7 @@ rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag)
 	/* Ask for each entry point at its own version, with the legacy default
 	 * stream: the per-thread one is chosen per record with
 	 * CU_STREAM_PER_THREAD instead. */
-#define RPC_X_RESOLVE(name, ver, req)                                                             \
+#define RPCU_X_RESOLVE(name, ver, req)                                                             \
 	{                                                                                             \
 		void *fn_ = NULL;                                                                         \
 		CUdriverProcAddressQueryResult q_ = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                 \
@@ -81,7 +81,7 @@ rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag)
 			if (gpa1(#name, &fn_, ver, CU_GET_PROC_ADDRESS_LEGACY_STREAM) != CUDA_SUCCESS)        \
 				fn_ = NULL;                                                                       \
 		} else {                                                                                  \
-			fn_ = dlsym(d->dl, rpc_driver_export(#name));                                    \
+			fn_ = dlsym(d->dl, rpcu_driver_export(#name));                                    \
 		}                                                                                         \
 		*(void **)&d->p_##name = fn_;                                                             \
 		if (!fn_ && (req)) {                                                                      \
@@ -89,19 +89,19 @@ rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag)
 			return RP_ERR_UNSUPPORTED;                                                            \
 		}                                                                                         \
 	}
-	RPC_DRIVER_LIST(RPC_X_RESOLVE)
-#undef RPC_X_RESOLVE
+	RPCU_DRIVER_LIST(RPCU_X_RESOLVE)
+#undef RPCU_X_RESOLVE
 	r = d->p_cuInit(0);
 	if (r != CUDA_SUCCESS) {
 		rp_diag_set(diag, "CUDA driver found but no GPU: cuInit failed with %s (driver %s)",
-		            rpc_cu_name(d, r, err, sizeof(err)), path);
+		            rpcu_cu_name(d, r, err, sizeof(err)), path);
 		return RP_ERR_UNSUPPORTED;
 	}
 	r = d->p_cuDeviceGetCount(&count);
 	if (r != CUDA_SUCCESS || count <= 0) {
 		if (r != CUDA_SUCCESS)
 			rp_diag_set(diag, "CUDA driver found but no GPU: cuDeviceGetCount failed with %s "
-			            "(driver %s)", rpc_cu_name(d, r, err, sizeof(err)), path);
+			            "(driver %s)", rpcu_cu_name(d, r, err, sizeof(err)), path);
 		else
 			rp_diag_set(diag, "CUDA driver found but no GPU: cuDeviceGetCount reports %d devices "
 			            "(driver %s)", count, path);

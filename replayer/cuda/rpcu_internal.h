@@ -1,5 +1,5 @@
 /*
- * rpc_internal.h - internals of the CUDA replay backend (prefix rpc_).
+ * rpcu_internal.h - internals of the CUDA replay backend (prefix rpcu_).
  *
  * The backend replays the compute record model (serializer/sbt_compute.h)
  * through a driver it dlopens: libcuda.so.1, or TRACESMITH_CUDA_DRIVER.
@@ -8,12 +8,12 @@
  * whose cudaTypedefs.h PFN type the backend calls it through.
  *
  * State a replay keeps:
- *   - objects: captured handle -> live handle, per kind (rpc_obj, hashed);
- *   - address ranges: captured address range -> live address (rpc_range,
+ *   - objects: captured handle -> live handle, per kind (rpcu_obj, hashed);
+ *   - address ranges: captured address range -> live address (rpcu_range,
  *     sorted), for device allocations, module globals, pinned host memory
  *     and VMM reservations.  A device allocation inside a VA window of the
  *     trace is mapped at its captured address in the replay's reservation
- *     of that window ("granules", rpc_window.c); elsewhere it is placed at
+ *     of that window ("granules", rpcu_window.c); elsewhere it is placed at
  *     its captured address when the driver lets us reserve it ("pieces":
  *     granularity-aligned reservations backed by cuMemCreate); otherwise
  *     it is allocated anywhere and pointer-valued kernel parameters are
@@ -21,15 +21,15 @@
  *   - handles and addresses only calls that failed at capture returned
  *     (records naming them are skipped), and host buffers graphs captured
  *     in the replay use;
- *   - copies whose host destination a checkpoint will ask for (rpc_copy);
- *   - host buffers of async uploads still in flight (rpc_stage);
+ *   - copies whose host destination a checkpoint will ask for (rpcu_copy);
+ *   - host buffers of async uploads still in flight (rpcu_stage);
  *   - per captured thread: its context stack and per-thread stream.
  *
  * Everything is single-threaded: the core calls one backend entry at a
  * time.
  */
-#ifndef TRACESMITH_RPC_INTERNAL_H
-#define TRACESMITH_RPC_INTERNAL_H
+#ifndef TRACESMITH_RPCU_INTERNAL_H
+#define TRACESMITH_RPCU_INTERNAL_H
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -45,7 +45,7 @@
 /* X(name, ABI version, required): the PFN_<name>_v<version> type of
  * cudaTypedefs.h is the one the backend calls it through, and the version
  * is what it asks cuGetProcAddress for, so the variant matches the type. */
-#define RPC_DRIVER_LIST(X)                                                     \
+#define RPCU_DRIVER_LIST(X)                                                     \
 	X(cuGetErrorName, 6000, 0) X(cuInit, 2000, 1)                              \
 	X(cuDeviceGetCount, 2000, 1) X(cuDeviceGet, 2000, 1)                       \
 	X(cuDevicePrimaryCtxRetain, 7000, 0) X(cuDevicePrimaryCtxRelease, 11000, 0)\
@@ -100,40 +100,40 @@
 /* The libcuda test double's count of launches that ran nothing (no host
  * twin for the kernel): tests/doubles/cuda/tcd_ext.h defines it; looked up
  * with dlsym, absent from real drivers. */
-#define RPC_NOT_RUN_SYMBOL "tscuda_double_launches_not_run"
-typedef unsigned long long (*rpc_not_run_fn)(void);
+#define RPCU_NOT_RUN_SYMBOL "tscuda_double_launches_not_run"
+typedef unsigned long long (*rpcu_not_run_fn)(void);
 
-typedef struct rpc_driver {
+typedef struct rpcu_driver {
 	void *dl;
 	char path[256];
-	rpc_not_run_fn not_run;   /* NULL unless the driver is the test double */
-#define RPC_X_MEMBER(name, ver, req) PFN_##name##_v##ver p_##name;
-	RPC_DRIVER_LIST(RPC_X_MEMBER)
-#undef RPC_X_MEMBER
-} rpc_driver;
+	rpcu_not_run_fn not_run;   /* NULL unless the driver is the test double */
+#define RPCU_X_MEMBER(name, ver, req) PFN_##name##_v##ver p_##name;
+	RPCU_DRIVER_LIST(RPCU_X_MEMBER)
+#undef RPCU_X_MEMBER
+} rpcu_driver;
 
 /* ---- objects --------------------------------------------------------------- */
 
-typedef enum rpc_kind {
-	RPC_O_NONE = 0,
-	RPC_O_DEVICE,   /* captured CUdevice -> live CUdevice (ordinal in aux) */
-	RPC_O_CTX,      /* a context the trace created or retained */
-	RPC_O_MODULE,
-	RPC_O_LIBRARY,
-	RPC_O_FUNCTION,
-	RPC_O_KERNEL,
-	RPC_O_STREAM,
-	RPC_O_EVENT,
-	RPC_O_MEMHANDLE,
-	RPC_O_GRAPH,    /* a graph made by stream capture in the replay */
-	RPC_O_GRAPHEXEC,
-	RPC_O_TEXOBJ    /* a texture or surface object */
-} rpc_kind;
+typedef enum rpcu_kind {
+	RPCU_O_NONE = 0,
+	RPCU_O_DEVICE,   /* captured CUdevice -> live CUdevice (ordinal in aux) */
+	RPCU_O_CTX,      /* a context the trace created or retained */
+	RPCU_O_MODULE,
+	RPCU_O_LIBRARY,
+	RPCU_O_FUNCTION,
+	RPCU_O_KERNEL,
+	RPCU_O_STREAM,
+	RPCU_O_EVENT,
+	RPCU_O_MEMHANDLE,
+	RPCU_O_GRAPH,    /* a graph made by stream capture in the replay */
+	RPCU_O_GRAPHEXEC,
+	RPCU_O_TEXOBJ    /* a texture or surface object */
+} rpcu_kind;
 
-typedef struct rpc_obj {
+typedef struct rpcu_obj {
 	uint64_t cap;       /* the captured handle */
 	uint64_t live;      /* the live handle (0 for streams in single mode) */
-	uint8_t kind;       /* rpc_kind; RPC_O_NONE: empty slot */
+	uint8_t kind;       /* rpcu_kind; RPCU_O_NONE: empty slot */
 	uint8_t dead;       /* a deleted slot (probing continues past it) */
 	uint8_t primary;    /* contexts: a retained primary context */
 	uint8_t capturing;  /* streams: between Begin/EndCapture */
@@ -142,34 +142,34 @@ typedef struct rpc_obj {
 	uint64_t parent;    /* captured module/library/kernel it came from */
 	CUcontext ctx;      /* live context current when it was made */
 	char *name;         /* functions and kernels: owned */
-} rpc_obj;
+} rpcu_obj;
 
-typedef struct rpc_objs {
-	rpc_obj *slot;
+typedef struct rpcu_objs {
+	rpcu_obj *slot;
 	size_t cap;         /* power of two */
 	size_t used;        /* live + dead slots */
-} rpc_objs;
+} rpcu_objs;
 
 /* NULL when absent. */
-rpc_obj *rpc_objs_get(rpc_objs *t, rpc_kind kind, uint64_t cap);
+rpcu_obj *rpcu_objs_get(rpcu_objs *t, rpcu_kind kind, uint64_t cap);
 /* Add or replace; NULL when out of memory. */
-rpc_obj *rpc_objs_put(rpc_objs *t, rpc_kind kind, uint64_t cap);
-void rpc_objs_del(rpc_objs *t, rpc_obj *o);
-void rpc_objs_free(rpc_objs *t);
+rpcu_obj *rpcu_objs_put(rpcu_objs *t, rpcu_kind kind, uint64_t cap);
+void rpcu_objs_del(rpcu_objs *t, rpcu_obj *o);
+void rpcu_objs_free(rpcu_objs *t);
 
 /* ---- address ranges ---------------------------------------------------------- */
 
-typedef enum rpc_rkind {
-	RPC_R_DEVICE = 1,   /* cuMemAlloc and friends (sub says which) */
-	RPC_R_HOST,         /* pinned/registered host memory */
-	RPC_R_GLOBAL,       /* a module or library global */
-	RPC_R_VMM           /* a cuMemAddressReserve range */
-} rpc_rkind;
+typedef enum rpcu_rkind {
+	RPCU_R_DEVICE = 1,   /* cuMemAlloc and friends (sub says which) */
+	RPCU_R_HOST,         /* pinned/registered host memory */
+	RPCU_R_GLOBAL,       /* a module or library global */
+	RPCU_R_VMM           /* a cuMemAddressReserve range */
+} rpcu_rkind;
 
-typedef struct rpc_range {
+typedef struct rpcu_range {
 	uint64_t cap, size; /* captured [cap, cap + size) */
 	uint64_t live;      /* live address of cap */
-	uint8_t kind;       /* rpc_rkind */
+	uint8_t kind;       /* rpcu_rkind */
 	uint8_t moved;      /* live != cap */
 	uint8_t pieces;     /* device memory backed by the reservation pieces */
 	uint8_t sub;        /* SBT_CM_MEM_* of the allocating record */
@@ -181,25 +181,25 @@ typedef struct rpc_range {
 	void *host_buf;     /* registered host memory: our buffer (owned) */
 	uint64_t kernel_seq;   /* last launch given a pointer into it, 0: none */
 	char kernel[64];       /* that launch's kernel name */
-} rpc_range;
+} rpcu_range;
 
-typedef struct rpc_ranges {
-	rpc_range *v;       /* sorted by cap, never overlapping */
+typedef struct rpcu_ranges {
+	rpcu_range *v;       /* sorted by cap, never overlapping */
 	size_t n, cap;
-} rpc_ranges;
+} rpcu_ranges;
 
 /* Index of the range holding addr, or -1. */
-long rpc_ranges_find(const rpc_ranges *m, uint64_t addr);
+long rpcu_ranges_find(const rpcu_ranges *m, uint64_t addr);
 /* Index of the first range overlapping [addr, addr + len), or -1. */
-long rpc_ranges_overlap(const rpc_ranges *m, uint64_t addr, uint64_t len);
+long rpcu_ranges_overlap(const rpcu_ranges *m, uint64_t addr, uint64_t len);
 /* Insert r (which must not overlap any range); -1 when out of memory. */
-int rpc_ranges_insert(rpc_ranges *m, const rpc_range *r);
-void rpc_ranges_remove(rpc_ranges *m, size_t i);
+int rpcu_ranges_insert(rpcu_ranges *m, const rpcu_range *r);
+void rpcu_ranges_remove(rpcu_ranges *m, size_t i);
 /* The live address of captured [addr, addr + len): 0 and *live_out set when
  * one range holds it all; -1 otherwise (*index_out: the range holding addr,
  * or -1). */
-int rpc_ranges_translate(const rpc_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
-                         long *index_out);
+int rpcu_ranges_translate(const rpcu_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
+                          long *index_out);
 /*
  * Pointer-valued words of a kernel parameter buffer: every 8-byte slot the
  * layout names (size 8), or with no layout every 8-byte-aligned word.  A
@@ -207,55 +207,55 @@ int rpc_ranges_translate(const rpc_ranges *m, uint64_t addr, uint64_t len, uint6
  * this launch (seq, kernel); when the range moved, the value is rewritten
  * to the live address.  Returns the number of values rewritten.
  */
-size_t rpc_ranges_patch_params(rpc_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
-                               size_t nlayout, uint64_t seq, const char *kernel);
+size_t rpcu_ranges_patch_params(rpcu_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
+                                size_t nlayout, uint64_t seq, const char *kernel);
 /* The same rewrite over device data [buf, buf + len) that will live at
  * captured address dst (alignment follows dst): values inside moved ranges
  * only.  Returns the number of values rewritten. */
-size_t rpc_ranges_patch_data(const rpc_ranges *m, uint8_t *buf, size_t len, uint64_t dst);
-void rpc_ranges_free(rpc_ranges *m);
+size_t rpcu_ranges_patch_data(const rpcu_ranges *m, uint8_t *buf, size_t len, uint64_t dst);
+void rpcu_ranges_free(rpcu_ranges *m);
 
 /* ---- the backend's state ------------------------------------------------------ */
 
 /* A granularity-aligned reservation at a captured address, backed by one
  * cuMemCreate allocation.  refs: live captured allocations inside it;
  * a piece with none stays mapped (for address reuse) until teardown. */
-typedef struct rpc_piece {
+typedef struct rpcu_piece {
 	uint64_t base, size;
 	CUmemGenericAllocationHandle handle;
 	unsigned refs;
-} rpc_piece;
+} rpcu_piece;
 
 /*
- * A device address window (see rpc_window.c): capture placed device
+ * A device address window (see rpcu_window.c): capture placed device
  * allocations inside [base, base + size) of captured device `device`, and
  * the replay reserves the same range once and maps allocations at their
  * captured addresses inside it.  From a tsVaWindow record, or the default
  * window when the trace has none and its allocations lie there.
  */
-typedef struct rpc_window {
+typedef struct rpcu_window {
 	int device;          /* captured device ordinal */
 	uint64_t base, size;
 	uint8_t from_record; /* a tsVaWindow record (else the default window) */
 	uint8_t tried;       /* reservation attempted in this run */
 	uint8_t reserved;    /* held at exactly base in this run */
 	char why[160];       /* tried and not reserved: why */
-} rpc_window;
+} rpcu_window;
 
-/* The default window of captured device n: RPC_WINDOW_BASE + n *
- * RPC_WINDOW_SIZE (what same-address capture reserves without a record). */
-#define RPC_WINDOW_BASE 0x200000000000ull
-#define RPC_WINDOW_SIZE ((uint64_t)512 << 30)
-#define RPC_WINDOW_MAX_DEVICES 16
+/* The default window of captured device n: RPCU_WINDOW_BASE + n *
+ * RPCU_WINDOW_SIZE (what same-address capture reserves without a record). */
+#define RPCU_WINDOW_BASE 0x200000000000ull
+#define RPCU_WINDOW_SIZE ((uint64_t)512 << 30)
+#define RPCU_WINDOW_MAX_DEVICES 16
 
 /* One mapped granule of a window: live allocations touching it. */
-typedef struct rpc_granule {
+typedef struct rpcu_granule {
 	uint64_t addr;
 	unsigned refs;
-} rpc_granule;
+} rpcu_granule;
 
 /* The replay's result of a copy a checkpoint may name. */
-typedef struct rpc_copy {
+typedef struct rpcu_copy {
 	uint64_t seq;          /* the copy's record */
 	uint8_t *ptr;          /* its bytes: buf, or live pinned memory */
 	uint8_t *buf;          /* owned, or NULL */
@@ -269,34 +269,34 @@ typedef struct rpc_copy {
 	uint64_t alloc_cap, alloc_size, alloc_seq, kernel_seq;
 	uint8_t alloc_sub;
 	char kernel[64];
-} rpc_copy;
+} rpcu_copy;
 
 /* Host bytes of an async upload, kept until its event says it is done. */
-typedef struct rpc_stage {
+typedef struct rpcu_stage {
 	void *buf;
 	size_t len;
 	CUevent done;
 	CUcontext ctx;
-} rpc_stage;
+} rpcu_stage;
 
 /* Per captured thread: its context stack and its per-thread stream. */
-#define RPC_CTX_DEPTH 16
-typedef struct rpc_thread {
+#define RPCU_CTX_DEPTH 16
+typedef struct rpcu_thread {
 	uint64_t tid;
-	uint64_t stack[RPC_CTX_DEPTH]; /* captured contexts, [depth - 1] current */
+	uint64_t stack[RPCU_CTX_DEPTH]; /* captured contexts, [depth - 1] current */
 	unsigned depth;
 	uint64_t pt_ctx[4];            /* captured context of each per-thread stream */
 	CUstream pt_stream[4];
 	uint8_t pt_capturing[4];
-} rpc_thread;
+} rpcu_thread;
 
 /* An application VMM mapping (cuMemMap), for teardown. */
-typedef struct rpc_vmap {
+typedef struct rpcu_vmap {
 	uint64_t live, size;
-} rpc_vmap;
+} rpcu_vmap;
 
-typedef struct rpc_state {
-	rpc_driver drv;
+typedef struct rpcu_state {
+	rpcu_driver drv;
 	sbt_reader *trace;
 	int quiet;
 	/* options */
@@ -310,24 +310,24 @@ typedef struct rpc_state {
 	size_t ntypes;
 	int16_t *kind_of;       /* -1: not a model type */
 	/* replay state (reset clears it) */
-	rpc_objs objs;
-	rpc_ranges ranges;
-	rpc_piece *pieces;      /* sorted by base */
+	rpcu_objs objs;
+	rpcu_ranges ranges;
+	rpcu_piece *pieces;      /* sorted by base */
 	size_t npieces, cap_pieces;
-	rpc_copy *copies;
+	rpcu_copy *copies;
 	size_t ncopies, cap_copies;
 	uint64_t copy_bytes;
-	rpc_stage *stages;      /* FIFO: [stage_head, nstages) */
+	rpcu_stage *stages;      /* FIFO: [stage_head, nstages) */
 	size_t nstages, stage_head, cap_stages;
 	uint64_t stage_bytes;
-	rpc_thread *threads;
+	rpcu_thread *threads;
 	size_t nthreads, cap_threads;
-	rpc_vmap *vmaps;
+	rpcu_vmap *vmaps;
 	size_t nvmaps, cap_vmaps;
-	rpc_window *windows;    /* from the scan at open; kept across runs */
+	rpcu_window *windows;    /* from the scan at open; kept across runs */
 	size_t nwindows;
 	int windows_pending;    /* some window not tried yet in this run */
-	rpc_granule *granules;  /* sorted by addr */
+	rpcu_granule *granules;  /* sorted by addr */
 	size_t ngranules, cap_granules;
 	int first_device;       /* captured ordinal of the first cuDeviceGet, -1: none */
 	uint64_t *failed_caps;  /* sorted: handles only calls that failed at capture returned */
@@ -359,105 +359,181 @@ typedef struct rpc_state {
 	int warned_texobj;
 	int noted_mismatch;
 	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
-} rpc_state;
+} rpcu_state;
 
-/* ---- rpc_driver.c ----------------------------------------------------------- */
+/* ---- rpcu_driver.c ----------------------------------------------------------- */
 
 /* Open the driver and check for a device: RP_OK, or a message that says
  * which is missing. */
-rp_status rpc_driver_open(rpc_driver *d, int *device_count, rp_diag *diag);
+rp_status rpcu_driver_open(rpcu_driver *d, int *device_count, rp_diag *diag);
 /* "CUDA_ERROR_INVALID_VALUE (1)" into buf. */
-const char *rpc_cu_name(const rpc_driver *d, CUresult r, char *buf, size_t len);
+const char *rpcu_cu_name(const rpcu_driver *d, CUresult r, char *buf, size_t len);
 
-/* ---- rpc_backend.c: messages and shared helpers -------------------------------- */
+/* ---- rpcu_backend.c: messages and shared helpers -------------------------------- */
 
 /* Write "record seq N (cuda.X): <message>" into diag; returns st. */
-rp_status rpc_fail(rpc_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
+rp_status rpcu_fail(rpcu_state *s, rp_diag *diag, rp_status st, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* A failed driver call: names the call, the result and what it was for. */
-rp_status rpc_cufail(rpc_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what);
+rp_status rpcu_cufail(rpcu_state *s, rp_diag *diag, const char *fn, CUresult r, const char *what);
 /* A driver entry point the trace needs and the driver lacks. */
-rp_status rpc_missing(rpc_state *s, rp_diag *diag, const char *fn);
-void rpc_warn(rpc_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+rp_status rpcu_missing(rpcu_state *s, rp_diag *diag, const char *fn);
+/* A driver entry point the record needs: RP_OK, or rpcu_missing's message. */
+rp_status rpcu_need(rpcu_state *s, const void *fn, const char *name, rp_diag *diag);
+#define RPCU_NEED(fn) rpcu_need(s, (const void *)(uintptr_t)s->drv.p_##fn, #fn, diag)
+void rpcu_warn(rpcu_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The calling captured thread (created on first use); NULL: out of memory. */
-rpc_thread *rpc_thread_get(rpc_state *s, uint64_t tid);
+rpcu_thread *rpcu_thread_get(rpcu_state *s, uint64_t tid);
 /* Make the captured context cap current in the replay. */
-rp_status rpc_ctx_use(rpc_state *s, uint64_t cap, rp_diag *diag);
+rp_status rpcu_ctx_use(rpcu_state *s, uint64_t cap, rp_diag *diag);
 /* The live stream for a captured stream handle of the current record
  * (special handles, per-thread streams and --streams single included);
  * *capturing_out: the stream is being captured into a graph. */
-rp_status rpc_stream_resolve(rpc_state *s, uint64_t cap, CUstream *out, int *capturing_out,
-                             rp_diag *diag);
+rp_status rpcu_stream_resolve(rpcu_state *s, uint64_t cap, CUstream *out, int *capturing_out,
+                              rp_diag *diag);
 /* The live device ordinal of the current context. */
-int rpc_current_ordinal(rpc_state *s);
+int rpcu_current_ordinal(rpcu_state *s);
 /* Remember / ask whether a captured handle was only ever returned by a call
  * that failed at capture (records naming it are skipped). */
-void rpc_failed_note(rpc_state *s, uint64_t cap);
-int rpc_failed_has(const rpc_state *s, uint64_t cap);
+void rpcu_failed_note(rpcu_state *s, uint64_t cap);
+int rpcu_failed_has(const rpcu_state *s, uint64_t cap);
 /* After a launch: ask the test double whether it ran nothing, and say so
  * once per kernel. */
-void rpc_not_run_check(rpc_state *s, const char *kernel);
+void rpcu_not_run_check(rpcu_state *s, const char *kernel);
 
-/* ---- rpc_window.c: VA windows and their granules ----------------------------------------- */
+/* ---- rpcu_window.c: VA windows and their granules ----------------------------------------- */
 
 /* Read the trace once (at open): tsVaWindow records, the default windows
  * its allocations lie in, the first cuDeviceGet. */
-rp_status rpc_windows_scan(rpc_state *s, rp_diag *diag);
+rp_status rpcu_windows_scan(rpcu_state *s, rp_diag *diag);
 /* Reserve the windows of the device at live ordinal `ordinal` not tried in
  * this run (its context is current). */
-void rpc_windows_open(rpc_state *s, int ordinal);
+void rpcu_windows_open(rpcu_state *s, int ordinal);
 /* The window holding all of [addr, addr + len), NULL for none. */
-rpc_window *rpc_window_of(rpc_state *s, uint64_t addr, uint64_t len);
+rpcu_window *rpcu_window_of(rpcu_state *s, uint64_t addr, uint64_t len);
 /* Map every granule of [cap, cap + size) inside w (reserving w first if
  * needed) and take a reference on each: 0, or -1 with why (nothing taken). */
-int rpc_granules_acquire(rpc_state *s, rpc_window *w, uint64_t cap, uint64_t size, char *why,
-                         size_t whylen);
+int rpcu_granules_acquire(rpcu_state *s, rpcu_window *w, uint64_t cap, uint64_t size, char *why,
+                          size_t whylen);
 /* Drop the references; granules left with none are unmapped. */
-void rpc_granules_release(rpc_state *s, uint64_t cap, uint64_t size);
+void rpcu_granules_release(rpcu_state *s, uint64_t cap, uint64_t size);
 /* Unmap every granule and free every window (teardown). */
-void rpc_windows_close(rpc_state *s);
+void rpcu_windows_close(rpcu_state *s);
 
-/* ---- rpc_image.c: module image architectures ---------------------------------------------- */
+/* ---- rpcu_image.c: module image architectures ---------------------------------------------- */
 
 /* The SM architecture an image is built for (90 for sm_90): an ELF cubin's
  * e_flags, or each fatbin entry's arch field (written as "sm_90, sm_80"
  * into buf).  0 when unknown. */
-unsigned rpc_image_arch(const void *img, size_t len, char *buf, size_t buflen);
+unsigned rpcu_image_arch(const void *img, size_t len, char *buf, size_t buflen);
 
-/* ---- rpc_exec.c: contexts, modules, launches, streams, events ------------------- */
+/* ---- rpcu_exec.c: contexts, modules, launches, streams, events ------------------- */
 
-rp_status rpc_exec_control(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-rp_status rpc_exec_launch(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* Replay one decoded record through the table of calls. */
+rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The kind is a state record, replayed while restoring a keyframe. */
+int rpcu_exec_is_state(sbt_cm_kind k);
+rp_status rpcu_exec_launch(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* Work recorded while its stream was being captured into a graph (or on a
  * stream the replay has capturing) is skipped unless the replay is
  * capturing too, which puts it in the replay's graph. */
-int rpc_capture_skip(const rpc_state *s, const sbt_cm_call *c, int capturing);
+int rpcu_capture_skip(const rpcu_state *s, const sbt_cm_call *c, int capturing);
 /* A cuStreamEndCapture that failed at capture (the capture was
  * invalidated): the replay's capture of that stream is ended too and its
  * graph dropped, so the stream is usable again. */
-void rpc_capture_abandon(rpc_state *s, const sbt_cm_call *c);
+void rpcu_capture_abandon(rpcu_state *s, const sbt_cm_call *c);
 
-/* ---- rpc_mem.c: allocations, copies, memsets, VMM, checkpoints, teardown ---------- */
+/* ---- rpcu_place.c: allocations, pinned host memory, VMM, captured ranges ----------- */
 
-rp_status rpc_exec_memory(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
-/* Texture and surface objects (rpc_mem.c: their resources are memory). */
-rp_status rpc_exec_texobj(rpc_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 /* Add a range, first dropping (and releasing) any stale range it overlaps:
  * the trace freed those through a call it did not record. */
-rp_status rpc_mem_add_range(rpc_state *s, const rpc_range *r, rp_diag *diag);
+rp_status rpcu_mem_add_range(rpcu_state *s, const rpcu_range *r, rp_diag *diag);
 /* Drop the globals of a module or library being unloaded. */
-void rpc_mem_forget_owner(rpc_state *s, uint64_t owner);
+void rpcu_mem_forget_owner(rpcu_state *s, uint64_t owner);
 /* A context is going: forget the memory made in it (it goes with it). */
-void rpc_mem_forget_ctx(rpc_state *s, CUcontext ctx);
+void rpcu_mem_forget_ctx(rpcu_state *s, CUcontext ctx);
+/* Undo what made range i, then forget it.  Returns the failing driver
+ * result (the range is forgotten either way). */
+CUresult rpcu_range_release(rpcu_state *s, size_t i, int driver);
+/* Unmap and free piece i and drop it from the table (teardown). */
+void rpcu_piece_free(rpcu_state *s, size_t i);
+rp_status rpcu_alloc_device(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_alloc_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* cuMemFree, cuMemFreeAsync. */
+rp_status rpcu_exec_free(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* cuMemFreeHost, cuMemHostUnregister. */
+rp_status rpcu_exec_free_host(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+/* The application's own VMM calls. */
+rp_status rpcu_do_cuMemCreate(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemRelease(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemAddressReserve(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemAddressFree(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemMap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemUnmap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+rp_status rpcu_do_cuMemSetAccess(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpcu_stage.c: host buffers of async uploads and of copies kept for checkpoints -- */
+
 /* Release every host buffer of an async upload whose event has fired;
  * wait: wait for all of them. */
-void rpc_stages_poll(rpc_state *s, int wait);
+void rpcu_stages_poll(rpcu_state *s, int wait);
+/* An event recorded on stream now, in the current context; NULL if the
+ * driver cannot make one (the caller then waits for the stream). */
+CUevent rpcu_mark(rpcu_state *s, CUstream stream);
+/* Keep buf (owned from here on) until the work on stream so far has run. */
+rp_status rpcu_stage_push(rpcu_state *s, void *buf, size_t len, CUstream stream, rp_diag *diag);
+/* Remember a copy's result for its checkpoint.  src_cap: the captured
+ * source (for the mismatch note). */
+rpcu_copy *rpcu_copy_add(rpcu_state *s, uint8_t *ptr, uint8_t *buf, uint64_t len, uint64_t vstart,
+                         uint64_t src_cap);
+/* Drop kept copy i (its buffer and event). */
+void rpcu_copy_drop(rpcu_state *s, size_t i);
 /* Free the copies already returned to the core. */
-void rpc_copies_release_served(rpc_state *s);
-rp_status rpc_checkpoint_bytes(rpc_state *s, const sbt_checkpoint *cp, const void **bytes_out,
-                               rp_diag *diag);
-/* Free every live object and forget them all (reset, close). */
-void rpc_teardown(rpc_state *s);
+void rpcu_copies_release_served(rpcu_state *s);
+
+/* ---- rpcu_copy.c: copies and memsets -------------------------------------------------- */
+
+/* The kind is a stream-ordered (async) copy or memset. */
+int rpcu_is_async(sbt_cm_kind k);
+/* The live address of captured [addr, addr + len), or a message naming what. */
+rp_status rpcu_translate(rpcu_state *s, uint64_t addr, uint64_t len, const char *what, uint64_t *live,
+                         rp_diag *diag);
+/* The blob id, which must hold exactly size bytes, read into *out (owned). */
+rp_status rpcu_blob_exact(rpcu_state *s, uint64_t id, uint64_t size, uint8_t **out, rp_diag *diag);
+/* Copies and memsets on the live stream of their record; a kind that is
+ * not async was host-synchronous, so they wait for the stream after it. */
+rp_status rpcu_copy_htod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_dtoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_dtod(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_htoh(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_any(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                        rp_diag *diag);
+rp_status rpcu_copy_peer(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                         rp_diag *diag);
+rp_status rpcu_copy_3d(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+rp_status rpcu_memset(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream, rp_diag *diag);
+/* A copy or memset recorded during stream capture, issued into the
+ * replay's capture of the same stream. */
+rp_status rpcu_capture_work(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, CUstream stream,
+                            rp_diag *diag);
+
+/* ---- rpcu_snapshot.c: keyframe snapshots ------------------------------------------------ */
+
+rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
+
+/* ---- rpcu_check.c: checkpoints ---------------------------------------------------------- */
+
+/* The bytes checkpoint cp asks for (borrowed, valid until the next call). */
+rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
+                                rp_diag *diag);
+
+/* ---- rpcu_texobj.c: texture and surface objects ----------------------------------------- */
+
+rp_status rpcu_exec_texobj(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag);
 
 #endif

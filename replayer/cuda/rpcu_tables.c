@@ -1,10 +1,10 @@
 /*
- * rpc_tables.c - the CUDA backend's two lookup structures: captured handle
+ * rpcu_tables.c - the CUDA backend's two lookup structures: captured handle
  * -> live object (open addressing on (kind, handle)), and captured address
  * range -> live address (a sorted array searched by bisection), with the
  * pointer patching that uses it.  No driver calls here.
  */
-#include "replayer/cuda/rpc_internal.h"
+#include "replayer/cuda/rpcu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 /* ---- objects ------------------------------------------------------------------ */
 
-static size_t rpc_objs_hash(rpc_kind kind, uint64_t cap)
+static size_t rpcu_objs_hash(rpcu_kind kind, uint64_t cap)
 {
 	uint64_t x = cap ^ ((uint64_t)kind << 56) ^ 0x9e3779b97f4a7c15ull;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -22,22 +22,22 @@ static size_t rpc_objs_hash(rpc_kind kind, uint64_t cap)
 
 /* The slot of (kind, cap), or the first free slot of its probe sequence
  * (the first dead one if any) when absent; NULL on an empty table. */
-static rpc_obj *rpc_objs_slot(rpc_objs *t, rpc_kind kind, uint64_t cap, int *found)
+static rpcu_obj *rpcu_objs_slot(rpcu_objs *t, rpcu_kind kind, uint64_t cap, int *found)
 {
 	size_t mask, i, n;
-	rpc_obj *grave = NULL;
+	rpcu_obj *grave = NULL;
 	*found = 0;
 	if (!t->cap)
 		return NULL;
 	mask = t->cap - 1;
-	for (i = rpc_objs_hash(kind, cap) & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
-		rpc_obj *o = &t->slot[i];
+	for (i = rpcu_objs_hash(kind, cap) & mask, n = 0; n < t->cap; i = (i + 1) & mask, n++) {
+		rpcu_obj *o = &t->slot[i];
 		if (o->dead) {
 			if (!grave)
 				grave = o;
 			continue;
 		}
-		if (o->kind == RPC_O_NONE)
+		if (o->kind == RPCU_O_NONE)
 			return grave ? grave : o;
 		if (o->kind == kind && o->cap == cap) {
 			*found = 1;
@@ -47,27 +47,27 @@ static rpc_obj *rpc_objs_slot(rpc_objs *t, rpc_kind kind, uint64_t cap, int *fou
 	return grave;
 }
 
-rpc_obj *rpc_objs_get(rpc_objs *t, rpc_kind kind, uint64_t cap)
+rpcu_obj *rpcu_objs_get(rpcu_objs *t, rpcu_kind kind, uint64_t cap)
 {
 	int found;
-	rpc_obj *o = rpc_objs_slot(t, kind, cap, &found);
+	rpcu_obj *o = rpcu_objs_slot(t, kind, cap, &found);
 	return found ? o : NULL;
 }
 
-static int rpc_objs_grow(rpc_objs *t)
+static int rpcu_objs_grow(rpcu_objs *t)
 {
-	rpc_objs n = {0};
+	rpcu_objs n = {0};
 	size_t i;
 	n.cap = t->cap ? t->cap * 2 : 64;
 	n.slot = calloc(n.cap, sizeof(*n.slot));
 	if (!n.slot)
 		return -1;
 	for (i = 0; i < t->cap; i++) {
-		rpc_obj *o = &t->slot[i];
+		rpcu_obj *o = &t->slot[i];
 		int found;
-		if (o->kind == RPC_O_NONE || o->dead)
+		if (o->kind == RPCU_O_NONE || o->dead)
 			continue;
-		*rpc_objs_slot(&n, (rpc_kind)o->kind, o->cap, &found) = *o;
+		*rpcu_objs_slot(&n, (rpcu_kind)o->kind, o->cap, &found) = *o;
 		n.used++;
 	}
 	free(t->slot);
@@ -75,14 +75,14 @@ static int rpc_objs_grow(rpc_objs *t)
 	return 0;
 }
 
-rpc_obj *rpc_objs_put(rpc_objs *t, rpc_kind kind, uint64_t cap)
+rpcu_obj *rpcu_objs_put(rpcu_objs *t, rpcu_kind kind, uint64_t cap)
 {
 	int found;
-	rpc_obj *o;
+	rpcu_obj *o;
 	/* Keep at most half the slots used (dead ones count: they lengthen probes). */
-	if ((t->used + 1) * 2 > t->cap && rpc_objs_grow(t) != 0)
+	if ((t->used + 1) * 2 > t->cap && rpcu_objs_grow(t) != 0)
 		return NULL;
-	o = rpc_objs_slot(t, kind, cap, &found);
+	o = rpcu_objs_slot(t, kind, cap, &found);
 	if (!o)
 		return NULL;
 	if (found) {
@@ -96,7 +96,7 @@ rpc_obj *rpc_objs_put(rpc_objs *t, rpc_kind kind, uint64_t cap)
 	return o;
 }
 
-void rpc_objs_del(rpc_objs *t, rpc_obj *o)
+void rpcu_objs_del(rpcu_objs *t, rpcu_obj *o)
 {
 	(void)t;
 	free(o->name);
@@ -104,11 +104,11 @@ void rpc_objs_del(rpc_objs *t, rpc_obj *o)
 	o->dead = 1;
 }
 
-void rpc_objs_free(rpc_objs *t)
+void rpcu_objs_free(rpcu_objs *t)
 {
 	size_t i;
 	for (i = 0; i < t->cap; i++)
-		if (t->slot[i].kind != RPC_O_NONE && !t->slot[i].dead)
+		if (t->slot[i].kind != RPCU_O_NONE && !t->slot[i].dead)
 			free(t->slot[i].name);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
@@ -117,7 +117,7 @@ void rpc_objs_free(rpc_objs *t)
 /* ---- address ranges -------------------------------------------------------------- */
 
 /* Number of ranges whose cap is <= addr. */
-static size_t rpc_ranges_upper(const rpc_ranges *m, uint64_t addr)
+static size_t rpcu_ranges_upper(const rpcu_ranges *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
@@ -130,17 +130,17 @@ static size_t rpc_ranges_upper(const rpc_ranges *m, uint64_t addr)
 	return lo;
 }
 
-long rpc_ranges_find(const rpc_ranges *m, uint64_t addr)
+long rpcu_ranges_find(const rpcu_ranges *m, uint64_t addr)
 {
-	size_t i = rpc_ranges_upper(m, addr);
+	size_t i = rpcu_ranges_upper(m, addr);
 	if (i && addr - m->v[i - 1].cap < m->v[i - 1].size)
 		return (long)(i - 1);
 	return -1;
 }
 
-long rpc_ranges_overlap(const rpc_ranges *m, uint64_t addr, uint64_t len)
+long rpcu_ranges_overlap(const rpcu_ranges *m, uint64_t addr, uint64_t len)
 {
-	size_t i = rpc_ranges_upper(m, addr);
+	size_t i = rpcu_ranges_upper(m, addr);
 	if (i && addr - m->v[i - 1].cap < m->v[i - 1].size)
 		return (long)(i - 1);
 	if (i < m->n && m->v[i].cap - addr < len)
@@ -148,18 +148,18 @@ long rpc_ranges_overlap(const rpc_ranges *m, uint64_t addr, uint64_t len)
 	return -1;
 }
 
-int rpc_ranges_insert(rpc_ranges *m, const rpc_range *r)
+int rpcu_ranges_insert(rpcu_ranges *m, const rpcu_range *r)
 {
 	size_t i;
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 64;
-		rpc_range *nv = realloc(m->v, ncap * sizeof(*nv));
+		rpcu_range *nv = realloc(m->v, ncap * sizeof(*nv));
 		if (!nv)
 			return -1;
 		m->v = nv;
 		m->cap = ncap;
 	}
-	i = rpc_ranges_upper(m, r->cap);
+	i = rpcu_ranges_upper(m, r->cap);
 	memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof(*m->v));
 	m->v[i] = *r;
 	m->v[i].moved = r->live != r->cap;
@@ -167,17 +167,17 @@ int rpc_ranges_insert(rpc_ranges *m, const rpc_range *r)
 	return 0;
 }
 
-void rpc_ranges_remove(rpc_ranges *m, size_t i)
+void rpcu_ranges_remove(rpcu_ranges *m, size_t i)
 {
 	free(m->v[i].host_buf);
 	memmove(&m->v[i], &m->v[i + 1], (m->n - i - 1) * sizeof(*m->v));
 	m->n--;
 }
 
-int rpc_ranges_translate(const rpc_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
-                         long *index_out)
+int rpcu_ranges_translate(const rpcu_ranges *m, uint64_t addr, uint64_t len, uint64_t *live_out,
+                          long *index_out)
 {
-	long i = rpc_ranges_find(m, addr);
+	long i = rpcu_ranges_find(m, addr);
 	if (index_out)
 		*index_out = i;
 	if (i < 0)
@@ -188,7 +188,7 @@ int rpc_ranges_translate(const rpc_ranges *m, uint64_t addr, uint64_t len, uint6
 	return 0;
 }
 
-static uint64_t rpc_load64(const uint8_t *p)
+static uint64_t rpcu_load64(const uint8_t *p)
 {
 	uint64_t v = 0;
 	int i;
@@ -197,7 +197,7 @@ static uint64_t rpc_load64(const uint8_t *p)
 	return v;
 }
 
-static void rpc_store64(uint8_t *p, uint64_t v)
+static void rpcu_store64(uint8_t *p, uint64_t v)
 {
 	int i;
 	for (i = 0; i < 8; i++)
@@ -206,14 +206,14 @@ static void rpc_store64(uint8_t *p, uint64_t v)
 
 /* The range a pointer value points into, one past the end included (loops
  * often pass end pointers); -1 for none. */
-static long rpc_ranges_pointee(const rpc_ranges *m, uint64_t v)
+static long rpcu_ranges_pointee(const rpcu_ranges *m, uint64_t v)
 {
 	long i;
 	if (v == 0)
 		return -1;
-	i = rpc_ranges_find(m, v);
+	i = rpcu_ranges_find(m, v);
 	if (i < 0) {
-		size_t j = rpc_ranges_upper(m, v - 1);
+		size_t j = rpcu_ranges_upper(m, v - 1);
 		if (j && v - m->v[j - 1].cap == m->v[j - 1].size)
 			i = (long)(j - 1);
 	}
@@ -221,11 +221,11 @@ static long rpc_ranges_pointee(const rpc_ranges *m, uint64_t v)
 }
 
 /* One parameter word at p: note the launch on its range, rewrite it. */
-static size_t rpc_ranges_patch_word(rpc_ranges *m, uint8_t *p, uint64_t seq, const char *kernel)
+static size_t rpcu_ranges_patch_word(rpcu_ranges *m, uint8_t *p, uint64_t seq, const char *kernel)
 {
-	uint64_t v = rpc_load64(p);
-	long i = rpc_ranges_pointee(m, v);
-	rpc_range *r;
+	uint64_t v = rpcu_load64(p);
+	long i = rpcu_ranges_pointee(m, v);
+	rpcu_range *r;
 	if (i < 0)
 		return 0;
 	r = &m->v[i];
@@ -233,12 +233,12 @@ static size_t rpc_ranges_patch_word(rpc_ranges *m, uint8_t *p, uint64_t seq, con
 	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel ? kernel : "(unnamed)");
 	if (!r->moved)
 		return 0;
-	rpc_store64(p, r->live + (v - r->cap));
+	rpcu_store64(p, r->live + (v - r->cap));
 	return 1;
 }
 
-size_t rpc_ranges_patch_params(rpc_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
-                               size_t nlayout, uint64_t seq, const char *kernel)
+size_t rpcu_ranges_patch_params(rpcu_ranges *m, uint8_t *buf, size_t len, const uint8_t *layout,
+                                size_t nlayout, uint64_t seq, const char *kernel)
 {
 	size_t i, n = 0;
 	if (layout) {
@@ -249,30 +249,30 @@ size_t rpc_ranges_patch_params(rpc_ranges *m, uint8_t *buf, size_t len, const ui
 			uint32_t size = (uint32_t)e[4] | (uint32_t)e[5] << 8 | (uint32_t)e[6] << 16 |
 			                (uint32_t)e[7] << 24;
 			if (size == 8 && off % 8 == 0 && off <= len && len - off >= 8)
-				n += rpc_ranges_patch_word(m, buf + off, seq, kernel);
+				n += rpcu_ranges_patch_word(m, buf + off, seq, kernel);
 		}
 		return n;
 	}
 	for (i = 0; i + 8 <= len; i += 8)
-		n += rpc_ranges_patch_word(m, buf + i, seq, kernel);
+		n += rpcu_ranges_patch_word(m, buf + i, seq, kernel);
 	return n;
 }
 
-size_t rpc_ranges_patch_data(const rpc_ranges *m, uint8_t *buf, size_t len, uint64_t dst)
+size_t rpcu_ranges_patch_data(const rpcu_ranges *m, uint8_t *buf, size_t len, uint64_t dst)
 {
 	size_t i = (size_t)((8 - dst % 8) % 8), n = 0;
 	for (; i + 8 <= len && i + 8 > i; i += 8) {
-		uint64_t v = rpc_load64(buf + i);
-		long k = rpc_ranges_pointee(m, v);
+		uint64_t v = rpcu_load64(buf + i);
+		long k = rpcu_ranges_pointee(m, v);
 		if (k >= 0 && m->v[k].moved) {
-			rpc_store64(buf + i, m->v[k].live + (v - m->v[k].cap));
+			rpcu_store64(buf + i, m->v[k].live + (v - m->v[k].cap));
 			n++;
 		}
 	}
 	return n;
 }
 
-void rpc_ranges_free(rpc_ranges *m)
+void rpcu_ranges_free(rpcu_ranges *m)
 {
 	size_t i;
 	for (i = 0; i < m->n; i++)
