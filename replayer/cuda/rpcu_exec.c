@@ -591,12 +591,28 @@ static rp_status rpcu_do_cuLibraryUnload(rpcu_state *s, sbt_cm_kind k, const sbt
 	return RP_OK;
 }
 
+/* A function or kernel looked up by name: its object keeps the name (owned,
+ * freed here on failure) and the module or library it came from. */
+static rp_status rpcu_named_obj(rpcu_state *s, rpcu_kind kind, const sbt_cm_call *c, uint64_t live,
+                                char *name, rp_diag *diag)
+{
+	rp_status st;
+	rpcu_obj *o = rpcu_obj_new(s, kind, c->handle, live, diag, &st);
+	if (!o) {
+		free(name);
+		return st;
+	}
+	o->name = name;
+	o->parent = c->parent;
+	return RP_OK;
+}
+
 static rp_status rpcu_do_cuModuleGetFunction(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
                                              rp_diag *diag)
 {
 	rp_status st = RP_OK;
 	CUresult r;
-	rpcu_obj *o, *p;
+	rpcu_obj *p;
 	char *name = NULL;
 	CUfunction f;
 
@@ -612,14 +628,7 @@ static rp_status rpcu_do_cuModuleGetFunction(rpcu_state *s, sbt_cm_kind k, const
 		free(name);
 		return st;
 	}
-	o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
-	if (!o) {
-		free(name);
-		return st;
-	}
-	o->name = name;
-	o->parent = c->parent;
-	return RP_OK;
+	return rpcu_named_obj(s, RPCU_O_FUNCTION, c, (uint64_t)(uintptr_t)f, name, diag);
 }
 
 static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
@@ -627,7 +636,7 @@ static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const 
 {
 	rp_status st = RP_OK;
 	CUresult r;
-	rpcu_obj *o, *p;
+	rpcu_obj *p;
 	char *name = NULL;
 	CUkernel kern;
 
@@ -643,14 +652,7 @@ static rp_status rpcu_do_cuLibraryGetKernel(rpcu_state *s, sbt_cm_kind k, const 
 		free(name);
 		return st;
 	}
-	o = rpcu_obj_new(s, RPCU_O_KERNEL, c->handle, (uint64_t)(uintptr_t)kern, diag, &st);
-	if (!o) {
-		free(name);
-		return st;
-	}
-	o->name = name;
-	o->parent = c->parent;
-	return RP_OK;
+	return rpcu_named_obj(s, RPCU_O_KERNEL, c, (uint64_t)(uintptr_t)kern, name, diag);
 }
 
 static rp_status rpcu_do_cuLibraryGetModule(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c,
@@ -679,7 +681,7 @@ static rp_status rpcu_do_cuKernelGetFunction(rpcu_state *s, sbt_cm_kind k, const
 {
 	rp_status st = RP_OK;
 	CUresult r;
-	rpcu_obj *o, *p;
+	rpcu_obj *p;
 	char *name = NULL;
 	CUfunction f;
 
@@ -691,14 +693,7 @@ static rp_status rpcu_do_cuKernelGetFunction(rpcu_state *s, sbt_cm_kind k, const
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuKernelGetFunction", r, NULL);
 	name = p->name ? strdup(p->name) : NULL;
-	o = rpcu_obj_new(s, RPCU_O_FUNCTION, c->handle, (uint64_t)(uintptr_t)f, diag, &st);
-	if (!o) {
-		free(name);
-		return st;
-	}
-	o->name = name;
-	o->parent = c->parent;
-	return RP_OK;
+	return rpcu_named_obj(s, RPCU_O_FUNCTION, c, (uint64_t)(uintptr_t)f, name, diag);
 }
 
 /* cuModuleGetGlobal, cuLibraryGetGlobal. */
