@@ -216,6 +216,7 @@ rc=$?
 set -e
 # (make asan: the sanitizer's own SEGV handler reports it instead.)
 [ "$rc" -eq 139 ] || grep -q 'AddressSanitizer: SEGV' "$T/crash.err" ||
+	{ tsan_build && grep -q 'ThreadSanitizer:DEADLYSIGNAL' "$T/crash.err"; } ||
 	fail "a fault of the program itself exited $rc, not 139 (SIGSEGV): $(cat "$T/crash.err")"
 has crash out 'crashing now'
 

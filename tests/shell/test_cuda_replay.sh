@@ -15,7 +15,8 @@ DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
-	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA
+cuda_window
 export TSCUDA_DOUBLE_QUIET=1
 export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CAP="$TOP/$BUILD/tscapture"
@@ -67,9 +68,9 @@ done
 # the default window (capture places allocations itself, deterministically).
 a1=$("$INFO" --dump "$T/cuda_driver_app.sbt" | grep -m1 'cuda.cuMemAlloc ' | sed 's/.* dst=\([0-9]*\).*/\1/')
 a2=$("$INFO" --dump "$T/cuda_runtime_like.sbt" | grep -m1 'cuda.cuMemAlloc ' | sed 's/.* dst=\([0-9]*\).*/\1/')
-[ "$a1" = 35184372088832 ] && [ "$a2" = 35184372088832 ] ||
-	fail "the captures' first allocations are at $a1 and $a2, not the window's base 0x200000000000"
-"$INFO" --dump "$T/cuda_driver_app.sbt" | grep -q 'cuda.tsVaWindow dst=35184372088832 size=549755813888' ||
+[ "$a1" = "$WIN_BASE" ] && [ "$a2" = "$WIN_BASE" ] ||
+	fail "the captures' first allocations are at $a1 and $a2, not the window's base $WIN_BASE"
+"$INFO" --dump "$T/cuda_driver_app.sbt" | grep -q "cuda.tsVaWindow dst=$WIN_BASE size=$WIN_SIZE" ||
 	fail "no window record in the driver program's trace"
 # Without the window the driver's addresses differ from run to run (measured
 # fact 1), so replay cannot rely on luck: the same program twice.

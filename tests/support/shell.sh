@@ -45,3 +45,22 @@ tsan_build() {
 	esac
 	nm -D "$tsan_bin" 2>/dev/null | grep -q ' __tsan_init$'
 }
+
+# cuda_window: sets WIN_BASE and WIN_SIZE (decimal) to the address window
+# CUDA capture places allocations in.  The default, 0x200000000000 +
+# 512 GiB, lies outside ThreadSanitizer's memory layout, so under TSan the
+# tests use 0x4000000000 + 64 GiB (TSan's low application range) and let
+# the double honour it (its measured rules take far windows only).  Call it
+# after unsetting the TRACESMITH_ and TSCUDA_ variables.
+cuda_window() {
+	if tsan_build; then
+		TRACESMITH_CUDA_VA=0x4000000000:64G
+		TSCUDA_DOUBLE_RESERVE=honour
+		export TRACESMITH_CUDA_VA TSCUDA_DOUBLE_RESERVE
+		WIN_BASE=274877906944
+		WIN_SIZE=68719476736
+	else
+		WIN_BASE=35184372088832
+		WIN_SIZE=549755813888
+	fi
+}
