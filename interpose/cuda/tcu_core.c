@@ -514,6 +514,10 @@ static void tcu_report(void)
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " module%s without image", missing,
 			                      missing == 1 ? "" : "s");
+		if (atomic_load(&tcu_g.va_kept) && n < sizeof(extra))
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " stream-ordered frees in a capture kept until exit",
+			                      atomic_load(&tcu_g.va_kept));
 		if (unplaced && n < sizeof(extra))
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " managed allocation%s at driver addresses",

@@ -189,7 +189,6 @@ typedef struct tcu_va_state {
 	size_t ndeferred, cap_deferred;
 	CUevent *idle_events; /* events of finished deferred frees, for reuse */
 	size_t nidle, cap_idle;
-	uint64_t placed;
 	_Atomic uint64_t unplaced; /* managed allocations left to the driver */
 	atomic_int unplaced_said;
 } tcu_va_state;
@@ -245,10 +244,9 @@ typedef struct tcu_state {
 	pthread_mutex_t kf_mu;
 	CUstream kf_stream;
 	/* Keyframe staging (tcu_track.c), under kf_mu: two buffers of
-	 * kf_chunk bytes, pinned when the driver gives them, and an event
+	 * TCU_KF_CHUNK bytes, pinned when the driver gives them, and an event
 	 * after each one's copy. */
 	void *kf_buf[2];
-	size_t kf_chunk;
 	int kf_pinned;
 	CUevent kf_done[2];
 	uint64_t keyframes;

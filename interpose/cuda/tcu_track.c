@@ -539,7 +539,6 @@ static int tcu_kf_staging(void)
 	int ok = tcu_g.real[TCU_FN_cuMemAllocHost_v2] && tcu_g.real[TCU_FN_cuEventCreate];
 	if (tcu_g.kf_buf[0])
 		return 0;
-	tcu_g.kf_chunk = TCU_KF_CHUNK;
 	/* Each driver call fetched as it is made: tcu_own counts them. */
 	for (int i = 0; ok && i < 2; i++)
 		ok = ((tcu_pfn_cuMemAllocHost_v2)tcu_own(TCU_FN_cuMemAllocHost_v2))(&b[i], TCU_KF_CHUNK) ==

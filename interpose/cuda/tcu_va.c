@@ -540,7 +540,6 @@ out_placed:
 	b = NULL;
 	*out = addr;
 	r = CUDA_SUCCESS;
-	tcu_g.va.placed++;
 out_unlock:
 	pthread_mutex_unlock(&tcu_g.va_mu);
 	free(b);

@@ -596,19 +596,29 @@ rp_status rpcu_do_cuMemMap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, r
 	return RP_OK;
 }
 
+/* The live address of the range [c->dst, c->dst + c->size) of a
+ * reservation the trace made. */
+static rp_status rpcu_vmm_live(rpcu_state *s, const sbt_cm_call *c, uint64_t *live, rp_diag *diag)
+{
+	long i;
+	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, live, &i) == 0)
+		return RP_OK;
+	return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
+	                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+}
+
 rp_status rpcu_do_cuMemUnmap(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag *diag)
 {
 	CUresult r;
 	uint64_t live;
-	long i;
+	rp_status st;
 	size_t m;
 
 	(void)k;
 	if (!rpcu_have_vmm(s))
 		return rpcu_vmm_missing(s, diag);
-	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-		                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+	if ((st = rpcu_vmm_live(s, c, &live, diag)) != RP_OK)
+		return st;
 	r = s->drv.p_cuMemUnmap((CUdeviceptr)live, c->size);
 	if (r != CUDA_SUCCESS)
 		return rpcu_cufail(s, diag, "cuMemUnmap", r, NULL);
@@ -624,15 +634,14 @@ rp_status rpcu_do_cuMemSetAccess(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call
 {
 	CUresult r;
 	uint64_t live;
-	long i;
+	rp_status st;
 	CUmemAccessDesc d;
 
 	(void)k;
 	if (!rpcu_have_vmm(s))
 		return rpcu_vmm_missing(s, diag);
-	if (rpcu_ranges_translate(&s->ranges, c->dst, c->size, &live, &i) != 0)
-		return rpcu_fail(s, diag, RP_ERR_NOT_FOUND, "0x%llx + %llu is not inside a reservation "
-		                 "the trace made", (unsigned long long)c->dst, (unsigned long long)c->size);
+	if ((st = rpcu_vmm_live(s, c, &live, diag)) != RP_OK)
+		return st;
 	memset(&d, 0, sizeof(d));
 	d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	d.location.id = s->device_base + (int)c->device;
