@@ -49,6 +49,16 @@ typedef enum {
 	CAP_LOG_DEBUG = 3
 } cap_log_level;
 
+/* Triggers (TRACESMITH_TRIGGER, a comma-separated list; docs/capture.md). */
+enum {
+	CAP_TRIG_RANGE = 1u << 0,    /* frames:A-B, submits:A-B or launches:A-B */
+	CAP_TRIG_KEY = 1u << 1,      /* key:NAME[:COUNT] (the Vulkan layer reads it) */
+	CAP_TRIG_SIGNAL = 1u << 2,   /* signal: SIGUSR1 opens and closes a window */
+	CAP_TRIG_APP = 1u << 3,      /* app: the in-app API (tracesmith_app.h) */
+	CAP_TRIG_PROFILER = 1u << 4, /* profiler: cuProfilerStart/cuProfilerStop */
+	CAP_TRIG_NVTX = 1u << 5      /* nvtx:NAME: inside NVTX ranges named NAME */
+};
+
 typedef struct cap_config {
 	const char *output;            /* TRACESMITH_OUTPUT, default "tracesmith.sbt" */
 	int exact_output;              /* 1: this process writes exactly `output`;
@@ -60,7 +70,22 @@ typedef struct cap_config {
 	uint64_t memory_bound;         /* TRACESMITH_MEMORY_MB, bytes */
 	uint32_t flush_interval_ms;    /* TRACESMITH_FLUSH_MS, default 1000 */
 	int disabled;                  /* TRACESMITH_DISABLE=1 */
+	/* triggered capture */
+	unsigned triggers;             /* CAP_TRIG_*; 0: the whole run */
+	int range_unit;                /* cap_unit of a CAP_TRIG_RANGE */
+	uint64_t range_first, range_last; /* inclusive, from 1 */
+	char key_name[32];             /* CAP_TRIG_KEY: X keysym name, "F12" */
+	uint32_t key_frames;           /* frames per press, default 1 */
+	char nvtx_name[128];           /* CAP_TRIG_NVTX */
+	uint64_t snapshot_frames;      /* TRACESMITH_SNAPSHOT_FRAMES: periodic
+	                                  snapshots in a full capture; 0: none */
+	char api[64];                  /* TRACESMITH_API, "" = every front-end */
 } cap_config;
+
+/* 1 when TRACESMITH_API lets front-end `api` ("vulkan", "cuda", "hip")
+ * record: the list names it, or names only exclusions ("-vulkan") and not
+ * it, or is unset. */
+int cap_api_enabled(const char *api);
 
 /* The configuration (parsed once, on first use).  Never NULL. */
 const cap_config *cap_config_get(void);
@@ -127,11 +152,86 @@ uint64_t cap_blob(const void *data, size_t len);
 uint64_t cap_checkpoint(uint64_t call_seq, uint64_t object, uint64_t offset,
                         const void *data, uint64_t len);
 
-/* Frame boundary: frame `frame` (from 1) ended. */
+/* Frame boundary: frame `frame` (from 1) ended.  With a trigger it may
+ * close a window after its last frame, or open one before the next frame
+ * (the snapshot is then written inside this call). */
 uint64_t cap_frame_end(uint64_t frame);
 
 /* Keyframe marker; the front-end's snapshot records follow it. */
 uint64_t cap_keyframe_begin(const void *payload, size_t len);
+
+/* ---- capture windows (TRACESMITH_TRIGGER; docs/capture.md "Triggers") --
+ *
+ * With a trigger set, the run is not recorded whole: each capture window
+ * (frames 100-110, the frames after a hotkey press, submits A-B, launches
+ * A-B, between SIGUSR1s, between cuProfilerStart/Stop, inside an NVTX range,
+ * between the in-app API's start and end) goes to its own trace file.
+ * While no window is open cap_active() answers 0 and nothing is written,
+ * but cap_tracking() answers 1: a front-end keeps, without recording, what
+ * it needs to recreate the live state.  When a window opens the runtime
+ * starts the window's file, writes an SBT_TYPE_WINDOW record, calls every
+ * cap_on_window_open callback on the opening thread (the front-ends write
+ * their state snapshot: records that recreate every live object, memory
+ * contents), writes SBT_TYPE_SNAPSHOT_END and only then lets other threads
+ * record.  When it closes, the file is finished (index, trailer) and
+ * recording stops until the next window.
+ *
+ * Units are counted by the runtime across the process, from 1: frames (a
+ * front-end's cap_frame_end, or the in-app API's frame mark), submits and
+ * launches (cap_unit_begin).  Ranges are inclusive.  Blob ids belong to
+ * one window's file: never reuse one recorded in an earlier window.
+ */
+
+typedef enum {
+	CAP_UNIT_FRAME = 0,
+	CAP_UNIT_SUBMIT = 1,
+	CAP_UNIT_LAUNCH = 2
+} cap_unit;
+
+/* 1 when TRACESMITH_TRIGGER names a trigger (the run is captured in
+ * windows).  Read once; cheap. */
+int cap_windowed(void);
+
+/* 1 when a front-end must keep its live-state tracking (what its snapshot
+ * is written from) up to date, whether or not it records now: windowed, or
+ * periodic snapshots (TRACESMITH_SNAPSHOT_FRAMES).  Read once; cheap.
+ * Record when cap_active(); track when cap_tracking(). */
+int cap_tracking(void);
+
+/* The front-end's state snapshot, called on the thread that opens a window
+ * after the SBT_TYPE_WINDOW record (cap_active() is 1 on that thread only).
+ * Also called, with the window already open, to write a periodic snapshot
+ * (TRACESMITH_SNAPSHOT_FRAMES, below).  At most 8 callbacks. */
+void cap_on_window_open(void (*fn)(void));
+
+/* A submit or launch: cap_unit_begin before it is recorded (a window that
+ * starts with it opens here, its snapshot written first), cap_unit_end after
+ * (a window that ends with it closes here).  Cheap when no trigger is set. */
+void cap_unit_begin(cap_unit unit);
+void cap_unit_end(cap_unit unit);
+
+/* Counted so far (frames ended, submits and launches begun). */
+uint64_t cap_units(cap_unit unit);
+
+/* Hotkey: capture the `frames` frames after the current one (the window
+ * opens at the next frame end).  Ignored while a window is open. */
+void cap_window_request_frames(uint32_t frames);
+
+/* Open a window now, on the calling thread (in-app API, cuProfilerStart, an
+ * NVTX range); `why` is the trigger text recorded.  0: opened; 1: one was
+ * open already; -1: not windowed or it could not be written. */
+int cap_window_start(const char *why);
+/* Close the open window now.  0: closed; 1: none was open. */
+int cap_window_end(void);
+
+/* Periodic snapshot of a full capture (TRACESMITH_SNAPSHOT_FRAMES=N, taken
+ * by the runtime at every N-th frame end): an SBT_TYPE_KEYFRAME record with
+ * the payload "snapshot" and varint frame number, the cap_on_window_open
+ * callbacks, SBT_TYPE_SNAPSHOT_END.  A replay of the whole trace skips
+ * everything between the two; a replay whose range starts later starts
+ * from the nearest such snapshot before it.  Front-ends must record the
+ * snapshot with the handles the run used (replay maps them as it maps any
+ * recorded handle). */
 
 /* Reentrancy guard for hooked calls made from inside other hooked calls:
  * enter returns 1 if this thread is already inside a recorded call (then

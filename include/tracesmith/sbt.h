@@ -67,6 +67,11 @@ enum {
 	SBT_TYPE_NOTE = 5,       /* free text from the runtime; payload: UTF-8 bytes */
 	SBT_TYPE_UNMODELED = 6,  /* a call the front-end counts but does not model;
 	                            payload: varint string id of the call name */
+	SBT_TYPE_WINDOW = 7,     /* a capture window opens (the trace is trimmed):
+	                            payload: sbt_window codec; first record */
+	SBT_TYPE_SNAPSHOT_END = 8, /* the window's state snapshot is complete: the
+	                              records after it are the window's own calls;
+	                              empty payload */
 	SBT_TYPE_FIRST_API = 64
 };
 
@@ -318,6 +323,31 @@ sbt_status sbt_checkpoint_encode(const sbt_checkpoint *cp, uint8_t **buf_out,
 /* Parse a payload; block_hashes is decoded into a malloc'd array owned by
  * the caller (sbt_checkpoint_free). */
 sbt_status sbt_checkpoint_decode(const uint8_t *p, size_t len, sbt_checkpoint *cp);
+
+/* ---- capture windows ---------------------------------------------------- */
+
+/*
+ * A trimmed trace (one capture window of a run, docs/capture.md
+ * "Triggers") starts with a record of type SBT_TYPE_WINDOW: which window of
+ * the run it is and the run's counts where it opened, so tools can number
+ * frames as the run did.  Then the front-ends' state snapshot, one
+ * SBT_TYPE_SNAPSHOT_END, and the window's own calls.
+ * Payload: varint index, first_frame, first_submit, first_launch, then the
+ * trigger text's length and bytes.
+ */
+typedef struct sbt_window {
+	uint64_t index;        /* window of the run, from 1 */
+	uint64_t first_frame;  /* number of the first frame in the window (from 1) */
+	uint64_t first_submit; /* number of the first submit (from 1) */
+	uint64_t first_launch; /* number of the first launch (from 1) */
+	char trigger[96];      /* what opened it: "frames 100-110", "key F12", ... */
+} sbt_window;
+
+/* Encode into buf (room for SBT_WINDOW_MAX bytes); returns bytes written. */
+#define SBT_WINDOW_MAX (4 * 10 + 10 + 96)
+size_t sbt_window_encode(const sbt_window *w, uint8_t *buf);
+/* Parse a payload; the trigger is cut to fit and always terminated. */
+sbt_status sbt_window_decode(const uint8_t *p, size_t len, sbt_window *w);
 
 #ifdef __cplusplus
 }
