@@ -520,3 +520,81 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 	vkl_mem_drop_mapping(m);
 	pthread_mutex_unlock(&m->mu);
 }
+
+/* ---- trimmed capture ------------------------------------------------------ */
+
+#define VKL_MEM_SNAP_PAGE 4096
+
+static int vkl_mem_zero_page(const uint8_t *p, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Runs of pages that are not all zero, as memory writes at base + offset. */
+static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const uint8_t *p,
+                                   size_t n)
+{
+	size_t i = 0, start;
+	uint64_t bytes = 0;
+	while (i < n) {
+		size_t step = n - i < VKL_MEM_SNAP_PAGE ? n - i : VKL_MEM_SNAP_PAGE;
+		if (vkl_mem_zero_page(p + i, step)) {
+			i += step;
+			continue;
+		}
+		start = i;
+		while (i < n) {
+			step = n - i < VKL_MEM_SNAP_PAGE ? n - i : VKL_MEM_SNAP_PAGE;
+			if (vkl_mem_zero_page(p + i, step))
+				break;
+			i += step;
+		}
+		if (vkl_emit_memory_write((uint64_t)(uintptr_t)mem, base + start, p + start, i - start))
+			bytes += i - start;
+	}
+	return bytes;
+}
+
+uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	uint64_t bytes = 0;
+	void *p = NULL;
+	if (!m)
+		return 0;
+	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+		CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible: "
+		         "its contents are left out of the snapshot",
+		         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->size);
+		return 0;
+	}
+	pthread_mutex_lock(&m->mu);
+	if (m->shadow) {
+		/* mapped by the application: the device's bytes; host writes not
+		 * published yet follow as memory writes at their publication */
+		if (m->map_offset != 0 || m->map_size < m->size)
+			CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx is mapped in part: only bytes "
+			         "%llu..%llu of %llu are in the snapshot",
+			         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->map_offset,
+			         (unsigned long long)(m->map_offset + m->map_size),
+			         (unsigned long long)m->size);
+		bytes = vkl_mem_snap_write(mem, m->map_offset, m->real, m->map_size);
+	} else if (d->table.MapMemory(d->handle, mem, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS) {
+		if (!(m->flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+			VkMappedMemoryRange r = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, mem, 0,
+				                      VK_WHOLE_SIZE };
+			d->table.InvalidateMappedMemoryRanges(d->handle, 1, &r);
+		}
+		bytes = vkl_mem_snap_write(mem, 0, p, (size_t)m->size);
+		d->table.UnmapMemory(d->handle, mem);
+	} else {
+		CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx could not be mapped: its contents "
+		         "are left out of the snapshot", (unsigned long long)(uintptr_t)mem);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return bytes;
+}
