@@ -1,0 +1,118 @@
+#!/bin/sh
+# Trimmed Vulkan capture (issue 9): `tscapture --frames 100-110 -- vkcube
+# --c 300` under a private Xvfb, with the Khronos validation layer below
+# ours, writes STEM-frames-100-110.sbt: 11 frames, no call of the program
+# from before the window (every submit before the snapshot end is the
+# snapshot's own, on its own command buffer, and no present), smaller than
+# the full capture of the same run; replayed offscreen under validation it
+# needs nothing before the window and its 11 frames are pixel-identical to
+# frames 100-110 of the full capture's replay.  Then the compute program
+# with `--submits 4-7`: the trimmed trace's checkpoints are the full
+# capture's for the same submits, and its replay matches all of them.
+# Every run: no VUID- message.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/vk_env.sh"
+P="$BUILD/tests/programs"
+T=$(mktemp -d)
+trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT
+fail() { vk_env_fail "$@"; }
+
+vk_env_init
+vk_env_tsan_skip vkcube
+command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
+for t in tscapture tsinfo tsreplay tests/programs/vk_compute; do
+	[ -x "$BUILD/$t" ] || fail "$BUILD/$t is not built"
+done
+vk_env_xvfb_start
+# tscapture loads our layer itself (implicit); validation goes below it
+unset VK_ADD_LAYER_PATH
+vk_env_layers_validation
+
+# ---- vkcube: the full run and frames 100-110 --------------------------------
+vk_env_run "$T/full.log" "$BUILD/tscapture" -o "$T/full.sbt" -- vkcube --c 300 ||
+	fail "tscapture of vkcube (full)"
+vk_env_run "$T/trim.log" "$BUILD/tscapture" --frames 100-110 -o "$T/cube.sbt" -- vkcube --c 300 ||
+	fail "tscapture --frames 100-110 of vkcube"
+W=$T/cube-frames-100-110.sbt
+[ -s "$W" ] || fail "no $W (in $T: $(ls "$T"))"
+[ ! -e "$T/cube.sbt" ] || fail "a trimmed run also wrote the whole trace $T/cube.sbt"
+
+"$BUILD/tsinfo" "$W" >"$T/trim.info" || fail "tsinfo on the trimmed trace"
+grep -Eq '^frames +11$' "$T/trim.info" || fail "trimmed trace frames: $(grep '^frames' "$T/trim.info")"
+"$BUILD/tsinfo" --dump "$W" >"$T/trim.dump" || fail "tsinfo --dump on the trimmed trace"
+grep -q ' snapshot_end ' "$T/trim.dump" || fail "the trimmed trace has no snapshot end"
+# the snapshot: what comes before its end
+awk '/ snapshot_end /{exit} {print}' "$T/trim.dump" >"$T/snap.dump"
+grep -q 'vulkan.vkCreateDevice ' "$T/snap.dump" || fail "the snapshot does not create the device"
+grep -q 'vulkan.vkBeginCommandBuffer ' "$T/snap.dump" ||
+	fail "the snapshot does not recreate the command buffers recorded before the window"
+grep -Eq 'vulkan.vkQueuePresentKHR|vulkan.vkAcquireNextImageKHR| frame ' "$T/snap.dump" &&
+	fail "a present, acquire or frame before the snapshot end"
+grep 'vulkan.vkQueueSubmit ' "$T/snap.dump" >"$T/snap.submits" || true
+while read -r line; do
+	case $line in
+	*"pCommandBuffers[0]=0xfff5"* | *"submitCount=0 "*) ;;
+	*) fail "a submit of the program before the snapshot end: $(echo "$line" | cut -c1-160)" ;;
+	esac
+done <"$T/snap.submits"
+full_size=$(wc -c <"$T/full.sbt" | tr -d ' ')
+trim_size=$(wc -c <"$W" | tr -d ' ')
+[ "$trim_size" -lt "$full_size" ] ||
+	fail "the trimmed trace ($trim_size bytes) is not smaller than the full one ($full_size)"
+
+# ---- replays: frames 100-110 of the full trace, all 11 of the trimmed one ----
+mkdir "$T/full" "$T/trim"
+(
+	unset DISPLAY
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/full_replay.log" \
+		"$VK_ENV_BUILD/tsreplay" --offscreen \
+		--screenshot 100,101,102,103,104,105,106,107,108,109,110 \
+		--screenshot-dir "$T/full" "$T/full.sbt"
+) || fail "tsreplay of the full trace"
+(
+	unset DISPLAY
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/trim_replay.log" \
+		"$VK_ENV_BUILD/tsreplay" --offscreen --screenshot 1,2,3,4,5,6,7,8,9,10,11 \
+		--screenshot-dir "$T/trim" "$W"
+) || fail "tsreplay of the trimmed trace"
+grep -q '11 frames presented' "$T/trim_replay.log" ||
+	fail "the trimmed replay: $(grep 'frames presented' "$T/trim_replay.log")"
+cmp -s "$T/full/frame_100.ppm" "$T/full/frame_105.ppm" &&
+	fail "frames 100 and 105 of the full replay are the same image"
+i=1
+while [ "$i" -le 11 ]; do
+	f=$((99 + i))
+	[ -s "$T/full/frame_$f.ppm" ] || fail "the full replay wrote no frame $f"
+	[ -s "$T/trim/frame_$i.ppm" ] || fail "the trimmed replay wrote no frame $i"
+	cmp -s "$T/full/frame_$f.ppm" "$T/trim/frame_$i.ppm" ||
+		fail "frame $f: the trimmed replay's pixels differ from the full replay's"
+	i=$((i + 1))
+done
+
+# ---- the compute program: submits 4-7 -----------------------------------------
+vk_env_run "$T/cfull.log" "$BUILD/tscapture" -o "$T/compute.sbt" -- \
+	"$BUILD/tests/programs/vk_compute" --submits 10 || fail "tscapture of vk_compute (full)"
+vk_env_run "$T/ctrim.log" "$BUILD/tscapture" --submits 4-7 -o "$T/ctrim.sbt" -- \
+	"$BUILD/tests/programs/vk_compute" --submits 10 || fail "tscapture --submits 4-7 of vk_compute"
+C=$T/ctrim-submits-4-7.sbt
+[ -s "$C" ] || fail "no $C (in $T: $(ls "$T"))"
+# checkpoints: object, offset, length, hash
+cps() {
+	"$BUILD/tsinfo" --dump "$1" | grep ' checkpoint ' |
+		sed 's/.*\(object=[^ ]*\).*\(offset=[^ ]*\).*\(length=[^ ]*\).*\(hash=[^ ]*\).*/\1 \2 \3 \4/'
+}
+cps "$T/compute.sbt" >"$T/cfull.cps"
+cps "$C" >"$T/ctrim.cps"
+n=$(wc -l <"$T/ctrim.cps" | tr -d ' ')
+[ "$n" -ge 3 ] || fail "the trimmed compute trace has $n checkpoints, expected those of submits 4-6 at least"
+# vk_compute takes one checkpoint per submit: submit k's is line k
+sed -n "4,$((3 + n))p" "$T/cfull.cps" >"$T/cfull_window.cps"
+cmp -s "$T/ctrim.cps" "$T/cfull_window.cps" ||
+	fail "checkpoints of submits 4.. differ: $(diff "$T/cfull_window.cps" "$T/ctrim.cps" | head -4)"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/creplay.log" "$VK_ENV_BUILD/tsreplay" "$C" ||
+	fail "tsreplay of the trimmed compute trace"
+grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/creplay.log" ||
+	fail "trimmed compute replay: $(grep 'checkpoints:' "$T/creplay.log")"
+echo ok
