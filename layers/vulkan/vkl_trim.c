@@ -142,6 +142,7 @@ static struct {
 } vkl_trim;
 
 static pthread_once_t vkl_trim_once = PTHREAD_ONCE_INIT;
+static _Atomic(int) vkl_trim_ready; /* vkl_trim_init ran (pthread_once is dearer) */
 
 typedef struct vkl_trim_tls {
 	sbt_vk_enc enc; /* inline encodings (no blob store) */
@@ -193,11 +194,20 @@ static void vkl_trim_init(void)
 		vkl_trim.cls[c] = k;
 	}
 	cap_on_window_open(vkl_trim_snapshot);
+	atomic_store(&vkl_trim_ready, 1);
 }
+
+/* cap_tracking() is read once; -1 until then. */
+static _Atomic(int) vkl_trim_tracking = -1;
 
 int vkl_trim_on(void)
 {
-	return cap_tracking();
+	int on = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
+	if (__builtin_expect(on < 0, 0)) {
+		on = cap_tracking();
+		atomic_store_explicit(&vkl_trim_tracking, on, memory_order_relaxed);
+	}
+	return on;
 }
 
 /* ---- kept records ---------------------------------------------------------- */
@@ -584,9 +594,8 @@ void vkl_trim_gone(vkl_object *obj)
 /* ---- command buffers -------------------------------------------------------- */
 
 /* The command buffer's tracking state, through the per-thread cache. */
-static vkl_trim_obj *vkl_trim_cb(uint64_t cb)
+static vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
 {
-	vkl_trim_tls *t = &vkl_trim_t;
 	uint64_t gen = atomic_load_explicit(&vkl_trim.cb_gen, memory_order_acquire);
 	void *lk;
 	vkl_object *o;
@@ -983,7 +992,8 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	uint64_t seq = 0;
 	uint8_t cls;
 	vkl_trim_rec *r;
-	pthread_once(&vkl_trim_once, vkl_trim_init);
+	if (__builtin_expect(!vkl_trim_ready, 0))
+		pthread_once(&vkl_trim_once, vkl_trim_init);
 	if (t->pending) {
 		vkl_trim_rec_release(t->pending);
 		t->pending = NULL;
@@ -999,7 +1009,7 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	case VKL_TC_CB_BEGIN:
 	case VKL_TC_CB_CMD:
 	case VKL_TC_CB_RESET: {
-		vkl_trim_obj *cb = vkl_trim_cb((uint64_t)(uintptr_t)*(void *const *)args);
+		vkl_trim_obj *cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
 		if (!cb)
 			break;
 		if (cls != VKL_TC_CB_CMD)
@@ -1036,7 +1046,8 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 		vkl_trim_rec_release(r);
 		break;
 	}
-	vkl_trim_sync(cmd, args);
+	if (cls < VKL_TC_CB_BEGIN || cls > VKL_TC_CB_RESET)
+		vkl_trim_sync(cmd, args);
 	return seq;
 }
 
