@@ -567,7 +567,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 	if (!m)
 		return 0;
 	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
-		CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible: "
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible: "
 		         "its contents are left out of the snapshot",
 		         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->size);
 		return 0;
@@ -577,7 +577,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 		/* mapped by the application: the device's bytes; host writes not
 		 * published yet follow as memory writes at their publication */
 		if (m->map_offset != 0 || m->map_size < m->size)
-			CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx is mapped in part: only bytes "
+			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx is mapped in part: only bytes "
 			         "%llu..%llu of %llu are in the snapshot",
 			         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->map_offset,
 			         (unsigned long long)(m->map_offset + m->map_size),
@@ -592,7 +592,7 @@ uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
 		bytes = vkl_mem_snap_write(mem, 0, p, (size_t)m->size);
 		d->table.UnmapMemory(d->handle, mem);
 	} else {
-		CAP_WARN("trimmed capture: VkDeviceMemory 0x%llx could not be mapped: its contents "
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx could not be mapped: its contents "
 		         "are left out of the snapshot", (unsigned long long)(uintptr_t)mem);
 	}
 	pthread_mutex_unlock(&m->mu);

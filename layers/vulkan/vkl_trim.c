@@ -1315,7 +1315,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
 	if (!q) {
 		if (nbars || nsems)
-			CAP_WARN("trimmed capture: VkDevice 0x%llx has no queue the layer saw: image "
+			CAP_WARN("Vulkan snapshot: VkDevice 0x%llx has no queue the layer saw: image "
 			         "layouts and semaphore states are left out of the snapshot",
 			         (unsigned long long)dev);
 		goto out_sync;
@@ -1464,7 +1464,7 @@ static void vkl_trim_snapshot(void)
 
 	vkl_objects_each(vkl_snap_collect, &s);
 	if (s.nomem)
-		CAP_ERROR("trimmed capture: out of memory collecting the snapshot: it is incomplete");
+		CAP_ERROR("Vulkan snapshot: out of memory collecting the snapshot: it is incomplete");
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
 	for (i = 0; i < s.nitems; i++) {
 		vkl_snap_item *it = &s.items[i];
@@ -1491,7 +1491,7 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i + 1 < s.nmemories; i += 2) {
 		vkl_device *d = vkl_device_get((const void *)(uintptr_t)s.memories[i + 1]);
 		if (!vkl_snap_memory_needed(&s, s.memories[i])) {
-			CAP_INFO("trimmed capture: VkDeviceMemory 0x%llx holds only attachments no render "
+			CAP_INFO("Vulkan snapshot: VkDeviceMemory 0x%llx holds only attachments no render "
 			         "pass loads: its contents are left out of the snapshot",
 			         (unsigned long long)s.memories[i]);
 			continue;
@@ -1508,7 +1508,7 @@ static void vkl_trim_snapshot(void)
 		    !(i > 0 && s.items[i - 1].rec == it->rec))
 			vkl_snap_destroy(it->rec);
 	}
-	CAP_INFO("trimmed capture: snapshot of %zu calls, %zu command buffer calls, %llu bytes "
+	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
 	         "of memory, %zu image layouts",
 	         nrec, ncmds, (unsigned long long)mem_bytes, s.nimages);
 

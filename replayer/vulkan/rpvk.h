@@ -223,6 +223,10 @@ struct rpvk {
 	struct rpvk_win *win;      /* window mode (rpvk_window.c), owned; NULL:
 	                              offscreen (no DISPLAY, or --offscreen) */
 	uint64_t window_frames;    /* presents shown in a window, this run */
+
+	/* A periodic snapshot met in the middle of a replay (rpvk_keyframe):
+	 * the seq of the last of its records skipped; 0 outside one. */
+	uint64_t skip_seq;
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */

@@ -68,7 +68,7 @@ mkdir "$T/full" "$T/trim"
 	unset DISPLAY
 	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/full_replay.log" \
 		"$VK_ENV_BUILD/tsreplay" --offscreen \
-		--screenshot 100,101,102,103,104,105,106,107,108,109,110 \
+		--screenshot 100,101,102,103,104,105,106,107,108,109,110,120,150,250 \
 		--screenshot-dir "$T/full" "$T/full.sbt"
 ) || fail "tsreplay of the full trace"
 (
@@ -115,4 +115,38 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/creplay.log" "$VK_ENV_BUILD
 	fail "tsreplay of the trimmed compute trace"
 grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/creplay.log" ||
 	fail "trimmed compute replay: $(grep 'checkpoints:' "$T/creplay.log")"
+
+# ---- periodic snapshots: whole replay and --range from the nearest one ------
+TRACESMITH_SNAPSHOT_FRAMES=100 vk_env_run "$T/snap.log" "$BUILD/tscapture" -o "$T/snap.sbt" -- \
+	vkcube --c 300 || fail "tscapture of vkcube with TRACESMITH_SNAPSHOT_FRAMES=100"
+"$BUILD/tsinfo" "$T/snap.sbt" >"$T/snap.info" || fail "tsinfo on the trace with snapshots"
+grep -Eq '^keyframes +3$' "$T/snap.info" || fail "snapshots: $(grep '^keyframes' "$T/snap.info")"
+"$BUILD/tsinfo" --dump "$T/snap.sbt" >"$T/snap.dump" || fail "tsinfo --dump on the trace with snapshots"
+# the range starts with frame 120: after the record that ends frame 119
+b=$(grep ' frame frame=119$' "$T/snap.dump" | sed 's/^seq=\([0-9]*\) .*/\1/')
+[ -n "$b" ] || fail "no end of frame 119 in the trace with snapshots"
+mkdir "$T/swhole" "$T/srange"
+(
+	unset DISPLAY
+	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/swhole.log" \
+		"$VK_ENV_BUILD/tsreplay" --offscreen --screenshot 100,105,110,120,150,250 \
+		--screenshot-dir "$T/swhole" "$T/snap.sbt" &&
+		VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/srange.log" \
+			"$VK_ENV_BUILD/tsreplay" --offscreen --range "$((b + 1)):" \
+			--screenshot 120,150,250 --screenshot-dir "$T/srange" "$T/snap.sbt"
+) || fail "tsreplay of the trace with snapshots"
+grep -q 'restoring' "$T/swhole.log" && fail "the whole replay restored a snapshot"
+grep -q '300 frames presented' "$T/swhole.log" ||
+	fail "whole replay with snapshots: $(grep 'frames presented' "$T/swhole.log")"
+grep -q 'tsreplay: vulkan: restoring the snapshot taken after frame 100 ' "$T/srange.log" ||
+	fail "--range from frame 120 did not say it restored the snapshot of frame 100: $(head -3 "$T/srange.log")"
+grep -q 'restored keyframe at seq' "$T/srange.log" || fail "--range did not start from a keyframe"
+for f in 100 105 110 120 150 250; do
+	cmp -s "$T/full/frame_$f.ppm" "$T/swhole/frame_$f.ppm" ||
+		fail "frame $f: the whole replay of the trace with snapshots differs from the plain one's"
+done
+for f in 120 150 250; do
+	cmp -s "$T/full/frame_$f.ppm" "$T/srange/frame_$f.ppm" ||
+		fail "frame $f: the replay restored from the snapshot differs from the plain one's"
+done
 echo ok
