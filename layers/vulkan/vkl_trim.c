@@ -1059,6 +1059,7 @@ typedef struct vkl_snap_item {
 	vkl_trim_rec *rec;
 	uint8_t *cmds; /* owned copy */
 	size_t cmds_len;
+	uint64_t cb; /* whose calls they are */
 } vkl_snap_item;
 
 typedef struct vkl_snap_image {
@@ -1163,6 +1164,7 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				return;
 			it->key = o->cmds_order * 2 + 1;
 			it->rec = NULL;
+			it->cb = o->handle;
 			it->cmds = malloc(o->cmds.len);
 			it->cmds_len = it->cmds ? o->cmds.len : 0;
 			if (it->cmds)
@@ -1266,6 +1268,116 @@ static int vkl_snap_item_cmp(const void *a, const void *b)
 {
 	const vkl_snap_item *x = a, *y = b;
 	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* ---- what may be written: every handle a kept call names must exist ---- */
+
+/* A kept call can name an object destroyed since: a descriptor update of
+ * a buffer the set no longer holds, a command buffer recorded before its
+ * framebuffer was destroyed (the application must record it again before
+ * submitting it).  Such calls are left out: their replay would stop on the
+ * unknown handle.  Each call is decoded, its input handles looked up in
+ * the live-object table; objects recreated only for others count. */
+typedef struct vkl_snap_check {
+	sbt_vk_arena *arena;
+	const vkl_trim_rec **zombies; /* recreated for others so far */
+	size_t nzombies, capzombies;
+	VkObjectType bad_type;
+	uint64_t bad;
+} vkl_snap_check;
+
+/* The types every creation of which the table holds. */
+static int vkl_snap_tracked_type(VkObjectType t)
+{
+	switch (t) {
+	case VK_OBJECT_TYPE_BUFFER:
+	case VK_OBJECT_TYPE_IMAGE:
+	case VK_OBJECT_TYPE_IMAGE_VIEW:
+	case VK_OBJECT_TYPE_BUFFER_VIEW:
+	case VK_OBJECT_TYPE_SAMPLER:
+	case VK_OBJECT_TYPE_DEVICE_MEMORY:
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET:
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT:
+	case VK_OBJECT_TYPE_DESCRIPTOR_POOL:
+	case VK_OBJECT_TYPE_PIPELINE:
+	case VK_OBJECT_TYPE_PIPELINE_LAYOUT:
+	case VK_OBJECT_TYPE_RENDER_PASS:
+	case VK_OBJECT_TYPE_FRAMEBUFFER:
+	case VK_OBJECT_TYPE_SHADER_MODULE:
+	case VK_OBJECT_TYPE_COMMAND_BUFFER:
+	case VK_OBJECT_TYPE_COMMAND_POOL:
+	case VK_OBJECT_TYPE_EVENT:
+	case VK_OBJECT_TYPE_QUERY_POOL:
+	case VK_OBJECT_TYPE_FENCE:
+	case VK_OBJECT_TYPE_SEMAPHORE:
+	case VK_OBJECT_TYPE_SWAPCHAIN_KHR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint64_t *live_out)
+{
+	vkl_snap_check *ck = ctx;
+	vkl_object o;
+	size_t i;
+	*live_out = h;
+	if (!h || !vkl_snap_tracked_type(type) || vkl_objects_find(type, h, &o))
+		return SBT_VK_OK;
+	for (i = 0; i < ck->nzombies; i++)
+		if (ck->zombies[i]->handle == h && ck->zombies[i]->otype == type)
+			return SBT_VK_OK;
+	ck->bad_type = type;
+	ck->bad = h;
+	return SBT_VK_ERR_HANDLE;
+}
+
+/* 1 when the call names no destroyed object (or cannot be checked). */
+static int vkl_snap_valid(vkl_snap_check *ck, uint32_t type, const uint8_t *p, size_t len)
+{
+	sbt_vk_decode_hooks hooks = { ck, vkl_snap_map, NULL };
+	enum sbt_vk_cmd cmd;
+	void *args;
+	if (!ck->arena || type < SBT_VK_TYPE_BASE || type - SBT_VK_TYPE_BASE >= SBT_VK_CMD_COUNT)
+		return 1;
+	cmd = (enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE);
+	sbt_vk_arena_reset(ck->arena);
+	args = sbt_vk_arena_alloc(ck->arena, sbt_vk_args_size(cmd));
+	if (!args)
+		return 1;
+	return sbt_vk_decode(cmd, p, len, ck->arena, args, &hooks) != SBT_VK_ERR_HANDLE;
+}
+
+static const char *vkl_snap_type_name(uint32_t type)
+{
+	const char *n = sbt_vk_cmd_name((enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE));
+	return n ? n : "?";
+}
+
+/* Record a command buffer's calls when all of them may be. */
+static size_t vkl_snap_write_cb(vkl_snap_check *ck, const vkl_snap_item *it)
+{
+	size_t at, n = 0;
+	uint32_t hdr[2];
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
+		memcpy(hdr, it->cmds + at, 8);
+		if (at + 8 + hdr[1] > it->cmds_len)
+			return 0;
+		if (!vkl_snap_valid(ck, hdr[0], it->cmds + at + 8, hdr[1])) {
+			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its %s names "
+			         "object 0x%llx (type %d), destroyed since",
+			         (unsigned long long)it->cb, vkl_snap_type_name(hdr[0]),
+			         (unsigned long long)ck->bad, (int)ck->bad_type);
+			return 0;
+		}
+	}
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
+		memcpy(hdr, it->cmds + at, 8);
+		cap_record(hdr[0], 0, it->cmds + at + 8, hdr[1]);
+		n++;
+	}
+	return n;
 }
 
 /* Record a call of the snapshot's own. */
@@ -1449,9 +1561,11 @@ static void vkl_snap_destroy(const vkl_trim_rec *r)
 static void vkl_trim_snapshot(void)
 {
 	vkl_snap s;
+	vkl_snap_check ck;
 	size_t i, nw = 0, ncmds = 0, nrec;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
 	memset(&s, 0, sizeof(s));
+	memset(&ck, 0, sizeof(ck));
 
 	/* idle: what memory holds is final, every fence of a submission signalled */
 	vkl_objects_each(vkl_snap_devices, &s);
@@ -1466,26 +1580,32 @@ static void vkl_trim_snapshot(void)
 	if (s.nomem)
 		CAP_ERROR("Vulkan snapshot: out of memory collecting the snapshot: it is incomplete");
 	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
+	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
+		ck.arena = NULL; /* nothing is checked */
 	for (i = 0; i < s.nitems; i++) {
 		vkl_snap_item *it = &s.items[i];
-		if (it->rec) {
-			if (i > 0 && s.items[i - 1].rec == it->rec)
-				continue; /* kept by several objects */
-			cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
-			nw++;
-		} else {
-			size_t at = 0;
-			while (at + 8 <= it->cmds_len) {
-				uint32_t hdr[2];
-				memcpy(hdr, it->cmds + at, 8);
-				if (at + 8 + hdr[1] > it->cmds_len)
-					break;
-				cap_record(hdr[0], 0, it->cmds + at + 8, hdr[1]);
-				at += 8 + (size_t)hdr[1];
-				ncmds++;
-			}
+		if (!it->rec) {
+			ncmds += vkl_snap_write_cb(&ck, it);
+			continue;
+		}
+		if (i > 0 && s.items[i - 1].rec == it->rec)
+			continue; /* kept by several objects */
+		if (!vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len)) {
+			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
+			         "destroyed since", vkl_snap_type_name(it->rec->type),
+			         (unsigned long long)ck.bad, (int)ck.bad_type);
+			continue;
+		}
+		cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
+		nw++;
+		if (atomic_load(&it->rec->dead) && it->rec->handle) {
+			const vkl_trim_rec **z = vkl_snap_push(&s, (void **)&ck.zombies, &ck.nzombies,
+			                                       &ck.capzombies, sizeof(*ck.zombies));
+			if (z)
+				*z = it->rec;
 		}
 	}
+	sbt_vk_arena_free(ck.arena);
 	nrec = nw;
 
 	for (i = 0; i + 1 < s.nmemories; i += 2) {
@@ -1502,12 +1622,9 @@ static void vkl_trim_snapshot(void)
 		vkl_snap_device(&s, s.devices[i], &next_handle);
 
 	/* objects recreated for others only, newest first */
-	for (i = s.nitems; i-- > 0;) {
-		vkl_snap_item *it = &s.items[i];
-		if (it->rec && atomic_load(&it->rec->dead) &&
-		    !(i > 0 && s.items[i - 1].rec == it->rec))
-			vkl_snap_destroy(it->rec);
-	}
+	for (i = ck.nzombies; i-- > 0;)
+		vkl_snap_destroy(ck.zombies[i]);
+	free(ck.zombies);
 	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
 	         "of memory, %zu image layouts",
 	         nrec, ncmds, (unsigned long long)mem_bytes, s.nimages);
