@@ -81,6 +81,14 @@ typedef struct vkl_trim_rec {
 	uint8_t data[];
 } vkl_trim_rec;
 
+/* A kept call in an object's list; sig: for a descriptor set, which
+ * descriptors the call writes there (0: not known), so that a later call
+ * writing exactly those replaces it. */
+typedef struct vkl_trim_kept {
+	vkl_trim_rec *r;
+	uint64_t sig;
+} vkl_trim_kept;
+
 typedef struct vkl_trim_layout {
 	uint64_t image;
 	VkImageLayout layout;
@@ -90,7 +98,7 @@ typedef struct vkl_trim_obj {
 	VkObjectType type;
 	uint64_t handle, parent;
 	uint64_t device; /* the VkDevice it belongs to (0: instance level) */
-	vkl_trim_rec **recs;
+	vkl_trim_kept *recs;
 	uint32_t nrecs, caprecs;
 	/* command buffers: their calls since the last begin, as
 	 * [u32 type][u32 len][payload]..., the order before their last call,
@@ -248,24 +256,41 @@ static void vkl_trim_rec_release(vkl_trim_rec *r)
 
 /* Add r to o's list (a reference of its own); once when dedupe is set and
  * an identical call is there. */
-static void vkl_trim_keep_locked(vkl_trim_obj *o, vkl_trim_rec *r, int dedupe)
+static void vkl_trim_keep_sig(vkl_trim_obj *o, vkl_trim_rec *r, int dedupe, uint64_t sig)
 {
-	uint32_t i;
+	uint32_t i, j;
 	for (i = 0; i < o->nrecs; i++) {
-		vkl_trim_rec *x = o->recs[i];
+		vkl_trim_rec *x = o->recs[i].r;
 		if (x == r || (dedupe && x->type == r->type && x->len == r->len &&
 		               memcmp(x->data, r->data, r->len) == 0))
 			return;
 	}
+	if (sig) {
+		/* an earlier call writing exactly these descriptors is superseded */
+		for (i = j = 0; i < o->nrecs; i++) {
+			if (o->recs[i].sig == sig)
+				vkl_trim_rec_release(o->recs[i].r);
+			else
+				o->recs[j++] = o->recs[i];
+		}
+		o->nrecs = j;
+	}
 	if (o->nrecs == o->caprecs) {
 		uint32_t cap = o->caprecs ? o->caprecs * 2 : 4;
-		vkl_trim_rec **v = realloc(o->recs, cap * sizeof(*v));
+		vkl_trim_kept *v = realloc(o->recs, cap * sizeof(*v));
 		if (!v)
 			return;
 		o->recs = v;
 		o->caprecs = cap;
 	}
-	o->recs[o->nrecs++] = vkl_trim_rec_ref(r);
+	o->recs[o->nrecs].r = vkl_trim_rec_ref(r);
+	o->recs[o->nrecs].sig = sig;
+	o->nrecs++;
+}
+
+static void vkl_trim_keep_locked(vkl_trim_obj *o, vkl_trim_rec *r, int dedupe)
+{
+	vkl_trim_keep_sig(o, r, dedupe, 0);
 }
 
 static void vkl_trim_keep(VkObjectType type, uint64_t handle, vkl_trim_rec *r, int dedupe)
@@ -298,8 +323,8 @@ static void vkl_trim_drop(VkObjectType type, uint64_t handle, uint32_t rtype)
 	if (o && o->trim) {
 		uint32_t i, j = 0;
 		for (i = 0; i < o->trim->nrecs; i++) {
-			if (o->trim->recs[i]->type == rtype)
-				vkl_trim_rec_release(o->trim->recs[i]);
+			if (o->trim->recs[i].r->type == rtype)
+				vkl_trim_rec_release(o->trim->recs[i].r);
 			else
 				o->trim->recs[j++] = o->trim->recs[i];
 		}
@@ -321,7 +346,7 @@ static void vkl_trim_share(vkl_trim_obj *dst, VkObjectType type, uint64_t handle
 	if (o && o->trim) {
 		uint32_t i;
 		for (i = 0; i < o->trim->nrecs; i++)
-			vkl_trim_keep_locked(dst, o->trim->recs[i], 0);
+			vkl_trim_keep_locked(dst, o->trim->recs[i].r, 0);
 	}
 	vkl_objects_unlock(lk);
 }
@@ -557,7 +582,7 @@ static void vkl_trim_obj_free(vkl_trim_obj *o)
 	if (!o)
 		return;
 	for (i = 0; i < o->nrecs; i++)
-		vkl_trim_rec_release(o->recs[i]);
+		vkl_trim_rec_release(o->recs[i].r);
 	free(o->recs);
 	sbt_vk_enc_free(&o->cmds);
 	free(o->tr);
@@ -585,9 +610,9 @@ void vkl_trim_gone(vkl_object *obj)
 	/* its creation, if others still keep it, is recreated for them and
 	 * destroyed again */
 	for (i = 0; i < o->nrecs; i++)
-		if (o->recs[i]->handle == o->handle && o->recs[i]->otype == o->type &&
+		if (o->recs[i].r->handle == o->handle && o->recs[i].r->otype == o->type &&
 		    vkl_trim_shared_type(o->type))
-			atomic_store(&o->recs[i]->dead, 1);
+			atomic_store(&o->recs[i].r->dead, 1);
 	vkl_trim_obj_free(o);
 }
 
@@ -901,6 +926,37 @@ static void vkl_trim_sync(uint32_t cmd, const void *args)
 
 /* ---- keeping calls ------------------------------------------------------------- */
 
+/* Which descriptors of `set` the update writes, as a hash of (binding,
+ * first element, count) in call order; 0 when it also copies into the set
+ * (what a copy brings depends on the source's state). */
+static uint64_t vkl_trim_update_sig(const sbt_vk_args_vkUpdateDescriptorSets *a,
+                                    VkDescriptorSet set)
+{
+	uint64_t h = 0x84222325cbf29ce4ull;
+	uint32_t i;
+	for (i = 0; i < a->descriptorCopyCount; i++)
+		if (a->pDescriptorCopies[i].dstSet == set)
+			return 0;
+	for (i = 0; i < a->descriptorWriteCount; i++) {
+		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+		if (w->dstSet != set)
+			continue;
+		h = (h ^ w->dstBinding) * 0x100000001b3ull;
+		h = (h ^ w->dstArrayElement) * 0x100000001b3ull;
+		h = (h ^ w->descriptorCount) * 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+static void vkl_trim_keep_update(VkDescriptorSet set, vkl_trim_rec *r, uint64_t sig)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)set, &lk);
+	if (o && o->trim)
+		vkl_trim_keep_sig(o->trim, r, 0, sig);
+	vkl_objects_unlock(lk);
+}
+
 /* The objects a state-setting call belongs to. */
 static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 {
@@ -964,9 +1020,10 @@ static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
 	}
 	case SBT_VK_CMD_vkUpdateDescriptorSets: {
 		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
-		for (i = 0; i < a->descriptorWriteCount; i++)
-			vkl_trim_keep(VK_OBJECT_TYPE_DESCRIPTOR_SET,
-			              (uint64_t)(uintptr_t)a->pDescriptorWrites[i].dstSet, r, 0);
+		for (i = 0; i < a->descriptorWriteCount; i++) {
+			VkDescriptorSet set = a->pDescriptorWrites[i].dstSet;
+			vkl_trim_keep_update(set, r, vkl_trim_update_sig(a, set));
+		}
 		for (i = 0; i < a->descriptorCopyCount; i++)
 			vkl_trim_keep(VK_OBJECT_TYPE_DESCRIPTOR_SET,
 			              (uint64_t)(uintptr_t)a->pDescriptorCopies[i].dstSet, r, 0);
@@ -1151,8 +1208,8 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 		vkl_snap_item *it = VKL_SNAP_PUSH(s, items, nitems, capitems);
 		if (!it)
 			return;
-		it->key = o->recs[i]->order * 2;
-		it->rec = vkl_trim_rec_ref(o->recs[i]);
+		it->key = o->recs[i].r->order * 2;
+		it->rec = vkl_trim_rec_ref(o->recs[i].r);
 		it->cmds = NULL;
 		it->cmds_len = 0;
 	}

@@ -22,7 +22,7 @@ fail() { vk_env_fail "$@"; }
 vk_env_init
 vk_env_tsan_skip vkcube
 command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
-for t in tscapture tsinfo tsreplay tests/programs/vk_compute; do
+for t in tscapture tsinfo tsreplay tests/programs/vk_compute tests/programs/vk_trim_churn; do
 	[ -x "$BUILD/$t" ] || fail "$BUILD/$t is not built"
 done
 vk_env_xvfb_start
@@ -115,6 +115,35 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/creplay.log" "$VK_ENV_BUILD
 	fail "tsreplay of the trimmed compute trace"
 grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/creplay.log" ||
 	fail "trimmed compute replay: $(grep 'checkpoints:' "$T/creplay.log")"
+
+# ---- churning state: submits 6-9 of vk_trim_churn ----------------------------
+vk_env_run "$T/chfull.log" "$BUILD/tscapture" -o "$T/churn.sbt" -- \
+	"$BUILD/tests/programs/vk_trim_churn" --rounds 12 || fail "tscapture of vk_trim_churn (full)"
+TRACESMITH_LOG=info vk_env_run "$T/chtrim.log" "$BUILD/tscapture" --submits 6-9 \
+	-o "$T/chtrim.sbt" -- "$BUILD/tests/programs/vk_trim_churn" --rounds 12 ||
+	fail "tscapture --submits 6-9 of vk_trim_churn"
+H=$T/chtrim-submits-6-9.sbt
+[ -s "$H" ] || fail "no $H (in $T: $(ls "$T"))"
+grep -q 'left out' "$T/chtrim.log" && fail "the churn snapshot left calls out: $(grep 'left out' "$T/chtrim.log")"
+"$BUILD/tsinfo" --dump "$H" | awk '/ snapshot_end /{exit} {print}' >"$T/chsnap.dump"
+grep -q 'vulkan.vkCreateShaderModule ' "$T/chsnap.dump" &&
+	grep -q 'vulkan.vkDestroyShaderModule ' "$T/chsnap.dump" ||
+	fail "the churn snapshot does not recreate and destroy the pipeline's shader module"
+grep -q 'vulkan.vkResetFences ' "$T/chsnap.dump" ||
+	fail "the churn snapshot does not reset the fence created signalled"
+n=$(grep -c 'vulkan.vkUpdateDescriptorSets ' "$T/chsnap.dump")
+[ "$n" = 2 ] || fail "the churn snapshot holds $n descriptor updates, expected 2 (one per set)"
+cps "$T/churn.sbt" >"$T/chfull.cps"
+cps "$H" >"$T/chtrim.cps"
+n=$(wc -l <"$T/chtrim.cps" | tr -d ' ')
+[ "$n" -ge 3 ] || fail "the trimmed churn trace has $n checkpoints"
+sed -n "6,$((5 + n))p" "$T/chfull.cps" >"$T/chfull_window.cps"
+cmp -s "$T/chtrim.cps" "$T/chfull_window.cps" ||
+	fail "churn checkpoints of submits 6.. differ: $(diff "$T/chfull_window.cps" "$T/chtrim.cps" | head -4)"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chreplay.log" "$VK_ENV_BUILD/tsreplay" "$H" ||
+	fail "tsreplay of the trimmed churn trace"
+grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chreplay.log" ||
+	fail "trimmed churn replay: $(grep 'checkpoints:' "$T/chreplay.log")"
 
 # ---- periodic snapshots: whole replay and --range from the nearest one ------
 TRACESMITH_SNAPSHOT_FRAMES=100 vk_env_run "$T/snap.log" "$BUILD/tscapture" -o "$T/snap.sbt" -- \
