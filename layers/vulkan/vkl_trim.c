@@ -640,37 +640,61 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
 	cb->ntr = 0;
 }
 
-/* Append one call: encoded here (inline), or the recorded bytes when they
- * hold no blob id. */
+/* A command buffer's calls are entries [u32 type][u32 len][bytes].  With
+ * VKL_TRIM_FLAT in the type the bytes are the call's flat form
+ * (sbt_vk_flat: the argument struct, then the one array it points to),
+ * copied now and encoded only when a snapshot writes it: a copy costs a
+ * fraction of an encode, and most calls are never written. */
+#define VKL_TRIM_FLAT 0x80000000u
+
+static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+{
+	size_t cap;
+	uint8_t *p;
+	if (e->cap - e->len >= need)
+		return 1;
+	cap = e->cap ? e->cap * 2 : 1024;
+	while (cap - e->len < need)
+		cap *= 2;
+	p = realloc(e->data, cap);
+	if (!p)
+		return 0;
+	e->data = p;
+	e->cap = cap;
+	return 1;
+}
+
+/* Append one call: the recorded bytes when they hold no blob id, else its
+ * flat form, else encoded here (inline). */
 static void vkl_trim_cb_append(vkl_trim_obj *cb, uint32_t cmd, const void *args,
                                size_t template_len, const uint8_t *rec, size_t rec_len)
 {
 	sbt_vk_enc *e = &cb->cmds;
-	size_t at = e->len;
+	size_t at = e->len, n = 0, alen = 0, off;
+	const void *arr = NULL;
 	uint32_t hdr[2];
-	if (e->cap < at + 8 + (rec ? rec_len : 64)) {
-		size_t cap = e->cap ? e->cap * 2 : 1024;
-		uint8_t *p;
-		while (cap < at + 8 + (rec ? rec_len : 64))
-			cap *= 2;
-		p = realloc(e->data, cap);
-		if (!p)
-			return;
-		e->data = p;
-		e->cap = cap;
-	}
-	e->len = at + 8;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd);
+	if (!rec)
+		n = sbt_vk_flat((enum sbt_vk_cmd)cmd, args, &arr, &alen, &off);
+	if (!vkl_trim_cb_room(e, 8 + (rec ? rec_len : n ? n + alen : 64)))
+		return;
 	if (rec) {
-		memcpy(e->data + e->len, rec, rec_len);
-		e->len += rec_len;
+		memcpy(e->data + at + 8, rec, rec_len);
+		e->len = at + 8 + rec_len;
+	} else if (n) {
+		memcpy(e->data + at + 8, args, n);
+		if (alen)
+			memcpy(e->data + at + 8 + n, arr, alen);
+		e->len = at + 8 + n + alen;
+		hdr[0] |= VKL_TRIM_FLAT;
 	} else {
+		e->len = at + 8;
 		e->template_data_len = template_len;
 		if (sbt_vk_encode(e, (enum sbt_vk_cmd)cmd, args) != SBT_VK_OK) {
 			e->len = at;
 			return;
 		}
 	}
-	hdr[0] = SBT_VK_CMD_TYPE(cmd);
 	hdr[1] = (uint32_t)(e->len - at - 8);
 	memcpy(e->data + at, hdr, 8);
 	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
@@ -1337,6 +1361,9 @@ static int vkl_snap_item_cmp(const void *a, const void *b)
  * the live-object table; objects recreated only for others count. */
 typedef struct vkl_snap_check {
 	sbt_vk_arena *arena;
+	sbt_vk_enc enc;  /* flat calls encoded (inline) */
+	uint8_t *flat;   /* a flat call's bytes, aligned */
+	size_t flat_cap;
 	const vkl_trim_rec **zombies; /* recreated for others so far */
 	size_t nzombies, capzombies;
 	VkObjectType bad_type;
@@ -1412,11 +1439,76 @@ static const char *vkl_snap_type_name(uint32_t type)
 	return n ? n : "?";
 }
 
+/* Encode the flat calls of a command buffer's entries in place (a new
+ * buffer).  0 when out of memory or a call does not encode. */
+static int vkl_snap_cb_encode(vkl_snap_check *ck, vkl_snap_item *it)
+{
+	sbt_vk_enc out;
+	size_t at, step;
+	uint32_t hdr[2];
+	sbt_vk_enc_init(&out);
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + step) {
+		const uint8_t *p;
+		size_t len, alen, off;
+		const void *arr;
+		memcpy(hdr, it->cmds + at, 8);
+		step = hdr[1];
+		if (at + 8 + step > it->cmds_len)
+			goto out_fail;
+		p = it->cmds + at + 8;
+		len = step;
+		if (hdr[0] & VKL_TRIM_FLAT) {
+			enum sbt_vk_cmd cmd = (enum sbt_vk_cmd)((hdr[0] & ~VKL_TRIM_FLAT) - SBT_VK_TYPE_BASE);
+			size_t n = sbt_vk_args_size(cmd);
+			if (ck->flat_cap < len) {
+				uint8_t *f = realloc(ck->flat, len);
+				if (!f)
+					goto out_fail;
+				ck->flat = f;
+				ck->flat_cap = len;
+			}
+			memcpy(ck->flat, p, len);
+			if (sbt_vk_flat(cmd, ck->flat, &arr, &alen, &off) != n || n + alen != len)
+				goto out_fail;
+			if (alen) {
+				void *a = ck->flat + n;
+				memcpy(ck->flat + off, &a, sizeof(a));
+			}
+			ck->enc.len = 0;
+			ck->enc.template_data_len = 0;
+			if (sbt_vk_encode(&ck->enc, cmd, ck->flat) != SBT_VK_OK)
+				goto out_fail;
+			p = ck->enc.data;
+			len = ck->enc.len;
+		}
+		if (!vkl_trim_cb_room(&out, 8 + len))
+			goto out_fail;
+		hdr[0] &= ~VKL_TRIM_FLAT;
+		hdr[1] = (uint32_t)len;
+		memcpy(out.data + out.len, hdr, 8);
+		memcpy(out.data + out.len + 8, p, len);
+		out.len += 8 + len;
+	}
+	free(it->cmds);
+	it->cmds = out.data;
+	it->cmds_len = out.len;
+	return 1;
+
+out_fail:
+	sbt_vk_enc_free(&out);
+	return 0;
+}
+
 /* Record a command buffer's calls when all of them may be. */
-static size_t vkl_snap_write_cb(vkl_snap_check *ck, const vkl_snap_item *it)
+static size_t vkl_snap_write_cb(vkl_snap_check *ck, vkl_snap_item *it)
 {
 	size_t at, n = 0;
 	uint32_t hdr[2];
+	if (!vkl_snap_cb_encode(ck, it)) {
+		CAP_ERROR("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its calls could not "
+		          "be encoded", (unsigned long long)it->cb);
+		return 0;
+	}
 	for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
 		memcpy(hdr, it->cmds + at, 8);
 		if (at + 8 + hdr[1] > it->cmds_len)
@@ -1663,6 +1755,8 @@ static void vkl_trim_snapshot(void)
 		}
 	}
 	sbt_vk_arena_free(ck.arena);
+	sbt_vk_enc_free(&ck.enc);
+	free(ck.flat);
 	nrec = nw;
 
 	for (i = 0; i + 1 < s.nmemories; i += 2) {
