@@ -592,7 +592,7 @@ static rp_status rpvk_keyframe(void *state, const sbt_record *marker, int restor
 		r->skip_seq = marker->seq;
 		return RP_OK;
 	}
-	r->frames = frame;
+	r->frame_base = frame;
 	if (!r->quiet && r->run <= 1)
 		fprintf(stderr, "tsreplay: vulkan: restoring the snapshot taken after frame %llu "
 		        "(seq %llu)\n", (unsigned long long)frame, (unsigned long long)marker->seq);
@@ -630,6 +630,10 @@ static void rpvk_summary(rpvk *r)
 		return;
 	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
 	        (unsigned long long)r->calls, (unsigned long long)r->frames);
+	if (r->frame_base && r->frames)
+		fprintf(stderr, " (frames %llu-%llu of the capture)",
+		        (unsigned long long)r->frame_base + 1,
+		        (unsigned long long)(r->frame_base + r->frames));
 	if (r->window_frames)
 		fprintf(stderr, " (%llu shown in a window)", (unsigned long long)r->window_frames);
 	fprintf(stderr, ", %llu screenshots", (unsigned long long)r->shots_written);
@@ -641,6 +645,19 @@ static void rpvk_summary(rpvk *r)
 	fputc('\n', stderr);
 }
 
+/* A trimmed trace's frames before its first: the capture runtime's
+ * "window.first_frame" meta, minus one (0 for a whole trace). */
+static uint64_t rpvk_first_frame(const sbt_reader *trace)
+{
+	const char *v = trace ? sbt_reader_meta(trace, "window.first_frame") : NULL;
+	char *end;
+	unsigned long long n;
+	if (!v || *v < '0' || *v > '9')
+		return 0;
+	n = strtoull(v, &end, 10);
+	return *end == '\0' && n > 0 ? (uint64_t)n - 1 : 0;
+}
+
 static rp_status rpvk_reset(void *state, rp_diag *diag)
 {
 	rpvk *r = state;
@@ -650,6 +667,7 @@ static rp_status rpvk_reset(void *state, rp_diag *diag)
 	r->run++;
 	r->calls = r->frames = r->shots_written = r->window_frames = 0;
 	r->skip_seq = 0;
+	r->frame_base = rpvk_first_frame(r->trace);
 	return RP_OK;
 }
 
@@ -794,6 +812,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 		return RP_ERR_NOMEM;
 	}
 	r->trace = args->trace;
+	r->frame_base = rpvk_first_frame(r->trace);
 	r->quiet = args->quiet;
 	r->device_sel = args->device;
 	r->run = 1;

@@ -5,8 +5,9 @@
 # from before the window (every submit before the snapshot end is the
 # snapshot's own, on its own command buffer, and no present), smaller than
 # the full capture of the same run; replayed offscreen under validation it
-# needs nothing before the window and its 11 frames are pixel-identical to
-# frames 100-110 of the full capture's replay.  Then the compute program
+# needs nothing before the window, numbers its 11 frames 100-110 as the
+# capture did, and they are pixel-identical to frames 100-110 of the full
+# capture's replay.  Then the compute program
 # with `--submits 4-7`: the trimmed trace's checkpoints are the full
 # capture's for the same submits, and its replay matches all of them.
 # Every run: no VUID- message.
@@ -74,21 +75,22 @@ mkdir "$T/full" "$T/trim"
 (
 	unset DISPLAY
 	VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/trim_replay.log" \
-		"$VK_ENV_BUILD/tsreplay" --offscreen --screenshot 1,2,3,4,5,6,7,8,9,10,11 \
+		"$VK_ENV_BUILD/tsreplay" --offscreen \
+		--screenshot 100,101,102,103,104,105,106,107,108,109,110 \
 		--screenshot-dir "$T/trim" "$W"
 ) || fail "tsreplay of the trimmed trace"
-grep -q '11 frames presented' "$T/trim_replay.log" ||
+# frames keep the capture's numbers
+grep -q '11 frames presented (frames 100-110 of the capture)' "$T/trim_replay.log" ||
 	fail "the trimmed replay: $(grep 'frames presented' "$T/trim_replay.log")"
 cmp -s "$T/full/frame_100.ppm" "$T/full/frame_105.ppm" &&
 	fail "frames 100 and 105 of the full replay are the same image"
-i=1
-while [ "$i" -le 11 ]; do
-	f=$((99 + i))
+f=100
+while [ "$f" -le 110 ]; do
 	[ -s "$T/full/frame_$f.ppm" ] || fail "the full replay wrote no frame $f"
-	[ -s "$T/trim/frame_$i.ppm" ] || fail "the trimmed replay wrote no frame $i"
-	cmp -s "$T/full/frame_$f.ppm" "$T/trim/frame_$i.ppm" ||
+	[ -s "$T/trim/frame_$f.ppm" ] || fail "the trimmed replay wrote no frame $f"
+	cmp -s "$T/full/frame_$f.ppm" "$T/trim/frame_$f.ppm" ||
 		fail "frame $f: the trimmed replay's pixels differ from the full replay's"
-	i=$((i + 1))
+	f=$((f + 1))
 done
 
 # ---- the compute program: submits 4-7 -----------------------------------------
