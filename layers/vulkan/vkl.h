@@ -69,6 +69,7 @@ typedef struct vkl_device {
 	VkPhysicalDevice physical;
 	vkl_instance *instance;
 	PFN_vkGetDeviceProcAddr next_gdpa;
+	PFN_vkSetDeviceLoaderData set_loader_data; /* for command buffers of our own */
 	int disabled; /* vkl_config.disabled, kept here for the wrappers */
 	VkPhysicalDeviceMemoryProperties mem_props;
 	int can_present; /* VK_KHR_swapchain enabled */
@@ -120,6 +121,9 @@ typedef struct vkl_config {
 	uint32_t frame_submits; /* TRACESMITH_VK_FRAME_SUBMITS: for devices that
 	                           cannot present, a frame ends every N submits
 	                           (default 1; 0 = never) */
+	int snapshot_staging;   /* TRACESMITH_VK_SNAPSHOT_STAGING=1: snapshots
+	                           read host-visible memory through staging
+	                           copies too, as device-local memory is */
 } vkl_config;
 
 const vkl_config *vkl_config_get(void);
@@ -274,6 +278,17 @@ void vkl_memory_mark_always(VkDeviceMemory mem);
  * replay's new memory is zeroed).  Memory that is not host-visible is left
  * out with a warning naming it.  Returns the bytes recorded. */
 uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem);
+/* What the snapshot needs to know of a memory object; 0 when unknown. */
+typedef struct vkl_memory_desc {
+	VkDeviceSize size;
+	uint32_t type_index;
+	VkMemoryPropertyFlags flags;
+	int dedicated; /* allocated for one image or buffer */
+} vkl_memory_desc;
+int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out);
+/* Record bytes as the contents of mem from offset 0, as vkl_memory_snapshot
+ * does (all-zero pages left out); returns the bytes recorded. */
+uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t size);
 
 /* ---- what a submission reaches (vkl_reach.c) ------------------------------ */
 

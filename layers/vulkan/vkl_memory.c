@@ -61,6 +61,8 @@ typedef struct vkl_memory {
 	VkDeviceMemory handle;
 	VkDeviceSize size;
 	VkMemoryPropertyFlags flags;
+	uint32_t type_index;
+	int dedicated;          /* VkMemoryDedicatedAllocateInfo names a resource */
 	uint64_t alloc_submits; /* device submissions when allocated */
 	int initial_recorded;   /* the first mapping's contents were recorded */
 	_Atomic int always;     /* reached through addresses: every submit publishes it */
@@ -100,7 +102,14 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	m->size = info->allocationSize;
 	if (info->memoryTypeIndex < d->mem_props.memoryTypeCount)
 		m->flags = d->mem_props.memoryTypes[info->memoryTypeIndex].propertyFlags;
+	m->type_index = info->memoryTypeIndex;
 	m->alloc_submits = atomic_load(&d->submits);
+	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext) {
+		const VkMemoryDedicatedAllocateInfo *ded = (const void *)b;
+		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO &&
+		    (ded->image || ded->buffer))
+			m->dedicated = 1;
+	}
 	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
 		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO &&
 		    (((const VkMemoryAllocateFlagsInfo *)(const void *)b)->flags &
@@ -557,6 +566,23 @@ static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const 
 			bytes += i - start;
 	}
 	return bytes;
+}
+
+int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	if (!m)
+		return 0;
+	out->size = m->size;
+	out->type_index = m->type_index;
+	out->flags = m->flags;
+	out->dedicated = m->dedicated;
+	return 1;
+}
+
+uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t size)
+{
+	return vkl_mem_snap_write(mem, 0, data, size);
 }
 
 uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)

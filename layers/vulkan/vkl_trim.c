@@ -1167,7 +1167,17 @@ typedef struct vkl_snap_bound {
 	uint64_t memory;
 	VkFormat format; /* images only attachments use */
 	int needed;      /* buffers, images something else may read */
+	int image;
 } vkl_snap_bound;
+
+/* A memory object read through a staging copy, restored the same way. */
+typedef struct vkl_snap_staged {
+	uint64_t memory, device;
+	VkDeviceSize size;
+	uint32_t staging_type;      /* host-visible type for the replay's staging memory */
+	VkDeviceSize staging_size;
+	uint8_t *bytes;             /* owned */
+} vkl_snap_staged;
 
 typedef struct vkl_snap {
 	vkl_snap_item *items;
@@ -1186,6 +1196,8 @@ typedef struct vkl_snap {
 	size_t nbound, capbound;
 	VkFormat *loaded; /* formats of attachments some live render pass loads */
 	size_t nloaded, caploaded;
+	vkl_snap_staged *staged;
+	size_t nstaged, capstaged;
 	int nomem;
 } vkl_snap;
 
@@ -1263,6 +1275,7 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 				b->format = o->format;
 				b->needed = o->type == VK_OBJECT_TYPE_BUFFER ||
 				            (o->usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
+				b->image = o->type == VK_OBJECT_TYPE_IMAGE;
 			}
 		}
 		if (o->type == VK_OBJECT_TYPE_IMAGE && o->layout != o->initial &&
@@ -1556,6 +1569,147 @@ static VkImageAspectFlags vkl_snap_aspect(VkFormat f)
 	}
 }
 
+/* Whether an image is bound to the memory. */
+static int vkl_snap_memory_has_image(const vkl_snap *s, uint64_t mem)
+{
+	size_t i;
+	for (i = 0; i < s->nbound; i++)
+		if (s->bound[i].memory == mem && s->bound[i].image)
+			return 1;
+	return 0;
+}
+
+/* The first queue of the device the layer saw; NULL if none. */
+static const vkl_snap_queue *vkl_snap_queue_of(const vkl_snap *s, uint64_t dev)
+{
+	size_t i;
+	for (i = 0; i < s->nqueues; i++)
+		if (s->queues[i].device == dev)
+			return &s->queues[i];
+	return NULL;
+}
+
+/* Read a memory object through a buffer bound over all of it, copied on
+ * the device into host-visible memory of the layer's own (down the chain,
+ * not recorded).  Fills out and returns 1, or warns and returns 0. */
+static int vkl_snap_read_staged(vkl_device *d, const vkl_snap_queue *q, VkDeviceMemory mem,
+                                const vkl_memory_desc *md, vkl_snap_staged *out)
+{
+	VkDevice dev = d->handle;
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	VkBufferMemoryBarrier bar = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkBuffer src = VK_NULL_HANDLE, stg = VK_NULL_HANDLE;
+	VkDeviceMemory smem = VK_NULL_HANDLE;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkMemoryRequirements req;
+	VkBufferCopy region = { 0, 0, md->size };
+	const VkMemoryPropertyFlags host =
+		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	const char *why = NULL;
+	void *p = NULL;
+	uint32_t t;
+
+	if (!q)
+		why = "the device has no queue the layer saw";
+	else if (md->dedicated)
+		why = "it is a dedicated allocation";
+	else if (!d->set_loader_data)
+		why = "the loader gave no way to dispatch a command buffer of the layer's";
+	if (why)
+		goto out;
+	bci.size = md->size;
+	bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	why = "no buffer can be bound over all of it";
+	if (d->table.CreateBuffer(dev, &bci, NULL, &src) != VK_SUCCESS)
+		goto out;
+	d->table.GetBufferMemoryRequirements(dev, src, &req);
+	if (!(req.memoryTypeBits & (1u << md->type_index)) || req.size > md->size ||
+	    d->table.BindBufferMemory(dev, src, mem, 0) != VK_SUCCESS)
+		goto out;
+	why = "no staging memory";
+	if (d->table.CreateBuffer(dev, &bci, NULL, &stg) != VK_SUCCESS)
+		goto out;
+	d->table.GetBufferMemoryRequirements(dev, stg, &req);
+	for (t = 0; t < d->mem_props.memoryTypeCount; t++)
+		if ((req.memoryTypeBits & (1u << t)) &&
+		    (d->mem_props.memoryTypes[t].propertyFlags & host) == host)
+			break;
+	if (t == d->mem_props.memoryTypeCount)
+		goto out;
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = t;
+	if (d->table.AllocateMemory(dev, &mai, NULL, &smem) != VK_SUCCESS ||
+	    d->table.BindBufferMemory(dev, stg, smem, 0) != VK_SUCCESS ||
+	    d->table.MapMemory(dev, smem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+		goto out;
+	why = "the copy failed";
+	pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+	pci.queueFamilyIndex = q->family;
+	if (d->table.CreateCommandPool(dev, &pci, NULL, &pool) != VK_SUCCESS)
+		goto out;
+	cai.commandPool = pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (d->table.AllocateCommandBuffers(dev, &cai, &cb) != VK_SUCCESS) {
+		cb = VK_NULL_HANDLE;
+		goto out;
+	}
+	if (d->set_loader_data(dev, cb) != VK_SUCCESS)
+		goto out;
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if (d->table.BeginCommandBuffer(cb, &bi) != VK_SUCCESS)
+		goto out;
+	d->table.CmdCopyBuffer(cb, src, stg, 1, &region);
+	bar.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bar.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bar.srcQueueFamilyIndex = bar.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bar.buffer = stg;
+	bar.size = VK_WHOLE_SIZE;
+	d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+	                            0, 0, NULL, 1, &bar, 0, NULL);
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (d->table.EndCommandBuffer(cb) != VK_SUCCESS ||
+	    d->table.QueueSubmit((VkQueue)(uintptr_t)q->queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS ||
+	    d->table.QueueWaitIdle((VkQueue)(uintptr_t)q->queue) != VK_SUCCESS)
+		goto out;
+	why = "out of memory";
+	out->bytes = malloc(md->size ? (size_t)md->size : 1);
+	if (!out->bytes)
+		goto out;
+	memcpy(out->bytes, p, (size_t)md->size);
+	out->memory = (uint64_t)(uintptr_t)mem;
+	out->size = md->size;
+	out->staging_type = t;
+	out->staging_size = req.size;
+	why = NULL;
+out:
+	if (cb)
+		d->table.FreeCommandBuffers(dev, pool, 1, &cb);
+	if (pool)
+		d->table.DestroyCommandPool(dev, pool, NULL);
+	if (p)
+		d->table.UnmapMemory(dev, smem);
+	if (stg)
+		d->table.DestroyBuffer(dev, stg, NULL);
+	if (smem)
+		d->table.FreeMemory(dev, smem, NULL);
+	if (src)
+		d->table.DestroyBuffer(dev, src, NULL);
+	if (why)
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible and "
+		         "its contents are left out of the snapshot: %s",
+		         (unsigned long long)(uintptr_t)mem, (unsigned long long)md->size, why);
+	return why == NULL;
+}
+
 /* One device's layouts, fences, semaphores and acquires, through calls
  * with the snapshot's own pool and command buffer. */
 static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
@@ -1564,8 +1718,9 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	const vkl_snap_queue *q = NULL;
 	VkImageMemoryBarrier *bars = NULL;
 	VkSemaphore *sems = NULL;
-	uint32_t nbars = 0, nsems = 0;
-	size_t i;
+	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
+	uint32_t nbars = 0, nsems = 0, nstaged = 0;
+	size_t i, k;
 	VkQueue queue;
 	for (i = 0; i < s->nqueues && !q; i++)
 		if (s->queues[i].device == dev)
@@ -1574,6 +1729,8 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		nbars += s->images[i].device == dev;
 	for (i = 0; i < s->nsyncs; i++)
 		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
+	for (i = 0; i < s->nstaged; i++)
+		nstaged += s->staged[i].device == dev;
 	if (!q) {
 		if (nbars || nsems)
 			CAP_WARN("Vulkan snapshot: VkDevice 0x%llx has no queue the layer saw: image "
@@ -1584,7 +1741,8 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	queue = (VkQueue)(uintptr_t)q->queue;
 	bars = calloc(nbars ? nbars : 1, sizeof(*bars));
 	sems = calloc(nsems ? nsems : 1, sizeof(*sems));
-	if (!bars || !sems)
+	staged = calloc(nstaged ? 3 * (size_t)nstaged : 1, sizeof(*staged));
+	if (!bars || !sems || !staged)
 		goto out_free;
 	nbars = nsems = 0;
 	for (i = 0; i < s->nimages; i++) {
@@ -1608,7 +1766,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	for (i = 0; i < s->nsyncs; i++)
 		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE)
 			sems[nsems++] = (VkSemaphore)(uintptr_t)s->syncs[i].handle;
-	if (nbars || nsems) {
+	if (nbars || nsems || nstaged) {
 		VkCommandPool pool = (VkCommandPool)(uintptr_t)(*next_handle)++;
 		VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(*next_handle)++;
 		VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0,
@@ -1631,12 +1789,63 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		sbt_vk_args_vkDestroyCommandPool dp = { device, pool, NULL };
 		vkl_snap_put(SBT_VK_CMD_vkCreateCommandPool, &cp);
 		vkl_snap_put(SBT_VK_CMD_vkAllocateCommandBuffers, &acb);
+		/* memory read through staging: a staging buffer of ours with its
+		 * bytes, copied into a buffer bound over the memory */
+		for (i = k = 0; i < s->nstaged; i++) {
+			const vkl_snap_staged *g = &s->staged[i];
+			VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+			VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+			VkBuffer dst = (VkBuffer)(uintptr_t)(*next_handle)++;
+			VkBuffer stg = (VkBuffer)(uintptr_t)(*next_handle)++;
+			VkDeviceMemory smem = (VkDeviceMemory)(uintptr_t)(*next_handle)++;
+			sbt_vk_args_vkCreateBuffer cb1 = { device, &bci, NULL, &dst, VK_SUCCESS };
+			sbt_vk_args_vkCreateBuffer cb2 = { device, &bci, NULL, &stg, VK_SUCCESS };
+			sbt_vk_args_vkBindBufferMemory bb1 = { device, dst,
+				                                   (VkDeviceMemory)(uintptr_t)g->memory, 0,
+				                                   VK_SUCCESS };
+			sbt_vk_args_vkAllocateMemory am = { device, &mai, NULL, &smem, VK_SUCCESS };
+			sbt_vk_args_vkBindBufferMemory bb2 = { device, stg, smem, 0, VK_SUCCESS };
+			if (g->device != dev)
+				continue;
+			bci.size = g->size;
+			bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+			bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+			mai.allocationSize = g->staging_size;
+			mai.memoryTypeIndex = g->staging_type;
+			vkl_snap_put(SBT_VK_CMD_vkCreateBuffer, &cb1);
+			vkl_snap_put(SBT_VK_CMD_vkBindBufferMemory, &bb1);
+			vkl_snap_put(SBT_VK_CMD_vkCreateBuffer, &cb2);
+			vkl_snap_put(SBT_VK_CMD_vkAllocateMemory, &am);
+			vkl_snap_put(SBT_VK_CMD_vkBindBufferMemory, &bb2);
+			vkl_memory_snapshot_bytes(smem, g->bytes, (size_t)g->size);
+			staged[k++] = (uint64_t)(uintptr_t)dst;
+			staged[k++] = (uint64_t)(uintptr_t)stg;
+			staged[k++] = (uint64_t)(uintptr_t)smem;
+		}
 		vkl_snap_put(SBT_VK_CMD_vkBeginCommandBuffer, &bcb);
+		for (i = k = 0; i < s->nstaged; i++) {
+			VkBufferCopy region = { 0, 0, s->staged[i].size };
+			sbt_vk_args_vkCmdCopyBuffer cc = { cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &region };
+			if (s->staged[i].device != dev)
+				continue;
+			cc.dstBuffer = (VkBuffer)(uintptr_t)staged[k];
+			cc.srcBuffer = (VkBuffer)(uintptr_t)staged[k + 1];
+			k += 3;
+			vkl_snap_put(SBT_VK_CMD_vkCmdCopyBuffer, &cc);
+		}
 		if (nbars)
 			vkl_snap_put(SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
 		vkl_snap_put(SBT_VK_CMD_vkEndCommandBuffer, &ecb);
 		vkl_snap_put(SBT_VK_CMD_vkQueueSubmit, &qs);
 		vkl_snap_put(SBT_VK_CMD_vkQueueWaitIdle, &wi);
+		for (k = 0; k < 3 * (size_t)nstaged; k += 3) {
+			sbt_vk_args_vkDestroyBuffer d1 = { device, (VkBuffer)(uintptr_t)staged[k], NULL };
+			sbt_vk_args_vkDestroyBuffer d2 = { device, (VkBuffer)(uintptr_t)staged[k + 1], NULL };
+			sbt_vk_args_vkFreeMemory fm = { device, (VkDeviceMemory)(uintptr_t)staged[k + 2], NULL };
+			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d1);
+			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d2);
+			vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &fm);
+		}
 		vkl_snap_put(SBT_VK_CMD_vkDestroyCommandPool, &dp);
 	}
 out_sync:
@@ -1667,6 +1876,7 @@ out_sync:
 out_free:
 	free(bars);
 	free(sems);
+	free(staged);
 }
 
 /* Destroy an object recreated only for others that keep its creation. */
@@ -1761,13 +1971,44 @@ static void vkl_trim_snapshot(void)
 
 	for (i = 0; i + 1 < s.nmemories; i += 2) {
 		vkl_device *d = vkl_device_get((const void *)(uintptr_t)s.memories[i + 1]);
+		VkDeviceMemory mem = (VkDeviceMemory)(uintptr_t)s.memories[i];
+		vkl_memory_desc md;
+		vkl_snap_staged g;
+		int host;
 		if (!vkl_snap_memory_needed(&s, s.memories[i])) {
 			CAP_INFO("Vulkan snapshot: VkDeviceMemory 0x%llx holds only attachments no render "
 			         "pass loads: its contents are left out of the snapshot",
 			         (unsigned long long)s.memories[i]);
 			continue;
 		}
-		mem_bytes += vkl_memory_snapshot(d, (VkDeviceMemory)(uintptr_t)s.memories[i]);
+		if (!vkl_memory_describe(mem, &md))
+			continue;
+		host = (md.flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+		/* through a mapping when the host can; else (or when asked to)
+		 * through a staging copy, when only buffers are bound to it (an
+		 * image's bytes are not its contents on every device) */
+		if (host && (!vkl_config_get()->snapshot_staging ||
+		             vkl_snap_memory_has_image(&s, s.memories[i]))) {
+			mem_bytes += vkl_memory_snapshot(d, mem);
+			continue;
+		}
+		if (vkl_snap_memory_has_image(&s, s.memories[i])) {
+			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible "
+			         "and holds images: its contents are left out of the snapshot",
+			         (unsigned long long)s.memories[i], (unsigned long long)md.size);
+			continue;
+		}
+		memset(&g, 0, sizeof(g));
+		if (vkl_snap_read_staged(d, vkl_snap_queue_of(&s, s.memories[i + 1]), mem, &md, &g)) {
+			vkl_snap_staged *x = VKL_SNAP_PUSH(&s, staged, nstaged, capstaged);
+			g.device = s.memories[i + 1];
+			if (x) {
+				*x = g;
+				mem_bytes += g.size;
+			} else {
+				free(g.bytes);
+			}
+		}
 	}
 	for (i = 0; i < s.ndevices; i++)
 		vkl_snap_device(&s, s.devices[i], &next_handle);
@@ -1792,4 +2033,7 @@ static void vkl_trim_snapshot(void)
 	free(s.devices);
 	free(s.bound);
 	free(s.loaded);
+	for (i = 0; i < s.nstaged; i++)
+		free(s.staged[i].bytes);
+	free(s.staged);
 }

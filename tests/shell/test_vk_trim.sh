@@ -147,6 +147,25 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chreplay.log" "$VK_ENV_BUIL
 grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chreplay.log" ||
 	fail "trimmed churn replay: $(grep 'checkpoints:' "$T/chreplay.log")"
 
+# ---- the same through staging copies (as memory the host cannot map) --------
+TRACESMITH_VK_SNAPSHOT_STAGING=1 TRACESMITH_LOG=info vk_env_run "$T/chstg.log" \
+	"$BUILD/tscapture" --submits 6-9 -o "$T/chstg.sbt" -- \
+	"$BUILD/tests/programs/vk_trim_churn" --rounds 12 ||
+	fail "tscapture --submits 6-9 of vk_trim_churn with staging copies"
+G=$T/chstg-submits-6-9.sbt
+[ -s "$G" ] || fail "no $G (in $T: $(ls "$T"))"
+grep -q 'left out' "$T/chstg.log" && fail "staging left memory out: $(grep 'left out' "$T/chstg.log")"
+"$BUILD/tsinfo" --dump "$G" | awk '/ snapshot_end /{exit} {print}' >"$T/chstg.dump"
+grep -q 'vulkan.vkCmdCopyBuffer commandBuffer=0xfff5' "$T/chstg.dump" ||
+	fail "the snapshot with staging copies restores no memory through a copy"
+cps "$G" >"$T/chstg.cps"
+cmp -s "$T/chstg.cps" "$T/chtrim.cps" ||
+	fail "checkpoints with staging copies differ: $(diff "$T/chtrim.cps" "$T/chstg.cps" | head -4)"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chstg_replay.log" "$VK_ENV_BUILD/tsreplay" "$G" ||
+	fail "tsreplay of the trimmed churn trace with staging copies"
+grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chstg_replay.log" ||
+	fail "trimmed churn replay with staging copies: $(grep 'checkpoints:' "$T/chstg_replay.log")"
+
 # ---- periodic snapshots: whole replay and --range from the nearest one ------
 TRACESMITH_SNAPSHOT_FRAMES=100 vk_env_run "$T/snap.log" "$BUILD/tscapture" -o "$T/snap.sbt" -- \
 	vkcube --c 300 || fail "tscapture of vkcube with TRACESMITH_SNAPSHOT_FRAMES=100"
