@@ -26,7 +26,7 @@ LAST=$(get last_seq)
 "$TSINFO" "$T" >"$tmp/sum" 2>"$tmp/err" || fail "summary exited $?"
 [ ! -s "$tmp/err" ] || fail "summary of a clean trace wrote to stderr: $(cat "$tmp/err")"
 grep -Eq "^records +$NREC \\(seq 1\\.\\.$LAST\\)\$" "$tmp/sum" || fail "records line wrong"
-grep -Eq "^frames +$(get frames)\$" "$tmp/sum" || fail "frames line wrong"
+grep -Eq "^frames +$(get frames) \\(1-$(get frames)\\)\$" "$tmp/sum" || fail "frames line wrong"
 grep -Eq "^keyframes +$(get keyframes)\$" "$tmp/sum" || fail "keyframes line wrong"
 grep -Eq "^stacks +$(get stacks)\$" "$tmp/sum" || fail "stacks line wrong"
 grep -Eq "^index +found \\(trailer\\)\$" "$tmp/sum" || fail "index line wrong"
