@@ -306,9 +306,13 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 		printf("tsreplay: frames %llu-%llu replayed (%llu, numbered as in the captured run)",
 		       (unsigned long long)rep->first_frame, (unsigned long long)rep->last_frame,
 		       (unsigned long long)rep->frames);
-		if (rep->frames_cut)
-			printf("; the last %llu without a FRAME record: the trace ends after the "
-			       "present", (unsigned long long)rep->frames_cut);
+		if (rep->frames_cut == 1)
+			printf("; the trace ends after the present of frame %llu, before its FRAME "
+			       "record", (unsigned long long)rep->last_frame);
+		else if (rep->frames_cut)
+			printf("; the trace ends after the presents of frames %llu-%llu, before their "
+			       "FRAME records", (unsigned long long)(rep->last_frame - rep->frames_cut + 1),
+			       (unsigned long long)rep->last_frame);
 		printf("\n");
 	}
 	if (opt->runs > 1)

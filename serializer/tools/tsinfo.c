@@ -638,11 +638,16 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 	else if (s->frames_cut == 0)
 		printf("frames       %llu (%llu-%llu)\n", (unsigned long long)nframes,
 		       (unsigned long long)first, (unsigned long long)last);
-	else
+	else if (s->frames_cut == 1)
 		printf("frames       %llu (%llu-%llu; the trace ends after the present of frame %llu, "
 		       "before its FRAME record)\n", (unsigned long long)nframes,
 		       (unsigned long long)first, (unsigned long long)last,
 		       (unsigned long long)last);
+	else
+		printf("frames       %llu (%llu-%llu; the trace ends after the presents of frames "
+		       "%llu-%llu, before their FRAME records)\n", (unsigned long long)nframes,
+		       (unsigned long long)first, (unsigned long long)last,
+		       (unsigned long long)(last - s->frames_cut + 1), (unsigned long long)last);
 	printf("keyframes    %llu\n", (unsigned long long)in->keyframe_count);
 	printf("stacks       %llu\n", (unsigned long long)in->stack_count);
 	printf("strings      %llu\n", (unsigned long long)in->string_count);
