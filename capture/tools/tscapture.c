@@ -26,6 +26,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@
 #define TSC_EXIT_USAGE 2
 #define TSC_EXIT_NO_RANGE 3   /* a range that never happened; the program exited 0 */
 #define TSC_MAX_KEY_FRAMES 100000u
+#define TSC_MAX_NVTX_NAME 127 /* what the runtime keeps (cap_config.nvtx_name) */
 
 /* The front-ends --api may name, in the order tscapture sets them up. */
 typedef enum { TSC_API_VULKAN, TSC_API_CUDA, TSC_API_HIP, TSC_API_COUNT } tsc_api;
@@ -190,40 +192,55 @@ static int tsc_check_api(const char *list, tsc_opts *o)
 	return 0;
 }
 
-/* TRACESMITH_TRIGGER from the trigger options (docs/capture.md). */
+/* Append ",item" (or "item" first) to the list t of cap bytes holding *n;
+ * -1 when it does not fit. */
+static int tsc_trigger_add(char *t, size_t cap, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int tsc_trigger_add(char *t, size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+	if (*n) {
+		if (*n + 1 >= cap)
+			return -1;
+		t[(*n)++] = ',';
+		t[*n] = '\0';
+	}
+	va_start(ap, fmt);
+	w = vsnprintf(t + *n, cap - *n, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= cap - *n)
+		return -1;
+	*n += (size_t)w;
+	return 0;
+}
+
+/* TRACESMITH_TRIGGER from the trigger options, in a fixed order
+ * (docs/capture.md). */
 static int tsc_build_trigger(tsc_opts *o)
 {
 	char *t = o->trigger;
 	size_t cap = sizeof(o->trigger), n = 0;
+	int bad = 0;
 	t[0] = '\0';
-#define TSC_ADD(...)                                                                 \
-	do {                                                                             \
-		int w_ = snprintf(t + n, cap - n, "%s", n ? "," : "");                      \
-		if (w_ < 0 || (size_t)w_ >= cap - n)                                         \
-			goto out_long;                                                           \
-		n += (size_t)w_;                                                             \
-		w_ = snprintf(t + n, cap - n, __VA_ARGS__);                                  \
-		if (w_ < 0 || (size_t)w_ >= cap - n)                                         \
-			goto out_long;                                                           \
-		n += (size_t)w_;                                                             \
-	} while (0)
 	if (o->range_kind)
-		TSC_ADD("%s:%" PRIu64 "-%" PRIu64, o->range_kind, o->range_first, o->range_last);
+		bad |= tsc_trigger_add(t, cap, &n, "%s:%" PRIu64 "-%" PRIu64, o->range_kind,
+		                       o->range_first, o->range_last);
 	if (o->key)
-		TSC_ADD("key:%s", o->key);
+		bad |= tsc_trigger_add(t, cap, &n, "key:%s", o->key);
 	if (o->signal)
-		TSC_ADD("signal");
+		bad |= tsc_trigger_add(t, cap, &n, "signal");
 	if (o->app)
-		TSC_ADD("app");
+		bad |= tsc_trigger_add(t, cap, &n, "app");
 	if (o->profiler)
-		TSC_ADD("profiler");
+		bad |= tsc_trigger_add(t, cap, &n, "profiler");
 	if (o->nvtx)
-		TSC_ADD("nvtx:%s", o->nvtx);
-#undef TSC_ADD
+		bad |= tsc_trigger_add(t, cap, &n, "nvtx:%s", o->nvtx);
+	if (bad) {
+		fprintf(stderr, "tscapture: the triggers make too long a TRACESMITH_TRIGGER\n");
+		return -1;
+	}
 	return 0;
-out_long:
-	fprintf(stderr, "tscapture: the triggers make too long a TRACESMITH_TRIGGER\n");
-	return -1;
 }
 
 enum {
@@ -364,9 +381,9 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 				fprintf(stderr, "tscapture: --nvtx given twice\n");
 				goto out_usage;
 			}
-			if (!optarg[0] || strchr(optarg, ',')) {
-				fprintf(stderr, "tscapture: --nvtx '%s': expected a range name, not empty "
-				                "and without ','\n", optarg);
+			if (!optarg[0] || strchr(optarg, ',') || strlen(optarg) > TSC_MAX_NVTX_NAME) {
+				fprintf(stderr, "tscapture: --nvtx '%s': expected a range name, not empty, "
+				                "without ',' and at most %d bytes\n", optarg, TSC_MAX_NVTX_NAME);
 				goto out_usage;
 			}
 			o->nvtx = optarg;

@@ -53,8 +53,11 @@ has api.bogus err "unknown front-end 'bogus' (vulkan, cuda, hip; -NAME leaves on
 has api.-metal err "unknown front-end '-metal'"
 refused api.both "tscapture: --api: 'vulkan,-vulkan' both names and leaves out vulkan" \
 	--api vulkan,-vulkan
-refused nvtx.empty "tscapture: --nvtx '': expected a range name, not empty and without ','" --nvtx ''
+refused nvtx.empty "tscapture: --nvtx '': expected a range name, not empty, without ','" --nvtx ''
 refused nvtx.comma "tscapture: --nvtx 'a,b': expected a range name" --nvtx a,b
+long=$(printf '%0128d' 0)
+refused nvtx.long "tscapture: --nvtx '$long': expected a range name, not empty, without ',' and at most 127 bytes" \
+	--nvtx "$long"
 refused nvtx.twice "tscapture: --nvtx given twice" --nvtx a --nvtx b
 for v in 0 x -2 ''; do
 	refused "snap.$v" "tscapture: --snapshot-frames '$v': expected a number of frames from 1" \
