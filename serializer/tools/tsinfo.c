@@ -1,7 +1,9 @@
 /*
  * tsinfo - what is in an SBT trace.
  *
- *   tsinfo TRACE                 summary (sizes, counts by API/type/thread, meta)
+ *   tsinfo TRACE                 summary (sizes, counts by API/type/thread, meta,
+ *                                frames with the run's numbers, a trimmed trace's
+ *                                capture window and snapshot)
  *   tsinfo --json TRACE          the same summary as one JSON object
  *   tsinfo --dump TRACE          one line per record (--json: JSON lines)
  *   tsinfo --verify TRACE        check every chunk; name each damaged offset
@@ -48,7 +50,8 @@ static void tsi_usage(FILE *f)
 	      "       tsinfo --json TRACE | tsinfo --verify TRACE | tsinfo --chunks TRACE\n"
 	      "\n"
 	      "Without options: a summary of TRACE (size, version, id, start time,\n"
-	      "index, records by API and type, threads, frames, keyframes, time span,\n"
+	      "index, records by API and type, threads, frames with the run's numbers,\n"
+	      "capture window and snapshot of a trimmed trace, keyframes, time span,\n"
 	      "blob bytes and dedup, compression, stacks, metadata).\n"
 	      "\n"
 	      "  --dump        one line per record: seq, time (s), thread, type,\n"
