@@ -618,7 +618,7 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 	int any_seq = 0;
 	size_t index = 0;
 	int crossed = 0;
-	int in_snapshot = s->has_window; /* inside a trimmed trace's state snapshot */
+	int in_snapshot = 0; /* between a trimmed trace's WINDOW and SNAPSHOT_END */
 	sbt_record rec;
 	sbt_status sst;
 	rp_status st = RP_OK;
@@ -679,8 +679,8 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 		records++;
 		if ((records & 255) == 0)
 			rp_session_progress(s, run, records, 0);
-		if (rec.type == SBT_TYPE_SNAPSHOT_END)
-			in_snapshot = 0;
+		if (rec.type == SBT_TYPE_WINDOW || rec.type == SBT_TYPE_SNAPSHOT_END)
+			in_snapshot = rec.type == SBT_TYPE_WINDOW;
 		if (run == 1 && !is_ff && !in_snapshot &&
 		    (rec.type == SBT_TYPE_FRAME || (s->present_type && rec.type == s->present_type))) {
 			st = rp_session_count_frame(s, rep, &rec, diag);

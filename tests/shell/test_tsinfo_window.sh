@@ -77,6 +77,11 @@ assert s["window"] == {"index": 2, "trigger": "frames 100-110", "first_frame": 1
 assert (s["frames"], s["first_frame"], s["last_frame"], s["frames_cut"]) == (11, 100, 110, 0), s
 EOF
 
+# a range (seq numbers) keeps the run's frame numbers: seq 13 starts frame 102
+# (WINDOW, 2 snapshot records, SNAPSHOT_END, then 4 records a frame)
+expect_rc 0 replay.range "$RP" --range 13: "$W"
+has replay.range out "tsreplay: frames 102-110 replayed (9, numbered as in the captured run)"
+
 # ---- a trace cut inside its snapshot ------------------------------------------------
 "$GEN" --no-snapshot-end "$T/nosnap.sbt" >/dev/null || fail "sbt_gen_window --no-snapshot-end"
 expect_rc 0 nosnap "$INFO" "$T/nosnap.sbt"
