@@ -415,6 +415,15 @@ static int rp_main_getopt_error(int c, char **argv, const struct option *table,
 		char shortopt[3] = {'-', (char)optopt, '\0'};
 		return rp_main_bad_usage("unknown option '%s'", shortopt, backends, n);
 	}
+	if (strncmp(a, "--", 2) == 0) {
+		size_t len = strcspn(a + 2, "=");
+		int matches = 0;
+		for (lo = table; lo->name; lo++)
+			matches += strncmp(lo->name, a + 2, len) == 0;
+		if (matches > 1)
+			return rp_main_bad_usage("option '%s' is ambiguous: give more of its name", a,
+			                         backends, n);
+	}
 	return rp_main_bad_usage("unknown option '%s'", a, backends, n);
 }
 

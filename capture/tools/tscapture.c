@@ -274,6 +274,17 @@ static const struct option tsc_longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/* How many long options a "--NAME[=VALUE]" argument could abbreviate. */
+static int tsc_abbreviates(const char *a)
+{
+	const struct option *lo;
+	size_t n = strcspn(a + 2, "=");
+	int count = 0;
+	for (lo = tsc_longopts; lo->name; lo++)
+		count += strncmp(lo->name, a + 2, n) == 0;
+	return count;
+}
+
 /* The message for what getopt_long refused: argv[optind - 1] is the
  * argument it was reading ('?' unknown or given a value it takes none of,
  * ':' missing its value). */
@@ -292,6 +303,8 @@ static void tsc_getopt_error(int c, char **argv)
 		}
 	if (optopt && optopt < 256 && strncmp(a, "--", 2) != 0)
 		fprintf(stderr, "tscapture: unknown option '-%c'\n", optopt);
+	else if (strncmp(a, "--", 2) == 0 && tsc_abbreviates(a) > 1)
+		fprintf(stderr, "tscapture: option '%s' is ambiguous: give more of its name\n", a);
 	else
 		fprintf(stderr, "tscapture: unknown option '%s'\n", a);
 }

@@ -133,6 +133,17 @@ static const struct option tsi_longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
+/* How many long options a "--NAME[=VALUE]" argument could abbreviate. */
+static int tsi_abbreviates(const char *a)
+{
+	const struct option *lo;
+	size_t n = strcspn(a + 2, "=");
+	int count = 0;
+	for (lo = tsi_longopts; lo->name; lo++)
+		count += strncmp(lo->name, a + 2, n) == 0;
+	return count;
+}
+
 /* The message for what getopt_long refused ('?' unknown, or a value given
  * to a flag; ':' a missing value); argv[optind - 1] is what it read. */
 static void tsi_getopt_error(int c, char **argv)
@@ -150,6 +161,8 @@ static void tsi_getopt_error(int c, char **argv)
 		}
 	if (optopt && optopt < 256 && strncmp(a, "--", 2) != 0)
 		fprintf(stderr, "tsinfo: unknown option '-%c'\n", optopt);
+	else if (strncmp(a, "--", 2) == 0 && tsi_abbreviates(a) > 1)
+		fprintf(stderr, "tsinfo: option '%s' is ambiguous: give more of its name\n", a);
 	else
 		fprintf(stderr, "tsinfo: unknown option '%s'\n", a);
 }

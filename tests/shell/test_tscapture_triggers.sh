@@ -67,6 +67,7 @@ refused snap.trigger "tscapture: --snapshot-frames is for a whole-run capture; i
 	--snapshot-frames 10 --signal
 refused flagvalue "tscapture: --signal takes no value" --signal=1
 refused unknown "tscapture: unknown option '--frams'" --frams 1-2
+refused ambiguous "tscapture: option '--fram' is ambiguous: give more of its name" --fram 1-2
 expect_rc 2 missing "$TSC" -o "$T/r.sbt" --frames
 has missing err "tscapture: --frames needs a value"
 has missing err "usage: tscapture"
