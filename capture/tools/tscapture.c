@@ -684,9 +684,10 @@ static void tsc_report_one(const char *path, int *count)
 	sbt_reader_close(r);
 }
 
+/* Names in version order, so that window 10 follows window 9. */
 static int tsc_cmp_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*

@@ -173,6 +173,15 @@ tscapture: wrote $T/w-123-window-1.sbt ($size bytes, 48 records)
 tscapture: wrote $T/w-frames-100-110.sbt ($size bytes, 48 records)
 EOF
 cmp -s "$T/list.err" "$T/list.want" || fail "list: report: $(cat "$T/list.err")"
+# several windows are listed in the run's order
+expect_rc 0 list.order "$TSC" -o "$T/w.sbt" --frame F12 -- sh -c \
+	'for f in 100-100 9-9 20-21; do cp "$0/win.sbt" "$0/w-frames-$f.sbt"; done' "$T"
+cat >"$T/order.want" <<EOF
+tscapture: wrote $T/w-frames-9-9.sbt ($size bytes, 48 records)
+tscapture: wrote $T/w-frames-20-21.sbt ($size bytes, 48 records)
+tscapture: wrote $T/w-frames-100-100.sbt ($size bytes, 48 records)
+EOF
+cmp -s "$T/list.order.err" "$T/order.want" || fail "list.order: report: $(cat "$T/list.order.err")"
 # the window another process wrote counts for the range too
 expect_rc 0 list.pid "$TSC" -o "$T/w.sbt" --launches 1-5 -- \
 	sh -c 'cp "$0/win.sbt" "$0/w-555-launches-1-5.sbt"' "$T"
