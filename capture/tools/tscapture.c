@@ -685,6 +685,24 @@ static void tsc_report_one(const char *path, int *count)
 }
 
 /* Names in version order, so that window 10 follows window 9. */
+/* Whether window file part `what` ("frames-100-110.sbt") is the range's
+ * window: the runtime names it KIND-a-B, where a is the unit it opened at
+ * (A, or later when the program started counting past A). */
+static int tsc_is_range_window(const tsc_opts *o, const char *what)
+{
+	size_t kl = strlen(o->range_kind);
+	unsigned long long a, b;
+	char *end;
+	if (strncmp(what, o->range_kind, kl) != 0 || what[kl] != '-')
+		return 0;
+	a = strtoull(what + kl + 1, &end, 10);
+	if (*end != '-')
+		return 0;
+	b = strtoull(end + 1, &end, 10);
+	return strcmp(end, ".sbt") == 0 && a >= o->range_first && a <= o->range_last &&
+	       b == o->range_last;
+}
+
 static int tsc_cmp_name(const void *a, const void *b)
 {
 	return strverscmp(*(char *const *)a, *(char *const *)b);
@@ -699,7 +717,7 @@ static int tsc_report(const tsc_opts *o, time_t started)
 {
 	const char *env = getenv("TRACESMITH_TRIGGER");
 	int windowed = o->trigger[0] || (env && env[0]);
-	char dir[4096], stem[1024], path[8192], want[96];
+	char dir[4096], stem[1024], path[8192];
 	char **names = NULL;
 	size_t n = 0, cap = 0, i;
 	int count = 0, range_seen = 0;
@@ -708,9 +726,6 @@ static int tsc_report(const tsc_opts *o, time_t started)
 
 	tsc_report_one(o->output, &count);
 	tsc_split(o->output, dir, sizeof(dir), stem, sizeof(stem));
-	if (o->range_kind)
-		snprintf(want, sizeof(want), "%s-%" PRIu64 "-%" PRIu64 ".sbt", o->range_kind,
-		         o->range_first, o->range_last);
 	d = opendir(dir);
 	while (d && (de = readdir(d)) != NULL) {
 		const char *what = NULL;
@@ -721,7 +736,7 @@ static int tsc_report(const tsc_opts *o, time_t started)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (stat(path, &sb) != 0 || sb.st_mtime < started)
 			continue;
-		if (k == TSC_NAME_WINDOW && o->range_kind && strcmp(what, want) == 0)
+		if (k == TSC_NAME_WINDOW && o->range_kind && tsc_is_range_window(o, what))
 			range_seen = 1;
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;

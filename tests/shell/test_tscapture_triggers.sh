@@ -186,6 +186,11 @@ cmp -s "$T/list.order.err" "$T/order.want" || fail "list.order: report: $(cat "$
 expect_rc 0 list.pid "$TSC" -o "$T/w.sbt" --launches 1-5 -- \
 	sh -c 'cp "$0/win.sbt" "$0/w-555-launches-1-5.sbt"' "$T"
 has list.pid err "tscapture: wrote $T/w-555-launches-1-5.sbt ($size bytes, 48 records)"
+# the runtime names a range's window from the unit it opened at: a later one
+# (here submit 4 of 3-9) is still the range's
+expect_rc 0 list.later "$TSC" -o "$T/w.sbt" --submits 3-9 -- \
+	sh -c 'cp "$0/win.sbt" "$0/w-submits-4-9.sbt"' "$T"
+has list.later err "tscapture: wrote $T/w-submits-4-9.sbt ($size bytes, 48 records)"
 # a window of another range is not the one asked for
 expect_rc 3 list.other "$TSC" -o "$T/w.sbt" --frames 1-5 -- \
 	sh -c 'cp "$0/win.sbt" "$0/w-frames-100-110.sbt"' "$T"
