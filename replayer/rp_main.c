@@ -8,6 +8,7 @@
  */
 #include "replayer/rp.h"
 #include "replayer/rp_session.h"
+#include "serializer/sbt_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -391,40 +392,16 @@ static int rp_main_optable(const rp_backend_ops *const *backends, size_t n,
 	return 0;
 }
 
-/* The message for what getopt_long refused ('?' unknown, or a value given
- * to a flag; ':' a missing value); argv[optind - 1] is what it read. */
+/* The message for what getopt_long refused, then the usage. */
 static int rp_main_getopt_error(int c, char **argv, const struct option *table,
                                 const rp_backend_ops *const *backends, size_t n)
 {
-	const char *a = argv[optind - 1];
-	const struct option *lo;
-	if (c == ':') {
-		if (optopt == RP_MAIN_OPT_RANGE)
-			return rp_main_bad_usage("%s needs a value A:B", a, backends, n);
-		if (optopt == RP_MAIN_OPT_RUNS)
-			return rp_main_bad_usage("%s needs a number", a, backends, n);
-		return rp_main_bad_usage("%s needs a value", a, backends, n);
-	}
-	for (lo = table; optopt && lo->name; lo++)
-		if (lo->val == optopt && strncmp(a, "--", 2) == 0) {
-			fprintf(stderr, "tsreplay: --%s takes no value\n", lo->name);
-			rp_main_usage(stderr, backends, n);
-			return RP_EXIT_USAGE;
-		}
-	if (optopt && optopt < 256 && strncmp(a, "--", 2) != 0) {
-		char shortopt[3] = {'-', (char)optopt, '\0'};
-		return rp_main_bad_usage("unknown option '%s'", shortopt, backends, n);
-	}
-	if (strncmp(a, "--", 2) == 0) {
-		size_t len = strcspn(a + 2, "=");
-		int matches = 0;
-		for (lo = table; lo->name; lo++)
-			matches += strncmp(lo->name, a + 2, len) == 0;
-		if (matches > 1)
-			return rp_main_bad_usage("option '%s' is ambiguous: give more of its name", a,
-			                         backends, n);
-	}
-	return rp_main_bad_usage("unknown option '%s'", a, backends, n);
+	char msg[256];
+	const char *needs = optopt == RP_MAIN_OPT_RANGE  ? "a value A:B"
+	                    : optopt == RP_MAIN_OPT_RUNS ? "a number"
+	                                                 : NULL;
+	sbt_cli_getopt_message(table, c, argv, needs, msg, sizeof(msg));
+	return rp_main_bad_usage("%s", msg, backends, n);
 }
 
 /* One option getopt_long returned.  0, or the exit status. */

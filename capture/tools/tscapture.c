@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "capture/cap_keys.h"
+#include "serializer/sbt_cli.h"
 #include "tracesmith/sbt.h"
 
 #define TSC_DEFAULT_OUTPUT "tracesmith.sbt"
@@ -274,39 +275,12 @@ static const struct option tsc_longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-/* How many long options a "--NAME[=VALUE]" argument could abbreviate. */
-static int tsc_abbreviates(const char *a)
-{
-	const struct option *lo;
-	size_t n = strcspn(a + 2, "=");
-	int count = 0;
-	for (lo = tsc_longopts; lo->name; lo++)
-		count += strncmp(lo->name, a + 2, n) == 0;
-	return count;
-}
-
-/* The message for what getopt_long refused: argv[optind - 1] is the
- * argument it was reading ('?' unknown or given a value it takes none of,
- * ':' missing its value). */
+/* The message for what getopt_long refused. */
 static void tsc_getopt_error(int c, char **argv)
 {
-	const char *a = argv[optind - 1];
-	const struct option *lo;
-	if (c == ':') {
-		fprintf(stderr, "tscapture: %s needs a value\n", a);
-		return;
-	}
-	for (lo = tsc_longopts; optopt && lo->name; lo++)
-		if (lo->val == optopt && strncmp(a, "--", 2) == 0) {
-			fprintf(stderr, "tscapture: --%s takes no value\n", lo->name);
-			return;
-		}
-	if (optopt && optopt < 256 && strncmp(a, "--", 2) != 0)
-		fprintf(stderr, "tscapture: unknown option '-%c'\n", optopt);
-	else if (strncmp(a, "--", 2) == 0 && tsc_abbreviates(a) > 1)
-		fprintf(stderr, "tscapture: option '%s' is ambiguous: give more of its name\n", a);
-	else
-		fprintf(stderr, "tscapture: unknown option '%s'\n", a);
+	char msg[256];
+	sbt_cli_getopt_message(tsc_longopts, c, argv, NULL, msg, sizeof(msg));
+	fprintf(stderr, "tscapture: %s\n", msg);
 }
 
 /* 0: parsed; -1: --help shown; otherwise the exit status to return. */

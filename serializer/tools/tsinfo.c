@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "serializer/sbt_cli.h"
 #include "serializer/sbt_compute.h"
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
@@ -133,38 +134,13 @@ static const struct option tsi_longopts[] = {
 	{NULL, 0, NULL, 0}
 };
 
-/* How many long options a "--NAME[=VALUE]" argument could abbreviate. */
-static int tsi_abbreviates(const char *a)
-{
-	const struct option *lo;
-	size_t n = strcspn(a + 2, "=");
-	int count = 0;
-	for (lo = tsi_longopts; lo->name; lo++)
-		count += strncmp(lo->name, a + 2, n) == 0;
-	return count;
-}
-
-/* The message for what getopt_long refused ('?' unknown, or a value given
- * to a flag; ':' a missing value); argv[optind - 1] is what it read. */
+/* The message for what getopt_long refused. */
 static void tsi_getopt_error(int c, char **argv)
 {
-	const char *a = argv[optind - 1];
-	const struct option *lo;
-	if (c == ':') {
-		fprintf(stderr, "tsinfo: %s needs %s\n", a, optopt == TSI_OPT_RANGE ? "A:B" : "a value");
-		return;
-	}
-	for (lo = tsi_longopts; optopt && lo->name; lo++)
-		if (lo->val == optopt && strncmp(a, "--", 2) == 0) {
-			fprintf(stderr, "tsinfo: --%s takes no value\n", lo->name);
-			return;
-		}
-	if (optopt && optopt < 256 && strncmp(a, "--", 2) != 0)
-		fprintf(stderr, "tsinfo: unknown option '-%c'\n", optopt);
-	else if (strncmp(a, "--", 2) == 0 && tsi_abbreviates(a) > 1)
-		fprintf(stderr, "tsinfo: option '%s' is ambiguous: give more of its name\n", a);
-	else
-		fprintf(stderr, "tsinfo: unknown option '%s'\n", a);
+	char msg[256];
+	sbt_cli_getopt_message(tsi_longopts, c, argv, optopt == TSI_OPT_RANGE ? "A:B" : NULL, msg,
+	                       sizeof(msg));
+	fprintf(stderr, "tsinfo: %s\n", msg);
 }
 
 static int tsi_add_path(tsi_opts *o, const char *a)
