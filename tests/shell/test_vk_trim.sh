@@ -41,11 +41,12 @@ W=$T/cube-frames-100-110.sbt
 [ ! -e "$T/cube.sbt" ] || fail "a trimmed run also wrote the whole trace $T/cube.sbt"
 
 "$BUILD/tsinfo" "$W" >"$T/trim.info" || fail "tsinfo on the trimmed trace"
-grep -Eq '^frames +11$' "$T/trim.info" || fail "trimmed trace frames: $(grep '^frames' "$T/trim.info")"
+grep -Eq '^frames +11 \(100-110\)$' "$T/trim.info" ||
+	fail "trimmed trace frames: $(grep '^frames' "$T/trim.info")"
 "$BUILD/tsinfo" --dump "$W" >"$T/trim.dump" || fail "tsinfo --dump on the trimmed trace"
-grep -q ' snapshot_end ' "$T/trim.dump" || fail "the trimmed trace has no snapshot end"
+grep -Eq ' snapshot_end( |$)' "$T/trim.dump" || fail "the trimmed trace has no snapshot end"
 # the snapshot: what comes before its end
-awk '/ snapshot_end /{exit} {print}' "$T/trim.dump" >"$T/snap.dump"
+awk '/ snapshot_end( |$)/{exit} {print}' "$T/trim.dump" >"$T/snap.dump"
 grep -q 'vulkan.vkCreateDevice ' "$T/snap.dump" || fail "the snapshot does not create the device"
 grep -q 'vulkan.vkBeginCommandBuffer ' "$T/snap.dump" ||
 	fail "the snapshot does not recreate the command buffers recorded before the window"
@@ -127,7 +128,7 @@ TRACESMITH_LOG=info vk_env_run "$T/chtrim.log" "$BUILD/tscapture" --submits 6-9 
 H=$T/chtrim-submits-6-9.sbt
 [ -s "$H" ] || fail "no $H (in $T: $(ls "$T"))"
 grep -q 'left out' "$T/chtrim.log" && fail "the churn snapshot left calls out: $(grep 'left out' "$T/chtrim.log")"
-"$BUILD/tsinfo" --dump "$H" | awk '/ snapshot_end /{exit} {print}' >"$T/chsnap.dump"
+"$BUILD/tsinfo" --dump "$H" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/chsnap.dump"
 grep -q 'vulkan.vkCreateShaderModule ' "$T/chsnap.dump" &&
 	grep -q 'vulkan.vkDestroyShaderModule ' "$T/chsnap.dump" ||
 	fail "the churn snapshot does not recreate and destroy the pipeline's shader module"
@@ -155,7 +156,7 @@ TRACESMITH_VK_SNAPSHOT_STAGING=1 TRACESMITH_LOG=info vk_env_run "$T/chstg.log" \
 G=$T/chstg-submits-6-9.sbt
 [ -s "$G" ] || fail "no $G (in $T: $(ls "$T"))"
 grep -q 'left out' "$T/chstg.log" && fail "staging left memory out: $(grep 'left out' "$T/chstg.log")"
-"$BUILD/tsinfo" --dump "$G" | awk '/ snapshot_end /{exit} {print}' >"$T/chstg.dump"
+"$BUILD/tsinfo" --dump "$G" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/chstg.dump"
 grep -q 'vulkan.vkCmdCopyBuffer commandBuffer=0xfff5' "$T/chstg.dump" ||
 	fail "the snapshot with staging copies restores no memory through a copy"
 cps "$G" >"$T/chstg.cps"
