@@ -40,17 +40,21 @@
  * not yet presented.
  *
  * The snapshot (cap_on_window_open, on the thread that opens the window):
- * every device waits idle; the kept calls are recorded in order; then the
- * contents of live host-visible memory (vkl_memory_snapshot); then, per
- * device, calls with handles of the layer's own (VKL_TRIM_HANDLE_BASE and
- * up: non-canonical addresses, never a driver's handle) that put images in
- * their current layouts, signal fences and semaphores, reset fences created
- * signalled, and acquire the images the application holds; last, objects
- * recreated only for others are destroyed again.
+ * every device waits idle; the kept calls are recorded in order, except
+ * those that name an object destroyed since (decoded and checked first);
+ * then memory contents (vkl_memory_snapshot through a mapping, or through
+ * a staging copy for memory the host cannot map that holds only buffers);
+ * then, per device, calls with handles of the layer's own
+ * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
+ * handle) that copy staged memory back, put images in their current
+ * layouts, signal fences and semaphores, reset fences created signalled,
+ * and acquire the images the application holds; last, objects recreated
+ * only for others are destroyed again.
  *
- * Cost while no window is open: a vkCmd* is one table lookup, a per-thread
- * cache hit for its command buffer, and an encode into that command
- * buffer's buffer; other calls that keep nothing are not encoded.
+ * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
+ * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
+ * encoded when a snapshot writes them; the vkCmd* without a flat form are
+ * encoded at once); other calls that keep nothing are not encoded.
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
