@@ -239,7 +239,8 @@ static vkl_trim_rec *vkl_trim_rec_new(uint32_t cmd, const uint8_t *p, size_t len
 	r->handle = r->device = 0;
 	atomic_init(&r->dead, 0);
 	r->len = len;
-	memcpy(r->data, p, len);
+	if (len)
+		memcpy(r->data, p, len);
 	atomic_fetch_add_explicit(&vkl_trim.kept_bytes, len, memory_order_relaxed);
 	return r;
 }
@@ -738,13 +739,15 @@ static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebu
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)rp, &lk);
 	if (o && o->trim) {
 		nf = o->trim->nfinals < 32 ? o->trim->nfinals : 32;
-		memcpy(finals, o->trim->finals, nf * sizeof(*finals));
+		if (nf)
+			memcpy(finals, o->trim->finals, nf * sizeof(*finals));
 	}
 	vkl_objects_unlock(lk);
 	o = vkl_objects_lock(VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb, &lk);
 	if (o && o->trim) {
 		nv = o->trim->nviews < 32 ? o->trim->nviews : 32;
-		memcpy(views, o->trim->views, nv * sizeof(*views));
+		if (nv)
+			memcpy(views, o->trim->views, nv * sizeof(*views));
 	}
 	vkl_objects_unlock(lk);
 	for (i = 0; i < nf && i < nv; i++) {
@@ -839,7 +842,8 @@ static void vkl_trim_submitted(VkCommandBuffer cbh)
 	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cbh, &lk);
 	if (o && o->trim) {
 		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
-		memcpy(tr, o->trim->tr, n * sizeof(*tr));
+		if (n)
+			memcpy(tr, o->trim->tr, n * sizeof(*tr));
 	}
 	vkl_objects_unlock(lk);
 	for (i = 0; i < n; i++) {
