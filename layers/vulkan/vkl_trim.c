@@ -63,6 +63,7 @@
  * per-thread cache that a generation counter invalidates whenever a
  * command buffer leaves the table.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,11 +165,25 @@ typedef struct vkl_trim_tls {
 	uint64_t cb;
 	vkl_trim_obj *cb_obj;
 	uint64_t cb_gen;
+	/* inside a command buffer's calls (vkl_trim_enter): a snapshot waits */
+	_Atomic(int) busy;
+	int registered;
+	struct vkl_trim_tls *next; /* in vkl_trim_threads, under its mutex */
 } vkl_trim_tls;
 
 static __thread vkl_trim_tls vkl_trim_t;
 
+/* Every thread that wrote a command buffer's calls, so that a snapshot can
+ * wait for those in the middle of one (vkl_trim_enter). */
+static struct {
+	pthread_mutex_t mu;
+	vkl_trim_tls *head;
+	pthread_key_t key; /* unregisters at thread exit */
+	_Atomic(int) snapping; /* a snapshot reads command buffers */
+} vkl_trim_threads = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
 static void vkl_trim_snapshot(void);
+static void vkl_trim_thread_exit(void *arg);
 
 static int vkl_trim_prefix(const char *s, const char *p)
 {
@@ -205,8 +220,53 @@ static void vkl_trim_init(void)
 			k = VKL_TC_PHYS_QUERY;
 		vkl_trim.cls[c] = k;
 	}
+	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
 	cap_on_window_open(vkl_trim_snapshot);
 	atomic_store(&vkl_trim_ready, 1);
+}
+
+/* Thread exit: out of the list (the storage goes with the thread). */
+static void vkl_trim_thread_exit(void *arg)
+{
+	vkl_trim_tls *t = arg, **pp;
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	for (pp = &vkl_trim_threads.head; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	sbt_vk_enc_free(&t->enc);
+	t->registered = 0;
+}
+
+/* Start writing a command buffer's calls: 1, or 0 after waiting for a
+ * snapshot that was reading them (the caller starts over: the window may
+ * be open now).  A store, a fence and a load when no snapshot runs: the
+ * snapshot sets snapping, then waits for every busy thread. */
+static int vkl_trim_enter(vkl_trim_tls *t)
+{
+	if (__builtin_expect(!t->registered, 0)) {
+		pthread_mutex_lock(&vkl_trim_threads.mu);
+		t->next = vkl_trim_threads.head;
+		vkl_trim_threads.head = t;
+		pthread_mutex_unlock(&vkl_trim_threads.mu);
+		pthread_setspecific(vkl_trim_threads.key, t);
+		t->registered = 1;
+	}
+	atomic_store(&t->busy, 1);
+	if (__builtin_expect(!atomic_load(&vkl_trim_threads.snapping), 1))
+		return 1;
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	while (atomic_load(&vkl_trim_threads.snapping))
+		sched_yield();
+	return 0;
+}
+
+static void vkl_trim_leave(vkl_trim_tls *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
 /* cap_tracking() is read once; -1 until then. */
@@ -1081,6 +1141,9 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	uint64_t seq = 0;
 	uint8_t cls;
 	vkl_trim_rec *r;
+	/* one thread-local lookup per call: the compiler would otherwise
+	 * redo it (a call in a shared object) wherever t is used */
+	__asm__("" : "+r"(t));
 	if (__builtin_expect(!vkl_trim_ready, 0))
 		pthread_once(&vkl_trim_once, vkl_trim_init);
 	if (t->pending) {
@@ -1088,6 +1151,7 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 		t->pending = NULL;
 	}
 	cls = vkl_trim.cls[cmd];
+again:
 	if (cap_active())
 		seq = vkl_record_call(cmd, flags, args, template_len, &p, &len, &in);
 	if (!in)
@@ -1098,15 +1162,23 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	case VKL_TC_CB_BEGIN:
 	case VKL_TC_CB_CMD:
 	case VKL_TC_CB_RESET: {
-		vkl_trim_obj *cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
-		if (!cb)
-			break;
-		if (cls != VKL_TC_CB_CMD)
-			vkl_trim_cb_clear(cb);
-		if (cls != VKL_TC_CB_RESET) {
-			vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
-			vkl_trim_cb_note(cb, cmd, args);
+		vkl_trim_obj *cb;
+		if (!vkl_trim_enter(t)) {
+			if (!seq)
+				goto again; /* not recorded: the window may be open now */
+			while (!vkl_trim_enter(t))
+				;
 		}
+		cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
+		if (cb) {
+			if (cls != VKL_TC_CB_CMD)
+				vkl_trim_cb_clear(cb);
+			if (cls != VKL_TC_CB_RESET) {
+				vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
+				vkl_trim_cb_note(cb, cmd, args);
+			}
+		}
+		vkl_trim_leave(t);
 		break;
 	}
 	default:
@@ -1931,8 +2003,18 @@ static void vkl_trim_snapshot(void)
 	vkl_snap_check ck;
 	size_t i, nw = 0, ncmds = 0, nrec;
 	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
+	vkl_trim_tls *th;
 	memset(&s, 0, sizeof(s));
 	memset(&ck, 0, sizeof(ck));
+
+	/* no other thread in the middle of a command buffer's calls, none
+	 * starting one until the snapshot is written */
+	atomic_store(&vkl_trim_threads.snapping, 1);
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	for (th = vkl_trim_threads.head; th; th = th->next)
+		while (th != &vkl_trim_t && atomic_load(&th->busy))
+			sched_yield();
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
 
 	/* idle: what memory holds is final, every fence of a submission signalled */
 	vkl_objects_each(vkl_snap_devices, &s);
@@ -2044,4 +2126,5 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nstaged; i++)
 		free(s.staged[i].bytes);
 	free(s.staged);
+	atomic_store(&vkl_trim_threads.snapping, 0);
 }
