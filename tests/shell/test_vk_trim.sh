@@ -24,7 +24,7 @@ vk_env_init
 vk_env_tsan_skip vkcube
 command -v vkcube >/dev/null 2>&1 || fail "vkcube is not installed (vulkan-tools)"
 for t in tscapture tsinfo tsreplay tests/programs/vk_compute tests/programs/vk_trim_churn \
-	tests/programs/vk_multithread; do
+	tests/programs/vk_multithread tests/programs/vk_callbound; do
 	[ -x "$BUILD/$t" ] || fail "$BUILD/$t is not built"
 done
 vk_env_xvfb_start
@@ -179,6 +179,60 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/mt_replay.log" "$VK_ENV_BUI
 # them only when no other thread's work may still be running)
 grep -Eq 'checkpoints: ([0-9]+) compared, \1 matched, 0 differ' "$T/mt_replay.log" ||
 	fail "trimmed multi-threaded replay: $(grep 'checkpoints:' "$T/mt_replay.log")"
+
+# ---- kept command buffer calls are the calls made ---------------------------
+# vk_callbound records two command buffers of push constants, barriers and
+# dispatches (kept in flat form while no window is open); in a full capture
+# with a snapshot every 4 frames (a frame per submit), the first snapshot's
+# calls of each command buffer must be, decoded, exactly the calls the
+# program made to it since its last begin.
+vk_env_run "$T/cbs.log" "$BUILD/tscapture" --snapshot-frames 4 -o "$T/cbs.sbt" -- \
+	"$BUILD/tests/programs/vk_callbound" --submits 9 --cmds 300 --every 100 ||
+	fail "tscapture --snapshot-frames 4 of vk_callbound"
+"$BUILD/tsinfo" --dump "$T/cbs.sbt" >"$T/cbs.dump" || fail "tsinfo --dump of the vk_callbound trace"
+cat >"$T/cbs.awk" <<'EOF_AWK'
+# The calls of each command buffer in the first snapshot (between the
+# first keyframe and its snapshot_end) against the calls the program made
+# to it since its last vkBeginCommandBuffer before the snapshot.
+function body(s) {
+	sub(/^seq=[0-9]+ t=[0-9.]+ tid=[0-9]+ /, "", s)
+	sub(/ stack=[0-9]+$/, "", s)
+	return s
+}
+function cbof(s) {
+	if (match(s, /commandBuffer=0x[0-9a-f]+/))
+		return substr(s, RSTART, RLENGTH)
+	return ""
+}
+/ keyframe / && !k { k = 1; next }
+k == 1 && / snapshot_end( |$)/ { k = 2; next }
+/vulkan\.vk(BeginCommandBuffer|Cmd[A-Za-z0-9]*|EndCommandBuffer) / {
+	cb = cbof($0)
+	if (cb == "")
+		next
+	if (k == 0) {
+		if ($0 ~ /vulkan\.vkBeginCommandBuffer /)
+			pre[cb] = ""
+		pre[cb] = pre[cb] "\n" body($0)
+	} else if (k == 1) {
+		snap[cb] = snap[cb] "\n" body($0)
+		n++
+	}
+}
+END {
+	bad = 0
+	for (cb in snap)
+		if (snap[cb] != pre[cb]) {
+			print "differs: " cb
+			bad++
+		}
+	printf "%d calls of %d command buffers compared, %d differ\n", n, length(snap), bad
+	exit bad != 0 || n == 0
+}
+EOF_AWK
+awk -f "$T/cbs.awk" "$T/cbs.dump" >"$T/cbs.cmp" ||
+	fail "the snapshot's command buffer calls differ from the program's: $(cat "$T/cbs.cmp")"
+grep -q ' 0 differ$' "$T/cbs.cmp" || fail "command buffer calls: $(cat "$T/cbs.cmp")"
 
 # ---- periodic snapshots: whole replay and --range from the nearest one ------
 TRACESMITH_SNAPSHOT_FRAMES=100 vk_env_run "$T/snap.log" "$BUILD/tscapture" -o "$T/snap.sbt" -- \
