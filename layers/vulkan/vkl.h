@@ -16,8 +16,9 @@
  * reference copies, host writes, checkpoints), vkl_reach.c (the memory a
  * submission reaches: resources, descriptors, command buffers' handles),
  * vkl_queue.c (submits, present and frames, fences and idles),
- * vkl_record.c (encoding and recording), generated/ (dispatch tables, the
- * other wrappers).
+ * vkl_record.c (encoding and recording), vkl_trim.c (trimmed capture:
+ * what recreates the live state, and the snapshot), generated/ (dispatch
+ * tables, the other wrappers).
  *
  * State: one process-wide struct (vkl_g, vkl_layer.c), set up once with
  * pthread_once; instances and devices live in vkl_map (lock-free reads, a
