@@ -86,6 +86,7 @@ static void tcu_init_once(void)
 	cap_register_api(SBT_CM_API_CUDA, (const cap_type_desc *)types, ntypes);
 	cap_on_shutdown(tcu_report);
 	cap_shutdown_at_fini(); /* the runtime's teardown runs at exit: record it */
+	tcu_live_init(); /* capture windows: what their snapshots recreate */
 	if (!real_dlsym) {
 		snprintf(tcu_g.driver_error, sizeof(tcu_g.driver_error),
 		         "cannot find the C library's dlsym");
