@@ -1,0 +1,157 @@
+#!/bin/sh
+# Capture windows of a CUDA program on the libcuda test double
+# (docs/cuda.md "Capture windows"): cuda_window_app captured whole, then
+# with TRACESMITH_TRIGGER=launches:A-B, with profiler (cuProfilerStart /
+# cuProfilerStop around rounds) and with nvtx:NAME (an NVTX range through
+# libtracesmith_nvtx.so, in its push/pop, start/end and Ex forms).  Each
+# window's trace replays with tsreplay on the double, every checkpoint
+# equal; its checkpoints equal, by position (object, offset, length, hash),
+# those the whole-run capture has between the same launches; it holds
+# exactly the window's launches and no call from before the window except
+# its snapshot; tsinfo names the window.  Also: --range inside a window,
+# --check-determinism on one, and a run with two windows.
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA TRACESMITH_TRIGGER \
+	TRACESMITH_API TRACESMITH_SNAPSHOT_FRAMES NVTX_INJECTION64_PATH
+cuda_window
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+PROG="$TOP/$BUILD/tests/cuda/cuda_window_app"
+NVTX_LIB="$TOP/$BUILD/interpose/libtracesmith_nvtx.so"
+[ -e "$NVTX_LIB" ] || fail "no $NVTX_LIB"
+
+# all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
+# checkpoints, all matched.
+all_match() {
+	am_name=$1 am_want=$2
+	shift 2
+	expect_rc 0 "$am_name" "$RP" --json "$@"
+	n=$(json_field "$T/$am_name.out" checkpoints)
+	m=$(json_field "$T/$am_name.out" matched)
+	[ "$n" = "$am_want" ] && [ "$m" = "$am_want" ] ||
+		fail "$am_name: $n checkpoints, $m matched, expected $am_want of $am_want: $(cat "$T/$am_name.out")"
+}
+
+# ckpts TRACE [FIRST UNTIL]: one line per checkpoint, "object offset length
+# hash", in trace order: all of them, or those of the calls after launch
+# FIRST (counted from 1) and before launch UNTIL (the end when there is
+# no such launch).
+ckpts() {
+	"$INFO" --dump "$1" >"$T/dump.txt" || fail "tsinfo --dump $1"
+	python3 - "$T/dump.txt" "${2:-0}" "${3:-0}" <<'PY'
+import re, sys
+first, until = int(sys.argv[2]), int(sys.argv[3])
+launch_seq = []
+rows = []
+for line in open(sys.argv[1]):
+    m = re.match(r"seq=(\d+) ", line)
+    if not m:
+        continue
+    seq = int(m.group(1))
+    if re.search(r"\scuda\.cu(LaunchKernel|LaunchKernelEx|LaunchCooperativeKernel|GraphLaunch)\b", line):
+        launch_seq.append(seq)
+    c = re.search(r"CHECKPOINT call_seq=(\d+) object=(\S+) offset=(\d+) length=(\d+) hash=(\S+)", line)
+    if c:
+        rows.append((int(c.group(1)), "%s %s %s %s" % c.group(2, 3, 4, 5)))
+lo = launch_seq[first - 1] if first else 0
+hi = launch_seq[until - 1] if until and until <= len(launch_seq) else 1 << 64
+for call, row in rows:
+    if lo < call < hi:
+        print(row)
+PY
+}
+
+# launches TRACE: the number of launch records.
+launches() {
+	"$INFO" --dump "$1" | grep -cE ' cuda\.cu(LaunchKernel|LaunchKernelEx|LaunchCooperativeKernel|GraphLaunch) ' || true
+}
+
+# window_check NAME TRACE WANT_CKPTS FIRST UNTIL NLAUNCH: the window's
+# trace replays with WANT_CKPTS checkpoints all equal, they are those the
+# whole run has between launch FIRST and launch UNTIL, and it holds NLAUNCH
+# launches.
+window_check() {
+	wc_name=$1 wc_trace=$2 wc_want=$3 wc_first=$4 wc_until=$5 wc_nl=$6
+	[ -s "$wc_trace" ] || fail "$wc_name: no window trace $wc_trace: $(ls "$T")"
+	all_match "$wc_name.replay" "$wc_want" "$wc_trace"
+	ckpts "$wc_trace" >"$T/$wc_name.ck"
+	ckpts "$T/full.sbt" "$wc_first" "$wc_until" >"$T/$wc_name.full.ck"
+	[ "$(wc -l <"$T/$wc_name.ck")" -eq "$wc_want" ] ||
+		fail "$wc_name: $(wc -l <"$T/$wc_name.ck") checkpoints in the window, expected $wc_want"
+	cmp -s "$T/$wc_name.ck" "$T/$wc_name.full.ck" ||
+		fail "$wc_name: the window's checkpoints differ from the whole run's between launches $wc_first and $wc_until: $(diff "$T/$wc_name.ck" "$T/$wc_name.full.ck")"
+	n=$(launches "$wc_trace")
+	[ "$n" -eq "$wc_nl" ] || fail "$wc_name: $n launches in the window, expected $wc_nl"
+	# The snapshot is made of creations only: no copy, memset or launch of
+	# the program's before the window's first launch (or its opening).
+	"$INFO" --dump "$wc_trace" >"$T/$wc_name.dump" || fail "$wc_name: tsinfo --dump"
+	before=$(sed -n '1,/SNAPSHOT_END/p' "$T/$wc_name.dump")
+	echo "$before" | grep -q 'SNAPSHOT_END' || fail "$wc_name: no SNAPSHOT_END record in the window's trace"
+	echo "$before" | grep -qE ' cuda\.cu(Memcpy|Memset|Launch|GraphLaunch|StreamSynchronize|EventRecord)' &&
+		fail "$wc_name: work of the program before the window's SNAPSHOT_END: $(echo "$before" | grep -E ' cuda\.cu(Memcpy|Memset|Launch)' | head -n 3)"
+	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
+	has "$wc_name.info" out "window"
+}
+
+# ---- the whole run ---------------------------------------------------------------
+expect_rc 0 full.plain "$PROG"
+expect_rc 0 full.cap "$CAP" -o "$T/full.sbt" -- "$PROG"
+cmp -s "$T/full.plain.out" "$T/full.cap.out" ||
+	fail "the captured run printed '$(cat "$T/full.cap.out")', the plain one '$(cat "$T/full.plain.out")'"
+# 6 rounds, 3 read-backs each
+all_match full.replay 18 "$T/full.sbt"
+[ "$(launches "$T/full.sbt")" -eq 12 ] || fail "the whole run has $(launches "$T/full.sbt") launches, expected 12"
+
+# ---- launches:5-8: rounds 3 and 4's launches ---------------------------------------
+# The window opens at launch 5 (round 3's fill: z of round 3 is made
+# before it) and closes after launch 8, before round 4's read-backs: round
+# 3's three checkpoints are in it.
+TRACESMITH_TRIGGER=launches:5-8 expect_rc 0 lr.cap "$CAP" -o "$T/lr.sbt" -- "$PROG"
+cmp -s "$T/full.plain.out" "$T/lr.cap.out" || fail "launches:5-8: the run printed '$(cat "$T/lr.cap.out")'"
+window_check launches "$T/lr-launches-5-8.sbt" 3 5 8 4
+[ "$(stat -c %s "$T/lr-launches-5-8.sbt")" -lt "$(stat -c %s "$T/full.sbt")" ] ||
+	fail "the window's trace is not smaller than the whole run's"
+# --range from inside the window starts at its keyframe; determinism.
+expect_rc 0 lr.det "$RP" --check-determinism --runs 2 "$T/lr-launches-5-8.sbt"
+
+# ---- launches:1-2: a window opening at the very first launch --------------------------
+TRACESMITH_TRIGGER=launches:1-2 expect_rc 0 l1.cap "$CAP" -o "$T/l1.sbt" -- "$PROG"
+window_check first "$T/l1-launches-1-2.sbt" 0 1 2 2
+
+# ---- profiler: cuProfilerStart before round 2, cuProfilerStop after round 4 -------------
+PMARKS="--marks profiler --from 2 --to 4"
+# shellcheck disable=SC2086
+expect_rc 0 pr.plain "$PROG" $PMARKS
+cmp -s "$T/full.plain.out" "$T/pr.plain.out" || fail "the marks change the program's result"
+# shellcheck disable=SC2086
+TRACESMITH_TRIGGER=profiler expect_rc 0 pr.cap "$CAP" -o "$T/pr.sbt" -- "$PROG" $PMARKS
+# rounds 2..4: launches 3..8, nine read-backs
+window_check profiler "$T/pr-window-1.sbt" 9 3 9 6
+# Without the trigger the markers only pass through: a whole-run trace.
+# shellcheck disable=SC2086
+expect_rc 0 pr.whole "$CAP" -o "$T/prw.sbt" -- "$PROG" $PMARKS
+all_match pr.whole.replay 18 "$T/prw.sbt"
+[ ! -e "$T/prw-window-1.sbt" ] || fail "a window was written without a trigger"
+
+# ---- nvtx:window, each form of range ------------------------------------------------
+for form in push start ex; do
+	# shellcheck disable=SC2086
+	TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
+		expect_rc 0 "nv.$form.cap" "$CAP" -o "$T/nv$form.sbt" -- \
+		"$PROG" --marks nvtx --from 3 --to 5 --nvtx-form "$form"
+	cmp -s "$T/full.plain.out" "$T/nv.$form.cap.out" || fail "nvtx $form: the run printed '$(cat "$T/nv.$form.cap.out")'"
+	# rounds 3..5: launches 5..10
+	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6
+done
+# A range of another name opens nothing.
+TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
+	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
+[ -z "$(ls "$T" | grep '^nvo-window')" ] || fail "nvtx: a range of another name opened a window: $(ls "$T")"
+echo ok
