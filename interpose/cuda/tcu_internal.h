@@ -416,13 +416,25 @@ int tcu_live_has(tcu_live_class cls, uint64_t key);
 /* cuMemRelease of a VMM handle: dropped at once when nothing maps it,
  * else when its last mapping goes (replay needs it to map). */
 void tcu_live_vmm_release(uint64_t handle);
-/* A launch: before it is recorded, and after; *mode is made RECORD when a
- * window opened for it.  Returns 1 when unit_end must follow. */
-int tcu_launch_unit_begin(tcu_mode *mode);
 /* A mapping went (cuMemUnmap): its access goes, and its handle when the
  * program released it. */
 void tcu_live_vmm_unmap(uint64_t addr);
-void tcu_launch_unit_end(int begun);
+/* A launch: before it is recorded, and after; *mode is made RECORD when a
+ * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
+ * launch without a trigger pays one load and two tests. */
+int tcu_launch_unit_begin_windowed(tcu_mode *mode);
+static inline int tcu_launch_unit_begin(tcu_mode *mode)
+{
+	if (*mode == TCU_MODE_NESTED ||
+	    atomic_load_explicit(&tcu_g.windowed, memory_order_relaxed) == 1)
+		return 0;
+	return tcu_launch_unit_begin_windowed(mode);
+}
+static inline void tcu_launch_unit_end(int begun)
+{
+	if (begun)
+		cap_unit_end(CAP_UNIT_LAUNCH);
+}
 
 /* ---- tcu_capture.c ------------------------------------------------------- */
 

@@ -458,19 +458,14 @@ void tcu_live_init(void)
 
 /* ---- launches as units ---------------------------------------------------- */
 
-int tcu_launch_unit_begin(tcu_mode *mode)
+/* The flag not read yet, or windowed (tcu_launch_unit_begin's slow path). */
+int tcu_launch_unit_begin_windowed(tcu_mode *mode)
 {
-	if (*mode == TCU_MODE_NESTED || !tcu_windowed())
+	if (!tcu_windowed())
 		return 0;
 	cap_unit_begin(CAP_UNIT_LAUNCH);
 	*mode = cap_active() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
 	return 1;
-}
-
-void tcu_launch_unit_end(int begun)
-{
-	if (begun)
-		cap_unit_end(CAP_UNIT_LAUNCH);
 }
 
 /* ---- cuProfilerStart / cuProfilerStop ------------------------------------- */

@@ -17,8 +17,9 @@
  *
  * --marks profiler|nvtx puts cuProfilerStart / an NVTX range named
  * --name (default "window") before round --from and cuProfilerStop / the
- * range's end after round --to; --nvtx-form push|start|ex picks
- * nvtxRangePushA/Pop, nvtxRangeStartA/End or nvtxRangePushEx/Pop.
+ * range's end after round --to (and again around rounds A..B with
+ * --again A-B); --nvtx-form push|start|ex picks nvtxRangePushA/Pop,
+ * nvtxRangeStartA/End or nvtxRangePushEx/Pop.
  * Prints the hash of the last y.
  */
 #include <nvtx3/nvToolsExt.h>
@@ -32,12 +33,12 @@
 static void cwa_usage(FILE *f)
 {
 	fprintf(f, "usage: cuda_window_app [--iterations I] [--marks none|profiler|nvtx] [--from R] "
-	           "[--to R] [--name NAME] [--nvtx-form push|start|ex]\n");
+	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex]\n");
 }
 
 int main(int argc, char **argv)
 {
-	unsigned iterations = 6, from = 2, to = 4;
+	unsigned iterations = 6, from = 2, to = 4, from2 = 0, to2 = 0;
 	const char *marks = "none", *name = "window", *form = "push";
 	static const struct cup_api errs = {.GetErrorName = cuGetErrorName};
 	CUdevice dev;
@@ -65,6 +66,11 @@ int main(int argc, char **argv)
 			from = cup_parse_uint("--from", argv[++i], 1, 100000);
 		} else if (!strcmp(argv[i], "--to") && i + 1 < argc) {
 			to = cup_parse_uint("--to", argv[++i], 1, 100000);
+		} else if (!strcmp(argv[i], "--again") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%u-%u", &from2, &to2) != 2 || !from2 || to2 < from2) {
+				fprintf(stderr, "cuda_window_app: --again wants FROM-TO\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--marks") && i + 1 < argc) {
 			marks = argv[++i];
 			if (strcmp(marks, "none") && strcmp(marks, "profiler") && strcmp(marks, "nvtx")) {
@@ -142,9 +148,11 @@ int main(int argc, char **argv)
 		void *fill_args[] = {&z, &value, &stride, &n};
 		void *saxpy_args[] = {&a, &x, &y, &n};
 
-		if (r == from && !strcmp(marks, "profiler"))
+		int begins = r == from || r == from2, ends = r == to || r == to2;
+
+		if (begins && !strcmp(marks, "profiler"))
 			CUP_CK(cuProfilerStart());
-		if (r == from && !strcmp(marks, "nvtx")) {
+		if (begins && !strcmp(marks, "nvtx")) {
 			if (!strcmp(form, "push")) {
 				nvtxRangePushA(name);
 			} else if (!strcmp(form, "start")) {
@@ -171,9 +179,9 @@ int main(int argc, char **argv)
 		CUP_CK(cuMemcpyDtoD(va, z, CWA_N * sizeof(uint32_t)));
 		CUP_CK(cuMemcpyDtoH(zhost, va, CWA_N * sizeof(uint32_t)));
 		CUP_CK(cuMemFree(z));
-		if (r == to && !strcmp(marks, "profiler"))
+		if (ends && !strcmp(marks, "profiler"))
 			CUP_CK(cuProfilerStop());
-		if (r == to && !strcmp(marks, "nvtx")) {
+		if (ends && !strcmp(marks, "nvtx")) {
 			if (!strcmp(form, "start"))
 				nvtxRangeEnd(range);
 			else

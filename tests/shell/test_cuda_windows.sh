@@ -117,7 +117,12 @@ all_match full.replay 18 "$T/full.sbt"
 TRACESMITH_TRIGGER=launches:5-8 expect_rc 0 lr.cap "$CAP" -o "$T/lr.sbt" -- "$PROG"
 cmp -s "$T/full.plain.out" "$T/lr.cap.out" || fail "launches:5-8: the run printed '$(cat "$T/lr.cap.out")'"
 window_check launches "$T/lr-launches-5-8.sbt" 3 5 8 4
-# --range from inside the window starts at its keyframe; determinism.
+# --range from the window's second launch restores the window's keyframe
+# (a full one) and fast-forwards: round 3's checkpoints still match.
+second=$("$INFO" --dump "$T/lr-launches-5-8.sbt" | grep ' cuda\.cuLaunchKernel ' | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+[ -n "$second" ] || fail "no second launch in the window"
+all_match lr.range 3 --range "$second:" "$T/lr-launches-5-8.sbt"
+has lr.range err "restored keyframe at seq"
 expect_rc 0 lr.det "$RP" --check-determinism --runs 2 "$T/lr-launches-5-8.sbt"
 
 # ---- launches:1-2: a window opening at the very first launch --------------------------
@@ -138,6 +143,15 @@ window_check profiler "$T/pr-window-1.sbt" 9 3 9 6
 expect_rc 0 pr.whole "$CAP" -o "$T/prw.sbt" -- "$PROG" $PMARKS
 all_match pr.whole.replay 18 "$T/prw.sbt"
 [ ! -e "$T/prw-window-1.sbt" ] || fail "a window was written without a trigger"
+
+# ---- two profiler windows in one run: rounds 2 and 4..5 -------------------------------
+# The second one's snapshot is taken after the first window closed: what
+# the first made and freed is gone from it, what it kept is there.
+TRACESMITH_TRIGGER=profiler expect_rc 0 pr2.cap "$CAP" -o "$T/pr2.sbt" -- \
+	"$PROG" --marks profiler --from 2 --to 2 --again 4-5
+window_check two.1 "$T/pr2-window-1.sbt" 3 3 5 2
+window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4
+[ ! -e "$T/pr2-window-3.sbt" ] || fail "a third window was written"
 
 # ---- nvtx:window, each form of range ------------------------------------------------
 for form in push start ex; do
