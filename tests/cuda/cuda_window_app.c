@@ -19,12 +19,15 @@
  * --name (default "window") before round --from and cuProfilerStop / the
  * range's end after round --to (and again around rounds A..B with
  * --again A-B); --nvtx-form push|start|ex picks nvtxRangePushA/Pop,
- * nvtxRangeStartA/End or nvtxRangePushEx/Pop.
+ * nvtxRangeStartA/End or nvtxRangePushEx/Pop; --procaddr calls the
+ * profiler markers through pointers from cuGetProcAddress (as cudart
+ * does) instead of their link-time symbols.
  * Prints the hash of the last y.
  */
 #include <nvtx3/nvToolsExt.h>
 
 #include <cudaProfiler.h>
+#include <cudaProfilerTypedefs.h>
 
 #include "tests/cuda/cuprog.h"
 
@@ -33,7 +36,7 @@
 static void cwa_usage(FILE *f)
 {
 	fprintf(f, "usage: cuda_window_app [--iterations I] [--marks none|profiler|nvtx] [--from R] "
-	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex]\n");
+	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex] [--procaddr]\n");
 }
 
 int main(int argc, char **argv)
@@ -55,6 +58,9 @@ int main(int argc, char **argv)
 	float *pinned, *host;
 	uint32_t *zhost;
 	nvtxRangeId_t range = 0;
+	PFN_cuProfilerStart_v4000 prof_start = cuProfilerStart;
+	PFN_cuProfilerStop_v4000 prof_stop = cuProfilerStop;
+	int procaddr = 0;
 	void *image;
 
 	cup_prog = "cuda_window_app";
@@ -85,6 +91,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cuda_window_app: --nvtx-form must be push, start or ex\n");
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--procaddr")) {
+			procaddr = 1;
 		} else if (!strcmp(argv[i], "--help")) {
 			cwa_usage(stdout);
 			return 0;
@@ -95,6 +103,18 @@ int main(int argc, char **argv)
 	}
 
 	CUP_CK(cuInit(0));
+	if (procaddr) {
+		CUdriverProcAddressQueryResult st;
+		void *fn = NULL;
+		CUP_CK(cuGetProcAddress("cuProfilerStart", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
+		prof_start = (PFN_cuProfilerStart_v4000)fn;
+		CUP_CK(cuGetProcAddress("cuProfilerStop", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &st));
+		prof_stop = (PFN_cuProfilerStop_v4000)fn;
+		if (!prof_start || !prof_stop) {
+			fprintf(stderr, "cuda_window_app: cuGetProcAddress gave no profiler markers\n");
+			return 1;
+		}
+	}
 	CUP_CK(cuDeviceGet(&dev, 0));
 	CUP_CK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CUP_CK(cuCtxSetCurrent(ctx));
@@ -151,7 +171,7 @@ int main(int argc, char **argv)
 		int begins = r == from || r == from2, ends = r == to || r == to2;
 
 		if (begins && !strcmp(marks, "profiler"))
-			CUP_CK(cuProfilerStart());
+			CUP_CK(prof_start());
 		if (begins && !strcmp(marks, "nvtx")) {
 			if (!strcmp(form, "push")) {
 				nvtxRangePushA(name);
@@ -180,7 +200,7 @@ int main(int argc, char **argv)
 		CUP_CK(cuMemcpyDtoH(zhost, va, CWA_N * sizeof(uint32_t)));
 		CUP_CK(cuMemFree(z));
 		if (ends && !strcmp(marks, "profiler"))
-			CUP_CK(cuProfilerStop());
+			CUP_CK(prof_stop());
 		if (ends && !strcmp(marks, "nvtx")) {
 			if (!strcmp(form, "start"))
 				nvtxRangeEnd(range);

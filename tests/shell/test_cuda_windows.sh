@@ -9,7 +9,10 @@
 # those the whole-run capture has between the same launches; it holds
 # exactly the window's launches and no call from before the window except
 # its snapshot; tsinfo names the window.  Also: --range inside a window,
-# --check-determinism on one, and a run with two windows.
+# --check-determinism on one, a window opening at the first launch, a run
+# with two windows, the profiler markers reached through cuGetProcAddress,
+# the markers without the trigger (a whole-run trace), and an NVTX range of
+# another name (no window).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -138,6 +141,10 @@ cmp -s "$T/full.plain.out" "$T/pr.plain.out" || fail "the marks change the progr
 TRACESMITH_TRIGGER=profiler expect_rc 0 pr.cap "$CAP" -o "$T/pr.sbt" -- "$PROG" $PMARKS
 # rounds 2..4: launches 3..8, nine read-backs
 window_check profiler "$T/pr-window-1.sbt" 9 3 9 6
+# The markers as cudart reaches them, through cuGetProcAddress: wrapped too.
+# shellcheck disable=SC2086
+TRACESMITH_TRIGGER=profiler expect_rc 0 prp.cap "$CAP" -o "$T/prp.sbt" -- "$PROG" $PMARKS --procaddr
+window_check procaddr "$T/prp-window-1.sbt" 9 3 9 6
 # Without the trigger the markers only pass through: a whole-run trace.
 # shellcheck disable=SC2086
 expect_rc 0 pr.whole "$CAP" -o "$T/prw.sbt" -- "$PROG" $PMARKS
