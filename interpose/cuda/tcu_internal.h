@@ -252,10 +252,10 @@ typedef struct tcu_state {
 	uint64_t keyframes;
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
 
-	/* Capture windows (tcu_live.c): cap_windowed() and cap_tracking(),
-	 * read once (0: not read yet, 1: no, 2: yes); live is the registry of
-	 * objects a window's snapshot recreates, under mu. */
-	atomic_int windowed, tracking;
+	/* Capture windows (tcu_live.c): cap_windowed(), read once (0: not
+	 * read yet, 1: no, 2: yes); live is the registry of objects a
+	 * window's snapshot recreates, under mu. */
+	atomic_int windowed;
 	struct tcu_live *live;
 } tcu_state;
 
@@ -369,7 +369,7 @@ void tcu_va_note_unplaced(const char *what);
 
 /*
  * What a window's snapshot recreates (docs/cuda.md "Capture windows").
- * While cap_tracking(), every call that makes a live object the replay of
+ * While windowed, every call that makes a live object the replay of
  * a window needs (context, module or library with its image, function,
  * kernel, global, function attribute, stream, event, allocation, VMM
  * handle, reservation, mapping, access) is kept as the record that makes
@@ -396,7 +396,8 @@ typedef enum tcu_live_class {
  * current when it is made (dropped when that context is destroyed). */
 #define TCU_LIVE_IN_CTX UINT64_MAX
 
-/* 1 when TRACESMITH_TRIGGER names a trigger / when live state is kept. */
+/* 1 when TRACESMITH_TRIGGER names a trigger; the live state is kept then
+ * (tcu_tracking, the same). */
 int tcu_windowed(void);
 int tcu_tracking(void);
 /* Register the snapshot (once, from tcu_init). */

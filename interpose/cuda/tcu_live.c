@@ -3,7 +3,7 @@
  * a window's trace must recreate, the snapshot that recreates them when a
  * window opens, and launches as the runtime's CAP_UNIT_LAUNCH units.
  *
- * While the runtime tracks (cap_tracking(): a trigger is set), every call
+ * While capture is windowed (cap_windowed(): a trigger is set), every call
  * that makes an object a replay of a window may need is kept here, whether
  * or not a window is open, as the very record the interposer writes for it
  * (sbt_compute.h), encoded, in creation order: contexts (made, retained,
@@ -75,9 +75,12 @@ int tcu_windowed(void)
 	return tcu_flag_get(&tcu_g.windowed, cap_windowed);
 }
 
+/* Kept only for windows: a whole run's periodic snapshots
+ * (TRACESMITH_SNAPSHOT_FRAMES, which make cap_tracking() 1 too) need
+ * nothing from CUDA, whose trace holds every creation. */
 int tcu_tracking(void)
 {
-	return tcu_flag_get(&tcu_g.tracking, cap_tracking);
+	return tcu_windowed();
 }
 
 /* ---- the registry ------------------------------------------------------- */
