@@ -398,8 +398,9 @@ static int tcu_live_ctx_device(const tcu_live_obj *o)
 static void tcu_live_snapshot(void)
 {
 	tcu_live *l = tcu_g.live;
-	uint64_t devices_said = 0, cur = 0, mine = tcu_live_current_ctx();
+	uint64_t devices_said = 0, cur = 0, first_ctx = 0, mine = tcu_live_current_ctx();
 	const cap_config *cfg = cap_config_get();
+	CUcontext popped;
 
 	/* A periodic snapshot of a whole-run capture: the trace already holds
 	 * every creation, and replay restores from CUDA's own keyframes
@@ -427,6 +428,8 @@ static void tcu_live_snapshot(void)
 			cur = o->ctx;
 		}
 		tcu_live_emit(o);
+		if (o->cls == TCU_LIVE_CTX && !first_ctx)
+			first_ctx = o->key;
 		if (o->kind == SBT_CM_K_cuCtxCreate) /* it became current */
 			cur = o->key;
 	}
@@ -444,7 +447,17 @@ static void tcu_live_snapshot(void)
 	/* Copies of an earlier window that were never synchronized in it:
 	 * their checkpoints belong to no file now. */
 	tcu_pending_drop_all();
-	tcu_keyframe_window();
+	/* A window opened on a thread without a context (an NVTX range on a
+	 * thread of its own): the keyframe's copies go through the first
+	 * context kept, made current for them. */
+	if (!mine && first_ctx) {
+		((tcu_pfn_cuCtxPushCurrent_v2)tcu_own(TCU_FN_cuCtxPushCurrent_v2))(
+			(CUcontext)(uintptr_t)first_ctx);
+		tcu_keyframe_window();
+		((tcu_pfn_cuCtxPopCurrent_v2)tcu_own(TCU_FN_cuCtxPopCurrent_v2))(&popped);
+	} else {
+		tcu_keyframe_window();
+	}
 }
 
 void tcu_live_init(void)

@@ -712,12 +712,18 @@ void tcu_keyframe_window(void)
 {
 	tcu_pfn_cuCtxSynchronize sync = (tcu_pfn_cuCtxSynchronize)tcu_g.real[TCU_FN_cuCtxSynchronize];
 	int capturing = atomic_load(&tcu_g.capture_gate) != 0;
+	size_t live;
+	atomic_store(&tcu_g.start_keyframe_taken, 1);
+	pthread_mutex_lock(&tcu_g.mu);
+	live = tcu_g.allocs.n;
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (!live)
+		return; /* no memory yet (the window opened before any allocation) */
 	if (capturing)
 		CAP_WARN("cuda: a stream capture is going on as the window opens: its keyframe is "
 		         "taken without waiting for the work in flight");
 	else if (sync)
 		((tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize))();
-	atomic_store(&tcu_g.start_keyframe_taken, 1);
 	tcu_keyframe(SBT_CM_KF_START, atomic_load(&tcu_g.launches), NULL, 0, 0, 0);
 }
 

@@ -19,7 +19,8 @@
  * --name (default "window") before round --from and cuProfilerStop / the
  * range's end after round --to (and again around rounds A..B with
  * --again A-B); --nvtx-form push|start|ex picks nvtxRangePushA/Pop,
- * nvtxRangeStartA/End or nvtxRangePushEx/Pop; --procaddr calls the
+ * nvtxRangeStartA/End or nvtxRangePushEx/Pop (--from 0: an NVTX range
+ * begun before the first CUDA call); --procaddr calls the
  * profiler markers through pointers from cuGetProcAddress (as cudart
  * does) instead of their link-time symbols.
  * Prints the hash of the last y.
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
 			iterations = cup_parse_uint("--iterations", argv[++i], 1, 100000);
 		} else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
-			from = cup_parse_uint("--from", argv[++i], 1, 100000);
+			from = cup_parse_uint("--from", argv[++i], 0, 100000);
 		} else if (!strcmp(argv[i], "--to") && i + 1 < argc) {
 			to = cup_parse_uint("--to", argv[++i], 1, 100000);
 		} else if (!strcmp(argv[i], "--again") && i + 1 < argc) {
@@ -102,6 +103,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (from == 0 && !strcmp(marks, "nvtx"))
+		nvtxRangePushA(name);
 	CUP_CK(cuInit(0));
 	if (procaddr) {
 		CUdriverProcAddressQueryResult st;

@@ -170,6 +170,11 @@ for form in push start ex; do
 	# rounds 3..5: launches 5..10
 	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6
 done
+# A range begun before the first CUDA call: the window holds the whole
+# program from cuInit on, with an empty snapshot, and replays.
+TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
+	expect_rc 0 nv.early.cap "$CAP" -o "$T/nve.sbt" -- "$PROG" --marks nvtx --from 0 --to 5
+window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10
 # A range of another name opens nothing.
 TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
