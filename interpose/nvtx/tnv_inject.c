@@ -25,9 +25,10 @@
  * NAME comes from TRACESMITH_TRIGGER; without an nvtx: trigger the library
  * installs nothing.
  *
- * State: the trigger name and the open-range bookkeeping below, written
- * once by the injection's initialisation (NVTX calls it once, under its
- * own lock) and then under tnv_mu; the push stack is per thread.
+ * State: one struct, tnv_g: the trigger name, written once by the
+ * injection's initialisation (NVTX calls it once, under its own lock, before
+ * any range function of ours can run), and the open NAME ranges, under
+ * tnv_g.mu; the push stack is per thread.
  */
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
@@ -44,14 +45,19 @@
 #define TNV_STACK_BITS 256 /* push depths whose NAME-ness is remembered */
 #define TNV_MAX_STARTED 64 /* start/end ranges named NAME open at once */
 
-static char tnv_name[128];
-static pthread_mutex_t tnv_mu = PTHREAD_MUTEX_INITIALIZER;
-static unsigned tnv_open;                         /* NAME ranges open, under tnv_mu */
-static nvtxRangeId_t tnv_next_id = 1;             /* under tnv_mu */
-static nvtxRangeId_t tnv_started[TNV_MAX_STARTED]; /* open NAME start ranges */
+static struct tnv_state {
+	char name[128];        /* NAME of TRACESMITH_TRIGGER's nvtx:NAME */
+	pthread_mutex_t mu;    /* guards the rest */
+	unsigned open;         /* NAME ranges open (push and start) */
+	nvtxRangeId_t next_id; /* ids start/end ranges get, from 1 */
+	nvtxRangeId_t started[TNV_MAX_STARTED]; /* open NAME start ranges, 0: free */
+} tnv_g = {.mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1};
 
-static __thread int tnv_depth;
-static __thread uint64_t tnv_named[TNV_STACK_BITS / 64];
+/* This thread's push ranges: how deep, and which levels are NAME. */
+static __thread struct tnv_stack {
+	int depth;
+	uint64_t named[TNV_STACK_BITS / 64];
+} tnv_tls;
 
 /* NAME from TRACESMITH_TRIGGER's nvtx:NAME item; 0 when there is none. */
 static int tnv_read_trigger(void)
@@ -59,9 +65,9 @@ static int tnv_read_trigger(void)
 	const char *t = getenv("TRACESMITH_TRIGGER");
 	while (t && *t) {
 		size_t n = strcspn(t, ",");
-		if (n > 5 && strncmp(t, "nvtx:", 5) == 0 && n - 5 < sizeof(tnv_name)) {
-			memcpy(tnv_name, t + 5, n - 5);
-			tnv_name[n - 5] = 0;
+		if (n > 5 && strncmp(t, "nvtx:", 5) == 0 && n - 5 < sizeof(tnv_g.name)) {
+			memcpy(tnv_g.name, t + 5, n - 5);
+			tnv_g.name[n - 5] = 0;
 			return 1;
 		}
 		t += n;
@@ -73,7 +79,7 @@ static int tnv_read_trigger(void)
 
 static int tnv_is_name(const char *m)
 {
-	return m && strcmp(m, tnv_name) == 0;
+	return m && strcmp(m, tnv_g.name) == 0;
 }
 
 static int tnv_is_name_w(const wchar_t *m)
@@ -81,8 +87,8 @@ static int tnv_is_name_w(const wchar_t *m)
 	size_t i;
 	if (!m)
 		return 0;
-	for (i = 0; tnv_name[i]; i++)
-		if (m[i] != (wchar_t)(unsigned char)tnv_name[i])
+	for (i = 0; tnv_g.name[i]; i++)
+		if (m[i] != (wchar_t)(unsigned char)tnv_g.name[i])
 			return 0;
 	return m[i] == 0;
 }
@@ -103,9 +109,9 @@ static int tnv_is_name_ex(const nvtxEventAttributes_t *a)
 static void tnv_named_begin(void)
 {
 	int first;
-	pthread_mutex_lock(&tnv_mu);
-	first = tnv_open++ == 0;
-	pthread_mutex_unlock(&tnv_mu);
+	pthread_mutex_lock(&tnv_g.mu);
+	first = tnv_g.open++ == 0;
+	pthread_mutex_unlock(&tnv_g.mu);
 	if (first)
 		tracesmith_start_capture();
 }
@@ -113,10 +119,10 @@ static void tnv_named_begin(void)
 static void tnv_named_end(void)
 {
 	int last = 0;
-	pthread_mutex_lock(&tnv_mu);
-	if (tnv_open)
-		last = --tnv_open == 0;
-	pthread_mutex_unlock(&tnv_mu);
+	pthread_mutex_lock(&tnv_g.mu);
+	if (tnv_g.open)
+		last = --tnv_g.open == 0;
+	pthread_mutex_unlock(&tnv_g.mu);
 	if (last)
 		tracesmith_end_capture();
 }
@@ -125,13 +131,13 @@ static void tnv_named_end(void)
 
 static int tnv_push(int named)
 {
-	int level = tnv_depth++;
+	int level = tnv_tls.depth++;
 	if (level < TNV_STACK_BITS) {
 		uint64_t bit = 1ull << (level % 64);
 		if (named)
-			tnv_named[level / 64] |= bit;
+			tnv_tls.named[level / 64] |= bit;
 		else
-			tnv_named[level / 64] &= ~bit;
+			tnv_tls.named[level / 64] &= ~bit;
 	}
 	if (named)
 		tnv_named_begin();
@@ -156,11 +162,11 @@ static int NVTX_API tnv_push_ex(const nvtxEventAttributes_t *attr)
 static int NVTX_API tnv_pop(void)
 {
 	int level, named = 0;
-	if (tnv_depth == 0)
+	if (tnv_tls.depth == 0)
 		return -1; /* no range open on this thread */
-	level = --tnv_depth;
+	level = --tnv_tls.depth;
 	if (level < TNV_STACK_BITS)
-		named = (tnv_named[level / 64] >> (level % 64)) & 1;
+		named = (tnv_tls.named[level / 64] >> (level % 64)) & 1;
 	if (named)
 		tnv_named_end();
 	return level;
@@ -172,16 +178,16 @@ static nvtxRangeId_t tnv_start(int named)
 {
 	nvtxRangeId_t id;
 	int kept = 0;
-	pthread_mutex_lock(&tnv_mu);
-	id = tnv_next_id++;
+	pthread_mutex_lock(&tnv_g.mu);
+	id = tnv_g.next_id++;
 	for (size_t i = 0; named && i < TNV_MAX_STARTED; i++) {
-		if (!tnv_started[i]) {
-			tnv_started[i] = id;
+		if (!tnv_g.started[i]) {
+			tnv_g.started[i] = id;
 			kept = 1;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&tnv_mu);
+	pthread_mutex_unlock(&tnv_g.mu);
 	if (kept)
 		tnv_named_begin();
 	return id;
@@ -205,15 +211,15 @@ static nvtxRangeId_t NVTX_API tnv_start_ex(const nvtxEventAttributes_t *attr)
 static void NVTX_API tnv_end(nvtxRangeId_t id)
 {
 	int named = 0;
-	pthread_mutex_lock(&tnv_mu);
+	pthread_mutex_lock(&tnv_g.mu);
 	for (size_t i = 0; id && i < TNV_MAX_STARTED; i++) {
-		if (tnv_started[i] == id) {
-			tnv_started[i] = 0;
+		if (tnv_g.started[i] == id) {
+			tnv_g.started[i] = 0;
 			named = 1;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&tnv_mu);
+	pthread_mutex_unlock(&tnv_g.mu);
 	if (named)
 		tnv_named_end();
 }
