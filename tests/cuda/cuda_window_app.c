@@ -18,8 +18,8 @@
  * --marks profiler|nvtx puts cuProfilerStart / an NVTX range named
  * --name (default "window") before round --from and cuProfilerStop / the
  * range's end after round --to (and again around rounds A..B with
- * --again A-B); --nvtx-form push|start|ex picks nvtxRangePushA/Pop,
- * nvtxRangeStartA/End or nvtxRangePushEx/Pop (--from 0: an NVTX range
+ * --again A-B); --nvtx-form push|start|ex|wide picks nvtxRangePushA/Pop,
+ * nvtxRangeStartA/End, nvtxRangePushEx/Pop or nvtxRangeStartW/End (--from 0: an NVTX range
  * begun before the first CUDA call); --procaddr calls the
  * profiler markers through pointers from cuGetProcAddress (as cudart
  * does) instead of their link-time symbols.
@@ -29,6 +29,7 @@
 
 #include <cudaProfiler.h>
 #include <cudaProfilerTypedefs.h>
+#include <wchar.h>
 
 #include "tests/cuda/cuprog.h"
 
@@ -37,7 +38,7 @@
 static void cwa_usage(FILE *f)
 {
 	fprintf(f, "usage: cuda_window_app [--iterations I] [--marks none|profiler|nvtx] [--from R] "
-	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex] [--procaddr]\n");
+	           "[--to R] [--again R-R] [--name NAME] [--nvtx-form push|start|ex|wide] [--procaddr]\n");
 }
 
 int main(int argc, char **argv)
@@ -88,8 +89,9 @@ int main(int argc, char **argv)
 			name = argv[++i];
 		} else if (!strcmp(argv[i], "--nvtx-form") && i + 1 < argc) {
 			form = argv[++i];
-			if (strcmp(form, "push") && strcmp(form, "start") && strcmp(form, "ex")) {
-				fprintf(stderr, "cuda_window_app: --nvtx-form must be push, start or ex\n");
+			if (strcmp(form, "push") && strcmp(form, "start") && strcmp(form, "ex") &&
+			    strcmp(form, "wide")) {
+				fprintf(stderr, "cuda_window_app: --nvtx-form must be push, start, ex or wide\n");
 				return 2;
 			}
 		} else if (!strcmp(argv[i], "--procaddr")) {
@@ -180,6 +182,13 @@ int main(int argc, char **argv)
 				nvtxRangePushA(name);
 			} else if (!strcmp(form, "start")) {
 				range = nvtxRangeStartA(name);
+			} else if (!strcmp(form, "wide")) {
+				wchar_t wname[128];
+				size_t k;
+				for (k = 0; name[k] && k < 127; k++)
+					wname[k] = (wchar_t)(unsigned char)name[k];
+				wname[k] = 0;
+				range = nvtxRangeStartW(wname);
 			} else {
 				nvtxEventAttributes_t attr;
 				memset(&attr, 0, sizeof(attr));
@@ -205,7 +214,7 @@ int main(int argc, char **argv)
 		if (ends && !strcmp(marks, "profiler"))
 			CUP_CK(prof_stop());
 		if (ends && !strcmp(marks, "nvtx")) {
-			if (!strcmp(form, "start"))
+			if (!strcmp(form, "start") || !strcmp(form, "wide"))
 				nvtxRangeEnd(range);
 			else
 				nvtxRangePop();

@@ -3,7 +3,7 @@
 # (docs/cuda.md "Capture windows"): cuda_window_app captured whole, then
 # with TRACESMITH_TRIGGER=launches:A-B, with profiler (cuProfilerStart /
 # cuProfilerStop around rounds) and with nvtx:NAME (an NVTX range through
-# libtracesmith_nvtx.so, in its push/pop, start/end and Ex forms).  Each
+# libtracesmith_nvtx.so, in its push/pop, start/end, Ex and wide forms).  Each
 # window's trace replays with tsreplay on the double, every checkpoint
 # equal; its checkpoints equal, by position (object, offset, length, hash),
 # those the whole-run capture has between the same launches; it holds
@@ -161,7 +161,7 @@ window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4
 [ ! -e "$T/pr2-window-3.sbt" ] || fail "a third window was written"
 
 # ---- nvtx:window, each form of range ------------------------------------------------
-for form in push start ex; do
+for form in push start ex wide; do
 	# shellcheck disable=SC2086
 	TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
 		expect_rc 0 "nv.$form.cap" "$CAP" -o "$T/nv$form.sbt" -- \
