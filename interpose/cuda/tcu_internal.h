@@ -333,6 +333,10 @@ void tcu_pending_flush_all(void);
 void tcu_pending_flush_event(uint64_t event);
 /* At exit: forget (and count) what was never synchronized. */
 void tcu_pending_drop_all(void);
+/* A window opens: forget what an earlier window left pending (the
+ * program may have synchronized it since, unrecorded; its checkpoint
+ * belongs to no file now).  Not counted. */
+void tcu_pending_forget(void);
 /* Checkpoint a device->host result now. */
 void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size_t len);
 

@@ -444,9 +444,7 @@ static void tcu_live_snapshot(void)
 	pthread_mutex_unlock(&tcu_g.mu);
 	if (mine && mine != cur)
 		tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, mine);
-	/* Copies of an earlier window that were never synchronized in it:
-	 * their checkpoints belong to no file now. */
-	tcu_pending_drop_all();
+	tcu_pending_forget();
 	/* A window opened on a thread without a context (an NVTX range on a
 	 * thread of its own): the keyframe's copies go through the first
 	 * context kept, made current for them. */

@@ -488,6 +488,13 @@ void tcu_pending_flush_event(uint64_t event)
 		tcu_pending_flush(0, e.stream, e.seq);
 }
 
+void tcu_pending_forget(void)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_g.npending = 0;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
 void tcu_pending_drop_all(void)
 {
 	pthread_mutex_lock(&tcu_g.mu);
