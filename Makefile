@@ -261,7 +261,7 @@ install: all
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith; \
-		install -m 755 $(TCU_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+		install -m 755 $(TCU_SO) $(TNV_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
 	fi
 
 clean:
