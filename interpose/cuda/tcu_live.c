@@ -70,9 +70,15 @@ static int tcu_flag_get(atomic_int *flag, int (*read)(void))
 	return v == 2;
 }
 
+/* Windowed and recording at all (TRACESMITH_DISABLE=1 keeps nothing). */
+static int tcu_read_windowed(void)
+{
+	return cap_windowed() && !cap_config_get()->disabled;
+}
+
 int tcu_windowed(void)
 {
-	return tcu_flag_get(&tcu_g.windowed, cap_windowed);
+	return tcu_flag_get(&tcu_g.windowed, tcu_read_windowed);
 }
 
 /* Kept only for windows: a whole run's periodic snapshots
