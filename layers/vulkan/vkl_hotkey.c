@@ -28,8 +28,8 @@
  * never presents) the key cannot be read: one warning, and the rest of the
  * capture is unaffected.
  *
- * Locking: vkl_hk.mu guards everything below; only taken when the key
- * trigger is set.
+ * Locking: vkl_hk.mu guards the tables, the key state and the looked-up
+ * functions; it is only taken when the key trigger is set.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -94,7 +94,8 @@ static struct {
 	vkl_hk_conn *conns;
 	size_t nconns, capconns;
 	int down; /* the key was down at the last present that read it */
-	int warned_unreadable, warned_unmapped, warned_memory;
+	_Atomic(int) warned_unreadable; /* read without the lock */
+	int warned_unmapped, warned_memory;
 	/* looked up on first use of each kind; NULL when not found */
 	int xlib_looked_up, xcb_looked_up;
 	vkl_hk_XQueryKeymap_fn XQueryKeymap;
@@ -126,17 +127,18 @@ static int vkl_hk_on(void)
 	return vkl_hk.keysym != 0;
 }
 
-/* Called with vkl_hk.mu held, as every function below. */
 static void vkl_hk_unreadable(const char *why)
 {
-	if (vkl_hk.warned_unreadable)
+	if (atomic_exchange(&vkl_hk.warned_unreadable, 1))
 		return;
-	vkl_hk.warned_unreadable = 1;
 	CAP_WARN("the capture key %s cannot be read: %s; no capture window opens on it",
 	         cap_config_get()->key_name, why);
 }
 
 /* ---- surfaces, swapchains and their connections ---------------------------- */
+
+/* Every function from here on but the vkl_hotkey_* entry points runs with
+ * vkl_hk.mu held. */
 
 static vkl_hk_handle *vkl_hk_handles_find(vkl_hk_handles *t, uint64_t handle)
 {
@@ -481,9 +483,6 @@ void vkl_hotkey_present(const VkPresentInfoKHR *info)
 
 void vkl_hotkey_no_present(void)
 {
-	if (!vkl_hk_on())
-		return;
-	pthread_mutex_lock(&vkl_hk.mu);
-	vkl_hk_unreadable("the device does not present, and the key is read at present time");
-	pthread_mutex_unlock(&vkl_hk.mu);
+	if (vkl_hk_on())
+		vkl_hk_unreadable("the device does not present, and the key is read at present time");
 }
