@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture/cap_internal.h"
+#include "capture/cap_keys.h"
 
 uint64_t cap_now_ns_(void)
 {
@@ -102,6 +103,117 @@ static int cap_config_parse_word(const char *s, const char *const *words, int n)
 	return -1;
 }
 
+/* "A-B" (inclusive, 1 <= A <= B); 0 on success. */
+static int cap_config_parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+	char buf[64];
+	char *dash;
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (!dash)
+		return -1;
+	*dash = '\0';
+	if (cap_config_parse_u64(buf, UINT64_MAX / 2, a) != 0 ||
+	    cap_config_parse_u64(dash + 1, UINT64_MAX / 2, b) != 0 || *b < *a)
+		return -1;
+	return 0;
+}
+
+/*
+ * TRACESMITH_TRIGGER: comma-separated frames:A-B | submits:A-B |
+ * launches:A-B | key:NAME[:COUNT] | signal | app | profiler | nvtx:NAME.
+ * An item that cannot be understood is left out with a warning; if none is
+ * left, the whole run is captured (the warning says so).
+ */
+static void cap_config_parse_trigger(cap_config *cfg, const char *v)
+{
+	static const char *const units[] = {"frames:", "submits:", "launches:"};
+	char item[256];
+	const char *p = v;
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		int ok = 0;
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			for (int u = 0; u < 3; u++) {
+				size_t ul = strlen(units[u]);
+				if (strncmp(item, units[u], ul) == 0 && !(cfg->triggers & CAP_TRIG_RANGE) &&
+				    cap_config_parse_range(item + ul, &cfg->range_first,
+				                           &cfg->range_last) == 0) {
+					cfg->triggers |= CAP_TRIG_RANGE;
+					cfg->range_unit = u;
+					ok = 1;
+				}
+			}
+			if (strncmp(item, "key:", 4) == 0) {
+				char *name = item + 4, *colon = strchr(name, ':');
+				uint64_t count = 1;
+				if (colon) {
+					*colon = '\0';
+					if (cap_config_parse_u64(colon + 1, 1000000, &count) != 0)
+						count = 0;
+				}
+				if (count && cap_key_lookup(name) && strlen(name) < sizeof(cfg->key_name)) {
+					strcpy(cfg->key_name, name);
+					cfg->key_frames = (uint32_t)count;
+					cfg->triggers |= CAP_TRIG_KEY;
+					ok = 1;
+				}
+			} else if (strcmp(item, "signal") == 0) {
+				cfg->triggers |= CAP_TRIG_SIGNAL;
+				ok = 1;
+			} else if (strcmp(item, "app") == 0) {
+				cfg->triggers |= CAP_TRIG_APP;
+				ok = 1;
+			} else if (strcmp(item, "profiler") == 0) {
+				cfg->triggers |= CAP_TRIG_PROFILER;
+				ok = 1;
+			} else if (strncmp(item, "nvtx:", 5) == 0 && item[5] &&
+			           strlen(item + 5) < sizeof(cfg->nvtx_name)) {
+				strcpy(cfg->nvtx_name, item + 5);
+				cfg->triggers |= CAP_TRIG_NVTX;
+				ok = 1;
+			}
+		}
+		if (!ok)
+			cap_config_warn(cfg, "TRACESMITH_TRIGGER: '%.*s' is not frames:A-B, submits:A-B, "
+			                "launches:A-B, key:NAME[:COUNT], signal, app, profiler or "
+			                "nvtx:NAME (one range at most); left out", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!cfg->triggers)
+		cap_config_warn(cfg, "TRACESMITH_TRIGGER='%s' names no trigger; capturing the whole run", v);
+}
+
+int cap_api_enabled(const char *api)
+{
+	const char *list = cap_config_get()->api;
+	const char *p = list;
+	size_t n = strlen(api);
+	int named_any = 0;
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int neg = len > 0 && p[0] == '-';
+		const char *name = p + neg;
+		size_t nl = len - (size_t)neg;
+		if (nl == n && strncmp(name, api, n) == 0)
+			return !neg;
+		if (!neg)
+			named_any = 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return !named_any;
+}
+
 void cap_config_parse_(cap_config *cfg)
 {
 	static const char *const cap_log_words[] = {"error", "warn", "info", "debug"};
@@ -169,6 +281,20 @@ void cap_config_parse_(cap_config *cfg)
 			cfg->disabled = 1;
 		else if (strcmp(v, "0") != 0 && v[0])
 			cap_config_warn(cfg, "TRACESMITH_DISABLE='%s' is not 0 or 1; capture stays enabled", v);
+	}
+	if ((v = getenv("TRACESMITH_TRIGGER")) != NULL && v[0])
+		cap_config_parse_trigger(cfg, v);
+	if ((v = getenv("TRACESMITH_SNAPSHOT_FRAMES")) != NULL) {
+		if (cap_config_parse_u64(v, UINT32_MAX, &n) == 0)
+			cfg->snapshot_frames = n;
+		else
+			cap_config_warn(cfg, "TRACESMITH_SNAPSHOT_FRAMES='%s' is not a number of frames > 0; no periodic snapshots", v);
+	}
+	if ((v = getenv("TRACESMITH_API")) != NULL) {
+		if (strlen(v) >= sizeof(cfg->api))
+			cap_config_warn(cfg, "TRACESMITH_API='%s' is too long; every front-end records", v);
+		else
+			strcpy(cfg->api, v);
 	}
 	/* tscapture names the process it started; any other process (a child
 	 * of it, a helper it runs) writes <stem>-<pid>.sbt beside it. */

@@ -129,6 +129,7 @@ typedef struct cap_thread {
 	struct cap_rec rec;
 	cap_block *spare_own;         /* spares taken from `spare`, not yet used */
 	uint64_t stack_cache[CAP_STACK_CACHE];
+	uint64_t stack_file;          /* cap_g.file_gen the cache is valid for */
 	/* shared */
 	_Atomic uint64_t inflight;    /* 0 or a lower bound of the seq being taken */
 	atomic_int dead;              /* thread exited: free once drained */
@@ -144,7 +145,10 @@ typedef enum {
 	CAP_ST_RUNNING = 1,
 	CAP_ST_FAILED = 2,    /* trace cannot be written: recording off */
 	CAP_ST_STOPPED = 3,   /* shut down */
-	CAP_ST_DISABLED = 4   /* TRACESMITH_DISABLE */
+	CAP_ST_DISABLED = 4,  /* TRACESMITH_DISABLE */
+	CAP_ST_CLOSED = 5,    /* windowed, no window open: nothing recorded */
+	CAP_ST_OPENING = 6    /* a window opens or a snapshot is written: only
+	                         the thread doing it records, others wait */
 } cap_state;
 
 /* Type names and metadata handed to the writer (reg_mu). */
@@ -204,6 +208,26 @@ typedef struct cap_global {
 	int n_on_shutdown;
 	atomic_int shutdown_at_fini; /* cap_shutdown_at_fini: leave it to the destructor */
 
+	/* capture windows (cap_window.c; win_mu serialises opening, closing
+	 * and snapshots; the fields below it are read by the writer only
+	 * between a rotation request and its answer) */
+	pthread_mutex_t win_mu;
+	_Atomic uint64_t units[3];    /* frames ended, submits and launches begun */
+	_Atomic uint64_t file_gen;    /* bumped for each window's file */
+	_Atomic uint32_t key_request; /* frames asked for by the hotkey */
+	atomic_int sig_toggle;        /* SIGUSR1 seen, not acted on */
+	int win_unit;                 /* the open window ends with this unit... */
+	uint64_t win_last;            /* ...numbered this (0: open-ended) */
+	uint64_t win_count;           /* windows opened so far */
+	int range_opened;             /* the TRACESMITH_TRIGGER range's window opened */
+	sbt_window win;               /* the open window */
+	void (*on_window_open[8])(void);
+	int n_on_window_open;
+	/* writer rotation: the writer finishes its file, then takes next_writer
+	 * (NULL: none until the next window) */
+	sbt_writer *next_writer;
+	_Atomic uint64_t rot_req, rot_done;
+
 	/* counters */
 	_Atomic uint64_t n_records, n_blobs, n_blob_bytes;
 	_Atomic uint64_t n_stalls, stall_ns;
@@ -231,6 +255,18 @@ void cap_config_parse_(cap_config *cfg);
 void cap_log_emit_(cap_log_level threshold, cap_log_level level, const char *fmt,
                    va_list ap);
 uint64_t cap_now_ns_(void);       /* CLOCK_MONOTONIC */
+
+/* cap_runtime.c, for cap_window.c */
+extern CAP_TLS int cap_tls_opening;  /* this thread opens a window now */
+uint64_t cap_rt_record_(uint32_t type, const void *payload, size_t len);
+/* Start the session on an open file (start_mu held); 0 or -1. */
+int cap_rt_start_file_(const char *path, int final_state);
+void cap_rt_rotate_(sbt_writer *next);
+
+/* cap_window.c */
+void cap_window_init_(void);          /* at global init */
+void cap_window_started_(void);       /* the runtime started windowed */
+void cap_window_exit_report_(void);   /* at shutdown */
 
 /* cap_writer.c */
 void *cap_writer_main(void *arg);

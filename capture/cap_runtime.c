@@ -34,9 +34,11 @@ cap_global cap_g = {
 	.stall_mu = PTHREAD_MUTEX_INITIALIZER,
 	.stall_cv = PTHREAD_COND_INITIALIZER,
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
+	.win_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 CAP_TLS int cap_tls_is_writer;
+CAP_TLS int cap_tls_opening;
 static CAP_TLS cap_thread *cap_tls_thread;
 static CAP_TLS uint64_t cap_tls_gen;
 static CAP_TLS int cap_tls_depth;
@@ -75,6 +77,7 @@ static void cap_rt_global_init(void)
 		CAP_ERROR("cannot create the thread key; thread exit is not tracked");
 	pthread_atfork(NULL, NULL, cap_rt_atfork_child);
 	atexit(cap_rt_atexit);
+	cap_window_init_();
 }
 
 const cap_config *cap_config_get(void)
@@ -206,26 +209,28 @@ out_unmap:
 	return err;
 }
 
-/* Called with start_mu held and state IDLE. */
-static void cap_rt_start_session(void)
+/*
+ * Open the trace file `path` (taken over) and make it the session's: the
+ * first one starts the writer thread, a later one (the next capture window)
+ * is handed to the running writer.  Then the state becomes final_state.
+ * Called with start_mu held.  0, or -1 with a message printed (the state is
+ * then FAILED for a first file, unchanged for a later one).
+ */
+int cap_rt_start_file_(const char *path_in, int final_state)
 {
 	const cap_config *cfg = &cap_g.cfg;
+	char *path = (char *)path_in;
+	sbt_writer *w = NULL;
 	sbt_status st;
-	int err;
+	int fd, err;
 
-	if (cfg->disabled) {
-		atomic_store(&cap_g.state, CAP_ST_DISABLED);
-		return;
-	}
-	cap_g.path = cap_rt_make_path(cfg);
-	if (!cap_g.path) {
+	if (!path) {
 		CAP_ERROR("out of memory starting capture; recording is off");
 		goto out_failed;
 	}
-	cap_g.fd = open(cap_g.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (cap_g.fd < 0) {
-		CAP_ERROR("cannot write trace '%s': %s; recording is off", cap_g.path,
-		          strerror(errno));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		CAP_ERROR("cannot write trace '%s': %s; recording is off", path, strerror(errno));
 		goto out_failed;
 	}
 	errno = 0;
@@ -237,22 +242,36 @@ static void cap_rt_start_session(void)
 		sbt_writer_options wo;
 		memset(&wo, 0, sizeof(wo));
 		wo.compression_level = CAP_LZ4_ACCEL;
-		st = sbt_writer_open_fd(cap_g.fd, &wo, &cap_g.writer);
+		st = sbt_writer_open_fd(fd, &wo, &w);
 	}
 	if (st != SBT_OK) {
 		err = errno;
-		CAP_ERROR("cannot write trace '%s': %s%s%s; recording is off", cap_g.path,
+		CAP_ERROR("cannot write trace '%s': %s%s%s; recording is off", path,
 		          sbt_strerror(st), err ? ": " : "", err ? strerror(err) : "");
-		cap_g.writer = NULL;
-		goto out_close_fd;
+		close(fd);
+		goto out_failed;
 	}
 	/* Record times count from the header's clock, so take it from there. */
 	{
 		sbt_header_info hdr;
-		sbt_writer_get_header(cap_g.writer, &hdr);
+		sbt_writer_get_header(w, &hdr);
 		cap_g.start_mono_ns = hdr.start_mono_ns;
 		cap_g.start_wall_ns = hdr.start_wall_ns;
 	}
+	free(cap_g.path);
+	cap_g.path = path;
+	cap_g.fd = fd;
+	atomic_fetch_add(&cap_g.file_gen, 1);
+	if (cap_g.writer_started) {
+		/* A later window: sequence numbers and blob ids go on. */
+		cap_g.writer = w;
+		cap_rt_rotate_(w);
+		atomic_store(&cap_g.state, final_state);
+		CAP_INFO("recording to %s", path);
+		return 0;
+	}
+	cap_g.writer = w;
+	atomic_store(&cap_g.rot_done, atomic_load(&cap_g.rot_req));
 	atomic_store(&cap_g.next_seq, 1);
 	atomic_store(&cap_g.next_blob, 1);
 	atomic_store(&cap_g.stopping, 0);
@@ -275,9 +294,9 @@ static void cap_rt_start_session(void)
 		cap_rt_unwind(ips, 4);
 	}
 	cap_sig_install();
-	atomic_store(&cap_g.state, CAP_ST_RUNNING);
+	atomic_store(&cap_g.state, final_state);
 	CAP_INFO("recording to %s", cap_g.path);
-	return;
+	return 0;
 
 out_destroy_sem:
 	sem_destroy(&cap_g.wake);
@@ -286,12 +305,54 @@ out_close_writer:
 	sbt_writer_close(cap_g.writer);
 	cap_g.writer = NULL;
 	cap_g.fd = -1;
-	goto out_failed;
-out_close_fd:
-	close(cap_g.fd);
-	cap_g.fd = -1;
-out_failed:
 	atomic_store(&cap_g.state, CAP_ST_FAILED);
+	return -1;
+out_failed:
+	if (path != cap_g.path)
+		free(path);
+	if (!cap_g.writer_started)
+		atomic_store(&cap_g.state, CAP_ST_FAILED);
+	return -1;
+}
+
+/* Called with start_mu held and state IDLE. */
+static void cap_rt_start_session(void)
+{
+	if (cap_g.cfg.disabled) {
+		atomic_store(&cap_g.state, CAP_ST_DISABLED);
+		return;
+	}
+	if (cap_g.cfg.triggers) {
+		/* Windowed: nothing is written until a window opens. */
+		atomic_store(&cap_g.state, CAP_ST_CLOSED);
+		return;
+	}
+	cap_rt_start_file_(cap_rt_make_path(&cap_g.cfg), CAP_ST_RUNNING);
+}
+
+/*
+ * Hand the writer its next file (NULL: finish the current one and write
+ * none until the next window) and wait until it has taken it: everything
+ * recorded before this call is in the file being finished.
+ */
+void cap_rt_rotate_(sbt_writer *next)
+{
+	uint64_t r;
+	cap_g.next_writer = next;
+	r = atomic_fetch_add(&cap_g.rot_req, 1) + 1;
+	cap_writer_wake();
+	pthread_mutex_lock(&cap_g.flush_mu);
+	while (atomic_load(&cap_g.rot_done) < r) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cap_g.flush_cv, &cap_g.flush_mu, &ts);
+	}
+	pthread_mutex_unlock(&cap_g.flush_mu);
 }
 
 static void cap_rt_warn_dropped(void)
@@ -300,23 +361,48 @@ static void cap_rt_warn_dropped(void)
 		CAP_WARN("a call was made after the trace was closed; it is not recorded");
 }
 
-/* 1 when this thread may record now; starts the runtime on first use. */
-static int cap_rt_ready(void)
+/* How long a thread waits for another to finish opening a window. */
+#define CAP_OPENING_WAIT_MS 5000
+
+static int cap_rt_ready_slow(int st)
 {
-	int st = atomic_load_explicit(&cap_g.state, memory_order_acquire);
-	if (__builtin_expect(st == CAP_ST_RUNNING, 1))
-		return !cap_tls_is_writer;
 	if (st == CAP_ST_IDLE) {
 		pthread_once(&cap_rt_once, cap_rt_global_init);
 		pthread_mutex_lock(&cap_g.start_mu);
 		if (atomic_load(&cap_g.state) == CAP_ST_IDLE)
 			cap_rt_start_session();
 		pthread_mutex_unlock(&cap_g.start_mu);
+		st = atomic_load(&cap_g.state);
+		if (st == CAP_ST_CLOSED)
+			cap_window_started_();
+		st = atomic_load(&cap_g.state);
+		if (st == CAP_ST_RUNNING)
+			return !cap_tls_is_writer;
+	}
+	if (st == CAP_ST_OPENING) {
+		struct timespec ms = {0, 1000000};
+		if (cap_tls_opening)
+			return 1;
+		/* Another thread writes a window's snapshot: its records come
+		 * first.  Bounded, so that a front-end lock the snapshot waits for
+		 * cannot hang the program. */
+		for (int i = 0; i < CAP_OPENING_WAIT_MS &&
+		                atomic_load(&cap_g.state) == CAP_ST_OPENING; i++)
+			nanosleep(&ms, NULL);
 		return atomic_load(&cap_g.state) == CAP_ST_RUNNING && !cap_tls_is_writer;
 	}
 	if (st == CAP_ST_STOPPED)
 		cap_rt_warn_dropped();
 	return 0;
+}
+
+/* 1 when this thread may record now; starts the runtime on first use. */
+static inline int cap_rt_ready(void)
+{
+	int st = atomic_load_explicit(&cap_g.state, memory_order_acquire);
+	if (__builtin_expect(st == CAP_ST_RUNNING, 1))
+		return !cap_tls_is_writer;
+	return cap_rt_ready_slow(st);
 }
 
 int cap_active(void)
@@ -575,6 +661,14 @@ static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
 	if (key == 0)
 		key = 1;
 	atomic_fetch_add_explicit(&cap_g.n_stacks_taken, 1, memory_order_relaxed);
+	{
+		/* Each window's file gets its own stacks. */
+		uint64_t fg = atomic_load_explicit(&cap_g.file_gen, memory_order_relaxed);
+		if (__builtin_expect(t->stack_file != fg, 0)) {
+			memset(t->stack_cache, 0, sizeof(t->stack_cache));
+			t->stack_file = fg;
+		}
+	}
 	slot = (size_t)(key % CAP_STACK_CACHE);
 	if (t->stack_cache[slot] != key) {
 		cap_entry *e = cap_rt_reserve(t, (size_t)n * sizeof(uint64_t));
@@ -778,11 +872,9 @@ out:
 	return seq;
 }
 
-uint64_t cap_frame_end(uint64_t frame)
+uint64_t cap_rt_record_(uint32_t type, const void *payload, size_t len)
 {
-	uint8_t buf[10];
-	size_t n = sbt_varint_put(buf, frame);
-	return cap_rt_record(SBT_TYPE_FRAME, 0, buf, n, (uintptr_t)__builtin_return_address(0));
+	return cap_rt_record(type, 0, payload, len, 0);
 }
 
 uint64_t cap_keyframe_begin(const void *payload, size_t len)
@@ -939,9 +1031,11 @@ static void cap_rt_shutdown(void)
 	if (cap_tls_is_writer)
 		return;
 	cap_rt_run_callbacks();
+	cap_window_exit_report_();
 	pthread_mutex_lock(&cap_g.start_mu);
 	st = atomic_load(&cap_g.state);
-	if (st == CAP_ST_RUNNING || st == CAP_ST_FAILED) {
+	if (st == CAP_ST_RUNNING || st == CAP_ST_FAILED || st == CAP_ST_CLOSED ||
+	    st == CAP_ST_OPENING) {
 		atomic_store(&cap_g.state, CAP_ST_STOPPED);
 		if (cap_g.writer_started) {
 			atomic_store(&cap_g.stopping, 1);
@@ -993,6 +1087,7 @@ __attribute__((destructor)) static void cap_rt_destructor(void)
 {
 	if (atomic_load(&cap_g.state) == CAP_ST_RUNNING ||
 	    atomic_load(&cap_g.state) == CAP_ST_FAILED ||
+	    atomic_load(&cap_g.state) == CAP_ST_CLOSED ||
 	    (atomic_load(&cap_g.shutdown_at_fini) && cap_g.n_on_shutdown))
 		cap_rt_shutdown();
 }
@@ -1038,6 +1133,7 @@ static void cap_rt_atfork_child(void)
 	cap_g.flush_mu = mu;
 	cap_g.stall_mu = mu;
 	cap_g.reg_mu = mu;
+	cap_g.win_mu = mu;
 	cap_g.flush_cv = cv;
 	cap_g.stall_cv = cv;
 	if (st == CAP_ST_IDLE || st == CAP_ST_DISABLED)

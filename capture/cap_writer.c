@@ -55,6 +55,7 @@ typedef struct cap_wctx {
 	size_t heap_n, heap_cap;
 	uint64_t freed_since_wake; /* block bytes released since stalled producers were woken */
 	int progress;              /* the last round consumed an entry */
+	uint64_t rot_handled;      /* cap_g.rot_req answered */
 	int gap_reported;
 } cap_wctx;
 
@@ -244,6 +245,7 @@ static void cap_wr_start_meta(cap_wctx *x)
 		{SBT_TYPE_FRAME, "frame"},       {SBT_TYPE_CHECKPOINT, "checkpoint"},
 		{SBT_TYPE_KEYFRAME, "keyframe"}, {SBT_TYPE_THREAD, "thread"},
 		{SBT_TYPE_NOTE, "note"},         {SBT_TYPE_UNMODELED, "unmodeled"},
+		{SBT_TYPE_WINDOW, "window"},     {SBT_TYPE_SNAPSHOT_END, "snapshot_end"},
 	};
 	char buf[256];
 	char *cmd;
@@ -639,6 +641,7 @@ static void cap_wr_sleep(cap_wctx *x)
 	/* Buffers past the wake threshold: go on while rounds find work (every
 	 * thread's last block counts too, so idle threads alone can pass it). */
 	if (atomic_load(&cap_g.stopping) || atomic_load(&cap_g.flush_req) != x->flush_handled ||
+	    atomic_load(&cap_g.rot_req) != x->rot_handled ||
 	    (x->progress && atomic_load(&cap_g.buffered) >= cap_wake_threshold(&cap_g.cfg))) {
 		atomic_store(&cap_g.writer_sleeping, 0);
 		return;
@@ -652,17 +655,78 @@ static void cap_wr_sleep(cap_wctx *x)
 		;
 }
 
+/* Write this file's counters and finish it (index, trailer). */
+static void cap_wr_finish_file(cap_wctx *x)
+{
+	if (!x->w)
+		return;
+	cap_wr_apply_registry(x, 0);
+	cap_wr_meta_u64(x, "capture.records", x->emitted);
+	cap_wr_meta_u64(x, "capture.stalls", atomic_load(&cap_g.n_stalls));
+	cap_wr_meta_u64(x, "capture.stall_ns", atomic_load(&cap_g.stall_ns));
+	cap_wr_meta_u64(x, "capture.stacks_unique", atomic_load(&cap_g.n_stacks_unique));
+	if (!x->failed) {
+		sbt_status st;
+		errno = 0;
+		st = sbt_writer_close(x->w);
+		if (st != SBT_OK)
+			CAP_ERROR("cannot finish trace '%s': %s%s%s", cap_g.path, sbt_strerror(st),
+			          errno ? ": " : "", errno ? strerror(errno) : "");
+	}
+	x->w = NULL;
+	x->failed = 1; /* no file: what arrives is dropped */
+}
+
+/* Start writing to w (NULL: no file until the next window): a fresh file
+ * gets its own metadata, type names, stacks and symbols. */
+static void cap_wr_begin_file(cap_wctx *x, sbt_writer *w)
+{
+	cap_wmap_free(&x->stacks);
+	cap_wmap_free(&x->syms);
+	x->w = w;
+	x->failed = w == NULL;
+	x->emitted = 0;
+	x->dirty = 0;
+	x->gap_reported = 0;
+	x->last_flush_ns = cap_now_ns_();
+	if (!w)
+		return;
+	x->reg_last = NULL;
+	cap_wr_start_meta(x);
+	if (cap_g.win.index) {
+		cap_wr_meta_u64(x, "window.index", cap_g.win.index);
+		cap_wr_meta_str(x, "window.trigger", cap_g.win.trigger);
+		cap_wr_meta_u64(x, "window.first_frame", cap_g.win.first_frame);
+		cap_wr_meta_u64(x, "window.first_submit", cap_g.win.first_submit);
+		cap_wr_meta_u64(x, "window.first_launch", cap_g.win.first_launch);
+	}
+	cap_wr_apply_registry(x, 1);
+}
+
+/* A capture window closed or opened (cap_rt_rotate_): everything recorded
+ * before the request goes to the file being finished. */
+static void cap_wr_rotate(cap_wctx *x, uint64_t req)
+{
+	cap_wr_catch_up(x, CAP_WR_FINAL_WAIT_NS);
+	cap_wr_finish_file(x);
+	cap_wr_begin_file(x, cap_g.next_writer);
+	x->rot_handled = req;
+	pthread_mutex_lock(&cap_g.flush_mu);
+	atomic_store(&cap_g.rot_done, req);
+	pthread_cond_broadcast(&cap_g.flush_cv);
+	pthread_mutex_unlock(&cap_g.flush_mu);
+}
+
 void *cap_writer_main(void *arg)
 {
 	cap_wctx x;
 	(void)arg;
 	memset(&x, 0, sizeof(x));
 	cap_tls_is_writer = 1;
-	x.w = cap_g.writer;
 	x.next_expected = 1;
-	x.last_flush_ns = cap_now_ns_();
-	cap_wr_start_meta(&x);
-	cap_wr_apply_registry(&x, 1);
+	/* Requests made before this thread ran are still to answer. */
+	x.rot_handled = atomic_load(&cap_g.rot_done);
+	cap_wr_begin_file(&x, cap_g.writer);
 	for (;;) {
 		uint64_t req;
 		int stopping = atomic_load(&cap_g.stopping);
@@ -670,6 +734,9 @@ void *cap_writer_main(void *arg)
 			break;
 		cap_wr_sleep(&x);
 		cap_wr_round(&x);
+		req = atomic_load(&cap_g.rot_req);
+		if (req != x.rot_handled)
+			cap_wr_rotate(&x, req);
 		req = atomic_load(&cap_g.flush_req);
 		if (req != x.flush_handled) {
 			cap_wr_catch_up(&x, CAP_WR_FLUSH_WAIT_NS);
@@ -693,26 +760,24 @@ void *cap_writer_main(void *arg)
 			nanosleep(&pause, NULL);
 			cap_wr_round(&x);
 		}
-		if (x.next_expected < atomic_load(&cap_g.next_seq))
+		if (x.next_expected < atomic_load(&cap_g.next_seq) && x.w)
 			CAP_WARN("%" PRIu64 " record(s) still being written at shutdown are not in the trace",
 			         atomic_load(&cap_g.next_seq) - x.next_expected);
 	}
-	cap_wr_apply_registry(&x, 0);
-	cap_wr_meta_u64(&x, "capture.records", x.emitted);
-	cap_wr_meta_u64(&x, "capture.stalls", atomic_load(&cap_g.n_stalls));
-	cap_wr_meta_u64(&x, "capture.stall_ns", atomic_load(&cap_g.stall_ns));
-	cap_wr_meta_u64(&x, "capture.stacks_unique", atomic_load(&cap_g.n_stacks_unique));
-	if (!x.failed) {
-		sbt_status st;
-		errno = 0;
-		st = sbt_writer_close(x.w);
-		x.w = NULL;
-		if (st != SBT_OK)
-			CAP_ERROR("cannot finish trace '%s': %s%s%s", cap_g.path, sbt_strerror(st),
-			          errno ? ": " : "", errno ? strerror(errno) : "");
-	}
+	cap_wr_finish_file(&x);
 	cap_g.writer = NULL;
+	if (atomic_load(&cap_g.rot_req) != x.rot_handled) {
+		/* A window opened as the process ended: its file is finished
+		 * empty rather than left without an index. */
+		if (cap_g.next_writer)
+			sbt_writer_close(cap_g.next_writer);
+		cap_g.next_writer = NULL;
+		atomic_store(&cap_g.rot_done, atomic_load(&cap_g.rot_req));
+	}
 	cap_wr_flush_done(atomic_load(&cap_g.flush_req));
+	pthread_mutex_lock(&cap_g.flush_mu);
+	pthread_cond_broadcast(&cap_g.flush_cv);
+	pthread_mutex_unlock(&cap_g.flush_mu);
 	cap_wr_wake_stalled(&x);
 	cap_wmap_free(&x.stacks);
 	cap_wmap_free(&x.syms);

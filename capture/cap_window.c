@@ -1,0 +1,453 @@
+/*
+ * cap_window.c - capture windows: the triggers of TRACESMITH_TRIGGER, the
+ * units they count, opening a window (its file, its SBT_TYPE_WINDOW
+ * record, the front-ends' state snapshot) and closing it, periodic
+ * snapshots of a full capture, and the in-app API the front-end libraries
+ * export (include/tracesmith/tracesmith_app.h).
+ *
+ * Every decision is taken at a unit boundary on the thread that reaches
+ * it, under win_mu: a frame end, a submit or launch beginning or ending,
+ * or an explicit start/end (in-app API, cuProfilerStart/Stop, NVTX).  A
+ * SIGUSR1 (the signal trigger) only sets a flag that the next boundary
+ * acts on.  Nothing here is on the recording fast path: without a trigger
+ * cap_unit_begin/end return after one test.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/cap_internal.h"
+#include "tracesmith/tracesmith_app.h"
+
+static const char *const cap_unit_names[] = {"frames", "submits", "launches"};
+
+static void cap_win_sigusr1(int sig)
+{
+	(void)sig;
+	atomic_store(&cap_g.sig_toggle, 1);
+}
+
+void cap_window_init_(void)
+{
+	struct sigaction sa, old;
+	if (!(cap_g.cfg.triggers & CAP_TRIG_SIGNAL))
+		return;
+	if (sigaction(SIGUSR1, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+	    old.sa_handler != SIG_DFL) {
+		CAP_WARN("the program handles SIGUSR1 itself; the signal trigger is off");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cap_win_sigusr1;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+int cap_windowed(void)
+{
+	return cap_config_get()->triggers != 0;
+}
+
+int cap_tracking(void)
+{
+	const cap_config *c = cap_config_get();
+	return !c->disabled && (c->triggers != 0 || c->snapshot_frames != 0);
+}
+
+void cap_on_window_open(void (*fn)(void))
+{
+	int full = 0;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	if (cap_g.n_on_window_open < 8)
+		cap_g.on_window_open[cap_g.n_on_window_open++] = fn;
+	else
+		full = 1;
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	if (full)
+		CAP_ERROR("too many window callbacks; one front-end's snapshot is not written");
+}
+
+uint64_t cap_units(cap_unit unit)
+{
+	return (unsigned)unit < 3 ? atomic_load(&cap_g.units[unit]) : 0;
+}
+
+/* The front-ends' snapshots, on this thread, which alone records now. */
+static void cap_win_snapshot(void)
+{
+	void (*fns[8])(void);
+	int n;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	n = cap_g.n_on_window_open;
+	memcpy(fns, cap_g.on_window_open, sizeof(fns));
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	for (int i = 0; i < n; i++)
+		fns[i]();
+	cap_rt_record_(SBT_TYPE_SNAPSHOT_END, NULL, 0);
+}
+
+/* <stem>[-<pid>]-<what>.sbt */
+static char *cap_win_path(const char *what)
+{
+	const cap_config *cfg = &cap_g.cfg;
+	size_t n = strlen(cfg->output), len;
+	char *p;
+	if (n >= 4 && strcmp(cfg->output + n - 4, ".sbt") == 0)
+		n -= 4;
+	len = n + strlen(what) + 40;
+	p = malloc(len);
+	if (!p)
+		return NULL;
+	if (cfg->exact_output)
+		snprintf(p, len, "%.*s-%s.sbt", (int)n, cfg->output, what);
+	else
+		snprintf(p, len, "%.*s-%ld-%s.sbt", (int)n, cfg->output, (long)getpid(), what);
+	return p;
+}
+
+/*
+ * Open a window (win_mu held, state CLOSED): the unit `unit` numbered
+ * `last` closes it (last 0: only an explicit end does).  `name` is the
+ * file's part after the stem, `trigger` the text recorded.  0 or -1.
+ */
+static int cap_win_open(int unit, uint64_t last, const char *name, const char *trigger,
+                        int snapshot)
+{
+	uint8_t buf[SBT_WINDOW_MAX];
+	char *path = cap_win_path(name);
+	size_t n;
+	int rc;
+
+	memset(&cap_g.win, 0, sizeof(cap_g.win));
+	cap_g.win.index = cap_g.win_count + 1;
+	/* The next unit of each kind, except the one being begun: a window
+	 * opened inside cap_unit_begin starts with that unit, already counted. */
+	cap_g.win.first_frame = atomic_load(&cap_g.units[CAP_UNIT_FRAME]) + 1;
+	cap_g.win.first_submit =
+		atomic_load(&cap_g.units[CAP_UNIT_SUBMIT]) + (unit == CAP_UNIT_SUBMIT ? 0 : 1);
+	cap_g.win.first_launch =
+		atomic_load(&cap_g.units[CAP_UNIT_LAUNCH]) + (unit == CAP_UNIT_LAUNCH ? 0 : 1);
+	snprintf(cap_g.win.trigger, sizeof(cap_g.win.trigger), "%s", trigger);
+	pthread_mutex_lock(&cap_g.start_mu);
+	rc = atomic_load(&cap_g.state) == CAP_ST_CLOSED
+		     ? cap_rt_start_file_(path, CAP_ST_OPENING)
+		     : (free(path), -1);
+	pthread_mutex_unlock(&cap_g.start_mu);
+	if (rc != 0) {
+		memset(&cap_g.win, 0, sizeof(cap_g.win));
+		return -1;
+	}
+	cap_g.win_count++;
+	cap_g.win_unit = unit;
+	cap_g.win_last = last;
+	cap_tls_opening = 1;
+	n = sbt_window_encode(&cap_g.win, buf);
+	cap_rt_record_(SBT_TYPE_WINDOW, buf, n);
+	if (snapshot)
+		cap_win_snapshot();
+	else
+		cap_rt_record_(SBT_TYPE_SNAPSHOT_END, NULL, 0);
+	cap_tls_opening = 0;
+	atomic_store(&cap_g.state, CAP_ST_RUNNING);
+	CAP_INFO("capture window %" PRIu64 " (%s) opened: %s", cap_g.win.index, trigger,
+	         cap_g.path);
+	return 0;
+}
+
+/* Close the open window (win_mu held).  0, or 1 when none was open. */
+static int cap_win_close(void)
+{
+	if (atomic_load(&cap_g.state) != CAP_ST_RUNNING || !cap_g.win.index)
+		return 1;
+	/* Refuse new records first; the writer then drains what is left. */
+	atomic_store(&cap_g.state, CAP_ST_CLOSED);
+	cap_rt_rotate_(NULL);
+	CAP_INFO("capture window %" PRIu64 " closed", cap_g.win.index);
+	cap_g.win_unit = 0;
+	cap_g.win_last = 0;
+	return 0;
+}
+
+static int cap_win_is_open(void)
+{
+	return atomic_load(&cap_g.state) == CAP_ST_RUNNING && cap_g.win.index;
+}
+
+/* Open an open-ended window for `why` (win_mu held). */
+static int cap_win_open_free(const char *why)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "window-%" PRIu64, cap_g.win_count + 1);
+	return cap_win_open(-1, 0, name, why, 1);
+}
+
+/* A SIGUSR1 since the last boundary: open or close (win_mu held). */
+static void cap_win_signal(void)
+{
+	if (!atomic_exchange(&cap_g.sig_toggle, 0))
+		return;
+	if (cap_win_is_open())
+		cap_win_close();
+	else if (atomic_load(&cap_g.state) == CAP_ST_CLOSED)
+		cap_win_open_free("signal");
+}
+
+/* The runtime starts windowed (state CLOSED): a frame range starting at
+ * frame 1 opens now, before the program's first recorded call. */
+void cap_window_started_(void)
+{
+	const cap_config *cfg = &cap_g.cfg;
+	char name[64], trig[96];
+	if (!(cfg->triggers & CAP_TRIG_RANGE) || cfg->range_unit != CAP_UNIT_FRAME ||
+	    cfg->range_first != 1)
+		return;
+	pthread_mutex_lock(&cap_g.win_mu);
+	if (!cap_g.range_opened && atomic_load(&cap_g.state) == CAP_ST_CLOSED &&
+	    atomic_load(&cap_g.units[CAP_UNIT_FRAME]) == 0) {
+		snprintf(name, sizeof(name), "frames-1-%" PRIu64, cfg->range_last);
+		snprintf(trig, sizeof(trig), "frames 1-%" PRIu64, cfg->range_last);
+		cap_g.range_opened = 1;
+		/* Opened at the program's first recorded call: nothing was
+		 * live before it (a front-end may already track the object of
+		 * that very call, which is recorded next). */
+		cap_win_open(CAP_UNIT_FRAME, cfg->range_last, name, trig, 0);
+	}
+	pthread_mutex_unlock(&cap_g.win_mu);
+}
+
+/* Make sure the runtime has started (a window can only open from CLOSED). */
+static void cap_win_ensure_started(void)
+{
+	if (atomic_load(&cap_g.state) == CAP_ST_IDLE)
+		(void)cap_active();
+}
+
+/* A periodic snapshot of a full capture, at the end of frame `frame`. */
+static void cap_win_periodic(uint64_t frame)
+{
+	uint8_t buf[32];
+	size_t n;
+	int running = CAP_ST_RUNNING;
+	if (!atomic_compare_exchange_strong(&cap_g.state, &running, CAP_ST_OPENING))
+		return;
+	cap_tls_opening = 1;
+	memcpy(buf, "snapshot", 8);
+	n = 8 + sbt_varint_put(buf + 8, frame);
+	cap_rt_record_(SBT_TYPE_KEYFRAME, buf, n);
+	cap_win_snapshot();
+	cap_tls_opening = 0;
+	atomic_store(&cap_g.state, CAP_ST_RUNNING);
+}
+
+uint64_t cap_frame_end(uint64_t frame)
+{
+	const cap_config *cfg = cap_config_get();
+	uint8_t buf[10];
+	size_t n = sbt_varint_put(buf, frame);
+	uint64_t seq = cap_rt_record_(SBT_TYPE_FRAME, buf, n), cur;
+	uint32_t want;
+
+	/* The process-wide count: the largest frame number ended so far. */
+	cur = atomic_load(&cap_g.units[CAP_UNIT_FRAME]);
+	while (frame > cur && !atomic_compare_exchange_weak(&cap_g.units[CAP_UNIT_FRAME], &cur, frame))
+		;
+	if (!cfg->triggers) {
+		if (cfg->snapshot_frames && frame % cfg->snapshot_frames == 0 && !cfg->disabled) {
+			pthread_mutex_lock(&cap_g.win_mu);
+			cap_win_periodic(frame);
+			pthread_mutex_unlock(&cap_g.win_mu);
+		}
+		return seq;
+	}
+	cap_win_ensure_started();
+	pthread_mutex_lock(&cap_g.win_mu);
+	if (cap_win_is_open() && cap_g.win_unit == CAP_UNIT_FRAME && cap_g.win_last &&
+	    frame >= cap_g.win_last)
+		cap_win_close();
+	cap_win_signal();
+	if (atomic_load(&cap_g.state) == CAP_ST_CLOSED) {
+		char name[64], trig[96];
+		if ((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == CAP_UNIT_FRAME &&
+		    !cap_g.range_opened && frame + 1 >= cfg->range_first && frame < cfg->range_last) {
+			uint64_t a = frame + 1;
+			snprintf(name, sizeof(name), "frames-%" PRIu64 "-%" PRIu64, a, cfg->range_last);
+			snprintf(trig, sizeof(trig), "frames %" PRIu64 "-%" PRIu64, cfg->range_first,
+			         cfg->range_last);
+			cap_g.range_opened = 1;
+			cap_win_open(CAP_UNIT_FRAME, cfg->range_last, name, trig, 1);
+		} else if ((want = atomic_exchange(&cap_g.key_request, 0)) != 0) {
+			uint64_t a = frame + 1, b = frame + want;
+			snprintf(name, sizeof(name), "frames-%" PRIu64 "-%" PRIu64, a, b);
+			if (cfg->triggers & CAP_TRIG_KEY)
+				snprintf(trig, sizeof(trig), "key %s", cfg->key_name);
+			else
+				snprintf(trig, sizeof(trig), "app trigger %" PRIu32, want);
+			cap_win_open(CAP_UNIT_FRAME, b, name, trig, 1);
+		}
+	}
+	pthread_mutex_unlock(&cap_g.win_mu);
+	return seq;
+}
+
+void cap_unit_begin(cap_unit unit)
+{
+	const cap_config *cfg = cap_config_get();
+	uint64_t k;
+	if (__builtin_expect(!cfg->triggers, 1))
+		return;
+	k = atomic_fetch_add(&cap_g.units[unit], 1) + 1;
+	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+		return;
+	cap_win_ensure_started();
+	pthread_mutex_lock(&cap_g.win_mu);
+	cap_win_signal();
+	if ((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == (int)unit &&
+	    !cap_g.range_opened && k >= cfg->range_first && k <= cfg->range_last &&
+	    atomic_load(&cap_g.state) == CAP_ST_CLOSED) {
+		char name[64], trig[96];
+		snprintf(name, sizeof(name), "%s-%" PRIu64 "-%" PRIu64, cap_unit_names[unit], k,
+		         cfg->range_last);
+		snprintf(trig, sizeof(trig), "%s %" PRIu64 "-%" PRIu64, cap_unit_names[unit],
+		         cfg->range_first, cfg->range_last);
+		cap_g.range_opened = 1;
+		cap_win_open((int)unit, cfg->range_last, name, trig, 1);
+	}
+	pthread_mutex_unlock(&cap_g.win_mu);
+}
+
+void cap_unit_end(cap_unit unit)
+{
+	const cap_config *cfg = cap_config_get();
+	if (__builtin_expect(!cfg->triggers, 1))
+		return;
+	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+		return;
+	pthread_mutex_lock(&cap_g.win_mu);
+	if (cap_win_is_open() && cap_g.win_unit == (int)unit && cap_g.win_last &&
+	    atomic_load(&cap_g.units[unit]) >= cap_g.win_last)
+		cap_win_close();
+	cap_win_signal();
+	pthread_mutex_unlock(&cap_g.win_mu);
+}
+
+void cap_window_request_frames(uint32_t frames)
+{
+	if (!frames || !cap_config_get()->triggers)
+		return;
+	atomic_store(&cap_g.key_request, frames);
+}
+
+int cap_window_start(const char *why)
+{
+	int rc;
+	if (!cap_config_get()->triggers || cap_g.cfg.disabled)
+		return -1;
+	cap_win_ensure_started();
+	pthread_mutex_lock(&cap_g.win_mu);
+	if (cap_win_is_open())
+		rc = 1;
+	else if (atomic_load(&cap_g.state) != CAP_ST_CLOSED)
+		rc = -1;
+	else
+		rc = cap_win_open_free(why && why[0] ? why : "app");
+	pthread_mutex_unlock(&cap_g.win_mu);
+	return rc;
+}
+
+int cap_window_end(void)
+{
+	int rc;
+	if (!cap_config_get()->triggers)
+		return 1;
+	pthread_mutex_lock(&cap_g.win_mu);
+	rc = cap_win_close();
+	pthread_mutex_unlock(&cap_g.win_mu);
+	return rc;
+}
+
+/* At shutdown: a range that never began, or one the exit cut short. */
+void cap_window_exit_report_(void)
+{
+	const cap_config *cfg = &cap_g.cfg;
+	uint64_t got;
+	if (!(cfg->triggers & CAP_TRIG_RANGE) || cfg->disabled)
+		return;
+	got = atomic_load(&cap_g.units[cfg->range_unit]);
+	if (!cap_g.range_opened)
+		cap_report("%s %" PRIu64 "-%" PRIu64 " never happened: the program ended after "
+		           "%" PRIu64 " %s; no window was captured",
+		           cap_unit_names[cfg->range_unit], cfg->range_first, cfg->range_last, got,
+		           cap_unit_names[cfg->range_unit]);
+	else if (got < cfg->range_last && cap_win_is_open())
+		cap_report("%s %" PRIu64 "-%" PRIu64 ": the program ended after %" PRIu64
+		           " %s; the window holds what happened",
+		           cap_unit_names[cfg->range_unit], cfg->range_first, cfg->range_last, got,
+		           cap_unit_names[cfg->range_unit]);
+}
+
+/* ---- the in-app API (tracesmith_app.h) ---------------------------------- */
+
+static int cap_app_rc(int rc)
+{
+	if (!cap_config_get()->triggers)
+		return TRACESMITH_APP_WHOLE_RUN;
+	return rc < 0 ? TRACESMITH_APP_FAILED : rc;
+}
+
+static int cap_app_start(void)
+{
+	if (!cap_config_get()->triggers)
+		return TRACESMITH_APP_WHOLE_RUN;
+	return cap_app_rc(cap_window_start("app"));
+}
+
+static int cap_app_end(void)
+{
+	return cap_app_rc(cap_window_end());
+}
+
+static int cap_app_trigger(uint32_t frames)
+{
+	if (!cap_config_get()->triggers)
+		return TRACESMITH_APP_WHOLE_RUN;
+	if (cap_win_is_open())
+		return TRACESMITH_APP_ALREADY;
+	cap_window_request_frames(frames ? frames : 1);
+	return TRACESMITH_APP_OK;
+}
+
+static void cap_app_mark_frame(void)
+{
+	cap_frame_end(atomic_load(&cap_g.units[CAP_UNIT_FRAME]) + 1);
+}
+
+static int cap_app_is_capturing(void)
+{
+	if (!cap_config_get()->triggers) {
+		/* Whole run: recording, or will be on the first call (asking
+		 * must not start a trace). */
+		int st = atomic_load(&cap_g.state);
+		return st == CAP_ST_RUNNING || (st == CAP_ST_IDLE && !cap_g.cfg.disabled);
+	}
+	return cap_win_is_open();
+}
+
+static const tracesmith_app_api cap_app_api = {
+	.version = TRACESMITH_APP_API_VERSION,
+	.start_capture = cap_app_start,
+	.end_capture = cap_app_end,
+	.trigger_capture = cap_app_trigger,
+	.mark_frame = cap_app_mark_frame,
+	.is_capturing = cap_app_is_capturing,
+};
+
+/* Exported by each front-end library (its version script lists it). */
+__attribute__((visibility("default"))) const tracesmith_app_api *
+tracesmith_app_get_api(uint32_t version)
+{
+	return version == TRACESMITH_APP_API_VERSION ? &cap_app_api : NULL;
+}
