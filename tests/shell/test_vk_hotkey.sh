@@ -18,7 +18,7 @@ TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 T=$(mktemp -d)
 APP=
-trap '[ -z "$APP" ] || kill "$APP" 2>/dev/null; vk_env_xvfb_stop; rm -rf "$T"' EXIT
+trap 'vk_env_xvfb_stop; [ -z "$APP" ] || kill "$APP" 2>/dev/null || :; rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
@@ -46,9 +46,9 @@ wait_for() {
 	done
 }
 
-# The program's window is mapped: the only client of this Xvfb has a
-# top-level window.
-mapped() { xwininfo -root -children | grep -q '^ *1 child'; }
+# The program's window is mapped (the only client of this Xvfb has a
+# top-level window), or the program has exited.
+mapped() { xwininfo -root -children | grep -q '^ *1 child' || ! kill -0 "$APP"; }
 # Window files of run NAME so far ($T/NAME/app-frames-A-B.sbt).
 windows() { ls "$T/$1"/app-frames-*.sbt 2>/dev/null | wc -l | tr -d ' '; }
 has_windows() { [ "$(windows "$1")" -ge "$2" ]; }
@@ -77,6 +77,7 @@ run() {
 	TRACESMITH_OUTPUT=$T/$name/app.sbt TRACESMITH_TRIGGER=$trig "$@" >"$T/$name.log" 2>&1 &
 	APP=$!
 	wait_for 600 mapped || fail "$name: no window mapped in 60 s"
+	kill -0 "$APP" 2>/dev/null || fail "$name: exited before the key was pressed: $(tail -5 "$T/$name.log")"
 	sleep 1
 	[ "$(windows "$name")" -eq 0 ] || fail "$name: a window file before any key press"
 	k=1
