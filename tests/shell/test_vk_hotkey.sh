@@ -8,9 +8,9 @@
 # file is written and it holds exactly one frame, the one after the press;
 # with key:F12:3, one file of three frames.  The same through Xlib
 # (vk_xwindow --xlib: a Display, vkCreateXlibSurfaceKHR), with two presses
-# making two files.  A program that never presents gets one warning that the
-# key cannot be read and is otherwise captured as before.  No VUID- message
-# from the validation layer anywhere.
+# making two files.  A key no keycode of the display carries (F35 on Xvfb)
+# and a program that never presents each get one warning that says so, and
+# run as before.  No VUID- message from the validation layer anywhere.
 
 set -eu
 BUILD=${BUILD:-build}
@@ -123,6 +123,18 @@ check cube3 3 1
 # ---- Xlib: a Display, two presses ----------------------------------------
 run xlib key:F12:2 2 file "$P/vk_xwindow" --xlib --quit-file "$T/xlib.quit"
 check xlib 2 2
+
+# ---- a key the display's keyboard lacks: one warning, no window -----------
+for mode in xcb xlib; do
+	flag=
+	[ "$mode" = xcb ] || flag=--xlib
+	mkdir "$T/f35$mode"
+	TRACESMITH_OUTPUT=$T/f35$mode/app.sbt TRACESMITH_TRIGGER=key:F35 vk_env_run "$T/f35$mode.log" \
+		"$P/vk_xwindow" $flag --frames 30 || fail "vk_xwindow ($mode) with key:F35"
+	n=$(grep -c 'capture key F35 is on no key' "$T/f35$mode.log" || true)
+	[ "$n" -eq 1 ] || fail "$mode: $n warnings that F35 is on no key, not 1: $(cat "$T/f35$mode.log")"
+	[ "$(windows "f35$mode")" -eq 0 ] || fail "$mode: a window file without a key press"
+done
 
 # ---- no window: one warning, the program unaffected -----------------------
 TRACESMITH_OUTPUT=$T/compute.sbt TRACESMITH_TRIGGER=key:F12 vk_env_run "$T/compute.log" \
