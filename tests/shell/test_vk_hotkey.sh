@@ -1,16 +1,18 @@
 #!/bin/sh
-# The capture key (issue 9, `tscapture --frame F12`): vkcube under
-# VK_LAYER_tracesmith (validation below it) with TRACESMITH_TRIGGER=key:F12
-# on a private Xvfb.  xdotool presses F12 through XTEST, which changes the
-# server's key state - what the layer reads through vkcube's own xcb
-# connection at each present - and holds it across many presents, until the
-# capture window's file is there and a second longer: exactly one window
-# file is written and it holds exactly one frame, the one after the press;
-# with key:F12:3, one file of three frames.  The same through Xlib
-# (vk_xwindow --xlib: a Display, vkCreateXlibSurfaceKHR), with two presses
-# making two files.  A key no keycode of the display carries (F35 on Xvfb)
-# and a program that never presents each get one warning that says so, and
-# run as before.  No VUID- message from the validation layer anywhere.
+# The capture key (issue 9): `tscapture --frame F12 -- vkcube` on a private
+# Xvfb, with the validation layer below ours.  xdotool presses F12 through
+# XTEST, which changes the server's key state - what the layer reads
+# through vkcube's own xcb connection at each present - and holds it across
+# many presents, until the capture window's file is there and a second
+# longer: exactly one window file is written and it holds exactly one
+# frame, the one after the press; with --frame F12:3, one file of three
+# frames.  The same through Xlib, with the layer enabled by hand and
+# TRACESMITH_TRIGGER=key:F12:2 (vk_xwindow --xlib: a Display,
+# vkCreateXlibSurfaceKHR), two presses making two files.  A key no keycode
+# of the display carries (F35 on Xvfb) and a program that never presents
+# each get one warning that says so, and run as before.  No VUID- message
+# from the validation layer anywhere.  (tscapture's refusals, an unknown
+# key and no DISPLAY, are in test_tscapture_triggers.sh.)
 
 set -eu
 BUILD=${BUILD:-build}
@@ -30,9 +32,10 @@ P=$VK_ENV_BUILD/tests/programs
 for t in vk_xwindow vk_compute; do
 	[ -x "$P/$t" ] || fail "$P/$t is not built"
 done
-[ -x "$VK_ENV_BUILD/tsinfo" ] || fail "$VK_ENV_BUILD/tsinfo is not built"
+for t in tsinfo tscapture; do
+	[ -x "$VK_ENV_BUILD/$t" ] || fail "$VK_ENV_BUILD/$t is not built"
+done
 vk_env_xvfb_start
-vk_env_layers_ours
 
 # wait_for TENTHS CMD...: runs CMD every 0.1 s until it succeeds; fails
 # (returns 1) after TENTHS tries.
@@ -65,16 +68,16 @@ press() {
 	xdotool keyup F12
 }
 
-# run NAME TRIGGER PRESSES STOP CMD...: runs CMD with the trigger, waits for
-# its window, presses F12 PRESSES times (each a second after the last
-# window), lets it present a second with the key up, stops it (STOP:
+# run NAME PRESSES STOP CMD...: runs CMD (which writes $T/NAME/app.sbt),
+# waits for its window, presses F12 PRESSES times (each a second after the
+# last window), lets it present a second with the key up, stops it (STOP:
 # "escape" sends it the Escape key, "file" creates $T/NAME.quit) and waits
 # for it to exit successfully.
 run() {
-	name=$1 trig=$2 presses=$3 stop=$4
-	shift 4
+	name=$1 presses=$2 stop=$3
+	shift 3
 	mkdir "$T/$name"
-	TRACESMITH_OUTPUT=$T/$name/app.sbt TRACESMITH_TRIGGER=$trig "$@" >"$T/$name.log" 2>&1 &
+	"$@" >"$T/$name.log" 2>&1 &
 	APP=$!
 	wait_for 600 mapped || fail "$name: no window mapped in 60 s"
 	kill -0 "$APP" 2>/dev/null || fail "$name: exited before the key was pressed: $(tail -5 "$T/$name.log")"
@@ -109,19 +112,24 @@ check() {
 		first=${range%-*} last=${range#*-}
 		[ $((last - first + 1)) -eq "$2" ] || fail "$1: ${f##*/} is not $2 frame(s)"
 		"$VK_ENV_BUILD/tsinfo" "$f" >"$f.info" || fail "$1: tsinfo ${f##*/}"
-		grep -Eq "^frames +$2\$" "$f.info" ||
-			fail "$1: ${f##*/}: $(grep '^frames' "$f.info" || echo 'no frames line') (want $2)"
+		grep -Eq "^frames +$2 \($first-$last\)\$" "$f.info" ||
+			fail "$1: ${f##*/}: $(grep '^frames' "$f.info" || echo 'no frames line') (want $2 ($first-$last))"
+		grep -q "^window .* trigger 'key F12', first frame $first," "$f.info" ||
+			fail "$1: ${f##*/}: $(grep '^window' "$f.info" || echo 'no window line')"
 	done
 }
 
-# ---- xcb: vkcube ----------------------------------------------------------
-run cube1 key:F12 1 escape vkcube
+# ---- xcb: vkcube under tscapture --frame ----------------------------------
+vk_env_layers_validation # tscapture puts ours above it
+run cube1 1 escape "$VK_ENV_BUILD/tscapture" -o "$T/cube1/app.sbt" --frame F12 -- vkcube
 check cube1 1 1
-run cube3 key:F12:3 1 escape vkcube
+run cube3 1 escape "$VK_ENV_BUILD/tscapture" -o "$T/cube3/app.sbt" --frame F12:3 -- vkcube
 check cube3 3 1
 
-# ---- Xlib: a Display, two presses ----------------------------------------
-run xlib key:F12:2 2 file "$P/vk_xwindow" --xlib --quit-file "$T/xlib.quit"
+# ---- Xlib: a Display, the layer enabled by hand, two presses --------------
+vk_env_layers_ours
+run xlib 2 file env TRACESMITH_OUTPUT="$T/xlib/app.sbt" TRACESMITH_TRIGGER=key:F12:2 \
+	"$P/vk_xwindow" --xlib --quit-file "$T/xlib.quit"
 check xlib 2 2
 
 # ---- a key the display's keyboard lacks: one warning, no window -----------
