@@ -350,7 +350,7 @@ void cap_unit_end(cap_unit unit)
 
 void cap_window_request_frames(uint32_t frames)
 {
-	if (!frames || !cap_config_get()->triggers)
+	if (!frames || !cap_config_get()->triggers || cap_win_is_open())
 		return;
 	atomic_store(&cap_g.key_request, frames);
 }
