@@ -210,6 +210,28 @@ out_unmap:
 }
 
 /*
+ * Wait until the writer has answered request r (*done >= r), looking again
+ * every 100 ms; while_running: give up once recording has stopped (a write
+ * error), as a flush then has nothing to wait for.
+ */
+static void cap_rt_wait_writer(_Atomic uint64_t *done, uint64_t r, int while_running)
+{
+	pthread_mutex_lock(&cap_g.flush_mu);
+	while (atomic_load(done) < r &&
+	       (!while_running || atomic_load(&cap_g.state) == CAP_ST_RUNNING)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&cap_g.flush_cv, &cap_g.flush_mu, &ts);
+	}
+	pthread_mutex_unlock(&cap_g.flush_mu);
+}
+
+/*
  * Open the trace file `path` (taken over) and make it the session's: the
  * first one starts the writer thread, a later one (the next capture window)
  * is handed to the running writer.  Then the state becomes final_state.
@@ -341,18 +363,7 @@ void cap_rt_rotate_(sbt_writer *next)
 	cap_g.next_writer = next;
 	r = atomic_fetch_add(&cap_g.rot_req, 1) + 1;
 	cap_writer_wake();
-	pthread_mutex_lock(&cap_g.flush_mu);
-	while (atomic_load(&cap_g.rot_done) < r) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&cap_g.flush_cv, &cap_g.flush_mu, &ts);
-	}
-	pthread_mutex_unlock(&cap_g.flush_mu);
+	cap_rt_wait_writer(&cap_g.rot_done, r, 0);
 }
 
 static void cap_rt_warn_dropped(void)
@@ -402,6 +413,9 @@ static inline int cap_rt_ready(void)
 	int st = atomic_load_explicit(&cap_g.state, memory_order_acquire);
 	if (__builtin_expect(st == CAP_ST_RUNNING, 1))
 		return !cap_tls_is_writer;
+	/* Between capture windows every call asks: answer without a call. */
+	if (st == CAP_ST_CLOSED)
+		return 0;
 	return cap_rt_ready_slow(st);
 }
 
@@ -996,19 +1010,7 @@ void cap_flush(void)
 		return;
 	r = atomic_fetch_add(&cap_g.flush_req, 1) + 1;
 	cap_writer_wake();
-	pthread_mutex_lock(&cap_g.flush_mu);
-	while (atomic_load(&cap_g.flush_done) < r &&
-	       atomic_load(&cap_g.state) == CAP_ST_RUNNING) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&cap_g.flush_cv, &cap_g.flush_mu, &ts);
-	}
-	pthread_mutex_unlock(&cap_g.flush_mu);
+	cap_rt_wait_writer(&cap_g.flush_done, r, 1);
 }
 
 static void cap_rt_run_callbacks(void)

@@ -47,15 +47,29 @@ void cap_window_init_(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
+/* Front-ends ask these on every call: the answers are kept after the first
+ * (-1: not known yet; a race only computes the same value twice). */
+static atomic_int cap_win_windowed = -1, cap_win_tracking = -1;
+
 int cap_windowed(void)
 {
-	return cap_config_get()->triggers != 0;
+	int v = atomic_load_explicit(&cap_win_windowed, memory_order_relaxed);
+	if (__builtin_expect(v < 0, 0)) {
+		v = cap_config_get()->triggers != 0;
+		atomic_store_explicit(&cap_win_windowed, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 int cap_tracking(void)
 {
-	const cap_config *c = cap_config_get();
-	return !c->disabled && (c->triggers != 0 || c->snapshot_frames != 0);
+	int v = atomic_load_explicit(&cap_win_tracking, memory_order_relaxed);
+	if (__builtin_expect(v < 0, 0)) {
+		const cap_config *c = cap_config_get();
+		v = !c->disabled && (c->triggers != 0 || c->snapshot_frames != 0);
+		atomic_store_explicit(&cap_win_tracking, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 void cap_on_window_open(void (*fn)(void))
@@ -336,7 +350,7 @@ void cap_unit_end(cap_unit unit)
 
 void cap_window_request_frames(uint32_t frames)
 {
-	if (!frames || !cap_config_get()->triggers)
+	if (!frames || !cap_config_get()->triggers || cap_win_is_open())
 		return;
 	atomic_store(&cap_g.key_request, frames);
 }

@@ -87,6 +87,11 @@ typedef struct rp_backend_open_args {
 	 * in command-line order. */
 	const rp_option_value *options;
 	size_t noptions;
+	/* The captured run's number of the trace's first frame: 1, or for a
+	 * trimmed trace (one capture window, docs/replay.md "Frames") the
+	 * window's first frame.  A backend that numbers frames (--screenshot,
+	 * its summary) numbers them from here, as the run did. */
+	uint64_t first_frame;
 } rp_backend_open_args;
 
 /* Flags for execute. */

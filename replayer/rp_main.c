@@ -8,8 +8,10 @@
  */
 #include "replayer/rp.h"
 #include "replayer/rp_session.h"
+#include "serializer/sbt_cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +21,6 @@
 #define RP_MAIN_DEFAULT_RUNS 3u
 #define RP_MAIN_MAX_RUNS 1000u
 #define RP_MAIN_MAX_BACKEND_OPTIONS 64
-
-static int rp_main_is_opt(const char *a, const char *name);
 
 static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n)
 {
@@ -65,36 +65,6 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	fputs("\n", f);
 }
 
-/* The backend option that argument a names (--name, or --name=VALUE for
- * options with a value), or NULL. */
-static const rp_option_desc *rp_main_backend_option(const char *a, const rp_backend_ops *const *backends,
-                                                    size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++) {
-		const rp_option_desc *o;
-		for (o = backends[i]->options; o && o->name; o++)
-			if (o->value_name ? rp_main_is_opt(a, o->name) : strcmp(a, o->name) == 0)
-				return o;
-	}
-	return NULL;
-}
-
-/* The flag option (no value) that argument a gives a value to
- * ("--offscreen=1"), or NULL. */
-static const rp_option_desc *rp_main_flag_with_value(const char *a, const rp_backend_ops *const *backends,
-                                                     size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++) {
-		const rp_option_desc *o;
-		for (o = backends[i]->options; o && o->name; o++)
-			if (!o->value_name && rp_main_is_opt(a, o->name) && strchr(a, '='))
-				return o;
-	}
-	return NULL;
-}
-
 /* Have every backend that lists option v->name check its value (the same
  * name in two backends is checked by both). */
 static rp_status rp_main_check_backend_option(const rp_option_value *v,
@@ -127,24 +97,6 @@ static int rp_main_bad_usage(const char *fmt, const char *arg,
 	fputs("\n", stderr);
 	rp_main_usage(stderr, backends, n);
 	return RP_EXIT_USAGE;
-}
-
-/* The value of --name VALUE or --name=VALUE; advances *i. */
-static const char *rp_main_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t len = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, len) == 0 && a[len] == '=')
-		return a + len + 1;
-	if (strcmp(a, name) == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
-static int rp_main_is_opt(const char *a, const char *name)
-{
-	size_t len = strlen(name);
-	return strncmp(a, name, len) == 0 && (a[len] == '\0' || a[len] == '=');
 }
 
 static void rp_main_hex(FILE *f, const uint8_t *b, size_t n, const char *sep)
@@ -252,6 +204,7 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
                          int code, const char *error)
 {
 	FILE *f = stdout;
+	sbt_window win;
 	fputs("{\"trace\":", f);
 	rp_main_json_string(f, opt->trace_path);
 	fputs(",\"backends\":", f);
@@ -271,7 +224,24 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 		fprintf(f, "%llu", (unsigned long long)rep->keyframe_seq);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"records_executed\":%llu,\"records_fast_forwarded\":%llu,",
+	fputs(",\"window\":", f);
+	if (s && rp_session_window(s, &win)) {
+		fprintf(f, "{\"index\":%llu,\"trigger\":", (unsigned long long)win.index);
+		rp_main_json_string(f, win.trigger);
+		fprintf(f, ",\"first_frame\":%llu,\"first_submit\":%llu,\"first_launch\":%llu}",
+		        (unsigned long long)win.first_frame, (unsigned long long)win.first_submit,
+		        (unsigned long long)win.first_launch);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\"frames\":%llu,\"frames_cut\":%llu,", (unsigned long long)rep->frames,
+	        (unsigned long long)rep->frames_cut);
+	if (rep->frames)
+		fprintf(f, "\"first_frame\":%llu,\"last_frame\":%llu,",
+		        (unsigned long long)rep->first_frame, (unsigned long long)rep->last_frame);
+	else
+		fputs("\"first_frame\":null,\"last_frame\":null,", f);
+	fprintf(f, "\"records_executed\":%llu,\"records_fast_forwarded\":%llu,",
 	        (unsigned long long)rep->executed, (unsigned long long)rep->fast_forwarded);
 	if (rep->executed)
 		fprintf(f, "\"first_executed_seq\":%llu,\"last_executed_seq\":%llu,",
@@ -333,12 +303,193 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 	} else {
 		printf("\n");
 	}
+	if (rep->frames) {
+		printf("tsreplay: frames %llu-%llu replayed (%llu, numbered as in the captured run)",
+		       (unsigned long long)rep->first_frame, (unsigned long long)rep->last_frame,
+		       (unsigned long long)rep->frames);
+		if (rep->frames_cut == 1)
+			printf("; the trace ends after the present of frame %llu, before its FRAME "
+			       "record", (unsigned long long)rep->last_frame);
+		else if (rep->frames_cut)
+			printf("; the trace ends after the presents of frames %llu-%llu, before their "
+			       "FRAME records", (unsigned long long)(rep->last_frame - rep->frames_cut + 1),
+			       (unsigned long long)rep->last_frame);
+		printf("\n");
+	}
 	if (opt->runs > 1)
 		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
 		       "agree with each other at every checkpoint");
 	if (rep->unmodeled)
 		printf("tsreplay: %llu calls in range were not modeled by the capture\n",
 		       (unsigned long long)rep->unmodeled);
+}
+
+enum {
+	RP_MAIN_OPT_RANGE = 256,
+	RP_MAIN_OPT_RUNS,
+	RP_MAIN_OPT_DEVICE,
+	RP_MAIN_OPT_JSON,
+	RP_MAIN_OPT_DETERMINISM,
+	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
+};
+
+static const struct option rp_main_fixed_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"json", no_argument, NULL, RP_MAIN_OPT_JSON},
+	{"check-determinism", no_argument, NULL, RP_MAIN_OPT_DETERMINISM},
+	{"range", required_argument, NULL, RP_MAIN_OPT_RANGE},
+	{"runs", required_argument, NULL, RP_MAIN_OPT_RUNS},
+	{"device", required_argument, NULL, RP_MAIN_OPT_DEVICE},
+};
+#define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
+
+/* What the command line asked for, besides rp_options. */
+typedef struct rp_main_args {
+	int help, json, determinism, runs_given;
+} rp_main_args;
+
+/*
+ * The getopt_long table: the fixed options, then every backend option
+ * once (a name two backends share is one entry; both check its value).
+ * *descs_out[k] is the backend option of val RP_MAIN_OPT_BACKEND + k.
+ * Both arrays owned by the caller.
+ */
+static int rp_main_optable(const rp_backend_ops *const *backends, size_t n,
+                           struct option **table_out, const rp_option_desc ***descs_out)
+{
+	size_t total = RP_MAIN_NFIXED, i, k = 0, j;
+	const rp_option_desc *o;
+	struct option *t;
+	const rp_option_desc **descs;
+
+	for (i = 0; i < n; i++)
+		for (o = backends[i]->options; o && o->name; o++)
+			total++;
+	t = calloc(total + 1, sizeof(*t));
+	descs = calloc(total + 1, sizeof(*descs));
+	if (!t || !descs) {
+		free(t);
+		free(descs);
+		return -1;
+	}
+	memcpy(t, rp_main_fixed_opts, sizeof(rp_main_fixed_opts));
+	for (i = 0; i < n; i++) {
+		for (o = backends[i]->options; o && o->name; o++) {
+			for (j = 0; j < k && strcmp(descs[j]->name, o->name) != 0; j++)
+				;
+			if (j < k || strncmp(o->name, "--", 2) != 0)
+				continue;
+			descs[k] = o;
+			t[RP_MAIN_NFIXED + k].name = o->name + 2;
+			t[RP_MAIN_NFIXED + k].has_arg = o->value_name ? required_argument : no_argument;
+			t[RP_MAIN_NFIXED + k].val = RP_MAIN_OPT_BACKEND + (int)k;
+			k++;
+		}
+	}
+	*table_out = t;
+	*descs_out = descs;
+	return 0;
+}
+
+/* The message for what getopt_long refused, then the usage. */
+static int rp_main_getopt_error(int c, char **argv, const struct option *table,
+                                const rp_backend_ops *const *backends, size_t n)
+{
+	char msg[256];
+	const char *needs = optopt == RP_MAIN_OPT_RANGE  ? "a value A:B"
+	                    : optopt == RP_MAIN_OPT_RUNS ? "a number"
+	                                                 : NULL;
+	sbt_cli_getopt_message(table, c, argv, needs, msg, sizeof(msg));
+	return rp_main_bad_usage("%s", msg, backends, n);
+}
+
+/* One option getopt_long returned.  0, or the exit status. */
+static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options *opt,
+                          rp_option_value *bopts, rp_main_args *ma,
+                          const rp_backend_ops *const *backends, size_t n)
+{
+	rp_diag diag = {""};
+	const char *v = optarg;
+	char *end = NULL;
+	unsigned long r;
+
+	switch (c) {
+	case 1: /* the trace ("-" leading the option string: in order) */
+		if (opt->trace_path)
+			return rp_main_bad_usage("more than one trace given ('%s')", v, backends, n);
+		opt->trace_path = v;
+		return 0;
+	case 'h':
+		ma->help = 1;
+		return 0;
+	case 'q':
+		opt->quiet = 1;
+		return 0;
+	case RP_MAIN_OPT_JSON:
+		ma->json = 1;
+		return 0;
+	case RP_MAIN_OPT_DETERMINISM:
+		ma->determinism = 1;
+		return 0;
+	case RP_MAIN_OPT_RANGE:
+		if (rp_range_parse(v, &opt->range, &diag) != RP_OK)
+			return rp_main_bad_usage("--range: %s", diag.text, backends, n);
+		return 0;
+	case RP_MAIN_OPT_RUNS:
+		errno = 0;
+		r = strtoul(v, &end, 10);
+		if (errno || !*v || *end || v[0] == '-' || r < 2 || r > RP_MAIN_MAX_RUNS)
+			return rp_main_bad_usage("--runs '%s': expected a number from 2 to 1000", v,
+			                         backends, n);
+		opt->runs = (unsigned)r;
+		ma->runs_given = 1;
+		return 0;
+	case RP_MAIN_OPT_DEVICE:
+		opt->device = v;
+		return 0;
+	default:
+		break;
+	}
+	/* a backend option */
+	if (opt->nbackend_options == RP_MAIN_MAX_BACKEND_OPTIONS)
+		return rp_main_bad_usage("too many backend options (at '%s')",
+		                         descs[c - RP_MAIN_OPT_BACKEND]->name, backends, n);
+	bopts[opt->nbackend_options].name = descs[c - RP_MAIN_OPT_BACKEND]->name;
+	bopts[opt->nbackend_options].value = descs[c - RP_MAIN_OPT_BACKEND]->value_name ? v : NULL;
+	if (rp_main_check_backend_option(&bopts[opt->nbackend_options], backends, n, &diag) != RP_OK)
+		return rp_main_bad_usage("%s", diag.text, backends, n);
+	opt->nbackend_options++;
+	return 0;
+}
+
+/* Parse argv into opt and ma.  0, or the exit status (usage shown). */
+static int rp_main_parse(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                         rp_options *opt, rp_option_value *bopts, rp_main_args *ma)
+{
+	struct option *table = NULL;
+	const rp_option_desc **descs = NULL;
+	int c, rc = 0;
+
+	if (rp_main_optable(backends, n, &table, &descs) != 0) {
+		fprintf(stderr, "tsreplay: out of memory\n");
+		return RP_EXIT_ERROR;
+	}
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && !ma->help && (c = getopt_long(argc, argv, "-:hq", table, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			rc = rp_main_getopt_error(c, argv, table, backends, n);
+		else
+			rc = rp_main_option(c, descs, opt, bopts, ma, backends, n);
+	}
+	for (; rc == 0 && !ma->help && optind < argc; optind++) { /* after "--" */
+		optarg = argv[optind];
+		rc = rp_main_option(1, descs, opt, bopts, ma, backends, n);
+	}
+	free(descs);
+	free(table);
+	return rc;
 }
 
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)
@@ -348,80 +499,29 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	rp_report rep;
 	rp_option_value bopts[RP_MAIN_MAX_BACKEND_OPTIONS];
 	rp_diag diag = {""};
-	int determinism = 0, runs_given = 0, json = 0;
+	rp_main_args ma = {0};
 	int code = RP_EXIT_OK;
-	int only_args = 0, failed;
+	int failed;
 	struct stat sb;
+	sbt_window win;
 	rp_status st;
-	int i;
 
 	memset(&rep, 0, sizeof(rep));
 	opt.range.end = UINT64_MAX;
 	opt.backend_options = bopts;
 	opt.runs = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v;
-		if (only_args || a[0] != '-' || a[1] == '\0') {
-			if (opt.trace_path)
-				return rp_main_bad_usage("more than one trace given ('%s')", a, backends, n);
-			opt.trace_path = a;
-		} else if (strcmp(a, "--") == 0) {
-			only_args = 1;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			rp_main_usage(stdout, backends, n);
-			return RP_EXIT_OK;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			opt.quiet = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (strcmp(a, "--check-determinism") == 0) {
-			determinism = 1;
-		} else if (rp_main_is_opt(a, "--range")) {
-			if (!(v = rp_main_value(argc, argv, &i, "--range")))
-				return rp_main_bad_usage("%s needs a value A:B", a, backends, n);
-			if (rp_range_parse(v, &opt.range, &diag) != RP_OK)
-				return rp_main_bad_usage("--range: %s", diag.text, backends, n);
-		} else if (rp_main_is_opt(a, "--runs")) {
-			char *end = NULL;
-			unsigned long r;
-			if (!(v = rp_main_value(argc, argv, &i, "--runs")))
-				return rp_main_bad_usage("%s needs a number", a, backends, n);
-			errno = 0;
-			r = strtoul(v, &end, 10);
-			if (errno || !*v || *end || v[0] == '-' || r < 2 || r > RP_MAIN_MAX_RUNS)
-				return rp_main_bad_usage("--runs '%s': expected a number from 2 to 1000", v,
-				                         backends, n);
-			opt.runs = (unsigned)r;
-			runs_given = 1;
-		} else if (rp_main_is_opt(a, "--device")) {
-			if (!(v = rp_main_value(argc, argv, &i, "--device")))
-				return rp_main_bad_usage("%s needs a value", a, backends, n);
-			opt.device = v;
-		} else if (rp_main_backend_option(a, backends, n)) {
-			const rp_option_desc *o = rp_main_backend_option(a, backends, n);
-			v = NULL;
-			if (o->value_name && !(v = rp_main_value(argc, argv, &i, o->name)))
-				return rp_main_bad_usage("%s needs a value", a, backends, n);
-			if (opt.nbackend_options == RP_MAIN_MAX_BACKEND_OPTIONS)
-				return rp_main_bad_usage("too many backend options (at '%s')", a, backends, n);
-			bopts[opt.nbackend_options].name = o->name;
-			bopts[opt.nbackend_options].value = v;
-			if (rp_main_check_backend_option(&bopts[opt.nbackend_options], backends, n, &diag) != RP_OK)
-				return rp_main_bad_usage("%s", diag.text, backends, n);
-			opt.nbackend_options++;
-		} else if (rp_main_flag_with_value(a, backends, n)) {
-			return rp_main_bad_usage("%s takes no value", rp_main_flag_with_value(a, backends, n)->name,
-			                         backends, n);
-		} else {
-			return rp_main_bad_usage("unknown option '%s'", a, backends, n);
-		}
+	code = rp_main_parse(argc, argv, backends, n, &opt, bopts, &ma);
+	if (code != 0)
+		return code;
+	if (ma.help) {
+		rp_main_usage(stdout, backends, n);
+		return RP_EXIT_OK;
 	}
 	if (!opt.trace_path)
 		return rp_main_bad_usage("no trace given%s", "", backends, n);
-	if (runs_given && !determinism)
+	if (ma.runs_given && !ma.determinism)
 		return rp_main_bad_usage("--runs needs --check-determinism%s", "", backends, n);
-	if (determinism && !runs_given)
+	if (ma.determinism && !ma.runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
 
@@ -437,6 +537,11 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
 		goto out_report;
 	}
+	if (!opt.quiet && rp_session_window(s, &win))
+		fprintf(stderr, "tsreplay: %s is window %llu of a captured run (trigger '%s'); it "
+		        "starts at frame %llu of that run, and frames keep the run's numbers\n",
+		        opt.trace_path, (unsigned long long)win.index, win.trigger,
+		        (unsigned long long)win.first_frame);
 	st = rp_session_replay(s, &rep, &diag);
 	if (st != RP_OK)
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
@@ -456,7 +561,7 @@ out_report:
 	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
 	if (failed)
 		fprintf(stderr, "tsreplay: %s\n", diag.text[0] ? diag.text : "replay failed");
-	if (json)
+	if (ma.json)
 		rp_main_json(&opt, s, &rep, code, failed ? diag.text : NULL);
 	else if (!opt.quiet && s && !failed)
 		rp_main_summary(&opt, s, &rep);

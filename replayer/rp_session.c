@@ -35,6 +35,12 @@ typedef struct rp_route {
 #define RP_ROUTE_TAB_MAX 65536u
 #define RP_ROUTE_NONE 0xffu
 
+/* A thread's presents replayed since its last FRAME record. */
+typedef struct rp_frame_thread {
+	uint64_t thread;
+	uint64_t presents;
+} rp_frame_thread;
+
 struct rp_session {
 	rp_options opt;
 	sbt_reader *reader;   /* iterated by the record loop */
@@ -51,6 +57,12 @@ struct rp_session {
 	char open_note[512];  /* the reader's message at open (a dropped tail) */
 	int from_keyframe;
 	uint64_t keyframe_seq;
+	/* frame numbering (docs/replay.md "Frames") */
+	int has_window;       /* a trimmed trace: its first record is WINDOW */
+	sbt_window window;
+	uint32_t present_type; /* vulkan.vkQueuePresentKHR in this trace; 0 none */
+	rp_frame_thread *pending; /* presents per thread since its last FRAME; owned */
+	size_t npending, pending_cap;
 	/* determinism bookkeeping (runs > 1) */
 	size_t ncp, cp_cap;
 	sbt_checkpoint *ref;  /* run 1's checkpoints, owned */
@@ -237,6 +249,87 @@ static void rp_session_pick_start(rp_session *s)
 	}
 }
 
+/* A trimmed trace starts with a WINDOW record (sbt.h); the present type
+ * is what ends a Vulkan frame.  Both only number frames: a WINDOW that
+ * does not decode is treated as absent. */
+static void rp_session_find_window(rp_session *s)
+{
+	sbt_record rec;
+	uint32_t type;
+	const char *name;
+	size_t i;
+
+	for (i = 0; sbt_reader_type_at(s->lookup, i, &type, &name) == SBT_OK; i++)
+		if (name && strcmp(name, "vulkan.vkQueuePresentKHR") == 0)
+			s->present_type = type;
+	if (s->info.record_count == 0 || sbt_reader_seek_seq(s->lookup, s->info.first_seq) != SBT_OK ||
+	    sbt_reader_next(s->lookup, &rec) != SBT_OK || rec.type != SBT_TYPE_WINDOW)
+		return;
+	s->has_window = sbt_window_decode(rec.payload, rec.payload_len, &s->window) == SBT_OK;
+}
+
+int rp_session_window(const rp_session *s, sbt_window *out)
+{
+	if (!s || !s->has_window)
+		return 0;
+	*out = s->window;
+	return 1;
+}
+
+/* Count frame records and presents of run 1 (rp_report's frames). */
+static rp_status rp_session_count_frame(rp_session *s, rp_report *rep, const sbt_record *rec,
+                                        rp_diag *diag)
+{
+	const uint8_t *p = rec->payload;
+	uint64_t frame;
+	size_t i;
+
+	for (i = 0; i < s->npending && s->pending[i].thread != rec->thread; i++)
+		;
+	if (i == s->npending) {
+		if (s->npending == s->pending_cap) {
+			size_t ncap = s->pending_cap ? 2 * s->pending_cap : 8;
+			rp_frame_thread *np = realloc(s->pending, ncap * sizeof(*np));
+			if (!np) {
+				rp_diag_set(diag, "out of memory");
+				return RP_ERR_NOMEM;
+			}
+			s->pending = np;
+			s->pending_cap = ncap;
+		}
+		s->pending[s->npending].thread = rec->thread;
+		s->pending[s->npending++].presents = 0;
+	}
+	if (rec->type != SBT_TYPE_FRAME) {
+		s->pending[i].presents++;
+		return RP_OK;
+	}
+	s->pending[i].presents = 0;
+	if (sbt_varint_get(&p, rec->payload + rec->payload_len, &frame) != 0)
+		return RP_OK;
+	if (rep->frames++ == 0)
+		rep->first_frame = frame;
+	rep->last_frame = frame;
+	return RP_OK;
+}
+
+/* Presents replayed without their FRAME record count as frames too: the
+ * backend presented them (a trace cut inside vkQueuePresentKHR). */
+static void rp_session_finish_frames(rp_session *s, rp_report *rep)
+{
+	size_t i;
+	for (i = 0; i < s->npending; i++)
+		rep->frames_cut += s->pending[i].presents;
+	if (!rep->frames_cut)
+		return;
+	if (rep->frames == 0) {
+		rep->first_frame = s->has_window && s->window.first_frame ? s->window.first_frame : 1;
+		rep->last_frame = rep->first_frame - 1;
+	}
+	rep->frames += rep->frames_cut;
+	rep->last_frame += rep->frames_cut;
+}
+
 rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *backends,
                           size_t nbackends, rp_session **out, rp_diag *diag)
 {
@@ -270,6 +363,7 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 		goto out_fail;
 	}
 	sbt_reader_get_info(s->reader, &s->info);
+	rp_session_find_window(s);
 	st = rp_session_pick_backends(s, backends, nbackends, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -282,6 +376,7 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 	args.quiet = opt->quiet;
 	args.options = opt->backend_options;
 	args.noptions = opt->nbackend_options;
+	args.first_frame = s->has_window && s->window.first_frame ? s->window.first_frame : 1;
 	/* --device means what the trace's backends say it means: check it with
 	 * them, all of them before any opens (and touches a device). */
 	for (i = 0; i < s->nactive && opt->device; i++) {
@@ -523,6 +618,7 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 	int any_seq = 0;
 	size_t index = 0;
 	int crossed = 0;
+	int in_snapshot = 0; /* between a trimmed trace's WINDOW and SNAPSHOT_END */
 	sbt_record rec;
 	sbt_status sst;
 	rp_status st = RP_OK;
@@ -583,6 +679,14 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 		records++;
 		if ((records & 255) == 0)
 			rp_session_progress(s, run, records, 0);
+		if (rec.type == SBT_TYPE_WINDOW || rec.type == SBT_TYPE_SNAPSHOT_END)
+			in_snapshot = rec.type == SBT_TYPE_WINDOW;
+		if (run == 1 && !is_ff && !in_snapshot &&
+		    (rec.type == SBT_TYPE_FRAME || (s->present_type && rec.type == s->present_type))) {
+			st = rp_session_count_frame(s, rep, &rec, diag);
+			if (st != RP_OK)
+				break;
+		}
 		if (rec.type == SBT_TYPE_CHECKPOINT) {
 			if (is_ff)
 				continue;
@@ -642,6 +746,7 @@ out_done:
 	if (run == 1) {
 		rep->executed = executed;
 		rep->fast_forwarded = ff;
+		rp_session_finish_frames(s, rep);
 	} else if (st == RP_OK && (executed != rep->executed || index != s->ncp)) {
 		rp_diag_set(diag, "run %u executed %llu records and %zu checkpoints, run 1 %llu and %zu",
 		            run, (unsigned long long)executed, index, (unsigned long long)rep->executed,
@@ -793,6 +898,7 @@ void rp_session_close(rp_session *s)
 	free(s->hashes);
 	free(s->routes);
 	free(s->route_tab);
+	free(s->pending);
 	sbt_reader_close(s->lookup);
 	sbt_reader_close(s->reader);
 	free(s);

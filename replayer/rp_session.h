@@ -62,6 +62,12 @@ typedef struct rp_report {
 	uint64_t unmodeled;          /* SBT_TYPE_UNMODELED records met in range */
 	int from_keyframe;
 	uint64_t keyframe_seq;
+	/* Frames replayed (not fast-forwarded), with the captured run's
+	 * numbers: FRAME records, plus presents at the end of the trace whose
+	 * FRAME record was cut off (frames_cut; docs/replay.md "Frames"). */
+	uint64_t frames;
+	uint64_t first_frame, last_frame; /* valid when frames > 0 */
+	uint64_t frames_cut;
 	rp_mismatch capture;         /* first mismatch with the capture (run 1) */
 	rp_mismatch runs;            /* first place where runs part */
 	double seconds;
@@ -73,6 +79,9 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
                           size_t nbackends, rp_session **out, rp_diag *diag);
 /* Replay every run; fills the report even when it fails part way. */
 rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag);
+/* 1 and the window when the trace is trimmed (its first record is
+ * SBT_TYPE_WINDOW: one capture window of a run), else 0. */
+int rp_session_window(const rp_session *s, sbt_window *out);
 /* Names of the backends in use, comma-separated ("" before open). */
 const char *rp_session_backends(const rp_session *s);
 /* Print the captured host stack of stack_id to f, indented; nothing when

@@ -409,18 +409,48 @@ static sbt_status sbt_dump_codec_checkpoint(sbt_dump_emit *e, const sbt_reader *
 	return SBT_OK;
 }
 
+/* A capture window's opening (the first record of a trimmed trace). */
+static sbt_status sbt_dump_codec_window(sbt_dump_emit *e, const sbt_reader *r,
+                                        const sbt_record *rec)
+{
+	uint8_t buf[SBT_WINDOW_MAX];
+	sbt_window w;
+
+	(void)r;
+	if (sbt_window_decode(rec->payload, rec->payload_len, &w) != SBT_OK)
+		return SBT_ERR_CORRUPT;
+	sbt_dump_emit_u64(e, "index", w.index);
+	sbt_dump_emit_u64(e, "first_frame", w.first_frame);
+	sbt_dump_emit_u64(e, "first_submit", w.first_submit);
+	sbt_dump_emit_u64(e, "first_launch", w.first_launch);
+	sbt_dump_emit_str(e, "trigger", w.trigger, strlen(w.trigger));
+	sbt_dump_extra(e, rec, sbt_window_encode(&w, buf));
+	return SBT_OK;
+}
+
+/* The end of a window's state snapshot: no fields. */
+static sbt_status sbt_dump_codec_snapshot_end(sbt_dump_emit *e, const sbt_reader *r,
+                                              const sbt_record *rec)
+{
+	(void)r;
+	sbt_dump_extra(e, rec, 0);
+	return SBT_OK;
+}
+
 typedef struct sbt_dump_core {
 	const char *name;
 	sbt_dump_codec_fn fn;
 } sbt_dump_core;
 
-static const sbt_dump_core sbt_dump_core_table[SBT_TYPE_UNMODELED + 1] = {
+static const sbt_dump_core sbt_dump_core_table[SBT_TYPE_SNAPSHOT_END + 1] = {
 	[SBT_TYPE_FRAME] = { "FRAME", sbt_dump_codec_frame },
 	[SBT_TYPE_CHECKPOINT] = { "CHECKPOINT", sbt_dump_codec_checkpoint },
 	[SBT_TYPE_KEYFRAME] = { "KEYFRAME", sbt_dump_codec_keyframe },
 	[SBT_TYPE_THREAD] = { "THREAD", sbt_dump_codec_thread },
 	[SBT_TYPE_NOTE] = { "NOTE", sbt_dump_codec_note },
 	[SBT_TYPE_UNMODELED] = { "UNMODELED", sbt_dump_codec_unmodeled },
+	[SBT_TYPE_WINDOW] = { "WINDOW", sbt_dump_codec_window },
+	[SBT_TYPE_SNAPSHOT_END] = { "SNAPSHOT_END", sbt_dump_codec_snapshot_end },
 };
 
 /* ---- the codec table -------------------------------------------------- */
@@ -512,7 +542,7 @@ const char *sbt_dump_type_name(const sbt_reader *r, uint32_t type)
 
 	if (name && name[0])
 		return name;
-	if (type <= SBT_TYPE_UNMODELED && sbt_dump_core_table[type].name)
+	if (type <= SBT_TYPE_SNAPSHOT_END && sbt_dump_core_table[type].name)
 		return sbt_dump_core_table[type].name;
 	return "";
 }
@@ -526,7 +556,7 @@ static sbt_dump_codec_fn sbt_dump_lookup(const sbt_dump *d, const sbt_reader *r,
 	size_t at;
 	int found;
 
-	if (type <= SBT_TYPE_UNMODELED)
+	if (type <= SBT_TYPE_SNAPSHOT_END)
 		return sbt_dump_core_table[type].fn;
 	if (!d || !r || d->count == 0)
 		return NULL;

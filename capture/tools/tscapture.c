@@ -1,19 +1,32 @@
 /*
  * tscapture - run a program with capture on and say what it wrote.
  *
- *   tscapture [-o FILE] [--stacks none|work|all] [--help] -- PROGRAM [ARGS]
+ *   tscapture [-o FILE] [--stacks none|work|all] [--api LIST]
+ *             [--snapshot-frames N] [TRIGGERS] [--help] -- PROGRAM [ARGS]
+ *
+ *   TRIGGERS: --frame KEY[:COUNT], --frames A-B | --submits A-B |
+ *             --launches A-B, --signal, --app, --profiler, --nvtx NAME
  *
  * The program's own exit status is passed through (death by signal N
  * becomes 128+N, with a message).  The child gets TRACESMITH_OUTPUT=FILE
  * and TRACESMITH_OWNER_PID=<its pid>: it writes exactly FILE, and any
- * process it starts writes <stem>-<pid>.sbt beside it.  Afterwards every
- * trace produced is listed with its size and record count.
+ * process it starts writes <stem>-<pid>.sbt beside it.  Options become the
+ * child's TRACESMITH_STACKS, TRACESMITH_API, TRACESMITH_SNAPSHOT_FRAMES and
+ * TRACESMITH_TRIGGER (one comma-separated list of every trigger given).
+ * With a trigger the run is captured in windows, each to its own file:
+ * <stem>-frames-A-B.sbt (and -submits-, -launches-) for ranges and hotkey
+ * presses, <stem>-window-K.sbt for the others, <stem>-<pid>-... from other
+ * processes; FILE itself is not written.  Afterwards every trace produced
+ * is listed with its size and record count; a range that never happened
+ * is said so, and exits 3 when the program itself exited 0.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,77 +35,352 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/cap_keys.h"
+#include "serializer/sbt_cli.h"
 #include "tracesmith/sbt.h"
 
 #define TSC_DEFAULT_OUTPUT "tracesmith.sbt"
+#define TSC_DEFAULT_KEY "F12"
+#define TSC_EXIT_USAGE 2
+#define TSC_EXIT_NO_RANGE 3   /* a range that never happened; the program exited 0 */
+#define TSC_MAX_KEY_FRAMES 100000u
+#define TSC_MAX_NVTX_NAME 127 /* what the runtime keeps (cap_config.nvtx_name) */
+
+/* The front-ends --api may name, in the order tscapture sets them up. */
+typedef enum { TSC_API_VULKAN, TSC_API_CUDA, TSC_API_HIP, TSC_API_COUNT } tsc_api;
+static const char *const tsc_api_names[TSC_API_COUNT] = {"vulkan", "cuda", "hip"};
 
 typedef struct tsc_opts {
 	const char *output;
-	const char *stacks; /* NULL: the runtime's default */
-	char **argv;        /* the program and its arguments */
+	const char *stacks;          /* NULL: the runtime's default */
+	const char *api;             /* --api as given; NULL: every front-end */
+	int api_on[TSC_API_COUNT];   /* 1: set this front-end up */
+	const char *snapshot_frames; /* --snapshot-frames as given, or NULL */
+	/* triggers */
+	const char *range_kind;      /* "frames", "submits", "launches", or NULL */
+	uint64_t range_first, range_last;
+	const char *key;             /* --frame KEY[:COUNT] as given, or NULL */
+	int signal, app, profiler;
+	const char *nvtx;            /* --nvtx NAME, or NULL */
+	char trigger[512];           /* TRACESMITH_TRIGGER; "" without triggers */
+	char **argv;                 /* the program and its arguments */
 } tsc_opts;
 
 static void tsc_usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: tscapture [-o FILE] [--stacks none|work|all] [--] PROGRAM [ARGS...]\n"
-	        "\n"
+	        "usage: tscapture [-o FILE] [OPTIONS] [TRIGGERS] [--] PROGRAM [ARGS...]\n"
 	        "Runs PROGRAM with TraceSmith capture on and lists the traces written.\n"
-	        "\n"
-	        "  -o, --output FILE   trace file (default ./" TSC_DEFAULT_OUTPUT "); processes the\n"
-	        "                      program starts write <stem>-<pid>.sbt beside it\n"
-	        "  --stacks MODE       host call stacks: none, work (default) or all\n"
-	        "  -h, --help          this help\n"
-	        "\n"
-	        "The exit status is PROGRAM's (128+N if it died of signal N); 127 if it\n"
-	        "could not be run, 2 for a usage error.  Other settings come from the\n"
-	        "TRACESMITH_* environment variables (see docs/capture.md).\n");
+	        "  -o, --output FILE    trace (default ./" TSC_DEFAULT_OUTPUT "); other processes\n"
+	        "                       write <stem>-<pid>.sbt beside it\n"
+	        "  --stacks MODE        host call stacks: none, work (default) or all\n"
+	        "  --api LIST           front-ends: vulkan,cuda,hip; -NAME leaves one out\n"
+	        "  --snapshot-frames N  whole run: a state snapshot every N frames\n"
+	        "  -h, --help           this help\n"
+	        "Triggers capture windows only, each to <stem>-frames-A-B.sbt (ranges, KEY)\n"
+	        "or <stem>-window-K.sbt (K-th window); FILE itself is not written:\n"
+	        "  --frame KEY[:COUNT]  COUNT frames (1) after each press of KEY (F12; X11)\n"
+	        "  --frames A-B         frames A to B, from 1 (--submits A-B, --launches A-B:\n"
+	        "                       queue submits, kernel launches); one range at most\n"
+	        "  --signal             each SIGUSR1 opens or closes a window\n"
+	        "  --app                windows the program opens (tracesmith_app.h)\n"
+	        "  --profiler           from cuProfilerStart to cuProfilerStop\n"
+	        "  --nvtx NAME          inside NVTX ranges named NAME\n"
+	        "Exit: PROGRAM's (128+N if it died of signal N); 127 it could not run;\n"
+	        "2 usage error; 3 the range never happened (PROGRAM exited 0).  Other\n"
+	        "settings: TRACESMITH_* variables (docs/capture.md).\n");
 }
 
-/* 0: parsed; otherwise the exit status to return. */
-static int tsc_parse(int argc, char **argv, tsc_opts *o)
+/* "A-B": whole numbers from 1, A <= B.  0, or -1. */
+static int tsc_parse_range(const char *s, uint64_t *first, uint64_t *last)
 {
-	int i;
-	o->output = TSC_DEFAULT_OUTPUT;
-	o->stacks = NULL;
-	o->argv = NULL;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
+	const char *dash = strchr(s, '-');
+	uint64_t v[2] = {0, 0};
+	const char *p = s;
+	int k;
+	if (!dash)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		const char *end = k == 0 ? dash : s + strlen(s);
+		if (p == end)
+			return -1;
+		for (; p < end; p++) {
+			if (*p < '0' || *p > '9' || v[k] > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+				return -1;
+			v[k] = v[k] * 10 + (uint64_t)(*p - '0');
 		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			tsc_usage(stdout);
+		p = dash + 1;
+	}
+	if (v[0] == 0 || v[0] > v[1])
+		return -1;
+	*first = v[0];
+	*last = v[1];
+	return 0;
+}
+
+/* --frame KEY[:COUNT]: a key cap_key_lookup knows and 1 <= COUNT <= max. */
+static int tsc_check_key(const char *arg)
+{
+	char key[64];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	if (n == 0 || n >= sizeof(key)) {
+		fprintf(stderr, "tscapture: --frame '%s': expected KEY or KEY:COUNT\n", arg);
+		return -1;
+	}
+	memcpy(key, arg, n);
+	key[n] = '\0';
+	if (cap_key_lookup(key) == 0) {
+		fprintf(stderr, "tscapture: --frame: unknown key '%s'; the keys are %s\n", key,
+		        cap_key_names());
+		return -1;
+	}
+	if (colon) {
+		char *end = NULL;
+		unsigned long c;
+		errno = 0;
+		c = strtoul(colon + 1, &end, 10);
+		if (errno || colon[1] < '0' || colon[1] > '9' || *end || c < 1 ||
+		    c > TSC_MAX_KEY_FRAMES) {
+			fprintf(stderr, "tscapture: --frame '%s': COUNT must be a number of frames "
+			                "from 1 to %u\n", arg, TSC_MAX_KEY_FRAMES);
 			return -1;
 		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-		    strcmp(a, "--stacks") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "tscapture: %s needs a value\n", a);
+	}
+	return 0;
+}
+
+/* --api LIST: names from tsc_api_names, each optionally "-"; sets
+ * o->api_on as cap_api_enabled() will read the list (a list naming any
+ * front-end enables only those; one of exclusions only, all but those). */
+static int tsc_check_api(const char *list, tsc_opts *o)
+{
+	int named[TSC_API_COUNT] = {0}; /* 1 included, -1 excluded */
+	int includes = 0, i;
+	const char *p = list;
+	if (!*list) {
+		fprintf(stderr, "tscapture: --api needs a list such as vulkan,cuda or -vulkan\n");
+		return -1;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int minus = *p == '-';
+		const char *name = p + minus;
+		size_t len = n - (size_t)minus;
+		for (i = 0; i < TSC_API_COUNT; i++)
+			if (strlen(tsc_api_names[i]) == len && strncmp(tsc_api_names[i], name, len) == 0)
+				break;
+		if (i == TSC_API_COUNT) {
+			fprintf(stderr, "tscapture: --api: unknown front-end '%.*s' (vulkan, cuda, hip; "
+			                "-NAME leaves one out)\n", (int)n, p);
+			return -1;
+		}
+		if (named[i] && named[i] != (minus ? -1 : 1)) {
+			fprintf(stderr, "tscapture: --api: '%s' both names and leaves out %s\n", list,
+			        tsc_api_names[i]);
+			return -1;
+		}
+		named[i] = minus ? -1 : 1;
+		includes |= !minus;
+		p += n;
+		if (*p == ',' && !*++p) {
+			fprintf(stderr, "tscapture: --api: '%s' ends in a comma\n", list);
+			return -1;
+		}
+	}
+	for (i = 0; i < TSC_API_COUNT; i++)
+		o->api_on[i] = includes ? named[i] == 1 : named[i] != -1;
+	return 0;
+}
+
+/* Append ",item" (or "item" first) to the list t of cap bytes holding *n;
+ * -1 when it does not fit. */
+static int tsc_trigger_add(char *t, size_t cap, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int tsc_trigger_add(char *t, size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+	if (*n) {
+		if (*n + 1 >= cap)
+			return -1;
+		t[(*n)++] = ',';
+		t[*n] = '\0';
+	}
+	va_start(ap, fmt);
+	w = vsnprintf(t + *n, cap - *n, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= cap - *n)
+		return -1;
+	*n += (size_t)w;
+	return 0;
+}
+
+/* TRACESMITH_TRIGGER from the trigger options, in a fixed order
+ * (docs/capture.md). */
+static int tsc_build_trigger(tsc_opts *o)
+{
+	char *t = o->trigger;
+	size_t cap = sizeof(o->trigger), n = 0;
+	int bad = 0;
+	t[0] = '\0';
+	if (o->range_kind)
+		bad |= tsc_trigger_add(t, cap, &n, "%s:%" PRIu64 "-%" PRIu64, o->range_kind,
+		                       o->range_first, o->range_last);
+	if (o->key)
+		bad |= tsc_trigger_add(t, cap, &n, "key:%s", o->key);
+	if (o->signal)
+		bad |= tsc_trigger_add(t, cap, &n, "signal");
+	if (o->app)
+		bad |= tsc_trigger_add(t, cap, &n, "app");
+	if (o->profiler)
+		bad |= tsc_trigger_add(t, cap, &n, "profiler");
+	if (o->nvtx)
+		bad |= tsc_trigger_add(t, cap, &n, "nvtx:%s", o->nvtx);
+	if (bad) {
+		fprintf(stderr, "tscapture: the triggers make too long a TRACESMITH_TRIGGER\n");
+		return -1;
+	}
+	return 0;
+}
+
+enum {
+	TSC_OPT_STACKS = 256,
+	TSC_OPT_API,
+	TSC_OPT_SNAPSHOT_FRAMES,
+	TSC_OPT_FRAME,
+	TSC_OPT_FRAMES,
+	TSC_OPT_SUBMITS,
+	TSC_OPT_LAUNCHES,
+	TSC_OPT_SIGNAL,
+	TSC_OPT_APP,
+	TSC_OPT_PROFILER,
+	TSC_OPT_NVTX
+};
+
+static const struct option tsc_longopts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{"stacks", required_argument, NULL, TSC_OPT_STACKS},
+	{"api", required_argument, NULL, TSC_OPT_API},
+	{"snapshot-frames", required_argument, NULL, TSC_OPT_SNAPSHOT_FRAMES},
+	{"frame", optional_argument, NULL, TSC_OPT_FRAME},
+	{"frames", required_argument, NULL, TSC_OPT_FRAMES},
+	{"submits", required_argument, NULL, TSC_OPT_SUBMITS},
+	{"launches", required_argument, NULL, TSC_OPT_LAUNCHES},
+	{"signal", no_argument, NULL, TSC_OPT_SIGNAL},
+	{"app", no_argument, NULL, TSC_OPT_APP},
+	{"profiler", no_argument, NULL, TSC_OPT_PROFILER},
+	{"nvtx", required_argument, NULL, TSC_OPT_NVTX},
+	{NULL, 0, NULL, 0}
+};
+
+/* The message for what getopt_long refused. */
+static void tsc_getopt_error(int c, char **argv)
+{
+	char msg[256];
+	sbt_cli_getopt_message(tsc_longopts, c, argv, NULL, msg, sizeof(msg));
+	fprintf(stderr, "tscapture: %s\n", msg);
+}
+
+/* 0: parsed; -1: --help shown; otherwise the exit status to return. */
+static int tsc_parse(int argc, char **argv, tsc_opts *o)
+{
+	int c, i;
+	memset(o, 0, sizeof(*o));
+	o->output = TSC_DEFAULT_OUTPUT;
+	for (i = 0; i < TSC_API_COUNT; i++)
+		o->api_on[i] = 1;
+	opterr = 0;
+	optind = 1;
+	/* "+": options end at PROGRAM, whose own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:ho:", tsc_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			tsc_usage(stdout);
+			return -1;
+		case 'o':
+			o->output = optarg;
+			break;
+		case TSC_OPT_STACKS:
+			o->stacks = optarg;
+			break;
+		case TSC_OPT_API:
+			if (tsc_check_api(optarg, o) != 0)
+				goto out_usage;
+			o->api = optarg;
+			break;
+		case TSC_OPT_SNAPSHOT_FRAMES: {
+			char *end = NULL;
+			unsigned long long v;
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || optarg[0] < '0' || optarg[0] > '9' || *end || v == 0) {
+				fprintf(stderr, "tscapture: --snapshot-frames '%s': expected a number of "
+				                "frames from 1\n", optarg);
 				goto out_usage;
 			}
-			if (a[1] == 'o' || a[2] == 'o')
-				o->output = argv[++i];
-			else
-				o->stacks = argv[++i];
-			continue;
+			o->snapshot_frames = optarg;
+			break;
 		}
-		if (strncmp(a, "--output=", 9) == 0) {
-			o->output = a + 9;
-			continue;
+		case TSC_OPT_FRAME:
+			/* KEY is optional: "--frame=KEY", "--frame KEY", or F12 when
+			 * the next argument is an option ("--" included) or absent. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			if (o->key) {
+				fprintf(stderr, "tscapture: --frame given twice\n");
+				goto out_usage;
+			}
+			if (optarg && tsc_check_key(optarg) != 0)
+				goto out_usage;
+			o->key = optarg ? optarg : TSC_DEFAULT_KEY;
+			break;
+		case TSC_OPT_FRAMES:
+		case TSC_OPT_SUBMITS:
+		case TSC_OPT_LAUNCHES: {
+			const char *kind = c == TSC_OPT_FRAMES ? "frames" : c == TSC_OPT_SUBMITS ? "submits"
+			                                                                          : "launches";
+			if (o->range_kind) {
+				fprintf(stderr, "tscapture: --%s: one range at most (--%s was given)\n", kind,
+				        o->range_kind);
+				goto out_usage;
+			}
+			if (tsc_parse_range(optarg, &o->range_first, &o->range_last) != 0) {
+				fprintf(stderr, "tscapture: --%s '%s': expected A-B, whole numbers from 1 "
+				                "with A <= B\n", kind, optarg);
+				goto out_usage;
+			}
+			o->range_kind = kind;
+			break;
 		}
-		if (strncmp(a, "--stacks=", 9) == 0) {
-			o->stacks = a + 9;
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tscapture: unknown option '%s'\n", a);
+		case TSC_OPT_SIGNAL:
+			o->signal = 1;
+			break;
+		case TSC_OPT_APP:
+			o->app = 1;
+			break;
+		case TSC_OPT_PROFILER:
+			o->profiler = 1;
+			break;
+		case TSC_OPT_NVTX:
+			if (o->nvtx) {
+				fprintf(stderr, "tscapture: --nvtx given twice\n");
+				goto out_usage;
+			}
+			if (!optarg[0] || strchr(optarg, ',') || strlen(optarg) > TSC_MAX_NVTX_NAME) {
+				fprintf(stderr, "tscapture: --nvtx '%s': expected a range name, not empty, "
+				                "without ',' and at most %d bytes\n", optarg, TSC_MAX_NVTX_NAME);
+				goto out_usage;
+			}
+			o->nvtx = optarg;
+			break;
+		default:
+			tsc_getopt_error(c, argv);
 			goto out_usage;
 		}
-		break; /* the program, without "--" */
 	}
-	if (i >= argc) {
+	if (optind >= argc) {
 		fprintf(stderr, "tscapture: no program to run\n");
 		goto out_usage;
 	}
@@ -105,12 +393,25 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 		fprintf(stderr, "tscapture: --stacks '%s' is not none, work or all\n", o->stacks);
 		goto out_usage;
 	}
-	o->argv = argv + i;
+	if (tsc_build_trigger(o) != 0)
+		goto out_usage;
+	if (o->snapshot_frames && o->trigger[0]) {
+		fprintf(stderr, "tscapture: --snapshot-frames is for a whole-run capture; it does "
+		                "not go with a trigger\n");
+		goto out_usage;
+	}
+	/* Not a usage error, but nothing can work: refuse before running. */
+	if (o->key && (!getenv("DISPLAY") || !getenv("DISPLAY")[0])) {
+		fprintf(stderr, "tscapture: --frame reads the key on the program's X11 display, and "
+		                "DISPLAY is not set (no X11 display)\n");
+		return TSC_EXIT_USAGE;
+	}
+	o->argv = argv + optind;
 	return 0;
 
 out_usage:
 	tsc_usage(stderr);
-	return 2;
+	return TSC_EXIT_USAGE;
 }
 
 /*
@@ -229,14 +530,14 @@ static int tsc_setup_cuda(void)
 	return tsc_env_prepend("LD_PRELOAD", path);
 }
 
+/* The front-ends --api leaves on (all without it). */
 static int tsc_setup_frontends(const tsc_opts *o)
 {
-	(void)o;
-	if (tsc_setup_vulkan() != 0) {
+	if (o->api_on[TSC_API_VULKAN] && tsc_setup_vulkan() != 0) {
 		fprintf(stderr, "tscapture: cannot set up the Vulkan layer's environment\n");
 		return -1;
 	}
-	if (tsc_setup_cuda() != 0) {
+	if (o->api_on[TSC_API_CUDA] && tsc_setup_cuda() != 0) {
 		fprintf(stderr, "tscapture: cannot set up LD_PRELOAD for the CUDA interposer\n");
 		return -1;
 	}
@@ -257,6 +558,79 @@ static void tsc_split(const char *output, char *dir, size_t dir_len, char *stem,
 	if (n >= 4 && strcmp(base + n - 4, ".sbt") == 0)
 		n -= 4;
 	snprintf(stem, stem_len, "%.*s", (int)n, base);
+}
+
+/* What a file beside FILE is. */
+typedef enum {
+	TSC_NAME_OTHER,  /* not ours */
+	TSC_NAME_CHILD,  /* <stem>-<pid>.sbt: another process's whole run */
+	TSC_NAME_WINDOW  /* <stem>[-<pid>]-frames-A-B.sbt (submits, launches), or
+	                    <stem>[-<pid>]-window-K.sbt: one capture window */
+} tsc_name_kind;
+
+static const char *tsc_digits(const char *p)
+{
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* The kind of `name` for `stem`; for a window file *what points at its
+ * part after the pid ("frames-100-110.sbt", "window-2.sbt"). */
+static tsc_name_kind tsc_name_of(const char *name, const char *stem, const char **what)
+{
+	static const char *const kinds[] = {"frames-", "submits-", "launches-"};
+	size_t sl = strlen(stem), i;
+	const char *p, *q;
+	if (strncmp(name, stem, sl) != 0 || name[sl] != '-')
+		return TSC_NAME_OTHER;
+	p = name + sl + 1;
+	q = tsc_digits(p);
+	if (q != p && strcmp(q, ".sbt") == 0)
+		return TSC_NAME_CHILD;
+	if (q != p && *q == '-')
+		p = q + 1;
+	*what = p;
+	if (strncmp(p, "window-", 7) == 0) {
+		q = tsc_digits(p + 7);
+		return q != p + 7 && strcmp(q, ".sbt") == 0 ? TSC_NAME_WINDOW : TSC_NAME_OTHER;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t kl = strlen(kinds[i]);
+		const char *a = p + kl, *b;
+		if (strncmp(p, kinds[i], kl) != 0)
+			continue;
+		q = tsc_digits(a);
+		if (q == a || *q != '-')
+			return TSC_NAME_OTHER;
+		b = q + 1;
+		q = tsc_digits(b);
+		return q != b && strcmp(q, ".sbt") == 0 ? TSC_NAME_WINDOW : TSC_NAME_OTHER;
+	}
+	return TSC_NAME_OTHER;
+}
+
+/* Window files an earlier run with the same stem left must not be
+ * reported as this run's (FILE itself is removed by main). */
+static void tsc_remove_old_windows(const char *output)
+{
+	char dir[4096], stem[1024], path[8192];
+	struct dirent *de;
+	DIR *d;
+	tsc_split(output, dir, sizeof(dir), stem, sizeof(stem));
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *what;
+		if (tsc_name_of(de->d_name, stem, &what) != TSC_NAME_WINDOW)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", path,
+			        strerror(errno));
+	}
+	closedir(d);
 }
 
 static void tsc_report_one(const char *path, int *count)
@@ -284,41 +658,91 @@ static void tsc_report_one(const char *path, int *count)
 	sbt_reader_close(r);
 }
 
-/* FILE, then every <stem>-<pid>.sbt written since the program started. */
-static void tsc_report(const char *output, time_t started)
+/* Names in version order, so that window 10 follows window 9. */
+/* Whether window file part `what` ("frames-100-110.sbt") is the range's
+ * window: the runtime names it KIND-a-B, where a is the unit it opened at
+ * (A, or later when the program started counting past A). */
+static int tsc_is_range_window(const tsc_opts *o, const char *what)
 {
-	char dir[4096], stem[1024];
-	DIR *d;
-	struct dirent *de;
-	int count = 0;
-	size_t sl;
+	size_t kl = strlen(o->range_kind);
+	unsigned long long a, b;
+	char *end;
+	if (strncmp(what, o->range_kind, kl) != 0 || what[kl] != '-')
+		return 0;
+	a = strtoull(what + kl + 1, &end, 10);
+	if (*end != '-')
+		return 0;
+	b = strtoull(end + 1, &end, 10);
+	return strcmp(end, ".sbt") == 0 && a >= o->range_first && a <= o->range_last &&
+	       b == o->range_last;
+}
 
-	tsc_report_one(output, &count);
-	tsc_split(output, dir, sizeof(dir), stem, sizeof(stem));
-	sl = strlen(stem);
+static int tsc_cmp_name(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * FILE, then every <stem>-<pid>.sbt and window file written since the
+ * program started, by name.  Returns 1 when a range was asked for and no
+ * process wrote its window, else 0.
+ */
+static int tsc_report(const tsc_opts *o, time_t started)
+{
+	const char *env = getenv("TRACESMITH_TRIGGER");
+	int windowed = o->trigger[0] || (env && env[0]);
+	char dir[4096], stem[1024], path[8192];
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int count = 0, range_seen = 0;
+	struct dirent *de;
+	DIR *d;
+
+	tsc_report_one(o->output, &count);
+	tsc_split(o->output, dir, sizeof(dir), stem, sizeof(stem));
 	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)) != NULL) {
-			const char *name = de->d_name, *q;
-			char path[8192];
-			struct stat sb;
-			size_t n = strlen(name);
-			if (strncmp(name, stem, sl) != 0 || name[sl] != '-' || n < sl + 6 ||
-			    strcmp(name + n - 4, ".sbt") != 0)
-				continue;
-			for (q = name + sl + 1; q < name + n - 4 && *q >= '0' && *q <= '9'; q++)
-				;
-			if (q != name + n - 4 || q == name + sl + 1)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, name);
-			if (stat(path, &sb) != 0 || sb.st_mtime < started)
-				continue;
-			tsc_report_one(path, &count);
+	while (d && (de = readdir(d)) != NULL) {
+		const char *what = NULL;
+		tsc_name_kind k = tsc_name_of(de->d_name, stem, &what);
+		struct stat sb;
+		if (k == TSC_NAME_OTHER)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &sb) != 0 || sb.st_mtime < started)
+			continue;
+		if (k == TSC_NAME_WINDOW && o->range_kind && tsc_is_range_window(o, what))
+			range_seen = 1;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char **nn = realloc(names, ncap * sizeof(*nn));
+			if (!nn)
+				break; /* listed below as far as memory went */
+			names = nn;
+			cap = ncap;
 		}
-		closedir(d);
+		if ((names[n] = strdup(de->d_name)) != NULL)
+			n++;
 	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), tsc_cmp_name);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		tsc_report_one(path, &count);
+		free(names[i]);
+	}
+	free(names);
 	if (count == 0)
-		fprintf(stderr, "tscapture: no trace written (the program made no recorded calls)\n");
+		fprintf(stderr, "tscapture: no trace written (%s)\n",
+		        windowed ? "no capture window opened"
+		                 : "the program made no recorded calls");
+	if (o->range_kind && !range_seen) {
+		fprintf(stderr, "tscapture: %s %" PRIu64 "-%" PRIu64 " never happened (no window was "
+		                "captured)\n", o->range_kind, o->range_first, o->range_last);
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -339,6 +763,7 @@ int main(int argc, char **argv)
 	if (unlink(o.output) != 0 && errno != ENOENT)
 		fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", o.output,
 		        strerror(errno));
+	tsc_remove_old_windows(o.output);
 	/* exec failure comes back through a close-on-exec pipe. */
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		fprintf(stderr, "tscapture: pipe: %s\n", strerror(errno));
@@ -360,6 +785,12 @@ int main(int argc, char **argv)
 		setenv("TRACESMITH_OWNER_PID", pidstr, 1);
 		if (o.stacks)
 			setenv("TRACESMITH_STACKS", o.stacks, 1);
+		if (o.api)
+			setenv("TRACESMITH_API", o.api, 1);
+		if (o.snapshot_frames)
+			setenv("TRACESMITH_SNAPSHOT_FRAMES", o.snapshot_frames, 1);
+		if (o.trigger[0])
+			setenv("TRACESMITH_TRIGGER", o.trigger, 1);
 		if (tsc_setup_frontends(&o) != 0)
 			_exit(127);
 		execvp(o.argv[0], o.argv);
@@ -396,6 +827,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = WEXITSTATUS(status);
 	}
-	tsc_report(o.output, started);
+	if (tsc_report(&o, started) && rc == 0)
+		rc = TSC_EXIT_NO_RANGE;
 	return rc;
 }

@@ -1,7 +1,9 @@
 /*
  * tsinfo - what is in an SBT trace.
  *
- *   tsinfo TRACE                 summary (sizes, counts by API/type/thread, meta)
+ *   tsinfo TRACE                 summary (sizes, counts by API/type/thread, meta,
+ *                                frames with the run's numbers, a trimmed trace's
+ *                                capture window and snapshot)
  *   tsinfo --json TRACE          the same summary as one JSON object
  *   tsinfo --dump TRACE          one line per record (--json: JSON lines)
  *   tsinfo --verify TRACE        check every chunk; name each damaged offset
@@ -13,12 +15,14 @@
  * 2 usage error.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "serializer/sbt_cli.h"
 #include "serializer/sbt_compute.h"
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
@@ -47,7 +51,8 @@ static void tsi_usage(FILE *f)
 	      "       tsinfo --json TRACE | tsinfo --verify TRACE | tsinfo --chunks TRACE\n"
 	      "\n"
 	      "Without options: a summary of TRACE (size, version, id, start time,\n"
-	      "index, records by API and type, threads, frames, keyframes, time span,\n"
+	      "index, records by API and type, threads, frames with the run's numbers,\n"
+	      "capture window and snapshot of a trimmed trace, keyframes, time span,\n"
 	      "blob bytes and dedup, compression, stacks, metadata).\n"
 	      "\n"
 	      "  --dump        one line per record: seq, time (s), thread, type,\n"
@@ -107,52 +112,98 @@ static int tsi_parse_range(const char *s, uint64_t *a, uint64_t *b)
 	return *a <= *b ? 0 : -1;
 }
 
+enum {
+	TSI_OPT_DUMP = 256,
+	TSI_OPT_JSON,
+	TSI_OPT_STACKS,
+	TSI_OPT_VERIFY,
+	TSI_OPT_CHUNKS,
+	TSI_OPT_SALVAGE,
+	TSI_OPT_RANGE
+};
+
+static const struct option tsi_longopts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"dump", no_argument, NULL, TSI_OPT_DUMP},
+	{"json", no_argument, NULL, TSI_OPT_JSON},
+	{"stacks", no_argument, NULL, TSI_OPT_STACKS},
+	{"verify", no_argument, NULL, TSI_OPT_VERIFY},
+	{"chunks", no_argument, NULL, TSI_OPT_CHUNKS},
+	{"salvage", no_argument, NULL, TSI_OPT_SALVAGE},
+	{"range", required_argument, NULL, TSI_OPT_RANGE},
+	{NULL, 0, NULL, 0}
+};
+
+/* The message for what getopt_long refused. */
+static void tsi_getopt_error(int c, char **argv)
+{
+	char msg[256];
+	sbt_cli_getopt_message(tsi_longopts, c, argv, optopt == TSI_OPT_RANGE ? "A:B" : NULL, msg,
+	                       sizeof(msg));
+	fprintf(stderr, "tsinfo: %s\n", msg);
+}
+
+static int tsi_add_path(tsi_opts *o, const char *a)
+{
+	if (o->path) {
+		fprintf(stderr, "tsinfo: more than one trace given ('%s', '%s')\n", o->path, a);
+		return -1;
+	}
+	o->path = a;
+	return 0;
+}
+
 static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 {
-	int i, dump = 0, verify = 0, chunks = 0;
+	int c, dump = 0, verify = 0, chunks = 0;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+	opterr = 0;
+	optind = 1;
+	/* "-": the trace may come before, between or after the options. */
+	while ((c = getopt_long(argc, argv, "-:h", tsi_longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (tsi_add_path(o, optarg) != 0)
+				return -1;
+			break;
+		case 'h':
 			tsi_usage(stdout);
 			exit(TSI_EXIT_OK);
-		} else if (strcmp(a, "--dump") == 0) {
+		case TSI_OPT_DUMP:
 			dump = 1;
-		} else if (strcmp(a, "--json") == 0) {
+			break;
+		case TSI_OPT_JSON:
 			o->json = 1;
-		} else if (strcmp(a, "--stacks") == 0) {
+			break;
+		case TSI_OPT_STACKS:
 			o->stacks = 1;
-		} else if (strcmp(a, "--verify") == 0) {
+			break;
+		case TSI_OPT_VERIFY:
 			verify = 1;
-		} else if (strcmp(a, "--chunks") == 0) {
+			break;
+		case TSI_OPT_CHUNKS:
 			chunks = 1;
-		} else if (strcmp(a, "--salvage") == 0) {
+			break;
+		case TSI_OPT_SALVAGE:
 			o->salvage = 1;
-		} else if (strcmp(a, "--range") == 0 || strncmp(a, "--range=", 8) == 0) {
-			const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!v) {
-				fprintf(stderr, "tsinfo: --range needs A:B\n");
-				return -1;
-			}
-			if (tsi_parse_range(v, &o->range_a, &o->range_b) != 0) {
+			break;
+		case TSI_OPT_RANGE:
+			if (tsi_parse_range(optarg, &o->range_a, &o->range_b) != 0) {
 				fprintf(stderr, "tsinfo: bad --range '%s': want A:B, A: or :B with "
-				                "A <= B (sequence numbers, B excluded)\n", v);
+				                "A <= B (sequence numbers, B excluded)\n", optarg);
 				return -1;
 			}
 			o->has_range = 1;
-		} else if (strcmp(a, "--") == 0 && i + 1 < argc && !o->path) {
-			o->path = argv[++i];
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "tsinfo: unknown option '%s'\n", a);
+			break;
+		default:
+			tsi_getopt_error(c, argv);
 			return -1;
-		} else if (o->path) {
-			fprintf(stderr, "tsinfo: more than one trace given ('%s', '%s')\n", o->path, a);
-			return -1;
-		} else {
-			o->path = a;
 		}
 	}
+	for (; optind < argc; optind++) /* after "--" */
+		if (tsi_add_path(o, argv[optind]) != 0)
+			return -1;
 	if (!o->path) {
 		fprintf(stderr, "tsinfo: no trace file given\n");
 		return -1;
@@ -260,12 +311,83 @@ typedef struct tsi_scan {
 	 * their images (before dedup), and how many were recorded without one
 	 * (replay cannot load those). */
 	uint64_t cu_loads, cu_image_bytes, cu_no_image;
+	/* A trimmed trace (docs/tsinfo.md "Trimmed traces"): its window, and
+	 * the state snapshot between WINDOW and SNAPSHOT_END. */
+	int has_window;
+	sbt_window window;
+	sbt_status window_error;     /* SBT_OK, or the WINDOW payload did not decode */
+	int has_snapshot_end;
+	uint64_t snapshot_records;   /* records between WINDOW and SNAPSHOT_END */
+	uint64_t snapshot_first_seq, snapshot_last_seq;
+	/* Frames, counted the way tsreplay presents them (docs/tsinfo.md
+	 * "Frames"): FRAME records (a trimmed trace's after its snapshot), with
+	 * the run's numbers, plus presents at the end of the trace whose FRAME
+	 * record was cut off. */
+	uint64_t frame_records;
+	uint64_t first_frame, last_frame; /* FRAME payload numbers */
+	uint32_t present_type;            /* vulkan.vkQueuePresentKHR here; 0 none */
+	tsi_map pending;                  /* thread -> presents after its last FRAME */
+	uint64_t frames_cut;
 } tsi_scan;
 
 static void tsi_scan_free(tsi_scan *s)
 {
 	free(s->types.slots);
 	free(s->threads.slots);
+	free(s->pending.slots);
+}
+
+/* The type number the trace gives `name`, or 0. */
+static uint32_t tsi_type_named(const sbt_reader *r, const char *name)
+{
+	uint32_t type;
+	const char *n;
+	size_t i;
+	for (i = 0; sbt_reader_type_at(r, i, &type, &n) == SBT_OK; i++)
+		if (n && strcmp(n, name) == 0)
+			return type;
+	return 0;
+}
+
+/* Window, snapshot and frame bookkeeping for one record. */
+static sbt_status tsi_scan_frames(tsi_scan *s, const sbt_record *rec)
+{
+	tsi_slot *pend;
+	uint64_t frame;
+	const uint8_t *p = rec->payload;
+
+	if (rec->type == SBT_TYPE_WINDOW && s->records == 0) {
+		s->has_window = 1;
+		s->window_error = sbt_window_decode(rec->payload, rec->payload_len, &s->window);
+		return SBT_OK;
+	}
+	if (s->has_window && !s->has_snapshot_end) {
+		if (rec->type == SBT_TYPE_SNAPSHOT_END) {
+			s->has_snapshot_end = 1;
+			return SBT_OK;
+		}
+		if (s->snapshot_records++ == 0)
+			s->snapshot_first_seq = rec->seq;
+		s->snapshot_last_seq = rec->seq;
+		return SBT_OK; /* the snapshot recreates state; it holds no frame */
+	}
+	if (rec->type == SBT_TYPE_FRAME) {
+		if (sbt_varint_get(&p, rec->payload + rec->payload_len, &frame) != 0)
+			return SBT_OK;
+		if (s->frame_records++ == 0)
+			s->first_frame = frame;
+		s->last_frame = frame;
+		pend = tsi_map_get(&s->pending, rec->thread);
+		if (!pend)
+			return SBT_ERR_NOMEM;
+		pend->count = 0;
+	} else if (s->present_type && rec->type == s->present_type) {
+		pend = tsi_map_get(&s->pending, rec->thread);
+		if (!pend)
+			return SBT_ERR_NOMEM;
+		pend->count++;
+	}
+	return SBT_OK;
 }
 
 /* A compute-model module or library load: count it and its image. */
@@ -294,12 +416,14 @@ static sbt_status tsi_scan_records(sbt_reader *r, tsi_scan *s)
 {
 	sbt_record rec;
 	sbt_status st;
+	size_t i;
 
 	memset(s, 0, sizeof(*s));
+	s->present_type = tsi_type_named(r, "vulkan.vkQueuePresentKHR");
 	while ((st = sbt_reader_next(r, &rec)) == SBT_OK) {
 		tsi_slot *ty = tsi_map_get(&s->types, rec.type);
 		tsi_slot *th = tsi_map_get(&s->threads, rec.thread);
-		if (!ty || !th)
+		if (!ty || !th || tsi_scan_frames(s, &rec) != SBT_OK)
 			return SBT_ERR_NOMEM;
 		ty->count++;
 		th->count++;
@@ -326,6 +450,9 @@ static sbt_status tsi_scan_records(sbt_reader *r, tsi_scan *s)
 			s->max_time = rec.time_ns;
 		s->records++;
 	}
+	for (i = 0; i < s->pending.cap; i++)
+		if (s->pending.slots[i].used)
+			s->frames_cut += s->pending.slots[i].count;
 	if (st != SBT_END) {
 		s->error = st;
 		snprintf(s->message, sizeof(s->message), "%s", sbt_reader_message(r));
@@ -422,12 +549,30 @@ static double tsi_ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 0.0;
 }
 
+/* The frames line's numbers: how many, the first and last (the run's
+ * numbers), 0 when there is none. */
+static uint64_t tsi_frames(const tsi_scan *s, uint64_t *first, uint64_t *last)
+{
+	uint64_t base = s->has_window && s->window_error == SBT_OK && s->window.first_frame
+	                    ? s->window.first_frame
+	                    : 1;
+	if (s->frame_records) {
+		*first = s->first_frame;
+		*last = s->last_frame + s->frames_cut;
+	} else {
+		*first = base;
+		*last = base + s->frames_cut - 1;
+	}
+	return s->frame_records + s->frames_cut;
+}
+
 static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_trace_info *in,
                              const char *open_msg, const tsi_scan *s, tsi_type_row *rows,
                              size_t nrows, tsi_slot *threads, size_t nthreads)
 {
 	char buf[96], h1[32], h2[32], h3[32], h4[32];
 	const char *key, *value;
+	uint64_t nframes, first = 0, last = 0;
 	size_t i;
 	int k;
 
@@ -458,7 +603,43 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 		printf("records      0\n");
 	printf("time span    %.9f s\n",
 	       s->records ? (double)(s->max_time - s->min_time) / 1e9 : 0.0);
-	printf("frames       %llu\n", (unsigned long long)in->frame_count);
+	if (s->has_window && s->window_error != SBT_OK) {
+		printf("window       the WINDOW record does not decode: %s\n",
+		       sbt_strerror(s->window_error));
+	} else if (s->has_window) {
+		printf("window       %llu of the run, trigger '", (unsigned long long)s->window.index);
+		tsi_print_text(stdout, s->window.trigger);
+		printf("', first frame %llu, first submit %llu, first launch %llu\n",
+		       (unsigned long long)s->window.first_frame,
+		       (unsigned long long)s->window.first_submit,
+		       (unsigned long long)s->window.first_launch);
+	}
+	if (s->has_window && s->has_snapshot_end && s->snapshot_records)
+		printf("snapshot     %llu records (seq %llu..%llu)\n",
+		       (unsigned long long)s->snapshot_records,
+		       (unsigned long long)s->snapshot_first_seq,
+		       (unsigned long long)s->snapshot_last_seq);
+	else if (s->has_window && s->has_snapshot_end)
+		printf("snapshot     0 records\n");
+	else if (s->has_window)
+		printf("snapshot     incomplete: %llu records and no SNAPSHOT_END (the trace ends "
+		       "inside its state snapshot)\n", (unsigned long long)s->snapshot_records);
+	nframes = tsi_frames(s, &first, &last);
+	if (nframes == 0)
+		printf("frames       0\n");
+	else if (s->frames_cut == 0)
+		printf("frames       %llu (%llu-%llu)\n", (unsigned long long)nframes,
+		       (unsigned long long)first, (unsigned long long)last);
+	else if (s->frames_cut == 1)
+		printf("frames       %llu (%llu-%llu; the trace ends after the present of frame %llu, "
+		       "before its FRAME record)\n", (unsigned long long)nframes,
+		       (unsigned long long)first, (unsigned long long)last,
+		       (unsigned long long)last);
+	else
+		printf("frames       %llu (%llu-%llu; the trace ends after the presents of frames "
+		       "%llu-%llu, before their FRAME records)\n", (unsigned long long)nframes,
+		       (unsigned long long)first, (unsigned long long)last,
+		       (unsigned long long)(last - s->frames_cut + 1), (unsigned long long)last);
 	printf("keyframes    %llu\n", (unsigned long long)in->keyframe_count);
 	printf("stacks       %llu\n", (unsigned long long)in->stack_count);
 	printf("strings      %llu\n", (unsigned long long)in->string_count);
@@ -525,6 +706,7 @@ static void tsi_summary_json(const char *path, const sbt_reader *r, const sbt_tr
 {
 	char buf[96];
 	const char *key, *value;
+	uint64_t nframes, first = 0, last = 0;
 	size_t i;
 	int k;
 
@@ -554,11 +736,44 @@ static void tsi_summary_json(const char *path, const sbt_reader *r, const sbt_tr
 	printf(",\"chunks\":%llu,\"records\":%llu,\"first_seq\":%llu,\"last_seq\":%llu",
 	       (unsigned long long)in->chunk_count, (unsigned long long)s->records,
 	       (unsigned long long)s->first_seq, (unsigned long long)s->last_seq);
+	nframes = tsi_frames(s, &first, &last);
 	printf(",\"time_span_ns\":%llu,\"frames\":%llu,\"keyframes\":%llu,\"stacks\":%llu"
 	       ",\"strings\":%llu",
 	       (unsigned long long)(s->records ? s->max_time - s->min_time : 0),
-	       (unsigned long long)in->frame_count, (unsigned long long)in->keyframe_count,
+	       (unsigned long long)nframes, (unsigned long long)in->keyframe_count,
 	       (unsigned long long)in->stack_count, (unsigned long long)in->string_count);
+	if (nframes)
+		printf(",\"first_frame\":%llu,\"last_frame\":%llu", (unsigned long long)first,
+		       (unsigned long long)last);
+	else
+		printf(",\"first_frame\":null,\"last_frame\":null");
+	printf(",\"frames_cut\":%llu,\"window\":", (unsigned long long)s->frames_cut);
+	if (s->has_window && s->window_error == SBT_OK) {
+		printf("{\"index\":%llu,\"trigger\":", (unsigned long long)s->window.index);
+		tsi_json_str(stdout, s->window.trigger);
+		printf(",\"first_frame\":%llu,\"first_submit\":%llu,\"first_launch\":%llu}",
+		       (unsigned long long)s->window.first_frame,
+		       (unsigned long long)s->window.first_submit,
+		       (unsigned long long)s->window.first_launch);
+	} else if (s->has_window) {
+		printf("{\"error\":");
+		tsi_json_str(stdout, sbt_strerror(s->window_error));
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(",\"snapshot\":");
+	if (s->has_window) {
+		printf("{\"records\":%llu,\"complete\":%s", (unsigned long long)s->snapshot_records,
+		       s->has_snapshot_end ? "true" : "false");
+		if (s->snapshot_records)
+			printf(",\"first_seq\":%llu,\"last_seq\":%llu",
+			       (unsigned long long)s->snapshot_first_seq,
+			       (unsigned long long)s->snapshot_last_seq);
+		printf("}");
+	} else {
+		printf("null");
+	}
 	printf(",\"blobs\":{\"count\":%llu,\"bytes_logical\":%llu,\"bytes_unique\":%llu"
 	       ",\"bytes_stored\":%llu}",
 	       (unsigned long long)in->blob_count, (unsigned long long)in->blob_bytes_logical,

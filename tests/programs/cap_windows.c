@@ -13,12 +13,18 @@
  *   cap_windows app N          frames, the in-app API (tracesmith_app.h) starting
  *                              a window at frame 3, ending it at frame 5, and
  *                              triggering 2 frames at frame 7
+ *   cap_windows slow N         frames, 20 ms each, printing "frame i" after each
+ *   cap_windows threads N      frames on the main thread while 3 other threads
+ *                              record calls all along
  *   cap_windows check FILE     the facts a test asserts, one per line
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "capture/cap.h"
@@ -60,7 +66,7 @@ static int cw_check(const char *path)
 	sbt_record rec;
 	sbt_status st;
 	uint64_t n = 0, snap = 0, calls = 0, creates = 0, first_seq = 0;
-	int seen_end = 0;
+	int seen_end = 0, snap_open = 0;
 	st = sbt_reader_open(path, NULL, &r);
 	if (st != SBT_OK) {
 		fprintf(stderr, "cap_windows: %s: %s\n", path, sbt_strerror(st));
@@ -81,6 +87,7 @@ static int cw_check(const char *path)
 				printf("window record undecodable\n");
 				break;
 			}
+			snap_open = 1;
 			printf("window %" PRIu64 " trigger '%s' first frame %" PRIu64
 			       " submit %" PRIu64 " launch %" PRIu64 "\n",
 			       w.index, w.trigger, w.first_frame, w.first_submit, w.first_launch);
@@ -89,10 +96,12 @@ static int cw_check(const char *path)
 		case SBT_TYPE_SNAPSHOT_END:
 			printf("snapshot %" PRIu64 " objects\n", snap);
 			seen_end = 1;
+			snap_open = 0;
 			break;
 		case SBT_TYPE_KEYFRAME:
 			snap = 0;
 			seen_end = 0;
+			snap_open = 1;
 			printf("keyframe '%.*s'\n", (int)(rec.payload_len < 8 ? rec.payload_len : 8),
 			       (const char *)rec.payload);
 			break;
@@ -109,6 +118,8 @@ static int cw_check(const char *path)
 			break;
 		}
 		case CW_CALL:
+			if (!seen_end && first_seq && n > 0 && snap_open)
+				printf("call inside the snapshot\n");
 			calls++;
 			printf("call %" PRIu64 "\n", v);
 			break;
@@ -126,13 +137,25 @@ static int cw_check(const char *path)
 	return 0;
 }
 
+static atomic_int_least32_t cw_stop;
+
+static void *cw_thread(void *arg)
+{
+	uint64_t i = 0;
+	(void)arg;
+	while (!atomic_load(&cw_stop))
+		cw_call(1000000 + i++);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n;
 	if (argc == 3 && strcmp(argv[1], "check") == 0)
 		return cw_check(argv[2]);
 	if (argc != 3) {
-		fprintf(stderr, "usage: cap_windows frames|submits|launches|signal|app N | check FILE\n");
+		fprintf(stderr, "usage: cap_windows frames|submits|launches|signal|app|slow|threads N | "
+		                "check FILE\n");
 		return 2;
 	}
 	n = strtoull(argv[2], NULL, 10);
@@ -147,6 +170,23 @@ int main(int argc, char **argv)
 			cw_call(i);
 			cap_unit_end(u);
 		}
+		return 0;
+	}
+	if (strcmp(argv[1], "threads") == 0) {
+		pthread_t th[3];
+		for (int k = 0; k < 3; k++)
+			pthread_create(&th[k], NULL, cw_thread, NULL);
+		for (uint64_t i = 1; i <= n; i++) {
+			struct timespec ms = {0, 2000000};
+			if (i % 2)
+				cw_create();
+			cw_call(i);
+			cap_frame_end(i);
+			nanosleep(&ms, NULL);
+		}
+		atomic_store(&cw_stop, 1);
+		for (int k = 0; k < 3; k++)
+			pthread_join(th[k], NULL);
 		return 0;
 	}
 	for (uint64_t i = 1; i <= n; i++) {
@@ -174,6 +214,12 @@ int main(int argc, char **argv)
 			cap_frame_end(i);
 		if (strcmp(argv[1], "signal") == 0 && (i == 3 || i == 6))
 			raise(SIGUSR1);
+		if (strcmp(argv[1], "slow") == 0) {
+			struct timespec ms = {0, 20000000};
+			printf("frame %" PRIu64 "\n", i);
+			fflush(stdout);
+			nanosleep(&ms, NULL);
+		}
 	}
 	fflush(stdout);
 	return 0;

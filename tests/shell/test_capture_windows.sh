@@ -140,5 +140,34 @@ TRACESMITH_OUTPUT="$tmp/bad/t.sbt" TRACESMITH_TRIGGER=frames:9-3 "$T" frames 2 >
 grep -q "TRACESMITH_TRIGGER: 'frames:9-3' is not" "$tmp/bad/err" || fail "bad trigger: $(cat "$tmp/bad/err")"
 only "$tmp/bad" t.sbt
 
+# 10. Killed (SIGKILL) inside a window: the window's file reads up to the
+#     last flush (100 ms here), window record and snapshot first.
+mkdir -p "$tmp/kill"
+TRACESMITH_OUTPUT="$tmp/kill/t.sbt" TRACESMITH_TRIGGER=frames:3-1000 TRACESMITH_FLUSH_MS=100 \
+	"$T" slow 1000 >"$tmp/kill/out" 2>"$tmp/kill/err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -qx 'frame 40' "$tmp/kill/out" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.3
+kill -9 $pid
+wait $pid 2>/dev/null
+only "$tmp/kill" t-frames-3-1000.sbt
+expect "$tmp/kill/t-frames-3-1000.sbt" "window 1 trigger 'frames 3-1000' first frame 3 submit 1 launch 1" \
+	"snapshot 1 objects" "frame 3" "frame 30"
+
+# 11. Other threads recording all along: each window holds its snapshot
+#     first, then the frames asked for, every thread's calls after the
+#     snapshot's end; the windows of one run go on in sequence.
+run th frames:5-7 threads 12
+only "$tmp/th" t-frames-5-7.sbt
+expect "$tmp/th/t-frames-5-7.sbt" "window 1 trigger 'frames 5-7' first frame 5 submit 1 launch 1" \
+	"snapshot 2 objects" "frame 5" "frame 7"
+grep -q '^object record after\|^call inside the snapshot' "$tmp/check.out" &&
+	fail "threads: snapshot records mixed with calls"
+grep -q '^frame \(4\|8\)$' "$tmp/check.out" && fail "threads: frames outside 5-7"
+
 [ $fails -eq 0 ] && echo "test_capture_windows: ok"
 exit $((fails > 0))

@@ -29,6 +29,16 @@ expect_rc 2 runsbad "$REPLAY" --check-determinism --runs 1 "$T/d.sbt"
 has runsbad err "--runs '1'"
 expect_rc 2 rangemissing "$REPLAY" "$T/d.sbt" --range
 has rangemissing err "--range needs a value"
+# getopt_long: an unambiguous start stands for the option, an ambiguous one
+# is refused, options may follow "--"'s trace only as traces
+expect_rc 2 ambiguous "$REPLAY" --r 1: "$T/d.sbt"
+has ambiguous err "tsreplay: option '--r' is ambiguous: give more of its name"
+expect_rc 0 abbrev "$REPLAY" --js --ran=1: "$T/d.sbt"
+has abbrev out '"result":"match"'
+expect_rc 2 flagvalue "$REPLAY" --json=yes "$T/d.sbt"
+has flagvalue err "tsreplay: --json takes no value"
+expect_rc 2 dashdash "$REPLAY" -- "$T/d.sbt" --json
+has dashdash err "more than one trace given ('--json')"
 
 # --- unreadable traces ---------------------------------------------------------
 expect_rc 1 missing "$REPLAY" "$T/nope.sbt"

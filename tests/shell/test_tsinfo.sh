@@ -26,7 +26,7 @@ LAST=$(get last_seq)
 "$TSINFO" "$T" >"$tmp/sum" 2>"$tmp/err" || fail "summary exited $?"
 [ ! -s "$tmp/err" ] || fail "summary of a clean trace wrote to stderr: $(cat "$tmp/err")"
 grep -Eq "^records +$NREC \\(seq 1\\.\\.$LAST\\)\$" "$tmp/sum" || fail "records line wrong"
-grep -Eq "^frames +$(get frames)\$" "$tmp/sum" || fail "frames line wrong"
+grep -Eq "^frames +$(get frames) \\(1-$(get frames)\\)\$" "$tmp/sum" || fail "frames line wrong"
 grep -Eq "^keyframes +$(get keyframes)\$" "$tmp/sum" || fail "keyframes line wrong"
 grep -Eq "^stacks +$(get stacks)\$" "$tmp/sum" || fail "stacks line wrong"
 grep -Eq "^index +found \\(trailer\\)\$" "$tmp/sum" || fail "index line wrong"
@@ -186,6 +186,22 @@ set -e
 grep -q "unknown option '--bogus'" "$tmp/err" && grep -q '^usage: tsinfo' "$tmp/err" ||
 	fail "unknown flag message: $(cat "$tmp/err")"
 [ ! -s "$tmp/out" ] || fail "unknown flag wrote to stdout"
+set +e
+"$TSINFO" --s "$T" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "ambiguous flag: exit $rc, want 2"
+grep -q "tsinfo: option '--s' is ambiguous: give more of its name" "$tmp/err" ||
+	fail "ambiguous flag message: $(cat "$tmp/err")"
+# getopt_long: an unambiguous start stands for the option; the trace may come first
+"$TSINFO" "$T" --ra=1:3 >"$tmp/out" || fail "--ra=1:3 exited $?"
+[ "$(wc -l <"$tmp/out")" -eq 2 ] || fail "--ra=1:3 gave $(wc -l <"$tmp/out") lines"
+set +e
+"$TSINFO" --json=1 "$T" >/dev/null 2>"$tmp/err"
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "tsinfo: --json takes no value" "$tmp/err" ||
+	fail "--json=1: exit $rc: $(cat "$tmp/err")"
 set +e
 "$TSINFO" "$tmp/nonexistent.sbt" >/dev/null 2>"$tmp/err"
 rc=$?
