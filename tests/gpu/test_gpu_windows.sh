@@ -1,9 +1,9 @@
 #!/bin/sh
 # GPU only (make test-gpu): capture windows on a real GPU.  gpu_windows
 # (tests/gpu/gpu_windows.cu: cudaProfilerStart/Stop and an NVTX range named
-# "window" around rounds 3..5 of 8) captured whole, then with
-# TRACESMITH_TRIGGER=profiler, with nvtx:window (libtracesmith_nvtx.so
-# through NVTX_INJECTION64_PATH) and with launches:5-10 (rounds 3..5's
+# "window" around rounds 3..5 of 8) captured whole, then with tscapture
+# --profiler, with --nvtx window (libtracesmith_nvtx.so through
+# NVTX_INJECTION64_PATH) and with --launches 5-10 (rounds 3..5's
 # kernels); each window's trace replays with every checkpoint equal, and
 # its checkpoints are those of rounds 3..5 of the whole capture (the
 # captured hashes, by position); the captured runs print what the plain
@@ -47,14 +47,14 @@ window() {
 	echo "$1: $(cat "$T/$1.replay.err" | tail -n 1)"
 }
 
-TRACESMITH_TRIGGER=profiler expect_rc 0 profiler "$BUILD/tscapture" -o "$T/pr.sbt" -- "$G/gpu_windows"
+expect_rc 0 profiler "$BUILD/tscapture" --profiler -o "$T/pr.sbt" -- "$G/gpu_windows"
 window profiler pr-window-1.sbt
-TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$TOP/$BUILD/interpose/libtracesmith_nvtx.so" \
-	expect_rc 0 nvtx "$BUILD/tscapture" -o "$T/nv.sbt" -- "$G/gpu_windows"
+NVTX_INJECTION64_PATH="$TOP/$BUILD/interpose/libtracesmith_nvtx.so" \
+	expect_rc 0 nvtx "$BUILD/tscapture" --nvtx window -o "$T/nv.sbt" -- "$G/gpu_windows"
 window nvtx nv-window-1.sbt
 # Launches 5..10 are rounds 3..5's kernels; the window closes after launch
 # 10, before round 5's read-back: rounds 3 and 4's checkpoints.
-TRACESMITH_TRIGGER=launches:5-10 expect_rc 0 launches "$BUILD/tscapture" -o "$T/lr.sbt" -- "$G/gpu_windows"
+expect_rc 0 launches "$BUILD/tscapture" --launches 5-10 -o "$T/lr.sbt" -- "$G/gpu_windows"
 [ -s "$T/lr-launches-5-10.sbt" ] || fail "launches: no window trace: $(ls "$T")"
 expect_rc 0 launches.replay "$BUILD/tsreplay" "$T/lr-launches-5-10.sbt"
 ckpts "$T/lr-launches-5-10.sbt" >"$T/lr.rounds"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Capture windows of a CUDA program on the libcuda test double
 # (docs/cuda.md "Capture windows"): cuda_window_app captured whole, then
-# with TRACESMITH_TRIGGER=launches:A-B, with profiler (cuProfilerStart /
-# cuProfilerStop around rounds) and with nvtx:NAME (an NVTX range through
-# libtracesmith_nvtx.so, in its push/pop, start/end, Ex and wide forms).  Each
+# with tscapture --launches A-B (and TRACESMITH_TRIGGER=launches:A-B), with
+# --profiler (cuProfilerStart / cuProfilerStop around rounds) and with
+# --nvtx NAME (an NVTX range through libtracesmith_nvtx.so, in its push/pop, start/end, Ex and wide forms).  Each
 # window's trace replays with tsreplay on the double, every checkpoint
 # equal; its checkpoints equal, by position (object, offset, length, hash),
 # those the whole-run capture has between the same launches; it holds
@@ -76,12 +76,12 @@ launches() {
 	"$INFO" --dump "$1" | grep -cE ' cuda\.cu(LaunchKernel|LaunchKernelEx|LaunchCooperativeKernel|GraphLaunch) ' || true
 }
 
-# window_check NAME TRACE WANT_CKPTS FIRST UNTIL NLAUNCH: the window's
-# trace replays with WANT_CKPTS checkpoints all equal, they are those the
-# whole run has between launch FIRST and launch UNTIL, and it holds NLAUNCH
-# launches.
+# window_check NAME TRACE WANT_CKPTS FIRST UNTIL NLAUNCH TRIGGER: the
+# window's trace replays with WANT_CKPTS checkpoints all equal, they are
+# those the whole run has between launch FIRST and launch UNTIL, it holds
+# NLAUNCH launches, and tsinfo shows the window, opened by TRIGGER.
 window_check() {
-	wc_name=$1 wc_trace=$2 wc_want=$3 wc_first=$4 wc_until=$5 wc_nl=$6
+	wc_name=$1 wc_trace=$2 wc_want=$3 wc_first=$4 wc_until=$5 wc_nl=$6 wc_trig=$7
 	[ -s "$wc_trace" ] || fail "$wc_name: no window trace $wc_trace: $(ls "$T")"
 	all_match "$wc_name.replay" "$wc_want" "$wc_trace"
 	ckpts "$wc_trace" >"$T/$wc_name.ck"
@@ -101,7 +101,7 @@ window_check() {
 	echo "$before" | grep -qE ' cuda\.cu(Memcpy|Memset|Launch|GraphLaunch|StreamSynchronize|EventRecord)' &&
 		fail "$wc_name: work of the program before the window's SNAPSHOT_END: $(echo "$before" | grep -E ' cuda\.cu(Memcpy|Memset|Launch)' | head -n 3)"
 	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
-	has "$wc_name.info" out "window"
+	has "$wc_name.info" out "trigger '$wc_trig'"
 }
 
 # ---- the whole run ---------------------------------------------------------------
@@ -117,9 +117,10 @@ all_match full.replay 18 "$T/full.sbt"
 # The window opens at launch 5 (round 3's fill: z of round 3 is made
 # before it) and closes after launch 8, before round 4's read-backs: round
 # 3's three checkpoints are in it.
-TRACESMITH_TRIGGER=launches:5-8 expect_rc 0 lr.cap "$CAP" -o "$T/lr.sbt" -- "$PROG"
+expect_rc 0 lr.cap "$CAP" --launches 5-8 -o "$T/lr.sbt" -- "$PROG"
 cmp -s "$T/full.plain.out" "$T/lr.cap.out" || fail "launches:5-8: the run printed '$(cat "$T/lr.cap.out")'"
-window_check launches "$T/lr-launches-5-8.sbt" 3 5 8 4
+window_check launches "$T/lr-launches-5-8.sbt" 3 5 8 4 "launches 5-8"
+has launches.info out "first launch 5"
 # --range from the window's second launch restores the window's keyframe
 # (a full one) and fast-forwards: round 3's checkpoints still match.
 second=$("$INFO" --dump "$T/lr-launches-5-8.sbt" | grep ' cuda\.cuLaunchKernel ' | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
@@ -128,9 +129,9 @@ all_match lr.range 3 --range "$second:" "$T/lr-launches-5-8.sbt"
 has lr.range err "restored keyframe at seq"
 expect_rc 0 lr.det "$RP" --check-determinism --runs 2 "$T/lr-launches-5-8.sbt"
 
-# ---- launches:1-2: a window opening at the very first launch --------------------------
+# ---- launches:1-2 (the variable tscapture sets): from the very first launch ----------
 TRACESMITH_TRIGGER=launches:1-2 expect_rc 0 l1.cap "$CAP" -o "$T/l1.sbt" -- "$PROG"
-window_check first "$T/l1-launches-1-2.sbt" 0 1 2 2
+window_check first "$T/l1-launches-1-2.sbt" 0 1 2 2 "launches 1-2"
 
 # ---- profiler: cuProfilerStart before round 2, cuProfilerStop after round 4 -------------
 PMARKS="--marks profiler --from 2 --to 4"
@@ -138,13 +139,13 @@ PMARKS="--marks profiler --from 2 --to 4"
 expect_rc 0 pr.plain "$PROG" $PMARKS
 cmp -s "$T/full.plain.out" "$T/pr.plain.out" || fail "the marks change the program's result"
 # shellcheck disable=SC2086
-TRACESMITH_TRIGGER=profiler expect_rc 0 pr.cap "$CAP" -o "$T/pr.sbt" -- "$PROG" $PMARKS
+expect_rc 0 pr.cap "$CAP" --profiler -o "$T/pr.sbt" -- "$PROG" $PMARKS
 # rounds 2..4: launches 3..8, nine read-backs
-window_check profiler "$T/pr-window-1.sbt" 9 3 9 6
+window_check profiler "$T/pr-window-1.sbt" 9 3 9 6 profiler
 # The markers as cudart reaches them, through cuGetProcAddress: wrapped too.
 # shellcheck disable=SC2086
 TRACESMITH_TRIGGER=profiler expect_rc 0 prp.cap "$CAP" -o "$T/prp.sbt" -- "$PROG" $PMARKS --procaddr
-window_check procaddr "$T/prp-window-1.sbt" 9 3 9 6
+window_check procaddr "$T/prp-window-1.sbt" 9 3 9 6 profiler
 # Without the trigger the markers only pass through: a whole-run trace.
 # shellcheck disable=SC2086
 expect_rc 0 pr.whole "$CAP" -o "$T/prw.sbt" -- "$PROG" $PMARKS
@@ -156,25 +157,25 @@ all_match pr.whole.replay 18 "$T/prw.sbt"
 # the first made and freed is gone from it, what it kept is there.
 TRACESMITH_TRIGGER=profiler expect_rc 0 pr2.cap "$CAP" -o "$T/pr2.sbt" -- \
 	"$PROG" --marks profiler --from 2 --to 2 --again 4-5
-window_check two.1 "$T/pr2-window-1.sbt" 3 3 5 2
-window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4
+window_check two.1 "$T/pr2-window-1.sbt" 3 3 5 2 profiler
+window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4 profiler
+has two.2.info out "window       2 of the run"
 [ ! -e "$T/pr2-window-3.sbt" ] || fail "a third window was written"
 
 # ---- nvtx:window, each form of range ------------------------------------------------
 for form in push start ex wide; do
-	# shellcheck disable=SC2086
-	TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
-		expect_rc 0 "nv.$form.cap" "$CAP" -o "$T/nv$form.sbt" -- \
-		"$PROG" --marks nvtx --from 3 --to 5 --nvtx-form "$form"
+	NVTX_INJECTION64_PATH="$NVTX_LIB" expect_rc 0 "nv.$form.cap" "$CAP" --nvtx window \
+		-o "$T/nv$form.sbt" -- "$PROG" --marks nvtx --from 3 --to 5 --nvtx-form "$form"
 	cmp -s "$T/full.plain.out" "$T/nv.$form.cap.out" || fail "nvtx $form: the run printed '$(cat "$T/nv.$form.cap.out")'"
 	# rounds 3..5: launches 5..10
-	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6
+	# (opened through the in-app API: its trigger text is app)
+	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6 app
 done
 # A range begun before the first CUDA call: the window holds the whole
 # program from cuInit on, with an empty snapshot, and replays.
 TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.early.cap "$CAP" -o "$T/nve.sbt" -- "$PROG" --marks nvtx --from 0 --to 5
-window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10
+window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10 app
 # A range of another name opens nothing.
 TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
