@@ -53,8 +53,12 @@ static struct tnv_state {
 	nvtxRangeId_t started[TNV_MAX_STARTED]; /* open NAME start ranges, 0: free */
 } tnv_g = {.mu = PTHREAD_MUTEX_INITIALIZER, .next_id = 1};
 
-/* This thread's push ranges: how deep, and which levels are NAME. */
-static __thread struct tnv_stack {
+/* This thread's push ranges: how deep, and which levels are NAME.  In the
+ * static TLS block (initial-exec, 40 bytes of the room glibc keeps for
+ * libraries loaded later): NVTX dlopens us, and dynamic TLS would be
+ * allocated behind the program's back on each thread's first push (and
+ * trips LeakSanitizer's thread scan under make asan). */
+static __thread __attribute__((tls_model("initial-exec"))) struct tnv_stack {
 	int depth;
 	uint64_t named[TNV_STACK_BITS / 64];
 } tnv_tls;
