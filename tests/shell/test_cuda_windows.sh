@@ -11,8 +11,9 @@
 # its snapshot; tsinfo names the window.  Also: --range inside a window,
 # --check-determinism on one, a window opening at the first launch, a run
 # with two windows, the profiler markers reached through cuGetProcAddress,
-# the markers without the trigger (a whole-run trace), and an NVTX range of
-# another name (no window).
+# the markers without the trigger (a whole-run trace), an NVTX range of
+# another name (no window), and a window of cuda_runtime_like (cudart's
+# side-door primary context and library, kept and recreated).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -161,6 +162,22 @@ window_check two.1 "$T/pr2-window-1.sbt" 3 3 5 2 profiler
 window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4 profiler
 has two.2.info out "window       2 of the run"
 [ ! -e "$T/pr2-window-3.sbt" ] || fail "a third window was written"
+
+# ---- cudart's way (cuda_runtime_like): the primary context retained through
+# the side door (inferred in the snapshot), a library from a fatbin
+# wrapper, kernels launched as functions -------------------------------------
+RT="$TOP/$BUILD/tests/cuda/cuda_runtime_like"
+expect_rc 0 rt.cap "$CAP" -o "$T/rtfull.sbt" -- "$RT" --size 3000
+expect_rc 0 rtw.cap "$CAP" --launches 3-6 -o "$T/rtw.sbt" -- "$RT" --size 3000
+cmp -s "$T/rt.cap.out" "$T/rtw.cap.out" || fail "cuda_runtime_like: the window's run printed '$(cat "$T/rtw.cap.out")'"
+all_match rtw.replay 1 "$T/rtw-launches-3-6.sbt"
+ckpts "$T/rtw-launches-3-6.sbt" >"$T/rtw.ck"
+ckpts "$T/rtfull.sbt" 3 6 >"$T/rtw.full.ck"
+cmp -s "$T/rtw.ck" "$T/rtw.full.ck" || fail "cuda_runtime_like: the window's checkpoints differ from the whole run's"
+"$INFO" --dump "$T/rtw-launches-3-6.sbt" | grep -q 'cuda.cuDevicePrimaryCtxRetain .*sub=1' ||
+	fail "cuda_runtime_like: the snapshot does not retain the runtime's primary context"
+"$INFO" --dump "$T/rtw-launches-3-6.sbt" | grep -q 'cuda.cuLibraryLoadData .*blob=' ||
+	fail "cuda_runtime_like: the snapshot has no library image"
 
 # ---- nvtx:window, each form of range ------------------------------------------------
 for form in push start ex wide; do
