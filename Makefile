@@ -105,7 +105,8 @@ $(BUILD)/lib/%.a:
 # unmapped code.  The manifest points at the library beside it.
 $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) layers/vulkan/vkl.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=layers/vulkan/vkl.map \
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libVkLayer_tracesmith.so \
+		-Wl,--version-script=layers/vulkan/vkl.map \
 		$(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
 $(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
 	@mkdir -p $(dir $@)
@@ -121,7 +122,8 @@ $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json: layers/vulkan/Vk
 # and dlsym (version script interpose/cuda/tcu.map), resident once loaded.
 $(BUILD)/interpose/libtracesmith_cuda.so: $(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) interpose/cuda/tcu.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=interpose/cuda/tcu.map \
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libtracesmith_cuda.so \
+		-Wl,--version-script=interpose/cuda/tcu.map \
 		$(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
 
 # The NVTX injection library (capture windows from NVTX ranges): links no

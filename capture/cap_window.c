@@ -314,7 +314,11 @@ void cap_unit_begin(cap_unit unit)
 	if (__builtin_expect(!cfg->triggers, 1))
 		return;
 	k = atomic_fetch_add(&cap_g.units[unit], 1) + 1;
-	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+	/* The lock only where something may happen: a SIGUSR1 to act on, or
+	 * the range's first unit (checked again under the lock). */
+	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == (int)unit &&
+	      !atomic_load(&cap_g.range_opened) && k >= cfg->range_first && k <= cfg->range_last))
 		return;
 	cap_win_ensure_started();
 	pthread_mutex_lock(&cap_g.win_mu);
@@ -336,9 +340,14 @@ void cap_unit_begin(cap_unit unit)
 void cap_unit_end(cap_unit unit)
 {
 	const cap_config *cfg = cap_config_get();
+	uint64_t last;
 	if (__builtin_expect(!cfg->triggers, 1))
 		return;
-	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+	/* The lock only for a SIGUSR1 to act on or the open window's last unit. */
+	last = atomic_load(&cap_g.win_last);
+	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !(last && atomic_load(&cap_g.win_unit) == (int)unit &&
+	      atomic_load(&cap_g.units[unit]) >= last))
 		return;
 	pthread_mutex_lock(&cap_g.win_mu);
 	if (cap_win_is_open() && cap_g.win_unit == (int)unit && cap_g.win_last &&
@@ -419,6 +428,13 @@ static int cap_app_start(void)
 	return cap_app_rc(cap_window_start("app"));
 }
 
+static int cap_app_start_named(const char *why)
+{
+	if (!cap_config_get()->triggers)
+		return TRACESMITH_APP_WHOLE_RUN;
+	return cap_app_rc(cap_window_start(why && why[0] ? why : "app"));
+}
+
 static int cap_app_end(void)
 {
 	return cap_app_rc(cap_window_end());
@@ -457,6 +473,7 @@ static const tracesmith_app_api cap_app_api = {
 	.trigger_capture = cap_app_trigger,
 	.mark_frame = cap_app_mark_frame,
 	.is_capturing = cap_app_is_capturing,
+	.start_capture_named = cap_app_start_named,
 };
 
 /* Exported by each front-end library (its version script lists it). */

@@ -34,6 +34,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +117,11 @@ static void tnv_named_begin(void)
 	pthread_mutex_lock(&tnv_g.mu);
 	first = tnv_g.open++ == 0;
 	pthread_mutex_unlock(&tnv_g.mu);
-	if (first)
-		tracesmith_start_capture();
+	if (first) {
+		char why[160];
+		snprintf(why, sizeof(why), "nvtx %s", tnv_g.name);
+		tracesmith_start_capture_named(why);
+	}
 }
 
 static void tnv_named_end(void)

@@ -181,18 +181,18 @@ cmp -s "$T/rtw.ck" "$T/rtw.full.ck" || fail "cuda_runtime_like: the window's che
 
 # ---- nvtx:window, each form of range ------------------------------------------------
 for form in push start ex wide; do
-	NVTX_INJECTION64_PATH="$NVTX_LIB" expect_rc 0 "nv.$form.cap" "$CAP" --nvtx window \
+	expect_rc 0 "nv.$form.cap" "$CAP" --nvtx window \
 		-o "$T/nv$form.sbt" -- "$PROG" --marks nvtx --from 3 --to 5 --nvtx-form "$form"
 	cmp -s "$T/full.plain.out" "$T/nv.$form.cap.out" || fail "nvtx $form: the run printed '$(cat "$T/nv.$form.cap.out")'"
 	# rounds 3..5: launches 5..10
 	# (opened through the in-app API: its trigger text is app)
-	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6 app
+	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6 "nvtx window"
 done
 # A range begun before the first CUDA call: the window holds the whole
 # program from cuInit on, with an empty snapshot, and replays.
 TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.early.cap "$CAP" -o "$T/nve.sbt" -- "$PROG" --marks nvtx --from 0 --to 5
-window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10 app
+window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10 "nvtx window"
 # A range of another name opens nothing.
 TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
 	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
