@@ -15,6 +15,7 @@
 #                                                  + VkLayer_tracesmith.json (VK_ADD_LAYER_PATH)
 #   tests/shaders/*.{comp,vert,frag}            -> $(BUILD)/tests/shaders/*.spv (glslangValidator)
 #   interpose/cuda/*.c + generated/*.c          -> $(BUILD)/interpose/libtracesmith_cuda.so (LD_PRELOAD)
+#   interpose/nvtx/*.c                          -> $(BUILD)/interpose/libtracesmith_nvtx.so (NVTX_INJECTION64_PATH)
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
 #   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
@@ -46,6 +47,7 @@ CAP_SRC  := $(wildcard capture/*.c capture/generated/*.c)
 RP_SRC   := $(wildcard replayer/*.c replayer/generated/*.c replayer/vulkan/*.c) \
             $(if $(HAVE_CUDA),$(wildcard replayer/cuda/*.c))
 TCU_SRC  := $(if $(HAVE_CUDA),$(wildcard interpose/cuda/*.c interpose/cuda/generated/*.c))
+TNV_SRC  := $(if $(HAVE_CUDA),$(wildcard interpose/nvtx/*.c))
 CUDBL_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/*.c))
 CUDBL_MOD_SRC := $(if $(HAVE_CUDA),$(wildcard tests/doubles/cuda/modules/*.c))
 CUPROG_SRC := $(if $(HAVE_CUDA),$(wildcard tests/cuda/*.c))
@@ -75,6 +77,7 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_code
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
+TNV_SO := $(if $(TNV_SRC),$(BUILD)/interpose/libtracesmith_nvtx.so)
 CUDBL := $(if $(CUDBL_SRC),$(BUILD)/tests/doubles/cuda/libcuda.so.1 $(BUILD)/tests/doubles/cuda/libcuda.so)
 CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/cuda/modules/%.so,$(CUDBL_MOD_SRC))
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
@@ -82,7 +85,7 @@ TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
 all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
-     $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
+     $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -102,7 +105,8 @@ $(BUILD)/lib/%.a:
 # unmapped code.  The manifest points at the library beside it.
 $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) layers/vulkan/vkl.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=layers/vulkan/vkl.map \
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libVkLayer_tracesmith.so \
+		-Wl,--version-script=layers/vulkan/vkl.map \
 		$(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
 $(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
 	@mkdir -p $(dir $@)
@@ -118,8 +122,16 @@ $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json: layers/vulkan/Vk
 # and dlsym (version script interpose/cuda/tcu.map), resident once loaded.
 $(BUILD)/interpose/libtracesmith_cuda.so: $(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) interpose/cuda/tcu.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,--version-script=interpose/cuda/tcu.map \
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libtracesmith_cuda.so \
+		-Wl,--version-script=interpose/cuda/tcu.map \
 		$(call obj,$(TCU_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+
+# The NVTX injection library (capture windows from NVTX ranges): links no
+# TraceSmith code, reaches the capture libraries through the in-app API.
+$(BUILD)/interpose/libtracesmith_nvtx.so: $(call obj,$(TNV_SRC)) interpose/nvtx/tnv.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=interpose/nvtx/tnv.map \
+		$(call obj,$(TNV_SRC)) -ldl -o $@
 
 # The CPU test double of libcuda.so.1 (named as a double in every message).
 $(BUILD)/tests/doubles/cuda/libcuda.so.1: $(call obj,$(CUDBL_SRC)) $(LIB_SBT)
@@ -251,7 +263,7 @@ install: all
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith; \
-		install -m 755 $(TCU_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+		install -m 755 $(TCU_SO) $(TNV_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
 	fi
 
 clean:

@@ -216,10 +216,10 @@ typedef struct cap_global {
 	_Atomic uint64_t file_gen;    /* bumped for each window's file */
 	_Atomic uint32_t key_request; /* frames asked for by the hotkey */
 	atomic_int sig_toggle;        /* SIGUSR1 seen, not acted on */
-	int win_unit;                 /* the open window ends with this unit... */
-	uint64_t win_last;            /* ...numbered this (0: open-ended) */
+	atomic_int win_unit;          /* the open window ends with this unit... */
+	_Atomic uint64_t win_last;    /* ...numbered this (0: open-ended) */
 	uint64_t win_count;           /* windows opened so far */
-	int range_opened;             /* the TRACESMITH_TRIGGER range's window opened */
+	atomic_int range_opened;      /* the TRACESMITH_TRIGGER range's window opened */
 	sbt_window win;               /* the open window */
 	void (*on_window_open[8])(void);
 	int n_on_window_open;

@@ -47,15 +47,29 @@ void cap_window_init_(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
+/* Front-ends ask these on every call: the answers are kept after the first
+ * (-1: not known yet; a race only computes the same value twice). */
+static atomic_int cap_win_windowed = -1, cap_win_tracking = -1;
+
 int cap_windowed(void)
 {
-	return cap_config_get()->triggers != 0;
+	int v = atomic_load_explicit(&cap_win_windowed, memory_order_relaxed);
+	if (__builtin_expect(v < 0, 0)) {
+		v = cap_config_get()->triggers != 0;
+		atomic_store_explicit(&cap_win_windowed, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 int cap_tracking(void)
 {
-	const cap_config *c = cap_config_get();
-	return !c->disabled && (c->triggers != 0 || c->snapshot_frames != 0);
+	int v = atomic_load_explicit(&cap_win_tracking, memory_order_relaxed);
+	if (__builtin_expect(v < 0, 0)) {
+		const cap_config *c = cap_config_get();
+		v = !c->disabled && (c->triggers != 0 || c->snapshot_frames != 0);
+		atomic_store_explicit(&cap_win_tracking, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 void cap_on_window_open(void (*fn)(void))
@@ -300,7 +314,11 @@ void cap_unit_begin(cap_unit unit)
 	if (__builtin_expect(!cfg->triggers, 1))
 		return;
 	k = atomic_fetch_add(&cap_g.units[unit], 1) + 1;
-	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+	/* The lock only where something may happen: a SIGUSR1 to act on, or
+	 * the range's first unit (checked again under the lock). */
+	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !((cfg->triggers & CAP_TRIG_RANGE) && cfg->range_unit == (int)unit &&
+	      !atomic_load(&cap_g.range_opened) && k >= cfg->range_first && k <= cfg->range_last))
 		return;
 	cap_win_ensure_started();
 	pthread_mutex_lock(&cap_g.win_mu);
@@ -322,9 +340,14 @@ void cap_unit_begin(cap_unit unit)
 void cap_unit_end(cap_unit unit)
 {
 	const cap_config *cfg = cap_config_get();
+	uint64_t last;
 	if (__builtin_expect(!cfg->triggers, 1))
 		return;
-	if (!(cfg->triggers & (CAP_TRIG_RANGE | CAP_TRIG_SIGNAL)))
+	/* The lock only for a SIGUSR1 to act on or the open window's last unit. */
+	last = atomic_load(&cap_g.win_last);
+	if (!atomic_load_explicit(&cap_g.sig_toggle, memory_order_relaxed) &&
+	    !(last && atomic_load(&cap_g.win_unit) == (int)unit &&
+	      atomic_load(&cap_g.units[unit]) >= last))
 		return;
 	pthread_mutex_lock(&cap_g.win_mu);
 	if (cap_win_is_open() && cap_g.win_unit == (int)unit && cap_g.win_last &&
@@ -336,7 +359,7 @@ void cap_unit_end(cap_unit unit)
 
 void cap_window_request_frames(uint32_t frames)
 {
-	if (!frames || !cap_config_get()->triggers)
+	if (!frames || !cap_config_get()->triggers || cap_win_is_open())
 		return;
 	atomic_store(&cap_g.key_request, frames);
 }
@@ -405,6 +428,13 @@ static int cap_app_start(void)
 	return cap_app_rc(cap_window_start("app"));
 }
 
+static int cap_app_start_named(const char *why)
+{
+	if (!cap_config_get()->triggers)
+		return TRACESMITH_APP_WHOLE_RUN;
+	return cap_app_rc(cap_window_start(why && why[0] ? why : "app"));
+}
+
 static int cap_app_end(void)
 {
 	return cap_app_rc(cap_window_end());
@@ -443,6 +473,7 @@ static const tracesmith_app_api cap_app_api = {
 	.trigger_capture = cap_app_trigger,
 	.mark_frame = cap_app_mark_frame,
 	.is_capturing = cap_app_is_capturing,
+	.start_capture_named = cap_app_start_named,
 };
 
 /* Exported by each front-end library (its version script lists it). */

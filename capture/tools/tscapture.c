@@ -519,13 +519,24 @@ static int tsc_setup_vulkan(void)
  * (build/interpose/) or under the install prefix (bin/../lib/tracesmith/).
  * When neither has it (built without cuda.h), CUDA is not captured.
  */
-static int tsc_setup_cuda(void)
+static int tsc_setup_cuda(const tsc_opts *o)
 {
 	static const char *const rel[] = {"interpose", "../lib/tracesmith"};
 	char dir[4200], path[4300];
 	if (tsc_find_beside(rel, sizeof(rel) / sizeof(rel[0]), "libtracesmith_cuda.so", dir,
 	                    sizeof(dir)) != 0)
 		return 0;
+	/* --nvtx: NVTX v3 is header-only and calls what NVTX_INJECTION64_PATH
+	 * names; our injection library turns the named range into a window. */
+	snprintf(path, sizeof(path), "%s/libtracesmith_nvtx.so", dir);
+	if (o->nvtx) {
+		if (access(path, R_OK) != 0) {
+			fprintf(stderr, "tscapture: --nvtx needs %s, which is missing\n", path);
+			return -1;
+		}
+		if (setenv("NVTX_INJECTION64_PATH", path, 1) != 0)
+			return -1;
+	}
 	snprintf(path, sizeof(path), "%s/libtracesmith_cuda.so", dir);
 	return tsc_env_prepend("LD_PRELOAD", path);
 }
@@ -537,8 +548,9 @@ static int tsc_setup_frontends(const tsc_opts *o)
 		fprintf(stderr, "tscapture: cannot set up the Vulkan layer's environment\n");
 		return -1;
 	}
-	if (o->api_on[TSC_API_CUDA] && tsc_setup_cuda() != 0) {
-		fprintf(stderr, "tscapture: cannot set up LD_PRELOAD for the CUDA interposer\n");
+	if (o->api_on[TSC_API_CUDA] && tsc_setup_cuda(o) != 0) {
+		fprintf(stderr, "tscapture: cannot set up the CUDA interposer's environment "
+		                "(LD_PRELOAD, NVTX_INJECTION64_PATH)\n");
 		return -1;
 	}
 	return 0;

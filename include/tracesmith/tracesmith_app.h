@@ -45,6 +45,8 @@ typedef struct tracesmith_app_api {
 	int (*trigger_capture)(uint32_t frames); /* capture the next `frames` frames */
 	void (*mark_frame)(void);                /* a frame ends (programs that never present) */
 	int (*is_capturing)(void);               /* 1 while a window is open */
+	int (*start_capture_named)(const char *why); /* start_capture, recording `why`
+	                                                as the window's trigger */
 } tracesmith_app_api;
 
 typedef const tracesmith_app_api *(*tracesmith_app_get_api_fn)(uint32_t version);
@@ -108,6 +110,13 @@ static inline const tracesmith_app_api *const *tracesmith_app_apis_(void)
 static inline int tracesmith_start_capture(void)
 {
 	TRACESMITH_APP_EACH_(start_capture());
+}
+
+/* Open a capture window now, recording `why` as what triggered it (the
+ * window record's trigger text, tsinfo's "trigger '...'"). */
+static inline int tracesmith_start_capture_named(const char *why)
+{
+	TRACESMITH_APP_EACH_(start_capture_named(why));
 }
 
 /* Close the open capture window now. */

@@ -86,6 +86,7 @@ static void tcu_init_once(void)
 	cap_register_api(SBT_CM_API_CUDA, (const cap_type_desc *)types, ntypes);
 	cap_on_shutdown(tcu_report);
 	cap_shutdown_at_fini(); /* the runtime's teardown runs at exit: record it */
+	tcu_live_init(); /* capture windows: what their snapshots recreate */
 	if (!real_dlsym) {
 		snprintf(tcu_g.driver_error, sizeof(tcu_g.driver_error),
 		         "cannot find the C library's dlsym");
@@ -476,7 +477,12 @@ static void tcu_report(void)
 	size_t nunmod_names = 0;
 	char item[128];
 
-	tcu_pending_drop_all(); /* what the program never synchronized */
+	/* What the program never synchronized (windowed: what it did not
+	 * synchronize inside a window, which is no fault of the program's). */
+	if (tcu_windowed())
+		tcu_pending_forget();
+	else
+		tcu_pending_drop_all();
 	for (int i = 0; i < TCU_FN_COUNT; i++) {
 		uint64_t n = atomic_load(&tcu_g.calls[i]);
 		uint64_t o = atomic_load(&tcu_g.own[i]);

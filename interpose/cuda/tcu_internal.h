@@ -251,6 +251,12 @@ typedef struct tcu_state {
 	CUevent kf_done[2];
 	uint64_t keyframes;
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
+
+	/* Capture windows (tcu_live.c): cap_windowed(), read once (0: not
+	 * read yet, 1: no, 2: yes); live is the registry of objects a
+	 * window's snapshot recreates, under mu. */
+	atomic_int windowed;
+	struct tcu_live *live;
 } tcu_state;
 
 extern tcu_state tcu_g;
@@ -281,6 +287,12 @@ uint64_t tcu_emit(sbt_cm_kind kind, tcu_fn id, sbt_cm_call *c, unsigned flags);
 void *tcu_wrap_procaddr(const char *symbol, void *fn, int cuda_version, cuuint64_t flags);
 /* Index of an exported name; -1 when we do not export it. */
 int tcu_fn_find(const char *name);
+
+/* ---- tcu_model.c --------------------------------------------------------- */
+
+/* A context current on this thread that no kept record made: kept as its
+ * device's primary context (sub = 1), for a window's snapshot. */
+void tcu_ctx_note_inferred(uint64_t ctx);
 
 /* ---- tcu_track.c --------------------------------------------------------- */
 
@@ -321,8 +333,16 @@ void tcu_pending_flush_all(void);
 void tcu_pending_flush_event(uint64_t event);
 /* At exit: forget (and count) what was never synchronized. */
 void tcu_pending_drop_all(void);
+/* A window opens: forget what an earlier window left pending (the
+ * program may have synchronized it since, unrecorded; its checkpoint
+ * belongs to no file now).  Not counted. */
+void tcu_pending_forget(void);
 /* Checkpoint a device->host result now. */
 void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size_t len);
+
+/* The keyframe at the start of a window: every live device allocation,
+ * after the context's work (unless a stream capture is going on). */
+void tcu_keyframe_window(void);
 
 /* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT. */
 uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
@@ -348,6 +368,78 @@ CUresult tcu_va_release_async(uint64_t addr, CUstream s);
 int tcu_va_lookup(uint64_t addr, uint64_t *base_out, uint64_t *size_out);
 /* Memory left at a driver address (managed memory): counted, said once. */
 void tcu_va_note_unplaced(const char *what);
+
+/* ---- tcu_live.c ---------------------------------------------------------- */
+
+/*
+ * What a window's snapshot recreates (docs/cuda.md "Capture windows").
+ * While windowed, every call that makes a live object the replay of
+ * a window needs (context, module or library with its image, function,
+ * kernel, global, function attribute, stream, event, allocation, VMM
+ * handle, reservation, mapping, access) is kept as the record that makes
+ * it, in creation order, keyed by class and handle; the calls that end it
+ * drop it (and what depends on it).  Nothing is kept when not tracking.
+ */
+typedef enum tcu_live_class {
+	TCU_LIVE_CTX,
+	TCU_LIVE_MODULE,  /* modules and libraries */
+	TCU_LIVE_FUNC,    /* functions and kernels */
+	TCU_LIVE_GLOBAL,
+	TCU_LIVE_ATTR,    /* function and kernel attributes */
+	TCU_LIVE_STREAM,
+	TCU_LIVE_EVENT,
+	TCU_LIVE_MEM,     /* allocations, by address */
+	TCU_LIVE_VMM_HANDLE,
+	TCU_LIVE_VMM_RESERVE,
+	TCU_LIVE_VMM_MAP,
+	TCU_LIVE_VMM_ACCESS,
+	TCU_LIVE_CLASSES
+} tcu_live_class;
+
+/* tcu_live_add's parent for an object that belongs to the context
+ * current when it is made (dropped when that context is destroyed). */
+#define TCU_LIVE_IN_CTX UINT64_MAX
+
+/* 1 when TRACESMITH_TRIGGER names a trigger; the live state is kept then
+ * (tcu_tracking, the same). */
+int tcu_windowed(void);
+int tcu_tracking(void);
+/* Register the snapshot (once, from tcu_init). */
+void tcu_live_init(void);
+/* Keep c (a successful call of `kind` through variant id) as what makes
+ * object key of class cls; parent: the object it belongs to (dropped with
+ * it), 0 for none.  image/prelinked: a module's image bytes, copied
+ * (c->blob and c->prelinked are rewritten at each snapshot). */
+void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind kind, tcu_fn id,
+                  const sbt_cm_call *c, const void *image, size_t image_len,
+                  const void *const *prelinked, const size_t *prelinked_len, size_t nprelinked);
+/* The object ended: drop it and everything whose parent it is. */
+void tcu_live_drop(tcu_live_class cls, uint64_t key);
+/* A primary context retained again / released (device's). */
+void tcu_live_primary_release(int device, int reset);
+int tcu_live_has(tcu_live_class cls, uint64_t key);
+/* cuMemRelease of a VMM handle: dropped at once when nothing maps it,
+ * else when its last mapping goes (replay needs it to map). */
+void tcu_live_vmm_release(uint64_t handle);
+/* A mapping went (cuMemUnmap): its access goes, and its handle when the
+ * program released it. */
+void tcu_live_vmm_unmap(uint64_t addr);
+/* A launch: before it is recorded, and after; *mode is made RECORD when a
+ * window opened for it.  Returns 1 when unit_end must follow.  Inline: a
+ * launch without a trigger pays one load and two tests. */
+int tcu_launch_unit_begin_windowed(tcu_mode *mode);
+static inline int tcu_launch_unit_begin(tcu_mode *mode)
+{
+	if (*mode == TCU_MODE_NESTED ||
+	    atomic_load_explicit(&tcu_g.windowed, memory_order_relaxed) == 1)
+		return 0;
+	return tcu_launch_unit_begin_windowed(mode);
+}
+static inline void tcu_launch_unit_end(int begun)
+{
+	if (begun)
+		cap_unit_end(CAP_UNIT_LAUNCH);
+}
 
 /* ---- tcu_capture.c ------------------------------------------------------- */
 

@@ -39,6 +39,24 @@ static void tcu_alloc_record(sbt_cm_kind k, tcu_fn id, const sbt_cm_call *in)
 	tcu_emit(k, id, &c, CAP_REC_WORK);
 }
 
+/*
+ * An allocation call: recorded in mode RECORD, and when it worked kept for
+ * capture windows as object key of class cls.  A stream-ordered one is
+ * kept on the legacy stream (0): its stream may be gone by the time a
+ * window opens, and the memory is there then anyway.
+ */
+static void tcu_alloc_note(tcu_mode mode, sbt_cm_kind k, tcu_fn id, const sbt_cm_call *c,
+                           tcu_live_class cls, uint64_t key)
+{
+	if (mode == TCU_MODE_RECORD)
+		tcu_alloc_record(k, id, c);
+	if (c->result == CUDA_SUCCESS && key) {
+		sbt_cm_call kept = *c;
+		kept.stream = 0;
+		tcu_live_add(cls, key, 0, k, id, &kept, NULL, 0, NULL, NULL, 0);
+	}
+}
+
 CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
 {
 	int placed;
@@ -54,14 +72,14 @@ CUresult tcu_m_cuMemAlloc_v2(tcu_fn id, CUdeviceptr *p, size_t size)
 		r = real(p, size);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_DEVICE);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.dst = r == CUDA_SUCCESS && p ? *p : 0;
 		c.size = size;
 		c.sub = SBT_CM_MEM_DEVICE;
-		tcu_alloc_record(SBT_CM_K_cuMemAlloc, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAlloc, id, &c, TCU_LIVE_MEM, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -92,7 +110,7 @@ CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size
 		r = real(p, pitch, width, height, elem);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p && pitch)
 		tcu_alloc_add(*p, *pitch * height, SBT_CM_MEM_PITCH);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -105,7 +123,7 @@ CUresult tcu_m_cuMemAllocPitch_v2(tcu_fn id, CUdeviceptr *p, size_t *pitch, size
 		c.height = height;
 		c.elem_size = elem;
 		c.sub = SBT_CM_MEM_PITCH;
-		tcu_alloc_record(SBT_CM_K_cuMemAllocPitch, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAllocPitch, id, &c, TCU_LIVE_MEM, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -129,7 +147,7 @@ CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream 
 		r = real(p, size, s);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_ASYNC);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -137,7 +155,7 @@ CUresult tcu_m_cuMemAllocAsync(tcu_fn id, CUdeviceptr *p, size_t size, CUstream 
 		c.size = size;
 		c.stream = TCU_H(s);
 		c.sub = SBT_CM_MEM_ASYNC;
-		tcu_alloc_record(SBT_CM_K_cuMemAllocAsync, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAllocAsync, id, &c, TCU_LIVE_MEM, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -163,7 +181,7 @@ CUresult tcu_m_cuMemAllocFromPoolAsync(tcu_fn id, CUdeviceptr *p, size_t size, C
 		r = real(p, size, pool, s);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_POOL);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -172,7 +190,7 @@ CUresult tcu_m_cuMemAllocFromPoolAsync(tcu_fn id, CUdeviceptr *p, size_t size, C
 		c.pool = TCU_H(pool);
 		c.stream = TCU_H(s);
 		c.sub = SBT_CM_MEM_POOL;
-		tcu_alloc_record(SBT_CM_K_cuMemAllocFromPoolAsync, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAllocFromPoolAsync, id, &c, TCU_LIVE_MEM, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -193,7 +211,7 @@ CUresult tcu_m_cuMemAllocManaged(tcu_fn id, CUdeviceptr *p, size_t size, unsigne
 		tcu_va_note_unplaced("managed memory (cuMemAllocManaged)");
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && p)
 		tcu_alloc_add(*p, size, SBT_CM_MEM_MANAGED);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -201,7 +219,7 @@ CUresult tcu_m_cuMemAllocManaged(tcu_fn id, CUdeviceptr *p, size_t size, unsigne
 		c.size = size;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_MANAGED;
-		tcu_alloc_record(SBT_CM_K_cuMemAllocManaged, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAllocManaged, id, &c, TCU_LIVE_MEM, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -221,6 +239,19 @@ static void tcu_host_record(sbt_cm_kind k, tcu_fn id, CUresult r, const void *ho
 	tcu_alloc_record(k, id, &c);
 }
 
+/* Host memory the driver knows, kept for capture windows. */
+static void tcu_host_keep(sbt_cm_kind k, tcu_fn id, const void *host, size_t size, unsigned flags,
+                          unsigned kind)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.host = TCU_H(host);
+	c.size = size;
+	c.flags = flags;
+	c.sub = kind;
+	tcu_live_add(TCU_LIVE_MEM, c.host, 0, k, id, &c, NULL, 0, NULL, NULL, 0);
+}
+
 CUresult tcu_m_cuMemAllocHost_v2(tcu_fn id, void **pp, size_t size)
 {
 	tcu_mode mode;
@@ -233,6 +264,8 @@ CUresult tcu_m_cuMemAllocHost_v2(tcu_fn id, void **pp, size_t size)
 	r = real(pp, size);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pp)
 		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_host_keep(SBT_CM_K_cuMemAllocHost, id, pp ? *pp : NULL, size, 0, SBT_CM_MEM_HOST);
 	if (mode == TCU_MODE_RECORD)
 		tcu_host_record(SBT_CM_K_cuMemAllocHost, id, r, r == CUDA_SUCCESS && pp ? *pp : NULL,
 		                size, 0, SBT_CM_MEM_HOST);
@@ -253,6 +286,8 @@ CUresult tcu_m_cuMemHostAlloc(tcu_fn id, void **pp, size_t size, unsigned int fl
 	r = real(pp, size, flags);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pp)
 		tcu_alloc_add(TCU_H(*pp), size, SBT_CM_MEM_HOST_ALLOC);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_host_keep(SBT_CM_K_cuMemHostAlloc, id, pp ? *pp : NULL, size, flags, SBT_CM_MEM_HOST_ALLOC);
 	if (mode == TCU_MODE_RECORD)
 		tcu_host_record(SBT_CM_K_cuMemHostAlloc, id, r, r == CUDA_SUCCESS && pp ? *pp : NULL,
 		                size, flags, SBT_CM_MEM_HOST_ALLOC);
@@ -274,6 +309,8 @@ CUresult tcu_m_cuMemHostRegister_v2(tcu_fn id, void *p, size_t size, unsigned in
 	r = real(p, size, flags);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_add(TCU_H(p), size, SBT_CM_MEM_HOST_REGISTER);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_host_keep(SBT_CM_K_cuMemHostRegister, id, p, size, flags, SBT_CM_MEM_HOST_REGISTER);
 	if (mode == TCU_MODE_RECORD)
 		tcu_host_record(SBT_CM_K_cuMemHostRegister, id, r, p, size, flags,
 		                SBT_CM_MEM_HOST_REGISTER);
@@ -294,6 +331,8 @@ CUresult tcu_m_cuMemFreeHost(tcu_fn id, void *p)
 	r = real(p);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(TCU_H(p));
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_MEM, TCU_H(p));
 	if (mode == TCU_MODE_RECORD)
 		tcu_host_record(SBT_CM_K_cuMemFreeHost, id, r, p, 0, 0, 0);
 out:
@@ -313,6 +352,8 @@ CUresult tcu_m_cuMemHostUnregister(tcu_fn id, void *p)
 	r = real(p);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(TCU_H(p));
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_MEM, TCU_H(p));
 	if (mode == TCU_MODE_RECORD)
 		tcu_host_record(SBT_CM_K_cuMemHostUnregister, id, r, p, 0, 0, 0);
 out:
@@ -334,6 +375,8 @@ CUresult tcu_m_cuMemFree_v2(tcu_fn id, CUdeviceptr p)
 		r = real(p);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_MEM, p);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -379,6 +422,8 @@ CUresult tcu_m_cuMemFreeAsync(tcu_fn id, CUdeviceptr p, CUstream s)
 		r = real(p, s);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_MEM, p);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -508,7 +553,7 @@ CUresult tcu_m_cuMemCreate(tcu_fn id, CUmemGenericAllocationHandle *h, size_t si
 		goto out;
 	}
 	r = real(h, size, prop, flags);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -517,7 +562,7 @@ CUresult tcu_m_cuMemCreate(tcu_fn id, CUmemGenericAllocationHandle *h, size_t si
 		c.device = prop ? prop->location.id : 0;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_VMM_HANDLE;
-		tcu_alloc_record(SBT_CM_K_cuMemCreate, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemCreate, id, &c, TCU_LIVE_VMM_HANDLE, c.handle);
 	}
 out:
 	tcu_call_end();
@@ -534,6 +579,8 @@ CUresult tcu_m_cuMemRelease(tcu_fn id, CUmemGenericAllocationHandle h)
 		goto out;
 	}
 	r = real(h);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_vmm_release(h);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -567,7 +614,7 @@ CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_
 	}
 	if (r == CUDA_ERROR_NOT_SUPPORTED)
 		r = real(p, size, align, addr, flags);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -577,7 +624,7 @@ CUresult tcu_m_cuMemAddressReserve(tcu_fn id, CUdeviceptr *p, size_t size, size_
 		c.src = addr;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_VMM_RESERVE;
-		tcu_alloc_record(SBT_CM_K_cuMemAddressReserve, id, &c);
+		tcu_alloc_note(mode, SBT_CM_K_cuMemAddressReserve, id, &c, TCU_LIVE_VMM_RESERVE, c.dst);
 	}
 out:
 	tcu_call_end();
@@ -596,6 +643,8 @@ CUresult tcu_m_cuMemAddressFree(tcu_fn id, CUdeviceptr p, size_t size)
 	r = mode != TCU_MODE_NESTED && p ? tcu_va_release(p, 1) : CUDA_ERROR_NOT_SUPPORTED;
 	if (r == CUDA_ERROR_NOT_SUPPORTED)
 		r = real(p, size);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_VMM_RESERVE, p);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -622,7 +671,7 @@ CUresult tcu_m_cuMemMap(tcu_fn id, CUdeviceptr p, size_t size, size_t offset,
 	r = real(p, size, offset, h, flags);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_add(p, size, SBT_CM_MEM_VMM_MAP);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -632,7 +681,11 @@ CUresult tcu_m_cuMemMap(tcu_fn id, CUdeviceptr p, size_t size, size_t offset,
 		c.handle = h;
 		c.flags = flags;
 		c.sub = SBT_CM_MEM_VMM_MAP;
-		tcu_alloc_record(SBT_CM_K_cuMemMap, id, &c);
+		if (mode == TCU_MODE_RECORD)
+			tcu_alloc_record(SBT_CM_K_cuMemMap, id, &c);
+		if (r == CUDA_SUCCESS)
+			tcu_live_add(TCU_LIVE_VMM_MAP, p, h, SBT_CM_K_cuMemMap, id, &c, NULL, 0, NULL, NULL,
+			             0);
 	}
 out:
 	tcu_call_end();
@@ -651,6 +704,8 @@ CUresult tcu_m_cuMemUnmap(tcu_fn id, CUdeviceptr p, size_t size)
 	r = real(p, size);
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
 		tcu_alloc_del(p);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_vmm_unmap(p);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
@@ -675,7 +730,7 @@ CUresult tcu_m_cuMemSetAccess(tcu_fn id, CUdeviceptr p, size_t size, const CUmem
 		goto out;
 	}
 	r = real(p, size, desc, count);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		/* One record per access descriptor: location and flags each. */
 		for (size_t i = 0; i < (desc ? count : 0) || (i == 0 && !count); i++) {
 			sbt_cm_call c;
@@ -687,7 +742,11 @@ CUresult tcu_m_cuMemSetAccess(tcu_fn id, CUdeviceptr p, size_t size, const CUmem
 				c.device = desc[i].location.id;
 				c.flags = (uint64_t)desc[i].flags;
 			}
-			tcu_alloc_record(SBT_CM_K_cuMemSetAccess, id, &c);
+			if (mode == TCU_MODE_RECORD)
+				tcu_alloc_record(SBT_CM_K_cuMemSetAccess, id, &c);
+			if (r == CUDA_SUCCESS)
+				tcu_live_add(TCU_LIVE_VMM_ACCESS, p ^ ((uint64_t)(c.device & 0xff) << 56), p,
+				             SBT_CM_K_cuMemSetAccess, id, &c, NULL, 0, NULL, NULL, 0);
 			if (!count)
 				break;
 		}

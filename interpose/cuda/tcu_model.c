@@ -87,14 +87,11 @@ static int tcu_ctx_seen(uint64_t ctx, int add)
 	return seen;
 }
 
-/* Record ctx as its device's primary context if the trace never saw it
- * made.  current = 1 when ctx is the calling thread's current context. */
-static void tcu_ctx_infer(tcu_fn id, CUcontext ctx, int current)
+/* The record that retains ctx as its device's primary context (sub = 1).
+ * current = 1 when ctx is the calling thread's current context. */
+static void tcu_ctx_inferred_call(CUcontext ctx, int current, sbt_cm_call *c)
 {
-	sbt_cm_call c;
 	CUdevice dev = 0;
-	if (!ctx || tcu_ctx_seen(TCU_H(ctx), 1))
-		return;
 	if (tcu_g.real[TCU_FN_cuCtxGetDevice_v2]) {
 		tcu_pfn_cuCtxGetDevice_v2 f = (tcu_pfn_cuCtxGetDevice_v2)tcu_own(TCU_FN_cuCtxGetDevice_v2);
 		if (f(&dev, ctx) != CUDA_SUCCESS)
@@ -104,11 +101,37 @@ static void tcu_ctx_infer(tcu_fn id, CUcontext ctx, int current)
 		if (f(&dev) != CUDA_SUCCESS)
 			dev = 0;
 	}
-	sbt_cm_call_init(&c);
-	c.ctx = TCU_H(ctx);
-	c.device = dev;
-	c.sub = 1;
-	tcu_emit(SBT_CM_K_cuDevicePrimaryCtxRetain, id, &c, 0);
+	sbt_cm_call_init(c);
+	c->ctx = TCU_H(ctx);
+	c->device = dev;
+	c->sub = 1;
+}
+
+/* Record ctx as its device's primary context if the trace never saw it
+ * made, and keep it for capture windows if no kept record made it. */
+static void tcu_ctx_infer(tcu_fn id, CUcontext ctx, int current, tcu_mode mode)
+{
+	sbt_cm_call c;
+	int record = mode == TCU_MODE_RECORD && ctx && !tcu_ctx_seen(TCU_H(ctx), 1);
+	int keep = mode != TCU_MODE_NESTED && ctx && tcu_tracking() &&
+	           !tcu_live_has(TCU_LIVE_CTX, TCU_H(ctx));
+	if (!record && !keep)
+		return;
+	tcu_ctx_inferred_call(ctx, current, &c);
+	if (record)
+		tcu_emit(SBT_CM_K_cuDevicePrimaryCtxRetain, id, &c, 0);
+	if (keep)
+		tcu_live_add(TCU_LIVE_CTX, c.ctx, 0, SBT_CM_K_cuDevicePrimaryCtxRetain, id, &c, NULL, 0,
+		             NULL, NULL, 0);
+}
+
+void tcu_ctx_note_inferred(uint64_t ctx)
+{
+	sbt_cm_call c;
+	tcu_ctx_seen(ctx, 1);
+	tcu_ctx_inferred_call((CUcontext)(uintptr_t)ctx, 1, &c);
+	tcu_live_add(TCU_LIVE_CTX, ctx, 0, SBT_CM_K_cuDevicePrimaryCtxRetain,
+	             TCU_FN_cuDevicePrimaryCtxRetain, &c, NULL, 0, NULL, NULL, 0);
 }
 
 static void tcu_ctx_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUcontext ctx, unsigned flags,
@@ -123,6 +146,17 @@ static void tcu_ctx_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUcontext ctx, 
 	tcu_emit(k, id, &c, 0);
 }
 
+/* A context made or retained: kept for capture windows. */
+static void tcu_ctx_keep(sbt_cm_kind k, tcu_fn id, CUcontext ctx, unsigned flags, CUdevice dev)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.ctx = TCU_H(ctx);
+	c.flags = flags;
+	c.device = dev;
+	tcu_live_add(TCU_LIVE_CTX, c.ctx, 0, k, id, &c, NULL, 0, NULL, NULL, 0);
+}
+
 CUresult tcu_m_cuCtxCreate_v2(tcu_fn id, CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
 	tcu_mode mode;
@@ -133,8 +167,10 @@ CUresult tcu_m_cuCtxCreate_v2(tcu_fn id, CUcontext *pctx, unsigned int flags, CU
 		goto out;
 	}
 	r = real(pctx, flags, dev);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx) {
 		tcu_ctx_seen(TCU_H(*pctx), 1);
+		tcu_ctx_keep(SBT_CM_K_cuCtxCreate, id, *pctx, flags, dev);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r, r == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
@@ -154,8 +190,12 @@ CUresult tcu_m_cuCtxCreate_v4(tcu_fn id, CUcontext *pctx, CUctxCreateParams *par
 		goto out;
 	}
 	r = real(pctx, params, flags, dev);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx) {
 		tcu_ctx_seen(TCU_H(*pctx), 1);
+		/* Kept as the _v2 call: the parameters' affinity and CIG settings
+		 * are not in the record model. */
+		tcu_ctx_keep(SBT_CM_K_cuCtxCreate, TCU_FN_cuCtxCreate_v2, *pctx, flags, dev);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuCtxCreate, id, r, r == CUDA_SUCCESS && pctx ? *pctx : NULL,
 		               flags, dev);
@@ -178,6 +218,8 @@ CUresult tcu_m_cuCtxDestroy_v2(tcu_fn id, CUcontext ctx)
 		pthread_mutex_lock(&tcu_g.mu);
 		tcu_map_del(&tcu_g.ctxs, TCU_H(ctx));
 		pthread_mutex_unlock(&tcu_g.mu);
+		if (mode != TCU_MODE_NESTED)
+			tcu_live_drop(TCU_LIVE_CTX, TCU_H(ctx));
 	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuCtxDestroy, id, r, ctx, 0, 0);
@@ -196,8 +238,8 @@ CUresult tcu_m_cuCtxSetCurrent(tcu_fn id, CUcontext ctx)
 		goto out;
 	}
 	r = real(ctx);
-	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS)
-		tcu_ctx_infer(id, ctx, 1);
+	if (r == CUDA_SUCCESS)
+		tcu_ctx_infer(id, ctx, 1, mode);
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuCtxSetCurrent, id, r, ctx, 0, 0);
 out:
@@ -215,8 +257,8 @@ CUresult tcu_m_cuCtxPushCurrent_v2(tcu_fn id, CUcontext ctx)
 		goto out;
 	}
 	r = real(ctx);
-	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS)
-		tcu_ctx_infer(id, ctx, 1);
+	if (r == CUDA_SUCCESS)
+		tcu_ctx_infer(id, ctx, 1, mode);
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuCtxPushCurrent, id, r, ctx, 0, 0);
 out:
@@ -252,8 +294,8 @@ CUresult tcu_m_cuCtxGetCurrent(tcu_fn id, CUcontext *pctx)
 		goto out;
 	}
 	r = real(pctx);
-	if (mode == TCU_MODE_RECORD && r == CUDA_SUCCESS && pctx)
-		tcu_ctx_infer(id, *pctx, 1);
+	if (r == CUDA_SUCCESS && pctx)
+		tcu_ctx_infer(id, *pctx, 1, mode);
 out:
 	tcu_call_end();
 	return r;
@@ -270,9 +312,9 @@ CUresult tcu_m_cuCtxSynchronize_v2(tcu_fn id, CUcontext ctx)
 		goto out;
 	}
 	r = real(ctx);
+	tcu_ctx_infer(id, ctx, 0, mode);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
-		tcu_ctx_infer(id, ctx, 0);
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.ctx = TCU_H(ctx);
@@ -319,8 +361,10 @@ CUresult tcu_m_cuDevicePrimaryCtxRetain(tcu_fn id, CUcontext *pctx, CUdevice dev
 		goto out;
 	}
 	r = real(pctx, dev);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pctx) {
 		tcu_ctx_seen(TCU_H(*pctx), 1);
+		tcu_ctx_keep(SBT_CM_K_cuDevicePrimaryCtxRetain, id, *pctx, 0, dev);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(SBT_CM_K_cuDevicePrimaryCtxRetain, id, r,
 		               r == CUDA_SUCCESS && pctx ? *pctx : NULL, 0, dev);
@@ -343,6 +387,8 @@ static CUresult tcu_primary_ctx_end(sbt_cm_kind k, tcu_fn id, CUdevice dev)
 		goto out;
 	}
 	r = real(dev);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_primary_release(dev, k == SBT_CM_K_cuDevicePrimaryCtxReset);
 	if (mode == TCU_MODE_RECORD)
 		tcu_ctx_record(k, id, r, NULL, 0, dev);
 out:
@@ -420,90 +466,117 @@ static uint8_t *tcu_jit_pack(unsigned n, const CUjit_option *opts, void *const *
 
 #define TCU_MAX_PRELINKED 4096 /* a list longer than this is taken as garbage */
 
+/* A resolved module image: what the driver reads, and the prelinked
+ * fatbins of a version 2 fatbin wrapper (borrowed from the program). */
+typedef struct tcu_image {
+	const void *data;
+	size_t len;   /* 0: not recognised */
+	unsigned kind;
+	const void *const *prelinked;
+	size_t *prelinked_len; /* owned */
+	size_t nprelinked;
+	uint64_t wrapper_version; /* 0: not wrapped */
+} tcu_image;
+
 /*
  * The image a load was handed, as the driver will read it: a fatbin
  * wrapper (cudart's way, ../shared/gpu-fixtures fact 5) is followed to its
- * fatbin (c->value = the wrapper's version), and a version 2 wrapper's
- * prelinked fatbins are stored too: their blob ids packed as c->prelinked,
- * in *prelinked_out, owned by the caller.  Returns the image and its
- * length (0: not recognised) and kind; *why says why it cannot be kept.
+ * fatbin (its version goes to the record's value), and a version 2
+ * wrapper's prelinked fatbins are listed too.  *why says why it cannot be
+ * kept (len 0).
  */
-static const void *tcu_image_resolve(const void *image, sbt_cm_call *c, size_t *len_out,
-                                     unsigned *kind_out, uint8_t **prelinked_out,
-                                     const char **why)
+static void tcu_image_resolve(const void *image, tcu_image *out, const char **why)
 {
 	const void *const *list;
 	const void *fatbin;
 	unsigned version = 0, k;
-	size_t n, len = sbt_cm_image_size(image, SIZE_MAX, kind_out);
-	uint8_t *ids;
+	size_t n;
+	memset(out, 0, sizeof(*out));
 	*why = NULL;
-	*prelinked_out = NULL;
-	if (*kind_out != SBT_CM_IMAGE_WRAPPER) {
-		if (!len)
+	out->len = sbt_cm_image_size(image, SIZE_MAX, &out->kind);
+	out->data = image;
+	if (out->kind != SBT_CM_IMAGE_WRAPPER) {
+		if (!out->len)
 			*why = "the image is not a fatbin wrapper, fatbin, ELF or PTX, so its size is "
 			       "unknown";
-		goto out;
+		return;
 	}
 	fatbin = sbt_cm_wrapper_fatbin(image, &version);
-	c->value = version;
-	len = fatbin ? sbt_cm_image_size(fatbin, SIZE_MAX, kind_out) : 0;
-	if (!len || *kind_out == SBT_CM_IMAGE_WRAPPER) {
-		len = 0;
+	out->wrapper_version = version;
+	out->len = fatbin ? sbt_cm_image_size(fatbin, SIZE_MAX, &out->kind) : 0;
+	out->data = fatbin;
+	if (!out->len || out->kind == SBT_CM_IMAGE_WRAPPER) {
+		out->len = 0;
 		*why = "the fatbin wrapper does not point to a fatbin, ELF or PTX image";
-		goto out;
+		return;
 	}
 	if (version == 1)
-		goto out_fatbin;
+		return;
 	list = version == 2 ? sbt_cm_wrapper_prelinked(image) : NULL;
 	if (!list) {
-		len = 0;
+		out->len = 0;
 		*why = "the fatbin wrapper's version is neither 1 nor 2";
-		goto out;
+		return;
 	}
 	for (n = 0; n < TCU_MAX_PRELINKED && list[n]; n++)
 		;
-	ids = n ? calloc(n, 8) : NULL;
-	if (n == TCU_MAX_PRELINKED || (n && !ids)) {
-		len = 0;
+	out->prelinked_len = n ? calloc(n, sizeof(size_t)) : NULL;
+	if (n == TCU_MAX_PRELINKED || (n && !out->prelinked_len)) {
+		out->len = 0;
 		*why = "the fatbin wrapper's prelinked list has no end or cannot be stored";
-		goto out;
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t plen = sbt_cm_image_size(list[i], SIZE_MAX, &k);
-		uint64_t id = plen && k != SBT_CM_IMAGE_WRAPPER ? cap_blob(list[i], plen) : 0;
+		out->prelinked_len[i] = sbt_cm_image_size(list[i], SIZE_MAX, &k);
+		if (!out->prelinked_len[i] || k == SBT_CM_IMAGE_WRAPPER) {
+			out->len = 0;
+			*why = "a prelinked fatbin of the wrapper is not a recognised image";
+			return;
+		}
+	}
+	out->prelinked = list;
+	out->nprelinked = n;
+}
+
+/* The prelinked fatbins into the blob store: their ids packed as the
+ * record's prelinked field (owned by the caller), NULL when one could not
+ * be stored. */
+static uint8_t *tcu_image_blob_prelinked(const tcu_image *im)
+{
+	uint8_t *ids = im->nprelinked ? calloc(im->nprelinked, 8) : NULL;
+	for (size_t i = 0; ids && i < im->nprelinked; i++) {
+		uint64_t id = cap_blob(im->prelinked[i], im->prelinked_len[i]);
 		if (!id) {
 			free(ids);
-			len = 0;
-			*why = "a prelinked fatbin of the wrapper is not a recognised image";
-			goto out;
+			return NULL;
 		}
 		memcpy(ids + i * 8, &id, 8);
 	}
-	c->prelinked = ids;
-	c->prelinked_len = n * 8;
-	*prelinked_out = ids;
-out_fatbin:
-	image = fatbin;
-out:
-	*len_out = len;
-	return image;
+	return ids;
 }
 
-/* A module or library load: the image bytes go to the blob store, sized
- * from the image's own header (or the file's length).  A load that worked
- * but whose image could not be kept is counted for the exit report, and
- * its record says why. */
-static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handle,
-                            const void *image, const char *path, unsigned njit,
-                            const CUjit_option *jo, void *const *jv)
+/*
+ * A module or library load: recorded (mode RECORD) with the image bytes in
+ * the blob store, sized from the image's own header (or the file's
+ * length), and kept for capture windows with a copy of the image.  A load
+ * that worked but whose image could not be kept is counted for the exit
+ * report, and its record says why.
+ */
+static void tcu_load_note(sbt_cm_kind k, tcu_fn id, tcu_mode mode, CUresult r, uint64_t handle,
+                          const void *image, const char *path, unsigned njit,
+                          const CUjit_option *jo, void *const *jv)
 {
 	sbt_cm_call c;
+	tcu_image im;
 	void *file = NULL;
 	uint8_t *jit, *prelinked = NULL;
-	size_t len = 0, jit_len;
-	unsigned kind = SBT_CM_IMAGE_UNKNOWN;
+	size_t jit_len, file_len = 0;
 	const char *why = NULL;
+	int keep = mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && tcu_tracking();
+
+	if (mode != TCU_MODE_RECORD && !keep)
+		return;
+	memset(&im, 0, sizeof(im));
 	sbt_cm_call_init(&c);
 	c.result = r;
 	c.handle = handle;
@@ -512,21 +585,37 @@ static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handl
 	c.jit_len = jit_len;
 	if (path) {
 		tcu_str(&c, path);
-		file = tcu_read_file(path, &len);
+		file = tcu_read_file(path, &file_len);
 		if (!file)
 			why = "the file cannot be read";
 		else
-			sbt_cm_image_size(file, len, &kind);
-		image = file;
+			sbt_cm_image_size(file, file_len, &im.kind);
+		im.data = file;
+		im.len = file ? file_len : 0;
 	} else if (image) {
-		image = tcu_image_resolve(image, &c, &len, &kind, &prelinked, &why);
+		tcu_image_resolve(image, &im, &why);
+		c.value = im.wrapper_version;
 	} else {
 		why = "no image was passed";
 	}
-	if (image && len) {
-		c.blob = cap_blob(image, len);
-		c.size = len;
-		c.sub = kind;
+	if (im.data && im.len) {
+		c.size = im.len;
+		c.sub = im.kind;
+	}
+	if (keep)
+		tcu_live_add(TCU_LIVE_MODULE, handle, TCU_LIVE_IN_CTX, k, id, &c,
+		             im.len ? im.data : NULL, im.len, im.prelinked, im.prelinked_len,
+		             im.len ? im.nprelinked : 0);
+	if (mode != TCU_MODE_RECORD)
+		goto out_free;
+	if (im.data && im.len) {
+		prelinked = tcu_image_blob_prelinked(&im);
+		if (im.nprelinked && !prelinked)
+			why = "a prelinked fatbin of the wrapper could not be stored";
+		else
+			c.blob = cap_blob(im.data, im.len);
+		c.prelinked = prelinked;
+		c.prelinked_len = prelinked ? im.nprelinked * 8 : 0;
 	}
 	if (!c.blob && r == CUDA_SUCCESS) {
 		if (!why)
@@ -539,6 +628,8 @@ static void tcu_load_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t handl
 		         sbt_cm_kind_name(k), why);
 	}
 	tcu_emit(k, id, &c, 0);
+out_free:
+	free(im.prelinked_len);
 	free(prelinked);
 	free(jit);
 	free(file);
@@ -554,8 +645,7 @@ CUresult tcu_m_cuModuleLoad(tcu_fn id, CUmodule *mod, const char *fname)
 		goto out;
 	}
 	r = real(mod, fname);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuModuleLoad, id, r,
+	tcu_load_note(SBT_CM_K_cuModuleLoad, id, mode, r,
 		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, NULL, fname, 0, NULL,
 		                NULL);
 out:
@@ -573,8 +663,7 @@ CUresult tcu_m_cuModuleLoadData(tcu_fn id, CUmodule *mod, const void *image)
 		goto out;
 	}
 	r = real(mod, image);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuModuleLoadData, id, r,
+	tcu_load_note(SBT_CM_K_cuModuleLoadData, id, mode, r,
 		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, 0, NULL, NULL);
 out:
 	tcu_call_end();
@@ -592,8 +681,7 @@ CUresult tcu_m_cuModuleLoadDataEx(tcu_fn id, CUmodule *mod, const void *image, u
 		goto out;
 	}
 	r = real(mod, image, n, opts, vals);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuModuleLoadDataEx, id, r,
+	tcu_load_note(SBT_CM_K_cuModuleLoadDataEx, id, mode, r,
 		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, image, NULL, n, opts, vals);
 out:
 	tcu_call_end();
@@ -611,8 +699,7 @@ CUresult tcu_m_cuModuleLoadFatBinary(tcu_fn id, CUmodule *mod, const void *fatbi
 		goto out;
 	}
 	r = real(mod, fatbin);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuModuleLoadFatBinary, id, r,
+	tcu_load_note(SBT_CM_K_cuModuleLoadFatBinary, id, mode, r,
 		                r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, fatbin, NULL, 0, NULL, NULL);
 out:
 	tcu_call_end();
@@ -631,8 +718,7 @@ CUresult tcu_m_cuLibraryLoadData(tcu_fn id, CUlibrary *lib, const void *code, CU
 		goto out;
 	}
 	r = real(lib, code, jo, jv, njit, lo, lv, nlib);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuLibraryLoadData, id, r,
+	tcu_load_note(SBT_CM_K_cuLibraryLoadData, id, mode, r,
 		                r == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, code, NULL, njit, jo, jv);
 out:
 	tcu_call_end();
@@ -652,8 +738,7 @@ CUresult tcu_m_cuLibraryLoadFromFile(tcu_fn id, CUlibrary *lib, const char *path
 		goto out;
 	}
 	r = real(lib, path, jo, jv, njit, lo, lv, nlib);
-	if (mode == TCU_MODE_RECORD)
-		tcu_load_record(SBT_CM_K_cuLibraryLoadFromFile, id, r,
+	tcu_load_note(SBT_CM_K_cuLibraryLoadFromFile, id, mode, r,
 		                r == CUDA_SUCCESS && lib ? TCU_H(*lib) : 0, NULL, path, njit, jo,
 		                jv);
 out:
@@ -673,6 +758,19 @@ static void tcu_handle_record(sbt_cm_kind k, tcu_fn id, CUresult r, uint64_t han
 	tcu_emit(k, id, &c, 0);
 }
 
+/* A handle obtained from parent (a function of a module, ...): kept for
+ * capture windows as class cls. */
+static void tcu_handle_keep(tcu_live_class cls, sbt_cm_kind k, tcu_fn id, uint64_t handle,
+                            uint64_t parent, const char *name)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.handle = handle;
+	c.parent = parent;
+	tcu_str(&c, name);
+	tcu_live_add(cls, handle, parent, k, id, &c, NULL, 0, NULL, NULL, 0);
+}
+
 CUresult tcu_m_cuModuleUnload(tcu_fn id, CUmodule mod)
 {
 	tcu_mode mode;
@@ -683,8 +781,11 @@ CUresult tcu_m_cuModuleUnload(tcu_fn id, CUmodule mod)
 		goto out;
 	}
 	r = real(mod);
-	if (r == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+	if (r == CUDA_SUCCESS) { /* its function handles may come back, meaning others */
 		atomic_fetch_add(&tcu_g.unloads, 1);
+		if (mode != TCU_MODE_NESTED)
+			tcu_live_drop(TCU_LIVE_MODULE, TCU_H(mod));
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuModuleUnload, id, r, TCU_H(mod), 0, NULL);
 out:
@@ -702,8 +803,11 @@ CUresult tcu_m_cuLibraryUnload(tcu_fn id, CUlibrary lib)
 		goto out;
 	}
 	r = real(lib);
-	if (r == CUDA_SUCCESS) /* its function handles may come back, meaning others */
+	if (r == CUDA_SUCCESS) { /* its function handles may come back, meaning others */
 		atomic_fetch_add(&tcu_g.unloads, 1);
+		if (mode != TCU_MODE_NESTED)
+			tcu_live_drop(TCU_LIVE_MODULE, TCU_H(lib));
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuLibraryUnload, id, r, TCU_H(lib), 0, NULL);
 out:
@@ -721,8 +825,11 @@ CUresult tcu_m_cuModuleGetFunction(tcu_fn id, CUfunction *fn, CUmodule mod, cons
 		goto out;
 	}
 	r = real(fn, mod, name);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && fn)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && fn) {
 		tcu_func_note(TCU_H(*fn), name, 0);
+		tcu_handle_keep(TCU_LIVE_FUNC, SBT_CM_K_cuModuleGetFunction, id, TCU_H(*fn), TCU_H(mod),
+		                name);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuModuleGetFunction, id, r,
 		                  r == CUDA_SUCCESS && fn ? TCU_H(*fn) : 0, TCU_H(mod), name);
@@ -741,8 +848,11 @@ CUresult tcu_m_cuLibraryGetKernel(tcu_fn id, CUkernel *k, CUlibrary lib, const c
 		goto out;
 	}
 	r = real(k, lib, name);
-	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && k)
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && k) {
 		tcu_func_note(TCU_H(*k), name, 1);
+		tcu_handle_keep(TCU_LIVE_FUNC, SBT_CM_K_cuLibraryGetKernel, id, TCU_H(*k), TCU_H(lib),
+		                name);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuLibraryGetKernel, id, r,
 		                  r == CUDA_SUCCESS && k ? TCU_H(*k) : 0, TCU_H(lib), name);
@@ -761,6 +871,9 @@ CUresult tcu_m_cuLibraryGetModule(tcu_fn id, CUmodule *mod, CUlibrary lib)
 		goto out;
 	}
 	r = real(mod, lib);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && mod)
+		tcu_handle_keep(TCU_LIVE_MODULE, SBT_CM_K_cuLibraryGetModule, id, TCU_H(*mod), TCU_H(lib),
+		                NULL);
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuLibraryGetModule, id, r,
 		                  r == CUDA_SUCCESS && mod ? TCU_H(*mod) : 0, TCU_H(lib), NULL);
@@ -782,6 +895,8 @@ CUresult tcu_m_cuKernelGetFunction(tcu_fn id, CUfunction *fn, CUkernel k)
 	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && fn) {
 		const tcu_func *kf = tcu_func_get(TCU_H(k));
 		tcu_func_note(TCU_H(*fn), kf ? kf->name : NULL, 0);
+		tcu_handle_keep(TCU_LIVE_FUNC, SBT_CM_K_cuKernelGetFunction, id, TCU_H(*fn), TCU_H(k),
+		                NULL);
 	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_handle_record(SBT_CM_K_cuKernelGetFunction, id, r,
@@ -808,10 +923,19 @@ static void tcu_global_record(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr 
 
 /* A global is device memory keyframes must carry; its size is only known
  * when the program asked for it, so ask the driver if it did not. */
-static void tcu_global_track(CUresult r, CUdeviceptr *dptr, size_t *bytes)
+static void tcu_global_track(sbt_cm_kind k, tcu_fn id, CUresult r, CUdeviceptr *dptr,
+                             size_t *bytes, uint64_t parent, const char *name)
 {
-	if (r == CUDA_SUCCESS && dptr && bytes && *bytes)
-		tcu_alloc_add(*dptr, *bytes, SBT_CM_MEM_GLOBAL);
+	sbt_cm_call c;
+	if (r != CUDA_SUCCESS || !dptr || !bytes || !*bytes)
+		return;
+	tcu_alloc_add(*dptr, *bytes, SBT_CM_MEM_GLOBAL);
+	sbt_cm_call_init(&c);
+	c.parent = parent;
+	tcu_str(&c, name);
+	c.dst = *dptr;
+	c.size = *bytes;
+	tcu_live_add(TCU_LIVE_GLOBAL, c.dst, parent, k, id, &c, NULL, 0, NULL, NULL, 0);
 }
 
 CUresult tcu_m_cuModuleGetGlobal_v2(tcu_fn id, CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
@@ -828,7 +952,8 @@ CUresult tcu_m_cuModuleGetGlobal_v2(tcu_fn id, CUdeviceptr *dptr, size_t *bytes,
 	}
 	r = real(dptr, bytes ? bytes : &own_bytes, mod, name);
 	if (mode != TCU_MODE_NESTED) {
-		tcu_global_track(r, dptr, bytes ? bytes : &own_bytes);
+		tcu_global_track(SBT_CM_K_cuModuleGetGlobal, id, r, dptr, bytes ? bytes : &own_bytes,
+		                 TCU_H(mod), name);
 		if (mode == TCU_MODE_RECORD)
 			tcu_global_record(SBT_CM_K_cuModuleGetGlobal, id, r, dptr,
 			                  bytes ? bytes : &own_bytes, TCU_H(mod), name);
@@ -851,7 +976,8 @@ CUresult tcu_m_cuLibraryGetGlobal(tcu_fn id, CUdeviceptr *dptr, size_t *bytes, C
 	}
 	r = real(dptr, bytes ? bytes : &own_bytes, lib, name);
 	if (mode != TCU_MODE_NESTED) {
-		tcu_global_track(r, dptr, bytes ? bytes : &own_bytes);
+		tcu_global_track(SBT_CM_K_cuLibraryGetGlobal, id, r, dptr, bytes ? bytes : &own_bytes,
+		                 TCU_H(lib), name);
 		if (mode == TCU_MODE_RECORD)
 			tcu_global_record(SBT_CM_K_cuLibraryGetGlobal, id, r, dptr,
 			                  bytes ? bytes : &own_bytes, TCU_H(lib), name);
@@ -967,6 +1093,7 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, extra, NULL, 0, 0, 0};
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	int unit;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuLaunchKernel real = (tcu_pfn_cuLaunchKernel)tcu_call_begin_mode(id, &mode);
@@ -974,6 +1101,7 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 		r = tcu_no_driver(id);
 		goto out;
 	}
+	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
 		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
@@ -981,6 +1109,7 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, id, r, &l);
 		tcu_launch_after(ordinal, s, ptds, l.capturing);
 	}
+	tcu_launch_unit_end(unit);
 out:
 	tcu_call_end();
 	return r;
@@ -994,6 +1123,7 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, NULL, NULL, 0, 0, 0};
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	int unit;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuLaunchCooperativeKernel real =
@@ -1002,6 +1132,7 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 		r = tcu_no_driver(id);
 		goto out;
 	}
+	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
 		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
@@ -1009,6 +1140,7 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, id, r, &l);
 		tcu_launch_after(ordinal, s, ptds, l.capturing);
 	}
+	tcu_launch_unit_end(unit);
 out:
 	tcu_call_end();
 	return r;
@@ -1020,6 +1152,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	tcu_launch l;
 	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	int unit;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuLaunchKernelEx real;
@@ -1044,6 +1177,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 		r = tcu_no_driver(id);
 		goto out;
 	}
+	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
 		ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
 	r = real(cfg, f, params, extra);
@@ -1051,13 +1185,16 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, id, r, &l);
 		tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
 	}
+	tcu_launch_unit_end(unit);
 out:
 	tcu_call_end();
 	return r;
 }
 
+/* A graph launch is one launch unit (docs/cuda.md "Capture windows"). */
 CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 {
+	int unit;
 	tcu_mode mode;
 	CUresult r;
 	tcu_pfn_cuGraphLaunch real = (tcu_pfn_cuGraphLaunch)tcu_call_begin_mode(id, &mode);
@@ -1065,6 +1202,7 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 		r = tcu_no_driver(id);
 		goto out;
 	}
+	unit = tcu_launch_unit_begin(&mode);
 	r = real(exec, s);
 	if (mode == TCU_MODE_RECORD) {
 		sbt_cm_call c;
@@ -1074,6 +1212,7 @@ CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec exec, CUstream s)
 		c.stream = TCU_H(s);
 		tcu_emit(SBT_CM_K_cuGraphLaunch, id, &c, CAP_REC_WORK);
 	}
+	tcu_launch_unit_end(unit);
 out:
 	tcu_call_end();
 	return r;
@@ -1108,6 +1247,14 @@ out:
 
 /* Attributes a launch depends on (the dynamic shared memory a kernel may
  * use above 48 KiB is one): replay sets them again. */
+
+/* The key of a function's attribute (per device for kernels) among kept
+ * objects: the last value set stays.  Handles are user-space addresses,
+ * below 2^48. */
+static uint64_t tcu_attr_key(uint64_t handle, CUfunction_attribute attr, int dev)
+{
+	return handle ^ ((uint64_t)((unsigned)attr & 0x7f) << 56) ^ ((uint64_t)(dev & 0xff) << 48);
+}
 CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute attr, int val, CUkernel k,
                                     CUdevice dev)
 {
@@ -1120,7 +1267,7 @@ CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute attr, int va
 		goto out;
 	}
 	r = real(attr, val, k, dev);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
@@ -1128,7 +1275,11 @@ CUresult tcu_m_cuKernelSetAttribute(tcu_fn id, CUfunction_attribute attr, int va
 		c.attr = (uint64_t)attr;
 		c.ivalue = val;
 		c.device = dev;
-		tcu_emit(SBT_CM_K_cuKernelSetAttribute, id, &c, 0);
+		if (mode == TCU_MODE_RECORD)
+			tcu_emit(SBT_CM_K_cuKernelSetAttribute, id, &c, 0);
+		if (r == CUDA_SUCCESS)
+			tcu_live_add(TCU_LIVE_ATTR, tcu_attr_key(c.handle, attr, dev), c.handle,
+			             SBT_CM_K_cuKernelSetAttribute, id, &c, NULL, 0, NULL, NULL, 0);
 	}
 out:
 	tcu_call_end();
@@ -1145,14 +1296,18 @@ CUresult tcu_m_cuFuncSetAttribute(tcu_fn id, CUfunction f, CUfunction_attribute 
 		goto out;
 	}
 	r = real(f, attr, val);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.handle = TCU_H(f);
 		c.attr = (uint64_t)attr;
 		c.ivalue = val;
-		tcu_emit(SBT_CM_K_cuFuncSetAttribute, id, &c, 0);
+		if (mode == TCU_MODE_RECORD)
+			tcu_emit(SBT_CM_K_cuFuncSetAttribute, id, &c, 0);
+		if (r == CUDA_SUCCESS)
+			tcu_live_add(TCU_LIVE_ATTR, tcu_attr_key(c.handle, attr, -1), c.handle,
+			             SBT_CM_K_cuFuncSetAttribute, id, &c, NULL, 0, NULL, NULL, 0);
 	}
 out:
 	tcu_call_end();
@@ -1373,13 +1528,17 @@ CUresult tcu_m_cuStreamCreate(tcu_fn id, CUstream *ps, unsigned int flags)
 		goto out;
 	}
 	r = real(ps, flags);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.handle = r == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
 		c.flags = flags;
-		tcu_emit(SBT_CM_K_cuStreamCreate, id, &c, 0);
+		if (mode == TCU_MODE_RECORD)
+			tcu_emit(SBT_CM_K_cuStreamCreate, id, &c, 0);
+		if (r == CUDA_SUCCESS)
+			tcu_live_add(TCU_LIVE_STREAM, c.handle, TCU_LIVE_IN_CTX, SBT_CM_K_cuStreamCreate, id,
+			             &c, NULL, 0, NULL, NULL, 0);
 	}
 out:
 	tcu_call_end();
@@ -1397,14 +1556,18 @@ CUresult tcu_m_cuStreamCreateWithPriority(tcu_fn id, CUstream *ps, unsigned int 
 		goto out;
 	}
 	r = real(ps, flags, prio);
-	if (mode == TCU_MODE_RECORD) {
+	if (mode != TCU_MODE_NESTED) {
 		sbt_cm_call c;
 		sbt_cm_call_init(&c);
 		c.result = r;
 		c.handle = r == CUDA_SUCCESS && ps ? TCU_H(*ps) : 0;
 		c.flags = flags;
 		c.priority = prio;
-		tcu_emit(SBT_CM_K_cuStreamCreateWithPriority, id, &c, 0);
+		if (mode == TCU_MODE_RECORD)
+			tcu_emit(SBT_CM_K_cuStreamCreateWithPriority, id, &c, 0);
+		if (r == CUDA_SUCCESS)
+			tcu_live_add(TCU_LIVE_STREAM, c.handle, TCU_LIVE_IN_CTX,
+			             SBT_CM_K_cuStreamCreateWithPriority, id, &c, NULL, 0, NULL, NULL, 0);
 	}
 out:
 	tcu_call_end();
@@ -1421,6 +1584,8 @@ CUresult tcu_m_cuStreamDestroy_v2(tcu_fn id, CUstream s)
 		goto out;
 	}
 	r = real(s);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS)
+		tcu_live_drop(TCU_LIVE_STREAM, TCU_H(s));
 	if (mode == TCU_MODE_RECORD)
 		tcu_stream_record(SBT_CM_K_cuStreamDestroy, id, r, s, NULL, 0);
 out:
@@ -1582,6 +1747,14 @@ CUresult tcu_m_cuEventCreate(tcu_fn id, CUevent *pe, unsigned int flags)
 		goto out;
 	}
 	r = real(pe, flags);
+	if (mode != TCU_MODE_NESTED && r == CUDA_SUCCESS && pe) {
+		sbt_cm_call c;
+		sbt_cm_call_init(&c);
+		c.event = TCU_H(*pe);
+		c.flags = flags;
+		tcu_live_add(TCU_LIVE_EVENT, c.event, TCU_LIVE_IN_CTX, SBT_CM_K_cuEventCreate, id, &c,
+		             NULL, 0, NULL, NULL, 0);
+	}
 	if (mode == TCU_MODE_RECORD)
 		tcu_stream_record(SBT_CM_K_cuEventCreate, id, r, NULL,
 		                  r == CUDA_SUCCESS && pe ? *pe : NULL, flags);
@@ -1604,6 +1777,8 @@ CUresult tcu_m_cuEventDestroy_v2(tcu_fn id, CUevent e)
 		pthread_mutex_lock(&tcu_g.mu);
 		free(tcu_map_del(&tcu_g.events, TCU_H(e)));
 		pthread_mutex_unlock(&tcu_g.mu);
+		if (r == CUDA_SUCCESS)
+			tcu_live_drop(TCU_LIVE_EVENT, TCU_H(e));
 		if (mode == TCU_MODE_RECORD)
 			tcu_stream_record(SBT_CM_K_cuEventDestroy, id, r, NULL, e, 0);
 	}

@@ -488,6 +488,13 @@ void tcu_pending_flush_event(uint64_t event)
 		tcu_pending_flush(0, e.stream, e.seq);
 }
 
+void tcu_pending_forget(void)
+{
+	pthread_mutex_lock(&tcu_g.mu);
+	tcu_g.npending = 0;
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
 void tcu_pending_drop_all(void)
 {
 	pthread_mutex_lock(&tcu_g.mu);
@@ -622,7 +629,8 @@ static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUre
  * tsSnapshot record per chunk of at most TCU_KF_CHUNK bytes.  Called with
  * no lock held; takes kf_mu so keyframes never interleave.
  */
-static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int ptds, int partial)
+static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int ptds, int partial,
+                         int sync)
 {
 	tcu_alloc *list = NULL;
 	size_t n = 0, chunks = 0;
@@ -631,7 +639,8 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 	size_t len = 0;
 
 	pthread_mutex_lock(&tcu_g.kf_mu);
-	tcu_sync_stream(stream, ptds);
+	if (sync)
+		tcu_sync_stream(stream, ptds);
 	if (!tcu_g.kf_stream) {
 		void *create = tcu_own(TCU_FN_cuStreamCreate);
 		if (!create || ((tcu_pfn_cuStreamCreate)create)(&tcu_g.kf_stream, CU_STREAM_NON_BLOCKING) !=
@@ -697,6 +706,34 @@ out_unlock:
 	pthread_mutex_unlock(&tcu_g.kf_mu);
 }
 
+/*
+ * A window's keyframe: full (every live device allocation: the window's
+ * trace has nothing before it to rebuild memory from), marked as the
+ * capture start, taken after the context's work is done.  While a stream
+ * capture is going on the context cannot be synchronized (that would end
+ * the program's capture): the keyframe is then taken without waiting, and
+ * a warning says so.  The window's first launch takes no other start
+ * keyframe.
+ */
+void tcu_keyframe_window(void)
+{
+	tcu_pfn_cuCtxSynchronize sync = (tcu_pfn_cuCtxSynchronize)tcu_g.real[TCU_FN_cuCtxSynchronize];
+	int capturing = atomic_load(&tcu_g.capture_gate) != 0;
+	size_t live;
+	atomic_store(&tcu_g.start_keyframe_taken, 1);
+	pthread_mutex_lock(&tcu_g.mu);
+	live = tcu_g.allocs.n;
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (!live)
+		return; /* no memory yet (the window opened before any allocation) */
+	if (capturing)
+		CAP_WARN("cuda: a stream capture is going on as the window opens: its keyframe is "
+		         "taken without waiting for the work in flight");
+	else if (sync)
+		((tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize))();
+	tcu_keyframe(SBT_CM_KF_START, atomic_load(&tcu_g.launches), NULL, 0, 0, 0);
+}
+
 /* The capture configuration, fixed once read (cap.h); kept here so that a
  * launch does not go through cap_config_get's once-guard twice. */
 static const cap_config *tcu_config(void)
@@ -721,11 +758,11 @@ uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64
 	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) &&
 	    atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0) {
 		tcu_keyframe(SBT_CM_KF_START, ordinal, stream, ptds,
-		             cfg->snapshot == CAP_SNAPSHOT_NONE);
+		             cfg->snapshot == CAP_SNAPSHOT_NONE, 1);
 		return ordinal;
 	}
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
-		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0);
+		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0, 1);
 	return ordinal;
 }
 
@@ -736,8 +773,8 @@ void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing
 		return;
 	cfg = tcu_config();
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
-		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0);
+		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0, 1);
 	else if (cfg->snapshot == CAP_SNAPSHOT_EVERY && cfg->snapshot_every &&
 	         ordinal % cfg->snapshot_every == 0)
-		tcu_keyframe(SBT_CM_KF_EVERY, ordinal, stream, ptds, 0);
+		tcu_keyframe(SBT_CM_KF_EVERY, ordinal, stream, ptds, 0, 1);
 }

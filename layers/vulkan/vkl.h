@@ -16,9 +16,9 @@
  * reference copies, host writes, checkpoints), vkl_reach.c (the memory a
  * submission reaches: resources, descriptors, command buffers' handles),
  * vkl_queue.c (submits, present and frames, fences and idles),
- * vkl_record.c (encoding and recording), vkl_trim.c (trimmed capture:
- * what recreates the live state, and the snapshot), generated/ (dispatch
- * tables, the other wrappers).
+ * vkl_record.c (encoding and recording), vkl_hotkey.c (the capture key),
+ * vkl_trim.c (trimmed capture: what recreates the live state, and the
+ * snapshot), generated/ (dispatch tables, the other wrappers).
  *
  * State: one process-wide struct (vkl_g, vkl_layer.c), set up once with
  * pthread_once; instances and devices live in vkl_map (lock-free reads, a
@@ -316,5 +316,19 @@ void vkl_reach_publish(vkl_device *d, uint32_t cmd, const void *args);
 void vkl_frame_after_submit(const vkl_device *d);
 void vkl_frame_after_present(void);
 void vkl_frame_after_label(const char *label);
+
+/* ---- the capture key (vkl_hotkey.c) -------------------------------------- */
+
+/* After the calls listed in overrides.py LAYER_HOTKEY (X surface and
+ * swapchain creation, before their destruction): which X connection each
+ * surface and swapchain presents to.  args: the call's sbt_vk_args_*; ok:
+ * the call succeeded.  Cheap when the key trigger is not set. */
+void vkl_hotkey_call(uint32_t cmd, const void *args, int ok);
+/* At vkQueuePresentKHR, before the frame ends: read the capture key on the
+ * presented swapchains' connections; a new press asks for a window. */
+void vkl_hotkey_present(const VkPresentInfoKHR *info);
+/* A submit on a device that cannot present: the key is never read from it
+ * (one warning when the key trigger is set). */
+void vkl_hotkey_no_present(void);
 
 #endif /* VKL_H */

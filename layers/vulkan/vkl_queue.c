@@ -41,6 +41,8 @@ void vkl_frame_after_present(void)
 void vkl_frame_after_submit(const vkl_device *d)
 {
 	uint32_t every = vkl_config_get()->frame_submits;
+	if (!d->can_present)
+		vkl_hotkey_no_present();
 	if (d->can_present || every == 0 || atomic_load(&vkl_q.labels))
 		return;
 	if ((atomic_fetch_add(&vkl_q.submits, 1) + 1) % every == 0)
@@ -356,6 +358,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueuePresentKHR(VkQueue queue,
 		if (ret != VK_SUCCESS || pPresentInfo->pResults)
 			vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueuePresentKHR,
 			                pPresentInfo->pResults ? &a : NULL);
+		vkl_hotkey_present(pPresentInfo);
 		vkl_frame_after_present();
 	}
 	return ret;

@@ -732,6 +732,10 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 	rp_status st = RP_OK;
 
 	rpcu_copies_release_served(s);
+	/* The runtime's own marker of a periodic snapshot (cap.h), not a CUDA
+	 * keyframe: CUDA writes nothing in it. */
+	if (marker->payload_len >= 8 && memcmp(marker->payload, "snapshot", 8) == 0)
+		return RP_OK;
 	if (sbt_cm_decode(marker->payload, marker->payload_len, &kf) != SBT_OK) {
 		rp_diag_set(diag, "keyframe seq %llu: its payload could not be decoded",
 		            (unsigned long long)marker->seq);
@@ -741,8 +745,11 @@ static rp_status rpcu_keyframe(void *state, const sbt_record *marker, int restor
 		/* A full keyframe's snapshot must change nothing mid-replay (it
 		 * would hide a divergence); a partial one holds only memory the
 		 * replay cannot rebuild (made before recording began, managed
-		 * memory the CPU wrote), so it is applied where it stands. */
-		if (kf.flags & SBT_CM_KF_PARTIAL)
+		 * memory the CPU wrote), so it is applied where it stands; so is
+		 * the keyframe of a capture window's state snapshot, which holds
+		 * the memory of everything made before the window (nothing in the
+		 * trace rebuilds it). */
+		if ((kf.flags & SBT_CM_KF_PARTIAL) || marker->seq < s->window_snapshot_end)
 			s->snap_left = kf.count;
 		return RP_OK;
 	}

@@ -347,6 +347,10 @@ typedef struct rpcu_state {
 	int state_only;         /* restoring a keyframe: build objects, run no work */
 	uint64_t restore_seq;   /* the keyframe replay started at, 0: none */
 	uint64_t snap_left;     /* tsSnapshot records still to apply */
+	/* A trimmed trace (one capture window of a run: an SBT_TYPE_WINDOW
+	 * record first): the seq of its SBT_TYPE_SNAPSHOT_END, before which
+	 * the window's state snapshot lies; 0 for a whole-run trace. */
+	uint64_t window_snapshot_end;
 	/* the record being executed, for messages */
 	uint64_t seq;
 	uint64_t tid;

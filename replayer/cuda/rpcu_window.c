@@ -64,20 +64,27 @@ static int rpcu_window_scan_kind(sbt_cm_kind k)
 	       k == SBT_CM_K_cuMemAddressReserve;
 }
 
+/* Also finds the state snapshot of a trimmed trace (window_snapshot_end). */
 rp_status rpcu_windows_scan(rpcu_state *s, rp_diag *diag)
 {
 	uint32_t used = 0; /* default windows the allocations lie in, one bit per device */
-	int any_record = 0, max_device = 0, d;
+	int any_record = 0, max_device = 0, trimmed = 0, d;
 	sbt_record rec;
 	sbt_status sst;
 	rp_status st = RP_OK;
 
 	s->first_device = -1;
+	s->window_snapshot_end = 0;
 	sst = sbt_reader_seek_seq(s->trace, 0);
 	while (sst == SBT_OK && (sst = sbt_reader_next(s->trace, &rec)) == SBT_OK) {
 		sbt_cm_call c;
 		uint32_t type = rec.type;
 		int16_t k;
+		/* A capture window's trace: where its state snapshot ends. */
+		if (type == SBT_TYPE_WINDOW)
+			trimmed = 1;
+		if (type == SBT_TYPE_SNAPSHOT_END && trimmed && !s->window_snapshot_end)
+			s->window_snapshot_end = rec.seq;
 		if (type < s->type_lo || type - s->type_lo >= s->ntypes || (k = s->kind_of[type - s->type_lo]) < 0 ||
 		    !rpcu_window_scan_kind((sbt_cm_kind)k) ||
 		    sbt_cm_decode(rec.payload, rec.payload_len, &c) != SBT_OK)

@@ -53,6 +53,7 @@ LAYER_RECORD_BEFORE_PREFIXES = overrides.LAYER_RECORD_BEFORE_PREFIXES
 LAYER_WORK = overrides.LAYER_WORK
 LAYER_REFUSED_EXTENSIONS = overrides.LAYER_REFUSED_EXTENSIONS
 LAYER_REACH = overrides.LAYER_REACH
+LAYER_HOTKEY = overrides.LAYER_HOTKEY
 
 
 def wanted(reg, name):
@@ -249,6 +250,13 @@ def reach_lines(n, c, refs, ok):
     return []
 
 
+def hotkey_lines(n, ok):
+    """C lines telling vkl_hotkey.c what the call did (see overrides.LAYER_HOTKEY)."""
+    if n in LAYER_HOTKEY:
+        return ["		vkl_hotkey_call(SBT_VK_CMD_%s, &vkl_a, %s);" % (n, ok)]
+    return []
+
+
 def gen_wrapper(reg, n, c, codec):
     level = "device" if c.dispatch in DEVICE_LEVELS else "instance"
     first = c.params[0].name
@@ -275,6 +283,7 @@ def gen_wrapper(reg, n, c, codec):
             L.append("		vkl_a.ret = VK_SUCCESS; /* the real one follows in a tsResult */")
         L.append("		vkl_seq = %s;" % emit)
         L += reach_lines(n, c, codec, "1")
+        L += hotkey_lines(n, "1")
         L += destroyed_handles(reg, n, c)
         L.append("	}")
         if has_ret:
@@ -306,6 +315,7 @@ def gen_wrapper(reg, n, c, codec):
     else:
         L.append("		%s;" % emit)
     L += reach_lines(n, c, codec, ok)
+    L += hotkey_lines(n, ok)
     L.append("	}")
     if has_ret:
         L.append("	return vkl_ret;")

@@ -176,6 +176,14 @@ LAYER_REACH = (
     "vkCmdPushDescriptorSetWithTemplateKHR",
 )
 
+# Generated wrappers that also tell layers/vulkan/vkl_hotkey.c (the capture
+# key) which X connection a surface, and so a swapchain, presents to; after
+# the call, before it for the destroys.
+LAYER_HOTKEY = (
+    "vkCreateXlibSurfaceKHR", "vkCreateXcbSurfaceKHR", "vkDestroySurfaceKHR",
+    "vkCreateSwapchainKHR", "vkCreateSharedSwapchainsKHR", "vkDestroySwapchainKHR",
+)
+
 # Records flagged CAP_REC_WORK (a host stack under TRACESMITH_STACKS=work).
 LAYER_WORK = (
     "vkQueueSubmit", "vkQueueSubmit2", "vkQueueSubmit2KHR", "vkQueueBindSparse",

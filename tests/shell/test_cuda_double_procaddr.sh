@@ -1,6 +1,7 @@
 #!/bin/sh
 # The double's cuGetProcAddress table (TCD_PROCS in tests/doubles/cuda/tcd_api.h)
-# agrees with the toolkit's cudaTypedefs.h: for every exported name, the
+# agrees with the toolkit's cudaTypedefs.h (and cudaProfilerTypedefs.h, for
+# cuProfilerStart/Stop): for every exported name, the
 # version it appeared in and whether it is a per-thread variant are those of
 # the PFN_<base>_v<version>[_ptds|_ptsz] typedef it corresponds to, and every
 # exported name has a row.
@@ -10,14 +11,14 @@ TOP=${TOP:-.}
 . "$TOP/tests/support/shell.sh"
 [ -e "$BUILD/tests/doubles/cuda/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
 CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
-python3 - "$TOP/tests/doubles/cuda/tcd_api.h" "$CUDA_INC/cudaTypedefs.h" <<'PY'
+python3 - "$TOP/tests/doubles/cuda/tcd_api.h" "$CUDA_INC/cudaTypedefs.h" "$CUDA_INC/cudaProfilerTypedefs.h" <<'PY'
 import re, sys, collections
 api = open(sys.argv[1]).read()
 exports = re.findall(r'^\tX\((cu\w+)\) \\$', api, re.M)
 rows = [(b, int(v), int(p), s) for b, v, p, s in
         re.findall(r'^\tX\((cu\w+), (\d+), ([01]), (cu\w+)\) \\$', api, re.M)]
 assert exports and rows, "could not parse tcd_api.h"
-td = open(sys.argv[2]).read()
+td = open(sys.argv[2]).read() + open(sys.argv[3]).read()
 pfn = collections.defaultdict(set)
 for base, ver, pt in re.findall(r'\*PFN_(cu\w+?)_v(\d+)(_pt(?:ds|sz))?\)', td):
     pfn[base].add((int(ver), pt))

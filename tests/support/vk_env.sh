@@ -93,7 +93,10 @@ vk_env_xvfb_start() {
 	command -v Xvfb >/dev/null 2>&1 || vk_env_fail "Xvfb is not installed (xvfb)"
 	VK_ENV_XVFB_DIR=$(mktemp -d "${TMPDIR:-/tmp}/vkenv_xvfb.XXXXXX")
 	# -displayfd: Xvfb writes the display number it took once it listens.
-	Xvfb -displayfd 5 -screen 0 1024x768x24 -nolisten tcp \
+	# -noreset: by default the server resets when its last client leaves,
+	# and a program started in that moment cannot connect ("Cannot connect
+	# to XCB"); tests that run one program after another hit it.
+	Xvfb -displayfd 5 -screen 0 1024x768x24 -nolisten tcp -noreset \
 		5>"$VK_ENV_XVFB_DIR/display" >"$VK_ENV_XVFB_DIR/log" 2>&1 &
 	VK_ENV_XVFB_PID=$!
 	vk_env_i=0

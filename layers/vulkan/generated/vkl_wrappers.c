@@ -2306,6 +2306,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSharedSwapchainsKHR(VkDevice
 					vkl_objects_add(VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)(pSwapchains[vkl_i]), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 			}
 		}
+		vkl_hotkey_call(SBT_VK_CMD_vkCreateSharedSwapchainsKHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -2320,6 +2321,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySurfaceKHR(VkInstance instance,
 		vkl_a.surface = surface;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroySurfaceKHR, 0, &vkl_a);
+		vkl_hotkey_call(SBT_VK_CMD_vkDestroySurfaceKHR, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)(surface));
 	}
 	(void)vkl_seq;
@@ -2411,6 +2413,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSwapchainKHR(VkDevice device
 			if (pSwapchain)
 				vkl_objects_add(VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)(*pSwapchain), vkl_seq, (uint64_t)(uintptr_t)(device), NULL);
 		}
+		vkl_hotkey_call(SBT_VK_CMD_vkCreateSwapchainKHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -2425,6 +2428,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySwapchainKHR(VkDevice device, V
 		vkl_a.swapchain = swapchain;
 		vkl_a.pAllocator = pAllocator;
 		vkl_seq = vkl_emit(SBT_VK_CMD_vkDestroySwapchainKHR, 0, &vkl_a);
+		vkl_hotkey_call(SBT_VK_CMD_vkDestroySwapchainKHR, &vkl_a, 1);
 		vkl_objects_remove(VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)(uintptr_t)(swapchain));
 	}
 	(void)vkl_seq;
@@ -2494,6 +2498,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXlibSurfaceKHR(VkInstance in
 			if (pSurface)
 				vkl_objects_add(VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)(*pSurface), vkl_seq, (uint64_t)(uintptr_t)(instance), NULL);
 		}
+		vkl_hotkey_call(SBT_VK_CMD_vkCreateXlibSurfaceKHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }
@@ -2537,6 +2542,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXcbSurfaceKHR(VkInstance ins
 			if (pSurface)
 				vkl_objects_add(VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)(*pSurface), vkl_seq, (uint64_t)(uintptr_t)(instance), NULL);
 		}
+		vkl_hotkey_call(SBT_VK_CMD_vkCreateXcbSurfaceKHR, &vkl_a, vkl_ret >= 0);
 	}
 	return vkl_ret;
 }

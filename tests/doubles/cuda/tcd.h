@@ -28,6 +28,7 @@
 
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <cudaProfiler.h>
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -11,9 +11,10 @@
  * version the variant appeared in, 1 if it is the per-thread-default-stream
  * variant, exported symbol).  The versions are the suffixes of the
  * PFN_<base>_v<version>[_ptds|_ptsz] typedefs in the toolkit's
- * cudaTypedefs.h; the symbol is the base name for the oldest ABI, _v2 for the
- * second and so on, with _ptds/_ptsz added to the newest ABI not newer than
- * the per-thread variant.  tests/shell/test_cuda_double_procaddr.sh re-derives
+ * cudaTypedefs.h (cudaProfilerTypedefs.h for cuProfilerStart/Stop); the
+ * symbol is the base name for the oldest ABI, _v2 for the second and so on,
+ * with _ptds/_ptsz added to the newest ABI not newer than the per-thread
+ * variant.  tests/shell/test_cuda_double_procaddr.sh re-derives
  * this table from cudaTypedefs.h and fails if they disagree.
  */
 #ifndef TCD_API_H
@@ -196,6 +197,8 @@
 	X(cuGraphLaunch_ptsz) \
 	X(cuGraphExecDestroy) \
 	X(cuGraphDestroy) \
+	X(cuProfilerStart) \
+	X(cuProfilerStop) \
 	/* end of TCD_EXPORTS */
 
 #define TCD_PROCS(X) \
@@ -349,6 +352,8 @@
 	X(cuModuleUnload, 2000, 0, cuModuleUnload) \
 	X(cuPointerGetAttribute, 4000, 0, cuPointerGetAttribute) \
 	X(cuPointerGetAttributes, 7000, 0, cuPointerGetAttributes) \
+	X(cuProfilerStart, 4000, 0, cuProfilerStart) \
+	X(cuProfilerStop, 4000, 0, cuProfilerStop) \
 	X(cuStreamBeginCapture, 10000, 0, cuStreamBeginCapture) \
 	X(cuStreamBeginCapture, 10000, 1, cuStreamBeginCapture_ptsz) \
 	X(cuStreamBeginCapture, 10010, 0, cuStreamBeginCapture_v2) \

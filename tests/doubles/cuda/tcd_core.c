@@ -895,6 +895,30 @@ TCD_API(CUresult, cuCtxSynchronize)(void)
 }
 TCD_EXPORT(cuCtxSynchronize)
 
+/*
+ * The profiler's markers (cudaProfiler.h): no profiler is attached to the
+ * double, so they only check what the driver documents (CUDA_SUCCESS, or
+ * CUDA_ERROR_INVALID_CONTEXT without a current context) and return
+ * CUDA_SUCCESS, as the real driver does when no profiler is attached.
+ * TSCUDA_DOUBLE_STATS counts them, so a test can see they reached the
+ * driver.
+ */
+TCD_API(CUresult, cuProfilerStart)(void)
+{
+	struct tcd_ctx *c;
+	TCD_ENTER_INIT(cuProfilerStart);
+	return tcd_ctx_require("cuProfilerStart", &c);
+}
+TCD_EXPORT(cuProfilerStart)
+
+TCD_API(CUresult, cuProfilerStop)(void)
+{
+	struct tcd_ctx *c;
+	TCD_ENTER_INIT(cuProfilerStop);
+	return tcd_ctx_require("cuProfilerStop", &c);
+}
+TCD_EXPORT(cuProfilerStop)
+
 static CUresult tcd_ctx_push(CUcontext ctx, const char *call)
 {
 	struct tcd_ctx *c;

@@ -1,0 +1,537 @@
+/*
+ * tcu_live.c - capture windows (cap.h "capture windows"): the live objects
+ * a window's trace must recreate, the snapshot that recreates them when a
+ * window opens, and launches as the runtime's CAP_UNIT_LAUNCH units.
+ *
+ * While capture is windowed (cap_windowed(): a trigger is set), every call
+ * that makes an object a replay of a window may need is kept here, whether
+ * or not a window is open, as the very record the interposer writes for it
+ * (sbt_compute.h), encoded, in creation order: contexts (made, retained,
+ * or inferred as primary, tcu_model.c), modules and libraries with a copy
+ * of their image (the program may free the buffer it loaded from),
+ * functions, kernels, globals, function attributes, streams, events,
+ * allocations (placed by tcu_va.c, so the replay maps them at the same
+ * addresses), VMM handles, reservations, mappings and access.  The call
+ * that ends an object drops it and what belongs to it (a module's
+ * functions, a mapping's access).  Graphs, texture objects and the
+ * recorded state of events are not kept: docs/cuda.md says what that
+ * means.
+ *
+ * When a window opens the runtime calls tcu_live_snapshot on the opening
+ * thread: it writes the tsVaWindow records, then every kept record in
+ * creation order (a cuCtxSetCurrent before each one made in another
+ * context than the one before), releases of VMM handles still mapped, the
+ * thread's current context, then a full keyframe of every live device
+ * allocation.  The replay backend runs those records as any others and
+ * applies the keyframe (it lies before the window's SNAPSHOT_END).
+ *
+ * Locking: the registry is under tcu_g.mu (tcu_internal.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/cuda/tcu_internal.h"
+
+#define TCU_H(x) ((uint64_t)(uintptr_t)(x))
+
+typedef struct tcu_live_obj {
+	struct tcu_live_obj *prev, *next; /* creation order */
+	tcu_live_class cls;
+	uint64_t key, parent;
+	uint64_t ctx;      /* the context current when it was made (0: a context) */
+	sbt_cm_kind kind;
+	tcu_fn id;
+	uint32_t refs;     /* primary contexts: retains */
+	int released;      /* VMM handles: the program released it while mapped */
+	uint8_t *payload;  /* the encoded record */
+	size_t len;
+	uint8_t *image;    /* modules: the image, and prelinked fatbins */
+	size_t image_len;
+	size_t nprelinked;
+	uint8_t **prelinked;
+	size_t *prelinked_len;
+} tcu_live_obj;
+
+typedef struct tcu_live {
+	tcu_live_obj *head, *tail;
+	tcu_map by[TCU_LIVE_CLASSES]; /* key -> tcu_live_obj */
+} tcu_live;
+
+/* ---- configuration ------------------------------------------------------ */
+
+static int tcu_flag_get(atomic_int *flag, int (*read)(void))
+{
+	int v = atomic_load_explicit(flag, memory_order_relaxed);
+	if (!v) {
+		v = read() ? 2 : 1;
+		atomic_store_explicit(flag, v, memory_order_relaxed);
+	}
+	return v == 2;
+}
+
+/* Windowed and recording at all (TRACESMITH_DISABLE=1 keeps nothing). */
+static int tcu_read_windowed(void)
+{
+	return cap_windowed() && !cap_config_get()->disabled;
+}
+
+int tcu_windowed(void)
+{
+	return tcu_flag_get(&tcu_g.windowed, tcu_read_windowed);
+}
+
+/* Kept only for windows: a whole run's periodic snapshots
+ * (TRACESMITH_SNAPSHOT_FRAMES, which make cap_tracking() 1 too) need
+ * nothing from CUDA, whose trace holds every creation. */
+int tcu_tracking(void)
+{
+	return tcu_windowed();
+}
+
+/* ---- the registry ------------------------------------------------------- */
+
+static void tcu_live_free(tcu_live_obj *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->nprelinked; i++)
+		free(o->prelinked[i]);
+	free(o->prelinked);
+	free(o->prelinked_len);
+	free(o->image);
+	free(o->payload);
+	free(o);
+}
+
+/* With mu held: unlink o and free it. */
+static void tcu_live_unlink(tcu_live *l, tcu_live_obj *o)
+{
+	tcu_map_del(&l->by[o->cls], o->key);
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		l->head = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	else
+		l->tail = o->prev;
+	tcu_live_free(o);
+}
+
+/* With mu held: drop o and, depth first, everything it is the parent of. */
+static void tcu_live_drop_locked(tcu_live *l, tcu_live_obj *o)
+{
+	uint64_t key = o->key;
+	tcu_live_class cls = o->cls;
+	tcu_live_unlink(l, o);
+	/* Only these are parents (a scan of everything kept). */
+	if (cls != TCU_LIVE_CTX && cls != TCU_LIVE_MODULE && cls != TCU_LIVE_FUNC &&
+	    cls != TCU_LIVE_VMM_MAP)
+		return;
+	for (;;) {
+		tcu_live_obj *c;
+		for (c = l->head; c && c->parent != key; c = c->next)
+			;
+		if (!c)
+			break;
+		tcu_live_drop_locked(l, c);
+	}
+}
+
+static uint64_t tcu_live_current_ctx(void)
+{
+	CUcontext ctx = NULL;
+	tcu_pfn_cuCtxGetCurrent get = (tcu_pfn_cuCtxGetCurrent)tcu_own(TCU_FN_cuCtxGetCurrent);
+	if (!get || get(&ctx) != CUDA_SUCCESS)
+		return 0;
+	return TCU_H(ctx);
+}
+
+/* Owned copies of a module's image and prelinked fatbins into o; -1 when
+ * out of memory. */
+static int tcu_live_copy_image(tcu_live_obj *o, const void *image, size_t image_len,
+                               const void *const *prelinked, const size_t *prelinked_len,
+                               size_t nprelinked)
+{
+	if (image && image_len) {
+		o->image = malloc(image_len);
+		if (!o->image)
+			return -1;
+		memcpy(o->image, image, image_len);
+		o->image_len = image_len;
+	}
+	if (!nprelinked)
+		return 0;
+	o->prelinked = calloc(nprelinked, sizeof(*o->prelinked));
+	o->prelinked_len = calloc(nprelinked, sizeof(*o->prelinked_len));
+	if (!o->prelinked || !o->prelinked_len)
+		return -1;
+	o->nprelinked = nprelinked;
+	for (size_t i = 0; i < nprelinked; i++) {
+		o->prelinked[i] = malloc(prelinked_len[i] ? prelinked_len[i] : 1);
+		if (!o->prelinked[i])
+			return -1;
+		memcpy(o->prelinked[i], prelinked[i], prelinked_len[i]);
+		o->prelinked_len[i] = prelinked_len[i];
+	}
+	return 0;
+}
+
+void tcu_live_add(tcu_live_class cls, uint64_t key, uint64_t parent, sbt_cm_kind kind, tcu_fn id,
+                  const sbt_cm_call *c, const void *image, size_t image_len,
+                  const void *const *prelinked, const size_t *prelinked_len, size_t nprelinked)
+{
+	sbt_cm_call copy = *c;
+	tcu_live_obj *o, *old;
+	tcu_live *l = tcu_g.live;
+	size_t max;
+
+	if (!l || !key || !tcu_tracking())
+		return;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		goto out_oom;
+	o->cls = cls;
+	o->key = key;
+	o->parent = parent;
+	o->kind = kind;
+	o->id = id;
+	o->refs = 1;
+	o->ctx = cls == TCU_LIVE_CTX ? 0 : tcu_live_current_ctx();
+	if (parent == TCU_LIVE_IN_CTX)
+		o->parent = o->ctx;
+	/* Blob ids belong to one window's file: the snapshot stores anew. */
+	copy.blob = 0;
+	copy.prelinked = NULL;
+	copy.prelinked_len = 0;
+	max = sbt_cm_encoded_max(&copy);
+	o->payload = malloc(max);
+	if (!o->payload || sbt_cm_encode(&copy, o->payload, max, &o->len) != SBT_OK ||
+	    tcu_live_copy_image(o, image, image_len, prelinked, prelinked_len, nprelinked) != 0)
+		goto out_oom;
+
+	pthread_mutex_lock(&tcu_g.mu);
+	old = tcu_map_get(&l->by[cls], key);
+	if (old && cls == TCU_LIVE_CTX) {
+		/* A primary context retained again: one more release to come. */
+		old->refs++;
+		pthread_mutex_unlock(&tcu_g.mu);
+		tcu_live_free(o);
+		return;
+	}
+	if (old && (cls == TCU_LIVE_FUNC || cls == TCU_LIVE_GLOBAL)) {
+		/* Asked for again: the first lookup stands. */
+		pthread_mutex_unlock(&tcu_g.mu);
+		tcu_live_free(o);
+		return;
+	}
+	if (old) /* the handle or address came back for a new object */
+		tcu_live_drop_locked(l, old);
+	if (tcu_map_put(&l->by[cls], key, o) == o) {
+		pthread_mutex_unlock(&tcu_g.mu);
+		goto out_oom;
+	}
+	o->prev = l->tail;
+	if (l->tail)
+		l->tail->next = o;
+	else
+		l->head = o;
+	l->tail = o;
+	pthread_mutex_unlock(&tcu_g.mu);
+	return;
+out_oom:
+	tcu_live_free(o);
+	CAP_ERROR("cuda: out of memory keeping a %s for capture windows: a window's trace may "
+	          "lack it",
+	          sbt_cm_kind_name(kind));
+}
+
+void tcu_live_drop(tcu_live_class cls, uint64_t key)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *o;
+	if (!l || !key || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	o = tcu_map_get(&l->by[cls], key);
+	if (o)
+		tcu_live_drop_locked(l, o);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+int tcu_live_has(tcu_live_class cls, uint64_t key)
+{
+	tcu_live *l = tcu_g.live;
+	int has;
+	if (!l)
+		return 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	has = tcu_map_get(&l->by[cls], key) != NULL;
+	pthread_mutex_unlock(&tcu_g.mu);
+	return has;
+}
+
+void tcu_live_primary_release(int device, int reset)
+{
+	tcu_live *l = tcu_g.live;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (tcu_live_obj *o = l->head; o; o = o->next) {
+		sbt_cm_call c;
+		if (o->cls != TCU_LIVE_CTX || o->kind != SBT_CM_K_cuDevicePrimaryCtxRetain ||
+		    sbt_cm_decode(o->payload, o->len, &c) != SBT_OK || (int)c.device != device)
+			continue;
+		if (reset || --o->refs == 0)
+			tcu_live_drop_locked(l, o);
+		break;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+void tcu_live_vmm_release(uint64_t handle)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *h, *o;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	h = tcu_map_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
+	for (o = l->head; h && o; o = o->next)
+		if (o->cls == TCU_LIVE_VMM_MAP && o->parent == handle)
+			break;
+	if (h && o)
+		h->released = 1;
+	else if (h)
+		tcu_live_drop_locked(l, h);
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+/* A mapping went: its handle goes too when the program released it. */
+void tcu_live_vmm_unmap(uint64_t addr)
+{
+	tcu_live *l = tcu_g.live;
+	tcu_live_obj *m, *h, *o;
+	uint64_t handle;
+	if (!l || !tcu_tracking())
+		return;
+	pthread_mutex_lock(&tcu_g.mu);
+	m = tcu_map_get(&l->by[TCU_LIVE_VMM_MAP], addr);
+	if (!m)
+		goto out_unlock;
+	handle = m->parent;
+	/* Not through the parent link: the handle is the map's parent. */
+	for (o = l->head; o;) {
+		tcu_live_obj *next = o->next;
+		if (o->cls == TCU_LIVE_VMM_ACCESS && o->parent == addr)
+			tcu_live_unlink(l, o);
+		o = next;
+	}
+	tcu_live_unlink(l, m);
+	h = tcu_map_get(&l->by[TCU_LIVE_VMM_HANDLE], handle);
+	for (o = l->head; h && o; o = o->next)
+		if (o->cls == TCU_LIVE_VMM_MAP && o->parent == handle)
+			break;
+	if (h && h->released && !o)
+		tcu_live_unlink(l, h);
+out_unlock:
+	pthread_mutex_unlock(&tcu_g.mu);
+}
+
+/* ---- the snapshot ------------------------------------------------------- */
+
+static void tcu_live_emit_ctx(sbt_cm_kind k, tcu_fn id, uint64_t ctx)
+{
+	sbt_cm_call c;
+	sbt_cm_call_init(&c);
+	c.ctx = ctx;
+	tcu_emit(k, id, &c, 0);
+}
+
+/* One kept record, its module image stored anew in this window's file. */
+static void tcu_live_emit(const tcu_live_obj *o)
+{
+	sbt_cm_call c;
+	uint8_t *ids = NULL;
+	if (sbt_cm_decode(o->payload, o->len, &c) != SBT_OK) {
+		CAP_ERROR("cuda: a kept %s record cannot be decoded: the window's trace lacks it",
+		          sbt_cm_kind_name(o->kind));
+		return;
+	}
+	if (o->image)
+		c.blob = cap_blob(o->image, o->image_len);
+	if (o->nprelinked) {
+		ids = calloc(o->nprelinked, 8);
+		for (size_t i = 0; ids && i < o->nprelinked; i++) {
+			uint64_t b = cap_blob(o->prelinked[i], o->prelinked_len[i]);
+			memcpy(ids + i * 8, &b, 8);
+		}
+		c.prelinked = ids;
+		c.prelinked_len = ids ? o->nprelinked * 8 : 0;
+	}
+	tcu_emit(o->kind, o->id, &c, 0);
+	free(ids);
+}
+
+/* The address windows reserved so far (tcu_va.c), before any allocation. */
+static void tcu_live_emit_windows(void)
+{
+	pthread_mutex_lock(&tcu_g.va_mu);
+	for (int d = 0; d < TCU_VA_MAX_DEVICES; d++) {
+		const tcu_va_window *w = &tcu_g.va.win[d];
+		sbt_cm_call c;
+		if (w->state <= 0)
+			continue;
+		sbt_cm_call_init(&c);
+		c.device = w->device;
+		c.dst = w->base;
+		c.size = w->size;
+		tcu_emit(SBT_CM_K_tsVaWindow, TCU_FN_cuMemAddressReserve, &c, 0);
+	}
+	pthread_mutex_unlock(&tcu_g.va_mu);
+}
+
+/* The device of a kept context record; -1 for none. */
+static int tcu_live_ctx_device(const tcu_live_obj *o)
+{
+	sbt_cm_call c;
+	if (o->cls != TCU_LIVE_CTX || sbt_cm_decode(o->payload, o->len, &c) != SBT_OK)
+		return -1;
+	return (int)c.device;
+}
+
+static void tcu_live_snapshot(void)
+{
+	tcu_live *l = tcu_g.live;
+	uint64_t devices_said = 0, cur = 0, first_ctx = 0, mine = tcu_live_current_ctx();
+	const cap_config *cfg = cap_config_get();
+	CUcontext popped;
+
+	/* A periodic snapshot of a whole-run capture: the trace already holds
+	 * every creation, and replay restores from CUDA's own keyframes
+	 * (TRACESMITH_SNAPSHOT=N). */
+	if (!cfg->triggers || !l)
+		return;
+	/* The thread's context first seen here (the runtime's primary
+	 * context, retained through a table we cannot see). */
+	if (mine && !tcu_live_has(TCU_LIVE_CTX, mine))
+		tcu_ctx_note_inferred(mine);
+	tcu_live_emit_windows();
+	pthread_mutex_lock(&tcu_g.mu);
+	for (const tcu_live_obj *o = l->head; o; o = o->next) {
+		int dev = tcu_live_ctx_device(o);
+		if (dev >= 0 && dev < 64 && !(devices_said & (1ull << dev))) {
+			sbt_cm_call c;
+			devices_said |= 1ull << dev;
+			sbt_cm_call_init(&c);
+			c.value = (uint64_t)dev;
+			c.device = dev;
+			tcu_emit(SBT_CM_K_cuDeviceGet, TCU_FN_cuDeviceGet, &c, 0);
+		}
+		if (o->ctx && o->ctx != cur) {
+			tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, o->ctx);
+			cur = o->ctx;
+		}
+		tcu_live_emit(o);
+		if (o->cls == TCU_LIVE_CTX && !first_ctx)
+			first_ctx = o->key;
+		if (o->kind == SBT_CM_K_cuCtxCreate) /* it became current */
+			cur = o->key;
+	}
+	for (const tcu_live_obj *o = l->head; o; o = o->next) {
+		if (o->cls == TCU_LIVE_VMM_HANDLE && o->released) {
+			sbt_cm_call c;
+			sbt_cm_call_init(&c);
+			c.handle = o->key;
+			tcu_emit(SBT_CM_K_cuMemRelease, TCU_FN_cuMemRelease, &c, 0);
+		}
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	if (mine && mine != cur)
+		tcu_live_emit_ctx(SBT_CM_K_cuCtxSetCurrent, TCU_FN_cuCtxSetCurrent, mine);
+	tcu_pending_forget();
+	/* A window opened on a thread without a context (an NVTX range on a
+	 * thread of its own): the keyframe's copies go through the first
+	 * context kept, made current for them. */
+	if (!mine && first_ctx) {
+		((tcu_pfn_cuCtxPushCurrent_v2)tcu_own(TCU_FN_cuCtxPushCurrent_v2))(
+			(CUcontext)(uintptr_t)first_ctx);
+		tcu_keyframe_window();
+		((tcu_pfn_cuCtxPopCurrent_v2)tcu_own(TCU_FN_cuCtxPopCurrent_v2))(&popped);
+	} else {
+		tcu_keyframe_window();
+	}
+}
+
+void tcu_live_init(void)
+{
+	if (!tcu_tracking())
+		return;
+	tcu_g.live = calloc(1, sizeof(*tcu_g.live));
+	if (!tcu_g.live) {
+		CAP_ERROR("cuda: out of memory: capture windows will lack the CUDA state");
+		return;
+	}
+	cap_on_window_open(tcu_live_snapshot);
+}
+
+/* ---- launches as units ---------------------------------------------------- */
+
+/* The flag not read yet, or windowed (tcu_launch_unit_begin's slow path). */
+int tcu_launch_unit_begin_windowed(tcu_mode *mode)
+{
+	if (!tcu_windowed())
+		return 0;
+	cap_unit_begin(CAP_UNIT_LAUNCH);
+	*mode = cap_active() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
+	return 1;
+}
+
+/* ---- cuProfilerStart / cuProfilerStop ------------------------------------- */
+
+/*
+ * With the profiler trigger (TRACESMITH_TRIGGER=profiler) the program's
+ * own profiling markers bound the windows: one opens once cuProfilerStart
+ * has returned and closes when cuProfilerStop is called.  The two calls
+ * are not records of the model.  Without that trigger they pass through.
+ */
+static int tcu_profiler_trigger(tcu_mode mode)
+{
+	return mode != TCU_MODE_NESTED && tcu_windowed() &&
+	       (cap_config_get()->triggers & CAP_TRIG_PROFILER);
+}
+
+CUresult tcu_m_cuProfilerStart(tcu_fn id)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuProfilerStart real = (tcu_pfn_cuProfilerStart)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	r = real();
+	if (r == CUDA_SUCCESS && tcu_profiler_trigger(mode))
+		cap_window_start("profiler");
+out:
+	tcu_call_end();
+	return r;
+}
+
+CUresult tcu_m_cuProfilerStop(tcu_fn id)
+{
+	tcu_mode mode;
+	CUresult r;
+	tcu_pfn_cuProfilerStop real = (tcu_pfn_cuProfilerStop)tcu_call_begin_mode(id, &mode);
+	if (!real) {
+		r = tcu_no_driver(id);
+		goto out;
+	}
+	if (tcu_profiler_trigger(mode))
+		cap_window_end();
+	r = real();
+out:
+	tcu_call_end();
+	return r;
+}

@@ -1,0 +1,200 @@
+#!/bin/sh
+# Capture windows of a CUDA program on the libcuda test double
+# (docs/cuda.md "Capture windows"): cuda_window_app captured whole, then
+# with tscapture --launches A-B (and TRACESMITH_TRIGGER=launches:A-B), with
+# --profiler (cuProfilerStart / cuProfilerStop around rounds) and with
+# --nvtx NAME (an NVTX range through libtracesmith_nvtx.so, in its push/pop, start/end, Ex and wide forms).  Each
+# window's trace replays with tsreplay on the double, every checkpoint
+# equal; its checkpoints equal, by position (object, offset, length, hash),
+# those the whole-run capture has between the same launches; it holds
+# exactly the window's launches and no call from before the window except
+# its snapshot; tsinfo names the window.  Also: --range inside a window,
+# --check-determinism on one, a window opening at the first launch, a run
+# with two windows, the profiler markers reached through cuGetProcAddress,
+# the markers without the trigger (a whole-run trace), an NVTX range of
+# another name (no window), and a window of cuda_runtime_like (cudart's
+# side-door primary context and library, kept and recreated).
+. "$TOP/tests/support/shell.sh"
+DBL="$TOP/$BUILD/tests/doubles/cuda"
+[ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
+unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
+	TRACESMITH_SNAPSHOT TRACESMITH_CUDA_DRIVER TSCUDA_DOUBLE_STATS TSCUDA_DOUBLE_SEED \
+	TSCUDA_DOUBLE_ADDR_SEED TSCUDA_DOUBLE_RESERVE TRACESMITH_CUDA_VA TRACESMITH_TRIGGER \
+	TRACESMITH_API TRACESMITH_SNAPSHOT_FRAMES NVTX_INJECTION64_PATH
+cuda_window
+export TSCUDA_DOUBLE_QUIET=1
+export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+CAP="$TOP/$BUILD/tscapture"
+RP="$TOP/$BUILD/tsreplay"
+INFO="$TOP/$BUILD/tsinfo"
+PROG="$TOP/$BUILD/tests/cuda/cuda_window_app"
+NVTX_LIB="$TOP/$BUILD/interpose/libtracesmith_nvtx.so"
+[ -e "$NVTX_LIB" ] || fail "no $NVTX_LIB"
+
+# all_match NAME WANT ARGS...: tsreplay --json ARGS exits 0 with WANT
+# checkpoints, all matched.
+all_match() {
+	am_name=$1 am_want=$2
+	shift 2
+	expect_rc 0 "$am_name" "$RP" --json "$@"
+	n=$(json_field "$T/$am_name.out" checkpoints)
+	m=$(json_field "$T/$am_name.out" matched)
+	[ "$n" = "$am_want" ] && [ "$m" = "$am_want" ] ||
+		fail "$am_name: $n checkpoints, $m matched, expected $am_want of $am_want: $(cat "$T/$am_name.out")"
+}
+
+# ckpts TRACE [FIRST UNTIL]: one line per checkpoint, "object offset length
+# hash", in trace order: all of them, or those of the calls after launch
+# FIRST (counted from 1) and before launch UNTIL (the end when there is
+# no such launch).
+ckpts() {
+	"$INFO" --dump "$1" >"$T/dump.txt" || fail "tsinfo --dump $1"
+	python3 - "$T/dump.txt" "${2:-0}" "${3:-0}" <<'PY'
+import re, sys
+first, until = int(sys.argv[2]), int(sys.argv[3])
+launch_seq = []
+rows = []
+for line in open(sys.argv[1]):
+    m = re.match(r"seq=(\d+) ", line)
+    if not m:
+        continue
+    seq = int(m.group(1))
+    if re.search(r"\scuda\.cu(LaunchKernel|LaunchKernelEx|LaunchCooperativeKernel|GraphLaunch)\b", line):
+        launch_seq.append(seq)
+    c = re.search(r"(?i)checkpoint call_seq=(\d+) object=(\S+) offset=(\d+) length=(\d+) hash=(\S+)", line)
+    if c:
+        rows.append((int(c.group(1)), "%s %s %s %s" % c.group(2, 3, 4, 5)))
+lo = launch_seq[first - 1] if first else 0
+hi = launch_seq[until - 1] if until and until <= len(launch_seq) else 1 << 64
+for call, row in rows:
+    if lo < call < hi:
+        print(row)
+PY
+}
+
+# launches TRACE: the number of launch records.
+launches() {
+	"$INFO" --dump "$1" | grep -cE ' cuda\.cu(LaunchKernel|LaunchKernelEx|LaunchCooperativeKernel|GraphLaunch) ' || true
+}
+
+# window_check NAME TRACE WANT_CKPTS FIRST UNTIL NLAUNCH TRIGGER: the
+# window's trace replays with WANT_CKPTS checkpoints all equal, they are
+# those the whole run has between launch FIRST and launch UNTIL, it holds
+# NLAUNCH launches, and tsinfo shows the window, opened by TRIGGER.
+window_check() {
+	wc_name=$1 wc_trace=$2 wc_want=$3 wc_first=$4 wc_until=$5 wc_nl=$6 wc_trig=$7
+	[ -s "$wc_trace" ] || fail "$wc_name: no window trace $wc_trace: $(ls "$T")"
+	all_match "$wc_name.replay" "$wc_want" "$wc_trace"
+	ckpts "$wc_trace" >"$T/$wc_name.ck"
+	ckpts "$T/full.sbt" "$wc_first" "$wc_until" >"$T/$wc_name.full.ck"
+	[ "$(wc -l <"$T/$wc_name.ck")" -eq "$wc_want" ] ||
+		fail "$wc_name: $(wc -l <"$T/$wc_name.ck") checkpoints in the window, expected $wc_want"
+	cmp -s "$T/$wc_name.ck" "$T/$wc_name.full.ck" ||
+		fail "$wc_name: the window's checkpoints differ from the whole run's between launches $wc_first and $wc_until: $(diff "$T/$wc_name.ck" "$T/$wc_name.full.ck")"
+	n=$(launches "$wc_trace")
+	[ "$n" -eq "$wc_nl" ] || fail "$wc_name: $n launches in the window, expected $wc_nl"
+	# The snapshot is made of creations only: no copy, memset or launch of
+	# the program's before the window's first launch (or its opening).
+	"$INFO" --dump "$wc_trace" >"$T/$wc_name.dump" || fail "$wc_name: tsinfo --dump"
+	# (SNAPSHOT_END: record type 8, named by tsinfo or shown as type#8)
+	before=$(awk '{ print } tolower($0) ~ /snapshot.end|type#8 / { exit }' "$T/$wc_name.dump")
+	echo "$before" | grep -qiE 'snapshot.end|type#8 ' || fail "$wc_name: no SNAPSHOT_END record in the window's trace"
+	echo "$before" | grep -qE ' cuda\.cu(Memcpy|Memset|Launch|GraphLaunch|StreamSynchronize|EventRecord)' &&
+		fail "$wc_name: work of the program before the window's SNAPSHOT_END: $(echo "$before" | grep -E ' cuda\.cu(Memcpy|Memset|Launch)' | head -n 3)"
+	expect_rc 0 "$wc_name.info" "$INFO" "$wc_trace"
+	has "$wc_name.info" out "trigger '$wc_trig'"
+}
+
+# ---- the whole run ---------------------------------------------------------------
+expect_rc 0 full.plain "$PROG"
+expect_rc 0 full.cap "$CAP" -o "$T/full.sbt" -- "$PROG"
+cmp -s "$T/full.plain.out" "$T/full.cap.out" ||
+	fail "the captured run printed '$(cat "$T/full.cap.out")', the plain one '$(cat "$T/full.plain.out")'"
+# 6 rounds, 3 read-backs each
+all_match full.replay 18 "$T/full.sbt"
+[ "$(launches "$T/full.sbt")" -eq 12 ] || fail "the whole run has $(launches "$T/full.sbt") launches, expected 12"
+
+# ---- launches:5-8: rounds 3 and 4's launches ---------------------------------------
+# The window opens at launch 5 (round 3's fill: z of round 3 is made
+# before it) and closes after launch 8, before round 4's read-backs: round
+# 3's three checkpoints are in it.
+expect_rc 0 lr.cap "$CAP" --launches 5-8 -o "$T/lr.sbt" -- "$PROG"
+cmp -s "$T/full.plain.out" "$T/lr.cap.out" || fail "launches:5-8: the run printed '$(cat "$T/lr.cap.out")'"
+window_check launches "$T/lr-launches-5-8.sbt" 3 5 8 4 "launches 5-8"
+has launches.info out "first launch 5"
+# --range from the window's second launch restores the window's keyframe
+# (a full one) and fast-forwards: round 3's checkpoints still match.
+second=$("$INFO" --dump "$T/lr-launches-5-8.sbt" | grep ' cuda\.cuLaunchKernel ' | sed -n '2s/^seq=\([0-9]*\) .*/\1/p')
+[ -n "$second" ] || fail "no second launch in the window"
+all_match lr.range 3 --range "$second:" "$T/lr-launches-5-8.sbt"
+has lr.range err "restored keyframe at seq"
+expect_rc 0 lr.det "$RP" --check-determinism --runs 2 "$T/lr-launches-5-8.sbt"
+
+# ---- launches:1-2 (the variable tscapture sets): from the very first launch ----------
+TRACESMITH_TRIGGER=launches:1-2 expect_rc 0 l1.cap "$CAP" -o "$T/l1.sbt" -- "$PROG"
+window_check first "$T/l1-launches-1-2.sbt" 0 1 2 2 "launches 1-2"
+
+# ---- profiler: cuProfilerStart before round 2, cuProfilerStop after round 4 -------------
+PMARKS="--marks profiler --from 2 --to 4"
+# shellcheck disable=SC2086
+expect_rc 0 pr.plain "$PROG" $PMARKS
+cmp -s "$T/full.plain.out" "$T/pr.plain.out" || fail "the marks change the program's result"
+# shellcheck disable=SC2086
+expect_rc 0 pr.cap "$CAP" --profiler -o "$T/pr.sbt" -- "$PROG" $PMARKS
+# rounds 2..4: launches 3..8, nine read-backs
+window_check profiler "$T/pr-window-1.sbt" 9 3 9 6 profiler
+# The markers as cudart reaches them, through cuGetProcAddress: wrapped too.
+# shellcheck disable=SC2086
+TRACESMITH_TRIGGER=profiler expect_rc 0 prp.cap "$CAP" -o "$T/prp.sbt" -- "$PROG" $PMARKS --procaddr
+window_check procaddr "$T/prp-window-1.sbt" 9 3 9 6 profiler
+# Without the trigger the markers only pass through: a whole-run trace.
+# shellcheck disable=SC2086
+expect_rc 0 pr.whole "$CAP" -o "$T/prw.sbt" -- "$PROG" $PMARKS
+all_match pr.whole.replay 18 "$T/prw.sbt"
+[ ! -e "$T/prw-window-1.sbt" ] || fail "a window was written without a trigger"
+
+# ---- two profiler windows in one run: rounds 2 and 4..5 -------------------------------
+# The second one's snapshot is taken after the first window closed: what
+# the first made and freed is gone from it, what it kept is there.
+TRACESMITH_TRIGGER=profiler expect_rc 0 pr2.cap "$CAP" -o "$T/pr2.sbt" -- \
+	"$PROG" --marks profiler --from 2 --to 2 --again 4-5
+window_check two.1 "$T/pr2-window-1.sbt" 3 3 5 2 profiler
+window_check two.2 "$T/pr2-window-2.sbt" 6 7 11 4 profiler
+has two.2.info out "window       2 of the run"
+[ ! -e "$T/pr2-window-3.sbt" ] || fail "a third window was written"
+
+# ---- cudart's way (cuda_runtime_like): the primary context retained through
+# the side door (inferred in the snapshot), a library from a fatbin
+# wrapper, kernels launched as functions -------------------------------------
+RT="$TOP/$BUILD/tests/cuda/cuda_runtime_like"
+expect_rc 0 rt.cap "$CAP" -o "$T/rtfull.sbt" -- "$RT" --size 3000
+expect_rc 0 rtw.cap "$CAP" --launches 3-6 -o "$T/rtw.sbt" -- "$RT" --size 3000
+cmp -s "$T/rt.cap.out" "$T/rtw.cap.out" || fail "cuda_runtime_like: the window's run printed '$(cat "$T/rtw.cap.out")'"
+all_match rtw.replay 1 "$T/rtw-launches-3-6.sbt"
+ckpts "$T/rtw-launches-3-6.sbt" >"$T/rtw.ck"
+ckpts "$T/rtfull.sbt" 3 6 >"$T/rtw.full.ck"
+cmp -s "$T/rtw.ck" "$T/rtw.full.ck" || fail "cuda_runtime_like: the window's checkpoints differ from the whole run's"
+"$INFO" --dump "$T/rtw-launches-3-6.sbt" | grep -q 'cuda.cuDevicePrimaryCtxRetain .*sub=1' ||
+	fail "cuda_runtime_like: the snapshot does not retain the runtime's primary context"
+"$INFO" --dump "$T/rtw-launches-3-6.sbt" | grep -q 'cuda.cuLibraryLoadData .*blob=' ||
+	fail "cuda_runtime_like: the snapshot has no library image"
+
+# ---- nvtx:window, each form of range ------------------------------------------------
+for form in push start ex wide; do
+	expect_rc 0 "nv.$form.cap" "$CAP" --nvtx window \
+		-o "$T/nv$form.sbt" -- "$PROG" --marks nvtx --from 3 --to 5 --nvtx-form "$form"
+	cmp -s "$T/full.plain.out" "$T/nv.$form.cap.out" || fail "nvtx $form: the run printed '$(cat "$T/nv.$form.cap.out")'"
+	# rounds 3..5: launches 5..10
+	# (opened through the in-app API: its trigger text is app)
+	window_check "nvtx.$form" "$T/nv$form-window-1.sbt" 9 5 11 6 "nvtx window"
+done
+# A range begun before the first CUDA call: the window holds the whole
+# program from cuInit on, with an empty snapshot, and replays.
+TRACESMITH_TRIGGER=nvtx:window NVTX_INJECTION64_PATH="$NVTX_LIB" \
+	expect_rc 0 nv.early.cap "$CAP" -o "$T/nve.sbt" -- "$PROG" --marks nvtx --from 0 --to 5
+window_check nvtx.early "$T/nve-window-1.sbt" 15 0 11 10 "nvtx window"
+# A range of another name opens nothing.
+TRACESMITH_TRIGGER=nvtx:elsewhere NVTX_INJECTION64_PATH="$NVTX_LIB" \
+	expect_rc 0 nv.other.cap "$CAP" -o "$T/nvo.sbt" -- "$PROG" --marks nvtx --from 3 --to 5
+[ -z "$(ls "$T" | grep '^nvo-window')" ] || fail "nvtx: a range of another name opened a window: $(ls "$T")"
+echo ok
