@@ -278,8 +278,11 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 		 * window in each) may be writing the same name; that one keeps
 		 * it, this one adds its API's name. */
 		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		free(cap_g.win_main_path);
+		cap_g.win_main_path = NULL;
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			close(fd);
+			cap_g.win_main_path = strdup(path);
 			path = cap_rt_window_alt_path(path);
 			fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
 			if (fd >= 0)
@@ -1097,8 +1100,8 @@ static void cap_rt_shutdown(void)
 			sem_destroy(&cap_g.wake);
 		}
 		cap_sig_uninstall();
-		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers)
-			cap_window_drop_empty_(); /* a window open at exit */
+		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers && !cap_window_drop_empty_())
+			cap_window_take_main_name_(); /* a window open at exit */
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",

@@ -181,7 +181,9 @@ static int cap_win_close(void)
 	/* Refuse new records first; the writer then drains what is left. */
 	atomic_store(&cap_g.state, CAP_ST_CLOSED);
 	cap_rt_rotate_(NULL);
-	if (cap_window_drop_empty_())
+	if (!cap_window_drop_empty_())
+		cap_window_take_main_name_();
+	if (!atomic_load(&cap_g.win_api_seen))
 		CAP_INFO("capture window %" PRIu64 " closed: nothing was recorded in it, no file",
 		         cap_g.win.index);
 	else
@@ -409,6 +411,25 @@ int cap_window_drop_empty_(void)
 	if (!cap_g.win.index || atomic_load(&cap_g.win_api_seen) || !cap_g.path)
 		return 0;
 	return unlink(cap_g.path) == 0;
+}
+
+/*
+ * The window's file was opened under "<name>-<api>.sbt" because another
+ * runtime in the process held <name>: once that one is gone (it recorded
+ * nothing, so it left no file), this file takes the plain name.  link(2)
+ * never replaces a file another window wrote there.
+ */
+void cap_window_take_main_name_(void)
+{
+	char *main = cap_g.win_main_path;
+	if (!main || !cap_g.path)
+		return;
+	if (link(cap_g.path, main) == 0) {
+		unlink(cap_g.path);
+		free(cap_g.path);
+		cap_g.path = main;
+		cap_g.win_main_path = NULL;
+	}
 }
 
 /* At shutdown: a range that never began, or one the exit cut short. */
