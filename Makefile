@@ -18,6 +18,9 @@
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
 #   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
+#   emulator/*.c                                -> $(BUILD)/lib/libtsemu.a (the stream-scheduler emulator)
+#   emulator/tools/NAME.c                       -> $(BUILD)/NAME (linked with libtsemu.a)
+#   tests/unit/test_emu_*.c                     -> also link libtsemu.a
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
@@ -54,6 +57,8 @@ SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
+EMU_SRC  := $(wildcard emulator/*.c)
+EMU_TOOL_SRC := $(wildcard emulator/tools/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/programs/*.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
@@ -64,9 +69,11 @@ LIB_SBT := $(BUILD)/lib/libtssbt.a
 LIB_CAP := $(BUILD)/lib/libtscap.a
 LIB_RP  := $(BUILD)/lib/libtsrp.a
 LIB_SUP := $(BUILD)/lib/libtstestsupport.a
+LIB_EMU := $(BUILD)/lib/libtsemu.a
 LIBS := $(LIB_RP) $(LIB_CAP) $(LIB_SBT)
 
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
+EMU_TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(EMU_TOOL_SRC)))
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
@@ -81,7 +88,7 @@ CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
-all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
+all: $(LIBS) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
      $(TCU_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
@@ -92,6 +99,7 @@ $(LIB_SBT): $(call obj,$(SBT_SRC))
 $(LIB_CAP): $(call obj,$(CAP_SRC))
 $(LIB_RP):  $(call obj,$(RP_SRC))
 $(LIB_SUP): $(call obj,$(SUP_SRC))
+$(LIB_EMU): $(call obj,$(EMU_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -149,6 +157,17 @@ $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIBS)
 	$$(CC) $$(LDFLAGS_ALL) $$< $(LIBS) $$(LDLIBS_ALL) -o $$@
 endef
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+
+# The emulator's tools and unit tests (tests/unit/test_emu_*.c) link libtsemu.a.
+define emu_tool_rule
+$(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIB_EMU) $(LIB_SBT)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS_ALL) $$< $(LIB_EMU) $(LIB_SBT) $$(LDLIBS_BASE) -o $$@
+endef
+$(foreach t,$(EMU_TOOL_SRC),$(eval $(call emu_tool_rule,$(t))))
+$(BUILD)/tests/test_emu_%: $(BUILD)/obj/tests/unit/test_emu_%.o $(LIB_EMU) $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_EMU) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
@@ -236,7 +255,7 @@ run: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tracesmith \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/tracesmith
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TOOLS) $(EMU_TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
