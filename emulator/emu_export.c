@@ -231,9 +231,15 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		[EMU_D_GRAPH] = "style=bold",
 	};
 	char lbl[96];
+	uint8_t *inner; /* has a successor inside its graph launch */
 
 	if (!g || !f)
 		return EMU_ERR_ARG;
+	inner = calloc(g->nodes.n + 1, 1);
+	if (!inner)
+		return EMU_ERR_NOMEM;
+	for (size_t i = 0; i < g->ipreds.n; i++)
+		inner[g->ipreds.v[i]] = 1;
 	fprintf(f, "digraph tracesmith {\n\trankdir=LR;\n\tnode [shape=box,fontsize=10];\n");
 	for (size_t s = 0; s < g->streams.n; s++) {
 		if (!g->streams.v[s].steps)
@@ -256,12 +262,17 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		const emu_step *st = &g->steps.v[s];
 
 		for (uint32_t d = 0; d < st->dep_count; d++) {
-			const emu_dep *dp = &g->deps.v[st->dep_first + d];
+			const emu_step *ps = &g->steps.v[g->deps.v[st->dep_first + d].step];
 
-			for (uint32_t k = 0; k < st->node_count; k++)
-				if (g->nodes.v[st->node_first + k].ipred_count == 0)
-					fprintf(f, "\tn%u -> n%u [%s];\n", emu_step_exit_node(g, dp->step),
-					        st->node_first + k, styles[dp->kind]);
+			/* from every last node of the step waited for to every first one */
+			for (uint32_t j = 0; j < ps->node_count; j++) {
+				if (inner[ps->node_first + j])
+					continue;
+				for (uint32_t k = 0; k < st->node_count; k++)
+					if (g->nodes.v[st->node_first + k].ipred_count == 0)
+						fprintf(f, "\tn%u -> n%u [%s];\n", ps->node_first + j, st->node_first + k,
+						        styles[g->deps.v[st->dep_first + d].kind]);
+			}
 		}
 	}
 	for (size_t i = 0; i < g->nodes.n; i++)
@@ -269,6 +280,7 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 			fprintf(f, "\tn%u -> n%zu [%s];\n", g->ipreds.v[g->nodes.v[i].ipred_first + p], i,
 			        styles[EMU_D_GRAPH]);
 	fprintf(f, "}\n");
+	free(inner);
 	return ferror(f) ? EMU_ERR_IO : EMU_OK;
 }
 

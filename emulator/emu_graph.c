@@ -89,8 +89,12 @@ const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t l
 uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s)
 {
 	const emu_step *st = &g->steps.v[s];
+	uint32_t best = st->node_first;
 
-	return st->node_first + st->node_count - 1;
+	for (uint32_t i = 1; i < st->node_count; i++)
+		if (g->nodes.v[st->node_first + i].end_ns > g->nodes.v[best].end_ns)
+			best = st->node_first + i;
+	return best;
 }
 
 /* ---- the builder's state ------------------------------------------------ */
@@ -140,7 +144,7 @@ typedef struct emu_snap {
 
 typedef struct emu_kf {
 	uint64_t ordinal;
-	uint32_t sub;
+	uint32_t sub, flags;
 	uint32_t snap_first, snap_count;
 } emu_kf;
 
@@ -392,6 +396,8 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 	size_t seen = 0, i;
 	uint32_t id = (uint32_t)g->steps.n;
 
+	if (g->first_ns == UINT64_MAX)
+		g->first_ns = b->rec->time_ns;
 	b->tmp.n = 0;
 	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
 		return EMU_NONE;
@@ -722,6 +728,20 @@ static int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 	return 0;
 }
 
+/* The allocation that held addr when the record at seq was made (after
+ * the pass, when the live table is gone); 0 if none. */
+static uint32_t emu_alloc_at(const emu_graph *g, uint64_t addr, uint64_t seq)
+{
+	for (size_t i = g->allocs.n; i-- > 1;) {
+		const emu_alloc *a = &g->allocs.v[i];
+
+		if (addr >= a->base && addr - a->base < a->size && a->seq <= seq &&
+		    (a->free_seq == 0 || a->free_seq > seq))
+			return (uint32_t)i;
+	}
+	return 0;
+}
+
 /* ---- keyframes -------------------------------------------------------------- */
 
 /* After the pass: a launch bracketed by a before and an after keyframe has
@@ -736,15 +756,15 @@ static emu_status emu_kf_apply(emu_builder *b)
 	for (size_t i = 0; i + 1 < b->kfs.n; i++) {
 		const emu_kf *bef = &b->kfs.v[i], *aft = &b->kfs.v[i + 1];
 		uint32_t node;
-		emu_target t = { &g->acc, 0 };
 
-		if (bef->sub != SBT_CM_KF_BEFORE_LAUNCH || aft->sub != SBT_CM_KF_AFTER_LAUNCH ||
+		/* the first launch's "before" is the start keyframe: usable when full */
+		if ((bef->sub != SBT_CM_KF_BEFORE_LAUNCH && bef->sub != SBT_CM_KF_START) ||
+		    (bef->flags & SBT_CM_KF_PARTIAL) || aft->sub != SBT_CM_KF_AFTER_LAUNCH ||
 		    bef->ordinal != aft->ordinal || bef->ordinal == 0 || bef->ordinal > b->launches.n)
 			continue;
 		node = b->launches.v[bef->ordinal - 1];
 		if (node == EMU_NONE)
 			continue;
-		t.node = node;
 		for (uint32_t a = 0; a < aft->snap_count; a++) {
 			const emu_snap *sa = &b->snaps.v[aft->snap_first + a], *sb = NULL;
 			size_t l1 = 0, l2 = 0, lo = SIZE_MAX, hi = 0;
@@ -774,9 +794,14 @@ static emu_status emu_kf_apply(emu_builder *b)
 			free(d1);
 			free(d2);
 			d1 = d2 = NULL;
-			if (lo != SIZE_MAX && emu_access_add(b, &t, sa->dst + lo, hi - lo, EMU_A_WRITE) != 0) {
-				st = EMU_ERR_NOMEM;
-				goto out;
+			if (lo != SIZE_MAX) {
+				emu_access w = { sa->dst + lo, sa->dst + hi, node,
+					         emu_alloc_at(g, sa->dst + lo, g->nodes.v[node].seq), EMU_A_WRITE };
+
+				if (EMU_PUSH(g->acc, w) != 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
 			}
 		}
 		g->nodes.v[node].proven = 1;
@@ -814,6 +839,7 @@ static emu_status emu_record(emu_builder *b, const sbt_record *rec)
 			return EMU_ERR_CORRUPT;
 		kf.ordinal = c.value;
 		kf.sub = (uint32_t)c.sub;
+		kf.flags = (uint32_t)c.flags;
 		kf.snap_first = (uint32_t)b->snaps.n;
 		b->kf_left = c.count;
 		EMU_CK(EMU_PUSH(b->kfs, kf));
@@ -824,9 +850,6 @@ static emu_status emu_record(emu_builder *b, const sbt_record *rec)
 	k = (sbt_cm_kind)b->kind_of[rec->type];
 	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
 		return EMU_ERR_CORRUPT;
-	if (g->first_ns == UINT64_MAX)
-		g->first_ns = rec->time_ns;
-
 	switch (k) {
 	case SBT_CM_K_cuLaunchKernel:
 	case SBT_CM_K_cuLaunchKernelEx:

@@ -152,7 +152,7 @@ const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t l
 /* Whether step a happens before step b (a < b in index order). */
 int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b);
 
-/* Node the edges of a step leave from / arrive at (exports). */
+/* The node of step s that ends last in the last simulation (flows leave from it). */
 uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s);
 
 #endif /* TRACESMITH_EMU_INTERNAL_H */
