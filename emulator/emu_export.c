@@ -3,8 +3,8 @@
  * happens-before graph as Graphviz DOT, and a terminal timeline
  * (docs/emulator.md "tsexport").
  *
- * JSON tracks: one process per device (only device 0 is told apart so far),
- * one track ("thread") per stream, and one more per extra lane a stream
+ * JSON tracks: one process per device (the device of the context current
+ * when the stream was made), one track ("thread") per stream, and one more per extra lane a stream
  * needs where its commands overlap (the nodes of a graph launch); a flow
  * per dependency between commands on different tracks; a counter of the
  * memory in use, stepped at the emulated time the host reached each
@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "emulator/emu_internal.h"
+
+/* Chrome trace process of a stream: its device + 1. */
+#define EMU_PID(g, s) ((int)(g)->streams.v[(s)].device + 1)
 
 static void emu_json_str(FILE *f, const char *s)
 {
@@ -149,6 +152,16 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 	emu_json_str(f, g->path);
 	fprintf(f, ",\"source\":\"tsexport (emulated: docs/emulator.md)\"},\n\"traceEvents\":[\n");
 	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"GPU 0 (emulated)\"}}");
+	for (size_t s = 0; s < g->streams.n; s++) {
+		int32_t d = g->streams.v[s].device, first = 1;
+
+		for (size_t o = 0; o < s; o++)
+			if (g->streams.v[o].device == d)
+				first = 0;
+		if (first && d != 0)
+			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
+			           "\"args\":{\"name\":\"GPU %d (emulated)\"}}", EMU_PID(g, s), d);
+	}
 	for (size_t s = 0; s < g->streams.n; s++)
 		for (uint32_t k = 0; k < l.nlanes[s]; k++) {
 			char name[140];
@@ -158,17 +171,18 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 				snprintf(name, sizeof(name), "%s", lbl);
 			else
 				snprintf(name, sizeof(name), "%s (overlap %u)", lbl, k);
-			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":",
-			        l.track0[s] + k);
+			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":",
+			        EMU_PID(g, s), l.track0[s] + k);
 			emu_json_str(f, name);
 			fprintf(f, "}}");
-			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":%u,"
-			           "\"args\":{\"sort_index\":%u}}", l.track0[s] + k, l.track0[s] + k);
+			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%u,"
+			           "\"args\":{\"sort_index\":%u}}", EMU_PID(g, s), l.track0[s] + k, l.track0[s] + k);
 		}
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const emu_node *n = &g->nodes.v[i];
 
-		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":", emu_track(&l, n, (uint32_t)i));
+		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"name\":", EMU_PID(g, n->stream),
+		        emu_track(&l, n, (uint32_t)i));
 		emu_json_str(f, emu_node_name(g, n));
 		fprintf(f, ",\"cat\":\"%s\",\"ts\":", emu_kind_name(n->kind));
 		emu_us(f, n->start_ns);
@@ -188,12 +202,12 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 			if (a->stream == b->stream)
 				continue;
 			flow++;
-			fprintf(f, ",\n{\"ph\":\"s\",\"id\":%llu,\"pid\":1,\"tid\":%u,\"name\":\"dependency\",\"cat\":\"dep\",\"ts\":",
-			        (unsigned long long)flow, emu_track(&l, a, from));
+			fprintf(f, ",\n{\"ph\":\"s\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":\"dependency\",\"cat\":\"dep\",\"ts\":",
+			        (unsigned long long)flow, EMU_PID(g, a->stream), emu_track(&l, a, from));
 			emu_us(f, a->start_ns);
 			fprintf(f, "}");
-			fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":1,\"tid\":%u,\"name\":\"dependency\",\"cat\":\"dep\",\"ts\":",
-			        (unsigned long long)flow, emu_track(&l, b, to));
+			fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"name\":\"dependency\",\"cat\":\"dep\",\"ts\":",
+			        (unsigned long long)flow, EMU_PID(g, b->stream), emu_track(&l, b, to));
 			emu_us(f, b->start_ns);
 			fprintf(f, "}");
 		}

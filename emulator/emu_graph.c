@@ -115,7 +115,13 @@ typedef struct emu_bstream {
 typedef struct emu_bthread {
 	uint64_t thread;
 	emu_u32vec syncs;       /* steps the thread synchronized with, in order */
+	EMU_VEC(uint64_t) ctx;  /* its context stack; the last is current */
 } emu_bthread;
+
+typedef struct emu_bctx {
+	uint64_t ctx;
+	int64_t device;
+} emu_bctx;
 
 typedef struct emu_bevent {
 	uint64_t handle;
@@ -157,6 +163,7 @@ typedef struct emu_builder {
 	uint32_t ntypes;
 	EMU_VEC(emu_bstream) bs;   /* parallel to g->streams */
 	EMU_VEC(emu_bthread) threads;
+	EMU_VEC(emu_bctx) ctxs;    /* context -> device */
 	EMU_VEC(emu_bevent) events;
 	EMU_VEC(emu_capture) caps;
 	EMU_VEC(emu_exec) execs;
@@ -191,6 +198,23 @@ static uint32_t emu_name_put(emu_graph *g, const void *s, size_t len)
 
 /* ---- streams, threads, events ----------------------------------------------- */
 
+static emu_bthread *emu_thread_of(emu_builder *b, uint64_t thread);
+
+/* The device of the thread's current context (0 when the trace does not say). */
+static int32_t emu_device_of(emu_builder *b, uint64_t thread)
+{
+	emu_bthread *t = emu_thread_of(b, thread);
+	uint64_t ctx;
+
+	if (!t || t->ctx.n == 0)
+		return 0;
+	ctx = t->ctx.v[t->ctx.n - 1];
+	for (size_t i = b->ctxs.n; i-- > 0;)
+		if (b->ctxs.v[i].ctx == ctx)
+			return (int32_t)b->ctxs.v[i].device;
+	return 0;
+}
+
 static uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int created)
 {
 	emu_stream s = { 0 };
@@ -199,6 +223,7 @@ static uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, 
 	s.handle = handle;
 	s.flags = flags;
 	s.created = (uint8_t)created;
+	s.device = emu_device_of(b, b->rec->thread);
 	bs.last = bs.legacy_seen = bs.legacy_synced = bs.capture = EMU_NONE;
 	bs.live = 1;
 	if (EMU_PUSH(b->g->streams, s) != 0 || EMU_PUSH(b->bs, bs) != 0)
@@ -212,11 +237,12 @@ static uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, 
 static uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t thread)
 {
 	emu_graph *g = b->g;
+	int32_t dev = emu_device_of(b, thread);
 	uint32_t s;
 
 	if ((handle == 0 && !ptds) || handle == EMU_STREAM_LEGACY_HANDLE) {
 		for (s = 0; s < g->streams.n; s++)
-			if (g->streams.v[s].legacy)
+			if (g->streams.v[s].legacy && g->streams.v[s].device == dev)
 				return s;
 		s = emu_stream_new(b, 0, 0, 1);
 		if (s != EMU_NONE)
@@ -225,7 +251,7 @@ static uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_
 	}
 	if (handle == 0 || handle == EMU_STREAM_PER_THREAD_HANDLE) {
 		for (s = 0; s < g->streams.n; s++)
-			if (g->streams.v[s].ptds && g->streams.v[s].thread == thread)
+			if (g->streams.v[s].ptds && g->streams.v[s].thread == thread && g->streams.v[s].device == dev)
 				return s;
 		s = emu_stream_new(b, EMU_STREAM_PER_THREAD_HANDLE, 0, 1);
 		if (s != EMU_NONE) {
@@ -915,6 +941,36 @@ static emu_status emu_record(emu_builder *b, const sbt_record *rec)
 		}
 		break;
 	}
+	case SBT_CM_K_cuCtxCreate:
+	case SBT_CM_K_cuDevicePrimaryCtxRetain:
+		if (c.result == 0 && c.ctx) {
+			emu_bctx x = { c.ctx, c.device };
+
+			EMU_CK(EMU_PUSH(b->ctxs, x));
+			if (k == SBT_CM_K_cuCtxCreate) { /* made current */
+				emu_bthread *t = emu_thread_of(b, rec->thread);
+
+				EMU_CK(!t || EMU_PUSH(t->ctx, c.ctx) != 0);
+			}
+		}
+		break;
+	case SBT_CM_K_cuCtxSetCurrent:
+	case SBT_CM_K_cuCtxPushCurrent:
+	case SBT_CM_K_cuCtxPopCurrent:
+		if (c.result == 0) {
+			emu_bthread *t = emu_thread_of(b, rec->thread);
+
+			EMU_CK(!t);
+			if (k == SBT_CM_K_cuCtxPopCurrent) {
+				if (t->ctx.n)
+					t->ctx.n--;
+				break;
+			}
+			if (k == SBT_CM_K_cuCtxSetCurrent && t->ctx.n)
+				t->ctx.n--;
+			EMU_CK(EMU_PUSH(t->ctx, c.ctx));
+		}
+		break;
 	case SBT_CM_K_cuStreamCreate:
 	case SBT_CM_K_cuStreamCreateWithPriority:
 		if (c.result == 0) {
@@ -1096,8 +1152,11 @@ static void emu_builder_finish(emu_builder *b)
 		free(b->bs.v[i].cap_front.v);
 		free(b->bs.v[i].host_seen.v);
 	}
-	for (size_t i = 0; i < b->threads.n; i++)
+	for (size_t i = 0; i < b->threads.n; i++) {
 		free(b->threads.v[i].syncs.v);
+		free(b->threads.v[i].ctx.v);
+	}
+	free(b->ctxs.v);
 	for (size_t i = 0; i < b->events.n; i++) {
 		free(b->events.v[i].steps.v);
 		free(b->events.v[i].cap_nodes.v);

@@ -90,6 +90,7 @@ typedef struct emu_stream {
 	uint64_t handle;
 	uint64_t thread;       /* per-thread default streams: the thread */
 	uint32_t flags;        /* CU_STREAM_NON_BLOCKING = 1 */
+	int32_t device;        /* of the context current when it was made (0 if unknown) */
 	uint8_t legacy;        /* the legacy default stream */
 	uint8_t ptds;          /* a per-thread default stream */
 	uint8_t created;       /* seen being created (else: flags unknown, taken as blocking) */

@@ -8,7 +8,8 @@
  * allocation; within a group, each access is compared with the earlier
  * ones, newest first, and a stream is dropped from the scan once one of its
  * accesses is found ordered before (every earlier one on it is too).
- * Nodes of one graph launch are not compared with each other.
+ * Nodes of one graph launch are ordered by the graph's own edges, searched
+ * backwards from the later node.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,43 @@ int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b)
 	const emu_step *sa = &g->steps.v[a];
 
 	return a != b && g->vc[(size_t)b * g->vc_width + sa->stream] >= sa->pos;
+}
+
+/* Whether node a (earlier) reaches node b through the internal edges of
+ * their graph launch; -1 when out of memory. */
+static int emu_node_reaches(const emu_graph *g, uint32_t a, uint32_t b)
+{
+	const emu_step *st = &g->steps.v[g->nodes.v[b].step];
+	uint32_t *stack = malloc((st->node_count + 1) * sizeof(uint32_t)); /* each node once */
+	uint8_t *seen = calloc(st->node_count, 1);
+	size_t n = 0;
+	int found = 0;
+
+	if (!stack || !seen) {
+		found = -1;
+		goto out;
+	}
+	stack[n++] = b;
+	while (n && !found) {
+		const emu_node *x = &g->nodes.v[stack[--n]];
+
+		for (uint32_t p = 0; p < x->ipred_count; p++) {
+			uint32_t q = g->ipreds.v[x->ipred_first + p];
+
+			if (q == a) {
+				found = 1;
+				break;
+			}
+			if (q > a && !seen[q - st->node_first]) {
+				seen[q - st->node_first] = 1;
+				stack[n++] = q;
+			}
+		}
+	}
+out:
+	free(stack);
+	free(seen);
+	return found;
 }
 
 typedef struct emu_race {
@@ -156,7 +194,7 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 
 			if (ai->alloc != aj->alloc)
 				break;
-			if (ni->step == nj->step || stamp[ni->stream] == (uint32_t)j)
+			if (ai->node == aj->node || (ni->step != nj->step && stamp[ni->stream] == (uint32_t)j))
 				continue;
 			if (ai->hi <= aj->lo || aj->hi <= ai->lo)
 				continue;
@@ -164,7 +202,16 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 			wj = aj->mode & (EMU_A_WRITE | EMU_A_MAYWRITE);
 			if (!wi && !wj)
 				continue;
-			if (emu_step_before(g, ni->step, nj->step)) {
+			if (ni->step == nj->step) {
+				int r = emu_node_reaches(g, ai->node, aj->node);
+
+				if (r < 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+				if (r)
+					continue;
+			} else if (emu_step_before(g, ni->step, nj->step)) {
 				stamp[ni->stream] = (uint32_t)j;
 				continue;
 			}

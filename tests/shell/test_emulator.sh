@@ -24,7 +24,7 @@ py() {
 		fail "the check '$1' failed on $2"
 }
 
-for s in fork graph copies race; do
+for s in fork graph copies race devices; do
 	"$GEN" $s "$T/$s.sbt" || fail "emu_gen_trace $s"
 done
 
@@ -53,6 +53,10 @@ expect_rc 0 graph.json "$X" -f json --kernel-ns 1000 -o "$T/graph.json" "$T/grap
 # one stream ran the graph twice: its track and one overlap lane, holding
 # one of the two parallel branches of each launch; no cross-stream flow
 py "$ev; assert len(tracks)==2, tracks; lane=[t['tid'] for t in tracks if '(overlap 1)' in t['args']['name']]; assert len(lane)==1, tracks; X=ph('X'); assert len(X)==6; on=[x for x in X if x['tid']==lane[0]]; assert len(on)==2 and all(x['name'] in ('Kb','Kc') for x in on), on; assert not ph('s')" "$T/graph.json"
+# two devices: a process each; device 0 has s1 and its legacy stream,
+# device 1 s2 and its own legacy stream
+expect_rc 0 devices.json "$X" -f json -o "$T/devices.json" "$T/devices.sbt"
+py "$ev; p=sorted((x['pid'],x['args']['name']) for x in ph('M') if x['name']=='process_name'); assert p==[(1,'GPU 0 (emulated)'),(2,'GPU 1 (emulated)')], p; per={}; [per.setdefault(t['pid'],[]).append(t['args']['name']) for t in tracks]; assert sorted(per[1])==['legacy default stream','stream 0x100 (non-blocking)'] and sorted(per[2])==['legacy default stream','stream 0x200 (non-blocking)'], per; k={x['name']:x['pid'] for x in ph('X')}; assert k=={'K0':1,'K1':1,'K2':2,'K3':2}, k" "$T/devices.json"
 
 # ---- DOT --------------------------------------------------------------------
 expect_rc 0 fork.dot "$X" -f dot -o "$T/fork.dot" "$T/fork.sbt"

@@ -17,6 +17,11 @@
  *   graph      a graph captured on s1 with a fork to s2 (Ka; Kb on s2 and
  *              Kc on s1 after Ka), launched twice on s3: 6 commands, the
  *              two branches overlapping on s3.
+ *   graph_race the same with Kb passing Ka's and Kc's buffer: the two
+ *              branches race inside each launch.
+ *   devices    two devices' primary contexts: s1 and K0 on the legacy
+ *              stream made under device 0, s2 and K3 on the legacy stream
+ *              under device 1 (K1 on s1, K2 on s2): one legacy stream each.
  *   race       "fill" on s1 passes B; a download of B on s2, no event.
  *   event      the same with an event between them.
  *   race_kf    race, with keyframes around the launch showing it wrote B.
@@ -272,10 +277,10 @@ static void emu_gen_copies(emu_gen *g)
 	emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoDAsync, BUF_B, BUF_A, 1000000, S1);
 }
 
-static void emu_gen_graph(emu_gen *g)
+static void emu_gen_graph(emu_gen *g, int racy)
 {
 	sbt_cm_call c;
-	uint64_t a = BUF_A, b = BUF_B;
+	uint64_t a = BUF_A, b = racy ? BUF_A : BUF_B;
 
 	emu_gen_two_streams(g);
 	emu_gen_stream(g, S3, 1);
@@ -304,6 +309,30 @@ static void emu_gen_graph(emu_gen *g)
 		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
 	}
 	emu_gen_stream_sync(g, S3);
+}
+
+static void emu_gen_ctx(emu_gen *g, sbt_cm_kind k, uint64_t ctx, int64_t device)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.ctx = ctx;
+	c.device = device;
+	emu_gen_call(g, k, &c);
+}
+
+static void emu_gen_devices(emu_gen *g)
+{
+	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc0, 0);
+	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc1, 1);
+	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc0, 0);
+	emu_gen_stream(g, S1, 1);
+	emu_gen_kernel(g, 0, "K0", NULL, 0, 0);
+	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc1, 0);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
+	emu_gen_kernel(g, 0, "K3", NULL, 0, 0);
 }
 
 static void emu_gen_race(emu_gen *g, int event, int keyframes)
@@ -359,7 +388,7 @@ int emu_gen_scenario(const char *name, const char *path)
 	emu_gen *g;
 
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
-	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "race") &&
+	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -373,7 +402,11 @@ int emu_gen_scenario(const char *name, const char *path)
 	else if (!strcmp(name, "copies"))
 		emu_gen_copies(g);
 	else if (!strcmp(name, "graph"))
-		emu_gen_graph(g);
+		emu_gen_graph(g, 0);
+	else if (!strcmp(name, "graph_race"))
+		emu_gen_graph(g, 1);
+	else if (!strcmp(name, "devices"))
+		emu_gen_devices(g);
 	else if (!strcmp(name, "race"))
 		emu_gen_race(g, 0, 0);
 	else if (!strcmp(name, "event"))

@@ -4,7 +4,8 @@
  * it on two unordered streams is a possible race, confirmed when keyframes
  * show the kernel wrote the bytes the copy reads, and no race with an event
  * between them; two unordered readers (copies, or kernels whose keyframes
- * show they wrote nothing) are no race; the report names both commands by
+ * show they wrote nothing) are no race; unordered nodes of one graph
+ * launch race like commands on two streams; the report names both commands by
  * seq, name and host stack.
  */
 #include <string.h>
@@ -77,5 +78,12 @@ int main(void)
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
 	n = races("graph", rep, sizeof(rep));
 	TST_CHECK_EQ_U64(n.confirmed + n.possible, 0);
+	/* inside a graph launch: Kb and Kc unordered on one buffer, in each of
+	 * the two launches (the launches themselves are ordered) */
+	n = races("graph_race", rep, sizeof(rep));
+	TST_CHECK_EQ_U64(n.confirmed, 0);
+	TST_CHECK_EQ_U64(n.possible, 2);
+	TST_CHECK(strstr(rep, "kernel Kb on stream 0x300") != NULL);
+	TST_CHECK(strstr(rep, "kernel Kc on stream 0x300") != NULL);
 	return tst_done();
 }
