@@ -18,7 +18,8 @@
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
 #   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
-#   emulator/*.c                                -> $(BUILD)/lib/libtsemu.a (the stream-scheduler emulator)
+#   emulator/*.c + generated/*.c                -> $(BUILD)/lib/libtsemu.a (the stream-scheduler emulator;
+#                                                  generated/: protoc-c of emulator/proto, with protobuf-c)
 #   emulator/tools/NAME.c                       -> $(BUILD)/NAME (linked with libtsemu.a)
 #   tests/unit/test_emu_*.c                     -> also link libtsemu.a
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
@@ -38,7 +39,11 @@ WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
         -Wundef -Werror
 CUDA_INC ?= $(firstword $(wildcard /usr/local/cuda/include))
 HAVE_CUDA := $(if $(wildcard $(CUDA_INC)/cuda.h),1,)
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1)
+# protobuf-c (libprotobuf-c-dev): tsexport -f perfetto; without it that
+# format reports itself unavailable.
+HAVE_PROTOBUF_C := $(if $(wildcard /usr/include/protobuf-c/protobuf-c.h),1,)
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1) \
+                $(if $(HAVE_PROTOBUF_C),-DTS_HAVE_PROTOBUF_C=1)
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
 LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
 LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb
@@ -57,7 +62,8 @@ SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
-EMU_SRC  := $(wildcard emulator/*.c)
+EMU_SRC  := $(wildcard emulator/*.c) $(if $(HAVE_PROTOBUF_C),$(wildcard emulator/generated/*.c))
+LDLIBS_EMU := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)
 EMU_TOOL_SRC := $(wildcard emulator/tools/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/programs/*.c)
@@ -162,12 +168,12 @@ $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 define emu_tool_rule
 $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIB_EMU) $(LIB_SBT)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS_ALL) $$< $(LIB_EMU) $(LIB_SBT) $$(LDLIBS_BASE) -o $$@
+	$$(CC) $$(LDFLAGS_ALL) $$< $(LIB_EMU) $(LIB_SBT) $$(LDLIBS_EMU) $$(LDLIBS_BASE) -o $$@
 endef
 $(foreach t,$(EMU_TOOL_SRC),$(eval $(call emu_tool_rule,$(t))))
 $(BUILD)/tests/test_emu_%: $(BUILD)/obj/tests/unit/test_emu_%.o $(LIB_EMU) $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) $< $(LIB_EMU) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_EMU) $(LIB_SUP) $(LIBS) $(LDLIBS_EMU) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)

@@ -111,5 +111,8 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out);
 emu_status emu_export_json(const emu_graph *g, FILE *f);
 emu_status emu_export_dot(const emu_graph *g, FILE *f);
 emu_status emu_export_ascii(const emu_graph *g, FILE *f, unsigned width);
+/* A Perfetto protobuf trace (.perfetto-trace); EMU_ERR_STATE when built
+ * without protobuf-c. */
+emu_status emu_export_perfetto(const emu_graph *g, FILE *f);
 
 #endif /* TRACESMITH_EMU_H */

@@ -39,12 +39,6 @@ static void emu_us(FILE *f, uint64_t ns)
 	fprintf(f, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
-/* Lanes: per node, the lowest lane of its stream free at its start;
- * per stream, the first track id and the lane count. */
-typedef struct emu_lanes {
-	uint32_t *lane, *track0, *nlanes;
-} emu_lanes;
-
 static int emu_lane_cmp(const void *x, const void *y, void *ctx)
 {
 	const emu_graph *g = ctx;
@@ -57,14 +51,14 @@ static int emu_lane_cmp(const void *x, const void *y, void *ctx)
 	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
-static void emu_lanes_free(emu_lanes *l)
+void emu_lanes_free(emu_lanes *l)
 {
 	free(l->lane);
 	free(l->track0);
 	free(l->nlanes);
 }
 
-static int emu_lanes_build(const emu_graph *g, emu_lanes *l)
+int emu_lanes_build(const emu_graph *g, emu_lanes *l)
 {
 	size_t nn = g->nodes.n, ns = g->streams.n;
 	uint32_t *ord = malloc((nn + 1) * sizeof(uint32_t));
@@ -109,14 +103,14 @@ out:
 	return rc;
 }
 
-static uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id)
+uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id)
 {
 	return l->track0[n->stream] + l->lane[id];
 }
 
 /* Emulated time at which the host had reached seq: the start of the first
  * step issued at or after it (the makespan if none). */
-static uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq)
+uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq)
 {
 	size_t lo = 0, hi = g->steps.n;
 

@@ -156,4 +156,17 @@ int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b);
 /* The node of step s that ends last in the last simulation (flows leave from it). */
 uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s);
 
+/* Export lanes (emu_export.c): per node, the lowest lane of its stream
+ * free at its start; per stream, its first track id (from 1) and its lane
+ * count (0 for a stream that ran nothing). */
+typedef struct emu_lanes {
+	uint32_t *lane, *track0, *nlanes;
+} emu_lanes;
+int emu_lanes_build(const emu_graph *g, emu_lanes *l);
+void emu_lanes_free(emu_lanes *l);
+uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id);
+/* Emulated time at which the host had reached seq: the start of the first
+ * step issued at or after it (the makespan if none). */
+uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq);
+
 #endif /* TRACESMITH_EMU_INTERNAL_H */

@@ -46,8 +46,9 @@ static void tse_usage(FILE *f)
 	fprintf(f,
 	        "usage: tsexport [OPTIONS] TRACE.sbt\n"
 	        "Run a CUDA trace through the stream-scheduler emulator (no device needed).\n"
-	        "  -f, --format FMT        json (Chrome trace-event, Perfetto opens it), dot\n"
-	        "                          (dependency graph), ascii (terminal timeline)\n"
+	        "  -f, --format FMT        json (Chrome trace-event), perfetto (protobuf\n"
+	        "                          .perfetto-trace), dot (dependency graph), ascii\n"
+	        "                          (terminal timeline)\n"
 	        "  -o, --output FILE       write the export there (default: standard output)\n"
 	        "      --races             print the race report; exit 1 if a race is found\n"
 	        "      --summary           critical path, utilisation, max concurrency (the\n"
@@ -97,8 +98,9 @@ int main(int argc, char **argv)
 			tse_usage(stdout);
 			return TSE_EXIT_OK;
 		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "dot") && strcmp(optarg, "ascii")) {
-				fprintf(stderr, "tsexport: unknown format '%s' (json, dot or ascii)\n", optarg);
+			if (strcmp(optarg, "json") && strcmp(optarg, "dot") && strcmp(optarg, "ascii") &&
+			    strcmp(optarg, "perfetto")) {
+				fprintf(stderr, "tsexport: unknown format '%s' (json, perfetto, dot or ascii)\n", optarg);
 				return TSE_EXIT_USAGE;
 			}
 			format = optarg;
@@ -154,7 +156,7 @@ int main(int argc, char **argv)
 	if (!format && !races)
 		summary = 1;
 	if (output && !format) {
-		fprintf(stderr, "tsexport: -o needs a format (-f json, dot or ascii)\n");
+		fprintf(stderr, "tsexport: -o needs a format (-f json, perfetto, dot or ascii)\n");
 		return TSE_EXIT_USAGE;
 	}
 	st = emu_graph_build(path, &g, err, sizeof(err));
@@ -168,7 +170,7 @@ int main(int argc, char **argv)
 		goto out_free_graph;
 	}
 	if (format) {
-		if (output && !(out = fopen(output, "w"))) {
+		if (output && !(out = fopen(output, "wb"))) {
 			fprintf(stderr, "tsexport: cannot create %s: %s\n", output, strerror(errno));
 			goto out_free_graph;
 		}
@@ -176,10 +178,17 @@ int main(int argc, char **argv)
 			st = emu_export_json(g, out);
 		else if (!strcmp(format, "dot"))
 			st = emu_export_dot(g, out);
+		else if (!strcmp(format, "perfetto"))
+			st = emu_export_perfetto(g, out);
 		else
 			st = emu_export_ascii(g, out, (unsigned)width);
 		if (out != stdout && fclose(out) != 0 && st == EMU_OK)
 			st = EMU_ERR_IO;
+		if (st == EMU_ERR_STATE) {
+			fprintf(stderr, "tsexport: this build has no Perfetto protobuf export (no protobuf-c: "
+			                "scripts/deps.sh installs libprotobuf-c-dev)\n");
+			goto out_free_graph;
+		}
 		if (st != EMU_OK) {
 			fprintf(stderr, "tsexport: writing %s: %s\n", output ? output : "standard output",
 			        emu_strerror(st));

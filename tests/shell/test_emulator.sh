@@ -58,6 +58,39 @@ py "$ev; assert len(tracks)==2, tracks; lane=[t['tid'] for t in tracks if '(over
 expect_rc 0 devices.json "$X" -f json -o "$T/devices.json" "$T/devices.sbt"
 py "$ev; p=sorted((x['pid'],x['args']['name']) for x in ph('M') if x['name']=='process_name'); assert p==[(1,'GPU 0 (emulated)'),(2,'GPU 1 (emulated)')], p; per={}; [per.setdefault(t['pid'],[]).append(t['args']['name']) for t in tracks]; assert sorted(per[1])==['legacy default stream','stream 0x100 (non-blocking)'] and sorted(per[2])==['legacy default stream','stream 0x200 (non-blocking)'], per; k={x['name']:x['pid'] for x in ph('X')}; assert k=={'K0':1,'K1':1,'K2':2,'K3':2}, k" "$T/devices.json"
 
+# ---- Perfetto protobuf --------------------------------------------------------
+# decoded with protoc and the schema subset; checked like the JSON
+# pf FILE.sbt NAME: exports NAME.perfetto-trace and decodes it to NAME.txt
+pf() {
+	expect_rc 0 "$2.pf" "$X" -f perfetto --kernel-ns 1000 -o "$T/$2.perfetto-trace" "$1"
+	protoc --proto_path="$TOP/emulator/proto" --decode perfetto.protos.Trace \
+		"$TOP/emulator/proto/perfetto_trace.proto" <"$T/$2.perfetto-trace" >"$T/$2.txt" ||
+		fail "protoc cannot decode $2.perfetto-trace"
+}
+# the decoded text's tracks D (uuid: name) and events E (track uuid, type,
+# flows out, flows in, name): fields of the packet's message, 4 spaces in
+pfpy='import re,sys; t=open(sys.argv[1]).read(); P=t.split("packet {")[1:]; g=lambda k,b: (re.findall(r"^    "+k+r": (.+)$", b, re.M) or [None])[0]; D={int(g("uuid",b)): g("name",b) for b in P if "track_descriptor" in b}; E=[(int(g("track_uuid",b)), g("type",b), len(re.findall("\n *flow_ids",b)), len(re.findall("terminating_flow_ids",b)), g("name",b)) for b in P if "track_event" in b]'
+if command -v protoc >/dev/null 2>&1 && "$X" -f perfetto -o "$T/probe.pt" "$T/fork.sbt" 2>/dev/null; then
+	pf "$T/fork.sbt" fork
+	# two stream tracks (+ the device and two memory counters); four slices;
+	# two flows out of K1 and K2, ending on K2 and K4
+	python3 -c "$pfpy
+streams=[n for n in D.values() if n and n.startswith('\"stream')]; assert len(streams)==2, D
+B=[e for e in E if e[1]=='TYPE_SLICE_BEGIN']; assert len(B)==4 and len([e for e in E if e[1]=='TYPE_SLICE_END'])==4, E
+assert sum(e[2] for e in B)==2 and sum(e[3] for e in B)==2, B
+assert sorted(e[4] for e in B if e[3])==['\"K2\"','\"K4\"'], B
+C=[e for e in E if e[1]=='TYPE_COUNTER']; assert C, E" "$T/fork.txt" || fail "fork.perfetto-trace: $(head -c 3000 "$T/fork.txt")"
+	pf "$T/graph.sbt" graph
+	# the overlap lane holds one branch of each launch
+	python3 -c "$pfpy
+lane=[u for u,n in D.items() if n and '(overlap 1)' in n]; assert len(lane)==1, D
+on=[e for e in E if e[0]==lane[0] and e[1]=='TYPE_SLICE_BEGIN']; assert len(on)==2 and all(e[4] in ('\"Kb\"','\"Kc\"') for e in on), on" "$T/graph.txt" ||
+		fail "graph.perfetto-trace: $(head -c 3000 "$T/graph.txt")"
+	grep -q 'name: "stack"' "$T/graph.txt" || fail "graph.perfetto-trace: no host stacks"
+else
+	echo "no protoc or no protobuf-c build: the Perfetto export is not checked"
+fi
+
 # ---- DOT --------------------------------------------------------------------
 expect_rc 0 fork.dot "$X" -f dot -o "$T/fork.dot" "$T/fork.sbt"
 [ "$(grep -c -- ' -> ' "$T/fork.dot")" = 4 ] || fail "fork.dot: not 4 edges: $(cat "$T/fork.dot")"
