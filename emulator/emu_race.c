@@ -160,7 +160,7 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 
 emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 {
-	uint32_t *ord = NULL, *stamp = NULL;
+	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
 	EMU_VEC(emu_race) races = { 0 };
 	emu_status st;
 	size_t na;
@@ -174,28 +174,50 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 	na = g->acc.n;
 	ord = malloc((na + 1) * sizeof(uint32_t));
 	stamp = malloc((g->streams.n + 1) * sizeof(uint32_t));
-	if (!ord || !stamp) {
+	seen = calloc(g->streams.n + 1, sizeof(uint32_t));
+	if (!ord || !stamp || !seen) {
 		st = EMU_ERR_NOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < na; i++)
 		ord[i] = (uint32_t)i;
 	qsort_r(ord, na, sizeof(uint32_t), emu_acc_cmp, g);
-	for (size_t j = 0; j < na && races.n < EMU_RACE_MAX; j++) {
+	for (size_t s = 0; s < g->streams.n; s++)
+		stamp[s] = UINT32_MAX;
+	for (size_t j = 0, group = 0, nstreams = 0; j < na && races.n < EMU_RACE_MAX; j++) {
 		const emu_access *aj = &g->acc.v[ord[j]];
 		const emu_node *nj = &g->nodes.v[aj->node];
+		size_t covered = 0;
 
-		for (size_t s = 0; s < g->streams.n; s++)
-			stamp[s] = UINT32_MAX;
-		for (size_t i = j; i-- > 0;) {
+		/* streams with accesses to this allocation so far (a new group
+		 * starts where the allocation changes) */
+		if (j == 0 || g->acc.v[ord[j - 1]].alloc != aj->alloc) {
+			group = j;
+			nstreams = 0;
+		}
+		if (g->streams.v[nj->stream].steps && seen[nj->stream] != group + 1) {
+			seen[nj->stream] = (uint32_t)group + 1;
+			nstreams++;
+		}
+		for (size_t i = j; i-- > 0 && covered < nstreams;) {
 			const emu_access *ai = &g->acc.v[ord[i]];
 			const emu_node *ni = &g->nodes.v[ai->node];
 			uint32_t wj, wi;
 
 			if (ai->alloc != aj->alloc)
 				break;
-			if (ai->node == aj->node || (ni->step != nj->step && stamp[ni->stream] == (uint32_t)j))
+			if (ai->node == aj->node)
 				continue;
+			if (ni->step != nj->step) {
+				if (stamp[ni->stream] == (uint32_t)j)
+					continue;
+				if (emu_step_before(g, ni->step, nj->step)) {
+					/* every earlier access on that stream is ordered too */
+					stamp[ni->stream] = (uint32_t)j;
+					covered++;
+					continue;
+				}
+			}
 			if (ai->hi <= aj->lo || aj->hi <= ai->lo)
 				continue;
 			wi = ai->mode & (EMU_A_WRITE | EMU_A_MAYWRITE);
@@ -211,9 +233,6 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 				}
 				if (r)
 					continue;
-			} else if (emu_step_before(g, ni->step, nj->step)) {
-				stamp[ni->stream] = (uint32_t)j;
-				continue;
 			}
 			{
 				emu_race r = { ord[i], ord[j], (ai->mode & EMU_A_WRITE) || (aj->mode & EMU_A_WRITE) };
@@ -253,5 +272,6 @@ out:
 	free(races.v);
 	free(ord);
 	free(stamp);
+	free(seen);
 	return st;
 }

@@ -28,6 +28,7 @@
  *   readers    two downloads of A on s1 and s2.
  *   readers_kf two kernels passing A on s1 and s2, keyframes showing A
  *              unchanged by each.
+ *   bulk:N     N kernels on 8 streams, for timing (emu_gen_bulk).
  */
 #include "tests/support/emu_gen.h"
 
@@ -39,6 +40,7 @@ struct emu_gen {
 	sbt_writer *w;
 	uint64_t seq;
 	const char *path;
+	int one_stack;          /* bulk traces: every record has the same stack */
 };
 
 static void emu_gen_check(emu_gen *g, sbt_status st, const char *what)
@@ -74,10 +76,13 @@ static void emu_gen_append(emu_gen *g, uint32_t type, const sbt_cm_call *c)
 	char sym[32];
 
 	g->seq++;
-	snprintf(sym, sizeof(sym), "emu_gen!seq%llu", (unsigned long long)g->seq);
-	fr.ip = 0x1000 + g->seq;
+	if (g->one_stack)
+		snprintf(sym, sizeof(sym), "emu_gen!bulk");
+	else
+		snprintf(sym, sizeof(sym), "emu_gen!seq%llu", (unsigned long long)g->seq);
+	fr.ip = g->one_stack ? 0x1000 : 0x1000 + g->seq;
 	emu_gen_check(g, sbt_writer_intern(g->w, sym, &fr.symbol_id), "intern");
-	emu_gen_check(g, sbt_writer_put_stack(g->w, g->seq, &fr, 1, &r.stack_id), "stack");
+	emu_gen_check(g, sbt_writer_put_stack(g->w, g->one_stack ? 1 : g->seq, &fr, 1, &r.stack_id), "stack");
 	emu_gen_check(g, sbt_cm_encode(c, buf, sizeof(buf), &len), "encode");
 	r.type = type;
 	r.seq = g->seq;
@@ -383,10 +388,38 @@ static void emu_gen_readers(emu_gen *g, int kernels)
 	}
 }
 
+/* n kernels round-robin over 8 non-blocking streams, each stream's kernel
+ * passing its own buffer; every 8th kernel's stream records an event the
+ * next stream waits for.  For timing the emulator (not checked). */
+static void emu_gen_bulk(emu_gen *g, uint64_t n)
+{
+	for (unsigned s = 0; s < 8; s++) {
+		emu_gen_stream(g, 0x1000 + s, 1);
+		emu_gen_alloc(g, BUF_A + (uint64_t)s * 0x100000, BUF_SIZE);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned s = (unsigned)(i % 8);
+		uint64_t p = BUF_A + (uint64_t)s * 0x100000;
+
+		emu_gen_kernel(g, 0x1000 + s, "bulk", &p, 1, 0);
+		if (i % 64 == 63) {
+			emu_gen_record(g, 0xe0, 0x1000 + s);
+			emu_gen_wait(g, 0x1000 + (s + 1) % 8, 0xe0);
+		}
+	}
+}
+
 int emu_gen_scenario(const char *name, const char *path)
 {
 	emu_gen *g;
 
+	if (!strncmp(name, "bulk:", 5)) {
+		g = emu_gen_open(path);
+		g->one_stack = 1;
+		emu_gen_bulk(g, strtoull(name + 5, NULL, 10));
+		emu_gen_close(g);
+		return 0;
+	}
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
 	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
