@@ -15,6 +15,9 @@
 
 #include "emulator/emu_internal.h"
 
+/* Commands of the critical path --summary lists before eliding the rest. */
+#define EMU_CRIT_SHOWN 40
+
 enum { EMU_S_IDLE, EMU_S_PENDING, EMU_S_RUNNING, EMU_S_WAITING, EMU_S_DONE };
 static const char *const emu_state_names[5] = { "idle", "pending", "running", "waiting", "done" };
 
@@ -520,6 +523,11 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f)
 	for (size_t i = 0; i < g->crit.n; i++) {
 		const emu_node *n = &g->nodes.v[g->crit.v[i]];
 
+		if (i == EMU_CRIT_SHOWN && g->crit.n > EMU_CRIT_SHOWN + 1) {
+			fprintf(f, "  ... %zu more\n", g->crit.n - EMU_CRIT_SHOWN - 1);
+			i = g->crit.n - 2; /* then the last one */
+			continue;
+		}
 		fprintf(f, "  seq %llu %s %s on %s: %llu ns\n", (unsigned long long)n->seq,
 		        emu_kind_name(n->kind), emu_node_name(g, n), emu_stream_label(g, n->stream, lbl, sizeof(lbl)),
 		        (unsigned long long)n->cost_ns);

@@ -8,8 +8,9 @@
  *              across streams; with 4 engines makespan 3000 = critical path
  *              (K1 K3 K4), concurrency 2.
  *   legacy     s1 (0x100) is blocking: K1 on s1, K2 on the legacy stream,
- *              K3 on s2, K4 on s1.  K2 waits K1, K4 waits K2; K3 runs beside
- *              K1.  Makespan 3000, concurrency 2.
+ *              K3 on s2, K4 on s1, K5 on the per-thread default stream.
+ *              K2 waits K1, K4 and K5 wait K2; K3 runs beside K1.
+ *              Makespan 3000, concurrency 2.
  *   hostsync   K1 on s1, cuStreamSynchronize(s1), K2 on s2; a synchronous
  *              upload (after K1, beside K2), then K3 on s2 after both.
  *   copies     uploads of 25000 bytes on s1, a download of 50000 bytes on
@@ -259,6 +260,17 @@ static void emu_gen_legacy(emu_gen *g)
 	emu_gen_kernel(g, 0, "K2", NULL, 0, 0);
 	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
 	emu_gen_kernel(g, S1, "K4", NULL, 0, 0);
+	{
+		/* stream 0 through a _ptds variant: the thread's own default
+		 * stream, blocking, so after the legacy stream's K2 */
+		sbt_cm_call c;
+
+		sbt_cm_call_init(&c);
+		c.name = (const uint8_t *)"K5";
+		c.name_len = 2;
+		c.ptds = 1;
+		emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
+	}
 }
 
 static void emu_gen_hostsync(emu_gen *g)

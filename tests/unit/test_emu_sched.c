@@ -75,18 +75,18 @@ static void test_fork(void)
 }
 
 /* blocking s1: K1; legacy: K2 waits K1; s2 (non-blocking): K3 beside K1;
- * s1: K4 waits K2. */
+ * s1: K4 waits K2; the per-thread default stream (blocking): K5 waits K2. */
 static void test_legacy(void)
 {
 	emu_graph *g = load("legacy");
 	emu_summary s;
 
 	run(g, opts(4, 2), &s);
-	TST_CHECK_EQ_U64(s.commands, 4);
-	TST_CHECK_EQ_U64(s.streams, 3);
-	/* K1->K4 (stream), K1->K2 (legacy), K2->K4 (legacy) */
-	TST_CHECK_EQ_U64(s.edges, 3);
-	TST_CHECK_EQ_U64(s.cross_edges, 2);
+	TST_CHECK_EQ_U64(s.commands, 5);
+	TST_CHECK_EQ_U64(s.streams, 4);
+	/* K1->K4 (stream), K1->K2, K2->K4, K2->K5 (legacy) */
+	TST_CHECK_EQ_U64(s.edges, 4);
+	TST_CHECK_EQ_U64(s.cross_edges, 3);
 	TST_CHECK_EQ_U64(s.makespan_ns, 3000);
 	TST_CHECK_EQ_U64(s.critical_count, 3);
 	TST_CHECK_EQ_U64(emu_critical_seq(g, 0), 3);
@@ -94,6 +94,10 @@ static void test_legacy(void)
 	TST_CHECK_EQ_U64(emu_critical_seq(g, 2), 6);
 	TST_CHECK_EQ_U64(s.max_concurrency, 2);
 	TST_CHECK_EQ_U64(s.max_concurrency_at_ns, 0);
+	/* one engine: K1 K2 K3 K4 K5 (ready order, then seq) back to back */
+	run(g, opts(1, 1), &s);
+	TST_CHECK_EQ_U64(s.makespan_ns, 5000);
+	TST_CHECK_EQ_U64(s.critical_ns, 3000);
 	emu_graph_free(g);
 }
 
