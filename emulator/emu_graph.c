@@ -1064,6 +1064,17 @@ static emu_status emu_record(emu_builder *b, const sbt_record *rec)
 			EMU_CK(EMU_PUSH(b->bs.v[s].pending, d));
 		}
 		break;
+	case SBT_CM_K_cuEventCreate:
+	case SBT_CM_K_cuEventDestroy:
+		/* a new event (or a handle reused after a destroy) waits for nothing
+		 * until recorded; forgetting destroyed events keeps lookups short */
+		ev = emu_event_of(b, c.event, 0);
+		if (ev && c.result == 0) {
+			free(ev->steps.v);
+			free(ev->cap_nodes.v);
+			*ev = b->events.v[--b->events.n];
+		}
+		break;
 	case SBT_CM_K_cuEventSynchronize:
 	case SBT_CM_K_cuEventQuery:
 		if (c.result != 0)
