@@ -245,7 +245,8 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 		}
 	}
 	/* one report per pair of commands: the confirmed access pair if any */
-	qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
+	if (races.n)
+		qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
 	for (size_t i = 0; i < races.n;) {
 		const emu_race *r = &races.v[i];
 		size_t k = i;
