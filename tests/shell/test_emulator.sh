@@ -9,7 +9,9 @@
 #   on one non-blocking stream, a copy reading it on another, no event)
 #   flagged with both commands named (exit 1), confirmed with keyframes
 #   around every launch; clean with the event; two unordered readers never
-#   a confirmed race; a stream-captured graph expanded into its nodes;
+#   a confirmed race; the shared driver-API workload race-free, and with
+#   --racy exactly the pairs it plants; a stream-captured graph expanded
+#   into its nodes;
 # - the H100 traces of tests/fixtures/h100: summary, timeline, JSON and
 #   graph without errors, and no race (the programs synchronize properly);
 # - option errors, a trace that is not CUDA.
@@ -162,6 +164,23 @@ if [ -e "$DBL/libcuda.so.1" ] && [ -x "$TOP/$BUILD/tests/cuda/cuda_race_app" ]; 
 	has app.readers out "races: 0 confirmed,"
 	expect_rc 0 appkf.readers "$X" --races "$T/appkf_readers.sbt"
 	has appkf.readers out "races: 0 confirmed, 0 possible"
+	# the shared driver-API workload (tests/cuda/cuprog.h): properly ordered,
+	# no race; with --racy (events left out, non-commuting kernels on two
+	# streams) every pair its comment plants, and nothing else
+	expect_rc 0 cap.drv "$CAP" -o "$T/drv.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_driver_app"
+	expect_rc 0 drv.r "$X" --races "$T/drv.sbt"
+	has drv.r out "races: 0 confirmed, 0 possible"
+	expect_rc 0 cap.racy "$CAP" -o "$T/racy.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_driver_app" --racy
+	expect_rc 1 racy.r "$X" --races "$T/racy.sbt"
+	# 4 rounds of racy_scale (s1) and racy_xor (s2) on R: 16 pairs; fill
+	# (s1) against vadd (s2) without e_b; vadd and reduce (s2) against
+	# scale_by_table (s1) without e_c; the legacy stream's memset of R
+	# (which non-blocking streams do not wait for) against the 8 kernels
+	has racy.r out "races: 8 confirmed, 19 possible"
+	pairs=$(grep '^  seq' "$T/racy.r.out" | sed 's/^  seq [0-9]* [a-z_0-9]* \([A-Za-z_0-9]*\) .*/\1/' | paste -d' ' - - |
+		awk '{ if ($1 > $2) print $2, $1; else print $1, $2 }' | sort | uniq -c | awk '{print $1, $2, $3}' | tr '\n' ';')
+	[ "$pairs" = "4 cuMemsetD32 racy_scale;4 cuMemsetD32 racy_xor;1 fill vadd;16 racy_scale racy_xor;1 reduce scale_by_table;1 scale_by_table vadd;" ] ||
+		fail "racy workload: race pairs '$pairs': $(grep -v '      #' "$T/racy.r.out")"
 	# a stream-captured graph (upload, memset, 3 kernels) launched 3 times:
 	# 15 nodes, with the memset, the check readback and the final readback
 	expect_rc 0 cap.graph "$CAP" -o "$T/app_graph.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_graph_app"
