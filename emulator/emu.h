@@ -93,19 +93,21 @@ uint64_t emu_engine_busy_ns(const emu_graph *g, unsigned i);
 uint64_t emu_critical_seq(const emu_graph *g, uint64_t i);
 
 /* The human summary (tsexport --summary): critical path, utilisation per
- * engine, maximum concurrency, time per stream state. */
-emu_status emu_summary_print(const emu_graph *g, FILE *f);
+ * engine, maximum concurrency, time per stream state.  json: the same as
+ * one JSON object (docs/emulator.md "--json"), the whole critical path. */
+emu_status emu_summary_print(const emu_graph *g, FILE *f, int json);
 
 /*
  * Races (docs/emulator.md "Races"): pairs of commands with no
  * happens-before order whose footprints overlap, one of them writing.
- * Prints every race found to f (may be NULL) and counts them.
+ * Prints every race found to f (may be NULL; json: as a JSON array of
+ * objects) and counts them.
  */
 typedef struct emu_race_counts {
 	uint64_t confirmed;
 	uint64_t possible;
 } emu_race_counts;
-emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out);
+emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out);
 
 /* Exports of the last simulation (docs/emulator.md "tsexport"). */
 emu_status emu_export_json(const emu_graph *g, FILE *f);

@@ -18,7 +18,7 @@
 /* Chrome trace process of a stream: its device + 1. */
 #define EMU_PID(g, s) ((int)(g)->streams.v[(s)].device + 1)
 
-static void emu_json_str(FILE *f, const char *s)
+void emu_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {

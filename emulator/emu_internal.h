@@ -156,6 +156,9 @@ int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b);
 /* The node of step s that ends last in the last simulation (flows leave from it). */
 uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s);
 
+/* s as a JSON string, quoted and escaped (emu_export.c). */
+void emu_json_str(FILE *f, const char *s);
+
 /* Export lanes (emu_export.c): per node, the lowest lane of its stream
  * free at its start; per stream, its first track id (from 1) and its lane
  * count (0 for a stream that ran nothing). */

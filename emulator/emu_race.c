@@ -158,7 +158,34 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 		}
 }
 
-emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
+/* One side of a race as a JSON object. */
+static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
+{
+	const emu_node *n = &g->nodes.v[a->node];
+	const emu_alloc *al = &g->allocs.v[a->alloc];
+	const sbt_frame *frames;
+	uint32_t nframes;
+	char lbl[96];
+
+	fprintf(f, "{\"seq\":%llu,\"kind\":\"%s\",\"name\":", (unsigned long long)n->seq, emu_kind_name(n->kind));
+	emu_json_str(f, emu_node_name(g, n));
+	fprintf(f, ",\"stream\":");
+	emu_json_str(f, emu_stream_label(g, n->stream, lbl, sizeof(lbl)));
+	fprintf(f, ",\"access\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"allocation_seq\":%llu,\"allocation_size\":%llu,"
+	           "\"stack\":[", emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi,
+	        (unsigned long long)(a->alloc ? al->seq : 0), (unsigned long long)(a->alloc ? al->size : 0));
+	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
+		for (uint32_t i = 0; i < nframes; i++) {
+			const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
+
+			fprintf(f, "%s{\"ip\":%llu,\"symbol\":", i ? "," : "", (unsigned long long)frames[i].ip);
+			emu_json_str(f, sym ? sym : "");
+			fprintf(f, "}");
+		}
+	fprintf(f, "]}");
+}
+
+emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
 {
 	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
 	EMU_VEC(emu_race) races = { 0 };
@@ -245,6 +272,8 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 		}
 	}
 	/* one report per pair of commands: the confirmed access pair if any */
+	if (f && json)
+		fprintf(f, "[");
 	if (races.n)
 		qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
 	for (size_t i = 0; i < races.n;) {
@@ -258,7 +287,14 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 			out->confirmed++;
 		else
 			out->possible++;
-		if (f) {
+		if (f && json) {
+			fprintf(f, "%s{\"verdict\":\"%s\",\"first\":", out->confirmed + out->possible > 1 ? "," : "",
+			        r->confirmed ? "confirmed" : "possible");
+			emu_json_side(g, f, &g->acc.v[r->a]);
+			fprintf(f, ",\"second\":");
+			emu_json_side(g, f, &g->acc.v[r->b]);
+			fprintf(f, "}");
+		} else if (f) {
 			fprintf(f, "race (%s): no happens-before order between\n",
 			        r->confirmed ? "confirmed" : "possible");
 			emu_print_side(g, f, &g->acc.v[r->a]);
@@ -266,7 +302,9 @@ emu_status emu_races_report(emu_graph *g, FILE *f, emu_race_counts *out)
 		}
 		i = k;
 	}
-	if (f && races.n >= EMU_RACE_MAX)
+	if (f && json)
+		fprintf(f, "]");
+	if (f && !json && races.n >= EMU_RACE_MAX)
 		fprintf(f, "(stopped after %u racing access pairs)\n", EMU_RACE_MAX);
 	st = EMU_OK;
 out:

@@ -504,7 +504,45 @@ uint64_t emu_critical_seq(const emu_graph *g, uint64_t i)
 	return g && i < g->crit.n ? g->nodes.v[g->crit.v[i]].seq : 0;
 }
 
-emu_status emu_summary_print(const emu_graph *g, FILE *f)
+static void emu_summary_json(const emu_graph *g, const emu_summary *s, FILE *f)
+{
+	char lbl[96];
+
+	fprintf(f, "{\"commands\":%llu,\"streams\":%llu,\"dependencies\":%llu,\"cross_stream\":%llu,"
+	           "\"compute_engines\":%u,\"copy_engines\":%u,\"makespan_ns\":%llu,\"critical_ns\":%llu,"
+	           "\"max_concurrency\":%llu,\"max_concurrency_at_ns\":%llu,\"critical_path\":[",
+	        (unsigned long long)s->commands, (unsigned long long)s->streams, (unsigned long long)s->edges,
+	        (unsigned long long)s->cross_edges, g->opt.compute_engines, g->opt.copy_engines,
+	        (unsigned long long)s->makespan_ns, (unsigned long long)s->critical_ns,
+	        (unsigned long long)s->max_concurrency, (unsigned long long)s->max_concurrency_at_ns);
+	for (size_t i = 0; i < g->crit.n; i++) {
+		const emu_node *n = &g->nodes.v[g->crit.v[i]];
+
+		fprintf(f, "%s{\"seq\":%llu,\"kind\":\"%s\",\"name\":", i ? "," : "", (unsigned long long)n->seq,
+		        emu_kind_name(n->kind));
+		emu_json_str(f, emu_node_name(g, n));
+		fprintf(f, ",\"cost_ns\":%llu}", (unsigned long long)n->cost_ns);
+	}
+	fprintf(f, "],\"engines\":[");
+	for (unsigned e = 0; e < g->nengines; e++)
+		fprintf(f, "%s{\"class\":\"%s\",\"busy_ns\":%llu}", e ? "," : "",
+		        e >= g->opt.compute_engines ? "copy" : "compute", (unsigned long long)g->busy[e]);
+	fprintf(f, "],\"stream_states\":[");
+	for (size_t i = 0, k = 0; i < g->streams.n; i++) {
+		if (!g->streams.v[i].steps)
+			continue;
+		fprintf(f, "%s{\"stream\":", k++ ? "," : "");
+		emu_json_str(f, emu_stream_label(g, (uint32_t)i, lbl, sizeof(lbl)));
+		fprintf(f, ",\"steps\":%u,\"changes\":%llu", g->streams.v[i].steps,
+		        (unsigned long long)g->transitions[i]);
+		for (int st = 0; st < 5; st++)
+			fprintf(f, ",\"%s_ns\":%llu", emu_state_names[st], (unsigned long long)g->state_ns[i][st]);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}");
+}
+
+emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 {
 	emu_summary s;
 	emu_status st = emu_summary_get(g, &s);
@@ -512,6 +550,10 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f)
 
 	if (st != EMU_OK)
 		return st;
+	if (json) {
+		emu_summary_json(g, &s, f);
+		return ferror(f) ? EMU_ERR_IO : EMU_OK;
+	}
 	fprintf(f, "commands: %llu on %llu streams, %llu dependencies (%llu across streams)\n",
 	        (unsigned long long)s.commands, (unsigned long long)s.streams,
 	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges);

@@ -24,7 +24,8 @@ enum {
 	TSE_OPT_COPY,
 	TSE_OPT_KERNEL_NS,
 	TSE_OPT_ISSUE,
-	TSE_OPT_WIDTH
+	TSE_OPT_WIDTH,
+	TSE_OPT_JSON
 };
 
 static const struct option tse_longopts[] = {
@@ -38,6 +39,7 @@ static const struct option tse_longopts[] = {
 	{"kernel-ns", required_argument, NULL, TSE_OPT_KERNEL_NS},
 	{"issue-times", no_argument, NULL, TSE_OPT_ISSUE},
 	{"width", required_argument, NULL, TSE_OPT_WIDTH},
+	{"json", no_argument, NULL, TSE_OPT_JSON},
 	{NULL, 0, NULL, 0}
 };
 
@@ -58,6 +60,7 @@ static void tse_usage(FILE *f)
 	        "      --kernel-ns N       cost of one kernel (default 10000)\n"
 	        "      --issue-times       no command starts before the host issued it\n"
 	        "      --width N           columns of the ascii timeline (default 100)\n"
+	        "      --json              --summary and --races as one JSON object\n"
 	        "  -h, --help              this text\n"
 	        "Exit status: 0 done, 1 a race was found (--races), 2 usage or trace error.\n"
 	        "docs/emulator.md describes the model and the formats.\n");
@@ -84,7 +87,7 @@ int main(int argc, char **argv)
 	emu_options opt;
 	emu_graph *g = NULL;
 	const char *format = NULL, *output = NULL, *path = NULL;
-	int races = 0, summary = 0, c, rc = TSE_EXIT_USAGE;
+	int races = 0, summary = 0, json = 0, c, rc = TSE_EXIT_USAGE;
 	unsigned long long n, width = 100;
 	char err[1024], msg[256];
 	FILE *out = stdout;
@@ -128,6 +131,9 @@ int main(int argc, char **argv)
 			if (tse_number("--kernel-ns", optarg, 0, UINT32_MAX, &n) != 0)
 				return TSE_EXIT_USAGE;
 			opt.kernel_ns = n;
+			break;
+		case TSE_OPT_JSON:
+			json = 1;
 			break;
 		case TSE_OPT_ISSUE:
 			opt.issue_times = 1;
@@ -195,23 +201,37 @@ int main(int argc, char **argv)
 			goto out_free_graph;
 		}
 	}
-	if (summary && emu_summary_print(g, stdout) != EMU_OK)
-		goto out_free_graph;
+	if (json)
+		printf("{");
+	if (summary) {
+		if (json)
+			printf("\"summary\":");
+		if (emu_summary_print(g, stdout, json) != EMU_OK)
+			goto out_free_graph;
+	}
 	rc = TSE_EXIT_OK;
 	if (races) {
 		emu_race_counts rcn;
 
-		st = emu_races_report(g, stdout, &rcn);
+		if (json)
+			printf("%s\"races\":{\"list\":", summary ? "," : "");
+		st = emu_races_report(g, stdout, json, &rcn);
 		if (st != EMU_OK) {
 			fprintf(stderr, "tsexport: %s: race detection: %s\n", path, emu_strerror(st));
 			rc = TSE_EXIT_USAGE;
 			goto out_free_graph;
 		}
-		printf("races: %llu confirmed, %llu possible\n", (unsigned long long)rcn.confirmed,
-		       (unsigned long long)rcn.possible);
+		if (json)
+			printf(",\"confirmed\":%llu,\"possible\":%llu}", (unsigned long long)rcn.confirmed,
+			       (unsigned long long)rcn.possible);
+		else
+			printf("races: %llu confirmed, %llu possible\n", (unsigned long long)rcn.confirmed,
+			       (unsigned long long)rcn.possible);
 		if (rcn.confirmed + rcn.possible)
 			rc = TSE_EXIT_RACE;
 	}
+	if (json)
+		printf("}\n");
 out_free_graph:
 	emu_graph_free(g);
 	return rc;

@@ -26,7 +26,7 @@ py() {
 		fail "the check '$1' failed on $2"
 }
 
-for s in fork graph copies race devices; do
+for s in fork graph copies race race_kf devices; do
 	"$GEN" $s "$T/$s.sbt" || fail "emu_gen_trace $s"
 done
 
@@ -123,6 +123,11 @@ grep -q 'stream 0x200 (non-blocking) *\.\{10\}K\{10\}\.\{10\}$' "$T/fork.ascii.o
 # ---- races on synthetic traces ------------------------------------------------
 expect_rc 1 race.r "$X" --races "$T/race.sbt"
 has race.r out "races: 0 confirmed, 1 possible"
+# --json: the summary and the race list in one object
+expect_rc 0 fork.j "$X" --json --kernel-ns 1000 "$T/fork.sbt"
+py "s=d['summary']; assert (s['makespan_ns'],s['critical_ns'],s['max_concurrency'],s['cross_stream'])==(3000,3000,2,2), s; assert [c['name'] for c in s['critical_path']]==['K1','K3','K4'], s; assert [e['busy_ns'] for e in s['engines']]==[3000,1000,0,0,0,0], s" "$T/fork.j.out"
+expect_rc 1 racekf.j "$X" --json --races "$T/race_kf.sbt"
+py "r=d['races']; assert (r['confirmed'],r['possible'])==(1,0), r; x=r['list'][0]; assert x['verdict']=='confirmed' and x['first']['name']=='fill' and x['first']['access']=='writes' and x['second']['name']=='cuMemcpyDtoHAsync' and x['second']['access']=='reads', x; assert x['first']['stack'][0]['symbol']=='emu_gen!seq%d' % x['first']['seq'], x; assert 'summary' not in d" "$T/racekf.j.out"
 expect_rc 0 fork.r "$X" --races "$T/fork.sbt"
 has fork.r out "races: 0 confirmed, 0 possible"
 

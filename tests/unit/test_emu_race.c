@@ -32,7 +32,7 @@ static emu_race_counts races(const char *scenario, char *report, size_t cap)
 	}
 	emu_options_default(&o);
 	TST_REQUIRE(emu_schedule(g, &o) == EMU_OK);
-	TST_REQUIRE(emu_races_report(g, f, &n) == EMU_OK);
+	TST_REQUIRE(emu_races_report(g, f, 0, &n) == EMU_OK);
 	fclose(f);
 	emu_graph_free(g);
 	return n;
