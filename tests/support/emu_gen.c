@@ -23,6 +23,11 @@
  *   devices    two devices' primary contexts: s1 and K0 on the legacy
  *              stream made under device 0, s2 and K3 on the legacy stream
  *              under device 1 (K1 on s1, K2 on s2): one legacy stream each.
+ *   threads    thread 1: K1 on s1, an event recorded after it, then
+ *              cuStreamSynchronize(s1); thread 2: K2 on s2 (not after K1:
+ *              another thread synchronized); thread 1: K3 on s2 (after K1
+ *              and K2); the event destroyed and created again; thread 2:
+ *              s3 waits on it (for nothing) and runs K4.
  *   race       "fill" on s1 passes B; a download of B on s2, no event.
  *   event      the same with an event between them.
  *   race_kf    race, with keyframes around the launch showing it wrote B.
@@ -42,6 +47,7 @@ struct emu_gen {
 	uint64_t seq;
 	const char *path;
 	int one_stack;          /* bulk traces: every record has the same stack */
+	uint64_t thread;        /* of the next records */
 };
 
 static void emu_gen_check(emu_gen *g, sbt_status st, const char *what)
@@ -61,6 +67,7 @@ emu_gen *emu_gen_open(const char *path)
 		exit(1);
 	}
 	g->path = path;
+	g->thread = 1;
 	emu_gen_check(g, sbt_writer_open(path, NULL, &g->w), "open");
 	emu_gen_check(g, sbt_cm_define_types(g->w), "define types");
 	emu_gen_check(g, sbt_writer_define_type(g->w, SBT_TYPE_KEYFRAME, "keyframe"), "define keyframe");
@@ -88,7 +95,7 @@ static void emu_gen_append(emu_gen *g, uint32_t type, const sbt_cm_call *c)
 	r.type = type;
 	r.seq = g->seq;
 	r.time_ns = g->seq * 1000;
-	r.thread = 1;
+	r.thread = g->thread;
 	r.payload = buf;
 	r.payload_len = len;
 	emu_gen_check(g, sbt_writer_append(g->w, &r), "append");
@@ -352,6 +359,34 @@ static void emu_gen_devices(emu_gen *g)
 	emu_gen_kernel(g, 0, "K3", NULL, 0, 0);
 }
 
+static void emu_gen_event_call(emu_gen *g, sbt_cm_kind k, uint64_t event)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.event = event;
+	emu_gen_call(g, k, &c);
+}
+
+static void emu_gen_threads(emu_gen *g)
+{
+	emu_gen_two_streams(g);
+	emu_gen_stream(g, S3, 1);
+	emu_gen_event_call(g, SBT_CM_K_cuEventCreate, 0xe1);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_stream_sync(g, S1);
+	g->thread = 2;
+	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
+	g->thread = 1;
+	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+	emu_gen_event_call(g, SBT_CM_K_cuEventDestroy, 0xe1);
+	emu_gen_event_call(g, SBT_CM_K_cuEventCreate, 0xe1);
+	g->thread = 2;
+	emu_gen_wait(g, S3, 0xe1);
+	emu_gen_kernel(g, S3, "K4", NULL, 0, 0);
+}
+
 static void emu_gen_race(emu_gen *g, int event, int keyframes)
 {
 	uint64_t b = BUF_B;
@@ -433,7 +468,7 @@ int emu_gen_scenario(const char *name, const char *path)
 		return 0;
 	}
 	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
-	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "race") &&
+	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
 	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
 	    strcmp(name, "readers_kf"))
 		return -1;
@@ -452,6 +487,8 @@ int emu_gen_scenario(const char *name, const char *path)
 		emu_gen_graph(g, 1);
 	else if (!strcmp(name, "devices"))
 		emu_gen_devices(g);
+	else if (!strcmp(name, "threads"))
+		emu_gen_threads(g);
 	else if (!strcmp(name, "race"))
 		emu_gen_race(g, 0, 0);
 	else if (!strcmp(name, "event"))

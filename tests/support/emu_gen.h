@@ -5,7 +5,8 @@
  * which tests/unit/test_emu_*.c check exactly and tests/shell/test_emulator.sh
  * exports (through tests/programs/emu_gen_trace).
  *
- * Every record is issued by thread 1, 1000 ns after the previous one, with
+ * Records are issued by thread 1 (unless a scenario says), 1000 ns after the
+ * previous one, with
  * a one-frame stack named "emu_gen!seq<N>".
  */
 #ifndef TRACESMITH_EMU_GEN_H

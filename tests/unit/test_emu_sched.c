@@ -160,6 +160,23 @@ static void test_graph(void)
 	emu_graph_free(g);
 }
 
+/* A host synchronization orders only its own thread's later work; a
+ * re-created event waits for nothing. */
+static void test_threads(void)
+{
+	emu_graph *g = load("threads");
+	emu_summary s;
+
+	run(g, opts(4, 2), &s);
+	TST_CHECK_EQ_U64(s.commands, 4);
+	/* K1->K3 (host), K2->K3 (stream) */
+	TST_CHECK_EQ_U64(s.edges, 2);
+	TST_CHECK_EQ_U64(s.makespan_ns, 2000);
+	TST_CHECK_EQ_U64(s.max_concurrency, 3);
+	TST_CHECK_EQ_U64(s.max_concurrency_at_ns, 0);
+	emu_graph_free(g);
+}
+
 /* Host issue times: the fork's records are 1000 ns apart from seq 1, its
  * first command is seq 5 (time 5000): K4 (seq 12) cannot start before 7000. */
 static void test_issue_times(void)
@@ -198,6 +215,7 @@ int main(void)
 	test_hostsync();
 	test_copies();
 	test_graph();
+	test_threads();
 	test_issue_times();
 	test_errors();
 	return tst_done();
