@@ -424,12 +424,12 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 			return EMU_NONE;
 	bs->pending.n = 0;
 	if (st->legacy) {
-		/* the legacy stream waits for all blocking streams' work */
+		/* the legacy stream waits for all blocking streams' work (of its device) */
 		for (size_t o = 0; o < b->bs.n; o++) {
 			emu_bstream *ob = &b->bs.v[o];
 
-			if (o == s || (g->streams.v[o].flags & 1) || ob->last == EMU_NONE ||
-			    ob->last == ob->legacy_synced)
+			if (o == s || (g->streams.v[o].flags & 1) || g->streams.v[o].device != st->device ||
+			    ob->last == EMU_NONE || ob->last == ob->legacy_synced)
 				continue;
 			if (emu_dep_add(b, ob->last, EMU_D_LEGACY) != 0)
 				return EMU_NONE;
@@ -440,7 +440,8 @@ static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
 		for (size_t o = 0; o < b->bs.n; o++) {
 			emu_bstream *lb = &b->bs.v[o];
 
-			if (!g->streams.v[o].legacy || lb->last == EMU_NONE || lb->last == bs->legacy_seen)
+			if (!g->streams.v[o].legacy || g->streams.v[o].device != st->device || lb->last == EMU_NONE ||
+			    lb->last == bs->legacy_seen)
 				continue;
 			if (emu_dep_add(b, lb->last, EMU_D_LEGACY) != 0)
 				return EMU_NONE;

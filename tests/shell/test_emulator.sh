@@ -56,9 +56,12 @@ expect_rc 0 graph.json "$X" -f json --kernel-ns 1000 -o "$T/graph.json" "$T/grap
 # one of the two parallel branches of each launch; no cross-stream flow
 py "$ev; assert len(tracks)==2, tracks; lane=[t['tid'] for t in tracks if '(overlap 1)' in t['args']['name']]; assert len(lane)==1, tracks; X=ph('X'); assert len(X)==6; on=[x for x in X if x['tid']==lane[0]]; assert len(on)==2 and all(x['name'] in ('Kb','Kc') for x in on), on; assert not ph('s')" "$T/graph.json"
 # two devices: a process each; device 0 has s1 and its legacy stream,
-# device 1 s2 and its own legacy stream
+# device 1 s2 and its own legacy stream; the only dependency: K0 (device 0's
+# legacy stream) before K1 (its blocking s1), none to device 1's K3
 expect_rc 0 devices.json "$X" -f json -o "$T/devices.json" "$T/devices.sbt"
-py "$ev; p=sorted((x['pid'],x['args']['name']) for x in ph('M') if x['name']=='process_name'); assert p==[(1,'GPU 0 (emulated)'),(2,'GPU 1 (emulated)')], p; per={}; [per.setdefault(t['pid'],[]).append(t['args']['name']) for t in tracks]; assert sorted(per[1])==['legacy default stream','stream 0x100 (non-blocking)'] and sorted(per[2])==['legacy default stream','stream 0x200 (non-blocking)'], per; k={x['name']:x['pid'] for x in ph('X')}; assert k=={'K0':1,'K1':1,'K2':2,'K3':2}, k" "$T/devices.json"
+expect_rc 0 devices.sum "$X" "$T/devices.sbt"
+has devices.sum out "commands: 4 on 4 streams, 1 dependencies (1 across streams)"
+py "$ev; p=sorted((x['pid'],x['args']['name']) for x in ph('M') if x['name']=='process_name'); assert p==[(1,'GPU 0 (emulated)'),(2,'GPU 1 (emulated)')], p; per={}; [per.setdefault(t['pid'],[]).append(t['args']['name']) for t in tracks]; assert sorted(per[1])==['legacy default stream','stream 0x100'] and sorted(per[2])==['legacy default stream','stream 0x200 (non-blocking)'], per; k={x['name']:x['pid'] for x in ph('X')}; assert k=={'K0':1,'K1':1,'K2':2,'K3':2}, k" "$T/devices.json"
 
 # ---- Perfetto protobuf --------------------------------------------------------
 # decoded with protoc and the schema subset; checked like the JSON

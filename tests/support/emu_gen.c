@@ -20,9 +20,11 @@
  *              two branches overlapping on s3.
  *   graph_race the same with Kb passing Ka's and Kc's buffer: the two
  *              branches race inside each launch.
- *   devices    two devices' primary contexts: s1 and K0 on the legacy
- *              stream made under device 0, s2 and K3 on the legacy stream
- *              under device 1 (K1 on s1, K2 on s2): one legacy stream each.
+ *   devices    two devices' primary contexts: s1 (blocking) and K0 on the
+ *              legacy stream made under device 0, s2 and K3 on the legacy
+ *              stream under device 1 (K1 on s1, K2 on s2): one legacy
+ *              stream each; K1 waits K0, K3 waits for nothing (s1 is
+ *              another device's).
  *   threads    thread 1: K1 on s1, an event recorded after it, then
  *              cuStreamSynchronize(s1); thread 2: K2 on s2 (not after K1:
  *              another thread synchronized); thread 1: K3 on s2 (after K1
@@ -350,7 +352,7 @@ static void emu_gen_devices(emu_gen *g)
 	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc0, 0);
 	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc1, 1);
 	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc0, 0);
-	emu_gen_stream(g, S1, 1);
+	emu_gen_stream(g, S1, 0);
 	emu_gen_kernel(g, 0, "K0", NULL, 0, 0);
 	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc1, 0);
 	emu_gen_stream(g, S2, 1);
