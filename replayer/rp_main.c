@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  --json                 summary as one JSON object on stdout\n"
 	      "  -q, --quiet            no progress, notes or summary\n"
 	      "  -h, --help             this text\n"
+	      "  --version              the TraceSmith version\n"
 	      "\n"
 	      "Exit status:\n"
 	      "  0  replayed; every compared checkpoint matched the capture (and every run\n"
@@ -89,13 +91,16 @@ static rp_status rp_main_check_backend_option(const rp_option_value *v,
 	return RP_OK;
 }
 
-static int rp_main_bad_usage(const char *fmt, const char *arg,
-                             const rp_backend_ops *const *backends, size_t n)
+/* A usage error: one line, then "try 'tsreplay --help'".  RP_EXIT_USAGE. */
+static int rp_main_bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int rp_main_bad_usage(const char *fmt, ...)
 {
-	fputs("tsreplay: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\n", stderr);
-	rp_main_usage(stderr, backends, n);
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sbt_cli_usage_error("tsreplay", "%s", msg);
 	return RP_EXIT_USAGE;
 }
 
@@ -303,6 +308,10 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 	} else {
 		printf("\n");
 	}
+	if (rep->checkpoints == 0 && rep->not_compared == 0)
+		printf("tsreplay: no checkpoints to compare: the %s holds none (a program that only "
+		       "presents makes none); exit 0 says only that the replay ran\n",
+		       opt->range.has_begin || opt->range.has_end ? "replayed range" : "trace");
 	if (rep->frames) {
 		printf("tsreplay: frames %llu-%llu replayed (%llu, numbered as in the captured run)",
 		       (unsigned long long)rep->first_frame, (unsigned long long)rep->last_frame,
@@ -315,6 +324,10 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 			       "FRAME records", (unsigned long long)(rep->last_frame - rep->frames_cut + 1),
 			       (unsigned long long)rep->last_frame);
 		printf("\n");
+		/* What gfxrecon-replay prints at its end, for a like comparison. */
+		printf("tsreplay: replay time %.3f s, %llu frames, %.1f frames per second\n",
+		       rep->seconds, (unsigned long long)rep->frames,
+		       rep->seconds > 0 ? (double)rep->frames / rep->seconds : 0.0);
 	}
 	if (opt->runs > 1)
 		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
@@ -330,6 +343,7 @@ enum {
 	RP_MAIN_OPT_DEVICE,
 	RP_MAIN_OPT_JSON,
 	RP_MAIN_OPT_DETERMINISM,
+	RP_MAIN_OPT_VERSION,
 	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
 };
 
@@ -341,12 +355,13 @@ static const struct option rp_main_fixed_opts[] = {
 	{"range", required_argument, NULL, RP_MAIN_OPT_RANGE},
 	{"runs", required_argument, NULL, RP_MAIN_OPT_RUNS},
 	{"device", required_argument, NULL, RP_MAIN_OPT_DEVICE},
+	{"version", no_argument, NULL, RP_MAIN_OPT_VERSION},
 };
 #define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
 
 /* What the command line asked for, besides rp_options. */
 typedef struct rp_main_args {
-	int help, json, determinism, runs_given;
+	int help, version, json, determinism, runs_given;
 } rp_main_args;
 
 /*
@@ -392,16 +407,15 @@ static int rp_main_optable(const rp_backend_ops *const *backends, size_t n,
 	return 0;
 }
 
-/* The message for what getopt_long refused, then the usage. */
-static int rp_main_getopt_error(int c, char **argv, const struct option *table,
-                                const rp_backend_ops *const *backends, size_t n)
+/* What getopt_long refused, as a usage error. */
+static int rp_main_getopt_error(int c, char **argv, const struct option *table)
 {
 	char msg[256];
 	const char *needs = optopt == RP_MAIN_OPT_RANGE  ? "a value A:B"
 	                    : optopt == RP_MAIN_OPT_RUNS ? "a number"
 	                                                 : NULL;
 	sbt_cli_getopt_message(table, c, argv, needs, msg, sizeof(msg));
-	return rp_main_bad_usage("%s", msg, backends, n);
+	return rp_main_bad_usage("%s", msg);
 }
 
 /* One option getopt_long returned.  0, or the exit status. */
@@ -417,11 +431,14 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 	switch (c) {
 	case 1: /* the trace ("-" leading the option string: in order) */
 		if (opt->trace_path)
-			return rp_main_bad_usage("more than one trace given ('%s')", v, backends, n);
+			return rp_main_bad_usage("more than one trace given ('%s')", v);
 		opt->trace_path = v;
 		return 0;
 	case 'h':
 		ma->help = 1;
+		return 0;
+	case RP_MAIN_OPT_VERSION:
+		ma->version = 1;
 		return 0;
 	case 'q':
 		opt->quiet = 1;
@@ -434,14 +451,13 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 		return 0;
 	case RP_MAIN_OPT_RANGE:
 		if (rp_range_parse(v, &opt->range, &diag) != RP_OK)
-			return rp_main_bad_usage("--range: %s", diag.text, backends, n);
+			return rp_main_bad_usage("--range: %s", diag.text);
 		return 0;
 	case RP_MAIN_OPT_RUNS:
 		errno = 0;
 		r = strtoul(v, &end, 10);
 		if (errno || !*v || *end || v[0] == '-' || r < 2 || r > RP_MAIN_MAX_RUNS)
-			return rp_main_bad_usage("--runs '%s': expected a number from 2 to 1000", v,
-			                         backends, n);
+			return rp_main_bad_usage("--runs '%s': expected a number from 2 to 1000", v);
 		opt->runs = (unsigned)r;
 		ma->runs_given = 1;
 		return 0;
@@ -454,11 +470,11 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 	/* a backend option */
 	if (opt->nbackend_options == RP_MAIN_MAX_BACKEND_OPTIONS)
 		return rp_main_bad_usage("too many backend options (at '%s')",
-		                         descs[c - RP_MAIN_OPT_BACKEND]->name, backends, n);
+		                         descs[c - RP_MAIN_OPT_BACKEND]->name);
 	bopts[opt->nbackend_options].name = descs[c - RP_MAIN_OPT_BACKEND]->name;
 	bopts[opt->nbackend_options].value = descs[c - RP_MAIN_OPT_BACKEND]->value_name ? v : NULL;
 	if (rp_main_check_backend_option(&bopts[opt->nbackend_options], backends, n, &diag) != RP_OK)
-		return rp_main_bad_usage("%s", diag.text, backends, n);
+		return rp_main_bad_usage("%s", diag.text);
 	opt->nbackend_options++;
 	return 0;
 }
@@ -479,7 +495,7 @@ static int rp_main_parse(int argc, char **argv, const rp_backend_ops *const *bac
 	optind = 1;
 	while (rc == 0 && !ma->help && (c = getopt_long(argc, argv, "-:hq", table, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			rc = rp_main_getopt_error(c, argv, table, backends, n);
+			rc = rp_main_getopt_error(c, argv, table);
 		else
 			rc = rp_main_option(c, descs, opt, bopts, ma, backends, n);
 	}
@@ -517,10 +533,14 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 		rp_main_usage(stdout, backends, n);
 		return RP_EXIT_OK;
 	}
+	if (ma.version) {
+		sbt_cli_version("tsreplay");
+		return RP_EXIT_OK;
+	}
 	if (!opt.trace_path)
-		return rp_main_bad_usage("no trace given%s", "", backends, n);
+		return rp_main_bad_usage("no trace given");
 	if (ma.runs_given && !ma.determinism)
-		return rp_main_bad_usage("--runs needs --check-determinism%s", "", backends, n);
+		return rp_main_bad_usage("--runs needs --check-determinism");
 	if (ma.determinism && !ma.runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);

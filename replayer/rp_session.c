@@ -10,6 +10,7 @@
  * there to show, and keep only their whole hashes for the final grouping.
  */
 #include "replayer/rp_session.h"
+#include "serializer/sbt_cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,8 +351,9 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 	 * with the reader's message. */
 	sst = sbt_reader_open(opt->trace_path, &ropt, &s->reader);
 	if (sst != SBT_OK && !(sst == SBT_ERR_CORRUPT && s->reader)) {
-		const char *msg = s->reader ? sbt_reader_message(s->reader) : "";
-		rp_diag_set(diag, "%s: %s%s%s", opt->trace_path, sbt_strerror(sst), *msg ? ": " : "", msg);
+		char why[512];
+		sbt_cli_open_error(opt->trace_path, sst, s->reader, why, sizeof(why));
+		rp_diag_set(diag, "%s: %s", opt->trace_path, why);
 		st = RP_ERR_TRACE;
 		goto out_fail;
 	}

@@ -1,11 +1,14 @@
 /*
- * sbt_cli.c - option-parsing messages the command-line tools share
- * (sbt_cli.h).
+ * sbt_cli.c - the messages the command-line tools share (sbt_cli.h).
  */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "serializer/sbt_cli.h"
+#include "tracesmith/version.h"
 
 void sbt_cli_getopt_message(const struct option *opts, int c, char **argv, const char *needs,
                             char *buf, size_t len)
@@ -35,4 +38,37 @@ void sbt_cli_getopt_message(const struct option *opts, int c, char **argv, const
 		snprintf(buf, len, "option '%s' is ambiguous: give more of its name", a);
 	else
 		snprintf(buf, len, "unknown option '%s'", a);
+}
+
+int sbt_cli_usage_error(const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry '%s --help'\n", tool);
+	return SBT_CLI_EXIT_USAGE;
+}
+
+void sbt_cli_version(const char *tool)
+{
+	printf("%s (TraceSmith) %s\n", tool, TRACESMITH_VERSION);
+}
+
+void sbt_cli_open_error(const char *path, sbt_status st, const sbt_reader *r, char *buf,
+                        size_t len)
+{
+	struct stat sb;
+	const char *m = r ? sbt_reader_message(r) : "";
+	if (stat(path, &sb) != 0)
+		snprintf(buf, len, "%s", strerror(errno));
+	else if (S_ISDIR(sb.st_mode))
+		snprintf(buf, len, "is a directory, not a trace file");
+	else if (!S_ISREG(sb.st_mode))
+		snprintf(buf, len, "not a regular file (a device, pipe or socket), not a trace file");
+	else if (m[0])
+		snprintf(buf, len, "%s", m);
+	else
+		snprintf(buf, len, "%s", sbt_strerror(st));
 }

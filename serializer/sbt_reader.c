@@ -1073,6 +1073,10 @@ static void sbt_r_fill_info(sbt_reader *r)
 	in->string_count = r->nstrings;
 }
 
+/* How a GFXReconstruct capture starts (its FileHeader's fourcc). */
+#define SBT_R_GFXR_MAGIC "GFXR"
+#define SBT_R_GFXR_MAGIC_LEN 4
+
 /* Everything after the bytes are reachable: header, chunk list, tables. */
 static sbt_status sbt_r_open_body(sbt_reader *r)
 {
@@ -1082,8 +1086,20 @@ static sbt_status sbt_r_open_body(sbt_reader *r)
 	size_t i;
 	sbt_status st;
 
+	if (r->size == 0) {
+		sbt_r_msg(r, "empty file (0 bytes), not an SBT trace");
+		return SBT_ERR_NOT_SBT;
+	}
+	/* GFXReconstruct's file header starts with the four characters "GFXR"
+	 * (its fourcc), then its major and minor format version. */
+	if (r->size >= SBT_R_GFXR_MAGIC_LEN && sbt_r_read(r, 0, fh, SBT_R_GFXR_MAGIC_LEN) == 0 &&
+	    memcmp(fh, SBT_R_GFXR_MAGIC, SBT_R_GFXR_MAGIC_LEN) == 0) {
+		sbt_r_msg(r, "a GFXReconstruct capture, not an SBT trace: replay it with "
+		             "gfxrecon-replay");
+		return SBT_ERR_NOT_SBT;
+	}
 	if (r->size < SBT_FMT_MAGIC_LEN) {
-		if (r->size && sbt_r_read(r, 0, fh, (size_t)r->size) == 0 &&
+		if (sbt_r_read(r, 0, fh, (size_t)r->size) == 0 &&
 		    memcmp(fh, SBT_FMT_MAGIC, (size_t)r->size) == 0) {
 			sbt_r_msg(r, "file header truncated: file is %llu bytes",
 			          (unsigned long long)r->size);

@@ -76,7 +76,7 @@ static void tsc_usage(FILE *f)
 	        "  --stacks MODE        host call stacks: none, work (default) or all\n"
 	        "  --api LIST           front-ends: vulkan,cuda,hip; -NAME leaves one out\n"
 	        "  --snapshot-frames N  whole run: a state snapshot every N frames\n"
-	        "  -h, --help           this help\n"
+	        "  -h, --help           this help; --version: the TraceSmith version\n"
 	        "Triggers capture windows only, each to <stem>-frames-A-B.sbt (ranges, KEY)\n"
 	        "or <stem>-window-K.sbt (K-th window); FILE itself is not written:\n"
 	        "  --frame KEY[:COUNT]  COUNT frames (1) after each press of KEY (F12; X11)\n"
@@ -255,7 +255,8 @@ enum {
 	TSC_OPT_SIGNAL,
 	TSC_OPT_APP,
 	TSC_OPT_PROFILER,
-	TSC_OPT_NVTX
+	TSC_OPT_NVTX,
+	TSC_OPT_VERSION
 };
 
 static const struct option tsc_longopts[] = {
@@ -272,6 +273,7 @@ static const struct option tsc_longopts[] = {
 	{"app", no_argument, NULL, TSC_OPT_APP},
 	{"profiler", no_argument, NULL, TSC_OPT_PROFILER},
 	{"nvtx", required_argument, NULL, TSC_OPT_NVTX},
+	{"version", no_argument, NULL, TSC_OPT_VERSION},
 	{NULL, 0, NULL, 0}
 };
 
@@ -280,10 +282,11 @@ static void tsc_getopt_error(int c, char **argv)
 {
 	char msg[256];
 	sbt_cli_getopt_message(tsc_longopts, c, argv, NULL, msg, sizeof(msg));
-	fprintf(stderr, "tscapture: %s\n", msg);
+	sbt_cli_usage_error("tscapture", "%s", msg);
 }
 
-/* 0: parsed; -1: --help shown; otherwise the exit status to return. */
+/* 0: parsed; -1: --help or --version shown; otherwise the exit status to
+ * return.  A usage error is one message then "try 'tscapture --help'". */
 static int tsc_parse(int argc, char **argv, tsc_opts *o)
 {
 	int c, i;
@@ -298,6 +301,9 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 		switch (c) {
 		case 'h':
 			tsc_usage(stdout);
+			return -1;
+		case TSC_OPT_VERSION:
+			sbt_cli_version("tscapture");
 			return -1;
 		case 'o':
 			o->output = optarg;
@@ -377,7 +383,7 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 			break;
 		default:
 			tsc_getopt_error(c, argv);
-			goto out_usage;
+			return TSC_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -410,8 +416,48 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 	return 0;
 
 out_usage:
-	tsc_usage(stderr);
+	fprintf(stderr, "try 'tscapture --help'\n");
 	return TSC_EXIT_USAGE;
+}
+
+/*
+ * Whether the traces can be written where -o says: the folder that holds
+ * FILE (and every other trace of the run) exists and this user may create
+ * files in it, and FILE is not a folder itself.  Checked before the program
+ * runs, so that a typo costs no run.  0, or -1 with a message naming the
+ * folder and why.
+ */
+static int tsc_check_output(const char *output)
+{
+	char dir[4096];
+	const char *slash = strrchr(output, '/');
+	struct stat sb;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == output)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - output), output);
+	if (stat(dir, &sb) != 0) {
+		fprintf(stderr, "tscapture: cannot write '%s': folder '%s': %s\n", output, dir,
+		        strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "tscapture: cannot write '%s': '%s' is not a folder\n", output, dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "tscapture: cannot write '%s': folder '%s' is not writable: %s\n",
+		        output, dir, strerror(errno));
+		return -1;
+	}
+	if (stat(output, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "tscapture: cannot write '%s': it is a folder; -o names the trace "
+		                "file\n", output);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -771,6 +817,8 @@ int main(int argc, char **argv)
 		return 0;
 	if (rc != 0)
 		return rc;
+	if (tsc_check_output(o.output) != 0)
+		return TSC_EXIT_USAGE;
 	/* A trace left from an earlier run must not be reported as this one. */
 	if (unlink(o.output) != 0 && errno != ENOENT)
 		fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", o.output,

@@ -25,7 +25,8 @@ enum {
 	TSE_OPT_KERNEL_NS,
 	TSE_OPT_ISSUE,
 	TSE_OPT_WIDTH,
-	TSE_OPT_JSON
+	TSE_OPT_JSON,
+	TSE_OPT_VERSION
 };
 
 static const struct option tse_longopts[] = {
@@ -40,6 +41,7 @@ static const struct option tse_longopts[] = {
 	{"issue-times", no_argument, NULL, TSE_OPT_ISSUE},
 	{"width", required_argument, NULL, TSE_OPT_WIDTH},
 	{"json", no_argument, NULL, TSE_OPT_JSON},
+	{"version", no_argument, NULL, TSE_OPT_VERSION},
 	{NULL, 0, NULL, 0}
 };
 
@@ -62,6 +64,7 @@ static void tse_usage(FILE *f)
 	        "      --width N           columns of the ascii timeline (default 100)\n"
 	        "      --json              --summary and --races as one JSON object\n"
 	        "  -h, --help              this text\n"
+	        "      --version           the TraceSmith version\n"
 	        "Exit status: 0 done, 1 a race was found (--races), 2 usage or trace error.\n"
 	        "docs/emulator.md describes the model and the formats.\n");
 }
@@ -75,7 +78,8 @@ static int tse_number(const char *opt, const char *v, unsigned long long lo, uns
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (!*v || *end || errno || n < lo || n > hi) {
-		fprintf(stderr, "tsexport: %s needs a number from %llu to %llu, got '%s'\n", opt, lo, hi, v);
+		sbt_cli_usage_error("tsexport", "%s needs a number from %llu to %llu, got '%s'", opt, lo, hi,
+		                    v);
 		return -1;
 	}
 	*out = n;
@@ -100,11 +104,14 @@ int main(int argc, char **argv)
 		case 'h':
 			tse_usage(stdout);
 			return TSE_EXIT_OK;
+		case TSE_OPT_VERSION:
+			sbt_cli_version("tsexport");
+			return TSE_EXIT_OK;
 		case 'f':
 			if (strcmp(optarg, "json") && strcmp(optarg, "dot") && strcmp(optarg, "ascii") &&
 			    strcmp(optarg, "perfetto")) {
-				fprintf(stderr, "tsexport: unknown format '%s' (json, perfetto, dot or ascii)\n", optarg);
-				return TSE_EXIT_USAGE;
+				return sbt_cli_usage_error("tsexport", "unknown format '%s' (json, perfetto, dot "
+				                           "or ascii)", optarg);
 			}
 			format = optarg;
 			break;
@@ -144,26 +151,24 @@ int main(int argc, char **argv)
 			break;
 		case 1:
 			if (path) {
-				fprintf(stderr, "tsexport: more than one trace given ('%s', '%s')\n", path, optarg);
-				return TSE_EXIT_USAGE;
+				return sbt_cli_usage_error("tsexport", "more than one trace given ('%s', '%s')",
+				                           path, optarg);
 			}
 			path = optarg;
 			break;
 		default:
 			sbt_cli_getopt_message(tse_longopts, c, argv, NULL, msg, sizeof(msg));
-			fprintf(stderr, "tsexport: %s\n", msg);
-			return TSE_EXIT_USAGE;
+			return sbt_cli_usage_error("tsexport", "%s", msg);
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "tsexport: no trace given (tsexport --help)\n");
-		return TSE_EXIT_USAGE;
+		return sbt_cli_usage_error("tsexport", "no trace given");
 	}
 	if (!format && !races)
 		summary = 1;
 	if (output && !format) {
-		fprintf(stderr, "tsexport: -o needs a format (-f json, perfetto, dot or ascii)\n");
-		return TSE_EXIT_USAGE;
+		return sbt_cli_usage_error("tsexport", "-o needs a format (-f json, perfetto, dot or "
+		                           "ascii)");
 	}
 	st = emu_graph_build(path, &g, err, sizeof(err));
 	if (st != EMU_OK) {

@@ -159,6 +159,11 @@ typedef struct rpvk_req_pair {
 	VkDeviceSize captured, live;
 } rpvk_req_pair;
 
+/* Frames first..last of a --screenshot list ("N" is N-N). */
+typedef struct rpvk_shot_range {
+	uint64_t first, last;
+} rpvk_shot_range;
+
 struct rpvk {
 	sbt_reader *trace;         /* borrowed: random access (blobs, type names) */
 	int quiet;
@@ -167,8 +172,10 @@ struct rpvk {
 	                              are plain images, also in window mode */
 	const char *device_sel;    /* --device */
 	char shot_dir[1024];
-	uint64_t *shots;           /* --screenshot frames, sorted; owned */
+	rpvk_shot_range *shots;    /* --screenshot frames, sorted by first; owned */
 	size_t nshots;
+	int shot_all;              /* --screenshot-all */
+	int shot_png;              /* --screenshot-format png (else ppm) */
 
 	sbt_vk_arena *arena;
 	sbt_vk_decode_hooks hooks;

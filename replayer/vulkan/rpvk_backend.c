@@ -624,8 +624,31 @@ static void rpvk_clear(rpvk *r)
 	r->cur_inst = r->cur_dev = -1;
 }
 
+/* A --screenshot frame the run did not present: before a trimmed trace's
+ * first frame or after its last, warned once per range at the end. */
+static void rpvk_shots_beyond(rpvk *r)
+{
+	uint64_t first = r->frame_base + 1, last = r->frame_base + r->frames;
+	size_t i;
+	for (i = 0; i < r->nshots; i++) {
+		const rpvk_shot_range *s = &r->shots[i];
+		if (s->first >= first && s->last <= last)
+			continue;
+		if (r->frames == 0)
+			rpvk_warn(r, "--screenshot frame %llu: the trace presents no frames; no "
+			          "screenshot written", (unsigned long long)(s->first < first ? s->first
+			                                                                   : s->last));
+		else
+			rpvk_warn(r, "--screenshot frame %llu is beyond the trace's frames %llu-%llu; "
+			          "not written", (unsigned long long)(s->first < first ? s->first : s->last),
+			          (unsigned long long)first, (unsigned long long)last);
+	}
+}
+
 static void rpvk_summary(rpvk *r)
 {
+	if (r->run == 1)
+		rpvk_shots_beyond(r);
 	if (r->quiet || r->run > 1)
 		return;
 	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
@@ -698,25 +721,42 @@ static void rpvk_close(void *state)
 
 /* ---- options -------------------------------------------------------------- */
 
-/* --screenshot "3,100,300": frame numbers from 1, plain decimal, comma-
- * separated.  Counts them into *n_out and, when out is not NULL, stores
- * them there (room for *n_out from a first call with out NULL). */
-static rp_status rpvk_scan_shots(const char *text, uint64_t *out, size_t *n_out, rp_diag *diag)
+/* A frame number from 1 at *p, plain decimal; advances *p.  0, or -1. */
+static int rpvk_scan_frame(const char **p, uint64_t *v_out)
+{
+	const char *digits = *p;
+	uint64_t v = 0;
+	int over = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++) {
+		over |= v > (UINT64_MAX - (uint64_t)(**p - '0')) / 10;
+		v = v * 10 + (uint64_t)(**p - '0');
+	}
+	if (*p == digits || v == 0 || over)
+		return -1;
+	*v_out = v;
+	return 0;
+}
+
+/* --screenshot "1-3,10,300": frame numbers from 1 and ranges A-B (A <= B),
+ * comma-separated.  Counts the items into *n_out and, when out is not
+ * NULL, stores them there (room for *n_out from a first call with out
+ * NULL). */
+static rp_status rpvk_scan_shots(const char *text, rpvk_shot_range *out, size_t *n_out,
+                                 rp_diag *diag)
 {
 	const char *p = text;
 	size_t n = 0;
 	for (;;) {
-		const char *digits = p;
-		uint64_t v = 0;
-		int over = 0;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			over |= v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10;
-			v = v * 10 + (uint64_t)(*p - '0');
-		}
-		if (p == digits || v == 0 || over || (*p != ',' && *p != '\0'))
+		rpvk_shot_range s;
+		if (rpvk_scan_frame(&p, &s.first) != 0)
+			goto out_bad;
+		s.last = s.first;
+		if (*p == '-' && (++p, rpvk_scan_frame(&p, &s.last) != 0 || s.last < s.first))
+			goto out_bad;
+		if (*p != ',' && *p != '\0')
 			goto out_bad;
 		if (out)
-			out[n] = v;
+			out[n] = s;
 		n++;
 		if (!*p++)
 			break;
@@ -724,9 +764,15 @@ static rp_status rpvk_scan_shots(const char *text, uint64_t *out, size_t *n_out,
 	*n_out = n;
 	return RP_OK;
 out_bad:
-	rp_diag_set(diag, "--screenshot: expected frame numbers from 1, comma-separated, got '%s'",
-	            text);
+	rp_diag_set(diag, "--screenshot: expected frame numbers from 1 or ranges A-B (A <= B), "
+	            "comma-separated, got '%s'", text);
 	return RP_ERR_USAGE;
+}
+
+/* --screenshot-format: png or ppm.  1 for png, 0 for ppm, -1 neither. */
+static int rpvk_shot_format(const char *v)
+{
+	return strcmp(v, "png") == 0 ? 1 : strcmp(v, "ppm") == 0 ? 0 : -1;
 }
 
 static rp_status rpvk_check_dir(const char *dir, rp_diag *diag)
@@ -767,6 +813,10 @@ static rp_status rpvk_check_option(const rp_option_value *o, rp_diag *diag)
 		return rpvk_scan_shots(v, NULL, &n, diag);
 	if (strcmp(o->name, "--screenshot-dir") == 0)
 		return rpvk_check_dir(v, diag);
+	if (strcmp(o->name, "--screenshot-format") == 0 && rpvk_shot_format(v) < 0) {
+		rp_diag_set(diag, "--screenshot-format: expected png or ppm, got '%s'", v);
+		return RP_ERR_USAGE;
+	}
 	if (strcmp(o->name, "--device") == 0 && !*v) {
 		rp_diag_set(diag, "--device: expected a physical device index (0, 1, ...) or part of "
 		            "its name, got ''");
@@ -775,9 +825,9 @@ static rp_status rpvk_check_option(const rp_option_value *o, rp_diag *diag)
 	return RP_OK;
 }
 
-static int rpvk_u64_cmp(const void *a, const void *b)
+static int rpvk_shot_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const rpvk_shot_range *)a)->first, y = ((const rpvk_shot_range *)b)->first;
 	return x < y ? -1 : x > y;
 }
 
@@ -795,7 +845,7 @@ static rp_status rpvk_parse_shots(rpvk *r, const char *text, rp_diag *diag)
 	}
 	rpvk_scan_shots(text, r->shots, &n, diag);
 	r->nshots = n;
-	qsort(r->shots, n, sizeof(*r->shots), rpvk_u64_cmp);
+	qsort(r->shots, n, sizeof(*r->shots), rpvk_shot_cmp);
 	return RP_OK;
 }
 
@@ -836,6 +886,16 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 			if (st != RP_OK)
 				goto out_fail;
 			snprintf(r->shot_dir, sizeof(r->shot_dir), "%s", v);
+		} else if (strcmp(n, "--screenshot-all") == 0) {
+			r->shot_all = 1;
+		} else if (strcmp(n, "--screenshot-format") == 0) {
+			r->shot_png = rpvk_shot_format(v ? v : "");
+			if (r->shot_png < 0) {
+				rp_diag_set(diag, "--screenshot-format: expected png or ppm, got '%s'",
+				            v ? v : "");
+				st = RP_ERR_USAGE;
+				goto out_fail;
+			}
 		}
 	}
 	/* Swapchain images are plain images in both modes; with a display
@@ -872,8 +932,10 @@ out_fail:
 
 static const rp_option_desc rpvk_options[] = {
 	{"--offscreen", NULL, "Vulkan: swapchain as plain images even with a display"},
-	{"--screenshot", "N[,M...]", "Vulkan: write presented frames N, M (from 1) as PPM files"},
-	{"--screenshot-dir", "DIR", "Vulkan: where --screenshot writes frame_N.ppm (default .)"},
+	{"--screenshot", "N[-M][,...]", "Vulkan: write presented frames N (from 1), N to M, as images"},
+	{"--screenshot-all", NULL, "Vulkan: write every presented frame as an image"},
+	{"--screenshot-dir", "DIR", "Vulkan: where screenshots go: frame_N.ppm|png (default .)"},
+	{"--screenshot-format", "FMT", "Vulkan: screenshot files: ppm (default) or png"},
 	{"--validate", NULL, "Vulkan: replay under VK_LAYER_KHRONOS_validation"},
 	{NULL, NULL, NULL},
 };

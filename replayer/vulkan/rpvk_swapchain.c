@@ -10,8 +10,8 @@
  * vkAcquireNextImageKHR returns the captured index and signals its
  * semaphore and fence with an empty submit; vkQueuePresentKHR waits its
  * semaphores with an empty submit, counts the frame (frame N is the N-th
- * present, from 1) and, for --screenshot frames, copies the presented
- * image into a host buffer and writes DIR/frame_N.ppm.
+ * present, from 1) and, for --screenshot(-all) frames, copies the presented
+ * image into a host buffer and writes DIR/frame_N.ppm (or .png).
  *
  * Plain images cannot be in VK_IMAGE_LAYOUT_PRESENT_SRC_KHR: every
  * PRESENT_SRC_KHR (and SHARED_PRESENT_KHR) layout in render pass
@@ -28,6 +28,7 @@
 #include "replayer/vulkan/rpvk.h"
 
 #include <errno.h>
+#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,8 +434,10 @@ rp_status rpvk_o_vkAcquireNextImage2KHR(rpvk *r, void *args)
 static int rpvk_shot_wanted(const rpvk *r, uint64_t frame)
 {
 	size_t i;
-	for (i = 0; i < r->nshots; i++)
-		if (r->shots[i] == frame)
+	if (r->shot_all)
+		return 1;
+	for (i = 0; i < r->nshots && r->shots[i].first <= frame; i++)
+		if (frame <= r->shots[i].last)
 			return 1;
 	return 0;
 }
@@ -454,6 +457,39 @@ static int rpvk_shot_order(VkFormat f)
 	default:
 		return -1;
 	}
+}
+
+/* Frame N as frame_N.png (libpng; RGB, 8 bits, the alpha left out as in
+ * the PPM). */
+static rp_status rpvk_write_png(rpvk *r, uint64_t frame, const uint8_t *px, uint32_t w, uint32_t h,
+                                int bgra)
+{
+	char path[1200];
+	png_image img;
+	uint8_t *rgb;
+	size_t i, n = (size_t)w * h;
+	rp_status st = RP_OK;
+	snprintf(path, sizeof(path), "%s/frame_%llu.png", r->shot_dir, (unsigned long long)frame);
+	rgb = malloc(n * 3 + 1);
+	if (!rgb)
+		return rpvk_nomem(r);
+	for (i = 0; i < n; i++) {
+		rgb[3 * i + 0] = px[4 * i + (bgra ? 2 : 0)];
+		rgb[3 * i + 1] = px[4 * i + 1];
+		rgb[3 * i + 2] = px[4 * i + (bgra ? 0 : 2)];
+	}
+	memset(&img, 0, sizeof(img));
+	img.version = PNG_IMAGE_VERSION;
+	img.width = w;
+	img.height = h;
+	img.format = PNG_FORMAT_RGB;
+	if (!png_image_write_to_file(&img, path, 0, rgb, 0, NULL))
+		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: writing %s: %s", path, img.message);
+	png_image_free(&img);
+	free(rgb);
+	if (st == RP_OK)
+		r->shots_written++;
+	return st;
 }
 
 static rp_status rpvk_write_ppm(rpvk *r, uint64_t frame, const uint8_t *px, uint32_t w, uint32_t h,
@@ -496,7 +532,7 @@ out_close:
 }
 
 /* Copy image idx of sc (in GENERAL, its work finished) to a host buffer and
- * write it as frame_N.ppm. */
+ * write it as frame_N.ppm or frame_N.png (--screenshot-format). */
 static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint64_t frame)
 {
 	rpvk_device *dv = &r->dev[sc->dev];
@@ -598,7 +634,8 @@ static rp_status rpvk_screenshot(rpvk *r, rpvk_swapchain *sc, uint32_t idx, uint
 		st = rpvk_fail(r, RP_ERR_BACKEND, "screenshot: the copy did not complete");
 		goto out_free;
 	}
-	st = rpvk_write_ppm(r, frame, ptr, w, h, order);
+	st = r->shot_png ? rpvk_write_png(r, frame, ptr, w, h, order)
+	                 : rpvk_write_ppm(r, frame, ptr, w, h, order);
 out_free:
 	if (fence)
 		t->DestroyFence(dv->live, fence, NULL);

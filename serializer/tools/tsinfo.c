@@ -67,6 +67,7 @@ static void tsi_usage(FILE *f)
 	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
 	      "  --salvage     skip past corrupt chunks instead of stopping there\n"
 	      "  -h, --help    this text\n"
+	      "  --version     the TraceSmith version\n"
 	      "\n"
 	      "Exit: 0 ok (a torn tail is a warning), 1 unreadable, corrupt or damaged,\n"
 	      "2 usage.\n",
@@ -119,7 +120,8 @@ enum {
 	TSI_OPT_VERIFY,
 	TSI_OPT_CHUNKS,
 	TSI_OPT_SALVAGE,
-	TSI_OPT_RANGE
+	TSI_OPT_RANGE,
+	TSI_OPT_VERSION
 };
 
 static const struct option tsi_longopts[] = {
@@ -131,6 +133,7 @@ static const struct option tsi_longopts[] = {
 	{"chunks", no_argument, NULL, TSI_OPT_CHUNKS},
 	{"salvage", no_argument, NULL, TSI_OPT_SALVAGE},
 	{"range", required_argument, NULL, TSI_OPT_RANGE},
+	{"version", no_argument, NULL, TSI_OPT_VERSION},
 	{NULL, 0, NULL, 0}
 };
 
@@ -140,13 +143,13 @@ static void tsi_getopt_error(int c, char **argv)
 	char msg[256];
 	sbt_cli_getopt_message(tsi_longopts, c, argv, optopt == TSI_OPT_RANGE ? "A:B" : NULL, msg,
 	                       sizeof(msg));
-	fprintf(stderr, "tsinfo: %s\n", msg);
+	sbt_cli_usage_error("tsinfo", "%s", msg);
 }
 
 static int tsi_add_path(tsi_opts *o, const char *a)
 {
 	if (o->path) {
-		fprintf(stderr, "tsinfo: more than one trace given ('%s', '%s')\n", o->path, a);
+		sbt_cli_usage_error("tsinfo", "more than one trace given ('%s', '%s')", o->path, a);
 		return -1;
 	}
 	o->path = a;
@@ -170,6 +173,9 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		case 'h':
 			tsi_usage(stdout);
 			exit(TSI_EXIT_OK);
+		case TSI_OPT_VERSION:
+			sbt_cli_version("tsinfo");
+			exit(TSI_EXIT_OK);
 		case TSI_OPT_DUMP:
 			dump = 1;
 			break;
@@ -190,8 +196,8 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 			break;
 		case TSI_OPT_RANGE:
 			if (tsi_parse_range(optarg, &o->range_a, &o->range_b) != 0) {
-				fprintf(stderr, "tsinfo: bad --range '%s': want A:B, A: or :B with "
-				                "A <= B (sequence numbers, B excluded)\n", optarg);
+				sbt_cli_usage_error("tsinfo", "bad --range '%s': want A:B, A: or :B with "
+				                    "A <= B (sequence numbers, B excluded)", optarg);
 				return -1;
 			}
 			o->has_range = 1;
@@ -205,15 +211,15 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		if (tsi_add_path(o, argv[optind]) != 0)
 			return -1;
 	if (!o->path) {
-		fprintf(stderr, "tsinfo: no trace file given\n");
+		sbt_cli_usage_error("tsinfo", "no trace file given");
 		return -1;
 	}
 	if ((verify || chunks) && (dump || o->stacks || o->has_range || o->json)) {
-		fprintf(stderr, "tsinfo: --verify and --chunks take no other option\n");
+		sbt_cli_usage_error("tsinfo", "--verify and --chunks take no other option");
 		return -1;
 	}
 	if (verify && chunks) {
-		fprintf(stderr, "tsinfo: --verify and --chunks go one at a time\n");
+		sbt_cli_usage_error("tsinfo", "--verify and --chunks go one at a time");
 		return -1;
 	}
 	o->mode = verify ? TSI_VERIFY : chunks ? TSI_CHUNKS : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
@@ -567,7 +573,7 @@ static uint64_t tsi_frames(const tsi_scan *s, uint64_t *first, uint64_t *last)
 }
 
 static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_trace_info *in,
-                             const char *open_msg, const tsi_scan *s, tsi_type_row *rows,
+                             const tsi_scan *s, tsi_type_row *rows,
                              size_t nrows, tsi_slot *threads, size_t nthreads)
 {
 	char buf[96], h1[32], h2[32], h3[32], h4[32];
@@ -589,8 +595,9 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 	printf("started      %s\n", buf);
 	printf("index        %s\n", in->has_index ? "found (trailer)" : "rebuilt by scanning");
 	if (in->truncated)
-		printf("torn tail    dropped at offset %llu: %s\n",
-		       (unsigned long long)in->truncated_at, open_msg);
+		printf("torn tail    dropped at offset %llu (%llu bytes)\n",
+		       (unsigned long long)in->truncated_at,
+		       (unsigned long long)(in->file_size - in->truncated_at));
 	else
 		printf("torn tail    none\n");
 	if (s->error)
@@ -846,7 +853,7 @@ static int tsi_summary(const tsi_opts *o, sbt_reader *r, const char *open_msg)
 		tsi_summary_json(o->path, r, &in, open_msg, &s, rows, s.types.used, threads,
 		                 s.threads.used);
 	else
-		tsi_summary_text(o->path, r, &in, open_msg, &s, rows, s.types.used, threads,
+		tsi_summary_text(o->path, r, &in, &s, rows, s.types.used, threads,
 		                 s.threads.used);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "tsinfo: writing output: %s\n", strerror(errno));
@@ -1020,9 +1027,9 @@ static int tsi_verify(const tsi_opts *o)
 	ropt.salvage = 1;
 	st = sbt_reader_open(o->path, &ropt, &r);
 	if (st != SBT_OK) {
-		const char *m = r ? sbt_reader_message(r) : "";
-		fprintf(stderr, "tsinfo: %s: %s%s%s\n", o->path, sbt_strerror(st), m[0] ? ": " : "",
-		        m);
+		char why[512];
+		sbt_cli_open_error(o->path, st, r, why, sizeof(why));
+		fprintf(stderr, "tsinfo: %s: %s\n", o->path, why);
 		sbt_reader_close(r);
 		return TSI_EXIT_BAD;
 	}
@@ -1131,10 +1138,8 @@ int main(int argc, char **argv)
 	char open_msg[512];
 	int rc;
 
-	if (tsi_parse_args(argc, argv, &o) != 0) {
-		tsi_usage(stderr);
+	if (tsi_parse_args(argc, argv, &o) != 0)
 		return TSI_EXIT_USAGE;
-	}
 	if (o.mode == TSI_VERIFY)
 		return tsi_verify(&o);
 
@@ -1145,8 +1150,9 @@ int main(int argc, char **argv)
 	st = sbt_reader_open(o.path, &ropt, &r);
 	if (st != SBT_OK) {
 		const char *m = r ? sbt_reader_message(r) : "";
-		fprintf(stderr, "tsinfo: %s: %s%s%s\n", o.path, sbt_strerror(st),
-		        m[0] ? ": " : "", m);
+		char why[512];
+		sbt_cli_open_error(o.path, st, r, why, sizeof(why));
+		fprintf(stderr, "tsinfo: %s: %s\n", o.path, why);
 		/* Corruption in the middle: the chunks before it are still worth
 		 * showing; the exit status says the file is damaged. */
 		if (st != SBT_ERR_CORRUPT || !r) {

@@ -1,13 +1,13 @@
 /*
  * vk_imgcmp - compares two images' RGB, ignoring alpha, for the replay
- * tests (our PPM screenshots against GFXReconstruct's BMP ones).
+ * tests (our PPM and PNG screenshots against GFXReconstruct's BMP ones).
  *
  * usage: vk_imgcmp [--tolerance N] [--max-pixels N] A B
  *        vk_imgcmp --raw IMG OUT    (IMG's pixels as B,G,R,A bytes, A=255,
  *                                    rows top to bottom: what a swapchain
  *                                    image of B8G8R8A8 format holds)
  *
- * Reads binary PPM (P6, maxval 255) and uncompressed BMP (24 or 32 bits
+ * Reads PNG (libpng), binary PPM (P6, maxval 255) and uncompressed BMP (24 or 32 bits
  * per pixel, BI_RGB, or BI_BITFIELDS with byte-aligned masks; bottom-up or
  * top-down).  Two pixels match when no channel differs by more than
  * --tolerance (default 0); the images match when at most --max-pixels
@@ -17,6 +17,7 @@
  * unreadable image (the message names the file and what is wrong).
  */
 #include <errno.h>
+#include <png.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,29 @@ static int vki_load_bmp(const char *path, const unsigned char *d, size_t len, vk
 	return 0;
 }
 
+static int vki_load_png(const char *path, const unsigned char *d, size_t len, vki_image *img)
+{
+	png_image p;
+	memset(&p, 0, sizeof(p));
+	p.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_memory(&p, d, len)) {
+		fprintf(stderr, "vk_imgcmp: %s: not a readable PNG: %s\n", path, p.message);
+		return -1;
+	}
+	p.format = PNG_FORMAT_RGB;
+	img->w = p.width;
+	img->h = p.height;
+	img->rgb = malloc(PNG_IMAGE_SIZE(p));
+	if (!img->rgb || !png_image_finish_read(&p, NULL, img->rgb, 0, NULL)) {
+		fprintf(stderr, "vk_imgcmp: %s: %s\n", path, img->rgb ? p.message : "out of memory");
+		png_image_free(&p);
+		free(img->rgb);
+		img->rgb = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int vki_load(const char *path, vki_image *img)
 {
 	size_t len = 0;
@@ -211,8 +235,10 @@ static int vki_load(const char *path, vki_image *img)
 		rc = vki_load_ppm(path, d, len, img);
 	else if (len >= 2 && d[0] == 'B' && d[1] == 'M')
 		rc = vki_load_bmp(path, d, len, img);
+	else if (len >= 8 && png_sig_cmp(d, 0, 8) == 0)
+		rc = vki_load_png(path, d, len, img);
 	else
-		fprintf(stderr, "vk_imgcmp: %s: neither a binary PPM (P6) nor a BMP\n", path);
+		fprintf(stderr, "vk_imgcmp: %s: neither a binary PPM (P6), a BMP nor a PNG\n", path);
 	free(d);
 	return rc;
 }

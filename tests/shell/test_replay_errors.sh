@@ -1,5 +1,6 @@
 #!/bin/sh
-# tsreplay's failures: usage errors exit 2 with the usage on stderr; a
+# tsreplay's failures: usage errors exit 2 with one line and "try
+# 'tsreplay --help'" on stderr; a
 # missing, non-SBT, truncated or damaged trace exits 1 with the reader's
 # message (truncated and damaged ones after replaying what precedes the
 # damage); a trace whose API has no backend (real tsreplay) is refused.
@@ -17,7 +18,8 @@ has help out "testapi-double (api testapi)"
 [ "$(wc -l <"$T/help.out")" -le 30 ] || fail "--help is longer than a screen"
 expect_rc 2 unknown "$REPLAY" --frobnicate "$T/d.sbt"
 has unknown err "tsreplay: unknown option '--frobnicate'"
-has unknown err "usage: tsreplay"
+has unknown err "try 'tsreplay --help'"
+[ "$(wc -l <"$T/unknown.err")" -eq 2 ] || fail "usage error printed more than two lines"
 [ ! -s "$T/unknown.out" ] || fail "usage error wrote to stdout"
 expect_rc 2 notrace "$REPLAY"
 has notrace err "no trace given"

@@ -74,7 +74,8 @@ grep -qx "tscapture: cannot run '$tmp/no-such-program': No such file or director
 rc=$?
 [ $rc -eq 2 ] || fail "unknown flag: exit $rc"
 grep -q "unknown option '--bogus'" "$tmp/err" || fail "unknown flag: message: $(cat "$tmp/err")"
-grep -q "^usage: tscapture" "$tmp/err" || fail "unknown flag: no usage"
+grep -qx "try 'tscapture --help'" "$tmp/err" || fail "unknown flag: no pointer to --help"
+[ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "unknown flag: more than the message: $(cat "$tmp/err")"
 "$TSC" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "no program: exit not 2"
 "$TSC" --stacks sometimes -- "$T" record 1 >/dev/null 2>"$tmp/err"

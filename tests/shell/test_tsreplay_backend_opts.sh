@@ -44,17 +44,21 @@ vk_env_layers_none
 # ---- values refused while parsing: no trace needed, any API ------------------------
 usage streams "$T/missing.sbt" --streams bogus
 has streams err "tsreplay: --streams: expected single or multi, got 'bogus'"
-has streams err "usage: tsreplay"
+has streams err "try 'tsreplay --help'"
 usage streams.empty --streams= "$T/missing.sbt"
 has streams.empty err "tsreplay: --streams: expected single or multi, got ''"
 usage streams.vk --streams=Single "$V"
 has streams.vk err "tsreplay: --streams: expected single or multi, got 'Single'"
-for v in 2,x 0 1,,2 1, -3 18446744073709551616; do
+for v in 2,x 0 1,,2 1, -3 18446744073709551616 3-1 1- 1-x 0-2 1-2-3; do
 	usage "shot$v" --screenshot "$v" "$T/missing.sbt"
-	has "shot$v" err "tsreplay: --screenshot: expected frame numbers from 1, comma-separated, got '$v'"
+	has "shot$v" err "tsreplay: --screenshot: expected frame numbers from 1 or ranges A-B (A <= B), comma-separated, got '$v'"
 done
 usage shot.cuda --screenshot=x "$C"
-has shot.cuda err "tsreplay: --screenshot: expected frame numbers from 1, comma-separated, got 'x'"
+has shot.cuda err "tsreplay: --screenshot: expected frame numbers from 1 or ranges A-B (A <= B), comma-separated, got 'x'"
+usage shotfmt --screenshot-format jpg "$T/missing.sbt"
+has shotfmt err "tsreplay: --screenshot-format: expected png or ppm, got 'jpg'"
+usage shotall --screenshot-all=1 "$V"
+has shotall err "tsreplay: --screenshot-all takes no value"
 usage dir --screenshot-dir "$T/nowhere" "$V"
 has dir err "tsreplay: --screenshot-dir: expected a directory, got '$T/nowhere' (No such file or directory)"
 usage dir.file --screenshot-dir "$C" "$C"

@@ -101,7 +101,7 @@ check_bad() { # FILE TEXT
 	grep -qF "$1: $2" "$T/err" || fail "$1: message '$(cat "$T/err")' lacks '$2'"
 }
 printf 'hello' >"$T/text.img"
-check_bad "$T/text.img" "neither a binary PPM (P6) nor a BMP"
+check_bad "$T/text.img" "neither a binary PPM (P6), a BMP nor a PNG"
 head -c 100 "$T/b24.bmp" >"$T/short.bmp"
 check_bad "$T/short.bmp" "BMP 37x23 needs"
 printf 'P6\n4 4\n255\n0123' >"$T/short.ppm"
