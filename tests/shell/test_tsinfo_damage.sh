@@ -103,6 +103,7 @@ head -c $((MID + 10)) "$T" >"$tmp/cut.sbt"
 run "$TSINFO" "$tmp/cut.sbt"
 [ $rc -eq 0 ] || fail "summary of a truncated trace: exit $rc, want 0: $(cat "$tmp/err")"
 grep -q "warning: .*torn tail.*$MID" "$tmp/err" || fail "no torn-tail warning naming $MID: $(cat "$tmp/err")"
+[ "$(grep -o "torn tail" "$tmp/err" | wc -l)" -eq 1 ] || fail "torn tail said more than once: $(cat "$tmp/err")"
 grep -Eq "^torn tail +dropped at offset $MID \([0-9]+ bytes\)$" "$tmp/out" || fail "summary torn tail line: $(grep "^torn tail" "$tmp/out")"
 grep -Eq "^index +rebuilt by scanning\$" "$tmp/out" || fail "truncated: index should be rebuilt"
 grep -Eq "^records +$((FIRST_BAD - 1)) \\(seq 1\\.\\.$((FIRST_BAD - 1))\\)\$" "$tmp/out" ||

@@ -51,6 +51,8 @@ rc=0
 vk_env_run "$T/off.replay.log" "$R" --validate "$T/off.sbt" || fail "replay of vk_offscreen --validate"
 grep -q "checkpoints: [1-9][0-9]* compared, [1-9][0-9]* matched, 0 differ" "$T/off.replay.log" ||
 	fail "vk_offscreen: $(grep checkpoints "$T/off.replay.log")"
+! grep -q "no checkpoints to compare" "$T/off.replay.log" ||
+	fail "vk_offscreen compared checkpoints, yet 'no checkpoints to compare' is said"
 vk_env_run "$T/off.det.log" "$R" --check-determinism --runs 2 "$T/off.sbt" ||
 	fail "vk_offscreen --check-determinism"
 grep -q "runs agree with each other" "$T/off.det.log" || fail "determinism: $(cat "$T/off.det.log")"
