@@ -709,9 +709,10 @@ static void tsc_report_one(const char *path, int *count)
 		if (sbt_reader_message(r)[0])
 			fprintf(stderr, "tscapture:   %s\n", sbt_reader_message(r));
 	} else {
-		fprintf(stderr, "tscapture: wrote %s (%lld bytes), but it cannot be read: %s%s%s\n",
-		        path, (long long)sb.st_size, sbt_strerror(st), r ? ": " : "",
-		        r ? sbt_reader_message(r) : "");
+		char why[512];
+		sbt_cli_open_error(path, st, r, why, sizeof(why));
+		fprintf(stderr, "tscapture: wrote %s (%lld bytes), but it cannot be read: %s\n", path,
+		        (long long)sb.st_size, why);
 	}
 	sbt_reader_close(r);
 }

@@ -751,8 +751,11 @@ static rp_status rpvk_scan_shots(const char *text, rpvk_shot_range *out, size_t 
 		if (rpvk_scan_frame(&p, &s.first) != 0)
 			goto out_bad;
 		s.last = s.first;
-		if (*p == '-' && (++p, rpvk_scan_frame(&p, &s.last) != 0 || s.last < s.first))
-			goto out_bad;
+		if (*p == '-') {
+			p++;
+			if (rpvk_scan_frame(&p, &s.last) != 0 || s.last < s.first)
+				goto out_bad;
+		}
 		if (*p != ',' && *p != '\0')
 			goto out_bad;
 		if (out)

@@ -70,7 +70,7 @@ refused unknown "tscapture: unknown option '--frams'" --frams 1-2
 refused ambiguous "tscapture: option '--fram' is ambiguous: give more of its name" --fram 1-2
 expect_rc 2 missing "$TSC" -o "$T/r.sbt" --frames
 has missing err "tscapture: --frames needs a value"
-has missing err "usage: tscapture"
+has missing err "try 'tscapture --help'"
 
 # --frame reads the key on the program's X11 display: none, no capture.
 rm -f "$T/ran"
