@@ -81,14 +81,17 @@
 enum {
 	CAP_ENT_RECORD = 1,
 	CAP_ENT_BLOB = 2,
-	CAP_ENT_STACK = 3
+	CAP_ENT_STACK = 3,
+	CAP_ENT_DEFERRED = 4 /* a record in its front-end's raw form */
 };
 
 /*
  * Every entry starts with this header; the body follows and the whole is
  * padded to 8 bytes.  RECORD: key = stack hash (0: none), len = payload
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
- * frames, len = frame count, body = uint64_t ips.
+ * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
+ * but the body is a cap_deferred and then len raw bytes, which the writer
+ * encodes into the payload (cap_record_begin_deferred).
  */
 typedef struct cap_entry {
 	uint32_t kind;
@@ -101,6 +104,12 @@ typedef struct cap_entry {
 } cap_entry;
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
 
+/* The head of a DEFERRED entry's body. */
+typedef struct cap_deferred {
+	cap_encode_fn encode;
+} cap_deferred;
+_Static_assert(sizeof(cap_deferred) == 8, "a deferred record's raw bytes stay 8-aligned");
+
 typedef struct cap_block {
 	struct cap_block *next;       /* set by the producer before `sealed`; in a
 	                                 spare stack, the next spare */
@@ -110,12 +119,17 @@ typedef struct cap_block {
 	_Alignas(8) uint8_t data[];
 } cap_block;
 
+/* Unmap a block (cap_runtime.c maps them); NULL is a no-op. */
+void cap_block_free_(cap_block *b);
+
 /* The pending record between cap_record_begin and cap_record_commit. */
 struct cap_rec {
 	struct cap_thread *thread;
 	cap_entry *entry;
 	size_t max_len;
 	uint32_t type;
+	uint32_t kind;                /* CAP_ENT_RECORD or CAP_ENT_DEFERRED */
+	size_t head;                  /* body bytes before the payload (cap_deferred) */
 	uint64_t stack_key;
 };
 

@@ -212,6 +212,8 @@ typedef struct tcu_state {
 	tcu_map ctxs;    /* contexts the trace saw made (value unused) */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
+	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
+	                               cache of their last entry is good while it holds */
 	_Atomic uint64_t unloads; /* successful module and library unloads */
 	tcu_map events;  /* CUevent -> tcu_event */
 	tcu_pending *pending;
@@ -321,7 +323,12 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
  * handle 0 or out of memory.  No lock, no allocation once made. */
 tcu_func *tcu_func_get(uint64_t handle);
 /* Its parameter layout, asked of the driver once (never NULL). */
-const tcu_layout *tcu_func_layout(tcu_func *f);
+const tcu_layout *tcu_func_layout_slow(tcu_func *f);
+static inline const tcu_layout *tcu_func_layout(tcu_func *f)
+{
+	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
+	return l ? l : tcu_func_layout_slow(f);
+}
 
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
 /* Checkpoint pending async copies the program can now observe:

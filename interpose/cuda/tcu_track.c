@@ -270,6 +270,7 @@ static tcu_func *tcu_func_store_locked(tcu_func *f, int replace_existing)
 		free(f);
 		return NULL;
 	}
+	atomic_fetch_add_explicit(&tcu_g.funcs_gen, 1, memory_order_relaxed);
 	if (old) {
 		old->retired_next = tcu_g.funcs_retired;
 		tcu_g.funcs_retired = old;
@@ -298,11 +299,30 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
+/* The entry this thread's last launch found: a program launches the same
+ * few functions over and over.  Good while tcu_g.funcs_gen is unchanged:
+ * an entry replaced (by a store that happens before this launch) bumps it
+ * first. */
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	uint64_t handle, gen;
+	tcu_func *f;
+} tcu_tls_func;
+
 tcu_func *tcu_func_get(uint64_t handle)
 {
-	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
-	if (f || !handle)
+	uint64_t gen = atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed);
+	tcu_func *f;
+	if (handle && handle == tcu_tls_func.handle && gen == tcu_tls_func.gen)
+		return tcu_tls_func.f;
+	f = tcu_lfmap_get(&tcu_g.funcs, handle);
+	if (f) {
+		tcu_tls_func.handle = handle;
+		tcu_tls_func.gen = gen;
+		tcu_tls_func.f = f;
 		return f;
+	}
+	if (!handle)
+		return NULL;
 	/* A handle obtained in a way we did not see: nameless, a function. */
 	f = tcu_func_new(handle, NULL, 0);
 	if (!f)
@@ -370,13 +390,11 @@ out_unknown:
 	return NULL;
 }
 
-const tcu_layout *tcu_func_layout(tcu_func *f)
+const tcu_layout *tcu_func_layout_slow(tcu_func *f)
 {
-	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
+	const tcu_layout *l;
 	const tcu_layout *expected = NULL;
 	tcu_layout *mine;
-	if (l)
-		return l;
 	mine = tcu_query_layout(f->handle, f->is_kernel);
 	l = mine ? mine : &tcu_layout_unknown;
 	/* Two first launches at once both ask; the first answer stays. */
