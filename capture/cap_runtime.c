@@ -667,7 +667,7 @@ static int cap_rt_unwind(void **ips, int max)
  * that hash.  `caller` is the return address into the application: frames
  * inside the runtime are cut off there.  Returns the key, 0 on failure.
  */
-static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
+__attribute__((noinline)) static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
 {
 	void *ips[CAP_STACK_MAX + 8];
 	int n = cap_rt_unwind(ips, CAP_STACK_MAX + 8);

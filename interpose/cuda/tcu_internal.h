@@ -320,8 +320,24 @@ void *tcu_lfmap_put_locked(tcu_lfmap *m, uint64_t key, void *val, int *failed);
 /* A function or kernel handle was obtained (name may be NULL). */
 void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
 /* The entry of a handle, made (nameless) when there is none; NULL for
- * handle 0 or out of memory.  No lock, no allocation once made. */
-tcu_func *tcu_func_get(uint64_t handle);
+ * handle 0 or out of memory.  No lock, no allocation once made.  Inline:
+ * the entry this thread's last launch found, while tcu_g.funcs_gen says
+ * no entry was stored since (a program launches the same few functions
+ * over and over); an entry replaced by a store that happens before this
+ * call bumped funcs_gen first. */
+typedef struct tcu_func_cache {
+	uint64_t handle, gen;
+	tcu_func *f;
+} tcu_func_cache;
+extern __thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
+tcu_func *tcu_func_get_slow(uint64_t handle);
+static inline tcu_func *tcu_func_get(uint64_t handle)
+{
+	if (handle && handle == tcu_tls_func.handle &&
+	    atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed) == tcu_tls_func.gen)
+		return tcu_tls_func.f;
+	return tcu_func_get_slow(handle);
+}
 /* Its parameter layout, asked of the driver once (never NULL). */
 const tcu_layout *tcu_func_layout_slow(tcu_func *f);
 static inline const tcu_layout *tcu_func_layout(tcu_func *f)

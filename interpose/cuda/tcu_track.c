@@ -299,22 +299,12 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
-/* The entry this thread's last launch found: a program launches the same
- * few functions over and over.  Good while tcu_g.funcs_gen is unchanged:
- * an entry replaced (by a store that happens before this launch) bumps it
- * first. */
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-	uint64_t handle, gen;
-	tcu_func *f;
-} tcu_tls_func;
+__thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
 
-tcu_func *tcu_func_get(uint64_t handle)
+tcu_func *tcu_func_get_slow(uint64_t handle)
 {
 	uint64_t gen = atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed);
-	tcu_func *f;
-	if (handle && handle == tcu_tls_func.handle && gen == tcu_tls_func.gen)
-		return tcu_tls_func.f;
-	f = tcu_lfmap_get(&tcu_g.funcs, handle);
+	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
 	if (f) {
 		tcu_tls_func.handle = handle;
 		tcu_tls_func.gen = gen;
