@@ -367,10 +367,57 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
  * after the context's work (unless a stream capture is going on). */
 void tcu_keyframe_window(void);
 
-/* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT. */
-uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
-                           uint64_t *capture_id_out);
-void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing);
+/* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT,
+ * and whether the stream is capturing.  Inline, the launch that needs
+ * neither a keyframe nor a question to the driver (tcu_launch_quiet,
+ * tcu_capture_quiet): one counter and a few loads. */
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+                                uint64_t *capture_id_out);
+void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds);
+
+/* No keyframe around a launch: the capture-start one is taken and the
+ * policy takes none per launch. */
+static inline int tcu_launch_quiet(void)
+{
+	const cap_config *cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
+	return atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) && cfg &&
+	       cfg->snapshot == CAP_SNAPSHOT_NONE;
+}
+
+/* The stream is known not capturing without asking (tcu_capture.c): no
+ * capture we saw begin is going on, and this thread found the stream
+ * known last time (streams never become unknown) or it is this thread's
+ * per-thread default stream, asked about once. */
+extern __thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_key;
+extern __thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
+static inline int tcu_capture_quiet(CUstream s, int ptds)
+{
+	uintptr_t h = (uintptr_t)s;
+	if (atomic_load_explicit(&tcu_g.capture_gate, memory_order_acquire) != 0)
+		return 0;
+	if (h == (uintptr_t)CU_STREAM_PER_THREAD || (!h && ptds))
+		return tcu_tls_pt_known;
+	return (h ? (uint64_t)h : (uint64_t)(uintptr_t)CU_STREAM_LEGACY) == tcu_tls_known_key;
+}
+
+static inline uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
+                                         uint64_t *capture_id_out)
+{
+	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
+	if (__builtin_expect(tcu_launch_quiet() && tcu_capture_quiet(stream, ptds), 1)) {
+		*capturing_out = 0;
+		*capture_id_out = 0;
+		return ordinal;
+	}
+	return tcu_launch_before_slow(ordinal, stream, ptds, capturing_out, capture_id_out);
+}
+
+static inline void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)
+{
+	if (capturing || tcu_launch_quiet())
+		return;
+	tcu_launch_after_slow(ordinal, stream, ptds);
+}
 
 /* ---- tcu_va.c ------------------------------------------------------------ */
 

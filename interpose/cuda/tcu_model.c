@@ -1031,9 +1031,11 @@ static size_t tcu_launch_encode(const uint8_t *raw, size_t raw_len, uint8_t *out
  * (cap_record_begin_deferred, tcu_enc.h): the function's entry gives its
  * encoded handle, name and layout by pointer (entries and layouts live as
  * long as the process), so a launch copies its values and parameter bytes
- * and formats, allocates and locks nothing here.
+ * and formats, allocates and locks nothing here.  Inlined into each
+ * launch wrapper, so that the tcu_launch is never built in memory.
  */
-static void tcu_launch_record(sbt_cm_kind k, CUresult r, const tcu_launch *l)
+static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
+                                                                   const tcu_launch *l)
 {
 	tcu_func *f = tcu_func_get(TCU_H(l->f));
 	const tcu_layout *lay = f ? tcu_func_layout(f) : NULL;
@@ -1113,8 +1115,8 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
                               unsigned int shared, CUstream s, void **params, void **extra)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, extra, NULL, 0, 0, 0, ptds};
-	uint64_t ordinal = 0;
+	int capturing = 0;
+	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
 	CUresult r;
@@ -1125,11 +1127,13 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (mode == TCU_MODE_RECORD) {
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
+		                extra, NULL,         0,            capturing, capture_id, ptds};
 		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
-		tcu_launch_after(ordinal, s, ptds, l.capturing);
+		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
 	tcu_launch_unit_end(unit);
 out:
@@ -1143,8 +1147,8 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
                                          void **params)
 {
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, NULL, NULL, 0, 0, 0, ptds};
-	uint64_t ordinal = 0;
+	int capturing = 0;
+	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
 	CUresult r;
@@ -1156,11 +1160,13 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
 	if (mode == TCU_MODE_RECORD) {
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
+		                NULL, NULL,         0,            capturing, capture_id, ptds};
 		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, r, &l);
-		tcu_launch_after(ordinal, s, ptds, l.capturing);
+		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
 	tcu_launch_unit_end(unit);
 out:

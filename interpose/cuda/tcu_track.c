@@ -754,9 +754,9 @@ static const cap_config *tcu_config(void)
 	return cfg;
 }
 
-uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64_t *capture_id_out)
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+                                uint64_t *capture_id_out)
 {
-	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
 	const cap_config *cfg;
 	/* No keyframe: the launch is not executed now, and the recorder must
 	 * not synchronize a capturing stream. */
@@ -774,12 +774,9 @@ uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64
 	return ordinal;
 }
 
-void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)
+void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds)
 {
-	const cap_config *cfg;
-	if (capturing)
-		return;
-	cfg = tcu_config();
+	const cap_config *cfg = tcu_config();
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0, 1);
 	else if (cfg->snapshot == CAP_SNAPSHOT_EVERY && cfg->snapshot_every &&
