@@ -127,10 +127,7 @@ struct cap_rec {
 	struct cap_thread *thread;
 	cap_entry *entry;
 	size_t max_len;
-	uint32_t type;
-	uint32_t kind;                /* CAP_ENT_RECORD or CAP_ENT_DEFERRED */
 	size_t head;                  /* body bytes before the payload (cap_deferred) */
-	uint64_t stack_key;
 };
 
 typedef struct cap_thread {

@@ -744,14 +744,12 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 	return cap_rt_reserve(t, max_len);
 }
 
-/* Fill in the record entry, take its seq and publish it. */
-static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t kind, uint32_t type,
-                                   uint64_t key, size_t head, size_t len)
+/* Take the seq of a record entry whose kind, type and key are filled in,
+ * with `head` body bytes before its len payload (or raw) bytes, and
+ * publish it. */
+static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
 	uint64_t lb, seq;
-	e->kind = kind;
-	e->type = type;
-	e->key = key;
 	e->len = len;
 	e->size = cap_rt_entry_size(head + len);
 	/* Advertise a lower bound of the seq about to be taken (see
@@ -770,6 +768,15 @@ static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t kind, u
 	return seq;
 }
 
+static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, uint64_t key,
+                                   size_t len)
+{
+	e->kind = CAP_ENT_RECORD;
+	e->type = type;
+	e->key = key;
+	return cap_rt_seal_entry(t, e, 0, len);
+}
+
 /* encode NULL: a payload; else a deferred record's raw bytes, after the
  * cap_deferred naming its encoder. */
 static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode, size_t max_len,
@@ -781,16 +788,18 @@ static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode
 	cap_entry *e = cap_rt_open(type, flags, head + max_len, caller, &t, &key);
 	if (!e)
 		return NULL;
+	/* The entry is the writer's only once published: what commit does
+	 * not change goes straight into it. */
+	e->kind = encode ? CAP_ENT_DEFERRED : CAP_ENT_RECORD;
+	e->type = type;
+	e->key = key;
 	if (encode)
 		((cap_deferred *)(e + 1))->encode = encode;
 	t->in_record = 1;
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
-	t->rec.type = type;
-	t->rec.kind = encode ? CAP_ENT_DEFERRED : CAP_ENT_RECORD;
 	t->rec.head = head;
-	t->rec.stack_key = key;
 	*rec_out = &t->rec;
 	return (uint8_t *)(e + 1) + head;
 }
@@ -801,10 +810,10 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 	uint64_t seq;
 	if (len > rec->max_len) {
 		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
-		          rec->type, len, rec->max_len);
+		          rec->entry->type, len, rec->max_len);
 		len = rec->max_len;
 	}
-	seq = cap_rt_seal(t, rec->entry, rec->kind, rec->type, rec->stack_key, rec->head, len);
+	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
 	t->in_record = 0;
 	return seq;
 }
@@ -821,7 +830,7 @@ static uint64_t cap_rt_record(uint32_t type, unsigned flags, const void *payload
 		return 0;
 	if (len)
 		memcpy(e + 1, payload, len);
-	return cap_rt_seal(t, e, CAP_ENT_RECORD, type, key, 0, len);
+	return cap_rt_seal(t, e, type, key, len);
 }
 
 uint64_t cap_record(uint32_t type, unsigned flags, const void *payload, size_t len)
