@@ -253,6 +253,7 @@ typedef struct tcu_state {
 	CUevent kf_done[2];
 	uint64_t keyframes;
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
+	atomic_int launch_quiet; /* 1 once tcu_launch_quiet holds (it then always does) */
 
 	/* Capture windows (tcu_live.c): cap_windowed(), read once (0: not
 	 * read yet, 1: no, 2: yes); live is the registry of objects a
@@ -376,12 +377,19 @@ uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int
 void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds);
 
 /* No keyframe around a launch: the capture-start one is taken and the
- * policy takes none per launch. */
+ * policy takes none per launch.  Both last (the configuration is read
+ * once), so the answer is kept once it is 1. */
 static inline int tcu_launch_quiet(void)
 {
-	const cap_config *cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
-	return atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) && cfg &&
-	       cfg->snapshot == CAP_SNAPSHOT_NONE;
+	const cap_config *cfg;
+	if (__builtin_expect(atomic_load_explicit(&tcu_g.launch_quiet, memory_order_relaxed), 1))
+		return 1;
+	cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
+	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) || !cfg ||
+	    cfg->snapshot != CAP_SNAPSHOT_NONE)
+		return 0;
+	atomic_store_explicit(&tcu_g.launch_quiet, 1, memory_order_relaxed);
+	return 1;
 }
 
 /* The stream is known not capturing without asking (tcu_capture.c): no
