@@ -23,6 +23,11 @@
  *   below that watermark is already committed, so records reach
  *   sbt_writer_append in ascending order with no gap.
  *
+ *   Deferred records (cap_record_begin_deferred): the entry's body is a
+ *   cap_deferred naming the front-end's encoder, then the raw bytes; the
+ *   writer encodes them as it emits the record (cap_wr_emit), so the
+ *   order and watermark above are those of every record.
+ *
  *   Memory bound: g->buffered counts the bytes of the blocks in the
  *   chains (added by the producer when it links a block, taken off by the
  *   writer when it is done with one), so the recording path touches it once
@@ -36,9 +41,9 @@
  *
  *   Spare blocks: the writer hands drained 64 KiB blocks back to their
  *   thread (t->spare, a stack only the writer pushes onto and only the
- *   producer empties, all at once) instead of freeing them, so steady
- *   recording calls malloc for none of its blocks; g->spare_bytes caps what
- *   is kept that way.  One larger block (an entry above 64 KiB: a CUDA
+ *   producer empties, all at once) instead of unmapping them, so steady
+ *   recording maps none of its blocks (blocks are mmap'ed, never malloc'ed:
+ *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  One larger block (an entry above 64 KiB: a CUDA
  *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes is
  *   kept per thread too (t->spare_big, swapped whole by either side), so a
  *   keyframe's chunks reuse one block instead of mapping and faulting in a
