@@ -121,10 +121,11 @@ typedef struct cap_block {
 	size_t cap;                   /* bytes in data[] */
 	_Atomic size_t committed;     /* bytes the writer may read */
 	atomic_int sealed;            /* 1: producer moved to next */
+	int mapped;                   /* 1: mmap'ed; 0: malloc'ed (mmap failed) */
 	_Alignas(8) uint8_t data[];
 } cap_block;
 
-/* Unmap a block (cap_runtime.c maps them); NULL is a no-op. */
+/* Unmap (or free) a block of cap_runtime.c's; NULL is a no-op. */
 void cap_block_free_(cap_block *b);
 
 /* The pending record between cap_record_begin and cap_record_commit. */

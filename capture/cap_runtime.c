@@ -428,8 +428,10 @@ int cap_active(void)
 
 void cap_block_free_(cap_block *b)
 {
-	if (b)
+	if (b && b->mapped)
 		munmap(b, sizeof(*b) + b->cap);
+	else
+		free(b);
 }
 
 /*
@@ -438,13 +440,20 @@ void cap_block_free_(cap_block *b)
  * malloc there made glibc consolidate the program's free small chunks
  * first (on the CUDA test double, ~40,000 instructions per block, a
  * hundred per launch).  A mapping has no part in the program's heap.
+ * Where mapping fails (the process's map count limit under a very large
+ * TRACESMITH_MEMORY_MB), malloc still serves.
  */
 static cap_block *cap_rt_block_new(size_t cap)
 {
 	cap_block *b = mmap(NULL, sizeof(*b) + cap, PROT_READ | PROT_WRITE,
 	                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED)
-		return NULL;
+	int mapped = b != MAP_FAILED;
+	if (!mapped) {
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+	}
+	b->mapped = mapped;
 	b->next = NULL;
 	b->cap = cap;
 	atomic_init(&b->committed, 0);
