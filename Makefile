@@ -19,6 +19,10 @@
 #   replayer/cuda/*.c                           -> part of libtsrp.a (CUDA backend, dlopens libcuda.so.1)
 #   tests/doubles/cuda/*.c                      -> $(BUILD)/tests/doubles/cuda/libcuda.so.1 (CPU test double)
 #   tests/unit/test_tcd_*.c                     -> also link the double's tcd_image.c and tcd_twins.c
+#   emulator/*.c + generated/*.c                -> $(BUILD)/lib/libtsemu.a (the stream-scheduler emulator;
+#                                                  generated/: protoc-c of emulator/proto, with protobuf-c)
+#   emulator/tools/NAME.c                       -> $(BUILD)/NAME (linked with libtsemu.a)
+#   tests/unit/test_emu_*.c                     -> also link libtsemu.a
 #   tests/doubles/cuda/modules/*.c              -> $(BUILD)/tests/doubles/cuda/modules/*.so (its "kernels")
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
@@ -36,7 +40,11 @@ WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
         -Wundef -Werror
 CUDA_INC ?= $(firstword $(wildcard /usr/local/cuda/include))
 HAVE_CUDA := $(if $(wildcard $(CUDA_INC)/cuda.h),1,)
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1)
+# protobuf-c (libprotobuf-c-dev): tsexport -f perfetto; without it that
+# format reports itself unavailable.
+HAVE_PROTOBUF_C := $(if $(wildcard /usr/include/protobuf-c/protobuf-c.h),1,)
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if $(HAVE_CUDA),-I$(CUDA_INC) -DTS_HAVE_CUDA=1) \
+                $(if $(HAVE_PROTOBUF_C),-DTS_HAVE_PROTOBUF_C=1)
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
 LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
 LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb
@@ -56,6 +64,9 @@ SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
+EMU_SRC  := $(wildcard emulator/*.c) $(if $(HAVE_PROTOBUF_C),$(wildcard emulator/generated/*.c))
+LDLIBS_EMU := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)
+EMU_TOOL_SRC := $(wildcard emulator/tools/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/programs/*.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
@@ -66,9 +77,11 @@ LIB_SBT := $(BUILD)/lib/libtssbt.a
 LIB_CAP := $(BUILD)/lib/libtscap.a
 LIB_RP  := $(BUILD)/lib/libtsrp.a
 LIB_SUP := $(BUILD)/lib/libtstestsupport.a
+LIB_EMU := $(BUILD)/lib/libtsemu.a
 LIBS := $(LIB_RP) $(LIB_CAP) $(LIB_SBT)
 
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
+EMU_TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(EMU_TOOL_SRC)))
 TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
@@ -84,8 +97,8 @@ CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
-all: $(LIBS) $(TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) $(SHADERS) \
-     $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
+all: $(LIBS) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
+     $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,6 +108,7 @@ $(LIB_SBT): $(call obj,$(SBT_SRC))
 $(LIB_CAP): $(call obj,$(CAP_SRC))
 $(LIB_RP):  $(call obj,$(RP_SRC))
 $(LIB_SUP): $(call obj,$(SUP_SRC))
+$(LIB_EMU): $(call obj,$(EMU_SRC))
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -161,6 +175,17 @@ $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIBS)
 	$$(CC) $$(LDFLAGS_ALL) $$< $(LIBS) $$(LDLIBS_ALL) -o $$@
 endef
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+
+# The emulator's tools and unit tests (tests/unit/test_emu_*.c) link libtsemu.a.
+define emu_tool_rule
+$(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIB_EMU) $(LIB_SBT)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS_ALL) $$< $(LIB_EMU) $(LIB_SBT) $$(LDLIBS_EMU) $$(LDLIBS_BASE) -o $$@
+endef
+$(foreach t,$(EMU_TOOL_SRC),$(eval $(call emu_tool_rule,$(t))))
+$(BUILD)/tests/test_emu_%: $(BUILD)/obj/tests/unit/test_emu_%.o $(LIB_EMU) $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_EMU) $(LIB_SUP) $(LIBS) $(LDLIBS_EMU) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUP) $(LIBS)
 	@mkdir -p $(dir $@)
@@ -248,7 +273,7 @@ run: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tracesmith \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/tracesmith
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TOOLS) $(EMU_TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/

@@ -238,6 +238,9 @@ typedef struct cap_global {
 	uint64_t win_count;           /* windows opened so far */
 	atomic_int range_opened;      /* the TRACESMITH_TRIGGER range's window opened */
 	sbt_window win;               /* the open window */
+	atomic_int win_api_seen;      /* a front-end record since the window opened */
+	char *win_main_path;          /* the name another runtime held when this
+	                                 window's file was opened, or NULL */
 	void (*on_window_open[8])(void);
 	int n_on_window_open;
 	/* writer rotation: the writer finishes its file, then takes next_writer
@@ -284,6 +287,8 @@ void cap_rt_rotate_(sbt_writer *next);
 void cap_window_init_(void);          /* at global init */
 void cap_window_started_(void);       /* the runtime started windowed */
 void cap_window_exit_report_(void);   /* at shutdown */
+int cap_window_drop_empty_(void);     /* window file finished: remove it if empty */
+void cap_window_take_main_name_(void); /* ...else take the name another runtime left */
 
 /* cap_writer.c */
 void *cap_writer_main(void *arg);

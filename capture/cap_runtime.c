@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -209,6 +210,27 @@ out_unmap:
 	return err;
 }
 
+/* "X.sbt" -> "X-<first API registered>.sbt" (taking over and freeing x). */
+static char *cap_rt_window_alt_path(char *x)
+{
+	size_t n = strlen(x), an;
+	char api[32] = "2";
+	char *p;
+	pthread_mutex_lock(&cap_g.reg_mu);
+	if (cap_g.api_list) {
+		an = strcspn(cap_g.api_list, ",");
+		snprintf(api, sizeof(api), "%.*s", (int)an, cap_g.api_list);
+	}
+	pthread_mutex_unlock(&cap_g.reg_mu);
+	if (n >= 4 && strcmp(x + n - 4, ".sbt") == 0)
+		n -= 4;
+	p = malloc(n + strlen(api) + 6);
+	if (p)
+		sprintf(p, "%.*s-%s.sbt", (int)n, x, api);
+	free(x);
+	return p;
+}
+
 /*
  * Wait until the writer has answered request r (*done >= r), looking again
  * every 100 ms; while_running: give up once recording has stopped (a write
@@ -244,13 +266,39 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 	char *path = (char *)path_in;
 	sbt_writer *w = NULL;
 	sbt_status st;
-	int fd, err;
+	int fd = -1, err;
 
 	if (!path) {
 		CAP_ERROR("out of memory starting capture; recording is off");
 		goto out_failed;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (cap_g.cfg.triggers) {
+		/* A window's file, locked while it is written: another front-end
+		 * library's runtime in this process (the in-app API opens a
+		 * window in each) may be writing the same name; that one keeps
+		 * it, this one adds its API's name. */
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		free(cap_g.win_main_path);
+		cap_g.win_main_path = NULL;
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			close(fd);
+			cap_g.win_main_path = strdup(path);
+			path = cap_rt_window_alt_path(path);
+			fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+			if (fd >= 0)
+				flock(fd, LOCK_EX | LOCK_NB);
+		}
+		if (fd >= 0 && ftruncate(fd, 0) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
+	if (!path) {
+		CAP_ERROR("out of memory starting capture; recording is off");
+		goto out_failed;
+	}
 	if (fd < 0) {
 		CAP_ERROR("cannot write trace '%s': %s; recording is off", path, strerror(errno));
 		goto out_failed;
@@ -759,6 +807,9 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
 	uint64_t lb, seq;
+	if (e->type >= SBT_TYPE_FIRST_API &&
+	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
+		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
 	e->len = len;
 	e->size = cap_rt_entry_size(head + len);
 	/* Advertise a lower bound of the seq about to be taken (see
@@ -1097,6 +1148,8 @@ static void cap_rt_shutdown(void)
 			sem_destroy(&cap_g.wake);
 		}
 		cap_sig_uninstall();
+		if (st == CAP_ST_RUNNING && cap_g.cfg.triggers && !cap_window_drop_empty_())
+			cap_window_take_main_name_(); /* a window open at exit */
 		if (atomic_load(&cap_g.n_stalls))
 			CAP_WARN("recording waited for the writer %" PRIu64 " times, %.3f s in all "
 			         "(TRACESMITH_MEMORY_MB=%" PRIu64 ")",

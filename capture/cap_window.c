@@ -159,6 +159,7 @@ static int cap_win_open(int unit, uint64_t last, const char *name, const char *t
 	cap_g.win_unit = unit;
 	cap_g.win_last = last;
 	cap_tls_opening = 1;
+	atomic_store(&cap_g.win_api_seen, 0);
 	n = sbt_window_encode(&cap_g.win, buf);
 	cap_rt_record_(SBT_TYPE_WINDOW, buf, n);
 	if (snapshot)
@@ -180,7 +181,13 @@ static int cap_win_close(void)
 	/* Refuse new records first; the writer then drains what is left. */
 	atomic_store(&cap_g.state, CAP_ST_CLOSED);
 	cap_rt_rotate_(NULL);
-	CAP_INFO("capture window %" PRIu64 " closed", cap_g.win.index);
+	if (!cap_window_drop_empty_())
+		cap_window_take_main_name_();
+	if (!atomic_load(&cap_g.win_api_seen))
+		CAP_INFO("capture window %" PRIu64 " closed: nothing was recorded in it, no file",
+		         cap_g.win.index);
+	else
+		CAP_INFO("capture window %" PRIu64 " closed", cap_g.win.index);
 	cap_g.win_unit = 0;
 	cap_g.win_last = 0;
 	return 0;
@@ -392,6 +399,39 @@ int cap_window_end(void)
 	return rc;
 }
 
+/*
+ * Each front-end library has its own runtime and the in-app API (and NVTX)
+ * open a window in every one loaded: a window in which the front-end
+ * recorded no call and had nothing live to snapshot (a CUDA interposer
+ * preloaded into a Vulkan program) leaves no file.  Called once the
+ * window's file is finished; 1 when it was removed.
+ */
+int cap_window_drop_empty_(void)
+{
+	if (!cap_g.win.index || atomic_load(&cap_g.win_api_seen) || !cap_g.path)
+		return 0;
+	return unlink(cap_g.path) == 0;
+}
+
+/*
+ * The window's file was opened under "<name>-<api>.sbt" because another
+ * runtime in the process held <name>: once that one is gone (it recorded
+ * nothing, so it left no file), this file takes the plain name.  link(2)
+ * never replaces a file another window wrote there.
+ */
+void cap_window_take_main_name_(void)
+{
+	char *main = cap_g.win_main_path;
+	if (!main || !cap_g.path)
+		return;
+	if (link(cap_g.path, main) == 0) {
+		unlink(cap_g.path);
+		free(cap_g.path);
+		cap_g.path = main;
+		cap_g.win_main_path = NULL;
+	}
+}
+
 /* At shutdown: a range that never began, or one the exit cut short. */
 void cap_window_exit_report_(void)
 {
@@ -421,18 +461,16 @@ static int cap_app_rc(int rc)
 	return rc < 0 ? TRACESMITH_APP_FAILED : rc;
 }
 
-static int cap_app_start(void)
-{
-	if (!cap_config_get()->triggers)
-		return TRACESMITH_APP_WHOLE_RUN;
-	return cap_app_rc(cap_window_start("app"));
-}
-
 static int cap_app_start_named(const char *why)
 {
 	if (!cap_config_get()->triggers)
 		return TRACESMITH_APP_WHOLE_RUN;
 	return cap_app_rc(cap_window_start(why && why[0] ? why : "app"));
+}
+
+static int cap_app_start(void)
+{
+	return cap_app_start_named("app");
 }
 
 static int cap_app_end(void)

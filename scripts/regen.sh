@@ -12,6 +12,9 @@ check=0
 for g in $GENERATORS; do
 	python3 "$g"
 done
+# the emulator's subset of Perfetto's schema (protoc-c, from protobuf-c-compiler)
+protoc-c --proto_path=emulator/proto --c_out=emulator/generated emulator/proto/perfetto_trace.proto
+GENERATORS="$GENERATORS protoc-c:emulator/proto/perfetto_trace.proto"
 if [ $check -eq 1 ] && [ -n "$GENERATORS" ]; then
 	git diff --exit-code -- '*/generated/*' || { echo "regen: generated code is out of date; run make regen" >&2; exit 1; }
 	untracked=$(git ls-files --others --exclude-standard -- '*/generated/*')

@@ -106,6 +106,16 @@ int sbt_vk_cmd_by_name(const char *name, enum sbt_vk_cmd *cmd_out);
 /* sizeof the command's sbt_vk_args_<vkName> struct (0 when out of range). */
 size_t sbt_vk_args_size(enum sbt_vk_cmd cmd);
 
+/* The flat form of a vkCmd*'s arguments, for copying them cheaply now and
+ * encoding them later: the argument struct's bytes (the return value)
+ * plus, when one parameter points to plain elements (push constant bytes,
+ * viewports, copy regions), those array_len_out bytes at *array_out, whose
+ * pointer lies at byte ptr_off_out of the struct.  0 (and no array) when
+ * the command has no flat form: other pointers, or not a vkCmd*.
+ * Generated; the Vulkan layer uses it for trimmed capture. */
+size_t sbt_vk_flat(enum sbt_vk_cmd cmd, const void *args, const void **array_out,
+                   size_t *array_len_out, size_t *ptr_off_out);
+
 /* Every record type of the Vulkan front-end (commands and ts records), in a
  * layout field-for-field like capture's cap_type_desc, for cap_register_api
  * or sbt_writer_define_type.  Static storage. */

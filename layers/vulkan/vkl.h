@@ -17,7 +17,8 @@
  * submission reaches: resources, descriptors, command buffers' handles),
  * vkl_queue.c (submits, present and frames, fences and idles),
  * vkl_record.c (encoding and recording), vkl_hotkey.c (the capture key),
- * generated/ (dispatch tables, the other wrappers).
+ * vkl_trim.c (trimmed capture: what recreates the live state, and the
+ * snapshot), generated/ (dispatch tables, the other wrappers).
  *
  * State: one process-wide struct (vkl_g, vkl_layer.c), set up once with
  * pthread_once; instances and devices live in vkl_map (lock-free reads, a
@@ -61,6 +62,7 @@ typedef struct vkl_instance {
 } vkl_instance;
 
 struct vkl_memory;
+struct vkl_trim_obj;
 
 typedef struct vkl_device {
 	vkl_device_table table; /* first: the generated wrappers use it */
@@ -68,6 +70,7 @@ typedef struct vkl_device {
 	VkPhysicalDevice physical;
 	vkl_instance *instance;
 	PFN_vkGetDeviceProcAddr next_gdpa;
+	PFN_vkSetDeviceLoaderData set_loader_data; /* for command buffers of our own */
 	int disabled; /* vkl_config.disabled, kept here for the wrappers */
 	VkPhysicalDeviceMemoryProperties mem_props;
 	int can_present; /* VK_KHR_swapchain enabled */
@@ -119,6 +122,9 @@ typedef struct vkl_config {
 	uint32_t frame_submits; /* TRACESMITH_VK_FRAME_SUBMITS: for devices that
 	                           cannot present, a frame ends every N submits
 	                           (default 1; 0 = never) */
+	int snapshot_staging;   /* TRACESMITH_VK_SNAPSHOT_STAGING=1: snapshots
+	                           read host-visible memory through staging
+	                           copies too, as device-local memory is */
 } vkl_config;
 
 const vkl_config *vkl_config_get(void);
@@ -160,6 +166,27 @@ uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *dat
                                uint64_t size);
 /* Register the record types (idempotent). */
 void vkl_record_register(void);
+/* Encode with the blob store and record (the recording half of vkl_emit).
+ * *payload_out / *len_out: the bytes recorded, in this thread's buffer
+ * until its next call; *inline_out: 1 when no byte array went to the blob
+ * store (the bytes stand alone).  0 and NULL when not recorded. */
+uint64_t vkl_record_call(uint32_t cmd, unsigned flags, const void *args, size_t template_len,
+                         const uint8_t **payload_out, size_t *len_out, int *inline_out);
+
+/* ---- trimmed capture (vkl_trim.c) ----------------------------------------- */
+
+/* 1 when the layer keeps what a snapshot recreates (cap_tracking()). */
+int vkl_trim_on(void);
+/* vkl_emit and vkl_emit_template while tracking: records when recording,
+ * and keeps the encoded call when it creates an object or sets state that
+ * a snapshot must recreate. */
+uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t template_len);
+/* From vkl_objects_add, before the entry is inserted: the tracking state of
+ * a new object (the creating call this thread just kept, and what the
+ * snapshot needs of it); NULL when not tracking.  vkl_trim_discard frees
+ * one the table did not take (the object was there already). */
+struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent);
+void vkl_trim_discard(struct vkl_trim_obj *t);
 
 /* ---- live objects (vkl_objects.c) --------------------------------------- */
 
@@ -174,6 +201,7 @@ typedef struct vkl_object {
 	uint64_t create_seq;
 	uint64_t parent;
 	void *data; /* layer state owned by the entry's user (vkl_memory for memory) */
+	struct vkl_trim_obj *trim; /* vkl_trim.c: what recreates it (NULL when not tracking) */
 } vkl_object;
 
 void vkl_objects_add(VkObjectType type, uint64_t handle, uint64_t create_seq,
@@ -185,6 +213,16 @@ void vkl_objects_remove(VkObjectType type, uint64_t handle);
 /* Removes every entry whose parent is `parent` (and theirs), keeping it. */
 void vkl_objects_remove_children(uint64_t parent);
 size_t vkl_objects_count(void);
+/* The entry itself, its shard locked until vkl_objects_unlock(*lock_out);
+ * NULL (nothing locked) when not found.  Take no other object lock while
+ * holding one. */
+vkl_object *vkl_objects_lock(VkObjectType type, uint64_t handle, void **lock_out);
+void vkl_objects_unlock(void *lock);
+/* Calls fn on every entry, each with its shard locked (fn must not come
+ * back into this table). */
+void vkl_objects_each(void (*fn)(vkl_object *o, void *ctx), void *ctx);
+/* vkl_trim.c: an entry left the table (no lock held): release what it kept. */
+void vkl_trim_gone(vkl_object *o);
 
 /* Descriptor update templates: the byte length of the pData they read. */
 void vkl_template_created(const VkDescriptorUpdateTemplateCreateInfo *info,
@@ -235,6 +273,23 @@ void vkl_memory_publish_ranges(vkl_device *d, const vkl_range *ranges, size_t n)
  * descriptor buffers, acceleration structures): every submission
  * publishes it whole. */
 void vkl_memory_mark_always(VkDeviceMemory mem);
+/* Snapshot of a trimmed capture: record the memory object's contents as
+ * vulkan.tsMemoryWrite records (host-visible memory, read through the
+ * application's mapping or a temporary one; all-zero pages skipped: the
+ * replay's new memory is zeroed).  Memory that is not host-visible is left
+ * out with a warning naming it.  Returns the bytes recorded. */
+uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem);
+/* What the snapshot needs to know of a memory object; 0 when unknown. */
+typedef struct vkl_memory_desc {
+	VkDeviceSize size;
+	uint32_t type_index;
+	VkMemoryPropertyFlags flags;
+	int dedicated; /* allocated for one image or buffer */
+} vkl_memory_desc;
+int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out);
+/* Record bytes as the contents of mem from offset 0, as vkl_memory_snapshot
+ * does (all-zero pages left out); returns the bytes recorded. */
+uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t size);
 
 /* ---- what a submission reaches (vkl_reach.c) ------------------------------ */
 

@@ -40,7 +40,7 @@ static struct {
 	vkl_config cfg;
 	pthread_mutex_t hidden_mu;
 	uint64_t hidden[VKL_HIDDEN_SLOTS]; /* name hashes already logged; 0 = free */
-} vkl_g = {PTHREAD_ONCE_INIT, {0, 1}, PTHREAD_MUTEX_INITIALIZER, {0}};
+} vkl_g = {PTHREAD_ONCE_INIT, {0, 1, 0}, PTHREAD_MUTEX_INITIALIZER, {0}};
 
 static void vkl_global_init(void)
 {
@@ -55,6 +55,8 @@ static void vkl_global_init(void)
 		else
 			vkl_g.cfg.frame_submits = (uint32_t)n;
 	}
+	v = getenv("TRACESMITH_VK_SNAPSHOT_STAGING");
+	vkl_g.cfg.snapshot_staging = v && strcmp(v, "1") == 0;
 }
 
 const vkl_config *vkl_config_get(void)
@@ -722,6 +724,20 @@ static VkLayerDeviceCreateInfo *vkl_device_link(const VkDeviceCreateInfo *ci)
 	return NULL;
 }
 
+/* The loader's callback that makes a dispatchable object the layer creates
+ * itself (a snapshot's command buffer) dispatchable; NULL if absent. */
+static PFN_vkSetDeviceLoaderData vkl_device_loader_data(const VkDeviceCreateInfo *ci)
+{
+	const VkBaseInStructure *s = ci->pNext;
+	for (; s; s = s->pNext) {
+		const VkLayerDeviceCreateInfo *li = (const VkLayerDeviceCreateInfo *)(const void *)s;
+		if (s->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+		    li->function == VK_LOADER_DATA_CALLBACK)
+			return li->u.pfnSetDeviceLoaderData;
+	}
+	return NULL;
+}
+
 /* Whether the driver itself lists VK_EXT_tool_info. */
 static int vkl_driver_has_tool_info(vkl_instance *inst, VkPhysicalDevice pd)
 {
@@ -808,6 +824,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->physical = physicalDevice;
 	d->instance = inst;
 	d->next_gdpa = gdpa;
+	d->set_loader_data = vkl_device_loader_data(pCreateInfo);
 	d->disabled = vkl_config_get()->disabled;
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);

@@ -61,6 +61,8 @@ typedef struct vkl_memory {
 	VkDeviceMemory handle;
 	VkDeviceSize size;
 	VkMemoryPropertyFlags flags;
+	uint32_t type_index;
+	int dedicated;          /* VkMemoryDedicatedAllocateInfo names a resource */
 	uint64_t alloc_submits; /* device submissions when allocated */
 	int initial_recorded;   /* the first mapping's contents were recorded */
 	_Atomic int always;     /* reached through addresses: every submit publishes it */
@@ -100,7 +102,14 @@ void vkl_memory_allocated(vkl_device *d, VkDeviceMemory mem, const VkMemoryAlloc
 	m->size = info->allocationSize;
 	if (info->memoryTypeIndex < d->mem_props.memoryTypeCount)
 		m->flags = d->mem_props.memoryTypes[info->memoryTypeIndex].propertyFlags;
+	m->type_index = info->memoryTypeIndex;
 	m->alloc_submits = atomic_load(&d->submits);
+	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext) {
+		const VkMemoryDedicatedAllocateInfo *ded = (const void *)b;
+		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO &&
+		    (ded->image || ded->buffer))
+			m->dedicated = 1;
+	}
 	for (const VkBaseInStructure *b = info->pNext; b; b = b->pNext)
 		if (b->sType == VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO &&
 		    (((const VkMemoryAllocateFlagsInfo *)(const void *)b)->flags &
@@ -519,4 +528,99 @@ void vkl_memory_unmapping(vkl_device *d, VkDeviceMemory mem)
 	vkl_mem_publish_locked(m, 0, m->map_size);
 	vkl_mem_drop_mapping(m);
 	pthread_mutex_unlock(&m->mu);
+}
+
+/* ---- trimmed capture ------------------------------------------------------ */
+
+#define VKL_MEM_SNAP_PAGE 4096
+
+static int vkl_mem_zero_page(const uint8_t *p, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Runs of pages that are not all zero, as memory writes at base + offset. */
+static uint64_t vkl_mem_snap_write(VkDeviceMemory mem, VkDeviceSize base, const uint8_t *p,
+                                   size_t n)
+{
+	size_t i = 0, start;
+	uint64_t bytes = 0;
+	while (i < n) {
+		size_t step = n - i < VKL_MEM_SNAP_PAGE ? n - i : VKL_MEM_SNAP_PAGE;
+		if (vkl_mem_zero_page(p + i, step)) {
+			i += step;
+			continue;
+		}
+		start = i;
+		while (i < n) {
+			step = n - i < VKL_MEM_SNAP_PAGE ? n - i : VKL_MEM_SNAP_PAGE;
+			if (vkl_mem_zero_page(p + i, step))
+				break;
+			i += step;
+		}
+		if (vkl_emit_memory_write((uint64_t)(uintptr_t)mem, base + start, p + start, i - start))
+			bytes += i - start;
+	}
+	return bytes;
+}
+
+int vkl_memory_describe(VkDeviceMemory mem, vkl_memory_desc *out)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	if (!m)
+		return 0;
+	out->size = m->size;
+	out->type_index = m->type_index;
+	out->flags = m->flags;
+	out->dedicated = m->dedicated;
+	return 1;
+}
+
+uint64_t vkl_memory_snapshot_bytes(VkDeviceMemory mem, const void *data, size_t size)
+{
+	return vkl_mem_snap_write(mem, 0, data, size);
+}
+
+uint64_t vkl_memory_snapshot(vkl_device *d, VkDeviceMemory mem)
+{
+	vkl_memory *m = vkl_mem_find(mem);
+	uint64_t bytes = 0;
+	void *p = NULL;
+	if (!m)
+		return 0;
+	if (!(m->flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) {
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible: "
+		         "its contents are left out of the snapshot",
+		         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->size);
+		return 0;
+	}
+	pthread_mutex_lock(&m->mu);
+	if (m->shadow) {
+		/* mapped by the application: the device's bytes; host writes not
+		 * published yet follow as memory writes at their publication */
+		if (m->map_offset != 0 || m->map_size < m->size)
+			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx is mapped in part: only bytes "
+			         "%llu..%llu of %llu are in the snapshot",
+			         (unsigned long long)(uintptr_t)mem, (unsigned long long)m->map_offset,
+			         (unsigned long long)(m->map_offset + m->map_size),
+			         (unsigned long long)m->size);
+		bytes = vkl_mem_snap_write(mem, m->map_offset, m->real, m->map_size);
+	} else if (d->table.MapMemory(d->handle, mem, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS) {
+		if (!(m->flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+			VkMappedMemoryRange r = { VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE, NULL, mem, 0,
+				                      VK_WHOLE_SIZE };
+			d->table.InvalidateMappedMemoryRanges(d->handle, 1, &r);
+		}
+		bytes = vkl_mem_snap_write(mem, 0, p, (size_t)m->size);
+		d->table.UnmapMemory(d->handle, mem);
+	} else {
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx could not be mapped: its contents "
+		         "are left out of the snapshot", (unsigned long long)(uintptr_t)mem);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return bytes;
 }

@@ -2,8 +2,9 @@
  * vkl_objects.c - the live-object table: every object the application
  * created since the process started, with the seq of its creation record.
  *
- * Trimmed capture will replay these creations; today the table also holds
- * the layer's per-object state (mapped memory).  Sharded by handle hash:
+ * Trimmed capture recreates them from what each entry keeps (vkl_trim.c:
+ * the encoded calls that created it and set its state); the table also
+ * holds the layer's per-object state (mapped memory).  Sharded by handle hash:
  * each shard is a chained hash table under its own mutex, so creations and
  * destructions on different shards never contend, and the command-recording
  * path (vkCmd*) never comes here.  Keys are (type, handle): non-dispatchable
@@ -98,8 +99,11 @@ void vkl_objects_add(VkObjectType type, uint64_t handle, uint64_t create_seq,
 	uint64_t h = vkl_obj_hash(type, handle);
 	vkl_obj_shard *s = vkl_obj_shard_of(h);
 	vkl_obj_node **pp, *node;
+	struct vkl_trim_obj *trim;
 	if (!handle)
 		return;
+	/* before the lock: adopting may look at other entries */
+	trim = vkl_trim_adopt(type, handle, parent);
 	pthread_mutex_lock(&s->mu);
 	pp = vkl_obj_slot(s, h, type, handle);
 	if (pp) {
@@ -119,6 +123,8 @@ void vkl_objects_add(VkObjectType type, uint64_t handle, uint64_t create_seq,
 	node->obj.create_seq = create_seq;
 	node->obj.parent = parent;
 	node->obj.data = data;
+	node->obj.trim = trim;
+	trim = NULL;
 	pp = &s->buckets[(size_t)(h >> 6) & (s->nbuckets - 1)];
 	node->next = *pp;
 	*pp = node;
@@ -130,6 +136,7 @@ out_nomem:
 	CAP_ERROR("Vulkan layer: out of memory tracking object 0x%llx", (unsigned long long)handle);
 out_unlock:
 	pthread_mutex_unlock(&s->mu);
+	vkl_trim_discard(trim);
 }
 
 int vkl_objects_find(VkObjectType type, uint64_t handle, vkl_object *out)
@@ -198,6 +205,7 @@ static void vkl_obj_remove_children(uint64_t parent, int depth)
 			next = gone->next;
 			if (vkl_obj_may_parent(gone->obj.type))
 				vkl_obj_remove_children(gone->obj.handle, depth + 1);
+			vkl_trim_gone(&gone->obj);
 			free(gone);
 		}
 	}
@@ -219,6 +227,8 @@ void vkl_objects_remove(VkObjectType type, uint64_t handle)
 		atomic_fetch_sub_explicit(&vkl_obj_total, 1, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&s->mu);
+	if (node)
+		vkl_trim_gone(&node->obj);
 	free(node);
 	if (vkl_obj_may_parent(type))
 		vkl_obj_remove_children(handle, 0);
@@ -233,6 +243,45 @@ void vkl_objects_remove_children(uint64_t parent)
 size_t vkl_objects_count(void)
 {
 	return atomic_load_explicit(&vkl_obj_total, memory_order_relaxed);
+}
+
+vkl_object *vkl_objects_lock(VkObjectType type, uint64_t handle, void **lock_out)
+{
+	uint64_t h = vkl_obj_hash(type, handle);
+	vkl_obj_shard *s = vkl_obj_shard_of(h);
+	vkl_obj_node **pp;
+	pthread_mutex_lock(&s->mu);
+	pp = vkl_obj_slot(s, h, type, handle);
+	if (!pp) {
+		pthread_mutex_unlock(&s->mu);
+		*lock_out = NULL;
+		return NULL;
+	}
+	*lock_out = s;
+	return &(*pp)->obj;
+}
+
+void vkl_objects_unlock(void *lock)
+{
+	vkl_obj_shard *s = lock;
+	if (s)
+		pthread_mutex_unlock(&s->mu);
+}
+
+void vkl_objects_each(void (*fn)(vkl_object *o, void *ctx), void *ctx)
+{
+	size_t i, b;
+	pthread_once(&vkl_obj_once, vkl_obj_init);
+	for (i = 0; i < VKL_OBJ_SHARDS; i++) {
+		vkl_obj_shard *s = &vkl_obj_shards[i];
+		pthread_mutex_lock(&s->mu);
+		for (b = 0; b < s->nbuckets; b++) {
+			vkl_obj_node *node;
+			for (node = s->buckets[b]; node; node = node->next)
+				fn(&node->obj, ctx);
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 /* ---- descriptor update templates -------------------------------------- */

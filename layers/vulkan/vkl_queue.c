@@ -235,13 +235,22 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkInvalidateMappedMemoryRanges(
 static uint64_t vkl_before_submit(vkl_device *d, VkQueue queue, uint32_t cmd, const void *args,
                                   VkFence fence)
 {
-	uint64_t n = atomic_fetch_add(&d->submits, 1) + 1;
+	uint64_t n;
 	uintptr_t q = (uintptr_t)queue, none = 0;
+	/* a window that starts with this submit opens here, its snapshot first */
+	cap_unit_begin(CAP_UNIT_SUBMIT);
+	n = atomic_fetch_add(&d->submits, 1) + 1;
 	if (!atomic_compare_exchange_strong(&d->submit_queue, &none, q) && none != q)
 		atomic_store(&d->submit_queue, (uintptr_t)1);
-	if (fence)
-		vkl_objects_add(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, 0,
-		                (uint64_t)(uintptr_t)d->handle, (void *)(uintptr_t)n);
+	if (fence) {
+		/* the fence's entry exists (vkCreateFence added it); adding it
+		 * here would adopt this thread's last kept creation (vkl_trim.c) */
+		void *lk;
+		vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)fence, &lk);
+		if (o)
+			o->data = (void *)(uintptr_t)n;
+		vkl_objects_unlock(lk);
+	}
 	vkl_reach_publish(d, cmd, args);
 	return vkl_emit(cmd, CAP_REC_WORK, args);
 }
@@ -264,6 +273,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueSubmit(VkQueue queue, uint32_t submi
 	if (vkl_on()) {
 		if (ret != VK_SUCCESS)
 			vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueueSubmit, NULL);
+		cap_unit_end(CAP_UNIT_SUBMIT);
 		vkl_frame_after_submit(d);
 	}
 	return ret;
@@ -288,6 +298,7 @@ static VkResult vkl_submit2(VkQueue queue, uint32_t submitCount, const VkSubmitI
 	if (vkl_on()) {
 		if (ret != VK_SUCCESS)
 			vkl_emit_result(seq, ret, cmd, NULL);
+		cap_unit_end(CAP_UNIT_SUBMIT);
 		vkl_frame_after_submit(d);
 	}
 	return ret;
@@ -323,6 +334,8 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkQueueBindSparse(VkQueue queue, uint32_t b
 	ret = d->table.QueueBindSparse(queue, bindInfoCount, pBindInfo, fence);
 	if (ret != VK_SUCCESS)
 		vkl_emit_result(seq, ret, SBT_VK_CMD_vkQueueBindSparse, NULL);
+	if (vkl_on())
+		cap_unit_end(CAP_UNIT_SUBMIT);
 	return ret;
 }
 

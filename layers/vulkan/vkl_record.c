@@ -22,6 +22,7 @@ typedef struct vkl_tls {
 	sbt_vk_enc call;
 	sbt_vk_enc result;
 	int ready;
+	int blob_used; /* the last call payload put a byte array in the blob store */
 } vkl_tls;
 
 static __thread vkl_tls vkl_tls_state;
@@ -56,7 +57,8 @@ void vkl_record_register(void)
 
 static int vkl_rec_blob_put(void *ctx, const void *data, size_t len, uint64_t *blob_id_out)
 {
-	(void)ctx;
+	vkl_tls *t = ctx;
+	t->blob_used = 1;
 	*blob_id_out = cap_blob(data, len);
 	return *blob_id_out ? 0 : -1;
 }
@@ -70,8 +72,10 @@ static vkl_tls *vkl_rec_tls(void)
 		sbt_vk_enc_init(&t->result);
 		t->call.blob_threshold = VKL_BLOB_THRESHOLD;
 		t->call.blob_put = vkl_rec_blob_put;
+		t->call.blob_ctx = t;
 		t->result.blob_threshold = VKL_BLOB_THRESHOLD;
 		t->result.blob_put = vkl_rec_blob_put;
+		t->result.blob_ctx = t;
 		pthread_setspecific(vkl_rec_key, t);
 		t->ready = 1;
 	}
@@ -94,21 +98,42 @@ static void vkl_rec_failed(uint32_t cmd, sbt_vk_status st)
 	cap_record(SBT_TYPE_NOTE, 0, note, n > 0 ? (size_t)n : 0);
 }
 
-uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
+uint64_t vkl_record_call(uint32_t cmd, unsigned flags, const void *args, size_t template_len,
+                         const uint8_t **payload_out, size_t *len_out, int *inline_out)
 {
-	vkl_tls *t;
+	vkl_tls *t = vkl_rec_tls();
 	sbt_vk_status st;
-	if (!cap_active())
-		return 0;
-	t = vkl_rec_tls();
+	uint64_t seq;
+	*payload_out = NULL;
+	*len_out = 0;
+	*inline_out = 0;
 	t->call.len = 0;
 	t->call.template_data_len = template_len;
+	t->blob_used = 0;
 	st = sbt_vk_encode(&t->call, (enum sbt_vk_cmd)cmd, args);
 	if (__builtin_expect(st != SBT_VK_OK, 0)) {
 		vkl_rec_failed(cmd, st);
 		return 0;
 	}
-	return cap_record(SBT_VK_CMD_TYPE(cmd), flags, t->call.data, t->call.len);
+	seq = cap_record(SBT_VK_CMD_TYPE(cmd), flags, t->call.data, t->call.len);
+	if (seq) {
+		*payload_out = t->call.data;
+		*len_out = t->call.len;
+		*inline_out = !t->blob_used;
+	}
+	return seq;
+}
+
+uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
+{
+	const uint8_t *p;
+	size_t len;
+	int in;
+	if (vkl_trim_on())
+		return vkl_trim_emit(cmd, flags, args, template_len);
+	if (!cap_active())
+		return 0;
+	return vkl_record_call(cmd, flags, args, template_len, &p, &len, &in);
 }
 
 /* No cap_active() first: cap_record answers 0 when not recording, and
@@ -116,17 +141,12 @@ uint64_t vkl_emit_template(uint32_t cmd, unsigned flags, const void *args, size_
  * nothing costs less than asking on every call. */
 uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
 {
-	vkl_tls *t;
-	sbt_vk_status st;
-	t = vkl_rec_tls();
-	t->call.len = 0;
-	t->call.template_data_len = 0;
-	st = sbt_vk_encode(&t->call, (enum sbt_vk_cmd)cmd, args);
-	if (__builtin_expect(st != SBT_VK_OK, 0)) {
-		vkl_rec_failed(cmd, st);
-		return 0;
-	}
-	return cap_record(SBT_VK_CMD_TYPE(cmd), flags, t->call.data, t->call.len);
+	const uint8_t *p;
+	size_t len;
+	int in;
+	if (vkl_trim_on())
+		return vkl_trim_emit(cmd, flags, args, 0);
+	return vkl_record_call(cmd, flags, args, 0, &p, &len, &in);
 }
 
 void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *args)

@@ -215,7 +215,11 @@ struct rpvk {
 	/* counters of the current run */
 	unsigned run;
 	uint64_t calls;
-	uint64_t frames;
+	uint64_t frames;           /* presents replayed */
+	uint64_t frame_base;       /* the capture's frames before the first of
+	                              them: a trimmed trace's window.first_frame
+	                              - 1, or a restored snapshot's frame; frame
+	                              numbers (--screenshot) are the capture's */
 	uint64_t shots_written;
 	uint64_t warnings;
 	uint64_t differing_results;
@@ -223,6 +227,10 @@ struct rpvk {
 	struct rpvk_win *win;      /* window mode (rpvk_window.c), owned; NULL:
 	                              offscreen (no DISPLAY, or --offscreen) */
 	uint64_t window_frames;    /* presents shown in a window, this run */
+
+	/* A periodic snapshot met in the middle of a replay (rpvk_keyframe):
+	 * the seq of the last of its records skipped; 0 outside one. */
+	uint64_t skip_seq;
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */

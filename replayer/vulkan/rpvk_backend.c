@@ -497,6 +497,16 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	rp_status st;
 
 	(void)flags;
+	if (r->skip_seq) {
+		/* a snapshot's records follow its marker without a gap (the
+		 * capture runtime lets no other thread record meanwhile); the
+		 * first gap is its snapshot_end record */
+		if (rec->seq == r->skip_seq + 1) {
+			r->skip_seq = rec->seq;
+			return RP_OK;
+		}
+		r->skip_seq = 0;
+	}
 	r->diag = diag;
 	r->seq = rec->seq;
 	rpvk_blobs_release(r);
@@ -542,6 +552,53 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	return st;
 }
 
+/* The frame a periodic snapshot's marker names ("snapshot", varint frame);
+ * 0 when the marker is not a Vulkan layer's snapshot. */
+static int rpvk_snapshot_frame(const sbt_record *marker, uint64_t *frame_out)
+{
+	const uint8_t *p = marker->payload;
+	size_t n = marker->payload_len, i;
+	uint64_t v = 0;
+	if (n < 9 || memcmp(p, "snapshot", 8) != 0)
+		return 0;
+	for (i = 8; i < n && i < 8 + 10; i++) {
+		v |= (uint64_t)(p[i] & 0x7f) << (7 * (i - 8));
+		if (!(p[i] & 0x80)) {
+			*frame_out = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int rpvk_keyframe_is_start(const sbt_record *marker)
+{
+	uint64_t frame;
+	return rpvk_snapshot_frame(marker, &frame);
+}
+
+/* A periodic snapshot (TRACESMITH_SNAPSHOT_FRAMES): ordinary records that
+ * recreate the live state.  Restoring (the replay starts here): they run
+ * as they come, and frames count on from the snapshot's.  Met in the
+ * middle of a replay: the state exists already, so they are skipped. */
+static rp_status rpvk_keyframe(void *state, const sbt_record *marker, int restore, rp_diag *diag)
+{
+	rpvk *r = state;
+	uint64_t frame;
+	(void)diag;
+	if (!rpvk_snapshot_frame(marker, &frame))
+		return RP_OK;
+	if (!restore) {
+		r->skip_seq = marker->seq;
+		return RP_OK;
+	}
+	r->frame_base = frame;
+	if (!r->quiet && r->run <= 1)
+		fprintf(stderr, "tsreplay: vulkan: restoring the snapshot taken after frame %llu "
+		        "(seq %llu)\n", (unsigned long long)frame, (unsigned long long)marker->seq);
+	return RP_OK;
+}
+
 static rp_status rpvk_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
                                  rp_diag *diag)
 {
@@ -573,6 +630,10 @@ static void rpvk_summary(rpvk *r)
 		return;
 	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
 	        (unsigned long long)r->calls, (unsigned long long)r->frames);
+	if (r->frame_base && r->frames)
+		fprintf(stderr, " (frames %llu-%llu of the capture)",
+		        (unsigned long long)r->frame_base + 1,
+		        (unsigned long long)(r->frame_base + r->frames));
 	if (r->window_frames)
 		fprintf(stderr, " (%llu shown in a window)", (unsigned long long)r->window_frames);
 	fprintf(stderr, ", %llu screenshots", (unsigned long long)r->shots_written);
@@ -584,6 +645,19 @@ static void rpvk_summary(rpvk *r)
 	fputc('\n', stderr);
 }
 
+/* A trimmed trace's frames before its first: the capture runtime's
+ * "window.first_frame" meta, minus one (0 for a whole trace). */
+static uint64_t rpvk_first_frame(const sbt_reader *trace)
+{
+	const char *v = trace ? sbt_reader_meta(trace, "window.first_frame") : NULL;
+	char *end;
+	unsigned long long n;
+	if (!v || *v < '0' || *v > '9')
+		return 0;
+	n = strtoull(v, &end, 10);
+	return *end == '\0' && n > 0 ? (uint64_t)n - 1 : 0;
+}
+
 static rp_status rpvk_reset(void *state, rp_diag *diag)
 {
 	rpvk *r = state;
@@ -592,6 +666,8 @@ static rp_status rpvk_reset(void *state, rp_diag *diag)
 	rpvk_summary(r);
 	r->run++;
 	r->calls = r->frames = r->shots_written = r->window_frames = 0;
+	r->skip_seq = 0;
+	r->frame_base = rpvk_first_frame(r->trace);
 	return RP_OK;
 }
 
@@ -736,6 +812,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 		return RP_ERR_NOMEM;
 	}
 	r->trace = args->trace;
+	r->frame_base = rpvk_first_frame(r->trace);
 	r->quiet = args->quiet;
 	r->device_sel = args->device;
 	r->run = 1;
@@ -807,7 +884,8 @@ const rp_backend_ops rpvk_backend_ops = {
 	.open = rpvk_open,
 	.execute = rpvk_execute,
 	.checkpoint = rpvk_checkpoint,
-	.keyframe = NULL,
+	.keyframe = rpvk_keyframe,
+	.keyframe_is_start = rpvk_keyframe_is_start,
 	.reset = rpvk_reset,
 	.close = rpvk_close,
 	.options = rpvk_options,

@@ -627,7 +627,7 @@ rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args)
 		return RP_ERR_BACKEND;
 	if (!pi)
 		return rpvk_fail(r, RP_ERR_DECODE, "no present info");
-	frame = ++r->frames;
+	frame = r->frame_base + ++r->frames;
 	if (pi->waitSemaphoreCount && pi->pWaitSemaphores) {
 		VkPipelineStageFlags *stages = rpvk_scratch(r, pi->waitSemaphoreCount * sizeof(*stages));
 		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};

@@ -1395,6 +1395,7 @@ def gen_codec_c(cx):
         if st:
             L.append("\tcase %s:" % st)
     L += ["\t\treturn 1;", "\tdefault:", "\t\treturn 0;", "\t}", "}", ""]
+    L += _gen_flat(cx, carried)
     L += ["sbt_vk_status sbt_vk_encode(sbt_vk_enc *e, enum sbt_vk_cmd cmd, const void *args)", "{",
           "\tif (!e || !args)", "\t\treturn SBT_VK_ERR_ARG;", "\tswitch (cmd) {"]
     for n in carried:
@@ -1438,6 +1439,46 @@ def _enum_values(cx, ename):
         seen.add(v.value)
         out.append(v.name)
     return out
+
+
+def _flat_form(cx, n):
+    """(array Kind or None) when command n's arguments are flat: every
+    parameter a scalar, enum, handle or plain value, plus at most one
+    pointer to plain elements counted by other parameters; False when not."""
+    arr = None
+    for k in cx.cmd_kinds[n]:
+        if k.k == "val" and (k.el.plain or k.el.k == "h"):
+            continue
+        if k.k in ("bytes", "array") and not k.out and (k.k == "bytes" or k.el.plain) and arr is None:
+            arr = k
+            continue
+        return False
+    return arr
+
+
+def _gen_flat(cx, carried):
+    """sbt_vk_flat: the flat form of the vkCmd* arguments that have one."""
+    L = ["size_t sbt_vk_flat(enum sbt_vk_cmd cmd, const void *args, const void **array_out,",
+         "                   size_t *array_len_out, size_t *ptr_off_out)", "{",
+         "\t*array_out = NULL;", "\t*array_len_out = 0;", "\t*ptr_off_out = 0;",
+         "\tswitch (cmd) {"]
+    for n in carried:
+        if not n.startswith("vkCmd") or not cx.args_exist(n):
+            continue
+        arr = _flat_form(cx, n)
+        if arr is False:
+            continue
+        L.append("\tcase SBT_VK_CMD_%s: {" % n)
+        L.append("\t\tconst sbt_vk_args_%s *s = args;" % n)
+        if arr is not None:
+            nm = "s->" + arr.m.name
+            size = "1" if arr.k == "bytes" else "sizeof(*%s)" % nm
+            L += ["\t\t*array_out = %s;" % nm,
+                  "\t\t*array_len_out = %s ? (size_t)(%s) * %s : 0;" % (nm, arr.count, size),
+                  "\t\t*ptr_off_out = offsetof(sbt_vk_args_%s, %s);" % (n, arr.m.name)]
+        L += ["\t\treturn sizeof(*s);", "\t}"]
+    L += ["\tdefault:", "\t\treturn 0;", "\t}", "}", ""]
+    return L
 
 
 def gen_dump_c(cx):

@@ -76499,6 +76499,700 @@ int sbt_vk_stype_carried(VkStructureType stype)
 	}
 }
 
+size_t sbt_vk_flat(enum sbt_vk_cmd cmd, const void *args, const void **array_out,
+                   size_t *array_len_out, size_t *ptr_off_out)
+{
+	*array_out = NULL;
+	*array_len_out = 0;
+	*ptr_off_out = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdBindPipeline: {
+		const sbt_vk_args_vkCmdBindPipeline *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewport: {
+		const sbt_vk_args_vkCmdSetViewport *s = args;
+		*array_out = s->pViewports;
+		*array_len_out = s->pViewports ? (size_t)((uint64_t)s->viewportCount) * sizeof(*s->pViewports) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetViewport, pViewports);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetScissor: {
+		const sbt_vk_args_vkCmdSetScissor *s = args;
+		*array_out = s->pScissors;
+		*array_len_out = s->pScissors ? (size_t)((uint64_t)s->scissorCount) * sizeof(*s->pScissors) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetScissor, pScissors);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLineWidth: {
+		const sbt_vk_args_vkCmdSetLineWidth *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBias: {
+		const sbt_vk_args_vkCmdSetDepthBias *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetBlendConstants: {
+		const sbt_vk_args_vkCmdSetBlendConstants *s = args;
+		*array_out = s->blendConstants;
+		*array_len_out = s->blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*s->blendConstants) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBounds: {
+		const sbt_vk_args_vkCmdSetDepthBounds *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilCompareMask: {
+		const sbt_vk_args_vkCmdSetStencilCompareMask *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilWriteMask: {
+		const sbt_vk_args_vkCmdSetStencilWriteMask *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilReference: {
+		const sbt_vk_args_vkCmdSetStencilReference *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		const sbt_vk_args_vkCmdBindIndexBuffer *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDraw: {
+		const sbt_vk_args_vkCmdDraw *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexed: {
+		const sbt_vk_args_vkCmdDrawIndexed *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMultiEXT: {
+		const sbt_vk_args_vkCmdDrawMultiEXT *s = args;
+		*array_out = s->pVertexInfo;
+		*array_len_out = s->pVertexInfo ? (size_t)((uint64_t)s->drawCount) * sizeof(*s->pVertexInfo) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirect: {
+		const sbt_vk_args_vkCmdDrawIndirect *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirect: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirect *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDispatch: {
+		const sbt_vk_args_vkCmdDispatch *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDispatchIndirect: {
+		const sbt_vk_args_vkCmdDispatchIndirect *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSubpassShadingHUAWEI: {
+		const sbt_vk_args_vkCmdSubpassShadingHUAWEI *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawClusterHUAWEI: {
+		const sbt_vk_args_vkCmdDrawClusterHUAWEI *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI: {
+		const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdCopyBuffer, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyImage: {
+		const sbt_vk_args_vkCmdCopyImage *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdCopyImage, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBlitImage: {
+		const sbt_vk_args_vkCmdBlitImage *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdBlitImage, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyBufferToImage: {
+		const sbt_vk_args_vkCmdCopyBufferToImage *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdCopyBufferToImage, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
+		const sbt_vk_args_vkCmdCopyImageToBuffer *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdCopyImageToBuffer, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyMemoryIndirectNV: {
+		const sbt_vk_args_vkCmdCopyMemoryIndirectNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV: {
+		const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s = args;
+		*array_out = s->pImageSubresources;
+		*array_len_out = s->pImageSubresources ? (size_t)((uint64_t)s->copyCount) * sizeof(*s->pImageSubresources) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV, pImageSubresources);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *s = args;
+		*array_out = s->pData;
+		*array_len_out = s->pData ? (size_t)((uint64_t)s->dataSize) * 1 : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdUpdateBuffer, pData);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdResolveImage: {
+		const sbt_vk_args_vkCmdResolveImage *s = args;
+		*array_out = s->pRegions;
+		*array_len_out = s->pRegions ? (size_t)((uint64_t)s->regionCount) * sizeof(*s->pRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdResolveImage, pRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetEvent: {
+		const sbt_vk_args_vkCmdSetEvent *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdResetEvent: {
+		const sbt_vk_args_vkCmdResetEvent *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBeginQuery: {
+		const sbt_vk_args_vkCmdBeginQuery *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndQuery: {
+		const sbt_vk_args_vkCmdEndQuery *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndConditionalRenderingEXT: {
+		const sbt_vk_args_vkCmdEndConditionalRenderingEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdResetQueryPool: {
+		const sbt_vk_args_vkCmdResetQueryPool *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp: {
+		const sbt_vk_args_vkCmdWriteTimestamp *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyQueryPoolResults: {
+		const sbt_vk_args_vkCmdCopyQueryPoolResults *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdPushConstants: {
+		const sbt_vk_args_vkCmdPushConstants *s = args;
+		*array_out = s->pValues;
+		*array_len_out = s->pValues ? (size_t)((uint64_t)s->size) * 1 : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdPushConstants, pValues);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdNextSubpass: {
+		const sbt_vk_args_vkCmdNextSubpass *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndRenderPass: {
+		const sbt_vk_args_vkCmdEndRenderPass *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDebugMarkerEndEXT: {
+		const sbt_vk_args_vkCmdDebugMarkerEndEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV: {
+		const sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDeviceMask: {
+		const sbt_vk_args_vkCmdSetDeviceMask *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDeviceMaskKHR: {
+		const sbt_vk_args_vkCmdSetDeviceMaskKHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDispatchBase: {
+		const sbt_vk_args_vkCmdDispatchBase *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDispatchBaseKHR: {
+		const sbt_vk_args_vkCmdDispatchBaseKHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewportWScalingNV: {
+		const sbt_vk_args_vkCmdSetViewportWScalingNV *s = args;
+		*array_out = s->pViewportWScalings;
+		*array_len_out = s->pViewportWScalings ? (size_t)((uint64_t)s->viewportCount) * sizeof(*s->pViewportWScalings) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDiscardRectangleEXT: {
+		const sbt_vk_args_vkCmdSetDiscardRectangleEXT *s = args;
+		*array_out = s->pDiscardRectangles;
+		*array_len_out = s->pDiscardRectangles ? (size_t)((uint64_t)s->discardRectangleCount) * sizeof(*s->pDiscardRectangles) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT: {
+		const sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarkerAMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndirectCount *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndirectCountKHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndirectCountAMD *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBeginQueryIndexedEXT: {
+		const sbt_vk_args_vkCmdBeginQueryIndexedEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndQueryIndexedEXT: {
+		const sbt_vk_args_vkCmdEndQueryIndexedEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT: {
+		const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetExclusiveScissorNV: {
+		const sbt_vk_args_vkCmdSetExclusiveScissorNV *s = args;
+		*array_out = s->pExclusiveScissors;
+		*array_len_out = s->pExclusiveScissors ? (size_t)((uint64_t)s->exclusiveScissorCount) * sizeof(*s->pExclusiveScissors) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBindShadingRateImageNV: {
+		const sbt_vk_args_vkCmdBindShadingRateImageNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI: {
+		const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdCopyAccelerationStructureNV: {
+		const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdTraceRaysNV: {
+		const sbt_vk_args_vkCmdTraceRaysNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR: {
+		const sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR: {
+		const sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLineStippleEXT: {
+		const sbt_vk_args_vkCmdSetLineStippleEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCullMode: {
+		const sbt_vk_args_vkCmdSetCullMode *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCullModeEXT: {
+		const sbt_vk_args_vkCmdSetCullModeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetFrontFace: {
+		const sbt_vk_args_vkCmdSetFrontFace *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetFrontFaceEXT: {
+		const sbt_vk_args_vkCmdSetFrontFaceEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopology: {
+		const sbt_vk_args_vkCmdSetPrimitiveTopology *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT: {
+		const sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewportWithCount: {
+		const sbt_vk_args_vkCmdSetViewportWithCount *s = args;
+		*array_out = s->pViewports;
+		*array_len_out = s->pViewports ? (size_t)((uint64_t)s->viewportCount) * sizeof(*s->pViewports) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewportWithCountEXT: {
+		const sbt_vk_args_vkCmdSetViewportWithCountEXT *s = args;
+		*array_out = s->pViewports;
+		*array_len_out = s->pViewports ? (size_t)((uint64_t)s->viewportCount) * sizeof(*s->pViewports) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetScissorWithCount: {
+		const sbt_vk_args_vkCmdSetScissorWithCount *s = args;
+		*array_out = s->pScissors;
+		*array_len_out = s->pScissors ? (size_t)((uint64_t)s->scissorCount) * sizeof(*s->pScissors) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetScissorWithCountEXT: {
+		const sbt_vk_args_vkCmdSetScissorWithCountEXT *s = args;
+		*array_out = s->pScissors;
+		*array_len_out = s->pScissors ? (size_t)((uint64_t)s->scissorCount) * sizeof(*s->pScissors) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthTestEnable: {
+		const sbt_vk_args_vkCmdSetDepthTestEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthTestEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthTestEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnable: {
+		const sbt_vk_args_vkCmdSetDepthWriteEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthWriteEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthCompareOp: {
+		const sbt_vk_args_vkCmdSetDepthCompareOp *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthCompareOpEXT: {
+		const sbt_vk_args_vkCmdSetDepthCompareOpEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable: {
+		const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilTestEnable: {
+		const sbt_vk_args_vkCmdSetStencilTestEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilTestEnableEXT: {
+		const sbt_vk_args_vkCmdSetStencilTestEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilOp: {
+		const sbt_vk_args_vkCmdSetStencilOp *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetStencilOpEXT: {
+		const sbt_vk_args_vkCmdSetStencilOpEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPatchControlPointsEXT: {
+		const sbt_vk_args_vkCmdSetPatchControlPointsEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable: {
+		const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT: {
+		const sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnable: {
+		const sbt_vk_args_vkCmdSetDepthBiasEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthBiasEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLogicOpEXT: {
+		const sbt_vk_args_vkCmdSetLogicOpEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable: {
+		const sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT: {
+		const sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT: {
+		const sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthClampEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthClampEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetPolygonModeEXT: {
+		const sbt_vk_args_vkCmdSetPolygonModeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT: {
+		const sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetSampleMaskEXT: {
+		const sbt_vk_args_vkCmdSetSampleMaskEXT *s = args;
+		*array_out = s->pSampleMask;
+		*array_len_out = s->pSampleMask ? (size_t)((uint64_t)((s->samples + 31) / 32)) * sizeof(*s->pSampleMask) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT: {
+		const sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT: {
+		const sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLogicOpEnableEXT: {
+		const sbt_vk_args_vkCmdSetLogicOpEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetColorBlendEnableEXT: {
+		const sbt_vk_args_vkCmdSetColorBlendEnableEXT *s = args;
+		*array_out = s->pColorBlendEnables;
+		*array_len_out = s->pColorBlendEnables ? (size_t)((uint64_t)s->attachmentCount) * sizeof(*s->pColorBlendEnables) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetColorBlendEquationEXT: {
+		const sbt_vk_args_vkCmdSetColorBlendEquationEXT *s = args;
+		*array_out = s->pColorBlendEquations;
+		*array_len_out = s->pColorBlendEquations ? (size_t)((uint64_t)s->attachmentCount) * sizeof(*s->pColorBlendEquations) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetColorWriteMaskEXT: {
+		const sbt_vk_args_vkCmdSetColorWriteMaskEXT *s = args;
+		*array_out = s->pColorWriteMasks;
+		*array_len_out = s->pColorWriteMasks ? (size_t)((uint64_t)s->attachmentCount) * sizeof(*s->pColorWriteMasks) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRasterizationStreamEXT: {
+		const sbt_vk_args_vkCmdSetRasterizationStreamEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT: {
+		const sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT: {
+		const sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthClipEnableEXT: {
+		const sbt_vk_args_vkCmdSetDepthClipEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT: {
+		const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT: {
+		const sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s = args;
+		*array_out = s->pColorBlendAdvanced;
+		*array_len_out = s->pColorBlendAdvanced ? (size_t)((uint64_t)s->attachmentCount) * sizeof(*s->pColorBlendAdvanced) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT: {
+		const sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT: {
+		const sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetLineStippleEnableEXT: {
+		const sbt_vk_args_vkCmdSetLineStippleEnableEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT: {
+		const sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV: {
+		const sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetViewportSwizzleNV: {
+		const sbt_vk_args_vkCmdSetViewportSwizzleNV *s = args;
+		*array_out = s->pViewportSwizzles;
+		*array_len_out = s->pViewportSwizzles ? (size_t)((uint64_t)s->viewportCount) * sizeof(*s->pViewportSwizzles) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV: {
+		const sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV: {
+		const sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageModulationModeNV: {
+		const sbt_vk_args_vkCmdSetCoverageModulationModeNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV: {
+		const sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageModulationTableNV: {
+		const sbt_vk_args_vkCmdSetCoverageModulationTableNV *s = args;
+		*array_out = s->pCoverageModulationTable;
+		*array_len_out = s->pCoverageModulationTable ? (size_t)((uint64_t)s->coverageModulationTableCount) * sizeof(*s->pCoverageModulationTable) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV: {
+		const sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetCoverageReductionModeNV: {
+		const sbt_vk_args_vkCmdSetCoverageReductionModeNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV: {
+		const sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV: {
+		const sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s = args;
+		*array_out = s->combinerOps;
+		*array_len_out = s->combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*s->combinerOps) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdSetColorWriteEnableEXT: {
+		const sbt_vk_args_vkCmdSetColorWriteEnableEXT *s = args;
+		*array_out = s->pColorWriteEnables;
+		*array_len_out = s->pColorWriteEnables ? (size_t)((uint64_t)s->attachmentCount) * sizeof(*s->pColorWriteEnables) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdResetEvent2: {
+		const sbt_vk_args_vkCmdResetEvent2 *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdResetEvent2KHR: {
+		const sbt_vk_args_vkCmdResetEvent2KHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp2: {
+		const sbt_vk_args_vkCmdWriteTimestamp2 *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdWriteTimestamp2KHR: {
+		const sbt_vk_args_vkCmdWriteTimestamp2KHR *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarker2AMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDecompressMemoryNV: {
+		const sbt_vk_args_vkCmdDecompressMemoryNV *s = args;
+		*array_out = s->pDecompressMemoryRegions;
+		*array_len_out = s->pDecompressMemoryRegions ? (size_t)((uint64_t)s->decompressRegionCount) * sizeof(*s->pDecompressMemoryRegions) : 0;
+		*ptr_off_out = offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions);
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV: {
+		const sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT: {
+		const sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndRendering: {
+		const sbt_vk_args_vkCmdEndRendering *s = args;
+		return sizeof(*s);
+	}
+	case SBT_VK_CMD_vkCmdEndRenderingKHR: {
+		const sbt_vk_args_vkCmdEndRenderingKHR *s = args;
+		return sizeof(*s);
+	}
+	default:
+		return 0;
+	}
+}
+
 sbt_vk_status sbt_vk_encode(sbt_vk_enc *e, enum sbt_vk_cmd cmd, const void *args)
 {
 	if (!e || !args)

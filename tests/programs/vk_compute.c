@@ -17,7 +17,7 @@
  * blobs has found device-written memory captured as host input.
  *
  * usage: vk_compute [--size N] [--submits K] [--labels] [--results FILE]
- *                   [--inputs FILE]
+ *                   [--inputs FILE] [--app-window A-B]
  * Prints one line: size, submits, the XXH3-64 hash of every result word
  * read (all rounds, in order) and the first and last results of the last
  * round.  --results writes those result words (little-endian u32, all
@@ -25,8 +25,12 @@
  * them, as the host wrote them) to FILE.  --labels enables
  * VK_EXT_debug_utils and puts a command buffer label around each round's
  * work, a queue label after each submit and names on the buffers.
+ * --app-window A-B opens a capture window with the in-app API
+ * (tracesmith_app.h) before round A (from 1) and closes it after round B's
+ * results are read, printing "app window: start RC end RC".
  */
 #include "tests/programs/vk_prog.h"
+#include "tracesmith/tracesmith_app.h"
 
 typedef struct vkc_opts {
 	uint32_t size;
@@ -34,6 +38,7 @@ typedef struct vkc_opts {
 	int labels;
 	const char *results;
 	const char *inputs;
+	uint32_t app_first, app_last; /* --app-window, 0: none */
 } vkc_opts;
 
 static void vkc_usage(FILE *f)
@@ -44,7 +49,8 @@ static void vkc_usage(FILE *f)
 	           "  --submits K   rounds, one submit and fence wait each (1..100000, default 4)\n"
 	           "  --labels      VK_EXT_debug_utils labels and object names\n"
 	           "  --results F   write every result word read (u32 LE, all rounds) to F\n"
-	           "  --inputs F    write round 0's input words (u32 LE) to F\n");
+	           "  --inputs F    write round 0's input words (u32 LE) to F\n"
+	           "  --app-window A-B  in-app capture window over rounds A..B (from 1)\n");
 }
 
 static void vkc_parse(int argc, char **argv, vkc_opts *o)
@@ -56,10 +62,18 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 	o->labels = 0;
 	o->results = NULL;
 	o->inputs = NULL;
+	o->app_first = o->app_last = 0;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--size")) {
 			o->size = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 64, 1u << 24);
+		} else if (!strcmp(a, "--app-window")) {
+			const char *v = vkp_need_arg("vk_compute", a, argc, argv, &i);
+			if (sscanf(v, "%u-%u", &o->app_first, &o->app_last) != 2 || !o->app_first ||
+			    o->app_last < o->app_first) {
+				fprintf(stderr, "vk_compute: --app-window '%s' is not A-B (1 <= A <= B)\n", v);
+				exit(2);
+			}
 		} else if (!strcmp(a, "--submits")) {
 			o->submits = vkp_parse_u32("vk_compute", a, vkp_next_arg(argc, argv, &i), 1,
 			                           100000);
@@ -83,6 +97,7 @@ static void vkc_parse(int argc, char **argv, vkc_opts *o)
 int main(int argc, char **argv)
 {
 	vkc_opts o;
+	int app_start = TRACESMITH_APP_NOT_CAPTURING;
 	vkp_ctx c;
 	vkp_buffer params, inputs, work, readback;
 	VkDescriptorPoolSize psizes[2] = { { VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1 },
@@ -170,6 +185,8 @@ int main(int argc, char **argv)
 		uint32_t lo = 0, hi = o.size;
 		char label[64];
 
+		if (r + 1 == o.app_first)
+			app_start = tracesmith_start_capture();
 		/* Round 0 writes every input; later rounds a moving quarter. */
 		if (r > 0) {
 			lo = (uint32_t)(((uint64_t)r * 5 * o.size / 8) % o.size) & ~15u;
@@ -218,6 +235,8 @@ int main(int argc, char **argv)
 			vkp_die(&c, "hash update failed");
 		if (all_results)
 			memcpy(all_results + (size_t)bytes * r, y, (size_t)bytes);
+		if (r + 1 == o.app_last)
+			printf("app window: start %d end %d\n", app_start, tracesmith_end_capture());
 	}
 	hash = XXH3_64bits_digest(hs);
 	printf("vk_compute: size %u submits %u hash 0x%016llx first 0x%08x last 0x%08x\n",

@@ -118,7 +118,9 @@ expect "$tmp/pe/t.sbt" "keyframe 'snapshot'" "snapshot 2 objects" "snapshot 4 ob
 
 # 8. The in-app API without any TraceSmith library: every call answers
 #    "not capturing" (-1); with the CUDA interposer preloaded and no trigger,
-#    "whole run" (-2); with TRACESMITH_TRIGGER=app, a window.
+#    "whole run" (-2); with TRACESMITH_TRIGGER=app but no CUDA call, the
+#    windows open and close but leave no file (nothing was recorded in
+#    them); the program that records (case 6) keeps its windows.
 out=$("$U") || fail "unlinked: exit $?"
 [ "$out" = "start -1 capturing -1 end -1 trigger -1" ] || fail "unlinked: '$out'"
 if [ -e "$CUDA_SO" ]; then
@@ -127,10 +129,12 @@ if [ -e "$CUDA_SO" ]; then
 	out=$(cd "$tmp/wr" && LD_PRELOAD="$CUDA_SO" "$U") || fail "preloaded: exit $?"
 	[ "$out" = "start -2 capturing 1 end -2 trigger -2" ] || fail "preloaded, whole run: '$out'"
 	only "$tmp/wr" tracesmith.sbt
+	# (windows open, but the program makes no CUDA call: nothing recorded
+	# in them, so no file is left)
 	out=$(cd "$tmp/ul" && LD_PRELOAD="$CUDA_SO" TRACESMITH_OUTPUT="$tmp/ul/t.sbt" \
 		TRACESMITH_TRIGGER=app "$U") || fail "preloaded app: exit $?"
 	[ "$out" = "start 0 capturing 1 end 0 trigger 0" ] || fail "preloaded, app: '$out'"
-	only "$tmp/ul" t-window-1.sbt t-frames-2-2.sbt
+	only "$tmp/ul"
 fi
 
 # 9. A trigger that cannot be understood: one warning, the whole run captured.

@@ -1,0 +1,120 @@
+/*
+ * emu.h - the stream-scheduler emulator: from a CUDA trace, the
+ * happens-before graph of every device command, a simulated execution on a
+ * configurable number of engines, the races between unordered commands, and
+ * exports of all of it (Chrome trace-event JSON, Graphviz DOT, a terminal
+ * timeline).  docs/emulator.md says what is modeled and what is not.
+ *
+ * Lifetime: emu_graph_build reads the whole trace and keeps it open (race
+ * reports name host call stacks); emu_schedule simulates; the exports and
+ * emu_summary_get read the result.  emu_graph_free releases everything
+ * (NULL is a no-op).
+ *
+ * Threading: a graph is used by one thread at a time; nothing here is
+ * global, so different graphs may be used from different threads.
+ */
+#ifndef TRACESMITH_EMU_H
+#define TRACESMITH_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One list yields the enum and the messages (emu_strerror). */
+#define EMU_STATUS_LIST(X)                                                    \
+	X(EMU_OK, "success")                                                      \
+	X(EMU_ERR_NOMEM, "out of memory")                                         \
+	X(EMU_ERR_ARG, "invalid argument")                                        \
+	X(EMU_ERR_TRACE, "the trace cannot be read")                              \
+	X(EMU_ERR_CORRUPT, "a record of the trace is corrupt")                    \
+	X(EMU_ERR_NOT_CUDA, "not a CUDA trace")                                   \
+	X(EMU_ERR_IO, "I/O error")                                                \
+	X(EMU_ERR_STATE, "call not valid in this state")
+
+typedef enum {
+#define EMU_X_ENUM(name, msg) name,
+	EMU_STATUS_LIST(EMU_X_ENUM)
+#undef EMU_X_ENUM
+	EMU_STATUS_COUNT
+} emu_status;
+
+const char *emu_strerror(emu_status st);
+
+/*
+ * The cost model (docs/emulator.md "Cost model") and the machine.  Every
+ * duration is in nanoseconds; bandwidths in bytes per nanosecond (= GB/s).
+ * emu_options_default fills the documented defaults.
+ */
+typedef struct emu_options {
+	unsigned compute_engines; /* kernels, memsets, graph nodes that are kernels */
+	unsigned copy_engines;    /* copies */
+	uint64_t kernel_ns;       /* one kernel launch */
+	uint64_t memset_ns;       /* fixed part of a memset */
+	uint64_t copy_ns;         /* fixed part of a copy */
+	uint64_t hostfn_ns;       /* a cuLaunchHostFunc callback */
+	uint64_t graph_ns;        /* a graph launch whose nodes the trace lacks */
+	double h2d_bw, d2h_bw, d2d_bw, memset_bw;
+	int issue_times;          /* 1: no command starts before the host issued it
+	                             (its record's time since the trace's first command) */
+} emu_options;
+
+void emu_options_default(emu_options *o);
+
+typedef struct emu_graph emu_graph;
+
+/* Read the trace at path and build the graph.  On failure *out is NULL and
+ * err (may be NULL) holds a message naming the file, the record's seq or the
+ * reader's diagnostic. */
+emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t errlen);
+void emu_graph_free(emu_graph *g);
+
+/* Simulate (again) with o's machine and costs; the exports and the summary
+ * read the last simulation. */
+emu_status emu_schedule(emu_graph *g, const emu_options *o);
+
+/* What the simulation found (all times in ns from the first command). */
+typedef struct emu_summary {
+	uint64_t commands;          /* device commands (graph nodes counted one by one) */
+	uint64_t streams;           /* streams that ran at least one command */
+	uint64_t edges;             /* happens-before edges between commands */
+	uint64_t cross_edges;       /* of those, between different streams */
+	uint64_t makespan_ns;       /* end of the last command */
+	uint64_t critical_ns;       /* longest path with unlimited engines */
+	uint64_t critical_count;    /* commands on it */
+	uint64_t max_concurrency;   /* most commands running at one instant */
+	uint64_t max_concurrency_at_ns;
+	unsigned engines;           /* compute then copy engines */
+} emu_summary;
+
+emu_status emu_summary_get(const emu_graph *g, emu_summary *out);
+/* Busy time of engine i (0 .. engines-1: compute engines first). */
+uint64_t emu_engine_busy_ns(const emu_graph *g, unsigned i);
+/* The critical path's commands, first to last: seq of the i-th. */
+uint64_t emu_critical_seq(const emu_graph *g, uint64_t i);
+
+/* The human summary (tsexport --summary): critical path, utilisation per
+ * engine, maximum concurrency, time per stream state.  json: the same as
+ * one JSON object (docs/emulator.md "--json"), the whole critical path. */
+emu_status emu_summary_print(const emu_graph *g, FILE *f, int json);
+
+/*
+ * Races (docs/emulator.md "Races"): pairs of commands with no
+ * happens-before order whose footprints overlap, one of them writing.
+ * Prints every race found to f (may be NULL; json: as a JSON array of
+ * objects) and counts them.
+ */
+typedef struct emu_race_counts {
+	uint64_t confirmed;
+	uint64_t possible;
+} emu_race_counts;
+emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out);
+
+/* Exports of the last simulation (docs/emulator.md "tsexport"). */
+emu_status emu_export_json(const emu_graph *g, FILE *f);
+emu_status emu_export_dot(const emu_graph *g, FILE *f);
+emu_status emu_export_ascii(const emu_graph *g, FILE *f, unsigned width);
+/* A Perfetto protobuf trace (.perfetto-trace); EMU_ERR_STATE when built
+ * without protobuf-c. */
+emu_status emu_export_perfetto(const emu_graph *g, FILE *f);
+
+#endif /* TRACESMITH_EMU_H */

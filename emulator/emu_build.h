@@ -1,0 +1,133 @@
+/*
+ * emu_build.h - the graph builder's state and the helpers its per-call
+ * handlers (emu_calls.c) share with the pass (emu_graph.c).  Internal to
+ * the emulator.
+ */
+#ifndef TRACESMITH_EMU_BUILD_H
+#define TRACESMITH_EMU_BUILD_H
+
+#include "emulator/emu_internal.h"
+#include "serializer/sbt_compute.h"
+
+#define EMU_STREAM_LEGACY_HANDLE 0x1u
+#define EMU_STREAM_PER_THREAD_HANDLE 0x2u
+
+/* ---- the builder's state ------------------------------------------------ */
+
+typedef EMU_VEC(uint32_t) emu_u32vec;
+
+typedef struct emu_bstream {
+	uint32_t last;          /* last step, EMU_NONE */
+	EMU_VEC(emu_dep) pending; /* event waits for its next step */
+	uint32_t legacy_seen;   /* (blocking streams) the legacy stream's step it waits for */
+	uint32_t legacy_synced; /* the step of this stream the legacy stream already waits for */
+	uint32_t capture;       /* capture it belongs to, EMU_NONE */
+	emu_u32vec cap_front;   /* inside a capture: the template nodes its next node follows */
+	EMU_VEC(uint64_t) host_seen; /* pairs: thread, how many of its syncs are taken */
+	uint8_t live;
+} emu_bstream;
+
+typedef struct emu_bthread {
+	uint64_t thread;
+	emu_u32vec syncs;       /* steps the thread synchronized with, in order */
+	EMU_VEC(uint64_t) ctx;  /* its context stack; the last is current */
+} emu_bthread;
+
+typedef struct emu_bctx {
+	uint64_t ctx;
+	int64_t device;
+} emu_bctx;
+
+typedef struct emu_bevent {
+	uint64_t handle;
+	emu_u32vec steps;       /* what a wait on it waits for */
+	uint32_t capture;       /* recorded inside this capture (EMU_NONE: not) */
+	emu_u32vec cap_nodes;   /* then: the template nodes */
+} emu_bevent;
+
+/* A graph built by stream capture: its nodes as templates. */
+typedef struct emu_capture {
+	uint64_t graph;         /* handle from cuStreamEndCapture, 0 while open */
+	EMU_VEC(emu_node) nodes;
+	EMU_VEC(uint32_t) ipreds;
+	emu_accvec acc;
+} emu_capture;
+
+typedef struct emu_exec {
+	uint64_t handle;
+	uint32_t capture;
+} emu_exec;
+
+typedef struct emu_snap {
+	uint64_t dst, size, blob;
+	int zero;
+} emu_snap;
+
+typedef struct emu_kf {
+	uint64_t ordinal;
+	uint32_t sub, flags;
+	uint32_t snap_first, snap_count;
+} emu_kf;
+
+typedef struct emu_builder {
+	emu_graph *g;
+	const sbt_record *rec;
+	char *err;
+	size_t errlen;
+	int16_t *kind_of;          /* record type -> sbt_cm_kind, -1 */
+	uint32_t ntypes;
+	EMU_VEC(emu_bstream) bs;   /* parallel to g->streams */
+	EMU_VEC(emu_bthread) threads;
+	EMU_VEC(emu_bctx) ctxs;    /* context -> device */
+	EMU_VEC(emu_bevent) events;
+	EMU_VEC(emu_capture) caps;
+	EMU_VEC(emu_exec) execs;
+	EMU_VEC(uint32_t) live;    /* live allocations, sorted by base */
+	EMU_VEC(uint32_t) launches; /* node (or EMU_NONE) of each launch ordinal - 1 */
+	EMU_VEC(emu_kf) kfs;
+	EMU_VEC(emu_snap) snaps;
+	uint64_t kf_left;          /* snapshots the open keyframe still expects */
+	EMU_VEC(emu_dep) tmp;
+} emu_builder;
+
+/* ---- helpers (emu_graph.c); 0 / an index, or -1 / EMU_NONE when out of memory */
+
+/* Copy a name into the graph's arena; its offset. */
+uint32_t emu_name_put(emu_graph *g, const void *s, size_t len);
+/* A new stream (flags, seen created or not). */
+uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int created);
+/* The stream a call names: the legacy one for 0 (unless per-thread) and
+ * CU_STREAM_LEGACY, the thread's own for CU_STREAM_PER_THREAD and 0 with
+ * ptds, else the live stream of that handle (made on first sight). */
+uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t thread);
+/* The host thread's state (made on first sight). */
+emu_bthread *emu_thread_of(emu_builder *b, uint64_t thread);
+/* The event of that handle; made when make is set, else NULL if unknown. */
+emu_bevent *emu_event_of(emu_builder *b, uint64_t handle, int make);
+/* The host thread has waited for step s. */
+int emu_host_sync(emu_builder *b, uint64_t thread, uint32_t s);
+/* ... for everything issued so far. */
+int emu_host_sync_all(emu_builder *b, uint64_t thread);
+/* Index in g->allocs of the live allocation holding addr, or 0. */
+uint32_t emu_alloc_find(const emu_builder *b, uint64_t addr);
+/* A live allocation from now on. */
+int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64_t seq,
+                  uint32_t stack_id);
+/* The allocation at exactly base ends at seq; its size, 0 if none. */
+uint64_t emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int *host_out);
+/* Memory in use changes by delta at seq. */
+int emu_mem_event(emu_builder *b, uint64_t seq, int64_t delta, int host);
+/* A device command issued on stream s: a step of one node; the node. */
+uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c, unsigned kind,
+                     uint32_t name);
+/* A command recorded while stream s captures: a node of the capture. */
+int emu_capture_node(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c, uint32_t name);
+/* cuGraphLaunch: the captured graph's nodes as one step, else one node. */
+int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c);
+/* The launch's kernel name (or its function handle) in the arena. */
+uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c);
+
+/* Reads one record into the builder (emu_calls.c). */
+emu_status emu_record(emu_builder *b, const sbt_record *rec);
+
+#endif /* TRACESMITH_EMU_BUILD_H */

@@ -1,0 +1,467 @@
+/*
+ * emu_calls.c - what each modeled CUDA call does to the graph being built
+ * (docs/emulator.md "What is modeled"): one handler per group of calls,
+ * found by the record's kind in a table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_build.h"
+
+static int emu_is_async(sbt_cm_kind k)
+{
+	const char *n = sbt_cm_kind_name(k);
+
+	return n && strstr(n, "Async") != NULL;
+}
+
+/*
+ * One handler per group of calls: each reads the decoded call c of the
+ * record being read (b->rec) and returns 0, or -1 when out of memory.
+ * A call that failed (result not 0) changes nothing, except where said.
+ */
+typedef int (*emu_handler)(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c);
+
+/* The stream a call names, for the handlers (EMU_NONE: out of memory). */
+static uint32_t emu_call_stream(emu_builder *b, const sbt_cm_call *c)
+{
+	return emu_stream_of(b, c->stream, (int)c->ptds, b->rec->thread);
+}
+
+/* Every launch counts (keyframes number them); captured ones become graph nodes. */
+static int emu_r_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s = emu_call_stream(b, c), node = EMU_NONE;
+
+	if (s == EMU_NONE)
+		return -1;
+	if (c->result == 0 && c->capture_status == 0) {
+		node = emu_command(b, s, k, c, EMU_K_KERNEL, emu_kernel_name(b, c));
+		if (node == EMU_NONE)
+			return -1;
+	} else if (c->result == 0 && b->bs.v[s].capture != EMU_NONE) {
+		if (emu_capture_node(b, s, k, c, emu_kernel_name(b, c)) != 0)
+			return -1;
+	}
+	return EMU_PUSH(b->launches, node);
+}
+
+static int emu_r_host_func(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	if (s == EMU_NONE)
+		return -1;
+	if (b->bs.v[s].capture != EMU_NONE)
+		return 0;
+	return emu_command(b, s, k, c, EMU_K_HOSTFN, emu_name_put(b->g, "host function", 13)) == EMU_NONE
+	               ? -1
+	               : 0;
+}
+
+static int emu_r_graph_launch(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	return s == EMU_NONE ? -1 : emu_graph_launch(b, s, c);
+}
+
+/* Copies and memsets: the synchronous forms go to the default stream. */
+static int emu_r_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_graph *g = b->g;
+	int async = emu_is_async(k);
+	const char *kn = sbt_cm_kind_name(k);
+	uint32_t s, node;
+	unsigned nk;
+
+	if (c->result != 0)
+		return 0;
+	s = emu_stream_of(b, async ? c->stream : 0, (int)c->ptds, b->rec->thread);
+	if (s == EMU_NONE)
+		return -1;
+	if (b->bs.v[s].capture != EMU_NONE)
+		return emu_capture_node(b, s, k, c, emu_name_put(g, kn, strlen(kn)));
+	if (c->capture_status != 0)
+		return 0;
+	node = emu_command(b, s, k, c, EMU_K_COPY, emu_name_put(g, kn, strlen(kn)));
+	if (node == EMU_NONE)
+		return -1;
+	/* a synchronous copy to or from host memory returns when it is done;
+	 * device-to-device copies and memsets do not wait */
+	nk = g->nodes.v[node].kind;
+	if (!async && (nk == EMU_K_H2D || nk == EMU_K_D2H || nk == EMU_K_COPY))
+		return emu_host_sync(b, b->rec->thread, g->nodes.v[node].step);
+	return 0;
+}
+
+/* Contexts: which device a thread's streams belong to. */
+static int emu_r_ctx_made(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_bctx x = { c->ctx, c->device };
+	emu_bthread *t;
+
+	if (c->result != 0 || !c->ctx)
+		return 0;
+	if (EMU_PUSH(b->ctxs, x) != 0)
+		return -1;
+	if (k != SBT_CM_K_cuCtxCreate)
+		return 0;
+	t = emu_thread_of(b, b->rec->thread); /* cuCtxCreate makes it current */
+	return !t || EMU_PUSH(t->ctx, c->ctx) != 0 ? -1 : 0;
+}
+
+static int emu_r_ctx_current(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_bthread *t;
+
+	if (c->result != 0)
+		return 0;
+	t = emu_thread_of(b, b->rec->thread);
+	if (!t)
+		return -1;
+	if (k != SBT_CM_K_cuCtxPushCurrent && t->ctx.n)
+		t->ctx.n--; /* pop, or set: replaces the top */
+	return k == SBT_CM_K_cuCtxPopCurrent ? 0 : EMU_PUSH(t->ctx, c->ctx);
+}
+
+/* Streams: a handle made again names a new stream; destroyed ones are kept
+ * (their work still runs) but no longer found by handle. */
+static void emu_stream_forget(emu_builder *b, uint64_t handle)
+{
+	for (size_t i = 0; i < b->bs.n; i++)
+		if (b->g->streams.v[i].handle == handle && !b->g->streams.v[i].legacy && !b->g->streams.v[i].ptds)
+			b->bs.v[i].live = 0;
+}
+
+static int emu_r_stream_create(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	emu_stream_forget(b, c->handle);
+	return emu_stream_new(b, c->handle, (uint32_t)c->flags, 1) == EMU_NONE ? -1 : 0;
+}
+
+static int emu_r_stream_destroy(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	emu_stream_forget(b, c->stream);
+	return 0;
+}
+
+/* cuStreamSynchronize, a successful cuStreamQuery: the host waited for the stream. */
+static int emu_r_stream_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	return s == EMU_NONE ? -1 : emu_host_sync(b, b->rec->thread, b->bs.v[s].last);
+}
+
+/* cuCtxSynchronize and the frees that wait for the device: the host waited
+ * for everything; the frees end their allocation. */
+static int emu_r_sync_all(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint64_t size;
+	int host = 0;
+
+	if (c->result != 0)
+		return 0;
+	if (emu_host_sync_all(b, b->rec->thread) != 0)
+		return -1;
+	if (k == SBT_CM_K_cuCtxSynchronize)
+		return 0;
+	size = emu_alloc_end(b, k == SBT_CM_K_cuMemFree ? c->dst : c->host, b->rec->seq, &host);
+	return emu_mem_event(b, b->rec->seq, -(int64_t)size, host);
+}
+
+/* cuMemFreeAsync, cuMemUnmap: the range ends, nothing waits. */
+static int emu_r_release(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint64_t size;
+	int host = 0;
+
+	if (c->result != 0)
+		return 0;
+	size = emu_alloc_end(b, c->dst, b->rec->seq, &host);
+	return k == SBT_CM_K_cuMemFreeAsync ? emu_mem_event(b, b->rec->seq, -(int64_t)size, host) : 0;
+}
+
+/* An event captures everything issued to the stream so far, waits
+ * included; on a capturing stream, the capture's frontier. */
+static int emu_r_event_record(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+	emu_bstream *bs;
+	emu_bevent *ev;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	ev = emu_event_of(b, c->event, 1);
+	if (s == EMU_NONE || !ev)
+		return -1;
+	bs = &b->bs.v[s];
+	ev->steps.n = 0;
+	ev->cap_nodes.n = 0;
+	ev->capture = bs->capture;
+	if (ev->capture != EMU_NONE) {
+		for (size_t i = 0; i < bs->cap_front.n; i++)
+			if (EMU_PUSH(ev->cap_nodes, bs->cap_front.v[i]) != 0)
+				return -1;
+		return 0;
+	}
+	if (bs->last != EMU_NONE && EMU_PUSH(ev->steps, bs->last) != 0)
+		return -1;
+	for (size_t i = 0; i < bs->pending.n; i++)
+		if (EMU_PUSH(ev->steps, bs->pending.v[i].step) != 0)
+			return -1;
+	return 0;
+}
+
+/* The stream's next step waits for what the event captured; an event
+ * recorded in a capture makes the stream join it. */
+static int emu_r_wait_event(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s;
+	emu_bstream *bs;
+	emu_bevent *ev;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	if (s == EMU_NONE)
+		return -1;
+	bs = &b->bs.v[s];
+	ev = emu_event_of(b, c->event, 0);
+	if (!ev)
+		return 0; /* never recorded: the wait is a no-op */
+	if (ev->capture != EMU_NONE) {
+		if (bs->capture == EMU_NONE) {
+			bs->capture = ev->capture;
+			bs->cap_front.n = 0;
+		}
+		for (size_t i = 0; i < ev->cap_nodes.n; i++)
+			if (EMU_PUSH(bs->cap_front, ev->cap_nodes.v[i]) != 0)
+				return -1;
+		return 0;
+	}
+	for (size_t i = 0; i < ev->steps.n; i++) {
+		emu_dep d = { ev->steps.v[i], EMU_D_EVENT };
+
+		if (EMU_PUSH(bs->pending, d) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A new event (or a handle reused after a destroy) waits for nothing until
+ * recorded; forgetting destroyed events keeps lookups short. */
+static int emu_r_event_reset(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_bevent *ev = emu_event_of(b, c->event, 0);
+
+	(void)k;
+	if (ev && c->result == 0) {
+		free(ev->steps.v);
+		free(ev->cap_nodes.v);
+		*ev = b->events.v[--b->events.n];
+	}
+	return 0;
+}
+
+/* cuEventSynchronize, a successful cuEventQuery. */
+static int emu_r_event_sync(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_bevent *ev;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	ev = emu_event_of(b, c->event, 0);
+	for (size_t i = 0; ev && i < ev->steps.n; i++)
+		if (emu_host_sync(b, b->rec->thread, ev->steps.v[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static int emu_r_begin_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_capture cap = { 0 };
+	uint32_t s;
+
+	(void)k;
+	if (c->result != 0)
+		return 0;
+	s = emu_call_stream(b, c);
+	if (s == EMU_NONE || EMU_PUSH(b->caps, cap) != 0)
+		return -1;
+	b->bs.v[s].capture = (uint32_t)b->caps.n - 1;
+	b->bs.v[s].cap_front.n = 0;
+	return 0;
+}
+
+/* Every stream of the capture leaves it, even when the call failed. */
+static int emu_r_end_capture(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	uint32_t s = emu_call_stream(b, c), cap;
+
+	(void)k;
+	if (s == EMU_NONE)
+		return -1;
+	cap = b->bs.v[s].capture;
+	if (cap == EMU_NONE)
+		return 0;
+	if (c->result == 0)
+		b->caps.v[cap].graph = c->handle;
+	for (size_t i = 0; i < b->bs.n; i++)
+		if (b->bs.v[i].capture == cap)
+			b->bs.v[i].capture = EMU_NONE;
+	return 0;
+}
+
+static int emu_r_instantiate(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (c->result != 0 || !c->parent)
+		return 0;
+	for (size_t i = b->caps.n; i-- > 0;)
+		if (b->caps.v[i].graph == c->parent) {
+			emu_exec e = { c->handle, (uint32_t)i };
+
+			return EMU_PUSH(b->execs, e);
+		}
+	return 0;
+}
+
+static int emu_r_alloc(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	int host = k == SBT_CM_K_cuMemAllocHost || k == SBT_CM_K_cuMemHostAlloc ||
+	           k == SBT_CM_K_cuMemHostRegister;
+	uint64_t base = host ? c->host : c->dst;
+
+	if (c->result != 0)
+		return 0;
+	if (emu_alloc_add(b, base, c->size, host, b->rec->seq, b->rec->stack_id) != 0)
+		return -1;
+	return emu_mem_event(b, b->rec->seq, (int64_t)c->size, host);
+}
+
+/* Module globals and mapped VMM ranges: memory kernels reach, not counted
+ * as allocated (the physical memory behind a map is cuMemCreate's). */
+static int emu_r_range(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (c->result != 0 || emu_alloc_find(b, c->dst))
+		return 0;
+	return emu_alloc_add(b, c->dst, c->size, 0, b->rec->seq, b->rec->stack_id);
+}
+
+/* A snapshot names memory older than the trace, and belongs to the open keyframe. */
+static int emu_r_snapshot(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	(void)k;
+	if (!emu_alloc_find(b, c->dst) && emu_alloc_add(b, c->dst, c->size, c->sub == SBT_CM_MEM_HOST, 0, 0) != 0)
+		return -1;
+	if (b->kf_left > 0 && b->kfs.n > 0) {
+		emu_snap sn = { c->dst, c->size, c->blob, c->value == 1 && c->blob == 0 };
+
+		if (EMU_PUSH(b->snaps, sn) != 0)
+			return -1;
+		b->kfs.v[b->kfs.n - 1].snap_count++;
+		b->kf_left--;
+	}
+	return 0;
+}
+
+#define EMU_H(kind, fn) [SBT_CM_K_##kind] = fn
+static const emu_handler emu_handlers[SBT_CM_KIND_COUNT] = {
+	EMU_H(cuLaunchKernel, emu_r_launch), EMU_H(cuLaunchKernelEx, emu_r_launch),
+	EMU_H(cuLaunchCooperativeKernel, emu_r_launch), EMU_H(cuLaunchHostFunc, emu_r_host_func),
+	EMU_H(cuGraphLaunch, emu_r_graph_launch),
+	EMU_H(cuMemcpy, emu_r_transfer), EMU_H(cuMemcpyAsync, emu_r_transfer),
+	EMU_H(cuMemcpyHtoD, emu_r_transfer), EMU_H(cuMemcpyHtoDAsync, emu_r_transfer),
+	EMU_H(cuMemcpyDtoH, emu_r_transfer), EMU_H(cuMemcpyDtoHAsync, emu_r_transfer),
+	EMU_H(cuMemcpyDtoD, emu_r_transfer), EMU_H(cuMemcpyDtoDAsync, emu_r_transfer),
+	EMU_H(cuMemcpyPeer, emu_r_transfer), EMU_H(cuMemcpyPeerAsync, emu_r_transfer),
+	EMU_H(cuMemcpy2D, emu_r_transfer), EMU_H(cuMemcpy2DUnaligned, emu_r_transfer),
+	EMU_H(cuMemcpy2DAsync, emu_r_transfer), EMU_H(cuMemcpy3D, emu_r_transfer),
+	EMU_H(cuMemcpy3DAsync, emu_r_transfer),
+	EMU_H(cuMemsetD8, emu_r_transfer), EMU_H(cuMemsetD16, emu_r_transfer),
+	EMU_H(cuMemsetD32, emu_r_transfer), EMU_H(cuMemsetD2D8, emu_r_transfer),
+	EMU_H(cuMemsetD2D16, emu_r_transfer), EMU_H(cuMemsetD2D32, emu_r_transfer),
+	EMU_H(cuMemsetD8Async, emu_r_transfer), EMU_H(cuMemsetD16Async, emu_r_transfer),
+	EMU_H(cuMemsetD32Async, emu_r_transfer), EMU_H(cuMemsetD2D8Async, emu_r_transfer),
+	EMU_H(cuMemsetD2D16Async, emu_r_transfer), EMU_H(cuMemsetD2D32Async, emu_r_transfer),
+	EMU_H(cuCtxCreate, emu_r_ctx_made), EMU_H(cuDevicePrimaryCtxRetain, emu_r_ctx_made),
+	EMU_H(cuCtxSetCurrent, emu_r_ctx_current), EMU_H(cuCtxPushCurrent, emu_r_ctx_current),
+	EMU_H(cuCtxPopCurrent, emu_r_ctx_current),
+	EMU_H(cuStreamCreate, emu_r_stream_create), EMU_H(cuStreamCreateWithPriority, emu_r_stream_create),
+	EMU_H(cuStreamDestroy, emu_r_stream_destroy),
+	EMU_H(cuStreamSynchronize, emu_r_stream_sync), EMU_H(cuStreamQuery, emu_r_stream_sync),
+	EMU_H(cuCtxSynchronize, emu_r_sync_all), EMU_H(cuMemFree, emu_r_sync_all),
+	EMU_H(cuMemFreeHost, emu_r_sync_all), EMU_H(cuMemHostUnregister, emu_r_sync_all),
+	EMU_H(cuMemFreeAsync, emu_r_release), EMU_H(cuMemUnmap, emu_r_release),
+	EMU_H(cuEventRecord, emu_r_event_record), EMU_H(cuEventRecordWithFlags, emu_r_event_record),
+	EMU_H(cuStreamWaitEvent, emu_r_wait_event),
+	EMU_H(cuEventCreate, emu_r_event_reset), EMU_H(cuEventDestroy, emu_r_event_reset),
+	EMU_H(cuEventSynchronize, emu_r_event_sync), EMU_H(cuEventQuery, emu_r_event_sync),
+	EMU_H(cuStreamBeginCapture, emu_r_begin_capture), EMU_H(cuStreamEndCapture, emu_r_end_capture),
+	EMU_H(cuGraphInstantiate, emu_r_instantiate),
+	EMU_H(cuMemAlloc, emu_r_alloc), EMU_H(cuMemAllocPitch, emu_r_alloc),
+	EMU_H(cuMemAllocAsync, emu_r_alloc), EMU_H(cuMemAllocFromPoolAsync, emu_r_alloc),
+	EMU_H(cuMemAllocManaged, emu_r_alloc), EMU_H(cuMemAllocHost, emu_r_alloc),
+	EMU_H(cuMemHostAlloc, emu_r_alloc), EMU_H(cuMemHostRegister, emu_r_alloc),
+	EMU_H(cuModuleGetGlobal, emu_r_range), EMU_H(cuLibraryGetGlobal, emu_r_range),
+	EMU_H(cuMemMap, emu_r_range),
+	EMU_H(tsSnapshot, emu_r_snapshot),
+};
+#undef EMU_H
+
+/* The keyframe marker opens a keyframe: its snapshots follow. */
+static emu_status emu_keyframe(emu_builder *b, const sbt_record *rec)
+{
+	sbt_cm_call c;
+	emu_kf kf = { 0 };
+
+	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
+		return EMU_ERR_CORRUPT;
+	kf.ordinal = c.value;
+	kf.sub = (uint32_t)c.sub;
+	kf.flags = (uint32_t)c.flags;
+	kf.snap_first = (uint32_t)b->snaps.n;
+	b->kf_left = c.count;
+	return EMU_PUSH(b->kfs, kf) == 0 ? EMU_OK : EMU_ERR_NOMEM;
+}
+
+emu_status emu_record(emu_builder *b, const sbt_record *rec)
+{
+	sbt_cm_call c;
+	sbt_cm_kind k;
+
+	b->rec = rec;
+	if (rec->type == SBT_TYPE_KEYFRAME)
+		return emu_keyframe(b, rec);
+	if (rec->type >= b->ntypes || b->kind_of[rec->type] < 0)
+		return EMU_OK;
+	k = (sbt_cm_kind)b->kind_of[rec->type];
+	if (!emu_handlers[k])
+		return EMU_OK;
+	if (sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK)
+		return EMU_ERR_CORRUPT;
+	return emu_handlers[k](b, k, &c) == 0 ? EMU_OK : EMU_ERR_NOMEM;
+}
+

@@ -1,0 +1,915 @@
+/*
+ * emu_graph.c - a CUDA trace to the happens-before graph of its device
+ * commands (docs/emulator.md "What is modeled").
+ *
+ * One pass over the records, in seq order, keeps what the driver would
+ * know at each call: the streams and their flags, the last step of each
+ * stream and the event waits not yet followed by work, what each event
+ * captured when it was recorded, what each host thread has synchronized
+ * with, the live allocations (to resolve kernel pointer arguments), and the
+ * graphs built by stream capture (the state: emu_build.h; what each call
+ * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
+ * compared after the pass (emu_kf_apply) to prove write sets.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_build.h"
+
+#define EMU_MEMTYPE_HOST 1u
+#define EMU_MEMTYPE_DEVICE 2u
+#define EMU_MEMTYPE_UNIFIED 4u
+
+const char *emu_strerror(emu_status st)
+{
+	static const char *const msgs[] = {
+#define EMU_X_MSG(name, msg) msg,
+		EMU_STATUS_LIST(EMU_X_MSG)
+#undef EMU_X_MSG
+	};
+
+	return (unsigned)st < EMU_STATUS_COUNT ? msgs[st] : "unknown status";
+}
+
+int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, ncap * elem);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+const char *emu_kind_name(unsigned kind)
+{
+	static const char *const names[EMU_K_COUNT] = { "kernel", "copy_h2d", "copy_d2h", "copy_d2d",
+		                                        "copy", "memset", "graph", "host_fn" };
+	return kind < EMU_K_COUNT ? names[kind] : "?";
+}
+
+unsigned emu_kind_class(unsigned kind)
+{
+	switch (kind) {
+	case EMU_K_H2D:
+	case EMU_K_D2H:
+	case EMU_K_D2D:
+	case EMU_K_COPY:
+		return EMU_C_COPY;
+	case EMU_K_HOSTFN:
+		return EMU_C_HOST;
+	default:
+		return EMU_C_COMPUTE;
+	}
+}
+
+const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t len)
+{
+	const emu_stream *st = &g->streams.v[s];
+
+	if (st->legacy)
+		snprintf(buf, len, "legacy default stream");
+	else if (st->ptds)
+		snprintf(buf, len, "per-thread default stream (thread %llu)", (unsigned long long)st->thread);
+	else
+		snprintf(buf, len, "stream 0x%llx%s", (unsigned long long)st->handle,
+		         !st->created ? " (created before the trace)"
+		         : (st->flags & 1) ? " (non-blocking)" : "");
+	return buf;
+}
+
+uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s)
+{
+	const emu_step *st = &g->steps.v[s];
+	uint32_t best = st->node_first;
+
+	for (uint32_t i = 1; i < st->node_count; i++)
+		if (g->nodes.v[st->node_first + i].end_ns > g->nodes.v[best].end_ns)
+			best = st->node_first + i;
+	return best;
+}
+
+
+uint32_t emu_name_put(emu_graph *g, const void *s, size_t len)
+{
+	uint32_t off = (uint32_t)g->names.n;
+
+	while (g->names.n + len + 1 > g->names.cap)
+		if (emu_vec_grow((void **)&g->names.v, &g->names.cap, g->names.cap, 1) != 0)
+			return EMU_NONE;
+	memcpy(g->names.v + g->names.n, s, len);
+	g->names.n += len;
+	g->names.v[g->names.n++] = 0;
+	return off;
+}
+
+/* ---- streams, threads, events ----------------------------------------------- */
+
+/* The device of the thread's current context (0 when the trace does not say). */
+static int32_t emu_device_of(emu_builder *b, uint64_t thread)
+{
+	emu_bthread *t = emu_thread_of(b, thread);
+	uint64_t ctx;
+
+	if (!t || t->ctx.n == 0)
+		return 0;
+	ctx = t->ctx.v[t->ctx.n - 1];
+	for (size_t i = b->ctxs.n; i-- > 0;)
+		if (b->ctxs.v[i].ctx == ctx)
+			return (int32_t)b->ctxs.v[i].device;
+	return 0;
+}
+
+uint32_t emu_stream_new(emu_builder *b, uint64_t handle, uint32_t flags, int created)
+{
+	emu_stream s = { 0 };
+	emu_bstream bs = { 0 };
+
+	s.handle = handle;
+	s.flags = flags;
+	s.created = (uint8_t)created;
+	s.device = emu_device_of(b, b->rec->thread);
+	bs.last = bs.legacy_seen = bs.legacy_synced = bs.capture = EMU_NONE;
+	bs.live = 1;
+	if (EMU_PUSH(b->g->streams, s) != 0 || EMU_PUSH(b->bs, bs) != 0)
+		return EMU_NONE;
+	return (uint32_t)b->g->streams.n - 1;
+}
+
+/* The stream a call names: the legacy one for 0 (unless per-thread) and
+ * CU_STREAM_LEGACY, the thread's own for CU_STREAM_PER_THREAD and 0 with
+ * ptds, else the live stream of that handle (made on first sight). */
+uint32_t emu_stream_of(emu_builder *b, uint64_t handle, int ptds, uint64_t thread)
+{
+	emu_graph *g = b->g;
+	int32_t dev = emu_device_of(b, thread);
+	uint32_t s;
+
+	if ((handle == 0 && !ptds) || handle == EMU_STREAM_LEGACY_HANDLE) {
+		for (s = 0; s < g->streams.n; s++)
+			if (g->streams.v[s].legacy && g->streams.v[s].device == dev)
+				return s;
+		s = emu_stream_new(b, 0, 0, 1);
+		if (s != EMU_NONE)
+			g->streams.v[s].legacy = 1;
+		return s;
+	}
+	if (handle == 0 || handle == EMU_STREAM_PER_THREAD_HANDLE) {
+		for (s = 0; s < g->streams.n; s++)
+			if (g->streams.v[s].ptds && g->streams.v[s].thread == thread && g->streams.v[s].device == dev)
+				return s;
+		s = emu_stream_new(b, EMU_STREAM_PER_THREAD_HANDLE, 0, 1);
+		if (s != EMU_NONE) {
+			g->streams.v[s].ptds = 1;
+			g->streams.v[s].thread = thread;
+		}
+		return s;
+	}
+	for (s = (uint32_t)g->streams.n; s-- > 0;)
+		if (b->bs.v[s].live && !g->streams.v[s].legacy && !g->streams.v[s].ptds &&
+		    g->streams.v[s].handle == handle)
+			return s;
+	return emu_stream_new(b, handle, 0, 0);
+}
+
+emu_bthread *emu_thread_of(emu_builder *b, uint64_t thread)
+{
+	emu_bthread t = { 0 };
+
+	for (size_t i = 0; i < b->threads.n; i++)
+		if (b->threads.v[i].thread == thread)
+			return &b->threads.v[i];
+	t.thread = thread;
+	if (EMU_PUSH(b->threads, t) != 0)
+		return NULL;
+	return &b->threads.v[b->threads.n - 1];
+}
+
+emu_bevent *emu_event_of(emu_builder *b, uint64_t handle, int make)
+{
+	emu_bevent e = { 0 };
+
+	for (size_t i = b->events.n; i-- > 0;)
+		if (b->events.v[i].handle == handle)
+			return &b->events.v[i];
+	if (!make)
+		return NULL;
+	e.handle = handle;
+	e.capture = EMU_NONE;
+	if (EMU_PUSH(b->events, e) != 0)
+		return NULL;
+	return &b->events.v[b->events.n - 1];
+}
+
+/* The host thread has waited for step s. */
+int emu_host_sync(emu_builder *b, uint64_t thread, uint32_t s)
+{
+	emu_bthread *t;
+
+	if (s == EMU_NONE)
+		return 0;
+	t = emu_thread_of(b, thread);
+	return t ? EMU_PUSH(t->syncs, s) : -1;
+}
+
+/* ... for everything issued so far (context synchronize, frees). */
+int emu_host_sync_all(emu_builder *b, uint64_t thread)
+{
+	for (size_t s = 0; s < b->bs.n; s++)
+		if (emu_host_sync(b, thread, b->bs.v[s].last) != 0)
+			return -1;
+	return 0;
+}
+
+/* ---- allocations ---------------------------------------------------------- */
+
+/* Index in g->allocs of the live allocation holding addr, or 0. */
+uint32_t emu_alloc_find(const emu_builder *b, uint64_t addr)
+{
+	const emu_alloc *a = b->g->allocs.v;
+	size_t lo = 0, hi = b->live.n;
+
+	while (lo < hi) { /* first live allocation with base > addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (a[b->live.v[mid]].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* nested ranges (a global inside a mapped range) are rare: look back a few */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4; k++) {
+		const emu_alloc *x = &a[b->live.v[i]];
+
+		if (addr >= x->base && addr - x->base < x->size)
+			return b->live.v[i];
+	}
+	return 0;
+}
+
+int emu_alloc_add(emu_builder *b, uint64_t base, uint64_t size, int host, uint64_t seq,
+                         uint32_t stack_id)
+{
+	emu_graph *g = b->g;
+	emu_alloc a = { 0 };
+	uint32_t idx;
+	size_t pos;
+
+	if (size == 0)
+		return 0;
+	a.base = base;
+	a.size = size;
+	a.seq = seq;
+	a.host = (uint8_t)host;
+	a.stack_id = stack_id;
+	if (EMU_PUSH(g->allocs, a) != 0 || EMU_PUSH(b->live, 0) != 0)
+		return -1;
+	idx = (uint32_t)g->allocs.n - 1;
+	pos = b->live.n - 1;
+	while (pos > 0 && g->allocs.v[b->live.v[pos - 1]].base > base) {
+		b->live.v[pos] = b->live.v[pos - 1];
+		pos--;
+	}
+	b->live.v[pos] = idx;
+	return 0;
+}
+
+/* The allocation at exactly base ends at seq; its size, 0 if none. */
+uint64_t emu_alloc_end(emu_builder *b, uint64_t base, uint64_t seq, int *host_out)
+{
+	for (size_t i = 0; i < b->live.n; i++) {
+		emu_alloc *a = &b->g->allocs.v[b->live.v[i]];
+
+		if (a->base == base) {
+			uint64_t size = a->size;
+
+			a->free_seq = seq;
+			*host_out = a->host;
+			memmove(&b->live.v[i], &b->live.v[i + 1], (b->live.n - i - 1) * sizeof(uint32_t));
+			b->live.n--;
+			return size;
+		}
+	}
+	return 0;
+}
+
+int emu_mem_event(emu_builder *b, uint64_t seq, int64_t delta, int host)
+{
+	emu_memev m = { seq, host ? 0 : delta, host ? delta : 0 };
+
+	return delta ? EMU_PUSH(b->g->mem, m) : 0;
+}
+
+/* ---- steps and nodes -------------------------------------------------------- */
+
+static int emu_dep_add(emu_builder *b, uint32_t step, uint32_t kind)
+{
+	emu_dep d = { step, kind };
+
+	if (step == EMU_NONE)
+		return 0;
+	for (size_t i = 0; i < b->tmp.n; i++)
+		if (b->tmp.v[i].step == step)
+			return 0;
+	return EMU_PUSH(b->tmp, d);
+}
+
+/* A new step on stream s issued by the record being read: its dependencies
+ * by stream order, pending event waits, the legacy stream's implicit
+ * synchronization, and what the issuing thread synchronized with. */
+static uint32_t emu_step_begin(emu_builder *b, uint32_t s)
+{
+	emu_graph *g = b->g;
+	emu_bstream *bs = &b->bs.v[s];
+	const emu_stream *st = &g->streams.v[s];
+	emu_step step = { 0 };
+	emu_bthread *t;
+	size_t seen = 0, i;
+	uint32_t id = (uint32_t)g->steps.n;
+
+	if (g->first_ns == UINT64_MAX)
+		g->first_ns = b->rec->time_ns;
+	b->tmp.n = 0;
+	if (emu_dep_add(b, bs->last, EMU_D_STREAM) != 0)
+		return EMU_NONE;
+	for (i = 0; i < bs->pending.n; i++)
+		if (emu_dep_add(b, bs->pending.v[i].step, EMU_D_EVENT) != 0)
+			return EMU_NONE;
+	bs->pending.n = 0;
+	if (st->legacy) {
+		/* the legacy stream waits for all blocking streams' work (of its device) */
+		for (size_t o = 0; o < b->bs.n; o++) {
+			emu_bstream *ob = &b->bs.v[o];
+
+			if (o == s || (g->streams.v[o].flags & 1) || g->streams.v[o].device != st->device ||
+			    ob->last == EMU_NONE || ob->last == ob->legacy_synced)
+				continue;
+			if (emu_dep_add(b, ob->last, EMU_D_LEGACY) != 0)
+				return EMU_NONE;
+			ob->legacy_synced = ob->last;
+		}
+	} else if (!(st->flags & 1)) {
+		/* a blocking stream waits for the legacy stream's work */
+		for (size_t o = 0; o < b->bs.n; o++) {
+			emu_bstream *lb = &b->bs.v[o];
+
+			if (!g->streams.v[o].legacy || g->streams.v[o].device != st->device || lb->last == EMU_NONE ||
+			    lb->last == bs->legacy_seen)
+				continue;
+			if (emu_dep_add(b, lb->last, EMU_D_LEGACY) != 0)
+				return EMU_NONE;
+			bs->legacy_seen = lb->last;
+		}
+	}
+	t = emu_thread_of(b, b->rec->thread);
+	if (!t)
+		return EMU_NONE;
+	for (i = 0; i + 1 < bs->host_seen.n; i += 2)
+		if (bs->host_seen.v[i] == t->thread)
+			break;
+	if (i + 1 < bs->host_seen.n) {
+		seen = (size_t)bs->host_seen.v[i + 1];
+	} else if (EMU_PUSH(bs->host_seen, t->thread) != 0 || EMU_PUSH(bs->host_seen, 0) != 0) {
+		return EMU_NONE;
+	}
+	for (size_t k = seen; k < t->syncs.n; k++)
+		if (emu_dep_add(b, t->syncs.v[k], EMU_D_HOST) != 0)
+			return EMU_NONE;
+	bs->host_seen.v[i + 1] = t->syncs.n;
+
+	step.seq = b->rec->seq;
+	step.stream = s;
+	step.pos = ++g->streams.v[s].steps;
+	step.node_first = (uint32_t)g->nodes.n;
+	step.dep_first = (uint32_t)g->deps.n;
+	step.dep_count = (uint32_t)b->tmp.n;
+	for (i = 0; i < b->tmp.n; i++)
+		if (EMU_PUSH(g->deps, b->tmp.v[i]) != 0)
+			return EMU_NONE;
+	if (EMU_PUSH(g->steps, step) != 0)
+		return EMU_NONE;
+	bs->last = id;
+	return id;
+}
+
+static void emu_node_init(emu_builder *b, emu_node *n, unsigned kind, uint32_t name)
+{
+	memset(n, 0, sizeof(*n));
+	n->seq = b->rec->seq;
+	n->issue_ns = b->rec->time_ns;
+	n->stack_id = b->rec->stack_id;
+	n->kind = (uint8_t)kind;
+	n->name = name;
+	n->engine = -1;
+	n->crit_pred = EMU_NONE;
+	n->step = EMU_NONE;
+	n->stream = EMU_NONE;
+}
+
+/* Where accesses of the node being built go: the graph, or a capture. */
+typedef struct emu_target {
+	emu_accvec *acc;
+	uint32_t node;
+} emu_target;
+
+static int emu_access_add(emu_builder *b, emu_target *t, uint64_t addr, uint64_t len, uint32_t mode)
+{
+	emu_access a;
+
+	if (len == 0 || addr == 0)
+		return 0;
+	a.lo = addr;
+	a.hi = addr + len < addr ? UINT64_MAX : addr + len;
+	a.node = t->node;
+	a.alloc = emu_alloc_find(b, addr);
+	a.mode = mode;
+	return EMU_PUSH(*t->acc, a);
+}
+
+/* Every 8-byte aligned word of a launch's parameters that points into a
+ * live allocation: the whole allocation is read and perhaps written. */
+static int emu_access_params(emu_builder *b, emu_target *t, const uint8_t *p, size_t len,
+                             size_t first)
+{
+	for (size_t off = 0; off + 8 <= len; off += 8) {
+		uint64_t v = 0;
+		uint32_t al;
+		int dup = 0;
+
+		for (unsigned k = 0; k < 8; k++)
+			v |= (uint64_t)p[off + k] << (8 * k);
+		al = v ? emu_alloc_find(b, v) : 0;
+		if (!al)
+			continue;
+		for (size_t i = first; i < t->acc->n; i++)
+			if (t->acc->v[i].alloc == al)
+				dup = 1;
+		if (!dup) {
+			const emu_alloc *a = &b->g->allocs.v[al];
+			emu_access x = { a->base, a->base + a->size, t->node, al,
+				         EMU_A_READ | EMU_A_MAYWRITE };
+
+			if (EMU_PUSH(*t->acc, x) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The range a 2D/3D copy touches on one side (a superset: whole rows). */
+static void emu_range_2d(uint64_t base, uint64_t x, uint64_t y, uint64_t z, uint64_t pitch,
+                         uint64_t h, uint64_t width, uint64_t height, uint64_t depth,
+                         uint64_t *addr_out, uint64_t *len_out)
+{
+	uint64_t rows = height ? height : 1, planes = depth ? depth : 1;
+
+	if (!pitch)
+		pitch = width;
+	*addr_out = base + z * (h ? h : rows) * pitch + y * pitch + x;
+	*len_out = (planes - 1) * (h ? h : rows) * pitch + (rows - 1) * pitch + width;
+}
+
+/* Fill node n (being built as target t) for a copy or memset record. */
+static int emu_fill_transfer(emu_builder *b, sbt_cm_kind k, const sbt_cm_call *c, emu_node *n,
+                             emu_target *t)
+{
+	uint64_t addr, len;
+	unsigned kind;
+
+	switch (c->sub) {
+	case SBT_CM_COPY_HTOD: kind = EMU_K_H2D; break;
+	case SBT_CM_COPY_DTOH: kind = EMU_K_D2H; break;
+	case SBT_CM_COPY_DTOD: kind = EMU_K_D2D; break;
+	default: kind = EMU_K_COPY; break;
+	}
+	switch (k) {
+	case SBT_CM_K_cuMemcpyHtoD:
+	case SBT_CM_K_cuMemcpyHtoDAsync:
+		kind = EMU_K_H2D;
+		break;
+	case SBT_CM_K_cuMemcpyDtoH:
+	case SBT_CM_K_cuMemcpyDtoHAsync:
+		kind = EMU_K_D2H;
+		break;
+	case SBT_CM_K_cuMemcpyDtoD:
+	case SBT_CM_K_cuMemcpyDtoDAsync:
+	case SBT_CM_K_cuMemcpyPeer:
+	case SBT_CM_K_cuMemcpyPeerAsync:
+		kind = EMU_K_D2D;
+		break;
+	default:
+		break;
+	}
+	if (k >= SBT_CM_K_cuMemsetD8 && k <= SBT_CM_K_cuMemsetD2D32Async) {
+		uint64_t row = c->width * (c->elem_size ? c->elem_size : 1);
+
+		n->kind = EMU_K_MEMSET;
+		if (c->height) {
+			emu_range_2d(c->dst, 0, 0, 0, c->pitch, 0, row, c->height, 0, &addr, &len);
+			n->bytes = row * c->height;
+		} else {
+			addr = c->dst;
+			len = n->bytes = c->size ? c->size : row;
+		}
+		return emu_access_add(b, t, addr, len, EMU_A_WRITE);
+	}
+	n->kind = (uint8_t)kind;
+	if (k >= SBT_CM_K_cuMemcpy2D && k <= SBT_CM_K_cuMemcpy3DAsync) {
+		n->bytes = c->width * (c->height ? c->height : 1) * (c->depth ? c->depth : 1);
+		if (c->dst_type == EMU_MEMTYPE_DEVICE || c->dst_type == EMU_MEMTYPE_UNIFIED) {
+			emu_range_2d(c->dst, c->dst_x, c->dst_y, c->dst_z, c->dst_pitch, c->dst_height,
+			             c->width, c->height, c->depth, &addr, &len);
+			if (emu_access_add(b, t, addr, len, EMU_A_WRITE) != 0)
+				return -1;
+		}
+		if (c->src_type == EMU_MEMTYPE_DEVICE || c->src_type == EMU_MEMTYPE_UNIFIED) {
+			emu_range_2d(c->src, c->src_x, c->src_y, c->src_z, c->src_pitch, c->src_height,
+			             c->width, c->height, c->depth, &addr, &len);
+			if (emu_access_add(b, t, addr, len, EMU_A_READ) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	n->bytes = c->size;
+	if (kind == EMU_K_H2D || kind == EMU_K_D2D || kind == EMU_K_COPY)
+		if (emu_access_add(b, t, c->dst, c->size, EMU_A_WRITE) != 0)
+			return -1;
+	if (kind == EMU_K_D2H || kind == EMU_K_D2D || kind == EMU_K_COPY)
+		if (emu_access_add(b, t, c->src, c->size, EMU_A_READ) != 0)
+			return -1;
+	return 0;
+}
+
+uint32_t emu_kernel_name(emu_builder *b, const sbt_cm_call *c)
+{
+	char buf[40];
+
+	if (c->name_len)
+		return emu_name_put(b->g, c->name, c->name_len);
+	snprintf(buf, sizeof(buf), "function 0x%llx", (unsigned long long)c->handle);
+	return emu_name_put(b->g, buf, strlen(buf));
+}
+
+/* A command recorded while its stream was capturing: a template node of the
+ * capture, after the stream's capture frontier. */
+int emu_capture_node(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c,
+                            uint32_t name)
+{
+	emu_bstream *bs = &b->bs.v[s];
+	emu_capture *cap = &b->caps.v[bs->capture];
+	emu_node n;
+	emu_target t = { &cap->acc, (uint32_t)cap->nodes.n };
+
+	emu_node_init(b, &n, EMU_K_KERNEL, name);
+	n.acc_first = (uint32_t)cap->acc.n;
+	n.ipred_first = (uint32_t)cap->ipreds.n;
+	n.ipred_count = (uint32_t)bs->cap_front.n;
+	for (size_t i = 0; i < bs->cap_front.n; i++)
+		if (EMU_PUSH(cap->ipreds, bs->cap_front.v[i]) != 0)
+			return -1;
+	if (k == SBT_CM_K_cuLaunchKernel || k == SBT_CM_K_cuLaunchKernelEx ||
+	    k == SBT_CM_K_cuLaunchCooperativeKernel) {
+		if (emu_access_params(b, &t, c->params, c->params_len, cap->acc.n) != 0 ||
+		    emu_access_params(b, &t, c->extra, c->extra_len, cap->acc.n) != 0)
+			return -1;
+	} else if (emu_fill_transfer(b, k, c, &n, &t) != 0) {
+		return -1;
+	}
+	n.acc_count = (uint32_t)(cap->acc.n - n.acc_first);
+	if (EMU_PUSH(cap->nodes, n) != 0)
+		return -1;
+	bs->cap_front.n = 0;
+	return EMU_PUSH(bs->cap_front, (uint32_t)cap->nodes.n - 1);
+}
+
+/* A device command issued on stream s (one node of its own step). */
+uint32_t emu_command(emu_builder *b, uint32_t s, sbt_cm_kind k, const sbt_cm_call *c,
+                            unsigned kind, uint32_t name)
+{
+	emu_graph *g = b->g;
+	uint32_t step = emu_step_begin(b, s);
+	emu_node n;
+	emu_target t = { &g->acc, (uint32_t)g->nodes.n };
+
+	if (step == EMU_NONE)
+		return EMU_NONE;
+	emu_node_init(b, &n, kind, name);
+	n.step = step;
+	n.stream = s;
+	n.acc_first = (uint32_t)g->acc.n;
+	if (kind == EMU_K_KERNEL) {
+		if (emu_access_params(b, &t, c->params, c->params_len, g->acc.n) != 0 ||
+		    emu_access_params(b, &t, c->extra, c->extra_len, g->acc.n) != 0)
+			return EMU_NONE;
+	} else if (kind != EMU_K_HOSTFN && emu_fill_transfer(b, k, c, &n, &t) != 0) {
+		return EMU_NONE;
+	}
+	n.acc_count = (uint32_t)(g->acc.n - n.acc_first);
+	if (EMU_PUSH(g->nodes, n) != 0)
+		return EMU_NONE;
+	g->steps.v[step].node_count = 1;
+	return (uint32_t)g->nodes.n - 1;
+}
+
+/* cuGraphLaunch: the graph's nodes when its capture is in the trace, else
+ * one node. */
+int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
+{
+	emu_graph *g = b->g;
+	const emu_capture *cap = NULL;
+	uint32_t step, base;
+	char buf[48];
+
+	for (size_t i = b->execs.n; i-- > 0;)
+		if (b->execs.v[i].handle == c->handle) {
+			cap = &b->caps.v[b->execs.v[i].capture];
+			break;
+		}
+	if (!cap || cap->nodes.n == 0) {
+		snprintf(buf, sizeof(buf), "graph 0x%llx", (unsigned long long)c->handle);
+		return emu_command(b, s, SBT_CM_K_cuGraphLaunch, c, EMU_K_GRAPH,
+		                   emu_name_put(g, buf, strlen(buf))) == EMU_NONE ? -1 : 0;
+	}
+	step = emu_step_begin(b, s);
+	if (step == EMU_NONE)
+		return -1;
+	base = (uint32_t)g->nodes.n;
+	for (size_t i = 0; i < cap->nodes.n; i++) {
+		emu_node n = cap->nodes.v[i];
+
+		n.seq = b->rec->seq;
+		n.issue_ns = b->rec->time_ns;
+		n.step = step;
+		n.stream = s;
+		n.ipred_first = (uint32_t)g->ipreds.n;
+		for (uint32_t p = 0; p < n.ipred_count; p++)
+			if (EMU_PUSH(g->ipreds, base + cap->ipreds.v[cap->nodes.v[i].ipred_first + p]) != 0)
+				return -1;
+		n.acc_first = (uint32_t)g->acc.n;
+		for (uint32_t a = 0; a < n.acc_count; a++) {
+			emu_access x = cap->acc.v[cap->nodes.v[i].acc_first + a];
+
+			x.node = base + (uint32_t)i;
+			if (EMU_PUSH(g->acc, x) != 0)
+				return -1;
+		}
+		if (EMU_PUSH(g->nodes, n) != 0)
+			return -1;
+	}
+	g->steps.v[step].node_count = (uint32_t)cap->nodes.n;
+	return 0;
+}
+
+/* The allocation that held addr when the record at seq was made (after
+ * the pass, when the live table is gone); 0 if none. */
+static uint32_t emu_alloc_at(const emu_graph *g, uint64_t addr, uint64_t seq)
+{
+	for (size_t i = g->allocs.n; i-- > 1;) {
+		const emu_alloc *a = &g->allocs.v[i];
+
+		if (addr >= a->base && addr - a->base < a->size && a->seq <= seq &&
+		    (a->free_seq == 0 || a->free_seq > seq))
+			return (uint32_t)i;
+	}
+	return 0;
+}
+
+/* ---- keyframes -------------------------------------------------------------- */
+
+/* After the pass: a launch bracketed by a before and an after keyframe has
+ * written exactly the bytes that differ between them; its pointer
+ * arguments are then reads only. */
+static emu_status emu_kf_apply(emu_builder *b)
+{
+	emu_graph *g = b->g;
+	emu_status st = EMU_OK;
+	void *d1 = NULL, *d2 = NULL;
+
+	for (size_t i = 0; i + 1 < b->kfs.n; i++) {
+		const emu_kf *bef = &b->kfs.v[i], *aft = &b->kfs.v[i + 1];
+		uint32_t node;
+
+		/* the first launch's "before" is the start keyframe: usable when full */
+		if ((bef->sub != SBT_CM_KF_BEFORE_LAUNCH && bef->sub != SBT_CM_KF_START) ||
+		    (bef->flags & SBT_CM_KF_PARTIAL) || aft->sub != SBT_CM_KF_AFTER_LAUNCH ||
+		    bef->ordinal != aft->ordinal || bef->ordinal == 0 || bef->ordinal > b->launches.n)
+			continue;
+		node = b->launches.v[bef->ordinal - 1];
+		if (node == EMU_NONE)
+			continue;
+		for (uint32_t a = 0; a < aft->snap_count; a++) {
+			const emu_snap *sa = &b->snaps.v[aft->snap_first + a], *sb = NULL;
+			size_t l1 = 0, l2 = 0, lo = SIZE_MAX, hi = 0;
+
+			for (uint32_t k = 0; k < bef->snap_count; k++)
+				if (b->snaps.v[bef->snap_first + k].dst == sa->dst)
+					sb = &b->snaps.v[bef->snap_first + k];
+			if (!sb || sb->size != sa->size || (sb->zero && sa->zero))
+				continue;
+			if ((!sb->zero && sbt_reader_blob_get(g->r, sb->blob, &d1, &l1) != SBT_OK) ||
+			    (!sa->zero && sbt_reader_blob_get(g->r, sa->blob, &d2, &l2) != SBT_OK)) {
+				free(d1);
+				free(d2);
+				d1 = d2 = NULL;
+				continue;
+			}
+			for (size_t x = 0; x < sa->size; x++) {
+				uint8_t v1 = d1 && x < l1 ? ((uint8_t *)d1)[x] : 0;
+				uint8_t v2 = d2 && x < l2 ? ((uint8_t *)d2)[x] : 0;
+
+				if (v1 != v2) {
+					if (lo == SIZE_MAX)
+						lo = x;
+					hi = x + 1;
+				}
+			}
+			free(d1);
+			free(d2);
+			d1 = d2 = NULL;
+			if (lo != SIZE_MAX) {
+				emu_access w = { sa->dst + lo, sa->dst + hi, node,
+					         emu_alloc_at(g, sa->dst + lo, g->nodes.v[node].seq), EMU_A_WRITE };
+
+				if (EMU_PUSH(g->acc, w) != 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+			}
+		}
+		g->nodes.v[node].proven = 1;
+		for (uint32_t a = 0; a < g->nodes.v[node].acc_count; a++)
+			g->acc.v[g->nodes.v[node].acc_first + a].mode &= ~(uint32_t)EMU_A_MAYWRITE;
+	}
+out:
+	return st;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+static void emu_builder_finish(emu_builder *b)
+{
+	for (size_t i = 0; i < b->bs.n; i++) {
+		free(b->bs.v[i].pending.v);
+		free(b->bs.v[i].cap_front.v);
+		free(b->bs.v[i].host_seen.v);
+	}
+	for (size_t i = 0; i < b->threads.n; i++) {
+		free(b->threads.v[i].syncs.v);
+		free(b->threads.v[i].ctx.v);
+	}
+	free(b->ctxs.v);
+	for (size_t i = 0; i < b->events.n; i++) {
+		free(b->events.v[i].steps.v);
+		free(b->events.v[i].cap_nodes.v);
+	}
+	for (size_t i = 0; i < b->caps.n; i++) {
+		free(b->caps.v[i].nodes.v);
+		free(b->caps.v[i].ipreds.v);
+		free(b->caps.v[i].acc.v);
+	}
+	free(b->bs.v);
+	free(b->threads.v);
+	free(b->events.v);
+	free(b->caps.v);
+	free(b->execs.v);
+	free(b->live.v);
+	free(b->launches.v);
+	free(b->kfs.v);
+	free(b->snaps.v);
+	free(b->tmp.v);
+	free(b->kind_of);
+}
+
+/* The record types the trace names "cuda.<call>", mapped to kinds. */
+static emu_status emu_types(emu_builder *b)
+{
+	uint32_t type, max = 0, ncuda = 0;
+	const char *name;
+	sbt_cm_kind k;
+
+	for (size_t i = 0; sbt_reader_type_at(b->g->r, i, &type, &name) == SBT_OK; i++)
+		if (type > max && type < 0x100000)
+			max = type;
+	b->ntypes = max + 1;
+	b->kind_of = malloc(b->ntypes * sizeof(int16_t));
+	if (!b->kind_of)
+		return EMU_ERR_NOMEM;
+	for (uint32_t t = 0; t < b->ntypes; t++)
+		b->kind_of[t] = -1;
+	for (size_t i = 0; sbt_reader_type_at(b->g->r, i, &type, &name) == SBT_OK; i++)
+		if (type < b->ntypes && strncmp(name, "cuda.", 5) == 0 &&
+		    sbt_cm_kind_by_name(name, &k) == 0) {
+			b->kind_of[type] = (int16_t)k;
+			ncuda++;
+		}
+	return ncuda ? EMU_OK : EMU_ERR_NOT_CUDA;
+}
+
+emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t errlen)
+{
+	emu_builder b;
+	emu_graph *g;
+	emu_status st;
+	sbt_status ss;
+	sbt_record rec;
+	char dummy[8];
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	if (!path || !out)
+		return EMU_ERR_ARG;
+	*out = NULL;
+	memset(&b, 0, sizeof(b));
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return EMU_ERR_NOMEM;
+	b.g = g;
+	g->first_ns = UINT64_MAX;
+	snprintf(g->path, sizeof(g->path), "%s", path);
+	ss = sbt_reader_open(path, NULL, &g->r);
+	if (ss != SBT_OK) {
+		snprintf(err, errlen, "%s: %s%s%s", path, sbt_strerror(ss), g->r ? ": " : "",
+		         g->r ? sbt_reader_message(g->r) : "");
+		st = EMU_ERR_TRACE;
+		goto out_free_graph;
+	}
+	/* the name arena starts with "" so that offset 0 is an empty name */
+	{
+		emu_alloc none = { 0 };
+
+		if (EMU_PUSH(g->allocs, none) != 0) {
+			st = EMU_ERR_NOMEM;
+			goto out_free_graph;
+		}
+	}
+	if (emu_name_put(g, "", 0) == EMU_NONE) {
+		st = EMU_ERR_NOMEM;
+		goto out_free_graph;
+	}
+	st = emu_types(&b);
+	if (st != EMU_OK) {
+		snprintf(err, errlen, "%s: %s (no cuda.* record types; the emulator models CUDA traces only)",
+		         path, emu_strerror(st));
+		goto out_free_builder;
+	}
+	while ((ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
+		st = emu_record(&b, &rec);
+		if (st != EMU_OK) {
+			snprintf(err, errlen, "%s: seq %llu (%s): %s", path, (unsigned long long)rec.seq,
+			         sbt_reader_type_name(g->r, rec.type), emu_strerror(st));
+			goto out_free_builder;
+		}
+	}
+	if (ss != SBT_END) {
+		snprintf(err, errlen, "%s: %s: %s", path, sbt_strerror(ss), sbt_reader_message(g->r));
+		st = EMU_ERR_TRACE;
+		goto out_free_builder;
+	}
+	if (g->first_ns == UINT64_MAX)
+		g->first_ns = 0;
+	st = emu_kf_apply(&b);
+	if (st != EMU_OK) {
+		snprintf(err, errlen, "%s: comparing keyframes: %s", path, emu_strerror(st));
+		goto out_free_builder;
+	}
+	emu_builder_finish(&b);
+	*out = g;
+	return EMU_OK;
+
+out_free_builder:
+	emu_builder_finish(&b);
+out_free_graph:
+	emu_graph_free(g);
+	return st;
+}
+
+void emu_graph_free(emu_graph *g)
+{
+	if (!g)
+		return;
+	sbt_reader_close(g->r);
+	free(g->nodes.v);
+	free(g->steps.v);
+	free(g->deps.v);
+	free(g->ipreds.v);
+	free(g->acc.v);
+	free(g->allocs.v);
+	free(g->streams.v);
+	free(g->mem.v);
+	free(g->names.v);
+	free(g->crit.v);
+	free(g->busy);
+	free(g->state_ns);
+	free(g->transitions);
+	free(g->vc);
+	free(g);
+}

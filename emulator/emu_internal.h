@@ -1,0 +1,175 @@
+/*
+ * emu_internal.h - the emulator's data, shared by its files (not a public
+ * interface: tools use emu.h).
+ *
+ * The graph is built in record order, so every reference points backwards:
+ * a step's predecessors are earlier steps, a node's internal predecessors
+ * earlier nodes of its step.  Index order is therefore a topological order.
+ *
+ *   step   what the host issued once on one stream: one command, or one
+ *          graph launch (its captured nodes, when the trace has them).
+ *          Happens-before edges join steps.
+ *   node   one command that runs on an engine (a kernel, copy, memset,
+ *          host function, or a graph node).
+ *   access one memory range a node reads or writes.
+ */
+#ifndef TRACESMITH_EMU_INTERNAL_H
+#define TRACESMITH_EMU_INTERNAL_H
+
+#include "emulator/emu.h"
+#include "tracesmith/sbt.h"
+
+#define EMU_NONE UINT32_MAX
+
+enum emu_kind {
+	EMU_K_KERNEL, EMU_K_H2D, EMU_K_D2H, EMU_K_D2D, EMU_K_COPY, EMU_K_MEMSET,
+	EMU_K_GRAPH, EMU_K_HOSTFN, EMU_K_COUNT
+};
+enum emu_class { EMU_C_COMPUTE, EMU_C_COPY, EMU_C_HOST };
+
+/* Why a step waits for another (DOT styles, flows). */
+enum emu_dep_kind {
+	EMU_D_STREAM,  /* earlier work on the same stream */
+	EMU_D_EVENT,   /* cuStreamWaitEvent on an event recorded after it */
+	EMU_D_HOST,    /* the host synchronized with it before issuing */
+	EMU_D_LEGACY,  /* the legacy default stream's implicit synchronization */
+	EMU_D_GRAPH    /* inside a graph (between its nodes) */
+};
+
+/* access modes (bits) */
+enum { EMU_A_READ = 1, EMU_A_WRITE = 2, EMU_A_MAYWRITE = 4 };
+
+typedef struct emu_dep {
+	uint32_t step;
+	uint32_t kind;
+} emu_dep;
+
+typedef struct emu_node {
+	uint64_t seq;          /* of the record that issued it (the graph launch's for graph nodes) */
+	uint64_t issue_ns;
+	uint64_t bytes;
+	uint64_t cost_ns;      /* from the cost model, set by emu_schedule */
+	uint64_t start_ns, end_ns;
+	uint32_t step;
+	uint32_t stream;
+	uint32_t name;         /* offset in the name arena */
+	uint32_t stack_id;
+	uint32_t ipred_first, ipred_count; /* internal predecessors (graph nodes) */
+	uint32_t acc_first, acc_count;     /* accesses made when it was recorded */
+	uint32_t crit_pred;    /* the predecessor that made it start last (critical path) */
+	int32_t engine;        /* -1: none (host functions) */
+	uint32_t lane;         /* export lane within its stream's track */
+	uint8_t kind;
+	uint8_t proven;        /* keyframes give its write set */
+} emu_node;
+
+typedef struct emu_step {
+	uint64_t seq;
+	uint32_t stream;
+	uint32_t pos;          /* 1-based position on its stream */
+	uint32_t node_first, node_count;
+	uint32_t dep_first, dep_count;
+} emu_step;
+
+typedef struct emu_access {
+	uint64_t lo, hi;       /* [lo, hi) */
+	uint32_t node;
+	uint32_t alloc;        /* index in allocs; 0: memory the trace never allocated */
+	uint32_t mode;
+} emu_access;
+
+typedef struct emu_alloc {
+	uint64_t base, size;
+	uint64_t seq;          /* of the allocating record (0: a snapshot of older memory) */
+	uint64_t free_seq;     /* 0 while live */
+	uint32_t stack_id;
+	uint8_t host;          /* host memory (pinned, registered) */
+} emu_alloc;
+
+typedef struct emu_stream {
+	uint64_t handle;
+	uint64_t thread;       /* per-thread default streams: the thread */
+	uint32_t flags;        /* CU_STREAM_NON_BLOCKING = 1 */
+	int32_t device;        /* of the context current when it was made (0 if unknown) */
+	uint8_t legacy;        /* the legacy default stream */
+	uint8_t ptds;          /* a per-thread default stream */
+	uint8_t created;       /* seen being created (else: flags unknown, taken as blocking) */
+	uint32_t steps;        /* how many steps it holds */
+} emu_stream;
+
+/* One memory-in-use change: at the host position seq. */
+typedef struct emu_memev {
+	uint64_t seq;
+	int64_t device_delta, host_delta;
+} emu_memev;
+
+#define EMU_VEC(T) struct { T *v; size_t n, cap; }
+typedef EMU_VEC(emu_access) emu_accvec;
+
+struct emu_graph {
+	sbt_reader *r;         /* owned: stacks are read from it in race reports */
+	char path[512];
+	EMU_VEC(emu_node) nodes;
+	EMU_VEC(emu_step) steps;
+	EMU_VEC(emu_dep) deps;
+	EMU_VEC(uint32_t) ipreds;
+	emu_accvec acc;
+	EMU_VEC(emu_alloc) allocs;  /* [0]: memory the trace never allocated */
+	EMU_VEC(emu_stream) streams;
+	EMU_VEC(emu_memev) mem;
+	EMU_VEC(char) names;
+	uint64_t first_ns;
+	/* the last simulation */
+	int scheduled;
+	emu_options opt;
+	uint64_t makespan, critical_ns, max_conc, max_conc_at;
+	uint32_t crit_end;
+	EMU_VEC(uint32_t) crit;     /* node indices, first to last */
+	uint64_t *busy;             /* per engine */
+	unsigned nengines;
+	uint64_t (*state_ns)[5];    /* per stream: time in each state */
+	uint64_t *transitions;      /* per stream */
+	/* races: vector clocks, vc_width entries per step (emu_race.c) */
+	uint32_t *vc;
+	size_t vc_width;
+};
+
+/* Grow a vector to hold one more element; 0 or -1 (out of memory). */
+int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
+#define EMU_PUSH(vec, val)                                                        \
+	(((vec).n < (vec).cap || emu_vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, \
+	                                      sizeof(*(vec).v)) == 0)                 \
+	         ? ((vec).v[(vec).n++] = (val), 0)                                    \
+	         : -1)
+
+static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
+{
+	return g->names.v + n->name;
+}
+const char *emu_kind_name(unsigned kind);
+unsigned emu_kind_class(unsigned kind);
+const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t len);
+
+/* Whether step a happens before step b (a < b in index order). */
+int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b);
+
+/* The node of step s that ends last in the last simulation (flows leave from it). */
+uint32_t emu_step_exit_node(const emu_graph *g, uint32_t s);
+
+/* s as a JSON string, quoted and escaped (emu_export.c). */
+void emu_json_str(FILE *f, const char *s);
+
+/* Export lanes (emu_export.c): per node, the lowest lane of its stream
+ * free at its start; per stream, its first track id (from 1) and its lane
+ * count (0 for a stream that ran nothing). */
+typedef struct emu_lanes {
+	uint32_t *lane, *track0, *nlanes;
+} emu_lanes;
+int emu_lanes_build(const emu_graph *g, emu_lanes *l);
+void emu_lanes_free(emu_lanes *l);
+uint32_t emu_track(const emu_lanes *l, const emu_node *n, uint32_t id);
+/* Emulated time at which the host had reached seq: the start of the first
+ * step issued at or after it (the makespan if none). */
+uint64_t emu_time_of_seq(const emu_graph *g, uint64_t seq);
+
+#endif /* TRACESMITH_EMU_INTERNAL_H */

@@ -1,0 +1,338 @@
+/*
+ * emu_perfetto.c - the last simulation as a Perfetto protobuf trace
+ * (docs/emulator.md "tsexport"), through protobuf-c and the schema subset
+ * in emulator/proto/perfetto_trace.proto (generated code in
+ * emulator/generated/).
+ *
+ * The file is a Trace message written one packet at a time: for each, the
+ * tag of Trace.packet (field 1, length-delimited), its length, its bytes.
+ * Tracks: a process track per device, under it a track per stream lane (as
+ * in the JSON export) and two counters (device and host memory in use).
+ * Each command is a slice (begin and end events) carrying its seq, engine,
+ * bytes and host call stack as debug annotations; a dependency between
+ * commands on different streams is a flow from the slice waited for to the
+ * waiting one.  UUIDs: device d = 1<<32 | d+1, track t = 2<<32 | t, memory
+ * counters 3<<32 | 1 and 3<<32 | 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_internal.h"
+
+#ifdef TS_HAVE_PROTOBUF_C
+#include "emulator/generated/perfetto_trace.pb-c.h"
+
+#define EMU_UUID_DEVICE(d) ((UINT64_C(1) << 32) | (uint64_t)((d) + 1))
+#define EMU_UUID_TRACK(t) ((UINT64_C(2) << 32) | (uint64_t)(t))
+#define EMU_UUID_MEM_DEVICE ((UINT64_C(3) << 32) | 1)
+#define EMU_UUID_MEM_HOST ((UINT64_C(3) << 32) | 2)
+#define EMU_PF_SEQ 1u
+
+typedef struct emu_pf {
+	FILE *f;
+	uint8_t *buf;
+	size_t cap;
+	int err;
+} emu_pf;
+
+static void emu_pf_put(emu_pf *w, Perfetto__Protos__TracePacket *p)
+{
+	size_t len, n = 0;
+	uint8_t hdr[11];
+	uint64_t v;
+
+	p->has_trusted_packet_sequence_id = 1;
+	p->trusted_packet_sequence_id = EMU_PF_SEQ;
+	len = perfetto__protos__trace_packet__get_packed_size(p);
+	if (len > w->cap) {
+		uint8_t *nb = realloc(w->buf, len * 2);
+
+		if (!nb) {
+			w->err = 1;
+			return;
+		}
+		w->buf = nb;
+		w->cap = len * 2;
+	}
+	perfetto__protos__trace_packet__pack(p, w->buf);
+	hdr[n++] = (1u << 3) | 2u; /* Trace.packet, length-delimited */
+	for (v = len; v >= 0x80; v >>= 7)
+		hdr[n++] = (uint8_t)(v | 0x80);
+	hdr[n++] = (uint8_t)v;
+	if (fwrite(hdr, 1, n, w->f) != n || fwrite(w->buf, 1, len, w->f) != len)
+		w->err = 1;
+}
+
+static void emu_pf_track(emu_pf *w, uint64_t uuid, uint64_t parent, const char *name, int pid,
+                         int counter)
+{
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+
+	td.has_uuid = 1;
+	td.uuid = uuid;
+	if (pid) {
+		pd.has_pid = 1;
+		pd.pid = pid;
+		pd.process_name = (char *)name;
+		td.process = &pd;
+	} else {
+		td.name = (char *)name;
+		td.has_parent_uuid = 1;
+		td.parent_uuid = parent;
+	}
+	if (counter) {
+		cd.has_unit = 1;
+		cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES;
+		td.counter = &cd;
+	}
+	p.track_descriptor = &td;
+	emu_pf_put(w, &p);
+}
+
+/* One timeline event: a slice begins or ends, or a counter changes. */
+typedef struct emu_pf_ev {
+	uint64_t ts;
+	uint32_t order;  /* at one time: ends, then begins, then zero-length ends, then counters */
+	uint32_t what;   /* node, or memory event index */
+} emu_pf_ev;
+
+static int emu_pf_ev_cmp(const void *x, const void *y)
+{
+	const emu_pf_ev *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return a->what < b->what ? -1 : a->what > b->what;
+}
+
+enum { EMU_PF_END, EMU_PF_BEGIN, EMU_PF_END0, EMU_PF_COUNTER };
+
+/* The host call stack of node n as one line (symbols, innermost first). */
+static char *emu_pf_stack(const emu_graph *g, const emu_node *n)
+{
+	const sbt_frame *frames;
+	uint32_t nframes;
+	size_t len = 0, cap = 1;
+	char *s;
+
+	if (!n->stack_id || sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) != SBT_OK)
+		return NULL;
+	for (uint32_t i = 0; i < nframes; i++) {
+		const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
+
+		cap += (sym ? strlen(sym) : 18) + 2;
+	}
+	s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (uint32_t i = 0; i < nframes; i++) {
+		const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
+
+		if (sym)
+			len += (size_t)snprintf(s + len, cap - len, "%s%s", i ? "; " : "", sym);
+		else
+			len += (size_t)snprintf(s + len, cap - len, "%s0x%llx", i ? "; " : "",
+			                        (unsigned long long)frames[i].ip);
+	}
+	return s;
+}
+
+emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
+{
+	emu_pf w = { f, NULL, 0, 0 };
+	emu_lanes l = { 0 };
+	emu_pf_ev *ev = NULL;
+	uint32_t *fo_first = NULL, *fi_first = NULL;
+	uint64_t *fo = NULL, *fi = NULL, nflows = 0;
+	size_t nev = 0, nn;
+	int64_t dev = 0, host = 0;
+	emu_status st = EMU_ERR_NOMEM;
+	char lbl[96], name[140];
+
+	if (!g || !f)
+		return EMU_ERR_ARG;
+	if (!g->scheduled)
+		return EMU_ERR_STATE;
+	nn = g->nodes.n;
+	if (emu_lanes_build(g, &l) != 0)
+		goto out;
+	/* flows: out of the waited-for node, into the waiting one (CSR by node) */
+	fo_first = calloc(nn + 2, sizeof(uint32_t));
+	fi_first = calloc(nn + 2, sizeof(uint32_t));
+	if (!fo_first || !fi_first)
+		goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t id = 0;
+
+		for (size_t s = 0; s < g->steps.n; s++) {
+			const emu_step *stp = &g->steps.v[s];
+
+			for (uint32_t d = 0; d < stp->dep_count; d++) {
+				uint32_t from = emu_step_exit_node(g, g->deps.v[stp->dep_first + d].step);
+				uint32_t to = stp->node_first;
+
+				if (g->nodes.v[from].stream == g->nodes.v[to].stream)
+					continue;
+				id++;
+				if (pass == 0) {
+					fo_first[from + 2]++;
+					fi_first[to + 2]++;
+				} else {
+					fo[fo_first[from + 1]++] = id;
+					fi[fi_first[to + 1]++] = id;
+				}
+			}
+		}
+		if (pass == 0) {
+			nflows = id;
+			for (size_t i = 0; i < nn; i++) {
+				fo_first[i + 2] += fo_first[i + 1];
+				fi_first[i + 2] += fi_first[i + 1];
+			}
+			fo = malloc((nflows + 1) * sizeof(uint64_t));
+			fi = malloc((nflows + 1) * sizeof(uint64_t));
+			if (!fo || !fi)
+				goto out;
+		}
+	}
+	/* after the fill, fo_first[i] .. fo_first[i + 1] are node i's flows */
+
+	emu_pf_track(&w, EMU_UUID_DEVICE(0), 0, "GPU 0 (emulated)", 1, 0);
+	for (size_t s = 0; s < g->streams.n; s++) {
+		int32_t d = g->streams.v[s].device, first = d != 0;
+
+		for (size_t o = 0; o < s; o++)
+			if (g->streams.v[o].device == d)
+				first = 0;
+		if (first) {
+			snprintf(name, sizeof(name), "GPU %d (emulated)", d);
+			emu_pf_track(&w, EMU_UUID_DEVICE(d), 0, name, d + 1, 0);
+		}
+	}
+	emu_pf_track(&w, EMU_UUID_MEM_DEVICE, EMU_UUID_DEVICE(0), "device memory in use", 0, 1);
+	emu_pf_track(&w, EMU_UUID_MEM_HOST, EMU_UUID_DEVICE(0), "host memory in use", 0, 1);
+	for (size_t s = 0; s < g->streams.n; s++)
+		for (uint32_t k = 0; k < l.nlanes[s]; k++) {
+			emu_stream_label(g, (uint32_t)s, lbl, sizeof(lbl));
+			if (k == 0)
+				snprintf(name, sizeof(name), "%s", lbl);
+			else
+				snprintf(name, sizeof(name), "%s (overlap %u)", lbl, k);
+			emu_pf_track(&w, EMU_UUID_TRACK(l.track0[s] + k), EMU_UUID_DEVICE(g->streams.v[s].device),
+			             name, 0, 0);
+		}
+
+	ev = malloc((2 * nn + g->mem.n + 1) * sizeof(*ev));
+	if (!ev)
+		goto out;
+	for (size_t i = 0; i < nn; i++) {
+		const emu_node *n = &g->nodes.v[i];
+		emu_pf_ev b = { n->start_ns, EMU_PF_BEGIN, (uint32_t)i };
+		emu_pf_ev e = { n->end_ns, n->end_ns == n->start_ns ? EMU_PF_END0 : EMU_PF_END, (uint32_t)i };
+
+		ev[nev++] = b;
+		ev[nev++] = e;
+	}
+	for (size_t i = 0; i < g->mem.n; i++) {
+		emu_pf_ev c = { emu_time_of_seq(g, g->mem.v[i].seq), EMU_PF_COUNTER, (uint32_t)i };
+
+		ev[nev++] = c;
+	}
+	qsort(ev, nev, sizeof(*ev), emu_pf_ev_cmp);
+	for (size_t i = 0; i < nev && !w.err; i++) {
+		Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+		Perfetto__Protos__TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+
+		p.has_timestamp = 1;
+		p.timestamp = ev[i].ts;
+		p.track_event = &te;
+		te.has_type = 1;
+		te.has_track_uuid = 1;
+		if (ev[i].order == EMU_PF_COUNTER) {
+			const emu_memev *m = &g->mem.v[ev[i].what];
+
+			dev += m->device_delta;
+			host += m->host_delta;
+			te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+			te.track_uuid = m->host_delta ? EMU_UUID_MEM_HOST : EMU_UUID_MEM_DEVICE;
+			te.has_counter_value = 1;
+			te.counter_value = m->host_delta ? host : dev;
+			emu_pf_put(&w, &p);
+			continue;
+		}
+		{
+			uint32_t id = ev[i].what;
+			const emu_node *n = &g->nodes.v[id];
+			Perfetto__Protos__DebugAnnotation a[4] = {
+				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT,
+				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT
+			};
+			Perfetto__Protos__DebugAnnotation *ap[4] = { &a[0], &a[1], &a[2], &a[3] };
+			char *cat = (char *)emu_kind_name(n->kind), *stack = NULL;
+
+			te.track_uuid = EMU_UUID_TRACK(emu_track(&l, n, id));
+			if (ev[i].order != EMU_PF_BEGIN) {
+				te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+				emu_pf_put(&w, &p);
+				continue;
+			}
+			te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+			te.name = (char *)emu_node_name(g, n);
+			te.n_categories = 1;
+			te.categories = &cat;
+			a[0].name = "seq";
+			a[0].has_uint_value = 1;
+			a[0].uint_value = n->seq;
+			a[1].name = "engine";
+			a[1].has_uint_value = n->engine >= 0;
+			a[1].uint_value = (uint64_t)(n->engine >= 0 ? n->engine : 0);
+			a[1].string_value = n->engine >= 0 ? NULL : "none";
+			a[2].name = "bytes";
+			a[2].has_uint_value = 1;
+			a[2].uint_value = n->bytes;
+			te.n_debug_annotations = 3;
+			stack = emu_pf_stack(g, n);
+			if (stack) {
+				a[3].name = "stack";
+				a[3].string_value = stack;
+				te.n_debug_annotations = 4;
+			}
+			te.debug_annotations = ap;
+			te.n_flow_ids = fo_first[id + 1] - fo_first[id];
+			te.flow_ids = fo + fo_first[id];
+			te.n_terminating_flow_ids = fi_first[id + 1] - fi_first[id];
+			te.terminating_flow_ids = fi + fi_first[id];
+			emu_pf_put(&w, &p);
+			free(stack);
+		}
+	}
+	st = w.err ? (w.cap ? EMU_ERR_IO : EMU_ERR_NOMEM) : EMU_OK;
+	if (st == EMU_OK && ferror(f))
+		st = EMU_ERR_IO;
+out:
+	emu_lanes_free(&l);
+	free(ev);
+	free(fo_first);
+	free(fi_first);
+	free(fo);
+	free(fi);
+	free(w.buf);
+	return st;
+}
+
+#else
+
+emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
+{
+	(void)g;
+	(void)f;
+	return EMU_ERR_STATE; /* built without protobuf-c (scripts/deps.sh installs it) */
+}
+
+#endif

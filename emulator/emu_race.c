@@ -1,0 +1,316 @@
+/*
+ * emu_race.c - races between commands the happens-before graph leaves
+ * unordered (docs/emulator.md "Races").
+ *
+ * Order between steps is answered by vector clocks: every stream is a
+ * chain of steps, so step a happens before step b exactly when b's clock
+ * has reached a's position on a's stream.  Accesses are grouped by
+ * allocation; within a group, each access is compared with the earlier
+ * ones, newest first, and a stream is dropped from the scan once one of its
+ * accesses is found ordered before (every earlier one on it is too).
+ * Nodes of one graph launch are ordered by the graph's own edges, searched
+ * backwards from the later node.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_internal.h"
+
+#define EMU_RACE_MAX 100000u
+#define EMU_VC_MAX ((size_t)1 << 28)
+
+static emu_status emu_vc_build(emu_graph *g)
+{
+	size_t w = g->streams.n ? g->streams.n : 1, ns = g->steps.n;
+
+	if (g->vc)
+		return EMU_OK;
+	if (ns && w > EMU_VC_MAX / ns)
+		return EMU_ERR_NOMEM;
+	g->vc = calloc(ns * w + 1, sizeof(uint32_t));
+	if (!g->vc)
+		return EMU_ERR_NOMEM;
+	g->vc_width = w;
+	for (size_t s = 0; s < ns; s++) {
+		const emu_step *st = &g->steps.v[s];
+		uint32_t *v = g->vc + s * w;
+
+		for (uint32_t d = 0; d < st->dep_count; d++) {
+			const uint32_t *p = g->vc + (size_t)g->deps.v[st->dep_first + d].step * w;
+
+			for (size_t k = 0; k < w; k++)
+				if (p[k] > v[k])
+					v[k] = p[k];
+		}
+		v[st->stream] = st->pos;
+	}
+	return EMU_OK;
+}
+
+int emu_step_before(const emu_graph *g, uint32_t a, uint32_t b)
+{
+	const emu_step *sa = &g->steps.v[a];
+
+	return a != b && g->vc[(size_t)b * g->vc_width + sa->stream] >= sa->pos;
+}
+
+/* Whether node a (earlier) reaches node b through the internal edges of
+ * their graph launch; -1 when out of memory. */
+static int emu_node_reaches(const emu_graph *g, uint32_t a, uint32_t b)
+{
+	const emu_step *st = &g->steps.v[g->nodes.v[b].step];
+	uint32_t *stack = malloc((st->node_count + 1) * sizeof(uint32_t)); /* each node once */
+	uint8_t *seen = calloc(st->node_count, 1);
+	size_t n = 0;
+	int found = 0;
+
+	if (!stack || !seen) {
+		found = -1;
+		goto out;
+	}
+	stack[n++] = b;
+	while (n && !found) {
+		const emu_node *x = &g->nodes.v[stack[--n]];
+
+		for (uint32_t p = 0; p < x->ipred_count; p++) {
+			uint32_t q = g->ipreds.v[x->ipred_first + p];
+
+			if (q == a) {
+				found = 1;
+				break;
+			}
+			if (q > a && !seen[q - st->node_first]) {
+				seen[q - st->node_first] = 1;
+				stack[n++] = q;
+			}
+		}
+	}
+out:
+	free(stack);
+	free(seen);
+	return found;
+}
+
+typedef struct emu_race {
+	uint32_t a, b;          /* accesses, a's node before b's in index order */
+	int confirmed;
+} emu_race;
+
+static int emu_acc_cmp(const void *x, const void *y, void *ctx)
+{
+	const emu_graph *g = ctx;
+	const emu_access *a = &g->acc.v[*(const uint32_t *)x];
+	const emu_access *b = &g->acc.v[*(const uint32_t *)y];
+
+	if (a->alloc != b->alloc)
+		return a->alloc < b->alloc ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* By the pair of commands (first node, second node), confirmed first. */
+static int emu_race_cmp(const void *x, const void *y, void *ctx)
+{
+	const emu_graph *g = ctx;
+	const emu_race *a = x, *b = y;
+	uint32_t a1 = g->acc.v[a->a].node, a2 = g->acc.v[a->b].node;
+	uint32_t b1 = g->acc.v[b->a].node, b2 = g->acc.v[b->b].node;
+
+	if (a1 != b1)
+		return a1 < b1 ? -1 : 1;
+	if (a2 != b2)
+		return a2 < b2 ? -1 : 1;
+	return b->confirmed - a->confirmed;
+}
+
+static const char *emu_mode_text(uint32_t mode)
+{
+	if (mode & EMU_A_WRITE)
+		return "writes";
+	if (mode & EMU_A_MAYWRITE)
+		return "reads and may write";
+	return "reads";
+}
+
+static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
+{
+	const emu_node *n = &g->nodes.v[a->node];
+	const emu_alloc *al = &g->allocs.v[a->alloc];
+	const sbt_frame *frames;
+	uint32_t nframes;
+	char lbl[96];
+
+	fprintf(f, "  seq %llu %s %s on %s %s 0x%llx..0x%llx", (unsigned long long)n->seq,
+	        emu_kind_name(n->kind), emu_node_name(g, n), emu_stream_label(g, n->stream, lbl, sizeof(lbl)),
+	        emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi);
+	if (a->alloc && al->seq)
+		fprintf(f, " (allocation of %llu bytes made at seq %llu)", (unsigned long long)al->size,
+		        (unsigned long long)al->seq);
+	else if (a->alloc)
+		fprintf(f, " (allocation of %llu bytes from before the trace)", (unsigned long long)al->size);
+	fprintf(f, "\n");
+	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
+		for (uint32_t i = 0; i < nframes; i++) {
+			const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
+
+			fprintf(f, "      #%u 0x%llx %s\n", i, (unsigned long long)frames[i].ip, sym ? sym : "?");
+		}
+}
+
+/* One side of a race as a JSON object. */
+static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
+{
+	const emu_node *n = &g->nodes.v[a->node];
+	const emu_alloc *al = &g->allocs.v[a->alloc];
+	const sbt_frame *frames;
+	uint32_t nframes;
+	char lbl[96];
+
+	fprintf(f, "{\"seq\":%llu,\"kind\":\"%s\",\"name\":", (unsigned long long)n->seq, emu_kind_name(n->kind));
+	emu_json_str(f, emu_node_name(g, n));
+	fprintf(f, ",\"stream\":");
+	emu_json_str(f, emu_stream_label(g, n->stream, lbl, sizeof(lbl)));
+	fprintf(f, ",\"access\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"allocation_seq\":%llu,\"allocation_size\":%llu,"
+	           "\"stack\":[", emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi,
+	        (unsigned long long)(a->alloc ? al->seq : 0), (unsigned long long)(a->alloc ? al->size : 0));
+	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
+		for (uint32_t i = 0; i < nframes; i++) {
+			const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
+
+			fprintf(f, "%s{\"ip\":%llu,\"symbol\":", i ? "," : "", (unsigned long long)frames[i].ip);
+			emu_json_str(f, sym ? sym : "");
+			fprintf(f, "}");
+		}
+	fprintf(f, "]}");
+}
+
+emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
+{
+	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
+	EMU_VEC(emu_race) races = { 0 };
+	emu_status st;
+	size_t na;
+
+	if (!g || !out)
+		return EMU_ERR_ARG;
+	memset(out, 0, sizeof(*out));
+	st = emu_vc_build(g);
+	if (st != EMU_OK)
+		return st;
+	na = g->acc.n;
+	ord = malloc((na + 1) * sizeof(uint32_t));
+	stamp = malloc((g->streams.n + 1) * sizeof(uint32_t));
+	seen = calloc(g->streams.n + 1, sizeof(uint32_t));
+	if (!ord || !stamp || !seen) {
+		st = EMU_ERR_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, na, sizeof(uint32_t), emu_acc_cmp, g);
+	for (size_t s = 0; s < g->streams.n; s++)
+		stamp[s] = UINT32_MAX;
+	for (size_t j = 0, group = 0, nstreams = 0; j < na && races.n < EMU_RACE_MAX; j++) {
+		const emu_access *aj = &g->acc.v[ord[j]];
+		const emu_node *nj = &g->nodes.v[aj->node];
+		size_t covered = 0;
+
+		/* streams with accesses to this allocation so far (a new group
+		 * starts where the allocation changes) */
+		if (j == 0 || g->acc.v[ord[j - 1]].alloc != aj->alloc) {
+			group = j;
+			nstreams = 0;
+		}
+		if (g->streams.v[nj->stream].steps && seen[nj->stream] != group + 1) {
+			seen[nj->stream] = (uint32_t)group + 1;
+			nstreams++;
+		}
+		for (size_t i = j; i-- > 0 && covered < nstreams;) {
+			const emu_access *ai = &g->acc.v[ord[i]];
+			const emu_node *ni = &g->nodes.v[ai->node];
+			uint32_t wj, wi;
+
+			if (ai->alloc != aj->alloc)
+				break;
+			if (ai->node == aj->node)
+				continue;
+			if (ni->step != nj->step) {
+				if (stamp[ni->stream] == (uint32_t)j)
+					continue;
+				if (emu_step_before(g, ni->step, nj->step)) {
+					/* every earlier access on that stream is ordered too */
+					stamp[ni->stream] = (uint32_t)j;
+					covered++;
+					continue;
+				}
+			}
+			if (ai->hi <= aj->lo || aj->hi <= ai->lo)
+				continue;
+			wi = ai->mode & (EMU_A_WRITE | EMU_A_MAYWRITE);
+			wj = aj->mode & (EMU_A_WRITE | EMU_A_MAYWRITE);
+			if (!wi && !wj)
+				continue;
+			if (ni->step == nj->step) {
+				int r = emu_node_reaches(g, ai->node, aj->node);
+
+				if (r < 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+				if (r)
+					continue;
+			}
+			{
+				emu_race r = { ord[i], ord[j], (ai->mode & EMU_A_WRITE) || (aj->mode & EMU_A_WRITE) };
+
+				if (EMU_PUSH(races, r) != 0) {
+					st = EMU_ERR_NOMEM;
+					goto out;
+				}
+			}
+		}
+	}
+	/* one report per pair of commands: the confirmed access pair if any */
+	if (f && json)
+		fprintf(f, "[");
+	if (races.n)
+		qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
+	for (size_t i = 0; i < races.n;) {
+		const emu_race *r = &races.v[i];
+		size_t k = i;
+
+		while (k < races.n && g->acc.v[races.v[k].a].node == g->acc.v[r->a].node &&
+		       g->acc.v[races.v[k].b].node == g->acc.v[r->b].node)
+			k++;
+		if (r->confirmed)
+			out->confirmed++;
+		else
+			out->possible++;
+		if (f && json) {
+			fprintf(f, "%s{\"verdict\":\"%s\",\"first\":", out->confirmed + out->possible > 1 ? "," : "",
+			        r->confirmed ? "confirmed" : "possible");
+			emu_json_side(g, f, &g->acc.v[r->a]);
+			fprintf(f, ",\"second\":");
+			emu_json_side(g, f, &g->acc.v[r->b]);
+			fprintf(f, "}");
+		} else if (f) {
+			fprintf(f, "race (%s): no happens-before order between\n",
+			        r->confirmed ? "confirmed" : "possible");
+			emu_print_side(g, f, &g->acc.v[r->a]);
+			emu_print_side(g, f, &g->acc.v[r->b]);
+		}
+		i = k;
+	}
+	if (f && json)
+		fprintf(f, "]");
+	if (f && !json && races.n >= EMU_RACE_MAX)
+		fprintf(f, "(stopped after %u racing access pairs)\n", EMU_RACE_MAX);
+	st = EMU_OK;
+out:
+	free(races.v);
+	free(ord);
+	free(stamp);
+	free(seen);
+	return st;
+}

@@ -1,0 +1,2130 @@
+/*
+ * vkl_trim.c - trimmed capture: keep what recreates the live state, and
+ * write it as a snapshot when a capture window opens.
+ *
+ * While the runtime tracks (cap_tracking(): a trigger is set, or periodic
+ * snapshots), every call that creates an object or sets state a later
+ * window needs is encoded as it would be recorded (inline: no blob ids,
+ * which belong to one window's file) and kept with the live-object entry
+ * it belongs to (vkl_objects.c), in a refcounted vkl_trim_rec:
+ *
+ *   creations (vkCreate*, vkAllocate*, vkGetDeviceQueue*,
+ *   vkEnumeratePhysicalDevices, vkGetSwapchainImagesKHR)
+ *                        -> every object the call returned, adopted in
+ *                           vkl_objects_add from this thread's last call
+ *   bind memory, memory requirements, vkMapMemory (dropped at the unmap),
+ *   descriptor updates  -> the object they set (each destination set)
+ *   physical-device queries (not surface ones; identical ones kept once)
+ *                        -> the physical device
+ *   what a pipeline, pipeline layout, descriptor set layout or set was
+ *   created from (shader modules, layouts, render passes)
+ *                        -> also kept by the object created from it, so a
+ *                           module destroyed after its pipeline's creation
+ *                           is recreated for it and destroyed again at the
+ *                           end of the snapshot
+ *   vkBeginCommandBuffer, every vkCmd*, vkEndCommandBuffer
+ *                        -> the command buffer's own byte buffer, emptied
+ *                           by the next begin, a reset or a pool reset
+ *
+ * Each kept call takes the next number of a process-wide order, so the
+ * snapshot writes them in the order they happened; a command buffer's
+ * calls are written together after the last kept call that preceded its
+ * last command (everything it names existed then).  Destroying an object
+ * drops what it kept (and its children's, through the table).
+ *
+ * State that calls do not carry is tracked beside: image layouts (image
+ * barriers and render pass final layouts of command buffers, applied when
+ * they are submitted), fence signal state (created signalled, submitted,
+ * reset), binary semaphore state (signalled by a submit or an acquire,
+ * waited by a submit or a present), and the swapchain images acquired and
+ * not yet presented.
+ *
+ * The snapshot (cap_on_window_open, on the thread that opens the window):
+ * every device waits idle; the kept calls are recorded in order, except
+ * those that name an object destroyed since (decoded and checked first);
+ * then memory contents (vkl_memory_snapshot through a mapping, or through
+ * a staging copy for memory the host cannot map that holds only buffers);
+ * then, per device, calls with handles of the layer's own
+ * (VKL_TRIM_HANDLE_BASE and up: non-canonical addresses, never a driver's
+ * handle) that copy staged memory back, put images in their current
+ * layouts, signal fences and semaphores, reset fences created signalled,
+ * and acquire the images the application holds; last, objects recreated
+ * only for others are destroyed again.
+ *
+ * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
+ * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
+ * encoded when a snapshot writes them; the vkCmd* without a flat form are
+ * encoded at once); other calls that keep nothing are not encoded.
+ *
+ * Threading: kept records are shared read-only once made (atomic refs).
+ * An object's list and tracking state are under its table shard's lock; a
+ * command buffer's byte buffer is written only by the thread recording it
+ * (command buffers are externally synchronized), found through a
+ * per-thread cache that a generation counter invalidates whenever a
+ * command buffer leaves the table.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/vulkan/vkl.h"
+#include "serializer/sbt_vk.h"
+
+/* First handle value of the snapshot's own objects. */
+#define VKL_TRIM_HANDLE_BASE 0xfff5000000000000ull
+
+typedef struct vkl_trim_rec {
+	_Atomic(uint32_t) refs;
+	uint32_t type;  /* record type */
+	uint64_t order; /* process-wide order of the call */
+	/* the object it created (the first to adopt it), for the destroy of
+	 * one recreated only for others */
+	VkObjectType otype;
+	uint64_t handle, device;
+	_Atomic(int) dead; /* that object was destroyed */
+	size_t len;
+	uint8_t data[];
+} vkl_trim_rec;
+
+/* A kept call in an object's list; sig: for a descriptor set, which
+ * descriptors the call writes there (0: not known), so that a later call
+ * writing exactly those replaces it. */
+typedef struct vkl_trim_kept {
+	vkl_trim_rec *r;
+	uint64_t sig;
+} vkl_trim_kept;
+
+typedef struct vkl_trim_layout {
+	uint64_t image;
+	VkImageLayout layout;
+} vkl_trim_layout;
+
+typedef struct vkl_trim_obj {
+	VkObjectType type;
+	uint64_t handle, parent;
+	uint64_t device; /* the VkDevice it belongs to (0: instance level) */
+	vkl_trim_kept *recs;
+	uint32_t nrecs, caprecs;
+	/* command buffers: their calls since the last begin, as
+	 * [u32 type][u32 len][payload]..., the order before their last call,
+	 * and the image layouts they leave */
+	sbt_vk_enc cmds;
+	uint64_t cmds_order;
+	vkl_trim_layout *tr;
+	uint32_t ntr, captr;
+	/* images */
+	VkFormat format;
+	VkImageLayout initial, layout;
+	VkImageUsageFlags usage;
+	/* buffers and images: the memory they are bound to */
+	uint64_t memory;
+	/* image views: their image; framebuffers: their attachments */
+	uint64_t image;
+	uint64_t *views;
+	uint32_t nviews;
+	/* render passes: the attachments' final layouts, formats, and whether
+	 * the pass reads their contents (load op LOAD) */
+	VkImageLayout *finals;
+	VkFormat *formats;
+	uint8_t *loads;
+	uint32_t nfinals;
+	/* fences and binary semaphores */
+	int created_signaled, signaled, binary;
+	/* swapchains: images acquired and not presented (bit per index) */
+	uint64_t acquired;
+	/* queues */
+	uint32_t family;
+} vkl_trim_obj;
+
+/* What a call is to the tracker. */
+enum {
+	VKL_TC_NONE = 0,
+	VKL_TC_CREATE,    /* adopted by the objects it returns */
+	VKL_TC_CB_BEGIN,  /* starts the command buffer's calls */
+	VKL_TC_CB_CMD,    /* vkCmd*, vkEndCommandBuffer */
+	VKL_TC_CB_RESET,  /* vkResetCommandBuffer: empties them */
+	VKL_TC_STATE,     /* kept by the object(s) it sets */
+	VKL_TC_PHYS_QUERY /* kept by the physical device, once */
+};
+
+static struct {
+	uint8_t cls[SBT_VK_CMD_COUNT];
+	_Atomic(uint64_t) order;
+	_Atomic(uint64_t) cb_gen; /* bumped when a command buffer leaves the table */
+	_Atomic(uint64_t) kept_bytes;
+} vkl_trim;
+
+static pthread_once_t vkl_trim_once = PTHREAD_ONCE_INIT;
+static _Atomic(int) vkl_trim_ready; /* vkl_trim_init ran (pthread_once is dearer) */
+
+typedef struct vkl_trim_tls {
+	sbt_vk_enc enc; /* inline encodings (no blob store) */
+	vkl_trim_rec *pending; /* the last creation, until the next call */
+	uint32_t pending_cmd;
+	const void *pending_args;
+	uint64_t cb;
+	vkl_trim_obj *cb_obj;
+	uint64_t cb_gen;
+	/* inside a command buffer's calls (vkl_trim_enter): a snapshot waits */
+	_Atomic(int) busy;
+	int registered;
+	struct vkl_trim_tls *next; /* in vkl_trim_threads, under its mutex */
+} vkl_trim_tls;
+
+static __thread vkl_trim_tls vkl_trim_t;
+
+/* Every thread that wrote a command buffer's calls, so that a snapshot can
+ * wait for those in the middle of one (vkl_trim_enter). */
+static struct {
+	pthread_mutex_t mu;
+	vkl_trim_tls *head;
+	pthread_key_t key; /* unregisters at thread exit */
+	_Atomic(int) snapping; /* a snapshot reads command buffers */
+} vkl_trim_threads = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+static void vkl_trim_snapshot(void);
+static void vkl_trim_thread_exit(void *arg);
+
+static int vkl_trim_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static void vkl_trim_init(void)
+{
+	uint32_t c;
+	for (c = 0; c < SBT_VK_CMD_COUNT; c++) {
+		const char *n = sbt_vk_cmd_name((enum sbt_vk_cmd)c);
+		uint8_t k = VKL_TC_NONE;
+		if (!n)
+			continue;
+		if (!strcmp(n, "vkBeginCommandBuffer"))
+			k = VKL_TC_CB_BEGIN;
+		else if (!strcmp(n, "vkResetCommandBuffer"))
+			k = VKL_TC_CB_RESET;
+		else if (vkl_trim_prefix(n, "vkCmd") || !strcmp(n, "vkEndCommandBuffer"))
+			k = VKL_TC_CB_CMD;
+		else if (vkl_trim_prefix(n, "vkCreate") || vkl_trim_prefix(n, "vkAllocate") ||
+		         vkl_trim_prefix(n, "vkGetDeviceQueue") ||
+		         !strcmp(n, "vkEnumeratePhysicalDevices") ||
+		         !strcmp(n, "vkGetSwapchainImagesKHR"))
+			k = VKL_TC_CREATE;
+		else if (vkl_trim_prefix(n, "vkBindBufferMemory") ||
+		         vkl_trim_prefix(n, "vkBindImageMemory") ||
+		         vkl_trim_prefix(n, "vkGetBufferMemoryRequirements") ||
+		         vkl_trim_prefix(n, "vkGetImageMemoryRequirements") ||
+		         !strcmp(n, "vkMapMemory") || vkl_trim_prefix(n, "vkUpdateDescriptorSet"))
+			k = VKL_TC_STATE;
+		else if (vkl_trim_prefix(n, "vkGetPhysicalDevice") && !strstr(n, "Surface") &&
+		         !strstr(n, "Present") && !strstr(n, "Display"))
+			k = VKL_TC_PHYS_QUERY;
+		vkl_trim.cls[c] = k;
+	}
+	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
+	cap_on_window_open(vkl_trim_snapshot);
+	atomic_store(&vkl_trim_ready, 1);
+}
+
+/* Thread exit: out of the list (the storage goes with the thread). */
+static void vkl_trim_thread_exit(void *arg)
+{
+	vkl_trim_tls *t = arg, **pp;
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	for (pp = &vkl_trim_threads.head; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	sbt_vk_enc_free(&t->enc);
+	t->registered = 0;
+}
+
+/* Start writing a command buffer's calls: 1, or 0 after waiting for a
+ * snapshot that was reading them (the caller starts over: the window may
+ * be open now).  A store, a fence and a load when no snapshot runs: the
+ * snapshot sets snapping, then waits for every busy thread. */
+static int vkl_trim_enter(vkl_trim_tls *t)
+{
+	if (__builtin_expect(!t->registered, 0)) {
+		pthread_mutex_lock(&vkl_trim_threads.mu);
+		t->next = vkl_trim_threads.head;
+		vkl_trim_threads.head = t;
+		pthread_mutex_unlock(&vkl_trim_threads.mu);
+		pthread_setspecific(vkl_trim_threads.key, t);
+		t->registered = 1;
+	}
+	atomic_store(&t->busy, 1);
+	if (__builtin_expect(!atomic_load(&vkl_trim_threads.snapping), 1))
+		return 1;
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	while (atomic_load(&vkl_trim_threads.snapping))
+		sched_yield();
+	return 0;
+}
+
+static void vkl_trim_leave(vkl_trim_tls *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+/* cap_tracking() is read once; -1 until then. */
+static _Atomic(int) vkl_trim_tracking = -1;
+
+int vkl_trim_on(void)
+{
+	int on = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
+	if (__builtin_expect(on < 0, 0)) {
+		on = cap_tracking();
+		atomic_store_explicit(&vkl_trim_tracking, on, memory_order_relaxed);
+	}
+	return on;
+}
+
+/* ---- kept records ---------------------------------------------------------- */
+
+static vkl_trim_rec *vkl_trim_rec_new(uint32_t cmd, const uint8_t *p, size_t len)
+{
+	vkl_trim_rec *r = malloc(sizeof(*r) + len);
+	if (!r) {
+		CAP_ERROR("Vulkan layer: out of memory keeping %s for trimmed capture",
+		          sbt_vk_cmd_name((enum sbt_vk_cmd)cmd));
+		return NULL;
+	}
+	atomic_init(&r->refs, 1);
+	r->type = SBT_VK_CMD_TYPE(cmd);
+	r->order = atomic_fetch_add(&vkl_trim.order, 1) + 1;
+	r->otype = VK_OBJECT_TYPE_UNKNOWN;
+	r->handle = r->device = 0;
+	atomic_init(&r->dead, 0);
+	r->len = len;
+	if (len)
+		memcpy(r->data, p, len);
+	atomic_fetch_add_explicit(&vkl_trim.kept_bytes, len, memory_order_relaxed);
+	return r;
+}
+
+static vkl_trim_rec *vkl_trim_rec_ref(vkl_trim_rec *r)
+{
+	atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
+	return r;
+}
+
+static void vkl_trim_rec_release(vkl_trim_rec *r)
+{
+	if (r && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1) {
+		atomic_fetch_sub_explicit(&vkl_trim.kept_bytes, r->len, memory_order_relaxed);
+		free(r);
+	}
+}
+
+/* Add r to o's list (a reference of its own); once when dedupe is set and
+ * an identical call is there. */
+static void vkl_trim_keep_sig(vkl_trim_obj *o, vkl_trim_rec *r, int dedupe, uint64_t sig)
+{
+	uint32_t i, j;
+	for (i = 0; i < o->nrecs; i++) {
+		vkl_trim_rec *x = o->recs[i].r;
+		if (x == r || (dedupe && x->type == r->type && x->len == r->len &&
+		               memcmp(x->data, r->data, r->len) == 0))
+			return;
+	}
+	if (sig) {
+		/* an earlier call writing exactly these descriptors is superseded */
+		for (i = j = 0; i < o->nrecs; i++) {
+			if (o->recs[i].sig == sig)
+				vkl_trim_rec_release(o->recs[i].r);
+			else
+				o->recs[j++] = o->recs[i];
+		}
+		o->nrecs = j;
+	}
+	if (o->nrecs == o->caprecs) {
+		uint32_t cap = o->caprecs ? o->caprecs * 2 : 4;
+		vkl_trim_kept *v = realloc(o->recs, cap * sizeof(*v));
+		if (!v)
+			return;
+		o->recs = v;
+		o->caprecs = cap;
+	}
+	o->recs[o->nrecs].r = vkl_trim_rec_ref(r);
+	o->recs[o->nrecs].sig = sig;
+	o->nrecs++;
+}
+
+static void vkl_trim_keep_locked(vkl_trim_obj *o, vkl_trim_rec *r, int dedupe)
+{
+	vkl_trim_keep_sig(o, r, dedupe, 0);
+}
+
+static void vkl_trim_keep(VkObjectType type, uint64_t handle, vkl_trim_rec *r, int dedupe)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim)
+		vkl_trim_keep_locked(o->trim, r, dedupe);
+	vkl_objects_unlock(lk);
+}
+
+/* A bind: kept by the resource, which notes its memory. */
+static void vkl_trim_bind(VkObjectType type, uint64_t handle, VkDeviceMemory memory,
+                          vkl_trim_rec *r)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim) {
+		vkl_trim_keep_locked(o->trim, r, 0);
+		o->trim->memory = (uint64_t)(uintptr_t)memory;
+	}
+	vkl_objects_unlock(lk);
+}
+
+/* Drop o's kept calls of record type `type` (the mapping, at the unmap). */
+static void vkl_trim_drop(VkObjectType type, uint64_t handle, uint32_t rtype)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim) {
+		uint32_t i, j = 0;
+		for (i = 0; i < o->trim->nrecs; i++) {
+			if (o->trim->recs[i].r->type == rtype)
+				vkl_trim_rec_release(o->trim->recs[i].r);
+			else
+				o->trim->recs[j++] = o->trim->recs[i];
+		}
+		o->trim->nrecs = j;
+	}
+	vkl_objects_unlock(lk);
+}
+
+/* ---- objects --------------------------------------------------------------- */
+
+/* dst keeps everything src keeps (src's creation and what it came from). */
+static void vkl_trim_share(vkl_trim_obj *dst, VkObjectType type, uint64_t handle)
+{
+	void *lk;
+	vkl_object *o;
+	if (!handle)
+		return;
+	o = vkl_objects_lock(type, handle, &lk);
+	if (o && o->trim) {
+		uint32_t i;
+		for (i = 0; i < o->trim->nrecs; i++)
+			vkl_trim_keep_locked(dst, o->trim->recs[i].r, 0);
+	}
+	vkl_objects_unlock(lk);
+}
+
+/* A field of another object's tracking state, read under its lock. */
+static uint64_t vkl_trim_device_of(VkObjectType type, uint64_t handle)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	uint64_t dev = o && o->trim ? o->trim->device : 0;
+	vkl_objects_unlock(lk);
+	return dev;
+}
+
+static VkFormat vkl_trim_format_of(VkObjectType type, uint64_t handle)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(type, handle, &lk);
+	VkFormat f = o && o->trim ? o->trim->format : VK_FORMAT_UNDEFINED;
+	vkl_objects_unlock(lk);
+	return f;
+}
+
+static int vkl_trim_shared_type(VkObjectType t)
+{
+	return t == VK_OBJECT_TYPE_SHADER_MODULE || t == VK_OBJECT_TYPE_PIPELINE_LAYOUT ||
+	       t == VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT || t == VK_OBJECT_TYPE_RENDER_PASS ||
+	       t == VK_OBJECT_TYPE_SAMPLER;
+}
+
+static int vkl_trim_pass_alloc(vkl_trim_obj *o, uint32_t n)
+{
+	o->finals = calloc(n ? n : 1, sizeof(*o->finals));
+	o->formats = calloc(n ? n : 1, sizeof(*o->formats));
+	o->loads = calloc(n ? n : 1, 1);
+	if (!o->finals || !o->formats || !o->loads)
+		return -1;
+	o->nfinals = n;
+	return 0;
+}
+
+static void vkl_trim_pass_attachment(vkl_trim_obj *o, uint32_t i, VkFormat format,
+                                     VkAttachmentLoadOp load, VkAttachmentLoadOp stencil_load,
+                                     VkImageLayout final)
+{
+	o->finals[i] = final;
+	o->formats[i] = format;
+	o->loads[i] = load == VK_ATTACHMENT_LOAD_OP_LOAD || stencil_load == VK_ATTACHMENT_LOAD_OP_LOAD;
+}
+
+/* What the new object came from, by the creating call's arguments. */
+static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
+{
+	uint32_t i, j;
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkCreateImage: {
+		const sbt_vk_args_vkCreateImage *a = args;
+		o->format = a->pCreateInfo->format;
+		o->initial = o->layout = a->pCreateInfo->initialLayout;
+		o->usage = a->pCreateInfo->usage;
+		break;
+	}
+	case SBT_VK_CMD_vkCreateSwapchainKHR: {
+		const sbt_vk_args_vkCreateSwapchainKHR *a = args;
+		o->format = a->pCreateInfo->imageFormat;
+		break;
+	}
+	case SBT_VK_CMD_vkGetSwapchainImagesKHR:
+		o->format = vkl_trim_format_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
+		o->device = vkl_trim_device_of(VK_OBJECT_TYPE_SWAPCHAIN_KHR, o->parent);
+		o->initial = o->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+		break;
+	case SBT_VK_CMD_vkCreateImageView: {
+		const sbt_vk_args_vkCreateImageView *a = args;
+		o->image = (uint64_t)(uintptr_t)a->pCreateInfo->image;
+		break;
+	}
+	case SBT_VK_CMD_vkCreateFramebuffer: {
+		const sbt_vk_args_vkCreateFramebuffer *a = args;
+		const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+		if (ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)
+			break;
+		o->views = calloc(ci->attachmentCount ? ci->attachmentCount : 1, sizeof(uint64_t));
+		if (!o->views)
+			break;
+		for (i = 0; i < ci->attachmentCount; i++)
+			o->views[i] = (uint64_t)(uintptr_t)ci->pAttachments[i];
+		o->nviews = ci->attachmentCount;
+		vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateRenderPass: {
+		const sbt_vk_args_vkCreateRenderPass *a = args;
+		const VkRenderPassCreateInfo *ci = a->pCreateInfo;
+		if (vkl_trim_pass_alloc(o, ci->attachmentCount) != 0)
+			break;
+		for (i = 0; i < ci->attachmentCount; i++)
+			vkl_trim_pass_attachment(o, i, ci->pAttachments[i].format,
+			                         ci->pAttachments[i].loadOp,
+			                         ci->pAttachments[i].stencilLoadOp,
+			                         ci->pAttachments[i].finalLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateRenderPass2:
+	case SBT_VK_CMD_vkCreateRenderPass2KHR: {
+		const sbt_vk_args_vkCreateRenderPass2 *a = args;
+		const VkRenderPassCreateInfo2 *ci = a->pCreateInfo;
+		if (vkl_trim_pass_alloc(o, ci->attachmentCount) != 0)
+			break;
+		for (i = 0; i < ci->attachmentCount; i++)
+			vkl_trim_pass_attachment(o, i, ci->pAttachments[i].format,
+			                         ci->pAttachments[i].loadOp,
+			                         ci->pAttachments[i].stencilLoadOp,
+			                         ci->pAttachments[i].finalLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateFence: {
+		const sbt_vk_args_vkCreateFence *a = args;
+		o->created_signaled = o->signaled =
+			(a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0;
+		break;
+	}
+	case SBT_VK_CMD_vkCreateSemaphore: {
+		const sbt_vk_args_vkCreateSemaphore *a = args;
+		const VkBaseInStructure *b;
+		o->binary = 1;
+		for (b = a->pCreateInfo->pNext; b; b = b->pNext)
+			if (b->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO &&
+			    ((const VkSemaphoreTypeCreateInfo *)(const void *)b)->semaphoreType ==
+			            VK_SEMAPHORE_TYPE_TIMELINE)
+				o->binary = 0;
+		break;
+	}
+	case SBT_VK_CMD_vkGetDeviceQueue: {
+		const sbt_vk_args_vkGetDeviceQueue *a = args;
+		o->family = a->queueFamilyIndex;
+		break;
+	}
+	case SBT_VK_CMD_vkGetDeviceQueue2: {
+		const sbt_vk_args_vkGetDeviceQueue2 *a = args;
+		o->family = a->pQueueInfo->queueFamilyIndex;
+		break;
+	}
+	case SBT_VK_CMD_vkCreateGraphicsPipelines: {
+		const sbt_vk_args_vkCreateGraphicsPipelines *a = args;
+		for (i = 0; i < a->createInfoCount; i++) {
+			const VkGraphicsPipelineCreateInfo *ci = &a->pCreateInfos[i];
+			for (j = 0; ci->pStages && j < ci->stageCount; j++)
+				vkl_trim_share(o, VK_OBJECT_TYPE_SHADER_MODULE,
+				               (uint64_t)(uintptr_t)ci->pStages[j].module);
+			vkl_trim_share(o, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)(uintptr_t)ci->layout);
+			vkl_trim_share(o, VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)ci->renderPass);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCreateComputePipelines: {
+		const sbt_vk_args_vkCreateComputePipelines *a = args;
+		for (i = 0; i < a->createInfoCount; i++) {
+			const VkComputePipelineCreateInfo *ci = &a->pCreateInfos[i];
+			vkl_trim_share(o, VK_OBJECT_TYPE_SHADER_MODULE,
+			               (uint64_t)(uintptr_t)ci->stage.module);
+			vkl_trim_share(o, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)(uintptr_t)ci->layout);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCreatePipelineLayout: {
+		const sbt_vk_args_vkCreatePipelineLayout *a = args;
+		for (i = 0; i < a->pCreateInfo->setLayoutCount; i++)
+			vkl_trim_share(o, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+			               (uint64_t)(uintptr_t)a->pCreateInfo->pSetLayouts[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {
+		const sbt_vk_args_vkCreateDescriptorSetLayout *a = args;
+		for (i = 0; i < a->pCreateInfo->bindingCount; i++) {
+			const VkDescriptorSetLayoutBinding *b = &a->pCreateInfo->pBindings[i];
+			for (j = 0; b->pImmutableSamplers && j < b->descriptorCount; j++)
+				vkl_trim_share(o, VK_OBJECT_TYPE_SAMPLER,
+				               (uint64_t)(uintptr_t)b->pImmutableSamplers[j]);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkAllocateDescriptorSets: {
+		const sbt_vk_args_vkAllocateDescriptorSets *a = args;
+		for (i = 0; i < a->pAllocateInfo->descriptorSetCount; i++)
+			vkl_trim_share(o, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+			               (uint64_t)(uintptr_t)a->pAllocateInfo->pSetLayouts[i]);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	vkl_trim_obj *o;
+	if (!vkl_trim_on())
+		return NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->type = type;
+	o->handle = handle;
+	o->parent = parent;
+	if (type == VK_OBJECT_TYPE_DEVICE)
+		o->device = handle;
+	else if (type != VK_OBJECT_TYPE_INSTANCE && type != VK_OBJECT_TYPE_PHYSICAL_DEVICE &&
+	         type != VK_OBJECT_TYPE_SURFACE_KHR)
+		o->device = parent; /* pooled objects: fixed below from the call */
+	if (t->pending) {
+		vkl_trim_rec *r = t->pending;
+		if (!r->handle) {
+			r->otype = type;
+			r->handle = handle;
+		}
+		vkl_trim_keep_locked(o, r, 0);
+		vkl_trim_adopt_args(o, t->pending_cmd, t->pending_args);
+		/* the device is the creating call's first argument */
+		if (type == VK_OBJECT_TYPE_COMMAND_BUFFER || type == VK_OBJECT_TYPE_DESCRIPTOR_SET ||
+		    type == VK_OBJECT_TYPE_QUEUE)
+			o->device = (uint64_t)(uintptr_t)*(void *const *)t->pending_args;
+		if (!r->device)
+			r->device = o->device;
+	}
+	return o;
+}
+
+static void vkl_trim_obj_free(vkl_trim_obj *o)
+{
+	uint32_t i;
+	if (!o)
+		return;
+	for (i = 0; i < o->nrecs; i++)
+		vkl_trim_rec_release(o->recs[i].r);
+	free(o->recs);
+	sbt_vk_enc_free(&o->cmds);
+	free(o->tr);
+	free(o->views);
+	free(o->finals);
+	free(o->formats);
+	free(o->loads);
+	free(o);
+}
+
+void vkl_trim_discard(struct vkl_trim_obj *t)
+{
+	vkl_trim_obj_free(t);
+}
+
+void vkl_trim_gone(vkl_object *obj)
+{
+	vkl_trim_obj *o = obj->trim;
+	uint32_t i;
+	if (!o)
+		return;
+	obj->trim = NULL;
+	if (o->type == VK_OBJECT_TYPE_COMMAND_BUFFER)
+		atomic_fetch_add_explicit(&vkl_trim.cb_gen, 1, memory_order_acq_rel);
+	/* its creation, if others still keep it, is recreated for them and
+	 * destroyed again */
+	for (i = 0; i < o->nrecs; i++)
+		if (o->recs[i].r->handle == o->handle && o->recs[i].r->otype == o->type &&
+		    vkl_trim_shared_type(o->type))
+			atomic_store(&o->recs[i].r->dead, 1);
+	vkl_trim_obj_free(o);
+}
+
+/* ---- command buffers -------------------------------------------------------- */
+
+/* The command buffer's tracking state, through the per-thread cache. */
+static vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
+{
+	uint64_t gen = atomic_load_explicit(&vkl_trim.cb_gen, memory_order_acquire);
+	void *lk;
+	vkl_object *o;
+	if (t->cb_obj && t->cb == cb && t->cb_gen == gen)
+		return t->cb_obj;
+	o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
+	t->cb = cb;
+	t->cb_obj = o ? o->trim : NULL;
+	t->cb_gen = gen;
+	vkl_objects_unlock(lk);
+	return t->cb_obj;
+}
+
+static void vkl_trim_cb_clear(vkl_trim_obj *cb)
+{
+	cb->cmds.len = 0;
+	cb->ntr = 0;
+}
+
+/* A command buffer's calls are entries [u32 type][u32 len][bytes].  With
+ * VKL_TRIM_FLAT in the type the bytes are the call's flat form
+ * (sbt_vk_flat: the argument struct, then the one array it points to),
+ * copied now and encoded only when a snapshot writes it: a copy costs a
+ * fraction of an encode, and most calls are never written. */
+#define VKL_TRIM_FLAT 0x80000000u
+
+static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+{
+	size_t cap;
+	uint8_t *p;
+	if (e->cap - e->len >= need)
+		return 1;
+	cap = e->cap ? e->cap * 2 : 1024;
+	while (cap - e->len < need)
+		cap *= 2;
+	p = realloc(e->data, cap);
+	if (!p)
+		return 0;
+	e->data = p;
+	e->cap = cap;
+	return 1;
+}
+
+/* Append one call: the recorded bytes when they hold no blob id, else its
+ * flat form, else encoded here (inline). */
+static void vkl_trim_cb_append(vkl_trim_obj *cb, uint32_t cmd, const void *args,
+                               size_t template_len, const uint8_t *rec, size_t rec_len)
+{
+	sbt_vk_enc *e = &cb->cmds;
+	size_t at = e->len, n = 0, alen = 0, off;
+	const void *arr = NULL;
+	uint32_t hdr[2];
+	hdr[0] = SBT_VK_CMD_TYPE(cmd);
+	if (!rec)
+		n = sbt_vk_flat((enum sbt_vk_cmd)cmd, args, &arr, &alen, &off);
+	if (!vkl_trim_cb_room(e, 8 + (rec ? rec_len : n ? n + alen : 64)))
+		return;
+	if (rec) {
+		memcpy(e->data + at + 8, rec, rec_len);
+		e->len = at + 8 + rec_len;
+	} else if (n) {
+		memcpy(e->data + at + 8, args, n);
+		if (alen)
+			memcpy(e->data + at + 8 + n, arr, alen);
+		e->len = at + 8 + n + alen;
+		hdr[0] |= VKL_TRIM_FLAT;
+	} else {
+		e->len = at + 8;
+		e->template_data_len = template_len;
+		if (sbt_vk_encode(e, (enum sbt_vk_cmd)cmd, args) != SBT_VK_OK) {
+			e->len = at;
+			return;
+		}
+	}
+	hdr[1] = (uint32_t)(e->len - at - 8);
+	memcpy(e->data + at, hdr, 8);
+	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
+}
+
+static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, VkImageLayout layout)
+{
+	uint32_t i;
+	if (!image || layout == VK_IMAGE_LAYOUT_UNDEFINED)
+		return;
+	for (i = 0; i < cb->ntr; i++) {
+		if (cb->tr[i].image == image) {
+			cb->tr[i].layout = layout;
+			return;
+		}
+	}
+	if (cb->ntr == cb->captr) {
+		uint32_t cap = cb->captr ? cb->captr * 2 : 8;
+		vkl_trim_layout *v = realloc(cb->tr, cap * sizeof(*v));
+		if (!v)
+			return;
+		cb->tr = v;
+		cb->captr = cap;
+	}
+	cb->tr[cb->ntr].image = image;
+	cb->tr[cb->ntr].layout = layout;
+	cb->ntr++;
+}
+
+/* A render pass leaves each attachment in its final layout. */
+static void vkl_trim_cb_render_pass(vkl_trim_obj *cb, VkRenderPass rp, VkFramebuffer fb)
+{
+	VkImageLayout finals[32];
+	uint64_t views[32];
+	uint32_t nf = 0, nv = 0, i;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_RENDER_PASS, (uint64_t)(uintptr_t)rp, &lk);
+	if (o && o->trim) {
+		nf = o->trim->nfinals < 32 ? o->trim->nfinals : 32;
+		if (nf)
+			memcpy(finals, o->trim->finals, nf * sizeof(*finals));
+	}
+	vkl_objects_unlock(lk);
+	o = vkl_objects_lock(VK_OBJECT_TYPE_FRAMEBUFFER, (uint64_t)(uintptr_t)fb, &lk);
+	if (o && o->trim) {
+		nv = o->trim->nviews < 32 ? o->trim->nviews : 32;
+		if (nv)
+			memcpy(views, o->trim->views, nv * sizeof(*views));
+	}
+	vkl_objects_unlock(lk);
+	for (i = 0; i < nf && i < nv; i++) {
+		uint64_t image = 0;
+		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE_VIEW, views[i], &lk);
+		if (o && o->trim)
+			image = o->trim->image;
+		vkl_objects_unlock(lk);
+		vkl_trim_cb_layout(cb, image, finals[i]);
+	}
+}
+
+static void vkl_trim_cb_note(vkl_trim_obj *cb, uint32_t cmd, const void *args)
+{
+	uint32_t i;
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkCmdPipelineBarrier: {
+		const sbt_vk_args_vkCmdPipelineBarrier *a = args;
+		for (i = 0; i < a->imageMemoryBarrierCount; i++)
+			vkl_trim_cb_layout(cb, (uint64_t)(uintptr_t)a->pImageMemoryBarriers[i].image,
+			                   a->pImageMemoryBarriers[i].newLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdPipelineBarrier2:
+	case SBT_VK_CMD_vkCmdPipelineBarrier2KHR: {
+		const sbt_vk_args_vkCmdPipelineBarrier2 *a = args;
+		for (i = 0; i < a->pDependencyInfo->imageMemoryBarrierCount; i++)
+			vkl_trim_cb_layout(
+				cb, (uint64_t)(uintptr_t)a->pDependencyInfo->pImageMemoryBarriers[i].image,
+				a->pDependencyInfo->pImageMemoryBarriers[i].newLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBeginRenderPass: {
+		const sbt_vk_args_vkCmdBeginRenderPass *a = args;
+		vkl_trim_cb_render_pass(cb, a->pRenderPassBegin->renderPass,
+		                        a->pRenderPassBegin->framebuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBeginRenderPass2:
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR: {
+		const sbt_vk_args_vkCmdBeginRenderPass2 *a = args;
+		vkl_trim_cb_render_pass(cb, a->pRenderPassBegin->renderPass,
+		                        a->pRenderPassBegin->framebuffer);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* vkResetCommandPool: every command buffer of the pool starts over. */
+static void vkl_trim_pool_reset_one(vkl_object *o, void *ctx)
+{
+	if (o->type == VK_OBJECT_TYPE_COMMAND_BUFFER && o->trim &&
+	    o->parent == *(const uint64_t *)ctx)
+		vkl_trim_cb_clear(o->trim);
+}
+
+/* ---- synchronisation and presentation state ----------------------------------- */
+
+static void vkl_trim_set_signaled(VkObjectType type, uint64_t h, int signaled)
+{
+	void *lk;
+	vkl_object *o;
+	if (!h)
+		return;
+	o = vkl_objects_lock(type, h, &lk);
+	if (o && o->trim)
+		o->trim->signaled = signaled;
+	vkl_objects_unlock(lk);
+}
+
+static void vkl_trim_set_acquired(uint64_t swapchain, uint32_t index, int acquired)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_SWAPCHAIN_KHR, swapchain, &lk);
+	if (o && o->trim && index < 64) {
+		if (acquired)
+			o->trim->acquired |= 1ull << index;
+		else
+			o->trim->acquired &= ~(1ull << index);
+	}
+	vkl_objects_unlock(lk);
+}
+
+/* A submitted command buffer's layouts become its images' layouts. */
+static void vkl_trim_submitted(VkCommandBuffer cbh)
+{
+	vkl_trim_layout tr[64];
+	uint32_t n = 0, i;
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cbh, &lk);
+	if (o && o->trim) {
+		n = o->trim->ntr < 64 ? o->trim->ntr : 64;
+		if (n)
+			memcpy(tr, o->trim->tr, n * sizeof(*tr));
+	}
+	vkl_objects_unlock(lk);
+	for (i = 0; i < n; i++) {
+		o = vkl_objects_lock(VK_OBJECT_TYPE_IMAGE, tr[i].image, &lk);
+		if (o && o->trim)
+			o->trim->layout = tr[i].layout;
+		vkl_objects_unlock(lk);
+	}
+}
+
+static void vkl_trim_sync(uint32_t cmd, const void *args)
+{
+	uint32_t i, j;
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkQueueSubmit: {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (i = 0; i < a->submitCount; i++) {
+			const VkSubmitInfo *s = &a->pSubmits[i];
+			for (j = 0; j < s->waitSemaphoreCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pWaitSemaphores[j], 0);
+			for (j = 0; j < s->commandBufferCount; j++)
+				vkl_trim_submitted(s->pCommandBuffers[j]);
+			for (j = 0; j < s->signalSemaphoreCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pSignalSemaphores[j], 1);
+		}
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkQueueSubmit2:
+	case SBT_VK_CMD_vkQueueSubmit2KHR: {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (i = 0; i < a->submitCount; i++) {
+			const VkSubmitInfo2 *s = &a->pSubmits[i];
+			for (j = 0; j < s->waitSemaphoreInfoCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pWaitSemaphoreInfos[j].semaphore, 0);
+			for (j = 0; j < s->commandBufferInfoCount; j++)
+				vkl_trim_submitted(s->pCommandBufferInfos[j].commandBuffer);
+			for (j = 0; j < s->signalSemaphoreInfoCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pSignalSemaphoreInfos[j].semaphore, 1);
+		}
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkQueueBindSparse: {
+		const sbt_vk_args_vkQueueBindSparse *a = args;
+		for (i = 0; i < a->bindInfoCount; i++) {
+			const VkBindSparseInfo *s = &a->pBindInfo[i];
+			for (j = 0; j < s->waitSemaphoreCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pWaitSemaphores[j], 0);
+			for (j = 0; j < s->signalSemaphoreCount; j++)
+				vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+				                      (uint64_t)(uintptr_t)s->pSignalSemaphores[j], 1);
+		}
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkResetFences: {
+		const sbt_vk_args_vkResetFences *a = args;
+		for (i = 0; i < a->fenceCount; i++)
+			vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->pFences[i], 0);
+		break;
+	}
+	case SBT_VK_CMD_vkAcquireNextImageKHR: {
+		const sbt_vk_args_vkAcquireNextImageKHR *a = args;
+		if (a->ret != VK_SUCCESS && a->ret != VK_SUBOPTIMAL_KHR)
+			break;
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE, (uint64_t)(uintptr_t)a->semaphore, 1);
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->fence, 1);
+		vkl_trim_set_acquired((uint64_t)(uintptr_t)a->swapchain, *a->pImageIndex, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkAcquireNextImage2KHR: {
+		const sbt_vk_args_vkAcquireNextImage2KHR *a = args;
+		if (a->ret != VK_SUCCESS && a->ret != VK_SUBOPTIMAL_KHR)
+			break;
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+		                      (uint64_t)(uintptr_t)a->pAcquireInfo->semaphore, 1);
+		vkl_trim_set_signaled(VK_OBJECT_TYPE_FENCE, (uint64_t)(uintptr_t)a->pAcquireInfo->fence, 1);
+		vkl_trim_set_acquired((uint64_t)(uintptr_t)a->pAcquireInfo->swapchain, *a->pImageIndex, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkQueuePresentKHR: {
+		const VkPresentInfoKHR *p = ((const sbt_vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+		for (j = 0; j < p->waitSemaphoreCount; j++)
+			vkl_trim_set_signaled(VK_OBJECT_TYPE_SEMAPHORE,
+			                      (uint64_t)(uintptr_t)p->pWaitSemaphores[j], 0);
+		for (j = 0; j < p->swapchainCount; j++)
+			vkl_trim_set_acquired((uint64_t)(uintptr_t)p->pSwapchains[j], p->pImageIndices[j], 0);
+		break;
+	}
+	case SBT_VK_CMD_vkResetCommandPool: {
+		const sbt_vk_args_vkResetCommandPool *a = args;
+		uint64_t pool = (uint64_t)(uintptr_t)a->commandPool;
+		vkl_objects_each(vkl_trim_pool_reset_one, &pool);
+		break;
+	}
+	case SBT_VK_CMD_vkUnmapMemory: {
+		const sbt_vk_args_vkUnmapMemory *a = args;
+		vkl_trim_drop(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory,
+		              SBT_VK_CMD_TYPE(SBT_VK_CMD_vkMapMemory));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* ---- keeping calls ------------------------------------------------------------- */
+
+/* Which descriptors of `set` the update writes, as a hash of (binding,
+ * first element, count) in call order; 0 when it also copies into the set
+ * (what a copy brings depends on the source's state). */
+static uint64_t vkl_trim_update_sig(const sbt_vk_args_vkUpdateDescriptorSets *a,
+                                    VkDescriptorSet set)
+{
+	uint64_t h = 0x84222325cbf29ce4ull;
+	uint32_t i;
+	for (i = 0; i < a->descriptorCopyCount; i++)
+		if (a->pDescriptorCopies[i].dstSet == set)
+			return 0;
+	for (i = 0; i < a->descriptorWriteCount; i++) {
+		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+		if (w->dstSet != set)
+			continue;
+		h = (h ^ w->dstBinding) * 0x100000001b3ull;
+		h = (h ^ w->dstArrayElement) * 0x100000001b3ull;
+		h = (h ^ w->descriptorCount) * 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+static void vkl_trim_keep_update(VkDescriptorSet set, vkl_trim_rec *r, uint64_t sig)
+{
+	void *lk;
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)set, &lk);
+	if (o && o->trim)
+		vkl_trim_keep_sig(o->trim, r, 0, sig);
+	vkl_objects_unlock(lk);
+}
+
+/* The objects a state-setting call belongs to. */
+static void vkl_trim_state(uint32_t cmd, const void *args, vkl_trim_rec *r)
+{
+	uint32_t i;
+	switch ((enum sbt_vk_cmd)cmd) {
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = args;
+		if (a->ret == VK_SUCCESS)
+			vkl_trim_bind(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory, r);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = args;
+		if (a->ret == VK_SUCCESS)
+			vkl_trim_bind(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory, r);
+		break;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = args;
+		for (i = 0; a->ret == VK_SUCCESS && i < a->bindInfoCount; i++)
+			vkl_trim_bind(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+			              a->pBindInfos[i].memory, r);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = args;
+		for (i = 0; a->ret == VK_SUCCESS && i < a->bindInfoCount; i++)
+			vkl_trim_bind(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+			              a->pBindInfos[i].memory, r);
+		break;
+	}
+	case SBT_VK_CMD_vkGetBufferMemoryRequirements: {
+		const sbt_vk_args_vkGetBufferMemoryRequirements *a = args;
+		vkl_trim_keep(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, r, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkGetImageMemoryRequirements: {
+		const sbt_vk_args_vkGetImageMemoryRequirements *a = args;
+		vkl_trim_keep(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, r, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkGetBufferMemoryRequirements2:
+	case SBT_VK_CMD_vkGetBufferMemoryRequirements2KHR: {
+		const sbt_vk_args_vkGetBufferMemoryRequirements2 *a = args;
+		vkl_trim_keep(VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pInfo->buffer, r, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkGetImageMemoryRequirements2:
+	case SBT_VK_CMD_vkGetImageMemoryRequirements2KHR: {
+		const sbt_vk_args_vkGetImageMemoryRequirements2 *a = args;
+		vkl_trim_keep(VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pInfo->image, r, 1);
+		break;
+	}
+	case SBT_VK_CMD_vkMapMemory: {
+		const sbt_vk_args_vkMapMemory *a = args;
+		if (a->ret == VK_SUCCESS)
+			vkl_trim_keep(VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)(uintptr_t)a->memory, r, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSets: {
+		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (i = 0; i < a->descriptorWriteCount; i++) {
+			VkDescriptorSet set = a->pDescriptorWrites[i].dstSet;
+			vkl_trim_keep_update(set, r, vkl_trim_update_sig(a, set));
+		}
+		for (i = 0; i < a->descriptorCopyCount; i++)
+			vkl_trim_keep(VK_OBJECT_TYPE_DESCRIPTOR_SET,
+			              (uint64_t)(uintptr_t)a->pDescriptorCopies[i].dstSet, r, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate:
+	case SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR: {
+		const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
+		vkl_trim_keep(VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)a->descriptorSet, r, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t template_len)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	const uint8_t *p = NULL;
+	size_t len = 0;
+	int in = 0;
+	uint64_t seq = 0;
+	uint8_t cls;
+	vkl_trim_rec *r;
+	/* one thread-local lookup per call: the compiler would otherwise
+	 * redo it (a call in a shared object) wherever t is used */
+	__asm__("" : "+r"(t));
+	if (__builtin_expect(!vkl_trim_ready, 0))
+		pthread_once(&vkl_trim_once, vkl_trim_init);
+	if (t->pending) {
+		vkl_trim_rec_release(t->pending);
+		t->pending = NULL;
+	}
+	cls = vkl_trim.cls[cmd];
+again:
+	if (cap_active())
+		seq = vkl_record_call(cmd, flags, args, template_len, &p, &len, &in);
+	if (!in)
+		p = NULL; /* what is kept must not name the window's blobs */
+	switch (cls) {
+	case VKL_TC_NONE:
+		break;
+	case VKL_TC_CB_BEGIN:
+	case VKL_TC_CB_CMD:
+	case VKL_TC_CB_RESET: {
+		vkl_trim_obj *cb;
+		if (!vkl_trim_enter(t)) {
+			if (!seq)
+				goto again; /* not recorded: the window may be open now */
+			while (!vkl_trim_enter(t))
+				;
+		}
+		cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
+		if (cb) {
+			if (cls != VKL_TC_CB_CMD)
+				vkl_trim_cb_clear(cb);
+			if (cls != VKL_TC_CB_RESET) {
+				vkl_trim_cb_append(cb, cmd, args, template_len, p, len);
+				vkl_trim_cb_note(cb, cmd, args);
+			}
+		}
+		vkl_trim_leave(t);
+		break;
+	}
+	default:
+		if (!p) {
+			t->enc.len = 0;
+			t->enc.template_data_len = template_len;
+			if (sbt_vk_encode(&t->enc, (enum sbt_vk_cmd)cmd, args) != SBT_VK_OK)
+				break;
+			p = t->enc.data;
+			len = t->enc.len;
+		}
+		r = vkl_trim_rec_new(cmd, p, len);
+		if (!r)
+			break;
+		if (cls == VKL_TC_CREATE) {
+			t->pending = r; /* adopted by vkl_objects_add, right after */
+			t->pending_cmd = cmd;
+			t->pending_args = args;
+			break;
+		}
+		if (cls == VKL_TC_PHYS_QUERY)
+			vkl_trim_keep(VK_OBJECT_TYPE_PHYSICAL_DEVICE,
+			              (uint64_t)(uintptr_t)*(void *const *)args, r, 1);
+		else
+			vkl_trim_state(cmd, args, r);
+		vkl_trim_rec_release(r);
+		break;
+	}
+	if (cls < VKL_TC_CB_BEGIN || cls > VKL_TC_CB_RESET)
+		vkl_trim_sync(cmd, args);
+	return seq;
+}
+
+/* ---- the snapshot ------------------------------------------------------------------ */
+
+/* One call to write: a kept record, or a command buffer's calls. */
+typedef struct vkl_snap_item {
+	uint64_t key; /* order * 2, or order * 2 + 1 for a command buffer's calls */
+	vkl_trim_rec *rec;
+	uint8_t *cmds; /* owned copy */
+	size_t cmds_len;
+	uint64_t cb; /* whose calls they are */
+} vkl_snap_item;
+
+typedef struct vkl_snap_image {
+	uint64_t image, device;
+	VkFormat format;
+	VkImageLayout from, to;
+} vkl_snap_image;
+
+typedef struct vkl_snap_sync {
+	VkObjectType type;
+	uint64_t handle, device;
+	int signal; /* fences: 1 signal, 0 reset */
+	uint64_t acquired;
+} vkl_snap_sync;
+
+typedef struct vkl_snap_queue {
+	uint64_t queue, device;
+	uint32_t family;
+} vkl_snap_queue;
+
+/* A resource bound to memory: whether the snapshot needs that memory's
+ * contents for it. */
+typedef struct vkl_snap_bound {
+	uint64_t memory;
+	VkFormat format; /* images only attachments use */
+	int needed;      /* buffers, images something else may read */
+	int image;
+} vkl_snap_bound;
+
+/* A memory object read through a staging copy, restored the same way. */
+typedef struct vkl_snap_staged {
+	uint64_t memory, device;
+	VkDeviceSize size;
+	uint32_t staging_type;      /* host-visible type for the replay's staging memory */
+	VkDeviceSize staging_size;
+	uint8_t *bytes;             /* owned */
+} vkl_snap_staged;
+
+typedef struct vkl_snap {
+	vkl_snap_item *items;
+	size_t nitems, capitems;
+	vkl_snap_image *images;
+	size_t nimages, capimages;
+	vkl_snap_sync *syncs;
+	size_t nsyncs, capsyncs;
+	vkl_snap_queue *queues;
+	size_t nqueues, capqueues;
+	uint64_t *memories; /* pairs: memory, device */
+	size_t nmemories, capmemories;
+	uint64_t *devices;
+	size_t ndevices, capdevices;
+	vkl_snap_bound *bound;
+	size_t nbound, capbound;
+	VkFormat *loaded; /* formats of attachments some live render pass loads */
+	size_t nloaded, caploaded;
+	vkl_snap_staged *staged;
+	size_t nstaged, capstaged;
+	int nomem;
+} vkl_snap;
+
+/* Usage through which only a render pass reaches an image's contents. */
+#define VKL_TRIM_ATTACHMENT_USAGE                                                   \
+	(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | \
+	 VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT)
+
+/* Grow an array of elem-size elements by one; NULL when out of memory. */
+static void *vkl_snap_push(vkl_snap *s, void **v, size_t *n, size_t *cap, size_t elem)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *x = realloc(*v, c * elem);
+		if (!x) {
+			s->nomem = 1;
+			return NULL;
+		}
+		*v = x;
+		*cap = c;
+	}
+	return (uint8_t *)*v + (*n)++ * elem;
+}
+
+#define VKL_SNAP_PUSH(s, arr, n, cap) \
+	vkl_snap_push((s), (void **)&(s)->arr, &(s)->n, &(s)->cap, sizeof(*(s)->arr))
+
+static void vkl_snap_devices(vkl_object *o, void *ctx)
+{
+	vkl_snap *s = ctx;
+	uint64_t *d;
+	if (o->type == VK_OBJECT_TYPE_DEVICE && (d = VKL_SNAP_PUSH(s, devices, ndevices, capdevices)))
+		*d = o->handle;
+}
+
+static void vkl_snap_collect(vkl_object *obj, void *ctx)
+{
+	vkl_snap *s = ctx;
+	vkl_trim_obj *o = obj->trim;
+	uint32_t i;
+	if (!o)
+		return;
+	for (i = 0; i < o->nrecs; i++) {
+		vkl_snap_item *it = VKL_SNAP_PUSH(s, items, nitems, capitems);
+		if (!it)
+			return;
+		it->key = o->recs[i].r->order * 2;
+		it->rec = vkl_trim_rec_ref(o->recs[i].r);
+		it->cmds = NULL;
+		it->cmds_len = 0;
+	}
+	switch (o->type) {
+	case VK_OBJECT_TYPE_COMMAND_BUFFER:
+		if (o->cmds.len) {
+			vkl_snap_item *it = VKL_SNAP_PUSH(s, items, nitems, capitems);
+			if (!it)
+				return;
+			it->key = o->cmds_order * 2 + 1;
+			it->rec = NULL;
+			it->cb = o->handle;
+			it->cmds = malloc(o->cmds.len);
+			it->cmds_len = it->cmds ? o->cmds.len : 0;
+			if (it->cmds)
+				memcpy(it->cmds, o->cmds.data, o->cmds.len);
+			else
+				s->nomem = 1;
+		}
+		break;
+	case VK_OBJECT_TYPE_BUFFER:
+	case VK_OBJECT_TYPE_IMAGE:
+		if (o->memory) {
+			vkl_snap_bound *b = VKL_SNAP_PUSH(s, bound, nbound, capbound);
+			if (b) {
+				b->memory = o->memory;
+				b->format = o->format;
+				b->needed = o->type == VK_OBJECT_TYPE_BUFFER ||
+				            (o->usage & ~(VkImageUsageFlags)VKL_TRIM_ATTACHMENT_USAGE) != 0;
+				b->image = o->type == VK_OBJECT_TYPE_IMAGE;
+			}
+		}
+		if (o->type == VK_OBJECT_TYPE_IMAGE && o->layout != o->initial &&
+		    o->layout != VK_IMAGE_LAYOUT_UNDEFINED) {
+			vkl_snap_image *im = VKL_SNAP_PUSH(s, images, nimages, capimages);
+			if (im) {
+				im->image = o->handle;
+				im->device = o->device;
+				im->format = o->format;
+				im->from = o->initial;
+				im->to = o->layout;
+			}
+		}
+		break;
+	case VK_OBJECT_TYPE_FENCE:
+	case VK_OBJECT_TYPE_SEMAPHORE:
+	case VK_OBJECT_TYPE_SWAPCHAIN_KHR: {
+		vkl_snap_sync y = { o->type, o->handle, o->device, o->signaled, o->acquired };
+		vkl_snap_sync *p;
+		if (o->type == VK_OBJECT_TYPE_FENCE && o->signaled == o->created_signaled)
+			break;
+		if (o->type == VK_OBJECT_TYPE_SEMAPHORE && !(o->binary && o->signaled))
+			break;
+		if (o->type == VK_OBJECT_TYPE_SWAPCHAIN_KHR && !o->acquired)
+			break;
+		if ((p = VKL_SNAP_PUSH(s, syncs, nsyncs, capsyncs)))
+			*p = y;
+		break;
+	}
+	case VK_OBJECT_TYPE_RENDER_PASS:
+		for (i = 0; i < o->nfinals; i++) {
+			VkFormat *f;
+			if (o->loads[i] && (f = VKL_SNAP_PUSH(s, loaded, nloaded, caploaded)))
+				*f = o->formats[i];
+		}
+		break;
+	case VK_OBJECT_TYPE_QUEUE: {
+		vkl_snap_queue *q = VKL_SNAP_PUSH(s, queues, nqueues, capqueues);
+		if (q) {
+			q->queue = o->handle;
+			q->device = o->device;
+			q->family = o->family;
+		}
+		break;
+	}
+	case VK_OBJECT_TYPE_DEVICE_MEMORY: {
+		uint64_t *m = VKL_SNAP_PUSH(s, memories, nmemories, capmemories);
+		uint64_t *m2 = m ? VKL_SNAP_PUSH(s, memories, nmemories, capmemories) : NULL;
+		if (m2) {
+			s->memories[s->nmemories - 2] = o->handle;
+			s->memories[s->nmemories - 1] = o->device;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Whether the window may read the memory's contents as they are now: it
+ * is bound to a buffer, to an image something other than a render pass
+ * reads, to an attachment of a format some live render pass loads, or to
+ * nothing the layer saw.  Attachments no render pass loads are cleared or
+ * discarded before anything reads them. */
+static int vkl_snap_memory_needed(const vkl_snap *s, uint64_t mem)
+{
+	size_t i, j;
+	int bound = 0;
+	for (i = 0; i < s->nbound; i++) {
+		const vkl_snap_bound *b = &s->bound[i];
+		if (b->memory != mem)
+			continue;
+		bound = 1;
+		if (b->needed)
+			return 1;
+		for (j = 0; j < s->nloaded; j++)
+			if (s->loaded[j] == b->format)
+				return 1;
+	}
+	return !bound;
+}
+
+static int vkl_snap_item_cmp(const void *a, const void *b)
+{
+	const vkl_snap_item *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* ---- what may be written: every handle a kept call names must exist ---- */
+
+/* A kept call can name an object destroyed since: a descriptor update of
+ * a buffer the set no longer holds, a command buffer recorded before its
+ * framebuffer was destroyed (the application must record it again before
+ * submitting it).  Such calls are left out: their replay would stop on the
+ * unknown handle.  Each call is decoded, its input handles looked up in
+ * the live-object table; objects recreated only for others count. */
+typedef struct vkl_snap_check {
+	sbt_vk_arena *arena;
+	sbt_vk_enc enc;  /* flat calls encoded (inline) */
+	uint8_t *flat;   /* a flat call's bytes, aligned */
+	size_t flat_cap;
+	const vkl_trim_rec **zombies; /* recreated for others so far */
+	size_t nzombies, capzombies;
+	VkObjectType bad_type;
+	uint64_t bad;
+} vkl_snap_check;
+
+/* The types every creation of which the table holds. */
+static int vkl_snap_tracked_type(VkObjectType t)
+{
+	switch (t) {
+	case VK_OBJECT_TYPE_BUFFER:
+	case VK_OBJECT_TYPE_IMAGE:
+	case VK_OBJECT_TYPE_IMAGE_VIEW:
+	case VK_OBJECT_TYPE_BUFFER_VIEW:
+	case VK_OBJECT_TYPE_SAMPLER:
+	case VK_OBJECT_TYPE_DEVICE_MEMORY:
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET:
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT:
+	case VK_OBJECT_TYPE_DESCRIPTOR_POOL:
+	case VK_OBJECT_TYPE_PIPELINE:
+	case VK_OBJECT_TYPE_PIPELINE_LAYOUT:
+	case VK_OBJECT_TYPE_RENDER_PASS:
+	case VK_OBJECT_TYPE_FRAMEBUFFER:
+	case VK_OBJECT_TYPE_SHADER_MODULE:
+	case VK_OBJECT_TYPE_COMMAND_BUFFER:
+	case VK_OBJECT_TYPE_COMMAND_POOL:
+	case VK_OBJECT_TYPE_EVENT:
+	case VK_OBJECT_TYPE_QUERY_POOL:
+	case VK_OBJECT_TYPE_FENCE:
+	case VK_OBJECT_TYPE_SEMAPHORE:
+	case VK_OBJECT_TYPE_SWAPCHAIN_KHR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static sbt_vk_status vkl_snap_map(void *ctx, VkObjectType type, uint64_t h, uint64_t *live_out)
+{
+	vkl_snap_check *ck = ctx;
+	vkl_object o;
+	size_t i;
+	*live_out = h;
+	if (!h || !vkl_snap_tracked_type(type) || vkl_objects_find(type, h, &o))
+		return SBT_VK_OK;
+	for (i = 0; i < ck->nzombies; i++)
+		if (ck->zombies[i]->handle == h && ck->zombies[i]->otype == type)
+			return SBT_VK_OK;
+	ck->bad_type = type;
+	ck->bad = h;
+	return SBT_VK_ERR_HANDLE;
+}
+
+/* 1 when the call names no destroyed object (or cannot be checked). */
+static int vkl_snap_valid(vkl_snap_check *ck, uint32_t type, const uint8_t *p, size_t len)
+{
+	sbt_vk_decode_hooks hooks = { ck, vkl_snap_map, NULL };
+	enum sbt_vk_cmd cmd;
+	void *args;
+	if (!ck->arena || type < SBT_VK_TYPE_BASE || type - SBT_VK_TYPE_BASE >= SBT_VK_CMD_COUNT)
+		return 1;
+	cmd = (enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE);
+	sbt_vk_arena_reset(ck->arena);
+	args = sbt_vk_arena_alloc(ck->arena, sbt_vk_args_size(cmd));
+	if (!args)
+		return 1;
+	return sbt_vk_decode(cmd, p, len, ck->arena, args, &hooks) != SBT_VK_ERR_HANDLE;
+}
+
+static const char *vkl_snap_type_name(uint32_t type)
+{
+	const char *n = sbt_vk_cmd_name((enum sbt_vk_cmd)(type - SBT_VK_TYPE_BASE));
+	return n ? n : "?";
+}
+
+/* Encode the flat calls of a command buffer's entries in place (a new
+ * buffer).  0 when out of memory or a call does not encode. */
+static int vkl_snap_cb_encode(vkl_snap_check *ck, vkl_snap_item *it)
+{
+	sbt_vk_enc out;
+	size_t at, step;
+	uint32_t hdr[2];
+	sbt_vk_enc_init(&out);
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + step) {
+		const uint8_t *p;
+		size_t len, alen, off;
+		const void *arr;
+		memcpy(hdr, it->cmds + at, 8);
+		step = hdr[1];
+		if (at + 8 + step > it->cmds_len)
+			goto out_fail;
+		p = it->cmds + at + 8;
+		len = step;
+		if (hdr[0] & VKL_TRIM_FLAT) {
+			enum sbt_vk_cmd cmd = (enum sbt_vk_cmd)((hdr[0] & ~VKL_TRIM_FLAT) - SBT_VK_TYPE_BASE);
+			size_t n = sbt_vk_args_size(cmd);
+			if (ck->flat_cap < len) {
+				uint8_t *f = realloc(ck->flat, len);
+				if (!f)
+					goto out_fail;
+				ck->flat = f;
+				ck->flat_cap = len;
+			}
+			memcpy(ck->flat, p, len);
+			if (sbt_vk_flat(cmd, ck->flat, &arr, &alen, &off) != n || n + alen != len)
+				goto out_fail;
+			if (alen) {
+				void *a = ck->flat + n;
+				memcpy(ck->flat + off, &a, sizeof(a));
+			}
+			ck->enc.len = 0;
+			ck->enc.template_data_len = 0;
+			if (sbt_vk_encode(&ck->enc, cmd, ck->flat) != SBT_VK_OK)
+				goto out_fail;
+			p = ck->enc.data;
+			len = ck->enc.len;
+		}
+		if (!vkl_trim_cb_room(&out, 8 + len))
+			goto out_fail;
+		hdr[0] &= ~VKL_TRIM_FLAT;
+		hdr[1] = (uint32_t)len;
+		memcpy(out.data + out.len, hdr, 8);
+		memcpy(out.data + out.len + 8, p, len);
+		out.len += 8 + len;
+	}
+	free(it->cmds);
+	it->cmds = out.data;
+	it->cmds_len = out.len;
+	return 1;
+
+out_fail:
+	sbt_vk_enc_free(&out);
+	return 0;
+}
+
+/* Record a command buffer's calls when all of them may be. */
+static size_t vkl_snap_write_cb(vkl_snap_check *ck, vkl_snap_item *it)
+{
+	size_t at, n = 0;
+	uint32_t hdr[2];
+	if (!vkl_snap_cb_encode(ck, it)) {
+		CAP_ERROR("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its calls could not "
+		          "be encoded", (unsigned long long)it->cb);
+		return 0;
+	}
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
+		memcpy(hdr, it->cmds + at, 8);
+		if (at + 8 + hdr[1] > it->cmds_len)
+			return 0;
+		if (!vkl_snap_valid(ck, hdr[0], it->cmds + at + 8, hdr[1])) {
+			CAP_INFO("Vulkan snapshot: VkCommandBuffer 0x%llx is left out: its %s names "
+			         "object 0x%llx (type %d), destroyed since",
+			         (unsigned long long)it->cb, vkl_snap_type_name(hdr[0]),
+			         (unsigned long long)ck->bad, (int)ck->bad_type);
+			return 0;
+		}
+	}
+	for (at = 0; at + 8 <= it->cmds_len; at += 8 + (size_t)hdr[1]) {
+		memcpy(hdr, it->cmds + at, 8);
+		cap_record(hdr[0], 0, it->cmds + at + 8, hdr[1]);
+		n++;
+	}
+	return n;
+}
+
+/* Record a call of the snapshot's own. */
+static void vkl_snap_put(uint32_t cmd, const void *args)
+{
+	const uint8_t *p;
+	size_t len;
+	int in;
+	vkl_record_call(cmd, 0, args, 0, &p, &len, &in);
+}
+
+static VkImageAspectFlags vkl_snap_aspect(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_D16_UNORM:
+	case VK_FORMAT_X8_D24_UNORM_PACK32:
+	case VK_FORMAT_D32_SFLOAT:
+		return VK_IMAGE_ASPECT_DEPTH_BIT;
+	case VK_FORMAT_S8_UINT:
+		return VK_IMAGE_ASPECT_STENCIL_BIT;
+	case VK_FORMAT_D16_UNORM_S8_UINT:
+	case VK_FORMAT_D24_UNORM_S8_UINT:
+	case VK_FORMAT_D32_SFLOAT_S8_UINT:
+		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	default:
+		return VK_IMAGE_ASPECT_COLOR_BIT;
+	}
+}
+
+/* Whether an image is bound to the memory. */
+static int vkl_snap_memory_has_image(const vkl_snap *s, uint64_t mem)
+{
+	size_t i;
+	for (i = 0; i < s->nbound; i++)
+		if (s->bound[i].memory == mem && s->bound[i].image)
+			return 1;
+	return 0;
+}
+
+/* The first queue of the device the layer saw; NULL if none. */
+static const vkl_snap_queue *vkl_snap_queue_of(const vkl_snap *s, uint64_t dev)
+{
+	size_t i;
+	for (i = 0; i < s->nqueues; i++)
+		if (s->queues[i].device == dev)
+			return &s->queues[i];
+	return NULL;
+}
+
+/* Read a memory object through a buffer bound over all of it, copied on
+ * the device into host-visible memory of the layer's own (down the chain,
+ * not recorded).  Fills out and returns 1, or warns and returns 0. */
+static int vkl_snap_read_staged(vkl_device *d, const vkl_snap_queue *q, VkDeviceMemory mem,
+                                const vkl_memory_desc *md, vkl_snap_staged *out)
+{
+	VkDevice dev = d->handle;
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO };
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	VkBufferMemoryBarrier bar = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkBuffer src = VK_NULL_HANDLE, stg = VK_NULL_HANDLE;
+	VkDeviceMemory smem = VK_NULL_HANDLE;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkMemoryRequirements req;
+	VkBufferCopy region = { 0, 0, md->size };
+	const VkMemoryPropertyFlags host =
+		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	const char *why = NULL;
+	void *p = NULL;
+	uint32_t t;
+
+	if (!q)
+		why = "the device has no queue the layer saw";
+	else if (md->dedicated)
+		why = "it is a dedicated allocation";
+	else if (!d->set_loader_data)
+		why = "the loader gave no way to dispatch a command buffer of the layer's";
+	if (why)
+		goto out;
+	bci.size = md->size;
+	bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+	bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	why = "no buffer can be bound over all of it";
+	if (d->table.CreateBuffer(dev, &bci, NULL, &src) != VK_SUCCESS)
+		goto out;
+	d->table.GetBufferMemoryRequirements(dev, src, &req);
+	if (!(req.memoryTypeBits & (1u << md->type_index)) || req.size > md->size ||
+	    d->table.BindBufferMemory(dev, src, mem, 0) != VK_SUCCESS)
+		goto out;
+	why = "no staging memory";
+	if (d->table.CreateBuffer(dev, &bci, NULL, &stg) != VK_SUCCESS)
+		goto out;
+	d->table.GetBufferMemoryRequirements(dev, stg, &req);
+	for (t = 0; t < d->mem_props.memoryTypeCount; t++)
+		if ((req.memoryTypeBits & (1u << t)) &&
+		    (d->mem_props.memoryTypes[t].propertyFlags & host) == host)
+			break;
+	if (t == d->mem_props.memoryTypeCount)
+		goto out;
+	mai.allocationSize = req.size;
+	mai.memoryTypeIndex = t;
+	if (d->table.AllocateMemory(dev, &mai, NULL, &smem) != VK_SUCCESS ||
+	    d->table.BindBufferMemory(dev, stg, smem, 0) != VK_SUCCESS ||
+	    d->table.MapMemory(dev, smem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+		goto out;
+	why = "the copy failed";
+	pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+	pci.queueFamilyIndex = q->family;
+	if (d->table.CreateCommandPool(dev, &pci, NULL, &pool) != VK_SUCCESS)
+		goto out;
+	cai.commandPool = pool;
+	cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+	cai.commandBufferCount = 1;
+	if (d->table.AllocateCommandBuffers(dev, &cai, &cb) != VK_SUCCESS) {
+		cb = VK_NULL_HANDLE;
+		goto out;
+	}
+	if (d->set_loader_data(dev, cb) != VK_SUCCESS)
+		goto out;
+	bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+	if (d->table.BeginCommandBuffer(cb, &bi) != VK_SUCCESS)
+		goto out;
+	d->table.CmdCopyBuffer(cb, src, stg, 1, &region);
+	bar.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	bar.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+	bar.srcQueueFamilyIndex = bar.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bar.buffer = stg;
+	bar.size = VK_WHOLE_SIZE;
+	d->table.CmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+	                            0, 0, NULL, 1, &bar, 0, NULL);
+	si.commandBufferCount = 1;
+	si.pCommandBuffers = &cb;
+	if (d->table.EndCommandBuffer(cb) != VK_SUCCESS ||
+	    d->table.QueueSubmit((VkQueue)(uintptr_t)q->queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS ||
+	    d->table.QueueWaitIdle((VkQueue)(uintptr_t)q->queue) != VK_SUCCESS)
+		goto out;
+	why = "out of memory";
+	out->bytes = malloc(md->size ? (size_t)md->size : 1);
+	if (!out->bytes)
+		goto out;
+	memcpy(out->bytes, p, (size_t)md->size);
+	out->memory = (uint64_t)(uintptr_t)mem;
+	out->size = md->size;
+	out->staging_type = t;
+	out->staging_size = req.size;
+	why = NULL;
+out:
+	if (cb)
+		d->table.FreeCommandBuffers(dev, pool, 1, &cb);
+	if (pool)
+		d->table.DestroyCommandPool(dev, pool, NULL);
+	if (p)
+		d->table.UnmapMemory(dev, smem);
+	if (stg)
+		d->table.DestroyBuffer(dev, stg, NULL);
+	if (smem)
+		d->table.FreeMemory(dev, smem, NULL);
+	if (src)
+		d->table.DestroyBuffer(dev, src, NULL);
+	if (why)
+		CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible and "
+		         "its contents are left out of the snapshot: %s",
+		         (unsigned long long)(uintptr_t)mem, (unsigned long long)md->size, why);
+	return why == NULL;
+}
+
+/* One device's layouts, fences, semaphores and acquires, through calls
+ * with the snapshot's own pool and command buffer. */
+static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
+{
+	VkDevice device = (VkDevice)(uintptr_t)dev;
+	const vkl_snap_queue *q = NULL;
+	VkImageMemoryBarrier *bars = NULL;
+	VkSemaphore *sems = NULL;
+	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
+	uint32_t nbars = 0, nsems = 0, nstaged = 0;
+	size_t i, k;
+	VkQueue queue;
+	for (i = 0; i < s->nqueues && !q; i++)
+		if (s->queues[i].device == dev)
+			q = &s->queues[i];
+	for (i = 0; i < s->nimages; i++)
+		nbars += s->images[i].device == dev;
+	for (i = 0; i < s->nsyncs; i++)
+		nsems += s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE;
+	for (i = 0; i < s->nstaged; i++)
+		nstaged += s->staged[i].device == dev;
+	if (!q) {
+		if (nbars || nsems)
+			CAP_WARN("Vulkan snapshot: VkDevice 0x%llx has no queue the layer saw: image "
+			         "layouts and semaphore states are left out of the snapshot",
+			         (unsigned long long)dev);
+		goto out_sync;
+	}
+	queue = (VkQueue)(uintptr_t)q->queue;
+	bars = calloc(nbars ? nbars : 1, sizeof(*bars));
+	sems = calloc(nsems ? nsems : 1, sizeof(*sems));
+	staged = calloc(nstaged ? 3 * (size_t)nstaged : 1, sizeof(*staged));
+	if (!bars || !sems || !staged)
+		goto out_free;
+	nbars = nsems = 0;
+	for (i = 0; i < s->nimages; i++) {
+		const vkl_snap_image *im = &s->images[i];
+		VkImageMemoryBarrier *b = &bars[nbars];
+		if (im->device != dev)
+			continue;
+		b->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+		b->srcAccessMask = 0;
+		b->dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+		b->oldLayout = im->from;
+		b->newLayout = im->to;
+		b->srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		b->dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+		b->image = (VkImage)(uintptr_t)im->image;
+		b->subresourceRange.aspectMask = vkl_snap_aspect(im->format);
+		b->subresourceRange.levelCount = VK_REMAINING_MIP_LEVELS;
+		b->subresourceRange.layerCount = VK_REMAINING_ARRAY_LAYERS;
+		nbars++;
+	}
+	for (i = 0; i < s->nsyncs; i++)
+		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE)
+			sems[nsems++] = (VkSemaphore)(uintptr_t)s->syncs[i].handle;
+	if (nbars || nsems || nstaged) {
+		VkCommandPool pool = (VkCommandPool)(uintptr_t)(*next_handle)++;
+		VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(*next_handle)++;
+		VkCommandPoolCreateInfo pci = { VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL, 0,
+			                            q->family };
+		VkCommandBufferAllocateInfo ai = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL,
+			                               pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1 };
+		VkCommandBufferBeginInfo bi = { VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+			                            VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, NULL };
+		VkSubmitInfo si = { VK_STRUCTURE_TYPE_SUBMIT_INFO, NULL, 0, NULL, NULL, 1, &cb, nsems,
+			                sems };
+		sbt_vk_args_vkCreateCommandPool cp = { device, &pci, NULL, &pool, VK_SUCCESS };
+		sbt_vk_args_vkAllocateCommandBuffers acb = { device, &ai, &cb, VK_SUCCESS };
+		sbt_vk_args_vkBeginCommandBuffer bcb = { cb, &bi, VK_SUCCESS };
+		sbt_vk_args_vkCmdPipelineBarrier pb = { cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			                                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+			                                    NULL, nbars, bars };
+		sbt_vk_args_vkEndCommandBuffer ecb = { cb, VK_SUCCESS };
+		sbt_vk_args_vkQueueSubmit qs = { queue, 1, &si, VK_NULL_HANDLE, VK_SUCCESS };
+		sbt_vk_args_vkQueueWaitIdle wi = { queue, VK_SUCCESS };
+		sbt_vk_args_vkDestroyCommandPool dp = { device, pool, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkCreateCommandPool, &cp);
+		vkl_snap_put(SBT_VK_CMD_vkAllocateCommandBuffers, &acb);
+		/* memory read through staging: a staging buffer of ours with its
+		 * bytes, copied into a buffer bound over the memory */
+		for (i = k = 0; i < s->nstaged; i++) {
+			const vkl_snap_staged *g = &s->staged[i];
+			VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+			VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+			VkBuffer dst = (VkBuffer)(uintptr_t)(*next_handle)++;
+			VkBuffer stg = (VkBuffer)(uintptr_t)(*next_handle)++;
+			VkDeviceMemory smem = (VkDeviceMemory)(uintptr_t)(*next_handle)++;
+			sbt_vk_args_vkCreateBuffer cb1 = { device, &bci, NULL, &dst, VK_SUCCESS };
+			sbt_vk_args_vkCreateBuffer cb2 = { device, &bci, NULL, &stg, VK_SUCCESS };
+			sbt_vk_args_vkBindBufferMemory bb1 = { device, dst,
+				                                   (VkDeviceMemory)(uintptr_t)g->memory, 0,
+				                                   VK_SUCCESS };
+			sbt_vk_args_vkAllocateMemory am = { device, &mai, NULL, &smem, VK_SUCCESS };
+			sbt_vk_args_vkBindBufferMemory bb2 = { device, stg, smem, 0, VK_SUCCESS };
+			if (g->device != dev)
+				continue;
+			bci.size = g->size;
+			bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+			bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+			mai.allocationSize = g->staging_size;
+			mai.memoryTypeIndex = g->staging_type;
+			vkl_snap_put(SBT_VK_CMD_vkCreateBuffer, &cb1);
+			vkl_snap_put(SBT_VK_CMD_vkBindBufferMemory, &bb1);
+			vkl_snap_put(SBT_VK_CMD_vkCreateBuffer, &cb2);
+			vkl_snap_put(SBT_VK_CMD_vkAllocateMemory, &am);
+			vkl_snap_put(SBT_VK_CMD_vkBindBufferMemory, &bb2);
+			vkl_memory_snapshot_bytes(smem, g->bytes, (size_t)g->size);
+			staged[k++] = (uint64_t)(uintptr_t)dst;
+			staged[k++] = (uint64_t)(uintptr_t)stg;
+			staged[k++] = (uint64_t)(uintptr_t)smem;
+		}
+		vkl_snap_put(SBT_VK_CMD_vkBeginCommandBuffer, &bcb);
+		for (i = k = 0; i < s->nstaged; i++) {
+			VkBufferCopy region = { 0, 0, s->staged[i].size };
+			sbt_vk_args_vkCmdCopyBuffer cc = { cb, VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &region };
+			if (s->staged[i].device != dev)
+				continue;
+			cc.dstBuffer = (VkBuffer)(uintptr_t)staged[k];
+			cc.srcBuffer = (VkBuffer)(uintptr_t)staged[k + 1];
+			k += 3;
+			vkl_snap_put(SBT_VK_CMD_vkCmdCopyBuffer, &cc);
+		}
+		if (nbars)
+			vkl_snap_put(SBT_VK_CMD_vkCmdPipelineBarrier, &pb);
+		vkl_snap_put(SBT_VK_CMD_vkEndCommandBuffer, &ecb);
+		vkl_snap_put(SBT_VK_CMD_vkQueueSubmit, &qs);
+		vkl_snap_put(SBT_VK_CMD_vkQueueWaitIdle, &wi);
+		for (k = 0; k < 3 * (size_t)nstaged; k += 3) {
+			sbt_vk_args_vkDestroyBuffer d1 = { device, (VkBuffer)(uintptr_t)staged[k], NULL };
+			sbt_vk_args_vkDestroyBuffer d2 = { device, (VkBuffer)(uintptr_t)staged[k + 1], NULL };
+			sbt_vk_args_vkFreeMemory fm = { device, (VkDeviceMemory)(uintptr_t)staged[k + 2], NULL };
+			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d1);
+			vkl_snap_put(SBT_VK_CMD_vkDestroyBuffer, &d2);
+			vkl_snap_put(SBT_VK_CMD_vkFreeMemory, &fm);
+		}
+		vkl_snap_put(SBT_VK_CMD_vkDestroyCommandPool, &dp);
+	}
+out_sync:
+	for (i = 0; i < s->nsyncs; i++) {
+		const vkl_snap_sync *y = &s->syncs[i];
+		if (y->device != dev)
+			continue;
+		if (y->type == VK_OBJECT_TYPE_FENCE && y->signal && q) {
+			sbt_vk_args_vkQueueSubmit qs = { (VkQueue)(uintptr_t)q->queue, 0, NULL,
+				                             (VkFence)(uintptr_t)y->handle, VK_SUCCESS };
+			vkl_snap_put(SBT_VK_CMD_vkQueueSubmit, &qs);
+		} else if (y->type == VK_OBJECT_TYPE_FENCE && !y->signal) {
+			VkFence f = (VkFence)(uintptr_t)y->handle;
+			sbt_vk_args_vkResetFences rf = { device, 1, &f, VK_SUCCESS };
+			vkl_snap_put(SBT_VK_CMD_vkResetFences, &rf);
+		} else if (y->type == VK_OBJECT_TYPE_SWAPCHAIN_KHR) {
+			uint32_t idx;
+			for (idx = 0; idx < 64; idx++) {
+				sbt_vk_args_vkAcquireNextImageKHR an = {
+					device, (VkSwapchainKHR)(uintptr_t)y->handle, UINT64_MAX, VK_NULL_HANDLE,
+					VK_NULL_HANDLE, &idx, VK_SUCCESS
+				};
+				if (y->acquired & (1ull << idx))
+					vkl_snap_put(SBT_VK_CMD_vkAcquireNextImageKHR, &an);
+			}
+		}
+	}
+out_free:
+	free(bars);
+	free(sems);
+	free(staged);
+}
+
+/* Destroy an object recreated only for others that keep its creation. */
+static void vkl_snap_destroy(const vkl_trim_rec *r)
+{
+	VkDevice device = (VkDevice)(uintptr_t)r->device;
+	switch (r->otype) {
+	case VK_OBJECT_TYPE_SHADER_MODULE: {
+		sbt_vk_args_vkDestroyShaderModule a = { device, (VkShaderModule)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyShaderModule, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_PIPELINE_LAYOUT: {
+		sbt_vk_args_vkDestroyPipelineLayout a = { device, (VkPipelineLayout)(uintptr_t)r->handle,
+			                                      NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyPipelineLayout, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT: {
+		sbt_vk_args_vkDestroyDescriptorSetLayout a = {
+			device, (VkDescriptorSetLayout)(uintptr_t)r->handle, NULL
+		};
+		vkl_snap_put(SBT_VK_CMD_vkDestroyDescriptorSetLayout, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_RENDER_PASS: {
+		sbt_vk_args_vkDestroyRenderPass a = { device, (VkRenderPass)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroyRenderPass, &a);
+		break;
+	}
+	case VK_OBJECT_TYPE_SAMPLER: {
+		sbt_vk_args_vkDestroySampler a = { device, (VkSampler)(uintptr_t)r->handle, NULL };
+		vkl_snap_put(SBT_VK_CMD_vkDestroySampler, &a);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void vkl_trim_snapshot(void)
+{
+	vkl_snap s;
+	vkl_snap_check ck;
+	size_t i, nw = 0, ncmds = 0, nrec;
+	uint64_t next_handle = VKL_TRIM_HANDLE_BASE + 1, mem_bytes = 0;
+	vkl_trim_tls *th;
+	memset(&s, 0, sizeof(s));
+	memset(&ck, 0, sizeof(ck));
+
+	/* no other thread in the middle of a command buffer's calls, none
+	 * starting one until the snapshot is written */
+	atomic_store(&vkl_trim_threads.snapping, 1);
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	for (th = vkl_trim_threads.head; th; th = th->next)
+		while (th != &vkl_trim_t && atomic_load(&th->busy))
+			sched_yield();
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+
+	/* idle: what memory holds is final, every fence of a submission signalled */
+	vkl_objects_each(vkl_snap_devices, &s);
+	for (i = 0; i < s.ndevices; i++) {
+		vkl_device *d = vkl_device_get((const void *)(uintptr_t)s.devices[i]);
+		uint64_t before = atomic_load(&d->submits);
+		if (d->table.DeviceWaitIdle(d->handle) == VK_SUCCESS)
+			vkl_device_completed(d, before);
+	}
+
+	vkl_objects_each(vkl_snap_collect, &s);
+	if (s.nomem)
+		CAP_ERROR("Vulkan snapshot: out of memory collecting the snapshot: it is incomplete");
+	qsort(s.items, s.nitems, sizeof(*s.items), vkl_snap_item_cmp);
+	if (sbt_vk_arena_create(0, &ck.arena) != SBT_VK_OK)
+		ck.arena = NULL; /* nothing is checked */
+	for (i = 0; i < s.nitems; i++) {
+		vkl_snap_item *it = &s.items[i];
+		if (!it->rec) {
+			ncmds += vkl_snap_write_cb(&ck, it);
+			continue;
+		}
+		if (i > 0 && s.items[i - 1].rec == it->rec)
+			continue; /* kept by several objects */
+		if (!vkl_snap_valid(&ck, it->rec->type, it->rec->data, it->rec->len)) {
+			CAP_INFO("Vulkan snapshot: a %s is left out: it names object 0x%llx (type %d), "
+			         "destroyed since", vkl_snap_type_name(it->rec->type),
+			         (unsigned long long)ck.bad, (int)ck.bad_type);
+			continue;
+		}
+		cap_record(it->rec->type, 0, it->rec->data, it->rec->len);
+		nw++;
+		if (atomic_load(&it->rec->dead) && it->rec->handle) {
+			const vkl_trim_rec **z = vkl_snap_push(&s, (void **)&ck.zombies, &ck.nzombies,
+			                                       &ck.capzombies, sizeof(*ck.zombies));
+			if (z)
+				*z = it->rec;
+		}
+	}
+	sbt_vk_arena_free(ck.arena);
+	sbt_vk_enc_free(&ck.enc);
+	free(ck.flat);
+	nrec = nw;
+
+	for (i = 0; i + 1 < s.nmemories; i += 2) {
+		vkl_device *d = vkl_device_get((const void *)(uintptr_t)s.memories[i + 1]);
+		VkDeviceMemory mem = (VkDeviceMemory)(uintptr_t)s.memories[i];
+		vkl_memory_desc md;
+		vkl_snap_staged g;
+		int host;
+		if (!vkl_snap_memory_needed(&s, s.memories[i])) {
+			CAP_INFO("Vulkan snapshot: VkDeviceMemory 0x%llx holds only attachments no render "
+			         "pass loads: its contents are left out of the snapshot",
+			         (unsigned long long)s.memories[i]);
+			continue;
+		}
+		if (!vkl_memory_describe(mem, &md))
+			continue;
+		host = (md.flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+		/* through a mapping when the host can; else (or when asked to)
+		 * through a staging copy, when only buffers are bound to it (an
+		 * image's bytes are not its contents on every device) */
+		if (host && (!vkl_config_get()->snapshot_staging ||
+		             vkl_snap_memory_has_image(&s, s.memories[i]))) {
+			mem_bytes += vkl_memory_snapshot(d, mem);
+			continue;
+		}
+		if (vkl_snap_memory_has_image(&s, s.memories[i])) {
+			CAP_WARN("Vulkan snapshot: VkDeviceMemory 0x%llx (%llu bytes) is not host-visible "
+			         "and holds images: its contents are left out of the snapshot",
+			         (unsigned long long)s.memories[i], (unsigned long long)md.size);
+			continue;
+		}
+		memset(&g, 0, sizeof(g));
+		if (vkl_snap_read_staged(d, vkl_snap_queue_of(&s, s.memories[i + 1]), mem, &md, &g)) {
+			vkl_snap_staged *x = VKL_SNAP_PUSH(&s, staged, nstaged, capstaged);
+			g.device = s.memories[i + 1];
+			if (x) {
+				*x = g;
+				mem_bytes += g.size;
+			} else {
+				free(g.bytes);
+			}
+		}
+	}
+	for (i = 0; i < s.ndevices; i++)
+		vkl_snap_device(&s, s.devices[i], &next_handle);
+
+	/* objects recreated for others only, newest first */
+	for (i = ck.nzombies; i-- > 0;)
+		vkl_snap_destroy(ck.zombies[i]);
+	free(ck.zombies);
+	CAP_INFO("Vulkan snapshot: %zu calls, %zu command buffer calls, %llu bytes "
+	         "of memory, %zu image layouts",
+	         nrec, ncmds, (unsigned long long)mem_bytes, s.nimages);
+
+	for (i = 0; i < s.nitems; i++) {
+		vkl_trim_rec_release(s.items[i].rec);
+		free(s.items[i].cmds);
+	}
+	free(s.items);
+	free(s.images);
+	free(s.syncs);
+	free(s.queues);
+	free(s.memories);
+	free(s.devices);
+	free(s.bound);
+	free(s.loaded);
+	for (i = 0; i < s.nstaged; i++)
+		free(s.staged[i].bytes);
+	free(s.staged);
+	atomic_store(&vkl_trim_threads.snapping, 0);
+}

@@ -1,0 +1,506 @@
+/*
+ * emu_gen.c - synthetic CUDA traces for the emulator's tests (emu_gen.h).
+ *
+ * Scenarios (times with --kernel-ns 1000; streams 0x100, 0x200, 0x300 are
+ * non-blocking unless said otherwise):
+ *   fork       K1 on s1; s2 waits an event after K1 and runs K2; K3 after K1
+ *              on s1; s1 waits an event after K2 and runs K4.  4 edges, 2
+ *              across streams; with 4 engines makespan 3000 = critical path
+ *              (K1 K3 K4), concurrency 2.
+ *   legacy     s1 (0x100) is blocking: K1 on s1, K2 on the legacy stream,
+ *              K3 on s2, K4 on s1, K5 on the per-thread default stream.
+ *              K2 waits K1, K4 and K5 wait K2; K3 runs beside K1.
+ *              Makespan 3000, concurrency 2.
+ *   hostsync   K1 on s1, cuStreamSynchronize(s1), K2 on s2; a synchronous
+ *              upload (after K1, beside K2), then K3 on s2 after both.
+ *   copies     uploads of 25000 bytes on s1, a download of 50000 bytes on
+ *              s2, then a device copy of 1000000 bytes on s1.
+ *   graph      a graph captured on s1 with a fork to s2 (Ka; Kb on s2 and
+ *              Kc on s1 after Ka), launched twice on s3: 6 commands, the
+ *              two branches overlapping on s3.
+ *   graph_race the same with Kb passing Ka's and Kc's buffer: the two
+ *              branches race inside each launch.
+ *   devices    two devices' primary contexts: s1 (blocking) and K0 on the
+ *              legacy stream made under device 0, s2 and K3 on the legacy
+ *              stream under device 1 (K1 on s1, K2 on s2): one legacy
+ *              stream each; K1 waits K0, K3 waits for nothing (s1 is
+ *              another device's).
+ *   threads    thread 1: K1 on s1, an event recorded after it, then
+ *              cuStreamSynchronize(s1); thread 2: K2 on s2 (not after K1:
+ *              another thread synchronized); thread 1: K3 on s2 (after K1
+ *              and K2); the event destroyed and created again; thread 2:
+ *              s3 waits on it (for nothing) and runs K4.
+ *   race       "fill" on s1 passes B; a download of B on s2, no event.
+ *   event      the same with an event between them.
+ *   race_kf    race, with keyframes around the launch showing it wrote B.
+ *   readers    two downloads of A on s1 and s2.
+ *   readers_kf two kernels passing A on s1 and s2, keyframes showing A
+ *              unchanged by each.
+ *   bulk:N     N kernels on 8 streams, for timing (emu_gen_bulk).
+ */
+#include "tests/support/emu_gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct emu_gen {
+	sbt_writer *w;
+	uint64_t seq;
+	const char *path;
+	int one_stack;          /* bulk traces: every record has the same stack */
+	uint64_t thread;        /* of the next records */
+};
+
+static void emu_gen_check(emu_gen *g, sbt_status st, const char *what)
+{
+	if (st != SBT_OK) {
+		fprintf(stderr, "emu_gen: %s: %s: %s\n", g->path, what, sbt_strerror(st));
+		exit(1);
+	}
+}
+
+emu_gen *emu_gen_open(const char *path)
+{
+	emu_gen *g = calloc(1, sizeof(*g));
+
+	if (!g) {
+		fprintf(stderr, "emu_gen: out of memory\n");
+		exit(1);
+	}
+	g->path = path;
+	g->thread = 1;
+	emu_gen_check(g, sbt_writer_open(path, NULL, &g->w), "open");
+	emu_gen_check(g, sbt_cm_define_types(g->w), "define types");
+	emu_gen_check(g, sbt_writer_define_type(g->w, SBT_TYPE_KEYFRAME, "keyframe"), "define keyframe");
+	emu_gen_check(g, sbt_writer_set_meta(g->w, "api", SBT_CM_API_CUDA), "meta");
+	return g;
+}
+
+static void emu_gen_append(emu_gen *g, uint32_t type, const sbt_cm_call *c)
+{
+	uint8_t buf[4096];
+	size_t len = 0;
+	sbt_record r = { 0 };
+	sbt_frame fr;
+	char sym[32];
+
+	g->seq++;
+	if (g->one_stack)
+		snprintf(sym, sizeof(sym), "emu_gen!bulk");
+	else
+		snprintf(sym, sizeof(sym), "emu_gen!seq%llu", (unsigned long long)g->seq);
+	fr.ip = g->one_stack ? 0x1000 : 0x1000 + g->seq;
+	emu_gen_check(g, sbt_writer_intern(g->w, sym, &fr.symbol_id), "intern");
+	emu_gen_check(g, sbt_writer_put_stack(g->w, g->one_stack ? 1 : g->seq, &fr, 1, &r.stack_id), "stack");
+	emu_gen_check(g, sbt_cm_encode(c, buf, sizeof(buf), &len), "encode");
+	r.type = type;
+	r.seq = g->seq;
+	r.time_ns = g->seq * 1000;
+	r.thread = g->thread;
+	r.payload = buf;
+	r.payload_len = len;
+	emu_gen_check(g, sbt_writer_append(g->w, &r), "append");
+}
+
+void emu_gen_call(emu_gen *g, sbt_cm_kind k, const sbt_cm_call *c)
+{
+	emu_gen_append(g, SBT_CM_TYPE(k), c);
+}
+
+void emu_gen_keyframe(emu_gen *g, unsigned sub, uint64_t ordinal, uint64_t count)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.sub = sub;
+	c.value = ordinal;
+	c.count = count;
+	emu_gen_append(g, SBT_TYPE_KEYFRAME, &c);
+}
+
+void emu_gen_snapshot(emu_gen *g, uint64_t dst, const void *data, size_t size)
+{
+	sbt_cm_call c;
+	uint64_t blob = 0;
+
+	sbt_cm_call_init(&c);
+	emu_gen_check(g, sbt_writer_put_blob(g->w, 0, data, size, &blob), "blob");
+	c.dst = dst;
+	c.size = size;
+	c.blob = blob;
+	c.sub = SBT_CM_MEM_DEVICE;
+	emu_gen_call(g, SBT_CM_K_tsSnapshot, &c);
+}
+
+void emu_gen_close(emu_gen *g)
+{
+	emu_gen_check(g, sbt_writer_close(g->w), "close");
+	free(g);
+}
+
+void emu_gen_stream(emu_gen *g, uint64_t handle, unsigned flags)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.handle = handle;
+	c.flags = flags;
+	emu_gen_call(g, SBT_CM_K_cuStreamCreate, &c);
+}
+
+void emu_gen_alloc(emu_gen *g, uint64_t dst, uint64_t size)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.dst = dst;
+	c.size = size;
+	c.sub = SBT_CM_MEM_DEVICE;
+	emu_gen_call(g, SBT_CM_K_cuMemAlloc, &c);
+}
+
+void emu_gen_kernel(emu_gen *g, uint64_t stream, const char *name, const uint64_t *ptrs, size_t n,
+                    int capturing)
+{
+	sbt_cm_call c;
+	uint8_t params[64], layout[8 * 8];
+
+	sbt_cm_call_init(&c);
+	if (n > 8)
+		n = 8;
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned k = 0; k < 8; k++)
+			params[i * 8 + k] = (uint8_t)(ptrs[i] >> (8 * k));
+		sbt_cm_layout_put(layout + i * 8, (uint32_t)(i * 8), 8);
+	}
+	c.handle = 0xf00;
+	c.name = (const uint8_t *)name;
+	c.name_len = strlen(name);
+	c.grid_x = c.grid_y = c.grid_z = 1;
+	c.block_x = c.block_y = c.block_z = 32;
+	c.stream = stream;
+	c.params = params;
+	c.params_len = n * 8;
+	c.layout = layout;
+	c.layout_len = n * 8;
+	c.capture_status = capturing ? 1 : 0;
+	emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
+}
+
+void emu_gen_record(emu_gen *g, uint64_t event, uint64_t stream)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.event = event;
+	c.stream = stream;
+	emu_gen_call(g, SBT_CM_K_cuEventRecord, &c);
+}
+
+void emu_gen_wait(emu_gen *g, uint64_t stream, uint64_t event)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.event = event;
+	c.stream = stream;
+	emu_gen_call(g, SBT_CM_K_cuStreamWaitEvent, &c);
+}
+
+static void emu_gen_copy(emu_gen *g, sbt_cm_kind k, uint64_t dst, uint64_t src, uint64_t size,
+                         uint64_t stream)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.dst = dst;
+	c.src = src;
+	c.size = size;
+	c.stream = stream;
+	emu_gen_call(g, k, &c);
+}
+
+static void emu_gen_stream_sync(emu_gen *g, uint64_t stream)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.stream = stream;
+	emu_gen_call(g, SBT_CM_K_cuStreamSynchronize, &c);
+}
+
+#define S1 0x100u
+#define S2 0x200u
+#define S3 0x300u
+#define BUF_A 0x7000000000ull
+#define BUF_B 0x7000100000ull
+#define BUF_SIZE 4096u
+#define HOST_P 0x5000000ull
+
+static void emu_gen_two_streams(emu_gen *g)
+{
+	emu_gen_stream(g, S1, 1);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_alloc(g, BUF_A, BUF_SIZE);
+	emu_gen_alloc(g, BUF_B, BUF_SIZE);
+}
+
+static void emu_gen_fork(emu_gen *g)
+{
+	uint64_t a = BUF_A, b = BUF_B, ab[2] = { BUF_A, BUF_B };
+
+	emu_gen_two_streams(g);
+	emu_gen_kernel(g, S1, "K1", &a, 1, 0);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_wait(g, S2, 0xe1);
+	emu_gen_kernel(g, S2, "K2", &b, 1, 0);
+	emu_gen_kernel(g, S1, "K3", &a, 1, 0);
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S1, 0xe2);
+	emu_gen_kernel(g, S1, "K4", ab, 2, 0);
+}
+
+static void emu_gen_legacy(emu_gen *g)
+{
+	emu_gen_stream(g, S1, 0);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_kernel(g, 0, "K2", NULL, 0, 0);
+	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+	emu_gen_kernel(g, S1, "K4", NULL, 0, 0);
+	{
+		/* stream 0 through a _ptds variant: the thread's own default
+		 * stream, blocking, so after the legacy stream's K2 */
+		sbt_cm_call c;
+
+		sbt_cm_call_init(&c);
+		c.name = (const uint8_t *)"K5";
+		c.name_len = 2;
+		c.ptds = 1;
+		emu_gen_call(g, SBT_CM_K_cuLaunchKernel, &c);
+	}
+}
+
+static void emu_gen_hostsync(emu_gen *g)
+{
+	emu_gen_two_streams(g);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_stream_sync(g, S1);
+	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
+	emu_gen_copy(g, SBT_CM_K_cuMemcpyHtoD, BUF_A, HOST_P, 1000, 0);
+	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+}
+
+static void emu_gen_copies(emu_gen *g)
+{
+	emu_gen_stream(g, S1, 1);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_alloc(g, BUF_A, 1000000);
+	emu_gen_alloc(g, BUF_B, 1000000);
+	emu_gen_copy(g, SBT_CM_K_cuMemcpyHtoDAsync, BUF_A, HOST_P, 25000, S1);
+	emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoHAsync, HOST_P, BUF_B, 50000, S2);
+	emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoDAsync, BUF_B, BUF_A, 1000000, S1);
+}
+
+static void emu_gen_graph(emu_gen *g, int racy)
+{
+	sbt_cm_call c;
+	uint64_t a = BUF_A, b = racy ? BUF_A : BUF_B;
+
+	emu_gen_two_streams(g);
+	emu_gen_stream(g, S3, 1);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	emu_gen_call(g, SBT_CM_K_cuStreamBeginCapture, &c);
+	emu_gen_kernel(g, S1, "Ka", &a, 1, 1);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_wait(g, S2, 0xe1);
+	emu_gen_kernel(g, S2, "Kb", &b, 1, 1);
+	emu_gen_kernel(g, S1, "Kc", &a, 1, 1);
+	emu_gen_record(g, 0xe2, S2);
+	emu_gen_wait(g, S1, 0xe2);
+	sbt_cm_call_init(&c);
+	c.stream = S1;
+	c.handle = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuStreamEndCapture, &c);
+	sbt_cm_call_init(&c);
+	c.handle = 0x901;
+	c.parent = 0x900;
+	emu_gen_call(g, SBT_CM_K_cuGraphInstantiate, &c);
+	for (int i = 0; i < 2; i++) {
+		sbt_cm_call_init(&c);
+		c.handle = 0x901;
+		c.stream = S3;
+		emu_gen_call(g, SBT_CM_K_cuGraphLaunch, &c);
+	}
+	emu_gen_stream_sync(g, S3);
+}
+
+static void emu_gen_ctx(emu_gen *g, sbt_cm_kind k, uint64_t ctx, int64_t device)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.ctx = ctx;
+	c.device = device;
+	emu_gen_call(g, k, &c);
+}
+
+static void emu_gen_devices(emu_gen *g)
+{
+	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc0, 0);
+	emu_gen_ctx(g, SBT_CM_K_cuDevicePrimaryCtxRetain, 0xc1, 1);
+	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc0, 0);
+	emu_gen_stream(g, S1, 0);
+	emu_gen_kernel(g, 0, "K0", NULL, 0, 0);
+	emu_gen_ctx(g, SBT_CM_K_cuCtxSetCurrent, 0xc1, 0);
+	emu_gen_stream(g, S2, 1);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
+	emu_gen_kernel(g, 0, "K3", NULL, 0, 0);
+}
+
+static void emu_gen_event_call(emu_gen *g, sbt_cm_kind k, uint64_t event)
+{
+	sbt_cm_call c;
+
+	sbt_cm_call_init(&c);
+	c.event = event;
+	emu_gen_call(g, k, &c);
+}
+
+static void emu_gen_threads(emu_gen *g)
+{
+	emu_gen_two_streams(g);
+	emu_gen_stream(g, S3, 1);
+	emu_gen_event_call(g, SBT_CM_K_cuEventCreate, 0xe1);
+	emu_gen_kernel(g, S1, "K1", NULL, 0, 0);
+	emu_gen_record(g, 0xe1, S1);
+	emu_gen_stream_sync(g, S1);
+	g->thread = 2;
+	emu_gen_kernel(g, S2, "K2", NULL, 0, 0);
+	g->thread = 1;
+	emu_gen_kernel(g, S2, "K3", NULL, 0, 0);
+	emu_gen_event_call(g, SBT_CM_K_cuEventDestroy, 0xe1);
+	emu_gen_event_call(g, SBT_CM_K_cuEventCreate, 0xe1);
+	g->thread = 2;
+	emu_gen_wait(g, S3, 0xe1);
+	emu_gen_kernel(g, S3, "K4", NULL, 0, 0);
+}
+
+static void emu_gen_race(emu_gen *g, int event, int keyframes)
+{
+	uint64_t b = BUF_B;
+	uint8_t before[BUF_SIZE], after[BUF_SIZE];
+
+	emu_gen_two_streams(g);
+	memset(before, 0x11, sizeof(before));
+	memcpy(after, before, sizeof(after));
+	memset(after + 256, 0x22, 512); /* the kernel wrote 512 bytes at offset 256 */
+	if (keyframes) {
+		emu_gen_keyframe(g, SBT_CM_KF_START, 1, 2);
+		emu_gen_snapshot(g, BUF_A, before, sizeof(before));
+		emu_gen_snapshot(g, BUF_B, before, sizeof(before));
+	}
+	emu_gen_kernel(g, S1, "fill", &b, 1, 0);
+	if (keyframes) {
+		emu_gen_keyframe(g, SBT_CM_KF_AFTER_LAUNCH, 1, 2);
+		emu_gen_snapshot(g, BUF_A, before, sizeof(before));
+		emu_gen_snapshot(g, BUF_B, after, sizeof(after));
+	}
+	if (event) {
+		emu_gen_record(g, 0xe1, S1);
+		emu_gen_wait(g, S2, 0xe1);
+	}
+	emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoHAsync, HOST_P, BUF_B + 512, 1024, S2);
+}
+
+static void emu_gen_readers(emu_gen *g, int kernels)
+{
+	uint64_t a = BUF_A;
+	uint8_t mem[BUF_SIZE];
+
+	emu_gen_two_streams(g);
+	memset(mem, 0x33, sizeof(mem));
+	if (!kernels) {
+		emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoHAsync, HOST_P, BUF_A, BUF_SIZE, S1);
+		emu_gen_copy(g, SBT_CM_K_cuMemcpyDtoHAsync, HOST_P + BUF_SIZE, BUF_A, BUF_SIZE, S2);
+		return;
+	}
+	for (unsigned i = 1; i <= 2; i++) {
+		emu_gen_keyframe(g, i == 1 ? SBT_CM_KF_START : SBT_CM_KF_BEFORE_LAUNCH, i, 1);
+		emu_gen_snapshot(g, BUF_A, mem, sizeof(mem));
+		emu_gen_kernel(g, i == 1 ? S1 : S2, i == 1 ? "reader1" : "reader2", &a, 1, 0);
+		emu_gen_keyframe(g, SBT_CM_KF_AFTER_LAUNCH, i, 1);
+		emu_gen_snapshot(g, BUF_A, mem, sizeof(mem));
+	}
+}
+
+/* n kernels round-robin over 8 non-blocking streams, each stream's kernel
+ * passing its own buffer; every 8th kernel's stream records an event the
+ * next stream waits for.  For timing the emulator (not checked). */
+static void emu_gen_bulk(emu_gen *g, uint64_t n)
+{
+	for (unsigned s = 0; s < 8; s++) {
+		emu_gen_stream(g, 0x1000 + s, 1);
+		emu_gen_alloc(g, BUF_A + (uint64_t)s * 0x100000, BUF_SIZE);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned s = (unsigned)(i % 8);
+		uint64_t p = BUF_A + (uint64_t)s * 0x100000;
+
+		emu_gen_kernel(g, 0x1000 + s, "bulk", &p, 1, 0);
+		if (i % 64 == 63) {
+			emu_gen_record(g, 0xe0, 0x1000 + s);
+			emu_gen_wait(g, 0x1000 + (s + 1) % 8, 0xe0);
+		}
+	}
+}
+
+int emu_gen_scenario(const char *name, const char *path)
+{
+	emu_gen *g;
+
+	if (!strncmp(name, "bulk:", 5)) {
+		g = emu_gen_open(path);
+		g->one_stack = 1;
+		emu_gen_bulk(g, strtoull(name + 5, NULL, 10));
+		emu_gen_close(g);
+		return 0;
+	}
+	if (strcmp(name, "fork") && strcmp(name, "legacy") && strcmp(name, "hostsync") &&
+	    strcmp(name, "copies") && strcmp(name, "graph") && strcmp(name, "graph_race") && strcmp(name, "devices") && strcmp(name, "threads") && strcmp(name, "race") &&
+	    strcmp(name, "event") && strcmp(name, "race_kf") && strcmp(name, "readers") &&
+	    strcmp(name, "readers_kf"))
+		return -1;
+	g = emu_gen_open(path);
+	if (!strcmp(name, "fork"))
+		emu_gen_fork(g);
+	else if (!strcmp(name, "legacy"))
+		emu_gen_legacy(g);
+	else if (!strcmp(name, "hostsync"))
+		emu_gen_hostsync(g);
+	else if (!strcmp(name, "copies"))
+		emu_gen_copies(g);
+	else if (!strcmp(name, "graph"))
+		emu_gen_graph(g, 0);
+	else if (!strcmp(name, "graph_race"))
+		emu_gen_graph(g, 1);
+	else if (!strcmp(name, "devices"))
+		emu_gen_devices(g);
+	else if (!strcmp(name, "threads"))
+		emu_gen_threads(g);
+	else if (!strcmp(name, "race"))
+		emu_gen_race(g, 0, 0);
+	else if (!strcmp(name, "event"))
+		emu_gen_race(g, 1, 0);
+	else if (!strcmp(name, "race_kf"))
+		emu_gen_race(g, 0, 1);
+	else if (!strcmp(name, "readers"))
+		emu_gen_readers(g, 0);
+	else
+		emu_gen_readers(g, 1);
+	emu_gen_close(g);
+	return 0;
+}
