@@ -141,6 +141,27 @@ typedef struct cap_rec cap_rec;
 uint8_t *cap_record_begin(uint32_t type, unsigned flags, size_t max_len, cap_rec **rec_out);
 uint64_t cap_record_commit(cap_rec *rec, size_t len);
 
+/*
+ * Deferred encoding, for records made so often that their encoding is
+ * worth taking off the caller's thread (CUDA launches): the caller leaves
+ * the record in a raw form of its own, and the writer thread turns it into
+ * the payload with `encode` just before it writes the record, in seq order
+ * with the others.  The trace is the same as if the payload had been
+ * recorded.  begin reserves up to max_raw raw bytes (NULL when not
+ * recording: then do not commit); cap_record_commit(rec, raw_len) commits
+ * the raw bytes used.
+ *
+ * encode(raw, raw_len, out, out_cap) runs on the writer thread: it writes
+ * the payload to out and returns its length; when that would be more than
+ * out_cap it writes nothing and returns a length that is enough (it is
+ * called again with that much room).  It must not call the capture
+ * runtime, and what the raw bytes point to must outlive the trace.
+ */
+typedef size_t (*cap_encode_fn)(const uint8_t *raw, size_t raw_len, uint8_t *out,
+                                size_t out_cap);
+uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
+                                   size_t max_raw, cap_rec **rec_out);
+
 /* Attach bulk data (memory contents, module images, shader code): copied
  * now, split into pages and deduplicated by the writer thread.  Returns the
  * blob id to put in a record's payload, or 0 when not recording. */

@@ -23,6 +23,11 @@
  *   below that watermark is already committed, so records reach
  *   sbt_writer_append in ascending order with no gap.
  *
+ *   Deferred records (cap_record_begin_deferred): the entry's body is a
+ *   cap_deferred naming the front-end's encoder, then the raw bytes; the
+ *   writer encodes them as it emits the record (cap_wr_emit), so the
+ *   order and watermark above are those of every record.
+ *
  *   Memory bound: g->buffered counts the bytes of the blocks in the
  *   chains (added by the producer when it links a block, taken off by the
  *   writer when it is done with one), so the recording path touches it once
@@ -36,9 +41,9 @@
  *
  *   Spare blocks: the writer hands drained 64 KiB blocks back to their
  *   thread (t->spare, a stack only the writer pushes onto and only the
- *   producer empties, all at once) instead of freeing them, so steady
- *   recording calls malloc for none of its blocks; g->spare_bytes caps what
- *   is kept that way.  One larger block (an entry above 64 KiB: a CUDA
+ *   producer empties, all at once) instead of unmapping them, so steady
+ *   recording maps none of its blocks (blocks are mmap'ed, never malloc'ed:
+ *   cap_rt_block_new says why); g->spare_bytes caps what is kept that way.  One larger block (an entry above 64 KiB: a CUDA
  *   keyframe's chunk, a module image) of at most CAP_SPARE_BIG_MAX bytes is
  *   kept per thread too (t->spare_big, swapped whole by either side), so a
  *   keyframe's chunks reuse one block instead of mapping and faulting in a
@@ -81,14 +86,17 @@
 enum {
 	CAP_ENT_RECORD = 1,
 	CAP_ENT_BLOB = 2,
-	CAP_ENT_STACK = 3
+	CAP_ENT_STACK = 3,
+	CAP_ENT_DEFERRED = 4 /* a record in its front-end's raw form */
 };
 
 /*
  * Every entry starts with this header; the body follows and the whole is
  * padded to 8 bytes.  RECORD: key = stack hash (0: none), len = payload
  * bytes.  BLOB: key = blob id, len = data bytes.  STACK: key = hash of the
- * frames, len = frame count, body = uint64_t ips.
+ * frames, len = frame count, body = uint64_t ips.  DEFERRED: as RECORD,
+ * but the body is a cap_deferred and then len raw bytes, which the writer
+ * encodes into the payload (cap_record_begin_deferred).
  */
 typedef struct cap_entry {
 	uint32_t kind;
@@ -101,22 +109,31 @@ typedef struct cap_entry {
 } cap_entry;
 _Static_assert(sizeof(cap_entry) == 48, "cap_entry is 48 bytes, 8-aligned");
 
+/* The head of a DEFERRED entry's body. */
+typedef struct cap_deferred {
+	cap_encode_fn encode;
+} cap_deferred;
+_Static_assert(sizeof(cap_deferred) == 8, "a deferred record's raw bytes stay 8-aligned");
+
 typedef struct cap_block {
 	struct cap_block *next;       /* set by the producer before `sealed`; in a
 	                                 spare stack, the next spare */
 	size_t cap;                   /* bytes in data[] */
 	_Atomic size_t committed;     /* bytes the writer may read */
 	atomic_int sealed;            /* 1: producer moved to next */
+	int mapped;                   /* 1: mmap'ed; 0: malloc'ed (mmap failed) */
 	_Alignas(8) uint8_t data[];
 } cap_block;
+
+/* Unmap (or free) a block of cap_runtime.c's; NULL is a no-op. */
+void cap_block_free_(cap_block *b);
 
 /* The pending record between cap_record_begin and cap_record_commit. */
 struct cap_rec {
 	struct cap_thread *thread;
 	cap_entry *entry;
 	size_t max_len;
-	uint32_t type;
-	uint64_t stack_key;
+	size_t head;                  /* body bytes before the payload (cap_deferred) */
 };
 
 typedef struct cap_thread {

@@ -474,11 +474,34 @@ int cap_active(void)
 
 /* ---- per-thread buffers ------------------------------------------------ */
 
+void cap_block_free_(cap_block *b)
+{
+	if (b && b->mapped)
+		munmap(b, sizeof(*b) + b->cap);
+	else
+		free(b);
+}
+
+/*
+ * Blocks are mapped, not taken from malloc: a recording thread asks for a
+ * new block in the middle of the program's own allocations, and a 64 KiB
+ * malloc there made glibc consolidate the program's free small chunks
+ * first (on the CUDA test double, ~40,000 instructions per block, a
+ * hundred per launch).  A mapping has no part in the program's heap.
+ * Where mapping fails (the process's map count limit under a very large
+ * TRACESMITH_MEMORY_MB), malloc still serves.
+ */
 static cap_block *cap_rt_block_new(size_t cap)
 {
-	cap_block *b = malloc(sizeof(*b) + cap);
-	if (!b)
-		return NULL;
+	cap_block *b = mmap(NULL, sizeof(*b) + cap, PROT_READ | PROT_WRITE,
+	                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int mapped = b != MAP_FAILED;
+	if (!mapped) {
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+	}
+	b->mapped = mapped;
 	b->next = NULL;
 	b->cap = cap;
 	atomic_init(&b->committed, 0);
@@ -502,7 +525,7 @@ static cap_block *cap_rt_block_take(cap_thread *t, size_t cap)
 			atomic_store_explicit(&b->sealed, 0, memory_order_relaxed);
 			return b;
 		}
-		free(b);
+		cap_block_free_(b);
 		return cap_rt_block_new(cap);
 	}
 	if (!t->spare_own && atomic_load_explicit(&t->spare, memory_order_relaxed))
@@ -701,7 +724,7 @@ static int cap_rt_unwind(void **ips, int max)
  * that hash.  `caller` is the return address into the application: frames
  * inside the runtime are cut off there.  Returns the key, 0 on failure.
  */
-static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
+__attribute__((noinline)) static uint64_t cap_rt_take_stack(cap_thread *t, uintptr_t caller)
 {
 	void *ips[CAP_STACK_MAX + 8];
 	int n = cap_rt_unwind(ips, CAP_STACK_MAX + 8);
@@ -778,19 +801,17 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 	return cap_rt_reserve(t, max_len);
 }
 
-/* Fill in the record entry, take its seq and publish it. */
-static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, uint64_t key,
-                                   size_t len)
+/* Take the seq of a record entry whose kind, type and key are filled in,
+ * with `head` body bytes before its len payload (or raw) bytes, and
+ * publish it. */
+static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
 {
 	uint64_t lb, seq;
-	if (type >= SBT_TYPE_FIRST_API &&
+	if (e->type >= SBT_TYPE_FIRST_API &&
 	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
 		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
-	e->kind = CAP_ENT_RECORD;
-	e->type = type;
-	e->key = key;
 	e->len = len;
-	e->size = cap_rt_entry_size(len);
+	e->size = cap_rt_entry_size(head + len);
 	/* Advertise a lower bound of the seq about to be taken (see
 	 * cap_internal.h): the writer emits nothing at or above it until the
 	 * record is published.  A release store is enough: the writer loads
@@ -807,22 +828,40 @@ static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, u
 	return seq;
 }
 
-static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, size_t max_len,
+static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, uint64_t key,
+                                   size_t len)
+{
+	e->kind = CAP_ENT_RECORD;
+	e->type = type;
+	e->key = key;
+	return cap_rt_seal_entry(t, e, 0, len);
+}
+
+/* encode NULL: a payload; else a deferred record's raw bytes, after the
+ * cap_deferred naming its encoder. */
+static uint8_t *cap_rt_begin(uint32_t type, unsigned flags, cap_encode_fn encode, size_t max_len,
                              cap_rec **rec_out, uintptr_t caller)
 {
+	size_t head = encode ? sizeof(cap_deferred) : 0;
 	cap_thread *t;
 	uint64_t key;
-	cap_entry *e = cap_rt_open(type, flags, max_len, caller, &t, &key);
+	cap_entry *e = cap_rt_open(type, flags, head + max_len, caller, &t, &key);
 	if (!e)
 		return NULL;
+	/* The entry is the writer's only once published: what commit does
+	 * not change goes straight into it. */
+	e->kind = encode ? CAP_ENT_DEFERRED : CAP_ENT_RECORD;
+	e->type = type;
+	e->key = key;
+	if (encode)
+		((cap_deferred *)(e + 1))->encode = encode;
 	t->in_record = 1;
 	t->rec.thread = t;
 	t->rec.entry = e;
 	t->rec.max_len = max_len;
-	t->rec.type = type;
-	t->rec.stack_key = key;
+	t->rec.head = head;
 	*rec_out = &t->rec;
-	return (uint8_t *)(e + 1);
+	return (uint8_t *)(e + 1) + head;
 }
 
 static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
@@ -831,10 +870,10 @@ static uint64_t cap_rt_commit(cap_rec *rec, size_t len)
 	uint64_t seq;
 	if (len > rec->max_len) {
 		CAP_ERROR("record of type %" PRIu32 " committed %zu bytes, reserved %zu; truncated",
-		          rec->type, len, rec->max_len);
+		          rec->entry->type, len, rec->max_len);
 		len = rec->max_len;
 	}
-	seq = cap_rt_seal(t, rec->entry, rec->type, rec->stack_key, len);
+	seq = cap_rt_seal_entry(t, rec->entry, rec->head, len);
 	t->in_record = 0;
 	return seq;
 }
@@ -862,7 +901,16 @@ uint64_t cap_record(uint32_t type, unsigned flags, const void *payload, size_t l
 
 uint8_t *cap_record_begin(uint32_t type, unsigned flags, size_t max_len, cap_rec **rec_out)
 {
-	return cap_rt_begin(type, flags, max_len, rec_out,
+	return cap_rt_begin(type, flags, NULL, max_len, rec_out,
+	                    (uintptr_t)__builtin_return_address(0));
+}
+
+uint8_t *cap_record_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
+                                   size_t max_raw, cap_rec **rec_out)
+{
+	if (!encode)
+		return NULL;
+	return cap_rt_begin(type, flags, encode, max_raw, rec_out,
 	                    (uintptr_t)__builtin_return_address(0));
 }
 
@@ -1202,7 +1250,7 @@ static void cap_rt_atfork_child(void)
 			cap_block *b = lists[i];
 			while (b) {
 				cap_block *nb = b->next;
-				free(b);
+				cap_block_free_(b);
 				b = nb;
 			}
 		}

@@ -57,6 +57,8 @@ typedef struct cap_wctx {
 	int progress;              /* the last round consumed an entry */
 	uint64_t rot_handled;      /* cap_g.rot_req answered */
 	int gap_reported;
+	uint8_t *enc;              /* deferred records' payloads are encoded here */
+	size_t enc_cap;
 } cap_wctx;
 
 /* ---- map ---------------------------------------------------------------- */
@@ -338,7 +340,7 @@ static void cap_wr_free_list(cap_block *b)
 {
 	while (b) {
 		cap_block *next = b->next;
-		free(b);
+		cap_block_free_(b);
 		b = next;
 	}
 }
@@ -362,9 +364,9 @@ static void cap_wr_release_block(cap_wctx *x, cap_thread *t, cap_block *b)
 		                                                memory_order_relaxed));
 	} else if (b->cap > CAP_BLOCK_BYTES && b->cap <= CAP_SPARE_BIG_MAX &&
 	           !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
-		free(atomic_exchange_explicit(&t->spare_big, b, memory_order_acq_rel));
+		cap_block_free_(atomic_exchange_explicit(&t->spare_big, b, memory_order_acq_rel));
 	} else {
-		free(b);
+		cap_block_free_(b);
 	}
 	x->freed_since_wake += cost;
 	if (x->freed_since_wake >= (256u << 10))
@@ -402,7 +404,8 @@ static void cap_wr_advance(cap_wctx *x, cap_thread *t, const cap_entry *e)
 static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 {
 	cap_entry *e;
-	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD) {
+	while ((e = cap_wr_peek(x, t)) != NULL && e->kind != CAP_ENT_RECORD &&
+	       e->kind != CAP_ENT_DEFERRED) {
 		if (e->kind == CAP_ENT_BLOB && !x->failed) {
 			errno = 0;
 			cap_wr_check(x, "blob",
@@ -413,6 +416,31 @@ static cap_entry *cap_wr_next_record(cap_wctx *x, cap_thread *t)
 		cap_wr_advance(x, t, e);
 	}
 	return e;
+}
+
+/* A deferred record's payload, encoded by its front-end's encoder into
+ * x->enc (grown as the encoder asks).  NULL when out of memory. */
+static const uint8_t *cap_wr_encode(cap_wctx *x, const cap_entry *e, size_t *len_out)
+{
+	const cap_deferred *d = (const cap_deferred *)(e + 1);
+	const uint8_t *raw = (const uint8_t *)(d + 1);
+	size_t n = d->encode(raw, (size_t)e->len, x->enc, x->enc_cap);
+	if (n > x->enc_cap) {
+		size_t cap = x->enc_cap ? x->enc_cap : 4096;
+		uint8_t *grown;
+		while (cap < n)
+			cap *= 2;
+		grown = realloc(x->enc, cap);
+		if (!grown)
+			return NULL;
+		x->enc = grown;
+		x->enc_cap = cap;
+		n = d->encode(raw, (size_t)e->len, x->enc, x->enc_cap);
+		if (n > x->enc_cap)
+			return NULL;
+	}
+	*len_out = n;
+	return x->enc;
 }
 
 static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
@@ -436,6 +464,13 @@ static void cap_wr_emit(cap_wctx *x, cap_thread *t, const cap_entry *e)
 	r.thread = t->tid;
 	r.payload = (const uint8_t *)(e + 1);
 	r.payload_len = (size_t)e->len;
+	if (e->kind == CAP_ENT_DEFERRED) {
+		r.payload = cap_wr_encode(x, e, &r.payload_len);
+		if (!r.payload) {
+			cap_wr_fail(x, "record (out of memory encoding it)", SBT_ERR_NOMEM, ENOMEM);
+			return;
+		}
+	}
 	errno = 0;
 	cap_wr_check(x, "record", sbt_writer_append(x->w, &r));
 	x->emitted++;
@@ -507,7 +542,7 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 	atomic_fetch_sub_explicit(&cap_g.buffered, CAP_BLOCK_COST(t->head->cap),
 	                          memory_order_relaxed);
 	x->freed_since_wake += CAP_BLOCK_COST(t->head->cap);
-	free(t->head);
+	cap_block_free_(t->head);
 	/* Spares: the producer is gone (`dead` was read with acquire), so its
 	 * own list is ours now too. */
 	for (cap_block *b = t->spare_own; b; b = b->next)
@@ -517,7 +552,7 @@ static void cap_wr_unlink(cap_wctx *x, cap_thread *prev, cap_thread *t)
 	atomic_fetch_sub_explicit(&cap_g.spare_bytes, spare, memory_order_relaxed);
 	cap_wr_free_list(t->spare_own);
 	cap_wr_free_list(atomic_load(&t->spare));
-	free(atomic_load(&t->spare_big));
+	cap_block_free_(atomic_load(&t->spare_big));
 	free(t);
 }
 
@@ -782,5 +817,6 @@ void *cap_writer_main(void *arg)
 	cap_wmap_free(&x.stacks);
 	cap_wmap_free(&x.syms);
 	free(x.heap);
+	free(x.enc);
 	return NULL;
 }

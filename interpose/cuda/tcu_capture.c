@@ -41,7 +41,7 @@
 #include "interpose/cuda/tcu_internal.h"
 
 /* The calling thread's per-thread default stream was asked about once. */
-static __thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
+__thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
 
 /*
  * The stream a handle names, as a key: 0 for the calling thread's
@@ -167,10 +167,22 @@ void tcu_capture_end(CUstream s, int ptds, CUresult r)
 	}
 }
 
+/* The last stream this thread found known (streams never become unknown):
+ * a program launches on the same few streams over and over
+ * (tcu_capture_quiet reads it too). */
+__thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_key;
+
 /* s has been asked about once (its later captures are ours to see). */
 static int tcu_stream_known(uint64_t key)
 {
-	return key ? tcu_lfmap_get(&tcu_g.streams_known, key) != NULL : tcu_tls_pt_known;
+	if (!key)
+		return tcu_tls_pt_known;
+	if (key == tcu_tls_known_key)
+		return 1;
+	if (!tcu_lfmap_get(&tcu_g.streams_known, key))
+		return 0;
+	tcu_tls_known_key = key;
+	return 1;
 }
 
 static void tcu_stream_set_known(uint64_t key)

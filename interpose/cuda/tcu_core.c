@@ -137,7 +137,8 @@ void *tcu_call_begin(tcu_fn id)
 
 void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
 {
-	tcu_init();
+	if (__builtin_expect(!atomic_load_explicit(&tcu_g.ready, memory_order_acquire), 0))
+		tcu_init();
 	if (cap_enter()) {
 		*mode_out = TCU_MODE_NESTED;
 	} else {

@@ -133,8 +133,10 @@ typedef struct tcu_enc_launch {
 	uint64_t stream;
 	uint64_t grid[3], block[3], shared_mem;
 	/* The parameters by layout: the program's kernelParams (NULL: none),
-	 * laid out over param_bytes zeroed bytes. */
+	 * laid out over param_bytes zeroed bytes; or, when param_data is set,
+	 * param_bytes already laid out there. */
 	void *const *params;
+	const uint8_t *param_data;
 	const tcu_enc_param *pl;
 	uint32_t nparams;
 	size_t param_bytes;
@@ -168,7 +170,9 @@ static inline size_t tcu_enc_launch_put(uint8_t *out, const tcu_enc_launch *d)
 	p += tcu_enc_u(p, TCU_ENC_TAG_block_y, d->block[1]);
 	p += tcu_enc_u(p, TCU_ENC_TAG_block_z, d->block[2]);
 	p += tcu_enc_u(p, TCU_ENC_TAG_shared_mem, d->shared_mem);
-	if (d->params && d->param_bytes) {
+	if (d->param_data && d->param_bytes) {
+		p += tcu_enc_b(p, TCU_ENC_TAG_params, d->param_data, d->param_bytes);
+	} else if (d->params && d->param_bytes) {
 		p += tcu_enc_b_head(p, TCU_ENC_TAG_params, d->param_bytes);
 		memset(p, 0, d->param_bytes);
 		for (uint32_t i = 0; i < d->nparams; i++)
@@ -195,6 +199,96 @@ static inline size_t tcu_enc_launch_put(uint8_t *out, const tcu_enc_launch *d)
 	p += tcu_enc_u(p, TCU_ENC_TAG_sub, d->sub);
 	p += tcu_enc_u(p, TCU_ENC_TAG_ptds, d->ptds);
 	return (size_t)(p - out);
+}
+
+/*
+ * Deferred encoding (cap.h, cap_record_begin_deferred): the application's
+ * thread leaves a launch in this raw form and the capture runtime's writer
+ * thread encodes it with tcu_enc_raw_encode into the same bytes
+ * tcu_enc_launch_put writes.  The raw form is what cannot wait (the
+ * parameter values, laid out now: the program may change them as soon as
+ * the launch returns; the extra buffer; the attributes) and pointers to
+ * what never changes (the function entry's encoded head and layout).
+ *
+ * Raw bytes: a tcu_enc_raw, then param_bytes laid-out parameter bytes,
+ * extra_len bytes of the extra buffer, nattrs CUlaunchAttribute copies
+ * (TCU_ENC_ATTR_STRIDE bytes each).
+ */
+typedef struct tcu_enc_raw {
+	const uint8_t *head;   /* the function's tcu_enc_head; NULL: encode `handle` alone */
+	const uint8_t *layout; /* its tcu_enc_layout field (layout_len 0: none) */
+	uint64_t handle, stream, capture_id;
+	uint32_t head_len, layout_len;
+	uint32_t grid[3], block[3], shared_mem;
+	uint32_t result, capture_status;
+	uint32_t param_bytes, extra_len, nattrs;
+	uint8_t sub, ptds;
+} tcu_enc_raw;
+
+/* Raw bytes of a launch with these variable parts. */
+static inline size_t tcu_enc_raw_size(size_t param_bytes, size_t extra_len, size_t nattrs)
+{
+	return sizeof(tcu_enc_raw) + param_bytes + extra_len + nattrs * TCU_ENC_ATTR_STRIDE;
+}
+
+/* Lay the parameters out over param_bytes zeroed bytes at dst, as
+ * tcu_enc_launch_put does in place. */
+static inline void tcu_enc_params(uint8_t *dst, void *const *params, const tcu_enc_param *pl,
+                                  uint32_t nparams, size_t param_bytes)
+{
+	memset(dst, 0, param_bytes);
+	for (uint32_t i = 0; i < nparams; i++)
+		if (params[i])
+			memcpy(dst + pl[i].offset, params[i], pl[i].size);
+}
+
+/* The writer's side (a cap_encode_fn): the payload of the raw launch, or,
+ * when out_cap is too small, a length that is enough (nothing written). */
+static inline size_t tcu_enc_raw_encode(const uint8_t *raw, size_t raw_len, uint8_t *out,
+                                        size_t out_cap)
+{
+	tcu_enc_raw r;
+	tcu_enc_launch d;
+	uint8_t head[2 * TCU_ENC_FIELD_MAX];
+	const uint8_t *tail = raw + sizeof(r);
+	size_t max;
+
+	if (raw_len < sizeof(r))
+		return 0;
+	memcpy(&r, raw, sizeof(r));
+	if (raw_len < tcu_enc_raw_size(r.param_bytes, r.extra_len, r.nattrs))
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.result = r.result;
+	if (r.head) {
+		d.head = r.head;
+		d.head_len = r.head_len;
+	} else {
+		d.head = head;
+		d.head_len = tcu_enc_head(head, r.handle, NULL, 0);
+	}
+	d.stream = r.stream;
+	for (int i = 0; i < 3; i++) {
+		d.grid[i] = r.grid[i];
+		d.block[i] = r.block[i];
+	}
+	d.shared_mem = r.shared_mem;
+	d.param_data = tail;
+	d.param_bytes = r.param_bytes;
+	d.layout = r.layout;
+	d.layout_len = r.layout_len;
+	d.extra = tail + r.param_bytes;
+	d.extra_len = r.extra_len;
+	d.attrs = tail + r.param_bytes + r.extra_len;
+	d.nattrs = r.nattrs;
+	d.capture_status = r.capture_status;
+	d.capture_id = r.capture_id;
+	d.sub = r.sub;
+	d.ptds = r.ptds;
+	max = tcu_enc_launch_max(&d);
+	if (max > out_cap)
+		return max;
+	return tcu_enc_launch_put(out, &d);
 }
 
 #endif /* TRACESMITH_TCU_ENC_H */

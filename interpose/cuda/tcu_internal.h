@@ -212,6 +212,8 @@ typedef struct tcu_state {
 	tcu_map ctxs;    /* contexts the trace saw made (value unused) */
 	tcu_lfmap funcs; /* CUfunction or CUkernel -> tcu_func (lock-free reads) */
 	tcu_func *funcs_retired;
+	_Atomic uint64_t funcs_gen; /* entries stored in funcs: launches' per-thread
+	                               cache of their last entry is good while it holds */
 	_Atomic uint64_t unloads; /* successful module and library unloads */
 	tcu_map events;  /* CUevent -> tcu_event */
 	tcu_pending *pending;
@@ -251,6 +253,7 @@ typedef struct tcu_state {
 	CUevent kf_done[2];
 	uint64_t keyframes;
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
+	atomic_int launch_quiet; /* 1 once tcu_launch_quiet holds (it then always does) */
 
 	/* Capture windows (tcu_live.c): cap_windowed(), read once (0: not
 	 * read yet, 1: no, 2: yes); live is the registry of objects a
@@ -318,10 +321,31 @@ void *tcu_lfmap_put_locked(tcu_lfmap *m, uint64_t key, void *val, int *failed);
 /* A function or kernel handle was obtained (name may be NULL). */
 void tcu_func_note(uint64_t handle, const char *name, int is_kernel);
 /* The entry of a handle, made (nameless) when there is none; NULL for
- * handle 0 or out of memory.  No lock, no allocation once made. */
-tcu_func *tcu_func_get(uint64_t handle);
+ * handle 0 or out of memory.  No lock, no allocation once made.  Inline:
+ * the entry this thread's last launch found, while tcu_g.funcs_gen says
+ * no entry was stored since (a program launches the same few functions
+ * over and over); an entry replaced by a store that happens before this
+ * call bumped funcs_gen first. */
+typedef struct tcu_func_cache {
+	uint64_t handle, gen;
+	tcu_func *f;
+} tcu_func_cache;
+extern __thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
+tcu_func *tcu_func_get_slow(uint64_t handle);
+static inline tcu_func *tcu_func_get(uint64_t handle)
+{
+	if (handle && handle == tcu_tls_func.handle &&
+	    atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed) == tcu_tls_func.gen)
+		return tcu_tls_func.f;
+	return tcu_func_get_slow(handle);
+}
 /* Its parameter layout, asked of the driver once (never NULL). */
-const tcu_layout *tcu_func_layout(tcu_func *f);
+const tcu_layout *tcu_func_layout_slow(tcu_func *f);
+static inline const tcu_layout *tcu_func_layout(tcu_func *f)
+{
+	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
+	return l ? l : tcu_func_layout_slow(f);
+}
 
 void tcu_event_note(uint64_t event, uint64_t stream, uint64_t seq);
 /* Checkpoint pending async copies the program can now observe:
@@ -344,10 +368,64 @@ void tcu_checkpoint_dtoh(uint64_t call_seq, uint64_t src, const void *host, size
  * after the context's work (unless a stream capture is going on). */
 void tcu_keyframe_window(void);
 
-/* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT. */
-uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
-                           uint64_t *capture_id_out);
-void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing);
+/* Launch bookkeeping: keyframes before and after, per TRACESMITH_SNAPSHOT,
+ * and whether the stream is capturing.  Inline, the launch that needs
+ * neither a keyframe nor a question to the driver (tcu_launch_quiet,
+ * tcu_capture_quiet): one counter and a few loads. */
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+                                uint64_t *capture_id_out);
+void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds);
+
+/* No keyframe around a launch: the capture-start one is taken and the
+ * policy takes none per launch.  Both last (the configuration is read
+ * once), so the answer is kept once it is 1. */
+static inline int tcu_launch_quiet(void)
+{
+	const cap_config *cfg;
+	if (__builtin_expect(atomic_load_explicit(&tcu_g.launch_quiet, memory_order_relaxed), 1))
+		return 1;
+	cfg = atomic_load_explicit(&tcu_g.cfg, memory_order_acquire);
+	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) || !cfg ||
+	    cfg->snapshot != CAP_SNAPSHOT_NONE)
+		return 0;
+	atomic_store_explicit(&tcu_g.launch_quiet, 1, memory_order_relaxed);
+	return 1;
+}
+
+/* The stream is known not capturing without asking (tcu_capture.c): no
+ * capture we saw begin is going on, and this thread found the stream
+ * known last time (streams never become unknown) or it is this thread's
+ * per-thread default stream, asked about once. */
+extern __thread __attribute__((tls_model("initial-exec"))) uint64_t tcu_tls_known_key;
+extern __thread __attribute__((tls_model("initial-exec"))) int tcu_tls_pt_known;
+static inline int tcu_capture_quiet(CUstream s, int ptds)
+{
+	uintptr_t h = (uintptr_t)s;
+	if (atomic_load_explicit(&tcu_g.capture_gate, memory_order_acquire) != 0)
+		return 0;
+	if (h == (uintptr_t)CU_STREAM_PER_THREAD || (!h && ptds))
+		return tcu_tls_pt_known;
+	return (h ? (uint64_t)h : (uint64_t)(uintptr_t)CU_STREAM_LEGACY) == tcu_tls_known_key;
+}
+
+static inline uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
+                                         uint64_t *capture_id_out)
+{
+	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
+	if (__builtin_expect(tcu_launch_quiet() && tcu_capture_quiet(stream, ptds), 1)) {
+		*capturing_out = 0;
+		*capture_id_out = 0;
+		return ordinal;
+	}
+	return tcu_launch_before_slow(ordinal, stream, ptds, capturing_out, capture_id_out);
+}
+
+static inline void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)
+{
+	if (capturing || tcu_launch_quiet())
+		return;
+	tcu_launch_after_slow(ordinal, stream, ptds);
+}
 
 /* ---- tcu_va.c ------------------------------------------------------------ */
 

@@ -999,6 +999,7 @@ typedef struct tcu_launch {
 	unsigned nattrs;
 	int capturing;
 	uint64_t capture_id;
+	int ptds; /* made through a per-thread-default-stream variant */
 } tcu_launch;
 
 /* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*);
@@ -1019,64 +1020,87 @@ static void tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out
 	}
 }
 
+/* The writer thread's encoder of launch records (tcu_enc.h). */
+static size_t tcu_launch_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
+{
+	return tcu_enc_raw_encode(raw, raw_len, out, out_cap);
+}
+
 /*
- * The launch record, encoded in place (tcu_enc.h): the function's entry
- * gives its handle and name fields and its layout ready-encoded, so a
- * launch formats, allocates and locks nothing here.
+ * The launch record, left raw for the writer thread to encode
+ * (cap_record_begin_deferred, tcu_enc.h): the function's entry gives its
+ * encoded handle, name and layout by pointer (entries and layouts live as
+ * long as the process), so a launch copies its values and parameter bytes
+ * and formats, allocates and locks nothing here.  Inlined into each
+ * launch wrapper, so that the tcu_launch is never built in memory.
  */
-static void tcu_launch_record(sbt_cm_kind k, tcu_fn id, CUresult r, const tcu_launch *l)
+static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind k, CUresult r,
+                                                                   const tcu_launch *l)
 {
 	tcu_func *f = tcu_func_get(TCU_H(l->f));
 	const tcu_layout *lay = f ? tcu_func_layout(f) : NULL;
-	uint8_t head[2 * TCU_ENC_FIELD_MAX];
-	tcu_enc_launch d;
+	int by_layout = lay && lay->known > 0;
+	const void *extra = NULL;
+	size_t extra_len = 0, param_bytes = 0, nattrs = 0;
+	tcu_enc_raw *raw;
+	uint8_t *tail;
 	cap_rec *rec;
-	uint8_t *p;
 
-	memset(&d, 0, sizeof(d));
-	d.result = (uint64_t)r;
-	if (f) {
-		d.head = f->head;
-		d.head_len = f->head_len;
-		d.sub = f->is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
-	} else {
-		d.head = head;
-		d.head_len = tcu_enc_head(head, TCU_H(l->f), NULL, 0);
-	}
-	d.stream = TCU_H(l->stream);
-	for (int i = 0; i < 3; i++) {
-		d.grid[i] = l->grid[i];
-		d.block[i] = l->block[i];
-	}
-	d.shared_mem = l->shared;
-	d.capture_status = (uint64_t)l->capturing;
-	d.capture_id = l->capture_id;
-	d.ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
-	if (lay && lay->known > 0) {
-		d.layout = lay->field;
-		d.layout_len = lay->field_len;
-	}
 	if (l->params) {
-		if (lay && lay->known > 0) {
-			d.params = l->params;
-			d.pl = lay->pl;
-			d.nparams = lay->nparams;
-			d.param_bytes = lay->param_bytes;
-		} else if (atomic_exchange(&tcu_g.layout_warned, 1) == 0) {
+		if (by_layout)
+			param_bytes = lay->param_bytes;
+		else if (atomic_exchange(&tcu_g.layout_warned, 1) == 0)
 			CAP_WARN("cuda: the driver does not give the parameter layout of kernel %s: its "
 			         "launches are recorded without parameters and cannot be replayed",
 			         f && f->name ? f->name : "(unnamed)");
-		}
+	} else if (l->extra) {
+		tcu_extra_buffer(l->extra, &extra, &extra_len);
+	}
+	if (l->attrs)
+		nattrs = l->nattrs;
+	raw = (tcu_enc_raw *)cap_record_begin_deferred(
+	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
+	    tcu_enc_raw_size(param_bytes, extra_len, nattrs), &rec);
+	if (!raw)
+		return;
+	if (f) {
+		raw->head = f->head;
+		raw->head_len = (uint32_t)f->head_len;
+		raw->sub = f->is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
 	} else {
-		tcu_extra_buffer(l->extra, &d.extra, &d.extra_len);
+		raw->head = NULL;
+		raw->head_len = 0;
+		raw->sub = 0;
 	}
-	if (l->nattrs && l->attrs) {
-		d.attrs = l->attrs;
-		d.nattrs = l->nattrs;
+	raw->handle = TCU_H(l->f);
+	if (by_layout) {
+		raw->layout = lay->field;
+		raw->layout_len = (uint32_t)lay->field_len;
+	} else {
+		raw->layout = NULL;
+		raw->layout_len = 0;
 	}
-	p = cap_record_begin(SBT_CM_TYPE(k), CAP_REC_WORK, tcu_enc_launch_max(&d), &rec);
-	if (p)
-		cap_record_commit(rec, tcu_enc_launch_put(p, &d));
+	raw->stream = TCU_H(l->stream);
+	raw->capture_id = l->capture_id;
+	for (int i = 0; i < 3; i++) {
+		raw->grid[i] = l->grid[i];
+		raw->block[i] = l->block[i];
+	}
+	raw->shared_mem = l->shared;
+	raw->result = (uint32_t)r;
+	raw->capture_status = (uint32_t)l->capturing;
+	raw->param_bytes = (uint32_t)param_bytes;
+	raw->extra_len = (uint32_t)extra_len;
+	raw->nattrs = (uint32_t)nattrs;
+	raw->ptds = (uint8_t)l->ptds;
+	tail = (uint8_t *)(raw + 1);
+	if (param_bytes)
+		tcu_enc_params(tail, l->params, lay->pl, lay->nparams, param_bytes);
+	if (extra_len)
+		memcpy(tail + param_bytes, extra, extra_len);
+	if (nattrs)
+		memcpy(tail + param_bytes + extra_len, l->attrs, nattrs * TCU_ENC_ATTR_STRIDE);
+	cap_record_commit(rec, tcu_enc_raw_size(param_bytes, extra_len, nattrs));
 }
 
 _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
@@ -1090,9 +1114,9 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
                               unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
                               unsigned int shared, CUstream s, void **params, void **extra)
 {
-	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, extra, NULL, 0, 0, 0};
-	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	int capturing = 0;
+	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
 	CUresult r;
@@ -1103,11 +1127,13 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (mode == TCU_MODE_RECORD) {
-		tcu_launch_record(SBT_CM_K_cuLaunchKernel, id, r, &l);
-		tcu_launch_after(ordinal, s, ptds, l.capturing);
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
+		                extra, NULL,         0,            capturing, capture_id, ptds};
+		tcu_launch_record(SBT_CM_K_cuLaunchKernel, r, &l);
+		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
 	tcu_launch_unit_end(unit);
 out:
@@ -1120,9 +1146,9 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
                                          unsigned int bz, unsigned int shared, CUstream s,
                                          void **params)
 {
-	tcu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shared, s, params, NULL, NULL, 0, 0, 0};
-	uint64_t ordinal = 0;
 	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
+	int capturing = 0;
+	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
 	tcu_mode mode;
 	CUresult r;
@@ -1134,11 +1160,13 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
 	if (mode == TCU_MODE_RECORD) {
-		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, id, r, &l);
-		tcu_launch_after(ordinal, s, ptds, l.capturing);
+		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
+		                NULL, NULL,         0,            capturing, capture_id, ptds};
+		tcu_launch_record(SBT_CM_K_cuLaunchCooperativeKernel, r, &l);
+		tcu_launch_after(ordinal, s, ptds, capturing);
 	}
 	tcu_launch_unit_end(unit);
 out:
@@ -1157,6 +1185,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	CUresult r;
 	tcu_pfn_cuLaunchKernelEx real;
 	memset(&l, 0, sizeof(l));
+	l.ptds = ptds;
 	l.f = f;
 	l.params = params;
 	l.extra = extra;
@@ -1182,7 +1211,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 		ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
 	r = real(cfg, f, params, extra);
 	if (mode == TCU_MODE_RECORD) {
-		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, id, r, &l);
+		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, r, &l);
 		tcu_launch_after(ordinal, l.stream, ptds, l.capturing);
 	}
 	tcu_launch_unit_end(unit);

@@ -270,6 +270,7 @@ static tcu_func *tcu_func_store_locked(tcu_func *f, int replace_existing)
 		free(f);
 		return NULL;
 	}
+	atomic_fetch_add_explicit(&tcu_g.funcs_gen, 1, memory_order_relaxed);
 	if (old) {
 		old->retired_next = tcu_g.funcs_retired;
 		tcu_g.funcs_retired = old;
@@ -298,11 +299,20 @@ void tcu_func_note(uint64_t handle, const char *name, int is_kernel)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
-tcu_func *tcu_func_get(uint64_t handle)
+__thread __attribute__((tls_model("initial-exec"))) tcu_func_cache tcu_tls_func;
+
+tcu_func *tcu_func_get_slow(uint64_t handle)
 {
+	uint64_t gen = atomic_load_explicit(&tcu_g.funcs_gen, memory_order_relaxed);
 	tcu_func *f = tcu_lfmap_get(&tcu_g.funcs, handle);
-	if (f || !handle)
+	if (f) {
+		tcu_tls_func.handle = handle;
+		tcu_tls_func.gen = gen;
+		tcu_tls_func.f = f;
 		return f;
+	}
+	if (!handle)
+		return NULL;
 	/* A handle obtained in a way we did not see: nameless, a function. */
 	f = tcu_func_new(handle, NULL, 0);
 	if (!f)
@@ -370,13 +380,11 @@ out_unknown:
 	return NULL;
 }
 
-const tcu_layout *tcu_func_layout(tcu_func *f)
+const tcu_layout *tcu_func_layout_slow(tcu_func *f)
 {
-	const tcu_layout *l = atomic_load_explicit(&f->layout, memory_order_acquire);
+	const tcu_layout *l;
 	const tcu_layout *expected = NULL;
 	tcu_layout *mine;
-	if (l)
-		return l;
 	mine = tcu_query_layout(f->handle, f->is_kernel);
 	l = mine ? mine : &tcu_layout_unknown;
 	/* Two first launches at once both ask; the first answer stays. */
@@ -746,9 +754,9 @@ static const cap_config *tcu_config(void)
 	return cfg;
 }
 
-uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64_t *capture_id_out)
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+                                uint64_t *capture_id_out)
 {
-	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
 	const cap_config *cfg;
 	/* No keyframe: the launch is not executed now, and the recorder must
 	 * not synchronize a capturing stream. */
@@ -766,12 +774,9 @@ uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out, uint64
 	return ordinal;
 }
 
-void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)
+void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds)
 {
-	const cap_config *cfg;
-	if (capturing)
-		return;
-	cfg = tcu_config();
+	const cap_config *cfg = tcu_config();
 	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_AFTER_LAUNCH, ordinal, stream, ptds, 0, 1);
 	else if (cfg->snapshot == CAP_SNAPSHOT_EVERY && cfg->snapshot_every &&

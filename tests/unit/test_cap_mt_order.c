@@ -1,9 +1,13 @@
 /*
- * 8 threads record 1M records in total through cap_record at the same
- * time.  Read back, every sequence number from 1 to 1M must be there
- * exactly once and in ascending order (the writer's watermark), each
- * thread's payload counter must come in order, and each record must carry
- * the OS thread id of the thread that made it.
+ * 8 threads record 1M records in total at the same time, each in turn
+ * through cap_record, cap_record_begin/commit and a deferred record
+ * (cap_record_begin_deferred: a 16-byte raw form the writer thread
+ * encodes into the payload, some of them 9,000 bytes long so the writer's
+ * encoding buffer must grow).  Read back, every sequence number from 1 to
+ * 1M must be there exactly once and in ascending order (the writer's
+ * watermark), each thread's payload counter must come in order with the
+ * bytes its way of recording gives, and each record must carry the OS
+ * thread id of the thread that made it.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -27,8 +31,68 @@ typedef struct mt_payload {
 	uint64_t counter; /* from 0 */
 } mt_payload;
 
+/* What a deferred record leaves for the writer. */
+typedef struct mt_raw {
+	uint32_t index;
+	uint32_t pad;
+	uint64_t counter;
+} mt_raw;
+
 static pthread_barrier_t mt_barrier;
 static uint64_t mt_tids[MT_THREADS];
+
+/* Bytes after the mt_payload: only some deferred records (counter % 3 == 2) have any. */
+static size_t mt_extra(uint64_t counter)
+{
+	return counter % 999 == 2 ? 9000 : 0;
+}
+
+/* The deferred records' encoder, on the writer thread: the thread id is
+ * looked up there (mt_tids is written before the thread records). */
+static size_t mt_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
+{
+	mt_raw r;
+	mt_payload p;
+	size_t need;
+	if (raw_len != sizeof(r))
+		return 0;
+	memcpy(&r, raw, sizeof(r));
+	need = sizeof(p) + mt_extra(r.counter);
+	if (need > out_cap)
+		return need;
+	memset(&p, 0, sizeof(p));
+	p.index = r.index;
+	p.tid = mt_tids[r.index];
+	p.counter = r.counter;
+	memcpy(out, &p, sizeof(p));
+	memset(out + sizeof(p), (uint8_t)r.counter, need - sizeof(p));
+	return need;
+}
+
+/* Record p one of the three ways (by its counter); its seq, 0 on failure. */
+static uint64_t mt_record(const mt_payload *p)
+{
+	cap_rec *rec;
+	uint8_t *b;
+	switch (p->counter % 3) {
+	case 0:
+		return cap_record(MT_TYPE, 0, p, sizeof(*p));
+	case 1:
+		b = cap_record_begin(MT_TYPE, 0, sizeof(*p) + 64, &rec);
+		if (!b)
+			return 0;
+		memcpy(b, p, sizeof(*p));
+		return cap_record_commit(rec, sizeof(*p));
+	default: {
+		mt_raw r = {p->index, 0, p->counter};
+		b = cap_record_begin_deferred(MT_TYPE, 0, mt_encode, sizeof(r) + 64, &rec);
+		if (!b)
+			return 0;
+		memcpy(b, &r, sizeof(r));
+		return cap_record_commit(rec, sizeof(r));
+	}
+	}
+}
 
 static void *mt_thread(void *arg)
 {
@@ -40,8 +104,8 @@ static void *mt_thread(void *arg)
 	pthread_barrier_wait(&mt_barrier);
 	for (uint64_t i = 0; i < MT_PER_THREAD; i++) {
 		p.counter = i;
-		if (cap_record(MT_TYPE, 0, &p, sizeof(p)) == 0) {
-			TST_CHECK(!"cap_record returned 0");
+		if (mt_record(&p) == 0) {
+			TST_CHECK(!"recording returned 0");
 			break;
 		}
 	}
@@ -91,15 +155,25 @@ int main(void)
 			fprintf(stderr, "seq %llu where %llu was expected\n",
 			        (unsigned long long)rec.seq, (unsigned long long)expect);
 		expect = rec.seq + 1;
-		if (rec.type != MT_TYPE || rec.payload_len != sizeof(p)) {
+		if (rec.type != MT_TYPE || rec.payload_len < sizeof(p)) {
 			bad_counter++;
 			continue;
 		}
 		memcpy(&p, rec.payload, sizeof(p));
-		if (p.index >= MT_THREADS) {
-			bad_counter++;
+		if (p.index >= MT_THREADS || rec.payload_len != sizeof(p) + mt_extra(p.counter)) {
+			if (bad_counter++ < 5)
+				fprintf(stderr, "seq %llu: %zu payload bytes for counter %llu\n",
+				        (unsigned long long)rec.seq, rec.payload_len,
+				        (unsigned long long)p.counter);
 			continue;
 		}
+		for (size_t i = sizeof(p); i < rec.payload_len; i++)
+			if (rec.payload[i] != (uint8_t)p.counter) {
+				if (bad_counter++ < 5)
+					fprintf(stderr, "seq %llu: encoded byte %zu wrong\n",
+					        (unsigned long long)rec.seq, i);
+				break;
+			}
 		if (p.counter != next_counter[p.index] && bad_counter++ < 5)
 			fprintf(stderr, "thread %u: counter %llu where %llu was expected\n", p.index,
 			        (unsigned long long)p.counter,

@@ -5,7 +5,12 @@
  * layout with gaps, overlaps and NULL pointers, the extra buffer, launch
  * attributes with junk in their padding, capture fields, large and zero
  * values), built for sbt_cm_encode the way the interposer built them before
- * it had its own encoder, and never past tcu_enc_launch_max.
+ * it had its own encoder, and never past tcu_enc_launch_max.  Half the
+ * launches have values of the driver API's widths (32-bit dimensions and
+ * results); those are also left in the raw form the interposer hands the
+ * writer thread (tcu_enc_raw) and encoded from it with tcu_enc_raw_encode,
+ * which must give the same bytes, ask for room when given too little, and
+ * encode a function it has no entry for from its handle.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +50,73 @@ static uint64_t tle_value(void)
 	}
 }
 
+/* The raw launch as tcu_launch_record (tcu_model.c) leaves it for d's
+ * launch, then encoded on "the writer's side": 0 when it gives ref. */
+static int tle_raw_check(int trial, const tcu_enc_launch *d, uint64_t handle, const void *attrs,
+                         const uint8_t *ref, size_t ref_len, int nameless)
+{
+	static uint8_t raw[8192], out[8192];
+	size_t param_bytes = d->params ? d->param_bytes : 0;
+	size_t raw_len = tcu_enc_raw_size(param_bytes, d->extra_len, d->nattrs);
+	tcu_enc_raw r;
+	uint8_t *tail = raw + sizeof(r);
+	size_t need, len;
+
+	TST_REQUIRE(raw_len <= sizeof(raw));
+	memset(&r, 0x5A, sizeof(r)); /* padding is never read */
+	r.head = d->head;
+	r.head_len = (uint32_t)d->head_len;
+	r.handle = handle;
+	if (nameless) {
+		/* a handle the interposer has no entry for */
+		r.head = NULL;
+		r.head_len = 0;
+	}
+	r.layout = d->layout_len ? d->layout : NULL;
+	r.layout_len = (uint32_t)d->layout_len;
+	r.stream = d->stream;
+	r.capture_id = d->capture_id;
+	for (int i = 0; i < 3; i++) {
+		r.grid[i] = (uint32_t)d->grid[i];
+		r.block[i] = (uint32_t)d->block[i];
+	}
+	r.shared_mem = (uint32_t)d->shared_mem;
+	r.result = (uint32_t)d->result;
+	r.capture_status = (uint32_t)d->capture_status;
+	r.param_bytes = (uint32_t)param_bytes;
+	r.extra_len = (uint32_t)d->extra_len;
+	r.nattrs = (uint32_t)d->nattrs;
+	r.sub = (uint8_t)d->sub;
+	r.ptds = (uint8_t)d->ptds;
+	memcpy(raw, &r, sizeof(r));
+	if (param_bytes)
+		tcu_enc_params(tail, d->params, d->pl, d->nparams, param_bytes);
+	if (d->extra_len)
+		memcpy(tail + param_bytes, d->extra, d->extra_len);
+	if (d->nattrs)
+		memcpy(tail + param_bytes + d->extra_len, attrs, d->nattrs * TCU_ENC_ATTR_STRIDE);
+
+	/* With no room it writes nothing and says how much it needs. */
+	memset(out, 0xA5, sizeof(out));
+	need = tcu_enc_raw_encode(raw, raw_len, out, 0);
+	if (need < ref_len || out[0] != 0xA5) {
+		fprintf(stderr, "trial %d: raw encoding with no room asked for %zu bytes (payload %zu)%s\n",
+		        trial, need, ref_len, out[0] != 0xA5 ? " and wrote" : "");
+		return 1;
+	}
+	TST_REQUIRE(need <= sizeof(out));
+	len = tcu_enc_raw_encode(raw, raw_len, out, need);
+	if (len != ref_len || memcmp(out, ref, ref_len) != 0) {
+		size_t at = 0;
+		while (at < len && at < ref_len && out[at] == ref[at])
+			at++;
+		fprintf(stderr, "trial %d: raw encoding gave %zu bytes, sbt_cm_encode %zu; first "
+		        "difference at %zu (nameless %d)\n", trial, len, ref_len, at, nameless);
+		return 1;
+	}
+	return 0;
+}
+
 /* One fake CUlaunchAttribute: id at 0, junk padding, value at 8. */
 typedef struct tle_attr {
 	uint8_t bytes[TCU_ENC_ATTR_STRIDE];
@@ -71,6 +143,7 @@ static int tle_trial(int trial)
 	size_t param_bytes = 0, ref_len = 0, out_len, max;
 	int layout_known = tle_rand() % 4 != 0, use_params = tle_rand() % 3 != 0;
 	size_t nattrs = tle_rand() % 3 == 0 ? tle_rand() % (TLE_MAX_ATTRS + 1) : 0;
+	int narrow = tle_rand() % 2; /* the driver API's widths: also through the raw form */
 	sbt_cm_call c;
 	tcu_enc_launch d;
 	int bad = 0;
@@ -109,20 +182,22 @@ static int tle_trial(int trial)
 	}
 
 	/* The reference: a call as the interposer filled it for sbt_cm_encode. */
-	c.result = tle_rand() % 3 ? 0 : tle_value();
+#define TLE_V() (narrow ? (uint32_t)tle_value() : tle_value())
+	c.result = tle_rand() % 3 ? 0 : TLE_V();
 	c.handle = handle;
 	c.sub = tle_rand() % 2 ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
 	if (has_name && name_len) {
 		c.name = (const uint8_t *)name;
 		c.name_len = name_len;
 	}
-	c.grid_x = tle_value();
-	c.grid_y = tle_value();
-	c.grid_z = tle_value();
-	c.block_x = tle_value();
-	c.block_y = tle_value();
-	c.block_z = tle_value();
-	c.shared_mem = tle_value();
+	c.grid_x = TLE_V();
+	c.grid_y = TLE_V();
+	c.grid_z = TLE_V();
+	c.block_x = TLE_V();
+	c.block_y = TLE_V();
+	c.block_z = TLE_V();
+	c.shared_mem = TLE_V();
+#undef TLE_V
 	c.stream = tle_value();
 	c.capture_status = tle_rand() % 3;
 	c.capture_id = c.capture_status ? tle_value() : 0;
@@ -207,6 +282,8 @@ static int tle_trial(int trial)
 		        trial, out_len, ref_len, at, use_params, layout_known, nparams, name_len, nattrs);
 		bad = 1;
 	}
+	if (!bad && narrow)
+		bad = tle_raw_check(trial, &d, handle, attrs, ref, ref_len, !has_name && tle_rand() % 2);
 	if (!bad) {
 		/* And the model decodes it to the call it came from. */
 		sbt_cm_call back;
