@@ -529,8 +529,8 @@ int main(void)
 		code = trp_replay(p_err, 4, argv);
 		err = trp_text(p_err);
 		TST_CHECK_EQ_U64(code, 2);
-		TST_CHECK(err && strstr(err, "--screenshot: expected frame numbers from 1, comma-separated, "
-		                             "got '0'") != NULL);
+		TST_CHECK(err && strstr(err, "--screenshot: expected frame numbers from 1 or ranges "
+		                             "A-B (A <= B), comma-separated, got '0'") != NULL);
 		free(err);
 	}
 	{
