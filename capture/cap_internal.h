@@ -66,8 +66,9 @@
 
 #include "capture/cap.h"
 #include "tracesmith/sbt.h"
+#include "tracesmith/version.h"
 
-#define CAP_VERSION "0.1.0"
+#define CAP_VERSION TRACESMITH_VERSION /* one definition: tracesmith/version.h */
 
 /* Default block payload size; an entry larger than this gets a block of
  * its own size. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "emulator/emu_build.h"
+#include "serializer/sbt_cli.h"
 
 #define EMU_MEMTYPE_HOST 1u
 #define EMU_MEMTYPE_DEVICE 2u
@@ -837,8 +838,11 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 	snprintf(g->path, sizeof(g->path), "%s", path);
 	ss = sbt_reader_open(path, NULL, &g->r);
 	if (ss != SBT_OK) {
-		snprintf(err, errlen, "%s: %s%s%s", path, sbt_strerror(ss), g->r ? ": " : "",
-		         g->r ? sbt_reader_message(g->r) : "");
+		/* The tools' shared wording: a directory, a device, an empty
+		 * file or a GFXReconstruct capture named as such. */
+		char why[512];
+		sbt_cli_open_error(path, ss, g->r, why, sizeof(why));
+		snprintf(err, errlen, "%s: %s", path, why);
 		st = EMU_ERR_TRACE;
 		goto out_free_graph;
 	}

@@ -63,6 +63,18 @@ for tool in tsinfo tsreplay; do
 	[ "$(cat "$T/$tool.gfxr.err")" = "$tool: $T/cap.gfxr: a GFXReconstruct capture, not an SBT trace: replay it with gfxrecon-replay" ] ||
 		fail "$tool on a GFXReconstruct file: $(cat "$T/$tool.gfxr.err")"
 done
+# tsexport says the same (its unreadable-trace status is 2, docs/emulator.md)
+for what in dir:"$T":"is a directory, not a trace file" \
+	empty:"$T/empty.sbt":"empty file (0 bytes), not an SBT trace" \
+	gfxr:"$T/cap.gfxr":"a GFXReconstruct capture, not an SBT trace: replay it with gfxrecon-replay"; do
+	x_case=${what%%:*}
+	x_rest=${what#*:}
+	x_file=${x_rest%%:*}
+	x_want=${x_rest#*:}
+	expect_rc 2 "tsexport.$x_case" "$TSE" --summary "$x_file"
+	[ "$(cat "$T/tsexport.$x_case.err")" = "tsexport: $x_file: $x_want" ] ||
+		fail "tsexport on $x_case: $(cat "$T/tsexport.$x_case.err")"
+done
 expect_rc 1 verify.empty "$TSI" --verify "$T/empty.sbt"
 [ "$(grep -c "empty file" "$T/verify.empty.err")" -eq 1 ] || fail "--verify empty: $(cat "$T/verify.empty.err")"
 
