@@ -7,6 +7,8 @@
 # member.  Every case the plain run (validation only) survives must
 #  - run under tscapture (the layer neither reads nor records the member),
 #  - leave a trace that tsreplay replays,
+# - run under tscapture with a capture window (submits:1-1), whose file,
+#   where the case submits, tsreplay replays,
 # all with no VUID- message.  The trace of the first rule's case records
 # pImmutableSamplers as NULL, and the push descriptor case its dstSet as 0.
 set -eu
@@ -38,6 +40,7 @@ got=$(wc -l <"$T/cases" | tr -d ' ')
 
 n=0
 survived=0
+windows=0
 while IFS= read -r case; do
 	n=$((n + 1))
 	vk_env_layers_validation
@@ -68,8 +71,20 @@ while IFS= read -r case; do
 			grep -q 'pDescriptorWrites\[0\].dstSet=0x0000000000000000' ||
 			fail "$case: the trace does not record dstSet as 0" ;;
 	esac
+	# again with a capture window: the trimming layer tracks every object
+	# (vkl_trim.c) while no window is open
+	rm -f "$T/$n.w"*.sbt
+	TRACESMITH_TRIGGER=submits:1-1 vk_env_run "$T/$n.window.log" \
+		"$BUILD/tscapture" -o "$T/$n.w.sbt" -- "$PROG" "$case" ||
+		fail "$case: under tscapture with a capture window"
+	if [ -f "$T/$n.w-submits-1-1.sbt" ]; then
+		vk_env_run "$T/$n.wreplay.log" "$BUILD/tsreplay" "$T/$n.w-submits-1-1.sbt" ||
+			fail "$case: tsreplay of its window"
+		windows=$((windows + 1))
+	fi
 	echo "test_vk_ignored: $case: plain, captured and replayed"
 done <"$T/cases"
 [ "$survived" -gt 0 ] || fail "no case survived its plain run"
-echo "test_vk_ignored: $survived of $n cases captured and replayed"
+[ "$windows" -gt 0 ] || fail "no case wrote a capture window"
+echo "test_vk_ignored: $survived of $n cases captured and replayed ($windows with a submit replayed as a window too)"
 echo ok
