@@ -514,6 +514,10 @@ def ignored_cond(when, pfx="s->"):
         return "(%s%s != %s)" % (pfx, when[1], when[2])
     if op == "in_command":
         return None
+    if op == "rasterizer_discard":
+        return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
+    if op == "lacks_stages":
+        return "!sbt_vk_ignored_stages(%sstageCount, %spStages, %s)" % (pfx, pfx, " | ".join(when[1]))
     raise AssertionError(when)
 
 
@@ -528,6 +532,11 @@ def ignored_text(when):
         return "%s has %s" % (when[1], when[2])
     if op == "not_eq":
         return "%s != %s" % (when[1], when[2])
+    if op == "rasterizer_discard":
+        return ("pRasterizationState->rasterizerDiscardEnable and "
+                "VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState")
+    if op == "lacks_stages":
+        return "pStages lacks %s" % " or ".join(when[1])
     return "passed to %s" % when[1]
 
 
@@ -1276,7 +1285,8 @@ def gen_internal_header(cx):
          " * codec, dump and self-test files.  Not for other modules.",
          " */",
          "#ifndef TRACESMITH_SBT_VK_CODEC_INTERNAL_H", "#define TRACESMITH_SBT_VK_CODEC_INTERNAL_H", "",
-         "#include \"serializer/sbt_vk_internal.h\"", "",
+         "#include \"serializer/sbt_vk_internal.h\"",
+         "#include \"serializer/generated/sbt_vk_ignored.h\"", "",
          "sbt_vk_status sbt_vk_e_chain(sbt_vk_e *e, const void *pnext);",
          "sbt_vk_status sbt_vk_d_chain(sbt_vk_d *d, void **out, int in);"]
     for n in cx.structs:
@@ -1829,6 +1839,26 @@ def gen_ignored_h(cx):
          " * input arrays of count 0).  The encoder writes such a member as absent.",
          " */", "#ifndef TRACESMITH_SBT_VK_IGNORED_H", "#define TRACESMITH_SBT_VK_IGNORED_H", "",
          "#include <vulkan/vulkan.h>", "",
+         "/* Rasterization is disabled: statically, and not made dynamic. */",
+         "static inline int sbt_vk_ignored_discard(const VkPipelineRasterizationStateCreateInfo *rs,",
+         "                                         const VkPipelineDynamicStateCreateInfo *dyn)",
+         "{",
+         "\tif (!rs || !rs->rasterizerDiscardEnable)",
+         "\t\treturn 0;",
+         "\tfor (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)",
+         "\t\tif (dyn->pDynamicStates[i] == VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE)",
+         "\t\t\treturn 0;",
+         "\treturn 1;",
+         "}", "",
+         "/* Every stage of want is among the pipeline's stages. */",
+         "static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,",
+         "                                        VkShaderStageFlags want)",
+         "{",
+         "\tVkShaderStageFlags have = 0;",
+         "\tfor (uint32_t i = 0; st && i < n; i++)",
+         "\t\thave |= st[i].stage;",
+         "\treturn (have & want) == want;",
+         "}", "",
          "typedef struct sbt_vk_ignored_rule {",
          "\tconst char *owner;  /* struct or command; \"*\" for the generic rule */",
          "\tconst char *member;",

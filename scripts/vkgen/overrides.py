@@ -223,6 +223,9 @@ LAYER_REFUSED_EXTENSIONS = {
 #   ("flag_clear", MEMBER, BIT)         BIT is not set in MEMBER
 #   ("flag_set", MEMBER, BIT)           BIT is set in MEMBER
 #   ("not_eq", MEMBER, VALUE)           MEMBER differs from VALUE
+#   ("rasterizer_discard",)             pRasterizationState->rasterizerDiscardEnable
+#                                       is set and not made dynamic by pDynamicState
+#   ("lacks_stages", (STAGE_BIT, ...))  pStages lacks one of the stages
 # or over the command the struct is passed to:
 #   ("in_command", COMMAND)             the struct is a parameter of COMMAND
 #
@@ -279,6 +282,31 @@ IGNORED_MEMBERS = [
      "when": _DERIVATIVE, "spec": _DERIVATIVE_SPEC},
     {"owner": "VkGraphicsPipelineCreateInfo", "member": "basePipelineIndex",
      "when": _DERIVATIVE, "absent": "-1", "spec": _DERIVATIVE_SPEC},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pViewportState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pViewportState defines the "
+             "viewport state used when rasterization is enabled; it is ignored if the "
+             "pipeline has rasterization disabled"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pMultisampleState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pMultisampleState is ignored "
+             "if the pipeline has rasterization disabled"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pDepthStencilState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is ignored "
+             "if the pipeline has rasterization disabled (or the subpass uses no "
+             "depth/stencil attachment: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pColorBlendState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored "
+             "if the pipeline has rasterization disabled (or the subpass uses no color "
+             "attachments: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pTessellationState",
+     "when": ("lacks_stages", ("VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT",
+                               "VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT")),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pTessellationState is ignored "
+             "if the pipeline does not include a tessellation control shader stage "
+             "and a tessellation evaluation shader stage"},
     {"owner": "VkBufferCreateInfo", "member": "pQueueFamilyIndices",
      "when": ("not_eq", "sharingMode", "VK_SHARING_MODE_CONCURRENT"),
      "spec": "VkBufferCreateInfo: \"pQueueFamilyIndices is a pointer to an array of "

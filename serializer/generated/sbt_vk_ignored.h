@@ -9,6 +9,28 @@
 
 #include <vulkan/vulkan.h>
 
+/* Rasterization is disabled: statically, and not made dynamic. */
+static inline int sbt_vk_ignored_discard(const VkPipelineRasterizationStateCreateInfo *rs,
+                                         const VkPipelineDynamicStateCreateInfo *dyn)
+{
+	if (!rs || !rs->rasterizerDiscardEnable)
+		return 0;
+	for (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)
+		if (dyn->pDynamicStates[i] == VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE)
+			return 0;
+	return 1;
+}
+
+/* Every stage of want is among the pipeline's stages. */
+static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,
+                                        VkShaderStageFlags want)
+{
+	VkShaderStageFlags have = 0;
+	for (uint32_t i = 0; st && i < n; i++)
+		have |= st[i].stage;
+	return (have & want) == want;
+}
+
 typedef struct sbt_vk_ignored_rule {
 	const char *owner;  /* struct or command; "*" for the generic rule */
 	const char *member;
@@ -16,7 +38,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 12
+#define SBT_VK_IGNORED_RULES 17
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -37,6 +59,16 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "(paraphrase) Pipeline Derivatives: the base pipeline is named by basePipelineHandle or basePipelineIndex only for a pipeline created with VK_PIPELINE_CREATE_DERIVATIVE_BIT; vk.xml marks both noautovalidity and their VUIDs start \"If flags contains the VK_PIPELINE_CREATE_DERIVATIVE_BIT flag\""},
 	{"VkGraphicsPipelineCreateInfo", "basePipelineIndex", "flags lacks VK_PIPELINE_CREATE_DERIVATIVE_BIT",
 	 "(paraphrase) Pipeline Derivatives: the base pipeline is named by basePipelineHandle or basePipelineIndex only for a pipeline created with VK_PIPELINE_CREATE_DERIVATIVE_BIT; vk.xml marks both noautovalidity and their VUIDs start \"If flags contains the VK_PIPELINE_CREATE_DERIVATIVE_BIT flag\""},
+	{"VkGraphicsPipelineCreateInfo", "pViewportState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pViewportState defines the viewport state used when rasterization is enabled; it is ignored if the pipeline has rasterization disabled"},
+	{"VkGraphicsPipelineCreateInfo", "pMultisampleState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pMultisampleState is ignored if the pipeline has rasterization disabled"},
+	{"VkGraphicsPipelineCreateInfo", "pDepthStencilState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is ignored if the pipeline has rasterization disabled (or the subpass uses no depth/stencil attachment: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pColorBlendState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored if the pipeline has rasterization disabled (or the subpass uses no color attachments: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pTessellationState", "pStages lacks VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT or VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pTessellationState is ignored if the pipeline does not include a tessellation control shader stage and a tessellation evaluation shader stage"},
 	{"VkBufferCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "VkBufferCreateInfo: \"pQueueFamilyIndices is a pointer to an array of queue families that will access this buffer. It is ignored if sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
 	{"VkImageCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
@@ -83,6 +115,31 @@ static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_basePipelineHandle
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_basePipelineIndex(const VkGraphicsPipelineCreateInfo *s)
 {
 	return !(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT);
+}
+
+static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pViewportState(const VkGraphicsPipelineCreateInfo *s)
+{
+	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+}
+
+static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pMultisampleState(const VkGraphicsPipelineCreateInfo *s)
+{
+	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+}
+
+static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pDepthStencilState(const VkGraphicsPipelineCreateInfo *s)
+{
+	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+}
+
+static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pColorBlendState(const VkGraphicsPipelineCreateInfo *s)
+{
+	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+}
+
+static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pTessellationState(const VkGraphicsPipelineCreateInfo *s)
+{
+	return !sbt_vk_ignored_stages(s->stageCount, s->pStages, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT);
 }
 
 static inline int sbt_vk_ignored_VkBufferCreateInfo_pQueueFamilyIndices(const VkBufferCreateInfo *s)

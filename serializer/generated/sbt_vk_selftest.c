@@ -6540,30 +6540,55 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pInputAssemblyState");
 	if (a->pInputAssemblyState && (sbt_vk_c_VkPipelineInputAssemblyStateCreateInfo(c, &(a->pInputAssemblyState[0]), &(b->pInputAssemblyState[0]), in)))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pInputAssemblyState");
-	if (!a->pTessellationState != !b->pTessellationState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
-	if (a->pTessellationState && (sbt_vk_c_VkPipelineTessellationStateCreateInfo(c, &(a->pTessellationState[0]), &(b->pTessellationState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
-	if (!a->pViewportState != !b->pViewportState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
-	if (a->pViewportState && (sbt_vk_c_VkPipelineViewportStateCreateInfo(c, &(a->pViewportState[0]), &(b->pViewportState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+	if ((!sbt_vk_ignored_stages(a->stageCount, a->pStages, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT))) {
+		if (b->pTessellationState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState (ignored, not absent)");
+	} else {
+		if (!a->pTessellationState != !b->pTessellationState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
+		if (a->pTessellationState && (sbt_vk_c_VkPipelineTessellationStateCreateInfo(c, &(a->pTessellationState[0]), &(b->pTessellationState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pViewportState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState (ignored, not absent)");
+	} else {
+		if (!a->pViewportState != !b->pViewportState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+		if (a->pViewportState && (sbt_vk_c_VkPipelineViewportStateCreateInfo(c, &(a->pViewportState[0]), &(b->pViewportState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+	}
 	if (!a->pRasterizationState != !b->pRasterizationState)
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pRasterizationState");
 	if (a->pRasterizationState && (sbt_vk_c_VkPipelineRasterizationStateCreateInfo(c, &(a->pRasterizationState[0]), &(b->pRasterizationState[0]), in)))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pRasterizationState");
-	if (!a->pMultisampleState != !b->pMultisampleState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
-	if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
-	if (!a->pDepthStencilState != !b->pDepthStencilState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
-	if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
-	if (!a->pColorBlendState != !b->pColorBlendState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
-	if (a->pColorBlendState && (sbt_vk_c_VkPipelineColorBlendStateCreateInfo(c, &(a->pColorBlendState[0]), &(b->pColorBlendState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pMultisampleState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState (ignored, not absent)");
+	} else {
+		if (!a->pMultisampleState != !b->pMultisampleState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
+		if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pDepthStencilState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState (ignored, not absent)");
+	} else {
+		if (!a->pDepthStencilState != !b->pDepthStencilState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
+		if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pColorBlendState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState (ignored, not absent)");
+	} else {
+		if (!a->pColorBlendState != !b->pColorBlendState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+		if (a->pColorBlendState && (sbt_vk_c_VkPipelineColorBlendStateCreateInfo(c, &(a->pColorBlendState[0]), &(b->pColorBlendState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+	}
 	if (!a->pDynamicState != !b->pDynamicState)
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDynamicState");
 	if (a->pDynamicState && (sbt_vk_c_VkPipelineDynamicStateCreateInfo(c, &(a->pDynamicState[0]), &(b->pDynamicState[0]), in)))

@@ -310,10 +310,11 @@ static void case_compute_base_index(ign *g)
 	case_compute_base(g, 0);
 }
 
-/* A graphics pipeline (tests/shaders/vk_tri.vert, rasterization discarded:
- * no fragment stage) without VK_PIPELINE_CREATE_DERIVATIVE_BIT whose base
- * handle or index is garbage. */
-static void case_graphics_base(ign *g, int handle)
+/* A graphics pipeline (tests/shaders/vk_tri.vert alone, rasterization
+ * discarded, no VK_PIPELINE_CREATE_DERIVATIVE_BIT) whose member (a name of
+ * VkGraphicsPipelineCreateInfo) is garbage: its base pipeline handle or
+ * index, or a state pointer at the PROT_NONE page. */
+static void case_graphics(ign *g, const char *member)
 {
 	vkp_ctx *c = &g->c;
 	VkAttachmentDescription att = { 0, VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_1_BIT,
@@ -368,10 +369,22 @@ static void case_graphics_base(ign *g, int handle)
 	gpi.pRasterizationState = &rs;
 	gpi.layout = layout;
 	gpi.renderPass = rp;
-	if (handle)
+	if (strcmp(member, "basePipelineHandle") == 0)
 		gpi.basePipelineHandle = (VkPipeline)GARBAGE_HANDLE;
-	else
+	else if (strcmp(member, "basePipelineIndex") == 0)
 		gpi.basePipelineIndex = 0x5eed;
+	else if (strcmp(member, "pViewportState") == 0)
+		gpi.pViewportState = g->none;
+	else if (strcmp(member, "pMultisampleState") == 0)
+		gpi.pMultisampleState = g->none;
+	else if (strcmp(member, "pDepthStencilState") == 0)
+		gpi.pDepthStencilState = g->none;
+	else if (strcmp(member, "pColorBlendState") == 0)
+		gpi.pColorBlendState = g->none;
+	else if (strcmp(member, "pTessellationState") == 0)
+		gpi.pTessellationState = g->none;
+	else
+		vkp_die(c, "case_graphics: no member %s", member);
 	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpi, NULL, &p));
 	vkDestroyPipeline(c->device, p, NULL);
 	vkDestroyShaderModule(c->device, st.module, NULL);
@@ -379,15 +392,18 @@ static void case_graphics_base(ign *g, int handle)
 	vkDestroyRenderPass(c->device, rp, NULL);
 }
 
-static void case_graphics_base_handle(ign *g)
-{
-	case_graphics_base(g, 1);
-}
-
-static void case_graphics_base_index(ign *g)
-{
-	case_graphics_base(g, 0);
-}
+#define GRAPHICS_CASE(m)                 \
+	static void case_graphics_##m(ign *g) \
+	{                                     \
+		case_graphics(g, #m);         \
+	}
+GRAPHICS_CASE(basePipelineHandle)
+GRAPHICS_CASE(basePipelineIndex)
+GRAPHICS_CASE(pViewportState)
+GRAPHICS_CASE(pMultisampleState)
+GRAPHICS_CASE(pDepthStencilState)
+GRAPHICS_CASE(pColorBlendState)
+GRAPHICS_CASE(pTessellationState)
 
 static void case_buffer_queue_families(ign *g)
 {
@@ -465,8 +481,13 @@ static const struct {
 	{ "VkWriteDescriptorSet.dstSet", case_push_dst_set },
 	{ "VkComputePipelineCreateInfo.basePipelineHandle", case_compute_base_handle },
 	{ "VkComputePipelineCreateInfo.basePipelineIndex", case_compute_base_index },
-	{ "VkGraphicsPipelineCreateInfo.basePipelineHandle", case_graphics_base_handle },
-	{ "VkGraphicsPipelineCreateInfo.basePipelineIndex", case_graphics_base_index },
+	{ "VkGraphicsPipelineCreateInfo.basePipelineHandle", case_graphics_basePipelineHandle },
+	{ "VkGraphicsPipelineCreateInfo.basePipelineIndex", case_graphics_basePipelineIndex },
+	{ "VkGraphicsPipelineCreateInfo.pViewportState", case_graphics_pViewportState },
+	{ "VkGraphicsPipelineCreateInfo.pMultisampleState", case_graphics_pMultisampleState },
+	{ "VkGraphicsPipelineCreateInfo.pDepthStencilState", case_graphics_pDepthStencilState },
+	{ "VkGraphicsPipelineCreateInfo.pColorBlendState", case_graphics_pColorBlendState },
+	{ "VkGraphicsPipelineCreateInfo.pTessellationState", case_graphics_pTessellationState },
 	{ "VkBufferCreateInfo.pQueueFamilyIndices", case_buffer_queue_families },
 	{ "VkImageCreateInfo.pQueueFamilyIndices", case_image_queue_families },
 	{ "*.an input array", case_zero_count },
