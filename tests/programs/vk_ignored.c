@@ -28,6 +28,10 @@ typedef struct ign {
 	vkp_ctx c;
 	void *none;      /* a PROT_NONE page: any read of it is SIGSEGV */
 	PFN_vkCmdPushDescriptorSetKHR push; /* NULL without VK_KHR_push_descriptor */
+	vkp_buffer buf;    /* the storage buffer of the buffer writes */
+	VkSampler sampler; /* the sampler of the sampler writes */
+	VkDescriptorBufferInfo bi; /* what the writes point at */
+	VkDescriptorImageInfo ii;
 } ign;
 
 /* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor on
@@ -146,32 +150,25 @@ static void ign_write(ign *g, VkDescriptorType type, ign_fill *fill, void *arg)
 	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
 }
 
-/* The buffer of the storage-buffer writes. */
-static vkp_buffer ign_buf;
-
 /* A storage buffer write whose image info or texel views (arg: which)
  * point at the PROT_NONE page. */
 static void fill_buffer_write(ign *g, VkWriteDescriptorSet *w, void *arg)
 {
-	static VkDescriptorBufferInfo bi;
 	const char *which = arg;
-	bi = (VkDescriptorBufferInfo){ ign_buf.buf, 0, VK_WHOLE_SIZE };
-	w->pBufferInfo = &bi;
+	g->bi = (VkDescriptorBufferInfo){ g->buf.buf, 0, VK_WHOLE_SIZE };
+	w->pBufferInfo = &g->bi;
 	if (strcmp(which, "pImageInfo") == 0)
 		w->pImageInfo = g->none;
 	else
 		w->pTexelBufferView = g->none;
 }
 
-static VkSampler ign_write_sampler;
-
 /* A sampler write whose buffer infos point at the PROT_NONE page. */
 static void fill_sampler_write(ign *g, VkWriteDescriptorSet *w, void *arg)
 {
-	static VkDescriptorImageInfo ii;
 	(void)arg;
-	ii = (VkDescriptorImageInfo){ ign_write_sampler, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED };
-	w->pImageInfo = &ii;
+	g->ii = (VkDescriptorImageInfo){ g->sampler, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED };
+	w->pImageInfo = &g->ii;
 	w->pBufferInfo = g->none;
 }
 
@@ -185,10 +182,10 @@ static void case_immutable_samplers(ign *g)
 
 static void case_write_buffer(ign *g, const char *member)
 {
-	vkp_buffer_create(&g->c, &ign_buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	vkp_buffer_create(&g->c, &g->buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 0);
 	ign_write(g, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, fill_buffer_write, (void *)member);
-	vkp_buffer_destroy(&g->c, &ign_buf);
+	vkp_buffer_destroy(&g->c, &g->buf);
 }
 
 static void case_image_info(ign *g)
@@ -203,9 +200,9 @@ static void case_texel_buffer_view(ign *g)
 
 static void case_buffer_info(ign *g)
 {
-	ign_write_sampler = ign_sampler(g);
+	g->sampler = ign_sampler(g);
 	ign_write(g, VK_DESCRIPTOR_TYPE_SAMPLER, fill_sampler_write, NULL);
-	vkDestroySampler(g->c.device, ign_write_sampler, NULL);
+	vkDestroySampler(g->c.device, g->sampler, NULL);
 }
 
 /* Records cb with rec, submits it and waits. */
@@ -238,7 +235,7 @@ static void ign_submit(ign *g, void (*rec)(ign *, VkCommandBuffer, void *), void
 static void rec_push(ign *g, VkCommandBuffer cb, void *arg)
 {
 	VkPipelineLayout layout = *(VkPipelineLayout *)arg;
-	VkDescriptorBufferInfo bi = { ign_buf.buf, 0, VK_WHOLE_SIZE };
+	VkDescriptorBufferInfo bi = { g->buf.buf, 0, VK_WHOLE_SIZE };
 	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
 	w.dstSet = (VkDescriptorSet)GARBAGE_HANDLE;
 	w.descriptorCount = 1;
@@ -261,10 +258,10 @@ static void case_push_dst_set(ign *g)
 	lci.setLayoutCount = 1;
 	lci.pSetLayouts = &dsl;
 	VKP_CHECK(c, vkCreatePipelineLayout(c->device, &lci, NULL, &layout));
-	vkp_buffer_create(c, &ign_buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	vkp_buffer_create(c, &g->buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 0);
 	ign_submit(g, rec_push, &layout);
-	vkp_buffer_destroy(c, &ign_buf);
+	vkp_buffer_destroy(c, &g->buf);
 	vkDestroyPipelineLayout(c->device, layout, NULL);
 	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
 }
