@@ -48,6 +48,8 @@ typedef struct sbt_vk_e {
 	uint8_t *p;   /* next byte to write, inside enc->data */
 	uint8_t *end; /* enc->data + enc->cap */
 	sbt_vk_enc *enc;
+	int ctx;      /* the command whose parameters make members ignored
+	               * (generated: codec.py IGNORED_CONTEXTS), 0 elsewhere */
 } sbt_vk_e;
 
 /* Make room for n more bytes (moves p/end when the buffer moves). */
@@ -58,6 +60,7 @@ static inline void sbt_vk_e_begin(sbt_vk_e *e, sbt_vk_enc *enc)
 	e->enc = enc;
 	e->p = enc->data + enc->len;
 	e->end = enc->data + enc->cap;
+	e->ctx = 0;
 	enc->skipped_pnext = 0;
 }
 

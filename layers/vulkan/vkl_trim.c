@@ -69,6 +69,7 @@
 
 #include "layers/vulkan/vkl.h"
 #include "serializer/sbt_vk.h"
+#include "serializer/generated/sbt_vk_ignored.h"
 
 /* First handle value of the snapshot's own objects. */
 #define VKL_TRIM_HANDLE_BASE 0xfff5000000000000ull
@@ -588,6 +589,8 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		const sbt_vk_args_vkCreateDescriptorSetLayout *a = args;
 		for (i = 0; i < a->pCreateInfo->bindingCount; i++) {
 			const VkDescriptorSetLayoutBinding *b = &a->pCreateInfo->pBindings[i];
+			if (sbt_vk_ignored_VkDescriptorSetLayoutBinding_pImmutableSamplers(b))
+				continue; /* may hold anything */
 			for (j = 0; b->pImmutableSamplers && j < b->descriptorCount; j++)
 				vkl_trim_share(o, VK_OBJECT_TYPE_SAMPLER,
 				               (uint64_t)(uintptr_t)b->pImmutableSamplers[j]);

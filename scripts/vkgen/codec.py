@@ -58,6 +58,10 @@ class Kind:
         self.sel = sel      # selector member name (selector unions)
         self.out = out      # command output parameter (gated by success)
         self.check = None   # decode-time count check expression, or None
+        self.ign = None     # C expression over "s->": the member is ignored
+        self.ign_rule = None  # the part of ign from IGNORED_MEMBERS (not count 0)
+        self.ign_ctx = None  # context number: ignored inside that command
+        self.absent = None  # what an ignored member is written as
 
 
 def _c_ident_subst(expr, names, prefix, ptr_names):
@@ -222,6 +226,7 @@ class Codec:
                 else:
                     plain = self._struct_plain(name)
                     kinds = [self._member_kind(name, s.members, m, False, plain) for m in s.members]
+                    _mark_ignored(name, kinds)
                 self.struct_kinds[name] = kinds
             except Uncodable as ex:
                 why = str(ex)
@@ -243,6 +248,7 @@ class Codec:
                 kinds = [self._member_kind(name, cmd.params, p, True) for p in cmd.params]
                 if cmd.ret != "void":
                     kinds.append(Kind("ret", None, self.el_of(cmd.ret, name, "ret"), inflag="0"))
+                _mark_ignored(name, kinds)
                 self.cmd_kinds[name] = kinds
             except Uncodable as ex:
                 why = str(ex)
@@ -487,6 +493,95 @@ def _fmt_ctype(ct):
 # Emitters
 # ============================================================================
 
+# ---- members the specification says are ignored (overrides.IGNORED_MEMBERS) ----
+
+# Commands named by an ("in_command", ...) rule, numbered from 1: the command's
+# encoder sets sbt_vk_e.ctx to its number while it encodes its parameters.
+IGNORED_CONTEXTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] == "in_command"})
+
+
+def ignored_cond(when, pfx="s->"):
+    """C expression, over pfx + sibling members, true when the rule's member is
+    ignored; None for a context rule."""
+    op = when[0]
+    if op == "not_in":
+        return "!(%s)" % " || ".join("%s%s == %s" % (pfx, when[1], v) for v in when[2])
+    if op == "flag_clear":
+        return "!(%s%s & %s)" % (pfx, when[1], when[2])
+    if op == "flag_set":
+        return "(%s%s & %s)" % (pfx, when[1], when[2])
+    if op == "not_eq":
+        return "(%s%s != %s)" % (pfx, when[1], when[2])
+    if op == "in_command":
+        return None
+    if op == "rasterizer_discard":
+        return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
+    if op == "lacks_stages":
+        return "!sbt_vk_ignored_stages(%sstageCount, %spStages, %s)" % (pfx, pfx, " | ".join(when[1]))
+    raise AssertionError(when)
+
+
+def ignored_text(when):
+    """The condition in words (docs, the rule table)."""
+    op = when[0]
+    if op == "not_in":
+        return "%s not in {%s}" % (when[1], ", ".join(v.replace("VK_DESCRIPTOR_TYPE_", "") for v in when[2]))
+    if op == "flag_clear":
+        return "%s lacks %s" % (when[1], when[2])
+    if op == "flag_set":
+        return "%s has %s" % (when[1], when[2])
+    if op == "not_eq":
+        return "%s != %s" % (when[1], when[2])
+    if op == "rasterizer_discard":
+        return ("pRasterizationState->rasterizerDiscardEnable and "
+                "VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState")
+    if op == "lacks_stages":
+        return "pStages lacks %s" % " or ".join(when[1])
+    return "passed to %s" % when[1]
+
+
+COUNTED_KINDS = ("array", "ptrarr", "bytes", "strarr")
+
+
+def _zero_count_applies(k):
+    """The generic rule: a const input array with a count member."""
+    m = k.m
+    return (k.k in COUNTED_KINDS and not k.out and k.count and m.const_levels
+            and m.const_levels[0] and "*" not in k.count and "[" not in k.count)
+
+
+def _mark_ignored(owner, kinds):
+    for k in kinds:
+        if k.m is None:
+            continue
+        conds = []
+        for r in ov.IGNORED_MEMBERS:
+            if r["owner"] != owner or r["member"] != k.m.name:
+                continue
+            c = ignored_cond(r["when"])
+            if c is None:
+                k.ign_ctx = IGNORED_CONTEXTS.index(r["when"][1]) + 1
+            else:
+                conds.append(c)
+            k.absent = r.get("absent")
+        if conds:
+            k.ign_rule = " || ".join("(%s)" % c for c in conds)
+        if _zero_count_applies(k):
+            conds.append("(%s) == 0" % k.count)
+        if conds:
+            k.ign = " || ".join("(%s)" % c for c in conds)
+
+
+def _ign_expr(k, pfx="s->"):
+    """The whole condition (context included: encoder only)."""
+    parts = []
+    if k.ign:
+        parts.append(k.ign.replace("s->", pfx))
+    if k.ign_ctx:
+        parts.append("e->ctx == %d" % k.ign_ctx)
+    return " || ".join(parts) if parts else None
+
+
 PTR_KINDS = ("str", "bytes", "tbytes", "strarr", "single", "array", "ptrarr", "ptr")
 
 
@@ -645,6 +740,20 @@ class Emit:
         if K == "ret":
             return self.enc_el(k.el, "s->ret")
         nm = "s->" + m.name
+        ign = _ign_expr(k)
+        if ign and K == "val":
+            absent = k.absent or "0"
+            return self.enc_el(k.el, "((%s) ? (__typeof__(%s))%s : %s)" % (ign, nm, absent, nm))
+        if ign and K in COUNTED_KINDS + ("single", "str"):
+            # an ignored member travels as NULL: never read
+            p = self.t("p")
+            k2 = Kind(K, m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
+            body = self.enc_member(k2)
+            body = [x.replace(nm, p) for x in body]
+            return ["{", "\tconst __typeof__(%s) %s = (%s) ? NULL : %s;" % (nm, p, ign, nm)] + \
+                ["\t" + x for x in body] + ["}"]
+        if ign:
+            raise AssertionError("ignored member %s of kind %s" % (m.name, K))
         if K == "objh":
             return ["SBT_VK_ET(sbt_vk_put_u(e, %s));" % nm]
         if K == "fixstr":
@@ -964,6 +1073,27 @@ class Emit:
         raise AssertionError(K)
 
     def cmp_member(self, k, owner):
+        """Compare member k of a (original) and b (decoded).  An ignored member
+        must come back absent (a context rule: absent or equal)."""
+        if k.m is None or not (k.ign or k.ign_ctx):
+            return self._cmp_member(k, owner)
+        k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
+        k2.check = k.check
+        normal = self._cmp_member(k2, owner)
+        B = "b->" + k.m.name
+        if k.k == "val":
+            absent = "%s != (__typeof__(%s))%s" % (B, B, k.absent or "0")
+        else:
+            absent = B
+        fail = "\treturn sbt_vk_t_fail(c, \"%s.%s (ignored, not absent)\");" % (owner, k.m.name)
+        if k.ign_ctx and not k.ign:
+            # encoded outside its command: as usual; inside: absent
+            return ["if (%s) {" % absent] + ["\t" + x for x in normal] + ["}"]
+        ign = k.ign.replace("s->", "a->")
+        return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, "} else {"] + \
+            ["\t" + x for x in normal] + ["}"]
+
+    def _cmp_member(self, k, owner):
         m = k.m
         K = k.k
         if K == "ret":
@@ -1155,7 +1285,8 @@ def gen_internal_header(cx):
          " * codec, dump and self-test files.  Not for other modules.",
          " */",
          "#ifndef TRACESMITH_SBT_VK_CODEC_INTERNAL_H", "#define TRACESMITH_SBT_VK_CODEC_INTERNAL_H", "",
-         "#include \"serializer/sbt_vk_internal.h\"", "",
+         "#include \"serializer/sbt_vk_internal.h\"",
+         "#include \"serializer/generated/sbt_vk_ignored.h\"", "",
          "sbt_vk_status sbt_vk_e_chain(sbt_vk_e *e, const void *pnext);",
          "sbt_vk_status sbt_vk_d_chain(sbt_vk_d *d, void **out, int in);"]
     for n in cx.structs:
@@ -1304,6 +1435,9 @@ def gen_codec_c(cx):
         cmd = reg.commands[n]
         kinds = cx.cmd_kinds[n]
         eb = []
+        if n in IGNORED_CONTEXTS:
+            eb.append("e->ctx = %d; /* members ignored inside %s (overrides.IGNORED_MEMBERS) */"
+                      % (IGNORED_CONTEXTS.index(n) + 1, n))
         if any(k.out for k in kinds):
             if cmd.ret == "VkResult":
                 eb.append("const int ok = s->ret >= 0; /* outputs are undefined after a failure */")
@@ -1693,10 +1827,66 @@ def gen_selftest_c(cx):
     return "\n".join(L)
 
 
+def gen_ignored_h(cx):
+    """The ignored-member rules as a table (tests/programs/vk_ignored.c runs one
+    case per entry) and as predicates for hand-written code that reads such
+    members from the application's structs."""
+    def q(t):
+        return '"%s"' % t.replace("\\", "\\\\").replace('"', '\\"')
+    L = [banner(cx), "/*",
+         " * sbt_vk_ignored.h - members the Vulkan specification says are ignored",
+         " * (scripts/vkgen/overrides.py IGNORED_MEMBERS, then the generic rule for",
+         " * input arrays of count 0).  The encoder writes such a member as absent.",
+         " */", "#ifndef TRACESMITH_SBT_VK_IGNORED_H", "#define TRACESMITH_SBT_VK_IGNORED_H", "",
+         "#include <vulkan/vulkan.h>", "",
+         "/* Rasterization is disabled: statically, and not made dynamic. */",
+         "static inline int sbt_vk_ignored_discard(const VkPipelineRasterizationStateCreateInfo *rs,",
+         "                                         const VkPipelineDynamicStateCreateInfo *dyn)",
+         "{",
+         "\tif (!rs || !rs->rasterizerDiscardEnable)",
+         "\t\treturn 0;",
+         "\tfor (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)",
+         "\t\tif (dyn->pDynamicStates[i] == VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE)",
+         "\t\t\treturn 0;",
+         "\treturn 1;",
+         "}", "",
+         "/* Every stage of want is among the pipeline's stages. */",
+         "static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,",
+         "                                        VkShaderStageFlags want)",
+         "{",
+         "\tVkShaderStageFlags have = 0;",
+         "\tfor (uint32_t i = 0; st && i < n; i++)",
+         "\t\thave |= st[i].stage;",
+         "\treturn (have & want) == want;",
+         "}", "",
+         "typedef struct sbt_vk_ignored_rule {",
+         "\tconst char *owner;  /* struct or command; \"*\" for the generic rule */",
+         "\tconst char *member;",
+         "\tconst char *when;   /* the condition, in words */",
+         "\tconst char *spec;   /* the specification's wording */",
+         "} sbt_vk_ignored_rule;", "",
+         "#define SBT_VK_IGNORED_RULES %d" % (len(ov.IGNORED_MEMBERS) + 1), "",
+         "static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {"]
+    for r in ov.IGNORED_MEMBERS:
+        L.append("\t{%s, %s, %s," % (q(r["owner"]), q(r["member"]), q(ignored_text(r["when"]))))
+        L.append("\t %s}," % q(r["spec"]))
+    L += ["\t{\"*\", \"an input array\", \"its count is 0\",",
+          "\t %s}," % q(ov.IGNORED_ZERO_COUNT_SPEC), "};", ""]
+    for r in ov.IGNORED_MEMBERS:
+        c = ignored_cond(r["when"])
+        if c is None:
+            continue
+        L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s)" % (r["owner"], r["member"], r["owner"]),
+              "{", "\treturn %s;" % c, "}", ""]
+    L += ["#endif", ""]
+    return "\n".join(L)
+
+
 def generate(reg):
     """Module entry point for gen.py: {path relative to the repo: text}."""
     cx = Codec(reg)
     return {
+        "serializer/generated/sbt_vk_ignored.h": gen_ignored_h(cx),
         "serializer/generated/sbt_vk_codec.h": gen_header(cx),
         "serializer/generated/sbt_vk_codec_internal.h": gen_internal_header(cx),
         "serializer/generated/sbt_vk_codec.c": gen_codec_c(cx),

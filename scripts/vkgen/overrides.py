@@ -203,3 +203,127 @@ LAYER_REFUSED_EXTENSIONS = {
     "VK_KHR_external_fence_fd": "fence state comes from another process",
     "VK_EXT_image_drm_format_modifier": "only useful with imported memory",
 }
+
+
+# ---- members the specification says are ignored --------------------------------
+
+# A member the specification says is ignored under some condition may hold
+# anything: an uninitialised pointer, a garbage handle.  The encoder reads it
+# only when the condition is false; when it is true it writes the member as
+# absent (NULL, VK_NULL_HANDLE, or the rule's "absent" value), so neither the
+# layer nor decode nor replay ever sees it.  The layer's handle walk
+# (sbt_vk_refs) skips it too.
+#
+# Each rule: "owner" (struct or command), "member", "when" (the condition
+# under which the member is ignored), "spec" (the wording it comes from;
+# "(paraphrase)" where it is not the specification's own words) and,
+# where the absent value is not 0/NULL, "absent" (a C expression).
+# Conditions, over sibling members of the same struct:
+#   ("not_in", MEMBER, (ENUM, ...))    MEMBER is none of the values
+#   ("flag_clear", MEMBER, BIT)         BIT is not set in MEMBER
+#   ("flag_set", MEMBER, BIT)           BIT is set in MEMBER
+#   ("not_eq", MEMBER, VALUE)           MEMBER differs from VALUE
+#   ("rasterizer_discard",)             pRasterizationState->rasterizerDiscardEnable
+#                                       is set and not made dynamic by pDynamicState
+#   ("lacks_stages", (STAGE_BIT, ...))  pStages lacks one of the stages
+# or over the command the struct is passed to:
+#   ("in_command", COMMAND)             the struct is a parameter of COMMAND
+#
+# tests/programs/vk_ignored.c has one case per rule (it enumerates the table
+# the generator writes, serializer/generated/sbt_vk_ignored.h, and fails on a
+# rule without a case); tests/shell/test_vk_ignored.sh runs it.
+_IMAGE_TYPES = ("VK_DESCRIPTOR_TYPE_SAMPLER", "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
+                "VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE", "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
+                "VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT",
+                "VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM",
+                "VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM")
+_BUFFER_TYPES = ("VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER", "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER",
+                 "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC",
+                 "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC")
+_TEXEL_TYPES = ("VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER",
+                "VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER")
+_DERIVATIVE = ("flag_clear", "flags", "VK_PIPELINE_CREATE_DERIVATIVE_BIT")
+_DERIVATIVE_SPEC = ("(paraphrase) Pipeline Derivatives: the base pipeline is named by "
+                    "basePipelineHandle or basePipelineIndex only for a pipeline created "
+                    "with VK_PIPELINE_CREATE_DERIVATIVE_BIT; vk.xml marks both "
+                    "noautovalidity and their VUIDs start \"If flags contains the "
+                    "VK_PIPELINE_CREATE_DERIVATIVE_BIT flag\"")
+
+IGNORED_MEMBERS = [
+    {"owner": "VkDescriptorSetLayoutBinding", "member": "pImmutableSamplers",
+     "when": ("not_in", "descriptorType", ("VK_DESCRIPTOR_TYPE_SAMPLER",
+                                           "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER")),
+     "spec": "VkDescriptorSetLayoutBinding: \"If descriptorType is not one of these "
+             "descriptor types, then pImmutableSamplers is ignored.\""},
+    {"owner": "VkWriteDescriptorSet", "member": "pImageInfo",
+     "when": ("not_in", "descriptorType", _IMAGE_TYPES),
+     "spec": "VkWriteDescriptorSet: \"pImageInfo is a pointer to an array of "
+             "VkDescriptorImageInfo structures or is ignored, as described below.\""},
+    {"owner": "VkWriteDescriptorSet", "member": "pBufferInfo",
+     "when": ("not_in", "descriptorType", _BUFFER_TYPES),
+     "spec": "VkWriteDescriptorSet: \"pBufferInfo is a pointer to an array of "
+             "VkDescriptorBufferInfo structures or is ignored, as described below.\""},
+    {"owner": "VkWriteDescriptorSet", "member": "pTexelBufferView",
+     "when": ("not_in", "descriptorType", _TEXEL_TYPES),
+     "spec": "VkWriteDescriptorSet: \"pTexelBufferView is a pointer to an array of "
+             "VkBufferView handles as described in the Buffer Views section or is "
+             "ignored, as described below.\""},
+    {"owner": "VkWriteDescriptorSet", "member": "dstSet",
+     "when": ("in_command", "vkCmdPushDescriptorSetKHR"),
+     "spec": "(paraphrase) vkCmdPushDescriptorSetKHR: push descriptors are written "
+             "into the command buffer's push descriptor set, and each element of "
+             "pDescriptorWrites is interpreted as for vkUpdateDescriptorSets except "
+             "that its dstSet is ignored"},
+    {"owner": "VkComputePipelineCreateInfo", "member": "basePipelineHandle",
+     "when": _DERIVATIVE, "spec": _DERIVATIVE_SPEC},
+    {"owner": "VkComputePipelineCreateInfo", "member": "basePipelineIndex",
+     "when": _DERIVATIVE, "absent": "-1", "spec": _DERIVATIVE_SPEC},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "basePipelineHandle",
+     "when": _DERIVATIVE, "spec": _DERIVATIVE_SPEC},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "basePipelineIndex",
+     "when": _DERIVATIVE, "absent": "-1", "spec": _DERIVATIVE_SPEC},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pViewportState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pViewportState defines the "
+             "viewport state used when rasterization is enabled; it is ignored if the "
+             "pipeline has rasterization disabled"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pMultisampleState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pMultisampleState is ignored "
+             "if the pipeline has rasterization disabled"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pDepthStencilState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is ignored "
+             "if the pipeline has rasterization disabled (or the subpass uses no "
+             "depth/stencil attachment: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pColorBlendState",
+     "when": ("rasterizer_discard",),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored "
+             "if the pipeline has rasterization disabled (or the subpass uses no color "
+             "attachments: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pTessellationState",
+     "when": ("lacks_stages", ("VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT",
+                               "VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT")),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pTessellationState is ignored "
+             "if the pipeline does not include a tessellation control shader stage "
+             "and a tessellation evaluation shader stage"},
+    {"owner": "VkBufferCreateInfo", "member": "pQueueFamilyIndices",
+     "when": ("not_eq", "sharingMode", "VK_SHARING_MODE_CONCURRENT"),
+     "spec": "VkBufferCreateInfo: \"pQueueFamilyIndices is a pointer to an array of "
+             "queue families that will access this buffer. It is ignored if "
+             "sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+    {"owner": "VkImageCreateInfo", "member": "pQueueFamilyIndices",
+     "when": ("not_eq", "sharingMode", "VK_SHARING_MODE_CONCURRENT"),
+     "spec": "VkImageCreateInfo: \"pQueueFamilyIndices is a pointer to an array of "
+             "queue families that will access this image. It is ignored if "
+             "sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+]
+
+# The generic rule: an input (const) array whose count is 0 is ignored
+# ("If COUNT is not 0, P must be a valid pointer to an array of COUNT ..."
+# is the only requirement the specification puts on it), e.g.
+# VkRenderPassBeginInfo.pClearValues with clearValueCount 0.  The encoder
+# writes it as absent.  Output arrays keep their pointer: a non-NULL output
+# array of 0 elements differs from NULL (a count query).
+IGNORED_ZERO_COUNT_SPEC = ("Valid Usage (Implicit): \"If COUNT is not 0, P must be a "
+                           "valid pointer to an array of COUNT ... values\"")

@@ -115,8 +115,9 @@ class Refs:
                     u = True
         return h, u
 
-    def needed(self):
-        """Structs with handles reachable from the walked commands, vk.xml order."""
+    def needed(self, commands=None):
+        """Structs with handles reachable from the walked commands (or those
+        given), vk.xml order."""
         reg = self.reg
         seen = set()
         todo = []
@@ -134,7 +135,7 @@ class Refs:
                         seen.add(t)
                         todo.append(t)
 
-        for n in self.commands:
+        for n in (self.commands if commands is None else commands):
             if self.cmd_has[n]:
                 from_kinds(self._cmd_kinds(n))
         while True:
@@ -151,8 +152,23 @@ class Refs:
                         todo.append(t)
             if not todo:
                 break
-        self.chain_needed = chain[0]
+        if commands is None:
+            self.chain_needed = chain[0]
         return [n for n in self.cx.structs if n in seen]
+
+    def ignored(self, k, owner):
+        """C condition (over "s->") under which the walk skips member k, or
+        None.  A member ignored inside a command (overrides.IGNORED_MEMBERS
+        "in_command") is skipped always: the generator checks that its struct
+        reaches the walk only through that command."""
+        if not k.ign_ctx:
+            return k.ign_rule  # a count of 0 walks nothing anyway
+        cmd = cg.IGNORED_CONTEXTS[k.ign_ctx - 1]
+        others = [n for n in self.commands if n != cmd and self.reg.commands[n].alias != cmd]
+        if owner in self.needed(others):
+            raise AssertionError("%s.%s is ignored only inside %s, but other walked commands reach it"
+                                 % (owner, k.m.name, cmd))
+        return "1"
 
     # ---- emission -------------------------------------------------------------
 
@@ -166,9 +182,19 @@ class Refs:
             return ["sbt_vk_r_%s(&(%s), fn, ctx);" % (self.reg.resolve(el.sname), lv)]
         return []
 
-    def vis_kind(self, k, em):
+    def vis_kind(self, k, em, owner=None):
         if not self._kind_refs(k):
             return []
+        ign = self.ignored(k, owner) if k.m is not None else None
+        if ign == "1":
+            return ["/* %s: ignored (overrides.IGNORED_MEMBERS) */" % k.m.name]
+        if ign:
+            body = self._vis_kind(k, em)
+            return ["if (!(%s)) { /* else ignored (overrides.IGNORED_MEMBERS) */" % ign] + \
+                ["\t" + x for x in body] + ["}"]
+        return self._vis_kind(k, em)
+
+    def _vis_kind(self, k, em):
         nm = "s->" + k.m.name if k.m is not None else None
         K = k.k
         if K == "pnext":
@@ -228,7 +254,7 @@ def gen_refs_c(cx, rf):
         body = []
         for k in cx.struct_kinds.get(n, []):
             k.owner = n
-            body += rf.vis_kind(k, em)
+            body += rf.vis_kind(k, em, n)
         L += ["static void sbt_vk_r_%s(const %s *s, sbt_vk_ref_fn fn, void *ctx)" % (n, n), "{"] + \
             ["\t" + x for x in body] + ["}", ""]
     with_refs = [n for n in rf.commands if rf.cmd_has[n]]
@@ -245,7 +271,7 @@ def gen_refs_c(cx, rf):
         body = []
         for k in rf._cmd_kinds(n):
             k.owner = n
-            body += rf.vis_kind(k, em)
+            body += rf.vis_kind(k, em, n)
         L += ["static void sbt_vk_rc_%s(const sbt_vk_args_%s *s, sbt_vk_ref_fn fn, void *ctx)" % (n, n), "{"] + \
             ["\t" + x for x in body] + ["}"]
         if macro:

@@ -7,6 +7,7 @@
 #define TRACESMITH_SBT_VK_CODEC_INTERNAL_H
 
 #include "serializer/sbt_vk_internal.h"
+#include "serializer/generated/sbt_vk_ignored.h"
 
 sbt_vk_status sbt_vk_e_chain(sbt_vk_e *e, const void *pnext);
 sbt_vk_status sbt_vk_d_chain(sbt_vk_d *d, void **out, int in);

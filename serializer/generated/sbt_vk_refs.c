@@ -115,25 +115,30 @@ static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, sbt_v
 static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_ref_fn fn, void *ctx)
 {
 	sbt_vk_r_chain(s->pNext, fn, ctx);
-	if ((s->dstSet) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_DESCRIPTOR_SET, (uint64_t)(uintptr_t)(s->dstSet));
-	if (s->pImageInfo) {
-		const uint64_t i1_n = (uint64_t)s->descriptorCount;
-		for (uint64_t i1 = 0; i1 < i1_n; i1++) {
-			sbt_vk_r_VkDescriptorImageInfo(&(s->pImageInfo[i1]), fn, ctx);
+	/* dstSet: ignored (overrides.IGNORED_MEMBERS) */
+	if (!((!(s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || s->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM)))) { /* else ignored (overrides.IGNORED_MEMBERS) */
+		if (s->pImageInfo) {
+			const uint64_t i1_n = (uint64_t)s->descriptorCount;
+			for (uint64_t i1 = 0; i1 < i1_n; i1++) {
+				sbt_vk_r_VkDescriptorImageInfo(&(s->pImageInfo[i1]), fn, ctx);
+			}
 		}
 	}
-	if (s->pBufferInfo) {
-		const uint64_t i2_n = (uint64_t)s->descriptorCount;
-		for (uint64_t i2 = 0; i2 < i2_n; i2++) {
-			sbt_vk_r_VkDescriptorBufferInfo(&(s->pBufferInfo[i2]), fn, ctx);
+	if (!((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)))) { /* else ignored (overrides.IGNORED_MEMBERS) */
+		if (s->pBufferInfo) {
+			const uint64_t i2_n = (uint64_t)s->descriptorCount;
+			for (uint64_t i2 = 0; i2 < i2_n; i2++) {
+				sbt_vk_r_VkDescriptorBufferInfo(&(s->pBufferInfo[i2]), fn, ctx);
+			}
 		}
 	}
-	if (s->pTexelBufferView) {
-		const uint64_t i3_n = (uint64_t)s->descriptorCount;
-		for (uint64_t i3 = 0; i3 < i3_n; i3++) {
-			if ((s->pTexelBufferView[i3]) != VK_NULL_HANDLE)
-				fn(ctx, VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(s->pTexelBufferView[i3]));
+	if (!((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)))) { /* else ignored (overrides.IGNORED_MEMBERS) */
+		if (s->pTexelBufferView) {
+			const uint64_t i3_n = (uint64_t)s->descriptorCount;
+			for (uint64_t i3 = 0; i3 < i3_n; i3++) {
+				if ((s->pTexelBufferView[i3]) != VK_NULL_HANDLE)
+					fn(ctx, VK_OBJECT_TYPE_BUFFER_VIEW, (uint64_t)(uintptr_t)(s->pTexelBufferView[i3]));
+			}
 		}
 	}
 }

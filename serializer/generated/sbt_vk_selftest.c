@@ -4236,10 +4236,15 @@ static int sbt_vk_c_VkDeviceQueueCreateInfo(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.queueFamilyIndex");
 	if ((a->queueCount) != (b->queueCount))
 		return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.queueCount");
-	if (!a->pQueuePriorities != !b->pQueuePriorities)
-		return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.pQueuePriorities");
-	if (a->pQueuePriorities && memcmp(a->pQueuePriorities, b->pQueuePriorities, (size_t)((uint64_t)a->queueCount) * sizeof(*a->pQueuePriorities)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.pQueuePriorities");
+	if ((((uint64_t)a->queueCount) == 0)) {
+		if (b->pQueuePriorities)
+			return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.pQueuePriorities (ignored, not absent)");
+	} else {
+		if (!a->pQueuePriorities != !b->pQueuePriorities)
+			return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.pQueuePriorities");
+		if (a->pQueuePriorities && memcmp(a->pQueuePriorities, b->pQueuePriorities, (size_t)((uint64_t)a->queueCount) * sizeof(*a->pQueuePriorities)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceQueueCreateInfo.pQueuePriorities");
+	}
 	return 0;
 }
 
@@ -4295,28 +4300,43 @@ static int sbt_vk_c_VkDeviceCreateInfo(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.flags");
 	if ((a->queueCreateInfoCount) != (b->queueCreateInfoCount))
 		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.queueCreateInfoCount");
-	if (!a->pQueueCreateInfos != !b->pQueueCreateInfos)
-		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pQueueCreateInfos");
-	if (a->pQueueCreateInfos)
-		for (uint64_t i14 = 0; i14 < (uint64_t)a->queueCreateInfoCount; i14++)
-			if (sbt_vk_c_VkDeviceQueueCreateInfo(c, &(a->pQueueCreateInfos[i14]), &(b->pQueueCreateInfos[i14]), in))
-				return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pQueueCreateInfos");
+	if ((((uint64_t)a->queueCreateInfoCount) == 0)) {
+		if (b->pQueueCreateInfos)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pQueueCreateInfos (ignored, not absent)");
+	} else {
+		if (!a->pQueueCreateInfos != !b->pQueueCreateInfos)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pQueueCreateInfos");
+		if (a->pQueueCreateInfos)
+			for (uint64_t i14 = 0; i14 < (uint64_t)a->queueCreateInfoCount; i14++)
+				if (sbt_vk_c_VkDeviceQueueCreateInfo(c, &(a->pQueueCreateInfos[i14]), &(b->pQueueCreateInfos[i14]), in))
+					return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pQueueCreateInfos");
+	}
 	if ((a->enabledLayerCount) != (b->enabledLayerCount))
 		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.enabledLayerCount");
-	if (!a->ppEnabledLayerNames != !b->ppEnabledLayerNames)
-		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledLayerNames");
-	if (a->ppEnabledLayerNames)
-		for (uint64_t i15 = 0; i15 < (uint64_t)a->enabledLayerCount; i15++)
-			if (sbt_vk_t_strdiff(a->ppEnabledLayerNames[i15], b->ppEnabledLayerNames[i15]))
-				return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledLayerNames");
+	if ((((uint64_t)a->enabledLayerCount) == 0)) {
+		if (b->ppEnabledLayerNames)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledLayerNames (ignored, not absent)");
+	} else {
+		if (!a->ppEnabledLayerNames != !b->ppEnabledLayerNames)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledLayerNames");
+		if (a->ppEnabledLayerNames)
+			for (uint64_t i15 = 0; i15 < (uint64_t)a->enabledLayerCount; i15++)
+				if (sbt_vk_t_strdiff(a->ppEnabledLayerNames[i15], b->ppEnabledLayerNames[i15]))
+					return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledLayerNames");
+	}
 	if ((a->enabledExtensionCount) != (b->enabledExtensionCount))
 		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.enabledExtensionCount");
-	if (!a->ppEnabledExtensionNames != !b->ppEnabledExtensionNames)
-		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledExtensionNames");
-	if (a->ppEnabledExtensionNames)
-		for (uint64_t i16 = 0; i16 < (uint64_t)a->enabledExtensionCount; i16++)
-			if (sbt_vk_t_strdiff(a->ppEnabledExtensionNames[i16], b->ppEnabledExtensionNames[i16]))
-				return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledExtensionNames");
+	if ((((uint64_t)a->enabledExtensionCount) == 0)) {
+		if (b->ppEnabledExtensionNames)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledExtensionNames (ignored, not absent)");
+	} else {
+		if (!a->ppEnabledExtensionNames != !b->ppEnabledExtensionNames)
+			return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledExtensionNames");
+		if (a->ppEnabledExtensionNames)
+			for (uint64_t i16 = 0; i16 < (uint64_t)a->enabledExtensionCount; i16++)
+				if (sbt_vk_t_strdiff(a->ppEnabledExtensionNames[i16], b->ppEnabledExtensionNames[i16]))
+					return sbt_vk_t_fail(c, "VkDeviceCreateInfo.ppEnabledExtensionNames");
+	}
 	if (!a->pEnabledFeatures != !b->pEnabledFeatures)
 		return sbt_vk_t_fail(c, "VkDeviceCreateInfo.pEnabledFeatures");
 	if (a->pEnabledFeatures && (memcmp(&(a->pEnabledFeatures[0]), &(b->pEnabledFeatures[0]), sizeof(a->pEnabledFeatures[0])) != 0))
@@ -4371,20 +4391,30 @@ static int sbt_vk_c_VkInstanceCreateInfo(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkInstanceCreateInfo.pApplicationInfo");
 	if ((a->enabledLayerCount) != (b->enabledLayerCount))
 		return sbt_vk_t_fail(c, "VkInstanceCreateInfo.enabledLayerCount");
-	if (!a->ppEnabledLayerNames != !b->ppEnabledLayerNames)
-		return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledLayerNames");
-	if (a->ppEnabledLayerNames)
-		for (uint64_t i24 = 0; i24 < (uint64_t)a->enabledLayerCount; i24++)
-			if (sbt_vk_t_strdiff(a->ppEnabledLayerNames[i24], b->ppEnabledLayerNames[i24]))
-				return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledLayerNames");
+	if ((((uint64_t)a->enabledLayerCount) == 0)) {
+		if (b->ppEnabledLayerNames)
+			return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledLayerNames (ignored, not absent)");
+	} else {
+		if (!a->ppEnabledLayerNames != !b->ppEnabledLayerNames)
+			return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledLayerNames");
+		if (a->ppEnabledLayerNames)
+			for (uint64_t i24 = 0; i24 < (uint64_t)a->enabledLayerCount; i24++)
+				if (sbt_vk_t_strdiff(a->ppEnabledLayerNames[i24], b->ppEnabledLayerNames[i24]))
+					return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledLayerNames");
+	}
 	if ((a->enabledExtensionCount) != (b->enabledExtensionCount))
 		return sbt_vk_t_fail(c, "VkInstanceCreateInfo.enabledExtensionCount");
-	if (!a->ppEnabledExtensionNames != !b->ppEnabledExtensionNames)
-		return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledExtensionNames");
-	if (a->ppEnabledExtensionNames)
-		for (uint64_t i25 = 0; i25 < (uint64_t)a->enabledExtensionCount; i25++)
-			if (sbt_vk_t_strdiff(a->ppEnabledExtensionNames[i25], b->ppEnabledExtensionNames[i25]))
-				return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledExtensionNames");
+	if ((((uint64_t)a->enabledExtensionCount) == 0)) {
+		if (b->ppEnabledExtensionNames)
+			return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledExtensionNames (ignored, not absent)");
+	} else {
+		if (!a->ppEnabledExtensionNames != !b->ppEnabledExtensionNames)
+			return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledExtensionNames");
+		if (a->ppEnabledExtensionNames)
+			for (uint64_t i25 = 0; i25 < (uint64_t)a->enabledExtensionCount; i25++)
+				if (sbt_vk_t_strdiff(a->ppEnabledExtensionNames[i25], b->ppEnabledExtensionNames[i25]))
+					return sbt_vk_t_fail(c, "VkInstanceCreateInfo.ppEnabledExtensionNames");
+	}
 	return 0;
 }
 
@@ -4696,8 +4726,10 @@ static int sbt_vk_c_VkWriteDescriptorSet(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.sType");
 	if (sbt_vk_c_chain(c, a->pNext, b->pNext, in))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pNext");
-	if ((uint64_t)(uintptr_t)(b->dstSet) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->dstSet), in))
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.dstSet");
+	if (b->dstSet != (__typeof__(b->dstSet))0) {
+		if ((uint64_t)(uintptr_t)(b->dstSet) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->dstSet), in))
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.dstSet");
+	}
 	if ((a->dstBinding) != (b->dstBinding))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.dstBinding");
 	if ((a->dstArrayElement) != (b->dstArrayElement))
@@ -4706,24 +4738,39 @@ static int sbt_vk_c_VkWriteDescriptorSet(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.descriptorCount");
 	if ((a->descriptorType) != (b->descriptorType))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.descriptorType");
-	if (!a->pImageInfo != !b->pImageInfo)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pImageInfo");
-	if (a->pImageInfo)
-		for (uint64_t i37 = 0; i37 < (uint64_t)a->descriptorCount; i37++)
-			if (sbt_vk_c_VkDescriptorImageInfo(c, &(a->pImageInfo[i37]), &(b->pImageInfo[i37]), in))
-				return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pImageInfo");
-	if (!a->pBufferInfo != !b->pBufferInfo)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pBufferInfo");
-	if (a->pBufferInfo)
-		for (uint64_t i38 = 0; i38 < (uint64_t)a->descriptorCount; i38++)
-			if (sbt_vk_c_VkDescriptorBufferInfo(c, &(a->pBufferInfo[i38]), &(b->pBufferInfo[i38]), in))
-				return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pBufferInfo");
-	if (!a->pTexelBufferView != !b->pTexelBufferView)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pTexelBufferView");
-	if (a->pTexelBufferView)
-		for (uint64_t i39 = 0; i39 < (uint64_t)a->descriptorCount; i39++)
-			if ((uint64_t)(uintptr_t)(b->pTexelBufferView[i39]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pTexelBufferView[i39]), in))
-				return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pTexelBufferView");
+	if ((!(a->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || a->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || a->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || a->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || a->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || a->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || a->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM)) || (((uint64_t)a->descriptorCount) == 0)) {
+		if (b->pImageInfo)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pImageInfo (ignored, not absent)");
+	} else {
+		if (!a->pImageInfo != !b->pImageInfo)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pImageInfo");
+		if (a->pImageInfo)
+			for (uint64_t i37 = 0; i37 < (uint64_t)a->descriptorCount; i37++)
+				if (sbt_vk_c_VkDescriptorImageInfo(c, &(a->pImageInfo[i37]), &(b->pImageInfo[i37]), in))
+					return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pImageInfo");
+	}
+	if ((!(a->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || a->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || a->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC || a->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)) || (((uint64_t)a->descriptorCount) == 0)) {
+		if (b->pBufferInfo)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pBufferInfo (ignored, not absent)");
+	} else {
+		if (!a->pBufferInfo != !b->pBufferInfo)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pBufferInfo");
+		if (a->pBufferInfo)
+			for (uint64_t i38 = 0; i38 < (uint64_t)a->descriptorCount; i38++)
+				if (sbt_vk_c_VkDescriptorBufferInfo(c, &(a->pBufferInfo[i38]), &(b->pBufferInfo[i38]), in))
+					return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pBufferInfo");
+	}
+	if ((!(a->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || a->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)) || (((uint64_t)a->descriptorCount) == 0)) {
+		if (b->pTexelBufferView)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pTexelBufferView (ignored, not absent)");
+	} else {
+		if (!a->pTexelBufferView != !b->pTexelBufferView)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pTexelBufferView");
+		if (a->pTexelBufferView)
+			for (uint64_t i39 = 0; i39 < (uint64_t)a->descriptorCount; i39++)
+				if ((uint64_t)(uintptr_t)(b->pTexelBufferView[i39]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pTexelBufferView[i39]), in))
+					return sbt_vk_t_fail(c, "VkWriteDescriptorSet.pTexelBufferView");
+	}
 	return 0;
 }
 
@@ -4808,10 +4855,15 @@ static int sbt_vk_c_VkBufferCreateInfo(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "VkBufferCreateInfo.sharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkBufferCreateInfo.queueFamilyIndexCount");
-	if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
-		return sbt_vk_t_fail(c, "VkBufferCreateInfo.pQueueFamilyIndices");
-	if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkBufferCreateInfo.pQueueFamilyIndices");
+	if (((a->sharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)a->queueFamilyIndexCount) == 0)) {
+		if (b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkBufferCreateInfo.pQueueFamilyIndices (ignored, not absent)");
+	} else {
+		if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkBufferCreateInfo.pQueueFamilyIndices");
+		if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkBufferCreateInfo.pQueueFamilyIndices");
+	}
 	return 0;
 }
 
@@ -5062,10 +5114,15 @@ static int sbt_vk_c_VkImageCreateInfo(sbt_vk_c *c, const void *va, const void *v
 		return sbt_vk_t_fail(c, "VkImageCreateInfo.sharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkImageCreateInfo.queueFamilyIndexCount");
-	if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
-		return sbt_vk_t_fail(c, "VkImageCreateInfo.pQueueFamilyIndices");
-	if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkImageCreateInfo.pQueueFamilyIndices");
+	if (((a->sharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)a->queueFamilyIndexCount) == 0)) {
+		if (b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkImageCreateInfo.pQueueFamilyIndices (ignored, not absent)");
+	} else {
+		if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkImageCreateInfo.pQueueFamilyIndices");
+		if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkImageCreateInfo.pQueueFamilyIndices");
+	}
 	if ((a->initialLayout) != (b->initialLayout))
 		return sbt_vk_t_fail(c, "VkImageCreateInfo.initialLayout");
 	return 0;
@@ -5226,12 +5283,17 @@ static int sbt_vk_c_VkSparseBufferMemoryBindInfo(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.buffer");
 	if ((a->bindCount) != (b->bindCount))
 		return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.bindCount");
-	if (!a->pBinds != !b->pBinds)
-		return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.pBinds");
-	if (a->pBinds)
-		for (uint64_t i49 = 0; i49 < (uint64_t)a->bindCount; i49++)
-			if (sbt_vk_c_VkSparseMemoryBind(c, &(a->pBinds[i49]), &(b->pBinds[i49]), in))
-				return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.pBinds");
+	if ((((uint64_t)a->bindCount) == 0)) {
+		if (b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.pBinds (ignored, not absent)");
+	} else {
+		if (!a->pBinds != !b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.pBinds");
+		if (a->pBinds)
+			for (uint64_t i49 = 0; i49 < (uint64_t)a->bindCount; i49++)
+				if (sbt_vk_c_VkSparseMemoryBind(c, &(a->pBinds[i49]), &(b->pBinds[i49]), in))
+					return sbt_vk_t_fail(c, "VkSparseBufferMemoryBindInfo.pBinds");
+	}
 	return 0;
 }
 
@@ -5261,12 +5323,17 @@ static int sbt_vk_c_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.image");
 	if ((a->bindCount) != (b->bindCount))
 		return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.bindCount");
-	if (!a->pBinds != !b->pBinds)
-		return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.pBinds");
-	if (a->pBinds)
-		for (uint64_t i53 = 0; i53 < (uint64_t)a->bindCount; i53++)
-			if (sbt_vk_c_VkSparseMemoryBind(c, &(a->pBinds[i53]), &(b->pBinds[i53]), in))
-				return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.pBinds");
+	if ((((uint64_t)a->bindCount) == 0)) {
+		if (b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.pBinds (ignored, not absent)");
+	} else {
+		if (!a->pBinds != !b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.pBinds");
+		if (a->pBinds)
+			for (uint64_t i53 = 0; i53 < (uint64_t)a->bindCount; i53++)
+				if (sbt_vk_c_VkSparseMemoryBind(c, &(a->pBinds[i53]), &(b->pBinds[i53]), in))
+					return sbt_vk_t_fail(c, "VkSparseImageOpaqueMemoryBindInfo.pBinds");
+	}
 	return 0;
 }
 
@@ -5296,12 +5363,17 @@ static int sbt_vk_c_VkSparseImageMemoryBindInfo(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.image");
 	if ((a->bindCount) != (b->bindCount))
 		return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.bindCount");
-	if (!a->pBinds != !b->pBinds)
-		return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.pBinds");
-	if (a->pBinds)
-		for (uint64_t i57 = 0; i57 < (uint64_t)a->bindCount; i57++)
-			if (sbt_vk_c_VkSparseImageMemoryBind(c, &(a->pBinds[i57]), &(b->pBinds[i57]), in))
-				return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.pBinds");
+	if ((((uint64_t)a->bindCount) == 0)) {
+		if (b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.pBinds (ignored, not absent)");
+	} else {
+		if (!a->pBinds != !b->pBinds)
+			return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.pBinds");
+		if (a->pBinds)
+			for (uint64_t i57 = 0; i57 < (uint64_t)a->bindCount; i57++)
+				if (sbt_vk_c_VkSparseImageMemoryBind(c, &(a->pBinds[i57]), &(b->pBinds[i57]), in))
+					return sbt_vk_t_fail(c, "VkSparseImageMemoryBindInfo.pBinds");
+	}
 	return 0;
 }
 
@@ -5369,44 +5441,69 @@ static int sbt_vk_c_VkBindSparseInfo(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.pNext");
 	if ((a->waitSemaphoreCount) != (b->waitSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.waitSemaphoreCount");
-	if (!a->pWaitSemaphores != !b->pWaitSemaphores)
-		return sbt_vk_t_fail(c, "VkBindSparseInfo.pWaitSemaphores");
-	if (a->pWaitSemaphores)
-		for (uint64_t i73 = 0; i73 < (uint64_t)a->waitSemaphoreCount; i73++)
-			if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i73]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i73]), in))
-				return sbt_vk_t_fail(c, "VkBindSparseInfo.pWaitSemaphores");
+	if ((((uint64_t)a->waitSemaphoreCount) == 0)) {
+		if (b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pWaitSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphores != !b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pWaitSemaphores");
+		if (a->pWaitSemaphores)
+			for (uint64_t i73 = 0; i73 < (uint64_t)a->waitSemaphoreCount; i73++)
+				if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i73]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i73]), in))
+					return sbt_vk_t_fail(c, "VkBindSparseInfo.pWaitSemaphores");
+	}
 	if ((a->bufferBindCount) != (b->bufferBindCount))
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.bufferBindCount");
-	if (!a->pBufferBinds != !b->pBufferBinds)
-		return sbt_vk_t_fail(c, "VkBindSparseInfo.pBufferBinds");
-	if (a->pBufferBinds)
-		for (uint64_t i74 = 0; i74 < (uint64_t)a->bufferBindCount; i74++)
-			if (sbt_vk_c_VkSparseBufferMemoryBindInfo(c, &(a->pBufferBinds[i74]), &(b->pBufferBinds[i74]), in))
-				return sbt_vk_t_fail(c, "VkBindSparseInfo.pBufferBinds");
+	if ((((uint64_t)a->bufferBindCount) == 0)) {
+		if (b->pBufferBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pBufferBinds (ignored, not absent)");
+	} else {
+		if (!a->pBufferBinds != !b->pBufferBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pBufferBinds");
+		if (a->pBufferBinds)
+			for (uint64_t i74 = 0; i74 < (uint64_t)a->bufferBindCount; i74++)
+				if (sbt_vk_c_VkSparseBufferMemoryBindInfo(c, &(a->pBufferBinds[i74]), &(b->pBufferBinds[i74]), in))
+					return sbt_vk_t_fail(c, "VkBindSparseInfo.pBufferBinds");
+	}
 	if ((a->imageOpaqueBindCount) != (b->imageOpaqueBindCount))
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.imageOpaqueBindCount");
-	if (!a->pImageOpaqueBinds != !b->pImageOpaqueBinds)
-		return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageOpaqueBinds");
-	if (a->pImageOpaqueBinds)
-		for (uint64_t i75 = 0; i75 < (uint64_t)a->imageOpaqueBindCount; i75++)
-			if (sbt_vk_c_VkSparseImageOpaqueMemoryBindInfo(c, &(a->pImageOpaqueBinds[i75]), &(b->pImageOpaqueBinds[i75]), in))
-				return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageOpaqueBinds");
+	if ((((uint64_t)a->imageOpaqueBindCount) == 0)) {
+		if (b->pImageOpaqueBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageOpaqueBinds (ignored, not absent)");
+	} else {
+		if (!a->pImageOpaqueBinds != !b->pImageOpaqueBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageOpaqueBinds");
+		if (a->pImageOpaqueBinds)
+			for (uint64_t i75 = 0; i75 < (uint64_t)a->imageOpaqueBindCount; i75++)
+				if (sbt_vk_c_VkSparseImageOpaqueMemoryBindInfo(c, &(a->pImageOpaqueBinds[i75]), &(b->pImageOpaqueBinds[i75]), in))
+					return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageOpaqueBinds");
+	}
 	if ((a->imageBindCount) != (b->imageBindCount))
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.imageBindCount");
-	if (!a->pImageBinds != !b->pImageBinds)
-		return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageBinds");
-	if (a->pImageBinds)
-		for (uint64_t i76 = 0; i76 < (uint64_t)a->imageBindCount; i76++)
-			if (sbt_vk_c_VkSparseImageMemoryBindInfo(c, &(a->pImageBinds[i76]), &(b->pImageBinds[i76]), in))
-				return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageBinds");
+	if ((((uint64_t)a->imageBindCount) == 0)) {
+		if (b->pImageBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageBinds (ignored, not absent)");
+	} else {
+		if (!a->pImageBinds != !b->pImageBinds)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageBinds");
+		if (a->pImageBinds)
+			for (uint64_t i76 = 0; i76 < (uint64_t)a->imageBindCount; i76++)
+				if (sbt_vk_c_VkSparseImageMemoryBindInfo(c, &(a->pImageBinds[i76]), &(b->pImageBinds[i76]), in))
+					return sbt_vk_t_fail(c, "VkBindSparseInfo.pImageBinds");
+	}
 	if ((a->signalSemaphoreCount) != (b->signalSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkBindSparseInfo.signalSemaphoreCount");
-	if (!a->pSignalSemaphores != !b->pSignalSemaphores)
-		return sbt_vk_t_fail(c, "VkBindSparseInfo.pSignalSemaphores");
-	if (a->pSignalSemaphores)
-		for (uint64_t i77 = 0; i77 < (uint64_t)a->signalSemaphoreCount; i77++)
-			if ((uint64_t)(uintptr_t)(b->pSignalSemaphores[i77]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSignalSemaphores[i77]), in))
-				return sbt_vk_t_fail(c, "VkBindSparseInfo.pSignalSemaphores");
+	if ((((uint64_t)a->signalSemaphoreCount) == 0)) {
+		if (b->pSignalSemaphores)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pSignalSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pSignalSemaphores != !b->pSignalSemaphores)
+			return sbt_vk_t_fail(c, "VkBindSparseInfo.pSignalSemaphores");
+		if (a->pSignalSemaphores)
+			for (uint64_t i77 = 0; i77 < (uint64_t)a->signalSemaphoreCount; i77++)
+				if ((uint64_t)(uintptr_t)(b->pSignalSemaphores[i77]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSignalSemaphores[i77]), in))
+					return sbt_vk_t_fail(c, "VkBindSparseInfo.pSignalSemaphores");
+	}
 	return 0;
 }
 
@@ -5497,10 +5594,15 @@ static int sbt_vk_c_VkShaderModuleCreateInfo(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.flags");
 	if ((a->codeSize) != (b->codeSize))
 		return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.codeSize");
-	if (!a->pCode != !b->pCode)
-		return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.pCode");
-	if (a->pCode && memcmp(a->pCode, b->pCode, (size_t)((uint64_t)(a->codeSize / 4)) * sizeof(*a->pCode)) != 0)
-		return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.pCode");
+	if ((((uint64_t)(a->codeSize / 4)) == 0)) {
+		if (b->pCode)
+			return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.pCode (ignored, not absent)");
+	} else {
+		if (!a->pCode != !b->pCode)
+			return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.pCode");
+		if (a->pCode && memcmp(a->pCode, b->pCode, (size_t)((uint64_t)(a->codeSize / 4)) * sizeof(*a->pCode)) != 0)
+			return sbt_vk_t_fail(c, "VkShaderModuleCreateInfo.pCode");
+	}
 	return 0;
 }
 
@@ -5536,12 +5638,17 @@ static int sbt_vk_c_VkDescriptorSetLayoutBinding(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.descriptorCount");
 	if ((a->stageFlags) != (b->stageFlags))
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.stageFlags");
-	if (!a->pImmutableSamplers != !b->pImmutableSamplers)
-		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.pImmutableSamplers");
-	if (a->pImmutableSamplers)
-		for (uint64_t i84 = 0; i84 < (uint64_t)a->descriptorCount; i84++)
-			if ((uint64_t)(uintptr_t)(b->pImmutableSamplers[i84]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pImmutableSamplers[i84]), in))
-				return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.pImmutableSamplers");
+	if ((!(a->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || a->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)) || (((uint64_t)a->descriptorCount) == 0)) {
+		if (b->pImmutableSamplers)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.pImmutableSamplers (ignored, not absent)");
+	} else {
+		if (!a->pImmutableSamplers != !b->pImmutableSamplers)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.pImmutableSamplers");
+		if (a->pImmutableSamplers)
+			for (uint64_t i84 = 0; i84 < (uint64_t)a->descriptorCount; i84++)
+				if ((uint64_t)(uintptr_t)(b->pImmutableSamplers[i84]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pImmutableSamplers[i84]), in))
+					return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBinding.pImmutableSamplers");
+	}
 	return 0;
 }
 
@@ -5576,12 +5683,17 @@ static int sbt_vk_c_VkDescriptorSetLayoutCreateInfo(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.flags");
 	if ((a->bindingCount) != (b->bindingCount))
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.bindingCount");
-	if (!a->pBindings != !b->pBindings)
-		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.pBindings");
-	if (a->pBindings)
-		for (uint64_t i88 = 0; i88 < (uint64_t)a->bindingCount; i88++)
-			if (sbt_vk_c_VkDescriptorSetLayoutBinding(c, &(a->pBindings[i88]), &(b->pBindings[i88]), in))
-				return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.pBindings");
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pBindings)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.pBindings (ignored, not absent)");
+	} else {
+		if (!a->pBindings != !b->pBindings)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.pBindings");
+		if (a->pBindings)
+			for (uint64_t i88 = 0; i88 < (uint64_t)a->bindingCount; i88++)
+				if (sbt_vk_c_VkDescriptorSetLayoutBinding(c, &(a->pBindings[i88]), &(b->pBindings[i88]), in))
+					return sbt_vk_t_fail(c, "VkDescriptorSetLayoutCreateInfo.pBindings");
+	}
 	return 0;
 }
 
@@ -5633,10 +5745,15 @@ static int sbt_vk_c_VkDescriptorPoolCreateInfo(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.maxSets");
 	if ((a->poolSizeCount) != (b->poolSizeCount))
 		return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.poolSizeCount");
-	if (!a->pPoolSizes != !b->pPoolSizes)
-		return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.pPoolSizes");
-	if (a->pPoolSizes && memcmp(a->pPoolSizes, b->pPoolSizes, (size_t)((uint64_t)a->poolSizeCount) * sizeof(*a->pPoolSizes)) != 0)
-		return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.pPoolSizes");
+	if ((((uint64_t)a->poolSizeCount) == 0)) {
+		if (b->pPoolSizes)
+			return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.pPoolSizes (ignored, not absent)");
+	} else {
+		if (!a->pPoolSizes != !b->pPoolSizes)
+			return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.pPoolSizes");
+		if (a->pPoolSizes && memcmp(a->pPoolSizes, b->pPoolSizes, (size_t)((uint64_t)a->poolSizeCount) * sizeof(*a->pPoolSizes)) != 0)
+			return sbt_vk_t_fail(c, "VkDescriptorPoolCreateInfo.pPoolSizes");
+	}
 	return 0;
 }
 
@@ -5671,12 +5788,17 @@ static int sbt_vk_c_VkDescriptorSetAllocateInfo(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.descriptorPool");
 	if ((a->descriptorSetCount) != (b->descriptorSetCount))
 		return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.descriptorSetCount");
-	if (!a->pSetLayouts != !b->pSetLayouts)
-		return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.pSetLayouts");
-	if (a->pSetLayouts)
-		for (uint64_t i95 = 0; i95 < (uint64_t)a->descriptorSetCount; i95++)
-			if ((uint64_t)(uintptr_t)(b->pSetLayouts[i95]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSetLayouts[i95]), in))
-				return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.pSetLayouts");
+	if ((((uint64_t)a->descriptorSetCount) == 0)) {
+		if (b->pSetLayouts)
+			return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.pSetLayouts (ignored, not absent)");
+	} else {
+		if (!a->pSetLayouts != !b->pSetLayouts)
+			return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.pSetLayouts");
+		if (a->pSetLayouts)
+			for (uint64_t i95 = 0; i95 < (uint64_t)a->descriptorSetCount; i95++)
+				if ((uint64_t)(uintptr_t)(b->pSetLayouts[i95]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSetLayouts[i95]), in))
+					return sbt_vk_t_fail(c, "VkDescriptorSetAllocateInfo.pSetLayouts");
+	}
 	return 0;
 }
 
@@ -5719,16 +5841,26 @@ static int sbt_vk_c_VkSpecializationInfo(sbt_vk_c *c, const void *va, const void
 	(void)c;
 	if ((a->mapEntryCount) != (b->mapEntryCount))
 		return sbt_vk_t_fail(c, "VkSpecializationInfo.mapEntryCount");
-	if (!a->pMapEntries != !b->pMapEntries)
-		return sbt_vk_t_fail(c, "VkSpecializationInfo.pMapEntries");
-	if (a->pMapEntries && memcmp(a->pMapEntries, b->pMapEntries, (size_t)((uint64_t)a->mapEntryCount) * sizeof(*a->pMapEntries)) != 0)
-		return sbt_vk_t_fail(c, "VkSpecializationInfo.pMapEntries");
+	if ((((uint64_t)a->mapEntryCount) == 0)) {
+		if (b->pMapEntries)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pMapEntries (ignored, not absent)");
+	} else {
+		if (!a->pMapEntries != !b->pMapEntries)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pMapEntries");
+		if (a->pMapEntries && memcmp(a->pMapEntries, b->pMapEntries, (size_t)((uint64_t)a->mapEntryCount) * sizeof(*a->pMapEntries)) != 0)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pMapEntries");
+	}
 	if ((a->dataSize) != (b->dataSize))
 		return sbt_vk_t_fail(c, "VkSpecializationInfo.dataSize");
-	if (!a->pData != !b->pData)
-		return sbt_vk_t_fail(c, "VkSpecializationInfo.pData");
-	if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
-		return sbt_vk_t_fail(c, "VkSpecializationInfo.pData");
+	if ((((uint64_t)a->dataSize) == 0)) {
+		if (b->pData)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pData (ignored, not absent)");
+	} else {
+		if (!a->pData != !b->pData)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pData");
+		if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
+			return sbt_vk_t_fail(c, "VkSpecializationInfo.pData");
+	}
 	return 0;
 }
 
@@ -5801,10 +5933,20 @@ static int sbt_vk_c_VkComputePipelineCreateInfo(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.stage");
 	if ((uint64_t)(uintptr_t)(b->layout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->layout), in))
 		return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.layout");
-	if ((uint64_t)(uintptr_t)(b->basePipelineHandle) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->basePipelineHandle), in))
-		return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineHandle");
-	if ((a->basePipelineIndex) != (b->basePipelineIndex))
-		return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineIndex");
+	if ((!(a->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) {
+		if (b->basePipelineHandle != (__typeof__(b->basePipelineHandle))0)
+			return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineHandle (ignored, not absent)");
+	} else {
+		if ((uint64_t)(uintptr_t)(b->basePipelineHandle) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->basePipelineHandle), in))
+			return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineHandle");
+	}
+	if ((!(a->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) {
+		if (b->basePipelineIndex != (__typeof__(b->basePipelineIndex))-1)
+			return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineIndex (ignored, not absent)");
+	} else {
+		if ((a->basePipelineIndex) != (b->basePipelineIndex))
+			return sbt_vk_t_fail(c, "VkComputePipelineCreateInfo.basePipelineIndex");
+	}
 	return 0;
 }
 
@@ -5876,16 +6018,26 @@ static int sbt_vk_c_VkPipelineVertexInputStateCreateInfo(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.flags");
 	if ((a->vertexBindingDescriptionCount) != (b->vertexBindingDescriptionCount))
 		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.vertexBindingDescriptionCount");
-	if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions");
-	if (a->pVertexBindingDescriptions && memcmp(a->pVertexBindingDescriptions, b->pVertexBindingDescriptions, (size_t)((uint64_t)a->vertexBindingDescriptionCount) * sizeof(*a->pVertexBindingDescriptions)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions");
+	if ((((uint64_t)a->vertexBindingDescriptionCount) == 0)) {
+		if (b->pVertexBindingDescriptions)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions (ignored, not absent)");
+	} else {
+		if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions");
+		if (a->pVertexBindingDescriptions && memcmp(a->pVertexBindingDescriptions, b->pVertexBindingDescriptions, (size_t)((uint64_t)a->vertexBindingDescriptionCount) * sizeof(*a->pVertexBindingDescriptions)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions");
+	}
 	if ((a->vertexAttributeDescriptionCount) != (b->vertexAttributeDescriptionCount))
 		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.vertexAttributeDescriptionCount");
-	if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions");
-	if (a->pVertexAttributeDescriptions && memcmp(a->pVertexAttributeDescriptions, b->pVertexAttributeDescriptions, (size_t)((uint64_t)a->vertexAttributeDescriptionCount) * sizeof(*a->pVertexAttributeDescriptions)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions");
+	if ((((uint64_t)a->vertexAttributeDescriptionCount) == 0)) {
+		if (b->pVertexAttributeDescriptions)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions (ignored, not absent)");
+	} else {
+		if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions");
+		if (a->pVertexAttributeDescriptions && memcmp(a->pVertexAttributeDescriptions, b->pVertexAttributeDescriptions, (size_t)((uint64_t)a->vertexAttributeDescriptionCount) * sizeof(*a->pVertexAttributeDescriptions)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions");
+	}
 	return 0;
 }
 
@@ -5984,16 +6136,26 @@ static int sbt_vk_c_VkPipelineViewportStateCreateInfo(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.flags");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.viewportCount");
-	if (!a->pViewports != !b->pViewports)
-		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
-	if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewports)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports (ignored, not absent)");
+	} else {
+		if (!a->pViewports != !b->pViewports)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
+		if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
+	}
 	if ((a->scissorCount) != (b->scissorCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.scissorCount");
-	if (!a->pScissors != !b->pScissors)
-		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
-	if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
+	if ((((uint64_t)a->scissorCount) == 0)) {
+		if (b->pScissors)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors (ignored, not absent)");
+	} else {
+		if (!a->pScissors != !b->pScissors)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
+		if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
+	}
 	return 0;
 }
 
@@ -6089,10 +6251,15 @@ static int sbt_vk_c_VkPipelineMultisampleStateCreateInfo(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.sampleShadingEnable");
 	if (memcmp(&(a->minSampleShading), &(b->minSampleShading), sizeof(a->minSampleShading)) != 0)
 		return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.minSampleShading");
-	if (!a->pSampleMask != !b->pSampleMask)
-		return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.pSampleMask");
-	if (a->pSampleMask && memcmp(a->pSampleMask, b->pSampleMask, (size_t)((uint64_t)((a->rasterizationSamples + 31) / 32)) * sizeof(*a->pSampleMask)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.pSampleMask");
+	if ((((uint64_t)((a->rasterizationSamples + 31) / 32)) == 0)) {
+		if (b->pSampleMask)
+			return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.pSampleMask (ignored, not absent)");
+	} else {
+		if (!a->pSampleMask != !b->pSampleMask)
+			return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.pSampleMask");
+		if (a->pSampleMask && memcmp(a->pSampleMask, b->pSampleMask, (size_t)((uint64_t)((a->rasterizationSamples + 31) / 32)) * sizeof(*a->pSampleMask)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.pSampleMask");
+	}
 	if ((a->alphaToCoverageEnable) != (b->alphaToCoverageEnable))
 		return sbt_vk_t_fail(c, "VkPipelineMultisampleStateCreateInfo.alphaToCoverageEnable");
 	if ((a->alphaToOneEnable) != (b->alphaToOneEnable))
@@ -6152,10 +6319,15 @@ static int sbt_vk_c_VkPipelineColorBlendStateCreateInfo(sbt_vk_c *c, const void 
 		return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.logicOp");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.pAttachments");
-	if (a->pAttachments && memcmp(a->pAttachments, b->pAttachments, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.pAttachments");
+		if (a->pAttachments && memcmp(a->pAttachments, b->pAttachments, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.pAttachments");
+	}
 	if (memcmp(a->blendConstants, b->blendConstants, sizeof(a->blendConstants)) != 0)
 		return sbt_vk_t_fail(c, "VkPipelineColorBlendStateCreateInfo.blendConstants");
 	return 0;
@@ -6192,10 +6364,15 @@ static int sbt_vk_c_VkPipelineDynamicStateCreateInfo(sbt_vk_c *c, const void *va
 		return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.flags");
 	if ((a->dynamicStateCount) != (b->dynamicStateCount))
 		return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.dynamicStateCount");
-	if (!a->pDynamicStates != !b->pDynamicStates)
-		return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.pDynamicStates");
-	if (a->pDynamicStates && memcmp(a->pDynamicStates, b->pDynamicStates, (size_t)((uint64_t)a->dynamicStateCount) * sizeof(*a->pDynamicStates)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.pDynamicStates");
+	if ((((uint64_t)a->dynamicStateCount) == 0)) {
+		if (b->pDynamicStates)
+			return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.pDynamicStates (ignored, not absent)");
+	} else {
+		if (!a->pDynamicStates != !b->pDynamicStates)
+			return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.pDynamicStates");
+		if (a->pDynamicStates && memcmp(a->pDynamicStates, b->pDynamicStates, (size_t)((uint64_t)a->dynamicStateCount) * sizeof(*a->pDynamicStates)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineDynamicStateCreateInfo.pDynamicStates");
+	}
 	return 0;
 }
 
@@ -6344,12 +6521,17 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.flags");
 	if ((a->stageCount) != (b->stageCount))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.stageCount");
-	if (!a->pStages != !b->pStages)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pStages");
-	if (a->pStages)
-		for (uint64_t i133 = 0; i133 < (uint64_t)a->stageCount; i133++)
-			if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i133]), &(b->pStages[i133]), in))
-				return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pStages");
+	if ((((uint64_t)a->stageCount) == 0)) {
+		if (b->pStages)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pStages (ignored, not absent)");
+	} else {
+		if (!a->pStages != !b->pStages)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pStages");
+		if (a->pStages)
+			for (uint64_t i133 = 0; i133 < (uint64_t)a->stageCount; i133++)
+				if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i133]), &(b->pStages[i133]), in))
+					return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pStages");
+	}
 	if (!a->pVertexInputState != !b->pVertexInputState)
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pVertexInputState");
 	if (a->pVertexInputState && (sbt_vk_c_VkPipelineVertexInputStateCreateInfo(c, &(a->pVertexInputState[0]), &(b->pVertexInputState[0]), in)))
@@ -6358,30 +6540,55 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pInputAssemblyState");
 	if (a->pInputAssemblyState && (sbt_vk_c_VkPipelineInputAssemblyStateCreateInfo(c, &(a->pInputAssemblyState[0]), &(b->pInputAssemblyState[0]), in)))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pInputAssemblyState");
-	if (!a->pTessellationState != !b->pTessellationState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
-	if (a->pTessellationState && (sbt_vk_c_VkPipelineTessellationStateCreateInfo(c, &(a->pTessellationState[0]), &(b->pTessellationState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
-	if (!a->pViewportState != !b->pViewportState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
-	if (a->pViewportState && (sbt_vk_c_VkPipelineViewportStateCreateInfo(c, &(a->pViewportState[0]), &(b->pViewportState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+	if ((!sbt_vk_ignored_stages(a->stageCount, a->pStages, VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT | VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT))) {
+		if (b->pTessellationState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState (ignored, not absent)");
+	} else {
+		if (!a->pTessellationState != !b->pTessellationState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
+		if (a->pTessellationState && (sbt_vk_c_VkPipelineTessellationStateCreateInfo(c, &(a->pTessellationState[0]), &(b->pTessellationState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pTessellationState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pViewportState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState (ignored, not absent)");
+	} else {
+		if (!a->pViewportState != !b->pViewportState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+		if (a->pViewportState && (sbt_vk_c_VkPipelineViewportStateCreateInfo(c, &(a->pViewportState[0]), &(b->pViewportState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pViewportState");
+	}
 	if (!a->pRasterizationState != !b->pRasterizationState)
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pRasterizationState");
 	if (a->pRasterizationState && (sbt_vk_c_VkPipelineRasterizationStateCreateInfo(c, &(a->pRasterizationState[0]), &(b->pRasterizationState[0]), in)))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pRasterizationState");
-	if (!a->pMultisampleState != !b->pMultisampleState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
-	if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
-	if (!a->pDepthStencilState != !b->pDepthStencilState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
-	if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
-	if (!a->pColorBlendState != !b->pColorBlendState)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
-	if (a->pColorBlendState && (sbt_vk_c_VkPipelineColorBlendStateCreateInfo(c, &(a->pColorBlendState[0]), &(b->pColorBlendState[0]), in)))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pMultisampleState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState (ignored, not absent)");
+	} else {
+		if (!a->pMultisampleState != !b->pMultisampleState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
+		if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pDepthStencilState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState (ignored, not absent)");
+	} else {
+		if (!a->pDepthStencilState != !b->pDepthStencilState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
+		if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
+	}
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+		if (b->pColorBlendState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState (ignored, not absent)");
+	} else {
+		if (!a->pColorBlendState != !b->pColorBlendState)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+		if (a->pColorBlendState && (sbt_vk_c_VkPipelineColorBlendStateCreateInfo(c, &(a->pColorBlendState[0]), &(b->pColorBlendState[0]), in)))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState");
+	}
 	if (!a->pDynamicState != !b->pDynamicState)
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDynamicState");
 	if (a->pDynamicState && (sbt_vk_c_VkPipelineDynamicStateCreateInfo(c, &(a->pDynamicState[0]), &(b->pDynamicState[0]), in)))
@@ -6392,10 +6599,20 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.renderPass");
 	if ((a->subpass) != (b->subpass))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.subpass");
-	if ((uint64_t)(uintptr_t)(b->basePipelineHandle) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->basePipelineHandle), in))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineHandle");
-	if ((a->basePipelineIndex) != (b->basePipelineIndex))
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineIndex");
+	if ((!(a->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) {
+		if (b->basePipelineHandle != (__typeof__(b->basePipelineHandle))0)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineHandle (ignored, not absent)");
+	} else {
+		if ((uint64_t)(uintptr_t)(b->basePipelineHandle) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->basePipelineHandle), in))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineHandle");
+	}
+	if ((!(a->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) {
+		if (b->basePipelineIndex != (__typeof__(b->basePipelineIndex))-1)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineIndex (ignored, not absent)");
+	} else {
+		if ((a->basePipelineIndex) != (b->basePipelineIndex))
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.basePipelineIndex");
+	}
 	return 0;
 }
 
@@ -6423,10 +6640,15 @@ static int sbt_vk_c_VkPipelineCacheCreateInfo(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.flags");
 	if ((a->initialDataSize) != (b->initialDataSize))
 		return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.initialDataSize");
-	if (!a->pInitialData != !b->pInitialData)
-		return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.pInitialData");
-	if (a->pInitialData && memcmp(a->pInitialData, b->pInitialData, (size_t)((uint64_t)a->initialDataSize)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.pInitialData");
+	if ((((uint64_t)a->initialDataSize) == 0)) {
+		if (b->pInitialData)
+			return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.pInitialData (ignored, not absent)");
+	} else {
+		if (!a->pInitialData != !b->pInitialData)
+			return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.pInitialData");
+		if (a->pInitialData && memcmp(a->pInitialData, b->pInitialData, (size_t)((uint64_t)a->initialDataSize)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineCacheCreateInfo.pInitialData");
+	}
 	return 0;
 }
 
@@ -6484,18 +6706,28 @@ static int sbt_vk_c_VkPipelineLayoutCreateInfo(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.flags");
 	if ((a->setLayoutCount) != (b->setLayoutCount))
 		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.setLayoutCount");
-	if (!a->pSetLayouts != !b->pSetLayouts)
-		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pSetLayouts");
-	if (a->pSetLayouts)
-		for (uint64_t i140 = 0; i140 < (uint64_t)a->setLayoutCount; i140++)
-			if ((uint64_t)(uintptr_t)(b->pSetLayouts[i140]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSetLayouts[i140]), in))
-				return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pSetLayouts");
+	if ((((uint64_t)a->setLayoutCount) == 0)) {
+		if (b->pSetLayouts)
+			return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pSetLayouts (ignored, not absent)");
+	} else {
+		if (!a->pSetLayouts != !b->pSetLayouts)
+			return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pSetLayouts");
+		if (a->pSetLayouts)
+			for (uint64_t i140 = 0; i140 < (uint64_t)a->setLayoutCount; i140++)
+				if ((uint64_t)(uintptr_t)(b->pSetLayouts[i140]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSetLayouts[i140]), in))
+					return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pSetLayouts");
+	}
 	if ((a->pushConstantRangeCount) != (b->pushConstantRangeCount))
 		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pushConstantRangeCount");
-	if (!a->pPushConstantRanges != !b->pPushConstantRanges)
-		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pPushConstantRanges");
-	if (a->pPushConstantRanges && memcmp(a->pPushConstantRanges, b->pPushConstantRanges, (size_t)((uint64_t)a->pushConstantRangeCount) * sizeof(*a->pPushConstantRanges)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pPushConstantRanges");
+	if ((((uint64_t)a->pushConstantRangeCount) == 0)) {
+		if (b->pPushConstantRanges)
+			return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pPushConstantRanges (ignored, not absent)");
+	} else {
+		if (!a->pPushConstantRanges != !b->pPushConstantRanges)
+			return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pPushConstantRanges");
+		if (a->pPushConstantRanges && memcmp(a->pPushConstantRanges, b->pPushConstantRanges, (size_t)((uint64_t)a->pushConstantRangeCount) * sizeof(*a->pPushConstantRanges)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineLayoutCreateInfo.pPushConstantRanges");
+	}
 	return 0;
 }
 
@@ -6729,10 +6961,15 @@ static int sbt_vk_c_VkRenderPassBeginInfo(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.renderArea");
 	if ((a->clearValueCount) != (b->clearValueCount))
 		return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.clearValueCount");
-	if (!a->pClearValues != !b->pClearValues)
-		return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.pClearValues");
-	if (a->pClearValues && memcmp(a->pClearValues, b->pClearValues, (size_t)((uint64_t)a->clearValueCount) * sizeof(*a->pClearValues)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.pClearValues");
+	if ((((uint64_t)a->clearValueCount) == 0)) {
+		if (b->pClearValues)
+			return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.pClearValues (ignored, not absent)");
+	} else {
+		if (!a->pClearValues != !b->pClearValues)
+			return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.pClearValues");
+		if (a->pClearValues && memcmp(a->pClearValues, b->pClearValues, (size_t)((uint64_t)a->clearValueCount) * sizeof(*a->pClearValues)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassBeginInfo.pClearValues");
+	}
 	return 0;
 }
 
@@ -6890,30 +7127,50 @@ static int sbt_vk_c_VkSubpassDescription(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkSubpassDescription.pipelineBindPoint");
 	if ((a->inputAttachmentCount) != (b->inputAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription.inputAttachmentCount");
-	if (!a->pInputAttachments != !b->pInputAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pInputAttachments");
-	if (a->pInputAttachments && memcmp(a->pInputAttachments, b->pInputAttachments, (size_t)((uint64_t)a->inputAttachmentCount) * sizeof(*a->pInputAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pInputAttachments");
+	if ((((uint64_t)a->inputAttachmentCount) == 0)) {
+		if (b->pInputAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pInputAttachments (ignored, not absent)");
+	} else {
+		if (!a->pInputAttachments != !b->pInputAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pInputAttachments");
+		if (a->pInputAttachments && memcmp(a->pInputAttachments, b->pInputAttachments, (size_t)((uint64_t)a->inputAttachmentCount) * sizeof(*a->pInputAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pInputAttachments");
+	}
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription.colorAttachmentCount");
-	if (!a->pColorAttachments != !b->pColorAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pColorAttachments");
-	if (a->pColorAttachments && memcmp(a->pColorAttachments, b->pColorAttachments, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pColorAttachments");
-	if (!a->pResolveAttachments != !b->pResolveAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pResolveAttachments");
-	if (a->pResolveAttachments && memcmp(a->pResolveAttachments, b->pResolveAttachments, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pResolveAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pResolveAttachments");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pColorAttachments (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachments != !b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pColorAttachments");
+		if (a->pColorAttachments && memcmp(a->pColorAttachments, b->pColorAttachments, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pColorAttachments");
+	}
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pResolveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pResolveAttachments (ignored, not absent)");
+	} else {
+		if (!a->pResolveAttachments != !b->pResolveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pResolveAttachments");
+		if (a->pResolveAttachments && memcmp(a->pResolveAttachments, b->pResolveAttachments, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pResolveAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pResolveAttachments");
+	}
 	if (!a->pDepthStencilAttachment != !b->pDepthStencilAttachment)
 		return sbt_vk_t_fail(c, "VkSubpassDescription.pDepthStencilAttachment");
 	if (a->pDepthStencilAttachment && (memcmp(&(a->pDepthStencilAttachment[0]), &(b->pDepthStencilAttachment[0]), sizeof(a->pDepthStencilAttachment[0])) != 0))
 		return sbt_vk_t_fail(c, "VkSubpassDescription.pDepthStencilAttachment");
 	if ((a->preserveAttachmentCount) != (b->preserveAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription.preserveAttachmentCount");
-	if (!a->pPreserveAttachments != !b->pPreserveAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pPreserveAttachments");
-	if (a->pPreserveAttachments && memcmp(a->pPreserveAttachments, b->pPreserveAttachments, (size_t)((uint64_t)a->preserveAttachmentCount) * sizeof(*a->pPreserveAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassDescription.pPreserveAttachments");
+	if ((((uint64_t)a->preserveAttachmentCount) == 0)) {
+		if (b->pPreserveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pPreserveAttachments (ignored, not absent)");
+	} else {
+		if (!a->pPreserveAttachments != !b->pPreserveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pPreserveAttachments");
+		if (a->pPreserveAttachments && memcmp(a->pPreserveAttachments, b->pPreserveAttachments, (size_t)((uint64_t)a->preserveAttachmentCount) * sizeof(*a->pPreserveAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassDescription.pPreserveAttachments");
+	}
 	return 0;
 }
 
@@ -6980,24 +7237,39 @@ static int sbt_vk_c_VkRenderPassCreateInfo(sbt_vk_c *c, const void *va, const vo
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.flags");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pAttachments");
-	if (a->pAttachments && memcmp(a->pAttachments, b->pAttachments, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pAttachments");
+		if (a->pAttachments && memcmp(a->pAttachments, b->pAttachments, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pAttachments");
+	}
 	if ((a->subpassCount) != (b->subpassCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.subpassCount");
-	if (!a->pSubpasses != !b->pSubpasses)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pSubpasses");
-	if (a->pSubpasses)
-		for (uint64_t i167 = 0; i167 < (uint64_t)a->subpassCount; i167++)
-			if (sbt_vk_c_VkSubpassDescription(c, &(a->pSubpasses[i167]), &(b->pSubpasses[i167]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pSubpasses");
+	if ((((uint64_t)a->subpassCount) == 0)) {
+		if (b->pSubpasses)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pSubpasses (ignored, not absent)");
+	} else {
+		if (!a->pSubpasses != !b->pSubpasses)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pSubpasses");
+		if (a->pSubpasses)
+			for (uint64_t i167 = 0; i167 < (uint64_t)a->subpassCount; i167++)
+				if (sbt_vk_c_VkSubpassDescription(c, &(a->pSubpasses[i167]), &(b->pSubpasses[i167]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pSubpasses");
+	}
 	if ((a->dependencyCount) != (b->dependencyCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.dependencyCount");
-	if (!a->pDependencies != !b->pDependencies)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pDependencies");
-	if (a->pDependencies && memcmp(a->pDependencies, b->pDependencies, (size_t)((uint64_t)a->dependencyCount) * sizeof(*a->pDependencies)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pDependencies");
+	if ((((uint64_t)a->dependencyCount) == 0)) {
+		if (b->pDependencies)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pDependencies (ignored, not absent)");
+	} else {
+		if (!a->pDependencies != !b->pDependencies)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pDependencies");
+		if (a->pDependencies && memcmp(a->pDependencies, b->pDependencies, (size_t)((uint64_t)a->dependencyCount) * sizeof(*a->pDependencies)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo.pDependencies");
+	}
 	return 0;
 }
 
@@ -7500,12 +7772,17 @@ static int sbt_vk_c_VkFramebufferCreateInfo(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.renderPass");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments");
-	if (a->pAttachments)
-		for (uint64_t i171 = 0; i171 < (uint64_t)a->attachmentCount; i171++)
-			if ((uint64_t)(uintptr_t)(b->pAttachments[i171]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAttachments[i171]), in))
-				return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments");
+		if (a->pAttachments)
+			for (uint64_t i171 = 0; i171 < (uint64_t)a->attachmentCount; i171++)
+				if ((uint64_t)(uintptr_t)(b->pAttachments[i171]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAttachments[i171]), in))
+					return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments");
+	}
 	if ((a->width) != (b->width))
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.width");
 	if ((a->height) != (b->height))
@@ -7597,32 +7874,52 @@ static int sbt_vk_c_VkSubmitInfo(sbt_vk_c *c, const void *va, const void *vb, in
 		return sbt_vk_t_fail(c, "VkSubmitInfo.pNext");
 	if ((a->waitSemaphoreCount) != (b->waitSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo.waitSemaphoreCount");
-	if (!a->pWaitSemaphores != !b->pWaitSemaphores)
-		return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitSemaphores");
-	if (a->pWaitSemaphores)
-		for (uint64_t i184 = 0; i184 < (uint64_t)a->waitSemaphoreCount; i184++)
-			if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i184]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i184]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitSemaphores");
-	if (!a->pWaitDstStageMask != !b->pWaitDstStageMask)
-		return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitDstStageMask");
-	if (a->pWaitDstStageMask && memcmp(a->pWaitDstStageMask, b->pWaitDstStageMask, (size_t)((uint64_t)a->waitSemaphoreCount) * sizeof(*a->pWaitDstStageMask)) != 0)
-		return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitDstStageMask");
+	if ((((uint64_t)a->waitSemaphoreCount) == 0)) {
+		if (b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphores != !b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitSemaphores");
+		if (a->pWaitSemaphores)
+			for (uint64_t i184 = 0; i184 < (uint64_t)a->waitSemaphoreCount; i184++)
+				if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i184]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i184]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitSemaphores");
+	}
+	if ((((uint64_t)a->waitSemaphoreCount) == 0)) {
+		if (b->pWaitDstStageMask)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitDstStageMask (ignored, not absent)");
+	} else {
+		if (!a->pWaitDstStageMask != !b->pWaitDstStageMask)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitDstStageMask");
+		if (a->pWaitDstStageMask && memcmp(a->pWaitDstStageMask, b->pWaitDstStageMask, (size_t)((uint64_t)a->waitSemaphoreCount) * sizeof(*a->pWaitDstStageMask)) != 0)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pWaitDstStageMask");
+	}
 	if ((a->commandBufferCount) != (b->commandBufferCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo.commandBufferCount");
-	if (!a->pCommandBuffers != !b->pCommandBuffers)
-		return sbt_vk_t_fail(c, "VkSubmitInfo.pCommandBuffers");
-	if (a->pCommandBuffers)
-		for (uint64_t i185 = 0; i185 < (uint64_t)a->commandBufferCount; i185++)
-			if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i185]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i185]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo.pCommandBuffers");
+	if ((((uint64_t)a->commandBufferCount) == 0)) {
+		if (b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pCommandBuffers (ignored, not absent)");
+	} else {
+		if (!a->pCommandBuffers != !b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pCommandBuffers");
+		if (a->pCommandBuffers)
+			for (uint64_t i185 = 0; i185 < (uint64_t)a->commandBufferCount; i185++)
+				if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i185]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i185]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo.pCommandBuffers");
+	}
 	if ((a->signalSemaphoreCount) != (b->signalSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo.signalSemaphoreCount");
-	if (!a->pSignalSemaphores != !b->pSignalSemaphores)
-		return sbt_vk_t_fail(c, "VkSubmitInfo.pSignalSemaphores");
-	if (a->pSignalSemaphores)
-		for (uint64_t i186 = 0; i186 < (uint64_t)a->signalSemaphoreCount; i186++)
-			if ((uint64_t)(uintptr_t)(b->pSignalSemaphores[i186]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSignalSemaphores[i186]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo.pSignalSemaphores");
+	if ((((uint64_t)a->signalSemaphoreCount) == 0)) {
+		if (b->pSignalSemaphores)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pSignalSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pSignalSemaphores != !b->pSignalSemaphores)
+			return sbt_vk_t_fail(c, "VkSubmitInfo.pSignalSemaphores");
+		if (a->pSignalSemaphores)
+			for (uint64_t i186 = 0; i186 < (uint64_t)a->signalSemaphoreCount; i186++)
+				if ((uint64_t)(uintptr_t)(b->pSignalSemaphores[i186]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSignalSemaphores[i186]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo.pSignalSemaphores");
+	}
 	return 0;
 }
 
@@ -7977,10 +8274,15 @@ static int sbt_vk_c_VkSwapchainCreateInfoKHR(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.imageSharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.queueFamilyIndexCount");
-	if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
-		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices");
-	if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices");
+	if ((((uint64_t)a->queueFamilyIndexCount) == 0)) {
+		if (b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (ignored, not absent)");
+	} else {
+		if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices");
+		if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices");
+	}
 	if ((a->preTransform) != (b->preTransform))
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.preTransform");
 	if ((a->compositeAlpha) != (b->compositeAlpha))
@@ -8047,24 +8349,39 @@ static int sbt_vk_c_VkPresentInfoKHR(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pNext");
 	if ((a->waitSemaphoreCount) != (b->waitSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkPresentInfoKHR.waitSemaphoreCount");
-	if (!a->pWaitSemaphores != !b->pWaitSemaphores)
-		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pWaitSemaphores");
-	if (a->pWaitSemaphores)
-		for (uint64_t i202 = 0; i202 < (uint64_t)a->waitSemaphoreCount; i202++)
-			if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i202]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i202]), in))
-				return sbt_vk_t_fail(c, "VkPresentInfoKHR.pWaitSemaphores");
+	if ((((uint64_t)a->waitSemaphoreCount) == 0)) {
+		if (b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pWaitSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphores != !b->pWaitSemaphores)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pWaitSemaphores");
+		if (a->pWaitSemaphores)
+			for (uint64_t i202 = 0; i202 < (uint64_t)a->waitSemaphoreCount; i202++)
+				if ((uint64_t)(uintptr_t)(b->pWaitSemaphores[i202]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pWaitSemaphores[i202]), in))
+					return sbt_vk_t_fail(c, "VkPresentInfoKHR.pWaitSemaphores");
+	}
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkPresentInfoKHR.swapchainCount");
-	if (!a->pSwapchains != !b->pSwapchains)
-		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pSwapchains");
-	if (a->pSwapchains)
-		for (uint64_t i203 = 0; i203 < (uint64_t)a->swapchainCount; i203++)
-			if ((uint64_t)(uintptr_t)(b->pSwapchains[i203]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i203]), in))
-				return sbt_vk_t_fail(c, "VkPresentInfoKHR.pSwapchains");
-	if (!a->pImageIndices != !b->pImageIndices)
-		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pImageIndices");
-	if (a->pImageIndices && memcmp(a->pImageIndices, b->pImageIndices, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pImageIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pImageIndices");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pSwapchains)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pSwapchains (ignored, not absent)");
+	} else {
+		if (!a->pSwapchains != !b->pSwapchains)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pSwapchains");
+		if (a->pSwapchains)
+			for (uint64_t i203 = 0; i203 < (uint64_t)a->swapchainCount; i203++)
+				if ((uint64_t)(uintptr_t)(b->pSwapchains[i203]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i203]), in))
+					return sbt_vk_t_fail(c, "VkPresentInfoKHR.pSwapchains");
+	}
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pImageIndices)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pImageIndices (ignored, not absent)");
+	} else {
+		if (!a->pImageIndices != !b->pImageIndices)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pImageIndices");
+		if (a->pImageIndices && memcmp(a->pImageIndices, b->pImageIndices, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pImageIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkPresentInfoKHR.pImageIndices");
+	}
 	if (!a->pResults != !b->pResults)
 		return sbt_vk_t_fail(c, "VkPresentInfoKHR.pResults");
 	if (a->pResults && memcmp(a->pResults, b->pResults, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pResults)) != 0)
@@ -8129,10 +8446,15 @@ static int sbt_vk_c_VkValidationFlagsEXT(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pNext");
 	if ((a->disabledValidationCheckCount) != (b->disabledValidationCheckCount))
 		return sbt_vk_t_fail(c, "VkValidationFlagsEXT.disabledValidationCheckCount");
-	if (!a->pDisabledValidationChecks != !b->pDisabledValidationChecks)
-		return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pDisabledValidationChecks");
-	if (a->pDisabledValidationChecks && memcmp(a->pDisabledValidationChecks, b->pDisabledValidationChecks, (size_t)((uint64_t)a->disabledValidationCheckCount) * sizeof(*a->pDisabledValidationChecks)) != 0)
-		return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pDisabledValidationChecks");
+	if ((((uint64_t)a->disabledValidationCheckCount) == 0)) {
+		if (b->pDisabledValidationChecks)
+			return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pDisabledValidationChecks (ignored, not absent)");
+	} else {
+		if (!a->pDisabledValidationChecks != !b->pDisabledValidationChecks)
+			return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pDisabledValidationChecks");
+		if (a->pDisabledValidationChecks && memcmp(a->pDisabledValidationChecks, b->pDisabledValidationChecks, (size_t)((uint64_t)a->disabledValidationCheckCount) * sizeof(*a->pDisabledValidationChecks)) != 0)
+			return sbt_vk_t_fail(c, "VkValidationFlagsEXT.pDisabledValidationChecks");
+	}
 	return 0;
 }
 
@@ -8173,16 +8495,26 @@ static int sbt_vk_c_VkValidationFeaturesEXT(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pNext");
 	if ((a->enabledValidationFeatureCount) != (b->enabledValidationFeatureCount))
 		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.enabledValidationFeatureCount");
-	if (!a->pEnabledValidationFeatures != !b->pEnabledValidationFeatures)
-		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pEnabledValidationFeatures");
-	if (a->pEnabledValidationFeatures && memcmp(a->pEnabledValidationFeatures, b->pEnabledValidationFeatures, (size_t)((uint64_t)a->enabledValidationFeatureCount) * sizeof(*a->pEnabledValidationFeatures)) != 0)
-		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pEnabledValidationFeatures");
+	if ((((uint64_t)a->enabledValidationFeatureCount) == 0)) {
+		if (b->pEnabledValidationFeatures)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pEnabledValidationFeatures (ignored, not absent)");
+	} else {
+		if (!a->pEnabledValidationFeatures != !b->pEnabledValidationFeatures)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pEnabledValidationFeatures");
+		if (a->pEnabledValidationFeatures && memcmp(a->pEnabledValidationFeatures, b->pEnabledValidationFeatures, (size_t)((uint64_t)a->enabledValidationFeatureCount) * sizeof(*a->pEnabledValidationFeatures)) != 0)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pEnabledValidationFeatures");
+	}
 	if ((a->disabledValidationFeatureCount) != (b->disabledValidationFeatureCount))
 		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.disabledValidationFeatureCount");
-	if (!a->pDisabledValidationFeatures != !b->pDisabledValidationFeatures)
-		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pDisabledValidationFeatures");
-	if (a->pDisabledValidationFeatures && memcmp(a->pDisabledValidationFeatures, b->pDisabledValidationFeatures, (size_t)((uint64_t)a->disabledValidationFeatureCount) * sizeof(*a->pDisabledValidationFeatures)) != 0)
-		return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pDisabledValidationFeatures");
+	if ((((uint64_t)a->disabledValidationFeatureCount) == 0)) {
+		if (b->pDisabledValidationFeatures)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pDisabledValidationFeatures (ignored, not absent)");
+	} else {
+		if (!a->pDisabledValidationFeatures != !b->pDisabledValidationFeatures)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pDisabledValidationFeatures");
+		if (a->pDisabledValidationFeatures && memcmp(a->pDisabledValidationFeatures, b->pDisabledValidationFeatures, (size_t)((uint64_t)a->disabledValidationFeatureCount) * sizeof(*a->pDisabledValidationFeatures)) != 0)
+			return sbt_vk_t_fail(c, "VkValidationFeaturesEXT.pDisabledValidationFeatures");
+	}
 	return 0;
 }
 
@@ -8268,10 +8600,15 @@ static int sbt_vk_c_VkDebugMarkerObjectTagInfoEXT(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.tagName");
 	if ((a->tagSize) != (b->tagSize))
 		return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.tagSize");
-	if (!a->pTag != !b->pTag)
-		return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.pTag");
-	if (a->pTag && memcmp(a->pTag, b->pTag, (size_t)((uint64_t)a->tagSize)) != 0)
-		return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.pTag");
+	if ((((uint64_t)a->tagSize) == 0)) {
+		if (b->pTag)
+			return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.pTag (ignored, not absent)");
+	} else {
+		if (!a->pTag != !b->pTag)
+			return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.pTag");
+		if (a->pTag && memcmp(a->pTag, b->pTag, (size_t)((uint64_t)a->tagSize)) != 0)
+			return sbt_vk_t_fail(c, "VkDebugMarkerObjectTagInfoEXT.pTag");
+	}
 	return 0;
 }
 
@@ -8646,12 +8983,17 @@ static int sbt_vk_c_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pNext");
 	if ((a->stageCount) != (b->stageCount))
 		return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.stageCount");
-	if (!a->pStages != !b->pStages)
-		return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pStages");
-	if (a->pStages)
-		for (uint64_t i218 = 0; i218 < (uint64_t)a->stageCount; i218++)
-			if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i218]), &(b->pStages[i218]), in))
-				return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pStages");
+	if ((((uint64_t)a->stageCount) == 0)) {
+		if (b->pStages)
+			return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pStages (ignored, not absent)");
+	} else {
+		if (!a->pStages != !b->pStages)
+			return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pStages");
+		if (a->pStages)
+			for (uint64_t i218 = 0; i218 < (uint64_t)a->stageCount; i218++)
+				if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i218]), &(b->pStages[i218]), in))
+					return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pStages");
+	}
 	if (!a->pVertexInputState != !b->pVertexInputState)
 		return sbt_vk_t_fail(c, "VkGraphicsShaderGroupCreateInfoNV.pVertexInputState");
 	if (a->pVertexInputState && (sbt_vk_c_VkPipelineVertexInputStateCreateInfo(c, &(a->pVertexInputState[0]), &(b->pVertexInputState[0]), in)))
@@ -8700,20 +9042,30 @@ static int sbt_vk_c_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_c *c, cons
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pNext");
 	if ((a->groupCount) != (b->groupCount))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.groupCount");
-	if (!a->pGroups != !b->pGroups)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups");
-	if (a->pGroups)
-		for (uint64_t i225 = 0; i225 < (uint64_t)a->groupCount; i225++)
-			if (sbt_vk_c_VkGraphicsShaderGroupCreateInfoNV(c, &(a->pGroups[i225]), &(b->pGroups[i225]), in))
-				return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups");
+	if ((((uint64_t)a->groupCount) == 0)) {
+		if (b->pGroups)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups (ignored, not absent)");
+	} else {
+		if (!a->pGroups != !b->pGroups)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups");
+		if (a->pGroups)
+			for (uint64_t i225 = 0; i225 < (uint64_t)a->groupCount; i225++)
+				if (sbt_vk_c_VkGraphicsShaderGroupCreateInfoNV(c, &(a->pGroups[i225]), &(b->pGroups[i225]), in))
+					return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups");
+	}
 	if ((a->pipelineCount) != (b->pipelineCount))
 		return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pipelineCount");
-	if (!a->pPipelines != !b->pPipelines)
-		return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
-	if (a->pPipelines)
-		for (uint64_t i226 = 0; i226 < (uint64_t)a->pipelineCount; i226++)
-			if ((uint64_t)(uintptr_t)(b->pPipelines[i226]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i226]), in))
-				return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
+	if ((((uint64_t)a->pipelineCount) == 0)) {
+		if (b->pPipelines)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (ignored, not absent)");
+	} else {
+		if (!a->pPipelines != !b->pPipelines)
+			return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
+		if (a->pPipelines)
+			for (uint64_t i226 = 0; i226 < (uint64_t)a->pipelineCount; i226++)
+				if ((uint64_t)(uintptr_t)(b->pPipelines[i226]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i226]), in))
+					return sbt_vk_t_fail(c, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
+	}
 	return 0;
 }
 
@@ -8804,14 +9156,24 @@ static int sbt_vk_c_VkIndirectCommandsLayoutTokenNV(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.indirectStateFlags");
 	if ((a->indexTypeCount) != (b->indexTypeCount))
 		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.indexTypeCount");
-	if (!a->pIndexTypes != !b->pIndexTypes)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypes");
-	if (a->pIndexTypes && memcmp(a->pIndexTypes, b->pIndexTypes, (size_t)((uint64_t)a->indexTypeCount) * sizeof(*a->pIndexTypes)) != 0)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypes");
-	if (!a->pIndexTypeValues != !b->pIndexTypeValues)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues");
-	if (a->pIndexTypeValues && memcmp(a->pIndexTypeValues, b->pIndexTypeValues, (size_t)((uint64_t)a->indexTypeCount) * sizeof(*a->pIndexTypeValues)) != 0)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues");
+	if ((((uint64_t)a->indexTypeCount) == 0)) {
+		if (b->pIndexTypes)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypes (ignored, not absent)");
+	} else {
+		if (!a->pIndexTypes != !b->pIndexTypes)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypes");
+		if (a->pIndexTypes && memcmp(a->pIndexTypes, b->pIndexTypes, (size_t)((uint64_t)a->indexTypeCount) * sizeof(*a->pIndexTypes)) != 0)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypes");
+	}
+	if ((((uint64_t)a->indexTypeCount) == 0)) {
+		if (b->pIndexTypeValues)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues (ignored, not absent)");
+	} else {
+		if (!a->pIndexTypeValues != !b->pIndexTypeValues)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues");
+		if (a->pIndexTypeValues && memcmp(a->pIndexTypeValues, b->pIndexTypeValues, (size_t)((uint64_t)a->indexTypeCount) * sizeof(*a->pIndexTypeValues)) != 0)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues");
+	}
 	return 0;
 }
 
@@ -8858,18 +9220,28 @@ static int sbt_vk_c_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pipelineBindPoint");
 	if ((a->tokenCount) != (b->tokenCount))
 		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.tokenCount");
-	if (!a->pTokens != !b->pTokens)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pTokens");
-	if (a->pTokens)
-		for (uint64_t i239 = 0; i239 < (uint64_t)a->tokenCount; i239++)
-			if (sbt_vk_c_VkIndirectCommandsLayoutTokenNV(c, &(a->pTokens[i239]), &(b->pTokens[i239]), in))
-				return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pTokens");
+	if ((((uint64_t)a->tokenCount) == 0)) {
+		if (b->pTokens)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pTokens (ignored, not absent)");
+	} else {
+		if (!a->pTokens != !b->pTokens)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pTokens");
+		if (a->pTokens)
+			for (uint64_t i239 = 0; i239 < (uint64_t)a->tokenCount; i239++)
+				if (sbt_vk_c_VkIndirectCommandsLayoutTokenNV(c, &(a->pTokens[i239]), &(b->pTokens[i239]), in))
+					return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pTokens");
+	}
 	if ((a->streamCount) != (b->streamCount))
 		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.streamCount");
-	if (!a->pStreamStrides != !b->pStreamStrides)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides");
-	if (a->pStreamStrides && memcmp(a->pStreamStrides, b->pStreamStrides, (size_t)((uint64_t)a->streamCount) * sizeof(*a->pStreamStrides)) != 0)
-		return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides");
+	if ((((uint64_t)a->streamCount) == 0)) {
+		if (b->pStreamStrides)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides (ignored, not absent)");
+	} else {
+		if (!a->pStreamStrides != !b->pStreamStrides)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides");
+		if (a->pStreamStrides && memcmp(a->pStreamStrides, b->pStreamStrides, (size_t)((uint64_t)a->streamCount) * sizeof(*a->pStreamStrides)) != 0)
+			return sbt_vk_t_fail(c, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides");
+	}
 	return 0;
 }
 
@@ -8918,12 +9290,17 @@ static int sbt_vk_c_VkGeneratedCommandsInfoNV(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.indirectCommandsLayout");
 	if ((a->streamCount) != (b->streamCount))
 		return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.streamCount");
-	if (!a->pStreams != !b->pStreams)
-		return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.pStreams");
-	if (a->pStreams)
-		for (uint64_t i243 = 0; i243 < (uint64_t)a->streamCount; i243++)
-			if (sbt_vk_c_VkIndirectCommandsStreamNV(c, &(a->pStreams[i243]), &(b->pStreams[i243]), in))
-				return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.pStreams");
+	if ((((uint64_t)a->streamCount) == 0)) {
+		if (b->pStreams)
+			return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.pStreams (ignored, not absent)");
+	} else {
+		if (!a->pStreams != !b->pStreams)
+			return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.pStreams");
+		if (a->pStreams)
+			for (uint64_t i243 = 0; i243 < (uint64_t)a->streamCount; i243++)
+				if (sbt_vk_c_VkIndirectCommandsStreamNV(c, &(a->pStreams[i243]), &(b->pStreams[i243]), in))
+					return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.pStreams");
+	}
 	if ((a->sequencesCount) != (b->sequencesCount))
 		return sbt_vk_t_fail(c, "VkGeneratedCommandsInfoNV.sequencesCount");
 	if ((uint64_t)(uintptr_t)(b->preprocessBuffer) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->preprocessBuffer), in))
@@ -9303,12 +9680,17 @@ static int sbt_vk_c_VkPresentRegionsKHR(sbt_vk_c *c, const void *va, const void 
 		return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkPresentRegionsKHR.swapchainCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pRegions");
-	if (a->pRegions)
-		for (uint64_t i247 = 0; i247 < (uint64_t)a->swapchainCount; i247++)
-			if (sbt_vk_c_VkPresentRegionKHR(c, &(a->pRegions[i247]), &(b->pRegions[i247]), in))
-				return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pRegions");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pRegions");
+		if (a->pRegions)
+			for (uint64_t i247 = 0; i247 < (uint64_t)a->swapchainCount; i247++)
+				if (sbt_vk_c_VkPresentRegionKHR(c, &(a->pRegions[i247]), &(b->pRegions[i247]), in))
+					return sbt_vk_t_fail(c, "VkPresentRegionsKHR.pRegions");
+	}
 	return 0;
 }
 
@@ -9335,10 +9717,15 @@ static int sbt_vk_c_VkPresentRegionKHR(sbt_vk_c *c, const void *va, const void *
 	(void)c;
 	if ((a->rectangleCount) != (b->rectangleCount))
 		return sbt_vk_t_fail(c, "VkPresentRegionKHR.rectangleCount");
-	if (!a->pRectangles != !b->pRectangles)
-		return sbt_vk_t_fail(c, "VkPresentRegionKHR.pRectangles");
-	if (a->pRectangles && memcmp(a->pRectangles, b->pRectangles, (size_t)((uint64_t)a->rectangleCount) * sizeof(*a->pRectangles)) != 0)
-		return sbt_vk_t_fail(c, "VkPresentRegionKHR.pRectangles");
+	if ((((uint64_t)a->rectangleCount) == 0)) {
+		if (b->pRectangles)
+			return sbt_vk_t_fail(c, "VkPresentRegionKHR.pRectangles (ignored, not absent)");
+	} else {
+		if (!a->pRectangles != !b->pRectangles)
+			return sbt_vk_t_fail(c, "VkPresentRegionKHR.pRectangles");
+		if (a->pRectangles && memcmp(a->pRectangles, b->pRectangles, (size_t)((uint64_t)a->rectangleCount) * sizeof(*a->pRectangles)) != 0)
+			return sbt_vk_t_fail(c, "VkPresentRegionKHR.pRectangles");
+	}
 	return 0;
 }
 
@@ -10040,22 +10427,37 @@ static int sbt_vk_c_VkRenderPassMultiviewCreateInfo(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pNext");
 	if ((a->subpassCount) != (b->subpassCount))
 		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.subpassCount");
-	if (!a->pViewMasks != !b->pViewMasks)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewMasks");
-	if (a->pViewMasks && memcmp(a->pViewMasks, b->pViewMasks, (size_t)((uint64_t)a->subpassCount) * sizeof(*a->pViewMasks)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewMasks");
+	if ((((uint64_t)a->subpassCount) == 0)) {
+		if (b->pViewMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewMasks (ignored, not absent)");
+	} else {
+		if (!a->pViewMasks != !b->pViewMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewMasks");
+		if (a->pViewMasks && memcmp(a->pViewMasks, b->pViewMasks, (size_t)((uint64_t)a->subpassCount) * sizeof(*a->pViewMasks)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewMasks");
+	}
 	if ((a->dependencyCount) != (b->dependencyCount))
 		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.dependencyCount");
-	if (!a->pViewOffsets != !b->pViewOffsets)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewOffsets");
-	if (a->pViewOffsets && memcmp(a->pViewOffsets, b->pViewOffsets, (size_t)((uint64_t)a->dependencyCount) * sizeof(*a->pViewOffsets)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewOffsets");
+	if ((((uint64_t)a->dependencyCount) == 0)) {
+		if (b->pViewOffsets)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewOffsets (ignored, not absent)");
+	} else {
+		if (!a->pViewOffsets != !b->pViewOffsets)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewOffsets");
+		if (a->pViewOffsets && memcmp(a->pViewOffsets, b->pViewOffsets, (size_t)((uint64_t)a->dependencyCount) * sizeof(*a->pViewOffsets)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pViewOffsets");
+	}
 	if ((a->correlationMaskCount) != (b->correlationMaskCount))
 		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.correlationMaskCount");
-	if (!a->pCorrelationMasks != !b->pCorrelationMasks)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks");
-	if (a->pCorrelationMasks && memcmp(a->pCorrelationMasks, b->pCorrelationMasks, (size_t)((uint64_t)a->correlationMaskCount) * sizeof(*a->pCorrelationMasks)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks");
+	if ((((uint64_t)a->correlationMaskCount) == 0)) {
+		if (b->pCorrelationMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks (ignored, not absent)");
+	} else {
+		if (!a->pCorrelationMasks != !b->pCorrelationMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks");
+		if (a->pCorrelationMasks && memcmp(a->pCorrelationMasks, b->pCorrelationMasks, (size_t)((uint64_t)a->correlationMaskCount) * sizeof(*a->pCorrelationMasks)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks");
+	}
 	return 0;
 }
 
@@ -10319,10 +10721,15 @@ static int sbt_vk_c_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pNext");
 	if ((a->deviceIndexCount) != (b->deviceIndexCount))
 		return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.deviceIndexCount");
-	if (!a->pDeviceIndices != !b->pDeviceIndices)
-		return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices");
-	if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices");
+	if ((((uint64_t)a->deviceIndexCount) == 0)) {
+		if (b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices (ignored, not absent)");
+	} else {
+		if (!a->pDeviceIndices != !b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices");
+		if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices");
+	}
 	return 0;
 }
 
@@ -10392,16 +10799,26 @@ static int sbt_vk_c_VkBindImageMemoryDeviceGroupInfo(sbt_vk_c *c, const void *va
 		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pNext");
 	if ((a->deviceIndexCount) != (b->deviceIndexCount))
 		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.deviceIndexCount");
-	if (!a->pDeviceIndices != !b->pDeviceIndices)
-		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices");
-	if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices");
+	if ((((uint64_t)a->deviceIndexCount) == 0)) {
+		if (b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices (ignored, not absent)");
+	} else {
+		if (!a->pDeviceIndices != !b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices");
+		if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices");
+	}
 	if ((a->splitInstanceBindRegionCount) != (b->splitInstanceBindRegionCount))
 		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.splitInstanceBindRegionCount");
-	if (!a->pSplitInstanceBindRegions != !b->pSplitInstanceBindRegions)
-		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions");
-	if (a->pSplitInstanceBindRegions && memcmp(a->pSplitInstanceBindRegions, b->pSplitInstanceBindRegions, (size_t)((uint64_t)a->splitInstanceBindRegionCount) * sizeof(*a->pSplitInstanceBindRegions)) != 0)
-		return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions");
+	if ((((uint64_t)a->splitInstanceBindRegionCount) == 0)) {
+		if (b->pSplitInstanceBindRegions)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions (ignored, not absent)");
+	} else {
+		if (!a->pSplitInstanceBindRegions != !b->pSplitInstanceBindRegions)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions");
+		if (a->pSplitInstanceBindRegions && memcmp(a->pSplitInstanceBindRegions, b->pSplitInstanceBindRegions, (size_t)((uint64_t)a->splitInstanceBindRegionCount) * sizeof(*a->pSplitInstanceBindRegions)) != 0)
+			return sbt_vk_t_fail(c, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions");
+	}
 	return 0;
 }
 
@@ -10436,10 +10853,15 @@ static int sbt_vk_c_VkDeviceGroupRenderPassBeginInfo(sbt_vk_c *c, const void *va
 		return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.deviceMask");
 	if ((a->deviceRenderAreaCount) != (b->deviceRenderAreaCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.deviceRenderAreaCount");
-	if (!a->pDeviceRenderAreas != !b->pDeviceRenderAreas)
-		return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas");
-	if (a->pDeviceRenderAreas && memcmp(a->pDeviceRenderAreas, b->pDeviceRenderAreas, (size_t)((uint64_t)a->deviceRenderAreaCount) * sizeof(*a->pDeviceRenderAreas)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas");
+	if ((((uint64_t)a->deviceRenderAreaCount) == 0)) {
+		if (b->pDeviceRenderAreas)
+			return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas (ignored, not absent)");
+	} else {
+		if (!a->pDeviceRenderAreas != !b->pDeviceRenderAreas)
+			return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas");
+		if (a->pDeviceRenderAreas && memcmp(a->pDeviceRenderAreas, b->pDeviceRenderAreas, (size_t)((uint64_t)a->deviceRenderAreaCount) * sizeof(*a->pDeviceRenderAreas)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas");
+	}
 	return 0;
 }
 
@@ -10512,22 +10934,37 @@ static int sbt_vk_c_VkDeviceGroupSubmitInfo(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pNext");
 	if ((a->waitSemaphoreCount) != (b->waitSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.waitSemaphoreCount");
-	if (!a->pWaitSemaphoreDeviceIndices != !b->pWaitSemaphoreDeviceIndices)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices");
-	if (a->pWaitSemaphoreDeviceIndices && memcmp(a->pWaitSemaphoreDeviceIndices, b->pWaitSemaphoreDeviceIndices, (size_t)((uint64_t)a->waitSemaphoreCount) * sizeof(*a->pWaitSemaphoreDeviceIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices");
+	if ((((uint64_t)a->waitSemaphoreCount) == 0)) {
+		if (b->pWaitSemaphoreDeviceIndices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphoreDeviceIndices != !b->pWaitSemaphoreDeviceIndices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices");
+		if (a->pWaitSemaphoreDeviceIndices && memcmp(a->pWaitSemaphoreDeviceIndices, b->pWaitSemaphoreDeviceIndices, (size_t)((uint64_t)a->waitSemaphoreCount) * sizeof(*a->pWaitSemaphoreDeviceIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices");
+	}
 	if ((a->commandBufferCount) != (b->commandBufferCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.commandBufferCount");
-	if (!a->pCommandBufferDeviceMasks != !b->pCommandBufferDeviceMasks)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks");
-	if (a->pCommandBufferDeviceMasks && memcmp(a->pCommandBufferDeviceMasks, b->pCommandBufferDeviceMasks, (size_t)((uint64_t)a->commandBufferCount) * sizeof(*a->pCommandBufferDeviceMasks)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks");
+	if ((((uint64_t)a->commandBufferCount) == 0)) {
+		if (b->pCommandBufferDeviceMasks)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks (ignored, not absent)");
+	} else {
+		if (!a->pCommandBufferDeviceMasks != !b->pCommandBufferDeviceMasks)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks");
+		if (a->pCommandBufferDeviceMasks && memcmp(a->pCommandBufferDeviceMasks, b->pCommandBufferDeviceMasks, (size_t)((uint64_t)a->commandBufferCount) * sizeof(*a->pCommandBufferDeviceMasks)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks");
+	}
 	if ((a->signalSemaphoreCount) != (b->signalSemaphoreCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.signalSemaphoreCount");
-	if (!a->pSignalSemaphoreDeviceIndices != !b->pSignalSemaphoreDeviceIndices)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices");
-	if (a->pSignalSemaphoreDeviceIndices && memcmp(a->pSignalSemaphoreDeviceIndices, b->pSignalSemaphoreDeviceIndices, (size_t)((uint64_t)a->signalSemaphoreCount) * sizeof(*a->pSignalSemaphoreDeviceIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices");
+	if ((((uint64_t)a->signalSemaphoreCount) == 0)) {
+		if (b->pSignalSemaphoreDeviceIndices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices (ignored, not absent)");
+	} else {
+		if (!a->pSignalSemaphoreDeviceIndices != !b->pSignalSemaphoreDeviceIndices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices");
+		if (a->pSignalSemaphoreDeviceIndices && memcmp(a->pSignalSemaphoreDeviceIndices, b->pSignalSemaphoreDeviceIndices, (size_t)((uint64_t)a->signalSemaphoreCount) * sizeof(*a->pSignalSemaphoreDeviceIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices");
+	}
 	return 0;
 }
 
@@ -10696,10 +11133,15 @@ static int sbt_vk_c_VkDeviceGroupPresentInfoKHR(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.swapchainCount");
-	if (!a->pDeviceMasks != !b->pDeviceMasks)
-		return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pDeviceMasks");
-	if (a->pDeviceMasks && memcmp(a->pDeviceMasks, b->pDeviceMasks, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pDeviceMasks)) != 0)
-		return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pDeviceMasks");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pDeviceMasks)
+			return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pDeviceMasks (ignored, not absent)");
+	} else {
+		if (!a->pDeviceMasks != !b->pDeviceMasks)
+			return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pDeviceMasks");
+		if (a->pDeviceMasks && memcmp(a->pDeviceMasks, b->pDeviceMasks, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pDeviceMasks)) != 0)
+			return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.pDeviceMasks");
+	}
 	if ((a->mode) != (b->mode))
 		return sbt_vk_t_fail(c, "VkDeviceGroupPresentInfoKHR.mode");
 	return 0;
@@ -10733,12 +11175,17 @@ static int sbt_vk_c_VkDeviceGroupDeviceCreateInfo(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pNext");
 	if ((a->physicalDeviceCount) != (b->physicalDeviceCount))
 		return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.physicalDeviceCount");
-	if (!a->pPhysicalDevices != !b->pPhysicalDevices)
-		return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
-	if (a->pPhysicalDevices)
-		for (uint64_t i289 = 0; i289 < (uint64_t)a->physicalDeviceCount; i289++)
-			if ((uint64_t)(uintptr_t)(b->pPhysicalDevices[i289]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPhysicalDevices[i289]), in))
-				return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
+	if ((((uint64_t)a->physicalDeviceCount) == 0)) {
+		if (b->pPhysicalDevices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (ignored, not absent)");
+	} else {
+		if (!a->pPhysicalDevices != !b->pPhysicalDevices)
+			return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
+		if (a->pPhysicalDevices)
+			for (uint64_t i289 = 0; i289 < (uint64_t)a->physicalDeviceCount; i289++)
+				if ((uint64_t)(uintptr_t)(b->pPhysicalDevices[i289]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPhysicalDevices[i289]), in))
+					return sbt_vk_t_fail(c, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
+	}
 	return 0;
 }
 
@@ -10815,10 +11262,15 @@ static int sbt_vk_c_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.flags");
 	if ((a->descriptorUpdateEntryCount) != (b->descriptorUpdateEntryCount))
 		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.descriptorUpdateEntryCount");
-	if (!a->pDescriptorUpdateEntries != !b->pDescriptorUpdateEntries)
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries");
-	if (a->pDescriptorUpdateEntries && memcmp(a->pDescriptorUpdateEntries, b->pDescriptorUpdateEntries, (size_t)((uint64_t)a->descriptorUpdateEntryCount) * sizeof(*a->pDescriptorUpdateEntries)) != 0)
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries");
+	if ((((uint64_t)a->descriptorUpdateEntryCount) == 0)) {
+		if (b->pDescriptorUpdateEntries)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorUpdateEntries != !b->pDescriptorUpdateEntries)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries");
+		if (a->pDescriptorUpdateEntries && memcmp(a->pDescriptorUpdateEntries, b->pDescriptorUpdateEntries, (size_t)((uint64_t)a->descriptorUpdateEntryCount) * sizeof(*a->pDescriptorUpdateEntries)) != 0)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries");
+	}
 	if ((a->templateType) != (b->templateType))
 		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.templateType");
 	if ((uint64_t)(uintptr_t)(b->descriptorSetLayout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->descriptorSetLayout), in))
@@ -10897,10 +11349,15 @@ static int sbt_vk_c_VkPresentIdKHR(sbt_vk_c *c, const void *va, const void *vb, 
 		return sbt_vk_t_fail(c, "VkPresentIdKHR.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkPresentIdKHR.swapchainCount");
-	if (!a->pPresentIds != !b->pPresentIds)
-		return sbt_vk_t_fail(c, "VkPresentIdKHR.pPresentIds");
-	if (a->pPresentIds && memcmp(a->pPresentIds, b->pPresentIds, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pPresentIds)) != 0)
-		return sbt_vk_t_fail(c, "VkPresentIdKHR.pPresentIds");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pPresentIds)
+			return sbt_vk_t_fail(c, "VkPresentIdKHR.pPresentIds (ignored, not absent)");
+	} else {
+		if (!a->pPresentIds != !b->pPresentIds)
+			return sbt_vk_t_fail(c, "VkPresentIdKHR.pPresentIds");
+		if (a->pPresentIds && memcmp(a->pPresentIds, b->pPresentIds, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pPresentIds)) != 0)
+			return sbt_vk_t_fail(c, "VkPresentIdKHR.pPresentIds");
+	}
 	return 0;
 }
 
@@ -11089,12 +11546,17 @@ static int sbt_vk_c_VkPresentTimesInfoGOOGLE(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.swapchainCount");
-	if (!a->pTimes != !b->pTimes)
-		return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pTimes");
-	if (a->pTimes)
-		for (uint64_t i299 = 0; i299 < (uint64_t)a->swapchainCount; i299++)
-			if (sbt_vk_c_VkPresentTimeGOOGLE(c, &(a->pTimes[i299]), &(b->pTimes[i299]), in))
-				return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pTimes");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pTimes)
+			return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pTimes (ignored, not absent)");
+	} else {
+		if (!a->pTimes != !b->pTimes)
+			return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pTimes");
+		if (a->pTimes)
+			for (uint64_t i299 = 0; i299 < (uint64_t)a->swapchainCount; i299++)
+				if (sbt_vk_c_VkPresentTimeGOOGLE(c, &(a->pTimes[i299]), &(b->pTimes[i299]), in))
+					return sbt_vk_t_fail(c, "VkPresentTimesInfoGOOGLE.pTimes");
+	}
 	return 0;
 }
 
@@ -11164,10 +11626,15 @@ static int sbt_vk_c_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_c *c, con
 		return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.viewportWScalingEnable");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.viewportCount");
-	if (!a->pViewportWScalings != !b->pViewportWScalings)
-		return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.pViewportWScalings");
-	if (a->pViewportWScalings && memcmp(a->pViewportWScalings, b->pViewportWScalings, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportWScalings)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.pViewportWScalings");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewportWScalings)
+			return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.pViewportWScalings (ignored, not absent)");
+	} else {
+		if (!a->pViewportWScalings != !b->pViewportWScalings)
+			return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.pViewportWScalings");
+		if (a->pViewportWScalings && memcmp(a->pViewportWScalings, b->pViewportWScalings, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportWScalings)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineViewportWScalingStateCreateInfoNV.pViewportWScalings");
+	}
 	return 0;
 }
 
@@ -11216,10 +11683,15 @@ static int sbt_vk_c_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_c *c, cons
 		return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.flags");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.viewportCount");
-	if (!a->pViewportSwizzles != !b->pViewportSwizzles)
-		return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles");
-	if (a->pViewportSwizzles && memcmp(a->pViewportSwizzles, b->pViewportSwizzles, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportSwizzles)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewportSwizzles)
+			return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles (ignored, not absent)");
+	} else {
+		if (!a->pViewportSwizzles != !b->pViewportSwizzles)
+			return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles");
+		if (a->pViewportSwizzles && memcmp(a->pViewportSwizzles, b->pViewportSwizzles, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportSwizzles)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles");
+	}
 	return 0;
 }
 
@@ -11280,10 +11752,15 @@ static int sbt_vk_c_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_c *c, co
 		return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleMode");
 	if ((a->discardRectangleCount) != (b->discardRectangleCount))
 		return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleCount");
-	if (!a->pDiscardRectangles != !b->pDiscardRectangles)
-		return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles");
-	if (a->pDiscardRectangles && memcmp(a->pDiscardRectangles, b->pDiscardRectangles, (size_t)((uint64_t)a->discardRectangleCount) * sizeof(*a->pDiscardRectangles)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles");
+	if ((((uint64_t)a->discardRectangleCount) == 0)) {
+		if (b->pDiscardRectangles)
+			return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles (ignored, not absent)");
+	} else {
+		if (!a->pDiscardRectangles != !b->pDiscardRectangles)
+			return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles");
+		if (a->pDiscardRectangles && memcmp(a->pDiscardRectangles, b->pDiscardRectangles, (size_t)((uint64_t)a->discardRectangleCount) * sizeof(*a->pDiscardRectangles)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles");
+	}
 	return 0;
 }
 
@@ -11352,10 +11829,15 @@ static int sbt_vk_c_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_c *c, con
 		return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pNext");
 	if ((a->aspectReferenceCount) != (b->aspectReferenceCount))
 		return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.aspectReferenceCount");
-	if (!a->pAspectReferences != !b->pAspectReferences)
-		return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences");
-	if (a->pAspectReferences && memcmp(a->pAspectReferences, b->pAspectReferences, (size_t)((uint64_t)a->aspectReferenceCount) * sizeof(*a->pAspectReferences)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences");
+	if ((((uint64_t)a->aspectReferenceCount) == 0)) {
+		if (b->pAspectReferences)
+			return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences (ignored, not absent)");
+	} else {
+		if (!a->pAspectReferences != !b->pAspectReferences)
+			return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences");
+		if (a->pAspectReferences && memcmp(a->pAspectReferences, b->pAspectReferences, (size_t)((uint64_t)a->aspectReferenceCount) * sizeof(*a->pAspectReferences)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences");
+	}
 	return 0;
 }
 
@@ -12365,10 +12847,15 @@ static int sbt_vk_c_VkSampleLocationsInfoEXT(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.sampleLocationGridSize");
 	if ((a->sampleLocationsCount) != (b->sampleLocationsCount))
 		return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.sampleLocationsCount");
-	if (!a->pSampleLocations != !b->pSampleLocations)
-		return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.pSampleLocations");
-	if (a->pSampleLocations && memcmp(a->pSampleLocations, b->pSampleLocations, (size_t)((uint64_t)a->sampleLocationsCount) * sizeof(*a->pSampleLocations)) != 0)
-		return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.pSampleLocations");
+	if ((((uint64_t)a->sampleLocationsCount) == 0)) {
+		if (b->pSampleLocations)
+			return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.pSampleLocations (ignored, not absent)");
+	} else {
+		if (!a->pSampleLocations != !b->pSampleLocations)
+			return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.pSampleLocations");
+		if (a->pSampleLocations && memcmp(a->pSampleLocations, b->pSampleLocations, (size_t)((uint64_t)a->sampleLocationsCount) * sizeof(*a->pSampleLocations)) != 0)
+			return sbt_vk_t_fail(c, "VkSampleLocationsInfoEXT.pSampleLocations");
+	}
 	return 0;
 }
 
@@ -12451,20 +12938,30 @@ static int sbt_vk_c_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_c *c, const v
 		return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pNext");
 	if ((a->attachmentInitialSampleLocationsCount) != (b->attachmentInitialSampleLocationsCount))
 		return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.attachmentInitialSampleLocationsCount");
-	if (!a->pAttachmentInitialSampleLocations != !b->pAttachmentInitialSampleLocations)
-		return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations");
-	if (a->pAttachmentInitialSampleLocations)
-		for (uint64_t i323 = 0; i323 < (uint64_t)a->attachmentInitialSampleLocationsCount; i323++)
-			if (sbt_vk_c_VkAttachmentSampleLocationsEXT(c, &(a->pAttachmentInitialSampleLocations[i323]), &(b->pAttachmentInitialSampleLocations[i323]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations");
+	if ((((uint64_t)a->attachmentInitialSampleLocationsCount) == 0)) {
+		if (b->pAttachmentInitialSampleLocations)
+			return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations (ignored, not absent)");
+	} else {
+		if (!a->pAttachmentInitialSampleLocations != !b->pAttachmentInitialSampleLocations)
+			return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations");
+		if (a->pAttachmentInitialSampleLocations)
+			for (uint64_t i323 = 0; i323 < (uint64_t)a->attachmentInitialSampleLocationsCount; i323++)
+				if (sbt_vk_c_VkAttachmentSampleLocationsEXT(c, &(a->pAttachmentInitialSampleLocations[i323]), &(b->pAttachmentInitialSampleLocations[i323]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations");
+	}
 	if ((a->postSubpassSampleLocationsCount) != (b->postSubpassSampleLocationsCount))
 		return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.postSubpassSampleLocationsCount");
-	if (!a->pPostSubpassSampleLocations != !b->pPostSubpassSampleLocations)
-		return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations");
-	if (a->pPostSubpassSampleLocations)
-		for (uint64_t i324 = 0; i324 < (uint64_t)a->postSubpassSampleLocationsCount; i324++)
-			if (sbt_vk_c_VkSubpassSampleLocationsEXT(c, &(a->pPostSubpassSampleLocations[i324]), &(b->pPostSubpassSampleLocations[i324]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations");
+	if ((((uint64_t)a->postSubpassSampleLocationsCount) == 0)) {
+		if (b->pPostSubpassSampleLocations)
+			return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations (ignored, not absent)");
+	} else {
+		if (!a->pPostSubpassSampleLocations != !b->pPostSubpassSampleLocations)
+			return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations");
+		if (a->pPostSubpassSampleLocations)
+			for (uint64_t i324 = 0; i324 < (uint64_t)a->postSubpassSampleLocationsCount; i324++)
+				if (sbt_vk_c_VkSubpassSampleLocationsEXT(c, &(a->pPostSubpassSampleLocations[i324]), &(b->pPostSubpassSampleLocations[i324]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations");
+	}
 	return 0;
 }
 
@@ -12770,10 +13267,15 @@ static int sbt_vk_c_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_c *c, const vo
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pNext");
 	if ((a->dataSize) != (b->dataSize))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.dataSize");
-	if (!a->pData != !b->pData)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pData");
-	if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pData");
+	if ((((uint64_t)a->dataSize) == 0)) {
+		if (b->pData)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pData (ignored, not absent)");
+	} else {
+		if (!a->pData != !b->pData)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pData");
+		if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetInlineUniformBlock.pData");
+	}
 	return 0;
 }
 
@@ -12837,10 +13339,15 @@ static int sbt_vk_c_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_c *c, c
 		return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationTableEnable");
 	if ((a->coverageModulationTableCount) != (b->coverageModulationTableCount))
 		return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationTableCount");
-	if (!a->pCoverageModulationTable != !b->pCoverageModulationTable)
-		return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.pCoverageModulationTable");
-	if (a->pCoverageModulationTable && memcmp(a->pCoverageModulationTable, b->pCoverageModulationTable, (size_t)((uint64_t)a->coverageModulationTableCount) * sizeof(*a->pCoverageModulationTable)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.pCoverageModulationTable");
+	if ((((uint64_t)a->coverageModulationTableCount) == 0)) {
+		if (b->pCoverageModulationTable)
+			return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.pCoverageModulationTable (ignored, not absent)");
+	} else {
+		if (!a->pCoverageModulationTable != !b->pCoverageModulationTable)
+			return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.pCoverageModulationTable");
+		if (a->pCoverageModulationTable && memcmp(a->pCoverageModulationTable, b->pCoverageModulationTable, (size_t)((uint64_t)a->coverageModulationTableCount) * sizeof(*a->pCoverageModulationTable)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineCoverageModulationStateCreateInfoNV.pCoverageModulationTable");
+	}
 	return 0;
 }
 
@@ -12872,10 +13379,15 @@ static int sbt_vk_c_VkImageFormatListCreateInfo(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pNext");
 	if ((a->viewFormatCount) != (b->viewFormatCount))
 		return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.viewFormatCount");
-	if (!a->pViewFormats != !b->pViewFormats)
-		return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pViewFormats");
-	if (a->pViewFormats && memcmp(a->pViewFormats, b->pViewFormats, (size_t)((uint64_t)a->viewFormatCount) * sizeof(*a->pViewFormats)) != 0)
-		return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pViewFormats");
+	if ((((uint64_t)a->viewFormatCount) == 0)) {
+		if (b->pViewFormats)
+			return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pViewFormats (ignored, not absent)");
+	} else {
+		if (!a->pViewFormats != !b->pViewFormats)
+			return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pViewFormats");
+		if (a->pViewFormats && memcmp(a->pViewFormats, b->pViewFormats, (size_t)((uint64_t)a->viewFormatCount) * sizeof(*a->pViewFormats)) != 0)
+			return sbt_vk_t_fail(c, "VkImageFormatListCreateInfo.pViewFormats");
+	}
 	return 0;
 }
 
@@ -12903,10 +13415,15 @@ static int sbt_vk_c_VkValidationCacheCreateInfoEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.flags");
 	if ((a->initialDataSize) != (b->initialDataSize))
 		return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.initialDataSize");
-	if (!a->pInitialData != !b->pInitialData)
-		return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.pInitialData");
-	if (a->pInitialData && memcmp(a->pInitialData, b->pInitialData, (size_t)((uint64_t)a->initialDataSize)) != 0)
-		return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.pInitialData");
+	if ((((uint64_t)a->initialDataSize) == 0)) {
+		if (b->pInitialData)
+			return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.pInitialData (ignored, not absent)");
+	} else {
+		if (!a->pInitialData != !b->pInitialData)
+			return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.pInitialData");
+		if (a->pInitialData && memcmp(a->pInitialData, b->pInitialData, (size_t)((uint64_t)a->initialDataSize)) != 0)
+			return sbt_vk_t_fail(c, "VkValidationCacheCreateInfoEXT.pInitialData");
+	}
 	return 0;
 }
 
@@ -13302,10 +13819,15 @@ static int sbt_vk_c_VkDebugUtilsObjectTagInfoEXT(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.tagName");
 	if ((a->tagSize) != (b->tagSize))
 		return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.tagSize");
-	if (!a->pTag != !b->pTag)
-		return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.pTag");
-	if (a->pTag && memcmp(a->pTag, b->pTag, (size_t)((uint64_t)a->tagSize)) != 0)
-		return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.pTag");
+	if ((((uint64_t)a->tagSize) == 0)) {
+		if (b->pTag)
+			return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.pTag (ignored, not absent)");
+	} else {
+		if (!a->pTag != !b->pTag)
+			return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.pTag");
+		if (a->pTag && memcmp(a->pTag, b->pTag, (size_t)((uint64_t)a->tagSize)) != 0)
+			return sbt_vk_t_fail(c, "VkDebugUtilsObjectTagInfoEXT.pTag");
+	}
 	return 0;
 }
 
@@ -13428,28 +13950,43 @@ static int sbt_vk_c_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pMessage");
 	if ((a->queueLabelCount) != (b->queueLabelCount))
 		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.queueLabelCount");
-	if (!a->pQueueLabels != !b->pQueueLabels)
-		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels");
-	if (a->pQueueLabels)
-		for (uint64_t i340 = 0; i340 < (uint64_t)a->queueLabelCount; i340++)
-			if (sbt_vk_c_VkDebugUtilsLabelEXT(c, &(a->pQueueLabels[i340]), &(b->pQueueLabels[i340]), in))
-				return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels");
+	if ((((uint64_t)a->queueLabelCount) == 0)) {
+		if (b->pQueueLabels)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels (ignored, not absent)");
+	} else {
+		if (!a->pQueueLabels != !b->pQueueLabels)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels");
+		if (a->pQueueLabels)
+			for (uint64_t i340 = 0; i340 < (uint64_t)a->queueLabelCount; i340++)
+				if (sbt_vk_c_VkDebugUtilsLabelEXT(c, &(a->pQueueLabels[i340]), &(b->pQueueLabels[i340]), in))
+					return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels");
+	}
 	if ((a->cmdBufLabelCount) != (b->cmdBufLabelCount))
 		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.cmdBufLabelCount");
-	if (!a->pCmdBufLabels != !b->pCmdBufLabels)
-		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels");
-	if (a->pCmdBufLabels)
-		for (uint64_t i341 = 0; i341 < (uint64_t)a->cmdBufLabelCount; i341++)
-			if (sbt_vk_c_VkDebugUtilsLabelEXT(c, &(a->pCmdBufLabels[i341]), &(b->pCmdBufLabels[i341]), in))
-				return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels");
+	if ((((uint64_t)a->cmdBufLabelCount) == 0)) {
+		if (b->pCmdBufLabels)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels (ignored, not absent)");
+	} else {
+		if (!a->pCmdBufLabels != !b->pCmdBufLabels)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels");
+		if (a->pCmdBufLabels)
+			for (uint64_t i341 = 0; i341 < (uint64_t)a->cmdBufLabelCount; i341++)
+				if (sbt_vk_c_VkDebugUtilsLabelEXT(c, &(a->pCmdBufLabels[i341]), &(b->pCmdBufLabels[i341]), in))
+					return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels");
+	}
 	if ((a->objectCount) != (b->objectCount))
 		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.objectCount");
-	if (!a->pObjects != !b->pObjects)
-		return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pObjects");
-	if (a->pObjects)
-		for (uint64_t i342 = 0; i342 < (uint64_t)a->objectCount; i342++)
-			if (sbt_vk_c_VkDebugUtilsObjectNameInfoEXT(c, &(a->pObjects[i342]), &(b->pObjects[i342]), in))
-				return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pObjects");
+	if ((((uint64_t)a->objectCount) == 0)) {
+		if (b->pObjects)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pObjects (ignored, not absent)");
+	} else {
+		if (!a->pObjects != !b->pObjects)
+			return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pObjects");
+		if (a->pObjects)
+			for (uint64_t i342 = 0; i342 < (uint64_t)a->objectCount; i342++)
+				if (sbt_vk_c_VkDebugUtilsObjectNameInfoEXT(c, &(a->pObjects[i342]), &(b->pObjects[i342]), in))
+					return sbt_vk_t_fail(c, "VkDebugUtilsMessengerCallbackDataEXT.pObjects");
+	}
 	return 0;
 }
 
@@ -13912,10 +14449,15 @@ static int sbt_vk_c_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_c *c, con
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pNext");
 	if ((a->bindingCount) != (b->bindingCount))
 		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.bindingCount");
-	if (!a->pBindingFlags != !b->pBindingFlags)
-		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags");
-	if (a->pBindingFlags && memcmp(a->pBindingFlags, b->pBindingFlags, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pBindingFlags)) != 0)
-		return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags");
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pBindingFlags)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags (ignored, not absent)");
+	} else {
+		if (!a->pBindingFlags != !b->pBindingFlags)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags");
+		if (a->pBindingFlags && memcmp(a->pBindingFlags, b->pBindingFlags, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pBindingFlags)) != 0)
+			return sbt_vk_t_fail(c, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags");
+	}
 	return 0;
 }
 
@@ -13947,10 +14489,15 @@ static int sbt_vk_c_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_c 
 		return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pNext");
 	if ((a->descriptorSetCount) != (b->descriptorSetCount))
 		return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.descriptorSetCount");
-	if (!a->pDescriptorCounts != !b->pDescriptorCounts)
-		return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts");
-	if (a->pDescriptorCounts && memcmp(a->pDescriptorCounts, b->pDescriptorCounts, (size_t)((uint64_t)a->descriptorSetCount) * sizeof(*a->pDescriptorCounts)) != 0)
-		return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts");
+	if ((((uint64_t)a->descriptorSetCount) == 0)) {
+		if (b->pDescriptorCounts)
+			return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorCounts != !b->pDescriptorCounts)
+			return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts");
+		if (a->pDescriptorCounts && memcmp(a->pDescriptorCounts, b->pDescriptorCounts, (size_t)((uint64_t)a->descriptorSetCount) * sizeof(*a->pDescriptorCounts)) != 0)
+			return sbt_vk_t_fail(c, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts");
+	}
 	return 0;
 }
 
@@ -14121,36 +14668,56 @@ static int sbt_vk_c_VkSubpassDescription2(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.viewMask");
 	if ((a->inputAttachmentCount) != (b->inputAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.inputAttachmentCount");
-	if (!a->pInputAttachments != !b->pInputAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription2.pInputAttachments");
-	if (a->pInputAttachments)
-		for (uint64_t i362 = 0; i362 < (uint64_t)a->inputAttachmentCount; i362++)
-			if (sbt_vk_c_VkAttachmentReference2(c, &(a->pInputAttachments[i362]), &(b->pInputAttachments[i362]), in))
-				return sbt_vk_t_fail(c, "VkSubpassDescription2.pInputAttachments");
+	if ((((uint64_t)a->inputAttachmentCount) == 0)) {
+		if (b->pInputAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pInputAttachments (ignored, not absent)");
+	} else {
+		if (!a->pInputAttachments != !b->pInputAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pInputAttachments");
+		if (a->pInputAttachments)
+			for (uint64_t i362 = 0; i362 < (uint64_t)a->inputAttachmentCount; i362++)
+				if (sbt_vk_c_VkAttachmentReference2(c, &(a->pInputAttachments[i362]), &(b->pInputAttachments[i362]), in))
+					return sbt_vk_t_fail(c, "VkSubpassDescription2.pInputAttachments");
+	}
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.colorAttachmentCount");
-	if (!a->pColorAttachments != !b->pColorAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription2.pColorAttachments");
-	if (a->pColorAttachments)
-		for (uint64_t i363 = 0; i363 < (uint64_t)a->colorAttachmentCount; i363++)
-			if (sbt_vk_c_VkAttachmentReference2(c, &(a->pColorAttachments[i363]), &(b->pColorAttachments[i363]), in))
-				return sbt_vk_t_fail(c, "VkSubpassDescription2.pColorAttachments");
-	if (!a->pResolveAttachments != !b->pResolveAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription2.pResolveAttachments");
-	if (a->pResolveAttachments)
-		for (uint64_t i364 = 0; i364 < (uint64_t)a->colorAttachmentCount; i364++)
-			if (sbt_vk_c_VkAttachmentReference2(c, &(a->pResolveAttachments[i364]), &(b->pResolveAttachments[i364]), in))
-				return sbt_vk_t_fail(c, "VkSubpassDescription2.pResolveAttachments");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pColorAttachments (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachments != !b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pColorAttachments");
+		if (a->pColorAttachments)
+			for (uint64_t i363 = 0; i363 < (uint64_t)a->colorAttachmentCount; i363++)
+				if (sbt_vk_c_VkAttachmentReference2(c, &(a->pColorAttachments[i363]), &(b->pColorAttachments[i363]), in))
+					return sbt_vk_t_fail(c, "VkSubpassDescription2.pColorAttachments");
+	}
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pResolveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pResolveAttachments (ignored, not absent)");
+	} else {
+		if (!a->pResolveAttachments != !b->pResolveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pResolveAttachments");
+		if (a->pResolveAttachments)
+			for (uint64_t i364 = 0; i364 < (uint64_t)a->colorAttachmentCount; i364++)
+				if (sbt_vk_c_VkAttachmentReference2(c, &(a->pResolveAttachments[i364]), &(b->pResolveAttachments[i364]), in))
+					return sbt_vk_t_fail(c, "VkSubpassDescription2.pResolveAttachments");
+	}
 	if (!a->pDepthStencilAttachment != !b->pDepthStencilAttachment)
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.pDepthStencilAttachment");
 	if (a->pDepthStencilAttachment && (sbt_vk_c_VkAttachmentReference2(c, &(a->pDepthStencilAttachment[0]), &(b->pDepthStencilAttachment[0]), in)))
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.pDepthStencilAttachment");
 	if ((a->preserveAttachmentCount) != (b->preserveAttachmentCount))
 		return sbt_vk_t_fail(c, "VkSubpassDescription2.preserveAttachmentCount");
-	if (!a->pPreserveAttachments != !b->pPreserveAttachments)
-		return sbt_vk_t_fail(c, "VkSubpassDescription2.pPreserveAttachments");
-	if (a->pPreserveAttachments && memcmp(a->pPreserveAttachments, b->pPreserveAttachments, (size_t)((uint64_t)a->preserveAttachmentCount) * sizeof(*a->pPreserveAttachments)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassDescription2.pPreserveAttachments");
+	if ((((uint64_t)a->preserveAttachmentCount) == 0)) {
+		if (b->pPreserveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pPreserveAttachments (ignored, not absent)");
+	} else {
+		if (!a->pPreserveAttachments != !b->pPreserveAttachments)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pPreserveAttachments");
+		if (a->pPreserveAttachments && memcmp(a->pPreserveAttachments, b->pPreserveAttachments, (size_t)((uint64_t)a->preserveAttachmentCount) * sizeof(*a->pPreserveAttachments)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassDescription2.pPreserveAttachments");
+	}
 	return 0;
 }
 
@@ -14256,34 +14823,54 @@ static int sbt_vk_c_VkRenderPassCreateInfo2(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.flags");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pAttachments");
-	if (a->pAttachments)
-		for (uint64_t i377 = 0; i377 < (uint64_t)a->attachmentCount; i377++)
-			if (sbt_vk_c_VkAttachmentDescription2(c, &(a->pAttachments[i377]), &(b->pAttachments[i377]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pAttachments");
+		if (a->pAttachments)
+			for (uint64_t i377 = 0; i377 < (uint64_t)a->attachmentCount; i377++)
+				if (sbt_vk_c_VkAttachmentDescription2(c, &(a->pAttachments[i377]), &(b->pAttachments[i377]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pAttachments");
+	}
 	if ((a->subpassCount) != (b->subpassCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.subpassCount");
-	if (!a->pSubpasses != !b->pSubpasses)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pSubpasses");
-	if (a->pSubpasses)
-		for (uint64_t i378 = 0; i378 < (uint64_t)a->subpassCount; i378++)
-			if (sbt_vk_c_VkSubpassDescription2(c, &(a->pSubpasses[i378]), &(b->pSubpasses[i378]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pSubpasses");
+	if ((((uint64_t)a->subpassCount) == 0)) {
+		if (b->pSubpasses)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pSubpasses (ignored, not absent)");
+	} else {
+		if (!a->pSubpasses != !b->pSubpasses)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pSubpasses");
+		if (a->pSubpasses)
+			for (uint64_t i378 = 0; i378 < (uint64_t)a->subpassCount; i378++)
+				if (sbt_vk_c_VkSubpassDescription2(c, &(a->pSubpasses[i378]), &(b->pSubpasses[i378]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pSubpasses");
+	}
 	if ((a->dependencyCount) != (b->dependencyCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.dependencyCount");
-	if (!a->pDependencies != !b->pDependencies)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pDependencies");
-	if (a->pDependencies)
-		for (uint64_t i379 = 0; i379 < (uint64_t)a->dependencyCount; i379++)
-			if (sbt_vk_c_VkSubpassDependency2(c, &(a->pDependencies[i379]), &(b->pDependencies[i379]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pDependencies");
+	if ((((uint64_t)a->dependencyCount) == 0)) {
+		if (b->pDependencies)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pDependencies (ignored, not absent)");
+	} else {
+		if (!a->pDependencies != !b->pDependencies)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pDependencies");
+		if (a->pDependencies)
+			for (uint64_t i379 = 0; i379 < (uint64_t)a->dependencyCount; i379++)
+				if (sbt_vk_c_VkSubpassDependency2(c, &(a->pDependencies[i379]), &(b->pDependencies[i379]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pDependencies");
+	}
 	if ((a->correlatedViewMaskCount) != (b->correlatedViewMaskCount))
 		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.correlatedViewMaskCount");
-	if (!a->pCorrelatedViewMasks != !b->pCorrelatedViewMasks)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pCorrelatedViewMasks");
-	if (a->pCorrelatedViewMasks && memcmp(a->pCorrelatedViewMasks, b->pCorrelatedViewMasks, (size_t)((uint64_t)a->correlatedViewMaskCount) * sizeof(*a->pCorrelatedViewMasks)) != 0)
-		return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pCorrelatedViewMasks");
+	if ((((uint64_t)a->correlatedViewMaskCount) == 0)) {
+		if (b->pCorrelatedViewMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pCorrelatedViewMasks (ignored, not absent)");
+	} else {
+		if (!a->pCorrelatedViewMasks != !b->pCorrelatedViewMasks)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pCorrelatedViewMasks");
+		if (a->pCorrelatedViewMasks && memcmp(a->pCorrelatedViewMasks, b->pCorrelatedViewMasks, (size_t)((uint64_t)a->correlatedViewMaskCount) * sizeof(*a->pCorrelatedViewMasks)) != 0)
+			return sbt_vk_t_fail(c, "VkRenderPassCreateInfo2.pCorrelatedViewMasks");
+	}
 	return 0;
 }
 
@@ -14439,16 +15026,26 @@ static int sbt_vk_c_VkTimelineSemaphoreSubmitInfo(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pNext");
 	if ((a->waitSemaphoreValueCount) != (b->waitSemaphoreValueCount))
 		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.waitSemaphoreValueCount");
-	if (!a->pWaitSemaphoreValues != !b->pWaitSemaphoreValues)
-		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pWaitSemaphoreValues");
-	if (a->pWaitSemaphoreValues && memcmp(a->pWaitSemaphoreValues, b->pWaitSemaphoreValues, (size_t)((uint64_t)a->waitSemaphoreValueCount) * sizeof(*a->pWaitSemaphoreValues)) != 0)
-		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pWaitSemaphoreValues");
+	if ((((uint64_t)a->waitSemaphoreValueCount) == 0)) {
+		if (b->pWaitSemaphoreValues)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pWaitSemaphoreValues (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphoreValues != !b->pWaitSemaphoreValues)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pWaitSemaphoreValues");
+		if (a->pWaitSemaphoreValues && memcmp(a->pWaitSemaphoreValues, b->pWaitSemaphoreValues, (size_t)((uint64_t)a->waitSemaphoreValueCount) * sizeof(*a->pWaitSemaphoreValues)) != 0)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pWaitSemaphoreValues");
+	}
 	if ((a->signalSemaphoreValueCount) != (b->signalSemaphoreValueCount))
 		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.signalSemaphoreValueCount");
-	if (!a->pSignalSemaphoreValues != !b->pSignalSemaphoreValues)
-		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues");
-	if (a->pSignalSemaphoreValues && memcmp(a->pSignalSemaphoreValues, b->pSignalSemaphoreValues, (size_t)((uint64_t)a->signalSemaphoreValueCount) * sizeof(*a->pSignalSemaphoreValues)) != 0)
-		return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues");
+	if ((((uint64_t)a->signalSemaphoreValueCount) == 0)) {
+		if (b->pSignalSemaphoreValues)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues (ignored, not absent)");
+	} else {
+		if (!a->pSignalSemaphoreValues != !b->pSignalSemaphoreValues)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues");
+		if (a->pSignalSemaphoreValues && memcmp(a->pSignalSemaphoreValues, b->pSignalSemaphoreValues, (size_t)((uint64_t)a->signalSemaphoreValueCount) * sizeof(*a->pSignalSemaphoreValues)) != 0)
+			return sbt_vk_t_fail(c, "VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues");
+	}
 	return 0;
 }
 
@@ -14491,16 +15088,26 @@ static int sbt_vk_c_VkSemaphoreWaitInfo(sbt_vk_c *c, const void *va, const void 
 		return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.flags");
 	if ((a->semaphoreCount) != (b->semaphoreCount))
 		return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.semaphoreCount");
-	if (!a->pSemaphores != !b->pSemaphores)
-		return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pSemaphores");
-	if (a->pSemaphores)
-		for (uint64_t i392 = 0; i392 < (uint64_t)a->semaphoreCount; i392++)
-			if ((uint64_t)(uintptr_t)(b->pSemaphores[i392]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSemaphores[i392]), in))
-				return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pSemaphores");
-	if (!a->pValues != !b->pValues)
-		return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pValues");
-	if (a->pValues && memcmp(a->pValues, b->pValues, (size_t)((uint64_t)a->semaphoreCount) * sizeof(*a->pValues)) != 0)
-		return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pValues");
+	if ((((uint64_t)a->semaphoreCount) == 0)) {
+		if (b->pSemaphores)
+			return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pSemaphores (ignored, not absent)");
+	} else {
+		if (!a->pSemaphores != !b->pSemaphores)
+			return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pSemaphores");
+		if (a->pSemaphores)
+			for (uint64_t i392 = 0; i392 < (uint64_t)a->semaphoreCount; i392++)
+				if ((uint64_t)(uintptr_t)(b->pSemaphores[i392]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSemaphores[i392]), in))
+					return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pSemaphores");
+	}
+	if ((((uint64_t)a->semaphoreCount) == 0)) {
+		if (b->pValues)
+			return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pValues (ignored, not absent)");
+	} else {
+		if (!a->pValues != !b->pValues)
+			return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pValues");
+		if (a->pValues && memcmp(a->pValues, b->pValues, (size_t)((uint64_t)a->semaphoreCount) * sizeof(*a->pValues)) != 0)
+			return sbt_vk_t_fail(c, "VkSemaphoreWaitInfo.pValues");
+	}
 	return 0;
 }
 
@@ -14572,10 +15179,15 @@ static int sbt_vk_c_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_c *c, 
 		return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pNext");
 	if ((a->vertexBindingDivisorCount) != (b->vertexBindingDivisorCount))
 		return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.vertexBindingDivisorCount");
-	if (!a->pVertexBindingDivisors != !b->pVertexBindingDivisors)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors");
-	if (a->pVertexBindingDivisors && memcmp(a->pVertexBindingDivisors, b->pVertexBindingDivisors, (size_t)((uint64_t)a->vertexBindingDivisorCount) * sizeof(*a->pVertexBindingDivisors)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors");
+	if ((((uint64_t)a->vertexBindingDivisorCount) == 0)) {
+		if (b->pVertexBindingDivisors)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors (ignored, not absent)");
+	} else {
+		if (!a->pVertexBindingDivisors != !b->pVertexBindingDivisors)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors");
+		if (a->pVertexBindingDivisors && memcmp(a->pVertexBindingDivisors, b->pVertexBindingDivisors, (size_t)((uint64_t)a->vertexBindingDivisorCount) * sizeof(*a->pVertexBindingDivisors)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors");
+	}
 	return 0;
 }
 
@@ -15266,10 +15878,15 @@ static int sbt_vk_c_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_c
 		return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pNext");
 	if ((a->exclusiveScissorCount) != (b->exclusiveScissorCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.exclusiveScissorCount");
-	if (!a->pExclusiveScissors != !b->pExclusiveScissors)
-		return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors");
-	if (a->pExclusiveScissors && memcmp(a->pExclusiveScissors, b->pExclusiveScissors, (size_t)((uint64_t)a->exclusiveScissorCount) * sizeof(*a->pExclusiveScissors)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors");
+	if ((((uint64_t)a->exclusiveScissorCount) == 0)) {
+		if (b->pExclusiveScissors)
+			return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors (ignored, not absent)");
+	} else {
+		if (!a->pExclusiveScissors != !b->pExclusiveScissors)
+			return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors");
+		if (a->pExclusiveScissors && memcmp(a->pExclusiveScissors, b->pExclusiveScissors, (size_t)((uint64_t)a->exclusiveScissorCount) * sizeof(*a->pExclusiveScissors)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors");
+	}
 	return 0;
 }
 
@@ -15486,10 +16103,15 @@ static int sbt_vk_c_VkShadingRatePaletteNV(sbt_vk_c *c, const void *va, const vo
 	(void)c;
 	if ((a->shadingRatePaletteEntryCount) != (b->shadingRatePaletteEntryCount))
 		return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.shadingRatePaletteEntryCount");
-	if (!a->pShadingRatePaletteEntries != !b->pShadingRatePaletteEntries)
-		return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.pShadingRatePaletteEntries");
-	if (a->pShadingRatePaletteEntries && memcmp(a->pShadingRatePaletteEntries, b->pShadingRatePaletteEntries, (size_t)((uint64_t)a->shadingRatePaletteEntryCount) * sizeof(*a->pShadingRatePaletteEntries)) != 0)
-		return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.pShadingRatePaletteEntries");
+	if ((((uint64_t)a->shadingRatePaletteEntryCount) == 0)) {
+		if (b->pShadingRatePaletteEntries)
+			return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.pShadingRatePaletteEntries (ignored, not absent)");
+	} else {
+		if (!a->pShadingRatePaletteEntries != !b->pShadingRatePaletteEntries)
+			return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.pShadingRatePaletteEntries");
+		if (a->pShadingRatePaletteEntries && memcmp(a->pShadingRatePaletteEntries, b->pShadingRatePaletteEntries, (size_t)((uint64_t)a->shadingRatePaletteEntryCount) * sizeof(*a->pShadingRatePaletteEntries)) != 0)
+			return sbt_vk_t_fail(c, "VkShadingRatePaletteNV.pShadingRatePaletteEntries");
+	}
 	return 0;
 }
 
@@ -15524,12 +16146,17 @@ static int sbt_vk_c_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_c
 		return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.shadingRateImageEnable");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.viewportCount");
-	if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
-		return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes");
-	if (a->pShadingRatePalettes)
-		for (uint64_t i406 = 0; i406 < (uint64_t)a->viewportCount; i406++)
-			if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i406]), &(b->pShadingRatePalettes[i406]), in))
-				return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pShadingRatePalettes)
+			return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes (ignored, not absent)");
+	} else {
+		if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
+			return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes");
+		if (a->pShadingRatePalettes)
+			for (uint64_t i406 = 0; i406 < (uint64_t)a->viewportCount; i406++)
+				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i406]), &(b->pShadingRatePalettes[i406]), in))
+					return sbt_vk_t_fail(c, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes");
+	}
 	return 0;
 }
 
@@ -15654,10 +16281,15 @@ static int sbt_vk_c_VkCoarseSampleOrderCustomNV(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.sampleCount");
 	if ((a->sampleLocationCount) != (b->sampleLocationCount))
 		return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.sampleLocationCount");
-	if (!a->pSampleLocations != !b->pSampleLocations)
-		return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.pSampleLocations");
-	if (a->pSampleLocations && memcmp(a->pSampleLocations, b->pSampleLocations, (size_t)((uint64_t)a->sampleLocationCount) * sizeof(*a->pSampleLocations)) != 0)
-		return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.pSampleLocations");
+	if ((((uint64_t)a->sampleLocationCount) == 0)) {
+		if (b->pSampleLocations)
+			return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.pSampleLocations (ignored, not absent)");
+	} else {
+		if (!a->pSampleLocations != !b->pSampleLocations)
+			return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.pSampleLocations");
+		if (a->pSampleLocations && memcmp(a->pSampleLocations, b->pSampleLocations, (size_t)((uint64_t)a->sampleLocationCount) * sizeof(*a->pSampleLocations)) != 0)
+			return sbt_vk_t_fail(c, "VkCoarseSampleOrderCustomNV.pSampleLocations");
+	}
 	return 0;
 }
 
@@ -15692,12 +16324,17 @@ static int sbt_vk_c_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk_
 		return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.sampleOrderType");
 	if ((a->customSampleOrderCount) != (b->customSampleOrderCount))
 		return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.customSampleOrderCount");
-	if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
-		return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders");
-	if (a->pCustomSampleOrders)
-		for (uint64_t i413 = 0; i413 < (uint64_t)a->customSampleOrderCount; i413++)
-			if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i413]), &(b->pCustomSampleOrders[i413]), in))
-				return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders");
+	if ((((uint64_t)a->customSampleOrderCount) == 0)) {
+		if (b->pCustomSampleOrders)
+			return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders (ignored, not absent)");
+	} else {
+		if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
+			return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders");
+		if (a->pCustomSampleOrders)
+			for (uint64_t i413 = 0; i413 < (uint64_t)a->customSampleOrderCount; i413++)
+				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i413]), &(b->pCustomSampleOrders[i413]), in))
+					return sbt_vk_t_fail(c, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders");
+	}
 	return 0;
 }
 
@@ -16004,20 +16641,30 @@ static int sbt_vk_c_VkRayTracingPipelineCreateInfoNV(sbt_vk_c *c, const void *va
 		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.flags");
 	if ((a->stageCount) != (b->stageCount))
 		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.stageCount");
-	if (!a->pStages != !b->pStages)
-		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pStages");
-	if (a->pStages)
-		for (uint64_t i420 = 0; i420 < (uint64_t)a->stageCount; i420++)
-			if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i420]), &(b->pStages[i420]), in))
-				return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pStages");
+	if ((((uint64_t)a->stageCount) == 0)) {
+		if (b->pStages)
+			return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pStages (ignored, not absent)");
+	} else {
+		if (!a->pStages != !b->pStages)
+			return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pStages");
+		if (a->pStages)
+			for (uint64_t i420 = 0; i420 < (uint64_t)a->stageCount; i420++)
+				if (sbt_vk_c_VkPipelineShaderStageCreateInfo(c, &(a->pStages[i420]), &(b->pStages[i420]), in))
+					return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pStages");
+	}
 	if ((a->groupCount) != (b->groupCount))
 		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.groupCount");
-	if (!a->pGroups != !b->pGroups)
-		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pGroups");
-	if (a->pGroups)
-		for (uint64_t i421 = 0; i421 < (uint64_t)a->groupCount; i421++)
-			if (sbt_vk_c_VkRayTracingShaderGroupCreateInfoNV(c, &(a->pGroups[i421]), &(b->pGroups[i421]), in))
-				return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pGroups");
+	if ((((uint64_t)a->groupCount) == 0)) {
+		if (b->pGroups)
+			return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pGroups (ignored, not absent)");
+	} else {
+		if (!a->pGroups != !b->pGroups)
+			return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pGroups");
+		if (a->pGroups)
+			for (uint64_t i421 = 0; i421 < (uint64_t)a->groupCount; i421++)
+				if (sbt_vk_c_VkRayTracingShaderGroupCreateInfoNV(c, &(a->pGroups[i421]), &(b->pGroups[i421]), in))
+					return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.pGroups");
+	}
 	if ((a->maxRecursionDepth) != (b->maxRecursionDepth))
 		return sbt_vk_t_fail(c, "VkRayTracingPipelineCreateInfoNV.maxRecursionDepth");
 	if ((uint64_t)(uintptr_t)(b->layout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->layout), in))
@@ -16201,12 +16848,17 @@ static int sbt_vk_c_VkAccelerationStructureInfoNV(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.instanceCount");
 	if ((a->geometryCount) != (b->geometryCount))
 		return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.geometryCount");
-	if (!a->pGeometries != !b->pGeometries)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.pGeometries");
-	if (a->pGeometries)
-		for (uint64_t i425 = 0; i425 < (uint64_t)a->geometryCount; i425++)
-			if (sbt_vk_c_VkGeometryNV(c, &(a->pGeometries[i425]), &(b->pGeometries[i425]), in))
-				return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.pGeometries");
+	if ((((uint64_t)a->geometryCount) == 0)) {
+		if (b->pGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.pGeometries (ignored, not absent)");
+	} else {
+		if (!a->pGeometries != !b->pGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.pGeometries");
+		if (a->pGeometries)
+			for (uint64_t i425 = 0; i425 < (uint64_t)a->geometryCount; i425++)
+				if (sbt_vk_c_VkGeometryNV(c, &(a->pGeometries[i425]), &(b->pGeometries[i425]), in))
+					return sbt_vk_t_fail(c, "VkAccelerationStructureInfoNV.pGeometries");
+	}
 	return 0;
 }
 
@@ -16273,10 +16925,15 @@ static int sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_c *c, const v
 		return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.memoryOffset");
 	if ((a->deviceIndexCount) != (b->deviceIndexCount))
 		return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.deviceIndexCount");
-	if (!a->pDeviceIndices != !b->pDeviceIndices)
-		return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices");
-	if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices");
+	if ((((uint64_t)a->deviceIndexCount) == 0)) {
+		if (b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices (ignored, not absent)");
+	} else {
+		if (!a->pDeviceIndices != !b->pDeviceIndices)
+			return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices");
+		if (a->pDeviceIndices && memcmp(a->pDeviceIndices, b->pDeviceIndices, (size_t)((uint64_t)a->deviceIndexCount) * sizeof(*a->pDeviceIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices");
+	}
 	return 0;
 }
 
@@ -16308,12 +16965,17 @@ static int sbt_vk_c_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_c *c, co
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pNext");
 	if ((a->accelerationStructureCount) != (b->accelerationStructureCount))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.accelerationStructureCount");
-	if (!a->pAccelerationStructures != !b->pAccelerationStructures)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures");
-	if (a->pAccelerationStructures)
-		for (uint64_t i432 = 0; i432 < (uint64_t)a->accelerationStructureCount; i432++)
-			if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i432]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i432]), in))
-				return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures");
+	if ((((uint64_t)a->accelerationStructureCount) == 0)) {
+		if (b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures (ignored, not absent)");
+	} else {
+		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures");
+		if (a->pAccelerationStructures)
+			for (uint64_t i432 = 0; i432 < (uint64_t)a->accelerationStructureCount; i432++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i432]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i432]), in))
+					return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures");
+	}
 	return 0;
 }
 
@@ -16345,12 +17007,17 @@ static int sbt_vk_c_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_c *c, con
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pNext");
 	if ((a->accelerationStructureCount) != (b->accelerationStructureCount))
 		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.accelerationStructureCount");
-	if (!a->pAccelerationStructures != !b->pAccelerationStructures)
-		return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures");
-	if (a->pAccelerationStructures)
-		for (uint64_t i436 = 0; i436 < (uint64_t)a->accelerationStructureCount; i436++)
-			if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i436]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i436]), in))
-				return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures");
+	if ((((uint64_t)a->accelerationStructureCount) == 0)) {
+		if (b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures (ignored, not absent)");
+	} else {
+		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures");
+		if (a->pAccelerationStructures)
+			for (uint64_t i436 = 0; i436 < (uint64_t)a->accelerationStructureCount; i436++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i436]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i436]), in))
+					return sbt_vk_t_fail(c, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures");
+	}
 	return 0;
 }
 
@@ -16728,10 +17395,15 @@ static int sbt_vk_c_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_c *c, c
 		return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.sharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.queueFamilyIndexCount");
-	if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
-		return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices");
-	if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices");
+	if ((((uint64_t)a->queueFamilyIndexCount) == 0)) {
+		if (b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices (ignored, not absent)");
+	} else {
+		if (!a->pQueueFamilyIndices != !b->pQueueFamilyIndices)
+			return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices");
+		if (a->pQueueFamilyIndices && memcmp(a->pQueueFamilyIndices, b->pQueueFamilyIndices, (size_t)((uint64_t)a->queueFamilyIndexCount) * sizeof(*a->pQueueFamilyIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices");
+	}
 	return 0;
 }
 
@@ -16763,10 +17435,15 @@ static int sbt_vk_c_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_c *c, const
 		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pNext");
 	if ((a->drmFormatModifierCount) != (b->drmFormatModifierCount))
 		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.drmFormatModifierCount");
-	if (!a->pDrmFormatModifiers != !b->pDrmFormatModifiers)
-		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers");
-	if (a->pDrmFormatModifiers && memcmp(a->pDrmFormatModifiers, b->pDrmFormatModifiers, (size_t)((uint64_t)a->drmFormatModifierCount) * sizeof(*a->pDrmFormatModifiers)) != 0)
-		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers");
+	if ((((uint64_t)a->drmFormatModifierCount) == 0)) {
+		if (b->pDrmFormatModifiers)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers (ignored, not absent)");
+	} else {
+		if (!a->pDrmFormatModifiers != !b->pDrmFormatModifiers)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers");
+		if (a->pDrmFormatModifiers && memcmp(a->pDrmFormatModifiers, b->pDrmFormatModifiers, (size_t)((uint64_t)a->drmFormatModifierCount) * sizeof(*a->pDrmFormatModifiers)) != 0)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers");
+	}
 	return 0;
 }
 
@@ -16801,10 +17478,15 @@ static int sbt_vk_c_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_c *c, c
 		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.drmFormatModifier");
 	if ((a->drmFormatModifierPlaneCount) != (b->drmFormatModifierPlaneCount))
 		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.drmFormatModifierPlaneCount");
-	if (!a->pPlaneLayouts != !b->pPlaneLayouts)
-		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts");
-	if (a->pPlaneLayouts && memcmp(a->pPlaneLayouts, b->pPlaneLayouts, (size_t)((uint64_t)a->drmFormatModifierPlaneCount) * sizeof(*a->pPlaneLayouts)) != 0)
-		return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts");
+	if ((((uint64_t)a->drmFormatModifierPlaneCount) == 0)) {
+		if (b->pPlaneLayouts)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts (ignored, not absent)");
+	} else {
+		if (!a->pPlaneLayouts != !b->pPlaneLayouts)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts");
+		if (a->pPlaneLayouts && memcmp(a->pPlaneLayouts, b->pPlaneLayouts, (size_t)((uint64_t)a->drmFormatModifierPlaneCount) * sizeof(*a->pPlaneLayouts)) != 0)
+			return sbt_vk_t_fail(c, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts");
+	}
 	return 0;
 }
 
@@ -17087,10 +17769,15 @@ static int sbt_vk_c_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_c *c, co
 		return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pNext");
 	if ((a->fragmentDensityOffsetCount) != (b->fragmentDensityOffsetCount))
 		return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.fragmentDensityOffsetCount");
-	if (!a->pFragmentDensityOffsets != !b->pFragmentDensityOffsets)
-		return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets");
-	if (a->pFragmentDensityOffsets && memcmp(a->pFragmentDensityOffsets, b->pFragmentDensityOffsets, (size_t)((uint64_t)a->fragmentDensityOffsetCount) * sizeof(*a->pFragmentDensityOffsets)) != 0)
-		return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets");
+	if ((((uint64_t)a->fragmentDensityOffsetCount) == 0)) {
+		if (b->pFragmentDensityOffsets)
+			return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets (ignored, not absent)");
+	} else {
+		if (!a->pFragmentDensityOffsets != !b->pFragmentDensityOffsets)
+			return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets");
+		if (a->pFragmentDensityOffsets && memcmp(a->pFragmentDensityOffsets, b->pFragmentDensityOffsets, (size_t)((uint64_t)a->fragmentDensityOffsetCount) * sizeof(*a->pFragmentDensityOffsets)) != 0)
+			return sbt_vk_t_fail(c, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets");
+	}
 	return 0;
 }
 
@@ -17534,12 +18221,17 @@ static int sbt_vk_c_VkFramebufferAttachmentsCreateInfo(sbt_vk_c *c, const void *
 		return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pNext");
 	if ((a->attachmentImageInfoCount) != (b->attachmentImageInfoCount))
 		return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.attachmentImageInfoCount");
-	if (!a->pAttachmentImageInfos != !b->pAttachmentImageInfos)
-		return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos");
-	if (a->pAttachmentImageInfos)
-		for (uint64_t i455 = 0; i455 < (uint64_t)a->attachmentImageInfoCount; i455++)
-			if (sbt_vk_c_VkFramebufferAttachmentImageInfo(c, &(a->pAttachmentImageInfos[i455]), &(b->pAttachmentImageInfos[i455]), in))
-				return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos");
+	if ((((uint64_t)a->attachmentImageInfoCount) == 0)) {
+		if (b->pAttachmentImageInfos)
+			return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos (ignored, not absent)");
+	} else {
+		if (!a->pAttachmentImageInfos != !b->pAttachmentImageInfos)
+			return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos");
+		if (a->pAttachmentImageInfos)
+			for (uint64_t i455 = 0; i455 < (uint64_t)a->attachmentImageInfoCount; i455++)
+				if (sbt_vk_c_VkFramebufferAttachmentImageInfo(c, &(a->pAttachmentImageInfos[i455]), &(b->pAttachmentImageInfos[i455]), in))
+					return sbt_vk_t_fail(c, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos");
+	}
 	return 0;
 }
 
@@ -17586,10 +18278,15 @@ static int sbt_vk_c_VkFramebufferAttachmentImageInfo(sbt_vk_c *c, const void *va
 		return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.layerCount");
 	if ((a->viewFormatCount) != (b->viewFormatCount))
 		return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.viewFormatCount");
-	if (!a->pViewFormats != !b->pViewFormats)
-		return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.pViewFormats");
-	if (a->pViewFormats && memcmp(a->pViewFormats, b->pViewFormats, (size_t)((uint64_t)a->viewFormatCount) * sizeof(*a->pViewFormats)) != 0)
-		return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.pViewFormats");
+	if ((((uint64_t)a->viewFormatCount) == 0)) {
+		if (b->pViewFormats)
+			return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.pViewFormats (ignored, not absent)");
+	} else {
+		if (!a->pViewFormats != !b->pViewFormats)
+			return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.pViewFormats");
+		if (a->pViewFormats && memcmp(a->pViewFormats, b->pViewFormats, (size_t)((uint64_t)a->viewFormatCount) * sizeof(*a->pViewFormats)) != 0)
+			return sbt_vk_t_fail(c, "VkFramebufferAttachmentImageInfo.pViewFormats");
+	}
 	return 0;
 }
 
@@ -17621,12 +18318,17 @@ static int sbt_vk_c_VkRenderPassAttachmentBeginInfo(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pNext");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pAttachments");
-	if (a->pAttachments)
-		for (uint64_t i462 = 0; i462 < (uint64_t)a->attachmentCount; i462++)
-			if ((uint64_t)(uintptr_t)(b->pAttachments[i462]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAttachments[i462]), in))
-				return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pAttachments");
+		if (a->pAttachments)
+			for (uint64_t i462 = 0; i462 < (uint64_t)a->attachmentCount; i462++)
+				if ((uint64_t)(uintptr_t)(b->pAttachments[i462]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAttachments[i462]), in))
+					return sbt_vk_t_fail(c, "VkRenderPassAttachmentBeginInfo.pAttachments");
+	}
 	return 0;
 }
 
@@ -18104,10 +18806,15 @@ static int sbt_vk_c_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_c *c, const void 
 		return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.queueFamilyIndex");
 	if ((a->counterIndexCount) != (b->counterIndexCount))
 		return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.counterIndexCount");
-	if (!a->pCounterIndices != !b->pCounterIndices)
-		return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices");
-	if (a->pCounterIndices && memcmp(a->pCounterIndices, b->pCounterIndices, (size_t)((uint64_t)a->counterIndexCount) * sizeof(*a->pCounterIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices");
+	if ((((uint64_t)a->counterIndexCount) == 0)) {
+		if (b->pCounterIndices)
+			return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices (ignored, not absent)");
+	} else {
+		if (!a->pCounterIndices != !b->pCounterIndices)
+			return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices");
+		if (a->pCounterIndices && memcmp(a->pCounterIndices, b->pCounterIndices, (size_t)((uint64_t)a->counterIndexCount) * sizeof(*a->pCounterIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices");
+	}
 	return 0;
 }
 
@@ -20495,21 +21202,31 @@ static int sbt_vk_c_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_c *c, con
 		return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.dstAccelerationStructure");
 	if ((a->geometryCount) != (b->geometryCount))
 		return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.geometryCount");
-	if (!a->pGeometries != !b->pGeometries)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.pGeometries");
-	if (a->pGeometries)
-		for (uint64_t i478 = 0; i478 < (uint64_t)a->geometryCount; i478++)
-			if (sbt_vk_c_VkAccelerationStructureGeometryKHR(c, &(a->pGeometries[i478]), &(b->pGeometries[i478]), in))
-				return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.pGeometries");
-	if (!a->ppGeometries != !b->ppGeometries)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
-	if (a->ppGeometries)
-		for (uint64_t i479 = 0; i479 < (uint64_t)a->geometryCount; i479++) {
-			if (!a->ppGeometries[i479] != !b->ppGeometries[i479])
-				return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
-			if (a->ppGeometries[i479] && (sbt_vk_c_VkAccelerationStructureGeometryKHR(c, &(a->ppGeometries[i479][0]), &(b->ppGeometries[i479][0]), in)))
-				return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
-		}
+	if ((((uint64_t)a->geometryCount) == 0)) {
+		if (b->pGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.pGeometries (ignored, not absent)");
+	} else {
+		if (!a->pGeometries != !b->pGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.pGeometries");
+		if (a->pGeometries)
+			for (uint64_t i478 = 0; i478 < (uint64_t)a->geometryCount; i478++)
+				if (sbt_vk_c_VkAccelerationStructureGeometryKHR(c, &(a->pGeometries[i478]), &(b->pGeometries[i478]), in))
+					return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.pGeometries");
+	}
+	if ((((uint64_t)a->geometryCount) == 0)) {
+		if (b->ppGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries (ignored, not absent)");
+	} else {
+		if (!a->ppGeometries != !b->ppGeometries)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
+		if (a->ppGeometries)
+			for (uint64_t i479 = 0; i479 < (uint64_t)a->geometryCount; i479++) {
+				if (!a->ppGeometries[i479] != !b->ppGeometries[i479])
+					return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
+				if (a->ppGeometries[i479] && (sbt_vk_c_VkAccelerationStructureGeometryKHR(c, &(a->ppGeometries[i479][0]), &(b->ppGeometries[i479][0]), in)))
+					return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.ppGeometries");
+			}
+	}
 	if (memcmp(&(a->scratchData), &(b->scratchData), sizeof(a->scratchData)) != 0)
 		return sbt_vk_t_fail(c, "VkAccelerationStructureBuildGeometryInfoKHR.scratchData");
 	return 0;
@@ -20723,12 +21440,17 @@ static int sbt_vk_c_VkPipelineLibraryCreateInfoKHR(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pNext");
 	if ((a->libraryCount) != (b->libraryCount))
 		return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.libraryCount");
-	if (!a->pLibraries != !b->pLibraries)
-		return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pLibraries");
-	if (a->pLibraries)
-		for (uint64_t i486 = 0; i486 < (uint64_t)a->libraryCount; i486++)
-			if ((uint64_t)(uintptr_t)(b->pLibraries[i486]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pLibraries[i486]), in))
-				return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pLibraries");
+	if ((((uint64_t)a->libraryCount) == 0)) {
+		if (b->pLibraries)
+			return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pLibraries (ignored, not absent)");
+	} else {
+		if (!a->pLibraries != !b->pLibraries)
+			return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pLibraries");
+		if (a->pLibraries)
+			for (uint64_t i486 = 0; i486 < (uint64_t)a->libraryCount; i486++)
+				if ((uint64_t)(uintptr_t)(b->pLibraries[i486]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pLibraries[i486]), in))
+					return sbt_vk_t_fail(c, "VkPipelineLibraryCreateInfoKHR.pLibraries");
+	}
 	return 0;
 }
 
@@ -21500,12 +22222,17 @@ static int sbt_vk_c_VkCopyBufferInfo2(sbt_vk_c *c, const void *va, const void *v
 		return sbt_vk_t_fail(c, "VkCopyBufferInfo2.dstBuffer");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkCopyBufferInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkCopyBufferInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i490 = 0; i490 < (uint64_t)a->regionCount; i490++)
-			if (sbt_vk_c_VkBufferCopy2(c, &(a->pRegions[i490]), &(b->pRegions[i490]), in))
-				return sbt_vk_t_fail(c, "VkCopyBufferInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyBufferInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyBufferInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i490 = 0; i490 < (uint64_t)a->regionCount; i490++)
+				if (sbt_vk_c_VkBufferCopy2(c, &(a->pRegions[i490]), &(b->pRegions[i490]), in))
+					return sbt_vk_t_fail(c, "VkCopyBufferInfo2.pRegions");
+	}
 	return 0;
 }
 
@@ -21549,12 +22276,17 @@ static int sbt_vk_c_VkCopyImageInfo2(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "VkCopyImageInfo2.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkCopyImageInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkCopyImageInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i494 = 0; i494 < (uint64_t)a->regionCount; i494++)
-			if (sbt_vk_c_VkImageCopy2(c, &(a->pRegions[i494]), &(b->pRegions[i494]), in))
-				return sbt_vk_t_fail(c, "VkCopyImageInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyImageInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyImageInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i494 = 0; i494 < (uint64_t)a->regionCount; i494++)
+				if (sbt_vk_c_VkImageCopy2(c, &(a->pRegions[i494]), &(b->pRegions[i494]), in))
+					return sbt_vk_t_fail(c, "VkCopyImageInfo2.pRegions");
+	}
 	return 0;
 }
 
@@ -21599,12 +22331,17 @@ static int sbt_vk_c_VkBlitImageInfo2(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "VkBlitImageInfo2.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkBlitImageInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkBlitImageInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i498 = 0; i498 < (uint64_t)a->regionCount; i498++)
-			if (sbt_vk_c_VkImageBlit2(c, &(a->pRegions[i498]), &(b->pRegions[i498]), in))
-				return sbt_vk_t_fail(c, "VkBlitImageInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkBlitImageInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkBlitImageInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i498 = 0; i498 < (uint64_t)a->regionCount; i498++)
+				if (sbt_vk_c_VkImageBlit2(c, &(a->pRegions[i498]), &(b->pRegions[i498]), in))
+					return sbt_vk_t_fail(c, "VkBlitImageInfo2.pRegions");
+	}
 	if ((a->filter) != (b->filter))
 		return sbt_vk_t_fail(c, "VkBlitImageInfo2.filter");
 	return 0;
@@ -21647,12 +22384,17 @@ static int sbt_vk_c_VkCopyBufferToImageInfo2(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i502 = 0; i502 < (uint64_t)a->regionCount; i502++)
-			if (sbt_vk_c_VkBufferImageCopy2(c, &(a->pRegions[i502]), &(b->pRegions[i502]), in))
-				return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i502 = 0; i502 < (uint64_t)a->regionCount; i502++)
+				if (sbt_vk_c_VkBufferImageCopy2(c, &(a->pRegions[i502]), &(b->pRegions[i502]), in))
+					return sbt_vk_t_fail(c, "VkCopyBufferToImageInfo2.pRegions");
+	}
 	return 0;
 }
 
@@ -21693,12 +22435,17 @@ static int sbt_vk_c_VkCopyImageToBufferInfo2(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.dstBuffer");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i506 = 0; i506 < (uint64_t)a->regionCount; i506++)
-			if (sbt_vk_c_VkBufferImageCopy2(c, &(a->pRegions[i506]), &(b->pRegions[i506]), in))
-				return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i506 = 0; i506 < (uint64_t)a->regionCount; i506++)
+				if (sbt_vk_c_VkBufferImageCopy2(c, &(a->pRegions[i506]), &(b->pRegions[i506]), in))
+					return sbt_vk_t_fail(c, "VkCopyImageToBufferInfo2.pRegions");
+	}
 	return 0;
 }
 
@@ -21742,12 +22489,17 @@ static int sbt_vk_c_VkResolveImageInfo2(sbt_vk_c *c, const void *va, const void 
 		return sbt_vk_t_fail(c, "VkResolveImageInfo2.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkResolveImageInfo2.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkResolveImageInfo2.pRegions");
-	if (a->pRegions)
-		for (uint64_t i510 = 0; i510 < (uint64_t)a->regionCount; i510++)
-			if (sbt_vk_c_VkImageResolve2(c, &(a->pRegions[i510]), &(b->pRegions[i510]), in))
-				return sbt_vk_t_fail(c, "VkResolveImageInfo2.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkResolveImageInfo2.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkResolveImageInfo2.pRegions");
+		if (a->pRegions)
+			for (uint64_t i510 = 0; i510 < (uint64_t)a->regionCount; i510++)
+				if (sbt_vk_c_VkImageResolve2(c, &(a->pRegions[i510]), &(b->pRegions[i510]), in))
+					return sbt_vk_t_fail(c, "VkResolveImageInfo2.pRegions");
+	}
 	return 0;
 }
 
@@ -22166,10 +22918,15 @@ static int sbt_vk_c_VkMutableDescriptorTypeListEXT(sbt_vk_c *c, const void *va, 
 	(void)c;
 	if ((a->descriptorTypeCount) != (b->descriptorTypeCount))
 		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.descriptorTypeCount");
-	if (!a->pDescriptorTypes != !b->pDescriptorTypes)
-		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.pDescriptorTypes");
-	if (a->pDescriptorTypes && memcmp(a->pDescriptorTypes, b->pDescriptorTypes, (size_t)((uint64_t)a->descriptorTypeCount) * sizeof(*a->pDescriptorTypes)) != 0)
-		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.pDescriptorTypes");
+	if ((((uint64_t)a->descriptorTypeCount) == 0)) {
+		if (b->pDescriptorTypes)
+			return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.pDescriptorTypes (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorTypes != !b->pDescriptorTypes)
+			return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.pDescriptorTypes");
+		if (a->pDescriptorTypes && memcmp(a->pDescriptorTypes, b->pDescriptorTypes, (size_t)((uint64_t)a->descriptorTypeCount) * sizeof(*a->pDescriptorTypes)) != 0)
+			return sbt_vk_t_fail(c, "VkMutableDescriptorTypeListEXT.pDescriptorTypes");
+	}
 	return 0;
 }
 
@@ -22201,12 +22958,17 @@ static int sbt_vk_c_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pNext");
 	if ((a->mutableDescriptorTypeListCount) != (b->mutableDescriptorTypeListCount))
 		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.mutableDescriptorTypeListCount");
-	if (!a->pMutableDescriptorTypeLists != !b->pMutableDescriptorTypeLists)
-		return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists");
-	if (a->pMutableDescriptorTypeLists)
-		for (uint64_t i518 = 0; i518 < (uint64_t)a->mutableDescriptorTypeListCount; i518++)
-			if (sbt_vk_c_VkMutableDescriptorTypeListEXT(c, &(a->pMutableDescriptorTypeLists[i518]), &(b->pMutableDescriptorTypeLists[i518]), in))
-				return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists");
+	if ((((uint64_t)a->mutableDescriptorTypeListCount) == 0)) {
+		if (b->pMutableDescriptorTypeLists)
+			return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists (ignored, not absent)");
+	} else {
+		if (!a->pMutableDescriptorTypeLists != !b->pMutableDescriptorTypeLists)
+			return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists");
+		if (a->pMutableDescriptorTypeLists)
+			for (uint64_t i518 = 0; i518 < (uint64_t)a->mutableDescriptorTypeListCount; i518++)
+				if (sbt_vk_c_VkMutableDescriptorTypeListEXT(c, &(a->pMutableDescriptorTypeLists[i518]), &(b->pMutableDescriptorTypeLists[i518]), in))
+					return sbt_vk_t_fail(c, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists");
+	}
 	return 0;
 }
 
@@ -22417,10 +23179,15 @@ static int sbt_vk_c_VkPipelineColorWriteCreateInfoEXT(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pNext");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.attachmentCount");
-	if (!a->pColorWriteEnables != !b->pColorWriteEnables)
-		return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables");
-	if (a->pColorWriteEnables && memcmp(a->pColorWriteEnables, b->pColorWriteEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteEnables)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorWriteEnables)
+			return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables (ignored, not absent)");
+	} else {
+		if (!a->pColorWriteEnables != !b->pColorWriteEnables)
+			return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables");
+		if (a->pColorWriteEnables && memcmp(a->pColorWriteEnables, b->pColorWriteEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteEnables)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables");
+	}
 	return 0;
 }
 
@@ -22602,28 +23369,43 @@ static int sbt_vk_c_VkDependencyInfo(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "VkDependencyInfo.dependencyFlags");
 	if ((a->memoryBarrierCount) != (b->memoryBarrierCount))
 		return sbt_vk_t_fail(c, "VkDependencyInfo.memoryBarrierCount");
-	if (!a->pMemoryBarriers != !b->pMemoryBarriers)
-		return sbt_vk_t_fail(c, "VkDependencyInfo.pMemoryBarriers");
-	if (a->pMemoryBarriers)
-		for (uint64_t i531 = 0; i531 < (uint64_t)a->memoryBarrierCount; i531++)
-			if (sbt_vk_c_VkMemoryBarrier2(c, &(a->pMemoryBarriers[i531]), &(b->pMemoryBarriers[i531]), in))
-				return sbt_vk_t_fail(c, "VkDependencyInfo.pMemoryBarriers");
+	if ((((uint64_t)a->memoryBarrierCount) == 0)) {
+		if (b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pMemoryBarriers != !b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pMemoryBarriers");
+		if (a->pMemoryBarriers)
+			for (uint64_t i531 = 0; i531 < (uint64_t)a->memoryBarrierCount; i531++)
+				if (sbt_vk_c_VkMemoryBarrier2(c, &(a->pMemoryBarriers[i531]), &(b->pMemoryBarriers[i531]), in))
+					return sbt_vk_t_fail(c, "VkDependencyInfo.pMemoryBarriers");
+	}
 	if ((a->bufferMemoryBarrierCount) != (b->bufferMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "VkDependencyInfo.bufferMemoryBarrierCount");
-	if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
-		return sbt_vk_t_fail(c, "VkDependencyInfo.pBufferMemoryBarriers");
-	if (a->pBufferMemoryBarriers)
-		for (uint64_t i532 = 0; i532 < (uint64_t)a->bufferMemoryBarrierCount; i532++)
-			if (sbt_vk_c_VkBufferMemoryBarrier2(c, &(a->pBufferMemoryBarriers[i532]), &(b->pBufferMemoryBarriers[i532]), in))
-				return sbt_vk_t_fail(c, "VkDependencyInfo.pBufferMemoryBarriers");
+	if ((((uint64_t)a->bufferMemoryBarrierCount) == 0)) {
+		if (b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pBufferMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pBufferMemoryBarriers");
+		if (a->pBufferMemoryBarriers)
+			for (uint64_t i532 = 0; i532 < (uint64_t)a->bufferMemoryBarrierCount; i532++)
+				if (sbt_vk_c_VkBufferMemoryBarrier2(c, &(a->pBufferMemoryBarriers[i532]), &(b->pBufferMemoryBarriers[i532]), in))
+					return sbt_vk_t_fail(c, "VkDependencyInfo.pBufferMemoryBarriers");
+	}
 	if ((a->imageMemoryBarrierCount) != (b->imageMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "VkDependencyInfo.imageMemoryBarrierCount");
-	if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
-		return sbt_vk_t_fail(c, "VkDependencyInfo.pImageMemoryBarriers");
-	if (a->pImageMemoryBarriers)
-		for (uint64_t i533 = 0; i533 < (uint64_t)a->imageMemoryBarrierCount; i533++)
-			if (sbt_vk_c_VkImageMemoryBarrier2(c, &(a->pImageMemoryBarriers[i533]), &(b->pImageMemoryBarriers[i533]), in))
-				return sbt_vk_t_fail(c, "VkDependencyInfo.pImageMemoryBarriers");
+	if ((((uint64_t)a->imageMemoryBarrierCount) == 0)) {
+		if (b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pImageMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "VkDependencyInfo.pImageMemoryBarriers");
+		if (a->pImageMemoryBarriers)
+			for (uint64_t i533 = 0; i533 < (uint64_t)a->imageMemoryBarrierCount; i533++)
+				if (sbt_vk_c_VkImageMemoryBarrier2(c, &(a->pImageMemoryBarriers[i533]), &(b->pImageMemoryBarriers[i533]), in))
+					return sbt_vk_t_fail(c, "VkDependencyInfo.pImageMemoryBarriers");
+	}
 	return 0;
 }
 
@@ -22734,28 +23516,43 @@ static int sbt_vk_c_VkSubmitInfo2(sbt_vk_c *c, const void *va, const void *vb, i
 		return sbt_vk_t_fail(c, "VkSubmitInfo2.flags");
 	if ((a->waitSemaphoreInfoCount) != (b->waitSemaphoreInfoCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo2.waitSemaphoreInfoCount");
-	if (!a->pWaitSemaphoreInfos != !b->pWaitSemaphoreInfos)
-		return sbt_vk_t_fail(c, "VkSubmitInfo2.pWaitSemaphoreInfos");
-	if (a->pWaitSemaphoreInfos)
-		for (uint64_t i543 = 0; i543 < (uint64_t)a->waitSemaphoreInfoCount; i543++)
-			if (sbt_vk_c_VkSemaphoreSubmitInfo(c, &(a->pWaitSemaphoreInfos[i543]), &(b->pWaitSemaphoreInfos[i543]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo2.pWaitSemaphoreInfos");
+	if ((((uint64_t)a->waitSemaphoreInfoCount) == 0)) {
+		if (b->pWaitSemaphoreInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pWaitSemaphoreInfos (ignored, not absent)");
+	} else {
+		if (!a->pWaitSemaphoreInfos != !b->pWaitSemaphoreInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pWaitSemaphoreInfos");
+		if (a->pWaitSemaphoreInfos)
+			for (uint64_t i543 = 0; i543 < (uint64_t)a->waitSemaphoreInfoCount; i543++)
+				if (sbt_vk_c_VkSemaphoreSubmitInfo(c, &(a->pWaitSemaphoreInfos[i543]), &(b->pWaitSemaphoreInfos[i543]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo2.pWaitSemaphoreInfos");
+	}
 	if ((a->commandBufferInfoCount) != (b->commandBufferInfoCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo2.commandBufferInfoCount");
-	if (!a->pCommandBufferInfos != !b->pCommandBufferInfos)
-		return sbt_vk_t_fail(c, "VkSubmitInfo2.pCommandBufferInfos");
-	if (a->pCommandBufferInfos)
-		for (uint64_t i544 = 0; i544 < (uint64_t)a->commandBufferInfoCount; i544++)
-			if (sbt_vk_c_VkCommandBufferSubmitInfo(c, &(a->pCommandBufferInfos[i544]), &(b->pCommandBufferInfos[i544]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo2.pCommandBufferInfos");
+	if ((((uint64_t)a->commandBufferInfoCount) == 0)) {
+		if (b->pCommandBufferInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pCommandBufferInfos (ignored, not absent)");
+	} else {
+		if (!a->pCommandBufferInfos != !b->pCommandBufferInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pCommandBufferInfos");
+		if (a->pCommandBufferInfos)
+			for (uint64_t i544 = 0; i544 < (uint64_t)a->commandBufferInfoCount; i544++)
+				if (sbt_vk_c_VkCommandBufferSubmitInfo(c, &(a->pCommandBufferInfos[i544]), &(b->pCommandBufferInfos[i544]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo2.pCommandBufferInfos");
+	}
 	if ((a->signalSemaphoreInfoCount) != (b->signalSemaphoreInfoCount))
 		return sbt_vk_t_fail(c, "VkSubmitInfo2.signalSemaphoreInfoCount");
-	if (!a->pSignalSemaphoreInfos != !b->pSignalSemaphoreInfos)
-		return sbt_vk_t_fail(c, "VkSubmitInfo2.pSignalSemaphoreInfos");
-	if (a->pSignalSemaphoreInfos)
-		for (uint64_t i545 = 0; i545 < (uint64_t)a->signalSemaphoreInfoCount; i545++)
-			if (sbt_vk_c_VkSemaphoreSubmitInfo(c, &(a->pSignalSemaphoreInfos[i545]), &(b->pSignalSemaphoreInfos[i545]), in))
-				return sbt_vk_t_fail(c, "VkSubmitInfo2.pSignalSemaphoreInfos");
+	if ((((uint64_t)a->signalSemaphoreInfoCount) == 0)) {
+		if (b->pSignalSemaphoreInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pSignalSemaphoreInfos (ignored, not absent)");
+	} else {
+		if (!a->pSignalSemaphoreInfos != !b->pSignalSemaphoreInfos)
+			return sbt_vk_t_fail(c, "VkSubmitInfo2.pSignalSemaphoreInfos");
+		if (a->pSignalSemaphoreInfos)
+			for (uint64_t i545 = 0; i545 < (uint64_t)a->signalSemaphoreInfoCount; i545++)
+				if (sbt_vk_c_VkSemaphoreSubmitInfo(c, &(a->pSignalSemaphoreInfos[i545]), &(b->pSignalSemaphoreInfos[i545]), in))
+					return sbt_vk_t_fail(c, "VkSubmitInfo2.pSignalSemaphoreInfos");
+	}
 	return 0;
 }
 
@@ -23052,12 +23849,17 @@ static int sbt_vk_c_VkVideoProfileListInfoKHR(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pNext");
 	if ((a->profileCount) != (b->profileCount))
 		return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.profileCount");
-	if (!a->pProfiles != !b->pProfiles)
-		return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pProfiles");
-	if (a->pProfiles)
-		for (uint64_t i549 = 0; i549 < (uint64_t)a->profileCount; i549++)
-			if (sbt_vk_c_VkVideoProfileInfoKHR(c, &(a->pProfiles[i549]), &(b->pProfiles[i549]), in))
-				return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pProfiles");
+	if ((((uint64_t)a->profileCount) == 0)) {
+		if (b->pProfiles)
+			return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pProfiles (ignored, not absent)");
+	} else {
+		if (!a->pProfiles != !b->pProfiles)
+			return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pProfiles");
+		if (a->pProfiles)
+			for (uint64_t i549 = 0; i549 < (uint64_t)a->profileCount; i549++)
+				if (sbt_vk_c_VkVideoProfileInfoKHR(c, &(a->pProfiles[i549]), &(b->pProfiles[i549]), in))
+					return sbt_vk_t_fail(c, "VkVideoProfileListInfoKHR.pProfiles");
+	}
 	return 0;
 }
 
@@ -23421,12 +24223,17 @@ static int sbt_vk_c_VkVideoDecodeInfoKHR(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pSetupReferenceSlot");
 	if ((a->referenceSlotCount) != (b->referenceSlotCount))
 		return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.referenceSlotCount");
-	if (!a->pReferenceSlots != !b->pReferenceSlots)
-		return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pReferenceSlots");
-	if (a->pReferenceSlots)
-		for (uint64_t i555 = 0; i555 < (uint64_t)a->referenceSlotCount; i555++)
-			if (sbt_vk_c_VkVideoReferenceSlotInfoKHR(c, &(a->pReferenceSlots[i555]), &(b->pReferenceSlots[i555]), in))
-				return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pReferenceSlots");
+	if ((((uint64_t)a->referenceSlotCount) == 0)) {
+		if (b->pReferenceSlots)
+			return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pReferenceSlots (ignored, not absent)");
+	} else {
+		if (!a->pReferenceSlots != !b->pReferenceSlots)
+			return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pReferenceSlots");
+		if (a->pReferenceSlots)
+			for (uint64_t i555 = 0; i555 < (uint64_t)a->referenceSlotCount; i555++)
+				if (sbt_vk_c_VkVideoReferenceSlotInfoKHR(c, &(a->pReferenceSlots[i555]), &(b->pReferenceSlots[i555]), in))
+					return sbt_vk_t_fail(c, "VkVideoDecodeInfoKHR.pReferenceSlots");
+	}
 	return 0;
 }
 
@@ -23578,12 +24385,17 @@ static int sbt_vk_c_VkVideoBeginCodingInfoKHR(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.videoSessionParameters");
 	if ((a->referenceSlotCount) != (b->referenceSlotCount))
 		return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.referenceSlotCount");
-	if (!a->pReferenceSlots != !b->pReferenceSlots)
-		return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.pReferenceSlots");
-	if (a->pReferenceSlots)
-		for (uint64_t i561 = 0; i561 < (uint64_t)a->referenceSlotCount; i561++)
-			if (sbt_vk_c_VkVideoReferenceSlotInfoKHR(c, &(a->pReferenceSlots[i561]), &(b->pReferenceSlots[i561]), in))
-				return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.pReferenceSlots");
+	if ((((uint64_t)a->referenceSlotCount) == 0)) {
+		if (b->pReferenceSlots)
+			return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.pReferenceSlots (ignored, not absent)");
+	} else {
+		if (!a->pReferenceSlots != !b->pReferenceSlots)
+			return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.pReferenceSlots");
+		if (a->pReferenceSlots)
+			for (uint64_t i561 = 0; i561 < (uint64_t)a->referenceSlotCount; i561++)
+				if (sbt_vk_c_VkVideoReferenceSlotInfoKHR(c, &(a->pReferenceSlots[i561]), &(b->pReferenceSlots[i561]), in))
+					return sbt_vk_t_fail(c, "VkVideoBeginCodingInfoKHR.pReferenceSlots");
+	}
 	return 0;
 }
 
@@ -23810,10 +24622,15 @@ static int sbt_vk_c_VkCuModuleCreateInfoNVX(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pNext");
 	if ((a->dataSize) != (b->dataSize))
 		return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.dataSize");
-	if (!a->pData != !b->pData)
-		return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pData");
-	if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
-		return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pData");
+	if ((((uint64_t)a->dataSize) == 0)) {
+		if (b->pData)
+			return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pData (ignored, not absent)");
+	} else {
+		if (!a->pData != !b->pData)
+			return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pData");
+		if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
+			return sbt_vk_t_fail(c, "VkCuModuleCreateInfoNVX.pData");
+	}
 	return 0;
 }
 
@@ -24735,10 +25552,15 @@ static int sbt_vk_c_VkPipelineRenderingCreateInfo(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.viewMask");
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.colorAttachmentCount");
-	if (!a->pColorAttachmentFormats != !b->pColorAttachmentFormats)
-		return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats");
-	if (a->pColorAttachmentFormats && memcmp(a->pColorAttachmentFormats, b->pColorAttachmentFormats, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentFormats)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachmentFormats)
+			return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachmentFormats != !b->pColorAttachmentFormats)
+			return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats");
+		if (a->pColorAttachmentFormats && memcmp(a->pColorAttachmentFormats, b->pColorAttachmentFormats, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentFormats)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats");
+	}
 	if ((a->depthAttachmentFormat) != (b->depthAttachmentFormat))
 		return sbt_vk_t_fail(c, "VkPipelineRenderingCreateInfo.depthAttachmentFormat");
 	if ((a->stencilAttachmentFormat) != (b->stencilAttachmentFormat))
@@ -24796,12 +25618,17 @@ static int sbt_vk_c_VkRenderingInfo(sbt_vk_c *c, const void *va, const void *vb,
 		return sbt_vk_t_fail(c, "VkRenderingInfo.viewMask");
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkRenderingInfo.colorAttachmentCount");
-	if (!a->pColorAttachments != !b->pColorAttachments)
-		return sbt_vk_t_fail(c, "VkRenderingInfo.pColorAttachments");
-	if (a->pColorAttachments)
-		for (uint64_t i584 = 0; i584 < (uint64_t)a->colorAttachmentCount; i584++)
-			if (sbt_vk_c_VkRenderingAttachmentInfo(c, &(a->pColorAttachments[i584]), &(b->pColorAttachments[i584]), in))
-				return sbt_vk_t_fail(c, "VkRenderingInfo.pColorAttachments");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkRenderingInfo.pColorAttachments (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachments != !b->pColorAttachments)
+			return sbt_vk_t_fail(c, "VkRenderingInfo.pColorAttachments");
+		if (a->pColorAttachments)
+			for (uint64_t i584 = 0; i584 < (uint64_t)a->colorAttachmentCount; i584++)
+				if (sbt_vk_c_VkRenderingAttachmentInfo(c, &(a->pColorAttachments[i584]), &(b->pColorAttachments[i584]), in))
+					return sbt_vk_t_fail(c, "VkRenderingInfo.pColorAttachments");
+	}
 	if (!a->pDepthAttachment != !b->pDepthAttachment)
 		return sbt_vk_t_fail(c, "VkRenderingInfo.pDepthAttachment");
 	if (a->pDepthAttachment && (sbt_vk_c_VkRenderingAttachmentInfo(c, &(a->pDepthAttachment[0]), &(b->pDepthAttachment[0]), in)))
@@ -24972,10 +25799,15 @@ static int sbt_vk_c_VkCommandBufferInheritanceRenderingInfo(sbt_vk_c *c, const v
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.viewMask");
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.colorAttachmentCount");
-	if (!a->pColorAttachmentFormats != !b->pColorAttachmentFormats)
-		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats");
-	if (a->pColorAttachmentFormats && memcmp(a->pColorAttachmentFormats, b->pColorAttachmentFormats, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentFormats)) != 0)
-		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachmentFormats)
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachmentFormats != !b->pColorAttachmentFormats)
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats");
+		if (a->pColorAttachmentFormats && memcmp(a->pColorAttachmentFormats, b->pColorAttachmentFormats, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentFormats)) != 0)
+			return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats");
+	}
 	if ((a->depthAttachmentFormat) != (b->depthAttachmentFormat))
 		return sbt_vk_t_fail(c, "VkCommandBufferInheritanceRenderingInfo.depthAttachmentFormat");
 	if ((a->stencilAttachmentFormat) != (b->stencilAttachmentFormat))
@@ -25014,10 +25846,15 @@ static int sbt_vk_c_VkAttachmentSampleCountInfoAMD(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pNext");
 	if ((a->colorAttachmentCount) != (b->colorAttachmentCount))
 		return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.colorAttachmentCount");
-	if (!a->pColorAttachmentSamples != !b->pColorAttachmentSamples)
-		return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples");
-	if (a->pColorAttachmentSamples && memcmp(a->pColorAttachmentSamples, b->pColorAttachmentSamples, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentSamples)) != 0)
-		return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples");
+	if ((((uint64_t)a->colorAttachmentCount) == 0)) {
+		if (b->pColorAttachmentSamples)
+			return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples (ignored, not absent)");
+	} else {
+		if (!a->pColorAttachmentSamples != !b->pColorAttachmentSamples)
+			return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples");
+		if (a->pColorAttachmentSamples && memcmp(a->pColorAttachmentSamples, b->pColorAttachmentSamples, (size_t)((uint64_t)a->colorAttachmentCount) * sizeof(*a->pColorAttachmentSamples)) != 0)
+			return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples");
+	}
 	if ((a->depthStencilAttachmentSamples) != (b->depthStencilAttachmentSamples))
 		return sbt_vk_t_fail(c, "VkAttachmentSampleCountInfoAMD.depthStencilAttachmentSamples");
 	return 0;
@@ -25368,10 +26205,15 @@ static int sbt_vk_c_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_c 
 		return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pNext");
 	if ((a->identifierSize) != (b->identifierSize))
 		return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.identifierSize");
-	if (!a->pIdentifier != !b->pIdentifier)
-		return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier");
-	if (a->pIdentifier && memcmp(a->pIdentifier, b->pIdentifier, (size_t)((uint64_t)a->identifierSize) * sizeof(*a->pIdentifier)) != 0)
-		return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier");
+	if ((((uint64_t)a->identifierSize) == 0)) {
+		if (b->pIdentifier)
+			return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier (ignored, not absent)");
+	} else {
+		if (!a->pIdentifier != !b->pIdentifier)
+			return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier");
+		if (a->pIdentifier && memcmp(a->pIdentifier, b->pIdentifier, (size_t)((uint64_t)a->identifierSize) * sizeof(*a->pIdentifier)) != 0)
+			return sbt_vk_t_fail(c, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier");
+	}
 	return 0;
 }
 
@@ -25753,19 +26595,29 @@ static int sbt_vk_c_VkMicromapBuildInfoEXT(sbt_vk_c *c, const void *va, const vo
 		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.dstMicromap");
 	if ((a->usageCountsCount) != (b->usageCountsCount))
 		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.usageCountsCount");
-	if (!a->pUsageCounts != !b->pUsageCounts)
-		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.pUsageCounts");
-	if (a->pUsageCounts && memcmp(a->pUsageCounts, b->pUsageCounts, (size_t)((uint64_t)a->usageCountsCount) * sizeof(*a->pUsageCounts)) != 0)
-		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.pUsageCounts");
-	if (!a->ppUsageCounts != !b->ppUsageCounts)
-		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
-	if (a->ppUsageCounts)
-		for (uint64_t i606 = 0; i606 < (uint64_t)a->usageCountsCount; i606++) {
-			if (!a->ppUsageCounts[i606] != !b->ppUsageCounts[i606])
-				return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
-			if (a->ppUsageCounts[i606] && (memcmp(&(a->ppUsageCounts[i606][0]), &(b->ppUsageCounts[i606][0]), sizeof(a->ppUsageCounts[i606][0])) != 0))
-				return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
-		}
+	if ((((uint64_t)a->usageCountsCount) == 0)) {
+		if (b->pUsageCounts)
+			return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.pUsageCounts (ignored, not absent)");
+	} else {
+		if (!a->pUsageCounts != !b->pUsageCounts)
+			return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.pUsageCounts");
+		if (a->pUsageCounts && memcmp(a->pUsageCounts, b->pUsageCounts, (size_t)((uint64_t)a->usageCountsCount) * sizeof(*a->pUsageCounts)) != 0)
+			return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.pUsageCounts");
+	}
+	if ((((uint64_t)a->usageCountsCount) == 0)) {
+		if (b->ppUsageCounts)
+			return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts (ignored, not absent)");
+	} else {
+		if (!a->ppUsageCounts != !b->ppUsageCounts)
+			return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
+		if (a->ppUsageCounts)
+			for (uint64_t i606 = 0; i606 < (uint64_t)a->usageCountsCount; i606++) {
+				if (!a->ppUsageCounts[i606] != !b->ppUsageCounts[i606])
+					return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
+				if (a->ppUsageCounts[i606] && (memcmp(&(a->ppUsageCounts[i606][0]), &(b->ppUsageCounts[i606][0]), sizeof(a->ppUsageCounts[i606][0])) != 0))
+					return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.ppUsageCounts");
+			}
+	}
 	if (memcmp(&(a->data), &(b->data), sizeof(a->data)) != 0)
 		return sbt_vk_t_fail(c, "VkMicromapBuildInfoEXT.data");
 	if (memcmp(&(a->scratchData), &(b->scratchData), sizeof(a->scratchData)) != 0)
@@ -26083,19 +26935,29 @@ static int sbt_vk_c_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_c 
 		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.baseTriangle");
 	if ((a->usageCountsCount) != (b->usageCountsCount))
 		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.usageCountsCount");
-	if (!a->pUsageCounts != !b->pUsageCounts)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.pUsageCounts");
-	if (a->pUsageCounts && memcmp(a->pUsageCounts, b->pUsageCounts, (size_t)((uint64_t)a->usageCountsCount) * sizeof(*a->pUsageCounts)) != 0)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.pUsageCounts");
-	if (!a->ppUsageCounts != !b->ppUsageCounts)
-		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
-	if (a->ppUsageCounts)
-		for (uint64_t i617 = 0; i617 < (uint64_t)a->usageCountsCount; i617++) {
-			if (!a->ppUsageCounts[i617] != !b->ppUsageCounts[i617])
-				return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
-			if (a->ppUsageCounts[i617] && (memcmp(&(a->ppUsageCounts[i617][0]), &(b->ppUsageCounts[i617][0]), sizeof(a->ppUsageCounts[i617][0])) != 0))
-				return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
-		}
+	if ((((uint64_t)a->usageCountsCount) == 0)) {
+		if (b->pUsageCounts)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.pUsageCounts (ignored, not absent)");
+	} else {
+		if (!a->pUsageCounts != !b->pUsageCounts)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.pUsageCounts");
+		if (a->pUsageCounts && memcmp(a->pUsageCounts, b->pUsageCounts, (size_t)((uint64_t)a->usageCountsCount) * sizeof(*a->pUsageCounts)) != 0)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.pUsageCounts");
+	}
+	if ((((uint64_t)a->usageCountsCount) == 0)) {
+		if (b->ppUsageCounts)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts (ignored, not absent)");
+	} else {
+		if (!a->ppUsageCounts != !b->ppUsageCounts)
+			return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
+		if (a->ppUsageCounts)
+			for (uint64_t i617 = 0; i617 < (uint64_t)a->usageCountsCount; i617++) {
+				if (!a->ppUsageCounts[i617] != !b->ppUsageCounts[i617])
+					return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
+				if (a->ppUsageCounts[i617] && (memcmp(&(a->ppUsageCounts[i617][0]), &(b->ppUsageCounts[i617][0]), sizeof(a->ppUsageCounts[i617][0])) != 0))
+					return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.ppUsageCounts");
+			}
+	}
 	if ((uint64_t)(uintptr_t)(b->micromap) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->micromap), in))
 		return sbt_vk_t_fail(c, "VkAccelerationStructureTrianglesOpacityMicromapEXT.micromap");
 	return 0;
@@ -26749,10 +27611,15 @@ static int sbt_vk_c_VkOpticalFlowExecuteInfoNV(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.flags");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "VkOpticalFlowExecuteInfoNV.pRegions");
+	}
 	return 0;
 }
 
@@ -26992,12 +27859,17 @@ static int sbt_vk_c_VkSwapchainPresentFenceInfoEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.swapchainCount");
-	if (!a->pFences != !b->pFences)
-		return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pFences");
-	if (a->pFences)
-		for (uint64_t i627 = 0; i627 < (uint64_t)a->swapchainCount; i627++)
-			if ((uint64_t)(uintptr_t)(b->pFences[i627]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i627]), in))
-				return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pFences");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pFences)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pFences (ignored, not absent)");
+	} else {
+		if (!a->pFences != !b->pFences)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pFences");
+		if (a->pFences)
+			for (uint64_t i627 = 0; i627 < (uint64_t)a->swapchainCount; i627++)
+				if ((uint64_t)(uintptr_t)(b->pFences[i627]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i627]), in))
+					return sbt_vk_t_fail(c, "VkSwapchainPresentFenceInfoEXT.pFences");
+	}
 	return 0;
 }
 
@@ -27029,10 +27901,15 @@ static int sbt_vk_c_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pNext");
 	if ((a->presentModeCount) != (b->presentModeCount))
 		return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.presentModeCount");
-	if (!a->pPresentModes != !b->pPresentModes)
-		return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes");
-	if (a->pPresentModes && memcmp(a->pPresentModes, b->pPresentModes, (size_t)((uint64_t)a->presentModeCount) * sizeof(*a->pPresentModes)) != 0)
-		return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes");
+	if ((((uint64_t)a->presentModeCount) == 0)) {
+		if (b->pPresentModes)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes (ignored, not absent)");
+	} else {
+		if (!a->pPresentModes != !b->pPresentModes)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes");
+		if (a->pPresentModes && memcmp(a->pPresentModes, b->pPresentModes, (size_t)((uint64_t)a->presentModeCount) * sizeof(*a->pPresentModes)) != 0)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes");
+	}
 	return 0;
 }
 
@@ -27064,10 +27941,15 @@ static int sbt_vk_c_VkSwapchainPresentModeInfoEXT(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pNext");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.swapchainCount");
-	if (!a->pPresentModes != !b->pPresentModes)
-		return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pPresentModes");
-	if (a->pPresentModes && memcmp(a->pPresentModes, b->pPresentModes, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pPresentModes)) != 0)
-		return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pPresentModes");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pPresentModes)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pPresentModes (ignored, not absent)");
+	} else {
+		if (!a->pPresentModes != !b->pPresentModes)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pPresentModes");
+		if (a->pPresentModes && memcmp(a->pPresentModes, b->pPresentModes, (size_t)((uint64_t)a->swapchainCount) * sizeof(*a->pPresentModes)) != 0)
+			return sbt_vk_t_fail(c, "VkSwapchainPresentModeInfoEXT.pPresentModes");
+	}
 	return 0;
 }
 
@@ -27131,10 +28013,15 @@ static int sbt_vk_c_VkReleaseSwapchainImagesInfoEXT(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.swapchain");
 	if ((a->imageIndexCount) != (b->imageIndexCount))
 		return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.imageIndexCount");
-	if (!a->pImageIndices != !b->pImageIndices)
-		return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.pImageIndices");
-	if (a->pImageIndices && memcmp(a->pImageIndices, b->pImageIndices, (size_t)((uint64_t)a->imageIndexCount) * sizeof(*a->pImageIndices)) != 0)
-		return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.pImageIndices");
+	if ((((uint64_t)a->imageIndexCount) == 0)) {
+		if (b->pImageIndices)
+			return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.pImageIndices (ignored, not absent)");
+	} else {
+		if (!a->pImageIndices != !b->pImageIndices)
+			return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.pImageIndices");
+		if (a->pImageIndices && memcmp(a->pImageIndices, b->pImageIndices, (size_t)((uint64_t)a->imageIndexCount) * sizeof(*a->pImageIndices)) != 0)
+			return sbt_vk_t_fail(c, "VkReleaseSwapchainImagesInfoEXT.pImageIndices");
+	}
 	return 0;
 }
 
@@ -27241,12 +28128,17 @@ static int sbt_vk_c_VkDirectDriverLoadingListLUNARG(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.mode");
 	if ((a->driverCount) != (b->driverCount))
 		return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.driverCount");
-	if (!a->pDrivers != !b->pDrivers)
-		return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.pDrivers");
-	if (a->pDrivers)
-		for (uint64_t i640 = 0; i640 < (uint64_t)a->driverCount; i640++)
-			if (sbt_vk_c_VkDirectDriverLoadingInfoLUNARG(c, &(a->pDrivers[i640]), &(b->pDrivers[i640]), in))
-				return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.pDrivers");
+	if ((((uint64_t)a->driverCount) == 0)) {
+		if (b->pDrivers)
+			return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.pDrivers (ignored, not absent)");
+	} else {
+		if (!a->pDrivers != !b->pDrivers)
+			return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.pDrivers");
+		if (a->pDrivers)
+			for (uint64_t i640 = 0; i640 < (uint64_t)a->driverCount; i640++)
+				if (sbt_vk_c_VkDirectDriverLoadingInfoLUNARG(c, &(a->pDrivers[i640]), &(b->pDrivers[i640]), in))
+					return sbt_vk_t_fail(c, "VkDirectDriverLoadingListLUNARG.pDrivers");
+	}
 	return 0;
 }
 
@@ -36839,12 +37731,17 @@ static int sbt_vk_ca_vkQueueSubmit(sbt_vk_c *c, const void *va, const void *vb)
 		return sbt_vk_t_fail(c, "vkQueueSubmit.queue");
 	if ((a->submitCount) != (b->submitCount))
 		return sbt_vk_t_fail(c, "vkQueueSubmit.submitCount");
-	if (!a->pSubmits != !b->pSubmits)
-		return sbt_vk_t_fail(c, "vkQueueSubmit.pSubmits");
-	if (a->pSubmits)
-		for (uint64_t i688 = 0; i688 < (uint64_t)a->submitCount; i688++)
-			if (sbt_vk_c_VkSubmitInfo(c, &(a->pSubmits[i688]), &(b->pSubmits[i688]), 1))
-				return sbt_vk_t_fail(c, "vkQueueSubmit.pSubmits");
+	if ((((uint64_t)a->submitCount) == 0)) {
+		if (b->pSubmits)
+			return sbt_vk_t_fail(c, "vkQueueSubmit.pSubmits (ignored, not absent)");
+	} else {
+		if (!a->pSubmits != !b->pSubmits)
+			return sbt_vk_t_fail(c, "vkQueueSubmit.pSubmits");
+		if (a->pSubmits)
+			for (uint64_t i688 = 0; i688 < (uint64_t)a->submitCount; i688++)
+				if (sbt_vk_c_VkSubmitInfo(c, &(a->pSubmits[i688]), &(b->pSubmits[i688]), 1))
+					return sbt_vk_t_fail(c, "vkQueueSubmit.pSubmits");
+	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
 		return sbt_vk_t_fail(c, "vkQueueSubmit.fence");
 	if ((a->ret) != (b->ret))
@@ -37062,12 +37959,17 @@ static int sbt_vk_ca_vkFlushMappedMemoryRanges(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.device");
 	if ((a->memoryRangeCount) != (b->memoryRangeCount))
 		return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.memoryRangeCount");
-	if (!a->pMemoryRanges != !b->pMemoryRanges)
-		return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.pMemoryRanges");
-	if (a->pMemoryRanges)
-		for (uint64_t i697 = 0; i697 < (uint64_t)a->memoryRangeCount; i697++)
-			if (sbt_vk_c_VkMappedMemoryRange(c, &(a->pMemoryRanges[i697]), &(b->pMemoryRanges[i697]), 1))
-				return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.pMemoryRanges");
+	if ((((uint64_t)a->memoryRangeCount) == 0)) {
+		if (b->pMemoryRanges)
+			return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.pMemoryRanges (ignored, not absent)");
+	} else {
+		if (!a->pMemoryRanges != !b->pMemoryRanges)
+			return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.pMemoryRanges");
+		if (a->pMemoryRanges)
+			for (uint64_t i697 = 0; i697 < (uint64_t)a->memoryRangeCount; i697++)
+				if (sbt_vk_c_VkMappedMemoryRange(c, &(a->pMemoryRanges[i697]), &(b->pMemoryRanges[i697]), 1))
+					return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.pMemoryRanges");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkFlushMappedMemoryRanges.ret");
 	return 0;
@@ -37100,12 +38002,17 @@ static int sbt_vk_ca_vkInvalidateMappedMemoryRanges(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.device");
 	if ((a->memoryRangeCount) != (b->memoryRangeCount))
 		return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.memoryRangeCount");
-	if (!a->pMemoryRanges != !b->pMemoryRanges)
-		return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.pMemoryRanges");
-	if (a->pMemoryRanges)
-		for (uint64_t i701 = 0; i701 < (uint64_t)a->memoryRangeCount; i701++)
-			if (sbt_vk_c_VkMappedMemoryRange(c, &(a->pMemoryRanges[i701]), &(b->pMemoryRanges[i701]), 1))
-				return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.pMemoryRanges");
+	if ((((uint64_t)a->memoryRangeCount) == 0)) {
+		if (b->pMemoryRanges)
+			return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.pMemoryRanges (ignored, not absent)");
+	} else {
+		if (!a->pMemoryRanges != !b->pMemoryRanges)
+			return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.pMemoryRanges");
+		if (a->pMemoryRanges)
+			for (uint64_t i701 = 0; i701 < (uint64_t)a->memoryRangeCount; i701++)
+				if (sbt_vk_c_VkMappedMemoryRange(c, &(a->pMemoryRanges[i701]), &(b->pMemoryRanges[i701]), 1))
+					return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.pMemoryRanges");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkInvalidateMappedMemoryRanges.ret");
 	return 0;
@@ -37385,12 +38292,17 @@ static int sbt_vk_ca_vkQueueBindSparse(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "vkQueueBindSparse.queue");
 	if ((a->bindInfoCount) != (b->bindInfoCount))
 		return sbt_vk_t_fail(c, "vkQueueBindSparse.bindInfoCount");
-	if (!a->pBindInfo != !b->pBindInfo)
-		return sbt_vk_t_fail(c, "vkQueueBindSparse.pBindInfo");
-	if (a->pBindInfo)
-		for (uint64_t i716 = 0; i716 < (uint64_t)a->bindInfoCount; i716++)
-			if (sbt_vk_c_VkBindSparseInfo(c, &(a->pBindInfo[i716]), &(b->pBindInfo[i716]), 1))
-				return sbt_vk_t_fail(c, "vkQueueBindSparse.pBindInfo");
+	if ((((uint64_t)a->bindInfoCount) == 0)) {
+		if (b->pBindInfo)
+			return sbt_vk_t_fail(c, "vkQueueBindSparse.pBindInfo (ignored, not absent)");
+	} else {
+		if (!a->pBindInfo != !b->pBindInfo)
+			return sbt_vk_t_fail(c, "vkQueueBindSparse.pBindInfo");
+		if (a->pBindInfo)
+			for (uint64_t i716 = 0; i716 < (uint64_t)a->bindInfoCount; i716++)
+				if (sbt_vk_c_VkBindSparseInfo(c, &(a->pBindInfo[i716]), &(b->pBindInfo[i716]), 1))
+					return sbt_vk_t_fail(c, "vkQueueBindSparse.pBindInfo");
+	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
 		return sbt_vk_t_fail(c, "vkQueueBindSparse.fence");
 	if ((a->ret) != (b->ret))
@@ -37503,12 +38415,17 @@ static int sbt_vk_ca_vkResetFences(sbt_vk_c *c, const void *va, const void *vb)
 		return sbt_vk_t_fail(c, "vkResetFences.device");
 	if ((a->fenceCount) != (b->fenceCount))
 		return sbt_vk_t_fail(c, "vkResetFences.fenceCount");
-	if (!a->pFences != !b->pFences)
-		return sbt_vk_t_fail(c, "vkResetFences.pFences");
-	if (a->pFences)
-		for (uint64_t i724 = 0; i724 < (uint64_t)a->fenceCount; i724++)
-			if ((uint64_t)(uintptr_t)(b->pFences[i724]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i724]), 1))
-				return sbt_vk_t_fail(c, "vkResetFences.pFences");
+	if ((((uint64_t)a->fenceCount) == 0)) {
+		if (b->pFences)
+			return sbt_vk_t_fail(c, "vkResetFences.pFences (ignored, not absent)");
+	} else {
+		if (!a->pFences != !b->pFences)
+			return sbt_vk_t_fail(c, "vkResetFences.pFences");
+		if (a->pFences)
+			for (uint64_t i724 = 0; i724 < (uint64_t)a->fenceCount; i724++)
+				if ((uint64_t)(uintptr_t)(b->pFences[i724]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i724]), 1))
+					return sbt_vk_t_fail(c, "vkResetFences.pFences");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkResetFences.ret");
 	return 0;
@@ -37567,12 +38484,17 @@ static int sbt_vk_ca_vkWaitForFences(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "vkWaitForFences.device");
 	if ((a->fenceCount) != (b->fenceCount))
 		return sbt_vk_t_fail(c, "vkWaitForFences.fenceCount");
-	if (!a->pFences != !b->pFences)
-		return sbt_vk_t_fail(c, "vkWaitForFences.pFences");
-	if (a->pFences)
-		for (uint64_t i728 = 0; i728 < (uint64_t)a->fenceCount; i728++)
-			if ((uint64_t)(uintptr_t)(b->pFences[i728]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i728]), 1))
-				return sbt_vk_t_fail(c, "vkWaitForFences.pFences");
+	if ((((uint64_t)a->fenceCount) == 0)) {
+		if (b->pFences)
+			return sbt_vk_t_fail(c, "vkWaitForFences.pFences (ignored, not absent)");
+	} else {
+		if (!a->pFences != !b->pFences)
+			return sbt_vk_t_fail(c, "vkWaitForFences.pFences");
+		if (a->pFences)
+			for (uint64_t i728 = 0; i728 < (uint64_t)a->fenceCount; i728++)
+				if ((uint64_t)(uintptr_t)(b->pFences[i728]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pFences[i728]), 1))
+					return sbt_vk_t_fail(c, "vkWaitForFences.pFences");
+	}
 	if ((a->waitAll) != (b->waitAll))
 		return sbt_vk_t_fail(c, "vkWaitForFences.waitAll");
 	if ((a->timeout) != (b->timeout))
@@ -38534,12 +39456,17 @@ static int sbt_vk_ca_vkMergePipelineCaches(sbt_vk_c *c, const void *va, const vo
 		return sbt_vk_t_fail(c, "vkMergePipelineCaches.dstCache");
 	if ((a->srcCacheCount) != (b->srcCacheCount))
 		return sbt_vk_t_fail(c, "vkMergePipelineCaches.srcCacheCount");
-	if (!a->pSrcCaches != !b->pSrcCaches)
-		return sbt_vk_t_fail(c, "vkMergePipelineCaches.pSrcCaches");
-	if (a->pSrcCaches)
-		for (uint64_t i771 = 0; i771 < (uint64_t)a->srcCacheCount; i771++)
-			if ((uint64_t)(uintptr_t)(b->pSrcCaches[i771]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i771]), 1))
-				return sbt_vk_t_fail(c, "vkMergePipelineCaches.pSrcCaches");
+	if ((((uint64_t)a->srcCacheCount) == 0)) {
+		if (b->pSrcCaches)
+			return sbt_vk_t_fail(c, "vkMergePipelineCaches.pSrcCaches (ignored, not absent)");
+	} else {
+		if (!a->pSrcCaches != !b->pSrcCaches)
+			return sbt_vk_t_fail(c, "vkMergePipelineCaches.pSrcCaches");
+		if (a->pSrcCaches)
+			for (uint64_t i771 = 0; i771 < (uint64_t)a->srcCacheCount; i771++)
+				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i771]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i771]), 1))
+					return sbt_vk_t_fail(c, "vkMergePipelineCaches.pSrcCaches");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkMergePipelineCaches.ret");
 	return 0;
@@ -38588,12 +39515,17 @@ static int sbt_vk_ca_vkCreateGraphicsPipelines(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pipelineCache");
 	if ((a->createInfoCount) != (b->createInfoCount))
 		return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.createInfoCount");
-	if (!a->pCreateInfos != !b->pCreateInfos)
-		return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pCreateInfos");
-	if (a->pCreateInfos)
-		for (uint64_t i779 = 0; i779 < (uint64_t)a->createInfoCount; i779++)
-			if (sbt_vk_c_VkGraphicsPipelineCreateInfo(c, &(a->pCreateInfos[i779]), &(b->pCreateInfos[i779]), 1))
-				return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pCreateInfos");
+	if ((((uint64_t)a->createInfoCount) == 0)) {
+		if (b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pCreateInfos (ignored, not absent)");
+	} else {
+		if (!a->pCreateInfos != !b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pCreateInfos");
+		if (a->pCreateInfos)
+			for (uint64_t i779 = 0; i779 < (uint64_t)a->createInfoCount; i779++)
+				if (sbt_vk_c_VkGraphicsPipelineCreateInfo(c, &(a->pCreateInfos[i779]), &(b->pCreateInfos[i779]), 1))
+					return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pCreateInfos");
+	}
 	if (!a->pAllocator != !b->pAllocator)
 		return sbt_vk_t_fail(c, "vkCreateGraphicsPipelines.pAllocator");
 	if (a->pAllocator && (sbt_vk_c_VkAllocationCallbacks(c, &(a->pAllocator[0]), &(b->pAllocator[0]), 1)))
@@ -38652,12 +39584,17 @@ static int sbt_vk_ca_vkCreateComputePipelines(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "vkCreateComputePipelines.pipelineCache");
 	if ((a->createInfoCount) != (b->createInfoCount))
 		return sbt_vk_t_fail(c, "vkCreateComputePipelines.createInfoCount");
-	if (!a->pCreateInfos != !b->pCreateInfos)
-		return sbt_vk_t_fail(c, "vkCreateComputePipelines.pCreateInfos");
-	if (a->pCreateInfos)
-		for (uint64_t i788 = 0; i788 < (uint64_t)a->createInfoCount; i788++)
-			if (sbt_vk_c_VkComputePipelineCreateInfo(c, &(a->pCreateInfos[i788]), &(b->pCreateInfos[i788]), 1))
-				return sbt_vk_t_fail(c, "vkCreateComputePipelines.pCreateInfos");
+	if ((((uint64_t)a->createInfoCount) == 0)) {
+		if (b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateComputePipelines.pCreateInfos (ignored, not absent)");
+	} else {
+		if (!a->pCreateInfos != !b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateComputePipelines.pCreateInfos");
+		if (a->pCreateInfos)
+			for (uint64_t i788 = 0; i788 < (uint64_t)a->createInfoCount; i788++)
+				if (sbt_vk_c_VkComputePipelineCreateInfo(c, &(a->pCreateInfos[i788]), &(b->pCreateInfos[i788]), 1))
+					return sbt_vk_t_fail(c, "vkCreateComputePipelines.pCreateInfos");
+	}
 	if (!a->pAllocator != !b->pAllocator)
 		return sbt_vk_t_fail(c, "vkCreateComputePipelines.pAllocator");
 	if (a->pAllocator && (sbt_vk_c_VkAllocationCallbacks(c, &(a->pAllocator[0]), &(b->pAllocator[0]), 1)))
@@ -39149,12 +40086,17 @@ static int sbt_vk_ca_vkFreeDescriptorSets(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "vkFreeDescriptorSets.descriptorPool");
 	if ((a->descriptorSetCount) != (b->descriptorSetCount))
 		return sbt_vk_t_fail(c, "vkFreeDescriptorSets.descriptorSetCount");
-	if (!a->pDescriptorSets != !b->pDescriptorSets)
-		return sbt_vk_t_fail(c, "vkFreeDescriptorSets.pDescriptorSets");
-	if (a->pDescriptorSets)
-		for (uint64_t i816 = 0; i816 < (uint64_t)a->descriptorSetCount; i816++)
-			if ((uint64_t)(uintptr_t)(b->pDescriptorSets[i816]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDescriptorSets[i816]), 1))
-				return sbt_vk_t_fail(c, "vkFreeDescriptorSets.pDescriptorSets");
+	if ((((uint64_t)a->descriptorSetCount) == 0)) {
+		if (b->pDescriptorSets)
+			return sbt_vk_t_fail(c, "vkFreeDescriptorSets.pDescriptorSets (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorSets != !b->pDescriptorSets)
+			return sbt_vk_t_fail(c, "vkFreeDescriptorSets.pDescriptorSets");
+		if (a->pDescriptorSets)
+			for (uint64_t i816 = 0; i816 < (uint64_t)a->descriptorSetCount; i816++)
+				if ((uint64_t)(uintptr_t)(b->pDescriptorSets[i816]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDescriptorSets[i816]), 1))
+					return sbt_vk_t_fail(c, "vkFreeDescriptorSets.pDescriptorSets");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkFreeDescriptorSets.ret");
 	return 0;
@@ -39195,20 +40137,30 @@ static int sbt_vk_ca_vkUpdateDescriptorSets(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.device");
 	if ((a->descriptorWriteCount) != (b->descriptorWriteCount))
 		return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.descriptorWriteCount");
-	if (!a->pDescriptorWrites != !b->pDescriptorWrites)
-		return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorWrites");
-	if (a->pDescriptorWrites)
-		for (uint64_t i823 = 0; i823 < (uint64_t)a->descriptorWriteCount; i823++)
-			if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i823]), &(b->pDescriptorWrites[i823]), 1))
-				return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorWrites");
+	if ((((uint64_t)a->descriptorWriteCount) == 0)) {
+		if (b->pDescriptorWrites)
+			return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorWrites (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorWrites != !b->pDescriptorWrites)
+			return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorWrites");
+		if (a->pDescriptorWrites)
+			for (uint64_t i823 = 0; i823 < (uint64_t)a->descriptorWriteCount; i823++)
+				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i823]), &(b->pDescriptorWrites[i823]), 1))
+					return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorWrites");
+	}
 	if ((a->descriptorCopyCount) != (b->descriptorCopyCount))
 		return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.descriptorCopyCount");
-	if (!a->pDescriptorCopies != !b->pDescriptorCopies)
-		return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorCopies");
-	if (a->pDescriptorCopies)
-		for (uint64_t i824 = 0; i824 < (uint64_t)a->descriptorCopyCount; i824++)
-			if (sbt_vk_c_VkCopyDescriptorSet(c, &(a->pDescriptorCopies[i824]), &(b->pDescriptorCopies[i824]), 1))
-				return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorCopies");
+	if ((((uint64_t)a->descriptorCopyCount) == 0)) {
+		if (b->pDescriptorCopies)
+			return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorCopies (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorCopies != !b->pDescriptorCopies)
+			return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorCopies");
+		if (a->pDescriptorCopies)
+			for (uint64_t i824 = 0; i824 < (uint64_t)a->descriptorCopyCount; i824++)
+				if (sbt_vk_c_VkCopyDescriptorSet(c, &(a->pDescriptorCopies[i824]), &(b->pDescriptorCopies[i824]), 1))
+					return sbt_vk_t_fail(c, "vkUpdateDescriptorSets.pDescriptorCopies");
+	}
 	return 0;
 }
 
@@ -39576,12 +40528,17 @@ static int sbt_vk_ca_vkFreeCommandBuffers(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "vkFreeCommandBuffers.commandPool");
 	if ((a->commandBufferCount) != (b->commandBufferCount))
 		return sbt_vk_t_fail(c, "vkFreeCommandBuffers.commandBufferCount");
-	if (!a->pCommandBuffers != !b->pCommandBuffers)
-		return sbt_vk_t_fail(c, "vkFreeCommandBuffers.pCommandBuffers");
-	if (a->pCommandBuffers)
-		for (uint64_t i846 = 0; i846 < (uint64_t)a->commandBufferCount; i846++)
-			if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i846]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i846]), 1))
-				return sbt_vk_t_fail(c, "vkFreeCommandBuffers.pCommandBuffers");
+	if ((((uint64_t)a->commandBufferCount) == 0)) {
+		if (b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "vkFreeCommandBuffers.pCommandBuffers (ignored, not absent)");
+	} else {
+		if (!a->pCommandBuffers != !b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "vkFreeCommandBuffers.pCommandBuffers");
+		if (a->pCommandBuffers)
+			for (uint64_t i846 = 0; i846 < (uint64_t)a->commandBufferCount; i846++)
+				if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i846]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i846]), 1))
+					return sbt_vk_t_fail(c, "vkFreeCommandBuffers.pCommandBuffers");
+	}
 	return 0;
 }
 
@@ -39713,10 +40670,15 @@ static int sbt_vk_ca_vkCmdSetViewport(sbt_vk_c *c, const void *va, const void *v
 		return sbt_vk_t_fail(c, "vkCmdSetViewport.firstViewport");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "vkCmdSetViewport.viewportCount");
-	if (!a->pViewports != !b->pViewports)
-		return sbt_vk_t_fail(c, "vkCmdSetViewport.pViewports");
-	if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetViewport.pViewports");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewports)
+			return sbt_vk_t_fail(c, "vkCmdSetViewport.pViewports (ignored, not absent)");
+	} else {
+		if (!a->pViewports != !b->pViewports)
+			return sbt_vk_t_fail(c, "vkCmdSetViewport.pViewports");
+		if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetViewport.pViewports");
+	}
 	return 0;
 }
 
@@ -39749,10 +40711,15 @@ static int sbt_vk_ca_vkCmdSetScissor(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "vkCmdSetScissor.firstScissor");
 	if ((a->scissorCount) != (b->scissorCount))
 		return sbt_vk_t_fail(c, "vkCmdSetScissor.scissorCount");
-	if (!a->pScissors != !b->pScissors)
-		return sbt_vk_t_fail(c, "vkCmdSetScissor.pScissors");
-	if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetScissor.pScissors");
+	if ((((uint64_t)a->scissorCount) == 0)) {
+		if (b->pScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetScissor.pScissors (ignored, not absent)");
+	} else {
+		if (!a->pScissors != !b->pScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetScissor.pScissors");
+		if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetScissor.pScissors");
+	}
 	return 0;
 }
 
@@ -39974,18 +40941,28 @@ static int sbt_vk_ca_vkCmdBindDescriptorSets(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.firstSet");
 	if ((a->descriptorSetCount) != (b->descriptorSetCount))
 		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.descriptorSetCount");
-	if (!a->pDescriptorSets != !b->pDescriptorSets)
-		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDescriptorSets");
-	if (a->pDescriptorSets)
-		for (uint64_t i863 = 0; i863 < (uint64_t)a->descriptorSetCount; i863++)
-			if ((uint64_t)(uintptr_t)(b->pDescriptorSets[i863]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDescriptorSets[i863]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDescriptorSets");
+	if ((((uint64_t)a->descriptorSetCount) == 0)) {
+		if (b->pDescriptorSets)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDescriptorSets (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorSets != !b->pDescriptorSets)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDescriptorSets");
+		if (a->pDescriptorSets)
+			for (uint64_t i863 = 0; i863 < (uint64_t)a->descriptorSetCount; i863++)
+				if ((uint64_t)(uintptr_t)(b->pDescriptorSets[i863]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDescriptorSets[i863]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDescriptorSets");
+	}
 	if ((a->dynamicOffsetCount) != (b->dynamicOffsetCount))
 		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.dynamicOffsetCount");
-	if (!a->pDynamicOffsets != !b->pDynamicOffsets)
-		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDynamicOffsets");
-	if (a->pDynamicOffsets && memcmp(a->pDynamicOffsets, b->pDynamicOffsets, (size_t)((uint64_t)a->dynamicOffsetCount) * sizeof(*a->pDynamicOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDynamicOffsets");
+	if ((((uint64_t)a->dynamicOffsetCount) == 0)) {
+		if (b->pDynamicOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDynamicOffsets (ignored, not absent)");
+	} else {
+		if (!a->pDynamicOffsets != !b->pDynamicOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDynamicOffsets");
+		if (a->pDynamicOffsets && memcmp(a->pDynamicOffsets, b->pDynamicOffsets, (size_t)((uint64_t)a->dynamicOffsetCount) * sizeof(*a->pDynamicOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorSets.pDynamicOffsets");
+	}
 	return 0;
 }
 
@@ -40053,16 +41030,26 @@ static int sbt_vk_ca_vkCmdBindVertexBuffers(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.firstBinding");
 	if ((a->bindingCount) != (b->bindingCount))
 		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.bindingCount");
-	if (!a->pBuffers != !b->pBuffers)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pBuffers");
-	if (a->pBuffers)
-		for (uint64_t i870 = 0; i870 < (uint64_t)a->bindingCount; i870++)
-			if ((uint64_t)(uintptr_t)(b->pBuffers[i870]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i870]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pBuffers");
-	if (!a->pOffsets != !b->pOffsets)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pOffsets");
-	if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pOffsets");
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pBuffers (ignored, not absent)");
+	} else {
+		if (!a->pBuffers != !b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pBuffers");
+		if (a->pBuffers)
+			for (uint64_t i870 = 0; i870 < (uint64_t)a->bindingCount; i870++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i870]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i870]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pBuffers");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pOffsets (ignored, not absent)");
+	} else {
+		if (!a->pOffsets != !b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pOffsets");
+		if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers.pOffsets");
+	}
 	return 0;
 }
 
@@ -40158,10 +41145,15 @@ static int sbt_vk_ca_vkCmdDrawMultiEXT(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.commandBuffer");
 	if ((a->drawCount) != (b->drawCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.drawCount");
-	if (!a->pVertexInfo != !b->pVertexInfo)
-		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
-	if (a->pVertexInfo && memcmp(a->pVertexInfo, b->pVertexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pVertexInfo)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
+	if ((((uint64_t)a->drawCount) == 0)) {
+		if (b->pVertexInfo)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo (ignored, not absent)");
+	} else {
+		if (!a->pVertexInfo != !b->pVertexInfo)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
+		if (a->pVertexInfo && memcmp(a->pVertexInfo, b->pVertexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pVertexInfo)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.pVertexInfo");
+	}
 	if ((a->instanceCount) != (b->instanceCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiEXT.instanceCount");
 	if ((a->firstInstance) != (b->firstInstance))
@@ -40205,10 +41197,15 @@ static int sbt_vk_ca_vkCmdDrawMultiIndexedEXT(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.commandBuffer");
 	if ((a->drawCount) != (b->drawCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.drawCount");
-	if (!a->pIndexInfo != !b->pIndexInfo)
-		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
-	if (a->pIndexInfo && memcmp(a->pIndexInfo, b->pIndexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pIndexInfo)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
+	if ((((uint64_t)a->drawCount) == 0)) {
+		if (b->pIndexInfo)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo (ignored, not absent)");
+	} else {
+		if (!a->pIndexInfo != !b->pIndexInfo)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
+		if (a->pIndexInfo && memcmp(a->pIndexInfo, b->pIndexInfo, (size_t)((uint64_t)a->drawCount) * sizeof(*a->pIndexInfo)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.pIndexInfo");
+	}
 	if ((a->instanceCount) != (b->instanceCount))
 		return sbt_vk_t_fail(c, "vkCmdDrawMultiIndexedEXT.instanceCount");
 	if ((a->firstInstance) != (b->firstInstance))
@@ -40434,10 +41431,15 @@ static int sbt_vk_ca_vkCmdCopyBuffer(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "vkCmdCopyBuffer.dstBuffer");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdCopyBuffer.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdCopyBuffer.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdCopyBuffer.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyBuffer.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyBuffer.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdCopyBuffer.pRegions");
+	}
 	return 0;
 }
 
@@ -40479,10 +41481,15 @@ static int sbt_vk_ca_vkCmdCopyImage(sbt_vk_c *c, const void *va, const void *vb)
 		return sbt_vk_t_fail(c, "vkCmdCopyImage.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdCopyImage.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdCopyImage.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdCopyImage.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyImage.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyImage.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdCopyImage.pRegions");
+	}
 	return 0;
 }
 
@@ -40525,10 +41532,15 @@ static int sbt_vk_ca_vkCmdBlitImage(sbt_vk_c *c, const void *va, const void *vb)
 		return sbt_vk_t_fail(c, "vkCmdBlitImage.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdBlitImage.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdBlitImage.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBlitImage.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdBlitImage.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdBlitImage.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBlitImage.pRegions");
+	}
 	if ((a->filter) != (b->filter))
 		return sbt_vk_t_fail(c, "vkCmdBlitImage.filter");
 	return 0;
@@ -40569,10 +41581,15 @@ static int sbt_vk_ca_vkCmdCopyBufferToImage(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdCopyBufferToImage.pRegions");
+	}
 	return 0;
 }
 
@@ -40611,10 +41628,15 @@ static int sbt_vk_ca_vkCmdCopyImageToBuffer(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.dstBuffer");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdCopyImageToBuffer.pRegions");
+	}
 	return 0;
 }
 
@@ -40683,10 +41705,15 @@ static int sbt_vk_ca_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.dstImage");
 	if ((a->dstImageLayout) != (b->dstImageLayout))
 		return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.dstImageLayout");
-	if (!a->pImageSubresources != !b->pImageSubresources)
-		return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources");
-	if (a->pImageSubresources && memcmp(a->pImageSubresources, b->pImageSubresources, (size_t)((uint64_t)a->copyCount) * sizeof(*a->pImageSubresources)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources");
+	if ((((uint64_t)a->copyCount) == 0)) {
+		if (b->pImageSubresources)
+			return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources (ignored, not absent)");
+	} else {
+		if (!a->pImageSubresources != !b->pImageSubresources)
+			return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources");
+		if (a->pImageSubresources && memcmp(a->pImageSubresources, b->pImageSubresources, (size_t)((uint64_t)a->copyCount) * sizeof(*a->pImageSubresources)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources");
+	}
 	return 0;
 }
 
@@ -40715,10 +41742,15 @@ static int sbt_vk_ca_vkCmdUpdateBuffer(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.dstOffset");
 	if ((a->dataSize) != (b->dataSize))
 		return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.dataSize");
-	if (!a->pData != !b->pData)
-		return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.pData");
-	if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.pData");
+	if ((((uint64_t)a->dataSize) == 0)) {
+		if (b->pData)
+			return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.pData (ignored, not absent)");
+	} else {
+		if (!a->pData != !b->pData)
+			return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.pData");
+		if (a->pData && memcmp(a->pData, b->pData, (size_t)((uint64_t)a->dataSize)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdUpdateBuffer.pData");
+	}
 	return 0;
 }
 
@@ -40793,10 +41825,15 @@ static int sbt_vk_ca_vkCmdClearColorImage(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "vkCmdClearColorImage.pColor");
 	if ((a->rangeCount) != (b->rangeCount))
 		return sbt_vk_t_fail(c, "vkCmdClearColorImage.rangeCount");
-	if (!a->pRanges != !b->pRanges)
-		return sbt_vk_t_fail(c, "vkCmdClearColorImage.pRanges");
-	if (a->pRanges && memcmp(a->pRanges, b->pRanges, (size_t)((uint64_t)a->rangeCount) * sizeof(*a->pRanges)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdClearColorImage.pRanges");
+	if ((((uint64_t)a->rangeCount) == 0)) {
+		if (b->pRanges)
+			return sbt_vk_t_fail(c, "vkCmdClearColorImage.pRanges (ignored, not absent)");
+	} else {
+		if (!a->pRanges != !b->pRanges)
+			return sbt_vk_t_fail(c, "vkCmdClearColorImage.pRanges");
+		if (a->pRanges && memcmp(a->pRanges, b->pRanges, (size_t)((uint64_t)a->rangeCount) * sizeof(*a->pRanges)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdClearColorImage.pRanges");
+	}
 	return 0;
 }
 
@@ -40841,10 +41878,15 @@ static int sbt_vk_ca_vkCmdClearDepthStencilImage(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pDepthStencil");
 	if ((a->rangeCount) != (b->rangeCount))
 		return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.rangeCount");
-	if (!a->pRanges != !b->pRanges)
-		return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pRanges");
-	if (a->pRanges && memcmp(a->pRanges, b->pRanges, (size_t)((uint64_t)a->rangeCount) * sizeof(*a->pRanges)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pRanges");
+	if ((((uint64_t)a->rangeCount) == 0)) {
+		if (b->pRanges)
+			return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pRanges (ignored, not absent)");
+	} else {
+		if (!a->pRanges != !b->pRanges)
+			return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pRanges");
+		if (a->pRanges && memcmp(a->pRanges, b->pRanges, (size_t)((uint64_t)a->rangeCount) * sizeof(*a->pRanges)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdClearDepthStencilImage.pRanges");
+	}
 	return 0;
 }
 
@@ -40883,18 +41925,28 @@ static int sbt_vk_ca_vkCmdClearAttachments(sbt_vk_c *c, const void *va, const vo
 		return sbt_vk_t_fail(c, "vkCmdClearAttachments.commandBuffer");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdClearAttachments.attachmentCount");
-	if (!a->pAttachments != !b->pAttachments)
-		return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
-	if (a->pAttachments)
-		for (uint64_t i910 = 0; i910 < (uint64_t)a->attachmentCount; i910++)
-			if (sbt_vk_c_VkClearAttachment(c, &(a->pAttachments[i910]), &(b->pAttachments[i910]), 1))
-				return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pAttachments)
+			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments (ignored, not absent)");
+	} else {
+		if (!a->pAttachments != !b->pAttachments)
+			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
+		if (a->pAttachments)
+			for (uint64_t i910 = 0; i910 < (uint64_t)a->attachmentCount; i910++)
+				if (sbt_vk_c_VkClearAttachment(c, &(a->pAttachments[i910]), &(b->pAttachments[i910]), 1))
+					return sbt_vk_t_fail(c, "vkCmdClearAttachments.pAttachments");
+	}
 	if ((a->rectCount) != (b->rectCount))
 		return sbt_vk_t_fail(c, "vkCmdClearAttachments.rectCount");
-	if (!a->pRects != !b->pRects)
-		return sbt_vk_t_fail(c, "vkCmdClearAttachments.pRects");
-	if (a->pRects && memcmp(a->pRects, b->pRects, (size_t)((uint64_t)a->rectCount) * sizeof(*a->pRects)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdClearAttachments.pRects");
+	if ((((uint64_t)a->rectCount) == 0)) {
+		if (b->pRects)
+			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pRects (ignored, not absent)");
+	} else {
+		if (!a->pRects != !b->pRects)
+			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pRects");
+		if (a->pRects && memcmp(a->pRects, b->pRects, (size_t)((uint64_t)a->rectCount) * sizeof(*a->pRects)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdClearAttachments.pRects");
+	}
 	return 0;
 }
 
@@ -40936,10 +41988,15 @@ static int sbt_vk_ca_vkCmdResolveImage(sbt_vk_c *c, const void *va, const void *
 		return sbt_vk_t_fail(c, "vkCmdResolveImage.dstImageLayout");
 	if ((a->regionCount) != (b->regionCount))
 		return sbt_vk_t_fail(c, "vkCmdResolveImage.regionCount");
-	if (!a->pRegions != !b->pRegions)
-		return sbt_vk_t_fail(c, "vkCmdResolveImage.pRegions");
-	if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdResolveImage.pRegions");
+	if ((((uint64_t)a->regionCount) == 0)) {
+		if (b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdResolveImage.pRegions (ignored, not absent)");
+	} else {
+		if (!a->pRegions != !b->pRegions)
+			return sbt_vk_t_fail(c, "vkCmdResolveImage.pRegions");
+		if (a->pRegions && memcmp(a->pRegions, b->pRegions, (size_t)((uint64_t)a->regionCount) * sizeof(*a->pRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdResolveImage.pRegions");
+	}
 	return 0;
 }
 
@@ -41046,40 +42103,60 @@ static int sbt_vk_ca_vkCmdWaitEvents(sbt_vk_c *c, const void *va, const void *vb
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.commandBuffer");
 	if ((a->eventCount) != (b->eventCount))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.eventCount");
-	if (!a->pEvents != !b->pEvents)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
-	if (a->pEvents)
-		for (uint64_t i926 = 0; i926 < (uint64_t)a->eventCount; i926++)
-			if ((uint64_t)(uintptr_t)(b->pEvents[i926]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i926]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
+	if ((((uint64_t)a->eventCount) == 0)) {
+		if (b->pEvents)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents (ignored, not absent)");
+	} else {
+		if (!a->pEvents != !b->pEvents)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
+		if (a->pEvents)
+			for (uint64_t i926 = 0; i926 < (uint64_t)a->eventCount; i926++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i926]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i926]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pEvents");
+	}
 	if ((a->srcStageMask) != (b->srcStageMask))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.srcStageMask");
 	if ((a->dstStageMask) != (b->dstStageMask))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.dstStageMask");
 	if ((a->memoryBarrierCount) != (b->memoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.memoryBarrierCount");
-	if (!a->pMemoryBarriers != !b->pMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
-	if (a->pMemoryBarriers)
-		for (uint64_t i927 = 0; i927 < (uint64_t)a->memoryBarrierCount; i927++)
-			if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i927]), &(b->pMemoryBarriers[i927]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
+	if ((((uint64_t)a->memoryBarrierCount) == 0)) {
+		if (b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pMemoryBarriers != !b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
+		if (a->pMemoryBarriers)
+			for (uint64_t i927 = 0; i927 < (uint64_t)a->memoryBarrierCount; i927++)
+				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i927]), &(b->pMemoryBarriers[i927]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pMemoryBarriers");
+	}
 	if ((a->bufferMemoryBarrierCount) != (b->bufferMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.bufferMemoryBarrierCount");
-	if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
-	if (a->pBufferMemoryBarriers)
-		for (uint64_t i928 = 0; i928 < (uint64_t)a->bufferMemoryBarrierCount; i928++)
-			if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i928]), &(b->pBufferMemoryBarriers[i928]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
+	if ((((uint64_t)a->bufferMemoryBarrierCount) == 0)) {
+		if (b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
+		if (a->pBufferMemoryBarriers)
+			for (uint64_t i928 = 0; i928 < (uint64_t)a->bufferMemoryBarrierCount; i928++)
+				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i928]), &(b->pBufferMemoryBarriers[i928]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pBufferMemoryBarriers");
+	}
 	if ((a->imageMemoryBarrierCount) != (b->imageMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents.imageMemoryBarrierCount");
-	if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
-	if (a->pImageMemoryBarriers)
-		for (uint64_t i929 = 0; i929 < (uint64_t)a->imageMemoryBarrierCount; i929++)
-			if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i929]), &(b->pImageMemoryBarriers[i929]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
+	if ((((uint64_t)a->imageMemoryBarrierCount) == 0)) {
+		if (b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
+		if (a->pImageMemoryBarriers)
+			for (uint64_t i929 = 0; i929 < (uint64_t)a->imageMemoryBarrierCount; i929++)
+				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i929]), &(b->pImageMemoryBarriers[i929]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents.pImageMemoryBarriers");
+	}
 	return 0;
 }
 
@@ -41136,28 +42213,43 @@ static int sbt_vk_ca_vkCmdPipelineBarrier(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.dependencyFlags");
 	if ((a->memoryBarrierCount) != (b->memoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.memoryBarrierCount");
-	if (!a->pMemoryBarriers != !b->pMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
-	if (a->pMemoryBarriers)
-		for (uint64_t i939 = 0; i939 < (uint64_t)a->memoryBarrierCount; i939++)
-			if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i939]), &(b->pMemoryBarriers[i939]), 1))
-				return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
+	if ((((uint64_t)a->memoryBarrierCount) == 0)) {
+		if (b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pMemoryBarriers != !b->pMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
+		if (a->pMemoryBarriers)
+			for (uint64_t i939 = 0; i939 < (uint64_t)a->memoryBarrierCount; i939++)
+				if (sbt_vk_c_VkMemoryBarrier(c, &(a->pMemoryBarriers[i939]), &(b->pMemoryBarriers[i939]), 1))
+					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pMemoryBarriers");
+	}
 	if ((a->bufferMemoryBarrierCount) != (b->bufferMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.bufferMemoryBarrierCount");
-	if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
-	if (a->pBufferMemoryBarriers)
-		for (uint64_t i940 = 0; i940 < (uint64_t)a->bufferMemoryBarrierCount; i940++)
-			if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i940]), &(b->pBufferMemoryBarriers[i940]), 1))
-				return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
+	if ((((uint64_t)a->bufferMemoryBarrierCount) == 0)) {
+		if (b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pBufferMemoryBarriers != !b->pBufferMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
+		if (a->pBufferMemoryBarriers)
+			for (uint64_t i940 = 0; i940 < (uint64_t)a->bufferMemoryBarrierCount; i940++)
+				if (sbt_vk_c_VkBufferMemoryBarrier(c, &(a->pBufferMemoryBarriers[i940]), &(b->pBufferMemoryBarriers[i940]), 1))
+					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pBufferMemoryBarriers");
+	}
 	if ((a->imageMemoryBarrierCount) != (b->imageMemoryBarrierCount))
 		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.imageMemoryBarrierCount");
-	if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
-		return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
-	if (a->pImageMemoryBarriers)
-		for (uint64_t i941 = 0; i941 < (uint64_t)a->imageMemoryBarrierCount; i941++)
-			if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i941]), &(b->pImageMemoryBarriers[i941]), 1))
-				return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
+	if ((((uint64_t)a->imageMemoryBarrierCount) == 0)) {
+		if (b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers (ignored, not absent)");
+	} else {
+		if (!a->pImageMemoryBarriers != !b->pImageMemoryBarriers)
+			return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
+		if (a->pImageMemoryBarriers)
+			for (uint64_t i941 = 0; i941 < (uint64_t)a->imageMemoryBarrierCount; i941++)
+				if (sbt_vk_c_VkImageMemoryBarrier(c, &(a->pImageMemoryBarriers[i941]), &(b->pImageMemoryBarriers[i941]), 1))
+					return sbt_vk_t_fail(c, "vkCmdPipelineBarrier.pImageMemoryBarriers");
+	}
 	return 0;
 }
 
@@ -41378,10 +42470,15 @@ static int sbt_vk_ca_vkCmdPushConstants(sbt_vk_c *c, const void *va, const void 
 		return sbt_vk_t_fail(c, "vkCmdPushConstants.offset");
 	if ((a->size) != (b->size))
 		return sbt_vk_t_fail(c, "vkCmdPushConstants.size");
-	if (!a->pValues != !b->pValues)
-		return sbt_vk_t_fail(c, "vkCmdPushConstants.pValues");
-	if (a->pValues && memcmp(a->pValues, b->pValues, (size_t)((uint64_t)a->size)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdPushConstants.pValues");
+	if ((((uint64_t)a->size) == 0)) {
+		if (b->pValues)
+			return sbt_vk_t_fail(c, "vkCmdPushConstants.pValues (ignored, not absent)");
+	} else {
+		if (!a->pValues != !b->pValues)
+			return sbt_vk_t_fail(c, "vkCmdPushConstants.pValues");
+		if (a->pValues && memcmp(a->pValues, b->pValues, (size_t)((uint64_t)a->size)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdPushConstants.pValues");
+	}
 	return 0;
 }
 
@@ -41480,12 +42577,17 @@ static int sbt_vk_ca_vkCmdExecuteCommands(sbt_vk_c *c, const void *va, const voi
 		return sbt_vk_t_fail(c, "vkCmdExecuteCommands.commandBuffer");
 	if ((a->commandBufferCount) != (b->commandBufferCount))
 		return sbt_vk_t_fail(c, "vkCmdExecuteCommands.commandBufferCount");
-	if (!a->pCommandBuffers != !b->pCommandBuffers)
-		return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
-	if (a->pCommandBuffers)
-		for (uint64_t i947 = 0; i947 < (uint64_t)a->commandBufferCount; i947++)
-			if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i947]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i947]), 1))
-				return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
+	if ((((uint64_t)a->commandBufferCount) == 0)) {
+		if (b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers (ignored, not absent)");
+	} else {
+		if (!a->pCommandBuffers != !b->pCommandBuffers)
+			return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
+		if (a->pCommandBuffers)
+			for (uint64_t i947 = 0; i947 < (uint64_t)a->commandBufferCount; i947++)
+				if ((uint64_t)(uintptr_t)(b->pCommandBuffers[i947]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCommandBuffers[i947]), 1))
+					return sbt_vk_t_fail(c, "vkCmdExecuteCommands.pCommandBuffers");
+	}
 	return 0;
 }
 
@@ -41846,12 +42948,17 @@ static int sbt_vk_ca_vkCreateSharedSwapchainsKHR(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.device");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.swapchainCount");
-	if (!a->pCreateInfos != !b->pCreateInfos)
-		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
-	if (a->pCreateInfos)
-		for (uint64_t i982 = 0; i982 < (uint64_t)a->swapchainCount; i982++)
-			if (sbt_vk_c_VkSwapchainCreateInfoKHR(c, &(a->pCreateInfos[i982]), &(b->pCreateInfos[i982]), 1))
-				return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos (ignored, not absent)");
+	} else {
+		if (!a->pCreateInfos != !b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
+		if (a->pCreateInfos)
+			for (uint64_t i982 = 0; i982 < (uint64_t)a->swapchainCount; i982++)
+				if (sbt_vk_c_VkSwapchainCreateInfoKHR(c, &(a->pCreateInfos[i982]), &(b->pCreateInfos[i982]), 1))
+					return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pCreateInfos");
+	}
 	if (!a->pAllocator != !b->pAllocator)
 		return sbt_vk_t_fail(c, "vkCreateSharedSwapchainsKHR.pAllocator");
 	if (a->pAllocator && (sbt_vk_c_VkAllocationCallbacks(c, &(a->pAllocator[0]), &(b->pAllocator[0]), 1)))
@@ -43180,12 +44287,17 @@ static int sbt_vk_ca_vkCmdPushDescriptorSetKHR(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.set");
 	if ((a->descriptorWriteCount) != (b->descriptorWriteCount))
 		return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.descriptorWriteCount");
-	if (!a->pDescriptorWrites != !b->pDescriptorWrites)
-		return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
-	if (a->pDescriptorWrites)
-		for (uint64_t i1049 = 0; i1049 < (uint64_t)a->descriptorWriteCount; i1049++)
-			if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1049]), &(b->pDescriptorWrites[i1049]), 1))
-				return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
+	if ((((uint64_t)a->descriptorWriteCount) == 0)) {
+		if (b->pDescriptorWrites)
+			return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites (ignored, not absent)");
+	} else {
+		if (!a->pDescriptorWrites != !b->pDescriptorWrites)
+			return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
+		if (a->pDescriptorWrites)
+			for (uint64_t i1049 = 0; i1049 < (uint64_t)a->descriptorWriteCount; i1049++)
+				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1049]), &(b->pDescriptorWrites[i1049]), 1))
+					return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
+	}
 	return 0;
 }
 
@@ -43905,12 +45017,17 @@ static int sbt_vk_ca_vkBindBufferMemory2(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "vkBindBufferMemory2.device");
 	if ((a->bindInfoCount) != (b->bindInfoCount))
 		return sbt_vk_t_fail(c, "vkBindBufferMemory2.bindInfoCount");
-	if (!a->pBindInfos != !b->pBindInfos)
-		return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
-	if (a->pBindInfos)
-		for (uint64_t i1085 = 0; i1085 < (uint64_t)a->bindInfoCount; i1085++)
-			if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1085]), &(b->pBindInfos[i1085]), 1))
-				return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
+	if ((((uint64_t)a->bindInfoCount) == 0)) {
+		if (b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos (ignored, not absent)");
+	} else {
+		if (!a->pBindInfos != !b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
+		if (a->pBindInfos)
+			for (uint64_t i1085 = 0; i1085 < (uint64_t)a->bindInfoCount; i1085++)
+				if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1085]), &(b->pBindInfos[i1085]), 1))
+					return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkBindBufferMemory2.ret");
 	return 0;
@@ -43943,12 +45060,17 @@ static int sbt_vk_ca_vkBindImageMemory2(sbt_vk_c *c, const void *va, const void 
 		return sbt_vk_t_fail(c, "vkBindImageMemory2.device");
 	if ((a->bindInfoCount) != (b->bindInfoCount))
 		return sbt_vk_t_fail(c, "vkBindImageMemory2.bindInfoCount");
-	if (!a->pBindInfos != !b->pBindInfos)
-		return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
-	if (a->pBindInfos)
-		for (uint64_t i1089 = 0; i1089 < (uint64_t)a->bindInfoCount; i1089++)
-			if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1089]), &(b->pBindInfos[i1089]), 1))
-				return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
+	if ((((uint64_t)a->bindInfoCount) == 0)) {
+		if (b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos (ignored, not absent)");
+	} else {
+		if (!a->pBindInfos != !b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
+		if (a->pBindInfos)
+			for (uint64_t i1089 = 0; i1089 < (uint64_t)a->bindInfoCount; i1089++)
+				if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1089]), &(b->pBindInfos[i1089]), 1))
+					return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkBindImageMemory2.ret");
 	return 0;
@@ -44327,18 +45449,28 @@ static int sbt_vk_ca_vkSetHdrMetadataEXT(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.device");
 	if ((a->swapchainCount) != (b->swapchainCount))
 		return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.swapchainCount");
-	if (!a->pSwapchains != !b->pSwapchains)
-		return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
-	if (a->pSwapchains)
-		for (uint64_t i1108 = 0; i1108 < (uint64_t)a->swapchainCount; i1108++)
-			if ((uint64_t)(uintptr_t)(b->pSwapchains[i1108]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1108]), 1))
-				return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
-	if (!a->pMetadata != !b->pMetadata)
-		return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
-	if (a->pMetadata)
-		for (uint64_t i1109 = 0; i1109 < (uint64_t)a->swapchainCount; i1109++)
-			if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1109]), &(b->pMetadata[i1109]), 1))
-				return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pSwapchains)
+			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains (ignored, not absent)");
+	} else {
+		if (!a->pSwapchains != !b->pSwapchains)
+			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
+		if (a->pSwapchains)
+			for (uint64_t i1108 = 0; i1108 < (uint64_t)a->swapchainCount; i1108++)
+				if ((uint64_t)(uintptr_t)(b->pSwapchains[i1108]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1108]), 1))
+					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
+	}
+	if ((((uint64_t)a->swapchainCount) == 0)) {
+		if (b->pMetadata)
+			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata (ignored, not absent)");
+	} else {
+		if (!a->pMetadata != !b->pMetadata)
+			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
+		if (a->pMetadata)
+			for (uint64_t i1109 = 0; i1109 < (uint64_t)a->swapchainCount; i1109++)
+				if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1109]), &(b->pMetadata[i1109]), 1))
+					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
+	}
 	return 0;
 }
 
@@ -44475,10 +45607,15 @@ static int sbt_vk_ca_vkCmdSetViewportWScalingNV(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.firstViewport");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.viewportCount");
-	if (!a->pViewportWScalings != !b->pViewportWScalings)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.pViewportWScalings");
-	if (a->pViewportWScalings && memcmp(a->pViewportWScalings, b->pViewportWScalings, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportWScalings)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.pViewportWScalings");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewportWScalings)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.pViewportWScalings (ignored, not absent)");
+	} else {
+		if (!a->pViewportWScalings != !b->pViewportWScalings)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.pViewportWScalings");
+		if (a->pViewportWScalings && memcmp(a->pViewportWScalings, b->pViewportWScalings, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportWScalings)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWScalingNV.pViewportWScalings");
+	}
 	return 0;
 }
 
@@ -44511,10 +45648,15 @@ static int sbt_vk_ca_vkCmdSetDiscardRectangleEXT(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.firstDiscardRectangle");
 	if ((a->discardRectangleCount) != (b->discardRectangleCount))
 		return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.discardRectangleCount");
-	if (!a->pDiscardRectangles != !b->pDiscardRectangles)
-		return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles");
-	if (a->pDiscardRectangles && memcmp(a->pDiscardRectangles, b->pDiscardRectangles, (size_t)((uint64_t)a->discardRectangleCount) * sizeof(*a->pDiscardRectangles)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles");
+	if ((((uint64_t)a->discardRectangleCount) == 0)) {
+		if (b->pDiscardRectangles)
+			return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles (ignored, not absent)");
+	} else {
+		if (!a->pDiscardRectangles != !b->pDiscardRectangles)
+			return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles");
+		if (a->pDiscardRectangles && memcmp(a->pDiscardRectangles, b->pDiscardRectangles, (size_t)((uint64_t)a->discardRectangleCount) * sizeof(*a->pDiscardRectangles)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles");
+	}
 	return 0;
 }
 
@@ -45345,12 +46487,17 @@ static int sbt_vk_ca_vkMergeValidationCachesEXT(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.dstCache");
 	if ((a->srcCacheCount) != (b->srcCacheCount))
 		return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.srcCacheCount");
-	if (!a->pSrcCaches != !b->pSrcCaches)
-		return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
-	if (a->pSrcCaches)
-		for (uint64_t i1183 = 0; i1183 < (uint64_t)a->srcCacheCount; i1183++)
-			if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1183]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1183]), 1))
-				return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
+	if ((((uint64_t)a->srcCacheCount) == 0)) {
+		if (b->pSrcCaches)
+			return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches (ignored, not absent)");
+	} else {
+		if (!a->pSrcCaches != !b->pSrcCaches)
+			return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
+		if (a->pSrcCaches)
+			for (uint64_t i1183 = 0; i1183 < (uint64_t)a->srcCacheCount; i1183++)
+				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1183]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1183]), 1))
+					return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.ret");
 	return 0;
@@ -45542,12 +46689,17 @@ static int sbt_vk_ca_vkGetCalibratedTimestampsEXT(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.device");
 	if ((a->timestampCount) != (b->timestampCount))
 		return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.timestampCount");
-	if (!a->pTimestampInfos != !b->pTimestampInfos)
-		return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
-	if (a->pTimestampInfos)
-		for (uint64_t i1198 = 0; i1198 < (uint64_t)a->timestampCount; i1198++)
-			if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1198]), &(b->pTimestampInfos[i1198]), 1))
-				return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
+	if ((((uint64_t)a->timestampCount) == 0)) {
+		if (b->pTimestampInfos)
+			return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos (ignored, not absent)");
+	} else {
+		if (!a->pTimestampInfos != !b->pTimestampInfos)
+			return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
+		if (a->pTimestampInfos)
+			for (uint64_t i1198 = 0; i1198 < (uint64_t)a->timestampCount; i1198++)
+				if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1198]), &(b->pTimestampInfos[i1198]), 1))
+					return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
+	}
 	if (!a->pTimestamps != !b->pTimestamps)
 		return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestamps");
 	if (a->pTimestamps && memcmp(a->pTimestamps, b->pTimestamps, (size_t)((uint64_t)a->timestampCount) * sizeof(*a->pTimestamps)) != 0)
@@ -46328,20 +47480,35 @@ static int sbt_vk_ca_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_c *c, const voi
 		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.firstBinding");
 	if ((a->bindingCount) != (b->bindingCount))
 		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.bindingCount");
-	if (!a->pBuffers != !b->pBuffers)
-		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
-	if (a->pBuffers)
-		for (uint64_t i1235 = 0; i1235 < (uint64_t)a->bindingCount; i1235++)
-			if ((uint64_t)(uintptr_t)(b->pBuffers[i1235]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1235]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
-	if (!a->pOffsets != !b->pOffsets)
-		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets");
-	if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets");
-	if (!a->pSizes != !b->pSizes)
-		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pSizes");
-	if (a->pSizes && memcmp(a->pSizes, b->pSizes, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pSizes)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pSizes");
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (ignored, not absent)");
+	} else {
+		if (!a->pBuffers != !b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
+		if (a->pBuffers)
+			for (uint64_t i1235 = 0; i1235 < (uint64_t)a->bindingCount; i1235++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1235]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1235]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets (ignored, not absent)");
+	} else {
+		if (!a->pOffsets != !b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets");
+		if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pSizes)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pSizes (ignored, not absent)");
+	} else {
+		if (!a->pSizes != !b->pSizes)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pSizes");
+		if (a->pSizes && memcmp(a->pSizes, b->pSizes, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pSizes)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pSizes");
+	}
 	return 0;
 }
 
@@ -46382,16 +47549,26 @@ static int sbt_vk_ca_vkCmdBeginTransformFeedbackEXT(sbt_vk_c *c, const void *va,
 		return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.firstCounterBuffer");
 	if ((a->counterBufferCount) != (b->counterBufferCount))
 		return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.counterBufferCount");
-	if (!a->pCounterBuffers != !b->pCounterBuffers)
-		return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
-	if (a->pCounterBuffers)
-		for (uint64_t i1242 = 0; i1242 < (uint64_t)a->counterBufferCount; i1242++)
-			if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1242]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1242]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
-	if (!a->pCounterBufferOffsets != !b->pCounterBufferOffsets)
-		return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBufferOffsets");
-	if (a->pCounterBufferOffsets && memcmp(a->pCounterBufferOffsets, b->pCounterBufferOffsets, (size_t)((uint64_t)a->counterBufferCount) * sizeof(*a->pCounterBufferOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBufferOffsets");
+	if ((((uint64_t)a->counterBufferCount) == 0)) {
+		if (b->pCounterBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers (ignored, not absent)");
+	} else {
+		if (!a->pCounterBuffers != !b->pCounterBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
+		if (a->pCounterBuffers)
+			for (uint64_t i1242 = 0; i1242 < (uint64_t)a->counterBufferCount; i1242++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1242]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1242]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
+	}
+	if ((((uint64_t)a->counterBufferCount) == 0)) {
+		if (b->pCounterBufferOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBufferOffsets (ignored, not absent)");
+	} else {
+		if (!a->pCounterBufferOffsets != !b->pCounterBufferOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBufferOffsets");
+		if (a->pCounterBufferOffsets && memcmp(a->pCounterBufferOffsets, b->pCounterBufferOffsets, (size_t)((uint64_t)a->counterBufferCount) * sizeof(*a->pCounterBufferOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBufferOffsets");
+	}
 	return 0;
 }
 
@@ -46432,16 +47609,26 @@ static int sbt_vk_ca_vkCmdEndTransformFeedbackEXT(sbt_vk_c *c, const void *va, c
 		return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.firstCounterBuffer");
 	if ((a->counterBufferCount) != (b->counterBufferCount))
 		return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.counterBufferCount");
-	if (!a->pCounterBuffers != !b->pCounterBuffers)
-		return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
-	if (a->pCounterBuffers)
-		for (uint64_t i1249 = 0; i1249 < (uint64_t)a->counterBufferCount; i1249++)
-			if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1249]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1249]), 1))
-				return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
-	if (!a->pCounterBufferOffsets != !b->pCounterBufferOffsets)
-		return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBufferOffsets");
-	if (a->pCounterBufferOffsets && memcmp(a->pCounterBufferOffsets, b->pCounterBufferOffsets, (size_t)((uint64_t)a->counterBufferCount) * sizeof(*a->pCounterBufferOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBufferOffsets");
+	if ((((uint64_t)a->counterBufferCount) == 0)) {
+		if (b->pCounterBuffers)
+			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers (ignored, not absent)");
+	} else {
+		if (!a->pCounterBuffers != !b->pCounterBuffers)
+			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
+		if (a->pCounterBuffers)
+			for (uint64_t i1249 = 0; i1249 < (uint64_t)a->counterBufferCount; i1249++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1249]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1249]), 1))
+					return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
+	}
+	if ((((uint64_t)a->counterBufferCount) == 0)) {
+		if (b->pCounterBufferOffsets)
+			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBufferOffsets (ignored, not absent)");
+	} else {
+		if (!a->pCounterBufferOffsets != !b->pCounterBufferOffsets)
+			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBufferOffsets");
+		if (a->pCounterBufferOffsets && memcmp(a->pCounterBufferOffsets, b->pCounterBufferOffsets, (size_t)((uint64_t)a->counterBufferCount) * sizeof(*a->pCounterBufferOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBufferOffsets");
+	}
 	return 0;
 }
 
@@ -46567,10 +47754,15 @@ static int sbt_vk_ca_vkCmdSetExclusiveScissorNV(sbt_vk_c *c, const void *va, con
 		return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.firstExclusiveScissor");
 	if ((a->exclusiveScissorCount) != (b->exclusiveScissorCount))
 		return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.exclusiveScissorCount");
-	if (!a->pExclusiveScissors != !b->pExclusiveScissors)
-		return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.pExclusiveScissors");
-	if (a->pExclusiveScissors && memcmp(a->pExclusiveScissors, b->pExclusiveScissors, (size_t)((uint64_t)a->exclusiveScissorCount) * sizeof(*a->pExclusiveScissors)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.pExclusiveScissors");
+	if ((((uint64_t)a->exclusiveScissorCount) == 0)) {
+		if (b->pExclusiveScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.pExclusiveScissors (ignored, not absent)");
+	} else {
+		if (!a->pExclusiveScissors != !b->pExclusiveScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.pExclusiveScissors");
+		if (a->pExclusiveScissors && memcmp(a->pExclusiveScissors, b->pExclusiveScissors, (size_t)((uint64_t)a->exclusiveScissorCount) * sizeof(*a->pExclusiveScissors)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetExclusiveScissorNV.pExclusiveScissors");
+	}
 	return 0;
 }
 
@@ -46627,12 +47819,17 @@ static int sbt_vk_ca_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_c *c, const voi
 		return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.firstViewport");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.viewportCount");
-	if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
-	if (a->pShadingRatePalettes)
-		for (uint64_t i1256 = 0; i1256 < (uint64_t)a->viewportCount; i1256++)
-			if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1256]), &(b->pShadingRatePalettes[i1256]), 1))
-				return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pShadingRatePalettes)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes (ignored, not absent)");
+	} else {
+		if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
+		if (a->pShadingRatePalettes)
+			for (uint64_t i1256 = 0; i1256 < (uint64_t)a->viewportCount; i1256++)
+				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1256]), &(b->pShadingRatePalettes[i1256]), 1))
+					return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
+	}
 	return 0;
 }
 
@@ -46665,12 +47862,17 @@ static int sbt_vk_ca_vkCmdSetCoarseSampleOrderNV(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.sampleOrderType");
 	if ((a->customSampleOrderCount) != (b->customSampleOrderCount))
 		return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.customSampleOrderCount");
-	if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
-		return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
-	if (a->pCustomSampleOrders)
-		for (uint64_t i1260 = 0; i1260 < (uint64_t)a->customSampleOrderCount; i1260++)
-			if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1260]), &(b->pCustomSampleOrders[i1260]), 1))
-				return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
+	if ((((uint64_t)a->customSampleOrderCount) == 0)) {
+		if (b->pCustomSampleOrders)
+			return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders (ignored, not absent)");
+	} else {
+		if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
+			return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
+		if (a->pCustomSampleOrders)
+			for (uint64_t i1260 = 0; i1260 < (uint64_t)a->customSampleOrderCount; i1260++)
+				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1260]), &(b->pCustomSampleOrders[i1260]), 1))
+					return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
+	}
 	return 0;
 }
 
@@ -47079,12 +48281,17 @@ static int sbt_vk_ca_vkBindAccelerationStructureMemoryNV(sbt_vk_c *c, const void
 		return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.device");
 	if ((a->bindInfoCount) != (b->bindInfoCount))
 		return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.bindInfoCount");
-	if (!a->pBindInfos != !b->pBindInfos)
-		return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
-	if (a->pBindInfos)
-		for (uint64_t i1271 = 0; i1271 < (uint64_t)a->bindInfoCount; i1271++)
-			if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1271]), &(b->pBindInfos[i1271]), 1))
-				return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
+	if ((((uint64_t)a->bindInfoCount) == 0)) {
+		if (b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos (ignored, not absent)");
+	} else {
+		if (!a->pBindInfos != !b->pBindInfos)
+			return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
+		if (a->pBindInfos)
+			for (uint64_t i1271 = 0; i1271 < (uint64_t)a->bindInfoCount; i1271++)
+				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1271]), &(b->pBindInfos[i1271]), 1))
+					return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.ret");
 	return 0;
@@ -47227,12 +48434,17 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_c *c, 
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer");
 	if ((a->accelerationStructureCount) != (b->accelerationStructureCount))
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.accelerationStructureCount");
-	if (!a->pAccelerationStructures != !b->pAccelerationStructures)
-		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
-	if (a->pAccelerationStructures)
-		for (uint64_t i1278 = 0; i1278 < (uint64_t)a->accelerationStructureCount; i1278++)
-			if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1278]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1278]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
+	if ((((uint64_t)a->accelerationStructureCount) == 0)) {
+		if (b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (ignored, not absent)");
+	} else {
+		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
+		if (a->pAccelerationStructures)
+			for (uint64_t i1278 = 0; i1278 < (uint64_t)a->accelerationStructureCount; i1278++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1278]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1278]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
+	}
 	if ((a->queryType) != (b->queryType))
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.queryType");
 	if ((uint64_t)(uintptr_t)(b->queryPool) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->queryPool), 1))
@@ -47271,12 +48483,17 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_c *c, c
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer");
 	if ((a->accelerationStructureCount) != (b->accelerationStructureCount))
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.accelerationStructureCount");
-	if (!a->pAccelerationStructures != !b->pAccelerationStructures)
-		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
-	if (a->pAccelerationStructures)
-		for (uint64_t i1282 = 0; i1282 < (uint64_t)a->accelerationStructureCount; i1282++)
-			if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1282]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1282]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
+	if ((((uint64_t)a->accelerationStructureCount) == 0)) {
+		if (b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (ignored, not absent)");
+	} else {
+		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
+			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
+		if (a->pAccelerationStructures)
+			for (uint64_t i1282 = 0; i1282 < (uint64_t)a->accelerationStructureCount; i1282++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1282]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1282]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
+	}
 	if ((a->queryType) != (b->queryType))
 		return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.queryType");
 	if ((uint64_t)(uintptr_t)(b->queryPool) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->queryPool), 1))
@@ -47608,12 +48825,17 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pipelineCache");
 	if ((a->createInfoCount) != (b->createInfoCount))
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.createInfoCount");
-	if (!a->pCreateInfos != !b->pCreateInfos)
-		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
-	if (a->pCreateInfos)
-		for (uint64_t i1295 = 0; i1295 < (uint64_t)a->createInfoCount; i1295++)
-			if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1295]), &(b->pCreateInfos[i1295]), 1))
-				return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
+	if ((((uint64_t)a->createInfoCount) == 0)) {
+		if (b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos (ignored, not absent)");
+	} else {
+		if (!a->pCreateInfos != !b->pCreateInfos)
+			return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
+		if (a->pCreateInfos)
+			for (uint64_t i1295 = 0; i1295 < (uint64_t)a->createInfoCount; i1295++)
+				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1295]), &(b->pCreateInfos[i1295]), 1))
+					return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
+	}
 	if (!a->pAllocator != !b->pAllocator)
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pAllocator");
 	if (a->pAllocator && (sbt_vk_c_VkAllocationCallbacks(c, &(a->pAllocator[0]), &(b->pAllocator[0]), 1)))
@@ -49054,10 +50276,15 @@ static int sbt_vk_ca_vkCmdSetViewportWithCount(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.commandBuffer");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.viewportCount");
-	if (!a->pViewports != !b->pViewports)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.pViewports");
-	if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.pViewports");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewports)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.pViewports (ignored, not absent)");
+	} else {
+		if (!a->pViewports != !b->pViewports)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.pViewports");
+		if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportWithCount.pViewports");
+	}
 	return 0;
 }
 
@@ -49087,10 +50314,15 @@ static int sbt_vk_ca_vkCmdSetScissorWithCount(sbt_vk_c *c, const void *va, const
 		return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.commandBuffer");
 	if ((a->scissorCount) != (b->scissorCount))
 		return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.scissorCount");
-	if (!a->pScissors != !b->pScissors)
-		return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.pScissors");
-	if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.pScissors");
+	if ((((uint64_t)a->scissorCount) == 0)) {
+		if (b->pScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.pScissors (ignored, not absent)");
+	} else {
+		if (!a->pScissors != !b->pScissors)
+			return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.pScissors");
+		if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetScissorWithCount.pScissors");
+	}
 	return 0;
 }
 
@@ -49147,24 +50379,44 @@ static int sbt_vk_ca_vkCmdBindVertexBuffers2(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.firstBinding");
 	if ((a->bindingCount) != (b->bindingCount))
 		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.bindingCount");
-	if (!a->pBuffers != !b->pBuffers)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
-	if (a->pBuffers)
-		for (uint64_t i1389 = 0; i1389 < (uint64_t)a->bindingCount; i1389++)
-			if ((uint64_t)(uintptr_t)(b->pBuffers[i1389]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1389]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
-	if (!a->pOffsets != !b->pOffsets)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pOffsets");
-	if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pOffsets");
-	if (!a->pSizes != !b->pSizes)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pSizes");
-	if (a->pSizes && memcmp(a->pSizes, b->pSizes, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pSizes)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pSizes");
-	if (!a->pStrides != !b->pStrides)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pStrides");
-	if (a->pStrides && memcmp(a->pStrides, b->pStrides, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pStrides)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pStrides");
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers (ignored, not absent)");
+	} else {
+		if (!a->pBuffers != !b->pBuffers)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
+		if (a->pBuffers)
+			for (uint64_t i1389 = 0; i1389 < (uint64_t)a->bindingCount; i1389++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1389]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1389]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pOffsets (ignored, not absent)");
+	} else {
+		if (!a->pOffsets != !b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pOffsets");
+		if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pOffsets");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pSizes)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pSizes (ignored, not absent)");
+	} else {
+		if (!a->pSizes != !b->pSizes)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pSizes");
+		if (a->pSizes && memcmp(a->pSizes, b->pSizes, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pSizes)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pSizes");
+	}
+	if ((((uint64_t)a->bindingCount) == 0)) {
+		if (b->pStrides)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pStrides (ignored, not absent)");
+	} else {
+		if (!a->pStrides != !b->pStrides)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pStrides");
+		if (a->pStrides && memcmp(a->pStrides, b->pStrides, (size_t)((uint64_t)a->bindingCount) * sizeof(*a->pStrides)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pStrides");
+	}
 	return 0;
 }
 
@@ -49521,10 +50773,15 @@ static int sbt_vk_ca_vkCmdSetSampleMaskEXT(sbt_vk_c *c, const void *va, const vo
 		return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.commandBuffer");
 	if ((a->samples) != (b->samples))
 		return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.samples");
-	if (!a->pSampleMask != !b->pSampleMask)
-		return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.pSampleMask");
-	if (a->pSampleMask && memcmp(a->pSampleMask, b->pSampleMask, (size_t)((uint64_t)((a->samples + 31) / 32)) * sizeof(*a->pSampleMask)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.pSampleMask");
+	if ((((uint64_t)((a->samples + 31) / 32)) == 0)) {
+		if (b->pSampleMask)
+			return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.pSampleMask (ignored, not absent)");
+	} else {
+		if (!a->pSampleMask != !b->pSampleMask)
+			return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.pSampleMask");
+		if (a->pSampleMask && memcmp(a->pSampleMask, b->pSampleMask, (size_t)((uint64_t)((a->samples + 31) / 32)) * sizeof(*a->pSampleMask)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetSampleMaskEXT.pSampleMask");
+	}
 	return 0;
 }
 
@@ -49620,10 +50877,15 @@ static int sbt_vk_ca_vkCmdSetColorBlendEnableEXT(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.firstAttachment");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.attachmentCount");
-	if (!a->pColorBlendEnables != !b->pColorBlendEnables)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables");
-	if (a->pColorBlendEnables && memcmp(a->pColorBlendEnables, b->pColorBlendEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendEnables)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorBlendEnables)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables (ignored, not absent)");
+	} else {
+		if (!a->pColorBlendEnables != !b->pColorBlendEnables)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables");
+		if (a->pColorBlendEnables && memcmp(a->pColorBlendEnables, b->pColorBlendEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendEnables)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables");
+	}
 	return 0;
 }
 
@@ -49656,10 +50918,15 @@ static int sbt_vk_ca_vkCmdSetColorBlendEquationEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.firstAttachment");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.attachmentCount");
-	if (!a->pColorBlendEquations != !b->pColorBlendEquations)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations");
-	if (a->pColorBlendEquations && memcmp(a->pColorBlendEquations, b->pColorBlendEquations, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendEquations)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorBlendEquations)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations (ignored, not absent)");
+	} else {
+		if (!a->pColorBlendEquations != !b->pColorBlendEquations)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations");
+		if (a->pColorBlendEquations && memcmp(a->pColorBlendEquations, b->pColorBlendEquations, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendEquations)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations");
+	}
 	return 0;
 }
 
@@ -49692,10 +50959,15 @@ static int sbt_vk_ca_vkCmdSetColorWriteMaskEXT(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.firstAttachment");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.attachmentCount");
-	if (!a->pColorWriteMasks != !b->pColorWriteMasks)
-		return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks");
-	if (a->pColorWriteMasks && memcmp(a->pColorWriteMasks, b->pColorWriteMasks, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteMasks)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorWriteMasks)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks (ignored, not absent)");
+	} else {
+		if (!a->pColorWriteMasks != !b->pColorWriteMasks)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks");
+		if (a->pColorWriteMasks && memcmp(a->pColorWriteMasks, b->pColorWriteMasks, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteMasks)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks");
+	}
 	return 0;
 }
 
@@ -49833,10 +51105,15 @@ static int sbt_vk_ca_vkCmdSetColorBlendAdvancedEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.firstAttachment");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.attachmentCount");
-	if (!a->pColorBlendAdvanced != !b->pColorBlendAdvanced)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced");
-	if (a->pColorBlendAdvanced && memcmp(a->pColorBlendAdvanced, b->pColorBlendAdvanced, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendAdvanced)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorBlendAdvanced)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced (ignored, not absent)");
+	} else {
+		if (!a->pColorBlendAdvanced != !b->pColorBlendAdvanced)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced");
+		if (a->pColorBlendAdvanced && memcmp(a->pColorBlendAdvanced, b->pColorBlendAdvanced, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorBlendAdvanced)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced");
+	}
 	return 0;
 }
 
@@ -49974,10 +51251,15 @@ static int sbt_vk_ca_vkCmdSetViewportSwizzleNV(sbt_vk_c *c, const void *va, cons
 		return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.firstViewport");
 	if ((a->viewportCount) != (b->viewportCount))
 		return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.viewportCount");
-	if (!a->pViewportSwizzles != !b->pViewportSwizzles)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.pViewportSwizzles");
-	if (a->pViewportSwizzles && memcmp(a->pViewportSwizzles, b->pViewportSwizzles, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportSwizzles)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.pViewportSwizzles");
+	if ((((uint64_t)a->viewportCount) == 0)) {
+		if (b->pViewportSwizzles)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.pViewportSwizzles (ignored, not absent)");
+	} else {
+		if (!a->pViewportSwizzles != !b->pViewportSwizzles)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.pViewportSwizzles");
+		if (a->pViewportSwizzles && memcmp(a->pViewportSwizzles, b->pViewportSwizzles, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewportSwizzles)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetViewportSwizzleNV.pViewportSwizzles");
+	}
 	return 0;
 }
 
@@ -50091,10 +51373,15 @@ static int sbt_vk_ca_vkCmdSetCoverageModulationTableNV(sbt_vk_c *c, const void *
 		return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.commandBuffer");
 	if ((a->coverageModulationTableCount) != (b->coverageModulationTableCount))
 		return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.coverageModulationTableCount");
-	if (!a->pCoverageModulationTable != !b->pCoverageModulationTable)
-		return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable");
-	if (a->pCoverageModulationTable && memcmp(a->pCoverageModulationTable, b->pCoverageModulationTable, (size_t)((uint64_t)a->coverageModulationTableCount) * sizeof(*a->pCoverageModulationTable)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable");
+	if ((((uint64_t)a->coverageModulationTableCount) == 0)) {
+		if (b->pCoverageModulationTable)
+			return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable (ignored, not absent)");
+	} else {
+		if (!a->pCoverageModulationTable != !b->pCoverageModulationTable)
+			return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable");
+		if (a->pCoverageModulationTable && memcmp(a->pCoverageModulationTable, b->pCoverageModulationTable, (size_t)((uint64_t)a->coverageModulationTableCount) * sizeof(*a->pCoverageModulationTable)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable");
+	}
 	return 0;
 }
 
@@ -50626,10 +51913,15 @@ static int sbt_vk_ca_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_c *c, const 
 		return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo");
 	if (a->pBuildInfo && (sbt_vk_c_VkAccelerationStructureBuildGeometryInfoKHR(c, &(a->pBuildInfo[0]), &(b->pBuildInfo[0]), 1)))
 		return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo");
-	if (!a->pMaxPrimitiveCounts != !b->pMaxPrimitiveCounts)
-		return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pMaxPrimitiveCounts");
-	if (a->pMaxPrimitiveCounts && memcmp(a->pMaxPrimitiveCounts, b->pMaxPrimitiveCounts, (size_t)((a->pBuildInfo ? (uint64_t)a->pBuildInfo->geometryCount : 0)) * sizeof(*a->pMaxPrimitiveCounts)) != 0)
-		return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pMaxPrimitiveCounts");
+	if ((((a->pBuildInfo ? (uint64_t)a->pBuildInfo->geometryCount : 0)) == 0)) {
+		if (b->pMaxPrimitiveCounts)
+			return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pMaxPrimitiveCounts (ignored, not absent)");
+	} else {
+		if (!a->pMaxPrimitiveCounts != !b->pMaxPrimitiveCounts)
+			return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pMaxPrimitiveCounts");
+		if (a->pMaxPrimitiveCounts && memcmp(a->pMaxPrimitiveCounts, b->pMaxPrimitiveCounts, (size_t)((a->pBuildInfo ? (uint64_t)a->pBuildInfo->geometryCount : 0)) * sizeof(*a->pMaxPrimitiveCounts)) != 0)
+			return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pMaxPrimitiveCounts");
+	}
 	if (!a->pSizeInfo != !b->pSizeInfo)
 		return sbt_vk_t_fail(c, "vkGetAccelerationStructureBuildSizesKHR.pSizeInfo");
 	if (a->pSizeInfo && (sbt_vk_c_VkAccelerationStructureBuildSizesInfoKHR(c, &(a->pSizeInfo[0]), &(b->pSizeInfo[0]), 0)))
@@ -50672,20 +51964,30 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.commandBuffer");
 	if ((a->vertexBindingDescriptionCount) != (b->vertexBindingDescriptionCount))
 		return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.vertexBindingDescriptionCount");
-	if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
-		return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
-	if (a->pVertexBindingDescriptions)
-		for (uint64_t i1445 = 0; i1445 < (uint64_t)a->vertexBindingDescriptionCount; i1445++)
-			if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1445]), &(b->pVertexBindingDescriptions[i1445]), 1))
-				return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
+	if ((((uint64_t)a->vertexBindingDescriptionCount) == 0)) {
+		if (b->pVertexBindingDescriptions)
+			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions (ignored, not absent)");
+	} else {
+		if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
+			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
+		if (a->pVertexBindingDescriptions)
+			for (uint64_t i1445 = 0; i1445 < (uint64_t)a->vertexBindingDescriptionCount; i1445++)
+				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1445]), &(b->pVertexBindingDescriptions[i1445]), 1))
+					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
+	}
 	if ((a->vertexAttributeDescriptionCount) != (b->vertexAttributeDescriptionCount))
 		return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.vertexAttributeDescriptionCount");
-	if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
-		return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
-	if (a->pVertexAttributeDescriptions)
-		for (uint64_t i1446 = 0; i1446 < (uint64_t)a->vertexAttributeDescriptionCount; i1446++)
-			if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1446]), &(b->pVertexAttributeDescriptions[i1446]), 1))
-				return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
+	if ((((uint64_t)a->vertexAttributeDescriptionCount) == 0)) {
+		if (b->pVertexAttributeDescriptions)
+			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions (ignored, not absent)");
+	} else {
+		if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
+			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
+		if (a->pVertexAttributeDescriptions)
+			for (uint64_t i1446 = 0; i1446 < (uint64_t)a->vertexAttributeDescriptionCount; i1446++)
+				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1446]), &(b->pVertexAttributeDescriptions[i1446]), 1))
+					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
+	}
 	return 0;
 }
 
@@ -50715,10 +52017,15 @@ static int sbt_vk_ca_vkCmdSetColorWriteEnableEXT(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.commandBuffer");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.attachmentCount");
-	if (!a->pColorWriteEnables != !b->pColorWriteEnables)
-		return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables");
-	if (a->pColorWriteEnables && memcmp(a->pColorWriteEnables, b->pColorWriteEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteEnables)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables");
+	if ((((uint64_t)a->attachmentCount) == 0)) {
+		if (b->pColorWriteEnables)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables (ignored, not absent)");
+	} else {
+		if (!a->pColorWriteEnables != !b->pColorWriteEnables)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables");
+		if (a->pColorWriteEnables && memcmp(a->pColorWriteEnables, b->pColorWriteEnables, (size_t)((uint64_t)a->attachmentCount) * sizeof(*a->pColorWriteEnables)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables");
+	}
 	return 0;
 }
 
@@ -50810,18 +52117,28 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents2.commandBuffer");
 	if ((a->eventCount) != (b->eventCount))
 		return sbt_vk_t_fail(c, "vkCmdWaitEvents2.eventCount");
-	if (!a->pEvents != !b->pEvents)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
-	if (a->pEvents)
-		for (uint64_t i1457 = 0; i1457 < (uint64_t)a->eventCount; i1457++)
-			if ((uint64_t)(uintptr_t)(b->pEvents[i1457]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1457]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
-	if (!a->pDependencyInfos != !b->pDependencyInfos)
-		return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
-	if (a->pDependencyInfos)
-		for (uint64_t i1458 = 0; i1458 < (uint64_t)a->eventCount; i1458++)
-			if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1458]), &(b->pDependencyInfos[i1458]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
+	if ((((uint64_t)a->eventCount) == 0)) {
+		if (b->pEvents)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents (ignored, not absent)");
+	} else {
+		if (!a->pEvents != !b->pEvents)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
+		if (a->pEvents)
+			for (uint64_t i1457 = 0; i1457 < (uint64_t)a->eventCount; i1457++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i1457]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1457]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
+	}
+	if ((((uint64_t)a->eventCount) == 0)) {
+		if (b->pDependencyInfos)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos (ignored, not absent)");
+	} else {
+		if (!a->pDependencyInfos != !b->pDependencyInfos)
+			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
+		if (a->pDependencyInfos)
+			for (uint64_t i1458 = 0; i1458 < (uint64_t)a->eventCount; i1458++)
+				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1458]), &(b->pDependencyInfos[i1458]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
+	}
 	return 0;
 }
 
@@ -50880,12 +52197,17 @@ static int sbt_vk_ca_vkQueueSubmit2(sbt_vk_c *c, const void *va, const void *vb)
 		return sbt_vk_t_fail(c, "vkQueueSubmit2.queue");
 	if ((a->submitCount) != (b->submitCount))
 		return sbt_vk_t_fail(c, "vkQueueSubmit2.submitCount");
-	if (!a->pSubmits != !b->pSubmits)
-		return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
-	if (a->pSubmits)
-		for (uint64_t i1463 = 0; i1463 < (uint64_t)a->submitCount; i1463++)
-			if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1463]), &(b->pSubmits[i1463]), 1))
-				return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
+	if ((((uint64_t)a->submitCount) == 0)) {
+		if (b->pSubmits)
+			return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits (ignored, not absent)");
+	} else {
+		if (!a->pSubmits != !b->pSubmits)
+			return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
+		if (a->pSubmits)
+			for (uint64_t i1463 = 0; i1463 < (uint64_t)a->submitCount; i1463++)
+				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1463]), &(b->pSubmits[i1463]), 1))
+					return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
+	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
 		return sbt_vk_t_fail(c, "vkQueueSubmit2.fence");
 	if ((a->ret) != (b->ret))
@@ -51349,12 +52671,17 @@ static int sbt_vk_ca_vkBindVideoSessionMemoryKHR(sbt_vk_c *c, const void *va, co
 		return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.videoSession");
 	if ((a->bindSessionMemoryInfoCount) != (b->bindSessionMemoryInfoCount))
 		return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.bindSessionMemoryInfoCount");
-	if (!a->pBindSessionMemoryInfos != !b->pBindSessionMemoryInfos)
-		return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
-	if (a->pBindSessionMemoryInfos)
-		for (uint64_t i1494 = 0; i1494 < (uint64_t)a->bindSessionMemoryInfoCount; i1494++)
-			if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1494]), &(b->pBindSessionMemoryInfos[i1494]), 1))
-				return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
+	if ((((uint64_t)a->bindSessionMemoryInfoCount) == 0)) {
+		if (b->pBindSessionMemoryInfos)
+			return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos (ignored, not absent)");
+	} else {
+		if (!a->pBindSessionMemoryInfos != !b->pBindSessionMemoryInfos)
+			return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
+		if (a->pBindSessionMemoryInfos)
+			for (uint64_t i1494 = 0; i1494 < (uint64_t)a->bindSessionMemoryInfoCount; i1494++)
+				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1494]), &(b->pBindSessionMemoryInfos[i1494]), 1))
+					return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.ret");
 	return 0;
@@ -51494,10 +52821,15 @@ static int sbt_vk_ca_vkCmdDecompressMemoryNV(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.commandBuffer");
 	if ((a->decompressRegionCount) != (b->decompressRegionCount))
 		return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.decompressRegionCount");
-	if (!a->pDecompressMemoryRegions != !b->pDecompressMemoryRegions)
-		return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions");
-	if (a->pDecompressMemoryRegions && memcmp(a->pDecompressMemoryRegions, b->pDecompressMemoryRegions, (size_t)((uint64_t)a->decompressRegionCount) * sizeof(*a->pDecompressMemoryRegions)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions");
+	if ((((uint64_t)a->decompressRegionCount) == 0)) {
+		if (b->pDecompressMemoryRegions)
+			return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions (ignored, not absent)");
+	} else {
+		if (!a->pDecompressMemoryRegions != !b->pDecompressMemoryRegions)
+			return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions");
+		if (a->pDecompressMemoryRegions && memcmp(a->pDecompressMemoryRegions, b->pDecompressMemoryRegions, (size_t)((uint64_t)a->decompressRegionCount) * sizeof(*a->pDecompressMemoryRegions)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions");
+	}
 	return 0;
 }
 
@@ -51808,12 +53140,17 @@ static int sbt_vk_ca_vkCmdBindDescriptorBuffersEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.commandBuffer");
 	if ((a->bufferCount) != (b->bufferCount))
 		return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.bufferCount");
-	if (!a->pBindingInfos != !b->pBindingInfos)
-		return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
-	if (a->pBindingInfos)
-		for (uint64_t i1516 = 0; i1516 < (uint64_t)a->bufferCount; i1516++)
-			if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1516]), &(b->pBindingInfos[i1516]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
+	if ((((uint64_t)a->bufferCount) == 0)) {
+		if (b->pBindingInfos)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos (ignored, not absent)");
+	} else {
+		if (!a->pBindingInfos != !b->pBindingInfos)
+			return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
+		if (a->pBindingInfos)
+			for (uint64_t i1516 = 0; i1516 < (uint64_t)a->bufferCount; i1516++)
+				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1516]), &(b->pBindingInfos[i1516]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
+	}
 	return 0;
 }
 
@@ -51860,14 +53197,24 @@ static int sbt_vk_ca_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_c *c, const void 
 		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.firstSet");
 	if ((a->setCount) != (b->setCount))
 		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.setCount");
-	if (!a->pBufferIndices != !b->pBufferIndices)
-		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices");
-	if (a->pBufferIndices && memcmp(a->pBufferIndices, b->pBufferIndices, (size_t)((uint64_t)a->setCount) * sizeof(*a->pBufferIndices)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices");
-	if (!a->pOffsets != !b->pOffsets)
-		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets");
-	if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->setCount) * sizeof(*a->pOffsets)) != 0)
-		return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets");
+	if ((((uint64_t)a->setCount) == 0)) {
+		if (b->pBufferIndices)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices (ignored, not absent)");
+	} else {
+		if (!a->pBufferIndices != !b->pBufferIndices)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices");
+		if (a->pBufferIndices && memcmp(a->pBufferIndices, b->pBufferIndices, (size_t)((uint64_t)a->setCount) * sizeof(*a->pBufferIndices)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices");
+	}
+	if ((((uint64_t)a->setCount) == 0)) {
+		if (b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets (ignored, not absent)");
+	} else {
+		if (!a->pOffsets != !b->pOffsets)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets");
+		if (a->pOffsets && memcmp(a->pOffsets, b->pOffsets, (size_t)((uint64_t)a->setCount) * sizeof(*a->pOffsets)) != 0)
+			return sbt_vk_t_fail(c, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets");
+	}
 	return 0;
 }
 
@@ -52200,12 +53547,17 @@ static int sbt_vk_ca_vkCmdBuildMicromapsEXT(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.commandBuffer");
 	if ((a->infoCount) != (b->infoCount))
 		return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.infoCount");
-	if (!a->pInfos != !b->pInfos)
-		return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
-	if (a->pInfos)
-		for (uint64_t i1534 = 0; i1534 < (uint64_t)a->infoCount; i1534++)
-			if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1534]), &(b->pInfos[i1534]), 1))
-				return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
+	if ((((uint64_t)a->infoCount) == 0)) {
+		if (b->pInfos)
+			return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos (ignored, not absent)");
+	} else {
+		if (!a->pInfos != !b->pInfos)
+			return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
+		if (a->pInfos)
+			for (uint64_t i1534 = 0; i1534 < (uint64_t)a->infoCount; i1534++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1534]), &(b->pInfos[i1534]), 1))
+					return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
+	}
 	return 0;
 }
 
@@ -52239,12 +53591,17 @@ static int sbt_vk_ca_vkBuildMicromapsEXT(sbt_vk_c *c, const void *va, const void
 		return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.deferredOperation");
 	if ((a->infoCount) != (b->infoCount))
 		return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.infoCount");
-	if (!a->pInfos != !b->pInfos)
-		return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
-	if (a->pInfos)
-		for (uint64_t i1538 = 0; i1538 < (uint64_t)a->infoCount; i1538++)
-			if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1538]), &(b->pInfos[i1538]), 1))
-				return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
+	if ((((uint64_t)a->infoCount) == 0)) {
+		if (b->pInfos)
+			return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos (ignored, not absent)");
+	} else {
+		if (!a->pInfos != !b->pInfos)
+			return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
+		if (a->pInfos)
+			for (uint64_t i1538 = 0; i1538 < (uint64_t)a->infoCount; i1538++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1538]), &(b->pInfos[i1538]), 1))
+					return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
+	}
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.ret");
 	return 0;
@@ -52489,12 +53846,17 @@ static int sbt_vk_ca_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *v
 		return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.commandBuffer");
 	if ((a->micromapCount) != (b->micromapCount))
 		return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.micromapCount");
-	if (!a->pMicromaps != !b->pMicromaps)
-		return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
-	if (a->pMicromaps)
-		for (uint64_t i1549 = 0; i1549 < (uint64_t)a->micromapCount; i1549++)
-			if ((uint64_t)(uintptr_t)(b->pMicromaps[i1549]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1549]), 1))
-				return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
+	if ((((uint64_t)a->micromapCount) == 0)) {
+		if (b->pMicromaps)
+			return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (ignored, not absent)");
+	} else {
+		if (!a->pMicromaps != !b->pMicromaps)
+			return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
+		if (a->pMicromaps)
+			for (uint64_t i1549 = 0; i1549 < (uint64_t)a->micromapCount; i1549++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1549]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1549]), 1))
+					return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
+	}
 	if ((a->queryType) != (b->queryType))
 		return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.queryType");
 	if ((uint64_t)(uintptr_t)(b->queryPool) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->queryPool), 1))
@@ -52535,12 +53897,17 @@ static int sbt_vk_ca_vkWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *va, 
 		return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.device");
 	if ((a->micromapCount) != (b->micromapCount))
 		return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.micromapCount");
-	if (!a->pMicromaps != !b->pMicromaps)
-		return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
-	if (a->pMicromaps)
-		for (uint64_t i1553 = 0; i1553 < (uint64_t)a->micromapCount; i1553++)
-			if ((uint64_t)(uintptr_t)(b->pMicromaps[i1553]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1553]), 1))
-				return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
+	if ((((uint64_t)a->micromapCount) == 0)) {
+		if (b->pMicromaps)
+			return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps (ignored, not absent)");
+	} else {
+		if (!a->pMicromaps != !b->pMicromaps)
+			return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
+		if (a->pMicromaps)
+			for (uint64_t i1553 = 0; i1553 < (uint64_t)a->micromapCount; i1553++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1553]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1553]), 1))
+					return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
+	}
 	if ((a->queryType) != (b->queryType))
 		return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.queryType");
 	if ((a->dataSize) != (b->dataSize))
