@@ -1802,7 +1802,7 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 	VkImageMemoryBarrier *bars = NULL;
 	VkSemaphore *sems = NULL;
 	uint64_t *staged = NULL; /* per staged memory: dst buffer, staging buffer, its memory */
-	uint32_t nbars = 0, nsems = 0, nstaged = 0;
+	uint32_t nbars = 0, nsems = 0, nstaged = 0, fence_submits = 0;
 	size_t i, k;
 	VkQueue queue;
 	for (i = 0; i < s->nqueues && !q; i++)
@@ -1940,6 +1940,7 @@ out_sync:
 			sbt_vk_args_vkQueueSubmit qs = { (VkQueue)(uintptr_t)q->queue, 0, NULL,
 				                             (VkFence)(uintptr_t)y->handle, VK_SUCCESS };
 			vkl_snap_put(SBT_VK_CMD_vkQueueSubmit, &qs);
+			fence_submits++;
 		} else if (y->type == VK_OBJECT_TYPE_FENCE && !y->signal) {
 			VkFence f = (VkFence)(uintptr_t)y->handle;
 			sbt_vk_args_vkResetFences rf = { device, 1, &f, VK_SUCCESS };
@@ -1955,6 +1956,13 @@ out_sync:
 					vkl_snap_put(SBT_VK_CMD_vkAcquireNextImageKHR, &an);
 			}
 		}
+	}
+	/* The fences were signalled when the window opened, not pending: a
+	 * window that begins by resetting one (vk_multithread) must find the
+	 * empty submits done, or the reset meets a fence in use. */
+	if (fence_submits) {
+		sbt_vk_args_vkQueueWaitIdle wi = { (VkQueue)(uintptr_t)q->queue, VK_SUCCESS };
+		vkl_snap_put(SBT_VK_CMD_vkQueueWaitIdle, &wi);
 	}
 out_free:
 	free(bars);
