@@ -24,6 +24,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "capture/cap_fast.h"
 #include "capture/cap_internal.h"
 
 cap_global cap_g = {
@@ -40,9 +41,9 @@ cap_global cap_g = {
 
 CAP_TLS int cap_tls_is_writer;
 CAP_TLS int cap_tls_opening;
-static CAP_TLS cap_thread *cap_tls_thread;
-static CAP_TLS uint64_t cap_tls_gen;
-static CAP_TLS int cap_tls_depth;
+CAP_TLS cap_thread *cap_tls_thread;
+CAP_TLS uint64_t cap_tls_gen;
+CAP_TLS int cap_tls_depth;
 
 static pthread_once_t cap_rt_once = PTHREAD_ONCE_INIT;
 
@@ -455,16 +456,9 @@ static int cap_rt_ready_slow(int st)
 	return 0;
 }
 
-/* 1 when this thread may record now; starts the runtime on first use. */
-static inline int cap_rt_ready(void)
+int cap_rt_ready_slow_(void)
 {
-	int st = atomic_load_explicit(&cap_g.state, memory_order_acquire);
-	if (__builtin_expect(st == CAP_ST_RUNNING, 1))
-		return !cap_tls_is_writer;
-	/* Between capture windows every call asks: answer without a call. */
-	if (st == CAP_ST_CLOSED)
-		return 0;
-	return cap_rt_ready_slow(st);
+	return cap_rt_ready_slow(atomic_load_explicit(&cap_g.state, memory_order_acquire));
 }
 
 int cap_active(void)
@@ -575,11 +569,6 @@ out_nomem:
 	return NULL;
 }
 
-static size_t cap_rt_entry_size(size_t body)
-{
-	return (sizeof(cap_entry) + body + 7) & ~(size_t)7;
-}
-
 /* Whether `need` more bytes may be buffered on top of `b`.  An entry
  * larger than half the bound goes in once the buffers are down to a
  * quarter: waiting for them to be empty could starve it while other
@@ -669,12 +658,6 @@ static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
 	e = (cap_entry *)(b->data + t->wpos);
 	e->size = need;
 	return e;
-}
-
-static void cap_rt_publish(cap_thread *t, cap_entry *e)
-{
-	t->wpos += e->size;
-	atomic_store_explicit(&t->tail->committed, t->wpos, memory_order_release);
 }
 
 /* ---- host stacks ------------------------------------------------------- */
@@ -799,33 +782,6 @@ static inline cap_entry *cap_rt_open(uint32_t type, unsigned flags, size_t max_l
 	*t_out = t;
 	*key_out = key;
 	return cap_rt_reserve(t, max_len);
-}
-
-/* Take the seq of a record entry whose kind, type and key are filled in,
- * with `head` body bytes before its len payload (or raw) bytes, and
- * publish it. */
-static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t head, size_t len)
-{
-	uint64_t lb, seq;
-	if (e->type >= SBT_TYPE_FIRST_API &&
-	    !atomic_load_explicit(&cap_g.win_api_seen, memory_order_relaxed))
-		atomic_store_explicit(&cap_g.win_api_seen, 1, memory_order_relaxed);
-	e->len = len;
-	e->size = cap_rt_entry_size(head + len);
-	/* Advertise a lower bound of the seq about to be taken (see
-	 * cap_internal.h): the writer emits nothing at or above it until the
-	 * record is published.  A release store is enough: the writer loads
-	 * the counter (acquire) before this bound, so a writer that sees the
-	 * seq taken below also sees the bound (the counter's RMWs form one
-	 * release sequence), and one that does not uses a lower counter. */
-	lb = atomic_load_explicit(&cap_g.next_seq, memory_order_relaxed);
-	atomic_store_explicit(&t->inflight, lb, memory_order_release);
-	seq = atomic_fetch_add(&cap_g.next_seq, 1);
-	e->seq = seq;
-	e->time_ns = cap_now_ns_() - cap_g.start_mono_ns;
-	cap_rt_publish(t, e);
-	atomic_store_explicit(&t->inflight, 0, memory_order_release);
-	return seq;
 }
 
 static inline uint64_t cap_rt_seal(cap_thread *t, cap_entry *e, uint32_t type, uint64_t key,
@@ -998,13 +954,12 @@ uint64_t cap_keyframe_begin(const void *payload, size_t len)
 
 int cap_enter(void)
 {
-	return cap_tls_depth++ > 0;
+	return cap_enter_inline();
 }
 
 void cap_leave(void)
 {
-	if (cap_tls_depth > 0)
-		cap_tls_depth--;
+	cap_leave_inline();
 }
 
 /* ---- types, metadata, callbacks --------------------------------------- */

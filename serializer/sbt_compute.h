@@ -254,7 +254,9 @@ enum { /* sub of launches */
 };
 enum { /* sub of the keyframe marker */
 	SBT_CM_KF_START = 1, SBT_CM_KF_BEFORE_LAUNCH = 2, SBT_CM_KF_AFTER_LAUNCH = 3,
-	SBT_CM_KF_EVERY = 4
+	SBT_CM_KF_EVERY = 4,
+	SBT_CM_KF_HOST_INPUTS = 5 /* pinned host memory a launch's parameters point
+	                             into, as the CPU left it before the launch */
 };
 enum { /* flags of the keyframe marker */
 	SBT_CM_KF_PARTIAL = 1 /* only what replay cannot recompute: not a start point */

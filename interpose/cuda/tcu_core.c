@@ -135,24 +135,6 @@ void *tcu_call_begin(tcu_fn id)
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
 }
 
-void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
-{
-	if (__builtin_expect(!atomic_load_explicit(&tcu_g.ready, memory_order_acquire), 0))
-		tcu_init();
-	if (cap_enter()) {
-		*mode_out = TCU_MODE_NESTED;
-	} else {
-		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
-		*mode_out = cap_active() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
-	}
-	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
-}
-
-void tcu_call_end(void)
-{
-	cap_leave();
-}
-
 CUresult tcu_no_driver(tcu_fn id)
 {
 	if (atomic_exchange(&tcu_g.no_driver_warned, 1) == 0) {
@@ -529,6 +511,10 @@ static void tcu_report(void)
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " managed allocation%s at driver addresses",
 			                      unplaced, unplaced == 1 ? "" : "s");
+		if (tcu_g.host_snapshots && n < sizeof(extra))
+			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
+			                      ", %" PRIu64 " snapshots of pinned host memory kernels read",
+			                      tcu_g.host_snapshots);
 		if (nunmod && n < sizeof(extra))
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n,
 			                      ", %" PRIu64 " to %zu entry points not modeled "

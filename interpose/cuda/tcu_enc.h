@@ -214,15 +214,22 @@ static inline size_t tcu_enc_launch_put(uint8_t *out, const tcu_enc_launch *d)
  * extra_len bytes of the extra buffer, nattrs CUlaunchAttribute copies
  * (TCU_ENC_ATTR_STRIDE bytes each).
  */
-typedef struct tcu_enc_raw {
-	const uint8_t *head;   /* the function's tcu_enc_head; NULL: encode `handle` alone */
+/* What a launch record takes from its function, fixed once the function
+ * has launched: its encoded head, its layout field and its kind. */
+typedef struct tcu_enc_fn {
+	const uint8_t *head;   /* the function's tcu_enc_head */
 	const uint8_t *layout; /* its tcu_enc_layout field (layout_len 0: none) */
-	uint64_t handle, stream, capture_id;
 	uint32_t head_len, layout_len;
+	uint8_t sub;           /* SBT_CM_FUNC_* */
+} tcu_enc_fn;
+
+typedef struct tcu_enc_raw {
+	const tcu_enc_fn *fn;  /* NULL, or fn->head NULL: encode `handle` alone, no layout */
+	uint64_t handle, stream, capture_id;
 	uint32_t grid[3], block[3], shared_mem;
 	uint32_t result, capture_status;
 	uint32_t param_bytes, extra_len, nattrs;
-	uint8_t sub, ptds;
+	uint8_t ptds;
 } tcu_enc_raw;
 
 /* Raw bytes of a launch with these variable parts. */
@@ -260,9 +267,12 @@ static inline size_t tcu_enc_raw_encode(const uint8_t *raw, size_t raw_len, uint
 		return 0;
 	memset(&d, 0, sizeof(d));
 	d.result = r.result;
-	if (r.head) {
-		d.head = r.head;
-		d.head_len = r.head_len;
+	if (r.fn && r.fn->head) {
+		d.head = r.fn->head;
+		d.head_len = r.fn->head_len;
+		d.layout = r.fn->layout;
+		d.layout_len = r.fn->layout_len;
+		d.sub = r.fn->sub;
 	} else {
 		d.head = head;
 		d.head_len = tcu_enc_head(head, r.handle, NULL, 0);
@@ -275,15 +285,12 @@ static inline size_t tcu_enc_raw_encode(const uint8_t *raw, size_t raw_len, uint
 	d.shared_mem = r.shared_mem;
 	d.param_data = tail;
 	d.param_bytes = r.param_bytes;
-	d.layout = r.layout;
-	d.layout_len = r.layout_len;
 	d.extra = tail + r.param_bytes;
 	d.extra_len = r.extra_len;
 	d.attrs = tail + r.param_bytes + r.extra_len;
 	d.nattrs = r.nattrs;
 	d.capture_status = r.capture_status;
 	d.capture_id = r.capture_id;
-	d.sub = r.sub;
 	d.ptds = r.ptds;
 	max = tcu_enc_launch_max(&d);
 	if (max > out_cap)

@@ -43,6 +43,7 @@
 #include <cuda.h>
 
 #include "capture/cap.h"
+#include "capture/cap_fast.h"
 #include "interpose/cuda/generated/tcu_gen.h"
 #include "interpose/cuda/tcu_enc.h"
 #include "serializer/sbt_compute.h"
@@ -98,6 +99,8 @@ typedef struct tcu_layout {
 	tcu_enc_param *pl;   /* nparams entries */
 	uint8_t *field;      /* the layout field: tcu_enc_layout */
 	size_t field_len;
+	tcu_enc_fn enc;      /* what launch records take: the function's head,
+	                        this field when known, its kind (raw->fn) */
 } tcu_layout;
 
 /*
@@ -204,6 +207,7 @@ typedef struct tcu_state {
 	_Atomic uint64_t own[TCU_FN_COUNT];   /* made by the recorder itself */
 	atomic_int no_driver_warned;
 	_Atomic uint64_t launches;
+	_Atomic uint64_t host_live;   /* live pinned host allocations (tcu_alloc_add) */
 	_Atomic uint64_t images_missing; /* loads that worked, recorded without image */
 	_Atomic uint64_t procaddr_fallbacks;
 
@@ -252,6 +256,7 @@ typedef struct tcu_state {
 	int kf_pinned;
 	CUevent kf_done[2];
 	uint64_t keyframes;
+	uint64_t host_snapshots;      /* SBT_CM_KF_HOST_INPUTS keyframes (kf_mu) */
 	atomic_int start_keyframe_taken; /* the capture-start keyframe */
 	atomic_int launch_quiet; /* 1 once tcu_launch_quiet holds (it then always does) */
 
@@ -277,9 +282,24 @@ typedef enum tcu_mode {
 /* Count a call of `id` by the program and return the driver's function
  * (NULL when there is no driver).  Pair with tcu_call_end. */
 void *tcu_call_begin(tcu_fn id);
-/* Same, and the call's mode in *mode_out (written always). */
-void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out);
-void tcu_call_end(void);
+/* Same, and the call's mode in *mode_out (written always).  Inline: every
+ * wrapped call begins here, a launch included (capture/cap_fast.h). */
+static inline void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
+{
+	if (__builtin_expect(!atomic_load_explicit(&tcu_g.ready, memory_order_acquire), 0))
+		tcu_init();
+	if (cap_enter_inline()) {
+		*mode_out = TCU_MODE_NESTED;
+	} else {
+		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
+		*mode_out = cap_active_inline() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
+	}
+	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
+}
+static inline void tcu_call_end(void)
+{
+	cap_leave_inline();
+}
 /* Says once that there is no driver; the call's result. */
 CUresult tcu_no_driver(tcu_fn id);
 /* The driver's function for the recorder's own use (counted in own[]). */
@@ -307,6 +327,9 @@ void *tcu_map_del(tcu_map *m, uint64_t key);
 
 void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind);
 void tcu_alloc_del(uint64_t base);
+/* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*);
+ * NULL and 0 unless it names both. */
+void tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out);
 /* The allocation containing addr: 1 and its base/kind, or 0. */
 int tcu_alloc_find(uint64_t addr, uint64_t *base_out, unsigned *kind_out);
 /* 1 when addr lies in device-accessible memory we know (not host). */
@@ -372,7 +395,8 @@ void tcu_keyframe_window(void);
  * and whether the stream is capturing.  Inline, the launch that needs
  * neither a keyframe nor a question to the driver (tcu_launch_quiet,
  * tcu_capture_quiet): one counter and a few loads. */
-uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUfunction f, void **params, void **extra,
+                                CUstream stream, int ptds, int *capturing_out,
                                 uint64_t *capture_id_out);
 void tcu_launch_after_slow(uint64_t ordinal, CUstream stream, int ptds);
 
@@ -408,16 +432,24 @@ static inline int tcu_capture_quiet(CUstream s, int ptds)
 	return (h ? (uint64_t)h : (uint64_t)(uintptr_t)CU_STREAM_LEGACY) == tcu_tls_known_key;
 }
 
-static inline uint64_t tcu_launch_before(CUstream stream, int ptds, int *capturing_out,
+/* Before a launch of f with params or extra on stream: its ordinal, and
+ * whether the stream is capturing; takes the keyframes the policy asks
+ * for, and the snapshot of pinned host memory the parameters point into
+ * while any is live (tcu_host_inputs). */
+static inline uint64_t tcu_launch_before(CUfunction f, void **params, void **extra,
+                                         CUstream stream, int ptds, int *capturing_out,
                                          uint64_t *capture_id_out)
 {
 	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
-	if (__builtin_expect(tcu_launch_quiet() && tcu_capture_quiet(stream, ptds), 1)) {
+	if (__builtin_expect(tcu_launch_quiet() && tcu_capture_quiet(stream, ptds) &&
+	                         !atomic_load_explicit(&tcu_g.host_live, memory_order_relaxed),
+	                     1)) {
 		*capturing_out = 0;
 		*capture_id_out = 0;
 		return ordinal;
 	}
-	return tcu_launch_before_slow(ordinal, stream, ptds, capturing_out, capture_id_out);
+	return tcu_launch_before_slow(ordinal, f, params, extra, stream, ptds, capturing_out,
+	                              capture_id_out);
 }
 
 static inline void tcu_launch_after(uint64_t ordinal, CUstream stream, int ptds, int capturing)

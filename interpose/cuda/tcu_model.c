@@ -1004,7 +1004,7 @@ typedef struct tcu_launch {
 
 /* The buffer an `extra` array points at (CU_LAUNCH_PARAM_BUFFER_*);
  * NULL and 0 unless it names both. */
-static void tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
+void tcu_extra_buffer(void **extra, const void **buf_out, size_t *len_out)
 {
 	const void *buf = NULL;
 	size_t len = 0;
@@ -1058,28 +1058,13 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 	}
 	if (l->attrs)
 		nattrs = l->nattrs;
-	raw = (tcu_enc_raw *)cap_record_begin_deferred(
+	raw = (tcu_enc_raw *)cap_fast_begin_deferred(
 	    SBT_CM_TYPE(k), CAP_REC_WORK, tcu_launch_encode,
 	    tcu_enc_raw_size(param_bytes, extra_len, nattrs), &rec);
 	if (!raw)
 		return;
-	if (f) {
-		raw->head = f->head;
-		raw->head_len = (uint32_t)f->head_len;
-		raw->sub = f->is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
-	} else {
-		raw->head = NULL;
-		raw->head_len = 0;
-		raw->sub = 0;
-	}
+	raw->fn = lay ? &lay->enc : NULL;
 	raw->handle = TCU_H(l->f);
-	if (by_layout) {
-		raw->layout = lay->field;
-		raw->layout_len = (uint32_t)lay->field_len;
-	} else {
-		raw->layout = NULL;
-		raw->layout_len = 0;
-	}
 	raw->stream = TCU_H(l->stream);
 	raw->capture_id = l->capture_id;
 	for (int i = 0; i < 3; i++) {
@@ -1100,7 +1085,7 @@ static inline __attribute__((always_inline)) void tcu_launch_record(sbt_cm_kind 
 		memcpy(tail + param_bytes, extra, extra_len);
 	if (nattrs)
 		memcpy(tail + param_bytes + extra_len, l->attrs, nattrs * TCU_ENC_ATTR_STRIDE);
-	cap_record_commit(rec, tcu_enc_raw_size(param_bytes, extra_len, nattrs));
+	cap_fast_commit(rec, tcu_enc_raw_size(param_bytes, extra_len, nattrs));
 }
 
 _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
@@ -1110,11 +1095,15 @@ _Static_assert(sizeof(CUlaunchAttribute) == TCU_ENC_ATTR_STRIDE &&
                "CUlaunchAttribute is laid out as tcu_enc.h reads it");
 _Static_assert(sizeof(((CUlaunchAttribute *)0)->value) == 64, "launch attribute values are 64 bytes");
 
-CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
-                              unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
-                              unsigned int shared, CUstream s, void **params, void **extra)
+/* cuLaunchKernel and its per-thread-stream form are exported from here
+ * (scripts/cudagen/gen.py EXPORTED_BY_MODEL): each is this function with
+ * its variant and stream kind constant, nothing between the program and
+ * the recording but one call. */
+static inline __attribute__((always_inline)) CUresult
+tcu_launch_kernel(tcu_fn id, int ptds, CUfunction f, unsigned int gx, unsigned int gy,
+                  unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                  unsigned int shared, CUstream s, void **params, void **extra)
 {
-	int ptds = (tcu_fn_table[id].flags & TCU_FNF_PTDS) != 0;
 	int capturing = 0;
 	uint64_t ordinal = 0, capture_id = 0;
 	int unit;
@@ -1127,7 +1116,7 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
+		ordinal = tcu_launch_before(f, params, extra, s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
@@ -1139,6 +1128,24 @@ CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned
 out:
 	tcu_call_end();
 	return r;
+}
+
+#undef cuLaunchKernel /* cuda.h may name the per-thread variant so */
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                unsigned int bx, unsigned int by, unsigned int bz,
+                                unsigned int shared, CUstream s, void **params, void **extra)
+{
+	return tcu_launch_kernel(TCU_FN_cuLaunchKernel, 0, f, gx, gy, gz, bx, by, bz, shared, s,
+	                         params, extra);
+}
+
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+                                     unsigned int gz, unsigned int bx, unsigned int by,
+                                     unsigned int bz, unsigned int shared, CUstream s,
+                                     void **params, void **extra)
+{
+	return tcu_launch_kernel(TCU_FN_cuLaunchKernel_ptsz, 1, f, gx, gy, gz, bx, by, bz, shared,
+	                         s, params, extra);
 }
 
 CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int gx, unsigned int gy,
@@ -1160,7 +1167,7 @@ CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction f, unsigned int g
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(s, ptds, &capturing, &capture_id);
+		ordinal = tcu_launch_before(f, params, NULL, s, ptds, &capturing, &capture_id);
 	r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch l = {f,      {gx, gy, gz}, {bx, by, bz}, shared,    s,   params,
@@ -1208,7 +1215,7 @@ CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig *cfg, CUfunction
 	}
 	unit = tcu_launch_unit_begin(&mode);
 	if (mode == TCU_MODE_RECORD)
-		ordinal = tcu_launch_before(l.stream, ptds, &l.capturing, &l.capture_id);
+		ordinal = tcu_launch_before(f, params, extra, l.stream, ptds, &l.capturing, &l.capture_id);
 	r = real(cfg, f, params, extra);
 	if (mode == TCU_MODE_RECORD) {
 		tcu_launch_record(SBT_CM_K_cuLaunchKernelEx, r, &l);

@@ -79,6 +79,21 @@ void *tcu_map_del(tcu_map *m, uint64_t key)
 
 /* ---- allocations ------------------------------------------------------------ */
 
+/* Pinned host memory: kernels may read it directly (tcu_host_inputs). */
+static int tcu_kind_is_host(unsigned kind)
+{
+	return kind == SBT_CM_MEM_HOST || kind == SBT_CM_MEM_HOST_ALLOC ||
+	       kind == SBT_CM_MEM_HOST_REGISTER;
+}
+
+/* Free an entry taken out of the map (mu held), keeping host_live. */
+static void tcu_alloc_forget_locked(tcu_alloc *a)
+{
+	if (a && tcu_kind_is_host(a->kind))
+		atomic_fetch_sub_explicit(&tcu_g.host_live, 1, memory_order_relaxed);
+	free(a);
+}
+
 void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind)
 {
 	tcu_alloc *a = malloc(sizeof(*a));
@@ -91,14 +106,16 @@ void tcu_alloc_add(uint64_t base, uint64_t size, unsigned kind)
 	a->kind = kind;
 	a->recorded = cap_active();
 	pthread_mutex_lock(&tcu_g.mu);
-	free(tcu_map_put(&tcu_g.allocs, base, a));
+	tcu_alloc_forget_locked(tcu_map_put(&tcu_g.allocs, base, a));
+	if (tcu_kind_is_host(kind))
+		atomic_fetch_add_explicit(&tcu_g.host_live, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
 void tcu_alloc_del(uint64_t base)
 {
 	pthread_mutex_lock(&tcu_g.mu);
-	free(tcu_map_del(&tcu_g.allocs, base));
+	tcu_alloc_forget_locked(tcu_map_del(&tcu_g.allocs, base));
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
@@ -323,7 +340,9 @@ tcu_func *tcu_func_get_slow(uint64_t handle)
 	return f;
 }
 
-static const tcu_layout tcu_layout_unknown = {-1, 0, 0, NULL, NULL, 0};
+/* Out of memory for a function's own unknown layout: its launches are
+ * recorded as a handle alone (enc.head NULL). */
+static const tcu_layout tcu_layout_unknown = {-1, 0, 0, NULL, NULL, 0, {NULL, NULL, 0, 0, 0}};
 
 /* Ask the driver for the parameter layout: index by index until it says
  * there is no such parameter.  NULL when it cannot say. */
@@ -386,6 +405,16 @@ const tcu_layout *tcu_func_layout_slow(tcu_func *f)
 	const tcu_layout *expected = NULL;
 	tcu_layout *mine;
 	mine = tcu_query_layout(f->handle, f->is_kernel);
+	if (!mine && (mine = calloc(1, sizeof(*mine))) != NULL)
+		mine->known = -1;
+	if (mine) {
+		/* Built before it is published: a launch record points at it. */
+		mine->enc.head = f->head;
+		mine->enc.head_len = (uint32_t)f->head_len;
+		mine->enc.layout = mine->known > 0 ? mine->field : NULL;
+		mine->enc.layout_len = mine->known > 0 ? (uint32_t)mine->field_len : 0;
+		mine->enc.sub = f->is_kernel ? SBT_CM_FUNC_KERNEL : SBT_CM_FUNC_FUNCTION;
+	}
 	l = mine ? mine : &tcu_layout_unknown;
 	/* Two first launches at once both ask; the first answer stays. */
 	if (!atomic_compare_exchange_strong_explicit(&f->layout, &expected, l, memory_order_acq_rel,
@@ -611,7 +640,8 @@ static int tcu_all_zero(const void *p, size_t n)
 	return memcmp(b, zero, n) == 0;
 }
 
-static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUresult r, int i)
+static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUresult r,
+                                const void *bytes)
 {
 	sbt_cm_call c;
 	sbt_cm_call_init(&c);
@@ -622,10 +652,10 @@ static void tcu_kf_chunk_record(const tcu_alloc *a, uint64_t off, size_t n, CUre
 		c.result = (uint64_t)r;
 		c.note = (const uint8_t *)"could not be read";
 		c.note_len = strlen("could not be read");
-	} else if (tcu_all_zero(tcu_g.kf_buf[i], n)) {
+	} else if (tcu_all_zero(bytes, n)) {
 		c.value = 1;
 	} else {
-		c.blob = cap_blob(tcu_g.kf_buf[i], n);
+		c.blob = cap_blob(bytes, n);
 	}
 	tcu_emit(SBT_CM_K_tsSnapshot, TCU_FN_cuMemcpyDtoHAsync_v2, &c, 0);
 }
@@ -700,7 +730,7 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 				                                            : TCU_KF_CHUNK;
 				rn = tcu_kf_fetch(!cur, a->base + next_off, next_n);
 			}
-			tcu_kf_chunk_record(a, off, cur_n, r, cur);
+			tcu_kf_chunk_record(a, off, cur_n, r, tcu_g.kf_buf[cur]);
 			off = next_off;
 			cur_n = next_n;
 			cur = !cur;
@@ -711,6 +741,96 @@ static void tcu_keyframe(unsigned why, uint64_t ordinal, CUstream stream, int pt
 out_free:
 	free(list);
 out_unlock:
+	pthread_mutex_unlock(&tcu_g.kf_mu);
+}
+
+/*
+ * Pinned host memory a kernel reads directly (zero copy: with unified
+ * addressing the host pointer is the device one) is written by the CPU,
+ * which no recorded call shows.  Before a launch whose pointer-valued
+ * parameters point into live pinned host memory, the keyframe
+ * SBT_CM_KF_HOST_INPUTS (partial: replay applies it where it stands) holds
+ * those allocations' bytes as the CPU left them, after the work before the
+ * launch on its stream has finished (it may write them too).  The blob
+ * store keeps each distinct page once, so memory the CPU did not change
+ * costs a hash, not a copy into the trace.  Parameters are found by the
+ * function's layout (8-byte parameters) or, for the `extra` form, as every
+ * aligned 8-byte word of its buffer; pointers stored inside memory are not
+ * followed.
+ */
+#define TCU_HOST_INPUTS_MAX 16
+
+static size_t tcu_host_targets(const uint64_t *vals, size_t nvals, tcu_alloc *out)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	for (size_t v = 0; v < nvals && n < TCU_HOST_INPUTS_MAX; v++) {
+		size_t i = tcu_map_lower(&tcu_g.allocs, vals[v]);
+		const tcu_alloc *a;
+		int seen = 0;
+		if (i < tcu_g.allocs.n && tcu_g.allocs.keys[i] == vals[v])
+			i++;
+		if (i == 0)
+			continue;
+		a = tcu_g.allocs.vals[i - 1];
+		if (!tcu_kind_is_host(a->kind) || !a->size || vals[v] - a->base >= a->size)
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = out[j].base == a->base;
+		if (!seen)
+			out[n++] = *a;
+	}
+	pthread_mutex_unlock(&tcu_g.mu);
+	return n;
+}
+
+static void tcu_host_inputs(uint64_t ordinal, CUfunction f, void **params, void **extra,
+                            CUstream stream, int ptds)
+{
+	uint64_t vals[64];
+	size_t nvals = 0, n, chunks = 0;
+	tcu_alloc targets[TCU_HOST_INPUTS_MAX];
+	tcu_func *fe = tcu_func_get((uint64_t)(uintptr_t)f);
+	const tcu_layout *lay = fe ? tcu_func_layout(fe) : NULL;
+	sbt_cm_call kf;
+	uint8_t buf[256];
+	size_t len = 0;
+
+	if (params && lay && lay->known > 0) {
+		for (uint32_t i = 0; i < lay->nparams && nvals < 64; i++)
+			if (lay->pl[i].size == 8 && params[i])
+				memcpy(&vals[nvals++], params[i], 8);
+	} else if (!params && extra) {
+		const void *eb = NULL;
+		size_t elen = 0;
+		tcu_extra_buffer(extra, &eb, &elen);
+		for (size_t at = 0; eb && at + 8 <= elen && nvals < 64; at += 8)
+			memcpy(&vals[nvals++], (const uint8_t *)eb + at, 8);
+	}
+	n = tcu_host_targets(vals, nvals, targets);
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		chunks += (size_t)((targets[i].size + TCU_KF_CHUNK - 1) / TCU_KF_CHUNK);
+	pthread_mutex_lock(&tcu_g.kf_mu);
+	tcu_sync_stream(stream, ptds);
+	sbt_cm_call_init(&kf);
+	kf.count = chunks;
+	kf.sub = SBT_CM_KF_HOST_INPUTS;
+	kf.value = ordinal;
+	kf.stream = (uint64_t)(uintptr_t)stream;
+	kf.flags = SBT_CM_KF_PARTIAL;
+	if (sbt_cm_encode(&kf, buf, sizeof(buf), &len) == SBT_OK) {
+		cap_keyframe_begin(buf, len);
+		for (size_t i = 0; i < n; i++)
+			for (uint64_t off = 0; off < targets[i].size; off += TCU_KF_CHUNK) {
+				uint64_t left = targets[i].size - off;
+				size_t cn = left < TCU_KF_CHUNK ? (size_t)left : TCU_KF_CHUNK;
+				tcu_kf_chunk_record(&targets[i], off, cn, CUDA_SUCCESS,
+				                    (const void *)(uintptr_t)(targets[i].base + off));
+			}
+		tcu_g.host_snapshots++;
+	}
 	pthread_mutex_unlock(&tcu_g.kf_mu);
 }
 
@@ -754,7 +874,8 @@ static const cap_config *tcu_config(void)
 	return cfg;
 }
 
-uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int *capturing_out,
+uint64_t tcu_launch_before_slow(uint64_t ordinal, CUfunction f, void **params, void **extra,
+                                CUstream stream, int ptds, int *capturing_out,
                                 uint64_t *capture_id_out)
 {
 	const cap_config *cfg;
@@ -764,13 +885,13 @@ uint64_t tcu_launch_before_slow(uint64_t ordinal, CUstream stream, int ptds, int
 		return ordinal;
 	cfg = tcu_config();
 	if (!atomic_load_explicit(&tcu_g.start_keyframe_taken, memory_order_relaxed) &&
-	    atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0) {
+	    atomic_exchange(&tcu_g.start_keyframe_taken, 1) == 0)
 		tcu_keyframe(SBT_CM_KF_START, ordinal, stream, ptds,
 		             cfg->snapshot == CAP_SNAPSHOT_NONE, 1);
-		return ordinal;
-	}
-	if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
+	else if (cfg->snapshot == CAP_SNAPSHOT_LAUNCH)
 		tcu_keyframe(SBT_CM_KF_BEFORE_LAUNCH, ordinal, stream, ptds, 0, 1);
+	if (atomic_load_explicit(&tcu_g.host_live, memory_order_relaxed))
+		tcu_host_inputs(ordinal, f, params, extra, stream, ptds);
 	return ordinal;
 }
 

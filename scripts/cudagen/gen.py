@@ -77,6 +77,12 @@ SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuStr
            "cuPointerGetAttribute", "cuPointerGetAttributes", "cuIpcGetMemHandle",
            "cuProfilerStart", "cuProfilerStop"}
 
+# Exported entry points whose wrapper is hand-written in full (the model
+# defines the exported function itself, with its recording inlined): the
+# launch, the call made most often, so that it does not pass eleven
+# arguments through a generated wrapper to tcu_m_<name> (tcu_model.c).
+EXPORTED_BY_MODEL = {"cuLaunchKernel", "cuLaunchKernel_ptsz"}
+
 # Headers beside cuda.h whose driver entry points are wrapped too, with
 # the typedef header that gives their cuGetProcAddress versions.
 EXTRA_HEADERS = (("cudaProfiler.h", "cudaProfilerTypedefs.h"),)
@@ -307,6 +313,8 @@ def main():
     h.append("\n/* Hand-written recording (scripts/cudagen/gen.py MODELED); id is the\n"
              " * variant the program called. */\n")
     for m in MODELED:
+        if m in EXPORTED_BY_MODEL:
+            continue
         p = c_params(fns[m][0])
         h.append("CUresult tcu_m_%s(tcu_fn id%s);\n" % (m, "" if p == "void" else ", " + p))
     h.append("""
@@ -357,6 +365,10 @@ typedef struct tcu_fn_version {
     for n in names:
         params = fns[n][0]
         m = model_of(n, fns)
+        if n in EXPORTED_BY_MODEL:
+            c.append("/* Defined in full by the model (EXPORTED_BY_MODEL). */\n")
+            c.append("CUresult CUDAAPI %s(%s);\n\n" % (n, c_params(params)))
+            continue
         c.append("CUresult CUDAAPI %s(%s)\n{\n" % (n, c_params(params)))
         if m:
             args = c_args(params)

@@ -59,21 +59,24 @@ static int tle_raw_check(int trial, const tcu_enc_launch *d, uint64_t handle, co
 	size_t param_bytes = d->params ? d->param_bytes : 0;
 	size_t raw_len = tcu_enc_raw_size(param_bytes, d->extra_len, d->nattrs);
 	tcu_enc_raw r;
+	tcu_enc_fn fn;
 	uint8_t *tail = raw + sizeof(r);
 	size_t need, len;
 
 	TST_REQUIRE(raw_len <= sizeof(raw));
 	memset(&r, 0x5A, sizeof(r)); /* padding is never read */
-	r.head = d->head;
-	r.head_len = (uint32_t)d->head_len;
+	memset(&fn, 0x5A, sizeof(fn));
+	fn.head = d->head;
+	fn.head_len = (uint32_t)d->head_len;
+	fn.layout = d->layout_len ? d->layout : NULL;
+	fn.layout_len = (uint32_t)d->layout_len;
+	fn.sub = (uint8_t)d->sub;
+	r.fn = &fn;
 	r.handle = handle;
-	if (nameless) {
-		/* a handle the interposer has no entry for */
-		r.head = NULL;
-		r.head_len = 0;
-	}
-	r.layout = d->layout_len ? d->layout : NULL;
-	r.layout_len = (uint32_t)d->layout_len;
+	/* A handle the interposer has no entry for: no name, layout or kind
+	 * (the encoder makes the head from the handle). */
+	if (nameless && !d->layout_len && !d->sub)
+		r.fn = NULL;
 	r.stream = d->stream;
 	r.capture_id = d->capture_id;
 	for (int i = 0; i < 3; i++) {
@@ -86,7 +89,6 @@ static int tle_raw_check(int trial, const tcu_enc_launch *d, uint64_t handle, co
 	r.param_bytes = (uint32_t)param_bytes;
 	r.extra_len = (uint32_t)d->extra_len;
 	r.nattrs = (uint32_t)d->nattrs;
-	r.sub = (uint8_t)d->sub;
 	r.ptds = (uint8_t)d->ptds;
 	memcpy(raw, &r, sizeof(r));
 	if (param_bytes)

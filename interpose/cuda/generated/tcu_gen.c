@@ -2090,10 +2090,8 @@ CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream a0, CUhostFn a1, void * a2)
 	return tcu_m_cuLaunchHostFunc(TCU_FN_cuLaunchHostFunc_ptsz, a0, a1, a2);
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9, void ** a10)
-{
-	return tcu_m_cuLaunchKernel(TCU_FN_cuLaunchKernel, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-}
+/* Defined in full by the model (EXPORTED_BY_MODEL). */
+CUresult CUDAAPI cuLaunchKernel(CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9, void ** a10);
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig * a0, CUfunction a1, void ** a2, void ** a3)
 {
@@ -2105,10 +2103,8 @@ CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig * a0, CUfunction a1,
 	return tcu_m_cuLaunchKernelEx(TCU_FN_cuLaunchKernelEx_ptsz, a0, a1, a2, a3);
 }
 
-CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9, void ** a10)
-{
-	return tcu_m_cuLaunchKernel(TCU_FN_cuLaunchKernel_ptsz, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
-}
+/* Defined in full by the model (EXPORTED_BY_MODEL). */
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9, void ** a10);
 
 CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel * a0, unsigned int a1, CUlibrary a2)
 {

@@ -1323,7 +1323,6 @@ CUresult tcu_m_cuLibraryGetKernel(tcu_fn id, CUkernel * a0, CUlibrary a1, const 
 CUresult tcu_m_cuLibraryGetModule(tcu_fn id, CUmodule * a0, CUlibrary a1);
 CUresult tcu_m_cuLibraryGetGlobal(tcu_fn id, CUdeviceptr * a0, size_t * a1, CUlibrary a2, const char * a3);
 CUresult tcu_m_cuKernelGetFunction(tcu_fn id, CUfunction * a0, CUkernel a1);
-CUresult tcu_m_cuLaunchKernel(tcu_fn id, CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9, void ** a10);
 CUresult tcu_m_cuLaunchKernelEx(tcu_fn id, const CUlaunchConfig * a0, CUfunction a1, void ** a2, void ** a3);
 CUresult tcu_m_cuLaunchCooperativeKernel(tcu_fn id, CUfunction a0, unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4, unsigned int a5, unsigned int a6, unsigned int a7, CUstream a8, void ** a9);
 CUresult tcu_m_cuGraphLaunch(tcu_fn id, CUgraphExec a0, CUstream a1);
