@@ -56,6 +56,16 @@ void sbt_cli_version(const char *tool)
 	printf("%s (TraceSmith) %s\n", tool, TRACESMITH_VERSION);
 }
 
+int sbt_cli_check_trace_path(const char *path, char *buf, size_t len)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+		return 0;
+	snprintf(buf, len, "%s", S_ISDIR(sb.st_mode) ? "is a directory, not a trace file" :
+	         "not a regular file (a device, pipe or socket), not a trace file");
+	return -1;
+}
+
 void sbt_cli_open_error(const char *path, sbt_status st, const sbt_reader *r, char *buf,
                         size_t len)
 {
@@ -63,10 +73,8 @@ void sbt_cli_open_error(const char *path, sbt_status st, const sbt_reader *r, ch
 	const char *m = r ? sbt_reader_message(r) : "";
 	if (stat(path, &sb) != 0)
 		snprintf(buf, len, "%s", strerror(errno));
-	else if (S_ISDIR(sb.st_mode))
-		snprintf(buf, len, "is a directory, not a trace file");
-	else if (!S_ISREG(sb.st_mode))
-		snprintf(buf, len, "not a regular file (a device, pipe or socket), not a trace file");
+	else if (sbt_cli_check_trace_path(path, buf, len) != 0)
+		return;
 	else if (m[0])
 		snprintf(buf, len, "%s", m);
 	else

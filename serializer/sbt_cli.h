@@ -36,6 +36,15 @@ int sbt_cli_usage_error(const char *tool, const char *fmt, ...)
 void sbt_cli_version(const char *tool);
 
 /*
+ * Whether path may be opened as a trace without harm: 0 when it is a
+ * regular file or does not exist (opening it says why), -1 when it is
+ * something else (a directory, a FIFO, a device, a socket), with why in
+ * buf.  Never opens path: open() of a FIFO with no writer blocks, and
+ * opening a device may act on it.  sbt_reader_open refuses the same.
+ */
+int sbt_cli_check_trace_path(const char *path, char *buf, size_t len);
+
+/*
  * Why sbt_reader_open(path) failed with st, in words a user reads after
  * "PATH: ": what the file is when it cannot be a trace (no such file, a
  * directory, not a regular file), else the reader's own message (r may be

@@ -1256,7 +1256,15 @@ sbt_status sbt_reader_open(const char *path, const sbt_reader_options *opt, sbt_
 	r = sbt_r_new(opt);
 	if (!r)
 		return SBT_ERR_NOMEM;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A trace is a regular file.  Anything else is refused before it is
+	 * opened: open() of a FIFO with no writer blocks forever, and opening
+	 * a device may act on it (a tape rewinds).  O_NONBLOCK keeps a FIFO
+	 * swapped in after the stat from blocking; fstat then refuses it. */
+	if (stat(path, &stb) != 0 || !S_ISREG(stb.st_mode)) {
+		st = SBT_ERR_IO;
+		goto out_free_reader;
+	}
+	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->fd < 0) {
 		st = SBT_ERR_IO;
 		goto out_free_reader;

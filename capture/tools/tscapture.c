@@ -457,7 +457,28 @@ static int tsc_check_output(const char *output)
 		                "file\n", output);
 		return -1;
 	}
+	/* The old trace is removed before the run: anything that is not a
+	 * regular file (a FIFO, /dev/null) is not an old trace, and is not
+	 * ours to delete or write into. */
+	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "tscapture: cannot write '%s': not a regular file (a device, pipe or "
+		                "socket); -o names the trace file\n", output);
+		return -1;
+	}
 	return 0;
+}
+
+/* Remove path if it is a trace an earlier run left: a regular file, or a
+ * link (removing a link leaves what it points to alone).  Anything else is
+ * not ours. */
+static void tsc_remove_old(const char *path)
+{
+	struct stat sb;
+	if (lstat(path, &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)))
+		return;
+	if (unlink(path) != 0 && errno != ENOENT)
+		fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", path,
+		        strerror(errno));
 }
 
 /*
@@ -684,9 +705,7 @@ static void tsc_remove_old_windows(const char *output)
 		if (tsc_name_of(de->d_name, stem, &what) != TSC_NAME_WINDOW)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) != 0 && errno != ENOENT)
-			fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", path,
-			        strerror(errno));
+		tsc_remove_old(path);
 	}
 	closedir(d);
 }
@@ -821,9 +840,7 @@ int main(int argc, char **argv)
 	if (tsc_check_output(o.output) != 0)
 		return TSC_EXIT_USAGE;
 	/* A trace left from an earlier run must not be reported as this one. */
-	if (unlink(o.output) != 0 && errno != ENOENT)
-		fprintf(stderr, "tscapture: warning: cannot remove old '%s': %s\n", o.output,
-		        strerror(errno));
+	tsc_remove_old(o.output);
 	tsc_remove_old_windows(o.output);
 	/* exec failure comes back through a close-on-exec pipe. */
 	if (pipe2(fds, O_CLOEXEC) != 0) {

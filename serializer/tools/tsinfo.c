@@ -947,7 +947,14 @@ out:
 /* The reader's status for a missing file is a bare I/O error; say why. */
 static int tsi_check_readable(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	char why[512];
+	FILE *f;
+
+	if (sbt_cli_check_trace_path(path, why, sizeof(why)) != 0) {
+		fprintf(stderr, "tsinfo: %s: %s\n", path, why);
+		return -1;
+	}
+	f = fopen(path, "rb");
 
 	if (!f) {
 		fprintf(stderr, "tsinfo: cannot open '%s': %s\n", path, strerror(errno));
