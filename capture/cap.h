@@ -60,7 +60,8 @@ enum {
 };
 
 typedef struct cap_config {
-	const char *output;            /* TRACESMITH_OUTPUT, default "tracesmith.sbt" */
+	const char *output;            /* TRACESMITH_OUTPUT, default PROG_YYYYMMDDTHHMMSS_PID.sbt */
+	int output_default;            /* 1: TRACESMITH_OUTPUT unset, the name chosen here */
 	int exact_output;              /* 1: this process writes exactly `output`;
 	                                  0: it writes <stem>-<pid>.sbt */
 	cap_log_level log_level;       /* TRACESMITH_LOG: error|warn|info|debug */

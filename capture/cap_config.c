@@ -214,6 +214,37 @@ int cap_api_enabled(const char *api)
 	return !named_any;
 }
 
+/*
+ * The trace's name when TRACESMITH_OUTPUT is unset: PROG_YYYYMMDDTHHMMSS_PID.sbt
+ * in the current folder (the program's name, local time, the process id),
+ * so that two programs recording at once, or two runs of one, never write
+ * the same file.  Characters other than letters, digits, '.', '-' and '_'
+ * in the name become '_'.
+ */
+static char cap_default_output[192];
+
+static const char *cap_config_default_output(void)
+{
+	char prog[64];
+	char when[32] = "unknown";
+	const char *name = program_invocation_short_name;
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = 0;
+	for (; name && name[n] && n < sizeof(prog) - 1; n++) {
+		char c = name[n];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		         c == '.' || c == '-' || c == '_';
+		prog[n] = ok ? c : '_';
+	}
+	prog[n] = 0;
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(cap_default_output, sizeof(cap_default_output), "%s_%s_%ld.sbt",
+	         n ? prog : "tracesmith", when, (long)getpid());
+	return cap_default_output;
+}
+
 void cap_config_parse_(cap_config *cfg)
 {
 	static const char *const cap_log_words[] = {"error", "warn", "info", "debug"};
@@ -223,7 +254,7 @@ void cap_config_parse_(cap_config *cfg)
 	int w;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->output = "tracesmith.sbt";
+	cfg->output = NULL; /* below */
 	cfg->exact_output = 1;
 	cfg->log_level = CAP_LOG_WARN;
 	cfg->stacks = CAP_STACKS_WORK;
@@ -239,11 +270,13 @@ void cap_config_parse_(cap_config *cfg)
 		else
 			cfg->log_level = (cap_log_level)w;
 	}
-	if ((v = getenv("TRACESMITH_OUTPUT")) != NULL) {
-		if (!v[0])
+	if ((v = getenv("TRACESMITH_OUTPUT")) != NULL && v[0]) {
+		cfg->output = v;
+	} else {
+		cfg->output = cap_config_default_output();
+		cfg->output_default = 1;
+		if (v)
 			cap_config_warn(cfg, "TRACESMITH_OUTPUT is empty; using %s", cfg->output);
-		else
-			cfg->output = v;
 	}
 	if ((v = getenv("TRACESMITH_STACKS")) != NULL) {
 		w = cap_config_parse_word(v, cap_stack_words, 3);

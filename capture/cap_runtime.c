@@ -254,6 +254,30 @@ static void cap_rt_wait_writer(_Atomic uint64_t *done, uint64_t r, int while_run
 	pthread_mutex_unlock(&cap_g.flush_mu);
 }
 
+/* Where the trace goes: at the default log level when the runtime chose
+ * the name itself (TRACESMITH_OUTPUT unset), so the user can find it;
+ * otherwise at info (the name is the one they gave). */
+static void cap_rt_say_recording(const char *path)
+{
+	if (cap_g.cfg.output_default)
+		cap_report("recording to %s", path);
+	else
+		CAP_INFO("recording to %s", path);
+}
+
+/* <stem>-<pid>.sbt for a trace name another process holds. */
+static char *cap_rt_busy_alt_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *p;
+	if (n >= 4 && strcmp(path + n - 4, ".sbt") == 0)
+		n -= 4;
+	p = malloc(n + 32);
+	if (p)
+		snprintf(p, n + 32, "%.*s-%ld.sbt", (int)n, path, (long)getpid());
+	return p;
+}
+
 /*
  * Open the trace file `path` (taken over) and make it the session's: the
  * first one starts the writer thread, a later one (the next capture window)
@@ -294,7 +318,28 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 			fd = -1;
 		}
 	} else {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/* Locked while written, and emptied only once locked: a trace
+		 * another live process is writing under this name is never
+		 * truncated; this process writes <stem>-<pid>.sbt instead. */
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			char *alt = cap_rt_busy_alt_path(path);
+			close(fd);
+			fd = -1;
+			if (alt) {
+				CAP_WARN("trace '%s' is being written by another process; recording to "
+				         "'%s' instead", path, alt);
+				free(path);
+				path = alt;
+				fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+				if (fd >= 0)
+					flock(fd, LOCK_EX | LOCK_NB);
+			}
+		}
+		if (fd >= 0 && ftruncate(fd, 0) != 0) {
+			close(fd);
+			fd = -1;
+		}
 	}
 	if (!path) {
 		CAP_ERROR("out of memory starting capture; recording is off");
@@ -338,7 +383,7 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 		cap_g.writer = w;
 		cap_rt_rotate_(w);
 		atomic_store(&cap_g.state, final_state);
-		CAP_INFO("recording to %s", path);
+		cap_rt_say_recording(path);
 		return 0;
 	}
 	cap_g.writer = w;
@@ -366,7 +411,7 @@ int cap_rt_start_file_(const char *path_in, int final_state)
 	}
 	cap_sig_install();
 	atomic_store(&cap_g.state, final_state);
-	CAP_INFO("recording to %s", cap_g.path);
+	cap_rt_say_recording(cap_g.path);
 	return 0;
 
 out_destroy_sem:

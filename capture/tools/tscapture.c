@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -39,7 +40,6 @@
 #include "serializer/sbt_cli.h"
 #include "tracesmith/sbt.h"
 
-#define TSC_DEFAULT_OUTPUT "tracesmith.sbt"
 #define TSC_DEFAULT_KEY "F12"
 #define TSC_EXIT_USAGE 2
 #define TSC_EXIT_NO_RANGE 3   /* a range that never happened; the program exited 0 */
@@ -71,7 +71,7 @@ static void tsc_usage(FILE *f)
 	fprintf(f,
 	        "usage: tscapture [-o FILE] [OPTIONS] [TRIGGERS] [--] PROGRAM [ARGS...]\n"
 	        "Runs PROGRAM with TraceSmith capture on and lists the traces written.\n"
-	        "  -o, --output FILE    trace (default ./" TSC_DEFAULT_OUTPUT "); other processes\n"
+	        "  -o, --output FILE    trace (default ./PROGRAM_YYYYMMDDTHHMMSS_PID.sbt); other processes\n"
 	        "                       write <stem>-<pid>.sbt beside it\n"
 	        "  --stacks MODE        host call stacks: none, work (default) or all\n"
 	        "  --api LIST           front-ends: vulkan,cuda,hip; -NAME leaves one out\n"
@@ -285,13 +285,58 @@ static void tsc_getopt_error(int c, char **argv)
 	sbt_cli_usage_error("tscapture", "%s", msg);
 }
 
+/*
+ * Without -o: PROG_YYYYMMDDTHHMMSS_PID.sbt in the current folder (the
+ * program's base name, local time, tscapture's pid), the name the capture
+ * runtime gives a trace when TRACESMITH_OUTPUT is unset (docs/capture.md),
+ * so two captures at once never share a file.
+ */
+static char tsc_default_name[192];
+
+static const char *tsc_default_output(const char *program)
+{
+	char prog[64], when[32] = "unknown";
+	const char *base = strrchr(program, '/');
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = 0;
+	base = base ? base + 1 : program;
+	for (; base[n] && n < sizeof(prog) - 1; n++) {
+		char c = base[n];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		         c == '.' || c == '-' || c == '_';
+		prog[n] = ok ? c : '_';
+	}
+	prog[n] = 0;
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(tsc_default_name, sizeof(tsc_default_name), "%s_%s_%ld.sbt",
+	         n ? prog : "tracesmith", when, (long)getpid());
+	return tsc_default_name;
+}
+
+/* 1 when another live process holds path's lock: the capture runtime
+ * locks the trace it writes (flock), so it is someone's trace in the
+ * making, not an old one to remove. */
+static int tsc_output_busy(const char *path)
+{
+	int busy = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		busy = errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
 /* 0: parsed; -1: --help or --version shown; otherwise the exit status to
  * return.  A usage error is one message then "try 'tscapture --help'". */
 static int tsc_parse(int argc, char **argv, tsc_opts *o)
 {
 	int c, i;
 	memset(o, 0, sizeof(*o));
-	o->output = TSC_DEFAULT_OUTPUT;
+	o->output = NULL; /* tsc_default_output once PROGRAM is known */
 	for (i = 0; i < TSC_API_COUNT; i++)
 		o->api_on[i] = 1;
 	opterr = 0;
@@ -390,7 +435,7 @@ static int tsc_parse(int argc, char **argv, tsc_opts *o)
 		fprintf(stderr, "tscapture: no program to run\n");
 		goto out_usage;
 	}
-	if (!o->output[0]) {
+	if (o->output && !o->output[0]) {
 		fprintf(stderr, "tscapture: -o needs a file name\n");
 		goto out_usage;
 	}
@@ -837,8 +882,17 @@ int main(int argc, char **argv)
 		return 0;
 	if (rc != 0)
 		return rc;
+	if (!o.output) {
+		o.output = tsc_default_output(o.argv[0]);
+		fprintf(stderr, "tscapture: recording to %s\n", o.output);
+	}
 	if (tsc_check_output(o.output) != 0)
 		return TSC_EXIT_USAGE;
+	if (tsc_output_busy(o.output)) {
+		fprintf(stderr, "tscapture: '%s' is being written by another process; choose another "
+		                "-o FILE\n", o.output);
+		return TSC_EXIT_USAGE;
+	}
 	/* A trace left from an earlier run must not be reported as this one. */
 	tsc_remove_old(o.output);
 	tsc_remove_old_windows(o.output);

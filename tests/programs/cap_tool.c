@@ -11,6 +11,8 @@
  *   cap_tool chain N         installs its own SIGTERM handler (prints "app
  *                            handler ran", _exit(42)), N records, SIGTERM
  *   cap_tool exit N CODE     N records, then exit(CODE)
+ *   cap_tool hold N FILE     N records, then waits (up to 30 s) until FILE
+ *                            exists, so that another process runs meanwhile
  *   cap_tool stacks          3 records from cap_tool_work_site (CAP_REC_WORK,
  *                            type 64) and 3 from cap_tool_plain_site (type 65)
  *   cap_tool check FILE      prints what the trace holds, one fact a line
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/cap.h"
@@ -239,6 +242,14 @@ int main(int argc, char **argv)
 		printf("recorded %llu\n", (unsigned long long)n);
 		fflush(stdout);
 		raise(SIGTERM);
+		return 0;
+	}
+	if (strcmp(mode, "hold") == 0 && argc == 4) {
+		struct timespec ms = {0, 10 * 1000000};
+		cap_tool_record_n(CAP_TOOL_TYPE_A, n);
+		for (int i = 0; i < 3000 && access(argv[3], F_OK) != 0; i++)
+			nanosleep(&ms, NULL);
+		printf("recorded %llu\n", (unsigned long long)n);
 		return 0;
 	}
 	if (strcmp(mode, "exit") == 0 && argc == 4) {

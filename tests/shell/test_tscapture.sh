@@ -37,9 +37,15 @@ grep -qx "tscapture: wrote $tmp/a.sbt ($size bytes, 25 records)" "$tmp/err" ||
 "$T" check "$tmp/b.sbt" >"$tmp/check.out"
 grep -qx "type 64 count 4 stacks 4" "$tmp/check.out" || fail "--stacks all not applied: $(cat "$tmp/check.out")"
 
-# Default file name in the current directory.
-(cd "$tmp" && "$TSC" -- "$T" record 2 >/dev/null 2>"$tmp/err") || fail "default name: exit $?"
-[ -f "$tmp/tracesmith.sbt" ] || fail "default name: ./tracesmith.sbt not written"
+# Default file name in the current directory: PROGRAM_YYYYMMDDTHHMMSS_PID.sbt,
+# said once at the start and in the report.
+mkdir "$tmp/dflt"
+(cd "$tmp/dflt" && "$TSC" -- "$T" record 2 >/dev/null 2>"$tmp/err") || fail "default name: exit $?"
+dname=$(cd "$tmp/dflt" && ls)
+echo "$dname" | grep -Eqx 'cap_tool_[0-9]{8}T[0-9]{6}_[0-9]+\.sbt' ||
+	fail "default name: the folder holds '$dname'"
+grep -qx "tscapture: recording to $dname" "$tmp/err" || fail "default name: no 'recording to' line: $(cat "$tmp/err")"
+grep -q "tscapture: wrote $dname (" "$tmp/err" || fail "default name: report: $(cat "$tmp/err")"
 
 # Exit status passed through; death by signal -> 128+N with a message.
 "$TSC" -o "$tmp/c.sbt" -- "$T" exit 3 7 >/dev/null 2>"$tmp/err"
