@@ -202,6 +202,14 @@ typedef struct cap_global {
 	atomic_int stopping;          /* writer: final drain and close */
 	atomic_int dropped_warned;
 
+	/* fork: the writer works holding fork_mu and lets go of it between
+	 * rounds; a forking thread takes it (pthread_atfork prepare), so the
+	 * child never inherits the writer halfway through an allocation
+	 * (an allocator's lock held by a thread the child does not have) */
+	pthread_mutex_t fork_mu;
+	atomic_int fork_waiting;
+	atomic_int writer_alive;      /* the writer runs and has taken fork_mu once */
+
 	/* writer wake-up (sem_post is async-signal-safe) */
 	sem_t wake;
 	atomic_int writer_sleeping;

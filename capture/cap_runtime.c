@@ -37,6 +37,7 @@ cap_global cap_g = {
 	.stall_cv = PTHREAD_COND_INITIALIZER,
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 	.win_mu = PTHREAD_MUTEX_INITIALIZER,
+	.fork_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 CAP_TLS int cap_tls_is_writer;
@@ -56,6 +57,8 @@ static int cap_sig_ours[CAP_NSIG];
 /* How long a fatal signal waits for the writer to flush. */
 #define CAP_SIG_WAIT_MS 2000
 
+static void cap_rt_atfork_prepare(void);
+static void cap_rt_atfork_parent(void);
 static void cap_rt_atfork_child(void);
 static int cap_rt_unwind(void **ips, int max);
 static void cap_rt_atexit(void);
@@ -77,7 +80,7 @@ static void cap_rt_global_init(void)
 	cap_config_parse_(&cap_g.cfg);
 	if (pthread_key_create(&cap_g.thread_key, cap_rt_thread_exit) != 0)
 		CAP_ERROR("cannot create the thread key; thread exit is not tracked");
-	pthread_atfork(NULL, NULL, cap_rt_atfork_child);
+	pthread_atfork(cap_rt_atfork_prepare, cap_rt_atfork_parent, cap_rt_atfork_child);
 	atexit(cap_rt_atexit);
 	cap_window_init_();
 }
@@ -202,6 +205,11 @@ static int cap_rt_spawn_writer(void)
 		goto out_attr;
 	pthread_attr_destroy(&attr);
 	cap_g.writer_stack = stack;
+	/* Until the writer holds fork_mu, a fork could catch it starting up
+	 * inside the allocator (the thread library's own set-up allocates):
+	 * wait for it, bounded (cap_internal.h, fork_mu). */
+	for (int i = 0; i < 100000 && !atomic_load(&cap_g.writer_alive); i++)
+		nanosleep(&(struct timespec){0, 50000}, NULL);
 	return 0;
 
 out_attr:
@@ -1224,12 +1232,35 @@ const char *cap_output_path(void)
  * the child's own <stem>-<pid>.sbt.  Locks another parent thread may have
  * held are re-created.
  */
+/*
+ * Before fork: wait for the writer to finish its round (cap_internal.h,
+ * fork_mu).  The writer allocates as it works, and a child inherits a
+ * lock an allocator held for it with no thread to release it: under some
+ * allocators (ASan's) the child's own writer then waited for ever.  The
+ * application's threads are the program's to keep out of fork's way.
+ */
+static void cap_rt_atfork_prepare(void)
+{
+	atomic_fetch_add(&cap_g.fork_waiting, 1);
+	pthread_mutex_lock(&cap_g.fork_mu);
+}
+
+static void cap_rt_atfork_parent(void)
+{
+	pthread_mutex_unlock(&cap_g.fork_mu);
+	atomic_fetch_sub(&cap_g.fork_waiting, 1);
+}
+
 static void cap_rt_atfork_child(void)
 {
 	int st = atomic_load(&cap_g.state);
 	cap_thread *t;
 	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+	cap_g.fork_mu = mu;
+	atomic_store(&cap_g.fork_waiting, 0);
+	atomic_store(&cap_g.writer_alive, 0);
 
 	cap_g.cfg.exact_output = 0;
 	cap_g.start_mu = mu;

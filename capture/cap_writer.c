@@ -761,13 +761,20 @@ void *cap_writer_main(void *arg)
 	x.next_expected = 1;
 	/* Requests made before this thread ran are still to answer. */
 	x.rot_handled = atomic_load(&cap_g.rot_done);
+	pthread_mutex_lock(&cap_g.fork_mu);
+	atomic_store(&cap_g.writer_alive, 1);
 	cap_wr_begin_file(&x, cap_g.writer);
 	for (;;) {
 		uint64_t req;
 		int stopping = atomic_load(&cap_g.stopping);
 		if (stopping)
 			break;
+		/* Between rounds a fork may go ahead (cap_internal.h, fork_mu). */
+		pthread_mutex_unlock(&cap_g.fork_mu);
 		cap_wr_sleep(&x);
+		while (atomic_load(&cap_g.fork_waiting))
+			nanosleep(&(struct timespec){0, 50000}, NULL);
+		pthread_mutex_lock(&cap_g.fork_mu);
 		cap_wr_round(&x);
 		req = atomic_load(&cap_g.rot_req);
 		if (req != x.rot_handled)
@@ -818,5 +825,7 @@ void *cap_writer_main(void *arg)
 	cap_wmap_free(&x.syms);
 	free(x.heap);
 	free(x.enc);
+	atomic_store(&cap_g.writer_alive, 0);
+	pthread_mutex_unlock(&cap_g.fork_mu);
 	return NULL;
 }
