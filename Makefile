@@ -96,6 +96,14 @@ CUDBL_MODS := $(patsubst tests/doubles/cuda/modules/%.c,$(BUILD)/tests/doubles/c
 CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
+# Parallel by default (one job per core) unless -j is given; objects and
+# other files made on the way are kept (.SECONDARY), so `make run` leaves
+# nothing for the next `make` to redo.
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter j%,$(firstword $(MAKEFLAGS))),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+.SECONDARY:
+
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
 all: $(LIBS) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
      $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)

@@ -292,6 +292,13 @@ uint64_t cap_rt_record_(uint32_t type, const void *payload, size_t len);
 int cap_rt_start_file_(const char *path, int final_state);
 void cap_rt_rotate_(sbt_writer *next);
 
+/* cap_symbols.c (writer thread only) */
+/* "object!function+0xoff (file:line)" for the return address ip, or what
+ * dladdr knows; "" when nothing does. */
+void cap_sym_describe_(uint64_t ip, char *buf, size_t len);
+/* 1 when ip is in the object the runtime is linked into (a front-end). */
+int cap_sym_is_ours_(uint64_t ip);
+
 /* cap_window.c */
 void cap_window_init_(void);          /* at global init */
 void cap_window_started_(void);       /* the runtime started windowed */

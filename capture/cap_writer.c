@@ -283,24 +283,16 @@ static void cap_wr_start_meta(cap_wctx *x)
 
 /* ---- stacks ------------------------------------------------------------- */
 
-/* "libfoo.so!func+0x1c", interned once per address. */
+/* "libfoo.so!func+0x1c (foo.c:12)", interned once per address
+ * (cap_symbols.c names it). */
 static uint32_t cap_wr_symbol(cap_wctx *x, uint64_t ip)
 {
 	uint32_t id = 0;
-	Dl_info di;
-	char buf[512];
+	char buf[768];
 	if (ip == 0 || cap_wmap_get(&x->syms, ip, &id))
 		return id;
-	/* A return address: look up the call instruction before it. */
-	if (dladdr((void *)(uintptr_t)(ip - 1), &di) && di.dli_fname) {
-		const char *base = strrchr(di.dli_fname, '/');
-		base = base ? base + 1 : di.dli_fname;
-		if (di.dli_sname && di.dli_saddr)
-			snprintf(buf, sizeof(buf), "%s!%s+0x%" PRIx64, base, di.dli_sname,
-			         ip - (uint64_t)(uintptr_t)di.dli_saddr);
-		else
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base,
-			         ip - (uint64_t)(uintptr_t)di.dli_fbase);
+	cap_sym_describe_(ip, buf, sizeof(buf));
+	if (buf[0]) {
 		errno = 0;
 		cap_wr_check(x, "symbol", sbt_writer_intern(x->w, buf, &id));
 		if (x->failed)
@@ -319,6 +311,18 @@ static void cap_wr_stack(cap_wctx *x, const cap_entry *e)
 		return;
 	if (n > CAP_STACK_MAX)
 		n = CAP_STACK_MAX;
+	/* The front-end's own frames (the wrapper the program called, the
+	 * runtime) are cut: the first frame is where the program called the
+	 * API.  A stack that is ours throughout is kept whole. */
+	{
+		uint32_t skip = 0;
+		while (skip < n && cap_sym_is_ours_(ips[skip]))
+			skip++;
+		if (skip < n) {
+			ips += skip;
+			n -= skip;
+		}
+	}
 	for (uint32_t i = 0; i < n && !x->failed; i++) {
 		frames[i].ip = ips[i];
 		frames[i].symbol_id = cap_wr_symbol(x, ips[i]);

@@ -4,7 +4,7 @@
 # with sudo available).
 set -eu
 PKGS="build-essential make pkg-config python3 liblz4-dev lz4 libxxhash-dev xxhash
-libunwind-dev clang valgrind hyperfine
+libunwind-dev libdw-dev clang valgrind hyperfine
 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxreconstruct
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev"

@@ -48,6 +48,10 @@ for m in work ""; do
 	# the runtime's own frames are cut off: the first frame is the caller
 	first=$(grep "^symbols 64 " "$tmp/check.out" | cut -d' ' -f3)
 	case $first in *'!cap_tool_work_site+0x'*) ;; *) fail "${m:-default}: first frame is $first" ;; esac
+	# with the source line from the debug information (cap_symbols.c)
+	line=$(grep -n '^__attribute__((noinline)) void cap_tool_work_site' "$TOP/tests/programs/cap_tool.c" | cut -d: -f1)
+	grep "^symbols 64 " "$tmp/check.out" | grep -Eq "cap_tool!cap_tool_work_site\+0x[0-9a-f]+ \(tests/programs/cap_tool\.c:($((line + 1))|$((line + 2))|$((line + 3))|$((line + 4))|$((line + 5))|$((line + 6)))\)" ||
+		fail "${m:-default}: no source line in the first frame: $(grep '^symbols 64' "$tmp/check.out")"
 done
 # three records from one call site share one stack
 has work "meta capture.stacks_unique 1"

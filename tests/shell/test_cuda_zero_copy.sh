@@ -11,6 +11,7 @@
 #   - --check-determinism agrees over three runs;
 #   - with TRACESMITH_SNAPSHOT=launch, --range starting at a later launch
 #     matches its checkpoints too;
+#   - the launches' host stacks begin in main, at the line of the call;
 #   - a program with pinned memory no kernel reads (cuda_driver_app copies
 #     through it) takes no such snapshot.
 . "$TOP/tests/support/shell.sh"
@@ -42,6 +43,13 @@ for form in hostalloc allochost; do
 	expect_rc 0 "rp.$form" "$RP" "$T/$form.sbt"
 	has "rp.$form" out "checkpoints: 5 compared, 5 matched, 0 differ"
 done
+
+# Host stacks start where the program called the driver (the interposer's
+# own frames cut), named with the source line (docs/capture.md, "Stacks").
+line=$(grep -n 'args1, NULL));' "$TOP/tests/cuda/cuda_zero_copy.c" | cut -d: -f1)
+"$INFO" --dump --stacks "$T/hostalloc.sbt" | grep -A1 'cuda.cuLaunchKernel ' | sed -n 2p >"$T/frame0"
+grep -Eq "^    #0  0x[0-9a-f]+ cuda_zero_copy!main\+0x[0-9a-f]+ \(tests/cuda/cuda_zero_copy\.c:$line\)$" "$T/frame0" ||
+	fail "the first launch's first frame is not main at line $line: $(cat "$T/frame0")"
 
 expect_rc 0 determinism "$RP" --check-determinism --runs 3 "$T/hostalloc.sbt"
 has determinism out "runs agree with each other at every checkpoint"
