@@ -42,10 +42,13 @@ static uint64_t emu_cost(const emu_options *o, const emu_node *n)
 	double bw;
 
 	switch (n->kind) {
-	case EMU_K_KERNEL: return o->kernel_ns;
+	case EMU_K_KERNEL:
+	case EMU_K_DISPATCH:
+	case EMU_K_DRAW: return o->kernel_ns;
 	case EMU_K_GRAPH: return o->graph_ns;
 	case EMU_K_HOSTFN: return o->hostfn_ns;
-	case EMU_K_MEMSET: return o->memset_ns + (uint64_t)((double)n->bytes / o->memset_bw);
+	case EMU_K_MEMSET:
+	case EMU_K_FILL: return o->memset_ns + (uint64_t)((double)n->bytes / o->memset_bw);
 	case EMU_K_H2D: bw = o->h2d_bw; break;
 	case EMU_K_D2H: bw = o->d2h_bw; break;
 	default: bw = o->d2d_bw; break;
