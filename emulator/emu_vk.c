@@ -949,9 +949,33 @@ static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 	if (!c)
 		return -1;
-	if (cmd == SBT_VK_CMD_vkCmdPipelineBarrier)
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdPipelineBarrier:
 		return emu_vk_barrier1(b, c, a);
-	return emu_vk_dependency(b, c, ((const sbt_vk_args_vkCmdPipelineBarrier2 *)b->args)->pDependencyInfo);
+	case SBT_VK_CMD_vkCmdWaitEvents: {
+		/* taken as a barrier where the wait is: what was recorded between
+		 * the vkCmdSetEvent and here counts as ordered too (a race there
+		 * is missed, none is invented) */
+		const sbt_vk_args_vkCmdWaitEvents *w = b->args;
+		sbt_vk_args_vkCmdPipelineBarrier x = { w->commandBuffer, w->srcStageMask, w->dstStageMask, 0,
+			                               w->memoryBarrierCount, w->pMemoryBarriers,
+			                               w->bufferMemoryBarrierCount, w->pBufferMemoryBarriers,
+			                               w->imageMemoryBarrierCount, w->pImageMemoryBarriers };
+
+		return emu_vk_barrier1(b, c, &x);
+	}
+	case SBT_VK_CMD_vkCmdWaitEvents2:
+	case SBT_VK_CMD_vkCmdWaitEvents2KHR: {
+		const sbt_vk_args_vkCmdWaitEvents2 *w = b->args;
+
+		for (uint32_t i = 0; w->pDependencyInfos && i < w->eventCount; i++)
+			if (emu_vk_dependency(b, c, &w->pDependencyInfos[i]) != 0)
+				return -1;
+		return 0;
+	}
+	default:
+		return emu_vk_dependency(b, c, ((const sbt_vk_args_vkCmdPipelineBarrier2 *)b->args)->pDependencyInfo);
+	}
 }
 
 /* vkCmdBeginRenderPass* / vkCmdEndRenderPass*: the render pass's external
@@ -1876,6 +1900,9 @@ static emu_vk_handler emu_vk_handler_of(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCmdPipelineBarrier:
 	case SBT_VK_CMD_vkCmdPipelineBarrier2:
 	case SBT_VK_CMD_vkCmdPipelineBarrier2KHR:
+	case SBT_VK_CMD_vkCmdWaitEvents:
+	case SBT_VK_CMD_vkCmdWaitEvents2:
+	case SBT_VK_CMD_vkCmdWaitEvents2KHR:
 		return emu_vk_r_barrier;
 	case SBT_VK_CMD_vkCmdExecuteCommands:
 		return emu_vk_r_execute;

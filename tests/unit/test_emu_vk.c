@@ -378,6 +378,72 @@ static void scen_descriptors(const char *path, VkDescriptorType t)
 	vkg_close(&g);
 }
 
+/* The synchronization2 forms: Q1 fills A and signals a timeline
+ * semaphore (vkQueueSubmit2); Q2 waits for it at the copy stage, then a
+ * dispatch writes A (storage descriptor), a vkCmdPipelineBarrier2 (or,
+ * with events set, a vkCmdWaitEvents2 with the same dependency) makes that
+ * visible to a copy reading A.  No race. */
+static void scen_sync2(const char *path, int events)
+{
+	vkg g;
+	VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2 };
+	VkDependencyInfo di = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO };
+	VkEvent ev = (VkEvent)(uintptr_t)0xe900;
+	sbt_vk_args_vkCmdPipelineBarrier2 pb = { (VkCommandBuffer)(uintptr_t)CB2, &di };
+	sbt_vk_args_vkCmdWaitEvents2 we = { (VkCommandBuffer)(uintptr_t)CB2, 1, &ev, &di };
+	sbt_vk_args_vkCmdSetEvent2 se = { (VkCommandBuffer)(uintptr_t)CB2, ev, &di };
+	VkSemaphoreSubmitInfo sig = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO };
+	VkSemaphoreSubmitInfo wait = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO };
+	VkCommandBufferSubmitInfo c1 = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO };
+	VkCommandBufferSubmitInfo c2 = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO };
+	VkSubmitInfo2 s1 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 }, s2 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 };
+	sbt_vk_args_vkQueueSubmit2 q1 = { (VkQueue)(uintptr_t)Q1, 1, &s1, VK_NULL_HANDLE, VK_SUCCESS };
+	sbt_vk_args_vkQueueSubmit2 q2 = { (VkQueue)(uintptr_t)Q2, 1, &s2, VK_NULL_HANDLE, VK_SUCCESS };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_semaphore(&g, SEM, 1);
+	vkg_set(&g, 0x5300, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, BUF_A);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);
+	vkg_begin(&g, CB2);
+	vkg_dispatch(&g, CB2, 0x5300);
+	mb.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+	mb.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+	mb.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+	mb.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
+	di.memoryBarrierCount = 1;
+	di.pMemoryBarriers = &mb;
+	if (events) {
+		vkg_call(&g, SBT_VK_CMD_vkCmdSetEvent2, &se);
+		vkg_call(&g, SBT_VK_CMD_vkCmdWaitEvents2, &we);
+	} else {
+		vkg_call(&g, SBT_VK_CMD_vkCmdPipelineBarrier2, &pb);
+	}
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	sig.semaphore = wait.semaphore = (VkSemaphore)(uintptr_t)SEM;
+	sig.value = wait.value = 2;
+	sig.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+	/* the dispatch's storage write of A must wait for the fill as well */
+	wait.stageMask = VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+	c1.commandBuffer = (VkCommandBuffer)(uintptr_t)CB1;
+	c2.commandBuffer = (VkCommandBuffer)(uintptr_t)CB2;
+	s1.commandBufferInfoCount = 1;
+	s1.pCommandBufferInfos = &c1;
+	s1.signalSemaphoreInfoCount = 1;
+	s1.pSignalSemaphoreInfos = &sig;
+	s2.commandBufferInfoCount = 1;
+	s2.pCommandBufferInfos = &c2;
+	s2.waitSemaphoreInfoCount = 1;
+	s2.pWaitSemaphoreInfos = &wait;
+	vkg_call(&g, SBT_VK_CMD_vkQueueSubmit2, &q1);
+	vkg_call(&g, SBT_VK_CMD_vkQueueSubmit2, &q2);
+	vkg_close(&g);
+}
+
 /* ---- checks ---------------------------------------------------------------------- */
 
 typedef struct result {
@@ -527,6 +593,20 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.possible, 1);
 	TST_CHECK(strstr(r.json, "\"stream\":\"queue 0x9100 (family 0, index 0)\"") != NULL);
+
+	/* synchronization2: vkQueueSubmit2 with a timeline semaphore, a
+	 * vkCmdPipelineBarrier2 (or vkCmdWaitEvents2) inside the queue */
+	scen_sync2(p, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 3);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	/* fill 2002, then the dispatch 10000, then the copy 5001 */
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
+	scen_sync2(p, 1);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
 
 	return tst_done();
 }
