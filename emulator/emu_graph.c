@@ -1,6 +1,6 @@
 /*
  * emu_graph.c - a CUDA trace to the happens-before graph of its device
- * commands (docs/emulator.md "What is modeled").
+ * commands (docs/emulator.md "What is modeled (CUDA)").
  *
  * One pass over the records, in seq order, keeps what the driver would
  * know at each call: the streams and their flags, the last step of each
@@ -9,7 +9,8 @@
  * with, the live allocations (to resolve kernel pointer arguments), and the
  * graphs built by stream capture (the state: emu_build.h; what each call
  * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
- * compared after the pass (emu_kf_apply) to prove write sets.
+ * compared after the pass (emu_kf_apply) to prove write sets.  A trace
+ * with no cuda.* record type is handed to emu_vk.c (a Vulkan trace).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,9 @@ const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t l
 {
 	const emu_stream *st = &g->streams.v[s];
 
-	if (st->vk_queue)
+	if (st->vk_queue && !st->created)
+		snprintf(buf, len, "queue 0x%llx (obtained before the trace)", (unsigned long long)st->handle);
+	else if (st->vk_queue)
 		snprintf(buf, len, "queue 0x%llx (family %u, index %u)", (unsigned long long)st->handle,
 		         st->family, st->index);
 	else if (st->legacy)

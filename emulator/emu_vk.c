@@ -384,6 +384,7 @@ static emu_vk_queue *emu_vk_queue_of(emu_vk_builder *b, VkQueue h, uint32_t fami
 		if (known) {
 			b->g->streams.v[b->q.v[i].stream].family = family;
 			b->g->streams.v[b->q.v[i].stream].index = index;
+			b->g->streams.v[b->q.v[i].stream].created = 1;
 		}
 		return &b->q.v[i];
 	}
@@ -394,7 +395,7 @@ static emu_vk_queue *emu_vk_queue_of(emu_vk_builder *b, VkQueue h, uint32_t fami
 	}
 	s.handle = (uint64_t)(uintptr_t)h;
 	s.vk_queue = 1;
-	s.created = 1;
+	s.created = (uint8_t)known; /* vkGetDeviceQueue seen: family and index known */
 	s.family = family;
 	s.index = index;
 	memset(&q, 0, sizeof(q));
