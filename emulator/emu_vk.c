@@ -93,11 +93,11 @@ static void emu_vk_map_free(emu_vk_map *m)
 
 typedef uint32_t emu_vk_vc[EMU_VK_QMAX];
 
-static void emu_vk_vc_max(emu_vk_vc to, const emu_vk_vc from)
+/* to = max(to, from) over the first n queues (the others are 0 in both). */
+static void emu_vk_vc_max(emu_vk_vc to, const emu_vk_vc from, size_t n)
 {
-	for (unsigned q = 0; q < EMU_VK_QMAX; q++)
-		if (from[q] > to[q])
-			to[q] = from[q];
+	for (size_t q = 0; q < n; q++)
+		to[q] = from[q] > to[q] ? from[q] : to[q];
 }
 
 /* One recorded item of a command buffer: a command or a barrier. */
@@ -181,6 +181,7 @@ typedef struct emu_vk_queue {
 	emu_vk_vc front[EMU_VK_CLASSES]; /* what the next command of each class is after */
 	emu_vk_vc all;                  /* what its commands so far are after */
 	uint32_t reach[EMU_VK_CLASSES][EMU_VK_CLASSES];
+	uint32_t floor[EMU_VK_CLASSES];  /* emu_vk_node.floor of the next command of each class */
 	emu_vk_vc host_seen;            /* host clock entries already made dependencies */
 } emu_vk_queue;
 
@@ -1445,7 +1446,7 @@ static int emu_vk_host_waits(emu_vk_builder *b, const emu_vk_sig *sig)
 
 	if (!t)
 		return -1;
-	emu_vk_vc_max(t->vc, sig->vc);
+	emu_vk_vc_max(t->vc, sig->vc, b->q.n);
 	return 0;
 }
 
@@ -1474,7 +1475,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 		return -1;
 	/* what the submitting thread waited for precedes everything submitted */
 	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
-		emu_vk_vc_max(q->front[c], t->vc);
+		emu_vk_vc_max(q->front[c], t->vc, b->q.n);
 	for (uint32_t o = 0; o < b->q.n; o++)
 		if (t->vc[o] > q->host_seen[o]) {
 			if (o != qi && emu_vk_dep(b, emu_vk_step_of(b, o, t->vc[o]), EMU_D_HOST) != 0)
@@ -1489,12 +1490,12 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 			continue;
 		for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
 			if (cls & (1u << c))
-				emu_vk_vc_max(q->front[c], s->vc);
+				emu_vk_vc_max(q->front[c], s->vc, b->q.n);
 		if (emu_vk_dep(b, s->step, EMU_D_SEMAPHORE) != 0)
 			return -1;
 	}
 	for (uint32_t c = 0; c < EMU_VK_CLASSES; c++)
-		emu_vk_vc_max(q->all, q->front[c]);
+		emu_vk_vc_max(q->all, q->front[c], b->q.n);
 
 	for (uint32_t k = 0; k < ncbs; k++) {
 		VkCommandBuffer h = cbs ? cbs[k] : cbs2[k].commandBuffer;
@@ -1511,7 +1512,12 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 
 			if (it->kind == EMU_VK_BARRIER) {
 				uint32_t nr[EMU_VK_CLASSES][EMU_VK_CLASSES];
+				emu_vk_vc from;
 
+				memset(from, 0, sizeof(from));
+				for (uint32_t sc = 0; sc < EMU_VK_CLASSES; sc++)
+					if (it->src & (1u << sc))
+						emu_vk_vc_max(from, q->front[sc], b->q.n);
 				memcpy(nr, q->reach, sizeof(nr));
 				for (uint32_t d = 0; d < EMU_VK_CLASSES; d++) {
 					if (!(it->dst & (1u << d)))
@@ -1524,10 +1530,14 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 						for (uint32_t o = 0; o < EMU_VK_CLASSES; o++) /* chains */
 							if (q->reach[s][o] > nr[d][o])
 								nr[d][o] = q->reach[s][o];
-						emu_vk_vc_max(q->front[d], q->front[s]);
 					}
+					emu_vk_vc_max(q->front[d], from, b->q.n);
 				}
 				memcpy(q->reach, nr, sizeof(nr));
+				if (it->global && it->src == EMU_VK_ALL && it->srcw == EMU_VK_ALL)
+					for (uint32_t d = 0; d < EMU_VK_CLASSES; d++)
+						if (it->dsta & (1u << d))
+							q->floor[d] = q->pos;
 				if (it->srcw && it->dsta) {
 					emu_vk_mbar m = { q->pos, it->srcw, it->dsta, it->global, it->alloc, it->lo, it->hi };
 
@@ -1593,6 +1603,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 			vn.pos = q->pos;
 			vn.cls = it->cls;
 			memcpy(vn.reach, q->reach[it->cls], sizeof(vn.reach));
+			vn.floor = q->floor[it->cls];
 			memcpy(vn.vc, q->front[it->cls], sizeof(vn.vc));
 			if (EMU_PUSH(g->nodes, n) != 0 || EMU_PUSH(b->vk->node, vn) != 0)
 				return -1;
@@ -1802,7 +1813,7 @@ static int emu_vk_r_sync(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 			const emu_vk_sig *x = emu_vk_wait_sig(b, p->pWaitSemaphores[i], 0, 1);
 
 			if (x) {
-				emu_vk_vc_max(s.vc, x->vc);
+				emu_vk_vc_max(s.vc, x->vc, b->q.n);
 				if (x->step != EMU_NONE && (s.step == EMU_NONE || x->step > s.step))
 					s.step = x->step;
 			}
@@ -2118,7 +2129,7 @@ int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, 
 	size_t lo, hi;
 
 	*full = 0;
-	if (vb->vc[na->stream] >= va->batch) {
+	if (vb->vc[na->stream] >= va->batch || (na->stream == nb->stream && va->pos <= vb->floor)) {
 		*full = 1;
 		return 1;
 	}

@@ -37,6 +37,9 @@ typedef struct emu_vk_node {
 	uint32_t batch;               /* 1-based batch number on its queue */
 	uint32_t pos;                 /* 1-based command position on its queue */
 	uint32_t reach[EMU_VK_CLASSES];
+	uint32_t floor;               /* every command of its queue up to this position
+	                                 precedes it with its writes visible (a global
+	                                 barrier from and to all classes, all writes) */
 	uint32_t vc[EMU_VK_QMAX];     /* by stream index of the queue */
 	uint8_t cls;
 } emu_vk_node;
@@ -67,8 +70,8 @@ void emu_vk_free(struct emu_vk_graph *vk);
 /*
  * Whether access a's command happens before access b's (a's node earlier
  * in index order), for a race between them: *full is set when the order
- * is a completion point (every earlier command of a's queue, up to a's
- * batch, is then ordered before b as well).
+ * covers every earlier command of a's queue as well (a completion point,
+ * or b's floor), so that the race scan can stop looking at that queue.
  */
 int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, int *full);
 
