@@ -1,6 +1,7 @@
 /*
- * emu_vk.h - what a Vulkan trace adds to the graph (emu_vk.c builds it,
- * emu_race.c asks it for order).  Internal to the emulator.
+ * emu_vk.h - what a Vulkan trace adds to the graph (emu_vk.c and
+ * emu_vk_cmd.c build it, emu_race.c asks it for order).  Internal to the
+ * emulator.
  *
  * The happens-before relation of Vulkan is not a chain per queue: two
  * commands submitted one after the other on one queue may overlap unless
