@@ -54,7 +54,8 @@ const char *emu_kind_name(unsigned kind)
 {
 	static const char *const names[EMU_K_COUNT] = { "kernel", "copy_h2d", "copy_d2h", "copy_d2d",
 		                                        "copy", "memset", "graph", "host_fn",
-		                                        "dispatch", "draw", "transfer", "fill" };
+		                                        "dispatch", "draw", "transfer", "fill",
+		                                        "render_pass" };
 	return kind < EMU_K_COUNT ? names[kind] : "?";
 }
 

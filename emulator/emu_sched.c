@@ -47,6 +47,7 @@ static uint64_t emu_cost(const emu_options *o, const emu_node *n)
 	case EMU_K_DRAW: return o->kernel_ns;
 	case EMU_K_GRAPH: return o->graph_ns;
 	case EMU_K_HOSTFN: return o->hostfn_ns;
+	case EMU_K_PASS: return o->memset_ns;
 	case EMU_K_MEMSET:
 	case EMU_K_FILL: return o->memset_ns + (uint64_t)((double)n->bytes / o->memset_bw);
 	case EMU_K_H2D: bw = o->h2d_bw; break;

@@ -742,7 +742,7 @@ static emu_status emu_vk_types(emu_vk_builder *b)
 static void emu_vk_builder_finish(emu_vk_builder *b)
 {
 	emu_vk_map *maps[] = { &b->buffers, &b->images, &b->bviews, &b->iviews, &b->sets, &b->cbs,
-		               &b->queues, &b->sems, &b->fences, &b->memory, &b->swapchains, &b->rpasses };
+		               &b->queues, &b->sems, &b->fences, &b->memory, &b->swapchains, &b->rpasses, &b->fbs };
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
 		emu_vk_map_free(maps[i]);
@@ -759,6 +759,9 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	for (size_t i = 0; i < b->rpass.n; i++)
 		free(b->rpass.v[i].deps.v);
 	free(b->rpass.v);
+	for (size_t i = 0; i < b->fb.n; i++)
+		free(b->fb.v[i].alloc.v);
+	free(b->fb.v);
 	free(b->buffer_alloc.v);
 	free(b->image.v);
 	free(b->view.v);

@@ -73,6 +73,13 @@ typedef struct emu_vk_rpass {
 	EMU_VEC(emu_vk_rpdep) deps;
 } emu_vk_rpass;
 
+/* A framebuffer: the images of its attachments (none when imageless: the
+ * begin info names them). */
+typedef struct emu_vk_fb {
+	EMU_VEC(uint32_t) alloc;
+	int imageless;
+} emu_vk_fb;
+
 /* A descriptor: one array element of one binding of a set. */
 typedef struct emu_vk_desc {
 	uint32_t binding, elem;
@@ -134,8 +141,10 @@ typedef struct emu_vk_builder {
 	void *args;
 	int16_t *cmd_of;                /* record type -> sbt_vk_cmd, -1 */
 	uint32_t ntypes;
-	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, memory, swapchains, rpasses;
+	emu_vk_map buffers, images, bviews, iviews, sets, cbs, queues, sems, fences, memory, swapchains, rpasses,
+	        fbs;
 	EMU_VEC(emu_vk_rpass) rpass;
+	EMU_VEC(emu_vk_fb) fb;
 	EMU_VEC(uint32_t) buffer_alloc;
 	EMU_VEC(emu_vk_image) image;
 	EMU_VEC(emu_vk_view) view;

@@ -665,8 +665,47 @@ static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	}
 }
 
+/* The image an image view names as an attachment written (if known). */
+static int emu_vk_acc_view(emu_vk_builder *b, emu_vk_cb *c, VkImageView v)
+{
+	uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)v);
+
+	return vi == EMU_NONE ? 0 : emu_vk_acc(c, b->view.v[vi].alloc, 0, 1, EMU_A_READ | EMU_A_WRITE);
+}
+
+/* The attachments of a render pass instance: one command ("render_pass")
+ * where it begins, reading and writing each attachment image (load and
+ * store operations, and every draw's attachment output: draws inside one
+ * instance are ordered for their attachments, so they are not split). */
+static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassBeginInfo *rb)
+{
+	uint32_t fi = rb ? emu_vk_map_get(&b->fbs, (uint64_t)rb->framebuffer) : EMU_NONE;
+	const emu_vk_fb *fb;
+
+	if (fi == EMU_NONE)
+		return 0;
+	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
+		return -1;
+	fb = &b->fb.v[fi];
+	for (size_t i = 0; i < fb->alloc.n; i++)
+		if (emu_vk_acc(c, fb->alloc.v[i], 0, 1, EMU_A_READ | EMU_A_WRITE) != 0)
+			return -1;
+	if (fb->imageless)
+		for (const VkBaseInStructure *p = rb->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO) {
+				const VkRenderPassAttachmentBeginInfo *ai = (const VkRenderPassAttachmentBeginInfo *)p;
+
+				for (uint32_t k = 0; ai->pAttachments && k < ai->attachmentCount; k++)
+					if (emu_vk_acc_view(b, c, ai->pAttachments[k]) != 0)
+						return -1;
+			}
+	emu_vk_item_end(c);
+	return 0;
+}
+
 /* vkCmdBeginRenderPass* / vkCmdEndRenderPass*: the render pass's external
- * subpass dependencies, as barriers before and after it. */
+ * subpass dependencies, as barriers before and after it, and its
+ * attachments (emu_vk_pass_node). */
 static int emu_vk_r_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 {
 	const sbt_vk_args_vkCmdBeginRenderPass *a = b->args;
@@ -688,6 +727,36 @@ static int emu_vk_r_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		if (d->into == begin && emu_vk_barrier(b, c, d->src, d->dst, d->srca, d->dsta, 0, 0, 0, 1) != 0)
 			return -1;
 	}
+	return begin ? emu_vk_pass_node(b, c, a->pRenderPassBegin) : 0;
+}
+
+/* vkCmdBeginRendering(KHR): dynamic rendering's attachments, as for a
+ * render pass (it has no subpass dependencies: barriers order it). */
+static int emu_vk_r_rendering(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdBeginRendering *a = b->args;
+	const VkRenderingInfo *ri = a->pRenderingInfo;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+	const VkRenderingAttachmentInfo *ds[2];
+
+	(void)cmd;
+	if (!c)
+		return -1;
+	if (!ri)
+		return 0;
+	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
+		return -1;
+	for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++)
+		if (emu_vk_acc_view(b, c, ri->pColorAttachments[i].imageView) != 0 ||
+		    emu_vk_acc_view(b, c, ri->pColorAttachments[i].resolveImageView) != 0)
+			return -1;
+	ds[0] = ri->pDepthAttachment;
+	ds[1] = ri->pStencilAttachment;
+	for (unsigned i = 0; i < 2; i++)
+		if (ds[i] && (emu_vk_acc_view(b, c, ds[i]->imageView) != 0 ||
+		              emu_vk_acc_view(b, c, ds[i]->resolveImageView) != 0))
+			return -1;
+	emu_vk_item_end(c);
 	return 0;
 }
 
@@ -984,6 +1053,27 @@ static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:
 		return emu_vk_new_render_pass(b, cmd);
+	case SBT_VK_CMD_vkCreateFramebuffer: {
+		const sbt_vk_args_vkCreateFramebuffer *a = b->args;
+		emu_vk_fb fb = { { 0 }, 0 };
+
+		if (a->ret != VK_SUCCESS || !a->pFramebuffer || !a->pCreateInfo)
+			return 0;
+		fb.imageless = !!(a->pCreateInfo->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
+		for (uint32_t i = 0; !fb.imageless && a->pCreateInfo->pAttachments && i < a->pCreateInfo->attachmentCount; i++) {
+			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)a->pCreateInfo->pAttachments[i]);
+
+			if (vi != EMU_NONE && EMU_PUSH(fb.alloc, b->view.v[vi].alloc) != 0) {
+				free(fb.alloc.v);
+				return -1;
+			}
+		}
+		if (EMU_PUSH(b->fb, fb) != 0) {
+			free(fb.alloc.v);
+			return -1;
+		}
+		return emu_vk_map_put(&b->fbs, (uint64_t)*a->pFramebuffer, (uint32_t)b->fb.n - 1);
+	}
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
 		const sbt_vk_args_vkAllocateCommandBuffers *a = b->args;
 
@@ -1110,6 +1200,9 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCmdEndRenderPass2:
 	case SBT_VK_CMD_vkCmdEndRenderPass2KHR:
 		return emu_vk_r_render_pass;
+	case SBT_VK_CMD_vkCmdBeginRendering:
+	case SBT_VK_CMD_vkCmdBeginRenderingKHR:
+		return emu_vk_r_rendering;
 	case SBT_VK_CMD_vkCreateBuffer:
 	case SBT_VK_CMD_vkDestroyBuffer:
 	case SBT_VK_CMD_vkCreateImage:
@@ -1122,6 +1215,7 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCreateRenderPass:
 	case SBT_VK_CMD_vkCreateRenderPass2:
 	case SBT_VK_CMD_vkCreateRenderPass2KHR:
+	case SBT_VK_CMD_vkCreateFramebuffer:
 	case SBT_VK_CMD_vkAllocateCommandBuffers:
 	case SBT_VK_CMD_vkBeginCommandBuffer:
 	case SBT_VK_CMD_vkResetCommandBuffer:

@@ -19,8 +19,9 @@
 #   in both submit modes) give timelines with no race; vk_compute's exports
 #   are checked by content: one track for its queue, a slice per dispatch
 #   and copy, the DOT graph (rendered by graphviz), the Perfetto protobuf
-#   (decoded by protoc), the terminal timeline; vk_offscreen's copies wait
-#   for the draws through the render pass's external dependency;
+#   (decoded by protoc), the terminal timeline; vk_offscreen's copies of
+#   its image wait for the render pass (its attachments) and the draws
+#   through the render pass's external dependency;
 # - a synthetic two-queue trace (tests/programs/vk_race_gen): a track per
 #   queue, the semaphore between them one flow in the JSON and one dashed
 #   edge in the DOT graph, no race.
@@ -181,7 +182,7 @@ expect_rc 0 compute.dot "$X" -f dot -o "$T/compute.dot" "$T/compute.sbt"
 dot -Tsvg "$T/compute.dot" >"$T/compute.svg" || fail "graphviz cannot render compute.dot"
 expect_rc 0 compute.ascii "$X" -f ascii --width 60 "$T/compute.sbt"
 grep -q '^queue 0x[0-9a-f]* (family 0, index 0) *[PT#]*$' "$T/compute.ascii.out" || fail "compute.ascii: $(cat "$T/compute.ascii.out")"
-has compute.ascii out "P dispatch  R draw  T copy, blit or resolve"
+has compute.ascii out "P dispatch  R draw  A render pass attachments  T copy, blit or resolve"
 if "$X" -f perfetto -o "$T/probe.pt" "$T/compute.sbt" 2>/dev/null; then
 	protoc --proto_path="$TOP/emulator/proto" --decode perfetto.protos.Trace \
 		"$TOP/emulator/proto/perfetto_trace.proto" <"$T/probe.pt" >"$T/compute.pt.txt" ||
@@ -194,10 +195,11 @@ expect_rc 0 offscreen.json "$X" -f json -o "$T/offscreen.json" "$T/offscreen.sbt
 python3 -c "
 import json,sys
 X=[x for x in json.load(open(sys.argv[1]))['traceEvents'] if x['ph']=='X']
-assert [x['name'] for x in X]==['vkCmdDraw','vkCmdDraw','vkCmdCopyImageToBuffer']*3, X
+assert [x['name'] for x in X]==['vkCmdBeginRenderPass','vkCmdDraw','vkCmdDraw','vkCmdCopyImageToBuffer']*3, X
+assert [x['cat'] for x in X]==['render_pass','draw','draw','transfer']*3, X
 for f in range(3):
-    d1,d2,c=X[3*f:3*f+3]
-    assert d1['ts']==d2['ts'] and c['ts']>=d1['ts']+d1['dur'], (d1,d2,c)
+    p,d1,d2,c=X[4*f:4*f+4]
+    assert p['ts']==d1['ts']==d2['ts'] and c['ts']>=max(x['ts']+x['dur'] for x in (p,d1,d2)), (p,d1,d2,c)
 " "$T/offscreen.json" || fail "vk_offscreen's timeline"
 # ---- two queues (a synthetic trace): tracks per queue, the semaphore as a flow ----
 G=$P/vk_race_gen

@@ -21,6 +21,11 @@
  *   a command buffer submitted to two queues: its fill races with itself
  *   uniform descriptors of one buffer read by dispatches on two queues: no
  *   race; storage descriptors: a possible race
+ *   vkQueueSubmit2 with a timeline semaphore across queues and a
+ *   vkCmdPipelineBarrier2 (or vkCmdSetEvent2/vkCmdWaitEvents2) in a queue:
+ *   no race
+ *   a render pass writing an image, then a copy of the image: a confirmed
+ *   race, none with the render pass's external dependency out of it
  *
  * Costs (emu_options_default): a fill of 4096 bytes 2000 + 4096/1500 = 2002
  * ns, a copy of 1024 bytes 5000 + 1024/1000 = 5001 ns, a dispatch 10000 ns.
@@ -31,7 +36,7 @@
 #include "serializer/sbt_vk.h"
 #include "tests/support/tst.h"
 
-#define H(x) ((uint64_t)(x))
+#define VRG_DEV ((VkDevice)(uintptr_t)0xd0)
 
 /* A trace being written: records by thread 1, 1000 ns apart, each with a
  * one-frame stack "vkgen!seq<N>". */
@@ -444,6 +449,91 @@ static void scen_sync2(const char *path, int events)
 	vkg_close(&g);
 }
 
+/* One queue: a render pass on a 64x64 RGBA8 image (through a view and a
+ * framebuffer), then vkCmdCopyImageToBuffer of the image into B.  With
+ * dep, the render pass has an external dependency out of it
+ * (COLOR_ATTACHMENT_OUTPUT / COLOR_ATTACHMENT_WRITE -> TRANSFER /
+ * TRANSFER_READ); without, nothing orders the copy. */
+static void scen_render_pass(const char *path, int dep)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkImage img = (VkImage)(uintptr_t)0x1a000;
+	sbt_vk_args_vkCreateImage ci = { VRG_DEV, &ici, NULL, &img, VK_SUCCESS };
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkImageView view = (VkImageView)(uintptr_t)0x1b000;
+	sbt_vk_args_vkCreateImageView cv = { VRG_DEV, &vci, NULL, &view, VK_SUCCESS };
+	VkAttachmentDescription att = { 0 };
+	VkAttachmentReference ref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub = { 0 };
+	VkSubpassDependency sd = { 0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		                   VK_ACCESS_TRANSFER_READ_BIT, 0 };
+	VkRenderPassCreateInfo rci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkRenderPass rp = (VkRenderPass)(uintptr_t)0x1c000;
+	sbt_vk_args_vkCreateRenderPass cr = { VRG_DEV, &rci, NULL, &rp, VK_SUCCESS };
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkFramebuffer fb = (VkFramebuffer)(uintptr_t)0x1d000;
+	sbt_vk_args_vkCreateFramebuffer cf = { VRG_DEV, &fci, NULL, &fb, VK_SUCCESS };
+	VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	sbt_vk_args_vkCmdBeginRenderPass br = { (VkCommandBuffer)(uintptr_t)CB1, &rbi, VK_SUBPASS_CONTENTS_INLINE };
+	sbt_vk_args_vkCmdDraw dr = { (VkCommandBuffer)(uintptr_t)CB1, 3, 1, 0, 0 };
+	sbt_vk_args_vkCmdEndRenderPass er = { (VkCommandBuffer)(uintptr_t)CB1 };
+	VkBufferImageCopy reg = { 0 };
+	sbt_vk_args_vkCmdCopyImageToBuffer cp = { (VkCommandBuffer)(uintptr_t)CB1, img,
+		                                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, (VkBuffer)(uintptr_t)BUF_B, 1,
+		                                  &reg };
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ici.extent = (VkExtent3D){ 64, 64, 1 };
+	ici.mipLevels = ici.arrayLayers = 1;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+	vci.image = img;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = ici.format;
+	vci.subresourceRange = (VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	att.format = ici.format;
+	att.samples = VK_SAMPLE_COUNT_1_BIT;
+	att.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	sub.colorAttachmentCount = 1;
+	sub.pColorAttachments = &ref;
+	rci.attachmentCount = 1;
+	rci.pAttachments = &att;
+	rci.subpassCount = 1;
+	rci.pSubpasses = &sub;
+	if (dep) {
+		rci.dependencyCount = 1;
+		rci.pDependencies = &sd;
+	}
+	fci.renderPass = rp;
+	fci.attachmentCount = 1;
+	fci.pAttachments = &view;
+	fci.width = fci.height = 64;
+	fci.layers = 1;
+	rbi.renderPass = rp;
+	rbi.framebuffer = fb;
+	reg.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
+	reg.imageExtent = ici.extent;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_B, 65536);
+	vkg_call(&g, SBT_VK_CMD_vkCreateImage, &ci);         /* seq 3 */
+	vkg_call(&g, SBT_VK_CMD_vkCreateImageView, &cv);
+	vkg_call(&g, SBT_VK_CMD_vkCreateRenderPass, &cr);
+	vkg_call(&g, SBT_VK_CMD_vkCreateFramebuffer, &cf);
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdBeginRenderPass, &br);  /* seq 8 */
+	vkg_call(&g, SBT_VK_CMD_vkCmdDraw, &dr);
+	vkg_call(&g, SBT_VK_CMD_vkCmdEndRenderPass, &er);
+	vkg_call(&g, SBT_VK_CMD_vkCmdCopyImageToBuffer, &cp); /* seq 11 */
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
 /* ---- checks ---------------------------------------------------------------------- */
 
 typedef struct result {
@@ -607,6 +697,23 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
+
+	/* a render pass writes its attachment; the copy reads the image after
+	 * it: ordered only by the render pass's external dependency */
+	scen_render_pass(p, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 3);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 8 render_pass vkCmdBeginRenderPass (submitted at seq 12) on queue 0x9100 "
+	                           "(family 0, index 0) writes image 0x1a000 (whole image, created at seq 3)") != NULL);
+	TST_CHECK(strstr(r.report, "seq 11 transfer vkCmdCopyImageToBuffer (submitted at seq 12) on queue 0x9100 "
+	                           "(family 0, index 0) reads image 0x1a000 (whole image, created at seq 3)") != NULL);
+	scen_render_pass(p, 1);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	/* the copy (64 * 64 * 4 bytes: 5000 + 16384/1000 ns) after the pass
+	 * (2000 ns, beside the draw's 10000) */
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 15016);
 
 	return tst_done();
 }
