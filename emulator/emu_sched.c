@@ -558,9 +558,9 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 		emu_summary_json(g, &s, f);
 		return ferror(f) ? EMU_ERR_IO : EMU_OK;
 	}
-	fprintf(f, "commands: %llu on %llu streams, %llu dependencies (%llu across streams)\n",
-	        (unsigned long long)s.commands, (unsigned long long)s.streams,
-	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges);
+	fprintf(f, "commands: %llu on %llu %s, %llu dependencies (%llu across %s)\n",
+	        (unsigned long long)s.commands, (unsigned long long)s.streams, g->vk ? "queues" : "streams",
+	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges, g->vk ? "queues" : "streams");
 	fprintf(f, "machine: %u compute engines, %u copy engines\n", g->opt.compute_engines,
 	        g->opt.copy_engines);
 	fprintf(f, "makespan: %llu ns\n", (unsigned long long)s.makespan_ns);

@@ -122,15 +122,15 @@ syncval split_only "$SYNCVAL" --split
 
 # the two commands ran side by side without the barrier, one after the other with it
 expect_rc 0 nobarrier.sum "$X" --summary "$T/nobarrier.sbt"
-has nobarrier.sum out "commands: 2 on 1 streams, 0 dependencies (0 across streams)"
+has nobarrier.sum out "commands: 2 on 1 queues, 0 dependencies (0 across queues)"
 has nobarrier.sum out "makespan: 10000 ns"
 has nobarrier.sum out "max concurrency: 2 at 0 ns"
 expect_rc 0 barrier.sum "$X" --summary "$T/barrier.sbt"
-has barrier.sum out "commands: 2 on 1 streams, 1 dependencies (0 across streams)"
+has barrier.sum out "commands: 2 on 1 queues, 1 dependencies (0 across queues)"
 has barrier.sum out "makespan: 15004 ns"
 # across submits the fence's host wait is a dependency between the steps
 expect_rc 0 fence.sum "$X" --summary "$T/fence.sbt"
-has fence.sum out "commands: 2 on 1 streams, 1 dependencies (0 across streams)"
+has fence.sum out "commands: 2 on 1 queues, 1 dependencies (0 across queues)"
 has fence.sum out "makespan: 15004 ns"
 
 # ---- tsreplay --emulate ---------------------------------------------------------
@@ -161,7 +161,7 @@ for n in compute offscreen mt mt_submit; do
 	has "$n.races" out "races: 0 confirmed, 0 possible"
 done
 expect_rc 0 compute.sum "$X" "$T/compute.sbt"
-has compute.sum out "commands: 6 on 1 streams"
+has compute.sum out "commands: 6 on 1 queues"
 # each round: the dispatch (10000 ns), its barrier, the 16384-byte copy (5016 ns)
 has compute.sum out "makespan: 45048 ns"
 has compute.sum out "critical path: 45048 ns, 6 commands"
@@ -206,7 +206,7 @@ G=$P/vk_race_gen
 [ -x "$G" ] || fail "$G is not built"
 "$G" "$T/gen.sbt" 64 2 >"$T/gen.log" || fail "vk_race_gen"
 expect_rc 0 gen.sum "$X" --races --summary "$T/gen.sbt"
-has gen.sum out "commands: 64 on 2 streams, 63 dependencies (1 across streams)"
+has gen.sum out "commands: 64 on 2 queues, 63 dependencies (1 across queues)"
 has gen.sum out "races: 0 confirmed, 0 possible"
 expect_rc 0 gen.json "$X" -f json -o "$T/gen.json" "$T/gen.sbt"
 python3 -c "
