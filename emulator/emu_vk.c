@@ -751,6 +751,8 @@ static void emu_vk_builder_finish(emu_vk_builder *b)
 	for (size_t i = 0; i < b->cb.n; i++) {
 		free(b->cb.v[i].items.v);
 		free(b->cb.v[i].acc.v);
+		free(b->cb.v[i].push[0].d.v);
+		free(b->cb.v[i].push[1].d.v);
 	}
 	for (size_t i = 0; i < b->q.n; i++)
 		free(b->q.v[i].batch_step.v);

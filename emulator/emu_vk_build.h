@@ -49,6 +49,18 @@ typedef struct emu_vk_item {
 	uint64_t lo, hi;
 } emu_vk_item;
 
+/* A descriptor: one array element of one binding of a set. */
+typedef struct emu_vk_desc {
+	uint32_t binding, elem;
+	uint32_t alloc;                 /* 0: none (a sampler, a null descriptor) */
+	uint32_t mode;
+	uint64_t lo, hi;
+} emu_vk_desc;
+
+typedef struct emu_vk_set {
+	EMU_VEC(emu_vk_desc) d;
+} emu_vk_set;
+
 typedef struct emu_vk_cb {
 	EMU_VEC(emu_vk_item) items;
 	emu_accvec acc;
@@ -59,6 +71,9 @@ typedef struct emu_vk_cb {
 	uint32_t ibuf;
 	uint64_t ibuf_off;
 	uint64_t render_pass;            /* inside vkCmdBeginRenderPass*: its render pass */
+	emu_vk_set push[2];              /* vkCmdPushDescriptorSetKHR's set, per bind point */
+	uint32_t push_at[2];             /* its set number */
+	uint8_t push_used[2];
 } emu_vk_cb;
 
 /* A subpass dependency of a render pass with VK_SUBPASS_EXTERNAL on one
@@ -79,18 +94,6 @@ typedef struct emu_vk_fb {
 	EMU_VEC(uint32_t) alloc;
 	int imageless;
 } emu_vk_fb;
-
-/* A descriptor: one array element of one binding of a set. */
-typedef struct emu_vk_desc {
-	uint32_t binding, elem;
-	uint32_t alloc;                 /* 0: none (a sampler, a null descriptor) */
-	uint32_t mode;
-	uint64_t lo, hi;
-} emu_vk_desc;
-
-typedef struct emu_vk_set {
-	EMU_VEC(emu_vk_desc) d;
-} emu_vk_set;
 
 /* A buffer view or image view: what it names. */
 typedef struct emu_vk_view {

@@ -171,6 +171,8 @@ static void emu_vk_cb_clear(emu_vk_cb *c)
 	memset(c->vbuf, 0, sizeof(c->vbuf));
 	c->ibuf = 0;
 	c->render_pass = 0;
+	c->push[0].d.n = c->push[1].d.n = 0;
+	c->push_used[0] = c->push_used[1] = 0;
 }
 
 /* ---- recording: footprints ------------------------------------------------------------ */
@@ -229,22 +231,26 @@ static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkIm
 	return emu_vk_acc_buf(b, c, buf, r->bufferOffset, size, mode);
 }
 
-/* The descriptors of the sets bound at bind point bp (0 graphics, 1 compute). */
+/* The descriptors of set s as accesses of the command being recorded. */
+static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s)
+{
+	for (size_t k = 0; k < s->d.n; k++)
+		if (emu_vk_acc(c, s->d.v[k].alloc, s->d.v[k].lo, s->d.v[k].hi, s->d.v[k].mode) != 0)
+			return -1;
+	return 0;
+}
+
+/* The descriptors of the sets bound at bind point bp (0 graphics, 1
+ * compute), the push descriptor set included. */
 static int emu_vk_acc_sets(emu_vk_builder *b, emu_vk_cb *c, int bp)
 {
 	for (unsigned i = 0; i < EMU_VK_SETS; i++) {
 		uint32_t si = emu_vk_map_get(&b->sets, c->sets[bp][i]);
 
-		if (si == EMU_NONE)
-			continue;
-		for (size_t k = 0; k < b->set.v[si].d.n; k++) {
-			const emu_vk_desc *d = &b->set.v[si].d.v[k];
-
-			if (emu_vk_acc(c, d->alloc, d->lo, d->hi, d->mode) != 0)
-				return -1;
-		}
+		if (si != EMU_NONE && emu_vk_acc_set(c, &b->set.v[si]) != 0)
+			return -1;
 	}
-	return 0;
+	return c->push_used[bp] ? emu_vk_acc_set(c, &c->push[bp]) : 0;
 }
 
 /* A command recorded into c; its footprint follows in c->acc. */
@@ -368,6 +374,82 @@ static int emu_vk_barrier1(emu_vk_builder *b, emu_vk_cb *c, const sbt_vk_args_vk
 
 		if (emu_vk_image_barrier(b, c, a->srcStageMask, a->dstStageMask, m->srcAccessMask,
 		                         m->dstAccessMask, m->image) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------- */
+
+static int emu_vk_desc_put(emu_vk_set *s, const emu_vk_desc *d)
+{
+	for (size_t i = 0; i < s->d.n; i++)
+		if (s->d.v[i].binding == d->binding && s->d.v[i].elem == d->elem) {
+			s->d.v[i] = *d;
+			return 0;
+		}
+	return EMU_PUSH(s->d, *d);
+}
+
+/* Which descriptor types the shaders may write (docs: "possible writes"). */
+static uint32_t emu_vk_desc_mode(VkDescriptorType t)
+{
+	switch (t) {
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		return EMU_A_READ | EMU_A_MAYWRITE;
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+		return 0;
+	default:
+		return EMU_A_READ;
+	}
+}
+
+/* One VkWriteDescriptorSet into set s (its dstSet is the caller's
+ * business: ignored for push descriptors). */
+static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescriptorSet *w)
+{
+	uint32_t mode = emu_vk_desc_mode(w->descriptorType);
+
+	for (uint32_t k = 0; k < w->descriptorCount; k++) {
+		emu_vk_desc d = { w->dstBinding, w->dstArrayElement + k, 0, mode, 0, 0 };
+
+		/* only the member the descriptor type selects is meaningful */
+		if (!sbt_vk_ignored_VkWriteDescriptorSet_pBufferInfo(w) && w->pBufferInfo) {
+			const VkDescriptorBufferInfo *bi = &w->pBufferInfo[k];
+			uint32_t al = emu_vk_buffer(b, bi->buffer);
+
+			if (al) {
+				int dyn = w->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+				          w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+
+				d.alloc = al;
+				d.lo = bi->offset;
+				d.hi = b->g->allocs.v[al].size;
+				/* a dynamic offset moves the range: to the end of the buffer */
+				if (!dyn && bi->range != VK_WHOLE_SIZE && bi->offset + bi->range < d.hi)
+					d.hi = bi->offset + bi->range;
+			}
+		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pImageInfo(w) && w->pImageInfo) {
+			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)w->pImageInfo[k].imageView);
+
+			if (vi != EMU_NONE) {
+				d.alloc = b->view.v[vi].alloc;
+				d.lo = 0;
+				d.hi = 1;
+			}
+		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pTexelBufferView(w) && w->pTexelBufferView) {
+			uint32_t vi = emu_vk_map_get(&b->bviews, (uint64_t)w->pTexelBufferView[k]);
+
+			if (vi != EMU_NONE) {
+				d.alloc = b->view.v[vi].alloc;
+				d.lo = b->view.v[vi].lo;
+				d.hi = b->view.v[vi].hi;
+			}
+		}
+		if (emu_vk_desc_put(s, &d) != 0)
 			return -1;
 	}
 	return 0;
@@ -608,9 +690,30 @@ static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		int bp = a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
 		         a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
 
-		for (uint32_t i = 0; bp >= 0 && a0->pDescriptorSets && i < a0->descriptorSetCount; i++)
+		for (uint32_t i = 0; bp >= 0 && a0->pDescriptorSets && i < a0->descriptorSetCount; i++) {
 			if (a0->firstSet + i < EMU_VK_SETS)
 				c->sets[bp][a0->firstSet + i] = (uint64_t)a0->pDescriptorSets[i];
+			if (c->push_used[bp] && c->push_at[bp] == a0->firstSet + i)
+				c->push_used[bp] = 0;
+		}
+	} else if (cmd == SBT_VK_CMD_vkCmdPushDescriptorSetKHR) {
+		/* the writes' dstSet is ignored (sbt_vk_ignored.h): they go to the
+		 * command buffer's push descriptor set at set number `set` */
+		const sbt_vk_args_vkCmdPushDescriptorSetKHR *a = b->args;
+		int bp = a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+		         a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
+
+		if (bp < 0)
+			return 0;
+		if (!c->push_used[bp] || c->push_at[bp] != a->set)
+			c->push[bp].d.n = 0;
+		c->push_used[bp] = 1;
+		c->push_at[bp] = a->set;
+		if (a->set < EMU_VK_SETS)
+			c->sets[bp][a->set] = 0;
+		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
+			if (emu_vk_write_set(b, &c->push[bp], &a->pDescriptorWrites[i]) != 0)
+				return -1;
 	} else if (cmd == SBT_VK_CMD_vkCmdBindVertexBuffers || cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2 ||
 	           cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2EXT) {
 		const sbt_vk_args_vkCmdBindVertexBuffers *a = b->args; /* the same leading members */
@@ -791,32 +894,6 @@ static int emu_vk_r_execute(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 /* ---- objects and descriptors ---------------------------------------------------------- */
 
-static int emu_vk_desc_put(emu_vk_set *s, const emu_vk_desc *d)
-{
-	for (size_t i = 0; i < s->d.n; i++)
-		if (s->d.v[i].binding == d->binding && s->d.v[i].elem == d->elem) {
-			s->d.v[i] = *d;
-			return 0;
-		}
-	return EMU_PUSH(s->d, *d);
-}
-
-/* Which descriptor types the shaders may write (docs: "possible writes"). */
-static uint32_t emu_vk_desc_mode(VkDescriptorType t)
-{
-	switch (t) {
-	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
-	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
-	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-		return EMU_A_READ | EMU_A_MAYWRITE;
-	case VK_DESCRIPTOR_TYPE_SAMPLER:
-		return 0;
-	default:
-		return EMU_A_READ;
-	}
-}
-
 static int emu_vk_update_sets(emu_vk_builder *b)
 {
 	const sbt_vk_args_vkUpdateDescriptorSets *a = b->args;
@@ -824,49 +901,9 @@ static int emu_vk_update_sets(emu_vk_builder *b)
 	for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
 		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
 		uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)w->dstSet);
-		uint32_t mode = emu_vk_desc_mode(w->descriptorType);
 
-		if (si == EMU_NONE)
-			continue;
-		for (uint32_t k = 0; k < w->descriptorCount; k++) {
-			emu_vk_desc d = { w->dstBinding, w->dstArrayElement + k, 0, mode, 0, 0 };
-
-			/* only the member the descriptor type selects is meaningful */
-			if (!sbt_vk_ignored_VkWriteDescriptorSet_pBufferInfo(w) && w->pBufferInfo) {
-				const VkDescriptorBufferInfo *bi = &w->pBufferInfo[k];
-				uint32_t al = emu_vk_buffer(b, bi->buffer);
-
-				if (al) {
-					int dyn = w->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
-					          w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
-
-					d.alloc = al;
-					d.lo = bi->offset;
-					d.hi = b->g->allocs.v[al].size;
-					/* a dynamic offset moves the range: to the end of the buffer */
-					if (!dyn && bi->range != VK_WHOLE_SIZE && bi->offset + bi->range < d.hi)
-						d.hi = bi->offset + bi->range;
-				}
-			} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pImageInfo(w) && w->pImageInfo) {
-				uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)w->pImageInfo[k].imageView);
-
-				if (vi != EMU_NONE) {
-					d.alloc = b->view.v[vi].alloc;
-					d.lo = 0;
-					d.hi = 1;
-				}
-			} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pTexelBufferView(w) && w->pTexelBufferView) {
-				uint32_t vi = emu_vk_map_get(&b->bviews, (uint64_t)w->pTexelBufferView[k]);
-
-				if (vi != EMU_NONE) {
-					d.alloc = b->view.v[vi].alloc;
-					d.lo = b->view.v[vi].lo;
-					d.hi = b->view.v[vi].hi;
-				}
-			}
-			if (emu_vk_desc_put(&b->set.v[si], &d) != 0)
-				return -1;
-		}
+		if (si != EMU_NONE && emu_vk_write_set(b, &b->set.v[si], w) != 0)
+			return -1;
 	}
 	for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++) {
 		const VkCopyDescriptorSet *cp = &a->pDescriptorCopies[i];
@@ -1183,6 +1220,7 @@ emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
 	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
 	case SBT_VK_CMD_vkCmdBindIndexBuffer:
+	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR:
 		return emu_vk_r_bind;
 	case SBT_VK_CMD_vkCmdPipelineBarrier:
 	case SBT_VK_CMD_vkCmdPipelineBarrier2:

@@ -24,6 +24,8 @@
  *   vkQueueSubmit2 with a timeline semaphore across queues and a
  *   vkCmdPipelineBarrier2 (or vkCmdSetEvent2/vkCmdWaitEvents2) in a queue:
  *   no race
+ *   push descriptors (vkCmdPushDescriptorSetKHR, dstSet ignored): storage
+ *   ones a possible race with a copy on another queue, uniform ones none
  *   a render pass writing an image, then a copy of the image: a confirmed
  *   race, none with the render pass's external dependency out of it
  *
@@ -534,6 +536,37 @@ static void scen_render_pass(const char *path, int dep)
 	vkg_close(&g);
 }
 
+/* Q1 dispatches with A in a push descriptor of type t (its write's dstSet
+ * names no set: it is ignored), Q2 copies A to B, unordered. */
+static void scen_push(const char *path, VkDescriptorType t)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	VkDescriptorBufferInfo bi = { (VkBuffer)(uintptr_t)BUF_A, 0, VK_WHOLE_SIZE };
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	sbt_vk_args_vkCmdPushDescriptorSetKHR pa = { (VkCommandBuffer)(uintptr_t)CB1, VK_PIPELINE_BIND_POINT_COMPUTE,
+		                                     (VkPipelineLayout)(uintptr_t)0x5200, 0, 1, &w };
+	sbt_vk_args_vkCmdDispatch d = { (VkCommandBuffer)(uintptr_t)CB1, 1, 1, 1 };
+
+	w.dstSet = (VkDescriptorSet)(uintptr_t)0xdead;
+	w.descriptorCount = 1;
+	w.descriptorType = t;
+	w.pBufferInfo = &bi;
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdPushDescriptorSetKHR, &pa);
+	vkg_call(&g, SBT_VK_CMD_vkCmdDispatch, &d);
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
 /* ---- checks ---------------------------------------------------------------------- */
 
 typedef struct result {
@@ -697,6 +730,16 @@ int main(void)
 	run(p, &r);
 	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
+
+	/* push descriptors: a storage buffer may be written, a uniform one is read */
+	scen_push(p, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.report, "seq 7 dispatch vkCmdDispatch (submitted at seq 10) on queue 0x9100 (family 0, "
+	                           "index 0) reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	scen_push(p, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
 
 	/* a render pass writes its attachment; the copy reads the image after
 	 * it: ordered only by the render pass's external dependency */
