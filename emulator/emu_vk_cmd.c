@@ -878,6 +878,8 @@ static int emu_vk_r_execute(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		c = emu_vk_cb_of(b, a->commandBuffer); /* the vector may have moved */
 		if (!s || !c)
 			return -1;
+		if (s == c)
+			continue; /* invalid usage: a command buffer executing itself */
 		for (size_t k = 0; k < s->items.n; k++) {
 			emu_vk_item it = s->items.v[k];
 

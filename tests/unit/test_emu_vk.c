@@ -18,7 +18,8 @@
  *     stays
  *     fill in one submit, copy in the next, no barrier: 1 confirmed race; a
  *     TRANSFER->TRANSFER barrier at the start of the second: none
- *   a command buffer submitted to two queues: its fill races with itself
+ *   a command buffer submitted to two queues: its fill races with itself;
+ *   a secondary one's fill runs where a primary executes it
  *   uniform descriptors of one buffer read by dispatches on two queues: no
  *   race; storage descriptors: a possible race
  *   vkQueueSubmit2 with a timeline semaphore across queues and a
@@ -365,6 +366,31 @@ static void scen_resubmit(const char *path)
 	vkg_close(&g);
 }
 
+/* A secondary command buffer (a fill of A) executed by a primary one on
+ * Q1; Q2 copies A, unordered. */
+static void scen_secondary(const char *path)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	VkCommandBuffer sec = (VkCommandBuffer)(uintptr_t)0xc300;
+	sbt_vk_args_vkCmdExecuteCommands ex = { (VkCommandBuffer)(uintptr_t)CB1, 1, &sec };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, 0xc300);
+	vkg_fill(&g, 0xc300, BUF_A, VK_WHOLE_SIZE);  /* seq 6 */
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdExecuteCommands, &ex);
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);                  /* seq 11 */
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
 /* Dispatches on two queues reading A through descriptors of type t. */
 static void scen_descriptors(const char *path, VkDescriptorType t)
 {
@@ -707,6 +733,13 @@ int main(void)
 	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 6) on queue 0x9100") != NULL);
 	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 7) on queue 0x9200") != NULL);
 	TST_CHECK(strstr(r.report, "bytes 0..2048") != NULL);
+
+	/* a secondary command buffer's commands run where the primary executes it */
+	scen_secondary(p);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 6 fill vkCmdFillBuffer (submitted at seq 11) on queue 0x9100") != NULL);
 
 	/* uniform descriptors are reads: no race; storage ones possible writes */
 	scen_descriptors(p, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
