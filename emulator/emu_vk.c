@@ -424,7 +424,7 @@ static int emu_vk_r_submit(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 	if (!q)
 		return -1;
 	qi = (uint32_t)(q - b->q.v);
-	for (uint32_t i = 0; i < a->submitCount && st == 0; i++) {
+	for (uint32_t i = 0; a->pSubmits && i < a->submitCount && st == 0; i++) {
 		uint32_t nw, ns;
 
 		w.n = 0;

@@ -949,7 +949,10 @@ static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 
 	if (a->ret != VK_SUCCESS || !a->pRenderPass || !a->pCreateInfo)
 		return 0;
-	n = cmd == SBT_VK_CMD_vkCreateRenderPass ? a->pCreateInfo->dependencyCount : a2->pCreateInfo->dependencyCount;
+	if (cmd == SBT_VK_CMD_vkCreateRenderPass)
+		n = a->pCreateInfo->pDependencies ? a->pCreateInfo->dependencyCount : 0;
+	else
+		n = a2->pCreateInfo->pDependencies ? a2->pCreateInfo->dependencyCount : 0;
 	for (uint32_t i = 0; i < n; i++) {
 		emu_vk_rpdep d;
 		uint32_t from, to;
