@@ -54,7 +54,10 @@ int emu_cli_emulate(int argc, char **argv)
 		fprintf(stderr, "tsreplay: %s: simulation: %s\n", path, emu_strerror(st));
 		goto out_free_graph;
 	}
-	printf(json ? "{\"summary\":" : "emulated (no device): %s\n", json ? "" : path);
+	if (json)
+		printf("{\"summary\":");
+	else
+		printf("emulated (no device): %s\n", path);
 	if (emu_summary_print(g, stdout, json) != EMU_OK)
 		goto out_free_graph;
 	if (json)
