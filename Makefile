@@ -178,10 +178,13 @@ $(BUILD)/tests/shaders/%.spv: tests/shaders/%
 
 # Commands: each tool links the libraries (only what it uses is pulled in).
 define tool_rule
-$(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIBS)
+$(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS_ALL) $$< $(LIBS) $$(LDLIBS_ALL) -o $$@
+	$$(CC) $$(LDFLAGS_ALL) $$< $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS) $$(LDLIBS_ALL) $(TOOL_LDLIBS_$(notdir $(basename $(1)))) -o $$@
 endef
+# tsreplay --emulate runs the emulator (emulator/emu_cli.c).
+TOOL_LIBS_tsreplay := $(LIB_EMU)
+TOOL_LDLIBS_tsreplay := $(LDLIBS_EMU)
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
 
 # The emulator's tools and unit tests (tests/unit/test_emu_*.c) link libtsemu.a.

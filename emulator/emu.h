@@ -1,5 +1,5 @@
 /*
- * emu.h - the stream-scheduler emulator: from a CUDA trace, the
+ * emu.h - the stream-scheduler emulator: from a CUDA or Vulkan trace, the
  * happens-before graph of every device command, a simulated execution on a
  * configurable number of engines, the races between unordered commands, and
  * exports of all of it (Chrome trace-event JSON, Graphviz DOT, a terminal
@@ -116,5 +116,9 @@ emu_status emu_export_ascii(const emu_graph *g, FILE *f, unsigned width);
 /* A Perfetto protobuf trace (.perfetto-trace); EMU_ERR_STATE when built
  * without protobuf-c. */
 emu_status emu_export_perfetto(const emu_graph *g, FILE *f);
+
+/* tsreplay --emulate (argv as tsreplay got it): build, simulate, print
+ * the summary and the races; the exit status (0 clean, 1 races, 2 error). */
+int emu_cli_emulate(int argc, char **argv);
 
 #endif /* TRACESMITH_EMU_H */

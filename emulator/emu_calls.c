@@ -1,6 +1,6 @@
 /*
  * emu_calls.c - what each modeled CUDA call does to the graph being built
- * (docs/emulator.md "What is modeled"): one handler per group of calls,
+ * (docs/emulator.md "What is modeled (CUDA)"): one handler per group of calls,
  * found by the record's kind in a table.
  */
 #include <stdlib.h>

@@ -237,6 +237,7 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 		[EMU_D_HOST] = "style=dotted,color=red,label=\"host sync\"",
 		[EMU_D_LEGACY] = "style=dashed,color=gray50,label=\"legacy stream\"",
 		[EMU_D_GRAPH] = "style=bold",
+		[EMU_D_SEMAPHORE] = "style=dashed,color=darkgreen,label=\"semaphore\"",
 	};
 	char lbl[96];
 	uint8_t *inner; /* has a successor inside its graph launch */
@@ -294,7 +295,7 @@ emu_status emu_export_dot(const emu_graph *g, FILE *f)
 
 emu_status emu_export_ascii(const emu_graph *g, FILE *f, unsigned width)
 {
-	static const char marks[EMU_K_COUNT] = { 'K', 'H', 'D', 'C', 'C', 'M', 'G', 'F' };
+	static const char marks[EMU_K_COUNT] = { 'K', 'H', 'D', 'C', 'C', 'M', 'G', 'F', 'P', 'R', 'T', 'L', 'A' };
 	char *row;
 	char lbl[96];
 	uint64_t ms;
@@ -332,7 +333,10 @@ emu_status emu_export_ascii(const emu_graph *g, FILE *f, unsigned width)
 		}
 		fprintf(f, "%-40.40s %s\n", emu_stream_label(g, (uint32_t)s, lbl, sizeof(lbl)), row);
 	}
-	fprintf(f, "K kernel  H copy to device  D copy to host  C other copy  M memset  G graph  F host function  # several\n");
+	if (g->vk)
+		fprintf(f, "P dispatch  R draw  A render pass attachments  T copy, blit or resolve  L fill, update or clear  # several\n");
+	else
+		fprintf(f, "K kernel  H copy to device  D copy to host  C other copy  M memset  G graph  F host function  # several\n");
 	free(row);
 	return ferror(f) ? EMU_ERR_IO : EMU_OK;
 }

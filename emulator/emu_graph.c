@@ -1,6 +1,6 @@
 /*
  * emu_graph.c - a CUDA trace to the happens-before graph of its device
- * commands (docs/emulator.md "What is modeled").
+ * commands (docs/emulator.md "What is modeled (CUDA)").
  *
  * One pass over the records, in seq order, keeps what the driver would
  * know at each call: the streams and their flags, the last step of each
@@ -9,13 +9,15 @@
  * with, the live allocations (to resolve kernel pointer arguments), and the
  * graphs built by stream capture (the state: emu_build.h; what each call
  * does to it: emu_calls.c).  Keyframes bracketing launches are kept and
- * compared after the pass (emu_kf_apply) to prove write sets.
+ * compared after the pass (emu_kf_apply) to prove write sets.  A trace
+ * with no cuda.* record type is handed to emu_vk.c (a Vulkan trace).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emulator/emu_build.h"
+#include "emulator/emu_vk.h"
 #include "serializer/sbt_cli.h"
 
 #define EMU_MEMTYPE_HOST 1u
@@ -51,7 +53,9 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem)
 const char *emu_kind_name(unsigned kind)
 {
 	static const char *const names[EMU_K_COUNT] = { "kernel", "copy_h2d", "copy_d2h", "copy_d2d",
-		                                        "copy", "memset", "graph", "host_fn" };
+		                                        "copy", "memset", "graph", "host_fn",
+		                                        "dispatch", "draw", "transfer", "fill",
+		                                        "render_pass" };
 	return kind < EMU_K_COUNT ? names[kind] : "?";
 }
 
@@ -62,6 +66,8 @@ unsigned emu_kind_class(unsigned kind)
 	case EMU_K_D2H:
 	case EMU_K_D2D:
 	case EMU_K_COPY:
+	case EMU_K_TRANSFER:
+	case EMU_K_FILL:
 		return EMU_C_COPY;
 	case EMU_K_HOSTFN:
 		return EMU_C_HOST;
@@ -74,7 +80,12 @@ const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t l
 {
 	const emu_stream *st = &g->streams.v[s];
 
-	if (st->legacy)
+	if (st->vk_queue && !st->created)
+		snprintf(buf, len, "queue 0x%llx (obtained before the trace)", (unsigned long long)st->handle);
+	else if (st->vk_queue)
+		snprintf(buf, len, "queue 0x%llx (family %u, index %u)", (unsigned long long)st->handle,
+		         st->family, st->index);
+	else if (st->legacy)
 		snprintf(buf, len, "legacy default stream");
 	else if (st->ptds)
 		snprintf(buf, len, "per-thread default stream (thread %llu)", (unsigned long long)st->thread);
@@ -860,9 +871,22 @@ emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t 
 		goto out_free_graph;
 	}
 	st = emu_types(&b);
+	if (st == EMU_ERR_NOT_CUDA) {
+		/* no CUDA records: a Vulkan trace, read by emu_vk.c */
+		st = emu_vk_build(g, err, errlen);
+		if (st == EMU_ERR_NOT_CUDA)
+			snprintf(err, errlen, "%s: %s, nor a Vulkan one (no cuda.* or vulkan.* record types)", path,
+			         emu_strerror(st));
+		if (st != EMU_OK)
+			goto out_free_builder;
+		if (g->first_ns == UINT64_MAX)
+			g->first_ns = 0;
+		emu_builder_finish(&b);
+		*out = g;
+		return EMU_OK;
+	}
 	if (st != EMU_OK) {
-		snprintf(err, errlen, "%s: %s (no cuda.* record types; the emulator models CUDA traces only)",
-		         path, emu_strerror(st));
+		snprintf(err, errlen, "%s: %s", path, emu_strerror(st));
 		goto out_free_builder;
 	}
 	while ((ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
@@ -915,5 +939,6 @@ void emu_graph_free(emu_graph *g)
 	free(g->state_ns);
 	free(g->transitions);
 	free(g->vc);
+	emu_vk_free(g->vk);
 	free(g);
 }

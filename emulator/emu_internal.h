@@ -23,7 +23,10 @@
 
 enum emu_kind {
 	EMU_K_KERNEL, EMU_K_H2D, EMU_K_D2H, EMU_K_D2D, EMU_K_COPY, EMU_K_MEMSET,
-	EMU_K_GRAPH, EMU_K_HOSTFN, EMU_K_COUNT
+	EMU_K_GRAPH, EMU_K_HOSTFN,
+	/* Vulkan commands (emu_vk.c) */
+	EMU_K_DISPATCH, EMU_K_DRAW, EMU_K_TRANSFER, EMU_K_FILL, EMU_K_PASS,
+	EMU_K_COUNT
 };
 enum emu_class { EMU_C_COMPUTE, EMU_C_COPY, EMU_C_HOST };
 
@@ -33,7 +36,9 @@ enum emu_dep_kind {
 	EMU_D_EVENT,   /* cuStreamWaitEvent on an event recorded after it */
 	EMU_D_HOST,    /* the host synchronized with it before issuing */
 	EMU_D_LEGACY,  /* the legacy default stream's implicit synchronization */
-	EMU_D_GRAPH    /* inside a graph (between its nodes) */
+	EMU_D_GRAPH,   /* inside a graph (between its nodes) */
+	EMU_D_SEMAPHORE, /* Vulkan: a submit waits for a semaphore signaled by it */
+	EMU_D_COUNT
 };
 
 /* access modes (bits) */
@@ -84,7 +89,11 @@ typedef struct emu_alloc {
 	uint64_t free_seq;     /* 0 while live */
 	uint32_t stack_id;
 	uint8_t host;          /* host memory (pinned, registered) */
+	uint8_t vk;            /* Vulkan: EMU_VK_BUFFER or EMU_VK_IMAGE (base 0, offsets in it) */
+	uint64_t handle;       /* Vulkan: the buffer or image */
 } emu_alloc;
+
+enum { EMU_VK_NONE, EMU_VK_BUFFER, EMU_VK_IMAGE };
 
 typedef struct emu_stream {
 	uint64_t handle;
@@ -94,6 +103,8 @@ typedef struct emu_stream {
 	uint8_t legacy;        /* the legacy default stream */
 	uint8_t ptds;          /* a per-thread default stream */
 	uint8_t created;       /* seen being created (else: flags unknown, taken as blocking) */
+	uint8_t vk_queue;      /* a Vulkan queue (handle; family and index when seen) */
+	uint32_t family, index;
 	uint32_t steps;        /* how many steps it holds */
 } emu_stream;
 
@@ -132,6 +143,7 @@ struct emu_graph {
 	/* races: vector clocks, vc_width entries per step (emu_race.c) */
 	uint32_t *vc;
 	size_t vc_width;
+	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "emulator/emu_internal.h"
+#include "emulator/emu_vk.h"
 
 #define EMU_RACE_MAX 100000u
 #define EMU_VC_MAX ((size_t)1 << 28)
@@ -141,15 +142,31 @@ static void emu_print_side(const emu_graph *g, FILE *f, const emu_access *a)
 	uint32_t nframes;
 	char lbl[96];
 
-	fprintf(f, "  seq %llu %s %s on %s %s 0x%llx..0x%llx", (unsigned long long)n->seq,
-	        emu_kind_name(n->kind), emu_node_name(g, n), emu_stream_label(g, n->stream, lbl, sizeof(lbl)),
-	        emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi);
-	if (a->alloc && al->seq)
+	if (g->vk) {
+		fprintf(f, "  seq %llu %s %s (submitted at seq %llu) on %s %s ", (unsigned long long)n->seq,
+		        emu_kind_name(n->kind), emu_node_name(g, n),
+		        (unsigned long long)g->vk->node.v[a->node].submit_seq,
+		        emu_stream_label(g, n->stream, lbl, sizeof(lbl)), emu_mode_text(a->mode));
+		if (al->vk == EMU_VK_IMAGE)
+			fprintf(f, "image 0x%llx (whole image", (unsigned long long)al->handle);
+		else
+			fprintf(f, "buffer 0x%llx bytes %llu..%llu (of %llu", (unsigned long long)al->handle,
+			        (unsigned long long)a->lo, (unsigned long long)a->hi, (unsigned long long)al->size);
+		fprintf(f, ", created at seq %llu)\n", (unsigned long long)al->seq);
+	} else {
+		fprintf(f, "  seq %llu %s %s on %s %s 0x%llx..0x%llx", (unsigned long long)n->seq,
+		        emu_kind_name(n->kind), emu_node_name(g, n), emu_stream_label(g, n->stream, lbl, sizeof(lbl)),
+		        emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi);
+	}
+	if (g->vk)
+		;
+	else if (a->alloc && al->seq)
 		fprintf(f, " (allocation of %llu bytes made at seq %llu)", (unsigned long long)al->size,
 		        (unsigned long long)al->seq);
 	else if (a->alloc)
 		fprintf(f, " (allocation of %llu bytes from before the trace)", (unsigned long long)al->size);
-	fprintf(f, "\n");
+	if (!g->vk)
+		fprintf(f, "\n");
 	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
 		for (uint32_t i = 0; i < nframes; i++) {
 			const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
@@ -171,9 +188,14 @@ static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
 	emu_json_str(f, emu_node_name(g, n));
 	fprintf(f, ",\"stream\":");
 	emu_json_str(f, emu_stream_label(g, n->stream, lbl, sizeof(lbl)));
-	fprintf(f, ",\"access\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"allocation_seq\":%llu,\"allocation_size\":%llu,"
-	           "\"stack\":[", emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi,
+	fprintf(f, ",\"access\":\"%s\",\"lo\":%llu,\"hi\":%llu,\"allocation_seq\":%llu,\"allocation_size\":%llu,",
+	        emu_mode_text(a->mode), (unsigned long long)a->lo, (unsigned long long)a->hi,
 	        (unsigned long long)(a->alloc ? al->seq : 0), (unsigned long long)(a->alloc ? al->size : 0));
+	if (g->vk)
+		fprintf(f, "\"submit_seq\":%llu,\"resource\":\"%s\",\"handle\":%llu,",
+		        (unsigned long long)g->vk->node.v[a->node].submit_seq, al->vk == EMU_VK_IMAGE ? "image" : "buffer",
+		        (unsigned long long)al->handle);
+	fprintf(f, "\"stack\":[");
 	if (n->stack_id && sbt_reader_stack(g->r, n->stack_id, &frames, &nframes) == SBT_OK)
 		for (uint32_t i = 0; i < nframes; i++) {
 			const char *sym = frames[i].symbol_id ? sbt_reader_string(g->r, frames[i].symbol_id) : NULL;
@@ -235,7 +257,28 @@ emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *ou
 				break;
 			if (ai->node == aj->node)
 				continue;
-			if (ni->step != nj->step) {
+			if (g->vk) {
+				int full;
+
+				if (stamp[ni->stream] == (uint32_t)j)
+					continue;
+				if (ai->hi <= aj->lo || aj->hi <= ai->lo ||
+				    !((ai->mode | aj->mode) & (EMU_A_WRITE | EMU_A_MAYWRITE))) {
+					/* no conflict; still, an order through completion points covers the queue */
+					if (emu_vk_before(g, ai, aj, &full) && full) {
+						stamp[ni->stream] = (uint32_t)j;
+						covered++;
+					}
+					continue;
+				}
+				if (emu_vk_before(g, ai, aj, &full)) {
+					if (full) {
+						stamp[ni->stream] = (uint32_t)j;
+						covered++;
+					}
+					continue;
+				}
+			} else if (ni->step != nj->step) {
 				if (stamp[ni->stream] == (uint32_t)j)
 					continue;
 				if (emu_step_before(g, ni->step, nj->step)) {
@@ -251,7 +294,7 @@ emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *ou
 			wj = aj->mode & (EMU_A_WRITE | EMU_A_MAYWRITE);
 			if (!wi && !wj)
 				continue;
-			if (ni->step == nj->step) {
+			if (!g->vk && ni->step == nj->step) {
 				int r = emu_node_reaches(g, ai->node, aj->node);
 
 				if (r < 0) {

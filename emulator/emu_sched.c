@@ -42,10 +42,14 @@ static uint64_t emu_cost(const emu_options *o, const emu_node *n)
 	double bw;
 
 	switch (n->kind) {
-	case EMU_K_KERNEL: return o->kernel_ns;
+	case EMU_K_KERNEL:
+	case EMU_K_DISPATCH:
+	case EMU_K_DRAW: return o->kernel_ns;
 	case EMU_K_GRAPH: return o->graph_ns;
 	case EMU_K_HOSTFN: return o->hostfn_ns;
-	case EMU_K_MEMSET: return o->memset_ns + (uint64_t)((double)n->bytes / o->memset_bw);
+	case EMU_K_PASS: return o->memset_ns;
+	case EMU_K_MEMSET:
+	case EMU_K_FILL: return o->memset_ns + (uint64_t)((double)n->bytes / o->memset_bw);
 	case EMU_K_H2D: bw = o->h2d_bw; break;
 	case EMU_K_D2H: bw = o->d2h_bw; break;
 	default: bw = o->d2d_bw; break;
@@ -554,9 +558,9 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 		emu_summary_json(g, &s, f);
 		return ferror(f) ? EMU_ERR_IO : EMU_OK;
 	}
-	fprintf(f, "commands: %llu on %llu streams, %llu dependencies (%llu across streams)\n",
-	        (unsigned long long)s.commands, (unsigned long long)s.streams,
-	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges);
+	fprintf(f, "commands: %llu on %llu %s, %llu dependencies (%llu across %s)\n",
+	        (unsigned long long)s.commands, (unsigned long long)s.streams, g->vk ? "queues" : "streams",
+	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges, g->vk ? "queues" : "streams");
 	fprintf(f, "machine: %u compute engines, %u copy engines\n", g->opt.compute_engines,
 	        g->opt.copy_engines);
 	fprintf(f, "makespan: %llu ns\n", (unsigned long long)s.makespan_ns);

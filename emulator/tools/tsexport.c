@@ -1,5 +1,5 @@
 /*
- * tsexport - run a CUDA trace through the emulator and export what it did:
+ * tsexport - run a CUDA or Vulkan trace through the emulator and export what it did:
  * a Chrome trace-event timeline, the dependency graph, a terminal timeline,
  * the race report, the summary (docs/emulator.md).
  *
@@ -49,7 +49,7 @@ static void tse_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: tsexport [OPTIONS] TRACE.sbt\n"
-	        "Run a CUDA trace through the stream-scheduler emulator (no device needed).\n"
+	        "Run a CUDA or Vulkan trace through the stream-scheduler emulator (no device).\n"
 	        "  -f, --format FMT        json (Chrome trace-event), perfetto (protobuf\n"
 	        "                          .perfetto-trace), dot (dependency graph), ascii\n"
 	        "                          (terminal timeline)\n"

@@ -5,6 +5,9 @@
  * the driver at run time, see docs/cuda-replay.md).
  */
 #include <stddef.h>
+#include <string.h>
+
+#include "emulator/emu.h"
 
 #include "replayer/rp.h"
 #include "replayer/vulkan/rpvk_backend.h"
@@ -20,6 +23,10 @@ int main(int argc, char **argv)
 		&rpcu_backend_ops,
 #endif
 	};
+	/* --emulate: the emulator, no device (emulator/emu_cli.c) */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--emulate") == 0)
+			return emu_cli_emulate(argc, argv);
 	return rp_main(argc, argv, tsreplay_backends,
 	               sizeof(tsreplay_backends) / sizeof(tsreplay_backends[0]));
 }

@@ -1,0 +1,80 @@
+/*
+ * emu_cli.c - `tsreplay --emulate TRACE`: a trace through the emulator
+ * with no device at all, reporting the summary and the races
+ * (docs/emulator.md "tsreplay --emulate").  tsreplay hands its arguments
+ * here when --emulate is among them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emulator/emu.h"
+#include "serializer/sbt_cli.h"
+
+int emu_cli_emulate(int argc, char **argv)
+{
+	const char *path = NULL;
+	emu_options opt;
+	emu_graph *g = NULL;
+	emu_race_counts rc = { 0, 0 };
+	emu_status st;
+	char err[1024];
+	int json = 0, status = 2;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--emulate"))
+			continue;
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: tsreplay --emulate [--json] TRACE.sbt\n"
+			       "Run a CUDA or Vulkan trace through the emulator, with no device: the\n"
+			       "summary (critical path, utilisation, concurrency) and the races.\n"
+			       "Exit status: 0 no race, 1 a race was found, 2 usage or trace error.\n"
+			       "tsexport has the machine options and the exports (docs/emulator.md).\n");
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return sbt_cli_usage_error("tsreplay", "--emulate takes only --json and a trace, not '%s' "
+			                           "(tsexport has the emulator's other options)", argv[i]);
+		} else if (path) {
+			return sbt_cli_usage_error("tsreplay", "more than one trace given ('%s', '%s')", path, argv[i]);
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return sbt_cli_usage_error("tsreplay", "--emulate needs a trace");
+	st = emu_graph_build(path, &g, err, sizeof(err));
+	if (st != EMU_OK) {
+		fprintf(stderr, "tsreplay: %s\n", err[0] ? err : emu_strerror(st));
+		return 2;
+	}
+	emu_options_default(&opt);
+	st = emu_schedule(g, &opt);
+	if (st != EMU_OK) {
+		fprintf(stderr, "tsreplay: %s: simulation: %s\n", path, emu_strerror(st));
+		goto out_free_graph;
+	}
+	if (json)
+		printf("{\"summary\":");
+	else
+		printf("emulated (no device): %s\n", path);
+	if (emu_summary_print(g, stdout, json) != EMU_OK)
+		goto out_free_graph;
+	if (json)
+		printf(",\"races\":{\"list\":");
+	st = emu_races_report(g, stdout, json, &rc);
+	if (st != EMU_OK) {
+		fprintf(stderr, "tsreplay: %s: race detection: %s\n", path, emu_strerror(st));
+		goto out_free_graph;
+	}
+	if (json)
+		printf(",\"confirmed\":%llu,\"possible\":%llu}}\n", (unsigned long long)rc.confirmed,
+		       (unsigned long long)rc.possible);
+	else
+		printf("races: %llu confirmed, %llu possible\n", (unsigned long long)rc.confirmed,
+		       (unsigned long long)rc.possible);
+	status = rc.confirmed + rc.possible ? 1 : 0;
+out_free_graph:
+	emu_graph_free(g);
+	return status;
+}

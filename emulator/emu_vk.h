@@ -1,0 +1,79 @@
+/*
+ * emu_vk.h - what a Vulkan trace adds to the graph (emu_vk.c and
+ * emu_vk_cmd.c build it, emu_race.c asks it for order).  Internal to the
+ * emulator.
+ *
+ * The happens-before relation of Vulkan is not a chain per queue: two
+ * commands submitted one after the other on one queue may overlap unless
+ * a barrier, a semaphore or a host wait orders them.  It is kept in two
+ * parts (docs/emulator.md "Vulkan"):
+ *
+ *   completion points  a queue's batches (VkSubmitInfo) are numbered from 1;
+ *                      "batch k of queue Q is complete" covers every
+ *                      command of batches 1..k of Q, so these points form a
+ *                      chain per queue.  Each command carries a vector
+ *                      clock vc[Q] = the last completion point of Q known
+ *                      to precede it (through semaphores, fences and host
+ *                      waits): a full execution and memory dependency.
+ *   barriers           inside one queue, in submission order, by stage
+ *                      class (transfer, compute, graphics): reach[c] =
+ *                      the last position on the queue of a class-c command
+ *                      this command is ordered after by barriers (chains
+ *                      included); memory barriers are kept per queue to
+ *                      check availability and visibility for writes.
+ */
+#ifndef TRACESMITH_EMU_VK_H
+#define TRACESMITH_EMU_VK_H
+
+#include "emulator/emu_internal.h"
+
+#define EMU_VK_QMAX 16       /* queues a trace may use */
+#define EMU_VK_CLASSES 3
+
+enum { EMU_VK_TRANSFER, EMU_VK_COMPUTE, EMU_VK_GRAPHICS };
+
+/* Per node of a Vulkan graph (parallel to g->nodes). */
+typedef struct emu_vk_node {
+	uint64_t submit_seq;          /* the vkQueueSubmit* that ran it */
+	uint32_t batch;               /* 1-based batch number on its queue */
+	uint32_t pos;                 /* 1-based command position on its queue */
+	uint32_t reach[EMU_VK_CLASSES];
+	uint32_t floor;               /* every command of its queue up to this position
+	                                 precedes it with its writes visible (a global
+	                                 barrier from and to all classes, all writes) */
+	uint32_t vc[EMU_VK_QMAX];     /* by stream index of the queue */
+	uint8_t cls;
+} emu_vk_node;
+
+/* A memory barrier on a queue: after its first `after` commands. */
+typedef struct emu_vk_mbar {
+	uint32_t after;
+	uint8_t srcw;                 /* classes whose writes it makes available */
+	uint8_t dsta;                 /* classes it makes them visible to */
+	uint8_t global;               /* every resource, else alloc [lo, hi) */
+	uint32_t alloc;
+	uint64_t lo, hi;
+} emu_vk_mbar;
+
+typedef EMU_VEC(emu_vk_mbar) emu_vk_mbarvec;
+
+struct emu_vk_graph {
+	EMU_VEC(emu_vk_node) node;
+	emu_vk_mbarvec *mbar;         /* per stream, in order of `after` */
+	size_t nmbar;
+};
+
+/* Build g from a Vulkan trace (records named "vulkan.*"), reading from
+ * the open reader g->r.  EMU_ERR_NOT_CUDA when it has none. */
+emu_status emu_vk_build(emu_graph *g, char *err, size_t errlen);
+void emu_vk_free(struct emu_vk_graph *vk);
+
+/*
+ * Whether access a's command happens before access b's (a's node earlier
+ * in index order), for a race between them: *full is set when the order
+ * covers every earlier command of a's queue as well (a completion point,
+ * or b's floor), so that the race scan can stop looking at that queue.
+ */
+int emu_vk_before(const emu_graph *g, const emu_access *a, const emu_access *b, int *full);
+
+#endif /* TRACESMITH_EMU_VK_H */

@@ -1,0 +1,1272 @@
+/*
+ * emu_vk_cmd.c - what a Vulkan trace records into command buffers, and the
+ * objects their footprints name (docs/emulator.md "Vulkan": commands,
+ * barriers, footprints).
+ *
+ * Each command buffer keeps its items in recording order: commands with
+ * their footprints, resolved when recorded (buffers by byte range, images
+ * whole, descriptor sets through their last writes, by descriptor type),
+ * and barriers as the stage classes and accesses they order.  emu_vk.c
+ * expands them at each submit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator/emu_vk_build.h"
+#include "serializer/generated/sbt_vk_ignored.h"
+
+/* ---- stages and accesses ------------------------------------------------------ */
+
+#define EMU_VK_GFX_STAGES                                                                      \
+	(VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |            \
+	 VK_PIPELINE_STAGE_2_TESSELLATION_CONTROL_SHADER_BIT |                                     \
+	 VK_PIPELINE_STAGE_2_TESSELLATION_EVALUATION_SHADER_BIT | VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT | \
+	 VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT |  \
+	 VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT | \
+	 VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |               \
+	 VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_PRE_RASTERIZATION_SHADERS_BIT)
+#define EMU_VK_XFER_STAGES                                                                     \
+	(VK_PIPELINE_STAGE_2_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_RESOLVE_BIT | \
+	 VK_PIPELINE_STAGE_2_BLIT_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT)
+
+/* The stage classes a stage mask names.  first: the first synchronization
+ * scope (TOP_OF_PIPE names nothing, BOTTOM_OF_PIPE everything), else the
+ * second (the reverse). */
+uint8_t emu_vk_classes(VkPipelineStageFlags2 m, int first)
+{
+	uint8_t c = 0;
+
+	if (m & VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT)
+		return EMU_VK_ALL;
+	if (m & (first ? VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT : VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT))
+		return EMU_VK_ALL;
+	if (m & EMU_VK_XFER_STAGES)
+		c |= 1u << EMU_VK_TRANSFER;
+	if (m & VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT)
+		c |= 1u << EMU_VK_COMPUTE;
+	if (m & EMU_VK_GFX_STAGES)
+		c |= 1u << EMU_VK_GRAPHICS;
+	if (m & VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT) /* indirect parameters of draws and dispatches */
+		c |= (1u << EMU_VK_GRAPHICS) | (1u << EMU_VK_COMPUTE);
+	return c;
+}
+
+/* Classes (among cls) whose writes access mask m makes available. */
+static uint8_t emu_vk_writes(VkAccessFlags2 m, uint8_t cls)
+{
+	uint8_t c = 0;
+
+	if (m & VK_ACCESS_2_MEMORY_WRITE_BIT)
+		return cls;
+	if (m & VK_ACCESS_2_TRANSFER_WRITE_BIT)
+		c |= 1u << EMU_VK_TRANSFER;
+	if (m & (VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT))
+		c |= (1u << EMU_VK_COMPUTE) | (1u << EMU_VK_GRAPHICS);
+	if (m & (VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT))
+		c |= 1u << EMU_VK_GRAPHICS;
+	return c & cls;
+}
+
+/* Classes (among cls) that access mask m makes memory visible to. */
+static uint8_t emu_vk_visible(VkAccessFlags2 m, uint8_t cls)
+{
+	uint8_t c = 0;
+
+	if (m & (VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT))
+		return cls;
+	if (m & (VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT))
+		c |= 1u << EMU_VK_TRANSFER;
+	if (m & (VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_UNIFORM_READ_BIT |
+	         VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+	         VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT))
+		c |= (1u << EMU_VK_COMPUTE) | (1u << EMU_VK_GRAPHICS);
+	if (m & (VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT |
+	         VK_ACCESS_2_INPUT_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT |
+	         VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+	         VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT))
+		c |= 1u << EMU_VK_GRAPHICS;
+	return c & cls;
+}
+
+/* ---- objects ------------------------------------------------------------------------ */
+
+static uint32_t emu_vk_alloc_new(emu_vk_builder *b, int type, uint64_t handle, uint64_t size)
+{
+	emu_alloc a = { 0 };
+
+	a.size = size;
+	a.seq = b->rec->seq;
+	a.stack_id = b->rec->stack_id;
+	a.vk = (uint8_t)type;
+	a.handle = handle;
+	if (EMU_PUSH(b->g->allocs, a) != 0)
+		return EMU_NONE;
+	return (uint32_t)b->g->allocs.n - 1;
+}
+
+static void emu_vk_alloc_end(emu_vk_builder *b, uint32_t al)
+{
+	if (al != EMU_NONE && al < b->g->allocs.n)
+		b->g->allocs.v[al].free_seq = b->rec->seq;
+}
+
+static uint32_t emu_vk_buffer(const emu_vk_builder *b, VkBuffer h)
+{
+	uint32_t i = emu_vk_map_get(&b->buffers, (uint64_t)h);
+
+	return i == EMU_NONE ? 0 : b->buffer_alloc.v[i];
+}
+
+static const emu_vk_image *emu_vk_image_of(const emu_vk_builder *b, VkImage h)
+{
+	uint32_t i = emu_vk_map_get(&b->images, (uint64_t)h);
+
+	return i == EMU_NONE ? NULL : &b->image.v[i];
+}
+
+/* Bytes per texel of the common formats; 0 when not known here. */
+static uint32_t emu_vk_texel(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_R8_UNORM: case VK_FORMAT_R8_UINT: case VK_FORMAT_R8_SINT: case VK_FORMAT_S8_UINT:
+		return 1;
+	case VK_FORMAT_R16_UNORM: case VK_FORMAT_R16_UINT: case VK_FORMAT_R16_SFLOAT: case VK_FORMAT_R8G8_UNORM:
+	case VK_FORMAT_D16_UNORM:
+		return 2;
+	case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SRGB: case VK_FORMAT_B8G8R8A8_UNORM:
+	case VK_FORMAT_B8G8R8A8_SRGB: case VK_FORMAT_R8G8B8A8_UINT: case VK_FORMAT_R32_UINT:
+	case VK_FORMAT_R32_SINT: case VK_FORMAT_R32_SFLOAT: case VK_FORMAT_D32_SFLOAT:
+	case VK_FORMAT_D24_UNORM_S8_UINT: case VK_FORMAT_X8_D24_UNORM_PACK32: case VK_FORMAT_R16G16_SFLOAT:
+	case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
+		return 4;
+	case VK_FORMAT_R16G16B16A16_SFLOAT: case VK_FORMAT_R16G16B16A16_UNORM: case VK_FORMAT_R32G32_SFLOAT:
+	case VK_FORMAT_R32G32_UINT:
+		return 8;
+	case VK_FORMAT_R32G32B32A32_SFLOAT: case VK_FORMAT_R32G32B32A32_UINT:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+static emu_vk_cb *emu_vk_cb_of(emu_vk_builder *b, VkCommandBuffer h)
+{
+	uint32_t i = emu_vk_map_get(&b->cbs, (uint64_t)(uintptr_t)h);
+	emu_vk_cb c;
+
+	if (i != EMU_NONE)
+		return &b->cb.v[i];
+	/* recorded before the trace began: known from now on */
+	memset(&c, 0, sizeof(c));
+	if (EMU_PUSH(b->cb, c) != 0 || emu_vk_map_put(&b->cbs, (uint64_t)(uintptr_t)h, (uint32_t)b->cb.n - 1) != 0)
+		return NULL;
+	return &b->cb.v[b->cb.n - 1];
+}
+
+static void emu_vk_cb_clear(emu_vk_cb *c)
+{
+	c->items.n = 0;
+	c->acc.n = 0;
+	memset(c->sets, 0, sizeof(c->sets));
+	memset(c->vbuf, 0, sizeof(c->vbuf));
+	c->ibuf = 0;
+	c->render_pass = 0;
+	c->push[0].d.n = c->push[1].d.n = 0;
+	c->push_used[0] = c->push_used[1] = 0;
+}
+
+/* ---- recording: footprints ------------------------------------------------------------ */
+
+static int emu_vk_acc(emu_vk_cb *c, uint32_t alloc, uint64_t lo, uint64_t hi, uint32_t mode)
+{
+	emu_access a;
+
+	if (!alloc || hi <= lo)
+		return 0;
+	a.lo = lo;
+	a.hi = hi;
+	a.node = 0;
+	a.alloc = alloc;
+	a.mode = mode;
+	return EMU_PUSH(c->acc, a);
+}
+
+/* [off, off+size) of a buffer, VK_WHOLE_SIZE meaning to its end. */
+static int emu_vk_acc_buf(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, uint64_t off, uint64_t size,
+                          uint32_t mode)
+{
+	uint32_t al = emu_vk_buffer(b, buf);
+	uint64_t end;
+
+	if (!al)
+		return 0;
+	end = b->g->allocs.v[al].size;
+	if (size != VK_WHOLE_SIZE && off + size >= off && off + size < end)
+		end = off + size;
+	return emu_vk_acc(c, al, off, end, mode);
+}
+
+static int emu_vk_acc_img(emu_vk_builder *b, emu_vk_cb *c, VkImage img, uint32_t mode)
+{
+	const emu_vk_image *im = emu_vk_image_of(b, img);
+
+	return im ? emu_vk_acc(c, im->alloc, 0, 1, mode) : 0;
+}
+
+/* The buffer side of a buffer<->image copy: the rows it touches when the
+ * image format's texel size is known, else from the offset to the end. */
+static int emu_vk_acc_bufimg(emu_vk_builder *b, emu_vk_cb *c, VkBuffer buf, VkImage img,
+                             const VkBufferImageCopy *r, uint32_t mode)
+{
+	const emu_vk_image *im = emu_vk_image_of(b, img);
+	uint32_t t = im ? emu_vk_texel(im->format) : 0;
+	uint64_t w = r->bufferRowLength ? r->bufferRowLength : r->imageExtent.width;
+	uint64_t h = r->bufferImageHeight ? r->bufferImageHeight : r->imageExtent.height;
+	uint64_t layers = r->imageSubresource.layerCount ? r->imageSubresource.layerCount : 1;
+	uint64_t size = VK_WHOLE_SIZE;
+
+	if (t && w && h && r->imageExtent.depth)
+		size = t * (w * h * ((uint64_t)r->imageExtent.depth * layers - 1) +
+		            w * (r->imageExtent.height - 1) + r->imageExtent.width);
+	return emu_vk_acc_buf(b, c, buf, r->bufferOffset, size, mode);
+}
+
+/* The descriptors of set s as accesses of the command being recorded. */
+static int emu_vk_acc_set(emu_vk_cb *c, const emu_vk_set *s)
+{
+	for (size_t k = 0; k < s->d.n; k++)
+		if (emu_vk_acc(c, s->d.v[k].alloc, s->d.v[k].lo, s->d.v[k].hi, s->d.v[k].mode) != 0)
+			return -1;
+	return 0;
+}
+
+/* The descriptors of the sets bound at bind point bp (0 graphics, 1
+ * compute), the push descriptor set included. */
+static int emu_vk_acc_sets(emu_vk_builder *b, emu_vk_cb *c, int bp)
+{
+	for (unsigned i = 0; i < EMU_VK_SETS; i++) {
+		uint32_t si = emu_vk_map_get(&b->sets, c->sets[bp][i]);
+
+		if (si != EMU_NONE && emu_vk_acc_set(c, &b->set.v[si]) != 0)
+			return -1;
+	}
+	return c->push_used[bp] ? emu_vk_acc_set(c, &c->push[bp]) : 0;
+}
+
+/* A command recorded into c; its footprint follows in c->acc. */
+static emu_vk_item *emu_vk_item_new(emu_vk_builder *b, emu_vk_cb *c, unsigned kind, unsigned cls,
+                                    const char *name, uint64_t bytes)
+{
+	emu_vk_item it;
+
+	memset(&it, 0, sizeof(it));
+	it.seq = b->rec->seq;
+	it.stack_id = b->rec->stack_id;
+	it.kind = (uint8_t)kind;
+	it.cls = (uint8_t)cls;
+	it.bytes = bytes;
+	it.acc_first = (uint32_t)c->acc.n;
+	it.name = name ? emu_name_put(b->g, name, strlen(name)) : 0;
+	if (it.name == EMU_NONE || EMU_PUSH(c->items, it) != 0)
+		return NULL;
+	return &c->items.v[c->items.n - 1];
+}
+
+static void emu_vk_item_end(emu_vk_cb *c)
+{
+	emu_vk_item *it = &c->items.v[c->items.n - 1];
+
+	it->acc_count = (uint32_t)(c->acc.n - it->acc_first);
+}
+
+/* A barrier item: execution dependency src -> dst (classes), with a memory
+ * dependency for the resource (alloc 0: every resource) where the access
+ * masks give one. */
+static int emu_vk_barrier(emu_vk_builder *b, emu_vk_cb *c, VkPipelineStageFlags2 src,
+                          VkPipelineStageFlags2 dst, VkAccessFlags2 srca, VkAccessFlags2 dsta,
+                          uint32_t alloc, uint64_t lo, uint64_t hi, int global)
+{
+	emu_vk_item it;
+
+	memset(&it, 0, sizeof(it));
+	it.seq = b->rec->seq;
+	it.kind = EMU_VK_BARRIER;
+	it.src = emu_vk_classes(src, 1);
+	it.dst = emu_vk_classes(dst, 0);
+	it.srcw = emu_vk_writes(srca, it.src);
+	it.dsta = emu_vk_visible(dsta, it.dst);
+	it.global = (uint8_t)global;
+	it.alloc = alloc;
+	it.lo = lo;
+	it.hi = hi;
+	if (!global && !alloc)
+		it.srcw = it.dsta = 0; /* a resource the trace never created */
+	return EMU_PUSH(c->items, it);
+}
+
+static int emu_vk_buffer_barrier(emu_vk_builder *b, emu_vk_cb *c, VkPipelineStageFlags2 src,
+                                 VkPipelineStageFlags2 dst, VkAccessFlags2 srca, VkAccessFlags2 dsta,
+                                 VkBuffer buf, uint64_t off, uint64_t size)
+{
+	uint32_t al = emu_vk_buffer(b, buf);
+	uint64_t end = al ? b->g->allocs.v[al].size : 0;
+
+	if (size != VK_WHOLE_SIZE && off + size >= off && off + size < end)
+		end = off + size;
+	return emu_vk_barrier(b, c, src, dst, srca, dsta, al, off, end, 0);
+}
+
+static int emu_vk_image_barrier(emu_vk_builder *b, emu_vk_cb *c, VkPipelineStageFlags2 src,
+                                VkPipelineStageFlags2 dst, VkAccessFlags2 srca, VkAccessFlags2 dsta,
+                                VkImage img)
+{
+	const emu_vk_image *im = emu_vk_image_of(b, img);
+
+	return emu_vk_barrier(b, c, src, dst, srca, dsta, im ? im->alloc : 0, 0, 1, 0);
+}
+
+static int emu_vk_dependency(emu_vk_builder *b, emu_vk_cb *c, const VkDependencyInfo *d)
+{
+	if (!d)
+		return 0;
+	for (uint32_t i = 0; i < d->memoryBarrierCount && d->pMemoryBarriers; i++) {
+		const VkMemoryBarrier2 *m = &d->pMemoryBarriers[i];
+
+		if (emu_vk_barrier(b, c, m->srcStageMask, m->dstStageMask, m->srcAccessMask, m->dstAccessMask, 0,
+		                   0, 0, 1) != 0)
+			return -1;
+	}
+	for (uint32_t i = 0; i < d->bufferMemoryBarrierCount && d->pBufferMemoryBarriers; i++) {
+		const VkBufferMemoryBarrier2 *m = &d->pBufferMemoryBarriers[i];
+
+		if (emu_vk_buffer_barrier(b, c, m->srcStageMask, m->dstStageMask, m->srcAccessMask,
+		                          m->dstAccessMask, m->buffer, m->offset, m->size) != 0)
+			return -1;
+	}
+	for (uint32_t i = 0; i < d->imageMemoryBarrierCount && d->pImageMemoryBarriers; i++) {
+		const VkImageMemoryBarrier2 *m = &d->pImageMemoryBarriers[i];
+
+		if (emu_vk_image_barrier(b, c, m->srcStageMask, m->dstStageMask, m->srcAccessMask,
+		                         m->dstAccessMask, m->image) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int emu_vk_barrier1(emu_vk_builder *b, emu_vk_cb *c, const sbt_vk_args_vkCmdPipelineBarrier *a)
+{
+	/* the execution dependency, then each memory dependency under it */
+	if (emu_vk_barrier(b, c, a->srcStageMask, a->dstStageMask, 0, 0, 0, 0, 0, 1) != 0)
+		return -1;
+	for (uint32_t i = 0; i < a->memoryBarrierCount && a->pMemoryBarriers; i++)
+		if (emu_vk_barrier(b, c, a->srcStageMask, a->dstStageMask, a->pMemoryBarriers[i].srcAccessMask,
+		                   a->pMemoryBarriers[i].dstAccessMask, 0, 0, 0, 1) != 0)
+			return -1;
+	for (uint32_t i = 0; i < a->bufferMemoryBarrierCount && a->pBufferMemoryBarriers; i++) {
+		const VkBufferMemoryBarrier *m = &a->pBufferMemoryBarriers[i];
+
+		if (emu_vk_buffer_barrier(b, c, a->srcStageMask, a->dstStageMask, m->srcAccessMask,
+		                          m->dstAccessMask, m->buffer, m->offset, m->size) != 0)
+			return -1;
+	}
+	for (uint32_t i = 0; i < a->imageMemoryBarrierCount && a->pImageMemoryBarriers; i++) {
+		const VkImageMemoryBarrier *m = &a->pImageMemoryBarriers[i];
+
+		if (emu_vk_image_barrier(b, c, a->srcStageMask, a->dstStageMask, m->srcAccessMask,
+		                         m->dstAccessMask, m->image) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------- */
+
+static int emu_vk_desc_put(emu_vk_set *s, const emu_vk_desc *d)
+{
+	for (size_t i = 0; i < s->d.n; i++)
+		if (s->d.v[i].binding == d->binding && s->d.v[i].elem == d->elem) {
+			s->d.v[i] = *d;
+			return 0;
+		}
+	return EMU_PUSH(s->d, *d);
+}
+
+/* Which descriptor types the shaders may write (docs: "possible writes"). */
+static uint32_t emu_vk_desc_mode(VkDescriptorType t)
+{
+	switch (t) {
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		return EMU_A_READ | EMU_A_MAYWRITE;
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+		return 0;
+	default:
+		return EMU_A_READ;
+	}
+}
+
+/* One VkWriteDescriptorSet into set s (its dstSet is the caller's
+ * business: ignored for push descriptors). */
+static int emu_vk_write_set(emu_vk_builder *b, emu_vk_set *s, const VkWriteDescriptorSet *w)
+{
+	uint32_t mode = emu_vk_desc_mode(w->descriptorType);
+
+	for (uint32_t k = 0; k < w->descriptorCount; k++) {
+		emu_vk_desc d = { w->dstBinding, w->dstArrayElement + k, 0, mode, 0, 0 };
+
+		/* only the member the descriptor type selects is meaningful */
+		if (!sbt_vk_ignored_VkWriteDescriptorSet_pBufferInfo(w) && w->pBufferInfo) {
+			const VkDescriptorBufferInfo *bi = &w->pBufferInfo[k];
+			uint32_t al = emu_vk_buffer(b, bi->buffer);
+
+			if (al) {
+				int dyn = w->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+				          w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+
+				d.alloc = al;
+				d.lo = bi->offset;
+				d.hi = b->g->allocs.v[al].size;
+				/* a dynamic offset moves the range: to the end of the buffer */
+				if (!dyn && bi->range != VK_WHOLE_SIZE && bi->offset + bi->range < d.hi)
+					d.hi = bi->offset + bi->range;
+			}
+		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pImageInfo(w) && w->pImageInfo) {
+			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)w->pImageInfo[k].imageView);
+
+			if (vi != EMU_NONE) {
+				d.alloc = b->view.v[vi].alloc;
+				d.lo = 0;
+				d.hi = 1;
+			}
+		} else if (!sbt_vk_ignored_VkWriteDescriptorSet_pTexelBufferView(w) && w->pTexelBufferView) {
+			uint32_t vi = emu_vk_map_get(&b->bviews, (uint64_t)w->pTexelBufferView[k]);
+
+			if (vi != EMU_NONE) {
+				d.alloc = b->view.v[vi].alloc;
+				d.lo = b->view.v[vi].lo;
+				d.hi = b->view.v[vi].hi;
+			}
+		}
+		if (emu_vk_desc_put(s, &d) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- recording: one function per group of vkCmd* ----------------------------------------- */
+
+static const char *emu_vk_name(emu_vk_builder *b)
+{
+	const char *n = sbt_reader_type_name(b->g->r, b->rec->type);
+
+	return n && !strncmp(n, "vulkan.", 7) ? n + 7 : n;
+}
+
+static int emu_vk_r_dispatch(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdDispatch *a = b->args; /* commandBuffer first in every vkCmd* */
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+
+	if (!c || !emu_vk_item_new(b, c, EMU_K_DISPATCH, EMU_VK_COMPUTE, emu_vk_name(b), 0) ||
+	    emu_vk_acc_sets(b, c, 1) != 0)
+		return -1;
+	if (cmd == SBT_VK_CMD_vkCmdDispatchIndirect) {
+		const sbt_vk_args_vkCmdDispatchIndirect *d = b->args;
+
+		if (emu_vk_acc_buf(b, c, d->buffer, d->offset, sizeof(VkDispatchIndirectCommand), EMU_A_READ) != 0)
+			return -1;
+	}
+	emu_vk_item_end(c);
+	return 0;
+}
+
+static int emu_vk_r_draw(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdDraw *a = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+	int indexed = cmd == SBT_VK_CMD_vkCmdDrawIndexed || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirect ||
+	              cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCount || cmd == SBT_VK_CMD_vkCmdDrawMultiIndexedEXT;
+
+	if (!c || !emu_vk_item_new(b, c, EMU_K_DRAW, EMU_VK_GRAPHICS, emu_vk_name(b), 0) ||
+	    emu_vk_acc_sets(b, c, 0) != 0)
+		return -1;
+	for (unsigned i = 0; i < EMU_VK_VBUFS; i++)
+		if (c->vbuf[i] &&
+		    emu_vk_acc(c, c->vbuf[i], c->vbuf_off[i], b->g->allocs.v[c->vbuf[i]].size, EMU_A_READ) != 0)
+			return -1;
+	if (indexed && c->ibuf && emu_vk_acc(c, c->ibuf, c->ibuf_off, b->g->allocs.v[c->ibuf].size, EMU_A_READ) != 0)
+		return -1;
+	if (cmd == SBT_VK_CMD_vkCmdDrawIndirect || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirect) {
+		const sbt_vk_args_vkCmdDrawIndirect *d = b->args;
+
+		if (emu_vk_acc_buf(b, c, d->buffer, d->offset, VK_WHOLE_SIZE, EMU_A_READ) != 0)
+			return -1;
+	} else if (cmd == SBT_VK_CMD_vkCmdDrawIndirectCount || cmd == SBT_VK_CMD_vkCmdDrawIndexedIndirectCount) {
+		const sbt_vk_args_vkCmdDrawIndirectCount *d = b->args;
+
+		if (emu_vk_acc_buf(b, c, d->buffer, d->offset, VK_WHOLE_SIZE, EMU_A_READ) != 0 ||
+		    emu_vk_acc_buf(b, c, d->countBuffer, d->countBufferOffset, 4, EMU_A_READ) != 0)
+			return -1;
+	}
+	emu_vk_item_end(c);
+	return 0;
+}
+
+/* Copies, blits, resolves, fills, updates and clears. */
+static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdCopyBuffer *a0 = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a0->commandBuffer);
+	emu_vk_item *it;
+	unsigned kind = EMU_K_TRANSFER;
+	int st = 0;
+
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdFillBuffer:
+	case SBT_VK_CMD_vkCmdUpdateBuffer:
+	case SBT_VK_CMD_vkCmdClearColorImage:
+	case SBT_VK_CMD_vkCmdClearDepthStencilImage:
+		kind = EMU_K_FILL;
+		break;
+	default:
+		break;
+	}
+	if (!c || !(it = emu_vk_item_new(b, c, kind, EMU_VK_TRANSFER, emu_vk_name(b), 0)))
+		return -1;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = b->args;
+
+		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++) {
+			const VkBufferCopy *r = &a->pRegions[i];
+
+			it->bytes += r->size;
+			st = emu_vk_acc_buf(b, c, a->srcBuffer, r->srcOffset, r->size, EMU_A_READ) |
+			     emu_vk_acc_buf(b, c, a->dstBuffer, r->dstOffset, r->size, EMU_A_WRITE);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBuffer2:
+	case SBT_VK_CMD_vkCmdCopyBuffer2KHR: {
+		const VkCopyBufferInfo2 *a = ((const sbt_vk_args_vkCmdCopyBuffer2 *)b->args)->pCopyBufferInfo;
+
+		for (uint32_t i = 0; a && i < a->regionCount && a->pRegions && st == 0; i++) {
+			const VkBufferCopy2 *r = &a->pRegions[i];
+
+			it->bytes += r->size;
+			st = emu_vk_acc_buf(b, c, a->srcBuffer, r->srcOffset, r->size, EMU_A_READ) |
+			     emu_vk_acc_buf(b, c, a->dstBuffer, r->dstOffset, r->size, EMU_A_WRITE);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImage:
+	case SBT_VK_CMD_vkCmdBlitImage:
+	case SBT_VK_CMD_vkCmdResolveImage: {
+		const sbt_vk_args_vkCmdCopyImage *a = b->args; /* srcImage, srcImageLayout, dstImage first */
+
+		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) | emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImage2:
+	case SBT_VK_CMD_vkCmdCopyImage2KHR: {
+		const VkCopyImageInfo2 *a = ((const sbt_vk_args_vkCmdCopyImage2 *)b->args)->pCopyImageInfo;
+
+		if (a)
+			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
+			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBlitImage2:
+	case SBT_VK_CMD_vkCmdBlitImage2KHR: {
+		const VkBlitImageInfo2 *a = ((const sbt_vk_args_vkCmdBlitImage2 *)b->args)->pBlitImageInfo;
+
+		if (a)
+			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
+			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdResolveImage2:
+	case SBT_VK_CMD_vkCmdResolveImage2KHR: {
+		const VkResolveImageInfo2 *a = ((const sbt_vk_args_vkCmdResolveImage2 *)b->args)->pResolveImageInfo;
+
+		if (a)
+			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
+			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBufferToImage: {
+		const sbt_vk_args_vkCmdCopyBufferToImage *a = b->args;
+
+		st = emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
+			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &a->pRegions[i], EMU_A_READ);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
+		const sbt_vk_args_vkCmdCopyImageToBuffer *a = b->args;
+
+		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ);
+		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++)
+			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &a->pRegions[i], EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBufferToImage2:
+	case SBT_VK_CMD_vkCmdCopyBufferToImage2KHR: {
+		const VkCopyBufferToImageInfo2 *a =
+		        ((const sbt_vk_args_vkCmdCopyBufferToImage2 *)b->args)->pCopyBufferToImageInfo;
+
+		if (!a)
+			break;
+		st = emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
+		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++) {
+			const VkBufferImageCopy2 *r = &a->pRegions[i];
+			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
+				                 r->imageSubresource, r->imageOffset, r->imageExtent };
+
+			st = emu_vk_acc_bufimg(b, c, a->srcBuffer, a->dstImage, &r1, EMU_A_READ);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2:
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR: {
+		const VkCopyImageToBufferInfo2 *a =
+		        ((const sbt_vk_args_vkCmdCopyImageToBuffer2 *)b->args)->pCopyImageToBufferInfo;
+
+		if (!a)
+			break;
+		st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ);
+		for (uint32_t i = 0; i < a->regionCount && a->pRegions && st == 0; i++) {
+			const VkBufferImageCopy2 *r = &a->pRegions[i];
+			VkBufferImageCopy r1 = { r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
+				                 r->imageSubresource, r->imageOffset, r->imageExtent };
+
+			st = emu_vk_acc_bufimg(b, c, a->dstBuffer, a->srcImage, &r1, EMU_A_WRITE);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = b->args;
+
+		st = emu_vk_acc_buf(b, c, a->dstBuffer, a->dstOffset, a->size, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = b->args;
+
+		st = emu_vk_acc_buf(b, c, a->dstBuffer, a->dstOffset, a->dataSize, EMU_A_WRITE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdClearColorImage:
+	case SBT_VK_CMD_vkCmdClearDepthStencilImage: {
+		const sbt_vk_args_vkCmdClearColorImage *a = b->args; /* image second in both */
+
+		st = emu_vk_acc_img(b, c, a->image, EMU_A_WRITE);
+		break;
+	}
+	default:
+		break;
+	}
+	if (st != 0)
+		return -1;
+	it = &c->items.v[c->items.n - 1];
+	if (!it->bytes)
+		for (uint32_t i = 0; i < (uint32_t)(c->acc.n - it->acc_first); i++)
+			if (c->acc.v[it->acc_first + i].mode & EMU_A_WRITE)
+				it->bytes += c->acc.v[it->acc_first + i].hi - c->acc.v[it->acc_first + i].lo;
+	emu_vk_item_end(c);
+	return 0;
+}
+
+static int emu_vk_r_bind(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdBindDescriptorSets *a0 = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a0->commandBuffer);
+
+	if (!c)
+		return -1;
+	if (cmd == SBT_VK_CMD_vkCmdBindDescriptorSets) {
+		int bp = a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+		         a0->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
+
+		for (uint32_t i = 0; bp >= 0 && a0->pDescriptorSets && i < a0->descriptorSetCount; i++) {
+			if (a0->firstSet + i < EMU_VK_SETS)
+				c->sets[bp][a0->firstSet + i] = (uint64_t)a0->pDescriptorSets[i];
+			if (c->push_used[bp] && c->push_at[bp] == a0->firstSet + i)
+				c->push_used[bp] = 0;
+		}
+	} else if (cmd == SBT_VK_CMD_vkCmdPushDescriptorSetKHR) {
+		/* the writes' dstSet is ignored (sbt_vk_ignored.h): they go to the
+		 * command buffer's push descriptor set at set number `set` */
+		const sbt_vk_args_vkCmdPushDescriptorSetKHR *a = b->args;
+		int bp = a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 :
+		         a->pipelineBindPoint == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : -1;
+
+		if (bp < 0)
+			return 0;
+		if (!c->push_used[bp] || c->push_at[bp] != a->set)
+			c->push[bp].d.n = 0;
+		c->push_used[bp] = 1;
+		c->push_at[bp] = a->set;
+		if (a->set < EMU_VK_SETS)
+			c->sets[bp][a->set] = 0;
+		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
+			if (emu_vk_write_set(b, &c->push[bp], &a->pDescriptorWrites[i]) != 0)
+				return -1;
+	} else if (cmd == SBT_VK_CMD_vkCmdBindVertexBuffers || cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2 ||
+	           cmd == SBT_VK_CMD_vkCmdBindVertexBuffers2EXT) {
+		const sbt_vk_args_vkCmdBindVertexBuffers *a = b->args; /* the same leading members */
+
+		for (uint32_t i = 0; a->pBuffers && a->pOffsets && i < a->bindingCount; i++)
+			if (a->firstBinding + i < EMU_VK_VBUFS) {
+				c->vbuf[a->firstBinding + i] = emu_vk_buffer(b, a->pBuffers[i]);
+				c->vbuf_off[a->firstBinding + i] = a->pOffsets[i];
+			}
+	} else if (cmd == SBT_VK_CMD_vkCmdBindIndexBuffer) {
+		const sbt_vk_args_vkCmdBindIndexBuffer *a = b->args;
+
+		c->ibuf = emu_vk_buffer(b, a->buffer);
+		c->ibuf_off = a->offset;
+	}
+	return 0;
+}
+
+static int emu_vk_r_barrier(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdPipelineBarrier *a = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+
+	if (!c)
+		return -1;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdPipelineBarrier:
+		return emu_vk_barrier1(b, c, a);
+	case SBT_VK_CMD_vkCmdWaitEvents: {
+		/* taken as a barrier where the wait is: what was recorded between
+		 * the vkCmdSetEvent and here counts as ordered too (a race there
+		 * is missed, none is invented) */
+		const sbt_vk_args_vkCmdWaitEvents *w = b->args;
+		sbt_vk_args_vkCmdPipelineBarrier x = { w->commandBuffer, w->srcStageMask, w->dstStageMask, 0,
+			                               w->memoryBarrierCount, w->pMemoryBarriers,
+			                               w->bufferMemoryBarrierCount, w->pBufferMemoryBarriers,
+			                               w->imageMemoryBarrierCount, w->pImageMemoryBarriers };
+
+		return emu_vk_barrier1(b, c, &x);
+	}
+	case SBT_VK_CMD_vkCmdWaitEvents2:
+	case SBT_VK_CMD_vkCmdWaitEvents2KHR: {
+		const sbt_vk_args_vkCmdWaitEvents2 *w = b->args;
+
+		for (uint32_t i = 0; w->pDependencyInfos && i < w->eventCount; i++)
+			if (emu_vk_dependency(b, c, &w->pDependencyInfos[i]) != 0)
+				return -1;
+		return 0;
+	}
+	default:
+		return emu_vk_dependency(b, c, ((const sbt_vk_args_vkCmdPipelineBarrier2 *)b->args)->pDependencyInfo);
+	}
+}
+
+/* The image an image view names as an attachment written (if known). */
+static int emu_vk_acc_view(emu_vk_builder *b, emu_vk_cb *c, VkImageView v)
+{
+	uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)v);
+
+	return vi == EMU_NONE ? 0 : emu_vk_acc(c, b->view.v[vi].alloc, 0, 1, EMU_A_READ | EMU_A_WRITE);
+}
+
+/* The attachments of a render pass instance: one command ("render_pass")
+ * where it begins, reading and writing each attachment image (load and
+ * store operations, and every draw's attachment output: draws inside one
+ * instance are ordered for their attachments, so they are not split). */
+static int emu_vk_pass_node(emu_vk_builder *b, emu_vk_cb *c, const VkRenderPassBeginInfo *rb)
+{
+	uint32_t fi = rb ? emu_vk_map_get(&b->fbs, (uint64_t)rb->framebuffer) : EMU_NONE;
+	const emu_vk_fb *fb;
+
+	if (fi == EMU_NONE)
+		return 0;
+	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
+		return -1;
+	fb = &b->fb.v[fi];
+	for (size_t i = 0; i < fb->alloc.n; i++)
+		if (emu_vk_acc(c, fb->alloc.v[i], 0, 1, EMU_A_READ | EMU_A_WRITE) != 0)
+			return -1;
+	if (fb->imageless)
+		for (const VkBaseInStructure *p = rb->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO) {
+				const VkRenderPassAttachmentBeginInfo *ai = (const VkRenderPassAttachmentBeginInfo *)p;
+
+				for (uint32_t k = 0; ai->pAttachments && k < ai->attachmentCount; k++)
+					if (emu_vk_acc_view(b, c, ai->pAttachments[k]) != 0)
+						return -1;
+			}
+	emu_vk_item_end(c);
+	return 0;
+}
+
+/* vkCmdBeginRenderPass* / vkCmdEndRenderPass*: the render pass's external
+ * subpass dependencies, as barriers before and after it, and its
+ * attachments (emu_vk_pass_node). */
+static int emu_vk_r_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdBeginRenderPass *a = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+	int begin = cmd == SBT_VK_CMD_vkCmdBeginRenderPass || cmd == SBT_VK_CMD_vkCmdBeginRenderPass2 ||
+	            cmd == SBT_VK_CMD_vkCmdBeginRenderPass2KHR;
+	uint32_t ri;
+
+	if (!c)
+		return -1;
+	if (begin)
+		c->render_pass = a->pRenderPassBegin ? (uint64_t)a->pRenderPassBegin->renderPass : 0;
+	ri = emu_vk_map_get(&b->rpasses, c->render_pass);
+	if (!begin)
+		c->render_pass = 0;
+	for (size_t i = 0; ri != EMU_NONE && i < b->rpass.v[ri].deps.n; i++) {
+		const emu_vk_rpdep *d = &b->rpass.v[ri].deps.v[i];
+
+		if (d->into == begin && emu_vk_barrier(b, c, d->src, d->dst, d->srca, d->dsta, 0, 0, 0, 1) != 0)
+			return -1;
+	}
+	return begin ? emu_vk_pass_node(b, c, a->pRenderPassBegin) : 0;
+}
+
+/* vkCmdBeginRendering(KHR): dynamic rendering's attachments, as for a
+ * render pass (it has no subpass dependencies: barriers order it). */
+static int emu_vk_r_rendering(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdBeginRendering *a = b->args;
+	const VkRenderingInfo *ri = a->pRenderingInfo;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+	const VkRenderingAttachmentInfo *ds[2];
+
+	(void)cmd;
+	if (!c)
+		return -1;
+	if (!ri)
+		return 0;
+	if (!emu_vk_item_new(b, c, EMU_K_PASS, EMU_VK_GRAPHICS, emu_vk_name(b), 0))
+		return -1;
+	for (uint32_t i = 0; ri->pColorAttachments && i < ri->colorAttachmentCount; i++)
+		if (emu_vk_acc_view(b, c, ri->pColorAttachments[i].imageView) != 0 ||
+		    emu_vk_acc_view(b, c, ri->pColorAttachments[i].resolveImageView) != 0)
+			return -1;
+	ds[0] = ri->pDepthAttachment;
+	ds[1] = ri->pStencilAttachment;
+	for (unsigned i = 0; i < 2; i++)
+		if (ds[i] && (emu_vk_acc_view(b, c, ds[i]->imageView) != 0 ||
+		              emu_vk_acc_view(b, c, ds[i]->resolveImageView) != 0))
+			return -1;
+	emu_vk_item_end(c);
+	return 0;
+}
+
+/* vkCmdExecuteCommands: the secondary command buffers' items, as recorded. */
+static int emu_vk_r_execute(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCmdExecuteCommands *a = b->args;
+	emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+
+	(void)cmd;
+	if (!c)
+		return -1;
+	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+		emu_vk_cb *s = emu_vk_cb_of(b, a->pCommandBuffers[i]);
+
+		c = emu_vk_cb_of(b, a->commandBuffer); /* the vector may have moved */
+		if (!s || !c)
+			return -1;
+		if (s == c)
+			continue; /* invalid usage: a command buffer executing itself */
+		for (size_t k = 0; k < s->items.n; k++) {
+			emu_vk_item it = s->items.v[k];
+
+			it.acc_first = (uint32_t)c->acc.n;
+			for (uint32_t x = 0; x < s->items.v[k].acc_count; x++)
+				if (EMU_PUSH(c->acc, s->acc.v[s->items.v[k].acc_first + x]) != 0)
+					return -1;
+			if (EMU_PUSH(c->items, it) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- objects and descriptors ---------------------------------------------------------- */
+
+static int emu_vk_update_sets(emu_vk_builder *b)
+{
+	const sbt_vk_args_vkUpdateDescriptorSets *a = b->args;
+
+	for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
+		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+		uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)w->dstSet);
+
+		if (si != EMU_NONE && emu_vk_write_set(b, &b->set.v[si], w) != 0)
+			return -1;
+	}
+	for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++) {
+		const VkCopyDescriptorSet *cp = &a->pDescriptorCopies[i];
+		uint32_t from = emu_vk_map_get(&b->sets, (uint64_t)cp->srcSet);
+		uint32_t to = emu_vk_map_get(&b->sets, (uint64_t)cp->dstSet);
+
+		if (from == EMU_NONE || to == EMU_NONE)
+			continue;
+		for (uint32_t k = 0; k < cp->descriptorCount; k++)
+			for (size_t x = 0; x < b->set.v[from].d.n; x++) {
+				emu_vk_desc d = b->set.v[from].d.v[x];
+
+				if (d.binding != cp->srcBinding || d.elem != cp->srcArrayElement + k)
+					continue;
+				d.binding = cp->dstBinding;
+				d.elem = cp->dstArrayElement + k;
+				if (emu_vk_desc_put(&b->set.v[to], &d) != 0)
+					return -1;
+				break;
+			}
+	}
+	return 0;
+}
+
+static int emu_vk_new_image(emu_vk_builder *b, VkImage h, VkFormat format)
+{
+	emu_vk_image im = { emu_vk_alloc_new(b, EMU_VK_IMAGE, (uint64_t)h, 1), format };
+
+	if (im.alloc == EMU_NONE || EMU_PUSH(b->image, im) != 0)
+		return -1;
+	return emu_vk_map_put(&b->images, (uint64_t)h, (uint32_t)b->image.n - 1);
+}
+
+/* A render pass: its dependencies on VK_SUBPASS_EXTERNAL. */
+static int emu_vk_new_render_pass(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	const sbt_vk_args_vkCreateRenderPass *a = b->args;
+	const sbt_vk_args_vkCreateRenderPass2 *a2 = b->args;
+	emu_vk_rpass rp = { { 0 } };
+	uint32_t n;
+
+	if (a->ret != VK_SUCCESS || !a->pRenderPass || !a->pCreateInfo)
+		return 0;
+	if (cmd == SBT_VK_CMD_vkCreateRenderPass)
+		n = a->pCreateInfo->pDependencies ? a->pCreateInfo->dependencyCount : 0;
+	else
+		n = a2->pCreateInfo->pDependencies ? a2->pCreateInfo->dependencyCount : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		emu_vk_rpdep d;
+		uint32_t from, to;
+
+		if (cmd == SBT_VK_CMD_vkCreateRenderPass) {
+			const VkSubpassDependency *x = &a->pCreateInfo->pDependencies[i];
+
+			from = x->srcSubpass;
+			to = x->dstSubpass;
+			d.src = x->srcStageMask;
+			d.dst = x->dstStageMask;
+			d.srca = x->srcAccessMask;
+			d.dsta = x->dstAccessMask;
+		} else {
+			const VkSubpassDependency2 *x = &a2->pCreateInfo->pDependencies[i];
+
+			from = x->srcSubpass;
+			to = x->dstSubpass;
+			d.src = x->srcStageMask;
+			d.dst = x->dstStageMask;
+			d.srca = x->srcAccessMask;
+			d.dsta = x->dstAccessMask;
+		}
+		if ((from == VK_SUBPASS_EXTERNAL) == (to == VK_SUBPASS_EXTERNAL))
+			continue; /* between subpasses, or malformed */
+		d.into = from == VK_SUBPASS_EXTERNAL;
+		if (EMU_PUSH(rp.deps, d) != 0) {
+			free(rp.deps.v);
+			return -1;
+		}
+	}
+	if (EMU_PUSH(b->rpass, rp) != 0) {
+		free(rp.deps.v);
+		return -1;
+	}
+	return emu_vk_map_put(&b->rpasses, (uint64_t)*a->pRenderPass, (uint32_t)b->rpass.n - 1);
+}
+
+/* Creation and destruction of what footprints name. */
+static int emu_vk_r_object(emu_vk_builder *b, enum sbt_vk_cmd cmd)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCreateBuffer: {
+		const sbt_vk_args_vkCreateBuffer *a = b->args;
+		uint32_t al;
+
+		if (a->ret != VK_SUCCESS || !a->pBuffer || !a->pCreateInfo)
+			return 0;
+		al = emu_vk_alloc_new(b, EMU_VK_BUFFER, (uint64_t)*a->pBuffer, a->pCreateInfo->size);
+		if (al == EMU_NONE || EMU_PUSH(b->buffer_alloc, al) != 0)
+			return -1;
+		return emu_vk_map_put(&b->buffers, (uint64_t)*a->pBuffer, (uint32_t)b->buffer_alloc.n - 1);
+	}
+	case SBT_VK_CMD_vkDestroyBuffer: {
+		const sbt_vk_args_vkDestroyBuffer *a = b->args;
+		uint32_t i = emu_vk_map_get(&b->buffers, (uint64_t)a->buffer);
+
+		if (i != EMU_NONE) {
+			emu_vk_alloc_end(b, b->buffer_alloc.v[i]);
+			return emu_vk_map_put(&b->buffers, (uint64_t)a->buffer, EMU_NONE);
+		}
+		return 0;
+	}
+	case SBT_VK_CMD_vkCreateImage: {
+		const sbt_vk_args_vkCreateImage *a = b->args;
+
+		if (a->ret != VK_SUCCESS || !a->pImage || !a->pCreateInfo)
+			return 0;
+		return emu_vk_new_image(b, *a->pImage, a->pCreateInfo->format);
+	}
+	case SBT_VK_CMD_vkGetSwapchainImagesKHR: {
+		const sbt_vk_args_vkGetSwapchainImagesKHR *a = b->args;
+
+		if ((a->ret != VK_SUCCESS && a->ret != VK_INCOMPLETE) || !a->pSwapchainImages || !a->pSwapchainImageCount)
+			return 0;
+		for (uint32_t i = 0; i < *a->pSwapchainImageCount; i++)
+			if (!emu_vk_image_of(b, a->pSwapchainImages[i]) &&
+			    emu_vk_new_image(b, a->pSwapchainImages[i], VK_FORMAT_UNDEFINED) != 0)
+				return -1;
+		return 0;
+	}
+	case SBT_VK_CMD_vkDestroyImage: {
+		const sbt_vk_args_vkDestroyImage *a = b->args;
+		const emu_vk_image *im = emu_vk_image_of(b, a->image);
+
+		if (im) {
+			emu_vk_alloc_end(b, im->alloc);
+			return emu_vk_map_put(&b->images, (uint64_t)a->image, EMU_NONE);
+		}
+		return 0;
+	}
+	case SBT_VK_CMD_vkCreateImageView: {
+		const sbt_vk_args_vkCreateImageView *a = b->args;
+		const emu_vk_image *im;
+		emu_vk_view v = { 0, 0, 1 };
+
+		if (a->ret != VK_SUCCESS || !a->pView || !a->pCreateInfo || !(im = emu_vk_image_of(b, a->pCreateInfo->image)))
+			return 0;
+		v.alloc = im->alloc;
+		if (EMU_PUSH(b->view, v) != 0)
+			return -1;
+		return emu_vk_map_put(&b->iviews, (uint64_t)*a->pView, (uint32_t)b->view.n - 1);
+	}
+	case SBT_VK_CMD_vkCreateBufferView: {
+		const sbt_vk_args_vkCreateBufferView *a = b->args;
+		emu_vk_view v = { 0, 0, 0 };
+
+		if (a->ret != VK_SUCCESS || !a->pView || !a->pCreateInfo || !(v.alloc = emu_vk_buffer(b, a->pCreateInfo->buffer)))
+			return 0;
+		v.lo = a->pCreateInfo->offset;
+		v.hi = b->g->allocs.v[v.alloc].size;
+		if (a->pCreateInfo->range != VK_WHOLE_SIZE && v.lo + a->pCreateInfo->range < v.hi)
+			v.hi = v.lo + a->pCreateInfo->range;
+		if (EMU_PUSH(b->view, v) != 0)
+			return -1;
+		return emu_vk_map_put(&b->bviews, (uint64_t)*a->pView, (uint32_t)b->view.n - 1);
+	}
+	case SBT_VK_CMD_vkAllocateDescriptorSets: {
+		const sbt_vk_args_vkAllocateDescriptorSets *a = b->args;
+
+		if (a->ret != VK_SUCCESS || !a->pDescriptorSets || !a->pAllocateInfo)
+			return 0;
+		for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++) {
+			uint32_t si = emu_vk_map_get(&b->sets, (uint64_t)a->pDescriptorSets[i]);
+			emu_vk_set s = { { 0 } };
+
+			if (si != EMU_NONE) { /* a handle used again: a fresh set */
+				b->set.v[si].d.n = 0;
+				continue;
+			}
+			if (EMU_PUSH(b->set, s) != 0 ||
+			    emu_vk_map_put(&b->sets, (uint64_t)a->pDescriptorSets[i], (uint32_t)b->set.n - 1) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSets:
+		return emu_vk_update_sets(b);
+	case SBT_VK_CMD_vkCreateRenderPass:
+	case SBT_VK_CMD_vkCreateRenderPass2:
+	case SBT_VK_CMD_vkCreateRenderPass2KHR:
+		return emu_vk_new_render_pass(b, cmd);
+	case SBT_VK_CMD_vkCreateFramebuffer: {
+		const sbt_vk_args_vkCreateFramebuffer *a = b->args;
+		emu_vk_fb fb = { { 0 }, 0 };
+
+		if (a->ret != VK_SUCCESS || !a->pFramebuffer || !a->pCreateInfo)
+			return 0;
+		fb.imageless = !!(a->pCreateInfo->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
+		for (uint32_t i = 0; !fb.imageless && a->pCreateInfo->pAttachments && i < a->pCreateInfo->attachmentCount; i++) {
+			uint32_t vi = emu_vk_map_get(&b->iviews, (uint64_t)a->pCreateInfo->pAttachments[i]);
+
+			if (vi != EMU_NONE && EMU_PUSH(fb.alloc, b->view.v[vi].alloc) != 0) {
+				free(fb.alloc.v);
+				return -1;
+			}
+		}
+		if (EMU_PUSH(b->fb, fb) != 0) {
+			free(fb.alloc.v);
+			return -1;
+		}
+		return emu_vk_map_put(&b->fbs, (uint64_t)*a->pFramebuffer, (uint32_t)b->fb.n - 1);
+	}
+	case SBT_VK_CMD_vkAllocateCommandBuffers: {
+		const sbt_vk_args_vkAllocateCommandBuffers *a = b->args;
+
+		if (a->ret != VK_SUCCESS || !a->pCommandBuffers || !a->pAllocateInfo)
+			return 0;
+		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+			emu_vk_cb *c = emu_vk_cb_of(b, a->pCommandBuffers[i]);
+
+			if (!c)
+				return -1;
+			emu_vk_cb_clear(c);
+			c->pool = (uint64_t)a->pAllocateInfo->commandPool;
+		}
+		return 0;
+	}
+	case SBT_VK_CMD_vkBeginCommandBuffer:
+	case SBT_VK_CMD_vkResetCommandBuffer: {
+		const sbt_vk_args_vkBeginCommandBuffer *a = b->args;
+		emu_vk_cb *c = emu_vk_cb_of(b, a->commandBuffer);
+
+		if (!c)
+			return -1;
+		emu_vk_cb_clear(c);
+		return 0;
+	}
+	case SBT_VK_CMD_vkResetCommandPool: {
+		const sbt_vk_args_vkResetCommandPool *a = b->args;
+
+		for (size_t i = 0; i < b->cb.n; i++)
+			if (b->cb.v[i].pool == (uint64_t)a->commandPool)
+				emu_vk_cb_clear(&b->cb.v[i]);
+		return 0;
+	}
+	case SBT_VK_CMD_vkAllocateMemory: {
+		const sbt_vk_args_vkAllocateMemory *a = b->args;
+		emu_memev m = { b->rec->seq, 0, 0 };
+
+		if (a->ret != VK_SUCCESS || !a->pMemory || !a->pAllocateInfo)
+			return 0;
+		m.device_delta = (int64_t)a->pAllocateInfo->allocationSize;
+		if (EMU_PUSH(b->mem_size, a->pAllocateInfo->allocationSize) != 0 ||
+		    emu_vk_map_put(&b->memory, (uint64_t)*a->pMemory, (uint32_t)b->mem_size.n - 1) != 0)
+			return -1;
+		return EMU_PUSH(b->g->mem, m);
+	}
+	case SBT_VK_CMD_vkFreeMemory: {
+		const sbt_vk_args_vkFreeMemory *a = b->args;
+		uint32_t i = emu_vk_map_get(&b->memory, (uint64_t)a->memory);
+		emu_memev m = { b->rec->seq, 0, 0 };
+
+		if (i == EMU_NONE)
+			return 0;
+		m.device_delta = -(int64_t)b->mem_size.v[i];
+		if (emu_vk_map_put(&b->memory, (uint64_t)a->memory, EMU_NONE) != 0)
+			return -1;
+		return EMU_PUSH(b->g->mem, m);
+	}
+	default:
+		return 0;
+	}
+}
+
+/* ---- the recording calls --------------------------------------------------------------------- */
+
+emu_vk_handler emu_vk_cmd_handler(enum sbt_vk_cmd cmd)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdDispatch:
+	case SBT_VK_CMD_vkCmdDispatchBase:
+	case SBT_VK_CMD_vkCmdDispatchBaseKHR:
+	case SBT_VK_CMD_vkCmdDispatchIndirect:
+		return emu_vk_r_dispatch;
+	case SBT_VK_CMD_vkCmdDraw:
+	case SBT_VK_CMD_vkCmdDrawIndexed:
+	case SBT_VK_CMD_vkCmdDrawIndirect:
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirect:
+	case SBT_VK_CMD_vkCmdDrawIndirectCount:
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCount:
+	case SBT_VK_CMD_vkCmdDrawMultiEXT:
+	case SBT_VK_CMD_vkCmdDrawMultiIndexedEXT:
+		return emu_vk_r_draw;
+	case SBT_VK_CMD_vkCmdCopyBuffer:
+	case SBT_VK_CMD_vkCmdCopyBuffer2:
+	case SBT_VK_CMD_vkCmdCopyBuffer2KHR:
+	case SBT_VK_CMD_vkCmdCopyImage:
+	case SBT_VK_CMD_vkCmdCopyImage2:
+	case SBT_VK_CMD_vkCmdCopyImage2KHR:
+	case SBT_VK_CMD_vkCmdBlitImage:
+	case SBT_VK_CMD_vkCmdBlitImage2:
+	case SBT_VK_CMD_vkCmdBlitImage2KHR:
+	case SBT_VK_CMD_vkCmdResolveImage:
+	case SBT_VK_CMD_vkCmdResolveImage2:
+	case SBT_VK_CMD_vkCmdResolveImage2KHR:
+	case SBT_VK_CMD_vkCmdCopyBufferToImage:
+	case SBT_VK_CMD_vkCmdCopyBufferToImage2:
+	case SBT_VK_CMD_vkCmdCopyBufferToImage2KHR:
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer:
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2:
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR:
+	case SBT_VK_CMD_vkCmdFillBuffer:
+	case SBT_VK_CMD_vkCmdUpdateBuffer:
+	case SBT_VK_CMD_vkCmdClearColorImage:
+	case SBT_VK_CMD_vkCmdClearDepthStencilImage:
+		return emu_vk_r_transfer;
+	case SBT_VK_CMD_vkCmdBindDescriptorSets:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2:
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT:
+	case SBT_VK_CMD_vkCmdBindIndexBuffer:
+	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR:
+		return emu_vk_r_bind;
+	case SBT_VK_CMD_vkCmdPipelineBarrier:
+	case SBT_VK_CMD_vkCmdPipelineBarrier2:
+	case SBT_VK_CMD_vkCmdPipelineBarrier2KHR:
+	case SBT_VK_CMD_vkCmdWaitEvents:
+	case SBT_VK_CMD_vkCmdWaitEvents2:
+	case SBT_VK_CMD_vkCmdWaitEvents2KHR:
+		return emu_vk_r_barrier;
+	case SBT_VK_CMD_vkCmdExecuteCommands:
+		return emu_vk_r_execute;
+	case SBT_VK_CMD_vkCmdBeginRenderPass:
+	case SBT_VK_CMD_vkCmdBeginRenderPass2:
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR:
+	case SBT_VK_CMD_vkCmdEndRenderPass:
+	case SBT_VK_CMD_vkCmdEndRenderPass2:
+	case SBT_VK_CMD_vkCmdEndRenderPass2KHR:
+		return emu_vk_r_render_pass;
+	case SBT_VK_CMD_vkCmdBeginRendering:
+	case SBT_VK_CMD_vkCmdBeginRenderingKHR:
+		return emu_vk_r_rendering;
+	case SBT_VK_CMD_vkCreateBuffer:
+	case SBT_VK_CMD_vkDestroyBuffer:
+	case SBT_VK_CMD_vkCreateImage:
+	case SBT_VK_CMD_vkDestroyImage:
+	case SBT_VK_CMD_vkGetSwapchainImagesKHR:
+	case SBT_VK_CMD_vkCreateImageView:
+	case SBT_VK_CMD_vkCreateBufferView:
+	case SBT_VK_CMD_vkAllocateDescriptorSets:
+	case SBT_VK_CMD_vkUpdateDescriptorSets:
+	case SBT_VK_CMD_vkCreateRenderPass:
+	case SBT_VK_CMD_vkCreateRenderPass2:
+	case SBT_VK_CMD_vkCreateRenderPass2KHR:
+	case SBT_VK_CMD_vkCreateFramebuffer:
+	case SBT_VK_CMD_vkAllocateCommandBuffers:
+	case SBT_VK_CMD_vkBeginCommandBuffer:
+	case SBT_VK_CMD_vkResetCommandBuffer:
+	case SBT_VK_CMD_vkResetCommandPool:
+	case SBT_VK_CMD_vkAllocateMemory:
+	case SBT_VK_CMD_vkFreeMemory:
+		return emu_vk_r_object;
+	default:
+		return NULL;
+	}
+}

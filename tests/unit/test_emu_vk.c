@@ -1,0 +1,795 @@
+/*
+ * test_emu_vk.c - the emulator on synthetic Vulkan traces, written here with
+ * the SBT writer and the Vulkan codec (no driver; lavapipe has one queue, so
+ * cross-queue graphs are made this way).  Every scenario has a known graph,
+ * schedule and race verdict, checked exactly:
+ *
+ *   two queues, a fill of A on one and a copy of A on the other:
+ *     no semaphore             1 confirmed race, both run at 0 (makespan 5001)
+ *     binary semaphore          no race, one cross-queue edge, the copy after
+ *                               the fill (makespan 2002 + 5001 = 7003)
+ *     semaphore waited at the compute stage only: the copy is not covered
+ *     timeline value 5 signaled, 3 waited: ordered; 7 waited: not
+ *     fence + vkWaitForFences: ordered; the same wait timing out: not
+ *   one queue:
+ *     dispatch writing A (storage descriptor) then a copy reading A, no
+ *     barrier: 1 possible race; with a COMPUTE->TRANSFER buffer barrier on A:
+ *     none; the barrier on another buffer, or without access masks: the race
+ *     stays
+ *     fill in one submit, copy in the next, no barrier: 1 confirmed race; a
+ *     TRANSFER->TRANSFER barrier at the start of the second: none
+ *   a command buffer submitted to two queues: its fill races with itself;
+ *   a secondary one's fill runs where a primary executes it
+ *   uniform descriptors of one buffer read by dispatches on two queues: no
+ *   race; storage descriptors: a possible race
+ *   vkQueueSubmit2 with a timeline semaphore across queues and a
+ *   vkCmdPipelineBarrier2 (or vkCmdSetEvent2/vkCmdWaitEvents2) in a queue:
+ *   no race
+ *   push descriptors (vkCmdPushDescriptorSetKHR, dstSet ignored): storage
+ *   ones a possible race with a copy on another queue, uniform ones none
+ *   a render pass writing an image, then a copy of the image: a confirmed
+ *   race, none with the render pass's external dependency out of it
+ *
+ * Costs (emu_options_default): a fill of 4096 bytes 2000 + 4096/1500 = 2002
+ * ns, a copy of 1024 bytes 5000 + 1024/1000 = 5001 ns, a dispatch 10000 ns.
+ */
+#include <string.h>
+
+#include "emulator/emu.h"
+#include "serializer/sbt_vk.h"
+#include "tests/support/tst.h"
+
+#define VRG_DEV ((VkDevice)(uintptr_t)0xd0)
+
+/* A trace being written: records by thread 1, 1000 ns apart, each with a
+ * one-frame stack "vkgen!seq<N>". */
+typedef struct vkg {
+	sbt_writer *w;
+	sbt_vk_enc enc;
+	uint64_t seq;
+} vkg;
+
+static void vkg_open(vkg *g, const char *path)
+{
+	memset(g, 0, sizeof(*g));
+	sbt_vk_enc_init(&g->enc);
+	TST_REQUIRE(sbt_writer_open(path, NULL, &g->w) == SBT_OK);
+	TST_REQUIRE(sbt_vk_define_types(g->w) == SBT_OK);
+	TST_REQUIRE(sbt_writer_set_meta(g->w, "api", SBT_VK_API_NAME) == SBT_OK);
+}
+
+static uint64_t vkg_call(vkg *g, enum sbt_vk_cmd cmd, const void *args)
+{
+	sbt_record r = { 0 };
+	sbt_frame fr;
+	char sym[32];
+
+	g->seq++;
+	snprintf(sym, sizeof(sym), "vkgen!seq%llu", (unsigned long long)g->seq);
+	fr.ip = 0x1000 + g->seq;
+	TST_REQUIRE(sbt_writer_intern(g->w, sym, &fr.symbol_id) == SBT_OK);
+	TST_REQUIRE(sbt_writer_put_stack(g->w, g->seq, &fr, 1, &r.stack_id) == SBT_OK);
+	g->enc.len = 0;
+	TST_REQUIRE(sbt_vk_encode(&g->enc, cmd, args) == SBT_VK_OK);
+	r.type = SBT_VK_CMD_TYPE(cmd);
+	r.seq = g->seq;
+	r.time_ns = g->seq * 1000;
+	r.thread = 1;
+	r.payload = g->enc.data;
+	r.payload_len = g->enc.len;
+	TST_REQUIRE(sbt_writer_append(g->w, &r) == SBT_OK);
+	return g->seq;
+}
+
+static void vkg_close(vkg *g)
+{
+	TST_REQUIRE(sbt_writer_close(g->w) == SBT_OK);
+	sbt_vk_enc_free(&g->enc);
+}
+
+/* ---- shorthands, one call each ---------------------------------------------- */
+
+static void vkg_queue(vkg *g, uint64_t q, uint32_t family)
+{
+	VkQueue out = (VkQueue)(uintptr_t)q;
+	sbt_vk_args_vkGetDeviceQueue a = { (VkDevice)(uintptr_t)0xd0, family, 0, &out };
+
+	vkg_call(g, SBT_VK_CMD_vkGetDeviceQueue, &a);
+}
+
+static void vkg_buffer(vkg *g, uint64_t buf, uint64_t size)
+{
+	VkBufferCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO };
+	VkBuffer out = (VkBuffer)(uintptr_t)buf;
+	sbt_vk_args_vkCreateBuffer a = { (VkDevice)(uintptr_t)0xd0, &ci, NULL, &out, VK_SUCCESS };
+
+	ci.size = size;
+	ci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+	           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+	vkg_call(g, SBT_VK_CMD_vkCreateBuffer, &a);
+}
+
+static void vkg_begin(vkg *g, uint64_t cb)
+{
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	sbt_vk_args_vkBeginCommandBuffer a = { (VkCommandBuffer)(uintptr_t)cb, &bi, VK_SUCCESS };
+
+	vkg_call(g, SBT_VK_CMD_vkBeginCommandBuffer, &a);
+}
+
+static uint64_t vkg_fill(vkg *g, uint64_t cb, uint64_t buf, uint64_t size)
+{
+	sbt_vk_args_vkCmdFillBuffer a = { (VkCommandBuffer)(uintptr_t)cb, (VkBuffer)(uintptr_t)buf, 0, size, 7 };
+
+	return vkg_call(g, SBT_VK_CMD_vkCmdFillBuffer, &a);
+}
+
+static uint64_t vkg_copy(vkg *g, uint64_t cb, uint64_t src, uint64_t dst, uint64_t size)
+{
+	VkBufferCopy r = { 0, 0, size };
+	sbt_vk_args_vkCmdCopyBuffer a = { (VkCommandBuffer)(uintptr_t)cb, (VkBuffer)(uintptr_t)src,
+		                          (VkBuffer)(uintptr_t)dst, 1, &r };
+
+	return vkg_call(g, SBT_VK_CMD_vkCmdCopyBuffer, &a);
+}
+
+/* A pipeline barrier: a buffer barrier on buf, or (buf 0) a global memory
+ * barrier when access masks are given, else an execution dependency alone. */
+static void vkg_barrier(vkg *g, uint64_t cb, VkPipelineStageFlags src, VkAccessFlags srca,
+                        VkPipelineStageFlags dst, VkAccessFlags dsta, uint64_t buf)
+{
+	VkBufferMemoryBarrier bmb = { .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER };
+	VkMemoryBarrier mb = { VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, srca, dsta };
+	sbt_vk_args_vkCmdPipelineBarrier a = { (VkCommandBuffer)(uintptr_t)cb, src, dst, 0, 0, NULL, 0, NULL, 0,
+		                               NULL };
+
+	bmb.srcAccessMask = srca;
+	bmb.dstAccessMask = dsta;
+	bmb.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+	bmb.buffer = (VkBuffer)(uintptr_t)buf;
+	bmb.size = VK_WHOLE_SIZE;
+	if (buf) {
+		a.bufferMemoryBarrierCount = 1;
+		a.pBufferMemoryBarriers = &bmb;
+	} else if (srca || dsta) {
+		a.memoryBarrierCount = 1;
+		a.pMemoryBarriers = &mb;
+	}
+	vkg_call(g, SBT_VK_CMD_vkCmdPipelineBarrier, &a);
+}
+
+/* A set at handle set whose binding 0 is buf as a descriptor of type t. */
+static void vkg_set(vkg *g, uint64_t set, VkDescriptorType t, uint64_t buf)
+{
+	VkDescriptorSetAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+	VkDescriptorSetLayout l = (VkDescriptorSetLayout)(uintptr_t)0x5100;
+	VkDescriptorSet out = (VkDescriptorSet)(uintptr_t)set;
+	sbt_vk_args_vkAllocateDescriptorSets aa = { (VkDevice)(uintptr_t)0xd0, &ai, &out, VK_SUCCESS };
+	VkDescriptorBufferInfo bi = { (VkBuffer)(uintptr_t)buf, 0, VK_WHOLE_SIZE };
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	sbt_vk_args_vkUpdateDescriptorSets ua = { (VkDevice)(uintptr_t)0xd0, 1, &w, 0, NULL };
+
+	ai.descriptorPool = (VkDescriptorPool)(uintptr_t)0x5000;
+	ai.descriptorSetCount = 1;
+	ai.pSetLayouts = &l;
+	vkg_call(g, SBT_VK_CMD_vkAllocateDescriptorSets, &aa);
+	w.dstSet = out;
+	w.descriptorCount = 1;
+	w.descriptorType = t;
+	w.pBufferInfo = &bi;
+	vkg_call(g, SBT_VK_CMD_vkUpdateDescriptorSets, &ua);
+}
+
+static uint64_t vkg_dispatch(vkg *g, uint64_t cb, uint64_t set)
+{
+	VkDescriptorSet s = (VkDescriptorSet)(uintptr_t)set;
+	sbt_vk_args_vkCmdBindDescriptorSets b = { (VkCommandBuffer)(uintptr_t)cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+		                                  (VkPipelineLayout)(uintptr_t)0x5200, 0, 1, &s, 0, NULL };
+	sbt_vk_args_vkCmdDispatch d = { (VkCommandBuffer)(uintptr_t)cb, 4, 1, 1 };
+
+	vkg_call(g, SBT_VK_CMD_vkCmdBindDescriptorSets, &b);
+	return vkg_call(g, SBT_VK_CMD_vkCmdDispatch, &d);
+}
+
+/* One batch: cb (0: none) with its waits and signals (binary semaphores,
+ * or timeline ones when values are given). */
+typedef struct vkg_batch {
+	uint64_t cb;
+	uint64_t wait, wait_value;
+	VkPipelineStageFlags wait_stage;
+	uint64_t signal, signal_value;
+} vkg_batch;
+
+static uint64_t vkg_submit(vkg *g, uint64_t q, const vkg_batch *bt, uint64_t fence)
+{
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO };
+	VkTimelineSemaphoreSubmitInfo tl = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO };
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)bt->cb;
+	VkSemaphore ws = (VkSemaphore)(uintptr_t)bt->wait, ss = (VkSemaphore)(uintptr_t)bt->signal;
+	sbt_vk_args_vkQueueSubmit a = { (VkQueue)(uintptr_t)q, 1, &si, (VkFence)(uintptr_t)fence, VK_SUCCESS };
+
+	if (bt->cb) {
+		si.commandBufferCount = 1;
+		si.pCommandBuffers = &cb;
+	}
+	if (bt->wait) {
+		si.waitSemaphoreCount = 1;
+		si.pWaitSemaphores = &ws;
+		si.pWaitDstStageMask = &bt->wait_stage;
+	}
+	if (bt->signal) {
+		si.signalSemaphoreCount = 1;
+		si.pSignalSemaphores = &ss;
+	}
+	if (bt->wait_value || bt->signal_value) {
+		tl.waitSemaphoreValueCount = si.waitSemaphoreCount;
+		tl.pWaitSemaphoreValues = &bt->wait_value;
+		tl.signalSemaphoreValueCount = si.signalSemaphoreCount;
+		tl.pSignalSemaphoreValues = &bt->signal_value;
+		si.pNext = &tl;
+	}
+	return vkg_call(g, SBT_VK_CMD_vkQueueSubmit, &a);
+}
+
+static void vkg_semaphore(vkg *g, uint64_t sem, int timeline)
+{
+	VkSemaphoreTypeCreateInfo ti = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO };
+	VkSemaphoreCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
+	VkSemaphore out = (VkSemaphore)(uintptr_t)sem;
+	sbt_vk_args_vkCreateSemaphore a = { (VkDevice)(uintptr_t)0xd0, &ci, NULL, &out, VK_SUCCESS };
+
+	ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+	if (timeline)
+		ci.pNext = &ti;
+	vkg_call(g, SBT_VK_CMD_vkCreateSemaphore, &a);
+}
+
+static void vkg_wait_fence(vkg *g, uint64_t fence, VkResult ret)
+{
+	VkFence f = (VkFence)(uintptr_t)fence;
+	sbt_vk_args_vkWaitForFences a = { (VkDevice)(uintptr_t)0xd0, 1, &f, VK_TRUE, UINT64_MAX, ret };
+
+	vkg_call(g, SBT_VK_CMD_vkWaitForFences, &a);
+}
+
+/* ---- scenarios ------------------------------------------------------------------ */
+
+#define Q1 0x9100
+#define Q2 0x9200
+#define BUF_A 0xa000
+#define BUF_B 0xb000
+#define CB1 0xc100
+#define CB2 0xc200
+#define SEM 0xe100
+#define FENCE 0xf100
+
+enum { CROSS_NONE, CROSS_SEM, CROSS_SEM_COMPUTE, CROSS_TL_MET, CROSS_TL_UNMET, CROSS_FENCE, CROSS_FENCE_TIMEOUT };
+
+/* Q1 fills A (4096 bytes), Q2 copies A's first 1024 bytes to B, ordered
+ * as mode says. */
+static void scen_cross(const char *path, int mode)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);                 /* seq 3 */
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);     /* seq 6 */
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);       /* seq 8 */
+	if (mode == CROSS_SEM || mode == CROSS_SEM_COMPUTE) {
+		vkg_semaphore(&g, SEM, 0);
+		b1.signal = b2.wait = SEM;
+	} else if (mode == CROSS_TL_MET || mode == CROSS_TL_UNMET) {
+		vkg_semaphore(&g, SEM, 1);
+		b1.signal = b2.wait = SEM;
+		b1.signal_value = 5;
+		b2.wait_value = mode == CROSS_TL_MET ? 3 : 7;
+	}
+	b2.wait_stage = mode == CROSS_SEM_COMPUTE ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+	vkg_submit(&g, Q1, &b1, mode == CROSS_FENCE || mode == CROSS_FENCE_TIMEOUT ? FENCE : 0);
+	if (mode == CROSS_FENCE || mode == CROSS_FENCE_TIMEOUT)
+		vkg_wait_fence(&g, FENCE, mode == CROSS_FENCE ? VK_SUCCESS : VK_TIMEOUT);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
+enum { ONE_NONE, ONE_BARRIER, ONE_OTHER_BUFFER, ONE_EXEC_ONLY };
+
+/* One queue, one submit: a dispatch writing A through a storage
+ * descriptor, then a copy reading A, with the barrier mode says. */
+static void scen_one(const char *path, int mode)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_set(&g, 0x5300, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, BUF_A);
+	vkg_begin(&g, CB1);
+	vkg_dispatch(&g, CB1, 0x5300);               /* bind seq 7, dispatch seq 8 */
+	if (mode == ONE_BARRIER || mode == ONE_OTHER_BUFFER)
+		vkg_barrier(&g, CB1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+		            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		            mode == ONE_BARRIER ? BUF_A : BUF_B);
+	else if (mode == ONE_EXEC_ONLY)
+		vkg_barrier(&g, CB1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0);
+	vkg_copy(&g, CB1, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
+/* One queue, two submits: a fill of A, then (another command buffer) a
+ * copy of A, with a transfer barrier first when barrier is set. */
+static void scen_two_submits(const char *path, int barrier)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);     /* seq 5 */
+	vkg_begin(&g, CB2);
+	if (barrier)
+		vkg_barrier(&g, CB2, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, 0);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q1, &b2, 0);
+	vkg_close(&g);
+}
+
+/* One command buffer (a fill of A) submitted to both queues. */
+static void scen_resubmit(const char *path)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, 2048);              /* seq 5 */
+	vkg_submit(&g, Q1, &b1, 0);                  /* seq 6 */
+	vkg_submit(&g, Q2, &b1, 0);                  /* seq 7 */
+	vkg_close(&g);
+}
+
+/* A secondary command buffer (a fill of A) executed by a primary one on
+ * Q1; Q2 copies A, unordered. */
+static void scen_secondary(const char *path)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	VkCommandBuffer sec = (VkCommandBuffer)(uintptr_t)0xc300;
+	sbt_vk_args_vkCmdExecuteCommands ex = { (VkCommandBuffer)(uintptr_t)CB1, 1, &sec };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, 0xc300);
+	vkg_fill(&g, 0xc300, BUF_A, VK_WHOLE_SIZE);  /* seq 6 */
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdExecuteCommands, &ex);
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);                  /* seq 11 */
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
+/* Dispatches on two queues reading A through descriptors of type t. */
+static void scen_descriptors(const char *path, VkDescriptorType t)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_set(&g, 0x5300, t, BUF_A);
+	vkg_begin(&g, CB1);
+	vkg_dispatch(&g, CB1, 0x5300);
+	vkg_begin(&g, CB2);
+	vkg_dispatch(&g, CB2, 0x5300);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
+/* The synchronization2 forms: Q1 fills A and signals a timeline
+ * semaphore (vkQueueSubmit2); Q2 waits for it at the copy stage, then a
+ * dispatch writes A (storage descriptor), a vkCmdPipelineBarrier2 (or,
+ * with events set, a vkCmdWaitEvents2 with the same dependency) makes that
+ * visible to a copy reading A.  No race. */
+static void scen_sync2(const char *path, int events)
+{
+	vkg g;
+	VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2 };
+	VkDependencyInfo di = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO };
+	VkEvent ev = (VkEvent)(uintptr_t)0xe900;
+	sbt_vk_args_vkCmdPipelineBarrier2 pb = { (VkCommandBuffer)(uintptr_t)CB2, &di };
+	sbt_vk_args_vkCmdWaitEvents2 we = { (VkCommandBuffer)(uintptr_t)CB2, 1, &ev, &di };
+	sbt_vk_args_vkCmdSetEvent2 se = { (VkCommandBuffer)(uintptr_t)CB2, ev, &di };
+	VkSemaphoreSubmitInfo sig = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO };
+	VkSemaphoreSubmitInfo wait = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO };
+	VkCommandBufferSubmitInfo c1 = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO };
+	VkCommandBufferSubmitInfo c2 = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO };
+	VkSubmitInfo2 s1 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 }, s2 = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2 };
+	sbt_vk_args_vkQueueSubmit2 q1 = { (VkQueue)(uintptr_t)Q1, 1, &s1, VK_NULL_HANDLE, VK_SUCCESS };
+	sbt_vk_args_vkQueueSubmit2 q2 = { (VkQueue)(uintptr_t)Q2, 1, &s2, VK_NULL_HANDLE, VK_SUCCESS };
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_semaphore(&g, SEM, 1);
+	vkg_set(&g, 0x5300, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, BUF_A);
+	vkg_begin(&g, CB1);
+	vkg_fill(&g, CB1, BUF_A, VK_WHOLE_SIZE);
+	vkg_begin(&g, CB2);
+	vkg_dispatch(&g, CB2, 0x5300);
+	mb.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+	mb.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+	mb.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+	mb.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
+	di.memoryBarrierCount = 1;
+	di.pMemoryBarriers = &mb;
+	if (events) {
+		vkg_call(&g, SBT_VK_CMD_vkCmdSetEvent2, &se);
+		vkg_call(&g, SBT_VK_CMD_vkCmdWaitEvents2, &we);
+	} else {
+		vkg_call(&g, SBT_VK_CMD_vkCmdPipelineBarrier2, &pb);
+	}
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	sig.semaphore = wait.semaphore = (VkSemaphore)(uintptr_t)SEM;
+	sig.value = wait.value = 2;
+	sig.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+	/* the dispatch's storage write of A must wait for the fill as well */
+	wait.stageMask = VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+	c1.commandBuffer = (VkCommandBuffer)(uintptr_t)CB1;
+	c2.commandBuffer = (VkCommandBuffer)(uintptr_t)CB2;
+	s1.commandBufferInfoCount = 1;
+	s1.pCommandBufferInfos = &c1;
+	s1.signalSemaphoreInfoCount = 1;
+	s1.pSignalSemaphoreInfos = &sig;
+	s2.commandBufferInfoCount = 1;
+	s2.pCommandBufferInfos = &c2;
+	s2.waitSemaphoreInfoCount = 1;
+	s2.pWaitSemaphoreInfos = &wait;
+	vkg_call(&g, SBT_VK_CMD_vkQueueSubmit2, &q1);
+	vkg_call(&g, SBT_VK_CMD_vkQueueSubmit2, &q2);
+	vkg_close(&g);
+}
+
+/* One queue: a render pass on a 64x64 RGBA8 image (through a view and a
+ * framebuffer), then vkCmdCopyImageToBuffer of the image into B.  With
+ * dep, the render pass has an external dependency out of it
+ * (COLOR_ATTACHMENT_OUTPUT / COLOR_ATTACHMENT_WRITE -> TRANSFER /
+ * TRANSFER_READ); without, nothing orders the copy. */
+static void scen_render_pass(const char *path, int dep)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 };
+	VkImageCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkImage img = (VkImage)(uintptr_t)0x1a000;
+	sbt_vk_args_vkCreateImage ci = { VRG_DEV, &ici, NULL, &img, VK_SUCCESS };
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkImageView view = (VkImageView)(uintptr_t)0x1b000;
+	sbt_vk_args_vkCreateImageView cv = { VRG_DEV, &vci, NULL, &view, VK_SUCCESS };
+	VkAttachmentDescription att = { 0 };
+	VkAttachmentReference ref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub = { 0 };
+	VkSubpassDependency sd = { 0, VK_SUBPASS_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		                   VK_ACCESS_TRANSFER_READ_BIT, 0 };
+	VkRenderPassCreateInfo rci = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO };
+	VkRenderPass rp = (VkRenderPass)(uintptr_t)0x1c000;
+	sbt_vk_args_vkCreateRenderPass cr = { VRG_DEV, &rci, NULL, &rp, VK_SUCCESS };
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO };
+	VkFramebuffer fb = (VkFramebuffer)(uintptr_t)0x1d000;
+	sbt_vk_args_vkCreateFramebuffer cf = { VRG_DEV, &fci, NULL, &fb, VK_SUCCESS };
+	VkRenderPassBeginInfo rbi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO };
+	sbt_vk_args_vkCmdBeginRenderPass br = { (VkCommandBuffer)(uintptr_t)CB1, &rbi, VK_SUBPASS_CONTENTS_INLINE };
+	sbt_vk_args_vkCmdDraw dr = { (VkCommandBuffer)(uintptr_t)CB1, 3, 1, 0, 0 };
+	sbt_vk_args_vkCmdEndRenderPass er = { (VkCommandBuffer)(uintptr_t)CB1 };
+	VkBufferImageCopy reg = { 0 };
+	sbt_vk_args_vkCmdCopyImageToBuffer cp = { (VkCommandBuffer)(uintptr_t)CB1, img,
+		                                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, (VkBuffer)(uintptr_t)BUF_B, 1,
+		                                  &reg };
+
+	ici.imageType = VK_IMAGE_TYPE_2D;
+	ici.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ici.extent = (VkExtent3D){ 64, 64, 1 };
+	ici.mipLevels = ici.arrayLayers = 1;
+	ici.samples = VK_SAMPLE_COUNT_1_BIT;
+	ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+	vci.image = img;
+	vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vci.format = ici.format;
+	vci.subresourceRange = (VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	att.format = ici.format;
+	att.samples = VK_SAMPLE_COUNT_1_BIT;
+	att.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	sub.colorAttachmentCount = 1;
+	sub.pColorAttachments = &ref;
+	rci.attachmentCount = 1;
+	rci.pAttachments = &att;
+	rci.subpassCount = 1;
+	rci.pSubpasses = &sub;
+	if (dep) {
+		rci.dependencyCount = 1;
+		rci.pDependencies = &sd;
+	}
+	fci.renderPass = rp;
+	fci.attachmentCount = 1;
+	fci.pAttachments = &view;
+	fci.width = fci.height = 64;
+	fci.layers = 1;
+	rbi.renderPass = rp;
+	rbi.framebuffer = fb;
+	reg.imageSubresource = (VkImageSubresourceLayers){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 };
+	reg.imageExtent = ici.extent;
+
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_buffer(&g, BUF_B, 65536);
+	vkg_call(&g, SBT_VK_CMD_vkCreateImage, &ci);         /* seq 3 */
+	vkg_call(&g, SBT_VK_CMD_vkCreateImageView, &cv);
+	vkg_call(&g, SBT_VK_CMD_vkCreateRenderPass, &cr);
+	vkg_call(&g, SBT_VK_CMD_vkCreateFramebuffer, &cf);
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdBeginRenderPass, &br);  /* seq 8 */
+	vkg_call(&g, SBT_VK_CMD_vkCmdDraw, &dr);
+	vkg_call(&g, SBT_VK_CMD_vkCmdEndRenderPass, &er);
+	vkg_call(&g, SBT_VK_CMD_vkCmdCopyImageToBuffer, &cp); /* seq 11 */
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_close(&g);
+}
+
+/* Q1 dispatches with A in a push descriptor of type t (its write's dstSet
+ * names no set: it is ignored), Q2 copies A to B, unordered. */
+static void scen_push(const char *path, VkDescriptorType t)
+{
+	vkg g;
+	vkg_batch b1 = { CB1, 0, 0, 0, 0, 0 }, b2 = { CB2, 0, 0, 0, 0, 0 };
+	VkDescriptorBufferInfo bi = { (VkBuffer)(uintptr_t)BUF_A, 0, VK_WHOLE_SIZE };
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	sbt_vk_args_vkCmdPushDescriptorSetKHR pa = { (VkCommandBuffer)(uintptr_t)CB1, VK_PIPELINE_BIND_POINT_COMPUTE,
+		                                     (VkPipelineLayout)(uintptr_t)0x5200, 0, 1, &w };
+	sbt_vk_args_vkCmdDispatch d = { (VkCommandBuffer)(uintptr_t)CB1, 1, 1, 1 };
+
+	w.dstSet = (VkDescriptorSet)(uintptr_t)0xdead;
+	w.descriptorCount = 1;
+	w.descriptorType = t;
+	w.pBufferInfo = &bi;
+	vkg_open(&g, path);
+	vkg_queue(&g, Q1, 0);
+	vkg_queue(&g, Q2, 1);
+	vkg_buffer(&g, BUF_A, 4096);
+	vkg_buffer(&g, BUF_B, 4096);
+	vkg_begin(&g, CB1);
+	vkg_call(&g, SBT_VK_CMD_vkCmdPushDescriptorSetKHR, &pa);
+	vkg_call(&g, SBT_VK_CMD_vkCmdDispatch, &d);
+	vkg_begin(&g, CB2);
+	vkg_copy(&g, CB2, BUF_A, BUF_B, 1024);
+	vkg_submit(&g, Q1, &b1, 0);
+	vkg_submit(&g, Q2, &b2, 0);
+	vkg_close(&g);
+}
+
+/* ---- checks ---------------------------------------------------------------------- */
+
+typedef struct result {
+	emu_summary s;
+	emu_race_counts n;
+	char report[16384];
+	char json[16384];
+} result;
+
+static void run(const char *path, result *r)
+{
+	emu_graph *g = NULL;
+	emu_options o;
+	FILE *f;
+	char err[512];
+
+	memset(r, 0, sizeof(*r));
+	if (emu_graph_build(path, &g, err, sizeof(err)) != EMU_OK) {
+		fprintf(stderr, "%s: %s\n", path, err);
+		exit(1);
+	}
+	emu_options_default(&o);
+	TST_REQUIRE(emu_schedule(g, &o) == EMU_OK);
+	TST_REQUIRE(emu_summary_get(g, &r->s) == EMU_OK);
+	f = fmemopen(r->report, sizeof(r->report) - 1, "w");
+	TST_REQUIRE(f != NULL);
+	TST_REQUIRE(emu_races_report(g, f, 0, &r->n) == EMU_OK);
+	fclose(f);
+	f = fmemopen(r->json, sizeof(r->json) - 1, "w");
+	TST_REQUIRE(f != NULL);
+	TST_REQUIRE(emu_summary_print(g, f, 1) == EMU_OK);
+	fclose(f);
+	emu_graph_free(g);
+}
+
+int main(void)
+{
+	static result r;
+	const char *p = tst_path("vk.sbt");
+
+	/* cross-queue, unordered: a confirmed race (the fill writes A), both at 0 */
+	scen_cross(p, CROSS_NONE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.s.streams, 2);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 0);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 5001);
+	TST_CHECK_EQ_U64(r.s.max_concurrency, 2);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK_EQ_U64(r.n.possible, 0);
+	TST_CHECK(strstr(r.report, "race (confirmed): no happens-before order between") != NULL);
+	TST_CHECK(strstr(r.report, "seq 6 fill vkCmdFillBuffer (submitted at seq 9) on queue 0x9100 (family 0, "
+	                           "index 0) writes buffer 0xa000 bytes 0..4096 (of 4096, created at seq 3)") != NULL);
+	TST_CHECK(strstr(r.report, "seq 8 transfer vkCmdCopyBuffer (submitted at seq 10) on queue 0x9200 (family 1, "
+	                           "index 0) reads buffer 0xa000 bytes 0..1024 (of 4096, created at seq 3)") != NULL);
+	TST_CHECK(strstr(r.report, "#0 0x1006 vkgen!seq6") != NULL);
+	TST_CHECK(strstr(r.report, "#0 0x1008 vkgen!seq8") != NULL);
+
+	/* a binary semaphore orders them: the copy starts when the fill ends */
+	scen_cross(p, CROSS_SEM);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.edges, 1);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 7003);
+	TST_CHECK_EQ_U64(r.s.critical_ns, 7003);
+	TST_CHECK_EQ_U64(r.s.critical_count, 2);
+	TST_CHECK_EQ_U64(r.s.max_concurrency, 1);
+
+	/* the wait covers the compute stage only: the copy is not ordered */
+	scen_cross(p, CROSS_SEM_COMPUTE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+
+	/* timeline: 5 signaled, 3 waited is ordered; 7 waited is not */
+	scen_cross(p, CROSS_TL_MET);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	scen_cross(p, CROSS_TL_UNMET);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 0);
+
+	/* a fence the host waited for orders everything submitted after */
+	scen_cross(p, CROSS_FENCE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 7003);
+	scen_cross(p, CROSS_FENCE_TIMEOUT);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+
+	/* one queue: a dispatch may write A, the copy reads it, no barrier */
+	scen_one(p, ONE_NONE);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.s.streams, 1);
+	TST_CHECK_EQ_U64(r.n.confirmed, 0);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.report, "race (possible)") != NULL);
+	TST_CHECK(strstr(r.report, "seq 8 dispatch vkCmdDispatch (submitted at seq 10) on queue 0x9100 (family 0, "
+	                           "index 0) reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	TST_CHECK(strstr(r.report, "seq 9 transfer vkCmdCopyBuffer (submitted at seq 10) on queue 0x9100") != NULL);
+	/* the two run side by side: a dispatch on a compute engine, the copy on a copy engine */
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 10000);
+	TST_CHECK_EQ_U64(r.s.max_concurrency, 2);
+
+	scen_one(p, ONE_BARRIER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 15001);
+	TST_CHECK_EQ_U64(r.s.max_concurrency, 1);
+	scen_one(p, ONE_OTHER_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 15001); /* executed in order all the same */
+	scen_one(p, ONE_EXEC_ONLY);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+
+	/* one queue, two submits: submission order alone orders nothing */
+	scen_two_submits(p, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 8)") != NULL);
+	TST_CHECK(strstr(r.report, "seq 7 transfer vkCmdCopyBuffer (submitted at seq 9)") != NULL);
+	scen_two_submits(p, 1);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+
+	/* a command buffer submitted twice: two commands, racing with each other */
+	scen_resubmit(p);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 6) on queue 0x9100") != NULL);
+	TST_CHECK(strstr(r.report, "seq 5 fill vkCmdFillBuffer (submitted at seq 7) on queue 0x9200") != NULL);
+	TST_CHECK(strstr(r.report, "bytes 0..2048") != NULL);
+
+	/* a secondary command buffer's commands run where the primary executes it */
+	scen_secondary(p);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 2);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 6 fill vkCmdFillBuffer (submitted at seq 11) on queue 0x9100") != NULL);
+
+	/* uniform descriptors are reads: no race; storage ones possible writes */
+	scen_descriptors(p, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	scen_descriptors(p, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.json, "\"stream\":\"queue 0x9100 (family 0, index 0)\"") != NULL);
+
+	/* synchronization2: vkQueueSubmit2 with a timeline semaphore, a
+	 * vkCmdPipelineBarrier2 (or vkCmdWaitEvents2) inside the queue */
+	scen_sync2(p, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 3);
+	TST_CHECK_EQ_U64(r.s.cross_edges, 1);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	/* fill 2002, then the dispatch 10000, then the copy 5001 */
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
+	scen_sync2(p, 1);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 17003);
+
+	/* push descriptors: a storage buffer may be written, a uniform one is read */
+	scen_push(p, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.possible, 1);
+	TST_CHECK(strstr(r.report, "seq 7 dispatch vkCmdDispatch (submitted at seq 10) on queue 0x9100 (family 0, "
+	                           "index 0) reads and may write buffer 0xa000 bytes 0..4096") != NULL);
+	scen_push(p, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+
+	/* a render pass writes its attachment; the copy reads the image after
+	 * it: ordered only by the render pass's external dependency */
+	scen_render_pass(p, 0);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.s.commands, 3);
+	TST_CHECK_EQ_U64(r.n.confirmed, 1);
+	TST_CHECK(strstr(r.report, "seq 8 render_pass vkCmdBeginRenderPass (submitted at seq 12) on queue 0x9100 "
+	                           "(family 0, index 0) writes image 0x1a000 (whole image, created at seq 3)") != NULL);
+	TST_CHECK(strstr(r.report, "seq 11 transfer vkCmdCopyImageToBuffer (submitted at seq 12) on queue 0x9100 "
+	                           "(family 0, index 0) reads image 0x1a000 (whole image, created at seq 3)") != NULL);
+	scen_render_pass(p, 1);
+	run(p, &r);
+	TST_CHECK_EQ_U64(r.n.confirmed + r.n.possible, 0);
+	/* the copy (64 * 64 * 4 bytes: 5000 + 16384/1000 ns) after the pass
+	 * (2000 ns, beside the draw's 10000) */
+	TST_CHECK_EQ_U64(r.s.makespan_ns, 15016);
+
+	return tst_done();
+}
