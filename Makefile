@@ -64,6 +64,9 @@ SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
+# Files that are parts of a command rather than commands of their own.
+TSINFO_PARTS := serializer/tools/tsinfo_memory.c
+TOOL_SRC := $(filter-out $(TSINFO_PARTS),$(TOOL_SRC))
 EMU_SRC  := $(wildcard emulator/*.c) $(if $(HAVE_PROTOBUF_C),$(wildcard emulator/generated/*.c))
 LDLIBS_EMU := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)
 EMU_TOOL_SRC := $(wildcard emulator/tools/*.c)
@@ -168,13 +171,15 @@ $(BUILD)/tests/shaders/%.spv: tests/shaders/%
 	@mkdir -p $(dir $@)
 	glslangValidator -V -o $@ $<
 
-# Commands: each tool links the libraries (only what it uses is pulled in).
+# Commands: each tool links the libraries (only what it uses is pulled in),
+# and its parts (tsinfo: TSINFO_PARTS).
 define tool_rule
 $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS_ALL) $$< $(LIBS) $$(LDLIBS_ALL) -o $$@
+	$$(CC) $$(LDFLAGS_ALL) $$(filter %.o,$$^) $(LIBS) $$(LDLIBS_ALL) -o $$@
 endef
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+$(BUILD)/tsinfo: $(call obj,$(TSINFO_PARTS))
 
 # The emulator's tools and unit tests (tests/unit/test_emu_*.c) link libtsemu.a.
 define emu_tool_rule
