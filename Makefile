@@ -27,6 +27,8 @@
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
 #                                                  linked against the double's libcuda.so)
+#   serializer/*.c + serializer/lib/*.c         -> $(BUILD)/lib/libtracesmith.so.1 (the reader and writer
+#                                                  for other programs and python/tracesmith)
 # The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
 # left out of the build and their tests report themselves skipped.
 
@@ -82,6 +84,8 @@ LIB_RP  := $(BUILD)/lib/libtsrp.a
 LIB_SUP := $(BUILD)/lib/libtstestsupport.a
 LIB_EMU := $(BUILD)/lib/libtsemu.a
 LIBS := $(LIB_RP) $(LIB_CAP) $(LIB_SBT)
+LIB_TS_SRC := $(SBT_SRC) $(wildcard serializer/lib/*.c)
+LIB_TS_SO := $(BUILD)/lib/libtracesmith.so.1 $(BUILD)/lib/libtracesmith.so
 
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
 EMU_TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(EMU_TOOL_SRC)))
@@ -100,7 +104,7 @@ CUPROGS := $(patsubst tests/cuda/%.c,$(BUILD)/tests/cuda/%,$(CUPROG_SRC))
 TESTLIBS := $(patsubst tests/libs/%.c,$(BUILD)/tests/libs/%.so,$(TESTLIB_SRC))
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
-all: $(LIBS) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
+all: $(LIBS) $(LIB_TS_SO) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
      $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
@@ -116,6 +120,16 @@ $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
+
+# libtracesmith.so.1: the SBT reader and writer as a shared library
+# (docs/python.md); exports only the functions of include/tracesmith/sbt.h
+# and sbt_json.h (version script; tests/shell/test_python.sh checks).
+$(BUILD)/lib/libtracesmith.so.1: $(call obj,$(LIB_TS_SRC)) serializer/lib/libtracesmith.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--no-undefined -Wl,-soname,libtracesmith.so.1 \
+		-Wl,--version-script=serializer/lib/libtracesmith.map $(call obj,$(LIB_TS_SRC)) $(LDLIBS_BASE) -o $@
+$(BUILD)/lib/libtracesmith.so: $(BUILD)/lib/libtracesmith.so.1
+	ln -sf libtracesmith.so.1 $@
 
 # The Vulkan layer: exports only the loader entry points (version script),
 # stays resident once loaded (-z nodelete) so the writer thread never runs
@@ -281,6 +295,8 @@ install: all
 	install -m 755 $(TOOLS) $(EMU_TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/lib/libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/libtracesmith.so
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
 	if [ -n "$(LAYER_SO)" ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
