@@ -1197,13 +1197,14 @@ out:
 	free(now);
 }
 
-static void tsi_mem_stack_text(const tsi_mem *m, uint32_t stack_id)
+static void tsi_mem_stack_text(const tsi_mem *m, const tsi_mem_alloc *a)
 {
 	const sbt_frame *frames;
-	uint32_t n, i;
+	uint32_t n, i, stack_id = a->stack_id;
 
 	if (!stack_id) {
-		printf("      (no host stack: captured with TRACESMITH_STACKS=none?)\n");
+		printf("      (no host stack in the trace%s)\n",
+		       a->before ? ": the capture recreated this allocation" : "");
 		return;
 	}
 	if (sbt_reader_stack(m->r, stack_id, &frames, &n) != SBT_OK) {
@@ -1303,7 +1304,7 @@ static void tsi_mem_text(const tsi_mem *m, const char *path, uint64_t allocs, ui
 		printf("    by %s at seq %llu, %s s, thread %llu%s%s\n", tsi_mem_call_name(m, a),
 		       (unsigned long long)a->seq, s, (unsigned long long)a->thread,
 		       before ? ", " : "", before ? before : "");
-		tsi_mem_stack_text(m, a->stack_id);
+		tsi_mem_stack_text(m, a);
 	}
 }
 

@@ -44,7 +44,8 @@ done
 [ -n "$PY" ] || fail "no python3 with pandas: install python3-pandas (scripts/deps.sh)"
 PYTHONPATH="$TOP/python${PYTHONPATH:+:$PYTHONPATH}"
 TRACESMITH_LIB=$SO
-export PYTHONPATH TRACESMITH_LIB
+PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+export PYTHONPATH TRACESMITH_LIB PYTHONDONTWRITEBYTECODE
 
 # ---- traces -------------------------------------------------------------------------------
 "$TOP/$BUILD/tests/programs/sbt_gen_basic" --records 3000 --threads 3 --frames 5 "$T/basic.sbt" >/dev/null ||

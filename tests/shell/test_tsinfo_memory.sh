@@ -13,6 +13,8 @@
 #   vkAllocateMemory calls per memory type with the heap and flags
 #   vkGetPhysicalDeviceMemoryProperties gave, the device's name, the bytes
 #   and the peak the dump's allocations and frees give, nothing live;
+#   trimmed to submits 2-3, the allocations its window's snapshot recreates
+#   are named as made before the window;
 # - a trace without allocations says so; option errors.
 . "$TOP/tests/support/shell.sh"
 INFO="$TOP/$BUILD/tsinfo"
@@ -141,6 +143,23 @@ py "assert (d['allocations'],d['frees'],d['live'])==($VN,$VN,0), d; [v]=d['devic
 assert (v['peak_bytes'],v['peak_seq'],v['in_use_end'])==($VPEAK,$VSEQ,0), v
 assert sum(k['bytes_allocated'] for k in v['kinds'])==$VTOTAL and all(k['kind']=='memory type' for k in v['kinds']), v['kinds']
 assert not d['leaks']" "$T/vk.j.out"
+# a trimmed trace (submits 2-3 of 5): the memory its snapshot recreates is
+# named as allocated before the window, and stays live (vk_compute frees
+# it after its last submit)
+expect_rc 0 trimcap "$CAP" --submits 2-3 -o "$T/trim.sbt" -- "$TOP/$BUILD/tests/programs/vk_compute" --submits 5
+vk_env_clean "$T/trimcap.out" || fail "validation messages under tscapture --submits"
+W="$T/trim-submits-2-3.sbt"
+expect_rc 0 trim.sum "$INFO" --json "$W"
+expect_rc 0 trim.dump "$INFO" --dump "$W"
+range=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['snapshot']; print(s['first_seq'], s['last_seq'])" "$T/trim.sum.out")
+snapn=$(grep ' vulkan.vkAllocateMemory ' "$T/trim.dump.out" | sed 's/^seq=\([0-9]*\) .*/\1/' |
+	awk -v a="${range% *}" -v b="${range#* }" '$1 >= a && $1 <= b { n++ } END { print n + 0 }')
+[ "$snapn" -ge 3 ] || fail "the window's snapshot recreates $snapn allocations: $(cat "$T/trim.dump.out")"
+expect_rc 0 trim "$INFO" --memory --json "$W"
+py "L=d['leaks']; assert d['allocations']==$snapn and len(L)==$snapn, d; assert all(l['before']=='window' and not l['stack'] for l in L), L" "$T/trim.out"
+expect_rc 0 trim.text "$INFO" --memory "$W"
+[ "$(grep -c "in the window's snapshot (allocated before the window)" "$T/trim.text.out")" = "$snapn" ] ||
+	fail "the snapshot's allocations are not named so: $(cat "$T/trim.text.out")"
 
 # ---- no allocations; errors ------------------------------------------------------------
 "$TOP/$BUILD/tests/programs/sbt_gen_basic" "$T/basic.sbt" >/dev/null || fail "sbt_gen_basic"
