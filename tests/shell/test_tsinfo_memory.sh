@@ -8,7 +8,8 @@
 #   4 MiB cuMemAlloc, at that record's seq; the VMM memory released while
 #   mapped goes at its cuMemUnmap; the one leak is named with its size,
 #   kind, device, call, seq and the host stack through cuda_leak_app_leak
-#   and main (text and --json);
+#   and main (text and --json); cuda_driver_app's two module globals,
+#   counted from cuModuleGetGlobal to its module's unload;
 # - vk_compute under tscapture (lavapipe, validation layer on): its
 #   vkAllocateMemory calls per memory type with the heap and flags
 #   vkGetPhysicalDeviceMemoryProperties gave, the device's name, the bytes
@@ -98,6 +99,25 @@ assert max(e['in_use'] for e in d['events'] if e['device']==0)==$PEAK
 L=d['leaks']; assert len(L)==1, L; l=L[0]
 assert (l['size'],l['kind'],l['device_name'],l['call'],l['seq'],l['before'])==(3000,'device','GPU 0','cuda.cuMemAlloc',$LSEQ,None), l
 s=[f['symbol'].split('+')[0] for f in l['stack'] if f['symbol']]; i=s.index('cuda_leak_app!cuda_leak_app_leak'); assert s[i+1]=='cuda_leak_app!main', s" "$T/leak.j.out"
+
+	# module globals (the shared workload looks up two): counted from
+	# cuModuleGetGlobal, ended by the module's unload; the primary context's
+	# last release ends nothing more, everything was freed
+	(
+		export TSCUDA_DOUBLE_QUIET=1
+		export LD_LIBRARY_PATH="$DBL${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		expect_rc 0 capdrv "$CAP" -o "$T/drv.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_driver_app"
+	) || exit 1
+	"$INFO" --dump "$T/drv.sbt" >"$T/drv.dump" || fail "tsinfo --dump drv.sbt"
+	GSUM=$(grep ' cuda\.cuModuleGetGlobal ' "$T/drv.dump" | sed -n 's/.* size=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	GN=$(grep -c ' cuda\.cuModuleGetGlobal ' "$T/drv.dump")
+	USEQ=$(grep ' cuda\.cuModuleUnload ' "$T/drv.dump" | sed 's/^seq=\([0-9]*\) .*/\1/')
+	[ "$GN" -ge 2 ] && [ -n "$USEQ" ] || fail "cuda_driver_app: $GN globals, unload at '$USEQ'"
+	expect_rc 0 drv "$INFO" --memory --json "$T/drv.sbt"
+	py "[g]=[k for x in d['devices'] for k in x['kinds'] if k['kind']=='global']
+assert (g['allocations'],g['frees'],g['bytes_allocated'],g['live'])==($GN,$GN,$GSUM,0), g
+assert [e['seq'] for e in d['events'] if e['kind']=='global' and e['delta']<0]==[$USEQ]*$GN, d['events']
+assert d['live']==0 and not d['leaks'], d['leaks']" "$T/drv.out"
 else
 	echo "no CUDA double built: the CUDA part is not run"
 fi
