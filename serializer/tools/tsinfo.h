@@ -1,7 +1,7 @@
 /*
  * tsinfo.h - what the parts of the tsinfo command share: the text helpers
  * of tsinfo.c and the memory profile of tsinfo_memory.c (tsinfo --memory,
- * docs/tsinfo.md "Memory profile").
+ * docs/tsinfo.md "--memory").
  */
 #ifndef TRACESMITH_TSINFO_H
 #define TRACESMITH_TSINFO_H

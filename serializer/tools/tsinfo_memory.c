@@ -3,7 +3,7 @@
  * over time, per device and kind; the peak and when; what was still live
  * at the end of the trace, with the host call stacks that allocated it.
  *
- * The model (docs/tsinfo.md "Memory profile" says the same for readers):
+ * The model (docs/tsinfo.md "--memory" says the same for readers):
  *
  *   CUDA   cuMemAlloc (device), cuMemAllocPitch (pitch), cuMemAllocAsync
  *          (async), cuMemAllocFromPoolAsync (pool), cuMemAllocManaged

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tsinfo --memory (docs/tsinfo.md "Memory profile"), each number checked
+# tsinfo --memory (docs/tsinfo.md "--memory"), each number checked
 # against what the trace's own records say (tsinfo --dump), not against
 # numbers written here:
 # - the CUDA double running tests/cuda/cuda_leak_app under tscapture: every
