@@ -222,6 +222,7 @@ class Trace:
         self.meta = self._read_meta()
         self.types = self._read_types()
         self._names = {}
+        self._iteration = 0
 
     # -- lifetime --
     def close(self):
@@ -324,8 +325,11 @@ class Trace:
     def records(self, start_seq=0):
         """Every record with seq >= start_seq, in sequence order.  A damaged
         chunk raises TraceError after the records before it (open with
-        salvage=True to skip past it)."""
+        salvage=True to skip past it).  The trace has one read position:
+        starting another iteration ends this one (RuntimeError if it goes on)."""
         lib, r = self._lib, self._reader()
+        self._iteration += 1
+        mine = self._iteration
         st = lib.sbt_reader_seek_seq(r, start_seq)
         if st in (_END, _NOT_FOUND):
             return
@@ -333,7 +337,10 @@ class Trace:
             self._raise(st)
         raw = _Record()
         while True:
-            st = lib.sbt_reader_next(r, ctypes.byref(raw))
+            if self._iteration != mine:
+                raise RuntimeError("tracesmith: another iteration of %s started; "
+                                   "this one cannot go on" % self.path)
+            st = lib.sbt_reader_next(self._reader(), ctypes.byref(raw))
             if st == _END:
                 return
             if st != _OK:

@@ -6,7 +6,8 @@
 #   vk_compute captured by tscapture: record count, sequence range, records
 #   per type name and per thread, metadata and keyframes equal to what
 #   `tsinfo --json` reports; every record's decoded fields and a record's
-#   stack equal to `tsinfo --dump --json --stacks`;
+#   stack equal to `tsinfo --dump --json --stacks`; records from a
+#   sequence number on; a second iteration ends the first;
 # - to_dataframe(): one row per record, in order, the same counts per name,
 #   integer columns; (python3-pandas, from scripts/deps.sh);
 # - errors: a missing file and a file that is not a trace raise TraceError
@@ -97,6 +98,18 @@ with tracesmith.open(path) as t:
     assert df.groupby("name").size().to_dict() == dict(by_name)
     assert str(df["seq"].dtype) == "uint64" and str(df["type"].dtype) == "uint32", df.dtypes
     assert list(df["fields"]) == [r.fields for r in recs]
+    # from a sequence number on; one read position per trace
+    mid = recs[len(recs) // 2].seq
+    assert [r.seq for r in t.records(start_seq=mid)] == [r.seq for r in recs if r.seq >= mid]
+    first, second = t.records(), t.records()
+    next(first)
+    next(second)
+    try:
+        next(first)
+    except RuntimeError as e:
+        assert "another iteration" in str(e), e
+    else:
+        raise AssertionError("two iterations went on at once")
     print("%s: %d records, %d types, %d threads, %d with stacks" % (
         path, len(recs), len(by_name), len(threads), stacked))
 EOF
