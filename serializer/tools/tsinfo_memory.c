@@ -209,6 +209,7 @@ typedef struct tsi_mem {
 	sbt_vk_arena *arena;
 	const sbt_record *rec; /* the record being read */
 	uint8_t before;       /* tsi_mem_alloc.before for what the record allocates */
+	uint32_t snap_hint;   /* index + 1 of the allocation the last snapshot lay in */
 } tsi_mem;
 
 static uint64_t tsi_mem_hash(uint64_t key, uint8_t ns)
@@ -558,18 +559,30 @@ static int tsi_mem_cuda_alloc(tsi_mem *m, tsi_mem_kind kind, uint64_t key, uint6
 	                   tsi_mem_group_of(m, dev, kind, 0), ctx, parent);
 }
 
-/* Whether addr lies in a live allocation of namespace ns. */
-static int tsi_mem_covered(const tsi_mem *m, uint8_t ns, uint64_t addr)
+/* Whether addr lies in a live allocation of namespace ns.  Keyframes name
+ * allocations by their base, or in 32 MiB chunks of one allocation in a
+ * row, so the exact lookup and the last hit answer nearly every call; the
+ * walk of the table is for the rest. */
+static int tsi_mem_covered(tsi_mem *m, uint8_t ns, uint64_t addr)
 {
+	const tsi_mem_alloc *a;
 	size_t i;
 
+	if (tsi_mem_live_find(m, ns, addr, NULL))
+		return 1;
+	if (m->snap_hint) {
+		a = &m->allocs.v[m->snap_hint - 1];
+		if (a->live && a->ns == ns && addr >= a->key && addr - a->key < a->size)
+			return 1;
+	}
 	for (i = 0; i < m->live.cap; i++) {
-		const tsi_mem_alloc *a;
 		if (!m->live.slots[i])
 			continue;
 		a = &m->allocs.v[m->live.slots[i] - 1];
-		if (a->ns == ns && addr >= a->key && addr - a->key < a->size)
+		if (a->ns == ns && addr >= a->key && addr - a->key < a->size) {
+			m->snap_hint = m->live.slots[i];
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -597,7 +610,10 @@ static int tsi_mem_snapshot(tsi_mem *m, const sbt_cm_call *c)
 		}
 	}
 	m->before = 2;
-	return tsi_mem_cuda_alloc(m, kind, c->dst, c->size, 0);
+	if (tsi_mem_cuda_alloc(m, kind, c->dst, c->size, 0) != 0)
+		return -1;
+	m->allocs.v[m->allocs.n - 1].ctx = 0; /* made in a context the trace may not know */
+	return 0;
 }
 
 /* cuMemRelease: the handle goes (its value may come back from a later
@@ -1248,8 +1264,8 @@ static void tsi_mem_text(const tsi_mem *m, const char *path, uint64_t allocs, ui
 		printf(" (%llu bytes, %s)", (unsigned long long)live_bytes, h);
 	printf("\n");
 	if (m->unknown_frees)
-		printf("frees        %llu more of memory the trace never allocated (made before it began)\n",
-		       (unsigned long long)m->unknown_frees);
+		printf("frees        %llu more of memory the trace never allocated (made before it "
+		       "began, or freed twice)\n", (unsigned long long)m->unknown_frees);
 	for (d = 0; d < m->devs.n; d++) {
 		const tsi_mem_dev *dv = &m->devs.v[d];
 		tsi_mem_dev_label(m, dv, lbl, sizeof(lbl));

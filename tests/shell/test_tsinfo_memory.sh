@@ -16,6 +16,9 @@
 #   and the peak the dump's allocations and frees give, nothing live;
 #   trimmed to submits 2-3, the allocations its window's snapshot recreates
 #   are named as made before the window;
+# - a synthetic trace written through libtracesmith.so's writer: memory
+#   older than the trace, unknown frees, failed calls, periodic snapshots,
+#   context teardown, each changing exactly what it should;
 # - a trace without allocations says so; option errors.
 . "$TOP/tests/support/shell.sh"
 INFO="$TOP/$BUILD/tsinfo"
@@ -180,6 +183,74 @@ py "L=d['leaks']; assert d['allocations']==$snapn and len(L)==$snapn, d; assert 
 expect_rc 0 trim.text "$INFO" --memory "$W"
 [ "$(grep -c "in the window's snapshot (allocated before the window)" "$T/trim.text.out")" = "$snapn" ] ||
 	fail "the snapshot's allocations are not named so: $(cat "$T/trim.text.out")"
+
+# ---- a synthetic trace, written through libtracesmith.so's writer ----------------------
+# memory older than the trace (a keyframe's tsSnapshot records; two chunks
+# of one allocation in a row are one allocation), a free of memory never
+# allocated, a failed allocation, a periodic snapshot re-creating memory
+# (skipped), and a context's destruction ending what was allocated in it
+case $BUILD in
+/*) SO=$BUILD/lib/libtracesmith.so.1 ;;
+*) SO=$TOP/$BUILD/lib/libtracesmith.so.1 ;;
+esac
+cat >"$T/gen.py" <<'EOF'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+class Rec(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_uint32), ("stack_id", ctypes.c_uint32), ("seq", ctypes.c_uint64),
+                ("time_ns", ctypes.c_uint64), ("thread", ctypes.c_uint64),
+                ("payload", ctypes.c_char_p), ("payload_len", ctypes.c_size_t)]
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+# sbt_compute.h field tags (wire 0: unsigned varint)
+TAG = {"result": 1, "ctx": 2, "handle": 5, "dst": 8, "size": 10, "count": 40, "sub": 36}
+def cm(**f):
+    return b"".join(varint(TAG[k] << 2) + varint(v) for k, v in f.items() if v)
+w = ctypes.c_void_p()
+assert lib.sbt_writer_open(sys.argv[2].encode(), None, ctypes.byref(w)) == 0
+names = ["cuCtxCreate", "cuMemAlloc", "cuMemFree", "tsSnapshot", "cuCtxDestroy"]
+T = {n: 100 + i for i, n in enumerate(names)}
+for n, t in T.items():
+    assert lib.sbt_writer_define_type(w, t, ("cuda." + n).encode()) == 0
+KEYFRAME, SNAPSHOT_END = 3, 8
+MiB = 1 << 20
+recs = [
+    (T["cuCtxCreate"], cm(ctx=0xc1)),                          # 1: device 0
+    (KEYFRAME, cm(count=3)),                                   # 2
+    (T["tsSnapshot"], cm(dst=0x10000000, size=32 * MiB, sub=1)),  # 3: older memory...
+    (T["tsSnapshot"], cm(dst=0x12000000, size=16 * MiB, sub=1)),  # 4: ...its next chunk
+    (T["tsSnapshot"], cm(dst=0x40000000, size=4096, sub=1)),       # 5: another
+    (T["cuMemAlloc"], cm(dst=0x50000000, size=1000, sub=1)),       # 6: the peak
+    (T["cuMemFree"], cm(dst=0x10000000)),                          # 7: older memory freed
+    (T["cuMemFree"], cm(dst=0xdead0000)),                          # 8: never allocated
+    (T["cuMemAlloc"], cm(result=2, size=999)),                     # 9: failed
+    (KEYFRAME, b"snapshot" + varint(1)),                           # 10: periodic snapshot...
+    (T["cuMemAlloc"], cm(dst=0x60000000, size=5555, sub=1)),       # 11: ...re-creating: skipped
+    (SNAPSHOT_END, b""),                                           # 12
+    (T["cuCtxDestroy"], cm(ctx=0xc1)),                             # 13: ends the 1000 bytes
+]
+for i, (t, p) in enumerate(recs, 1):
+    r = Rec(t, 0, i, 1000 * i, 7, p, len(p))
+    assert lib.sbt_writer_append(w, ctypes.byref(r)) == 0, i
+assert lib.sbt_writer_close(w) == 0
+EOF
+python3 "$T/gen.py" "$SO" "$T/syn.sbt" || fail "writing the synthetic trace"
+expect_rc 0 syn "$INFO" --memory --json "$T/syn.sbt"
+py "assert (d['allocations'],d['frees'],d['unknown_frees'],d['live'],d['live_bytes'])==(3,2,1,1,4096), d
+[g]=d['devices']; assert (g['device'],g['peak_bytes'],g['peak_seq'],g['in_use_end'])==('GPU 0',48*2**20+4096+1000,6,0+4096), g
+assert [(e['seq'],e['delta']) for e in d['events']]==[(3,2**25),(4,2**24),(5,4096),(6,1000),(7,-48*2**20),(13,-1000)], d['events']
+[l]=d['leaks']; assert (l['size'],l['address'],l['call'],l['before'],l['stack'])==(4096,'0x40000000','cuda.tsSnapshot','trace',[]), l" "$T/syn.out"
+expect_rc 0 syn.text "$INFO" --memory "$T/syn.sbt"
+has syn.text out "frees        1 more of memory the trace never allocated (made before it began, or freed twice)"
+has syn.text out "by cuda.tsSnapshot at seq 5, 0.000005000 s, thread 7, first seen in a keyframe (allocated before the trace)"
 
 # ---- no allocations; errors ------------------------------------------------------------
 "$TOP/$BUILD/tests/programs/sbt_gen_basic" "$T/basic.sbt" >/dev/null || fail "sbt_gen_basic"
