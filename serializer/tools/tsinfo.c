@@ -230,7 +230,8 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		sbt_cli_usage_error("tsinfo", "--verify and --chunks go one at a time");
 		return -1;
 	}
-	o->mode = memory ? TSI_MEMORY : verify ? TSI_VERIFY : chunks ? TSI_CHUNKS : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
+	o->mode = memory ? TSI_MEMORY : verify ? TSI_VERIFY : chunks ? TSI_CHUNKS
+	        : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
 	return 0;
 }
 
