@@ -9,19 +9,17 @@
 #   stack equal to `tsinfo --dump --json --stacks`; records from a
 #   sequence number on; a second iteration ends the first;
 # - to_dataframe(): one row per record, in order, the same counts per name,
-#   integer columns; (python3-pandas, from scripts/deps.sh);
+#   integer columns (python3-pandas, from scripts/deps.sh; a sanitizer
+#   build's library is loaded with its runtime preloaded: tests/support/python.sh);
 # - errors: a missing file and a file that is not a trace raise TraceError
 #   with the status and the path; a library that cannot be found says how
 #   to build it.
 . "$TOP/tests/support/shell.sh"
+. "$TOP/tests/support/python.sh"
 INFO="$TOP/$BUILD/tsinfo"
-case $BUILD in
-/*) LIBDIR=$BUILD/lib ;;
-*) LIBDIR=$TOP/$BUILD/lib ;;
-esac
-SO="$LIBDIR/libtracesmith.so.1"
+SO=$TS_SO
 [ -f "$SO" ] || fail "no $SO (make $BUILD/lib/libtracesmith.so.1)"
-[ -L "$LIBDIR/libtracesmith.so" ] || fail "no link $LIBDIR/libtracesmith.so"
+[ -L "${SO%.1}" ] || fail "no link ${SO%.1}"
 
 # ---- the library ------------------------------------------------------------------
 readelf -d "$SO" | grep -q 'Library soname: \[libtracesmith.so.1\]' || fail "soname: $(readelf -d "$SO" | grep SONAME)"
@@ -33,20 +31,7 @@ diff "$T/declared" "$T/exported" >"$T/exports.diff" ||
 [ "$(wc -l <"$T/declared")" -ge 40 ] || fail "only $(wc -l <"$T/declared") functions found in the headers"
 
 # ---- a Python with pandas -------------------------------------------------------------
-# python3 first; a python3 on PATH from a version manager may not see the
-# distribution's python3-pandas, which /usr/bin/python3 does.
-PY=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import pandas' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-[ -n "$PY" ] || fail "no python3 with pandas: install python3-pandas (scripts/deps.sh)"
-PYTHONPATH="$TOP/python${PYTHONPATH:+:$PYTHONPATH}"
-TRACESMITH_LIB=$SO
-PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
-export PYTHONPATH TRACESMITH_LIB PYTHONDONTWRITEBYTECODE
+ts_pandas || fail "$TS_PY cannot import pandas: install python3-pandas (scripts/deps.sh)"
 
 # ---- traces -------------------------------------------------------------------------------
 "$TOP/$BUILD/tests/programs/sbt_gen_basic" --records 3000 --threads 3 --frames 5 "$T/basic.sbt" >/dev/null ||
@@ -116,11 +101,11 @@ EOF
 for tr in basic vk; do
 	expect_rc 0 "$tr.sum" "$INFO" --json "$T/$tr.sbt"
 	expect_rc 0 "$tr.dump" "$INFO" --dump --json --stacks "$T/$tr.sbt"
-	expect_rc 0 "$tr.py" "$PY" "$T/check.py" "$T/$tr.sbt" "$T/$tr.sum.out" "$T/$tr.dump.out"
+	expect_rc 0 "$tr.py" ts_python "$T/check.py" "$T/$tr.sbt" "$T/$tr.sum.out" "$T/$tr.dump.out"
 	has "$tr.py" out "$T/$tr.sbt: "
 done
 # Vulkan calls decode to their parameters
-expect_rc 0 vk.fields "$PY" -c "
+expect_rc 0 vk.fields ts_python -c "
 import tracesmith, sys
 with tracesmith.open(sys.argv[1]) as t:
     a = [r.fields for r in t if r.name == 'vulkan.vkAllocateMemory']
@@ -141,9 +126,10 @@ for path, status in ((sys.argv[1], "SBT_ERR_IO"), (sys.argv[2], "SBT_ERR_NOT_SBT
         raise AssertionError("opened " + path)
 EOF
 echo "not a trace" >"$T/text.sbt"
-expect_rc 0 errors "$PY" "$T/errors.py" "$T/missing.sbt" "$T/text.sbt"
+expect_rc 0 errors ts_python "$T/errors.py" "$T/missing.sbt" "$T/text.sbt"
 has errors out "missing.sbt: no such file"
-expect_rc 1 nolib env TRACESMITH_LIB="$T/nowhere/libtracesmith.so.1" "$PY" -c "import tracesmith; tracesmith.open('$T/basic.sbt')"
+expect_rc 1 nolib env PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1 \
+	TRACESMITH_LIB="$T/nowhere/libtracesmith.so.1" "$TS_PY" -c "import tracesmith; tracesmith.open('$T/basic.sbt')"
 has nolib err "tracesmith: cannot load $T/nowhere/libtracesmith.so.1"
 has nolib err "build it with make, or set TRACESMITH_LIB"
 echo "python: ok"

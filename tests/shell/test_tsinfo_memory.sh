@@ -189,10 +189,7 @@ expect_rc 0 trim.text "$INFO" --memory "$W"
 # of one allocation in a row are one allocation), a free of memory never
 # allocated, a failed allocation, a periodic snapshot re-creating memory
 # (skipped), and a context's destruction ending what was allocated in it
-case $BUILD in
-/*) SO=$BUILD/lib/libtracesmith.so.1 ;;
-*) SO=$TOP/$BUILD/lib/libtracesmith.so.1 ;;
-esac
+. "$TOP/tests/support/python.sh"
 cat >"$T/gen.py" <<'EOF'
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
@@ -242,7 +239,7 @@ for i, (t, p) in enumerate(recs, 1):
     assert lib.sbt_writer_append(w, ctypes.byref(r)) == 0, i
 assert lib.sbt_writer_close(w) == 0
 EOF
-python3 "$T/gen.py" "$SO" "$T/syn.sbt" || fail "writing the synthetic trace"
+ts_python "$T/gen.py" "$TS_SO" "$T/syn.sbt" || fail "writing the synthetic trace"
 expect_rc 0 syn "$INFO" --memory --json "$T/syn.sbt"
 py "assert (d['allocations'],d['frees'],d['unknown_frees'],d['live'],d['live_bytes'])==(3,2,1,1,4096), d
 [g]=d['devices']; assert (g['device'],g['peak_bytes'],g['peak_seq'],g['in_use_end'])==('GPU 0',48*2**20+4096+1000,6,0+4096), g
