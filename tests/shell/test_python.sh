@@ -1,7 +1,8 @@
 #!/bin/sh
 # libtracesmith.so.1 and the Python package on it (docs/python.md):
 # - the library's soname, and its exports: exactly the functions that
-#   include/tracesmith/sbt.h and sbt_json.h declare;
+#   include/tracesmith/sbt.h and sbt_json.h declare; the C example of
+#   docs/python.md built against them prints what tsinfo --dump --json does;
 # - `import tracesmith` (python/) on a trace sbt_gen_basic writes and on
 #   vk_compute captured by tscapture: record count, sequence range, records
 #   per type name and per thread, metadata and keyframes equal to what
@@ -40,6 +41,18 @@ ts_pandas || fail "$TS_PY cannot import pandas: install python3-pandas (scripts/
 vk_env_init
 unset VK_ADD_LAYER_PATH XDG_DATA_DIRS VK_INSTANCE_LAYERS
 expect_rc 0 vkcap "$TOP/$BUILD/tscapture" -o "$T/vk.sbt" -- "$TOP/$BUILD/tests/programs/vk_compute" --size 1024 --submits 2
+
+# the C example of docs/python.md, built against the headers and the
+# library, prints what tsinfo --dump --json prints
+awk '/^```c$/ { f = 1; next } /^```$/ { f = 0 } f' "$TOP/docs/python.md" >"$T/app.c"
+[ -s "$T/app.c" ] || fail "no C example in docs/python.md"
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$TOP/include" "$T/app.c" -L"${SO%/*}" -ltracesmith \
+	-Wl,-rpath,"${SO%/*}" -o "$T/app" || fail "the C example of docs/python.md does not build"
+expect_rc 0 app.basic env ${TS_PRELOAD:+LD_PRELOAD="$TS_PRELOAD"} \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$T/app" "$T/vk.sbt"
+expect_rc 0 vk.jsonl "$INFO" --dump --json "$T/vk.sbt"
+cmp -s "$T/app.basic.out" "$T/vk.jsonl.out" || fail "the C example's output differs from tsinfo --dump --json"
+expect_rc 1 app.missing "$T/app" "$T/missing.sbt"
 
 cat >"$T/check.py" <<'EOF'
 import collections, json, sys
