@@ -48,11 +48,10 @@ awk '/^```c$/ { f = 1; next } /^```$/ { f = 0 } f' "$TOP/docs/python.md" >"$T/ap
 [ -s "$T/app.c" ] || fail "no C example in docs/python.md"
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$TOP/include" "$T/app.c" -L"${SO%/*}" -ltracesmith \
 	-Wl,-rpath,"${SO%/*}" -o "$T/app" || fail "the C example of docs/python.md does not build"
-expect_rc 0 app.basic env ${TS_PRELOAD:+LD_PRELOAD="$TS_PRELOAD"} \
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$T/app" "$T/vk.sbt"
+expect_rc 0 app.vk ts_run "$T/app" "$T/vk.sbt"
 expect_rc 0 vk.jsonl "$INFO" --dump --json "$T/vk.sbt"
-cmp -s "$T/app.basic.out" "$T/vk.jsonl.out" || fail "the C example's output differs from tsinfo --dump --json"
-expect_rc 1 app.missing "$T/app" "$T/missing.sbt"
+cmp -s "$T/app.vk.out" "$T/vk.jsonl.out" || fail "the C example's output differs from tsinfo --dump --json"
+expect_rc 1 app.missing ts_run "$T/app" "$T/missing.sbt"
 
 cat >"$T/check.py" <<'EOF'
 import collections, json, sys

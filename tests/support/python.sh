@@ -1,6 +1,7 @@
 # python.sh - Python against the build's libtracesmith.so.1, for
 # tests/shell/*.sh (source it after shell.sh):
 #   TS_SO              the library: $BUILD/lib/libtracesmith.so.1
+#   ts_run CMD...      runs CMD as ts_python runs python3
 #   ts_python ARGS...  runs python3 ARGS with python/ on PYTHONPATH,
 #                      TRACESMITH_LIB=$TS_SO and no __pycache__ written; in a
 #                      sanitizer build (make asan, make tsan) with the
@@ -30,9 +31,14 @@ ts_pandas() {
 	"$TS_PY" -c 'import pandas' 2>/dev/null
 }
 
+# ts_run CMD...: CMD with the sanitizer runtime preloaded (nothing in a
+# normal build); leaks are not checked: python3 is not leak-free at exit.
+ts_run() {
+	env ${TS_PRELOAD:+LD_PRELOAD="$TS_PRELOAD"} \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$@"
+}
+
 ts_python() {
-	# python3 itself is not leak-free at exit: LeakSanitizer would blame it
-	env PYTHONPATH="$TOP/python${PYTHONPATH:+:$PYTHONPATH}" TRACESMITH_LIB="$TS_SO" \
-		PYTHONDONTWRITEBYTECODE=1 ${TS_PRELOAD:+LD_PRELOAD="$TS_PRELOAD"} \
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$TS_PY" "$@"
+	ts_run env PYTHONPATH="$TOP/python${PYTHONPATH:+:$PYTHONPATH}" TRACESMITH_LIB="$TS_SO" \
+		PYTHONDONTWRITEBYTECODE=1 "$TS_PY" "$@"
 }
