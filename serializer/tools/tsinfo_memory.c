@@ -1112,6 +1112,8 @@ static int tsi_mem_sort(tsi_mem *m)
 
 	if (!where)
 		return -1;
+	if (!m->groups.n) /* nothing allocated: no devices either (qsort wants an array) */
+		goto out;
 	qsort(m->devs.v, m->devs.n, sizeof(*m->devs.v), tsi_mem_cmp_dev);
 	for (i = 0; i < m->devs.n; i++)
 		where[m->devs.v[i].index] = (uint32_t)i;
@@ -1124,6 +1126,7 @@ static int tsi_mem_sort(tsi_mem *m)
 		m->allocs.v[i].group = where[m->allocs.v[i].group];
 	for (i = 0; i < m->events.n; i++)
 		m->events.v[i].group = where[m->events.v[i].group];
+out:
 	free(where);
 	return 0;
 }
