@@ -18,7 +18,8 @@
 #   are named as made before the window;
 # - a synthetic trace written through libtracesmith.so's writer: memory
 #   older than the trace, unknown frees, failed calls, periodic snapshots,
-#   context teardown, each changing exactly what it should;
+#   context teardown, each changing exactly what it should; random
+#   payloads under the same types, read with totals that agree;
 # - a trace without allocations says so; option errors.
 . "$TOP/tests/support/shell.sh"
 INFO="$TOP/$BUILD/tsinfo"
@@ -248,6 +249,53 @@ assert [(e['seq'],e['delta']) for e in d['events']]==[(3,2**25),(4,2**24),(5,409
 expect_rc 0 syn.text "$INFO" --memory "$T/syn.sbt"
 has syn.text out "frees        1 more of memory the trace never allocated (made before it began, or freed twice)"
 has syn.text out "by cuda.tsSnapshot at seq 5, 0.000005000 s, thread 7, first seen in a keyframe (allocated before the trace)"
+
+# random payloads under the types the profile reads (plausible fields or
+# noise): it reads them all, and its totals agree with each other
+cat >"$T/rand.py" <<'EOF'
+import ctypes, sys, random
+lib = ctypes.CDLL(sys.argv[1])
+class Rec(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_uint32), ("stack_id", ctypes.c_uint32), ("seq", ctypes.c_uint64),
+                ("time_ns", ctypes.c_uint64), ("thread", ctypes.c_uint64),
+                ("payload", ctypes.c_char_p), ("payload_len", ctypes.c_size_t)]
+rnd = random.Random(int(sys.argv[3]))
+w = ctypes.c_void_p()
+assert lib.sbt_writer_open(sys.argv[2].encode(), None, ctypes.byref(w)) == 0
+names = ["cuda.cuCtxCreate", "cuda.cuMemAlloc", "cuda.cuMemFree", "cuda.tsSnapshot", "cuda.cuCtxDestroy",
+         "cuda.cuMemCreate", "cuda.cuMemMap", "cuda.cuMemUnmap", "cuda.cuMemRelease", "cuda.cuModuleGetGlobal",
+         "cuda.cuModuleUnload", "cuda.cuDevicePrimaryCtxRetain", "cuda.cuDevicePrimaryCtxRelease", "cuda.cuCtxSetCurrent",
+         "cuda.cuCtxPopCurrent", "cuda.cuMemAllocHost", "cuda.cuMemFreeHost",
+         "vulkan.vkAllocateMemory", "vulkan.vkFreeMemory", "vulkan.vkCreateDevice",
+         "vulkan.vkGetPhysicalDeviceMemoryProperties", "vulkan.vkGetPhysicalDeviceProperties2"]
+for i, n in enumerate(names):
+    lib.sbt_writer_define_type(w, 100 + i, n.encode())
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f; v >>= 7
+        out.append(b | 0x80 if v else b)
+        if not v: return bytes(out)
+for seq in range(1, 3000):
+    t = rnd.choice([3, 7, 8] + list(range(100, 100 + len(names))))
+    if rnd.random() < 0.5:
+        # plausible cm payload with small random values
+        p = b"".join(varint(tag << 2) + varint(rnd.choice([0, 1, 2, 4096, 0x1000, 0x2000, 2**40, 2**64-1]))
+                     for tag in sorted(rnd.sample([1, 2, 3, 5, 6, 8, 10, 36, 40], rnd.randint(0, 5))))
+    else:
+        p = bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 64)))
+    r = Rec(t, 0, seq, seq, rnd.choice([1, 2]), p, len(p))
+    assert lib.sbt_writer_append(w, ctypes.byref(r)) == 0
+assert lib.sbt_writer_close(w) == 0
+EOF
+for seed in 1 2 3; do
+	ts_python "$T/rand.py" "$TS_SO" "$T/rand$seed.sbt" $seed || fail "writing random trace $seed"
+	expect_rc 0 "rand$seed" "$INFO" --memory --json "$T/rand$seed.sbt"
+	py "M=2**64; assert d['allocations']-d['frees']==d['live']==len(d['leaks']), d['live']
+assert sum(e['delta'] for e in d['events'])%M==d['live_bytes']%M==sum(l['size'] for l in d['leaks'])%M
+assert sum(x['in_use_end'] for x in d['devices'])%M==d['live_bytes']%M" "$T/rand$seed.out"
+	expect_rc 0 "rand$seed.text" "$INFO" --memory "$T/rand$seed.sbt"
+done
 
 # ---- no allocations; errors ------------------------------------------------------------
 "$TOP/$BUILD/tests/programs/sbt_gen_basic" "$T/basic.sbt" >/dev/null || fail "sbt_gen_basic"
