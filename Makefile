@@ -27,6 +27,8 @@
 #   tests/libs/*.c                              -> $(BUILD)/tests/libs/*.so (shared objects tests load)
 #   tests/cuda/*.c                              -> $(BUILD)/tests/cuda/* (programs on the driver API,
 #                                                  linked against the double's libcuda.so)
+#   serializer/*.c + serializer/lib/*.c         -> $(BUILD)/lib/libtracesmith.so.1 (the reader and writer
+#                                                  for other programs and python/tracesmith)
 # The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
 # left out of the build and their tests report themselves skipped.
 
@@ -64,6 +66,9 @@ SHADER_SRC := $(wildcard tests/shaders/*.comp tests/shaders/*.vert tests/shaders
 TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
+# Files that are parts of a command rather than commands of their own.
+TSINFO_PARTS := serializer/tools/tsinfo_memory.c
+TOOL_SRC := $(filter-out $(TSINFO_PARTS),$(TOOL_SRC))
 EMU_SRC  := $(wildcard emulator/*.c) $(if $(HAVE_PROTOBUF_C),$(wildcard emulator/generated/*.c))
 LDLIBS_EMU := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)
 EMU_TOOL_SRC := $(wildcard emulator/tools/*.c)
@@ -79,6 +84,8 @@ LIB_RP  := $(BUILD)/lib/libtsrp.a
 LIB_SUP := $(BUILD)/lib/libtstestsupport.a
 LIB_EMU := $(BUILD)/lib/libtsemu.a
 LIBS := $(LIB_RP) $(LIB_CAP) $(LIB_SBT)
+LIB_TS_SRC := $(SBT_SRC) $(wildcard serializer/lib/*.c)
+LIB_TS_SO := $(BUILD)/lib/libtracesmith.so.1 $(BUILD)/lib/libtracesmith.so
 
 TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(TOOL_SRC)))
 EMU_TOOLS := $(patsubst %.c,$(BUILD)/%,$(notdir $(EMU_TOOL_SRC)))
@@ -105,7 +112,7 @@ endif
 .SECONDARY:
 
 .PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
-all: $(LIBS) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
+all: $(LIBS) $(LIB_TS_SO) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
      $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
 $(BUILD)/obj/%.o: %.c
@@ -121,6 +128,16 @@ $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
+
+# libtracesmith.so.1: the SBT reader and writer as a shared library
+# (docs/python.md); exports only the functions of include/tracesmith/sbt.h
+# and sbt_json.h (version script; tests/shell/test_python.sh checks).
+$(BUILD)/lib/libtracesmith.so.1: $(call obj,$(LIB_TS_SRC)) serializer/lib/libtracesmith.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--no-undefined -Wl,-soname,libtracesmith.so.1 \
+		-Wl,--version-script=serializer/lib/libtracesmith.map $(call obj,$(LIB_TS_SRC)) $(LDLIBS_BASE) -o $@
+$(BUILD)/lib/libtracesmith.so: $(BUILD)/lib/libtracesmith.so.1
+	ln -sf libtracesmith.so.1 $@
 
 # The Vulkan layer: exports only the loader entry points (version script),
 # stays resident once loaded (-z nodelete) so the writer thread never runs
@@ -176,16 +193,18 @@ $(BUILD)/tests/shaders/%.spv: tests/shaders/%
 	@mkdir -p $(dir $@)
 	glslangValidator -V -o $@ $<
 
-# Commands: each tool links the libraries (only what it uses is pulled in).
+# Commands: each tool links the libraries (only what it uses is pulled in),
+# and its parts (tsinfo: TSINFO_PARTS).
 define tool_rule
 $(BUILD)/$(notdir $(basename $(1))): $(call obj,$(1)) $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS_ALL) $$< $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS) $$(LDLIBS_ALL) $(TOOL_LDLIBS_$(notdir $(basename $(1)))) -o $$@
+	$$(CC) $$(LDFLAGS_ALL) $$(filter %.o,$$^) $(TOOL_LIBS_$(notdir $(basename $(1)))) $(LIBS) $$(LDLIBS_ALL) $(TOOL_LDLIBS_$(notdir $(basename $(1)))) -o $$@
 endef
 # tsreplay --emulate runs the emulator (emulator/emu_cli.c).
 TOOL_LIBS_tsreplay := $(LIB_EMU)
 TOOL_LDLIBS_tsreplay := $(LDLIBS_EMU)
 $(foreach t,$(TOOL_SRC),$(eval $(call tool_rule,$(t))))
+$(BUILD)/tsinfo: $(call obj,$(TSINFO_PARTS))
 
 # The emulator's tools and unit tests (tests/unit/test_emu_*.c) link libtsemu.a.
 define emu_tool_rule
@@ -287,6 +306,8 @@ install: all
 	install -m 755 $(TOOLS) $(EMU_TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
 	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/lib/libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/libtracesmith.so
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
 	if [ -n "$(LAYER_SO)" ]; then \
 		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \

@@ -7,7 +7,8 @@ PKGS="build-essential make pkg-config python3 liblz4-dev lz4 libxxhash-dev xxhas
 libunwind-dev libdw-dev clang valgrind hyperfine
 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxreconstruct
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
-graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev"
+graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
+python3-pandas"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

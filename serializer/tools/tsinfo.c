@@ -7,6 +7,8 @@
  *   tsinfo --json TRACE          the same summary as one JSON object
  *   tsinfo --dump TRACE          one line per record (--json: JSON lines)
  *   tsinfo --verify TRACE        check every chunk; name each damaged offset
+ *   tsinfo --memory TRACE        memory over time per device and kind, the
+ *                                peak, what is live at the end (tsinfo_memory.c)
  *
  * Exit status (docs/tsinfo.md): 0 readable (a torn tail alone is a warning
  * on stderr, since a killed capture leaves one and everything before it is
@@ -27,13 +29,10 @@
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
 #include "serializer/sbt_vk.h"
+#include "serializer/tools/tsinfo.h"
 #include "tracesmith/sbt.h"
 
-#define TSI_EXIT_OK 0
-#define TSI_EXIT_BAD 1
-#define TSI_EXIT_USAGE 2
-
-typedef enum { TSI_SUMMARY, TSI_DUMP, TSI_VERIFY, TSI_CHUNKS } tsi_mode;
+typedef enum { TSI_SUMMARY, TSI_DUMP, TSI_VERIFY, TSI_CHUNKS, TSI_MEMORY } tsi_mode;
 
 typedef struct tsi_opts {
 	tsi_mode mode;
@@ -48,7 +47,7 @@ typedef struct tsi_opts {
 static void tsi_usage(FILE *f)
 {
 	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B]] [--salvage] TRACE\n"
-	      "       tsinfo --json TRACE | tsinfo --verify TRACE | tsinfo --chunks TRACE\n"
+	      "       tsinfo --json | --verify | --chunks | --memory [--json] TRACE\n"
 	      "\n"
 	      "Without options: a summary of TRACE (size, version, id, start time,\n"
 	      "index, records by API and type, threads, frames with the run's numbers,\n"
@@ -65,12 +64,12 @@ static void tsi_usage(FILE *f)
 	      "  --verify      check every chunk's checksum and read every record;\n"
 	      "                exit 0 if intact, 1 naming each damaged offset\n"
 	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
+	      "  --memory      memory over time per device and kind, peak, leaks, stacks\n"
 	      "  --salvage     skip past corrupt chunks instead of stopping there\n"
 	      "  -h, --help    this text\n"
 	      "  --version     the TraceSmith version\n"
 	      "\n"
-	      "Exit: 0 ok (a torn tail is a warning), 1 unreadable, corrupt or damaged,\n"
-	      "2 usage.\n",
+	      "Exit: 0 ok (a torn tail is a warning), 1 unreadable or damaged, 2 usage.\n",
 	      f);
 }
 
@@ -121,7 +120,8 @@ enum {
 	TSI_OPT_CHUNKS,
 	TSI_OPT_SALVAGE,
 	TSI_OPT_RANGE,
-	TSI_OPT_VERSION
+	TSI_OPT_VERSION,
+	TSI_OPT_MEMORY
 };
 
 static const struct option tsi_longopts[] = {
@@ -134,6 +134,7 @@ static const struct option tsi_longopts[] = {
 	{"salvage", no_argument, NULL, TSI_OPT_SALVAGE},
 	{"range", required_argument, NULL, TSI_OPT_RANGE},
 	{"version", no_argument, NULL, TSI_OPT_VERSION},
+	{"memory", no_argument, NULL, TSI_OPT_MEMORY},
 	{NULL, 0, NULL, 0}
 };
 
@@ -158,7 +159,7 @@ static int tsi_add_path(tsi_opts *o, const char *a)
 
 static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 {
-	int c, dump = 0, verify = 0, chunks = 0;
+	int c, dump = 0, verify = 0, chunks = 0, memory = 0;
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
@@ -194,6 +195,9 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		case TSI_OPT_SALVAGE:
 			o->salvage = 1;
 			break;
+		case TSI_OPT_MEMORY:
+			memory = 1;
+			break;
 		case TSI_OPT_RANGE:
 			if (tsi_parse_range(optarg, &o->range_a, &o->range_b) != 0) {
 				sbt_cli_usage_error("tsinfo", "bad --range '%s': want A:B, A: or :B with "
@@ -218,11 +222,16 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		sbt_cli_usage_error("tsinfo", "--verify and --chunks take no other option");
 		return -1;
 	}
+	if (memory && (verify || chunks || dump || o->stacks || o->has_range)) {
+		sbt_cli_usage_error("tsinfo", "--memory goes with --json and --salvage only");
+		return -1;
+	}
 	if (verify && chunks) {
 		sbt_cli_usage_error("tsinfo", "--verify and --chunks go one at a time");
 		return -1;
 	}
-	o->mode = verify ? TSI_VERIFY : chunks ? TSI_CHUNKS : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
+	o->mode = memory ? TSI_MEMORY : verify ? TSI_VERIFY : chunks ? TSI_CHUNKS
+	        : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
 	return 0;
 }
 
@@ -500,7 +509,7 @@ static int tsi_cmp_type_row(const void *a, const void *b)
 }
 
 /* Non-printing bytes of free text (meta values, names) as \xNN. */
-static void tsi_print_text(FILE *f, const char *s)
+void tsi_print_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -511,7 +520,7 @@ static void tsi_print_text(FILE *f, const char *s)
 	}
 }
 
-static void tsi_json_str(FILE *f, const char *s)
+void tsi_json_str(FILE *f, const char *s)
 {
 	sbt_dump_buf b = { 0 };
 	sbt_dump_json_string(&b, s, strlen(s));
@@ -534,7 +543,7 @@ static void tsi_format_wall(uint64_t ns, char *out, size_t n)
 	         (unsigned long long)(ns % 1000000000u));
 }
 
-static void tsi_human(uint64_t bytes, char *out, size_t n)
+void tsi_human(uint64_t bytes, char *out, size_t n)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;
@@ -1179,6 +1188,8 @@ int main(int argc, char **argv)
 		rc = tsi_dump(&o, r);
 	else if (o.mode == TSI_CHUNKS)
 		rc = tsi_chunks(r);
+	else if (o.mode == TSI_MEMORY)
+		rc = tsi_memory(o.path, r, o.json);
 	else
 		rc = tsi_summary(&o, r, open_msg);
 	sbt_reader_close(r);
