@@ -67,7 +67,7 @@ TESTLIB_SRC := $(wildcard tests/libs/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 TOOL_SRC := $(wildcard serializer/tools/*.c capture/tools/*.c replayer/tools/*.c)
 # Files that are parts of a command rather than commands of their own.
-TSINFO_PARTS := serializer/tools/tsinfo_memory.c
+TSINFO_PARTS := serializer/tools/tsinfo_memory.c serializer/tools/tsinfo_extract.c
 TOOL_SRC := $(filter-out $(TSINFO_PARTS),$(TOOL_SRC))
 EMU_SRC  := $(wildcard emulator/*.c) $(if $(HAVE_PROTOBUF_C),$(wildcard emulator/generated/*.c))
 LDLIBS_EMU := $(if $(HAVE_PROTOBUF_C),-lprotobuf-c)

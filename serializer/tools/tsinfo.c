@@ -9,6 +9,8 @@
  *   tsinfo --verify TRACE        check every chunk; name each damaged offset
  *   tsinfo --memory TRACE        memory over time per device and kind, the
  *                                peak, what is live at the end (tsinfo_memory.c)
+ *   tsinfo --extract DIR TRACE   shaders, module images, uploads, snapshots
+ *                                as files (tsinfo_extract.c)
  *
  * Exit status (docs/tsinfo.md): 0 readable (a torn tail alone is a warning
  * on stderr, since a killed capture leaves one and everything before it is
@@ -32,7 +34,7 @@
 #include "serializer/tools/tsinfo.h"
 #include "tracesmith/sbt.h"
 
-typedef enum { TSI_SUMMARY, TSI_DUMP, TSI_VERIFY, TSI_CHUNKS, TSI_MEMORY } tsi_mode;
+typedef enum { TSI_SUMMARY, TSI_DUMP, TSI_VERIFY, TSI_CHUNKS, TSI_MEMORY, TSI_EXTRACT } tsi_mode;
 
 typedef struct tsi_opts {
 	tsi_mode mode;
@@ -42,12 +44,14 @@ typedef struct tsi_opts {
 	int has_range;
 	uint64_t range_a, range_b; /* [a, b) */
 	const char *path;
+	const char *extract;       /* --extract DIR */
 } tsi_opts;
 
 static void tsi_usage(FILE *f)
 {
 	fputs("usage: tsinfo [--dump [--json] [--stacks] [--range A:B]] [--salvage] TRACE\n"
 	      "       tsinfo --json | --verify | --chunks | --memory [--json] TRACE\n"
+	      "       tsinfo --extract DIR TRACE\n"
 	      "\n"
 	      "Without options: a summary of TRACE (size, version, id, start time,\n"
 	      "index, records by API and type, threads, frames with the run's numbers,\n"
@@ -65,6 +69,7 @@ static void tsi_usage(FILE *f)
 	      "                exit 0 if intact, 1 naming each damaged offset\n"
 	      "  --chunks      one line per chunk: offset, type, codec, sizes, entries\n"
 	      "  --memory      memory over time per device and kind, peak, leaks, stacks\n"
+	      "  --extract DIR shaders, module images, uploads as files, DIR/index.json\n"
 	      "  --salvage     skip past corrupt chunks instead of stopping there\n"
 	      "  -h, --help    this text\n"
 	      "  --version     the TraceSmith version\n"
@@ -121,7 +126,8 @@ enum {
 	TSI_OPT_SALVAGE,
 	TSI_OPT_RANGE,
 	TSI_OPT_VERSION,
-	TSI_OPT_MEMORY
+	TSI_OPT_MEMORY,
+	TSI_OPT_EXTRACT
 };
 
 static const struct option tsi_longopts[] = {
@@ -135,6 +141,7 @@ static const struct option tsi_longopts[] = {
 	{"range", required_argument, NULL, TSI_OPT_RANGE},
 	{"version", no_argument, NULL, TSI_OPT_VERSION},
 	{"memory", no_argument, NULL, TSI_OPT_MEMORY},
+	{"extract", required_argument, NULL, TSI_OPT_EXTRACT},
 	{NULL, 0, NULL, 0}
 };
 
@@ -198,6 +205,9 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		case TSI_OPT_MEMORY:
 			memory = 1;
 			break;
+		case TSI_OPT_EXTRACT:
+			o->extract = optarg;
+			break;
 		case TSI_OPT_RANGE:
 			if (tsi_parse_range(optarg, &o->range_a, &o->range_b) != 0) {
 				sbt_cli_usage_error("tsinfo", "bad --range '%s': want A:B, A: or :B with "
@@ -222,6 +232,11 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		sbt_cli_usage_error("tsinfo", "--verify and --chunks take no other option");
 		return -1;
 	}
+	if (o->extract && (memory || verify || chunks || dump || o->stacks || o->has_range ||
+	                   o->json)) {
+		sbt_cli_usage_error("tsinfo", "--extract goes with --salvage only");
+		return -1;
+	}
 	if (memory && (verify || chunks || dump || o->stacks || o->has_range)) {
 		sbt_cli_usage_error("tsinfo", "--memory goes with --json and --salvage only");
 		return -1;
@@ -230,7 +245,7 @@ static int tsi_parse_args(int argc, char **argv, tsi_opts *o)
 		sbt_cli_usage_error("tsinfo", "--verify and --chunks go one at a time");
 		return -1;
 	}
-	o->mode = memory ? TSI_MEMORY : verify ? TSI_VERIFY : chunks ? TSI_CHUNKS
+	o->mode = o->extract ? TSI_EXTRACT : memory ? TSI_MEMORY : verify ? TSI_VERIFY : chunks ? TSI_CHUNKS
 	        : (dump || o->stacks || o->has_range) ? TSI_DUMP : TSI_SUMMARY;
 	return 0;
 }
@@ -1190,6 +1205,8 @@ int main(int argc, char **argv)
 		rc = tsi_chunks(r);
 	else if (o.mode == TSI_MEMORY)
 		rc = tsi_memory(o.path, r, o.json);
+	else if (o.mode == TSI_EXTRACT)
+		rc = tsi_extract(o.path, r, o.extract);
 	else
 		rc = tsi_summary(&o, r, open_msg);
 	sbt_reader_close(r);

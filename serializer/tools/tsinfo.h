@@ -1,7 +1,7 @@
 /*
  * tsinfo.h - what the parts of the tsinfo command share: the text helpers
- * of tsinfo.c and the memory profile of tsinfo_memory.c (tsinfo --memory,
- * docs/tsinfo.md "--memory").
+ * of tsinfo.c, the memory profile of tsinfo_memory.c (tsinfo --memory,
+ * docs/tsinfo.md "--memory") and the extraction of tsinfo_extract.c.
  */
 #ifndef TRACESMITH_TSINFO_H
 #define TRACESMITH_TSINFO_H
@@ -27,5 +27,10 @@ void tsi_print_text(FILE *f, const char *s);
  * start) and prints the memory profile of the trace at path, as text or,
  * with json, one JSON object.  Returns a TSI_EXIT_* status. */
 int tsi_memory(const char *path, sbt_reader *r, int json);
+
+/* tsinfo --extract DIR: writes the shaders, module images, uploads and
+ * snapshots of r (borrowed, at the start) into DIR (made if missing) and
+ * DIR/index.json (tsinfo_extract.c).  Returns a TSI_EXIT_* status. */
+int tsi_extract(const char *path, sbt_reader *r, const char *dir);
 
 #endif /* TRACESMITH_TSINFO_H */
