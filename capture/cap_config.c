@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -245,6 +246,109 @@ static const char *cap_config_default_output(void)
 	return cap_default_output;
 }
 
+/*
+ * Layer settings (the Vulkan convention every layer follows): lines
+ * `tracesmith.NAME = VALUE` in vk_layer_settings.txt, found through
+ * VK_LAYER_SETTINGS_PATH (the file, or a folder holding it) or in the
+ * current folder.  NAME is a TRACESMITH_ variable's name after the prefix,
+ * in lower case (`tracesmith.output`, `tracesmith.stacks`, ...); the
+ * variable, when set, wins over the file.  '#' starts a comment; lines of
+ * other layers are not ours and are skipped; an unknown tracesmith.NAME is
+ * warned about.  Read once, with the rest of the configuration.
+ */
+#define CAP_SETTINGS_MAX 32
+
+static const char *const cap_setting_names[] = {
+	"log", "output", "stacks", "snapshot", "memory_mb", "flush_ms",
+	"disable", "trigger", "snapshot_frames", "api",
+};
+
+static struct {
+	char *name[CAP_SETTINGS_MAX];
+	char *value[CAP_SETTINGS_MAX];
+	int n;
+} cap_settings;
+
+static char *cap_settings_trim(char *s)
+{
+	char *e;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+static void cap_settings_load(const cap_config *cfg)
+{
+	const char *where = getenv("VK_LAYER_SETTINGS_PATH");
+	char path[4096], line[1024];
+	struct stat sb;
+	FILE *f;
+	int lineno = 0;
+	if (where && *where && stat(where, &sb) == 0 && S_ISDIR(sb.st_mode))
+		snprintf(path, sizeof(path), "%s/vk_layer_settings.txt", where);
+	else
+		snprintf(path, sizeof(path), "%s", where && *where ? where : "vk_layer_settings.txt");
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *hash = strchr(line, '#'), *eq, *key, *val;
+		size_t i;
+		lineno++;
+		if (hash)
+			*hash = 0;
+		key = cap_settings_trim(line);
+		if (strncmp(key, "tracesmith.", 11) != 0)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			cap_config_warn(cfg, "%s:%d: '%s' is not tracesmith.NAME = VALUE; ignored", path,
+			                lineno, key);
+			continue;
+		}
+		*eq = 0;
+		key = cap_settings_trim(key + 11);
+		val = cap_settings_trim(eq + 1);
+		for (i = 0; i < sizeof(cap_setting_names) / sizeof(cap_setting_names[0]); i++)
+			if (strcmp(key, cap_setting_names[i]) == 0)
+				break;
+		if (i == sizeof(cap_setting_names) / sizeof(cap_setting_names[0])) {
+			cap_config_warn(cfg, "%s:%d: unknown setting tracesmith.%s; ignored", path, lineno,
+			                key);
+			continue;
+		}
+		if (cap_settings.n < CAP_SETTINGS_MAX) {
+			cap_settings.name[cap_settings.n] = strdup(key);
+			cap_settings.value[cap_settings.n] = strdup(val);
+			if (cap_settings.name[cap_settings.n] && cap_settings.value[cap_settings.n])
+				cap_settings.n++;
+		}
+	}
+	fclose(f);
+}
+
+/* The value of a TRACESMITH_ variable, or of its layer setting. */
+static const char *cap_setting(const char *env)
+{
+	const char *v = getenv(env);
+	char name[64];
+	size_t i;
+	if (v)
+		return v;
+	for (i = 0; env[11 + i] && i < sizeof(name) - 1; i++)
+		name[i] = (char)(env[11 + i] >= 'A' && env[11 + i] <= 'Z' ? env[11 + i] - 'A' + 'a'
+		                                                         : env[11 + i]);
+	name[i] = 0;
+	/* The first line naming a setting wins, as with the variable. */
+	for (int k = 0; k < cap_settings.n; k++)
+		if (strcmp(cap_settings.name[k], name) == 0)
+			return cap_settings.value[k];
+	return NULL;
+}
+
 void cap_config_parse_(cap_config *cfg)
 {
 	static const char *const cap_log_words[] = {"error", "warn", "info", "debug"};
@@ -262,15 +366,16 @@ void cap_config_parse_(cap_config *cfg)
 	cfg->memory_bound = 256ull << 20;
 	cfg->flush_interval_ms = 1000;
 
+	cap_settings_load(cfg);
 	/* The level first, so that it gates the warnings below. */
-	if ((v = getenv("TRACESMITH_LOG")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_LOG")) != NULL) {
 		w = cap_config_parse_word(v, cap_log_words, 4);
 		if (w < 0)
 			cap_config_warn(cfg, "TRACESMITH_LOG='%s' is not error|warn|info|debug; using warn", v);
 		else
 			cfg->log_level = (cap_log_level)w;
 	}
-	if ((v = getenv("TRACESMITH_OUTPUT")) != NULL && v[0]) {
+	if ((v = cap_setting("TRACESMITH_OUTPUT")) != NULL && v[0]) {
 		cfg->output = v;
 	} else {
 		cfg->output = cap_config_default_output();
@@ -278,14 +383,14 @@ void cap_config_parse_(cap_config *cfg)
 		if (v)
 			cap_config_warn(cfg, "TRACESMITH_OUTPUT is empty; using %s", cfg->output);
 	}
-	if ((v = getenv("TRACESMITH_STACKS")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_STACKS")) != NULL) {
 		w = cap_config_parse_word(v, cap_stack_words, 3);
 		if (w < 0)
 			cap_config_warn(cfg, "TRACESMITH_STACKS='%s' is not none|work|all; using work", v);
 		else
 			cfg->stacks = (cap_stacks_mode)w;
 	}
-	if ((v = getenv("TRACESMITH_SNAPSHOT")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_SNAPSHOT")) != NULL) {
 		if (strcmp(v, "none") == 0) {
 			cfg->snapshot = CAP_SNAPSHOT_NONE;
 		} else if (strcmp(v, "launch") == 0) {
@@ -297,33 +402,33 @@ void cap_config_parse_(cap_config *cfg)
 			cap_config_warn(cfg, "TRACESMITH_SNAPSHOT='%s' is not none|launch|N (N > 0); using none", v);
 		}
 	}
-	if ((v = getenv("TRACESMITH_MEMORY_MB")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_MEMORY_MB")) != NULL) {
 		if (cap_config_parse_u64(v, 1u << 20, &n) == 0)
 			cfg->memory_bound = n << 20;
 		else
 			cap_config_warn(cfg, "TRACESMITH_MEMORY_MB='%s' is not a number of MiB in 1..1048576; using 256", v);
 	}
-	if ((v = getenv("TRACESMITH_FLUSH_MS")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_FLUSH_MS")) != NULL) {
 		if (cap_config_parse_u64(v, 3600000, &n) == 0)
 			cfg->flush_interval_ms = (uint32_t)n;
 		else
 			cap_config_warn(cfg, "TRACESMITH_FLUSH_MS='%s' is not a number of milliseconds in 1..3600000; using 1000", v);
 	}
-	if ((v = getenv("TRACESMITH_DISABLE")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_DISABLE")) != NULL) {
 		if (strcmp(v, "1") == 0)
 			cfg->disabled = 1;
 		else if (strcmp(v, "0") != 0 && v[0])
 			cap_config_warn(cfg, "TRACESMITH_DISABLE='%s' is not 0 or 1; capture stays enabled", v);
 	}
-	if ((v = getenv("TRACESMITH_TRIGGER")) != NULL && v[0])
+	if ((v = cap_setting("TRACESMITH_TRIGGER")) != NULL && v[0])
 		cap_config_parse_trigger(cfg, v);
-	if ((v = getenv("TRACESMITH_SNAPSHOT_FRAMES")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_SNAPSHOT_FRAMES")) != NULL) {
 		if (cap_config_parse_u64(v, UINT32_MAX, &n) == 0)
 			cfg->snapshot_frames = n;
 		else
 			cap_config_warn(cfg, "TRACESMITH_SNAPSHOT_FRAMES='%s' is not a number of frames > 0; no periodic snapshots", v);
 	}
-	if ((v = getenv("TRACESMITH_API")) != NULL) {
+	if ((v = cap_setting("TRACESMITH_API")) != NULL) {
 		if (strlen(v) >= sizeof(cfg->api))
 			cap_config_warn(cfg, "TRACESMITH_API='%s' is too long; every front-end records", v);
 		else
