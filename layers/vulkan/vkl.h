@@ -331,4 +331,18 @@ void vkl_hotkey_present(const VkPresentInfoKHR *info);
  * (one warning when the key trigger is set). */
 void vkl_hotkey_no_present(void);
 
+/* ---- vkl_settings.c: VK_EXT_layer_settings ------------------------------- */
+
+/* Hands this layer's settings in ci's chain to the capture runtime
+ * (before the configuration is first read). */
+void vkl_settings_apply(const VkInstanceCreateInfo *ci);
+/* Unlinks the first VkLayerSettingsCreateInfoEXT from ci's chain: always
+ * with all, else only when every setting in it is this layer's; 1 when
+ * one was unlinked.  vkl_settings_restore puts it back. */
+typedef struct vkl_settings_link {
+	VkBaseInStructure *prev, *node;
+} vkl_settings_link;
+int vkl_settings_hide(const VkInstanceCreateInfo *ci, int all, vkl_settings_link *saved);
+void vkl_settings_restore(vkl_settings_link *saved);
+
 #endif /* VKL_H */

@@ -285,6 +285,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 	PFN_vkGetInstanceProcAddr gipa;
 	PFN_vkCreateInstance create;
 	vkl_instance *inst;
+	vkl_settings_link hidden;
 	VkResult ret;
 	uint32_t i;
 
@@ -293,6 +294,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 		ret = VK_ERROR_INITIALIZATION_FAILED;
 		goto out;
 	}
+	vkl_settings_apply(pCreateInfo); /* before the configuration is read */
 	vkl_config_get();
 	for (i = 0; i < pCreateInfo->enabledExtensionCount; i++) {
 		const char *e = pCreateInfo->ppEnabledExtensionNames[i];
@@ -316,7 +318,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 	}
 	/* the next layer finds its own link */
 	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	vkl_settings_hide(pCreateInfo, 0, &hidden);
 	ret = create(pCreateInfo, pAllocator, pInstance);
+	vkl_settings_restore(&hidden);
 	if (ret != VK_SUCCESS)
 		goto out_free;
 	inst->handle = *pInstance;
@@ -339,7 +343,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 		a.pAllocator = pAllocator;
 		a.pInstance = pInstance;
 		a.ret = ret;
+		vkl_settings_hide(pCreateInfo, 1, &hidden); /* not a structure of 1.3.239 */
 		seq = vkl_emit(SBT_VK_CMD_vkCreateInstance, 0, &a);
+		vkl_settings_restore(&hidden);
 		vkl_objects_add(VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)*pInstance, seq, 0, NULL);
 	}
 	goto out;
