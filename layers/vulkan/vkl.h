@@ -36,12 +36,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <vulkan/vulkan.h>
 #include <vulkan/vk_layer.h>
 
 #include "capture/cap.h"
 #include "layers/vulkan/generated/vkl_dispatch.h"
+#include "serializer/sbt_vk.h"
 
 #define VKL_LAYER_NAME "VK_LAYER_tracesmith"
 #define VKL_LAYER_DESCRIPTION "TraceSmith capture: records every Vulkan call into an SBT trace"
@@ -98,22 +100,70 @@ static inline int vkl_device_idle(vkl_device *d)
 	return atomic_load(&d->completed) >= atomic_load(&d->submits);
 }
 
+/* Whether a generated wrapper records, tracks and follows the call after
+ * passing it down (0 under TRACESMITH_DISABLE=1).  VKL_DISPATCH_ONLY builds
+ * the comparison layer of tests/bench/vk_cmd_bench.sh, whose every wrapper
+ * only finds the next layer's entry point and calls it. */
+#ifdef VKL_DISPATCH_ONLY
+#define vkl_records(x) ((void)(x), 0)
+#else
+#define vkl_records(x) (!(x)->disabled)
+#endif
+
 /* Loader key of a dispatchable handle. */
 static inline void *vkl_key(const void *dispatchable)
 {
 	return *(void *const *)dispatchable;
 }
 
-/* vkl_map.c: key -> object, lock-free lookup. */
+/* vkl_map.c: key -> object, lock-free lookup.  The table is open-addressed;
+ * every call's look-up (vkl_device_get, inlined in each wrapper) tries the
+ * key's home slot and leaves the probe past it to vkl_map_find_probe. */
+#define VKL_MAP_SLOTS 1024u /* power of two */
+typedef struct vkl_map_slot {
+	_Atomic(uintptr_t) key;
+	_Atomic(void *) value;
+} vkl_map_slot;
+extern vkl_map_slot vkl_map_slots[VKL_MAP_SLOTS] __attribute__((visibility("hidden")));
 int vkl_map_insert(void *key, void *value);
 void vkl_map_remove(void *key);
-void *vkl_map_find(void *key);
+void *vkl_map_find_probe(uintptr_t key, size_t home);
+
+static inline size_t vkl_map_hash(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 40) & (VKL_MAP_SLOTS - 1);
+}
+
+static inline __attribute__((always_inline)) void *vkl_map_find(void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+	size_t i = vkl_map_hash(k);
+	if (__builtin_expect(atomic_load_explicit(&vkl_map_slots[i].key, memory_order_acquire) == k, 1))
+		return atomic_load_explicit(&vkl_map_slots[i].value, memory_order_acquire);
+	return vkl_map_find_probe(k, i);
+}
 
 /* Instance of a VkInstance or VkPhysicalDevice; device of a VkDevice, VkQueue
  * or VkCommandBuffer.  The handle must be live (the application's promise);
  * an unknown one is a loader bug, reported and fatal. */
-vkl_instance *vkl_instance_get(const void *dispatchable);
-vkl_device *vkl_device_get(const void *dispatchable);
+__attribute__((noreturn, cold)) void vkl_map_missing(const char *what, const void *handle);
+
+static inline __attribute__((always_inline)) vkl_instance *vkl_instance_get(const void *dispatchable)
+{
+	vkl_instance *i = vkl_map_find(vkl_key(dispatchable));
+	if (__builtin_expect(i == NULL, 0))
+		vkl_map_missing("instance or physical device", dispatchable);
+	return i;
+}
+
+static inline __attribute__((always_inline)) vkl_device *vkl_device_get(const void *dispatchable)
+{
+	vkl_device *d = vkl_map_find(vkl_key(dispatchable));
+	if (__builtin_expect(d == NULL, 0))
+		vkl_map_missing("device, queue or command buffer", dispatchable);
+	return d;
+}
 
 /* ---- process-wide state (vkl_layer.c) ------------------------------------ */
 
@@ -164,6 +214,89 @@ void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *ar
 /* vulkan.tsMemoryWrite; returns its seq. */
 uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
                                uint64_t size);
+/*
+ * A vkCmd* whose arguments have a flat form (sbt_vk_flat; the generated
+ * wrappers call vkl_emit_flat for every such command): the argument struct
+ * (args_len bytes, a constant where it is inlined) and the one array of
+ * plain elements it points to (array_len bytes at array, the pointer at
+ * byte ptr_off of the struct; NULL, 0, 0 for none).  Recording the whole
+ * run, the raw form [u32 cmd][u32 ptr_off][struct][array] goes into a
+ * deferred record (vkl_flat_encode encodes it on the capture runtime's
+ * writer thread), inline in the wrapper; everything else (tracking for
+ * trimmed capture, arrays for the blob store, the first call) takes
+ * vkl_emit_flat_slow.
+ */
+#define VKL_BLOB_THRESHOLD 1024 /* byte arrays this long go to the blob store */
+#define VKL_FLAT_HEAD 8         /* [u32 cmd][u32 ptr_off] */
+#define VKL_FLAT_ARGS_MAX 256   /* vkl_flat_encode's room for the struct */
+size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap);
+void vkl_emit_flat_slow(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off);
+void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off);
+/* The recording half; returns the seq (0: not recorded).  Arrays of
+ * VKL_BLOB_THRESHOLD bytes or more go to the blob store, so those calls
+ * are encoded here as vkl_emit does. */
+uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                         size_t array_len, size_t ptr_off);
+/* vkl_trim.c: 1 when tracking (cap_tracking()), 0 when not, -1 until
+ * vkl_trim_on first asks. */
+extern _Atomic(int) vkl_trim_tracking __attribute__((visibility("hidden")));
+
+/* memcpy for the short arrays of vkCmd* (push constants, a region or two):
+ * 8 to 32 bytes as overlapping word copies, without a call. */
+static inline __attribute__((always_inline)) void vkl_copy(uint8_t *dst, const void *src,
+                                                           size_t n)
+{
+	const uint8_t *s = src;
+	uint64_t w0, w1, w2, w3;
+	if (n >= 8 && n <= 16) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(dst, &w0, 8);
+		memcpy(dst + n - 8, &w1, 8);
+	} else if (n > 16 && n <= 32) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + 8, 8);
+		memcpy(&w2, s + n - 16, 8);
+		memcpy(&w3, s + n - 8, 8);
+		memcpy(dst, &w0, 8);
+		memcpy(dst + 8, &w1, 8);
+		memcpy(dst + n - 16, &w2, 8);
+		memcpy(dst + n - 8, &w3, 8);
+	} else if (n) {
+		memcpy(dst, src, n);
+	}
+}
+
+static inline __attribute__((always_inline)) void
+vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+              size_t array_len, size_t ptr_off)
+{
+	cap_rec *rec;
+	uint8_t *raw;
+	uint32_t head[2];
+	int tracking = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
+	if (tracking > 0) {
+		vkl_trim_emit_flat(cmd, args, args_len, array, array_len, ptr_off);
+		return;
+	}
+	if (__builtin_expect(tracking < 0 || array_len >= VKL_BLOB_THRESHOLD ||
+	                     args_len > VKL_FLAT_ARGS_MAX, 0)) {
+		vkl_emit_flat_slow(cmd, args, args_len, array, array_len, ptr_off);
+		return;
+	}
+	raw = cap_record_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
+	if (!raw)
+		return;
+	head[0] = cmd;
+	head[1] = (uint32_t)ptr_off;
+	memcpy(raw, head, sizeof(head));
+	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
+	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
+	cap_record_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
+}
 /* Register the record types (idempotent). */
 void vkl_record_register(void);
 /* Encode with the blob store and record (the recording half of vkl_emit).
@@ -187,6 +320,9 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
  * one the table did not take (the object was there already). */
 struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent);
 void vkl_trim_discard(struct vkl_trim_obj *t);
+/* vkl_trim_emit_flat (declared above): vkl_emit_flat while tracking;
+ * records when recording (vkl_record_flat), and appends the flat form to
+ * the command buffer's kept calls. */
 
 /* ---- live objects (vkl_objects.c) --------------------------------------- */
 

@@ -46,6 +46,9 @@ static void vkl_global_init(void)
 {
 	const char *v = getenv("TRACESMITH_VK_FRAME_SUBMITS");
 	vkl_g.cfg.disabled = cap_config_get()->disabled;
+#ifdef VKL_DISPATCH_ONLY
+	vkl_g.cfg.disabled = 1; /* the hand-written wrappers pass through too */
+#endif
 	vkl_g.cfg.frame_submits = 1;
 	if (v && *v) {
 		char *end;

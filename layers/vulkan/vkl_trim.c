@@ -156,6 +156,10 @@ static struct {
 } vkl_trim;
 
 static pthread_once_t vkl_trim_once = PTHREAD_ONCE_INIT;
+/* 0 until the first window opens (set by its snapshot, before it waits for
+ * the threads in a command buffer's calls) or, for periodic snapshots, from
+ * the start: until then a vkCmd* need not ask cap_active(). */
+static _Atomic(int) vkl_trim_recorded;
 static _Atomic(int) vkl_trim_ready; /* vkl_trim_init ran (pthread_once is dearer) */
 
 typedef struct vkl_trim_tls {
@@ -222,6 +226,9 @@ static void vkl_trim_init(void)
 		vkl_trim.cls[c] = k;
 	}
 	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
+	/* periodic snapshots of a full capture: recording from the start */
+	if (!cap_windowed())
+		atomic_store(&vkl_trim_recorded, 1);
 	cap_on_window_open(vkl_trim_snapshot);
 	atomic_store(&vkl_trim_ready, 1);
 }
@@ -271,7 +278,7 @@ static void vkl_trim_leave(vkl_trim_tls *t)
 }
 
 /* cap_tracking() is read once; -1 until then. */
-static _Atomic(int) vkl_trim_tracking = -1;
+_Atomic(int) vkl_trim_tracking = -1;
 
 int vkl_trim_on(void)
 {
@@ -686,20 +693,25 @@ void vkl_trim_gone(vkl_object *obj)
 
 /* ---- command buffers -------------------------------------------------------- */
 
-/* The command buffer's tracking state, through the per-thread cache. */
-static vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
+static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t, uint64_t cb,
+                                                                 uint64_t gen)
 {
-	uint64_t gen = atomic_load_explicit(&vkl_trim.cb_gen, memory_order_acquire);
 	void *lk;
-	vkl_object *o;
-	if (t->cb_obj && t->cb == cb && t->cb_gen == gen)
-		return t->cb_obj;
-	o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
 	t->cb = cb;
 	t->cb_obj = o ? o->trim : NULL;
 	t->cb_gen = gen;
 	vkl_objects_unlock(lk);
 	return t->cb_obj;
+}
+
+/* The command buffer's tracking state, through the per-thread cache. */
+static inline vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
+{
+	uint64_t gen = atomic_load_explicit(&vkl_trim.cb_gen, memory_order_acquire);
+	if (__builtin_expect(t->cb == cb && t->cb_gen == gen && t->cb_obj, 1))
+		return t->cb_obj;
+	return vkl_trim_cb_miss(t, cb, gen);
 }
 
 static void vkl_trim_cb_clear(vkl_trim_obj *cb)
@@ -765,6 +777,26 @@ static void vkl_trim_cb_append(vkl_trim_obj *cb, uint32_t cmd, const void *args,
 	}
 	hdr[1] = (uint32_t)(e->len - at - 8);
 	memcpy(e->data + at, hdr, 8);
+	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
+}
+
+/* Append one call in its flat form (vkl_emit_flat's arguments).  None of
+ * the commands vkl_trim_cb_note follows has one. */
+static void vkl_trim_cb_put_flat(vkl_trim_obj *cb, uint32_t cmd, const void *args,
+                                 size_t args_len, const void *array, size_t array_len)
+{
+	sbt_vk_enc *e = &cb->cmds;
+	uint32_t hdr[2];
+	uint8_t *p;
+	if (!vkl_trim_cb_room(e, 8 + args_len + array_len))
+		return;
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)(args_len + array_len);
+	memcpy(p, hdr, 8);
+	memcpy(p + 8, args, args_len);
+	vkl_copy(p + 8 + args_len, array, array_len);
+	e->len += 8 + args_len + array_len;
 	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
 }
 
@@ -1213,6 +1245,34 @@ again:
 	if (cls < VKL_TC_CB_BEGIN || cls > VKL_TC_CB_RESET)
 		vkl_trim_sync(cmd, args);
 	return seq;
+}
+
+void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	uint64_t seq = 0;
+	vkl_trim_obj *cb;
+	__asm__("" : "+r"(t)); /* one thread-local lookup (see vkl_trim_emit) */
+	if (__builtin_expect(!vkl_trim_ready, 0))
+		pthread_once(&vkl_trim_once, vkl_trim_init);
+again:
+	/* Before the first window opens nothing records.  A thread that
+	 * misses the snapshot's store of vkl_trim_recorded either enters
+	 * before the snapshot's wait (its call is kept and in the snapshot)
+	 * or fails to enter, and then sees it on the way round. */
+	if (atomic_load_explicit(&vkl_trim_recorded, memory_order_relaxed) && cap_active())
+		seq = vkl_record_flat(cmd, args, args_len, array, array_len, ptr_off);
+	if (__builtin_expect(!vkl_trim_enter(t), 0)) {
+		if (!seq)
+			goto again; /* not recorded: the window may be open now */
+		while (!vkl_trim_enter(t))
+			;
+	}
+	cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
+	if (cb)
+		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
+	vkl_trim_leave(t);
 }
 
 /* ---- the snapshot ------------------------------------------------------------------ */
@@ -2020,6 +2080,7 @@ static void vkl_trim_snapshot(void)
 
 	/* no other thread in the middle of a command buffer's calls, none
 	 * starting one until the snapshot is written */
+	atomic_store(&vkl_trim_recorded, 1); /* before snapping: see vkl_trim_emit_flat */
 	atomic_store(&vkl_trim_threads.snapping, 1);
 	pthread_mutex_lock(&vkl_trim_threads.mu);
 	for (th = vkl_trim_threads.head; th; th = th->next)
