@@ -243,27 +243,36 @@ uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const 
  * vkl_trim_on first asks. */
 extern _Atomic(int) vkl_trim_tracking __attribute__((visibility("hidden")));
 
-/* memcpy for the short arrays of vkCmd* (push constants, a region or two):
- * 8 to 32 bytes as overlapping word copies, without a call. */
+/* memcpy for what a vkCmd* copies (argument structs, push constants, a
+ * region or two): 8 to 64 bytes as overlapping 8- and 16-byte moves,
+ * without a call. */
 static inline __attribute__((always_inline)) void vkl_copy(uint8_t *dst, const void *src,
                                                            size_t n)
 {
 	const uint8_t *s = src;
-	uint64_t w0, w1, w2, w3;
+	uint64_t w0, w1;
+	struct vkl_copy16 {
+		uint64_t a, b;
+	} q0, q1, q2, q3;
 	if (n >= 8 && n <= 16) {
 		memcpy(&w0, s, 8);
 		memcpy(&w1, s + n - 8, 8);
 		memcpy(dst, &w0, 8);
 		memcpy(dst + n - 8, &w1, 8);
 	} else if (n > 16 && n <= 32) {
-		memcpy(&w0, s, 8);
-		memcpy(&w1, s + 8, 8);
-		memcpy(&w2, s + n - 16, 8);
-		memcpy(&w3, s + n - 8, 8);
-		memcpy(dst, &w0, 8);
-		memcpy(dst + 8, &w1, 8);
-		memcpy(dst + n - 16, &w2, 8);
-		memcpy(dst + n - 8, &w3, 8);
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + n - 16, &q1, 16);
+	} else if (n > 32 && n <= 64) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + 16, 16);
+		memcpy(&q2, s + n - 32, 16);
+		memcpy(&q3, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + 16, &q1, 16);
+		memcpy(dst + n - 32, &q2, 16);
+		memcpy(dst + n - 16, &q3, 16);
 	} else if (n) {
 		memcpy(dst, src, n);
 	}

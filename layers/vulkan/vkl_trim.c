@@ -253,16 +253,20 @@ static void vkl_trim_thread_exit(void *arg)
  * snapshot that was reading them (the caller starts over: the window may
  * be open now).  A store, a fence and a load when no snapshot runs: the
  * snapshot sets snapping, then waits for every busy thread. */
-static int vkl_trim_enter(vkl_trim_tls *t)
+static __attribute__((noinline)) void vkl_trim_register(vkl_trim_tls *t)
 {
-	if (__builtin_expect(!t->registered, 0)) {
-		pthread_mutex_lock(&vkl_trim_threads.mu);
-		t->next = vkl_trim_threads.head;
-		vkl_trim_threads.head = t;
-		pthread_mutex_unlock(&vkl_trim_threads.mu);
-		pthread_setspecific(vkl_trim_threads.key, t);
-		t->registered = 1;
-	}
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	t->next = vkl_trim_threads.head;
+	vkl_trim_threads.head = t;
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	pthread_setspecific(vkl_trim_threads.key, t);
+	t->registered = 1;
+}
+
+static inline int vkl_trim_enter(vkl_trim_tls *t)
+{
+	if (__builtin_expect(!t->registered, 0))
+		vkl_trim_register(t);
 	atomic_store(&t->busy, 1);
 	if (__builtin_expect(!atomic_load(&vkl_trim_threads.snapping), 1))
 		return 1;
@@ -727,13 +731,10 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * fraction of an encode, and most calls are never written. */
 #define VKL_TRIM_FLAT 0x80000000u
 
-static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+static __attribute__((noinline)) int vkl_trim_cb_grow(sbt_vk_enc *e, size_t need)
 {
-	size_t cap;
+	size_t cap = e->cap ? e->cap * 2 : 1024;
 	uint8_t *p;
-	if (e->cap - e->len >= need)
-		return 1;
-	cap = e->cap ? e->cap * 2 : 1024;
 	while (cap - e->len < need)
 		cap *= 2;
 	p = realloc(e->data, cap);
@@ -742,6 +743,13 @@ static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
 	e->data = p;
 	e->cap = cap;
 	return 1;
+}
+
+static inline int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+{
+	if (__builtin_expect(e->cap - e->len >= need, 1))
+		return 1;
+	return vkl_trim_cb_grow(e, need);
 }
 
 /* Append one call: the recorded bytes when they hold no blob id, else its
@@ -794,7 +802,7 @@ static void vkl_trim_cb_put_flat(vkl_trim_obj *cb, uint32_t cmd, const void *arg
 	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
 	hdr[1] = (uint32_t)(args_len + array_len);
 	memcpy(p, hdr, 8);
-	memcpy(p + 8, args, args_len);
+	vkl_copy(p + 8, args, args_len);
 	vkl_copy(p + 8 + args_len, array, array_len);
 	e->len += 8 + args_len + array_len;
 	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
