@@ -249,10 +249,8 @@ static void vkl_trim_thread_exit(void *arg)
 	t->registered = 0;
 }
 
-/* Start writing a command buffer's calls: 1, or 0 after waiting for a
- * snapshot that was reading them (the caller starts over: the window may
- * be open now).  A store, a fence and a load when no snapshot runs: the
- * snapshot sets snapping, then waits for every busy thread. */
+/* First time a thread writes a command buffer's calls: into the list a
+ * snapshot waits on. */
 static __attribute__((noinline)) void vkl_trim_register(vkl_trim_tls *t)
 {
 	pthread_mutex_lock(&vkl_trim_threads.mu);
@@ -263,6 +261,10 @@ static __attribute__((noinline)) void vkl_trim_register(vkl_trim_tls *t)
 	t->registered = 1;
 }
 
+/* Start writing a command buffer's calls: 1, or 0 after waiting for a
+ * snapshot that was reading them (the caller starts over: the window may
+ * be open now).  A store, a fence and a load when no snapshot runs: the
+ * snapshot sets snapping, then waits for every busy thread. */
 static inline int vkl_trim_enter(vkl_trim_tls *t)
 {
 	if (__builtin_expect(!t->registered, 0))
