@@ -19,6 +19,7 @@
 typedef struct vkl_tls {
 	sbt_vk_enc call;
 	sbt_vk_enc result;
+	sbt_vk_enc flat; /* the writer thread's, for vkl_flat_encode (no blob store) */
 	int ready;
 	int blob_used; /* the last call payload put a byte array in the blob store */
 } vkl_tls;
@@ -33,6 +34,7 @@ static void vkl_rec_thread_exit(void *arg)
 	vkl_tls *t = arg;
 	sbt_vk_enc_free(&t->call);
 	sbt_vk_enc_free(&t->result);
+	sbt_vk_enc_free(&t->flat);
 	t->ready = 0;
 }
 
@@ -68,6 +70,7 @@ static vkl_tls *vkl_rec_tls(void)
 		vkl_record_register();
 		sbt_vk_enc_init(&t->call);
 		sbt_vk_enc_init(&t->result);
+		sbt_vk_enc_init(&t->flat);
 		t->call.blob_threshold = VKL_BLOB_THRESHOLD;
 		t->call.blob_put = vkl_rec_blob_put;
 		t->call.blob_ctx = t;
@@ -159,11 +162,6 @@ uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
  * the call named; an array pointer whose count is 0 is copied as it was
  * and, being ignored, never read.
  */
-/* The writer thread's encoding buffer: only the capture runtime's one
- * writer thread calls vkl_flat_encode, so it needs no lock; it stays until
- * exit (the writer may run again for a later window). */
-static sbt_vk_enc vkl_flat_writer_enc;
-
 size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
 {
 	union {
@@ -172,7 +170,10 @@ size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t 
 	} args;
 	uint32_t head[2];
 	size_t n;
-	sbt_vk_enc *e = &vkl_flat_writer_enc;
+	/* the calling (writer) thread's buffer, freed when it exits; it
+	 * never records a Vulkan call itself, and no byte array here is long
+	 * enough for the blob store, which it may not call */
+	sbt_vk_enc *e = &vkl_rec_tls()->flat;
 	memcpy(head, raw, sizeof(head));
 	n = sbt_vk_args_size((enum sbt_vk_cmd)head[0]);
 	if (n > sizeof(args.b) || VKL_FLAT_HEAD + n > raw_len)
