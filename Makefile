@@ -122,6 +122,12 @@ $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(
 	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libVkLayer_tracesmith.so \
 		-Wl,--version-script=layers/vulkan/vkl.map \
 		$(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+# The layer's thread-locals through TLS descriptors: in a dlopen'ed object
+# glibc then resolves them to the static TLS block when it has room (an
+# offset load instead of a __tls_get_addr call per access), and falls back
+# to the dynamic path when it has not.  Not under the sanitizers, whose
+# runtimes follow thread-locals through __tls_get_addr.
+$(call obj,$(LAYER_SRC)): CFLAGS_ALL += $(if $(SAN),,-mtls-dialect=gnu2)
 # The dispatch-only build of the layer (VKL_DISPATCH_ONLY: every wrapper
 # finds the next layer's entry point and calls it, nothing more), for the
 # per-command comparison of tests/bench/vk_cmd_bench.sh; built by make bench.
