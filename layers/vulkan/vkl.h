@@ -278,6 +278,91 @@ static inline __attribute__((always_inline)) void vkl_copy(uint8_t *dst, const v
 	}
 }
 
+/*
+ * Trimmed capture's state that the inlined keep of a flat vkCmd* reads
+ * (vkl_trim.c owns it and says how it is used).  vkl_trim_g: order, the
+ * process-wide count of kept calls; cb_gen, bumped when a command buffer
+ * leaves the live-object table (the per-thread caches go stale);
+ * snapping, set while a snapshot reads command buffers; recorded, 0 until
+ * the first window opens (nothing records before); ready, vkl_trim_init
+ * ran.  vkl_trim_t: each thread's state: the command buffer it last looked
+ * up (cb, cb_gen, its kept calls cb_cmds and their order cb_order), busy
+ * while it appends to them (a snapshot waits), registered in the list a
+ * snapshot walks.
+ */
+typedef struct vkl_trim_global {
+	_Atomic(uint64_t) order;
+	_Atomic(uint64_t) cb_gen;
+	_Atomic(int) snapping;
+	_Atomic(int) recorded;
+	_Atomic(int) ready;
+} vkl_trim_global;
+
+typedef struct vkl_trim_tls {
+	sbt_vk_enc enc;                  /* inline encodings (no blob store) */
+	struct vkl_trim_rec *pending;    /* the last creation, until the next call */
+	uint32_t pending_cmd;
+	const void *pending_args;
+	uint64_t cb;
+	struct vkl_trim_obj *cb_obj;
+	uint64_t cb_gen;
+	sbt_vk_enc *cb_cmds;             /* &cb_obj->cmds, NULL when cb_obj is */
+	uint64_t *cb_order;              /* &cb_obj->cmds_order */
+	_Atomic(int) busy;
+	int registered;
+	struct vkl_trim_tls *next;       /* in vkl_trim.c's list, under its mutex */
+} vkl_trim_tls;
+
+extern vkl_trim_global vkl_trim_g __attribute__((visibility("hidden")));
+extern __thread vkl_trim_tls vkl_trim_t __attribute__((visibility("hidden")));
+
+/* A kept entry of a flat call: [u32 type | VKL_TRIM_FLAT][u32 len][struct][array]. */
+#define VKL_TRIM_FLAT 0x80000000u
+
+/* vkl_emit_flat while tracking, inlined: before the first window opens,
+ * on a registered thread, no snapshot running, the command buffer the
+ * thread last used and room in its buffer, the flat copy is appended
+ * here; anything else is vkl_trim_emit_flat's. */
+static inline __attribute__((always_inline)) void
+vkl_trim_keep_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                   size_t array_len, size_t ptr_off)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	size_t need = 8 + args_len + array_len;
+	uint64_t cb;
+	sbt_vk_enc *e;
+	uint32_t hdr[2];
+	uint8_t *p;
+	memcpy(&cb, args, sizeof(cb)); /* the command buffer, the first member */
+	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire) ||
+	                     atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) ||
+	                     !t->registered, 0))
+		goto slow;
+	atomic_store(&t->busy, 1);
+	if (__builtin_expect(atomic_load(&vkl_trim_g.snapping), 0))
+		goto slow_busy;
+	e = t->cb_cmds;
+	if (__builtin_expect(t->cb != cb || !e ||
+	                     t->cb_gen != atomic_load_explicit(&vkl_trim_g.cb_gen,
+	                                                        memory_order_acquire) ||
+	                     e->cap - e->len < need, 0))
+		goto slow_busy;
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)(args_len + array_len);
+	memcpy(p, hdr, 8);
+	memcpy(p + 8, args, args_len);
+	vkl_copy(p + 8 + args_len, array, array_len);
+	e->len += need;
+	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	return;
+slow_busy:
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+slow:
+	vkl_trim_emit_flat(cmd, args, args_len, array, array_len, ptr_off);
+}
+
 static inline __attribute__((always_inline)) void
 vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
               size_t array_len, size_t ptr_off)
@@ -287,7 +372,7 @@ vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array
 	uint32_t head[2];
 	int tracking = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
 	if (tracking > 0) {
-		vkl_trim_emit_flat(cmd, args, args_len, array, array_len, ptr_off);
+		vkl_trim_keep_flat(cmd, args, args_len, array, array_len, ptr_off);
 		return;
 	}
 	if (__builtin_expect(tracking < 0 || array_len >= VKL_BLOB_THRESHOLD ||
