@@ -54,7 +54,9 @@
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
  * encoded when a snapshot writes them; the vkCmd* without a flat form are
- * encoded at once); other calls that keep nothing are not encoded.
+ * encoded at once), inlined in the generated wrapper (vkl_trim_keep_flat,
+ * vkl.h; its slow half is vkl_trim_emit_flat); other calls that keep
+ * nothing are not encoded.
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
