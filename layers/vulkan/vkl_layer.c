@@ -46,6 +46,9 @@ static void vkl_global_init(void)
 {
 	const char *v = getenv("TRACESMITH_VK_FRAME_SUBMITS");
 	vkl_g.cfg.disabled = cap_config_get()->disabled;
+#ifdef VKL_DISPATCH_ONLY
+	vkl_g.cfg.disabled = 1; /* the hand-written wrappers pass through too */
+#endif
 	vkl_g.cfg.frame_submits = 1;
 	if (v && *v) {
 		char *end;
@@ -832,6 +835,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->next_gdpa = gdpa;
 	d->set_loader_data = vkl_device_loader_data(pCreateInfo);
 	d->disabled = vkl_config_get()->disabled;
+	/* the record types are named before any vkCmd* of the device is
+	 * recorded: the inlined vkl_emit_flat does not ask */
+	if (!d->disabled)
+		vkl_record_register();
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);
