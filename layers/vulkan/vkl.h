@@ -42,6 +42,7 @@
 #include <vulkan/vk_layer.h>
 
 #include "capture/cap.h"
+#include "capture/cap_fast.h"
 #include "layers/vulkan/generated/vkl_dispatch.h"
 #include "serializer/sbt_vk.h"
 
@@ -380,7 +381,7 @@ vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array
 		vkl_emit_flat_slow(cmd, args, args_len, array, array_len, ptr_off);
 		return;
 	}
-	raw = cap_record_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	raw = cap_fast_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
 	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
 	if (!raw)
 		return;
@@ -389,7 +390,7 @@ vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array
 	memcpy(raw, head, sizeof(head));
 	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
 	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
-	cap_record_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
+	cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
 }
 /* Register the record types (idempotent). */
 void vkl_record_register(void);

@@ -206,7 +206,7 @@ uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const 
 		int in;
 		return vkl_record_call(cmd, 0, args, 0, &p, &len, &in);
 	}
-	raw = cap_record_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	raw = cap_fast_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
 	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
 	if (!raw)
 		return 0;
@@ -216,7 +216,7 @@ uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const 
 	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
 	if (array_len)
 		memcpy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
-	return cap_record_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
+	return cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
 }
 
 void vkl_emit_flat_slow(uint32_t cmd, const void *args, size_t args_len, const void *array,
