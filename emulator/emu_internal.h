@@ -144,6 +144,12 @@ struct emu_graph {
 	uint32_t *vc;
 	size_t vc_width;
 	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
+	/* A replay profile (emu_profile.c): per node the measured duration,
+	 * UINT64_MAX where none; NULL when no profile was loaded. */
+	uint64_t *measured;
+	uint64_t nmeasured;         /* nodes with a measured duration */
+	char profile_path[600];
+	char profile_device[256];
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */

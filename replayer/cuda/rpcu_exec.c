@@ -1456,6 +1456,13 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 {
 	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	/* --profile times launches, copies and memsets: a synchronous copy or
+	 * memset ran on the legacy (or per-thread) default stream. */
+	if (s->profile && (rpcu_calls[k].run == rpcu_exec_work || rpcu_calls[k].run == rpcu_exec_launch ||
+	                   k == SBT_CM_K_cuGraphLaunch))
+		return rpcu_profile_exec(s, k, c,
+		                         rpcu_calls[k].run == rpcu_exec_work && !rpcu_is_async(k) ? 0 : c->stream,
+		                         rpcu_calls[k].run, diag);
 	return rpcu_calls[k].run(s, k, c, diag);
 }
 
