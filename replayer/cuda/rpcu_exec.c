@@ -320,6 +320,8 @@ static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k,
 			/* Everything of the primary context goes; the driver has no
 			 * reset entry we ask for, so it is freed at teardown. */
 			rpcu_stages_poll(s, 1);
+			if ((st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
+				return st;
 			rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 			rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 			return RP_OK;
@@ -327,6 +329,9 @@ static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k,
 		if (!o->retains)
 			break;
 		if ((st = RPCU_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
+			return st;
+		if (o->retains == 1 &&
+		    (st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
 		if (r != CUDA_SUCCESS)
@@ -354,6 +359,8 @@ static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
 		                 (unsigned long long)c->ctx);
 	rpcu_stages_poll(s, 1);
+	if ((st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
+		return st;
 	rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 	rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 	r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);

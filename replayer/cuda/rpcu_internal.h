@@ -550,6 +550,9 @@ rp_status rpcu_profile_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, 
                             rp_status (*run)(rpcu_state *, sbt_cm_kind, const sbt_cm_call *,
                                              rp_diag *),
                             rp_diag *diag);
+/* A context is about to go (cuCtxDestroy, the last primary release, a
+ * primary reset): measure its timed commands while their events live. */
+rp_status rpcu_profile_ctx_ending(rpcu_state *s, CUcontext ctx, rp_diag *diag);
 /* Wait for the device; hand every timing of this run to s->profile. */
 rp_status rpcu_profile_finish(void *state, rp_diag *diag);
 /* Destroy the timing events (teardown, while their contexts live). */

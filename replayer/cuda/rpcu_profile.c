@@ -27,6 +27,9 @@ typedef struct rpcu_prof_cmd {
 	CUcontext ctx;
 	int ordinal;       /* live device of ctx */
 	CUevent start, end;
+	int done;          /* measured (start_ns, end_ns set) */
+	int gone;          /* its context was destroyed (and its events with it) */
+	int64_t start_ns, end_ns;
 } rpcu_prof_cmd;
 
 struct rpcu_prof {
@@ -116,92 +119,106 @@ static rp_status rpcu_profile_between(rpcu_state *s, CUevent a, CUevent b, int64
 	return RP_OK;
 }
 
+/* Measure the commands of context ctx not measured yet: wait for it, time
+ * every event from its first command's start, then shift so that the
+ * earliest start is 0.  The context stays current. */
+static rp_status rpcu_profile_measure(rpcu_state *s, CUcontext ctx, rp_diag *diag)
+{
+	struct rpcu_prof *p = s->prof;
+	rpcu_prof_cmd *first = NULL;
+	int64_t lo = INT64_MAX;
+	CUresult r;
+	size_t j;
+	rp_status st;
+
+	for (j = 0; j < p->n && !first; j++)
+		if (p->v[j].ctx == ctx && !p->v[j].done)
+			first = &p->v[j];
+	if (!first)
+		return RP_OK;
+	r = s->drv.p_cuCtxSetCurrent(ctx);
+	if (r == CUDA_SUCCESS)
+		r = s->drv.p_cuCtxSynchronize();
+	if (r != CUDA_SUCCESS)
+		return rpcu_cufail(s, diag, "cuCtxSynchronize", r, "waiting for the timed commands");
+	for (j = 0; j < p->n; j++) {
+		rpcu_prof_cmd *m = &p->v[j];
+		if (m->ctx != ctx || m->done)
+			continue;
+		s->seq = m->seq;
+		if ((st = rpcu_profile_between(s, first->start, m->start, &m->start_ns, diag)) != RP_OK ||
+		    (st = rpcu_profile_between(s, first->start, m->end, &m->end_ns, diag)) != RP_OK)
+			return st;
+		if (m->start_ns < lo)
+			lo = m->start_ns;
+	}
+	for (j = 0; j < p->n; j++) {
+		rpcu_prof_cmd *m = &p->v[j];
+		if (m->ctx != ctx || m->done)
+			continue;
+		m->start_ns -= lo;
+		m->end_ns -= lo;
+		/* An end event recorded after its start on the same stream never
+		 * reads earlier; float rounding could make it look so. */
+		if (m->end_ns < m->start_ns)
+			m->end_ns = m->start_ns;
+		m->done = 1;
+	}
+	return RP_OK;
+}
+
+rp_status rpcu_profile_ctx_ending(rpcu_state *s, CUcontext ctx, rp_diag *diag)
+{
+	CUcontext keep = s->cur_ctx;
+	rp_status st;
+	size_t i;
+	if (!s->prof)
+		return RP_OK;
+	st = rpcu_profile_measure(s, ctx, diag);
+	for (i = 0; i < s->prof->n; i++)
+		if (s->prof->v[i].ctx == ctx)
+			s->prof->v[i].gone = 1;
+	if (keep)
+		s->drv.p_cuCtxSetCurrent(keep);
+	return st;
+}
+
 rp_status rpcu_profile_finish(void *state, rp_diag *diag)
 {
 	rpcu_state *s = state;
 	struct rpcu_prof *p = s->prof;
-	int64_t *start = NULL, *end = NULL;
 	char name[256] = "";
-	size_t i, j;
+	int ordinal = s->device_base;
+	size_t i;
 	rp_status st = RP_OK;
 
 	s->seq = 0;
 	s->call = "--profile";
-	if (!p || !p->n) {
-		if (s->drv.p_cuDeviceGetName && s->drv.p_cuDeviceGet) {
-			CUdevice dev;
-			if (s->drv.p_cuDeviceGet(&dev, s->device_base) == CUDA_SUCCESS)
-				s->drv.p_cuDeviceGetName(name, (int)sizeof(name), dev);
-		}
-		rp_profile_set_device(s->profile, name);
-		return RP_OK;
-	}
-	start = malloc(p->n * sizeof(*start));
-	end = malloc(p->n * sizeof(*end));
-	if (!start || !end) {
-		st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-		goto out_free;
-	}
-	/* Per context: wait for it, measure from its first command's start,
-	 * then shift so that its earliest start is 0. */
-	for (i = 0; i < p->n; i++) {
-		int64_t lo = INT64_MAX;
-		CUresult r;
-		if (i && p->v[i].ctx == p->v[i - 1].ctx)
-			continue;
-		for (j = 0; j < i && p->v[j].ctx != p->v[i].ctx; j++)
-			;
-		if (j < i)
-			continue; /* done with the first of its context */
-		r = s->drv.p_cuCtxSetCurrent(p->v[i].ctx);
-		if (r == CUDA_SUCCESS)
-			r = s->drv.p_cuCtxSynchronize();
-		if (r != CUDA_SUCCESS) {
-			st = rpcu_cufail(s, diag, "cuCtxSynchronize", r, "waiting for the timed commands");
-			goto out_free;
-		}
-		for (j = i; j < p->n; j++) {
-			if (p->v[j].ctx != p->v[i].ctx)
-				continue;
-			s->seq = p->v[j].seq;
-			if ((st = rpcu_profile_between(s, p->v[i].start, p->v[j].start, &start[j], diag)) != RP_OK ||
-			    (st = rpcu_profile_between(s, p->v[i].start, p->v[j].end, &end[j], diag)) != RP_OK)
-				goto out_free;
-			if (start[j] < lo)
-				lo = start[j];
-		}
-		for (j = i; j < p->n; j++) {
-			if (p->v[j].ctx != p->v[i].ctx)
-				continue;
-			start[j] -= lo;
-			end[j] -= lo;
-		}
-	}
-	for (i = 0; i < p->n; i++) {
+	for (i = 0; p && i < p->n && st == RP_OK; i++)
+		if (!p->v[i].done)
+			st = rpcu_profile_measure(s, p->v[i].ctx, diag);
+	if (s->cur_ctx)
+		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
+	if (st != RP_OK)
+		return st;
+	for (i = 0; p && i < p->n; i++) {
 		rp_profile_entry e;
 		e.seq = e.submit_seq = p->v[i].seq;
 		e.stream = p->v[i].stream;
-		e.start_ns = (uint64_t)start[i];
-		/* An end event recorded after its start on the same stream never
-		 * reads earlier; float rounding could make it look so. */
-		e.end_ns = end[i] > start[i] ? (uint64_t)end[i] : (uint64_t)start[i];
-		if (rp_profile_add(s->profile, &e) != RP_OK) {
-			st = rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
-			goto out_free;
-		}
+		e.start_ns = (uint64_t)p->v[i].start_ns;
+		e.end_ns = (uint64_t)p->v[i].end_ns;
+		if (rp_profile_add(s->profile, &e) != RP_OK)
+			return rpcu_fail(s, diag, RP_ERR_NOMEM, "out of memory");
 	}
+	if (p && p->n)
+		ordinal = p->v[0].ordinal;
 	if (s->drv.p_cuDeviceGetName && s->drv.p_cuDeviceGet) {
 		CUdevice dev;
-		if (s->drv.p_cuDeviceGet(&dev, p->v[0].ordinal) == CUDA_SUCCESS)
+		if (s->drv.p_cuDeviceGet(&dev, ordinal) == CUDA_SUCCESS)
 			s->drv.p_cuDeviceGetName(name, (int)sizeof(name), dev);
 	}
 	rp_profile_set_device(s->profile, name);
-	if (s->cur_ctx)
-		s->drv.p_cuCtxSetCurrent(s->cur_ctx);
-out_free:
-	free(start);
-	free(end);
-	return st;
+	return RP_OK;
 }
 
 void rpcu_profile_release(rpcu_state *s)
@@ -211,6 +228,8 @@ void rpcu_profile_release(rpcu_state *s)
 	if (!p)
 		return;
 	for (i = 0; i < p->n; i++) {
+		if (p->v[i].gone)
+			continue; /* its context took its events */
 		if (p->v[i].ctx)
 			s->drv.p_cuCtxSetCurrent(p->v[i].ctx);
 		if (s->drv.p_cuEventDestroy) {

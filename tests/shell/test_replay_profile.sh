@@ -14,6 +14,10 @@
 # - the sidecar of another trace (a second capture: another trace id) is
 #   refused by tsexport --profile and when found beside the trace, with a
 #   message naming both trace ids (exit 2); a sidecar cut short too;
+# - cuda_graph_app (graph launches, a stream capture, its primary context
+#   released at its end): one entry per launch, copy and memset outside the
+#   capture, graph launches included; the emulator's durations are "mixed"
+#   (a graph's nodes keep the model's);
 # - --profile with --check-determinism is a usage error (exit 2);
 # - Vulkan on lavapipe, under the Khronos validation layer (no VUID-):
 #   vk_compute replayed with --profile gives one entry per dispatch and
@@ -133,6 +137,30 @@ assert p["file"] == sys.argv[2] and p["commands"] == int(sys.argv[3]), p
 	head -n 4 "$T/app.sbt.profile" >"$T/cut.profile"
 	expect_rc 2 cut "$X" --summary --profile "$T/cut.profile" "$T/app.sbt"
 	has cut err "$T/cut.profile: cut short"
+
+	# a program with graph launches, whose primary context is released at
+	# its end (measured before it goes): each launch is one entry; a graph
+	# of several nodes keeps the model's durations for its nodes
+	expect_rc 0 gcap "$CAP" -o "$T/graph.sbt" -- "$TOP/$BUILD/tests/cuda/cuda_graph_app"
+	expect_rc 0 gprof "$RP" --profile "$T/graph.sbt"
+	check_entries graph "$T/graph.sbt.profile" "$T/graph.sbt"
+	# the launches, copies and memsets outside stream capture (those inside
+	# ran at the graph's launches)
+	"$INFO" --dump "$T/graph.sbt" | awk '
+		/ cuda\.cuStreamBeginCapture / { cap = 1 }
+		/ cuda\.cuStreamEndCapture / { cap = 0 }
+		!cap && / cuda\.(cuLaunchKernel|cuLaunchKernelEx|cuLaunchCooperativeKernel|cuGraphLaunch|cuMemcpy[A-Za-z0-9]*|cuMemset[A-Za-z0-9]*) / {
+			sub(/^seq=/, ""); print $1 }' | sort -n >"$T/graph.want"
+	grep -c . "$T/graph.want" >/dev/null || fail "no work outside stream capture in cuda_graph_app's trace"
+	"$INFO" --dump "$T/graph.sbt" | grep -q ' cuda\.cuGraphLaunch ' || fail "cuda_graph_app's trace has no cuGraphLaunch"
+	cmp -s "$T/graph.want" "$T/graph.seqs" ||
+		fail "cuda_graph_app: the sidecar's seqs ($(tr '\n' ' ' <"$T/graph.seqs")) are not its work outside capture ($(tr '\n' ' ' <"$T/graph.want"))"
+	expect_rc 0 gemu "$X" --summary --json "$T/graph.sbt"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["summary"]["durations"]
+assert d["source"] == "mixed" and d["measured"] > 0 and d["modeled"] > 0, d
+' "$T/gemu.out" || fail "cuda_graph_app: durations $(cat "$T/gemu.out")"
 
 	expect_rc 2 determinism "$RP" --profile --check-determinism "$T/app.sbt"
 	has determinism err "--profile times one run; it does not go with --check-determinism"
