@@ -164,6 +164,12 @@ static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
 {
 	return g->names.v + n->name;
 }
+/* Whether n's duration in the last simulation was measured (a replay
+ * profile) rather than the cost model's: the exports say which. */
+static inline const char *emu_node_duration_source(const emu_graph *g, const emu_node *n)
+{
+	return g->measured && g->measured[n - g->nodes.v] != UINT64_MAX ? "measured" : "model";
+}
 const char *emu_kind_name(unsigned kind);
 unsigned emu_kind_class(unsigned kind);
 const char *emu_stream_label(const emu_graph *g, uint32_t s, char *buf, size_t len);

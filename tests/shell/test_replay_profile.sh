@@ -10,7 +10,8 @@
 # - tsexport --summary --json with the sidecar says its durations are
 #   measured for every command, each critical-path command's cost is its
 #   entry's end - start, and the makespan lies between the longest command
-#   and the sum of all of them; --no-profile goes back to the cost model;
+#   and the sum of all of them; its JSON export marks every slice's
+#   duration "measured"; --no-profile goes back to the cost model;
 # - the sidecar of another trace (a second capture: another trace id) is
 #   refused by tsexport --profile and when found beside the trace, with a
 #   message naming both trace ids (exit 2); a sidecar cut short too;
@@ -120,6 +121,15 @@ assert p["file"] == sys.argv[2] and p["commands"] == int(sys.argv[3]), p
 	check_measured cuda "$T/app.sbt.profile" "$T/emu.out"
 	expect_rc 0 emutext "$X" --summary "$T/app.sbt"
 	has emutext out "durations: measured for $n of $n commands (replay profile $T/app.sbt.profile, device TraceSmith"
+	# the exports say which durations they show
+	expect_rc 0 emujson "$X" -f json -o "$T/app.json" "$T/app.sbt"
+	expect_rc 0 emujsonnone "$X" -f json -o "$T/none.json" --no-profile "$T/app.sbt"
+	python3 -c '
+import json, sys
+for path, want in ((sys.argv[1], "measured"), (sys.argv[2], "model")):
+    xs = [e for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"]
+    assert xs and all(e["args"]["duration"] == want for e in xs), (path, want)
+' "$T/app.json" "$T/none.json" || fail "the JSON export does not say its durations are measured"
 	expect_rc 0 emunone "$X" --summary --no-profile "$T/app.sbt"
 	has emunone out "durations: cost model (no replay profile)"
 
