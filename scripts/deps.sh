@@ -8,6 +8,7 @@ libunwind-dev libdw-dev clang valgrind hyperfine
 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxreconstruct
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
+libwayland-dev libxrandr-dev
 python3-pandas"
 
 SUDO=""

@@ -31,6 +31,8 @@
 #define VK_NO_PROTOTYPES 1 /* the layer must never call the loader's exports */
 #define VK_USE_PLATFORM_XLIB_KHR 1
 #define VK_USE_PLATFORM_XCB_KHR 1
+#define VK_USE_PLATFORM_WAYLAND_KHR 1
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT 1
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -29,6 +29,12 @@ void rpvk_itable_fill(rpvk_itable *t, VkInstance instance, PFN_vkGetInstanceProc
 	t->GetPhysicalDeviceSurfaceCapabilitiesKHR = (PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR)gipa(instance, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR");
 	t->GetPhysicalDeviceSurfaceFormatsKHR = (PFN_vkGetPhysicalDeviceSurfaceFormatsKHR)gipa(instance, "vkGetPhysicalDeviceSurfaceFormatsKHR");
 	t->GetPhysicalDeviceSurfacePresentModesKHR = (PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)gipa(instance, "vkGetPhysicalDeviceSurfacePresentModesKHR");
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	t->CreateWaylandSurfaceKHR = (PFN_vkCreateWaylandSurfaceKHR)gipa(instance, "vkCreateWaylandSurfaceKHR");
+#endif
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	t->GetPhysicalDeviceWaylandPresentationSupportKHR = (PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR)gipa(instance, "vkGetPhysicalDeviceWaylandPresentationSupportKHR");
+#endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 	t->CreateXlibSurfaceKHR = (PFN_vkCreateXlibSurfaceKHR)gipa(instance, "vkCreateXlibSurfaceKHR");
 #endif
@@ -66,6 +72,12 @@ void rpvk_itable_fill(rpvk_itable *t, VkInstance instance, PFN_vkGetInstanceProc
 	t->GetPhysicalDeviceExternalFenceProperties = (PFN_vkGetPhysicalDeviceExternalFenceProperties)gipa(instance, "vkGetPhysicalDeviceExternalFenceProperties");
 	t->GetPhysicalDeviceExternalFencePropertiesKHR = (PFN_vkGetPhysicalDeviceExternalFencePropertiesKHR)gipa(instance, "vkGetPhysicalDeviceExternalFencePropertiesKHR");
 	t->ReleaseDisplayEXT = (PFN_vkReleaseDisplayEXT)gipa(instance, "vkReleaseDisplayEXT");
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	t->AcquireXlibDisplayEXT = (PFN_vkAcquireXlibDisplayEXT)gipa(instance, "vkAcquireXlibDisplayEXT");
+#endif
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	t->GetRandROutputDisplayEXT = (PFN_vkGetRandROutputDisplayEXT)gipa(instance, "vkGetRandROutputDisplayEXT");
+#endif
 	t->GetPhysicalDeviceSurfaceCapabilities2EXT = (PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT)gipa(instance, "vkGetPhysicalDeviceSurfaceCapabilities2EXT");
 	t->EnumeratePhysicalDeviceGroups = (PFN_vkEnumeratePhysicalDeviceGroups)gipa(instance, "vkEnumeratePhysicalDeviceGroups");
 	t->EnumeratePhysicalDeviceGroupsKHR = (PFN_vkEnumeratePhysicalDeviceGroupsKHR)gipa(instance, "vkEnumeratePhysicalDeviceGroupsKHR");
@@ -8429,6 +8441,12 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetSwapchainImagesKHR] = {rpvk_o_vkGetSwapchainImagesKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkAcquireNextImageKHR] = {rpvk_o_vkAcquireNextImageKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkQueuePresentKHR] = {rpvk_o_vkQueuePresentKHR, RPVK_F_BEFORE | RPVK_F_HAND},
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	[SBT_VK_CMD_vkCreateWaylandSurfaceKHR] = {rpvk_o_vkCreateWaylandSurfaceKHR, RPVK_F_HAND},
+#endif
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	[SBT_VK_CMD_vkGetPhysicalDeviceWaylandPresentationSupportKHR] = {rpvk_o_vkGetPhysicalDeviceWaylandPresentationSupportKHR, RPVK_F_HAND},
+#endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 	[SBT_VK_CMD_vkCreateXlibSurfaceKHR] = {rpvk_o_vkCreateXlibSurfaceKHR, RPVK_F_HAND},
 #endif
@@ -8840,6 +8858,8 @@ const char *rpvk_cmd_why(enum sbt_vk_cmd cmd)
 	case SBT_VK_CMD_vkGetPhysicalDeviceDisplayPropertiesKHR: return "returns handles inside structures";
 	case SBT_VK_CMD_vkGetPhysicalDeviceDisplayPlanePropertiesKHR: return "returns handles inside structures";
 	case SBT_VK_CMD_vkGetDisplayModePropertiesKHR: return "returns handles inside structures";
+	case SBT_VK_CMD_vkAcquireXlibDisplayEXT: return "takes the capturing process's window-system connection (Display), which replay does not have";
+	case SBT_VK_CMD_vkGetRandROutputDisplayEXT: return "takes the capturing process's window-system connection (Display), which replay does not have";
 	case SBT_VK_CMD_vkGetPhysicalDeviceDisplayProperties2KHR: return "returns handles inside structures";
 	case SBT_VK_CMD_vkGetPhysicalDeviceDisplayPlaneProperties2KHR: return "returns handles inside structures";
 	case SBT_VK_CMD_vkGetDisplayModeProperties2KHR: return "returns handles inside structures";

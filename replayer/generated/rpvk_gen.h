@@ -39,6 +39,12 @@ typedef struct rpvk_itable {
 	PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR GetPhysicalDeviceSurfaceCapabilitiesKHR;
 	PFN_vkGetPhysicalDeviceSurfaceFormatsKHR GetPhysicalDeviceSurfaceFormatsKHR;
 	PFN_vkGetPhysicalDeviceSurfacePresentModesKHR GetPhysicalDeviceSurfacePresentModesKHR;
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	PFN_vkCreateWaylandSurfaceKHR CreateWaylandSurfaceKHR;
+#endif
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR GetPhysicalDeviceWaylandPresentationSupportKHR;
+#endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 	PFN_vkCreateXlibSurfaceKHR CreateXlibSurfaceKHR;
 #endif
@@ -76,6 +82,12 @@ typedef struct rpvk_itable {
 	PFN_vkGetPhysicalDeviceExternalFenceProperties GetPhysicalDeviceExternalFenceProperties;
 	PFN_vkGetPhysicalDeviceExternalFencePropertiesKHR GetPhysicalDeviceExternalFencePropertiesKHR;
 	PFN_vkReleaseDisplayEXT ReleaseDisplayEXT;
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	PFN_vkAcquireXlibDisplayEXT AcquireXlibDisplayEXT;
+#endif
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	PFN_vkGetRandROutputDisplayEXT GetRandROutputDisplayEXT;
+#endif
 	PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT GetPhysicalDeviceSurfaceCapabilities2EXT;
 	PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups;
 	PFN_vkEnumeratePhysicalDeviceGroupsKHR EnumeratePhysicalDeviceGroupsKHR;
@@ -646,6 +658,12 @@ rp_status rpvk_o_vkDestroySwapchainKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkGetSwapchainImagesKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkAcquireNextImageKHR(rpvk *r, void *args);
 rp_status rpvk_o_vkQueuePresentKHR(rpvk *r, void *args);
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+rp_status rpvk_o_vkCreateWaylandSurfaceKHR(rpvk *r, void *args);
+#endif
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+rp_status rpvk_o_vkGetPhysicalDeviceWaylandPresentationSupportKHR(rpvk *r, void *args);
+#endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 rp_status rpvk_o_vkCreateXlibSurfaceKHR(rpvk *r, void *args);
 #endif

@@ -160,6 +160,7 @@ static rp_status rpvk_surface_bind(rpvk *r, uint64_t captured)
 RPVK_FAKE_SURFACE(vkCreateXcbSurfaceKHR)
 RPVK_FAKE_SURFACE(vkCreateXlibSurfaceKHR)
 RPVK_FAKE_SURFACE(vkCreateHeadlessSurfaceEXT)
+RPVK_FAKE_SURFACE(vkCreateWaylandSurfaceKHR)
 
 rp_status rpvk_o_vkDestroySurfaceKHR(rpvk *r, void *args)
 {
@@ -187,6 +188,7 @@ RPVK_FROM_CAPTURE(vkGetPhysicalDevicePresentRectanglesKHR)
 RPVK_FROM_CAPTURE(vkGetDeviceGroupSurfacePresentModesKHR)
 RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXcbPresentationSupportKHR)
 RPVK_FROM_CAPTURE(vkGetPhysicalDeviceXlibPresentationSupportKHR)
+RPVK_FROM_CAPTURE(vkGetPhysicalDeviceWaylandPresentationSupportKHR)
 RPVK_FROM_CAPTURE(vkGetSwapchainStatusKHR)
 
 /* ---- swapchains ------------------------------------------------------------------- */

@@ -13,6 +13,12 @@
 #ifndef VK_USE_PLATFORM_XLIB_KHR
 #define VK_USE_PLATFORM_XLIB_KHR 1
 #endif
+#ifndef VK_USE_PLATFORM_WAYLAND_KHR
+#define VK_USE_PLATFORM_WAYLAND_KHR 1
+#endif
+#ifndef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT 1
+#endif
 
 #include <vulkan/vulkan.h>
 

@@ -11,12 +11,12 @@ Any change here changes the generated code: run `make regen`.
 PLATFORMS_INCLUDED = {
     "xlib": ("VK_USE_PLATFORM_XLIB_KHR", "X11/Xlib.h"),
     "xcb": ("VK_USE_PLATFORM_XCB_KHR", "xcb/xcb.h"),
+    "wayland": ("VK_USE_PLATFORM_WAYLAND_KHR", "wayland-client.h"),
+    "xlib_xrandr": ("VK_USE_PLATFORM_XLIB_XRANDR_EXT", "X11/extensions/Xrandr.h"),
 }
 
 # Why each other platform is excluded (reported in docs and by gen.py).
 PLATFORMS_EXCLUDED_WHY = {
-    "xlib_xrandr": "X11/extensions/Xrandr.h is not installed",
-    "wayland": "wayland-client.h is not installed",
     "directfb": "directfb.h is not installed",
     "android": "Android NDK headers are not installed",
     "win32": "windows.h is not available on Linux",
@@ -43,6 +43,9 @@ PLATFORM_TYPES = {
     "VisualID": "u64",
     "xcb_window_t": "u32",
     "xcb_visualid_t": "u32",
+    "wl_display": "ptr",
+    "wl_surface": "ptr",
+    "RROutput": "u64",
 }
 
 # void pointers without a length in vk.xml that are opaque cookies: their

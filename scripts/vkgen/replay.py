@@ -97,6 +97,7 @@ REPLAY_HANDWRITTEN = {
     # window system: offscreen swapchain of plain images
     "vkCreateXcbSurfaceKHR": "offscreen: a fake surface",
     "vkCreateXlibSurfaceKHR": "offscreen: a fake surface",
+    "vkCreateWaylandSurfaceKHR": "offscreen: a fake surface",
     "vkCreateHeadlessSurfaceEXT": "offscreen: a fake surface",
     "vkDestroySurfaceKHR": "the fake surface",
     "vkGetPhysicalDeviceSurfaceSupportKHR": "query: answered from the capture",
@@ -109,6 +110,7 @@ REPLAY_HANDWRITTEN = {
     "vkGetDeviceGroupSurfacePresentModesKHR": "query: answered from the capture",
     "vkGetPhysicalDeviceXcbPresentationSupportKHR": "query: answered from the capture",
     "vkGetPhysicalDeviceXlibPresentationSupportKHR": "query: answered from the capture",
+    "vkGetPhysicalDeviceWaylandPresentationSupportKHR": "query: answered from the capture",
     "vkCreateSwapchainKHR": "offscreen: plain images",
     "vkDestroySwapchainKHR": "offscreen: plain images",
     "vkGetSwapchainImagesKHR": "offscreen: the plain images, bound to the captured handles",
@@ -191,6 +193,9 @@ def unsupported_reason(reg, c):
     if c.dispatch == "global":
         return "a global command"
     for p in c.params:
+        if overrides.PLATFORM_TYPES.get(p.type) == "ptr":
+            return ("takes the capturing process's window-system connection (%s), "
+                    "which replay does not have" % p.type)
         if not p.is_input and reg.is_struct(p.type) and _struct_has_handle(reg, p.type):
             return "returns handles inside structures"
         if not p.is_input and reg.is_handle(p.type) and p.ptrs == 2:

@@ -6,6 +6,10 @@
 #ifndef TRACESMITH_SBT_VK_CODEC_H
 #define TRACESMITH_SBT_VK_CODEC_H
 
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+#include <wayland-client.h>
+#include <vulkan/vulkan_wayland.h>
+#endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
 #include <xcb/xcb.h>
 #include <vulkan/vulkan_xcb.h>
@@ -13,6 +17,10 @@
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 #include <X11/Xlib.h>
 #include <vulkan/vulkan_xlib.h>
+#endif
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+#include <X11/extensions/Xrandr.h>
+#include <vulkan/vulkan_xlib_xrandr.h>
 #endif
 
 #define SBT_VK_VKXML_VERSION "1.3.239"
@@ -2033,6 +2041,27 @@ typedef struct sbt_vk_args_vkQueuePresentKHR {
 } sbt_vk_args_vkQueuePresentKHR;
 sbt_vk_status sbt_vk_encode_vkQueuePresentKHR(struct sbt_vk_enc *enc, const sbt_vk_args_vkQueuePresentKHR *args);
 
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+typedef struct sbt_vk_args_vkCreateWaylandSurfaceKHR {
+	VkInstance instance;
+	const VkWaylandSurfaceCreateInfoKHR * pCreateInfo;
+	const VkAllocationCallbacks * pAllocator;
+	VkSurfaceKHR * pSurface;
+	VkResult ret;
+} sbt_vk_args_vkCreateWaylandSurfaceKHR;
+sbt_vk_status sbt_vk_encode_vkCreateWaylandSurfaceKHR(struct sbt_vk_enc *enc, const sbt_vk_args_vkCreateWaylandSurfaceKHR *args);
+#endif
+
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+typedef struct sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR {
+	VkPhysicalDevice physicalDevice;
+	uint32_t queueFamilyIndex;
+	struct wl_display * display;
+	VkBool32 ret;
+} sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR;
+sbt_vk_status sbt_vk_encode_vkGetPhysicalDeviceWaylandPresentationSupportKHR(struct sbt_vk_enc *enc, const sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *args);
+#endif
+
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 typedef struct sbt_vk_args_vkCreateXlibSurfaceKHR {
 	VkInstance instance;
@@ -2373,6 +2402,27 @@ typedef struct sbt_vk_args_vkReleaseDisplayEXT {
 	VkResult ret;
 } sbt_vk_args_vkReleaseDisplayEXT;
 sbt_vk_status sbt_vk_encode_vkReleaseDisplayEXT(struct sbt_vk_enc *enc, const sbt_vk_args_vkReleaseDisplayEXT *args);
+
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+typedef struct sbt_vk_args_vkAcquireXlibDisplayEXT {
+	VkPhysicalDevice physicalDevice;
+	Display * dpy;
+	VkDisplayKHR display;
+	VkResult ret;
+} sbt_vk_args_vkAcquireXlibDisplayEXT;
+sbt_vk_status sbt_vk_encode_vkAcquireXlibDisplayEXT(struct sbt_vk_enc *enc, const sbt_vk_args_vkAcquireXlibDisplayEXT *args);
+#endif
+
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+typedef struct sbt_vk_args_vkGetRandROutputDisplayEXT {
+	VkPhysicalDevice physicalDevice;
+	Display * dpy;
+	RROutput rrOutput;
+	VkDisplayKHR * pDisplay;
+	VkResult ret;
+} sbt_vk_args_vkGetRandROutputDisplayEXT;
+sbt_vk_status sbt_vk_encode_vkGetRandROutputDisplayEXT(struct sbt_vk_enc *enc, const sbt_vk_args_vkGetRandROutputDisplayEXT *args);
+#endif
 
 typedef struct sbt_vk_args_vkDisplayPowerControlEXT {
 	VkDevice device;

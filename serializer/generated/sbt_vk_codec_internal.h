@@ -243,6 +243,8 @@ sbt_vk_status sbt_vk_e_VkDisplayPresentInfoKHR(sbt_vk_e *e, const VkDisplayPrese
 sbt_vk_status sbt_vk_d_VkDisplayPresentInfoKHR(sbt_vk_d *d, VkDisplayPresentInfoKHR *s, int in);
 sbt_vk_status sbt_vk_e_VkSurfaceCapabilitiesKHR(sbt_vk_e *e, const VkSurfaceCapabilitiesKHR *s);
 sbt_vk_status sbt_vk_d_VkSurfaceCapabilitiesKHR(sbt_vk_d *d, VkSurfaceCapabilitiesKHR *s, int in);
+sbt_vk_status sbt_vk_e_VkWaylandSurfaceCreateInfoKHR(sbt_vk_e *e, const VkWaylandSurfaceCreateInfoKHR *s);
+sbt_vk_status sbt_vk_d_VkWaylandSurfaceCreateInfoKHR(sbt_vk_d *d, VkWaylandSurfaceCreateInfoKHR *s, int in);
 sbt_vk_status sbt_vk_e_VkXlibSurfaceCreateInfoKHR(sbt_vk_e *e, const VkXlibSurfaceCreateInfoKHR *s);
 sbt_vk_status sbt_vk_d_VkXlibSurfaceCreateInfoKHR(sbt_vk_d *d, VkXlibSurfaceCreateInfoKHR *s, int in);
 sbt_vk_status sbt_vk_e_VkXcbSurfaceCreateInfoKHR(sbt_vk_e *e, const VkXcbSurfaceCreateInfoKHR *s);

@@ -3,8 +3,10 @@
  * sbt_vk_dump.c - text of decoded Vulkan arguments for tsinfo --dump:
  * one key=value per scalar, nested structs and arrays by path.
  */
+#define VK_USE_PLATFORM_WAYLAND_KHR 1
 #define VK_USE_PLATFORM_XCB_KHR 1
 #define VK_USE_PLATFORM_XLIB_KHR 1
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT 1
 #include <stdint.h>
 #include <string.h>
 
@@ -280,6 +282,8 @@ static void sbt_vk_pb_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDispl
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s);
 static void sbt_vk_pb_VkDisplayPresentInfoKHR(sbt_vk_pr *pr, const VkDisplayPresentInfoKHR *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const VkSurfaceCapabilitiesKHR *s);
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWaylandSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkWaylandSurfaceCreateInfoKHR *s);
+static void sbt_vk_pb_VkWaylandSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkWaylandSurfaceCreateInfoKHR *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s);
 static void sbt_vk_pb_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s);
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkXcbSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXcbSurfaceCreateInfoKHR *s);
@@ -1637,6 +1641,8 @@ static void sbt_vk_pc_vkDestroySwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkD
 static void sbt_vk_pc_vkGetSwapchainImagesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetSwapchainImagesKHR *s);
 static void sbt_vk_pc_vkAcquireNextImageKHR(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireNextImageKHR *s);
 static void sbt_vk_pc_vkQueuePresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueuePresentKHR *s);
+static void sbt_vk_pc_vkCreateWaylandSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateWaylandSurfaceKHR *s);
+static void sbt_vk_pc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *s);
 static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXlibSurfaceKHR *s);
 static void sbt_vk_pc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s);
 static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXcbSurfaceKHR *s);
@@ -1687,6 +1693,8 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalFencePropertiesKHR(sbt_vk_pr *p
 static void sbt_vk_pc_vkGetFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetFenceFdKHR *s);
 static void sbt_vk_pc_vkImportFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkImportFenceFdKHR *s);
 static void sbt_vk_pc_vkReleaseDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkReleaseDisplayEXT *s);
+static void sbt_vk_pc_vkAcquireXlibDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireXlibDisplayEXT *s);
+static void sbt_vk_pc_vkGetRandROutputDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetRandROutputDisplayEXT *s);
 static void sbt_vk_pc_vkDisplayPowerControlEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDisplayPowerControlEXT *s);
 static void sbt_vk_pc_vkRegisterDeviceEventEXT(sbt_vk_pr *pr, const sbt_vk_args_vkRegisterDeviceEventEXT *s);
 static void sbt_vk_pc_vkRegisterDisplayEventEXT(sbt_vk_pr *pr, const sbt_vk_args_vkRegisterDisplayEventEXT *s);
@@ -9031,6 +9039,20 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceCapabilitiesKHR(sbt_vk_
 	sbt_vk_pr_x(pr, "currentTransform", (uint64_t)(s->currentTransform));
 	sbt_vk_pr_x(pr, "supportedCompositeAlpha", (uint64_t)(s->supportedCompositeAlpha));
 	sbt_vk_pr_x(pr, "supportedUsageFlags", (uint64_t)(s->supportedUsageFlags));
+}
+
+static void sbt_vk_pb_VkWaylandSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkWaylandSurfaceCreateInfoKHR *s)
+{
+	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
+	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)s->display);
+	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)s->surface);
+}
+
+static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWaylandSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkWaylandSurfaceCreateInfoKHR *s)
+{
+	sbt_vk_pb_VkWaylandSurfaceCreateInfoKHR(pr, s);
+	if (s->pNext)
+		sbt_vk_p_chain(pr, s->pNext);
 }
 
 static void sbt_vk_pb_VkXlibSurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkXlibSurfaceCreateInfoKHR *s)
@@ -26445,7 +26467,7 @@ static void sbt_vk_pc_vkQueuePresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXlibSurfaceKHR *s)
+static void sbt_vk_pc_vkCreateWaylandSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateWaylandSurfaceKHR *s)
 {
 	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
@@ -26454,7 +26476,7 @@ static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 		size_t m1618 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m1619 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkXlibSurfaceCreateInfoKHR(pr, &(s->pCreateInfo[0]));
+			sbt_vk_p_VkWaylandSurfaceCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m1619);
 		}
 		sbt_vk_pr_pop(pr, m1618);
@@ -26480,16 +26502,15 @@ static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
+static void sbt_vk_pc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *s)
 {
 	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
-	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
-	sbt_vk_pr_u(pr, "visualID", (uint64_t)(s->visualID));
+	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)s->display);
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXcbSurfaceKHR *s)
+static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXlibSurfaceKHR *s)
 {
 	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
@@ -26498,7 +26519,7 @@ static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		size_t m1623 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m1624 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkXcbSurfaceCreateInfoKHR(pr, &(s->pCreateInfo[0]));
+			sbt_vk_p_VkXlibSurfaceCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m1624);
 		}
 		sbt_vk_pr_pop(pr, m1623);
@@ -26524,16 +26545,16 @@ static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
+static void sbt_vk_pc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
 {
 	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
-	sbt_vk_pr_x(pr, "connection", (uint64_t)(uintptr_t)s->connection);
-	sbt_vk_pr_u(pr, "visual_id", (uint64_t)(s->visual_id));
+	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
+	sbt_vk_pr_u(pr, "visualID", (uint64_t)(s->visualID));
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
+static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXcbSurfaceKHR *s)
 {
 	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
@@ -26542,7 +26563,7 @@ static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk
 		size_t m1628 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
 			size_t m1629 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(pr, &(s->pCreateInfo[0]));
+			sbt_vk_p_VkXcbSurfaceCreateInfoKHR(pr, &(s->pCreateInfo[0]));
 			sbt_vk_pr_pop(pr, m1629);
 		}
 		sbt_vk_pr_pop(pr, m1628);
@@ -26558,12 +26579,56 @@ static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk
 		}
 		sbt_vk_pr_pop(pr, m1630);
 	}
+	if (!s->pSurface) {
+		sbt_vk_pr_null(pr, "pSurface");
+	} else {
+		size_t m1632 = sbt_vk_pr_enter(pr, "pSurface");
+		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_pop(pr, m1632);
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
+{
+	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
+	sbt_vk_pr_x(pr, "connection", (uint64_t)(uintptr_t)s->connection);
+	sbt_vk_pr_u(pr, "visual_id", (uint64_t)(s->visual_id));
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
+{
+	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	if (!s->pCreateInfo) {
+		sbt_vk_pr_null(pr, "pCreateInfo");
+	} else {
+		size_t m1633 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		{
+			size_t m1634 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkDebugReportCallbackCreateInfoEXT(pr, &(s->pCreateInfo[0]));
+			sbt_vk_pr_pop(pr, m1634);
+		}
+		sbt_vk_pr_pop(pr, m1633);
+	}
+	if (!s->pAllocator) {
+		sbt_vk_pr_null(pr, "pAllocator");
+	} else {
+		size_t m1635 = sbt_vk_pr_enter(pr, "pAllocator");
+		{
+			size_t m1636 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
+			sbt_vk_pr_pop(pr, m1636);
+		}
+		sbt_vk_pr_pop(pr, m1635);
+	}
 	if (!s->pCallback) {
 		sbt_vk_pr_null(pr, "pCallback");
 	} else {
-		size_t m1632 = sbt_vk_pr_enter(pr, "pCallback");
+		size_t m1637 = sbt_vk_pr_enter(pr, "pCallback");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCallback[0]));
-		sbt_vk_pr_pop(pr, m1632);
+		sbt_vk_pr_pop(pr, m1637);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26575,13 +26640,13 @@ static void sbt_vk_pc_vkDestroyDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1633 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1638 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1634 = sbt_vk_pr_enter(pr, "");
+			size_t m1639 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1634);
+			sbt_vk_pr_pop(pr, m1639);
 		}
-		sbt_vk_pr_pop(pr, m1633);
+		sbt_vk_pr_pop(pr, m1638);
 	}
 }
 
@@ -26611,13 +26676,13 @@ static void sbt_vk_pc_vkDebugMarkerSetObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pNameInfo) {
 		sbt_vk_pr_null(pr, "pNameInfo");
 	} else {
-		size_t m1635 = sbt_vk_pr_enter(pr, "pNameInfo");
+		size_t m1640 = sbt_vk_pr_enter(pr, "pNameInfo");
 		{
-			size_t m1636 = sbt_vk_pr_enter(pr, "");
+			size_t m1641 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugMarkerObjectNameInfoEXT(pr, &(s->pNameInfo[0]));
-			sbt_vk_pr_pop(pr, m1636);
+			sbt_vk_pr_pop(pr, m1641);
 		}
-		sbt_vk_pr_pop(pr, m1635);
+		sbt_vk_pr_pop(pr, m1640);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26628,13 +26693,13 @@ static void sbt_vk_pc_vkDebugMarkerSetObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pTagInfo) {
 		sbt_vk_pr_null(pr, "pTagInfo");
 	} else {
-		size_t m1637 = sbt_vk_pr_enter(pr, "pTagInfo");
+		size_t m1642 = sbt_vk_pr_enter(pr, "pTagInfo");
 		{
-			size_t m1638 = sbt_vk_pr_enter(pr, "");
+			size_t m1643 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugMarkerObjectTagInfoEXT(pr, &(s->pTagInfo[0]));
-			sbt_vk_pr_pop(pr, m1638);
+			sbt_vk_pr_pop(pr, m1643);
 		}
-		sbt_vk_pr_pop(pr, m1637);
+		sbt_vk_pr_pop(pr, m1642);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26645,13 +26710,13 @@ static void sbt_vk_pc_vkCmdDebugMarkerBeginEXT(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m1639 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m1644 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m1640 = sbt_vk_pr_enter(pr, "");
+			size_t m1645 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugMarkerMarkerInfoEXT(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m1640);
+			sbt_vk_pr_pop(pr, m1645);
 		}
-		sbt_vk_pr_pop(pr, m1639);
+		sbt_vk_pr_pop(pr, m1644);
 	}
 }
 
@@ -26666,13 +26731,13 @@ static void sbt_vk_pc_vkCmdDebugMarkerInsertEXT(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m1641 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m1646 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m1642 = sbt_vk_pr_enter(pr, "");
+			size_t m1647 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugMarkerMarkerInfoEXT(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m1642);
+			sbt_vk_pr_pop(pr, m1647);
 		}
-		sbt_vk_pr_pop(pr, m1641);
+		sbt_vk_pr_pop(pr, m1646);
 	}
 }
 
@@ -26688,13 +26753,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 	if (!s->pExternalImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pExternalImageFormatProperties");
 	} else {
-		size_t m1643 = sbt_vk_pr_enter(pr, "pExternalImageFormatProperties");
+		size_t m1648 = sbt_vk_pr_enter(pr, "pExternalImageFormatProperties");
 		{
-			size_t m1644 = sbt_vk_pr_enter(pr, "");
+			size_t m1649 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalImageFormatPropertiesNV(pr, &(s->pExternalImageFormatProperties[0]));
-			sbt_vk_pr_pop(pr, m1644);
+			sbt_vk_pr_pop(pr, m1649);
 		}
-		sbt_vk_pr_pop(pr, m1643);
+		sbt_vk_pr_pop(pr, m1648);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26706,13 +26771,13 @@ static void sbt_vk_pc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_pr *pr, const sbt_v
 	if (!s->pGeneratedCommandsInfo) {
 		sbt_vk_pr_null(pr, "pGeneratedCommandsInfo");
 	} else {
-		size_t m1645 = sbt_vk_pr_enter(pr, "pGeneratedCommandsInfo");
+		size_t m1650 = sbt_vk_pr_enter(pr, "pGeneratedCommandsInfo");
 		{
-			size_t m1646 = sbt_vk_pr_enter(pr, "");
+			size_t m1651 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkGeneratedCommandsInfoNV(pr, &(s->pGeneratedCommandsInfo[0]));
-			sbt_vk_pr_pop(pr, m1646);
+			sbt_vk_pr_pop(pr, m1651);
 		}
-		sbt_vk_pr_pop(pr, m1645);
+		sbt_vk_pr_pop(pr, m1650);
 	}
 }
 
@@ -26722,13 +26787,13 @@ static void sbt_vk_pc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_pr *pr, const sb
 	if (!s->pGeneratedCommandsInfo) {
 		sbt_vk_pr_null(pr, "pGeneratedCommandsInfo");
 	} else {
-		size_t m1647 = sbt_vk_pr_enter(pr, "pGeneratedCommandsInfo");
+		size_t m1652 = sbt_vk_pr_enter(pr, "pGeneratedCommandsInfo");
 		{
-			size_t m1648 = sbt_vk_pr_enter(pr, "");
+			size_t m1653 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkGeneratedCommandsInfoNV(pr, &(s->pGeneratedCommandsInfo[0]));
-			sbt_vk_pr_pop(pr, m1648);
+			sbt_vk_pr_pop(pr, m1653);
 		}
-		sbt_vk_pr_pop(pr, m1647);
+		sbt_vk_pr_pop(pr, m1652);
 	}
 }
 
@@ -26746,24 +26811,24 @@ static void sbt_vk_pc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_pr *pr, 
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1649 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1654 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1650 = sbt_vk_pr_enter(pr, "");
+			size_t m1655 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkGeneratedCommandsMemoryRequirementsInfoNV(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1650);
+			sbt_vk_pr_pop(pr, m1655);
 		}
-		sbt_vk_pr_pop(pr, m1649);
+		sbt_vk_pr_pop(pr, m1654);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1651 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1656 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1652 = sbt_vk_pr_enter(pr, "");
+			size_t m1657 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1652);
+			sbt_vk_pr_pop(pr, m1657);
 		}
-		sbt_vk_pr_pop(pr, m1651);
+		sbt_vk_pr_pop(pr, m1656);
 	}
 }
 
@@ -26773,31 +26838,31 @@ static void sbt_vk_pc_vkCreateIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt_
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1653 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1658 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1654 = sbt_vk_pr_enter(pr, "");
+			size_t m1659 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkIndirectCommandsLayoutCreateInfoNV(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1654);
+			sbt_vk_pr_pop(pr, m1659);
 		}
-		sbt_vk_pr_pop(pr, m1653);
+		sbt_vk_pr_pop(pr, m1658);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1655 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1660 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1656 = sbt_vk_pr_enter(pr, "");
+			size_t m1661 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1656);
+			sbt_vk_pr_pop(pr, m1661);
 		}
-		sbt_vk_pr_pop(pr, m1655);
+		sbt_vk_pr_pop(pr, m1660);
 	}
 	if (!s->pIndirectCommandsLayout) {
 		sbt_vk_pr_null(pr, "pIndirectCommandsLayout");
 	} else {
-		size_t m1657 = sbt_vk_pr_enter(pr, "pIndirectCommandsLayout");
+		size_t m1662 = sbt_vk_pr_enter(pr, "pIndirectCommandsLayout");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pIndirectCommandsLayout[0]));
-		sbt_vk_pr_pop(pr, m1657);
+		sbt_vk_pr_pop(pr, m1662);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26809,13 +26874,13 @@ static void sbt_vk_pc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1658 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1663 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1659 = sbt_vk_pr_enter(pr, "");
+			size_t m1664 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1659);
+			sbt_vk_pr_pop(pr, m1664);
 		}
-		sbt_vk_pr_pop(pr, m1658);
+		sbt_vk_pr_pop(pr, m1663);
 	}
 }
 
@@ -26825,13 +26890,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pFeatures) {
 		sbt_vk_pr_null(pr, "pFeatures");
 	} else {
-		size_t m1660 = sbt_vk_pr_enter(pr, "pFeatures");
+		size_t m1665 = sbt_vk_pr_enter(pr, "pFeatures");
 		{
-			size_t m1661 = sbt_vk_pr_enter(pr, "");
+			size_t m1666 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceFeatures2(pr, &(s->pFeatures[0]));
-			sbt_vk_pr_pop(pr, m1661);
+			sbt_vk_pr_pop(pr, m1666);
 		}
-		sbt_vk_pr_pop(pr, m1660);
+		sbt_vk_pr_pop(pr, m1665);
 	}
 }
 
@@ -26841,13 +26906,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2KHR(sbt_vk_pr *pr, const sbt_v
 	if (!s->pFeatures) {
 		sbt_vk_pr_null(pr, "pFeatures");
 	} else {
-		size_t m1662 = sbt_vk_pr_enter(pr, "pFeatures");
+		size_t m1667 = sbt_vk_pr_enter(pr, "pFeatures");
 		{
-			size_t m1663 = sbt_vk_pr_enter(pr, "");
+			size_t m1668 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceFeatures2(pr, &(s->pFeatures[0]));
-			sbt_vk_pr_pop(pr, m1663);
+			sbt_vk_pr_pop(pr, m1668);
 		}
-		sbt_vk_pr_pop(pr, m1662);
+		sbt_vk_pr_pop(pr, m1667);
 	}
 }
 
@@ -26857,13 +26922,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceProperties2(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m1664 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m1669 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m1665 = sbt_vk_pr_enter(pr, "");
+			size_t m1670 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceProperties2(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m1665);
+			sbt_vk_pr_pop(pr, m1670);
 		}
-		sbt_vk_pr_pop(pr, m1664);
+		sbt_vk_pr_pop(pr, m1669);
 	}
 }
 
@@ -26873,13 +26938,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceProperties2KHR(sbt_vk_pr *pr, const sbt
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m1666 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m1671 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m1667 = sbt_vk_pr_enter(pr, "");
+			size_t m1672 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceProperties2(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m1667);
+			sbt_vk_pr_pop(pr, m1672);
 		}
-		sbt_vk_pr_pop(pr, m1666);
+		sbt_vk_pr_pop(pr, m1671);
 	}
 }
 
@@ -26890,13 +26955,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_pr *pr, const 
 	if (!s->pFormatProperties) {
 		sbt_vk_pr_null(pr, "pFormatProperties");
 	} else {
-		size_t m1668 = sbt_vk_pr_enter(pr, "pFormatProperties");
+		size_t m1673 = sbt_vk_pr_enter(pr, "pFormatProperties");
 		{
-			size_t m1669 = sbt_vk_pr_enter(pr, "");
+			size_t m1674 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkFormatProperties2(pr, &(s->pFormatProperties[0]));
-			sbt_vk_pr_pop(pr, m1669);
+			sbt_vk_pr_pop(pr, m1674);
 		}
-		sbt_vk_pr_pop(pr, m1668);
+		sbt_vk_pr_pop(pr, m1673);
 	}
 }
 
@@ -26907,13 +26972,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2KHR(sbt_vk_pr *pr, con
 	if (!s->pFormatProperties) {
 		sbt_vk_pr_null(pr, "pFormatProperties");
 	} else {
-		size_t m1670 = sbt_vk_pr_enter(pr, "pFormatProperties");
+		size_t m1675 = sbt_vk_pr_enter(pr, "pFormatProperties");
 		{
-			size_t m1671 = sbt_vk_pr_enter(pr, "");
+			size_t m1676 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkFormatProperties2(pr, &(s->pFormatProperties[0]));
-			sbt_vk_pr_pop(pr, m1671);
+			sbt_vk_pr_pop(pr, m1676);
 		}
-		sbt_vk_pr_pop(pr, m1670);
+		sbt_vk_pr_pop(pr, m1675);
 	}
 }
 
@@ -26923,24 +26988,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_pr *pr, c
 	if (!s->pImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pImageFormatInfo");
 	} else {
-		size_t m1672 = sbt_vk_pr_enter(pr, "pImageFormatInfo");
+		size_t m1677 = sbt_vk_pr_enter(pr, "pImageFormatInfo");
 		{
-			size_t m1673 = sbt_vk_pr_enter(pr, "");
+			size_t m1678 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(pr, &(s->pImageFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m1673);
+			sbt_vk_pr_pop(pr, m1678);
 		}
-		sbt_vk_pr_pop(pr, m1672);
+		sbt_vk_pr_pop(pr, m1677);
 	}
 	if (!s->pImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pImageFormatProperties");
 	} else {
-		size_t m1674 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
+		size_t m1679 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
 		{
-			size_t m1675 = sbt_vk_pr_enter(pr, "");
+			size_t m1680 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageFormatProperties2(pr, &(s->pImageFormatProperties[0]));
-			sbt_vk_pr_pop(pr, m1675);
+			sbt_vk_pr_pop(pr, m1680);
 		}
-		sbt_vk_pr_pop(pr, m1674);
+		sbt_vk_pr_pop(pr, m1679);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26951,24 +27016,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2KHR(sbt_vk_pr *pr
 	if (!s->pImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pImageFormatInfo");
 	} else {
-		size_t m1676 = sbt_vk_pr_enter(pr, "pImageFormatInfo");
+		size_t m1681 = sbt_vk_pr_enter(pr, "pImageFormatInfo");
 		{
-			size_t m1677 = sbt_vk_pr_enter(pr, "");
+			size_t m1682 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceImageFormatInfo2(pr, &(s->pImageFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m1677);
+			sbt_vk_pr_pop(pr, m1682);
 		}
-		sbt_vk_pr_pop(pr, m1676);
+		sbt_vk_pr_pop(pr, m1681);
 	}
 	if (!s->pImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pImageFormatProperties");
 	} else {
-		size_t m1678 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
+		size_t m1683 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
 		{
-			size_t m1679 = sbt_vk_pr_enter(pr, "");
+			size_t m1684 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageFormatProperties2(pr, &(s->pImageFormatProperties[0]));
-			sbt_vk_pr_pop(pr, m1679);
+			sbt_vk_pr_pop(pr, m1684);
 		}
-		sbt_vk_pr_pop(pr, m1678);
+		sbt_vk_pr_pop(pr, m1683);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -26979,27 +27044,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_pr *pr, c
 	if (!s->pQueueFamilyPropertyCount) {
 		sbt_vk_pr_null(pr, "pQueueFamilyPropertyCount");
 	} else {
-		size_t m1680 = sbt_vk_pr_enter(pr, "pQueueFamilyPropertyCount");
+		size_t m1685 = sbt_vk_pr_enter(pr, "pQueueFamilyPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pQueueFamilyPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m1680);
+		sbt_vk_pr_pop(pr, m1685);
 	}
 	if (!s->pQueueFamilyProperties) {
 		sbt_vk_pr_null(pr, "pQueueFamilyProperties");
 	} else {
 		{
-			const uint64_t n1681 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1681);
-			size_t m1683 = sbt_vk_pr_enter(pr, "pQueueFamilyProperties");
-			for (uint64_t i1682 = 0; i1682 < n1681 && i1682 < SBT_VK_PR_MAX_ELEMS; i1682++) {
-				size_t m1684 = sbt_vk_pr_pushi(pr, i1682);
+			const uint64_t n1686 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1686);
+			size_t m1688 = sbt_vk_pr_enter(pr, "pQueueFamilyProperties");
+			for (uint64_t i1687 = 0; i1687 < n1686 && i1687 < SBT_VK_PR_MAX_ELEMS; i1687++) {
+				size_t m1689 = sbt_vk_pr_pushi(pr, i1687);
 				{
-					size_t m1685 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkQueueFamilyProperties2(pr, &(s->pQueueFamilyProperties[i1682]));
-					sbt_vk_pr_pop(pr, m1685);
+					size_t m1690 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkQueueFamilyProperties2(pr, &(s->pQueueFamilyProperties[i1687]));
+					sbt_vk_pr_pop(pr, m1690);
 				}
-				sbt_vk_pr_pop(pr, m1684);
+				sbt_vk_pr_pop(pr, m1689);
 			}
-			sbt_vk_pr_pop(pr, m1683);
+			sbt_vk_pr_pop(pr, m1688);
 		}
 	}
 }
@@ -27010,27 +27075,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2KHR(sbt_vk_pr *pr
 	if (!s->pQueueFamilyPropertyCount) {
 		sbt_vk_pr_null(pr, "pQueueFamilyPropertyCount");
 	} else {
-		size_t m1686 = sbt_vk_pr_enter(pr, "pQueueFamilyPropertyCount");
+		size_t m1691 = sbt_vk_pr_enter(pr, "pQueueFamilyPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pQueueFamilyPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m1686);
+		sbt_vk_pr_pop(pr, m1691);
 	}
 	if (!s->pQueueFamilyProperties) {
 		sbt_vk_pr_null(pr, "pQueueFamilyProperties");
 	} else {
 		{
-			const uint64_t n1687 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1687);
-			size_t m1689 = sbt_vk_pr_enter(pr, "pQueueFamilyProperties");
-			for (uint64_t i1688 = 0; i1688 < n1687 && i1688 < SBT_VK_PR_MAX_ELEMS; i1688++) {
-				size_t m1690 = sbt_vk_pr_pushi(pr, i1688);
+			const uint64_t n1692 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1692);
+			size_t m1694 = sbt_vk_pr_enter(pr, "pQueueFamilyProperties");
+			for (uint64_t i1693 = 0; i1693 < n1692 && i1693 < SBT_VK_PR_MAX_ELEMS; i1693++) {
+				size_t m1695 = sbt_vk_pr_pushi(pr, i1693);
 				{
-					size_t m1691 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkQueueFamilyProperties2(pr, &(s->pQueueFamilyProperties[i1688]));
-					sbt_vk_pr_pop(pr, m1691);
+					size_t m1696 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkQueueFamilyProperties2(pr, &(s->pQueueFamilyProperties[i1693]));
+					sbt_vk_pr_pop(pr, m1696);
 				}
-				sbt_vk_pr_pop(pr, m1690);
+				sbt_vk_pr_pop(pr, m1695);
 			}
-			sbt_vk_pr_pop(pr, m1689);
+			sbt_vk_pr_pop(pr, m1694);
 		}
 	}
 }
@@ -27041,13 +27106,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const 
 	if (!s->pMemoryProperties) {
 		sbt_vk_pr_null(pr, "pMemoryProperties");
 	} else {
-		size_t m1692 = sbt_vk_pr_enter(pr, "pMemoryProperties");
+		size_t m1697 = sbt_vk_pr_enter(pr, "pMemoryProperties");
 		{
-			size_t m1693 = sbt_vk_pr_enter(pr, "");
+			size_t m1698 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceMemoryProperties2(pr, &(s->pMemoryProperties[0]));
-			sbt_vk_pr_pop(pr, m1693);
+			sbt_vk_pr_pop(pr, m1698);
 		}
-		sbt_vk_pr_pop(pr, m1692);
+		sbt_vk_pr_pop(pr, m1697);
 	}
 }
 
@@ -27057,13 +27122,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2KHR(sbt_vk_pr *pr, con
 	if (!s->pMemoryProperties) {
 		sbt_vk_pr_null(pr, "pMemoryProperties");
 	} else {
-		size_t m1694 = sbt_vk_pr_enter(pr, "pMemoryProperties");
+		size_t m1699 = sbt_vk_pr_enter(pr, "pMemoryProperties");
 		{
-			size_t m1695 = sbt_vk_pr_enter(pr, "");
+			size_t m1700 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceMemoryProperties2(pr, &(s->pMemoryProperties[0]));
-			sbt_vk_pr_pop(pr, m1695);
+			sbt_vk_pr_pop(pr, m1700);
 		}
-		sbt_vk_pr_pop(pr, m1694);
+		sbt_vk_pr_pop(pr, m1699);
 	}
 }
 
@@ -27073,38 +27138,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_pr 
 	if (!s->pFormatInfo) {
 		sbt_vk_pr_null(pr, "pFormatInfo");
 	} else {
-		size_t m1696 = sbt_vk_pr_enter(pr, "pFormatInfo");
+		size_t m1701 = sbt_vk_pr_enter(pr, "pFormatInfo");
 		{
-			size_t m1697 = sbt_vk_pr_enter(pr, "");
+			size_t m1702 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(pr, &(s->pFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m1697);
+			sbt_vk_pr_pop(pr, m1702);
 		}
-		sbt_vk_pr_pop(pr, m1696);
+		sbt_vk_pr_pop(pr, m1701);
 	}
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
-		size_t m1698 = sbt_vk_pr_enter(pr, "pPropertyCount");
+		size_t m1703 = sbt_vk_pr_enter(pr, "pPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m1698);
+		sbt_vk_pr_pop(pr, m1703);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
 		{
-			const uint64_t n1699 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n1699);
-			size_t m1701 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i1700 = 0; i1700 < n1699 && i1700 < SBT_VK_PR_MAX_ELEMS; i1700++) {
-				size_t m1702 = sbt_vk_pr_pushi(pr, i1700);
+			const uint64_t n1704 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n1704);
+			size_t m1706 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i1705 = 0; i1705 < n1704 && i1705 < SBT_VK_PR_MAX_ELEMS; i1705++) {
+				size_t m1707 = sbt_vk_pr_pushi(pr, i1705);
 				{
-					size_t m1703 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageFormatProperties2(pr, &(s->pProperties[i1700]));
-					sbt_vk_pr_pop(pr, m1703);
+					size_t m1708 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageFormatProperties2(pr, &(s->pProperties[i1705]));
+					sbt_vk_pr_pop(pr, m1708);
 				}
-				sbt_vk_pr_pop(pr, m1702);
+				sbt_vk_pr_pop(pr, m1707);
 			}
-			sbt_vk_pr_pop(pr, m1701);
+			sbt_vk_pr_pop(pr, m1706);
 		}
 	}
 }
@@ -27115,38 +27180,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(sbt_vk_
 	if (!s->pFormatInfo) {
 		sbt_vk_pr_null(pr, "pFormatInfo");
 	} else {
-		size_t m1704 = sbt_vk_pr_enter(pr, "pFormatInfo");
+		size_t m1709 = sbt_vk_pr_enter(pr, "pFormatInfo");
 		{
-			size_t m1705 = sbt_vk_pr_enter(pr, "");
+			size_t m1710 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceSparseImageFormatInfo2(pr, &(s->pFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m1705);
+			sbt_vk_pr_pop(pr, m1710);
 		}
-		sbt_vk_pr_pop(pr, m1704);
+		sbt_vk_pr_pop(pr, m1709);
 	}
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
-		size_t m1706 = sbt_vk_pr_enter(pr, "pPropertyCount");
+		size_t m1711 = sbt_vk_pr_enter(pr, "pPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m1706);
+		sbt_vk_pr_pop(pr, m1711);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
 		{
-			const uint64_t n1707 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n1707);
-			size_t m1709 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i1708 = 0; i1708 < n1707 && i1708 < SBT_VK_PR_MAX_ELEMS; i1708++) {
-				size_t m1710 = sbt_vk_pr_pushi(pr, i1708);
+			const uint64_t n1712 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n1712);
+			size_t m1714 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i1713 = 0; i1713 < n1712 && i1713 < SBT_VK_PR_MAX_ELEMS; i1713++) {
+				size_t m1715 = sbt_vk_pr_pushi(pr, i1713);
 				{
-					size_t m1711 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageFormatProperties2(pr, &(s->pProperties[i1708]));
-					sbt_vk_pr_pop(pr, m1711);
+					size_t m1716 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageFormatProperties2(pr, &(s->pProperties[i1713]));
+					sbt_vk_pr_pop(pr, m1716);
 				}
-				sbt_vk_pr_pop(pr, m1710);
+				sbt_vk_pr_pop(pr, m1715);
 			}
-			sbt_vk_pr_pop(pr, m1709);
+			sbt_vk_pr_pop(pr, m1714);
 		}
 	}
 }
@@ -27162,19 +27227,19 @@ static void sbt_vk_pc_vkCmdPushDescriptorSetKHR(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pDescriptorWrites");
 	} else {
 		{
-			const uint64_t n1712 = (uint64_t)s->descriptorWriteCount;
-			sbt_vk_pr_u(pr, "pDescriptorWrites.count", n1712);
-			size_t m1714 = sbt_vk_pr_enter(pr, "pDescriptorWrites");
-			for (uint64_t i1713 = 0; i1713 < n1712 && i1713 < SBT_VK_PR_MAX_ELEMS; i1713++) {
-				size_t m1715 = sbt_vk_pr_pushi(pr, i1713);
+			const uint64_t n1717 = (uint64_t)s->descriptorWriteCount;
+			sbt_vk_pr_u(pr, "pDescriptorWrites.count", n1717);
+			size_t m1719 = sbt_vk_pr_enter(pr, "pDescriptorWrites");
+			for (uint64_t i1718 = 0; i1718 < n1717 && i1718 < SBT_VK_PR_MAX_ELEMS; i1718++) {
+				size_t m1720 = sbt_vk_pr_pushi(pr, i1718);
 				{
-					size_t m1716 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkWriteDescriptorSet(pr, &(s->pDescriptorWrites[i1713]));
-					sbt_vk_pr_pop(pr, m1716);
+					size_t m1721 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkWriteDescriptorSet(pr, &(s->pDescriptorWrites[i1718]));
+					sbt_vk_pr_pop(pr, m1721);
 				}
-				sbt_vk_pr_pop(pr, m1715);
+				sbt_vk_pr_pop(pr, m1720);
 			}
-			sbt_vk_pr_pop(pr, m1714);
+			sbt_vk_pr_pop(pr, m1719);
 		}
 	}
 }
@@ -27199,24 +27264,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_pr *pr,
 	if (!s->pExternalBufferInfo) {
 		sbt_vk_pr_null(pr, "pExternalBufferInfo");
 	} else {
-		size_t m1717 = sbt_vk_pr_enter(pr, "pExternalBufferInfo");
+		size_t m1722 = sbt_vk_pr_enter(pr, "pExternalBufferInfo");
 		{
-			size_t m1718 = sbt_vk_pr_enter(pr, "");
+			size_t m1723 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(pr, &(s->pExternalBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m1718);
+			sbt_vk_pr_pop(pr, m1723);
 		}
-		sbt_vk_pr_pop(pr, m1717);
+		sbt_vk_pr_pop(pr, m1722);
 	}
 	if (!s->pExternalBufferProperties) {
 		sbt_vk_pr_null(pr, "pExternalBufferProperties");
 	} else {
-		size_t m1719 = sbt_vk_pr_enter(pr, "pExternalBufferProperties");
+		size_t m1724 = sbt_vk_pr_enter(pr, "pExternalBufferProperties");
 		{
-			size_t m1720 = sbt_vk_pr_enter(pr, "");
+			size_t m1725 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalBufferProperties(pr, &(s->pExternalBufferProperties[0]));
-			sbt_vk_pr_pop(pr, m1720);
+			sbt_vk_pr_pop(pr, m1725);
 		}
-		sbt_vk_pr_pop(pr, m1719);
+		sbt_vk_pr_pop(pr, m1724);
 	}
 }
 
@@ -27226,24 +27291,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferPropertiesKHR(sbt_vk_pr *
 	if (!s->pExternalBufferInfo) {
 		sbt_vk_pr_null(pr, "pExternalBufferInfo");
 	} else {
-		size_t m1721 = sbt_vk_pr_enter(pr, "pExternalBufferInfo");
+		size_t m1726 = sbt_vk_pr_enter(pr, "pExternalBufferInfo");
 		{
-			size_t m1722 = sbt_vk_pr_enter(pr, "");
+			size_t m1727 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalBufferInfo(pr, &(s->pExternalBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m1722);
+			sbt_vk_pr_pop(pr, m1727);
 		}
-		sbt_vk_pr_pop(pr, m1721);
+		sbt_vk_pr_pop(pr, m1726);
 	}
 	if (!s->pExternalBufferProperties) {
 		sbt_vk_pr_null(pr, "pExternalBufferProperties");
 	} else {
-		size_t m1723 = sbt_vk_pr_enter(pr, "pExternalBufferProperties");
+		size_t m1728 = sbt_vk_pr_enter(pr, "pExternalBufferProperties");
 		{
-			size_t m1724 = sbt_vk_pr_enter(pr, "");
+			size_t m1729 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalBufferProperties(pr, &(s->pExternalBufferProperties[0]));
-			sbt_vk_pr_pop(pr, m1724);
+			sbt_vk_pr_pop(pr, m1729);
 		}
-		sbt_vk_pr_pop(pr, m1723);
+		sbt_vk_pr_pop(pr, m1728);
 	}
 }
 
@@ -27253,20 +27318,20 @@ static void sbt_vk_pc_vkGetMemoryFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetMem
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
-		size_t m1725 = sbt_vk_pr_enter(pr, "pGetFdInfo");
+		size_t m1730 = sbt_vk_pr_enter(pr, "pGetFdInfo");
 		{
-			size_t m1726 = sbt_vk_pr_enter(pr, "");
+			size_t m1731 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryGetFdInfoKHR(pr, &(s->pGetFdInfo[0]));
-			sbt_vk_pr_pop(pr, m1726);
+			sbt_vk_pr_pop(pr, m1731);
 		}
-		sbt_vk_pr_pop(pr, m1725);
+		sbt_vk_pr_pop(pr, m1730);
 	}
 	if (!s->pFd) {
 		sbt_vk_pr_null(pr, "pFd");
 	} else {
-		size_t m1727 = sbt_vk_pr_enter(pr, "pFd");
+		size_t m1732 = sbt_vk_pr_enter(pr, "pFd");
 		sbt_vk_pr_i(pr, "", (int64_t)(s->pFd[0]));
-		sbt_vk_pr_pop(pr, m1727);
+		sbt_vk_pr_pop(pr, m1732);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27279,13 +27344,13 @@ static void sbt_vk_pc_vkGetMemoryFdPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pMemoryFdProperties) {
 		sbt_vk_pr_null(pr, "pMemoryFdProperties");
 	} else {
-		size_t m1728 = sbt_vk_pr_enter(pr, "pMemoryFdProperties");
+		size_t m1733 = sbt_vk_pr_enter(pr, "pMemoryFdProperties");
 		{
-			size_t m1729 = sbt_vk_pr_enter(pr, "");
+			size_t m1734 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryFdPropertiesKHR(pr, &(s->pMemoryFdProperties[0]));
-			sbt_vk_pr_pop(pr, m1729);
+			sbt_vk_pr_pop(pr, m1734);
 		}
-		sbt_vk_pr_pop(pr, m1728);
+		sbt_vk_pr_pop(pr, m1733);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27296,20 +27361,20 @@ static void sbt_vk_pc_vkGetMemoryRemoteAddressNV(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pMemoryGetRemoteAddressInfo) {
 		sbt_vk_pr_null(pr, "pMemoryGetRemoteAddressInfo");
 	} else {
-		size_t m1730 = sbt_vk_pr_enter(pr, "pMemoryGetRemoteAddressInfo");
+		size_t m1735 = sbt_vk_pr_enter(pr, "pMemoryGetRemoteAddressInfo");
 		{
-			size_t m1731 = sbt_vk_pr_enter(pr, "");
+			size_t m1736 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryGetRemoteAddressInfoNV(pr, &(s->pMemoryGetRemoteAddressInfo[0]));
-			sbt_vk_pr_pop(pr, m1731);
+			sbt_vk_pr_pop(pr, m1736);
 		}
-		sbt_vk_pr_pop(pr, m1730);
+		sbt_vk_pr_pop(pr, m1735);
 	}
 	if (!s->pAddress) {
 		sbt_vk_pr_null(pr, "pAddress");
 	} else {
-		size_t m1732 = sbt_vk_pr_enter(pr, "pAddress");
+		size_t m1737 = sbt_vk_pr_enter(pr, "pAddress");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAddress[0]));
-		sbt_vk_pr_pop(pr, m1732);
+		sbt_vk_pr_pop(pr, m1737);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27320,24 +27385,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_pr *
 	if (!s->pExternalSemaphoreInfo) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreInfo");
 	} else {
-		size_t m1733 = sbt_vk_pr_enter(pr, "pExternalSemaphoreInfo");
+		size_t m1738 = sbt_vk_pr_enter(pr, "pExternalSemaphoreInfo");
 		{
-			size_t m1734 = sbt_vk_pr_enter(pr, "");
+			size_t m1739 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(pr, &(s->pExternalSemaphoreInfo[0]));
-			sbt_vk_pr_pop(pr, m1734);
+			sbt_vk_pr_pop(pr, m1739);
 		}
-		sbt_vk_pr_pop(pr, m1733);
+		sbt_vk_pr_pop(pr, m1738);
 	}
 	if (!s->pExternalSemaphoreProperties) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreProperties");
 	} else {
-		size_t m1735 = sbt_vk_pr_enter(pr, "pExternalSemaphoreProperties");
+		size_t m1740 = sbt_vk_pr_enter(pr, "pExternalSemaphoreProperties");
 		{
-			size_t m1736 = sbt_vk_pr_enter(pr, "");
+			size_t m1741 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalSemaphoreProperties(pr, &(s->pExternalSemaphoreProperties[0]));
-			sbt_vk_pr_pop(pr, m1736);
+			sbt_vk_pr_pop(pr, m1741);
 		}
-		sbt_vk_pr_pop(pr, m1735);
+		sbt_vk_pr_pop(pr, m1740);
 	}
 }
 
@@ -27347,24 +27412,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR(sbt_vk_p
 	if (!s->pExternalSemaphoreInfo) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreInfo");
 	} else {
-		size_t m1737 = sbt_vk_pr_enter(pr, "pExternalSemaphoreInfo");
+		size_t m1742 = sbt_vk_pr_enter(pr, "pExternalSemaphoreInfo");
 		{
-			size_t m1738 = sbt_vk_pr_enter(pr, "");
+			size_t m1743 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalSemaphoreInfo(pr, &(s->pExternalSemaphoreInfo[0]));
-			sbt_vk_pr_pop(pr, m1738);
+			sbt_vk_pr_pop(pr, m1743);
 		}
-		sbt_vk_pr_pop(pr, m1737);
+		sbt_vk_pr_pop(pr, m1742);
 	}
 	if (!s->pExternalSemaphoreProperties) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreProperties");
 	} else {
-		size_t m1739 = sbt_vk_pr_enter(pr, "pExternalSemaphoreProperties");
+		size_t m1744 = sbt_vk_pr_enter(pr, "pExternalSemaphoreProperties");
 		{
-			size_t m1740 = sbt_vk_pr_enter(pr, "");
+			size_t m1745 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalSemaphoreProperties(pr, &(s->pExternalSemaphoreProperties[0]));
-			sbt_vk_pr_pop(pr, m1740);
+			sbt_vk_pr_pop(pr, m1745);
 		}
-		sbt_vk_pr_pop(pr, m1739);
+		sbt_vk_pr_pop(pr, m1744);
 	}
 }
 
@@ -27374,20 +27439,20 @@ static void sbt_vk_pc_vkGetSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
-		size_t m1741 = sbt_vk_pr_enter(pr, "pGetFdInfo");
+		size_t m1746 = sbt_vk_pr_enter(pr, "pGetFdInfo");
 		{
-			size_t m1742 = sbt_vk_pr_enter(pr, "");
+			size_t m1747 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSemaphoreGetFdInfoKHR(pr, &(s->pGetFdInfo[0]));
-			sbt_vk_pr_pop(pr, m1742);
+			sbt_vk_pr_pop(pr, m1747);
 		}
-		sbt_vk_pr_pop(pr, m1741);
+		sbt_vk_pr_pop(pr, m1746);
 	}
 	if (!s->pFd) {
 		sbt_vk_pr_null(pr, "pFd");
 	} else {
-		size_t m1743 = sbt_vk_pr_enter(pr, "pFd");
+		size_t m1748 = sbt_vk_pr_enter(pr, "pFd");
 		sbt_vk_pr_i(pr, "", (int64_t)(s->pFd[0]));
-		sbt_vk_pr_pop(pr, m1743);
+		sbt_vk_pr_pop(pr, m1748);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27398,13 +27463,13 @@ static void sbt_vk_pc_vkImportSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pImportSemaphoreFdInfo) {
 		sbt_vk_pr_null(pr, "pImportSemaphoreFdInfo");
 	} else {
-		size_t m1744 = sbt_vk_pr_enter(pr, "pImportSemaphoreFdInfo");
+		size_t m1749 = sbt_vk_pr_enter(pr, "pImportSemaphoreFdInfo");
 		{
-			size_t m1745 = sbt_vk_pr_enter(pr, "");
+			size_t m1750 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImportSemaphoreFdInfoKHR(pr, &(s->pImportSemaphoreFdInfo[0]));
-			sbt_vk_pr_pop(pr, m1745);
+			sbt_vk_pr_pop(pr, m1750);
 		}
-		sbt_vk_pr_pop(pr, m1744);
+		sbt_vk_pr_pop(pr, m1749);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27415,24 +27480,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_pr *pr, 
 	if (!s->pExternalFenceInfo) {
 		sbt_vk_pr_null(pr, "pExternalFenceInfo");
 	} else {
-		size_t m1746 = sbt_vk_pr_enter(pr, "pExternalFenceInfo");
+		size_t m1751 = sbt_vk_pr_enter(pr, "pExternalFenceInfo");
 		{
-			size_t m1747 = sbt_vk_pr_enter(pr, "");
+			size_t m1752 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(pr, &(s->pExternalFenceInfo[0]));
-			sbt_vk_pr_pop(pr, m1747);
+			sbt_vk_pr_pop(pr, m1752);
 		}
-		sbt_vk_pr_pop(pr, m1746);
+		sbt_vk_pr_pop(pr, m1751);
 	}
 	if (!s->pExternalFenceProperties) {
 		sbt_vk_pr_null(pr, "pExternalFenceProperties");
 	} else {
-		size_t m1748 = sbt_vk_pr_enter(pr, "pExternalFenceProperties");
+		size_t m1753 = sbt_vk_pr_enter(pr, "pExternalFenceProperties");
 		{
-			size_t m1749 = sbt_vk_pr_enter(pr, "");
+			size_t m1754 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalFenceProperties(pr, &(s->pExternalFenceProperties[0]));
-			sbt_vk_pr_pop(pr, m1749);
+			sbt_vk_pr_pop(pr, m1754);
 		}
-		sbt_vk_pr_pop(pr, m1748);
+		sbt_vk_pr_pop(pr, m1753);
 	}
 }
 
@@ -27442,24 +27507,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalFencePropertiesKHR(sbt_vk_pr *p
 	if (!s->pExternalFenceInfo) {
 		sbt_vk_pr_null(pr, "pExternalFenceInfo");
 	} else {
-		size_t m1750 = sbt_vk_pr_enter(pr, "pExternalFenceInfo");
+		size_t m1755 = sbt_vk_pr_enter(pr, "pExternalFenceInfo");
 		{
-			size_t m1751 = sbt_vk_pr_enter(pr, "");
+			size_t m1756 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceExternalFenceInfo(pr, &(s->pExternalFenceInfo[0]));
-			sbt_vk_pr_pop(pr, m1751);
+			sbt_vk_pr_pop(pr, m1756);
 		}
-		sbt_vk_pr_pop(pr, m1750);
+		sbt_vk_pr_pop(pr, m1755);
 	}
 	if (!s->pExternalFenceProperties) {
 		sbt_vk_pr_null(pr, "pExternalFenceProperties");
 	} else {
-		size_t m1752 = sbt_vk_pr_enter(pr, "pExternalFenceProperties");
+		size_t m1757 = sbt_vk_pr_enter(pr, "pExternalFenceProperties");
 		{
-			size_t m1753 = sbt_vk_pr_enter(pr, "");
+			size_t m1758 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExternalFenceProperties(pr, &(s->pExternalFenceProperties[0]));
-			sbt_vk_pr_pop(pr, m1753);
+			sbt_vk_pr_pop(pr, m1758);
 		}
-		sbt_vk_pr_pop(pr, m1752);
+		sbt_vk_pr_pop(pr, m1757);
 	}
 }
 
@@ -27469,20 +27534,20 @@ static void sbt_vk_pc_vkGetFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetFenc
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
-		size_t m1754 = sbt_vk_pr_enter(pr, "pGetFdInfo");
+		size_t m1759 = sbt_vk_pr_enter(pr, "pGetFdInfo");
 		{
-			size_t m1755 = sbt_vk_pr_enter(pr, "");
+			size_t m1760 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkFenceGetFdInfoKHR(pr, &(s->pGetFdInfo[0]));
-			sbt_vk_pr_pop(pr, m1755);
+			sbt_vk_pr_pop(pr, m1760);
 		}
-		sbt_vk_pr_pop(pr, m1754);
+		sbt_vk_pr_pop(pr, m1759);
 	}
 	if (!s->pFd) {
 		sbt_vk_pr_null(pr, "pFd");
 	} else {
-		size_t m1756 = sbt_vk_pr_enter(pr, "pFd");
+		size_t m1761 = sbt_vk_pr_enter(pr, "pFd");
 		sbt_vk_pr_i(pr, "", (int64_t)(s->pFd[0]));
-		sbt_vk_pr_pop(pr, m1756);
+		sbt_vk_pr_pop(pr, m1761);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27493,13 +27558,13 @@ static void sbt_vk_pc_vkImportFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkImpo
 	if (!s->pImportFenceFdInfo) {
 		sbt_vk_pr_null(pr, "pImportFenceFdInfo");
 	} else {
-		size_t m1757 = sbt_vk_pr_enter(pr, "pImportFenceFdInfo");
+		size_t m1762 = sbt_vk_pr_enter(pr, "pImportFenceFdInfo");
 		{
-			size_t m1758 = sbt_vk_pr_enter(pr, "");
+			size_t m1763 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImportFenceFdInfoKHR(pr, &(s->pImportFenceFdInfo[0]));
-			sbt_vk_pr_pop(pr, m1758);
+			sbt_vk_pr_pop(pr, m1763);
 		}
-		sbt_vk_pr_pop(pr, m1757);
+		sbt_vk_pr_pop(pr, m1762);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27511,6 +27576,29 @@ static void sbt_vk_pc_vkReleaseDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkRel
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkAcquireXlibDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireXlibDisplayEXT *s)
+{
+	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
+	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkGetRandROutputDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetRandROutputDisplayEXT *s)
+{
+	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
+	sbt_vk_pr_u(pr, "rrOutput", (uint64_t)(s->rrOutput));
+	if (!s->pDisplay) {
+		sbt_vk_pr_null(pr, "pDisplay");
+	} else {
+		size_t m1764 = sbt_vk_pr_enter(pr, "pDisplay");
+		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDisplay[0]));
+		sbt_vk_pr_pop(pr, m1764);
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkDisplayPowerControlEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDisplayPowerControlEXT *s)
 {
 	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
@@ -27518,13 +27606,13 @@ static void sbt_vk_pc_vkDisplayPowerControlEXT(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pDisplayPowerInfo) {
 		sbt_vk_pr_null(pr, "pDisplayPowerInfo");
 	} else {
-		size_t m1759 = sbt_vk_pr_enter(pr, "pDisplayPowerInfo");
+		size_t m1765 = sbt_vk_pr_enter(pr, "pDisplayPowerInfo");
 		{
-			size_t m1760 = sbt_vk_pr_enter(pr, "");
+			size_t m1766 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDisplayPowerInfoEXT(pr, &(s->pDisplayPowerInfo[0]));
-			sbt_vk_pr_pop(pr, m1760);
+			sbt_vk_pr_pop(pr, m1766);
 		}
-		sbt_vk_pr_pop(pr, m1759);
+		sbt_vk_pr_pop(pr, m1765);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27535,31 +27623,31 @@ static void sbt_vk_pc_vkRegisterDeviceEventEXT(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pDeviceEventInfo) {
 		sbt_vk_pr_null(pr, "pDeviceEventInfo");
 	} else {
-		size_t m1761 = sbt_vk_pr_enter(pr, "pDeviceEventInfo");
+		size_t m1767 = sbt_vk_pr_enter(pr, "pDeviceEventInfo");
 		{
-			size_t m1762 = sbt_vk_pr_enter(pr, "");
+			size_t m1768 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceEventInfoEXT(pr, &(s->pDeviceEventInfo[0]));
-			sbt_vk_pr_pop(pr, m1762);
+			sbt_vk_pr_pop(pr, m1768);
 		}
-		sbt_vk_pr_pop(pr, m1761);
+		sbt_vk_pr_pop(pr, m1767);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1763 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1769 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1764 = sbt_vk_pr_enter(pr, "");
+			size_t m1770 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1764);
+			sbt_vk_pr_pop(pr, m1770);
 		}
-		sbt_vk_pr_pop(pr, m1763);
+		sbt_vk_pr_pop(pr, m1769);
 	}
 	if (!s->pFence) {
 		sbt_vk_pr_null(pr, "pFence");
 	} else {
-		size_t m1765 = sbt_vk_pr_enter(pr, "pFence");
+		size_t m1771 = sbt_vk_pr_enter(pr, "pFence");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFence[0]));
-		sbt_vk_pr_pop(pr, m1765);
+		sbt_vk_pr_pop(pr, m1771);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27571,31 +27659,31 @@ static void sbt_vk_pc_vkRegisterDisplayEventEXT(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pDisplayEventInfo) {
 		sbt_vk_pr_null(pr, "pDisplayEventInfo");
 	} else {
-		size_t m1766 = sbt_vk_pr_enter(pr, "pDisplayEventInfo");
+		size_t m1772 = sbt_vk_pr_enter(pr, "pDisplayEventInfo");
 		{
-			size_t m1767 = sbt_vk_pr_enter(pr, "");
+			size_t m1773 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDisplayEventInfoEXT(pr, &(s->pDisplayEventInfo[0]));
-			sbt_vk_pr_pop(pr, m1767);
+			sbt_vk_pr_pop(pr, m1773);
 		}
-		sbt_vk_pr_pop(pr, m1766);
+		sbt_vk_pr_pop(pr, m1772);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1768 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1774 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1769 = sbt_vk_pr_enter(pr, "");
+			size_t m1775 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1769);
+			sbt_vk_pr_pop(pr, m1775);
 		}
-		sbt_vk_pr_pop(pr, m1768);
+		sbt_vk_pr_pop(pr, m1774);
 	}
 	if (!s->pFence) {
 		sbt_vk_pr_null(pr, "pFence");
 	} else {
-		size_t m1770 = sbt_vk_pr_enter(pr, "pFence");
+		size_t m1776 = sbt_vk_pr_enter(pr, "pFence");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFence[0]));
-		sbt_vk_pr_pop(pr, m1770);
+		sbt_vk_pr_pop(pr, m1776);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27608,9 +27696,9 @@ static void sbt_vk_pc_vkGetSwapchainCounterEXT(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pCounterValue) {
 		sbt_vk_pr_null(pr, "pCounterValue");
 	} else {
-		size_t m1771 = sbt_vk_pr_enter(pr, "pCounterValue");
+		size_t m1777 = sbt_vk_pr_enter(pr, "pCounterValue");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterValue[0]));
-		sbt_vk_pr_pop(pr, m1771);
+		sbt_vk_pr_pop(pr, m1777);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27622,50 +27710,18 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_pr *pr, 
 	if (!s->pSurfaceCapabilities) {
 		sbt_vk_pr_null(pr, "pSurfaceCapabilities");
 	} else {
-		size_t m1772 = sbt_vk_pr_enter(pr, "pSurfaceCapabilities");
+		size_t m1778 = sbt_vk_pr_enter(pr, "pSurfaceCapabilities");
 		{
-			size_t m1773 = sbt_vk_pr_enter(pr, "");
+			size_t m1779 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSurfaceCapabilities2EXT(pr, &(s->pSurfaceCapabilities[0]));
-			sbt_vk_pr_pop(pr, m1773);
+			sbt_vk_pr_pop(pr, m1779);
 		}
-		sbt_vk_pr_pop(pr, m1772);
+		sbt_vk_pr_pop(pr, m1778);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroups(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceGroups *s)
-{
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
-	if (!s->pPhysicalDeviceGroupCount) {
-		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupCount");
-	} else {
-		size_t m1774 = sbt_vk_pr_enter(pr, "pPhysicalDeviceGroupCount");
-		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPhysicalDeviceGroupCount[0]));
-		sbt_vk_pr_pop(pr, m1774);
-	}
-	if (!s->pPhysicalDeviceGroupProperties) {
-		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupProperties");
-	} else {
-		{
-			const uint64_t n1775 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
-			sbt_vk_pr_u(pr, "pPhysicalDeviceGroupProperties.count", n1775);
-			size_t m1777 = sbt_vk_pr_enter(pr, "pPhysicalDeviceGroupProperties");
-			for (uint64_t i1776 = 0; i1776 < n1775 && i1776 < SBT_VK_PR_MAX_ELEMS; i1776++) {
-				size_t m1778 = sbt_vk_pr_pushi(pr, i1776);
-				{
-					size_t m1779 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceGroupProperties(pr, &(s->pPhysicalDeviceGroupProperties[i1776]));
-					sbt_vk_pr_pop(pr, m1779);
-				}
-				sbt_vk_pr_pop(pr, m1778);
-			}
-			sbt_vk_pr_pop(pr, m1777);
-		}
-	}
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR *s)
 {
 	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pPhysicalDeviceGroupCount) {
@@ -27697,6 +27753,38 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sb
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR *s)
+{
+	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	if (!s->pPhysicalDeviceGroupCount) {
+		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupCount");
+	} else {
+		size_t m1786 = sbt_vk_pr_enter(pr, "pPhysicalDeviceGroupCount");
+		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPhysicalDeviceGroupCount[0]));
+		sbt_vk_pr_pop(pr, m1786);
+	}
+	if (!s->pPhysicalDeviceGroupProperties) {
+		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupProperties");
+	} else {
+		{
+			const uint64_t n1787 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
+			sbt_vk_pr_u(pr, "pPhysicalDeviceGroupProperties.count", n1787);
+			size_t m1789 = sbt_vk_pr_enter(pr, "pPhysicalDeviceGroupProperties");
+			for (uint64_t i1788 = 0; i1788 < n1787 && i1788 < SBT_VK_PR_MAX_ELEMS; i1788++) {
+				size_t m1790 = sbt_vk_pr_pushi(pr, i1788);
+				{
+					size_t m1791 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceGroupProperties(pr, &(s->pPhysicalDeviceGroupProperties[i1788]));
+					sbt_vk_pr_pop(pr, m1791);
+				}
+				sbt_vk_pr_pop(pr, m1790);
+			}
+			sbt_vk_pr_pop(pr, m1789);
+		}
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
 {
 	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
@@ -27706,9 +27794,9 @@ static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_pr *pr, const sb
 	if (!s->pPeerMemoryFeatures) {
 		sbt_vk_pr_null(pr, "pPeerMemoryFeatures");
 	} else {
-		size_t m1786 = sbt_vk_pr_enter(pr, "pPeerMemoryFeatures");
+		size_t m1792 = sbt_vk_pr_enter(pr, "pPeerMemoryFeatures");
 		sbt_vk_pr_x(pr, "", (uint64_t)(s->pPeerMemoryFeatures[0]));
-		sbt_vk_pr_pop(pr, m1786);
+		sbt_vk_pr_pop(pr, m1792);
 	}
 }
 
@@ -27721,9 +27809,9 @@ static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeaturesKHR(sbt_vk_pr *pr, const
 	if (!s->pPeerMemoryFeatures) {
 		sbt_vk_pr_null(pr, "pPeerMemoryFeatures");
 	} else {
-		size_t m1787 = sbt_vk_pr_enter(pr, "pPeerMemoryFeatures");
+		size_t m1793 = sbt_vk_pr_enter(pr, "pPeerMemoryFeatures");
 		sbt_vk_pr_x(pr, "", (uint64_t)(s->pPeerMemoryFeatures[0]));
-		sbt_vk_pr_pop(pr, m1787);
+		sbt_vk_pr_pop(pr, m1793);
 	}
 }
 
@@ -27735,19 +27823,19 @@ static void sbt_vk_pc_vkBindBufferMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBin
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else {
 		{
-			const uint64_t n1788 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n1788);
-			size_t m1790 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i1789 = 0; i1789 < n1788 && i1789 < SBT_VK_PR_MAX_ELEMS; i1789++) {
-				size_t m1791 = sbt_vk_pr_pushi(pr, i1789);
+			const uint64_t n1794 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n1794);
+			size_t m1796 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i1795 = 0; i1795 < n1794 && i1795 < SBT_VK_PR_MAX_ELEMS; i1795++) {
+				size_t m1797 = sbt_vk_pr_pushi(pr, i1795);
 				{
-					size_t m1792 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindBufferMemoryInfo(pr, &(s->pBindInfos[i1789]));
-					sbt_vk_pr_pop(pr, m1792);
+					size_t m1798 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindBufferMemoryInfo(pr, &(s->pBindInfos[i1795]));
+					sbt_vk_pr_pop(pr, m1798);
 				}
-				sbt_vk_pr_pop(pr, m1791);
+				sbt_vk_pr_pop(pr, m1797);
 			}
-			sbt_vk_pr_pop(pr, m1790);
+			sbt_vk_pr_pop(pr, m1796);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27761,19 +27849,19 @@ static void sbt_vk_pc_vkBindBufferMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else {
 		{
-			const uint64_t n1793 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n1793);
-			size_t m1795 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i1794 = 0; i1794 < n1793 && i1794 < SBT_VK_PR_MAX_ELEMS; i1794++) {
-				size_t m1796 = sbt_vk_pr_pushi(pr, i1794);
+			const uint64_t n1799 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n1799);
+			size_t m1801 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i1800 = 0; i1800 < n1799 && i1800 < SBT_VK_PR_MAX_ELEMS; i1800++) {
+				size_t m1802 = sbt_vk_pr_pushi(pr, i1800);
 				{
-					size_t m1797 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindBufferMemoryInfo(pr, &(s->pBindInfos[i1794]));
-					sbt_vk_pr_pop(pr, m1797);
+					size_t m1803 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindBufferMemoryInfo(pr, &(s->pBindInfos[i1800]));
+					sbt_vk_pr_pop(pr, m1803);
 				}
-				sbt_vk_pr_pop(pr, m1796);
+				sbt_vk_pr_pop(pr, m1802);
 			}
-			sbt_vk_pr_pop(pr, m1795);
+			sbt_vk_pr_pop(pr, m1801);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27787,19 +27875,19 @@ static void sbt_vk_pc_vkBindImageMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBind
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else {
 		{
-			const uint64_t n1798 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n1798);
-			size_t m1800 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i1799 = 0; i1799 < n1798 && i1799 < SBT_VK_PR_MAX_ELEMS; i1799++) {
-				size_t m1801 = sbt_vk_pr_pushi(pr, i1799);
+			const uint64_t n1804 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n1804);
+			size_t m1806 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i1805 = 0; i1805 < n1804 && i1805 < SBT_VK_PR_MAX_ELEMS; i1805++) {
+				size_t m1807 = sbt_vk_pr_pushi(pr, i1805);
 				{
-					size_t m1802 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindImageMemoryInfo(pr, &(s->pBindInfos[i1799]));
-					sbt_vk_pr_pop(pr, m1802);
+					size_t m1808 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindImageMemoryInfo(pr, &(s->pBindInfos[i1805]));
+					sbt_vk_pr_pop(pr, m1808);
 				}
-				sbt_vk_pr_pop(pr, m1801);
+				sbt_vk_pr_pop(pr, m1807);
 			}
-			sbt_vk_pr_pop(pr, m1800);
+			sbt_vk_pr_pop(pr, m1806);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27813,19 +27901,19 @@ static void sbt_vk_pc_vkBindImageMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkB
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else {
 		{
-			const uint64_t n1803 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n1803);
-			size_t m1805 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i1804 = 0; i1804 < n1803 && i1804 < SBT_VK_PR_MAX_ELEMS; i1804++) {
-				size_t m1806 = sbt_vk_pr_pushi(pr, i1804);
+			const uint64_t n1809 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n1809);
+			size_t m1811 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i1810 = 0; i1810 < n1809 && i1810 < SBT_VK_PR_MAX_ELEMS; i1810++) {
+				size_t m1812 = sbt_vk_pr_pushi(pr, i1810);
 				{
-					size_t m1807 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindImageMemoryInfo(pr, &(s->pBindInfos[i1804]));
-					sbt_vk_pr_pop(pr, m1807);
+					size_t m1813 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindImageMemoryInfo(pr, &(s->pBindInfos[i1810]));
+					sbt_vk_pr_pop(pr, m1813);
 				}
-				sbt_vk_pr_pop(pr, m1806);
+				sbt_vk_pr_pop(pr, m1812);
 			}
-			sbt_vk_pr_pop(pr, m1805);
+			sbt_vk_pr_pop(pr, m1811);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27849,13 +27937,13 @@ static void sbt_vk_pc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, cons
 	if (!s->pDeviceGroupPresentCapabilities) {
 		sbt_vk_pr_null(pr, "pDeviceGroupPresentCapabilities");
 	} else {
-		size_t m1808 = sbt_vk_pr_enter(pr, "pDeviceGroupPresentCapabilities");
+		size_t m1814 = sbt_vk_pr_enter(pr, "pDeviceGroupPresentCapabilities");
 		{
-			size_t m1809 = sbt_vk_pr_enter(pr, "");
+			size_t m1815 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceGroupPresentCapabilitiesKHR(pr, &(s->pDeviceGroupPresentCapabilities[0]));
-			sbt_vk_pr_pop(pr, m1809);
+			sbt_vk_pr_pop(pr, m1815);
 		}
-		sbt_vk_pr_pop(pr, m1808);
+		sbt_vk_pr_pop(pr, m1814);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27867,9 +27955,9 @@ static void sbt_vk_pc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_pr *pr, cons
 	if (!s->pModes) {
 		sbt_vk_pr_null(pr, "pModes");
 	} else {
-		size_t m1810 = sbt_vk_pr_enter(pr, "pModes");
+		size_t m1816 = sbt_vk_pr_enter(pr, "pModes");
 		sbt_vk_pr_x(pr, "", (uint64_t)(s->pModes[0]));
-		sbt_vk_pr_pop(pr, m1810);
+		sbt_vk_pr_pop(pr, m1816);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27880,20 +27968,20 @@ static void sbt_vk_pc_vkAcquireNextImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pAcquireInfo) {
 		sbt_vk_pr_null(pr, "pAcquireInfo");
 	} else {
-		size_t m1811 = sbt_vk_pr_enter(pr, "pAcquireInfo");
+		size_t m1817 = sbt_vk_pr_enter(pr, "pAcquireInfo");
 		{
-			size_t m1812 = sbt_vk_pr_enter(pr, "");
+			size_t m1818 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAcquireNextImageInfoKHR(pr, &(s->pAcquireInfo[0]));
-			sbt_vk_pr_pop(pr, m1812);
+			sbt_vk_pr_pop(pr, m1818);
 		}
-		sbt_vk_pr_pop(pr, m1811);
+		sbt_vk_pr_pop(pr, m1817);
 	}
 	if (!s->pImageIndex) {
 		sbt_vk_pr_null(pr, "pImageIndex");
 	} else {
-		size_t m1813 = sbt_vk_pr_enter(pr, "pImageIndex");
+		size_t m1819 = sbt_vk_pr_enter(pr, "pImageIndex");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pImageIndex[0]));
-		sbt_vk_pr_pop(pr, m1813);
+		sbt_vk_pr_pop(pr, m1819);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27927,27 +28015,27 @@ static void sbt_vk_pc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_pr *pr, con
 	if (!s->pRectCount) {
 		sbt_vk_pr_null(pr, "pRectCount");
 	} else {
-		size_t m1814 = sbt_vk_pr_enter(pr, "pRectCount");
+		size_t m1820 = sbt_vk_pr_enter(pr, "pRectCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pRectCount[0]));
-		sbt_vk_pr_pop(pr, m1814);
+		sbt_vk_pr_pop(pr, m1820);
 	}
 	if (!s->pRects) {
 		sbt_vk_pr_null(pr, "pRects");
 	} else {
 		{
-			const uint64_t n1815 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
-			sbt_vk_pr_u(pr, "pRects.count", n1815);
-			size_t m1817 = sbt_vk_pr_enter(pr, "pRects");
-			for (uint64_t i1816 = 0; i1816 < n1815 && i1816 < SBT_VK_PR_MAX_ELEMS; i1816++) {
-				size_t m1818 = sbt_vk_pr_pushi(pr, i1816);
+			const uint64_t n1821 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
+			sbt_vk_pr_u(pr, "pRects.count", n1821);
+			size_t m1823 = sbt_vk_pr_enter(pr, "pRects");
+			for (uint64_t i1822 = 0; i1822 < n1821 && i1822 < SBT_VK_PR_MAX_ELEMS; i1822++) {
+				size_t m1824 = sbt_vk_pr_pushi(pr, i1822);
 				{
-					size_t m1819 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pRects[i1816]));
-					sbt_vk_pr_pop(pr, m1819);
+					size_t m1825 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pRects[i1822]));
+					sbt_vk_pr_pop(pr, m1825);
 				}
-				sbt_vk_pr_pop(pr, m1818);
+				sbt_vk_pr_pop(pr, m1824);
 			}
-			sbt_vk_pr_pop(pr, m1817);
+			sbt_vk_pr_pop(pr, m1823);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27959,31 +28047,31 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt_
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1820 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1826 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1821 = sbt_vk_pr_enter(pr, "");
+			size_t m1827 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1821);
+			sbt_vk_pr_pop(pr, m1827);
 		}
-		sbt_vk_pr_pop(pr, m1820);
+		sbt_vk_pr_pop(pr, m1826);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1822 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1828 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1823 = sbt_vk_pr_enter(pr, "");
+			size_t m1829 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1823);
+			sbt_vk_pr_pop(pr, m1829);
 		}
-		sbt_vk_pr_pop(pr, m1822);
+		sbt_vk_pr_pop(pr, m1828);
 	}
 	if (!s->pDescriptorUpdateTemplate) {
 		sbt_vk_pr_null(pr, "pDescriptorUpdateTemplate");
 	} else {
-		size_t m1824 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
+		size_t m1830 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
-		sbt_vk_pr_pop(pr, m1824);
+		sbt_vk_pr_pop(pr, m1830);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -27994,31 +28082,31 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const s
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1825 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1831 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1826 = sbt_vk_pr_enter(pr, "");
+			size_t m1832 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorUpdateTemplateCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1826);
+			sbt_vk_pr_pop(pr, m1832);
 		}
-		sbt_vk_pr_pop(pr, m1825);
+		sbt_vk_pr_pop(pr, m1831);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1827 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1833 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1828 = sbt_vk_pr_enter(pr, "");
+			size_t m1834 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1828);
+			sbt_vk_pr_pop(pr, m1834);
 		}
-		sbt_vk_pr_pop(pr, m1827);
+		sbt_vk_pr_pop(pr, m1833);
 	}
 	if (!s->pDescriptorUpdateTemplate) {
 		sbt_vk_pr_null(pr, "pDescriptorUpdateTemplate");
 	} else {
-		size_t m1829 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
+		size_t m1835 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
-		sbt_vk_pr_pop(pr, m1829);
+		sbt_vk_pr_pop(pr, m1835);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28030,13 +28118,13 @@ static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1830 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1836 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1831 = sbt_vk_pr_enter(pr, "");
+			size_t m1837 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1831);
+			sbt_vk_pr_pop(pr, m1837);
 		}
-		sbt_vk_pr_pop(pr, m1830);
+		sbt_vk_pr_pop(pr, m1836);
 	}
 }
 
@@ -28047,13 +28135,13 @@ static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const 
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1832 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1838 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1833 = sbt_vk_pr_enter(pr, "");
+			size_t m1839 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1833);
+			sbt_vk_pr_pop(pr, m1839);
 		}
-		sbt_vk_pr_pop(pr, m1832);
+		sbt_vk_pr_pop(pr, m1838);
 	}
 }
 
@@ -28090,34 +28178,34 @@ static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSet
 		sbt_vk_pr_null(pr, "pSwapchains");
 	} else {
 		{
-			const uint64_t n1834 = (uint64_t)s->swapchainCount;
-			sbt_vk_pr_u(pr, "pSwapchains.count", n1834);
-			size_t m1836 = sbt_vk_pr_enter(pr, "pSwapchains");
-			for (uint64_t i1835 = 0; i1835 < n1834 && i1835 < SBT_VK_PR_MAX_ELEMS; i1835++) {
-				size_t m1837 = sbt_vk_pr_pushi(pr, i1835);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchains[i1835]));
-				sbt_vk_pr_pop(pr, m1837);
+			const uint64_t n1840 = (uint64_t)s->swapchainCount;
+			sbt_vk_pr_u(pr, "pSwapchains.count", n1840);
+			size_t m1842 = sbt_vk_pr_enter(pr, "pSwapchains");
+			for (uint64_t i1841 = 0; i1841 < n1840 && i1841 < SBT_VK_PR_MAX_ELEMS; i1841++) {
+				size_t m1843 = sbt_vk_pr_pushi(pr, i1841);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchains[i1841]));
+				sbt_vk_pr_pop(pr, m1843);
 			}
-			sbt_vk_pr_pop(pr, m1836);
+			sbt_vk_pr_pop(pr, m1842);
 		}
 	}
 	if (!s->pMetadata) {
 		sbt_vk_pr_null(pr, "pMetadata");
 	} else {
 		{
-			const uint64_t n1838 = (uint64_t)s->swapchainCount;
-			sbt_vk_pr_u(pr, "pMetadata.count", n1838);
-			size_t m1840 = sbt_vk_pr_enter(pr, "pMetadata");
-			for (uint64_t i1839 = 0; i1839 < n1838 && i1839 < SBT_VK_PR_MAX_ELEMS; i1839++) {
-				size_t m1841 = sbt_vk_pr_pushi(pr, i1839);
+			const uint64_t n1844 = (uint64_t)s->swapchainCount;
+			sbt_vk_pr_u(pr, "pMetadata.count", n1844);
+			size_t m1846 = sbt_vk_pr_enter(pr, "pMetadata");
+			for (uint64_t i1845 = 0; i1845 < n1844 && i1845 < SBT_VK_PR_MAX_ELEMS; i1845++) {
+				size_t m1847 = sbt_vk_pr_pushi(pr, i1845);
 				{
-					size_t m1842 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkHdrMetadataEXT(pr, &(s->pMetadata[i1839]));
-					sbt_vk_pr_pop(pr, m1842);
+					size_t m1848 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkHdrMetadataEXT(pr, &(s->pMetadata[i1845]));
+					sbt_vk_pr_pop(pr, m1848);
 				}
-				sbt_vk_pr_pop(pr, m1841);
+				sbt_vk_pr_pop(pr, m1847);
 			}
-			sbt_vk_pr_pop(pr, m1840);
+			sbt_vk_pr_pop(pr, m1846);
 		}
 	}
 }
@@ -28136,13 +28224,13 @@ static void sbt_vk_pc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const sbt_v
 	if (!s->pDisplayTimingProperties) {
 		sbt_vk_pr_null(pr, "pDisplayTimingProperties");
 	} else {
-		size_t m1843 = sbt_vk_pr_enter(pr, "pDisplayTimingProperties");
+		size_t m1849 = sbt_vk_pr_enter(pr, "pDisplayTimingProperties");
 		{
-			size_t m1844 = sbt_vk_pr_enter(pr, "");
+			size_t m1850 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRefreshCycleDurationGOOGLE(pr, &(s->pDisplayTimingProperties[0]));
-			sbt_vk_pr_pop(pr, m1844);
+			sbt_vk_pr_pop(pr, m1850);
 		}
-		sbt_vk_pr_pop(pr, m1843);
+		sbt_vk_pr_pop(pr, m1849);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28154,27 +28242,27 @@ static void sbt_vk_pc_vkGetPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const sbt
 	if (!s->pPresentationTimingCount) {
 		sbt_vk_pr_null(pr, "pPresentationTimingCount");
 	} else {
-		size_t m1845 = sbt_vk_pr_enter(pr, "pPresentationTimingCount");
+		size_t m1851 = sbt_vk_pr_enter(pr, "pPresentationTimingCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPresentationTimingCount[0]));
-		sbt_vk_pr_pop(pr, m1845);
+		sbt_vk_pr_pop(pr, m1851);
 	}
 	if (!s->pPresentationTimings) {
 		sbt_vk_pr_null(pr, "pPresentationTimings");
 	} else {
 		{
-			const uint64_t n1846 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
-			sbt_vk_pr_u(pr, "pPresentationTimings.count", n1846);
-			size_t m1848 = sbt_vk_pr_enter(pr, "pPresentationTimings");
-			for (uint64_t i1847 = 0; i1847 < n1846 && i1847 < SBT_VK_PR_MAX_ELEMS; i1847++) {
-				size_t m1849 = sbt_vk_pr_pushi(pr, i1847);
+			const uint64_t n1852 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
+			sbt_vk_pr_u(pr, "pPresentationTimings.count", n1852);
+			size_t m1854 = sbt_vk_pr_enter(pr, "pPresentationTimings");
+			for (uint64_t i1853 = 0; i1853 < n1852 && i1853 < SBT_VK_PR_MAX_ELEMS; i1853++) {
+				size_t m1855 = sbt_vk_pr_pushi(pr, i1853);
 				{
-					size_t m1850 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPastPresentationTimingGOOGLE(pr, &(s->pPresentationTimings[i1847]));
-					sbt_vk_pr_pop(pr, m1850);
+					size_t m1856 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPastPresentationTimingGOOGLE(pr, &(s->pPresentationTimings[i1853]));
+					sbt_vk_pr_pop(pr, m1856);
 				}
-				sbt_vk_pr_pop(pr, m1849);
+				sbt_vk_pr_pop(pr, m1855);
 			}
-			sbt_vk_pr_pop(pr, m1848);
+			sbt_vk_pr_pop(pr, m1854);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -28189,19 +28277,19 @@ static void sbt_vk_pc_vkCmdSetViewportWScalingNV(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pViewportWScalings");
 	} else {
 		{
-			const uint64_t n1851 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewportWScalings.count", n1851);
-			size_t m1853 = sbt_vk_pr_enter(pr, "pViewportWScalings");
-			for (uint64_t i1852 = 0; i1852 < n1851 && i1852 < SBT_VK_PR_MAX_ELEMS; i1852++) {
-				size_t m1854 = sbt_vk_pr_pushi(pr, i1852);
+			const uint64_t n1857 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewportWScalings.count", n1857);
+			size_t m1859 = sbt_vk_pr_enter(pr, "pViewportWScalings");
+			for (uint64_t i1858 = 0; i1858 < n1857 && i1858 < SBT_VK_PR_MAX_ELEMS; i1858++) {
+				size_t m1860 = sbt_vk_pr_pushi(pr, i1858);
 				{
-					size_t m1855 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewportWScalingNV(pr, &(s->pViewportWScalings[i1852]));
-					sbt_vk_pr_pop(pr, m1855);
+					size_t m1861 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewportWScalingNV(pr, &(s->pViewportWScalings[i1858]));
+					sbt_vk_pr_pop(pr, m1861);
 				}
-				sbt_vk_pr_pop(pr, m1854);
+				sbt_vk_pr_pop(pr, m1860);
 			}
-			sbt_vk_pr_pop(pr, m1853);
+			sbt_vk_pr_pop(pr, m1859);
 		}
 	}
 }
@@ -28215,19 +28303,19 @@ static void sbt_vk_pc_vkCmdSetDiscardRectangleEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pDiscardRectangles");
 	} else {
 		{
-			const uint64_t n1856 = (uint64_t)s->discardRectangleCount;
-			sbt_vk_pr_u(pr, "pDiscardRectangles.count", n1856);
-			size_t m1858 = sbt_vk_pr_enter(pr, "pDiscardRectangles");
-			for (uint64_t i1857 = 0; i1857 < n1856 && i1857 < SBT_VK_PR_MAX_ELEMS; i1857++) {
-				size_t m1859 = sbt_vk_pr_pushi(pr, i1857);
+			const uint64_t n1862 = (uint64_t)s->discardRectangleCount;
+			sbt_vk_pr_u(pr, "pDiscardRectangles.count", n1862);
+			size_t m1864 = sbt_vk_pr_enter(pr, "pDiscardRectangles");
+			for (uint64_t i1863 = 0; i1863 < n1862 && i1863 < SBT_VK_PR_MAX_ELEMS; i1863++) {
+				size_t m1865 = sbt_vk_pr_pushi(pr, i1863);
 				{
-					size_t m1860 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pDiscardRectangles[i1857]));
-					sbt_vk_pr_pop(pr, m1860);
+					size_t m1866 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pDiscardRectangles[i1863]));
+					sbt_vk_pr_pop(pr, m1866);
 				}
-				sbt_vk_pr_pop(pr, m1859);
+				sbt_vk_pr_pop(pr, m1865);
 			}
-			sbt_vk_pr_pop(pr, m1858);
+			sbt_vk_pr_pop(pr, m1864);
 		}
 	}
 }
@@ -28238,13 +28326,13 @@ static void sbt_vk_pc_vkCmdSetSampleLocationsEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pSampleLocationsInfo) {
 		sbt_vk_pr_null(pr, "pSampleLocationsInfo");
 	} else {
-		size_t m1861 = sbt_vk_pr_enter(pr, "pSampleLocationsInfo");
+		size_t m1867 = sbt_vk_pr_enter(pr, "pSampleLocationsInfo");
 		{
-			size_t m1862 = sbt_vk_pr_enter(pr, "");
+			size_t m1868 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSampleLocationsInfoEXT(pr, &(s->pSampleLocationsInfo[0]));
-			sbt_vk_pr_pop(pr, m1862);
+			sbt_vk_pr_pop(pr, m1868);
 		}
-		sbt_vk_pr_pop(pr, m1861);
+		sbt_vk_pr_pop(pr, m1867);
 	}
 }
 
@@ -28255,13 +28343,13 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_pr *pr,
 	if (!s->pMultisampleProperties) {
 		sbt_vk_pr_null(pr, "pMultisampleProperties");
 	} else {
-		size_t m1863 = sbt_vk_pr_enter(pr, "pMultisampleProperties");
+		size_t m1869 = sbt_vk_pr_enter(pr, "pMultisampleProperties");
 		{
-			size_t m1864 = sbt_vk_pr_enter(pr, "");
+			size_t m1870 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMultisamplePropertiesEXT(pr, &(s->pMultisampleProperties[0]));
-			sbt_vk_pr_pop(pr, m1864);
+			sbt_vk_pr_pop(pr, m1870);
 		}
-		sbt_vk_pr_pop(pr, m1863);
+		sbt_vk_pr_pop(pr, m1869);
 	}
 }
 
@@ -28271,24 +28359,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_pr *pr, 
 	if (!s->pSurfaceInfo) {
 		sbt_vk_pr_null(pr, "pSurfaceInfo");
 	} else {
-		size_t m1865 = sbt_vk_pr_enter(pr, "pSurfaceInfo");
+		size_t m1871 = sbt_vk_pr_enter(pr, "pSurfaceInfo");
 		{
-			size_t m1866 = sbt_vk_pr_enter(pr, "");
+			size_t m1872 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(pr, &(s->pSurfaceInfo[0]));
-			sbt_vk_pr_pop(pr, m1866);
+			sbt_vk_pr_pop(pr, m1872);
 		}
-		sbt_vk_pr_pop(pr, m1865);
+		sbt_vk_pr_pop(pr, m1871);
 	}
 	if (!s->pSurfaceCapabilities) {
 		sbt_vk_pr_null(pr, "pSurfaceCapabilities");
 	} else {
-		size_t m1867 = sbt_vk_pr_enter(pr, "pSurfaceCapabilities");
+		size_t m1873 = sbt_vk_pr_enter(pr, "pSurfaceCapabilities");
 		{
-			size_t m1868 = sbt_vk_pr_enter(pr, "");
+			size_t m1874 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSurfaceCapabilities2KHR(pr, &(s->pSurfaceCapabilities[0]));
-			sbt_vk_pr_pop(pr, m1868);
+			sbt_vk_pr_pop(pr, m1874);
 		}
-		sbt_vk_pr_pop(pr, m1867);
+		sbt_vk_pr_pop(pr, m1873);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28299,65 +28387,33 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_pr *pr, const
 	if (!s->pSurfaceInfo) {
 		sbt_vk_pr_null(pr, "pSurfaceInfo");
 	} else {
-		size_t m1869 = sbt_vk_pr_enter(pr, "pSurfaceInfo");
+		size_t m1875 = sbt_vk_pr_enter(pr, "pSurfaceInfo");
 		{
-			size_t m1870 = sbt_vk_pr_enter(pr, "");
+			size_t m1876 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(pr, &(s->pSurfaceInfo[0]));
-			sbt_vk_pr_pop(pr, m1870);
+			sbt_vk_pr_pop(pr, m1876);
 		}
-		sbt_vk_pr_pop(pr, m1869);
+		sbt_vk_pr_pop(pr, m1875);
 	}
 	if (!s->pSurfaceFormatCount) {
 		sbt_vk_pr_null(pr, "pSurfaceFormatCount");
 	} else {
-		size_t m1871 = sbt_vk_pr_enter(pr, "pSurfaceFormatCount");
+		size_t m1877 = sbt_vk_pr_enter(pr, "pSurfaceFormatCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pSurfaceFormatCount[0]));
-		sbt_vk_pr_pop(pr, m1871);
+		sbt_vk_pr_pop(pr, m1877);
 	}
 	if (!s->pSurfaceFormats) {
 		sbt_vk_pr_null(pr, "pSurfaceFormats");
 	} else {
 		{
-			const uint64_t n1872 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
-			sbt_vk_pr_u(pr, "pSurfaceFormats.count", n1872);
-			size_t m1874 = sbt_vk_pr_enter(pr, "pSurfaceFormats");
-			for (uint64_t i1873 = 0; i1873 < n1872 && i1873 < SBT_VK_PR_MAX_ELEMS; i1873++) {
-				size_t m1875 = sbt_vk_pr_pushi(pr, i1873);
-				{
-					size_t m1876 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSurfaceFormat2KHR(pr, &(s->pSurfaceFormats[i1873]));
-					sbt_vk_pr_pop(pr, m1876);
-				}
-				sbt_vk_pr_pop(pr, m1875);
-			}
-			sbt_vk_pr_pop(pr, m1874);
-		}
-	}
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
-{
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	if (!s->pPropertyCount) {
-		sbt_vk_pr_null(pr, "pPropertyCount");
-	} else {
-		size_t m1877 = sbt_vk_pr_enter(pr, "pPropertyCount");
-		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m1877);
-	}
-	if (!s->pProperties) {
-		sbt_vk_pr_null(pr, "pProperties");
-	} else {
-		{
-			const uint64_t n1878 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n1878);
-			size_t m1880 = sbt_vk_pr_enter(pr, "pProperties");
+			const uint64_t n1878 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
+			sbt_vk_pr_u(pr, "pSurfaceFormats.count", n1878);
+			size_t m1880 = sbt_vk_pr_enter(pr, "pSurfaceFormats");
 			for (uint64_t i1879 = 0; i1879 < n1878 && i1879 < SBT_VK_PR_MAX_ELEMS; i1879++) {
 				size_t m1881 = sbt_vk_pr_pushi(pr, i1879);
 				{
 					size_t m1882 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDisplayProperties2KHR(pr, &(s->pProperties[i1879]));
+					sbt_vk_p_VkSurfaceFormat2KHR(pr, &(s->pSurfaceFormats[i1879]));
 					sbt_vk_pr_pop(pr, m1882);
 				}
 				sbt_vk_pr_pop(pr, m1881);
@@ -28368,7 +28424,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, co
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
+static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
 {
 	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
@@ -28389,7 +28445,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *p
 				size_t m1887 = sbt_vk_pr_pushi(pr, i1885);
 				{
 					size_t m1888 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDisplayPlaneProperties2KHR(pr, &(s->pProperties[i1885]));
+					sbt_vk_p_VkDisplayProperties2KHR(pr, &(s->pProperties[i1885]));
 					sbt_vk_pr_pop(pr, m1888);
 				}
 				sbt_vk_pr_pop(pr, m1887);
@@ -28400,10 +28456,9 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *p
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
+static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
 {
 	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -28422,12 +28477,45 @@ static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk
 				size_t m1893 = sbt_vk_pr_pushi(pr, i1891);
 				{
 					size_t m1894 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDisplayModeProperties2KHR(pr, &(s->pProperties[i1891]));
+					sbt_vk_p_VkDisplayPlaneProperties2KHR(pr, &(s->pProperties[i1891]));
 					sbt_vk_pr_pop(pr, m1894);
 				}
 				sbt_vk_pr_pop(pr, m1893);
 			}
 			sbt_vk_pr_pop(pr, m1892);
+		}
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
+{
+	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	if (!s->pPropertyCount) {
+		sbt_vk_pr_null(pr, "pPropertyCount");
+	} else {
+		size_t m1895 = sbt_vk_pr_enter(pr, "pPropertyCount");
+		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
+		sbt_vk_pr_pop(pr, m1895);
+	}
+	if (!s->pProperties) {
+		sbt_vk_pr_null(pr, "pProperties");
+	} else {
+		{
+			const uint64_t n1896 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n1896);
+			size_t m1898 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i1897 = 0; i1897 < n1896 && i1897 < SBT_VK_PR_MAX_ELEMS; i1897++) {
+				size_t m1899 = sbt_vk_pr_pushi(pr, i1897);
+				{
+					size_t m1900 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDisplayModeProperties2KHR(pr, &(s->pProperties[i1897]));
+					sbt_vk_pr_pop(pr, m1900);
+				}
+				sbt_vk_pr_pop(pr, m1899);
+			}
+			sbt_vk_pr_pop(pr, m1898);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -28439,24 +28527,24 @@ static void sbt_vk_pc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const sbt
 	if (!s->pDisplayPlaneInfo) {
 		sbt_vk_pr_null(pr, "pDisplayPlaneInfo");
 	} else {
-		size_t m1895 = sbt_vk_pr_enter(pr, "pDisplayPlaneInfo");
+		size_t m1901 = sbt_vk_pr_enter(pr, "pDisplayPlaneInfo");
 		{
-			size_t m1896 = sbt_vk_pr_enter(pr, "");
+			size_t m1902 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDisplayPlaneInfo2KHR(pr, &(s->pDisplayPlaneInfo[0]));
-			sbt_vk_pr_pop(pr, m1896);
+			sbt_vk_pr_pop(pr, m1902);
 		}
-		sbt_vk_pr_pop(pr, m1895);
+		sbt_vk_pr_pop(pr, m1901);
 	}
 	if (!s->pCapabilities) {
 		sbt_vk_pr_null(pr, "pCapabilities");
 	} else {
-		size_t m1897 = sbt_vk_pr_enter(pr, "pCapabilities");
+		size_t m1903 = sbt_vk_pr_enter(pr, "pCapabilities");
 		{
-			size_t m1898 = sbt_vk_pr_enter(pr, "");
+			size_t m1904 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDisplayPlaneCapabilities2KHR(pr, &(s->pCapabilities[0]));
-			sbt_vk_pr_pop(pr, m1898);
+			sbt_vk_pr_pop(pr, m1904);
 		}
-		sbt_vk_pr_pop(pr, m1897);
+		sbt_vk_pr_pop(pr, m1903);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28467,24 +28555,24 @@ static void sbt_vk_pc_vkGetBufferMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1899 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1905 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1900 = sbt_vk_pr_enter(pr, "");
+			size_t m1906 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBufferMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1900);
+			sbt_vk_pr_pop(pr, m1906);
 		}
-		sbt_vk_pr_pop(pr, m1899);
+		sbt_vk_pr_pop(pr, m1905);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1901 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1907 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1902 = sbt_vk_pr_enter(pr, "");
+			size_t m1908 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1902);
+			sbt_vk_pr_pop(pr, m1908);
 		}
-		sbt_vk_pr_pop(pr, m1901);
+		sbt_vk_pr_pop(pr, m1907);
 	}
 }
 
@@ -28494,24 +28582,24 @@ static void sbt_vk_pc_vkGetBufferMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1903 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1909 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1904 = sbt_vk_pr_enter(pr, "");
+			size_t m1910 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBufferMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1904);
+			sbt_vk_pr_pop(pr, m1910);
 		}
-		sbt_vk_pr_pop(pr, m1903);
+		sbt_vk_pr_pop(pr, m1909);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1905 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1911 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1906 = sbt_vk_pr_enter(pr, "");
+			size_t m1912 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1906);
+			sbt_vk_pr_pop(pr, m1912);
 		}
-		sbt_vk_pr_pop(pr, m1905);
+		sbt_vk_pr_pop(pr, m1911);
 	}
 }
 
@@ -28521,24 +28609,24 @@ static void sbt_vk_pc_vkGetImageMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1907 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1913 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1908 = sbt_vk_pr_enter(pr, "");
+			size_t m1914 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1908);
+			sbt_vk_pr_pop(pr, m1914);
 		}
-		sbt_vk_pr_pop(pr, m1907);
+		sbt_vk_pr_pop(pr, m1913);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1909 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1915 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1910 = sbt_vk_pr_enter(pr, "");
+			size_t m1916 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1910);
+			sbt_vk_pr_pop(pr, m1916);
 		}
-		sbt_vk_pr_pop(pr, m1909);
+		sbt_vk_pr_pop(pr, m1915);
 	}
 }
 
@@ -28548,24 +28636,24 @@ static void sbt_vk_pc_vkGetImageMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt_
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1911 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1917 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1912 = sbt_vk_pr_enter(pr, "");
+			size_t m1918 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1912);
+			sbt_vk_pr_pop(pr, m1918);
 		}
-		sbt_vk_pr_pop(pr, m1911);
+		sbt_vk_pr_pop(pr, m1917);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1913 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1919 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1914 = sbt_vk_pr_enter(pr, "");
+			size_t m1920 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1914);
+			sbt_vk_pr_pop(pr, m1920);
 		}
-		sbt_vk_pr_pop(pr, m1913);
+		sbt_vk_pr_pop(pr, m1919);
 	}
 }
 
@@ -28575,38 +28663,38 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2(sbt_vk_pr *pr, const s
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1915 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1921 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1916 = sbt_vk_pr_enter(pr, "");
+			size_t m1922 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1916);
+			sbt_vk_pr_pop(pr, m1922);
 		}
-		sbt_vk_pr_pop(pr, m1915);
+		sbt_vk_pr_pop(pr, m1921);
 	}
 	if (!s->pSparseMemoryRequirementCount) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirementCount");
 	} else {
-		size_t m1917 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
+		size_t m1923 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pSparseMemoryRequirementCount[0]));
-		sbt_vk_pr_pop(pr, m1917);
+		sbt_vk_pr_pop(pr, m1923);
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
 	} else {
 		{
-			const uint64_t n1918 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1918);
-			size_t m1920 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
-			for (uint64_t i1919 = 0; i1919 < n1918 && i1919 < SBT_VK_PR_MAX_ELEMS; i1919++) {
-				size_t m1921 = sbt_vk_pr_pushi(pr, i1919);
+			const uint64_t n1924 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1924);
+			size_t m1926 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
+			for (uint64_t i1925 = 0; i1925 < n1924 && i1925 < SBT_VK_PR_MAX_ELEMS; i1925++) {
+				size_t m1927 = sbt_vk_pr_pushi(pr, i1925);
 				{
-					size_t m1922 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1919]));
-					sbt_vk_pr_pop(pr, m1922);
+					size_t m1928 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1925]));
+					sbt_vk_pr_pop(pr, m1928);
 				}
-				sbt_vk_pr_pop(pr, m1921);
+				sbt_vk_pr_pop(pr, m1927);
 			}
-			sbt_vk_pr_pop(pr, m1920);
+			sbt_vk_pr_pop(pr, m1926);
 		}
 	}
 }
@@ -28617,38 +28705,38 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2KHR(sbt_vk_pr *pr, cons
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1923 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1929 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1924 = sbt_vk_pr_enter(pr, "");
+			size_t m1930 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1924);
+			sbt_vk_pr_pop(pr, m1930);
 		}
-		sbt_vk_pr_pop(pr, m1923);
+		sbt_vk_pr_pop(pr, m1929);
 	}
 	if (!s->pSparseMemoryRequirementCount) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirementCount");
 	} else {
-		size_t m1925 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
+		size_t m1931 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pSparseMemoryRequirementCount[0]));
-		sbt_vk_pr_pop(pr, m1925);
+		sbt_vk_pr_pop(pr, m1931);
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
 	} else {
 		{
-			const uint64_t n1926 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1926);
-			size_t m1928 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
-			for (uint64_t i1927 = 0; i1927 < n1926 && i1927 < SBT_VK_PR_MAX_ELEMS; i1927++) {
-				size_t m1929 = sbt_vk_pr_pushi(pr, i1927);
+			const uint64_t n1932 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1932);
+			size_t m1934 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
+			for (uint64_t i1933 = 0; i1933 < n1932 && i1933 < SBT_VK_PR_MAX_ELEMS; i1933++) {
+				size_t m1935 = sbt_vk_pr_pushi(pr, i1933);
 				{
-					size_t m1930 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1927]));
-					sbt_vk_pr_pop(pr, m1930);
+					size_t m1936 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1933]));
+					sbt_vk_pr_pop(pr, m1936);
 				}
-				sbt_vk_pr_pop(pr, m1929);
+				sbt_vk_pr_pop(pr, m1935);
 			}
-			sbt_vk_pr_pop(pr, m1928);
+			sbt_vk_pr_pop(pr, m1934);
 		}
 	}
 }
@@ -28659,24 +28747,24 @@ static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const s
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1931 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1937 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1932 = sbt_vk_pr_enter(pr, "");
+			size_t m1938 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceBufferMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1932);
+			sbt_vk_pr_pop(pr, m1938);
 		}
-		sbt_vk_pr_pop(pr, m1931);
+		sbt_vk_pr_pop(pr, m1937);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1933 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1939 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1934 = sbt_vk_pr_enter(pr, "");
+			size_t m1940 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1934);
+			sbt_vk_pr_pop(pr, m1940);
 		}
-		sbt_vk_pr_pop(pr, m1933);
+		sbt_vk_pr_pop(pr, m1939);
 	}
 }
 
@@ -28686,24 +28774,24 @@ static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1935 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1941 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1936 = sbt_vk_pr_enter(pr, "");
+			size_t m1942 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceBufferMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1936);
+			sbt_vk_pr_pop(pr, m1942);
 		}
-		sbt_vk_pr_pop(pr, m1935);
+		sbt_vk_pr_pop(pr, m1941);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1937 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1943 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1938 = sbt_vk_pr_enter(pr, "");
+			size_t m1944 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1938);
+			sbt_vk_pr_pop(pr, m1944);
 		}
-		sbt_vk_pr_pop(pr, m1937);
+		sbt_vk_pr_pop(pr, m1943);
 	}
 }
 
@@ -28713,24 +28801,24 @@ static void sbt_vk_pc_vkGetDeviceImageMemoryRequirements(sbt_vk_pr *pr, const sb
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1939 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1945 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1940 = sbt_vk_pr_enter(pr, "");
+			size_t m1946 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceImageMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1940);
+			sbt_vk_pr_pop(pr, m1946);
 		}
-		sbt_vk_pr_pop(pr, m1939);
+		sbt_vk_pr_pop(pr, m1945);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1941 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1947 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1942 = sbt_vk_pr_enter(pr, "");
+			size_t m1948 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1942);
+			sbt_vk_pr_pop(pr, m1948);
 		}
-		sbt_vk_pr_pop(pr, m1941);
+		sbt_vk_pr_pop(pr, m1947);
 	}
 }
 
@@ -28740,24 +28828,24 @@ static void sbt_vk_pc_vkGetDeviceImageMemoryRequirementsKHR(sbt_vk_pr *pr, const
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1943 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1949 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1944 = sbt_vk_pr_enter(pr, "");
+			size_t m1950 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceImageMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1944);
+			sbt_vk_pr_pop(pr, m1950);
 		}
-		sbt_vk_pr_pop(pr, m1943);
+		sbt_vk_pr_pop(pr, m1949);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m1945 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m1951 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m1946 = sbt_vk_pr_enter(pr, "");
+			size_t m1952 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m1946);
+			sbt_vk_pr_pop(pr, m1952);
 		}
-		sbt_vk_pr_pop(pr, m1945);
+		sbt_vk_pr_pop(pr, m1951);
 	}
 }
 
@@ -28767,38 +28855,38 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_pr *pr, co
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1947 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1953 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1948 = sbt_vk_pr_enter(pr, "");
+			size_t m1954 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceImageMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1948);
+			sbt_vk_pr_pop(pr, m1954);
 		}
-		sbt_vk_pr_pop(pr, m1947);
+		sbt_vk_pr_pop(pr, m1953);
 	}
 	if (!s->pSparseMemoryRequirementCount) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirementCount");
 	} else {
-		size_t m1949 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
+		size_t m1955 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pSparseMemoryRequirementCount[0]));
-		sbt_vk_pr_pop(pr, m1949);
+		sbt_vk_pr_pop(pr, m1955);
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
 	} else {
 		{
-			const uint64_t n1950 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1950);
-			size_t m1952 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
-			for (uint64_t i1951 = 0; i1951 < n1950 && i1951 < SBT_VK_PR_MAX_ELEMS; i1951++) {
-				size_t m1953 = sbt_vk_pr_pushi(pr, i1951);
+			const uint64_t n1956 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1956);
+			size_t m1958 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
+			for (uint64_t i1957 = 0; i1957 < n1956 && i1957 < SBT_VK_PR_MAX_ELEMS; i1957++) {
+				size_t m1959 = sbt_vk_pr_pushi(pr, i1957);
 				{
-					size_t m1954 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1951]));
-					sbt_vk_pr_pop(pr, m1954);
+					size_t m1960 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1957]));
+					sbt_vk_pr_pop(pr, m1960);
 				}
-				sbt_vk_pr_pop(pr, m1953);
+				sbt_vk_pr_pop(pr, m1959);
 			}
-			sbt_vk_pr_pop(pr, m1952);
+			sbt_vk_pr_pop(pr, m1958);
 		}
 	}
 }
@@ -28809,38 +28897,38 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirementsKHR(sbt_vk_pr *pr,
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m1955 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m1961 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m1956 = sbt_vk_pr_enter(pr, "");
+			size_t m1962 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceImageMemoryRequirements(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m1956);
+			sbt_vk_pr_pop(pr, m1962);
 		}
-		sbt_vk_pr_pop(pr, m1955);
+		sbt_vk_pr_pop(pr, m1961);
 	}
 	if (!s->pSparseMemoryRequirementCount) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirementCount");
 	} else {
-		size_t m1957 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
+		size_t m1963 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirementCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pSparseMemoryRequirementCount[0]));
-		sbt_vk_pr_pop(pr, m1957);
+		sbt_vk_pr_pop(pr, m1963);
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
 	} else {
 		{
-			const uint64_t n1958 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1958);
-			size_t m1960 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
-			for (uint64_t i1959 = 0; i1959 < n1958 && i1959 < SBT_VK_PR_MAX_ELEMS; i1959++) {
-				size_t m1961 = sbt_vk_pr_pushi(pr, i1959);
+			const uint64_t n1964 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1964);
+			size_t m1966 = sbt_vk_pr_enter(pr, "pSparseMemoryRequirements");
+			for (uint64_t i1965 = 0; i1965 < n1964 && i1965 < SBT_VK_PR_MAX_ELEMS; i1965++) {
+				size_t m1967 = sbt_vk_pr_pushi(pr, i1965);
 				{
-					size_t m1962 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1959]));
-					sbt_vk_pr_pop(pr, m1962);
+					size_t m1968 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSparseImageMemoryRequirements2(pr, &(s->pSparseMemoryRequirements[i1965]));
+					sbt_vk_pr_pop(pr, m1968);
 				}
-				sbt_vk_pr_pop(pr, m1961);
+				sbt_vk_pr_pop(pr, m1967);
 			}
-			sbt_vk_pr_pop(pr, m1960);
+			sbt_vk_pr_pop(pr, m1966);
 		}
 	}
 }
@@ -28851,31 +28939,31 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1963 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1969 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1964 = sbt_vk_pr_enter(pr, "");
+			size_t m1970 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1964);
+			sbt_vk_pr_pop(pr, m1970);
 		}
-		sbt_vk_pr_pop(pr, m1963);
+		sbt_vk_pr_pop(pr, m1969);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1965 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1971 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1966 = sbt_vk_pr_enter(pr, "");
+			size_t m1972 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1966);
+			sbt_vk_pr_pop(pr, m1972);
 		}
-		sbt_vk_pr_pop(pr, m1965);
+		sbt_vk_pr_pop(pr, m1971);
 	}
 	if (!s->pYcbcrConversion) {
 		sbt_vk_pr_null(pr, "pYcbcrConversion");
 	} else {
-		size_t m1967 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
+		size_t m1973 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
-		sbt_vk_pr_pop(pr, m1967);
+		sbt_vk_pr_pop(pr, m1973);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28886,31 +28974,31 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1968 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1974 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1969 = sbt_vk_pr_enter(pr, "");
+			size_t m1975 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSamplerYcbcrConversionCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1969);
+			sbt_vk_pr_pop(pr, m1975);
 		}
-		sbt_vk_pr_pop(pr, m1968);
+		sbt_vk_pr_pop(pr, m1974);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1970 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1976 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1971 = sbt_vk_pr_enter(pr, "");
+			size_t m1977 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1971);
+			sbt_vk_pr_pop(pr, m1977);
 		}
-		sbt_vk_pr_pop(pr, m1970);
+		sbt_vk_pr_pop(pr, m1976);
 	}
 	if (!s->pYcbcrConversion) {
 		sbt_vk_pr_null(pr, "pYcbcrConversion");
 	} else {
-		size_t m1972 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
+		size_t m1978 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
-		sbt_vk_pr_pop(pr, m1972);
+		sbt_vk_pr_pop(pr, m1978);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -28922,13 +29010,13 @@ static void sbt_vk_pc_vkDestroySamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_v
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1973 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1979 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1974 = sbt_vk_pr_enter(pr, "");
+			size_t m1980 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1974);
+			sbt_vk_pr_pop(pr, m1980);
 		}
-		sbt_vk_pr_pop(pr, m1973);
+		sbt_vk_pr_pop(pr, m1979);
 	}
 }
 
@@ -28939,13 +29027,13 @@ static void sbt_vk_pc_vkDestroySamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sb
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1975 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1981 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1976 = sbt_vk_pr_enter(pr, "");
+			size_t m1982 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1976);
+			sbt_vk_pr_pop(pr, m1982);
 		}
-		sbt_vk_pr_pop(pr, m1975);
+		sbt_vk_pr_pop(pr, m1981);
 	}
 }
 
@@ -28955,20 +29043,20 @@ static void sbt_vk_pc_vkGetDeviceQueue2(sbt_vk_pr *pr, const sbt_vk_args_vkGetDe
 	if (!s->pQueueInfo) {
 		sbt_vk_pr_null(pr, "pQueueInfo");
 	} else {
-		size_t m1977 = sbt_vk_pr_enter(pr, "pQueueInfo");
+		size_t m1983 = sbt_vk_pr_enter(pr, "pQueueInfo");
 		{
-			size_t m1978 = sbt_vk_pr_enter(pr, "");
+			size_t m1984 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceQueueInfo2(pr, &(s->pQueueInfo[0]));
-			sbt_vk_pr_pop(pr, m1978);
+			sbt_vk_pr_pop(pr, m1984);
 		}
-		sbt_vk_pr_pop(pr, m1977);
+		sbt_vk_pr_pop(pr, m1983);
 	}
 	if (!s->pQueue) {
 		sbt_vk_pr_null(pr, "pQueue");
 	} else {
-		size_t m1979 = sbt_vk_pr_enter(pr, "pQueue");
+		size_t m1985 = sbt_vk_pr_enter(pr, "pQueue");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pQueue[0]));
-		sbt_vk_pr_pop(pr, m1979);
+		sbt_vk_pr_pop(pr, m1985);
 	}
 }
 
@@ -28978,31 +29066,31 @@ static void sbt_vk_pc_vkCreateValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1980 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1986 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1981 = sbt_vk_pr_enter(pr, "");
+			size_t m1987 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkValidationCacheCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1981);
+			sbt_vk_pr_pop(pr, m1987);
 		}
-		sbt_vk_pr_pop(pr, m1980);
+		sbt_vk_pr_pop(pr, m1986);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1982 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1988 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1983 = sbt_vk_pr_enter(pr, "");
+			size_t m1989 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1983);
+			sbt_vk_pr_pop(pr, m1989);
 		}
-		sbt_vk_pr_pop(pr, m1982);
+		sbt_vk_pr_pop(pr, m1988);
 	}
 	if (!s->pValidationCache) {
 		sbt_vk_pr_null(pr, "pValidationCache");
 	} else {
-		size_t m1984 = sbt_vk_pr_enter(pr, "pValidationCache");
+		size_t m1990 = sbt_vk_pr_enter(pr, "pValidationCache");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pValidationCache[0]));
-		sbt_vk_pr_pop(pr, m1984);
+		sbt_vk_pr_pop(pr, m1990);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29014,13 +29102,13 @@ static void sbt_vk_pc_vkDestroyValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m1985 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m1991 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m1986 = sbt_vk_pr_enter(pr, "");
+			size_t m1992 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m1986);
+			sbt_vk_pr_pop(pr, m1992);
 		}
-		sbt_vk_pr_pop(pr, m1985);
+		sbt_vk_pr_pop(pr, m1991);
 	}
 }
 
@@ -29031,9 +29119,9 @@ static void sbt_vk_pc_vkGetValidationCacheDataEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pDataSize) {
 		sbt_vk_pr_null(pr, "pDataSize");
 	} else {
-		size_t m1987 = sbt_vk_pr_enter(pr, "pDataSize");
+		size_t m1993 = sbt_vk_pr_enter(pr, "pDataSize");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pDataSize[0]));
-		sbt_vk_pr_pop(pr, m1987);
+		sbt_vk_pr_pop(pr, m1993);
 	}
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
@@ -29052,15 +29140,15 @@ static void sbt_vk_pc_vkMergeValidationCachesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pSrcCaches");
 	} else {
 		{
-			const uint64_t n1988 = (uint64_t)s->srcCacheCount;
-			sbt_vk_pr_u(pr, "pSrcCaches.count", n1988);
-			size_t m1990 = sbt_vk_pr_enter(pr, "pSrcCaches");
-			for (uint64_t i1989 = 0; i1989 < n1988 && i1989 < SBT_VK_PR_MAX_ELEMS; i1989++) {
-				size_t m1991 = sbt_vk_pr_pushi(pr, i1989);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSrcCaches[i1989]));
-				sbt_vk_pr_pop(pr, m1991);
+			const uint64_t n1994 = (uint64_t)s->srcCacheCount;
+			sbt_vk_pr_u(pr, "pSrcCaches.count", n1994);
+			size_t m1996 = sbt_vk_pr_enter(pr, "pSrcCaches");
+			for (uint64_t i1995 = 0; i1995 < n1994 && i1995 < SBT_VK_PR_MAX_ELEMS; i1995++) {
+				size_t m1997 = sbt_vk_pr_pushi(pr, i1995);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSrcCaches[i1995]));
+				sbt_vk_pr_pop(pr, m1997);
 			}
-			sbt_vk_pr_pop(pr, m1990);
+			sbt_vk_pr_pop(pr, m1996);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29072,24 +29160,24 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSupport(sbt_vk_pr *pr, const sbt_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1992 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m1998 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1993 = sbt_vk_pr_enter(pr, "");
+			size_t m1999 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1993);
+			sbt_vk_pr_pop(pr, m1999);
 		}
-		sbt_vk_pr_pop(pr, m1992);
+		sbt_vk_pr_pop(pr, m1998);
 	}
 	if (!s->pSupport) {
 		sbt_vk_pr_null(pr, "pSupport");
 	} else {
-		size_t m1994 = sbt_vk_pr_enter(pr, "pSupport");
+		size_t m2000 = sbt_vk_pr_enter(pr, "pSupport");
 		{
-			size_t m1995 = sbt_vk_pr_enter(pr, "");
+			size_t m2001 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutSupport(pr, &(s->pSupport[0]));
-			sbt_vk_pr_pop(pr, m1995);
+			sbt_vk_pr_pop(pr, m2001);
 		}
-		sbt_vk_pr_pop(pr, m1994);
+		sbt_vk_pr_pop(pr, m2000);
 	}
 }
 
@@ -29099,24 +29187,24 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSupportKHR(sbt_vk_pr *pr, const sb
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m1996 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2002 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m1997 = sbt_vk_pr_enter(pr, "");
+			size_t m2003 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m1997);
+			sbt_vk_pr_pop(pr, m2003);
 		}
-		sbt_vk_pr_pop(pr, m1996);
+		sbt_vk_pr_pop(pr, m2002);
 	}
 	if (!s->pSupport) {
 		sbt_vk_pr_null(pr, "pSupport");
 	} else {
-		size_t m1998 = sbt_vk_pr_enter(pr, "pSupport");
+		size_t m2004 = sbt_vk_pr_enter(pr, "pSupport");
 		{
-			size_t m1999 = sbt_vk_pr_enter(pr, "");
+			size_t m2005 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutSupport(pr, &(s->pSupport[0]));
-			sbt_vk_pr_pop(pr, m1999);
+			sbt_vk_pr_pop(pr, m2005);
 		}
-		sbt_vk_pr_pop(pr, m1998);
+		sbt_vk_pr_pop(pr, m2004);
 	}
 }
 
@@ -29129,9 +29217,9 @@ static void sbt_vk_pc_vkGetShaderInfoAMD(sbt_vk_pr *pr, const sbt_vk_args_vkGetS
 	if (!s->pInfoSize) {
 		sbt_vk_pr_null(pr, "pInfoSize");
 	} else {
-		size_t m2000 = sbt_vk_pr_enter(pr, "pInfoSize");
+		size_t m2006 = sbt_vk_pr_enter(pr, "pInfoSize");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pInfoSize[0]));
-		sbt_vk_pr_pop(pr, m2000);
+		sbt_vk_pr_pop(pr, m2006);
 	}
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
@@ -29154,23 +29242,23 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_pr *
 	if (!s->pTimeDomainCount) {
 		sbt_vk_pr_null(pr, "pTimeDomainCount");
 	} else {
-		size_t m2001 = sbt_vk_pr_enter(pr, "pTimeDomainCount");
+		size_t m2007 = sbt_vk_pr_enter(pr, "pTimeDomainCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pTimeDomainCount[0]));
-		sbt_vk_pr_pop(pr, m2001);
+		sbt_vk_pr_pop(pr, m2007);
 	}
 	if (!s->pTimeDomains) {
 		sbt_vk_pr_null(pr, "pTimeDomains");
 	} else {
 		{
-			const uint64_t n2002 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
-			sbt_vk_pr_u(pr, "pTimeDomains.count", n2002);
-			size_t m2004 = sbt_vk_pr_enter(pr, "pTimeDomains");
-			for (uint64_t i2003 = 0; i2003 < n2002 && i2003 < SBT_VK_PR_MAX_ELEMS; i2003++) {
-				size_t m2005 = sbt_vk_pr_pushi(pr, i2003);
-				sbt_vk_pr_e(pr, "", sbt_vk_en_VkTimeDomainEXT((int64_t)(s->pTimeDomains[i2003])), (int64_t)(s->pTimeDomains[i2003]));
-				sbt_vk_pr_pop(pr, m2005);
+			const uint64_t n2008 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
+			sbt_vk_pr_u(pr, "pTimeDomains.count", n2008);
+			size_t m2010 = sbt_vk_pr_enter(pr, "pTimeDomains");
+			for (uint64_t i2009 = 0; i2009 < n2008 && i2009 < SBT_VK_PR_MAX_ELEMS; i2009++) {
+				size_t m2011 = sbt_vk_pr_pushi(pr, i2009);
+				sbt_vk_pr_e(pr, "", sbt_vk_en_VkTimeDomainEXT((int64_t)(s->pTimeDomains[i2009])), (int64_t)(s->pTimeDomains[i2009]));
+				sbt_vk_pr_pop(pr, m2011);
 			}
-			sbt_vk_pr_pop(pr, m2004);
+			sbt_vk_pr_pop(pr, m2010);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29184,42 +29272,42 @@ static void sbt_vk_pc_vkGetCalibratedTimestampsEXT(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pTimestampInfos");
 	} else {
 		{
-			const uint64_t n2006 = (uint64_t)s->timestampCount;
-			sbt_vk_pr_u(pr, "pTimestampInfos.count", n2006);
-			size_t m2008 = sbt_vk_pr_enter(pr, "pTimestampInfos");
-			for (uint64_t i2007 = 0; i2007 < n2006 && i2007 < SBT_VK_PR_MAX_ELEMS; i2007++) {
-				size_t m2009 = sbt_vk_pr_pushi(pr, i2007);
+			const uint64_t n2012 = (uint64_t)s->timestampCount;
+			sbt_vk_pr_u(pr, "pTimestampInfos.count", n2012);
+			size_t m2014 = sbt_vk_pr_enter(pr, "pTimestampInfos");
+			for (uint64_t i2013 = 0; i2013 < n2012 && i2013 < SBT_VK_PR_MAX_ELEMS; i2013++) {
+				size_t m2015 = sbt_vk_pr_pushi(pr, i2013);
 				{
-					size_t m2010 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCalibratedTimestampInfoEXT(pr, &(s->pTimestampInfos[i2007]));
-					sbt_vk_pr_pop(pr, m2010);
+					size_t m2016 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCalibratedTimestampInfoEXT(pr, &(s->pTimestampInfos[i2013]));
+					sbt_vk_pr_pop(pr, m2016);
 				}
-				sbt_vk_pr_pop(pr, m2009);
+				sbt_vk_pr_pop(pr, m2015);
 			}
-			sbt_vk_pr_pop(pr, m2008);
+			sbt_vk_pr_pop(pr, m2014);
 		}
 	}
 	if (!s->pTimestamps) {
 		sbt_vk_pr_null(pr, "pTimestamps");
 	} else {
 		{
-			const uint64_t n2011 = (uint64_t)s->timestampCount;
-			sbt_vk_pr_u(pr, "pTimestamps.count", n2011);
-			size_t m2013 = sbt_vk_pr_enter(pr, "pTimestamps");
-			for (uint64_t i2012 = 0; i2012 < n2011 && i2012 < SBT_VK_PR_MAX_ELEMS; i2012++) {
-				size_t m2014 = sbt_vk_pr_pushi(pr, i2012);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pTimestamps[i2012]));
-				sbt_vk_pr_pop(pr, m2014);
+			const uint64_t n2017 = (uint64_t)s->timestampCount;
+			sbt_vk_pr_u(pr, "pTimestamps.count", n2017);
+			size_t m2019 = sbt_vk_pr_enter(pr, "pTimestamps");
+			for (uint64_t i2018 = 0; i2018 < n2017 && i2018 < SBT_VK_PR_MAX_ELEMS; i2018++) {
+				size_t m2020 = sbt_vk_pr_pushi(pr, i2018);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pTimestamps[i2018]));
+				sbt_vk_pr_pop(pr, m2020);
 			}
-			sbt_vk_pr_pop(pr, m2013);
+			sbt_vk_pr_pop(pr, m2019);
 		}
 	}
 	if (!s->pMaxDeviation) {
 		sbt_vk_pr_null(pr, "pMaxDeviation");
 	} else {
-		size_t m2015 = sbt_vk_pr_enter(pr, "pMaxDeviation");
+		size_t m2021 = sbt_vk_pr_enter(pr, "pMaxDeviation");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pMaxDeviation[0]));
-		sbt_vk_pr_pop(pr, m2015);
+		sbt_vk_pr_pop(pr, m2021);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29230,13 +29318,13 @@ static void sbt_vk_pc_vkSetDebugUtilsObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pNameInfo) {
 		sbt_vk_pr_null(pr, "pNameInfo");
 	} else {
-		size_t m2016 = sbt_vk_pr_enter(pr, "pNameInfo");
+		size_t m2022 = sbt_vk_pr_enter(pr, "pNameInfo");
 		{
-			size_t m2017 = sbt_vk_pr_enter(pr, "");
+			size_t m2023 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsObjectNameInfoEXT(pr, &(s->pNameInfo[0]));
-			sbt_vk_pr_pop(pr, m2017);
+			sbt_vk_pr_pop(pr, m2023);
 		}
-		sbt_vk_pr_pop(pr, m2016);
+		sbt_vk_pr_pop(pr, m2022);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29247,13 +29335,13 @@ static void sbt_vk_pc_vkSetDebugUtilsObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pTagInfo) {
 		sbt_vk_pr_null(pr, "pTagInfo");
 	} else {
-		size_t m2018 = sbt_vk_pr_enter(pr, "pTagInfo");
+		size_t m2024 = sbt_vk_pr_enter(pr, "pTagInfo");
 		{
-			size_t m2019 = sbt_vk_pr_enter(pr, "");
+			size_t m2025 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsObjectTagInfoEXT(pr, &(s->pTagInfo[0]));
-			sbt_vk_pr_pop(pr, m2019);
+			sbt_vk_pr_pop(pr, m2025);
 		}
-		sbt_vk_pr_pop(pr, m2018);
+		sbt_vk_pr_pop(pr, m2024);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29264,13 +29352,13 @@ static void sbt_vk_pc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
-		size_t m2020 = sbt_vk_pr_enter(pr, "pLabelInfo");
+		size_t m2026 = sbt_vk_pr_enter(pr, "pLabelInfo");
 		{
-			size_t m2021 = sbt_vk_pr_enter(pr, "");
+			size_t m2027 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsLabelEXT(pr, &(s->pLabelInfo[0]));
-			sbt_vk_pr_pop(pr, m2021);
+			sbt_vk_pr_pop(pr, m2027);
 		}
-		sbt_vk_pr_pop(pr, m2020);
+		sbt_vk_pr_pop(pr, m2026);
 	}
 }
 
@@ -29285,13 +29373,13 @@ static void sbt_vk_pc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
-		size_t m2022 = sbt_vk_pr_enter(pr, "pLabelInfo");
+		size_t m2028 = sbt_vk_pr_enter(pr, "pLabelInfo");
 		{
-			size_t m2023 = sbt_vk_pr_enter(pr, "");
+			size_t m2029 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsLabelEXT(pr, &(s->pLabelInfo[0]));
-			sbt_vk_pr_pop(pr, m2023);
+			sbt_vk_pr_pop(pr, m2029);
 		}
-		sbt_vk_pr_pop(pr, m2022);
+		sbt_vk_pr_pop(pr, m2028);
 	}
 }
 
@@ -29301,13 +29389,13 @@ static void sbt_vk_pc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
-		size_t m2024 = sbt_vk_pr_enter(pr, "pLabelInfo");
+		size_t m2030 = sbt_vk_pr_enter(pr, "pLabelInfo");
 		{
-			size_t m2025 = sbt_vk_pr_enter(pr, "");
+			size_t m2031 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsLabelEXT(pr, &(s->pLabelInfo[0]));
-			sbt_vk_pr_pop(pr, m2025);
+			sbt_vk_pr_pop(pr, m2031);
 		}
-		sbt_vk_pr_pop(pr, m2024);
+		sbt_vk_pr_pop(pr, m2030);
 	}
 }
 
@@ -29322,13 +29410,13 @@ static void sbt_vk_pc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
-		size_t m2026 = sbt_vk_pr_enter(pr, "pLabelInfo");
+		size_t m2032 = sbt_vk_pr_enter(pr, "pLabelInfo");
 		{
-			size_t m2027 = sbt_vk_pr_enter(pr, "");
+			size_t m2033 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsLabelEXT(pr, &(s->pLabelInfo[0]));
-			sbt_vk_pr_pop(pr, m2027);
+			sbt_vk_pr_pop(pr, m2033);
 		}
-		sbt_vk_pr_pop(pr, m2026);
+		sbt_vk_pr_pop(pr, m2032);
 	}
 }
 
@@ -29338,31 +29426,31 @@ static void sbt_vk_pc_vkCreateDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2028 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2034 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2029 = sbt_vk_pr_enter(pr, "");
+			size_t m2035 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsMessengerCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2029);
+			sbt_vk_pr_pop(pr, m2035);
 		}
-		sbt_vk_pr_pop(pr, m2028);
+		sbt_vk_pr_pop(pr, m2034);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2030 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2036 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2031 = sbt_vk_pr_enter(pr, "");
+			size_t m2037 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2031);
+			sbt_vk_pr_pop(pr, m2037);
 		}
-		sbt_vk_pr_pop(pr, m2030);
+		sbt_vk_pr_pop(pr, m2036);
 	}
 	if (!s->pMessenger) {
 		sbt_vk_pr_null(pr, "pMessenger");
 	} else {
-		size_t m2032 = sbt_vk_pr_enter(pr, "pMessenger");
+		size_t m2038 = sbt_vk_pr_enter(pr, "pMessenger");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMessenger[0]));
-		sbt_vk_pr_pop(pr, m2032);
+		sbt_vk_pr_pop(pr, m2038);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29374,13 +29462,13 @@ static void sbt_vk_pc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2033 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2039 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2034 = sbt_vk_pr_enter(pr, "");
+			size_t m2040 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2034);
+			sbt_vk_pr_pop(pr, m2040);
 		}
-		sbt_vk_pr_pop(pr, m2033);
+		sbt_vk_pr_pop(pr, m2039);
 	}
 }
 
@@ -29392,13 +29480,13 @@ static void sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pCallbackData) {
 		sbt_vk_pr_null(pr, "pCallbackData");
 	} else {
-		size_t m2035 = sbt_vk_pr_enter(pr, "pCallbackData");
+		size_t m2041 = sbt_vk_pr_enter(pr, "pCallbackData");
 		{
-			size_t m2036 = sbt_vk_pr_enter(pr, "");
+			size_t m2042 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDebugUtilsMessengerCallbackDataEXT(pr, &(s->pCallbackData[0]));
-			sbt_vk_pr_pop(pr, m2036);
+			sbt_vk_pr_pop(pr, m2042);
 		}
-		sbt_vk_pr_pop(pr, m2035);
+		sbt_vk_pr_pop(pr, m2041);
 	}
 }
 
@@ -29417,31 +29505,31 @@ static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2037 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2043 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2038 = sbt_vk_pr_enter(pr, "");
+			size_t m2044 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2038);
+			sbt_vk_pr_pop(pr, m2044);
 		}
-		sbt_vk_pr_pop(pr, m2037);
+		sbt_vk_pr_pop(pr, m2043);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2039 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2045 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2040 = sbt_vk_pr_enter(pr, "");
+			size_t m2046 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2040);
+			sbt_vk_pr_pop(pr, m2046);
 		}
-		sbt_vk_pr_pop(pr, m2039);
+		sbt_vk_pr_pop(pr, m2045);
 	}
 	if (!s->pRenderPass) {
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
-		size_t m2041 = sbt_vk_pr_enter(pr, "pRenderPass");
+		size_t m2047 = sbt_vk_pr_enter(pr, "pRenderPass");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
-		sbt_vk_pr_pop(pr, m2041);
+		sbt_vk_pr_pop(pr, m2047);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29452,31 +29540,31 @@ static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2042 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2048 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2043 = sbt_vk_pr_enter(pr, "");
+			size_t m2049 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderPassCreateInfo2(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2043);
+			sbt_vk_pr_pop(pr, m2049);
 		}
-		sbt_vk_pr_pop(pr, m2042);
+		sbt_vk_pr_pop(pr, m2048);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2044 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2050 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2045 = sbt_vk_pr_enter(pr, "");
+			size_t m2051 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2045);
+			sbt_vk_pr_pop(pr, m2051);
 		}
-		sbt_vk_pr_pop(pr, m2044);
+		sbt_vk_pr_pop(pr, m2050);
 	}
 	if (!s->pRenderPass) {
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
-		size_t m2046 = sbt_vk_pr_enter(pr, "pRenderPass");
+		size_t m2052 = sbt_vk_pr_enter(pr, "pRenderPass");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
-		sbt_vk_pr_pop(pr, m2046);
+		sbt_vk_pr_pop(pr, m2052);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29487,57 +29575,14 @@ static void sbt_vk_pc_vkCmdBeginRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
-		size_t m2047 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
-		{
-			size_t m2048 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
-			sbt_vk_pr_pop(pr, m2048);
-		}
-		sbt_vk_pr_pop(pr, m2047);
-	}
-	if (!s->pSubpassBeginInfo) {
-		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
-	} else {
-		size_t m2049 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
-		{
-			size_t m2050 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
-			sbt_vk_pr_pop(pr, m2050);
-		}
-		sbt_vk_pr_pop(pr, m2049);
-	}
-}
-
-static void sbt_vk_pc_vkCmdBeginRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderPass2KHR *s)
-{
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	if (!s->pRenderPassBegin) {
-		sbt_vk_pr_null(pr, "pRenderPassBegin");
-	} else {
-		size_t m2051 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
-		{
-			size_t m2052 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
-			sbt_vk_pr_pop(pr, m2052);
-		}
-		sbt_vk_pr_pop(pr, m2051);
-	}
-	if (!s->pSubpassBeginInfo) {
-		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
-	} else {
-		size_t m2053 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
+		size_t m2053 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
 		{
 			size_t m2054 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
+			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
 			sbt_vk_pr_pop(pr, m2054);
 		}
 		sbt_vk_pr_pop(pr, m2053);
 	}
-}
-
-static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2 *s)
-{
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
@@ -29549,22 +29594,22 @@ static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNe
 		}
 		sbt_vk_pr_pop(pr, m2055);
 	}
-	if (!s->pSubpassEndInfo) {
-		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+}
+
+static void sbt_vk_pc_vkCmdBeginRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderPass2KHR *s)
+{
+	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pRenderPassBegin) {
+		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
-		size_t m2057 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		size_t m2057 = sbt_vk_pr_enter(pr, "pRenderPassBegin");
 		{
 			size_t m2058 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_p_VkRenderPassBeginInfo(pr, &(s->pRenderPassBegin[0]));
 			sbt_vk_pr_pop(pr, m2058);
 		}
 		sbt_vk_pr_pop(pr, m2057);
 	}
-}
-
-static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2KHR *s)
-{
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
@@ -29576,22 +29621,22 @@ static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 		}
 		sbt_vk_pr_pop(pr, m2059);
 	}
-	if (!s->pSubpassEndInfo) {
-		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+}
+
+static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2 *s)
+{
+	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pSubpassBeginInfo) {
+		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
-		size_t m2061 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		size_t m2061 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
 		{
 			size_t m2062 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
 			sbt_vk_pr_pop(pr, m2062);
 		}
 		sbt_vk_pr_pop(pr, m2061);
 	}
-}
-
-static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2 *s)
-{
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
 		sbt_vk_pr_null(pr, "pSubpassEndInfo");
 	} else {
@@ -29605,19 +29650,62 @@ static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	}
 }
 
+static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2KHR *s)
+{
+	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pSubpassBeginInfo) {
+		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
+	} else {
+		size_t m2065 = sbt_vk_pr_enter(pr, "pSubpassBeginInfo");
+		{
+			size_t m2066 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSubpassBeginInfo(pr, &(s->pSubpassBeginInfo[0]));
+			sbt_vk_pr_pop(pr, m2066);
+		}
+		sbt_vk_pr_pop(pr, m2065);
+	}
+	if (!s->pSubpassEndInfo) {
+		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+	} else {
+		size_t m2067 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		{
+			size_t m2068 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_pr_pop(pr, m2068);
+		}
+		sbt_vk_pr_pop(pr, m2067);
+	}
+}
+
+static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2 *s)
+{
+	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	if (!s->pSubpassEndInfo) {
+		sbt_vk_pr_null(pr, "pSubpassEndInfo");
+	} else {
+		size_t m2069 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		{
+			size_t m2070 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
+			sbt_vk_pr_pop(pr, m2070);
+		}
+		sbt_vk_pr_pop(pr, m2069);
+	}
+}
+
 static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2KHR *s)
 {
 	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
 		sbt_vk_pr_null(pr, "pSubpassEndInfo");
 	} else {
-		size_t m2065 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
+		size_t m2071 = sbt_vk_pr_enter(pr, "pSubpassEndInfo");
 		{
-			size_t m2066 = sbt_vk_pr_enter(pr, "");
+			size_t m2072 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSubpassEndInfo(pr, &(s->pSubpassEndInfo[0]));
-			sbt_vk_pr_pop(pr, m2066);
+			sbt_vk_pr_pop(pr, m2072);
 		}
-		sbt_vk_pr_pop(pr, m2065);
+		sbt_vk_pr_pop(pr, m2071);
 	}
 }
 
@@ -29628,9 +29716,9 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValue(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2067 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2073 = sbt_vk_pr_enter(pr, "pValue");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pValue[0]));
-		sbt_vk_pr_pop(pr, m2067);
+		sbt_vk_pr_pop(pr, m2073);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29642,9 +29730,9 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValueKHR(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2068 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2074 = sbt_vk_pr_enter(pr, "pValue");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pValue[0]));
-		sbt_vk_pr_pop(pr, m2068);
+		sbt_vk_pr_pop(pr, m2074);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29655,13 +29743,13 @@ static void sbt_vk_pc_vkWaitSemaphores(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSe
 	if (!s->pWaitInfo) {
 		sbt_vk_pr_null(pr, "pWaitInfo");
 	} else {
-		size_t m2069 = sbt_vk_pr_enter(pr, "pWaitInfo");
+		size_t m2075 = sbt_vk_pr_enter(pr, "pWaitInfo");
 		{
-			size_t m2070 = sbt_vk_pr_enter(pr, "");
+			size_t m2076 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSemaphoreWaitInfo(pr, &(s->pWaitInfo[0]));
-			sbt_vk_pr_pop(pr, m2070);
+			sbt_vk_pr_pop(pr, m2076);
 		}
-		sbt_vk_pr_pop(pr, m2069);
+		sbt_vk_pr_pop(pr, m2075);
 	}
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29673,13 +29761,13 @@ static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWai
 	if (!s->pWaitInfo) {
 		sbt_vk_pr_null(pr, "pWaitInfo");
 	} else {
-		size_t m2071 = sbt_vk_pr_enter(pr, "pWaitInfo");
+		size_t m2077 = sbt_vk_pr_enter(pr, "pWaitInfo");
 		{
-			size_t m2072 = sbt_vk_pr_enter(pr, "");
+			size_t m2078 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSemaphoreWaitInfo(pr, &(s->pWaitInfo[0]));
-			sbt_vk_pr_pop(pr, m2072);
+			sbt_vk_pr_pop(pr, m2078);
 		}
-		sbt_vk_pr_pop(pr, m2071);
+		sbt_vk_pr_pop(pr, m2077);
 	}
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29691,13 +29779,13 @@ static void sbt_vk_pc_vkSignalSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkSigna
 	if (!s->pSignalInfo) {
 		sbt_vk_pr_null(pr, "pSignalInfo");
 	} else {
-		size_t m2073 = sbt_vk_pr_enter(pr, "pSignalInfo");
+		size_t m2079 = sbt_vk_pr_enter(pr, "pSignalInfo");
 		{
-			size_t m2074 = sbt_vk_pr_enter(pr, "");
+			size_t m2080 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSemaphoreSignalInfo(pr, &(s->pSignalInfo[0]));
-			sbt_vk_pr_pop(pr, m2074);
+			sbt_vk_pr_pop(pr, m2080);
 		}
-		sbt_vk_pr_pop(pr, m2073);
+		sbt_vk_pr_pop(pr, m2079);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29708,13 +29796,13 @@ static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSi
 	if (!s->pSignalInfo) {
 		sbt_vk_pr_null(pr, "pSignalInfo");
 	} else {
-		size_t m2075 = sbt_vk_pr_enter(pr, "pSignalInfo");
+		size_t m2081 = sbt_vk_pr_enter(pr, "pSignalInfo");
 		{
-			size_t m2076 = sbt_vk_pr_enter(pr, "");
+			size_t m2082 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSemaphoreSignalInfo(pr, &(s->pSignalInfo[0]));
-			sbt_vk_pr_pop(pr, m2076);
+			sbt_vk_pr_pop(pr, m2082);
 		}
-		sbt_vk_pr_pop(pr, m2075);
+		sbt_vk_pr_pop(pr, m2081);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -29797,27 +29885,27 @@ static void sbt_vk_pc_vkGetQueueCheckpointDataNV(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
-		size_t m2077 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
+		size_t m2083 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCheckpointDataCount[0]));
-		sbt_vk_pr_pop(pr, m2077);
+		sbt_vk_pr_pop(pr, m2083);
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
 	} else {
 		{
-			const uint64_t n2078 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-			sbt_vk_pr_u(pr, "pCheckpointData.count", n2078);
-			size_t m2080 = sbt_vk_pr_enter(pr, "pCheckpointData");
-			for (uint64_t i2079 = 0; i2079 < n2078 && i2079 < SBT_VK_PR_MAX_ELEMS; i2079++) {
-				size_t m2081 = sbt_vk_pr_pushi(pr, i2079);
+			const uint64_t n2084 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+			sbt_vk_pr_u(pr, "pCheckpointData.count", n2084);
+			size_t m2086 = sbt_vk_pr_enter(pr, "pCheckpointData");
+			for (uint64_t i2085 = 0; i2085 < n2084 && i2085 < SBT_VK_PR_MAX_ELEMS; i2085++) {
+				size_t m2087 = sbt_vk_pr_pushi(pr, i2085);
 				{
-					size_t m2082 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCheckpointDataNV(pr, &(s->pCheckpointData[i2079]));
-					sbt_vk_pr_pop(pr, m2082);
+					size_t m2088 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCheckpointDataNV(pr, &(s->pCheckpointData[i2085]));
+					sbt_vk_pr_pop(pr, m2088);
 				}
-				sbt_vk_pr_pop(pr, m2081);
+				sbt_vk_pr_pop(pr, m2087);
 			}
-			sbt_vk_pr_pop(pr, m2080);
+			sbt_vk_pr_pop(pr, m2086);
 		}
 	}
 }
@@ -29831,45 +29919,45 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else {
 		{
-			const uint64_t n2083 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2083);
-			size_t m2085 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2084 = 0; i2084 < n2083 && i2084 < SBT_VK_PR_MAX_ELEMS; i2084++) {
-				size_t m2086 = sbt_vk_pr_pushi(pr, i2084);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2084]));
-				sbt_vk_pr_pop(pr, m2086);
+			const uint64_t n2089 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2089);
+			size_t m2091 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2090 = 0; i2090 < n2089 && i2090 < SBT_VK_PR_MAX_ELEMS; i2090++) {
+				size_t m2092 = sbt_vk_pr_pushi(pr, i2090);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2090]));
+				sbt_vk_pr_pop(pr, m2092);
 			}
-			sbt_vk_pr_pop(pr, m2085);
+			sbt_vk_pr_pop(pr, m2091);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else {
 		{
-			const uint64_t n2087 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2087);
-			size_t m2089 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2088 = 0; i2088 < n2087 && i2088 < SBT_VK_PR_MAX_ELEMS; i2088++) {
-				size_t m2090 = sbt_vk_pr_pushi(pr, i2088);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2088]));
-				sbt_vk_pr_pop(pr, m2090);
+			const uint64_t n2093 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2093);
+			size_t m2095 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2094 = 0; i2094 < n2093 && i2094 < SBT_VK_PR_MAX_ELEMS; i2094++) {
+				size_t m2096 = sbt_vk_pr_pushi(pr, i2094);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2094]));
+				sbt_vk_pr_pop(pr, m2096);
 			}
-			sbt_vk_pr_pop(pr, m2089);
+			sbt_vk_pr_pop(pr, m2095);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else {
 		{
-			const uint64_t n2091 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2091);
-			size_t m2093 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2092 = 0; i2092 < n2091 && i2092 < SBT_VK_PR_MAX_ELEMS; i2092++) {
-				size_t m2094 = sbt_vk_pr_pushi(pr, i2092);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2092]));
-				sbt_vk_pr_pop(pr, m2094);
+			const uint64_t n2097 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2097);
+			size_t m2099 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2098 = 0; i2098 < n2097 && i2098 < SBT_VK_PR_MAX_ELEMS; i2098++) {
+				size_t m2100 = sbt_vk_pr_pushi(pr, i2098);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2098]));
+				sbt_vk_pr_pop(pr, m2100);
 			}
-			sbt_vk_pr_pop(pr, m2093);
+			sbt_vk_pr_pop(pr, m2099);
 		}
 	}
 }
@@ -29883,30 +29971,30 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pCounterBuffers");
 	} else {
 		{
-			const uint64_t n2095 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2095);
-			size_t m2097 = sbt_vk_pr_enter(pr, "pCounterBuffers");
-			for (uint64_t i2096 = 0; i2096 < n2095 && i2096 < SBT_VK_PR_MAX_ELEMS; i2096++) {
-				size_t m2098 = sbt_vk_pr_pushi(pr, i2096);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2096]));
-				sbt_vk_pr_pop(pr, m2098);
+			const uint64_t n2101 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2101);
+			size_t m2103 = sbt_vk_pr_enter(pr, "pCounterBuffers");
+			for (uint64_t i2102 = 0; i2102 < n2101 && i2102 < SBT_VK_PR_MAX_ELEMS; i2102++) {
+				size_t m2104 = sbt_vk_pr_pushi(pr, i2102);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2102]));
+				sbt_vk_pr_pop(pr, m2104);
 			}
-			sbt_vk_pr_pop(pr, m2097);
+			sbt_vk_pr_pop(pr, m2103);
 		}
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
 	} else {
 		{
-			const uint64_t n2099 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2099);
-			size_t m2101 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
-			for (uint64_t i2100 = 0; i2100 < n2099 && i2100 < SBT_VK_PR_MAX_ELEMS; i2100++) {
-				size_t m2102 = sbt_vk_pr_pushi(pr, i2100);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2100]));
-				sbt_vk_pr_pop(pr, m2102);
+			const uint64_t n2105 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2105);
+			size_t m2107 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
+			for (uint64_t i2106 = 0; i2106 < n2105 && i2106 < SBT_VK_PR_MAX_ELEMS; i2106++) {
+				size_t m2108 = sbt_vk_pr_pushi(pr, i2106);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2106]));
+				sbt_vk_pr_pop(pr, m2108);
 			}
-			sbt_vk_pr_pop(pr, m2101);
+			sbt_vk_pr_pop(pr, m2107);
 		}
 	}
 }
@@ -29920,30 +30008,30 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pCounterBuffers");
 	} else {
 		{
-			const uint64_t n2103 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2103);
-			size_t m2105 = sbt_vk_pr_enter(pr, "pCounterBuffers");
-			for (uint64_t i2104 = 0; i2104 < n2103 && i2104 < SBT_VK_PR_MAX_ELEMS; i2104++) {
-				size_t m2106 = sbt_vk_pr_pushi(pr, i2104);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2104]));
-				sbt_vk_pr_pop(pr, m2106);
+			const uint64_t n2109 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2109);
+			size_t m2111 = sbt_vk_pr_enter(pr, "pCounterBuffers");
+			for (uint64_t i2110 = 0; i2110 < n2109 && i2110 < SBT_VK_PR_MAX_ELEMS; i2110++) {
+				size_t m2112 = sbt_vk_pr_pushi(pr, i2110);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2110]));
+				sbt_vk_pr_pop(pr, m2112);
 			}
-			sbt_vk_pr_pop(pr, m2105);
+			sbt_vk_pr_pop(pr, m2111);
 		}
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
 	} else {
 		{
-			const uint64_t n2107 = (uint64_t)s->counterBufferCount;
-			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2107);
-			size_t m2109 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
-			for (uint64_t i2108 = 0; i2108 < n2107 && i2108 < SBT_VK_PR_MAX_ELEMS; i2108++) {
-				size_t m2110 = sbt_vk_pr_pushi(pr, i2108);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2108]));
-				sbt_vk_pr_pop(pr, m2110);
+			const uint64_t n2113 = (uint64_t)s->counterBufferCount;
+			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2113);
+			size_t m2115 = sbt_vk_pr_enter(pr, "pCounterBufferOffsets");
+			for (uint64_t i2114 = 0; i2114 < n2113 && i2114 < SBT_VK_PR_MAX_ELEMS; i2114++) {
+				size_t m2116 = sbt_vk_pr_pushi(pr, i2114);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterBufferOffsets[i2114]));
+				sbt_vk_pr_pop(pr, m2116);
 			}
-			sbt_vk_pr_pop(pr, m2109);
+			sbt_vk_pr_pop(pr, m2115);
 		}
 	}
 }
@@ -29985,19 +30073,19 @@ static void sbt_vk_pc_vkCmdSetExclusiveScissorNV(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pExclusiveScissors");
 	} else {
 		{
-			const uint64_t n2111 = (uint64_t)s->exclusiveScissorCount;
-			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n2111);
-			size_t m2113 = sbt_vk_pr_enter(pr, "pExclusiveScissors");
-			for (uint64_t i2112 = 0; i2112 < n2111 && i2112 < SBT_VK_PR_MAX_ELEMS; i2112++) {
-				size_t m2114 = sbt_vk_pr_pushi(pr, i2112);
+			const uint64_t n2117 = (uint64_t)s->exclusiveScissorCount;
+			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n2117);
+			size_t m2119 = sbt_vk_pr_enter(pr, "pExclusiveScissors");
+			for (uint64_t i2118 = 0; i2118 < n2117 && i2118 < SBT_VK_PR_MAX_ELEMS; i2118++) {
+				size_t m2120 = sbt_vk_pr_pushi(pr, i2118);
 				{
-					size_t m2115 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pExclusiveScissors[i2112]));
-					sbt_vk_pr_pop(pr, m2115);
+					size_t m2121 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pExclusiveScissors[i2118]));
+					sbt_vk_pr_pop(pr, m2121);
 				}
-				sbt_vk_pr_pop(pr, m2114);
+				sbt_vk_pr_pop(pr, m2120);
 			}
-			sbt_vk_pr_pop(pr, m2113);
+			sbt_vk_pr_pop(pr, m2119);
 		}
 	}
 }
@@ -30018,19 +30106,19 @@ static void sbt_vk_pc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_pr *pr, const 
 		sbt_vk_pr_null(pr, "pShadingRatePalettes");
 	} else {
 		{
-			const uint64_t n2116 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n2116);
-			size_t m2118 = sbt_vk_pr_enter(pr, "pShadingRatePalettes");
-			for (uint64_t i2117 = 0; i2117 < n2116 && i2117 < SBT_VK_PR_MAX_ELEMS; i2117++) {
-				size_t m2119 = sbt_vk_pr_pushi(pr, i2117);
+			const uint64_t n2122 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n2122);
+			size_t m2124 = sbt_vk_pr_enter(pr, "pShadingRatePalettes");
+			for (uint64_t i2123 = 0; i2123 < n2122 && i2123 < SBT_VK_PR_MAX_ELEMS; i2123++) {
+				size_t m2125 = sbt_vk_pr_pushi(pr, i2123);
 				{
-					size_t m2120 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkShadingRatePaletteNV(pr, &(s->pShadingRatePalettes[i2117]));
-					sbt_vk_pr_pop(pr, m2120);
+					size_t m2126 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkShadingRatePaletteNV(pr, &(s->pShadingRatePalettes[i2123]));
+					sbt_vk_pr_pop(pr, m2126);
 				}
-				sbt_vk_pr_pop(pr, m2119);
+				sbt_vk_pr_pop(pr, m2125);
 			}
-			sbt_vk_pr_pop(pr, m2118);
+			sbt_vk_pr_pop(pr, m2124);
 		}
 	}
 }
@@ -30044,19 +30132,19 @@ static void sbt_vk_pc_vkCmdSetCoarseSampleOrderNV(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pCustomSampleOrders");
 	} else {
 		{
-			const uint64_t n2121 = (uint64_t)s->customSampleOrderCount;
-			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n2121);
-			size_t m2123 = sbt_vk_pr_enter(pr, "pCustomSampleOrders");
-			for (uint64_t i2122 = 0; i2122 < n2121 && i2122 < SBT_VK_PR_MAX_ELEMS; i2122++) {
-				size_t m2124 = sbt_vk_pr_pushi(pr, i2122);
+			const uint64_t n2127 = (uint64_t)s->customSampleOrderCount;
+			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n2127);
+			size_t m2129 = sbt_vk_pr_enter(pr, "pCustomSampleOrders");
+			for (uint64_t i2128 = 0; i2128 < n2127 && i2128 < SBT_VK_PR_MAX_ELEMS; i2128++) {
+				size_t m2130 = sbt_vk_pr_pushi(pr, i2128);
 				{
-					size_t m2125 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCoarseSampleOrderCustomNV(pr, &(s->pCustomSampleOrders[i2122]));
-					sbt_vk_pr_pop(pr, m2125);
+					size_t m2131 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCoarseSampleOrderCustomNV(pr, &(s->pCustomSampleOrders[i2128]));
+					sbt_vk_pr_pop(pr, m2131);
 				}
-				sbt_vk_pr_pop(pr, m2124);
+				sbt_vk_pr_pop(pr, m2130);
 			}
-			sbt_vk_pr_pop(pr, m2123);
+			sbt_vk_pr_pop(pr, m2129);
 		}
 	}
 }
@@ -30130,31 +30218,31 @@ static void sbt_vk_pc_vkCreateAccelerationStructureNV(sbt_vk_pr *pr, const sbt_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2126 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2132 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2127 = sbt_vk_pr_enter(pr, "");
+			size_t m2133 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureCreateInfoNV(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2127);
+			sbt_vk_pr_pop(pr, m2133);
 		}
-		sbt_vk_pr_pop(pr, m2126);
+		sbt_vk_pr_pop(pr, m2132);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2128 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2134 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2129 = sbt_vk_pr_enter(pr, "");
+			size_t m2135 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2129);
+			sbt_vk_pr_pop(pr, m2135);
 		}
-		sbt_vk_pr_pop(pr, m2128);
+		sbt_vk_pr_pop(pr, m2134);
 	}
 	if (!s->pAccelerationStructure) {
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
-		size_t m2130 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
+		size_t m2136 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
-		sbt_vk_pr_pop(pr, m2130);
+		sbt_vk_pr_pop(pr, m2136);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30173,13 +30261,13 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2131 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2137 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2132 = sbt_vk_pr_enter(pr, "");
+			size_t m2138 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2132);
+			sbt_vk_pr_pop(pr, m2138);
 		}
-		sbt_vk_pr_pop(pr, m2131);
+		sbt_vk_pr_pop(pr, m2137);
 	}
 }
 
@@ -30190,13 +30278,13 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2133 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2139 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2134 = sbt_vk_pr_enter(pr, "");
+			size_t m2140 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2134);
+			sbt_vk_pr_pop(pr, m2140);
 		}
-		sbt_vk_pr_pop(pr, m2133);
+		sbt_vk_pr_pop(pr, m2139);
 	}
 }
 
@@ -30206,24 +30294,24 @@ static void sbt_vk_pc_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_pr *
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2135 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2141 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2136 = sbt_vk_pr_enter(pr, "");
+			size_t m2142 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2136);
+			sbt_vk_pr_pop(pr, m2142);
 		}
-		sbt_vk_pr_pop(pr, m2135);
+		sbt_vk_pr_pop(pr, m2141);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
-		size_t m2137 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+		size_t m2143 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
 		{
-			size_t m2138 = sbt_vk_pr_enter(pr, "");
+			size_t m2144 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMemoryRequirements2(pr, &(s->pMemoryRequirements[0]));
-			sbt_vk_pr_pop(pr, m2138);
+			sbt_vk_pr_pop(pr, m2144);
 		}
-		sbt_vk_pr_pop(pr, m2137);
+		sbt_vk_pr_pop(pr, m2143);
 	}
 }
 
@@ -30235,19 +30323,19 @@ static void sbt_vk_pc_vkBindAccelerationStructureMemoryNV(sbt_vk_pr *pr, const s
 		sbt_vk_pr_null(pr, "pBindInfos");
 	} else {
 		{
-			const uint64_t n2139 = (uint64_t)s->bindInfoCount;
-			sbt_vk_pr_u(pr, "pBindInfos.count", n2139);
-			size_t m2141 = sbt_vk_pr_enter(pr, "pBindInfos");
-			for (uint64_t i2140 = 0; i2140 < n2139 && i2140 < SBT_VK_PR_MAX_ELEMS; i2140++) {
-				size_t m2142 = sbt_vk_pr_pushi(pr, i2140);
+			const uint64_t n2145 = (uint64_t)s->bindInfoCount;
+			sbt_vk_pr_u(pr, "pBindInfos.count", n2145);
+			size_t m2147 = sbt_vk_pr_enter(pr, "pBindInfos");
+			for (uint64_t i2146 = 0; i2146 < n2145 && i2146 < SBT_VK_PR_MAX_ELEMS; i2146++) {
+				size_t m2148 = sbt_vk_pr_pushi(pr, i2146);
 				{
-					size_t m2143 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(pr, &(s->pBindInfos[i2140]));
-					sbt_vk_pr_pop(pr, m2143);
+					size_t m2149 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindAccelerationStructureMemoryInfoNV(pr, &(s->pBindInfos[i2146]));
+					sbt_vk_pr_pop(pr, m2149);
 				}
-				sbt_vk_pr_pop(pr, m2142);
+				sbt_vk_pr_pop(pr, m2148);
 			}
-			sbt_vk_pr_pop(pr, m2141);
+			sbt_vk_pr_pop(pr, m2147);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30267,13 +30355,13 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2144 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2150 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2145 = sbt_vk_pr_enter(pr, "");
+			size_t m2151 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyAccelerationStructureInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2145);
+			sbt_vk_pr_pop(pr, m2151);
 		}
-		sbt_vk_pr_pop(pr, m2144);
+		sbt_vk_pr_pop(pr, m2150);
 	}
 }
 
@@ -30283,13 +30371,13 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_pr *pr, c
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2146 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2152 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2147 = sbt_vk_pr_enter(pr, "");
+			size_t m2153 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyAccelerationStructureToMemoryInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2147);
+			sbt_vk_pr_pop(pr, m2153);
 		}
-		sbt_vk_pr_pop(pr, m2146);
+		sbt_vk_pr_pop(pr, m2152);
 	}
 }
 
@@ -30299,13 +30387,13 @@ static void sbt_vk_pc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_pr *pr, c
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2148 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2154 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2149 = sbt_vk_pr_enter(pr, "");
+			size_t m2155 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMemoryToAccelerationStructureInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2149);
+			sbt_vk_pr_pop(pr, m2155);
 		}
-		sbt_vk_pr_pop(pr, m2148);
+		sbt_vk_pr_pop(pr, m2154);
 	}
 }
 
@@ -30317,15 +30405,15 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_pr *p
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
 	} else {
 		{
-			const uint64_t n2150 = (uint64_t)s->accelerationStructureCount;
-			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2150);
-			size_t m2152 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
-			for (uint64_t i2151 = 0; i2151 < n2150 && i2151 < SBT_VK_PR_MAX_ELEMS; i2151++) {
-				size_t m2153 = sbt_vk_pr_pushi(pr, i2151);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2151]));
-				sbt_vk_pr_pop(pr, m2153);
+			const uint64_t n2156 = (uint64_t)s->accelerationStructureCount;
+			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2156);
+			size_t m2158 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
+			for (uint64_t i2157 = 0; i2157 < n2156 && i2157 < SBT_VK_PR_MAX_ELEMS; i2157++) {
+				size_t m2159 = sbt_vk_pr_pushi(pr, i2157);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2157]));
+				sbt_vk_pr_pop(pr, m2159);
 			}
-			sbt_vk_pr_pop(pr, m2152);
+			sbt_vk_pr_pop(pr, m2158);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -30341,15 +30429,15 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_pr *pr
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
 	} else {
 		{
-			const uint64_t n2154 = (uint64_t)s->accelerationStructureCount;
-			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2154);
-			size_t m2156 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
-			for (uint64_t i2155 = 0; i2155 < n2154 && i2155 < SBT_VK_PR_MAX_ELEMS; i2155++) {
-				size_t m2157 = sbt_vk_pr_pushi(pr, i2155);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2155]));
-				sbt_vk_pr_pop(pr, m2157);
+			const uint64_t n2160 = (uint64_t)s->accelerationStructureCount;
+			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2160);
+			size_t m2162 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
+			for (uint64_t i2161 = 0; i2161 < n2160 && i2161 < SBT_VK_PR_MAX_ELEMS; i2161++) {
+				size_t m2163 = sbt_vk_pr_pushi(pr, i2161);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2161]));
+				sbt_vk_pr_pop(pr, m2163);
 			}
-			sbt_vk_pr_pop(pr, m2156);
+			sbt_vk_pr_pop(pr, m2162);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -30363,13 +30451,13 @@ static void sbt_vk_pc_vkCmdBuildAccelerationStructureNV(sbt_vk_pr *pr, const sbt
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2158 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2164 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2159 = sbt_vk_pr_enter(pr, "");
+			size_t m2165 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureInfoNV(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2159);
+			sbt_vk_pr_pop(pr, m2165);
 		}
-		sbt_vk_pr_pop(pr, m2158);
+		sbt_vk_pr_pop(pr, m2164);
 	}
 	sbt_vk_pr_x(pr, "instanceData", (uint64_t)(uintptr_t)(s->instanceData));
 	sbt_vk_pr_u(pr, "instanceOffset", (uint64_t)(s->instanceOffset));
@@ -30386,46 +30474,46 @@ static void sbt_vk_pc_vkCmdTraceRaysKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTr
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
-		size_t m2160 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
+		size_t m2166 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
 		{
-			size_t m2161 = sbt_vk_pr_enter(pr, "");
+			size_t m2167 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2161);
+			sbt_vk_pr_pop(pr, m2167);
 		}
-		sbt_vk_pr_pop(pr, m2160);
+		sbt_vk_pr_pop(pr, m2166);
 	}
 	if (!s->pMissShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
 	} else {
-		size_t m2162 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
+		size_t m2168 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
 		{
-			size_t m2163 = sbt_vk_pr_enter(pr, "");
+			size_t m2169 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2163);
+			sbt_vk_pr_pop(pr, m2169);
 		}
-		sbt_vk_pr_pop(pr, m2162);
+		sbt_vk_pr_pop(pr, m2168);
 	}
 	if (!s->pHitShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
 	} else {
-		size_t m2164 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
+		size_t m2170 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
 		{
-			size_t m2165 = sbt_vk_pr_enter(pr, "");
+			size_t m2171 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2165);
+			sbt_vk_pr_pop(pr, m2171);
 		}
-		sbt_vk_pr_pop(pr, m2164);
+		sbt_vk_pr_pop(pr, m2170);
 	}
 	if (!s->pCallableShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
 	} else {
-		size_t m2166 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		size_t m2172 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
 		{
-			size_t m2167 = sbt_vk_pr_enter(pr, "");
+			size_t m2173 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2167);
+			sbt_vk_pr_pop(pr, m2173);
 		}
-		sbt_vk_pr_pop(pr, m2166);
+		sbt_vk_pr_pop(pr, m2172);
 	}
 	sbt_vk_pr_u(pr, "width", (uint64_t)(s->width));
 	sbt_vk_pr_u(pr, "height", (uint64_t)(s->height));
@@ -30518,45 +30606,45 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pCreateInfos");
 	} else {
 		{
-			const uint64_t n2168 = (uint64_t)s->createInfoCount;
-			sbt_vk_pr_u(pr, "pCreateInfos.count", n2168);
-			size_t m2170 = sbt_vk_pr_enter(pr, "pCreateInfos");
-			for (uint64_t i2169 = 0; i2169 < n2168 && i2169 < SBT_VK_PR_MAX_ELEMS; i2169++) {
-				size_t m2171 = sbt_vk_pr_pushi(pr, i2169);
+			const uint64_t n2174 = (uint64_t)s->createInfoCount;
+			sbt_vk_pr_u(pr, "pCreateInfos.count", n2174);
+			size_t m2176 = sbt_vk_pr_enter(pr, "pCreateInfos");
+			for (uint64_t i2175 = 0; i2175 < n2174 && i2175 < SBT_VK_PR_MAX_ELEMS; i2175++) {
+				size_t m2177 = sbt_vk_pr_pushi(pr, i2175);
 				{
-					size_t m2172 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRayTracingPipelineCreateInfoNV(pr, &(s->pCreateInfos[i2169]));
-					sbt_vk_pr_pop(pr, m2172);
+					size_t m2178 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRayTracingPipelineCreateInfoNV(pr, &(s->pCreateInfos[i2175]));
+					sbt_vk_pr_pop(pr, m2178);
 				}
-				sbt_vk_pr_pop(pr, m2171);
+				sbt_vk_pr_pop(pr, m2177);
 			}
-			sbt_vk_pr_pop(pr, m2170);
+			sbt_vk_pr_pop(pr, m2176);
 		}
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2173 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2179 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2174 = sbt_vk_pr_enter(pr, "");
+			size_t m2180 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2174);
+			sbt_vk_pr_pop(pr, m2180);
 		}
-		sbt_vk_pr_pop(pr, m2173);
+		sbt_vk_pr_pop(pr, m2179);
 	}
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
 	} else {
 		{
-			const uint64_t n2175 = (uint64_t)s->createInfoCount;
-			sbt_vk_pr_u(pr, "pPipelines.count", n2175);
-			size_t m2177 = sbt_vk_pr_enter(pr, "pPipelines");
-			for (uint64_t i2176 = 0; i2176 < n2175 && i2176 < SBT_VK_PR_MAX_ELEMS; i2176++) {
-				size_t m2178 = sbt_vk_pr_pushi(pr, i2176);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i2176]));
-				sbt_vk_pr_pop(pr, m2178);
+			const uint64_t n2181 = (uint64_t)s->createInfoCount;
+			sbt_vk_pr_u(pr, "pPipelines.count", n2181);
+			size_t m2183 = sbt_vk_pr_enter(pr, "pPipelines");
+			for (uint64_t i2182 = 0; i2182 < n2181 && i2182 < SBT_VK_PR_MAX_ELEMS; i2182++) {
+				size_t m2184 = sbt_vk_pr_pushi(pr, i2182);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i2182]));
+				sbt_vk_pr_pop(pr, m2184);
 			}
-			sbt_vk_pr_pop(pr, m2177);
+			sbt_vk_pr_pop(pr, m2183);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30568,27 +30656,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
-		size_t m2179 = sbt_vk_pr_enter(pr, "pPropertyCount");
+		size_t m2185 = sbt_vk_pr_enter(pr, "pPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m2179);
+		sbt_vk_pr_pop(pr, m2185);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
 		{
-			const uint64_t n2180 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2180);
-			size_t m2182 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2181 = 0; i2181 < n2180 && i2181 < SBT_VK_PR_MAX_ELEMS; i2181++) {
-				size_t m2183 = sbt_vk_pr_pushi(pr, i2181);
+			const uint64_t n2186 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2186);
+			size_t m2188 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2187 = 0; i2187 < n2186 && i2187 < SBT_VK_PR_MAX_ELEMS; i2187++) {
+				size_t m2189 = sbt_vk_pr_pushi(pr, i2187);
 				{
-					size_t m2184 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCooperativeMatrixPropertiesNV(pr, &(s->pProperties[i2181]));
-					sbt_vk_pr_pop(pr, m2184);
+					size_t m2190 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCooperativeMatrixPropertiesNV(pr, &(s->pProperties[i2187]));
+					sbt_vk_pr_pop(pr, m2190);
 				}
-				sbt_vk_pr_pop(pr, m2183);
+				sbt_vk_pr_pop(pr, m2189);
 			}
-			sbt_vk_pr_pop(pr, m2182);
+			sbt_vk_pr_pop(pr, m2188);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30600,46 +30688,46 @@ static void sbt_vk_pc_vkCmdTraceRaysIndirectKHR(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
-		size_t m2185 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
+		size_t m2191 = sbt_vk_pr_enter(pr, "pRaygenShaderBindingTable");
 		{
-			size_t m2186 = sbt_vk_pr_enter(pr, "");
+			size_t m2192 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pRaygenShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2186);
+			sbt_vk_pr_pop(pr, m2192);
 		}
-		sbt_vk_pr_pop(pr, m2185);
+		sbt_vk_pr_pop(pr, m2191);
 	}
 	if (!s->pMissShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pMissShaderBindingTable");
 	} else {
-		size_t m2187 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
+		size_t m2193 = sbt_vk_pr_enter(pr, "pMissShaderBindingTable");
 		{
-			size_t m2188 = sbt_vk_pr_enter(pr, "");
+			size_t m2194 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pMissShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2188);
+			sbt_vk_pr_pop(pr, m2194);
 		}
-		sbt_vk_pr_pop(pr, m2187);
+		sbt_vk_pr_pop(pr, m2193);
 	}
 	if (!s->pHitShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pHitShaderBindingTable");
 	} else {
-		size_t m2189 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
+		size_t m2195 = sbt_vk_pr_enter(pr, "pHitShaderBindingTable");
 		{
-			size_t m2190 = sbt_vk_pr_enter(pr, "");
+			size_t m2196 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pHitShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2190);
+			sbt_vk_pr_pop(pr, m2196);
 		}
-		sbt_vk_pr_pop(pr, m2189);
+		sbt_vk_pr_pop(pr, m2195);
 	}
 	if (!s->pCallableShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pCallableShaderBindingTable");
 	} else {
-		size_t m2191 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
+		size_t m2197 = sbt_vk_pr_enter(pr, "pCallableShaderBindingTable");
 		{
-			size_t m2192 = sbt_vk_pr_enter(pr, "");
+			size_t m2198 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkStridedDeviceAddressRegionKHR(pr, &(s->pCallableShaderBindingTable[0]));
-			sbt_vk_pr_pop(pr, m2192);
+			sbt_vk_pr_pop(pr, m2198);
 		}
-		sbt_vk_pr_pop(pr, m2191);
+		sbt_vk_pr_pop(pr, m2197);
 	}
 	sbt_vk_pr_u(pr, "indirectDeviceAddress", (uint64_t)(s->indirectDeviceAddress));
 }
@@ -30656,20 +30744,20 @@ static void sbt_vk_pc_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_pr
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
-		size_t m2193 = sbt_vk_pr_enter(pr, "pVersionInfo");
+		size_t m2199 = sbt_vk_pr_enter(pr, "pVersionInfo");
 		{
-			size_t m2194 = sbt_vk_pr_enter(pr, "");
+			size_t m2200 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureVersionInfoKHR(pr, &(s->pVersionInfo[0]));
-			sbt_vk_pr_pop(pr, m2194);
+			sbt_vk_pr_pop(pr, m2200);
 		}
-		sbt_vk_pr_pop(pr, m2193);
+		sbt_vk_pr_pop(pr, m2199);
 	}
 	if (!s->pCompatibility) {
 		sbt_vk_pr_null(pr, "pCompatibility");
 	} else {
-		size_t m2195 = sbt_vk_pr_enter(pr, "pCompatibility");
+		size_t m2201 = sbt_vk_pr_enter(pr, "pCompatibility");
 		sbt_vk_pr_e(pr, "", sbt_vk_en_VkAccelerationStructureCompatibilityKHR((int64_t)(s->pCompatibility[0])), (int64_t)(s->pCompatibility[0]));
-		sbt_vk_pr_pop(pr, m2195);
+		sbt_vk_pr_pop(pr, m2201);
 	}
 }
 
@@ -30694,13 +30782,13 @@ static void sbt_vk_pc_vkGetImageViewHandleNVX(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2196 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2202 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2197 = sbt_vk_pr_enter(pr, "");
+			size_t m2203 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageViewHandleInfoNVX(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2197);
+			sbt_vk_pr_pop(pr, m2203);
 		}
-		sbt_vk_pr_pop(pr, m2196);
+		sbt_vk_pr_pop(pr, m2202);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -30712,13 +30800,13 @@ static void sbt_vk_pc_vkGetImageViewAddressNVX(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2198 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2204 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2199 = sbt_vk_pr_enter(pr, "");
+			size_t m2205 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageViewAddressPropertiesNVX(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2199);
+			sbt_vk_pr_pop(pr, m2205);
 		}
-		sbt_vk_pr_pop(pr, m2198);
+		sbt_vk_pr_pop(pr, m2204);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30730,46 +30818,46 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	if (!s->pCounterCount) {
 		sbt_vk_pr_null(pr, "pCounterCount");
 	} else {
-		size_t m2200 = sbt_vk_pr_enter(pr, "pCounterCount");
+		size_t m2206 = sbt_vk_pr_enter(pr, "pCounterCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCounterCount[0]));
-		sbt_vk_pr_pop(pr, m2200);
+		sbt_vk_pr_pop(pr, m2206);
 	}
 	if (!s->pCounters) {
 		sbt_vk_pr_null(pr, "pCounters");
 	} else {
 		{
-			const uint64_t n2201 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-			sbt_vk_pr_u(pr, "pCounters.count", n2201);
-			size_t m2203 = sbt_vk_pr_enter(pr, "pCounters");
-			for (uint64_t i2202 = 0; i2202 < n2201 && i2202 < SBT_VK_PR_MAX_ELEMS; i2202++) {
-				size_t m2204 = sbt_vk_pr_pushi(pr, i2202);
+			const uint64_t n2207 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+			sbt_vk_pr_u(pr, "pCounters.count", n2207);
+			size_t m2209 = sbt_vk_pr_enter(pr, "pCounters");
+			for (uint64_t i2208 = 0; i2208 < n2207 && i2208 < SBT_VK_PR_MAX_ELEMS; i2208++) {
+				size_t m2210 = sbt_vk_pr_pushi(pr, i2208);
 				{
-					size_t m2205 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPerformanceCounterKHR(pr, &(s->pCounters[i2202]));
-					sbt_vk_pr_pop(pr, m2205);
+					size_t m2211 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPerformanceCounterKHR(pr, &(s->pCounters[i2208]));
+					sbt_vk_pr_pop(pr, m2211);
 				}
-				sbt_vk_pr_pop(pr, m2204);
+				sbt_vk_pr_pop(pr, m2210);
 			}
-			sbt_vk_pr_pop(pr, m2203);
+			sbt_vk_pr_pop(pr, m2209);
 		}
 	}
 	if (!s->pCounterDescriptions) {
 		sbt_vk_pr_null(pr, "pCounterDescriptions");
 	} else {
 		{
-			const uint64_t n2206 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-			sbt_vk_pr_u(pr, "pCounterDescriptions.count", n2206);
-			size_t m2208 = sbt_vk_pr_enter(pr, "pCounterDescriptions");
-			for (uint64_t i2207 = 0; i2207 < n2206 && i2207 < SBT_VK_PR_MAX_ELEMS; i2207++) {
-				size_t m2209 = sbt_vk_pr_pushi(pr, i2207);
+			const uint64_t n2212 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+			sbt_vk_pr_u(pr, "pCounterDescriptions.count", n2212);
+			size_t m2214 = sbt_vk_pr_enter(pr, "pCounterDescriptions");
+			for (uint64_t i2213 = 0; i2213 < n2212 && i2213 < SBT_VK_PR_MAX_ELEMS; i2213++) {
+				size_t m2215 = sbt_vk_pr_pushi(pr, i2213);
 				{
-					size_t m2210 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPerformanceCounterDescriptionKHR(pr, &(s->pCounterDescriptions[i2207]));
-					sbt_vk_pr_pop(pr, m2210);
+					size_t m2216 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPerformanceCounterDescriptionKHR(pr, &(s->pCounterDescriptions[i2213]));
+					sbt_vk_pr_pop(pr, m2216);
 				}
-				sbt_vk_pr_pop(pr, m2209);
+				sbt_vk_pr_pop(pr, m2215);
 			}
-			sbt_vk_pr_pop(pr, m2208);
+			sbt_vk_pr_pop(pr, m2214);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30781,20 +30869,20 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	if (!s->pPerformanceQueryCreateInfo) {
 		sbt_vk_pr_null(pr, "pPerformanceQueryCreateInfo");
 	} else {
-		size_t m2211 = sbt_vk_pr_enter(pr, "pPerformanceQueryCreateInfo");
+		size_t m2217 = sbt_vk_pr_enter(pr, "pPerformanceQueryCreateInfo");
 		{
-			size_t m2212 = sbt_vk_pr_enter(pr, "");
+			size_t m2218 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkQueryPoolPerformanceCreateInfoKHR(pr, &(s->pPerformanceQueryCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2212);
+			sbt_vk_pr_pop(pr, m2218);
 		}
-		sbt_vk_pr_pop(pr, m2211);
+		sbt_vk_pr_pop(pr, m2217);
 	}
 	if (!s->pNumPasses) {
 		sbt_vk_pr_null(pr, "pNumPasses");
 	} else {
-		size_t m2213 = sbt_vk_pr_enter(pr, "pNumPasses");
+		size_t m2219 = sbt_vk_pr_enter(pr, "pNumPasses");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pNumPasses[0]));
-		sbt_vk_pr_pop(pr, m2213);
+		sbt_vk_pr_pop(pr, m2219);
 	}
 }
 
@@ -30804,13 +30892,13 @@ static void sbt_vk_pc_vkAcquireProfilingLockKHR(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2214 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2220 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2215 = sbt_vk_pr_enter(pr, "");
+			size_t m2221 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAcquireProfilingLockInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2215);
+			sbt_vk_pr_pop(pr, m2221);
 		}
-		sbt_vk_pr_pop(pr, m2214);
+		sbt_vk_pr_pop(pr, m2220);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30827,69 +30915,18 @@ static void sbt_vk_pc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, co
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2216 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2222 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2217 = sbt_vk_pr_enter(pr, "");
+			size_t m2223 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageDrmFormatModifierPropertiesEXT(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2217);
+			sbt_vk_pr_pop(pr, m2223);
 		}
-		sbt_vk_pr_pop(pr, m2216);
+		sbt_vk_pr_pop(pr, m2222);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
-{
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2218 = sbt_vk_pr_enter(pr, "pInfo");
-		{
-			size_t m2219 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2219);
-		}
-		sbt_vk_pr_pop(pr, m2218);
-	}
-	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR *s)
-{
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2220 = sbt_vk_pr_enter(pr, "pInfo");
-		{
-			size_t m2221 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2221);
-		}
-		sbt_vk_pr_pop(pr, m2220);
-	}
-	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddress *s)
-{
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	if (!s->pInfo) {
-		sbt_vk_pr_null(pr, "pInfo");
-	} else {
-		size_t m2222 = sbt_vk_pr_enter(pr, "pInfo");
-		{
-			size_t m2223 = sbt_vk_pr_enter(pr, "");
-			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2223);
-		}
-		sbt_vk_pr_pop(pr, m2222);
-	}
-	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressKHR *s)
 {
 	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -30906,7 +30943,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
-static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressEXT *s)
+static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR *s)
 {
 	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
@@ -30923,37 +30960,88 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddress *s)
+{
+	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2228 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2229 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2229);
+		}
+		sbt_vk_pr_pop(pr, m2228);
+	}
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressKHR *s)
+{
+	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2230 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2231 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2231);
+		}
+		sbt_vk_pr_pop(pr, m2230);
+	}
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
+static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressEXT *s)
+{
+	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	if (!s->pInfo) {
+		sbt_vk_pr_null(pr, "pInfo");
+	} else {
+		size_t m2232 = sbt_vk_pr_enter(pr, "pInfo");
+		{
+			size_t m2233 = sbt_vk_pr_enter(pr, "");
+			sbt_vk_p_VkBufferDeviceAddressInfo(pr, &(s->pInfo[0]));
+			sbt_vk_pr_pop(pr, m2233);
+		}
+		sbt_vk_pr_pop(pr, m2232);
+	}
+	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkCreateHeadlessSurfaceEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
 {
 	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2228 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2234 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2229 = sbt_vk_pr_enter(pr, "");
+			size_t m2235 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkHeadlessSurfaceCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2229);
+			sbt_vk_pr_pop(pr, m2235);
 		}
-		sbt_vk_pr_pop(pr, m2228);
+		sbt_vk_pr_pop(pr, m2234);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2230 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2236 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2231 = sbt_vk_pr_enter(pr, "");
+			size_t m2237 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2231);
+			sbt_vk_pr_pop(pr, m2237);
 		}
-		sbt_vk_pr_pop(pr, m2230);
+		sbt_vk_pr_pop(pr, m2236);
 	}
 	if (!s->pSurface) {
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
-		size_t m2232 = sbt_vk_pr_enter(pr, "pSurface");
+		size_t m2238 = sbt_vk_pr_enter(pr, "pSurface");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
-		sbt_vk_pr_pop(pr, m2232);
+		sbt_vk_pr_pop(pr, m2238);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -30964,27 +31052,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	if (!s->pCombinationCount) {
 		sbt_vk_pr_null(pr, "pCombinationCount");
 	} else {
-		size_t m2233 = sbt_vk_pr_enter(pr, "pCombinationCount");
+		size_t m2239 = sbt_vk_pr_enter(pr, "pCombinationCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCombinationCount[0]));
-		sbt_vk_pr_pop(pr, m2233);
+		sbt_vk_pr_pop(pr, m2239);
 	}
 	if (!s->pCombinations) {
 		sbt_vk_pr_null(pr, "pCombinations");
 	} else {
 		{
-			const uint64_t n2234 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
-			sbt_vk_pr_u(pr, "pCombinations.count", n2234);
-			size_t m2236 = sbt_vk_pr_enter(pr, "pCombinations");
-			for (uint64_t i2235 = 0; i2235 < n2234 && i2235 < SBT_VK_PR_MAX_ELEMS; i2235++) {
-				size_t m2237 = sbt_vk_pr_pushi(pr, i2235);
+			const uint64_t n2240 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
+			sbt_vk_pr_u(pr, "pCombinations.count", n2240);
+			size_t m2242 = sbt_vk_pr_enter(pr, "pCombinations");
+			for (uint64_t i2241 = 0; i2241 < n2240 && i2241 < SBT_VK_PR_MAX_ELEMS; i2241++) {
+				size_t m2243 = sbt_vk_pr_pushi(pr, i2241);
 				{
-					size_t m2238 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(pr, &(s->pCombinations[i2235]));
-					sbt_vk_pr_pop(pr, m2238);
+					size_t m2244 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkFramebufferMixedSamplesCombinationNV(pr, &(s->pCombinations[i2241]));
+					sbt_vk_pr_pop(pr, m2244);
 				}
-				sbt_vk_pr_pop(pr, m2237);
+				sbt_vk_pr_pop(pr, m2243);
 			}
-			sbt_vk_pr_pop(pr, m2236);
+			sbt_vk_pr_pop(pr, m2242);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30996,13 +31084,13 @@ static void sbt_vk_pc_vkInitializePerformanceApiINTEL(sbt_vk_pr *pr, const sbt_v
 	if (!s->pInitializeInfo) {
 		sbt_vk_pr_null(pr, "pInitializeInfo");
 	} else {
-		size_t m2239 = sbt_vk_pr_enter(pr, "pInitializeInfo");
+		size_t m2245 = sbt_vk_pr_enter(pr, "pInitializeInfo");
 		{
-			size_t m2240 = sbt_vk_pr_enter(pr, "");
+			size_t m2246 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkInitializePerformanceApiInfoINTEL(pr, &(s->pInitializeInfo[0]));
-			sbt_vk_pr_pop(pr, m2240);
+			sbt_vk_pr_pop(pr, m2246);
 		}
-		sbt_vk_pr_pop(pr, m2239);
+		sbt_vk_pr_pop(pr, m2245);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31018,13 +31106,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m2241 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m2247 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m2242 = sbt_vk_pr_enter(pr, "");
+			size_t m2248 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceMarkerInfoINTEL(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m2242);
+			sbt_vk_pr_pop(pr, m2248);
 		}
-		sbt_vk_pr_pop(pr, m2241);
+		sbt_vk_pr_pop(pr, m2247);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31035,13 +31123,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_pr *pr, const 
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
-		size_t m2243 = sbt_vk_pr_enter(pr, "pMarkerInfo");
+		size_t m2249 = sbt_vk_pr_enter(pr, "pMarkerInfo");
 		{
-			size_t m2244 = sbt_vk_pr_enter(pr, "");
+			size_t m2250 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceStreamMarkerInfoINTEL(pr, &(s->pMarkerInfo[0]));
-			sbt_vk_pr_pop(pr, m2244);
+			sbt_vk_pr_pop(pr, m2250);
 		}
-		sbt_vk_pr_pop(pr, m2243);
+		sbt_vk_pr_pop(pr, m2249);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31052,13 +31140,13 @@ static void sbt_vk_pc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_pr *pr, const sbt_
 	if (!s->pOverrideInfo) {
 		sbt_vk_pr_null(pr, "pOverrideInfo");
 	} else {
-		size_t m2245 = sbt_vk_pr_enter(pr, "pOverrideInfo");
+		size_t m2251 = sbt_vk_pr_enter(pr, "pOverrideInfo");
 		{
-			size_t m2246 = sbt_vk_pr_enter(pr, "");
+			size_t m2252 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceOverrideInfoINTEL(pr, &(s->pOverrideInfo[0]));
-			sbt_vk_pr_pop(pr, m2246);
+			sbt_vk_pr_pop(pr, m2252);
 		}
-		sbt_vk_pr_pop(pr, m2245);
+		sbt_vk_pr_pop(pr, m2251);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31069,20 +31157,20 @@ static void sbt_vk_pc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_pr *pr, cons
 	if (!s->pAcquireInfo) {
 		sbt_vk_pr_null(pr, "pAcquireInfo");
 	} else {
-		size_t m2247 = sbt_vk_pr_enter(pr, "pAcquireInfo");
+		size_t m2253 = sbt_vk_pr_enter(pr, "pAcquireInfo");
 		{
-			size_t m2248 = sbt_vk_pr_enter(pr, "");
+			size_t m2254 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceConfigurationAcquireInfoINTEL(pr, &(s->pAcquireInfo[0]));
-			sbt_vk_pr_pop(pr, m2248);
+			sbt_vk_pr_pop(pr, m2254);
 		}
-		sbt_vk_pr_pop(pr, m2247);
+		sbt_vk_pr_pop(pr, m2253);
 	}
 	if (!s->pConfiguration) {
 		sbt_vk_pr_null(pr, "pConfiguration");
 	} else {
-		size_t m2249 = sbt_vk_pr_enter(pr, "pConfiguration");
+		size_t m2255 = sbt_vk_pr_enter(pr, "pConfiguration");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pConfiguration[0]));
-		sbt_vk_pr_pop(pr, m2249);
+		sbt_vk_pr_pop(pr, m2255);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31108,13 +31196,13 @@ static void sbt_vk_pc_vkGetPerformanceParameterINTEL(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
-		size_t m2250 = sbt_vk_pr_enter(pr, "pValue");
+		size_t m2256 = sbt_vk_pr_enter(pr, "pValue");
 		{
-			size_t m2251 = sbt_vk_pr_enter(pr, "");
+			size_t m2257 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPerformanceValueINTEL(pr, &(s->pValue[0]));
-			sbt_vk_pr_pop(pr, m2251);
+			sbt_vk_pr_pop(pr, m2257);
 		}
-		sbt_vk_pr_pop(pr, m2250);
+		sbt_vk_pr_pop(pr, m2256);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31125,13 +31213,13 @@ static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_pr *pr, const
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2252 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2258 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2253 = sbt_vk_pr_enter(pr, "");
+			size_t m2259 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2253);
+			sbt_vk_pr_pop(pr, m2259);
 		}
-		sbt_vk_pr_pop(pr, m2252);
+		sbt_vk_pr_pop(pr, m2258);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -31142,13 +31230,13 @@ static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, co
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2254 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2260 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2255 = sbt_vk_pr_enter(pr, "");
+			size_t m2261 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2255);
+			sbt_vk_pr_pop(pr, m2261);
 		}
-		sbt_vk_pr_pop(pr, m2254);
+		sbt_vk_pr_pop(pr, m2260);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -31159,38 +31247,38 @@ static void sbt_vk_pc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const 
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
-		size_t m2256 = sbt_vk_pr_enter(pr, "pPipelineInfo");
+		size_t m2262 = sbt_vk_pr_enter(pr, "pPipelineInfo");
 		{
-			size_t m2257 = sbt_vk_pr_enter(pr, "");
+			size_t m2263 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineInfoKHR(pr, &(s->pPipelineInfo[0]));
-			sbt_vk_pr_pop(pr, m2257);
+			sbt_vk_pr_pop(pr, m2263);
 		}
-		sbt_vk_pr_pop(pr, m2256);
+		sbt_vk_pr_pop(pr, m2262);
 	}
 	if (!s->pExecutableCount) {
 		sbt_vk_pr_null(pr, "pExecutableCount");
 	} else {
-		size_t m2258 = sbt_vk_pr_enter(pr, "pExecutableCount");
+		size_t m2264 = sbt_vk_pr_enter(pr, "pExecutableCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pExecutableCount[0]));
-		sbt_vk_pr_pop(pr, m2258);
+		sbt_vk_pr_pop(pr, m2264);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
 		{
-			const uint64_t n2259 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2259);
-			size_t m2261 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2260 = 0; i2260 < n2259 && i2260 < SBT_VK_PR_MAX_ELEMS; i2260++) {
-				size_t m2262 = sbt_vk_pr_pushi(pr, i2260);
+			const uint64_t n2265 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2265);
+			size_t m2267 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2266 = 0; i2266 < n2265 && i2266 < SBT_VK_PR_MAX_ELEMS; i2266++) {
+				size_t m2268 = sbt_vk_pr_pushi(pr, i2266);
 				{
-					size_t m2263 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutablePropertiesKHR(pr, &(s->pProperties[i2260]));
-					sbt_vk_pr_pop(pr, m2263);
+					size_t m2269 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutablePropertiesKHR(pr, &(s->pProperties[i2266]));
+					sbt_vk_pr_pop(pr, m2269);
 				}
-				sbt_vk_pr_pop(pr, m2262);
+				sbt_vk_pr_pop(pr, m2268);
 			}
-			sbt_vk_pr_pop(pr, m2261);
+			sbt_vk_pr_pop(pr, m2267);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31202,38 +31290,38 @@ static void sbt_vk_pc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_pr *pr, const 
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
-		size_t m2264 = sbt_vk_pr_enter(pr, "pExecutableInfo");
+		size_t m2270 = sbt_vk_pr_enter(pr, "pExecutableInfo");
 		{
-			size_t m2265 = sbt_vk_pr_enter(pr, "");
+			size_t m2271 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineExecutableInfoKHR(pr, &(s->pExecutableInfo[0]));
-			sbt_vk_pr_pop(pr, m2265);
+			sbt_vk_pr_pop(pr, m2271);
 		}
-		sbt_vk_pr_pop(pr, m2264);
+		sbt_vk_pr_pop(pr, m2270);
 	}
 	if (!s->pStatisticCount) {
 		sbt_vk_pr_null(pr, "pStatisticCount");
 	} else {
-		size_t m2266 = sbt_vk_pr_enter(pr, "pStatisticCount");
+		size_t m2272 = sbt_vk_pr_enter(pr, "pStatisticCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pStatisticCount[0]));
-		sbt_vk_pr_pop(pr, m2266);
+		sbt_vk_pr_pop(pr, m2272);
 	}
 	if (!s->pStatistics) {
 		sbt_vk_pr_null(pr, "pStatistics");
 	} else {
 		{
-			const uint64_t n2267 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
-			sbt_vk_pr_u(pr, "pStatistics.count", n2267);
-			size_t m2269 = sbt_vk_pr_enter(pr, "pStatistics");
-			for (uint64_t i2268 = 0; i2268 < n2267 && i2268 < SBT_VK_PR_MAX_ELEMS; i2268++) {
-				size_t m2270 = sbt_vk_pr_pushi(pr, i2268);
+			const uint64_t n2273 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
+			sbt_vk_pr_u(pr, "pStatistics.count", n2273);
+			size_t m2275 = sbt_vk_pr_enter(pr, "pStatistics");
+			for (uint64_t i2274 = 0; i2274 < n2273 && i2274 < SBT_VK_PR_MAX_ELEMS; i2274++) {
+				size_t m2276 = sbt_vk_pr_pushi(pr, i2274);
 				{
-					size_t m2271 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutableStatisticKHR(pr, &(s->pStatistics[i2268]));
-					sbt_vk_pr_pop(pr, m2271);
+					size_t m2277 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutableStatisticKHR(pr, &(s->pStatistics[i2274]));
+					sbt_vk_pr_pop(pr, m2277);
 				}
-				sbt_vk_pr_pop(pr, m2270);
+				sbt_vk_pr_pop(pr, m2276);
 			}
-			sbt_vk_pr_pop(pr, m2269);
+			sbt_vk_pr_pop(pr, m2275);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31245,38 +31333,38 @@ static void sbt_vk_pc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_p
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
-		size_t m2272 = sbt_vk_pr_enter(pr, "pExecutableInfo");
+		size_t m2278 = sbt_vk_pr_enter(pr, "pExecutableInfo");
 		{
-			size_t m2273 = sbt_vk_pr_enter(pr, "");
+			size_t m2279 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineExecutableInfoKHR(pr, &(s->pExecutableInfo[0]));
-			sbt_vk_pr_pop(pr, m2273);
+			sbt_vk_pr_pop(pr, m2279);
 		}
-		sbt_vk_pr_pop(pr, m2272);
+		sbt_vk_pr_pop(pr, m2278);
 	}
 	if (!s->pInternalRepresentationCount) {
 		sbt_vk_pr_null(pr, "pInternalRepresentationCount");
 	} else {
-		size_t m2274 = sbt_vk_pr_enter(pr, "pInternalRepresentationCount");
+		size_t m2280 = sbt_vk_pr_enter(pr, "pInternalRepresentationCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pInternalRepresentationCount[0]));
-		sbt_vk_pr_pop(pr, m2274);
+		sbt_vk_pr_pop(pr, m2280);
 	}
 	if (!s->pInternalRepresentations) {
 		sbt_vk_pr_null(pr, "pInternalRepresentations");
 	} else {
 		{
-			const uint64_t n2275 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
-			sbt_vk_pr_u(pr, "pInternalRepresentations.count", n2275);
-			size_t m2277 = sbt_vk_pr_enter(pr, "pInternalRepresentations");
-			for (uint64_t i2276 = 0; i2276 < n2275 && i2276 < SBT_VK_PR_MAX_ELEMS; i2276++) {
-				size_t m2278 = sbt_vk_pr_pushi(pr, i2276);
+			const uint64_t n2281 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
+			sbt_vk_pr_u(pr, "pInternalRepresentations.count", n2281);
+			size_t m2283 = sbt_vk_pr_enter(pr, "pInternalRepresentations");
+			for (uint64_t i2282 = 0; i2282 < n2281 && i2282 < SBT_VK_PR_MAX_ELEMS; i2282++) {
+				size_t m2284 = sbt_vk_pr_pushi(pr, i2282);
 				{
-					size_t m2279 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(pr, &(s->pInternalRepresentations[i2276]));
-					sbt_vk_pr_pop(pr, m2279);
+					size_t m2285 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPipelineExecutableInternalRepresentationKHR(pr, &(s->pInternalRepresentations[i2282]));
+					sbt_vk_pr_pop(pr, m2285);
 				}
-				sbt_vk_pr_pop(pr, m2278);
+				sbt_vk_pr_pop(pr, m2284);
 			}
-			sbt_vk_pr_pop(pr, m2277);
+			sbt_vk_pr_pop(pr, m2283);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31290,38 +31378,6 @@ static void sbt_vk_pc_vkCmdSetLineStippleEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 }
 
 static void sbt_vk_pc_vkGetPhysicalDeviceToolProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceToolProperties *s)
-{
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	if (!s->pToolCount) {
-		sbt_vk_pr_null(pr, "pToolCount");
-	} else {
-		size_t m2280 = sbt_vk_pr_enter(pr, "pToolCount");
-		sbt_vk_pr_u(pr, "", (uint64_t)(s->pToolCount[0]));
-		sbt_vk_pr_pop(pr, m2280);
-	}
-	if (!s->pToolProperties) {
-		sbt_vk_pr_null(pr, "pToolProperties");
-	} else {
-		{
-			const uint64_t n2281 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-			sbt_vk_pr_u(pr, "pToolProperties.count", n2281);
-			size_t m2283 = sbt_vk_pr_enter(pr, "pToolProperties");
-			for (uint64_t i2282 = 0; i2282 < n2281 && i2282 < SBT_VK_PR_MAX_ELEMS; i2282++) {
-				size_t m2284 = sbt_vk_pr_pushi(pr, i2282);
-				{
-					size_t m2285 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2282]));
-					sbt_vk_pr_pop(pr, m2285);
-				}
-				sbt_vk_pr_pop(pr, m2284);
-			}
-			sbt_vk_pr_pop(pr, m2283);
-		}
-	}
-	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
-}
-
-static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceToolPropertiesEXT *s)
 {
 	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pToolCount) {
@@ -31353,37 +31409,69 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
+static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceToolPropertiesEXT *s)
+{
+	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	if (!s->pToolCount) {
+		sbt_vk_pr_null(pr, "pToolCount");
+	} else {
+		size_t m2292 = sbt_vk_pr_enter(pr, "pToolCount");
+		sbt_vk_pr_u(pr, "", (uint64_t)(s->pToolCount[0]));
+		sbt_vk_pr_pop(pr, m2292);
+	}
+	if (!s->pToolProperties) {
+		sbt_vk_pr_null(pr, "pToolProperties");
+	} else {
+		{
+			const uint64_t n2293 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+			sbt_vk_pr_u(pr, "pToolProperties.count", n2293);
+			size_t m2295 = sbt_vk_pr_enter(pr, "pToolProperties");
+			for (uint64_t i2294 = 0; i2294 < n2293 && i2294 < SBT_VK_PR_MAX_ELEMS; i2294++) {
+				size_t m2296 = sbt_vk_pr_pushi(pr, i2294);
+				{
+					size_t m2297 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceToolProperties(pr, &(s->pToolProperties[i2294]));
+					sbt_vk_pr_pop(pr, m2297);
+				}
+				sbt_vk_pr_pop(pr, m2296);
+			}
+			sbt_vk_pr_pop(pr, m2295);
+		}
+	}
+	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
+}
+
 static void sbt_vk_pc_vkCreateAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateAccelerationStructureKHR *s)
 {
 	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2292 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2298 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2293 = sbt_vk_pr_enter(pr, "");
+			size_t m2299 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2293);
+			sbt_vk_pr_pop(pr, m2299);
 		}
-		sbt_vk_pr_pop(pr, m2292);
+		sbt_vk_pr_pop(pr, m2298);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2294 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2300 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2295 = sbt_vk_pr_enter(pr, "");
+			size_t m2301 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2295);
+			sbt_vk_pr_pop(pr, m2301);
 		}
-		sbt_vk_pr_pop(pr, m2294);
+		sbt_vk_pr_pop(pr, m2300);
 	}
 	if (!s->pAccelerationStructure) {
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
-		size_t m2296 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
+		size_t m2302 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
-		sbt_vk_pr_pop(pr, m2296);
+		sbt_vk_pr_pop(pr, m2302);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31394,13 +31482,13 @@ static void sbt_vk_pc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_pr *pr, 
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2297 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2303 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2298 = sbt_vk_pr_enter(pr, "");
+			size_t m2304 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2298);
+			sbt_vk_pr_pop(pr, m2304);
 		}
-		sbt_vk_pr_pop(pr, m2297);
+		sbt_vk_pr_pop(pr, m2303);
 	}
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
@@ -31411,20 +31499,20 @@ static void sbt_vk_pc_vkCreateDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2299 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2305 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2300 = sbt_vk_pr_enter(pr, "");
+			size_t m2306 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2300);
+			sbt_vk_pr_pop(pr, m2306);
 		}
-		sbt_vk_pr_pop(pr, m2299);
+		sbt_vk_pr_pop(pr, m2305);
 	}
 	if (!s->pDeferredOperation) {
 		sbt_vk_pr_null(pr, "pDeferredOperation");
 	} else {
-		size_t m2301 = sbt_vk_pr_enter(pr, "pDeferredOperation");
+		size_t m2307 = sbt_vk_pr_enter(pr, "pDeferredOperation");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDeferredOperation[0]));
-		sbt_vk_pr_pop(pr, m2301);
+		sbt_vk_pr_pop(pr, m2307);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -31436,13 +31524,13 @@ static void sbt_vk_pc_vkDestroyDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2302 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2308 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2303 = sbt_vk_pr_enter(pr, "");
+			size_t m2309 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2303);
+			sbt_vk_pr_pop(pr, m2309);
 		}
-		sbt_vk_pr_pop(pr, m2302);
+		sbt_vk_pr_pop(pr, m2308);
 	}
 }
 
@@ -31511,19 +31599,19 @@ static void sbt_vk_pc_vkCmdSetViewportWithCount(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pViewports");
 	} else {
 		{
-			const uint64_t n2304 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewports.count", n2304);
-			size_t m2306 = sbt_vk_pr_enter(pr, "pViewports");
-			for (uint64_t i2305 = 0; i2305 < n2304 && i2305 < SBT_VK_PR_MAX_ELEMS; i2305++) {
-				size_t m2307 = sbt_vk_pr_pushi(pr, i2305);
+			const uint64_t n2310 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewports.count", n2310);
+			size_t m2312 = sbt_vk_pr_enter(pr, "pViewports");
+			for (uint64_t i2311 = 0; i2311 < n2310 && i2311 < SBT_VK_PR_MAX_ELEMS; i2311++) {
+				size_t m2313 = sbt_vk_pr_pushi(pr, i2311);
 				{
-					size_t m2308 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2305]));
-					sbt_vk_pr_pop(pr, m2308);
+					size_t m2314 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2311]));
+					sbt_vk_pr_pop(pr, m2314);
 				}
-				sbt_vk_pr_pop(pr, m2307);
+				sbt_vk_pr_pop(pr, m2313);
 			}
-			sbt_vk_pr_pop(pr, m2306);
+			sbt_vk_pr_pop(pr, m2312);
 		}
 	}
 }
@@ -31536,19 +31624,19 @@ static void sbt_vk_pc_vkCmdSetViewportWithCountEXT(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pViewports");
 	} else {
 		{
-			const uint64_t n2309 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewports.count", n2309);
-			size_t m2311 = sbt_vk_pr_enter(pr, "pViewports");
-			for (uint64_t i2310 = 0; i2310 < n2309 && i2310 < SBT_VK_PR_MAX_ELEMS; i2310++) {
-				size_t m2312 = sbt_vk_pr_pushi(pr, i2310);
+			const uint64_t n2315 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewports.count", n2315);
+			size_t m2317 = sbt_vk_pr_enter(pr, "pViewports");
+			for (uint64_t i2316 = 0; i2316 < n2315 && i2316 < SBT_VK_PR_MAX_ELEMS; i2316++) {
+				size_t m2318 = sbt_vk_pr_pushi(pr, i2316);
 				{
-					size_t m2313 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2310]));
-					sbt_vk_pr_pop(pr, m2313);
+					size_t m2319 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewport(pr, &(s->pViewports[i2316]));
+					sbt_vk_pr_pop(pr, m2319);
 				}
-				sbt_vk_pr_pop(pr, m2312);
+				sbt_vk_pr_pop(pr, m2318);
 			}
-			sbt_vk_pr_pop(pr, m2311);
+			sbt_vk_pr_pop(pr, m2317);
 		}
 	}
 }
@@ -31561,19 +31649,19 @@ static void sbt_vk_pc_vkCmdSetScissorWithCount(sbt_vk_pr *pr, const sbt_vk_args_
 		sbt_vk_pr_null(pr, "pScissors");
 	} else {
 		{
-			const uint64_t n2314 = (uint64_t)s->scissorCount;
-			sbt_vk_pr_u(pr, "pScissors.count", n2314);
-			size_t m2316 = sbt_vk_pr_enter(pr, "pScissors");
-			for (uint64_t i2315 = 0; i2315 < n2314 && i2315 < SBT_VK_PR_MAX_ELEMS; i2315++) {
-				size_t m2317 = sbt_vk_pr_pushi(pr, i2315);
+			const uint64_t n2320 = (uint64_t)s->scissorCount;
+			sbt_vk_pr_u(pr, "pScissors.count", n2320);
+			size_t m2322 = sbt_vk_pr_enter(pr, "pScissors");
+			for (uint64_t i2321 = 0; i2321 < n2320 && i2321 < SBT_VK_PR_MAX_ELEMS; i2321++) {
+				size_t m2323 = sbt_vk_pr_pushi(pr, i2321);
 				{
-					size_t m2318 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2315]));
-					sbt_vk_pr_pop(pr, m2318);
+					size_t m2324 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2321]));
+					sbt_vk_pr_pop(pr, m2324);
 				}
-				sbt_vk_pr_pop(pr, m2317);
+				sbt_vk_pr_pop(pr, m2323);
 			}
-			sbt_vk_pr_pop(pr, m2316);
+			sbt_vk_pr_pop(pr, m2322);
 		}
 	}
 }
@@ -31586,19 +31674,19 @@ static void sbt_vk_pc_vkCmdSetScissorWithCountEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pScissors");
 	} else {
 		{
-			const uint64_t n2319 = (uint64_t)s->scissorCount;
-			sbt_vk_pr_u(pr, "pScissors.count", n2319);
-			size_t m2321 = sbt_vk_pr_enter(pr, "pScissors");
-			for (uint64_t i2320 = 0; i2320 < n2319 && i2320 < SBT_VK_PR_MAX_ELEMS; i2320++) {
-				size_t m2322 = sbt_vk_pr_pushi(pr, i2320);
+			const uint64_t n2325 = (uint64_t)s->scissorCount;
+			sbt_vk_pr_u(pr, "pScissors.count", n2325);
+			size_t m2327 = sbt_vk_pr_enter(pr, "pScissors");
+			for (uint64_t i2326 = 0; i2326 < n2325 && i2326 < SBT_VK_PR_MAX_ELEMS; i2326++) {
+				size_t m2328 = sbt_vk_pr_pushi(pr, i2326);
 				{
-					size_t m2323 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2320]));
-					sbt_vk_pr_pop(pr, m2323);
+					size_t m2329 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkRect2D(pr, &(s->pScissors[i2326]));
+					sbt_vk_pr_pop(pr, m2329);
 				}
-				sbt_vk_pr_pop(pr, m2322);
+				sbt_vk_pr_pop(pr, m2328);
 			}
-			sbt_vk_pr_pop(pr, m2321);
+			sbt_vk_pr_pop(pr, m2327);
 		}
 	}
 }
@@ -31612,60 +31700,60 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else {
 		{
-			const uint64_t n2324 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2324);
-			size_t m2326 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2325 = 0; i2325 < n2324 && i2325 < SBT_VK_PR_MAX_ELEMS; i2325++) {
-				size_t m2327 = sbt_vk_pr_pushi(pr, i2325);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2325]));
-				sbt_vk_pr_pop(pr, m2327);
+			const uint64_t n2330 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2330);
+			size_t m2332 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2331 = 0; i2331 < n2330 && i2331 < SBT_VK_PR_MAX_ELEMS; i2331++) {
+				size_t m2333 = sbt_vk_pr_pushi(pr, i2331);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2331]));
+				sbt_vk_pr_pop(pr, m2333);
 			}
-			sbt_vk_pr_pop(pr, m2326);
+			sbt_vk_pr_pop(pr, m2332);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else {
 		{
-			const uint64_t n2328 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2328);
-			size_t m2330 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2329 = 0; i2329 < n2328 && i2329 < SBT_VK_PR_MAX_ELEMS; i2329++) {
-				size_t m2331 = sbt_vk_pr_pushi(pr, i2329);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2329]));
-				sbt_vk_pr_pop(pr, m2331);
+			const uint64_t n2334 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2334);
+			size_t m2336 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2335 = 0; i2335 < n2334 && i2335 < SBT_VK_PR_MAX_ELEMS; i2335++) {
+				size_t m2337 = sbt_vk_pr_pushi(pr, i2335);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2335]));
+				sbt_vk_pr_pop(pr, m2337);
 			}
-			sbt_vk_pr_pop(pr, m2330);
+			sbt_vk_pr_pop(pr, m2336);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else {
 		{
-			const uint64_t n2332 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2332);
-			size_t m2334 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2333 = 0; i2333 < n2332 && i2333 < SBT_VK_PR_MAX_ELEMS; i2333++) {
-				size_t m2335 = sbt_vk_pr_pushi(pr, i2333);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2333]));
-				sbt_vk_pr_pop(pr, m2335);
+			const uint64_t n2338 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2338);
+			size_t m2340 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2339 = 0; i2339 < n2338 && i2339 < SBT_VK_PR_MAX_ELEMS; i2339++) {
+				size_t m2341 = sbt_vk_pr_pushi(pr, i2339);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2339]));
+				sbt_vk_pr_pop(pr, m2341);
 			}
-			sbt_vk_pr_pop(pr, m2334);
+			sbt_vk_pr_pop(pr, m2340);
 		}
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
 	} else {
 		{
-			const uint64_t n2336 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pStrides.count", n2336);
-			size_t m2338 = sbt_vk_pr_enter(pr, "pStrides");
-			for (uint64_t i2337 = 0; i2337 < n2336 && i2337 < SBT_VK_PR_MAX_ELEMS; i2337++) {
-				size_t m2339 = sbt_vk_pr_pushi(pr, i2337);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2337]));
-				sbt_vk_pr_pop(pr, m2339);
+			const uint64_t n2342 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pStrides.count", n2342);
+			size_t m2344 = sbt_vk_pr_enter(pr, "pStrides");
+			for (uint64_t i2343 = 0; i2343 < n2342 && i2343 < SBT_VK_PR_MAX_ELEMS; i2343++) {
+				size_t m2345 = sbt_vk_pr_pushi(pr, i2343);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2343]));
+				sbt_vk_pr_pop(pr, m2345);
 			}
-			sbt_vk_pr_pop(pr, m2338);
+			sbt_vk_pr_pop(pr, m2344);
 		}
 	}
 }
@@ -31679,60 +31767,60 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pBuffers");
 	} else {
 		{
-			const uint64_t n2340 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pBuffers.count", n2340);
-			size_t m2342 = sbt_vk_pr_enter(pr, "pBuffers");
-			for (uint64_t i2341 = 0; i2341 < n2340 && i2341 < SBT_VK_PR_MAX_ELEMS; i2341++) {
-				size_t m2343 = sbt_vk_pr_pushi(pr, i2341);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2341]));
-				sbt_vk_pr_pop(pr, m2343);
+			const uint64_t n2346 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pBuffers.count", n2346);
+			size_t m2348 = sbt_vk_pr_enter(pr, "pBuffers");
+			for (uint64_t i2347 = 0; i2347 < n2346 && i2347 < SBT_VK_PR_MAX_ELEMS; i2347++) {
+				size_t m2349 = sbt_vk_pr_pushi(pr, i2347);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2347]));
+				sbt_vk_pr_pop(pr, m2349);
 			}
-			sbt_vk_pr_pop(pr, m2342);
+			sbt_vk_pr_pop(pr, m2348);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else {
 		{
-			const uint64_t n2344 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2344);
-			size_t m2346 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2345 = 0; i2345 < n2344 && i2345 < SBT_VK_PR_MAX_ELEMS; i2345++) {
-				size_t m2347 = sbt_vk_pr_pushi(pr, i2345);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2345]));
-				sbt_vk_pr_pop(pr, m2347);
+			const uint64_t n2350 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2350);
+			size_t m2352 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2351 = 0; i2351 < n2350 && i2351 < SBT_VK_PR_MAX_ELEMS; i2351++) {
+				size_t m2353 = sbt_vk_pr_pushi(pr, i2351);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2351]));
+				sbt_vk_pr_pop(pr, m2353);
 			}
-			sbt_vk_pr_pop(pr, m2346);
+			sbt_vk_pr_pop(pr, m2352);
 		}
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
 	} else {
 		{
-			const uint64_t n2348 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pSizes.count", n2348);
-			size_t m2350 = sbt_vk_pr_enter(pr, "pSizes");
-			for (uint64_t i2349 = 0; i2349 < n2348 && i2349 < SBT_VK_PR_MAX_ELEMS; i2349++) {
-				size_t m2351 = sbt_vk_pr_pushi(pr, i2349);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2349]));
-				sbt_vk_pr_pop(pr, m2351);
+			const uint64_t n2354 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pSizes.count", n2354);
+			size_t m2356 = sbt_vk_pr_enter(pr, "pSizes");
+			for (uint64_t i2355 = 0; i2355 < n2354 && i2355 < SBT_VK_PR_MAX_ELEMS; i2355++) {
+				size_t m2357 = sbt_vk_pr_pushi(pr, i2355);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSizes[i2355]));
+				sbt_vk_pr_pop(pr, m2357);
 			}
-			sbt_vk_pr_pop(pr, m2350);
+			sbt_vk_pr_pop(pr, m2356);
 		}
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
 	} else {
 		{
-			const uint64_t n2352 = (uint64_t)s->bindingCount;
-			sbt_vk_pr_u(pr, "pStrides.count", n2352);
-			size_t m2354 = sbt_vk_pr_enter(pr, "pStrides");
-			for (uint64_t i2353 = 0; i2353 < n2352 && i2353 < SBT_VK_PR_MAX_ELEMS; i2353++) {
-				size_t m2355 = sbt_vk_pr_pushi(pr, i2353);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2353]));
-				sbt_vk_pr_pop(pr, m2355);
+			const uint64_t n2358 = (uint64_t)s->bindingCount;
+			sbt_vk_pr_u(pr, "pStrides.count", n2358);
+			size_t m2360 = sbt_vk_pr_enter(pr, "pStrides");
+			for (uint64_t i2359 = 0; i2359 < n2358 && i2359 < SBT_VK_PR_MAX_ELEMS; i2359++) {
+				size_t m2361 = sbt_vk_pr_pushi(pr, i2359);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pStrides[i2359]));
+				sbt_vk_pr_pop(pr, m2361);
 			}
-			sbt_vk_pr_pop(pr, m2354);
+			sbt_vk_pr_pop(pr, m2360);
 		}
 	}
 }
@@ -31897,15 +31985,15 @@ static void sbt_vk_pc_vkCmdSetSampleMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		sbt_vk_pr_null(pr, "pSampleMask");
 	} else {
 		{
-			const uint64_t n2356 = (uint64_t)((s->samples + 31) / 32);
-			sbt_vk_pr_u(pr, "pSampleMask.count", n2356);
-			size_t m2358 = sbt_vk_pr_enter(pr, "pSampleMask");
-			for (uint64_t i2357 = 0; i2357 < n2356 && i2357 < SBT_VK_PR_MAX_ELEMS; i2357++) {
-				size_t m2359 = sbt_vk_pr_pushi(pr, i2357);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSampleMask[i2357]));
-				sbt_vk_pr_pop(pr, m2359);
+			const uint64_t n2362 = (uint64_t)((s->samples + 31) / 32);
+			sbt_vk_pr_u(pr, "pSampleMask.count", n2362);
+			size_t m2364 = sbt_vk_pr_enter(pr, "pSampleMask");
+			for (uint64_t i2363 = 0; i2363 < n2362 && i2363 < SBT_VK_PR_MAX_ELEMS; i2363++) {
+				size_t m2365 = sbt_vk_pr_pushi(pr, i2363);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pSampleMask[i2363]));
+				sbt_vk_pr_pop(pr, m2365);
 			}
-			sbt_vk_pr_pop(pr, m2358);
+			sbt_vk_pr_pop(pr, m2364);
 		}
 	}
 }
@@ -31937,15 +32025,15 @@ static void sbt_vk_pc_vkCmdSetColorBlendEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pColorBlendEnables");
 	} else {
 		{
-			const uint64_t n2360 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendEnables.count", n2360);
-			size_t m2362 = sbt_vk_pr_enter(pr, "pColorBlendEnables");
-			for (uint64_t i2361 = 0; i2361 < n2360 && i2361 < SBT_VK_PR_MAX_ELEMS; i2361++) {
-				size_t m2363 = sbt_vk_pr_pushi(pr, i2361);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorBlendEnables[i2361]));
-				sbt_vk_pr_pop(pr, m2363);
+			const uint64_t n2366 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendEnables.count", n2366);
+			size_t m2368 = sbt_vk_pr_enter(pr, "pColorBlendEnables");
+			for (uint64_t i2367 = 0; i2367 < n2366 && i2367 < SBT_VK_PR_MAX_ELEMS; i2367++) {
+				size_t m2369 = sbt_vk_pr_pushi(pr, i2367);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorBlendEnables[i2367]));
+				sbt_vk_pr_pop(pr, m2369);
 			}
-			sbt_vk_pr_pop(pr, m2362);
+			sbt_vk_pr_pop(pr, m2368);
 		}
 	}
 }
@@ -31959,19 +32047,19 @@ static void sbt_vk_pc_vkCmdSetColorBlendEquationEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pColorBlendEquations");
 	} else {
 		{
-			const uint64_t n2364 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendEquations.count", n2364);
-			size_t m2366 = sbt_vk_pr_enter(pr, "pColorBlendEquations");
-			for (uint64_t i2365 = 0; i2365 < n2364 && i2365 < SBT_VK_PR_MAX_ELEMS; i2365++) {
-				size_t m2367 = sbt_vk_pr_pushi(pr, i2365);
+			const uint64_t n2370 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendEquations.count", n2370);
+			size_t m2372 = sbt_vk_pr_enter(pr, "pColorBlendEquations");
+			for (uint64_t i2371 = 0; i2371 < n2370 && i2371 < SBT_VK_PR_MAX_ELEMS; i2371++) {
+				size_t m2373 = sbt_vk_pr_pushi(pr, i2371);
 				{
-					size_t m2368 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkColorBlendEquationEXT(pr, &(s->pColorBlendEquations[i2365]));
-					sbt_vk_pr_pop(pr, m2368);
+					size_t m2374 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkColorBlendEquationEXT(pr, &(s->pColorBlendEquations[i2371]));
+					sbt_vk_pr_pop(pr, m2374);
 				}
-				sbt_vk_pr_pop(pr, m2367);
+				sbt_vk_pr_pop(pr, m2373);
 			}
-			sbt_vk_pr_pop(pr, m2366);
+			sbt_vk_pr_pop(pr, m2372);
 		}
 	}
 }
@@ -31985,15 +32073,15 @@ static void sbt_vk_pc_vkCmdSetColorWriteMaskEXT(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pColorWriteMasks");
 	} else {
 		{
-			const uint64_t n2369 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorWriteMasks.count", n2369);
-			size_t m2371 = sbt_vk_pr_enter(pr, "pColorWriteMasks");
-			for (uint64_t i2370 = 0; i2370 < n2369 && i2370 < SBT_VK_PR_MAX_ELEMS; i2370++) {
-				size_t m2372 = sbt_vk_pr_pushi(pr, i2370);
-				sbt_vk_pr_x(pr, "", (uint64_t)(s->pColorWriteMasks[i2370]));
-				sbt_vk_pr_pop(pr, m2372);
+			const uint64_t n2375 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorWriteMasks.count", n2375);
+			size_t m2377 = sbt_vk_pr_enter(pr, "pColorWriteMasks");
+			for (uint64_t i2376 = 0; i2376 < n2375 && i2376 < SBT_VK_PR_MAX_ELEMS; i2376++) {
+				size_t m2378 = sbt_vk_pr_pushi(pr, i2376);
+				sbt_vk_pr_x(pr, "", (uint64_t)(s->pColorWriteMasks[i2376]));
+				sbt_vk_pr_pop(pr, m2378);
 			}
-			sbt_vk_pr_pop(pr, m2371);
+			sbt_vk_pr_pop(pr, m2377);
 		}
 	}
 }
@@ -32037,19 +32125,19 @@ static void sbt_vk_pc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pColorBlendAdvanced");
 	} else {
 		{
-			const uint64_t n2373 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorBlendAdvanced.count", n2373);
-			size_t m2375 = sbt_vk_pr_enter(pr, "pColorBlendAdvanced");
-			for (uint64_t i2374 = 0; i2374 < n2373 && i2374 < SBT_VK_PR_MAX_ELEMS; i2374++) {
-				size_t m2376 = sbt_vk_pr_pushi(pr, i2374);
+			const uint64_t n2379 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorBlendAdvanced.count", n2379);
+			size_t m2381 = sbt_vk_pr_enter(pr, "pColorBlendAdvanced");
+			for (uint64_t i2380 = 0; i2380 < n2379 && i2380 < SBT_VK_PR_MAX_ELEMS; i2380++) {
+				size_t m2382 = sbt_vk_pr_pushi(pr, i2380);
 				{
-					size_t m2377 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkColorBlendAdvancedEXT(pr, &(s->pColorBlendAdvanced[i2374]));
-					sbt_vk_pr_pop(pr, m2377);
+					size_t m2383 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkColorBlendAdvancedEXT(pr, &(s->pColorBlendAdvanced[i2380]));
+					sbt_vk_pr_pop(pr, m2383);
 				}
-				sbt_vk_pr_pop(pr, m2376);
+				sbt_vk_pr_pop(pr, m2382);
 			}
-			sbt_vk_pr_pop(pr, m2375);
+			sbt_vk_pr_pop(pr, m2381);
 		}
 	}
 }
@@ -32093,19 +32181,19 @@ static void sbt_vk_pc_vkCmdSetViewportSwizzleNV(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pViewportSwizzles");
 	} else {
 		{
-			const uint64_t n2378 = (uint64_t)s->viewportCount;
-			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n2378);
-			size_t m2380 = sbt_vk_pr_enter(pr, "pViewportSwizzles");
-			for (uint64_t i2379 = 0; i2379 < n2378 && i2379 < SBT_VK_PR_MAX_ELEMS; i2379++) {
-				size_t m2381 = sbt_vk_pr_pushi(pr, i2379);
+			const uint64_t n2384 = (uint64_t)s->viewportCount;
+			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n2384);
+			size_t m2386 = sbt_vk_pr_enter(pr, "pViewportSwizzles");
+			for (uint64_t i2385 = 0; i2385 < n2384 && i2385 < SBT_VK_PR_MAX_ELEMS; i2385++) {
+				size_t m2387 = sbt_vk_pr_pushi(pr, i2385);
 				{
-					size_t m2382 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkViewportSwizzleNV(pr, &(s->pViewportSwizzles[i2379]));
-					sbt_vk_pr_pop(pr, m2382);
+					size_t m2388 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkViewportSwizzleNV(pr, &(s->pViewportSwizzles[i2385]));
+					sbt_vk_pr_pop(pr, m2388);
 				}
-				sbt_vk_pr_pop(pr, m2381);
+				sbt_vk_pr_pop(pr, m2387);
 			}
-			sbt_vk_pr_pop(pr, m2380);
+			sbt_vk_pr_pop(pr, m2386);
 		}
 	}
 }
@@ -32142,15 +32230,15 @@ static void sbt_vk_pc_vkCmdSetCoverageModulationTableNV(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "pCoverageModulationTable");
 	} else {
 		{
-			const uint64_t n2383 = (uint64_t)s->coverageModulationTableCount;
-			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n2383);
-			size_t m2385 = sbt_vk_pr_enter(pr, "pCoverageModulationTable");
-			for (uint64_t i2384 = 0; i2384 < n2383 && i2384 < SBT_VK_PR_MAX_ELEMS; i2384++) {
-				size_t m2386 = sbt_vk_pr_pushi(pr, i2384);
-				sbt_vk_pr_f(pr, "", (double)(s->pCoverageModulationTable[i2384]));
-				sbt_vk_pr_pop(pr, m2386);
+			const uint64_t n2389 = (uint64_t)s->coverageModulationTableCount;
+			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n2389);
+			size_t m2391 = sbt_vk_pr_enter(pr, "pCoverageModulationTable");
+			for (uint64_t i2390 = 0; i2390 < n2389 && i2390 < SBT_VK_PR_MAX_ELEMS; i2390++) {
+				size_t m2392 = sbt_vk_pr_pushi(pr, i2390);
+				sbt_vk_pr_f(pr, "", (double)(s->pCoverageModulationTable[i2390]));
+				sbt_vk_pr_pop(pr, m2392);
 			}
-			sbt_vk_pr_pop(pr, m2385);
+			sbt_vk_pr_pop(pr, m2391);
 		}
 	}
 }
@@ -32179,31 +32267,31 @@ static void sbt_vk_pc_vkCreatePrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2387 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2393 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2388 = sbt_vk_pr_enter(pr, "");
+			size_t m2394 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2388);
+			sbt_vk_pr_pop(pr, m2394);
 		}
-		sbt_vk_pr_pop(pr, m2387);
+		sbt_vk_pr_pop(pr, m2393);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2389 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2395 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2390 = sbt_vk_pr_enter(pr, "");
+			size_t m2396 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2390);
+			sbt_vk_pr_pop(pr, m2396);
 		}
-		sbt_vk_pr_pop(pr, m2389);
+		sbt_vk_pr_pop(pr, m2395);
 	}
 	if (!s->pPrivateDataSlot) {
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
-		size_t m2391 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
+		size_t m2397 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
-		sbt_vk_pr_pop(pr, m2391);
+		sbt_vk_pr_pop(pr, m2397);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32214,31 +32302,31 @@ static void sbt_vk_pc_vkCreatePrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2392 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2398 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2393 = sbt_vk_pr_enter(pr, "");
+			size_t m2399 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPrivateDataSlotCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2393);
+			sbt_vk_pr_pop(pr, m2399);
 		}
-		sbt_vk_pr_pop(pr, m2392);
+		sbt_vk_pr_pop(pr, m2398);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2394 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2400 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2395 = sbt_vk_pr_enter(pr, "");
+			size_t m2401 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2395);
+			sbt_vk_pr_pop(pr, m2401);
 		}
-		sbt_vk_pr_pop(pr, m2394);
+		sbt_vk_pr_pop(pr, m2400);
 	}
 	if (!s->pPrivateDataSlot) {
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
-		size_t m2396 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
+		size_t m2402 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
-		sbt_vk_pr_pop(pr, m2396);
+		sbt_vk_pr_pop(pr, m2402);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -32250,13 +32338,13 @@ static void sbt_vk_pc_vkDestroyPrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2397 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2403 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2398 = sbt_vk_pr_enter(pr, "");
+			size_t m2404 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2398);
+			sbt_vk_pr_pop(pr, m2404);
 		}
-		sbt_vk_pr_pop(pr, m2397);
+		sbt_vk_pr_pop(pr, m2403);
 	}
 }
 
@@ -32267,13 +32355,13 @@ static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2399 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2405 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2400 = sbt_vk_pr_enter(pr, "");
+			size_t m2406 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2400);
+			sbt_vk_pr_pop(pr, m2406);
 		}
-		sbt_vk_pr_pop(pr, m2399);
+		sbt_vk_pr_pop(pr, m2405);
 	}
 }
 
@@ -32306,9 +32394,9 @@ static void sbt_vk_pc_vkGetPrivateData(sbt_vk_pr *pr, const sbt_vk_args_vkGetPri
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
-		size_t m2401 = sbt_vk_pr_enter(pr, "pData");
+		size_t m2407 = sbt_vk_pr_enter(pr, "pData");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pData[0]));
-		sbt_vk_pr_pop(pr, m2401);
+		sbt_vk_pr_pop(pr, m2407);
 	}
 }
 
@@ -32321,9 +32409,9 @@ static void sbt_vk_pc_vkGetPrivateDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
-		size_t m2402 = sbt_vk_pr_enter(pr, "pData");
+		size_t m2408 = sbt_vk_pr_enter(pr, "pData");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pData[0]));
-		sbt_vk_pr_pop(pr, m2402);
+		sbt_vk_pr_pop(pr, m2408);
 	}
 }
 
@@ -32333,13 +32421,13 @@ static void sbt_vk_pc_vkCmdCopyBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCop
 	if (!s->pCopyBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferInfo");
 	} else {
-		size_t m2403 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
+		size_t m2409 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
 		{
-			size_t m2404 = sbt_vk_pr_enter(pr, "");
+			size_t m2410 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyBufferInfo2(pr, &(s->pCopyBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m2404);
+			sbt_vk_pr_pop(pr, m2410);
 		}
-		sbt_vk_pr_pop(pr, m2403);
+		sbt_vk_pr_pop(pr, m2409);
 	}
 }
 
@@ -32349,13 +32437,13 @@ static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	if (!s->pCopyBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferInfo");
 	} else {
-		size_t m2405 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
+		size_t m2411 = sbt_vk_pr_enter(pr, "pCopyBufferInfo");
 		{
-			size_t m2406 = sbt_vk_pr_enter(pr, "");
+			size_t m2412 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyBufferInfo2(pr, &(s->pCopyBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m2406);
+			sbt_vk_pr_pop(pr, m2412);
 		}
-		sbt_vk_pr_pop(pr, m2405);
+		sbt_vk_pr_pop(pr, m2411);
 	}
 }
 
@@ -32365,13 +32453,13 @@ static void sbt_vk_pc_vkCmdCopyImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopy
 	if (!s->pCopyImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageInfo");
 	} else {
-		size_t m2407 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
+		size_t m2413 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
 		{
-			size_t m2408 = sbt_vk_pr_enter(pr, "");
+			size_t m2414 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyImageInfo2(pr, &(s->pCopyImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2408);
+			sbt_vk_pr_pop(pr, m2414);
 		}
-		sbt_vk_pr_pop(pr, m2407);
+		sbt_vk_pr_pop(pr, m2413);
 	}
 }
 
@@ -32381,13 +32469,13 @@ static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdC
 	if (!s->pCopyImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageInfo");
 	} else {
-		size_t m2409 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
+		size_t m2415 = sbt_vk_pr_enter(pr, "pCopyImageInfo");
 		{
-			size_t m2410 = sbt_vk_pr_enter(pr, "");
+			size_t m2416 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyImageInfo2(pr, &(s->pCopyImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2410);
+			sbt_vk_pr_pop(pr, m2416);
 		}
-		sbt_vk_pr_pop(pr, m2409);
+		sbt_vk_pr_pop(pr, m2415);
 	}
 }
 
@@ -32397,13 +32485,13 @@ static void sbt_vk_pc_vkCmdBlitImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlit
 	if (!s->pBlitImageInfo) {
 		sbt_vk_pr_null(pr, "pBlitImageInfo");
 	} else {
-		size_t m2411 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
+		size_t m2417 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
 		{
-			size_t m2412 = sbt_vk_pr_enter(pr, "");
+			size_t m2418 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBlitImageInfo2(pr, &(s->pBlitImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2412);
+			sbt_vk_pr_pop(pr, m2418);
 		}
-		sbt_vk_pr_pop(pr, m2411);
+		sbt_vk_pr_pop(pr, m2417);
 	}
 }
 
@@ -32413,13 +32501,13 @@ static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdB
 	if (!s->pBlitImageInfo) {
 		sbt_vk_pr_null(pr, "pBlitImageInfo");
 	} else {
-		size_t m2413 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
+		size_t m2419 = sbt_vk_pr_enter(pr, "pBlitImageInfo");
 		{
-			size_t m2414 = sbt_vk_pr_enter(pr, "");
+			size_t m2420 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBlitImageInfo2(pr, &(s->pBlitImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2414);
+			sbt_vk_pr_pop(pr, m2420);
 		}
-		sbt_vk_pr_pop(pr, m2413);
+		sbt_vk_pr_pop(pr, m2419);
 	}
 }
 
@@ -32429,13 +32517,13 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage2(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCopyBufferToImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
 	} else {
-		size_t m2415 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
+		size_t m2421 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
 		{
-			size_t m2416 = sbt_vk_pr_enter(pr, "");
+			size_t m2422 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyBufferToImageInfo2(pr, &(s->pCopyBufferToImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2416);
+			sbt_vk_pr_pop(pr, m2422);
 		}
-		sbt_vk_pr_pop(pr, m2415);
+		sbt_vk_pr_pop(pr, m2421);
 	}
 }
 
@@ -32445,13 +32533,13 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCopyBufferToImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
 	} else {
-		size_t m2417 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
+		size_t m2423 = sbt_vk_pr_enter(pr, "pCopyBufferToImageInfo");
 		{
-			size_t m2418 = sbt_vk_pr_enter(pr, "");
+			size_t m2424 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyBufferToImageInfo2(pr, &(s->pCopyBufferToImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2418);
+			sbt_vk_pr_pop(pr, m2424);
 		}
-		sbt_vk_pr_pop(pr, m2417);
+		sbt_vk_pr_pop(pr, m2423);
 	}
 }
 
@@ -32461,13 +32549,13 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer2(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCopyImageToBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
 	} else {
-		size_t m2419 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
+		size_t m2425 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
 		{
-			size_t m2420 = sbt_vk_pr_enter(pr, "");
+			size_t m2426 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyImageToBufferInfo2(pr, &(s->pCopyImageToBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m2420);
+			sbt_vk_pr_pop(pr, m2426);
 		}
-		sbt_vk_pr_pop(pr, m2419);
+		sbt_vk_pr_pop(pr, m2425);
 	}
 }
 
@@ -32477,13 +32565,13 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCopyImageToBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
 	} else {
-		size_t m2421 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
+		size_t m2427 = sbt_vk_pr_enter(pr, "pCopyImageToBufferInfo");
 		{
-			size_t m2422 = sbt_vk_pr_enter(pr, "");
+			size_t m2428 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyImageToBufferInfo2(pr, &(s->pCopyImageToBufferInfo[0]));
-			sbt_vk_pr_pop(pr, m2422);
+			sbt_vk_pr_pop(pr, m2428);
 		}
-		sbt_vk_pr_pop(pr, m2421);
+		sbt_vk_pr_pop(pr, m2427);
 	}
 }
 
@@ -32493,13 +32581,13 @@ static void sbt_vk_pc_vkCmdResolveImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdR
 	if (!s->pResolveImageInfo) {
 		sbt_vk_pr_null(pr, "pResolveImageInfo");
 	} else {
-		size_t m2423 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
+		size_t m2429 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
 		{
-			size_t m2424 = sbt_vk_pr_enter(pr, "");
+			size_t m2430 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkResolveImageInfo2(pr, &(s->pResolveImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2424);
+			sbt_vk_pr_pop(pr, m2430);
 		}
-		sbt_vk_pr_pop(pr, m2423);
+		sbt_vk_pr_pop(pr, m2429);
 	}
 }
 
@@ -32509,13 +32597,13 @@ static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pResolveImageInfo) {
 		sbt_vk_pr_null(pr, "pResolveImageInfo");
 	} else {
-		size_t m2425 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
+		size_t m2431 = sbt_vk_pr_enter(pr, "pResolveImageInfo");
 		{
-			size_t m2426 = sbt_vk_pr_enter(pr, "");
+			size_t m2432 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkResolveImageInfo2(pr, &(s->pResolveImageInfo[0]));
-			sbt_vk_pr_pop(pr, m2426);
+			sbt_vk_pr_pop(pr, m2432);
 		}
-		sbt_vk_pr_pop(pr, m2425);
+		sbt_vk_pr_pop(pr, m2431);
 	}
 }
 
@@ -32525,27 +32613,27 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateKHR(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pFragmentSize) {
 		sbt_vk_pr_null(pr, "pFragmentSize");
 	} else {
-		size_t m2427 = sbt_vk_pr_enter(pr, "pFragmentSize");
+		size_t m2433 = sbt_vk_pr_enter(pr, "pFragmentSize");
 		{
-			size_t m2428 = sbt_vk_pr_enter(pr, "");
+			size_t m2434 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkExtent2D(pr, &(s->pFragmentSize[0]));
-			sbt_vk_pr_pop(pr, m2428);
+			sbt_vk_pr_pop(pr, m2434);
 		}
-		sbt_vk_pr_pop(pr, m2427);
+		sbt_vk_pr_pop(pr, m2433);
 	}
 	if (!s->combinerOps) {
 		sbt_vk_pr_null(pr, "combinerOps");
 	} else {
 		{
-			const uint64_t n2429 = (uint64_t)(2);
-			sbt_vk_pr_u(pr, "combinerOps.count", n2429);
-			size_t m2431 = sbt_vk_pr_enter(pr, "combinerOps");
-			for (uint64_t i2430 = 0; i2430 < n2429 && i2430 < SBT_VK_PR_MAX_ELEMS; i2430++) {
-				size_t m2432 = sbt_vk_pr_pushi(pr, i2430);
-				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2430])), (int64_t)(s->combinerOps[i2430]));
-				sbt_vk_pr_pop(pr, m2432);
+			const uint64_t n2435 = (uint64_t)(2);
+			sbt_vk_pr_u(pr, "combinerOps.count", n2435);
+			size_t m2437 = sbt_vk_pr_enter(pr, "combinerOps");
+			for (uint64_t i2436 = 0; i2436 < n2435 && i2436 < SBT_VK_PR_MAX_ELEMS; i2436++) {
+				size_t m2438 = sbt_vk_pr_pushi(pr, i2436);
+				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2436])), (int64_t)(s->combinerOps[i2436]));
+				sbt_vk_pr_pop(pr, m2438);
 			}
-			sbt_vk_pr_pop(pr, m2431);
+			sbt_vk_pr_pop(pr, m2437);
 		}
 	}
 }
@@ -32556,27 +32644,27 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_pr *pr, 
 	if (!s->pFragmentShadingRateCount) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRateCount");
 	} else {
-		size_t m2433 = sbt_vk_pr_enter(pr, "pFragmentShadingRateCount");
+		size_t m2439 = sbt_vk_pr_enter(pr, "pFragmentShadingRateCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pFragmentShadingRateCount[0]));
-		sbt_vk_pr_pop(pr, m2433);
+		sbt_vk_pr_pop(pr, m2439);
 	}
 	if (!s->pFragmentShadingRates) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRates");
 	} else {
 		{
-			const uint64_t n2434 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
-			sbt_vk_pr_u(pr, "pFragmentShadingRates.count", n2434);
-			size_t m2436 = sbt_vk_pr_enter(pr, "pFragmentShadingRates");
-			for (uint64_t i2435 = 0; i2435 < n2434 && i2435 < SBT_VK_PR_MAX_ELEMS; i2435++) {
-				size_t m2437 = sbt_vk_pr_pushi(pr, i2435);
+			const uint64_t n2440 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
+			sbt_vk_pr_u(pr, "pFragmentShadingRates.count", n2440);
+			size_t m2442 = sbt_vk_pr_enter(pr, "pFragmentShadingRates");
+			for (uint64_t i2441 = 0; i2441 < n2440 && i2441 < SBT_VK_PR_MAX_ELEMS; i2441++) {
+				size_t m2443 = sbt_vk_pr_pushi(pr, i2441);
 				{
-					size_t m2438 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(pr, &(s->pFragmentShadingRates[i2435]));
-					sbt_vk_pr_pop(pr, m2438);
+					size_t m2444 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkPhysicalDeviceFragmentShadingRateKHR(pr, &(s->pFragmentShadingRates[i2441]));
+					sbt_vk_pr_pop(pr, m2444);
 				}
-				sbt_vk_pr_pop(pr, m2437);
+				sbt_vk_pr_pop(pr, m2443);
 			}
-			sbt_vk_pr_pop(pr, m2436);
+			sbt_vk_pr_pop(pr, m2442);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32590,15 +32678,15 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "combinerOps");
 	} else {
 		{
-			const uint64_t n2439 = (uint64_t)(2);
-			sbt_vk_pr_u(pr, "combinerOps.count", n2439);
-			size_t m2441 = sbt_vk_pr_enter(pr, "combinerOps");
-			for (uint64_t i2440 = 0; i2440 < n2439 && i2440 < SBT_VK_PR_MAX_ELEMS; i2440++) {
-				size_t m2442 = sbt_vk_pr_pushi(pr, i2440);
-				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2440])), (int64_t)(s->combinerOps[i2440]));
-				sbt_vk_pr_pop(pr, m2442);
+			const uint64_t n2445 = (uint64_t)(2);
+			sbt_vk_pr_u(pr, "combinerOps.count", n2445);
+			size_t m2447 = sbt_vk_pr_enter(pr, "combinerOps");
+			for (uint64_t i2446 = 0; i2446 < n2445 && i2446 < SBT_VK_PR_MAX_ELEMS; i2446++) {
+				size_t m2448 = sbt_vk_pr_pushi(pr, i2446);
+				sbt_vk_pr_e(pr, "", sbt_vk_en_VkFragmentShadingRateCombinerOpKHR((int64_t)(s->combinerOps[i2446])), (int64_t)(s->combinerOps[i2446]));
+				sbt_vk_pr_pop(pr, m2448);
 			}
-			sbt_vk_pr_pop(pr, m2441);
+			sbt_vk_pr_pop(pr, m2447);
 		}
 	}
 }
@@ -32610,39 +32698,39 @@ static void sbt_vk_pc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_pr *pr, con
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
 	} else {
-		size_t m2443 = sbt_vk_pr_enter(pr, "pBuildInfo");
+		size_t m2449 = sbt_vk_pr_enter(pr, "pBuildInfo");
 		{
-			size_t m2444 = sbt_vk_pr_enter(pr, "");
+			size_t m2450 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureBuildGeometryInfoKHR(pr, &(s->pBuildInfo[0]));
-			sbt_vk_pr_pop(pr, m2444);
+			sbt_vk_pr_pop(pr, m2450);
 		}
-		sbt_vk_pr_pop(pr, m2443);
+		sbt_vk_pr_pop(pr, m2449);
 	}
 	if (!s->pMaxPrimitiveCounts) {
 		sbt_vk_pr_null(pr, "pMaxPrimitiveCounts");
 	} else {
 		{
-			const uint64_t n2445 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
-			sbt_vk_pr_u(pr, "pMaxPrimitiveCounts.count", n2445);
-			size_t m2447 = sbt_vk_pr_enter(pr, "pMaxPrimitiveCounts");
-			for (uint64_t i2446 = 0; i2446 < n2445 && i2446 < SBT_VK_PR_MAX_ELEMS; i2446++) {
-				size_t m2448 = sbt_vk_pr_pushi(pr, i2446);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pMaxPrimitiveCounts[i2446]));
-				sbt_vk_pr_pop(pr, m2448);
+			const uint64_t n2451 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
+			sbt_vk_pr_u(pr, "pMaxPrimitiveCounts.count", n2451);
+			size_t m2453 = sbt_vk_pr_enter(pr, "pMaxPrimitiveCounts");
+			for (uint64_t i2452 = 0; i2452 < n2451 && i2452 < SBT_VK_PR_MAX_ELEMS; i2452++) {
+				size_t m2454 = sbt_vk_pr_pushi(pr, i2452);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pMaxPrimitiveCounts[i2452]));
+				sbt_vk_pr_pop(pr, m2454);
 			}
-			sbt_vk_pr_pop(pr, m2447);
+			sbt_vk_pr_pop(pr, m2453);
 		}
 	}
 	if (!s->pSizeInfo) {
 		sbt_vk_pr_null(pr, "pSizeInfo");
 	} else {
-		size_t m2449 = sbt_vk_pr_enter(pr, "pSizeInfo");
+		size_t m2455 = sbt_vk_pr_enter(pr, "pSizeInfo");
 		{
-			size_t m2450 = sbt_vk_pr_enter(pr, "");
+			size_t m2456 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAccelerationStructureBuildSizesInfoKHR(pr, &(s->pSizeInfo[0]));
-			sbt_vk_pr_pop(pr, m2450);
+			sbt_vk_pr_pop(pr, m2456);
 		}
-		sbt_vk_pr_pop(pr, m2449);
+		sbt_vk_pr_pop(pr, m2455);
 	}
 }
 
@@ -32654,19 +32742,19 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pVertexBindingDescriptions");
 	} else {
 		{
-			const uint64_t n2451 = (uint64_t)s->vertexBindingDescriptionCount;
-			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n2451);
-			size_t m2453 = sbt_vk_pr_enter(pr, "pVertexBindingDescriptions");
-			for (uint64_t i2452 = 0; i2452 < n2451 && i2452 < SBT_VK_PR_MAX_ELEMS; i2452++) {
-				size_t m2454 = sbt_vk_pr_pushi(pr, i2452);
+			const uint64_t n2457 = (uint64_t)s->vertexBindingDescriptionCount;
+			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n2457);
+			size_t m2459 = sbt_vk_pr_enter(pr, "pVertexBindingDescriptions");
+			for (uint64_t i2458 = 0; i2458 < n2457 && i2458 < SBT_VK_PR_MAX_ELEMS; i2458++) {
+				size_t m2460 = sbt_vk_pr_pushi(pr, i2458);
 				{
-					size_t m2455 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVertexInputBindingDescription2EXT(pr, &(s->pVertexBindingDescriptions[i2452]));
-					sbt_vk_pr_pop(pr, m2455);
+					size_t m2461 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVertexInputBindingDescription2EXT(pr, &(s->pVertexBindingDescriptions[i2458]));
+					sbt_vk_pr_pop(pr, m2461);
 				}
-				sbt_vk_pr_pop(pr, m2454);
+				sbt_vk_pr_pop(pr, m2460);
 			}
-			sbt_vk_pr_pop(pr, m2453);
+			sbt_vk_pr_pop(pr, m2459);
 		}
 	}
 	sbt_vk_pr_u(pr, "vertexAttributeDescriptionCount", (uint64_t)(s->vertexAttributeDescriptionCount));
@@ -32674,19 +32762,19 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pVertexAttributeDescriptions");
 	} else {
 		{
-			const uint64_t n2456 = (uint64_t)s->vertexAttributeDescriptionCount;
-			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n2456);
-			size_t m2458 = sbt_vk_pr_enter(pr, "pVertexAttributeDescriptions");
-			for (uint64_t i2457 = 0; i2457 < n2456 && i2457 < SBT_VK_PR_MAX_ELEMS; i2457++) {
-				size_t m2459 = sbt_vk_pr_pushi(pr, i2457);
+			const uint64_t n2462 = (uint64_t)s->vertexAttributeDescriptionCount;
+			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n2462);
+			size_t m2464 = sbt_vk_pr_enter(pr, "pVertexAttributeDescriptions");
+			for (uint64_t i2463 = 0; i2463 < n2462 && i2463 < SBT_VK_PR_MAX_ELEMS; i2463++) {
+				size_t m2465 = sbt_vk_pr_pushi(pr, i2463);
 				{
-					size_t m2460 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVertexInputAttributeDescription2EXT(pr, &(s->pVertexAttributeDescriptions[i2457]));
-					sbt_vk_pr_pop(pr, m2460);
+					size_t m2466 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVertexInputAttributeDescription2EXT(pr, &(s->pVertexAttributeDescriptions[i2463]));
+					sbt_vk_pr_pop(pr, m2466);
 				}
-				sbt_vk_pr_pop(pr, m2459);
+				sbt_vk_pr_pop(pr, m2465);
 			}
-			sbt_vk_pr_pop(pr, m2458);
+			sbt_vk_pr_pop(pr, m2464);
 		}
 	}
 }
@@ -32699,15 +32787,15 @@ static void sbt_vk_pc_vkCmdSetColorWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pColorWriteEnables");
 	} else {
 		{
-			const uint64_t n2461 = (uint64_t)s->attachmentCount;
-			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n2461);
-			size_t m2463 = sbt_vk_pr_enter(pr, "pColorWriteEnables");
-			for (uint64_t i2462 = 0; i2462 < n2461 && i2462 < SBT_VK_PR_MAX_ELEMS; i2462++) {
-				size_t m2464 = sbt_vk_pr_pushi(pr, i2462);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorWriteEnables[i2462]));
-				sbt_vk_pr_pop(pr, m2464);
+			const uint64_t n2467 = (uint64_t)s->attachmentCount;
+			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n2467);
+			size_t m2469 = sbt_vk_pr_enter(pr, "pColorWriteEnables");
+			for (uint64_t i2468 = 0; i2468 < n2467 && i2468 < SBT_VK_PR_MAX_ELEMS; i2468++) {
+				size_t m2470 = sbt_vk_pr_pushi(pr, i2468);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pColorWriteEnables[i2468]));
+				sbt_vk_pr_pop(pr, m2470);
 			}
-			sbt_vk_pr_pop(pr, m2463);
+			sbt_vk_pr_pop(pr, m2469);
 		}
 	}
 }
@@ -32719,13 +32807,13 @@ static void sbt_vk_pc_vkCmdSetEvent2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEv
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
-		size_t m2465 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		size_t m2471 = sbt_vk_pr_enter(pr, "pDependencyInfo");
 		{
-			size_t m2466 = sbt_vk_pr_enter(pr, "");
+			size_t m2472 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2466);
+			sbt_vk_pr_pop(pr, m2472);
 		}
-		sbt_vk_pr_pop(pr, m2465);
+		sbt_vk_pr_pop(pr, m2471);
 	}
 }
 
@@ -32736,13 +32824,13 @@ static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSe
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
-		size_t m2467 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		size_t m2473 = sbt_vk_pr_enter(pr, "pDependencyInfo");
 		{
-			size_t m2468 = sbt_vk_pr_enter(pr, "");
+			size_t m2474 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2468);
+			sbt_vk_pr_pop(pr, m2474);
 		}
-		sbt_vk_pr_pop(pr, m2467);
+		sbt_vk_pr_pop(pr, m2473);
 	}
 }
 
@@ -32768,34 +32856,34 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 		sbt_vk_pr_null(pr, "pEvents");
 	} else {
 		{
-			const uint64_t n2469 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pEvents.count", n2469);
-			size_t m2471 = sbt_vk_pr_enter(pr, "pEvents");
-			for (uint64_t i2470 = 0; i2470 < n2469 && i2470 < SBT_VK_PR_MAX_ELEMS; i2470++) {
-				size_t m2472 = sbt_vk_pr_pushi(pr, i2470);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2470]));
-				sbt_vk_pr_pop(pr, m2472);
+			const uint64_t n2475 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pEvents.count", n2475);
+			size_t m2477 = sbt_vk_pr_enter(pr, "pEvents");
+			for (uint64_t i2476 = 0; i2476 < n2475 && i2476 < SBT_VK_PR_MAX_ELEMS; i2476++) {
+				size_t m2478 = sbt_vk_pr_pushi(pr, i2476);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2476]));
+				sbt_vk_pr_pop(pr, m2478);
 			}
-			sbt_vk_pr_pop(pr, m2471);
+			sbt_vk_pr_pop(pr, m2477);
 		}
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
 	} else {
 		{
-			const uint64_t n2473 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2473);
-			size_t m2475 = sbt_vk_pr_enter(pr, "pDependencyInfos");
-			for (uint64_t i2474 = 0; i2474 < n2473 && i2474 < SBT_VK_PR_MAX_ELEMS; i2474++) {
-				size_t m2476 = sbt_vk_pr_pushi(pr, i2474);
+			const uint64_t n2479 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2479);
+			size_t m2481 = sbt_vk_pr_enter(pr, "pDependencyInfos");
+			for (uint64_t i2480 = 0; i2480 < n2479 && i2480 < SBT_VK_PR_MAX_ELEMS; i2480++) {
+				size_t m2482 = sbt_vk_pr_pushi(pr, i2480);
 				{
-					size_t m2477 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2474]));
-					sbt_vk_pr_pop(pr, m2477);
+					size_t m2483 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2480]));
+					sbt_vk_pr_pop(pr, m2483);
 				}
-				sbt_vk_pr_pop(pr, m2476);
+				sbt_vk_pr_pop(pr, m2482);
 			}
-			sbt_vk_pr_pop(pr, m2475);
+			sbt_vk_pr_pop(pr, m2481);
 		}
 	}
 }
@@ -32808,34 +32896,34 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 		sbt_vk_pr_null(pr, "pEvents");
 	} else {
 		{
-			const uint64_t n2478 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pEvents.count", n2478);
-			size_t m2480 = sbt_vk_pr_enter(pr, "pEvents");
-			for (uint64_t i2479 = 0; i2479 < n2478 && i2479 < SBT_VK_PR_MAX_ELEMS; i2479++) {
-				size_t m2481 = sbt_vk_pr_pushi(pr, i2479);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2479]));
-				sbt_vk_pr_pop(pr, m2481);
+			const uint64_t n2484 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pEvents.count", n2484);
+			size_t m2486 = sbt_vk_pr_enter(pr, "pEvents");
+			for (uint64_t i2485 = 0; i2485 < n2484 && i2485 < SBT_VK_PR_MAX_ELEMS; i2485++) {
+				size_t m2487 = sbt_vk_pr_pushi(pr, i2485);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2485]));
+				sbt_vk_pr_pop(pr, m2487);
 			}
-			sbt_vk_pr_pop(pr, m2480);
+			sbt_vk_pr_pop(pr, m2486);
 		}
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
 	} else {
 		{
-			const uint64_t n2482 = (uint64_t)s->eventCount;
-			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2482);
-			size_t m2484 = sbt_vk_pr_enter(pr, "pDependencyInfos");
-			for (uint64_t i2483 = 0; i2483 < n2482 && i2483 < SBT_VK_PR_MAX_ELEMS; i2483++) {
-				size_t m2485 = sbt_vk_pr_pushi(pr, i2483);
+			const uint64_t n2488 = (uint64_t)s->eventCount;
+			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2488);
+			size_t m2490 = sbt_vk_pr_enter(pr, "pDependencyInfos");
+			for (uint64_t i2489 = 0; i2489 < n2488 && i2489 < SBT_VK_PR_MAX_ELEMS; i2489++) {
+				size_t m2491 = sbt_vk_pr_pushi(pr, i2489);
 				{
-					size_t m2486 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2483]));
-					sbt_vk_pr_pop(pr, m2486);
+					size_t m2492 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfos[i2489]));
+					sbt_vk_pr_pop(pr, m2492);
 				}
-				sbt_vk_pr_pop(pr, m2485);
+				sbt_vk_pr_pop(pr, m2491);
 			}
-			sbt_vk_pr_pop(pr, m2484);
+			sbt_vk_pr_pop(pr, m2490);
 		}
 	}
 }
@@ -32846,13 +32934,13 @@ static void sbt_vk_pc_vkCmdPipelineBarrier2(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
-		size_t m2487 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		size_t m2493 = sbt_vk_pr_enter(pr, "pDependencyInfo");
 		{
-			size_t m2488 = sbt_vk_pr_enter(pr, "");
+			size_t m2494 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2488);
+			sbt_vk_pr_pop(pr, m2494);
 		}
-		sbt_vk_pr_pop(pr, m2487);
+		sbt_vk_pr_pop(pr, m2493);
 	}
 }
 
@@ -32862,13 +32950,13 @@ static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
-		size_t m2489 = sbt_vk_pr_enter(pr, "pDependencyInfo");
+		size_t m2495 = sbt_vk_pr_enter(pr, "pDependencyInfo");
 		{
-			size_t m2490 = sbt_vk_pr_enter(pr, "");
+			size_t m2496 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDependencyInfo(pr, &(s->pDependencyInfo[0]));
-			sbt_vk_pr_pop(pr, m2490);
+			sbt_vk_pr_pop(pr, m2496);
 		}
-		sbt_vk_pr_pop(pr, m2489);
+		sbt_vk_pr_pop(pr, m2495);
 	}
 }
 
@@ -32880,19 +32968,19 @@ static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSub
 		sbt_vk_pr_null(pr, "pSubmits");
 	} else {
 		{
-			const uint64_t n2491 = (uint64_t)s->submitCount;
-			sbt_vk_pr_u(pr, "pSubmits.count", n2491);
-			size_t m2493 = sbt_vk_pr_enter(pr, "pSubmits");
-			for (uint64_t i2492 = 0; i2492 < n2491 && i2492 < SBT_VK_PR_MAX_ELEMS; i2492++) {
-				size_t m2494 = sbt_vk_pr_pushi(pr, i2492);
+			const uint64_t n2497 = (uint64_t)s->submitCount;
+			sbt_vk_pr_u(pr, "pSubmits.count", n2497);
+			size_t m2499 = sbt_vk_pr_enter(pr, "pSubmits");
+			for (uint64_t i2498 = 0; i2498 < n2497 && i2498 < SBT_VK_PR_MAX_ELEMS; i2498++) {
+				size_t m2500 = sbt_vk_pr_pushi(pr, i2498);
 				{
-					size_t m2495 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2492]));
-					sbt_vk_pr_pop(pr, m2495);
+					size_t m2501 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2498]));
+					sbt_vk_pr_pop(pr, m2501);
 				}
-				sbt_vk_pr_pop(pr, m2494);
+				sbt_vk_pr_pop(pr, m2500);
 			}
-			sbt_vk_pr_pop(pr, m2493);
+			sbt_vk_pr_pop(pr, m2499);
 		}
 	}
 	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
@@ -32907,19 +32995,19 @@ static void sbt_vk_pc_vkQueueSubmit2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 		sbt_vk_pr_null(pr, "pSubmits");
 	} else {
 		{
-			const uint64_t n2496 = (uint64_t)s->submitCount;
-			sbt_vk_pr_u(pr, "pSubmits.count", n2496);
-			size_t m2498 = sbt_vk_pr_enter(pr, "pSubmits");
-			for (uint64_t i2497 = 0; i2497 < n2496 && i2497 < SBT_VK_PR_MAX_ELEMS; i2497++) {
-				size_t m2499 = sbt_vk_pr_pushi(pr, i2497);
+			const uint64_t n2502 = (uint64_t)s->submitCount;
+			sbt_vk_pr_u(pr, "pSubmits.count", n2502);
+			size_t m2504 = sbt_vk_pr_enter(pr, "pSubmits");
+			for (uint64_t i2503 = 0; i2503 < n2502 && i2503 < SBT_VK_PR_MAX_ELEMS; i2503++) {
+				size_t m2505 = sbt_vk_pr_pushi(pr, i2503);
 				{
-					size_t m2500 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2497]));
-					sbt_vk_pr_pop(pr, m2500);
+					size_t m2506 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkSubmitInfo2(pr, &(s->pSubmits[i2503]));
+					sbt_vk_pr_pop(pr, m2506);
 				}
-				sbt_vk_pr_pop(pr, m2499);
+				sbt_vk_pr_pop(pr, m2505);
 			}
-			sbt_vk_pr_pop(pr, m2498);
+			sbt_vk_pr_pop(pr, m2504);
 		}
 	}
 	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
@@ -32957,27 +33045,27 @@ static void sbt_vk_pc_vkGetQueueCheckpointData2NV(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
-		size_t m2501 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
+		size_t m2507 = sbt_vk_pr_enter(pr, "pCheckpointDataCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pCheckpointDataCount[0]));
-		sbt_vk_pr_pop(pr, m2501);
+		sbt_vk_pr_pop(pr, m2507);
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
 	} else {
 		{
-			const uint64_t n2502 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-			sbt_vk_pr_u(pr, "pCheckpointData.count", n2502);
-			size_t m2504 = sbt_vk_pr_enter(pr, "pCheckpointData");
-			for (uint64_t i2503 = 0; i2503 < n2502 && i2503 < SBT_VK_PR_MAX_ELEMS; i2503++) {
-				size_t m2505 = sbt_vk_pr_pushi(pr, i2503);
+			const uint64_t n2508 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+			sbt_vk_pr_u(pr, "pCheckpointData.count", n2508);
+			size_t m2510 = sbt_vk_pr_enter(pr, "pCheckpointData");
+			for (uint64_t i2509 = 0; i2509 < n2508 && i2509 < SBT_VK_PR_MAX_ELEMS; i2509++) {
+				size_t m2511 = sbt_vk_pr_pushi(pr, i2509);
 				{
-					size_t m2506 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkCheckpointData2NV(pr, &(s->pCheckpointData[i2503]));
-					sbt_vk_pr_pop(pr, m2506);
+					size_t m2512 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkCheckpointData2NV(pr, &(s->pCheckpointData[i2509]));
+					sbt_vk_pr_pop(pr, m2512);
 				}
-				sbt_vk_pr_pop(pr, m2505);
+				sbt_vk_pr_pop(pr, m2511);
 			}
-			sbt_vk_pr_pop(pr, m2504);
+			sbt_vk_pr_pop(pr, m2510);
 		}
 	}
 }
@@ -32988,24 +33076,24 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_pr *pr, con
 	if (!s->pVideoProfile) {
 		sbt_vk_pr_null(pr, "pVideoProfile");
 	} else {
-		size_t m2507 = sbt_vk_pr_enter(pr, "pVideoProfile");
+		size_t m2513 = sbt_vk_pr_enter(pr, "pVideoProfile");
 		{
-			size_t m2508 = sbt_vk_pr_enter(pr, "");
+			size_t m2514 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoProfileInfoKHR(pr, &(s->pVideoProfile[0]));
-			sbt_vk_pr_pop(pr, m2508);
+			sbt_vk_pr_pop(pr, m2514);
 		}
-		sbt_vk_pr_pop(pr, m2507);
+		sbt_vk_pr_pop(pr, m2513);
 	}
 	if (!s->pCapabilities) {
 		sbt_vk_pr_null(pr, "pCapabilities");
 	} else {
-		size_t m2509 = sbt_vk_pr_enter(pr, "pCapabilities");
+		size_t m2515 = sbt_vk_pr_enter(pr, "pCapabilities");
 		{
-			size_t m2510 = sbt_vk_pr_enter(pr, "");
+			size_t m2516 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoCapabilitiesKHR(pr, &(s->pCapabilities[0]));
-			sbt_vk_pr_pop(pr, m2510);
+			sbt_vk_pr_pop(pr, m2516);
 		}
-		sbt_vk_pr_pop(pr, m2509);
+		sbt_vk_pr_pop(pr, m2515);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33016,38 +33104,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_pr *pr,
 	if (!s->pVideoFormatInfo) {
 		sbt_vk_pr_null(pr, "pVideoFormatInfo");
 	} else {
-		size_t m2511 = sbt_vk_pr_enter(pr, "pVideoFormatInfo");
+		size_t m2517 = sbt_vk_pr_enter(pr, "pVideoFormatInfo");
 		{
-			size_t m2512 = sbt_vk_pr_enter(pr, "");
+			size_t m2518 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPhysicalDeviceVideoFormatInfoKHR(pr, &(s->pVideoFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m2512);
+			sbt_vk_pr_pop(pr, m2518);
 		}
-		sbt_vk_pr_pop(pr, m2511);
+		sbt_vk_pr_pop(pr, m2517);
 	}
 	if (!s->pVideoFormatPropertyCount) {
 		sbt_vk_pr_null(pr, "pVideoFormatPropertyCount");
 	} else {
-		size_t m2513 = sbt_vk_pr_enter(pr, "pVideoFormatPropertyCount");
+		size_t m2519 = sbt_vk_pr_enter(pr, "pVideoFormatPropertyCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pVideoFormatPropertyCount[0]));
-		sbt_vk_pr_pop(pr, m2513);
+		sbt_vk_pr_pop(pr, m2519);
 	}
 	if (!s->pVideoFormatProperties) {
 		sbt_vk_pr_null(pr, "pVideoFormatProperties");
 	} else {
 		{
-			const uint64_t n2514 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
-			sbt_vk_pr_u(pr, "pVideoFormatProperties.count", n2514);
-			size_t m2516 = sbt_vk_pr_enter(pr, "pVideoFormatProperties");
-			for (uint64_t i2515 = 0; i2515 < n2514 && i2515 < SBT_VK_PR_MAX_ELEMS; i2515++) {
-				size_t m2517 = sbt_vk_pr_pushi(pr, i2515);
+			const uint64_t n2520 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
+			sbt_vk_pr_u(pr, "pVideoFormatProperties.count", n2520);
+			size_t m2522 = sbt_vk_pr_enter(pr, "pVideoFormatProperties");
+			for (uint64_t i2521 = 0; i2521 < n2520 && i2521 < SBT_VK_PR_MAX_ELEMS; i2521++) {
+				size_t m2523 = sbt_vk_pr_pushi(pr, i2521);
 				{
-					size_t m2518 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVideoFormatPropertiesKHR(pr, &(s->pVideoFormatProperties[i2515]));
-					sbt_vk_pr_pop(pr, m2518);
+					size_t m2524 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVideoFormatPropertiesKHR(pr, &(s->pVideoFormatProperties[i2521]));
+					sbt_vk_pr_pop(pr, m2524);
 				}
-				sbt_vk_pr_pop(pr, m2517);
+				sbt_vk_pr_pop(pr, m2523);
 			}
-			sbt_vk_pr_pop(pr, m2516);
+			sbt_vk_pr_pop(pr, m2522);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33059,31 +33147,31 @@ static void sbt_vk_pc_vkCreateVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2519 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2525 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2520 = sbt_vk_pr_enter(pr, "");
+			size_t m2526 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoSessionCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2520);
+			sbt_vk_pr_pop(pr, m2526);
 		}
-		sbt_vk_pr_pop(pr, m2519);
+		sbt_vk_pr_pop(pr, m2525);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2521 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2527 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2522 = sbt_vk_pr_enter(pr, "");
+			size_t m2528 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2522);
+			sbt_vk_pr_pop(pr, m2528);
 		}
-		sbt_vk_pr_pop(pr, m2521);
+		sbt_vk_pr_pop(pr, m2527);
 	}
 	if (!s->pVideoSession) {
 		sbt_vk_pr_null(pr, "pVideoSession");
 	} else {
-		size_t m2523 = sbt_vk_pr_enter(pr, "pVideoSession");
+		size_t m2529 = sbt_vk_pr_enter(pr, "pVideoSession");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pVideoSession[0]));
-		sbt_vk_pr_pop(pr, m2523);
+		sbt_vk_pr_pop(pr, m2529);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33095,13 +33183,13 @@ static void sbt_vk_pc_vkDestroyVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2524 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2530 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2525 = sbt_vk_pr_enter(pr, "");
+			size_t m2531 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2525);
+			sbt_vk_pr_pop(pr, m2531);
 		}
-		sbt_vk_pr_pop(pr, m2524);
+		sbt_vk_pr_pop(pr, m2530);
 	}
 }
 
@@ -33111,31 +33199,31 @@ static void sbt_vk_pc_vkCreateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2526 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2532 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2527 = sbt_vk_pr_enter(pr, "");
+			size_t m2533 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2527);
+			sbt_vk_pr_pop(pr, m2533);
 		}
-		sbt_vk_pr_pop(pr, m2526);
+		sbt_vk_pr_pop(pr, m2532);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2528 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2534 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2529 = sbt_vk_pr_enter(pr, "");
+			size_t m2535 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2529);
+			sbt_vk_pr_pop(pr, m2535);
 		}
-		sbt_vk_pr_pop(pr, m2528);
+		sbt_vk_pr_pop(pr, m2534);
 	}
 	if (!s->pVideoSessionParameters) {
 		sbt_vk_pr_null(pr, "pVideoSessionParameters");
 	} else {
-		size_t m2530 = sbt_vk_pr_enter(pr, "pVideoSessionParameters");
+		size_t m2536 = sbt_vk_pr_enter(pr, "pVideoSessionParameters");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pVideoSessionParameters[0]));
-		sbt_vk_pr_pop(pr, m2530);
+		sbt_vk_pr_pop(pr, m2536);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33147,13 +33235,13 @@ static void sbt_vk_pc_vkUpdateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 	if (!s->pUpdateInfo) {
 		sbt_vk_pr_null(pr, "pUpdateInfo");
 	} else {
-		size_t m2531 = sbt_vk_pr_enter(pr, "pUpdateInfo");
+		size_t m2537 = sbt_vk_pr_enter(pr, "pUpdateInfo");
 		{
-			size_t m2532 = sbt_vk_pr_enter(pr, "");
+			size_t m2538 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoSessionParametersUpdateInfoKHR(pr, &(s->pUpdateInfo[0]));
-			sbt_vk_pr_pop(pr, m2532);
+			sbt_vk_pr_pop(pr, m2538);
 		}
-		sbt_vk_pr_pop(pr, m2531);
+		sbt_vk_pr_pop(pr, m2537);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33165,13 +33253,13 @@ static void sbt_vk_pc_vkDestroyVideoSessionParametersKHR(sbt_vk_pr *pr, const sb
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2533 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2539 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2534 = sbt_vk_pr_enter(pr, "");
+			size_t m2540 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2534);
+			sbt_vk_pr_pop(pr, m2540);
 		}
-		sbt_vk_pr_pop(pr, m2533);
+		sbt_vk_pr_pop(pr, m2539);
 	}
 }
 
@@ -33182,27 +33270,27 @@ static void sbt_vk_pc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 	if (!s->pMemoryRequirementsCount) {
 		sbt_vk_pr_null(pr, "pMemoryRequirementsCount");
 	} else {
-		size_t m2535 = sbt_vk_pr_enter(pr, "pMemoryRequirementsCount");
+		size_t m2541 = sbt_vk_pr_enter(pr, "pMemoryRequirementsCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pMemoryRequirementsCount[0]));
-		sbt_vk_pr_pop(pr, m2535);
+		sbt_vk_pr_pop(pr, m2541);
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
 		{
-			const uint64_t n2536 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
-			sbt_vk_pr_u(pr, "pMemoryRequirements.count", n2536);
-			size_t m2538 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
-			for (uint64_t i2537 = 0; i2537 < n2536 && i2537 < SBT_VK_PR_MAX_ELEMS; i2537++) {
-				size_t m2539 = sbt_vk_pr_pushi(pr, i2537);
+			const uint64_t n2542 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
+			sbt_vk_pr_u(pr, "pMemoryRequirements.count", n2542);
+			size_t m2544 = sbt_vk_pr_enter(pr, "pMemoryRequirements");
+			for (uint64_t i2543 = 0; i2543 < n2542 && i2543 < SBT_VK_PR_MAX_ELEMS; i2543++) {
+				size_t m2545 = sbt_vk_pr_pushi(pr, i2543);
 				{
-					size_t m2540 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(pr, &(s->pMemoryRequirements[i2537]));
-					sbt_vk_pr_pop(pr, m2540);
+					size_t m2546 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkVideoSessionMemoryRequirementsKHR(pr, &(s->pMemoryRequirements[i2543]));
+					sbt_vk_pr_pop(pr, m2546);
 				}
-				sbt_vk_pr_pop(pr, m2539);
+				sbt_vk_pr_pop(pr, m2545);
 			}
-			sbt_vk_pr_pop(pr, m2538);
+			sbt_vk_pr_pop(pr, m2544);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33217,19 +33305,19 @@ static void sbt_vk_pc_vkBindVideoSessionMemoryKHR(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pBindSessionMemoryInfos");
 	} else {
 		{
-			const uint64_t n2541 = (uint64_t)s->bindSessionMemoryInfoCount;
-			sbt_vk_pr_u(pr, "pBindSessionMemoryInfos.count", n2541);
-			size_t m2543 = sbt_vk_pr_enter(pr, "pBindSessionMemoryInfos");
-			for (uint64_t i2542 = 0; i2542 < n2541 && i2542 < SBT_VK_PR_MAX_ELEMS; i2542++) {
-				size_t m2544 = sbt_vk_pr_pushi(pr, i2542);
+			const uint64_t n2547 = (uint64_t)s->bindSessionMemoryInfoCount;
+			sbt_vk_pr_u(pr, "pBindSessionMemoryInfos.count", n2547);
+			size_t m2549 = sbt_vk_pr_enter(pr, "pBindSessionMemoryInfos");
+			for (uint64_t i2548 = 0; i2548 < n2547 && i2548 < SBT_VK_PR_MAX_ELEMS; i2548++) {
+				size_t m2550 = sbt_vk_pr_pushi(pr, i2548);
 				{
-					size_t m2545 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(pr, &(s->pBindSessionMemoryInfos[i2542]));
-					sbt_vk_pr_pop(pr, m2545);
+					size_t m2551 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkBindVideoSessionMemoryInfoKHR(pr, &(s->pBindSessionMemoryInfos[i2548]));
+					sbt_vk_pr_pop(pr, m2551);
 				}
-				sbt_vk_pr_pop(pr, m2544);
+				sbt_vk_pr_pop(pr, m2550);
 			}
-			sbt_vk_pr_pop(pr, m2543);
+			sbt_vk_pr_pop(pr, m2549);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33241,13 +33329,13 @@ static void sbt_vk_pc_vkCmdDecodeVideoKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	if (!s->pDecodeInfo) {
 		sbt_vk_pr_null(pr, "pDecodeInfo");
 	} else {
-		size_t m2546 = sbt_vk_pr_enter(pr, "pDecodeInfo");
+		size_t m2552 = sbt_vk_pr_enter(pr, "pDecodeInfo");
 		{
-			size_t m2547 = sbt_vk_pr_enter(pr, "");
+			size_t m2553 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoDecodeInfoKHR(pr, &(s->pDecodeInfo[0]));
-			sbt_vk_pr_pop(pr, m2547);
+			sbt_vk_pr_pop(pr, m2553);
 		}
-		sbt_vk_pr_pop(pr, m2546);
+		sbt_vk_pr_pop(pr, m2552);
 	}
 }
 
@@ -33257,13 +33345,13 @@ static void sbt_vk_pc_vkCmdBeginVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_
 	if (!s->pBeginInfo) {
 		sbt_vk_pr_null(pr, "pBeginInfo");
 	} else {
-		size_t m2548 = sbt_vk_pr_enter(pr, "pBeginInfo");
+		size_t m2554 = sbt_vk_pr_enter(pr, "pBeginInfo");
 		{
-			size_t m2549 = sbt_vk_pr_enter(pr, "");
+			size_t m2555 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoBeginCodingInfoKHR(pr, &(s->pBeginInfo[0]));
-			sbt_vk_pr_pop(pr, m2549);
+			sbt_vk_pr_pop(pr, m2555);
 		}
-		sbt_vk_pr_pop(pr, m2548);
+		sbt_vk_pr_pop(pr, m2554);
 	}
 }
 
@@ -33273,13 +33361,13 @@ static void sbt_vk_pc_vkCmdControlVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pCodingControlInfo) {
 		sbt_vk_pr_null(pr, "pCodingControlInfo");
 	} else {
-		size_t m2550 = sbt_vk_pr_enter(pr, "pCodingControlInfo");
+		size_t m2556 = sbt_vk_pr_enter(pr, "pCodingControlInfo");
 		{
-			size_t m2551 = sbt_vk_pr_enter(pr, "");
+			size_t m2557 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoCodingControlInfoKHR(pr, &(s->pCodingControlInfo[0]));
-			sbt_vk_pr_pop(pr, m2551);
+			sbt_vk_pr_pop(pr, m2557);
 		}
-		sbt_vk_pr_pop(pr, m2550);
+		sbt_vk_pr_pop(pr, m2556);
 	}
 }
 
@@ -33289,13 +33377,13 @@ static void sbt_vk_pc_vkCmdEndVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pEndCodingInfo) {
 		sbt_vk_pr_null(pr, "pEndCodingInfo");
 	} else {
-		size_t m2552 = sbt_vk_pr_enter(pr, "pEndCodingInfo");
+		size_t m2558 = sbt_vk_pr_enter(pr, "pEndCodingInfo");
 		{
-			size_t m2553 = sbt_vk_pr_enter(pr, "");
+			size_t m2559 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkVideoEndCodingInfoKHR(pr, &(s->pEndCodingInfo[0]));
-			sbt_vk_pr_pop(pr, m2553);
+			sbt_vk_pr_pop(pr, m2559);
 		}
-		sbt_vk_pr_pop(pr, m2552);
+		sbt_vk_pr_pop(pr, m2558);
 	}
 }
 
@@ -33307,19 +33395,19 @@ static void sbt_vk_pc_vkCmdDecompressMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pDecompressMemoryRegions");
 	} else {
 		{
-			const uint64_t n2554 = (uint64_t)s->decompressRegionCount;
-			sbt_vk_pr_u(pr, "pDecompressMemoryRegions.count", n2554);
-			size_t m2556 = sbt_vk_pr_enter(pr, "pDecompressMemoryRegions");
-			for (uint64_t i2555 = 0; i2555 < n2554 && i2555 < SBT_VK_PR_MAX_ELEMS; i2555++) {
-				size_t m2557 = sbt_vk_pr_pushi(pr, i2555);
+			const uint64_t n2560 = (uint64_t)s->decompressRegionCount;
+			sbt_vk_pr_u(pr, "pDecompressMemoryRegions.count", n2560);
+			size_t m2562 = sbt_vk_pr_enter(pr, "pDecompressMemoryRegions");
+			for (uint64_t i2561 = 0; i2561 < n2560 && i2561 < SBT_VK_PR_MAX_ELEMS; i2561++) {
+				size_t m2563 = sbt_vk_pr_pushi(pr, i2561);
 				{
-					size_t m2558 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDecompressMemoryRegionNV(pr, &(s->pDecompressMemoryRegions[i2555]));
-					sbt_vk_pr_pop(pr, m2558);
+					size_t m2564 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDecompressMemoryRegionNV(pr, &(s->pDecompressMemoryRegions[i2561]));
+					sbt_vk_pr_pop(pr, m2564);
 				}
-				sbt_vk_pr_pop(pr, m2557);
+				sbt_vk_pr_pop(pr, m2563);
 			}
-			sbt_vk_pr_pop(pr, m2556);
+			sbt_vk_pr_pop(pr, m2562);
 		}
 	}
 }
@@ -33338,31 +33426,31 @@ static void sbt_vk_pc_vkCreateCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2559 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2565 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2560 = sbt_vk_pr_enter(pr, "");
+			size_t m2566 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCuModuleCreateInfoNVX(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2560);
+			sbt_vk_pr_pop(pr, m2566);
 		}
-		sbt_vk_pr_pop(pr, m2559);
+		sbt_vk_pr_pop(pr, m2565);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2561 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2567 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2562 = sbt_vk_pr_enter(pr, "");
+			size_t m2568 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2562);
+			sbt_vk_pr_pop(pr, m2568);
 		}
-		sbt_vk_pr_pop(pr, m2561);
+		sbt_vk_pr_pop(pr, m2567);
 	}
 	if (!s->pModule) {
 		sbt_vk_pr_null(pr, "pModule");
 	} else {
-		size_t m2563 = sbt_vk_pr_enter(pr, "pModule");
+		size_t m2569 = sbt_vk_pr_enter(pr, "pModule");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pModule[0]));
-		sbt_vk_pr_pop(pr, m2563);
+		sbt_vk_pr_pop(pr, m2569);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33373,31 +33461,31 @@ static void sbt_vk_pc_vkCreateCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2564 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2570 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2565 = sbt_vk_pr_enter(pr, "");
+			size_t m2571 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCuFunctionCreateInfoNVX(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2565);
+			sbt_vk_pr_pop(pr, m2571);
 		}
-		sbt_vk_pr_pop(pr, m2564);
+		sbt_vk_pr_pop(pr, m2570);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2566 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2572 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2567 = sbt_vk_pr_enter(pr, "");
+			size_t m2573 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2567);
+			sbt_vk_pr_pop(pr, m2573);
 		}
-		sbt_vk_pr_pop(pr, m2566);
+		sbt_vk_pr_pop(pr, m2572);
 	}
 	if (!s->pFunction) {
 		sbt_vk_pr_null(pr, "pFunction");
 	} else {
-		size_t m2568 = sbt_vk_pr_enter(pr, "pFunction");
+		size_t m2574 = sbt_vk_pr_enter(pr, "pFunction");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFunction[0]));
-		sbt_vk_pr_pop(pr, m2568);
+		sbt_vk_pr_pop(pr, m2574);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33409,13 +33497,13 @@ static void sbt_vk_pc_vkDestroyCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2569 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2575 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2570 = sbt_vk_pr_enter(pr, "");
+			size_t m2576 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2570);
+			sbt_vk_pr_pop(pr, m2576);
 		}
-		sbt_vk_pr_pop(pr, m2569);
+		sbt_vk_pr_pop(pr, m2575);
 	}
 }
 
@@ -33426,13 +33514,13 @@ static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2571 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2577 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2572 = sbt_vk_pr_enter(pr, "");
+			size_t m2578 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2572);
+			sbt_vk_pr_pop(pr, m2578);
 		}
-		sbt_vk_pr_pop(pr, m2571);
+		sbt_vk_pr_pop(pr, m2577);
 	}
 }
 
@@ -33443,9 +33531,9 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pLayoutSizeInBytes) {
 		sbt_vk_pr_null(pr, "pLayoutSizeInBytes");
 	} else {
-		size_t m2573 = sbt_vk_pr_enter(pr, "pLayoutSizeInBytes");
+		size_t m2579 = sbt_vk_pr_enter(pr, "pLayoutSizeInBytes");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pLayoutSizeInBytes[0]));
-		sbt_vk_pr_pop(pr, m2573);
+		sbt_vk_pr_pop(pr, m2579);
 	}
 }
 
@@ -33457,9 +33545,9 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_pr *pr, co
 	if (!s->pOffset) {
 		sbt_vk_pr_null(pr, "pOffset");
 	} else {
-		size_t m2574 = sbt_vk_pr_enter(pr, "pOffset");
+		size_t m2580 = sbt_vk_pr_enter(pr, "pOffset");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffset[0]));
-		sbt_vk_pr_pop(pr, m2574);
+		sbt_vk_pr_pop(pr, m2580);
 	}
 }
 
@@ -33469,13 +33557,13 @@ static void sbt_vk_pc_vkGetDescriptorEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 	if (!s->pDescriptorInfo) {
 		sbt_vk_pr_null(pr, "pDescriptorInfo");
 	} else {
-		size_t m2575 = sbt_vk_pr_enter(pr, "pDescriptorInfo");
+		size_t m2581 = sbt_vk_pr_enter(pr, "pDescriptorInfo");
 		{
-			size_t m2576 = sbt_vk_pr_enter(pr, "");
+			size_t m2582 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorGetInfoEXT(pr, &(s->pDescriptorInfo[0]));
-			sbt_vk_pr_pop(pr, m2576);
+			sbt_vk_pr_pop(pr, m2582);
 		}
-		sbt_vk_pr_pop(pr, m2575);
+		sbt_vk_pr_pop(pr, m2581);
 	}
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pDescriptor) {
@@ -33493,19 +33581,19 @@ static void sbt_vk_pc_vkCmdBindDescriptorBuffersEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pBindingInfos");
 	} else {
 		{
-			const uint64_t n2577 = (uint64_t)s->bufferCount;
-			sbt_vk_pr_u(pr, "pBindingInfos.count", n2577);
-			size_t m2579 = sbt_vk_pr_enter(pr, "pBindingInfos");
-			for (uint64_t i2578 = 0; i2578 < n2577 && i2578 < SBT_VK_PR_MAX_ELEMS; i2578++) {
-				size_t m2580 = sbt_vk_pr_pushi(pr, i2578);
+			const uint64_t n2583 = (uint64_t)s->bufferCount;
+			sbt_vk_pr_u(pr, "pBindingInfos.count", n2583);
+			size_t m2585 = sbt_vk_pr_enter(pr, "pBindingInfos");
+			for (uint64_t i2584 = 0; i2584 < n2583 && i2584 < SBT_VK_PR_MAX_ELEMS; i2584++) {
+				size_t m2586 = sbt_vk_pr_pushi(pr, i2584);
 				{
-					size_t m2581 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkDescriptorBufferBindingInfoEXT(pr, &(s->pBindingInfos[i2578]));
-					sbt_vk_pr_pop(pr, m2581);
+					size_t m2587 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkDescriptorBufferBindingInfoEXT(pr, &(s->pBindingInfos[i2584]));
+					sbt_vk_pr_pop(pr, m2587);
 				}
-				sbt_vk_pr_pop(pr, m2580);
+				sbt_vk_pr_pop(pr, m2586);
 			}
-			sbt_vk_pr_pop(pr, m2579);
+			sbt_vk_pr_pop(pr, m2585);
 		}
 	}
 }
@@ -33521,30 +33609,30 @@ static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sb
 		sbt_vk_pr_null(pr, "pBufferIndices");
 	} else {
 		{
-			const uint64_t n2582 = (uint64_t)s->setCount;
-			sbt_vk_pr_u(pr, "pBufferIndices.count", n2582);
-			size_t m2584 = sbt_vk_pr_enter(pr, "pBufferIndices");
-			for (uint64_t i2583 = 0; i2583 < n2582 && i2583 < SBT_VK_PR_MAX_ELEMS; i2583++) {
-				size_t m2585 = sbt_vk_pr_pushi(pr, i2583);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pBufferIndices[i2583]));
-				sbt_vk_pr_pop(pr, m2585);
+			const uint64_t n2588 = (uint64_t)s->setCount;
+			sbt_vk_pr_u(pr, "pBufferIndices.count", n2588);
+			size_t m2590 = sbt_vk_pr_enter(pr, "pBufferIndices");
+			for (uint64_t i2589 = 0; i2589 < n2588 && i2589 < SBT_VK_PR_MAX_ELEMS; i2589++) {
+				size_t m2591 = sbt_vk_pr_pushi(pr, i2589);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pBufferIndices[i2589]));
+				sbt_vk_pr_pop(pr, m2591);
 			}
-			sbt_vk_pr_pop(pr, m2584);
+			sbt_vk_pr_pop(pr, m2590);
 		}
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
 	} else {
 		{
-			const uint64_t n2586 = (uint64_t)s->setCount;
-			sbt_vk_pr_u(pr, "pOffsets.count", n2586);
-			size_t m2588 = sbt_vk_pr_enter(pr, "pOffsets");
-			for (uint64_t i2587 = 0; i2587 < n2586 && i2587 < SBT_VK_PR_MAX_ELEMS; i2587++) {
-				size_t m2589 = sbt_vk_pr_pushi(pr, i2587);
-				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2587]));
-				sbt_vk_pr_pop(pr, m2589);
+			const uint64_t n2592 = (uint64_t)s->setCount;
+			sbt_vk_pr_u(pr, "pOffsets.count", n2592);
+			size_t m2594 = sbt_vk_pr_enter(pr, "pOffsets");
+			for (uint64_t i2593 = 0; i2593 < n2592 && i2593 < SBT_VK_PR_MAX_ELEMS; i2593++) {
+				size_t m2595 = sbt_vk_pr_pushi(pr, i2593);
+				sbt_vk_pr_u(pr, "", (uint64_t)(s->pOffsets[i2593]));
+				sbt_vk_pr_pop(pr, m2595);
 			}
-			sbt_vk_pr_pop(pr, m2588);
+			sbt_vk_pr_pop(pr, m2594);
 		}
 	}
 }
@@ -33580,9 +33668,9 @@ static void sbt_vk_pc_vkGetDrmDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 	if (!s->display) {
 		sbt_vk_pr_null(pr, "display");
 	} else {
-		size_t m2590 = sbt_vk_pr_enter(pr, "display");
+		size_t m2596 = sbt_vk_pr_enter(pr, "display");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->display[0]));
-		sbt_vk_pr_pop(pr, m2590);
+		sbt_vk_pr_pop(pr, m2596);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33602,13 +33690,13 @@ static void sbt_vk_pc_vkCmdBeginRendering(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2591 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2597 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2592 = sbt_vk_pr_enter(pr, "");
+			size_t m2598 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2592);
+			sbt_vk_pr_pop(pr, m2598);
 		}
-		sbt_vk_pr_pop(pr, m2591);
+		sbt_vk_pr_pop(pr, m2597);
 	}
 }
 
@@ -33618,13 +33706,13 @@ static void sbt_vk_pc_vkCmdBeginRenderingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2593 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2599 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2594 = sbt_vk_pr_enter(pr, "");
+			size_t m2600 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2594);
+			sbt_vk_pr_pop(pr, m2600);
 		}
-		sbt_vk_pr_pop(pr, m2593);
+		sbt_vk_pr_pop(pr, m2599);
 	}
 }
 
@@ -33644,24 +33732,24 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr
 	if (!s->pBindingReference) {
 		sbt_vk_pr_null(pr, "pBindingReference");
 	} else {
-		size_t m2595 = sbt_vk_pr_enter(pr, "pBindingReference");
+		size_t m2601 = sbt_vk_pr_enter(pr, "pBindingReference");
 		{
-			size_t m2596 = sbt_vk_pr_enter(pr, "");
+			size_t m2602 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetBindingReferenceVALVE(pr, &(s->pBindingReference[0]));
-			sbt_vk_pr_pop(pr, m2596);
+			sbt_vk_pr_pop(pr, m2602);
 		}
-		sbt_vk_pr_pop(pr, m2595);
+		sbt_vk_pr_pop(pr, m2601);
 	}
 	if (!s->pHostMapping) {
 		sbt_vk_pr_null(pr, "pHostMapping");
 	} else {
-		size_t m2597 = sbt_vk_pr_enter(pr, "pHostMapping");
+		size_t m2603 = sbt_vk_pr_enter(pr, "pHostMapping");
 		{
-			size_t m2598 = sbt_vk_pr_enter(pr, "");
+			size_t m2604 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkDescriptorSetLayoutHostMappingInfoVALVE(pr, &(s->pHostMapping[0]));
-			sbt_vk_pr_pop(pr, m2598);
+			sbt_vk_pr_pop(pr, m2604);
 		}
-		sbt_vk_pr_pop(pr, m2597);
+		sbt_vk_pr_pop(pr, m2603);
 	}
 }
 
@@ -33672,9 +33760,9 @@ static void sbt_vk_pc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_pr *pr, const sb
 	if (!s->ppData) {
 		sbt_vk_pr_null(pr, "ppData");
 	} else {
-		size_t m2599 = sbt_vk_pr_enter(pr, "ppData");
+		size_t m2605 = sbt_vk_pr_enter(pr, "ppData");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->ppData[0]));
-		sbt_vk_pr_pop(pr, m2599);
+		sbt_vk_pr_pop(pr, m2605);
 	}
 }
 
@@ -33684,31 +33772,31 @@ static void sbt_vk_pc_vkCreateMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2600 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2606 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2601 = sbt_vk_pr_enter(pr, "");
+			size_t m2607 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapCreateInfoEXT(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2601);
+			sbt_vk_pr_pop(pr, m2607);
 		}
-		sbt_vk_pr_pop(pr, m2600);
+		sbt_vk_pr_pop(pr, m2606);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2602 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2608 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2603 = sbt_vk_pr_enter(pr, "");
+			size_t m2609 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2603);
+			sbt_vk_pr_pop(pr, m2609);
 		}
-		sbt_vk_pr_pop(pr, m2602);
+		sbt_vk_pr_pop(pr, m2608);
 	}
 	if (!s->pMicromap) {
 		sbt_vk_pr_null(pr, "pMicromap");
 	} else {
-		size_t m2604 = sbt_vk_pr_enter(pr, "pMicromap");
+		size_t m2610 = sbt_vk_pr_enter(pr, "pMicromap");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromap[0]));
-		sbt_vk_pr_pop(pr, m2604);
+		sbt_vk_pr_pop(pr, m2610);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33721,19 +33809,19 @@ static void sbt_vk_pc_vkCmdBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pInfos");
 	} else {
 		{
-			const uint64_t n2605 = (uint64_t)s->infoCount;
-			sbt_vk_pr_u(pr, "pInfos.count", n2605);
-			size_t m2607 = sbt_vk_pr_enter(pr, "pInfos");
-			for (uint64_t i2606 = 0; i2606 < n2605 && i2606 < SBT_VK_PR_MAX_ELEMS; i2606++) {
-				size_t m2608 = sbt_vk_pr_pushi(pr, i2606);
+			const uint64_t n2611 = (uint64_t)s->infoCount;
+			sbt_vk_pr_u(pr, "pInfos.count", n2611);
+			size_t m2613 = sbt_vk_pr_enter(pr, "pInfos");
+			for (uint64_t i2612 = 0; i2612 < n2611 && i2612 < SBT_VK_PR_MAX_ELEMS; i2612++) {
+				size_t m2614 = sbt_vk_pr_pushi(pr, i2612);
 				{
-					size_t m2609 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2606]));
-					sbt_vk_pr_pop(pr, m2609);
+					size_t m2615 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2612]));
+					sbt_vk_pr_pop(pr, m2615);
 				}
-				sbt_vk_pr_pop(pr, m2608);
+				sbt_vk_pr_pop(pr, m2614);
 			}
-			sbt_vk_pr_pop(pr, m2607);
+			sbt_vk_pr_pop(pr, m2613);
 		}
 	}
 }
@@ -33747,19 +33835,19 @@ static void sbt_vk_pc_vkBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkBui
 		sbt_vk_pr_null(pr, "pInfos");
 	} else {
 		{
-			const uint64_t n2610 = (uint64_t)s->infoCount;
-			sbt_vk_pr_u(pr, "pInfos.count", n2610);
-			size_t m2612 = sbt_vk_pr_enter(pr, "pInfos");
-			for (uint64_t i2611 = 0; i2611 < n2610 && i2611 < SBT_VK_PR_MAX_ELEMS; i2611++) {
-				size_t m2613 = sbt_vk_pr_pushi(pr, i2611);
+			const uint64_t n2616 = (uint64_t)s->infoCount;
+			sbt_vk_pr_u(pr, "pInfos.count", n2616);
+			size_t m2618 = sbt_vk_pr_enter(pr, "pInfos");
+			for (uint64_t i2617 = 0; i2617 < n2616 && i2617 < SBT_VK_PR_MAX_ELEMS; i2617++) {
+				size_t m2619 = sbt_vk_pr_pushi(pr, i2617);
 				{
-					size_t m2614 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2611]));
-					sbt_vk_pr_pop(pr, m2614);
+					size_t m2620 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pInfos[i2617]));
+					sbt_vk_pr_pop(pr, m2620);
 				}
-				sbt_vk_pr_pop(pr, m2613);
+				sbt_vk_pr_pop(pr, m2619);
 			}
-			sbt_vk_pr_pop(pr, m2612);
+			sbt_vk_pr_pop(pr, m2618);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33772,13 +33860,13 @@ static void sbt_vk_pc_vkDestroyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2615 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2621 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2616 = sbt_vk_pr_enter(pr, "");
+			size_t m2622 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2616);
+			sbt_vk_pr_pop(pr, m2622);
 		}
-		sbt_vk_pr_pop(pr, m2615);
+		sbt_vk_pr_pop(pr, m2621);
 	}
 }
 
@@ -33788,13 +33876,13 @@ static void sbt_vk_pc_vkCmdCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2617 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2623 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2618 = sbt_vk_pr_enter(pr, "");
+			size_t m2624 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMicromapInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2618);
+			sbt_vk_pr_pop(pr, m2624);
 		}
-		sbt_vk_pr_pop(pr, m2617);
+		sbt_vk_pr_pop(pr, m2623);
 	}
 }
 
@@ -33805,13 +33893,13 @@ static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyM
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2619 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2625 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2620 = sbt_vk_pr_enter(pr, "");
+			size_t m2626 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMicromapInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2620);
+			sbt_vk_pr_pop(pr, m2626);
 		}
-		sbt_vk_pr_pop(pr, m2619);
+		sbt_vk_pr_pop(pr, m2625);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33822,13 +33910,13 @@ static void sbt_vk_pc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2621 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2627 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2622 = sbt_vk_pr_enter(pr, "");
+			size_t m2628 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2622);
+			sbt_vk_pr_pop(pr, m2628);
 		}
-		sbt_vk_pr_pop(pr, m2621);
+		sbt_vk_pr_pop(pr, m2627);
 	}
 }
 
@@ -33839,13 +33927,13 @@ static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2623 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2629 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2624 = sbt_vk_pr_enter(pr, "");
+			size_t m2630 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2624);
+			sbt_vk_pr_pop(pr, m2630);
 		}
-		sbt_vk_pr_pop(pr, m2623);
+		sbt_vk_pr_pop(pr, m2629);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33856,13 +33944,13 @@ static void sbt_vk_pc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2625 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2631 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2626 = sbt_vk_pr_enter(pr, "");
+			size_t m2632 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2626);
+			sbt_vk_pr_pop(pr, m2632);
 		}
-		sbt_vk_pr_pop(pr, m2625);
+		sbt_vk_pr_pop(pr, m2631);
 	}
 }
 
@@ -33873,13 +33961,13 @@ static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
-		size_t m2627 = sbt_vk_pr_enter(pr, "pInfo");
+		size_t m2633 = sbt_vk_pr_enter(pr, "pInfo");
 		{
-			size_t m2628 = sbt_vk_pr_enter(pr, "");
+			size_t m2634 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkCopyMemoryToMicromapInfoEXT(pr, &(s->pInfo[0]));
-			sbt_vk_pr_pop(pr, m2628);
+			sbt_vk_pr_pop(pr, m2634);
 		}
-		sbt_vk_pr_pop(pr, m2627);
+		sbt_vk_pr_pop(pr, m2633);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -33892,15 +33980,15 @@ static void sbt_vk_pc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_
 		sbt_vk_pr_null(pr, "pMicromaps");
 	} else {
 		{
-			const uint64_t n2629 = (uint64_t)s->micromapCount;
-			sbt_vk_pr_u(pr, "pMicromaps.count", n2629);
-			size_t m2631 = sbt_vk_pr_enter(pr, "pMicromaps");
-			for (uint64_t i2630 = 0; i2630 < n2629 && i2630 < SBT_VK_PR_MAX_ELEMS; i2630++) {
-				size_t m2632 = sbt_vk_pr_pushi(pr, i2630);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2630]));
-				sbt_vk_pr_pop(pr, m2632);
+			const uint64_t n2635 = (uint64_t)s->micromapCount;
+			sbt_vk_pr_u(pr, "pMicromaps.count", n2635);
+			size_t m2637 = sbt_vk_pr_enter(pr, "pMicromaps");
+			for (uint64_t i2636 = 0; i2636 < n2635 && i2636 < SBT_VK_PR_MAX_ELEMS; i2636++) {
+				size_t m2638 = sbt_vk_pr_pushi(pr, i2636);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2636]));
+				sbt_vk_pr_pop(pr, m2638);
 			}
-			sbt_vk_pr_pop(pr, m2631);
+			sbt_vk_pr_pop(pr, m2637);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -33916,15 +34004,15 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 		sbt_vk_pr_null(pr, "pMicromaps");
 	} else {
 		{
-			const uint64_t n2633 = (uint64_t)s->micromapCount;
-			sbt_vk_pr_u(pr, "pMicromaps.count", n2633);
-			size_t m2635 = sbt_vk_pr_enter(pr, "pMicromaps");
-			for (uint64_t i2634 = 0; i2634 < n2633 && i2634 < SBT_VK_PR_MAX_ELEMS; i2634++) {
-				size_t m2636 = sbt_vk_pr_pushi(pr, i2634);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2634]));
-				sbt_vk_pr_pop(pr, m2636);
+			const uint64_t n2639 = (uint64_t)s->micromapCount;
+			sbt_vk_pr_u(pr, "pMicromaps.count", n2639);
+			size_t m2641 = sbt_vk_pr_enter(pr, "pMicromaps");
+			for (uint64_t i2640 = 0; i2640 < n2639 && i2640 < SBT_VK_PR_MAX_ELEMS; i2640++) {
+				size_t m2642 = sbt_vk_pr_pushi(pr, i2640);
+				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2640]));
+				sbt_vk_pr_pop(pr, m2642);
 			}
-			sbt_vk_pr_pop(pr, m2635);
+			sbt_vk_pr_pop(pr, m2641);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
@@ -33944,20 +34032,20 @@ static void sbt_vk_pc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_pr *pr, const s
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
-		size_t m2637 = sbt_vk_pr_enter(pr, "pVersionInfo");
+		size_t m2643 = sbt_vk_pr_enter(pr, "pVersionInfo");
 		{
-			size_t m2638 = sbt_vk_pr_enter(pr, "");
+			size_t m2644 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapVersionInfoEXT(pr, &(s->pVersionInfo[0]));
-			sbt_vk_pr_pop(pr, m2638);
+			sbt_vk_pr_pop(pr, m2644);
 		}
-		sbt_vk_pr_pop(pr, m2637);
+		sbt_vk_pr_pop(pr, m2643);
 	}
 	if (!s->pCompatibility) {
 		sbt_vk_pr_null(pr, "pCompatibility");
 	} else {
-		size_t m2639 = sbt_vk_pr_enter(pr, "pCompatibility");
+		size_t m2645 = sbt_vk_pr_enter(pr, "pCompatibility");
 		sbt_vk_pr_e(pr, "", sbt_vk_en_VkAccelerationStructureCompatibilityKHR((int64_t)(s->pCompatibility[0])), (int64_t)(s->pCompatibility[0]));
-		sbt_vk_pr_pop(pr, m2639);
+		sbt_vk_pr_pop(pr, m2645);
 	}
 }
 
@@ -33968,24 +34056,24 @@ static void sbt_vk_pc_vkGetMicromapBuildSizesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
 	} else {
-		size_t m2640 = sbt_vk_pr_enter(pr, "pBuildInfo");
+		size_t m2646 = sbt_vk_pr_enter(pr, "pBuildInfo");
 		{
-			size_t m2641 = sbt_vk_pr_enter(pr, "");
+			size_t m2647 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapBuildInfoEXT(pr, &(s->pBuildInfo[0]));
-			sbt_vk_pr_pop(pr, m2641);
+			sbt_vk_pr_pop(pr, m2647);
 		}
-		sbt_vk_pr_pop(pr, m2640);
+		sbt_vk_pr_pop(pr, m2646);
 	}
 	if (!s->pSizeInfo) {
 		sbt_vk_pr_null(pr, "pSizeInfo");
 	} else {
-		size_t m2642 = sbt_vk_pr_enter(pr, "pSizeInfo");
+		size_t m2648 = sbt_vk_pr_enter(pr, "pSizeInfo");
 		{
-			size_t m2643 = sbt_vk_pr_enter(pr, "");
+			size_t m2649 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkMicromapBuildSizesInfoEXT(pr, &(s->pSizeInfo[0]));
-			sbt_vk_pr_pop(pr, m2643);
+			sbt_vk_pr_pop(pr, m2649);
 		}
-		sbt_vk_pr_pop(pr, m2642);
+		sbt_vk_pr_pop(pr, m2648);
 	}
 }
 
@@ -33996,13 +34084,13 @@ static void sbt_vk_pc_vkGetShaderModuleIdentifierEXT(sbt_vk_pr *pr, const sbt_vk
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
 	} else {
-		size_t m2644 = sbt_vk_pr_enter(pr, "pIdentifier");
+		size_t m2650 = sbt_vk_pr_enter(pr, "pIdentifier");
 		{
-			size_t m2645 = sbt_vk_pr_enter(pr, "");
+			size_t m2651 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleIdentifierEXT(pr, &(s->pIdentifier[0]));
-			sbt_vk_pr_pop(pr, m2645);
+			sbt_vk_pr_pop(pr, m2651);
 		}
-		sbt_vk_pr_pop(pr, m2644);
+		sbt_vk_pr_pop(pr, m2650);
 	}
 }
 
@@ -34012,24 +34100,24 @@ static void sbt_vk_pc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_pr *pr, co
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2646 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2652 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2647 = sbt_vk_pr_enter(pr, "");
+			size_t m2653 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleCreateInfo(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2647);
+			sbt_vk_pr_pop(pr, m2653);
 		}
-		sbt_vk_pr_pop(pr, m2646);
+		sbt_vk_pr_pop(pr, m2652);
 	}
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
 	} else {
-		size_t m2648 = sbt_vk_pr_enter(pr, "pIdentifier");
+		size_t m2654 = sbt_vk_pr_enter(pr, "pIdentifier");
 		{
-			size_t m2649 = sbt_vk_pr_enter(pr, "");
+			size_t m2655 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkShaderModuleIdentifierEXT(pr, &(s->pIdentifier[0]));
-			sbt_vk_pr_pop(pr, m2649);
+			sbt_vk_pr_pop(pr, m2655);
 		}
-		sbt_vk_pr_pop(pr, m2648);
+		sbt_vk_pr_pop(pr, m2654);
 	}
 }
 
@@ -34040,24 +34128,24 @@ static void sbt_vk_pc_vkGetImageSubresourceLayout2EXT(sbt_vk_pr *pr, const sbt_v
 	if (!s->pSubresource) {
 		sbt_vk_pr_null(pr, "pSubresource");
 	} else {
-		size_t m2650 = sbt_vk_pr_enter(pr, "pSubresource");
+		size_t m2656 = sbt_vk_pr_enter(pr, "pSubresource");
 		{
-			size_t m2651 = sbt_vk_pr_enter(pr, "");
+			size_t m2657 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkImageSubresource2EXT(pr, &(s->pSubresource[0]));
-			sbt_vk_pr_pop(pr, m2651);
+			sbt_vk_pr_pop(pr, m2657);
 		}
-		sbt_vk_pr_pop(pr, m2650);
+		sbt_vk_pr_pop(pr, m2656);
 	}
 	if (!s->pLayout) {
 		sbt_vk_pr_null(pr, "pLayout");
 	} else {
-		size_t m2652 = sbt_vk_pr_enter(pr, "pLayout");
+		size_t m2658 = sbt_vk_pr_enter(pr, "pLayout");
 		{
-			size_t m2653 = sbt_vk_pr_enter(pr, "");
+			size_t m2659 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkSubresourceLayout2EXT(pr, &(s->pLayout[0]));
-			sbt_vk_pr_pop(pr, m2653);
+			sbt_vk_pr_pop(pr, m2659);
 		}
-		sbt_vk_pr_pop(pr, m2652);
+		sbt_vk_pr_pop(pr, m2658);
 	}
 }
 
@@ -34067,24 +34155,24 @@ static void sbt_vk_pc_vkGetPipelinePropertiesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
-		size_t m2654 = sbt_vk_pr_enter(pr, "pPipelineInfo");
+		size_t m2660 = sbt_vk_pr_enter(pr, "pPipelineInfo");
 		{
-			size_t m2655 = sbt_vk_pr_enter(pr, "");
+			size_t m2661 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkPipelineInfoKHR(pr, &(s->pPipelineInfo[0]));
-			sbt_vk_pr_pop(pr, m2655);
+			sbt_vk_pr_pop(pr, m2661);
 		}
-		sbt_vk_pr_pop(pr, m2654);
+		sbt_vk_pr_pop(pr, m2660);
 	}
 	if (!s->pPipelineProperties) {
 		sbt_vk_pr_null(pr, "pPipelineProperties");
 	} else {
-		size_t m2656 = sbt_vk_pr_enter(pr, "pPipelineProperties");
+		size_t m2662 = sbt_vk_pr_enter(pr, "pPipelineProperties");
 		{
-			size_t m2657 = sbt_vk_pr_enter(pr, "");
+			size_t m2663 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkBaseOutStructure(pr, &(s->pPipelineProperties[0]));
-			sbt_vk_pr_pop(pr, m2657);
+			sbt_vk_pr_pop(pr, m2663);
 		}
-		sbt_vk_pr_pop(pr, m2656);
+		sbt_vk_pr_pop(pr, m2662);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34096,27 +34184,27 @@ static void sbt_vk_pc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_pr *pr, const sb
 	if (!s->pPropertiesCount) {
 		sbt_vk_pr_null(pr, "pPropertiesCount");
 	} else {
-		size_t m2658 = sbt_vk_pr_enter(pr, "pPropertiesCount");
+		size_t m2664 = sbt_vk_pr_enter(pr, "pPropertiesCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pPropertiesCount[0]));
-		sbt_vk_pr_pop(pr, m2658);
+		sbt_vk_pr_pop(pr, m2664);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
 		{
-			const uint64_t n2659 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
-			sbt_vk_pr_u(pr, "pProperties.count", n2659);
-			size_t m2661 = sbt_vk_pr_enter(pr, "pProperties");
-			for (uint64_t i2660 = 0; i2660 < n2659 && i2660 < SBT_VK_PR_MAX_ELEMS; i2660++) {
-				size_t m2662 = sbt_vk_pr_pushi(pr, i2660);
+			const uint64_t n2665 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
+			sbt_vk_pr_u(pr, "pProperties.count", n2665);
+			size_t m2667 = sbt_vk_pr_enter(pr, "pProperties");
+			for (uint64_t i2666 = 0; i2666 < n2665 && i2666 < SBT_VK_PR_MAX_ELEMS; i2666++) {
+				size_t m2668 = sbt_vk_pr_pushi(pr, i2666);
 				{
-					size_t m2663 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[i2660]));
-					sbt_vk_pr_pop(pr, m2663);
+					size_t m2669 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[i2666]));
+					sbt_vk_pr_pop(pr, m2669);
 				}
-				sbt_vk_pr_pop(pr, m2662);
+				sbt_vk_pr_pop(pr, m2668);
 			}
-			sbt_vk_pr_pop(pr, m2661);
+			sbt_vk_pr_pop(pr, m2667);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34128,24 +34216,24 @@ static void sbt_vk_pc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_pr *pr, con
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
-		size_t m2664 = sbt_vk_pr_enter(pr, "pRenderingInfo");
+		size_t m2670 = sbt_vk_pr_enter(pr, "pRenderingInfo");
 		{
-			size_t m2665 = sbt_vk_pr_enter(pr, "");
+			size_t m2671 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkRenderingInfo(pr, &(s->pRenderingInfo[0]));
-			sbt_vk_pr_pop(pr, m2665);
+			sbt_vk_pr_pop(pr, m2671);
 		}
-		sbt_vk_pr_pop(pr, m2664);
+		sbt_vk_pr_pop(pr, m2670);
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
-		size_t m2666 = sbt_vk_pr_enter(pr, "pProperties");
+		size_t m2672 = sbt_vk_pr_enter(pr, "pProperties");
 		{
-			size_t m2667 = sbt_vk_pr_enter(pr, "");
+			size_t m2673 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkTilePropertiesQCOM(pr, &(s->pProperties[0]));
-			sbt_vk_pr_pop(pr, m2667);
+			sbt_vk_pr_pop(pr, m2673);
 		}
-		sbt_vk_pr_pop(pr, m2666);
+		sbt_vk_pr_pop(pr, m2672);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34156,38 +34244,38 @@ static void sbt_vk_pc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_pr *pr
 	if (!s->pOpticalFlowImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pOpticalFlowImageFormatInfo");
 	} else {
-		size_t m2668 = sbt_vk_pr_enter(pr, "pOpticalFlowImageFormatInfo");
+		size_t m2674 = sbt_vk_pr_enter(pr, "pOpticalFlowImageFormatInfo");
 		{
-			size_t m2669 = sbt_vk_pr_enter(pr, "");
+			size_t m2675 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkOpticalFlowImageFormatInfoNV(pr, &(s->pOpticalFlowImageFormatInfo[0]));
-			sbt_vk_pr_pop(pr, m2669);
+			sbt_vk_pr_pop(pr, m2675);
 		}
-		sbt_vk_pr_pop(pr, m2668);
+		sbt_vk_pr_pop(pr, m2674);
 	}
 	if (!s->pFormatCount) {
 		sbt_vk_pr_null(pr, "pFormatCount");
 	} else {
-		size_t m2670 = sbt_vk_pr_enter(pr, "pFormatCount");
+		size_t m2676 = sbt_vk_pr_enter(pr, "pFormatCount");
 		sbt_vk_pr_u(pr, "", (uint64_t)(s->pFormatCount[0]));
-		sbt_vk_pr_pop(pr, m2670);
+		sbt_vk_pr_pop(pr, m2676);
 	}
 	if (!s->pImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pImageFormatProperties");
 	} else {
 		{
-			const uint64_t n2671 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
-			sbt_vk_pr_u(pr, "pImageFormatProperties.count", n2671);
-			size_t m2673 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
-			for (uint64_t i2672 = 0; i2672 < n2671 && i2672 < SBT_VK_PR_MAX_ELEMS; i2672++) {
-				size_t m2674 = sbt_vk_pr_pushi(pr, i2672);
+			const uint64_t n2677 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
+			sbt_vk_pr_u(pr, "pImageFormatProperties.count", n2677);
+			size_t m2679 = sbt_vk_pr_enter(pr, "pImageFormatProperties");
+			for (uint64_t i2678 = 0; i2678 < n2677 && i2678 < SBT_VK_PR_MAX_ELEMS; i2678++) {
+				size_t m2680 = sbt_vk_pr_pushi(pr, i2678);
 				{
-					size_t m2675 = sbt_vk_pr_enter(pr, "");
-					sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(pr, &(s->pImageFormatProperties[i2672]));
-					sbt_vk_pr_pop(pr, m2675);
+					size_t m2681 = sbt_vk_pr_enter(pr, "");
+					sbt_vk_p_VkOpticalFlowImageFormatPropertiesNV(pr, &(s->pImageFormatProperties[i2678]));
+					sbt_vk_pr_pop(pr, m2681);
 				}
-				sbt_vk_pr_pop(pr, m2674);
+				sbt_vk_pr_pop(pr, m2680);
 			}
-			sbt_vk_pr_pop(pr, m2673);
+			sbt_vk_pr_pop(pr, m2679);
 		}
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34199,31 +34287,31 @@ static void sbt_vk_pc_vkCreateOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_a
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
-		size_t m2676 = sbt_vk_pr_enter(pr, "pCreateInfo");
+		size_t m2682 = sbt_vk_pr_enter(pr, "pCreateInfo");
 		{
-			size_t m2677 = sbt_vk_pr_enter(pr, "");
+			size_t m2683 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkOpticalFlowSessionCreateInfoNV(pr, &(s->pCreateInfo[0]));
-			sbt_vk_pr_pop(pr, m2677);
+			sbt_vk_pr_pop(pr, m2683);
 		}
-		sbt_vk_pr_pop(pr, m2676);
+		sbt_vk_pr_pop(pr, m2682);
 	}
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2678 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2684 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2679 = sbt_vk_pr_enter(pr, "");
+			size_t m2685 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2679);
+			sbt_vk_pr_pop(pr, m2685);
 		}
-		sbt_vk_pr_pop(pr, m2678);
+		sbt_vk_pr_pop(pr, m2684);
 	}
 	if (!s->pSession) {
 		sbt_vk_pr_null(pr, "pSession");
 	} else {
-		size_t m2680 = sbt_vk_pr_enter(pr, "pSession");
+		size_t m2686 = sbt_vk_pr_enter(pr, "pSession");
 		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSession[0]));
-		sbt_vk_pr_pop(pr, m2680);
+		sbt_vk_pr_pop(pr, m2686);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34235,13 +34323,13 @@ static void sbt_vk_pc_vkDestroyOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
-		size_t m2681 = sbt_vk_pr_enter(pr, "pAllocator");
+		size_t m2687 = sbt_vk_pr_enter(pr, "pAllocator");
 		{
-			size_t m2682 = sbt_vk_pr_enter(pr, "");
+			size_t m2688 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkAllocationCallbacks(pr, &(s->pAllocator[0]));
-			sbt_vk_pr_pop(pr, m2682);
+			sbt_vk_pr_pop(pr, m2688);
 		}
-		sbt_vk_pr_pop(pr, m2681);
+		sbt_vk_pr_pop(pr, m2687);
 	}
 }
 
@@ -34262,13 +34350,13 @@ static void sbt_vk_pc_vkCmdOpticalFlowExecuteNV(sbt_vk_pr *pr, const sbt_vk_args
 	if (!s->pExecuteInfo) {
 		sbt_vk_pr_null(pr, "pExecuteInfo");
 	} else {
-		size_t m2683 = sbt_vk_pr_enter(pr, "pExecuteInfo");
+		size_t m2689 = sbt_vk_pr_enter(pr, "pExecuteInfo");
 		{
-			size_t m2684 = sbt_vk_pr_enter(pr, "");
+			size_t m2690 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkOpticalFlowExecuteInfoNV(pr, &(s->pExecuteInfo[0]));
-			sbt_vk_pr_pop(pr, m2684);
+			sbt_vk_pr_pop(pr, m2690);
 		}
-		sbt_vk_pr_pop(pr, m2683);
+		sbt_vk_pr_pop(pr, m2689);
 	}
 }
 
@@ -34278,13 +34366,13 @@ static void sbt_vk_pc_vkReleaseSwapchainImagesEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	if (!s->pReleaseInfo) {
 		sbt_vk_pr_null(pr, "pReleaseInfo");
 	} else {
-		size_t m2685 = sbt_vk_pr_enter(pr, "pReleaseInfo");
+		size_t m2691 = sbt_vk_pr_enter(pr, "pReleaseInfo");
 		{
-			size_t m2686 = sbt_vk_pr_enter(pr, "");
+			size_t m2692 = sbt_vk_pr_enter(pr, "");
 			sbt_vk_p_VkReleaseSwapchainImagesInfoEXT(pr, &(s->pReleaseInfo[0]));
-			sbt_vk_pr_pop(pr, m2686);
+			sbt_vk_pr_pop(pr, m2692);
 		}
-		sbt_vk_pr_pop(pr, m2685);
+		sbt_vk_pr_pop(pr, m2691);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
@@ -34796,6 +34884,12 @@ void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkQueuePresentKHR:
 		sbt_vk_pc_vkQueuePresentKHR(pr, args);
 		break;
+	case SBT_VK_CMD_vkCreateWaylandSurfaceKHR:
+		sbt_vk_pc_vkCreateWaylandSurfaceKHR(pr, args);
+		break;
+	case SBT_VK_CMD_vkGetPhysicalDeviceWaylandPresentationSupportKHR:
+		sbt_vk_pc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(pr, args);
+		break;
 	case SBT_VK_CMD_vkCreateXlibSurfaceKHR:
 		sbt_vk_pc_vkCreateXlibSurfaceKHR(pr, args);
 		break;
@@ -34945,6 +35039,12 @@ void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args)
 		break;
 	case SBT_VK_CMD_vkReleaseDisplayEXT:
 		sbt_vk_pc_vkReleaseDisplayEXT(pr, args);
+		break;
+	case SBT_VK_CMD_vkAcquireXlibDisplayEXT:
+		sbt_vk_pc_vkAcquireXlibDisplayEXT(pr, args);
+		break;
+	case SBT_VK_CMD_vkGetRandROutputDisplayEXT:
+		sbt_vk_pc_vkGetRandROutputDisplayEXT(pr, args);
 		break;
 	case SBT_VK_CMD_vkDisplayPowerControlEXT:
 		sbt_vk_pc_vkDisplayPowerControlEXT(pr, args);

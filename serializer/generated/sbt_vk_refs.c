@@ -4,8 +4,10 @@
  * records into or submits command buffers name (scripts/vkgen/refs.py).
  * Interface: serializer/sbt_vk.h.
  */
+#define VK_USE_PLATFORM_WAYLAND_KHR 1
 #define VK_USE_PLATFORM_XCB_KHR 1
 #define VK_USE_PLATFORM_XLIB_KHR 1
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT 1
 #include <stdint.h>
 
 #include "serializer/sbt_vk.h"

@@ -6,8 +6,10 @@
  * seeded pseudo-random data consistent with the length members, encode,
  * decode through a handle map, compare member by member.
  */
+#define VK_USE_PLATFORM_WAYLAND_KHR 1
 #define VK_USE_PLATFORM_XCB_KHR 1
 #define VK_USE_PLATFORM_XLIB_KHR 1
+#define VK_USE_PLATFORM_XLIB_XRANDR_EXT 1
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +17,8 @@
 #include "serializer/generated/sbt_vk_codec_internal.h"
 #include "serializer/sbt_vk_selftest_support.h"
 
-#define SBT_VK_T_EXCLUDED_CMDS 63
-#define SBT_VK_T_EXCLUDED_STRUCTS 120
+#define SBT_VK_T_EXCLUDED_CMDS 59
+#define SBT_VK_T_EXCLUDED_STRUCTS 119
 
 static int sbt_vk_c_chain(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkBaseOutStructure(sbt_vk_t *f, void *vs, int depth);
@@ -251,6 +253,8 @@ static void sbt_vk_f_VkDisplayPresentInfoKHR(sbt_vk_t *f, void *vs, int depth);
 static int sbt_vk_c_VkDisplayPresentInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkSurfaceCapabilitiesKHR(sbt_vk_t *f, void *vs, int depth);
 static int sbt_vk_c_VkSurfaceCapabilitiesKHR(sbt_vk_c *c, const void *va, const void *vb, int in);
+static void sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int depth);
+static int sbt_vk_c_VkWaylandSurfaceCreateInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkXlibSurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int depth);
 static int sbt_vk_c_VkXlibSurfaceCreateInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in);
 static void sbt_vk_f_VkXcbSurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int depth);
@@ -1715,6 +1719,8 @@ static sbt_vk_status sbt_vk_te_VkDisplayPresentInfoKHR(sbt_vk_e *e, const void *
 static sbt_vk_status sbt_vk_td_VkDisplayPresentInfoKHR(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkSurfaceCapabilitiesKHR(sbt_vk_e *e, const void *s);
 static sbt_vk_status sbt_vk_td_VkSurfaceCapabilitiesKHR(sbt_vk_d *d, void *s, int in);
+static sbt_vk_status sbt_vk_te_VkWaylandSurfaceCreateInfoKHR(sbt_vk_e *e, const void *s);
+static sbt_vk_status sbt_vk_td_VkWaylandSurfaceCreateInfoKHR(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkXlibSurfaceCreateInfoKHR(sbt_vk_e *e, const void *s);
 static sbt_vk_status sbt_vk_td_VkXlibSurfaceCreateInfoKHR(sbt_vk_d *d, void *s, int in);
 static sbt_vk_status sbt_vk_te_VkXcbSurfaceCreateInfoKHR(sbt_vk_e *e, const void *s);
@@ -3273,6 +3279,10 @@ static void sbt_vk_fa_vkAcquireNextImageKHR(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkAcquireNextImageKHR(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkQueuePresentKHR(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkQueuePresentKHR(sbt_vk_c *c, const void *va, const void *vb);
+static void sbt_vk_fa_vkCreateWaylandSurfaceKHR(sbt_vk_t *f, void *vs);
+static int sbt_vk_ca_vkCreateWaylandSurfaceKHR(sbt_vk_c *c, const void *va, const void *vb);
+static void sbt_vk_fa_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_t *f, void *vs);
+static int sbt_vk_ca_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkCreateXlibSurfaceKHR(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_t *f, void *vs);
@@ -3351,6 +3361,10 @@ static void sbt_vk_fa_vkImportFenceFdKHR(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkImportFenceFdKHR(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkReleaseDisplayEXT(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkReleaseDisplayEXT(sbt_vk_c *c, const void *va, const void *vb);
+static void sbt_vk_fa_vkAcquireXlibDisplayEXT(sbt_vk_t *f, void *vs);
+static int sbt_vk_ca_vkAcquireXlibDisplayEXT(sbt_vk_c *c, const void *va, const void *vb);
+static void sbt_vk_fa_vkGetRandROutputDisplayEXT(sbt_vk_t *f, void *vs);
+static int sbt_vk_ca_vkGetRandROutputDisplayEXT(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs);
 static int sbt_vk_ca_vkDisplayPowerControlEXT(sbt_vk_c *c, const void *va, const void *vb);
 static void sbt_vk_fa_vkRegisterDeviceEventEXT(sbt_vk_t *f, void *vs);
@@ -8139,6 +8153,35 @@ static int sbt_vk_c_VkSurfaceCapabilitiesKHR(sbt_vk_c *c, const void *va, const 
 	(void)in;
 	if (memcmp(va, vb, sizeof(VkSurfaceCapabilitiesKHR)) != 0)
 		return sbt_vk_t_fail(c, "VkSurfaceCapabilitiesKHR");
+	return 0;
+}
+
+static void sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int depth)
+{
+	VkWaylandSurfaceCreateInfoKHR *s = vs;
+	(void)depth;
+	(void)f;
+	s->sType = VK_STRUCTURE_TYPE_WAYLAND_SURFACE_CREATE_INFO_KHR;
+	s->flags = (VkWaylandSurfaceCreateFlagsKHR)sbt_vk_t_rand(f);
+	s->display = (struct wl_display *)(uintptr_t)sbt_vk_t_rand(f);
+	s->surface = (struct wl_surface *)(uintptr_t)sbt_vk_t_rand(f);
+}
+
+static int sbt_vk_c_VkWaylandSurfaceCreateInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
+{
+	const VkWaylandSurfaceCreateInfoKHR *a = va, *b = vb;
+	(void)in;
+	(void)c;
+	if (a->sType != b->sType)
+		return sbt_vk_t_fail(c, "VkWaylandSurfaceCreateInfoKHR.sType");
+	if (sbt_vk_c_chain(c, a->pNext, b->pNext, in))
+		return sbt_vk_t_fail(c, "VkWaylandSurfaceCreateInfoKHR.pNext");
+	if ((a->flags) != (b->flags))
+		return sbt_vk_t_fail(c, "VkWaylandSurfaceCreateInfoKHR.flags");
+	if ((uintptr_t)a->display != (uintptr_t)b->display)
+		return sbt_vk_t_fail(c, "VkWaylandSurfaceCreateInfoKHR.display");
+	if ((uintptr_t)a->surface != (uintptr_t)b->surface)
+		return sbt_vk_t_fail(c, "VkWaylandSurfaceCreateInfoKHR.surface");
 	return 0;
 }
 
@@ -30913,6 +30956,16 @@ static sbt_vk_status sbt_vk_td_VkSurfaceCapabilitiesKHR(sbt_vk_d *d, void *s, in
 	return sbt_vk_d_VkSurfaceCapabilitiesKHR(d, s, in);
 }
 
+static sbt_vk_status sbt_vk_te_VkWaylandSurfaceCreateInfoKHR(sbt_vk_e *e, const void *s)
+{
+	return sbt_vk_e_VkWaylandSurfaceCreateInfoKHR(e, s);
+}
+
+static sbt_vk_status sbt_vk_td_VkWaylandSurfaceCreateInfoKHR(sbt_vk_d *d, void *s, int in)
+{
+	return sbt_vk_d_VkWaylandSurfaceCreateInfoKHR(d, s, in);
+}
+
 static sbt_vk_status sbt_vk_te_VkXlibSurfaceCreateInfoKHR(sbt_vk_e *e, const void *s)
 {
 	return sbt_vk_e_VkXlibSurfaceCreateInfoKHR(e, s);
@@ -43360,17 +43413,17 @@ static int sbt_vk_ca_vkQueuePresentKHR(sbt_vk_c *c, const void *va, const void *
 	return 0;
 }
 
-static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
+static void sbt_vk_fa_vkCreateWaylandSurfaceKHR(sbt_vk_t *f, void *vs)
 {
-	sbt_vk_args_vkCreateXlibSurfaceKHR *s = vs;
+	sbt_vk_args_vkCreateWaylandSurfaceKHR *s = vs;
 	const int depth = 0;
 	(void)depth;
 	(void)f;
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkXlibSurfaceCreateInfoKHR *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
-		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1006[0]), depth + 1);
+		VkWaylandSurfaceCreateInfoKHR *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
+		sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(f, &(t1006[0]), depth + 1);
 		s->pCreateInfo = t1006;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -43382,6 +43435,81 @@ static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
 		VkSurfaceKHR *t1008 = sbt_vk_t_alloc(f, sizeof(*t1008));
 		t1008[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 		s->pSurface = t1008;
+	}
+}
+
+static int sbt_vk_ca_vkCreateWaylandSurfaceKHR(sbt_vk_c *c, const void *va, const void *vb)
+{
+	const sbt_vk_args_vkCreateWaylandSurfaceKHR *a = va, *b = vb;
+	(void)c;
+	if ((uint64_t)(uintptr_t)(b->instance) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->instance), 1))
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.instance");
+	if (!a->pCreateInfo != !b->pCreateInfo)
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pCreateInfo");
+	if (a->pCreateInfo && (sbt_vk_c_VkWaylandSurfaceCreateInfoKHR(c, &(a->pCreateInfo[0]), &(b->pCreateInfo[0]), 1)))
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pCreateInfo");
+	if (!a->pAllocator != !b->pAllocator)
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pAllocator");
+	if (a->pAllocator && (sbt_vk_c_VkAllocationCallbacks(c, &(a->pAllocator[0]), &(b->pAllocator[0]), 1)))
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pAllocator");
+	if (!a->pSurface != !b->pSurface)
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pSurface");
+	if (a->pSurface && ((uint64_t)(uintptr_t)(b->pSurface[0]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSurface[0]), 0)))
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.pSurface");
+	if ((a->ret) != (b->ret))
+		return sbt_vk_t_fail(c, "vkCreateWaylandSurfaceKHR.ret");
+	return 0;
+}
+
+static void sbt_vk_fa_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_t *f, void *vs)
+{
+	sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *s = vs;
+	const int depth = 0;
+	(void)depth;
+	(void)f;
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
+	s->ret = (VkBool32)sbt_vk_t_rand(f);
+	s->display = (struct wl_display *)(uintptr_t)sbt_vk_t_rand(f);
+}
+
+static int sbt_vk_ca_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_c *c, const void *va, const void *vb)
+{
+	const sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *a = va, *b = vb;
+	(void)c;
+	if ((uint64_t)(uintptr_t)(b->physicalDevice) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->physicalDevice), 1))
+		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceWaylandPresentationSupportKHR.physicalDevice");
+	if ((a->queueFamilyIndex) != (b->queueFamilyIndex))
+		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceWaylandPresentationSupportKHR.queueFamilyIndex");
+	if ((uintptr_t)a->display != (uintptr_t)b->display)
+		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceWaylandPresentationSupportKHR.display");
+	if ((a->ret) != (b->ret))
+		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceWaylandPresentationSupportKHR.ret");
+	return 0;
+}
+
+static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
+{
+	sbt_vk_args_vkCreateXlibSurfaceKHR *s = vs;
+	const int depth = 0;
+	(void)depth;
+	(void)f;
+	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->ret = VK_SUCCESS;
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkXlibSurfaceCreateInfoKHR *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
+		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1009[0]), depth + 1);
+		s->pCreateInfo = t1009;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkAllocationCallbacks *t1010 = sbt_vk_t_alloc(f, sizeof(*t1010));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1010[0]), depth + 1);
+		s->pAllocator = t1010;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkSurfaceKHR *t1011 = sbt_vk_t_alloc(f, sizeof(*t1011));
+		t1011[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1011;
 	}
 }
 
@@ -43447,19 +43575,19 @@ static void sbt_vk_fa_vkCreateXcbSurfaceKHR(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkXcbSurfaceCreateInfoKHR *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
-		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1009[0]), depth + 1);
-		s->pCreateInfo = t1009;
+		VkXcbSurfaceCreateInfoKHR *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
+		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1012[0]), depth + 1);
+		s->pCreateInfo = t1012;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1010 = sbt_vk_t_alloc(f, sizeof(*t1010));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1010[0]), depth + 1);
-		s->pAllocator = t1010;
+		VkAllocationCallbacks *t1013 = sbt_vk_t_alloc(f, sizeof(*t1013));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1013[0]), depth + 1);
+		s->pAllocator = t1013;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1011 = sbt_vk_t_alloc(f, sizeof(*t1011));
-		t1011[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1011;
+		VkSurfaceKHR *t1014 = sbt_vk_t_alloc(f, sizeof(*t1014));
+		t1014[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1014;
 	}
 }
 
@@ -43525,19 +43653,19 @@ static void sbt_vk_fa_vkCreateDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugReportCallbackCreateInfoEXT *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
-		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1012[0]), depth + 1);
-		s->pCreateInfo = t1012;
+		VkDebugReportCallbackCreateInfoEXT *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
+		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1015[0]), depth + 1);
+		s->pCreateInfo = t1015;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1013 = sbt_vk_t_alloc(f, sizeof(*t1013));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1013[0]), depth + 1);
-		s->pAllocator = t1013;
+		VkAllocationCallbacks *t1016 = sbt_vk_t_alloc(f, sizeof(*t1016));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1016[0]), depth + 1);
+		s->pAllocator = t1016;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugReportCallbackEXT *t1014 = sbt_vk_t_alloc(f, sizeof(*t1014));
-		t1014[0] = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pCallback = t1014;
+		VkDebugReportCallbackEXT *t1017 = sbt_vk_t_alloc(f, sizeof(*t1017));
+		t1017[0] = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pCallback = t1017;
 	}
 }
 
@@ -43573,9 +43701,9 @@ static void sbt_vk_fa_vkDestroyDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->callback = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1015[0]), depth + 1);
-		s->pAllocator = t1015;
+		VkAllocationCallbacks *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1018[0]), depth + 1);
+		s->pAllocator = t1018;
 	}
 }
 
@@ -43642,9 +43770,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectNameEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugMarkerObjectNameInfoEXT *t1016 = sbt_vk_t_alloc(f, sizeof(*t1016));
-		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1016[0]), depth + 1);
-		s->pNameInfo = t1016;
+		VkDebugMarkerObjectNameInfoEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
+		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1019[0]), depth + 1);
+		s->pNameInfo = t1019;
 	}
 }
 
@@ -43672,9 +43800,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectTagEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugMarkerObjectTagInfoEXT *t1017 = sbt_vk_t_alloc(f, sizeof(*t1017));
-		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1017[0]), depth + 1);
-		s->pTagInfo = t1017;
+		VkDebugMarkerObjectTagInfoEXT *t1020 = sbt_vk_t_alloc(f, sizeof(*t1020));
+		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1020[0]), depth + 1);
+		s->pTagInfo = t1020;
 	}
 }
 
@@ -43701,9 +43829,9 @@ static void sbt_vk_fa_vkCmdDebugMarkerBeginEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugMarkerMarkerInfoEXT *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
-		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1018[0]), depth + 1);
-		s->pMarkerInfo = t1018;
+		VkDebugMarkerMarkerInfoEXT *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
+		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1021[0]), depth + 1);
+		s->pMarkerInfo = t1021;
 	}
 }
 
@@ -43746,9 +43874,9 @@ static void sbt_vk_fa_vkCmdDebugMarkerInsertEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugMarkerMarkerInfoEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
-		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1019[0]), depth + 1);
-		s->pMarkerInfo = t1019;
+		VkDebugMarkerMarkerInfoEXT *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
+		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1022[0]), depth + 1);
+		s->pMarkerInfo = t1022;
 	}
 }
 
@@ -43780,9 +43908,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 	s->externalHandleType = (VkExternalMemoryHandleTypeFlagsNV)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalImageFormatPropertiesNV *t1020 = sbt_vk_t_alloc(f, sizeof(*t1020));
-		sbt_vk_f_VkExternalImageFormatPropertiesNV(f, &(t1020[0]), depth + 1);
-		s->pExternalImageFormatProperties = t1020;
+		VkExternalImageFormatPropertiesNV *t1023 = sbt_vk_t_alloc(f, sizeof(*t1023));
+		sbt_vk_f_VkExternalImageFormatPropertiesNV(f, &(t1023[0]), depth + 1);
+		s->pExternalImageFormatProperties = t1023;
 	}
 }
 
@@ -43822,9 +43950,9 @@ static void sbt_vk_fa_vkCmdExecuteGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->isPreprocessed = (VkBool32)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkGeneratedCommandsInfoNV *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
-		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1021[0]), depth + 1);
-		s->pGeneratedCommandsInfo = t1021;
+		VkGeneratedCommandsInfoNV *t1024 = sbt_vk_t_alloc(f, sizeof(*t1024));
+		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1024[0]), depth + 1);
+		s->pGeneratedCommandsInfo = t1024;
 	}
 }
 
@@ -43851,9 +43979,9 @@ static void sbt_vk_fa_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkGeneratedCommandsInfoNV *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
-		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1022[0]), depth + 1);
-		s->pGeneratedCommandsInfo = t1022;
+		VkGeneratedCommandsInfoNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
+		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1025[0]), depth + 1);
+		s->pGeneratedCommandsInfo = t1025;
 	}
 }
 
@@ -43905,14 +44033,14 @@ static void sbt_vk_fa_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_t *f, vo
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkGeneratedCommandsMemoryRequirementsInfoNV *t1023 = sbt_vk_t_alloc(f, sizeof(*t1023));
-		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1023[0]), depth + 1);
-		s->pInfo = t1023;
+		VkGeneratedCommandsMemoryRequirementsInfoNV *t1026 = sbt_vk_t_alloc(f, sizeof(*t1026));
+		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1026[0]), depth + 1);
+		s->pInfo = t1026;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1024 = sbt_vk_t_alloc(f, sizeof(*t1024));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1024[0]), depth + 1);
-		s->pMemoryRequirements = t1024;
+		VkMemoryRequirements2 *t1027 = sbt_vk_t_alloc(f, sizeof(*t1027));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1027[0]), depth + 1);
+		s->pMemoryRequirements = t1027;
 	}
 }
 
@@ -43942,19 +44070,19 @@ static void sbt_vk_fa_vkCreateIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkIndirectCommandsLayoutCreateInfoNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
-		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1025[0]), depth + 1);
-		s->pCreateInfo = t1025;
+		VkIndirectCommandsLayoutCreateInfoNV *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
+		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1028[0]), depth + 1);
+		s->pCreateInfo = t1028;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1026 = sbt_vk_t_alloc(f, sizeof(*t1026));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1026[0]), depth + 1);
-		s->pAllocator = t1026;
+		VkAllocationCallbacks *t1029 = sbt_vk_t_alloc(f, sizeof(*t1029));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1029[0]), depth + 1);
+		s->pAllocator = t1029;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkIndirectCommandsLayoutNV *t1027 = sbt_vk_t_alloc(f, sizeof(*t1027));
-		t1027[0] = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pIndirectCommandsLayout = t1027;
+		VkIndirectCommandsLayoutNV *t1030 = sbt_vk_t_alloc(f, sizeof(*t1030));
+		t1030[0] = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pIndirectCommandsLayout = t1030;
 	}
 }
 
@@ -43990,9 +44118,9 @@ static void sbt_vk_fa_vkDestroyIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1028[0]), depth + 1);
-		s->pAllocator = t1028;
+		VkAllocationCallbacks *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1031[0]), depth + 1);
+		s->pAllocator = t1031;
 	}
 }
 
@@ -44019,9 +44147,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceFeatures2 *t1029 = sbt_vk_t_alloc(f, sizeof(*t1029));
-		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1029[0]), depth + 1);
-		s->pFeatures = t1029;
+		VkPhysicalDeviceFeatures2 *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
+		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1032[0]), depth + 1);
+		s->pFeatures = t1032;
 	}
 }
 
@@ -44046,9 +44174,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceProperties2 *t1030 = sbt_vk_t_alloc(f, sizeof(*t1030));
-		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1030[0]), depth + 1);
-		s->pProperties = t1030;
+		VkPhysicalDeviceProperties2 *t1033 = sbt_vk_t_alloc(f, sizeof(*t1033));
+		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1033[0]), depth + 1);
+		s->pProperties = t1033;
 	}
 }
 
@@ -44074,9 +44202,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties2(sbt_vk_t *f, void *vs
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFormatProperties2 *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
-		sbt_vk_f_VkFormatProperties2(f, &(t1031[0]), depth + 1);
-		s->pFormatProperties = t1031;
+		VkFormatProperties2 *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
+		sbt_vk_f_VkFormatProperties2(f, &(t1034[0]), depth + 1);
+		s->pFormatProperties = t1034;
 	}
 }
 
@@ -44104,14 +44232,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_t *f, voi
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceImageFormatInfo2 *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
-		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1032[0]), depth + 1);
-		s->pImageFormatInfo = t1032;
+		VkPhysicalDeviceImageFormatInfo2 *t1035 = sbt_vk_t_alloc(f, sizeof(*t1035));
+		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1035[0]), depth + 1);
+		s->pImageFormatInfo = t1035;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageFormatProperties2 *t1033 = sbt_vk_t_alloc(f, sizeof(*t1033));
-		sbt_vk_f_VkImageFormatProperties2(f, &(t1033[0]), depth + 1);
-		s->pImageFormatProperties = t1033;
+		VkImageFormatProperties2 *t1036 = sbt_vk_t_alloc(f, sizeof(*t1036));
+		sbt_vk_f_VkImageFormatProperties2(f, &(t1036[0]), depth + 1);
+		s->pImageFormatProperties = t1036;
 	}
 }
 
@@ -44142,17 +44270,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_t *f, voi
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
-		t1034[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pQueueFamilyPropertyCount = t1034;
+		uint32_t *t1037 = sbt_vk_t_alloc(f, sizeof(*t1037));
+		t1037[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pQueueFamilyPropertyCount = t1037;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1037 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
-		VkQueueFamilyProperties2 *t1035 = sbt_vk_t_alloc(f, n1037 * sizeof(*t1035));
-		for (uint64_t i1036 = 0; i1036 < n1037; i1036++) {
-			sbt_vk_f_VkQueueFamilyProperties2(f, &(t1035[i1036]), depth + 1);
+		const uint64_t n1040 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
+		VkQueueFamilyProperties2 *t1038 = sbt_vk_t_alloc(f, n1040 * sizeof(*t1038));
+		for (uint64_t i1039 = 0; i1039 < n1040; i1039++) {
+			sbt_vk_f_VkQueueFamilyProperties2(f, &(t1038[i1039]), depth + 1);
 		}
-		s->pQueueFamilyProperties = t1035;
+		s->pQueueFamilyProperties = t1038;
 	}
 }
 
@@ -44169,8 +44297,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_c *c, cons
 	if (!a->pQueueFamilyProperties != !b->pQueueFamilyProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceQueueFamilyProperties2.pQueueFamilyProperties");
 	if (a->pQueueFamilyProperties)
-		for (uint64_t i1038 = 0; i1038 < (a->pQueueFamilyPropertyCount ? (uint64_t)*a->pQueueFamilyPropertyCount : 0); i1038++)
-			if (sbt_vk_c_VkQueueFamilyProperties2(c, &(a->pQueueFamilyProperties[i1038]), &(b->pQueueFamilyProperties[i1038]), 0))
+		for (uint64_t i1041 = 0; i1041 < (a->pQueueFamilyPropertyCount ? (uint64_t)*a->pQueueFamilyPropertyCount : 0); i1041++)
+			if (sbt_vk_c_VkQueueFamilyProperties2(c, &(a->pQueueFamilyProperties[i1041]), &(b->pQueueFamilyProperties[i1041]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceQueueFamilyProperties2.pQueueFamilyProperties");
 	return 0;
 }
@@ -44183,9 +44311,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_t *f, void *vs
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceMemoryProperties2 *t1039 = sbt_vk_t_alloc(f, sizeof(*t1039));
-		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1039[0]), depth + 1);
-		s->pMemoryProperties = t1039;
+		VkPhysicalDeviceMemoryProperties2 *t1042 = sbt_vk_t_alloc(f, sizeof(*t1042));
+		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1042[0]), depth + 1);
+		s->pMemoryProperties = t1042;
 	}
 }
 
@@ -44210,22 +44338,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_t *
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceSparseImageFormatInfo2 *t1040 = sbt_vk_t_alloc(f, sizeof(*t1040));
-		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1040[0]), depth + 1);
-		s->pFormatInfo = t1040;
+		VkPhysicalDeviceSparseImageFormatInfo2 *t1043 = sbt_vk_t_alloc(f, sizeof(*t1043));
+		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1043[0]), depth + 1);
+		s->pFormatInfo = t1043;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1041 = sbt_vk_t_alloc(f, sizeof(*t1041));
-		t1041[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1041;
+		uint32_t *t1044 = sbt_vk_t_alloc(f, sizeof(*t1044));
+		t1044[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1044;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1044 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkSparseImageFormatProperties2 *t1042 = sbt_vk_t_alloc(f, n1044 * sizeof(*t1042));
-		for (uint64_t i1043 = 0; i1043 < n1044; i1043++) {
-			sbt_vk_f_VkSparseImageFormatProperties2(f, &(t1042[i1043]), depth + 1);
+		const uint64_t n1047 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkSparseImageFormatProperties2 *t1045 = sbt_vk_t_alloc(f, n1047 * sizeof(*t1045));
+		for (uint64_t i1046 = 0; i1046 < n1047; i1046++) {
+			sbt_vk_f_VkSparseImageFormatProperties2(f, &(t1045[i1046]), depth + 1);
 		}
-		s->pProperties = t1042;
+		s->pProperties = t1045;
 	}
 }
 
@@ -44246,8 +44374,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_c *c
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSparseImageFormatProperties2.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1045 = 0; i1045 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1045++)
-			if (sbt_vk_c_VkSparseImageFormatProperties2(c, &(a->pProperties[i1045]), &(b->pProperties[i1045]), 0))
+		for (uint64_t i1048 = 0; i1048 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1048++)
+			if (sbt_vk_c_VkSparseImageFormatProperties2(c, &(a->pProperties[i1048]), &(b->pProperties[i1048]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSparseImageFormatProperties2.pProperties");
 	return 0;
 }
@@ -44264,12 +44392,12 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetKHR(sbt_vk_t *f, void *vs)
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1048 = (uint64_t)s->descriptorWriteCount;
-		VkWriteDescriptorSet *t1046 = sbt_vk_t_alloc(f, n1048 * sizeof(*t1046));
-		for (uint64_t i1047 = 0; i1047 < n1048; i1047++) {
-			sbt_vk_f_VkWriteDescriptorSet(f, &(t1046[i1047]), depth + 1);
+		const uint64_t n1051 = (uint64_t)s->descriptorWriteCount;
+		VkWriteDescriptorSet *t1049 = sbt_vk_t_alloc(f, n1051 * sizeof(*t1049));
+		for (uint64_t i1050 = 0; i1050 < n1051; i1050++) {
+			sbt_vk_f_VkWriteDescriptorSet(f, &(t1049[i1050]), depth + 1);
 		}
-		s->pDescriptorWrites = t1046;
+		s->pDescriptorWrites = t1049;
 	}
 }
 
@@ -44294,8 +44422,8 @@ static int sbt_vk_ca_vkCmdPushDescriptorSetKHR(sbt_vk_c *c, const void *va, cons
 		if (!a->pDescriptorWrites != !b->pDescriptorWrites)
 			return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
 		if (a->pDescriptorWrites)
-			for (uint64_t i1049 = 0; i1049 < (uint64_t)a->descriptorWriteCount; i1049++)
-				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1049]), &(b->pDescriptorWrites[i1049]), 1))
+			for (uint64_t i1052 = 0; i1052 < (uint64_t)a->descriptorWriteCount; i1052++)
+				if (sbt_vk_c_VkWriteDescriptorSet(c, &(a->pDescriptorWrites[i1052]), &(b->pDescriptorWrites[i1052]), 1))
 					return sbt_vk_t_fail(c, "vkCmdPushDescriptorSetKHR.pDescriptorWrites");
 	}
 	return 0;
@@ -44333,14 +44461,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_t *f, v
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceExternalBufferInfo *t1050 = sbt_vk_t_alloc(f, sizeof(*t1050));
-		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1050[0]), depth + 1);
-		s->pExternalBufferInfo = t1050;
+		VkPhysicalDeviceExternalBufferInfo *t1053 = sbt_vk_t_alloc(f, sizeof(*t1053));
+		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1053[0]), depth + 1);
+		s->pExternalBufferInfo = t1053;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalBufferProperties *t1051 = sbt_vk_t_alloc(f, sizeof(*t1051));
-		sbt_vk_f_VkExternalBufferProperties(f, &(t1051[0]), depth + 1);
-		s->pExternalBufferProperties = t1051;
+		VkExternalBufferProperties *t1054 = sbt_vk_t_alloc(f, sizeof(*t1054));
+		sbt_vk_f_VkExternalBufferProperties(f, &(t1054[0]), depth + 1);
+		s->pExternalBufferProperties = t1054;
 	}
 }
 
@@ -44370,14 +44498,14 @@ static void sbt_vk_fa_vkGetMemoryFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryGetFdInfoKHR *t1052 = sbt_vk_t_alloc(f, sizeof(*t1052));
-		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1052[0]), depth + 1);
-		s->pGetFdInfo = t1052;
+		VkMemoryGetFdInfoKHR *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
+		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1055[0]), depth + 1);
+		s->pGetFdInfo = t1055;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1053 = sbt_vk_t_alloc(f, sizeof(*t1053));
-		t1053[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1053;
+		int *t1056 = sbt_vk_t_alloc(f, sizeof(*t1056));
+		t1056[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1056;
 	}
 }
 
@@ -44411,9 +44539,9 @@ static void sbt_vk_fa_vkGetMemoryFdPropertiesKHR(sbt_vk_t *f, void *vs)
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryFdPropertiesKHR *t1054 = sbt_vk_t_alloc(f, sizeof(*t1054));
-		sbt_vk_f_VkMemoryFdPropertiesKHR(f, &(t1054[0]), depth + 1);
-		s->pMemoryFdProperties = t1054;
+		VkMemoryFdPropertiesKHR *t1057 = sbt_vk_t_alloc(f, sizeof(*t1057));
+		sbt_vk_f_VkMemoryFdPropertiesKHR(f, &(t1057[0]), depth + 1);
+		s->pMemoryFdProperties = t1057;
 	}
 }
 
@@ -44445,14 +44573,14 @@ static void sbt_vk_fa_vkGetMemoryRemoteAddressNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryGetRemoteAddressInfoNV *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
-		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1055[0]), depth + 1);
-		s->pMemoryGetRemoteAddressInfo = t1055;
+		VkMemoryGetRemoteAddressInfoNV *t1058 = sbt_vk_t_alloc(f, sizeof(*t1058));
+		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1058[0]), depth + 1);
+		s->pMemoryGetRemoteAddressInfo = t1058;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRemoteAddressNV *t1056 = sbt_vk_t_alloc(f, sizeof(*t1056));
-		t1056[0] = (VkRemoteAddressNV)(uintptr_t)sbt_vk_t_rand(f);
-		s->pAddress = t1056;
+		VkRemoteAddressNV *t1059 = sbt_vk_t_alloc(f, sizeof(*t1059));
+		t1059[0] = (VkRemoteAddressNV)(uintptr_t)sbt_vk_t_rand(f);
+		s->pAddress = t1059;
 	}
 }
 
@@ -44483,14 +44611,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_t *f
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceExternalSemaphoreInfo *t1057 = sbt_vk_t_alloc(f, sizeof(*t1057));
-		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1057[0]), depth + 1);
-		s->pExternalSemaphoreInfo = t1057;
+		VkPhysicalDeviceExternalSemaphoreInfo *t1060 = sbt_vk_t_alloc(f, sizeof(*t1060));
+		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1060[0]), depth + 1);
+		s->pExternalSemaphoreInfo = t1060;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalSemaphoreProperties *t1058 = sbt_vk_t_alloc(f, sizeof(*t1058));
-		sbt_vk_f_VkExternalSemaphoreProperties(f, &(t1058[0]), depth + 1);
-		s->pExternalSemaphoreProperties = t1058;
+		VkExternalSemaphoreProperties *t1061 = sbt_vk_t_alloc(f, sizeof(*t1061));
+		sbt_vk_f_VkExternalSemaphoreProperties(f, &(t1061[0]), depth + 1);
+		s->pExternalSemaphoreProperties = t1061;
 	}
 }
 
@@ -44520,14 +44648,14 @@ static void sbt_vk_fa_vkGetSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSemaphoreGetFdInfoKHR *t1059 = sbt_vk_t_alloc(f, sizeof(*t1059));
-		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1059[0]), depth + 1);
-		s->pGetFdInfo = t1059;
+		VkSemaphoreGetFdInfoKHR *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
+		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1062[0]), depth + 1);
+		s->pGetFdInfo = t1062;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1060 = sbt_vk_t_alloc(f, sizeof(*t1060));
-		t1060[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1060;
+		int *t1063 = sbt_vk_t_alloc(f, sizeof(*t1063));
+		t1063[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1063;
 	}
 }
 
@@ -44559,9 +44687,9 @@ static void sbt_vk_fa_vkImportSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImportSemaphoreFdInfoKHR *t1061 = sbt_vk_t_alloc(f, sizeof(*t1061));
-		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1061[0]), depth + 1);
-		s->pImportSemaphoreFdInfo = t1061;
+		VkImportSemaphoreFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
+		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1064[0]), depth + 1);
+		s->pImportSemaphoreFdInfo = t1064;
 	}
 }
 
@@ -44588,14 +44716,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_t *f, vo
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceExternalFenceInfo *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
-		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1062[0]), depth + 1);
-		s->pExternalFenceInfo = t1062;
+		VkPhysicalDeviceExternalFenceInfo *t1065 = sbt_vk_t_alloc(f, sizeof(*t1065));
+		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1065[0]), depth + 1);
+		s->pExternalFenceInfo = t1065;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExternalFenceProperties *t1063 = sbt_vk_t_alloc(f, sizeof(*t1063));
-		sbt_vk_f_VkExternalFenceProperties(f, &(t1063[0]), depth + 1);
-		s->pExternalFenceProperties = t1063;
+		VkExternalFenceProperties *t1066 = sbt_vk_t_alloc(f, sizeof(*t1066));
+		sbt_vk_f_VkExternalFenceProperties(f, &(t1066[0]), depth + 1);
+		s->pExternalFenceProperties = t1066;
 	}
 }
 
@@ -44625,14 +44753,14 @@ static void sbt_vk_fa_vkGetFenceFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFenceGetFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
-		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1064[0]), depth + 1);
-		s->pGetFdInfo = t1064;
+		VkFenceGetFdInfoKHR *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
+		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1067[0]), depth + 1);
+		s->pGetFdInfo = t1067;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		int *t1065 = sbt_vk_t_alloc(f, sizeof(*t1065));
-		t1065[0] = (int)(int32_t)sbt_vk_t_rand(f);
-		s->pFd = t1065;
+		int *t1068 = sbt_vk_t_alloc(f, sizeof(*t1068));
+		t1068[0] = (int)(int32_t)sbt_vk_t_rand(f);
+		s->pFd = t1068;
 	}
 }
 
@@ -44664,9 +44792,9 @@ static void sbt_vk_fa_vkImportFenceFdKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImportFenceFdInfoKHR *t1066 = sbt_vk_t_alloc(f, sizeof(*t1066));
-		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1066[0]), depth + 1);
-		s->pImportFenceFdInfo = t1066;
+		VkImportFenceFdInfoKHR *t1069 = sbt_vk_t_alloc(f, sizeof(*t1069));
+		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1069[0]), depth + 1);
+		s->pImportFenceFdInfo = t1069;
 	}
 }
 
@@ -44709,6 +44837,69 @@ static int sbt_vk_ca_vkReleaseDisplayEXT(sbt_vk_c *c, const void *va, const void
 	return 0;
 }
 
+static void sbt_vk_fa_vkAcquireXlibDisplayEXT(sbt_vk_t *f, void *vs)
+{
+	sbt_vk_args_vkAcquireXlibDisplayEXT *s = vs;
+	const int depth = 0;
+	(void)depth;
+	(void)f;
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->ret = VK_SUCCESS;
+	s->dpy = (Display *)(uintptr_t)sbt_vk_t_rand(f);
+}
+
+static int sbt_vk_ca_vkAcquireXlibDisplayEXT(sbt_vk_c *c, const void *va, const void *vb)
+{
+	const sbt_vk_args_vkAcquireXlibDisplayEXT *a = va, *b = vb;
+	(void)c;
+	if ((uint64_t)(uintptr_t)(b->physicalDevice) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->physicalDevice), 1))
+		return sbt_vk_t_fail(c, "vkAcquireXlibDisplayEXT.physicalDevice");
+	if ((uintptr_t)a->dpy != (uintptr_t)b->dpy)
+		return sbt_vk_t_fail(c, "vkAcquireXlibDisplayEXT.dpy");
+	if ((uint64_t)(uintptr_t)(b->display) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->display), 1))
+		return sbt_vk_t_fail(c, "vkAcquireXlibDisplayEXT.display");
+	if ((a->ret) != (b->ret))
+		return sbt_vk_t_fail(c, "vkAcquireXlibDisplayEXT.ret");
+	return 0;
+}
+
+static void sbt_vk_fa_vkGetRandROutputDisplayEXT(sbt_vk_t *f, void *vs)
+{
+	sbt_vk_args_vkGetRandROutputDisplayEXT *s = vs;
+	const int depth = 0;
+	(void)depth;
+	(void)f;
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->rrOutput = (RROutput)sbt_vk_t_rand(f);
+	s->ret = VK_SUCCESS;
+	s->dpy = (Display *)(uintptr_t)sbt_vk_t_rand(f);
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkDisplayKHR *t1070 = sbt_vk_t_alloc(f, sizeof(*t1070));
+		t1070[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDisplay = t1070;
+	}
+}
+
+static int sbt_vk_ca_vkGetRandROutputDisplayEXT(sbt_vk_c *c, const void *va, const void *vb)
+{
+	const sbt_vk_args_vkGetRandROutputDisplayEXT *a = va, *b = vb;
+	(void)c;
+	if ((uint64_t)(uintptr_t)(b->physicalDevice) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->physicalDevice), 1))
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.physicalDevice");
+	if ((uintptr_t)a->dpy != (uintptr_t)b->dpy)
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.dpy");
+	if ((a->rrOutput) != (b->rrOutput))
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.rrOutput");
+	if (!a->pDisplay != !b->pDisplay)
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.pDisplay");
+	if (a->pDisplay && ((uint64_t)(uintptr_t)(b->pDisplay[0]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pDisplay[0]), 0)))
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.pDisplay");
+	if ((a->ret) != (b->ret))
+		return sbt_vk_t_fail(c, "vkGetRandROutputDisplayEXT.ret");
+	return 0;
+}
+
 static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs)
 {
 	sbt_vk_args_vkDisplayPowerControlEXT *s = vs;
@@ -44719,9 +44910,9 @@ static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayPowerInfoEXT *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
-		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1067[0]), depth + 1);
-		s->pDisplayPowerInfo = t1067;
+		VkDisplayPowerInfoEXT *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
+		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1071[0]), depth + 1);
+		s->pDisplayPowerInfo = t1071;
 	}
 }
 
@@ -44751,19 +44942,19 @@ static void sbt_vk_fa_vkRegisterDeviceEventEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceEventInfoEXT *t1068 = sbt_vk_t_alloc(f, sizeof(*t1068));
-		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1068[0]), depth + 1);
-		s->pDeviceEventInfo = t1068;
+		VkDeviceEventInfoEXT *t1072 = sbt_vk_t_alloc(f, sizeof(*t1072));
+		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1072[0]), depth + 1);
+		s->pDeviceEventInfo = t1072;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1069 = sbt_vk_t_alloc(f, sizeof(*t1069));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1069[0]), depth + 1);
-		s->pAllocator = t1069;
+		VkAllocationCallbacks *t1073 = sbt_vk_t_alloc(f, sizeof(*t1073));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1073[0]), depth + 1);
+		s->pAllocator = t1073;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFence *t1070 = sbt_vk_t_alloc(f, sizeof(*t1070));
-		t1070[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFence = t1070;
+		VkFence *t1074 = sbt_vk_t_alloc(f, sizeof(*t1074));
+		t1074[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFence = t1074;
 	}
 }
 
@@ -44800,19 +44991,19 @@ static void sbt_vk_fa_vkRegisterDisplayEventEXT(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayEventInfoEXT *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
-		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1071[0]), depth + 1);
-		s->pDisplayEventInfo = t1071;
+		VkDisplayEventInfoEXT *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
+		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1075[0]), depth + 1);
+		s->pDisplayEventInfo = t1075;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1072 = sbt_vk_t_alloc(f, sizeof(*t1072));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1072[0]), depth + 1);
-		s->pAllocator = t1072;
+		VkAllocationCallbacks *t1076 = sbt_vk_t_alloc(f, sizeof(*t1076));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1076[0]), depth + 1);
+		s->pAllocator = t1076;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkFence *t1073 = sbt_vk_t_alloc(f, sizeof(*t1073));
-		t1073[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFence = t1073;
+		VkFence *t1077 = sbt_vk_t_alloc(f, sizeof(*t1077));
+		t1077[0] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFence = t1077;
 	}
 }
 
@@ -44852,9 +45043,9 @@ static void sbt_vk_fa_vkGetSwapchainCounterEXT(sbt_vk_t *f, void *vs)
 	s->counter = (VkSurfaceCounterFlagBitsEXT)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1074 = sbt_vk_t_alloc(f, sizeof(*t1074));
-		t1074[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pCounterValue = t1074;
+		uint64_t *t1078 = sbt_vk_t_alloc(f, sizeof(*t1078));
+		t1078[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pCounterValue = t1078;
 	}
 }
 
@@ -44887,9 +45078,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_t *f, vo
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceCapabilities2EXT *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
-		sbt_vk_f_VkSurfaceCapabilities2EXT(f, &(t1075[0]), depth + 1);
-		s->pSurfaceCapabilities = t1075;
+		VkSurfaceCapabilities2EXT *t1079 = sbt_vk_t_alloc(f, sizeof(*t1079));
+		sbt_vk_f_VkSurfaceCapabilities2EXT(f, &(t1079[0]), depth + 1);
+		s->pSurfaceCapabilities = t1079;
 	}
 }
 
@@ -44919,17 +45110,17 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceGroups(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1076 = sbt_vk_t_alloc(f, sizeof(*t1076));
-		t1076[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPhysicalDeviceGroupCount = t1076;
+		uint32_t *t1080 = sbt_vk_t_alloc(f, sizeof(*t1080));
+		t1080[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPhysicalDeviceGroupCount = t1080;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1079 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
-		VkPhysicalDeviceGroupProperties *t1077 = sbt_vk_t_alloc(f, n1079 * sizeof(*t1077));
-		for (uint64_t i1078 = 0; i1078 < n1079; i1078++) {
-			sbt_vk_f_VkPhysicalDeviceGroupProperties(f, &(t1077[i1078]), depth + 1);
+		const uint64_t n1083 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
+		VkPhysicalDeviceGroupProperties *t1081 = sbt_vk_t_alloc(f, n1083 * sizeof(*t1081));
+		for (uint64_t i1082 = 0; i1082 < n1083; i1082++) {
+			sbt_vk_f_VkPhysicalDeviceGroupProperties(f, &(t1081[i1082]), depth + 1);
 		}
-		s->pPhysicalDeviceGroupProperties = t1077;
+		s->pPhysicalDeviceGroupProperties = t1081;
 	}
 }
 
@@ -44946,8 +45137,8 @@ static int sbt_vk_ca_vkEnumeratePhysicalDeviceGroups(sbt_vk_c *c, const void *va
 	if (!a->pPhysicalDeviceGroupProperties != !b->pPhysicalDeviceGroupProperties)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.pPhysicalDeviceGroupProperties");
 	if (a->pPhysicalDeviceGroupProperties)
-		for (uint64_t i1080 = 0; i1080 < (a->pPhysicalDeviceGroupCount ? (uint64_t)*a->pPhysicalDeviceGroupCount : 0); i1080++)
-			if (sbt_vk_c_VkPhysicalDeviceGroupProperties(c, &(a->pPhysicalDeviceGroupProperties[i1080]), &(b->pPhysicalDeviceGroupProperties[i1080]), 0))
+		for (uint64_t i1084 = 0; i1084 < (a->pPhysicalDeviceGroupCount ? (uint64_t)*a->pPhysicalDeviceGroupCount : 0); i1084++)
+			if (sbt_vk_c_VkPhysicalDeviceGroupProperties(c, &(a->pPhysicalDeviceGroupProperties[i1084]), &(b->pPhysicalDeviceGroupProperties[i1084]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.pPhysicalDeviceGroupProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceGroups.ret");
@@ -44965,9 +45156,9 @@ static void sbt_vk_fa_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_t *f, void *vs)
 	s->localDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->remoteDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPeerMemoryFeatureFlags *t1081 = sbt_vk_t_alloc(f, sizeof(*t1081));
-		t1081[0] = (VkPeerMemoryFeatureFlags)sbt_vk_t_rand(f);
-		s->pPeerMemoryFeatures = t1081;
+		VkPeerMemoryFeatureFlags *t1085 = sbt_vk_t_alloc(f, sizeof(*t1085));
+		t1085[0] = (VkPeerMemoryFeatureFlags)sbt_vk_t_rand(f);
+		s->pPeerMemoryFeatures = t1085;
 	}
 }
 
@@ -45000,12 +45191,12 @@ static void sbt_vk_fa_vkBindBufferMemory2(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1084 = (uint64_t)s->bindInfoCount;
-		VkBindBufferMemoryInfo *t1082 = sbt_vk_t_alloc(f, n1084 * sizeof(*t1082));
-		for (uint64_t i1083 = 0; i1083 < n1084; i1083++) {
-			sbt_vk_f_VkBindBufferMemoryInfo(f, &(t1082[i1083]), depth + 1);
+		const uint64_t n1088 = (uint64_t)s->bindInfoCount;
+		VkBindBufferMemoryInfo *t1086 = sbt_vk_t_alloc(f, n1088 * sizeof(*t1086));
+		for (uint64_t i1087 = 0; i1087 < n1088; i1087++) {
+			sbt_vk_f_VkBindBufferMemoryInfo(f, &(t1086[i1087]), depth + 1);
 		}
-		s->pBindInfos = t1082;
+		s->pBindInfos = t1086;
 	}
 }
 
@@ -45024,8 +45215,8 @@ static int sbt_vk_ca_vkBindBufferMemory2(sbt_vk_c *c, const void *va, const void
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1085 = 0; i1085 < (uint64_t)a->bindInfoCount; i1085++)
-				if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1085]), &(b->pBindInfos[i1085]), 1))
+			for (uint64_t i1089 = 0; i1089 < (uint64_t)a->bindInfoCount; i1089++)
+				if (sbt_vk_c_VkBindBufferMemoryInfo(c, &(a->pBindInfos[i1089]), &(b->pBindInfos[i1089]), 1))
 					return sbt_vk_t_fail(c, "vkBindBufferMemory2.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -45043,12 +45234,12 @@ static void sbt_vk_fa_vkBindImageMemory2(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1088 = (uint64_t)s->bindInfoCount;
-		VkBindImageMemoryInfo *t1086 = sbt_vk_t_alloc(f, n1088 * sizeof(*t1086));
-		for (uint64_t i1087 = 0; i1087 < n1088; i1087++) {
-			sbt_vk_f_VkBindImageMemoryInfo(f, &(t1086[i1087]), depth + 1);
+		const uint64_t n1092 = (uint64_t)s->bindInfoCount;
+		VkBindImageMemoryInfo *t1090 = sbt_vk_t_alloc(f, n1092 * sizeof(*t1090));
+		for (uint64_t i1091 = 0; i1091 < n1092; i1091++) {
+			sbt_vk_f_VkBindImageMemoryInfo(f, &(t1090[i1091]), depth + 1);
 		}
-		s->pBindInfos = t1086;
+		s->pBindInfos = t1090;
 	}
 }
 
@@ -45067,8 +45258,8 @@ static int sbt_vk_ca_vkBindImageMemory2(sbt_vk_c *c, const void *va, const void 
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1089 = 0; i1089 < (uint64_t)a->bindInfoCount; i1089++)
-				if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1089]), &(b->pBindInfos[i1089]), 1))
+			for (uint64_t i1093 = 0; i1093 < (uint64_t)a->bindInfoCount; i1093++)
+				if (sbt_vk_c_VkBindImageMemoryInfo(c, &(a->pBindInfos[i1093]), &(b->pBindInfos[i1093]), 1))
 					return sbt_vk_t_fail(c, "vkBindImageMemory2.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -45106,9 +45297,9 @@ static void sbt_vk_fa_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_t *f, void *
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceGroupPresentCapabilitiesKHR *t1090 = sbt_vk_t_alloc(f, sizeof(*t1090));
-		sbt_vk_f_VkDeviceGroupPresentCapabilitiesKHR(f, &(t1090[0]), depth + 1);
-		s->pDeviceGroupPresentCapabilities = t1090;
+		VkDeviceGroupPresentCapabilitiesKHR *t1094 = sbt_vk_t_alloc(f, sizeof(*t1094));
+		sbt_vk_f_VkDeviceGroupPresentCapabilitiesKHR(f, &(t1094[0]), depth + 1);
+		s->pDeviceGroupPresentCapabilities = t1094;
 	}
 }
 
@@ -45137,9 +45328,9 @@ static void sbt_vk_fa_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_t *f, void *
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceGroupPresentModeFlagsKHR *t1091 = sbt_vk_t_alloc(f, sizeof(*t1091));
-		t1091[0] = (VkDeviceGroupPresentModeFlagsKHR)sbt_vk_t_rand(f);
-		s->pModes = t1091;
+		VkDeviceGroupPresentModeFlagsKHR *t1095 = sbt_vk_t_alloc(f, sizeof(*t1095));
+		t1095[0] = (VkDeviceGroupPresentModeFlagsKHR)sbt_vk_t_rand(f);
+		s->pModes = t1095;
 	}
 }
 
@@ -45169,14 +45360,14 @@ static void sbt_vk_fa_vkAcquireNextImage2KHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAcquireNextImageInfoKHR *t1092 = sbt_vk_t_alloc(f, sizeof(*t1092));
-		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1092[0]), depth + 1);
-		s->pAcquireInfo = t1092;
+		VkAcquireNextImageInfoKHR *t1096 = sbt_vk_t_alloc(f, sizeof(*t1096));
+		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1096[0]), depth + 1);
+		s->pAcquireInfo = t1096;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1093 = sbt_vk_t_alloc(f, sizeof(*t1093));
-		t1093[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pImageIndex = t1093;
+		uint32_t *t1097 = sbt_vk_t_alloc(f, sizeof(*t1097));
+		t1097[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pImageIndex = t1097;
 	}
 }
 
@@ -45245,17 +45436,17 @@ static void sbt_vk_fa_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_t *f, void 
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1094 = sbt_vk_t_alloc(f, sizeof(*t1094));
-		t1094[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pRectCount = t1094;
+		uint32_t *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
+		t1098[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pRectCount = t1098;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1097 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
-		VkRect2D *t1095 = sbt_vk_t_alloc(f, n1097 * sizeof(*t1095));
-		for (uint64_t i1096 = 0; i1096 < n1097; i1096++) {
-			sbt_vk_t_bytes(f, &(t1095[i1096]), sizeof(t1095[i1096]));
+		const uint64_t n1101 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
+		VkRect2D *t1099 = sbt_vk_t_alloc(f, n1101 * sizeof(*t1099));
+		for (uint64_t i1100 = 0; i1100 < n1101; i1100++) {
+			sbt_vk_t_bytes(f, &(t1099[i1100]), sizeof(t1099[i1100]));
 		}
-		s->pRects = t1095;
+		s->pRects = t1099;
 	}
 }
 
@@ -45289,19 +45480,19 @@ static void sbt_vk_fa_vkCreateDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorUpdateTemplateCreateInfo *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
-		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1098[0]), depth + 1);
-		s->pCreateInfo = t1098;
+		VkDescriptorUpdateTemplateCreateInfo *t1102 = sbt_vk_t_alloc(f, sizeof(*t1102));
+		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1102[0]), depth + 1);
+		s->pCreateInfo = t1102;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1099 = sbt_vk_t_alloc(f, sizeof(*t1099));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1099[0]), depth + 1);
-		s->pAllocator = t1099;
+		VkAllocationCallbacks *t1103 = sbt_vk_t_alloc(f, sizeof(*t1103));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1103[0]), depth + 1);
+		s->pAllocator = t1103;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorUpdateTemplate *t1100 = sbt_vk_t_alloc(f, sizeof(*t1100));
-		t1100[0] = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDescriptorUpdateTemplate = t1100;
+		VkDescriptorUpdateTemplate *t1104 = sbt_vk_t_alloc(f, sizeof(*t1104));
+		t1104[0] = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDescriptorUpdateTemplate = t1104;
 	}
 }
 
@@ -45337,9 +45528,9 @@ static void sbt_vk_fa_vkDestroyDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1101 = sbt_vk_t_alloc(f, sizeof(*t1101));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1101[0]), depth + 1);
-		s->pAllocator = t1101;
+		VkAllocationCallbacks *t1105 = sbt_vk_t_alloc(f, sizeof(*t1105));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1105[0]), depth + 1);
+		s->pAllocator = t1105;
 	}
 }
 
@@ -45424,20 +45615,20 @@ static void sbt_vk_fa_vkSetHdrMetadataEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1104 = (uint64_t)s->swapchainCount;
-		VkSwapchainKHR *t1102 = sbt_vk_t_alloc(f, n1104 * sizeof(*t1102));
-		for (uint64_t i1103 = 0; i1103 < n1104; i1103++) {
-			t1102[i1103] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1108 = (uint64_t)s->swapchainCount;
+		VkSwapchainKHR *t1106 = sbt_vk_t_alloc(f, n1108 * sizeof(*t1106));
+		for (uint64_t i1107 = 0; i1107 < n1108; i1107++) {
+			t1106[i1107] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pSwapchains = t1102;
+		s->pSwapchains = t1106;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1107 = (uint64_t)s->swapchainCount;
-		VkHdrMetadataEXT *t1105 = sbt_vk_t_alloc(f, n1107 * sizeof(*t1105));
-		for (uint64_t i1106 = 0; i1106 < n1107; i1106++) {
-			sbt_vk_f_VkHdrMetadataEXT(f, &(t1105[i1106]), depth + 1);
+		const uint64_t n1111 = (uint64_t)s->swapchainCount;
+		VkHdrMetadataEXT *t1109 = sbt_vk_t_alloc(f, n1111 * sizeof(*t1109));
+		for (uint64_t i1110 = 0; i1110 < n1111; i1110++) {
+			sbt_vk_f_VkHdrMetadataEXT(f, &(t1109[i1110]), depth + 1);
 		}
-		s->pMetadata = t1105;
+		s->pMetadata = t1109;
 	}
 }
 
@@ -45456,8 +45647,8 @@ static int sbt_vk_ca_vkSetHdrMetadataEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pSwapchains != !b->pSwapchains)
 			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
 		if (a->pSwapchains)
-			for (uint64_t i1108 = 0; i1108 < (uint64_t)a->swapchainCount; i1108++)
-				if ((uint64_t)(uintptr_t)(b->pSwapchains[i1108]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1108]), 1))
+			for (uint64_t i1112 = 0; i1112 < (uint64_t)a->swapchainCount; i1112++)
+				if ((uint64_t)(uintptr_t)(b->pSwapchains[i1112]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSwapchains[i1112]), 1))
 					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pSwapchains");
 	}
 	if ((((uint64_t)a->swapchainCount) == 0)) {
@@ -45467,8 +45658,8 @@ static int sbt_vk_ca_vkSetHdrMetadataEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pMetadata != !b->pMetadata)
 			return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
 		if (a->pMetadata)
-			for (uint64_t i1109 = 0; i1109 < (uint64_t)a->swapchainCount; i1109++)
-				if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1109]), &(b->pMetadata[i1109]), 1))
+			for (uint64_t i1113 = 0; i1113 < (uint64_t)a->swapchainCount; i1113++)
+				if (sbt_vk_c_VkHdrMetadataEXT(c, &(a->pMetadata[i1113]), &(b->pMetadata[i1113]), 1))
 					return sbt_vk_t_fail(c, "vkSetHdrMetadataEXT.pMetadata");
 	}
 	return 0;
@@ -45508,9 +45699,9 @@ static void sbt_vk_fa_vkGetRefreshCycleDurationGOOGLE(sbt_vk_t *f, void *vs)
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRefreshCycleDurationGOOGLE *t1110 = sbt_vk_t_alloc(f, sizeof(*t1110));
-		sbt_vk_t_bytes(f, &(t1110[0]), sizeof(t1110[0]));
-		s->pDisplayTimingProperties = t1110;
+		VkRefreshCycleDurationGOOGLE *t1114 = sbt_vk_t_alloc(f, sizeof(*t1114));
+		sbt_vk_t_bytes(f, &(t1114[0]), sizeof(t1114[0]));
+		s->pDisplayTimingProperties = t1114;
 	}
 }
 
@@ -45541,17 +45732,17 @@ static void sbt_vk_fa_vkGetPastPresentationTimingGOOGLE(sbt_vk_t *f, void *vs)
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1111 = sbt_vk_t_alloc(f, sizeof(*t1111));
-		t1111[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPresentationTimingCount = t1111;
+		uint32_t *t1115 = sbt_vk_t_alloc(f, sizeof(*t1115));
+		t1115[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPresentationTimingCount = t1115;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1114 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
-		VkPastPresentationTimingGOOGLE *t1112 = sbt_vk_t_alloc(f, n1114 * sizeof(*t1112));
-		for (uint64_t i1113 = 0; i1113 < n1114; i1113++) {
-			sbt_vk_f_VkPastPresentationTimingGOOGLE(f, &(t1112[i1113]), depth + 1);
+		const uint64_t n1118 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
+		VkPastPresentationTimingGOOGLE *t1116 = sbt_vk_t_alloc(f, n1118 * sizeof(*t1116));
+		for (uint64_t i1117 = 0; i1117 < n1118; i1117++) {
+			sbt_vk_f_VkPastPresentationTimingGOOGLE(f, &(t1116[i1117]), depth + 1);
 		}
-		s->pPresentationTimings = t1112;
+		s->pPresentationTimings = t1116;
 	}
 }
 
@@ -45570,8 +45761,8 @@ static int sbt_vk_ca_vkGetPastPresentationTimingGOOGLE(sbt_vk_c *c, const void *
 	if (!a->pPresentationTimings != !b->pPresentationTimings)
 		return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.pPresentationTimings");
 	if (a->pPresentationTimings)
-		for (uint64_t i1115 = 0; i1115 < (a->pPresentationTimingCount ? (uint64_t)*a->pPresentationTimingCount : 0); i1115++)
-			if (sbt_vk_c_VkPastPresentationTimingGOOGLE(c, &(a->pPresentationTimings[i1115]), &(b->pPresentationTimings[i1115]), 0))
+		for (uint64_t i1119 = 0; i1119 < (a->pPresentationTimingCount ? (uint64_t)*a->pPresentationTimingCount : 0); i1119++)
+			if (sbt_vk_c_VkPastPresentationTimingGOOGLE(c, &(a->pPresentationTimings[i1119]), &(b->pPresentationTimings[i1119]), 0))
 				return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.pPresentationTimings");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPastPresentationTimingGOOGLE.ret");
@@ -45588,12 +45779,12 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingNV(sbt_vk_t *f, void *vs)
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1118 = (uint64_t)s->viewportCount;
-		VkViewportWScalingNV *t1116 = sbt_vk_t_alloc(f, n1118 * sizeof(*t1116));
-		for (uint64_t i1117 = 0; i1117 < n1118; i1117++) {
-			sbt_vk_t_bytes(f, &(t1116[i1117]), sizeof(t1116[i1117]));
+		const uint64_t n1122 = (uint64_t)s->viewportCount;
+		VkViewportWScalingNV *t1120 = sbt_vk_t_alloc(f, n1122 * sizeof(*t1120));
+		for (uint64_t i1121 = 0; i1121 < n1122; i1121++) {
+			sbt_vk_t_bytes(f, &(t1120[i1121]), sizeof(t1120[i1121]));
 		}
-		s->pViewportWScalings = t1116;
+		s->pViewportWScalings = t1120;
 	}
 }
 
@@ -45629,12 +45820,12 @@ static void sbt_vk_fa_vkCmdSetDiscardRectangleEXT(sbt_vk_t *f, void *vs)
 	s->firstDiscardRectangle = (uint32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1121 = (uint64_t)s->discardRectangleCount;
-		VkRect2D *t1119 = sbt_vk_t_alloc(f, n1121 * sizeof(*t1119));
-		for (uint64_t i1120 = 0; i1120 < n1121; i1120++) {
-			sbt_vk_t_bytes(f, &(t1119[i1120]), sizeof(t1119[i1120]));
+		const uint64_t n1125 = (uint64_t)s->discardRectangleCount;
+		VkRect2D *t1123 = sbt_vk_t_alloc(f, n1125 * sizeof(*t1123));
+		for (uint64_t i1124 = 0; i1124 < n1125; i1124++) {
+			sbt_vk_t_bytes(f, &(t1123[i1124]), sizeof(t1123[i1124]));
 		}
-		s->pDiscardRectangles = t1119;
+		s->pDiscardRectangles = t1123;
 	}
 }
 
@@ -45668,9 +45859,9 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSampleLocationsInfoEXT *t1122 = sbt_vk_t_alloc(f, sizeof(*t1122));
-		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1122[0]), depth + 1);
-		s->pSampleLocationsInfo = t1122;
+		VkSampleLocationsInfoEXT *t1126 = sbt_vk_t_alloc(f, sizeof(*t1126));
+		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1126[0]), depth + 1);
+		s->pSampleLocationsInfo = t1126;
 	}
 }
 
@@ -45696,9 +45887,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_t *f, v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMultisamplePropertiesEXT *t1123 = sbt_vk_t_alloc(f, sizeof(*t1123));
-		sbt_vk_f_VkMultisamplePropertiesEXT(f, &(t1123[0]), depth + 1);
-		s->pMultisampleProperties = t1123;
+		VkMultisamplePropertiesEXT *t1127 = sbt_vk_t_alloc(f, sizeof(*t1127));
+		sbt_vk_f_VkMultisamplePropertiesEXT(f, &(t1127[0]), depth + 1);
+		s->pMultisampleProperties = t1127;
 	}
 }
 
@@ -45726,14 +45917,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_t *f, vo
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceSurfaceInfo2KHR *t1124 = sbt_vk_t_alloc(f, sizeof(*t1124));
-		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1124[0]), depth + 1);
-		s->pSurfaceInfo = t1124;
+		VkPhysicalDeviceSurfaceInfo2KHR *t1128 = sbt_vk_t_alloc(f, sizeof(*t1128));
+		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1128[0]), depth + 1);
+		s->pSurfaceInfo = t1128;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceCapabilities2KHR *t1125 = sbt_vk_t_alloc(f, sizeof(*t1125));
-		sbt_vk_f_VkSurfaceCapabilities2KHR(f, &(t1125[0]), depth + 1);
-		s->pSurfaceCapabilities = t1125;
+		VkSurfaceCapabilities2KHR *t1129 = sbt_vk_t_alloc(f, sizeof(*t1129));
+		sbt_vk_f_VkSurfaceCapabilities2KHR(f, &(t1129[0]), depth + 1);
+		s->pSurfaceCapabilities = t1129;
 	}
 }
 
@@ -45765,22 +45956,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_t *f, void *v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceSurfaceInfo2KHR *t1126 = sbt_vk_t_alloc(f, sizeof(*t1126));
-		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1126[0]), depth + 1);
-		s->pSurfaceInfo = t1126;
+		VkPhysicalDeviceSurfaceInfo2KHR *t1130 = sbt_vk_t_alloc(f, sizeof(*t1130));
+		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1130[0]), depth + 1);
+		s->pSurfaceInfo = t1130;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1127 = sbt_vk_t_alloc(f, sizeof(*t1127));
-		t1127[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSurfaceFormatCount = t1127;
+		uint32_t *t1131 = sbt_vk_t_alloc(f, sizeof(*t1131));
+		t1131[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSurfaceFormatCount = t1131;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1130 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
-		VkSurfaceFormat2KHR *t1128 = sbt_vk_t_alloc(f, n1130 * sizeof(*t1128));
-		for (uint64_t i1129 = 0; i1129 < n1130; i1129++) {
-			sbt_vk_f_VkSurfaceFormat2KHR(f, &(t1128[i1129]), depth + 1);
+		const uint64_t n1134 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
+		VkSurfaceFormat2KHR *t1132 = sbt_vk_t_alloc(f, n1134 * sizeof(*t1132));
+		for (uint64_t i1133 = 0; i1133 < n1134; i1133++) {
+			sbt_vk_f_VkSurfaceFormat2KHR(f, &(t1132[i1133]), depth + 1);
 		}
-		s->pSurfaceFormats = t1128;
+		s->pSurfaceFormats = t1132;
 	}
 }
 
@@ -45801,8 +45992,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_c *c, const vo
 	if (!a->pSurfaceFormats != !b->pSurfaceFormats)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceFormats");
 	if (a->pSurfaceFormats)
-		for (uint64_t i1131 = 0; i1131 < (a->pSurfaceFormatCount ? (uint64_t)*a->pSurfaceFormatCount : 0); i1131++)
-			if (sbt_vk_c_VkSurfaceFormat2KHR(c, &(a->pSurfaceFormats[i1131]), &(b->pSurfaceFormats[i1131]), 0))
+		for (uint64_t i1135 = 0; i1135 < (a->pSurfaceFormatCount ? (uint64_t)*a->pSurfaceFormatCount : 0); i1135++)
+			if (sbt_vk_c_VkSurfaceFormat2KHR(c, &(a->pSurfaceFormats[i1135]), &(b->pSurfaceFormats[i1135]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceFormats");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSurfaceFormats2KHR.ret");
@@ -45818,17 +46009,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_t *f, void
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1132 = sbt_vk_t_alloc(f, sizeof(*t1132));
-		t1132[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1132;
+		uint32_t *t1136 = sbt_vk_t_alloc(f, sizeof(*t1136));
+		t1136[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1136;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1135 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayProperties2KHR *t1133 = sbt_vk_t_alloc(f, n1135 * sizeof(*t1133));
-		for (uint64_t i1134 = 0; i1134 < n1135; i1134++) {
-			sbt_vk_f_VkDisplayProperties2KHR(f, &(t1133[i1134]), depth + 1);
+		const uint64_t n1139 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayProperties2KHR *t1137 = sbt_vk_t_alloc(f, n1139 * sizeof(*t1137));
+		for (uint64_t i1138 = 0; i1138 < n1139; i1138++) {
+			sbt_vk_f_VkDisplayProperties2KHR(f, &(t1137[i1138]), depth + 1);
 		}
-		s->pProperties = t1133;
+		s->pProperties = t1137;
 	}
 }
 
@@ -45845,8 +46036,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_c *c, const
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1136 = 0; i1136 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1136++)
-			if (sbt_vk_c_VkDisplayProperties2KHR(c, &(a->pProperties[i1136]), &(b->pProperties[i1136]), 0))
+		for (uint64_t i1140 = 0; i1140 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1140++)
+			if (sbt_vk_c_VkDisplayProperties2KHR(c, &(a->pProperties[i1140]), &(b->pProperties[i1140]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayProperties2KHR.ret");
@@ -45862,17 +46053,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_t *f,
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1137 = sbt_vk_t_alloc(f, sizeof(*t1137));
-		t1137[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1137;
+		uint32_t *t1141 = sbt_vk_t_alloc(f, sizeof(*t1141));
+		t1141[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1141;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1140 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayPlaneProperties2KHR *t1138 = sbt_vk_t_alloc(f, n1140 * sizeof(*t1138));
-		for (uint64_t i1139 = 0; i1139 < n1140; i1139++) {
-			sbt_vk_f_VkDisplayPlaneProperties2KHR(f, &(t1138[i1139]), depth + 1);
+		const uint64_t n1144 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayPlaneProperties2KHR *t1142 = sbt_vk_t_alloc(f, n1144 * sizeof(*t1142));
+		for (uint64_t i1143 = 0; i1143 < n1144; i1143++) {
+			sbt_vk_f_VkDisplayPlaneProperties2KHR(f, &(t1142[i1143]), depth + 1);
 		}
-		s->pProperties = t1138;
+		s->pProperties = t1142;
 	}
 }
 
@@ -45889,8 +46080,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_c *c, 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1141 = 0; i1141 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1141++)
-			if (sbt_vk_c_VkDisplayPlaneProperties2KHR(c, &(a->pProperties[i1141]), &(b->pProperties[i1141]), 0))
+		for (uint64_t i1145 = 0; i1145 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1145++)
+			if (sbt_vk_c_VkDisplayPlaneProperties2KHR(c, &(a->pProperties[i1145]), &(b->pProperties[i1145]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret");
@@ -45907,17 +46098,17 @@ static void sbt_vk_fa_vkGetDisplayModeProperties2KHR(sbt_vk_t *f, void *vs)
 	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1142 = sbt_vk_t_alloc(f, sizeof(*t1142));
-		t1142[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1142;
+		uint32_t *t1146 = sbt_vk_t_alloc(f, sizeof(*t1146));
+		t1146[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1146;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1145 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkDisplayModeProperties2KHR *t1143 = sbt_vk_t_alloc(f, n1145 * sizeof(*t1143));
-		for (uint64_t i1144 = 0; i1144 < n1145; i1144++) {
-			sbt_vk_f_VkDisplayModeProperties2KHR(f, &(t1143[i1144]), depth + 1);
+		const uint64_t n1149 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkDisplayModeProperties2KHR *t1147 = sbt_vk_t_alloc(f, n1149 * sizeof(*t1147));
+		for (uint64_t i1148 = 0; i1148 < n1149; i1148++) {
+			sbt_vk_f_VkDisplayModeProperties2KHR(f, &(t1147[i1148]), depth + 1);
 		}
-		s->pProperties = t1143;
+		s->pProperties = t1147;
 	}
 }
 
@@ -45936,8 +46127,8 @@ static int sbt_vk_ca_vkGetDisplayModeProperties2KHR(sbt_vk_c *c, const void *va,
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1146 = 0; i1146 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1146++)
-			if (sbt_vk_c_VkDisplayModeProperties2KHR(c, &(a->pProperties[i1146]), &(b->pProperties[i1146]), 0))
+		for (uint64_t i1150 = 0; i1150 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1150++)
+			if (sbt_vk_c_VkDisplayModeProperties2KHR(c, &(a->pProperties[i1150]), &(b->pProperties[i1150]), 0))
 				return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetDisplayModeProperties2KHR.ret");
@@ -45953,14 +46144,14 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_t *f, void *vs)
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayPlaneInfo2KHR *t1147 = sbt_vk_t_alloc(f, sizeof(*t1147));
-		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1147[0]), depth + 1);
-		s->pDisplayPlaneInfo = t1147;
+		VkDisplayPlaneInfo2KHR *t1151 = sbt_vk_t_alloc(f, sizeof(*t1151));
+		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1151[0]), depth + 1);
+		s->pDisplayPlaneInfo = t1151;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayPlaneCapabilities2KHR *t1148 = sbt_vk_t_alloc(f, sizeof(*t1148));
-		sbt_vk_f_VkDisplayPlaneCapabilities2KHR(f, &(t1148[0]), depth + 1);
-		s->pCapabilities = t1148;
+		VkDisplayPlaneCapabilities2KHR *t1152 = sbt_vk_t_alloc(f, sizeof(*t1152));
+		sbt_vk_f_VkDisplayPlaneCapabilities2KHR(f, &(t1152[0]), depth + 1);
+		s->pCapabilities = t1152;
 	}
 }
 
@@ -45991,14 +46182,14 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBufferMemoryRequirementsInfo2 *t1149 = sbt_vk_t_alloc(f, sizeof(*t1149));
-		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1149[0]), depth + 1);
-		s->pInfo = t1149;
+		VkBufferMemoryRequirementsInfo2 *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
+		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1153[0]), depth + 1);
+		s->pInfo = t1153;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1150 = sbt_vk_t_alloc(f, sizeof(*t1150));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1150[0]), depth + 1);
-		s->pMemoryRequirements = t1150;
+		VkMemoryRequirements2 *t1154 = sbt_vk_t_alloc(f, sizeof(*t1154));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1154[0]), depth + 1);
+		s->pMemoryRequirements = t1154;
 	}
 }
 
@@ -46027,14 +46218,14 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageMemoryRequirementsInfo2 *t1151 = sbt_vk_t_alloc(f, sizeof(*t1151));
-		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1151[0]), depth + 1);
-		s->pInfo = t1151;
+		VkImageMemoryRequirementsInfo2 *t1155 = sbt_vk_t_alloc(f, sizeof(*t1155));
+		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1155[0]), depth + 1);
+		s->pInfo = t1155;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1152 = sbt_vk_t_alloc(f, sizeof(*t1152));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1152[0]), depth + 1);
-		s->pMemoryRequirements = t1152;
+		VkMemoryRequirements2 *t1156 = sbt_vk_t_alloc(f, sizeof(*t1156));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1156[0]), depth + 1);
+		s->pMemoryRequirements = t1156;
 	}
 }
 
@@ -46063,22 +46254,22 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageSparseMemoryRequirementsInfo2 *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
-		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1153[0]), depth + 1);
-		s->pInfo = t1153;
+		VkImageSparseMemoryRequirementsInfo2 *t1157 = sbt_vk_t_alloc(f, sizeof(*t1157));
+		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1157[0]), depth + 1);
+		s->pInfo = t1157;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1154 = sbt_vk_t_alloc(f, sizeof(*t1154));
-		t1154[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSparseMemoryRequirementCount = t1154;
+		uint32_t *t1158 = sbt_vk_t_alloc(f, sizeof(*t1158));
+		t1158[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSparseMemoryRequirementCount = t1158;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1157 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-		VkSparseImageMemoryRequirements2 *t1155 = sbt_vk_t_alloc(f, n1157 * sizeof(*t1155));
-		for (uint64_t i1156 = 0; i1156 < n1157; i1156++) {
-			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1155[i1156]), depth + 1);
+		const uint64_t n1161 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+		VkSparseImageMemoryRequirements2 *t1159 = sbt_vk_t_alloc(f, n1161 * sizeof(*t1159));
+		for (uint64_t i1160 = 0; i1160 < n1161; i1160++) {
+			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1159[i1160]), depth + 1);
 		}
-		s->pSparseMemoryRequirements = t1155;
+		s->pSparseMemoryRequirements = t1159;
 	}
 }
 
@@ -46099,8 +46290,8 @@ static int sbt_vk_ca_vkGetImageSparseMemoryRequirements2(sbt_vk_c *c, const void
 	if (!a->pSparseMemoryRequirements != !b->pSparseMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetImageSparseMemoryRequirements2.pSparseMemoryRequirements");
 	if (a->pSparseMemoryRequirements)
-		for (uint64_t i1158 = 0; i1158 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1158++)
-			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1158]), &(b->pSparseMemoryRequirements[i1158]), 0))
+		for (uint64_t i1162 = 0; i1162 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1162++)
+			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1162]), &(b->pSparseMemoryRequirements[i1162]), 0))
 				return sbt_vk_t_fail(c, "vkGetImageSparseMemoryRequirements2.pSparseMemoryRequirements");
 	return 0;
 }
@@ -46113,14 +46304,14 @@ static void sbt_vk_fa_vkGetDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceBufferMemoryRequirements *t1159 = sbt_vk_t_alloc(f, sizeof(*t1159));
-		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1159[0]), depth + 1);
-		s->pInfo = t1159;
+		VkDeviceBufferMemoryRequirements *t1163 = sbt_vk_t_alloc(f, sizeof(*t1163));
+		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1163[0]), depth + 1);
+		s->pInfo = t1163;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1160 = sbt_vk_t_alloc(f, sizeof(*t1160));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1160[0]), depth + 1);
-		s->pMemoryRequirements = t1160;
+		VkMemoryRequirements2 *t1164 = sbt_vk_t_alloc(f, sizeof(*t1164));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1164[0]), depth + 1);
+		s->pMemoryRequirements = t1164;
 	}
 }
 
@@ -46149,14 +46340,14 @@ static void sbt_vk_fa_vkGetDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceImageMemoryRequirements *t1161 = sbt_vk_t_alloc(f, sizeof(*t1161));
-		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1161[0]), depth + 1);
-		s->pInfo = t1161;
+		VkDeviceImageMemoryRequirements *t1165 = sbt_vk_t_alloc(f, sizeof(*t1165));
+		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1165[0]), depth + 1);
+		s->pInfo = t1165;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1162 = sbt_vk_t_alloc(f, sizeof(*t1162));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1162[0]), depth + 1);
-		s->pMemoryRequirements = t1162;
+		VkMemoryRequirements2 *t1166 = sbt_vk_t_alloc(f, sizeof(*t1166));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1166[0]), depth + 1);
+		s->pMemoryRequirements = t1166;
 	}
 }
 
@@ -46185,22 +46376,22 @@ static void sbt_vk_fa_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_t *f, void
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceImageMemoryRequirements *t1163 = sbt_vk_t_alloc(f, sizeof(*t1163));
-		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1163[0]), depth + 1);
-		s->pInfo = t1163;
+		VkDeviceImageMemoryRequirements *t1167 = sbt_vk_t_alloc(f, sizeof(*t1167));
+		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1167[0]), depth + 1);
+		s->pInfo = t1167;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1164 = sbt_vk_t_alloc(f, sizeof(*t1164));
-		t1164[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pSparseMemoryRequirementCount = t1164;
+		uint32_t *t1168 = sbt_vk_t_alloc(f, sizeof(*t1168));
+		t1168[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pSparseMemoryRequirementCount = t1168;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1167 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
-		VkSparseImageMemoryRequirements2 *t1165 = sbt_vk_t_alloc(f, n1167 * sizeof(*t1165));
-		for (uint64_t i1166 = 0; i1166 < n1167; i1166++) {
-			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1165[i1166]), depth + 1);
+		const uint64_t n1171 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
+		VkSparseImageMemoryRequirements2 *t1169 = sbt_vk_t_alloc(f, n1171 * sizeof(*t1169));
+		for (uint64_t i1170 = 0; i1170 < n1171; i1170++) {
+			sbt_vk_f_VkSparseImageMemoryRequirements2(f, &(t1169[i1170]), depth + 1);
 		}
-		s->pSparseMemoryRequirements = t1165;
+		s->pSparseMemoryRequirements = t1169;
 	}
 }
 
@@ -46221,8 +46412,8 @@ static int sbt_vk_ca_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_c *c, const
 	if (!a->pSparseMemoryRequirements != !b->pSparseMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetDeviceImageSparseMemoryRequirements.pSparseMemoryRequirements");
 	if (a->pSparseMemoryRequirements)
-		for (uint64_t i1168 = 0; i1168 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1168++)
-			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1168]), &(b->pSparseMemoryRequirements[i1168]), 0))
+		for (uint64_t i1172 = 0; i1172 < (a->pSparseMemoryRequirementCount ? (uint64_t)*a->pSparseMemoryRequirementCount : 0); i1172++)
+			if (sbt_vk_c_VkSparseImageMemoryRequirements2(c, &(a->pSparseMemoryRequirements[i1172]), &(b->pSparseMemoryRequirements[i1172]), 0))
 				return sbt_vk_t_fail(c, "vkGetDeviceImageSparseMemoryRequirements.pSparseMemoryRequirements");
 	return 0;
 }
@@ -46236,19 +46427,19 @@ static void sbt_vk_fa_vkCreateSamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSamplerYcbcrConversionCreateInfo *t1169 = sbt_vk_t_alloc(f, sizeof(*t1169));
-		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1169[0]), depth + 1);
-		s->pCreateInfo = t1169;
+		VkSamplerYcbcrConversionCreateInfo *t1173 = sbt_vk_t_alloc(f, sizeof(*t1173));
+		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1173[0]), depth + 1);
+		s->pCreateInfo = t1173;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1170 = sbt_vk_t_alloc(f, sizeof(*t1170));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1170[0]), depth + 1);
-		s->pAllocator = t1170;
+		VkAllocationCallbacks *t1174 = sbt_vk_t_alloc(f, sizeof(*t1174));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1174[0]), depth + 1);
+		s->pAllocator = t1174;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSamplerYcbcrConversion *t1171 = sbt_vk_t_alloc(f, sizeof(*t1171));
-		t1171[0] = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
-		s->pYcbcrConversion = t1171;
+		VkSamplerYcbcrConversion *t1175 = sbt_vk_t_alloc(f, sizeof(*t1175));
+		t1175[0] = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
+		s->pYcbcrConversion = t1175;
 	}
 }
 
@@ -46284,9 +46475,9 @@ static void sbt_vk_fa_vkDestroySamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ycbcrConversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1172 = sbt_vk_t_alloc(f, sizeof(*t1172));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1172[0]), depth + 1);
-		s->pAllocator = t1172;
+		VkAllocationCallbacks *t1176 = sbt_vk_t_alloc(f, sizeof(*t1176));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1176[0]), depth + 1);
+		s->pAllocator = t1176;
 	}
 }
 
@@ -46313,14 +46504,14 @@ static void sbt_vk_fa_vkGetDeviceQueue2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceQueueInfo2 *t1173 = sbt_vk_t_alloc(f, sizeof(*t1173));
-		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1173[0]), depth + 1);
-		s->pQueueInfo = t1173;
+		VkDeviceQueueInfo2 *t1177 = sbt_vk_t_alloc(f, sizeof(*t1177));
+		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1177[0]), depth + 1);
+		s->pQueueInfo = t1177;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkQueue *t1174 = sbt_vk_t_alloc(f, sizeof(*t1174));
-		t1174[0] = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-		s->pQueue = t1174;
+		VkQueue *t1178 = sbt_vk_t_alloc(f, sizeof(*t1178));
+		t1178[0] = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+		s->pQueue = t1178;
 	}
 }
 
@@ -46350,19 +46541,19 @@ static void sbt_vk_fa_vkCreateValidationCacheEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkValidationCacheCreateInfoEXT *t1175 = sbt_vk_t_alloc(f, sizeof(*t1175));
-		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1175[0]), depth + 1);
-		s->pCreateInfo = t1175;
+		VkValidationCacheCreateInfoEXT *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
+		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1179[0]), depth + 1);
+		s->pCreateInfo = t1179;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1176 = sbt_vk_t_alloc(f, sizeof(*t1176));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1176[0]), depth + 1);
-		s->pAllocator = t1176;
+		VkAllocationCallbacks *t1180 = sbt_vk_t_alloc(f, sizeof(*t1180));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1180[0]), depth + 1);
+		s->pAllocator = t1180;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkValidationCacheEXT *t1177 = sbt_vk_t_alloc(f, sizeof(*t1177));
-		t1177[0] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pValidationCache = t1177;
+		VkValidationCacheEXT *t1181 = sbt_vk_t_alloc(f, sizeof(*t1181));
+		t1181[0] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pValidationCache = t1181;
 	}
 }
 
@@ -46398,9 +46589,9 @@ static void sbt_vk_fa_vkDestroyValidationCacheEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1178 = sbt_vk_t_alloc(f, sizeof(*t1178));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1178[0]), depth + 1);
-		s->pAllocator = t1178;
+		VkAllocationCallbacks *t1182 = sbt_vk_t_alloc(f, sizeof(*t1182));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1182[0]), depth + 1);
+		s->pAllocator = t1182;
 	}
 }
 
@@ -46429,9 +46620,9 @@ static void sbt_vk_fa_vkGetValidationCacheDataEXT(sbt_vk_t *f, void *vs)
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		size_t *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
-		t1179[0] = (size_t)(sbt_vk_t_rand(f) % 4);
-		s->pDataSize = t1179;
+		size_t *t1183 = sbt_vk_t_alloc(f, sizeof(*t1183));
+		t1183[0] = (size_t)(sbt_vk_t_rand(f) % 4);
+		s->pDataSize = t1183;
 	}
 	s->pData = sbt_vk_t_blob(f, (size_t)((s->pDataSize ? (uint64_t)*s->pDataSize : 0)));
 }
@@ -46468,12 +46659,12 @@ static void sbt_vk_fa_vkMergeValidationCachesEXT(sbt_vk_t *f, void *vs)
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1182 = (uint64_t)s->srcCacheCount;
-		VkValidationCacheEXT *t1180 = sbt_vk_t_alloc(f, n1182 * sizeof(*t1180));
-		for (uint64_t i1181 = 0; i1181 < n1182; i1181++) {
-			t1180[i1181] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1186 = (uint64_t)s->srcCacheCount;
+		VkValidationCacheEXT *t1184 = sbt_vk_t_alloc(f, n1186 * sizeof(*t1184));
+		for (uint64_t i1185 = 0; i1185 < n1186; i1185++) {
+			t1184[i1185] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pSrcCaches = t1180;
+		s->pSrcCaches = t1184;
 	}
 }
 
@@ -46494,8 +46685,8 @@ static int sbt_vk_ca_vkMergeValidationCachesEXT(sbt_vk_c *c, const void *va, con
 		if (!a->pSrcCaches != !b->pSrcCaches)
 			return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
 		if (a->pSrcCaches)
-			for (uint64_t i1183 = 0; i1183 < (uint64_t)a->srcCacheCount; i1183++)
-				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1183]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1183]), 1))
+			for (uint64_t i1187 = 0; i1187 < (uint64_t)a->srcCacheCount; i1187++)
+				if ((uint64_t)(uintptr_t)(b->pSrcCaches[i1187]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pSrcCaches[i1187]), 1))
 					return sbt_vk_t_fail(c, "vkMergeValidationCachesEXT.pSrcCaches");
 	}
 	if ((a->ret) != (b->ret))
@@ -46511,14 +46702,14 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSupport(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutCreateInfo *t1184 = sbt_vk_t_alloc(f, sizeof(*t1184));
-		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1184[0]), depth + 1);
-		s->pCreateInfo = t1184;
+		VkDescriptorSetLayoutCreateInfo *t1188 = sbt_vk_t_alloc(f, sizeof(*t1188));
+		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1188[0]), depth + 1);
+		s->pCreateInfo = t1188;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutSupport *t1185 = sbt_vk_t_alloc(f, sizeof(*t1185));
-		sbt_vk_f_VkDescriptorSetLayoutSupport(f, &(t1185[0]), depth + 1);
-		s->pSupport = t1185;
+		VkDescriptorSetLayoutSupport *t1189 = sbt_vk_t_alloc(f, sizeof(*t1189));
+		sbt_vk_f_VkDescriptorSetLayoutSupport(f, &(t1189[0]), depth + 1);
+		s->pSupport = t1189;
 	}
 }
 
@@ -46551,9 +46742,9 @@ static void sbt_vk_fa_vkGetShaderInfoAMD(sbt_vk_t *f, void *vs)
 	s->infoType = (VkShaderInfoTypeAMD)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		size_t *t1186 = sbt_vk_t_alloc(f, sizeof(*t1186));
-		t1186[0] = (size_t)(sbt_vk_t_rand(f) % 4);
-		s->pInfoSize = t1186;
+		size_t *t1190 = sbt_vk_t_alloc(f, sizeof(*t1190));
+		t1190[0] = (size_t)(sbt_vk_t_rand(f) % 4);
+		s->pInfoSize = t1190;
 	}
 	s->pInfo = sbt_vk_t_blob(f, (size_t)((s->pInfoSize ? (uint64_t)*s->pInfoSize : 0)));
 }
@@ -46616,17 +46807,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_t *f
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1187 = sbt_vk_t_alloc(f, sizeof(*t1187));
-		t1187[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pTimeDomainCount = t1187;
+		uint32_t *t1191 = sbt_vk_t_alloc(f, sizeof(*t1191));
+		t1191[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pTimeDomainCount = t1191;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1190 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
-		VkTimeDomainEXT *t1188 = sbt_vk_t_alloc(f, n1190 * sizeof(*t1188));
-		for (uint64_t i1189 = 0; i1189 < n1190; i1189++) {
-			t1188[i1189] = (VkTimeDomainEXT)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1194 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
+		VkTimeDomainEXT *t1192 = sbt_vk_t_alloc(f, n1194 * sizeof(*t1192));
+		for (uint64_t i1193 = 0; i1193 < n1194; i1193++) {
+			t1192[i1193] = (VkTimeDomainEXT)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->pTimeDomains = t1188;
+		s->pTimeDomains = t1192;
 	}
 }
 
@@ -46659,25 +46850,25 @@ static void sbt_vk_fa_vkGetCalibratedTimestampsEXT(sbt_vk_t *f, void *vs)
 	s->timestampCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1193 = (uint64_t)s->timestampCount;
-		VkCalibratedTimestampInfoEXT *t1191 = sbt_vk_t_alloc(f, n1193 * sizeof(*t1191));
-		for (uint64_t i1192 = 0; i1192 < n1193; i1192++) {
-			sbt_vk_f_VkCalibratedTimestampInfoEXT(f, &(t1191[i1192]), depth + 1);
+		const uint64_t n1197 = (uint64_t)s->timestampCount;
+		VkCalibratedTimestampInfoEXT *t1195 = sbt_vk_t_alloc(f, n1197 * sizeof(*t1195));
+		for (uint64_t i1196 = 0; i1196 < n1197; i1196++) {
+			sbt_vk_f_VkCalibratedTimestampInfoEXT(f, &(t1195[i1196]), depth + 1);
 		}
-		s->pTimestampInfos = t1191;
+		s->pTimestampInfos = t1195;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1196 = (uint64_t)s->timestampCount;
-		uint64_t *t1194 = sbt_vk_t_alloc(f, n1196 * sizeof(*t1194));
-		for (uint64_t i1195 = 0; i1195 < n1196; i1195++) {
-			t1194[i1195] = (uint64_t)sbt_vk_t_rand(f);
+		const uint64_t n1200 = (uint64_t)s->timestampCount;
+		uint64_t *t1198 = sbt_vk_t_alloc(f, n1200 * sizeof(*t1198));
+		for (uint64_t i1199 = 0; i1199 < n1200; i1199++) {
+			t1198[i1199] = (uint64_t)sbt_vk_t_rand(f);
 		}
-		s->pTimestamps = t1194;
+		s->pTimestamps = t1198;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1197 = sbt_vk_t_alloc(f, sizeof(*t1197));
-		t1197[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pMaxDeviation = t1197;
+		uint64_t *t1201 = sbt_vk_t_alloc(f, sizeof(*t1201));
+		t1201[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pMaxDeviation = t1201;
 	}
 }
 
@@ -46696,8 +46887,8 @@ static int sbt_vk_ca_vkGetCalibratedTimestampsEXT(sbt_vk_c *c, const void *va, c
 		if (!a->pTimestampInfos != !b->pTimestampInfos)
 			return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
 		if (a->pTimestampInfos)
-			for (uint64_t i1198 = 0; i1198 < (uint64_t)a->timestampCount; i1198++)
-				if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1198]), &(b->pTimestampInfos[i1198]), 1))
+			for (uint64_t i1202 = 0; i1202 < (uint64_t)a->timestampCount; i1202++)
+				if (sbt_vk_c_VkCalibratedTimestampInfoEXT(c, &(a->pTimestampInfos[i1202]), &(b->pTimestampInfos[i1202]), 1))
 					return sbt_vk_t_fail(c, "vkGetCalibratedTimestampsEXT.pTimestampInfos");
 	}
 	if (!a->pTimestamps != !b->pTimestamps)
@@ -46722,9 +46913,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectNameEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsObjectNameInfoEXT *t1199 = sbt_vk_t_alloc(f, sizeof(*t1199));
-		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1199[0]), depth + 1);
-		s->pNameInfo = t1199;
+		VkDebugUtilsObjectNameInfoEXT *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
+		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1203[0]), depth + 1);
+		s->pNameInfo = t1203;
 	}
 }
 
@@ -46752,9 +46943,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectTagEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsObjectTagInfoEXT *t1200 = sbt_vk_t_alloc(f, sizeof(*t1200));
-		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1200[0]), depth + 1);
-		s->pTagInfo = t1200;
+		VkDebugUtilsObjectTagInfoEXT *t1204 = sbt_vk_t_alloc(f, sizeof(*t1204));
+		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1204[0]), depth + 1);
+		s->pTagInfo = t1204;
 	}
 }
 
@@ -46781,9 +46972,9 @@ static void sbt_vk_fa_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsLabelEXT *t1201 = sbt_vk_t_alloc(f, sizeof(*t1201));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1201[0]), depth + 1);
-		s->pLabelInfo = t1201;
+		VkDebugUtilsLabelEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1205[0]), depth + 1);
+		s->pLabelInfo = t1205;
 	}
 }
 
@@ -46826,9 +47017,9 @@ static void sbt_vk_fa_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsLabelEXT *t1202 = sbt_vk_t_alloc(f, sizeof(*t1202));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1202[0]), depth + 1);
-		s->pLabelInfo = t1202;
+		VkDebugUtilsLabelEXT *t1206 = sbt_vk_t_alloc(f, sizeof(*t1206));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1206[0]), depth + 1);
+		s->pLabelInfo = t1206;
 	}
 }
 
@@ -46853,9 +47044,9 @@ static void sbt_vk_fa_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsLabelEXT *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1203[0]), depth + 1);
-		s->pLabelInfo = t1203;
+		VkDebugUtilsLabelEXT *t1207 = sbt_vk_t_alloc(f, sizeof(*t1207));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1207[0]), depth + 1);
+		s->pLabelInfo = t1207;
 	}
 }
 
@@ -46898,9 +47089,9 @@ static void sbt_vk_fa_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsLabelEXT *t1204 = sbt_vk_t_alloc(f, sizeof(*t1204));
-		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1204[0]), depth + 1);
-		s->pLabelInfo = t1204;
+		VkDebugUtilsLabelEXT *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
+		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1208[0]), depth + 1);
+		s->pLabelInfo = t1208;
 	}
 }
 
@@ -46926,19 +47117,19 @@ static void sbt_vk_fa_vkCreateDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsMessengerCreateInfoEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
-		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1205[0]), depth + 1);
-		s->pCreateInfo = t1205;
+		VkDebugUtilsMessengerCreateInfoEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
+		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1209[0]), depth + 1);
+		s->pCreateInfo = t1209;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1206 = sbt_vk_t_alloc(f, sizeof(*t1206));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1206[0]), depth + 1);
-		s->pAllocator = t1206;
+		VkAllocationCallbacks *t1210 = sbt_vk_t_alloc(f, sizeof(*t1210));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1210[0]), depth + 1);
+		s->pAllocator = t1210;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsMessengerEXT *t1207 = sbt_vk_t_alloc(f, sizeof(*t1207));
-		t1207[0] = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMessenger = t1207;
+		VkDebugUtilsMessengerEXT *t1211 = sbt_vk_t_alloc(f, sizeof(*t1211));
+		t1211[0] = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMessenger = t1211;
 	}
 }
 
@@ -46974,9 +47165,9 @@ static void sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->messenger = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1208[0]), depth + 1);
-		s->pAllocator = t1208;
+		VkAllocationCallbacks *t1212 = sbt_vk_t_alloc(f, sizeof(*t1212));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1212[0]), depth + 1);
+		s->pAllocator = t1212;
 	}
 }
 
@@ -47005,9 +47196,9 @@ static void sbt_vk_fa_vkSubmitDebugUtilsMessageEXT(sbt_vk_t *f, void *vs)
 	s->messageSeverity = (VkDebugUtilsMessageSeverityFlagBitsEXT)sbt_vk_t_rand(f);
 	s->messageTypes = (VkDebugUtilsMessageTypeFlagsEXT)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDebugUtilsMessengerCallbackDataEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
-		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1209[0]), depth + 1);
-		s->pCallbackData = t1209;
+		VkDebugUtilsMessengerCallbackDataEXT *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
+		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1213[0]), depth + 1);
+		s->pCallbackData = t1213;
 	}
 }
 
@@ -47067,19 +47258,19 @@ static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderPassCreateInfo2 *t1210 = sbt_vk_t_alloc(f, sizeof(*t1210));
-		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1210[0]), depth + 1);
-		s->pCreateInfo = t1210;
+		VkRenderPassCreateInfo2 *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
+		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1214[0]), depth + 1);
+		s->pCreateInfo = t1214;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1211 = sbt_vk_t_alloc(f, sizeof(*t1211));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1211[0]), depth + 1);
-		s->pAllocator = t1211;
+		VkAllocationCallbacks *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1215[0]), depth + 1);
+		s->pAllocator = t1215;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderPass *t1212 = sbt_vk_t_alloc(f, sizeof(*t1212));
-		t1212[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
-		s->pRenderPass = t1212;
+		VkRenderPass *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
+		t1216[0] = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+		s->pRenderPass = t1216;
 	}
 }
 
@@ -47114,14 +47305,14 @@ static void sbt_vk_fa_vkCmdBeginRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderPassBeginInfo *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
-		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1213[0]), depth + 1);
-		s->pRenderPassBegin = t1213;
+		VkRenderPassBeginInfo *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
+		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1217[0]), depth + 1);
+		s->pRenderPassBegin = t1217;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubpassBeginInfo *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1214[0]), depth + 1);
-		s->pSubpassBeginInfo = t1214;
+		VkSubpassBeginInfo *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1218[0]), depth + 1);
+		s->pSubpassBeginInfo = t1218;
 	}
 }
 
@@ -47150,14 +47341,14 @@ static void sbt_vk_fa_vkCmdNextSubpass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubpassBeginInfo *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
-		sbt_vk_f_VkSubpassBeginInfo(f, &(t1215[0]), depth + 1);
-		s->pSubpassBeginInfo = t1215;
+		VkSubpassBeginInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
+		sbt_vk_f_VkSubpassBeginInfo(f, &(t1219[0]), depth + 1);
+		s->pSubpassBeginInfo = t1219;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubpassEndInfo *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1216[0]), depth + 1);
-		s->pSubpassEndInfo = t1216;
+		VkSubpassEndInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1220[0]), depth + 1);
+		s->pSubpassEndInfo = t1220;
 	}
 }
 
@@ -47186,9 +47377,9 @@ static void sbt_vk_fa_vkCmdEndRenderPass2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubpassEndInfo *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
-		sbt_vk_f_VkSubpassEndInfo(f, &(t1217[0]), depth + 1);
-		s->pSubpassEndInfo = t1217;
+		VkSubpassEndInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
+		sbt_vk_f_VkSubpassEndInfo(f, &(t1221[0]), depth + 1);
+		s->pSubpassEndInfo = t1221;
 	}
 }
 
@@ -47215,9 +47406,9 @@ static void sbt_vk_fa_vkGetSemaphoreCounterValue(sbt_vk_t *f, void *vs)
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
-		t1218[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pValue = t1218;
+		uint64_t *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
+		t1222[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pValue = t1222;
 	}
 }
 
@@ -47248,9 +47439,9 @@ static void sbt_vk_fa_vkWaitSemaphores(sbt_vk_t *f, void *vs)
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSemaphoreWaitInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
-		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1219[0]), depth + 1);
-		s->pWaitInfo = t1219;
+		VkSemaphoreWaitInfo *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
+		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1223[0]), depth + 1);
+		s->pWaitInfo = t1223;
 	}
 }
 
@@ -47280,9 +47471,9 @@ static void sbt_vk_fa_vkSignalSemaphore(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSemaphoreSignalInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
-		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1220[0]), depth + 1);
-		s->pSignalInfo = t1220;
+		VkSemaphoreSignalInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
+		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1224[0]), depth + 1);
+		s->pSignalInfo = t1224;
 	}
 }
 
@@ -47402,17 +47593,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointDataNV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
-		t1221[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1221;
+		uint32_t *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
+		t1225[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1225;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1224 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointDataNV *t1222 = sbt_vk_t_alloc(f, n1224 * sizeof(*t1222));
-		for (uint64_t i1223 = 0; i1223 < n1224; i1223++) {
-			sbt_vk_f_VkCheckpointDataNV(f, &(t1222[i1223]), depth + 1);
+		const uint64_t n1228 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointDataNV *t1226 = sbt_vk_t_alloc(f, n1228 * sizeof(*t1226));
+		for (uint64_t i1227 = 0; i1227 < n1228; i1227++) {
+			sbt_vk_f_VkCheckpointDataNV(f, &(t1226[i1227]), depth + 1);
 		}
-		s->pCheckpointData = t1222;
+		s->pCheckpointData = t1226;
 	}
 }
 
@@ -47429,8 +47620,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointDataNV(sbt_vk_c *c, const void *va, con
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1225 = 0; i1225 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1225++)
-			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1225]), &(b->pCheckpointData[i1225]), 0))
+		for (uint64_t i1229 = 0; i1229 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1229++)
+			if (sbt_vk_c_VkCheckpointDataNV(c, &(a->pCheckpointData[i1229]), &(b->pCheckpointData[i1229]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointDataNV.pCheckpointData");
 	return 0;
 }
@@ -47445,28 +47636,28 @@ static void sbt_vk_fa_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_t *f, void *vs
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1228 = (uint64_t)s->bindingCount;
-		VkBuffer *t1226 = sbt_vk_t_alloc(f, n1228 * sizeof(*t1226));
-		for (uint64_t i1227 = 0; i1227 < n1228; i1227++) {
-			t1226[i1227] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1232 = (uint64_t)s->bindingCount;
+		VkBuffer *t1230 = sbt_vk_t_alloc(f, n1232 * sizeof(*t1230));
+		for (uint64_t i1231 = 0; i1231 < n1232; i1231++) {
+			t1230[i1231] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pBuffers = t1226;
+		s->pBuffers = t1230;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1231 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1229 = sbt_vk_t_alloc(f, n1231 * sizeof(*t1229));
-		for (uint64_t i1230 = 0; i1230 < n1231; i1230++) {
-			t1229[i1230] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1235 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1233 = sbt_vk_t_alloc(f, n1235 * sizeof(*t1233));
+		for (uint64_t i1234 = 0; i1234 < n1235; i1234++) {
+			t1233[i1234] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1229;
+		s->pOffsets = t1233;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1234 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1232 = sbt_vk_t_alloc(f, n1234 * sizeof(*t1232));
-		for (uint64_t i1233 = 0; i1233 < n1234; i1233++) {
-			t1232[i1233] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1238 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1236 = sbt_vk_t_alloc(f, n1238 * sizeof(*t1236));
+		for (uint64_t i1237 = 0; i1237 < n1238; i1237++) {
+			t1236[i1237] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1232;
+		s->pSizes = t1236;
 	}
 }
 
@@ -47487,8 +47678,8 @@ static int sbt_vk_ca_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_c *c, const voi
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1235 = 0; i1235 < (uint64_t)a->bindingCount; i1235++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1235]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1235]), 1))
+			for (uint64_t i1239 = 0; i1239 < (uint64_t)a->bindingCount; i1239++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1239]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1239]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -47522,20 +47713,20 @@ static void sbt_vk_fa_vkCmdBeginTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1238 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1236 = sbt_vk_t_alloc(f, n1238 * sizeof(*t1236));
-		for (uint64_t i1237 = 0; i1237 < n1238; i1237++) {
-			t1236[i1237] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1242 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1240 = sbt_vk_t_alloc(f, n1242 * sizeof(*t1240));
+		for (uint64_t i1241 = 0; i1241 < n1242; i1241++) {
+			t1240[i1241] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1236;
+		s->pCounterBuffers = t1240;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1241 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1239 = sbt_vk_t_alloc(f, n1241 * sizeof(*t1239));
-		for (uint64_t i1240 = 0; i1240 < n1241; i1240++) {
-			t1239[i1240] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1245 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1243 = sbt_vk_t_alloc(f, n1245 * sizeof(*t1243));
+		for (uint64_t i1244 = 0; i1244 < n1245; i1244++) {
+			t1243[i1244] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1239;
+		s->pCounterBufferOffsets = t1243;
 	}
 }
 
@@ -47556,8 +47747,8 @@ static int sbt_vk_ca_vkCmdBeginTransformFeedbackEXT(sbt_vk_c *c, const void *va,
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1242 = 0; i1242 < (uint64_t)a->counterBufferCount; i1242++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1242]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1242]), 1))
+			for (uint64_t i1246 = 0; i1246 < (uint64_t)a->counterBufferCount; i1246++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1246]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1246]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBeginTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -47582,20 +47773,20 @@ static void sbt_vk_fa_vkCmdEndTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1245 = (uint64_t)s->counterBufferCount;
-		VkBuffer *t1243 = sbt_vk_t_alloc(f, n1245 * sizeof(*t1243));
-		for (uint64_t i1244 = 0; i1244 < n1245; i1244++) {
-			t1243[i1244] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1249 = (uint64_t)s->counterBufferCount;
+		VkBuffer *t1247 = sbt_vk_t_alloc(f, n1249 * sizeof(*t1247));
+		for (uint64_t i1248 = 0; i1248 < n1249; i1248++) {
+			t1247[i1248] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pCounterBuffers = t1243;
+		s->pCounterBuffers = t1247;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1248 = (uint64_t)s->counterBufferCount;
-		VkDeviceSize *t1246 = sbt_vk_t_alloc(f, n1248 * sizeof(*t1246));
-		for (uint64_t i1247 = 0; i1247 < n1248; i1247++) {
-			t1246[i1247] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1252 = (uint64_t)s->counterBufferCount;
+		VkDeviceSize *t1250 = sbt_vk_t_alloc(f, n1252 * sizeof(*t1250));
+		for (uint64_t i1251 = 0; i1251 < n1252; i1251++) {
+			t1250[i1251] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pCounterBufferOffsets = t1246;
+		s->pCounterBufferOffsets = t1250;
 	}
 }
 
@@ -47616,8 +47807,8 @@ static int sbt_vk_ca_vkCmdEndTransformFeedbackEXT(sbt_vk_c *c, const void *va, c
 		if (!a->pCounterBuffers != !b->pCounterBuffers)
 			return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 		if (a->pCounterBuffers)
-			for (uint64_t i1249 = 0; i1249 < (uint64_t)a->counterBufferCount; i1249++)
-				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1249]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1249]), 1))
+			for (uint64_t i1253 = 0; i1253 < (uint64_t)a->counterBufferCount; i1253++)
+				if ((uint64_t)(uintptr_t)(b->pCounterBuffers[i1253]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pCounterBuffers[i1253]), 1))
 					return sbt_vk_t_fail(c, "vkCmdEndTransformFeedbackEXT.pCounterBuffers");
 	}
 	if ((((uint64_t)a->counterBufferCount) == 0)) {
@@ -47735,12 +47926,12 @@ static void sbt_vk_fa_vkCmdSetExclusiveScissorNV(sbt_vk_t *f, void *vs)
 	s->firstExclusiveScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1252 = (uint64_t)s->exclusiveScissorCount;
-		VkRect2D *t1250 = sbt_vk_t_alloc(f, n1252 * sizeof(*t1250));
-		for (uint64_t i1251 = 0; i1251 < n1252; i1251++) {
-			sbt_vk_t_bytes(f, &(t1250[i1251]), sizeof(t1250[i1251]));
+		const uint64_t n1256 = (uint64_t)s->exclusiveScissorCount;
+		VkRect2D *t1254 = sbt_vk_t_alloc(f, n1256 * sizeof(*t1254));
+		for (uint64_t i1255 = 0; i1255 < n1256; i1255++) {
+			sbt_vk_t_bytes(f, &(t1254[i1255]), sizeof(t1254[i1255]));
 		}
-		s->pExclusiveScissors = t1250;
+		s->pExclusiveScissors = t1254;
 	}
 }
 
@@ -47800,12 +47991,12 @@ static void sbt_vk_fa_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_t *f, void *vs
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1255 = (uint64_t)s->viewportCount;
-		VkShadingRatePaletteNV *t1253 = sbt_vk_t_alloc(f, n1255 * sizeof(*t1253));
-		for (uint64_t i1254 = 0; i1254 < n1255; i1254++) {
-			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1253[i1254]), depth + 1);
+		const uint64_t n1259 = (uint64_t)s->viewportCount;
+		VkShadingRatePaletteNV *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
+		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
+			sbt_vk_f_VkShadingRatePaletteNV(f, &(t1257[i1258]), depth + 1);
 		}
-		s->pShadingRatePalettes = t1253;
+		s->pShadingRatePalettes = t1257;
 	}
 }
 
@@ -47826,8 +48017,8 @@ static int sbt_vk_ca_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_c *c, const voi
 		if (!a->pShadingRatePalettes != !b->pShadingRatePalettes)
 			return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 		if (a->pShadingRatePalettes)
-			for (uint64_t i1256 = 0; i1256 < (uint64_t)a->viewportCount; i1256++)
-				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1256]), &(b->pShadingRatePalettes[i1256]), 1))
+			for (uint64_t i1260 = 0; i1260 < (uint64_t)a->viewportCount; i1260++)
+				if (sbt_vk_c_VkShadingRatePaletteNV(c, &(a->pShadingRatePalettes[i1260]), &(b->pShadingRatePalettes[i1260]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes");
 	}
 	return 0;
@@ -47843,12 +48034,12 @@ static void sbt_vk_fa_vkCmdSetCoarseSampleOrderNV(sbt_vk_t *f, void *vs)
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1259 = (uint64_t)s->customSampleOrderCount;
-		VkCoarseSampleOrderCustomNV *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
-		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
-			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1257[i1258]), depth + 1);
+		const uint64_t n1263 = (uint64_t)s->customSampleOrderCount;
+		VkCoarseSampleOrderCustomNV *t1261 = sbt_vk_t_alloc(f, n1263 * sizeof(*t1261));
+		for (uint64_t i1262 = 0; i1262 < n1263; i1262++) {
+			sbt_vk_f_VkCoarseSampleOrderCustomNV(f, &(t1261[i1262]), depth + 1);
 		}
-		s->pCustomSampleOrders = t1257;
+		s->pCustomSampleOrders = t1261;
 	}
 }
 
@@ -47869,8 +48060,8 @@ static int sbt_vk_ca_vkCmdSetCoarseSampleOrderNV(sbt_vk_c *c, const void *va, co
 		if (!a->pCustomSampleOrders != !b->pCustomSampleOrders)
 			return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 		if (a->pCustomSampleOrders)
-			for (uint64_t i1260 = 0; i1260 < (uint64_t)a->customSampleOrderCount; i1260++)
-				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1260]), &(b->pCustomSampleOrders[i1260]), 1))
+			for (uint64_t i1264 = 0; i1264 < (uint64_t)a->customSampleOrderCount; i1264++)
+				if (sbt_vk_c_VkCoarseSampleOrderCustomNV(c, &(a->pCustomSampleOrders[i1264]), &(b->pCustomSampleOrders[i1264]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders");
 	}
 	return 0;
@@ -48095,19 +48286,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCreateInfoNV *t1261 = sbt_vk_t_alloc(f, sizeof(*t1261));
-		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1261[0]), depth + 1);
-		s->pCreateInfo = t1261;
+		VkAccelerationStructureCreateInfoNV *t1265 = sbt_vk_t_alloc(f, sizeof(*t1265));
+		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1265[0]), depth + 1);
+		s->pCreateInfo = t1265;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1262 = sbt_vk_t_alloc(f, sizeof(*t1262));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1262[0]), depth + 1);
-		s->pAllocator = t1262;
+		VkAllocationCallbacks *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1266[0]), depth + 1);
+		s->pAllocator = t1266;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureNV *t1263 = sbt_vk_t_alloc(f, sizeof(*t1263));
-		t1263[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1263;
+		VkAccelerationStructureNV *t1267 = sbt_vk_t_alloc(f, sizeof(*t1267));
+		t1267[0] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1267;
 	}
 }
 
@@ -48167,9 +48358,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1264 = sbt_vk_t_alloc(f, sizeof(*t1264));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1264[0]), depth + 1);
-		s->pAllocator = t1264;
+		VkAllocationCallbacks *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1268[0]), depth + 1);
+		s->pAllocator = t1268;
 	}
 }
 
@@ -48197,9 +48388,9 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1265 = sbt_vk_t_alloc(f, sizeof(*t1265));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1265[0]), depth + 1);
-		s->pAllocator = t1265;
+		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1269[0]), depth + 1);
+		s->pAllocator = t1269;
 	}
 }
 
@@ -48226,14 +48417,14 @@ static void sbt_vk_fa_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_t *f
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureMemoryRequirementsInfoNV *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
-		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1266[0]), depth + 1);
-		s->pInfo = t1266;
+		VkAccelerationStructureMemoryRequirementsInfoNV *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
+		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1270[0]), depth + 1);
+		s->pInfo = t1270;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMemoryRequirements2 *t1267 = sbt_vk_t_alloc(f, sizeof(*t1267));
-		sbt_vk_f_VkMemoryRequirements2(f, &(t1267[0]), depth + 1);
-		s->pMemoryRequirements = t1267;
+		VkMemoryRequirements2 *t1271 = sbt_vk_t_alloc(f, sizeof(*t1271));
+		sbt_vk_f_VkMemoryRequirements2(f, &(t1271[0]), depth + 1);
+		s->pMemoryRequirements = t1271;
 	}
 }
 
@@ -48264,12 +48455,12 @@ static void sbt_vk_fa_vkBindAccelerationStructureMemoryNV(sbt_vk_t *f, void *vs)
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1270 = (uint64_t)s->bindInfoCount;
-		VkBindAccelerationStructureMemoryInfoNV *t1268 = sbt_vk_t_alloc(f, n1270 * sizeof(*t1268));
-		for (uint64_t i1269 = 0; i1269 < n1270; i1269++) {
-			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1268[i1269]), depth + 1);
+		const uint64_t n1274 = (uint64_t)s->bindInfoCount;
+		VkBindAccelerationStructureMemoryInfoNV *t1272 = sbt_vk_t_alloc(f, n1274 * sizeof(*t1272));
+		for (uint64_t i1273 = 0; i1273 < n1274; i1273++) {
+			sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(f, &(t1272[i1273]), depth + 1);
 		}
-		s->pBindInfos = t1268;
+		s->pBindInfos = t1272;
 	}
 }
 
@@ -48288,8 +48479,8 @@ static int sbt_vk_ca_vkBindAccelerationStructureMemoryNV(sbt_vk_c *c, const void
 		if (!a->pBindInfos != !b->pBindInfos)
 			return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 		if (a->pBindInfos)
-			for (uint64_t i1271 = 0; i1271 < (uint64_t)a->bindInfoCount; i1271++)
-				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1271]), &(b->pBindInfos[i1271]), 1))
+			for (uint64_t i1275 = 0; i1275 < (uint64_t)a->bindInfoCount; i1275++)
+				if (sbt_vk_c_VkBindAccelerationStructureMemoryInfoNV(c, &(a->pBindInfos[i1275]), &(b->pBindInfos[i1275]), 1))
 					return sbt_vk_t_fail(c, "vkBindAccelerationStructureMemoryNV.pBindInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -48332,9 +48523,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyAccelerationStructureInfoKHR *t1272 = sbt_vk_t_alloc(f, sizeof(*t1272));
-		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1272[0]), depth + 1);
-		s->pInfo = t1272;
+		VkCopyAccelerationStructureInfoKHR *t1276 = sbt_vk_t_alloc(f, sizeof(*t1276));
+		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1276[0]), depth + 1);
+		s->pInfo = t1276;
 	}
 }
 
@@ -48359,9 +48550,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyAccelerationStructureToMemoryInfoKHR *t1273 = sbt_vk_t_alloc(f, sizeof(*t1273));
-		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1273[0]), depth + 1);
-		s->pInfo = t1273;
+		VkCopyAccelerationStructureToMemoryInfoKHR *t1277 = sbt_vk_t_alloc(f, sizeof(*t1277));
+		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1277[0]), depth + 1);
+		s->pInfo = t1277;
 	}
 }
 
@@ -48386,9 +48577,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMemoryToAccelerationStructureInfoKHR *t1274 = sbt_vk_t_alloc(f, sizeof(*t1274));
-		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1274[0]), depth + 1);
-		s->pInfo = t1274;
+		VkCopyMemoryToAccelerationStructureInfoKHR *t1278 = sbt_vk_t_alloc(f, sizeof(*t1278));
+		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1278[0]), depth + 1);
+		s->pInfo = t1278;
 	}
 }
 
@@ -48417,12 +48608,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_t *f,
 	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1277 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureKHR *t1275 = sbt_vk_t_alloc(f, n1277 * sizeof(*t1275));
-		for (uint64_t i1276 = 0; i1276 < n1277; i1276++) {
-			t1275[i1276] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1281 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureKHR *t1279 = sbt_vk_t_alloc(f, n1281 * sizeof(*t1279));
+		for (uint64_t i1280 = 0; i1280 < n1281; i1280++) {
+			t1279[i1280] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pAccelerationStructures = t1275;
+		s->pAccelerationStructures = t1279;
 	}
 }
 
@@ -48441,8 +48632,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_c *c, 
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1278 = 0; i1278 < (uint64_t)a->accelerationStructureCount; i1278++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1278]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1278]), 1))
+			for (uint64_t i1282 = 0; i1282 < (uint64_t)a->accelerationStructureCount; i1282++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1282]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1282]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48466,12 +48657,12 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_t *f, 
 	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1281 = (uint64_t)s->accelerationStructureCount;
-		VkAccelerationStructureNV *t1279 = sbt_vk_t_alloc(f, n1281 * sizeof(*t1279));
-		for (uint64_t i1280 = 0; i1280 < n1281; i1280++) {
-			t1279[i1280] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1285 = (uint64_t)s->accelerationStructureCount;
+		VkAccelerationStructureNV *t1283 = sbt_vk_t_alloc(f, n1285 * sizeof(*t1283));
+		for (uint64_t i1284 = 0; i1284 < n1285; i1284++) {
+			t1283[i1284] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pAccelerationStructures = t1279;
+		s->pAccelerationStructures = t1283;
 	}
 }
 
@@ -48490,8 +48681,8 @@ static int sbt_vk_ca_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_c *c, c
 		if (!a->pAccelerationStructures != !b->pAccelerationStructures)
 			return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 		if (a->pAccelerationStructures)
-			for (uint64_t i1282 = 0; i1282 < (uint64_t)a->accelerationStructureCount; i1282++)
-				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1282]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1282]), 1))
+			for (uint64_t i1286 = 0; i1286 < (uint64_t)a->accelerationStructureCount; i1286++)
+				if ((uint64_t)(uintptr_t)(b->pAccelerationStructures[i1286]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pAccelerationStructures[i1286]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -48518,9 +48709,9 @@ static void sbt_vk_fa_vkCmdBuildAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	s->scratch = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->scratchOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureInfoNV *t1283 = sbt_vk_t_alloc(f, sizeof(*t1283));
-		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1283[0]), depth + 1);
-		s->pInfo = t1283;
+		VkAccelerationStructureInfoNV *t1287 = sbt_vk_t_alloc(f, sizeof(*t1287));
+		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1287[0]), depth + 1);
+		s->pInfo = t1287;
 	}
 }
 
@@ -48562,24 +48753,24 @@ static void sbt_vk_fa_vkCmdTraceRaysKHR(sbt_vk_t *f, void *vs)
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->depth = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1284 = sbt_vk_t_alloc(f, sizeof(*t1284));
-		sbt_vk_t_bytes(f, &(t1284[0]), sizeof(t1284[0]));
-		s->pRaygenShaderBindingTable = t1284;
+		VkStridedDeviceAddressRegionKHR *t1288 = sbt_vk_t_alloc(f, sizeof(*t1288));
+		sbt_vk_t_bytes(f, &(t1288[0]), sizeof(t1288[0]));
+		s->pRaygenShaderBindingTable = t1288;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1285 = sbt_vk_t_alloc(f, sizeof(*t1285));
-		sbt_vk_t_bytes(f, &(t1285[0]), sizeof(t1285[0]));
-		s->pMissShaderBindingTable = t1285;
+		VkStridedDeviceAddressRegionKHR *t1289 = sbt_vk_t_alloc(f, sizeof(*t1289));
+		sbt_vk_t_bytes(f, &(t1289[0]), sizeof(t1289[0]));
+		s->pMissShaderBindingTable = t1289;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1286 = sbt_vk_t_alloc(f, sizeof(*t1286));
-		sbt_vk_t_bytes(f, &(t1286[0]), sizeof(t1286[0]));
-		s->pHitShaderBindingTable = t1286;
+		VkStridedDeviceAddressRegionKHR *t1290 = sbt_vk_t_alloc(f, sizeof(*t1290));
+		sbt_vk_t_bytes(f, &(t1290[0]), sizeof(t1290[0]));
+		s->pHitShaderBindingTable = t1290;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1287 = sbt_vk_t_alloc(f, sizeof(*t1287));
-		sbt_vk_t_bytes(f, &(t1287[0]), sizeof(t1287[0]));
-		s->pCallableShaderBindingTable = t1287;
+		VkStridedDeviceAddressRegionKHR *t1291 = sbt_vk_t_alloc(f, sizeof(*t1291));
+		sbt_vk_t_bytes(f, &(t1291[0]), sizeof(t1291[0]));
+		s->pCallableShaderBindingTable = t1291;
 	}
 }
 
@@ -48793,25 +48984,25 @@ static void sbt_vk_fa_vkCreateRayTracingPipelinesNV(sbt_vk_t *f, void *vs)
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1290 = (uint64_t)s->createInfoCount;
-		VkRayTracingPipelineCreateInfoNV *t1288 = sbt_vk_t_alloc(f, n1290 * sizeof(*t1288));
-		for (uint64_t i1289 = 0; i1289 < n1290; i1289++) {
-			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1288[i1289]), depth + 1);
-		}
-		s->pCreateInfos = t1288;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1291 = sbt_vk_t_alloc(f, sizeof(*t1291));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1291[0]), depth + 1);
-		s->pAllocator = t1291;
-	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n1294 = (uint64_t)s->createInfoCount;
-		VkPipeline *t1292 = sbt_vk_t_alloc(f, n1294 * sizeof(*t1292));
+		VkRayTracingPipelineCreateInfoNV *t1292 = sbt_vk_t_alloc(f, n1294 * sizeof(*t1292));
 		for (uint64_t i1293 = 0; i1293 < n1294; i1293++) {
-			t1292[i1293] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+			sbt_vk_f_VkRayTracingPipelineCreateInfoNV(f, &(t1292[i1293]), depth + 1);
 		}
-		s->pPipelines = t1292;
+		s->pCreateInfos = t1292;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		VkAllocationCallbacks *t1295 = sbt_vk_t_alloc(f, sizeof(*t1295));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1295[0]), depth + 1);
+		s->pAllocator = t1295;
+	}
+	if (depth < SBT_VK_T_MAX_DEPTH) {
+		const uint64_t n1298 = (uint64_t)s->createInfoCount;
+		VkPipeline *t1296 = sbt_vk_t_alloc(f, n1298 * sizeof(*t1296));
+		for (uint64_t i1297 = 0; i1297 < n1298; i1297++) {
+			t1296[i1297] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+		}
+		s->pPipelines = t1296;
 	}
 }
 
@@ -48832,8 +49023,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 		if (!a->pCreateInfos != !b->pCreateInfos)
 			return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 		if (a->pCreateInfos)
-			for (uint64_t i1295 = 0; i1295 < (uint64_t)a->createInfoCount; i1295++)
-				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1295]), &(b->pCreateInfos[i1295]), 1))
+			for (uint64_t i1299 = 0; i1299 < (uint64_t)a->createInfoCount; i1299++)
+				if (sbt_vk_c_VkRayTracingPipelineCreateInfoNV(c, &(a->pCreateInfos[i1299]), &(b->pCreateInfos[i1299]), 1))
 					return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pCreateInfos");
 	}
 	if (!a->pAllocator != !b->pAllocator)
@@ -48843,8 +49034,8 @@ static int sbt_vk_ca_vkCreateRayTracingPipelinesNV(sbt_vk_c *c, const void *va, 
 	if (!a->pPipelines != !b->pPipelines)
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if (a->pPipelines)
-		for (uint64_t i1296 = 0; i1296 < (uint64_t)a->createInfoCount; i1296++)
-			if ((uint64_t)(uintptr_t)(b->pPipelines[i1296]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1296]), 0))
+		for (uint64_t i1300 = 0; i1300 < (uint64_t)a->createInfoCount; i1300++)
+			if ((uint64_t)(uintptr_t)(b->pPipelines[i1300]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pPipelines[i1300]), 0))
 				return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.pPipelines");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkCreateRayTracingPipelinesNV.ret");
@@ -48860,17 +49051,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_t 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1297 = sbt_vk_t_alloc(f, sizeof(*t1297));
-		t1297[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertyCount = t1297;
+		uint32_t *t1301 = sbt_vk_t_alloc(f, sizeof(*t1301));
+		t1301[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertyCount = t1301;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1300 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
-		VkCooperativeMatrixPropertiesNV *t1298 = sbt_vk_t_alloc(f, n1300 * sizeof(*t1298));
-		for (uint64_t i1299 = 0; i1299 < n1300; i1299++) {
-			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1298[i1299]), depth + 1);
+		const uint64_t n1304 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
+		VkCooperativeMatrixPropertiesNV *t1302 = sbt_vk_t_alloc(f, n1304 * sizeof(*t1302));
+		for (uint64_t i1303 = 0; i1303 < n1304; i1303++) {
+			sbt_vk_f_VkCooperativeMatrixPropertiesNV(f, &(t1302[i1303]), depth + 1);
 		}
-		s->pProperties = t1298;
+		s->pProperties = t1302;
 	}
 }
 
@@ -48887,8 +49078,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_c *
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1301 = 0; i1301 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1301++)
-			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1301]), &(b->pProperties[i1301]), 0))
+		for (uint64_t i1305 = 0; i1305 < (a->pPropertyCount ? (uint64_t)*a->pPropertyCount : 0); i1305++)
+			if (sbt_vk_c_VkCooperativeMatrixPropertiesNV(c, &(a->pProperties[i1305]), &(b->pProperties[i1305]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret");
@@ -48904,24 +49095,24 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirectKHR(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1302 = sbt_vk_t_alloc(f, sizeof(*t1302));
-		sbt_vk_t_bytes(f, &(t1302[0]), sizeof(t1302[0]));
-		s->pRaygenShaderBindingTable = t1302;
+		VkStridedDeviceAddressRegionKHR *t1306 = sbt_vk_t_alloc(f, sizeof(*t1306));
+		sbt_vk_t_bytes(f, &(t1306[0]), sizeof(t1306[0]));
+		s->pRaygenShaderBindingTable = t1306;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1303 = sbt_vk_t_alloc(f, sizeof(*t1303));
-		sbt_vk_t_bytes(f, &(t1303[0]), sizeof(t1303[0]));
-		s->pMissShaderBindingTable = t1303;
+		VkStridedDeviceAddressRegionKHR *t1307 = sbt_vk_t_alloc(f, sizeof(*t1307));
+		sbt_vk_t_bytes(f, &(t1307[0]), sizeof(t1307[0]));
+		s->pMissShaderBindingTable = t1307;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1304 = sbt_vk_t_alloc(f, sizeof(*t1304));
-		sbt_vk_t_bytes(f, &(t1304[0]), sizeof(t1304[0]));
-		s->pHitShaderBindingTable = t1304;
+		VkStridedDeviceAddressRegionKHR *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
+		sbt_vk_t_bytes(f, &(t1308[0]), sizeof(t1308[0]));
+		s->pHitShaderBindingTable = t1308;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkStridedDeviceAddressRegionKHR *t1305 = sbt_vk_t_alloc(f, sizeof(*t1305));
-		sbt_vk_t_bytes(f, &(t1305[0]), sizeof(t1305[0]));
-		s->pCallableShaderBindingTable = t1305;
+		VkStridedDeviceAddressRegionKHR *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
+		sbt_vk_t_bytes(f, &(t1309[0]), sizeof(t1309[0]));
+		s->pCallableShaderBindingTable = t1309;
 	}
 }
 
@@ -48981,14 +49172,14 @@ static void sbt_vk_fa_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_t 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureVersionInfoKHR *t1306 = sbt_vk_t_alloc(f, sizeof(*t1306));
-		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1306[0]), depth + 1);
-		s->pVersionInfo = t1306;
+		VkAccelerationStructureVersionInfoKHR *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
+		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1310[0]), depth + 1);
+		s->pVersionInfo = t1310;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1307 = sbt_vk_t_alloc(f, sizeof(*t1307));
-		t1307[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1307;
+		VkAccelerationStructureCompatibilityKHR *t1311 = sbt_vk_t_alloc(f, sizeof(*t1311));
+		t1311[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1311;
 	}
 }
 
@@ -49069,9 +49260,9 @@ static void sbt_vk_fa_vkGetImageViewHandleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageViewHandleInfoNVX *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
-		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1308[0]), depth + 1);
-		s->pInfo = t1308;
+		VkImageViewHandleInfoNVX *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
+		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1312[0]), depth + 1);
+		s->pInfo = t1312;
 	}
 }
 
@@ -49100,9 +49291,9 @@ static void sbt_vk_fa_vkGetImageViewAddressNVX(sbt_vk_t *f, void *vs)
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageViewAddressPropertiesNVX *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
-		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1309[0]), depth + 1);
-		s->pProperties = t1309;
+		VkImageViewAddressPropertiesNVX *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
+		sbt_vk_f_VkImageViewAddressPropertiesNVX(f, &(t1313[0]), depth + 1);
+		s->pProperties = t1313;
 	}
 }
 
@@ -49133,25 +49324,25 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
-		t1310[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCounterCount = t1310;
+		uint32_t *t1314 = sbt_vk_t_alloc(f, sizeof(*t1314));
+		t1314[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCounterCount = t1314;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1313 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterKHR *t1311 = sbt_vk_t_alloc(f, n1313 * sizeof(*t1311));
-		for (uint64_t i1312 = 0; i1312 < n1313; i1312++) {
-			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1311[i1312]), depth + 1);
+		const uint64_t n1317 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterKHR *t1315 = sbt_vk_t_alloc(f, n1317 * sizeof(*t1315));
+		for (uint64_t i1316 = 0; i1316 < n1317; i1316++) {
+			sbt_vk_f_VkPerformanceCounterKHR(f, &(t1315[i1316]), depth + 1);
 		}
-		s->pCounters = t1311;
+		s->pCounters = t1315;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1316 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
-		VkPerformanceCounterDescriptionKHR *t1314 = sbt_vk_t_alloc(f, n1316 * sizeof(*t1314));
-		for (uint64_t i1315 = 0; i1315 < n1316; i1315++) {
-			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1314[i1315]), depth + 1);
+		const uint64_t n1320 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
+		VkPerformanceCounterDescriptionKHR *t1318 = sbt_vk_t_alloc(f, n1320 * sizeof(*t1318));
+		for (uint64_t i1319 = 0; i1319 < n1320; i1319++) {
+			sbt_vk_f_VkPerformanceCounterDescriptionKHR(f, &(t1318[i1319]), depth + 1);
 		}
-		s->pCounterDescriptions = t1314;
+		s->pCounterDescriptions = t1318;
 	}
 }
 
@@ -49170,14 +49361,14 @@ static int sbt_vk_ca_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounter
 	if (!a->pCounters != !b->pCounters)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (a->pCounters)
-		for (uint64_t i1317 = 0; i1317 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1317++)
-			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1317]), &(b->pCounters[i1317]), 0))
+		for (uint64_t i1321 = 0; i1321 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1321++)
+			if (sbt_vk_c_VkPerformanceCounterKHR(c, &(a->pCounters[i1321]), &(b->pCounters[i1321]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounters");
 	if (!a->pCounterDescriptions != !b->pCounterDescriptions)
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if (a->pCounterDescriptions)
-		for (uint64_t i1318 = 0; i1318 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1318++)
-			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1318]), &(b->pCounterDescriptions[i1318]), 0))
+		for (uint64_t i1322 = 0; i1322 < (a->pCounterCount ? (uint64_t)*a->pCounterCount : 0); i1322++)
+			if (sbt_vk_c_VkPerformanceCounterDescriptionKHR(c, &(a->pCounterDescriptions[i1322]), &(b->pCounterDescriptions[i1322]), 0))
 				return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.pCounterDescriptions");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret");
@@ -49192,14 +49383,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	(void)f;
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkQueryPoolPerformanceCreateInfoKHR *t1319 = sbt_vk_t_alloc(f, sizeof(*t1319));
-		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1319[0]), depth + 1);
-		s->pPerformanceQueryCreateInfo = t1319;
+		VkQueryPoolPerformanceCreateInfoKHR *t1323 = sbt_vk_t_alloc(f, sizeof(*t1323));
+		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1323[0]), depth + 1);
+		s->pPerformanceQueryCreateInfo = t1323;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1320 = sbt_vk_t_alloc(f, sizeof(*t1320));
-		t1320[0] = (uint32_t)sbt_vk_t_rand(f);
-		s->pNumPasses = t1320;
+		uint32_t *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
+		t1324[0] = (uint32_t)sbt_vk_t_rand(f);
+		s->pNumPasses = t1324;
 	}
 }
 
@@ -49229,9 +49420,9 @@ static void sbt_vk_fa_vkAcquireProfilingLockKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAcquireProfilingLockInfoKHR *t1321 = sbt_vk_t_alloc(f, sizeof(*t1321));
-		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1321[0]), depth + 1);
-		s->pInfo = t1321;
+		VkAcquireProfilingLockInfoKHR *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
+		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1325[0]), depth + 1);
+		s->pInfo = t1325;
 	}
 }
 
@@ -49278,9 +49469,9 @@ static void sbt_vk_fa_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_t *f, void
 	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageDrmFormatModifierPropertiesEXT *t1322 = sbt_vk_t_alloc(f, sizeof(*t1322));
-		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1322[0]), depth + 1);
-		s->pProperties = t1322;
+		VkImageDrmFormatModifierPropertiesEXT *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
+		sbt_vk_f_VkImageDrmFormatModifierPropertiesEXT(f, &(t1326[0]), depth + 1);
+		s->pProperties = t1326;
 	}
 }
 
@@ -49310,9 +49501,9 @@ static void sbt_vk_fa_vkGetBufferOpaqueCaptureAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBufferDeviceAddressInfo *t1323 = sbt_vk_t_alloc(f, sizeof(*t1323));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1323[0]), depth + 1);
-		s->pInfo = t1323;
+		VkBufferDeviceAddressInfo *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1327[0]), depth + 1);
+		s->pInfo = t1327;
 	}
 }
 
@@ -49340,9 +49531,9 @@ static void sbt_vk_fa_vkGetBufferDeviceAddress(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBufferDeviceAddressInfo *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
-		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1324[0]), depth + 1);
-		s->pInfo = t1324;
+		VkBufferDeviceAddressInfo *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
+		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1328[0]), depth + 1);
+		s->pInfo = t1328;
 	}
 }
 
@@ -49370,19 +49561,19 @@ static void sbt_vk_fa_vkCreateHeadlessSurfaceEXT(sbt_vk_t *f, void *vs)
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkHeadlessSurfaceCreateInfoEXT *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
-		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1325[0]), depth + 1);
-		s->pCreateInfo = t1325;
+		VkHeadlessSurfaceCreateInfoEXT *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
+		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1329[0]), depth + 1);
+		s->pCreateInfo = t1329;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1326[0]), depth + 1);
-		s->pAllocator = t1326;
+		VkAllocationCallbacks *t1330 = sbt_vk_t_alloc(f, sizeof(*t1330));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1330[0]), depth + 1);
+		s->pAllocator = t1330;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSurfaceKHR *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
-		t1327[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSurface = t1327;
+		VkSurfaceKHR *t1331 = sbt_vk_t_alloc(f, sizeof(*t1331));
+		t1331[0] = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSurface = t1331;
 	}
 }
 
@@ -49418,17 +49609,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
-		t1328[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCombinationCount = t1328;
+		uint32_t *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
+		t1332[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCombinationCount = t1332;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1331 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
-		VkFramebufferMixedSamplesCombinationNV *t1329 = sbt_vk_t_alloc(f, n1331 * sizeof(*t1329));
-		for (uint64_t i1330 = 0; i1330 < n1331; i1330++) {
-			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1329[i1330]), depth + 1);
+		const uint64_t n1335 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
+		VkFramebufferMixedSamplesCombinationNV *t1333 = sbt_vk_t_alloc(f, n1335 * sizeof(*t1333));
+		for (uint64_t i1334 = 0; i1334 < n1335; i1334++) {
+			sbt_vk_f_VkFramebufferMixedSamplesCombinationNV(f, &(t1333[i1334]), depth + 1);
 		}
-		s->pCombinations = t1329;
+		s->pCombinations = t1333;
 	}
 }
 
@@ -49445,8 +49636,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinat
 	if (!a->pCombinations != !b->pCombinations)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if (a->pCombinations)
-		for (uint64_t i1332 = 0; i1332 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1332++)
-			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1332]), &(b->pCombinations[i1332]), 0))
+		for (uint64_t i1336 = 0; i1336 < (a->pCombinationCount ? (uint64_t)*a->pCombinationCount : 0); i1336++)
+			if (sbt_vk_c_VkFramebufferMixedSamplesCombinationNV(c, &(a->pCombinations[i1336]), &(b->pCombinations[i1336]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.pCombinations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret");
@@ -49462,9 +49653,9 @@ static void sbt_vk_fa_vkInitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkInitializePerformanceApiInfoINTEL *t1333 = sbt_vk_t_alloc(f, sizeof(*t1333));
-		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1333[0]), depth + 1);
-		s->pInitializeInfo = t1333;
+		VkInitializePerformanceApiInfoINTEL *t1337 = sbt_vk_t_alloc(f, sizeof(*t1337));
+		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1337[0]), depth + 1);
+		s->pInitializeInfo = t1337;
 	}
 }
 
@@ -49510,9 +49701,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceMarkerINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceMarkerInfoINTEL *t1334 = sbt_vk_t_alloc(f, sizeof(*t1334));
-		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1334[0]), depth + 1);
-		s->pMarkerInfo = t1334;
+		VkPerformanceMarkerInfoINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
+		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1338[0]), depth + 1);
+		s->pMarkerInfo = t1338;
 	}
 }
 
@@ -49540,9 +49731,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_t *f, void *vs
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceStreamMarkerInfoINTEL *t1335 = sbt_vk_t_alloc(f, sizeof(*t1335));
-		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1335[0]), depth + 1);
-		s->pMarkerInfo = t1335;
+		VkPerformanceStreamMarkerInfoINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
+		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1339[0]), depth + 1);
+		s->pMarkerInfo = t1339;
 	}
 }
 
@@ -49570,9 +49761,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceOverrideINTEL(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceOverrideInfoINTEL *t1336 = sbt_vk_t_alloc(f, sizeof(*t1336));
-		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1336[0]), depth + 1);
-		s->pOverrideInfo = t1336;
+		VkPerformanceOverrideInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
+		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1340[0]), depth + 1);
+		s->pOverrideInfo = t1340;
 	}
 }
 
@@ -49600,14 +49791,14 @@ static void sbt_vk_fa_vkAcquirePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceConfigurationAcquireInfoINTEL *t1337 = sbt_vk_t_alloc(f, sizeof(*t1337));
-		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1337[0]), depth + 1);
-		s->pAcquireInfo = t1337;
+		VkPerformanceConfigurationAcquireInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
+		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1341[0]), depth + 1);
+		s->pAcquireInfo = t1341;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceConfigurationINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
-		t1338[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
-		s->pConfiguration = t1338;
+		VkPerformanceConfigurationINTEL *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
+		t1342[0] = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
+		s->pConfiguration = t1342;
 	}
 }
 
@@ -49688,9 +49879,9 @@ static void sbt_vk_fa_vkGetPerformanceParameterINTEL(sbt_vk_t *f, void *vs)
 	s->parameter = (VkPerformanceParameterTypeINTEL)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPerformanceValueINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
-		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1339[0]), depth + 1);
-		s->pValue = t1339;
+		VkPerformanceValueINTEL *t1343 = sbt_vk_t_alloc(f, sizeof(*t1343));
+		sbt_vk_f_VkPerformanceValueINTEL(f, &(t1343[0]), depth + 1);
+		s->pValue = t1343;
 	}
 }
 
@@ -49720,9 +49911,9 @@ static void sbt_vk_fa_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_t *f, void *v
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceMemoryOpaqueCaptureAddressInfo *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
-		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1340[0]), depth + 1);
-		s->pInfo = t1340;
+		VkDeviceMemoryOpaqueCaptureAddressInfo *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
+		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1344[0]), depth + 1);
+		s->pInfo = t1344;
 	}
 }
 
@@ -49750,22 +49941,22 @@ static void sbt_vk_fa_vkGetPipelineExecutablePropertiesKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPipelineInfoKHR *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1341[0]), depth + 1);
-		s->pPipelineInfo = t1341;
+		VkPipelineInfoKHR *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1345[0]), depth + 1);
+		s->pPipelineInfo = t1345;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1342 = sbt_vk_t_alloc(f, sizeof(*t1342));
-		t1342[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pExecutableCount = t1342;
+		uint32_t *t1346 = sbt_vk_t_alloc(f, sizeof(*t1346));
+		t1346[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pExecutableCount = t1346;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1345 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
-		VkPipelineExecutablePropertiesKHR *t1343 = sbt_vk_t_alloc(f, n1345 * sizeof(*t1343));
-		for (uint64_t i1344 = 0; i1344 < n1345; i1344++) {
-			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1343[i1344]), depth + 1);
+		const uint64_t n1349 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
+		VkPipelineExecutablePropertiesKHR *t1347 = sbt_vk_t_alloc(f, n1349 * sizeof(*t1347));
+		for (uint64_t i1348 = 0; i1348 < n1349; i1348++) {
+			sbt_vk_f_VkPipelineExecutablePropertiesKHR(f, &(t1347[i1348]), depth + 1);
 		}
-		s->pProperties = t1343;
+		s->pProperties = t1347;
 	}
 }
 
@@ -49786,8 +49977,8 @@ static int sbt_vk_ca_vkGetPipelineExecutablePropertiesKHR(sbt_vk_c *c, const voi
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1346 = 0; i1346 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1346++)
-			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1346]), &(b->pProperties[i1346]), 0))
+		for (uint64_t i1350 = 0; i1350 < (a->pExecutableCount ? (uint64_t)*a->pExecutableCount : 0); i1350++)
+			if (sbt_vk_c_VkPipelineExecutablePropertiesKHR(c, &(a->pProperties[i1350]), &(b->pProperties[i1350]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutablePropertiesKHR.ret");
@@ -49803,22 +49994,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableStatisticsKHR(sbt_vk_t *f, void *vs
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1347 = sbt_vk_t_alloc(f, sizeof(*t1347));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1347[0]), depth + 1);
-		s->pExecutableInfo = t1347;
+		VkPipelineExecutableInfoKHR *t1351 = sbt_vk_t_alloc(f, sizeof(*t1351));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1351[0]), depth + 1);
+		s->pExecutableInfo = t1351;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1348 = sbt_vk_t_alloc(f, sizeof(*t1348));
-		t1348[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pStatisticCount = t1348;
+		uint32_t *t1352 = sbt_vk_t_alloc(f, sizeof(*t1352));
+		t1352[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pStatisticCount = t1352;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1351 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
-		VkPipelineExecutableStatisticKHR *t1349 = sbt_vk_t_alloc(f, n1351 * sizeof(*t1349));
-		for (uint64_t i1350 = 0; i1350 < n1351; i1350++) {
-			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1349[i1350]), depth + 1);
+		const uint64_t n1355 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
+		VkPipelineExecutableStatisticKHR *t1353 = sbt_vk_t_alloc(f, n1355 * sizeof(*t1353));
+		for (uint64_t i1354 = 0; i1354 < n1355; i1354++) {
+			sbt_vk_f_VkPipelineExecutableStatisticKHR(f, &(t1353[i1354]), depth + 1);
 		}
-		s->pStatistics = t1349;
+		s->pStatistics = t1353;
 	}
 }
 
@@ -49839,8 +50030,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableStatisticsKHR(sbt_vk_c *c, const voi
 	if (!a->pStatistics != !b->pStatistics)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if (a->pStatistics)
-		for (uint64_t i1352 = 0; i1352 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1352++)
-			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1352]), &(b->pStatistics[i1352]), 0))
+		for (uint64_t i1356 = 0; i1356 < (a->pStatisticCount ? (uint64_t)*a->pStatisticCount : 0); i1356++)
+			if (sbt_vk_c_VkPipelineExecutableStatisticKHR(c, &(a->pStatistics[i1356]), &(b->pStatistics[i1356]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.pStatistics");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableStatisticsKHR.ret");
@@ -49856,22 +50047,22 @@ static void sbt_vk_fa_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_t
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPipelineExecutableInfoKHR *t1353 = sbt_vk_t_alloc(f, sizeof(*t1353));
-		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1353[0]), depth + 1);
-		s->pExecutableInfo = t1353;
+		VkPipelineExecutableInfoKHR *t1357 = sbt_vk_t_alloc(f, sizeof(*t1357));
+		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1357[0]), depth + 1);
+		s->pExecutableInfo = t1357;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1354 = sbt_vk_t_alloc(f, sizeof(*t1354));
-		t1354[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pInternalRepresentationCount = t1354;
+		uint32_t *t1358 = sbt_vk_t_alloc(f, sizeof(*t1358));
+		t1358[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pInternalRepresentationCount = t1358;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1357 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
-		VkPipelineExecutableInternalRepresentationKHR *t1355 = sbt_vk_t_alloc(f, n1357 * sizeof(*t1355));
-		for (uint64_t i1356 = 0; i1356 < n1357; i1356++) {
-			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1355[i1356]), depth + 1);
+		const uint64_t n1361 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
+		VkPipelineExecutableInternalRepresentationKHR *t1359 = sbt_vk_t_alloc(f, n1361 * sizeof(*t1359));
+		for (uint64_t i1360 = 0; i1360 < n1361; i1360++) {
+			sbt_vk_f_VkPipelineExecutableInternalRepresentationKHR(f, &(t1359[i1360]), depth + 1);
 		}
-		s->pInternalRepresentations = t1355;
+		s->pInternalRepresentations = t1359;
 	}
 }
 
@@ -49892,8 +50083,8 @@ static int sbt_vk_ca_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_c 
 	if (!a->pInternalRepresentations != !b->pInternalRepresentations)
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if (a->pInternalRepresentations)
-		for (uint64_t i1358 = 0; i1358 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1358++)
-			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1358]), &(b->pInternalRepresentations[i1358]), 0))
+		for (uint64_t i1362 = 0; i1362 < (a->pInternalRepresentationCount ? (uint64_t)*a->pInternalRepresentationCount : 0); i1362++)
+			if (sbt_vk_c_VkPipelineExecutableInternalRepresentationKHR(c, &(a->pInternalRepresentations[i1362]), &(b->pInternalRepresentations[i1362]), 0))
 				return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.pInternalRepresentations");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPipelineExecutableInternalRepresentationsKHR.ret");
@@ -49933,17 +50124,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceToolProperties(sbt_vk_t *f, void *vs)
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1359 = sbt_vk_t_alloc(f, sizeof(*t1359));
-		t1359[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pToolCount = t1359;
+		uint32_t *t1363 = sbt_vk_t_alloc(f, sizeof(*t1363));
+		t1363[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pToolCount = t1363;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1362 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
-		VkPhysicalDeviceToolProperties *t1360 = sbt_vk_t_alloc(f, n1362 * sizeof(*t1360));
-		for (uint64_t i1361 = 0; i1361 < n1362; i1361++) {
-			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1360[i1361]), depth + 1);
+		const uint64_t n1366 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
+		VkPhysicalDeviceToolProperties *t1364 = sbt_vk_t_alloc(f, n1366 * sizeof(*t1364));
+		for (uint64_t i1365 = 0; i1365 < n1366; i1365++) {
+			sbt_vk_f_VkPhysicalDeviceToolProperties(f, &(t1364[i1365]), depth + 1);
 		}
-		s->pToolProperties = t1360;
+		s->pToolProperties = t1364;
 	}
 }
 
@@ -49960,8 +50151,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceToolProperties(sbt_vk_c *c, const void *
 	if (!a->pToolProperties != !b->pToolProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if (a->pToolProperties)
-		for (uint64_t i1363 = 0; i1363 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1363++)
-			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1363]), &(b->pToolProperties[i1363]), 0))
+		for (uint64_t i1367 = 0; i1367 < (a->pToolCount ? (uint64_t)*a->pToolCount : 0); i1367++)
+			if (sbt_vk_c_VkPhysicalDeviceToolProperties(c, &(a->pToolProperties[i1367]), &(b->pToolProperties[i1367]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.pToolProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceToolProperties.ret");
@@ -49977,19 +50168,19 @@ static void sbt_vk_fa_vkCreateAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCreateInfoKHR *t1364 = sbt_vk_t_alloc(f, sizeof(*t1364));
-		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1364[0]), depth + 1);
-		s->pCreateInfo = t1364;
+		VkAccelerationStructureCreateInfoKHR *t1368 = sbt_vk_t_alloc(f, sizeof(*t1368));
+		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1368[0]), depth + 1);
+		s->pCreateInfo = t1368;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1365 = sbt_vk_t_alloc(f, sizeof(*t1365));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1365[0]), depth + 1);
-		s->pAllocator = t1365;
+		VkAllocationCallbacks *t1369 = sbt_vk_t_alloc(f, sizeof(*t1369));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1369[0]), depth + 1);
+		s->pAllocator = t1369;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureKHR *t1366 = sbt_vk_t_alloc(f, sizeof(*t1366));
-		t1366[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pAccelerationStructure = t1366;
+		VkAccelerationStructureKHR *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
+		t1370[0] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pAccelerationStructure = t1370;
 	}
 }
 
@@ -50025,9 +50216,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_t *f, vo
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureDeviceAddressInfoKHR *t1367 = sbt_vk_t_alloc(f, sizeof(*t1367));
-		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1367[0]), depth + 1);
-		s->pInfo = t1367;
+		VkAccelerationStructureDeviceAddressInfoKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
+		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1371[0]), depth + 1);
+		s->pInfo = t1371;
 	}
 }
 
@@ -50055,14 +50246,14 @@ static void sbt_vk_fa_vkCreateDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1368 = sbt_vk_t_alloc(f, sizeof(*t1368));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1368[0]), depth + 1);
-		s->pAllocator = t1368;
+		VkAllocationCallbacks *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1372[0]), depth + 1);
+		s->pAllocator = t1372;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeferredOperationKHR *t1369 = sbt_vk_t_alloc(f, sizeof(*t1369));
-		t1369[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pDeferredOperation = t1369;
+		VkDeferredOperationKHR *t1373 = sbt_vk_t_alloc(f, sizeof(*t1373));
+		t1373[0] = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pDeferredOperation = t1373;
 	}
 }
 
@@ -50094,9 +50285,9 @@ static void sbt_vk_fa_vkDestroyDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1370[0]), depth + 1);
-		s->pAllocator = t1370;
+		VkAllocationCallbacks *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1374[0]), depth + 1);
+		s->pAllocator = t1374;
 	}
 }
 
@@ -50259,12 +50450,12 @@ static void sbt_vk_fa_vkCmdSetViewportWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1373 = (uint64_t)s->viewportCount;
-		VkViewport *t1371 = sbt_vk_t_alloc(f, n1373 * sizeof(*t1371));
-		for (uint64_t i1372 = 0; i1372 < n1373; i1372++) {
-			sbt_vk_t_bytes(f, &(t1371[i1372]), sizeof(t1371[i1372]));
+		const uint64_t n1377 = (uint64_t)s->viewportCount;
+		VkViewport *t1375 = sbt_vk_t_alloc(f, n1377 * sizeof(*t1375));
+		for (uint64_t i1376 = 0; i1376 < n1377; i1376++) {
+			sbt_vk_t_bytes(f, &(t1375[i1376]), sizeof(t1375[i1376]));
 		}
-		s->pViewports = t1371;
+		s->pViewports = t1375;
 	}
 }
 
@@ -50297,12 +50488,12 @@ static void sbt_vk_fa_vkCmdSetScissorWithCount(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1376 = (uint64_t)s->scissorCount;
-		VkRect2D *t1374 = sbt_vk_t_alloc(f, n1376 * sizeof(*t1374));
-		for (uint64_t i1375 = 0; i1375 < n1376; i1375++) {
-			sbt_vk_t_bytes(f, &(t1374[i1375]), sizeof(t1374[i1375]));
+		const uint64_t n1380 = (uint64_t)s->scissorCount;
+		VkRect2D *t1378 = sbt_vk_t_alloc(f, n1380 * sizeof(*t1378));
+		for (uint64_t i1379 = 0; i1379 < n1380; i1379++) {
+			sbt_vk_t_bytes(f, &(t1378[i1379]), sizeof(t1378[i1379]));
 		}
-		s->pScissors = t1374;
+		s->pScissors = t1378;
 	}
 }
 
@@ -50336,36 +50527,36 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1379 = (uint64_t)s->bindingCount;
-		VkBuffer *t1377 = sbt_vk_t_alloc(f, n1379 * sizeof(*t1377));
-		for (uint64_t i1378 = 0; i1378 < n1379; i1378++) {
-			t1377[i1378] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1383 = (uint64_t)s->bindingCount;
+		VkBuffer *t1381 = sbt_vk_t_alloc(f, n1383 * sizeof(*t1381));
+		for (uint64_t i1382 = 0; i1382 < n1383; i1382++) {
+			t1381[i1382] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pBuffers = t1377;
+		s->pBuffers = t1381;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1382 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1380 = sbt_vk_t_alloc(f, n1382 * sizeof(*t1380));
-		for (uint64_t i1381 = 0; i1381 < n1382; i1381++) {
-			t1380[i1381] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1386 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1384 = sbt_vk_t_alloc(f, n1386 * sizeof(*t1384));
+		for (uint64_t i1385 = 0; i1385 < n1386; i1385++) {
+			t1384[i1385] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1380;
+		s->pOffsets = t1384;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1385 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1383 = sbt_vk_t_alloc(f, n1385 * sizeof(*t1383));
-		for (uint64_t i1384 = 0; i1384 < n1385; i1384++) {
-			t1383[i1384] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1389 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1387 = sbt_vk_t_alloc(f, n1389 * sizeof(*t1387));
+		for (uint64_t i1388 = 0; i1388 < n1389; i1388++) {
+			t1387[i1388] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pSizes = t1383;
+		s->pSizes = t1387;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1388 = (uint64_t)s->bindingCount;
-		VkDeviceSize *t1386 = sbt_vk_t_alloc(f, n1388 * sizeof(*t1386));
-		for (uint64_t i1387 = 0; i1387 < n1388; i1387++) {
-			t1386[i1387] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1392 = (uint64_t)s->bindingCount;
+		VkDeviceSize *t1390 = sbt_vk_t_alloc(f, n1392 * sizeof(*t1390));
+		for (uint64_t i1391 = 0; i1391 < n1392; i1391++) {
+			t1390[i1391] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pStrides = t1386;
+		s->pStrides = t1390;
 	}
 }
 
@@ -50386,8 +50577,8 @@ static int sbt_vk_ca_vkCmdBindVertexBuffers2(sbt_vk_c *c, const void *va, const 
 		if (!a->pBuffers != !b->pBuffers)
 			return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 		if (a->pBuffers)
-			for (uint64_t i1389 = 0; i1389 < (uint64_t)a->bindingCount; i1389++)
-				if ((uint64_t)(uintptr_t)(b->pBuffers[i1389]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1389]), 1))
+			for (uint64_t i1393 = 0; i1393 < (uint64_t)a->bindingCount; i1393++)
+				if ((uint64_t)(uintptr_t)(b->pBuffers[i1393]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pBuffers[i1393]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindVertexBuffers2.pBuffers");
 	}
 	if ((((uint64_t)a->bindingCount) == 0)) {
@@ -50756,12 +50947,12 @@ static void sbt_vk_fa_vkCmdSetSampleMaskEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->samples = (VkSampleCountFlagBits)((VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7)));
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1392 = (uint64_t)((s->samples + 31) / 32);
-		VkSampleMask *t1390 = sbt_vk_t_alloc(f, n1392 * sizeof(*t1390));
-		for (uint64_t i1391 = 0; i1391 < n1392; i1391++) {
-			t1390[i1391] = (VkSampleMask)sbt_vk_t_rand(f);
+		const uint64_t n1396 = (uint64_t)((s->samples + 31) / 32);
+		VkSampleMask *t1394 = sbt_vk_t_alloc(f, n1396 * sizeof(*t1394));
+		for (uint64_t i1395 = 0; i1395 < n1396; i1395++) {
+			t1394[i1395] = (VkSampleMask)sbt_vk_t_rand(f);
 		}
-		s->pSampleMask = t1390;
+		s->pSampleMask = t1394;
 	}
 }
 
@@ -50858,12 +51049,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEnableEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1395 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1393 = sbt_vk_t_alloc(f, n1395 * sizeof(*t1393));
-		for (uint64_t i1394 = 0; i1394 < n1395; i1394++) {
-			t1393[i1394] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1399 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1397 = sbt_vk_t_alloc(f, n1399 * sizeof(*t1397));
+		for (uint64_t i1398 = 0; i1398 < n1399; i1398++) {
+			t1397[i1398] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorBlendEnables = t1393;
+		s->pColorBlendEnables = t1397;
 	}
 }
 
@@ -50899,12 +51090,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendEquationEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1398 = (uint64_t)s->attachmentCount;
-		VkColorBlendEquationEXT *t1396 = sbt_vk_t_alloc(f, n1398 * sizeof(*t1396));
-		for (uint64_t i1397 = 0; i1397 < n1398; i1397++) {
-			sbt_vk_t_bytes(f, &(t1396[i1397]), sizeof(t1396[i1397]));
+		const uint64_t n1402 = (uint64_t)s->attachmentCount;
+		VkColorBlendEquationEXT *t1400 = sbt_vk_t_alloc(f, n1402 * sizeof(*t1400));
+		for (uint64_t i1401 = 0; i1401 < n1402; i1401++) {
+			sbt_vk_t_bytes(f, &(t1400[i1401]), sizeof(t1400[i1401]));
 		}
-		s->pColorBlendEquations = t1396;
+		s->pColorBlendEquations = t1400;
 	}
 }
 
@@ -50940,12 +51131,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteMaskEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1401 = (uint64_t)s->attachmentCount;
-		VkColorComponentFlags *t1399 = sbt_vk_t_alloc(f, n1401 * sizeof(*t1399));
-		for (uint64_t i1400 = 0; i1400 < n1401; i1400++) {
-			t1399[i1400] = (VkColorComponentFlags)sbt_vk_t_rand(f);
+		const uint64_t n1405 = (uint64_t)s->attachmentCount;
+		VkColorComponentFlags *t1403 = sbt_vk_t_alloc(f, n1405 * sizeof(*t1403));
+		for (uint64_t i1404 = 0; i1404 < n1405; i1404++) {
+			t1403[i1404] = (VkColorComponentFlags)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteMasks = t1399;
+		s->pColorWriteMasks = t1403;
 	}
 }
 
@@ -51086,12 +51277,12 @@ static void sbt_vk_fa_vkCmdSetColorBlendAdvancedEXT(sbt_vk_t *f, void *vs)
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1404 = (uint64_t)s->attachmentCount;
-		VkColorBlendAdvancedEXT *t1402 = sbt_vk_t_alloc(f, n1404 * sizeof(*t1402));
-		for (uint64_t i1403 = 0; i1403 < n1404; i1403++) {
-			sbt_vk_t_bytes(f, &(t1402[i1403]), sizeof(t1402[i1403]));
+		const uint64_t n1408 = (uint64_t)s->attachmentCount;
+		VkColorBlendAdvancedEXT *t1406 = sbt_vk_t_alloc(f, n1408 * sizeof(*t1406));
+		for (uint64_t i1407 = 0; i1407 < n1408; i1407++) {
+			sbt_vk_t_bytes(f, &(t1406[i1407]), sizeof(t1406[i1407]));
 		}
-		s->pColorBlendAdvanced = t1402;
+		s->pColorBlendAdvanced = t1406;
 	}
 }
 
@@ -51232,12 +51423,12 @@ static void sbt_vk_fa_vkCmdSetViewportSwizzleNV(sbt_vk_t *f, void *vs)
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1407 = (uint64_t)s->viewportCount;
-		VkViewportSwizzleNV *t1405 = sbt_vk_t_alloc(f, n1407 * sizeof(*t1405));
-		for (uint64_t i1406 = 0; i1406 < n1407; i1406++) {
-			sbt_vk_t_bytes(f, &(t1405[i1406]), sizeof(t1405[i1406]));
+		const uint64_t n1411 = (uint64_t)s->viewportCount;
+		VkViewportSwizzleNV *t1409 = sbt_vk_t_alloc(f, n1411 * sizeof(*t1409));
+		for (uint64_t i1410 = 0; i1410 < n1411; i1410++) {
+			sbt_vk_t_bytes(f, &(t1409[i1410]), sizeof(t1409[i1410]));
 		}
-		s->pViewportSwizzles = t1405;
+		s->pViewportSwizzles = t1409;
 	}
 }
 
@@ -51356,12 +51547,12 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->coverageModulationTableCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1410 = (uint64_t)s->coverageModulationTableCount;
-		float *t1408 = sbt_vk_t_alloc(f, n1410 * sizeof(*t1408));
-		for (uint64_t i1409 = 0; i1409 < n1410; i1409++) {
-			t1408[i1409] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
+		const uint64_t n1414 = (uint64_t)s->coverageModulationTableCount;
+		float *t1412 = sbt_vk_t_alloc(f, n1414 * sizeof(*t1412));
+		for (uint64_t i1413 = 0; i1413 < n1414; i1413++) {
+			t1412[i1413] = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 		}
-		s->pCoverageModulationTable = t1408;
+		s->pCoverageModulationTable = t1412;
 	}
 }
 
@@ -51457,19 +51648,19 @@ static void sbt_vk_fa_vkCreatePrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPrivateDataSlotCreateInfo *t1411 = sbt_vk_t_alloc(f, sizeof(*t1411));
-		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1411[0]), depth + 1);
-		s->pCreateInfo = t1411;
+		VkPrivateDataSlotCreateInfo *t1415 = sbt_vk_t_alloc(f, sizeof(*t1415));
+		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1415[0]), depth + 1);
+		s->pCreateInfo = t1415;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1412 = sbt_vk_t_alloc(f, sizeof(*t1412));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1412[0]), depth + 1);
-		s->pAllocator = t1412;
+		VkAllocationCallbacks *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1416[0]), depth + 1);
+		s->pAllocator = t1416;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPrivateDataSlot *t1413 = sbt_vk_t_alloc(f, sizeof(*t1413));
-		t1413[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
-		s->pPrivateDataSlot = t1413;
+		VkPrivateDataSlot *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
+		t1417[0] = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+		s->pPrivateDataSlot = t1417;
 	}
 }
 
@@ -51505,9 +51696,9 @@ static void sbt_vk_fa_vkDestroyPrivateDataSlot(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1414 = sbt_vk_t_alloc(f, sizeof(*t1414));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1414[0]), depth + 1);
-		s->pAllocator = t1414;
+		VkAllocationCallbacks *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1418[0]), depth + 1);
+		s->pAllocator = t1418;
 	}
 }
 
@@ -51570,9 +51761,9 @@ static void sbt_vk_fa_vkGetPrivateData(sbt_vk_t *f, void *vs)
 	s->objectHandle = sbt_vk_t_handle(f);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint64_t *t1415 = sbt_vk_t_alloc(f, sizeof(*t1415));
-		t1415[0] = (uint64_t)sbt_vk_t_rand(f);
-		s->pData = t1415;
+		uint64_t *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
+		t1419[0] = (uint64_t)sbt_vk_t_rand(f);
+		s->pData = t1419;
 	}
 }
 
@@ -51603,9 +51794,9 @@ static void sbt_vk_fa_vkCmdCopyBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyBufferInfo2 *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
-		sbt_vk_f_VkCopyBufferInfo2(f, &(t1416[0]), depth + 1);
-		s->pCopyBufferInfo = t1416;
+		VkCopyBufferInfo2 *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
+		sbt_vk_f_VkCopyBufferInfo2(f, &(t1420[0]), depth + 1);
+		s->pCopyBufferInfo = t1420;
 	}
 }
 
@@ -51630,9 +51821,9 @@ static void sbt_vk_fa_vkCmdCopyImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyImageInfo2 *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
-		sbt_vk_f_VkCopyImageInfo2(f, &(t1417[0]), depth + 1);
-		s->pCopyImageInfo = t1417;
+		VkCopyImageInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
+		sbt_vk_f_VkCopyImageInfo2(f, &(t1421[0]), depth + 1);
+		s->pCopyImageInfo = t1421;
 	}
 }
 
@@ -51657,9 +51848,9 @@ static void sbt_vk_fa_vkCmdBlitImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBlitImageInfo2 *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
-		sbt_vk_f_VkBlitImageInfo2(f, &(t1418[0]), depth + 1);
-		s->pBlitImageInfo = t1418;
+		VkBlitImageInfo2 *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
+		sbt_vk_f_VkBlitImageInfo2(f, &(t1422[0]), depth + 1);
+		s->pBlitImageInfo = t1422;
 	}
 }
 
@@ -51684,9 +51875,9 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyBufferToImageInfo2 *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
-		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1419[0]), depth + 1);
-		s->pCopyBufferToImageInfo = t1419;
+		VkCopyBufferToImageInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
+		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1423[0]), depth + 1);
+		s->pCopyBufferToImageInfo = t1423;
 	}
 }
 
@@ -51711,9 +51902,9 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyImageToBufferInfo2 *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
-		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1420[0]), depth + 1);
-		s->pCopyImageToBufferInfo = t1420;
+		VkCopyImageToBufferInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
+		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1424[0]), depth + 1);
+		s->pCopyImageToBufferInfo = t1424;
 	}
 }
 
@@ -51738,9 +51929,9 @@ static void sbt_vk_fa_vkCmdResolveImage2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkResolveImageInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
-		sbt_vk_f_VkResolveImageInfo2(f, &(t1421[0]), depth + 1);
-		s->pResolveImageInfo = t1421;
+		VkResolveImageInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
+		sbt_vk_f_VkResolveImageInfo2(f, &(t1425[0]), depth + 1);
+		s->pResolveImageInfo = t1425;
 	}
 }
 
@@ -51765,17 +51956,17 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkExtent2D *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
-		sbt_vk_t_bytes(f, &(t1422[0]), sizeof(t1422[0]));
-		s->pFragmentSize = t1422;
+		VkExtent2D *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
+		sbt_vk_t_bytes(f, &(t1426[0]), sizeof(t1426[0]));
+		s->pFragmentSize = t1426;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1425 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1423 = sbt_vk_t_alloc(f, n1425 * sizeof(*t1423));
-		for (uint64_t i1424 = 0; i1424 < n1425; i1424++) {
-			t1423[i1424] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1429 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1427 = sbt_vk_t_alloc(f, n1429 * sizeof(*t1427));
+		for (uint64_t i1428 = 0; i1428 < n1429; i1428++) {
+			t1427[i1428] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1423;
+		s->combinerOps = t1427;
 	}
 }
 
@@ -51805,17 +51996,17 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_t *f, vo
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
-		t1426[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFragmentShadingRateCount = t1426;
+		uint32_t *t1430 = sbt_vk_t_alloc(f, sizeof(*t1430));
+		t1430[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFragmentShadingRateCount = t1430;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1429 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
-		VkPhysicalDeviceFragmentShadingRateKHR *t1427 = sbt_vk_t_alloc(f, n1429 * sizeof(*t1427));
-		for (uint64_t i1428 = 0; i1428 < n1429; i1428++) {
-			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1427[i1428]), depth + 1);
+		const uint64_t n1433 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
+		VkPhysicalDeviceFragmentShadingRateKHR *t1431 = sbt_vk_t_alloc(f, n1433 * sizeof(*t1431));
+		for (uint64_t i1432 = 0; i1432 < n1433; i1432++) {
+			sbt_vk_f_VkPhysicalDeviceFragmentShadingRateKHR(f, &(t1431[i1432]), depth + 1);
 		}
-		s->pFragmentShadingRates = t1427;
+		s->pFragmentShadingRates = t1431;
 	}
 }
 
@@ -51832,8 +52023,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_c *c, con
 	if (!a->pFragmentShadingRates != !b->pFragmentShadingRates)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if (a->pFragmentShadingRates)
-		for (uint64_t i1430 = 0; i1430 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1430++)
-			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1430]), &(b->pFragmentShadingRates[i1430]), 0))
+		for (uint64_t i1434 = 0; i1434 < (a->pFragmentShadingRateCount ? (uint64_t)*a->pFragmentShadingRateCount : 0); i1434++)
+			if (sbt_vk_c_VkPhysicalDeviceFragmentShadingRateKHR(c, &(a->pFragmentShadingRates[i1434]), &(b->pFragmentShadingRates[i1434]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.pFragmentShadingRates");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret");
@@ -51849,12 +52040,12 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->shadingRate = (VkFragmentShadingRateNV)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1433 = (uint64_t)(2);
-		VkFragmentShadingRateCombinerOpKHR *t1431 = sbt_vk_t_alloc(f, n1433 * sizeof(*t1431));
-		for (uint64_t i1432 = 0; i1432 < n1433; i1432++) {
-			t1431[i1432] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
+		const uint64_t n1437 = (uint64_t)(2);
+		VkFragmentShadingRateCombinerOpKHR *t1435 = sbt_vk_t_alloc(f, n1437 * sizeof(*t1435));
+		for (uint64_t i1436 = 0; i1436 < n1437; i1436++) {
+			t1435[i1436] = (VkFragmentShadingRateCombinerOpKHR)(int32_t)sbt_vk_t_rand(f);
 		}
-		s->combinerOps = t1431;
+		s->combinerOps = t1435;
 	}
 }
 
@@ -51882,22 +52073,22 @@ static void sbt_vk_fa_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureBuildGeometryInfoKHR *t1434 = sbt_vk_t_alloc(f, sizeof(*t1434));
-		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1434[0]), depth + 1);
-		s->pBuildInfo = t1434;
+		VkAccelerationStructureBuildGeometryInfoKHR *t1438 = sbt_vk_t_alloc(f, sizeof(*t1438));
+		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1438[0]), depth + 1);
+		s->pBuildInfo = t1438;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1437 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
-		uint32_t *t1435 = sbt_vk_t_alloc(f, n1437 * sizeof(*t1435));
-		for (uint64_t i1436 = 0; i1436 < n1437; i1436++) {
-			t1435[i1436] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1441 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
+		uint32_t *t1439 = sbt_vk_t_alloc(f, n1441 * sizeof(*t1439));
+		for (uint64_t i1440 = 0; i1440 < n1441; i1440++) {
+			t1439[i1440] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pMaxPrimitiveCounts = t1435;
+		s->pMaxPrimitiveCounts = t1439;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureBuildSizesInfoKHR *t1438 = sbt_vk_t_alloc(f, sizeof(*t1438));
-		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1438[0]), depth + 1);
-		s->pSizeInfo = t1438;
+		VkAccelerationStructureBuildSizesInfoKHR *t1442 = sbt_vk_t_alloc(f, sizeof(*t1442));
+		sbt_vk_f_VkAccelerationStructureBuildSizesInfoKHR(f, &(t1442[0]), depth + 1);
+		s->pSizeInfo = t1442;
 	}
 }
 
@@ -51939,20 +52130,20 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1441 = (uint64_t)s->vertexBindingDescriptionCount;
-		VkVertexInputBindingDescription2EXT *t1439 = sbt_vk_t_alloc(f, n1441 * sizeof(*t1439));
-		for (uint64_t i1440 = 0; i1440 < n1441; i1440++) {
-			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1439[i1440]), depth + 1);
+		const uint64_t n1445 = (uint64_t)s->vertexBindingDescriptionCount;
+		VkVertexInputBindingDescription2EXT *t1443 = sbt_vk_t_alloc(f, n1445 * sizeof(*t1443));
+		for (uint64_t i1444 = 0; i1444 < n1445; i1444++) {
+			sbt_vk_f_VkVertexInputBindingDescription2EXT(f, &(t1443[i1444]), depth + 1);
 		}
-		s->pVertexBindingDescriptions = t1439;
+		s->pVertexBindingDescriptions = t1443;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1444 = (uint64_t)s->vertexAttributeDescriptionCount;
-		VkVertexInputAttributeDescription2EXT *t1442 = sbt_vk_t_alloc(f, n1444 * sizeof(*t1442));
-		for (uint64_t i1443 = 0; i1443 < n1444; i1443++) {
-			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1442[i1443]), depth + 1);
+		const uint64_t n1448 = (uint64_t)s->vertexAttributeDescriptionCount;
+		VkVertexInputAttributeDescription2EXT *t1446 = sbt_vk_t_alloc(f, n1448 * sizeof(*t1446));
+		for (uint64_t i1447 = 0; i1447 < n1448; i1447++) {
+			sbt_vk_f_VkVertexInputAttributeDescription2EXT(f, &(t1446[i1447]), depth + 1);
 		}
-		s->pVertexAttributeDescriptions = t1442;
+		s->pVertexAttributeDescriptions = t1446;
 	}
 }
 
@@ -51971,8 +52162,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexBindingDescriptions != !b->pVertexBindingDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 		if (a->pVertexBindingDescriptions)
-			for (uint64_t i1445 = 0; i1445 < (uint64_t)a->vertexBindingDescriptionCount; i1445++)
-				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1445]), &(b->pVertexBindingDescriptions[i1445]), 1))
+			for (uint64_t i1449 = 0; i1449 < (uint64_t)a->vertexBindingDescriptionCount; i1449++)
+				if (sbt_vk_c_VkVertexInputBindingDescription2EXT(c, &(a->pVertexBindingDescriptions[i1449]), &(b->pVertexBindingDescriptions[i1449]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions");
 	}
 	if ((a->vertexAttributeDescriptionCount) != (b->vertexAttributeDescriptionCount))
@@ -51984,8 +52175,8 @@ static int sbt_vk_ca_vkCmdSetVertexInputEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pVertexAttributeDescriptions != !b->pVertexAttributeDescriptions)
 			return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 		if (a->pVertexAttributeDescriptions)
-			for (uint64_t i1446 = 0; i1446 < (uint64_t)a->vertexAttributeDescriptionCount; i1446++)
-				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1446]), &(b->pVertexAttributeDescriptions[i1446]), 1))
+			for (uint64_t i1450 = 0; i1450 < (uint64_t)a->vertexAttributeDescriptionCount; i1450++)
+				if (sbt_vk_c_VkVertexInputAttributeDescription2EXT(c, &(a->pVertexAttributeDescriptions[i1450]), &(b->pVertexAttributeDescriptions[i1450]), 1))
 					return sbt_vk_t_fail(c, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions");
 	}
 	return 0;
@@ -52000,12 +52191,12 @@ static void sbt_vk_fa_vkCmdSetColorWriteEnableEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1449 = (uint64_t)s->attachmentCount;
-		VkBool32 *t1447 = sbt_vk_t_alloc(f, n1449 * sizeof(*t1447));
-		for (uint64_t i1448 = 0; i1448 < n1449; i1448++) {
-			t1447[i1448] = (VkBool32)sbt_vk_t_rand(f);
+		const uint64_t n1453 = (uint64_t)s->attachmentCount;
+		VkBool32 *t1451 = sbt_vk_t_alloc(f, n1453 * sizeof(*t1451));
+		for (uint64_t i1452 = 0; i1452 < n1453; i1452++) {
+			t1451[i1452] = (VkBool32)sbt_vk_t_rand(f);
 		}
-		s->pColorWriteEnables = t1447;
+		s->pColorWriteEnables = t1451;
 	}
 }
 
@@ -52038,9 +52229,9 @@ static void sbt_vk_fa_vkCmdSetEvent2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDependencyInfo *t1450 = sbt_vk_t_alloc(f, sizeof(*t1450));
-		sbt_vk_f_VkDependencyInfo(f, &(t1450[0]), depth + 1);
-		s->pDependencyInfo = t1450;
+		VkDependencyInfo *t1454 = sbt_vk_t_alloc(f, sizeof(*t1454));
+		sbt_vk_f_VkDependencyInfo(f, &(t1454[0]), depth + 1);
+		s->pDependencyInfo = t1454;
 	}
 }
 
@@ -52092,20 +52283,20 @@ static void sbt_vk_fa_vkCmdWaitEvents2(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1453 = (uint64_t)s->eventCount;
-		VkEvent *t1451 = sbt_vk_t_alloc(f, n1453 * sizeof(*t1451));
-		for (uint64_t i1452 = 0; i1452 < n1453; i1452++) {
-			t1451[i1452] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1457 = (uint64_t)s->eventCount;
+		VkEvent *t1455 = sbt_vk_t_alloc(f, n1457 * sizeof(*t1455));
+		for (uint64_t i1456 = 0; i1456 < n1457; i1456++) {
+			t1455[i1456] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pEvents = t1451;
+		s->pEvents = t1455;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1456 = (uint64_t)s->eventCount;
-		VkDependencyInfo *t1454 = sbt_vk_t_alloc(f, n1456 * sizeof(*t1454));
-		for (uint64_t i1455 = 0; i1455 < n1456; i1455++) {
-			sbt_vk_f_VkDependencyInfo(f, &(t1454[i1455]), depth + 1);
+		const uint64_t n1460 = (uint64_t)s->eventCount;
+		VkDependencyInfo *t1458 = sbt_vk_t_alloc(f, n1460 * sizeof(*t1458));
+		for (uint64_t i1459 = 0; i1459 < n1460; i1459++) {
+			sbt_vk_f_VkDependencyInfo(f, &(t1458[i1459]), depth + 1);
 		}
-		s->pDependencyInfos = t1454;
+		s->pDependencyInfos = t1458;
 	}
 }
 
@@ -52124,8 +52315,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pEvents != !b->pEvents)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 		if (a->pEvents)
-			for (uint64_t i1457 = 0; i1457 < (uint64_t)a->eventCount; i1457++)
-				if ((uint64_t)(uintptr_t)(b->pEvents[i1457]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1457]), 1))
+			for (uint64_t i1461 = 0; i1461 < (uint64_t)a->eventCount; i1461++)
+				if ((uint64_t)(uintptr_t)(b->pEvents[i1461]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pEvents[i1461]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pEvents");
 	}
 	if ((((uint64_t)a->eventCount) == 0)) {
@@ -52135,8 +52326,8 @@ static int sbt_vk_ca_vkCmdWaitEvents2(sbt_vk_c *c, const void *va, const void *v
 		if (!a->pDependencyInfos != !b->pDependencyInfos)
 			return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 		if (a->pDependencyInfos)
-			for (uint64_t i1458 = 0; i1458 < (uint64_t)a->eventCount; i1458++)
-				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1458]), &(b->pDependencyInfos[i1458]), 1))
+			for (uint64_t i1462 = 0; i1462 < (uint64_t)a->eventCount; i1462++)
+				if (sbt_vk_c_VkDependencyInfo(c, &(a->pDependencyInfos[i1462]), &(b->pDependencyInfos[i1462]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWaitEvents2.pDependencyInfos");
 	}
 	return 0;
@@ -52150,9 +52341,9 @@ static void sbt_vk_fa_vkCmdPipelineBarrier2(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDependencyInfo *t1459 = sbt_vk_t_alloc(f, sizeof(*t1459));
-		sbt_vk_f_VkDependencyInfo(f, &(t1459[0]), depth + 1);
-		s->pDependencyInfo = t1459;
+		VkDependencyInfo *t1463 = sbt_vk_t_alloc(f, sizeof(*t1463));
+		sbt_vk_f_VkDependencyInfo(f, &(t1463[0]), depth + 1);
+		s->pDependencyInfo = t1463;
 	}
 }
 
@@ -52180,12 +52371,12 @@ static void sbt_vk_fa_vkQueueSubmit2(sbt_vk_t *f, void *vs)
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1462 = (uint64_t)s->submitCount;
-		VkSubmitInfo2 *t1460 = sbt_vk_t_alloc(f, n1462 * sizeof(*t1460));
-		for (uint64_t i1461 = 0; i1461 < n1462; i1461++) {
-			sbt_vk_f_VkSubmitInfo2(f, &(t1460[i1461]), depth + 1);
+		const uint64_t n1466 = (uint64_t)s->submitCount;
+		VkSubmitInfo2 *t1464 = sbt_vk_t_alloc(f, n1466 * sizeof(*t1464));
+		for (uint64_t i1465 = 0; i1465 < n1466; i1465++) {
+			sbt_vk_f_VkSubmitInfo2(f, &(t1464[i1465]), depth + 1);
 		}
-		s->pSubmits = t1460;
+		s->pSubmits = t1464;
 	}
 }
 
@@ -52204,8 +52395,8 @@ static int sbt_vk_ca_vkQueueSubmit2(sbt_vk_c *c, const void *va, const void *vb)
 		if (!a->pSubmits != !b->pSubmits)
 			return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 		if (a->pSubmits)
-			for (uint64_t i1463 = 0; i1463 < (uint64_t)a->submitCount; i1463++)
-				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1463]), &(b->pSubmits[i1463]), 1))
+			for (uint64_t i1467 = 0; i1467 < (uint64_t)a->submitCount; i1467++)
+				if (sbt_vk_c_VkSubmitInfo2(c, &(a->pSubmits[i1467]), &(b->pSubmits[i1467]), 1))
 					return sbt_vk_t_fail(c, "vkQueueSubmit2.pSubmits");
 	}
 	if ((uint64_t)(uintptr_t)(b->fence) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->fence), 1))
@@ -52280,17 +52471,17 @@ static void sbt_vk_fa_vkGetQueueCheckpointData2NV(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1464 = sbt_vk_t_alloc(f, sizeof(*t1464));
-		t1464[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pCheckpointDataCount = t1464;
+		uint32_t *t1468 = sbt_vk_t_alloc(f, sizeof(*t1468));
+		t1468[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pCheckpointDataCount = t1468;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1467 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
-		VkCheckpointData2NV *t1465 = sbt_vk_t_alloc(f, n1467 * sizeof(*t1465));
-		for (uint64_t i1466 = 0; i1466 < n1467; i1466++) {
-			sbt_vk_f_VkCheckpointData2NV(f, &(t1465[i1466]), depth + 1);
+		const uint64_t n1471 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
+		VkCheckpointData2NV *t1469 = sbt_vk_t_alloc(f, n1471 * sizeof(*t1469));
+		for (uint64_t i1470 = 0; i1470 < n1471; i1470++) {
+			sbt_vk_f_VkCheckpointData2NV(f, &(t1469[i1470]), depth + 1);
 		}
-		s->pCheckpointData = t1465;
+		s->pCheckpointData = t1469;
 	}
 }
 
@@ -52307,8 +52498,8 @@ static int sbt_vk_ca_vkGetQueueCheckpointData2NV(sbt_vk_c *c, const void *va, co
 	if (!a->pCheckpointData != !b->pCheckpointData)
 		return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	if (a->pCheckpointData)
-		for (uint64_t i1468 = 0; i1468 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1468++)
-			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1468]), &(b->pCheckpointData[i1468]), 0))
+		for (uint64_t i1472 = 0; i1472 < (a->pCheckpointDataCount ? (uint64_t)*a->pCheckpointDataCount : 0); i1472++)
+			if (sbt_vk_c_VkCheckpointData2NV(c, &(a->pCheckpointData[i1472]), &(b->pCheckpointData[i1472]), 0))
 				return sbt_vk_t_fail(c, "vkGetQueueCheckpointData2NV.pCheckpointData");
 	return 0;
 }
@@ -52322,14 +52513,14 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_t *f, void 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoProfileInfoKHR *t1469 = sbt_vk_t_alloc(f, sizeof(*t1469));
-		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1469[0]), depth + 1);
-		s->pVideoProfile = t1469;
+		VkVideoProfileInfoKHR *t1473 = sbt_vk_t_alloc(f, sizeof(*t1473));
+		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1473[0]), depth + 1);
+		s->pVideoProfile = t1473;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoCapabilitiesKHR *t1470 = sbt_vk_t_alloc(f, sizeof(*t1470));
-		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1470[0]), depth + 1);
-		s->pCapabilities = t1470;
+		VkVideoCapabilitiesKHR *t1474 = sbt_vk_t_alloc(f, sizeof(*t1474));
+		sbt_vk_f_VkVideoCapabilitiesKHR(f, &(t1474[0]), depth + 1);
+		s->pCapabilities = t1474;
 	}
 }
 
@@ -52361,22 +52552,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_t *f, v
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPhysicalDeviceVideoFormatInfoKHR *t1471 = sbt_vk_t_alloc(f, sizeof(*t1471));
-		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1471[0]), depth + 1);
-		s->pVideoFormatInfo = t1471;
+		VkPhysicalDeviceVideoFormatInfoKHR *t1475 = sbt_vk_t_alloc(f, sizeof(*t1475));
+		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1475[0]), depth + 1);
+		s->pVideoFormatInfo = t1475;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1472 = sbt_vk_t_alloc(f, sizeof(*t1472));
-		t1472[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pVideoFormatPropertyCount = t1472;
+		uint32_t *t1476 = sbt_vk_t_alloc(f, sizeof(*t1476));
+		t1476[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pVideoFormatPropertyCount = t1476;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1475 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
-		VkVideoFormatPropertiesKHR *t1473 = sbt_vk_t_alloc(f, n1475 * sizeof(*t1473));
-		for (uint64_t i1474 = 0; i1474 < n1475; i1474++) {
-			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1473[i1474]), depth + 1);
+		const uint64_t n1479 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
+		VkVideoFormatPropertiesKHR *t1477 = sbt_vk_t_alloc(f, n1479 * sizeof(*t1477));
+		for (uint64_t i1478 = 0; i1478 < n1479; i1478++) {
+			sbt_vk_f_VkVideoFormatPropertiesKHR(f, &(t1477[i1478]), depth + 1);
 		}
-		s->pVideoFormatProperties = t1473;
+		s->pVideoFormatProperties = t1477;
 	}
 }
 
@@ -52397,8 +52588,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_c *c, co
 	if (!a->pVideoFormatProperties != !b->pVideoFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if (a->pVideoFormatProperties)
-		for (uint64_t i1476 = 0; i1476 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1476++)
-			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1476]), &(b->pVideoFormatProperties[i1476]), 0))
+		for (uint64_t i1480 = 0; i1480 < (a->pVideoFormatPropertyCount ? (uint64_t)*a->pVideoFormatPropertyCount : 0); i1480++)
+			if (sbt_vk_c_VkVideoFormatPropertiesKHR(c, &(a->pVideoFormatProperties[i1480]), &(b->pVideoFormatProperties[i1480]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret");
@@ -52414,19 +52605,19 @@ static void sbt_vk_fa_vkCreateVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionCreateInfoKHR *t1477 = sbt_vk_t_alloc(f, sizeof(*t1477));
-		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1477[0]), depth + 1);
-		s->pCreateInfo = t1477;
+		VkVideoSessionCreateInfoKHR *t1481 = sbt_vk_t_alloc(f, sizeof(*t1481));
+		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1481[0]), depth + 1);
+		s->pCreateInfo = t1481;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1478 = sbt_vk_t_alloc(f, sizeof(*t1478));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1478[0]), depth + 1);
-		s->pAllocator = t1478;
+		VkAllocationCallbacks *t1482 = sbt_vk_t_alloc(f, sizeof(*t1482));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1482[0]), depth + 1);
+		s->pAllocator = t1482;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionKHR *t1479 = sbt_vk_t_alloc(f, sizeof(*t1479));
-		t1479[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSession = t1479;
+		VkVideoSessionKHR *t1483 = sbt_vk_t_alloc(f, sizeof(*t1483));
+		t1483[0] = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSession = t1483;
 	}
 }
 
@@ -52462,9 +52653,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1480 = sbt_vk_t_alloc(f, sizeof(*t1480));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1480[0]), depth + 1);
-		s->pAllocator = t1480;
+		VkAllocationCallbacks *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1484[0]), depth + 1);
+		s->pAllocator = t1484;
 	}
 }
 
@@ -52492,19 +52683,19 @@ static void sbt_vk_fa_vkCreateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionParametersCreateInfoKHR *t1481 = sbt_vk_t_alloc(f, sizeof(*t1481));
-		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1481[0]), depth + 1);
-		s->pCreateInfo = t1481;
+		VkVideoSessionParametersCreateInfoKHR *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
+		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1485[0]), depth + 1);
+		s->pCreateInfo = t1485;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1482 = sbt_vk_t_alloc(f, sizeof(*t1482));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1482[0]), depth + 1);
-		s->pAllocator = t1482;
+		VkAllocationCallbacks *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1486[0]), depth + 1);
+		s->pAllocator = t1486;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionParametersKHR *t1483 = sbt_vk_t_alloc(f, sizeof(*t1483));
-		t1483[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->pVideoSessionParameters = t1483;
+		VkVideoSessionParametersKHR *t1487 = sbt_vk_t_alloc(f, sizeof(*t1487));
+		t1487[0] = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->pVideoSessionParameters = t1487;
 	}
 }
 
@@ -52541,9 +52732,9 @@ static void sbt_vk_fa_vkUpdateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoSessionParametersUpdateInfoKHR *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
-		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1484[0]), depth + 1);
-		s->pUpdateInfo = t1484;
+		VkVideoSessionParametersUpdateInfoKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
+		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1488[0]), depth + 1);
+		s->pUpdateInfo = t1488;
 	}
 }
 
@@ -52573,9 +52764,9 @@ static void sbt_vk_fa_vkDestroyVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1485[0]), depth + 1);
-		s->pAllocator = t1485;
+		VkAllocationCallbacks *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1489[0]), depth + 1);
+		s->pAllocator = t1489;
 	}
 }
 
@@ -52604,17 +52795,17 @@ static void sbt_vk_fa_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_t *f, void *
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
-		t1486[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pMemoryRequirementsCount = t1486;
+		uint32_t *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
+		t1490[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pMemoryRequirementsCount = t1490;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1489 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
-		VkVideoSessionMemoryRequirementsKHR *t1487 = sbt_vk_t_alloc(f, n1489 * sizeof(*t1487));
-		for (uint64_t i1488 = 0; i1488 < n1489; i1488++) {
-			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1487[i1488]), depth + 1);
+		const uint64_t n1493 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
+		VkVideoSessionMemoryRequirementsKHR *t1491 = sbt_vk_t_alloc(f, n1493 * sizeof(*t1491));
+		for (uint64_t i1492 = 0; i1492 < n1493; i1492++) {
+			sbt_vk_f_VkVideoSessionMemoryRequirementsKHR(f, &(t1491[i1492]), depth + 1);
 		}
-		s->pMemoryRequirements = t1487;
+		s->pMemoryRequirements = t1491;
 	}
 }
 
@@ -52633,8 +52824,8 @@ static int sbt_vk_ca_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_c *c, const v
 	if (!a->pMemoryRequirements != !b->pMemoryRequirements)
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if (a->pMemoryRequirements)
-		for (uint64_t i1490 = 0; i1490 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1490++)
-			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1490]), &(b->pMemoryRequirements[i1490]), 0))
+		for (uint64_t i1494 = 0; i1494 < (a->pMemoryRequirementsCount ? (uint64_t)*a->pMemoryRequirementsCount : 0); i1494++)
+			if (sbt_vk_c_VkVideoSessionMemoryRequirementsKHR(c, &(a->pMemoryRequirements[i1494]), &(b->pMemoryRequirements[i1494]), 0))
 				return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.pMemoryRequirements");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetVideoSessionMemoryRequirementsKHR.ret");
@@ -52652,12 +52843,12 @@ static void sbt_vk_fa_vkBindVideoSessionMemoryKHR(sbt_vk_t *f, void *vs)
 	s->bindSessionMemoryInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1493 = (uint64_t)s->bindSessionMemoryInfoCount;
-		VkBindVideoSessionMemoryInfoKHR *t1491 = sbt_vk_t_alloc(f, n1493 * sizeof(*t1491));
-		for (uint64_t i1492 = 0; i1492 < n1493; i1492++) {
-			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1491[i1492]), depth + 1);
+		const uint64_t n1497 = (uint64_t)s->bindSessionMemoryInfoCount;
+		VkBindVideoSessionMemoryInfoKHR *t1495 = sbt_vk_t_alloc(f, n1497 * sizeof(*t1495));
+		for (uint64_t i1496 = 0; i1496 < n1497; i1496++) {
+			sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(f, &(t1495[i1496]), depth + 1);
 		}
-		s->pBindSessionMemoryInfos = t1491;
+		s->pBindSessionMemoryInfos = t1495;
 	}
 }
 
@@ -52678,8 +52869,8 @@ static int sbt_vk_ca_vkBindVideoSessionMemoryKHR(sbt_vk_c *c, const void *va, co
 		if (!a->pBindSessionMemoryInfos != !b->pBindSessionMemoryInfos)
 			return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 		if (a->pBindSessionMemoryInfos)
-			for (uint64_t i1494 = 0; i1494 < (uint64_t)a->bindSessionMemoryInfoCount; i1494++)
-				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1494]), &(b->pBindSessionMemoryInfos[i1494]), 1))
+			for (uint64_t i1498 = 0; i1498 < (uint64_t)a->bindSessionMemoryInfoCount; i1498++)
+				if (sbt_vk_c_VkBindVideoSessionMemoryInfoKHR(c, &(a->pBindSessionMemoryInfos[i1498]), &(b->pBindSessionMemoryInfos[i1498]), 1))
 					return sbt_vk_t_fail(c, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -52695,9 +52886,9 @@ static void sbt_vk_fa_vkCmdDecodeVideoKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoDecodeInfoKHR *t1495 = sbt_vk_t_alloc(f, sizeof(*t1495));
-		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1495[0]), depth + 1);
-		s->pDecodeInfo = t1495;
+		VkVideoDecodeInfoKHR *t1499 = sbt_vk_t_alloc(f, sizeof(*t1499));
+		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1499[0]), depth + 1);
+		s->pDecodeInfo = t1499;
 	}
 }
 
@@ -52722,9 +52913,9 @@ static void sbt_vk_fa_vkCmdBeginVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoBeginCodingInfoKHR *t1496 = sbt_vk_t_alloc(f, sizeof(*t1496));
-		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1496[0]), depth + 1);
-		s->pBeginInfo = t1496;
+		VkVideoBeginCodingInfoKHR *t1500 = sbt_vk_t_alloc(f, sizeof(*t1500));
+		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1500[0]), depth + 1);
+		s->pBeginInfo = t1500;
 	}
 }
 
@@ -52749,9 +52940,9 @@ static void sbt_vk_fa_vkCmdControlVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoCodingControlInfoKHR *t1497 = sbt_vk_t_alloc(f, sizeof(*t1497));
-		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1497[0]), depth + 1);
-		s->pCodingControlInfo = t1497;
+		VkVideoCodingControlInfoKHR *t1501 = sbt_vk_t_alloc(f, sizeof(*t1501));
+		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1501[0]), depth + 1);
+		s->pCodingControlInfo = t1501;
 	}
 }
 
@@ -52776,9 +52967,9 @@ static void sbt_vk_fa_vkCmdEndVideoCodingKHR(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkVideoEndCodingInfoKHR *t1498 = sbt_vk_t_alloc(f, sizeof(*t1498));
-		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1498[0]), depth + 1);
-		s->pEndCodingInfo = t1498;
+		VkVideoEndCodingInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
+		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1502[0]), depth + 1);
+		s->pEndCodingInfo = t1502;
 	}
 }
 
@@ -52804,12 +52995,12 @@ static void sbt_vk_fa_vkCmdDecompressMemoryNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->decompressRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1501 = (uint64_t)s->decompressRegionCount;
-		VkDecompressMemoryRegionNV *t1499 = sbt_vk_t_alloc(f, n1501 * sizeof(*t1499));
-		for (uint64_t i1500 = 0; i1500 < n1501; i1500++) {
-			sbt_vk_t_bytes(f, &(t1499[i1500]), sizeof(t1499[i1500]));
+		const uint64_t n1505 = (uint64_t)s->decompressRegionCount;
+		VkDecompressMemoryRegionNV *t1503 = sbt_vk_t_alloc(f, n1505 * sizeof(*t1503));
+		for (uint64_t i1504 = 0; i1504 < n1505; i1504++) {
+			sbt_vk_t_bytes(f, &(t1503[i1504]), sizeof(t1503[i1504]));
 		}
-		s->pDecompressMemoryRegions = t1499;
+		s->pDecompressMemoryRegions = t1503;
 	}
 }
 
@@ -52869,19 +53060,19 @@ static void sbt_vk_fa_vkCreateCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuModuleCreateInfoNVX *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
-		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1502[0]), depth + 1);
-		s->pCreateInfo = t1502;
+		VkCuModuleCreateInfoNVX *t1506 = sbt_vk_t_alloc(f, sizeof(*t1506));
+		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1506[0]), depth + 1);
+		s->pCreateInfo = t1506;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1503 = sbt_vk_t_alloc(f, sizeof(*t1503));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1503[0]), depth + 1);
-		s->pAllocator = t1503;
+		VkAllocationCallbacks *t1507 = sbt_vk_t_alloc(f, sizeof(*t1507));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1507[0]), depth + 1);
+		s->pAllocator = t1507;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuModuleNVX *t1504 = sbt_vk_t_alloc(f, sizeof(*t1504));
-		t1504[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pModule = t1504;
+		VkCuModuleNVX *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
+		t1508[0] = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pModule = t1508;
 	}
 }
 
@@ -52917,19 +53108,19 @@ static void sbt_vk_fa_vkCreateCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuFunctionCreateInfoNVX *t1505 = sbt_vk_t_alloc(f, sizeof(*t1505));
-		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1505[0]), depth + 1);
-		s->pCreateInfo = t1505;
+		VkCuFunctionCreateInfoNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
+		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1509[0]), depth + 1);
+		s->pCreateInfo = t1509;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1506 = sbt_vk_t_alloc(f, sizeof(*t1506));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1506[0]), depth + 1);
-		s->pAllocator = t1506;
+		VkAllocationCallbacks *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1510[0]), depth + 1);
+		s->pAllocator = t1510;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCuFunctionNVX *t1507 = sbt_vk_t_alloc(f, sizeof(*t1507));
-		t1507[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
-		s->pFunction = t1507;
+		VkCuFunctionNVX *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
+		t1511[0] = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
+		s->pFunction = t1511;
 	}
 }
 
@@ -52965,9 +53156,9 @@ static void sbt_vk_fa_vkDestroyCuModuleNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->module = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1508[0]), depth + 1);
-		s->pAllocator = t1508;
+		VkAllocationCallbacks *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1512[0]), depth + 1);
+		s->pAllocator = t1512;
 	}
 }
 
@@ -52995,9 +53186,9 @@ static void sbt_vk_fa_vkDestroyCuFunctionNVX(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->function = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1509[0]), depth + 1);
-		s->pAllocator = t1509;
+		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
+		s->pAllocator = t1513;
 	}
 }
 
@@ -53025,9 +53216,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
-		t1510[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pLayoutSizeInBytes = t1510;
+		VkDeviceSize *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
+		t1514[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pLayoutSizeInBytes = t1514;
 	}
 }
 
@@ -53056,9 +53247,9 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_t *f, void
 	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDeviceSize *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
-		t1511[0] = (VkDeviceSize)sbt_vk_t_rand(f);
-		s->pOffset = t1511;
+		VkDeviceSize *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
+		t1515[0] = (VkDeviceSize)sbt_vk_t_rand(f);
+		s->pOffset = t1515;
 	}
 }
 
@@ -53088,9 +53279,9 @@ static void sbt_vk_fa_vkGetDescriptorEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorGetInfoEXT *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
-		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1512[0]), depth + 1);
-		s->pDescriptorInfo = t1512;
+		VkDescriptorGetInfoEXT *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
+		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1516[0]), depth + 1);
+		s->pDescriptorInfo = t1516;
 	}
 	s->pDescriptor = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -53123,12 +53314,12 @@ static void sbt_vk_fa_vkCmdBindDescriptorBuffersEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->bufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1515 = (uint64_t)s->bufferCount;
-		VkDescriptorBufferBindingInfoEXT *t1513 = sbt_vk_t_alloc(f, n1515 * sizeof(*t1513));
-		for (uint64_t i1514 = 0; i1514 < n1515; i1514++) {
-			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1513[i1514]), depth + 1);
+		const uint64_t n1519 = (uint64_t)s->bufferCount;
+		VkDescriptorBufferBindingInfoEXT *t1517 = sbt_vk_t_alloc(f, n1519 * sizeof(*t1517));
+		for (uint64_t i1518 = 0; i1518 < n1519; i1518++) {
+			sbt_vk_f_VkDescriptorBufferBindingInfoEXT(f, &(t1517[i1518]), depth + 1);
 		}
-		s->pBindingInfos = t1513;
+		s->pBindingInfos = t1517;
 	}
 }
 
@@ -53147,8 +53338,8 @@ static int sbt_vk_ca_vkCmdBindDescriptorBuffersEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pBindingInfos != !b->pBindingInfos)
 			return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 		if (a->pBindingInfos)
-			for (uint64_t i1516 = 0; i1516 < (uint64_t)a->bufferCount; i1516++)
-				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1516]), &(b->pBindingInfos[i1516]), 1))
+			for (uint64_t i1520 = 0; i1520 < (uint64_t)a->bufferCount; i1520++)
+				if (sbt_vk_c_VkDescriptorBufferBindingInfoEXT(c, &(a->pBindingInfos[i1520]), &(b->pBindingInfos[i1520]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBindDescriptorBuffersEXT.pBindingInfos");
 	}
 	return 0;
@@ -53166,20 +53357,20 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->setCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1519 = (uint64_t)s->setCount;
-		uint32_t *t1517 = sbt_vk_t_alloc(f, n1519 * sizeof(*t1517));
-		for (uint64_t i1518 = 0; i1518 < n1519; i1518++) {
-			t1517[i1518] = (uint32_t)sbt_vk_t_rand(f);
+		const uint64_t n1523 = (uint64_t)s->setCount;
+		uint32_t *t1521 = sbt_vk_t_alloc(f, n1523 * sizeof(*t1521));
+		for (uint64_t i1522 = 0; i1522 < n1523; i1522++) {
+			t1521[i1522] = (uint32_t)sbt_vk_t_rand(f);
 		}
-		s->pBufferIndices = t1517;
+		s->pBufferIndices = t1521;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1522 = (uint64_t)s->setCount;
-		VkDeviceSize *t1520 = sbt_vk_t_alloc(f, n1522 * sizeof(*t1520));
-		for (uint64_t i1521 = 0; i1521 < n1522; i1521++) {
-			t1520[i1521] = (VkDeviceSize)sbt_vk_t_rand(f);
+		const uint64_t n1526 = (uint64_t)s->setCount;
+		VkDeviceSize *t1524 = sbt_vk_t_alloc(f, n1526 * sizeof(*t1524));
+		for (uint64_t i1525 = 0; i1525 < n1526; i1525++) {
+			t1524[i1525] = (VkDeviceSize)sbt_vk_t_rand(f);
 		}
-		s->pOffsets = t1520;
+		s->pOffsets = t1524;
 	}
 }
 
@@ -53307,9 +53498,9 @@ static void sbt_vk_fa_vkGetDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	s->connectorId = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDisplayKHR *t1523 = sbt_vk_t_alloc(f, sizeof(*t1523));
-		t1523[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
-		s->display = t1523;
+		VkDisplayKHR *t1527 = sbt_vk_t_alloc(f, sizeof(*t1527));
+		t1527[0] = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+		s->display = t1527;
 	}
 }
 
@@ -53370,9 +53561,9 @@ static void sbt_vk_fa_vkCmdBeginRendering(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderingInfo *t1524 = sbt_vk_t_alloc(f, sizeof(*t1524));
-		sbt_vk_f_VkRenderingInfo(f, &(t1524[0]), depth + 1);
-		s->pRenderingInfo = t1524;
+		VkRenderingInfo *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
+		sbt_vk_f_VkRenderingInfo(f, &(t1528[0]), depth + 1);
+		s->pRenderingInfo = t1528;
 	}
 }
 
@@ -53415,14 +53606,14 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_t *f, 
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetBindingReferenceVALVE *t1525 = sbt_vk_t_alloc(f, sizeof(*t1525));
-		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1525[0]), depth + 1);
-		s->pBindingReference = t1525;
+		VkDescriptorSetBindingReferenceVALVE *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
+		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1529[0]), depth + 1);
+		s->pBindingReference = t1529;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkDescriptorSetLayoutHostMappingInfoVALVE *t1526 = sbt_vk_t_alloc(f, sizeof(*t1526));
-		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1526[0]), depth + 1);
-		s->pHostMapping = t1526;
+		VkDescriptorSetLayoutHostMappingInfoVALVE *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
+		sbt_vk_f_VkDescriptorSetLayoutHostMappingInfoVALVE(f, &(t1530[0]), depth + 1);
+		s->pHostMapping = t1530;
 	}
 }
 
@@ -53452,9 +53643,9 @@ static void sbt_vk_fa_vkGetDescriptorSetHostMappingVALVE(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->descriptorSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		void* *t1527 = sbt_vk_t_alloc(f, sizeof(*t1527));
-		t1527[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
-		s->ppData = t1527;
+		void* *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
+		t1531[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
+		s->ppData = t1531;
 	}
 }
 
@@ -53482,19 +53673,19 @@ static void sbt_vk_fa_vkCreateMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapCreateInfoEXT *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
-		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1528[0]), depth + 1);
-		s->pCreateInfo = t1528;
+		VkMicromapCreateInfoEXT *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
+		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1532[0]), depth + 1);
+		s->pCreateInfo = t1532;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1529[0]), depth + 1);
-		s->pAllocator = t1529;
+		VkAllocationCallbacks *t1533 = sbt_vk_t_alloc(f, sizeof(*t1533));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1533[0]), depth + 1);
+		s->pAllocator = t1533;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapEXT *t1530 = sbt_vk_t_alloc(f, sizeof(*t1530));
-		t1530[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
-		s->pMicromap = t1530;
+		VkMicromapEXT *t1534 = sbt_vk_t_alloc(f, sizeof(*t1534));
+		t1534[0] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+		s->pMicromap = t1534;
 	}
 }
 
@@ -53530,12 +53721,12 @@ static void sbt_vk_fa_vkCmdBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1533 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1531 = sbt_vk_t_alloc(f, n1533 * sizeof(*t1531));
-		for (uint64_t i1532 = 0; i1532 < n1533; i1532++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1531[i1532]), depth + 1);
+		const uint64_t n1537 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1535 = sbt_vk_t_alloc(f, n1537 * sizeof(*t1535));
+		for (uint64_t i1536 = 0; i1536 < n1537; i1536++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1535[i1536]), depth + 1);
 		}
-		s->pInfos = t1531;
+		s->pInfos = t1535;
 	}
 }
 
@@ -53554,8 +53745,8 @@ static int sbt_vk_ca_vkCmdBuildMicromapsEXT(sbt_vk_c *c, const void *va, const v
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1534 = 0; i1534 < (uint64_t)a->infoCount; i1534++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1534]), &(b->pInfos[i1534]), 1))
+			for (uint64_t i1538 = 0; i1538 < (uint64_t)a->infoCount; i1538++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1538]), &(b->pInfos[i1538]), 1))
 					return sbt_vk_t_fail(c, "vkCmdBuildMicromapsEXT.pInfos");
 	}
 	return 0;
@@ -53572,12 +53763,12 @@ static void sbt_vk_fa_vkBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1537 = (uint64_t)s->infoCount;
-		VkMicromapBuildInfoEXT *t1535 = sbt_vk_t_alloc(f, n1537 * sizeof(*t1535));
-		for (uint64_t i1536 = 0; i1536 < n1537; i1536++) {
-			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1535[i1536]), depth + 1);
+		const uint64_t n1541 = (uint64_t)s->infoCount;
+		VkMicromapBuildInfoEXT *t1539 = sbt_vk_t_alloc(f, n1541 * sizeof(*t1539));
+		for (uint64_t i1540 = 0; i1540 < n1541; i1540++) {
+			sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1539[i1540]), depth + 1);
 		}
-		s->pInfos = t1535;
+		s->pInfos = t1539;
 	}
 }
 
@@ -53598,8 +53789,8 @@ static int sbt_vk_ca_vkBuildMicromapsEXT(sbt_vk_c *c, const void *va, const void
 		if (!a->pInfos != !b->pInfos)
 			return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 		if (a->pInfos)
-			for (uint64_t i1538 = 0; i1538 < (uint64_t)a->infoCount; i1538++)
-				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1538]), &(b->pInfos[i1538]), 1))
+			for (uint64_t i1542 = 0; i1542 < (uint64_t)a->infoCount; i1542++)
+				if (sbt_vk_c_VkMicromapBuildInfoEXT(c, &(a->pInfos[i1542]), &(b->pInfos[i1542]), 1))
 					return sbt_vk_t_fail(c, "vkBuildMicromapsEXT.pInfos");
 	}
 	if ((a->ret) != (b->ret))
@@ -53616,9 +53807,9 @@ static void sbt_vk_fa_vkDestroyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1539 = sbt_vk_t_alloc(f, sizeof(*t1539));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1539[0]), depth + 1);
-		s->pAllocator = t1539;
+		VkAllocationCallbacks *t1543 = sbt_vk_t_alloc(f, sizeof(*t1543));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1543[0]), depth + 1);
+		s->pAllocator = t1543;
 	}
 }
 
@@ -53645,9 +53836,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMicromapInfoEXT *t1540 = sbt_vk_t_alloc(f, sizeof(*t1540));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1540[0]), depth + 1);
-		s->pInfo = t1540;
+		VkCopyMicromapInfoEXT *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1544[0]), depth + 1);
+		s->pInfo = t1544;
 	}
 }
 
@@ -53674,9 +53865,9 @@ static void sbt_vk_fa_vkCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMicromapInfoEXT *t1541 = sbt_vk_t_alloc(f, sizeof(*t1541));
-		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1541[0]), depth + 1);
-		s->pInfo = t1541;
+		VkCopyMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
+		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1545[0]), depth + 1);
+		s->pInfo = t1545;
 	}
 }
 
@@ -53705,9 +53896,9 @@ static void sbt_vk_fa_vkCmdCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1542 = sbt_vk_t_alloc(f, sizeof(*t1542));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1542[0]), depth + 1);
-		s->pInfo = t1542;
+		VkCopyMicromapToMemoryInfoEXT *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1546[0]), depth + 1);
+		s->pInfo = t1546;
 	}
 }
 
@@ -53734,9 +53925,9 @@ static void sbt_vk_fa_vkCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMicromapToMemoryInfoEXT *t1543 = sbt_vk_t_alloc(f, sizeof(*t1543));
-		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1543[0]), depth + 1);
-		s->pInfo = t1543;
+		VkCopyMicromapToMemoryInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
+		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1547[0]), depth + 1);
+		s->pInfo = t1547;
 	}
 }
 
@@ -53765,9 +53956,9 @@ static void sbt_vk_fa_vkCmdCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1544[0]), depth + 1);
-		s->pInfo = t1544;
+		VkCopyMemoryToMicromapInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1548[0]), depth + 1);
+		s->pInfo = t1548;
 	}
 }
 
@@ -53794,9 +53985,9 @@ static void sbt_vk_fa_vkCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkCopyMemoryToMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
-		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1545[0]), depth + 1);
-		s->pInfo = t1545;
+		VkCopyMemoryToMicromapInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
+		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1549[0]), depth + 1);
+		s->pInfo = t1549;
 	}
 }
 
@@ -53829,12 +54020,12 @@ static void sbt_vk_fa_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1548 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1546 = sbt_vk_t_alloc(f, n1548 * sizeof(*t1546));
-		for (uint64_t i1547 = 0; i1547 < n1548; i1547++) {
-			t1546[i1547] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1552 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1550 = sbt_vk_t_alloc(f, n1552 * sizeof(*t1550));
+		for (uint64_t i1551 = 0; i1551 < n1552; i1551++) {
+			t1550[i1551] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pMicromaps = t1546;
+		s->pMicromaps = t1550;
 	}
 }
 
@@ -53853,8 +54044,8 @@ static int sbt_vk_ca_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *v
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1549 = 0; i1549 < (uint64_t)a->micromapCount; i1549++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1549]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1549]), 1))
+			for (uint64_t i1553 = 0; i1553 < (uint64_t)a->micromapCount; i1553++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1553]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1553]), 1))
 					return sbt_vk_t_fail(c, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -53879,12 +54070,12 @@ static void sbt_vk_fa_vkWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	s->stride = (size_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1552 = (uint64_t)s->micromapCount;
-		VkMicromapEXT *t1550 = sbt_vk_t_alloc(f, n1552 * sizeof(*t1550));
-		for (uint64_t i1551 = 0; i1551 < n1552; i1551++) {
-			t1550[i1551] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+		const uint64_t n1556 = (uint64_t)s->micromapCount;
+		VkMicromapEXT *t1554 = sbt_vk_t_alloc(f, n1556 * sizeof(*t1554));
+		for (uint64_t i1555 = 0; i1555 < n1556; i1555++) {
+			t1554[i1555] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 		}
-		s->pMicromaps = t1550;
+		s->pMicromaps = t1554;
 	}
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
 }
@@ -53904,8 +54095,8 @@ static int sbt_vk_ca_vkWriteMicromapsPropertiesEXT(sbt_vk_c *c, const void *va, 
 		if (!a->pMicromaps != !b->pMicromaps)
 			return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 		if (a->pMicromaps)
-			for (uint64_t i1553 = 0; i1553 < (uint64_t)a->micromapCount; i1553++)
-				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1553]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1553]), 1))
+			for (uint64_t i1557 = 0; i1557 < (uint64_t)a->micromapCount; i1557++)
+				if ((uint64_t)(uintptr_t)(b->pMicromaps[i1557]) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pMicromaps[i1557]), 1))
 					return sbt_vk_t_fail(c, "vkWriteMicromapsPropertiesEXT.pMicromaps");
 	}
 	if ((a->queryType) != (b->queryType))
@@ -53931,14 +54122,14 @@ static void sbt_vk_fa_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapVersionInfoEXT *t1554 = sbt_vk_t_alloc(f, sizeof(*t1554));
-		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1554[0]), depth + 1);
-		s->pVersionInfo = t1554;
+		VkMicromapVersionInfoEXT *t1558 = sbt_vk_t_alloc(f, sizeof(*t1558));
+		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1558[0]), depth + 1);
+		s->pVersionInfo = t1558;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAccelerationStructureCompatibilityKHR *t1555 = sbt_vk_t_alloc(f, sizeof(*t1555));
-		t1555[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
-		s->pCompatibility = t1555;
+		VkAccelerationStructureCompatibilityKHR *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
+		t1559[0] = (VkAccelerationStructureCompatibilityKHR)(int32_t)sbt_vk_t_rand(f);
+		s->pCompatibility = t1559;
 	}
 }
 
@@ -53968,14 +54159,14 @@ static void sbt_vk_fa_vkGetMicromapBuildSizesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapBuildInfoEXT *t1556 = sbt_vk_t_alloc(f, sizeof(*t1556));
-		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1556[0]), depth + 1);
-		s->pBuildInfo = t1556;
+		VkMicromapBuildInfoEXT *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
+		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1560[0]), depth + 1);
+		s->pBuildInfo = t1560;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkMicromapBuildSizesInfoEXT *t1557 = sbt_vk_t_alloc(f, sizeof(*t1557));
-		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1557[0]), depth + 1);
-		s->pSizeInfo = t1557;
+		VkMicromapBuildSizesInfoEXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
+		sbt_vk_f_VkMicromapBuildSizesInfoEXT(f, &(t1561[0]), depth + 1);
+		s->pSizeInfo = t1561;
 	}
 }
 
@@ -54007,9 +54198,9 @@ static void sbt_vk_fa_vkGetShaderModuleIdentifierEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->shaderModule = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1558 = sbt_vk_t_alloc(f, sizeof(*t1558));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1558[0]), depth + 1);
-		s->pIdentifier = t1558;
+		VkShaderModuleIdentifierEXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1562[0]), depth + 1);
+		s->pIdentifier = t1562;
 	}
 }
 
@@ -54036,14 +54227,14 @@ static void sbt_vk_fa_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_t *f, void
 	(void)f;
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleCreateInfo *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
-		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1559[0]), depth + 1);
-		s->pCreateInfo = t1559;
+		VkShaderModuleCreateInfo *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
+		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1563[0]), depth + 1);
+		s->pCreateInfo = t1563;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkShaderModuleIdentifierEXT *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
-		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1560[0]), depth + 1);
-		s->pIdentifier = t1560;
+		VkShaderModuleIdentifierEXT *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
+		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1564[0]), depth + 1);
+		s->pIdentifier = t1564;
 	}
 }
 
@@ -54073,14 +54264,14 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout2EXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkImageSubresource2EXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
-		sbt_vk_f_VkImageSubresource2EXT(f, &(t1561[0]), depth + 1);
-		s->pSubresource = t1561;
+		VkImageSubresource2EXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
+		sbt_vk_f_VkImageSubresource2EXT(f, &(t1565[0]), depth + 1);
+		s->pSubresource = t1565;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkSubresourceLayout2EXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
-		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1562[0]), depth + 1);
-		s->pLayout = t1562;
+		VkSubresourceLayout2EXT *t1566 = sbt_vk_t_alloc(f, sizeof(*t1566));
+		sbt_vk_f_VkSubresourceLayout2EXT(f, &(t1566[0]), depth + 1);
+		s->pLayout = t1566;
 	}
 }
 
@@ -54112,14 +54303,14 @@ static void sbt_vk_fa_vkGetPipelinePropertiesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkPipelineInfoKHR *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
-		sbt_vk_f_VkPipelineInfoKHR(f, &(t1563[0]), depth + 1);
-		s->pPipelineInfo = t1563;
+		VkPipelineInfoKHR *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
+		sbt_vk_f_VkPipelineInfoKHR(f, &(t1567[0]), depth + 1);
+		s->pPipelineInfo = t1567;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkBaseOutStructure *t1564 = sbt_vk_t_alloc(f, sizeof(*t1564));
-		sbt_vk_f_VkBaseOutStructure(f, &(t1564[0]), depth + 1);
-		s->pPipelineProperties = t1564;
+		VkBaseOutStructure *t1568 = sbt_vk_t_alloc(f, sizeof(*t1568));
+		sbt_vk_f_VkBaseOutStructure(f, &(t1568[0]), depth + 1);
+		s->pPipelineProperties = t1568;
 	}
 }
 
@@ -54152,17 +54343,17 @@ static void sbt_vk_fa_vkGetFramebufferTilePropertiesQCOM(sbt_vk_t *f, void *vs)
 	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
-		t1565[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pPropertiesCount = t1565;
+		uint32_t *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
+		t1569[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pPropertiesCount = t1569;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1568 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
-		VkTilePropertiesQCOM *t1566 = sbt_vk_t_alloc(f, n1568 * sizeof(*t1566));
-		for (uint64_t i1567 = 0; i1567 < n1568; i1567++) {
-			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1566[i1567]), depth + 1);
+		const uint64_t n1572 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
+		VkTilePropertiesQCOM *t1570 = sbt_vk_t_alloc(f, n1572 * sizeof(*t1570));
+		for (uint64_t i1571 = 0; i1571 < n1572; i1571++) {
+			sbt_vk_f_VkTilePropertiesQCOM(f, &(t1570[i1571]), depth + 1);
 		}
-		s->pProperties = t1566;
+		s->pProperties = t1570;
 	}
 }
 
@@ -54181,8 +54372,8 @@ static int sbt_vk_ca_vkGetFramebufferTilePropertiesQCOM(sbt_vk_c *c, const void 
 	if (!a->pProperties != !b->pProperties)
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if (a->pProperties)
-		for (uint64_t i1569 = 0; i1569 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1569++)
-			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1569]), &(b->pProperties[i1569]), 0))
+		for (uint64_t i1573 = 0; i1573 < (a->pPropertiesCount ? (uint64_t)*a->pPropertiesCount : 0); i1573++)
+			if (sbt_vk_c_VkTilePropertiesQCOM(c, &(a->pProperties[i1573]), &(b->pProperties[i1573]), 0))
 				return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.pProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetFramebufferTilePropertiesQCOM.ret");
@@ -54198,14 +54389,14 @@ static void sbt_vk_fa_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_t *f, void 
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkRenderingInfo *t1570 = sbt_vk_t_alloc(f, sizeof(*t1570));
-		sbt_vk_f_VkRenderingInfo(f, &(t1570[0]), depth + 1);
-		s->pRenderingInfo = t1570;
+		VkRenderingInfo *t1574 = sbt_vk_t_alloc(f, sizeof(*t1574));
+		sbt_vk_f_VkRenderingInfo(f, &(t1574[0]), depth + 1);
+		s->pRenderingInfo = t1574;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkTilePropertiesQCOM *t1571 = sbt_vk_t_alloc(f, sizeof(*t1571));
-		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1571[0]), depth + 1);
-		s->pProperties = t1571;
+		VkTilePropertiesQCOM *t1575 = sbt_vk_t_alloc(f, sizeof(*t1575));
+		sbt_vk_f_VkTilePropertiesQCOM(f, &(t1575[0]), depth + 1);
+		s->pProperties = t1575;
 	}
 }
 
@@ -54237,22 +54428,22 @@ static void sbt_vk_fa_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_t *f, 
 	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowImageFormatInfoNV *t1572 = sbt_vk_t_alloc(f, sizeof(*t1572));
-		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1572[0]), depth + 1);
-		s->pOpticalFlowImageFormatInfo = t1572;
+		VkOpticalFlowImageFormatInfoNV *t1576 = sbt_vk_t_alloc(f, sizeof(*t1576));
+		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1576[0]), depth + 1);
+		s->pOpticalFlowImageFormatInfo = t1576;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		uint32_t *t1573 = sbt_vk_t_alloc(f, sizeof(*t1573));
-		t1573[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
-		s->pFormatCount = t1573;
+		uint32_t *t1577 = sbt_vk_t_alloc(f, sizeof(*t1577));
+		t1577[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
+		s->pFormatCount = t1577;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		const uint64_t n1576 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
-		VkOpticalFlowImageFormatPropertiesNV *t1574 = sbt_vk_t_alloc(f, n1576 * sizeof(*t1574));
-		for (uint64_t i1575 = 0; i1575 < n1576; i1575++) {
-			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1574[i1575]), depth + 1);
+		const uint64_t n1580 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
+		VkOpticalFlowImageFormatPropertiesNV *t1578 = sbt_vk_t_alloc(f, n1580 * sizeof(*t1578));
+		for (uint64_t i1579 = 0; i1579 < n1580; i1579++) {
+			sbt_vk_f_VkOpticalFlowImageFormatPropertiesNV(f, &(t1578[i1579]), depth + 1);
 		}
-		s->pImageFormatProperties = t1574;
+		s->pImageFormatProperties = t1578;
 	}
 }
 
@@ -54273,8 +54464,8 @@ static int sbt_vk_ca_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_c *c, c
 	if (!a->pImageFormatProperties != !b->pImageFormatProperties)
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if (a->pImageFormatProperties)
-		for (uint64_t i1577 = 0; i1577 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1577++)
-			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1577]), &(b->pImageFormatProperties[i1577]), 0))
+		for (uint64_t i1581 = 0; i1581 < (a->pFormatCount ? (uint64_t)*a->pFormatCount : 0); i1581++)
+			if (sbt_vk_c_VkOpticalFlowImageFormatPropertiesNV(c, &(a->pImageFormatProperties[i1581]), &(b->pImageFormatProperties[i1581]), 0))
 				return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pImageFormatProperties");
 	if ((a->ret) != (b->ret))
 		return sbt_vk_t_fail(c, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret");
@@ -54290,19 +54481,19 @@ static void sbt_vk_fa_vkCreateOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowSessionCreateInfoNV *t1578 = sbt_vk_t_alloc(f, sizeof(*t1578));
-		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1578[0]), depth + 1);
-		s->pCreateInfo = t1578;
+		VkOpticalFlowSessionCreateInfoNV *t1582 = sbt_vk_t_alloc(f, sizeof(*t1582));
+		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1582[0]), depth + 1);
+		s->pCreateInfo = t1582;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1579 = sbt_vk_t_alloc(f, sizeof(*t1579));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1579[0]), depth + 1);
-		s->pAllocator = t1579;
+		VkAllocationCallbacks *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1583[0]), depth + 1);
+		s->pAllocator = t1583;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowSessionNV *t1580 = sbt_vk_t_alloc(f, sizeof(*t1580));
-		t1580[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
-		s->pSession = t1580;
+		VkOpticalFlowSessionNV *t1584 = sbt_vk_t_alloc(f, sizeof(*t1584));
+		t1584[0] = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+		s->pSession = t1584;
 	}
 }
 
@@ -54338,9 +54529,9 @@ static void sbt_vk_fa_vkDestroyOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkAllocationCallbacks *t1581 = sbt_vk_t_alloc(f, sizeof(*t1581));
-		sbt_vk_f_VkAllocationCallbacks(f, &(t1581[0]), depth + 1);
-		s->pAllocator = t1581;
+		VkAllocationCallbacks *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
+		sbt_vk_f_VkAllocationCallbacks(f, &(t1585[0]), depth + 1);
+		s->pAllocator = t1585;
 	}
 }
 
@@ -54401,9 +54592,9 @@ static void sbt_vk_fa_vkCmdOpticalFlowExecuteNV(sbt_vk_t *f, void *vs)
 	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkOpticalFlowExecuteInfoNV *t1582 = sbt_vk_t_alloc(f, sizeof(*t1582));
-		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1582[0]), depth + 1);
-		s->pExecuteInfo = t1582;
+		VkOpticalFlowExecuteInfoNV *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
+		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1586[0]), depth + 1);
+		s->pExecuteInfo = t1586;
 	}
 }
 
@@ -54431,9 +54622,9 @@ static void sbt_vk_fa_vkReleaseSwapchainImagesEXT(sbt_vk_t *f, void *vs)
 	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
-		VkReleaseSwapchainImagesInfoEXT *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
-		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1583[0]), depth + 1);
-		s->pReleaseInfo = t1583;
+		VkReleaseSwapchainImagesInfoEXT *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
+		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1587[0]), depth + 1);
+		s->pReleaseInfo = t1587;
 	}
 }
 
@@ -54452,7 +54643,7 @@ static int sbt_vk_ca_vkReleaseSwapchainImagesEXT(sbt_vk_c *c, const void *va, co
 	return 0;
 }
 
-static const sbt_vk_t_struct sbt_vk_t_structs[728] = {
+static const sbt_vk_t_struct sbt_vk_t_structs[729] = {
 	{"VkBaseOutStructure", sizeof(VkBaseOutStructure), 1, 1, sbt_vk_f_VkBaseOutStructure, sbt_vk_te_VkBaseOutStructure, sbt_vk_td_VkBaseOutStructure, sbt_vk_c_VkBaseOutStructure},
 	{"VkOffset2D", sizeof(VkOffset2D), 1, 0, sbt_vk_f_VkOffset2D, sbt_vk_te_VkOffset2D, sbt_vk_td_VkOffset2D, sbt_vk_c_VkOffset2D},
 	{"VkOffset3D", sizeof(VkOffset3D), 1, 0, sbt_vk_f_VkOffset3D, sbt_vk_te_VkOffset3D, sbt_vk_td_VkOffset3D, sbt_vk_c_VkOffset3D},
@@ -54569,6 +54760,7 @@ static const sbt_vk_t_struct sbt_vk_t_structs[728] = {
 	{"VkDisplaySurfaceCreateInfoKHR", sizeof(VkDisplaySurfaceCreateInfoKHR), 1, 1, sbt_vk_f_VkDisplaySurfaceCreateInfoKHR, sbt_vk_te_VkDisplaySurfaceCreateInfoKHR, sbt_vk_td_VkDisplaySurfaceCreateInfoKHR, sbt_vk_c_VkDisplaySurfaceCreateInfoKHR},
 	{"VkDisplayPresentInfoKHR", sizeof(VkDisplayPresentInfoKHR), 1, 1, sbt_vk_f_VkDisplayPresentInfoKHR, sbt_vk_te_VkDisplayPresentInfoKHR, sbt_vk_td_VkDisplayPresentInfoKHR, sbt_vk_c_VkDisplayPresentInfoKHR},
 	{"VkSurfaceCapabilitiesKHR", sizeof(VkSurfaceCapabilitiesKHR), 0, 0, sbt_vk_f_VkSurfaceCapabilitiesKHR, sbt_vk_te_VkSurfaceCapabilitiesKHR, sbt_vk_td_VkSurfaceCapabilitiesKHR, sbt_vk_c_VkSurfaceCapabilitiesKHR},
+	{"VkWaylandSurfaceCreateInfoKHR", sizeof(VkWaylandSurfaceCreateInfoKHR), 1, 1, sbt_vk_f_VkWaylandSurfaceCreateInfoKHR, sbt_vk_te_VkWaylandSurfaceCreateInfoKHR, sbt_vk_td_VkWaylandSurfaceCreateInfoKHR, sbt_vk_c_VkWaylandSurfaceCreateInfoKHR},
 	{"VkXlibSurfaceCreateInfoKHR", sizeof(VkXlibSurfaceCreateInfoKHR), 1, 1, sbt_vk_f_VkXlibSurfaceCreateInfoKHR, sbt_vk_te_VkXlibSurfaceCreateInfoKHR, sbt_vk_td_VkXlibSurfaceCreateInfoKHR, sbt_vk_c_VkXlibSurfaceCreateInfoKHR},
 	{"VkXcbSurfaceCreateInfoKHR", sizeof(VkXcbSurfaceCreateInfoKHR), 1, 1, sbt_vk_f_VkXcbSurfaceCreateInfoKHR, sbt_vk_te_VkXcbSurfaceCreateInfoKHR, sbt_vk_td_VkXcbSurfaceCreateInfoKHR, sbt_vk_c_VkXcbSurfaceCreateInfoKHR},
 	{"VkSurfaceFormatKHR", sizeof(VkSurfaceFormatKHR), 0, 0, sbt_vk_f_VkSurfaceFormatKHR, sbt_vk_te_VkSurfaceFormatKHR, sbt_vk_td_VkSurfaceFormatKHR, sbt_vk_c_VkSurfaceFormatKHR},
@@ -55184,578 +55376,578 @@ static const sbt_vk_t_struct sbt_vk_t_structs[728] = {
 };
 
 static const sbt_vk_t_pair sbt_vk_t_pairs[569] = {
-	{14, 299}, /* VkDeviceQueueCreateInfo <- VkDeviceQueueGlobalPriorityCreateInfoKHR */
-	{15, 134}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
-	{15, 135}, /* VkDeviceCreateInfo <- VkDevicePrivateDataCreateInfo */
-	{15, 137}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrivateDataFeatures */
-	{15, 147}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFeatures2 */
-	{15, 162}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVariablePointersFeatures */
-	{15, 185}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewFeatures */
-	{15, 208}, /* VkDeviceCreateInfo <- VkDeviceGroupDeviceCreateInfo */
-	{15, 213}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentIdFeaturesKHR */
-	{15, 215}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentWaitFeaturesKHR */
-	{15, 241}, /* VkDeviceCreateInfo <- VkPhysicalDevice16BitStorageFeatures */
-	{15, 243}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures */
-	{15, 260}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSamplerYcbcrConversionFeatures */
-	{15, 265}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProtectedMemoryFeatures */
-	{15, 279}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT */
-	{15, 280}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiDrawFeaturesEXT */
-	{15, 283}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInlineUniformBlockFeatures */
-	{15, 292}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMaintenance4Features */
-	{15, 295}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDrawParametersFeatures */
-	{15, 296}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderFloat16Int8Features */
-	{15, 298}, /* VkDeviceCreateInfo <- VkPhysicalDeviceHostQueryResetFeatures */
-	{15, 300}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
-	{15, 307}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
-	{15, 308}, /* VkDeviceCreateInfo <- VkDeviceDeviceMemoryReportCreateInfoEXT */
-	{15, 315}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorIndexingFeatures */
-	{15, 327}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTimelineSemaphoreFeatures */
-	{15, 338}, /* VkDeviceCreateInfo <- VkPhysicalDevice8BitStorageFeatures */
-	{15, 339}, /* VkDeviceCreateInfo <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
-	{15, 340}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkanMemoryModelFeatures */
-	{15, 341}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicInt64Features */
-	{15, 342}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
-	{15, 343}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
-	{15, 344}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
-	{15, 350}, /* VkDeviceCreateInfo <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
-	{15, 351}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
-	{15, 354}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
-	{15, 356}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
-	{15, 358}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
-	{15, 359}, /* VkDeviceCreateInfo <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
-	{15, 360}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
-	{15, 361}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
-	{15, 362}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
-	{15, 364}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
-	{15, 368}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShadingRateImageFeaturesNV */
-	{15, 370}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
-	{15, 374}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesNV */
-	{15, 376}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesEXT */
-	{15, 390}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
-	{15, 391}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
-	{15, 392}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayQueryFeaturesKHR */
-	{15, 397}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
-	{15, 405}, /* VkDeviceCreateInfo <- VkDeviceMemoryOverallocationCreateInfoAMD */
-	{15, 406}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
-	{15, 407}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
-	{15, 408}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
-	{15, 414}, /* VkDeviceCreateInfo <- VkPhysicalDeviceScalarBlockLayoutFeatures */
-	{15, 416}, /* VkDeviceCreateInfo <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
-	{15, 417}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
-	{15, 420}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
-	{15, 422}, /* VkDeviceCreateInfo <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
-	{15, 423}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeatures */
-	{15, 424}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
-	{15, 430}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImagelessFramebufferFeatures */
-	{15, 434}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
-	{15, 435}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
-	{15, 438}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
-	{15, 443}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentBarrierFeaturesNV */
-	{15, 446}, /* VkDeviceCreateInfo <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
-	{15, 454}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
-	{15, 457}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
-	{15, 465}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderClockFeaturesKHR */
-	{15, 466}, /* VkDeviceCreateInfo <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
-	{15, 468}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
-	{15, 469}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
-	{15, 470}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
-	{15, 472}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
-	{15, 474}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
-	{15, 480}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
-	{15, 481}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
-	{15, 483}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubgroupSizeControlFeatures */
-	{15, 491}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
-	{15, 494}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
-	{15, 495}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan11Features */
-	{15, 497}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan12Features */
-	{15, 499}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan13Features */
-	{15, 502}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
-	{15, 506}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
-	{15, 508}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
-	{15, 523}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
-	{15, 524}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
-	{15, 525}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
-	{15, 532}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
-	{15, 533}, /* VkDeviceCreateInfo <- VkDeviceDiagnosticsConfigCreateInfoNV */
-	{15, 534}, /* VkDeviceCreateInfo <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
-	{15, 535}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
-	{15, 536}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRobustness2FeaturesEXT */
-	{15, 538}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageRobustnessFeatures */
-	{15, 539}, /* VkDeviceCreateInfo <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
-	{15, 540}, /* VkDeviceCreateInfo <- VkPhysicalDevice4444FormatsFeaturesEXT */
-	{15, 541}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
-	{15, 542}, /* VkDeviceCreateInfo <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
-	{15, 554}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
-	{15, 557}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
-	{15, 560}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
-	{15, 561}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
-	{15, 565}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
-	{15, 566}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
-	{15, 569}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
-	{15, 571}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
-	{15, 572}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
-	{15, 575}, /* VkDeviceCreateInfo <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
-	{15, 586}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSynchronization2Features */
-	{15, 587}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
-	{15, 588}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
-	{15, 589}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
-	{15, 592}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
-	{15, 613}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
-	{15, 615}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
-	{15, 616}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
-	{15, 621}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
-	{15, 628}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
-	{15, 631}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
-	{15, 633}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
-	{15, 637}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
-	{15, 646}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDynamicRenderingFeatures */
-	{15, 650}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
-	{15, 652}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
-	{15, 653}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
-	{15, 654}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
-	{15, 657}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
-	{15, 660}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
-	{15, 665}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
-	{15, 667}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
-	{15, 675}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
-	{15, 684}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
-	{15, 687}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
-	{15, 688}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
-	{15, 689}, /* VkDeviceCreateInfo <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
-	{15, 690}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
-	{15, 694}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
-	{15, 696}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
-	{15, 698}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
-	{15, 700}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
-	{15, 701}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
-	{15, 702}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
-	{15, 704}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpticalFlowFeaturesNV */
-	{15, 710}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFaultFeaturesEXT */
-	{15, 713}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
-	{15, 717}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
-	{15, 723}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
-	{15, 727}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
-	{16, 121}, /* VkInstanceCreateInfo <- VkDebugReportCallbackCreateInfoEXT */
-	{16, 122}, /* VkInstanceCreateInfo <- VkValidationFlagsEXT */
-	{16, 123}, /* VkInstanceCreateInfo <- VkValidationFeaturesEXT */
-	{16, 305}, /* VkInstanceCreateInfo <- VkDebugUtilsMessengerCreateInfoEXT */
-	{16, 726}, /* VkInstanceCreateInfo <- VkDirectDriverLoadingListLUNARG */
-	{19, 130}, /* VkMemoryAllocateInfo <- VkDedicatedAllocationMemoryAllocateInfoNV */
-	{19, 133}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfoNV */
-	{19, 171}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfo */
-	{19, 172}, /* VkMemoryAllocateInfo <- VkImportMemoryFdInfoKHR */
-	{19, 194}, /* VkMemoryAllocateInfo <- VkMemoryAllocateFlagsInfo */
-	{19, 253}, /* VkMemoryAllocateInfo <- VkMemoryDedicatedAllocateInfo */
-	{19, 421}, /* VkMemoryAllocateInfo <- VkMemoryPriorityAllocateInfoEXT */
-	{19, 489}, /* VkMemoryAllocateInfo <- VkMemoryOpaqueCaptureAddressAllocateInfo */
-	{30, 285}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetInlineUniformBlock */
-	{30, 387}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureKHR */
-	{30, 388}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureNV */
-	{32, 129}, /* VkBufferCreateInfo <- VkDedicatedAllocationBufferCreateInfoNV */
-	{32, 170}, /* VkBufferCreateInfo <- VkExternalMemoryBufferCreateInfo */
-	{32, 426}, /* VkBufferCreateInfo <- VkBufferOpaqueCaptureAddressCreateInfo */
-	{32, 427}, /* VkBufferCreateInfo <- VkBufferDeviceAddressCreateInfoEXT */
-	{32, 595}, /* VkBufferCreateInfo <- VkVideoProfileListInfoKHR */
-	{39, 271}, /* VkImageMemoryBarrier <- VkSampleLocationsInfoEXT */
-	{40, 128}, /* VkImageCreateInfo <- VkDedicatedAllocationImageCreateInfoNV */
-	{40, 132}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfoNV */
-	{40, 169}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfo */
-	{40, 204}, /* VkImageCreateInfo <- VkImageSwapchainCreateInfoKHR */
-	{40, 288}, /* VkImageCreateInfo <- VkImageFormatListCreateInfo */
-	{40, 401}, /* VkImageCreateInfo <- VkImageDrmFormatModifierListCreateInfoEXT */
-	{40, 402}, /* VkImageCreateInfo <- VkImageDrmFormatModifierExplicitCreateInfoEXT */
-	{40, 404}, /* VkImageCreateInfo <- VkImageStencilUsageCreateInfo */
-	{40, 595}, /* VkImageCreateInfo <- VkVideoProfileListInfoKHR */
-	{40, 664}, /* VkImageCreateInfo <- VkImageCompressionControlEXT */
-	{40, 706}, /* VkImageCreateInfo <- VkOpticalFlowImageFormatInfoNV */
-	{42, 254}, /* VkImageViewCreateInfo <- VkImageViewUsageCreateInfo */
-	{42, 256}, /* VkImageViewCreateInfo <- VkSamplerYcbcrConversionInfo */
-	{42, 349}, /* VkImageViewCreateInfo <- VkImageViewASTCDecodeModeEXT */
-	{42, 651}, /* VkImageViewCreateInfo <- VkImageViewMinLodCreateInfoEXT */
-	{42, 693}, /* VkImageViewCreateInfo <- VkImageViewSampleWeightCreateInfoQCOM */
-	{49, 202}, /* VkBindSparseInfo <- VkDeviceGroupBindSparseInfo */
-	{49, 330}, /* VkBindSparseInfo <- VkTimelineSemaphoreSubmitInfo */
-	{54, 290}, /* VkShaderModuleCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
-	{56, 317}, /* VkDescriptorSetLayoutCreateInfo <- VkDescriptorSetLayoutBindingFlagsCreateInfo */
-	{56, 568}, /* VkDescriptorSetLayoutCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
-	{58, 286}, /* VkDescriptorPoolCreateInfo <- VkDescriptorPoolInlineUniformBlockCreateInfo */
-	{58, 568}, /* VkDescriptorPoolCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
-	{59, 318}, /* VkDescriptorSetAllocateInfo <- VkDescriptorSetVariableDescriptorCountAllocateInfo */
+	{14, 300}, /* VkDeviceQueueCreateInfo <- VkDeviceQueueGlobalPriorityCreateInfoKHR */
+	{15, 135}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
+	{15, 136}, /* VkDeviceCreateInfo <- VkDevicePrivateDataCreateInfo */
+	{15, 138}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrivateDataFeatures */
+	{15, 148}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFeatures2 */
+	{15, 163}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVariablePointersFeatures */
+	{15, 186}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewFeatures */
+	{15, 209}, /* VkDeviceCreateInfo <- VkDeviceGroupDeviceCreateInfo */
+	{15, 214}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentIdFeaturesKHR */
+	{15, 216}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentWaitFeaturesKHR */
+	{15, 242}, /* VkDeviceCreateInfo <- VkPhysicalDevice16BitStorageFeatures */
+	{15, 244}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures */
+	{15, 261}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSamplerYcbcrConversionFeatures */
+	{15, 266}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProtectedMemoryFeatures */
+	{15, 280}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT */
+	{15, 281}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiDrawFeaturesEXT */
+	{15, 284}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInlineUniformBlockFeatures */
+	{15, 293}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMaintenance4Features */
+	{15, 296}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDrawParametersFeatures */
+	{15, 297}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderFloat16Int8Features */
+	{15, 299}, /* VkDeviceCreateInfo <- VkPhysicalDeviceHostQueryResetFeatures */
+	{15, 301}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
+	{15, 308}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
+	{15, 309}, /* VkDeviceCreateInfo <- VkDeviceDeviceMemoryReportCreateInfoEXT */
+	{15, 316}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorIndexingFeatures */
+	{15, 328}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTimelineSemaphoreFeatures */
+	{15, 339}, /* VkDeviceCreateInfo <- VkPhysicalDevice8BitStorageFeatures */
+	{15, 340}, /* VkDeviceCreateInfo <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
+	{15, 341}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkanMemoryModelFeatures */
+	{15, 342}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicInt64Features */
+	{15, 343}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
+	{15, 344}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
+	{15, 345}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
+	{15, 351}, /* VkDeviceCreateInfo <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
+	{15, 352}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
+	{15, 355}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
+	{15, 357}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
+	{15, 359}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
+	{15, 360}, /* VkDeviceCreateInfo <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
+	{15, 361}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
+	{15, 362}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
+	{15, 363}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
+	{15, 365}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
+	{15, 369}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShadingRateImageFeaturesNV */
+	{15, 371}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
+	{15, 375}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesNV */
+	{15, 377}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMeshShaderFeaturesEXT */
+	{15, 391}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
+	{15, 392}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
+	{15, 393}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayQueryFeaturesKHR */
+	{15, 398}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
+	{15, 406}, /* VkDeviceCreateInfo <- VkDeviceMemoryOverallocationCreateInfoAMD */
+	{15, 407}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
+	{15, 408}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
+	{15, 409}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
+	{15, 415}, /* VkDeviceCreateInfo <- VkPhysicalDeviceScalarBlockLayoutFeatures */
+	{15, 417}, /* VkDeviceCreateInfo <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
+	{15, 418}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
+	{15, 421}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
+	{15, 423}, /* VkDeviceCreateInfo <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
+	{15, 424}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeatures */
+	{15, 425}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
+	{15, 431}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImagelessFramebufferFeatures */
+	{15, 435}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
+	{15, 436}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
+	{15, 439}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
+	{15, 444}, /* VkDeviceCreateInfo <- VkPhysicalDevicePresentBarrierFeaturesNV */
+	{15, 447}, /* VkDeviceCreateInfo <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
+	{15, 455}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
+	{15, 458}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
+	{15, 466}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderClockFeaturesKHR */
+	{15, 467}, /* VkDeviceCreateInfo <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
+	{15, 469}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
+	{15, 470}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
+	{15, 471}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
+	{15, 473}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
+	{15, 475}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
+	{15, 481}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
+	{15, 482}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
+	{15, 484}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubgroupSizeControlFeatures */
+	{15, 492}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
+	{15, 495}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
+	{15, 496}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan11Features */
+	{15, 498}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan12Features */
+	{15, 500}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVulkan13Features */
+	{15, 503}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
+	{15, 507}, /* VkDeviceCreateInfo <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
+	{15, 509}, /* VkDeviceCreateInfo <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
+	{15, 524}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
+	{15, 525}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
+	{15, 526}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
+	{15, 533}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
+	{15, 534}, /* VkDeviceCreateInfo <- VkDeviceDiagnosticsConfigCreateInfoNV */
+	{15, 535}, /* VkDeviceCreateInfo <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
+	{15, 536}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
+	{15, 537}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRobustness2FeaturesEXT */
+	{15, 539}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageRobustnessFeatures */
+	{15, 540}, /* VkDeviceCreateInfo <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
+	{15, 541}, /* VkDeviceCreateInfo <- VkPhysicalDevice4444FormatsFeaturesEXT */
+	{15, 542}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
+	{15, 543}, /* VkDeviceCreateInfo <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
+	{15, 555}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
+	{15, 558}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
+	{15, 561}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
+	{15, 562}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
+	{15, 566}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
+	{15, 567}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
+	{15, 570}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
+	{15, 572}, /* VkDeviceCreateInfo <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
+	{15, 573}, /* VkDeviceCreateInfo <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
+	{15, 576}, /* VkDeviceCreateInfo <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
+	{15, 587}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSynchronization2Features */
+	{15, 588}, /* VkDeviceCreateInfo <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
+	{15, 589}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
+	{15, 590}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
+	{15, 593}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
+	{15, 614}, /* VkDeviceCreateInfo <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
+	{15, 616}, /* VkDeviceCreateInfo <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
+	{15, 617}, /* VkDeviceCreateInfo <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
+	{15, 622}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
+	{15, 629}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
+	{15, 632}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
+	{15, 634}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
+	{15, 638}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
+	{15, 647}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDynamicRenderingFeatures */
+	{15, 651}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
+	{15, 653}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
+	{15, 654}, /* VkDeviceCreateInfo <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
+	{15, 655}, /* VkDeviceCreateInfo <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
+	{15, 658}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
+	{15, 661}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
+	{15, 666}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
+	{15, 668}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
+	{15, 676}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
+	{15, 685}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
+	{15, 688}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
+	{15, 689}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
+	{15, 690}, /* VkDeviceCreateInfo <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
+	{15, 691}, /* VkDeviceCreateInfo <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
+	{15, 695}, /* VkDeviceCreateInfo <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
+	{15, 697}, /* VkDeviceCreateInfo <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
+	{15, 699}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
+	{15, 701}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
+	{15, 702}, /* VkDeviceCreateInfo <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
+	{15, 703}, /* VkDeviceCreateInfo <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
+	{15, 705}, /* VkDeviceCreateInfo <- VkPhysicalDeviceOpticalFlowFeaturesNV */
+	{15, 711}, /* VkDeviceCreateInfo <- VkPhysicalDeviceFaultFeaturesEXT */
+	{15, 714}, /* VkDeviceCreateInfo <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
+	{15, 718}, /* VkDeviceCreateInfo <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
+	{15, 724}, /* VkDeviceCreateInfo <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
+	{15, 728}, /* VkDeviceCreateInfo <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
+	{16, 122}, /* VkInstanceCreateInfo <- VkDebugReportCallbackCreateInfoEXT */
+	{16, 123}, /* VkInstanceCreateInfo <- VkValidationFlagsEXT */
+	{16, 124}, /* VkInstanceCreateInfo <- VkValidationFeaturesEXT */
+	{16, 306}, /* VkInstanceCreateInfo <- VkDebugUtilsMessengerCreateInfoEXT */
+	{16, 727}, /* VkInstanceCreateInfo <- VkDirectDriverLoadingListLUNARG */
+	{19, 131}, /* VkMemoryAllocateInfo <- VkDedicatedAllocationMemoryAllocateInfoNV */
+	{19, 134}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfoNV */
+	{19, 172}, /* VkMemoryAllocateInfo <- VkExportMemoryAllocateInfo */
+	{19, 173}, /* VkMemoryAllocateInfo <- VkImportMemoryFdInfoKHR */
+	{19, 195}, /* VkMemoryAllocateInfo <- VkMemoryAllocateFlagsInfo */
+	{19, 254}, /* VkMemoryAllocateInfo <- VkMemoryDedicatedAllocateInfo */
+	{19, 422}, /* VkMemoryAllocateInfo <- VkMemoryPriorityAllocateInfoEXT */
+	{19, 490}, /* VkMemoryAllocateInfo <- VkMemoryOpaqueCaptureAddressAllocateInfo */
+	{30, 286}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetInlineUniformBlock */
+	{30, 388}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureKHR */
+	{30, 389}, /* VkWriteDescriptorSet <- VkWriteDescriptorSetAccelerationStructureNV */
+	{32, 130}, /* VkBufferCreateInfo <- VkDedicatedAllocationBufferCreateInfoNV */
+	{32, 171}, /* VkBufferCreateInfo <- VkExternalMemoryBufferCreateInfo */
+	{32, 427}, /* VkBufferCreateInfo <- VkBufferOpaqueCaptureAddressCreateInfo */
+	{32, 428}, /* VkBufferCreateInfo <- VkBufferDeviceAddressCreateInfoEXT */
+	{32, 596}, /* VkBufferCreateInfo <- VkVideoProfileListInfoKHR */
+	{39, 272}, /* VkImageMemoryBarrier <- VkSampleLocationsInfoEXT */
+	{40, 129}, /* VkImageCreateInfo <- VkDedicatedAllocationImageCreateInfoNV */
+	{40, 133}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfoNV */
+	{40, 170}, /* VkImageCreateInfo <- VkExternalMemoryImageCreateInfo */
+	{40, 205}, /* VkImageCreateInfo <- VkImageSwapchainCreateInfoKHR */
+	{40, 289}, /* VkImageCreateInfo <- VkImageFormatListCreateInfo */
+	{40, 402}, /* VkImageCreateInfo <- VkImageDrmFormatModifierListCreateInfoEXT */
+	{40, 403}, /* VkImageCreateInfo <- VkImageDrmFormatModifierExplicitCreateInfoEXT */
+	{40, 405}, /* VkImageCreateInfo <- VkImageStencilUsageCreateInfo */
+	{40, 596}, /* VkImageCreateInfo <- VkVideoProfileListInfoKHR */
+	{40, 665}, /* VkImageCreateInfo <- VkImageCompressionControlEXT */
+	{40, 707}, /* VkImageCreateInfo <- VkOpticalFlowImageFormatInfoNV */
+	{42, 255}, /* VkImageViewCreateInfo <- VkImageViewUsageCreateInfo */
+	{42, 257}, /* VkImageViewCreateInfo <- VkSamplerYcbcrConversionInfo */
+	{42, 350}, /* VkImageViewCreateInfo <- VkImageViewASTCDecodeModeEXT */
+	{42, 652}, /* VkImageViewCreateInfo <- VkImageViewMinLodCreateInfoEXT */
+	{42, 694}, /* VkImageViewCreateInfo <- VkImageViewSampleWeightCreateInfoQCOM */
+	{49, 203}, /* VkBindSparseInfo <- VkDeviceGroupBindSparseInfo */
+	{49, 331}, /* VkBindSparseInfo <- VkTimelineSemaphoreSubmitInfo */
+	{54, 291}, /* VkShaderModuleCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
+	{56, 318}, /* VkDescriptorSetLayoutCreateInfo <- VkDescriptorSetLayoutBindingFlagsCreateInfo */
+	{56, 569}, /* VkDescriptorSetLayoutCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
+	{58, 287}, /* VkDescriptorPoolCreateInfo <- VkDescriptorPoolInlineUniformBlockCreateInfo */
+	{58, 569}, /* VkDescriptorPoolCreateInfo <- VkMutableDescriptorTypeCreateInfoEXT */
+	{59, 319}, /* VkDescriptorSetAllocateInfo <- VkDescriptorSetVariableDescriptorCountAllocateInfo */
 	{62, 54}, /* VkPipelineShaderStageCreateInfo <- VkShaderModuleCreateInfo */
-	{62, 290}, /* VkPipelineShaderStageCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
-	{62, 302}, /* VkPipelineShaderStageCreateInfo <- VkDebugUtilsObjectNameInfoEXT */
-	{62, 485}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageRequiredSubgroupSizeCreateInfo */
-	{62, 662}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageModuleIdentifierCreateInfoEXT */
-	{62, 691}, /* VkPipelineShaderStageCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
-	{63, 442}, /* VkComputePipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
-	{63, 486}, /* VkComputePipelineCreateInfo <- VkSubpassShadingPipelineCreateInfoHUAWEI */
-	{63, 501}, /* VkComputePipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
-	{63, 691}, /* VkComputePipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
-	{66, 334}, /* VkPipelineVertexInputStateCreateInfo <- VkPipelineVertexInputDivisorStateCreateInfoEXT */
-	{68, 255}, /* VkPipelineTessellationStateCreateInfo <- VkPipelineTessellationDomainOriginStateCreateInfo */
-	{69, 224}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportWScalingStateCreateInfoNV */
-	{69, 226}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportSwizzleStateCreateInfoNV */
-	{69, 357}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportExclusiveScissorStateCreateInfoNV */
-	{69, 367}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportShadingRateImageStateCreateInfoNV */
-	{69, 373}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportCoarseSampleOrderStateCreateInfoNV */
-	{69, 570}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportDepthClipControlCreateInfoEXT */
-	{70, 124}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateRasterizationOrderAMD */
-	{70, 314}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationConservativeStateCreateInfoEXT */
-	{70, 353}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateStreamCreateInfoEXT */
-	{70, 418}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationDepthClipStateCreateInfoEXT */
-	{70, 493}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationLineStateCreateInfoEXT */
-	{70, 618}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationProvokingVertexStateCreateInfoEXT */
-	{71, 268}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageToColorStateCreateInfoNV */
-	{71, 275}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineSampleLocationsStateCreateInfoEXT */
-	{71, 287}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageModulationStateCreateInfoNV */
-	{71, 455}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageReductionStateCreateInfoNV */
-	{73, 282}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorBlendAdvancedStateCreateInfoEXT */
-	{73, 576}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorWriteCreateInfoEXT */
-	{77, 141}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineShaderGroupsCreateInfoNV */
-	{77, 228}, /* VkGraphicsPipelineCreateInfo <- VkPipelineDiscardRectangleStateCreateInfoEXT */
-	{77, 355}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRepresentativeFragmentTestStateCreateInfoNV */
-	{77, 442}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
-	{77, 501}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
-	{77, 522}, /* VkGraphicsPipelineCreateInfo <- VkPipelineLibraryCreateInfoKHR */
-	{77, 556}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateStateCreateInfoKHR */
-	{77, 563}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateEnumStateCreateInfoNV */
-	{77, 641}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRenderingCreateInfo */
-	{77, 648}, /* VkGraphicsPipelineCreateInfo <- VkAttachmentSampleCountInfoAMD */
-	{77, 649}, /* VkGraphicsPipelineCreateInfo <- VkMultiviewPerViewAttributesInfoNVX */
-	{77, 656}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineLibraryCreateInfoEXT */
-	{77, 691}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
-	{81, 256}, /* VkSamplerCreateInfo <- VkSamplerYcbcrConversionInfo */
-	{81, 278}, /* VkSamplerCreateInfo <- VkSamplerReductionModeCreateInfo */
-	{81, 504}, /* VkSamplerCreateInfo <- VkSamplerCustomBorderColorCreateInfoEXT */
-	{81, 507}, /* VkSamplerCreateInfo <- VkSamplerBorderColorComponentMappingCreateInfoEXT */
-	{84, 337}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceConditionalRenderingInfoEXT */
-	{84, 531}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderPassTransformInfoQCOM */
-	{84, 614}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceViewportScissorInfoNV */
-	{84, 647}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderingInfo */
-	{84, 648}, /* VkCommandBufferInheritanceInfo <- VkAttachmentSampleCountInfoAMD */
-	{84, 649}, /* VkCommandBufferInheritanceInfo <- VkMultiviewPerViewAttributesInfoNVX */
-	{85, 200}, /* VkCommandBufferBeginInfo <- VkDeviceGroupCommandBufferBeginInfo */
-	{86, 199}, /* VkRenderPassBeginInfo <- VkDeviceGroupRenderPassBeginInfo */
-	{86, 274}, /* VkRenderPassBeginInfo <- VkRenderPassSampleLocationsBeginInfoEXT */
-	{86, 433}, /* VkRenderPassBeginInfo <- VkRenderPassAttachmentBeginInfo */
-	{86, 529}, /* VkRenderPassBeginInfo <- VkRenderPassTransformBeginInfoQCOM */
-	{95, 187}, /* VkRenderPassCreateInfo <- VkRenderPassMultiviewCreateInfo */
-	{95, 231}, /* VkRenderPassCreateInfo <- VkRenderPassInputAttachmentAspectCreateInfo */
-	{95, 412}, /* VkRenderPassCreateInfo <- VkRenderPassFragmentDensityMapCreateInfoEXT */
-	{97, 182}, /* VkFenceCreateInfo <- VkExportFenceCreateInfo */
-	{101, 177}, /* VkSemaphoreCreateInfo <- VkExportSemaphoreCreateInfo */
-	{101, 329}, /* VkSemaphoreCreateInfo <- VkSemaphoreTypeCreateInfo */
-	{102, 450}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceCreateInfoKHR */
-	{102, 460}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceQueryCreateInfoINTEL */
-	{102, 598}, /* VkQueryPoolCreateInfo <- VkVideoProfileInfoKHR */
-	{102, 605}, /* VkQueryPoolCreateInfo <- VkVideoDecodeUsageInfoKHR */
-	{103, 431}, /* VkFramebufferCreateInfo <- VkFramebufferAttachmentsCreateInfo */
-	{106, 201}, /* VkSubmitInfo <- VkDeviceGroupSubmitInfo */
-	{106, 264}, /* VkSubmitInfo <- VkProtectedSubmitInfo */
-	{106, 330}, /* VkSubmitInfo <- VkTimelineSemaphoreSubmitInfo */
-	{106, 452}, /* VkSubmitInfo <- VkPerformanceQuerySubmitInfoKHR */
-	{106, 699}, /* VkSubmitInfo <- VkAmigoProfilingSubmitInfoSEC */
-	{119, 192}, /* VkSwapchainCreateInfoKHR <- VkSwapchainCounterCreateInfoEXT */
-	{119, 209}, /* VkSwapchainCreateInfoKHR <- VkDeviceGroupSwapchainCreateInfoKHR */
-	{119, 218}, /* VkSwapchainCreateInfoKHR <- VkSwapchainDisplayNativeHdrCreateInfoAMD */
-	{119, 288}, /* VkSwapchainCreateInfoKHR <- VkImageFormatListCreateInfo */
-	{119, 445}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentBarrierCreateInfoNV */
-	{119, 664}, /* VkSwapchainCreateInfoKHR <- VkImageCompressionControlEXT */
-	{119, 719}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentModesCreateInfoEXT */
-	{119, 721}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentScalingCreateInfoEXT */
-	{120, 114}, /* VkPresentInfoKHR <- VkDisplayPresentInfoKHR */
-	{120, 159}, /* VkPresentInfoKHR <- VkPresentRegionsKHR */
-	{120, 207}, /* VkPresentInfoKHR <- VkDeviceGroupPresentInfoKHR */
-	{120, 214}, /* VkPresentInfoKHR <- VkPresentIdKHR */
-	{120, 221}, /* VkPresentInfoKHR <- VkPresentTimesInfoGOOGLE */
-	{120, 718}, /* VkPresentInfoKHR <- VkSwapchainPresentFenceInfoEXT */
-	{120, 720}, /* VkPresentInfoKHR <- VkSwapchainPresentModeInfoEXT */
-	{147, 134}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
-	{147, 137}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrivateDataFeatures */
-	{147, 162}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVariablePointersFeatures */
-	{147, 185}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewFeatures */
-	{147, 213}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentIdFeaturesKHR */
-	{147, 215}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentWaitFeaturesKHR */
-	{147, 241}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice16BitStorageFeatures */
-	{147, 243}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures */
-	{147, 260}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSamplerYcbcrConversionFeatures */
-	{147, 265}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProtectedMemoryFeatures */
-	{147, 279}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT */
-	{147, 280}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiDrawFeaturesEXT */
-	{147, 283}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInlineUniformBlockFeatures */
-	{147, 292}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMaintenance4Features */
-	{147, 295}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDrawParametersFeatures */
-	{147, 296}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderFloat16Int8Features */
-	{147, 298}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceHostQueryResetFeatures */
-	{147, 300}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
-	{147, 307}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
-	{147, 315}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorIndexingFeatures */
-	{147, 327}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTimelineSemaphoreFeatures */
-	{147, 338}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice8BitStorageFeatures */
-	{147, 339}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
-	{147, 340}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkanMemoryModelFeatures */
-	{147, 341}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicInt64Features */
-	{147, 342}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
-	{147, 343}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
-	{147, 344}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
-	{147, 350}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
-	{147, 351}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
-	{147, 354}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
-	{147, 356}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
-	{147, 358}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
-	{147, 359}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
-	{147, 360}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
-	{147, 361}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
-	{147, 362}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
-	{147, 364}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
-	{147, 368}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShadingRateImageFeaturesNV */
-	{147, 370}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
-	{147, 374}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesNV */
-	{147, 376}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesEXT */
-	{147, 390}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
-	{147, 391}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
-	{147, 392}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayQueryFeaturesKHR */
-	{147, 397}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
-	{147, 406}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
-	{147, 407}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
-	{147, 408}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
-	{147, 414}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceScalarBlockLayoutFeatures */
-	{147, 416}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
-	{147, 417}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
-	{147, 420}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
-	{147, 422}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
-	{147, 423}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeatures */
-	{147, 424}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
-	{147, 430}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImagelessFramebufferFeatures */
-	{147, 434}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
-	{147, 435}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
-	{147, 438}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
-	{147, 443}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentBarrierFeaturesNV */
-	{147, 446}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
-	{147, 454}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
-	{147, 457}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
-	{147, 465}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderClockFeaturesKHR */
-	{147, 466}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
-	{147, 468}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
-	{147, 469}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
-	{147, 470}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
-	{147, 472}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
-	{147, 474}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
-	{147, 480}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
-	{147, 481}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
-	{147, 483}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubgroupSizeControlFeatures */
-	{147, 491}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
-	{147, 494}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
-	{147, 495}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan11Features */
-	{147, 497}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan12Features */
-	{147, 499}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan13Features */
-	{147, 502}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
-	{147, 506}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
-	{147, 508}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
-	{147, 523}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
-	{147, 524}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
-	{147, 525}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
-	{147, 532}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
-	{147, 534}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
-	{147, 535}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
-	{147, 536}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRobustness2FeaturesEXT */
-	{147, 538}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageRobustnessFeatures */
-	{147, 539}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
-	{147, 540}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice4444FormatsFeaturesEXT */
-	{147, 541}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
-	{147, 542}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
-	{147, 554}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
-	{147, 557}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
-	{147, 560}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
-	{147, 561}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
-	{147, 565}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
-	{147, 566}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
-	{147, 569}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
-	{147, 571}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
-	{147, 572}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
-	{147, 575}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
-	{147, 586}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSynchronization2Features */
-	{147, 587}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
-	{147, 588}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
-	{147, 589}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
-	{147, 592}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
-	{147, 613}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
-	{147, 615}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
-	{147, 616}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
-	{147, 621}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
-	{147, 628}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
-	{147, 631}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
-	{147, 633}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
-	{147, 637}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
-	{147, 646}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDynamicRenderingFeatures */
-	{147, 650}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
-	{147, 652}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
-	{147, 653}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
-	{147, 654}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
-	{147, 657}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
-	{147, 660}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
-	{147, 665}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
-	{147, 667}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
-	{147, 675}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
-	{147, 684}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
-	{147, 687}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
-	{147, 688}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
-	{147, 689}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
-	{147, 690}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
-	{147, 694}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
-	{147, 696}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
-	{147, 698}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
-	{147, 700}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
-	{147, 701}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
-	{147, 702}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
-	{147, 704}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpticalFlowFeaturesNV */
-	{147, 710}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFaultFeaturesEXT */
-	{147, 713}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
-	{147, 717}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
-	{147, 723}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
-	{147, 727}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
-	{148, 138}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV */
-	{148, 139}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiDrawPropertiesEXT */
-	{148, 156}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePushDescriptorPropertiesKHR */
-	{148, 158}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDriverProperties */
-	{148, 168}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceIDProperties */
-	{148, 186}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiviewProperties */
-	{148, 227}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDiscardRectanglePropertiesEXT */
-	{148, 229}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX */
-	{148, 242}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupProperties */
-	{148, 251}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePointClippingProperties */
-	{148, 266}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProtectedMemoryProperties */
-	{148, 269}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSamplerFilterMinmaxProperties */
-	{148, 276}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSampleLocationsPropertiesEXT */
-	{148, 281}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT */
-	{148, 284}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceInlineUniformBlockProperties */
-	{148, 291}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance3Properties */
-	{148, 293}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance4Properties */
-	{148, 297}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFloatControlsProperties */
-	{148, 309}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExternalMemoryHostPropertiesEXT */
-	{148, 310}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceConservativeRasterizationPropertiesEXT */
-	{148, 312}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCorePropertiesAMD */
-	{148, 313}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreProperties2AMD */
-	{148, 316}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorIndexingProperties */
-	{148, 328}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTimelineSemaphoreProperties */
-	{148, 335}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT */
-	{148, 336}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePCIBusInfoPropertiesEXT */
-	{148, 347}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDepthStencilResolveProperties */
-	{148, 352}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTransformFeedbackPropertiesEXT */
-	{148, 363}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCopyMemoryIndirectPropertiesNV */
-	{148, 365}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMemoryDecompressionPropertiesNV */
-	{148, 369}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShadingRateImagePropertiesNV */
-	{148, 375}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesNV */
-	{148, 377}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesEXT */
-	{148, 393}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceAccelerationStructurePropertiesKHR */
-	{148, 394}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPipelinePropertiesKHR */
-	{148, 395}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPropertiesNV */
-	{148, 409}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapPropertiesEXT */
-	{148, 410}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMap2PropertiesEXT */
-	{148, 411}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM */
-	{148, 436}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCooperativeMatrixPropertiesNV */
-	{148, 447}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePerformanceQueryPropertiesKHR */
-	{148, 467}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderSMBuiltinsPropertiesNV */
-	{148, 482}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTexelBufferAlignmentProperties */
-	{148, 484}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupSizeControlProperties */
-	{148, 487}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubpassShadingPropertiesHUAWEI */
-	{148, 488}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI */
-	{148, 492}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceLineRasterizationPropertiesEXT */
-	{148, 496}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan11Properties */
-	{148, 498}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan12Properties */
-	{148, 500}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan13Properties */
-	{148, 505}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCustomBorderColorPropertiesEXT */
-	{148, 526}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExtendedDynamicState3PropertiesEXT */
-	{148, 537}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRobustness2PropertiesEXT */
-	{148, 558}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRatePropertiesKHR */
-	{148, 562}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV */
-	{148, 617}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProvokingVertexPropertiesEXT */
-	{148, 622}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferPropertiesEXT */
-	{148, 623}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT */
-	{148, 629}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderIntegerDotProductProperties */
-	{148, 630}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDrmPropertiesEXT */
-	{148, 632}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR */
-	{148, 655}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT */
-	{148, 661}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT */
-	{148, 685}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpacityMicromapPropertiesEXT */
-	{148, 692}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePipelineRobustnessPropertiesEXT */
-	{148, 695}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceImageProcessingPropertiesQCOM */
-	{148, 705}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpticalFlowPropertiesNV */
-	{148, 712}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM */
-	{148, 724}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV */
-	{149, 398}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesListEXT */
-	{149, 590}, /* VkFormatProperties2 <- VkSubpassResolvePerformanceQueryEXT */
-	{149, 638}, /* VkFormatProperties2 <- VkFormatProperties3 */
-	{149, 639}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesList2EXT */
-	{150, 165}, /* VkImageFormatProperties2 <- VkExternalImageFormatProperties */
-	{150, 261}, /* VkImageFormatProperties2 <- VkSamplerYcbcrConversionImageFormatProperties */
-	{150, 262}, /* VkImageFormatProperties2 <- VkTextureLODGatherFormatPropertiesAMD */
-	{150, 429}, /* VkImageFormatProperties2 <- VkFilterCubicImageViewImageFormatPropertiesEXT */
-	{150, 666}, /* VkImageFormatProperties2 <- VkImageCompressionPropertiesEXT */
-	{151, 164}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceExternalImageFormatInfo */
-	{151, 288}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageFormatListCreateInfo */
-	{151, 400}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageDrmFormatModifierInfoEXT */
-	{151, 404}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageStencilUsageCreateInfo */
-	{151, 428}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageViewImageFormatInfoEXT */
-	{151, 595}, /* VkPhysicalDeviceImageFormatInfo2 <- VkVideoProfileListInfoKHR */
-	{151, 664}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageCompressionControlEXT */
-	{151, 706}, /* VkPhysicalDeviceImageFormatInfo2 <- VkOpticalFlowImageFormatInfoNV */
-	{152, 301}, /* VkQueueFamilyProperties2 <- VkQueueFamilyGlobalPriorityPropertiesKHR */
-	{152, 345}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointPropertiesNV */
-	{152, 584}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointProperties2NV */
-	{152, 593}, /* VkQueueFamilyProperties2 <- VkQueueFamilyVideoPropertiesKHR */
-	{152, 594}, /* VkQueueFamilyProperties2 <- VkQueueFamilyQueryResultStatusPropertiesKHR */
-	{153, 419}, /* VkPhysicalDeviceMemoryProperties2 <- VkPhysicalDeviceMemoryBudgetPropertiesEXT */
-	{175, 329}, /* VkPhysicalDeviceExternalSemaphoreInfo <- VkSemaphoreTypeCreateInfo */
-	{195, 196}, /* VkBindBufferMemoryInfo <- VkBindBufferMemoryDeviceGroupInfo */
-	{197, 198}, /* VkBindImageMemoryInfo <- VkBindImageMemoryDeviceGroupInfo */
-	{197, 205}, /* VkBindImageMemoryInfo <- VkBindImageMemorySwapchainInfoKHR */
-	{197, 258}, /* VkBindImageMemoryInfo <- VkBindImagePlaneMemoryInfo */
-	{232, 714}, /* VkPhysicalDeviceSurfaceInfo2KHR <- VkSurfacePresentModeEXT */
-	{233, 217}, /* VkSurfaceCapabilities2KHR <- VkDisplayNativeHdrSurfaceCapabilitiesAMD */
-	{233, 240}, /* VkSurfaceCapabilities2KHR <- VkSharedPresentSurfaceCapabilitiesKHR */
-	{233, 415}, /* VkSurfaceCapabilities2KHR <- VkSurfaceProtectedCapabilitiesKHR */
-	{233, 444}, /* VkSurfaceCapabilities2KHR <- VkSurfaceCapabilitiesPresentBarrierNV */
-	{233, 715}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentScalingCapabilitiesEXT */
-	{233, 716}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentModeCompatibilityEXT */
-	{234, 666}, /* VkSurfaceFormat2KHR <- VkImageCompressionPropertiesEXT */
-	{246, 259}, /* VkImageMemoryRequirementsInfo2 <- VkImagePlaneMemoryRequirementsInfo */
-	{249, 252}, /* VkMemoryRequirements2 <- VkMemoryDedicatedRequirements */
-	{294, 319}, /* VkDescriptorSetLayoutSupport <- VkDescriptorSetVariableDescriptorCountLayoutSupport */
-	{306, 703}, /* VkDebugUtilsMessengerCallbackDataEXT <- VkDeviceAddressBindingCallbackDataEXT */
-	{320, 473}, /* VkAttachmentDescription2 <- VkAttachmentDescriptionStencilLayout */
-	{321, 471}, /* VkAttachmentReference2 <- VkAttachmentReferenceStencilLayout */
-	{322, 348}, /* VkSubpassDescription2 <- VkSubpassDescriptionDepthStencilResolve */
-	{322, 555}, /* VkSubpassDescription2 <- VkFragmentShadingRateAttachmentInfoKHR */
-	{322, 591}, /* VkSubpassDescription2 <- VkMultisampledRenderToSingleSampledInfoEXT */
-	{322, 670}, /* VkSubpassDescription2 <- VkRenderPassCreationControlEXT */
-	{322, 674}, /* VkSubpassDescription2 <- VkRenderPassSubpassFeedbackCreateInfoEXT */
-	{323, 577}, /* VkSubpassDependency2 <- VkMemoryBarrier2 */
-	{324, 412}, /* VkRenderPassCreateInfo2 <- VkRenderPassFragmentDensityMapCreateInfoEXT */
-	{324, 670}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationControlEXT */
-	{324, 672}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationFeedbackCreateInfoEXT */
-	{326, 413}, /* VkSubpassEndInfo <- VkSubpassFragmentDensityMapOffsetEndInfoQCOM */
-	{379, 442}, /* VkRayTracingPipelineCreateInfoNV <- VkPipelineCreationFeedbackCreateInfo */
-	{511, 634}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureGeometryMotionTrianglesDataNV */
-	{511, 686}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureTrianglesOpacityMicromapEXT */
-	{516, 635}, /* VkAccelerationStructureCreateInfoKHR <- VkAccelerationStructureMotionInfoNV */
-	{545, 530}, /* VkImageBlit2 <- VkCopyCommandTransformInfoQCOM */
-	{546, 530}, /* VkBufferImageCopy2 <- VkCopyCommandTransformInfoQCOM */
-	{578, 271}, /* VkImageMemoryBarrier2 <- VkSampleLocationsInfoEXT */
-	{583, 452}, /* VkSubmitInfo2 <- VkPerformanceQuerySubmitInfoKHR */
-	{596, 595}, /* VkPhysicalDeviceVideoFormatInfoKHR <- VkVideoProfileListInfoKHR */
-	{598, 605}, /* VkVideoProfileInfoKHR <- VkVideoDecodeUsageInfoKHR */
-	{599, 604}, /* VkVideoCapabilitiesKHR <- VkVideoDecodeCapabilitiesKHR */
-	{625, 626}, /* VkDescriptorBufferBindingInfoEXT <- VkDescriptorBufferBindingPushDescriptorBufferHandleEXT */
-	{642, 199}, /* VkRenderingInfo <- VkDeviceGroupRenderPassBeginInfo */
-	{642, 591}, /* VkRenderingInfo <- VkMultisampledRenderToSingleSampledInfoEXT */
-	{642, 644}, /* VkRenderingInfo <- VkRenderingFragmentShadingRateAttachmentInfoKHR */
-	{642, 645}, /* VkRenderingInfo <- VkRenderingFragmentDensityMapAttachmentInfoEXT */
-	{642, 649}, /* VkRenderingInfo <- VkMultiviewPerViewAttributesInfoNVX */
-	{669, 666}, /* VkSubresourceLayout2EXT <- VkImageCompressionPropertiesEXT */
+	{62, 291}, /* VkPipelineShaderStageCreateInfo <- VkShaderModuleValidationCacheCreateInfoEXT */
+	{62, 303}, /* VkPipelineShaderStageCreateInfo <- VkDebugUtilsObjectNameInfoEXT */
+	{62, 486}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageRequiredSubgroupSizeCreateInfo */
+	{62, 663}, /* VkPipelineShaderStageCreateInfo <- VkPipelineShaderStageModuleIdentifierCreateInfoEXT */
+	{62, 692}, /* VkPipelineShaderStageCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{63, 443}, /* VkComputePipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
+	{63, 487}, /* VkComputePipelineCreateInfo <- VkSubpassShadingPipelineCreateInfoHUAWEI */
+	{63, 502}, /* VkComputePipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
+	{63, 692}, /* VkComputePipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{66, 335}, /* VkPipelineVertexInputStateCreateInfo <- VkPipelineVertexInputDivisorStateCreateInfoEXT */
+	{68, 256}, /* VkPipelineTessellationStateCreateInfo <- VkPipelineTessellationDomainOriginStateCreateInfo */
+	{69, 225}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportWScalingStateCreateInfoNV */
+	{69, 227}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportSwizzleStateCreateInfoNV */
+	{69, 358}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportExclusiveScissorStateCreateInfoNV */
+	{69, 368}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportShadingRateImageStateCreateInfoNV */
+	{69, 374}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportCoarseSampleOrderStateCreateInfoNV */
+	{69, 571}, /* VkPipelineViewportStateCreateInfo <- VkPipelineViewportDepthClipControlCreateInfoEXT */
+	{70, 125}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateRasterizationOrderAMD */
+	{70, 315}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationConservativeStateCreateInfoEXT */
+	{70, 354}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationStateStreamCreateInfoEXT */
+	{70, 419}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationDepthClipStateCreateInfoEXT */
+	{70, 494}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationLineStateCreateInfoEXT */
+	{70, 619}, /* VkPipelineRasterizationStateCreateInfo <- VkPipelineRasterizationProvokingVertexStateCreateInfoEXT */
+	{71, 269}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageToColorStateCreateInfoNV */
+	{71, 276}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineSampleLocationsStateCreateInfoEXT */
+	{71, 288}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageModulationStateCreateInfoNV */
+	{71, 456}, /* VkPipelineMultisampleStateCreateInfo <- VkPipelineCoverageReductionStateCreateInfoNV */
+	{73, 283}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorBlendAdvancedStateCreateInfoEXT */
+	{73, 577}, /* VkPipelineColorBlendStateCreateInfo <- VkPipelineColorWriteCreateInfoEXT */
+	{77, 142}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineShaderGroupsCreateInfoNV */
+	{77, 229}, /* VkGraphicsPipelineCreateInfo <- VkPipelineDiscardRectangleStateCreateInfoEXT */
+	{77, 356}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRepresentativeFragmentTestStateCreateInfoNV */
+	{77, 443}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCreationFeedbackCreateInfo */
+	{77, 502}, /* VkGraphicsPipelineCreateInfo <- VkPipelineCompilerControlCreateInfoAMD */
+	{77, 523}, /* VkGraphicsPipelineCreateInfo <- VkPipelineLibraryCreateInfoKHR */
+	{77, 557}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateStateCreateInfoKHR */
+	{77, 564}, /* VkGraphicsPipelineCreateInfo <- VkPipelineFragmentShadingRateEnumStateCreateInfoNV */
+	{77, 642}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRenderingCreateInfo */
+	{77, 649}, /* VkGraphicsPipelineCreateInfo <- VkAttachmentSampleCountInfoAMD */
+	{77, 650}, /* VkGraphicsPipelineCreateInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{77, 657}, /* VkGraphicsPipelineCreateInfo <- VkGraphicsPipelineLibraryCreateInfoEXT */
+	{77, 692}, /* VkGraphicsPipelineCreateInfo <- VkPipelineRobustnessCreateInfoEXT */
+	{81, 257}, /* VkSamplerCreateInfo <- VkSamplerYcbcrConversionInfo */
+	{81, 279}, /* VkSamplerCreateInfo <- VkSamplerReductionModeCreateInfo */
+	{81, 505}, /* VkSamplerCreateInfo <- VkSamplerCustomBorderColorCreateInfoEXT */
+	{81, 508}, /* VkSamplerCreateInfo <- VkSamplerBorderColorComponentMappingCreateInfoEXT */
+	{84, 338}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceConditionalRenderingInfoEXT */
+	{84, 532}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderPassTransformInfoQCOM */
+	{84, 615}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceViewportScissorInfoNV */
+	{84, 648}, /* VkCommandBufferInheritanceInfo <- VkCommandBufferInheritanceRenderingInfo */
+	{84, 649}, /* VkCommandBufferInheritanceInfo <- VkAttachmentSampleCountInfoAMD */
+	{84, 650}, /* VkCommandBufferInheritanceInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{85, 201}, /* VkCommandBufferBeginInfo <- VkDeviceGroupCommandBufferBeginInfo */
+	{86, 200}, /* VkRenderPassBeginInfo <- VkDeviceGroupRenderPassBeginInfo */
+	{86, 275}, /* VkRenderPassBeginInfo <- VkRenderPassSampleLocationsBeginInfoEXT */
+	{86, 434}, /* VkRenderPassBeginInfo <- VkRenderPassAttachmentBeginInfo */
+	{86, 530}, /* VkRenderPassBeginInfo <- VkRenderPassTransformBeginInfoQCOM */
+	{95, 188}, /* VkRenderPassCreateInfo <- VkRenderPassMultiviewCreateInfo */
+	{95, 232}, /* VkRenderPassCreateInfo <- VkRenderPassInputAttachmentAspectCreateInfo */
+	{95, 413}, /* VkRenderPassCreateInfo <- VkRenderPassFragmentDensityMapCreateInfoEXT */
+	{97, 183}, /* VkFenceCreateInfo <- VkExportFenceCreateInfo */
+	{101, 178}, /* VkSemaphoreCreateInfo <- VkExportSemaphoreCreateInfo */
+	{101, 330}, /* VkSemaphoreCreateInfo <- VkSemaphoreTypeCreateInfo */
+	{102, 451}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceCreateInfoKHR */
+	{102, 461}, /* VkQueryPoolCreateInfo <- VkQueryPoolPerformanceQueryCreateInfoINTEL */
+	{102, 599}, /* VkQueryPoolCreateInfo <- VkVideoProfileInfoKHR */
+	{102, 606}, /* VkQueryPoolCreateInfo <- VkVideoDecodeUsageInfoKHR */
+	{103, 432}, /* VkFramebufferCreateInfo <- VkFramebufferAttachmentsCreateInfo */
+	{106, 202}, /* VkSubmitInfo <- VkDeviceGroupSubmitInfo */
+	{106, 265}, /* VkSubmitInfo <- VkProtectedSubmitInfo */
+	{106, 331}, /* VkSubmitInfo <- VkTimelineSemaphoreSubmitInfo */
+	{106, 453}, /* VkSubmitInfo <- VkPerformanceQuerySubmitInfoKHR */
+	{106, 700}, /* VkSubmitInfo <- VkAmigoProfilingSubmitInfoSEC */
+	{120, 193}, /* VkSwapchainCreateInfoKHR <- VkSwapchainCounterCreateInfoEXT */
+	{120, 210}, /* VkSwapchainCreateInfoKHR <- VkDeviceGroupSwapchainCreateInfoKHR */
+	{120, 219}, /* VkSwapchainCreateInfoKHR <- VkSwapchainDisplayNativeHdrCreateInfoAMD */
+	{120, 289}, /* VkSwapchainCreateInfoKHR <- VkImageFormatListCreateInfo */
+	{120, 446}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentBarrierCreateInfoNV */
+	{120, 665}, /* VkSwapchainCreateInfoKHR <- VkImageCompressionControlEXT */
+	{120, 720}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentModesCreateInfoEXT */
+	{120, 722}, /* VkSwapchainCreateInfoKHR <- VkSwapchainPresentScalingCreateInfoEXT */
+	{121, 114}, /* VkPresentInfoKHR <- VkDisplayPresentInfoKHR */
+	{121, 160}, /* VkPresentInfoKHR <- VkPresentRegionsKHR */
+	{121, 208}, /* VkPresentInfoKHR <- VkDeviceGroupPresentInfoKHR */
+	{121, 215}, /* VkPresentInfoKHR <- VkPresentIdKHR */
+	{121, 222}, /* VkPresentInfoKHR <- VkPresentTimesInfoGOOGLE */
+	{121, 719}, /* VkPresentInfoKHR <- VkSwapchainPresentFenceInfoEXT */
+	{121, 721}, /* VkPresentInfoKHR <- VkSwapchainPresentModeInfoEXT */
+	{148, 135}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceGeneratedCommandsFeaturesNV */
+	{148, 138}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrivateDataFeatures */
+	{148, 163}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVariablePointersFeatures */
+	{148, 186}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewFeatures */
+	{148, 214}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentIdFeaturesKHR */
+	{148, 216}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentWaitFeaturesKHR */
+	{148, 242}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice16BitStorageFeatures */
+	{148, 244}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupExtendedTypesFeatures */
+	{148, 261}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSamplerYcbcrConversionFeatures */
+	{148, 266}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProtectedMemoryFeatures */
+	{148, 280}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBlendOperationAdvancedFeaturesEXT */
+	{148, 281}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiDrawFeaturesEXT */
+	{148, 284}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInlineUniformBlockFeatures */
+	{148, 293}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMaintenance4Features */
+	{148, 296}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDrawParametersFeatures */
+	{148, 297}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderFloat16Int8Features */
+	{148, 299}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceHostQueryResetFeatures */
+	{148, 301}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGlobalPriorityQueryFeaturesKHR */
+	{148, 308}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDeviceMemoryReportFeaturesEXT */
+	{148, 316}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorIndexingFeatures */
+	{148, 328}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTimelineSemaphoreFeatures */
+	{148, 339}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice8BitStorageFeatures */
+	{148, 340}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceConditionalRenderingFeaturesEXT */
+	{148, 341}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkanMemoryModelFeatures */
+	{148, 342}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicInt64Features */
+	{148, 343}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloatFeaturesEXT */
+	{148, 344}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT */
+	{148, 345}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexAttributeDivisorFeaturesEXT */
+	{148, 351}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceASTCDecodeFeaturesEXT */
+	{148, 352}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTransformFeedbackFeaturesEXT */
+	{148, 355}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRepresentativeFragmentTestFeaturesNV */
+	{148, 357}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExclusiveScissorFeaturesNV */
+	{148, 359}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCornerSampledImageFeaturesNV */
+	{148, 360}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceComputeShaderDerivativesFeaturesNV */
+	{148, 361}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageFootprintFeaturesNV */
+	{148, 362}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDedicatedAllocationImageAliasingFeaturesNV */
+	{148, 363}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCopyMemoryIndirectFeaturesNV */
+	{148, 365}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryDecompressionFeaturesNV */
+	{148, 369}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShadingRateImageFeaturesNV */
+	{148, 371}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInvocationMaskFeaturesHUAWEI */
+	{148, 375}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesNV */
+	{148, 377}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMeshShaderFeaturesEXT */
+	{148, 391}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAccelerationStructureFeaturesKHR */
+	{148, 392}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingPipelineFeaturesKHR */
+	{148, 393}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayQueryFeaturesKHR */
+	{148, 398}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMaintenance1FeaturesKHR */
+	{148, 407}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapFeaturesEXT */
+	{148, 408}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMap2FeaturesEXT */
+	{148, 409}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM */
+	{148, 415}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceScalarBlockLayoutFeatures */
+	{148, 417}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceUniformBufferStandardLayoutFeatures */
+	{148, 418}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipEnableFeaturesEXT */
+	{148, 421}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMemoryPriorityFeaturesEXT */
+	{148, 423}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePageableDeviceLocalMemoryFeaturesEXT */
+	{148, 424}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeatures */
+	{148, 425}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBufferDeviceAddressFeaturesEXT */
+	{148, 431}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImagelessFramebufferFeatures */
+	{148, 435}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTextureCompressionASTCHDRFeatures */
+	{148, 436}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCooperativeMatrixFeaturesNV */
+	{148, 439}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcrImageArraysFeaturesEXT */
+	{148, 444}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePresentBarrierFeaturesNV */
+	{148, 447}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePerformanceQueryFeaturesKHR */
+	{148, 455}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoverageReductionModeFeaturesNV */
+	{148, 458}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerFunctions2FeaturesINTEL */
+	{148, 466}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderClockFeaturesKHR */
+	{148, 467}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceIndexTypeUint8FeaturesEXT */
+	{148, 469}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSMBuiltinsFeaturesNV */
+	{148, 470}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT */
+	{148, 471}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSeparateDepthStencilLayoutsFeatures */
+	{148, 473}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitiveTopologyListRestartFeaturesEXT */
+	{148, 475}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR */
+	{148, 481}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderDemoteToHelperInvocationFeatures */
+	{148, 482}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTexelBufferAlignmentFeaturesEXT */
+	{148, 484}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubgroupSizeControlFeatures */
+	{148, 492}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLineRasterizationFeaturesEXT */
+	{148, 495}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineCreationCacheControlFeatures */
+	{148, 496}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan11Features */
+	{148, 498}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan12Features */
+	{148, 500}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVulkan13Features */
+	{148, 503}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCoherentMemoryFeaturesAMD */
+	{148, 507}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceCustomBorderColorFeaturesEXT */
+	{148, 509}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceBorderColorSwizzleFeaturesEXT */
+	{148, 524}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicStateFeaturesEXT */
+	{148, 525}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState2FeaturesEXT */
+	{148, 526}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExtendedDynamicState3FeaturesEXT */
+	{148, 533}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDiagnosticsConfigFeaturesNV */
+	{148, 535}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures */
+	{148, 536}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR */
+	{148, 537}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRobustness2FeaturesEXT */
+	{148, 539}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageRobustnessFeatures */
+	{148, 540}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR */
+	{148, 541}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevice4444FormatsFeaturesEXT */
+	{148, 542}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassShadingFeaturesHUAWEI */
+	{148, 543}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceClusterCullingShaderFeaturesHUAWEI */
+	{148, 555}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT */
+	{148, 558}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateFeaturesKHR */
+	{148, 561}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderTerminateInvocationFeatures */
+	{148, 562}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShadingRateEnumsFeaturesNV */
+	{148, 566}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImage2DViewOf3DFeaturesEXT */
+	{148, 567}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMutableDescriptorTypeFeaturesEXT */
+	{148, 570}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClipControlFeaturesEXT */
+	{148, 572}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceVertexInputDynamicStateFeaturesEXT */
+	{148, 573}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceExternalMemoryRDMAFeaturesNV */
+	{148, 576}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceColorWriteEnableFeaturesEXT */
+	{148, 587}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSynchronization2Features */
+	{148, 588}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePrimitivesGeneratedQueryFeaturesEXT */
+	{148, 589}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLegacyDitheringFeaturesEXT */
+	{148, 590}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultisampledRenderToSingleSampledFeaturesEXT */
+	{148, 593}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineProtectedAccessFeaturesEXT */
+	{148, 614}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceInheritedViewportScissorFeaturesNV */
+	{148, 616}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceYcbcr2Plane444FormatsFeaturesEXT */
+	{148, 617}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceProvokingVertexFeaturesEXT */
+	{148, 622}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorBufferFeaturesEXT */
+	{148, 629}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderIntegerDotProductFeatures */
+	{148, 632}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFragmentShaderBarycentricFeaturesKHR */
+	{148, 634}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingMotionBlurFeaturesNV */
+	{148, 638}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRGBA10X6FormatsFeaturesEXT */
+	{148, 647}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDynamicRenderingFeatures */
+	{148, 651}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageViewMinLodFeaturesEXT */
+	{148, 653}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRasterizationOrderAttachmentAccessFeaturesEXT */
+	{148, 654}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceLinearColorAttachmentFeaturesNV */
+	{148, 655}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceGraphicsPipelineLibraryFeaturesEXT */
+	{148, 658}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDescriptorSetHostMappingFeaturesVALVE */
+	{148, 661}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderModuleIdentifierFeaturesEXT */
+	{148, 666}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlFeaturesEXT */
+	{148, 668}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageCompressionControlSwapchainFeaturesEXT */
+	{148, 676}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSubpassMergeFeedbackFeaturesEXT */
+	{148, 685}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpacityMicromapFeaturesEXT */
+	{148, 688}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelinePropertiesFeaturesEXT */
+	{148, 689}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderEarlyAndLateFragmentTestsFeaturesAMD */
+	{148, 690}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceNonSeamlessCubeMapFeaturesEXT */
+	{148, 691}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDevicePipelineRobustnessFeaturesEXT */
+	{148, 695}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceImageProcessingFeaturesQCOM */
+	{148, 697}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceTilePropertiesFeaturesQCOM */
+	{148, 699}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAmigoProfilingFeaturesSEC */
+	{148, 701}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAttachmentFeedbackLoopLayoutFeaturesEXT */
+	{148, 702}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceDepthClampZeroOneFeaturesEXT */
+	{148, 703}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceAddressBindingReportFeaturesEXT */
+	{148, 705}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceOpticalFlowFeaturesNV */
+	{148, 711}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceFaultFeaturesEXT */
+	{148, 714}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceShaderCoreBuiltinsFeaturesARM */
+	{148, 718}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT */
+	{148, 724}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV */
+	{148, 728}, /* VkPhysicalDeviceFeatures2 <- VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM */
+	{149, 139}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDeviceGeneratedCommandsPropertiesNV */
+	{149, 140}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiDrawPropertiesEXT */
+	{149, 157}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePushDescriptorPropertiesKHR */
+	{149, 159}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDriverProperties */
+	{149, 169}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceIDProperties */
+	{149, 187}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiviewProperties */
+	{149, 228}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDiscardRectanglePropertiesEXT */
+	{149, 230}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMultiviewPerViewAttributesPropertiesNVX */
+	{149, 243}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupProperties */
+	{149, 252}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePointClippingProperties */
+	{149, 267}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProtectedMemoryProperties */
+	{149, 270}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSamplerFilterMinmaxProperties */
+	{149, 277}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSampleLocationsPropertiesEXT */
+	{149, 282}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceBlendOperationAdvancedPropertiesEXT */
+	{149, 285}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceInlineUniformBlockProperties */
+	{149, 292}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance3Properties */
+	{149, 294}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMaintenance4Properties */
+	{149, 298}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFloatControlsProperties */
+	{149, 310}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExternalMemoryHostPropertiesEXT */
+	{149, 311}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceConservativeRasterizationPropertiesEXT */
+	{149, 313}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCorePropertiesAMD */
+	{149, 314}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreProperties2AMD */
+	{149, 317}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorIndexingProperties */
+	{149, 329}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTimelineSemaphoreProperties */
+	{149, 336}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVertexAttributeDivisorPropertiesEXT */
+	{149, 337}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePCIBusInfoPropertiesEXT */
+	{149, 348}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDepthStencilResolveProperties */
+	{149, 353}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTransformFeedbackPropertiesEXT */
+	{149, 364}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCopyMemoryIndirectPropertiesNV */
+	{149, 366}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMemoryDecompressionPropertiesNV */
+	{149, 370}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShadingRateImagePropertiesNV */
+	{149, 376}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesNV */
+	{149, 378}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceMeshShaderPropertiesEXT */
+	{149, 394}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceAccelerationStructurePropertiesKHR */
+	{149, 395}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPipelinePropertiesKHR */
+	{149, 396}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingPropertiesNV */
+	{149, 410}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapPropertiesEXT */
+	{149, 411}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMap2PropertiesEXT */
+	{149, 412}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM */
+	{149, 437}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCooperativeMatrixPropertiesNV */
+	{149, 448}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePerformanceQueryPropertiesKHR */
+	{149, 468}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderSMBuiltinsPropertiesNV */
+	{149, 483}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceTexelBufferAlignmentProperties */
+	{149, 485}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubgroupSizeControlProperties */
+	{149, 488}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceSubpassShadingPropertiesHUAWEI */
+	{149, 489}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceClusterCullingShaderPropertiesHUAWEI */
+	{149, 493}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceLineRasterizationPropertiesEXT */
+	{149, 497}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan11Properties */
+	{149, 499}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan12Properties */
+	{149, 501}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceVulkan13Properties */
+	{149, 506}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceCustomBorderColorPropertiesEXT */
+	{149, 527}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceExtendedDynamicState3PropertiesEXT */
+	{149, 538}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRobustness2PropertiesEXT */
+	{149, 559}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRatePropertiesKHR */
+	{149, 563}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShadingRateEnumsPropertiesNV */
+	{149, 618}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceProvokingVertexPropertiesEXT */
+	{149, 623}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferPropertiesEXT */
+	{149, 624}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDescriptorBufferDensityMapPropertiesEXT */
+	{149, 630}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderIntegerDotProductProperties */
+	{149, 631}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceDrmPropertiesEXT */
+	{149, 633}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceFragmentShaderBarycentricPropertiesKHR */
+	{149, 656}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceGraphicsPipelineLibraryPropertiesEXT */
+	{149, 662}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderModuleIdentifierPropertiesEXT */
+	{149, 686}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpacityMicromapPropertiesEXT */
+	{149, 693}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDevicePipelineRobustnessPropertiesEXT */
+	{149, 696}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceImageProcessingPropertiesQCOM */
+	{149, 706}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceOpticalFlowPropertiesNV */
+	{149, 713}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM */
+	{149, 725}, /* VkPhysicalDeviceProperties2 <- VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV */
+	{150, 399}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesListEXT */
+	{150, 591}, /* VkFormatProperties2 <- VkSubpassResolvePerformanceQueryEXT */
+	{150, 639}, /* VkFormatProperties2 <- VkFormatProperties3 */
+	{150, 640}, /* VkFormatProperties2 <- VkDrmFormatModifierPropertiesList2EXT */
+	{151, 166}, /* VkImageFormatProperties2 <- VkExternalImageFormatProperties */
+	{151, 262}, /* VkImageFormatProperties2 <- VkSamplerYcbcrConversionImageFormatProperties */
+	{151, 263}, /* VkImageFormatProperties2 <- VkTextureLODGatherFormatPropertiesAMD */
+	{151, 430}, /* VkImageFormatProperties2 <- VkFilterCubicImageViewImageFormatPropertiesEXT */
+	{151, 667}, /* VkImageFormatProperties2 <- VkImageCompressionPropertiesEXT */
+	{152, 165}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceExternalImageFormatInfo */
+	{152, 289}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageFormatListCreateInfo */
+	{152, 401}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageDrmFormatModifierInfoEXT */
+	{152, 405}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageStencilUsageCreateInfo */
+	{152, 429}, /* VkPhysicalDeviceImageFormatInfo2 <- VkPhysicalDeviceImageViewImageFormatInfoEXT */
+	{152, 596}, /* VkPhysicalDeviceImageFormatInfo2 <- VkVideoProfileListInfoKHR */
+	{152, 665}, /* VkPhysicalDeviceImageFormatInfo2 <- VkImageCompressionControlEXT */
+	{152, 707}, /* VkPhysicalDeviceImageFormatInfo2 <- VkOpticalFlowImageFormatInfoNV */
+	{153, 302}, /* VkQueueFamilyProperties2 <- VkQueueFamilyGlobalPriorityPropertiesKHR */
+	{153, 346}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointPropertiesNV */
+	{153, 585}, /* VkQueueFamilyProperties2 <- VkQueueFamilyCheckpointProperties2NV */
+	{153, 594}, /* VkQueueFamilyProperties2 <- VkQueueFamilyVideoPropertiesKHR */
+	{153, 595}, /* VkQueueFamilyProperties2 <- VkQueueFamilyQueryResultStatusPropertiesKHR */
+	{154, 420}, /* VkPhysicalDeviceMemoryProperties2 <- VkPhysicalDeviceMemoryBudgetPropertiesEXT */
+	{176, 330}, /* VkPhysicalDeviceExternalSemaphoreInfo <- VkSemaphoreTypeCreateInfo */
+	{196, 197}, /* VkBindBufferMemoryInfo <- VkBindBufferMemoryDeviceGroupInfo */
+	{198, 199}, /* VkBindImageMemoryInfo <- VkBindImageMemoryDeviceGroupInfo */
+	{198, 206}, /* VkBindImageMemoryInfo <- VkBindImageMemorySwapchainInfoKHR */
+	{198, 259}, /* VkBindImageMemoryInfo <- VkBindImagePlaneMemoryInfo */
+	{233, 715}, /* VkPhysicalDeviceSurfaceInfo2KHR <- VkSurfacePresentModeEXT */
+	{234, 218}, /* VkSurfaceCapabilities2KHR <- VkDisplayNativeHdrSurfaceCapabilitiesAMD */
+	{234, 241}, /* VkSurfaceCapabilities2KHR <- VkSharedPresentSurfaceCapabilitiesKHR */
+	{234, 416}, /* VkSurfaceCapabilities2KHR <- VkSurfaceProtectedCapabilitiesKHR */
+	{234, 445}, /* VkSurfaceCapabilities2KHR <- VkSurfaceCapabilitiesPresentBarrierNV */
+	{234, 716}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentScalingCapabilitiesEXT */
+	{234, 717}, /* VkSurfaceCapabilities2KHR <- VkSurfacePresentModeCompatibilityEXT */
+	{235, 667}, /* VkSurfaceFormat2KHR <- VkImageCompressionPropertiesEXT */
+	{247, 260}, /* VkImageMemoryRequirementsInfo2 <- VkImagePlaneMemoryRequirementsInfo */
+	{250, 253}, /* VkMemoryRequirements2 <- VkMemoryDedicatedRequirements */
+	{295, 320}, /* VkDescriptorSetLayoutSupport <- VkDescriptorSetVariableDescriptorCountLayoutSupport */
+	{307, 704}, /* VkDebugUtilsMessengerCallbackDataEXT <- VkDeviceAddressBindingCallbackDataEXT */
+	{321, 474}, /* VkAttachmentDescription2 <- VkAttachmentDescriptionStencilLayout */
+	{322, 472}, /* VkAttachmentReference2 <- VkAttachmentReferenceStencilLayout */
+	{323, 349}, /* VkSubpassDescription2 <- VkSubpassDescriptionDepthStencilResolve */
+	{323, 556}, /* VkSubpassDescription2 <- VkFragmentShadingRateAttachmentInfoKHR */
+	{323, 592}, /* VkSubpassDescription2 <- VkMultisampledRenderToSingleSampledInfoEXT */
+	{323, 671}, /* VkSubpassDescription2 <- VkRenderPassCreationControlEXT */
+	{323, 675}, /* VkSubpassDescription2 <- VkRenderPassSubpassFeedbackCreateInfoEXT */
+	{324, 578}, /* VkSubpassDependency2 <- VkMemoryBarrier2 */
+	{325, 413}, /* VkRenderPassCreateInfo2 <- VkRenderPassFragmentDensityMapCreateInfoEXT */
+	{325, 671}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationControlEXT */
+	{325, 673}, /* VkRenderPassCreateInfo2 <- VkRenderPassCreationFeedbackCreateInfoEXT */
+	{327, 414}, /* VkSubpassEndInfo <- VkSubpassFragmentDensityMapOffsetEndInfoQCOM */
+	{380, 443}, /* VkRayTracingPipelineCreateInfoNV <- VkPipelineCreationFeedbackCreateInfo */
+	{512, 635}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureGeometryMotionTrianglesDataNV */
+	{512, 687}, /* VkAccelerationStructureGeometryTrianglesDataKHR <- VkAccelerationStructureTrianglesOpacityMicromapEXT */
+	{517, 636}, /* VkAccelerationStructureCreateInfoKHR <- VkAccelerationStructureMotionInfoNV */
+	{546, 531}, /* VkImageBlit2 <- VkCopyCommandTransformInfoQCOM */
+	{547, 531}, /* VkBufferImageCopy2 <- VkCopyCommandTransformInfoQCOM */
+	{579, 272}, /* VkImageMemoryBarrier2 <- VkSampleLocationsInfoEXT */
+	{584, 453}, /* VkSubmitInfo2 <- VkPerformanceQuerySubmitInfoKHR */
+	{597, 596}, /* VkPhysicalDeviceVideoFormatInfoKHR <- VkVideoProfileListInfoKHR */
+	{599, 606}, /* VkVideoProfileInfoKHR <- VkVideoDecodeUsageInfoKHR */
+	{600, 605}, /* VkVideoCapabilitiesKHR <- VkVideoDecodeCapabilitiesKHR */
+	{626, 627}, /* VkDescriptorBufferBindingInfoEXT <- VkDescriptorBufferBindingPushDescriptorBufferHandleEXT */
+	{643, 200}, /* VkRenderingInfo <- VkDeviceGroupRenderPassBeginInfo */
+	{643, 592}, /* VkRenderingInfo <- VkMultisampledRenderToSingleSampledInfoEXT */
+	{643, 645}, /* VkRenderingInfo <- VkRenderingFragmentShadingRateAttachmentInfoKHR */
+	{643, 646}, /* VkRenderingInfo <- VkRenderingFragmentDensityMapAttachmentInfoEXT */
+	{643, 650}, /* VkRenderingInfo <- VkMultiviewPerViewAttributesInfoNVX */
+	{670, 667}, /* VkSubresourceLayout2EXT <- VkImageCompressionPropertiesEXT */
 };
 
-static const sbt_vk_t_cmd sbt_vk_t_cmds[566] = {
+static const sbt_vk_t_cmd sbt_vk_t_cmds[570] = {
 	{SBT_VK_CMD_vkCreateInstance, sbt_vk_fa_vkCreateInstance, sbt_vk_ca_vkCreateInstance},
 	{SBT_VK_CMD_vkDestroyInstance, sbt_vk_fa_vkDestroyInstance, sbt_vk_ca_vkDestroyInstance},
 	{SBT_VK_CMD_vkEnumeratePhysicalDevices, sbt_vk_fa_vkEnumeratePhysicalDevices, sbt_vk_ca_vkEnumeratePhysicalDevices},
@@ -55924,6 +56116,8 @@ static const sbt_vk_t_cmd sbt_vk_t_cmds[566] = {
 	{SBT_VK_CMD_vkGetSwapchainImagesKHR, sbt_vk_fa_vkGetSwapchainImagesKHR, sbt_vk_ca_vkGetSwapchainImagesKHR},
 	{SBT_VK_CMD_vkAcquireNextImageKHR, sbt_vk_fa_vkAcquireNextImageKHR, sbt_vk_ca_vkAcquireNextImageKHR},
 	{SBT_VK_CMD_vkQueuePresentKHR, sbt_vk_fa_vkQueuePresentKHR, sbt_vk_ca_vkQueuePresentKHR},
+	{SBT_VK_CMD_vkCreateWaylandSurfaceKHR, sbt_vk_fa_vkCreateWaylandSurfaceKHR, sbt_vk_ca_vkCreateWaylandSurfaceKHR},
+	{SBT_VK_CMD_vkGetPhysicalDeviceWaylandPresentationSupportKHR, sbt_vk_fa_vkGetPhysicalDeviceWaylandPresentationSupportKHR, sbt_vk_ca_vkGetPhysicalDeviceWaylandPresentationSupportKHR},
 	{SBT_VK_CMD_vkCreateXlibSurfaceKHR, sbt_vk_fa_vkCreateXlibSurfaceKHR, sbt_vk_ca_vkCreateXlibSurfaceKHR},
 	{SBT_VK_CMD_vkGetPhysicalDeviceXlibPresentationSupportKHR, sbt_vk_fa_vkGetPhysicalDeviceXlibPresentationSupportKHR, sbt_vk_ca_vkGetPhysicalDeviceXlibPresentationSupportKHR},
 	{SBT_VK_CMD_vkCreateXcbSurfaceKHR, sbt_vk_fa_vkCreateXcbSurfaceKHR, sbt_vk_ca_vkCreateXcbSurfaceKHR},
@@ -55974,6 +56168,8 @@ static const sbt_vk_t_cmd sbt_vk_t_cmds[566] = {
 	{SBT_VK_CMD_vkGetFenceFdKHR, sbt_vk_fa_vkGetFenceFdKHR, sbt_vk_ca_vkGetFenceFdKHR},
 	{SBT_VK_CMD_vkImportFenceFdKHR, sbt_vk_fa_vkImportFenceFdKHR, sbt_vk_ca_vkImportFenceFdKHR},
 	{SBT_VK_CMD_vkReleaseDisplayEXT, sbt_vk_fa_vkReleaseDisplayEXT, sbt_vk_ca_vkReleaseDisplayEXT},
+	{SBT_VK_CMD_vkAcquireXlibDisplayEXT, sbt_vk_fa_vkAcquireXlibDisplayEXT, sbt_vk_ca_vkAcquireXlibDisplayEXT},
+	{SBT_VK_CMD_vkGetRandROutputDisplayEXT, sbt_vk_fa_vkGetRandROutputDisplayEXT, sbt_vk_ca_vkGetRandROutputDisplayEXT},
 	{SBT_VK_CMD_vkDisplayPowerControlEXT, sbt_vk_fa_vkDisplayPowerControlEXT, sbt_vk_ca_vkDisplayPowerControlEXT},
 	{SBT_VK_CMD_vkRegisterDeviceEventEXT, sbt_vk_fa_vkRegisterDeviceEventEXT, sbt_vk_ca_vkRegisterDeviceEventEXT},
 	{SBT_VK_CMD_vkRegisterDisplayEventEXT, sbt_vk_fa_vkRegisterDisplayEventEXT, sbt_vk_ca_vkRegisterDisplayEventEXT},
@@ -56326,6 +56522,6 @@ static const sbt_vk_t_cmd sbt_vk_t_cmds[566] = {
 
 sbt_vk_status sbt_vk_selftest_run(uint64_t seed, sbt_vk_selftest_report *out)
 {
-	return sbt_vk_t_run(seed, out, sbt_vk_t_structs, 728, sbt_vk_t_pairs, 569, sbt_vk_t_cmds, 566,
+	return sbt_vk_t_run(seed, out, sbt_vk_t_structs, 729, sbt_vk_t_pairs, 569, sbt_vk_t_cmds, 570,
 	                    SBT_VK_T_EXCLUDED_CMDS, SBT_VK_T_EXCLUDED_STRUCTS);
 }

@@ -41,6 +41,12 @@ typedef struct vkl_instance_table {
 	PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR GetPhysicalDeviceSurfaceCapabilitiesKHR;
 	PFN_vkGetPhysicalDeviceSurfaceFormatsKHR GetPhysicalDeviceSurfaceFormatsKHR;
 	PFN_vkGetPhysicalDeviceSurfacePresentModesKHR GetPhysicalDeviceSurfacePresentModesKHR;
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	PFN_vkCreateWaylandSurfaceKHR CreateWaylandSurfaceKHR;
+#endif
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR GetPhysicalDeviceWaylandPresentationSupportKHR;
+#endif
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 	PFN_vkCreateXlibSurfaceKHR CreateXlibSurfaceKHR;
 #endif
@@ -78,6 +84,12 @@ typedef struct vkl_instance_table {
 	PFN_vkGetPhysicalDeviceExternalFenceProperties GetPhysicalDeviceExternalFenceProperties;
 	PFN_vkGetPhysicalDeviceExternalFencePropertiesKHR GetPhysicalDeviceExternalFencePropertiesKHR;
 	PFN_vkReleaseDisplayEXT ReleaseDisplayEXT;
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	PFN_vkAcquireXlibDisplayEXT AcquireXlibDisplayEXT;
+#endif
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	PFN_vkGetRandROutputDisplayEXT GetRandROutputDisplayEXT;
+#endif
 	PFN_vkGetPhysicalDeviceSurfaceCapabilities2EXT GetPhysicalDeviceSurfaceCapabilities2EXT;
 	PFN_vkEnumeratePhysicalDeviceGroups EnumeratePhysicalDeviceGroups;
 	PFN_vkEnumeratePhysicalDeviceGroupsKHR EnumeratePhysicalDeviceGroupsKHR;

@@ -2479,6 +2479,48 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImageKHR(VkDevice devic
 	return vkl_ret;
 }
 
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateWaylandSurfaceKHR(VkInstance instance, const VkWaylandSurfaceCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkSurfaceKHR* pSurface)
+{
+	const vkl_instance *vkl_x = vkl_instance_get(instance);
+	VkResult vkl_ret;
+	vkl_ret = vkl_x->table.CreateWaylandSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
+	if (vkl_records(vkl_x)) {
+		sbt_vk_args_vkCreateWaylandSurfaceKHR vkl_a;
+		uint64_t vkl_seq;
+		vkl_a.instance = instance;
+		vkl_a.pCreateInfo = pCreateInfo;
+		vkl_a.pAllocator = pAllocator;
+		vkl_a.pSurface = pSurface;
+		vkl_a.ret = vkl_ret;
+		vkl_seq = vkl_emit(SBT_VK_CMD_vkCreateWaylandSurfaceKHR, 0, &vkl_a);
+		if (vkl_ret >= 0) {
+			if (pSurface)
+				vkl_objects_add(VK_OBJECT_TYPE_SURFACE_KHR, (uint64_t)(uintptr_t)(*pSurface), vkl_seq, (uint64_t)(uintptr_t)(instance), NULL);
+		}
+	}
+	return vkl_ret;
+}
+#endif
+
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+static VKAPI_ATTR VkBool32 VKAPI_CALL vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR(VkPhysicalDevice physicalDevice, uint32_t queueFamilyIndex, struct wl_display* display)
+{
+	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
+	VkBool32 vkl_ret;
+	vkl_ret = vkl_x->table.GetPhysicalDeviceWaylandPresentationSupportKHR(physicalDevice, queueFamilyIndex, display);
+	if (vkl_records(vkl_x)) {
+		sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR vkl_a;
+		vkl_a.physicalDevice = physicalDevice;
+		vkl_a.queueFamilyIndex = queueFamilyIndex;
+		vkl_a.display = display;
+		vkl_a.ret = vkl_ret;
+		vkl_emit(SBT_VK_CMD_vkGetPhysicalDeviceWaylandPresentationSupportKHR, 0, &vkl_a);
+	}
+	return vkl_ret;
+}
+#endif
+
 #ifdef VK_USE_PLATFORM_XLIB_KHR
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXlibSurfaceKHR(VkInstance instance, const VkXlibSurfaceCreateInfoKHR* pCreateInfo, const VkAllocationCallbacks* pAllocator, VkSurfaceKHR* pSurface)
 {
@@ -3183,6 +3225,48 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseDisplayEXT(VkPhysicalDevice
 	}
 	return vkl_ret;
 }
+
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireXlibDisplayEXT(VkPhysicalDevice physicalDevice, Display* dpy, VkDisplayKHR display)
+{
+	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
+	VkResult vkl_ret;
+	vkl_ret = vkl_x->table.AcquireXlibDisplayEXT(physicalDevice, dpy, display);
+	if (vkl_records(vkl_x)) {
+		sbt_vk_args_vkAcquireXlibDisplayEXT vkl_a;
+		vkl_a.physicalDevice = physicalDevice;
+		vkl_a.dpy = dpy;
+		vkl_a.display = display;
+		vkl_a.ret = vkl_ret;
+		vkl_emit(SBT_VK_CMD_vkAcquireXlibDisplayEXT, 0, &vkl_a);
+	}
+	return vkl_ret;
+}
+#endif
+
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRandROutputDisplayEXT(VkPhysicalDevice physicalDevice, Display* dpy, RROutput rrOutput, VkDisplayKHR* pDisplay)
+{
+	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
+	VkResult vkl_ret;
+	vkl_ret = vkl_x->table.GetRandROutputDisplayEXT(physicalDevice, dpy, rrOutput, pDisplay);
+	if (vkl_records(vkl_x)) {
+		sbt_vk_args_vkGetRandROutputDisplayEXT vkl_a;
+		uint64_t vkl_seq;
+		vkl_a.physicalDevice = physicalDevice;
+		vkl_a.dpy = dpy;
+		vkl_a.rrOutput = rrOutput;
+		vkl_a.pDisplay = pDisplay;
+		vkl_a.ret = vkl_ret;
+		vkl_seq = vkl_emit(SBT_VK_CMD_vkGetRandROutputDisplayEXT, 0, &vkl_a);
+		if (vkl_ret >= 0) {
+			if (pDisplay)
+				vkl_objects_add(VK_OBJECT_TYPE_DISPLAY_KHR, (uint64_t)(uintptr_t)(*pDisplay), vkl_seq, (uint64_t)(uintptr_t)(physicalDevice), NULL);
+		}
+	}
+	return vkl_ret;
+}
+#endif
 
 static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDisplayPowerControlEXT(VkDevice device, VkDisplayKHR display, const VkDisplayPowerInfoEXT* pDisplayPowerInfo)
 {
@@ -8330,6 +8414,9 @@ const vkl_proc vkl_procs[] = {
 	{"vkAcquireNextImageKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireNextImageKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireNextImageKHR)},
 	{"vkAcquirePerformanceConfigurationINTEL", (PFN_vkVoidFunction)vkl_w_vkAcquirePerformanceConfigurationINTEL, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquirePerformanceConfigurationINTEL)},
 	{"vkAcquireProfilingLockKHR", (PFN_vkVoidFunction)vkl_w_vkAcquireProfilingLockKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AcquireProfilingLockKHR)},
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	{"vkAcquireXlibDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkAcquireXlibDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, AcquireXlibDisplayEXT)},
+#endif
 	{"vkAllocateCommandBuffers", (PFN_vkVoidFunction)vkl_w_vkAllocateCommandBuffers, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateCommandBuffers)},
 	{"vkAllocateDescriptorSets", (PFN_vkVoidFunction)vkl_w_vkAllocateDescriptorSets, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateDescriptorSets)},
 	{"vkAllocateMemory", (PFN_vkVoidFunction)vkl_o_vkAllocateMemory, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, AllocateMemory)},
@@ -8623,6 +8710,9 @@ const vkl_proc vkl_procs[] = {
 	{"vkCreateValidationCacheEXT", (PFN_vkVoidFunction)vkl_w_vkCreateValidationCacheEXT, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateValidationCacheEXT)},
 	{"vkCreateVideoSessionKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionKHR)},
 	{"vkCreateVideoSessionParametersKHR", (PFN_vkVoidFunction)vkl_w_vkCreateVideoSessionParametersKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, CreateVideoSessionParametersKHR)},
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	{"vkCreateWaylandSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateWaylandSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateWaylandSurfaceKHR)},
+#endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
 	{"vkCreateXcbSurfaceKHR", (PFN_vkVoidFunction)vkl_w_vkCreateXcbSurfaceKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, CreateXcbSurfaceKHR)},
 #endif
@@ -8811,6 +8901,9 @@ const vkl_proc vkl_procs[] = {
 	{"vkGetPhysicalDeviceToolPropertiesEXT", (PFN_vkVoidFunction)vkl_o_vkGetPhysicalDeviceToolPropertiesEXT, VKL_LEVEL_INSTANCE, VKL_PROC_ALWAYS},
 	{"vkGetPhysicalDeviceVideoCapabilitiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoCapabilitiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoCapabilitiesKHR)},
 	{"vkGetPhysicalDeviceVideoFormatPropertiesKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceVideoFormatPropertiesKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceVideoFormatPropertiesKHR)},
+#ifdef VK_USE_PLATFORM_WAYLAND_KHR
+	{"vkGetPhysicalDeviceWaylandPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceWaylandPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceWaylandPresentationSupportKHR)},
+#endif
 #ifdef VK_USE_PLATFORM_XCB_KHR
 	{"vkGetPhysicalDeviceXcbPresentationSupportKHR", (PFN_vkVoidFunction)vkl_w_vkGetPhysicalDeviceXcbPresentationSupportKHR, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetPhysicalDeviceXcbPresentationSupportKHR)},
 #endif
@@ -8827,6 +8920,9 @@ const vkl_proc vkl_procs[] = {
 	{"vkGetQueryPoolResults", (PFN_vkVoidFunction)vkl_w_vkGetQueryPoolResults, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueryPoolResults)},
 	{"vkGetQueueCheckpointData2NV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointData2NV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointData2NV)},
 	{"vkGetQueueCheckpointDataNV", (PFN_vkVoidFunction)vkl_w_vkGetQueueCheckpointDataNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetQueueCheckpointDataNV)},
+#ifdef VK_USE_PLATFORM_XLIB_XRANDR_EXT
+	{"vkGetRandROutputDisplayEXT", (PFN_vkVoidFunction)vkl_w_vkGetRandROutputDisplayEXT, VKL_LEVEL_INSTANCE, offsetof(vkl_instance_table, GetRandROutputDisplayEXT)},
+#endif
 	{"vkGetRayTracingCaptureReplayShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingCaptureReplayShaderGroupHandlesKHR)},
 	{"vkGetRayTracingShaderGroupHandlesKHR", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesKHR, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesKHR)},
 	{"vkGetRayTracingShaderGroupHandlesNV", (PFN_vkVoidFunction)vkl_w_vkGetRayTracingShaderGroupHandlesNV, VKL_LEVEL_DEVICE, offsetof(vkl_device_table, GetRayTracingShaderGroupHandlesNV)},
