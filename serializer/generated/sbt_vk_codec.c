@@ -11,6 +11,2451 @@
 
 #include "serializer/generated/sbt_vk_codec_internal.h"
 
+/* Values vk.xml 1.3.239 names, per enum the decoder reads. */
+static inline int sbt_vk_known_VkAccelerationStructureBuildTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureCompatibilityKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureMemoryRequirementsTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAttachmentLoadOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000400000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAttachmentStoreOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000301000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBlendOverlapEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBorderColor(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 1000287003:
+	case 1000287004:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBuildAccelerationStructureModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBuildMicromapModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkChromaLocation(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoarseSampleOrderTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkColorSpaceKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1000104001:
+	case 1000104002:
+	case 1000104003:
+	case 1000104004:
+	case 1000104005:
+	case 1000104006:
+	case 1000104007:
+	case 1000104008:
+	case 1000104009:
+	case 1000104010:
+	case 1000104011:
+	case 1000104012:
+	case 1000104013:
+	case 1000104014:
+	case 1000213000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCommandBufferLevel(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCompareOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkComponentTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkConservativeRasterizationModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCopyAccelerationStructureModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCopyMicromapModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoverageModulationModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoverageReductionModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDebugReportObjectTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 33:
+	case 1000029000:
+	case 1000029001:
+	case 1000085000:
+	case 1000150000:
+	case 1000156000:
+	case 1000165000:
+	case 1000366000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDescriptorType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 1000138000:
+	case 1000150000:
+	case 1000165000:
+	case 1000351000:
+	case 1000440000:
+	case 1000440001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDescriptorUpdateTemplateType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDeviceAddressBindingTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDeviceEventTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDirectDriverLoadingModeLUNARG(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDiscardRectangleModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDisplayEventTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDisplayPowerStateEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDriverId(int64_t v)
+{
+	switch (v) {
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFilter(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000015000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFormat(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34:
+	case 35:
+	case 36:
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41:
+	case 42:
+	case 43:
+	case 44:
+	case 45:
+	case 46:
+	case 47:
+	case 48:
+	case 49:
+	case 50:
+	case 51:
+	case 52:
+	case 53:
+	case 54:
+	case 55:
+	case 56:
+	case 57:
+	case 58:
+	case 59:
+	case 60:
+	case 61:
+	case 62:
+	case 63:
+	case 64:
+	case 65:
+	case 66:
+	case 67:
+	case 68:
+	case 69:
+	case 70:
+	case 71:
+	case 72:
+	case 73:
+	case 74:
+	case 75:
+	case 76:
+	case 77:
+	case 78:
+	case 79:
+	case 80:
+	case 81:
+	case 82:
+	case 83:
+	case 84:
+	case 85:
+	case 86:
+	case 87:
+	case 88:
+	case 89:
+	case 90:
+	case 91:
+	case 92:
+	case 93:
+	case 94:
+	case 95:
+	case 96:
+	case 97:
+	case 98:
+	case 99:
+	case 100:
+	case 101:
+	case 102:
+	case 103:
+	case 104:
+	case 105:
+	case 106:
+	case 107:
+	case 108:
+	case 109:
+	case 110:
+	case 111:
+	case 112:
+	case 113:
+	case 114:
+	case 115:
+	case 116:
+	case 117:
+	case 118:
+	case 119:
+	case 120:
+	case 121:
+	case 122:
+	case 123:
+	case 124:
+	case 125:
+	case 126:
+	case 127:
+	case 128:
+	case 129:
+	case 130:
+	case 131:
+	case 132:
+	case 133:
+	case 134:
+	case 135:
+	case 136:
+	case 137:
+	case 138:
+	case 139:
+	case 140:
+	case 141:
+	case 142:
+	case 143:
+	case 144:
+	case 145:
+	case 146:
+	case 147:
+	case 148:
+	case 149:
+	case 150:
+	case 151:
+	case 152:
+	case 153:
+	case 154:
+	case 155:
+	case 156:
+	case 157:
+	case 158:
+	case 159:
+	case 160:
+	case 161:
+	case 162:
+	case 163:
+	case 164:
+	case 165:
+	case 166:
+	case 167:
+	case 168:
+	case 169:
+	case 170:
+	case 171:
+	case 172:
+	case 173:
+	case 174:
+	case 175:
+	case 176:
+	case 177:
+	case 178:
+	case 179:
+	case 180:
+	case 181:
+	case 182:
+	case 183:
+	case 184:
+	case 1000054000:
+	case 1000054001:
+	case 1000054002:
+	case 1000054003:
+	case 1000054004:
+	case 1000054005:
+	case 1000054006:
+	case 1000054007:
+	case 1000066000:
+	case 1000066001:
+	case 1000066002:
+	case 1000066003:
+	case 1000066004:
+	case 1000066005:
+	case 1000066006:
+	case 1000066007:
+	case 1000066008:
+	case 1000066009:
+	case 1000066010:
+	case 1000066011:
+	case 1000066012:
+	case 1000066013:
+	case 1000156000:
+	case 1000156001:
+	case 1000156002:
+	case 1000156003:
+	case 1000156004:
+	case 1000156005:
+	case 1000156006:
+	case 1000156007:
+	case 1000156008:
+	case 1000156009:
+	case 1000156010:
+	case 1000156011:
+	case 1000156012:
+	case 1000156013:
+	case 1000156014:
+	case 1000156015:
+	case 1000156016:
+	case 1000156017:
+	case 1000156018:
+	case 1000156019:
+	case 1000156020:
+	case 1000156021:
+	case 1000156022:
+	case 1000156023:
+	case 1000156024:
+	case 1000156025:
+	case 1000156026:
+	case 1000156027:
+	case 1000156028:
+	case 1000156029:
+	case 1000156030:
+	case 1000156031:
+	case 1000156032:
+	case 1000156033:
+	case 1000288000:
+	case 1000288001:
+	case 1000288002:
+	case 1000288003:
+	case 1000288004:
+	case 1000288005:
+	case 1000288006:
+	case 1000288007:
+	case 1000288008:
+	case 1000288009:
+	case 1000288010:
+	case 1000288011:
+	case 1000288012:
+	case 1000288013:
+	case 1000288014:
+	case 1000288015:
+	case 1000288016:
+	case 1000288017:
+	case 1000288018:
+	case 1000288019:
+	case 1000288020:
+	case 1000288021:
+	case 1000288022:
+	case 1000288023:
+	case 1000288024:
+	case 1000288025:
+	case 1000288026:
+	case 1000288027:
+	case 1000288028:
+	case 1000288029:
+	case 1000330000:
+	case 1000330001:
+	case 1000330002:
+	case 1000330003:
+	case 1000340000:
+	case 1000340001:
+	case 1000464000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFragmentShadingRateNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 4:
+	case 5:
+	case 6:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFragmentShadingRateTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFrontFace(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkGeometryTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageLayout(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 1000001002:
+	case 1000024000:
+	case 1000024001:
+	case 1000024002:
+	case 1000111000:
+	case 1000117000:
+	case 1000117001:
+	case 1000164003:
+	case 1000218000:
+	case 1000241000:
+	case 1000241001:
+	case 1000241002:
+	case 1000241003:
+	case 1000299000:
+	case 1000299001:
+	case 1000299002:
+	case 1000314000:
+	case 1000314001:
+	case 1000339000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageTiling(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000158000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageViewType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkIndexType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000165000:
+	case 1000265000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkIndirectCommandsTokenTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 1000328000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkLineRasterizationModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkLogicOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkMemoryOverallocationBehaviorAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkMicromapTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkObjectType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 1000000000:
+	case 1000001000:
+	case 1000002000:
+	case 1000002001:
+	case 1000011000:
+	case 1000023000:
+	case 1000023001:
+	case 1000029000:
+	case 1000029001:
+	case 1000085000:
+	case 1000128000:
+	case 1000150000:
+	case 1000156000:
+	case 1000160000:
+	case 1000165000:
+	case 1000210000:
+	case 1000268000:
+	case 1000277000:
+	case 1000295000:
+	case 1000366000:
+	case 1000396000:
+	case 1000464000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkOpticalFlowPerformanceLevelNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkOpticalFlowSessionBindingPointNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceConfigurationTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterScopeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterStorageKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterUnitKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceOverrideTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceParameterTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceValueTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPhysicalDeviceType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineBindPoint(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000165000:
+	case 1000369003:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineExecutableStatisticFormatKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPointClippingBehavior(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPolygonMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000153000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPresentModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 1000111000:
+	case 1000111001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPrimitiveTopology(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkProvokingVertexModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueryPoolSamplingModeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueryType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000023000:
+	case 1000028004:
+	case 1000116000:
+	case 1000150000:
+	case 1000150001:
+	case 1000165000:
+	case 1000210000:
+	case 1000299000:
+	case 1000328000:
+	case 1000382000:
+	case 1000386000:
+	case 1000386001:
+	case 1000396000:
+	case 1000396001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueueGlobalPriorityKHR(int64_t v)
+{
+	switch (v) {
+	case 128:
+	case 256:
+	case 512:
+	case 1024:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRasterizationOrderAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRayTracingInvocationReorderModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRayTracingShaderGroupTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkResult(int64_t v)
+{
+	switch (v) {
+	case -1000338000:
+	case -1000257000:
+	case -1000255000:
+	case -1000174001:
+	case -1000161000:
+	case -1000158000:
+	case -1000072003:
+	case -1000069000:
+	case -1000023005:
+	case -1000023004:
+	case -1000023003:
+	case -1000023002:
+	case -1000023001:
+	case -1000023000:
+	case -1000012000:
+	case -1000011001:
+	case -1000003001:
+	case -1000001004:
+	case -1000000001:
+	case -1000000000:
+	case -13:
+	case -12:
+	case -11:
+	case -10:
+	case -9:
+	case -8:
+	case -7:
+	case -6:
+	case -5:
+	case -4:
+	case -3:
+	case -2:
+	case -1:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 1000001003:
+	case 1000268000:
+	case 1000268001:
+	case 1000268002:
+	case 1000268003:
+	case 1000297000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerAddressMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerMipmapMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerReductionMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerYcbcrModelConversion(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerYcbcrRange(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkScopeNV(int64_t v)
+{
+	switch (v) {
+	case 1:
+	case 2:
+	case 3:
+	case 5:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSemaphoreType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderFloatControlsIndependence(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderGroupShaderKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderInfoTypeAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShadingRatePaletteEntryNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSharingMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkStencilOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkStructureType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34:
+	case 35:
+	case 36:
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41:
+	case 42:
+	case 43:
+	case 44:
+	case 45:
+	case 46:
+	case 47:
+	case 48:
+	case 49:
+	case 50:
+	case 51:
+	case 52:
+	case 53:
+	case 54:
+	case 1000001000:
+	case 1000001001:
+	case 1000002000:
+	case 1000002001:
+	case 1000003000:
+	case 1000004000:
+	case 1000005000:
+	case 1000006000:
+	case 1000008000:
+	case 1000009000:
+	case 1000010000:
+	case 1000010001:
+	case 1000010002:
+	case 1000011000:
+	case 1000018000:
+	case 1000022000:
+	case 1000022001:
+	case 1000022002:
+	case 1000023000:
+	case 1000023001:
+	case 1000023002:
+	case 1000023003:
+	case 1000023004:
+	case 1000023005:
+	case 1000023006:
+	case 1000023007:
+	case 1000023008:
+	case 1000023009:
+	case 1000023010:
+	case 1000023011:
+	case 1000023012:
+	case 1000023013:
+	case 1000023014:
+	case 1000023015:
+	case 1000023016:
+	case 1000024000:
+	case 1000024001:
+	case 1000024002:
+	case 1000026000:
+	case 1000026001:
+	case 1000026002:
+	case 1000028000:
+	case 1000028001:
+	case 1000028002:
+	case 1000029000:
+	case 1000029001:
+	case 1000029002:
+	case 1000030000:
+	case 1000030001:
+	case 1000038000:
+	case 1000038001:
+	case 1000038002:
+	case 1000038003:
+	case 1000038004:
+	case 1000038005:
+	case 1000038006:
+	case 1000038007:
+	case 1000038008:
+	case 1000038009:
+	case 1000038010:
+	case 1000039000:
+	case 1000039001:
+	case 1000039002:
+	case 1000039003:
+	case 1000039004:
+	case 1000039005:
+	case 1000039006:
+	case 1000039007:
+	case 1000039008:
+	case 1000039009:
+	case 1000039010:
+	case 1000040000:
+	case 1000040001:
+	case 1000040003:
+	case 1000040004:
+	case 1000040005:
+	case 1000040006:
+	case 1000041000:
+	case 1000044000:
+	case 1000044001:
+	case 1000044002:
+	case 1000044003:
+	case 1000044004:
+	case 1000044006:
+	case 1000044007:
+	case 1000044008:
+	case 1000044009:
+	case 1000049000:
+	case 1000050000:
+	case 1000053000:
+	case 1000053001:
+	case 1000053002:
+	case 1000056000:
+	case 1000056001:
+	case 1000057000:
+	case 1000057001:
+	case 1000058000:
+	case 1000059000:
+	case 1000059001:
+	case 1000059002:
+	case 1000059003:
+	case 1000059004:
+	case 1000059005:
+	case 1000059006:
+	case 1000059007:
+	case 1000059008:
+	case 1000060000:
+	case 1000060003:
+	case 1000060004:
+	case 1000060005:
+	case 1000060006:
+	case 1000060007:
+	case 1000060008:
+	case 1000060009:
+	case 1000060010:
+	case 1000060011:
+	case 1000060012:
+	case 1000060013:
+	case 1000060014:
+	case 1000061000:
+	case 1000062000:
+	case 1000063000:
+	case 1000066000:
+	case 1000067000:
+	case 1000067001:
+	case 1000068000:
+	case 1000068001:
+	case 1000068002:
+	case 1000070000:
+	case 1000070001:
+	case 1000071000:
+	case 1000071001:
+	case 1000071002:
+	case 1000071003:
+	case 1000071004:
+	case 1000072000:
+	case 1000072001:
+	case 1000072002:
+	case 1000073000:
+	case 1000073001:
+	case 1000073002:
+	case 1000073003:
+	case 1000074000:
+	case 1000074001:
+	case 1000074002:
+	case 1000075000:
+	case 1000076000:
+	case 1000076001:
+	case 1000077000:
+	case 1000078000:
+	case 1000078001:
+	case 1000078002:
+	case 1000078003:
+	case 1000079000:
+	case 1000079001:
+	case 1000080000:
+	case 1000081000:
+	case 1000081001:
+	case 1000081002:
+	case 1000082000:
+	case 1000083000:
+	case 1000084000:
+	case 1000085000:
+	case 1000087000:
+	case 1000090000:
+	case 1000091000:
+	case 1000091001:
+	case 1000091002:
+	case 1000091003:
+	case 1000092000:
+	case 1000094000:
+	case 1000097000:
+	case 1000098000:
+	case 1000099000:
+	case 1000099001:
+	case 1000101000:
+	case 1000101001:
+	case 1000102000:
+	case 1000102001:
+	case 1000105000:
+	case 1000108000:
+	case 1000108001:
+	case 1000108002:
+	case 1000108003:
+	case 1000109000:
+	case 1000109001:
+	case 1000109002:
+	case 1000109003:
+	case 1000109004:
+	case 1000109005:
+	case 1000109006:
+	case 1000111000:
+	case 1000112000:
+	case 1000112001:
+	case 1000113000:
+	case 1000114000:
+	case 1000114001:
+	case 1000114002:
+	case 1000115000:
+	case 1000115001:
+	case 1000116000:
+	case 1000116001:
+	case 1000116002:
+	case 1000116003:
+	case 1000116004:
+	case 1000116005:
+	case 1000116006:
+	case 1000117000:
+	case 1000117001:
+	case 1000117002:
+	case 1000117003:
+	case 1000119000:
+	case 1000119001:
+	case 1000119002:
+	case 1000120000:
+	case 1000121000:
+	case 1000121001:
+	case 1000121002:
+	case 1000121003:
+	case 1000121004:
+	case 1000122000:
+	case 1000123000:
+	case 1000127000:
+	case 1000127001:
+	case 1000128000:
+	case 1000128001:
+	case 1000128002:
+	case 1000128003:
+	case 1000128004:
+	case 1000129000:
+	case 1000129001:
+	case 1000129002:
+	case 1000129003:
+	case 1000129004:
+	case 1000129005:
+	case 1000129006:
+	case 1000130000:
+	case 1000130001:
+	case 1000138000:
+	case 1000138001:
+	case 1000138002:
+	case 1000138003:
+	case 1000143000:
+	case 1000143001:
+	case 1000143002:
+	case 1000143003:
+	case 1000143004:
+	case 1000145000:
+	case 1000145001:
+	case 1000145002:
+	case 1000145003:
+	case 1000146000:
+	case 1000146001:
+	case 1000146002:
+	case 1000146003:
+	case 1000146004:
+	case 1000147000:
+	case 1000148000:
+	case 1000148001:
+	case 1000148002:
+	case 1000149000:
+	case 1000150000:
+	case 1000150002:
+	case 1000150003:
+	case 1000150004:
+	case 1000150005:
+	case 1000150006:
+	case 1000150007:
+	case 1000150009:
+	case 1000150010:
+	case 1000150011:
+	case 1000150012:
+	case 1000150013:
+	case 1000150014:
+	case 1000150015:
+	case 1000150016:
+	case 1000150017:
+	case 1000150018:
+	case 1000150020:
+	case 1000152000:
+	case 1000154000:
+	case 1000154001:
+	case 1000156000:
+	case 1000156001:
+	case 1000156002:
+	case 1000156003:
+	case 1000156004:
+	case 1000156005:
+	case 1000157000:
+	case 1000157001:
+	case 1000158000:
+	case 1000158002:
+	case 1000158003:
+	case 1000158004:
+	case 1000158005:
+	case 1000158006:
+	case 1000160000:
+	case 1000160001:
+	case 1000161000:
+	case 1000161001:
+	case 1000161002:
+	case 1000161003:
+	case 1000161004:
+	case 1000163000:
+	case 1000163001:
+	case 1000164000:
+	case 1000164001:
+	case 1000164002:
+	case 1000164005:
+	case 1000165000:
+	case 1000165001:
+	case 1000165003:
+	case 1000165004:
+	case 1000165005:
+	case 1000165006:
+	case 1000165007:
+	case 1000165008:
+	case 1000165009:
+	case 1000165011:
+	case 1000165012:
+	case 1000166000:
+	case 1000166001:
+	case 1000168000:
+	case 1000168001:
+	case 1000170000:
+	case 1000170001:
+	case 1000174000:
+	case 1000175000:
+	case 1000177000:
+	case 1000178000:
+	case 1000178001:
+	case 1000178002:
+	case 1000180000:
+	case 1000181000:
+	case 1000183000:
+	case 1000184000:
+	case 1000185000:
+	case 1000187000:
+	case 1000187001:
+	case 1000187002:
+	case 1000187003:
+	case 1000187004:
+	case 1000187005:
+	case 1000189000:
+	case 1000190000:
+	case 1000190001:
+	case 1000190002:
+	case 1000191000:
+	case 1000192000:
+	case 1000196000:
+	case 1000197000:
+	case 1000199000:
+	case 1000199001:
+	case 1000201000:
+	case 1000202000:
+	case 1000202001:
+	case 1000203000:
+	case 1000204000:
+	case 1000205000:
+	case 1000205002:
+	case 1000206000:
+	case 1000206001:
+	case 1000207000:
+	case 1000207001:
+	case 1000207002:
+	case 1000207003:
+	case 1000207004:
+	case 1000207005:
+	case 1000209000:
+	case 1000210000:
+	case 1000210001:
+	case 1000210002:
+	case 1000210003:
+	case 1000210004:
+	case 1000210005:
+	case 1000211000:
+	case 1000212000:
+	case 1000213000:
+	case 1000213001:
+	case 1000214000:
+	case 1000215000:
+	case 1000217000:
+	case 1000218000:
+	case 1000218001:
+	case 1000218002:
+	case 1000221000:
+	case 1000225000:
+	case 1000225001:
+	case 1000225002:
+	case 1000226000:
+	case 1000226001:
+	case 1000226002:
+	case 1000226003:
+	case 1000226004:
+	case 1000227000:
+	case 1000229000:
+	case 1000234000:
+	case 1000237000:
+	case 1000238000:
+	case 1000238001:
+	case 1000239000:
+	case 1000240000:
+	case 1000241000:
+	case 1000241001:
+	case 1000241002:
+	case 1000244000:
+	case 1000244001:
+	case 1000244002:
+	case 1000245000:
+	case 1000246000:
+	case 1000247000:
+	case 1000248000:
+	case 1000249000:
+	case 1000249001:
+	case 1000249002:
+	case 1000250000:
+	case 1000250001:
+	case 1000250002:
+	case 1000251000:
+	case 1000252000:
+	case 1000253000:
+	case 1000254000:
+	case 1000254001:
+	case 1000254002:
+	case 1000255000:
+	case 1000255001:
+	case 1000255002:
+	case 1000256000:
+	case 1000257000:
+	case 1000257002:
+	case 1000257003:
+	case 1000257004:
+	case 1000259000:
+	case 1000259001:
+	case 1000259002:
+	case 1000260000:
+	case 1000261000:
+	case 1000265000:
+	case 1000267000:
+	case 1000269000:
+	case 1000269001:
+	case 1000269002:
+	case 1000269003:
+	case 1000269004:
+	case 1000269005:
+	case 1000273000:
+	case 1000274000:
+	case 1000274001:
+	case 1000274002:
+	case 1000275000:
+	case 1000275001:
+	case 1000275002:
+	case 1000275003:
+	case 1000275004:
+	case 1000275005:
+	case 1000276000:
+	case 1000277000:
+	case 1000277001:
+	case 1000277002:
+	case 1000277003:
+	case 1000277004:
+	case 1000277005:
+	case 1000277006:
+	case 1000277007:
+	case 1000278000:
+	case 1000278001:
+	case 1000280000:
+	case 1000280001:
+	case 1000281000:
+	case 1000281001:
+	case 1000282000:
+	case 1000282001:
+	case 1000284000:
+	case 1000284001:
+	case 1000284002:
+	case 1000286000:
+	case 1000286001:
+	case 1000287000:
+	case 1000287001:
+	case 1000287002:
+	case 1000290000:
+	case 1000292000:
+	case 1000292001:
+	case 1000292002:
+	case 1000294000:
+	case 1000294001:
+	case 1000295000:
+	case 1000295001:
+	case 1000295002:
+	case 1000297000:
+	case 1000299000:
+	case 1000299001:
+	case 1000299002:
+	case 1000299003:
+	case 1000299004:
+	case 1000300000:
+	case 1000300001:
+	case 1000309000:
+	case 1000311000:
+	case 1000311001:
+	case 1000311002:
+	case 1000311003:
+	case 1000311004:
+	case 1000311005:
+	case 1000311006:
+	case 1000311007:
+	case 1000311008:
+	case 1000311009:
+	case 1000311010:
+	case 1000311011:
+	case 1000314000:
+	case 1000314001:
+	case 1000314002:
+	case 1000314003:
+	case 1000314004:
+	case 1000314005:
+	case 1000314006:
+	case 1000314007:
+	case 1000314008:
+	case 1000314009:
+	case 1000316000:
+	case 1000316001:
+	case 1000316002:
+	case 1000316003:
+	case 1000316004:
+	case 1000316005:
+	case 1000316006:
+	case 1000316007:
+	case 1000316008:
+	case 1000316009:
+	case 1000316010:
+	case 1000316011:
+	case 1000316012:
+	case 1000320000:
+	case 1000320001:
+	case 1000320002:
+	case 1000321000:
+	case 1000322000:
+	case 1000323000:
+	case 1000325000:
+	case 1000326000:
+	case 1000326001:
+	case 1000326002:
+	case 1000327000:
+	case 1000327001:
+	case 1000327002:
+	case 1000328000:
+	case 1000328001:
+	case 1000330000:
+	case 1000332000:
+	case 1000332001:
+	case 1000333000:
+	case 1000335000:
+	case 1000336000:
+	case 1000337000:
+	case 1000337001:
+	case 1000337002:
+	case 1000337003:
+	case 1000337004:
+	case 1000337005:
+	case 1000337006:
+	case 1000337007:
+	case 1000337008:
+	case 1000337009:
+	case 1000337010:
+	case 1000338000:
+	case 1000338001:
+	case 1000338002:
+	case 1000338003:
+	case 1000338004:
+	case 1000339000:
+	case 1000340000:
+	case 1000341000:
+	case 1000341001:
+	case 1000341002:
+	case 1000342000:
+	case 1000344000:
+	case 1000346000:
+	case 1000347000:
+	case 1000347001:
+	case 1000348013:
+	case 1000351000:
+	case 1000351002:
+	case 1000352000:
+	case 1000352001:
+	case 1000352002:
+	case 1000353000:
+	case 1000354000:
+	case 1000354001:
+	case 1000355000:
+	case 1000355001:
+	case 1000356000:
+	case 1000360000:
+	case 1000364000:
+	case 1000364001:
+	case 1000364002:
+	case 1000365000:
+	case 1000365001:
+	case 1000366000:
+	case 1000366001:
+	case 1000366002:
+	case 1000366003:
+	case 1000366004:
+	case 1000366005:
+	case 1000366006:
+	case 1000366007:
+	case 1000366008:
+	case 1000366009:
+	case 1000369000:
+	case 1000369001:
+	case 1000369002:
+	case 1000370000:
+	case 1000371000:
+	case 1000371001:
+	case 1000372000:
+	case 1000372001:
+	case 1000376000:
+	case 1000376001:
+	case 1000376002:
+	case 1000377000:
+	case 1000378000:
+	case 1000381000:
+	case 1000381001:
+	case 1000382000:
+	case 1000386000:
+	case 1000388000:
+	case 1000388001:
+	case 1000391000:
+	case 1000391001:
+	case 1000392000:
+	case 1000392001:
+	case 1000393000:
+	case 1000396000:
+	case 1000396001:
+	case 1000396002:
+	case 1000396003:
+	case 1000396004:
+	case 1000396005:
+	case 1000396006:
+	case 1000396007:
+	case 1000396008:
+	case 1000396009:
+	case 1000404000:
+	case 1000404001:
+	case 1000411000:
+	case 1000411001:
+	case 1000412000:
+	case 1000413000:
+	case 1000413001:
+	case 1000413002:
+	case 1000413003:
+	case 1000420000:
+	case 1000420001:
+	case 1000420002:
+	case 1000421000:
+	case 1000422000:
+	case 1000425000:
+	case 1000425001:
+	case 1000425002:
+	case 1000426000:
+	case 1000426001:
+	case 1000427000:
+	case 1000427001:
+	case 1000430000:
+	case 1000437000:
+	case 1000440000:
+	case 1000440001:
+	case 1000440002:
+	case 1000455000:
+	case 1000455001:
+	case 1000458000:
+	case 1000458001:
+	case 1000458002:
+	case 1000458003:
+	case 1000459000:
+	case 1000459001:
+	case 1000462000:
+	case 1000462001:
+	case 1000462002:
+	case 1000462003:
+	case 1000464000:
+	case 1000464001:
+	case 1000464002:
+	case 1000464003:
+	case 1000464004:
+	case 1000464005:
+	case 1000464010:
+	case 1000465000:
+	case 1000466000:
+	case 1000484000:
+	case 1000484001:
+	case 1000485000:
+	case 1000485001:
+	case 1000488000:
+	case 1000490000:
+	case 1000490001:
+	case 1000497000:
+	case 1000497001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSubpassContents(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSubpassMergeStatusEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkTessellationDomainOrigin(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkTimeDomainEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkVertexInputRate(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Bodies of structs with a pNext chain (the chain is walked by the caller). */
 static sbt_vk_status sbt_vk_eb_VkBaseOutStructure(sbt_vk_e *e, const VkBaseOutStructure *s);
 static sbt_vk_status sbt_vk_db_VkBaseOutStructure(sbt_vk_d *d, VkBaseOutStructure *s, int in);
@@ -5638,6 +8083,8 @@ static sbt_vk_status sbt_vk_db_VkBaseOutStructure(sbt_vk_d *d, VkBaseOutStructur
 	{
 		int64_t v1;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1, 32), "VkBaseOutStructure.sType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStructureType(v1)))
+			sbt_vk_d_unknown_enum(d, "VkBaseOutStructure.sType", v1);
 		s->sType = (VkStructureType)v1;
 	}
 	return SBT_VK_OK;
@@ -5798,6 +8245,8 @@ sbt_vk_status sbt_vk_d_VkPhysicalDeviceProperties(sbt_vk_d *d, VkPhysicalDeviceP
 	{
 		int64_t v7;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7, 32), "VkPhysicalDeviceProperties.deviceType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPhysicalDeviceType(v7)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceProperties.deviceType", v7);
 		s->deviceType = (VkPhysicalDeviceType)v7;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->deviceName, VK_MAX_PHYSICAL_DEVICE_NAME_SIZE), "VkPhysicalDeviceProperties.deviceName");
@@ -6015,6 +8464,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceQueueCreateInfo(sbt_vk_d *d, VkDeviceQueu
 		s->pQueuePriorities = t29;
 		if (p31 && n30 != (uint64_t)((uint64_t)s->queueCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceQueueCreateInfo.pQueuePriorities (count differs from its length member)");
+		if (!p31 && in && ((uint64_t)s->queueCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceQueueCreateInfo.pQueuePriorities (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6110,6 +8561,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		}
 		if (p40 && n39 != (uint64_t)((uint64_t)s->queueCreateInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.pQueueCreateInfos (count differs from its length member)");
+		if (!p40 && in && ((uint64_t)s->queueCreateInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.pQueueCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v43;
@@ -6123,12 +8576,17 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		if (p49) {
 			const char **t47;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n48, sizeof(*t47), (void **)&t47), "VkDeviceCreateInfo.ppEnabledLayerNames");
-			for (uint64_t i50 = 0; i50 < n48; i50++)
+			for (uint64_t i50 = 0; i50 < n48; i50++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t47[i50]), "VkDeviceCreateInfo.ppEnabledLayerNames");
+				if (!t47[i50] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledLayerNames (a NULL string in the array)");
+			}
 			s->ppEnabledLayerNames = t47;
 		}
 		if (p49 && n48 != (uint64_t)((uint64_t)s->enabledLayerCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.ppEnabledLayerNames (count differs from its length member)");
+		if (!p49 && in && ((uint64_t)s->enabledLayerCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledLayerNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t v51;
@@ -6142,12 +8600,17 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		if (p57) {
 			const char **t55;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n56, sizeof(*t55), (void **)&t55), "VkDeviceCreateInfo.ppEnabledExtensionNames");
-			for (uint64_t i58 = 0; i58 < n56; i58++)
+			for (uint64_t i58 = 0; i58 < n56; i58++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t55[i58]), "VkDeviceCreateInfo.ppEnabledExtensionNames");
+				if (!t55[i58] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledExtensionNames (a NULL string in the array)");
+			}
 			s->ppEnabledExtensionNames = t55;
 		}
 		if (p57 && n56 != (uint64_t)((uint64_t)s->enabledExtensionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.ppEnabledExtensionNames (count differs from its length member)");
+		if (!p57 && in && ((uint64_t)s->enabledExtensionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledExtensionNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t n60;
@@ -6249,12 +8712,17 @@ static sbt_vk_status sbt_vk_db_VkInstanceCreateInfo(sbt_vk_d *d, VkInstanceCreat
 		if (p75) {
 			const char **t73;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n74, sizeof(*t73), (void **)&t73), "VkInstanceCreateInfo.ppEnabledLayerNames");
-			for (uint64_t i76 = 0; i76 < n74; i76++)
+			for (uint64_t i76 = 0; i76 < n74; i76++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t73[i76]), "VkInstanceCreateInfo.ppEnabledLayerNames");
+				if (!t73[i76] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledLayerNames (a NULL string in the array)");
+			}
 			s->ppEnabledLayerNames = t73;
 		}
 		if (p75 && n74 != (uint64_t)((uint64_t)s->enabledLayerCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkInstanceCreateInfo.ppEnabledLayerNames (count differs from its length member)");
+		if (!p75 && in && ((uint64_t)s->enabledLayerCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledLayerNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t v77;
@@ -6268,12 +8736,17 @@ static sbt_vk_status sbt_vk_db_VkInstanceCreateInfo(sbt_vk_d *d, VkInstanceCreat
 		if (p83) {
 			const char **t81;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n82, sizeof(*t81), (void **)&t81), "VkInstanceCreateInfo.ppEnabledExtensionNames");
-			for (uint64_t i84 = 0; i84 < n82; i84++)
+			for (uint64_t i84 = 0; i84 < n82; i84++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t81[i84]), "VkInstanceCreateInfo.ppEnabledExtensionNames");
+				if (!t81[i84] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledExtensionNames (a NULL string in the array)");
+			}
 			s->ppEnabledExtensionNames = t81;
 		}
 		if (p83 && n82 != (uint64_t)((uint64_t)s->enabledExtensionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkInstanceCreateInfo.ppEnabledExtensionNames (count differs from its length member)");
+		if (!p83 && in && ((uint64_t)s->enabledExtensionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledExtensionNames (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6497,6 +8970,8 @@ static sbt_vk_status sbt_vk_db_VkMappedMemoryRange(sbt_vk_d *d, VkMappedMemoryRa
 	{
 		uint64_t v99;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v99, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMappedMemoryRange.memory");
+		if (SBT_VK_UNLIKELY(!v99 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMappedMemoryRange.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v99;
 	}
 	{
@@ -6612,6 +9087,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorImageInfo(sbt_vk_d *d, VkDescriptorImageInfo 
 	{
 		int64_t v108;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v108, 32), "VkDescriptorImageInfo.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v108)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorImageInfo.imageLayout", v108);
 		s->imageLayout = (VkImageLayout)v108;
 	}
 	return SBT_VK_OK;
@@ -6691,6 +9168,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 	{
 		int64_t v113;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v113, 32), "VkWriteDescriptorSet.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v113)))
+			sbt_vk_d_unknown_enum(d, "VkWriteDescriptorSet.descriptorType", v113);
 		s->descriptorType = (VkDescriptorType)v113;
 	}
 	{
@@ -6707,6 +9186,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p119 && n118 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pImageInfo (count differs from its length member)");
+		if (!p119 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || s->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pImageInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t n126;
@@ -6722,6 +9203,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p127 && n126 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pBufferInfo (count differs from its length member)");
+		if (!p127 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pBufferInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t n134;
@@ -6741,6 +9224,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p135 && n134 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pTexelBufferView (count differs from its length member)");
+		if (!p135 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pTexelBufferView (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6783,6 +9268,8 @@ static sbt_vk_status sbt_vk_db_VkCopyDescriptorSet(sbt_vk_d *d, VkCopyDescriptor
 	{
 		uint64_t v139;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v139, VK_OBJECT_TYPE_DESCRIPTOR_SET, in), "VkCopyDescriptorSet.srcSet");
+		if (SBT_VK_UNLIKELY(!v139 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyDescriptorSet.srcSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcSet = (VkDescriptorSet)(uintptr_t)v139;
 	}
 	{
@@ -6798,6 +9285,8 @@ static sbt_vk_status sbt_vk_db_VkCopyDescriptorSet(sbt_vk_d *d, VkCopyDescriptor
 	{
 		uint64_t v142;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v142, VK_OBJECT_TYPE_DESCRIPTOR_SET, in), "VkCopyDescriptorSet.dstSet");
+		if (SBT_VK_UNLIKELY(!v142 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyDescriptorSet.dstSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstSet = (VkDescriptorSet)(uintptr_t)v142;
 	}
 	{
@@ -6873,6 +9362,8 @@ static sbt_vk_status sbt_vk_db_VkBufferCreateInfo(sbt_vk_d *d, VkBufferCreateInf
 	{
 		int64_t v150;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v150, 32), "VkBufferCreateInfo.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v150)))
+			sbt_vk_d_unknown_enum(d, "VkBufferCreateInfo.sharingMode", v150);
 		s->sharingMode = (VkSharingMode)v150;
 	}
 	{
@@ -6888,6 +9379,8 @@ static sbt_vk_status sbt_vk_db_VkBufferCreateInfo(sbt_vk_d *d, VkBufferCreateInf
 		s->pQueueFamilyIndices = t153;
 		if (p155 && n154 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBufferCreateInfo.pQueueFamilyIndices (count differs from its length member)");
+		if (!p155 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->sharingMode != VK_SHARING_MODE_CONCURRENT))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferCreateInfo.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6933,11 +9426,15 @@ static sbt_vk_status sbt_vk_db_VkBufferViewCreateInfo(sbt_vk_d *d, VkBufferViewC
 	{
 		uint64_t v158;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v158, VK_OBJECT_TYPE_BUFFER, in), "VkBufferViewCreateInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v158 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferViewCreateInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v158;
 	}
 	{
 		int64_t v159;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v159, 32), "VkBufferViewCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v159)))
+			sbt_vk_d_unknown_enum(d, "VkBufferViewCreateInfo.format", v159);
 		s->format = (VkFormat)v159;
 	}
 	{
@@ -7090,6 +9587,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryBarrier(sbt_vk_d *d, VkBufferMemory
 	{
 		uint64_t v170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v170, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryBarrier.buffer");
+		if (SBT_VK_UNLIKELY(!v170 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryBarrier.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v170;
 	}
 	{
@@ -7154,11 +9653,15 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier(sbt_vk_d *d, VkImageMemoryBa
 	{
 		int64_t v176;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v176, 32), "VkImageMemoryBarrier.oldLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v176)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier.oldLayout", v176);
 		s->oldLayout = (VkImageLayout)v176;
 	}
 	{
 		int64_t v177;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v177, 32), "VkImageMemoryBarrier.newLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v177)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier.newLayout", v177);
 		s->newLayout = (VkImageLayout)v177;
 	}
 	{
@@ -7174,6 +9677,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier(sbt_vk_d *d, VkImageMemoryBa
 	{
 		uint64_t v180;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v180, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryBarrier.image");
+		if (SBT_VK_UNLIKELY(!v180 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryBarrier.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v180;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->subresourceRange), sizeof(s->subresourceRange)), "VkImageMemoryBarrier.subresourceRange");
@@ -7233,11 +9738,15 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v184;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v184, 32), "VkImageCreateInfo.imageType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v184)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.imageType", v184);
 		s->imageType = (VkImageType)v184;
 	}
 	{
 		int64_t v185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v185, 32), "VkImageCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v185)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.format", v185);
 		s->format = (VkFormat)v185;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->extent), sizeof(s->extent)), "VkImageCreateInfo.extent");
@@ -7259,6 +9768,8 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v190;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v190, 32), "VkImageCreateInfo.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v190)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.tiling", v190);
 		s->tiling = (VkImageTiling)v190;
 	}
 	{
@@ -7269,6 +9780,8 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v192;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v192, 32), "VkImageCreateInfo.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v192)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.sharingMode", v192);
 		s->sharingMode = (VkSharingMode)v192;
 	}
 	{
@@ -7284,10 +9797,14 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 		s->pQueueFamilyIndices = t195;
 		if (p197 && n196 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageCreateInfo.pQueueFamilyIndices (count differs from its length member)");
+		if (!p197 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->sharingMode != VK_SHARING_MODE_CONCURRENT))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageCreateInfo.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{
 		int64_t v198;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v198, 32), "VkImageCreateInfo.initialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v198)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.initialLayout", v198);
 		s->initialLayout = (VkImageLayout)v198;
 	}
 	return SBT_VK_OK;
@@ -7347,16 +9864,22 @@ static sbt_vk_status sbt_vk_db_VkImageViewCreateInfo(sbt_vk_d *d, VkImageViewCre
 	{
 		uint64_t v201;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v201, VK_OBJECT_TYPE_IMAGE, in), "VkImageViewCreateInfo.image");
+		if (SBT_VK_UNLIKELY(!v201 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageViewCreateInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v201;
 	}
 	{
 		int64_t v202;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v202, 32), "VkImageViewCreateInfo.viewType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageViewType(v202)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewCreateInfo.viewType", v202);
 		s->viewType = (VkImageViewType)v202;
 	}
 	{
 		int64_t v203;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v203, 32), "VkImageViewCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v203)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewCreateInfo.format", v203);
 		s->format = (VkFormat)v203;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->components), sizeof(s->components)), "VkImageViewCreateInfo.components");
@@ -7503,6 +10026,8 @@ sbt_vk_status sbt_vk_d_VkSparseBufferMemoryBindInfo(sbt_vk_d *d, VkSparseBufferM
 	{
 		uint64_t v218;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v218, VK_OBJECT_TYPE_BUFFER, in), "VkSparseBufferMemoryBindInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v218 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseBufferMemoryBindInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v218;
 	}
 	{
@@ -7524,6 +10049,8 @@ sbt_vk_status sbt_vk_d_VkSparseBufferMemoryBindInfo(sbt_vk_d *d, VkSparseBufferM
 		}
 		if (p225 && n224 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseBufferMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p225 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseBufferMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7556,6 +10083,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_d *d, VkSparseIm
 	{
 		uint64_t v228;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v228, VK_OBJECT_TYPE_IMAGE, in), "VkSparseImageOpaqueMemoryBindInfo.image");
+		if (SBT_VK_UNLIKELY(!v228 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageOpaqueMemoryBindInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v228;
 	}
 	{
@@ -7577,6 +10106,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_d *d, VkSparseIm
 		}
 		if (p235 && n234 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseImageOpaqueMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p235 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageOpaqueMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7609,6 +10140,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageMemoryBindInfo(sbt_vk_d *d, VkSparseImageMem
 	{
 		uint64_t v238;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v238, VK_OBJECT_TYPE_IMAGE, in), "VkSparseImageMemoryBindInfo.image");
+		if (SBT_VK_UNLIKELY(!v238 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageMemoryBindInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v238;
 	}
 	{
@@ -7630,6 +10163,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageMemoryBindInfo(sbt_vk_d *d, VkSparseImageMem
 		}
 		if (p245 && n244 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseImageMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p245 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7722,6 +10257,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 				{
 					uint64_t v256;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v256, VK_OBJECT_TYPE_SEMAPHORE, in), "VkBindSparseInfo.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v256 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t252[i255] = (VkSemaphore)(uintptr_t)v256;
 				}
 			}
@@ -7729,6 +10266,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p254 && n253 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pWaitSemaphores (count differs from its length member)");
+		if (!p254 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		uint64_t v257;
@@ -7749,6 +10288,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p263 && n262 != (uint64_t)((uint64_t)s->bufferBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pBufferBinds (count differs from its length member)");
+		if (!p263 && in && ((uint64_t)s->bufferBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pBufferBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v266;
@@ -7769,6 +10310,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p272 && n271 != (uint64_t)((uint64_t)s->imageOpaqueBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pImageOpaqueBinds (count differs from its length member)");
+		if (!p272 && in && ((uint64_t)s->imageOpaqueBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pImageOpaqueBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v275;
@@ -7789,6 +10332,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p281 && n280 != (uint64_t)((uint64_t)s->imageBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pImageBinds (count differs from its length member)");
+		if (!p281 && in && ((uint64_t)s->imageBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pImageBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v284;
@@ -7806,6 +10351,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 				{
 					uint64_t v292;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v292, VK_OBJECT_TYPE_SEMAPHORE, in), "VkBindSparseInfo.pSignalSemaphores");
+					if (SBT_VK_UNLIKELY(!v292 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pSignalSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t288[i291] = (VkSemaphore)(uintptr_t)v292;
 				}
 			}
@@ -7813,6 +10360,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p290 && n289 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pSignalSemaphores (count differs from its length member)");
+		if (!p290 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pSignalSemaphores (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7917,6 +10466,10 @@ static sbt_vk_status sbt_vk_db_VkShaderModuleCreateInfo(sbt_vk_d *d, VkShaderMod
 		s->pCode = t297;
 		if (p299 && n298 != (uint64_t)((uint64_t)(s->codeSize / 4)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkShaderModuleCreateInfo.pCode (count differs from its length member)");
+		if (!p299 && in && ((uint64_t)(s->codeSize / 4)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleCreateInfo.pCode (absent while its count is not 0)");
+		if (p299 && s->codeSize % 4 != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleCreateInfo.pCode (codeSize is not a multiple of 4)");
 	}
 	return SBT_VK_OK;
 }
@@ -7971,6 +10524,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorSetLayoutBinding(sbt_vk_d *d, VkDescriptorSet
 	{
 		int64_t v302;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v302, 32), "VkDescriptorSetLayoutBinding.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v302)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorSetLayoutBinding.descriptorType", v302);
 		s->descriptorType = (VkDescriptorType)v302;
 	}
 	{
@@ -8055,6 +10610,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetLayoutCreateInfo(sbt_vk_d *d, VkDe
 		}
 		if (p320 && n319 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetLayoutCreateInfo.pBindings (count differs from its length member)");
+		if (!p320 && in && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetLayoutCreateInfo.pBindings (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8129,6 +10686,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorPoolCreateInfo(sbt_vk_d *d, VkDescrip
 		s->pPoolSizes = t328;
 		if (p330 && n329 != (uint64_t)((uint64_t)s->poolSizeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorPoolCreateInfo.pPoolSizes (count differs from its length member)");
+		if (!p330 && in && ((uint64_t)s->poolSizeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorPoolCreateInfo.pPoolSizes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8177,6 +10736,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 	{
 		uint64_t v332;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v332, VK_OBJECT_TYPE_DESCRIPTOR_POOL, in), "VkDescriptorSetAllocateInfo.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v332 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v332;
 	}
 	{
@@ -8195,6 +10756,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 				{
 					uint64_t v341;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v341, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, in), "VkDescriptorSetAllocateInfo.pSetLayouts");
+					if (SBT_VK_UNLIKELY(!v341 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.pSetLayouts (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t337[i340] = (VkDescriptorSetLayout)(uintptr_t)v341;
 				}
 			}
@@ -8202,6 +10765,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 		}
 		if (p339 && n338 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetAllocateInfo.pSetLayouts (count differs from its length member)");
+		if (!p339 && in && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.pSetLayouts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8267,6 +10832,8 @@ sbt_vk_status sbt_vk_d_VkSpecializationInfo(sbt_vk_d *d, VkSpecializationInfo *s
 		s->pMapEntries = t345;
 		if (p347 && n346 != (uint64_t)((uint64_t)s->mapEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSpecializationInfo.pMapEntries (count differs from its length member)");
+		if (!p347 && in && ((uint64_t)s->mapEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSpecializationInfo.pMapEntries (absent while its count is not 0)");
 	}
 	{
 		uint64_t v348;
@@ -8281,6 +10848,8 @@ sbt_vk_status sbt_vk_d_VkSpecializationInfo(sbt_vk_d *d, VkSpecializationInfo *s
 		s->pData = t350;
 		if (p352 && n351 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSpecializationInfo.pData (count differs from its length member)");
+		if (!p352 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSpecializationInfo.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8324,6 +10893,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineShaderStageCreateInfo(sbt_vk_d *d, VkPi
 	{
 		const char *t356;
 		SBT_VK_DT(sbt_vk_get_str(d, &t356), "VkPipelineShaderStageCreateInfo.pName");
+		if (!t356 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineShaderStageCreateInfo.pName (NULL where vk.xml requires a string)");
 		s->pName = t356;
 	}
 	{
@@ -8384,6 +10955,8 @@ static sbt_vk_status sbt_vk_db_VkComputePipelineCreateInfo(sbt_vk_d *d, VkComput
 	{
 		uint64_t v364;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v364, VK_OBJECT_TYPE_PIPELINE_LAYOUT, in), "VkComputePipelineCreateInfo.layout");
+		if (SBT_VK_UNLIKELY(!v364 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkComputePipelineCreateInfo.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v364;
 	}
 	{
@@ -8480,6 +11053,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputStateCreateInfo(sbt_vk_d *d,
 		s->pVertexBindingDescriptions = t371;
 		if (p373 && n372 != (uint64_t)((uint64_t)s->vertexBindingDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions (count differs from its length member)");
+		if (!p373 && in && ((uint64_t)s->vertexBindingDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions (absent while its count is not 0)");
 	}
 	{
 		uint64_t v374;
@@ -8494,6 +11069,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputStateCreateInfo(sbt_vk_d *d,
 		s->pVertexAttributeDescriptions = t376;
 		if (p378 && n377 != (uint64_t)((uint64_t)s->vertexAttributeDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions (count differs from its length member)");
+		if (!p378 && in && ((uint64_t)s->vertexAttributeDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8537,6 +11114,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v381;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v381, 32), "VkPipelineInputAssemblyStateCreateInfo.topology");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPrimitiveTopology(v381)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineInputAssemblyStateCreateInfo.topology", v381);
 		s->topology = (VkPrimitiveTopology)v381;
 	}
 	{
@@ -8722,6 +11301,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v402;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v402, 32), "VkPipelineRasterizationStateCreateInfo.polygonMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPolygonMode(v402)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateCreateInfo.polygonMode", v402);
 		s->polygonMode = (VkPolygonMode)v402;
 	}
 	{
@@ -8732,6 +11313,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v404;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v404, 32), "VkPipelineRasterizationStateCreateInfo.frontFace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFrontFace(v404)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateCreateInfo.frontFace", v404);
 		s->frontFace = (VkFrontFace)v404;
 	}
 	{
@@ -8885,6 +11468,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorBlendStateCreateInfo(sbt_vk_d *d, 
 	{
 		int64_t v424;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v424, 32), "VkPipelineColorBlendStateCreateInfo.logicOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLogicOp(v424)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineColorBlendStateCreateInfo.logicOp", v424);
 		s->logicOp = (VkLogicOp)v424;
 	}
 	{
@@ -8957,6 +11542,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDynamicStateCreateInfo(sbt_vk_d *d, VkP
 		s->pDynamicStates = t434;
 		if (p436 && n435 != (uint64_t)((uint64_t)s->dynamicStateCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineDynamicStateCreateInfo.pDynamicStates (count differs from its length member)");
+		if (!p436 && in && ((uint64_t)s->dynamicStateCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineDynamicStateCreateInfo.pDynamicStates (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9029,6 +11616,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDepthStencilStateCreateInfo(sbt_vk_d *d
 	{
 		int64_t v441;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v441, 32), "VkPipelineDepthStencilStateCreateInfo.depthCompareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v441)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineDepthStencilStateCreateInfo.depthCompareOp", v441);
 		s->depthCompareOp = (VkCompareOp)v441;
 	}
 	{
@@ -9368,6 +11957,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCacheCreateInfo(sbt_vk_d *d, VkPipeline
 		s->pInitialData = t509;
 		if (p511 && n510 != (uint64_t)((uint64_t)s->initialDataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineCacheCreateInfo.pInitialData (count differs from its length member)");
+		if (!p511 && in && ((uint64_t)s->initialDataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineCacheCreateInfo.pInitialData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9458,6 +12049,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLayoutCreateInfo(sbt_vk_d *d, VkPipelin
 		}
 		if (p520 && n519 != (uint64_t)((uint64_t)s->setLayoutCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLayoutCreateInfo.pSetLayouts (count differs from its length member)");
+		if (!p520 && in && ((uint64_t)s->setLayoutCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLayoutCreateInfo.pSetLayouts (absent while its count is not 0)");
 	}
 	{
 		uint64_t v523;
@@ -9472,6 +12065,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLayoutCreateInfo(sbt_vk_d *d, VkPipelin
 		s->pPushConstantRanges = t525;
 		if (p527 && n526 != (uint64_t)((uint64_t)s->pushConstantRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLayoutCreateInfo.pPushConstantRanges (count differs from its length member)");
+		if (!p527 && in && ((uint64_t)s->pushConstantRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLayoutCreateInfo.pPushConstantRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9530,31 +12125,43 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v530;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v530, 32), "VkSamplerCreateInfo.magFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v530)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.magFilter", v530);
 		s->magFilter = (VkFilter)v530;
 	}
 	{
 		int64_t v531;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v531, 32), "VkSamplerCreateInfo.minFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v531)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.minFilter", v531);
 		s->minFilter = (VkFilter)v531;
 	}
 	{
 		int64_t v532;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v532, 32), "VkSamplerCreateInfo.mipmapMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerMipmapMode(v532)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.mipmapMode", v532);
 		s->mipmapMode = (VkSamplerMipmapMode)v532;
 	}
 	{
 		int64_t v533;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v533, 32), "VkSamplerCreateInfo.addressModeU");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v533)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeU", v533);
 		s->addressModeU = (VkSamplerAddressMode)v533;
 	}
 	{
 		int64_t v534;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v534, 32), "VkSamplerCreateInfo.addressModeV");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v534)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeV", v534);
 		s->addressModeV = (VkSamplerAddressMode)v534;
 	}
 	{
 		int64_t v535;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v535, 32), "VkSamplerCreateInfo.addressModeW");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v535)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeW", v535);
 		s->addressModeW = (VkSamplerAddressMode)v535;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->mipLodBias)), "VkSamplerCreateInfo.mipLodBias");
@@ -9572,6 +12179,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v540;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v540, 32), "VkSamplerCreateInfo.compareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v540)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.compareOp", v540);
 		s->compareOp = (VkCompareOp)v540;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->minLod)), "VkSamplerCreateInfo.minLod");
@@ -9579,6 +12188,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v543;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v543, 32), "VkSamplerCreateInfo.borderColor");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBorderColor(v543)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.borderColor", v543);
 		s->borderColor = (VkBorderColor)v543;
 	}
 	{
@@ -9666,11 +12277,15 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferAllocateInfo(sbt_vk_d *d, VkComman
 	{
 		uint64_t v549;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v549, VK_OBJECT_TYPE_COMMAND_POOL, in), "VkCommandBufferAllocateInfo.commandPool");
+		if (SBT_VK_UNLIKELY(!v549 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferAllocateInfo.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v549;
 	}
 	{
 		int64_t v550;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v550, 32), "VkCommandBufferAllocateInfo.level");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCommandBufferLevel(v550)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferAllocateInfo.level", v550);
 		s->level = (VkCommandBufferLevel)v550;
 	}
 	{
@@ -9840,11 +12455,15 @@ static sbt_vk_status sbt_vk_db_VkRenderPassBeginInfo(sbt_vk_d *d, VkRenderPassBe
 	{
 		uint64_t v566;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v566, VK_OBJECT_TYPE_RENDER_PASS, in), "VkRenderPassBeginInfo.renderPass");
+		if (SBT_VK_UNLIKELY(!v566 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v566;
 	}
 	{
 		uint64_t v567;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v567, VK_OBJECT_TYPE_FRAMEBUFFER, in), "VkRenderPassBeginInfo.framebuffer");
+		if (SBT_VK_UNLIKELY(!v567 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.framebuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->framebuffer = (VkFramebuffer)(uintptr_t)v567;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->renderArea), sizeof(s->renderArea)), "VkRenderPassBeginInfo.renderArea");
@@ -9861,6 +12480,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassBeginInfo(sbt_vk_d *d, VkRenderPassBe
 		s->pClearValues = t571;
 		if (p573 && n572 != (uint64_t)((uint64_t)s->clearValueCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassBeginInfo.pClearValues (count differs from its length member)");
+		if (!p573 && in && ((uint64_t)s->clearValueCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.pClearValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10014,6 +12635,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 	{
 		int64_t v579;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v579, 32), "VkSubpassDescription.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v579)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassDescription.pipelineBindPoint", v579);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v579;
 	}
 	{
@@ -10029,6 +12652,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pInputAttachments = t582;
 		if (p584 && n583 != (uint64_t)((uint64_t)s->inputAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pInputAttachments (count differs from its length member)");
+		if (!p584 && in && ((uint64_t)s->inputAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pInputAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v585;
@@ -10043,6 +12668,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pColorAttachments = t587;
 		if (p589 && n588 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pColorAttachments (count differs from its length member)");
+		if (!p589 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		void *t591;
@@ -10079,6 +12706,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pPreserveAttachments = t600;
 		if (p602 && n601 != (uint64_t)((uint64_t)s->preserveAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pPreserveAttachments (count differs from its length member)");
+		if (!p602 && in && ((uint64_t)s->preserveAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pPreserveAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10149,6 +12778,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		s->pAttachments = t606;
 		if (p608 && n607 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pAttachments (count differs from its length member)");
+		if (!p608 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v609;
@@ -10169,6 +12800,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		}
 		if (p615 && n614 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pSubpasses (count differs from its length member)");
+		if (!p615 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pSubpasses (absent while its count is not 0)");
 	}
 	{
 		uint64_t v618;
@@ -10183,6 +12816,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		s->pDependencies = t620;
 		if (p622 && n621 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pDependencies (count differs from its length member)");
+		if (!p622 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pDependencies (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10963,6 +13598,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolCreateInfo(sbt_vk_d *d, VkQueryPoolCre
 	{
 		int64_t v731;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v731, 32), "VkQueryPoolCreateInfo.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v731)))
+			sbt_vk_d_unknown_enum(d, "VkQueryPoolCreateInfo.queryType", v731);
 		s->queryType = (VkQueryType)v731;
 	}
 	{
@@ -11032,6 +13669,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 	{
 		uint64_t v736;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v736, VK_OBJECT_TYPE_RENDER_PASS, in), "VkFramebufferCreateInfo.renderPass");
+		if (SBT_VK_UNLIKELY(!v736 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v736;
 	}
 	{
@@ -11057,6 +13696,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 		}
 		if (p743 && n742 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferCreateInfo.pAttachments (count differs from its length member)");
+		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v746;
@@ -11183,6 +13824,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v758;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v758, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSubmitInfo.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v758 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t754[i757] = (VkSemaphore)(uintptr_t)v758;
 				}
 			}
@@ -11190,6 +13833,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p756 && n755 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pWaitSemaphores (count differs from its length member)");
+		if (!p756 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		void *t760;
@@ -11199,6 +13844,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		s->pWaitDstStageMask = t760;
 		if (p762 && n761 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pWaitDstStageMask (count differs from its length member)");
+		if (!p762 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitDstStageMask (absent while its count is not 0)");
 	}
 	{
 		uint64_t v763;
@@ -11216,6 +13863,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v771;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v771, VK_OBJECT_TYPE_COMMAND_BUFFER, in), "VkSubmitInfo.pCommandBuffers");
+					if (SBT_VK_UNLIKELY(!v771 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pCommandBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t767[i770] = (VkCommandBuffer)(uintptr_t)v771;
 				}
 			}
@@ -11223,6 +13872,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p769 && n768 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pCommandBuffers (count differs from its length member)");
+		if (!p769 && in && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pCommandBuffers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v772;
@@ -11240,6 +13891,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v780;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v780, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSubmitInfo.pSignalSemaphores");
+					if (SBT_VK_UNLIKELY(!v780 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pSignalSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t776[i779] = (VkSemaphore)(uintptr_t)v780;
 				}
 			}
@@ -11247,6 +13900,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p778 && n777 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pSignalSemaphores (count differs from its length member)");
+		if (!p778 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pSignalSemaphores (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -11288,11 +13943,15 @@ sbt_vk_status sbt_vk_d_VkDisplayPropertiesKHR(sbt_vk_d *d, VkDisplayPropertiesKH
 	{
 		uint64_t v782;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v782, VK_OBJECT_TYPE_DISPLAY_KHR, in), "VkDisplayPropertiesKHR.display");
+		if (SBT_VK_UNLIKELY(!v782 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPropertiesKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v782;
 	}
 	{
 		const char *t783;
 		SBT_VK_DT(sbt_vk_get_str(d, &t783), "VkDisplayPropertiesKHR.displayName");
+		if (!t783 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPropertiesKHR.displayName (NULL where vk.xml requires a string)");
 		s->displayName = t783;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->physicalDimensions), sizeof(s->physicalDimensions)), "VkDisplayPropertiesKHR.physicalDimensions");
@@ -11332,6 +13991,8 @@ sbt_vk_status sbt_vk_d_VkDisplayPlanePropertiesKHR(sbt_vk_d *d, VkDisplayPlanePr
 	{
 		uint64_t v789;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v789, VK_OBJECT_TYPE_DISPLAY_KHR, in), "VkDisplayPlanePropertiesKHR.currentDisplay");
+		if (SBT_VK_UNLIKELY(!v789 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPlanePropertiesKHR.currentDisplay (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->currentDisplay = (VkDisplayKHR)(uintptr_t)v789;
 	}
 	{
@@ -11370,6 +14031,8 @@ sbt_vk_status sbt_vk_d_VkDisplayModePropertiesKHR(sbt_vk_d *d, VkDisplayModeProp
 	{
 		uint64_t v791;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v791, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplayModePropertiesKHR.displayMode");
+		if (SBT_VK_UNLIKELY(!v791 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayModePropertiesKHR.displayMode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->displayMode = (VkDisplayModeKHR)(uintptr_t)v791;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->parameters), sizeof(s->parameters)), "VkDisplayModePropertiesKHR.parameters");
@@ -11455,6 +14118,8 @@ static sbt_vk_status sbt_vk_db_VkDisplaySurfaceCreateInfoKHR(sbt_vk_d *d, VkDisp
 	{
 		uint64_t v797;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v797, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplaySurfaceCreateInfoKHR.displayMode");
+		if (SBT_VK_UNLIKELY(!v797 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplaySurfaceCreateInfoKHR.displayMode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->displayMode = (VkDisplayModeKHR)(uintptr_t)v797;
 	}
 	{
@@ -11701,6 +14366,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		uint64_t v818;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v818, VK_OBJECT_TYPE_SURFACE_KHR, in), "VkSwapchainCreateInfoKHR.surface");
+		if (SBT_VK_UNLIKELY(!v818 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v818;
 	}
 	{
@@ -11711,11 +14378,15 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v820;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v820, 32), "VkSwapchainCreateInfoKHR.imageFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v820)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageFormat", v820);
 		s->imageFormat = (VkFormat)v820;
 	}
 	{
 		int64_t v821;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v821, 32), "VkSwapchainCreateInfoKHR.imageColorSpace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkColorSpaceKHR(v821)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageColorSpace", v821);
 		s->imageColorSpace = (VkColorSpaceKHR)v821;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->imageExtent), sizeof(s->imageExtent)), "VkSwapchainCreateInfoKHR.imageExtent");
@@ -11732,6 +14403,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v825;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v825, 32), "VkSwapchainCreateInfoKHR.imageSharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v825)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageSharingMode", v825);
 		s->imageSharingMode = (VkSharingMode)v825;
 	}
 	{
@@ -11747,6 +14420,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 		s->pQueueFamilyIndices = t828;
 		if (p830 && n829 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (count differs from its length member)");
+		if (!p830 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v831;
@@ -11761,6 +14436,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v833;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v833, 32), "VkSwapchainCreateInfoKHR.presentMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPresentModeKHR(v833)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.presentMode", v833);
 		s->presentMode = (VkPresentModeKHR)v833;
 	}
 	{
@@ -11848,6 +14525,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 				{
 					uint64_t v845;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v845, VK_OBJECT_TYPE_SEMAPHORE, in), "VkPresentInfoKHR.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v845 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t841[i844] = (VkSemaphore)(uintptr_t)v845;
 				}
 			}
@@ -11855,6 +14534,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		}
 		if (p843 && n842 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pWaitSemaphores (count differs from its length member)");
+		if (!p843 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		uint64_t v846;
@@ -11872,6 +14553,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 				{
 					uint64_t v854;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v854, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkPresentInfoKHR.pSwapchains");
+					if (SBT_VK_UNLIKELY(!v854 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pSwapchains (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t850[i853] = (VkSwapchainKHR)(uintptr_t)v854;
 				}
 			}
@@ -11879,6 +14562,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		}
 		if (p852 && n851 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pSwapchains (count differs from its length member)");
+		if (!p852 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pSwapchains (absent while its count is not 0)");
 	}
 	{
 		void *t856;
@@ -11888,6 +14573,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		s->pImageIndices = t856;
 		if (p858 && n857 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pImageIndices (count differs from its length member)");
+		if (!p858 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pImageIndices (absent while its count is not 0)");
 	}
 	{
 		void *t859;
@@ -11995,6 +14682,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFlagsEXT(sbt_vk_d *d, VkValidationFla
 		s->pDisabledValidationChecks = t869;
 		if (p871 && n870 != (uint64_t)((uint64_t)s->disabledValidationCheckCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFlagsEXT.pDisabledValidationChecks (count differs from its length member)");
+		if (!p871 && in && ((uint64_t)s->disabledValidationCheckCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFlagsEXT.pDisabledValidationChecks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12049,6 +14738,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFeaturesEXT(sbt_vk_d *d, VkValidation
 		s->pEnabledValidationFeatures = t875;
 		if (p877 && n876 != (uint64_t)((uint64_t)s->enabledValidationFeatureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFeaturesEXT.pEnabledValidationFeatures (count differs from its length member)");
+		if (!p877 && in && ((uint64_t)s->enabledValidationFeatureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFeaturesEXT.pEnabledValidationFeatures (absent while its count is not 0)");
 	}
 	{
 		uint64_t v878;
@@ -12063,6 +14754,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFeaturesEXT(sbt_vk_d *d, VkValidation
 		s->pDisabledValidationFeatures = t880;
 		if (p882 && n881 != (uint64_t)((uint64_t)s->disabledValidationFeatureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFeaturesEXT.pDisabledValidationFeatures (count differs from its length member)");
+		if (!p882 && in && ((uint64_t)s->disabledValidationFeatureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFeaturesEXT.pDisabledValidationFeatures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12098,6 +14791,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateRasterizationOrderAMD
 	{
 		int64_t v884;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v884, 32), "VkPipelineRasterizationStateRasterizationOrderAMD.rasterizationOrder");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRasterizationOrderAMD(v884)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateRasterizationOrderAMD.rasterizationOrder", v884);
 		s->rasterizationOrder = (VkRasterizationOrderAMD)v884;
 	}
 	return SBT_VK_OK;
@@ -12137,6 +14832,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectNameInfoEXT(sbt_vk_d *d, VkDeb
 	{
 		int64_t v886;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v886, 32), "VkDebugMarkerObjectNameInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v886)))
+			sbt_vk_d_unknown_enum(d, "VkDebugMarkerObjectNameInfoEXT.objectType", v886);
 		s->objectType = (VkDebugReportObjectTypeEXT)v886;
 	}
 	{
@@ -12147,6 +14844,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectNameInfoEXT(sbt_vk_d *d, VkDeb
 	{
 		const char *t888;
 		SBT_VK_DT(sbt_vk_get_str(d, &t888), "VkDebugMarkerObjectNameInfoEXT.pObjectName");
+		if (!t888 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerObjectNameInfoEXT.pObjectName (NULL where vk.xml requires a string)");
 		s->pObjectName = t888;
 	}
 	return SBT_VK_OK;
@@ -12191,6 +14890,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectTagInfoEXT(sbt_vk_d *d, VkDebu
 	{
 		int64_t v890;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v890, 32), "VkDebugMarkerObjectTagInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v890)))
+			sbt_vk_d_unknown_enum(d, "VkDebugMarkerObjectTagInfoEXT.objectType", v890);
 		s->objectType = (VkDebugReportObjectTypeEXT)v890;
 	}
 	{
@@ -12216,6 +14917,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectTagInfoEXT(sbt_vk_d *d, VkDebu
 		s->pTag = t895;
 		if (p897 && n896 != (uint64_t)((uint64_t)s->tagSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugMarkerObjectTagInfoEXT.pTag (count differs from its length member)");
+		if (!p897 && in && ((uint64_t)s->tagSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerObjectTagInfoEXT.pTag (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12252,6 +14955,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerMarkerInfoEXT(sbt_vk_d *d, VkDebugMa
 	{
 		const char *t899;
 		SBT_VK_DT(sbt_vk_get_str(d, &t899), "VkDebugMarkerMarkerInfoEXT.pMarkerName");
+		if (!t899 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerMarkerInfoEXT.pMarkerName (NULL where vk.xml requires a string)");
 		s->pMarkerName = t899;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->color, sizeof(s->color)), "VkDebugMarkerMarkerInfoEXT.color");
@@ -12811,6 +15516,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_d *d, Vk
 		}
 		if (p942 && n941 != (uint64_t)((uint64_t)s->stageCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsShaderGroupCreateInfoNV.pStages (count differs from its length member)");
+		if (!p942 && in && ((uint64_t)s->stageCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsShaderGroupCreateInfoNV.pStages (absent while its count is not 0)");
 	}
 	{
 		uint64_t n946;
@@ -12911,6 +15618,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 		}
 		if (p960 && n959 != (uint64_t)((uint64_t)s->groupCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups (count differs from its length member)");
+		if (!p960 && in && ((uint64_t)s->groupCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups (absent while its count is not 0)");
 	}
 	{
 		uint64_t v963;
@@ -12928,6 +15637,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 				{
 					uint64_t v971;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v971, VK_OBJECT_TYPE_PIPELINE, in), "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
+					if (SBT_VK_UNLIKELY(!v971 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t967[i970] = (VkPipeline)(uintptr_t)v971;
 				}
 			}
@@ -12935,6 +15646,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 		}
 		if (p969 && n968 != (uint64_t)((uint64_t)s->pipelineCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (count differs from its length member)");
+		if (!p969 && in && ((uint64_t)s->pipelineCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12971,6 +15684,8 @@ sbt_vk_status sbt_vk_d_VkIndirectCommandsStreamNV(sbt_vk_d *d, VkIndirectCommand
 	{
 		uint64_t v973;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v973, VK_OBJECT_TYPE_BUFFER, in), "VkIndirectCommandsStreamNV.buffer");
+		if (SBT_VK_UNLIKELY(!v973 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsStreamNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v973;
 	}
 	{
@@ -13016,6 +15731,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 	{
 		int64_t v975;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v975, 32), "VkIndirectCommandsLayoutTokenNV.tokenType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndirectCommandsTokenTypeNV(v975)))
+			sbt_vk_d_unknown_enum(d, "VkIndirectCommandsLayoutTokenNV.tokenType", v975);
 		s->tokenType = (VkIndirectCommandsTokenTypeNV)v975;
 	}
 	{
@@ -13076,6 +15793,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 		s->pIndexTypes = t987;
 		if (p989 && n988 != (uint64_t)((uint64_t)s->indexTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutTokenNV.pIndexTypes (count differs from its length member)");
+		if (!p989 && in && ((uint64_t)s->indexTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutTokenNV.pIndexTypes (absent while its count is not 0)");
 	}
 	{
 		void *t991;
@@ -13085,6 +15804,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 		s->pIndexTypeValues = t991;
 		if (p993 && n992 != (uint64_t)((uint64_t)s->indexTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues (count differs from its length member)");
+		if (!p993 && in && ((uint64_t)s->indexTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -13144,6 +15865,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 	{
 		int64_t v996;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v996, 32), "VkIndirectCommandsLayoutCreateInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v996)))
+			sbt_vk_d_unknown_enum(d, "VkIndirectCommandsLayoutCreateInfoNV.pipelineBindPoint", v996);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v996;
 	}
 	{
@@ -13165,6 +15888,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 		}
 		if (p1003 && n1002 != (uint64_t)((uint64_t)s->tokenCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutCreateInfoNV.pTokens (count differs from its length member)");
+		if (!p1003 && in && ((uint64_t)s->tokenCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutCreateInfoNV.pTokens (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1006;
@@ -13179,6 +15904,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 		s->pStreamStrides = t1008;
 		if (p1010 && n1009 != (uint64_t)((uint64_t)s->streamCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides (count differs from its length member)");
+		if (!p1010 && in && ((uint64_t)s->streamCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -13238,16 +15965,22 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 	{
 		int64_t v1012;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1012, 32), "VkGeneratedCommandsInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1012)))
+			sbt_vk_d_unknown_enum(d, "VkGeneratedCommandsInfoNV.pipelineBindPoint", v1012);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1012;
 	}
 	{
 		uint64_t v1013;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1013, VK_OBJECT_TYPE_PIPELINE, in), "VkGeneratedCommandsInfoNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v1013 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v1013;
 	}
 	{
 		uint64_t v1014;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1014, VK_OBJECT_TYPE_INDIRECT_COMMANDS_LAYOUT_NV, in), "VkGeneratedCommandsInfoNV.indirectCommandsLayout");
+		if (SBT_VK_UNLIKELY(!v1014 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.indirectCommandsLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)v1014;
 	}
 	{
@@ -13269,6 +16002,8 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 		}
 		if (p1021 && n1020 != (uint64_t)((uint64_t)s->streamCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGeneratedCommandsInfoNV.pStreams (count differs from its length member)");
+		if (!p1021 && in && ((uint64_t)s->streamCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.pStreams (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1024;
@@ -13278,6 +16013,8 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 	{
 		uint64_t v1025;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1025, VK_OBJECT_TYPE_BUFFER, in), "VkGeneratedCommandsInfoNV.preprocessBuffer");
+		if (SBT_VK_UNLIKELY(!v1025 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.preprocessBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->preprocessBuffer = (VkBuffer)(uintptr_t)v1025;
 	}
 	{
@@ -13348,16 +16085,22 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_v
 	{
 		int64_t v1033;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1033, 32), "VkGeneratedCommandsMemoryRequirementsInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1033)))
+			sbt_vk_d_unknown_enum(d, "VkGeneratedCommandsMemoryRequirementsInfoNV.pipelineBindPoint", v1033);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1033;
 	}
 	{
 		uint64_t v1034;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1034, VK_OBJECT_TYPE_PIPELINE, in), "VkGeneratedCommandsMemoryRequirementsInfoNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v1034 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsMemoryRequirementsInfoNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v1034;
 	}
 	{
 		uint64_t v1035;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1035, VK_OBJECT_TYPE_INDIRECT_COMMANDS_LAYOUT_NV, in), "VkGeneratedCommandsMemoryRequirementsInfoNV.indirectCommandsLayout");
+		if (SBT_VK_UNLIKELY(!v1035 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsMemoryRequirementsInfoNV.indirectCommandsLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)v1035;
 	}
 	{
@@ -13532,16 +16275,22 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageFormatInfo2(sbt_vk_d *d, VkP
 	{
 		int64_t v1046;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1046, 32), "VkPhysicalDeviceImageFormatInfo2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1046)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.format", v1046);
 		s->format = (VkFormat)v1046;
 	}
 	{
 		int64_t v1047;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1047, 32), "VkPhysicalDeviceImageFormatInfo2.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v1047)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.type", v1047);
 		s->type = (VkImageType)v1047;
 	}
 	{
 		int64_t v1048;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1048, 32), "VkPhysicalDeviceImageFormatInfo2.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v1048)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.tiling", v1048);
 		s->tiling = (VkImageTiling)v1048;
 	}
 	{
@@ -13689,11 +16438,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_d *
 	{
 		int64_t v1058;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1058, 32), "VkPhysicalDeviceSparseImageFormatInfo2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1058)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.format", v1058);
 		s->format = (VkFormat)v1058;
 	}
 	{
 		int64_t v1059;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1059, 32), "VkPhysicalDeviceSparseImageFormatInfo2.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v1059)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.type", v1059);
 		s->type = (VkImageType)v1059;
 	}
 	{
@@ -13709,6 +16462,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_d *
 	{
 		int64_t v1062;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1062, 32), "VkPhysicalDeviceSparseImageFormatInfo2.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v1062)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.tiling", v1062);
 		s->tiling = (VkImageTiling)v1062;
 	}
 	return SBT_VK_OK;
@@ -13796,6 +16551,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceDriverProperties(sbt_vk_d *d, VkP
 	{
 		int64_t v1066;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1066, 32), "VkPhysicalDeviceDriverProperties.driverID");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDriverId(v1066)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceDriverProperties.driverID", v1066);
 		s->driverID = (VkDriverId)v1066;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->driverName, VK_MAX_DRIVER_NAME_SIZE), "VkPhysicalDeviceDriverProperties.driverName");
@@ -14384,6 +17141,8 @@ static sbt_vk_status sbt_vk_db_VkMemoryGetFdInfoKHR(sbt_vk_d *d, VkMemoryGetFdIn
 	{
 		uint64_t v1111;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1111, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMemoryGetFdInfoKHR.memory");
+		if (SBT_VK_UNLIKELY(!v1111 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMemoryGetFdInfoKHR.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v1111;
 	}
 	{
@@ -14550,6 +17309,8 @@ static sbt_vk_status sbt_vk_db_VkImportSemaphoreFdInfoKHR(sbt_vk_d *d, VkImportS
 	{
 		uint64_t v1122;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1122, VK_OBJECT_TYPE_SEMAPHORE, in), "VkImportSemaphoreFdInfoKHR.semaphore");
+		if (SBT_VK_UNLIKELY(!v1122 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImportSemaphoreFdInfoKHR.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1122;
 	}
 	{
@@ -14603,6 +17364,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreGetFdInfoKHR(sbt_vk_d *d, VkSemaphoreG
 	{
 		uint64_t v1127;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1127, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreGetFdInfoKHR.semaphore");
+		if (SBT_VK_UNLIKELY(!v1127 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreGetFdInfoKHR.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1127;
 	}
 	{
@@ -14769,6 +17532,8 @@ static sbt_vk_status sbt_vk_db_VkImportFenceFdInfoKHR(sbt_vk_d *d, VkImportFence
 	{
 		uint64_t v1138;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1138, VK_OBJECT_TYPE_FENCE, in), "VkImportFenceFdInfoKHR.fence");
+		if (SBT_VK_UNLIKELY(!v1138 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImportFenceFdInfoKHR.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v1138;
 	}
 	{
@@ -14822,6 +17587,8 @@ static sbt_vk_status sbt_vk_db_VkFenceGetFdInfoKHR(sbt_vk_d *d, VkFenceGetFdInfo
 	{
 		uint64_t v1143;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1143, VK_OBJECT_TYPE_FENCE, in), "VkFenceGetFdInfoKHR.fence");
+		if (SBT_VK_UNLIKELY(!v1143 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFenceGetFdInfoKHR.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v1143;
 	}
 	{
@@ -14979,6 +17746,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pViewMasks = t1155;
 		if (p1157 && n1156 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pViewMasks (count differs from its length member)");
+		if (!p1157 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pViewMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1158;
@@ -14993,6 +17762,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pViewOffsets = t1160;
 		if (p1162 && n1161 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pViewOffsets (count differs from its length member)");
+		if (!p1162 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pViewOffsets (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1163;
@@ -15007,6 +17778,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pCorrelationMasks = t1165;
 		if (p1167 && n1166 != (uint64_t)((uint64_t)s->correlationMaskCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks (count differs from its length member)");
+		if (!p1167 && in && ((uint64_t)s->correlationMaskCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15128,6 +17901,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayPowerInfoEXT(sbt_vk_d *d, VkDisplayPower
 	{
 		int64_t v1181;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1181, 32), "VkDisplayPowerInfoEXT.powerState");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDisplayPowerStateEXT(v1181)))
+			sbt_vk_d_unknown_enum(d, "VkDisplayPowerInfoEXT.powerState", v1181);
 		s->powerState = (VkDisplayPowerStateEXT)v1181;
 	}
 	return SBT_VK_OK;
@@ -15164,6 +17939,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceEventInfoEXT(sbt_vk_d *d, VkDeviceEventIn
 	{
 		int64_t v1183;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1183, 32), "VkDeviceEventInfoEXT.deviceEvent");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDeviceEventTypeEXT(v1183)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceEventInfoEXT.deviceEvent", v1183);
 		s->deviceEvent = (VkDeviceEventTypeEXT)v1183;
 	}
 	return SBT_VK_OK;
@@ -15200,6 +17977,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayEventInfoEXT(sbt_vk_d *d, VkDisplayEvent
 	{
 		int64_t v1185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1185, 32), "VkDisplayEventInfoEXT.displayEvent");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDisplayEventTypeEXT(v1185)))
+			sbt_vk_d_unknown_enum(d, "VkDisplayEventInfoEXT.displayEvent", v1185);
 		s->displayEvent = (VkDisplayEventTypeEXT)v1185;
 	}
 	return SBT_VK_OK;
@@ -15370,11 +18149,15 @@ static sbt_vk_status sbt_vk_db_VkBindBufferMemoryInfo(sbt_vk_d *d, VkBindBufferM
 	{
 		uint64_t v1198;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1198, VK_OBJECT_TYPE_BUFFER, in), "VkBindBufferMemoryInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v1198 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1198;
 	}
 	{
 		uint64_t v1199;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1199, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindBufferMemoryInfo.memory");
+		if (SBT_VK_UNLIKELY(!v1199 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryInfo.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v1199;
 	}
 	{
@@ -15430,6 +18213,8 @@ static sbt_vk_status sbt_vk_db_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_d *d, Vk
 		s->pDeviceIndices = t1204;
 		if (p1206 && n1205 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices (count differs from its length member)");
+		if (!p1206 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15468,6 +18253,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryInfo(sbt_vk_d *d, VkBindImageMem
 	{
 		uint64_t v1208;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1208, VK_OBJECT_TYPE_IMAGE, in), "VkBindImageMemoryInfo.image");
+		if (SBT_VK_UNLIKELY(!v1208 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1208;
 	}
 	{
@@ -15533,6 +18320,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryDeviceGroupInfo(sbt_vk_d *d, VkB
 		s->pDeviceIndices = t1214;
 		if (p1216 && n1215 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices (count differs from its length member)");
+		if (!p1216 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1217;
@@ -15547,6 +18336,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryDeviceGroupInfo(sbt_vk_d *d, VkB
 		s->pSplitInstanceBindRegions = t1219;
 		if (p1221 && n1220 != (uint64_t)((uint64_t)s->splitInstanceBindRegionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions (count differs from its length member)");
+		if (!p1221 && in && ((uint64_t)s->splitInstanceBindRegionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15603,6 +18394,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupRenderPassBeginInfo(sbt_vk_d *d, VkD
 		s->pDeviceRenderAreas = t1226;
 		if (p1228 && n1227 != (uint64_t)((uint64_t)s->deviceRenderAreaCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas (count differs from its length member)");
+		if (!p1228 && in && ((uint64_t)s->deviceRenderAreaCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15698,6 +18491,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pWaitSemaphoreDeviceIndices = t1234;
 		if (p1236 && n1235 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices (count differs from its length member)");
+		if (!p1236 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1237;
@@ -15712,6 +18507,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pCommandBufferDeviceMasks = t1239;
 		if (p1241 && n1240 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks (count differs from its length member)");
+		if (!p1241 && in && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1242;
@@ -15726,6 +18523,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pSignalSemaphoreDeviceIndices = t1244;
 		if (p1246 && n1245 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices (count differs from its length member)");
+		if (!p1246 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15880,6 +18679,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemorySwapchainInfoKHR(sbt_vk_d *d, Vk
 	{
 		uint64_t v1255;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1255, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkBindImageMemorySwapchainInfoKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v1255 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemorySwapchainInfoKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v1255;
 	}
 	{
@@ -15926,6 +18727,8 @@ static sbt_vk_status sbt_vk_db_VkAcquireNextImageInfoKHR(sbt_vk_d *d, VkAcquireN
 	{
 		uint64_t v1258;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1258, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkAcquireNextImageInfoKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v1258 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAcquireNextImageInfoKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v1258;
 	}
 	{
@@ -15997,6 +18800,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupPresentInfoKHR(sbt_vk_d *d, VkDevice
 		s->pDeviceMasks = t1266;
 		if (p1268 && n1267 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupPresentInfoKHR.pDeviceMasks (count differs from its length member)");
+		if (!p1268 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupPresentInfoKHR.pDeviceMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1269;
@@ -16061,6 +18866,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupDeviceCreateInfo(sbt_vk_d *d, VkDevi
 				{
 					uint64_t v1279;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v1279, VK_OBJECT_TYPE_PHYSICAL_DEVICE, in), "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
+					if (SBT_VK_UNLIKELY(!v1279 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t1275[i1278] = (VkPhysicalDevice)(uintptr_t)v1279;
 				}
 			}
@@ -16068,6 +18875,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupDeviceCreateInfo(sbt_vk_d *d, VkDevi
 		}
 		if (p1277 && n1276 != (uint64_t)((uint64_t)s->physicalDeviceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (count differs from its length member)");
+		if (!p1277 && in && ((uint64_t)s->physicalDeviceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16178,10 +18987,14 @@ static sbt_vk_status sbt_vk_db_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_d *d,
 		s->pDescriptorUpdateEntries = t1286;
 		if (p1288 && n1287 != (uint64_t)((uint64_t)s->descriptorUpdateEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries (count differs from its length member)");
+		if (!p1288 && in && ((uint64_t)s->descriptorUpdateEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries (absent while its count is not 0)");
 	}
 	{
 		int64_t v1289;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1289, 32), "VkDescriptorUpdateTemplateCreateInfo.templateType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorUpdateTemplateType(v1289)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorUpdateTemplateCreateInfo.templateType", v1289);
 		s->templateType = (VkDescriptorUpdateTemplateType)v1289;
 	}
 	{
@@ -16192,6 +19005,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_d *d,
 	{
 		int64_t v1291;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1291, 32), "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1291)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint", v1291);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1291;
 	}
 	{
@@ -16736,6 +19551,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk
 		s->pViewportSwizzles = t1345;
 		if (p1347 && n1346 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles (count differs from its length member)");
+		if (!p1347 && in && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16819,6 +19636,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_
 	{
 		int64_t v1352;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1352, 32), "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDiscardRectangleModeEXT(v1352)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleMode", v1352);
 		s->discardRectangleMode = (VkDiscardRectangleModeEXT)v1352;
 	}
 	{
@@ -16834,6 +19653,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_
 		s->pDiscardRectangles = t1355;
 		if (p1357 && n1356 != (uint64_t)((uint64_t)s->discardRectangleCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles (count differs from its length member)");
+		if (!p1357 && in && ((uint64_t)s->discardRectangleCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16931,6 +19752,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassInputAttachmentAspectCreateInfo(sbt_v
 		s->pAspectReferences = t1363;
 		if (p1365 && n1364 != (uint64_t)((uint64_t)s->aspectReferenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences (count differs from its length member)");
+		if (!p1365 && in && ((uint64_t)s->aspectReferenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -17164,6 +19987,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayPlaneInfo2KHR(sbt_vk_d *d, VkDisplayPlan
 	{
 		uint64_t v1379;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1379, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplayPlaneInfo2KHR.mode");
+		if (SBT_VK_UNLIKELY(!v1379 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPlaneInfo2KHR.mode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->mode = (VkDisplayModeKHR)(uintptr_t)v1379;
 	}
 	{
@@ -17419,6 +20244,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryRequirementsInfo2(sbt_vk_d *d, VkBu
 	{
 		uint64_t v1398;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1398, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryRequirementsInfo2.buffer");
+		if (SBT_VK_UNLIKELY(!v1398 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryRequirementsInfo2.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1398;
 	}
 	return SBT_VK_OK;
@@ -17459,6 +20286,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceBufferMemoryRequirements(sbt_vk_d *d, VkD
 		uint64_t n1401;
 		int p1402;
 		SBT_VK_DT(sbt_vk_get_count(d, &n1401, &p1402, 1), "VkDeviceBufferMemoryRequirements.pCreateInfo");
+		if (!p1402 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceBufferMemoryRequirements.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p1402) {
 			VkBufferCreateInfo *t1400;
 			if (n1401 != 1)
@@ -17502,6 +20331,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryRequirementsInfo2(sbt_vk_d *d, VkIma
 	{
 		uint64_t v1405;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1405, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryRequirementsInfo2.image");
+		if (SBT_VK_UNLIKELY(!v1405 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryRequirementsInfo2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1405;
 	}
 	return SBT_VK_OK;
@@ -17538,6 +20369,8 @@ static sbt_vk_status sbt_vk_db_VkImageSparseMemoryRequirementsInfo2(sbt_vk_d *d,
 	{
 		uint64_t v1407;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1407, VK_OBJECT_TYPE_IMAGE, in), "VkImageSparseMemoryRequirementsInfo2.image");
+		if (SBT_VK_UNLIKELY(!v1407 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageSparseMemoryRequirementsInfo2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1407;
 	}
 	return SBT_VK_OK;
@@ -17579,6 +20412,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceImageMemoryRequirements(sbt_vk_d *d, VkDe
 		uint64_t n1410;
 		int p1411;
 		SBT_VK_DT(sbt_vk_get_count(d, &n1410, &p1411, 1), "VkDeviceImageMemoryRequirements.pCreateInfo");
+		if (!p1411 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceImageMemoryRequirements.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p1411) {
 			VkImageCreateInfo *t1409;
 			if (n1410 != 1)
@@ -17691,6 +20526,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDevicePointClippingProperties(sbt_vk_d 
 	{
 		int64_t v1419;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1419, 32), "VkPhysicalDevicePointClippingProperties.pointClippingBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPointClippingBehavior(v1419)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePointClippingProperties.pointClippingBehavior", v1419);
 		s->pointClippingBehavior = (VkPointClippingBehavior)v1419;
 	}
 	return SBT_VK_OK;
@@ -17849,6 +20686,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineTessellationDomainOriginStateCreateInfo
 	{
 		int64_t v1429;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1429, 32), "VkPipelineTessellationDomainOriginStateCreateInfo.domainOrigin");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTessellationDomainOrigin(v1429)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineTessellationDomainOriginStateCreateInfo.domainOrigin", v1429);
 		s->domainOrigin = (VkTessellationDomainOrigin)v1429;
 	}
 	return SBT_VK_OK;
@@ -17885,6 +20724,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerYcbcrConversionInfo(sbt_vk_d *d, VkSampl
 	{
 		uint64_t v1431;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1431, VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION, in), "VkSamplerYcbcrConversionInfo.conversion");
+		if (SBT_VK_UNLIKELY(!v1431 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSamplerYcbcrConversionInfo.conversion (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)v1431;
 	}
 	return SBT_VK_OK;
@@ -17930,32 +20771,44 @@ static sbt_vk_status sbt_vk_db_VkSamplerYcbcrConversionCreateInfo(sbt_vk_d *d, V
 	{
 		int64_t v1433;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1433, 32), "VkSamplerYcbcrConversionCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1433)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.format", v1433);
 		s->format = (VkFormat)v1433;
 	}
 	{
 		int64_t v1434;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1434, 32), "VkSamplerYcbcrConversionCreateInfo.ycbcrModel");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerYcbcrModelConversion(v1434)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.ycbcrModel", v1434);
 		s->ycbcrModel = (VkSamplerYcbcrModelConversion)v1434;
 	}
 	{
 		int64_t v1435;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1435, 32), "VkSamplerYcbcrConversionCreateInfo.ycbcrRange");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerYcbcrRange(v1435)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.ycbcrRange", v1435);
 		s->ycbcrRange = (VkSamplerYcbcrRange)v1435;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->components), sizeof(s->components)), "VkSamplerYcbcrConversionCreateInfo.components");
 	{
 		int64_t v1437;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1437, 32), "VkSamplerYcbcrConversionCreateInfo.xChromaOffset");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkChromaLocation(v1437)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.xChromaOffset", v1437);
 		s->xChromaOffset = (VkChromaLocation)v1437;
 	}
 	{
 		int64_t v1438;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1438, 32), "VkSamplerYcbcrConversionCreateInfo.yChromaOffset");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkChromaLocation(v1438)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.yChromaOffset", v1438);
 		s->yChromaOffset = (VkChromaLocation)v1438;
 	}
 	{
 		int64_t v1439;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1439, 32), "VkSamplerYcbcrConversionCreateInfo.chromaFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v1439)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.chromaFilter", v1439);
 		s->chromaFilter = (VkFilter)v1439;
 	}
 	{
@@ -18180,6 +21033,8 @@ static sbt_vk_status sbt_vk_db_VkConditionalRenderingBeginInfoEXT(sbt_vk_d *d, V
 	{
 		uint64_t v1452;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1452, VK_OBJECT_TYPE_BUFFER, in), "VkConditionalRenderingBeginInfoEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v1452 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkConditionalRenderingBeginInfoEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1452;
 	}
 	{
@@ -18509,6 +21364,8 @@ static sbt_vk_status sbt_vk_db_VkSampleLocationsInfoEXT(sbt_vk_d *d, VkSampleLoc
 		s->pSampleLocations = t1477;
 		if (p1479 && n1478 != (uint64_t)((uint64_t)s->sampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSampleLocationsInfoEXT.pSampleLocations (count differs from its length member)");
+		if (!p1479 && in && ((uint64_t)s->sampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSampleLocationsInfoEXT.pSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -18627,6 +21484,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_d 
 		}
 		if (p1491 && n1490 != (uint64_t)((uint64_t)s->attachmentInitialSampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations (count differs from its length member)");
+		if (!p1491 && in && ((uint64_t)s->attachmentInitialSampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1494;
@@ -18647,6 +21506,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_d 
 		}
 		if (p1500 && n1499 != (uint64_t)((uint64_t)s->postSubpassSampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations (count differs from its length member)");
+		if (!p1500 && in && ((uint64_t)s->postSubpassSampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -18805,6 +21666,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerReductionModeCreateInfo(sbt_vk_d *d, VkS
 	{
 		int64_t v1514;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1514, 32), "VkSamplerReductionModeCreateInfo.reductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerReductionMode(v1514)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerReductionModeCreateInfo.reductionMode", v1514);
 		s->reductionMode = (VkSamplerReductionMode)v1514;
 	}
 	return SBT_VK_OK;
@@ -18993,6 +21856,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sb
 	{
 		int64_t v1529;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1529, 32), "VkPipelineColorBlendAdvancedStateCreateInfoEXT.blendOverlap");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBlendOverlapEXT(v1529)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineColorBlendAdvancedStateCreateInfoEXT.blendOverlap", v1529);
 		s->blendOverlap = (VkBlendOverlapEXT)v1529;
 	}
 	return SBT_VK_OK;
@@ -19147,6 +22012,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_d *
 		s->pData = t1542;
 		if (p1544 && n1543 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetInlineUniformBlock.pData (count differs from its length member)");
+		if (!p1544 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetInlineUniformBlock.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19231,6 +22098,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCoverageModulationStateCreateInfoNV(sbt
 	{
 		int64_t v1549;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1549, 32), "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageModulationModeNV(v1549)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationMode", v1549);
 		s->coverageModulationMode = (VkCoverageModulationModeNV)v1549;
 	}
 	{
@@ -19300,6 +22169,8 @@ static sbt_vk_status sbt_vk_db_VkImageFormatListCreateInfo(sbt_vk_d *d, VkImageF
 		s->pViewFormats = t1559;
 		if (p1561 && n1560 != (uint64_t)((uint64_t)s->viewFormatCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageFormatListCreateInfo.pViewFormats (count differs from its length member)");
+		if (!p1561 && in && ((uint64_t)s->viewFormatCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageFormatListCreateInfo.pViewFormats (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19356,6 +22227,8 @@ static sbt_vk_status sbt_vk_db_VkValidationCacheCreateInfoEXT(sbt_vk_d *d, VkVal
 		s->pInitialData = t1566;
 		if (p1568 && n1567 != (uint64_t)((uint64_t)s->initialDataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationCacheCreateInfoEXT.pInitialData (count differs from its length member)");
+		if (!p1568 && in && ((uint64_t)s->initialDataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationCacheCreateInfoEXT.pInitialData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19391,6 +22264,8 @@ static sbt_vk_status sbt_vk_db_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk
 	{
 		uint64_t v1570;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1570, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, in), "VkShaderModuleValidationCacheCreateInfoEXT.validationCache");
+		if (SBT_VK_UNLIKELY(!v1570 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleValidationCacheCreateInfoEXT.validationCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->validationCache = (VkValidationCacheEXT)(uintptr_t)v1570;
 	}
 	return SBT_VK_OK;
@@ -19674,11 +22549,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceFloatControlsProperties(sbt_vk_d 
 	{
 		int64_t v1586;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1586, 32), "VkPhysicalDeviceFloatControlsProperties.denormBehaviorIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v1586)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceFloatControlsProperties.denormBehaviorIndependence", v1586);
 		s->denormBehaviorIndependence = (VkShaderFloatControlsIndependence)v1586;
 	}
 	{
 		int64_t v1587;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1587, 32), "VkPhysicalDeviceFloatControlsProperties.roundingModeIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v1587)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceFloatControlsProperties.roundingModeIndependence", v1587);
 		s->roundingModeIndependence = (VkShaderFloatControlsIndependence)v1587;
 	}
 	{
@@ -19826,6 +22705,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_d
 	{
 		int64_t v1606;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1606, 32), "VkDeviceQueueGlobalPriorityCreateInfoKHR.globalPriority");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueueGlobalPriorityKHR(v1606)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceQueueGlobalPriorityCreateInfoKHR.globalPriority", v1606);
 		s->globalPriority = (VkQueueGlobalPriorityKHR)v1606;
 	}
 	return SBT_VK_OK;
@@ -19939,6 +22820,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectNameInfoEXT(sbt_vk_d *d, VkDebu
 	{
 		int64_t v1612;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1612, 32), "VkDebugUtilsObjectNameInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v1612)))
+			sbt_vk_d_unknown_enum(d, "VkDebugUtilsObjectNameInfoEXT.objectType", v1612);
 		s->objectType = (VkObjectType)v1612;
 	}
 	{
@@ -19993,6 +22876,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectTagInfoEXT(sbt_vk_d *d, VkDebug
 	{
 		int64_t v1616;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1616, 32), "VkDebugUtilsObjectTagInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v1616)))
+			sbt_vk_d_unknown_enum(d, "VkDebugUtilsObjectTagInfoEXT.objectType", v1616);
 		s->objectType = (VkObjectType)v1616;
 	}
 	{
@@ -20018,6 +22903,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectTagInfoEXT(sbt_vk_d *d, VkDebug
 		s->pTag = t1621;
 		if (p1623 && n1622 != (uint64_t)((uint64_t)s->tagSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsObjectTagInfoEXT.pTag (count differs from its length member)");
+		if (!p1623 && in && ((uint64_t)s->tagSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsObjectTagInfoEXT.pTag (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -20054,6 +22941,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsLabelEXT(sbt_vk_d *d, VkDebugUtilsLab
 	{
 		const char *t1625;
 		SBT_VK_DT(sbt_vk_get_str(d, &t1625), "VkDebugUtilsLabelEXT.pLabelName");
+		if (!t1625 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsLabelEXT.pLabelName (NULL where vk.xml requires a string)");
 		s->pLabelName = t1625;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->color, sizeof(s->color)), "VkDebugUtilsLabelEXT.color");
@@ -20206,6 +23095,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 	{
 		const char *t1636;
 		SBT_VK_DT(sbt_vk_get_str(d, &t1636), "VkDebugUtilsMessengerCallbackDataEXT.pMessage");
+		if (!t1636 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pMessage (NULL where vk.xml requires a string)");
 		s->pMessage = t1636;
 	}
 	{
@@ -20227,6 +23118,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1643 && n1642 != (uint64_t)((uint64_t)s->queueLabelCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels (count differs from its length member)");
+		if (!p1643 && in && ((uint64_t)s->queueLabelCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1646;
@@ -20247,6 +23140,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1652 && n1651 != (uint64_t)((uint64_t)s->cmdBufLabelCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels (count differs from its length member)");
+		if (!p1652 && in && ((uint64_t)s->cmdBufLabelCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1655;
@@ -20267,6 +23162,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1661 && n1660 != (uint64_t)((uint64_t)s->objectCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pObjects (count differs from its length member)");
+		if (!p1661 && in && ((uint64_t)s->objectCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pObjects (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -20496,6 +23393,8 @@ static sbt_vk_status sbt_vk_db_VkCalibratedTimestampInfoEXT(sbt_vk_d *d, VkCalib
 	{
 		int64_t v1683;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1683, 32), "VkCalibratedTimestampInfoEXT.timeDomain");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTimeDomainEXT(v1683)))
+			sbt_vk_d_unknown_enum(d, "VkCalibratedTimestampInfoEXT.timeDomain", v1683);
 		s->timeDomain = (VkTimeDomainEXT)v1683;
 	}
 	return SBT_VK_OK;
@@ -20698,6 +23597,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationConservativeStateCreateInf
 	{
 		int64_t v1704;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1704, 32), "VkPipelineRasterizationConservativeStateCreateInfoEXT.conservativeRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkConservativeRasterizationModeEXT(v1704)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationConservativeStateCreateInfoEXT.conservativeRasterizationMode", v1704);
 		s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)v1704;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->extraPrimitiveOverestimationSize)), "VkPipelineRasterizationConservativeStateCreateInfoEXT.extraPrimitiveOverestimationSize");
@@ -21069,6 +23970,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_v
 		s->pBindingFlags = t1754;
 		if (p1756 && n1755 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags (count differs from its length member)");
+		if (!p1756 && in && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21118,6 +24021,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetVariableDescriptorCountAllocateInf
 		s->pDescriptorCounts = t1760;
 		if (p1762 && n1761 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts (count differs from its length member)");
+		if (!p1762 && in && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21203,6 +24108,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescription2(sbt_vk_d *d, VkAttachmen
 	{
 		int64_t v1767;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1767, 32), "VkAttachmentDescription2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1767)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.format", v1767);
 		s->format = (VkFormat)v1767;
 	}
 	{
@@ -21213,31 +24120,43 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescription2(sbt_vk_d *d, VkAttachmen
 	{
 		int64_t v1769;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1769, 32), "VkAttachmentDescription2.loadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v1769)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.loadOp", v1769);
 		s->loadOp = (VkAttachmentLoadOp)v1769;
 	}
 	{
 		int64_t v1770;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1770, 32), "VkAttachmentDescription2.storeOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v1770)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.storeOp", v1770);
 		s->storeOp = (VkAttachmentStoreOp)v1770;
 	}
 	{
 		int64_t v1771;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1771, 32), "VkAttachmentDescription2.stencilLoadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v1771)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.stencilLoadOp", v1771);
 		s->stencilLoadOp = (VkAttachmentLoadOp)v1771;
 	}
 	{
 		int64_t v1772;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1772, 32), "VkAttachmentDescription2.stencilStoreOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v1772)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.stencilStoreOp", v1772);
 		s->stencilStoreOp = (VkAttachmentStoreOp)v1772;
 	}
 	{
 		int64_t v1773;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1773, 32), "VkAttachmentDescription2.initialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1773)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.initialLayout", v1773);
 		s->initialLayout = (VkImageLayout)v1773;
 	}
 	{
 		int64_t v1774;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1774, 32), "VkAttachmentDescription2.finalLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1774)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.finalLayout", v1774);
 		s->finalLayout = (VkImageLayout)v1774;
 	}
 	return SBT_VK_OK;
@@ -21282,6 +24201,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentReference2(sbt_vk_d *d, VkAttachmentR
 	{
 		int64_t v1777;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1777, 32), "VkAttachmentReference2.layout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1777)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentReference2.layout", v1777);
 		s->layout = (VkImageLayout)v1777;
 	}
 	{
@@ -21375,6 +24296,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 	{
 		int64_t v1781;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1781, 32), "VkSubpassDescription2.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1781)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassDescription2.pipelineBindPoint", v1781);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1781;
 	}
 	{
@@ -21401,6 +24324,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		}
 		if (p1789 && n1788 != (uint64_t)((uint64_t)s->inputAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pInputAttachments (count differs from its length member)");
+		if (!p1789 && in && ((uint64_t)s->inputAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pInputAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1792;
@@ -21421,6 +24346,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		}
 		if (p1798 && n1797 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pColorAttachments (count differs from its length member)");
+		if (!p1798 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t n1805;
@@ -21463,6 +24390,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		s->pPreserveAttachments = t1815;
 		if (p1817 && n1816 != (uint64_t)((uint64_t)s->preserveAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pPreserveAttachments (count differs from its length member)");
+		if (!p1817 && in && ((uint64_t)s->preserveAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pPreserveAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21640,6 +24569,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1835 && n1834 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pAttachments (count differs from its length member)");
+		if (!p1835 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1838;
@@ -21660,6 +24591,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1844 && n1843 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pSubpasses (count differs from its length member)");
+		if (!p1844 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pSubpasses (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1847;
@@ -21680,6 +24613,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1853 && n1852 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pDependencies (count differs from its length member)");
+		if (!p1853 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pDependencies (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1856;
@@ -21694,6 +24629,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		s->pCorrelatedViewMasks = t1858;
 		if (p1860 && n1859 != (uint64_t)((uint64_t)s->correlatedViewMaskCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pCorrelatedViewMasks (count differs from its length member)");
+		if (!p1860 && in && ((uint64_t)s->correlatedViewMaskCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pCorrelatedViewMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21729,6 +24666,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassBeginInfo(sbt_vk_d *d, VkSubpassBeginInf
 	{
 		int64_t v1862;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1862, 32), "VkSubpassBeginInfo.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v1862)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassBeginInfo.contents", v1862);
 		s->contents = (VkSubpassContents)v1862;
 	}
 	return SBT_VK_OK;
@@ -21869,6 +24808,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreTypeCreateInfo(sbt_vk_d *d, VkSemaphor
 	{
 		int64_t v1869;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1869, 32), "VkSemaphoreTypeCreateInfo.semaphoreType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSemaphoreType(v1869)))
+			sbt_vk_d_unknown_enum(d, "VkSemaphoreTypeCreateInfo.semaphoreType", v1869);
 		s->semaphoreType = (VkSemaphoreType)v1869;
 	}
 	{
@@ -22013,6 +24954,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 				{
 					uint64_t v1892;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v1892, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreWaitInfo.pSemaphores");
+					if (SBT_VK_UNLIKELY(!v1892 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t1888[i1891] = (VkSemaphore)(uintptr_t)v1892;
 				}
 			}
@@ -22020,6 +24963,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 		}
 		if (p1890 && n1889 != (uint64_t)((uint64_t)s->semaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSemaphoreWaitInfo.pSemaphores (count differs from its length member)");
+		if (!p1890 && in && ((uint64_t)s->semaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pSemaphores (absent while its count is not 0)");
 	}
 	{
 		void *t1894;
@@ -22029,6 +24974,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 		s->pValues = t1894;
 		if (p1896 && n1895 != (uint64_t)((uint64_t)s->semaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSemaphoreWaitInfo.pValues (count differs from its length member)");
+		if (!p1896 && in && ((uint64_t)s->semaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -22066,6 +25013,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreSignalInfo(sbt_vk_d *d, VkSemaphoreSig
 	{
 		uint64_t v1898;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1898, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreSignalInfo.semaphore");
+		if (SBT_VK_UNLIKELY(!v1898 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreSignalInfo.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1898;
 	}
 	{
@@ -22133,6 +25082,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputDivisorStateCreateInfoEXT(sb
 		s->pVertexBindingDivisors = t1903;
 		if (p1905 && n1904 != (uint64_t)((uint64_t)s->vertexBindingDivisorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors (count differs from its length member)");
+		if (!p1905 && in && ((uint64_t)s->vertexBindingDivisorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -22922,6 +25873,8 @@ static sbt_vk_status sbt_vk_db_VkImageViewASTCDecodeModeEXT(sbt_vk_d *d, VkImage
 	{
 		int64_t v1976;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1976, 32), "VkImageViewASTCDecodeModeEXT.decodeMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1976)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewASTCDecodeModeEXT.decodeMode", v1976);
 		s->decodeMode = (VkFormat)v1976;
 	}
 	return SBT_VK_OK;
@@ -23293,6 +26246,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportExclusiveScissorStateCreateInfo
 		s->pExclusiveScissors = t2005;
 		if (p2007 && n2006 != (uint64_t)((uint64_t)s->exclusiveScissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors (count differs from its length member)");
+		if (!p2007 && in && ((uint64_t)s->exclusiveScissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23643,6 +26598,8 @@ sbt_vk_status sbt_vk_d_VkShadingRatePaletteNV(sbt_vk_d *d, VkShadingRatePaletteN
 		s->pShadingRatePaletteEntries = t2029;
 		if (p2031 && n2030 != (uint64_t)((uint64_t)s->shadingRatePaletteEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkShadingRatePaletteNV.pShadingRatePaletteEntries (count differs from its length member)");
+		if (!p2031 && in && ((uint64_t)s->shadingRatePaletteEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShadingRatePaletteNV.pShadingRatePaletteEntries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23697,6 +26654,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportShadingRateImageStateCreateInfo
 		}
 		if (p2039 && n2038 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes (count differs from its length member)");
+		if (!p2039 && in && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23874,6 +26833,8 @@ sbt_vk_status sbt_vk_d_VkCoarseSampleOrderCustomNV(sbt_vk_d *d, VkCoarseSampleOr
 	{
 		int64_t v2052;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2052, 32), "VkCoarseSampleOrderCustomNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShadingRatePaletteEntryNV(v2052)))
+			sbt_vk_d_unknown_enum(d, "VkCoarseSampleOrderCustomNV.shadingRate", v2052);
 		s->shadingRate = (VkShadingRatePaletteEntryNV)v2052;
 	}
 	{
@@ -23894,6 +26855,8 @@ sbt_vk_status sbt_vk_d_VkCoarseSampleOrderCustomNV(sbt_vk_d *d, VkCoarseSampleOr
 		s->pSampleLocations = t2056;
 		if (p2058 && n2057 != (uint64_t)((uint64_t)s->sampleLocationCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCoarseSampleOrderCustomNV.pSampleLocations (count differs from its length member)");
+		if (!p2058 && in && ((uint64_t)s->sampleLocationCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCoarseSampleOrderCustomNV.pSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23927,6 +26890,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportCoarseSampleOrderStateCreateInf
 	{
 		int64_t v2059;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2059, 32), "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.sampleOrderType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoarseSampleOrderTypeNV(v2059)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.sampleOrderType", v2059);
 		s->sampleOrderType = (VkCoarseSampleOrderTypeNV)v2059;
 	}
 	{
@@ -23948,6 +26913,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportCoarseSampleOrderStateCreateInf
 		}
 		if (p2066 && n2065 != (uint64_t)((uint64_t)s->customSampleOrderCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders (count differs from its length member)");
+		if (!p2066 && in && ((uint64_t)s->customSampleOrderCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -24379,6 +27346,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_d *d, 
 	{
 		int64_t v2116;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2116, 32), "VkRayTracingShaderGroupCreateInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRayTracingShaderGroupTypeKHR(v2116)))
+			sbt_vk_d_unknown_enum(d, "VkRayTracingShaderGroupCreateInfoNV.type", v2116);
 		s->type = (VkRayTracingShaderGroupTypeKHR)v2116;
 	}
 	{
@@ -24486,6 +27455,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 		}
 		if (p2129 && n2128 != (uint64_t)((uint64_t)s->stageCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRayTracingPipelineCreateInfoNV.pStages (count differs from its length member)");
+		if (!p2129 && in && ((uint64_t)s->stageCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.pStages (absent while its count is not 0)");
 	}
 	{
 		uint64_t v2132;
@@ -24506,6 +27477,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 		}
 		if (p2138 && n2137 != (uint64_t)((uint64_t)s->groupCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRayTracingPipelineCreateInfoNV.pGroups (count differs from its length member)");
+		if (!p2138 && in && ((uint64_t)s->groupCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.pGroups (absent while its count is not 0)");
 	}
 	{
 		uint64_t v2141;
@@ -24515,6 +27488,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 	{
 		uint64_t v2142;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2142, VK_OBJECT_TYPE_PIPELINE_LAYOUT, in), "VkRayTracingPipelineCreateInfoNV.layout");
+		if (SBT_VK_UNLIKELY(!v2142 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v2142;
 	}
 	{
@@ -24592,6 +27567,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryTrianglesNV(sbt_vk_d *d, VkGeometryTria
 	{
 		int64_t v2150;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2150, 32), "VkGeometryTrianglesNV.vertexFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2150)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryTrianglesNV.vertexFormat", v2150);
 		s->vertexFormat = (VkFormat)v2150;
 	}
 	{
@@ -24612,6 +27589,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryTrianglesNV(sbt_vk_d *d, VkGeometryTria
 	{
 		int64_t v2154;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2154, 32), "VkGeometryTrianglesNV.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v2154)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryTrianglesNV.indexType", v2154);
 		s->indexType = (VkIndexType)v2154;
 	}
 	{
@@ -24733,6 +27712,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryNV(sbt_vk_d *d, VkGeometryNV *s, int in
 	{
 		int64_t v2165;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2165, 32), "VkGeometryNV.geometryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkGeometryTypeKHR(v2165)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryNV.geometryType", v2165);
 		s->geometryType = (VkGeometryTypeKHR)v2165;
 	}
 	SBT_VK_DT(sbt_vk_d_VkGeometryDataNV(d, &(s->geometry), in), "VkGeometryNV.geometry");
@@ -24790,6 +27771,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureInfoNV(sbt_vk_d *d, VkAcce
 	{
 		int64_t v2169;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2169, 32), "VkAccelerationStructureInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2169)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureInfoNV.type", v2169);
 		s->type = (VkAccelerationStructureTypeKHR)v2169;
 	}
 	{
@@ -24821,6 +27804,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureInfoNV(sbt_vk_d *d, VkAcce
 		}
 		if (p2178 && n2177 != (uint64_t)((uint64_t)s->geometryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAccelerationStructureInfoNV.pGeometries (count differs from its length member)");
+		if (!p2178 && in && ((uint64_t)s->geometryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureInfoNV.pGeometries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -24902,11 +27887,15 @@ static sbt_vk_status sbt_vk_db_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_d 
 	{
 		uint64_t v2185;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2185, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, in), "VkBindAccelerationStructureMemoryInfoNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2185 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v2185;
 	}
 	{
 		uint64_t v2186;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2186, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindAccelerationStructureMemoryInfoNV.memory");
+		if (SBT_VK_UNLIKELY(!v2186 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v2186;
 	}
 	{
@@ -24927,6 +27916,8 @@ static sbt_vk_status sbt_vk_db_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_d 
 		s->pDeviceIndices = t2190;
 		if (p2192 && n2191 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices (count differs from its length member)");
+		if (!p2192 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -24993,6 +27984,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetAccelerationStructureKHR(sbt_
 		}
 		if (p2200 && n2199 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures (count differs from its length member)");
+		if (!p2200 && in && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25059,6 +28052,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetAccelerationStructureNV(sbt_v
 		}
 		if (p2210 && n2209 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures (count differs from its length member)");
+		if (!p2210 && in && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25096,11 +28091,15 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureMemoryRequirementsInfoNV(s
 	{
 		int64_t v2214;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2214, 32), "VkAccelerationStructureMemoryRequirementsInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureMemoryRequirementsTypeNV(v2214)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureMemoryRequirementsInfoNV.type", v2214);
 		s->type = (VkAccelerationStructureMemoryRequirementsTypeNV)v2214;
 	}
 	{
 		uint64_t v2215;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2215, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, in), "VkAccelerationStructureMemoryRequirementsInfoNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2215 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureMemoryRequirementsInfoNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v2215;
 	}
 	return SBT_VK_OK;
@@ -25657,6 +28656,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt
 	{
 		int64_t v2267;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2267, 32), "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v2267)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.sharingMode", v2267);
 		s->sharingMode = (VkSharingMode)v2267;
 	}
 	{
@@ -25672,6 +28673,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt
 		s->pQueueFamilyIndices = t2270;
 		if (p2272 && n2271 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices (count differs from its length member)");
+		if (!p2272 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25721,6 +28724,8 @@ static sbt_vk_status sbt_vk_db_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_
 		s->pDrmFormatModifiers = t2276;
 		if (p2278 && n2277 != (uint64_t)((uint64_t)s->drmFormatModifierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers (count differs from its length member)");
+		if (!p2278 && in && ((uint64_t)s->drmFormatModifierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25777,6 +28782,8 @@ static sbt_vk_status sbt_vk_db_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt
 		s->pPlaneLayouts = t2283;
 		if (p2285 && n2284 != (uint64_t)((uint64_t)s->drmFormatModifierPlaneCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts (count differs from its length member)");
+		if (!p2285 && in && ((uint64_t)s->drmFormatModifierPlaneCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25884,6 +28891,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_
 	{
 		int64_t v2291;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2291, 32), "VkDeviceMemoryOverallocationCreateInfoAMD.overallocationBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMemoryOverallocationBehaviorAMD(v2291)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceMemoryOverallocationCreateInfoAMD.overallocationBehavior", v2291);
 		s->overallocationBehavior = (VkMemoryOverallocationBehaviorAMD)v2291;
 	}
 	return SBT_VK_OK;
@@ -26214,6 +29223,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_
 		s->pFragmentDensityOffsets = t2316;
 		if (p2318 && n2317 != (uint64_t)((uint64_t)s->fragmentDensityOffsetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets (count differs from its length member)");
+		if (!p2318 && in && ((uint64_t)s->fragmentDensityOffsetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -26672,6 +29683,8 @@ static sbt_vk_status sbt_vk_db_VkBufferDeviceAddressInfo(sbt_vk_d *d, VkBufferDe
 	{
 		uint64_t v2346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2346, VK_OBJECT_TYPE_BUFFER, in), "VkBufferDeviceAddressInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v2346 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferDeviceAddressInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v2346;
 	}
 	return SBT_VK_OK;
@@ -26780,6 +29793,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_v
 	{
 		int64_t v2352;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2352, 32), "VkPhysicalDeviceImageViewImageFormatInfoEXT.imageViewType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageViewType(v2352)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageViewImageFormatInfoEXT.imageViewType", v2352);
 		s->imageViewType = (VkImageViewType)v2352;
 	}
 	return SBT_VK_OK;
@@ -26922,6 +29937,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferAttachmentsCreateInfo(sbt_vk_d *d, V
 		}
 		if (p2365 && n2364 != (uint64_t)((uint64_t)s->attachmentImageInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos (count differs from its length member)");
+		if (!p2365 && in && ((uint64_t)s->attachmentImageInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27002,6 +30019,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferAttachmentImageInfo(sbt_vk_d *d, VkF
 		s->pViewFormats = t2376;
 		if (p2378 && n2377 != (uint64_t)((uint64_t)s->viewFormatCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferAttachmentImageInfo.pViewFormats (count differs from its length member)");
+		if (!p2378 && in && ((uint64_t)s->viewFormatCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferAttachmentImageInfo.pViewFormats (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27061,6 +30080,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassAttachmentBeginInfo(sbt_vk_d *d, VkRe
 				{
 					uint64_t v2388;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v2388, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkRenderPassAttachmentBeginInfo.pAttachments");
+					if (SBT_VK_UNLIKELY(!v2388 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassAttachmentBeginInfo.pAttachments (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t2384[i2387] = (VkImageView)(uintptr_t)v2388;
 				}
 			}
@@ -27068,6 +30089,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassAttachmentBeginInfo(sbt_vk_d *d, VkRe
 		}
 		if (p2386 && n2385 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassAttachmentBeginInfo.pAttachments (count differs from its length member)");
+		if (!p2386 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassAttachmentBeginInfo.pAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27241,26 +30264,36 @@ static sbt_vk_status sbt_vk_db_VkCooperativeMatrixPropertiesNV(sbt_vk_d *d, VkCo
 	{
 		int64_t v2400;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2400, 32), "VkCooperativeMatrixPropertiesNV.AType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2400)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.AType", v2400);
 		s->AType = (VkComponentTypeNV)v2400;
 	}
 	{
 		int64_t v2401;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2401, 32), "VkCooperativeMatrixPropertiesNV.BType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2401)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.BType", v2401);
 		s->BType = (VkComponentTypeNV)v2401;
 	}
 	{
 		int64_t v2402;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2402, 32), "VkCooperativeMatrixPropertiesNV.CType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2402)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.CType", v2402);
 		s->CType = (VkComponentTypeNV)v2402;
 	}
 	{
 		int64_t v2403;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2403, 32), "VkCooperativeMatrixPropertiesNV.DType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2403)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.DType", v2403);
 		s->DType = (VkComponentTypeNV)v2403;
 	}
 	{
 		int64_t v2404;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2404, 32), "VkCooperativeMatrixPropertiesNV.scope");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkScopeNV(v2404)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.scope", v2404);
 		s->scope = (VkScopeNV)v2404;
 	}
 	return SBT_VK_OK;
@@ -27336,11 +30369,15 @@ static sbt_vk_status sbt_vk_db_VkImageViewHandleInfoNVX(sbt_vk_d *d, VkImageView
 	{
 		uint64_t v2408;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2408, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkImageViewHandleInfoNVX.imageView");
+		if (SBT_VK_UNLIKELY(!v2408 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageViewHandleInfoNVX.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v2408;
 	}
 	{
 		int64_t v2409;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2409, 32), "VkImageViewHandleInfoNVX.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v2409)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewHandleInfoNVX.descriptorType", v2409);
 		s->descriptorType = (VkDescriptorType)v2409;
 	}
 	{
@@ -27719,16 +30756,22 @@ static sbt_vk_status sbt_vk_db_VkPerformanceCounterKHR(sbt_vk_d *d, VkPerformanc
 	{
 		int64_t v2441;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2441, 32), "VkPerformanceCounterKHR.unit");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterUnitKHR(v2441)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.unit", v2441);
 		s->unit = (VkPerformanceCounterUnitKHR)v2441;
 	}
 	{
 		int64_t v2442;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2442, 32), "VkPerformanceCounterKHR.scope");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterScopeKHR(v2442)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.scope", v2442);
 		s->scope = (VkPerformanceCounterScopeKHR)v2442;
 	}
 	{
 		int64_t v2443;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2443, 32), "VkPerformanceCounterKHR.storage");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterStorageKHR(v2443)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.storage", v2443);
 		s->storage = (VkPerformanceCounterStorageKHR)v2443;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->uuid, sizeof(s->uuid)), "VkPerformanceCounterKHR.uuid");
@@ -27829,6 +30872,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_d *d, 
 		s->pCounterIndices = t2450;
 		if (p2452 && n2451 != (uint64_t)((uint64_t)s->counterIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices (count differs from its length member)");
+		if (!p2452 && in && ((uint64_t)s->counterIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -28022,6 +31067,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCoverageReductionStateCreateInfoNV(sbt_
 	{
 		int64_t v2464;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2464, 32), "VkPipelineCoverageReductionStateCreateInfoNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v2464)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineCoverageReductionStateCreateInfoNV.coverageReductionMode", v2464);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v2464;
 	}
 	return SBT_VK_OK;
@@ -28062,6 +31109,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferMixedSamplesCombinationNV(sbt_vk_d *
 	{
 		int64_t v2466;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2466, 32), "VkFramebufferMixedSamplesCombinationNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v2466)))
+			sbt_vk_d_unknown_enum(d, "VkFramebufferMixedSamplesCombinationNV.coverageReductionMode", v2466);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v2466;
 	}
 	{
@@ -28189,6 +31238,8 @@ sbt_vk_status sbt_vk_d_VkPerformanceValueDataINTEL(sbt_vk_d *d, VkPerformanceVal
 		{
 			const char *t2477;
 			SBT_VK_DT(sbt_vk_get_str(d, &t2477), "VkPerformanceValueDataINTEL.valueString");
+			if (!t2477 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPerformanceValueDataINTEL.valueString (NULL where vk.xml requires a string)");
 			s->valueString = t2477;
 		}
 		break;
@@ -28214,6 +31265,8 @@ sbt_vk_status sbt_vk_d_VkPerformanceValueINTEL(sbt_vk_d *d, VkPerformanceValueIN
 	{
 		int64_t v2478;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2478, 32), "VkPerformanceValueINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceValueTypeINTEL(v2478)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceValueINTEL.type", v2478);
 		s->type = (VkPerformanceValueTypeINTEL)v2478;
 	}
 	SBT_VK_DT(sbt_vk_d_VkPerformanceValueDataINTEL(d, &s->data, (int64_t)s->type, in), "VkPerformanceValueINTEL.data");
@@ -28272,6 +31325,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk
 	{
 		int64_t v2481;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2481, 32), "VkQueryPoolPerformanceQueryCreateInfoINTEL.performanceCountersSampling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryPoolSamplingModeINTEL(v2481)))
+			sbt_vk_d_unknown_enum(d, "VkQueryPoolPerformanceQueryCreateInfoINTEL.performanceCountersSampling", v2481);
 		s->performanceCountersSampling = (VkQueryPoolSamplingModeINTEL)v2481;
 	}
 	return SBT_VK_OK;
@@ -28383,6 +31438,8 @@ static sbt_vk_status sbt_vk_db_VkPerformanceOverrideInfoINTEL(sbt_vk_d *d, VkPer
 	{
 		int64_t v2487;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2487, 32), "VkPerformanceOverrideInfoINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceOverrideTypeINTEL(v2487)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceOverrideInfoINTEL.type", v2487);
 		s->type = (VkPerformanceOverrideTypeINTEL)v2487;
 	}
 	{
@@ -28429,6 +31486,8 @@ static sbt_vk_status sbt_vk_db_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk
 	{
 		int64_t v2491;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2491, 32), "VkPerformanceConfigurationAcquireInfoINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceConfigurationTypeINTEL(v2491)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceConfigurationAcquireInfoINTEL.type", v2491);
 		s->type = (VkPerformanceConfigurationTypeINTEL)v2491;
 	}
 	return SBT_VK_OK;
@@ -28708,6 +31767,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentReferenceStencilLayout(sbt_vk_d *d, V
 	{
 		int64_t v2509;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2509, 32), "VkAttachmentReferenceStencilLayout.stencilLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2509)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentReferenceStencilLayout.stencilLayout", v2509);
 		s->stencilLayout = (VkImageLayout)v2509;
 	}
 	return SBT_VK_OK;
@@ -28789,11 +31850,15 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescriptionStencilLayout(sbt_vk_d *d,
 	{
 		int64_t v2514;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2514, 32), "VkAttachmentDescriptionStencilLayout.stencilInitialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2514)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescriptionStencilLayout.stencilInitialLayout", v2514);
 		s->stencilInitialLayout = (VkImageLayout)v2514;
 	}
 	{
 		int64_t v2515;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2515, 32), "VkAttachmentDescriptionStencilLayout.stencilFinalLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2515)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescriptionStencilLayout.stencilFinalLayout", v2515);
 		s->stencilFinalLayout = (VkImageLayout)v2515;
 	}
 	return SBT_VK_OK;
@@ -28866,6 +31931,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineInfoKHR(sbt_vk_d *d, VkPipelineInfoKHR 
 	{
 		uint64_t v2519;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2519, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineInfoKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v2519 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineInfoKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v2519;
 	}
 	return SBT_VK_OK;
@@ -28950,6 +32017,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineExecutableInfoKHR(sbt_vk_d *d, VkPipeli
 	{
 		uint64_t v2524;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2524, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineExecutableInfoKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v2524 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineExecutableInfoKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v2524;
 	}
 	{
@@ -29051,6 +32120,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineExecutableStatisticKHR(sbt_vk_d *d, VkP
 	{
 		int64_t v2531;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2531, 32), "VkPipelineExecutableStatisticKHR.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineExecutableStatisticFormatKHR(v2531)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineExecutableStatisticKHR.format", v2531);
 		s->format = (VkPipelineExecutableStatisticFormatKHR)v2531;
 	}
 	SBT_VK_DT(sbt_vk_d_VkPipelineExecutableStatisticValueKHR(d, &s->value, (int64_t)s->format, in), "VkPipelineExecutableStatisticKHR.value");
@@ -29408,6 +32479,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_d
 	{
 		uint64_t v2558;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2558, VK_OBJECT_TYPE_RENDER_PASS, in), "VkSubpassShadingPipelineCreateInfoHUAWEI.renderPass");
+		if (SBT_VK_UNLIKELY(!v2558 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassShadingPipelineCreateInfoHUAWEI.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v2558;
 	}
 	{
@@ -29561,6 +32634,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_d *
 	{
 		uint64_t v2567;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2567, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkDeviceMemoryOpaqueCaptureAddressInfo.memory");
+		if (SBT_VK_UNLIKELY(!v2567 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceMemoryOpaqueCaptureAddressInfo.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v2567;
 	}
 	return SBT_VK_OK;
@@ -29704,6 +32779,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationLineStateCreateInfoEXT(sbt
 	{
 		int64_t v2578;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2578, 32), "VkPipelineRasterizationLineStateCreateInfoEXT.lineRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLineRasterizationModeEXT(v2578)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationLineStateCreateInfoEXT.lineRasterizationMode", v2578);
 		s->lineRasterizationMode = (VkLineRasterizationModeEXT)v2578;
 	}
 	{
@@ -29942,6 +33019,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan11Properties(sbt_vk_d *d, V
 	{
 		int64_t v2604;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2604, 32), "VkPhysicalDeviceVulkan11Properties.pointClippingBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPointClippingBehavior(v2604)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan11Properties.pointClippingBehavior", v2604);
 		s->pointClippingBehavior = (VkPointClippingBehavior)v2604;
 	}
 	{
@@ -30368,6 +33447,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan12Properties(sbt_vk_d *d, V
 	{
 		int64_t v2659;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2659, 32), "VkPhysicalDeviceVulkan12Properties.driverID");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDriverId(v2659)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.driverID", v2659);
 		s->driverID = (VkDriverId)v2659;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->driverName, VK_MAX_DRIVER_NAME_SIZE), "VkPhysicalDeviceVulkan12Properties.driverName");
@@ -30376,11 +33457,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan12Properties(sbt_vk_d *d, V
 	{
 		int64_t v2661;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2661, 32), "VkPhysicalDeviceVulkan12Properties.denormBehaviorIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v2661)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.denormBehaviorIndependence", v2661);
 		s->denormBehaviorIndependence = (VkShaderFloatControlsIndependence)v2661;
 	}
 	{
 		int64_t v2662;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2662, 32), "VkPhysicalDeviceVulkan12Properties.roundingModeIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v2662)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.roundingModeIndependence", v2662);
 		s->roundingModeIndependence = (VkShaderFloatControlsIndependence)v2662;
 	}
 	{
@@ -31187,6 +34272,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_d 
 	{
 		int64_t v2779;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2779, 32), "VkSamplerCustomBorderColorCreateInfoEXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2779)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCustomBorderColorCreateInfoEXT.format", v2779);
 		s->format = (VkFormat)v2779;
 	}
 	return SBT_VK_OK;
@@ -31414,6 +34501,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryTrianglesDataKHR(s
 	{
 		int64_t v2792;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2792, 32), "VkAccelerationStructureGeometryTrianglesDataKHR.vertexFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2792)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryTrianglesDataKHR.vertexFormat", v2792);
 		s->vertexFormat = (VkFormat)v2792;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->vertexData), sizeof(s->vertexData)), "VkAccelerationStructureGeometryTrianglesDataKHR.vertexData");
@@ -31430,6 +34519,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryTrianglesDataKHR(s
 	{
 		int64_t v2796;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2796, 32), "VkAccelerationStructureGeometryTrianglesDataKHR.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v2796)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryTrianglesDataKHR.indexType", v2796);
 		s->indexType = (VkIndexType)v2796;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->indexData), sizeof(s->indexData)), "VkAccelerationStructureGeometryTrianglesDataKHR.indexData");
@@ -31583,6 +34674,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryKHR(sbt_vk_d *d, V
 	{
 		int64_t v2809;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2809, 32), "VkAccelerationStructureGeometryKHR.geometryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkGeometryTypeKHR(v2809)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryKHR.geometryType", v2809);
 		s->geometryType = (VkGeometryTypeKHR)v2809;
 	}
 	SBT_VK_DT(sbt_vk_d_VkAccelerationStructureGeometryDataKHR(d, &s->geometry, (int64_t)s->geometryType, in), "VkAccelerationStructureGeometryKHR.geometry");
@@ -31657,6 +34750,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureBuildGeometryInfoKHR(sbt_v
 	{
 		int64_t v2812;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2812, 32), "VkAccelerationStructureBuildGeometryInfoKHR.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2812)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureBuildGeometryInfoKHR.type", v2812);
 		s->type = (VkAccelerationStructureTypeKHR)v2812;
 	}
 	{
@@ -31667,6 +34762,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureBuildGeometryInfoKHR(sbt_v
 	{
 		int64_t v2814;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2814, 32), "VkAccelerationStructureBuildGeometryInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBuildAccelerationStructureModeKHR(v2814)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureBuildGeometryInfoKHR.mode", v2814);
 		s->mode = (VkBuildAccelerationStructureModeKHR)v2814;
 	}
 	{
@@ -31770,6 +34867,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureCreateInfoKHR(sbt_vk_d *d,
 	{
 		uint64_t v2840;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2840, VK_OBJECT_TYPE_BUFFER, in), "VkAccelerationStructureCreateInfoKHR.buffer");
+		if (SBT_VK_UNLIKELY(!v2840 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureCreateInfoKHR.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v2840;
 	}
 	{
@@ -31785,6 +34884,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureCreateInfoKHR(sbt_vk_d *d,
 	{
 		int64_t v2843;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2843, 32), "VkAccelerationStructureCreateInfoKHR.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2843)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureCreateInfoKHR.type", v2843);
 		s->type = (VkAccelerationStructureTypeKHR)v2843;
 	}
 	{
@@ -31826,6 +34927,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureDeviceAddressInfoKHR(sbt_v
 	{
 		uint64_t v2846;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2846, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkAccelerationStructureDeviceAddressInfoKHR.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2846 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureDeviceAddressInfoKHR.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)v2846;
 	}
 	return SBT_VK_OK;
@@ -31867,6 +34970,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureVersionInfoKHR(sbt_vk_d *d
 		s->pVersionData = t2848;
 		if (p2850 && n2849 != (uint64_t)((uint64_t)(2*VK_UUID_SIZE)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAccelerationStructureVersionInfoKHR.pVersionData (count differs from its length member)");
+		if (!p2850 && in && ((uint64_t)(2*VK_UUID_SIZE)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureVersionInfoKHR.pVersionData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -31905,16 +35010,22 @@ static sbt_vk_status sbt_vk_db_VkCopyAccelerationStructureInfoKHR(sbt_vk_d *d, V
 	{
 		uint64_t v2852;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2852, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureInfoKHR.src");
+		if (SBT_VK_UNLIKELY(!v2852 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureInfoKHR.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureKHR)(uintptr_t)v2852;
 	}
 	{
 		uint64_t v2853;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2853, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureInfoKHR.dst");
+		if (SBT_VK_UNLIKELY(!v2853 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureInfoKHR.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureKHR)(uintptr_t)v2853;
 	}
 	{
 		int64_t v2854;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2854, 32), "VkCopyAccelerationStructureInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2854)))
+			sbt_vk_d_unknown_enum(d, "VkCopyAccelerationStructureInfoKHR.mode", v2854);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2854;
 	}
 	return SBT_VK_OK;
@@ -31953,12 +35064,16 @@ static sbt_vk_status sbt_vk_db_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk
 	{
 		uint64_t v2856;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2856, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureToMemoryInfoKHR.src");
+		if (SBT_VK_UNLIKELY(!v2856 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureToMemoryInfoKHR.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureKHR)(uintptr_t)v2856;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->dst), sizeof(s->dst)), "VkCopyAccelerationStructureToMemoryInfoKHR.dst");
 	{
 		int64_t v2858;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2858, 32), "VkCopyAccelerationStructureToMemoryInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2858)))
+			sbt_vk_d_unknown_enum(d, "VkCopyAccelerationStructureToMemoryInfoKHR.mode", v2858);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2858;
 	}
 	return SBT_VK_OK;
@@ -31999,11 +35114,15 @@ static sbt_vk_status sbt_vk_db_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk
 	{
 		uint64_t v2861;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2861, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyMemoryToAccelerationStructureInfoKHR.dst");
+		if (SBT_VK_UNLIKELY(!v2861 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMemoryToAccelerationStructureInfoKHR.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureKHR)(uintptr_t)v2861;
 	}
 	{
 		int64_t v2862;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2862, 32), "VkCopyMemoryToAccelerationStructureInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2862)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMemoryToAccelerationStructureInfoKHR.mode", v2862);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2862;
 	}
 	return SBT_VK_OK;
@@ -32064,6 +35183,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLibraryCreateInfoKHR(sbt_vk_d *d, VkPip
 				{
 					uint64_t v2872;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v2872, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineLibraryCreateInfoKHR.pLibraries");
+					if (SBT_VK_UNLIKELY(!v2872 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLibraryCreateInfoKHR.pLibraries (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t2868[i2871] = (VkPipeline)(uintptr_t)v2872;
 				}
 			}
@@ -32071,6 +35192,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLibraryCreateInfoKHR(sbt_vk_d *d, VkPip
 		}
 		if (p2870 && n2869 != (uint64_t)((uint64_t)s->libraryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLibraryCreateInfoKHR.pLibraries (count differs from its length member)");
+		if (!p2870 && in && ((uint64_t)s->libraryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLibraryCreateInfoKHR.pLibraries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33263,11 +36386,15 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferInfo2(sbt_vk_d *d, VkCopyBufferInfo2 
 	{
 		uint64_t v2977;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2977, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferInfo2.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v2977 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v2977;
 	}
 	{
 		uint64_t v2978;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2978, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferInfo2.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v2978 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v2978;
 	}
 	{
@@ -33289,6 +36416,8 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferInfo2(sbt_vk_d *d, VkCopyBufferInfo2 
 		}
 		if (p2985 && n2984 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyBufferInfo2.pRegions (count differs from its length member)");
+		if (!p2985 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33340,21 +36469,29 @@ static sbt_vk_status sbt_vk_db_VkCopyImageInfo2(sbt_vk_d *d, VkCopyImageInfo2 *s
 	{
 		uint64_t v2989;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2989, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v2989 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v2989;
 	}
 	{
 		int64_t v2990;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2990, 32), "VkCopyImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2990)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageInfo2.srcImageLayout", v2990);
 		s->srcImageLayout = (VkImageLayout)v2990;
 	}
 	{
 		uint64_t v2991;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2991, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v2991 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v2991;
 	}
 	{
 		int64_t v2992;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2992, 32), "VkCopyImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2992)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageInfo2.dstImageLayout", v2992);
 		s->dstImageLayout = (VkImageLayout)v2992;
 	}
 	{
@@ -33376,6 +36513,8 @@ static sbt_vk_status sbt_vk_db_VkCopyImageInfo2(sbt_vk_d *d, VkCopyImageInfo2 *s
 		}
 		if (p2999 && n2998 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyImageInfo2.pRegions (count differs from its length member)");
+		if (!p2999 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33428,21 +36567,29 @@ static sbt_vk_status sbt_vk_db_VkBlitImageInfo2(sbt_vk_d *d, VkBlitImageInfo2 *s
 	{
 		uint64_t v3003;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3003, VK_OBJECT_TYPE_IMAGE, in), "VkBlitImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3003 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3003;
 	}
 	{
 		int64_t v3004;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3004, 32), "VkBlitImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3004)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.srcImageLayout", v3004);
 		s->srcImageLayout = (VkImageLayout)v3004;
 	}
 	{
 		uint64_t v3005;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3005, VK_OBJECT_TYPE_IMAGE, in), "VkBlitImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3005 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3005;
 	}
 	{
 		int64_t v3006;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3006, 32), "VkBlitImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3006)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.dstImageLayout", v3006);
 		s->dstImageLayout = (VkImageLayout)v3006;
 	}
 	{
@@ -33464,10 +36611,14 @@ static sbt_vk_status sbt_vk_db_VkBlitImageInfo2(sbt_vk_d *d, VkBlitImageInfo2 *s
 		}
 		if (p3013 && n3012 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBlitImageInfo2.pRegions (count differs from its length member)");
+		if (!p3013 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	{
 		int64_t v3016;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3016, 32), "VkBlitImageInfo2.filter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v3016)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.filter", v3016);
 		s->filter = (VkFilter)v3016;
 	}
 	return SBT_VK_OK;
@@ -33519,16 +36670,22 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferToImageInfo2(sbt_vk_d *d, VkCopyBuffe
 	{
 		uint64_t v3018;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3018, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferToImageInfo2.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v3018 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v3018;
 	}
 	{
 		uint64_t v3019;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3019, VK_OBJECT_TYPE_IMAGE, in), "VkCopyBufferToImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3019 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3019;
 	}
 	{
 		int64_t v3020;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3020, 32), "VkCopyBufferToImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3020)))
+			sbt_vk_d_unknown_enum(d, "VkCopyBufferToImageInfo2.dstImageLayout", v3020);
 		s->dstImageLayout = (VkImageLayout)v3020;
 	}
 	{
@@ -33550,6 +36707,8 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferToImageInfo2(sbt_vk_d *d, VkCopyBuffe
 		}
 		if (p3027 && n3026 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyBufferToImageInfo2.pRegions (count differs from its length member)");
+		if (!p3027 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33600,16 +36759,22 @@ static sbt_vk_status sbt_vk_db_VkCopyImageToBufferInfo2(sbt_vk_d *d, VkCopyImage
 	{
 		uint64_t v3031;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3031, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageToBufferInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3031 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3031;
 	}
 	{
 		int64_t v3032;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3032, 32), "VkCopyImageToBufferInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3032)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageToBufferInfo2.srcImageLayout", v3032);
 		s->srcImageLayout = (VkImageLayout)v3032;
 	}
 	{
 		uint64_t v3033;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3033, VK_OBJECT_TYPE_BUFFER, in), "VkCopyImageToBufferInfo2.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v3033 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v3033;
 	}
 	{
@@ -33631,6 +36796,8 @@ static sbt_vk_status sbt_vk_db_VkCopyImageToBufferInfo2(sbt_vk_d *d, VkCopyImage
 		}
 		if (p3040 && n3039 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyImageToBufferInfo2.pRegions (count differs from its length member)");
+		if (!p3040 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33682,21 +36849,29 @@ static sbt_vk_status sbt_vk_db_VkResolveImageInfo2(sbt_vk_d *d, VkResolveImageIn
 	{
 		uint64_t v3044;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3044, VK_OBJECT_TYPE_IMAGE, in), "VkResolveImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3044 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3044;
 	}
 	{
 		int64_t v3045;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3045, 32), "VkResolveImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3045)))
+			sbt_vk_d_unknown_enum(d, "VkResolveImageInfo2.srcImageLayout", v3045);
 		s->srcImageLayout = (VkImageLayout)v3045;
 	}
 	{
 		uint64_t v3046;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3046, VK_OBJECT_TYPE_IMAGE, in), "VkResolveImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3046 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3046;
 	}
 	{
 		int64_t v3047;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3047, 32), "VkResolveImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3047)))
+			sbt_vk_d_unknown_enum(d, "VkResolveImageInfo2.dstImageLayout", v3047);
 		s->dstImageLayout = (VkImageLayout)v3047;
 	}
 	{
@@ -33718,6 +36893,8 @@ static sbt_vk_status sbt_vk_db_VkResolveImageInfo2(sbt_vk_d *d, VkResolveImageIn
 		}
 		if (p3054 && n3053 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkResolveImageInfo2.pRegions (count differs from its length member)");
+		if (!p3054 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34212,11 +37389,15 @@ static sbt_vk_status sbt_vk_db_VkPipelineFragmentShadingRateEnumStateCreateInfoN
 	{
 		int64_t v3102;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3102, 32), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRateType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateTypeNV(v3102)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRateType", v3102);
 		s->shadingRateType = (VkFragmentShadingRateTypeNV)v3102;
 	}
 	{
 		int64_t v3103;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3103, 32), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateNV(v3103)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRate", v3103);
 		s->shadingRate = (VkFragmentShadingRateNV)v3103;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->combinerOps, sizeof(s->combinerOps)), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.combinerOps");
@@ -34395,6 +37576,8 @@ sbt_vk_status sbt_vk_d_VkMutableDescriptorTypeListEXT(sbt_vk_d *d, VkMutableDesc
 		s->pDescriptorTypes = t3116;
 		if (p3118 && n3117 != (uint64_t)((uint64_t)s->descriptorTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMutableDescriptorTypeListEXT.pDescriptorTypes (count differs from its length member)");
+		if (!p3118 && in && ((uint64_t)s->descriptorTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMutableDescriptorTypeListEXT.pDescriptorTypes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34442,6 +37625,8 @@ static sbt_vk_status sbt_vk_db_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_d *d,
 		}
 		if (p3125 && n3124 != (uint64_t)((uint64_t)s->mutableDescriptorTypeListCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists (count differs from its length member)");
+		if (!p3125 && in && ((uint64_t)s->mutableDescriptorTypeListCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34635,6 +37820,8 @@ static sbt_vk_status sbt_vk_db_VkVertexInputBindingDescription2EXT(sbt_vk_d *d, 
 	{
 		int64_t v3139;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3139, 32), "VkVertexInputBindingDescription2EXT.inputRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkVertexInputRate(v3139)))
+			sbt_vk_d_unknown_enum(d, "VkVertexInputBindingDescription2EXT.inputRate", v3139);
 		s->inputRate = (VkVertexInputRate)v3139;
 	}
 	{
@@ -34690,6 +37877,8 @@ static sbt_vk_status sbt_vk_db_VkVertexInputAttributeDescription2EXT(sbt_vk_d *d
 	{
 		int64_t v3144;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3144, 32), "VkVertexInputAttributeDescription2EXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3144)))
+			sbt_vk_d_unknown_enum(d, "VkVertexInputAttributeDescription2EXT.format", v3144);
 		s->format = (VkFormat)v3144;
 	}
 	{
@@ -34781,6 +37970,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorWriteCreateInfoEXT(sbt_vk_d *d, Vk
 		s->pColorWriteEnables = t3151;
 		if (p3153 && n3152 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables (count differs from its length member)");
+		if (!p3153 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34901,11 +38092,15 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier2(sbt_vk_d *d, VkImageMemoryB
 	{
 		int64_t v3164;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3164, 32), "VkImageMemoryBarrier2.oldLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3164)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier2.oldLayout", v3164);
 		s->oldLayout = (VkImageLayout)v3164;
 	}
 	{
 		int64_t v3165;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3165, 32), "VkImageMemoryBarrier2.newLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3165)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier2.newLayout", v3165);
 		s->newLayout = (VkImageLayout)v3165;
 	}
 	{
@@ -34921,6 +38116,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier2(sbt_vk_d *d, VkImageMemoryB
 	{
 		uint64_t v3168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3168, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryBarrier2.image");
+		if (SBT_VK_UNLIKELY(!v3168 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryBarrier2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v3168;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->subresourceRange), sizeof(s->subresourceRange)), "VkImageMemoryBarrier2.subresourceRange");
@@ -34997,6 +38194,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryBarrier2(sbt_vk_d *d, VkBufferMemor
 	{
 		uint64_t v3177;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3177, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryBarrier2.buffer");
+		if (SBT_VK_UNLIKELY(!v3177 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryBarrier2.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3177;
 	}
 	{
@@ -35101,6 +38300,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3188 && n3187 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pMemoryBarriers (count differs from its length member)");
+		if (!p3188 && in && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3191;
@@ -35121,6 +38322,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3197 && n3196 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p3197 && in && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3200;
@@ -35141,6 +38344,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3206 && n3205 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pImageMemoryBarriers (count differs from its length member)");
+		if (!p3206 && in && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35180,6 +38385,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreSubmitInfo(sbt_vk_d *d, VkSemaphoreSub
 	{
 		uint64_t v3210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3210, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreSubmitInfo.semaphore");
+		if (SBT_VK_UNLIKELY(!v3210 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreSubmitInfo.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v3210;
 	}
 	{
@@ -35233,6 +38440,8 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferSubmitInfo(sbt_vk_d *d, VkCommandB
 	{
 		uint64_t v3215;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3215, VK_OBJECT_TYPE_COMMAND_BUFFER, in), "VkCommandBufferSubmitInfo.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v3215 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferSubmitInfo.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v3215;
 	}
 	{
@@ -35332,6 +38541,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3225 && n3224 != (uint64_t)((uint64_t)s->waitSemaphoreInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pWaitSemaphoreInfos (count differs from its length member)");
+		if (!p3225 && in && ((uint64_t)s->waitSemaphoreInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pWaitSemaphoreInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3228;
@@ -35352,6 +38563,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3234 && n3233 != (uint64_t)((uint64_t)s->commandBufferInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pCommandBufferInfos (count differs from its length member)");
+		if (!p3234 && in && ((uint64_t)s->commandBufferInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pCommandBufferInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3237;
@@ -35372,6 +38585,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3243 && n3242 != (uint64_t)((uint64_t)s->signalSemaphoreInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pSignalSemaphoreInfos (count differs from its length member)");
+		if (!p3243 && in && ((uint64_t)s->signalSemaphoreInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pSignalSemaphoreInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35857,6 +39072,8 @@ static sbt_vk_status sbt_vk_db_VkVideoProfileListInfoKHR(sbt_vk_d *d, VkVideoPro
 		}
 		if (p3279 && n3278 != (uint64_t)((uint64_t)s->profileCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoProfileListInfoKHR.pProfiles (count differs from its length member)");
+		if (!p3279 && in && ((uint64_t)s->profileCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoProfileListInfoKHR.pProfiles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35934,6 +39151,8 @@ static sbt_vk_status sbt_vk_db_VkVideoFormatPropertiesKHR(sbt_vk_d *d, VkVideoFo
 	{
 		int64_t v3285;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3285, 32), "VkVideoFormatPropertiesKHR.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3285)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.format", v3285);
 		s->format = (VkFormat)v3285;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->componentMapping), sizeof(s->componentMapping)), "VkVideoFormatPropertiesKHR.componentMapping");
@@ -35945,11 +39164,15 @@ static sbt_vk_status sbt_vk_db_VkVideoFormatPropertiesKHR(sbt_vk_d *d, VkVideoFo
 	{
 		int64_t v3288;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3288, 32), "VkVideoFormatPropertiesKHR.imageType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v3288)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.imageType", v3288);
 		s->imageType = (VkImageType)v3288;
 	}
 	{
 		int64_t v3289;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3289, 32), "VkVideoFormatPropertiesKHR.imageTiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v3289)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.imageTiling", v3289);
 		s->imageTiling = (VkImageTiling)v3289;
 	}
 	{
@@ -36163,6 +39386,8 @@ static sbt_vk_status sbt_vk_db_VkBindVideoSessionMemoryInfoKHR(sbt_vk_d *d, VkBi
 	{
 		uint64_t v3311;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3311, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindVideoSessionMemoryInfoKHR.memory");
+		if (SBT_VK_UNLIKELY(!v3311 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindVideoSessionMemoryInfoKHR.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v3311;
 	}
 	{
@@ -36220,6 +39445,8 @@ static sbt_vk_status sbt_vk_db_VkVideoPictureResourceInfoKHR(sbt_vk_d *d, VkVide
 	{
 		uint64_t v3318;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3318, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkVideoPictureResourceInfoKHR.imageViewBinding");
+		if (SBT_VK_UNLIKELY(!v3318 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoPictureResourceInfoKHR.imageViewBinding (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageViewBinding = (VkImageView)(uintptr_t)v3318;
 	}
 	return SBT_VK_OK;
@@ -36407,6 +39634,8 @@ static sbt_vk_status sbt_vk_db_VkVideoDecodeInfoKHR(sbt_vk_d *d, VkVideoDecodeIn
 	{
 		uint64_t v3331;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3331, VK_OBJECT_TYPE_BUFFER, in), "VkVideoDecodeInfoKHR.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v3331 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoDecodeInfoKHR.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v3331;
 	}
 	{
@@ -36452,6 +39681,8 @@ static sbt_vk_status sbt_vk_db_VkVideoDecodeInfoKHR(sbt_vk_d *d, VkVideoDecodeIn
 		}
 		if (p3345 && n3344 != (uint64_t)((uint64_t)s->referenceSlotCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoDecodeInfoKHR.pReferenceSlots (count differs from its length member)");
+		if (!p3345 && in && ((uint64_t)s->referenceSlotCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoDecodeInfoKHR.pReferenceSlots (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -36514,6 +39745,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 		uint64_t n3352;
 		int p3353;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3352, &p3353, 1), "VkVideoSessionCreateInfoKHR.pVideoProfile");
+		if (!p3353 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionCreateInfoKHR.pVideoProfile (NULL where vk.xml requires a pointer)");
 		if (p3353) {
 			VkVideoProfileInfoKHR *t3351;
 			if (n3352 != 1)
@@ -36526,12 +39759,16 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 	{
 		int64_t v3355;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3355, 32), "VkVideoSessionCreateInfoKHR.pictureFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3355)))
+			sbt_vk_d_unknown_enum(d, "VkVideoSessionCreateInfoKHR.pictureFormat", v3355);
 		s->pictureFormat = (VkFormat)v3355;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->maxCodedExtent), sizeof(s->maxCodedExtent)), "VkVideoSessionCreateInfoKHR.maxCodedExtent");
 	{
 		int64_t v3357;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3357, 32), "VkVideoSessionCreateInfoKHR.referencePictureFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3357)))
+			sbt_vk_d_unknown_enum(d, "VkVideoSessionCreateInfoKHR.referencePictureFormat", v3357);
 		s->referencePictureFormat = (VkFormat)v3357;
 	}
 	{
@@ -36548,6 +39785,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 		uint64_t n3361;
 		int p3362;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3361, &p3362, 1), "VkVideoSessionCreateInfoKHR.pStdHeaderVersion");
+		if (!p3362 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionCreateInfoKHR.pStdHeaderVersion (NULL where vk.xml requires a pointer)");
 		if (p3362) {
 			VkExtensionProperties *t3360;
 			if (n3361 != 1)
@@ -36604,6 +39843,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionParametersCreateInfoKHR(sbt_vk_d *d
 	{
 		uint64_t v3367;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3367, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, in), "VkVideoSessionParametersCreateInfoKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v3367 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionParametersCreateInfoKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v3367;
 	}
 	return SBT_VK_OK;
@@ -36696,6 +39937,8 @@ static sbt_vk_status sbt_vk_db_VkVideoBeginCodingInfoKHR(sbt_vk_d *d, VkVideoBeg
 	{
 		uint64_t v3372;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3372, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, in), "VkVideoBeginCodingInfoKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v3372 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoBeginCodingInfoKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v3372;
 	}
 	{
@@ -36722,6 +39965,8 @@ static sbt_vk_status sbt_vk_db_VkVideoBeginCodingInfoKHR(sbt_vk_d *d, VkVideoBeg
 		}
 		if (p3380 && n3379 != (uint64_t)((uint64_t)s->referenceSlotCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoBeginCodingInfoKHR.pReferenceSlots (count differs from its length member)");
+		if (!p3380 && in && ((uint64_t)s->referenceSlotCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoBeginCodingInfoKHR.pReferenceSlots (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -37047,6 +40292,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationProvokingVertexStateCreate
 	{
 		int64_t v3405;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3405, 32), "VkPipelineRasterizationProvokingVertexStateCreateInfoEXT.provokingVertexMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkProvokingVertexModeEXT(v3405)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationProvokingVertexStateCreateInfoEXT.provokingVertexMode", v3405);
 		s->provokingVertexMode = (VkProvokingVertexModeEXT)v3405;
 	}
 	return SBT_VK_OK;
@@ -37097,6 +40344,8 @@ static sbt_vk_status sbt_vk_db_VkCuModuleCreateInfoNVX(sbt_vk_d *d, VkCuModuleCr
 		s->pData = t3409;
 		if (p3411 && n3410 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCuModuleCreateInfoNVX.pData (count differs from its length member)");
+		if (!p3411 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuModuleCreateInfoNVX.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -37133,11 +40382,15 @@ static sbt_vk_status sbt_vk_db_VkCuFunctionCreateInfoNVX(sbt_vk_d *d, VkCuFuncti
 	{
 		uint64_t v3413;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3413, VK_OBJECT_TYPE_CU_MODULE_NVX, in), "VkCuFunctionCreateInfoNVX.module");
+		if (SBT_VK_UNLIKELY(!v3413 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuFunctionCreateInfoNVX.module (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->module = (VkCuModuleNVX)(uintptr_t)v3413;
 	}
 	{
 		const char *t3414;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3414), "VkCuFunctionCreateInfoNVX.pName");
+		if (!t3414 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuFunctionCreateInfoNVX.pName (NULL where vk.xml requires a string)");
 		s->pName = t3414;
 	}
 	return SBT_VK_OK;
@@ -37507,6 +40760,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorAddressInfoEXT(sbt_vk_d *d, VkDescrip
 	{
 		int64_t v3459;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3459, 32), "VkDescriptorAddressInfoEXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3459)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorAddressInfoEXT.format", v3459);
 		s->format = (VkFormat)v3459;
 	}
 	return SBT_VK_OK;
@@ -37586,6 +40841,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorBufferBindingPushDescriptorBufferHand
 	{
 		uint64_t v3464;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3464, VK_OBJECT_TYPE_BUFFER, in), "VkDescriptorBufferBindingPushDescriptorBufferHandleEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v3464 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorBufferBindingPushDescriptorBufferHandleEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3464;
 	}
 	return SBT_VK_OK;
@@ -37682,6 +40939,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3467;
 			int p3468;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3467, &p3468, 1), "VkDescriptorDataEXT.pSampler");
+			if (!p3468 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pSampler (NULL where vk.xml requires a pointer)");
 			if (p3468) {
 				VkSampler *t3466;
 				if (n3467 != 1)
@@ -37701,6 +40960,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3471;
 			int p3472;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3471, &p3472, 1), "VkDescriptorDataEXT.pCombinedImageSampler");
+			if (!p3472 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pCombinedImageSampler (NULL where vk.xml requires a pointer)");
 			if (p3472) {
 				VkDescriptorImageInfo *t3470;
 				if (n3471 != 1)
@@ -37716,6 +40977,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3475;
 			int p3476;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3475, &p3476, 1), "VkDescriptorDataEXT.pInputAttachmentImage");
+			if (!p3476 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pInputAttachmentImage (NULL where vk.xml requires a pointer)");
 			if (p3476) {
 				VkDescriptorImageInfo *t3474;
 				if (n3475 != 1)
@@ -37847,6 +41110,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorGetInfoEXT(sbt_vk_d *d, VkDescriptorG
 	{
 		int64_t v3503;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3503, 32), "VkDescriptorGetInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v3503)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorGetInfoEXT.type", v3503);
 		s->type = (VkDescriptorType)v3503;
 	}
 	SBT_VK_DT(sbt_vk_d_VkDescriptorDataEXT(d, &s->data, (int64_t)s->type, in), "VkDescriptorGetInfoEXT.data");
@@ -38390,6 +41655,8 @@ static sbt_vk_status sbt_vk_db_VkMemoryGetRemoteAddressInfoNV(sbt_vk_d *d, VkMem
 	{
 		uint64_t v3557;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3557, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMemoryGetRemoteAddressInfoNV.memory");
+		if (SBT_VK_UNLIKELY(!v3557 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMemoryGetRemoteAddressInfoNV.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v3557;
 	}
 	{
@@ -38632,15 +41899,21 @@ static sbt_vk_status sbt_vk_db_VkPipelineRenderingCreateInfo(sbt_vk_d *d, VkPipe
 		s->pColorAttachmentFormats = t3581;
 		if (p3583 && n3582 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats (count differs from its length member)");
+		if (!p3583 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats (absent while its count is not 0)");
 	}
 	{
 		int64_t v3584;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3584, 32), "VkPipelineRenderingCreateInfo.depthAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3584)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRenderingCreateInfo.depthAttachmentFormat", v3584);
 		s->depthAttachmentFormat = (VkFormat)v3584;
 	}
 	{
 		int64_t v3585;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3585, 32), "VkPipelineRenderingCreateInfo.stencilAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3585)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRenderingCreateInfo.stencilAttachmentFormat", v3585);
 		s->stencilAttachmentFormat = (VkFormat)v3585;
 	}
 	return SBT_VK_OK;
@@ -38733,6 +42006,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingInfo(sbt_vk_d *d, VkRenderingInfo *s, 
 		}
 		if (p3597 && n3596 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderingInfo.pColorAttachments (count differs from its length member)");
+		if (!p3597 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderingInfo.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t n3601;
@@ -38807,6 +42082,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingAttachmentInfo(sbt_vk_d *d, VkRenderin
 	{
 		int64_t v3610;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3610, 32), "VkRenderingAttachmentInfo.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3610)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.imageLayout", v3610);
 		s->imageLayout = (VkImageLayout)v3610;
 	}
 	{
@@ -38822,16 +42099,22 @@ static sbt_vk_status sbt_vk_db_VkRenderingAttachmentInfo(sbt_vk_d *d, VkRenderin
 	{
 		int64_t v3613;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3613, 32), "VkRenderingAttachmentInfo.resolveImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3613)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.resolveImageLayout", v3613);
 		s->resolveImageLayout = (VkImageLayout)v3613;
 	}
 	{
 		int64_t v3614;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3614, 32), "VkRenderingAttachmentInfo.loadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v3614)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.loadOp", v3614);
 		s->loadOp = (VkAttachmentLoadOp)v3614;
 	}
 	{
 		int64_t v3615;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3615, 32), "VkRenderingAttachmentInfo.storeOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v3615)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.storeOp", v3615);
 		s->storeOp = (VkAttachmentStoreOp)v3615;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->clearValue), sizeof(s->clearValue)), "VkRenderingAttachmentInfo.clearValue");
@@ -38877,6 +42160,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingFragmentShadingRateAttachmentInfoKHR(s
 	{
 		int64_t v3619;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3619, 32), "VkRenderingFragmentShadingRateAttachmentInfoKHR.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3619)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingFragmentShadingRateAttachmentInfoKHR.imageLayout", v3619);
 		s->imageLayout = (VkImageLayout)v3619;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->shadingRateAttachmentTexelSize), sizeof(s->shadingRateAttachmentTexelSize)), "VkRenderingFragmentShadingRateAttachmentInfoKHR.shadingRateAttachmentTexelSize");
@@ -38916,11 +42201,15 @@ static sbt_vk_status sbt_vk_db_VkRenderingFragmentDensityMapAttachmentInfoEXT(sb
 	{
 		uint64_t v3622;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3622, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageView");
+		if (SBT_VK_UNLIKELY(!v3622 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v3622;
 	}
 	{
 		int64_t v3623;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3623, 32), "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3623)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageLayout", v3623);
 		s->imageLayout = (VkImageLayout)v3623;
 	}
 	return SBT_VK_OK;
@@ -39024,15 +42313,21 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferInheritanceRenderingInfo(sbt_vk_d 
 		s->pColorAttachmentFormats = t3631;
 		if (p3633 && n3632 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats (count differs from its length member)");
+		if (!p3633 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats (absent while its count is not 0)");
 	}
 	{
 		int64_t v3634;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3634, 32), "VkCommandBufferInheritanceRenderingInfo.depthAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3634)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferInheritanceRenderingInfo.depthAttachmentFormat", v3634);
 		s->depthAttachmentFormat = (VkFormat)v3634;
 	}
 	{
 		int64_t v3635;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3635, 32), "VkCommandBufferInheritanceRenderingInfo.stencilAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3635)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferInheritanceRenderingInfo.stencilAttachmentFormat", v3635);
 		s->stencilAttachmentFormat = (VkFormat)v3635;
 	}
 	{
@@ -39089,6 +42384,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentSampleCountInfoAMD(sbt_vk_d *d, VkAtt
 		s->pColorAttachmentSamples = t3640;
 		if (p3642 && n3641 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples (count differs from its length member)");
+		if (!p3642 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3643;
@@ -39478,6 +42775,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetBindingReferenceVALVE(sbt_vk_d *d,
 	{
 		uint64_t v3667;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3667, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, in), "VkDescriptorSetBindingReferenceVALVE.descriptorSetLayout");
+		if (SBT_VK_UNLIKELY(!v3667 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetBindingReferenceVALVE.descriptorSetLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)v3667;
 	}
 	{
@@ -39644,6 +42943,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineShaderStageModuleIdentifierCreateInfoEX
 		s->pIdentifier = t3678;
 		if (p3680 && n3679 != (uint64_t)((uint64_t)s->identifierSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier (count differs from its length member)");
+		if (!p3680 && in && ((uint64_t)s->identifierSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -40045,6 +43346,8 @@ sbt_vk_status sbt_vk_d_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_d *d, VkRenderP
 	{
 		int64_t v3708;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3708, 32), "VkRenderPassSubpassFeedbackInfoEXT.subpassMergeStatus");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassMergeStatusEXT(v3708)))
+			sbt_vk_d_unknown_enum(d, "VkRenderPassSubpassFeedbackInfoEXT.subpassMergeStatus", v3708);
 		s->subpassMergeStatus = (VkSubpassMergeStatusEXT)v3708;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->description, VK_MAX_DESCRIPTION_SIZE), "VkRenderPassSubpassFeedbackInfoEXT.description");
@@ -40182,6 +43485,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapBuildInfoEXT(sbt_vk_d *d, VkMicromapBui
 	{
 		int64_t v3717;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3717, 32), "VkMicromapBuildInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMicromapTypeEXT(v3717)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapBuildInfoEXT.type", v3717);
 		s->type = (VkMicromapTypeEXT)v3717;
 	}
 	{
@@ -40192,6 +43497,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapBuildInfoEXT(sbt_vk_d *d, VkMicromapBui
 	{
 		int64_t v3719;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3719, 32), "VkMicromapBuildInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBuildMicromapModeEXT(v3719)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapBuildInfoEXT.mode", v3719);
 		s->mode = (VkBuildMicromapModeEXT)v3719;
 	}
 	{
@@ -40291,6 +43598,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapCreateInfoEXT(sbt_vk_d *d, VkMicromapCr
 	{
 		uint64_t v3743;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3743, VK_OBJECT_TYPE_BUFFER, in), "VkMicromapCreateInfoEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v3743 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMicromapCreateInfoEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3743;
 	}
 	{
@@ -40306,6 +43615,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapCreateInfoEXT(sbt_vk_d *d, VkMicromapCr
 	{
 		int64_t v3746;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3746, 32), "VkMicromapCreateInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMicromapTypeEXT(v3746)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapCreateInfoEXT.type", v3746);
 		s->type = (VkMicromapTypeEXT)v3746;
 	}
 	{
@@ -40352,6 +43663,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapVersionInfoEXT(sbt_vk_d *d, VkMicromapV
 		s->pVersionData = t3749;
 		if (p3751 && n3750 != (uint64_t)((uint64_t)(2*VK_UUID_SIZE)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMicromapVersionInfoEXT.pVersionData (count differs from its length member)");
+		if (!p3751 && in && ((uint64_t)(2*VK_UUID_SIZE)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMicromapVersionInfoEXT.pVersionData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -40390,16 +43703,22 @@ static sbt_vk_status sbt_vk_db_VkCopyMicromapInfoEXT(sbt_vk_d *d, VkCopyMicromap
 	{
 		uint64_t v3753;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3753, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapInfoEXT.src");
+		if (SBT_VK_UNLIKELY(!v3753 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapInfoEXT.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkMicromapEXT)(uintptr_t)v3753;
 	}
 	{
 		uint64_t v3754;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3754, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapInfoEXT.dst");
+		if (SBT_VK_UNLIKELY(!v3754 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapInfoEXT.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkMicromapEXT)(uintptr_t)v3754;
 	}
 	{
 		int64_t v3755;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3755, 32), "VkCopyMicromapInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3755)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMicromapInfoEXT.mode", v3755);
 		s->mode = (VkCopyMicromapModeEXT)v3755;
 	}
 	return SBT_VK_OK;
@@ -40438,12 +43757,16 @@ static sbt_vk_status sbt_vk_db_VkCopyMicromapToMemoryInfoEXT(sbt_vk_d *d, VkCopy
 	{
 		uint64_t v3757;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3757, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapToMemoryInfoEXT.src");
+		if (SBT_VK_UNLIKELY(!v3757 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapToMemoryInfoEXT.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkMicromapEXT)(uintptr_t)v3757;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->dst), sizeof(s->dst)), "VkCopyMicromapToMemoryInfoEXT.dst");
 	{
 		int64_t v3759;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3759, 32), "VkCopyMicromapToMemoryInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3759)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMicromapToMemoryInfoEXT.mode", v3759);
 		s->mode = (VkCopyMicromapModeEXT)v3759;
 	}
 	return SBT_VK_OK;
@@ -40484,11 +43807,15 @@ static sbt_vk_status sbt_vk_db_VkCopyMemoryToMicromapInfoEXT(sbt_vk_d *d, VkCopy
 	{
 		uint64_t v3762;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3762, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMemoryToMicromapInfoEXT.dst");
+		if (SBT_VK_UNLIKELY(!v3762 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMemoryToMicromapInfoEXT.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkMicromapEXT)(uintptr_t)v3762;
 	}
 	{
 		int64_t v3763;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3763, 32), "VkCopyMemoryToMicromapInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3763)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMemoryToMicromapInfoEXT.mode", v3763);
 		s->mode = (VkCopyMicromapModeEXT)v3763;
 	}
 	return SBT_VK_OK;
@@ -40702,6 +44029,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureTrianglesOpacityMicromapEX
 	{
 		int64_t v3776;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3776, 32), "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v3776)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexType", v3776);
 		s->indexType = (VkIndexType)v3776;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->indexBuffer), sizeof(s->indexBuffer)), "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexBuffer");
@@ -40757,6 +44086,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureTrianglesOpacityMicromapEX
 	{
 		uint64_t v3796;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3796, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkAccelerationStructureTrianglesOpacityMicromapEXT.micromap");
+		if (SBT_VK_UNLIKELY(!v3796 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureTrianglesOpacityMicromapEXT.micromap (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->micromap = (VkMicromapEXT)(uintptr_t)v3796;
 	}
 	return SBT_VK_OK;
@@ -40941,21 +44272,29 @@ static sbt_vk_status sbt_vk_db_VkPipelineRobustnessCreateInfoEXT(sbt_vk_d *d, Vk
 	{
 		int64_t v3806;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3806, 32), "VkPipelineRobustnessCreateInfoEXT.storageBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3806)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.storageBuffers", v3806);
 		s->storageBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3806;
 	}
 	{
 		int64_t v3807;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3807, 32), "VkPipelineRobustnessCreateInfoEXT.uniformBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3807)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.uniformBuffers", v3807);
 		s->uniformBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3807;
 	}
 	{
 		int64_t v3808;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3808, 32), "VkPipelineRobustnessCreateInfoEXT.vertexInputs");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3808)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.vertexInputs", v3808);
 		s->vertexInputs = (VkPipelineRobustnessBufferBehaviorEXT)v3808;
 	}
 	{
 		int64_t v3809;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3809, 32), "VkPipelineRobustnessCreateInfoEXT.images");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(v3809)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.images", v3809);
 		s->images = (VkPipelineRobustnessImageBehaviorEXT)v3809;
 	}
 	return SBT_VK_OK;
@@ -40996,21 +44335,29 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDevicePipelineRobustnessPropertiesEXT(s
 	{
 		int64_t v3811;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3811, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessStorageBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3811)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessStorageBuffers", v3811);
 		s->defaultRobustnessStorageBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3811;
 	}
 	{
 		int64_t v3812;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3812, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessUniformBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3812)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessUniformBuffers", v3812);
 		s->defaultRobustnessUniformBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3812;
 	}
 	{
 		int64_t v3813;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3813, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessVertexInputs");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3813)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessVertexInputs", v3813);
 		s->defaultRobustnessVertexInputs = (VkPipelineRobustnessBufferBehaviorEXT)v3813;
 	}
 	{
 		int64_t v3814;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3814, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessImages");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(v3814)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessImages", v3814);
 		s->defaultRobustnessImages = (VkPipelineRobustnessImageBehaviorEXT)v3814;
 	}
 	return SBT_VK_OK;
@@ -41456,6 +44803,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_d *d
 	{
 		int64_t v3849;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3849, 32), "VkDeviceAddressBindingCallbackDataEXT.bindingType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDeviceAddressBindingTypeEXT(v3849)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceAddressBindingCallbackDataEXT.bindingType", v3849);
 		s->bindingType = (VkDeviceAddressBindingTypeEXT)v3849;
 	}
 	return SBT_VK_OK;
@@ -41661,6 +45010,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_d *d,
 	{
 		int64_t v3867;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3867, 32), "VkOpticalFlowImageFormatPropertiesNV.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3867)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowImageFormatPropertiesNV.format", v3867);
 		s->format = (VkFormat)v3867;
 	}
 	return SBT_VK_OK;
@@ -41716,16 +45067,22 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowSessionCreateInfoNV(sbt_vk_d *d, VkO
 	{
 		int64_t v3871;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3871, 32), "VkOpticalFlowSessionCreateInfoNV.imageFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3871)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.imageFormat", v3871);
 		s->imageFormat = (VkFormat)v3871;
 	}
 	{
 		int64_t v3872;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3872, 32), "VkOpticalFlowSessionCreateInfoNV.flowVectorFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3872)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.flowVectorFormat", v3872);
 		s->flowVectorFormat = (VkFormat)v3872;
 	}
 	{
 		int64_t v3873;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3873, 32), "VkOpticalFlowSessionCreateInfoNV.costFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3873)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.costFormat", v3873);
 		s->costFormat = (VkFormat)v3873;
 	}
 	{
@@ -41741,6 +45098,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowSessionCreateInfoNV(sbt_vk_d *d, VkO
 	{
 		int64_t v3876;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3876, 32), "VkOpticalFlowSessionCreateInfoNV.performanceLevel");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkOpticalFlowPerformanceLevelNV(v3876)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.performanceLevel", v3876);
 		s->performanceLevel = (VkOpticalFlowPerformanceLevelNV)v3876;
 	}
 	{
@@ -41803,6 +45162,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowExecuteInfoNV(sbt_vk_d *d, VkOptical
 		s->pRegions = t3882;
 		if (p3884 && n3883 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkOpticalFlowExecuteInfoNV.pRegions (count differs from its length member)");
+		if (!p3884 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkOpticalFlowExecuteInfoNV.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -41978,6 +45339,8 @@ static sbt_vk_status sbt_vk_db_VkSurfacePresentModeEXT(sbt_vk_d *d, VkSurfacePre
 	{
 		int64_t v3895;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3895, 32), "VkSurfacePresentModeEXT.presentMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPresentModeKHR(v3895)))
+			sbt_vk_d_unknown_enum(d, "VkSurfacePresentModeEXT.presentMode", v3895);
 		s->presentMode = (VkPresentModeKHR)v3895;
 	}
 	return SBT_VK_OK;
@@ -42173,6 +45536,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentFenceInfoEXT(sbt_vk_d *d, VkSwa
 				{
 					uint64_t v3918;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v3918, VK_OBJECT_TYPE_FENCE, in), "VkSwapchainPresentFenceInfoEXT.pFences");
+					if (SBT_VK_UNLIKELY(!v3918 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentFenceInfoEXT.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t3914[i3917] = (VkFence)(uintptr_t)v3918;
 				}
 			}
@@ -42180,6 +45545,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentFenceInfoEXT(sbt_vk_d *d, VkSwa
 		}
 		if (p3916 && n3915 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentFenceInfoEXT.pFences (count differs from its length member)");
+		if (!p3916 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentFenceInfoEXT.pFences (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42229,6 +45596,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_d *d,
 		s->pPresentModes = t3922;
 		if (p3924 && n3923 != (uint64_t)((uint64_t)s->presentModeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes (count differs from its length member)");
+		if (!p3924 && in && ((uint64_t)s->presentModeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42278,6 +45647,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentModeInfoEXT(sbt_vk_d *d, VkSwap
 		s->pPresentModes = t3928;
 		if (p3930 && n3929 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentModeInfoEXT.pPresentModes (count differs from its length member)");
+		if (!p3930 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentModeInfoEXT.pPresentModes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42368,6 +45739,8 @@ static sbt_vk_status sbt_vk_db_VkReleaseSwapchainImagesInfoEXT(sbt_vk_d *d, VkRe
 	{
 		uint64_t v3936;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3936, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkReleaseSwapchainImagesInfoEXT.swapchain");
+		if (SBT_VK_UNLIKELY(!v3936 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkReleaseSwapchainImagesInfoEXT.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v3936;
 	}
 	{
@@ -42383,6 +45756,8 @@ static sbt_vk_status sbt_vk_db_VkReleaseSwapchainImagesInfoEXT(sbt_vk_d *d, VkRe
 		s->pImageIndices = t3939;
 		if (p3941 && n3940 != (uint64_t)((uint64_t)s->imageIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkReleaseSwapchainImagesInfoEXT.pImageIndices (count differs from its length member)");
+		if (!p3941 && in && ((uint64_t)s->imageIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkReleaseSwapchainImagesInfoEXT.pImageIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42454,6 +45829,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceRayTracingInvocationReorderProper
 	{
 		int64_t v3945;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3945, 32), "VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV.rayTracingInvocationReorderReorderingHint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRayTracingInvocationReorderModeNV(v3945)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV.rayTracingInvocationReorderReorderingHint", v3945);
 		s->rayTracingInvocationReorderReorderingHint = (VkRayTracingInvocationReorderModeNV)v3945;
 	}
 	return SBT_VK_OK;
@@ -42546,6 +45923,8 @@ static sbt_vk_status sbt_vk_db_VkDirectDriverLoadingListLUNARG(sbt_vk_d *d, VkDi
 	{
 		int64_t v3950;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3950, 32), "VkDirectDriverLoadingListLUNARG.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDirectDriverLoadingModeLUNARG(v3950)))
+			sbt_vk_d_unknown_enum(d, "VkDirectDriverLoadingListLUNARG.mode", v3950);
 		s->mode = (VkDirectDriverLoadingModeLUNARG)v3950;
 	}
 	{
@@ -42567,6 +45946,8 @@ static sbt_vk_status sbt_vk_db_VkDirectDriverLoadingListLUNARG(sbt_vk_d *d, VkDi
 		}
 		if (p3957 && n3956 != (uint64_t)((uint64_t)s->driverCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDirectDriverLoadingListLUNARG.pDrivers (count differs from its length member)");
+		if (!p3957 && in && ((uint64_t)s->driverCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDirectDriverLoadingListLUNARG.pDrivers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42662,6 +46043,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreat
 		uint64_t n3964;
 		int p3965;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3964, &p3965, 1), "vkCreateInstance.pCreateInfo");
+		if (!p3965)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateInstance.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p3965) {
 			VkInstanceCreateInfo *t3963;
 			if (n3964 != 1)
@@ -42704,6 +46087,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreat
 	{
 		int64_t v3975;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3975, 32), "vkCreateInstance.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v3975)))
+			sbt_vk_d_unknown_enum(d, "vkCreateInstance.ret", v3975);
 		s->ret = (VkResult)v3975;
 	}
 	return SBT_VK_OK;
@@ -42797,6 +46182,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v3981;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3981, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDevices.instance");
+		if (SBT_VK_UNLIKELY(!v3981))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDevices.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v3981;
 	}
 	{
@@ -42838,6 +46225,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v3993;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3993, 32), "vkEnumeratePhysicalDevices.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v3993)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDevices.ret", v3993);
 		s->ret = (VkResult)v3993;
 	}
 	return SBT_VK_OK;
@@ -42867,11 +46256,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceProcAddr(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		uint64_t v3994;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3994, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceProcAddr.device");
+		if (SBT_VK_UNLIKELY(!v3994))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceProcAddr.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v3994;
 	}
 	{
 		const char *t3995;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3995), "vkGetDeviceProcAddr.pName");
+		if (!t3995)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceProcAddr.pName (NULL where vk.xml requires a string)");
 		s->pName = t3995;
 	}
 	{
@@ -42911,6 +46304,8 @@ static sbt_vk_status sbt_vk_dc_vkGetInstanceProcAddr(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		const char *t3998;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3998), "vkGetInstanceProcAddr.pName");
+		if (!t3998)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetInstanceProcAddr.pName (NULL where vk.xml requires a string)");
 		s->pName = t3998;
 	}
 	{
@@ -42952,6 +46347,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v4000;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4000, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4000))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4000;
 	}
 	{
@@ -43006,6 +46403,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_d
 	{
 		uint64_t v4005;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4005, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4005))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4005;
 	}
 	{
@@ -43068,6 +46467,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_d *d, 
 	{
 		uint64_t v4013;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4013, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4013))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMemoryProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4013;
 	}
 	{
@@ -43117,6 +46518,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4018;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4018, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4018))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFeatures.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4018;
 	}
 	{
@@ -43168,11 +46571,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties(sbt_vk_d *d, 
 	{
 		uint64_t v4023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4023, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4023))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4023;
 	}
 	{
 		int64_t v4024;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4024, 32), "vkGetPhysicalDeviceFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4024)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFormatProperties.format", v4024);
 		s->format = (VkFormat)v4024;
 	}
 	{
@@ -43229,21 +46636,29 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d
 	{
 		uint64_t v4029;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4029, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4029))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4029;
 	}
 	{
 		int64_t v4030;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4030, 32), "vkGetPhysicalDeviceImageFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4030)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.format", v4030);
 		s->format = (VkFormat)v4030;
 	}
 	{
 		int64_t v4031;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4031, 32), "vkGetPhysicalDeviceImageFormatProperties.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v4031)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.type", v4031);
 		s->type = (VkImageType)v4031;
 	}
 	{
 		int64_t v4032;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4032, 32), "vkGetPhysicalDeviceImageFormatProperties.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v4032)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.tiling", v4032);
 		s->tiling = (VkImageTiling)v4032;
 	}
 	{
@@ -43272,6 +46687,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d
 	{
 		int64_t v4039;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4039, 32), "vkGetPhysicalDeviceImageFormatProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4039)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.ret", v4039);
 		s->ret = (VkResult)v4039;
 	}
 	return SBT_VK_OK;
@@ -43317,12 +46734,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateD
 	{
 		uint64_t v4040;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4040, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDevice.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4040))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDevice.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4040;
 	}
 	{
 		uint64_t n4042;
 		int p4043;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4042, &p4043, 1), "vkCreateDevice.pCreateInfo");
+		if (!p4043)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDevice.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4043) {
 			VkDeviceCreateInfo *t4041;
 			if (n4042 != 1)
@@ -43365,6 +46786,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateD
 	{
 		int64_t v4053;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4053, 32), "vkCreateDevice.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4053)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDevice.ret", v4053);
 		s->ret = (VkResult)v4053;
 	}
 	return SBT_VK_OK;
@@ -43462,6 +46885,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceVersion(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v4063;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4063, 32), "vkEnumerateInstanceVersion.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4063)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceVersion.ret", v4063);
 		s->ret = (VkResult)v4063;
 	}
 	return SBT_VK_OK;
@@ -43542,6 +46967,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceLayerProperties(sbt_vk_d *d, s
 	{
 		int64_t v4075;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4075, 32), "vkEnumerateInstanceLayerProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4075)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceLayerProperties.ret", v4075);
 		s->ret = (VkResult)v4075;
 	}
 	return SBT_VK_OK;
@@ -43628,6 +47055,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceExtensionProperties(sbt_vk_d *
 	{
 		int64_t v4088;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4088, 32), "vkEnumerateInstanceExtensionProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4088)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceExtensionProperties.ret", v4088);
 		s->ret = (VkResult)v4088;
 	}
 	return SBT_VK_OK;
@@ -43677,6 +47106,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt
 	{
 		uint64_t v4089;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4089, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceLayerProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4089))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumerateDeviceLayerProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4089;
 	}
 	{
@@ -43714,6 +47145,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt
 	{
 		int64_t v4101;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4101, 32), "vkEnumerateDeviceLayerProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4101)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateDeviceLayerProperties.ret", v4101);
 		s->ret = (VkResult)v4101;
 	}
 	return SBT_VK_OK;
@@ -43764,6 +47197,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 	{
 		uint64_t v4102;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4102, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceExtensionProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4102))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumerateDeviceExtensionProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4102;
 	}
 	{
@@ -43806,6 +47241,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 	{
 		int64_t v4115;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4115, 32), "vkEnumerateDeviceExtensionProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4115)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateDeviceExtensionProperties.ret", v4115);
 		s->ret = (VkResult)v4115;
 	}
 	return SBT_VK_OK;
@@ -43845,6 +47282,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue(sbt_vk_d *d, sbt_vk_args_vkGetDe
 	{
 		uint64_t v4116;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4116, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue.device");
+		if (SBT_VK_UNLIKELY(!v4116))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4116;
 	}
 	{
@@ -43915,6 +47354,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 	{
 		uint64_t v4123;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4123, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit.queue");
+		if (SBT_VK_UNLIKELY(!v4123))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4123;
 	}
 	{
@@ -43936,6 +47377,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 		}
 		if (p4130 && n4129 != (uint64_t)((uint64_t)s->submitCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueSubmit.pSubmits (count differs from its length member)");
+		if (!p4130 && ((uint64_t)s->submitCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit.pSubmits (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4133;
@@ -43945,6 +47388,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 	{
 		int64_t v4134;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4134, 32), "vkQueueSubmit.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4134)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSubmit.ret", v4134);
 		s->ret = (VkResult)v4134;
 	}
 	return SBT_VK_OK;
@@ -43974,11 +47419,15 @@ static sbt_vk_status sbt_vk_dc_vkQueueWaitIdle(sbt_vk_d *d, sbt_vk_args_vkQueueW
 	{
 		uint64_t v4135;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4135, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueWaitIdle.queue");
+		if (SBT_VK_UNLIKELY(!v4135))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueWaitIdle.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4135;
 	}
 	{
 		int64_t v4136;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4136, 32), "vkQueueWaitIdle.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4136)))
+			sbt_vk_d_unknown_enum(d, "vkQueueWaitIdle.ret", v4136);
 		s->ret = (VkResult)v4136;
 	}
 	return SBT_VK_OK;
@@ -44008,11 +47457,15 @@ static sbt_vk_status sbt_vk_dc_vkDeviceWaitIdle(sbt_vk_d *d, sbt_vk_args_vkDevic
 	{
 		uint64_t v4137;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4137, VK_OBJECT_TYPE_DEVICE, 1), "vkDeviceWaitIdle.device");
+		if (SBT_VK_UNLIKELY(!v4137))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeviceWaitIdle.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4137;
 	}
 	{
 		int64_t v4138;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4138, 32), "vkDeviceWaitIdle.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4138)))
+			sbt_vk_d_unknown_enum(d, "vkDeviceWaitIdle.ret", v4138);
 		s->ret = (VkResult)v4138;
 	}
 	return SBT_VK_OK;
@@ -44058,12 +47511,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 	{
 		uint64_t v4139;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4139, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateMemory.device");
+		if (SBT_VK_UNLIKELY(!v4139))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4139;
 	}
 	{
 		uint64_t n4141;
 		int p4142;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4141, &p4142, 1), "vkAllocateMemory.pAllocateInfo");
+		if (!p4142)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateMemory.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4142) {
 			VkMemoryAllocateInfo *t4140;
 			if (n4141 != 1)
@@ -44106,6 +47563,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 	{
 		int64_t v4152;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4152, 32), "vkAllocateMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4152)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateMemory.ret", v4152);
 		s->ret = (VkResult)v4152;
 	}
 	return SBT_VK_OK;
@@ -44139,6 +47598,8 @@ static sbt_vk_status sbt_vk_dc_vkFreeMemory(sbt_vk_d *d, sbt_vk_args_vkFreeMemor
 	{
 		uint64_t v4153;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4153, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeMemory.device");
+		if (SBT_VK_UNLIKELY(!v4153))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4153;
 	}
 	{
@@ -44199,11 +47660,15 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 	{
 		uint64_t v4159;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4159, VK_OBJECT_TYPE_DEVICE, 1), "vkMapMemory.device");
+		if (SBT_VK_UNLIKELY(!v4159))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMapMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4159;
 	}
 	{
 		uint64_t v4160;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4160, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkMapMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4160))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMapMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4160;
 	}
 	{
@@ -44241,6 +47706,8 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 	{
 		int64_t v4168;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4168, 32), "vkMapMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4168)))
+			sbt_vk_d_unknown_enum(d, "vkMapMemory.ret", v4168);
 		s->ret = (VkResult)v4168;
 	}
 	return SBT_VK_OK;
@@ -44270,11 +47737,15 @@ static sbt_vk_status sbt_vk_dc_vkUnmapMemory(sbt_vk_d *d, sbt_vk_args_vkUnmapMem
 	{
 		uint64_t v4169;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4169, VK_OBJECT_TYPE_DEVICE, 1), "vkUnmapMemory.device");
+		if (SBT_VK_UNLIKELY(!v4169))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUnmapMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4169;
 	}
 	{
 		uint64_t v4170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4170, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkUnmapMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4170))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUnmapMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4170;
 	}
 	return SBT_VK_OK;
@@ -44316,6 +47787,8 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4171;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4171, VK_OBJECT_TYPE_DEVICE, 1), "vkFlushMappedMemoryRanges.device");
+		if (SBT_VK_UNLIKELY(!v4171))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFlushMappedMemoryRanges.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4171;
 	}
 	{
@@ -44337,10 +47810,14 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p4178 && n4177 != (uint64_t)((uint64_t)s->memoryRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFlushMappedMemoryRanges.pMemoryRanges (count differs from its length member)");
+		if (!p4178 && ((uint64_t)s->memoryRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFlushMappedMemoryRanges.pMemoryRanges (absent while its count is not 0)");
 	}
 	{
 		int64_t v4181;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4181, 32), "vkFlushMappedMemoryRanges.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4181)))
+			sbt_vk_d_unknown_enum(d, "vkFlushMappedMemoryRanges.ret", v4181);
 		s->ret = (VkResult)v4181;
 	}
 	return SBT_VK_OK;
@@ -44382,6 +47859,8 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v4182;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4182, VK_OBJECT_TYPE_DEVICE, 1), "vkInvalidateMappedMemoryRanges.device");
+		if (SBT_VK_UNLIKELY(!v4182))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInvalidateMappedMemoryRanges.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4182;
 	}
 	{
@@ -44403,10 +47882,14 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 		}
 		if (p4189 && n4188 != (uint64_t)((uint64_t)s->memoryRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkInvalidateMappedMemoryRanges.pMemoryRanges (count differs from its length member)");
+		if (!p4189 && ((uint64_t)s->memoryRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInvalidateMappedMemoryRanges.pMemoryRanges (absent while its count is not 0)");
 	}
 	{
 		int64_t v4192;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4192, 32), "vkInvalidateMappedMemoryRanges.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4192)))
+			sbt_vk_d_unknown_enum(d, "vkInvalidateMappedMemoryRanges.ret", v4192);
 		s->ret = (VkResult)v4192;
 	}
 	return SBT_VK_OK;
@@ -44445,11 +47928,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryCommitment(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4193;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4193, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryCommitment.device");
+		if (SBT_VK_UNLIKELY(!v4193))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryCommitment.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4193;
 	}
 	{
 		uint64_t v4194;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4194, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkGetDeviceMemoryCommitment.memory");
+		if (SBT_VK_UNLIKELY(!v4194))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryCommitment.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4194;
 	}
 	{
@@ -44505,11 +47992,15 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v4199;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4199, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4199))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4199;
 	}
 	{
 		uint64_t v4200;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4200, VK_OBJECT_TYPE_BUFFER, 1), "vkGetBufferMemoryRequirements.buffer");
+		if (SBT_VK_UNLIKELY(!v4200))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4200;
 	}
 	{
@@ -44555,16 +48046,22 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		uint64_t v4205;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4205, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory.device");
+		if (SBT_VK_UNLIKELY(!v4205))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4205;
 	}
 	{
 		uint64_t v4206;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4206, VK_OBJECT_TYPE_BUFFER, 1), "vkBindBufferMemory.buffer");
+		if (SBT_VK_UNLIKELY(!v4206))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4206;
 	}
 	{
 		uint64_t v4207;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4207, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkBindBufferMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4207))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4207;
 	}
 	{
@@ -44575,6 +48072,8 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		int64_t v4209;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4209, 32), "vkBindBufferMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4209)))
+			sbt_vk_d_unknown_enum(d, "vkBindBufferMemory.ret", v4209);
 		s->ret = (VkResult)v4209;
 	}
 	return SBT_VK_OK;
@@ -44613,11 +48112,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v4210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4210, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4210))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4210;
 	}
 	{
 		uint64_t v4211;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4211, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageMemoryRequirements.image");
+		if (SBT_VK_UNLIKELY(!v4211))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4211;
 	}
 	{
@@ -44663,16 +48166,22 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 	{
 		uint64_t v4216;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4216, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory.device");
+		if (SBT_VK_UNLIKELY(!v4216))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4216;
 	}
 	{
 		uint64_t v4217;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4217, VK_OBJECT_TYPE_IMAGE, 1), "vkBindImageMemory.image");
+		if (SBT_VK_UNLIKELY(!v4217))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4217;
 	}
 	{
 		uint64_t v4218;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4218, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkBindImageMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4218))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4218;
 	}
 	{
@@ -44683,6 +48192,8 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 	{
 		int64_t v4220;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4220, 32), "vkBindImageMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4220)))
+			sbt_vk_d_unknown_enum(d, "vkBindImageMemory.ret", v4220);
 		s->ret = (VkResult)v4220;
 	}
 	return SBT_VK_OK;
@@ -44726,11 +48237,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements(sbt_vk_d *d, s
 	{
 		uint64_t v4221;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4221, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4221))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4221;
 	}
 	{
 		uint64_t v4222;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4222, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSparseMemoryRequirements.image");
+		if (SBT_VK_UNLIKELY(!v4222))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4222;
 	}
 	{
@@ -44804,16 +48319,22 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 	{
 		uint64_t v4230;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4230, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4230))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4230;
 	}
 	{
 		int64_t v4231;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4231, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4231)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.format", v4231);
 		s->format = (VkFormat)v4231;
 	}
 	{
 		int64_t v4232;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4232, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v4232)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.type", v4232);
 		s->type = (VkImageType)v4232;
 	}
 	{
@@ -44829,6 +48350,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 	{
 		int64_t v4235;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4235, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v4235)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.tiling", v4235);
 		s->tiling = (VkImageTiling)v4235;
 	}
 	{
@@ -44898,6 +48421,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		uint64_t v4243;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4243, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBindSparse.queue");
+		if (SBT_VK_UNLIKELY(!v4243))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBindSparse.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4243;
 	}
 	{
@@ -44919,6 +48444,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 		}
 		if (p4250 && n4249 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueBindSparse.pBindInfo (count differs from its length member)");
+		if (!p4250 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBindSparse.pBindInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4253;
@@ -44928,6 +48455,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		int64_t v4254;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4254, 32), "vkQueueBindSparse.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4254)))
+			sbt_vk_d_unknown_enum(d, "vkQueueBindSparse.ret", v4254);
 		s->ret = (VkResult)v4254;
 	}
 	return SBT_VK_OK;
@@ -44973,12 +48502,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 	{
 		uint64_t v4255;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4255, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFence.device");
+		if (SBT_VK_UNLIKELY(!v4255))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFence.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4255;
 	}
 	{
 		uint64_t n4257;
 		int p4258;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4257, &p4258, 1), "vkCreateFence.pCreateInfo");
+		if (!p4258)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFence.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4258) {
 			VkFenceCreateInfo *t4256;
 			if (n4257 != 1)
@@ -45021,6 +48554,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 	{
 		int64_t v4268;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4268, 32), "vkCreateFence.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4268)))
+			sbt_vk_d_unknown_enum(d, "vkCreateFence.ret", v4268);
 		s->ret = (VkResult)v4268;
 	}
 	return SBT_VK_OK;
@@ -45054,6 +48589,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFence(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4269;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4269, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFence.device");
+		if (SBT_VK_UNLIKELY(!v4269))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyFence.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4269;
 	}
 	{
@@ -45113,6 +48650,8 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 	{
 		uint64_t v4275;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4275, VK_OBJECT_TYPE_DEVICE, 1), "vkResetFences.device");
+		if (SBT_VK_UNLIKELY(!v4275))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4275;
 	}
 	{
@@ -45131,6 +48670,8 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 				{
 					uint64_t v4284;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4284, VK_OBJECT_TYPE_FENCE, 1), "vkResetFences.pFences");
+					if (SBT_VK_UNLIKELY(!v4284))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4280[i4283] = (VkFence)(uintptr_t)v4284;
 				}
 			}
@@ -45138,10 +48679,14 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 		}
 		if (p4282 && n4281 != (uint64_t)((uint64_t)s->fenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkResetFences.pFences (count differs from its length member)");
+		if (!p4282 && ((uint64_t)s->fenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.pFences (absent while its count is not 0)");
 	}
 	{
 		int64_t v4285;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4285, 32), "vkResetFences.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4285)))
+			sbt_vk_d_unknown_enum(d, "vkResetFences.ret", v4285);
 		s->ret = (VkResult)v4285;
 	}
 	return SBT_VK_OK;
@@ -45172,16 +48717,22 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceStatus(sbt_vk_d *d, sbt_vk_args_vkGetFe
 	{
 		uint64_t v4286;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4286, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceStatus.device");
+		if (SBT_VK_UNLIKELY(!v4286))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceStatus.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4286;
 	}
 	{
 		uint64_t v4287;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4287, VK_OBJECT_TYPE_FENCE, 1), "vkGetFenceStatus.fence");
+		if (SBT_VK_UNLIKELY(!v4287))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceStatus.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v4287;
 	}
 	{
 		int64_t v4288;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4288, 32), "vkGetFenceStatus.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4288)))
+			sbt_vk_d_unknown_enum(d, "vkGetFenceStatus.ret", v4288);
 		s->ret = (VkResult)v4288;
 	}
 	return SBT_VK_OK;
@@ -45226,6 +48777,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 	{
 		uint64_t v4289;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4289, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForFences.device");
+		if (SBT_VK_UNLIKELY(!v4289))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4289;
 	}
 	{
@@ -45244,6 +48797,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 				{
 					uint64_t v4298;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4298, VK_OBJECT_TYPE_FENCE, 1), "vkWaitForFences.pFences");
+					if (SBT_VK_UNLIKELY(!v4298))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4294[i4297] = (VkFence)(uintptr_t)v4298;
 				}
 			}
@@ -45251,6 +48806,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 		}
 		if (p4296 && n4295 != (uint64_t)((uint64_t)s->fenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkWaitForFences.pFences (count differs from its length member)");
+		if (!p4296 && ((uint64_t)s->fenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.pFences (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4299;
@@ -45265,6 +48822,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 	{
 		int64_t v4301;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4301, 32), "vkWaitForFences.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4301)))
+			sbt_vk_d_unknown_enum(d, "vkWaitForFences.ret", v4301);
 		s->ret = (VkResult)v4301;
 	}
 	return SBT_VK_OK;
@@ -45310,12 +48869,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4302;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4302, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSemaphore.device");
+		if (SBT_VK_UNLIKELY(!v4302))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4302;
 	}
 	{
 		uint64_t n4304;
 		int p4305;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4304, &p4305, 1), "vkCreateSemaphore.pCreateInfo");
+		if (!p4305)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSemaphore.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4305) {
 			VkSemaphoreCreateInfo *t4303;
 			if (n4304 != 1)
@@ -45358,6 +48921,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4315;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4315, 32), "vkCreateSemaphore.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4315)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSemaphore.ret", v4315);
 		s->ret = (VkResult)v4315;
 	}
 	return SBT_VK_OK;
@@ -45391,6 +48956,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySemaphore(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4316;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4316, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySemaphore.device");
+		if (SBT_VK_UNLIKELY(!v4316))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4316;
 	}
 	{
@@ -45454,12 +49021,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 	{
 		uint64_t v4322;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4322, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateEvent.device");
+		if (SBT_VK_UNLIKELY(!v4322))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4322;
 	}
 	{
 		uint64_t n4324;
 		int p4325;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4324, &p4325, 1), "vkCreateEvent.pCreateInfo");
+		if (!p4325)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateEvent.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4325) {
 			VkEventCreateInfo *t4323;
 			if (n4324 != 1)
@@ -45502,6 +49073,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 	{
 		int64_t v4335;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4335, 32), "vkCreateEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4335)))
+			sbt_vk_d_unknown_enum(d, "vkCreateEvent.ret", v4335);
 		s->ret = (VkResult)v4335;
 	}
 	return SBT_VK_OK;
@@ -45535,6 +49108,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyEvent(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4336;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4336, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyEvent.device");
+		if (SBT_VK_UNLIKELY(!v4336))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4336;
 	}
 	{
@@ -45583,16 +49158,22 @@ static sbt_vk_status sbt_vk_dc_vkGetEventStatus(sbt_vk_d *d, sbt_vk_args_vkGetEv
 	{
 		uint64_t v4342;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4342, VK_OBJECT_TYPE_DEVICE, 1), "vkGetEventStatus.device");
+		if (SBT_VK_UNLIKELY(!v4342))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetEventStatus.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4342;
 	}
 	{
 		uint64_t v4343;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4343, VK_OBJECT_TYPE_EVENT, 1), "vkGetEventStatus.event");
+		if (SBT_VK_UNLIKELY(!v4343))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetEventStatus.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4343;
 	}
 	{
 		int64_t v4344;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4344, 32), "vkGetEventStatus.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4344)))
+			sbt_vk_d_unknown_enum(d, "vkGetEventStatus.ret", v4344);
 		s->ret = (VkResult)v4344;
 	}
 	return SBT_VK_OK;
@@ -45623,16 +49204,22 @@ static sbt_vk_status sbt_vk_dc_vkSetEvent(sbt_vk_d *d, sbt_vk_args_vkSetEvent *s
 	{
 		uint64_t v4345;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4345, VK_OBJECT_TYPE_DEVICE, 1), "vkSetEvent.device");
+		if (SBT_VK_UNLIKELY(!v4345))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4345;
 	}
 	{
 		uint64_t v4346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4346, VK_OBJECT_TYPE_EVENT, 1), "vkSetEvent.event");
+		if (SBT_VK_UNLIKELY(!v4346))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4346;
 	}
 	{
 		int64_t v4347;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4347, 32), "vkSetEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4347)))
+			sbt_vk_d_unknown_enum(d, "vkSetEvent.ret", v4347);
 		s->ret = (VkResult)v4347;
 	}
 	return SBT_VK_OK;
@@ -45663,16 +49250,22 @@ static sbt_vk_status sbt_vk_dc_vkResetEvent(sbt_vk_d *d, sbt_vk_args_vkResetEven
 	{
 		uint64_t v4348;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4348, VK_OBJECT_TYPE_DEVICE, 1), "vkResetEvent.device");
+		if (SBT_VK_UNLIKELY(!v4348))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4348;
 	}
 	{
 		uint64_t v4349;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4349, VK_OBJECT_TYPE_EVENT, 1), "vkResetEvent.event");
+		if (SBT_VK_UNLIKELY(!v4349))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4349;
 	}
 	{
 		int64_t v4350;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4350, 32), "vkResetEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4350)))
+			sbt_vk_d_unknown_enum(d, "vkResetEvent.ret", v4350);
 		s->ret = (VkResult)v4350;
 	}
 	return SBT_VK_OK;
@@ -45718,12 +49311,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4351;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4351, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4351))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4351;
 	}
 	{
 		uint64_t n4353;
 		int p4354;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4353, &p4354, 1), "vkCreateQueryPool.pCreateInfo");
+		if (!p4354)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateQueryPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4354) {
 			VkQueryPoolCreateInfo *t4352;
 			if (n4353 != 1)
@@ -45766,6 +49363,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4364;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4364, 32), "vkCreateQueryPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4364)))
+			sbt_vk_d_unknown_enum(d, "vkCreateQueryPool.ret", v4364);
 		s->ret = (VkResult)v4364;
 	}
 	return SBT_VK_OK;
@@ -45799,6 +49398,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyQueryPool(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4365;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4365, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4365))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4365;
 	}
 	{
@@ -45859,11 +49460,15 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4371;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4371, VK_OBJECT_TYPE_DEVICE, 1), "vkGetQueryPoolResults.device");
+		if (SBT_VK_UNLIKELY(!v4371))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueryPoolResults.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4371;
 	}
 	{
 		uint64_t v4372;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4372, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkGetQueryPoolResults.queryPool");
+		if (SBT_VK_UNLIKELY(!v4372))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueryPoolResults.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v4372;
 	}
 	{
@@ -45903,6 +49508,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4381;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4381, 32), "vkGetQueryPoolResults.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4381)))
+			sbt_vk_d_unknown_enum(d, "vkGetQueryPoolResults.ret", v4381);
 		s->ret = (VkResult)v4381;
 	}
 	return SBT_VK_OK;
@@ -45934,11 +49541,15 @@ static sbt_vk_status sbt_vk_dc_vkResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkReset
 	{
 		uint64_t v4382;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4382, VK_OBJECT_TYPE_DEVICE, 1), "vkResetQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4382))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4382;
 	}
 	{
 		uint64_t v4383;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4383, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkResetQueryPool.queryPool");
+		if (SBT_VK_UNLIKELY(!v4383))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetQueryPool.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v4383;
 	}
 	{
@@ -45999,12 +49610,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 	{
 		uint64_t v4386;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4386, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBuffer.device");
+		if (SBT_VK_UNLIKELY(!v4386))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4386;
 	}
 	{
 		uint64_t n4388;
 		int p4389;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4388, &p4389, 1), "vkCreateBuffer.pCreateInfo");
+		if (!p4389)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBuffer.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4389) {
 			VkBufferCreateInfo *t4387;
 			if (n4388 != 1)
@@ -46047,6 +49662,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 	{
 		int64_t v4399;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4399, 32), "vkCreateBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4399)))
+			sbt_vk_d_unknown_enum(d, "vkCreateBuffer.ret", v4399);
 		s->ret = (VkResult)v4399;
 	}
 	return SBT_VK_OK;
@@ -46080,6 +49697,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBuffer(sbt_vk_d *d, sbt_vk_args_vkDestro
 	{
 		uint64_t v4400;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4400, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBuffer.device");
+		if (SBT_VK_UNLIKELY(!v4400))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyBuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4400;
 	}
 	{
@@ -46143,12 +49762,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		uint64_t v4406;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4406, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBufferView.device");
+		if (SBT_VK_UNLIKELY(!v4406))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBufferView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4406;
 	}
 	{
 		uint64_t n4408;
 		int p4409;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4408, &p4409, 1), "vkCreateBufferView.pCreateInfo");
+		if (!p4409)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBufferView.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4409) {
 			VkBufferViewCreateInfo *t4407;
 			if (n4408 != 1)
@@ -46191,6 +49814,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		int64_t v4419;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4419, 32), "vkCreateBufferView.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4419)))
+			sbt_vk_d_unknown_enum(d, "vkCreateBufferView.ret", v4419);
 		s->ret = (VkResult)v4419;
 	}
 	return SBT_VK_OK;
@@ -46224,6 +49849,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBufferView(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v4420;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4420, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBufferView.device");
+		if (SBT_VK_UNLIKELY(!v4420))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyBufferView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4420;
 	}
 	{
@@ -46287,12 +49914,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 	{
 		uint64_t v4426;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4426, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImage.device");
+		if (SBT_VK_UNLIKELY(!v4426))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImage.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4426;
 	}
 	{
 		uint64_t n4428;
 		int p4429;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4428, &p4429, 1), "vkCreateImage.pCreateInfo");
+		if (!p4429)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImage.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4429) {
 			VkImageCreateInfo *t4427;
 			if (n4428 != 1)
@@ -46335,6 +49966,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 	{
 		int64_t v4439;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4439, 32), "vkCreateImage.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4439)))
+			sbt_vk_d_unknown_enum(d, "vkCreateImage.ret", v4439);
 		s->ret = (VkResult)v4439;
 	}
 	return SBT_VK_OK;
@@ -46368,6 +50001,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImage(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4440;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4440, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImage.device");
+		if (SBT_VK_UNLIKELY(!v4440))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyImage.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4440;
 	}
 	{
@@ -46428,17 +50063,23 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4446;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4446, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout.device");
+		if (SBT_VK_UNLIKELY(!v4446))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4446;
 	}
 	{
 		uint64_t v4447;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4447, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSubresourceLayout.image");
+		if (SBT_VK_UNLIKELY(!v4447))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4447;
 	}
 	{
 		uint64_t n4449;
 		int p4450;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4449, &p4450, 1), "vkGetImageSubresourceLayout.pSubresource");
+		if (!p4450)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.pSubresource (NULL where vk.xml requires a pointer)");
 		if (p4450) {
 			VkImageSubresource *t4448;
 			if (n4449 != 1)
@@ -46504,12 +50145,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4456;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4456, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImageView.device");
+		if (SBT_VK_UNLIKELY(!v4456))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImageView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4456;
 	}
 	{
 		uint64_t n4458;
 		int p4459;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4458, &p4459, 1), "vkCreateImageView.pCreateInfo");
+		if (!p4459)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImageView.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4459) {
 			VkImageViewCreateInfo *t4457;
 			if (n4458 != 1)
@@ -46552,6 +50197,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4469;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4469, 32), "vkCreateImageView.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4469)))
+			sbt_vk_d_unknown_enum(d, "vkCreateImageView.ret", v4469);
 		s->ret = (VkResult)v4469;
 	}
 	return SBT_VK_OK;
@@ -46585,6 +50232,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImageView(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4470;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4470, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImageView.device");
+		if (SBT_VK_UNLIKELY(!v4470))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyImageView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4470;
 	}
 	{
@@ -46648,12 +50297,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v4476;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4476, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateShaderModule.device");
+		if (SBT_VK_UNLIKELY(!v4476))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateShaderModule.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4476;
 	}
 	{
 		uint64_t n4478;
 		int p4479;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4478, &p4479, 1), "vkCreateShaderModule.pCreateInfo");
+		if (!p4479)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateShaderModule.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4479) {
 			VkShaderModuleCreateInfo *t4477;
 			if (n4478 != 1)
@@ -46696,6 +50349,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v4489;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4489, 32), "vkCreateShaderModule.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4489)))
+			sbt_vk_d_unknown_enum(d, "vkCreateShaderModule.ret", v4489);
 		s->ret = (VkResult)v4489;
 	}
 	return SBT_VK_OK;
@@ -46729,6 +50384,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyShaderModule(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4490;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4490, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyShaderModule.device");
+		if (SBT_VK_UNLIKELY(!v4490))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyShaderModule.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4490;
 	}
 	{
@@ -46792,12 +50449,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4496;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4496, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineCache.device");
+		if (SBT_VK_UNLIKELY(!v4496))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineCache.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4496;
 	}
 	{
 		uint64_t n4498;
 		int p4499;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4498, &p4499, 1), "vkCreatePipelineCache.pCreateInfo");
+		if (!p4499)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineCache.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4499) {
 			VkPipelineCacheCreateInfo *t4497;
 			if (n4498 != 1)
@@ -46840,6 +50501,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4509;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4509, 32), "vkCreatePipelineCache.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4509)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePipelineCache.ret", v4509);
 		s->ret = (VkResult)v4509;
 	}
 	return SBT_VK_OK;
@@ -46873,6 +50536,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineCache(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4510;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4510, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineCache.device");
+		if (SBT_VK_UNLIKELY(!v4510))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipelineCache.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4510;
 	}
 	{
@@ -46935,11 +50600,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4516;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4516, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineCacheData.device");
+		if (SBT_VK_UNLIKELY(!v4516))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineCacheData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4516;
 	}
 	{
 		uint64_t v4517;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4517, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkGetPipelineCacheData.pipelineCache");
+		if (SBT_VK_UNLIKELY(!v4517))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineCacheData.pipelineCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipelineCache = (VkPipelineCache)(uintptr_t)v4517;
 	}
 	{
@@ -46971,6 +50640,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4525;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4525, 32), "vkGetPipelineCacheData.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4525)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineCacheData.ret", v4525);
 		s->ret = (VkResult)v4525;
 	}
 	return SBT_VK_OK;
@@ -47013,11 +50684,15 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4526;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4526, VK_OBJECT_TYPE_DEVICE, 1), "vkMergePipelineCaches.device");
+		if (SBT_VK_UNLIKELY(!v4526))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4526;
 	}
 	{
 		uint64_t v4527;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4527, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkMergePipelineCaches.dstCache");
+		if (SBT_VK_UNLIKELY(!v4527))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.dstCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstCache = (VkPipelineCache)(uintptr_t)v4527;
 	}
 	{
@@ -47036,6 +50711,8 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 				{
 					uint64_t v4536;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4536, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkMergePipelineCaches.pSrcCaches");
+					if (SBT_VK_UNLIKELY(!v4536))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.pSrcCaches (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4532[i4535] = (VkPipelineCache)(uintptr_t)v4536;
 				}
 			}
@@ -47043,10 +50720,14 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 		}
 		if (p4534 && n4533 != (uint64_t)((uint64_t)s->srcCacheCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkMergePipelineCaches.pSrcCaches (count differs from its length member)");
+		if (!p4534 && ((uint64_t)s->srcCacheCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.pSrcCaches (absent while its count is not 0)");
 	}
 	{
 		int64_t v4537;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4537, 32), "vkMergePipelineCaches.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4537)))
+			sbt_vk_d_unknown_enum(d, "vkMergePipelineCaches.ret", v4537);
 		s->ret = (VkResult)v4537;
 	}
 	return SBT_VK_OK;
@@ -47106,6 +50787,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4538;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4538, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateGraphicsPipelines.device");
+		if (SBT_VK_UNLIKELY(!v4538))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateGraphicsPipelines.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4538;
 	}
 	{
@@ -47132,6 +50815,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p4546 && n4545 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateGraphicsPipelines.pCreateInfos (count differs from its length member)");
+		if (!p4546 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateGraphicsPipelines.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n4550;
@@ -47168,6 +50853,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v4560;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4560, 32), "vkCreateGraphicsPipelines.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4560)))
+			sbt_vk_d_unknown_enum(d, "vkCreateGraphicsPipelines.ret", v4560);
 		s->ret = (VkResult)v4560;
 	}
 	return SBT_VK_OK;
@@ -47227,6 +50914,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4561;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4561, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateComputePipelines.device");
+		if (SBT_VK_UNLIKELY(!v4561))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateComputePipelines.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4561;
 	}
 	{
@@ -47253,6 +50942,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 		}
 		if (p4569 && n4568 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateComputePipelines.pCreateInfos (count differs from its length member)");
+		if (!p4569 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateComputePipelines.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n4573;
@@ -47289,6 +50980,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4583;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4583, 32), "vkCreateComputePipelines.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4583)))
+			sbt_vk_d_unknown_enum(d, "vkCreateComputePipelines.ret", v4583);
 		s->ret = (VkResult)v4583;
 	}
 	return SBT_VK_OK;
@@ -47328,11 +51021,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 	{
 		uint64_t v4584;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4584, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.device");
+		if (SBT_VK_UNLIKELY(!v4584))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4584;
 	}
 	{
 		uint64_t v4585;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4585, VK_OBJECT_TYPE_RENDER_PASS, 1), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.renderpass");
+		if (SBT_VK_UNLIKELY(!v4585))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.renderpass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderpass = (VkRenderPass)(uintptr_t)v4585;
 	}
 	{
@@ -47351,6 +51048,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 	{
 		int64_t v4590;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4590, 32), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4590)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.ret", v4590);
 		s->ret = (VkResult)v4590;
 	}
 	return SBT_VK_OK;
@@ -47384,6 +51083,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipeline(sbt_vk_d *d, sbt_vk_args_vkDest
 	{
 		uint64_t v4591;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4591, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipeline.device");
+		if (SBT_VK_UNLIKELY(!v4591))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipeline.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4591;
 	}
 	{
@@ -47447,12 +51148,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4597;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4597, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineLayout.device");
+		if (SBT_VK_UNLIKELY(!v4597))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4597;
 	}
 	{
 		uint64_t n4599;
 		int p4600;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4599, &p4600, 1), "vkCreatePipelineLayout.pCreateInfo");
+		if (!p4600)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineLayout.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4600) {
 			VkPipelineLayoutCreateInfo *t4598;
 			if (n4599 != 1)
@@ -47495,6 +51200,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4610;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4610, 32), "vkCreatePipelineLayout.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4610)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePipelineLayout.ret", v4610);
 		s->ret = (VkResult)v4610;
 	}
 	return SBT_VK_OK;
@@ -47528,6 +51235,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineLayout(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4611;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4611, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineLayout.device");
+		if (SBT_VK_UNLIKELY(!v4611))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipelineLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4611;
 	}
 	{
@@ -47591,12 +51300,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 	{
 		uint64_t v4617;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4617, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSampler.device");
+		if (SBT_VK_UNLIKELY(!v4617))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSampler.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4617;
 	}
 	{
 		uint64_t n4619;
 		int p4620;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4619, &p4620, 1), "vkCreateSampler.pCreateInfo");
+		if (!p4620)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSampler.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4620) {
 			VkSamplerCreateInfo *t4618;
 			if (n4619 != 1)
@@ -47639,6 +51352,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 	{
 		int64_t v4630;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4630, 32), "vkCreateSampler.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4630)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSampler.ret", v4630);
 		s->ret = (VkResult)v4630;
 	}
 	return SBT_VK_OK;
@@ -47672,6 +51387,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySampler(sbt_vk_d *d, sbt_vk_args_vkDestr
 	{
 		uint64_t v4631;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4631, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySampler.device");
+		if (SBT_VK_UNLIKELY(!v4631))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySampler.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4631;
 	}
 	{
@@ -47735,12 +51452,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4637;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4637, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorSetLayout.device");
+		if (SBT_VK_UNLIKELY(!v4637))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorSetLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4637;
 	}
 	{
 		uint64_t n4639;
 		int p4640;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4639, &p4640, 1), "vkCreateDescriptorSetLayout.pCreateInfo");
+		if (!p4640)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorSetLayout.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4640) {
 			VkDescriptorSetLayoutCreateInfo *t4638;
 			if (n4639 != 1)
@@ -47783,6 +51504,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v4650;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4650, 32), "vkCreateDescriptorSetLayout.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4650)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorSetLayout.ret", v4650);
 		s->ret = (VkResult)v4650;
 	}
 	return SBT_VK_OK;
@@ -47816,6 +51539,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorSetLayout(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v4651;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4651, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorSetLayout.device");
+		if (SBT_VK_UNLIKELY(!v4651))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorSetLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4651;
 	}
 	{
@@ -47879,12 +51604,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4657;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4657, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4657))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4657;
 	}
 	{
 		uint64_t n4659;
 		int p4660;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4659, &p4660, 1), "vkCreateDescriptorPool.pCreateInfo");
+		if (!p4660)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4660) {
 			VkDescriptorPoolCreateInfo *t4658;
 			if (n4659 != 1)
@@ -47927,6 +51656,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4670;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4670, 32), "vkCreateDescriptorPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4670)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorPool.ret", v4670);
 		s->ret = (VkResult)v4670;
 	}
 	return SBT_VK_OK;
@@ -47960,6 +51691,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorPool(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4671;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4671, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4671))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4671;
 	}
 	{
@@ -48009,11 +51742,15 @@ static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4677;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4677, VK_OBJECT_TYPE_DEVICE, 1), "vkResetDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4677))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4677;
 	}
 	{
 		uint64_t v4678;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4678, VK_OBJECT_TYPE_DESCRIPTOR_POOL, 1), "vkResetDescriptorPool.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v4678))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetDescriptorPool.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v4678;
 	}
 	{
@@ -48024,6 +51761,8 @@ static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4680;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4680, 32), "vkResetDescriptorPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4680)))
+			sbt_vk_d_unknown_enum(d, "vkResetDescriptorPool.ret", v4680);
 		s->ret = (VkResult)v4680;
 	}
 	return SBT_VK_OK;
@@ -48069,12 +51808,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4681;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4681, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4681))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4681;
 	}
 	{
 		uint64_t n4683;
 		int p4684;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4683, &p4684, 1), "vkAllocateDescriptorSets.pAllocateInfo");
+		if (!p4684)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateDescriptorSets.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4684) {
 			VkDescriptorSetAllocateInfo *t4682;
 			if (n4683 != 1)
@@ -48106,6 +51849,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4693;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4693, 32), "vkAllocateDescriptorSets.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4693)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateDescriptorSets.ret", v4693);
 		s->ret = (VkResult)v4693;
 	}
 	return SBT_VK_OK;
@@ -48148,11 +51893,15 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 	{
 		uint64_t v4694;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4694, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4694))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4694;
 	}
 	{
 		uint64_t v4695;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4695, VK_OBJECT_TYPE_DESCRIPTOR_POOL, 1), "vkFreeDescriptorSets.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v4695))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v4695;
 	}
 	{
@@ -48178,10 +51927,14 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 		}
 		if (p4702 && n4701 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFreeDescriptorSets.pDescriptorSets (count differs from its length member)");
+		if (!p4702 && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.pDescriptorSets (absent while its count is not 0)");
 	}
 	{
 		int64_t v4705;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4705, 32), "vkFreeDescriptorSets.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4705)))
+			sbt_vk_d_unknown_enum(d, "vkFreeDescriptorSets.ret", v4705);
 		s->ret = (VkResult)v4705;
 	}
 	return SBT_VK_OK;
@@ -48234,6 +51987,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4706;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4706, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4706))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4706;
 	}
 	{
@@ -48255,6 +52010,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4713 && n4712 != (uint64_t)((uint64_t)s->descriptorWriteCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkUpdateDescriptorSets.pDescriptorWrites (count differs from its length member)");
+		if (!p4713 && ((uint64_t)s->descriptorWriteCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.pDescriptorWrites (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4716;
@@ -48275,6 +52032,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4722 && n4721 != (uint64_t)((uint64_t)s->descriptorCopyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkUpdateDescriptorSets.pDescriptorCopies (count differs from its length member)");
+		if (!p4722 && ((uint64_t)s->descriptorCopyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.pDescriptorCopies (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -48319,12 +52078,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v4725;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4725, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFramebuffer.device");
+		if (SBT_VK_UNLIKELY(!v4725))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFramebuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4725;
 	}
 	{
 		uint64_t n4727;
 		int p4728;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4727, &p4728, 1), "vkCreateFramebuffer.pCreateInfo");
+		if (!p4728)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFramebuffer.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4728) {
 			VkFramebufferCreateInfo *t4726;
 			if (n4727 != 1)
@@ -48367,6 +52130,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v4738;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4738, 32), "vkCreateFramebuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4738)))
+			sbt_vk_d_unknown_enum(d, "vkCreateFramebuffer.ret", v4738);
 		s->ret = (VkResult)v4738;
 	}
 	return SBT_VK_OK;
@@ -48400,6 +52165,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFramebuffer(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v4739;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4739, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFramebuffer.device");
+		if (SBT_VK_UNLIKELY(!v4739))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyFramebuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4739;
 	}
 	{
@@ -48463,12 +52230,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		uint64_t v4745;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4745, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass.device");
+		if (SBT_VK_UNLIKELY(!v4745))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4745;
 	}
 	{
 		uint64_t n4747;
 		int p4748;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4747, &p4748, 1), "vkCreateRenderPass.pCreateInfo");
+		if (!p4748)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4748) {
 			VkRenderPassCreateInfo *t4746;
 			if (n4747 != 1)
@@ -48511,6 +52282,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		int64_t v4758;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4758, 32), "vkCreateRenderPass.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4758)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRenderPass.ret", v4758);
 		s->ret = (VkResult)v4758;
 	}
 	return SBT_VK_OK;
@@ -48544,6 +52317,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyRenderPass(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v4759;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4759, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyRenderPass.device");
+		if (SBT_VK_UNLIKELY(!v4759))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyRenderPass.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4759;
 	}
 	{
@@ -48600,11 +52375,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRenderAreaGranularity(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v4765;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4765, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRenderAreaGranularity.device");
+		if (SBT_VK_UNLIKELY(!v4765))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRenderAreaGranularity.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4765;
 	}
 	{
 		uint64_t v4766;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4766, VK_OBJECT_TYPE_RENDER_PASS, 1), "vkGetRenderAreaGranularity.renderPass");
+		if (SBT_VK_UNLIKELY(!v4766))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRenderAreaGranularity.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v4766;
 	}
 	{
@@ -48663,12 +52442,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v4771;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4771, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4771))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4771;
 	}
 	{
 		uint64_t n4773;
 		int p4774;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4773, &p4774, 1), "vkCreateCommandPool.pCreateInfo");
+		if (!p4774)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCommandPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4774) {
 			VkCommandPoolCreateInfo *t4772;
 			if (n4773 != 1)
@@ -48711,6 +52494,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v4784;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4784, 32), "vkCreateCommandPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4784)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCommandPool.ret", v4784);
 		s->ret = (VkResult)v4784;
 	}
 	return SBT_VK_OK;
@@ -48744,6 +52529,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCommandPool(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v4785;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4785, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4785))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4785;
 	}
 	{
@@ -48793,11 +52580,15 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkRes
 	{
 		uint64_t v4791;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4791, VK_OBJECT_TYPE_DEVICE, 1), "vkResetCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4791))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4791;
 	}
 	{
 		uint64_t v4792;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4792, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkResetCommandPool.commandPool");
+		if (SBT_VK_UNLIKELY(!v4792))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandPool.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v4792;
 	}
 	{
@@ -48808,6 +52599,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkRes
 	{
 		int64_t v4794;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4794, 32), "vkResetCommandPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4794)))
+			sbt_vk_d_unknown_enum(d, "vkResetCommandPool.ret", v4794);
 		s->ret = (VkResult)v4794;
 	}
 	return SBT_VK_OK;
@@ -48853,12 +52646,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4795;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4795, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateCommandBuffers.device");
+		if (SBT_VK_UNLIKELY(!v4795))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateCommandBuffers.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4795;
 	}
 	{
 		uint64_t n4797;
 		int p4798;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4797, &p4798, 1), "vkAllocateCommandBuffers.pAllocateInfo");
+		if (!p4798)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateCommandBuffers.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4798) {
 			VkCommandBufferAllocateInfo *t4796;
 			if (n4797 != 1)
@@ -48890,6 +52687,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4807;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4807, 32), "vkAllocateCommandBuffers.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4807)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateCommandBuffers.ret", v4807);
 		s->ret = (VkResult)v4807;
 	}
 	return SBT_VK_OK;
@@ -48931,11 +52730,15 @@ static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkF
 	{
 		uint64_t v4808;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4808, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeCommandBuffers.device");
+		if (SBT_VK_UNLIKELY(!v4808))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4808;
 	}
 	{
 		uint64_t v4809;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4809, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkFreeCommandBuffers.commandPool");
+		if (SBT_VK_UNLIKELY(!v4809))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v4809;
 	}
 	{
@@ -48961,6 +52764,8 @@ static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkF
 		}
 		if (p4816 && n4815 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFreeCommandBuffers.pCommandBuffers (count differs from its length member)");
+		if (!p4816 && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.pCommandBuffers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -48992,12 +52797,16 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 	{
 		uint64_t v4819;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4819, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkBeginCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4819))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBeginCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4819;
 	}
 	{
 		uint64_t n4821;
 		int p4822;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4821, &p4822, 1), "vkBeginCommandBuffer.pBeginInfo");
+		if (!p4822)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBeginCommandBuffer.pBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p4822) {
 			VkCommandBufferBeginInfo *t4820;
 			if (n4821 != 1)
@@ -49010,6 +52819,8 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 	{
 		int64_t v4824;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4824, 32), "vkBeginCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4824)))
+			sbt_vk_d_unknown_enum(d, "vkBeginCommandBuffer.ret", v4824);
 		s->ret = (VkResult)v4824;
 	}
 	return SBT_VK_OK;
@@ -49039,11 +52850,15 @@ static sbt_vk_status sbt_vk_dc_vkEndCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkEnd
 	{
 		uint64_t v4825;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4825, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkEndCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4825))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEndCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4825;
 	}
 	{
 		int64_t v4826;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4826, 32), "vkEndCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4826)))
+			sbt_vk_d_unknown_enum(d, "vkEndCommandBuffer.ret", v4826);
 		s->ret = (VkResult)v4826;
 	}
 	return SBT_VK_OK;
@@ -49074,6 +52889,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 	{
 		uint64_t v4827;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4827, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkResetCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4827))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4827;
 	}
 	{
@@ -49084,6 +52901,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 	{
 		int64_t v4829;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4829, 32), "vkResetCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4829)))
+			sbt_vk_d_unknown_enum(d, "vkResetCommandBuffer.ret", v4829);
 		s->ret = (VkResult)v4829;
 	}
 	return SBT_VK_OK;
@@ -49114,16 +52933,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipeline(sbt_vk_d *d, sbt_vk_args_vkCmdB
 	{
 		uint64_t v4830;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4830, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipeline.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4830))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipeline.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4830;
 	}
 	{
 		int64_t v4831;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4831, 32), "vkCmdBindPipeline.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v4831)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindPipeline.pipelineBindPoint", v4831);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v4831;
 	}
 	{
 		uint64_t v4832;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4832, VK_OBJECT_TYPE_PIPELINE, 1), "vkCmdBindPipeline.pipeline");
+		if (SBT_VK_UNLIKELY(!v4832))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipeline.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v4832;
 	}
 	return SBT_VK_OK;
@@ -49158,6 +52983,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 	{
 		uint64_t v4833;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4833, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewport.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4833))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewport.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4833;
 	}
 	{
@@ -49178,6 +53005,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 		s->pViewports = t4837;
 		if (p4839 && n4838 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewport.pViewports (count differs from its length member)");
+		if (!p4839 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewport.pViewports (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49211,6 +53040,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSet
 	{
 		uint64_t v4840;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4840, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissor.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4840))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissor.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4840;
 	}
 	{
@@ -49231,6 +53062,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSet
 		s->pScissors = t4844;
 		if (p4846 && n4845 != (uint64_t)((uint64_t)s->scissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetScissor.pScissors (count differs from its length member)");
+		if (!p4846 && ((uint64_t)s->scissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissor.pScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49258,6 +53091,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineWidth(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v4847;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4847, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineWidth.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4847))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineWidth.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4847;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->lineWidth)), "vkCmdSetLineWidth.lineWidth");
@@ -49289,6 +53124,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBias(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v4849;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4849, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBias.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4849))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBias.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4849;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->depthBiasConstantFactor)), "vkCmdSetDepthBias.depthBiasConstantFactor");
@@ -49320,6 +53157,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetBlendConstants(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4853;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4853, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetBlendConstants.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4853))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetBlendConstants.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4853;
 	}
 	{
@@ -49358,6 +53197,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBounds(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v4857;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4857, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBounds.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4857))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBounds.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4857;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->minDepthBounds)), "vkCmdSetDepthBounds.minDepthBounds");
@@ -49390,6 +53231,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilCompareMask(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v4860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4860, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilCompareMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4860))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilCompareMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4860;
 	}
 	{
@@ -49430,6 +53273,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilWriteMask(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4863;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4863, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilWriteMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4863))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilWriteMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4863;
 	}
 	{
@@ -49470,6 +53315,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilReference(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4866;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4866, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilReference.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4866))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilReference.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4866;
 	}
 	{
@@ -49528,16 +53375,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4869;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4869, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorSets.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4869))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4869;
 	}
 	{
 		int64_t v4870;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4870, 32), "vkCmdBindDescriptorSets.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v4870)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindDescriptorSets.pipelineBindPoint", v4870);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v4870;
 	}
 	{
 		uint64_t v4871;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4871, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdBindDescriptorSets.layout");
+		if (SBT_VK_UNLIKELY(!v4871))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v4871;
 	}
 	{
@@ -49568,6 +53421,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 		}
 		if (p4879 && n4878 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorSets.pDescriptorSets (count differs from its length member)");
+		if (!p4879 && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.pDescriptorSets (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4882;
@@ -49582,6 +53437,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 		s->pDynamicOffsets = t4884;
 		if (p4886 && n4885 != (uint64_t)((uint64_t)s->dynamicOffsetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorSets.pDynamicOffsets (count differs from its length member)");
+		if (!p4886 && ((uint64_t)s->dynamicOffsetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.pDynamicOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49612,11 +53469,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v4887;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4887, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindIndexBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4887))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindIndexBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4887;
 	}
 	{
 		uint64_t v4888;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4888, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBindIndexBuffer.buffer");
+		if (SBT_VK_UNLIKELY(!v4888))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindIndexBuffer.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4888;
 	}
 	{
@@ -49627,6 +53488,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v4890;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4890, 32), "vkCmdBindIndexBuffer.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v4890)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindIndexBuffer.indexType", v4890);
 		s->indexType = (VkIndexType)v4890;
 	}
 	return SBT_VK_OK;
@@ -49672,6 +53535,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4891;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4891, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4891))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4891;
 	}
 	{
@@ -49702,6 +53567,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4899 && n4898 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers.pBuffers (count differs from its length member)");
+		if (!p4899 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t4903;
@@ -49711,6 +53578,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 		s->pOffsets = t4903;
 		if (p4905 && n4904 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers.pOffsets (count differs from its length member)");
+		if (!p4905 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.pOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49742,6 +53611,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDraw(sbt_vk_d *d, sbt_vk_args_vkCmdDraw *s)
 	{
 		uint64_t v4906;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4906, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDraw.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4906))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDraw.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4906;
 	}
 	{
@@ -49795,6 +53666,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexed(sbt_vk_d *d, sbt_vk_args_vkCmdDr
 	{
 		uint64_t v4911;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4911, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexed.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4911))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexed.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4911;
 	}
 	{
@@ -49857,6 +53730,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v4917;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4917, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4917))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4917;
 	}
 	{
@@ -49872,6 +53747,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 		s->pVertexInfo = t4920;
 		if (p4922 && n4921 != (uint64_t)((uint64_t)s->drawCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDrawMultiEXT.pVertexInfo (count differs from its length member)");
+		if (!p4922 && ((uint64_t)s->drawCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiEXT.pVertexInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4923;
@@ -49927,6 +53804,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4926;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4926, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4926))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4926;
 	}
 	{
@@ -49942,6 +53821,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 		s->pIndexInfo = t4929;
 		if (p4931 && n4930 != (uint64_t)((uint64_t)s->drawCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDrawMultiIndexedEXT.pIndexInfo (count differs from its length member)");
+		if (!p4931 && ((uint64_t)s->drawCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiIndexedEXT.pIndexInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4932;
@@ -50005,11 +53886,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v4939;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4939, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4939))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4939;
 	}
 	{
 		uint64_t v4940;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4940, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4940))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4940;
 	}
 	{
@@ -50057,11 +53942,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirect(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4944;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4944, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4944))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4944;
 	}
 	{
 		uint64_t v4945;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4945, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4945))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4945;
 	}
 	{
@@ -50108,6 +53997,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatch(sbt_vk_d *d, sbt_vk_args_vkCmdDispa
 	{
 		uint64_t v4949;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4949, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatch.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4949))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatch.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4949;
 	}
 	{
@@ -50153,11 +54044,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatchIndirect(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4953;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4953, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4953))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4953;
 	}
 	{
 		uint64_t v4954;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4954, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDispatchIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4954))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4954;
 	}
 	{
@@ -50190,6 +54085,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSubpassShadingHUAWEI(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4956;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4956, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSubpassShadingHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4956))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSubpassShadingHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4956;
 	}
 	return SBT_VK_OK;
@@ -50221,6 +54118,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterHUAWEI(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4957;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4957, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4957))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4957;
 	}
 	{
@@ -50266,11 +54165,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v4961;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4961, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterIndirectHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4961))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterIndirectHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4961;
 	}
 	{
 		uint64_t v4962;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4962, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawClusterIndirectHUAWEI.buffer");
+		if (SBT_VK_UNLIKELY(!v4962))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterIndirectHUAWEI.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4962;
 	}
 	{
@@ -50311,16 +54214,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 	{
 		uint64_t v4964;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4964, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4964))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4964;
 	}
 	{
 		uint64_t v4965;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4965, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBuffer.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v4965))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v4965;
 	}
 	{
 		uint64_t v4966;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4966, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v4966))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v4966;
 	}
 	{
@@ -50336,6 +54245,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 		s->pRegions = t4969;
 		if (p4971 && n4970 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyBuffer.pRegions (count differs from its length member)");
+		if (!p4971 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50372,26 +54283,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 	{
 		uint64_t v4972;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4972, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4972))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4972;
 	}
 	{
 		uint64_t v4973;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4973, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v4973))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v4973;
 	}
 	{
 		int64_t v4974;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4974, 32), "vkCmdCopyImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4974)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImage.srcImageLayout", v4974);
 		s->srcImageLayout = (VkImageLayout)v4974;
 	}
 	{
 		uint64_t v4975;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4975, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4975))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4975;
 	}
 	{
 		int64_t v4976;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4976, 32), "vkCmdCopyImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4976)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImage.dstImageLayout", v4976);
 		s->dstImageLayout = (VkImageLayout)v4976;
 	}
 	{
@@ -50407,6 +54328,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 		s->pRegions = t4979;
 		if (p4981 && n4980 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyImage.pRegions (count differs from its length member)");
+		if (!p4981 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50444,26 +54367,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 	{
 		uint64_t v4982;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4982, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4982))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4982;
 	}
 	{
 		uint64_t v4983;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4983, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdBlitImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v4983))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v4983;
 	}
 	{
 		int64_t v4984;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4984, 32), "vkCmdBlitImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4984)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.srcImageLayout", v4984);
 		s->srcImageLayout = (VkImageLayout)v4984;
 	}
 	{
 		uint64_t v4985;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4985, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdBlitImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4985))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4985;
 	}
 	{
 		int64_t v4986;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4986, 32), "vkCmdBlitImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4986)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.dstImageLayout", v4986);
 		s->dstImageLayout = (VkImageLayout)v4986;
 	}
 	{
@@ -50479,10 +54412,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 		s->pRegions = t4989;
 		if (p4991 && n4990 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBlitImage.pRegions (count differs from its length member)");
+		if (!p4991 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.pRegions (absent while its count is not 0)");
 	}
 	{
 		int64_t v4992;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4992, 32), "vkCmdBlitImage.filter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v4992)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.filter", v4992);
 		s->filter = (VkFilter)v4992;
 	}
 	return SBT_VK_OK;
@@ -50519,21 +54456,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4993;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4993, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4993))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4993;
 	}
 	{
 		uint64_t v4994;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4994, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBufferToImage.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v4994))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v4994;
 	}
 	{
 		uint64_t v4995;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4995, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyBufferToImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4995))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4995;
 	}
 	{
 		int64_t v4996;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4996, 32), "vkCmdCopyBufferToImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4996)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyBufferToImage.dstImageLayout", v4996);
 		s->dstImageLayout = (VkImageLayout)v4996;
 	}
 	{
@@ -50549,6 +54494,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 		s->pRegions = t4999;
 		if (p5001 && n5000 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyBufferToImage.pRegions (count differs from its length member)");
+		if (!p5001 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50584,21 +54531,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5002;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5002, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5002))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5002;
 	}
 	{
 		uint64_t v5003;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5003, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImageToBuffer.srcImage");
+		if (SBT_VK_UNLIKELY(!v5003))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v5003;
 	}
 	{
 		int64_t v5004;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5004, 32), "vkCmdCopyImageToBuffer.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5004)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImageToBuffer.srcImageLayout", v5004);
 		s->srcImageLayout = (VkImageLayout)v5004;
 	}
 	{
 		uint64_t v5005;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5005, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyImageToBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5005))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5005;
 	}
 	{
@@ -50614,6 +54569,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 		s->pRegions = t5008;
 		if (p5010 && n5009 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyImageToBuffer.pRegions (count differs from its length member)");
+		if (!p5010 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50644,6 +54601,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryIndirectNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5011;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5011, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5011))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5011;
 	}
 	{
@@ -50696,6 +54655,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5015;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5015, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToImageIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5015))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5015;
 	}
 	{
@@ -50716,11 +54677,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5019;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5019, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyMemoryToImageIndirectNV.dstImage");
+		if (SBT_VK_UNLIKELY(!v5019))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v5019;
 	}
 	{
 		int64_t v5020;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5020, 32), "vkCmdCopyMemoryToImageIndirectNV.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5020)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyMemoryToImageIndirectNV.dstImageLayout", v5020);
 		s->dstImageLayout = (VkImageLayout)v5020;
 	}
 	{
@@ -50731,6 +54696,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 		s->pImageSubresources = t5022;
 		if (p5024 && n5023 != (uint64_t)((uint64_t)s->copyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources (count differs from its length member)");
+		if (!p5024 && ((uint64_t)s->copyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50765,11 +54732,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 	{
 		uint64_t v5025;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5025, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdUpdateBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5025))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5025;
 	}
 	{
 		uint64_t v5026;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5026, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdUpdateBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5026))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5026;
 	}
 	{
@@ -50790,6 +54761,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 		s->pData = t5030;
 		if (p5032 && n5031 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdUpdateBuffer.pData (count differs from its length member)");
+		if (!p5032 && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50821,11 +54794,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdFillBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdFil
 	{
 		uint64_t v5033;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5033, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdFillBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5033))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdFillBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5033;
 	}
 	{
 		uint64_t v5034;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5034, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdFillBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5034))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdFillBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5034;
 	}
 	{
@@ -50880,16 +54857,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5038;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5038, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearColorImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5038))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5038;
 	}
 	{
 		uint64_t v5039;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5039, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdClearColorImage.image");
+		if (SBT_VK_UNLIKELY(!v5039))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v5039;
 	}
 	{
 		int64_t v5040;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5040, 32), "vkCmdClearColorImage.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5040)))
+			sbt_vk_d_unknown_enum(d, "vkCmdClearColorImage.imageLayout", v5040);
 		s->imageLayout = (VkImageLayout)v5040;
 	}
 	{
@@ -50918,6 +54901,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 		s->pRanges = t5047;
 		if (p5049 && n5048 != (uint64_t)((uint64_t)s->rangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearColorImage.pRanges (count differs from its length member)");
+		if (!p5049 && ((uint64_t)s->rangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.pRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50956,22 +54941,30 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5050;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5050, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearDepthStencilImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5050))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5050;
 	}
 	{
 		uint64_t v5051;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5051, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdClearDepthStencilImage.image");
+		if (SBT_VK_UNLIKELY(!v5051))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v5051;
 	}
 	{
 		int64_t v5052;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5052, 32), "vkCmdClearDepthStencilImage.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5052)))
+			sbt_vk_d_unknown_enum(d, "vkCmdClearDepthStencilImage.imageLayout", v5052);
 		s->imageLayout = (VkImageLayout)v5052;
 	}
 	{
 		uint64_t n5054;
 		int p5055;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5054, &p5055, 1), "vkCmdClearDepthStencilImage.pDepthStencil");
+		if (!p5055)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.pDepthStencil (NULL where vk.xml requires a pointer)");
 		if (p5055) {
 			VkClearDepthStencilValue *t5053;
 			if (n5054 != 1)
@@ -50994,6 +54987,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 		s->pRanges = t5059;
 		if (p5061 && n5060 != (uint64_t)((uint64_t)s->rangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearDepthStencilImage.pRanges (count differs from its length member)");
+		if (!p5061 && ((uint64_t)s->rangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.pRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51038,6 +55033,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5062;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5062, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearAttachments.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5062))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5062;
 	}
 	{
@@ -51059,6 +55056,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 		}
 		if (p5069 && n5068 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearAttachments.pAttachments (count differs from its length member)");
+		if (!p5069 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5072;
@@ -51073,6 +55072,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 		s->pRects = t5074;
 		if (p5076 && n5075 != (uint64_t)((uint64_t)s->rectCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearAttachments.pRects (count differs from its length member)");
+		if (!p5076 && ((uint64_t)s->rectCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.pRects (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51109,26 +55110,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 	{
 		uint64_t v5077;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5077, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5077))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5077;
 	}
 	{
 		uint64_t v5078;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5078, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdResolveImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v5078))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v5078;
 	}
 	{
 		int64_t v5079;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5079, 32), "vkCmdResolveImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5079)))
+			sbt_vk_d_unknown_enum(d, "vkCmdResolveImage.srcImageLayout", v5079);
 		s->srcImageLayout = (VkImageLayout)v5079;
 	}
 	{
 		uint64_t v5080;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5080, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdResolveImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v5080))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v5080;
 	}
 	{
 		int64_t v5081;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5081, 32), "vkCmdResolveImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5081)))
+			sbt_vk_d_unknown_enum(d, "vkCmdResolveImage.dstImageLayout", v5081);
 		s->dstImageLayout = (VkImageLayout)v5081;
 	}
 	{
@@ -51144,6 +55155,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 		s->pRegions = t5084;
 		if (p5086 && n5085 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdResolveImage.pRegions (count differs from its length member)");
+		if (!p5086 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51173,11 +55186,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdSetEv
 	{
 		uint64_t v5087;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5087, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5087))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5087;
 	}
 	{
 		uint64_t v5088;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5088, VK_OBJECT_TYPE_EVENT, 1), "vkCmdSetEvent.event");
+		if (SBT_VK_UNLIKELY(!v5088))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v5088;
 	}
 	{
@@ -51213,11 +55230,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdRes
 	{
 		uint64_t v5090;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5090, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5090))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5090;
 	}
 	{
 		uint64_t v5091;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5091, VK_OBJECT_TYPE_EVENT, 1), "vkCmdResetEvent.event");
+		if (SBT_VK_UNLIKELY(!v5091))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v5091;
 	}
 	{
@@ -51302,6 +55323,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 	{
 		uint64_t v5093;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5093, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5093))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5093;
 	}
 	{
@@ -51320,6 +55343,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 				{
 					uint64_t v5102;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5102, VK_OBJECT_TYPE_EVENT, 1), "vkCmdWaitEvents.pEvents");
+					if (SBT_VK_UNLIKELY(!v5102))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pEvents (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5098[i5101] = (VkEvent)(uintptr_t)v5102;
 				}
 			}
@@ -51327,6 +55352,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5100 && n5099 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pEvents (count differs from its length member)");
+		if (!p5100 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pEvents (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5103;
@@ -51357,6 +55384,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5111 && n5110 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pMemoryBarriers (count differs from its length member)");
+		if (!p5111 && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5114;
@@ -51377,6 +55406,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5120 && n5119 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p5120 && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5123;
@@ -51397,6 +55428,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5129 && n5128 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pImageMemoryBarriers (count differs from its length member)");
+		if (!p5129 && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51463,6 +55496,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5132;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5132, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5132))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5132;
 	}
 	{
@@ -51499,6 +55534,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5142 && n5141 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pMemoryBarriers (count differs from its length member)");
+		if (!p5142 && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5145;
@@ -51519,6 +55556,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5151 && n5150 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p5151 && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5154;
@@ -51539,6 +55578,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5160 && n5159 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pImageMemoryBarriers (count differs from its length member)");
+		if (!p5160 && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51569,11 +55610,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQuery(sbt_vk_d *d, sbt_vk_args_vkCmdBeg
 	{
 		uint64_t v5163;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5163, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQuery.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5163))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQuery.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5163;
 	}
 	{
 		uint64_t v5164;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5164, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdBeginQuery.queryPool");
+		if (SBT_VK_UNLIKELY(!v5164))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQuery.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5164;
 	}
 	{
@@ -51614,11 +55659,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQuery(sbt_vk_d *d, sbt_vk_args_vkCmdEndQu
 	{
 		uint64_t v5167;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5167, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQuery.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5167))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQuery.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5167;
 	}
 	{
 		uint64_t v5168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5168, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdEndQuery.queryPool");
+		if (SBT_VK_UNLIKELY(!v5168))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQuery.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5168;
 	}
 	{
@@ -51655,12 +55704,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginConditionalRenderingEXT(sbt_vk_d *d, sb
 	{
 		uint64_t v5170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5170, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginConditionalRenderingEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5170))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginConditionalRenderingEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5170;
 	}
 	{
 		uint64_t n5172;
 		int p5173;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5172, &p5173, 1), "vkCmdBeginConditionalRenderingEXT.pConditionalRenderingBegin");
+		if (!p5173)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginConditionalRenderingEXT.pConditionalRenderingBegin (NULL where vk.xml requires a pointer)");
 		if (p5173) {
 			VkConditionalRenderingBeginInfoEXT *t5171;
 			if (n5172 != 1)
@@ -51695,6 +55748,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndConditionalRenderingEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5175;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5175, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndConditionalRenderingEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5175))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndConditionalRenderingEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5175;
 	}
 	return SBT_VK_OK;
@@ -51726,11 +55781,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5176;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5176, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetQueryPool.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5176))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetQueryPool.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5176;
 	}
 	{
 		uint64_t v5177;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5177, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdResetQueryPool.queryPool");
+		if (SBT_VK_UNLIKELY(!v5177))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetQueryPool.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5177;
 	}
 	{
@@ -51772,6 +55831,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5180;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5180, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5180))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5180;
 	}
 	{
@@ -51782,6 +55843,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5182;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5182, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteTimestamp.queryPool");
+		if (SBT_VK_UNLIKELY(!v5182))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5182;
 	}
 	{
@@ -51822,11 +55885,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5184;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5184, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyQueryPoolResults.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5184))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5184;
 	}
 	{
 		uint64_t v5185;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5185, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdCopyQueryPoolResults.queryPool");
+		if (SBT_VK_UNLIKELY(!v5185))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5185;
 	}
 	{
@@ -51842,6 +55909,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5188;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5188, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyQueryPoolResults.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5188))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5188;
 	}
 	{
@@ -51893,11 +55962,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5192;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5192, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushConstants.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5192))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5192;
 	}
 	{
 		uint64_t v5193;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5193, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushConstants.layout");
+		if (SBT_VK_UNLIKELY(!v5193))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5193;
 	}
 	{
@@ -51923,6 +55996,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmd
 		s->pValues = t5198;
 		if (p5200 && n5199 != (uint64_t)((uint64_t)s->size))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPushConstants.pValues (count differs from its length member)");
+		if (!p5200 && ((uint64_t)s->size) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.pValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51954,12 +56029,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5201;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5201, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5201))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5201;
 	}
 	{
 		uint64_t n5203;
 		int p5204;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5203, &p5204, 1), "vkCmdBeginRenderPass.pRenderPassBegin");
+		if (!p5204)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass.pRenderPassBegin (NULL where vk.xml requires a pointer)");
 		if (p5204) {
 			VkRenderPassBeginInfo *t5202;
 			if (n5203 != 1)
@@ -51972,6 +56051,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v5206;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5206, 32), "vkCmdBeginRenderPass.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v5206)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBeginRenderPass.contents", v5206);
 		s->contents = (VkSubpassContents)v5206;
 	}
 	return SBT_VK_OK;
@@ -52001,11 +56082,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass(sbt_vk_d *d, sbt_vk_args_vkCmdNe
 	{
 		uint64_t v5207;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5207, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5207))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5207;
 	}
 	{
 		int64_t v5208;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5208, 32), "vkCmdNextSubpass.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v5208)))
+			sbt_vk_d_unknown_enum(d, "vkCmdNextSubpass.contents", v5208);
 		s->contents = (VkSubpassContents)v5208;
 	}
 	return SBT_VK_OK;
@@ -52033,6 +56118,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5209;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5209, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5209))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5209;
 	}
 	return SBT_VK_OK;
@@ -52073,6 +56160,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5210, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteCommands.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5210))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5210;
 	}
 	{
@@ -52091,6 +56180,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 				{
 					uint64_t v5219;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5219, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteCommands.pCommandBuffers");
+					if (SBT_VK_UNLIKELY(!v5219))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.pCommandBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5215[i5218] = (VkCommandBuffer)(uintptr_t)v5219;
 				}
 			}
@@ -52098,6 +56189,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5217 && n5216 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdExecuteCommands.pCommandBuffers (count differs from its length member)");
+		if (!p5217 && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.pCommandBuffers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -52146,6 +56239,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d 
 	{
 		uint64_t v5220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5220, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5220))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5220;
 	}
 	{
@@ -52183,6 +56278,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d 
 	{
 		int64_t v5232;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5232, 32), "vkGetPhysicalDeviceDisplayPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5232)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPropertiesKHR.ret", v5232);
 		s->ret = (VkResult)v5232;
 	}
 	return SBT_VK_OK;
@@ -52232,6 +56329,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 	{
 		uint64_t v5233;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5233, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5233))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5233;
 	}
 	{
@@ -52269,6 +56368,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 	{
 		int64_t v5245;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5245, 32), "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5245)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.ret", v5245);
 		s->ret = (VkResult)v5245;
 	}
 	return SBT_VK_OK;
@@ -52320,6 +56421,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 	{
 		uint64_t v5246;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5246, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneSupportedDisplaysKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5246))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneSupportedDisplaysKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5246;
 	}
 	{
@@ -52366,6 +56469,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 	{
 		int64_t v5259;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5259, 32), "vkGetDisplayPlaneSupportedDisplaysKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5259)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneSupportedDisplaysKHR.ret", v5259);
 		s->ret = (VkResult)v5259;
 	}
 	return SBT_VK_OK;
@@ -52417,11 +56522,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v5260;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5260, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModePropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5260))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModePropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5260;
 	}
 	{
 		uint64_t v5261;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5261, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkGetDisplayModePropertiesKHR.display");
+		if (SBT_VK_UNLIKELY(!v5261))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModePropertiesKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5261;
 	}
 	{
@@ -52459,6 +56568,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v5273;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5273, 32), "vkGetDisplayModePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5273)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayModePropertiesKHR.ret", v5273);
 		s->ret = (VkResult)v5273;
 	}
 	return SBT_VK_OK;
@@ -52506,17 +56617,23 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5274;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5274, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDisplayModeKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5274))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5274;
 	}
 	{
 		uint64_t v5275;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5275, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkCreateDisplayModeKHR.display");
+		if (SBT_VK_UNLIKELY(!v5275))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5275;
 	}
 	{
 		uint64_t n5277;
 		int p5278;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5277, &p5278, 1), "vkCreateDisplayModeKHR.pCreateInfo");
+		if (!p5278)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5278) {
 			VkDisplayModeCreateInfoKHR *t5276;
 			if (n5277 != 1)
@@ -52559,6 +56676,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5288;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5288, 32), "vkCreateDisplayModeKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5288)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDisplayModeKHR.ret", v5288);
 		s->ret = (VkResult)v5288;
 	}
 	return SBT_VK_OK;
@@ -52599,11 +56718,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt
 	{
 		uint64_t v5289;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5289, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5289))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5289;
 	}
 	{
 		uint64_t v5290;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5290, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, 1), "vkGetDisplayPlaneCapabilitiesKHR.mode");
+		if (SBT_VK_UNLIKELY(!v5290))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilitiesKHR.mode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->mode = (VkDisplayModeKHR)(uintptr_t)v5290;
 	}
 	{
@@ -52627,6 +56750,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt
 	{
 		int64_t v5296;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5296, 32), "vkGetDisplayPlaneCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5296)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneCapabilitiesKHR.ret", v5296);
 		s->ret = (VkResult)v5296;
 	}
 	return SBT_VK_OK;
@@ -52672,12 +56797,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5297;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5297, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDisplayPlaneSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5297))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayPlaneSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5297;
 	}
 	{
 		uint64_t n5299;
 		int p5300;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5299, &p5300, 1), "vkCreateDisplayPlaneSurfaceKHR.pCreateInfo");
+		if (!p5300)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayPlaneSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5300) {
 			VkDisplaySurfaceCreateInfoKHR *t5298;
 			if (n5299 != 1)
@@ -52720,6 +56849,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 	{
 		int64_t v5310;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5310, 32), "vkCreateDisplayPlaneSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5310)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDisplayPlaneSurfaceKHR.ret", v5310);
 		s->ret = (VkResult)v5310;
 	}
 	return SBT_VK_OK;
@@ -52778,6 +56909,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5311;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5311, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSharedSwapchainsKHR.device");
+		if (SBT_VK_UNLIKELY(!v5311))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSharedSwapchainsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5311;
 	}
 	{
@@ -52799,6 +56932,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p5318 && n5317 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateSharedSwapchainsKHR.pCreateInfos (count differs from its length member)");
+		if (!p5318 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSharedSwapchainsKHR.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n5322;
@@ -52835,6 +56970,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v5332;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5332, 32), "vkCreateSharedSwapchainsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5332)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSharedSwapchainsKHR.ret", v5332);
 		s->ret = (VkResult)v5332;
 	}
 	return SBT_VK_OK;
@@ -52868,6 +57005,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v5333;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5333, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroySurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5333))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5333;
 	}
 	{
@@ -52926,6 +57065,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		uint64_t v5339;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5339, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5339))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5339;
 	}
 	{
@@ -52936,6 +57077,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		uint64_t v5341;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5341, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceSupportKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5341))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceSupportKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5341;
 	}
 	{
@@ -52958,6 +57101,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		int64_t v5346;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5346, 32), "vkGetPhysicalDeviceSurfaceSupportKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5346)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceSupportKHR.ret", v5346);
 		s->ret = (VkResult)v5346;
 	}
 	return SBT_VK_OK;
@@ -52997,11 +57142,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 	{
 		uint64_t v5347;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5347, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5347))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5347;
 	}
 	{
 		uint64_t v5348;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5348, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5348))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5348;
 	}
 	{
@@ -53020,6 +57169,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 	{
 		int64_t v5353;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5353, 32), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5353)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.ret", v5353);
 		s->ret = (VkResult)v5353;
 	}
 	return SBT_VK_OK;
@@ -53064,6 +57215,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 	{
 		uint64_t v5354;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5354, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormatsKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5354))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormatsKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5354;
 	}
 	{
@@ -53100,6 +57253,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 	{
 		int64_t v5363;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5363, 32), "vkGetPhysicalDeviceSurfaceFormatsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5363)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceFormatsKHR.ret", v5363);
 		s->ret = (VkResult)v5363;
 	}
 	return SBT_VK_OK;
@@ -53144,6 +57299,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_
 	{
 		uint64_t v5364;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5364, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfacePresentModesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5364))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfacePresentModesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5364;
 	}
 	{
@@ -53180,6 +57337,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_
 	{
 		int64_t v5373;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5373, 32), "vkGetPhysicalDeviceSurfacePresentModesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5373)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfacePresentModesKHR.ret", v5373);
 		s->ret = (VkResult)v5373;
 	}
 	return SBT_VK_OK;
@@ -53225,12 +57384,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5374;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5374, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSwapchainKHR.device");
+		if (SBT_VK_UNLIKELY(!v5374))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSwapchainKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5374;
 	}
 	{
 		uint64_t n5376;
 		int p5377;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5376, &p5377, 1), "vkCreateSwapchainKHR.pCreateInfo");
+		if (!p5377)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSwapchainKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5377) {
 			VkSwapchainCreateInfoKHR *t5375;
 			if (n5376 != 1)
@@ -53273,6 +57436,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v5387;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5387, 32), "vkCreateSwapchainKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5387)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSwapchainKHR.ret", v5387);
 		s->ret = (VkResult)v5387;
 	}
 	return SBT_VK_OK;
@@ -53306,6 +57471,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySwapchainKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5388;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5388, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySwapchainKHR.device");
+		if (SBT_VK_UNLIKELY(!v5388))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySwapchainKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5388;
 	}
 	{
@@ -53375,11 +57542,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5394;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5394, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainImagesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5394))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainImagesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5394;
 	}
 	{
 		uint64_t v5395;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5395, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainImagesKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5395))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainImagesKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5395;
 	}
 	{
@@ -53421,6 +57592,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v5407;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5407, 32), "vkGetSwapchainImagesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5407)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainImagesKHR.ret", v5407);
 		s->ret = (VkResult)v5407;
 	}
 	return SBT_VK_OK;
@@ -53463,11 +57636,15 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5408;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5408, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImageKHR.device");
+		if (SBT_VK_UNLIKELY(!v5408))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImageKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5408;
 	}
 	{
 		uint64_t v5409;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5409, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkAcquireNextImageKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5409))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImageKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5409;
 	}
 	{
@@ -53505,6 +57682,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v5417;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5417, 32), "vkAcquireNextImageKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5417)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireNextImageKHR.ret", v5417);
 		s->ret = (VkResult)v5417;
 	}
 	return SBT_VK_OK;
@@ -53537,12 +57716,16 @@ static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		uint64_t v5418;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5418, VK_OBJECT_TYPE_QUEUE, 1), "vkQueuePresentKHR.queue");
+		if (SBT_VK_UNLIKELY(!v5418))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueuePresentKHR.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v5418;
 	}
 	{
 		uint64_t n5420;
 		int p5421;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5420, &p5421, 1), "vkQueuePresentKHR.pPresentInfo");
+		if (!p5421)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueuePresentKHR.pPresentInfo (NULL where vk.xml requires a pointer)");
 		if (p5421) {
 			VkPresentInfoKHR *t5419;
 			if (n5420 != 1)
@@ -53555,6 +57738,8 @@ static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		int64_t v5423;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5423, 32), "vkQueuePresentKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5423)))
+			sbt_vk_d_unknown_enum(d, "vkQueuePresentKHR.ret", v5423);
 		s->ret = (VkResult)v5423;
 	}
 	return SBT_VK_OK;
@@ -53600,12 +57785,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5424;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5424, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXlibSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5424))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXlibSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5424;
 	}
 	{
 		uint64_t n5426;
 		int p5427;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5426, &p5427, 1), "vkCreateXlibSurfaceKHR.pCreateInfo");
+		if (!p5427)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXlibSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5427) {
 			VkXlibSurfaceCreateInfoKHR *t5425;
 			if (n5426 != 1)
@@ -53648,6 +57837,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5437;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5437, 32), "vkCreateXlibSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5437)))
+			sbt_vk_d_unknown_enum(d, "vkCreateXlibSurfaceKHR.ret", v5437);
 		s->ret = (VkResult)v5437;
 	}
 	return SBT_VK_OK;
@@ -53680,6 +57871,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt
 	{
 		uint64_t v5438;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5438, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXlibPresentationSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5438))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceXlibPresentationSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5438;
 	}
 	{
@@ -53745,12 +57938,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5443;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5443, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXcbSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5443))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXcbSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5443;
 	}
 	{
 		uint64_t n5445;
 		int p5446;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5445, &p5446, 1), "vkCreateXcbSurfaceKHR.pCreateInfo");
+		if (!p5446)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXcbSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5446) {
 			VkXcbSurfaceCreateInfoKHR *t5444;
 			if (n5445 != 1)
@@ -53793,6 +57990,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v5456;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5456, 32), "vkCreateXcbSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5456)))
+			sbt_vk_d_unknown_enum(d, "vkCreateXcbSurfaceKHR.ret", v5456);
 		s->ret = (VkResult)v5456;
 	}
 	return SBT_VK_OK;
@@ -53825,6 +58024,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_
 	{
 		uint64_t v5457;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5457, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXcbPresentationSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5457))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceXcbPresentationSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5457;
 	}
 	{
@@ -53890,12 +58091,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5462;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5462, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugReportCallbackEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5462))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugReportCallbackEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5462;
 	}
 	{
 		uint64_t n5464;
 		int p5465;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5464, &p5465, 1), "vkCreateDebugReportCallbackEXT.pCreateInfo");
+		if (!p5465)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugReportCallbackEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5465) {
 			VkDebugReportCallbackCreateInfoEXT *t5463;
 			if (n5464 != 1)
@@ -53938,6 +58143,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 	{
 		int64_t v5475;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5475, 32), "vkCreateDebugReportCallbackEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5475)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDebugReportCallbackEXT.ret", v5475);
 		s->ret = (VkResult)v5475;
 	}
 	return SBT_VK_OK;
@@ -53971,6 +58178,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugReportCallbackEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5476;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5476, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugReportCallbackEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5476))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDebugReportCallbackEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5476;
 	}
 	{
@@ -54024,6 +58233,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5482;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5482, VK_OBJECT_TYPE_INSTANCE, 1), "vkDebugReportMessageEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5482))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5482;
 	}
 	{
@@ -54034,6 +58245,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v5484;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5484, 32), "vkDebugReportMessageEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v5484)))
+			sbt_vk_d_unknown_enum(d, "vkDebugReportMessageEXT.objectType", v5484);
 		s->objectType = (VkDebugReportObjectTypeEXT)v5484;
 	}
 	{
@@ -54054,11 +58267,15 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		const char *t5488;
 		SBT_VK_DT(sbt_vk_get_str(d, &t5488), "vkDebugReportMessageEXT.pLayerPrefix");
+		if (!t5488)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.pLayerPrefix (NULL where vk.xml requires a string)");
 		s->pLayerPrefix = t5488;
 	}
 	{
 		const char *t5489;
 		SBT_VK_DT(sbt_vk_get_str(d, &t5489), "vkDebugReportMessageEXT.pMessage");
+		if (!t5489)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.pMessage (NULL where vk.xml requires a string)");
 		s->pMessage = t5489;
 	}
 	return SBT_VK_OK;
@@ -54091,12 +58308,16 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v5490;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5490, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectNameEXT.device");
+		if (SBT_VK_UNLIKELY(!v5490))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectNameEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5490;
 	}
 	{
 		uint64_t n5492;
 		int p5493;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5492, &p5493, 1), "vkDebugMarkerSetObjectNameEXT.pNameInfo");
+		if (!p5493)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectNameEXT.pNameInfo (NULL where vk.xml requires a pointer)");
 		if (p5493) {
 			VkDebugMarkerObjectNameInfoEXT *t5491;
 			if (n5492 != 1)
@@ -54109,6 +58330,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v5495;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5495, 32), "vkDebugMarkerSetObjectNameEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5495)))
+			sbt_vk_d_unknown_enum(d, "vkDebugMarkerSetObjectNameEXT.ret", v5495);
 		s->ret = (VkResult)v5495;
 	}
 	return SBT_VK_OK;
@@ -54141,12 +58364,16 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v5496;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5496, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectTagEXT.device");
+		if (SBT_VK_UNLIKELY(!v5496))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectTagEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5496;
 	}
 	{
 		uint64_t n5498;
 		int p5499;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5498, &p5499, 1), "vkDebugMarkerSetObjectTagEXT.pTagInfo");
+		if (!p5499)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectTagEXT.pTagInfo (NULL where vk.xml requires a pointer)");
 		if (p5499) {
 			VkDebugMarkerObjectTagInfoEXT *t5497;
 			if (n5498 != 1)
@@ -54159,6 +58386,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v5501;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5501, 32), "vkDebugMarkerSetObjectTagEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5501)))
+			sbt_vk_d_unknown_enum(d, "vkDebugMarkerSetObjectTagEXT.ret", v5501);
 		s->ret = (VkResult)v5501;
 	}
 	return SBT_VK_OK;
@@ -54190,12 +58419,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerBeginEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5502;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5502, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerBeginEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5502))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerBeginEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5502;
 	}
 	{
 		uint64_t n5504;
 		int p5505;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5504, &p5505, 1), "vkCmdDebugMarkerBeginEXT.pMarkerInfo");
+		if (!p5505)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerBeginEXT.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p5505) {
 			VkDebugMarkerMarkerInfoEXT *t5503;
 			if (n5504 != 1)
@@ -54230,6 +58463,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerEndEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5507;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5507, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerEndEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5507))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerEndEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5507;
 	}
 	return SBT_VK_OK;
@@ -54261,12 +58496,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerInsertEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5508;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5508, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerInsertEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5508))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerInsertEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5508;
 	}
 	{
 		uint64_t n5510;
 		int p5511;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5510, &p5511, 1), "vkCmdDebugMarkerInsertEXT.pMarkerInfo");
+		if (!p5511)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerInsertEXT.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p5511) {
 			VkDebugMarkerMarkerInfoEXT *t5509;
 			if (n5510 != 1)
@@ -54318,21 +58557,29 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 	{
 		uint64_t v5513;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5513, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5513))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5513;
 	}
 	{
 		int64_t v5514;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5514, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v5514)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.format", v5514);
 		s->format = (VkFormat)v5514;
 	}
 	{
 		int64_t v5515;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5515, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v5515)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.type", v5515);
 		s->type = (VkImageType)v5515;
 	}
 	{
 		int64_t v5516;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5516, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v5516)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.tiling", v5516);
 		s->tiling = (VkImageTiling)v5516;
 	}
 	{
@@ -54366,6 +58613,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 	{
 		int64_t v5524;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5524, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5524)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.ret", v5524);
 		s->ret = (VkResult)v5524;
 	}
 	return SBT_VK_OK;
@@ -54399,6 +58648,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5525;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5525, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteGeneratedCommandsNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5525))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteGeneratedCommandsNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5525;
 	}
 	{
@@ -54410,6 +58661,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_
 		uint64_t n5528;
 		int p5529;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5528, &p5529, 1), "vkCmdExecuteGeneratedCommandsNV.pGeneratedCommandsInfo");
+		if (!p5529)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteGeneratedCommandsNV.pGeneratedCommandsInfo (NULL where vk.xml requires a pointer)");
 		if (p5529) {
 			VkGeneratedCommandsInfoNV *t5527;
 			if (n5528 != 1)
@@ -54448,12 +58701,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_d *d, s
 	{
 		uint64_t v5531;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5531, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPreprocessGeneratedCommandsNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5531))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPreprocessGeneratedCommandsNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5531;
 	}
 	{
 		uint64_t n5533;
 		int p5534;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5533, &p5534, 1), "vkCmdPreprocessGeneratedCommandsNV.pGeneratedCommandsInfo");
+		if (!p5534)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPreprocessGeneratedCommandsNV.pGeneratedCommandsInfo (NULL where vk.xml requires a pointer)");
 		if (p5534) {
 			VkGeneratedCommandsInfoNV *t5532;
 			if (n5533 != 1)
@@ -54492,16 +58749,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipelineShaderGroupNV(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5536;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5536, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipelineShaderGroupNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5536))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipelineShaderGroupNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5536;
 	}
 	{
 		int64_t v5537;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5537, 32), "vkCmdBindPipelineShaderGroupNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v5537)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindPipelineShaderGroupNV.pipelineBindPoint", v5537);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v5537;
 	}
 	{
 		uint64_t v5538;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5538, VK_OBJECT_TYPE_PIPELINE, 1), "vkCmdBindPipelineShaderGroupNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v5538))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipelineShaderGroupNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v5538;
 	}
 	{
@@ -54547,12 +58810,16 @@ static sbt_vk_status sbt_vk_dc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk
 	{
 		uint64_t v5540;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5540, VK_OBJECT_TYPE_DEVICE, 1), "vkGetGeneratedCommandsMemoryRequirementsNV.device");
+		if (SBT_VK_UNLIKELY(!v5540))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetGeneratedCommandsMemoryRequirementsNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5540;
 	}
 	{
 		uint64_t n5542;
 		int p5543;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5542, &p5543, 1), "vkGetGeneratedCommandsMemoryRequirementsNV.pInfo");
+		if (!p5543)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetGeneratedCommandsMemoryRequirementsNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p5543) {
 			VkGeneratedCommandsMemoryRequirementsInfoNV *t5541;
 			if (n5542 != 1)
@@ -54618,12 +58885,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5549;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5549, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateIndirectCommandsLayoutNV.device");
+		if (SBT_VK_UNLIKELY(!v5549))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateIndirectCommandsLayoutNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5549;
 	}
 	{
 		uint64_t n5551;
 		int p5552;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5551, &p5552, 1), "vkCreateIndirectCommandsLayoutNV.pCreateInfo");
+		if (!p5552)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateIndirectCommandsLayoutNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5552) {
 			VkIndirectCommandsLayoutCreateInfoNV *t5550;
 			if (n5551 != 1)
@@ -54666,6 +58937,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 	{
 		int64_t v5562;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5562, 32), "vkCreateIndirectCommandsLayoutNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5562)))
+			sbt_vk_d_unknown_enum(d, "vkCreateIndirectCommandsLayoutNV.ret", v5562);
 		s->ret = (VkResult)v5562;
 	}
 	return SBT_VK_OK;
@@ -54699,6 +58972,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_d *d, sb
 	{
 		uint64_t v5563;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5563, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyIndirectCommandsLayoutNV.device");
+		if (SBT_VK_UNLIKELY(!v5563))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyIndirectCommandsLayoutNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5563;
 	}
 	{
@@ -54753,6 +59028,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures2(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v5569;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5569, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5569))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFeatures2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5569;
 	}
 	{
@@ -54807,6 +59084,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties2(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5574;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5574, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5574))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5574;
 	}
 	{
@@ -54863,11 +59142,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_d *d,
 	{
 		uint64_t v5579;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5579, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5579))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5579;
 	}
 	{
 		int64_t v5580;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5580, 32), "vkGetPhysicalDeviceFormatProperties2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v5580)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFormatProperties2.format", v5580);
 		s->format = (VkFormat)v5580;
 	}
 	{
@@ -54927,12 +59210,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_
 	{
 		uint64_t v5585;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5585, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5585))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5585;
 	}
 	{
 		uint64_t n5587;
 		int p5588;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5587, &p5588, 1), "vkGetPhysicalDeviceImageFormatProperties2.pImageFormatInfo");
+		if (!p5588)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties2.pImageFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p5588) {
 			VkPhysicalDeviceImageFormatInfo2 *t5586;
 			if (n5587 != 1)
@@ -54958,6 +59245,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_
 	{
 		int64_t v5594;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5594, 32), "vkGetPhysicalDeviceImageFormatProperties2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5594)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties2.ret", v5594);
 		s->ret = (VkResult)v5594;
 	}
 	return SBT_VK_OK;
@@ -55011,6 +59300,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_
 	{
 		uint64_t v5595;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5595, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5595))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5595;
 	}
 	{
@@ -55084,6 +59375,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_d *d,
 	{
 		uint64_t v5607;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5607, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5607))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMemoryProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5607;
 	}
 	{
@@ -55154,12 +59447,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties2(s
 	{
 		uint64_t v5612;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5612, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5612))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5612;
 	}
 	{
 		uint64_t n5614;
 		int p5615;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5614, &p5615, 1), "vkGetPhysicalDeviceSparseImageFormatProperties2.pFormatInfo");
+		if (!p5615)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties2.pFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p5615) {
 			VkPhysicalDeviceSparseImageFormatInfo2 *t5613;
 			if (n5614 != 1)
@@ -55248,16 +59545,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5628;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5628, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5628))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5628;
 	}
 	{
 		int64_t v5629;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5629, 32), "vkCmdPushDescriptorSetKHR.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v5629)))
+			sbt_vk_d_unknown_enum(d, "vkCmdPushDescriptorSetKHR.pipelineBindPoint", v5629);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v5629;
 	}
 	{
 		uint64_t v5630;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5630, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushDescriptorSetKHR.layout");
+		if (SBT_VK_UNLIKELY(!v5630))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5630;
 	}
 	{
@@ -55284,6 +59587,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p5638 && n5637 != (uint64_t)((uint64_t)s->descriptorWriteCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPushDescriptorSetKHR.pDescriptorWrites (count differs from its length member)");
+		if (!p5638 && ((uint64_t)s->descriptorWriteCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.pDescriptorWrites (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -55313,11 +59618,15 @@ static sbt_vk_status sbt_vk_dc_vkTrimCommandPool(sbt_vk_d *d, sbt_vk_args_vkTrim
 	{
 		uint64_t v5641;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5641, VK_OBJECT_TYPE_DEVICE, 1), "vkTrimCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v5641))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkTrimCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5641;
 	}
 	{
 		uint64_t v5642;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5642, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkTrimCommandPool.commandPool");
+		if (SBT_VK_UNLIKELY(!v5642))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkTrimCommandPool.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v5642;
 	}
 	{
@@ -55368,12 +59677,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalBufferProperties(sbt_v
 	{
 		uint64_t v5644;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5644, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalBufferProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5644))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalBufferProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5644;
 	}
 	{
 		uint64_t n5646;
 		int p5647;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5646, &p5647, 1), "vkGetPhysicalDeviceExternalBufferProperties.pExternalBufferInfo");
+		if (!p5647)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalBufferProperties.pExternalBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p5647) {
 			VkPhysicalDeviceExternalBufferInfo *t5645;
 			if (n5646 != 1)
@@ -55440,12 +59753,16 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 	{
 		uint64_t v5653;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5653, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5653))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5653;
 	}
 	{
 		uint64_t n5655;
 		int p5656;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5655, &p5656, 1), "vkGetMemoryFdKHR.pGetFdInfo");
+		if (!p5656)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5656) {
 			VkMemoryGetFdInfoKHR *t5654;
 			if (n5655 != 1)
@@ -55475,6 +59792,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 	{
 		int64_t v5662;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5662, 32), "vkGetMemoryFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5662)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryFdKHR.ret", v5662);
 		s->ret = (VkResult)v5662;
 	}
 	return SBT_VK_OK;
@@ -55515,6 +59834,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5663;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5663, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdPropertiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5663))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdPropertiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5663;
 	}
 	{
@@ -55543,6 +59864,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v5670;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5670, 32), "vkGetMemoryFdPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5670)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryFdPropertiesKHR.ret", v5670);
 		s->ret = (VkResult)v5670;
 	}
 	return SBT_VK_OK;
@@ -55584,12 +59907,16 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5671;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5671, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryRemoteAddressNV.device");
+		if (SBT_VK_UNLIKELY(!v5671))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryRemoteAddressNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5671;
 	}
 	{
 		uint64_t n5673;
 		int p5674;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5673, &p5674, 1), "vkGetMemoryRemoteAddressNV.pMemoryGetRemoteAddressInfo");
+		if (!p5674)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryRemoteAddressNV.pMemoryGetRemoteAddressInfo (NULL where vk.xml requires a pointer)");
 		if (p5674) {
 			VkMemoryGetRemoteAddressInfoNV *t5672;
 			if (n5673 != 1)
@@ -55619,6 +59946,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v5680;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5680, 32), "vkGetMemoryRemoteAddressNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5680)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryRemoteAddressNV.ret", v5680);
 		s->ret = (VkResult)v5680;
 	}
 	return SBT_VK_OK;
@@ -55659,12 +59988,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalSemaphoreProperties(sb
 	{
 		uint64_t v5681;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5681, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalSemaphoreProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5681))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalSemaphoreProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5681;
 	}
 	{
 		uint64_t n5683;
 		int p5684;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5683, &p5684, 1), "vkGetPhysicalDeviceExternalSemaphoreProperties.pExternalSemaphoreInfo");
+		if (!p5684)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalSemaphoreProperties.pExternalSemaphoreInfo (NULL where vk.xml requires a pointer)");
 		if (p5684) {
 			VkPhysicalDeviceExternalSemaphoreInfo *t5682;
 			if (n5683 != 1)
@@ -55731,12 +60064,16 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		uint64_t v5690;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5690, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5690))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5690;
 	}
 	{
 		uint64_t n5692;
 		int p5693;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5692, &p5693, 1), "vkGetSemaphoreFdKHR.pGetFdInfo");
+		if (!p5693)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5693) {
 			VkSemaphoreGetFdInfoKHR *t5691;
 			if (n5692 != 1)
@@ -55766,6 +60103,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		int64_t v5699;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5699, 32), "vkGetSemaphoreFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5699)))
+			sbt_vk_d_unknown_enum(d, "vkGetSemaphoreFdKHR.ret", v5699);
 		s->ret = (VkResult)v5699;
 	}
 	return SBT_VK_OK;
@@ -55798,12 +60137,16 @@ static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5700;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5700, VK_OBJECT_TYPE_DEVICE, 1), "vkImportSemaphoreFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5700))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportSemaphoreFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5700;
 	}
 	{
 		uint64_t n5702;
 		int p5703;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5702, &p5703, 1), "vkImportSemaphoreFdKHR.pImportSemaphoreFdInfo");
+		if (!p5703)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportSemaphoreFdKHR.pImportSemaphoreFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5703) {
 			VkImportSemaphoreFdInfoKHR *t5701;
 			if (n5702 != 1)
@@ -55816,6 +60159,8 @@ static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5705;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5705, 32), "vkImportSemaphoreFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5705)))
+			sbt_vk_d_unknown_enum(d, "vkImportSemaphoreFdKHR.ret", v5705);
 		s->ret = (VkResult)v5705;
 	}
 	return SBT_VK_OK;
@@ -55856,12 +60201,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk
 	{
 		uint64_t v5706;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5706, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalFenceProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5706))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalFenceProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5706;
 	}
 	{
 		uint64_t n5708;
 		int p5709;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5708, &p5709, 1), "vkGetPhysicalDeviceExternalFenceProperties.pExternalFenceInfo");
+		if (!p5709)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalFenceProperties.pExternalFenceInfo (NULL where vk.xml requires a pointer)");
 		if (p5709) {
 			VkPhysicalDeviceExternalFenceInfo *t5707;
 			if (n5708 != 1)
@@ -55928,12 +60277,16 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFen
 	{
 		uint64_t v5715;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5715, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5715))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5715;
 	}
 	{
 		uint64_t n5717;
 		int p5718;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5717, &p5718, 1), "vkGetFenceFdKHR.pGetFdInfo");
+		if (!p5718)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5718) {
 			VkFenceGetFdInfoKHR *t5716;
 			if (n5717 != 1)
@@ -55963,6 +60316,8 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFen
 	{
 		int64_t v5724;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5724, 32), "vkGetFenceFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5724)))
+			sbt_vk_d_unknown_enum(d, "vkGetFenceFdKHR.ret", v5724);
 		s->ret = (VkResult)v5724;
 	}
 	return SBT_VK_OK;
@@ -55995,12 +60350,16 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 	{
 		uint64_t v5725;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5725, VK_OBJECT_TYPE_DEVICE, 1), "vkImportFenceFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5725))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportFenceFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5725;
 	}
 	{
 		uint64_t n5727;
 		int p5728;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5727, &p5728, 1), "vkImportFenceFdKHR.pImportFenceFdInfo");
+		if (!p5728)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportFenceFdKHR.pImportFenceFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5728) {
 			VkImportFenceFdInfoKHR *t5726;
 			if (n5727 != 1)
@@ -56013,6 +60372,8 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 	{
 		int64_t v5730;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5730, 32), "vkImportFenceFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5730)))
+			sbt_vk_d_unknown_enum(d, "vkImportFenceFdKHR.ret", v5730);
 		s->ret = (VkResult)v5730;
 	}
 	return SBT_VK_OK;
@@ -56043,16 +60404,22 @@ static sbt_vk_status sbt_vk_dc_vkReleaseDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkRe
 	{
 		uint64_t v5731;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5731, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkReleaseDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5731))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5731;
 	}
 	{
 		uint64_t v5732;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5732, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkReleaseDisplayEXT.display");
+		if (SBT_VK_UNLIKELY(!v5732))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseDisplayEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5732;
 	}
 	{
 		int64_t v5733;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5733, 32), "vkReleaseDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5733)))
+			sbt_vk_d_unknown_enum(d, "vkReleaseDisplayEXT.ret", v5733);
 		s->ret = (VkResult)v5733;
 	}
 	return SBT_VK_OK;
@@ -56087,17 +60454,23 @@ static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5734;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5734, VK_OBJECT_TYPE_DEVICE, 1), "vkDisplayPowerControlEXT.device");
+		if (SBT_VK_UNLIKELY(!v5734))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5734;
 	}
 	{
 		uint64_t v5735;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5735, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkDisplayPowerControlEXT.display");
+		if (SBT_VK_UNLIKELY(!v5735))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5735;
 	}
 	{
 		uint64_t n5737;
 		int p5738;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5737, &p5738, 1), "vkDisplayPowerControlEXT.pDisplayPowerInfo");
+		if (!p5738)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.pDisplayPowerInfo (NULL where vk.xml requires a pointer)");
 		if (p5738) {
 			VkDisplayPowerInfoEXT *t5736;
 			if (n5737 != 1)
@@ -56110,6 +60483,8 @@ static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5740;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5740, 32), "vkDisplayPowerControlEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5740)))
+			sbt_vk_d_unknown_enum(d, "vkDisplayPowerControlEXT.ret", v5740);
 		s->ret = (VkResult)v5740;
 	}
 	return SBT_VK_OK;
@@ -56155,12 +60530,16 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5741;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5741, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDeviceEventEXT.device");
+		if (SBT_VK_UNLIKELY(!v5741))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDeviceEventEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5741;
 	}
 	{
 		uint64_t n5743;
 		int p5744;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5743, &p5744, 1), "vkRegisterDeviceEventEXT.pDeviceEventInfo");
+		if (!p5744)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDeviceEventEXT.pDeviceEventInfo (NULL where vk.xml requires a pointer)");
 		if (p5744) {
 			VkDeviceEventInfoEXT *t5742;
 			if (n5743 != 1)
@@ -56203,6 +60582,8 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5754;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5754, 32), "vkRegisterDeviceEventEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5754)))
+			sbt_vk_d_unknown_enum(d, "vkRegisterDeviceEventEXT.ret", v5754);
 		s->ret = (VkResult)v5754;
 	}
 	return SBT_VK_OK;
@@ -56250,17 +60631,23 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5755;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5755, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDisplayEventEXT.device");
+		if (SBT_VK_UNLIKELY(!v5755))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5755;
 	}
 	{
 		uint64_t v5756;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5756, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkRegisterDisplayEventEXT.display");
+		if (SBT_VK_UNLIKELY(!v5756))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5756;
 	}
 	{
 		uint64_t n5758;
 		int p5759;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5758, &p5759, 1), "vkRegisterDisplayEventEXT.pDisplayEventInfo");
+		if (!p5759)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.pDisplayEventInfo (NULL where vk.xml requires a pointer)");
 		if (p5759) {
 			VkDisplayEventInfoEXT *t5757;
 			if (n5758 != 1)
@@ -56303,6 +60690,8 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v5769;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5769, 32), "vkRegisterDisplayEventEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5769)))
+			sbt_vk_d_unknown_enum(d, "vkRegisterDisplayEventEXT.ret", v5769);
 		s->ret = (VkResult)v5769;
 	}
 	return SBT_VK_OK;
@@ -56343,11 +60732,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5770;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5770, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainCounterEXT.device");
+		if (SBT_VK_UNLIKELY(!v5770))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainCounterEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5770;
 	}
 	{
 		uint64_t v5771;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5771, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainCounterEXT.swapchain");
+		if (SBT_VK_UNLIKELY(!v5771))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainCounterEXT.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5771;
 	}
 	{
@@ -56375,6 +60768,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5777;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5777, 32), "vkGetSwapchainCounterEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5777)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainCounterEXT.ret", v5777);
 		s->ret = (VkResult)v5777;
 	}
 	return SBT_VK_OK;
@@ -56414,11 +60809,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk
 	{
 		uint64_t v5778;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5778, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5778))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5778;
 	}
 	{
 		uint64_t v5779;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5779, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.surface");
+		if (SBT_VK_UNLIKELY(!v5779))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5779;
 	}
 	{
@@ -56437,6 +60836,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk
 	{
 		int64_t v5784;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5784, 32), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5784)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.ret", v5784);
 		s->ret = (VkResult)v5784;
 	}
 	return SBT_VK_OK;
@@ -56486,6 +60887,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceGroups(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5785;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5785, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDeviceGroups.instance");
+		if (SBT_VK_UNLIKELY(!v5785))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDeviceGroups.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5785;
 	}
 	{
@@ -56523,6 +60926,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceGroups(sbt_vk_d *d, sbt_
 	{
 		int64_t v5797;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5797, 32), "vkEnumeratePhysicalDeviceGroups.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5797)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDeviceGroups.ret", v5797);
 		s->ret = (VkResult)v5797;
 	}
 	return SBT_VK_OK;
@@ -56568,6 +60973,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_d *d, s
 	{
 		uint64_t v5798;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5798, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPeerMemoryFeatures.device");
+		if (SBT_VK_UNLIKELY(!v5798))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupPeerMemoryFeatures.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5798;
 	}
 	{
@@ -56646,6 +61053,8 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory2(sbt_vk_d *d, sbt_vk_args_vkBi
 	{
 		uint64_t v5806;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5806, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory2.device");
+		if (SBT_VK_UNLIKELY(!v5806))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5806;
 	}
 	{
@@ -56667,10 +61076,14 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory2(sbt_vk_d *d, sbt_vk_args_vkBi
 		}
 		if (p5813 && n5812 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindBufferMemory2.pBindInfos (count differs from its length member)");
+		if (!p5813 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory2.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v5816;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5816, 32), "vkBindBufferMemory2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5816)))
+			sbt_vk_d_unknown_enum(d, "vkBindBufferMemory2.ret", v5816);
 		s->ret = (VkResult)v5816;
 	}
 	return SBT_VK_OK;
@@ -56717,6 +61130,8 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory2(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		uint64_t v5817;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5817, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory2.device");
+		if (SBT_VK_UNLIKELY(!v5817))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5817;
 	}
 	{
@@ -56738,10 +61153,14 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory2(sbt_vk_d *d, sbt_vk_args_vkBin
 		}
 		if (p5824 && n5823 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindImageMemory2.pBindInfos (count differs from its length member)");
+		if (!p5824 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory2.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v5827;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5827, 32), "vkBindImageMemory2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5827)))
+			sbt_vk_d_unknown_enum(d, "vkBindImageMemory2.ret", v5827);
 		s->ret = (VkResult)v5827;
 	}
 	return SBT_VK_OK;
@@ -56776,6 +61195,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDeviceMask(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5828;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5828, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDeviceMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5828))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDeviceMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5828;
 	}
 	{
@@ -56823,6 +61244,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 	{
 		uint64_t v5830;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5830, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPresentCapabilitiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5830))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupPresentCapabilitiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5830;
 	}
 	{
@@ -56841,6 +61264,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 	{
 		int64_t v5835;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5835, 32), "vkGetDeviceGroupPresentCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5835)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceGroupPresentCapabilitiesKHR.ret", v5835);
 		s->ret = (VkResult)v5835;
 	}
 	return SBT_VK_OK;
@@ -56880,11 +61305,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *
 	{
 		uint64_t v5836;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5836, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupSurfacePresentModesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5836))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupSurfacePresentModesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5836;
 	}
 	{
 		uint64_t v5837;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5837, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetDeviceGroupSurfacePresentModesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5837))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupSurfacePresentModesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5837;
 	}
 	{
@@ -56907,6 +61336,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *
 	{
 		int64_t v5842;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5842, 32), "vkGetDeviceGroupSurfacePresentModesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5842)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceGroupSurfacePresentModesKHR.ret", v5842);
 		s->ret = (VkResult)v5842;
 	}
 	return SBT_VK_OK;
@@ -56948,12 +61379,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5843;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5843, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImage2KHR.device");
+		if (SBT_VK_UNLIKELY(!v5843))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImage2KHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5843;
 	}
 	{
 		uint64_t n5845;
 		int p5846;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5845, &p5846, 1), "vkAcquireNextImage2KHR.pAcquireInfo");
+		if (!p5846)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImage2KHR.pAcquireInfo (NULL where vk.xml requires a pointer)");
 		if (p5846) {
 			VkAcquireNextImageInfoKHR *t5844;
 			if (n5845 != 1)
@@ -56983,6 +61418,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5852;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5852, 32), "vkAcquireNextImage2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5852)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireNextImage2KHR.ret", v5852);
 		s->ret = (VkResult)v5852;
 	}
 	return SBT_VK_OK;
@@ -57017,6 +61454,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatchBase(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v5853;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5853, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchBase.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5853))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchBase.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5853;
 	}
 	{
@@ -57096,11 +61535,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d 
 	{
 		uint64_t v5860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5860, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDevicePresentRectanglesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5860))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDevicePresentRectanglesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5860;
 	}
 	{
 		uint64_t v5861;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5861, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDevicePresentRectanglesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5861))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDevicePresentRectanglesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5861;
 	}
 	{
@@ -57132,6 +61575,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d 
 	{
 		int64_t v5869;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5869, 32), "vkGetPhysicalDevicePresentRectanglesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5869)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDevicePresentRectanglesKHR.ret", v5869);
 		s->ret = (VkResult)v5869;
 	}
 	return SBT_VK_OK;
@@ -57177,12 +61622,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorUpdateTemplate(sbt_vk_d *d, sbt
 	{
 		uint64_t v5870;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5870, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorUpdateTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5870))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorUpdateTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5870;
 	}
 	{
 		uint64_t n5872;
 		int p5873;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5872, &p5873, 1), "vkCreateDescriptorUpdateTemplate.pCreateInfo");
+		if (!p5873)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorUpdateTemplate.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5873) {
 			VkDescriptorUpdateTemplateCreateInfo *t5871;
 			if (n5872 != 1)
@@ -57225,6 +61674,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorUpdateTemplate(sbt_vk_d *d, sbt
 	{
 		int64_t v5883;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5883, 32), "vkCreateDescriptorUpdateTemplate.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5883)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorUpdateTemplate.ret", v5883);
 		s->ret = (VkResult)v5883;
 	}
 	return SBT_VK_OK;
@@ -57263,6 +61714,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorUpdateTemplate(sbt_vk_d *d, sb
 	{
 		uint64_t v5884;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5884, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorUpdateTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5884))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorUpdateTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5884;
 	}
 	{
@@ -57317,16 +61770,22 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSetWithTemplate(sbt_vk_d *d, sb
 	{
 		uint64_t v5890;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5890, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSetWithTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5890))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5890;
 	}
 	{
 		uint64_t v5891;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5891, VK_OBJECT_TYPE_DESCRIPTOR_SET, 1), "vkUpdateDescriptorSetWithTemplate.descriptorSet");
+		if (SBT_VK_UNLIKELY(!v5891))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.descriptorSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSet = (VkDescriptorSet)(uintptr_t)v5891;
 	}
 	{
 		uint64_t v5892;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5892, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, 1), "vkUpdateDescriptorSetWithTemplate.descriptorUpdateTemplate");
+		if (SBT_VK_UNLIKELY(!v5892))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.descriptorUpdateTemplate (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)v5892;
 	}
 	{
@@ -57371,16 +61830,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d
 	{
 		uint64_t v5896;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5896, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetWithTemplateKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5896))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5896;
 	}
 	{
 		uint64_t v5897;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5897, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, 1), "vkCmdPushDescriptorSetWithTemplateKHR.descriptorUpdateTemplate");
+		if (SBT_VK_UNLIKELY(!v5897))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.descriptorUpdateTemplate (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)v5897;
 	}
 	{
 		uint64_t v5898;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5898, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushDescriptorSetWithTemplateKHR.layout");
+		if (SBT_VK_UNLIKELY(!v5898))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5898;
 	}
 	{
@@ -57444,6 +61909,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 	{
 		uint64_t v5903;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5903, VK_OBJECT_TYPE_DEVICE, 1), "vkSetHdrMetadataEXT.device");
+		if (SBT_VK_UNLIKELY(!v5903))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5903;
 	}
 	{
@@ -57462,6 +61929,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 				{
 					uint64_t v5912;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5912, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkSetHdrMetadataEXT.pSwapchains");
+					if (SBT_VK_UNLIKELY(!v5912))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pSwapchains (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5908[i5911] = (VkSwapchainKHR)(uintptr_t)v5912;
 				}
 			}
@@ -57469,6 +61938,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 		}
 		if (p5910 && n5909 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkSetHdrMetadataEXT.pSwapchains (count differs from its length member)");
+		if (!p5910 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pSwapchains (absent while its count is not 0)");
 	}
 	{
 		uint64_t n5917;
@@ -57484,6 +61955,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 		}
 		if (p5918 && n5917 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkSetHdrMetadataEXT.pMetadata (count differs from its length member)");
+		if (!p5918 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pMetadata (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -57513,16 +61986,22 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainStatusKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5921;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5921, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainStatusKHR.device");
+		if (SBT_VK_UNLIKELY(!v5921))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainStatusKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5921;
 	}
 	{
 		uint64_t v5922;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5922, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainStatusKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5922))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainStatusKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5922;
 	}
 	{
 		int64_t v5923;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5923, 32), "vkGetSwapchainStatusKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5923)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainStatusKHR.ret", v5923);
 		s->ret = (VkResult)v5923;
 	}
 	return SBT_VK_OK;
@@ -57562,11 +62041,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5924;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5924, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRefreshCycleDurationGOOGLE.device");
+		if (SBT_VK_UNLIKELY(!v5924))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRefreshCycleDurationGOOGLE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5924;
 	}
 	{
 		uint64_t v5925;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5925, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetRefreshCycleDurationGOOGLE.swapchain");
+		if (SBT_VK_UNLIKELY(!v5925))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRefreshCycleDurationGOOGLE.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5925;
 	}
 	{
@@ -57585,6 +62068,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 	{
 		int64_t v5930;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5930, 32), "vkGetRefreshCycleDurationGOOGLE.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5930)))
+			sbt_vk_d_unknown_enum(d, "vkGetRefreshCycleDurationGOOGLE.ret", v5930);
 		s->ret = (VkResult)v5930;
 	}
 	return SBT_VK_OK;
@@ -57636,11 +62121,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 	{
 		uint64_t v5931;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5931, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPastPresentationTimingGOOGLE.device");
+		if (SBT_VK_UNLIKELY(!v5931))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPastPresentationTimingGOOGLE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5931;
 	}
 	{
 		uint64_t v5932;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5932, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetPastPresentationTimingGOOGLE.swapchain");
+		if (SBT_VK_UNLIKELY(!v5932))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPastPresentationTimingGOOGLE.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5932;
 	}
 	{
@@ -57678,6 +62167,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 	{
 		int64_t v5944;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5944, 32), "vkGetPastPresentationTimingGOOGLE.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5944)))
+			sbt_vk_d_unknown_enum(d, "vkGetPastPresentationTimingGOOGLE.ret", v5944);
 		s->ret = (VkResult)v5944;
 	}
 	return SBT_VK_OK;
@@ -57712,6 +62203,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5945;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5945, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5945))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5945;
 	}
 	{
@@ -57732,6 +62225,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 		s->pViewportWScalings = t5949;
 		if (p5951 && n5950 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportWScalingNV.pViewportWScalings (count differs from its length member)");
+		if (!p5951 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingNV.pViewportWScalings (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -57765,6 +62260,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5952;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5952, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDiscardRectangleEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5952))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDiscardRectangleEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5952;
 	}
 	{
@@ -57785,6 +62282,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_a
 		s->pDiscardRectangles = t5956;
 		if (p5958 && n5957 != (uint64_t)((uint64_t)s->discardRectangleCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles (count differs from its length member)");
+		if (!p5958 && ((uint64_t)s->discardRectangleCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -57815,12 +62314,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5959;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5959, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5959))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5959;
 	}
 	{
 		uint64_t n5961;
 		int p5962;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5961, &p5962, 1), "vkCmdSetSampleLocationsEXT.pSampleLocationsInfo");
+		if (!p5962)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEXT.pSampleLocationsInfo (NULL where vk.xml requires a pointer)");
 		if (p5962) {
 			VkSampleLocationsInfoEXT *t5960;
 			if (n5961 != 1)
@@ -57866,6 +62369,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_v
 	{
 		uint64_t v5964;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5964, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMultisamplePropertiesEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5964))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMultisamplePropertiesEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5964;
 	}
 	{
@@ -57925,12 +62430,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk
 	{
 		uint64_t v5970;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5970, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5970))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5970;
 	}
 	{
 		uint64_t n5972;
 		int p5973;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5972, &p5973, 1), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.pSurfaceInfo");
+		if (!p5973)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.pSurfaceInfo (NULL where vk.xml requires a pointer)");
 		if (p5973) {
 			VkPhysicalDeviceSurfaceInfo2KHR *t5971;
 			if (n5972 != 1)
@@ -57956,6 +62465,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk
 	{
 		int64_t v5979;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5979, 32), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5979)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.ret", v5979);
 		s->ret = (VkResult)v5979;
 	}
 	return SBT_VK_OK;
@@ -58009,12 +62520,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d
 	{
 		uint64_t v5980;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5980, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormats2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5980))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormats2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5980;
 	}
 	{
 		uint64_t n5982;
 		int p5983;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5982, &p5983, 1), "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceInfo");
+		if (!p5983)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceInfo (NULL where vk.xml requires a pointer)");
 		if (p5983) {
 			VkPhysicalDeviceSurfaceInfo2KHR *t5981;
 			if (n5982 != 1)
@@ -58059,6 +62574,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d
 	{
 		int64_t v5996;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5996, 32), "vkGetPhysicalDeviceSurfaceFormats2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5996)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceFormats2KHR.ret", v5996);
 		s->ret = (VkResult)v5996;
 	}
 	return SBT_VK_OK;
@@ -58108,6 +62625,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d
 	{
 		uint64_t v5997;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5997, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5997))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5997;
 	}
 	{
@@ -58145,6 +62664,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d
 	{
 		int64_t v6009;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6009, 32), "vkGetPhysicalDeviceDisplayProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6009)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayProperties2KHR.ret", v6009);
 		s->ret = (VkResult)v6009;
 	}
 	return SBT_VK_OK;
@@ -58194,6 +62715,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 	{
 		uint64_t v6010;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6010, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6010))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6010;
 	}
 	{
@@ -58231,6 +62754,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 	{
 		int64_t v6022;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6022, 32), "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6022)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret", v6022);
 		s->ret = (VkResult)v6022;
 	}
 	return SBT_VK_OK;
@@ -58282,11 +62807,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6023, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModeProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6023))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModeProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6023;
 	}
 	{
 		uint64_t v6024;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6024, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkGetDisplayModeProperties2KHR.display");
+		if (SBT_VK_UNLIKELY(!v6024))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModeProperties2KHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v6024;
 	}
 	{
@@ -58324,6 +62853,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6036;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6036, 32), "vkGetDisplayModeProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6036)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayModeProperties2KHR.ret", v6036);
 		s->ret = (VkResult)v6036;
 	}
 	return SBT_VK_OK;
@@ -58365,12 +62896,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6037;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6037, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilities2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6037))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilities2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6037;
 	}
 	{
 		uint64_t n6039;
 		int p6040;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6039, &p6040, 1), "vkGetDisplayPlaneCapabilities2KHR.pDisplayPlaneInfo");
+		if (!p6040)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilities2KHR.pDisplayPlaneInfo (NULL where vk.xml requires a pointer)");
 		if (p6040) {
 			VkDisplayPlaneInfo2KHR *t6038;
 			if (n6039 != 1)
@@ -58396,6 +62931,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sb
 	{
 		int64_t v6046;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6046, 32), "vkGetDisplayPlaneCapabilities2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6046)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneCapabilities2KHR.ret", v6046);
 		s->ret = (VkResult)v6046;
 	}
 	return SBT_VK_OK;
@@ -58436,12 +62973,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements2(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6047;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6047, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6047))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6047;
 	}
 	{
 		uint64_t n6049;
 		int p6050;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6049, &p6050, 1), "vkGetBufferMemoryRequirements2.pInfo");
+		if (!p6050)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6050) {
 			VkBufferMemoryRequirementsInfo2 *t6048;
 			if (n6049 != 1)
@@ -58507,12 +63048,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements2(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6056;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6056, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6056))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6056;
 	}
 	{
 		uint64_t n6058;
 		int p6059;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6058, &p6059, 1), "vkGetImageMemoryRequirements2.pInfo");
+		if (!p6059)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6059) {
 			VkImageMemoryRequirementsInfo2 *t6057;
 			if (n6058 != 1)
@@ -58590,12 +63135,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements2(sbt_vk_d *d, 
 	{
 		uint64_t v6065;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6065, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6065))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6065;
 	}
 	{
 		uint64_t n6067;
 		int p6068;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6067, &p6068, 1), "vkGetImageSparseMemoryRequirements2.pInfo");
+		if (!p6068)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6068) {
 			VkImageSparseMemoryRequirementsInfo2 *t6066;
 			if (n6067 != 1)
@@ -58680,12 +63229,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceBufferMemoryRequirements(sbt_vk_d *d, 
 	{
 		uint64_t v6081;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6081, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceBufferMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6081))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceBufferMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6081;
 	}
 	{
 		uint64_t n6083;
 		int p6084;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6083, &p6084, 1), "vkGetDeviceBufferMemoryRequirements.pInfo");
+		if (!p6084)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceBufferMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6084) {
 			VkDeviceBufferMemoryRequirements *t6082;
 			if (n6083 != 1)
@@ -58751,12 +63304,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceImageMemoryRequirements(sbt_vk_d *d, s
 	{
 		uint64_t v6090;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6090, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6090))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6090;
 	}
 	{
 		uint64_t n6092;
 		int p6093;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6092, &p6093, 1), "vkGetDeviceImageMemoryRequirements.pInfo");
+		if (!p6093)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6093) {
 			VkDeviceImageMemoryRequirements *t6091;
 			if (n6092 != 1)
@@ -58834,12 +63391,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_d
 	{
 		uint64_t v6099;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6099, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageSparseMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6099))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageSparseMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6099;
 	}
 	{
 		uint64_t n6101;
 		int p6102;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6101, &p6102, 1), "vkGetDeviceImageSparseMemoryRequirements.pInfo");
+		if (!p6102)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageSparseMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6102) {
 			VkDeviceImageMemoryRequirements *t6100;
 			if (n6101 != 1)
@@ -58929,12 +63490,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSamplerYcbcrConversion(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6115;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6115, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSamplerYcbcrConversion.device");
+		if (SBT_VK_UNLIKELY(!v6115))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSamplerYcbcrConversion.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6115;
 	}
 	{
 		uint64_t n6117;
 		int p6118;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6117, &p6118, 1), "vkCreateSamplerYcbcrConversion.pCreateInfo");
+		if (!p6118)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSamplerYcbcrConversion.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6118) {
 			VkSamplerYcbcrConversionCreateInfo *t6116;
 			if (n6117 != 1)
@@ -58977,6 +63542,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSamplerYcbcrConversion(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6128;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6128, 32), "vkCreateSamplerYcbcrConversion.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6128)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSamplerYcbcrConversion.ret", v6128);
 		s->ret = (VkResult)v6128;
 	}
 	return SBT_VK_OK;
@@ -59015,6 +63582,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySamplerYcbcrConversion(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6129;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6129, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySamplerYcbcrConversion.device");
+		if (SBT_VK_UNLIKELY(!v6129))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySamplerYcbcrConversion.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6129;
 	}
 	{
@@ -59078,12 +63647,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue2(sbt_vk_d *d, sbt_vk_args_vkGetD
 	{
 		uint64_t v6135;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6135, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue2.device");
+		if (SBT_VK_UNLIKELY(!v6135))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6135;
 	}
 	{
 		uint64_t n6137;
 		int p6138;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6137, &p6138, 1), "vkGetDeviceQueue2.pQueueInfo");
+		if (!p6138)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue2.pQueueInfo (NULL where vk.xml requires a pointer)");
 		if (p6138) {
 			VkDeviceQueueInfo2 *t6136;
 			if (n6137 != 1)
@@ -59153,12 +63726,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6144;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6144, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateValidationCacheEXT.device");
+		if (SBT_VK_UNLIKELY(!v6144))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateValidationCacheEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6144;
 	}
 	{
 		uint64_t n6146;
 		int p6147;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6146, &p6147, 1), "vkCreateValidationCacheEXT.pCreateInfo");
+		if (!p6147)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateValidationCacheEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6147) {
 			VkValidationCacheCreateInfoEXT *t6145;
 			if (n6146 != 1)
@@ -59201,6 +63778,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6157;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6157, 32), "vkCreateValidationCacheEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6157)))
+			sbt_vk_d_unknown_enum(d, "vkCreateValidationCacheEXT.ret", v6157);
 		s->ret = (VkResult)v6157;
 	}
 	return SBT_VK_OK;
@@ -59234,6 +63813,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyValidationCacheEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6158;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6158, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyValidationCacheEXT.device");
+		if (SBT_VK_UNLIKELY(!v6158))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyValidationCacheEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6158;
 	}
 	{
@@ -59296,11 +63877,15 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6164;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6164, VK_OBJECT_TYPE_DEVICE, 1), "vkGetValidationCacheDataEXT.device");
+		if (SBT_VK_UNLIKELY(!v6164))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetValidationCacheDataEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6164;
 	}
 	{
 		uint64_t v6165;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6165, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkGetValidationCacheDataEXT.validationCache");
+		if (SBT_VK_UNLIKELY(!v6165))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetValidationCacheDataEXT.validationCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->validationCache = (VkValidationCacheEXT)(uintptr_t)v6165;
 	}
 	{
@@ -59332,6 +63917,8 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6173;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6173, 32), "vkGetValidationCacheDataEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6173)))
+			sbt_vk_d_unknown_enum(d, "vkGetValidationCacheDataEXT.ret", v6173);
 		s->ret = (VkResult)v6173;
 	}
 	return SBT_VK_OK;
@@ -59374,11 +63961,15 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6174;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6174, VK_OBJECT_TYPE_DEVICE, 1), "vkMergeValidationCachesEXT.device");
+		if (SBT_VK_UNLIKELY(!v6174))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6174;
 	}
 	{
 		uint64_t v6175;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6175, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkMergeValidationCachesEXT.dstCache");
+		if (SBT_VK_UNLIKELY(!v6175))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.dstCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstCache = (VkValidationCacheEXT)(uintptr_t)v6175;
 	}
 	{
@@ -59397,6 +63988,8 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 				{
 					uint64_t v6184;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6184, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkMergeValidationCachesEXT.pSrcCaches");
+					if (SBT_VK_UNLIKELY(!v6184))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.pSrcCaches (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6180[i6183] = (VkValidationCacheEXT)(uintptr_t)v6184;
 				}
 			}
@@ -59404,10 +63997,14 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 		}
 		if (p6182 && n6181 != (uint64_t)((uint64_t)s->srcCacheCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkMergeValidationCachesEXT.pSrcCaches (count differs from its length member)");
+		if (!p6182 && ((uint64_t)s->srcCacheCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.pSrcCaches (absent while its count is not 0)");
 	}
 	{
 		int64_t v6185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6185, 32), "vkMergeValidationCachesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6185)))
+			sbt_vk_d_unknown_enum(d, "vkMergeValidationCachesEXT.ret", v6185);
 		s->ret = (VkResult)v6185;
 	}
 	return SBT_VK_OK;
@@ -59448,12 +64045,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSupport(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6186;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6186, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSupport.device");
+		if (SBT_VK_UNLIKELY(!v6186))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSupport.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6186;
 	}
 	{
 		uint64_t n6188;
 		int p6189;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6188, &p6189, 1), "vkGetDescriptorSetLayoutSupport.pCreateInfo");
+		if (!p6189)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSupport.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6189) {
 			VkDescriptorSetLayoutCreateInfo *t6187;
 			if (n6188 != 1)
@@ -59525,11 +64126,15 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v6195;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6195, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderInfoAMD.device");
+		if (SBT_VK_UNLIKELY(!v6195))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderInfoAMD.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6195;
 	}
 	{
 		uint64_t v6196;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6196, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetShaderInfoAMD.pipeline");
+		if (SBT_VK_UNLIKELY(!v6196))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderInfoAMD.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6196;
 	}
 	{
@@ -59540,6 +64145,8 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v6198;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6198, 32), "vkGetShaderInfoAMD.infoType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderInfoTypeAMD(v6198)))
+			sbt_vk_d_unknown_enum(d, "vkGetShaderInfoAMD.infoType", v6198);
 		s->infoType = (VkShaderInfoTypeAMD)v6198;
 	}
 	{
@@ -59571,6 +64178,8 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v6206;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6206, 32), "vkGetShaderInfoAMD.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6206)))
+			sbt_vk_d_unknown_enum(d, "vkGetShaderInfoAMD.ret", v6206);
 		s->ret = (VkResult)v6206;
 	}
 	return SBT_VK_OK;
@@ -59601,11 +64210,15 @@ static sbt_vk_status sbt_vk_dc_vkSetLocalDimmingAMD(sbt_vk_d *d, sbt_vk_args_vkS
 	{
 		uint64_t v6207;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6207, VK_OBJECT_TYPE_DEVICE, 1), "vkSetLocalDimmingAMD.device");
+		if (SBT_VK_UNLIKELY(!v6207))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetLocalDimmingAMD.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6207;
 	}
 	{
 		uint64_t v6208;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6208, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkSetLocalDimmingAMD.swapChain");
+		if (SBT_VK_UNLIKELY(!v6208))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetLocalDimmingAMD.swapChain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapChain = (VkSwapchainKHR)(uintptr_t)v6208;
 	}
 	{
@@ -59653,6 +64266,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 	{
 		uint64_t v6210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6210, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6210))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6210;
 	}
 	{
@@ -59684,6 +64299,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 	{
 		int64_t v6218;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6218, 32), "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6218)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.ret", v6218);
 		s->ret = (VkResult)v6218;
 	}
 	return SBT_VK_OK;
@@ -59739,6 +64356,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6219;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6219, VK_OBJECT_TYPE_DEVICE, 1), "vkGetCalibratedTimestampsEXT.device");
+		if (SBT_VK_UNLIKELY(!v6219))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetCalibratedTimestampsEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6219;
 	}
 	{
@@ -59760,6 +64379,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 		}
 		if (p6226 && n6225 != (uint64_t)((uint64_t)s->timestampCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkGetCalibratedTimestampsEXT.pTimestampInfos (count differs from its length member)");
+		if (!p6226 && ((uint64_t)s->timestampCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetCalibratedTimestampsEXT.pTimestampInfos (absent while its count is not 0)");
 	}
 	{
 		void *t6229;
@@ -59790,6 +64411,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v6236;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6236, 32), "vkGetCalibratedTimestampsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6236)))
+			sbt_vk_d_unknown_enum(d, "vkGetCalibratedTimestampsEXT.ret", v6236);
 		s->ret = (VkResult)v6236;
 	}
 	return SBT_VK_OK;
@@ -59822,12 +64445,16 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6237;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6237, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectNameEXT.device");
+		if (SBT_VK_UNLIKELY(!v6237))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectNameEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6237;
 	}
 	{
 		uint64_t n6239;
 		int p6240;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6239, &p6240, 1), "vkSetDebugUtilsObjectNameEXT.pNameInfo");
+		if (!p6240)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectNameEXT.pNameInfo (NULL where vk.xml requires a pointer)");
 		if (p6240) {
 			VkDebugUtilsObjectNameInfoEXT *t6238;
 			if (n6239 != 1)
@@ -59840,6 +64467,8 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v6242;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6242, 32), "vkSetDebugUtilsObjectNameEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6242)))
+			sbt_vk_d_unknown_enum(d, "vkSetDebugUtilsObjectNameEXT.ret", v6242);
 		s->ret = (VkResult)v6242;
 	}
 	return SBT_VK_OK;
@@ -59872,12 +64501,16 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6243;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6243, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectTagEXT.device");
+		if (SBT_VK_UNLIKELY(!v6243))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectTagEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6243;
 	}
 	{
 		uint64_t n6245;
 		int p6246;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6245, &p6246, 1), "vkSetDebugUtilsObjectTagEXT.pTagInfo");
+		if (!p6246)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectTagEXT.pTagInfo (NULL where vk.xml requires a pointer)");
 		if (p6246) {
 			VkDebugUtilsObjectTagInfoEXT *t6244;
 			if (n6245 != 1)
@@ -59890,6 +64523,8 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6248;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6248, 32), "vkSetDebugUtilsObjectTagEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6248)))
+			sbt_vk_d_unknown_enum(d, "vkSetDebugUtilsObjectTagEXT.ret", v6248);
 		s->ret = (VkResult)v6248;
 	}
 	return SBT_VK_OK;
@@ -59921,12 +64556,16 @@ static sbt_vk_status sbt_vk_dc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6249;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6249, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBeginDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6249))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBeginDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6249;
 	}
 	{
 		uint64_t n6251;
 		int p6252;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6251, &p6252, 1), "vkQueueBeginDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6252)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBeginDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6252) {
 			VkDebugUtilsLabelEXT *t6250;
 			if (n6251 != 1)
@@ -59961,6 +64600,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6254;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6254, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueEndDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6254))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueEndDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6254;
 	}
 	return SBT_VK_OK;
@@ -59992,12 +64633,16 @@ static sbt_vk_status sbt_vk_dc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6255;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6255, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueInsertDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6255))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueInsertDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6255;
 	}
 	{
 		uint64_t n6257;
 		int p6258;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6257, &p6258, 1), "vkQueueInsertDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6258)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueInsertDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6258) {
 			VkDebugUtilsLabelEXT *t6256;
 			if (n6257 != 1)
@@ -60036,12 +64681,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6260;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6260, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6260))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6260;
 	}
 	{
 		uint64_t n6262;
 		int p6263;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6262, &p6263, 1), "vkCmdBeginDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6263)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6263) {
 			VkDebugUtilsLabelEXT *t6261;
 			if (n6262 != 1)
@@ -60076,6 +64725,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6265;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6265, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6265))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6265;
 	}
 	return SBT_VK_OK;
@@ -60107,12 +64758,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6266;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6266, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdInsertDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6266))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdInsertDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6266;
 	}
 	{
 		uint64_t n6268;
 		int p6269;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6268, &p6269, 1), "vkCmdInsertDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6269)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdInsertDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6269) {
 			VkDebugUtilsLabelEXT *t6267;
 			if (n6268 != 1)
@@ -60165,12 +64820,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6271;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6271, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugUtilsMessengerEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6271))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugUtilsMessengerEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6271;
 	}
 	{
 		uint64_t n6273;
 		int p6274;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6273, &p6274, 1), "vkCreateDebugUtilsMessengerEXT.pCreateInfo");
+		if (!p6274)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugUtilsMessengerEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6274) {
 			VkDebugUtilsMessengerCreateInfoEXT *t6272;
 			if (n6273 != 1)
@@ -60213,6 +64872,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6284;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6284, 32), "vkCreateDebugUtilsMessengerEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6284)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDebugUtilsMessengerEXT.ret", v6284);
 		s->ret = (VkResult)v6284;
 	}
 	return SBT_VK_OK;
@@ -60246,6 +64907,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6285;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6285, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugUtilsMessengerEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6285))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDebugUtilsMessengerEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6285;
 	}
 	{
@@ -60298,6 +64961,8 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6291;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6291, VK_OBJECT_TYPE_INSTANCE, 1), "vkSubmitDebugUtilsMessageEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6291))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSubmitDebugUtilsMessageEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6291;
 	}
 	{
@@ -60314,6 +64979,8 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 		uint64_t n6295;
 		int p6296;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6295, &p6296, 1), "vkSubmitDebugUtilsMessageEXT.pCallbackData");
+		if (!p6296)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSubmitDebugUtilsMessageEXT.pCallbackData (NULL where vk.xml requires a pointer)");
 		if (p6296) {
 			VkDebugUtilsMessengerCallbackDataEXT *t6294;
 			if (n6295 != 1)
@@ -60353,6 +65020,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6298;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6298, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarkerAMD.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6298))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarkerAMD.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6298;
 	}
 	{
@@ -60363,6 +65032,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6300;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6300, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdWriteBufferMarkerAMD.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v6300))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarkerAMD.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v6300;
 	}
 	{
@@ -60418,12 +65089,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v6303;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6303, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass2.device");
+		if (SBT_VK_UNLIKELY(!v6303))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6303;
 	}
 	{
 		uint64_t n6305;
 		int p6306;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6305, &p6306, 1), "vkCreateRenderPass2.pCreateInfo");
+		if (!p6306)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass2.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6306) {
 			VkRenderPassCreateInfo2 *t6304;
 			if (n6305 != 1)
@@ -60466,6 +65141,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v6316;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6316, 32), "vkCreateRenderPass2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6316)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRenderPass2.ret", v6316);
 		s->ret = (VkResult)v6316;
 	}
 	return SBT_VK_OK;
@@ -60506,12 +65183,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass2(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v6317;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6317, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6317))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6317;
 	}
 	{
 		uint64_t n6319;
 		int p6320;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6319, &p6320, 1), "vkCmdBeginRenderPass2.pRenderPassBegin");
+		if (!p6320)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.pRenderPassBegin (NULL where vk.xml requires a pointer)");
 		if (p6320) {
 			VkRenderPassBeginInfo *t6318;
 			if (n6319 != 1)
@@ -60525,6 +65206,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass2(sbt_vk_d *d, sbt_vk_args_vk
 		uint64_t n6323;
 		int p6324;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6323, &p6324, 1), "vkCmdBeginRenderPass2.pSubpassBeginInfo");
+		if (!p6324)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.pSubpassBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p6324) {
 			VkSubpassBeginInfo *t6322;
 			if (n6323 != 1)
@@ -60572,12 +65255,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass2(sbt_vk_d *d, sbt_vk_args_vkCmdN
 	{
 		uint64_t v6326;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6326, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6326))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6326;
 	}
 	{
 		uint64_t n6328;
 		int p6329;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6328, &p6329, 1), "vkCmdNextSubpass2.pSubpassBeginInfo");
+		if (!p6329)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.pSubpassBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p6329) {
 			VkSubpassBeginInfo *t6327;
 			if (n6328 != 1)
@@ -60591,6 +65278,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass2(sbt_vk_d *d, sbt_vk_args_vkCmdN
 		uint64_t n6332;
 		int p6333;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6332, &p6333, 1), "vkCmdNextSubpass2.pSubpassEndInfo");
+		if (!p6333)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.pSubpassEndInfo (NULL where vk.xml requires a pointer)");
 		if (p6333) {
 			VkSubpassEndInfo *t6331;
 			if (n6332 != 1)
@@ -60634,12 +65323,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v6335;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6335, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6335))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6335;
 	}
 	{
 		uint64_t n6337;
 		int p6338;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6337, &p6338, 1), "vkCmdEndRenderPass2.pSubpassEndInfo");
+		if (!p6338)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass2.pSubpassEndInfo (NULL where vk.xml requires a pointer)");
 		if (p6338) {
 			VkSubpassEndInfo *t6336;
 			if (n6337 != 1)
@@ -60691,11 +65384,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreCounterValue(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6340;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6340, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreCounterValue.device");
+		if (SBT_VK_UNLIKELY(!v6340))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreCounterValue.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6340;
 	}
 	{
 		uint64_t v6341;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6341, VK_OBJECT_TYPE_SEMAPHORE, 1), "vkGetSemaphoreCounterValue.semaphore");
+		if (SBT_VK_UNLIKELY(!v6341))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreCounterValue.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v6341;
 	}
 	{
@@ -60718,6 +65415,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreCounterValue(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6346;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6346, 32), "vkGetSemaphoreCounterValue.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6346)))
+			sbt_vk_d_unknown_enum(d, "vkGetSemaphoreCounterValue.ret", v6346);
 		s->ret = (VkResult)v6346;
 	}
 	return SBT_VK_OK;
@@ -60757,12 +65456,16 @@ static sbt_vk_status sbt_vk_dc_vkWaitSemaphores(sbt_vk_d *d, sbt_vk_args_vkWaitS
 	{
 		uint64_t v6347;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6347, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitSemaphores.device");
+		if (SBT_VK_UNLIKELY(!v6347))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitSemaphores.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6347;
 	}
 	{
 		uint64_t n6349;
 		int p6350;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6349, &p6350, 1), "vkWaitSemaphores.pWaitInfo");
+		if (!p6350)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitSemaphores.pWaitInfo (NULL where vk.xml requires a pointer)");
 		if (p6350) {
 			VkSemaphoreWaitInfo *t6348;
 			if (n6349 != 1)
@@ -60780,6 +65483,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitSemaphores(sbt_vk_d *d, sbt_vk_args_vkWaitS
 	{
 		int64_t v6353;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6353, 32), "vkWaitSemaphores.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6353)))
+			sbt_vk_d_unknown_enum(d, "vkWaitSemaphores.ret", v6353);
 		s->ret = (VkResult)v6353;
 	}
 	return SBT_VK_OK;
@@ -60817,12 +65522,16 @@ static sbt_vk_status sbt_vk_dc_vkSignalSemaphore(sbt_vk_d *d, sbt_vk_args_vkSign
 	{
 		uint64_t v6354;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6354, VK_OBJECT_TYPE_DEVICE, 1), "vkSignalSemaphore.device");
+		if (SBT_VK_UNLIKELY(!v6354))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSignalSemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6354;
 	}
 	{
 		uint64_t n6356;
 		int p6357;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6356, &p6357, 1), "vkSignalSemaphore.pSignalInfo");
+		if (!p6357)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSignalSemaphore.pSignalInfo (NULL where vk.xml requires a pointer)");
 		if (p6357) {
 			VkSemaphoreSignalInfo *t6355;
 			if (n6356 != 1)
@@ -60835,6 +65544,8 @@ static sbt_vk_status sbt_vk_dc_vkSignalSemaphore(sbt_vk_d *d, sbt_vk_args_vkSign
 	{
 		int64_t v6359;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6359, 32), "vkSignalSemaphore.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6359)))
+			sbt_vk_d_unknown_enum(d, "vkSignalSemaphore.ret", v6359);
 		s->ret = (VkResult)v6359;
 	}
 	return SBT_VK_OK;
@@ -60874,11 +65585,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectCount(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6360;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6360, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6360))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6360;
 	}
 	{
 		uint64_t v6361;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6361, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectCount.buffer");
+		if (SBT_VK_UNLIKELY(!v6361))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6361;
 	}
 	{
@@ -60889,6 +65604,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectCount(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6363;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6363, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectCount.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6363))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6363;
 	}
 	{
@@ -60948,11 +65665,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirectCount(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6367;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6367, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6367))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6367;
 	}
 	{
 		uint64_t v6368;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6368, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.buffer");
+		if (SBT_VK_UNLIKELY(!v6368))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6368;
 	}
 	{
@@ -60963,6 +65684,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirectCount(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6370;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6370, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6370))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6370;
 	}
 	{
@@ -61017,6 +65740,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCheckpointNV(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v6374;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6374, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCheckpointNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6374))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCheckpointNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6374;
 	}
 	{
@@ -61070,6 +65795,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointDataNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6376;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6376, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointDataNV.queue");
+		if (SBT_VK_UNLIKELY(!v6376))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueueCheckpointDataNV.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6376;
 	}
 	{
@@ -61151,6 +65878,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 	{
 		uint64_t v6388;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6388, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindTransformFeedbackBuffersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6388))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6388;
 	}
 	{
@@ -61174,6 +65903,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 				{
 					uint64_t v6398;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6398, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
+					if (SBT_VK_UNLIKELY(!v6398))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6394[i6397] = (VkBuffer)(uintptr_t)v6398;
 				}
 			}
@@ -61181,6 +65912,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 		}
 		if (p6396 && n6395 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (count differs from its length member)");
+		if (!p6396 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t6400;
@@ -61190,6 +65923,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 		s->pOffsets = t6400;
 		if (p6402 && n6401 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets (count differs from its length member)");
+		if (!p6402 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets (absent while its count is not 0)");
 	}
 	{
 		void *t6404;
@@ -61243,6 +65978,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginTransformFeedbackEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6407;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6407, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginTransformFeedbackEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6407))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginTransformFeedbackEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6407;
 	}
 	{
@@ -61326,6 +66063,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6422;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6422, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndTransformFeedbackEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6422))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndTransformFeedbackEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6422;
 	}
 	{
@@ -61396,11 +66135,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQueryIndexedEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6437;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6437, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQueryIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6437))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQueryIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6437;
 	}
 	{
 		uint64_t v6438;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6438, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdBeginQueryIndexedEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v6438))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQueryIndexedEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6438;
 	}
 	{
@@ -61447,11 +66190,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v6442;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6442, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQueryIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6442))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQueryIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6442;
 	}
 	{
 		uint64_t v6443;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6443, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdEndQueryIndexedEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v6443))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQueryIndexedEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6443;
 	}
 	{
@@ -61496,6 +66243,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6446;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6446, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectByteCountEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6446))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectByteCountEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6446;
 	}
 	{
@@ -61511,6 +66260,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6449;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6449, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectByteCountEXT.counterBuffer");
+		if (SBT_VK_UNLIKELY(!v6449))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectByteCountEXT.counterBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->counterBuffer = (VkBuffer)(uintptr_t)v6449;
 	}
 	{
@@ -61560,6 +66311,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6453;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6453, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExclusiveScissorNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6453))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExclusiveScissorNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6453;
 	}
 	{
@@ -61580,6 +66333,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 		s->pExclusiveScissors = t6457;
 		if (p6459 && n6458 != (uint64_t)((uint64_t)s->exclusiveScissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetExclusiveScissorNV.pExclusiveScissors (count differs from its length member)");
+		if (!p6459 && ((uint64_t)s->exclusiveScissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExclusiveScissorNV.pExclusiveScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -61609,6 +66364,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6460;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6460, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindShadingRateImageNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6460))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindShadingRateImageNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6460;
 	}
 	{
@@ -61619,6 +66376,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6462;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6462, 32), "vkCmdBindShadingRateImageNV.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v6462)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindShadingRateImageNV.imageLayout", v6462);
 		s->imageLayout = (VkImageLayout)v6462;
 	}
 	return SBT_VK_OK;
@@ -61660,6 +66419,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 	{
 		uint64_t v6463;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6463, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportShadingRatePaletteNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6463))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportShadingRatePaletteNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6463;
 	}
 	{
@@ -61686,6 +66447,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 		}
 		if (p6471 && n6470 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes (count differs from its length member)");
+		if (!p6471 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -61726,11 +66489,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6474;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6474, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoarseSampleOrderNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6474))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoarseSampleOrderNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6474;
 	}
 	{
 		int64_t v6475;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6475, 32), "vkCmdSetCoarseSampleOrderNV.sampleOrderType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoarseSampleOrderTypeNV(v6475)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoarseSampleOrderNV.sampleOrderType", v6475);
 		s->sampleOrderType = (VkCoarseSampleOrderTypeNV)v6475;
 	}
 	{
@@ -61752,6 +66519,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p6482 && n6481 != (uint64_t)((uint64_t)s->customSampleOrderCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders (count differs from its length member)");
+		if (!p6482 && ((uint64_t)s->customSampleOrderCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -61781,6 +66550,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksNV(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v6485;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6485, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6485))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6485;
 	}
 	{
@@ -61823,11 +66594,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6488;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6488, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6488))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6488;
 	}
 	{
 		uint64_t v6489;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6489, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectNV.buffer");
+		if (SBT_VK_UNLIKELY(!v6489))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6489;
 	}
 	{
@@ -61877,11 +66652,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6493;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6493, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6493))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6493;
 	}
 	{
 		uint64_t v6494;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6494, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.buffer");
+		if (SBT_VK_UNLIKELY(!v6494))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6494;
 	}
 	{
@@ -61892,6 +66671,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6496;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6496, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6496))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6496;
 	}
 	{
@@ -61938,6 +66719,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksEXT(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v6500;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6500, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6500))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6500;
 	}
 	{
@@ -61985,11 +66768,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6504;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6504, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6504))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6504;
 	}
 	{
 		uint64_t v6505;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6505, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v6505))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6505;
 	}
 	{
@@ -62039,11 +66826,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 	{
 		uint64_t v6509;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6509, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6509))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6509;
 	}
 	{
 		uint64_t v6510;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6510, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v6510))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6510;
 	}
 	{
@@ -62054,6 +66845,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 	{
 		uint64_t v6512;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6512, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6512))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6512;
 	}
 	{
@@ -62100,11 +66893,15 @@ static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCo
 	{
 		uint64_t v6516;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6516, VK_OBJECT_TYPE_DEVICE, 1), "vkCompileDeferredNV.device");
+		if (SBT_VK_UNLIKELY(!v6516))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCompileDeferredNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6516;
 	}
 	{
 		uint64_t v6517;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6517, VK_OBJECT_TYPE_PIPELINE, 1), "vkCompileDeferredNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v6517))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCompileDeferredNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6517;
 	}
 	{
@@ -62115,6 +66912,8 @@ static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCo
 	{
 		int64_t v6519;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6519, 32), "vkCompileDeferredNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6519)))
+			sbt_vk_d_unknown_enum(d, "vkCompileDeferredNV.ret", v6519);
 		s->ret = (VkResult)v6519;
 	}
 	return SBT_VK_OK;
@@ -62160,12 +66959,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6520;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6520, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureNV.device");
+		if (SBT_VK_UNLIKELY(!v6520))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6520;
 	}
 	{
 		uint64_t n6522;
 		int p6523;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6522, &p6523, 1), "vkCreateAccelerationStructureNV.pCreateInfo");
+		if (!p6523)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6523) {
 			VkAccelerationStructureCreateInfoNV *t6521;
 			if (n6522 != 1)
@@ -62208,6 +67011,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 	{
 		int64_t v6533;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6533, 32), "vkCreateAccelerationStructureNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6533)))
+			sbt_vk_d_unknown_enum(d, "vkCreateAccelerationStructureNV.ret", v6533);
 		s->ret = (VkResult)v6533;
 	}
 	return SBT_VK_OK;
@@ -62238,6 +67043,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6534;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6534, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindInvocationMaskHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6534))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindInvocationMaskHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6534;
 	}
 	{
@@ -62248,6 +67055,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v6536;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6536, 32), "vkCmdBindInvocationMaskHUAWEI.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v6536)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindInvocationMaskHUAWEI.imageLayout", v6536);
 		s->imageLayout = (VkImageLayout)v6536;
 	}
 	return SBT_VK_OK;
@@ -62281,6 +67090,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6537;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6537, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureKHR.device");
+		if (SBT_VK_UNLIKELY(!v6537))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyAccelerationStructureKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6537;
 	}
 	{
@@ -62332,6 +67143,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v6543;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6543, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureNV.device");
+		if (SBT_VK_UNLIKELY(!v6543))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyAccelerationStructureNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6543;
 	}
 	{
@@ -62390,12 +67203,16 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureMemoryRequirementsNV(sb
 	{
 		uint64_t v6549;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6549, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureMemoryRequirementsNV.device");
+		if (SBT_VK_UNLIKELY(!v6549))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureMemoryRequirementsNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6549;
 	}
 	{
 		uint64_t n6551;
 		int p6552;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6551, &p6552, 1), "vkGetAccelerationStructureMemoryRequirementsNV.pInfo");
+		if (!p6552)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureMemoryRequirementsNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6552) {
 			VkAccelerationStructureMemoryRequirementsInfoNV *t6550;
 			if (n6551 != 1)
@@ -62457,6 +67274,8 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 	{
 		uint64_t v6558;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6558, VK_OBJECT_TYPE_DEVICE, 1), "vkBindAccelerationStructureMemoryNV.device");
+		if (SBT_VK_UNLIKELY(!v6558))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindAccelerationStructureMemoryNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6558;
 	}
 	{
@@ -62478,10 +67297,14 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 		}
 		if (p6565 && n6564 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindAccelerationStructureMemoryNV.pBindInfos (count differs from its length member)");
+		if (!p6565 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindAccelerationStructureMemoryNV.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v6568;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6568, 32), "vkBindAccelerationStructureMemoryNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6568)))
+			sbt_vk_d_unknown_enum(d, "vkBindAccelerationStructureMemoryNV.ret", v6568);
 		s->ret = (VkResult)v6568;
 	}
 	return SBT_VK_OK;
@@ -62513,21 +67336,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v6569;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6569, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6569))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6569;
 	}
 	{
 		uint64_t v6570;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6570, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdCopyAccelerationStructureNV.dst");
+		if (SBT_VK_UNLIKELY(!v6570))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureNV)(uintptr_t)v6570;
 	}
 	{
 		uint64_t v6571;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6571, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdCopyAccelerationStructureNV.src");
+		if (SBT_VK_UNLIKELY(!v6571))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureNV)(uintptr_t)v6571;
 	}
 	{
 		int64_t v6572;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6572, 32), "vkCmdCopyAccelerationStructureNV.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v6572)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyAccelerationStructureNV.mode", v6572);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v6572;
 	}
 	return SBT_VK_OK;
@@ -62559,12 +67390,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6573;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6573, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6573))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6573;
 	}
 	{
 		uint64_t n6575;
 		int p6576;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6575, &p6576, 1), "vkCmdCopyAccelerationStructureKHR.pInfo");
+		if (!p6576)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6576) {
 			VkCopyAccelerationStructureInfoKHR *t6574;
 			if (n6575 != 1)
@@ -62603,12 +67438,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_
 	{
 		uint64_t v6578;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6578, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureToMemoryKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6578))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureToMemoryKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6578;
 	}
 	{
 		uint64_t n6580;
 		int p6581;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6580, &p6581, 1), "vkCmdCopyAccelerationStructureToMemoryKHR.pInfo");
+		if (!p6581)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureToMemoryKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6581) {
 			VkCopyAccelerationStructureToMemoryInfoKHR *t6579;
 			if (n6580 != 1)
@@ -62647,12 +67486,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_
 	{
 		uint64_t v6583;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6583, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToAccelerationStructureKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6583))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToAccelerationStructureKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6583;
 	}
 	{
 		uint64_t n6585;
 		int p6586;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6585, &p6586, 1), "vkCmdCopyMemoryToAccelerationStructureKHR.pInfo");
+		if (!p6586)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToAccelerationStructureKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6586) {
 			VkCopyMemoryToAccelerationStructureInfoKHR *t6584;
 			if (n6585 != 1)
@@ -62704,6 +67547,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 	{
 		uint64_t v6588;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6588, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6588))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6588;
 	}
 	{
@@ -62722,6 +67567,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 				{
 					uint64_t v6597;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6597, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
+					if (SBT_VK_UNLIKELY(!v6597))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6593[i6596] = (VkAccelerationStructureKHR)(uintptr_t)v6597;
 				}
 			}
@@ -62729,15 +67576,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 		}
 		if (p6595 && n6594 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (count differs from its length member)");
+		if (!p6595 && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (absent while its count is not 0)");
 	}
 	{
 		int64_t v6598;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6598, 32), "vkCmdWriteAccelerationStructuresPropertiesKHR.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v6598)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteAccelerationStructuresPropertiesKHR.queryType", v6598);
 		s->queryType = (VkQueryType)v6598;
 	}
 	{
 		uint64_t v6599;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6599, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.queryPool");
+		if (SBT_VK_UNLIKELY(!v6599))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6599;
 	}
 	{
@@ -62787,6 +67640,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 	{
 		uint64_t v6601;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6601, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6601))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6601;
 	}
 	{
@@ -62805,6 +67660,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 				{
 					uint64_t v6610;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6610, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
+					if (SBT_VK_UNLIKELY(!v6610))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6606[i6609] = (VkAccelerationStructureNV)(uintptr_t)v6610;
 				}
 			}
@@ -62812,15 +67669,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 		}
 		if (p6608 && n6607 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (count differs from its length member)");
+		if (!p6608 && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (absent while its count is not 0)");
 	}
 	{
 		int64_t v6611;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6611, 32), "vkCmdWriteAccelerationStructuresPropertiesNV.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v6611)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteAccelerationStructuresPropertiesNV.queryType", v6611);
 		s->queryType = (VkQueryType)v6611;
 	}
 	{
 		uint64_t v6612;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6612, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.queryPool");
+		if (SBT_VK_UNLIKELY(!v6612))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6612;
 	}
 	{
@@ -62865,12 +67728,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6614;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6614, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildAccelerationStructureNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6614))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6614;
 	}
 	{
 		uint64_t n6616;
 		int p6617;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6616, &p6617, 1), "vkCmdBuildAccelerationStructureNV.pInfo");
+		if (!p6617)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6617) {
 			VkAccelerationStructureInfoNV *t6615;
 			if (n6616 != 1)
@@ -62898,6 +67765,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6622;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6622, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdBuildAccelerationStructureNV.dst");
+		if (SBT_VK_UNLIKELY(!v6622))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureNV)(uintptr_t)v6622;
 	}
 	{
@@ -62908,6 +67777,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6624;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6624, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBuildAccelerationStructureNV.scratch");
+		if (SBT_VK_UNLIKELY(!v6624))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.scratch (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->scratch = (VkBuffer)(uintptr_t)v6624;
 	}
 	{
@@ -62960,12 +67831,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 	{
 		uint64_t v6626;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6626, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6626))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6626;
 	}
 	{
 		uint64_t n6628;
 		int p6629;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6628, &p6629, 1), "vkCmdTraceRaysKHR.pRaygenShaderBindingTable");
+		if (!p6629)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pRaygenShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6629) {
 			VkStridedDeviceAddressRegionKHR *t6627;
 			if (n6628 != 1)
@@ -62979,6 +67854,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6632;
 		int p6633;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6632, &p6633, 1), "vkCmdTraceRaysKHR.pMissShaderBindingTable");
+		if (!p6633)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pMissShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6633) {
 			VkStridedDeviceAddressRegionKHR *t6631;
 			if (n6632 != 1)
@@ -62992,6 +67869,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6636;
 		int p6637;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6636, &p6637, 1), "vkCmdTraceRaysKHR.pHitShaderBindingTable");
+		if (!p6637)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pHitShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6637) {
 			VkStridedDeviceAddressRegionKHR *t6635;
 			if (n6636 != 1)
@@ -63005,6 +67884,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6640;
 		int p6641;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6640, &p6641, 1), "vkCmdTraceRaysKHR.pCallableShaderBindingTable");
+		if (!p6641)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pCallableShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6641) {
 			VkStridedDeviceAddressRegionKHR *t6639;
 			if (n6640 != 1)
@@ -63069,11 +67950,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysNV(sbt_vk_d *d, sbt_vk_args_vkCmdTr
 	{
 		uint64_t v6646;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6646, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6646))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6646;
 	}
 	{
 		uint64_t v6647;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6647, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdTraceRaysNV.raygenShaderBindingTableBuffer");
+		if (SBT_VK_UNLIKELY(!v6647))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysNV.raygenShaderBindingTableBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)v6647;
 	}
 	{
@@ -63178,11 +68063,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_d *d,
 	{
 		uint64_t v6661;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6661, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupHandlesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6661))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupHandlesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6661;
 	}
 	{
 		uint64_t v6662;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6662, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingShaderGroupHandlesKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6662))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupHandlesKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6662;
 	}
 	{
@@ -63212,6 +68101,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_d *d,
 	{
 		int64_t v6669;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6669, 32), "vkGetRayTracingShaderGroupHandlesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6669)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingShaderGroupHandlesKHR.ret", v6669);
 		s->ret = (VkResult)v6669;
 	}
 	return SBT_VK_OK;
@@ -63256,11 +68147,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 	{
 		uint64_t v6670;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6670, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6670))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6670;
 	}
 	{
 		uint64_t v6671;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6671, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6671))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6671;
 	}
 	{
@@ -63290,6 +68185,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 	{
 		int64_t v6678;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6678, 32), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6678)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.ret", v6678);
 		s->ret = (VkResult)v6678;
 	}
 	return SBT_VK_OK;
@@ -63327,11 +68224,15 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 	{
 		uint64_t v6679;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6679, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureHandleNV.device");
+		if (SBT_VK_UNLIKELY(!v6679))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureHandleNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6679;
 	}
 	{
 		uint64_t v6680;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6680, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkGetAccelerationStructureHandleNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v6680))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureHandleNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v6680;
 	}
 	{
@@ -63351,6 +68252,8 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 	{
 		int64_t v6685;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6685, 32), "vkGetAccelerationStructureHandleNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6685)))
+			sbt_vk_d_unknown_enum(d, "vkGetAccelerationStructureHandleNV.ret", v6685);
 		s->ret = (VkResult)v6685;
 	}
 	return SBT_VK_OK;
@@ -63410,6 +68313,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6686;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6686, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRayTracingPipelinesNV.device");
+		if (SBT_VK_UNLIKELY(!v6686))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRayTracingPipelinesNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6686;
 	}
 	{
@@ -63436,6 +68341,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 		}
 		if (p6694 && n6693 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateRayTracingPipelinesNV.pCreateInfos (count differs from its length member)");
+		if (!p6694 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRayTracingPipelinesNV.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n6698;
@@ -63472,6 +68379,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v6708;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6708, 32), "vkCreateRayTracingPipelinesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6708)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRayTracingPipelinesNV.ret", v6708);
 		s->ret = (VkResult)v6708;
 	}
 	return SBT_VK_OK;
@@ -63521,6 +68430,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(
 	{
 		uint64_t v6709;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6709, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6709))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6709;
 	}
 	{
@@ -63558,6 +68469,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(
 	{
 		int64_t v6721;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6721, 32), "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6721)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret", v6721);
 		s->ret = (VkResult)v6721;
 	}
 	return SBT_VK_OK;
@@ -63602,12 +68515,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6722;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6722, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirectKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6722))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6722;
 	}
 	{
 		uint64_t n6724;
 		int p6725;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6724, &p6725, 1), "vkCmdTraceRaysIndirectKHR.pRaygenShaderBindingTable");
+		if (!p6725)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pRaygenShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6725) {
 			VkStridedDeviceAddressRegionKHR *t6723;
 			if (n6724 != 1)
@@ -63621,6 +68538,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6728;
 		int p6729;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6728, &p6729, 1), "vkCmdTraceRaysIndirectKHR.pMissShaderBindingTable");
+		if (!p6729)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pMissShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6729) {
 			VkStridedDeviceAddressRegionKHR *t6727;
 			if (n6728 != 1)
@@ -63634,6 +68553,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6732;
 		int p6733;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6732, &p6733, 1), "vkCmdTraceRaysIndirectKHR.pHitShaderBindingTable");
+		if (!p6733)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pHitShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6733) {
 			VkStridedDeviceAddressRegionKHR *t6731;
 			if (n6732 != 1)
@@ -63647,6 +68568,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6736;
 		int p6737;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6736, &p6737, 1), "vkCmdTraceRaysIndirectKHR.pCallableShaderBindingTable");
+		if (!p6737)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pCallableShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6737) {
 			VkStridedDeviceAddressRegionKHR *t6735;
 			if (n6736 != 1)
@@ -63688,6 +68611,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirect2KHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6740;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6740, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirect2KHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6740))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirect2KHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6740;
 	}
 	{
@@ -63733,12 +68658,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 	{
 		uint64_t v6742;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6742, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceAccelerationStructureCompatibilityKHR.device");
+		if (SBT_VK_UNLIKELY(!v6742))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceAccelerationStructureCompatibilityKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6742;
 	}
 	{
 		uint64_t n6744;
 		int p6745;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6744, &p6745, 1), "vkGetDeviceAccelerationStructureCompatibilityKHR.pVersionInfo");
+		if (!p6745)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceAccelerationStructureCompatibilityKHR.pVersionInfo (NULL where vk.xml requires a pointer)");
 		if (p6745) {
 			VkAccelerationStructureVersionInfoKHR *t6743;
 			if (n6744 != 1)
@@ -63760,6 +68689,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 			{
 				int64_t v6750;
 				SBT_VK_DT(sbt_vk_get_ibits(d, &v6750, 32), "vkGetDeviceAccelerationStructureCompatibilityKHR.pCompatibility");
+				if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureCompatibilityKHR(v6750)))
+					sbt_vk_d_unknown_enum(d, "vkGetDeviceAccelerationStructureCompatibilityKHR.pCompatibility", v6750);
 				t6747[0] = (VkAccelerationStructureCompatibilityKHR)v6750;
 			}
 			s->pCompatibility = t6747;
@@ -63795,11 +68726,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 	{
 		uint64_t v6751;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6751, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupStackSizeKHR.device");
+		if (SBT_VK_UNLIKELY(!v6751))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupStackSizeKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6751;
 	}
 	{
 		uint64_t v6752;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6752, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingShaderGroupStackSizeKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6752))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupStackSizeKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6752;
 	}
 	{
@@ -63810,6 +68745,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 	{
 		int64_t v6754;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6754, 32), "vkGetRayTracingShaderGroupStackSizeKHR.groupShader");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderGroupShaderKHR(v6754)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingShaderGroupStackSizeKHR.groupShader", v6754);
 		s->groupShader = (VkShaderGroupShaderKHR)v6754;
 	}
 	{
@@ -63844,6 +68781,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_d *
 	{
 		uint64_t v6756;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6756, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRayTracingPipelineStackSizeKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6756))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRayTracingPipelineStackSizeKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6756;
 	}
 	{
@@ -63881,12 +68820,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewHandleNVX(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v6758;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6758, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewHandleNVX.device");
+		if (SBT_VK_UNLIKELY(!v6758))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewHandleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6758;
 	}
 	{
 		uint64_t n6760;
 		int p6761;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6760, &p6761, 1), "vkGetImageViewHandleNVX.pInfo");
+		if (!p6761)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewHandleNVX.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6761) {
 			VkImageViewHandleInfoNVX *t6759;
 			if (n6760 != 1)
@@ -63938,11 +68881,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v6764;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6764, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewAddressNVX.device");
+		if (SBT_VK_UNLIKELY(!v6764))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewAddressNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6764;
 	}
 	{
 		uint64_t v6765;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6765, VK_OBJECT_TYPE_IMAGE_VIEW, 1), "vkGetImageViewAddressNVX.imageView");
+		if (SBT_VK_UNLIKELY(!v6765))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewAddressNVX.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v6765;
 	}
 	{
@@ -63961,6 +68908,8 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v6770;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6770, 32), "vkGetImageViewAddressNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6770)))
+			sbt_vk_d_unknown_enum(d, "vkGetImageViewAddressNVX.ret", v6770);
 		s->ret = (VkResult)v6770;
 	}
 	return SBT_VK_OK;
@@ -64024,6 +68973,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQu
 	{
 		uint64_t v6771;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6771, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6771))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6771;
 	}
 	{
@@ -64081,6 +69032,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQu
 	{
 		int64_t v6791;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6791, 32), "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6791)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret", v6791);
 		s->ret = (VkResult)v6791;
 	}
 	return SBT_VK_OK;
@@ -64121,12 +69074,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPas
 	{
 		uint64_t v6792;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6792, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6792))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6792;
 	}
 	{
 		uint64_t n6794;
 		int p6795;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6794, &p6795, 1), "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.pPerformanceQueryCreateInfo");
+		if (!p6795)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.pPerformanceQueryCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6795) {
 			VkQueryPoolPerformanceCreateInfoKHR *t6793;
 			if (n6794 != 1)
@@ -64183,12 +69140,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6801;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6801, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireProfilingLockKHR.device");
+		if (SBT_VK_UNLIKELY(!v6801))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireProfilingLockKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6801;
 	}
 	{
 		uint64_t n6803;
 		int p6804;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6803, &p6804, 1), "vkAcquireProfilingLockKHR.pInfo");
+		if (!p6804)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireProfilingLockKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6804) {
 			VkAcquireProfilingLockInfoKHR *t6802;
 			if (n6803 != 1)
@@ -64201,6 +69162,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v6806;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6806, 32), "vkAcquireProfilingLockKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6806)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireProfilingLockKHR.ret", v6806);
 		s->ret = (VkResult)v6806;
 	}
 	return SBT_VK_OK;
@@ -64228,6 +69191,8 @@ static sbt_vk_status sbt_vk_dc_vkReleaseProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6807;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6807, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseProfilingLockKHR.device");
+		if (SBT_VK_UNLIKELY(!v6807))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseProfilingLockKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6807;
 	}
 	return SBT_VK_OK;
@@ -64267,11 +69232,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d
 	{
 		uint64_t v6808;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6808, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageDrmFormatModifierPropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v6808))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageDrmFormatModifierPropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6808;
 	}
 	{
 		uint64_t v6809;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6809, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageDrmFormatModifierPropertiesEXT.image");
+		if (SBT_VK_UNLIKELY(!v6809))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageDrmFormatModifierPropertiesEXT.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v6809;
 	}
 	{
@@ -64290,6 +69259,8 @@ static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d
 	{
 		int64_t v6814;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6814, 32), "vkGetImageDrmFormatModifierPropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6814)))
+			sbt_vk_d_unknown_enum(d, "vkGetImageDrmFormatModifierPropertiesEXT.ret", v6814);
 		s->ret = (VkResult)v6814;
 	}
 	return SBT_VK_OK;
@@ -64322,12 +69293,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferOpaqueCaptureAddress(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6815;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6815, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferOpaqueCaptureAddress.device");
+		if (SBT_VK_UNLIKELY(!v6815))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferOpaqueCaptureAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6815;
 	}
 	{
 		uint64_t n6817;
 		int p6818;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6817, &p6818, 1), "vkGetBufferOpaqueCaptureAddress.pInfo");
+		if (!p6818)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferOpaqueCaptureAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6818) {
 			VkBufferDeviceAddressInfo *t6816;
 			if (n6817 != 1)
@@ -64377,12 +69352,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferDeviceAddress(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v6821;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6821, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferDeviceAddress.device");
+		if (SBT_VK_UNLIKELY(!v6821))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferDeviceAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6821;
 	}
 	{
 		uint64_t n6823;
 		int p6824;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6823, &p6824, 1), "vkGetBufferDeviceAddress.pInfo");
+		if (!p6824)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferDeviceAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6824) {
 			VkBufferDeviceAddressInfo *t6822;
 			if (n6823 != 1)
@@ -64450,12 +69429,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6827;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6827, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateHeadlessSurfaceEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6827))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateHeadlessSurfaceEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6827;
 	}
 	{
 		uint64_t n6829;
 		int p6830;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6829, &p6830, 1), "vkCreateHeadlessSurfaceEXT.pCreateInfo");
+		if (!p6830)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateHeadlessSurfaceEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6830) {
 			VkHeadlessSurfaceCreateInfoEXT *t6828;
 			if (n6829 != 1)
@@ -64498,6 +69481,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6840;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6840, 32), "vkCreateHeadlessSurfaceEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6840)))
+			sbt_vk_d_unknown_enum(d, "vkCreateHeadlessSurfaceEXT.ret", v6840);
 		s->ret = (VkResult)v6840;
 	}
 	return SBT_VK_OK;
@@ -64547,6 +69532,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSampl
 	{
 		uint64_t v6841;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6841, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6841))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6841;
 	}
 	{
@@ -64584,6 +69571,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSampl
 	{
 		int64_t v6853;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6853, 32), "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6853)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret", v6853);
 		s->ret = (VkResult)v6853;
 	}
 	return SBT_VK_OK;
@@ -64616,12 +69605,16 @@ static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6854;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6854, VK_OBJECT_TYPE_DEVICE, 1), "vkInitializePerformanceApiINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6854))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInitializePerformanceApiINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6854;
 	}
 	{
 		uint64_t n6856;
 		int p6857;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6856, &p6857, 1), "vkInitializePerformanceApiINTEL.pInitializeInfo");
+		if (!p6857)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInitializePerformanceApiINTEL.pInitializeInfo (NULL where vk.xml requires a pointer)");
 		if (p6857) {
 			VkInitializePerformanceApiInfoINTEL *t6855;
 			if (n6856 != 1)
@@ -64634,6 +69627,8 @@ static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_
 	{
 		int64_t v6859;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6859, 32), "vkInitializePerformanceApiINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6859)))
+			sbt_vk_d_unknown_enum(d, "vkInitializePerformanceApiINTEL.ret", v6859);
 		s->ret = (VkResult)v6859;
 	}
 	return SBT_VK_OK;
@@ -64661,6 +69656,8 @@ static sbt_vk_status sbt_vk_dc_vkUninitializePerformanceApiINTEL(sbt_vk_d *d, sb
 	{
 		uint64_t v6860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6860, VK_OBJECT_TYPE_DEVICE, 1), "vkUninitializePerformanceApiINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6860))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUninitializePerformanceApiINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6860;
 	}
 	return SBT_VK_OK;
@@ -64693,12 +69690,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6861;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6861, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceMarkerINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6861))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceMarkerINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6861;
 	}
 	{
 		uint64_t n6863;
 		int p6864;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6863, &p6864, 1), "vkCmdSetPerformanceMarkerINTEL.pMarkerInfo");
+		if (!p6864)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceMarkerINTEL.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p6864) {
 			VkPerformanceMarkerInfoINTEL *t6862;
 			if (n6863 != 1)
@@ -64711,6 +69712,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6866;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6866, 32), "vkCmdSetPerformanceMarkerINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6866)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceMarkerINTEL.ret", v6866);
 		s->ret = (VkResult)v6866;
 	}
 	return SBT_VK_OK;
@@ -64743,12 +69746,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d,
 	{
 		uint64_t v6867;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6867, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceStreamMarkerINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6867))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceStreamMarkerINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6867;
 	}
 	{
 		uint64_t n6869;
 		int p6870;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6869, &p6870, 1), "vkCmdSetPerformanceStreamMarkerINTEL.pMarkerInfo");
+		if (!p6870)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceStreamMarkerINTEL.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p6870) {
 			VkPerformanceStreamMarkerInfoINTEL *t6868;
 			if (n6869 != 1)
@@ -64761,6 +69768,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d,
 	{
 		int64_t v6872;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6872, 32), "vkCmdSetPerformanceStreamMarkerINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6872)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceStreamMarkerINTEL.ret", v6872);
 		s->ret = (VkResult)v6872;
 	}
 	return SBT_VK_OK;
@@ -64793,12 +69802,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt
 	{
 		uint64_t v6873;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6873, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceOverrideINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6873))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceOverrideINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6873;
 	}
 	{
 		uint64_t n6875;
 		int p6876;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6875, &p6876, 1), "vkCmdSetPerformanceOverrideINTEL.pOverrideInfo");
+		if (!p6876)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceOverrideINTEL.pOverrideInfo (NULL where vk.xml requires a pointer)");
 		if (p6876) {
 			VkPerformanceOverrideInfoINTEL *t6874;
 			if (n6875 != 1)
@@ -64811,6 +69824,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt
 	{
 		int64_t v6878;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6878, 32), "vkCmdSetPerformanceOverrideINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6878)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceOverrideINTEL.ret", v6878);
 		s->ret = (VkResult)v6878;
 	}
 	return SBT_VK_OK;
@@ -64852,12 +69867,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		uint64_t v6879;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6879, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquirePerformanceConfigurationINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6879))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquirePerformanceConfigurationINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6879;
 	}
 	{
 		uint64_t n6881;
 		int p6882;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6881, &p6882, 1), "vkAcquirePerformanceConfigurationINTEL.pAcquireInfo");
+		if (!p6882)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquirePerformanceConfigurationINTEL.pAcquireInfo (NULL where vk.xml requires a pointer)");
 		if (p6882) {
 			VkPerformanceConfigurationAcquireInfoINTEL *t6880;
 			if (n6881 != 1)
@@ -64887,6 +69906,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		int64_t v6888;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6888, 32), "vkAcquirePerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6888)))
+			sbt_vk_d_unknown_enum(d, "vkAcquirePerformanceConfigurationINTEL.ret", v6888);
 		s->ret = (VkResult)v6888;
 	}
 	return SBT_VK_OK;
@@ -64917,6 +69938,8 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		uint64_t v6889;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6889, VK_OBJECT_TYPE_DEVICE, 1), "vkReleasePerformanceConfigurationINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6889))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleasePerformanceConfigurationINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6889;
 	}
 	{
@@ -64927,6 +69950,8 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		int64_t v6891;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6891, 32), "vkReleasePerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6891)))
+			sbt_vk_d_unknown_enum(d, "vkReleasePerformanceConfigurationINTEL.ret", v6891);
 		s->ret = (VkResult)v6891;
 	}
 	return SBT_VK_OK;
@@ -64957,16 +69982,22 @@ static sbt_vk_status sbt_vk_dc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_d 
 	{
 		uint64_t v6892;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6892, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSetPerformanceConfigurationINTEL.queue");
+		if (SBT_VK_UNLIKELY(!v6892))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSetPerformanceConfigurationINTEL.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6892;
 	}
 	{
 		uint64_t v6893;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6893, VK_OBJECT_TYPE_PERFORMANCE_CONFIGURATION_INTEL, 1), "vkQueueSetPerformanceConfigurationINTEL.configuration");
+		if (SBT_VK_UNLIKELY(!v6893))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSetPerformanceConfigurationINTEL.configuration (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)v6893;
 	}
 	{
 		int64_t v6894;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6894, 32), "vkQueueSetPerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6894)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSetPerformanceConfigurationINTEL.ret", v6894);
 		s->ret = (VkResult)v6894;
 	}
 	return SBT_VK_OK;
@@ -65006,11 +70037,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6895;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6895, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPerformanceParameterINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6895))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPerformanceParameterINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6895;
 	}
 	{
 		int64_t v6896;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6896, 32), "vkGetPerformanceParameterINTEL.parameter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceParameterTypeINTEL(v6896)))
+			sbt_vk_d_unknown_enum(d, "vkGetPerformanceParameterINTEL.parameter", v6896);
 		s->parameter = (VkPerformanceParameterTypeINTEL)v6896;
 	}
 	{
@@ -65029,6 +70064,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6901;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6901, 32), "vkGetPerformanceParameterINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6901)))
+			sbt_vk_d_unknown_enum(d, "vkGetPerformanceParameterINTEL.ret", v6901);
 		s->ret = (VkResult)v6901;
 	}
 	return SBT_VK_OK;
@@ -65061,12 +70098,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_d *d
 	{
 		uint64_t v6902;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6902, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryOpaqueCaptureAddress.device");
+		if (SBT_VK_UNLIKELY(!v6902))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryOpaqueCaptureAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6902;
 	}
 	{
 		uint64_t n6904;
 		int p6905;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6904, &p6905, 1), "vkGetDeviceMemoryOpaqueCaptureAddress.pInfo");
+		if (!p6905)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryOpaqueCaptureAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6905) {
 			VkDeviceMemoryOpaqueCaptureAddressInfo *t6903;
 			if (n6904 != 1)
@@ -65137,12 +70178,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d,
 	{
 		uint64_t v6908;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6908, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutablePropertiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6908))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutablePropertiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6908;
 	}
 	{
 		uint64_t n6910;
 		int p6911;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6910, &p6911, 1), "vkGetPipelineExecutablePropertiesKHR.pPipelineInfo");
+		if (!p6911)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutablePropertiesKHR.pPipelineInfo (NULL where vk.xml requires a pointer)");
 		if (p6911) {
 			VkPipelineInfoKHR *t6909;
 			if (n6910 != 1)
@@ -65187,6 +70232,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d,
 	{
 		int64_t v6924;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6924, 32), "vkGetPipelineExecutablePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6924)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutablePropertiesKHR.ret", v6924);
 		s->ret = (VkResult)v6924;
 	}
 	return SBT_VK_OK;
@@ -65240,12 +70287,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d,
 	{
 		uint64_t v6925;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6925, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableStatisticsKHR.device");
+		if (SBT_VK_UNLIKELY(!v6925))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableStatisticsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6925;
 	}
 	{
 		uint64_t n6927;
 		int p6928;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6927, &p6928, 1), "vkGetPipelineExecutableStatisticsKHR.pExecutableInfo");
+		if (!p6928)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableStatisticsKHR.pExecutableInfo (NULL where vk.xml requires a pointer)");
 		if (p6928) {
 			VkPipelineExecutableInfoKHR *t6926;
 			if (n6927 != 1)
@@ -65290,6 +70341,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d,
 	{
 		int64_t v6941;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6941, 32), "vkGetPipelineExecutableStatisticsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6941)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutableStatisticsKHR.ret", v6941);
 		s->ret = (VkResult)v6941;
 	}
 	return SBT_VK_OK;
@@ -65343,12 +70396,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 	{
 		uint64_t v6942;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6942, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableInternalRepresentationsKHR.device");
+		if (SBT_VK_UNLIKELY(!v6942))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableInternalRepresentationsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6942;
 	}
 	{
 		uint64_t n6944;
 		int p6945;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6944, &p6945, 1), "vkGetPipelineExecutableInternalRepresentationsKHR.pExecutableInfo");
+		if (!p6945)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableInternalRepresentationsKHR.pExecutableInfo (NULL where vk.xml requires a pointer)");
 		if (p6945) {
 			VkPipelineExecutableInfoKHR *t6943;
 			if (n6944 != 1)
@@ -65393,6 +70450,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 	{
 		int64_t v6958;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6958, 32), "vkGetPipelineExecutableInternalRepresentationsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6958)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutableInternalRepresentationsKHR.ret", v6958);
 		s->ret = (VkResult)v6958;
 	}
 	return SBT_VK_OK;
@@ -65423,6 +70482,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6959;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6959, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6959))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineStippleEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6959;
 	}
 	{
@@ -65482,6 +70543,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceToolProperties(sbt_vk_d *d, sb
 	{
 		uint64_t v6962;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6962, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceToolProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6962))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceToolProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6962;
 	}
 	{
@@ -65519,6 +70582,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceToolProperties(sbt_vk_d *d, sb
 	{
 		int64_t v6974;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6974, 32), "vkGetPhysicalDeviceToolProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6974)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceToolProperties.ret", v6974);
 		s->ret = (VkResult)v6974;
 	}
 	return SBT_VK_OK;
@@ -65569,12 +70634,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt
 	{
 		uint64_t v6975;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6975, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureKHR.device");
+		if (SBT_VK_UNLIKELY(!v6975))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6975;
 	}
 	{
 		uint64_t n6977;
 		int p6978;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6977, &p6978, 1), "vkCreateAccelerationStructureKHR.pCreateInfo");
+		if (!p6978)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6978) {
 			VkAccelerationStructureCreateInfoKHR *t6976;
 			if (n6977 != 1)
@@ -65617,6 +70686,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt
 	{
 		int64_t v6988;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6988, 32), "vkCreateAccelerationStructureKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6988)))
+			sbt_vk_d_unknown_enum(d, "vkCreateAccelerationStructureKHR.ret", v6988);
 		s->ret = (VkResult)v6988;
 	}
 	return SBT_VK_OK;
@@ -65649,12 +70720,16 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk
 	{
 		uint64_t v6989;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6989, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureDeviceAddressKHR.device");
+		if (SBT_VK_UNLIKELY(!v6989))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureDeviceAddressKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6989;
 	}
 	{
 		uint64_t n6991;
 		int p6992;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6991, &p6992, 1), "vkGetAccelerationStructureDeviceAddressKHR.pInfo");
+		if (!p6992)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureDeviceAddressKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6992) {
 			VkAccelerationStructureDeviceAddressInfoKHR *t6990;
 			if (n6991 != 1)
@@ -65708,6 +70783,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6995;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6995, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDeferredOperationKHR.device");
+		if (SBT_VK_UNLIKELY(!v6995))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDeferredOperationKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6995;
 	}
 	{
@@ -65743,6 +70820,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v7004;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7004, 32), "vkCreateDeferredOperationKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7004)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDeferredOperationKHR.ret", v7004);
 		s->ret = (VkResult)v7004;
 	}
 	return SBT_VK_OK;
@@ -65776,6 +70855,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDeferredOperationKHR(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7005;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7005, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDeferredOperationKHR.device");
+		if (SBT_VK_UNLIKELY(!v7005))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDeferredOperationKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7005;
 	}
 	{
@@ -65824,11 +70905,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_d 
 	{
 		uint64_t v7011;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7011, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationMaxConcurrencyKHR.device");
+		if (SBT_VK_UNLIKELY(!v7011))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationMaxConcurrencyKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7011;
 	}
 	{
 		uint64_t v7012;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7012, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkGetDeferredOperationMaxConcurrencyKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7012))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationMaxConcurrencyKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7012;
 	}
 	{
@@ -65864,16 +70949,22 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationResultKHR(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7014;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7014, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationResultKHR.device");
+		if (SBT_VK_UNLIKELY(!v7014))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationResultKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7014;
 	}
 	{
 		uint64_t v7015;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7015, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkGetDeferredOperationResultKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7015))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationResultKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7015;
 	}
 	{
 		int64_t v7016;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7016, 32), "vkGetDeferredOperationResultKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7016)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeferredOperationResultKHR.ret", v7016);
 		s->ret = (VkResult)v7016;
 	}
 	return SBT_VK_OK;
@@ -65904,16 +70995,22 @@ static sbt_vk_status sbt_vk_dc_vkDeferredOperationJoinKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7017;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7017, VK_OBJECT_TYPE_DEVICE, 1), "vkDeferredOperationJoinKHR.device");
+		if (SBT_VK_UNLIKELY(!v7017))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeferredOperationJoinKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7017;
 	}
 	{
 		uint64_t v7018;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7018, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkDeferredOperationJoinKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7018))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeferredOperationJoinKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7018;
 	}
 	{
 		int64_t v7019;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7019, 32), "vkDeferredOperationJoinKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7019)))
+			sbt_vk_d_unknown_enum(d, "vkDeferredOperationJoinKHR.ret", v7019);
 		s->ret = (VkResult)v7019;
 	}
 	return SBT_VK_OK;
@@ -65943,6 +71040,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCullMode(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 	{
 		uint64_t v7020;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7020, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCullMode.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7020))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCullMode.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7020;
 	}
 	{
@@ -65982,11 +71081,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFrontFace(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v7022;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7022, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFrontFace.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7022))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFrontFace.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7022;
 	}
 	{
 		int64_t v7023;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7023, 32), "vkCmdSetFrontFace.frontFace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFrontFace(v7023)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetFrontFace.frontFace", v7023);
 		s->frontFace = (VkFrontFace)v7023;
 	}
 	return SBT_VK_OK;
@@ -66021,11 +71124,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveTopology(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7024;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7024, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveTopology.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7024))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPrimitiveTopology.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7024;
 	}
 	{
 		int64_t v7025;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7025, 32), "vkCmdSetPrimitiveTopology.primitiveTopology");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPrimitiveTopology(v7025)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPrimitiveTopology.primitiveTopology", v7025);
 		s->primitiveTopology = (VkPrimitiveTopology)v7025;
 	}
 	return SBT_VK_OK;
@@ -66064,6 +71171,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWithCount(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7026;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7026, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWithCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7026))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWithCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7026;
 	}
 	{
@@ -66079,6 +71188,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWithCount(sbt_vk_d *d, sbt_vk_arg
 		s->pViewports = t7029;
 		if (p7031 && n7030 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportWithCount.pViewports (count differs from its length member)");
+		if (!p7031 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWithCount.pViewports (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -66116,6 +71227,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissorWithCount(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7032;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7032, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissorWithCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7032))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissorWithCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7032;
 	}
 	{
@@ -66131,6 +71244,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissorWithCount(sbt_vk_d *d, sbt_vk_args
 		s->pScissors = t7035;
 		if (p7037 && n7036 != (uint64_t)((uint64_t)s->scissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetScissorWithCount.pScissors (count differs from its length member)");
+		if (!p7037 && ((uint64_t)s->scissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissorWithCount.pScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -66188,6 +71303,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7038;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7038, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7038))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7038;
 	}
 	{
@@ -66218,6 +71335,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 		}
 		if (p7046 && n7045 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers2.pBuffers (count differs from its length member)");
+		if (!p7046 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t7050;
@@ -66227,6 +71346,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 		s->pOffsets = t7050;
 		if (p7052 && n7051 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers2.pOffsets (count differs from its length member)");
+		if (!p7052 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.pOffsets (absent while its count is not 0)");
 	}
 	{
 		void *t7054;
@@ -66278,6 +71399,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthTestEnable(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7061;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7061, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7061))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7061;
 	}
 	{
@@ -66317,6 +71440,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthWriteEnable(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7063;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7063, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthWriteEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7063))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthWriteEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7063;
 	}
 	{
@@ -66356,11 +71481,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthCompareOp(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7065;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7065, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthCompareOp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7065))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthCompareOp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7065;
 	}
 	{
 		int64_t v7066;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7066, 32), "vkCmdSetDepthCompareOp.depthCompareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v7066)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetDepthCompareOp.depthCompareOp", v7066);
 		s->depthCompareOp = (VkCompareOp)v7066;
 	}
 	return SBT_VK_OK;
@@ -66395,6 +71524,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBoundsTestEnable(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7067;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7067, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBoundsTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7067))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBoundsTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7067;
 	}
 	{
@@ -66434,6 +71565,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilTestEnable(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7069;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7069, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7069))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7069;
 	}
 	{
@@ -66477,6 +71610,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilOp(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v7071;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7071, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilOp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7071))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilOp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7071;
 	}
 	{
@@ -66487,21 +71622,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilOp(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		int64_t v7073;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7073, 32), "vkCmdSetStencilOp.failOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7073)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.failOp", v7073);
 		s->failOp = (VkStencilOp)v7073;
 	}
 	{
 		int64_t v7074;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7074, 32), "vkCmdSetStencilOp.passOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7074)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.passOp", v7074);
 		s->passOp = (VkStencilOp)v7074;
 	}
 	{
 		int64_t v7075;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7075, 32), "vkCmdSetStencilOp.depthFailOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7075)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.depthFailOp", v7075);
 		s->depthFailOp = (VkStencilOp)v7075;
 	}
 	{
 		int64_t v7076;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7076, 32), "vkCmdSetStencilOp.compareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v7076)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.compareOp", v7076);
 		s->compareOp = (VkCompareOp)v7076;
 	}
 	return SBT_VK_OK;
@@ -66536,6 +71679,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPatchControlPointsEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7077;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7077, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPatchControlPointsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7077))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPatchControlPointsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7077;
 	}
 	{
@@ -66570,6 +71715,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizerDiscardEnable(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7079;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7079, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizerDiscardEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7079))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizerDiscardEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7079;
 	}
 	{
@@ -66609,6 +71756,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBiasEnable(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7081;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7081, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBiasEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7081))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBiasEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7081;
 	}
 	{
@@ -66648,11 +71797,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEXT(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v7083;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7083, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7083))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLogicOpEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7083;
 	}
 	{
 		int64_t v7084;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7084, 32), "vkCmdSetLogicOpEXT.logicOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLogicOp(v7084)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetLogicOpEXT.logicOp", v7084);
 		s->logicOp = (VkLogicOp)v7084;
 	}
 	return SBT_VK_OK;
@@ -66682,6 +71835,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveRestartEnable(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7085;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7085, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveRestartEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7085))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPrimitiveRestartEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7085;
 	}
 	{
@@ -66721,11 +71876,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_d *d, 
 	{
 		uint64_t v7087;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7087, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetTessellationDomainOriginEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7087))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetTessellationDomainOriginEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7087;
 	}
 	{
 		int64_t v7088;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7088, 32), "vkCmdSetTessellationDomainOriginEXT.domainOrigin");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTessellationDomainOrigin(v7088)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetTessellationDomainOriginEXT.domainOrigin", v7088);
 		s->domainOrigin = (VkTessellationDomainOrigin)v7088;
 	}
 	return SBT_VK_OK;
@@ -66755,6 +71914,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClampEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7089;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7089, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClampEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7089))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClampEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7089;
 	}
 	{
@@ -66789,11 +71950,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPolygonModeEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7091;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7091, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPolygonModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7091))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPolygonModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7091;
 	}
 	{
 		int64_t v7092;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7092, 32), "vkCmdSetPolygonModeEXT.polygonMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPolygonMode(v7092)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPolygonModeEXT.polygonMode", v7092);
 		s->polygonMode = (VkPolygonMode)v7092;
 	}
 	return SBT_VK_OK;
@@ -66823,6 +71988,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationSamplesEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7093;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7093, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationSamplesEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7093))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizationSamplesEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7093;
 	}
 	{
@@ -66861,6 +72028,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7095;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7095, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleMaskEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7095))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleMaskEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7095;
 	}
 	{
@@ -66876,6 +72045,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 		s->pSampleMask = t7098;
 		if (p7100 && n7099 != (uint64_t)((uint64_t)((s->samples + 31) / 32)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetSampleMaskEXT.pSampleMask (count differs from its length member)");
+		if (!p7100 && ((uint64_t)((s->samples + 31) / 32)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleMaskEXT.pSampleMask (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -66904,6 +72075,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7101;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7101, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToCoverageEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7101))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetAlphaToCoverageEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7101;
 	}
 	{
@@ -66938,6 +72111,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7103;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7103, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToOneEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7103))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetAlphaToOneEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7103;
 	}
 	{
@@ -66972,6 +72147,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEnableEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7105;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7105, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7105))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLogicOpEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7105;
 	}
 	{
@@ -67011,6 +72188,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7107;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7107, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7107))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7107;
 	}
 	{
@@ -67031,6 +72210,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 		s->pColorBlendEnables = t7111;
 		if (p7113 && n7112 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables (count differs from its length member)");
+		if (!p7113 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67064,6 +72245,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7114;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7114, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEquationEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7114))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEquationEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7114;
 	}
 	{
@@ -67084,6 +72267,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 		s->pColorBlendEquations = t7118;
 		if (p7120 && n7119 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations (count differs from its length member)");
+		if (!p7120 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67117,6 +72302,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7121;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7121, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteMaskEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7121))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteMaskEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7121;
 	}
 	{
@@ -67137,6 +72324,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 		s->pColorWriteMasks = t7125;
 		if (p7127 && n7126 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks (count differs from its length member)");
+		if (!p7127 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67165,6 +72354,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationStreamEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7128;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7128, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationStreamEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7128))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizationStreamEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7128;
 	}
 	{
@@ -67199,11 +72390,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_d
 	{
 		uint64_t v7130;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7130, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetConservativeRasterizationModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7130))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetConservativeRasterizationModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7130;
 	}
 	{
 		int64_t v7131;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7131, 32), "vkCmdSetConservativeRasterizationModeEXT.conservativeRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkConservativeRasterizationModeEXT(v7131)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetConservativeRasterizationModeEXT.conservativeRasterizationMode", v7131);
 		s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)v7131;
 	}
 	return SBT_VK_OK;
@@ -67232,6 +72427,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_v
 	{
 		uint64_t v7132;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7132, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExtraPrimitiveOverestimationSizeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7132))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExtraPrimitiveOverestimationSizeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7132;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->extraPrimitiveOverestimationSize)), "vkCmdSetExtraPrimitiveOverestimationSizeEXT.extraPrimitiveOverestimationSize");
@@ -67262,6 +72459,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipEnableEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7134;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7134, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7134))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClipEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7134;
 	}
 	{
@@ -67296,6 +72495,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7136;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7136, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7136))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7136;
 	}
 	{
@@ -67335,6 +72536,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7138;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7138, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendAdvancedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7138))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendAdvancedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7138;
 	}
 	{
@@ -67355,6 +72558,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 		s->pColorBlendAdvanced = t7142;
 		if (p7144 && n7143 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced (count differs from its length member)");
+		if (!p7144 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67383,11 +72588,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetProvokingVertexModeEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7145;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7145, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetProvokingVertexModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7145))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetProvokingVertexModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7145;
 	}
 	{
 		int64_t v7146;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7146, 32), "vkCmdSetProvokingVertexModeEXT.provokingVertexMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkProvokingVertexModeEXT(v7146)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetProvokingVertexModeEXT.provokingVertexMode", v7146);
 		s->provokingVertexMode = (VkProvokingVertexModeEXT)v7146;
 	}
 	return SBT_VK_OK;
@@ -67417,11 +72626,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineRasterizationModeEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7147;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7147, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineRasterizationModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7147))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineRasterizationModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7147;
 	}
 	{
 		int64_t v7148;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7148, 32), "vkCmdSetLineRasterizationModeEXT.lineRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLineRasterizationModeEXT(v7148)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetLineRasterizationModeEXT.lineRasterizationMode", v7148);
 		s->lineRasterizationMode = (VkLineRasterizationModeEXT)v7148;
 	}
 	return SBT_VK_OK;
@@ -67451,6 +72664,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEnableEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7149;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7149, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7149))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineStippleEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7149;
 	}
 	{
@@ -67485,6 +72700,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_d *d,
 	{
 		uint64_t v7151;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7151, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipNegativeOneToOneEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7151))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClipNegativeOneToOneEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7151;
 	}
 	{
@@ -67519,6 +72736,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingEnableNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7153;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7153, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7153))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7153;
 	}
 	{
@@ -67558,6 +72777,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7155;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7155, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportSwizzleNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7155))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportSwizzleNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7155;
 	}
 	{
@@ -67578,6 +72799,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 		s->pViewportSwizzles = t7159;
 		if (p7161 && n7160 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportSwizzleNV.pViewportSwizzles (count differs from its length member)");
+		if (!p7161 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportSwizzleNV.pViewportSwizzles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67606,6 +72829,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorEnableNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7162;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7162, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7162))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageToColorEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7162;
 	}
 	{
@@ -67640,6 +72865,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorLocationNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7164;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7164, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorLocationNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7164))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageToColorLocationNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7164;
 	}
 	{
@@ -67674,11 +72901,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationModeNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7166;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7166, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationModeNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7166))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationModeNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7166;
 	}
 	{
 		int64_t v7167;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7167, 32), "vkCmdSetCoverageModulationModeNV.coverageModulationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageModulationModeNV(v7167)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoverageModulationModeNV.coverageModulationMode", v7167);
 		s->coverageModulationMode = (VkCoverageModulationModeNV)v7167;
 	}
 	return SBT_VK_OK;
@@ -67708,6 +72939,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_d 
 	{
 		uint64_t v7168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7168, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7168))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7168;
 	}
 	{
@@ -67746,6 +72979,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7170, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7170))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7170;
 	}
 	{
@@ -67761,6 +72996,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 		s->pCoverageModulationTable = t7173;
 		if (p7175 && n7174 != (uint64_t)((uint64_t)s->coverageModulationTableCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable (count differs from its length member)");
+		if (!p7175 && ((uint64_t)s->coverageModulationTableCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67789,6 +73026,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetShadingRateImageEnableNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7176;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7176, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetShadingRateImageEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7176))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetShadingRateImageEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7176;
 	}
 	{
@@ -67823,11 +73062,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageReductionModeNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7178;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7178, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageReductionModeNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7178))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageReductionModeNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7178;
 	}
 	{
 		int64_t v7179;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7179, 32), "vkCmdSetCoverageReductionModeNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v7179)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoverageReductionModeNV.coverageReductionMode", v7179);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v7179;
 	}
 	return SBT_VK_OK;
@@ -67857,6 +73100,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk
 	{
 		uint64_t v7180;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7180, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRepresentativeFragmentTestEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7180))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRepresentativeFragmentTestEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7180;
 	}
 	{
@@ -67907,12 +73152,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePrivateDataSlot(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7182;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7182, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePrivateDataSlot.device");
+		if (SBT_VK_UNLIKELY(!v7182))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePrivateDataSlot.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7182;
 	}
 	{
 		uint64_t n7184;
 		int p7185;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7184, &p7185, 1), "vkCreatePrivateDataSlot.pCreateInfo");
+		if (!p7185)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePrivateDataSlot.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7185) {
 			VkPrivateDataSlotCreateInfo *t7183;
 			if (n7184 != 1)
@@ -67955,6 +73204,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePrivateDataSlot(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v7195;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7195, 32), "vkCreatePrivateDataSlot.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7195)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePrivateDataSlot.ret", v7195);
 		s->ret = (VkResult)v7195;
 	}
 	return SBT_VK_OK;
@@ -67993,6 +73244,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPrivateDataSlot(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7196;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7196, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPrivateDataSlot.device");
+		if (SBT_VK_UNLIKELY(!v7196))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPrivateDataSlot.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7196;
 	}
 	{
@@ -68049,11 +73302,15 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		uint64_t v7202;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7202, VK_OBJECT_TYPE_DEVICE, 1), "vkSetPrivateData.device");
+		if (SBT_VK_UNLIKELY(!v7202))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetPrivateData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7202;
 	}
 	{
 		int64_t v7203;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7203, 32), "vkSetPrivateData.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v7203)))
+			sbt_vk_d_unknown_enum(d, "vkSetPrivateData.objectType", v7203);
 		s->objectType = (VkObjectType)v7203;
 	}
 	{
@@ -68064,6 +73321,8 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		uint64_t v7205;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7205, VK_OBJECT_TYPE_PRIVATE_DATA_SLOT, 1), "vkSetPrivateData.privateDataSlot");
+		if (SBT_VK_UNLIKELY(!v7205))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetPrivateData.privateDataSlot (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)v7205;
 	}
 	{
@@ -68074,6 +73333,8 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		int64_t v7207;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7207, 32), "vkSetPrivateData.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7207)))
+			sbt_vk_d_unknown_enum(d, "vkSetPrivateData.ret", v7207);
 		s->ret = (VkResult)v7207;
 	}
 	return SBT_VK_OK;
@@ -68119,11 +73380,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPrivateData(sbt_vk_d *d, sbt_vk_args_vkGetPr
 	{
 		uint64_t v7208;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7208, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPrivateData.device");
+		if (SBT_VK_UNLIKELY(!v7208))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPrivateData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7208;
 	}
 	{
 		int64_t v7209;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7209, 32), "vkGetPrivateData.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v7209)))
+			sbt_vk_d_unknown_enum(d, "vkGetPrivateData.objectType", v7209);
 		s->objectType = (VkObjectType)v7209;
 	}
 	{
@@ -68134,6 +73399,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPrivateData(sbt_vk_d *d, sbt_vk_args_vkGetPr
 	{
 		uint64_t v7211;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7211, VK_OBJECT_TYPE_PRIVATE_DATA_SLOT, 1), "vkGetPrivateData.privateDataSlot");
+		if (SBT_VK_UNLIKELY(!v7211))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPrivateData.privateDataSlot (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)v7211;
 	}
 	{
@@ -68187,12 +73454,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer2(sbt_vk_d *d, sbt_vk_args_vkCmdCo
 	{
 		uint64_t v7216;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7216, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7216))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7216;
 	}
 	{
 		uint64_t n7218;
 		int p7219;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7218, &p7219, 1), "vkCmdCopyBuffer2.pCopyBufferInfo");
+		if (!p7219)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer2.pCopyBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p7219) {
 			VkCopyBufferInfo2 *t7217;
 			if (n7218 != 1)
@@ -68236,12 +73507,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage2(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 	{
 		uint64_t v7221;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7221, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7221))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7221;
 	}
 	{
 		uint64_t n7223;
 		int p7224;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7223, &p7224, 1), "vkCmdCopyImage2.pCopyImageInfo");
+		if (!p7224)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage2.pCopyImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7224) {
 			VkCopyImageInfo2 *t7222;
 			if (n7223 != 1)
@@ -68285,12 +73560,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage2(sbt_vk_d *d, sbt_vk_args_vkCmdBli
 	{
 		uint64_t v7226;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7226, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7226))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7226;
 	}
 	{
 		uint64_t n7228;
 		int p7229;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7228, &p7229, 1), "vkCmdBlitImage2.pBlitImageInfo");
+		if (!p7229)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage2.pBlitImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7229) {
 			VkBlitImageInfo2 *t7227;
 			if (n7228 != 1)
@@ -68334,12 +73613,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7231;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7231, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7231))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7231;
 	}
 	{
 		uint64_t n7233;
 		int p7234;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7233, &p7234, 1), "vkCmdCopyBufferToImage2.pCopyBufferToImageInfo");
+		if (!p7234)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage2.pCopyBufferToImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7234) {
 			VkCopyBufferToImageInfo2 *t7232;
 			if (n7233 != 1)
@@ -68383,12 +73666,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7236;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7236, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7236))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7236;
 	}
 	{
 		uint64_t n7238;
 		int p7239;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7238, &p7239, 1), "vkCmdCopyImageToBuffer2.pCopyImageToBufferInfo");
+		if (!p7239)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer2.pCopyImageToBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p7239) {
 			VkCopyImageToBufferInfo2 *t7237;
 			if (n7238 != 1)
@@ -68432,12 +73719,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage2(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v7241;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7241, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7241))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7241;
 	}
 	{
 		uint64_t n7243;
 		int p7244;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7243, &p7244, 1), "vkCmdResolveImage2.pResolveImageInfo");
+		if (!p7244)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage2.pResolveImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7244) {
 			VkResolveImageInfo2 *t7242;
 			if (n7243 != 1)
@@ -68482,12 +73773,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateKHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7246;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7246, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7246))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7246;
 	}
 	{
 		uint64_t n7248;
 		int p7249;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7248, &p7249, 1), "vkCmdSetFragmentShadingRateKHR.pFragmentSize");
+		if (!p7249)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateKHR.pFragmentSize (NULL where vk.xml requires a pointer)");
 		if (p7249) {
 			VkExtent2D *t7247;
 			if (n7248 != 1)
@@ -68553,6 +73848,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 	{
 		uint64_t v7254;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7254, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFragmentShadingRatesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7254))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFragmentShadingRatesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7254;
 	}
 	{
@@ -68590,6 +73887,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 	{
 		int64_t v7266;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7266, 32), "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7266)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret", v7266);
 		s->ret = (VkResult)v7266;
 	}
 	return SBT_VK_OK;
@@ -68620,11 +73919,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7267;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7267, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateEnumNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7267))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateEnumNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7267;
 	}
 	{
 		int64_t v7268;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7268, 32), "vkCmdSetFragmentShadingRateEnumNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateNV(v7268)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetFragmentShadingRateEnumNV.shadingRate", v7268);
 		s->shadingRate = (VkFragmentShadingRateNV)v7268;
 	}
 	{
@@ -68680,17 +73983,23 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_d 
 	{
 		uint64_t v7272;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7272, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureBuildSizesKHR.device");
+		if (SBT_VK_UNLIKELY(!v7272))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureBuildSizesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7272;
 	}
 	{
 		int64_t v7273;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7273, 32), "vkGetAccelerationStructureBuildSizesKHR.buildType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureBuildTypeKHR(v7273)))
+			sbt_vk_d_unknown_enum(d, "vkGetAccelerationStructureBuildSizesKHR.buildType", v7273);
 		s->buildType = (VkAccelerationStructureBuildTypeKHR)v7273;
 	}
 	{
 		uint64_t n7275;
 		int p7276;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7275, &p7276, 1), "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo");
+		if (!p7276)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo (NULL where vk.xml requires a pointer)");
 		if (p7276) {
 			VkAccelerationStructureBuildGeometryInfoKHR *t7274;
 			if (n7275 != 1)
@@ -68772,6 +74081,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7286;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7286, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetVertexInputEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7286))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7286;
 	}
 	{
@@ -68793,6 +74104,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7293 && n7292 != (uint64_t)((uint64_t)s->vertexBindingDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions (count differs from its length member)");
+		if (!p7293 && ((uint64_t)s->vertexBindingDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions (absent while its count is not 0)");
 	}
 	{
 		uint64_t v7296;
@@ -68813,6 +74126,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7302 && n7301 != (uint64_t)((uint64_t)s->vertexAttributeDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions (count differs from its length member)");
+		if (!p7302 && ((uint64_t)s->vertexAttributeDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -68845,6 +74160,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7305;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7305, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7305))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7305;
 	}
 	{
@@ -68860,6 +74177,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 		s->pColorWriteEnables = t7308;
 		if (p7310 && n7309 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables (count differs from its length member)");
+		if (!p7310 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -68892,17 +74211,23 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdSetE
 	{
 		uint64_t v7311;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7311, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7311))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7311;
 	}
 	{
 		uint64_t v7312;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7312, VK_OBJECT_TYPE_EVENT, 1), "vkCmdSetEvent2.event");
+		if (SBT_VK_UNLIKELY(!v7312))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v7312;
 	}
 	{
 		uint64_t n7314;
 		int p7315;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7314, &p7315, 1), "vkCmdSetEvent2.pDependencyInfo");
+		if (!p7315)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.pDependencyInfo (NULL where vk.xml requires a pointer)");
 		if (p7315) {
 			VkDependencyInfo *t7313;
 			if (n7314 != 1)
@@ -68945,11 +74270,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdRe
 	{
 		uint64_t v7317;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7317, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7317))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7317;
 	}
 	{
 		uint64_t v7318;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7318, VK_OBJECT_TYPE_EVENT, 1), "vkCmdResetEvent2.event");
+		if (SBT_VK_UNLIKELY(!v7318))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent2.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v7318;
 	}
 	{
@@ -69011,6 +74340,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 	{
 		uint64_t v7320;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7320, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7320))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7320;
 	}
 	{
@@ -69029,6 +74360,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 				{
 					uint64_t v7329;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7329, VK_OBJECT_TYPE_EVENT, 1), "vkCmdWaitEvents2.pEvents");
+					if (SBT_VK_UNLIKELY(!v7329))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pEvents (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7325[i7328] = (VkEvent)(uintptr_t)v7329;
 				}
 			}
@@ -69036,6 +74369,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 		}
 		if (p7327 && n7326 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents2.pEvents (count differs from its length member)");
+		if (!p7327 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pEvents (absent while its count is not 0)");
 	}
 	{
 		uint64_t n7334;
@@ -69051,6 +74386,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 		}
 		if (p7335 && n7334 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents2.pDependencyInfos (count differs from its length member)");
+		if (!p7335 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pDependencyInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -69086,12 +74423,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier2(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7338;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7338, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7338))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7338;
 	}
 	{
 		uint64_t n7340;
 		int p7341;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7340, &p7341, 1), "vkCmdPipelineBarrier2.pDependencyInfo");
+		if (!p7341)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier2.pDependencyInfo (NULL where vk.xml requires a pointer)");
 		if (p7341) {
 			VkDependencyInfo *t7339;
 			if (n7340 != 1)
@@ -69147,6 +74488,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 	{
 		uint64_t v7343;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7343, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit2.queue");
+		if (SBT_VK_UNLIKELY(!v7343))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit2.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v7343;
 	}
 	{
@@ -69168,6 +74511,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 		}
 		if (p7350 && n7349 != (uint64_t)((uint64_t)s->submitCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueSubmit2.pSubmits (count differs from its length member)");
+		if (!p7350 && ((uint64_t)s->submitCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit2.pSubmits (absent while its count is not 0)");
 	}
 	{
 		uint64_t v7353;
@@ -69177,6 +74522,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 	{
 		int64_t v7354;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7354, 32), "vkQueueSubmit2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7354)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSubmit2.ret", v7354);
 		s->ret = (VkResult)v7354;
 	}
 	return SBT_VK_OK;
@@ -69213,6 +74560,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp2(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7355;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7355, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7355))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7355;
 	}
 	{
@@ -69223,6 +74572,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp2(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7357;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7357, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteTimestamp2.queryPool");
+		if (SBT_VK_UNLIKELY(!v7357))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp2.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v7357;
 	}
 	{
@@ -69265,6 +74616,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7359;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7359, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarker2AMD.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7359))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarker2AMD.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7359;
 	}
 	{
@@ -69275,6 +74628,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7361;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7361, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdWriteBufferMarker2AMD.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v7361))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarker2AMD.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v7361;
 	}
 	{
@@ -69333,6 +74688,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointData2NV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7364;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7364, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointData2NV.queue");
+		if (SBT_VK_UNLIKELY(!v7364))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueueCheckpointData2NV.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v7364;
 	}
 	{
@@ -69406,12 +74763,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d 
 	{
 		uint64_t v7376;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7376, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7376))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7376;
 	}
 	{
 		uint64_t n7378;
 		int p7379;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7378, &p7379, 1), "vkGetPhysicalDeviceVideoCapabilitiesKHR.pVideoProfile");
+		if (!p7379)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoCapabilitiesKHR.pVideoProfile (NULL where vk.xml requires a pointer)");
 		if (p7379) {
 			VkVideoProfileInfoKHR *t7377;
 			if (n7378 != 1)
@@ -69437,6 +74798,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d 
 	{
 		int64_t v7385;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7385, 32), "vkGetPhysicalDeviceVideoCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7385)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceVideoCapabilitiesKHR.ret", v7385);
 		s->ret = (VkResult)v7385;
 	}
 	return SBT_VK_OK;
@@ -69490,12 +74853,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_v
 	{
 		uint64_t v7386;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7386, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7386))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7386;
 	}
 	{
 		uint64_t n7388;
 		int p7389;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7388, &p7389, 1), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatInfo");
+		if (!p7389)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p7389) {
 			VkPhysicalDeviceVideoFormatInfoKHR *t7387;
 			if (n7388 != 1)
@@ -69540,6 +74907,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_v
 	{
 		int64_t v7402;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7402, 32), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7402)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret", v7402);
 		s->ret = (VkResult)v7402;
 	}
 	return SBT_VK_OK;
@@ -69585,12 +74954,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7403;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7403, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionKHR.device");
+		if (SBT_VK_UNLIKELY(!v7403))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7403;
 	}
 	{
 		uint64_t n7405;
 		int p7406;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7405, &p7406, 1), "vkCreateVideoSessionKHR.pCreateInfo");
+		if (!p7406)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7406) {
 			VkVideoSessionCreateInfoKHR *t7404;
 			if (n7405 != 1)
@@ -69633,6 +75006,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v7416;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7416, 32), "vkCreateVideoSessionKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7416)))
+			sbt_vk_d_unknown_enum(d, "vkCreateVideoSessionKHR.ret", v7416);
 		s->ret = (VkResult)v7416;
 	}
 	return SBT_VK_OK;
@@ -69666,6 +75041,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionKHR(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7417;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7417, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionKHR.device");
+		if (SBT_VK_UNLIKELY(!v7417))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyVideoSessionKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7417;
 	}
 	{
@@ -69729,12 +75106,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v7423;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7423, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7423))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7423;
 	}
 	{
 		uint64_t n7425;
 		int p7426;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7425, &p7426, 1), "vkCreateVideoSessionParametersKHR.pCreateInfo");
+		if (!p7426)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionParametersKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7426) {
 			VkVideoSessionParametersCreateInfoKHR *t7424;
 			if (n7425 != 1)
@@ -69777,6 +75158,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		int64_t v7436;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7436, 32), "vkCreateVideoSessionParametersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7436)))
+			sbt_vk_d_unknown_enum(d, "vkCreateVideoSessionParametersKHR.ret", v7436);
 		s->ret = (VkResult)v7436;
 	}
 	return SBT_VK_OK;
@@ -69811,17 +75194,23 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v7437;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7437, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7437))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7437;
 	}
 	{
 		uint64_t v7438;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7438, VK_OBJECT_TYPE_VIDEO_SESSION_PARAMETERS_KHR, 1), "vkUpdateVideoSessionParametersKHR.videoSessionParameters");
+		if (SBT_VK_UNLIKELY(!v7438))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.videoSessionParameters (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)v7438;
 	}
 	{
 		uint64_t n7440;
 		int p7441;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7440, &p7441, 1), "vkUpdateVideoSessionParametersKHR.pUpdateInfo");
+		if (!p7441)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.pUpdateInfo (NULL where vk.xml requires a pointer)");
 		if (p7441) {
 			VkVideoSessionParametersUpdateInfoKHR *t7439;
 			if (n7440 != 1)
@@ -69834,6 +75223,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		int64_t v7443;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7443, 32), "vkUpdateVideoSessionParametersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7443)))
+			sbt_vk_d_unknown_enum(d, "vkUpdateVideoSessionParametersKHR.ret", v7443);
 		s->ret = (VkResult)v7443;
 	}
 	return SBT_VK_OK;
@@ -69867,6 +75258,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionParametersKHR(sbt_vk_d *d, s
 	{
 		uint64_t v7444;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7444, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7444))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7444;
 	}
 	{
@@ -69936,11 +75329,15 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 	{
 		uint64_t v7450;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7450, VK_OBJECT_TYPE_DEVICE, 1), "vkGetVideoSessionMemoryRequirementsKHR.device");
+		if (SBT_VK_UNLIKELY(!v7450))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetVideoSessionMemoryRequirementsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7450;
 	}
 	{
 		uint64_t v7451;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7451, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, 1), "vkGetVideoSessionMemoryRequirementsKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v7451))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetVideoSessionMemoryRequirementsKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v7451;
 	}
 	{
@@ -69978,6 +75375,8 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 	{
 		int64_t v7463;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7463, 32), "vkGetVideoSessionMemoryRequirementsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7463)))
+			sbt_vk_d_unknown_enum(d, "vkGetVideoSessionMemoryRequirementsKHR.ret", v7463);
 		s->ret = (VkResult)v7463;
 	}
 	return SBT_VK_OK;
@@ -70020,11 +75419,15 @@ static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7464;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7464, VK_OBJECT_TYPE_DEVICE, 1), "vkBindVideoSessionMemoryKHR.device");
+		if (SBT_VK_UNLIKELY(!v7464))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7464;
 	}
 	{
 		uint64_t v7465;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7465, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, 1), "vkBindVideoSessionMemoryKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v7465))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v7465;
 	}
 	{
@@ -70046,10 +75449,14 @@ static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p7472 && n7471 != (uint64_t)((uint64_t)s->bindSessionMemoryInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos (count differs from its length member)");
+		if (!p7472 && ((uint64_t)s->bindSessionMemoryInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v7475;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7475, 32), "vkBindVideoSessionMemoryKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7475)))
+			sbt_vk_d_unknown_enum(d, "vkBindVideoSessionMemoryKHR.ret", v7475);
 		s->ret = (VkResult)v7475;
 	}
 	return SBT_VK_OK;
@@ -70081,12 +75488,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecodeVideoKHR(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v7476;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7476, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecodeVideoKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7476))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecodeVideoKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7476;
 	}
 	{
 		uint64_t n7478;
 		int p7479;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7478, &p7479, 1), "vkCmdDecodeVideoKHR.pDecodeInfo");
+		if (!p7479)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecodeVideoKHR.pDecodeInfo (NULL where vk.xml requires a pointer)");
 		if (p7479) {
 			VkVideoDecodeInfoKHR *t7477;
 			if (n7478 != 1)
@@ -70125,12 +75536,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginVideoCodingKHR(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7481;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7481, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7481))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7481;
 	}
 	{
 		uint64_t n7483;
 		int p7484;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7483, &p7484, 1), "vkCmdBeginVideoCodingKHR.pBeginInfo");
+		if (!p7484)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginVideoCodingKHR.pBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p7484) {
 			VkVideoBeginCodingInfoKHR *t7482;
 			if (n7483 != 1)
@@ -70169,12 +75584,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdControlVideoCodingKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7486;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7486, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdControlVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7486))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdControlVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7486;
 	}
 	{
 		uint64_t n7488;
 		int p7489;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7488, &p7489, 1), "vkCmdControlVideoCodingKHR.pCodingControlInfo");
+		if (!p7489)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdControlVideoCodingKHR.pCodingControlInfo (NULL where vk.xml requires a pointer)");
 		if (p7489) {
 			VkVideoCodingControlInfoKHR *t7487;
 			if (n7488 != 1)
@@ -70213,12 +75632,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7491;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7491, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7491))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7491;
 	}
 	{
 		uint64_t n7493;
 		int p7494;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7493, &p7494, 1), "vkCmdEndVideoCodingKHR.pEndCodingInfo");
+		if (!p7494)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndVideoCodingKHR.pEndCodingInfo (NULL where vk.xml requires a pointer)");
 		if (p7494) {
 			VkVideoEndCodingInfoKHR *t7492;
 			if (n7493 != 1)
@@ -70259,6 +75682,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7496;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7496, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7496))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7496;
 	}
 	{
@@ -70274,6 +75699,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 		s->pDecompressMemoryRegions = t7499;
 		if (p7501 && n7500 != (uint64_t)((uint64_t)s->decompressRegionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions (count differs from its length member)");
+		if (!p7501 && ((uint64_t)s->decompressRegionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -70304,6 +75731,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_d *d,
 	{
 		uint64_t v7502;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7502, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryIndirectCountNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7502))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryIndirectCountNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7502;
 	}
 	{
@@ -70364,12 +75793,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v7506;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7506, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuModuleNVX.device");
+		if (SBT_VK_UNLIKELY(!v7506))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuModuleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7506;
 	}
 	{
 		uint64_t n7508;
 		int p7509;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7508, &p7509, 1), "vkCreateCuModuleNVX.pCreateInfo");
+		if (!p7509)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuModuleNVX.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7509) {
 			VkCuModuleCreateInfoNVX *t7507;
 			if (n7508 != 1)
@@ -70412,6 +75845,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v7519;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7519, 32), "vkCreateCuModuleNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7519)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCuModuleNVX.ret", v7519);
 		s->ret = (VkResult)v7519;
 	}
 	return SBT_VK_OK;
@@ -70457,12 +75892,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7520;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7520, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuFunctionNVX.device");
+		if (SBT_VK_UNLIKELY(!v7520))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuFunctionNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7520;
 	}
 	{
 		uint64_t n7522;
 		int p7523;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7522, &p7523, 1), "vkCreateCuFunctionNVX.pCreateInfo");
+		if (!p7523)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuFunctionNVX.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7523) {
 			VkCuFunctionCreateInfoNVX *t7521;
 			if (n7522 != 1)
@@ -70505,6 +75944,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v7533;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7533, 32), "vkCreateCuFunctionNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7533)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCuFunctionNVX.ret", v7533);
 		s->ret = (VkResult)v7533;
 	}
 	return SBT_VK_OK;
@@ -70538,11 +75979,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v7534;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7534, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuModuleNVX.device");
+		if (SBT_VK_UNLIKELY(!v7534))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuModuleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7534;
 	}
 	{
 		uint64_t v7535;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7535, VK_OBJECT_TYPE_CU_MODULE_NVX, 1), "vkDestroyCuModuleNVX.module");
+		if (SBT_VK_UNLIKELY(!v7535))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuModuleNVX.module (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->module = (VkCuModuleNVX)(uintptr_t)v7535;
 	}
 	{
@@ -70589,11 +76034,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7540;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7540, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuFunctionNVX.device");
+		if (SBT_VK_UNLIKELY(!v7540))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuFunctionNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7540;
 	}
 	{
 		uint64_t v7541;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7541, VK_OBJECT_TYPE_CU_FUNCTION_NVX, 1), "vkDestroyCuFunctionNVX.function");
+		if (SBT_VK_UNLIKELY(!v7541))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuFunctionNVX.function (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->function = (VkCuFunctionNVX)(uintptr_t)v7541;
 	}
 	{
@@ -70645,11 +76094,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7546;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7546, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSizeEXT.device");
+		if (SBT_VK_UNLIKELY(!v7546))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSizeEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7546;
 	}
 	{
 		uint64_t v7547;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7547, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, 1), "vkGetDescriptorSetLayoutSizeEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7547))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSizeEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkDescriptorSetLayout)(uintptr_t)v7547;
 	}
 	{
@@ -70706,11 +76159,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_d
 	{
 		uint64_t v7552;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7552, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutBindingOffsetEXT.device");
+		if (SBT_VK_UNLIKELY(!v7552))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutBindingOffsetEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7552;
 	}
 	{
 		uint64_t v7553;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7553, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, 1), "vkGetDescriptorSetLayoutBindingOffsetEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7553))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutBindingOffsetEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkDescriptorSetLayout)(uintptr_t)v7553;
 	}
 	{
@@ -70771,12 +76228,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v7559;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7559, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorEXT.device");
+		if (SBT_VK_UNLIKELY(!v7559))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7559;
 	}
 	{
 		uint64_t n7561;
 		int p7562;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7561, &p7562, 1), "vkGetDescriptorEXT.pDescriptorInfo");
+		if (!p7562)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorEXT.pDescriptorInfo (NULL where vk.xml requires a pointer)");
 		if (p7562) {
 			VkDescriptorGetInfoEXT *t7560;
 			if (n7561 != 1)
@@ -70838,6 +76299,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7568;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7568, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBuffersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7568))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBuffersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7568;
 	}
 	{
@@ -70859,6 +76322,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 		}
 		if (p7575 && n7574 != (uint64_t)((uint64_t)s->bufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorBuffersEXT.pBindingInfos (count differs from its length member)");
+		if (!p7575 && ((uint64_t)s->bufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBuffersEXT.pBindingInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -70898,16 +76363,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 	{
 		uint64_t v7578;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7578, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDescriptorBufferOffsetsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7578))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7578;
 	}
 	{
 		int64_t v7579;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7579, 32), "vkCmdSetDescriptorBufferOffsetsEXT.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v7579)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetDescriptorBufferOffsetsEXT.pipelineBindPoint", v7579);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v7579;
 	}
 	{
 		uint64_t v7580;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7580, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdSetDescriptorBufferOffsetsEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7580))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v7580;
 	}
 	{
@@ -70928,6 +76399,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 		s->pBufferIndices = t7584;
 		if (p7586 && n7585 != (uint64_t)((uint64_t)s->setCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices (count differs from its length member)");
+		if (!p7586 && ((uint64_t)s->setCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices (absent while its count is not 0)");
 	}
 	{
 		void *t7588;
@@ -70937,6 +76410,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 		s->pOffsets = t7588;
 		if (p7590 && n7589 != (uint64_t)((uint64_t)s->setCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets (count differs from its length member)");
+		if (!p7590 && ((uint64_t)s->setCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -70967,16 +76442,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_
 	{
 		uint64_t v7591;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7591, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7591))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7591;
 	}
 	{
 		int64_t v7592;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7592, 32), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v7592)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.pipelineBindPoint", v7592);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v7592;
 	}
 	{
 		uint64_t v7593;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7593, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7593))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v7593;
 	}
 	{
@@ -71012,11 +76493,15 @@ static sbt_vk_status sbt_vk_dc_vkSetDeviceMemoryPriorityEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7595;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7595, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDeviceMemoryPriorityEXT.device");
+		if (SBT_VK_UNLIKELY(!v7595))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDeviceMemoryPriorityEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7595;
 	}
 	{
 		uint64_t v7596;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7596, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkSetDeviceMemoryPriorityEXT.memory");
+		if (SBT_VK_UNLIKELY(!v7596))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDeviceMemoryPriorityEXT.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v7596;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->priority)), "vkSetDeviceMemoryPriorityEXT.priority");
@@ -71049,6 +76534,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7598;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7598, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkAcquireDrmDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7598))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireDrmDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7598;
 	}
 	{
@@ -71059,11 +76546,15 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7600;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7600, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkAcquireDrmDisplayEXT.display");
+		if (SBT_VK_UNLIKELY(!v7600))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireDrmDisplayEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v7600;
 	}
 	{
 		int64_t v7601;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7601, 32), "vkAcquireDrmDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7601)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireDrmDisplayEXT.ret", v7601);
 		s->ret = (VkResult)v7601;
 	}
 	return SBT_VK_OK;
@@ -71104,6 +76595,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v7602;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7602, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDrmDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7602))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDrmDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7602;
 	}
 	{
@@ -71136,6 +76629,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v7609;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7609, 32), "vkGetDrmDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7609)))
+			sbt_vk_d_unknown_enum(d, "vkGetDrmDisplayEXT.ret", v7609);
 		s->ret = (VkResult)v7609;
 	}
 	return SBT_VK_OK;
@@ -71168,11 +76663,15 @@ static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWa
 	{
 		uint64_t v7610;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7610, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForPresentKHR.device");
+		if (SBT_VK_UNLIKELY(!v7610))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForPresentKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7610;
 	}
 	{
 		uint64_t v7611;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7611, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkWaitForPresentKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v7611))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForPresentKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v7611;
 	}
 	{
@@ -71188,6 +76687,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWa
 	{
 		int64_t v7614;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7614, 32), "vkWaitForPresentKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7614)))
+			sbt_vk_d_unknown_enum(d, "vkWaitForPresentKHR.ret", v7614);
 		s->ret = (VkResult)v7614;
 	}
 	return SBT_VK_OK;
@@ -71219,12 +76720,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRendering(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v7615;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7615, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRendering.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7615))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRendering.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7615;
 	}
 	{
 		uint64_t n7617;
 		int p7618;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7617, &p7618, 1), "vkCmdBeginRendering.pRenderingInfo");
+		if (!p7618)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRendering.pRenderingInfo (NULL where vk.xml requires a pointer)");
 		if (p7618) {
 			VkRenderingInfo *t7616;
 			if (n7617 != 1)
@@ -71264,6 +76769,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRendering(sbt_vk_d *d, sbt_vk_args_vkCmdE
 	{
 		uint64_t v7620;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7620, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRendering.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7620))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRendering.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7620;
 	}
 	return SBT_VK_OK;
@@ -71309,12 +76816,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_
 	{
 		uint64_t v7621;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7621, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutHostMappingInfoVALVE.device");
+		if (SBT_VK_UNLIKELY(!v7621))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutHostMappingInfoVALVE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7621;
 	}
 	{
 		uint64_t n7623;
 		int p7624;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7623, &p7624, 1), "vkGetDescriptorSetLayoutHostMappingInfoVALVE.pBindingReference");
+		if (!p7624)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutHostMappingInfoVALVE.pBindingReference (NULL where vk.xml requires a pointer)");
 		if (p7624) {
 			VkDescriptorSetBindingReferenceVALVE *t7622;
 			if (n7623 != 1)
@@ -71373,11 +76884,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_d *d, s
 	{
 		uint64_t v7630;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7630, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetHostMappingVALVE.device");
+		if (SBT_VK_UNLIKELY(!v7630))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetHostMappingVALVE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7630;
 	}
 	{
 		uint64_t v7631;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7631, VK_OBJECT_TYPE_DESCRIPTOR_SET, 1), "vkGetDescriptorSetHostMappingVALVE.descriptorSet");
+		if (SBT_VK_UNLIKELY(!v7631))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetHostMappingVALVE.descriptorSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSet = (VkDescriptorSet)(uintptr_t)v7631;
 	}
 	{
@@ -71440,12 +76955,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v7636;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7636, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7636))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7636;
 	}
 	{
 		uint64_t n7638;
 		int p7639;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7638, &p7639, 1), "vkCreateMicromapEXT.pCreateInfo");
+		if (!p7639)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateMicromapEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7639) {
 			VkMicromapCreateInfoEXT *t7637;
 			if (n7638 != 1)
@@ -71488,6 +77007,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v7649;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7649, 32), "vkCreateMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7649)))
+			sbt_vk_d_unknown_enum(d, "vkCreateMicromapEXT.ret", v7649);
 		s->ret = (VkResult)v7649;
 	}
 	return SBT_VK_OK;
@@ -71528,6 +77049,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7650;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7650, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildMicromapsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7650))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildMicromapsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7650;
 	}
 	{
@@ -71549,6 +77072,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7657 && n7656 != (uint64_t)((uint64_t)s->infoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBuildMicromapsEXT.pInfos (count differs from its length member)");
+		if (!p7657 && ((uint64_t)s->infoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildMicromapsEXT.pInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -71590,6 +77115,8 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 	{
 		uint64_t v7660;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7660, VK_OBJECT_TYPE_DEVICE, 1), "vkBuildMicromapsEXT.device");
+		if (SBT_VK_UNLIKELY(!v7660))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBuildMicromapsEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7660;
 	}
 	{
@@ -71616,10 +77143,14 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 		}
 		if (p7668 && n7667 != (uint64_t)((uint64_t)s->infoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBuildMicromapsEXT.pInfos (count differs from its length member)");
+		if (!p7668 && ((uint64_t)s->infoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBuildMicromapsEXT.pInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v7671;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7671, 32), "vkBuildMicromapsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7671)))
+			sbt_vk_d_unknown_enum(d, "vkBuildMicromapsEXT.ret", v7671);
 		s->ret = (VkResult)v7671;
 	}
 	return SBT_VK_OK;
@@ -71653,6 +77184,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v7672;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7672, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7672))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7672;
 	}
 	{
@@ -71702,12 +77235,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7678;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7678, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7678))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7678;
 	}
 	{
 		uint64_t n7680;
 		int p7681;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7680, &p7681, 1), "vkCmdCopyMicromapEXT.pInfo");
+		if (!p7681)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7681) {
 			VkCopyMicromapInfoEXT *t7679;
 			if (n7680 != 1)
@@ -71749,6 +77286,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 	{
 		uint64_t v7683;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7683, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7683))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7683;
 	}
 	{
@@ -71760,6 +77299,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 		uint64_t n7686;
 		int p7687;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7686, &p7687, 1), "vkCopyMicromapEXT.pInfo");
+		if (!p7687)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7687) {
 			VkCopyMicromapInfoEXT *t7685;
 			if (n7686 != 1)
@@ -71772,6 +77313,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 	{
 		int64_t v7689;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7689, 32), "vkCopyMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7689)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMicromapEXT.ret", v7689);
 		s->ret = (VkResult)v7689;
 	}
 	return SBT_VK_OK;
@@ -71803,12 +77346,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7690;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7690, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapToMemoryEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7690))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapToMemoryEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7690;
 	}
 	{
 		uint64_t n7692;
 		int p7693;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7692, &p7693, 1), "vkCmdCopyMicromapToMemoryEXT.pInfo");
+		if (!p7693)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapToMemoryEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7693) {
 			VkCopyMicromapToMemoryInfoEXT *t7691;
 			if (n7692 != 1)
@@ -71850,6 +77397,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7695;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7695, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapToMemoryEXT.device");
+		if (SBT_VK_UNLIKELY(!v7695))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapToMemoryEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7695;
 	}
 	{
@@ -71861,6 +77410,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n7698;
 		int p7699;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7698, &p7699, 1), "vkCopyMicromapToMemoryEXT.pInfo");
+		if (!p7699)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapToMemoryEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7699) {
 			VkCopyMicromapToMemoryInfoEXT *t7697;
 			if (n7698 != 1)
@@ -71873,6 +77424,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v7701;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7701, 32), "vkCopyMicromapToMemoryEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7701)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMicromapToMemoryEXT.ret", v7701);
 		s->ret = (VkResult)v7701;
 	}
 	return SBT_VK_OK;
@@ -71904,12 +77457,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7702;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7702, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToMicromapEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7702))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToMicromapEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7702;
 	}
 	{
 		uint64_t n7704;
 		int p7705;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7704, &p7705, 1), "vkCmdCopyMemoryToMicromapEXT.pInfo");
+		if (!p7705)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7705) {
 			VkCopyMemoryToMicromapInfoEXT *t7703;
 			if (n7704 != 1)
@@ -71951,6 +77508,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7707;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7707, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMemoryToMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7707))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMemoryToMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7707;
 	}
 	{
@@ -71962,6 +77521,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n7710;
 		int p7711;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7710, &p7711, 1), "vkCopyMemoryToMicromapEXT.pInfo");
+		if (!p7711)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMemoryToMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7711) {
 			VkCopyMemoryToMicromapInfoEXT *t7709;
 			if (n7710 != 1)
@@ -71974,6 +77535,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v7713;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7713, 32), "vkCopyMemoryToMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7713)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMemoryToMicromapEXT.ret", v7713);
 		s->ret = (VkResult)v7713;
 	}
 	return SBT_VK_OK;
@@ -72018,6 +77581,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7714;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7714, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteMicromapsPropertiesEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7714))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7714;
 	}
 	{
@@ -72036,6 +77601,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 				{
 					uint64_t v7723;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7723, VK_OBJECT_TYPE_MICROMAP_EXT, 1), "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
+					if (SBT_VK_UNLIKELY(!v7723))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7719[i7722] = (VkMicromapEXT)(uintptr_t)v7723;
 				}
 			}
@@ -72043,15 +77610,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 		}
 		if (p7721 && n7720 != (uint64_t)((uint64_t)s->micromapCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (count differs from its length member)");
+		if (!p7721 && ((uint64_t)s->micromapCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (absent while its count is not 0)");
 	}
 	{
 		int64_t v7724;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7724, 32), "vkCmdWriteMicromapsPropertiesEXT.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v7724)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteMicromapsPropertiesEXT.queryType", v7724);
 		s->queryType = (VkQueryType)v7724;
 	}
 	{
 		uint64_t v7725;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7725, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteMicromapsPropertiesEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v7725))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v7725;
 	}
 	{
@@ -72109,6 +77682,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7727;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7727, VK_OBJECT_TYPE_DEVICE, 1), "vkWriteMicromapsPropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7727))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7727;
 	}
 	{
@@ -72127,6 +77702,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 				{
 					uint64_t v7736;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7736, VK_OBJECT_TYPE_MICROMAP_EXT, 1), "vkWriteMicromapsPropertiesEXT.pMicromaps");
+					if (SBT_VK_UNLIKELY(!v7736))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.pMicromaps (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7732[i7735] = (VkMicromapEXT)(uintptr_t)v7736;
 				}
 			}
@@ -72134,10 +77711,14 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 		}
 		if (p7734 && n7733 != (uint64_t)((uint64_t)s->micromapCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkWriteMicromapsPropertiesEXT.pMicromaps (count differs from its length member)");
+		if (!p7734 && ((uint64_t)s->micromapCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.pMicromaps (absent while its count is not 0)");
 	}
 	{
 		int64_t v7737;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7737, 32), "vkWriteMicromapsPropertiesEXT.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v7737)))
+			sbt_vk_d_unknown_enum(d, "vkWriteMicromapsPropertiesEXT.queryType", v7737);
 		s->queryType = (VkQueryType)v7737;
 	}
 	{
@@ -72162,6 +77743,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v7743;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7743, 32), "vkWriteMicromapsPropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7743)))
+			sbt_vk_d_unknown_enum(d, "vkWriteMicromapsPropertiesEXT.ret", v7743);
 		s->ret = (VkResult)v7743;
 	}
 	return SBT_VK_OK;
@@ -72202,12 +77785,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 	{
 		uint64_t v7744;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7744, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMicromapCompatibilityEXT.device");
+		if (SBT_VK_UNLIKELY(!v7744))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMicromapCompatibilityEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7744;
 	}
 	{
 		uint64_t n7746;
 		int p7747;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7746, &p7747, 1), "vkGetDeviceMicromapCompatibilityEXT.pVersionInfo");
+		if (!p7747)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMicromapCompatibilityEXT.pVersionInfo (NULL where vk.xml requires a pointer)");
 		if (p7747) {
 			VkMicromapVersionInfoEXT *t7745;
 			if (n7746 != 1)
@@ -72229,6 +77816,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 			{
 				int64_t v7752;
 				SBT_VK_DT(sbt_vk_get_ibits(d, &v7752, 32), "vkGetDeviceMicromapCompatibilityEXT.pCompatibility");
+				if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureCompatibilityKHR(v7752)))
+					sbt_vk_d_unknown_enum(d, "vkGetDeviceMicromapCompatibilityEXT.pCompatibility", v7752);
 				t7749[0] = (VkAccelerationStructureCompatibilityKHR)v7752;
 			}
 			s->pCompatibility = t7749;
@@ -72274,17 +77863,23 @@ static sbt_vk_status sbt_vk_dc_vkGetMicromapBuildSizesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7753;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7753, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMicromapBuildSizesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7753))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMicromapBuildSizesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7753;
 	}
 	{
 		int64_t v7754;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7754, 32), "vkGetMicromapBuildSizesEXT.buildType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureBuildTypeKHR(v7754)))
+			sbt_vk_d_unknown_enum(d, "vkGetMicromapBuildSizesEXT.buildType", v7754);
 		s->buildType = (VkAccelerationStructureBuildTypeKHR)v7754;
 	}
 	{
 		uint64_t n7756;
 		int p7757;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7756, &p7757, 1), "vkGetMicromapBuildSizesEXT.pBuildInfo");
+		if (!p7757)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMicromapBuildSizesEXT.pBuildInfo (NULL where vk.xml requires a pointer)");
 		if (p7757) {
 			VkMicromapBuildInfoEXT *t7755;
 			if (n7756 != 1)
@@ -72343,11 +77938,15 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleIdentifierEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7763;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7763, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleIdentifierEXT.device");
+		if (SBT_VK_UNLIKELY(!v7763))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleIdentifierEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7763;
 	}
 	{
 		uint64_t v7764;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7764, VK_OBJECT_TYPE_SHADER_MODULE, 1), "vkGetShaderModuleIdentifierEXT.shaderModule");
+		if (SBT_VK_UNLIKELY(!v7764))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleIdentifierEXT.shaderModule (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->shaderModule = (VkShaderModule)(uintptr_t)v7764;
 	}
 	{
@@ -72401,12 +78000,16 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_d
 	{
 		uint64_t v7769;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7769, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleCreateInfoIdentifierEXT.device");
+		if (SBT_VK_UNLIKELY(!v7769))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleCreateInfoIdentifierEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7769;
 	}
 	{
 		uint64_t n7771;
 		int p7772;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7771, &p7772, 1), "vkGetShaderModuleCreateInfoIdentifierEXT.pCreateInfo");
+		if (!p7772)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleCreateInfoIdentifierEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7772) {
 			VkShaderModuleCreateInfo *t7770;
 			if (n7771 != 1)
@@ -72469,17 +78072,23 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout2EXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7778;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7778, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout2EXT.device");
+		if (SBT_VK_UNLIKELY(!v7778))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7778;
 	}
 	{
 		uint64_t v7779;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7779, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSubresourceLayout2EXT.image");
+		if (SBT_VK_UNLIKELY(!v7779))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v7779;
 	}
 	{
 		uint64_t n7781;
 		int p7782;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7781, &p7782, 1), "vkGetImageSubresourceLayout2EXT.pSubresource");
+		if (!p7782)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.pSubresource (NULL where vk.xml requires a pointer)");
 		if (p7782) {
 			VkImageSubresource2EXT *t7780;
 			if (n7781 != 1)
@@ -72541,12 +78150,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7788;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7788, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelinePropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7788))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelinePropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7788;
 	}
 	{
 		uint64_t n7790;
 		int p7791;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7790, &p7791, 1), "vkGetPipelinePropertiesEXT.pPipelineInfo");
+		if (!p7791)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelinePropertiesEXT.pPipelineInfo (NULL where vk.xml requires a pointer)");
 		if (p7791) {
 			VkPipelineInfoKHR *t7789;
 			if (n7790 != 1)
@@ -72572,6 +78185,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v7797;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7797, 32), "vkGetPipelinePropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7797)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelinePropertiesEXT.ret", v7797);
 		s->ret = (VkResult)v7797;
 	}
 	return SBT_VK_OK;
@@ -72623,11 +78238,15 @@ static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, s
 	{
 		uint64_t v7798;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7798, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFramebufferTilePropertiesQCOM.device");
+		if (SBT_VK_UNLIKELY(!v7798))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFramebufferTilePropertiesQCOM.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7798;
 	}
 	{
 		uint64_t v7799;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7799, VK_OBJECT_TYPE_FRAMEBUFFER, 1), "vkGetFramebufferTilePropertiesQCOM.framebuffer");
+		if (SBT_VK_UNLIKELY(!v7799))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFramebufferTilePropertiesQCOM.framebuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->framebuffer = (VkFramebuffer)(uintptr_t)v7799;
 	}
 	{
@@ -72665,6 +78284,8 @@ static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, s
 	{
 		int64_t v7811;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7811, 32), "vkGetFramebufferTilePropertiesQCOM.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7811)))
+			sbt_vk_d_unknown_enum(d, "vkGetFramebufferTilePropertiesQCOM.ret", v7811);
 		s->ret = (VkResult)v7811;
 	}
 	return SBT_VK_OK;
@@ -72706,12 +78327,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d 
 	{
 		uint64_t v7812;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7812, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDynamicRenderingTilePropertiesQCOM.device");
+		if (SBT_VK_UNLIKELY(!v7812))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDynamicRenderingTilePropertiesQCOM.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7812;
 	}
 	{
 		uint64_t n7814;
 		int p7815;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7814, &p7815, 1), "vkGetDynamicRenderingTilePropertiesQCOM.pRenderingInfo");
+		if (!p7815)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDynamicRenderingTilePropertiesQCOM.pRenderingInfo (NULL where vk.xml requires a pointer)");
 		if (p7815) {
 			VkRenderingInfo *t7813;
 			if (n7814 != 1)
@@ -72737,6 +78362,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d 
 	{
 		int64_t v7821;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7821, 32), "vkGetDynamicRenderingTilePropertiesQCOM.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7821)))
+			sbt_vk_d_unknown_enum(d, "vkGetDynamicRenderingTilePropertiesQCOM.ret", v7821);
 		s->ret = (VkResult)v7821;
 	}
 	return SBT_VK_OK;
@@ -72790,12 +78417,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_
 	{
 		uint64_t v7822;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7822, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7822))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7822;
 	}
 	{
 		uint64_t n7824;
 		int p7825;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7824, &p7825, 1), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pOpticalFlowImageFormatInfo");
+		if (!p7825)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pOpticalFlowImageFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p7825) {
 			VkOpticalFlowImageFormatInfoNV *t7823;
 			if (n7824 != 1)
@@ -72840,6 +78471,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_
 	{
 		int64_t v7838;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7838, 32), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7838)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret", v7838);
 		s->ret = (VkResult)v7838;
 	}
 	return SBT_VK_OK;
@@ -72885,12 +78518,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7839;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7839, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateOpticalFlowSessionNV.device");
+		if (SBT_VK_UNLIKELY(!v7839))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateOpticalFlowSessionNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7839;
 	}
 	{
 		uint64_t n7841;
 		int p7842;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7841, &p7842, 1), "vkCreateOpticalFlowSessionNV.pCreateInfo");
+		if (!p7842)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateOpticalFlowSessionNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7842) {
 			VkOpticalFlowSessionCreateInfoNV *t7840;
 			if (n7841 != 1)
@@ -72933,6 +78570,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v7852;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7852, 32), "vkCreateOpticalFlowSessionNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7852)))
+			sbt_vk_d_unknown_enum(d, "vkCreateOpticalFlowSessionNV.ret", v7852);
 		s->ret = (VkResult)v7852;
 	}
 	return SBT_VK_OK;
@@ -72966,11 +78605,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7853;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7853, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyOpticalFlowSessionNV.device");
+		if (SBT_VK_UNLIKELY(!v7853))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyOpticalFlowSessionNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7853;
 	}
 	{
 		uint64_t v7854;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7854, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkDestroyOpticalFlowSessionNV.session");
+		if (SBT_VK_UNLIKELY(!v7854))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyOpticalFlowSessionNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7854;
 	}
 	{
@@ -73017,16 +78660,22 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7859;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7859, VK_OBJECT_TYPE_DEVICE, 1), "vkBindOpticalFlowSessionImageNV.device");
+		if (SBT_VK_UNLIKELY(!v7859))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindOpticalFlowSessionImageNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7859;
 	}
 	{
 		uint64_t v7860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7860, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkBindOpticalFlowSessionImageNV.session");
+		if (SBT_VK_UNLIKELY(!v7860))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindOpticalFlowSessionImageNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7860;
 	}
 	{
 		int64_t v7861;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7861, 32), "vkBindOpticalFlowSessionImageNV.bindingPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkOpticalFlowSessionBindingPointNV(v7861)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.bindingPoint", v7861);
 		s->bindingPoint = (VkOpticalFlowSessionBindingPointNV)v7861;
 	}
 	{
@@ -73037,11 +78686,15 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 	{
 		int64_t v7863;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7863, 32), "vkBindOpticalFlowSessionImageNV.layout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v7863)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.layout", v7863);
 		s->layout = (VkImageLayout)v7863;
 	}
 	{
 		int64_t v7864;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7864, 32), "vkBindOpticalFlowSessionImageNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7864)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.ret", v7864);
 		s->ret = (VkResult)v7864;
 	}
 	return SBT_VK_OK;
@@ -73075,17 +78728,23 @@ static sbt_vk_status sbt_vk_dc_vkCmdOpticalFlowExecuteNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7865;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7865, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdOpticalFlowExecuteNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7865))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7865;
 	}
 	{
 		uint64_t v7866;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7866, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkCmdOpticalFlowExecuteNV.session");
+		if (SBT_VK_UNLIKELY(!v7866))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7866;
 	}
 	{
 		uint64_t n7868;
 		int p7869;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7868, &p7869, 1), "vkCmdOpticalFlowExecuteNV.pExecuteInfo");
+		if (!p7869)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.pExecuteInfo (NULL where vk.xml requires a pointer)");
 		if (p7869) {
 			VkOpticalFlowExecuteInfoNV *t7867;
 			if (n7868 != 1)
@@ -73125,12 +78784,16 @@ static sbt_vk_status sbt_vk_dc_vkReleaseSwapchainImagesEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7871;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7871, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseSwapchainImagesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7871))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseSwapchainImagesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7871;
 	}
 	{
 		uint64_t n7873;
 		int p7874;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7873, &p7874, 1), "vkReleaseSwapchainImagesEXT.pReleaseInfo");
+		if (!p7874)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseSwapchainImagesEXT.pReleaseInfo (NULL where vk.xml requires a pointer)");
 		if (p7874) {
 			VkReleaseSwapchainImagesInfoEXT *t7872;
 			if (n7873 != 1)
@@ -73143,6 +78806,8 @@ static sbt_vk_status sbt_vk_dc_vkReleaseSwapchainImagesEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v7876;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7876, 32), "vkReleaseSwapchainImagesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7876)))
+			sbt_vk_d_unknown_enum(d, "vkReleaseSwapchainImagesEXT.ret", v7876);
 		s->ret = (VkResult)v7876;
 	}
 	return SBT_VK_OK;

@@ -4211,7 +4211,7 @@ static void sbt_vk_f_VkDeviceQueueCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->flags = (VkDeviceQueueCreateFlags)sbt_vk_t_rand(f);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->queueCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n3 = (uint64_t)s->queueCount;
 		float *t1 = sbt_vk_t_alloc(f, n3 * sizeof(*t1));
 		for (uint64_t i2 = 0; i2 < n3; i2++) {
@@ -4258,7 +4258,7 @@ static void sbt_vk_f_VkDeviceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->queueCreateInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->enabledLayerCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->enabledExtensionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n6 = (uint64_t)s->queueCreateInfoCount;
 		VkDeviceQueueCreateInfo *t4 = sbt_vk_t_alloc(f, n6 * sizeof(*t4));
 		for (uint64_t i5 = 0; i5 < n6; i5++) {
@@ -4270,14 +4270,14 @@ static void sbt_vk_f_VkDeviceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		const uint64_t n9 = (uint64_t)s->enabledLayerCount;
 		const char **t7 = sbt_vk_t_alloc(f, n9 * sizeof(*t7));
 		for (uint64_t i8 = 0; i8 < n9; i8++)
-			t7[i8] = sbt_vk_t_str(f);
+			t7[i8] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledLayerNames = t7;
 	}
 	{
 		const uint64_t n12 = (uint64_t)s->enabledExtensionCount;
 		const char **t10 = sbt_vk_t_alloc(f, n12 * sizeof(*t10));
 		for (uint64_t i11 = 0; i11 < n12; i11++)
-			t10[i11] = sbt_vk_t_str(f);
+			t10[i11] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledExtensionNames = t10;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -4362,14 +4362,14 @@ static void sbt_vk_f_VkInstanceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		const uint64_t n20 = (uint64_t)s->enabledLayerCount;
 		const char **t18 = sbt_vk_t_alloc(f, n20 * sizeof(*t18));
 		for (uint64_t i19 = 0; i19 < n20; i19++)
-			t18[i19] = sbt_vk_t_str(f);
+			t18[i19] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledLayerNames = t18;
 	}
 	{
 		const uint64_t n23 = (uint64_t)s->enabledExtensionCount;
 		const char **t21 = sbt_vk_t_alloc(f, n23 * sizeof(*t21));
 		for (uint64_t i22 = 0; i22 < n23; i22++)
-			t21[i22] = sbt_vk_t_str(f);
+			t21[i22] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledExtensionNames = t21;
 	}
 }
@@ -4581,7 +4581,7 @@ static void sbt_vk_f_VkMappedMemoryRange(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -4691,7 +4691,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 	s->dstArrayElement = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->descriptorType = (VkDescriptorType)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n30 = (uint64_t)s->descriptorCount;
 		VkDescriptorImageInfo *t28 = sbt_vk_t_alloc(f, n30 * sizeof(*t28));
 		for (uint64_t i29 = 0; i29 < n30; i29++) {
@@ -4699,7 +4699,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageInfo = t28;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n33 = (uint64_t)s->descriptorCount;
 		VkDescriptorBufferInfo *t31 = sbt_vk_t_alloc(f, n33 * sizeof(*t31));
 		for (uint64_t i32 = 0; i32 < n33; i32++) {
@@ -4707,7 +4707,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferInfo = t31;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n36 = (uint64_t)s->descriptorCount;
 		VkBufferView *t34 = sbt_vk_t_alloc(f, n36 * sizeof(*t34));
 		for (uint64_t i35 = 0; i35 < n36; i35++) {
@@ -4780,10 +4780,10 @@ static void sbt_vk_f_VkCopyDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET;
-	s->srcSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->srcArrayElement = (uint32_t)sbt_vk_t_rand(f);
-	s->dstSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->dstArrayElement = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorCount = (uint32_t)sbt_vk_t_rand(f);
@@ -4826,7 +4826,7 @@ static void sbt_vk_f_VkBufferCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->usage = (VkBufferUsageFlags)sbt_vk_t_rand(f);
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n42 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t40 = sbt_vk_t_alloc(f, n42 * sizeof(*t40));
 		for (uint64_t i41 = 0; i41 < n42; i41++) {
@@ -4874,7 +4874,7 @@ static void sbt_vk_f_VkBufferViewCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
 	s->flags = (VkBufferViewCreateFlags)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->range = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -4980,7 +4980,7 @@ static void sbt_vk_f_VkBufferMemoryBarrier(sbt_vk_t *f, void *vs, int depth)
 	s->dstAccessMask = (VkAccessFlags)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -5023,7 +5023,7 @@ static void sbt_vk_f_VkImageMemoryBarrier(sbt_vk_t *f, void *vs, int depth)
 	s->newLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->subresourceRange), sizeof(s->subresourceRange));
 }
 
@@ -5073,7 +5073,7 @@ static void sbt_vk_f_VkImageCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->initialLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n45 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t43 = sbt_vk_t_alloc(f, n45 * sizeof(*t43));
 		for (uint64_t i44 = 0; i44 < n45; i44++) {
@@ -5149,7 +5149,7 @@ static void sbt_vk_f_VkImageViewCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
 	s->flags = (VkImageViewCreateFlags)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewType = (VkImageViewType)(int32_t)sbt_vk_t_rand(f);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	sbt_vk_t_bytes(f, &(s->components), sizeof(s->components));
@@ -5262,9 +5262,9 @@ static void sbt_vk_f_VkSparseBufferMemoryBindInfo(sbt_vk_t *f, void *vs, int dep
 	VkSparseBufferMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n48 = (uint64_t)s->bindCount;
 		VkSparseMemoryBind *t46 = sbt_vk_t_alloc(f, n48 * sizeof(*t46));
 		for (uint64_t i47 = 0; i47 < n48; i47++) {
@@ -5302,9 +5302,9 @@ static void sbt_vk_f_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_t *f, void *vs, in
 	VkSparseImageOpaqueMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n52 = (uint64_t)s->bindCount;
 		VkSparseMemoryBind *t50 = sbt_vk_t_alloc(f, n52 * sizeof(*t50));
 		for (uint64_t i51 = 0; i51 < n52; i51++) {
@@ -5342,9 +5342,9 @@ static void sbt_vk_f_VkSparseImageMemoryBindInfo(sbt_vk_t *f, void *vs, int dept
 	VkSparseImageMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n56 = (uint64_t)s->bindCount;
 		VkSparseImageMemoryBind *t54 = sbt_vk_t_alloc(f, n56 * sizeof(*t54));
 		for (uint64_t i55 = 0; i55 < n56; i55++) {
@@ -5388,15 +5388,15 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 	s->imageOpaqueBindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageBindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n60 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t58 = sbt_vk_t_alloc(f, n60 * sizeof(*t58));
 		for (uint64_t i59 = 0; i59 < n60; i59++) {
-			t58[i59] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t58[i59] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t58;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n63 = (uint64_t)s->bufferBindCount;
 		VkSparseBufferMemoryBindInfo *t61 = sbt_vk_t_alloc(f, n63 * sizeof(*t61));
 		for (uint64_t i62 = 0; i62 < n63; i62++) {
@@ -5404,7 +5404,7 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferBinds = t61;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n66 = (uint64_t)s->imageOpaqueBindCount;
 		VkSparseImageOpaqueMemoryBindInfo *t64 = sbt_vk_t_alloc(f, n66 * sizeof(*t64));
 		for (uint64_t i65 = 0; i65 < n66; i65++) {
@@ -5412,7 +5412,7 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageOpaqueBinds = t64;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n69 = (uint64_t)s->imageBindCount;
 		VkSparseImageMemoryBindInfo *t67 = sbt_vk_t_alloc(f, n69 * sizeof(*t67));
 		for (uint64_t i68 = 0; i68 < n69; i68++) {
@@ -5420,11 +5420,11 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageBinds = t67;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n72 = (uint64_t)s->signalSemaphoreCount;
 		VkSemaphore *t70 = sbt_vk_t_alloc(f, n72 * sizeof(*t70));
 		for (uint64_t i71 = 0; i71 < n72; i71++) {
-			t70[i71] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t70[i71] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSignalSemaphores = t70;
 	}
@@ -5571,7 +5571,7 @@ static void sbt_vk_f_VkShaderModuleCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
 	s->flags = (VkShaderModuleCreateFlags)sbt_vk_t_rand(f);
 	s->codeSize = (size_t)(4 * (uint32_t)(sbt_vk_t_rand(f) % 8));
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n80 = (uint64_t)(s->codeSize / 4);
 		uint32_t *t78 = sbt_vk_t_alloc(f, n80 * sizeof(*t78));
 		for (uint64_t i79 = 0; i79 < n80; i79++) {
@@ -5660,7 +5660,7 @@ static void sbt_vk_f_VkDescriptorSetLayoutCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
 	s->flags = (VkDescriptorSetLayoutCreateFlags)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n87 = (uint64_t)s->bindingCount;
 		VkDescriptorSetLayoutBinding *t85 = sbt_vk_t_alloc(f, n87 * sizeof(*t85));
 		for (uint64_t i86 = 0; i86 < n87; i86++) {
@@ -5720,7 +5720,7 @@ static void sbt_vk_f_VkDescriptorPoolCreateInfo(sbt_vk_t *f, void *vs, int depth
 	s->flags = (VkDescriptorPoolCreateFlags)sbt_vk_t_rand(f);
 	s->maxSets = (uint32_t)sbt_vk_t_rand(f);
 	s->poolSizeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n91 = (uint64_t)s->poolSizeCount;
 		VkDescriptorPoolSize *t89 = sbt_vk_t_alloc(f, n91 * sizeof(*t89));
 		for (uint64_t i90 = 0; i90 < n91; i90++) {
@@ -5763,13 +5763,13 @@ static void sbt_vk_f_VkDescriptorSetAllocateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n94 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSetLayout *t92 = sbt_vk_t_alloc(f, n94 * sizeof(*t92));
 		for (uint64_t i93 = 0; i93 < n94; i93++) {
-			t92[i93] = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+			t92[i93] = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSetLayouts = t92;
 	}
@@ -5823,7 +5823,7 @@ static void sbt_vk_f_VkSpecializationInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->mapEntryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n98 = (uint64_t)s->mapEntryCount;
 		VkSpecializationMapEntry *t96 = sbt_vk_t_alloc(f, n98 * sizeof(*t96));
 		for (uint64_t i97 = 0; i97 < n98; i97++) {
@@ -5873,7 +5873,7 @@ static void sbt_vk_f_VkPipelineShaderStageCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->flags = (VkPipelineShaderStageCreateFlags)sbt_vk_t_rand(f);
 	s->stage = (VkShaderStageFlagBits)sbt_vk_t_rand(f);
 	s->module = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSpecializationInfo *t99 = sbt_vk_t_alloc(f, sizeof(*t99));
 		sbt_vk_f_VkSpecializationInfo(f, &(t99[0]), depth + 1);
@@ -5913,7 +5913,7 @@ static void sbt_vk_f_VkComputePipelineCreateInfo(sbt_vk_t *f, void *vs, int dept
 	s->sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
 	s->flags = (VkPipelineCreateFlags)sbt_vk_t_rand(f);
 	sbt_vk_f_VkPipelineShaderStageCreateInfo(f, &(s->stage), depth + 1);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->basePipelineHandle = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	s->basePipelineIndex = (int32_t)(int32_t)sbt_vk_t_rand(f);
 }
@@ -5987,7 +5987,7 @@ static void sbt_vk_f_VkPipelineVertexInputStateCreateInfo(sbt_vk_t *f, void *vs,
 	s->flags = (VkPipelineVertexInputStateCreateFlags)sbt_vk_t_rand(f);
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n102 = (uint64_t)s->vertexBindingDescriptionCount;
 		VkVertexInputBindingDescription *t100 = sbt_vk_t_alloc(f, n102 * sizeof(*t100));
 		for (uint64_t i101 = 0; i101 < n102; i101++) {
@@ -5995,7 +5995,7 @@ static void sbt_vk_f_VkPipelineVertexInputStateCreateInfo(sbt_vk_t *f, void *vs,
 		}
 		s->pVertexBindingDescriptions = t100;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n105 = (uint64_t)s->vertexAttributeDescriptionCount;
 		VkVertexInputAttributeDescription *t103 = sbt_vk_t_alloc(f, n105 * sizeof(*t103));
 		for (uint64_t i104 = 0; i104 < n105; i104++) {
@@ -6341,7 +6341,7 @@ static void sbt_vk_f_VkPipelineDynamicStateCreateInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
 	s->flags = (VkPipelineDynamicStateCreateFlags)sbt_vk_t_rand(f);
 	s->dynamicStateCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n120 = (uint64_t)s->dynamicStateCount;
 		VkDynamicState *t118 = sbt_vk_t_alloc(f, n120 * sizeof(*t118));
 		for (uint64_t i119 = 0; i119 < n120; i119++) {
@@ -6675,7 +6675,7 @@ static void sbt_vk_f_VkPipelineLayoutCreateInfo(sbt_vk_t *f, void *vs, int depth
 	s->flags = (VkPipelineLayoutCreateFlags)sbt_vk_t_rand(f);
 	s->setLayoutCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pushConstantRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n136 = (uint64_t)s->setLayoutCount;
 		VkDescriptorSetLayout *t134 = sbt_vk_t_alloc(f, n136 * sizeof(*t134));
 		for (uint64_t i135 = 0; i135 < n136; i135++) {
@@ -6683,7 +6683,7 @@ static void sbt_vk_f_VkPipelineLayoutCreateInfo(sbt_vk_t *f, void *vs, int depth
 		}
 		s->pSetLayouts = t134;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n139 = (uint64_t)s->pushConstantRangeCount;
 		VkPushConstantRange *t137 = sbt_vk_t_alloc(f, n139 * sizeof(*t137));
 		for (uint64_t i138 = 0; i138 < n139; i138++) {
@@ -6831,7 +6831,7 @@ static void sbt_vk_f_VkCommandBufferAllocateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->level = (VkCommandBufferLevel)(int32_t)sbt_vk_t_rand(f);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 }
@@ -6930,11 +6930,11 @@ static void sbt_vk_f_VkRenderPassBeginInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
-	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->renderArea), sizeof(s->renderArea));
 	s->clearValueCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n144 = (uint64_t)s->clearValueCount;
 		VkClearValue *t142 = sbt_vk_t_alloc(f, n144 * sizeof(*t142));
 		for (uint64_t i143 = 0; i143 < n144; i143++) {
@@ -7077,7 +7077,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 	s->inputAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->preserveAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n147 = (uint64_t)s->inputAttachmentCount;
 		VkAttachmentReference *t145 = sbt_vk_t_alloc(f, n147 * sizeof(*t145));
 		for (uint64_t i146 = 0; i146 < n147; i146++) {
@@ -7085,7 +7085,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pInputAttachments = t145;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n150 = (uint64_t)s->colorAttachmentCount;
 		VkAttachmentReference *t148 = sbt_vk_t_alloc(f, n150 * sizeof(*t148));
 		for (uint64_t i149 = 0; i149 < n150; i149++) {
@@ -7106,7 +7106,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_t_bytes(f, &(t154[0]), sizeof(t154[0]));
 		s->pDepthStencilAttachment = t154;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n157 = (uint64_t)s->preserveAttachmentCount;
 		uint32_t *t155 = sbt_vk_t_alloc(f, n157 * sizeof(*t155));
 		for (uint64_t i156 = 0; i156 < n157; i156++) {
@@ -7198,7 +7198,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n160 = (uint64_t)s->attachmentCount;
 		VkAttachmentDescription *t158 = sbt_vk_t_alloc(f, n160 * sizeof(*t158));
 		for (uint64_t i159 = 0; i159 < n160; i159++) {
@@ -7206,7 +7206,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pAttachments = t158;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n163 = (uint64_t)s->subpassCount;
 		VkSubpassDescription *t161 = sbt_vk_t_alloc(f, n163 * sizeof(*t161));
 		for (uint64_t i162 = 0; i162 < n163; i162++) {
@@ -7214,7 +7214,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pSubpasses = t161;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n166 = (uint64_t)s->dependencyCount;
 		VkSubpassDependency *t164 = sbt_vk_t_alloc(f, n166 * sizeof(*t164));
 		for (uint64_t i165 = 0; i165 < n166; i165++) {
@@ -7742,12 +7742,12 @@ static void sbt_vk_f_VkFramebufferCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
 	s->flags = (VkFramebufferCreateFlags)sbt_vk_t_rand(f);
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->width = (uint32_t)sbt_vk_t_rand(f);
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->layers = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n170 = (uint64_t)s->attachmentCount;
 		VkImageView *t168 = sbt_vk_t_alloc(f, n170 * sizeof(*t168));
 		for (uint64_t i169 = 0; i169 < n170; i169++) {
@@ -7829,15 +7829,15 @@ static void sbt_vk_f_VkSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n174 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t172 = sbt_vk_t_alloc(f, n174 * sizeof(*t172));
 		for (uint64_t i173 = 0; i173 < n174; i173++) {
-			t172[i173] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t172[i173] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t172;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n177 = (uint64_t)s->waitSemaphoreCount;
 		VkPipelineStageFlags *t175 = sbt_vk_t_alloc(f, n177 * sizeof(*t175));
 		for (uint64_t i176 = 0; i176 < n177; i176++) {
@@ -7845,19 +7845,19 @@ static void sbt_vk_f_VkSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitDstStageMask = t175;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n180 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t178 = sbt_vk_t_alloc(f, n180 * sizeof(*t178));
 		for (uint64_t i179 = 0; i179 < n180; i179++) {
-			t178[i179] = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t178[i179] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pCommandBuffers = t178;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n183 = (uint64_t)s->signalSemaphoreCount;
 		VkSemaphore *t181 = sbt_vk_t_alloc(f, n183 * sizeof(*t181));
 		for (uint64_t i182 = 0; i182 < n183; i182++) {
-			t181[i182] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t181[i182] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSignalSemaphores = t181;
 	}
@@ -7928,13 +7928,13 @@ static void sbt_vk_f_VkDisplayPropertiesKHR(sbt_vk_t *f, void *vs, int depth)
 	VkDisplayPropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->physicalDimensions), sizeof(s->physicalDimensions));
 	sbt_vk_t_bytes(f, &(s->physicalResolution), sizeof(s->physicalResolution));
 	s->supportedTransforms = (VkSurfaceTransformFlagsKHR)sbt_vk_t_rand(f);
 	s->planeReorderPossible = (VkBool32)sbt_vk_t_rand(f);
 	s->persistentContent = (VkBool32)sbt_vk_t_rand(f);
-	s->displayName = sbt_vk_t_str(f);
+	s->displayName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDisplayPropertiesKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -7964,7 +7964,7 @@ static void sbt_vk_f_VkDisplayPlanePropertiesKHR(sbt_vk_t *f, void *vs, int dept
 	VkDisplayPlanePropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->currentDisplay = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->currentDisplay = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->currentStackIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -7999,7 +7999,7 @@ static void sbt_vk_f_VkDisplayModePropertiesKHR(sbt_vk_t *f, void *vs, int depth
 	VkDisplayModePropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->displayMode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->displayMode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->parameters), sizeof(s->parameters));
 }
 
@@ -8062,7 +8062,7 @@ static void sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DISPLAY_SURFACE_CREATE_INFO_KHR;
 	s->flags = (VkDisplaySurfaceCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->displayMode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->displayMode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->planeStackIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->transform = (VkSurfaceTransformFlagBitsKHR)sbt_vk_t_rand(f);
@@ -8221,7 +8221,7 @@ static void sbt_vk_f_VkSwapchainCreateInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR;
 	s->flags = (VkSwapchainCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->minImageCount = (uint32_t)sbt_vk_t_rand(f);
 	s->imageFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->imageColorSpace = (VkColorSpaceKHR)(int32_t)sbt_vk_t_rand(f);
@@ -8235,7 +8235,7 @@ static void sbt_vk_f_VkSwapchainCreateInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	s->presentMode = (VkPresentModeKHR)(int32_t)sbt_vk_t_rand(f);
 	s->clipped = (VkBool32)sbt_vk_t_rand(f);
 	s->oldSwapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n189 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t187 = sbt_vk_t_alloc(f, n189 * sizeof(*t187));
 		for (uint64_t i188 = 0; i188 < n189; i188++) {
@@ -8304,23 +8304,23 @@ static void sbt_vk_f_VkPresentInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR;
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n192 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t190 = sbt_vk_t_alloc(f, n192 * sizeof(*t190));
 		for (uint64_t i191 = 0; i191 < n192; i191++) {
-			t190[i191] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t190[i191] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t190;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n195 = (uint64_t)s->swapchainCount;
 		VkSwapchainKHR *t193 = sbt_vk_t_alloc(f, n195 * sizeof(*t193));
 		for (uint64_t i194 = 0; i194 < n195; i194++) {
-			t193[i194] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t193[i194] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSwapchains = t193;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n198 = (uint64_t)s->swapchainCount;
 		uint32_t *t196 = sbt_vk_t_alloc(f, n198 * sizeof(*t196));
 		for (uint64_t i197 = 0; i197 < n198; i197++) {
@@ -8425,7 +8425,7 @@ static void sbt_vk_f_VkValidationFlagsEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VALIDATION_FLAGS_EXT;
 	s->disabledValidationCheckCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n206 = (uint64_t)s->disabledValidationCheckCount;
 		VkValidationCheckEXT *t204 = sbt_vk_t_alloc(f, n206 * sizeof(*t204));
 		for (uint64_t i205 = 0; i205 < n206; i205++) {
@@ -8466,7 +8466,7 @@ static void sbt_vk_f_VkValidationFeaturesEXT(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
 	s->enabledValidationFeatureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->disabledValidationFeatureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n209 = (uint64_t)s->enabledValidationFeatureCount;
 		VkValidationFeatureEnableEXT *t207 = sbt_vk_t_alloc(f, n209 * sizeof(*t207));
 		for (uint64_t i208 = 0; i208 < n209; i208++) {
@@ -8474,7 +8474,7 @@ static void sbt_vk_f_VkValidationFeaturesEXT(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pEnabledValidationFeatures = t207;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n212 = (uint64_t)s->disabledValidationFeatureCount;
 		VkValidationFeatureDisableEXT *t210 = sbt_vk_t_alloc(f, n212 * sizeof(*t210));
 		for (uint64_t i211 = 0; i211 < n212; i211++) {
@@ -8549,7 +8549,7 @@ static void sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(sbt_vk_t *f, void *vs, int d
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_MARKER_OBJECT_NAME_INFO_EXT;
 	s->objectType = (VkDebugReportObjectTypeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->object = sbt_vk_t_handle(f);
-	s->pObjectName = sbt_vk_t_str(f);
+	s->pObjectName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugMarkerObjectNameInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -8619,7 +8619,7 @@ static void sbt_vk_f_VkDebugMarkerMarkerInfoEXT(sbt_vk_t *f, void *vs, int depth
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_MARKER_MARKER_INFO_EXT;
 	sbt_vk_t_bytes(f, s->color, sizeof(s->color));
-	s->pMarkerName = sbt_vk_t_str(f);
+	s->pMarkerName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugMarkerMarkerInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -8952,7 +8952,7 @@ static void sbt_vk_f_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GRAPHICS_SHADER_GROUP_CREATE_INFO_NV;
 	s->stageCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n215 = (uint64_t)s->stageCount;
 		VkPipelineShaderStageCreateInfo *t213 = sbt_vk_t_alloc(f, n215 * sizeof(*t213));
 		for (uint64_t i214 = 0; i214 < n215; i214++) {
@@ -9013,7 +9013,7 @@ static void sbt_vk_f_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_t *f, voi
 	s->sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_SHADER_GROUPS_CREATE_INFO_NV;
 	s->groupCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pipelineCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n221 = (uint64_t)s->groupCount;
 		VkGraphicsShaderGroupCreateInfoNV *t219 = sbt_vk_t_alloc(f, n221 * sizeof(*t219));
 		for (uint64_t i220 = 0; i220 < n221; i220++) {
@@ -9021,11 +9021,11 @@ static void sbt_vk_f_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_t *f, voi
 		}
 		s->pGroups = t219;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n224 = (uint64_t)s->pipelineCount;
 		VkPipeline *t222 = sbt_vk_t_alloc(f, n224 * sizeof(*t222));
 		for (uint64_t i223 = 0; i223 < n224; i223++) {
-			t222[i223] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+			t222[i223] = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pPipelines = t222;
 	}
@@ -9074,7 +9074,7 @@ static void sbt_vk_f_VkIndirectCommandsStreamNV(sbt_vk_t *f, void *vs, int depth
 	VkIndirectCommandsStreamNV *s = vs;
 	(void)depth;
 	(void)f;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -9107,7 +9107,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutTokenNV(sbt_vk_t *f, void *vs, int 
 	s->pushconstantSize = (uint32_t)sbt_vk_t_rand(f);
 	s->indirectStateFlags = (VkIndirectStateFlagsNV)sbt_vk_t_rand(f);
 	s->indexTypeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n229 = (uint64_t)s->indexTypeCount;
 		VkIndexType *t227 = sbt_vk_t_alloc(f, n229 * sizeof(*t227));
 		for (uint64_t i228 = 0; i228 < n229; i228++) {
@@ -9115,7 +9115,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutTokenNV(sbt_vk_t *f, void *vs, int 
 		}
 		s->pIndexTypes = t227;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n232 = (uint64_t)s->indexTypeCount;
 		uint32_t *t230 = sbt_vk_t_alloc(f, n232 * sizeof(*t230));
 		for (uint64_t i231 = 0; i231 < n232; i231++) {
@@ -9187,7 +9187,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_t *f, void *vs,
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
 	s->tokenCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->streamCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n235 = (uint64_t)s->tokenCount;
 		VkIndirectCommandsLayoutTokenNV *t233 = sbt_vk_t_alloc(f, n235 * sizeof(*t233));
 		for (uint64_t i234 = 0; i234 < n235; i234++) {
@@ -9195,7 +9195,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_t *f, void *vs,
 		}
 		s->pTokens = t233;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n238 = (uint64_t)s->streamCount;
 		uint32_t *t236 = sbt_vk_t_alloc(f, n238 * sizeof(*t236));
 		for (uint64_t i237 = 0; i237 < n238; i237++) {
@@ -9252,18 +9252,18 @@ static void sbt_vk_f_VkGeneratedCommandsInfoNV(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GENERATED_COMMANDS_INFO_NV;
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
-	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->streamCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->sequencesCount = (uint32_t)sbt_vk_t_rand(f);
-	s->preprocessBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->preprocessBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->preprocessOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->preprocessSize = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->sequencesCountBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->sequencesCountOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->sequencesIndexBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->sequencesIndexOffset = (VkDeviceSize)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n242 = (uint64_t)s->streamCount;
 		VkIndirectCommandsStreamNV *t240 = sbt_vk_t_alloc(f, n242 * sizeof(*t240));
 		for (uint64_t i241 = 0; i241 < n242; i241++) {
@@ -9327,8 +9327,8 @@ static void sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_INFO_NV;
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
-	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->maxSequencesCount = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -10040,7 +10040,7 @@ static void sbt_vk_f_VkMemoryGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10141,7 +10141,7 @@ static void sbt_vk_f_VkImportSemaphoreFdInfoKHR(sbt_vk_t *f, void *vs, int depth
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkSemaphoreImportFlags)sbt_vk_t_rand(f);
 	s->handleType = (VkExternalSemaphoreHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
@@ -10173,7 +10173,7 @@ static void sbt_vk_f_VkSemaphoreGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalSemaphoreHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10274,7 +10274,7 @@ static void sbt_vk_f_VkImportFenceFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR;
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkFenceImportFlags)sbt_vk_t_rand(f);
 	s->handleType = (VkExternalFenceHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
@@ -10306,7 +10306,7 @@ static void sbt_vk_f_VkFenceGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR;
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalFenceHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10390,7 +10390,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->correlationMaskCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n253 = (uint64_t)s->subpassCount;
 		uint32_t *t251 = sbt_vk_t_alloc(f, n253 * sizeof(*t251));
 		for (uint64_t i252 = 0; i252 < n253; i252++) {
@@ -10398,7 +10398,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 		}
 		s->pViewMasks = t251;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n256 = (uint64_t)s->dependencyCount;
 		int32_t *t254 = sbt_vk_t_alloc(f, n256 * sizeof(*t254));
 		for (uint64_t i255 = 0; i255 < n256; i255++) {
@@ -10406,7 +10406,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 		}
 		s->pViewOffsets = t254;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n259 = (uint64_t)s->correlationMaskCount;
 		uint32_t *t257 = sbt_vk_t_alloc(f, n259 * sizeof(*t257));
 		for (uint64_t i258 = 0; i258 < n259; i258++) {
@@ -10670,8 +10670,8 @@ static void sbt_vk_f_VkBindBufferMemoryInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_INFO;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -10700,7 +10700,7 @@ static void sbt_vk_f_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_DEVICE_GROUP_INFO;
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n264 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t262 = sbt_vk_t_alloc(f, n264 * sizeof(*t262));
 		for (uint64_t i263 = 0; i263 < n264; i263++) {
@@ -10739,7 +10739,7 @@ static void sbt_vk_f_VkBindImageMemoryInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -10770,7 +10770,7 @@ static void sbt_vk_f_VkBindImageMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO;
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->splitInstanceBindRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n267 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t265 = sbt_vk_t_alloc(f, n267 * sizeof(*t265));
 		for (uint64_t i266 = 0; i266 < n267; i266++) {
@@ -10778,7 +10778,7 @@ static void sbt_vk_f_VkBindImageMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, int
 		}
 		s->pDeviceIndices = t265;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n270 = (uint64_t)s->splitInstanceBindRegionCount;
 		VkRect2D *t268 = sbt_vk_t_alloc(f, n270 * sizeof(*t268));
 		for (uint64_t i269 = 0; i269 < n270; i269++) {
@@ -10830,7 +10830,7 @@ static void sbt_vk_f_VkDeviceGroupRenderPassBeginInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO;
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 	s->deviceRenderAreaCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n273 = (uint64_t)s->deviceRenderAreaCount;
 		VkRect2D *t271 = sbt_vk_t_alloc(f, n273 * sizeof(*t271));
 		for (uint64_t i272 = 0; i272 < n273; i272++) {
@@ -10897,7 +10897,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n276 = (uint64_t)s->waitSemaphoreCount;
 		uint32_t *t274 = sbt_vk_t_alloc(f, n276 * sizeof(*t274));
 		for (uint64_t i275 = 0; i275 < n276; i275++) {
@@ -10905,7 +10905,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitSemaphoreDeviceIndices = t274;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n279 = (uint64_t)s->commandBufferCount;
 		uint32_t *t277 = sbt_vk_t_alloc(f, n279 * sizeof(*t277));
 		for (uint64_t i278 = 0; i278 < n279; i278++) {
@@ -10913,7 +10913,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pCommandBufferDeviceMasks = t277;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n282 = (uint64_t)s->signalSemaphoreCount;
 		uint32_t *t280 = sbt_vk_t_alloc(f, n282 * sizeof(*t280));
 		for (uint64_t i281 = 0; i281 < n282; i281++) {
@@ -11049,7 +11049,7 @@ static void sbt_vk_f_VkBindImageMemorySwapchainInfoKHR(sbt_vk_t *f, void *vs, in
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -11075,7 +11075,7 @@ static void sbt_vk_f_VkAcquireNextImageInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACQUIRE_NEXT_IMAGE_INFO_KHR;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
@@ -11112,7 +11112,7 @@ static void sbt_vk_f_VkDeviceGroupPresentInfoKHR(sbt_vk_t *f, void *vs, int dept
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_PRESENT_INFO_KHR;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->mode = (VkDeviceGroupPresentModeFlagBitsKHR)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n285 = (uint64_t)s->swapchainCount;
 		uint32_t *t283 = sbt_vk_t_alloc(f, n285 * sizeof(*t283));
 		for (uint64_t i284 = 0; i284 < n285; i284++) {
@@ -11154,11 +11154,11 @@ static void sbt_vk_f_VkDeviceGroupDeviceCreateInfo(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO;
 	s->physicalDeviceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n288 = (uint64_t)s->physicalDeviceCount;
 		VkPhysicalDevice *t286 = sbt_vk_t_alloc(f, n288 * sizeof(*t286));
 		for (uint64_t i287 = 0; i287 < n288; i287++) {
-			t286[i287] = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+			t286[i287] = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pPhysicalDevices = t286;
 	}
@@ -11239,7 +11239,7 @@ static void sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_t *f, void *vs,
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
 	s->pipelineLayout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n292 = (uint64_t)s->descriptorUpdateEntryCount;
 		VkDescriptorUpdateTemplateEntry *t290 = sbt_vk_t_alloc(f, n292 * sizeof(*t290));
 		for (uint64_t i291 = 0; i291 < n292; i291++) {
@@ -11660,7 +11660,7 @@ static void sbt_vk_f_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_t *f, voi
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_SWIZZLE_STATE_CREATE_INFO_NV;
 	s->flags = (VkPipelineViewportSwizzleStateCreateFlagsNV)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n305 = (uint64_t)s->viewportCount;
 		VkViewportSwizzleNV *t303 = sbt_vk_t_alloc(f, n305 * sizeof(*t303));
 		for (uint64_t i304 = 0; i304 < n305; i304++) {
@@ -11727,7 +11727,7 @@ static void sbt_vk_f_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_t *f, v
 	s->flags = (VkPipelineDiscardRectangleStateCreateFlagsEXT)sbt_vk_t_rand(f);
 	s->discardRectangleMode = (VkDiscardRectangleModeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n308 = (uint64_t)s->discardRectangleCount;
 		VkRect2D *t306 = sbt_vk_t_alloc(f, n308 * sizeof(*t306));
 		for (uint64_t i307 = 0; i307 < n308; i307++) {
@@ -11808,7 +11808,7 @@ static void sbt_vk_f_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO;
 	s->aspectReferenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n311 = (uint64_t)s->aspectReferenceCount;
 		VkInputAttachmentAspectReference *t309 = sbt_vk_t_alloc(f, n311 * sizeof(*t309));
 		for (uint64_t i310 = 0; i310 < n311; i310++) {
@@ -11985,7 +11985,7 @@ static void sbt_vk_f_VkDisplayPlaneInfo2KHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_INFO_2_KHR;
-	s->mode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->mode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -12144,7 +12144,7 @@ static void sbt_vk_f_VkBufferMemoryRequirementsInfo2(sbt_vk_t *f, void *vs, int 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkBufferMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12167,7 +12167,7 @@ static void sbt_vk_f_VkDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs, int
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferCreateInfo *t312 = sbt_vk_t_alloc(f, sizeof(*t312));
 		sbt_vk_f_VkBufferCreateInfo(f, &(t312[0]), depth + 1);
 		s->pCreateInfo = t312;
@@ -12196,7 +12196,7 @@ static void sbt_vk_f_VkImageMemoryRequirementsInfo2(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkImageMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12219,7 +12219,7 @@ static void sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(sbt_vk_t *f, void *vs,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkImageSparseMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12243,7 +12243,7 @@ static void sbt_vk_f_VkDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS;
 	s->planeAspect = (VkImageAspectFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageCreateInfo *t313 = sbt_vk_t_alloc(f, sizeof(*t313));
 		sbt_vk_f_VkImageCreateInfo(f, &(t313[0]), depth + 1);
 		s->pCreateInfo = t313;
@@ -12441,7 +12441,7 @@ static void sbt_vk_f_VkSamplerYcbcrConversionInfo(sbt_vk_t *f, void *vs, int dep
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO;
-	s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
+	s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkSamplerYcbcrConversionInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12623,7 +12623,7 @@ static void sbt_vk_f_VkConditionalRenderingBeginInfoEXT(sbt_vk_t *f, void *vs, i
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkConditionalRenderingFlagsEXT)sbt_vk_t_rand(f);
 }
@@ -12822,7 +12822,7 @@ static void sbt_vk_f_VkSampleLocationsInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	s->sampleLocationsPerPixel = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	sbt_vk_t_bytes(f, &(s->sampleLocationGridSize), sizeof(s->sampleLocationGridSize));
 	s->sampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n316 = (uint64_t)s->sampleLocationsCount;
 		VkSampleLocationEXT *t314 = sbt_vk_t_alloc(f, n316 * sizeof(*t314));
 		for (uint64_t i315 = 0; i315 < n316; i315++) {
@@ -12909,7 +12909,7 @@ static void sbt_vk_f_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_t *f, void *
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_SAMPLE_LOCATIONS_BEGIN_INFO_EXT;
 	s->attachmentInitialSampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->postSubpassSampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n319 = (uint64_t)s->attachmentInitialSampleLocationsCount;
 		VkAttachmentSampleLocationsEXT *t317 = sbt_vk_t_alloc(f, n319 * sizeof(*t317));
 		for (uint64_t i318 = 0; i318 < n319; i318++) {
@@ -12917,7 +12917,7 @@ static void sbt_vk_f_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_t *f, void *
 		}
 		s->pAttachmentInitialSampleLocations = t317;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n322 = (uint64_t)s->postSubpassSampleLocationsCount;
 		VkSubpassSampleLocationsEXT *t320 = sbt_vk_t_alloc(f, n322 * sizeof(*t320));
 		for (uint64_t i321 = 0; i321 < n322; i321++) {
@@ -13358,7 +13358,7 @@ static void sbt_vk_f_VkImageFormatListCreateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO;
 	s->viewFormatCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n330 = (uint64_t)s->viewFormatCount;
 		VkFormat *t328 = sbt_vk_t_alloc(f, n330 * sizeof(*t328));
 		for (uint64_t i329 = 0; i329 < n330; i329++) {
@@ -13433,7 +13433,7 @@ static void sbt_vk_f_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_t *f, voi
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT;
-	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->validationCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -13838,7 +13838,7 @@ static void sbt_vk_f_VkDebugUtilsLabelEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT;
 	sbt_vk_t_bytes(f, s->color, sizeof(s->color));
-	s->pLabelName = sbt_vk_t_str(f);
+	s->pLabelName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -13904,8 +13904,8 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 	s->cmdBufLabelCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->objectCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pMessageIdName = sbt_vk_t_str(f);
-	s->pMessage = sbt_vk_t_str(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->pMessage = sbt_vk_t_str_nonnull(f);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n333 = (uint64_t)s->queueLabelCount;
 		VkDebugUtilsLabelEXT *t331 = sbt_vk_t_alloc(f, n333 * sizeof(*t331));
 		for (uint64_t i332 = 0; i332 < n333; i332++) {
@@ -13913,7 +13913,7 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 		}
 		s->pQueueLabels = t331;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n336 = (uint64_t)s->cmdBufLabelCount;
 		VkDebugUtilsLabelEXT *t334 = sbt_vk_t_alloc(f, n336 * sizeof(*t334));
 		for (uint64_t i335 = 0; i335 < n336; i335++) {
@@ -13921,7 +13921,7 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 		}
 		s->pCmdBufLabels = t334;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n339 = (uint64_t)s->objectCount;
 		VkDebugUtilsObjectNameInfoEXT *t337 = sbt_vk_t_alloc(f, n339 * sizeof(*t337));
 		for (uint64_t i338 = 0; i338 < n339; i338++) {
@@ -14428,7 +14428,7 @@ static void sbt_vk_f_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO;
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n345 = (uint64_t)s->bindingCount;
 		VkDescriptorBindingFlags *t343 = sbt_vk_t_alloc(f, n345 * sizeof(*t343));
 		for (uint64_t i344 = 0; i344 < n345; i344++) {
@@ -14468,7 +14468,7 @@ static void sbt_vk_f_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_t
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO;
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n348 = (uint64_t)s->descriptorSetCount;
 		uint32_t *t346 = sbt_vk_t_alloc(f, n348 * sizeof(*t346));
 		for (uint64_t i347 = 0; i347 < n348; i347++) {
@@ -14612,7 +14612,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 	s->inputAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->preserveAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n351 = (uint64_t)s->inputAttachmentCount;
 		VkAttachmentReference2 *t349 = sbt_vk_t_alloc(f, n351 * sizeof(*t349));
 		for (uint64_t i350 = 0; i350 < n351; i350++) {
@@ -14620,7 +14620,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pInputAttachments = t349;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n354 = (uint64_t)s->colorAttachmentCount;
 		VkAttachmentReference2 *t352 = sbt_vk_t_alloc(f, n354 * sizeof(*t352));
 		for (uint64_t i353 = 0; i353 < n354; i353++) {
@@ -14641,7 +14641,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_f_VkAttachmentReference2(f, &(t358[0]), depth + 1);
 		s->pDepthStencilAttachment = t358;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n361 = (uint64_t)s->preserveAttachmentCount;
 		uint32_t *t359 = sbt_vk_t_alloc(f, n361 * sizeof(*t359));
 		for (uint64_t i360 = 0; i360 < n361; i360++) {
@@ -14776,7 +14776,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->correlatedViewMaskCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n367 = (uint64_t)s->attachmentCount;
 		VkAttachmentDescription2 *t365 = sbt_vk_t_alloc(f, n367 * sizeof(*t365));
 		for (uint64_t i366 = 0; i366 < n367; i366++) {
@@ -14784,7 +14784,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pAttachments = t365;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n370 = (uint64_t)s->subpassCount;
 		VkSubpassDescription2 *t368 = sbt_vk_t_alloc(f, n370 * sizeof(*t368));
 		for (uint64_t i369 = 0; i369 < n370; i369++) {
@@ -14792,7 +14792,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pSubpasses = t368;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n373 = (uint64_t)s->dependencyCount;
 		VkSubpassDependency2 *t371 = sbt_vk_t_alloc(f, n373 * sizeof(*t371));
 		for (uint64_t i372 = 0; i372 < n373; i372++) {
@@ -14800,7 +14800,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pDependencies = t371;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n376 = (uint64_t)s->correlatedViewMaskCount;
 		uint32_t *t374 = sbt_vk_t_alloc(f, n376 * sizeof(*t374));
 		for (uint64_t i375 = 0; i375 < n376; i375++) {
@@ -15057,15 +15057,15 @@ static void sbt_vk_f_VkSemaphoreWaitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
 	s->flags = (VkSemaphoreWaitFlags)sbt_vk_t_rand(f);
 	s->semaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n388 = (uint64_t)s->semaphoreCount;
 		VkSemaphore *t386 = sbt_vk_t_alloc(f, n388 * sizeof(*t386));
 		for (uint64_t i387 = 0; i387 < n388; i387++) {
-			t386[i387] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t386[i387] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSemaphores = t386;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n391 = (uint64_t)s->semaphoreCount;
 		uint64_t *t389 = sbt_vk_t_alloc(f, n391 * sizeof(*t389));
 		for (uint64_t i390 = 0; i390 < n391; i390++) {
@@ -15117,7 +15117,7 @@ static void sbt_vk_f_VkSemaphoreSignalInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->value = (uint64_t)sbt_vk_t_rand(f);
 }
 
@@ -15158,7 +15158,7 @@ static void sbt_vk_f_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_t *f,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO_EXT;
 	s->vertexBindingDivisorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n395 = (uint64_t)s->vertexBindingDivisorCount;
 		VkVertexInputBindingDivisorDescriptionEXT *t393 = sbt_vk_t_alloc(f, n395 * sizeof(*t393));
 		for (uint64_t i394 = 0; i394 < n395; i394++) {
@@ -15857,7 +15857,7 @@ static void sbt_vk_f_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_EXCLUSIVE_SCISSOR_STATE_CREATE_INFO_NV;
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n399 = (uint64_t)s->exclusiveScissorCount;
 		VkRect2D *t397 = sbt_vk_t_alloc(f, n399 * sizeof(*t397));
 		for (uint64_t i398 = 0; i398 < n399; i398++) {
@@ -16086,7 +16086,7 @@ static void sbt_vk_f_VkShadingRatePaletteNV(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->shadingRatePaletteEntryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n402 = (uint64_t)s->shadingRatePaletteEntryCount;
 		VkShadingRatePaletteEntryNV *t400 = sbt_vk_t_alloc(f, n402 * sizeof(*t400));
 		for (uint64_t i401 = 0; i401 < n402; i401++) {
@@ -16123,7 +16123,7 @@ static void sbt_vk_f_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_SHADING_RATE_IMAGE_STATE_CREATE_INFO_NV;
 	s->shadingRateImageEnable = (VkBool32)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n405 = (uint64_t)s->viewportCount;
 		VkShadingRatePaletteNV *t403 = sbt_vk_t_alloc(f, n405 * sizeof(*t403));
 		for (uint64_t i404 = 0; i404 < n405; i404++) {
@@ -16260,7 +16260,7 @@ static void sbt_vk_f_VkCoarseSampleOrderCustomNV(sbt_vk_t *f, void *vs, int dept
 	s->shadingRate = (VkShadingRatePaletteEntryNV)(int32_t)sbt_vk_t_rand(f);
 	s->sampleCount = (uint32_t)sbt_vk_t_rand(f);
 	s->sampleLocationCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n409 = (uint64_t)s->sampleLocationCount;
 		VkCoarseSampleLocationNV *t407 = sbt_vk_t_alloc(f, n409 * sizeof(*t407));
 		for (uint64_t i408 = 0; i408 < n409; i408++) {
@@ -16301,7 +16301,7 @@ static void sbt_vk_f_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_COARSE_SAMPLE_ORDER_STATE_CREATE_INFO_NV;
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n412 = (uint64_t)s->customSampleOrderCount;
 		VkCoarseSampleOrderCustomNV *t410 = sbt_vk_t_alloc(f, n412 * sizeof(*t410));
 		for (uint64_t i411 = 0; i411 < n412; i411++) {
@@ -16607,10 +16607,10 @@ static void sbt_vk_f_VkRayTracingPipelineCreateInfoNV(sbt_vk_t *f, void *vs, int
 	s->stageCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->groupCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->maxRecursionDepth = (uint32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->basePipelineHandle = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	s->basePipelineIndex = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n416 = (uint64_t)s->stageCount;
 		VkPipelineShaderStageCreateInfo *t414 = sbt_vk_t_alloc(f, n416 * sizeof(*t414));
 		for (uint64_t i415 = 0; i415 < n416; i415++) {
@@ -16618,7 +16618,7 @@ static void sbt_vk_f_VkRayTracingPipelineCreateInfoNV(sbt_vk_t *f, void *vs, int
 		}
 		s->pStages = t414;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n419 = (uint64_t)s->groupCount;
 		VkRayTracingShaderGroupCreateInfoNV *t417 = sbt_vk_t_alloc(f, n419 * sizeof(*t417));
 		for (uint64_t i418 = 0; i418 < n419; i418++) {
@@ -16821,7 +16821,7 @@ static void sbt_vk_f_VkAccelerationStructureInfoNV(sbt_vk_t *f, void *vs, int de
 	s->flags = (VkBuildAccelerationStructureFlagsKHR)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->geometryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n424 = (uint64_t)s->geometryCount;
 		VkGeometryNV *t422 = sbt_vk_t_alloc(f, n424 * sizeof(*t422));
 		for (uint64_t i423 = 0; i423 < n424; i423++) {
@@ -16894,11 +16894,11 @@ static void sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_t *f, void *
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_ACCELERATION_STRUCTURE_MEMORY_INFO_NV;
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n428 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t426 = sbt_vk_t_alloc(f, n428 * sizeof(*t426));
 		for (uint64_t i427 = 0; i427 < n428; i427++) {
@@ -16944,7 +16944,7 @@ static void sbt_vk_f_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_t *f, v
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR;
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n431 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureKHR *t429 = sbt_vk_t_alloc(f, n431 * sizeof(*t429));
 		for (uint64_t i430 = 0; i430 < n431; i430++) {
@@ -16986,7 +16986,7 @@ static void sbt_vk_f_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_NV;
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n435 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureNV *t433 = sbt_vk_t_alloc(f, n435 * sizeof(*t433));
 		for (uint64_t i434 = 0; i434 < n435; i434++) {
@@ -17028,7 +17028,7 @@ static void sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_t *f
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_INFO_NV;
 	s->type = (VkAccelerationStructureMemoryRequirementsTypeNV)(int32_t)sbt_vk_t_rand(f);
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -17370,7 +17370,7 @@ static void sbt_vk_f_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_t *f, 
 	s->drmFormatModifier = (uint64_t)sbt_vk_t_rand(f);
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n442 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t440 = sbt_vk_t_alloc(f, n442 * sizeof(*t440));
 		for (uint64_t i441 = 0; i441 < n442; i441++) {
@@ -17414,7 +17414,7 @@ static void sbt_vk_f_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_t *f, void
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_LIST_CREATE_INFO_EXT;
 	s->drmFormatModifierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n445 = (uint64_t)s->drmFormatModifierCount;
 		uint64_t *t443 = sbt_vk_t_alloc(f, n445 * sizeof(*t443));
 		for (uint64_t i444 = 0; i444 < n445; i444++) {
@@ -17455,7 +17455,7 @@ static void sbt_vk_f_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_t *f, 
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT;
 	s->drmFormatModifier = (uint64_t)sbt_vk_t_rand(f);
 	s->drmFormatModifierPlaneCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n448 = (uint64_t)s->drmFormatModifierPlaneCount;
 		VkSubresourceLayout *t446 = sbt_vk_t_alloc(f, n448 * sizeof(*t446));
 		for (uint64_t i447 = 0; i447 < n448; i447++) {
@@ -17748,7 +17748,7 @@ static void sbt_vk_f_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_t *f, v
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SUBPASS_FRAGMENT_DENSITY_MAP_OFFSET_END_INFO_QCOM;
 	s->fragmentDensityOffsetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n451 = (uint64_t)s->fragmentDensityOffsetCount;
 		VkOffset2D *t449 = sbt_vk_t_alloc(f, n451 * sizeof(*t449));
 		for (uint64_t i450 = 0; i450 < n451; i450++) {
@@ -18058,7 +18058,7 @@ static void sbt_vk_f_VkBufferDeviceAddressInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkBufferDeviceAddressInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -18200,7 +18200,7 @@ static void sbt_vk_f_VkFramebufferAttachmentsCreateInfo(sbt_vk_t *f, void *vs, i
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO;
 	s->attachmentImageInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n454 = (uint64_t)s->attachmentImageInfoCount;
 		VkFramebufferAttachmentImageInfo *t452 = sbt_vk_t_alloc(f, n454 * sizeof(*t452));
 		for (uint64_t i453 = 0; i453 < n454; i453++) {
@@ -18247,7 +18247,7 @@ static void sbt_vk_f_VkFramebufferAttachmentImageInfo(sbt_vk_t *f, void *vs, int
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->layerCount = (uint32_t)sbt_vk_t_rand(f);
 	s->viewFormatCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n458 = (uint64_t)s->viewFormatCount;
 		VkFormat *t456 = sbt_vk_t_alloc(f, n458 * sizeof(*t456));
 		for (uint64_t i457 = 0; i457 < n458; i457++) {
@@ -18297,11 +18297,11 @@ static void sbt_vk_f_VkRenderPassAttachmentBeginInfo(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO;
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n461 = (uint64_t)s->attachmentCount;
 		VkImageView *t459 = sbt_vk_t_alloc(f, n461 * sizeof(*t459));
 		for (uint64_t i460 = 0; i460 < n461; i460++) {
-			t459[i460] = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+			t459[i460] = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAttachments = t459;
 	}
@@ -18477,7 +18477,7 @@ static void sbt_vk_f_VkImageViewHandleInfoNVX(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_HANDLE_INFO_NVX;
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorType = (VkDescriptorType)(int32_t)sbt_vk_t_rand(f);
 	s->sampler = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 }
@@ -18783,7 +18783,7 @@ static void sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_t *f, void *vs, 
 	s->sType = VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR;
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->counterIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n470 = (uint64_t)s->counterIndexCount;
 		uint32_t *t468 = sbt_vk_t_alloc(f, n470 * sizeof(*t468));
 		for (uint64_t i469 = 0; i469 < n470; i469++) {
@@ -19012,7 +19012,7 @@ static void sbt_vk_f_VkPerformanceValueDataINTEL(sbt_vk_t *f, void *vs, int64_t 
 		s->valueBool = (VkBool32)sbt_vk_t_rand(f);
 		break;
 	case VK_PERFORMANCE_VALUE_TYPE_STRING_INTEL:
-		s->valueString = sbt_vk_t_str(f);
+		s->valueString = sbt_vk_t_str_nonnull(f);
 		break;
 	default:
 		break;
@@ -19472,7 +19472,7 @@ static void sbt_vk_f_VkPipelineInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkPipelineInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -19527,7 +19527,7 @@ static void sbt_vk_f_VkPipelineExecutableInfoKHR(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->executableIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -19833,7 +19833,7 @@ static void sbt_vk_f_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_t *f, void 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SUBPASS_SHADING_PIPELINE_CREATE_INFO_HUAWEI;
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->subpass = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -19934,7 +19934,7 @@ static void sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_t *f, void *v
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -21239,7 +21239,7 @@ static void sbt_vk_f_VkAccelerationStructureCreateInfoKHR(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_KHR;
 	s->createFlags = (VkAccelerationStructureCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->type = (VkAccelerationStructureTypeKHR)(int32_t)sbt_vk_t_rand(f);
@@ -21276,7 +21276,7 @@ static void sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_t *f, vo
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_INFO_KHR;
-	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -21299,7 +21299,7 @@ static void sbt_vk_f_VkAccelerationStructureVersionInfoKHR(sbt_vk_t *f, void *vs
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_VERSION_INFO_KHR;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n482 = (uint64_t)(2*VK_UUID_SIZE);
 		uint8_t *t480 = sbt_vk_t_alloc(f, n482 * sizeof(*t480));
 		for (uint64_t i481 = 0; i481 < n482; i481++) {
@@ -21331,8 +21331,8 @@ static void sbt_vk_f_VkCopyAccelerationStructureInfoKHR(sbt_vk_t *f, void *vs, i
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_INFO_KHR;
-	s->src = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -21360,7 +21360,7 @@ static void sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_t *f, voi
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_TO_MEMORY_INFO_KHR;
-	s->src = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->dst), sizeof(s->dst));
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
@@ -21390,7 +21390,7 @@ static void sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MEMORY_TO_ACCELERATION_STRUCTURE_INFO_KHR;
 	sbt_vk_t_bytes(f, &(s->src), sizeof(s->src));
-	s->dst = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -21419,11 +21419,11 @@ static void sbt_vk_f_VkPipelineLibraryCreateInfoKHR(sbt_vk_t *f, void *vs, int d
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR;
 	s->libraryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n485 = (uint64_t)s->libraryCount;
 		VkPipeline *t483 = sbt_vk_t_alloc(f, n485 * sizeof(*t483));
 		for (uint64_t i484 = 0; i484 < n485; i484++) {
-			t483[i484] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+			t483[i484] = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pLibraries = t483;
 	}
@@ -22194,10 +22194,10 @@ static void sbt_vk_f_VkCopyBufferInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2;
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n489 = (uint64_t)s->regionCount;
 		VkBufferCopy2 *t487 = sbt_vk_t_alloc(f, n489 * sizeof(*t487));
 		for (uint64_t i488 = 0; i488 < n489; i488++) {
@@ -22242,12 +22242,12 @@ static void sbt_vk_f_VkCopyImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n493 = (uint64_t)s->regionCount;
 		VkImageCopy2 *t491 = sbt_vk_t_alloc(f, n493 * sizeof(*t491));
 		for (uint64_t i492 = 0; i492 < n493; i492++) {
@@ -22296,13 +22296,13 @@ static void sbt_vk_f_VkBlitImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->filter = (VkFilter)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n497 = (uint64_t)s->regionCount;
 		VkImageBlit2 *t495 = sbt_vk_t_alloc(f, n497 * sizeof(*t495));
 		for (uint64_t i496 = 0; i496 < n497; i496++) {
@@ -22353,11 +22353,11 @@ static void sbt_vk_f_VkCopyBufferToImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_BUFFER_TO_IMAGE_INFO_2;
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n501 = (uint64_t)s->regionCount;
 		VkBufferImageCopy2 *t499 = sbt_vk_t_alloc(f, n501 * sizeof(*t499));
 		for (uint64_t i500 = 0; i500 < n501; i500++) {
@@ -22404,11 +22404,11 @@ static void sbt_vk_f_VkCopyImageToBufferInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n505 = (uint64_t)s->regionCount;
 		VkBufferImageCopy2 *t503 = sbt_vk_t_alloc(f, n505 * sizeof(*t503));
 		for (uint64_t i504 = 0; i504 < n505; i504++) {
@@ -22455,12 +22455,12 @@ static void sbt_vk_f_VkResolveImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n509 = (uint64_t)s->regionCount;
 		VkImageResolve2 *t507 = sbt_vk_t_alloc(f, n509 * sizeof(*t507));
 		for (uint64_t i508 = 0; i508 < n509; i508++) {
@@ -22901,7 +22901,7 @@ static void sbt_vk_f_VkMutableDescriptorTypeListEXT(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->descriptorTypeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n514 = (uint64_t)s->descriptorTypeCount;
 		VkDescriptorType *t512 = sbt_vk_t_alloc(f, n514 * sizeof(*t512));
 		for (uint64_t i513 = 0; i513 < n514; i513++) {
@@ -22937,7 +22937,7 @@ static void sbt_vk_f_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MUTABLE_DESCRIPTOR_TYPE_CREATE_INFO_EXT;
 	s->mutableDescriptorTypeListCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n517 = (uint64_t)s->mutableDescriptorTypeListCount;
 		VkMutableDescriptorTypeListEXT *t515 = sbt_vk_t_alloc(f, n517 * sizeof(*t515));
 		for (uint64_t i516 = 0; i516 < n517; i516++) {
@@ -23158,7 +23158,7 @@ static void sbt_vk_f_VkPipelineColorWriteCreateInfoEXT(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_WRITE_CREATE_INFO_EXT;
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n521 = (uint64_t)s->attachmentCount;
 		VkBool32 *t519 = sbt_vk_t_alloc(f, n521 * sizeof(*t519));
 		for (uint64_t i520 = 0; i520 < n521; i520++) {
@@ -23237,7 +23237,7 @@ static void sbt_vk_f_VkImageMemoryBarrier2(sbt_vk_t *f, void *vs, int depth)
 	s->newLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->subresourceRange), sizeof(s->subresourceRange));
 }
 
@@ -23285,7 +23285,7 @@ static void sbt_vk_f_VkBufferMemoryBarrier2(sbt_vk_t *f, void *vs, int depth)
 	s->dstAccessMask = (VkAccessFlags2)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -23330,7 +23330,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n524 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier2 *t522 = sbt_vk_t_alloc(f, n524 * sizeof(*t522));
 		for (uint64_t i523 = 0; i523 < n524; i523++) {
@@ -23338,7 +23338,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pMemoryBarriers = t522;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n527 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier2 *t525 = sbt_vk_t_alloc(f, n527 * sizeof(*t525));
 		for (uint64_t i526 = 0; i526 < n527; i526++) {
@@ -23346,7 +23346,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferMemoryBarriers = t525;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n530 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier2 *t528 = sbt_vk_t_alloc(f, n530 * sizeof(*t528));
 		for (uint64_t i529 = 0; i529 < n530; i529++) {
@@ -23415,7 +23415,7 @@ static void sbt_vk_f_VkSemaphoreSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->value = (uint64_t)sbt_vk_t_rand(f);
 	s->stageMask = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
 	s->deviceIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -23447,7 +23447,7 @@ static void sbt_vk_f_VkCommandBufferSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -23477,7 +23477,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n536 = (uint64_t)s->waitSemaphoreInfoCount;
 		VkSemaphoreSubmitInfo *t534 = sbt_vk_t_alloc(f, n536 * sizeof(*t534));
 		for (uint64_t i535 = 0; i535 < n536; i535++) {
@@ -23485,7 +23485,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitSemaphoreInfos = t534;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n539 = (uint64_t)s->commandBufferInfoCount;
 		VkCommandBufferSubmitInfo *t537 = sbt_vk_t_alloc(f, n539 * sizeof(*t537));
 		for (uint64_t i538 = 0; i538 < n539; i538++) {
@@ -23493,7 +23493,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pCommandBufferInfos = t537;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n542 = (uint64_t)s->signalSemaphoreInfoCount;
 		VkSemaphoreSubmitInfo *t540 = sbt_vk_t_alloc(f, n542 * sizeof(*t540));
 		for (uint64_t i541 = 0; i541 < n542; i541++) {
@@ -23828,7 +23828,7 @@ static void sbt_vk_f_VkVideoProfileListInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR;
 	s->profileCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n548 = (uint64_t)s->profileCount;
 		VkVideoProfileInfoKHR *t546 = sbt_vk_t_alloc(f, n548 * sizeof(*t546));
 		for (uint64_t i547 = 0; i547 < n548; i547++) {
@@ -24036,7 +24036,7 @@ static void sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_VIDEO_SESSION_MEMORY_INFO_KHR;
 	s->memoryBindIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->memorySize = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -24070,7 +24070,7 @@ static void sbt_vk_f_VkVideoPictureResourceInfoKHR(sbt_vk_t *f, void *vs, int de
 	sbt_vk_t_bytes(f, &(s->codedOffset), sizeof(s->codedOffset));
 	sbt_vk_t_bytes(f, &(s->codedExtent), sizeof(s->codedExtent));
 	s->baseArrayLayer = (uint32_t)sbt_vk_t_rand(f);
-	s->imageViewBinding = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageViewBinding = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkVideoPictureResourceInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24178,7 +24178,7 @@ static void sbt_vk_f_VkVideoDecodeInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_INFO_KHR;
 	s->flags = (VkVideoDecodeFlagsKHR)sbt_vk_t_rand(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->srcBufferRange = (VkDeviceSize)sbt_vk_t_rand(f);
 	sbt_vk_f_VkVideoPictureResourceInfoKHR(f, &(s->dstPictureResource), depth + 1);
@@ -24188,7 +24188,7 @@ static void sbt_vk_f_VkVideoDecodeInfoKHR(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_f_VkVideoReferenceSlotInfoKHR(f, &(t551[0]), depth + 1);
 		s->pSetupReferenceSlot = t551;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n554 = (uint64_t)s->referenceSlotCount;
 		VkVideoReferenceSlotInfoKHR *t552 = sbt_vk_t_alloc(f, n554 * sizeof(*t552));
 		for (uint64_t i553 = 0; i553 < n554; i553++) {
@@ -24250,12 +24250,12 @@ static void sbt_vk_f_VkVideoSessionCreateInfoKHR(sbt_vk_t *f, void *vs, int dept
 	s->referencePictureFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->maxDpbSlots = (uint32_t)sbt_vk_t_rand(f);
 	s->maxActiveReferencePictures = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoProfileInfoKHR *t556 = sbt_vk_t_alloc(f, sizeof(*t556));
 		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t556[0]), depth + 1);
 		s->pVideoProfile = t556;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkExtensionProperties *t557 = sbt_vk_t_alloc(f, sizeof(*t557));
 		sbt_vk_f_VkExtensionProperties(f, &(t557[0]), depth + 1);
 		s->pStdHeaderVersion = t557;
@@ -24304,7 +24304,7 @@ static void sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(sbt_vk_t *f, void *vs
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_SESSION_PARAMETERS_CREATE_INFO_KHR;
 	s->flags = (VkVideoSessionParametersCreateFlagsKHR)sbt_vk_t_rand(f);
 	s->videoSessionParametersTemplate = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkVideoSessionParametersCreateInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24355,10 +24355,10 @@ static void sbt_vk_f_VkVideoBeginCodingInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_BEGIN_CODING_INFO_KHR;
 	s->flags = (VkVideoBeginCodingFlagsKHR)sbt_vk_t_rand(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->referenceSlotCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n560 = (uint64_t)s->referenceSlotCount;
 		VkVideoReferenceSlotInfoKHR *t558 = sbt_vk_t_alloc(f, n560 * sizeof(*t558));
 		for (uint64_t i559 = 0; i559 < n560; i559++) {
@@ -24640,8 +24640,8 @@ static void sbt_vk_f_VkCuFunctionCreateInfoNVX(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX;
-	s->module = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
-	s->pName = sbt_vk_t_str(f);
+	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkCuFunctionCreateInfoNVX(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24895,7 +24895,7 @@ static void sbt_vk_f_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_BUFFER_BINDING_PUSH_DESCRIPTOR_BUFFER_HANDLE_EXT;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24918,21 +24918,21 @@ static void sbt_vk_f_VkDescriptorDataEXT(sbt_vk_t *f, void *vs, int64_t sel, int
 	(void)depth;
 	switch (sel) {
 	case VK_DESCRIPTOR_TYPE_SAMPLER:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkSampler *t563 = sbt_vk_t_alloc(f, sizeof(*t563));
 			t563[0] = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 			s->pSampler = t563;
 		}
 		break;
 	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkDescriptorImageInfo *t564 = sbt_vk_t_alloc(f, sizeof(*t564));
 			sbt_vk_f_VkDescriptorImageInfo(f, &(t564[0]), depth + 1);
 			s->pCombinedImageSampler = t564;
 		}
 		break;
 	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkDescriptorImageInfo *t565 = sbt_vk_t_alloc(f, sizeof(*t565));
 			sbt_vk_f_VkDescriptorImageInfo(f, &(t565[0]), depth + 1);
 			s->pInputAttachmentImage = t565;
@@ -25386,7 +25386,7 @@ static void sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MEMORY_GET_REMOTE_ADDRESS_INFO_NV;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -25529,7 +25529,7 @@ static void sbt_vk_f_VkPipelineRenderingCreateInfo(sbt_vk_t *f, void *vs, int de
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->depthAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->stencilAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n578 = (uint64_t)s->colorAttachmentCount;
 		VkFormat *t576 = sbt_vk_t_alloc(f, n578 * sizeof(*t576));
 		for (uint64_t i577 = 0; i577 < n578; i577++) {
@@ -25579,7 +25579,7 @@ static void sbt_vk_f_VkRenderingInfo(sbt_vk_t *f, void *vs, int depth)
 	s->layerCount = (uint32_t)sbt_vk_t_rand(f);
 	s->viewMask = (uint32_t)sbt_vk_t_rand(f);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n581 = (uint64_t)s->colorAttachmentCount;
 		VkRenderingAttachmentInfo *t579 = sbt_vk_t_alloc(f, n581 * sizeof(*t579));
 		for (uint64_t i580 = 0; i580 < n581; i580++) {
@@ -25719,7 +25719,7 @@ static void sbt_vk_f_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_t *f,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_INFO_EXT;
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -25774,7 +25774,7 @@ static void sbt_vk_f_VkCommandBufferInheritanceRenderingInfo(sbt_vk_t *f, void *
 	s->depthAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->stencilAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->rasterizationSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n587 = (uint64_t)s->colorAttachmentCount;
 		VkFormat *t585 = sbt_vk_t_alloc(f, n587 * sizeof(*t585));
 		for (uint64_t i586 = 0; i586 < n587; i586++) {
@@ -25825,7 +25825,7 @@ static void sbt_vk_f_VkAttachmentSampleCountInfoAMD(sbt_vk_t *f, void *vs, int d
 	s->sType = VK_STRUCTURE_TYPE_ATTACHMENT_SAMPLE_COUNT_INFO_AMD;
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->depthStencilAttachmentSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n590 = (uint64_t)s->colorAttachmentCount;
 		VkSampleCountFlagBits *t588 = sbt_vk_t_alloc(f, n590 * sizeof(*t588));
 		for (uint64_t i589 = 0; i589 < n590; i589++) {
@@ -26085,7 +26085,7 @@ static void sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(sbt_vk_t *f, void *vs,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_BINDING_REFERENCE_VALVE;
-	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -26184,7 +26184,7 @@ static void sbt_vk_f_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_t
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT;
 	s->identifierSize = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n593 = (uint64_t)s->identifierSize;
 		uint8_t *t591 = sbt_vk_t_alloc(f, n593 * sizeof(*t591));
 		for (uint64_t i592 = 0; i592 < n593; i592++) {
@@ -26636,7 +26636,7 @@ static void sbt_vk_f_VkMicromapCreateInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MICROMAP_CREATE_INFO_EXT;
 	s->createFlags = (VkMicromapCreateFlagsEXT)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->type = (VkMicromapTypeEXT)(int32_t)sbt_vk_t_rand(f);
@@ -26673,7 +26673,7 @@ static void sbt_vk_f_VkMicromapVersionInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MICROMAP_VERSION_INFO_EXT;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n609 = (uint64_t)(2*VK_UUID_SIZE);
 		uint8_t *t607 = sbt_vk_t_alloc(f, n609 * sizeof(*t607));
 		for (uint64_t i608 = 0; i608 < n609; i608++) {
@@ -26705,8 +26705,8 @@ static void sbt_vk_f_VkCopyMicromapInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MICROMAP_INFO_EXT;
-	s->src = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -26734,7 +26734,7 @@ static void sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MICROMAP_TO_MEMORY_INFO_EXT;
-	s->src = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->dst), sizeof(s->dst));
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
@@ -26764,7 +26764,7 @@ static void sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MEMORY_TO_MICROMAP_INFO_EXT;
 	sbt_vk_t_bytes(f, &(s->src), sizeof(s->src));
-	s->dst = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -26895,7 +26895,7 @@ static void sbt_vk_f_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_t
 	s->indexStride = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->baseTriangle = (uint32_t)sbt_vk_t_rand(f);
 	s->usageCountsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->micromap = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n612 = (uint64_t)s->usageCountsCount;
 		VkMicromapUsageEXT *t610 = sbt_vk_t_alloc(f, n612 * sizeof(*t610));
@@ -27588,7 +27588,7 @@ static void sbt_vk_f_VkOpticalFlowExecuteInfoNV(sbt_vk_t *f, void *vs, int depth
 	s->sType = VK_STRUCTURE_TYPE_OPTICAL_FLOW_EXECUTE_INFO_NV;
 	s->flags = (VkOpticalFlowExecuteFlagsNV)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n620 = (uint64_t)s->regionCount;
 		VkRect2D *t618 = sbt_vk_t_alloc(f, n620 * sizeof(*t618));
 		for (uint64_t i619 = 0; i619 < n620; i619++) {
@@ -27838,11 +27838,11 @@ static void sbt_vk_f_VkSwapchainPresentFenceInfoEXT(sbt_vk_t *f, void *vs, int d
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n626 = (uint64_t)s->swapchainCount;
 		VkFence *t624 = sbt_vk_t_alloc(f, n626 * sizeof(*t624));
 		for (uint64_t i625 = 0; i625 < n626; i625++) {
-			t624[i625] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t624[i625] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t624;
 	}
@@ -27880,7 +27880,7 @@ static void sbt_vk_f_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_EXT;
 	s->presentModeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n630 = (uint64_t)s->presentModeCount;
 		VkPresentModeKHR *t628 = sbt_vk_t_alloc(f, n630 * sizeof(*t628));
 		for (uint64_t i629 = 0; i629 < n630; i629++) {
@@ -27920,7 +27920,7 @@ static void sbt_vk_f_VkSwapchainPresentModeInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n633 = (uint64_t)s->swapchainCount;
 		VkPresentModeKHR *t631 = sbt_vk_t_alloc(f, n633 * sizeof(*t631));
 		for (uint64_t i632 = 0; i632 < n633; i632++) {
@@ -27988,9 +27988,9 @@ static void sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(sbt_vk_t *f, void *vs, int 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_EXT;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n636 = (uint64_t)s->imageIndexCount;
 		uint32_t *t634 = sbt_vk_t_alloc(f, n636 * sizeof(*t634));
 		for (uint64_t i635 = 0; i635 < n636; i635++) {
@@ -28105,7 +28105,7 @@ static void sbt_vk_f_VkDirectDriverLoadingListLUNARG(sbt_vk_t *f, void *vs, int 
 	s->sType = VK_STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_LIST_LUNARG;
 	s->mode = (VkDirectDriverLoadingModeLUNARG)(int32_t)sbt_vk_t_rand(f);
 	s->driverCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n639 = (uint64_t)s->driverCount;
 		VkDirectDriverLoadingInfoLUNARG *t637 = sbt_vk_t_alloc(f, n639 * sizeof(*t637));
 		for (uint64_t i638 = 0; i638 < n639; i638++) {
@@ -37040,7 +37040,7 @@ static void sbt_vk_fa_vkCreateInstance(sbt_vk_t *f, void *vs)
 	(void)depth;
 	(void)f;
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkInstanceCreateInfo *t641 = sbt_vk_t_alloc(f, sizeof(*t641));
 		sbt_vk_f_VkInstanceCreateInfo(f, &(t641[0]), depth + 1);
 		s->pCreateInfo = t641;
@@ -37111,7 +37111,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDevices(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t645 = sbt_vk_t_alloc(f, sizeof(*t645));
@@ -37155,9 +37155,9 @@ static void sbt_vk_fa_vkGetDeviceProcAddr(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = NULL;
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkGetDeviceProcAddr(sbt_vk_c *c, const void *va, const void *vb)
@@ -37181,7 +37181,7 @@ static void sbt_vk_fa_vkGetInstanceProcAddr(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = NULL;
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkGetInstanceProcAddr(sbt_vk_c *c, const void *va, const void *vb)
@@ -37203,7 +37203,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceProperties *t650 = sbt_vk_t_alloc(f, sizeof(*t650));
 		sbt_vk_f_VkPhysicalDeviceProperties(f, &(t650[0]), depth + 1);
@@ -37230,7 +37230,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t651 = sbt_vk_t_alloc(f, sizeof(*t651));
 		t651[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -37269,7 +37269,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceMemoryProperties *t655 = sbt_vk_t_alloc(f, sizeof(*t655));
 		sbt_vk_f_VkPhysicalDeviceMemoryProperties(f, &(t655[0]), depth + 1);
@@ -37296,7 +37296,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceFeatures *t656 = sbt_vk_t_alloc(f, sizeof(*t656));
 		sbt_vk_t_bytes(f, &(t656[0]), sizeof(t656[0]));
@@ -37323,7 +37323,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkFormatProperties *t657 = sbt_vk_t_alloc(f, sizeof(*t657));
@@ -37353,7 +37353,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->tiling = (VkImageTiling)(int32_t)sbt_vk_t_rand(f);
@@ -37398,9 +37398,9 @@ static void sbt_vk_fa_vkCreateDevice(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceCreateInfo *t659 = sbt_vk_t_alloc(f, sizeof(*t659));
 		sbt_vk_f_VkDeviceCreateInfo(f, &(t659[0]), depth + 1);
 		s->pCreateInfo = t659;
@@ -37585,7 +37585,7 @@ static void sbt_vk_fa_vkEnumerateDeviceLayerProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t674 = sbt_vk_t_alloc(f, sizeof(*t674));
@@ -37629,7 +37629,7 @@ static void sbt_vk_fa_vkEnumerateDeviceExtensionProperties(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	s->pLayerName = sbt_vk_t_str(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -37676,7 +37676,7 @@ static void sbt_vk_fa_vkGetDeviceQueue(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->queueIndex = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -37709,11 +37709,11 @@ static void sbt_vk_fa_vkQueueSubmit(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->submitCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n687 = (uint64_t)s->submitCount;
 		VkSubmitInfo *t685 = sbt_vk_t_alloc(f, n687 * sizeof(*t685));
 		for (uint64_t i686 = 0; i686 < n687; i686++) {
@@ -37755,7 +37755,7 @@ static void sbt_vk_fa_vkQueueWaitIdle(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -37776,7 +37776,7 @@ static void sbt_vk_fa_vkDeviceWaitIdle(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -37797,9 +37797,9 @@ static void sbt_vk_fa_vkAllocateMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryAllocateInfo *t689 = sbt_vk_t_alloc(f, sizeof(*t689));
 		sbt_vk_f_VkMemoryAllocateInfo(f, &(t689[0]), depth + 1);
 		s->pAllocateInfo = t689;
@@ -37845,7 +37845,7 @@ static void sbt_vk_fa_vkFreeMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t692 = sbt_vk_t_alloc(f, sizeof(*t692));
@@ -37875,8 +37875,8 @@ static void sbt_vk_fa_vkMapMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkMemoryMapFlags)sbt_vk_t_rand(f);
@@ -37917,8 +37917,8 @@ static void sbt_vk_fa_vkUnmapMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkUnmapMemory(sbt_vk_c *c, const void *va, const void *vb)
@@ -37938,10 +37938,10 @@ static void sbt_vk_fa_vkFlushMappedMemoryRanges(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n696 = (uint64_t)s->memoryRangeCount;
 		VkMappedMemoryRange *t694 = sbt_vk_t_alloc(f, n696 * sizeof(*t694));
 		for (uint64_t i695 = 0; i695 < n696; i695++) {
@@ -37981,10 +37981,10 @@ static void sbt_vk_fa_vkInvalidateMappedMemoryRanges(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n700 = (uint64_t)s->memoryRangeCount;
 		VkMappedMemoryRange *t698 = sbt_vk_t_alloc(f, n700 * sizeof(*t698));
 		for (uint64_t i699 = 0; i699 < n700; i699++) {
@@ -38024,8 +38024,8 @@ static void sbt_vk_fa_vkGetDeviceMemoryCommitment(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t702 = sbt_vk_t_alloc(f, sizeof(*t702));
 		t702[0] = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -38054,8 +38054,8 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMemoryRequirements *t703 = sbt_vk_t_alloc(f, sizeof(*t703));
 		sbt_vk_f_VkMemoryRequirements(f, &(t703[0]), depth + 1);
@@ -38084,9 +38084,9 @@ static void sbt_vk_fa_vkBindBufferMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -38114,8 +38114,8 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMemoryRequirements *t704 = sbt_vk_t_alloc(f, sizeof(*t704));
 		sbt_vk_f_VkMemoryRequirements(f, &(t704[0]), depth + 1);
@@ -38144,9 +38144,9 @@ static void sbt_vk_fa_vkBindImageMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -38174,8 +38174,8 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t705 = sbt_vk_t_alloc(f, sizeof(*t705));
 		t705[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -38216,7 +38216,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
@@ -38270,11 +38270,11 @@ static void sbt_vk_fa_vkQueueBindSparse(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n715 = (uint64_t)s->bindInfoCount;
 		VkBindSparseInfo *t713 = sbt_vk_t_alloc(f, n715 * sizeof(*t713));
 		for (uint64_t i714 = 0; i714 < n715; i714++) {
@@ -38316,9 +38316,9 @@ static void sbt_vk_fa_vkCreateFence(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFenceCreateInfo *t717 = sbt_vk_t_alloc(f, sizeof(*t717));
 		sbt_vk_f_VkFenceCreateInfo(f, &(t717[0]), depth + 1);
 		s->pCreateInfo = t717;
@@ -38364,7 +38364,7 @@ static void sbt_vk_fa_vkDestroyFence(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t720 = sbt_vk_t_alloc(f, sizeof(*t720));
@@ -38394,14 +38394,14 @@ static void sbt_vk_fa_vkResetFences(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n723 = (uint64_t)s->fenceCount;
 		VkFence *t721 = sbt_vk_t_alloc(f, n723 * sizeof(*t721));
 		for (uint64_t i722 = 0; i722 < n723; i722++) {
-			t721[i722] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t721[i722] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t721;
 	}
@@ -38437,8 +38437,8 @@ static void sbt_vk_fa_vkGetFenceStatus(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38461,16 +38461,16 @@ static void sbt_vk_fa_vkWaitForFences(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->waitAll = (VkBool32)sbt_vk_t_rand(f);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n727 = (uint64_t)s->fenceCount;
 		VkFence *t725 = sbt_vk_t_alloc(f, n727 * sizeof(*t725));
 		for (uint64_t i726 = 0; i726 < n727; i726++) {
-			t725[i726] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t725[i726] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t725;
 	}
@@ -38510,9 +38510,9 @@ static void sbt_vk_fa_vkCreateSemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreCreateInfo *t729 = sbt_vk_t_alloc(f, sizeof(*t729));
 		sbt_vk_f_VkSemaphoreCreateInfo(f, &(t729[0]), depth + 1);
 		s->pCreateInfo = t729;
@@ -38558,7 +38558,7 @@ static void sbt_vk_fa_vkDestroySemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t732 = sbt_vk_t_alloc(f, sizeof(*t732));
@@ -38588,9 +38588,9 @@ static void sbt_vk_fa_vkCreateEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkEventCreateInfo *t733 = sbt_vk_t_alloc(f, sizeof(*t733));
 		sbt_vk_f_VkEventCreateInfo(f, &(t733[0]), depth + 1);
 		s->pCreateInfo = t733;
@@ -38636,7 +38636,7 @@ static void sbt_vk_fa_vkDestroyEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t736 = sbt_vk_t_alloc(f, sizeof(*t736));
@@ -38666,8 +38666,8 @@ static void sbt_vk_fa_vkGetEventStatus(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38690,8 +38690,8 @@ static void sbt_vk_fa_vkSetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38714,8 +38714,8 @@ static void sbt_vk_fa_vkResetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38738,9 +38738,9 @@ static void sbt_vk_fa_vkCreateQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkQueryPoolCreateInfo *t737 = sbt_vk_t_alloc(f, sizeof(*t737));
 		sbt_vk_f_VkQueryPoolCreateInfo(f, &(t737[0]), depth + 1);
 		s->pCreateInfo = t737;
@@ -38786,7 +38786,7 @@ static void sbt_vk_fa_vkDestroyQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t740 = sbt_vk_t_alloc(f, sizeof(*t740));
@@ -38816,8 +38816,8 @@ static void sbt_vk_fa_vkGetQueryPoolResults(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -38860,8 +38860,8 @@ static void sbt_vk_fa_vkResetQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -38887,9 +38887,9 @@ static void sbt_vk_fa_vkCreateBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferCreateInfo *t741 = sbt_vk_t_alloc(f, sizeof(*t741));
 		sbt_vk_f_VkBufferCreateInfo(f, &(t741[0]), depth + 1);
 		s->pCreateInfo = t741;
@@ -38935,7 +38935,7 @@ static void sbt_vk_fa_vkDestroyBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t744 = sbt_vk_t_alloc(f, sizeof(*t744));
@@ -38965,9 +38965,9 @@ static void sbt_vk_fa_vkCreateBufferView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferViewCreateInfo *t745 = sbt_vk_t_alloc(f, sizeof(*t745));
 		sbt_vk_f_VkBufferViewCreateInfo(f, &(t745[0]), depth + 1);
 		s->pCreateInfo = t745;
@@ -39013,7 +39013,7 @@ static void sbt_vk_fa_vkDestroyBufferView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferView = (VkBufferView)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t748 = sbt_vk_t_alloc(f, sizeof(*t748));
@@ -39043,9 +39043,9 @@ static void sbt_vk_fa_vkCreateImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageCreateInfo *t749 = sbt_vk_t_alloc(f, sizeof(*t749));
 		sbt_vk_f_VkImageCreateInfo(f, &(t749[0]), depth + 1);
 		s->pCreateInfo = t749;
@@ -39091,7 +39091,7 @@ static void sbt_vk_fa_vkDestroyImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t752 = sbt_vk_t_alloc(f, sizeof(*t752));
@@ -39121,9 +39121,9 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSubresource *t753 = sbt_vk_t_alloc(f, sizeof(*t753));
 		sbt_vk_t_bytes(f, &(t753[0]), sizeof(t753[0]));
 		s->pSubresource = t753;
@@ -39160,9 +39160,9 @@ static void sbt_vk_fa_vkCreateImageView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageViewCreateInfo *t755 = sbt_vk_t_alloc(f, sizeof(*t755));
 		sbt_vk_f_VkImageViewCreateInfo(f, &(t755[0]), depth + 1);
 		s->pCreateInfo = t755;
@@ -39208,7 +39208,7 @@ static void sbt_vk_fa_vkDestroyImageView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t758 = sbt_vk_t_alloc(f, sizeof(*t758));
@@ -39238,9 +39238,9 @@ static void sbt_vk_fa_vkCreateShaderModule(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkShaderModuleCreateInfo *t759 = sbt_vk_t_alloc(f, sizeof(*t759));
 		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t759[0]), depth + 1);
 		s->pCreateInfo = t759;
@@ -39286,7 +39286,7 @@ static void sbt_vk_fa_vkDestroyShaderModule(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderModule = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t762 = sbt_vk_t_alloc(f, sizeof(*t762));
@@ -39316,9 +39316,9 @@ static void sbt_vk_fa_vkCreatePipelineCache(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineCacheCreateInfo *t763 = sbt_vk_t_alloc(f, sizeof(*t763));
 		sbt_vk_f_VkPipelineCacheCreateInfo(f, &(t763[0]), depth + 1);
 		s->pCreateInfo = t763;
@@ -39364,7 +39364,7 @@ static void sbt_vk_fa_vkDestroyPipelineCache(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t766 = sbt_vk_t_alloc(f, sizeof(*t766));
@@ -39394,8 +39394,8 @@ static void sbt_vk_fa_vkGetPipelineCacheData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipelineCache = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		size_t *t767 = sbt_vk_t_alloc(f, sizeof(*t767));
@@ -39432,15 +39432,15 @@ static void sbt_vk_fa_vkMergePipelineCaches(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstCache = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n770 = (uint64_t)s->srcCacheCount;
 		VkPipelineCache *t768 = sbt_vk_t_alloc(f, n770 * sizeof(*t768));
 		for (uint64_t i769 = 0; i769 < n770; i769++) {
-			t768[i769] = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+			t768[i769] = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSrcCaches = t768;
 	}
@@ -39478,11 +39478,11 @@ static void sbt_vk_fa_vkCreateGraphicsPipelines(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n774 = (uint64_t)s->createInfoCount;
 		VkGraphicsPipelineCreateInfo *t772 = sbt_vk_t_alloc(f, n774 * sizeof(*t772));
 		for (uint64_t i773 = 0; i773 < n774; i773++) {
@@ -39547,11 +39547,11 @@ static void sbt_vk_fa_vkCreateComputePipelines(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n783 = (uint64_t)s->createInfoCount;
 		VkComputePipelineCreateInfo *t781 = sbt_vk_t_alloc(f, n783 * sizeof(*t781));
 		for (uint64_t i782 = 0; i782 < n783; i782++) {
@@ -39616,8 +39616,8 @@ static void sbt_vk_fa_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_t *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->renderpass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->renderpass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkExtent2D *t790 = sbt_vk_t_alloc(f, sizeof(*t790));
@@ -39649,7 +39649,7 @@ static void sbt_vk_fa_vkDestroyPipeline(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t791 = sbt_vk_t_alloc(f, sizeof(*t791));
@@ -39679,9 +39679,9 @@ static void sbt_vk_fa_vkCreatePipelineLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineLayoutCreateInfo *t792 = sbt_vk_t_alloc(f, sizeof(*t792));
 		sbt_vk_f_VkPipelineLayoutCreateInfo(f, &(t792[0]), depth + 1);
 		s->pCreateInfo = t792;
@@ -39727,7 +39727,7 @@ static void sbt_vk_fa_vkDestroyPipelineLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineLayout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t795 = sbt_vk_t_alloc(f, sizeof(*t795));
@@ -39757,9 +39757,9 @@ static void sbt_vk_fa_vkCreateSampler(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSamplerCreateInfo *t796 = sbt_vk_t_alloc(f, sizeof(*t796));
 		sbt_vk_f_VkSamplerCreateInfo(f, &(t796[0]), depth + 1);
 		s->pCreateInfo = t796;
@@ -39805,7 +39805,7 @@ static void sbt_vk_fa_vkDestroySampler(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampler = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t799 = sbt_vk_t_alloc(f, sizeof(*t799));
@@ -39835,9 +39835,9 @@ static void sbt_vk_fa_vkCreateDescriptorSetLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetLayoutCreateInfo *t800 = sbt_vk_t_alloc(f, sizeof(*t800));
 		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t800[0]), depth + 1);
 		s->pCreateInfo = t800;
@@ -39883,7 +39883,7 @@ static void sbt_vk_fa_vkDestroyDescriptorSetLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t803 = sbt_vk_t_alloc(f, sizeof(*t803));
@@ -39913,9 +39913,9 @@ static void sbt_vk_fa_vkCreateDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorPoolCreateInfo *t804 = sbt_vk_t_alloc(f, sizeof(*t804));
 		sbt_vk_f_VkDescriptorPoolCreateInfo(f, &(t804[0]), depth + 1);
 		s->pCreateInfo = t804;
@@ -39961,7 +39961,7 @@ static void sbt_vk_fa_vkDestroyDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t807 = sbt_vk_t_alloc(f, sizeof(*t807));
@@ -39991,8 +39991,8 @@ static void sbt_vk_fa_vkResetDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkDescriptorPoolResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40018,9 +40018,9 @@ static void sbt_vk_fa_vkAllocateDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetAllocateInfo *t808 = sbt_vk_t_alloc(f, sizeof(*t808));
 		sbt_vk_f_VkDescriptorSetAllocateInfo(f, &(t808[0]), depth + 1);
 		s->pAllocateInfo = t808;
@@ -40062,11 +40062,11 @@ static void sbt_vk_fa_vkFreeDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n815 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSet *t813 = sbt_vk_t_alloc(f, n815 * sizeof(*t813));
 		for (uint64_t i814 = 0; i814 < n815; i814++) {
@@ -40108,10 +40108,10 @@ static void sbt_vk_fa_vkUpdateDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->descriptorCopyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n819 = (uint64_t)s->descriptorWriteCount;
 		VkWriteDescriptorSet *t817 = sbt_vk_t_alloc(f, n819 * sizeof(*t817));
 		for (uint64_t i818 = 0; i818 < n819; i818++) {
@@ -40119,7 +40119,7 @@ static void sbt_vk_fa_vkUpdateDescriptorSets(sbt_vk_t *f, void *vs)
 		}
 		s->pDescriptorWrites = t817;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n822 = (uint64_t)s->descriptorCopyCount;
 		VkCopyDescriptorSet *t820 = sbt_vk_t_alloc(f, n822 * sizeof(*t820));
 		for (uint64_t i821 = 0; i821 < n822; i821++) {
@@ -40170,9 +40170,9 @@ static void sbt_vk_fa_vkCreateFramebuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFramebufferCreateInfo *t825 = sbt_vk_t_alloc(f, sizeof(*t825));
 		sbt_vk_f_VkFramebufferCreateInfo(f, &(t825[0]), depth + 1);
 		s->pCreateInfo = t825;
@@ -40218,7 +40218,7 @@ static void sbt_vk_fa_vkDestroyFramebuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t828 = sbt_vk_t_alloc(f, sizeof(*t828));
@@ -40248,9 +40248,9 @@ static void sbt_vk_fa_vkCreateRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassCreateInfo *t829 = sbt_vk_t_alloc(f, sizeof(*t829));
 		sbt_vk_f_VkRenderPassCreateInfo(f, &(t829[0]), depth + 1);
 		s->pCreateInfo = t829;
@@ -40296,7 +40296,7 @@ static void sbt_vk_fa_vkDestroyRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t832 = sbt_vk_t_alloc(f, sizeof(*t832));
@@ -40326,8 +40326,8 @@ static void sbt_vk_fa_vkGetRenderAreaGranularity(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkExtent2D *t833 = sbt_vk_t_alloc(f, sizeof(*t833));
 		sbt_vk_t_bytes(f, &(t833[0]), sizeof(t833[0]));
@@ -40356,9 +40356,9 @@ static void sbt_vk_fa_vkCreateCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandPoolCreateInfo *t834 = sbt_vk_t_alloc(f, sizeof(*t834));
 		sbt_vk_f_VkCommandPoolCreateInfo(f, &(t834[0]), depth + 1);
 		s->pCreateInfo = t834;
@@ -40404,7 +40404,7 @@ static void sbt_vk_fa_vkDestroyCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t837 = sbt_vk_t_alloc(f, sizeof(*t837));
@@ -40434,8 +40434,8 @@ static void sbt_vk_fa_vkResetCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandPoolResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40461,9 +40461,9 @@ static void sbt_vk_fa_vkAllocateCommandBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandBufferAllocateInfo *t838 = sbt_vk_t_alloc(f, sizeof(*t838));
 		sbt_vk_f_VkCommandBufferAllocateInfo(f, &(t838[0]), depth + 1);
 		s->pAllocateInfo = t838;
@@ -40505,10 +40505,10 @@ static void sbt_vk_fa_vkFreeCommandBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n845 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t843 = sbt_vk_t_alloc(f, n845 * sizeof(*t843));
 		for (uint64_t i844 = 0; i844 < n845; i844++) {
@@ -40548,9 +40548,9 @@ static void sbt_vk_fa_vkBeginCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandBufferBeginInfo *t847 = sbt_vk_t_alloc(f, sizeof(*t847));
 		sbt_vk_f_VkCommandBufferBeginInfo(f, &(t847[0]), depth + 1);
 		s->pBeginInfo = t847;
@@ -40578,7 +40578,7 @@ static void sbt_vk_fa_vkEndCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -40599,7 +40599,7 @@ static void sbt_vk_fa_vkResetCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandBufferResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40623,9 +40623,9 @@ static void sbt_vk_fa_vkCmdBindPipeline(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdBindPipeline(sbt_vk_c *c, const void *va, const void *vb)
@@ -40647,10 +40647,10 @@ static void sbt_vk_fa_vkCmdSetViewport(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n850 = (uint64_t)s->viewportCount;
 		VkViewport *t848 = sbt_vk_t_alloc(f, n850 * sizeof(*t848));
 		for (uint64_t i849 = 0; i849 < n850; i849++) {
@@ -40688,10 +40688,10 @@ static void sbt_vk_fa_vkCmdSetScissor(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n853 = (uint64_t)s->scissorCount;
 		VkRect2D *t851 = sbt_vk_t_alloc(f, n853 * sizeof(*t851));
 		for (uint64_t i852 = 0; i852 < n853; i852++) {
@@ -40729,7 +40729,7 @@ static void sbt_vk_fa_vkCmdSetLineWidth(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineWidth = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -40750,7 +40750,7 @@ static void sbt_vk_fa_vkCmdSetDepthBias(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBiasConstantFactor = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->depthBiasClamp = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->depthBiasSlopeFactor = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
@@ -40777,7 +40777,7 @@ static void sbt_vk_fa_vkCmdSetBlendConstants(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n856 = (uint64_t)(4);
 		float *t854 = sbt_vk_t_alloc(f, n856 * sizeof(*t854));
@@ -40807,7 +40807,7 @@ static void sbt_vk_fa_vkCmdSetDepthBounds(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->minDepthBounds = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->maxDepthBounds = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
@@ -40831,7 +40831,7 @@ static void sbt_vk_fa_vkCmdSetStencilCompareMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->compareMask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40855,7 +40855,7 @@ static void sbt_vk_fa_vkCmdSetStencilWriteMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->writeMask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40879,7 +40879,7 @@ static void sbt_vk_fa_vkCmdSetStencilReference(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->reference = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40903,13 +40903,13 @@ static void sbt_vk_fa_vkCmdBindDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dynamicOffsetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n859 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSet *t857 = sbt_vk_t_alloc(f, n859 * sizeof(*t857));
 		for (uint64_t i858 = 0; i858 < n859; i858++) {
@@ -40917,7 +40917,7 @@ static void sbt_vk_fa_vkCmdBindDescriptorSets(sbt_vk_t *f, void *vs)
 		}
 		s->pDescriptorSets = t857;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n862 = (uint64_t)s->dynamicOffsetCount;
 		uint32_t *t860 = sbt_vk_t_alloc(f, n862 * sizeof(*t860));
 		for (uint64_t i861 = 0; i861 < n862; i861++) {
@@ -40972,8 +40972,8 @@ static void sbt_vk_fa_vkCmdBindIndexBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->indexType = (VkIndexType)(int32_t)sbt_vk_t_rand(f);
 }
@@ -40999,10 +40999,10 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n866 = (uint64_t)s->bindingCount;
 		VkBuffer *t864 = sbt_vk_t_alloc(f, n866 * sizeof(*t864));
 		for (uint64_t i865 = 0; i865 < n866; i865++) {
@@ -41010,7 +41010,7 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers(sbt_vk_t *f, void *vs)
 		}
 		s->pBuffers = t864;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n869 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t867 = sbt_vk_t_alloc(f, n869 * sizeof(*t867));
 		for (uint64_t i868 = 0; i868 < n869; i868++) {
@@ -41059,7 +41059,7 @@ static void sbt_vk_fa_vkCmdDraw(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->vertexCount = (uint32_t)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstVertex = (uint32_t)sbt_vk_t_rand(f);
@@ -41089,7 +41089,7 @@ static void sbt_vk_fa_vkCmdDrawIndexed(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indexCount = (uint32_t)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -41122,12 +41122,12 @@ static void sbt_vk_fa_vkCmdDrawMultiEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n873 = (uint64_t)s->drawCount;
 		VkMultiDrawInfoEXT *t871 = sbt_vk_t_alloc(f, n873 * sizeof(*t871));
 		for (uint64_t i872 = 0; i872 < n873; i872++) {
@@ -41169,12 +41169,12 @@ static void sbt_vk_fa_vkCmdDrawMultiIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n876 = (uint64_t)s->drawCount;
 		VkMultiDrawIndexedInfoEXT *t874 = sbt_vk_t_alloc(f, n876 * sizeof(*t874));
 		for (uint64_t i875 = 0; i875 < n876; i875++) {
@@ -41225,8 +41225,8 @@ static void sbt_vk_fa_vkCmdDrawIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41255,8 +41255,8 @@ static void sbt_vk_fa_vkCmdDrawIndexedIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41285,7 +41285,7 @@ static void sbt_vk_fa_vkCmdDispatch(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -41312,8 +41312,8 @@ static void sbt_vk_fa_vkCmdDispatchIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -41336,7 +41336,7 @@ static void sbt_vk_fa_vkCmdSubpassShadingHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdSubpassShadingHUAWEI(sbt_vk_c *c, const void *va, const void *vb)
@@ -41354,7 +41354,7 @@ static void sbt_vk_fa_vkCmdDrawClusterHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -41381,8 +41381,8 @@ static void sbt_vk_fa_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -41405,11 +41405,11 @@ static void sbt_vk_fa_vkCmdCopyBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n880 = (uint64_t)s->regionCount;
 		VkBufferCopy *t878 = sbt_vk_t_alloc(f, n880 * sizeof(*t878));
 		for (uint64_t i879 = 0; i879 < n880; i879++) {
@@ -41449,13 +41449,13 @@ static void sbt_vk_fa_vkCmdCopyImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n883 = (uint64_t)s->regionCount;
 		VkImageCopy *t881 = sbt_vk_t_alloc(f, n883 * sizeof(*t881));
 		for (uint64_t i882 = 0; i882 < n883; i882++) {
@@ -41499,14 +41499,14 @@ static void sbt_vk_fa_vkCmdBlitImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->filter = (VkFilter)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n886 = (uint64_t)s->regionCount;
 		VkImageBlit *t884 = sbt_vk_t_alloc(f, n886 * sizeof(*t884));
 		for (uint64_t i885 = 0; i885 < n886; i885++) {
@@ -41552,12 +41552,12 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n889 = (uint64_t)s->regionCount;
 		VkBufferImageCopy *t887 = sbt_vk_t_alloc(f, n889 * sizeof(*t887));
 		for (uint64_t i888 = 0; i888 < n889; i888++) {
@@ -41599,12 +41599,12 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n892 = (uint64_t)s->regionCount;
 		VkBufferImageCopy *t890 = sbt_vk_t_alloc(f, n892 * sizeof(*t890));
 		for (uint64_t i891 = 0; i891 < n892; i891++) {
@@ -41646,7 +41646,7 @@ static void sbt_vk_fa_vkCmdCopyMemoryIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->copyBufferAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->copyCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41673,13 +41673,13 @@ static void sbt_vk_fa_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->copyBufferAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->copyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n895 = (uint64_t)s->copyCount;
 		VkImageSubresourceLayers *t893 = sbt_vk_t_alloc(f, n895 * sizeof(*t893));
 		for (uint64_t i894 = 0; i894 < n895; i894++) {
@@ -41723,8 +41723,8 @@ static void sbt_vk_fa_vkCmdUpdateBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->dataSize = (VkDeviceSize)(sbt_vk_t_rand(f) % 4);
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
@@ -41760,8 +41760,8 @@ static void sbt_vk_fa_vkCmdFillBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->data = (uint32_t)sbt_vk_t_rand(f);
@@ -41790,8 +41790,8 @@ static void sbt_vk_fa_vkCmdClearColorImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -41799,7 +41799,7 @@ static void sbt_vk_fa_vkCmdClearColorImage(sbt_vk_t *f, void *vs)
 		sbt_vk_t_bytes(f, &(t896[0]), sizeof(t896[0]));
 		s->pColor = t896;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n899 = (uint64_t)s->rangeCount;
 		VkImageSubresourceRange *t897 = sbt_vk_t_alloc(f, n899 * sizeof(*t897));
 		for (uint64_t i898 = 0; i898 < n899; i898++) {
@@ -41843,16 +41843,16 @@ static void sbt_vk_fa_vkCmdClearDepthStencilImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkClearDepthStencilValue *t900 = sbt_vk_t_alloc(f, sizeof(*t900));
 		sbt_vk_t_bytes(f, &(t900[0]), sizeof(t900[0]));
 		s->pDepthStencil = t900;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n903 = (uint64_t)s->rangeCount;
 		VkImageSubresourceRange *t901 = sbt_vk_t_alloc(f, n903 * sizeof(*t901));
 		for (uint64_t i902 = 0; i902 < n903; i902++) {
@@ -41896,10 +41896,10 @@ static void sbt_vk_fa_vkCmdClearAttachments(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->rectCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n906 = (uint64_t)s->attachmentCount;
 		VkClearAttachment *t904 = sbt_vk_t_alloc(f, n906 * sizeof(*t904));
 		for (uint64_t i905 = 0; i905 < n906; i905++) {
@@ -41907,7 +41907,7 @@ static void sbt_vk_fa_vkCmdClearAttachments(sbt_vk_t *f, void *vs)
 		}
 		s->pAttachments = t904;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n909 = (uint64_t)s->rectCount;
 		VkClearRect *t907 = sbt_vk_t_alloc(f, n909 * sizeof(*t907));
 		for (uint64_t i908 = 0; i908 < n909; i908++) {
@@ -41956,13 +41956,13 @@ static void sbt_vk_fa_vkCmdResolveImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n913 = (uint64_t)s->regionCount;
 		VkImageResolve *t911 = sbt_vk_t_alloc(f, n913 * sizeof(*t911));
 		for (uint64_t i912 = 0; i912 < n913; i912++) {
@@ -42006,8 +42006,8 @@ static void sbt_vk_fa_vkCmdSetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 }
 
@@ -42030,8 +42030,8 @@ static void sbt_vk_fa_vkCmdResetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 }
 
@@ -42054,22 +42054,22 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->srcStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dstStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n916 = (uint64_t)s->eventCount;
 		VkEvent *t914 = sbt_vk_t_alloc(f, n916 * sizeof(*t914));
 		for (uint64_t i915 = 0; i915 < n916; i915++) {
-			t914[i915] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+			t914[i915] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pEvents = t914;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n919 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier *t917 = sbt_vk_t_alloc(f, n919 * sizeof(*t917));
 		for (uint64_t i918 = 0; i918 < n919; i918++) {
@@ -42077,7 +42077,7 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 		}
 		s->pMemoryBarriers = t917;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n922 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier *t920 = sbt_vk_t_alloc(f, n922 * sizeof(*t920));
 		for (uint64_t i921 = 0; i921 < n922; i921++) {
@@ -42085,7 +42085,7 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferMemoryBarriers = t920;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n925 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier *t923 = sbt_vk_t_alloc(f, n925 * sizeof(*t923));
 		for (uint64_t i924 = 0; i924 < n925; i924++) {
@@ -42166,14 +42166,14 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dstStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dependencyFlags = (VkDependencyFlags)sbt_vk_t_rand(f);
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n932 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier *t930 = sbt_vk_t_alloc(f, n932 * sizeof(*t930));
 		for (uint64_t i931 = 0; i931 < n932; i931++) {
@@ -42181,7 +42181,7 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 		}
 		s->pMemoryBarriers = t930;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n935 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier *t933 = sbt_vk_t_alloc(f, n935 * sizeof(*t933));
 		for (uint64_t i934 = 0; i934 < n935; i934++) {
@@ -42189,7 +42189,7 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferMemoryBarriers = t933;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n938 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier *t936 = sbt_vk_t_alloc(f, n938 * sizeof(*t936));
 		for (uint64_t i937 = 0; i937 < n938; i937++) {
@@ -42259,8 +42259,8 @@ static void sbt_vk_fa_vkCmdBeginQuery(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->flags = (VkQueryControlFlags)sbt_vk_t_rand(f);
 }
@@ -42286,8 +42286,8 @@ static void sbt_vk_fa_vkCmdEndQuery(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -42310,8 +42310,8 @@ static void sbt_vk_fa_vkCmdBeginConditionalRenderingEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkConditionalRenderingBeginInfoEXT *t942 = sbt_vk_t_alloc(f, sizeof(*t942));
 		sbt_vk_f_VkConditionalRenderingBeginInfoEXT(f, &(t942[0]), depth + 1);
 		s->pConditionalRenderingBegin = t942;
@@ -42337,7 +42337,7 @@ static void sbt_vk_fa_vkCmdEndConditionalRenderingEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndConditionalRenderingEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -42355,8 +42355,8 @@ static void sbt_vk_fa_vkCmdResetQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -42382,9 +42382,9 @@ static void sbt_vk_fa_vkCmdWriteTimestamp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStage = (VkPipelineStageFlagBits)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -42409,11 +42409,11 @@ static void sbt_vk_fa_vkCmdCopyQueryPoolResults(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->stride = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkQueryResultFlags)sbt_vk_t_rand(f);
@@ -42448,8 +42448,8 @@ static void sbt_vk_fa_vkCmdPushConstants(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageFlags = (VkShaderStageFlags)sbt_vk_t_rand(f);
 	s->offset = (uint32_t)sbt_vk_t_rand(f);
 	s->size = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -42488,9 +42488,9 @@ static void sbt_vk_fa_vkCmdBeginRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->contents = (VkSubpassContents)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassBeginInfo *t943 = sbt_vk_t_alloc(f, sizeof(*t943));
 		sbt_vk_f_VkRenderPassBeginInfo(f, &(t943[0]), depth + 1);
 		s->pRenderPassBegin = t943;
@@ -42518,7 +42518,7 @@ static void sbt_vk_fa_vkCmdNextSubpass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->contents = (VkSubpassContents)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -42539,7 +42539,7 @@ static void sbt_vk_fa_vkCmdEndRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndRenderPass(sbt_vk_c *c, const void *va, const void *vb)
@@ -42557,13 +42557,13 @@ static void sbt_vk_fa_vkCmdExecuteCommands(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n946 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t944 = sbt_vk_t_alloc(f, n946 * sizeof(*t944));
 		for (uint64_t i945 = 0; i945 < n946; i945++) {
-			t944[i945] = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t944[i945] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pCommandBuffers = t944;
 	}
@@ -42597,7 +42597,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t948 = sbt_vk_t_alloc(f, sizeof(*t948));
@@ -42641,7 +42641,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t953 = sbt_vk_t_alloc(f, sizeof(*t953));
@@ -42685,7 +42685,7 @@ static void sbt_vk_fa_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -42732,8 +42732,8 @@ static void sbt_vk_fa_vkGetDisplayModePropertiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t963 = sbt_vk_t_alloc(f, sizeof(*t963));
@@ -42779,10 +42779,10 @@ static void sbt_vk_fa_vkCreateDisplayModeKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayModeCreateInfoKHR *t968 = sbt_vk_t_alloc(f, sizeof(*t968));
 		sbt_vk_f_VkDisplayModeCreateInfoKHR(f, &(t968[0]), depth + 1);
 		s->pCreateInfo = t968;
@@ -42830,8 +42830,8 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->mode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->mode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -42866,9 +42866,9 @@ static void sbt_vk_fa_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplaySurfaceCreateInfoKHR *t972 = sbt_vk_t_alloc(f, sizeof(*t972));
 		sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(f, &(t972[0]), depth + 1);
 		s->pCreateInfo = t972;
@@ -42914,10 +42914,10 @@ static void sbt_vk_fa_vkCreateSharedSwapchainsKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n977 = (uint64_t)s->swapchainCount;
 		VkSwapchainCreateInfoKHR *t975 = sbt_vk_t_alloc(f, n977 * sizeof(*t975));
 		for (uint64_t i976 = 0; i976 < n977; i976++) {
@@ -42980,7 +42980,7 @@ static void sbt_vk_fa_vkDestroySurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t984 = sbt_vk_t_alloc(f, sizeof(*t984));
@@ -43010,9 +43010,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkBool32 *t985 = sbt_vk_t_alloc(f, sizeof(*t985));
@@ -43046,8 +43046,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSurfaceCapabilitiesKHR *t986 = sbt_vk_t_alloc(f, sizeof(*t986));
@@ -43079,7 +43079,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -43124,7 +43124,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -43169,9 +43169,9 @@ static void sbt_vk_fa_vkCreateSwapchainKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSwapchainCreateInfoKHR *t995 = sbt_vk_t_alloc(f, sizeof(*t995));
 		sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t995[0]), depth + 1);
 		s->pCreateInfo = t995;
@@ -43217,7 +43217,7 @@ static void sbt_vk_fa_vkDestroySwapchainKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t998 = sbt_vk_t_alloc(f, sizeof(*t998));
@@ -43247,8 +43247,8 @@ static void sbt_vk_fa_vkGetSwapchainImagesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t999 = sbt_vk_t_alloc(f, sizeof(*t999));
@@ -43294,8 +43294,8 @@ static void sbt_vk_fa_vkAcquireNextImageKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
@@ -43336,9 +43336,9 @@ static void sbt_vk_fa_vkQueuePresentKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPresentInfoKHR *t1005 = sbt_vk_t_alloc(f, sizeof(*t1005));
 		sbt_vk_f_VkPresentInfoKHR(f, &(t1005[0]), depth + 1);
 		s->pPresentInfo = t1005;
@@ -43366,9 +43366,9 @@ static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkXlibSurfaceCreateInfoKHR *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
 		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1006[0]), depth + 1);
 		s->pCreateInfo = t1006;
@@ -43414,7 +43414,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->visualID = (VisualID)sbt_vk_t_rand(f);
 	s->ret = (VkBool32)sbt_vk_t_rand(f);
@@ -43444,9 +43444,9 @@ static void sbt_vk_fa_vkCreateXcbSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkXcbSurfaceCreateInfoKHR *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
 		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1009[0]), depth + 1);
 		s->pCreateInfo = t1009;
@@ -43492,7 +43492,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->visual_id = (xcb_visualid_t)sbt_vk_t_rand(f);
 	s->ret = (VkBool32)sbt_vk_t_rand(f);
@@ -43522,9 +43522,9 @@ static void sbt_vk_fa_vkCreateDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugReportCallbackCreateInfoEXT *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
 		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1012[0]), depth + 1);
 		s->pCreateInfo = t1012;
@@ -43570,7 +43570,7 @@ static void sbt_vk_fa_vkDestroyDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->callback = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
@@ -43600,14 +43600,14 @@ static void sbt_vk_fa_vkDebugReportMessageEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkDebugReportFlagsEXT)sbt_vk_t_rand(f);
 	s->objectType = (VkDebugReportObjectTypeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->object = sbt_vk_t_handle(f);
 	s->location = (size_t)sbt_vk_t_rand(f);
 	s->messageCode = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	s->pLayerPrefix = sbt_vk_t_str(f);
-	s->pMessage = sbt_vk_t_str(f);
+	s->pLayerPrefix = sbt_vk_t_str_nonnull(f);
+	s->pMessage = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkDebugReportMessageEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -43639,9 +43639,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectNameEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerObjectNameInfoEXT *t1016 = sbt_vk_t_alloc(f, sizeof(*t1016));
 		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1016[0]), depth + 1);
 		s->pNameInfo = t1016;
@@ -43669,9 +43669,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectTagEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerObjectTagInfoEXT *t1017 = sbt_vk_t_alloc(f, sizeof(*t1017));
 		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1017[0]), depth + 1);
 		s->pTagInfo = t1017;
@@ -43699,8 +43699,8 @@ static void sbt_vk_fa_vkCmdDebugMarkerBeginEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerMarkerInfoEXT *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
 		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1018[0]), depth + 1);
 		s->pMarkerInfo = t1018;
@@ -43726,7 +43726,7 @@ static void sbt_vk_fa_vkCmdDebugMarkerEndEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdDebugMarkerEndEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -43744,8 +43744,8 @@ static void sbt_vk_fa_vkCmdDebugMarkerInsertEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerMarkerInfoEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
 		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1019[0]), depth + 1);
 		s->pMarkerInfo = t1019;
@@ -43771,7 +43771,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->tiling = (VkImageTiling)(int32_t)sbt_vk_t_rand(f);
@@ -43819,9 +43819,9 @@ static void sbt_vk_fa_vkCmdExecuteGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->isPreprocessed = (VkBool32)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsInfoNV *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
 		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1021[0]), depth + 1);
 		s->pGeneratedCommandsInfo = t1021;
@@ -43849,8 +43849,8 @@ static void sbt_vk_fa_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsInfoNV *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
 		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1022[0]), depth + 1);
 		s->pGeneratedCommandsInfo = t1022;
@@ -43876,9 +43876,9 @@ static void sbt_vk_fa_vkCmdBindPipelineShaderGroupNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -43903,8 +43903,8 @@ static void sbt_vk_fa_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsMemoryRequirementsInfoNV *t1023 = sbt_vk_t_alloc(f, sizeof(*t1023));
 		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1023[0]), depth + 1);
 		s->pInfo = t1023;
@@ -43939,9 +43939,9 @@ static void sbt_vk_fa_vkCreateIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkIndirectCommandsLayoutCreateInfoNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
 		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1025[0]), depth + 1);
 		s->pCreateInfo = t1025;
@@ -43987,7 +43987,7 @@ static void sbt_vk_fa_vkDestroyIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
@@ -44017,7 +44017,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceFeatures2 *t1029 = sbt_vk_t_alloc(f, sizeof(*t1029));
 		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1029[0]), depth + 1);
@@ -44044,7 +44044,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceProperties2 *t1030 = sbt_vk_t_alloc(f, sizeof(*t1030));
 		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1030[0]), depth + 1);
@@ -44071,7 +44071,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties2(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkFormatProperties2 *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
@@ -44101,9 +44101,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceImageFormatInfo2 *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
 		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1032[0]), depth + 1);
 		s->pImageFormatInfo = t1032;
@@ -44140,7 +44140,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
 		t1034[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -44181,7 +44181,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceMemoryProperties2 *t1039 = sbt_vk_t_alloc(f, sizeof(*t1039));
 		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1039[0]), depth + 1);
@@ -44208,8 +44208,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_t *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSparseImageFormatInfo2 *t1040 = sbt_vk_t_alloc(f, sizeof(*t1040));
 		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1040[0]), depth + 1);
 		s->pFormatInfo = t1040;
@@ -44258,12 +44258,12 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1048 = (uint64_t)s->descriptorWriteCount;
 		VkWriteDescriptorSet *t1046 = sbt_vk_t_alloc(f, n1048 * sizeof(*t1046));
 		for (uint64_t i1047 = 0; i1047 < n1048; i1047++) {
@@ -44307,8 +44307,8 @@ static void sbt_vk_fa_vkTrimCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandPoolTrimFlags)sbt_vk_t_rand(f);
 }
 
@@ -44331,8 +44331,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalBufferInfo *t1050 = sbt_vk_t_alloc(f, sizeof(*t1050));
 		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1050[0]), depth + 1);
 		s->pExternalBufferInfo = t1050;
@@ -44367,9 +44367,9 @@ static void sbt_vk_fa_vkGetMemoryFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryGetFdInfoKHR *t1052 = sbt_vk_t_alloc(f, sizeof(*t1052));
 		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1052[0]), depth + 1);
 		s->pGetFdInfo = t1052;
@@ -44406,7 +44406,7 @@ static void sbt_vk_fa_vkGetMemoryFdPropertiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -44442,9 +44442,9 @@ static void sbt_vk_fa_vkGetMemoryRemoteAddressNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryGetRemoteAddressInfoNV *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
 		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1055[0]), depth + 1);
 		s->pMemoryGetRemoteAddressInfo = t1055;
@@ -44481,8 +44481,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalSemaphoreInfo *t1057 = sbt_vk_t_alloc(f, sizeof(*t1057));
 		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1057[0]), depth + 1);
 		s->pExternalSemaphoreInfo = t1057;
@@ -44517,9 +44517,9 @@ static void sbt_vk_fa_vkGetSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreGetFdInfoKHR *t1059 = sbt_vk_t_alloc(f, sizeof(*t1059));
 		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1059[0]), depth + 1);
 		s->pGetFdInfo = t1059;
@@ -44556,9 +44556,9 @@ static void sbt_vk_fa_vkImportSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImportSemaphoreFdInfoKHR *t1061 = sbt_vk_t_alloc(f, sizeof(*t1061));
 		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1061[0]), depth + 1);
 		s->pImportSemaphoreFdInfo = t1061;
@@ -44586,8 +44586,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalFenceInfo *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
 		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1062[0]), depth + 1);
 		s->pExternalFenceInfo = t1062;
@@ -44622,9 +44622,9 @@ static void sbt_vk_fa_vkGetFenceFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFenceGetFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
 		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1064[0]), depth + 1);
 		s->pGetFdInfo = t1064;
@@ -44661,9 +44661,9 @@ static void sbt_vk_fa_vkImportFenceFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImportFenceFdInfoKHR *t1066 = sbt_vk_t_alloc(f, sizeof(*t1066));
 		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1066[0]), depth + 1);
 		s->pImportFenceFdInfo = t1066;
@@ -44691,8 +44691,8 @@ static void sbt_vk_fa_vkReleaseDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -44715,10 +44715,10 @@ static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayPowerInfoEXT *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
 		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1067[0]), depth + 1);
 		s->pDisplayPowerInfo = t1067;
@@ -44748,9 +44748,9 @@ static void sbt_vk_fa_vkRegisterDeviceEventEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceEventInfoEXT *t1068 = sbt_vk_t_alloc(f, sizeof(*t1068));
 		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1068[0]), depth + 1);
 		s->pDeviceEventInfo = t1068;
@@ -44796,10 +44796,10 @@ static void sbt_vk_fa_vkRegisterDisplayEventEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayEventInfoEXT *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
 		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1071[0]), depth + 1);
 		s->pDisplayEventInfo = t1071;
@@ -44847,8 +44847,8 @@ static void sbt_vk_fa_vkGetSwapchainCounterEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->counter = (VkSurfaceCounterFlagBitsEXT)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -44883,8 +44883,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSurfaceCapabilities2EXT *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
@@ -44916,7 +44916,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceGroups(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1076 = sbt_vk_t_alloc(f, sizeof(*t1076));
@@ -44960,7 +44960,7 @@ static void sbt_vk_fa_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->heapIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->localDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->remoteDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -44996,10 +44996,10 @@ static void sbt_vk_fa_vkBindBufferMemory2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1084 = (uint64_t)s->bindInfoCount;
 		VkBindBufferMemoryInfo *t1082 = sbt_vk_t_alloc(f, n1084 * sizeof(*t1082));
 		for (uint64_t i1083 = 0; i1083 < n1084; i1083++) {
@@ -45039,10 +45039,10 @@ static void sbt_vk_fa_vkBindImageMemory2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1088 = (uint64_t)s->bindInfoCount;
 		VkBindImageMemoryInfo *t1086 = sbt_vk_t_alloc(f, n1088 * sizeof(*t1086));
 		for (uint64_t i1087 = 0; i1087 < n1088; i1087++) {
@@ -45082,7 +45082,7 @@ static void sbt_vk_fa_vkCmdSetDeviceMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -45103,7 +45103,7 @@ static void sbt_vk_fa_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceGroupPresentCapabilitiesKHR *t1090 = sbt_vk_t_alloc(f, sizeof(*t1090));
@@ -45133,8 +45133,8 @@ static void sbt_vk_fa_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceGroupPresentModeFlagsKHR *t1091 = sbt_vk_t_alloc(f, sizeof(*t1091));
@@ -45166,9 +45166,9 @@ static void sbt_vk_fa_vkAcquireNextImage2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAcquireNextImageInfoKHR *t1092 = sbt_vk_t_alloc(f, sizeof(*t1092));
 		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1092[0]), depth + 1);
 		s->pAcquireInfo = t1092;
@@ -45205,7 +45205,7 @@ static void sbt_vk_fa_vkCmdDispatchBase(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->baseGroupX = (uint32_t)sbt_vk_t_rand(f);
 	s->baseGroupY = (uint32_t)sbt_vk_t_rand(f);
 	s->baseGroupZ = (uint32_t)sbt_vk_t_rand(f);
@@ -45241,8 +45241,8 @@ static void sbt_vk_fa_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1094 = sbt_vk_t_alloc(f, sizeof(*t1094));
@@ -45286,9 +45286,9 @@ static void sbt_vk_fa_vkCreateDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorUpdateTemplateCreateInfo *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
 		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1098[0]), depth + 1);
 		s->pCreateInfo = t1098;
@@ -45334,7 +45334,7 @@ static void sbt_vk_fa_vkDestroyDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1101 = sbt_vk_t_alloc(f, sizeof(*t1101));
@@ -45364,9 +45364,9 @@ static void sbt_vk_fa_vkUpdateDescriptorSetWithTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pData = sbt_vk_t_blob(f, SBT_VK_T_TEMPLATE_LEN);
 }
 
@@ -45391,9 +45391,9 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->pData = sbt_vk_t_blob(f, SBT_VK_T_TEMPLATE_LEN);
 }
@@ -45421,17 +45421,17 @@ static void sbt_vk_fa_vkSetHdrMetadataEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1104 = (uint64_t)s->swapchainCount;
 		VkSwapchainKHR *t1102 = sbt_vk_t_alloc(f, n1104 * sizeof(*t1102));
 		for (uint64_t i1103 = 0; i1103 < n1104; i1103++) {
-			t1102[i1103] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t1102[i1103] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSwapchains = t1102;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1107 = (uint64_t)s->swapchainCount;
 		VkHdrMetadataEXT *t1105 = sbt_vk_t_alloc(f, n1107 * sizeof(*t1105));
 		for (uint64_t i1106 = 0; i1106 < n1107; i1106++) {
@@ -45480,8 +45480,8 @@ static void sbt_vk_fa_vkGetSwapchainStatusKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -45504,8 +45504,8 @@ static void sbt_vk_fa_vkGetRefreshCycleDurationGOOGLE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkRefreshCycleDurationGOOGLE *t1110 = sbt_vk_t_alloc(f, sizeof(*t1110));
@@ -45537,8 +45537,8 @@ static void sbt_vk_fa_vkGetPastPresentationTimingGOOGLE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1111 = sbt_vk_t_alloc(f, sizeof(*t1111));
@@ -45584,10 +45584,10 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1118 = (uint64_t)s->viewportCount;
 		VkViewportWScalingNV *t1116 = sbt_vk_t_alloc(f, n1118 * sizeof(*t1116));
 		for (uint64_t i1117 = 0; i1117 < n1118; i1117++) {
@@ -45625,10 +45625,10 @@ static void sbt_vk_fa_vkCmdSetDiscardRectangleEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstDiscardRectangle = (uint32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1121 = (uint64_t)s->discardRectangleCount;
 		VkRect2D *t1119 = sbt_vk_t_alloc(f, n1121 * sizeof(*t1119));
 		for (uint64_t i1120 = 0; i1120 < n1121; i1120++) {
@@ -45666,8 +45666,8 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSampleLocationsInfoEXT *t1122 = sbt_vk_t_alloc(f, sizeof(*t1122));
 		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1122[0]), depth + 1);
 		s->pSampleLocationsInfo = t1122;
@@ -45693,7 +45693,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMultisamplePropertiesEXT *t1123 = sbt_vk_t_alloc(f, sizeof(*t1123));
@@ -45723,9 +45723,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSurfaceInfo2KHR *t1124 = sbt_vk_t_alloc(f, sizeof(*t1124));
 		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1124[0]), depth + 1);
 		s->pSurfaceInfo = t1124;
@@ -45762,9 +45762,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSurfaceInfo2KHR *t1126 = sbt_vk_t_alloc(f, sizeof(*t1126));
 		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1126[0]), depth + 1);
 		s->pSurfaceInfo = t1126;
@@ -45815,7 +45815,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1132 = sbt_vk_t_alloc(f, sizeof(*t1132));
@@ -45859,7 +45859,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1137 = sbt_vk_t_alloc(f, sizeof(*t1137));
@@ -45903,8 +45903,8 @@ static void sbt_vk_fa_vkGetDisplayModeProperties2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1142 = sbt_vk_t_alloc(f, sizeof(*t1142));
@@ -45950,9 +45950,9 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayPlaneInfo2KHR *t1147 = sbt_vk_t_alloc(f, sizeof(*t1147));
 		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1147[0]), depth + 1);
 		s->pDisplayPlaneInfo = t1147;
@@ -45989,8 +45989,8 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferMemoryRequirementsInfo2 *t1149 = sbt_vk_t_alloc(f, sizeof(*t1149));
 		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1149[0]), depth + 1);
 		s->pInfo = t1149;
@@ -46025,8 +46025,8 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageMemoryRequirementsInfo2 *t1151 = sbt_vk_t_alloc(f, sizeof(*t1151));
 		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1151[0]), depth + 1);
 		s->pInfo = t1151;
@@ -46061,8 +46061,8 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSparseMemoryRequirementsInfo2 *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
 		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1153[0]), depth + 1);
 		s->pInfo = t1153;
@@ -46111,8 +46111,8 @@ static void sbt_vk_fa_vkGetDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceBufferMemoryRequirements *t1159 = sbt_vk_t_alloc(f, sizeof(*t1159));
 		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1159[0]), depth + 1);
 		s->pInfo = t1159;
@@ -46147,8 +46147,8 @@ static void sbt_vk_fa_vkGetDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceImageMemoryRequirements *t1161 = sbt_vk_t_alloc(f, sizeof(*t1161));
 		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1161[0]), depth + 1);
 		s->pInfo = t1161;
@@ -46183,8 +46183,8 @@ static void sbt_vk_fa_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceImageMemoryRequirements *t1163 = sbt_vk_t_alloc(f, sizeof(*t1163));
 		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1163[0]), depth + 1);
 		s->pInfo = t1163;
@@ -46233,9 +46233,9 @@ static void sbt_vk_fa_vkCreateSamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSamplerYcbcrConversionCreateInfo *t1169 = sbt_vk_t_alloc(f, sizeof(*t1169));
 		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1169[0]), depth + 1);
 		s->pCreateInfo = t1169;
@@ -46281,7 +46281,7 @@ static void sbt_vk_fa_vkDestroySamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ycbcrConversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1172 = sbt_vk_t_alloc(f, sizeof(*t1172));
@@ -46311,8 +46311,8 @@ static void sbt_vk_fa_vkGetDeviceQueue2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceQueueInfo2 *t1173 = sbt_vk_t_alloc(f, sizeof(*t1173));
 		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1173[0]), depth + 1);
 		s->pQueueInfo = t1173;
@@ -46347,9 +46347,9 @@ static void sbt_vk_fa_vkCreateValidationCacheEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkValidationCacheCreateInfoEXT *t1175 = sbt_vk_t_alloc(f, sizeof(*t1175));
 		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1175[0]), depth + 1);
 		s->pCreateInfo = t1175;
@@ -46395,7 +46395,7 @@ static void sbt_vk_fa_vkDestroyValidationCacheEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1178 = sbt_vk_t_alloc(f, sizeof(*t1178));
@@ -46425,8 +46425,8 @@ static void sbt_vk_fa_vkGetValidationCacheDataEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->validationCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		size_t *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
@@ -46463,15 +46463,15 @@ static void sbt_vk_fa_vkMergeValidationCachesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1182 = (uint64_t)s->srcCacheCount;
 		VkValidationCacheEXT *t1180 = sbt_vk_t_alloc(f, n1182 * sizeof(*t1180));
 		for (uint64_t i1181 = 0; i1181 < n1182; i1181++) {
-			t1180[i1181] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1180[i1181] = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSrcCaches = t1180;
 	}
@@ -46509,8 +46509,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSupport(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetLayoutCreateInfo *t1184 = sbt_vk_t_alloc(f, sizeof(*t1184));
 		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1184[0]), depth + 1);
 		s->pCreateInfo = t1184;
@@ -46545,8 +46545,8 @@ static void sbt_vk_fa_vkGetShaderInfoAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderStage = (VkShaderStageFlagBits)sbt_vk_t_rand(f);
 	s->infoType = (VkShaderInfoTypeAMD)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -46589,8 +46589,8 @@ static void sbt_vk_fa_vkSetLocalDimmingAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapChain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapChain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->localDimmingEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -46613,7 +46613,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1187 = sbt_vk_t_alloc(f, sizeof(*t1187));
@@ -46655,10 +46655,10 @@ static void sbt_vk_fa_vkGetCalibratedTimestampsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timestampCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1193 = (uint64_t)s->timestampCount;
 		VkCalibratedTimestampInfoEXT *t1191 = sbt_vk_t_alloc(f, n1193 * sizeof(*t1191));
 		for (uint64_t i1192 = 0; i1192 < n1193; i1192++) {
@@ -46719,9 +46719,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectNameEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsObjectNameInfoEXT *t1199 = sbt_vk_t_alloc(f, sizeof(*t1199));
 		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1199[0]), depth + 1);
 		s->pNameInfo = t1199;
@@ -46749,9 +46749,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectTagEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsObjectTagInfoEXT *t1200 = sbt_vk_t_alloc(f, sizeof(*t1200));
 		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1200[0]), depth + 1);
 		s->pTagInfo = t1200;
@@ -46779,8 +46779,8 @@ static void sbt_vk_fa_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1201 = sbt_vk_t_alloc(f, sizeof(*t1201));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1201[0]), depth + 1);
 		s->pLabelInfo = t1201;
@@ -46806,7 +46806,7 @@ static void sbt_vk_fa_vkQueueEndDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkQueueEndDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -46824,8 +46824,8 @@ static void sbt_vk_fa_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1202 = sbt_vk_t_alloc(f, sizeof(*t1202));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1202[0]), depth + 1);
 		s->pLabelInfo = t1202;
@@ -46851,8 +46851,8 @@ static void sbt_vk_fa_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1203[0]), depth + 1);
 		s->pLabelInfo = t1203;
@@ -46878,7 +46878,7 @@ static void sbt_vk_fa_vkCmdEndDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -46896,8 +46896,8 @@ static void sbt_vk_fa_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1204 = sbt_vk_t_alloc(f, sizeof(*t1204));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1204[0]), depth + 1);
 		s->pLabelInfo = t1204;
@@ -46923,9 +46923,9 @@ static void sbt_vk_fa_vkCreateDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsMessengerCreateInfoEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
 		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1205[0]), depth + 1);
 		s->pCreateInfo = t1205;
@@ -46971,7 +46971,7 @@ static void sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->messenger = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
@@ -47001,10 +47001,10 @@ static void sbt_vk_fa_vkSubmitDebugUtilsMessageEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->messageSeverity = (VkDebugUtilsMessageSeverityFlagBitsEXT)sbt_vk_t_rand(f);
 	s->messageTypes = (VkDebugUtilsMessageTypeFlagsEXT)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsMessengerCallbackDataEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
 		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1209[0]), depth + 1);
 		s->pCallbackData = t1209;
@@ -47034,9 +47034,9 @@ static void sbt_vk_fa_vkCmdWriteBufferMarkerAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStage = (VkPipelineStageFlagBits)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->marker = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -47064,9 +47064,9 @@ static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassCreateInfo2 *t1210 = sbt_vk_t_alloc(f, sizeof(*t1210));
 		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1210[0]), depth + 1);
 		s->pCreateInfo = t1210;
@@ -47112,13 +47112,13 @@ static void sbt_vk_fa_vkCmdBeginRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassBeginInfo *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
 		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1213[0]), depth + 1);
 		s->pRenderPassBegin = t1213;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassBeginInfo *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
 		sbt_vk_f_VkSubpassBeginInfo(f, &(t1214[0]), depth + 1);
 		s->pSubpassBeginInfo = t1214;
@@ -47148,13 +47148,13 @@ static void sbt_vk_fa_vkCmdNextSubpass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassBeginInfo *t1215 = sbt_vk_t_alloc(f, sizeof(*t1215));
 		sbt_vk_f_VkSubpassBeginInfo(f, &(t1215[0]), depth + 1);
 		s->pSubpassBeginInfo = t1215;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassEndInfo *t1216 = sbt_vk_t_alloc(f, sizeof(*t1216));
 		sbt_vk_f_VkSubpassEndInfo(f, &(t1216[0]), depth + 1);
 		s->pSubpassEndInfo = t1216;
@@ -47184,8 +47184,8 @@ static void sbt_vk_fa_vkCmdEndRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassEndInfo *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
 		sbt_vk_f_VkSubpassEndInfo(f, &(t1217[0]), depth + 1);
 		s->pSubpassEndInfo = t1217;
@@ -47211,8 +47211,8 @@ static void sbt_vk_fa_vkGetSemaphoreCounterValue(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint64_t *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
@@ -47244,10 +47244,10 @@ static void sbt_vk_fa_vkWaitSemaphores(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreWaitInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
 		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1219[0]), depth + 1);
 		s->pWaitInfo = t1219;
@@ -47277,9 +47277,9 @@ static void sbt_vk_fa_vkSignalSemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreSignalInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
 		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1220[0]), depth + 1);
 		s->pSignalInfo = t1220;
@@ -47307,10 +47307,10 @@ static void sbt_vk_fa_vkCmdDrawIndirectCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47343,10 +47343,10 @@ static void sbt_vk_fa_vkCmdDrawIndexedIndirectCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47379,7 +47379,7 @@ static void sbt_vk_fa_vkCmdSetCheckpointNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pCheckpointMarker = (const void *)(uintptr_t)sbt_vk_t_rand(f);
 }
 
@@ -47400,7 +47400,7 @@ static void sbt_vk_fa_vkGetQueueCheckpointDataNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
 		t1221[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -47441,18 +47441,18 @@ static void sbt_vk_fa_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1228 = (uint64_t)s->bindingCount;
 		VkBuffer *t1226 = sbt_vk_t_alloc(f, n1228 * sizeof(*t1226));
 		for (uint64_t i1227 = 0; i1227 < n1228; i1227++) {
-			t1226[i1227] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t1226[i1227] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pBuffers = t1226;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1231 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t1229 = sbt_vk_t_alloc(f, n1231 * sizeof(*t1229));
 		for (uint64_t i1230 = 0; i1230 < n1231; i1230++) {
@@ -47518,7 +47518,7 @@ static void sbt_vk_fa_vkCmdBeginTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -47578,7 +47578,7 @@ static void sbt_vk_fa_vkCmdEndTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -47638,8 +47638,8 @@ static void sbt_vk_fa_vkCmdBeginQueryIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->flags = (VkQueryControlFlags)sbt_vk_t_rand(f);
 	s->index = (uint32_t)sbt_vk_t_rand(f);
@@ -47668,8 +47668,8 @@ static void sbt_vk_fa_vkCmdEndQueryIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->index = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -47695,10 +47695,10 @@ static void sbt_vk_fa_vkCmdDrawIndirectByteCountEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
-	s->counterBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->counterBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->counterBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->counterOffset = (uint32_t)sbt_vk_t_rand(f);
 	s->vertexStride = (uint32_t)sbt_vk_t_rand(f);
@@ -47731,10 +47731,10 @@ static void sbt_vk_fa_vkCmdSetExclusiveScissorNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstExclusiveScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1252 = (uint64_t)s->exclusiveScissorCount;
 		VkRect2D *t1250 = sbt_vk_t_alloc(f, n1252 * sizeof(*t1250));
 		for (uint64_t i1251 = 0; i1251 < n1252; i1251++) {
@@ -47772,7 +47772,7 @@ static void sbt_vk_fa_vkCmdBindShadingRateImageNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
@@ -47796,10 +47796,10 @@ static void sbt_vk_fa_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1255 = (uint64_t)s->viewportCount;
 		VkShadingRatePaletteNV *t1253 = sbt_vk_t_alloc(f, n1255 * sizeof(*t1253));
 		for (uint64_t i1254 = 0; i1254 < n1255; i1254++) {
@@ -47839,10 +47839,10 @@ static void sbt_vk_fa_vkCmdSetCoarseSampleOrderNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1259 = (uint64_t)s->customSampleOrderCount;
 		VkCoarseSampleOrderCustomNV *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
 		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
@@ -47882,7 +47882,7 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->taskCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstTask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -47906,8 +47906,8 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47936,10 +47936,10 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47972,7 +47972,7 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -47999,8 +47999,8 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48029,10 +48029,10 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48065,8 +48065,8 @@ static void sbt_vk_fa_vkCompileDeferredNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shader = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -48092,9 +48092,9 @@ static void sbt_vk_fa_vkCreateAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureCreateInfoNV *t1261 = sbt_vk_t_alloc(f, sizeof(*t1261));
 		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1261[0]), depth + 1);
 		s->pCreateInfo = t1261;
@@ -48140,7 +48140,7 @@ static void sbt_vk_fa_vkCmdBindInvocationMaskHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
@@ -48164,7 +48164,7 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1264 = sbt_vk_t_alloc(f, sizeof(*t1264));
@@ -48194,7 +48194,7 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1265 = sbt_vk_t_alloc(f, sizeof(*t1265));
@@ -48224,8 +48224,8 @@ static void sbt_vk_fa_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureMemoryRequirementsInfoNV *t1266 = sbt_vk_t_alloc(f, sizeof(*t1266));
 		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1266[0]), depth + 1);
 		s->pInfo = t1266;
@@ -48260,10 +48260,10 @@ static void sbt_vk_fa_vkBindAccelerationStructureMemoryNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1270 = (uint64_t)s->bindInfoCount;
 		VkBindAccelerationStructureMemoryInfoNV *t1268 = sbt_vk_t_alloc(f, n1270 * sizeof(*t1268));
 		for (uint64_t i1269 = 0; i1269 < n1270; i1269++) {
@@ -48303,9 +48303,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->src = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->src = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -48330,8 +48330,8 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyAccelerationStructureInfoKHR *t1272 = sbt_vk_t_alloc(f, sizeof(*t1272));
 		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1272[0]), depth + 1);
 		s->pInfo = t1272;
@@ -48357,8 +48357,8 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyAccelerationStructureToMemoryInfoKHR *t1273 = sbt_vk_t_alloc(f, sizeof(*t1273));
 		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1273[0]), depth + 1);
 		s->pInfo = t1273;
@@ -48384,8 +48384,8 @@ static void sbt_vk_fa_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToAccelerationStructureInfoKHR *t1274 = sbt_vk_t_alloc(f, sizeof(*t1274));
 		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1274[0]), depth + 1);
 		s->pInfo = t1274;
@@ -48411,16 +48411,16 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1277 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureKHR *t1275 = sbt_vk_t_alloc(f, n1277 * sizeof(*t1275));
 		for (uint64_t i1276 = 0; i1276 < n1277; i1276++) {
-			t1275[i1276] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t1275[i1276] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAccelerationStructures = t1275;
 	}
@@ -48460,16 +48460,16 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1281 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureNV *t1279 = sbt_vk_t_alloc(f, n1281 * sizeof(*t1279));
 		for (uint64_t i1280 = 0; i1280 < n1281; i1280++) {
-			t1279[i1280] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+			t1279[i1280] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAccelerationStructures = t1279;
 	}
@@ -48509,15 +48509,15 @@ static void sbt_vk_fa_vkCmdBuildAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->instanceData = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->instanceOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->update = (VkBool32)sbt_vk_t_rand(f);
-	s->dst = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->src = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->scratch = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->scratch = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scratchOffset = (VkDeviceSize)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureInfoNV *t1283 = sbt_vk_t_alloc(f, sizeof(*t1283));
 		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1283[0]), depth + 1);
 		s->pInfo = t1283;
@@ -48557,26 +48557,26 @@ static void sbt_vk_fa_vkCmdTraceRaysKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->width = (uint32_t)sbt_vk_t_rand(f);
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->depth = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1284 = sbt_vk_t_alloc(f, sizeof(*t1284));
 		sbt_vk_t_bytes(f, &(t1284[0]), sizeof(t1284[0]));
 		s->pRaygenShaderBindingTable = t1284;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1285 = sbt_vk_t_alloc(f, sizeof(*t1285));
 		sbt_vk_t_bytes(f, &(t1285[0]), sizeof(t1285[0]));
 		s->pMissShaderBindingTable = t1285;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1286 = sbt_vk_t_alloc(f, sizeof(*t1286));
 		sbt_vk_t_bytes(f, &(t1286[0]), sizeof(t1286[0]));
 		s->pHitShaderBindingTable = t1286;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1287 = sbt_vk_t_alloc(f, sizeof(*t1287));
 		sbt_vk_t_bytes(f, &(t1287[0]), sizeof(t1287[0]));
 		s->pCallableShaderBindingTable = t1287;
@@ -48620,8 +48620,8 @@ static void sbt_vk_fa_vkCmdTraceRaysNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->raygenShaderBindingOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->missShaderBindingTableBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->missShaderBindingOffset = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -48680,8 +48680,8 @@ static void sbt_vk_fa_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstGroup = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -48718,8 +48718,8 @@ static void sbt_vk_fa_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_t
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstGroup = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -48756,8 +48756,8 @@ static void sbt_vk_fa_vkGetAccelerationStructureHandleNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
@@ -48788,11 +48788,11 @@ static void sbt_vk_fa_vkCreateRayTracingPipelinesNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1290 = (uint64_t)s->createInfoCount;
 		VkRayTracingPipelineCreateInfoNV *t1288 = sbt_vk_t_alloc(f, n1290 * sizeof(*t1288));
 		for (uint64_t i1289 = 0; i1289 < n1290; i1289++) {
@@ -48857,7 +48857,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_t 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1297 = sbt_vk_t_alloc(f, sizeof(*t1297));
@@ -48901,24 +48901,24 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirectKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1302 = sbt_vk_t_alloc(f, sizeof(*t1302));
 		sbt_vk_t_bytes(f, &(t1302[0]), sizeof(t1302[0]));
 		s->pRaygenShaderBindingTable = t1302;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1303 = sbt_vk_t_alloc(f, sizeof(*t1303));
 		sbt_vk_t_bytes(f, &(t1303[0]), sizeof(t1303[0]));
 		s->pMissShaderBindingTable = t1303;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1304 = sbt_vk_t_alloc(f, sizeof(*t1304));
 		sbt_vk_t_bytes(f, &(t1304[0]), sizeof(t1304[0]));
 		s->pHitShaderBindingTable = t1304;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1305 = sbt_vk_t_alloc(f, sizeof(*t1305));
 		sbt_vk_t_bytes(f, &(t1305[0]), sizeof(t1305[0]));
 		s->pCallableShaderBindingTable = t1305;
@@ -48958,7 +48958,7 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirect2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 }
 
@@ -48979,8 +48979,8 @@ static void sbt_vk_fa_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_t 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureVersionInfoKHR *t1306 = sbt_vk_t_alloc(f, sizeof(*t1306));
 		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1306[0]), depth + 1);
 		s->pVersionInfo = t1306;
@@ -49015,8 +49015,8 @@ static void sbt_vk_fa_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->group = (uint32_t)sbt_vk_t_rand(f);
 	s->groupShader = (VkShaderGroupShaderKHR)(int32_t)sbt_vk_t_rand(f);
 	s->ret = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -49045,7 +49045,7 @@ static void sbt_vk_fa_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStackSize = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -49066,9 +49066,9 @@ static void sbt_vk_fa_vkGetImageViewHandleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageViewHandleInfoNVX *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
 		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1308[0]), depth + 1);
 		s->pInfo = t1308;
@@ -49096,8 +49096,8 @@ static void sbt_vk_fa_vkGetImageViewAddressNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkImageViewAddressPropertiesNVX *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
@@ -49129,7 +49129,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -49190,8 +49190,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkQueryPoolPerformanceCreateInfoKHR *t1319 = sbt_vk_t_alloc(f, sizeof(*t1319));
 		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1319[0]), depth + 1);
 		s->pPerformanceQueryCreateInfo = t1319;
@@ -49226,9 +49226,9 @@ static void sbt_vk_fa_vkAcquireProfilingLockKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAcquireProfilingLockInfoKHR *t1321 = sbt_vk_t_alloc(f, sizeof(*t1321));
 		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1321[0]), depth + 1);
 		s->pInfo = t1321;
@@ -49256,7 +49256,7 @@ static void sbt_vk_fa_vkReleaseProfilingLockKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkReleaseProfilingLockKHR(sbt_vk_c *c, const void *va, const void *vb)
@@ -49274,8 +49274,8 @@ static void sbt_vk_fa_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkImageDrmFormatModifierPropertiesEXT *t1322 = sbt_vk_t_alloc(f, sizeof(*t1322));
@@ -49307,9 +49307,9 @@ static void sbt_vk_fa_vkGetBufferOpaqueCaptureAddress(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferDeviceAddressInfo *t1323 = sbt_vk_t_alloc(f, sizeof(*t1323));
 		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1323[0]), depth + 1);
 		s->pInfo = t1323;
@@ -49337,9 +49337,9 @@ static void sbt_vk_fa_vkGetBufferDeviceAddress(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferDeviceAddressInfo *t1324 = sbt_vk_t_alloc(f, sizeof(*t1324));
 		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1324[0]), depth + 1);
 		s->pInfo = t1324;
@@ -49367,9 +49367,9 @@ static void sbt_vk_fa_vkCreateHeadlessSurfaceEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkHeadlessSurfaceCreateInfoEXT *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
 		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1325[0]), depth + 1);
 		s->pCreateInfo = t1325;
@@ -49415,7 +49415,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
@@ -49459,9 +49459,9 @@ static void sbt_vk_fa_vkInitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkInitializePerformanceApiInfoINTEL *t1333 = sbt_vk_t_alloc(f, sizeof(*t1333));
 		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1333[0]), depth + 1);
 		s->pInitializeInfo = t1333;
@@ -49489,7 +49489,7 @@ static void sbt_vk_fa_vkUninitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkUninitializePerformanceApiINTEL(sbt_vk_c *c, const void *va, const void *vb)
@@ -49507,9 +49507,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceMarkerINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceMarkerInfoINTEL *t1334 = sbt_vk_t_alloc(f, sizeof(*t1334));
 		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1334[0]), depth + 1);
 		s->pMarkerInfo = t1334;
@@ -49537,9 +49537,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceStreamMarkerInfoINTEL *t1335 = sbt_vk_t_alloc(f, sizeof(*t1335));
 		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1335[0]), depth + 1);
 		s->pMarkerInfo = t1335;
@@ -49567,9 +49567,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceOverrideINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceOverrideInfoINTEL *t1336 = sbt_vk_t_alloc(f, sizeof(*t1336));
 		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1336[0]), depth + 1);
 		s->pOverrideInfo = t1336;
@@ -49597,9 +49597,9 @@ static void sbt_vk_fa_vkAcquirePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceConfigurationAcquireInfoINTEL *t1337 = sbt_vk_t_alloc(f, sizeof(*t1337));
 		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1337[0]), depth + 1);
 		s->pAcquireInfo = t1337;
@@ -49636,7 +49636,7 @@ static void sbt_vk_fa_vkReleasePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 }
@@ -49660,8 +49660,8 @@ static void sbt_vk_fa_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -49684,7 +49684,7 @@ static void sbt_vk_fa_vkGetPerformanceParameterINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->parameter = (VkPerformanceParameterTypeINTEL)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -49717,9 +49717,9 @@ static void sbt_vk_fa_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceMemoryOpaqueCaptureAddressInfo *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
 		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1340[0]), depth + 1);
 		s->pInfo = t1340;
@@ -49747,9 +49747,9 @@ static void sbt_vk_fa_vkGetPipelineExecutablePropertiesKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineInfoKHR *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
 		sbt_vk_f_VkPipelineInfoKHR(f, &(t1341[0]), depth + 1);
 		s->pPipelineInfo = t1341;
@@ -49800,9 +49800,9 @@ static void sbt_vk_fa_vkGetPipelineExecutableStatisticsKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineExecutableInfoKHR *t1347 = sbt_vk_t_alloc(f, sizeof(*t1347));
 		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1347[0]), depth + 1);
 		s->pExecutableInfo = t1347;
@@ -49853,9 +49853,9 @@ static void sbt_vk_fa_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_t
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineExecutableInfoKHR *t1353 = sbt_vk_t_alloc(f, sizeof(*t1353));
 		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1353[0]), depth + 1);
 		s->pExecutableInfo = t1353;
@@ -49906,7 +49906,7 @@ static void sbt_vk_fa_vkCmdSetLineStippleEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineStippleFactor = (uint32_t)sbt_vk_t_rand(f);
 	s->lineStipplePattern = (uint16_t)sbt_vk_t_rand(f);
 }
@@ -49930,7 +49930,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceToolProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1359 = sbt_vk_t_alloc(f, sizeof(*t1359));
@@ -49974,9 +49974,9 @@ static void sbt_vk_fa_vkCreateAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureCreateInfoKHR *t1364 = sbt_vk_t_alloc(f, sizeof(*t1364));
 		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1364[0]), depth + 1);
 		s->pCreateInfo = t1364;
@@ -50022,9 +50022,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureDeviceAddressInfoKHR *t1367 = sbt_vk_t_alloc(f, sizeof(*t1367));
 		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1367[0]), depth + 1);
 		s->pInfo = t1367;
@@ -50052,7 +50052,7 @@ static void sbt_vk_fa_vkCreateDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1368 = sbt_vk_t_alloc(f, sizeof(*t1368));
@@ -50091,7 +50091,7 @@ static void sbt_vk_fa_vkDestroyDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1370 = sbt_vk_t_alloc(f, sizeof(*t1370));
@@ -50121,8 +50121,8 @@ static void sbt_vk_fa_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -50145,8 +50145,8 @@ static void sbt_vk_fa_vkGetDeferredOperationResultKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -50169,8 +50169,8 @@ static void sbt_vk_fa_vkDeferredOperationJoinKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -50193,7 +50193,7 @@ static void sbt_vk_fa_vkCmdSetCullMode(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->cullMode = (VkCullModeFlags)sbt_vk_t_rand(f);
 }
 
@@ -50214,7 +50214,7 @@ static void sbt_vk_fa_vkCmdSetFrontFace(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->frontFace = (VkFrontFace)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50235,7 +50235,7 @@ static void sbt_vk_fa_vkCmdSetPrimitiveTopology(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->primitiveTopology = (VkPrimitiveTopology)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50256,9 +50256,9 @@ static void sbt_vk_fa_vkCmdSetViewportWithCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1373 = (uint64_t)s->viewportCount;
 		VkViewport *t1371 = sbt_vk_t_alloc(f, n1373 * sizeof(*t1371));
 		for (uint64_t i1372 = 0; i1372 < n1373; i1372++) {
@@ -50294,9 +50294,9 @@ static void sbt_vk_fa_vkCmdSetScissorWithCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1376 = (uint64_t)s->scissorCount;
 		VkRect2D *t1374 = sbt_vk_t_alloc(f, n1376 * sizeof(*t1374));
 		for (uint64_t i1375 = 0; i1375 < n1376; i1375++) {
@@ -50332,10 +50332,10 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1379 = (uint64_t)s->bindingCount;
 		VkBuffer *t1377 = sbt_vk_t_alloc(f, n1379 * sizeof(*t1377));
 		for (uint64_t i1378 = 0; i1378 < n1379; i1378++) {
@@ -50343,7 +50343,7 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 		}
 		s->pBuffers = t1377;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1382 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t1380 = sbt_vk_t_alloc(f, n1382 * sizeof(*t1380));
 		for (uint64_t i1381 = 0; i1381 < n1382; i1381++) {
@@ -50426,7 +50426,7 @@ static void sbt_vk_fa_vkCmdSetDepthTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50447,7 +50447,7 @@ static void sbt_vk_fa_vkCmdSetDepthWriteEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthWriteEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50468,7 +50468,7 @@ static void sbt_vk_fa_vkCmdSetDepthCompareOp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthCompareOp = (VkCompareOp)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50489,7 +50489,7 @@ static void sbt_vk_fa_vkCmdSetDepthBoundsTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBoundsTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50510,7 +50510,7 @@ static void sbt_vk_fa_vkCmdSetStencilTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stencilTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50531,7 +50531,7 @@ static void sbt_vk_fa_vkCmdSetStencilOp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->failOp = (VkStencilOp)(int32_t)sbt_vk_t_rand(f);
 	s->passOp = (VkStencilOp)(int32_t)sbt_vk_t_rand(f);
@@ -50564,7 +50564,7 @@ static void sbt_vk_fa_vkCmdSetPatchControlPointsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->patchControlPoints = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -50585,7 +50585,7 @@ static void sbt_vk_fa_vkCmdSetRasterizerDiscardEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizerDiscardEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50606,7 +50606,7 @@ static void sbt_vk_fa_vkCmdSetDepthBiasEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBiasEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50627,7 +50627,7 @@ static void sbt_vk_fa_vkCmdSetLogicOpEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->logicOp = (VkLogicOp)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50648,7 +50648,7 @@ static void sbt_vk_fa_vkCmdSetPrimitiveRestartEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->primitiveRestartEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50669,7 +50669,7 @@ static void sbt_vk_fa_vkCmdSetTessellationDomainOriginEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->domainOrigin = (VkTessellationDomainOrigin)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50690,7 +50690,7 @@ static void sbt_vk_fa_vkCmdSetDepthClampEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthClampEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50711,7 +50711,7 @@ static void sbt_vk_fa_vkCmdSetPolygonModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->polygonMode = (VkPolygonMode)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50732,7 +50732,7 @@ static void sbt_vk_fa_vkCmdSetRasterizationSamplesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizationSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -50753,9 +50753,9 @@ static void sbt_vk_fa_vkCmdSetSampleMaskEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)((VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7)));
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1392 = (uint64_t)((s->samples + 31) / 32);
 		VkSampleMask *t1390 = sbt_vk_t_alloc(f, n1392 * sizeof(*t1390));
 		for (uint64_t i1391 = 0; i1391 < n1392; i1391++) {
@@ -50791,7 +50791,7 @@ static void sbt_vk_fa_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->alphaToCoverageEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50812,7 +50812,7 @@ static void sbt_vk_fa_vkCmdSetAlphaToOneEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->alphaToOneEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50833,7 +50833,7 @@ static void sbt_vk_fa_vkCmdSetLogicOpEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->logicOpEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50854,10 +50854,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1395 = (uint64_t)s->attachmentCount;
 		VkBool32 *t1393 = sbt_vk_t_alloc(f, n1395 * sizeof(*t1393));
 		for (uint64_t i1394 = 0; i1394 < n1395; i1394++) {
@@ -50895,10 +50895,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendEquationEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1398 = (uint64_t)s->attachmentCount;
 		VkColorBlendEquationEXT *t1396 = sbt_vk_t_alloc(f, n1398 * sizeof(*t1396));
 		for (uint64_t i1397 = 0; i1397 < n1398; i1397++) {
@@ -50936,10 +50936,10 @@ static void sbt_vk_fa_vkCmdSetColorWriteMaskEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1401 = (uint64_t)s->attachmentCount;
 		VkColorComponentFlags *t1399 = sbt_vk_t_alloc(f, n1401 * sizeof(*t1399));
 		for (uint64_t i1400 = 0; i1400 < n1401; i1400++) {
@@ -50977,7 +50977,7 @@ static void sbt_vk_fa_vkCmdSetRasterizationStreamEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizationStream = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -50998,7 +50998,7 @@ static void sbt_vk_fa_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51019,7 +51019,7 @@ static void sbt_vk_fa_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->extraPrimitiveOverestimationSize = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -51040,7 +51040,7 @@ static void sbt_vk_fa_vkCmdSetDepthClipEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthClipEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51061,7 +51061,7 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampleLocationsEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51082,10 +51082,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendAdvancedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1404 = (uint64_t)s->attachmentCount;
 		VkColorBlendAdvancedEXT *t1402 = sbt_vk_t_alloc(f, n1404 * sizeof(*t1402));
 		for (uint64_t i1403 = 0; i1403 < n1404; i1403++) {
@@ -51123,7 +51123,7 @@ static void sbt_vk_fa_vkCmdSetProvokingVertexModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->provokingVertexMode = (VkProvokingVertexModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51144,7 +51144,7 @@ static void sbt_vk_fa_vkCmdSetLineRasterizationModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineRasterizationMode = (VkLineRasterizationModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51165,7 +51165,7 @@ static void sbt_vk_fa_vkCmdSetLineStippleEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stippledLineEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51186,7 +51186,7 @@ static void sbt_vk_fa_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->negativeOneToOne = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51207,7 +51207,7 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportWScalingEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51228,10 +51228,10 @@ static void sbt_vk_fa_vkCmdSetViewportSwizzleNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1407 = (uint64_t)s->viewportCount;
 		VkViewportSwizzleNV *t1405 = sbt_vk_t_alloc(f, n1407 * sizeof(*t1405));
 		for (uint64_t i1406 = 0; i1406 < n1407; i1406++) {
@@ -51269,7 +51269,7 @@ static void sbt_vk_fa_vkCmdSetCoverageToColorEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageToColorEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51290,7 +51290,7 @@ static void sbt_vk_fa_vkCmdSetCoverageToColorLocationNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageToColorLocation = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -51311,7 +51311,7 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationModeNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationMode = (VkCoverageModulationModeNV)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51332,7 +51332,7 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51353,9 +51353,9 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1410 = (uint64_t)s->coverageModulationTableCount;
 		float *t1408 = sbt_vk_t_alloc(f, n1410 * sizeof(*t1408));
 		for (uint64_t i1409 = 0; i1409 < n1410; i1409++) {
@@ -51391,7 +51391,7 @@ static void sbt_vk_fa_vkCmdSetShadingRateImageEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRateImageEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51412,7 +51412,7 @@ static void sbt_vk_fa_vkCmdSetCoverageReductionModeNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageReductionMode = (VkCoverageReductionModeNV)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51433,7 +51433,7 @@ static void sbt_vk_fa_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->representativeFragmentTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51454,9 +51454,9 @@ static void sbt_vk_fa_vkCreatePrivateDataSlot(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPrivateDataSlotCreateInfo *t1411 = sbt_vk_t_alloc(f, sizeof(*t1411));
 		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1411[0]), depth + 1);
 		s->pCreateInfo = t1411;
@@ -51502,7 +51502,7 @@ static void sbt_vk_fa_vkDestroyPrivateDataSlot(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1414 = sbt_vk_t_alloc(f, sizeof(*t1414));
@@ -51532,10 +51532,10 @@ static void sbt_vk_fa_vkSetPrivateData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->objectType = (VkObjectType)(int32_t)sbt_vk_t_rand(f);
 	s->objectHandle = sbt_vk_t_handle(f);
-	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->data = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -51565,10 +51565,10 @@ static void sbt_vk_fa_vkGetPrivateData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->objectType = (VkObjectType)(int32_t)sbt_vk_t_rand(f);
 	s->objectHandle = sbt_vk_t_handle(f);
-	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint64_t *t1415 = sbt_vk_t_alloc(f, sizeof(*t1415));
 		t1415[0] = (uint64_t)sbt_vk_t_rand(f);
@@ -51601,8 +51601,8 @@ static void sbt_vk_fa_vkCmdCopyBuffer2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyBufferInfo2 *t1416 = sbt_vk_t_alloc(f, sizeof(*t1416));
 		sbt_vk_f_VkCopyBufferInfo2(f, &(t1416[0]), depth + 1);
 		s->pCopyBufferInfo = t1416;
@@ -51628,8 +51628,8 @@ static void sbt_vk_fa_vkCmdCopyImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyImageInfo2 *t1417 = sbt_vk_t_alloc(f, sizeof(*t1417));
 		sbt_vk_f_VkCopyImageInfo2(f, &(t1417[0]), depth + 1);
 		s->pCopyImageInfo = t1417;
@@ -51655,8 +51655,8 @@ static void sbt_vk_fa_vkCmdBlitImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBlitImageInfo2 *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
 		sbt_vk_f_VkBlitImageInfo2(f, &(t1418[0]), depth + 1);
 		s->pBlitImageInfo = t1418;
@@ -51682,8 +51682,8 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyBufferToImageInfo2 *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
 		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1419[0]), depth + 1);
 		s->pCopyBufferToImageInfo = t1419;
@@ -51709,8 +51709,8 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyImageToBufferInfo2 *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
 		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1420[0]), depth + 1);
 		s->pCopyImageToBufferInfo = t1420;
@@ -51736,8 +51736,8 @@ static void sbt_vk_fa_vkCmdResolveImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkResolveImageInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
 		sbt_vk_f_VkResolveImageInfo2(f, &(t1421[0]), depth + 1);
 		s->pResolveImageInfo = t1421;
@@ -51763,8 +51763,8 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkExtent2D *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
 		sbt_vk_t_bytes(f, &(t1422[0]), sizeof(t1422[0]));
 		s->pFragmentSize = t1422;
@@ -51802,7 +51802,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
@@ -51846,7 +51846,7 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRate = (VkFragmentShadingRateNV)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n1433 = (uint64_t)(2);
@@ -51879,9 +51879,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureBuildGeometryInfoKHR *t1434 = sbt_vk_t_alloc(f, sizeof(*t1434));
 		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1434[0]), depth + 1);
 		s->pBuildInfo = t1434;
@@ -51935,10 +51935,10 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1441 = (uint64_t)s->vertexBindingDescriptionCount;
 		VkVertexInputBindingDescription2EXT *t1439 = sbt_vk_t_alloc(f, n1441 * sizeof(*t1439));
 		for (uint64_t i1440 = 0; i1440 < n1441; i1440++) {
@@ -51946,7 +51946,7 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 		}
 		s->pVertexBindingDescriptions = t1439;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1444 = (uint64_t)s->vertexAttributeDescriptionCount;
 		VkVertexInputAttributeDescription2EXT *t1442 = sbt_vk_t_alloc(f, n1444 * sizeof(*t1442));
 		for (uint64_t i1443 = 0; i1443 < n1444; i1443++) {
@@ -51997,9 +51997,9 @@ static void sbt_vk_fa_vkCmdSetColorWriteEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1449 = (uint64_t)s->attachmentCount;
 		VkBool32 *t1447 = sbt_vk_t_alloc(f, n1449 * sizeof(*t1447));
 		for (uint64_t i1448 = 0; i1448 < n1449; i1448++) {
@@ -52035,9 +52035,9 @@ static void sbt_vk_fa_vkCmdSetEvent2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDependencyInfo *t1450 = sbt_vk_t_alloc(f, sizeof(*t1450));
 		sbt_vk_f_VkDependencyInfo(f, &(t1450[0]), depth + 1);
 		s->pDependencyInfo = t1450;
@@ -52065,8 +52065,8 @@ static void sbt_vk_fa_vkCmdResetEvent2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
 }
 
@@ -52089,17 +52089,17 @@ static void sbt_vk_fa_vkCmdWaitEvents2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1453 = (uint64_t)s->eventCount;
 		VkEvent *t1451 = sbt_vk_t_alloc(f, n1453 * sizeof(*t1451));
 		for (uint64_t i1452 = 0; i1452 < n1453; i1452++) {
-			t1451[i1452] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+			t1451[i1452] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pEvents = t1451;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1456 = (uint64_t)s->eventCount;
 		VkDependencyInfo *t1454 = sbt_vk_t_alloc(f, n1456 * sizeof(*t1454));
 		for (uint64_t i1455 = 0; i1455 < n1456; i1455++) {
@@ -52148,8 +52148,8 @@ static void sbt_vk_fa_vkCmdPipelineBarrier2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDependencyInfo *t1459 = sbt_vk_t_alloc(f, sizeof(*t1459));
 		sbt_vk_f_VkDependencyInfo(f, &(t1459[0]), depth + 1);
 		s->pDependencyInfo = t1459;
@@ -52175,11 +52175,11 @@ static void sbt_vk_fa_vkQueueSubmit2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->submitCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1462 = (uint64_t)s->submitCount;
 		VkSubmitInfo2 *t1460 = sbt_vk_t_alloc(f, n1462 * sizeof(*t1460));
 		for (uint64_t i1461 = 0; i1461 < n1462; i1461++) {
@@ -52221,9 +52221,9 @@ static void sbt_vk_fa_vkCmdWriteTimestamp2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stage = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -52248,9 +52248,9 @@ static void sbt_vk_fa_vkCmdWriteBufferMarker2AMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stage = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->marker = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -52278,7 +52278,7 @@ static void sbt_vk_fa_vkGetQueueCheckpointData2NV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1464 = sbt_vk_t_alloc(f, sizeof(*t1464));
 		t1464[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -52319,9 +52319,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoProfileInfoKHR *t1469 = sbt_vk_t_alloc(f, sizeof(*t1469));
 		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1469[0]), depth + 1);
 		s->pVideoProfile = t1469;
@@ -52358,9 +52358,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceVideoFormatInfoKHR *t1471 = sbt_vk_t_alloc(f, sizeof(*t1471));
 		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1471[0]), depth + 1);
 		s->pVideoFormatInfo = t1471;
@@ -52411,9 +52411,9 @@ static void sbt_vk_fa_vkCreateVideoSessionKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionCreateInfoKHR *t1477 = sbt_vk_t_alloc(f, sizeof(*t1477));
 		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1477[0]), depth + 1);
 		s->pCreateInfo = t1477;
@@ -52459,7 +52459,7 @@ static void sbt_vk_fa_vkDestroyVideoSessionKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1480 = sbt_vk_t_alloc(f, sizeof(*t1480));
@@ -52489,9 +52489,9 @@ static void sbt_vk_fa_vkCreateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionParametersCreateInfoKHR *t1481 = sbt_vk_t_alloc(f, sizeof(*t1481));
 		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1481[0]), depth + 1);
 		s->pCreateInfo = t1481;
@@ -52537,10 +52537,10 @@ static void sbt_vk_fa_vkUpdateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionParametersUpdateInfoKHR *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
 		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1484[0]), depth + 1);
 		s->pUpdateInfo = t1484;
@@ -52570,7 +52570,7 @@ static void sbt_vk_fa_vkDestroyVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
@@ -52600,8 +52600,8 @@ static void sbt_vk_fa_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1486 = sbt_vk_t_alloc(f, sizeof(*t1486));
@@ -52647,11 +52647,11 @@ static void sbt_vk_fa_vkBindVideoSessionMemoryKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindSessionMemoryInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1493 = (uint64_t)s->bindSessionMemoryInfoCount;
 		VkBindVideoSessionMemoryInfoKHR *t1491 = sbt_vk_t_alloc(f, n1493 * sizeof(*t1491));
 		for (uint64_t i1492 = 0; i1492 < n1493; i1492++) {
@@ -52693,8 +52693,8 @@ static void sbt_vk_fa_vkCmdDecodeVideoKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoDecodeInfoKHR *t1495 = sbt_vk_t_alloc(f, sizeof(*t1495));
 		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1495[0]), depth + 1);
 		s->pDecodeInfo = t1495;
@@ -52720,8 +52720,8 @@ static void sbt_vk_fa_vkCmdBeginVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoBeginCodingInfoKHR *t1496 = sbt_vk_t_alloc(f, sizeof(*t1496));
 		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1496[0]), depth + 1);
 		s->pBeginInfo = t1496;
@@ -52747,8 +52747,8 @@ static void sbt_vk_fa_vkCmdControlVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoCodingControlInfoKHR *t1497 = sbt_vk_t_alloc(f, sizeof(*t1497));
 		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1497[0]), depth + 1);
 		s->pCodingControlInfo = t1497;
@@ -52774,8 +52774,8 @@ static void sbt_vk_fa_vkCmdEndVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoEndCodingInfoKHR *t1498 = sbt_vk_t_alloc(f, sizeof(*t1498));
 		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1498[0]), depth + 1);
 		s->pEndCodingInfo = t1498;
@@ -52801,9 +52801,9 @@ static void sbt_vk_fa_vkCmdDecompressMemoryNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->decompressRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1501 = (uint64_t)s->decompressRegionCount;
 		VkDecompressMemoryRegionNV *t1499 = sbt_vk_t_alloc(f, n1501 * sizeof(*t1499));
 		for (uint64_t i1500 = 0; i1500 < n1501; i1500++) {
@@ -52839,7 +52839,7 @@ static void sbt_vk_fa_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectCommandsAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->indirectCommandsCountAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -52866,9 +52866,9 @@ static void sbt_vk_fa_vkCreateCuModuleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCuModuleCreateInfoNVX *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
 		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1502[0]), depth + 1);
 		s->pCreateInfo = t1502;
@@ -52914,9 +52914,9 @@ static void sbt_vk_fa_vkCreateCuFunctionNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCuFunctionCreateInfoNVX *t1505 = sbt_vk_t_alloc(f, sizeof(*t1505));
 		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1505[0]), depth + 1);
 		s->pCreateInfo = t1505;
@@ -52962,8 +52962,8 @@ static void sbt_vk_fa_vkDestroyCuModuleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->module = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1508 = sbt_vk_t_alloc(f, sizeof(*t1508));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1508[0]), depth + 1);
@@ -52992,8 +52992,8 @@ static void sbt_vk_fa_vkDestroyCuFunctionNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->function = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->function = (VkCuFunctionNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1509[0]), depth + 1);
@@ -53022,8 +53022,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t1510 = sbt_vk_t_alloc(f, sizeof(*t1510));
 		t1510[0] = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -53052,8 +53052,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t1511 = sbt_vk_t_alloc(f, sizeof(*t1511));
@@ -53085,9 +53085,9 @@ static void sbt_vk_fa_vkGetDescriptorEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorGetInfoEXT *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
 		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1512[0]), depth + 1);
 		s->pDescriptorInfo = t1512;
@@ -53120,9 +53120,9 @@ static void sbt_vk_fa_vkCmdBindDescriptorBuffersEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1515 = (uint64_t)s->bufferCount;
 		VkDescriptorBufferBindingInfoEXT *t1513 = sbt_vk_t_alloc(f, n1515 * sizeof(*t1513));
 		for (uint64_t i1514 = 0; i1514 < n1515; i1514++) {
@@ -53160,12 +53160,12 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->setCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1519 = (uint64_t)s->setCount;
 		uint32_t *t1517 = sbt_vk_t_alloc(f, n1519 * sizeof(*t1517));
 		for (uint64_t i1518 = 0; i1518 < n1519; i1518++) {
@@ -53173,7 +53173,7 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferIndices = t1517;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1522 = (uint64_t)s->setCount;
 		VkDeviceSize *t1520 = sbt_vk_t_alloc(f, n1522 * sizeof(*t1520));
 		for (uint64_t i1521 = 0; i1521 < n1522; i1521++) {
@@ -53224,9 +53224,9 @@ static void sbt_vk_fa_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -53251,8 +53251,8 @@ static void sbt_vk_fa_vkSetDeviceMemoryPriorityEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->priority = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -53275,9 +53275,9 @@ static void sbt_vk_fa_vkAcquireDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drmFd = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -53302,7 +53302,7 @@ static void sbt_vk_fa_vkGetDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drmFd = (int32_t)(int32_t)sbt_vk_t_rand(f);
 	s->connectorId = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -53338,8 +53338,8 @@ static void sbt_vk_fa_vkWaitForPresentKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->presentId = (uint64_t)sbt_vk_t_rand(f);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -53368,8 +53368,8 @@ static void sbt_vk_fa_vkCmdBeginRendering(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderingInfo *t1524 = sbt_vk_t_alloc(f, sizeof(*t1524));
 		sbt_vk_f_VkRenderingInfo(f, &(t1524[0]), depth + 1);
 		s->pRenderingInfo = t1524;
@@ -53395,7 +53395,7 @@ static void sbt_vk_fa_vkCmdEndRendering(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndRendering(sbt_vk_c *c, const void *va, const void *vb)
@@ -53413,8 +53413,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetBindingReferenceVALVE *t1525 = sbt_vk_t_alloc(f, sizeof(*t1525));
 		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1525[0]), depth + 1);
 		s->pBindingReference = t1525;
@@ -53449,8 +53449,8 @@ static void sbt_vk_fa_vkGetDescriptorSetHostMappingVALVE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		void* *t1527 = sbt_vk_t_alloc(f, sizeof(*t1527));
 		t1527[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
@@ -53479,9 +53479,9 @@ static void sbt_vk_fa_vkCreateMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapCreateInfoEXT *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
 		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1528[0]), depth + 1);
 		s->pCreateInfo = t1528;
@@ -53527,9 +53527,9 @@ static void sbt_vk_fa_vkCmdBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1533 = (uint64_t)s->infoCount;
 		VkMicromapBuildInfoEXT *t1531 = sbt_vk_t_alloc(f, n1533 * sizeof(*t1531));
 		for (uint64_t i1532 = 0; i1532 < n1533; i1532++) {
@@ -53567,11 +53567,11 @@ static void sbt_vk_fa_vkBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1537 = (uint64_t)s->infoCount;
 		VkMicromapBuildInfoEXT *t1535 = sbt_vk_t_alloc(f, n1537 * sizeof(*t1535));
 		for (uint64_t i1536 = 0; i1536 < n1537; i1536++) {
@@ -53613,7 +53613,7 @@ static void sbt_vk_fa_vkDestroyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1539 = sbt_vk_t_alloc(f, sizeof(*t1539));
@@ -53643,8 +53643,8 @@ static void sbt_vk_fa_vkCmdCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapInfoEXT *t1540 = sbt_vk_t_alloc(f, sizeof(*t1540));
 		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1540[0]), depth + 1);
 		s->pInfo = t1540;
@@ -53670,10 +53670,10 @@ static void sbt_vk_fa_vkCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapInfoEXT *t1541 = sbt_vk_t_alloc(f, sizeof(*t1541));
 		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1541[0]), depth + 1);
 		s->pInfo = t1541;
@@ -53703,8 +53703,8 @@ static void sbt_vk_fa_vkCmdCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapToMemoryInfoEXT *t1542 = sbt_vk_t_alloc(f, sizeof(*t1542));
 		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1542[0]), depth + 1);
 		s->pInfo = t1542;
@@ -53730,10 +53730,10 @@ static void sbt_vk_fa_vkCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapToMemoryInfoEXT *t1543 = sbt_vk_t_alloc(f, sizeof(*t1543));
 		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1543[0]), depth + 1);
 		s->pInfo = t1543;
@@ -53763,8 +53763,8 @@ static void sbt_vk_fa_vkCmdCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToMicromapInfoEXT *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
 		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1544[0]), depth + 1);
 		s->pInfo = t1544;
@@ -53790,10 +53790,10 @@ static void sbt_vk_fa_vkCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
 		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1545[0]), depth + 1);
 		s->pInfo = t1545;
@@ -53823,16 +53823,16 @@ static void sbt_vk_fa_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromapCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1548 = (uint64_t)s->micromapCount;
 		VkMicromapEXT *t1546 = sbt_vk_t_alloc(f, n1548 * sizeof(*t1546));
 		for (uint64_t i1547 = 0; i1547 < n1548; i1547++) {
-			t1546[i1547] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1546[i1547] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pMicromaps = t1546;
 	}
@@ -53872,17 +53872,17 @@ static void sbt_vk_fa_vkWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromapCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	s->stride = (size_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1552 = (uint64_t)s->micromapCount;
 		VkMicromapEXT *t1550 = sbt_vk_t_alloc(f, n1552 * sizeof(*t1550));
 		for (uint64_t i1551 = 0; i1551 < n1552; i1551++) {
-			t1550[i1551] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1550[i1551] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pMicromaps = t1550;
 	}
@@ -53929,8 +53929,8 @@ static void sbt_vk_fa_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapVersionInfoEXT *t1554 = sbt_vk_t_alloc(f, sizeof(*t1554));
 		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1554[0]), depth + 1);
 		s->pVersionInfo = t1554;
@@ -53965,9 +53965,9 @@ static void sbt_vk_fa_vkGetMicromapBuildSizesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapBuildInfoEXT *t1556 = sbt_vk_t_alloc(f, sizeof(*t1556));
 		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1556[0]), depth + 1);
 		s->pBuildInfo = t1556;
@@ -54004,8 +54004,8 @@ static void sbt_vk_fa_vkGetShaderModuleIdentifierEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->shaderModule = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->shaderModule = (VkShaderModule)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkShaderModuleIdentifierEXT *t1558 = sbt_vk_t_alloc(f, sizeof(*t1558));
 		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1558[0]), depth + 1);
@@ -54034,8 +54034,8 @@ static void sbt_vk_fa_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkShaderModuleCreateInfo *t1559 = sbt_vk_t_alloc(f, sizeof(*t1559));
 		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1559[0]), depth + 1);
 		s->pCreateInfo = t1559;
@@ -54070,9 +54070,9 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout2EXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSubresource2EXT *t1561 = sbt_vk_t_alloc(f, sizeof(*t1561));
 		sbt_vk_f_VkImageSubresource2EXT(f, &(t1561[0]), depth + 1);
 		s->pSubresource = t1561;
@@ -54109,9 +54109,9 @@ static void sbt_vk_fa_vkGetPipelinePropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineInfoKHR *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
 		sbt_vk_f_VkPipelineInfoKHR(f, &(t1563[0]), depth + 1);
 		s->pPipelineInfo = t1563;
@@ -54148,8 +54148,8 @@ static void sbt_vk_fa_vkGetFramebufferTilePropertiesQCOM(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
@@ -54195,9 +54195,9 @@ static void sbt_vk_fa_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderingInfo *t1570 = sbt_vk_t_alloc(f, sizeof(*t1570));
 		sbt_vk_f_VkRenderingInfo(f, &(t1570[0]), depth + 1);
 		s->pRenderingInfo = t1570;
@@ -54234,9 +54234,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowImageFormatInfoNV *t1572 = sbt_vk_t_alloc(f, sizeof(*t1572));
 		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1572[0]), depth + 1);
 		s->pOpticalFlowImageFormatInfo = t1572;
@@ -54287,9 +54287,9 @@ static void sbt_vk_fa_vkCreateOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowSessionCreateInfoNV *t1578 = sbt_vk_t_alloc(f, sizeof(*t1578));
 		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1578[0]), depth + 1);
 		s->pCreateInfo = t1578;
@@ -54335,8 +54335,8 @@ static void sbt_vk_fa_vkDestroyOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1581 = sbt_vk_t_alloc(f, sizeof(*t1581));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1581[0]), depth + 1);
@@ -54365,8 +54365,8 @@ static void sbt_vk_fa_vkBindOpticalFlowSessionImageNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindingPoint = (VkOpticalFlowSessionBindingPointNV)(int32_t)sbt_vk_t_rand(f);
 	s->view = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->layout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
@@ -54398,9 +54398,9 @@ static void sbt_vk_fa_vkCmdOpticalFlowExecuteNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowExecuteInfoNV *t1582 = sbt_vk_t_alloc(f, sizeof(*t1582));
 		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1582[0]), depth + 1);
 		s->pExecuteInfo = t1582;
@@ -54428,9 +54428,9 @@ static void sbt_vk_fa_vkReleaseSwapchainImagesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkReleaseSwapchainImagesInfoEXT *t1583 = sbt_vk_t_alloc(f, sizeof(*t1583));
 		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1583[0]), depth + 1);
 		s->pReleaseInfo = t1583;
