@@ -687,38 +687,6 @@ static rp_status rpvk_g_vkQueueSubmit(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkQueueWaitIdle(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkQueueWaitIdle *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->queue));
-	PFN_vkQueueWaitIdle fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->QueueWaitIdle;
-	if (!fn)
-		return rpvk_missing(r, "vkQueueWaitIdle");
-	a->ret = fn(a->queue);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkDeviceWaitIdle(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkDeviceWaitIdle *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkDeviceWaitIdle fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->DeviceWaitIdle;
-	if (!fn)
-		return rpvk_missing(r, "vkDeviceWaitIdle");
-	a->ret = fn(a->device);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkFlushMappedMemoryRanges(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkFlushMappedMemoryRanges *a = rpvk_args;
@@ -8284,8 +8252,8 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkEnumerateDeviceExtensionProperties] = {rpvk_o_vkEnumerateDeviceExtensionProperties, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetDeviceQueue] = {rpvk_g_vkGetDeviceQueue, 0},
 	[SBT_VK_CMD_vkQueueSubmit] = {rpvk_g_vkQueueSubmit, RPVK_F_BEFORE},
-	[SBT_VK_CMD_vkQueueWaitIdle] = {rpvk_g_vkQueueWaitIdle, 0},
-	[SBT_VK_CMD_vkDeviceWaitIdle] = {rpvk_g_vkDeviceWaitIdle, 0},
+	[SBT_VK_CMD_vkQueueWaitIdle] = {rpvk_o_vkQueueWaitIdle, RPVK_F_HAND},
+	[SBT_VK_CMD_vkDeviceWaitIdle] = {rpvk_o_vkDeviceWaitIdle, RPVK_F_HAND},
 	[SBT_VK_CMD_vkAllocateMemory] = {rpvk_o_vkAllocateMemory, RPVK_F_HAND},
 	[SBT_VK_CMD_vkFreeMemory] = {rpvk_o_vkFreeMemory, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkMapMemory] = {rpvk_o_vkMapMemory, RPVK_F_HAND},

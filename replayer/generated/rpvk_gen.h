@@ -628,6 +628,8 @@ rp_status rpvk_o_vkEnumerateInstanceLayerProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateInstanceExtensionProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateDeviceLayerProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateDeviceExtensionProperties(rpvk *r, void *args);
+rp_status rpvk_o_vkQueueWaitIdle(rpvk *r, void *args);
+rp_status rpvk_o_vkDeviceWaitIdle(rpvk *r, void *args);
 rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args);
 rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args);
 rp_status rpvk_o_vkMapMemory(rpvk *r, void *args);

@@ -74,11 +74,14 @@ REPLAY_HANDWRITTEN = {
     "vkFreeMemory": "forget the mapping",
     "vkMapMemory": "keep the live pointer for tsMemoryWrite and checkpoints",
     "vkUnmapMemory": "forget the live pointer",
-    # waits: a wait that succeeded at capture must complete at replay
-    "vkWaitForFences": "infinite timeout when the capture's wait succeeded",
-    "vkGetFenceStatus": "wait for the fence when it was signalled at capture",
-    "vkWaitSemaphores": "infinite timeout when the capture's wait succeeded",
-    "vkWaitSemaphoresKHR": "infinite timeout when the capture's wait succeeded",
+    # waits (rpvk_wait.c): a wait that succeeded at capture must complete at
+    # replay, within --wait-timeout, and one nothing replayed signals is an error
+    "vkWaitForFences": "bounded wait when the capture's wait succeeded; unsignalled fences refused",
+    "vkGetFenceStatus": "wait (bounded) for the fence when it was signalled at capture",
+    "vkWaitSemaphores": "bounded wait when the capture's wait succeeded",
+    "vkWaitSemaphoresKHR": "bounded wait when the capture's wait succeeded",
+    "vkQueueWaitIdle": "bounded: an empty submit with a fence of ours",
+    "vkDeviceWaitIdle": "bounded: an empty submit with a fence of ours on every queue",
     # descriptor update templates: handles inside pData
     "vkCreateDescriptorUpdateTemplate": "keep the entries to map handles in pData",
     "vkCreateDescriptorUpdateTemplateKHR": "keep the entries to map handles in pData",

@@ -1,0 +1,105 @@
+#!/bin/sh
+# tsreplay survives hostile traces (issue 12).  A vk_compute trace is
+# changed with tests/fuzz/sbt_mutate (records re-encoded, every checksum,
+# index and trailer written afresh, so the damage reaches the decoder and
+# the replayer), once for each crash or hang class the issue names; each
+# replay must stop with exit 1 and a message naming the record's sequence
+# number, the call and the reason -- never a crash, never a hang (each run
+# is bounded by timeout; before these checks the first two crashed with
+# SIGSEGV and the moved wait never returned):
+#   - vkQueueSubmit with signalSemaphoreCount 15 and no pSignalSemaphores;
+#   - vkWaitForFences naming VK_NULL_HANDLE;
+#   - vkBindBufferMemory with memory VK_NULL_HANDLE;
+#   - vkCmdPipelineBarrier with memoryBarrierCount 3 and no array;
+#   - vkCreateShaderModule with codeSize not a multiple of 4;
+#   - vkWaitForFences moved ahead of the vkQueueSubmit that signals its fence.
+# Also: --wait-timeout refuses what is not a positive number of seconds,
+# and the untouched trace still replays with every checkpoint matched.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/vk_env.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { vk_env_fail "$@"; }
+
+vk_env_init
+R=$VK_ENV_BUILD/tsreplay
+M=$VK_ENV_BUILD/tests/sbt_mutate
+I=$VK_ENV_BUILD/tsinfo
+[ -x "$M" ] || fail "$M is not built"
+unset DISPLAY
+
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/comp.sbt vk_env_run "$T/comp.capture.log" "$VK_ENV_BUILD/tests/programs/vk_compute" \
+	--size 4096 --submits 4 || fail "vk_compute under VK_LAYER_tracesmith"
+vk_env_layers_none
+
+timeout 120 "$R" "$T/comp.sbt" >"$T/orig.out" 2>&1 || fail "the untouched trace: $(cat "$T/orig.out")"
+grep -q "0 differ" "$T/orig.out" || fail "the untouched trace: $(cat "$T/orig.out")"
+
+# seq NAME N: the sequence number of the Nth (from 1) record of call NAME.
+seq_of() {
+	"$I" --dump "$T/comp.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
+}
+SUBMIT=$(seq_of vkQueueSubmit 1)
+WAIT=$(seq_of vkWaitForFences 1)
+BIND=$(seq_of vkBindBufferMemory 1)
+BARRIER=$(seq_of vkCmdPipelineBarrier 1)
+SHADER=$(seq_of vkCreateShaderModule 1)
+[ -n "$SUBMIT" ] && [ -n "$WAIT" ] && [ -n "$BIND" ] && [ -n "$BARRIER" ] && [ -n "$SHADER" ] ||
+	fail "the trace lacks a call the test changes"
+[ "$SUBMIT" -lt "$WAIT" ] || fail "the first wait ($WAIT) is not after the first submit ($SUBMIT)"
+
+# hostile NAME WANT OP...: the mutated trace stops with exit 1 naming WANT.
+hostile() {
+	name=$1 want=$2
+	shift 2
+	"$M" "$T/comp.sbt" "$T/$name.sbt" "$@" >/dev/null || fail "$name: sbt_mutate $*"
+	rc=0
+	timeout 120 "$R" "$T/$name.sbt" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+	[ "$rc" -ne 124 ] || fail "$name: tsreplay hung"
+	[ "$rc" -eq 1 ] || fail "$name: exit $rc (expected 1): $(cat "$T/$name.err")"
+	grep -qF -- "$want" "$T/$name.err" || fail "$name: '$want' not in: $(cat "$T/$name.err")"
+}
+
+# The varint indexes are those of the calls' wire forms (docs/vulkan-codec.md):
+# vkQueueSubmit: queue, submitCount, pSubmits count, then VkSubmitInfo's
+# waitSemaphoreCount, pWaitSemaphores, pWaitDstStageMask, commandBufferCount,
+# pCommandBuffers count, the command buffer, signalSemaphoreCount (9).
+hostile submit "record seq $SUBMIT vkQueueSubmit: cannot decode its payload" --varint "$SUBMIT:9:15"
+grep -qF "VkSubmitInfo.pSignalSemaphores (absent while its count is not 0)" "$T/submit.err" ||
+	fail "submit: $(cat "$T/submit.err")"
+# vkWaitForFences: device, fenceCount, pFences count, the fence (3).
+hostile nullfence "record seq $WAIT vkWaitForFences: cannot decode its payload" --varint "$WAIT:3:0"
+grep -qF "vkWaitForFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)" "$T/nullfence.err" ||
+	fail "nullfence: $(cat "$T/nullfence.err")"
+# vkBindBufferMemory: device, buffer, memory (2).
+hostile nullmem "vkBindBufferMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)" \
+	--varint "$BIND:2:0"
+grep -qF "record seq $BIND vkBindBufferMemory" "$T/nullmem.err" || fail "nullmem: $(cat "$T/nullmem.err")"
+# vkCmdPipelineBarrier: commandBuffer, the two stage masks, dependencyFlags,
+# memoryBarrierCount (4).
+hostile barrier "vkCmdPipelineBarrier.pMemoryBarriers (absent while its count is not 0)" \
+	--varint "$BARRIER:4:3"
+grep -qF "record seq $BARRIER vkCmdPipelineBarrier" "$T/barrier.err" || fail "barrier: $(cat "$T/barrier.err")"
+# vkCreateShaderModule: device, pCreateInfo count, flags, codeSize (3).
+size=$("$I" --dump "$T/comp.sbt" | sed -n "s/^seq=$SHADER .*pCreateInfo.codeSize=\([0-9]*\).*/\1/p")
+[ -n "$size" ] || fail "no codeSize in record $SHADER"
+hostile codesize "VkShaderModuleCreateInfo.pCode (codeSize is not a multiple of 4)" \
+	--varint "$SHADER:3:$((size + 2))"
+grep -qF "record seq $SHADER vkCreateShaderModule" "$T/codesize.err" || fail "codesize: $(cat "$T/codesize.err")"
+# The first wait moved to the place of the submit that signals its fence.
+hostile moved "record seq $SUBMIT vkWaitForFences: waits for fence" --move "$WAIT:$SUBMIT"
+grep -qF "which nothing replayed so far signals" "$T/moved.err" || fail "moved: $(cat "$T/moved.err")"
+
+# ---- --wait-timeout --------------------------------------------------------------
+for bad in 0 -1 x 1s ""; do
+	rc=0
+	"$R" --wait-timeout "$bad" "$T/comp.sbt" >/dev/null 2>"$T/wt.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -qF -- "--wait-timeout: expected seconds (> 0), got '$bad'" "$T/wt.err" ||
+		fail "--wait-timeout '$bad': exit $rc: $(cat "$T/wt.err")"
+done
+timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
+grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
+echo "ok: six hostile vk_compute traces stop with exit 1 naming the record; --wait-timeout checked"
