@@ -600,7 +600,13 @@ typedef rp_status (*rpvk_call_fn)(rpvk *r, void *args);
 enum {
 	RPVK_F_BEFORE = 1u << 0,  /* recorded before the call: result in vulkan.tsResult */
 	RPVK_F_HAND = 1u << 1,    /* hand-written override */
-	RPVK_F_LAYOUT = 1u << 2   /* offscreen: image layouts rewritten first */
+	RPVK_F_LAYOUT = 1u << 2,  /* offscreen: image layouts rewritten first */
+	/* command buffer state the call needs (rpvk_state.c), from vk.xml */
+	RPVK_F_CMD = 1u << 3,     /* records into its commandBuffer: recording */
+	RPVK_F_INSIDE = 1u << 4,  /* renderpass="inside" */
+	RPVK_F_OUTSIDE = 1u << 5, /* renderpass="outside" */
+	RPVK_F_DRAW = 1u << 6,    /* a draw: a graphics pipeline bound */
+	RPVK_F_DISPATCH = 1u << 7 /* a dispatch: a compute pipeline bound */
 };
 
 typedef struct rpvk_cmd {

@@ -206,6 +206,8 @@ struct rpvk {
 	rpvk_map templates;        /* (TEMPLATE, live) -> rpvk_template* */
 	rpvk_map types;            /* (1, record type) -> kind (rpvk_backend.c) */
 	rpvk_map syncs;            /* (FENCE or SEMAPHORE, live) -> state (rpvk_wait.c) */
+	rpvk_map cbs;              /* (COMMAND_BUFFER, live) -> its state (rpvk_state.c) */
+	rpvk_map sobjs;            /* layouts and pipelines, for the same */
 	uint64_t wait_ns;          /* --wait-timeout: the longest wait for the device */
 	/* types in front of the map, direct-mapped by record type (0: empty;
 	 * record types of API calls are never 0) */
@@ -325,6 +327,16 @@ void rpvk_wait_init(rpvk *r);
 rp_status rpvk_sync_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* After a call: the fence and semaphore states it changed. */
 void rpvk_sync_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+
+/* ---- rpvk_state.c: command buffer state ---------------------------------- */
+
+/* Before a call with its rpvk_cmds flags: RP_ERR_TRACE (diag set) when the
+ * command buffer state it needs is not there. */
+rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args);
+/* After a call: the state it changed. */
+void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+void rpvk_state_clear(rpvk *r);
+void rpvk_state_free(rpvk *r);
 rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured);
 void rpvk_mem_clear(rpvk *r);
 /* Forget (without freeing) the memory of a device being destroyed. */

@@ -567,12 +567,16 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	rpvk_unknown_enum(r);
 	if ((info->flags & RPVK_F_LAYOUT) && r->offscreen)
 		rpvk_rewrite_layouts(r, cmd, args);
-	st = rpvk_sync_before(r, cmd, args);
+	st = rpvk_state_before(r, cmd, info->flags, args);
+	if (st == RP_OK)
+		st = rpvk_sync_before(r, cmd, args);
 	if (st != RP_OK)
 		return st;
 	st = info->call(r, args);
-	if (st == RP_OK)
+	if (st == RP_OK) {
+		rpvk_state_after(r, cmd, args);
 		rpvk_sync_after(r, cmd, args);
+	}
 	if (st == RP_OK)
 		r->calls++;
 	else if (!diag->text[0])
@@ -645,6 +649,7 @@ static void rpvk_clear(rpvk *r)
 	rpvk_map_clear(&r->owners);
 	rpvk_map_clear(&r->swapchains);
 	rpvk_map_clear(&r->syncs);
+	rpvk_state_clear(r);
 	memset(r->pending, 0, sizeof(r->pending));
 	r->nreqs = 0;
 	r->settled_seq = 0;
@@ -742,6 +747,7 @@ static void rpvk_close(void *state)
 	rpvk_map_free(&r->templates);
 	rpvk_map_free(&r->types);
 	rpvk_map_free(&r->syncs);
+	rpvk_state_free(r);
 	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);

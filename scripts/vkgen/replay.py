@@ -201,6 +201,25 @@ def unsupported_reason(reg, c):
     return None
 
 
+def state_flags(reg, n, c):
+    """The command buffer state a vkCmd* call needs, from vk.xml: recorded
+    into a command buffer (its first parameter), inside or outside a render
+    pass (renderpass=), and for draws (vkCmdDraw*, inside a render pass)
+    and dispatches (vkCmdDispatch*) the pipeline they use."""
+    if not n.startswith("vkCmd") or not c.params or c.params[0].type != "VkCommandBuffer":
+        return []
+    flags = ["RPVK_F_CMD"]
+    if c.renderpass == "inside":
+        flags.append("RPVK_F_INSIDE")
+    elif c.renderpass == "outside":
+        flags.append("RPVK_F_OUTSIDE")
+    if n.startswith("vkCmdDraw") and c.renderpass == "inside":
+        flags.append("RPVK_F_DRAW")
+    if n.startswith("vkCmdDispatch"):
+        flags.append("RPVK_F_DISPATCH")
+    return flags
+
+
 def handle_type(reg, name):
     h = reg.handle(name)
     return h
@@ -352,7 +371,13 @@ def gen_header(reg, cmds, hand):
         "enum {",
         "\tRPVK_F_BEFORE = 1u << 0,  /* recorded before the call: result in vulkan.tsResult */",
         "\tRPVK_F_HAND = 1u << 1,    /* hand-written override */",
-        "\tRPVK_F_LAYOUT = 1u << 2   /* offscreen: image layouts rewritten first */",
+        "\tRPVK_F_LAYOUT = 1u << 2,  /* offscreen: image layouts rewritten first */",
+        "\t/* command buffer state the call needs (rpvk_state.c), from vk.xml */",
+        "\tRPVK_F_CMD = 1u << 3,     /* records into its commandBuffer: recording */",
+        "\tRPVK_F_INSIDE = 1u << 4,  /* renderpass=\"inside\" */",
+        "\tRPVK_F_OUTSIDE = 1u << 5, /* renderpass=\"outside\" */",
+        "\tRPVK_F_DRAW = 1u << 6,    /* a draw: a graphics pipeline bound */",
+        "\tRPVK_F_DISPATCH = 1u << 7 /* a dispatch: a compute pipeline bound */",
         "};",
         "",
         "typedef struct rpvk_cmd {",
@@ -398,6 +423,7 @@ def gen_source(reg, cmds, hand):
             flags.append("RPVK_F_BEFORE")
         if n in REPLAY_LAYOUT_REWRITE:
             flags.append("RPVK_F_LAYOUT")
+        flags += state_flags(reg, n, c)
         if n in hand:
             fn = "rpvk_o_" + n
             flags.append("RPVK_F_HAND")

@@ -7,8 +7,9 @@
 # TRACE is given), then replays N mutants (tests/fuzz/sbt_mutate --seed S,
 # S = 1..N, the traces taken in turn) with tsreplay on lavapipe, each bounded
 # by MUTANT_TIMEOUT seconds (default 60).  Every run is one of:
-#   clean    exit 0 (the mutation changed nothing that matters), or exit 1
-#            with "record seq N CALL: REASON" (or a reader's message) on stderr
+#   clean    exit 0 (the mutation changed nothing that matters), exit 3 (the
+#            replay ran and differs from the capture: tsreplay says where), or
+#            exit 1 with "record seq N CALL: REASON" (or a reader's message)
 #   crash    killed by a signal, or a sanitizer report on stderr
 #   hang     killed by the bound
 #   other    any other exit, or exit 1 without a message naming a record
@@ -55,7 +56,7 @@ while [ "$s" -le "$N" ]; do
 	}
 	rc=0
 	timeout -s KILL "$LIMIT" "$R" "$W/m.sbt" >"$W/out" 2>"$W/err" || rc=$?
-	ops=$(tr '\n' ' ' <"$W/ops")
+	ops="--seed $s: $(tr '\n' ' ' <"$W/ops")"
 	if grep -q "ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer" "$W/err"; then
 		crash=$((crash + 1))
 		echo "crash (sanitizer): $trace $ops: $(grep -m1 "ERROR\|runtime error" "$W/err" | cut -c1-200)"
@@ -65,7 +66,7 @@ while [ "$s" -le "$N" ]; do
 	elif [ "$rc" -gt 128 ]; then
 		crash=$((crash + 1))
 		echo "crash (signal $((rc - 128))): $trace $ops"
-	elif [ "$rc" -eq 0 ]; then
+	elif [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; then
 		clean=$((clean + 1))
 		unchanged=$((unchanged + 1))
 	elif [ "$rc" -eq 1 ] && grep -q "record seq [0-9]* \|tsreplay: .*: " "$W/err"; then

@@ -12,7 +12,13 @@
 #   - vkBindBufferMemory with memory VK_NULL_HANDLE;
 #   - vkCmdPipelineBarrier with memoryBarrierCount 3 and no array;
 #   - vkCreateShaderModule with codeSize not a multiple of 4;
-#   - vkWaitForFences moved ahead of the vkQueueSubmit that signals its fence.
+#   - vkWaitForFences moved ahead of the vkQueueSubmit that signals its fence;
+# and the classes mutants found next (lavapipe crashed on each):
+#   - a vkCmd* on a command buffer that is not recording (its begin dropped);
+#   - a dispatch with no compute pipeline bound, or no descriptor set bound;
+#   - a submit of a command buffer still recording (its end dropped);
+#   - a draw and vkCmdEndRenderPass with no render pass begun (vk_offscreen,
+#     its vkCmdBeginRenderPass dropped).
 # Also: --wait-timeout refuses what is not a positive number of seconds,
 # and the untouched trace still replays with every checkpoint matched.
 set -eu
@@ -33,14 +39,17 @@ unset DISPLAY
 vk_env_layers_ours
 TRACESMITH_OUTPUT=$T/comp.sbt vk_env_run "$T/comp.capture.log" "$VK_ENV_BUILD/tests/programs/vk_compute" \
 	--size 4096 --submits 4 || fail "vk_compute under VK_LAYER_tracesmith"
+TRACESMITH_OUTPUT=$T/off.sbt vk_env_run "$T/off.capture.log" "$VK_ENV_BUILD/tests/programs/vk_offscreen" \
+	--frames 2 || fail "vk_offscreen under VK_LAYER_tracesmith"
 vk_env_layers_none
 
 timeout 120 "$R" "$T/comp.sbt" >"$T/orig.out" 2>&1 || fail "the untouched trace: $(cat "$T/orig.out")"
 grep -q "0 differ" "$T/orig.out" || fail "the untouched trace: $(cat "$T/orig.out")"
 
-# seq NAME N: the sequence number of the Nth (from 1) record of call NAME.
+# seq_of NAME N [TRACE]: the sequence number of the Nth (from 1) record of
+# call NAME in TRACE (comp.sbt).
 seq_of() {
-	"$I" --dump "$T/comp.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
+	"$I" --dump "$T/${3:-comp}.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
 }
 SUBMIT=$(seq_of vkQueueSubmit 1)
 WAIT=$(seq_of vkWaitForFences 1)
@@ -51,11 +60,13 @@ SHADER=$(seq_of vkCreateShaderModule 1)
 	fail "the trace lacks a call the test changes"
 [ "$SUBMIT" -lt "$WAIT" ] || fail "the first wait ($WAIT) is not after the first submit ($SUBMIT)"
 
-# hostile NAME WANT OP...: the mutated trace stops with exit 1 naming WANT.
+# hostile NAME WANT OP...: the mutated trace (of $SRC) stops with exit 1
+# naming WANT.
+SRC=comp
 hostile() {
 	name=$1 want=$2
 	shift 2
-	"$M" "$T/comp.sbt" "$T/$name.sbt" "$@" >/dev/null || fail "$name: sbt_mutate $*"
+	"$M" "$T/$SRC.sbt" "$T/$name.sbt" "$@" >/dev/null || fail "$name: sbt_mutate $*"
 	rc=0
 	timeout 120 "$R" "$T/$name.sbt" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
 	[ "$rc" -ne 124 ] || fail "$name: tsreplay hung"
@@ -93,6 +104,29 @@ grep -qF "record seq $SHADER vkCreateShaderModule" "$T/codesize.err" || fail "co
 hostile moved "record seq $SUBMIT vkWaitForFences: waits for fence" --move "$WAIT:$SUBMIT"
 grep -qF "which nothing replayed so far signals" "$T/moved.err" || fail "moved: $(cat "$T/moved.err")"
 
+# ---- command buffer state ---------------------------------------------------------
+BEGIN=$(seq_of vkBeginCommandBuffer 1)
+PIPE=$(seq_of vkCmdBindPipeline 1)
+SETS=$(seq_of vkCmdBindDescriptorSets 1)
+END=$(seq_of vkEndCommandBuffer 1)
+DISPATCH=$(seq_of vkCmdDispatch 1)
+hostile nobegin "record seq $PIPE vkCmdBindPipeline: command buffer 0x" --drop "$BEGIN"
+grep -qF "is not recording (no vkBeginCommandBuffer since it was reset)" "$T/nobegin.err" ||
+	fail "nobegin: $(cat "$T/nobegin.err")"
+hostile nopipe "record seq $DISPATCH vkCmdDispatch: command buffer 0x" --drop "$PIPE"
+grep -qF "has no compute pipeline bound for the dispatch" "$T/nopipe.err" || fail "nopipe: $(cat "$T/nopipe.err")"
+hostile nosets "record seq $DISPATCH vkCmdDispatch: command buffer 0x" --drop "$SETS"
+grep -qF "has no descriptor set bound, and its pipeline's layout has descriptors" "$T/nosets.err" ||
+	fail "nosets: $(cat "$T/nosets.err")"
+hostile noend "is submitted while still recording (no vkEndCommandBuffer)" --drop "$END"
+grep -q "record seq [0-9]* vkQueueSubmit: command buffer 0x" "$T/noend.err" || fail "noend: $(cat "$T/noend.err")"
+SRC=off
+RPASS=$(seq_of vkCmdBeginRenderPass 1 off)
+[ -n "$RPASS" ] || fail "vk_offscreen's trace has no vkCmdBeginRenderPass"
+hostile norpass "has no render pass begun, and the call belongs inside one" --drop "$RPASS"
+grep -q "record seq [0-9]* vkCmd[A-Za-z]*: command buffer 0x" "$T/norpass.err" || fail "norpass: $(cat "$T/norpass.err")"
+SRC=comp
+
 # ---- --wait-timeout --------------------------------------------------------------
 for bad in 0 -1 x 1s ""; do
 	rc=0
@@ -102,4 +136,4 @@ for bad in 0 -1 x 1s ""; do
 done
 timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
-echo "ok: six hostile vk_compute traces stop with exit 1 naming the record; --wait-timeout checked"
+echo "ok: eleven hostile traces stop with exit 1 naming the record; --wait-timeout checked"
