@@ -8802,6 +8802,231 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkReleaseSwapchainImagesEXT] = {rpvk_g_vkReleaseSwapchainImagesEXT, 0},
 };
 
+int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,
+                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx)
+{
+	int rc = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers: {
+		const sbt_vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirect: {
+		const sbt_vk_args_vkCmdDrawIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirect: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDispatchIndirect: {
+		const sbt_vk_args_vkCmdDispatchIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI: {
+		const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->srcBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImage: {
+		const sbt_vk_args_vkCmdCopyImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBlitImage: {
+		const sbt_vk_args_vkCmdBlitImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBufferToImage: {
+		const sbt_vk_args_vkCmdCopyBufferToImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->srcBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
+		const sbt_vk_args_vkCmdCopyImageToBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV: {
+		const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdClearColorImage: {
+		const sbt_vk_args_vkCmdClearColorImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdClearDepthStencilImage: {
+		const sbt_vk_args_vkCmdClearDepthStencilImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdResolveImage: {
+		const sbt_vk_args_vkCmdResolveImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyQueryPoolResults: {
+		const sbt_vk_args_vkCmdCopyQueryPoolResults *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarkerAMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarkerAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndirectCount *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndirectCountKHR *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndirectCountAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCount *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT: {
+		const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT: {
+		const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pCounterBuffers && i < a->counterBufferCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pCounterBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndTransformFeedbackEXT: {
+		const sbt_vk_args_vkCmdEndTransformFeedbackEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pCounterBuffers && i < a->counterBufferCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pCounterBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT: {
+		const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->counterBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBuildAccelerationStructureNV: {
+		const sbt_vk_args_vkCmdBuildAccelerationStructureNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->instanceData);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->scratch);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdTraceRaysNV: {
+		const sbt_vk_args_vkCmdTraceRaysNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->raygenShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->missShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->hitShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->callableShaderBindingTableBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2 *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2EXT *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarker2AMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarker2AMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	default:
+		break;
+	}
+	return rc;
+}
+
 const char *rpvk_cmd_why(enum sbt_vk_cmd cmd)
 {
 	switch (cmd) {

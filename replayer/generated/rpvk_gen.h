@@ -619,6 +619,11 @@ extern const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT];
 /* Why a command has no glue (NULL when it has). */
 const char *rpvk_cmd_why(enum sbt_vk_cmd cmd);
 
+/* fn(ctx, type, live) on each VkBuffer and VkImage a vkCmd* names in its
+ * own parameters (rpvk_state.c); the first nonzero return, or 0. */
+int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,
+                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx);
+
 /* Hand-written overrides (replayer/vulkan/), listed in
  * scripts/vkgen/replay.py REPLAY_HANDWRITTEN. */
 rp_status rpvk_o_vkCreateInstance(rpvk *r, void *args);

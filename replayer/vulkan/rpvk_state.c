@@ -16,7 +16,13 @@
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
- *   - a submit of one that is not executable (never ended, or reset).
+ *   - a submit of one that is not executable (never ended, or reset);
+ *   - a buffer or image with no memory bound named by a vkCmd* parameter
+ *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
+ *     driver would read through a null pointer; sparse ones not judged);
+ *   - an image view's subresource range outside its image, a copy, update
+ *     or fill outside its buffer (vkCmdCopyBuffer, vkCmdUpdateBuffer,
+ *     vkCmdFillBuffer).
  * Command buffers the replay did not allocate are not judged.  The rules
  * are those of the Vulkan specification; a valid application never breaks
  * them, so a valid trace never meets them.
@@ -41,7 +47,10 @@ typedef struct rpvk_cb {
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
  * rpvk.sobjs: (DESCRIPTOR_SET_LAYOUT, live) -> binding count;
  * (PIPELINE_LAYOUT, live) -> set layouts with bindings;
- * (PIPELINE, live) -> that of its layout. */
+ * (PIPELINE, live) -> that of its layout;
+ * (BUFFER, live) -> RPVK_RES_UNBOUND or RPVK_RES_BOUND | size << 8;
+ * (IMAGE, live) -> the same | mipLevels << 8 | arrayLayers << 32. */
+enum { RPVK_RES_UNBOUND = 1, RPVK_RES_BOUND = 2 };
 
 static rpvk_cb *rpvk_cb_get(rpvk *r, VkCommandBuffer cb)
 {
@@ -104,10 +113,105 @@ static rp_status rpvk_state_refuse(rpvk *r, VkCommandBuffer cb, const char *why)
 	                 "makes this call, and a driver may crash on it", (unsigned long long)shown, why);
 }
 
-static rp_status rpvk_state_cmd(rpvk *r, unsigned flags, VkCommandBuffer cb)
+static int rpvk_res_unbound(void *ctx, VkObjectType type, uint64_t live)
 {
+	return (rpvk_sobj(ctx, type, live) & 3) == RPVK_RES_UNBOUND;
+}
+
+static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live)
+{
+	uint64_t v = rpvk_sobj(r, type, live);
+	if (v)
+		rpvk_map_put(&r->sobjs, (uint32_t)type, live, (v & ~(uint64_t)3) | RPVK_RES_BOUND, 0);
+}
+
+/* A buffer's size (0: not known). */
+static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
+{
+	return rpvk_sobj(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)b) >> 8;
+}
+
+/* [off, off + size) inside a buffer of known size (size 0: whole). */
+static int rpvk_in_buffer(rpvk *r, VkBuffer b, VkDeviceSize off, VkDeviceSize size)
+{
+	uint64_t n = rpvk_buffer_size(r, b);
+	if (!n)
+		return 1;
+	if (size == VK_WHOLE_SIZE)
+		return off < n;
+	return off <= n && size <= n - off;
+}
+
+static rp_status rpvk_region_refuse(rpvk *r, const char *what, uint32_t i)
+{
+	return rpvk_fail(r, RP_ERR_TRACE, "%s %u lies outside its buffer: a valid application never "
+	                 "makes this call, and a driver may crash on it", what, i);
+}
+
+static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = args;
+		for (uint32_t i = 0; a->pRegions && i < a->regionCount; i++)
+			if (!rpvk_in_buffer(r, a->srcBuffer, a->pRegions[i].srcOffset, a->pRegions[i].size) ||
+			    !rpvk_in_buffer(r, a->dstBuffer, a->pRegions[i].dstOffset, a->pRegions[i].size))
+				return rpvk_region_refuse(r, "copy region", i);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->dataSize))
+			return rpvk_region_refuse(r, "update", 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->size))
+			return rpvk_region_refuse(r, "fill", 0);
+		break;
+	}
+	default:
+		break;
+	}
+	return RP_OK;
+}
+
+/* An image view's levels and layers inside its image (when known). */
+static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
+{
+	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
+	uint64_t mips = (v >> 8) & 0xffffff, layers = v >> 32;
+	const VkImageSubresourceRange *s = &ci->subresourceRange;
+	if (!v)
+		return 1;
+	if (s->baseMipLevel >= mips || s->baseArrayLayer >= layers)
+		return 0;
+	if (s->levelCount != VK_REMAINING_MIP_LEVELS && (!s->levelCount || s->levelCount > mips - s->baseMipLevel))
+		return 0;
+	if (s->layerCount != VK_REMAINING_ARRAY_LAYERS &&
+	    (!s->layerCount || s->layerCount > layers - s->baseArrayLayer))
+		return 0;
+	return 1;
+}
+
+static rp_status rpvk_res_refuse(rpvk *r, const char *what)
+{
+	return rpvk_fail(r, RP_ERR_TRACE, "uses %s with no memory bound (its vkBind*Memory was not "
+	                 "replayed before): a valid application never makes this call, and a driver "
+	                 "may crash on it", what);
+}
+
+static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
+{
+	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
 	rpvk_cb *c = rpvk_cb_get(r, cb);
 	int k;
+	rp_status st;
+	if (rpvk_cmd_resources(cmd, args, rpvk_res_unbound, r))
+		return rpvk_res_refuse(r, "a buffer or image");
+	if ((st = rpvk_state_regions(r, cmd, args)) != RP_OK)
+		return st;
 	if (!c)
 		return RP_OK;
 	if (c->state != RPVK_CB_RECORDING)
@@ -142,8 +246,40 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 {
 	rp_status st = RP_OK;
 	if (flags & RPVK_F_CMD)
-		return rpvk_state_cmd(r, flags, *(const VkCommandBuffer *)args);
+		return rpvk_state_cmd(r, cmd, flags, args);
 	switch (cmd) {
+	case SBT_VK_CMD_vkCreateImageView: {
+		const sbt_vk_args_vkCreateImageView *a = args;
+		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_IMAGE,
+		                                       (uint64_t)(uintptr_t)a->pCreateInfo->image))
+			return rpvk_res_refuse(r, "an image");
+		if (a->pCreateInfo && !rpvk_view_in_image(r, a->pCreateInfo))
+			return rpvk_fail(r, RP_ERR_TRACE, "the view's subresource range (mip levels %u+%u, "
+			                 "layers %u+%u) lies outside its image: a valid application never "
+			                 "makes this call, and a driver may crash on it",
+			                 a->pCreateInfo->subresourceRange.baseMipLevel,
+			                 a->pCreateInfo->subresourceRange.levelCount,
+			                 a->pCreateInfo->subresourceRange.baseArrayLayer,
+			                 a->pCreateInfo->subresourceRange.layerCount);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateBufferView: {
+		const sbt_vk_args_vkCreateBufferView *a = args;
+		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER,
+		                                       (uint64_t)(uintptr_t)a->pCreateInfo->buffer))
+			return rpvk_res_refuse(r, "a buffer");
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSets: {
+		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
+			const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
+				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
+					return rpvk_res_refuse(r, "a buffer");
+		}
+		break;
+	}
 	case SBT_VK_CMD_vkEndCommandBuffer: {
 		const sbt_vk_args_vkEndCommandBuffer *a = args;
 		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
@@ -333,6 +469,58 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	case SBT_VK_CMD_vkCmdSetDescriptorBufferOffsetsEXT: {
 		const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *a = args;
 		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateBuffer: {
+		const sbt_vk_args_vkCreateBuffer *a = args;
+		if (a->ret == VK_SUCCESS && a->pBuffer && a->pCreateInfo &&
+		    !(a->pCreateInfo->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT))
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)*a->pBuffer,
+			             RPVK_RES_UNBOUND | (a->pCreateInfo->size < ((uint64_t)1 << 56) ?
+			                                 a->pCreateInfo->size << 8 : 0), 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateImage: {
+		const sbt_vk_args_vkCreateImage *a = args;
+		if (a->ret == VK_SUCCESS && a->pImage && a->pCreateInfo &&
+		    !(a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT))
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)*a->pImage,
+			             RPVK_RES_UNBOUND | (uint64_t)(a->pCreateInfo->mipLevels & 0xffffff) << 8 |
+			             (uint64_t)a->pCreateInfo->arrayLayers << 32, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = args;
+		rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = args;
+		rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyBuffer: {
+		const sbt_vk_args_vkDestroyBuffer *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyImage: {
+		const sbt_vk_args_vkDestroyImage *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
 		break;
 	}
 	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {

@@ -220,6 +220,39 @@ def state_flags(reg, n, c):
     return flags
 
 
+RESOURCE_TYPES = {"VkBuffer": "VK_OBJECT_TYPE_BUFFER", "VkImage": "VK_OBJECT_TYPE_IMAGE"}
+
+
+def gen_resources(reg, cmds):
+    """rpvk_cmd_resources: the buffers and images a vkCmd* names in its own
+    parameters (values and counted arrays, not members of structs), for the
+    memory-bound check of rpvk_state.c."""
+    out = ["int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,",
+           "                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx)",
+           "{", "	int rc = 0;", "	switch (cmd) {"]
+    for n, c in cmds:
+        if "RPVK_F_CMD" not in state_flags(reg, n, c):
+            continue
+        names = [p.name for p in c.params]
+        body = []
+        for p in c.params:
+            t = RESOURCE_TYPES.get(p.type)
+            if not t:
+                continue
+            if p.ptrs == 0 and not p.array:
+                body.append("		rc = rc ? rc : fn(ctx, %s, (uint64_t)(uintptr_t)a->%s);" % (t, p.name))
+            elif p.ptrs == 1 and p.len and p.len[0] in names:
+                body += ["		for (uint32_t i = 0; !rc && a->%s && i < a->%s; i++)" % (p.name, p.len[0]),
+                         "			rc = fn(ctx, %s, (uint64_t)(uintptr_t)a->%s[i]);" % (t, p.name)]
+        if not body:
+            continue
+        emit_guarded(out, guard(reg, n), ["	case SBT_VK_CMD_%s: {" % n,
+                                          "		const sbt_vk_args_%s *a = args;" % n] + body +
+                     ["		break;", "	}"])
+    out += ["	default:", "		break;", "	}", "	return rc;", "}", ""]
+    return out
+
+
 def handle_type(reg, name):
     h = reg.handle(name)
     return h
@@ -390,6 +423,11 @@ def gen_header(reg, cmds, hand):
         "/* Why a command has no glue (NULL when it has). */",
         "const char *rpvk_cmd_why(enum sbt_vk_cmd cmd);",
         "",
+        "/* fn(ctx, type, live) on each VkBuffer and VkImage a vkCmd* names in its",
+        " * own parameters (rpvk_state.c); the first nonzero return, or 0. */",
+        "int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,",
+        "                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx);",
+        "",
         "/* Hand-written overrides (replayer/vulkan/), listed in",
         " * scripts/vkgen/replay.py REPLAY_HANDWRITTEN. */",
     ]
@@ -435,6 +473,7 @@ def gen_source(reg, cmds, hand):
             n, fn, " | ".join(flags) if flags else "0")])
     out.append("};")
     out.append("")
+    out += gen_resources(reg, cmds)
     out.append("const char *rpvk_cmd_why(enum sbt_vk_cmd cmd)")
     out.append("{")
     out.append("\tswitch (cmd) {")

@@ -9,7 +9,8 @@
  *
  * usage: sbt_mutate IN OUT OP...
  *   --seed N[:K]      K (default 1 to 4) random mutations, drawn from N
- *   --set SEQ:OFF:B   payload byte OFF of record SEQ becomes B (0-255)
+ *   --set SEQ:OFF:B   payload byte OFF of record SEQ becomes B (0-255); a
+ *                     negative OFF counts from the end (-1: the last byte)
  *   --cut SEQ:LEN     record SEQ's payload is cut to LEN bytes
  *   --move SEQ:TO     the content (type, payload, stack, thread) of record
  *                     SEQ moves to the place of record TO, the records
@@ -319,10 +320,14 @@ static int smu_apply(smu_trace *t, const char *op, const char *arg)
 		return 0;
 	}
 	if (strcmp(op, "--set") == 0) {
-		if (sscanf(arg, "%llu:%llu:%llu", &a, &b, &c) != 3 || c > 255 || (i = smu_find(t, a)) < 0 ||
-		    b >= t->recs[i].len)
+		long long off;
+		if (sscanf(arg, "%llu:%lld:%llu", &a, &off, &c) != 3 || c > 255 || (i = smu_find(t, a)) < 0)
 			return -1;
-		t->recs[i].payload[b] = (uint8_t)c;
+		if (off < 0)
+			off += (long long)t->recs[i].len;
+		if (off < 0 || (unsigned long long)off >= t->recs[i].len)
+			return -1;
+		t->recs[i].payload[off] = (uint8_t)c;
 	} else if (strcmp(op, "--varint") == 0) {
 		size_t off = 0;
 		if (sscanf(arg, "%llu:%llu:%llu", &a, &b, &c) != 3 || (i = smu_find(t, a)) < 0)

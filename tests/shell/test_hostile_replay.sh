@@ -18,7 +18,10 @@
 #   - a dispatch with no compute pipeline bound, or no descriptor set bound;
 #   - a submit of a command buffer still recording (its end dropped);
 #   - a draw and vkCmdEndRenderPass with no render pass begun (vk_offscreen,
-#     its vkCmdBeginRenderPass dropped).
+#     its vkCmdBeginRenderPass dropped);
+#   - an image view of an image with no memory bound (its vkBindImageMemory
+#     dropped), a copy region past the end of its buffer (the region's size
+#     made huge: the last byte of vkCmdCopyBuffer's payload).
 # Also: --wait-timeout refuses what is not a positive number of seconds,
 # and the untouched trace still replays with every checkpoint matched.
 set -eu
@@ -125,7 +128,11 @@ RPASS=$(seq_of vkCmdBeginRenderPass 1 off)
 [ -n "$RPASS" ] || fail "vk_offscreen's trace has no vkCmdBeginRenderPass"
 hostile norpass "has no render pass begun, and the call belongs inside one" --drop "$RPASS"
 grep -q "record seq [0-9]* vkCmd[A-Za-z]*: command buffer 0x" "$T/norpass.err" || fail "norpass: $(cat "$T/norpass.err")"
+BINDIMG=$(seq_of vkBindImageMemory 1 off)
+hostile noimgmem "vkCreateImageView: uses an image with no memory bound" --drop "$BINDIMG"
 SRC=comp
+COPY=$(seq_of vkCmdCopyBuffer 1)
+hostile copy "record seq $COPY vkCmdCopyBuffer: copy region 0 lies outside its buffer" --set "$COPY:-1:127"
 
 # ---- --wait-timeout --------------------------------------------------------------
 for bad in 0 -1 x 1s ""; do
@@ -136,4 +143,4 @@ for bad in 0 -1 x 1s ""; do
 done
 timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
-echo "ok: eleven hostile traces stop with exit 1 naming the record; --wait-timeout checked"
+echo "ok: thirteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
