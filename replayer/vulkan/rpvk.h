@@ -94,6 +94,8 @@ typedef struct rpvk_phys {
 } rpvk_phys;
 
 #define RPVK_MAX_QUEUES 16
+/* Queue families a device may create queues in (devices report a few). */
+#define RPVK_MAX_FAMILIES 64
 
 /* A queue of a device, with the fence checkpoints use to wait for it. */
 typedef struct rpvk_queue {
@@ -113,6 +115,7 @@ typedef struct rpvk_device {
 	uint32_t nqueues;
 	int busy;                  /* its work did not finish within the wait
 	                              bound at teardown: left, not destroyed */
+	uint32_t family_queues[RPVK_MAX_FAMILIES]; /* queues created, by family */
 } rpvk_device;
 
 /* A captured VkDeviceMemory. */

@@ -534,6 +534,10 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	rpvk_dtable_fill(&dv->t, live, vkGetDeviceProcAddr);
 	rpvk_window_device_bind(r, d, windowed, ci);
 	rpvk_phys_live_mem(r, p);
+	for (uint32_t q = 0; ci->pQueueCreateInfos && q < ci->queueCreateInfoCount; q++)
+		if (ci->pQueueCreateInfos[q].queueFamilyIndex < RPVK_MAX_FAMILIES)
+			dv->family_queues[ci->pQueueCreateInfos[q].queueFamilyIndex] +=
+				ci->pQueueCreateInfos[q].queueCount;
 	if (ci->queueCreateInfoCount && ci->pQueueCreateInfos) {
 		dv->aux_family = ci->pQueueCreateInfos[0].queueFamilyIndex;
 		if (ci->pQueueCreateInfos[0].flags == 0)

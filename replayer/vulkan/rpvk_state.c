@@ -20,6 +20,8 @@
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
+ *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
+ *     driver hands back memory past its queue array);
  *   - an image view's subresource range outside its image, a copy, update
  *     or fill outside its buffer (vkCmdCopyBuffer, vkCmdUpdateBuffer,
  *     vkCmdFillBuffer).
@@ -202,6 +204,15 @@ static rp_status rpvk_res_refuse(rpvk *r, const char *what)
 	                 "may crash on it", what);
 }
 
+/* Whether live device dev was created with queue index of family. */
+static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t index)
+{
+	for (int d = 0; d < RPVK_MAX_DEVICES; d++)
+		if (r->dev[d].live == dev)
+			return family < RPVK_MAX_FAMILIES && index < r->dev[d].family_queues[family];
+	return 1; /* not ours to judge */
+}
+
 static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
 {
 	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
@@ -248,6 +259,21 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	if (flags & RPVK_F_CMD)
 		return rpvk_state_cmd(r, cmd, flags, args);
 	switch (cmd) {
+	case SBT_VK_CMD_vkGetDeviceQueue: {
+		const sbt_vk_args_vkGetDeviceQueue *a = args;
+		if (!rpvk_queue_created(r, a->device, a->queueFamilyIndex, a->queueIndex))
+			return rpvk_fail(r, RP_ERR_TRACE, "queue %u of family %u: the device was not created "
+			                 "with it", a->queueIndex, a->queueFamilyIndex);
+		break;
+	}
+	case SBT_VK_CMD_vkGetDeviceQueue2: {
+		const sbt_vk_args_vkGetDeviceQueue2 *a = args;
+		if (a->pQueueInfo && !rpvk_queue_created(r, a->device, a->pQueueInfo->queueFamilyIndex,
+		                                         a->pQueueInfo->queueIndex))
+			return rpvk_fail(r, RP_ERR_TRACE, "queue %u of family %u: the device was not created "
+			                 "with it", a->pQueueInfo->queueIndex, a->pQueueInfo->queueFamilyIndex);
+		break;
+	}
 	case SBT_VK_CMD_vkCreateImageView: {
 		const sbt_vk_args_vkCreateImageView *a = args;
 		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_IMAGE,

@@ -21,7 +21,9 @@
 #     its vkCmdBeginRenderPass dropped);
 #   - an image view of an image with no memory bound (its vkBindImageMemory
 #     dropped), a copy region past the end of its buffer (the region's size
-#     made huge: the last byte of vkCmdCopyBuffer's payload).
+#     made huge: the last byte of vkCmdCopyBuffer's payload);
+#   - vkGetDeviceQueue of a family the device has no queue in (lavapipe
+#     handed back memory past its queues, and crashed at the next submit).
 # Also: --wait-timeout refuses what is not a positive number of seconds,
 # and the untouched trace still replays with every checkpoint matched.
 set -eu
@@ -131,6 +133,10 @@ grep -q "record seq [0-9]* vkCmd[A-Za-z]*: command buffer 0x" "$T/norpass.err" |
 BINDIMG=$(seq_of vkBindImageMemory 1 off)
 hostile noimgmem "vkCreateImageView: uses an image with no memory bound" --drop "$BINDIMG"
 SRC=comp
+GETQ=$(seq_of vkGetDeviceQueue 1)
+# vkGetDeviceQueue: device, queueFamilyIndex (1).
+hostile family "record seq $GETQ vkGetDeviceQueue: queue 0 of family 2147483647: the device was not created with it" \
+	--varint "$GETQ:1:2147483647"
 COPY=$(seq_of vkCmdCopyBuffer 1)
 hostile copy "record seq $COPY vkCmdCopyBuffer: copy region 0 lies outside its buffer" --set "$COPY:-1:127"
 
@@ -143,4 +149,4 @@ for bad in 0 -1 x 1s ""; do
 done
 timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
-echo "ok: thirteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
+echo "ok: fourteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
