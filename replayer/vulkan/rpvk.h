@@ -210,7 +210,8 @@ struct rpvk {
 	rpvk_map types;            /* (1, record type) -> kind (rpvk_backend.c) */
 	rpvk_map syncs;            /* (FENCE or SEMAPHORE, live) -> state (rpvk_wait.c) */
 	rpvk_map cbs;              /* (COMMAND_BUFFER, live) -> its state (rpvk_state.c) */
-	rpvk_map sobjs;            /* layouts and pipelines, for the same */
+	rpvk_map sobjs;            /* layouts, pipelines, buffers, images, for the same */
+	rpvk_map resmem;           /* (BUFFER or IMAGE, live) -> live memory bound */
 	uint64_t wait_ns;          /* --wait-timeout: the longest wait for the device */
 	/* types in front of the map, direct-mapped by record type (0: empty;
 	 * record types of API calls are never 0) */

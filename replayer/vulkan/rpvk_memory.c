@@ -330,6 +330,12 @@ rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
 	if (!a->memory)
 		return RP_OK;
 	m = captured ? rpvk_mem_find(r, captured) : NULL;
+	/* Work in flight may still use it (a trace whose free was moved ahead
+	 * of a wait): wait first, as a careful application would. */
+	if (rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
+		                 "may use the memory being freed (tsreplay --wait-timeout SECONDS waits "
+		                 "longer)", (double)r->wait_ns / 1e9);
 	t->FreeMemory(a->device, a->memory, NULL);
 	if (m) {
 		m->live = VK_NULL_HANDLE;

@@ -16,7 +16,8 @@
  *   - a draw or dispatch with no pipeline of its kind bound, or with none
  *     of the descriptor sets its pipeline's layout has bindings in bound;
  *   - vkEndCommandBuffer of one not recording or inside a render pass;
- *   - a submit of one that is not executable (never ended, or reset);
+ *   - a submit of one that is not executable (never ended, or reset), or
+ *     that names a buffer or image whose memory was freed since;
  *   - a buffer or image with no memory bound named by a vkCmd* parameter
  *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
  *     driver would read through a null pointer; sparse ones not judged);
@@ -35,6 +36,7 @@
 #include <string.h>
 
 enum { RPVK_CB_INITIAL = 1, RPVK_CB_RECORDING = 2, RPVK_CB_EXECUTABLE = 3 };
+#define RPVK_CB_RES 64
 enum { RPVK_PASS_NONE = 0, RPVK_PASS_RENDER_PASS = 1, RPVK_PASS_RENDERING = 2, RPVK_PASS_CONTINUE = 3 };
 
 typedef struct rpvk_cb {
@@ -44,6 +46,11 @@ typedef struct rpvk_cb {
 	uint64_t pool;            /* live VkCommandPool */
 	uint64_t pipeline[2];     /* live: graphics, compute */
 	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
+	/* buffers and images its commands name (rpvk_cmd_resources), to find
+	 * one whose memory was freed before a submit; past RPVK_CB_RES not
+	 * judged */
+	struct { uint32_t type; uint64_t live; } res[RPVK_CB_RES];
+	uint32_t nres;
 } rpvk_cb;
 
 /* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
@@ -52,7 +59,8 @@ typedef struct rpvk_cb {
  * (PIPELINE, live) -> that of its layout;
  * (BUFFER, live) -> RPVK_RES_UNBOUND or RPVK_RES_BOUND | size << 8;
  * (IMAGE, live) -> the same | mipLevels << 8 | arrayLayers << 32. */
-enum { RPVK_RES_UNBOUND = 1, RPVK_RES_BOUND = 2 };
+enum { RPVK_RES_UNBOUND = 1, RPVK_RES_BOUND = 2, RPVK_RES_FREED = 3 /* its memory was freed */ };
+/* rpvk.resmem: (BUFFER or IMAGE, live) -> the live memory bound to it. */
 
 static rpvk_cb *rpvk_cb_get(rpvk *r, VkCommandBuffer cb)
 {
@@ -73,6 +81,7 @@ static void rpvk_cb_forget(rpvk *r, VkCommandBuffer cb)
 static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
 {
 	c->state = state;
+	c->nres = 0;
 	c->pass = RPVK_PASS_NONE;
 	memset(c->pipeline, 0, sizeof(c->pipeline));
 	memset(c->sets_bound, 0, sizeof(c->sets_bound));
@@ -85,6 +94,7 @@ void rpvk_state_clear(rpvk *r)
 			free((void *)(uintptr_t)r->cbs.slots[i].val);
 	rpvk_map_clear(&r->cbs);
 	rpvk_map_clear(&r->sobjs);
+	rpvk_map_clear(&r->resmem);
 }
 
 void rpvk_state_free(rpvk *r)
@@ -92,6 +102,7 @@ void rpvk_state_free(rpvk *r)
 	rpvk_state_clear(r);
 	rpvk_map_free(&r->cbs);
 	rpvk_map_free(&r->sobjs);
+	rpvk_map_free(&r->resmem);
 }
 
 static uint64_t rpvk_sobj(rpvk *r, VkObjectType type, uint64_t live)
@@ -115,16 +126,37 @@ static rp_status rpvk_state_refuse(rpvk *r, VkCommandBuffer cb, const char *why)
 	                 "makes this call, and a driver may crash on it", (unsigned long long)shown, why);
 }
 
+/* Not usable: no memory bound, or its memory freed. */
 static int rpvk_res_unbound(void *ctx, VkObjectType type, uint64_t live)
 {
-	return (rpvk_sobj(ctx, type, live) & 3) == RPVK_RES_UNBOUND;
+	uint64_t st = rpvk_sobj(ctx, type, live) & 3;
+	return st == RPVK_RES_UNBOUND || st == RPVK_RES_FREED;
 }
 
-static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live)
+static void rpvk_res_state(rpvk *r, VkObjectType type, uint64_t live, uint64_t state)
 {
 	uint64_t v = rpvk_sobj(r, type, live);
 	if (v)
-		rpvk_map_put(&r->sobjs, (uint32_t)type, live, (v & ~(uint64_t)3) | RPVK_RES_BOUND, 0);
+		rpvk_map_put(&r->sobjs, (uint32_t)type, live, (v & ~(uint64_t)3) | state, 0);
+}
+
+static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live, VkDeviceMemory mem)
+{
+	rpvk_res_state(r, type, live, RPVK_RES_BOUND);
+	if (live && mem && rpvk_map_put(&r->resmem, (uint32_t)type, live, (uint64_t)(uintptr_t)mem, 0) != 0)
+		rpvk_map_del(&r->resmem, (uint32_t)type, live);
+}
+
+/* Remember a resource a command of the command buffer names. */
+static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
+{
+	rpvk_cb *c = ctx;
+	if (live && c->nres < RPVK_CB_RES) {
+		c->res[c->nres].type = (uint32_t)type;
+		c->res[c->nres].live = live;
+		c->nres++;
+	}
+	return 0;
 }
 
 /* A buffer's size (0: not known). */
@@ -199,9 +231,9 @@ static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
 
 static rp_status rpvk_res_refuse(rpvk *r, const char *what)
 {
-	return rpvk_fail(r, RP_ERR_TRACE, "uses %s with no memory bound (its vkBind*Memory was not "
-	                 "replayed before): a valid application never makes this call, and a driver "
-	                 "may crash on it", what);
+	return rpvk_fail(r, RP_ERR_TRACE, "uses %s with no memory bound (not bound yet, or its "
+	                 "memory freed): a valid application never makes this call, and a driver may "
+	                 "crash on it", what);
 }
 
 /* Whether live device dev was created with queue index of family. */
@@ -225,6 +257,7 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 		return st;
 	if (!c)
 		return RP_OK;
+	rpvk_cmd_resources(cmd, args, rpvk_res_note, c);
 	if (c->state != RPVK_CB_RECORDING)
 		return rpvk_state_refuse(r, cb, c->state == RPVK_CB_INITIAL ?
 		                         "is not recording (no vkBeginCommandBuffer since it was reset)" :
@@ -246,6 +279,11 @@ static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, co
 static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
 {
 	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (c && c->state == RPVK_CB_EXECUTABLE)
+		for (uint32_t i = 0; i < c->nres; i++)
+			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
+				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
+				                                "had its memory freed since it was recorded");
 	if (!c || c->state == RPVK_CB_EXECUTABLE)
 		return RP_OK;
 	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
@@ -517,36 +555,50 @@ void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 	}
 	case SBT_VK_CMD_vkBindBufferMemory: {
 		const sbt_vk_args_vkBindBufferMemory *a = args;
-		rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory);
 		break;
 	}
 	case SBT_VK_CMD_vkBindImageMemory: {
 		const sbt_vk_args_vkBindImageMemory *a = args;
-		rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory);
 		break;
 	}
 	case SBT_VK_CMD_vkBindBufferMemory2:
 	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
 		const sbt_vk_args_vkBindBufferMemory2 *a = args;
 		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
-			rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer);
+			rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+			              a->pBindInfos[i].memory);
 		break;
 	}
 	case SBT_VK_CMD_vkBindImageMemory2:
 	case SBT_VK_CMD_vkBindImageMemory2KHR: {
 		const sbt_vk_args_vkBindImageMemory2 *a = args;
 		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
-			rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image);
+			rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+			              a->pBindInfos[i].memory);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyBuffer: {
 		const sbt_vk_args_vkDestroyBuffer *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
 		break;
 	}
 	case SBT_VK_CMD_vkDestroyImage: {
 		const sbt_vk_args_vkDestroyImage *a = args;
 		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkFreeMemory: {
+		/* what is bound to it may not be used any more */
+		const sbt_vk_args_vkFreeMemory *a = args;
+		for (size_t i = 0; a->memory && i < r->resmem.cap; i++) {
+			const rpvk_map_slot *sl = &r->resmem.slots[i];
+			if (sl->type && sl->type != RPVK_MAP_TOMB && sl->val == (uint64_t)(uintptr_t)a->memory)
+				rpvk_res_state(r, (VkObjectType)sl->type, sl->key, RPVK_RES_FREED);
+		}
 		break;
 	}
 	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {

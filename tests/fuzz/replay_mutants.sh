@@ -16,6 +16,8 @@
 # Prints one line per run that is not clean (with the sbt_mutate ops that
 # reproduce it) and a summary; exits 1 if any run crashed or hung.  With an
 # ASan build (BUILD=build/asan, make asan) the sanitizer reports count.
+# TSREPLAY=PATH replays the same mutants with another tsreplay (a baseline);
+# MUTANT_FIRST=S starts at seed S (default 1).
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -23,7 +25,7 @@ N=${1:?usage: replay_mutants.sh N [TRACE...]}
 shift
 . "$TOP/tests/support/vk_env.sh"
 vk_env_init
-R=$VK_ENV_BUILD/tsreplay
+R=${TSREPLAY:-$VK_ENV_BUILD/tsreplay} # another tsreplay (a baseline) replays the same mutants
 M=$VK_ENV_BUILD/tests/sbt_mutate
 W=$(mktemp -d "${TMPDIR:-/tmp}/mutants.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -43,9 +45,10 @@ if [ $# -eq 0 ]; then
 fi
 ntraces=$#
 clean=0 crash=0 hang=0 other=0 unchanged=0
-s=1
+s=${MUTANT_FIRST:-1} # the first seed
+last=$((s + N - 1))
 start=$(date +%s)
-while [ "$s" -le "$N" ]; do
+while [ "$s" -le "$last" ]; do
 	i=$(((s - 1) % ntraces + 1))
 	eval "trace=\${$i}"
 	"$M" "$trace" "$W/m.sbt" --seed "$s" >"$W/ops" 2>"$W/mut.err" || {

@@ -23,7 +23,9 @@
 #     dropped), a copy region past the end of its buffer (the region's size
 #     made huge: the last byte of vkCmdCopyBuffer's payload);
 #   - vkGetDeviceQueue of a family the device has no queue in (lavapipe
-#     handed back memory past its queues, and crashed at the next submit).
+#     handed back memory past its queues, and crashed at the next submit);
+#   - vkFreeMemory moved ahead of a copy out of the image bound to it (the
+#     driver wrote into freed memory: glibc aborted on the heap later).
 # Also: --wait-timeout refuses what is not a positive number of seconds,
 # and the untouched trace still replays with every checkpoint matched.
 set -eu
@@ -132,6 +134,10 @@ hostile norpass "has no render pass begun, and the call belongs inside one" --dr
 grep -q "record seq [0-9]* vkCmd[A-Za-z]*: command buffer 0x" "$T/norpass.err" || fail "norpass: $(cat "$T/norpass.err")"
 BINDIMG=$(seq_of vkBindImageMemory 1 off)
 hostile noimgmem "vkCreateImageView: uses an image with no memory bound" --drop "$BINDIMG"
+FREE=$(seq_of vkFreeMemory 1 off)
+COPYI=$(seq_of vkCmdCopyImageToBuffer 1 off)
+hostile freed "vkCmdCopyImageToBuffer: uses a buffer or image with no memory bound (not bound yet, or its memory freed)" \
+	--move "$FREE:$COPYI"
 SRC=comp
 GETQ=$(seq_of vkGetDeviceQueue 1)
 # vkGetDeviceQueue: device, queueFamilyIndex (1).
@@ -149,4 +155,4 @@ for bad in 0 -1 x 1s ""; do
 done
 timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
-echo "ok: fourteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
+echo "ok: fifteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
