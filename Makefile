@@ -94,6 +94,8 @@ PROGS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_SRC))
 BENCHES := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRC))
 FUZZ_REPLAY := $(BUILD)/tests/fuzz_sbt_reader_replay $(BUILD)/tests/fuzz_cm_codec_replay \
 	$(BUILD)/tests/fuzz_tcd_image_replay
+# the trace mutator the hostile-trace tests and `make fuzz` use (tests/fuzz/sbt_mutate.c)
+FUZZ_REPLAY += $(BUILD)/tests/sbt_mutate $(BUILD)/tests/fuzz_cm_codec_mutate
 LAYER_SO := $(if $(LAYER_SRC),$(BUILD)/layers/libVkLayer_tracesmith.so $(BUILD)/layers/VkLayer_tracesmith.json $(BUILD)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json)
 SHADERS := $(patsubst tests/shaders/%,$(BUILD)/tests/shaders/%.spv,$(SHADER_SRC))
 TCU_SO := $(if $(TCU_SRC),$(BUILD)/interpose/libtracesmith_cuda.so)
@@ -263,6 +265,15 @@ $(BUILD)/tests/fuzz_%_replay: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/test
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
 
+# the same targets on in-process mutants of their corpus (tests/fuzz/mutate_main.c)
+$(BUILD)/tests/fuzz_%_mutate: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/mutate_main.o $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $(filter %.o,$^) $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/sbt_mutate: $(BUILD)/obj/tests/fuzz/sbt_mutate.o $(LIB_SUP) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $< $(LIB_SUP) $(LIBS) $(LDLIBS_ALL) -o $@
+
 # The same for the libcuda double's image reader, over the images in
 # tests/fixtures (tests/shell/test_tcd_image_corpus.sh); `make fuzz-tcd-image`.
 $(BUILD)/tests/fuzz_tcd_image_replay: $(BUILD)/obj/tests/fuzz/fuzz_tcd_image.o $(BUILD)/obj/tests/fuzz/replay_main.o \
@@ -288,6 +299,7 @@ tsan:
 	$(MAKE) BUILD=build/tsan CFLAGS="-O1 -g" SAN="-fsanitize=thread" test
 
 FUZZ_SECONDS ?= 60
+FUZZ_MUTANTS ?= 200
 fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	$(MAKE) BUILD=build/fuzzlib CC=clang CFLAGS="-O1 -g" SAN="-fsanitize=fuzzer-no-link,address" build/fuzzlib/lib/libtssbt.a
@@ -301,6 +313,9 @@ fuzz:
 	@mkdir -p $(BUILD)/fuzz/corpus_cm
 	cp tests/fuzz/corpus_cm/* $(BUILD)/fuzz/corpus_cm/
 	$(BUILD)/fuzz/fuzz_cm_codec -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/corpus_cm
+	# mutants of real traces through tsreplay on lavapipe (tests/fuzz/replay_mutants.sh)
+	$(MAKE) all
+	BUILD=$(BUILD) sh tests/fuzz/replay_mutants.sh $(FUZZ_MUTANTS)
 
 # The libcuda double's image reader, from the fixture images.
 fuzz-tcd-image:

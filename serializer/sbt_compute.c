@@ -214,6 +214,22 @@ sbt_status sbt_cm_encode(const sbt_cm_call *c, uint8_t *buf, size_t cap, size_t 
 		out.name##_len = (size_t)v;          \
 		break;
 
+/* What no encoder writes: packed arrays that are not whole entries, a
+ * name or note with a NUL inside (the interposer writes strlen bytes).  A
+ * layout entry past the parameter bytes is not one of them (the layout
+ * comes from cuFuncGetParamInfo, the bytes from the program's `extra`):
+ * the replayer checks it before a launch (sbt_cm_check_params). */
+static int sbt_cm_decoded_valid(const sbt_cm_call *c)
+{
+	if (c->layout_len % SBT_CM_LAYOUT_BYTES || c->attrs_len % SBT_CM_ATTR_BYTES ||
+	    c->jit_len % SBT_CM_JIT_BYTES || c->prelinked_len % 8)
+		return 0;
+	if ((c->name_len && memchr(c->name, 0, c->name_len)) ||
+	    (c->note_len && memchr(c->note, 0, c->note_len)))
+		return 0;
+	return 1;
+}
+
 sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 {
 	const uint8_t *end = p + len;
@@ -254,7 +270,7 @@ sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 			break;
 		}
 	}
-	if (out.layout_len % SBT_CM_LAYOUT_BYTES || out.attrs_len % SBT_CM_ATTR_BYTES)
+	if (!sbt_cm_decoded_valid(&out))
 		return SBT_ERR_CORRUPT;
 	*c = out;
 	return SBT_OK;

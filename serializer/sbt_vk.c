@@ -171,6 +171,15 @@ const char *sbt_vk_arena_message(const sbt_vk_arena *a)
 	return a ? a->msg : "";
 }
 
+int sbt_vk_arena_unknown_enum(const sbt_vk_arena *a, const char **field_out, int64_t *value_out)
+{
+	if (!a || !a->unknown_field)
+		return 0;
+	*field_out = a->unknown_field;
+	*value_out = a->unknown_value;
+	return 1;
+}
+
 /* ---- decoding primitives ------------------------------------------------- */
 
 sbt_vk_status sbt_vk_d_fail(sbt_vk_d *d, sbt_vk_status st, const char *field)
@@ -319,7 +328,9 @@ sbt_vk_status sbt_vk_get_fixstr(sbt_vk_d *d, char *dst, size_t max)
 	sbt_vk_status st = sbt_vk_get_u(d, &n);
 	if (st)
 		return st;
-	if (n > max)
+	/* the encoder writes strnlen(s, max): a string that fills its array
+	 * has no terminator, and no valid call passes one */
+	if (n >= max)
 		return SBT_VK_ERR_CORRUPT;
 	if (n > (uint64_t)(d->end - d->p))
 		return SBT_VK_ERR_TRUNCATED;

@@ -54,7 +54,8 @@ extern "C" {
 	X(SBT_VK_ERR_LIMIT, "payload needs more memory than the arena limit")      \
 	X(SBT_VK_ERR_HANDLE, "payload names a handle the map does not know")       \
 	X(SBT_VK_ERR_BLOB, "payload refers to a blob that could not be loaded")    \
-	X(SBT_VK_ERR_UNSUPPORTED, "command or structure not carried by the codec")
+	X(SBT_VK_ERR_UNSUPPORTED, "command or structure not carried by the codec")  \
+	X(SBT_VK_ERR_INVALID, "payload holds what no encoder writes for a valid call")
 
 typedef enum {
 #define SBT_VK_X_ENUM(name, msg) name,
@@ -211,6 +212,10 @@ void *sbt_vk_arena_alloc(sbt_vk_arena *a, size_t n);
 /* What the last failed decode stumbled on ("pCreateInfo->pQueueCreateInfos[2]
  * .pQueuePriorities: count 4000000000 exceeds the payload"); "" if none. */
 const char *sbt_vk_arena_message(const sbt_vk_arena *a);
+/* The first enum value the last decode met that vk.xml does not name: 1
+ * with its field (the struct or command and member, "VkImageCreateInfo.format":
+ * a string constant of the codec) and value, or 0 when it met none. */
+int sbt_vk_arena_unknown_enum(const sbt_vk_arena *a, const char **field_out, int64_t *value_out);
 
 /*
  * Callbacks for decoding.  map_handle translates every INPUT handle (ctx,
@@ -224,6 +229,13 @@ const char *sbt_vk_arena_message(const sbt_vk_arena *a);
  * stay valid until the arena is reset (sbt_vk_arena_alloc is there for
  * that).  NULL load_blob: such arrays decode as absent (NULL pointer, size
  * kept), which is what a dump wants.
+ * An enum value vk.xml does not name is decoded as it is (a newer driver
+ * may know it); sbt_vk_arena_unknown_enum says where.
+ *
+ * What the decoder refuses as SBT_VK_ERR_INVALID (docs/vulkan-codec.md):
+ * VK_NULL_HANDLE, NULL strings and NULL pointers where vk.xml makes them
+ * required, arrays absent while their count is not 0, an altlen size that
+ * is not a multiple of its element (codeSize % 4).
  */
 typedef struct sbt_vk_decode_hooks {
 	void *ctx;

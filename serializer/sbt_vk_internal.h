@@ -218,6 +218,8 @@ struct sbt_vk_arena {
 	size_t limit;
 	size_t total; /* bytes handed out since reset */
 	char msg[256];
+	const char *unknown_field; /* the first unknown enum value of a decode */
+	int64_t unknown_value;
 };
 
 #define SBT_VK_BLOCK_HDR ((sizeof(sbt_vk_block) + 15) & ~(size_t)15)
@@ -262,8 +264,10 @@ static inline void sbt_vk_d_start(sbt_vk_d *d, const uint8_t *p, size_t len, sbt
 	d->start = p;
 	d->a = a;
 	d->h = h;
-	if (a)
+	if (a) {
 		a->msg[0] = '\0';
+		a->unknown_field = NULL;
+	}
 }
 
 /* Record the first failure (field names the struct and member) in the
@@ -360,6 +364,15 @@ static inline sbt_vk_status sbt_vk_get_handle(sbt_vk_d *d, uint64_t *v, VkObject
 		*v = live;
 	}
 	return SBT_VK_OK;
+}
+
+/* An enum value vk.xml does not name: passed on, the first one noted. */
+static inline void sbt_vk_d_unknown_enum(sbt_vk_d *d, const char *field, int64_t v)
+{
+	if (d->a && !d->a->unknown_field) {
+		d->a->unknown_field = field;
+		d->a->unknown_value = v;
+	}
 }
 
 /* Pointer + count header.  *n_out = count (0 for NULL), *present_out;

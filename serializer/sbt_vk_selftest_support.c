@@ -56,6 +56,12 @@ const char *sbt_vk_t_str(sbt_vk_t *f)
 	return s;
 }
 
+const char *sbt_vk_t_str_nonnull(sbt_vk_t *f)
+{
+	const char *s = sbt_vk_t_str(f);
+	return s ? s : "";
+}
+
 void sbt_vk_t_fixstr(sbt_vk_t *f, char *dst, size_t max)
 {
 	size_t lim = max > 13 ? 12 : max - 1;

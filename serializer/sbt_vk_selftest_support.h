@@ -16,6 +16,9 @@
 #define SBT_VK_T_TEMPLATE_LEN 16
 /* Pointer members deeper than this stay NULL (bounds recursion). */
 #define SBT_VK_T_MAX_DEPTH 4
+/* ... except pointers the decoder requires (an absent one is refused as
+ * SBT_VK_ERR_INVALID), which go this much deeper. */
+#define SBT_VK_T_MORE_DEPTH 8
 /* The test's handle map: input handles come back XORed with this. */
 #define SBT_VK_T_MAPKEY UINT64_C(0x4000000000000000)
 
@@ -54,6 +57,7 @@ void *sbt_vk_t_alloc(sbt_vk_t *f, size_t n);          /* zeroed; never NULL */
 void sbt_vk_t_bytes(sbt_vk_t *f, void *p, size_t n);  /* random bytes */
 void *sbt_vk_t_blob(sbt_vk_t *f, size_t n);           /* n random bytes */
 const char *sbt_vk_t_str(sbt_vk_t *f);                /* short string or NULL */
+const char *sbt_vk_t_str_nonnull(sbt_vk_t *f);        /* never NULL: a required one */
 void sbt_vk_t_fixstr(sbt_vk_t *f, char *dst, size_t max);
 uint64_t sbt_vk_t_handle(sbt_vk_t *f);                /* 0 sometimes */
 static inline uint64_t sbt_vk_t_mapped(uint64_t v, int in)

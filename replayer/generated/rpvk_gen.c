@@ -699,38 +699,6 @@ static rp_status rpvk_g_vkQueueSubmit(rpvk *r, void *rpvk_args)
 	return RP_OK;
 }
 
-static rp_status rpvk_g_vkQueueWaitIdle(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkQueueWaitIdle *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->queue));
-	PFN_vkQueueWaitIdle fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->QueueWaitIdle;
-	if (!fn)
-		return rpvk_missing(r, "vkQueueWaitIdle");
-	a->ret = fn(a->queue);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-static rp_status rpvk_g_vkDeviceWaitIdle(rpvk *r, void *rpvk_args)
-{
-	sbt_vk_args_vkDeviceWaitIdle *a = rpvk_args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)(a->device));
-	PFN_vkDeviceWaitIdle fn;
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->DeviceWaitIdle;
-	if (!fn)
-		return rpvk_missing(r, "vkDeviceWaitIdle");
-	a->ret = fn(a->device);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
 static rp_status rpvk_g_vkFlushMappedMemoryRanges(rpvk *r, void *rpvk_args)
 {
 	sbt_vk_args_vkFlushMappedMemoryRanges *a = rpvk_args;
@@ -8296,8 +8264,8 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkEnumerateDeviceExtensionProperties] = {rpvk_o_vkEnumerateDeviceExtensionProperties, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetDeviceQueue] = {rpvk_g_vkGetDeviceQueue, 0},
 	[SBT_VK_CMD_vkQueueSubmit] = {rpvk_g_vkQueueSubmit, RPVK_F_BEFORE},
-	[SBT_VK_CMD_vkQueueWaitIdle] = {rpvk_g_vkQueueWaitIdle, 0},
-	[SBT_VK_CMD_vkDeviceWaitIdle] = {rpvk_g_vkDeviceWaitIdle, 0},
+	[SBT_VK_CMD_vkQueueWaitIdle] = {rpvk_o_vkQueueWaitIdle, RPVK_F_HAND},
+	[SBT_VK_CMD_vkDeviceWaitIdle] = {rpvk_o_vkDeviceWaitIdle, RPVK_F_HAND},
 	[SBT_VK_CMD_vkAllocateMemory] = {rpvk_o_vkAllocateMemory, RPVK_F_HAND},
 	[SBT_VK_CMD_vkFreeMemory] = {rpvk_o_vkFreeMemory, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkMapMemory] = {rpvk_o_vkMapMemory, RPVK_F_HAND},
@@ -8373,59 +8341,59 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkBeginCommandBuffer] = {rpvk_g_vkBeginCommandBuffer, 0},
 	[SBT_VK_CMD_vkEndCommandBuffer] = {rpvk_g_vkEndCommandBuffer, 0},
 	[SBT_VK_CMD_vkResetCommandBuffer] = {rpvk_g_vkResetCommandBuffer, 0},
-	[SBT_VK_CMD_vkCmdBindPipeline] = {rpvk_g_vkCmdBindPipeline, 0},
-	[SBT_VK_CMD_vkCmdSetViewport] = {rpvk_g_vkCmdSetViewport, 0},
-	[SBT_VK_CMD_vkCmdSetScissor] = {rpvk_g_vkCmdSetScissor, 0},
-	[SBT_VK_CMD_vkCmdSetLineWidth] = {rpvk_g_vkCmdSetLineWidth, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBias] = {rpvk_g_vkCmdSetDepthBias, 0},
-	[SBT_VK_CMD_vkCmdSetBlendConstants] = {rpvk_g_vkCmdSetBlendConstants, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBounds] = {rpvk_g_vkCmdSetDepthBounds, 0},
-	[SBT_VK_CMD_vkCmdSetStencilCompareMask] = {rpvk_g_vkCmdSetStencilCompareMask, 0},
-	[SBT_VK_CMD_vkCmdSetStencilWriteMask] = {rpvk_g_vkCmdSetStencilWriteMask, 0},
-	[SBT_VK_CMD_vkCmdSetStencilReference] = {rpvk_g_vkCmdSetStencilReference, 0},
-	[SBT_VK_CMD_vkCmdBindDescriptorSets] = {rpvk_g_vkCmdBindDescriptorSets, 0},
-	[SBT_VK_CMD_vkCmdBindIndexBuffer] = {rpvk_g_vkCmdBindIndexBuffer, 0},
-	[SBT_VK_CMD_vkCmdBindVertexBuffers] = {rpvk_g_vkCmdBindVertexBuffers, 0},
-	[SBT_VK_CMD_vkCmdDraw] = {rpvk_g_vkCmdDraw, 0},
-	[SBT_VK_CMD_vkCmdDrawIndexed] = {rpvk_g_vkCmdDrawIndexed, 0},
-	[SBT_VK_CMD_vkCmdDrawMultiEXT] = {rpvk_g_vkCmdDrawMultiEXT, 0},
-	[SBT_VK_CMD_vkCmdDrawMultiIndexedEXT] = {rpvk_g_vkCmdDrawMultiIndexedEXT, 0},
-	[SBT_VK_CMD_vkCmdDrawIndirect] = {rpvk_g_vkCmdDrawIndirect, 0},
-	[SBT_VK_CMD_vkCmdDrawIndexedIndirect] = {rpvk_g_vkCmdDrawIndexedIndirect, 0},
-	[SBT_VK_CMD_vkCmdDispatch] = {rpvk_g_vkCmdDispatch, 0},
-	[SBT_VK_CMD_vkCmdDispatchIndirect] = {rpvk_g_vkCmdDispatchIndirect, 0},
-	[SBT_VK_CMD_vkCmdSubpassShadingHUAWEI] = {rpvk_g_vkCmdSubpassShadingHUAWEI, 0},
-	[SBT_VK_CMD_vkCmdDrawClusterHUAWEI] = {rpvk_g_vkCmdDrawClusterHUAWEI, 0},
-	[SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI] = {rpvk_g_vkCmdDrawClusterIndirectHUAWEI, 0},
-	[SBT_VK_CMD_vkCmdCopyBuffer] = {rpvk_g_vkCmdCopyBuffer, 0},
-	[SBT_VK_CMD_vkCmdCopyImage] = {rpvk_g_vkCmdCopyImage, 0},
-	[SBT_VK_CMD_vkCmdBlitImage] = {rpvk_g_vkCmdBlitImage, 0},
-	[SBT_VK_CMD_vkCmdCopyBufferToImage] = {rpvk_g_vkCmdCopyBufferToImage, 0},
-	[SBT_VK_CMD_vkCmdCopyImageToBuffer] = {rpvk_g_vkCmdCopyImageToBuffer, 0},
-	[SBT_VK_CMD_vkCmdCopyMemoryIndirectNV] = {rpvk_g_vkCmdCopyMemoryIndirectNV, 0},
-	[SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV] = {rpvk_g_vkCmdCopyMemoryToImageIndirectNV, 0},
-	[SBT_VK_CMD_vkCmdUpdateBuffer] = {rpvk_g_vkCmdUpdateBuffer, 0},
-	[SBT_VK_CMD_vkCmdFillBuffer] = {rpvk_g_vkCmdFillBuffer, 0},
-	[SBT_VK_CMD_vkCmdClearColorImage] = {rpvk_g_vkCmdClearColorImage, 0},
-	[SBT_VK_CMD_vkCmdClearDepthStencilImage] = {rpvk_g_vkCmdClearDepthStencilImage, 0},
-	[SBT_VK_CMD_vkCmdClearAttachments] = {rpvk_g_vkCmdClearAttachments, 0},
-	[SBT_VK_CMD_vkCmdResolveImage] = {rpvk_g_vkCmdResolveImage, 0},
-	[SBT_VK_CMD_vkCmdSetEvent] = {rpvk_g_vkCmdSetEvent, 0},
-	[SBT_VK_CMD_vkCmdResetEvent] = {rpvk_g_vkCmdResetEvent, 0},
-	[SBT_VK_CMD_vkCmdWaitEvents] = {rpvk_g_vkCmdWaitEvents, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdPipelineBarrier] = {rpvk_g_vkCmdPipelineBarrier, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdBeginQuery] = {rpvk_g_vkCmdBeginQuery, 0},
-	[SBT_VK_CMD_vkCmdEndQuery] = {rpvk_g_vkCmdEndQuery, 0},
-	[SBT_VK_CMD_vkCmdBeginConditionalRenderingEXT] = {rpvk_g_vkCmdBeginConditionalRenderingEXT, 0},
-	[SBT_VK_CMD_vkCmdEndConditionalRenderingEXT] = {rpvk_g_vkCmdEndConditionalRenderingEXT, 0},
-	[SBT_VK_CMD_vkCmdResetQueryPool] = {rpvk_g_vkCmdResetQueryPool, 0},
-	[SBT_VK_CMD_vkCmdWriteTimestamp] = {rpvk_g_vkCmdWriteTimestamp, 0},
-	[SBT_VK_CMD_vkCmdCopyQueryPoolResults] = {rpvk_g_vkCmdCopyQueryPoolResults, 0},
-	[SBT_VK_CMD_vkCmdPushConstants] = {rpvk_g_vkCmdPushConstants, 0},
-	[SBT_VK_CMD_vkCmdBeginRenderPass] = {rpvk_g_vkCmdBeginRenderPass, 0},
-	[SBT_VK_CMD_vkCmdNextSubpass] = {rpvk_g_vkCmdNextSubpass, 0},
-	[SBT_VK_CMD_vkCmdEndRenderPass] = {rpvk_g_vkCmdEndRenderPass, 0},
-	[SBT_VK_CMD_vkCmdExecuteCommands] = {rpvk_g_vkCmdExecuteCommands, 0},
+	[SBT_VK_CMD_vkCmdBindPipeline] = {rpvk_g_vkCmdBindPipeline, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewport] = {rpvk_g_vkCmdSetViewport, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetScissor] = {rpvk_g_vkCmdSetScissor, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetLineWidth] = {rpvk_g_vkCmdSetLineWidth, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBias] = {rpvk_g_vkCmdSetDepthBias, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetBlendConstants] = {rpvk_g_vkCmdSetBlendConstants, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBounds] = {rpvk_g_vkCmdSetDepthBounds, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilCompareMask] = {rpvk_g_vkCmdSetStencilCompareMask, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilWriteMask] = {rpvk_g_vkCmdSetStencilWriteMask, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilReference] = {rpvk_g_vkCmdSetStencilReference, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindDescriptorSets] = {rpvk_g_vkCmdBindDescriptorSets, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindIndexBuffer] = {rpvk_g_vkCmdBindIndexBuffer, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindVertexBuffers] = {rpvk_g_vkCmdBindVertexBuffers, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdDraw] = {rpvk_g_vkCmdDraw, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndexed] = {rpvk_g_vkCmdDrawIndexed, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMultiEXT] = {rpvk_g_vkCmdDrawMultiEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMultiIndexedEXT] = {rpvk_g_vkCmdDrawMultiIndexedEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndirect] = {rpvk_g_vkCmdDrawIndirect, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndexedIndirect] = {rpvk_g_vkCmdDrawIndexedIndirect, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDispatch] = {rpvk_g_vkCmdDispatch, RPVK_F_CMD | RPVK_F_OUTSIDE | RPVK_F_DISPATCH},
+	[SBT_VK_CMD_vkCmdDispatchIndirect] = {rpvk_g_vkCmdDispatchIndirect, RPVK_F_CMD | RPVK_F_OUTSIDE | RPVK_F_DISPATCH},
+	[SBT_VK_CMD_vkCmdSubpassShadingHUAWEI] = {rpvk_g_vkCmdSubpassShadingHUAWEI, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdDrawClusterHUAWEI] = {rpvk_g_vkCmdDrawClusterHUAWEI, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI] = {rpvk_g_vkCmdDrawClusterIndirectHUAWEI, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdCopyBuffer] = {rpvk_g_vkCmdCopyBuffer, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImage] = {rpvk_g_vkCmdCopyImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBlitImage] = {rpvk_g_vkCmdBlitImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyBufferToImage] = {rpvk_g_vkCmdCopyBufferToImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImageToBuffer] = {rpvk_g_vkCmdCopyImageToBuffer, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyMemoryIndirectNV] = {rpvk_g_vkCmdCopyMemoryIndirectNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV] = {rpvk_g_vkCmdCopyMemoryToImageIndirectNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdUpdateBuffer] = {rpvk_g_vkCmdUpdateBuffer, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdFillBuffer] = {rpvk_g_vkCmdFillBuffer, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdClearColorImage] = {rpvk_g_vkCmdClearColorImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdClearDepthStencilImage] = {rpvk_g_vkCmdClearDepthStencilImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdClearAttachments] = {rpvk_g_vkCmdClearAttachments, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdResolveImage] = {rpvk_g_vkCmdResolveImage, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdSetEvent] = {rpvk_g_vkCmdSetEvent, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdResetEvent] = {rpvk_g_vkCmdResetEvent, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdWaitEvents] = {rpvk_g_vkCmdWaitEvents, RPVK_F_LAYOUT | RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdPipelineBarrier] = {rpvk_g_vkCmdPipelineBarrier, RPVK_F_LAYOUT | RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBeginQuery] = {rpvk_g_vkCmdBeginQuery, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdEndQuery] = {rpvk_g_vkCmdEndQuery, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBeginConditionalRenderingEXT] = {rpvk_g_vkCmdBeginConditionalRenderingEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdEndConditionalRenderingEXT] = {rpvk_g_vkCmdEndConditionalRenderingEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdResetQueryPool] = {rpvk_g_vkCmdResetQueryPool, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdWriteTimestamp] = {rpvk_g_vkCmdWriteTimestamp, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdCopyQueryPoolResults] = {rpvk_g_vkCmdCopyQueryPoolResults, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdPushConstants] = {rpvk_g_vkCmdPushConstants, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBeginRenderPass] = {rpvk_g_vkCmdBeginRenderPass, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdNextSubpass] = {rpvk_g_vkCmdNextSubpass, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdEndRenderPass] = {rpvk_g_vkCmdEndRenderPass, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdExecuteCommands] = {rpvk_g_vkCmdExecuteCommands, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetDisplayPlaneSupportedDisplaysKHR] = {rpvk_g_vkGetDisplayPlaneSupportedDisplaysKHR, 0},
 	[SBT_VK_CMD_vkCreateDisplayModeKHR] = {rpvk_g_vkCreateDisplayModeKHR, 0},
 	[SBT_VK_CMD_vkGetDisplayPlaneCapabilitiesKHR] = {rpvk_g_vkGetDisplayPlaneCapabilitiesKHR, 0},
@@ -8464,13 +8432,13 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkDebugReportMessageEXT] = {rpvk_g_vkDebugReportMessageEXT, 0},
 	[SBT_VK_CMD_vkDebugMarkerSetObjectNameEXT] = {rpvk_g_vkDebugMarkerSetObjectNameEXT, 0},
 	[SBT_VK_CMD_vkDebugMarkerSetObjectTagEXT] = {rpvk_g_vkDebugMarkerSetObjectTagEXT, 0},
-	[SBT_VK_CMD_vkCmdDebugMarkerBeginEXT] = {rpvk_g_vkCmdDebugMarkerBeginEXT, 0},
-	[SBT_VK_CMD_vkCmdDebugMarkerEndEXT] = {rpvk_g_vkCmdDebugMarkerEndEXT, 0},
-	[SBT_VK_CMD_vkCmdDebugMarkerInsertEXT] = {rpvk_g_vkCmdDebugMarkerInsertEXT, 0},
+	[SBT_VK_CMD_vkCmdDebugMarkerBeginEXT] = {rpvk_g_vkCmdDebugMarkerBeginEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdDebugMarkerEndEXT] = {rpvk_g_vkCmdDebugMarkerEndEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdDebugMarkerInsertEXT] = {rpvk_g_vkCmdDebugMarkerInsertEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetPhysicalDeviceExternalImageFormatPropertiesNV] = {rpvk_g_vkGetPhysicalDeviceExternalImageFormatPropertiesNV, 0},
-	[SBT_VK_CMD_vkCmdExecuteGeneratedCommandsNV] = {rpvk_g_vkCmdExecuteGeneratedCommandsNV, 0},
-	[SBT_VK_CMD_vkCmdPreprocessGeneratedCommandsNV] = {rpvk_g_vkCmdPreprocessGeneratedCommandsNV, 0},
-	[SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV] = {rpvk_g_vkCmdBindPipelineShaderGroupNV, 0},
+	[SBT_VK_CMD_vkCmdExecuteGeneratedCommandsNV] = {rpvk_g_vkCmdExecuteGeneratedCommandsNV, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdPreprocessGeneratedCommandsNV] = {rpvk_g_vkCmdPreprocessGeneratedCommandsNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV] = {rpvk_g_vkCmdBindPipelineShaderGroupNV, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetGeneratedCommandsMemoryRequirementsNV] = {rpvk_g_vkGetGeneratedCommandsMemoryRequirementsNV, 0},
 	[SBT_VK_CMD_vkCreateIndirectCommandsLayoutNV] = {rpvk_g_vkCreateIndirectCommandsLayoutNV, 0},
 	[SBT_VK_CMD_vkDestroyIndirectCommandsLayoutNV] = {rpvk_g_vkDestroyIndirectCommandsLayoutNV, RPVK_F_BEFORE},
@@ -8488,7 +8456,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetPhysicalDeviceMemoryProperties2KHR] = {rpvk_o_vkGetPhysicalDeviceMemoryProperties2KHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSparseImageFormatProperties2] = {rpvk_g_vkGetPhysicalDeviceSparseImageFormatProperties2, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSparseImageFormatProperties2KHR] = {rpvk_g_vkGetPhysicalDeviceSparseImageFormatProperties2KHR, 0},
-	[SBT_VK_CMD_vkCmdPushDescriptorSetKHR] = {rpvk_g_vkCmdPushDescriptorSetKHR, 0},
+	[SBT_VK_CMD_vkCmdPushDescriptorSetKHR] = {rpvk_g_vkCmdPushDescriptorSetKHR, RPVK_F_CMD},
 	[SBT_VK_CMD_vkTrimCommandPool] = {rpvk_g_vkTrimCommandPool, 0},
 	[SBT_VK_CMD_vkTrimCommandPoolKHR] = {rpvk_g_vkTrimCommandPoolKHR, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceExternalBufferProperties] = {rpvk_g_vkGetPhysicalDeviceExternalBufferProperties, 0},
@@ -8518,13 +8486,13 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkBindBufferMemory2KHR] = {rpvk_g_vkBindBufferMemory2KHR, 0},
 	[SBT_VK_CMD_vkBindImageMemory2] = {rpvk_g_vkBindImageMemory2, 0},
 	[SBT_VK_CMD_vkBindImageMemory2KHR] = {rpvk_g_vkBindImageMemory2KHR, 0},
-	[SBT_VK_CMD_vkCmdSetDeviceMask] = {rpvk_g_vkCmdSetDeviceMask, 0},
-	[SBT_VK_CMD_vkCmdSetDeviceMaskKHR] = {rpvk_g_vkCmdSetDeviceMaskKHR, 0},
+	[SBT_VK_CMD_vkCmdSetDeviceMask] = {rpvk_g_vkCmdSetDeviceMask, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDeviceMaskKHR] = {rpvk_g_vkCmdSetDeviceMaskKHR, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetDeviceGroupPresentCapabilitiesKHR] = {rpvk_g_vkGetDeviceGroupPresentCapabilitiesKHR, 0},
 	[SBT_VK_CMD_vkGetDeviceGroupSurfacePresentModesKHR] = {rpvk_o_vkGetDeviceGroupSurfacePresentModesKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkAcquireNextImage2KHR] = {rpvk_o_vkAcquireNextImage2KHR, RPVK_F_HAND},
-	[SBT_VK_CMD_vkCmdDispatchBase] = {rpvk_g_vkCmdDispatchBase, 0},
-	[SBT_VK_CMD_vkCmdDispatchBaseKHR] = {rpvk_g_vkCmdDispatchBaseKHR, 0},
+	[SBT_VK_CMD_vkCmdDispatchBase] = {rpvk_g_vkCmdDispatchBase, RPVK_F_CMD | RPVK_F_OUTSIDE | RPVK_F_DISPATCH},
+	[SBT_VK_CMD_vkCmdDispatchBaseKHR] = {rpvk_g_vkCmdDispatchBaseKHR, RPVK_F_CMD | RPVK_F_OUTSIDE | RPVK_F_DISPATCH},
 	[SBT_VK_CMD_vkGetPhysicalDevicePresentRectanglesKHR] = {rpvk_o_vkGetPhysicalDevicePresentRectanglesKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCreateDescriptorUpdateTemplate] = {rpvk_o_vkCreateDescriptorUpdateTemplate, RPVK_F_HAND},
 	[SBT_VK_CMD_vkCreateDescriptorUpdateTemplateKHR] = {rpvk_o_vkCreateDescriptorUpdateTemplateKHR, RPVK_F_HAND},
@@ -8532,14 +8500,14 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkDestroyDescriptorUpdateTemplateKHR] = {rpvk_o_vkDestroyDescriptorUpdateTemplateKHR, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkUpdateDescriptorSetWithTemplate] = {rpvk_o_vkUpdateDescriptorSetWithTemplate, RPVK_F_HAND},
 	[SBT_VK_CMD_vkUpdateDescriptorSetWithTemplateKHR] = {rpvk_o_vkUpdateDescriptorSetWithTemplateKHR, RPVK_F_HAND},
-	[SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR] = {rpvk_o_vkCmdPushDescriptorSetWithTemplateKHR, RPVK_F_HAND},
+	[SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR] = {rpvk_o_vkCmdPushDescriptorSetWithTemplateKHR, RPVK_F_CMD | RPVK_F_HAND},
 	[SBT_VK_CMD_vkSetHdrMetadataEXT] = {rpvk_g_vkSetHdrMetadataEXT, 0},
 	[SBT_VK_CMD_vkGetSwapchainStatusKHR] = {rpvk_o_vkGetSwapchainStatusKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetRefreshCycleDurationGOOGLE] = {rpvk_g_vkGetRefreshCycleDurationGOOGLE, 0},
 	[SBT_VK_CMD_vkGetPastPresentationTimingGOOGLE] = {rpvk_g_vkGetPastPresentationTimingGOOGLE, 0},
-	[SBT_VK_CMD_vkCmdSetViewportWScalingNV] = {rpvk_g_vkCmdSetViewportWScalingNV, 0},
-	[SBT_VK_CMD_vkCmdSetDiscardRectangleEXT] = {rpvk_g_vkCmdSetDiscardRectangleEXT, 0},
-	[SBT_VK_CMD_vkCmdSetSampleLocationsEXT] = {rpvk_g_vkCmdSetSampleLocationsEXT, 0},
+	[SBT_VK_CMD_vkCmdSetViewportWScalingNV] = {rpvk_g_vkCmdSetViewportWScalingNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDiscardRectangleEXT] = {rpvk_g_vkCmdSetDiscardRectangleEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetSampleLocationsEXT] = {rpvk_g_vkCmdSetSampleLocationsEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetPhysicalDeviceMultisamplePropertiesEXT] = {rpvk_g_vkGetPhysicalDeviceMultisamplePropertiesEXT, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceCapabilities2KHR] = {rpvk_o_vkGetPhysicalDeviceSurfaceCapabilities2KHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkGetPhysicalDeviceSurfaceFormats2KHR] = {rpvk_o_vkGetPhysicalDeviceSurfaceFormats2KHR, RPVK_F_HAND},
@@ -8576,78 +8544,78 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkQueueBeginDebugUtilsLabelEXT] = {rpvk_g_vkQueueBeginDebugUtilsLabelEXT, 0},
 	[SBT_VK_CMD_vkQueueEndDebugUtilsLabelEXT] = {rpvk_g_vkQueueEndDebugUtilsLabelEXT, 0},
 	[SBT_VK_CMD_vkQueueInsertDebugUtilsLabelEXT] = {rpvk_g_vkQueueInsertDebugUtilsLabelEXT, 0},
-	[SBT_VK_CMD_vkCmdBeginDebugUtilsLabelEXT] = {rpvk_g_vkCmdBeginDebugUtilsLabelEXT, 0},
-	[SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT] = {rpvk_g_vkCmdEndDebugUtilsLabelEXT, 0},
-	[SBT_VK_CMD_vkCmdInsertDebugUtilsLabelEXT] = {rpvk_g_vkCmdInsertDebugUtilsLabelEXT, 0},
+	[SBT_VK_CMD_vkCmdBeginDebugUtilsLabelEXT] = {rpvk_g_vkCmdBeginDebugUtilsLabelEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT] = {rpvk_g_vkCmdEndDebugUtilsLabelEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdInsertDebugUtilsLabelEXT] = {rpvk_g_vkCmdInsertDebugUtilsLabelEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCreateDebugUtilsMessengerEXT] = {rpvk_o_vkCreateDebugUtilsMessengerEXT, RPVK_F_HAND},
 	[SBT_VK_CMD_vkDestroyDebugUtilsMessengerEXT] = {rpvk_o_vkDestroyDebugUtilsMessengerEXT, RPVK_F_BEFORE | RPVK_F_HAND},
 	[SBT_VK_CMD_vkSubmitDebugUtilsMessageEXT] = {rpvk_g_vkSubmitDebugUtilsMessageEXT, 0},
-	[SBT_VK_CMD_vkCmdWriteBufferMarkerAMD] = {rpvk_g_vkCmdWriteBufferMarkerAMD, 0},
+	[SBT_VK_CMD_vkCmdWriteBufferMarkerAMD] = {rpvk_g_vkCmdWriteBufferMarkerAMD, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCreateRenderPass2] = {rpvk_g_vkCreateRenderPass2, RPVK_F_LAYOUT},
 	[SBT_VK_CMD_vkCreateRenderPass2KHR] = {rpvk_g_vkCreateRenderPass2KHR, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdBeginRenderPass2] = {rpvk_g_vkCmdBeginRenderPass2, 0},
-	[SBT_VK_CMD_vkCmdBeginRenderPass2KHR] = {rpvk_g_vkCmdBeginRenderPass2KHR, 0},
-	[SBT_VK_CMD_vkCmdNextSubpass2] = {rpvk_g_vkCmdNextSubpass2, 0},
-	[SBT_VK_CMD_vkCmdNextSubpass2KHR] = {rpvk_g_vkCmdNextSubpass2KHR, 0},
-	[SBT_VK_CMD_vkCmdEndRenderPass2] = {rpvk_g_vkCmdEndRenderPass2, 0},
-	[SBT_VK_CMD_vkCmdEndRenderPass2KHR] = {rpvk_g_vkCmdEndRenderPass2KHR, 0},
+	[SBT_VK_CMD_vkCmdBeginRenderPass2] = {rpvk_g_vkCmdBeginRenderPass2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBeginRenderPass2KHR] = {rpvk_g_vkCmdBeginRenderPass2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdNextSubpass2] = {rpvk_g_vkCmdNextSubpass2, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdNextSubpass2KHR] = {rpvk_g_vkCmdNextSubpass2KHR, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdEndRenderPass2] = {rpvk_g_vkCmdEndRenderPass2, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdEndRenderPass2KHR] = {rpvk_g_vkCmdEndRenderPass2KHR, RPVK_F_CMD | RPVK_F_INSIDE},
 	[SBT_VK_CMD_vkGetSemaphoreCounterValue] = {rpvk_g_vkGetSemaphoreCounterValue, 0},
 	[SBT_VK_CMD_vkGetSemaphoreCounterValueKHR] = {rpvk_g_vkGetSemaphoreCounterValueKHR, 0},
 	[SBT_VK_CMD_vkWaitSemaphores] = {rpvk_o_vkWaitSemaphores, RPVK_F_HAND},
 	[SBT_VK_CMD_vkWaitSemaphoresKHR] = {rpvk_o_vkWaitSemaphoresKHR, RPVK_F_HAND},
 	[SBT_VK_CMD_vkSignalSemaphore] = {rpvk_g_vkSignalSemaphore, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkSignalSemaphoreKHR] = {rpvk_g_vkSignalSemaphoreKHR, RPVK_F_BEFORE},
-	[SBT_VK_CMD_vkCmdDrawIndirectCount] = {rpvk_g_vkCmdDrawIndirectCount, 0},
-	[SBT_VK_CMD_vkCmdDrawIndirectCountKHR] = {rpvk_g_vkCmdDrawIndirectCountKHR, 0},
-	[SBT_VK_CMD_vkCmdDrawIndirectCountAMD] = {rpvk_g_vkCmdDrawIndirectCountAMD, 0},
-	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCount] = {rpvk_g_vkCmdDrawIndexedIndirectCount, 0},
-	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR] = {rpvk_g_vkCmdDrawIndexedIndirectCountKHR, 0},
-	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD] = {rpvk_g_vkCmdDrawIndexedIndirectCountAMD, 0},
-	[SBT_VK_CMD_vkCmdSetCheckpointNV] = {rpvk_g_vkCmdSetCheckpointNV, 0},
+	[SBT_VK_CMD_vkCmdDrawIndirectCount] = {rpvk_g_vkCmdDrawIndirectCount, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndirectCountKHR] = {rpvk_g_vkCmdDrawIndirectCountKHR, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndirectCountAMD] = {rpvk_g_vkCmdDrawIndirectCountAMD, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCount] = {rpvk_g_vkCmdDrawIndexedIndirectCount, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR] = {rpvk_g_vkCmdDrawIndexedIndirectCountKHR, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD] = {rpvk_g_vkCmdDrawIndexedIndirectCountAMD, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdSetCheckpointNV] = {rpvk_g_vkCmdSetCheckpointNV, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetQueueCheckpointDataNV] = {rpvk_g_vkGetQueueCheckpointDataNV, 0},
-	[SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT] = {rpvk_g_vkCmdBindTransformFeedbackBuffersEXT, 0},
-	[SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT] = {rpvk_g_vkCmdBeginTransformFeedbackEXT, 0},
-	[SBT_VK_CMD_vkCmdEndTransformFeedbackEXT] = {rpvk_g_vkCmdEndTransformFeedbackEXT, 0},
-	[SBT_VK_CMD_vkCmdBeginQueryIndexedEXT] = {rpvk_g_vkCmdBeginQueryIndexedEXT, 0},
-	[SBT_VK_CMD_vkCmdEndQueryIndexedEXT] = {rpvk_g_vkCmdEndQueryIndexedEXT, 0},
-	[SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT] = {rpvk_g_vkCmdDrawIndirectByteCountEXT, 0},
-	[SBT_VK_CMD_vkCmdSetExclusiveScissorNV] = {rpvk_g_vkCmdSetExclusiveScissorNV, 0},
-	[SBT_VK_CMD_vkCmdBindShadingRateImageNV] = {rpvk_g_vkCmdBindShadingRateImageNV, 0},
-	[SBT_VK_CMD_vkCmdSetViewportShadingRatePaletteNV] = {rpvk_g_vkCmdSetViewportShadingRatePaletteNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoarseSampleOrderNV] = {rpvk_g_vkCmdSetCoarseSampleOrderNV, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksNV] = {rpvk_g_vkCmdDrawMeshTasksNV, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV] = {rpvk_g_vkCmdDrawMeshTasksIndirectNV, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV] = {rpvk_g_vkCmdDrawMeshTasksIndirectCountNV, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksEXT] = {rpvk_g_vkCmdDrawMeshTasksEXT, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT] = {rpvk_g_vkCmdDrawMeshTasksIndirectEXT, 0},
-	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT] = {rpvk_g_vkCmdDrawMeshTasksIndirectCountEXT, 0},
+	[SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT] = {rpvk_g_vkCmdBindTransformFeedbackBuffersEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT] = {rpvk_g_vkCmdBeginTransformFeedbackEXT, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdEndTransformFeedbackEXT] = {rpvk_g_vkCmdEndTransformFeedbackEXT, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdBeginQueryIndexedEXT] = {rpvk_g_vkCmdBeginQueryIndexedEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdEndQueryIndexedEXT] = {rpvk_g_vkCmdEndQueryIndexedEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT] = {rpvk_g_vkCmdDrawIndirectByteCountEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdSetExclusiveScissorNV] = {rpvk_g_vkCmdSetExclusiveScissorNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindShadingRateImageNV] = {rpvk_g_vkCmdBindShadingRateImageNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewportShadingRatePaletteNV] = {rpvk_g_vkCmdSetViewportShadingRatePaletteNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoarseSampleOrderNV] = {rpvk_g_vkCmdSetCoarseSampleOrderNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksNV] = {rpvk_g_vkCmdDrawMeshTasksNV, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV] = {rpvk_g_vkCmdDrawMeshTasksIndirectNV, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV] = {rpvk_g_vkCmdDrawMeshTasksIndirectCountNV, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksEXT] = {rpvk_g_vkCmdDrawMeshTasksEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT] = {rpvk_g_vkCmdDrawMeshTasksIndirectEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
+	[SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT] = {rpvk_g_vkCmdDrawMeshTasksIndirectCountEXT, RPVK_F_CMD | RPVK_F_INSIDE | RPVK_F_DRAW},
 	[SBT_VK_CMD_vkCompileDeferredNV] = {rpvk_g_vkCompileDeferredNV, 0},
 	[SBT_VK_CMD_vkCreateAccelerationStructureNV] = {rpvk_g_vkCreateAccelerationStructureNV, 0},
-	[SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI] = {rpvk_g_vkCmdBindInvocationMaskHUAWEI, 0},
+	[SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI] = {rpvk_g_vkCmdBindInvocationMaskHUAWEI, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkDestroyAccelerationStructureKHR] = {rpvk_g_vkDestroyAccelerationStructureKHR, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkDestroyAccelerationStructureNV] = {rpvk_g_vkDestroyAccelerationStructureNV, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkGetAccelerationStructureMemoryRequirementsNV] = {rpvk_g_vkGetAccelerationStructureMemoryRequirementsNV, 0},
 	[SBT_VK_CMD_vkBindAccelerationStructureMemoryNV] = {rpvk_g_vkBindAccelerationStructureMemoryNV, 0},
-	[SBT_VK_CMD_vkCmdCopyAccelerationStructureNV] = {rpvk_g_vkCmdCopyAccelerationStructureNV, 0},
-	[SBT_VK_CMD_vkCmdCopyAccelerationStructureKHR] = {rpvk_g_vkCmdCopyAccelerationStructureKHR, 0},
-	[SBT_VK_CMD_vkCmdCopyAccelerationStructureToMemoryKHR] = {rpvk_g_vkCmdCopyAccelerationStructureToMemoryKHR, 0},
-	[SBT_VK_CMD_vkCmdCopyMemoryToAccelerationStructureKHR] = {rpvk_g_vkCmdCopyMemoryToAccelerationStructureKHR, 0},
-	[SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesKHR] = {rpvk_g_vkCmdWriteAccelerationStructuresPropertiesKHR, 0},
-	[SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesNV] = {rpvk_g_vkCmdWriteAccelerationStructuresPropertiesNV, 0},
-	[SBT_VK_CMD_vkCmdBuildAccelerationStructureNV] = {rpvk_g_vkCmdBuildAccelerationStructureNV, 0},
-	[SBT_VK_CMD_vkCmdTraceRaysKHR] = {rpvk_g_vkCmdTraceRaysKHR, 0},
-	[SBT_VK_CMD_vkCmdTraceRaysNV] = {rpvk_g_vkCmdTraceRaysNV, 0},
+	[SBT_VK_CMD_vkCmdCopyAccelerationStructureNV] = {rpvk_g_vkCmdCopyAccelerationStructureNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyAccelerationStructureKHR] = {rpvk_g_vkCmdCopyAccelerationStructureKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyAccelerationStructureToMemoryKHR] = {rpvk_g_vkCmdCopyAccelerationStructureToMemoryKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyMemoryToAccelerationStructureKHR] = {rpvk_g_vkCmdCopyMemoryToAccelerationStructureKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesKHR] = {rpvk_g_vkCmdWriteAccelerationStructuresPropertiesKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdWriteAccelerationStructuresPropertiesNV] = {rpvk_g_vkCmdWriteAccelerationStructuresPropertiesNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBuildAccelerationStructureNV] = {rpvk_g_vkCmdBuildAccelerationStructureNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdTraceRaysKHR] = {rpvk_g_vkCmdTraceRaysKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdTraceRaysNV] = {rpvk_g_vkCmdTraceRaysNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkGetRayTracingShaderGroupHandlesKHR] = {rpvk_g_vkGetRayTracingShaderGroupHandlesKHR, 0},
 	[SBT_VK_CMD_vkGetRayTracingShaderGroupHandlesNV] = {rpvk_g_vkGetRayTracingShaderGroupHandlesNV, 0},
 	[SBT_VK_CMD_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR] = {rpvk_g_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR, 0},
 	[SBT_VK_CMD_vkGetAccelerationStructureHandleNV] = {rpvk_g_vkGetAccelerationStructureHandleNV, 0},
 	[SBT_VK_CMD_vkCreateRayTracingPipelinesNV] = {rpvk_g_vkCreateRayTracingPipelinesNV, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV] = {rpvk_g_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV, 0},
-	[SBT_VK_CMD_vkCmdTraceRaysIndirectKHR] = {rpvk_g_vkCmdTraceRaysIndirectKHR, 0},
-	[SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR] = {rpvk_g_vkCmdTraceRaysIndirect2KHR, 0},
+	[SBT_VK_CMD_vkCmdTraceRaysIndirectKHR] = {rpvk_g_vkCmdTraceRaysIndirectKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR] = {rpvk_g_vkCmdTraceRaysIndirect2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkGetDeviceAccelerationStructureCompatibilityKHR] = {rpvk_g_vkGetDeviceAccelerationStructureCompatibilityKHR, 0},
 	[SBT_VK_CMD_vkGetRayTracingShaderGroupStackSizeKHR] = {rpvk_g_vkGetRayTracingShaderGroupStackSizeKHR, 0},
-	[SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR] = {rpvk_g_vkCmdSetRayTracingPipelineStackSizeKHR, 0},
+	[SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR] = {rpvk_g_vkCmdSetRayTracingPipelineStackSizeKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkGetImageViewHandleNVX] = {rpvk_g_vkGetImageViewHandleNVX, 0},
 	[SBT_VK_CMD_vkGetImageViewAddressNVX] = {rpvk_g_vkGetImageViewAddressNVX, 0},
 	[SBT_VK_CMD_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR] = {rpvk_g_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR, 0},
@@ -8664,9 +8632,9 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV] = {rpvk_g_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV, 0},
 	[SBT_VK_CMD_vkInitializePerformanceApiINTEL] = {rpvk_g_vkInitializePerformanceApiINTEL, 0},
 	[SBT_VK_CMD_vkUninitializePerformanceApiINTEL] = {rpvk_g_vkUninitializePerformanceApiINTEL, 0},
-	[SBT_VK_CMD_vkCmdSetPerformanceMarkerINTEL] = {rpvk_g_vkCmdSetPerformanceMarkerINTEL, 0},
-	[SBT_VK_CMD_vkCmdSetPerformanceStreamMarkerINTEL] = {rpvk_g_vkCmdSetPerformanceStreamMarkerINTEL, 0},
-	[SBT_VK_CMD_vkCmdSetPerformanceOverrideINTEL] = {rpvk_g_vkCmdSetPerformanceOverrideINTEL, 0},
+	[SBT_VK_CMD_vkCmdSetPerformanceMarkerINTEL] = {rpvk_g_vkCmdSetPerformanceMarkerINTEL, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPerformanceStreamMarkerINTEL] = {rpvk_g_vkCmdSetPerformanceStreamMarkerINTEL, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPerformanceOverrideINTEL] = {rpvk_g_vkCmdSetPerformanceOverrideINTEL, RPVK_F_CMD},
 	[SBT_VK_CMD_vkAcquirePerformanceConfigurationINTEL] = {rpvk_g_vkAcquirePerformanceConfigurationINTEL, 0},
 	[SBT_VK_CMD_vkReleasePerformanceConfigurationINTEL] = {rpvk_g_vkReleasePerformanceConfigurationINTEL, 0},
 	[SBT_VK_CMD_vkQueueSetPerformanceConfigurationINTEL] = {rpvk_g_vkQueueSetPerformanceConfigurationINTEL, 0},
@@ -8676,7 +8644,7 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetPipelineExecutablePropertiesKHR] = {rpvk_g_vkGetPipelineExecutablePropertiesKHR, 0},
 	[SBT_VK_CMD_vkGetPipelineExecutableStatisticsKHR] = {rpvk_g_vkGetPipelineExecutableStatisticsKHR, 0},
 	[SBT_VK_CMD_vkGetPipelineExecutableInternalRepresentationsKHR] = {rpvk_g_vkGetPipelineExecutableInternalRepresentationsKHR, 0},
-	[SBT_VK_CMD_vkCmdSetLineStippleEXT] = {rpvk_g_vkCmdSetLineStippleEXT, 0},
+	[SBT_VK_CMD_vkCmdSetLineStippleEXT] = {rpvk_g_vkCmdSetLineStippleEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetPhysicalDeviceToolProperties] = {rpvk_g_vkGetPhysicalDeviceToolProperties, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceToolPropertiesEXT] = {rpvk_g_vkGetPhysicalDeviceToolPropertiesEXT, 0},
 	[SBT_VK_CMD_vkCreateAccelerationStructureKHR] = {rpvk_g_vkCreateAccelerationStructureKHR, 0},
@@ -8686,69 +8654,69 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetDeferredOperationMaxConcurrencyKHR] = {rpvk_g_vkGetDeferredOperationMaxConcurrencyKHR, 0},
 	[SBT_VK_CMD_vkGetDeferredOperationResultKHR] = {rpvk_g_vkGetDeferredOperationResultKHR, 0},
 	[SBT_VK_CMD_vkDeferredOperationJoinKHR] = {rpvk_g_vkDeferredOperationJoinKHR, 0},
-	[SBT_VK_CMD_vkCmdSetCullMode] = {rpvk_g_vkCmdSetCullMode, 0},
-	[SBT_VK_CMD_vkCmdSetCullModeEXT] = {rpvk_g_vkCmdSetCullModeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetFrontFace] = {rpvk_g_vkCmdSetFrontFace, 0},
-	[SBT_VK_CMD_vkCmdSetFrontFaceEXT] = {rpvk_g_vkCmdSetFrontFaceEXT, 0},
-	[SBT_VK_CMD_vkCmdSetPrimitiveTopology] = {rpvk_g_vkCmdSetPrimitiveTopology, 0},
-	[SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT] = {rpvk_g_vkCmdSetPrimitiveTopologyEXT, 0},
-	[SBT_VK_CMD_vkCmdSetViewportWithCount] = {rpvk_g_vkCmdSetViewportWithCount, 0},
-	[SBT_VK_CMD_vkCmdSetViewportWithCountEXT] = {rpvk_g_vkCmdSetViewportWithCountEXT, 0},
-	[SBT_VK_CMD_vkCmdSetScissorWithCount] = {rpvk_g_vkCmdSetScissorWithCount, 0},
-	[SBT_VK_CMD_vkCmdSetScissorWithCountEXT] = {rpvk_g_vkCmdSetScissorWithCountEXT, 0},
-	[SBT_VK_CMD_vkCmdBindVertexBuffers2] = {rpvk_g_vkCmdBindVertexBuffers2, 0},
-	[SBT_VK_CMD_vkCmdBindVertexBuffers2EXT] = {rpvk_g_vkCmdBindVertexBuffers2EXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthTestEnable] = {rpvk_g_vkCmdSetDepthTestEnable, 0},
-	[SBT_VK_CMD_vkCmdSetDepthTestEnableEXT] = {rpvk_g_vkCmdSetDepthTestEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthWriteEnable] = {rpvk_g_vkCmdSetDepthWriteEnable, 0},
-	[SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT] = {rpvk_g_vkCmdSetDepthWriteEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthCompareOp] = {rpvk_g_vkCmdSetDepthCompareOp, 0},
-	[SBT_VK_CMD_vkCmdSetDepthCompareOpEXT] = {rpvk_g_vkCmdSetDepthCompareOpEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable] = {rpvk_g_vkCmdSetDepthBoundsTestEnable, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT] = {rpvk_g_vkCmdSetDepthBoundsTestEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetStencilTestEnable] = {rpvk_g_vkCmdSetStencilTestEnable, 0},
-	[SBT_VK_CMD_vkCmdSetStencilTestEnableEXT] = {rpvk_g_vkCmdSetStencilTestEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetStencilOp] = {rpvk_g_vkCmdSetStencilOp, 0},
-	[SBT_VK_CMD_vkCmdSetStencilOpEXT] = {rpvk_g_vkCmdSetStencilOpEXT, 0},
-	[SBT_VK_CMD_vkCmdSetPatchControlPointsEXT] = {rpvk_g_vkCmdSetPatchControlPointsEXT, 0},
-	[SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable] = {rpvk_g_vkCmdSetRasterizerDiscardEnable, 0},
-	[SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT] = {rpvk_g_vkCmdSetRasterizerDiscardEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBiasEnable] = {rpvk_g_vkCmdSetDepthBiasEnable, 0},
-	[SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT] = {rpvk_g_vkCmdSetDepthBiasEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetLogicOpEXT] = {rpvk_g_vkCmdSetLogicOpEXT, 0},
-	[SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable] = {rpvk_g_vkCmdSetPrimitiveRestartEnable, 0},
-	[SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT] = {rpvk_g_vkCmdSetPrimitiveRestartEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT] = {rpvk_g_vkCmdSetTessellationDomainOriginEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthClampEnableEXT] = {rpvk_g_vkCmdSetDepthClampEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetPolygonModeEXT] = {rpvk_g_vkCmdSetPolygonModeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT] = {rpvk_g_vkCmdSetRasterizationSamplesEXT, 0},
-	[SBT_VK_CMD_vkCmdSetSampleMaskEXT] = {rpvk_g_vkCmdSetSampleMaskEXT, 0},
-	[SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT] = {rpvk_g_vkCmdSetAlphaToCoverageEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT] = {rpvk_g_vkCmdSetAlphaToOneEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetLogicOpEnableEXT] = {rpvk_g_vkCmdSetLogicOpEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetColorBlendEnableEXT] = {rpvk_g_vkCmdSetColorBlendEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetColorBlendEquationEXT] = {rpvk_g_vkCmdSetColorBlendEquationEXT, 0},
-	[SBT_VK_CMD_vkCmdSetColorWriteMaskEXT] = {rpvk_g_vkCmdSetColorWriteMaskEXT, 0},
-	[SBT_VK_CMD_vkCmdSetRasterizationStreamEXT] = {rpvk_g_vkCmdSetRasterizationStreamEXT, 0},
-	[SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT] = {rpvk_g_vkCmdSetConservativeRasterizationModeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT] = {rpvk_g_vkCmdSetExtraPrimitiveOverestimationSizeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthClipEnableEXT] = {rpvk_g_vkCmdSetDepthClipEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT] = {rpvk_g_vkCmdSetSampleLocationsEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT] = {rpvk_g_vkCmdSetColorBlendAdvancedEXT, 0},
-	[SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT] = {rpvk_g_vkCmdSetProvokingVertexModeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT] = {rpvk_g_vkCmdSetLineRasterizationModeEXT, 0},
-	[SBT_VK_CMD_vkCmdSetLineStippleEnableEXT] = {rpvk_g_vkCmdSetLineStippleEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT] = {rpvk_g_vkCmdSetDepthClipNegativeOneToOneEXT, 0},
-	[SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV] = {rpvk_g_vkCmdSetViewportWScalingEnableNV, 0},
-	[SBT_VK_CMD_vkCmdSetViewportSwizzleNV] = {rpvk_g_vkCmdSetViewportSwizzleNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV] = {rpvk_g_vkCmdSetCoverageToColorEnableNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV] = {rpvk_g_vkCmdSetCoverageToColorLocationNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageModulationModeNV] = {rpvk_g_vkCmdSetCoverageModulationModeNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV] = {rpvk_g_vkCmdSetCoverageModulationTableEnableNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageModulationTableNV] = {rpvk_g_vkCmdSetCoverageModulationTableNV, 0},
-	[SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV] = {rpvk_g_vkCmdSetShadingRateImageEnableNV, 0},
-	[SBT_VK_CMD_vkCmdSetCoverageReductionModeNV] = {rpvk_g_vkCmdSetCoverageReductionModeNV, 0},
-	[SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV] = {rpvk_g_vkCmdSetRepresentativeFragmentTestEnableNV, 0},
+	[SBT_VK_CMD_vkCmdSetCullMode] = {rpvk_g_vkCmdSetCullMode, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCullModeEXT] = {rpvk_g_vkCmdSetCullModeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetFrontFace] = {rpvk_g_vkCmdSetFrontFace, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetFrontFaceEXT] = {rpvk_g_vkCmdSetFrontFaceEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPrimitiveTopology] = {rpvk_g_vkCmdSetPrimitiveTopology, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT] = {rpvk_g_vkCmdSetPrimitiveTopologyEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewportWithCount] = {rpvk_g_vkCmdSetViewportWithCount, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewportWithCountEXT] = {rpvk_g_vkCmdSetViewportWithCountEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetScissorWithCount] = {rpvk_g_vkCmdSetScissorWithCount, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetScissorWithCountEXT] = {rpvk_g_vkCmdSetScissorWithCountEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindVertexBuffers2] = {rpvk_g_vkCmdBindVertexBuffers2, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindVertexBuffers2EXT] = {rpvk_g_vkCmdBindVertexBuffers2EXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthTestEnable] = {rpvk_g_vkCmdSetDepthTestEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthTestEnableEXT] = {rpvk_g_vkCmdSetDepthTestEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthWriteEnable] = {rpvk_g_vkCmdSetDepthWriteEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT] = {rpvk_g_vkCmdSetDepthWriteEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthCompareOp] = {rpvk_g_vkCmdSetDepthCompareOp, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthCompareOpEXT] = {rpvk_g_vkCmdSetDepthCompareOpEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable] = {rpvk_g_vkCmdSetDepthBoundsTestEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT] = {rpvk_g_vkCmdSetDepthBoundsTestEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilTestEnable] = {rpvk_g_vkCmdSetStencilTestEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilTestEnableEXT] = {rpvk_g_vkCmdSetStencilTestEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilOp] = {rpvk_g_vkCmdSetStencilOp, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetStencilOpEXT] = {rpvk_g_vkCmdSetStencilOpEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPatchControlPointsEXT] = {rpvk_g_vkCmdSetPatchControlPointsEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable] = {rpvk_g_vkCmdSetRasterizerDiscardEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT] = {rpvk_g_vkCmdSetRasterizerDiscardEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBiasEnable] = {rpvk_g_vkCmdSetDepthBiasEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT] = {rpvk_g_vkCmdSetDepthBiasEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetLogicOpEXT] = {rpvk_g_vkCmdSetLogicOpEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable] = {rpvk_g_vkCmdSetPrimitiveRestartEnable, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT] = {rpvk_g_vkCmdSetPrimitiveRestartEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT] = {rpvk_g_vkCmdSetTessellationDomainOriginEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthClampEnableEXT] = {rpvk_g_vkCmdSetDepthClampEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetPolygonModeEXT] = {rpvk_g_vkCmdSetPolygonModeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT] = {rpvk_g_vkCmdSetRasterizationSamplesEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetSampleMaskEXT] = {rpvk_g_vkCmdSetSampleMaskEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT] = {rpvk_g_vkCmdSetAlphaToCoverageEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT] = {rpvk_g_vkCmdSetAlphaToOneEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetLogicOpEnableEXT] = {rpvk_g_vkCmdSetLogicOpEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetColorBlendEnableEXT] = {rpvk_g_vkCmdSetColorBlendEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetColorBlendEquationEXT] = {rpvk_g_vkCmdSetColorBlendEquationEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetColorWriteMaskEXT] = {rpvk_g_vkCmdSetColorWriteMaskEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetRasterizationStreamEXT] = {rpvk_g_vkCmdSetRasterizationStreamEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT] = {rpvk_g_vkCmdSetConservativeRasterizationModeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT] = {rpvk_g_vkCmdSetExtraPrimitiveOverestimationSizeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthClipEnableEXT] = {rpvk_g_vkCmdSetDepthClipEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT] = {rpvk_g_vkCmdSetSampleLocationsEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT] = {rpvk_g_vkCmdSetColorBlendAdvancedEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT] = {rpvk_g_vkCmdSetProvokingVertexModeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT] = {rpvk_g_vkCmdSetLineRasterizationModeEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetLineStippleEnableEXT] = {rpvk_g_vkCmdSetLineStippleEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT] = {rpvk_g_vkCmdSetDepthClipNegativeOneToOneEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV] = {rpvk_g_vkCmdSetViewportWScalingEnableNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetViewportSwizzleNV] = {rpvk_g_vkCmdSetViewportSwizzleNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV] = {rpvk_g_vkCmdSetCoverageToColorEnableNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV] = {rpvk_g_vkCmdSetCoverageToColorLocationNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageModulationModeNV] = {rpvk_g_vkCmdSetCoverageModulationModeNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV] = {rpvk_g_vkCmdSetCoverageModulationTableEnableNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageModulationTableNV] = {rpvk_g_vkCmdSetCoverageModulationTableNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV] = {rpvk_g_vkCmdSetShadingRateImageEnableNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetCoverageReductionModeNV] = {rpvk_g_vkCmdSetCoverageReductionModeNV, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV] = {rpvk_g_vkCmdSetRepresentativeFragmentTestEnableNV, RPVK_F_CMD},
 	[SBT_VK_CMD_vkCreatePrivateDataSlot] = {rpvk_g_vkCreatePrivateDataSlot, 0},
 	[SBT_VK_CMD_vkCreatePrivateDataSlotEXT] = {rpvk_g_vkCreatePrivateDataSlotEXT, 0},
 	[SBT_VK_CMD_vkDestroyPrivateDataSlot] = {rpvk_g_vkDestroyPrivateDataSlot, RPVK_F_BEFORE},
@@ -8757,37 +8725,37 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkSetPrivateDataEXT] = {rpvk_g_vkSetPrivateDataEXT, 0},
 	[SBT_VK_CMD_vkGetPrivateData] = {rpvk_g_vkGetPrivateData, 0},
 	[SBT_VK_CMD_vkGetPrivateDataEXT] = {rpvk_g_vkGetPrivateDataEXT, 0},
-	[SBT_VK_CMD_vkCmdCopyBuffer2] = {rpvk_g_vkCmdCopyBuffer2, 0},
-	[SBT_VK_CMD_vkCmdCopyBuffer2KHR] = {rpvk_g_vkCmdCopyBuffer2KHR, 0},
-	[SBT_VK_CMD_vkCmdCopyImage2] = {rpvk_g_vkCmdCopyImage2, 0},
-	[SBT_VK_CMD_vkCmdCopyImage2KHR] = {rpvk_g_vkCmdCopyImage2KHR, 0},
-	[SBT_VK_CMD_vkCmdBlitImage2] = {rpvk_g_vkCmdBlitImage2, 0},
-	[SBT_VK_CMD_vkCmdBlitImage2KHR] = {rpvk_g_vkCmdBlitImage2KHR, 0},
-	[SBT_VK_CMD_vkCmdCopyBufferToImage2] = {rpvk_g_vkCmdCopyBufferToImage2, 0},
-	[SBT_VK_CMD_vkCmdCopyBufferToImage2KHR] = {rpvk_g_vkCmdCopyBufferToImage2KHR, 0},
-	[SBT_VK_CMD_vkCmdCopyImageToBuffer2] = {rpvk_g_vkCmdCopyImageToBuffer2, 0},
-	[SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR] = {rpvk_g_vkCmdCopyImageToBuffer2KHR, 0},
-	[SBT_VK_CMD_vkCmdResolveImage2] = {rpvk_g_vkCmdResolveImage2, 0},
-	[SBT_VK_CMD_vkCmdResolveImage2KHR] = {rpvk_g_vkCmdResolveImage2KHR, 0},
-	[SBT_VK_CMD_vkCmdSetFragmentShadingRateKHR] = {rpvk_g_vkCmdSetFragmentShadingRateKHR, 0},
+	[SBT_VK_CMD_vkCmdCopyBuffer2] = {rpvk_g_vkCmdCopyBuffer2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyBuffer2KHR] = {rpvk_g_vkCmdCopyBuffer2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImage2] = {rpvk_g_vkCmdCopyImage2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImage2KHR] = {rpvk_g_vkCmdCopyImage2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBlitImage2] = {rpvk_g_vkCmdBlitImage2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBlitImage2KHR] = {rpvk_g_vkCmdBlitImage2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyBufferToImage2] = {rpvk_g_vkCmdCopyBufferToImage2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyBufferToImage2KHR] = {rpvk_g_vkCmdCopyBufferToImage2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImageToBuffer2] = {rpvk_g_vkCmdCopyImageToBuffer2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdCopyImageToBuffer2KHR] = {rpvk_g_vkCmdCopyImageToBuffer2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdResolveImage2] = {rpvk_g_vkCmdResolveImage2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdResolveImage2KHR] = {rpvk_g_vkCmdResolveImage2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdSetFragmentShadingRateKHR] = {rpvk_g_vkCmdSetFragmentShadingRateKHR, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetPhysicalDeviceFragmentShadingRatesKHR] = {rpvk_g_vkGetPhysicalDeviceFragmentShadingRatesKHR, 0},
-	[SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV] = {rpvk_g_vkCmdSetFragmentShadingRateEnumNV, 0},
+	[SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV] = {rpvk_g_vkCmdSetFragmentShadingRateEnumNV, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetAccelerationStructureBuildSizesKHR] = {rpvk_g_vkGetAccelerationStructureBuildSizesKHR, 0},
-	[SBT_VK_CMD_vkCmdSetVertexInputEXT] = {rpvk_g_vkCmdSetVertexInputEXT, 0},
-	[SBT_VK_CMD_vkCmdSetColorWriteEnableEXT] = {rpvk_g_vkCmdSetColorWriteEnableEXT, 0},
-	[SBT_VK_CMD_vkCmdSetEvent2] = {rpvk_g_vkCmdSetEvent2, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdSetEvent2KHR] = {rpvk_g_vkCmdSetEvent2KHR, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdResetEvent2] = {rpvk_g_vkCmdResetEvent2, 0},
-	[SBT_VK_CMD_vkCmdResetEvent2KHR] = {rpvk_g_vkCmdResetEvent2KHR, 0},
-	[SBT_VK_CMD_vkCmdWaitEvents2] = {rpvk_g_vkCmdWaitEvents2, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdWaitEvents2KHR] = {rpvk_g_vkCmdWaitEvents2KHR, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdPipelineBarrier2] = {rpvk_g_vkCmdPipelineBarrier2, RPVK_F_LAYOUT},
-	[SBT_VK_CMD_vkCmdPipelineBarrier2KHR] = {rpvk_g_vkCmdPipelineBarrier2KHR, RPVK_F_LAYOUT},
+	[SBT_VK_CMD_vkCmdSetVertexInputEXT] = {rpvk_g_vkCmdSetVertexInputEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetColorWriteEnableEXT] = {rpvk_g_vkCmdSetColorWriteEnableEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetEvent2] = {rpvk_g_vkCmdSetEvent2, RPVK_F_LAYOUT | RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdSetEvent2KHR] = {rpvk_g_vkCmdSetEvent2KHR, RPVK_F_LAYOUT | RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdResetEvent2] = {rpvk_g_vkCmdResetEvent2, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdResetEvent2KHR] = {rpvk_g_vkCmdResetEvent2KHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdWaitEvents2] = {rpvk_g_vkCmdWaitEvents2, RPVK_F_LAYOUT | RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdWaitEvents2KHR] = {rpvk_g_vkCmdWaitEvents2KHR, RPVK_F_LAYOUT | RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdPipelineBarrier2] = {rpvk_g_vkCmdPipelineBarrier2, RPVK_F_LAYOUT | RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdPipelineBarrier2KHR] = {rpvk_g_vkCmdPipelineBarrier2KHR, RPVK_F_LAYOUT | RPVK_F_CMD},
 	[SBT_VK_CMD_vkQueueSubmit2] = {rpvk_g_vkQueueSubmit2, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkQueueSubmit2KHR] = {rpvk_g_vkQueueSubmit2KHR, RPVK_F_BEFORE},
-	[SBT_VK_CMD_vkCmdWriteTimestamp2] = {rpvk_g_vkCmdWriteTimestamp2, 0},
-	[SBT_VK_CMD_vkCmdWriteTimestamp2KHR] = {rpvk_g_vkCmdWriteTimestamp2KHR, 0},
-	[SBT_VK_CMD_vkCmdWriteBufferMarker2AMD] = {rpvk_g_vkCmdWriteBufferMarker2AMD, 0},
+	[SBT_VK_CMD_vkCmdWriteTimestamp2] = {rpvk_g_vkCmdWriteTimestamp2, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdWriteTimestamp2KHR] = {rpvk_g_vkCmdWriteTimestamp2KHR, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdWriteBufferMarker2AMD] = {rpvk_g_vkCmdWriteBufferMarker2AMD, RPVK_F_CMD},
 	[SBT_VK_CMD_vkGetQueueCheckpointData2NV] = {rpvk_g_vkGetQueueCheckpointData2NV, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceVideoCapabilitiesKHR] = {rpvk_g_vkGetPhysicalDeviceVideoCapabilitiesKHR, 0},
 	[SBT_VK_CMD_vkGetPhysicalDeviceVideoFormatPropertiesKHR] = {rpvk_g_vkGetPhysicalDeviceVideoFormatPropertiesKHR, 0},
@@ -8798,12 +8766,12 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkDestroyVideoSessionParametersKHR] = {rpvk_g_vkDestroyVideoSessionParametersKHR, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkGetVideoSessionMemoryRequirementsKHR] = {rpvk_g_vkGetVideoSessionMemoryRequirementsKHR, 0},
 	[SBT_VK_CMD_vkBindVideoSessionMemoryKHR] = {rpvk_g_vkBindVideoSessionMemoryKHR, 0},
-	[SBT_VK_CMD_vkCmdDecodeVideoKHR] = {rpvk_g_vkCmdDecodeVideoKHR, 0},
-	[SBT_VK_CMD_vkCmdBeginVideoCodingKHR] = {rpvk_g_vkCmdBeginVideoCodingKHR, 0},
-	[SBT_VK_CMD_vkCmdControlVideoCodingKHR] = {rpvk_g_vkCmdControlVideoCodingKHR, 0},
-	[SBT_VK_CMD_vkCmdEndVideoCodingKHR] = {rpvk_g_vkCmdEndVideoCodingKHR, 0},
-	[SBT_VK_CMD_vkCmdDecompressMemoryNV] = {rpvk_g_vkCmdDecompressMemoryNV, 0},
-	[SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV] = {rpvk_g_vkCmdDecompressMemoryIndirectCountNV, 0},
+	[SBT_VK_CMD_vkCmdDecodeVideoKHR] = {rpvk_g_vkCmdDecodeVideoKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBeginVideoCodingKHR] = {rpvk_g_vkCmdBeginVideoCodingKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdControlVideoCodingKHR] = {rpvk_g_vkCmdControlVideoCodingKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdEndVideoCodingKHR] = {rpvk_g_vkCmdEndVideoCodingKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdDecompressMemoryNV] = {rpvk_g_vkCmdDecompressMemoryNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV] = {rpvk_g_vkCmdDecompressMemoryIndirectCountNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCreateCuModuleNVX] = {rpvk_g_vkCreateCuModuleNVX, 0},
 	[SBT_VK_CMD_vkCreateCuFunctionNVX] = {rpvk_g_vkCreateCuFunctionNVX, 0},
 	[SBT_VK_CMD_vkDestroyCuModuleNVX] = {rpvk_g_vkDestroyCuModuleNVX, RPVK_F_BEFORE},
@@ -8811,30 +8779,30 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkGetDescriptorSetLayoutSizeEXT] = {rpvk_g_vkGetDescriptorSetLayoutSizeEXT, 0},
 	[SBT_VK_CMD_vkGetDescriptorSetLayoutBindingOffsetEXT] = {rpvk_g_vkGetDescriptorSetLayoutBindingOffsetEXT, 0},
 	[SBT_VK_CMD_vkGetDescriptorEXT] = {rpvk_g_vkGetDescriptorEXT, 0},
-	[SBT_VK_CMD_vkCmdBindDescriptorBuffersEXT] = {rpvk_g_vkCmdBindDescriptorBuffersEXT, 0},
-	[SBT_VK_CMD_vkCmdSetDescriptorBufferOffsetsEXT] = {rpvk_g_vkCmdSetDescriptorBufferOffsetsEXT, 0},
-	[SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT] = {rpvk_g_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, 0},
+	[SBT_VK_CMD_vkCmdBindDescriptorBuffersEXT] = {rpvk_g_vkCmdBindDescriptorBuffersEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdSetDescriptorBufferOffsetsEXT] = {rpvk_g_vkCmdSetDescriptorBufferOffsetsEXT, RPVK_F_CMD},
+	[SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT] = {rpvk_g_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, RPVK_F_CMD},
 	[SBT_VK_CMD_vkSetDeviceMemoryPriorityEXT] = {rpvk_g_vkSetDeviceMemoryPriorityEXT, 0},
 	[SBT_VK_CMD_vkAcquireDrmDisplayEXT] = {rpvk_g_vkAcquireDrmDisplayEXT, 0},
 	[SBT_VK_CMD_vkGetDrmDisplayEXT] = {rpvk_g_vkGetDrmDisplayEXT, 0},
 	[SBT_VK_CMD_vkWaitForPresentKHR] = {rpvk_g_vkWaitForPresentKHR, 0},
-	[SBT_VK_CMD_vkCmdBeginRendering] = {rpvk_g_vkCmdBeginRendering, 0},
-	[SBT_VK_CMD_vkCmdBeginRenderingKHR] = {rpvk_g_vkCmdBeginRenderingKHR, 0},
-	[SBT_VK_CMD_vkCmdEndRendering] = {rpvk_g_vkCmdEndRendering, 0},
-	[SBT_VK_CMD_vkCmdEndRenderingKHR] = {rpvk_g_vkCmdEndRenderingKHR, 0},
+	[SBT_VK_CMD_vkCmdBeginRendering] = {rpvk_g_vkCmdBeginRendering, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdBeginRenderingKHR] = {rpvk_g_vkCmdBeginRenderingKHR, RPVK_F_CMD | RPVK_F_OUTSIDE},
+	[SBT_VK_CMD_vkCmdEndRendering] = {rpvk_g_vkCmdEndRendering, RPVK_F_CMD | RPVK_F_INSIDE},
+	[SBT_VK_CMD_vkCmdEndRenderingKHR] = {rpvk_g_vkCmdEndRenderingKHR, RPVK_F_CMD | RPVK_F_INSIDE},
 	[SBT_VK_CMD_vkGetDescriptorSetLayoutHostMappingInfoVALVE] = {rpvk_g_vkGetDescriptorSetLayoutHostMappingInfoVALVE, 0},
 	[SBT_VK_CMD_vkGetDescriptorSetHostMappingVALVE] = {rpvk_g_vkGetDescriptorSetHostMappingVALVE, 0},
 	[SBT_VK_CMD_vkCreateMicromapEXT] = {rpvk_g_vkCreateMicromapEXT, 0},
-	[SBT_VK_CMD_vkCmdBuildMicromapsEXT] = {rpvk_g_vkCmdBuildMicromapsEXT, 0},
+	[SBT_VK_CMD_vkCmdBuildMicromapsEXT] = {rpvk_g_vkCmdBuildMicromapsEXT, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkBuildMicromapsEXT] = {rpvk_g_vkBuildMicromapsEXT, 0},
 	[SBT_VK_CMD_vkDestroyMicromapEXT] = {rpvk_g_vkDestroyMicromapEXT, RPVK_F_BEFORE},
-	[SBT_VK_CMD_vkCmdCopyMicromapEXT] = {rpvk_g_vkCmdCopyMicromapEXT, 0},
+	[SBT_VK_CMD_vkCmdCopyMicromapEXT] = {rpvk_g_vkCmdCopyMicromapEXT, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCopyMicromapEXT] = {rpvk_g_vkCopyMicromapEXT, 0},
-	[SBT_VK_CMD_vkCmdCopyMicromapToMemoryEXT] = {rpvk_g_vkCmdCopyMicromapToMemoryEXT, 0},
+	[SBT_VK_CMD_vkCmdCopyMicromapToMemoryEXT] = {rpvk_g_vkCmdCopyMicromapToMemoryEXT, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCopyMicromapToMemoryEXT] = {rpvk_g_vkCopyMicromapToMemoryEXT, 0},
-	[SBT_VK_CMD_vkCmdCopyMemoryToMicromapEXT] = {rpvk_g_vkCmdCopyMemoryToMicromapEXT, 0},
+	[SBT_VK_CMD_vkCmdCopyMemoryToMicromapEXT] = {rpvk_g_vkCmdCopyMemoryToMicromapEXT, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkCopyMemoryToMicromapEXT] = {rpvk_g_vkCopyMemoryToMicromapEXT, 0},
-	[SBT_VK_CMD_vkCmdWriteMicromapsPropertiesEXT] = {rpvk_g_vkCmdWriteMicromapsPropertiesEXT, 0},
+	[SBT_VK_CMD_vkCmdWriteMicromapsPropertiesEXT] = {rpvk_g_vkCmdWriteMicromapsPropertiesEXT, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkWriteMicromapsPropertiesEXT] = {rpvk_g_vkWriteMicromapsPropertiesEXT, 0},
 	[SBT_VK_CMD_vkGetDeviceMicromapCompatibilityEXT] = {rpvk_g_vkGetDeviceMicromapCompatibilityEXT, 0},
 	[SBT_VK_CMD_vkGetMicromapBuildSizesEXT] = {rpvk_g_vkGetMicromapBuildSizesEXT, 0},
@@ -8848,9 +8816,234 @@ const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT] = {
 	[SBT_VK_CMD_vkCreateOpticalFlowSessionNV] = {rpvk_g_vkCreateOpticalFlowSessionNV, 0},
 	[SBT_VK_CMD_vkDestroyOpticalFlowSessionNV] = {rpvk_g_vkDestroyOpticalFlowSessionNV, RPVK_F_BEFORE},
 	[SBT_VK_CMD_vkBindOpticalFlowSessionImageNV] = {rpvk_g_vkBindOpticalFlowSessionImageNV, 0},
-	[SBT_VK_CMD_vkCmdOpticalFlowExecuteNV] = {rpvk_g_vkCmdOpticalFlowExecuteNV, 0},
+	[SBT_VK_CMD_vkCmdOpticalFlowExecuteNV] = {rpvk_g_vkCmdOpticalFlowExecuteNV, RPVK_F_CMD | RPVK_F_OUTSIDE},
 	[SBT_VK_CMD_vkReleaseSwapchainImagesEXT] = {rpvk_g_vkReleaseSwapchainImagesEXT, 0},
 };
+
+int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,
+                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx)
+{
+	int rc = 0;
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdBindIndexBuffer: {
+		const sbt_vk_args_vkCmdBindIndexBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers: {
+		const sbt_vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirect: {
+		const sbt_vk_args_vkCmdDrawIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirect: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDispatchIndirect: {
+		const sbt_vk_args_vkCmdDispatchIndirect *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI: {
+		const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->srcBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImage: {
+		const sbt_vk_args_vkCmdCopyImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBlitImage: {
+		const sbt_vk_args_vkCmdBlitImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyBufferToImage: {
+		const sbt_vk_args_vkCmdCopyBufferToImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->srcBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyImageToBuffer: {
+		const sbt_vk_args_vkCmdCopyImageToBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV: {
+		const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdClearColorImage: {
+		const sbt_vk_args_vkCmdClearColorImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdClearDepthStencilImage: {
+		const sbt_vk_args_vkCmdClearDepthStencilImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdResolveImage: {
+		const sbt_vk_args_vkCmdResolveImage *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->srcImage);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->dstImage);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdCopyQueryPoolResults: {
+		const sbt_vk_args_vkCmdCopyQueryPoolResults *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarkerAMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarkerAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndirectCount *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndirectCountKHR *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndirectCountAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCount: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCount *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD: {
+		const sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindTransformFeedbackBuffersEXT: {
+		const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBeginTransformFeedbackEXT: {
+		const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pCounterBuffers && i < a->counterBufferCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pCounterBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdEndTransformFeedbackEXT: {
+		const sbt_vk_args_vkCmdEndTransformFeedbackEXT *a = args;
+		for (uint32_t i = 0; !rc && a->pCounterBuffers && i < a->counterBufferCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pCounterBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT: {
+		const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->counterBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT: {
+		const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->countBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBuildAccelerationStructureNV: {
+		const sbt_vk_args_vkCmdBuildAccelerationStructureNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->instanceData);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->scratch);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdTraceRaysNV: {
+		const sbt_vk_args_vkCmdTraceRaysNV *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->raygenShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->missShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->hitShaderBindingTableBuffer);
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->callableShaderBindingTableBuffer);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2 *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindVertexBuffers2EXT: {
+		const sbt_vk_args_vkCmdBindVertexBuffers2EXT *a = args;
+		for (uint32_t i = 0; !rc && a->pBuffers && i < a->bindingCount; i++)
+			rc = fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdWriteBufferMarker2AMD: {
+		const sbt_vk_args_vkCmdWriteBufferMarker2AMD *a = args;
+		rc = rc ? rc : fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->dstBuffer);
+		break;
+	}
+	default:
+		break;
+	}
+	return rc;
+}
 
 const char *rpvk_cmd_why(enum sbt_vk_cmd cmd)
 {

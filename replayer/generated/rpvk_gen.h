@@ -612,7 +612,13 @@ typedef rp_status (*rpvk_call_fn)(rpvk *r, void *args);
 enum {
 	RPVK_F_BEFORE = 1u << 0,  /* recorded before the call: result in vulkan.tsResult */
 	RPVK_F_HAND = 1u << 1,    /* hand-written override */
-	RPVK_F_LAYOUT = 1u << 2   /* offscreen: image layouts rewritten first */
+	RPVK_F_LAYOUT = 1u << 2,  /* offscreen: image layouts rewritten first */
+	/* command buffer state the call needs (rpvk_state.c), from vk.xml */
+	RPVK_F_CMD = 1u << 3,     /* records into its commandBuffer: recording */
+	RPVK_F_INSIDE = 1u << 4,  /* renderpass="inside" */
+	RPVK_F_OUTSIDE = 1u << 5, /* renderpass="outside" */
+	RPVK_F_DRAW = 1u << 6,    /* a draw: a graphics pipeline bound */
+	RPVK_F_DISPATCH = 1u << 7 /* a dispatch: a compute pipeline bound */
 };
 
 typedef struct rpvk_cmd {
@@ -624,6 +630,11 @@ typedef struct rpvk_cmd {
 extern const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT];
 /* Why a command has no glue (NULL when it has). */
 const char *rpvk_cmd_why(enum sbt_vk_cmd cmd);
+
+/* fn(ctx, type, live) on each VkBuffer and VkImage a vkCmd* names in its
+ * own parameters (rpvk_state.c); the first nonzero return, or 0. */
+int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,
+                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx);
 
 /* Hand-written overrides (replayer/vulkan/), listed in
  * scripts/vkgen/replay.py REPLAY_HANDWRITTEN. */
@@ -640,6 +651,8 @@ rp_status rpvk_o_vkEnumerateInstanceLayerProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateInstanceExtensionProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateDeviceLayerProperties(rpvk *r, void *args);
 rp_status rpvk_o_vkEnumerateDeviceExtensionProperties(rpvk *r, void *args);
+rp_status rpvk_o_vkQueueWaitIdle(rpvk *r, void *args);
+rp_status rpvk_o_vkDeviceWaitIdle(rpvk *r, void *args);
 rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args);
 rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args);
 rp_status rpvk_o_vkMapMemory(rpvk *r, void *args);

@@ -94,6 +94,8 @@ typedef struct rpvk_phys {
 } rpvk_phys;
 
 #define RPVK_MAX_QUEUES 16
+/* Queue families a device may create queues in (devices report a few). */
+#define RPVK_MAX_FAMILIES 64
 
 /* A queue of a device, with the fence checkpoints use to wait for it. */
 typedef struct rpvk_queue {
@@ -111,6 +113,9 @@ typedef struct rpvk_device {
 	VkCommandPool aux_pool;    /* screenshots, created on first use */
 	rpvk_queue queues[RPVK_MAX_QUEUES]; /* every queue the trace got */
 	uint32_t nqueues;
+	int busy;                  /* its work did not finish within the wait
+	                              bound at teardown: left, not destroyed */
+	uint32_t family_queues[RPVK_MAX_FAMILIES]; /* queues created, by family */
 } rpvk_device;
 
 /* A captured VkDeviceMemory. */
@@ -189,6 +194,10 @@ struct rpvk {
 	struct { uint32_t type; uint64_t captured, live; } mapped[64];
 	size_t nmapped;
 	int handle_error;          /* the decode failed on a handle: diag is set */
+	/* enum values vk.xml does not name, each warned about once (a newer
+	 * driver may know them: they are passed on) */
+	struct { const char *field; int64_t value; } unknown_enums[32];
+	size_t nunknown_enums;
 
 	rpvk_map handles;          /* (VkObjectType, captured) -> live; aux: owner
 	                              (instance or device index; for non-dispatchable
@@ -199,6 +208,11 @@ struct rpvk {
 	rpvk_map swapchains;       /* (SWAPCHAIN, fake live) -> rpvk_swapchain* */
 	rpvk_map templates;        /* (TEMPLATE, live) -> rpvk_template* */
 	rpvk_map types;            /* (1, record type) -> kind (rpvk_backend.c) */
+	rpvk_map syncs;            /* (FENCE or SEMAPHORE, live) -> state (rpvk_wait.c) */
+	rpvk_map cbs;              /* (COMMAND_BUFFER, live) -> its state (rpvk_state.c) */
+	rpvk_map sobjs;            /* layouts, pipelines, buffers, images, for the same */
+	rpvk_map resmem;           /* (BUFFER or IMAGE, live) -> live memory bound */
+	uint64_t wait_ns;          /* --wait-timeout: the longest wait for the device */
 	/* types in front of the map, direct-mapped by record type (0: empty;
 	 * record types of API calls are never 0) */
 	struct { uint32_t type, kind; } kind_memo[64];
@@ -304,6 +318,32 @@ void rpvk_device_add_queue(rpvk *r, int d, VkQueue q);
 /* Wait (bounded) until the work submitted so far to every queue of
  * device d has finished. */
 void rpvk_device_settle(rpvk *r, int d);
+/* Wait at most timeout_ns until the work submitted so far to queue only
+ * (VK_NULL_HANDLE: every queue) of device d has finished: VK_SUCCESS,
+ * VK_TIMEOUT, or the driver's error. */
+VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns);
+
+/* ---- rpvk_wait.c: waits that end ---------------------------------------- */
+
+/* --wait-timeout SECONDS (> 0, fractions allowed) in ns; -1 when not one. */
+int rpvk_wait_parse(const char *text, uint64_t *ns_out);
+/* The default bound (60 s). */
+void rpvk_wait_init(rpvk *r);
+/* Before a call: a submit that waits on a binary semaphore nothing
+ * replayed will signal stops the replay (diag set). */
+rp_status rpvk_sync_before(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+/* After a call: the fence and semaphore states it changed. */
+void rpvk_sync_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+
+/* ---- rpvk_state.c: command buffer state ---------------------------------- */
+
+/* Before a call with its rpvk_cmds flags: RP_ERR_TRACE (diag set) when the
+ * command buffer state it needs is not there. */
+rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args);
+/* After a call: the state it changed. */
+void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
+void rpvk_state_clear(rpvk *r);
+void rpvk_state_free(rpvk *r);
 rpvk_mem *rpvk_mem_find(rpvk *r, uint64_t captured);
 void rpvk_mem_clear(rpvk *r);
 /* Forget (without freeing) the memory of a device being destroyed. */

@@ -340,6 +340,28 @@ static sbt_vk_status rpvk_hook_map(void *ctx, VkObjectType type, uint64_t captur
 	return SBT_VK_OK;
 }
 
+/* An enum value vk.xml does not name, met by the last decode: warned
+ * about once per field and value. */
+static void rpvk_unknown_enum(rpvk *r)
+{
+	const char *field;
+	int64_t value;
+	size_t i;
+	if (!sbt_vk_arena_unknown_enum(r->arena, &field, &value))
+		return;
+	for (i = 0; i < r->nunknown_enums; i++)
+		if (r->unknown_enums[i].value == value && strcmp(r->unknown_enums[i].field, field) == 0)
+			return;
+	if (i == sizeof(r->unknown_enums) / sizeof(r->unknown_enums[0]))
+		return; /* that many kinds: the first ones said it */
+	r->unknown_enums[i].field = field; /* a string literal of the codec */
+	r->unknown_enums[i].value = value;
+	r->nunknown_enums++;
+	rpvk_warn(r, "record seq %llu %s: %s is %lld, a value vk.xml %s does not name; passed on "
+	          "as it is (a newer driver may know it)", (unsigned long long)r->seq,
+	          rpvk_cmd_label(r), field, (long long)value, SBT_VK_VKXML_VERSION);
+}
+
 static sbt_vk_status rpvk_hook_blob(void *ctx, uint64_t blob_id, size_t len, const void **data_out)
 {
 	rpvk *r = ctx;
@@ -536,16 +558,26 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	if (vst != SBT_VK_OK) {
 		if (r->handle_error)
 			return RP_ERR_NOT_FOUND; /* diag names the handle */
-		return rpvk_fail(r, RP_ERR_DECODE, "cannot decode its payload (%zu bytes): %s%s%s",
-		                 rec->payload_len, sbt_vk_strerror(vst),
-		                 *sbt_vk_arena_message(r->arena) ? ": " : "",
-		                 sbt_vk_arena_message(r->arena));
+		/* the arena's message names the member, and says the status */
+		return rpvk_fail(r, RP_ERR_DECODE, "cannot decode its payload (%zu bytes): %s",
+		                 rec->payload_len, *sbt_vk_arena_message(r->arena) ?
+		                 sbt_vk_arena_message(r->arena) : sbt_vk_strerror(vst));
 	}
+	rpvk_unknown_enum(r);
 	if ((info->flags & RPVK_F_LAYOUT) && r->offscreen)
 		rpvk_rewrite_layouts(r, cmd, args);
+	st = rpvk_state_before(r, cmd, info->flags, args);
+	if (st == RP_OK)
+		st = rpvk_sync_before(r, cmd, args);
+	if (st != RP_OK)
+		return st;
 	if (r->profile && (st = rpvk_profile_before(r, cmd, args)) != RP_OK)
 		return st;
 	st = info->call(r, args);
+	if (st == RP_OK) {
+		rpvk_state_after(r, cmd, args);
+		rpvk_sync_after(r, cmd, args);
+	}
 	if (st == RP_OK && r->profile)
 		st = rpvk_profile_after(r, cmd, args, flags);
 	if (st == RP_OK)
@@ -620,6 +652,8 @@ static void rpvk_clear(rpvk *r)
 	rpvk_map_clear(&r->handles);
 	rpvk_map_clear(&r->owners);
 	rpvk_map_clear(&r->swapchains);
+	rpvk_map_clear(&r->syncs);
+	rpvk_state_clear(r);
 	memset(r->pending, 0, sizeof(r->pending));
 	r->nreqs = 0;
 	r->settled_seq = 0;
@@ -717,6 +751,8 @@ static void rpvk_close(void *state)
 	rpvk_map_free(&r->templates);
 	rpvk_map_free(&r->types);
 	rpvk_profile_free(r);
+	rpvk_map_free(&r->syncs);
+	rpvk_state_free(r);
 	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);
@@ -817,12 +853,17 @@ static rp_status rpvk_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	const char *v = o->value ? o->value : "";
 	size_t n;
+	uint64_t ns;
 	if (strcmp(o->name, "--screenshot") == 0)
 		return rpvk_scan_shots(v, NULL, &n, diag);
 	if (strcmp(o->name, "--screenshot-dir") == 0)
 		return rpvk_check_dir(v, diag);
 	if (strcmp(o->name, "--screenshot-format") == 0 && rpvk_shot_format(v) < 0) {
 		rp_diag_set(diag, "--screenshot-format: expected png or ppm, got '%s'", v);
+		return RP_ERR_USAGE;
+	}
+	if (strcmp(o->name, "--wait-timeout") == 0 && rpvk_wait_parse(v, &ns) != 0) {
+		rp_diag_set(diag, "--wait-timeout: expected seconds (> 0), got '%s'", v);
 		return RP_ERR_USAGE;
 	}
 	if (strcmp(o->name, "--device") == 0 && !*v) {
@@ -878,6 +919,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 	r->cur_inst = r->cur_dev = -1;
 	r->next_fake = 0x7f5e000000000000ull;
 	snprintf(r->shot_dir, sizeof(r->shot_dir), ".");
+	rpvk_wait_init(r);
 	for (i = 0; i < args->noptions; i++) {
 		const char *n = args->options[i].name, *v = args->options[i].value;
 		if (strcmp(n, "--validate") == 0) {
@@ -897,6 +939,12 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 			snprintf(r->shot_dir, sizeof(r->shot_dir), "%s", v);
 		} else if (strcmp(n, "--screenshot-all") == 0) {
 			r->shot_all = 1;
+		} else if (strcmp(n, "--wait-timeout") == 0) {
+			if (rpvk_wait_parse(v, &r->wait_ns) != 0) {
+				rp_diag_set(diag, "--wait-timeout: expected seconds (> 0), got '%s'", v ? v : "");
+				st = RP_ERR_USAGE;
+				goto out_fail;
+			}
 		} else if (strcmp(n, "--screenshot-format") == 0) {
 			r->shot_png = rpvk_shot_format(v ? v : "");
 			if (r->shot_png < 0) {
@@ -946,6 +994,7 @@ static const rp_option_desc rpvk_options[] = {
 	{"--screenshot-dir", "DIR", "Vulkan: where screenshots go: frame_N.ppm|png (default .)"},
 	{"--screenshot-format", "FMT", "Vulkan: screenshot files: ppm (default) or png"},
 	{"--validate", NULL, "Vulkan: replay under VK_LAYER_KHRONOS_validation"},
+	{"--wait-timeout", "SECONDS", "Vulkan: the longest wait for the device (default 60)"},
 	{NULL, NULL, NULL},
 };
 

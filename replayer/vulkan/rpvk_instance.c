@@ -146,14 +146,25 @@ void rpvk_device_add_queue(rpvk *r, int d, VkQueue q)
  */
 void rpvk_device_settle(rpvk *r, int d)
 {
+	if (rpvk_device_idle(r, d, VK_NULL_HANDLE, RPVK_SETTLE_NS) == VK_TIMEOUT)
+		rpvk_warn(r, "seq %llu: the device's queues did not finish within 2 s before a "
+		          "checkpoint (work waiting on a later signal?)", (unsigned long long)r->seq);
+}
+
+VkResult rpvk_device_idle(rpvk *r, int d, VkQueue only, uint64_t timeout_ns)
+{
 	rpvk_device *dv = &r->dev[d];
 	VkFence fences[RPVK_MAX_QUEUES];
 	uint32_t i, n = 0;
 	VkResult res;
-	if (!dv->live)
-		return;
+	if (d < 0 || d >= RPVK_MAX_DEVICES || !dv->live)
+		return VK_SUCCESS;
+	if (only)
+		rpvk_device_add_queue(r, d, only); /* a queue got some other way */
 	for (i = 0; i < dv->nqueues; i++) {
 		rpvk_queue *q = &dv->queues[i];
+		if (only && q->live != only)
+			continue;
 		if (!q->fence) {
 			VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 			if (dv->t.CreateFence(dv->live, &fi, NULL, &q->fence) != VK_SUCCESS)
@@ -163,20 +174,19 @@ void rpvk_device_settle(rpvk *r, int d)
 			fences[n++] = q->fence;
 	}
 	if (!n)
-		return;
-	res = dv->t.WaitForFences(dv->live, n, fences, VK_TRUE, RPVK_SETTLE_NS);
+		return VK_SUCCESS;
+	res = dv->t.WaitForFences(dv->live, n, fences, VK_TRUE, timeout_ns);
 	if (res == VK_SUCCESS) {
 		dv->t.ResetFences(dv->live, n, fences);
-		return;
+		return VK_SUCCESS;
 	}
 	/* A fence still pending cannot be reused or destroyed: leave it. */
-	rpvk_warn(r, "seq %llu: the device's queues did not finish within 2 s before a checkpoint "
-	          "(work waiting on a later signal?)", (unsigned long long)r->seq);
 	for (i = 0; i < dv->nqueues; i++)
 		if (dv->queues[i].fence && dv->t.GetFenceStatus(dv->live, dv->queues[i].fence) != VK_SUCCESS)
 			dv->queues[i].fence = VK_NULL_HANDLE;
 		else if (dv->queues[i].fence)
 			dv->t.ResetFences(dv->live, 1, &dv->queues[i].fence);
+	return res;
 }
 
 /*
@@ -246,8 +256,17 @@ static void rpvk_device_drop(rpvk *r, int d)
 	uint32_t i;
 	if (!dv->live)
 		return;
-	if (dv->t.DeviceWaitIdle)
-		dv->t.DeviceWaitIdle(dv->live);
+	if (!dv->busy && rpvk_device_idle(r, d, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		dv->busy = 1;
+	if (dv->busy) {
+		/* Its work never finished (a shader that loops, a wait on a signal
+		 * that never comes): destroying it would wait for that work. */
+		rpvk_warn(r, "a device was still busy %g s after the replay's last wait: left as it "
+		          "is, not destroyed", (double)r->wait_ns / 1e9);
+		rpvk_map_del(&r->owners, VK_OBJECT_TYPE_DEVICE, (uint64_t)(uintptr_t)dv->live);
+		memset(dv, 0, sizeof(*dv));
+		return;
+	}
 	for (i = 0; i < dv->nqueues; i++)
 		if (dv->queues[i].fence)
 			dv->t.DestroyFence(dv->live, dv->queues[i].fence, NULL);
@@ -284,9 +303,10 @@ void rpvk_instance_teardown(rpvk *r)
 	 * memory, then the devices it belongs to. */
 	for (i = 0; i < RPVK_MAX_DEVICES; i++)
 		if (r->dev[i].live) {
-			if (r->dev[i].t.DeviceWaitIdle)
-				r->dev[i].t.DeviceWaitIdle(r->dev[i].live);
-			rpvk_device_destroy_leftovers(r, i);
+			if (rpvk_device_idle(r, i, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+				r->dev[i].busy = 1; /* rpvk_device_drop leaves it */
+			else
+				rpvk_device_destroy_leftovers(r, i);
 		}
 	rpvk_mem_clear(r);
 	for (i = 0; i < RPVK_MAX_DEVICES; i++)
@@ -514,6 +534,10 @@ rp_status rpvk_o_vkCreateDevice(rpvk *r, void *args)
 	rpvk_dtable_fill(&dv->t, live, vkGetDeviceProcAddr);
 	rpvk_window_device_bind(r, d, windowed, ci);
 	rpvk_phys_live_mem(r, p);
+	for (uint32_t q = 0; ci->pQueueCreateInfos && q < ci->queueCreateInfoCount; q++)
+		if (ci->pQueueCreateInfos[q].queueFamilyIndex < RPVK_MAX_FAMILIES)
+			dv->family_queues[ci->pQueueCreateInfos[q].queueFamilyIndex] +=
+				ci->pQueueCreateInfos[q].queueCount;
 	if (ci->queueCreateInfoCount && ci->pQueueCreateInfos) {
 		dv->aux_family = ci->pQueueCreateInfos[0].queueFamilyIndex;
 		if (ci->pQueueCreateInfos[0].flags == 0)

@@ -1,6 +1,6 @@
 /*
  * rpvk_memory.c - device memory (type remap, sizes, mappings, host writes,
- * checkpoints), waits, and descriptor update templates.
+ * checkpoints) and descriptor update templates.
  *
  * Memory types: the captured vkGetPhysicalDeviceMemoryProperties[2] output
  * and the live one give a captured -> live type map: the same index when
@@ -16,9 +16,7 @@
  * VkDeviceMemory and a range of it: the bytes come from the live mapping,
  * invalidated first when the type is not host-coherent.
  *
- * Waits: the capture recorded a wait after it returned; when it succeeded
- * there, the replay waits without a timeout, so the state the checkpoints
- * that follow look at is the same.
+ * Waits are rpvk_wait.c's.
  */
 #include "replayer/vulkan/rpvk.h"
 
@@ -332,6 +330,12 @@ rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
 	if (!a->memory)
 		return RP_OK;
 	m = captured ? rpvk_mem_find(r, captured) : NULL;
+	/* Work in flight may still use it (a trace whose free was moved ahead
+	 * of a wait): wait first, as a careful application would. */
+	if (rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
+		                 "may use the memory being freed (tsreplay --wait-timeout SECONDS waits "
+		                 "longer)", (double)r->wait_ns / 1e9);
 	t->FreeMemory(a->device, a->memory, NULL);
 	if (m) {
 		m->live = VK_NULL_HANDLE;
@@ -522,65 +526,6 @@ rp_status rpvk_memory_checkpoint(rpvk *r, const sbt_checkpoint *cp, const void *
 	r->dev[m->dev].t.UnmapMemory(r->dev[m->dev].live, m->live);
 	*bytes_out = r->cp_buf;
 	return RP_OK;
-}
-
-/* ---- waits ------------------------------------------------------------------------ */
-
-rp_status rpvk_o_vkWaitForFences(rpvk *r, void *args)
-{
-	sbt_vk_args_vkWaitForFences *a = args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	if (cap_ret == VK_SUCCESS)
-		a->timeout = UINT64_MAX;
-	a->ret = t->WaitForFences(a->device, a->fenceCount, a->pFences, a->waitAll, a->timeout);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-rp_status rpvk_o_vkGetFenceStatus(rpvk *r, void *args)
-{
-	sbt_vk_args_vkGetFenceStatus *a = args;
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)a->device);
-	VkResult cap_ret = a->ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	if (cap_ret == VK_SUCCESS)
-		a->ret = t->WaitForFences(a->device, 1, &a->fence, VK_TRUE, UINT64_MAX);
-	else
-		a->ret = t->GetFenceStatus(a->device, a->fence);
-	rpvk_result(r, cap_ret, a->ret);
-	return RP_OK;
-}
-
-static rp_status rpvk_wait_semaphores(rpvk *r, VkDevice device, const VkSemaphoreWaitInfo *info,
-                                      uint64_t timeout, VkResult *ret)
-{
-	const rpvk_dtable *t = rpvk_dtable_for(r, (uint64_t)(uintptr_t)device);
-	PFN_vkWaitSemaphores fn;
-	VkResult cap_ret = *ret;
-	if (!t)
-		return RP_ERR_BACKEND;
-	fn = t->WaitSemaphores ? t->WaitSemaphores : t->WaitSemaphoresKHR;
-	if (!fn)
-		return rpvk_missing(r, "vkWaitSemaphores");
-	*ret = fn(device, info, cap_ret == VK_SUCCESS ? UINT64_MAX : timeout);
-	rpvk_result(r, cap_ret, *ret);
-	return RP_OK;
-}
-
-rp_status rpvk_o_vkWaitSemaphores(rpvk *r, void *args)
-{
-	sbt_vk_args_vkWaitSemaphores *a = args;
-	return rpvk_wait_semaphores(r, a->device, a->pWaitInfo, a->timeout, &a->ret);
-}
-
-rp_status rpvk_o_vkWaitSemaphoresKHR(rpvk *r, void *args)
-{
-	sbt_vk_args_vkWaitSemaphoresKHR *a = args;
-	return rpvk_wait_semaphores(r, a->device, a->pWaitInfo, a->timeout, &a->ret);
 }
 
 /* ---- descriptor update templates ------------------------------------------------- */

@@ -452,6 +452,9 @@ class Codec:
 
     # ---- helpers for the emitters ----------------------------------------------
 
+    def cmd_params(self, name):
+        return self.reg.commands[name].params
+
     def carried_commands(self):
         return [n for n in self.reg.commands if not self.cmd_reason[n]]
 
@@ -585,6 +588,96 @@ def _ign_expr(k, pfx="s->"):
 PTR_KINDS = ("str", "bytes", "tbytes", "strarr", "single", "array", "ptrarr", "ptr")
 
 
+# ---- decoder checks: what no encoder writes ---------------------------------
+#
+# The encoder writes what the application passed; a valid application passes
+# what vk.xml allows.  So the decoder refuses, for input parameters and the
+# members of input structs (a trace is untrusted input, and the replayer hands
+# the decoded arguments to a driver): VK_NULL_HANDLE where a handle is not
+# optional= (per level: a handle array's elements are level 1), a NULL
+# string or pointer that is not optional=, an array absent while its count
+# (len=, altlen=) is not 0, and an altlen= division that leaves a remainder
+# (codeSize / 4).  noautovalidity= members are left to their hand-written
+# rules: the ignored-member rules of overrides.IGNORED_MEMBERS, which make an
+# array absent when it is ignored, are honoured; otherwise their handles and
+# pointers are not judged here.
+
+# Arrays whose specification lets them be NULL while their count is not 0,
+# although vk.xml does not mark them optional= (they are noautovalidity=).
+DECODE_ABSENT_OK = {
+    ("vkCmdBeginTransformFeedbackEXT", "pCounterBuffers"):
+        "\"If pCounterBuffers is NULL, then transform feedback will start capturing "
+        "vertex data to byte offset zero in all bound transform feedback buffers.\"",
+    ("vkCmdEndTransformFeedbackEXT", "pCounterBuffers"):
+        "\"pCounterBuffers is NULL or a pointer to an array of VkBuffer handles\"",
+    ("VkImageCompressionControlEXT", "pFixedRateFlags"):
+        "\"If flags is VK_IMAGE_COMPRESSION_FIXED_RATE_EXPLICIT_EXT, pFixedRateFlags "
+        "must not be NULL\" (only then)",
+}
+
+_ALTLEN_DIV = re.compile(r"^\s*([A-Za-z_]\w*)\s*/\s*(\d+)\s*$")
+
+
+def _and(a, b):
+    """a && b, leaving out a literal 1 (a command's inflag)."""
+    return b if a == "1" else a if b == "1" else "%s && %s" % (a, b)
+
+
+def _inflag(cx, k, owner):
+    """k's inflag as C: a command's parameters are decoded as inputs ("1")
+    unless they are outputs; a struct's depend on its caller ("in")."""
+    if k.inflag == "in" and owner in cx.cmd_reason:
+        return "1"
+    return k.inflag
+
+
+def _req_handle(cx, k, owner, level):
+    """C condition (the inflag) under which a null handle decoded for k (its
+    value at level 0, its elements at level 1) is refused; None if never."""
+    m = k.m
+    if k.el is None or k.el.k != "h" or k.inflag == "0" or m is None:
+        return None
+    if m.noautovalidity or m.is_optional(level):
+        return None
+    if level == 0 and (k.ign or k.ign_ctx):
+        return None
+    return _inflag(cx, k, owner)
+
+
+def _req_pointer(cx, k, owner):
+    """The same for a string or a pointer to one element."""
+    m = k.m
+    if k.inflag == "0" or k.out or m is None or m.noautovalidity or m.is_optional(0):
+        return None
+    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx:
+        return None
+    return _inflag(cx, k, owner)
+
+
+def _absent_refused(cx, k, owner):
+    """C condition, over s->, under which k's array being absent is refused,
+    or None: an input array whose count is not 0 (and is known when it is
+    decoded), unless optional=, DECODE_ABSENT_OK or an ignored-member rule
+    over members decoded before it says it may be."""
+    m = k.m
+    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0):
+        return None
+    if not (m.const_levels and m.const_levels[0]):
+        return None
+    if (cx._canon(owner), m.name) in DECODE_ABSENT_OK:
+        return None
+    cond = _and(_inflag(cx, k, owner), "(%s) != 0" % k.check)
+    if k.ign_rule:
+        members = cx.cmd_params(owner) if owner in cx.cmd_kinds else \
+            [x.m for x in cx.struct_kinds.get(owner, []) if x.m is not None]
+        names = [x.name for x in members]
+        used = [w for w in re.findall(r"s->(\w+)", k.ign_rule)]
+        if not all(w in names and names.index(w) < names.index(m.name) for w in used):
+            return None
+        cond += " && !(%s)" % k.ign_rule
+    return cond
+
+
 class Emit:
     """Shared state of one generation run: temp-name counter, enum users."""
 
@@ -593,6 +686,7 @@ class Emit:
         self.reg = cx.reg
         self.n = 0
         self.enums_used = set()
+        self.known_enums = set()  # enums whose decoded values are checked
 
     def t(self, base):
         self.n += 1
@@ -624,7 +718,9 @@ class Emit:
             return ["SBT_VK_ET(sbt_vk_put_u(e, (%s) != NULL));" % lv]
         raise AssertionError(k)
 
-    def dec_el(self, el, lv, inf, F):
+    def dec_el(self, el, lv, inf, F, req=None):
+        """req: C condition under which a null handle is refused (decoder
+        checks: _req_handle)."""
         k = el.k
         v = self.t("v")
         if k == "u":
@@ -632,17 +728,28 @@ class Emit:
                     "\tSBT_VK_DT(sbt_vk_get_ubits(d, &%s, %d), \"%s\");" % (v, el.bits, F),
                     "\t%s = (%s)%s;" % (lv, el.ctype, v), "}"]
         if k in ("i", "e"):
+            known = []
+            if k == "e":
+                en = self.reg.resolve(el.ctype)
+                self.known_enums.add(en)
+                known = ["\tif (SBT_VK_UNLIKELY(!sbt_vk_known_%s(%s)))" % (en, v),
+                         "\t\tsbt_vk_d_unknown_enum(d, \"%s\", %s);" % (F, v)]
             return ["{", "\tint64_t %s;" % v,
-                    "\tSBT_VK_DT(sbt_vk_get_ibits(d, &%s, %d), \"%s\");" % (v, el.bits, F),
-                    "\t%s = (%s)%s;" % (lv, el.ctype, v), "}"]
+                    "\tSBT_VK_DT(sbt_vk_get_ibits(d, &%s, %d), \"%s\");" % (v, el.bits, F)] + known + \
+                ["\t%s = (%s)%s;" % (lv, el.ctype, v), "}"]
         if k == "f32":
             return ["SBT_VK_DT(sbt_vk_get_f32(d, &(%s)), \"%s\");" % (lv, F)]
         if k == "f64":
             return ["SBT_VK_DT(sbt_vk_get_f64(d, &(%s)), \"%s\");" % (lv, F)]
         if k == "h":
+            chk = []
+            if req:
+                chk = ["\tif (SBT_VK_UNLIKELY(%s))" % _and("!" + v, req),
+                       "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (VK_NULL_HANDLE where vk.xml "
+                       "requires a handle)\");" % F]
             return ["{", "\tuint64_t %s;" % v,
-                    "\tSBT_VK_DT(sbt_vk_get_handle(d, &%s, %s, %s), \"%s\");" % (v, el.objtype, inf, F),
-                    "\t%s = (%s)(uintptr_t)%s;" % (lv, el.ctype, v), "}"]
+                    "\tSBT_VK_DT(sbt_vk_get_handle(d, &%s, %s, %s), \"%s\");" % (v, el.objtype, inf, F)] + \
+                chk + ["\t%s = (%s)(uintptr_t)%s;" % (lv, el.ctype, v), "}"]
         if k == "p":
             return ["{", "\tuint64_t %s;" % v,
                     "\tSBT_VK_DT(sbt_vk_get_u(d, &%s), \"%s\");" % (v, F),
@@ -684,10 +791,13 @@ class Emit:
             return ["sbt_vk_pr_u(pr, \"%s\", (%s) != NULL);" % (key, lv)]
         raise AssertionError(k)
 
-    def fill_el(self, el, lv, small=None):
+    def fill_el(self, el, lv, small=None, nonnull=False):
         k = el.k
         if small:
             return ["%s = (%s)(%s);" % (lv, el.ctype, small)]
+        if k == "h" and nonnull:
+            # a handle the decoder requires (_req_handle)
+            return ["%s = (%s)(uintptr_t)(sbt_vk_t_handle(f) | 1);" % (lv, el.ctype)]
         if k == "u":
             if el.ctype == "char":
                 return ["%s = (char)('a' + sbt_vk_t_rand(f) %% 26);" % lv]
@@ -814,11 +924,22 @@ class Emit:
                 ["} else {", "\tSBT_VK_ET(sbt_vk_put_u(e, 0));", "}"]
         return body
 
-    def _check_lines(self, k, n, p, F):
+    def _check_lines(self, k, n, p, F, owner=None):
         if not k.check:
             return []
-        return ["\tif (%s && %s != (uint64_t)(%s))" % (p, n, k.check),
-                "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, \"%s (count differs from its length member)\");" % F]
+        lines = ["\tif (%s && %s != (uint64_t)(%s))" % (p, n, k.check),
+                 "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, \"%s (count differs from its length member)\");" % F]
+        absent = _absent_refused(self.cx, k, owner) if owner else None
+        if absent:
+            lines += ["\tif (%s)" % _and("!" + p, absent),
+                      "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (absent while its count is not "
+                      "0)\");" % F]
+        mo = _ALTLEN_DIV.match(k.m.altlen or "") if k.m is not None else None
+        if mo:
+            lines += ["\tif (%s && s->%s %% %s != 0)" % (p, mo.group(1), mo.group(2)),
+                      "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (%s is not a multiple of %s)\");"
+                      % (F, mo.group(1), mo.group(2))]
+        return lines
 
     def dec_member(self, k, owner):
         m = k.m
@@ -849,7 +970,7 @@ class Emit:
             return ["for (uint32_t %s = 0; %s < (uint32_t)(%s); %s++) {" % (i, i, k.fixn, i)] + \
                 ["\t" + x for x in self.dec_el(k.el, "%s[%s]" % (nm, i), k.inflag, F)] + ["}"]
         if K == "val":
-            return self.dec_el(k.el, nm, k.inflag, F)
+            return self.dec_el(k.el, nm, k.inflag, F, _req_handle(self.cx, k, owner, 0))
         if K == "usel":
             return ["SBT_VK_DT(sbt_vk_d_%s(d, &%s, (int64_t)s->%s, %s), \"%s\");"
                     % (k.el.sname, nm, k.sel, k.inflag, F)]
@@ -857,7 +978,7 @@ class Emit:
             t, n, p = self.t("t"), self.t("n"), self.t("p")
             return ["{", "\tvoid *%s;" % t, "\tuint64_t %s;" % n, "\tint %s;" % p,
                     "\tSBT_VK_DT(sbt_vk_get_rawarr(d, &%s, &%s, &%s, 1), \"%s\");" % (t, n, p, F),
-                    "\t%s = %s;" % (nm, t)] + self._check_lines(k, n, p, F) + ["}"]
+                    "\t%s = %s;" % (nm, t)] + self._check_lines(k, n, p, F, owner) + ["}"]
         if K == "ptr":
             v = self.t("v")
             return ["{", "\tuint64_t %s;" % v,
@@ -865,9 +986,13 @@ class Emit:
                     "\t%s = (%s)(uintptr_t)%s;" % (nm, _fmt_ctype(m.ctype), v), "}"]
         if K == "str":
             t = self.t("t")
+            req = _req_pointer(self.cx, k, owner)
+            chk = ["\tif (%s)" % _and("!" + t, req),
+                   "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (NULL where vk.xml requires "
+                   "a string)\");" % F] if req else []
             return ["{", "\tconst char *%s;" % t,
-                    "\tSBT_VK_DT(sbt_vk_get_str(d, &%s), \"%s\");" % (t, F),
-                    "\t%s = %s;" % (nm, t), "}"]
+                    "\tSBT_VK_DT(sbt_vk_get_str(d, &%s), \"%s\");" % (t, F)] + chk + \
+                ["\t%s = %s;" % (nm, t), "}"]
         if K == "strarr":
             t, n, p, i = self.t("t"), self.t("n"), self.t("p"), self.t("i")
             return ["{", "\tuint64_t %s;" % n, "\tint %s;" % p,
@@ -875,14 +1000,21 @@ class Emit:
                     "\tif (%s) {" % p,
                     "\t\tconst char **%s;" % t,
                     "\t\tSBT_VK_DT(sbt_vk_d_alloc(d, %s, sizeof(*%s), (void **)&%s), \"%s\");" % (n, t, t, F),
-                    "\t\tfor (uint64_t %s = 0; %s < %s; %s++)" % (i, i, n, i),
-                    "\t\t\tSBT_VK_DT(sbt_vk_get_str(d, &%s[%s]), \"%s\");" % (t, i, F),
-                    "\t\t%s = %s;" % (nm, t), "\t}"] + self._check_lines(k, n, p, F) + ["}"]
+                    "\t\tfor (uint64_t %s = 0; %s < %s; %s++) {" % (i, i, n, i),
+                    "\t\t\tSBT_VK_DT(sbt_vk_get_str(d, &%s[%s]), \"%s\");" % (t, i, F)] + \
+                (["\t\t\tif (%s)" % _and("!%s[%s]" % (t, i), _inflag(self.cx, k, owner)),
+                  "\t\t\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (a NULL string in the "
+                  "array)\");" % F] if k.inflag != "0" else []) + \
+                ["\t\t}", "\t\t%s = %s;" % (nm, t), "\t}"] + self._check_lines(k, n, p, F, owner) + ["}"]
         T = k.el.ctype
         if K == "single":
             t, n, p = self.t("t"), self.t("n"), self.t("p")
+            req = _req_pointer(self.cx, k, owner)
+            chk = ["\tif (%s)" % _and("!" + p, req),
+                   "\t\treturn sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, \"%s (NULL where vk.xml requires "
+                   "a pointer)\");" % F] if req else []
             return ["{", "\tuint64_t %s;" % n, "\tint %s;" % p,
-                    "\tSBT_VK_DT(sbt_vk_get_count(d, &%s, &%s, 1), \"%s\");" % (n, p, F),
+                    "\tSBT_VK_DT(sbt_vk_get_count(d, &%s, &%s, 1), \"%s\");" % (n, p, F)] + chk + [
                     "\tif (%s) {" % p,
                     "\t\t%s *%s;" % (T, t),
                     "\t\tif (%s != 1)" % n,
@@ -895,7 +1027,7 @@ class Emit:
             if k.el.plain:
                 return ["{", "\tvoid *%s;" % t, "\tuint64_t %s;" % n, "\tint %s;" % p,
                         "\tSBT_VK_DT(sbt_vk_get_rawarr(d, &%s, &%s, &%s, sizeof(%s)), \"%s\");" % (t, n, p, T, F),
-                        "\t%s = %s;" % (nm, t)] + self._check_lines(k, n, p, F) + ["}"]
+                        "\t%s = %s;" % (nm, t)] + self._check_lines(k, n, p, F, owner) + ["}"]
             i = self.t("i")
             return ["{", "\tuint64_t %s;" % n, "\tint %s;" % p,
                     "\tSBT_VK_DT(sbt_vk_get_count(d, &%s, &%s, 1), \"%s\");" % (n, p, F),
@@ -903,8 +1035,9 @@ class Emit:
                     "\t\t%s *%s;" % (T, t),
                     "\t\tSBT_VK_DT(sbt_vk_d_alloc(d, %s, sizeof(*%s), (void **)&%s), \"%s\");" % (n, t, t, F),
                     "\t\tfor (uint64_t %s = 0; %s < %s; %s++) {" % (i, i, n, i)] + \
-                ["\t\t\t" + x for x in self.dec_el(k.el, "%s[%s]" % (t, i), k.inflag, F)] + \
-                ["\t\t}", "\t\t%s = %s;" % (nm, t), "\t}"] + self._check_lines(k, n, p, F) + ["}"]
+                ["\t\t\t" + x for x in self.dec_el(k.el, "%s[%s]" % (t, i), k.inflag, F,
+                                                   _req_handle(self.cx, k, owner, 1))] + \
+                ["\t\t}", "\t\t%s = %s;" % (nm, t), "\t}"] + self._check_lines(k, n, p, F, owner) + ["}"]
         if K == "ptrarr":
             t, n, p, i, u, n2, p2 = (self.t("t"), self.t("n"), self.t("p"), self.t("i"),
                                      self.t("u"), self.t("n"), self.t("p"))
@@ -924,7 +1057,7 @@ class Emit:
                 ["\t\t\t" + x for x in self.dec_el(k.el, "%s[0]" % u, k.inflag, F)] + \
                 ["\t\t\t%s[%s] = %s;" % (t, i, u), "\t\t}",
                  "\t\t%s = (const %s *const *)%s;" % (nm, T, t), "\t}"] + \
-                self._check_lines(k, n, p, F) + ["}"]
+                self._check_lines(k, n, p, F, owner) + ["}"]
         raise AssertionError(K)
 
     def pr_member(self, k):
@@ -1028,7 +1161,7 @@ class Emit:
                 opts = selectors[m.name]
                 return ["{", "\tstatic const int64_t sel_[] = {%s};" % ", ".join(opts),
                         "\t%s = (%s)sel_[sbt_vk_t_rand(f) %% %d];" % (nm, k.el.ctype, len(opts)), "}"]
-            return self.fill_el(k.el, nm, smalls.get(m.name))
+            return self.fill_el(k.el, nm, smalls.get(m.name), _req_handle(self.cx, k, owner, 0))
         if K == "usel":
             return ["sbt_vk_f_%s(f, &%s, (int64_t)s->%s, depth);" % (k.el.sname, nm, k.sel)]
         if K == "tbytes":
@@ -1036,6 +1169,8 @@ class Emit:
         if K == "ptr":
             return ["%s = (%s)(uintptr_t)sbt_vk_t_rand(f);" % (nm, _fmt_ctype(m.ctype))]
         if K == "str":
+            if _req_pointer(self.cx, k, owner):
+                return ["%s = sbt_vk_t_str_nonnull(f);" % nm]
             return ["%s = sbt_vk_t_str(f);" % nm]
         if K == "bytes":
             return ["%s = sbt_vk_t_blob(f, (size_t)(%s));" % (nm, k.count)]
@@ -1045,24 +1180,30 @@ class Emit:
             return ["{", "\tconst uint64_t %s = %s;" % (n, k.count),
                     "\tconst char **%s = sbt_vk_t_alloc(f, %s * sizeof(*%s));" % (t, n, t),
                     "\tfor (uint64_t %s = 0; %s < %s; %s++)" % (i, i, n, i),
-                    "\t\t%s[%s] = sbt_vk_t_str(f);" % (t, i), "\t%s = %s;" % (nm, t), "}"]
+                    "\t\t%s[%s] = sbt_vk_t_str%s(f);" % (t, i, "" if k.inflag == "0" else "_nonnull"),
+                    "\t%s = %s;" % (nm, t), "}"]
+        # what the decoder requires is filled deeper than the rest
+        deep = _req_pointer(self.cx, k, owner) if K == "single" else \
+            _absent_refused(self.cx, k, owner) if K in COUNTED_KINDS else None
+        depth_ok = "depth < SBT_VK_T_MAX_DEPTH%s" % (" + SBT_VK_T_MORE_DEPTH" if deep else "")
         if K == "single":
             t = self.t("t")
-            return ["if (depth < SBT_VK_T_MAX_DEPTH) {",
+            return ["if (%s) {" % depth_ok,
                     "\t%s *%s = sbt_vk_t_alloc(f, sizeof(*%s));" % (T, t, t)] + \
                 ["\t" + x for x in self.fill_el(k.el, "%s[0]" % t, smalls.get(m.name))] + \
                 ["\t%s = %s;" % (nm, t), "}"]
         if K == "array":
             t, i, n = self.t("t"), self.t("i"), self.t("n")
-            return ["if (depth < SBT_VK_T_MAX_DEPTH) {",
+            return ["if (%s) {" % depth_ok,
                     "\tconst uint64_t %s = %s;" % (n, k.count),
                     "\t%s *%s = sbt_vk_t_alloc(f, %s * sizeof(*%s));" % (T, t, n, t),
                     "\tfor (uint64_t %s = 0; %s < %s; %s++) {" % (i, i, n, i)] + \
-                ["\t\t" + x for x in self.fill_el(k.el, "%s[%s]" % (t, i))] + \
+                ["\t\t" + x for x in self.fill_el(k.el, "%s[%s]" % (t, i), None,
+                                                   _req_handle(self.cx, k, owner, 1))] + \
                 ["\t}", "\t%s = %s;" % (nm, t), "}"]
         if K == "ptrarr":
             t, i, n, u = self.t("t"), self.t("i"), self.t("n"), self.t("u")
-            return ["if (depth < SBT_VK_T_MAX_DEPTH) {",
+            return ["if (%s) {" % depth_ok,
                     "\tconst uint64_t %s = %s;" % (n, k.count),
                     "\t%s **%s = sbt_vk_t_alloc(f, %s * sizeof(*%s));" % (T, t, n, t),
                     "\tfor (uint64_t %s = 0; %s < %s; %s++) {" % (i, i, n, i),
@@ -1552,7 +1693,23 @@ def gen_codec_c(cx):
           "\tif (d.p != d.end)",
           "\t\treturn sbt_vk_d_fail(&d, SBT_VK_ERR_CORRUPT, \"bytes after the last parameter\");",
           "\treturn SBT_VK_OK;", "}", ""]
+    at = L.index("/* Bodies of structs with a pNext chain (the chain is walked by the caller). */")
+    L[at:at] = _gen_known_enums(cx, sorted(em.known_enums))
     return "\n".join(L)
+
+
+def _gen_known_enums(cx, enums):
+    """sbt_vk_known_<Enum>: whether vk.xml names the value (any extension,
+    any platform: a value the decoder does not know passes with a warning,
+    sbt_vk_d_unknown_enum)."""
+    L = ["/* Values vk.xml %s names, per enum the decoder reads. */" % cx.version]
+    for en in enums:
+        e = cx.reg.enums.get(en)
+        vals = sorted({v.value for v in e.values.values() if v.value is not None}) if e else []
+        L += ["static inline int sbt_vk_known_%s(int64_t v)" % en, "{", "\tswitch (v) {"]
+        L += ["\tcase %d:" % v for v in vals]
+        L += ["\t\treturn 1;", "\tdefault:", "\t\treturn 0;", "\t}", "}", ""]
+    return L
 
 
 def _enum_values(cx, ename):

@@ -74,11 +74,14 @@ REPLAY_HANDWRITTEN = {
     "vkFreeMemory": "forget the mapping",
     "vkMapMemory": "keep the live pointer for tsMemoryWrite and checkpoints",
     "vkUnmapMemory": "forget the live pointer",
-    # waits: a wait that succeeded at capture must complete at replay
-    "vkWaitForFences": "infinite timeout when the capture's wait succeeded",
-    "vkGetFenceStatus": "wait for the fence when it was signalled at capture",
-    "vkWaitSemaphores": "infinite timeout when the capture's wait succeeded",
-    "vkWaitSemaphoresKHR": "infinite timeout when the capture's wait succeeded",
+    # waits (rpvk_wait.c): a wait that succeeded at capture must complete at
+    # replay, within --wait-timeout, and one nothing replayed signals is an error
+    "vkWaitForFences": "bounded wait when the capture's wait succeeded; unsignalled fences refused",
+    "vkGetFenceStatus": "wait (bounded) for the fence when it was signalled at capture",
+    "vkWaitSemaphores": "bounded wait when the capture's wait succeeded",
+    "vkWaitSemaphoresKHR": "bounded wait when the capture's wait succeeded",
+    "vkQueueWaitIdle": "bounded: an empty submit with a fence of ours",
+    "vkDeviceWaitIdle": "bounded: an empty submit with a fence of ours on every queue",
     # descriptor update templates: handles inside pData
     "vkCreateDescriptorUpdateTemplate": "keep the entries to map handles in pData",
     "vkCreateDescriptorUpdateTemplateKHR": "keep the entries to map handles in pData",
@@ -201,6 +204,58 @@ def unsupported_reason(reg, c):
         if not p.is_input and reg.is_handle(p.type) and p.ptrs == 2:
             return "returns handles through a pointer to pointers"
     return None
+
+
+def state_flags(reg, n, c):
+    """The command buffer state a vkCmd* call needs, from vk.xml: recorded
+    into a command buffer (its first parameter), inside or outside a render
+    pass (renderpass=), and for draws (vkCmdDraw*, inside a render pass)
+    and dispatches (vkCmdDispatch*) the pipeline they use."""
+    if not n.startswith("vkCmd") or not c.params or c.params[0].type != "VkCommandBuffer":
+        return []
+    flags = ["RPVK_F_CMD"]
+    if c.renderpass == "inside":
+        flags.append("RPVK_F_INSIDE")
+    elif c.renderpass == "outside":
+        flags.append("RPVK_F_OUTSIDE")
+    if n.startswith("vkCmdDraw") and c.renderpass == "inside":
+        flags.append("RPVK_F_DRAW")
+    if n.startswith("vkCmdDispatch"):
+        flags.append("RPVK_F_DISPATCH")
+    return flags
+
+
+RESOURCE_TYPES = {"VkBuffer": "VK_OBJECT_TYPE_BUFFER", "VkImage": "VK_OBJECT_TYPE_IMAGE"}
+
+
+def gen_resources(reg, cmds):
+    """rpvk_cmd_resources: the buffers and images a vkCmd* names in its own
+    parameters (values and counted arrays, not members of structs), for the
+    memory-bound check of rpvk_state.c."""
+    out = ["int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,",
+           "                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx)",
+           "{", "	int rc = 0;", "	switch (cmd) {"]
+    for n, c in cmds:
+        if "RPVK_F_CMD" not in state_flags(reg, n, c):
+            continue
+        names = [p.name for p in c.params]
+        body = []
+        for p in c.params:
+            t = RESOURCE_TYPES.get(p.type)
+            if not t:
+                continue
+            if p.ptrs == 0 and not p.array:
+                body.append("		rc = rc ? rc : fn(ctx, %s, (uint64_t)(uintptr_t)a->%s);" % (t, p.name))
+            elif p.ptrs == 1 and p.len and p.len[0] in names:
+                body += ["		for (uint32_t i = 0; !rc && a->%s && i < a->%s; i++)" % (p.name, p.len[0]),
+                         "			rc = fn(ctx, %s, (uint64_t)(uintptr_t)a->%s[i]);" % (t, p.name)]
+        if not body:
+            continue
+        emit_guarded(out, guard(reg, n), ["	case SBT_VK_CMD_%s: {" % n,
+                                          "		const sbt_vk_args_%s *a = args;" % n] + body +
+                     ["		break;", "	}"])
+    out += ["	default:", "		break;", "	}", "	return rc;", "}", ""]
+    return out
 
 
 def handle_type(reg, name):
@@ -354,7 +409,13 @@ def gen_header(reg, cmds, hand):
         "enum {",
         "\tRPVK_F_BEFORE = 1u << 0,  /* recorded before the call: result in vulkan.tsResult */",
         "\tRPVK_F_HAND = 1u << 1,    /* hand-written override */",
-        "\tRPVK_F_LAYOUT = 1u << 2   /* offscreen: image layouts rewritten first */",
+        "\tRPVK_F_LAYOUT = 1u << 2,  /* offscreen: image layouts rewritten first */",
+        "\t/* command buffer state the call needs (rpvk_state.c), from vk.xml */",
+        "\tRPVK_F_CMD = 1u << 3,     /* records into its commandBuffer: recording */",
+        "\tRPVK_F_INSIDE = 1u << 4,  /* renderpass=\"inside\" */",
+        "\tRPVK_F_OUTSIDE = 1u << 5, /* renderpass=\"outside\" */",
+        "\tRPVK_F_DRAW = 1u << 6,    /* a draw: a graphics pipeline bound */",
+        "\tRPVK_F_DISPATCH = 1u << 7 /* a dispatch: a compute pipeline bound */",
         "};",
         "",
         "typedef struct rpvk_cmd {",
@@ -366,6 +427,11 @@ def gen_header(reg, cmds, hand):
         "extern const rpvk_cmd rpvk_cmds[SBT_VK_CMD_COUNT];",
         "/* Why a command has no glue (NULL when it has). */",
         "const char *rpvk_cmd_why(enum sbt_vk_cmd cmd);",
+        "",
+        "/* fn(ctx, type, live) on each VkBuffer and VkImage a vkCmd* names in its",
+        " * own parameters (rpvk_state.c); the first nonzero return, or 0. */",
+        "int rpvk_cmd_resources(enum sbt_vk_cmd cmd, const void *args,",
+        "                       int (*fn)(void *ctx, VkObjectType type, uint64_t live), void *ctx);",
         "",
         "/* Hand-written overrides (replayer/vulkan/), listed in",
         " * scripts/vkgen/replay.py REPLAY_HANDWRITTEN. */",
@@ -400,6 +466,7 @@ def gen_source(reg, cmds, hand):
             flags.append("RPVK_F_BEFORE")
         if n in REPLAY_LAYOUT_REWRITE:
             flags.append("RPVK_F_LAYOUT")
+        flags += state_flags(reg, n, c)
         if n in hand:
             fn = "rpvk_o_" + n
             flags.append("RPVK_F_HAND")
@@ -411,6 +478,7 @@ def gen_source(reg, cmds, hand):
             n, fn, " | ".join(flags) if flags else "0")])
     out.append("};")
     out.append("")
+    out += gen_resources(reg, cmds)
     out.append("const char *rpvk_cmd_why(enum sbt_vk_cmd cmd)")
     out.append("{")
     out.append("\tswitch (cmd) {")

@@ -13,6 +13,2451 @@
 
 #include "serializer/generated/sbt_vk_codec_internal.h"
 
+/* Values vk.xml 1.3.239 names, per enum the decoder reads. */
+static inline int sbt_vk_known_VkAccelerationStructureBuildTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureCompatibilityKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureMemoryRequirementsTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAccelerationStructureTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAttachmentLoadOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000400000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkAttachmentStoreOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000301000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBlendOverlapEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBorderColor(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 1000287003:
+	case 1000287004:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBuildAccelerationStructureModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkBuildMicromapModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkChromaLocation(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoarseSampleOrderTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkColorSpaceKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1000104001:
+	case 1000104002:
+	case 1000104003:
+	case 1000104004:
+	case 1000104005:
+	case 1000104006:
+	case 1000104007:
+	case 1000104008:
+	case 1000104009:
+	case 1000104010:
+	case 1000104011:
+	case 1000104012:
+	case 1000104013:
+	case 1000104014:
+	case 1000213000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCommandBufferLevel(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCompareOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkComponentTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkConservativeRasterizationModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCopyAccelerationStructureModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCopyMicromapModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoverageModulationModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkCoverageReductionModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDebugReportObjectTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 33:
+	case 1000029000:
+	case 1000029001:
+	case 1000085000:
+	case 1000150000:
+	case 1000156000:
+	case 1000165000:
+	case 1000366000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDescriptorType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 1000138000:
+	case 1000150000:
+	case 1000165000:
+	case 1000351000:
+	case 1000440000:
+	case 1000440001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDescriptorUpdateTemplateType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDeviceAddressBindingTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDeviceEventTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDirectDriverLoadingModeLUNARG(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDiscardRectangleModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDisplayEventTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDisplayPowerStateEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkDriverId(int64_t v)
+{
+	switch (v) {
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFilter(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000015000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFormat(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34:
+	case 35:
+	case 36:
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41:
+	case 42:
+	case 43:
+	case 44:
+	case 45:
+	case 46:
+	case 47:
+	case 48:
+	case 49:
+	case 50:
+	case 51:
+	case 52:
+	case 53:
+	case 54:
+	case 55:
+	case 56:
+	case 57:
+	case 58:
+	case 59:
+	case 60:
+	case 61:
+	case 62:
+	case 63:
+	case 64:
+	case 65:
+	case 66:
+	case 67:
+	case 68:
+	case 69:
+	case 70:
+	case 71:
+	case 72:
+	case 73:
+	case 74:
+	case 75:
+	case 76:
+	case 77:
+	case 78:
+	case 79:
+	case 80:
+	case 81:
+	case 82:
+	case 83:
+	case 84:
+	case 85:
+	case 86:
+	case 87:
+	case 88:
+	case 89:
+	case 90:
+	case 91:
+	case 92:
+	case 93:
+	case 94:
+	case 95:
+	case 96:
+	case 97:
+	case 98:
+	case 99:
+	case 100:
+	case 101:
+	case 102:
+	case 103:
+	case 104:
+	case 105:
+	case 106:
+	case 107:
+	case 108:
+	case 109:
+	case 110:
+	case 111:
+	case 112:
+	case 113:
+	case 114:
+	case 115:
+	case 116:
+	case 117:
+	case 118:
+	case 119:
+	case 120:
+	case 121:
+	case 122:
+	case 123:
+	case 124:
+	case 125:
+	case 126:
+	case 127:
+	case 128:
+	case 129:
+	case 130:
+	case 131:
+	case 132:
+	case 133:
+	case 134:
+	case 135:
+	case 136:
+	case 137:
+	case 138:
+	case 139:
+	case 140:
+	case 141:
+	case 142:
+	case 143:
+	case 144:
+	case 145:
+	case 146:
+	case 147:
+	case 148:
+	case 149:
+	case 150:
+	case 151:
+	case 152:
+	case 153:
+	case 154:
+	case 155:
+	case 156:
+	case 157:
+	case 158:
+	case 159:
+	case 160:
+	case 161:
+	case 162:
+	case 163:
+	case 164:
+	case 165:
+	case 166:
+	case 167:
+	case 168:
+	case 169:
+	case 170:
+	case 171:
+	case 172:
+	case 173:
+	case 174:
+	case 175:
+	case 176:
+	case 177:
+	case 178:
+	case 179:
+	case 180:
+	case 181:
+	case 182:
+	case 183:
+	case 184:
+	case 1000054000:
+	case 1000054001:
+	case 1000054002:
+	case 1000054003:
+	case 1000054004:
+	case 1000054005:
+	case 1000054006:
+	case 1000054007:
+	case 1000066000:
+	case 1000066001:
+	case 1000066002:
+	case 1000066003:
+	case 1000066004:
+	case 1000066005:
+	case 1000066006:
+	case 1000066007:
+	case 1000066008:
+	case 1000066009:
+	case 1000066010:
+	case 1000066011:
+	case 1000066012:
+	case 1000066013:
+	case 1000156000:
+	case 1000156001:
+	case 1000156002:
+	case 1000156003:
+	case 1000156004:
+	case 1000156005:
+	case 1000156006:
+	case 1000156007:
+	case 1000156008:
+	case 1000156009:
+	case 1000156010:
+	case 1000156011:
+	case 1000156012:
+	case 1000156013:
+	case 1000156014:
+	case 1000156015:
+	case 1000156016:
+	case 1000156017:
+	case 1000156018:
+	case 1000156019:
+	case 1000156020:
+	case 1000156021:
+	case 1000156022:
+	case 1000156023:
+	case 1000156024:
+	case 1000156025:
+	case 1000156026:
+	case 1000156027:
+	case 1000156028:
+	case 1000156029:
+	case 1000156030:
+	case 1000156031:
+	case 1000156032:
+	case 1000156033:
+	case 1000288000:
+	case 1000288001:
+	case 1000288002:
+	case 1000288003:
+	case 1000288004:
+	case 1000288005:
+	case 1000288006:
+	case 1000288007:
+	case 1000288008:
+	case 1000288009:
+	case 1000288010:
+	case 1000288011:
+	case 1000288012:
+	case 1000288013:
+	case 1000288014:
+	case 1000288015:
+	case 1000288016:
+	case 1000288017:
+	case 1000288018:
+	case 1000288019:
+	case 1000288020:
+	case 1000288021:
+	case 1000288022:
+	case 1000288023:
+	case 1000288024:
+	case 1000288025:
+	case 1000288026:
+	case 1000288027:
+	case 1000288028:
+	case 1000288029:
+	case 1000330000:
+	case 1000330001:
+	case 1000330002:
+	case 1000330003:
+	case 1000340000:
+	case 1000340001:
+	case 1000464000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFragmentShadingRateNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 4:
+	case 5:
+	case 6:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFragmentShadingRateTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkFrontFace(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkGeometryTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageLayout(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 1000001002:
+	case 1000024000:
+	case 1000024001:
+	case 1000024002:
+	case 1000111000:
+	case 1000117000:
+	case 1000117001:
+	case 1000164003:
+	case 1000218000:
+	case 1000241000:
+	case 1000241001:
+	case 1000241002:
+	case 1000241003:
+	case 1000299000:
+	case 1000299001:
+	case 1000299002:
+	case 1000314000:
+	case 1000314001:
+	case 1000339000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageTiling(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000158000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkImageViewType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkIndexType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000165000:
+	case 1000265000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkIndirectCommandsTokenTypeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 1000328000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkLineRasterizationModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkLogicOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkMemoryOverallocationBehaviorAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkMicromapTypeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkObjectType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 1000000000:
+	case 1000001000:
+	case 1000002000:
+	case 1000002001:
+	case 1000011000:
+	case 1000023000:
+	case 1000023001:
+	case 1000029000:
+	case 1000029001:
+	case 1000085000:
+	case 1000128000:
+	case 1000150000:
+	case 1000156000:
+	case 1000160000:
+	case 1000165000:
+	case 1000210000:
+	case 1000268000:
+	case 1000277000:
+	case 1000295000:
+	case 1000366000:
+	case 1000396000:
+	case 1000464000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkOpticalFlowPerformanceLevelNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkOpticalFlowSessionBindingPointNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceConfigurationTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterScopeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterStorageKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceCounterUnitKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceOverrideTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceParameterTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPerformanceValueTypeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPhysicalDeviceType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineBindPoint(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 1000165000:
+	case 1000369003:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineExecutableStatisticFormatKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPointClippingBehavior(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPolygonMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000153000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPresentModeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 1000111000:
+	case 1000111001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkPrimitiveTopology(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkProvokingVertexModeEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueryPoolSamplingModeINTEL(int64_t v)
+{
+	switch (v) {
+	case 0:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueryType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 1000023000:
+	case 1000028004:
+	case 1000116000:
+	case 1000150000:
+	case 1000150001:
+	case 1000165000:
+	case 1000210000:
+	case 1000299000:
+	case 1000328000:
+	case 1000382000:
+	case 1000386000:
+	case 1000386001:
+	case 1000396000:
+	case 1000396001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkQueueGlobalPriorityKHR(int64_t v)
+{
+	switch (v) {
+	case 128:
+	case 256:
+	case 512:
+	case 1024:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRasterizationOrderAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRayTracingInvocationReorderModeNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkRayTracingShaderGroupTypeKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkResult(int64_t v)
+{
+	switch (v) {
+	case -1000338000:
+	case -1000257000:
+	case -1000255000:
+	case -1000174001:
+	case -1000161000:
+	case -1000158000:
+	case -1000072003:
+	case -1000069000:
+	case -1000023005:
+	case -1000023004:
+	case -1000023003:
+	case -1000023002:
+	case -1000023001:
+	case -1000023000:
+	case -1000012000:
+	case -1000011001:
+	case -1000003001:
+	case -1000001004:
+	case -1000000001:
+	case -1000000000:
+	case -13:
+	case -12:
+	case -11:
+	case -10:
+	case -9:
+	case -8:
+	case -7:
+	case -6:
+	case -5:
+	case -4:
+	case -3:
+	case -2:
+	case -1:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 1000001003:
+	case 1000268000:
+	case 1000268001:
+	case 1000268002:
+	case 1000268003:
+	case 1000297000:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerAddressMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerMipmapMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerReductionMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerYcbcrModelConversion(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSamplerYcbcrRange(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkScopeNV(int64_t v)
+{
+	switch (v) {
+	case 1:
+	case 2:
+	case 3:
+	case 5:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSemaphoreType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderFloatControlsIndependence(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderGroupShaderKHR(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShaderInfoTypeAMD(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkShadingRatePaletteEntryNV(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSharingMode(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkStencilOp(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkStructureType(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+	case 19:
+	case 20:
+	case 21:
+	case 22:
+	case 23:
+	case 24:
+	case 25:
+	case 26:
+	case 27:
+	case 28:
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34:
+	case 35:
+	case 36:
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41:
+	case 42:
+	case 43:
+	case 44:
+	case 45:
+	case 46:
+	case 47:
+	case 48:
+	case 49:
+	case 50:
+	case 51:
+	case 52:
+	case 53:
+	case 54:
+	case 1000001000:
+	case 1000001001:
+	case 1000002000:
+	case 1000002001:
+	case 1000003000:
+	case 1000004000:
+	case 1000005000:
+	case 1000006000:
+	case 1000008000:
+	case 1000009000:
+	case 1000010000:
+	case 1000010001:
+	case 1000010002:
+	case 1000011000:
+	case 1000018000:
+	case 1000022000:
+	case 1000022001:
+	case 1000022002:
+	case 1000023000:
+	case 1000023001:
+	case 1000023002:
+	case 1000023003:
+	case 1000023004:
+	case 1000023005:
+	case 1000023006:
+	case 1000023007:
+	case 1000023008:
+	case 1000023009:
+	case 1000023010:
+	case 1000023011:
+	case 1000023012:
+	case 1000023013:
+	case 1000023014:
+	case 1000023015:
+	case 1000023016:
+	case 1000024000:
+	case 1000024001:
+	case 1000024002:
+	case 1000026000:
+	case 1000026001:
+	case 1000026002:
+	case 1000028000:
+	case 1000028001:
+	case 1000028002:
+	case 1000029000:
+	case 1000029001:
+	case 1000029002:
+	case 1000030000:
+	case 1000030001:
+	case 1000038000:
+	case 1000038001:
+	case 1000038002:
+	case 1000038003:
+	case 1000038004:
+	case 1000038005:
+	case 1000038006:
+	case 1000038007:
+	case 1000038008:
+	case 1000038009:
+	case 1000038010:
+	case 1000039000:
+	case 1000039001:
+	case 1000039002:
+	case 1000039003:
+	case 1000039004:
+	case 1000039005:
+	case 1000039006:
+	case 1000039007:
+	case 1000039008:
+	case 1000039009:
+	case 1000039010:
+	case 1000040000:
+	case 1000040001:
+	case 1000040003:
+	case 1000040004:
+	case 1000040005:
+	case 1000040006:
+	case 1000041000:
+	case 1000044000:
+	case 1000044001:
+	case 1000044002:
+	case 1000044003:
+	case 1000044004:
+	case 1000044006:
+	case 1000044007:
+	case 1000044008:
+	case 1000044009:
+	case 1000049000:
+	case 1000050000:
+	case 1000053000:
+	case 1000053001:
+	case 1000053002:
+	case 1000056000:
+	case 1000056001:
+	case 1000057000:
+	case 1000057001:
+	case 1000058000:
+	case 1000059000:
+	case 1000059001:
+	case 1000059002:
+	case 1000059003:
+	case 1000059004:
+	case 1000059005:
+	case 1000059006:
+	case 1000059007:
+	case 1000059008:
+	case 1000060000:
+	case 1000060003:
+	case 1000060004:
+	case 1000060005:
+	case 1000060006:
+	case 1000060007:
+	case 1000060008:
+	case 1000060009:
+	case 1000060010:
+	case 1000060011:
+	case 1000060012:
+	case 1000060013:
+	case 1000060014:
+	case 1000061000:
+	case 1000062000:
+	case 1000063000:
+	case 1000066000:
+	case 1000067000:
+	case 1000067001:
+	case 1000068000:
+	case 1000068001:
+	case 1000068002:
+	case 1000070000:
+	case 1000070001:
+	case 1000071000:
+	case 1000071001:
+	case 1000071002:
+	case 1000071003:
+	case 1000071004:
+	case 1000072000:
+	case 1000072001:
+	case 1000072002:
+	case 1000073000:
+	case 1000073001:
+	case 1000073002:
+	case 1000073003:
+	case 1000074000:
+	case 1000074001:
+	case 1000074002:
+	case 1000075000:
+	case 1000076000:
+	case 1000076001:
+	case 1000077000:
+	case 1000078000:
+	case 1000078001:
+	case 1000078002:
+	case 1000078003:
+	case 1000079000:
+	case 1000079001:
+	case 1000080000:
+	case 1000081000:
+	case 1000081001:
+	case 1000081002:
+	case 1000082000:
+	case 1000083000:
+	case 1000084000:
+	case 1000085000:
+	case 1000087000:
+	case 1000090000:
+	case 1000091000:
+	case 1000091001:
+	case 1000091002:
+	case 1000091003:
+	case 1000092000:
+	case 1000094000:
+	case 1000097000:
+	case 1000098000:
+	case 1000099000:
+	case 1000099001:
+	case 1000101000:
+	case 1000101001:
+	case 1000102000:
+	case 1000102001:
+	case 1000105000:
+	case 1000108000:
+	case 1000108001:
+	case 1000108002:
+	case 1000108003:
+	case 1000109000:
+	case 1000109001:
+	case 1000109002:
+	case 1000109003:
+	case 1000109004:
+	case 1000109005:
+	case 1000109006:
+	case 1000111000:
+	case 1000112000:
+	case 1000112001:
+	case 1000113000:
+	case 1000114000:
+	case 1000114001:
+	case 1000114002:
+	case 1000115000:
+	case 1000115001:
+	case 1000116000:
+	case 1000116001:
+	case 1000116002:
+	case 1000116003:
+	case 1000116004:
+	case 1000116005:
+	case 1000116006:
+	case 1000117000:
+	case 1000117001:
+	case 1000117002:
+	case 1000117003:
+	case 1000119000:
+	case 1000119001:
+	case 1000119002:
+	case 1000120000:
+	case 1000121000:
+	case 1000121001:
+	case 1000121002:
+	case 1000121003:
+	case 1000121004:
+	case 1000122000:
+	case 1000123000:
+	case 1000127000:
+	case 1000127001:
+	case 1000128000:
+	case 1000128001:
+	case 1000128002:
+	case 1000128003:
+	case 1000128004:
+	case 1000129000:
+	case 1000129001:
+	case 1000129002:
+	case 1000129003:
+	case 1000129004:
+	case 1000129005:
+	case 1000129006:
+	case 1000130000:
+	case 1000130001:
+	case 1000138000:
+	case 1000138001:
+	case 1000138002:
+	case 1000138003:
+	case 1000143000:
+	case 1000143001:
+	case 1000143002:
+	case 1000143003:
+	case 1000143004:
+	case 1000145000:
+	case 1000145001:
+	case 1000145002:
+	case 1000145003:
+	case 1000146000:
+	case 1000146001:
+	case 1000146002:
+	case 1000146003:
+	case 1000146004:
+	case 1000147000:
+	case 1000148000:
+	case 1000148001:
+	case 1000148002:
+	case 1000149000:
+	case 1000150000:
+	case 1000150002:
+	case 1000150003:
+	case 1000150004:
+	case 1000150005:
+	case 1000150006:
+	case 1000150007:
+	case 1000150009:
+	case 1000150010:
+	case 1000150011:
+	case 1000150012:
+	case 1000150013:
+	case 1000150014:
+	case 1000150015:
+	case 1000150016:
+	case 1000150017:
+	case 1000150018:
+	case 1000150020:
+	case 1000152000:
+	case 1000154000:
+	case 1000154001:
+	case 1000156000:
+	case 1000156001:
+	case 1000156002:
+	case 1000156003:
+	case 1000156004:
+	case 1000156005:
+	case 1000157000:
+	case 1000157001:
+	case 1000158000:
+	case 1000158002:
+	case 1000158003:
+	case 1000158004:
+	case 1000158005:
+	case 1000158006:
+	case 1000160000:
+	case 1000160001:
+	case 1000161000:
+	case 1000161001:
+	case 1000161002:
+	case 1000161003:
+	case 1000161004:
+	case 1000163000:
+	case 1000163001:
+	case 1000164000:
+	case 1000164001:
+	case 1000164002:
+	case 1000164005:
+	case 1000165000:
+	case 1000165001:
+	case 1000165003:
+	case 1000165004:
+	case 1000165005:
+	case 1000165006:
+	case 1000165007:
+	case 1000165008:
+	case 1000165009:
+	case 1000165011:
+	case 1000165012:
+	case 1000166000:
+	case 1000166001:
+	case 1000168000:
+	case 1000168001:
+	case 1000170000:
+	case 1000170001:
+	case 1000174000:
+	case 1000175000:
+	case 1000177000:
+	case 1000178000:
+	case 1000178001:
+	case 1000178002:
+	case 1000180000:
+	case 1000181000:
+	case 1000183000:
+	case 1000184000:
+	case 1000185000:
+	case 1000187000:
+	case 1000187001:
+	case 1000187002:
+	case 1000187003:
+	case 1000187004:
+	case 1000187005:
+	case 1000189000:
+	case 1000190000:
+	case 1000190001:
+	case 1000190002:
+	case 1000191000:
+	case 1000192000:
+	case 1000196000:
+	case 1000197000:
+	case 1000199000:
+	case 1000199001:
+	case 1000201000:
+	case 1000202000:
+	case 1000202001:
+	case 1000203000:
+	case 1000204000:
+	case 1000205000:
+	case 1000205002:
+	case 1000206000:
+	case 1000206001:
+	case 1000207000:
+	case 1000207001:
+	case 1000207002:
+	case 1000207003:
+	case 1000207004:
+	case 1000207005:
+	case 1000209000:
+	case 1000210000:
+	case 1000210001:
+	case 1000210002:
+	case 1000210003:
+	case 1000210004:
+	case 1000210005:
+	case 1000211000:
+	case 1000212000:
+	case 1000213000:
+	case 1000213001:
+	case 1000214000:
+	case 1000215000:
+	case 1000217000:
+	case 1000218000:
+	case 1000218001:
+	case 1000218002:
+	case 1000221000:
+	case 1000225000:
+	case 1000225001:
+	case 1000225002:
+	case 1000226000:
+	case 1000226001:
+	case 1000226002:
+	case 1000226003:
+	case 1000226004:
+	case 1000227000:
+	case 1000229000:
+	case 1000234000:
+	case 1000237000:
+	case 1000238000:
+	case 1000238001:
+	case 1000239000:
+	case 1000240000:
+	case 1000241000:
+	case 1000241001:
+	case 1000241002:
+	case 1000244000:
+	case 1000244001:
+	case 1000244002:
+	case 1000245000:
+	case 1000246000:
+	case 1000247000:
+	case 1000248000:
+	case 1000249000:
+	case 1000249001:
+	case 1000249002:
+	case 1000250000:
+	case 1000250001:
+	case 1000250002:
+	case 1000251000:
+	case 1000252000:
+	case 1000253000:
+	case 1000254000:
+	case 1000254001:
+	case 1000254002:
+	case 1000255000:
+	case 1000255001:
+	case 1000255002:
+	case 1000256000:
+	case 1000257000:
+	case 1000257002:
+	case 1000257003:
+	case 1000257004:
+	case 1000259000:
+	case 1000259001:
+	case 1000259002:
+	case 1000260000:
+	case 1000261000:
+	case 1000265000:
+	case 1000267000:
+	case 1000269000:
+	case 1000269001:
+	case 1000269002:
+	case 1000269003:
+	case 1000269004:
+	case 1000269005:
+	case 1000273000:
+	case 1000274000:
+	case 1000274001:
+	case 1000274002:
+	case 1000275000:
+	case 1000275001:
+	case 1000275002:
+	case 1000275003:
+	case 1000275004:
+	case 1000275005:
+	case 1000276000:
+	case 1000277000:
+	case 1000277001:
+	case 1000277002:
+	case 1000277003:
+	case 1000277004:
+	case 1000277005:
+	case 1000277006:
+	case 1000277007:
+	case 1000278000:
+	case 1000278001:
+	case 1000280000:
+	case 1000280001:
+	case 1000281000:
+	case 1000281001:
+	case 1000282000:
+	case 1000282001:
+	case 1000284000:
+	case 1000284001:
+	case 1000284002:
+	case 1000286000:
+	case 1000286001:
+	case 1000287000:
+	case 1000287001:
+	case 1000287002:
+	case 1000290000:
+	case 1000292000:
+	case 1000292001:
+	case 1000292002:
+	case 1000294000:
+	case 1000294001:
+	case 1000295000:
+	case 1000295001:
+	case 1000295002:
+	case 1000297000:
+	case 1000299000:
+	case 1000299001:
+	case 1000299002:
+	case 1000299003:
+	case 1000299004:
+	case 1000300000:
+	case 1000300001:
+	case 1000309000:
+	case 1000311000:
+	case 1000311001:
+	case 1000311002:
+	case 1000311003:
+	case 1000311004:
+	case 1000311005:
+	case 1000311006:
+	case 1000311007:
+	case 1000311008:
+	case 1000311009:
+	case 1000311010:
+	case 1000311011:
+	case 1000314000:
+	case 1000314001:
+	case 1000314002:
+	case 1000314003:
+	case 1000314004:
+	case 1000314005:
+	case 1000314006:
+	case 1000314007:
+	case 1000314008:
+	case 1000314009:
+	case 1000316000:
+	case 1000316001:
+	case 1000316002:
+	case 1000316003:
+	case 1000316004:
+	case 1000316005:
+	case 1000316006:
+	case 1000316007:
+	case 1000316008:
+	case 1000316009:
+	case 1000316010:
+	case 1000316011:
+	case 1000316012:
+	case 1000320000:
+	case 1000320001:
+	case 1000320002:
+	case 1000321000:
+	case 1000322000:
+	case 1000323000:
+	case 1000325000:
+	case 1000326000:
+	case 1000326001:
+	case 1000326002:
+	case 1000327000:
+	case 1000327001:
+	case 1000327002:
+	case 1000328000:
+	case 1000328001:
+	case 1000330000:
+	case 1000332000:
+	case 1000332001:
+	case 1000333000:
+	case 1000335000:
+	case 1000336000:
+	case 1000337000:
+	case 1000337001:
+	case 1000337002:
+	case 1000337003:
+	case 1000337004:
+	case 1000337005:
+	case 1000337006:
+	case 1000337007:
+	case 1000337008:
+	case 1000337009:
+	case 1000337010:
+	case 1000338000:
+	case 1000338001:
+	case 1000338002:
+	case 1000338003:
+	case 1000338004:
+	case 1000339000:
+	case 1000340000:
+	case 1000341000:
+	case 1000341001:
+	case 1000341002:
+	case 1000342000:
+	case 1000344000:
+	case 1000346000:
+	case 1000347000:
+	case 1000347001:
+	case 1000348013:
+	case 1000351000:
+	case 1000351002:
+	case 1000352000:
+	case 1000352001:
+	case 1000352002:
+	case 1000353000:
+	case 1000354000:
+	case 1000354001:
+	case 1000355000:
+	case 1000355001:
+	case 1000356000:
+	case 1000360000:
+	case 1000364000:
+	case 1000364001:
+	case 1000364002:
+	case 1000365000:
+	case 1000365001:
+	case 1000366000:
+	case 1000366001:
+	case 1000366002:
+	case 1000366003:
+	case 1000366004:
+	case 1000366005:
+	case 1000366006:
+	case 1000366007:
+	case 1000366008:
+	case 1000366009:
+	case 1000369000:
+	case 1000369001:
+	case 1000369002:
+	case 1000370000:
+	case 1000371000:
+	case 1000371001:
+	case 1000372000:
+	case 1000372001:
+	case 1000376000:
+	case 1000376001:
+	case 1000376002:
+	case 1000377000:
+	case 1000378000:
+	case 1000381000:
+	case 1000381001:
+	case 1000382000:
+	case 1000386000:
+	case 1000388000:
+	case 1000388001:
+	case 1000391000:
+	case 1000391001:
+	case 1000392000:
+	case 1000392001:
+	case 1000393000:
+	case 1000396000:
+	case 1000396001:
+	case 1000396002:
+	case 1000396003:
+	case 1000396004:
+	case 1000396005:
+	case 1000396006:
+	case 1000396007:
+	case 1000396008:
+	case 1000396009:
+	case 1000404000:
+	case 1000404001:
+	case 1000411000:
+	case 1000411001:
+	case 1000412000:
+	case 1000413000:
+	case 1000413001:
+	case 1000413002:
+	case 1000413003:
+	case 1000420000:
+	case 1000420001:
+	case 1000420002:
+	case 1000421000:
+	case 1000422000:
+	case 1000425000:
+	case 1000425001:
+	case 1000425002:
+	case 1000426000:
+	case 1000426001:
+	case 1000427000:
+	case 1000427001:
+	case 1000430000:
+	case 1000437000:
+	case 1000440000:
+	case 1000440001:
+	case 1000440002:
+	case 1000455000:
+	case 1000455001:
+	case 1000458000:
+	case 1000458001:
+	case 1000458002:
+	case 1000458003:
+	case 1000459000:
+	case 1000459001:
+	case 1000462000:
+	case 1000462001:
+	case 1000462002:
+	case 1000462003:
+	case 1000464000:
+	case 1000464001:
+	case 1000464002:
+	case 1000464003:
+	case 1000464004:
+	case 1000464005:
+	case 1000464010:
+	case 1000465000:
+	case 1000466000:
+	case 1000484000:
+	case 1000484001:
+	case 1000485000:
+	case 1000485001:
+	case 1000488000:
+	case 1000490000:
+	case 1000490001:
+	case 1000497000:
+	case 1000497001:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSubpassContents(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkSubpassMergeStatusEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 5:
+	case 6:
+	case 7:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkTessellationDomainOrigin(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkTimeDomainEXT(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static inline int sbt_vk_known_VkVertexInputRate(int64_t v)
+{
+	switch (v) {
+	case 0:
+	case 1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Bodies of structs with a pNext chain (the chain is walked by the caller). */
 static sbt_vk_status sbt_vk_eb_VkBaseOutStructure(sbt_vk_e *e, const VkBaseOutStructure *s);
 static sbt_vk_status sbt_vk_db_VkBaseOutStructure(sbt_vk_d *d, VkBaseOutStructure *s, int in);
@@ -5642,6 +8087,8 @@ static sbt_vk_status sbt_vk_db_VkBaseOutStructure(sbt_vk_d *d, VkBaseOutStructur
 	{
 		int64_t v1;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1, 32), "VkBaseOutStructure.sType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStructureType(v1)))
+			sbt_vk_d_unknown_enum(d, "VkBaseOutStructure.sType", v1);
 		s->sType = (VkStructureType)v1;
 	}
 	return SBT_VK_OK;
@@ -5802,6 +8249,8 @@ sbt_vk_status sbt_vk_d_VkPhysicalDeviceProperties(sbt_vk_d *d, VkPhysicalDeviceP
 	{
 		int64_t v7;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7, 32), "VkPhysicalDeviceProperties.deviceType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPhysicalDeviceType(v7)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceProperties.deviceType", v7);
 		s->deviceType = (VkPhysicalDeviceType)v7;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->deviceName, VK_MAX_PHYSICAL_DEVICE_NAME_SIZE), "VkPhysicalDeviceProperties.deviceName");
@@ -6019,6 +8468,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceQueueCreateInfo(sbt_vk_d *d, VkDeviceQueu
 		s->pQueuePriorities = t29;
 		if (p31 && n30 != (uint64_t)((uint64_t)s->queueCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceQueueCreateInfo.pQueuePriorities (count differs from its length member)");
+		if (!p31 && in && ((uint64_t)s->queueCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceQueueCreateInfo.pQueuePriorities (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6114,6 +8565,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		}
 		if (p40 && n39 != (uint64_t)((uint64_t)s->queueCreateInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.pQueueCreateInfos (count differs from its length member)");
+		if (!p40 && in && ((uint64_t)s->queueCreateInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.pQueueCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v43;
@@ -6127,12 +8580,17 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		if (p49) {
 			const char **t47;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n48, sizeof(*t47), (void **)&t47), "VkDeviceCreateInfo.ppEnabledLayerNames");
-			for (uint64_t i50 = 0; i50 < n48; i50++)
+			for (uint64_t i50 = 0; i50 < n48; i50++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t47[i50]), "VkDeviceCreateInfo.ppEnabledLayerNames");
+				if (!t47[i50] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledLayerNames (a NULL string in the array)");
+			}
 			s->ppEnabledLayerNames = t47;
 		}
 		if (p49 && n48 != (uint64_t)((uint64_t)s->enabledLayerCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.ppEnabledLayerNames (count differs from its length member)");
+		if (!p49 && in && ((uint64_t)s->enabledLayerCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledLayerNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t v51;
@@ -6146,12 +8604,17 @@ static sbt_vk_status sbt_vk_db_VkDeviceCreateInfo(sbt_vk_d *d, VkDeviceCreateInf
 		if (p57) {
 			const char **t55;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n56, sizeof(*t55), (void **)&t55), "VkDeviceCreateInfo.ppEnabledExtensionNames");
-			for (uint64_t i58 = 0; i58 < n56; i58++)
+			for (uint64_t i58 = 0; i58 < n56; i58++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t55[i58]), "VkDeviceCreateInfo.ppEnabledExtensionNames");
+				if (!t55[i58] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledExtensionNames (a NULL string in the array)");
+			}
 			s->ppEnabledExtensionNames = t55;
 		}
 		if (p57 && n56 != (uint64_t)((uint64_t)s->enabledExtensionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceCreateInfo.ppEnabledExtensionNames (count differs from its length member)");
+		if (!p57 && in && ((uint64_t)s->enabledExtensionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceCreateInfo.ppEnabledExtensionNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t n60;
@@ -6253,12 +8716,17 @@ static sbt_vk_status sbt_vk_db_VkInstanceCreateInfo(sbt_vk_d *d, VkInstanceCreat
 		if (p75) {
 			const char **t73;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n74, sizeof(*t73), (void **)&t73), "VkInstanceCreateInfo.ppEnabledLayerNames");
-			for (uint64_t i76 = 0; i76 < n74; i76++)
+			for (uint64_t i76 = 0; i76 < n74; i76++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t73[i76]), "VkInstanceCreateInfo.ppEnabledLayerNames");
+				if (!t73[i76] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledLayerNames (a NULL string in the array)");
+			}
 			s->ppEnabledLayerNames = t73;
 		}
 		if (p75 && n74 != (uint64_t)((uint64_t)s->enabledLayerCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkInstanceCreateInfo.ppEnabledLayerNames (count differs from its length member)");
+		if (!p75 && in && ((uint64_t)s->enabledLayerCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledLayerNames (absent while its count is not 0)");
 	}
 	{
 		uint64_t v77;
@@ -6272,12 +8740,17 @@ static sbt_vk_status sbt_vk_db_VkInstanceCreateInfo(sbt_vk_d *d, VkInstanceCreat
 		if (p83) {
 			const char **t81;
 			SBT_VK_DT(sbt_vk_d_alloc(d, n82, sizeof(*t81), (void **)&t81), "VkInstanceCreateInfo.ppEnabledExtensionNames");
-			for (uint64_t i84 = 0; i84 < n82; i84++)
+			for (uint64_t i84 = 0; i84 < n82; i84++) {
 				SBT_VK_DT(sbt_vk_get_str(d, &t81[i84]), "VkInstanceCreateInfo.ppEnabledExtensionNames");
+				if (!t81[i84] && in)
+					return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledExtensionNames (a NULL string in the array)");
+			}
 			s->ppEnabledExtensionNames = t81;
 		}
 		if (p83 && n82 != (uint64_t)((uint64_t)s->enabledExtensionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkInstanceCreateInfo.ppEnabledExtensionNames (count differs from its length member)");
+		if (!p83 && in && ((uint64_t)s->enabledExtensionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkInstanceCreateInfo.ppEnabledExtensionNames (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6501,6 +8974,8 @@ static sbt_vk_status sbt_vk_db_VkMappedMemoryRange(sbt_vk_d *d, VkMappedMemoryRa
 	{
 		uint64_t v99;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v99, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMappedMemoryRange.memory");
+		if (SBT_VK_UNLIKELY(!v99 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMappedMemoryRange.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v99;
 	}
 	{
@@ -6616,6 +9091,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorImageInfo(sbt_vk_d *d, VkDescriptorImageInfo 
 	{
 		int64_t v108;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v108, 32), "VkDescriptorImageInfo.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v108)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorImageInfo.imageLayout", v108);
 		s->imageLayout = (VkImageLayout)v108;
 	}
 	return SBT_VK_OK;
@@ -6695,6 +9172,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 	{
 		int64_t v113;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v113, 32), "VkWriteDescriptorSet.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v113)))
+			sbt_vk_d_unknown_enum(d, "VkWriteDescriptorSet.descriptorType", v113);
 		s->descriptorType = (VkDescriptorType)v113;
 	}
 	{
@@ -6711,6 +9190,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p119 && n118 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pImageInfo (count differs from its length member)");
+		if (!p119 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || s->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || s->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || s->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pImageInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t n126;
@@ -6726,6 +9207,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p127 && n126 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pBufferInfo (count differs from its length member)");
+		if (!p127 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pBufferInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t n134;
@@ -6745,6 +9228,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSet(sbt_vk_d *d, VkWriteDescript
 		}
 		if (p135 && n134 != (uint64_t)((uint64_t)s->descriptorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSet.pTexelBufferView (count differs from its length member)");
+		if (!p135 && in && ((uint64_t)s->descriptorCount) != 0 && !((!(s->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || s->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSet.pTexelBufferView (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6787,6 +9272,8 @@ static sbt_vk_status sbt_vk_db_VkCopyDescriptorSet(sbt_vk_d *d, VkCopyDescriptor
 	{
 		uint64_t v139;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v139, VK_OBJECT_TYPE_DESCRIPTOR_SET, in), "VkCopyDescriptorSet.srcSet");
+		if (SBT_VK_UNLIKELY(!v139 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyDescriptorSet.srcSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcSet = (VkDescriptorSet)(uintptr_t)v139;
 	}
 	{
@@ -6802,6 +9289,8 @@ static sbt_vk_status sbt_vk_db_VkCopyDescriptorSet(sbt_vk_d *d, VkCopyDescriptor
 	{
 		uint64_t v142;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v142, VK_OBJECT_TYPE_DESCRIPTOR_SET, in), "VkCopyDescriptorSet.dstSet");
+		if (SBT_VK_UNLIKELY(!v142 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyDescriptorSet.dstSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstSet = (VkDescriptorSet)(uintptr_t)v142;
 	}
 	{
@@ -6877,6 +9366,8 @@ static sbt_vk_status sbt_vk_db_VkBufferCreateInfo(sbt_vk_d *d, VkBufferCreateInf
 	{
 		int64_t v150;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v150, 32), "VkBufferCreateInfo.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v150)))
+			sbt_vk_d_unknown_enum(d, "VkBufferCreateInfo.sharingMode", v150);
 		s->sharingMode = (VkSharingMode)v150;
 	}
 	{
@@ -6892,6 +9383,8 @@ static sbt_vk_status sbt_vk_db_VkBufferCreateInfo(sbt_vk_d *d, VkBufferCreateInf
 		s->pQueueFamilyIndices = t153;
 		if (p155 && n154 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBufferCreateInfo.pQueueFamilyIndices (count differs from its length member)");
+		if (!p155 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->sharingMode != VK_SHARING_MODE_CONCURRENT))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferCreateInfo.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -6937,11 +9430,15 @@ static sbt_vk_status sbt_vk_db_VkBufferViewCreateInfo(sbt_vk_d *d, VkBufferViewC
 	{
 		uint64_t v158;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v158, VK_OBJECT_TYPE_BUFFER, in), "VkBufferViewCreateInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v158 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferViewCreateInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v158;
 	}
 	{
 		int64_t v159;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v159, 32), "VkBufferViewCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v159)))
+			sbt_vk_d_unknown_enum(d, "VkBufferViewCreateInfo.format", v159);
 		s->format = (VkFormat)v159;
 	}
 	{
@@ -7094,6 +9591,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryBarrier(sbt_vk_d *d, VkBufferMemory
 	{
 		uint64_t v170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v170, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryBarrier.buffer");
+		if (SBT_VK_UNLIKELY(!v170 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryBarrier.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v170;
 	}
 	{
@@ -7158,11 +9657,15 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier(sbt_vk_d *d, VkImageMemoryBa
 	{
 		int64_t v176;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v176, 32), "VkImageMemoryBarrier.oldLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v176)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier.oldLayout", v176);
 		s->oldLayout = (VkImageLayout)v176;
 	}
 	{
 		int64_t v177;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v177, 32), "VkImageMemoryBarrier.newLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v177)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier.newLayout", v177);
 		s->newLayout = (VkImageLayout)v177;
 	}
 	{
@@ -7178,6 +9681,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier(sbt_vk_d *d, VkImageMemoryBa
 	{
 		uint64_t v180;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v180, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryBarrier.image");
+		if (SBT_VK_UNLIKELY(!v180 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryBarrier.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v180;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->subresourceRange), sizeof(s->subresourceRange)), "VkImageMemoryBarrier.subresourceRange");
@@ -7237,11 +9742,15 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v184;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v184, 32), "VkImageCreateInfo.imageType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v184)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.imageType", v184);
 		s->imageType = (VkImageType)v184;
 	}
 	{
 		int64_t v185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v185, 32), "VkImageCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v185)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.format", v185);
 		s->format = (VkFormat)v185;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->extent), sizeof(s->extent)), "VkImageCreateInfo.extent");
@@ -7263,6 +9772,8 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v190;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v190, 32), "VkImageCreateInfo.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v190)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.tiling", v190);
 		s->tiling = (VkImageTiling)v190;
 	}
 	{
@@ -7273,6 +9784,8 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 	{
 		int64_t v192;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v192, 32), "VkImageCreateInfo.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v192)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.sharingMode", v192);
 		s->sharingMode = (VkSharingMode)v192;
 	}
 	{
@@ -7288,10 +9801,14 @@ static sbt_vk_status sbt_vk_db_VkImageCreateInfo(sbt_vk_d *d, VkImageCreateInfo 
 		s->pQueueFamilyIndices = t195;
 		if (p197 && n196 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageCreateInfo.pQueueFamilyIndices (count differs from its length member)");
+		if (!p197 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->sharingMode != VK_SHARING_MODE_CONCURRENT))))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageCreateInfo.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{
 		int64_t v198;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v198, 32), "VkImageCreateInfo.initialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v198)))
+			sbt_vk_d_unknown_enum(d, "VkImageCreateInfo.initialLayout", v198);
 		s->initialLayout = (VkImageLayout)v198;
 	}
 	return SBT_VK_OK;
@@ -7351,16 +9868,22 @@ static sbt_vk_status sbt_vk_db_VkImageViewCreateInfo(sbt_vk_d *d, VkImageViewCre
 	{
 		uint64_t v201;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v201, VK_OBJECT_TYPE_IMAGE, in), "VkImageViewCreateInfo.image");
+		if (SBT_VK_UNLIKELY(!v201 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageViewCreateInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v201;
 	}
 	{
 		int64_t v202;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v202, 32), "VkImageViewCreateInfo.viewType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageViewType(v202)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewCreateInfo.viewType", v202);
 		s->viewType = (VkImageViewType)v202;
 	}
 	{
 		int64_t v203;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v203, 32), "VkImageViewCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v203)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewCreateInfo.format", v203);
 		s->format = (VkFormat)v203;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->components), sizeof(s->components)), "VkImageViewCreateInfo.components");
@@ -7507,6 +10030,8 @@ sbt_vk_status sbt_vk_d_VkSparseBufferMemoryBindInfo(sbt_vk_d *d, VkSparseBufferM
 	{
 		uint64_t v218;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v218, VK_OBJECT_TYPE_BUFFER, in), "VkSparseBufferMemoryBindInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v218 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseBufferMemoryBindInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v218;
 	}
 	{
@@ -7528,6 +10053,8 @@ sbt_vk_status sbt_vk_d_VkSparseBufferMemoryBindInfo(sbt_vk_d *d, VkSparseBufferM
 		}
 		if (p225 && n224 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseBufferMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p225 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseBufferMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7560,6 +10087,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_d *d, VkSparseIm
 	{
 		uint64_t v228;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v228, VK_OBJECT_TYPE_IMAGE, in), "VkSparseImageOpaqueMemoryBindInfo.image");
+		if (SBT_VK_UNLIKELY(!v228 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageOpaqueMemoryBindInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v228;
 	}
 	{
@@ -7581,6 +10110,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_d *d, VkSparseIm
 		}
 		if (p235 && n234 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseImageOpaqueMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p235 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageOpaqueMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7613,6 +10144,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageMemoryBindInfo(sbt_vk_d *d, VkSparseImageMem
 	{
 		uint64_t v238;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v238, VK_OBJECT_TYPE_IMAGE, in), "VkSparseImageMemoryBindInfo.image");
+		if (SBT_VK_UNLIKELY(!v238 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageMemoryBindInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v238;
 	}
 	{
@@ -7634,6 +10167,8 @@ sbt_vk_status sbt_vk_d_VkSparseImageMemoryBindInfo(sbt_vk_d *d, VkSparseImageMem
 		}
 		if (p245 && n244 != (uint64_t)((uint64_t)s->bindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSparseImageMemoryBindInfo.pBinds (count differs from its length member)");
+		if (!p245 && in && ((uint64_t)s->bindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSparseImageMemoryBindInfo.pBinds (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7726,6 +10261,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 				{
 					uint64_t v256;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v256, VK_OBJECT_TYPE_SEMAPHORE, in), "VkBindSparseInfo.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v256 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t252[i255] = (VkSemaphore)(uintptr_t)v256;
 				}
 			}
@@ -7733,6 +10270,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p254 && n253 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pWaitSemaphores (count differs from its length member)");
+		if (!p254 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		uint64_t v257;
@@ -7753,6 +10292,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p263 && n262 != (uint64_t)((uint64_t)s->bufferBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pBufferBinds (count differs from its length member)");
+		if (!p263 && in && ((uint64_t)s->bufferBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pBufferBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v266;
@@ -7773,6 +10314,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p272 && n271 != (uint64_t)((uint64_t)s->imageOpaqueBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pImageOpaqueBinds (count differs from its length member)");
+		if (!p272 && in && ((uint64_t)s->imageOpaqueBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pImageOpaqueBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v275;
@@ -7793,6 +10336,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p281 && n280 != (uint64_t)((uint64_t)s->imageBindCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pImageBinds (count differs from its length member)");
+		if (!p281 && in && ((uint64_t)s->imageBindCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pImageBinds (absent while its count is not 0)");
 	}
 	{
 		uint64_t v284;
@@ -7810,6 +10355,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 				{
 					uint64_t v292;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v292, VK_OBJECT_TYPE_SEMAPHORE, in), "VkBindSparseInfo.pSignalSemaphores");
+					if (SBT_VK_UNLIKELY(!v292 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pSignalSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t288[i291] = (VkSemaphore)(uintptr_t)v292;
 				}
 			}
@@ -7817,6 +10364,8 @@ static sbt_vk_status sbt_vk_db_VkBindSparseInfo(sbt_vk_d *d, VkBindSparseInfo *s
 		}
 		if (p290 && n289 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindSparseInfo.pSignalSemaphores (count differs from its length member)");
+		if (!p290 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindSparseInfo.pSignalSemaphores (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -7921,6 +10470,10 @@ static sbt_vk_status sbt_vk_db_VkShaderModuleCreateInfo(sbt_vk_d *d, VkShaderMod
 		s->pCode = t297;
 		if (p299 && n298 != (uint64_t)((uint64_t)(s->codeSize / 4)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkShaderModuleCreateInfo.pCode (count differs from its length member)");
+		if (!p299 && in && ((uint64_t)(s->codeSize / 4)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleCreateInfo.pCode (absent while its count is not 0)");
+		if (p299 && s->codeSize % 4 != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleCreateInfo.pCode (codeSize is not a multiple of 4)");
 	}
 	return SBT_VK_OK;
 }
@@ -7975,6 +10528,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorSetLayoutBinding(sbt_vk_d *d, VkDescriptorSet
 	{
 		int64_t v302;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v302, 32), "VkDescriptorSetLayoutBinding.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v302)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorSetLayoutBinding.descriptorType", v302);
 		s->descriptorType = (VkDescriptorType)v302;
 	}
 	{
@@ -8059,6 +10614,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetLayoutCreateInfo(sbt_vk_d *d, VkDe
 		}
 		if (p320 && n319 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetLayoutCreateInfo.pBindings (count differs from its length member)");
+		if (!p320 && in && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetLayoutCreateInfo.pBindings (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8133,6 +10690,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorPoolCreateInfo(sbt_vk_d *d, VkDescrip
 		s->pPoolSizes = t328;
 		if (p330 && n329 != (uint64_t)((uint64_t)s->poolSizeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorPoolCreateInfo.pPoolSizes (count differs from its length member)");
+		if (!p330 && in && ((uint64_t)s->poolSizeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorPoolCreateInfo.pPoolSizes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8181,6 +10740,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 	{
 		uint64_t v332;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v332, VK_OBJECT_TYPE_DESCRIPTOR_POOL, in), "VkDescriptorSetAllocateInfo.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v332 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v332;
 	}
 	{
@@ -8199,6 +10760,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 				{
 					uint64_t v341;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v341, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, in), "VkDescriptorSetAllocateInfo.pSetLayouts");
+					if (SBT_VK_UNLIKELY(!v341 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.pSetLayouts (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t337[i340] = (VkDescriptorSetLayout)(uintptr_t)v341;
 				}
 			}
@@ -8206,6 +10769,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetAllocateInfo(sbt_vk_d *d, VkDescri
 		}
 		if (p339 && n338 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetAllocateInfo.pSetLayouts (count differs from its length member)");
+		if (!p339 && in && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetAllocateInfo.pSetLayouts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8271,6 +10836,8 @@ sbt_vk_status sbt_vk_d_VkSpecializationInfo(sbt_vk_d *d, VkSpecializationInfo *s
 		s->pMapEntries = t345;
 		if (p347 && n346 != (uint64_t)((uint64_t)s->mapEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSpecializationInfo.pMapEntries (count differs from its length member)");
+		if (!p347 && in && ((uint64_t)s->mapEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSpecializationInfo.pMapEntries (absent while its count is not 0)");
 	}
 	{
 		uint64_t v348;
@@ -8285,6 +10852,8 @@ sbt_vk_status sbt_vk_d_VkSpecializationInfo(sbt_vk_d *d, VkSpecializationInfo *s
 		s->pData = t350;
 		if (p352 && n351 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSpecializationInfo.pData (count differs from its length member)");
+		if (!p352 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSpecializationInfo.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8328,6 +10897,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineShaderStageCreateInfo(sbt_vk_d *d, VkPi
 	{
 		const char *t356;
 		SBT_VK_DT(sbt_vk_get_str(d, &t356), "VkPipelineShaderStageCreateInfo.pName");
+		if (!t356 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineShaderStageCreateInfo.pName (NULL where vk.xml requires a string)");
 		s->pName = t356;
 	}
 	{
@@ -8388,6 +10959,8 @@ static sbt_vk_status sbt_vk_db_VkComputePipelineCreateInfo(sbt_vk_d *d, VkComput
 	{
 		uint64_t v364;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v364, VK_OBJECT_TYPE_PIPELINE_LAYOUT, in), "VkComputePipelineCreateInfo.layout");
+		if (SBT_VK_UNLIKELY(!v364 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkComputePipelineCreateInfo.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v364;
 	}
 	{
@@ -8484,6 +11057,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputStateCreateInfo(sbt_vk_d *d,
 		s->pVertexBindingDescriptions = t371;
 		if (p373 && n372 != (uint64_t)((uint64_t)s->vertexBindingDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions (count differs from its length member)");
+		if (!p373 && in && ((uint64_t)s->vertexBindingDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputStateCreateInfo.pVertexBindingDescriptions (absent while its count is not 0)");
 	}
 	{
 		uint64_t v374;
@@ -8498,6 +11073,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputStateCreateInfo(sbt_vk_d *d,
 		s->pVertexAttributeDescriptions = t376;
 		if (p378 && n377 != (uint64_t)((uint64_t)s->vertexAttributeDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions (count differs from its length member)");
+		if (!p378 && in && ((uint64_t)s->vertexAttributeDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputStateCreateInfo.pVertexAttributeDescriptions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -8541,6 +11118,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineInputAssemblyStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v381;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v381, 32), "VkPipelineInputAssemblyStateCreateInfo.topology");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPrimitiveTopology(v381)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineInputAssemblyStateCreateInfo.topology", v381);
 		s->topology = (VkPrimitiveTopology)v381;
 	}
 	{
@@ -8726,6 +11305,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v402;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v402, 32), "VkPipelineRasterizationStateCreateInfo.polygonMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPolygonMode(v402)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateCreateInfo.polygonMode", v402);
 		s->polygonMode = (VkPolygonMode)v402;
 	}
 	{
@@ -8736,6 +11317,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateCreateInfo(sbt_vk_d *
 	{
 		int64_t v404;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v404, 32), "VkPipelineRasterizationStateCreateInfo.frontFace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFrontFace(v404)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateCreateInfo.frontFace", v404);
 		s->frontFace = (VkFrontFace)v404;
 	}
 	{
@@ -8889,6 +11472,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorBlendStateCreateInfo(sbt_vk_d *d, 
 	{
 		int64_t v424;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v424, 32), "VkPipelineColorBlendStateCreateInfo.logicOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLogicOp(v424)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineColorBlendStateCreateInfo.logicOp", v424);
 		s->logicOp = (VkLogicOp)v424;
 	}
 	{
@@ -8961,6 +11546,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDynamicStateCreateInfo(sbt_vk_d *d, VkP
 		s->pDynamicStates = t434;
 		if (p436 && n435 != (uint64_t)((uint64_t)s->dynamicStateCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineDynamicStateCreateInfo.pDynamicStates (count differs from its length member)");
+		if (!p436 && in && ((uint64_t)s->dynamicStateCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineDynamicStateCreateInfo.pDynamicStates (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9033,6 +11620,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDepthStencilStateCreateInfo(sbt_vk_d *d
 	{
 		int64_t v441;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v441, 32), "VkPipelineDepthStencilStateCreateInfo.depthCompareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v441)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineDepthStencilStateCreateInfo.depthCompareOp", v441);
 		s->depthCompareOp = (VkCompareOp)v441;
 	}
 	{
@@ -9372,6 +11961,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCacheCreateInfo(sbt_vk_d *d, VkPipeline
 		s->pInitialData = t509;
 		if (p511 && n510 != (uint64_t)((uint64_t)s->initialDataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineCacheCreateInfo.pInitialData (count differs from its length member)");
+		if (!p511 && in && ((uint64_t)s->initialDataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineCacheCreateInfo.pInitialData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9462,6 +12053,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLayoutCreateInfo(sbt_vk_d *d, VkPipelin
 		}
 		if (p520 && n519 != (uint64_t)((uint64_t)s->setLayoutCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLayoutCreateInfo.pSetLayouts (count differs from its length member)");
+		if (!p520 && in && ((uint64_t)s->setLayoutCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLayoutCreateInfo.pSetLayouts (absent while its count is not 0)");
 	}
 	{
 		uint64_t v523;
@@ -9476,6 +12069,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLayoutCreateInfo(sbt_vk_d *d, VkPipelin
 		s->pPushConstantRanges = t525;
 		if (p527 && n526 != (uint64_t)((uint64_t)s->pushConstantRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLayoutCreateInfo.pPushConstantRanges (count differs from its length member)");
+		if (!p527 && in && ((uint64_t)s->pushConstantRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLayoutCreateInfo.pPushConstantRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -9534,31 +12129,43 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v530;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v530, 32), "VkSamplerCreateInfo.magFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v530)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.magFilter", v530);
 		s->magFilter = (VkFilter)v530;
 	}
 	{
 		int64_t v531;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v531, 32), "VkSamplerCreateInfo.minFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v531)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.minFilter", v531);
 		s->minFilter = (VkFilter)v531;
 	}
 	{
 		int64_t v532;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v532, 32), "VkSamplerCreateInfo.mipmapMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerMipmapMode(v532)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.mipmapMode", v532);
 		s->mipmapMode = (VkSamplerMipmapMode)v532;
 	}
 	{
 		int64_t v533;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v533, 32), "VkSamplerCreateInfo.addressModeU");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v533)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeU", v533);
 		s->addressModeU = (VkSamplerAddressMode)v533;
 	}
 	{
 		int64_t v534;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v534, 32), "VkSamplerCreateInfo.addressModeV");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v534)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeV", v534);
 		s->addressModeV = (VkSamplerAddressMode)v534;
 	}
 	{
 		int64_t v535;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v535, 32), "VkSamplerCreateInfo.addressModeW");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerAddressMode(v535)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.addressModeW", v535);
 		s->addressModeW = (VkSamplerAddressMode)v535;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->mipLodBias)), "VkSamplerCreateInfo.mipLodBias");
@@ -9576,6 +12183,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v540;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v540, 32), "VkSamplerCreateInfo.compareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v540)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.compareOp", v540);
 		s->compareOp = (VkCompareOp)v540;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->minLod)), "VkSamplerCreateInfo.minLod");
@@ -9583,6 +12192,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCreateInfo(sbt_vk_d *d, VkSamplerCreateI
 	{
 		int64_t v543;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v543, 32), "VkSamplerCreateInfo.borderColor");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBorderColor(v543)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCreateInfo.borderColor", v543);
 		s->borderColor = (VkBorderColor)v543;
 	}
 	{
@@ -9670,11 +12281,15 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferAllocateInfo(sbt_vk_d *d, VkComman
 	{
 		uint64_t v549;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v549, VK_OBJECT_TYPE_COMMAND_POOL, in), "VkCommandBufferAllocateInfo.commandPool");
+		if (SBT_VK_UNLIKELY(!v549 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferAllocateInfo.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v549;
 	}
 	{
 		int64_t v550;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v550, 32), "VkCommandBufferAllocateInfo.level");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCommandBufferLevel(v550)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferAllocateInfo.level", v550);
 		s->level = (VkCommandBufferLevel)v550;
 	}
 	{
@@ -9844,11 +12459,15 @@ static sbt_vk_status sbt_vk_db_VkRenderPassBeginInfo(sbt_vk_d *d, VkRenderPassBe
 	{
 		uint64_t v566;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v566, VK_OBJECT_TYPE_RENDER_PASS, in), "VkRenderPassBeginInfo.renderPass");
+		if (SBT_VK_UNLIKELY(!v566 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v566;
 	}
 	{
 		uint64_t v567;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v567, VK_OBJECT_TYPE_FRAMEBUFFER, in), "VkRenderPassBeginInfo.framebuffer");
+		if (SBT_VK_UNLIKELY(!v567 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.framebuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->framebuffer = (VkFramebuffer)(uintptr_t)v567;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->renderArea), sizeof(s->renderArea)), "VkRenderPassBeginInfo.renderArea");
@@ -9865,6 +12484,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassBeginInfo(sbt_vk_d *d, VkRenderPassBe
 		s->pClearValues = t571;
 		if (p573 && n572 != (uint64_t)((uint64_t)s->clearValueCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassBeginInfo.pClearValues (count differs from its length member)");
+		if (!p573 && in && ((uint64_t)s->clearValueCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassBeginInfo.pClearValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10018,6 +12639,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 	{
 		int64_t v579;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v579, 32), "VkSubpassDescription.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v579)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassDescription.pipelineBindPoint", v579);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v579;
 	}
 	{
@@ -10033,6 +12656,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pInputAttachments = t582;
 		if (p584 && n583 != (uint64_t)((uint64_t)s->inputAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pInputAttachments (count differs from its length member)");
+		if (!p584 && in && ((uint64_t)s->inputAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pInputAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v585;
@@ -10047,6 +12672,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pColorAttachments = t587;
 		if (p589 && n588 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pColorAttachments (count differs from its length member)");
+		if (!p589 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		void *t591;
@@ -10083,6 +12710,8 @@ sbt_vk_status sbt_vk_d_VkSubpassDescription(sbt_vk_d *d, VkSubpassDescription *s
 		s->pPreserveAttachments = t600;
 		if (p602 && n601 != (uint64_t)((uint64_t)s->preserveAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription.pPreserveAttachments (count differs from its length member)");
+		if (!p602 && in && ((uint64_t)s->preserveAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription.pPreserveAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10153,6 +12782,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		s->pAttachments = t606;
 		if (p608 && n607 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pAttachments (count differs from its length member)");
+		if (!p608 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v609;
@@ -10173,6 +12804,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		}
 		if (p615 && n614 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pSubpasses (count differs from its length member)");
+		if (!p615 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pSubpasses (absent while its count is not 0)");
 	}
 	{
 		uint64_t v618;
@@ -10187,6 +12820,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo(sbt_vk_d *d, VkRenderPassC
 		s->pDependencies = t620;
 		if (p622 && n621 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo.pDependencies (count differs from its length member)");
+		if (!p622 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo.pDependencies (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -10967,6 +13602,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolCreateInfo(sbt_vk_d *d, VkQueryPoolCre
 	{
 		int64_t v731;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v731, 32), "VkQueryPoolCreateInfo.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v731)))
+			sbt_vk_d_unknown_enum(d, "VkQueryPoolCreateInfo.queryType", v731);
 		s->queryType = (VkQueryType)v731;
 	}
 	{
@@ -11036,6 +13673,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 	{
 		uint64_t v736;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v736, VK_OBJECT_TYPE_RENDER_PASS, in), "VkFramebufferCreateInfo.renderPass");
+		if (SBT_VK_UNLIKELY(!v736 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v736;
 	}
 	{
@@ -11061,6 +13700,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 		}
 		if (p743 && n742 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferCreateInfo.pAttachments (count differs from its length member)");
+		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v746;
@@ -11187,6 +13828,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v758;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v758, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSubmitInfo.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v758 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t754[i757] = (VkSemaphore)(uintptr_t)v758;
 				}
 			}
@@ -11194,6 +13837,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p756 && n755 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pWaitSemaphores (count differs from its length member)");
+		if (!p756 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		void *t760;
@@ -11203,6 +13848,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		s->pWaitDstStageMask = t760;
 		if (p762 && n761 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pWaitDstStageMask (count differs from its length member)");
+		if (!p762 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pWaitDstStageMask (absent while its count is not 0)");
 	}
 	{
 		uint64_t v763;
@@ -11220,6 +13867,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v771;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v771, VK_OBJECT_TYPE_COMMAND_BUFFER, in), "VkSubmitInfo.pCommandBuffers");
+					if (SBT_VK_UNLIKELY(!v771 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pCommandBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t767[i770] = (VkCommandBuffer)(uintptr_t)v771;
 				}
 			}
@@ -11227,6 +13876,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p769 && n768 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pCommandBuffers (count differs from its length member)");
+		if (!p769 && in && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pCommandBuffers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v772;
@@ -11244,6 +13895,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 				{
 					uint64_t v780;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v780, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSubmitInfo.pSignalSemaphores");
+					if (SBT_VK_UNLIKELY(!v780 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pSignalSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t776[i779] = (VkSemaphore)(uintptr_t)v780;
 				}
 			}
@@ -11251,6 +13904,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo(sbt_vk_d *d, VkSubmitInfo *s, int in
 		}
 		if (p778 && n777 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo.pSignalSemaphores (count differs from its length member)");
+		if (!p778 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo.pSignalSemaphores (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -11292,11 +13947,15 @@ sbt_vk_status sbt_vk_d_VkDisplayPropertiesKHR(sbt_vk_d *d, VkDisplayPropertiesKH
 	{
 		uint64_t v782;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v782, VK_OBJECT_TYPE_DISPLAY_KHR, in), "VkDisplayPropertiesKHR.display");
+		if (SBT_VK_UNLIKELY(!v782 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPropertiesKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v782;
 	}
 	{
 		const char *t783;
 		SBT_VK_DT(sbt_vk_get_str(d, &t783), "VkDisplayPropertiesKHR.displayName");
+		if (!t783 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPropertiesKHR.displayName (NULL where vk.xml requires a string)");
 		s->displayName = t783;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->physicalDimensions), sizeof(s->physicalDimensions)), "VkDisplayPropertiesKHR.physicalDimensions");
@@ -11336,6 +13995,8 @@ sbt_vk_status sbt_vk_d_VkDisplayPlanePropertiesKHR(sbt_vk_d *d, VkDisplayPlanePr
 	{
 		uint64_t v789;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v789, VK_OBJECT_TYPE_DISPLAY_KHR, in), "VkDisplayPlanePropertiesKHR.currentDisplay");
+		if (SBT_VK_UNLIKELY(!v789 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPlanePropertiesKHR.currentDisplay (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->currentDisplay = (VkDisplayKHR)(uintptr_t)v789;
 	}
 	{
@@ -11374,6 +14035,8 @@ sbt_vk_status sbt_vk_d_VkDisplayModePropertiesKHR(sbt_vk_d *d, VkDisplayModeProp
 	{
 		uint64_t v791;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v791, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplayModePropertiesKHR.displayMode");
+		if (SBT_VK_UNLIKELY(!v791 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayModePropertiesKHR.displayMode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->displayMode = (VkDisplayModeKHR)(uintptr_t)v791;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->parameters), sizeof(s->parameters)), "VkDisplayModePropertiesKHR.parameters");
@@ -11459,6 +14122,8 @@ static sbt_vk_status sbt_vk_db_VkDisplaySurfaceCreateInfoKHR(sbt_vk_d *d, VkDisp
 	{
 		uint64_t v797;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v797, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplaySurfaceCreateInfoKHR.displayMode");
+		if (SBT_VK_UNLIKELY(!v797 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplaySurfaceCreateInfoKHR.displayMode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->displayMode = (VkDisplayModeKHR)(uintptr_t)v797;
 	}
 	{
@@ -11754,6 +14419,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		uint64_t v822;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v822, VK_OBJECT_TYPE_SURFACE_KHR, in), "VkSwapchainCreateInfoKHR.surface");
+		if (SBT_VK_UNLIKELY(!v822 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v822;
 	}
 	{
@@ -11764,11 +14431,15 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v824;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v824, 32), "VkSwapchainCreateInfoKHR.imageFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v824)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageFormat", v824);
 		s->imageFormat = (VkFormat)v824;
 	}
 	{
 		int64_t v825;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v825, 32), "VkSwapchainCreateInfoKHR.imageColorSpace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkColorSpaceKHR(v825)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageColorSpace", v825);
 		s->imageColorSpace = (VkColorSpaceKHR)v825;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->imageExtent), sizeof(s->imageExtent)), "VkSwapchainCreateInfoKHR.imageExtent");
@@ -11785,6 +14456,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v829;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v829, 32), "VkSwapchainCreateInfoKHR.imageSharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v829)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.imageSharingMode", v829);
 		s->imageSharingMode = (VkSharingMode)v829;
 	}
 	{
@@ -11800,6 +14473,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 		s->pQueueFamilyIndices = t832;
 		if (p834 && n833 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (count differs from its length member)");
+		if (!p834 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v835;
@@ -11814,6 +14489,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 	{
 		int64_t v837;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v837, 32), "VkSwapchainCreateInfoKHR.presentMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPresentModeKHR(v837)))
+			sbt_vk_d_unknown_enum(d, "VkSwapchainCreateInfoKHR.presentMode", v837);
 		s->presentMode = (VkPresentModeKHR)v837;
 	}
 	{
@@ -11901,6 +14578,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 				{
 					uint64_t v849;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v849, VK_OBJECT_TYPE_SEMAPHORE, in), "VkPresentInfoKHR.pWaitSemaphores");
+					if (SBT_VK_UNLIKELY(!v849 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pWaitSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t845[i848] = (VkSemaphore)(uintptr_t)v849;
 				}
 			}
@@ -11908,6 +14587,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		}
 		if (p847 && n846 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pWaitSemaphores (count differs from its length member)");
+		if (!p847 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pWaitSemaphores (absent while its count is not 0)");
 	}
 	{
 		uint64_t v850;
@@ -11925,6 +14606,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 				{
 					uint64_t v858;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v858, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkPresentInfoKHR.pSwapchains");
+					if (SBT_VK_UNLIKELY(!v858 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pSwapchains (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t854[i857] = (VkSwapchainKHR)(uintptr_t)v858;
 				}
 			}
@@ -11932,6 +14615,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		}
 		if (p856 && n855 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pSwapchains (count differs from its length member)");
+		if (!p856 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pSwapchains (absent while its count is not 0)");
 	}
 	{
 		void *t860;
@@ -11941,6 +14626,8 @@ static sbt_vk_status sbt_vk_db_VkPresentInfoKHR(sbt_vk_d *d, VkPresentInfoKHR *s
 		s->pImageIndices = t860;
 		if (p862 && n861 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPresentInfoKHR.pImageIndices (count differs from its length member)");
+		if (!p862 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPresentInfoKHR.pImageIndices (absent while its count is not 0)");
 	}
 	{
 		void *t863;
@@ -12048,6 +14735,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFlagsEXT(sbt_vk_d *d, VkValidationFla
 		s->pDisabledValidationChecks = t873;
 		if (p875 && n874 != (uint64_t)((uint64_t)s->disabledValidationCheckCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFlagsEXT.pDisabledValidationChecks (count differs from its length member)");
+		if (!p875 && in && ((uint64_t)s->disabledValidationCheckCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFlagsEXT.pDisabledValidationChecks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12102,6 +14791,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFeaturesEXT(sbt_vk_d *d, VkValidation
 		s->pEnabledValidationFeatures = t879;
 		if (p881 && n880 != (uint64_t)((uint64_t)s->enabledValidationFeatureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFeaturesEXT.pEnabledValidationFeatures (count differs from its length member)");
+		if (!p881 && in && ((uint64_t)s->enabledValidationFeatureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFeaturesEXT.pEnabledValidationFeatures (absent while its count is not 0)");
 	}
 	{
 		uint64_t v882;
@@ -12116,6 +14807,8 @@ static sbt_vk_status sbt_vk_db_VkValidationFeaturesEXT(sbt_vk_d *d, VkValidation
 		s->pDisabledValidationFeatures = t884;
 		if (p886 && n885 != (uint64_t)((uint64_t)s->disabledValidationFeatureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationFeaturesEXT.pDisabledValidationFeatures (count differs from its length member)");
+		if (!p886 && in && ((uint64_t)s->disabledValidationFeatureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationFeaturesEXT.pDisabledValidationFeatures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12151,6 +14844,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationStateRasterizationOrderAMD
 	{
 		int64_t v888;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v888, 32), "VkPipelineRasterizationStateRasterizationOrderAMD.rasterizationOrder");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRasterizationOrderAMD(v888)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationStateRasterizationOrderAMD.rasterizationOrder", v888);
 		s->rasterizationOrder = (VkRasterizationOrderAMD)v888;
 	}
 	return SBT_VK_OK;
@@ -12190,6 +14885,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectNameInfoEXT(sbt_vk_d *d, VkDeb
 	{
 		int64_t v890;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v890, 32), "VkDebugMarkerObjectNameInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v890)))
+			sbt_vk_d_unknown_enum(d, "VkDebugMarkerObjectNameInfoEXT.objectType", v890);
 		s->objectType = (VkDebugReportObjectTypeEXT)v890;
 	}
 	{
@@ -12200,6 +14897,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectNameInfoEXT(sbt_vk_d *d, VkDeb
 	{
 		const char *t892;
 		SBT_VK_DT(sbt_vk_get_str(d, &t892), "VkDebugMarkerObjectNameInfoEXT.pObjectName");
+		if (!t892 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerObjectNameInfoEXT.pObjectName (NULL where vk.xml requires a string)");
 		s->pObjectName = t892;
 	}
 	return SBT_VK_OK;
@@ -12244,6 +14943,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectTagInfoEXT(sbt_vk_d *d, VkDebu
 	{
 		int64_t v894;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v894, 32), "VkDebugMarkerObjectTagInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v894)))
+			sbt_vk_d_unknown_enum(d, "VkDebugMarkerObjectTagInfoEXT.objectType", v894);
 		s->objectType = (VkDebugReportObjectTypeEXT)v894;
 	}
 	{
@@ -12269,6 +14970,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerObjectTagInfoEXT(sbt_vk_d *d, VkDebu
 		s->pTag = t899;
 		if (p901 && n900 != (uint64_t)((uint64_t)s->tagSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugMarkerObjectTagInfoEXT.pTag (count differs from its length member)");
+		if (!p901 && in && ((uint64_t)s->tagSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerObjectTagInfoEXT.pTag (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -12305,6 +15008,8 @@ static sbt_vk_status sbt_vk_db_VkDebugMarkerMarkerInfoEXT(sbt_vk_d *d, VkDebugMa
 	{
 		const char *t903;
 		SBT_VK_DT(sbt_vk_get_str(d, &t903), "VkDebugMarkerMarkerInfoEXT.pMarkerName");
+		if (!t903 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugMarkerMarkerInfoEXT.pMarkerName (NULL where vk.xml requires a string)");
 		s->pMarkerName = t903;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->color, sizeof(s->color)), "VkDebugMarkerMarkerInfoEXT.color");
@@ -12864,6 +15569,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_d *d, Vk
 		}
 		if (p946 && n945 != (uint64_t)((uint64_t)s->stageCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsShaderGroupCreateInfoNV.pStages (count differs from its length member)");
+		if (!p946 && in && ((uint64_t)s->stageCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsShaderGroupCreateInfoNV.pStages (absent while its count is not 0)");
 	}
 	{
 		uint64_t n950;
@@ -12964,6 +15671,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 		}
 		if (p964 && n963 != (uint64_t)((uint64_t)s->groupCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups (count differs from its length member)");
+		if (!p964 && in && ((uint64_t)s->groupCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pGroups (absent while its count is not 0)");
 	}
 	{
 		uint64_t v967;
@@ -12981,6 +15690,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 				{
 					uint64_t v975;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v975, VK_OBJECT_TYPE_PIPELINE, in), "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines");
+					if (SBT_VK_UNLIKELY(!v975 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t971[i974] = (VkPipeline)(uintptr_t)v975;
 				}
 			}
@@ -12988,6 +15699,8 @@ static sbt_vk_status sbt_vk_db_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk
 		}
 		if (p973 && n972 != (uint64_t)((uint64_t)s->pipelineCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (count differs from its length member)");
+		if (!p973 && in && ((uint64_t)s->pipelineCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGraphicsPipelineShaderGroupsCreateInfoNV.pPipelines (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -13024,6 +15737,8 @@ sbt_vk_status sbt_vk_d_VkIndirectCommandsStreamNV(sbt_vk_d *d, VkIndirectCommand
 	{
 		uint64_t v977;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v977, VK_OBJECT_TYPE_BUFFER, in), "VkIndirectCommandsStreamNV.buffer");
+		if (SBT_VK_UNLIKELY(!v977 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsStreamNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v977;
 	}
 	{
@@ -13069,6 +15784,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 	{
 		int64_t v979;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v979, 32), "VkIndirectCommandsLayoutTokenNV.tokenType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndirectCommandsTokenTypeNV(v979)))
+			sbt_vk_d_unknown_enum(d, "VkIndirectCommandsLayoutTokenNV.tokenType", v979);
 		s->tokenType = (VkIndirectCommandsTokenTypeNV)v979;
 	}
 	{
@@ -13129,6 +15846,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 		s->pIndexTypes = t991;
 		if (p993 && n992 != (uint64_t)((uint64_t)s->indexTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutTokenNV.pIndexTypes (count differs from its length member)");
+		if (!p993 && in && ((uint64_t)s->indexTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutTokenNV.pIndexTypes (absent while its count is not 0)");
 	}
 	{
 		void *t995;
@@ -13138,6 +15857,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutTokenNV(sbt_vk_d *d, VkIn
 		s->pIndexTypeValues = t995;
 		if (p997 && n996 != (uint64_t)((uint64_t)s->indexTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues (count differs from its length member)");
+		if (!p997 && in && ((uint64_t)s->indexTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutTokenNV.pIndexTypeValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -13197,6 +15918,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 	{
 		int64_t v1000;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1000, 32), "VkIndirectCommandsLayoutCreateInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1000)))
+			sbt_vk_d_unknown_enum(d, "VkIndirectCommandsLayoutCreateInfoNV.pipelineBindPoint", v1000);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1000;
 	}
 	{
@@ -13218,6 +15941,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 		}
 		if (p1007 && n1006 != (uint64_t)((uint64_t)s->tokenCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutCreateInfoNV.pTokens (count differs from its length member)");
+		if (!p1007 && in && ((uint64_t)s->tokenCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutCreateInfoNV.pTokens (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1010;
@@ -13232,6 +15957,8 @@ static sbt_vk_status sbt_vk_db_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_d *d,
 		s->pStreamStrides = t1012;
 		if (p1014 && n1013 != (uint64_t)((uint64_t)s->streamCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides (count differs from its length member)");
+		if (!p1014 && in && ((uint64_t)s->streamCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkIndirectCommandsLayoutCreateInfoNV.pStreamStrides (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -13291,16 +16018,22 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 	{
 		int64_t v1016;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1016, 32), "VkGeneratedCommandsInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1016)))
+			sbt_vk_d_unknown_enum(d, "VkGeneratedCommandsInfoNV.pipelineBindPoint", v1016);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1016;
 	}
 	{
 		uint64_t v1017;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1017, VK_OBJECT_TYPE_PIPELINE, in), "VkGeneratedCommandsInfoNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v1017 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v1017;
 	}
 	{
 		uint64_t v1018;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1018, VK_OBJECT_TYPE_INDIRECT_COMMANDS_LAYOUT_NV, in), "VkGeneratedCommandsInfoNV.indirectCommandsLayout");
+		if (SBT_VK_UNLIKELY(!v1018 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.indirectCommandsLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)v1018;
 	}
 	{
@@ -13322,6 +16055,8 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 		}
 		if (p1025 && n1024 != (uint64_t)((uint64_t)s->streamCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkGeneratedCommandsInfoNV.pStreams (count differs from its length member)");
+		if (!p1025 && in && ((uint64_t)s->streamCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.pStreams (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1028;
@@ -13331,6 +16066,8 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsInfoNV(sbt_vk_d *d, VkGenerate
 	{
 		uint64_t v1029;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1029, VK_OBJECT_TYPE_BUFFER, in), "VkGeneratedCommandsInfoNV.preprocessBuffer");
+		if (SBT_VK_UNLIKELY(!v1029 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsInfoNV.preprocessBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->preprocessBuffer = (VkBuffer)(uintptr_t)v1029;
 	}
 	{
@@ -13401,16 +16138,22 @@ static sbt_vk_status sbt_vk_db_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_v
 	{
 		int64_t v1037;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1037, 32), "VkGeneratedCommandsMemoryRequirementsInfoNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1037)))
+			sbt_vk_d_unknown_enum(d, "VkGeneratedCommandsMemoryRequirementsInfoNV.pipelineBindPoint", v1037);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1037;
 	}
 	{
 		uint64_t v1038;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1038, VK_OBJECT_TYPE_PIPELINE, in), "VkGeneratedCommandsMemoryRequirementsInfoNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v1038 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsMemoryRequirementsInfoNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v1038;
 	}
 	{
 		uint64_t v1039;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1039, VK_OBJECT_TYPE_INDIRECT_COMMANDS_LAYOUT_NV, in), "VkGeneratedCommandsMemoryRequirementsInfoNV.indirectCommandsLayout");
+		if (SBT_VK_UNLIKELY(!v1039 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkGeneratedCommandsMemoryRequirementsInfoNV.indirectCommandsLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)v1039;
 	}
 	{
@@ -13585,16 +16328,22 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageFormatInfo2(sbt_vk_d *d, VkP
 	{
 		int64_t v1050;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1050, 32), "VkPhysicalDeviceImageFormatInfo2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1050)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.format", v1050);
 		s->format = (VkFormat)v1050;
 	}
 	{
 		int64_t v1051;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1051, 32), "VkPhysicalDeviceImageFormatInfo2.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v1051)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.type", v1051);
 		s->type = (VkImageType)v1051;
 	}
 	{
 		int64_t v1052;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1052, 32), "VkPhysicalDeviceImageFormatInfo2.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v1052)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageFormatInfo2.tiling", v1052);
 		s->tiling = (VkImageTiling)v1052;
 	}
 	{
@@ -13742,11 +16491,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_d *
 	{
 		int64_t v1062;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1062, 32), "VkPhysicalDeviceSparseImageFormatInfo2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1062)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.format", v1062);
 		s->format = (VkFormat)v1062;
 	}
 	{
 		int64_t v1063;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1063, 32), "VkPhysicalDeviceSparseImageFormatInfo2.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v1063)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.type", v1063);
 		s->type = (VkImageType)v1063;
 	}
 	{
@@ -13762,6 +16515,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceSparseImageFormatInfo2(sbt_vk_d *
 	{
 		int64_t v1066;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1066, 32), "VkPhysicalDeviceSparseImageFormatInfo2.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v1066)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceSparseImageFormatInfo2.tiling", v1066);
 		s->tiling = (VkImageTiling)v1066;
 	}
 	return SBT_VK_OK;
@@ -13849,6 +16604,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceDriverProperties(sbt_vk_d *d, VkP
 	{
 		int64_t v1070;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1070, 32), "VkPhysicalDeviceDriverProperties.driverID");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDriverId(v1070)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceDriverProperties.driverID", v1070);
 		s->driverID = (VkDriverId)v1070;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->driverName, VK_MAX_DRIVER_NAME_SIZE), "VkPhysicalDeviceDriverProperties.driverName");
@@ -14437,6 +17194,8 @@ static sbt_vk_status sbt_vk_db_VkMemoryGetFdInfoKHR(sbt_vk_d *d, VkMemoryGetFdIn
 	{
 		uint64_t v1115;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1115, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMemoryGetFdInfoKHR.memory");
+		if (SBT_VK_UNLIKELY(!v1115 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMemoryGetFdInfoKHR.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v1115;
 	}
 	{
@@ -14603,6 +17362,8 @@ static sbt_vk_status sbt_vk_db_VkImportSemaphoreFdInfoKHR(sbt_vk_d *d, VkImportS
 	{
 		uint64_t v1126;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1126, VK_OBJECT_TYPE_SEMAPHORE, in), "VkImportSemaphoreFdInfoKHR.semaphore");
+		if (SBT_VK_UNLIKELY(!v1126 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImportSemaphoreFdInfoKHR.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1126;
 	}
 	{
@@ -14656,6 +17417,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreGetFdInfoKHR(sbt_vk_d *d, VkSemaphoreG
 	{
 		uint64_t v1131;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1131, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreGetFdInfoKHR.semaphore");
+		if (SBT_VK_UNLIKELY(!v1131 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreGetFdInfoKHR.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1131;
 	}
 	{
@@ -14822,6 +17585,8 @@ static sbt_vk_status sbt_vk_db_VkImportFenceFdInfoKHR(sbt_vk_d *d, VkImportFence
 	{
 		uint64_t v1142;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1142, VK_OBJECT_TYPE_FENCE, in), "VkImportFenceFdInfoKHR.fence");
+		if (SBT_VK_UNLIKELY(!v1142 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImportFenceFdInfoKHR.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v1142;
 	}
 	{
@@ -14875,6 +17640,8 @@ static sbt_vk_status sbt_vk_db_VkFenceGetFdInfoKHR(sbt_vk_d *d, VkFenceGetFdInfo
 	{
 		uint64_t v1147;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1147, VK_OBJECT_TYPE_FENCE, in), "VkFenceGetFdInfoKHR.fence");
+		if (SBT_VK_UNLIKELY(!v1147 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFenceGetFdInfoKHR.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v1147;
 	}
 	{
@@ -15032,6 +17799,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pViewMasks = t1159;
 		if (p1161 && n1160 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pViewMasks (count differs from its length member)");
+		if (!p1161 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pViewMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1162;
@@ -15046,6 +17815,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pViewOffsets = t1164;
 		if (p1166 && n1165 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pViewOffsets (count differs from its length member)");
+		if (!p1166 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pViewOffsets (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1167;
@@ -15060,6 +17831,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassMultiviewCreateInfo(sbt_vk_d *d, VkRe
 		s->pCorrelationMasks = t1169;
 		if (p1171 && n1170 != (uint64_t)((uint64_t)s->correlationMaskCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks (count differs from its length member)");
+		if (!p1171 && in && ((uint64_t)s->correlationMaskCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassMultiviewCreateInfo.pCorrelationMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15181,6 +17954,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayPowerInfoEXT(sbt_vk_d *d, VkDisplayPower
 	{
 		int64_t v1185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1185, 32), "VkDisplayPowerInfoEXT.powerState");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDisplayPowerStateEXT(v1185)))
+			sbt_vk_d_unknown_enum(d, "VkDisplayPowerInfoEXT.powerState", v1185);
 		s->powerState = (VkDisplayPowerStateEXT)v1185;
 	}
 	return SBT_VK_OK;
@@ -15217,6 +17992,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceEventInfoEXT(sbt_vk_d *d, VkDeviceEventIn
 	{
 		int64_t v1187;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1187, 32), "VkDeviceEventInfoEXT.deviceEvent");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDeviceEventTypeEXT(v1187)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceEventInfoEXT.deviceEvent", v1187);
 		s->deviceEvent = (VkDeviceEventTypeEXT)v1187;
 	}
 	return SBT_VK_OK;
@@ -15253,6 +18030,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayEventInfoEXT(sbt_vk_d *d, VkDisplayEvent
 	{
 		int64_t v1189;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1189, 32), "VkDisplayEventInfoEXT.displayEvent");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDisplayEventTypeEXT(v1189)))
+			sbt_vk_d_unknown_enum(d, "VkDisplayEventInfoEXT.displayEvent", v1189);
 		s->displayEvent = (VkDisplayEventTypeEXT)v1189;
 	}
 	return SBT_VK_OK;
@@ -15423,11 +18202,15 @@ static sbt_vk_status sbt_vk_db_VkBindBufferMemoryInfo(sbt_vk_d *d, VkBindBufferM
 	{
 		uint64_t v1202;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1202, VK_OBJECT_TYPE_BUFFER, in), "VkBindBufferMemoryInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v1202 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1202;
 	}
 	{
 		uint64_t v1203;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1203, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindBufferMemoryInfo.memory");
+		if (SBT_VK_UNLIKELY(!v1203 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryInfo.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v1203;
 	}
 	{
@@ -15483,6 +18266,8 @@ static sbt_vk_status sbt_vk_db_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_d *d, Vk
 		s->pDeviceIndices = t1208;
 		if (p1210 && n1209 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices (count differs from its length member)");
+		if (!p1210 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindBufferMemoryDeviceGroupInfo.pDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15521,6 +18306,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryInfo(sbt_vk_d *d, VkBindImageMem
 	{
 		uint64_t v1212;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1212, VK_OBJECT_TYPE_IMAGE, in), "VkBindImageMemoryInfo.image");
+		if (SBT_VK_UNLIKELY(!v1212 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryInfo.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1212;
 	}
 	{
@@ -15586,6 +18373,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryDeviceGroupInfo(sbt_vk_d *d, VkB
 		s->pDeviceIndices = t1218;
 		if (p1220 && n1219 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices (count differs from its length member)");
+		if (!p1220 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryDeviceGroupInfo.pDeviceIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1221;
@@ -15600,6 +18389,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemoryDeviceGroupInfo(sbt_vk_d *d, VkB
 		s->pSplitInstanceBindRegions = t1223;
 		if (p1225 && n1224 != (uint64_t)((uint64_t)s->splitInstanceBindRegionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions (count differs from its length member)");
+		if (!p1225 && in && ((uint64_t)s->splitInstanceBindRegionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemoryDeviceGroupInfo.pSplitInstanceBindRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15656,6 +18447,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupRenderPassBeginInfo(sbt_vk_d *d, VkD
 		s->pDeviceRenderAreas = t1230;
 		if (p1232 && n1231 != (uint64_t)((uint64_t)s->deviceRenderAreaCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas (count differs from its length member)");
+		if (!p1232 && in && ((uint64_t)s->deviceRenderAreaCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupRenderPassBeginInfo.pDeviceRenderAreas (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15751,6 +18544,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pWaitSemaphoreDeviceIndices = t1238;
 		if (p1240 && n1239 != (uint64_t)((uint64_t)s->waitSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices (count differs from its length member)");
+		if (!p1240 && in && ((uint64_t)s->waitSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pWaitSemaphoreDeviceIndices (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1241;
@@ -15765,6 +18560,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pCommandBufferDeviceMasks = t1243;
 		if (p1245 && n1244 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks (count differs from its length member)");
+		if (!p1245 && in && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pCommandBufferDeviceMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1246;
@@ -15779,6 +18576,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupSubmitInfo(sbt_vk_d *d, VkDeviceGrou
 		s->pSignalSemaphoreDeviceIndices = t1248;
 		if (p1250 && n1249 != (uint64_t)((uint64_t)s->signalSemaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices (count differs from its length member)");
+		if (!p1250 && in && ((uint64_t)s->signalSemaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupSubmitInfo.pSignalSemaphoreDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -15933,6 +18732,8 @@ static sbt_vk_status sbt_vk_db_VkBindImageMemorySwapchainInfoKHR(sbt_vk_d *d, Vk
 	{
 		uint64_t v1259;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1259, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkBindImageMemorySwapchainInfoKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v1259 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindImageMemorySwapchainInfoKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v1259;
 	}
 	{
@@ -15979,6 +18780,8 @@ static sbt_vk_status sbt_vk_db_VkAcquireNextImageInfoKHR(sbt_vk_d *d, VkAcquireN
 	{
 		uint64_t v1262;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1262, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkAcquireNextImageInfoKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v1262 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAcquireNextImageInfoKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v1262;
 	}
 	{
@@ -16050,6 +18853,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupPresentInfoKHR(sbt_vk_d *d, VkDevice
 		s->pDeviceMasks = t1270;
 		if (p1272 && n1271 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupPresentInfoKHR.pDeviceMasks (count differs from its length member)");
+		if (!p1272 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupPresentInfoKHR.pDeviceMasks (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1273;
@@ -16114,6 +18919,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupDeviceCreateInfo(sbt_vk_d *d, VkDevi
 				{
 					uint64_t v1283;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v1283, VK_OBJECT_TYPE_PHYSICAL_DEVICE, in), "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices");
+					if (SBT_VK_UNLIKELY(!v1283 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t1279[i1282] = (VkPhysicalDevice)(uintptr_t)v1283;
 				}
 			}
@@ -16121,6 +18928,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceGroupDeviceCreateInfo(sbt_vk_d *d, VkDevi
 		}
 		if (p1281 && n1280 != (uint64_t)((uint64_t)s->physicalDeviceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (count differs from its length member)");
+		if (!p1281 && in && ((uint64_t)s->physicalDeviceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceGroupDeviceCreateInfo.pPhysicalDevices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16231,10 +19040,14 @@ static sbt_vk_status sbt_vk_db_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_d *d,
 		s->pDescriptorUpdateEntries = t1290;
 		if (p1292 && n1291 != (uint64_t)((uint64_t)s->descriptorUpdateEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries (count differs from its length member)");
+		if (!p1292 && in && ((uint64_t)s->descriptorUpdateEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorUpdateTemplateCreateInfo.pDescriptorUpdateEntries (absent while its count is not 0)");
 	}
 	{
 		int64_t v1293;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1293, 32), "VkDescriptorUpdateTemplateCreateInfo.templateType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorUpdateTemplateType(v1293)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorUpdateTemplateCreateInfo.templateType", v1293);
 		s->templateType = (VkDescriptorUpdateTemplateType)v1293;
 	}
 	{
@@ -16245,6 +19058,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_d *d,
 	{
 		int64_t v1295;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1295, 32), "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1295)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint", v1295);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1295;
 	}
 	{
@@ -16789,6 +19604,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk
 		s->pViewportSwizzles = t1349;
 		if (p1351 && n1350 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles (count differs from its length member)");
+		if (!p1351 && in && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportSwizzleStateCreateInfoNV.pViewportSwizzles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16872,6 +19689,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_
 	{
 		int64_t v1356;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1356, 32), "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDiscardRectangleModeEXT(v1356)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineDiscardRectangleStateCreateInfoEXT.discardRectangleMode", v1356);
 		s->discardRectangleMode = (VkDiscardRectangleModeEXT)v1356;
 	}
 	{
@@ -16887,6 +19706,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_
 		s->pDiscardRectangles = t1359;
 		if (p1361 && n1360 != (uint64_t)((uint64_t)s->discardRectangleCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles (count differs from its length member)");
+		if (!p1361 && in && ((uint64_t)s->discardRectangleCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineDiscardRectangleStateCreateInfoEXT.pDiscardRectangles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -16984,6 +19805,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassInputAttachmentAspectCreateInfo(sbt_v
 		s->pAspectReferences = t1367;
 		if (p1369 && n1368 != (uint64_t)((uint64_t)s->aspectReferenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences (count differs from its length member)");
+		if (!p1369 && in && ((uint64_t)s->aspectReferenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassInputAttachmentAspectCreateInfo.pAspectReferences (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -17217,6 +20040,8 @@ static sbt_vk_status sbt_vk_db_VkDisplayPlaneInfo2KHR(sbt_vk_d *d, VkDisplayPlan
 	{
 		uint64_t v1383;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1383, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, in), "VkDisplayPlaneInfo2KHR.mode");
+		if (SBT_VK_UNLIKELY(!v1383 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDisplayPlaneInfo2KHR.mode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->mode = (VkDisplayModeKHR)(uintptr_t)v1383;
 	}
 	{
@@ -17472,6 +20297,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryRequirementsInfo2(sbt_vk_d *d, VkBu
 	{
 		uint64_t v1402;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1402, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryRequirementsInfo2.buffer");
+		if (SBT_VK_UNLIKELY(!v1402 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryRequirementsInfo2.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1402;
 	}
 	return SBT_VK_OK;
@@ -17512,6 +20339,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceBufferMemoryRequirements(sbt_vk_d *d, VkD
 		uint64_t n1405;
 		int p1406;
 		SBT_VK_DT(sbt_vk_get_count(d, &n1405, &p1406, 1), "VkDeviceBufferMemoryRequirements.pCreateInfo");
+		if (!p1406 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceBufferMemoryRequirements.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p1406) {
 			VkBufferCreateInfo *t1404;
 			if (n1405 != 1)
@@ -17555,6 +20384,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryRequirementsInfo2(sbt_vk_d *d, VkIma
 	{
 		uint64_t v1409;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1409, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryRequirementsInfo2.image");
+		if (SBT_VK_UNLIKELY(!v1409 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryRequirementsInfo2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1409;
 	}
 	return SBT_VK_OK;
@@ -17591,6 +20422,8 @@ static sbt_vk_status sbt_vk_db_VkImageSparseMemoryRequirementsInfo2(sbt_vk_d *d,
 	{
 		uint64_t v1411;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1411, VK_OBJECT_TYPE_IMAGE, in), "VkImageSparseMemoryRequirementsInfo2.image");
+		if (SBT_VK_UNLIKELY(!v1411 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageSparseMemoryRequirementsInfo2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v1411;
 	}
 	return SBT_VK_OK;
@@ -17632,6 +20465,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceImageMemoryRequirements(sbt_vk_d *d, VkDe
 		uint64_t n1414;
 		int p1415;
 		SBT_VK_DT(sbt_vk_get_count(d, &n1414, &p1415, 1), "VkDeviceImageMemoryRequirements.pCreateInfo");
+		if (!p1415 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceImageMemoryRequirements.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p1415) {
 			VkImageCreateInfo *t1413;
 			if (n1414 != 1)
@@ -17744,6 +20579,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDevicePointClippingProperties(sbt_vk_d 
 	{
 		int64_t v1423;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1423, 32), "VkPhysicalDevicePointClippingProperties.pointClippingBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPointClippingBehavior(v1423)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePointClippingProperties.pointClippingBehavior", v1423);
 		s->pointClippingBehavior = (VkPointClippingBehavior)v1423;
 	}
 	return SBT_VK_OK;
@@ -17902,6 +20739,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineTessellationDomainOriginStateCreateInfo
 	{
 		int64_t v1433;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1433, 32), "VkPipelineTessellationDomainOriginStateCreateInfo.domainOrigin");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTessellationDomainOrigin(v1433)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineTessellationDomainOriginStateCreateInfo.domainOrigin", v1433);
 		s->domainOrigin = (VkTessellationDomainOrigin)v1433;
 	}
 	return SBT_VK_OK;
@@ -17938,6 +20777,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerYcbcrConversionInfo(sbt_vk_d *d, VkSampl
 	{
 		uint64_t v1435;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1435, VK_OBJECT_TYPE_SAMPLER_YCBCR_CONVERSION, in), "VkSamplerYcbcrConversionInfo.conversion");
+		if (SBT_VK_UNLIKELY(!v1435 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSamplerYcbcrConversionInfo.conversion (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)v1435;
 	}
 	return SBT_VK_OK;
@@ -17983,32 +20824,44 @@ static sbt_vk_status sbt_vk_db_VkSamplerYcbcrConversionCreateInfo(sbt_vk_d *d, V
 	{
 		int64_t v1437;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1437, 32), "VkSamplerYcbcrConversionCreateInfo.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1437)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.format", v1437);
 		s->format = (VkFormat)v1437;
 	}
 	{
 		int64_t v1438;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1438, 32), "VkSamplerYcbcrConversionCreateInfo.ycbcrModel");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerYcbcrModelConversion(v1438)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.ycbcrModel", v1438);
 		s->ycbcrModel = (VkSamplerYcbcrModelConversion)v1438;
 	}
 	{
 		int64_t v1439;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1439, 32), "VkSamplerYcbcrConversionCreateInfo.ycbcrRange");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerYcbcrRange(v1439)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.ycbcrRange", v1439);
 		s->ycbcrRange = (VkSamplerYcbcrRange)v1439;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->components), sizeof(s->components)), "VkSamplerYcbcrConversionCreateInfo.components");
 	{
 		int64_t v1441;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1441, 32), "VkSamplerYcbcrConversionCreateInfo.xChromaOffset");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkChromaLocation(v1441)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.xChromaOffset", v1441);
 		s->xChromaOffset = (VkChromaLocation)v1441;
 	}
 	{
 		int64_t v1442;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1442, 32), "VkSamplerYcbcrConversionCreateInfo.yChromaOffset");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkChromaLocation(v1442)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.yChromaOffset", v1442);
 		s->yChromaOffset = (VkChromaLocation)v1442;
 	}
 	{
 		int64_t v1443;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1443, 32), "VkSamplerYcbcrConversionCreateInfo.chromaFilter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v1443)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerYcbcrConversionCreateInfo.chromaFilter", v1443);
 		s->chromaFilter = (VkFilter)v1443;
 	}
 	{
@@ -18233,6 +21086,8 @@ static sbt_vk_status sbt_vk_db_VkConditionalRenderingBeginInfoEXT(sbt_vk_d *d, V
 	{
 		uint64_t v1456;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1456, VK_OBJECT_TYPE_BUFFER, in), "VkConditionalRenderingBeginInfoEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v1456 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkConditionalRenderingBeginInfoEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v1456;
 	}
 	{
@@ -18562,6 +21417,8 @@ static sbt_vk_status sbt_vk_db_VkSampleLocationsInfoEXT(sbt_vk_d *d, VkSampleLoc
 		s->pSampleLocations = t1481;
 		if (p1483 && n1482 != (uint64_t)((uint64_t)s->sampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSampleLocationsInfoEXT.pSampleLocations (count differs from its length member)");
+		if (!p1483 && in && ((uint64_t)s->sampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSampleLocationsInfoEXT.pSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -18680,6 +21537,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_d 
 		}
 		if (p1495 && n1494 != (uint64_t)((uint64_t)s->attachmentInitialSampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations (count differs from its length member)");
+		if (!p1495 && in && ((uint64_t)s->attachmentInitialSampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassSampleLocationsBeginInfoEXT.pAttachmentInitialSampleLocations (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1498;
@@ -18700,6 +21559,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_d 
 		}
 		if (p1504 && n1503 != (uint64_t)((uint64_t)s->postSubpassSampleLocationsCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations (count differs from its length member)");
+		if (!p1504 && in && ((uint64_t)s->postSubpassSampleLocationsCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassSampleLocationsBeginInfoEXT.pPostSubpassSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -18858,6 +21719,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerReductionModeCreateInfo(sbt_vk_d *d, VkS
 	{
 		int64_t v1518;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1518, 32), "VkSamplerReductionModeCreateInfo.reductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSamplerReductionMode(v1518)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerReductionModeCreateInfo.reductionMode", v1518);
 		s->reductionMode = (VkSamplerReductionMode)v1518;
 	}
 	return SBT_VK_OK;
@@ -19046,6 +21909,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorBlendAdvancedStateCreateInfoEXT(sb
 	{
 		int64_t v1533;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1533, 32), "VkPipelineColorBlendAdvancedStateCreateInfoEXT.blendOverlap");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBlendOverlapEXT(v1533)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineColorBlendAdvancedStateCreateInfoEXT.blendOverlap", v1533);
 		s->blendOverlap = (VkBlendOverlapEXT)v1533;
 	}
 	return SBT_VK_OK;
@@ -19200,6 +22065,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_d *
 		s->pData = t1546;
 		if (p1548 && n1547 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetInlineUniformBlock.pData (count differs from its length member)");
+		if (!p1548 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetInlineUniformBlock.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19284,6 +22151,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCoverageModulationStateCreateInfoNV(sbt
 	{
 		int64_t v1553;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1553, 32), "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageModulationModeNV(v1553)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineCoverageModulationStateCreateInfoNV.coverageModulationMode", v1553);
 		s->coverageModulationMode = (VkCoverageModulationModeNV)v1553;
 	}
 	{
@@ -19353,6 +22222,8 @@ static sbt_vk_status sbt_vk_db_VkImageFormatListCreateInfo(sbt_vk_d *d, VkImageF
 		s->pViewFormats = t1563;
 		if (p1565 && n1564 != (uint64_t)((uint64_t)s->viewFormatCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageFormatListCreateInfo.pViewFormats (count differs from its length member)");
+		if (!p1565 && in && ((uint64_t)s->viewFormatCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageFormatListCreateInfo.pViewFormats (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19409,6 +22280,8 @@ static sbt_vk_status sbt_vk_db_VkValidationCacheCreateInfoEXT(sbt_vk_d *d, VkVal
 		s->pInitialData = t1570;
 		if (p1572 && n1571 != (uint64_t)((uint64_t)s->initialDataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkValidationCacheCreateInfoEXT.pInitialData (count differs from its length member)");
+		if (!p1572 && in && ((uint64_t)s->initialDataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkValidationCacheCreateInfoEXT.pInitialData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -19444,6 +22317,8 @@ static sbt_vk_status sbt_vk_db_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk
 	{
 		uint64_t v1574;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1574, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, in), "VkShaderModuleValidationCacheCreateInfoEXT.validationCache");
+		if (SBT_VK_UNLIKELY(!v1574 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShaderModuleValidationCacheCreateInfoEXT.validationCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->validationCache = (VkValidationCacheEXT)(uintptr_t)v1574;
 	}
 	return SBT_VK_OK;
@@ -19727,11 +22602,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceFloatControlsProperties(sbt_vk_d 
 	{
 		int64_t v1590;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1590, 32), "VkPhysicalDeviceFloatControlsProperties.denormBehaviorIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v1590)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceFloatControlsProperties.denormBehaviorIndependence", v1590);
 		s->denormBehaviorIndependence = (VkShaderFloatControlsIndependence)v1590;
 	}
 	{
 		int64_t v1591;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1591, 32), "VkPhysicalDeviceFloatControlsProperties.roundingModeIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v1591)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceFloatControlsProperties.roundingModeIndependence", v1591);
 		s->roundingModeIndependence = (VkShaderFloatControlsIndependence)v1591;
 	}
 	{
@@ -19879,6 +22758,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceQueueGlobalPriorityCreateInfoKHR(sbt_vk_d
 	{
 		int64_t v1610;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1610, 32), "VkDeviceQueueGlobalPriorityCreateInfoKHR.globalPriority");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueueGlobalPriorityKHR(v1610)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceQueueGlobalPriorityCreateInfoKHR.globalPriority", v1610);
 		s->globalPriority = (VkQueueGlobalPriorityKHR)v1610;
 	}
 	return SBT_VK_OK;
@@ -19992,6 +22873,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectNameInfoEXT(sbt_vk_d *d, VkDebu
 	{
 		int64_t v1616;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1616, 32), "VkDebugUtilsObjectNameInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v1616)))
+			sbt_vk_d_unknown_enum(d, "VkDebugUtilsObjectNameInfoEXT.objectType", v1616);
 		s->objectType = (VkObjectType)v1616;
 	}
 	{
@@ -20046,6 +22929,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectTagInfoEXT(sbt_vk_d *d, VkDebug
 	{
 		int64_t v1620;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1620, 32), "VkDebugUtilsObjectTagInfoEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v1620)))
+			sbt_vk_d_unknown_enum(d, "VkDebugUtilsObjectTagInfoEXT.objectType", v1620);
 		s->objectType = (VkObjectType)v1620;
 	}
 	{
@@ -20071,6 +22956,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsObjectTagInfoEXT(sbt_vk_d *d, VkDebug
 		s->pTag = t1625;
 		if (p1627 && n1626 != (uint64_t)((uint64_t)s->tagSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsObjectTagInfoEXT.pTag (count differs from its length member)");
+		if (!p1627 && in && ((uint64_t)s->tagSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsObjectTagInfoEXT.pTag (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -20107,6 +22994,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsLabelEXT(sbt_vk_d *d, VkDebugUtilsLab
 	{
 		const char *t1629;
 		SBT_VK_DT(sbt_vk_get_str(d, &t1629), "VkDebugUtilsLabelEXT.pLabelName");
+		if (!t1629 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsLabelEXT.pLabelName (NULL where vk.xml requires a string)");
 		s->pLabelName = t1629;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->color, sizeof(s->color)), "VkDebugUtilsLabelEXT.color");
@@ -20259,6 +23148,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 	{
 		const char *t1640;
 		SBT_VK_DT(sbt_vk_get_str(d, &t1640), "VkDebugUtilsMessengerCallbackDataEXT.pMessage");
+		if (!t1640 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pMessage (NULL where vk.xml requires a string)");
 		s->pMessage = t1640;
 	}
 	{
@@ -20280,6 +23171,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1647 && n1646 != (uint64_t)((uint64_t)s->queueLabelCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels (count differs from its length member)");
+		if (!p1647 && in && ((uint64_t)s->queueLabelCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pQueueLabels (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1650;
@@ -20300,6 +23193,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1656 && n1655 != (uint64_t)((uint64_t)s->cmdBufLabelCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels (count differs from its length member)");
+		if (!p1656 && in && ((uint64_t)s->cmdBufLabelCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pCmdBufLabels (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1659;
@@ -20320,6 +23215,8 @@ static sbt_vk_status sbt_vk_db_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_d *d,
 		}
 		if (p1665 && n1664 != (uint64_t)((uint64_t)s->objectCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDebugUtilsMessengerCallbackDataEXT.pObjects (count differs from its length member)");
+		if (!p1665 && in && ((uint64_t)s->objectCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDebugUtilsMessengerCallbackDataEXT.pObjects (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -20549,6 +23446,8 @@ static sbt_vk_status sbt_vk_db_VkCalibratedTimestampInfoEXT(sbt_vk_d *d, VkCalib
 	{
 		int64_t v1687;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1687, 32), "VkCalibratedTimestampInfoEXT.timeDomain");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTimeDomainEXT(v1687)))
+			sbt_vk_d_unknown_enum(d, "VkCalibratedTimestampInfoEXT.timeDomain", v1687);
 		s->timeDomain = (VkTimeDomainEXT)v1687;
 	}
 	return SBT_VK_OK;
@@ -20751,6 +23650,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationConservativeStateCreateInf
 	{
 		int64_t v1708;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1708, 32), "VkPipelineRasterizationConservativeStateCreateInfoEXT.conservativeRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkConservativeRasterizationModeEXT(v1708)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationConservativeStateCreateInfoEXT.conservativeRasterizationMode", v1708);
 		s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)v1708;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->extraPrimitiveOverestimationSize)), "VkPipelineRasterizationConservativeStateCreateInfoEXT.extraPrimitiveOverestimationSize");
@@ -21122,6 +24023,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_v
 		s->pBindingFlags = t1758;
 		if (p1760 && n1759 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags (count differs from its length member)");
+		if (!p1760 && in && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetLayoutBindingFlagsCreateInfo.pBindingFlags (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21171,6 +24074,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetVariableDescriptorCountAllocateInf
 		s->pDescriptorCounts = t1764;
 		if (p1766 && n1765 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts (count differs from its length member)");
+		if (!p1766 && in && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetVariableDescriptorCountAllocateInfo.pDescriptorCounts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21256,6 +24161,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescription2(sbt_vk_d *d, VkAttachmen
 	{
 		int64_t v1771;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1771, 32), "VkAttachmentDescription2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1771)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.format", v1771);
 		s->format = (VkFormat)v1771;
 	}
 	{
@@ -21266,31 +24173,43 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescription2(sbt_vk_d *d, VkAttachmen
 	{
 		int64_t v1773;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1773, 32), "VkAttachmentDescription2.loadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v1773)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.loadOp", v1773);
 		s->loadOp = (VkAttachmentLoadOp)v1773;
 	}
 	{
 		int64_t v1774;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1774, 32), "VkAttachmentDescription2.storeOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v1774)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.storeOp", v1774);
 		s->storeOp = (VkAttachmentStoreOp)v1774;
 	}
 	{
 		int64_t v1775;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1775, 32), "VkAttachmentDescription2.stencilLoadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v1775)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.stencilLoadOp", v1775);
 		s->stencilLoadOp = (VkAttachmentLoadOp)v1775;
 	}
 	{
 		int64_t v1776;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1776, 32), "VkAttachmentDescription2.stencilStoreOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v1776)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.stencilStoreOp", v1776);
 		s->stencilStoreOp = (VkAttachmentStoreOp)v1776;
 	}
 	{
 		int64_t v1777;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1777, 32), "VkAttachmentDescription2.initialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1777)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.initialLayout", v1777);
 		s->initialLayout = (VkImageLayout)v1777;
 	}
 	{
 		int64_t v1778;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1778, 32), "VkAttachmentDescription2.finalLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1778)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescription2.finalLayout", v1778);
 		s->finalLayout = (VkImageLayout)v1778;
 	}
 	return SBT_VK_OK;
@@ -21335,6 +24254,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentReference2(sbt_vk_d *d, VkAttachmentR
 	{
 		int64_t v1781;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1781, 32), "VkAttachmentReference2.layout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v1781)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentReference2.layout", v1781);
 		s->layout = (VkImageLayout)v1781;
 	}
 	{
@@ -21428,6 +24349,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 	{
 		int64_t v1785;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1785, 32), "VkSubpassDescription2.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v1785)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassDescription2.pipelineBindPoint", v1785);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v1785;
 	}
 	{
@@ -21454,6 +24377,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		}
 		if (p1793 && n1792 != (uint64_t)((uint64_t)s->inputAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pInputAttachments (count differs from its length member)");
+		if (!p1793 && in && ((uint64_t)s->inputAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pInputAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1796;
@@ -21474,6 +24399,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		}
 		if (p1802 && n1801 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pColorAttachments (count differs from its length member)");
+		if (!p1802 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t n1809;
@@ -21516,6 +24443,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassDescription2(sbt_vk_d *d, VkSubpassDescr
 		s->pPreserveAttachments = t1819;
 		if (p1821 && n1820 != (uint64_t)((uint64_t)s->preserveAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassDescription2.pPreserveAttachments (count differs from its length member)");
+		if (!p1821 && in && ((uint64_t)s->preserveAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassDescription2.pPreserveAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21693,6 +24622,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1839 && n1838 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pAttachments (count differs from its length member)");
+		if (!p1839 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1842;
@@ -21713,6 +24644,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1848 && n1847 != (uint64_t)((uint64_t)s->subpassCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pSubpasses (count differs from its length member)");
+		if (!p1848 && in && ((uint64_t)s->subpassCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pSubpasses (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1851;
@@ -21733,6 +24666,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		}
 		if (p1857 && n1856 != (uint64_t)((uint64_t)s->dependencyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pDependencies (count differs from its length member)");
+		if (!p1857 && in && ((uint64_t)s->dependencyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pDependencies (absent while its count is not 0)");
 	}
 	{
 		uint64_t v1860;
@@ -21747,6 +24682,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassCreateInfo2(sbt_vk_d *d, VkRenderPass
 		s->pCorrelatedViewMasks = t1862;
 		if (p1864 && n1863 != (uint64_t)((uint64_t)s->correlatedViewMaskCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassCreateInfo2.pCorrelatedViewMasks (count differs from its length member)");
+		if (!p1864 && in && ((uint64_t)s->correlatedViewMaskCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassCreateInfo2.pCorrelatedViewMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -21782,6 +24719,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassBeginInfo(sbt_vk_d *d, VkSubpassBeginInf
 	{
 		int64_t v1866;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1866, 32), "VkSubpassBeginInfo.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v1866)))
+			sbt_vk_d_unknown_enum(d, "VkSubpassBeginInfo.contents", v1866);
 		s->contents = (VkSubpassContents)v1866;
 	}
 	return SBT_VK_OK;
@@ -21922,6 +24861,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreTypeCreateInfo(sbt_vk_d *d, VkSemaphor
 	{
 		int64_t v1873;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1873, 32), "VkSemaphoreTypeCreateInfo.semaphoreType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSemaphoreType(v1873)))
+			sbt_vk_d_unknown_enum(d, "VkSemaphoreTypeCreateInfo.semaphoreType", v1873);
 		s->semaphoreType = (VkSemaphoreType)v1873;
 	}
 	{
@@ -22066,6 +25007,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 				{
 					uint64_t v1896;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v1896, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreWaitInfo.pSemaphores");
+					if (SBT_VK_UNLIKELY(!v1896 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pSemaphores (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t1892[i1895] = (VkSemaphore)(uintptr_t)v1896;
 				}
 			}
@@ -22073,6 +25016,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 		}
 		if (p1894 && n1893 != (uint64_t)((uint64_t)s->semaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSemaphoreWaitInfo.pSemaphores (count differs from its length member)");
+		if (!p1894 && in && ((uint64_t)s->semaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pSemaphores (absent while its count is not 0)");
 	}
 	{
 		void *t1898;
@@ -22082,6 +25027,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreWaitInfo(sbt_vk_d *d, VkSemaphoreWaitI
 		s->pValues = t1898;
 		if (p1900 && n1899 != (uint64_t)((uint64_t)s->semaphoreCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSemaphoreWaitInfo.pValues (count differs from its length member)");
+		if (!p1900 && in && ((uint64_t)s->semaphoreCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreWaitInfo.pValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -22119,6 +25066,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreSignalInfo(sbt_vk_d *d, VkSemaphoreSig
 	{
 		uint64_t v1902;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v1902, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreSignalInfo.semaphore");
+		if (SBT_VK_UNLIKELY(!v1902 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreSignalInfo.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v1902;
 	}
 	{
@@ -22186,6 +25135,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineVertexInputDivisorStateCreateInfoEXT(sb
 		s->pVertexBindingDivisors = t1907;
 		if (p1909 && n1908 != (uint64_t)((uint64_t)s->vertexBindingDivisorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors (count differs from its length member)");
+		if (!p1909 && in && ((uint64_t)s->vertexBindingDivisorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineVertexInputDivisorStateCreateInfoEXT.pVertexBindingDivisors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -22975,6 +25926,8 @@ static sbt_vk_status sbt_vk_db_VkImageViewASTCDecodeModeEXT(sbt_vk_d *d, VkImage
 	{
 		int64_t v1980;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v1980, 32), "VkImageViewASTCDecodeModeEXT.decodeMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v1980)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewASTCDecodeModeEXT.decodeMode", v1980);
 		s->decodeMode = (VkFormat)v1980;
 	}
 	return SBT_VK_OK;
@@ -23346,6 +26299,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportExclusiveScissorStateCreateInfo
 		s->pExclusiveScissors = t2009;
 		if (p2011 && n2010 != (uint64_t)((uint64_t)s->exclusiveScissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors (count differs from its length member)");
+		if (!p2011 && in && ((uint64_t)s->exclusiveScissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportExclusiveScissorStateCreateInfoNV.pExclusiveScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23696,6 +26651,8 @@ sbt_vk_status sbt_vk_d_VkShadingRatePaletteNV(sbt_vk_d *d, VkShadingRatePaletteN
 		s->pShadingRatePaletteEntries = t2033;
 		if (p2035 && n2034 != (uint64_t)((uint64_t)s->shadingRatePaletteEntryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkShadingRatePaletteNV.pShadingRatePaletteEntries (count differs from its length member)");
+		if (!p2035 && in && ((uint64_t)s->shadingRatePaletteEntryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkShadingRatePaletteNV.pShadingRatePaletteEntries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23750,6 +26707,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportShadingRateImageStateCreateInfo
 		}
 		if (p2043 && n2042 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes (count differs from its length member)");
+		if (!p2043 && in && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportShadingRateImageStateCreateInfoNV.pShadingRatePalettes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23927,6 +26886,8 @@ sbt_vk_status sbt_vk_d_VkCoarseSampleOrderCustomNV(sbt_vk_d *d, VkCoarseSampleOr
 	{
 		int64_t v2056;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2056, 32), "VkCoarseSampleOrderCustomNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShadingRatePaletteEntryNV(v2056)))
+			sbt_vk_d_unknown_enum(d, "VkCoarseSampleOrderCustomNV.shadingRate", v2056);
 		s->shadingRate = (VkShadingRatePaletteEntryNV)v2056;
 	}
 	{
@@ -23947,6 +26908,8 @@ sbt_vk_status sbt_vk_d_VkCoarseSampleOrderCustomNV(sbt_vk_d *d, VkCoarseSampleOr
 		s->pSampleLocations = t2060;
 		if (p2062 && n2061 != (uint64_t)((uint64_t)s->sampleLocationCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCoarseSampleOrderCustomNV.pSampleLocations (count differs from its length member)");
+		if (!p2062 && in && ((uint64_t)s->sampleLocationCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCoarseSampleOrderCustomNV.pSampleLocations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -23980,6 +26943,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportCoarseSampleOrderStateCreateInf
 	{
 		int64_t v2063;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2063, 32), "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.sampleOrderType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoarseSampleOrderTypeNV(v2063)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.sampleOrderType", v2063);
 		s->sampleOrderType = (VkCoarseSampleOrderTypeNV)v2063;
 	}
 	{
@@ -24001,6 +26966,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineViewportCoarseSampleOrderStateCreateInf
 		}
 		if (p2070 && n2069 != (uint64_t)((uint64_t)s->customSampleOrderCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders (count differs from its length member)");
+		if (!p2070 && in && ((uint64_t)s->customSampleOrderCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineViewportCoarseSampleOrderStateCreateInfoNV.pCustomSampleOrders (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -24432,6 +27399,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingShaderGroupCreateInfoNV(sbt_vk_d *d, 
 	{
 		int64_t v2120;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2120, 32), "VkRayTracingShaderGroupCreateInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRayTracingShaderGroupTypeKHR(v2120)))
+			sbt_vk_d_unknown_enum(d, "VkRayTracingShaderGroupCreateInfoNV.type", v2120);
 		s->type = (VkRayTracingShaderGroupTypeKHR)v2120;
 	}
 	{
@@ -24539,6 +27508,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 		}
 		if (p2133 && n2132 != (uint64_t)((uint64_t)s->stageCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRayTracingPipelineCreateInfoNV.pStages (count differs from its length member)");
+		if (!p2133 && in && ((uint64_t)s->stageCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.pStages (absent while its count is not 0)");
 	}
 	{
 		uint64_t v2136;
@@ -24559,6 +27530,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 		}
 		if (p2142 && n2141 != (uint64_t)((uint64_t)s->groupCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRayTracingPipelineCreateInfoNV.pGroups (count differs from its length member)");
+		if (!p2142 && in && ((uint64_t)s->groupCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.pGroups (absent while its count is not 0)");
 	}
 	{
 		uint64_t v2145;
@@ -24568,6 +27541,8 @@ static sbt_vk_status sbt_vk_db_VkRayTracingPipelineCreateInfoNV(sbt_vk_d *d, VkR
 	{
 		uint64_t v2146;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2146, VK_OBJECT_TYPE_PIPELINE_LAYOUT, in), "VkRayTracingPipelineCreateInfoNV.layout");
+		if (SBT_VK_UNLIKELY(!v2146 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRayTracingPipelineCreateInfoNV.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v2146;
 	}
 	{
@@ -24645,6 +27620,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryTrianglesNV(sbt_vk_d *d, VkGeometryTria
 	{
 		int64_t v2154;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2154, 32), "VkGeometryTrianglesNV.vertexFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2154)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryTrianglesNV.vertexFormat", v2154);
 		s->vertexFormat = (VkFormat)v2154;
 	}
 	{
@@ -24665,6 +27642,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryTrianglesNV(sbt_vk_d *d, VkGeometryTria
 	{
 		int64_t v2158;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2158, 32), "VkGeometryTrianglesNV.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v2158)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryTrianglesNV.indexType", v2158);
 		s->indexType = (VkIndexType)v2158;
 	}
 	{
@@ -24786,6 +27765,8 @@ static sbt_vk_status sbt_vk_db_VkGeometryNV(sbt_vk_d *d, VkGeometryNV *s, int in
 	{
 		int64_t v2169;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2169, 32), "VkGeometryNV.geometryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkGeometryTypeKHR(v2169)))
+			sbt_vk_d_unknown_enum(d, "VkGeometryNV.geometryType", v2169);
 		s->geometryType = (VkGeometryTypeKHR)v2169;
 	}
 	SBT_VK_DT(sbt_vk_d_VkGeometryDataNV(d, &(s->geometry), in), "VkGeometryNV.geometry");
@@ -24843,6 +27824,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureInfoNV(sbt_vk_d *d, VkAcce
 	{
 		int64_t v2173;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2173, 32), "VkAccelerationStructureInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2173)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureInfoNV.type", v2173);
 		s->type = (VkAccelerationStructureTypeKHR)v2173;
 	}
 	{
@@ -24874,6 +27857,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureInfoNV(sbt_vk_d *d, VkAcce
 		}
 		if (p2182 && n2181 != (uint64_t)((uint64_t)s->geometryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAccelerationStructureInfoNV.pGeometries (count differs from its length member)");
+		if (!p2182 && in && ((uint64_t)s->geometryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureInfoNV.pGeometries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -24955,11 +27940,15 @@ static sbt_vk_status sbt_vk_db_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_d 
 	{
 		uint64_t v2189;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2189, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, in), "VkBindAccelerationStructureMemoryInfoNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2189 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v2189;
 	}
 	{
 		uint64_t v2190;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2190, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindAccelerationStructureMemoryInfoNV.memory");
+		if (SBT_VK_UNLIKELY(!v2190 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v2190;
 	}
 	{
@@ -24980,6 +27969,8 @@ static sbt_vk_status sbt_vk_db_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_d 
 		s->pDeviceIndices = t2194;
 		if (p2196 && n2195 != (uint64_t)((uint64_t)s->deviceIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices (count differs from its length member)");
+		if (!p2196 && in && ((uint64_t)s->deviceIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindAccelerationStructureMemoryInfoNV.pDeviceIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25046,6 +28037,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetAccelerationStructureKHR(sbt_
 		}
 		if (p2204 && n2203 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures (count differs from its length member)");
+		if (!p2204 && in && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetAccelerationStructureKHR.pAccelerationStructures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25112,6 +28105,8 @@ static sbt_vk_status sbt_vk_db_VkWriteDescriptorSetAccelerationStructureNV(sbt_v
 		}
 		if (p2214 && n2213 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures (count differs from its length member)");
+		if (!p2214 && in && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkWriteDescriptorSetAccelerationStructureNV.pAccelerationStructures (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25149,11 +28144,15 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureMemoryRequirementsInfoNV(s
 	{
 		int64_t v2218;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2218, 32), "VkAccelerationStructureMemoryRequirementsInfoNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureMemoryRequirementsTypeNV(v2218)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureMemoryRequirementsInfoNV.type", v2218);
 		s->type = (VkAccelerationStructureMemoryRequirementsTypeNV)v2218;
 	}
 	{
 		uint64_t v2219;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2219, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, in), "VkAccelerationStructureMemoryRequirementsInfoNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2219 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureMemoryRequirementsInfoNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v2219;
 	}
 	return SBT_VK_OK;
@@ -25710,6 +28709,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt
 	{
 		int64_t v2271;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2271, 32), "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.sharingMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSharingMode(v2271)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.sharingMode", v2271);
 		s->sharingMode = (VkSharingMode)v2271;
 	}
 	{
@@ -25725,6 +28726,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt
 		s->pQueueFamilyIndices = t2274;
 		if (p2276 && n2275 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices (count differs from its length member)");
+		if (!p2276 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPhysicalDeviceImageDrmFormatModifierInfoEXT.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25774,6 +28777,8 @@ static sbt_vk_status sbt_vk_db_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_
 		s->pDrmFormatModifiers = t2280;
 		if (p2282 && n2281 != (uint64_t)((uint64_t)s->drmFormatModifierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers (count differs from its length member)");
+		if (!p2282 && in && ((uint64_t)s->drmFormatModifierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageDrmFormatModifierListCreateInfoEXT.pDrmFormatModifiers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25830,6 +28835,8 @@ static sbt_vk_status sbt_vk_db_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt
 		s->pPlaneLayouts = t2287;
 		if (p2289 && n2288 != (uint64_t)((uint64_t)s->drmFormatModifierPlaneCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts (count differs from its length member)");
+		if (!p2289 && in && ((uint64_t)s->drmFormatModifierPlaneCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageDrmFormatModifierExplicitCreateInfoEXT.pPlaneLayouts (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -25937,6 +28944,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceMemoryOverallocationCreateInfoAMD(sbt_vk_
 	{
 		int64_t v2295;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2295, 32), "VkDeviceMemoryOverallocationCreateInfoAMD.overallocationBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMemoryOverallocationBehaviorAMD(v2295)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceMemoryOverallocationCreateInfoAMD.overallocationBehavior", v2295);
 		s->overallocationBehavior = (VkMemoryOverallocationBehaviorAMD)v2295;
 	}
 	return SBT_VK_OK;
@@ -26267,6 +29276,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_
 		s->pFragmentDensityOffsets = t2320;
 		if (p2322 && n2321 != (uint64_t)((uint64_t)s->fragmentDensityOffsetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets (count differs from its length member)");
+		if (!p2322 && in && ((uint64_t)s->fragmentDensityOffsetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassFragmentDensityMapOffsetEndInfoQCOM.pFragmentDensityOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -26725,6 +29736,8 @@ static sbt_vk_status sbt_vk_db_VkBufferDeviceAddressInfo(sbt_vk_d *d, VkBufferDe
 	{
 		uint64_t v2350;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2350, VK_OBJECT_TYPE_BUFFER, in), "VkBufferDeviceAddressInfo.buffer");
+		if (SBT_VK_UNLIKELY(!v2350 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferDeviceAddressInfo.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v2350;
 	}
 	return SBT_VK_OK;
@@ -26833,6 +29846,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceImageViewImageFormatInfoEXT(sbt_v
 	{
 		int64_t v2356;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2356, 32), "VkPhysicalDeviceImageViewImageFormatInfoEXT.imageViewType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageViewType(v2356)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceImageViewImageFormatInfoEXT.imageViewType", v2356);
 		s->imageViewType = (VkImageViewType)v2356;
 	}
 	return SBT_VK_OK;
@@ -26975,6 +29990,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferAttachmentsCreateInfo(sbt_vk_d *d, V
 		}
 		if (p2369 && n2368 != (uint64_t)((uint64_t)s->attachmentImageInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos (count differs from its length member)");
+		if (!p2369 && in && ((uint64_t)s->attachmentImageInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferAttachmentsCreateInfo.pAttachmentImageInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27055,6 +30072,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferAttachmentImageInfo(sbt_vk_d *d, VkF
 		s->pViewFormats = t2380;
 		if (p2382 && n2381 != (uint64_t)((uint64_t)s->viewFormatCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferAttachmentImageInfo.pViewFormats (count differs from its length member)");
+		if (!p2382 && in && ((uint64_t)s->viewFormatCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferAttachmentImageInfo.pViewFormats (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27114,6 +30133,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassAttachmentBeginInfo(sbt_vk_d *d, VkRe
 				{
 					uint64_t v2392;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v2392, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkRenderPassAttachmentBeginInfo.pAttachments");
+					if (SBT_VK_UNLIKELY(!v2392 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassAttachmentBeginInfo.pAttachments (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t2388[i2391] = (VkImageView)(uintptr_t)v2392;
 				}
 			}
@@ -27121,6 +30142,8 @@ static sbt_vk_status sbt_vk_db_VkRenderPassAttachmentBeginInfo(sbt_vk_d *d, VkRe
 		}
 		if (p2390 && n2389 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderPassAttachmentBeginInfo.pAttachments (count differs from its length member)");
+		if (!p2390 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderPassAttachmentBeginInfo.pAttachments (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -27294,26 +30317,36 @@ static sbt_vk_status sbt_vk_db_VkCooperativeMatrixPropertiesNV(sbt_vk_d *d, VkCo
 	{
 		int64_t v2404;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2404, 32), "VkCooperativeMatrixPropertiesNV.AType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2404)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.AType", v2404);
 		s->AType = (VkComponentTypeNV)v2404;
 	}
 	{
 		int64_t v2405;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2405, 32), "VkCooperativeMatrixPropertiesNV.BType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2405)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.BType", v2405);
 		s->BType = (VkComponentTypeNV)v2405;
 	}
 	{
 		int64_t v2406;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2406, 32), "VkCooperativeMatrixPropertiesNV.CType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2406)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.CType", v2406);
 		s->CType = (VkComponentTypeNV)v2406;
 	}
 	{
 		int64_t v2407;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2407, 32), "VkCooperativeMatrixPropertiesNV.DType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkComponentTypeNV(v2407)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.DType", v2407);
 		s->DType = (VkComponentTypeNV)v2407;
 	}
 	{
 		int64_t v2408;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2408, 32), "VkCooperativeMatrixPropertiesNV.scope");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkScopeNV(v2408)))
+			sbt_vk_d_unknown_enum(d, "VkCooperativeMatrixPropertiesNV.scope", v2408);
 		s->scope = (VkScopeNV)v2408;
 	}
 	return SBT_VK_OK;
@@ -27389,11 +30422,15 @@ static sbt_vk_status sbt_vk_db_VkImageViewHandleInfoNVX(sbt_vk_d *d, VkImageView
 	{
 		uint64_t v2412;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2412, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkImageViewHandleInfoNVX.imageView");
+		if (SBT_VK_UNLIKELY(!v2412 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageViewHandleInfoNVX.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v2412;
 	}
 	{
 		int64_t v2413;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2413, 32), "VkImageViewHandleInfoNVX.descriptorType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v2413)))
+			sbt_vk_d_unknown_enum(d, "VkImageViewHandleInfoNVX.descriptorType", v2413);
 		s->descriptorType = (VkDescriptorType)v2413;
 	}
 	{
@@ -27772,16 +30809,22 @@ static sbt_vk_status sbt_vk_db_VkPerformanceCounterKHR(sbt_vk_d *d, VkPerformanc
 	{
 		int64_t v2445;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2445, 32), "VkPerformanceCounterKHR.unit");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterUnitKHR(v2445)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.unit", v2445);
 		s->unit = (VkPerformanceCounterUnitKHR)v2445;
 	}
 	{
 		int64_t v2446;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2446, 32), "VkPerformanceCounterKHR.scope");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterScopeKHR(v2446)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.scope", v2446);
 		s->scope = (VkPerformanceCounterScopeKHR)v2446;
 	}
 	{
 		int64_t v2447;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2447, 32), "VkPerformanceCounterKHR.storage");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceCounterStorageKHR(v2447)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceCounterKHR.storage", v2447);
 		s->storage = (VkPerformanceCounterStorageKHR)v2447;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->uuid, sizeof(s->uuid)), "VkPerformanceCounterKHR.uuid");
@@ -27882,6 +30925,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_d *d, 
 		s->pCounterIndices = t2454;
 		if (p2456 && n2455 != (uint64_t)((uint64_t)s->counterIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices (count differs from its length member)");
+		if (!p2456 && in && ((uint64_t)s->counterIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkQueryPoolPerformanceCreateInfoKHR.pCounterIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -28075,6 +31120,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineCoverageReductionStateCreateInfoNV(sbt_
 	{
 		int64_t v2468;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2468, 32), "VkPipelineCoverageReductionStateCreateInfoNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v2468)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineCoverageReductionStateCreateInfoNV.coverageReductionMode", v2468);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v2468;
 	}
 	return SBT_VK_OK;
@@ -28115,6 +31162,8 @@ static sbt_vk_status sbt_vk_db_VkFramebufferMixedSamplesCombinationNV(sbt_vk_d *
 	{
 		int64_t v2470;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2470, 32), "VkFramebufferMixedSamplesCombinationNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v2470)))
+			sbt_vk_d_unknown_enum(d, "VkFramebufferMixedSamplesCombinationNV.coverageReductionMode", v2470);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v2470;
 	}
 	{
@@ -28242,6 +31291,8 @@ sbt_vk_status sbt_vk_d_VkPerformanceValueDataINTEL(sbt_vk_d *d, VkPerformanceVal
 		{
 			const char *t2481;
 			SBT_VK_DT(sbt_vk_get_str(d, &t2481), "VkPerformanceValueDataINTEL.valueString");
+			if (!t2481 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPerformanceValueDataINTEL.valueString (NULL where vk.xml requires a string)");
 			s->valueString = t2481;
 		}
 		break;
@@ -28267,6 +31318,8 @@ sbt_vk_status sbt_vk_d_VkPerformanceValueINTEL(sbt_vk_d *d, VkPerformanceValueIN
 	{
 		int64_t v2482;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2482, 32), "VkPerformanceValueINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceValueTypeINTEL(v2482)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceValueINTEL.type", v2482);
 		s->type = (VkPerformanceValueTypeINTEL)v2482;
 	}
 	SBT_VK_DT(sbt_vk_d_VkPerformanceValueDataINTEL(d, &s->data, (int64_t)s->type, in), "VkPerformanceValueINTEL.data");
@@ -28325,6 +31378,8 @@ static sbt_vk_status sbt_vk_db_VkQueryPoolPerformanceQueryCreateInfoINTEL(sbt_vk
 	{
 		int64_t v2485;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2485, 32), "VkQueryPoolPerformanceQueryCreateInfoINTEL.performanceCountersSampling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryPoolSamplingModeINTEL(v2485)))
+			sbt_vk_d_unknown_enum(d, "VkQueryPoolPerformanceQueryCreateInfoINTEL.performanceCountersSampling", v2485);
 		s->performanceCountersSampling = (VkQueryPoolSamplingModeINTEL)v2485;
 	}
 	return SBT_VK_OK;
@@ -28436,6 +31491,8 @@ static sbt_vk_status sbt_vk_db_VkPerformanceOverrideInfoINTEL(sbt_vk_d *d, VkPer
 	{
 		int64_t v2491;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2491, 32), "VkPerformanceOverrideInfoINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceOverrideTypeINTEL(v2491)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceOverrideInfoINTEL.type", v2491);
 		s->type = (VkPerformanceOverrideTypeINTEL)v2491;
 	}
 	{
@@ -28482,6 +31539,8 @@ static sbt_vk_status sbt_vk_db_VkPerformanceConfigurationAcquireInfoINTEL(sbt_vk
 	{
 		int64_t v2495;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2495, 32), "VkPerformanceConfigurationAcquireInfoINTEL.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceConfigurationTypeINTEL(v2495)))
+			sbt_vk_d_unknown_enum(d, "VkPerformanceConfigurationAcquireInfoINTEL.type", v2495);
 		s->type = (VkPerformanceConfigurationTypeINTEL)v2495;
 	}
 	return SBT_VK_OK;
@@ -28761,6 +31820,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentReferenceStencilLayout(sbt_vk_d *d, V
 	{
 		int64_t v2513;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2513, 32), "VkAttachmentReferenceStencilLayout.stencilLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2513)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentReferenceStencilLayout.stencilLayout", v2513);
 		s->stencilLayout = (VkImageLayout)v2513;
 	}
 	return SBT_VK_OK;
@@ -28842,11 +31903,15 @@ static sbt_vk_status sbt_vk_db_VkAttachmentDescriptionStencilLayout(sbt_vk_d *d,
 	{
 		int64_t v2518;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2518, 32), "VkAttachmentDescriptionStencilLayout.stencilInitialLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2518)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescriptionStencilLayout.stencilInitialLayout", v2518);
 		s->stencilInitialLayout = (VkImageLayout)v2518;
 	}
 	{
 		int64_t v2519;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2519, 32), "VkAttachmentDescriptionStencilLayout.stencilFinalLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2519)))
+			sbt_vk_d_unknown_enum(d, "VkAttachmentDescriptionStencilLayout.stencilFinalLayout", v2519);
 		s->stencilFinalLayout = (VkImageLayout)v2519;
 	}
 	return SBT_VK_OK;
@@ -28919,6 +31984,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineInfoKHR(sbt_vk_d *d, VkPipelineInfoKHR 
 	{
 		uint64_t v2523;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2523, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineInfoKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v2523 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineInfoKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v2523;
 	}
 	return SBT_VK_OK;
@@ -29003,6 +32070,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineExecutableInfoKHR(sbt_vk_d *d, VkPipeli
 	{
 		uint64_t v2528;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2528, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineExecutableInfoKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v2528 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineExecutableInfoKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v2528;
 	}
 	{
@@ -29104,6 +32173,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineExecutableStatisticKHR(sbt_vk_d *d, VkP
 	{
 		int64_t v2535;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2535, 32), "VkPipelineExecutableStatisticKHR.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineExecutableStatisticFormatKHR(v2535)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineExecutableStatisticKHR.format", v2535);
 		s->format = (VkPipelineExecutableStatisticFormatKHR)v2535;
 	}
 	SBT_VK_DT(sbt_vk_d_VkPipelineExecutableStatisticValueKHR(d, &s->value, (int64_t)s->format, in), "VkPipelineExecutableStatisticKHR.value");
@@ -29461,6 +32532,8 @@ static sbt_vk_status sbt_vk_db_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_d
 	{
 		uint64_t v2562;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2562, VK_OBJECT_TYPE_RENDER_PASS, in), "VkSubpassShadingPipelineCreateInfoHUAWEI.renderPass");
+		if (SBT_VK_UNLIKELY(!v2562 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubpassShadingPipelineCreateInfoHUAWEI.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v2562;
 	}
 	{
@@ -29614,6 +32687,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_d *
 	{
 		uint64_t v2571;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2571, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkDeviceMemoryOpaqueCaptureAddressInfo.memory");
+		if (SBT_VK_UNLIKELY(!v2571 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDeviceMemoryOpaqueCaptureAddressInfo.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v2571;
 	}
 	return SBT_VK_OK;
@@ -29757,6 +32832,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationLineStateCreateInfoEXT(sbt
 	{
 		int64_t v2582;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2582, 32), "VkPipelineRasterizationLineStateCreateInfoEXT.lineRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLineRasterizationModeEXT(v2582)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationLineStateCreateInfoEXT.lineRasterizationMode", v2582);
 		s->lineRasterizationMode = (VkLineRasterizationModeEXT)v2582;
 	}
 	{
@@ -29995,6 +33072,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan11Properties(sbt_vk_d *d, V
 	{
 		int64_t v2608;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2608, 32), "VkPhysicalDeviceVulkan11Properties.pointClippingBehavior");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPointClippingBehavior(v2608)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan11Properties.pointClippingBehavior", v2608);
 		s->pointClippingBehavior = (VkPointClippingBehavior)v2608;
 	}
 	{
@@ -30421,6 +33500,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan12Properties(sbt_vk_d *d, V
 	{
 		int64_t v2663;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2663, 32), "VkPhysicalDeviceVulkan12Properties.driverID");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDriverId(v2663)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.driverID", v2663);
 		s->driverID = (VkDriverId)v2663;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->driverName, VK_MAX_DRIVER_NAME_SIZE), "VkPhysicalDeviceVulkan12Properties.driverName");
@@ -30429,11 +33510,15 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceVulkan12Properties(sbt_vk_d *d, V
 	{
 		int64_t v2665;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2665, 32), "VkPhysicalDeviceVulkan12Properties.denormBehaviorIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v2665)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.denormBehaviorIndependence", v2665);
 		s->denormBehaviorIndependence = (VkShaderFloatControlsIndependence)v2665;
 	}
 	{
 		int64_t v2666;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2666, 32), "VkPhysicalDeviceVulkan12Properties.roundingModeIndependence");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderFloatControlsIndependence(v2666)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceVulkan12Properties.roundingModeIndependence", v2666);
 		s->roundingModeIndependence = (VkShaderFloatControlsIndependence)v2666;
 	}
 	{
@@ -31240,6 +34325,8 @@ static sbt_vk_status sbt_vk_db_VkSamplerCustomBorderColorCreateInfoEXT(sbt_vk_d 
 	{
 		int64_t v2783;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2783, 32), "VkSamplerCustomBorderColorCreateInfoEXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2783)))
+			sbt_vk_d_unknown_enum(d, "VkSamplerCustomBorderColorCreateInfoEXT.format", v2783);
 		s->format = (VkFormat)v2783;
 	}
 	return SBT_VK_OK;
@@ -31467,6 +34554,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryTrianglesDataKHR(s
 	{
 		int64_t v2796;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2796, 32), "VkAccelerationStructureGeometryTrianglesDataKHR.vertexFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v2796)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryTrianglesDataKHR.vertexFormat", v2796);
 		s->vertexFormat = (VkFormat)v2796;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->vertexData), sizeof(s->vertexData)), "VkAccelerationStructureGeometryTrianglesDataKHR.vertexData");
@@ -31483,6 +34572,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryTrianglesDataKHR(s
 	{
 		int64_t v2800;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2800, 32), "VkAccelerationStructureGeometryTrianglesDataKHR.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v2800)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryTrianglesDataKHR.indexType", v2800);
 		s->indexType = (VkIndexType)v2800;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->indexData), sizeof(s->indexData)), "VkAccelerationStructureGeometryTrianglesDataKHR.indexData");
@@ -31636,6 +34727,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureGeometryKHR(sbt_vk_d *d, V
 	{
 		int64_t v2813;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2813, 32), "VkAccelerationStructureGeometryKHR.geometryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkGeometryTypeKHR(v2813)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureGeometryKHR.geometryType", v2813);
 		s->geometryType = (VkGeometryTypeKHR)v2813;
 	}
 	SBT_VK_DT(sbt_vk_d_VkAccelerationStructureGeometryDataKHR(d, &s->geometry, (int64_t)s->geometryType, in), "VkAccelerationStructureGeometryKHR.geometry");
@@ -31710,6 +34803,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureBuildGeometryInfoKHR(sbt_v
 	{
 		int64_t v2816;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2816, 32), "VkAccelerationStructureBuildGeometryInfoKHR.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2816)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureBuildGeometryInfoKHR.type", v2816);
 		s->type = (VkAccelerationStructureTypeKHR)v2816;
 	}
 	{
@@ -31720,6 +34815,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureBuildGeometryInfoKHR(sbt_v
 	{
 		int64_t v2818;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2818, 32), "VkAccelerationStructureBuildGeometryInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBuildAccelerationStructureModeKHR(v2818)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureBuildGeometryInfoKHR.mode", v2818);
 		s->mode = (VkBuildAccelerationStructureModeKHR)v2818;
 	}
 	{
@@ -31823,6 +34920,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureCreateInfoKHR(sbt_vk_d *d,
 	{
 		uint64_t v2844;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2844, VK_OBJECT_TYPE_BUFFER, in), "VkAccelerationStructureCreateInfoKHR.buffer");
+		if (SBT_VK_UNLIKELY(!v2844 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureCreateInfoKHR.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v2844;
 	}
 	{
@@ -31838,6 +34937,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureCreateInfoKHR(sbt_vk_d *d,
 	{
 		int64_t v2847;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2847, 32), "VkAccelerationStructureCreateInfoKHR.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureTypeKHR(v2847)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureCreateInfoKHR.type", v2847);
 		s->type = (VkAccelerationStructureTypeKHR)v2847;
 	}
 	{
@@ -31879,6 +34980,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureDeviceAddressInfoKHR(sbt_v
 	{
 		uint64_t v2850;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2850, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkAccelerationStructureDeviceAddressInfoKHR.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v2850 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureDeviceAddressInfoKHR.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)v2850;
 	}
 	return SBT_VK_OK;
@@ -31920,6 +35023,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureVersionInfoKHR(sbt_vk_d *d
 		s->pVersionData = t2852;
 		if (p2854 && n2853 != (uint64_t)((uint64_t)(2*VK_UUID_SIZE)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAccelerationStructureVersionInfoKHR.pVersionData (count differs from its length member)");
+		if (!p2854 && in && ((uint64_t)(2*VK_UUID_SIZE)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureVersionInfoKHR.pVersionData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -31958,16 +35063,22 @@ static sbt_vk_status sbt_vk_db_VkCopyAccelerationStructureInfoKHR(sbt_vk_d *d, V
 	{
 		uint64_t v2856;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2856, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureInfoKHR.src");
+		if (SBT_VK_UNLIKELY(!v2856 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureInfoKHR.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureKHR)(uintptr_t)v2856;
 	}
 	{
 		uint64_t v2857;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2857, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureInfoKHR.dst");
+		if (SBT_VK_UNLIKELY(!v2857 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureInfoKHR.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureKHR)(uintptr_t)v2857;
 	}
 	{
 		int64_t v2858;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2858, 32), "VkCopyAccelerationStructureInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2858)))
+			sbt_vk_d_unknown_enum(d, "VkCopyAccelerationStructureInfoKHR.mode", v2858);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2858;
 	}
 	return SBT_VK_OK;
@@ -32006,12 +35117,16 @@ static sbt_vk_status sbt_vk_db_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk
 	{
 		uint64_t v2860;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2860, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyAccelerationStructureToMemoryInfoKHR.src");
+		if (SBT_VK_UNLIKELY(!v2860 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyAccelerationStructureToMemoryInfoKHR.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureKHR)(uintptr_t)v2860;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->dst), sizeof(s->dst)), "VkCopyAccelerationStructureToMemoryInfoKHR.dst");
 	{
 		int64_t v2862;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2862, 32), "VkCopyAccelerationStructureToMemoryInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2862)))
+			sbt_vk_d_unknown_enum(d, "VkCopyAccelerationStructureToMemoryInfoKHR.mode", v2862);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2862;
 	}
 	return SBT_VK_OK;
@@ -32052,11 +35167,15 @@ static sbt_vk_status sbt_vk_db_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk
 	{
 		uint64_t v2865;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2865, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, in), "VkCopyMemoryToAccelerationStructureInfoKHR.dst");
+		if (SBT_VK_UNLIKELY(!v2865 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMemoryToAccelerationStructureInfoKHR.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureKHR)(uintptr_t)v2865;
 	}
 	{
 		int64_t v2866;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2866, 32), "VkCopyMemoryToAccelerationStructureInfoKHR.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v2866)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMemoryToAccelerationStructureInfoKHR.mode", v2866);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v2866;
 	}
 	return SBT_VK_OK;
@@ -32117,6 +35236,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLibraryCreateInfoKHR(sbt_vk_d *d, VkPip
 				{
 					uint64_t v2876;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v2876, VK_OBJECT_TYPE_PIPELINE, in), "VkPipelineLibraryCreateInfoKHR.pLibraries");
+					if (SBT_VK_UNLIKELY(!v2876 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLibraryCreateInfoKHR.pLibraries (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t2872[i2875] = (VkPipeline)(uintptr_t)v2876;
 				}
 			}
@@ -32124,6 +35245,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineLibraryCreateInfoKHR(sbt_vk_d *d, VkPip
 		}
 		if (p2874 && n2873 != (uint64_t)((uint64_t)s->libraryCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineLibraryCreateInfoKHR.pLibraries (count differs from its length member)");
+		if (!p2874 && in && ((uint64_t)s->libraryCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineLibraryCreateInfoKHR.pLibraries (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33316,11 +36439,15 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferInfo2(sbt_vk_d *d, VkCopyBufferInfo2 
 	{
 		uint64_t v2981;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2981, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferInfo2.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v2981 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v2981;
 	}
 	{
 		uint64_t v2982;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2982, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferInfo2.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v2982 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v2982;
 	}
 	{
@@ -33342,6 +36469,8 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferInfo2(sbt_vk_d *d, VkCopyBufferInfo2 
 		}
 		if (p2989 && n2988 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyBufferInfo2.pRegions (count differs from its length member)");
+		if (!p2989 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33393,21 +36522,29 @@ static sbt_vk_status sbt_vk_db_VkCopyImageInfo2(sbt_vk_d *d, VkCopyImageInfo2 *s
 	{
 		uint64_t v2993;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2993, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v2993 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v2993;
 	}
 	{
 		int64_t v2994;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2994, 32), "VkCopyImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2994)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageInfo2.srcImageLayout", v2994);
 		s->srcImageLayout = (VkImageLayout)v2994;
 	}
 	{
 		uint64_t v2995;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v2995, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v2995 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v2995;
 	}
 	{
 		int64_t v2996;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v2996, 32), "VkCopyImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v2996)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageInfo2.dstImageLayout", v2996);
 		s->dstImageLayout = (VkImageLayout)v2996;
 	}
 	{
@@ -33429,6 +36566,8 @@ static sbt_vk_status sbt_vk_db_VkCopyImageInfo2(sbt_vk_d *d, VkCopyImageInfo2 *s
 		}
 		if (p3003 && n3002 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyImageInfo2.pRegions (count differs from its length member)");
+		if (!p3003 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33481,21 +36620,29 @@ static sbt_vk_status sbt_vk_db_VkBlitImageInfo2(sbt_vk_d *d, VkBlitImageInfo2 *s
 	{
 		uint64_t v3007;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3007, VK_OBJECT_TYPE_IMAGE, in), "VkBlitImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3007 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3007;
 	}
 	{
 		int64_t v3008;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3008, 32), "VkBlitImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3008)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.srcImageLayout", v3008);
 		s->srcImageLayout = (VkImageLayout)v3008;
 	}
 	{
 		uint64_t v3009;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3009, VK_OBJECT_TYPE_IMAGE, in), "VkBlitImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3009 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3009;
 	}
 	{
 		int64_t v3010;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3010, 32), "VkBlitImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3010)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.dstImageLayout", v3010);
 		s->dstImageLayout = (VkImageLayout)v3010;
 	}
 	{
@@ -33517,10 +36664,14 @@ static sbt_vk_status sbt_vk_db_VkBlitImageInfo2(sbt_vk_d *d, VkBlitImageInfo2 *s
 		}
 		if (p3017 && n3016 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkBlitImageInfo2.pRegions (count differs from its length member)");
+		if (!p3017 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBlitImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	{
 		int64_t v3020;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3020, 32), "VkBlitImageInfo2.filter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v3020)))
+			sbt_vk_d_unknown_enum(d, "VkBlitImageInfo2.filter", v3020);
 		s->filter = (VkFilter)v3020;
 	}
 	return SBT_VK_OK;
@@ -33572,16 +36723,22 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferToImageInfo2(sbt_vk_d *d, VkCopyBuffe
 	{
 		uint64_t v3022;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3022, VK_OBJECT_TYPE_BUFFER, in), "VkCopyBufferToImageInfo2.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v3022 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v3022;
 	}
 	{
 		uint64_t v3023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3023, VK_OBJECT_TYPE_IMAGE, in), "VkCopyBufferToImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3023 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3023;
 	}
 	{
 		int64_t v3024;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3024, 32), "VkCopyBufferToImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3024)))
+			sbt_vk_d_unknown_enum(d, "VkCopyBufferToImageInfo2.dstImageLayout", v3024);
 		s->dstImageLayout = (VkImageLayout)v3024;
 	}
 	{
@@ -33603,6 +36760,8 @@ static sbt_vk_status sbt_vk_db_VkCopyBufferToImageInfo2(sbt_vk_d *d, VkCopyBuffe
 		}
 		if (p3031 && n3030 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyBufferToImageInfo2.pRegions (count differs from its length member)");
+		if (!p3031 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyBufferToImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33653,16 +36812,22 @@ static sbt_vk_status sbt_vk_db_VkCopyImageToBufferInfo2(sbt_vk_d *d, VkCopyImage
 	{
 		uint64_t v3035;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3035, VK_OBJECT_TYPE_IMAGE, in), "VkCopyImageToBufferInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3035 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3035;
 	}
 	{
 		int64_t v3036;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3036, 32), "VkCopyImageToBufferInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3036)))
+			sbt_vk_d_unknown_enum(d, "VkCopyImageToBufferInfo2.srcImageLayout", v3036);
 		s->srcImageLayout = (VkImageLayout)v3036;
 	}
 	{
 		uint64_t v3037;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3037, VK_OBJECT_TYPE_BUFFER, in), "VkCopyImageToBufferInfo2.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v3037 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v3037;
 	}
 	{
@@ -33684,6 +36849,8 @@ static sbt_vk_status sbt_vk_db_VkCopyImageToBufferInfo2(sbt_vk_d *d, VkCopyImage
 		}
 		if (p3044 && n3043 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCopyImageToBufferInfo2.pRegions (count differs from its length member)");
+		if (!p3044 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyImageToBufferInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -33735,21 +36902,29 @@ static sbt_vk_status sbt_vk_db_VkResolveImageInfo2(sbt_vk_d *d, VkResolveImageIn
 	{
 		uint64_t v3048;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3048, VK_OBJECT_TYPE_IMAGE, in), "VkResolveImageInfo2.srcImage");
+		if (SBT_VK_UNLIKELY(!v3048 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v3048;
 	}
 	{
 		int64_t v3049;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3049, 32), "VkResolveImageInfo2.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3049)))
+			sbt_vk_d_unknown_enum(d, "VkResolveImageInfo2.srcImageLayout", v3049);
 		s->srcImageLayout = (VkImageLayout)v3049;
 	}
 	{
 		uint64_t v3050;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3050, VK_OBJECT_TYPE_IMAGE, in), "VkResolveImageInfo2.dstImage");
+		if (SBT_VK_UNLIKELY(!v3050 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v3050;
 	}
 	{
 		int64_t v3051;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3051, 32), "VkResolveImageInfo2.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3051)))
+			sbt_vk_d_unknown_enum(d, "VkResolveImageInfo2.dstImageLayout", v3051);
 		s->dstImageLayout = (VkImageLayout)v3051;
 	}
 	{
@@ -33771,6 +36946,8 @@ static sbt_vk_status sbt_vk_db_VkResolveImageInfo2(sbt_vk_d *d, VkResolveImageIn
 		}
 		if (p3058 && n3057 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkResolveImageInfo2.pRegions (count differs from its length member)");
+		if (!p3058 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkResolveImageInfo2.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34265,11 +37442,15 @@ static sbt_vk_status sbt_vk_db_VkPipelineFragmentShadingRateEnumStateCreateInfoN
 	{
 		int64_t v3106;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3106, 32), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRateType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateTypeNV(v3106)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRateType", v3106);
 		s->shadingRateType = (VkFragmentShadingRateTypeNV)v3106;
 	}
 	{
 		int64_t v3107;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3107, 32), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateNV(v3107)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.shadingRate", v3107);
 		s->shadingRate = (VkFragmentShadingRateNV)v3107;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, s->combinerOps, sizeof(s->combinerOps)), "VkPipelineFragmentShadingRateEnumStateCreateInfoNV.combinerOps");
@@ -34448,6 +37629,8 @@ sbt_vk_status sbt_vk_d_VkMutableDescriptorTypeListEXT(sbt_vk_d *d, VkMutableDesc
 		s->pDescriptorTypes = t3120;
 		if (p3122 && n3121 != (uint64_t)((uint64_t)s->descriptorTypeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMutableDescriptorTypeListEXT.pDescriptorTypes (count differs from its length member)");
+		if (!p3122 && in && ((uint64_t)s->descriptorTypeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMutableDescriptorTypeListEXT.pDescriptorTypes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34495,6 +37678,8 @@ static sbt_vk_status sbt_vk_db_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_d *d,
 		}
 		if (p3129 && n3128 != (uint64_t)((uint64_t)s->mutableDescriptorTypeListCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists (count differs from its length member)");
+		if (!p3129 && in && ((uint64_t)s->mutableDescriptorTypeListCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMutableDescriptorTypeCreateInfoEXT.pMutableDescriptorTypeLists (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34688,6 +37873,8 @@ static sbt_vk_status sbt_vk_db_VkVertexInputBindingDescription2EXT(sbt_vk_d *d, 
 	{
 		int64_t v3143;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3143, 32), "VkVertexInputBindingDescription2EXT.inputRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkVertexInputRate(v3143)))
+			sbt_vk_d_unknown_enum(d, "VkVertexInputBindingDescription2EXT.inputRate", v3143);
 		s->inputRate = (VkVertexInputRate)v3143;
 	}
 	{
@@ -34743,6 +37930,8 @@ static sbt_vk_status sbt_vk_db_VkVertexInputAttributeDescription2EXT(sbt_vk_d *d
 	{
 		int64_t v3148;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3148, 32), "VkVertexInputAttributeDescription2EXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3148)))
+			sbt_vk_d_unknown_enum(d, "VkVertexInputAttributeDescription2EXT.format", v3148);
 		s->format = (VkFormat)v3148;
 	}
 	{
@@ -34834,6 +38023,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineColorWriteCreateInfoEXT(sbt_vk_d *d, Vk
 		s->pColorWriteEnables = t3155;
 		if (p3157 && n3156 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables (count differs from its length member)");
+		if (!p3157 && in && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineColorWriteCreateInfoEXT.pColorWriteEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -34954,11 +38145,15 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier2(sbt_vk_d *d, VkImageMemoryB
 	{
 		int64_t v3168;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3168, 32), "VkImageMemoryBarrier2.oldLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3168)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier2.oldLayout", v3168);
 		s->oldLayout = (VkImageLayout)v3168;
 	}
 	{
 		int64_t v3169;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3169, 32), "VkImageMemoryBarrier2.newLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3169)))
+			sbt_vk_d_unknown_enum(d, "VkImageMemoryBarrier2.newLayout", v3169);
 		s->newLayout = (VkImageLayout)v3169;
 	}
 	{
@@ -34974,6 +38169,8 @@ static sbt_vk_status sbt_vk_db_VkImageMemoryBarrier2(sbt_vk_d *d, VkImageMemoryB
 	{
 		uint64_t v3172;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3172, VK_OBJECT_TYPE_IMAGE, in), "VkImageMemoryBarrier2.image");
+		if (SBT_VK_UNLIKELY(!v3172 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkImageMemoryBarrier2.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v3172;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->subresourceRange), sizeof(s->subresourceRange)), "VkImageMemoryBarrier2.subresourceRange");
@@ -35050,6 +38247,8 @@ static sbt_vk_status sbt_vk_db_VkBufferMemoryBarrier2(sbt_vk_d *d, VkBufferMemor
 	{
 		uint64_t v3181;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3181, VK_OBJECT_TYPE_BUFFER, in), "VkBufferMemoryBarrier2.buffer");
+		if (SBT_VK_UNLIKELY(!v3181 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBufferMemoryBarrier2.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3181;
 	}
 	{
@@ -35154,6 +38353,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3192 && n3191 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pMemoryBarriers (count differs from its length member)");
+		if (!p3192 && in && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3195;
@@ -35174,6 +38375,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3201 && n3200 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p3201 && in && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3204;
@@ -35194,6 +38397,8 @@ static sbt_vk_status sbt_vk_db_VkDependencyInfo(sbt_vk_d *d, VkDependencyInfo *s
 		}
 		if (p3210 && n3209 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDependencyInfo.pImageMemoryBarriers (count differs from its length member)");
+		if (!p3210 && in && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDependencyInfo.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35233,6 +38438,8 @@ static sbt_vk_status sbt_vk_db_VkSemaphoreSubmitInfo(sbt_vk_d *d, VkSemaphoreSub
 	{
 		uint64_t v3214;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3214, VK_OBJECT_TYPE_SEMAPHORE, in), "VkSemaphoreSubmitInfo.semaphore");
+		if (SBT_VK_UNLIKELY(!v3214 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSemaphoreSubmitInfo.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v3214;
 	}
 	{
@@ -35286,6 +38493,8 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferSubmitInfo(sbt_vk_d *d, VkCommandB
 	{
 		uint64_t v3219;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3219, VK_OBJECT_TYPE_COMMAND_BUFFER, in), "VkCommandBufferSubmitInfo.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v3219 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferSubmitInfo.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v3219;
 	}
 	{
@@ -35385,6 +38594,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3229 && n3228 != (uint64_t)((uint64_t)s->waitSemaphoreInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pWaitSemaphoreInfos (count differs from its length member)");
+		if (!p3229 && in && ((uint64_t)s->waitSemaphoreInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pWaitSemaphoreInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3232;
@@ -35405,6 +38616,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3238 && n3237 != (uint64_t)((uint64_t)s->commandBufferInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pCommandBufferInfos (count differs from its length member)");
+		if (!p3238 && in && ((uint64_t)s->commandBufferInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pCommandBufferInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3241;
@@ -35425,6 +38638,8 @@ static sbt_vk_status sbt_vk_db_VkSubmitInfo2(sbt_vk_d *d, VkSubmitInfo2 *s, int 
 		}
 		if (p3247 && n3246 != (uint64_t)((uint64_t)s->signalSemaphoreInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSubmitInfo2.pSignalSemaphoreInfos (count differs from its length member)");
+		if (!p3247 && in && ((uint64_t)s->signalSemaphoreInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSubmitInfo2.pSignalSemaphoreInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35910,6 +39125,8 @@ static sbt_vk_status sbt_vk_db_VkVideoProfileListInfoKHR(sbt_vk_d *d, VkVideoPro
 		}
 		if (p3283 && n3282 != (uint64_t)((uint64_t)s->profileCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoProfileListInfoKHR.pProfiles (count differs from its length member)");
+		if (!p3283 && in && ((uint64_t)s->profileCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoProfileListInfoKHR.pProfiles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -35987,6 +39204,8 @@ static sbt_vk_status sbt_vk_db_VkVideoFormatPropertiesKHR(sbt_vk_d *d, VkVideoFo
 	{
 		int64_t v3289;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3289, 32), "VkVideoFormatPropertiesKHR.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3289)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.format", v3289);
 		s->format = (VkFormat)v3289;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->componentMapping), sizeof(s->componentMapping)), "VkVideoFormatPropertiesKHR.componentMapping");
@@ -35998,11 +39217,15 @@ static sbt_vk_status sbt_vk_db_VkVideoFormatPropertiesKHR(sbt_vk_d *d, VkVideoFo
 	{
 		int64_t v3292;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3292, 32), "VkVideoFormatPropertiesKHR.imageType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v3292)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.imageType", v3292);
 		s->imageType = (VkImageType)v3292;
 	}
 	{
 		int64_t v3293;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3293, 32), "VkVideoFormatPropertiesKHR.imageTiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v3293)))
+			sbt_vk_d_unknown_enum(d, "VkVideoFormatPropertiesKHR.imageTiling", v3293);
 		s->imageTiling = (VkImageTiling)v3293;
 	}
 	{
@@ -36216,6 +39439,8 @@ static sbt_vk_status sbt_vk_db_VkBindVideoSessionMemoryInfoKHR(sbt_vk_d *d, VkBi
 	{
 		uint64_t v3315;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3315, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkBindVideoSessionMemoryInfoKHR.memory");
+		if (SBT_VK_UNLIKELY(!v3315 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkBindVideoSessionMemoryInfoKHR.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v3315;
 	}
 	{
@@ -36273,6 +39498,8 @@ static sbt_vk_status sbt_vk_db_VkVideoPictureResourceInfoKHR(sbt_vk_d *d, VkVide
 	{
 		uint64_t v3322;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3322, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkVideoPictureResourceInfoKHR.imageViewBinding");
+		if (SBT_VK_UNLIKELY(!v3322 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoPictureResourceInfoKHR.imageViewBinding (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageViewBinding = (VkImageView)(uintptr_t)v3322;
 	}
 	return SBT_VK_OK;
@@ -36460,6 +39687,8 @@ static sbt_vk_status sbt_vk_db_VkVideoDecodeInfoKHR(sbt_vk_d *d, VkVideoDecodeIn
 	{
 		uint64_t v3335;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3335, VK_OBJECT_TYPE_BUFFER, in), "VkVideoDecodeInfoKHR.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v3335 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoDecodeInfoKHR.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v3335;
 	}
 	{
@@ -36505,6 +39734,8 @@ static sbt_vk_status sbt_vk_db_VkVideoDecodeInfoKHR(sbt_vk_d *d, VkVideoDecodeIn
 		}
 		if (p3349 && n3348 != (uint64_t)((uint64_t)s->referenceSlotCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoDecodeInfoKHR.pReferenceSlots (count differs from its length member)");
+		if (!p3349 && in && ((uint64_t)s->referenceSlotCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoDecodeInfoKHR.pReferenceSlots (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -36567,6 +39798,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 		uint64_t n3356;
 		int p3357;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3356, &p3357, 1), "VkVideoSessionCreateInfoKHR.pVideoProfile");
+		if (!p3357 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionCreateInfoKHR.pVideoProfile (NULL where vk.xml requires a pointer)");
 		if (p3357) {
 			VkVideoProfileInfoKHR *t3355;
 			if (n3356 != 1)
@@ -36579,12 +39812,16 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 	{
 		int64_t v3359;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3359, 32), "VkVideoSessionCreateInfoKHR.pictureFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3359)))
+			sbt_vk_d_unknown_enum(d, "VkVideoSessionCreateInfoKHR.pictureFormat", v3359);
 		s->pictureFormat = (VkFormat)v3359;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->maxCodedExtent), sizeof(s->maxCodedExtent)), "VkVideoSessionCreateInfoKHR.maxCodedExtent");
 	{
 		int64_t v3361;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3361, 32), "VkVideoSessionCreateInfoKHR.referencePictureFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3361)))
+			sbt_vk_d_unknown_enum(d, "VkVideoSessionCreateInfoKHR.referencePictureFormat", v3361);
 		s->referencePictureFormat = (VkFormat)v3361;
 	}
 	{
@@ -36601,6 +39838,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionCreateInfoKHR(sbt_vk_d *d, VkVideoS
 		uint64_t n3365;
 		int p3366;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3365, &p3366, 1), "VkVideoSessionCreateInfoKHR.pStdHeaderVersion");
+		if (!p3366 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionCreateInfoKHR.pStdHeaderVersion (NULL where vk.xml requires a pointer)");
 		if (p3366) {
 			VkExtensionProperties *t3364;
 			if (n3365 != 1)
@@ -36657,6 +39896,8 @@ static sbt_vk_status sbt_vk_db_VkVideoSessionParametersCreateInfoKHR(sbt_vk_d *d
 	{
 		uint64_t v3371;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3371, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, in), "VkVideoSessionParametersCreateInfoKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v3371 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoSessionParametersCreateInfoKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v3371;
 	}
 	return SBT_VK_OK;
@@ -36749,6 +39990,8 @@ static sbt_vk_status sbt_vk_db_VkVideoBeginCodingInfoKHR(sbt_vk_d *d, VkVideoBeg
 	{
 		uint64_t v3376;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3376, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, in), "VkVideoBeginCodingInfoKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v3376 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoBeginCodingInfoKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v3376;
 	}
 	{
@@ -36775,6 +40018,8 @@ static sbt_vk_status sbt_vk_db_VkVideoBeginCodingInfoKHR(sbt_vk_d *d, VkVideoBeg
 		}
 		if (p3384 && n3383 != (uint64_t)((uint64_t)s->referenceSlotCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkVideoBeginCodingInfoKHR.pReferenceSlots (count differs from its length member)");
+		if (!p3384 && in && ((uint64_t)s->referenceSlotCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkVideoBeginCodingInfoKHR.pReferenceSlots (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -37100,6 +40345,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineRasterizationProvokingVertexStateCreate
 	{
 		int64_t v3409;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3409, 32), "VkPipelineRasterizationProvokingVertexStateCreateInfoEXT.provokingVertexMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkProvokingVertexModeEXT(v3409)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRasterizationProvokingVertexStateCreateInfoEXT.provokingVertexMode", v3409);
 		s->provokingVertexMode = (VkProvokingVertexModeEXT)v3409;
 	}
 	return SBT_VK_OK;
@@ -37150,6 +40397,8 @@ static sbt_vk_status sbt_vk_db_VkCuModuleCreateInfoNVX(sbt_vk_d *d, VkCuModuleCr
 		s->pData = t3413;
 		if (p3415 && n3414 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCuModuleCreateInfoNVX.pData (count differs from its length member)");
+		if (!p3415 && in && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuModuleCreateInfoNVX.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -37186,11 +40435,15 @@ static sbt_vk_status sbt_vk_db_VkCuFunctionCreateInfoNVX(sbt_vk_d *d, VkCuFuncti
 	{
 		uint64_t v3417;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3417, VK_OBJECT_TYPE_CU_MODULE_NVX, in), "VkCuFunctionCreateInfoNVX.module");
+		if (SBT_VK_UNLIKELY(!v3417 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuFunctionCreateInfoNVX.module (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->module = (VkCuModuleNVX)(uintptr_t)v3417;
 	}
 	{
 		const char *t3418;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3418), "VkCuFunctionCreateInfoNVX.pName");
+		if (!t3418 && in)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCuFunctionCreateInfoNVX.pName (NULL where vk.xml requires a string)");
 		s->pName = t3418;
 	}
 	return SBT_VK_OK;
@@ -37560,6 +40813,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorAddressInfoEXT(sbt_vk_d *d, VkDescrip
 	{
 		int64_t v3463;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3463, 32), "VkDescriptorAddressInfoEXT.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3463)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorAddressInfoEXT.format", v3463);
 		s->format = (VkFormat)v3463;
 	}
 	return SBT_VK_OK;
@@ -37639,6 +40894,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorBufferBindingPushDescriptorBufferHand
 	{
 		uint64_t v3468;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3468, VK_OBJECT_TYPE_BUFFER, in), "VkDescriptorBufferBindingPushDescriptorBufferHandleEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v3468 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorBufferBindingPushDescriptorBufferHandleEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3468;
 	}
 	return SBT_VK_OK;
@@ -37735,6 +40992,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3471;
 			int p3472;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3471, &p3472, 1), "VkDescriptorDataEXT.pSampler");
+			if (!p3472 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pSampler (NULL where vk.xml requires a pointer)");
 			if (p3472) {
 				VkSampler *t3470;
 				if (n3471 != 1)
@@ -37754,6 +41013,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3475;
 			int p3476;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3475, &p3476, 1), "VkDescriptorDataEXT.pCombinedImageSampler");
+			if (!p3476 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pCombinedImageSampler (NULL where vk.xml requires a pointer)");
 			if (p3476) {
 				VkDescriptorImageInfo *t3474;
 				if (n3475 != 1)
@@ -37769,6 +41030,8 @@ sbt_vk_status sbt_vk_d_VkDescriptorDataEXT(sbt_vk_d *d, VkDescriptorDataEXT *s, 
 			uint64_t n3479;
 			int p3480;
 			SBT_VK_DT(sbt_vk_get_count(d, &n3479, &p3480, 1), "VkDescriptorDataEXT.pInputAttachmentImage");
+			if (!p3480 && in)
+				return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorDataEXT.pInputAttachmentImage (NULL where vk.xml requires a pointer)");
 			if (p3480) {
 				VkDescriptorImageInfo *t3478;
 				if (n3479 != 1)
@@ -37900,6 +41163,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorGetInfoEXT(sbt_vk_d *d, VkDescriptorG
 	{
 		int64_t v3507;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3507, 32), "VkDescriptorGetInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDescriptorType(v3507)))
+			sbt_vk_d_unknown_enum(d, "VkDescriptorGetInfoEXT.type", v3507);
 		s->type = (VkDescriptorType)v3507;
 	}
 	SBT_VK_DT(sbt_vk_d_VkDescriptorDataEXT(d, &s->data, (int64_t)s->type, in), "VkDescriptorGetInfoEXT.data");
@@ -38443,6 +41708,8 @@ static sbt_vk_status sbt_vk_db_VkMemoryGetRemoteAddressInfoNV(sbt_vk_d *d, VkMem
 	{
 		uint64_t v3561;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3561, VK_OBJECT_TYPE_DEVICE_MEMORY, in), "VkMemoryGetRemoteAddressInfoNV.memory");
+		if (SBT_VK_UNLIKELY(!v3561 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMemoryGetRemoteAddressInfoNV.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v3561;
 	}
 	{
@@ -38685,15 +41952,21 @@ static sbt_vk_status sbt_vk_db_VkPipelineRenderingCreateInfo(sbt_vk_d *d, VkPipe
 		s->pColorAttachmentFormats = t3585;
 		if (p3587 && n3586 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats (count differs from its length member)");
+		if (!p3587 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineRenderingCreateInfo.pColorAttachmentFormats (absent while its count is not 0)");
 	}
 	{
 		int64_t v3588;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3588, 32), "VkPipelineRenderingCreateInfo.depthAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3588)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRenderingCreateInfo.depthAttachmentFormat", v3588);
 		s->depthAttachmentFormat = (VkFormat)v3588;
 	}
 	{
 		int64_t v3589;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3589, 32), "VkPipelineRenderingCreateInfo.stencilAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3589)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRenderingCreateInfo.stencilAttachmentFormat", v3589);
 		s->stencilAttachmentFormat = (VkFormat)v3589;
 	}
 	return SBT_VK_OK;
@@ -38786,6 +42059,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingInfo(sbt_vk_d *d, VkRenderingInfo *s, 
 		}
 		if (p3601 && n3600 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkRenderingInfo.pColorAttachments (count differs from its length member)");
+		if (!p3601 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderingInfo.pColorAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t n3605;
@@ -38860,6 +42135,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingAttachmentInfo(sbt_vk_d *d, VkRenderin
 	{
 		int64_t v3614;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3614, 32), "VkRenderingAttachmentInfo.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3614)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.imageLayout", v3614);
 		s->imageLayout = (VkImageLayout)v3614;
 	}
 	{
@@ -38875,16 +42152,22 @@ static sbt_vk_status sbt_vk_db_VkRenderingAttachmentInfo(sbt_vk_d *d, VkRenderin
 	{
 		int64_t v3617;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3617, 32), "VkRenderingAttachmentInfo.resolveImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3617)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.resolveImageLayout", v3617);
 		s->resolveImageLayout = (VkImageLayout)v3617;
 	}
 	{
 		int64_t v3618;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3618, 32), "VkRenderingAttachmentInfo.loadOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentLoadOp(v3618)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.loadOp", v3618);
 		s->loadOp = (VkAttachmentLoadOp)v3618;
 	}
 	{
 		int64_t v3619;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3619, 32), "VkRenderingAttachmentInfo.storeOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAttachmentStoreOp(v3619)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingAttachmentInfo.storeOp", v3619);
 		s->storeOp = (VkAttachmentStoreOp)v3619;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->clearValue), sizeof(s->clearValue)), "VkRenderingAttachmentInfo.clearValue");
@@ -38930,6 +42213,8 @@ static sbt_vk_status sbt_vk_db_VkRenderingFragmentShadingRateAttachmentInfoKHR(s
 	{
 		int64_t v3623;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3623, 32), "VkRenderingFragmentShadingRateAttachmentInfoKHR.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3623)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingFragmentShadingRateAttachmentInfoKHR.imageLayout", v3623);
 		s->imageLayout = (VkImageLayout)v3623;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->shadingRateAttachmentTexelSize), sizeof(s->shadingRateAttachmentTexelSize)), "VkRenderingFragmentShadingRateAttachmentInfoKHR.shadingRateAttachmentTexelSize");
@@ -38969,11 +42254,15 @@ static sbt_vk_status sbt_vk_db_VkRenderingFragmentDensityMapAttachmentInfoEXT(sb
 	{
 		uint64_t v3626;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3626, VK_OBJECT_TYPE_IMAGE_VIEW, in), "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageView");
+		if (SBT_VK_UNLIKELY(!v3626 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v3626;
 	}
 	{
 		int64_t v3627;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3627, 32), "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v3627)))
+			sbt_vk_d_unknown_enum(d, "VkRenderingFragmentDensityMapAttachmentInfoEXT.imageLayout", v3627);
 		s->imageLayout = (VkImageLayout)v3627;
 	}
 	return SBT_VK_OK;
@@ -39077,15 +42366,21 @@ static sbt_vk_status sbt_vk_db_VkCommandBufferInheritanceRenderingInfo(sbt_vk_d 
 		s->pColorAttachmentFormats = t3635;
 		if (p3637 && n3636 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats (count differs from its length member)");
+		if (!p3637 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCommandBufferInheritanceRenderingInfo.pColorAttachmentFormats (absent while its count is not 0)");
 	}
 	{
 		int64_t v3638;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3638, 32), "VkCommandBufferInheritanceRenderingInfo.depthAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3638)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferInheritanceRenderingInfo.depthAttachmentFormat", v3638);
 		s->depthAttachmentFormat = (VkFormat)v3638;
 	}
 	{
 		int64_t v3639;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3639, 32), "VkCommandBufferInheritanceRenderingInfo.stencilAttachmentFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3639)))
+			sbt_vk_d_unknown_enum(d, "VkCommandBufferInheritanceRenderingInfo.stencilAttachmentFormat", v3639);
 		s->stencilAttachmentFormat = (VkFormat)v3639;
 	}
 	{
@@ -39142,6 +42437,8 @@ static sbt_vk_status sbt_vk_db_VkAttachmentSampleCountInfoAMD(sbt_vk_d *d, VkAtt
 		s->pColorAttachmentSamples = t3644;
 		if (p3646 && n3645 != (uint64_t)((uint64_t)s->colorAttachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples (count differs from its length member)");
+		if (!p3646 && in && ((uint64_t)s->colorAttachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAttachmentSampleCountInfoAMD.pColorAttachmentSamples (absent while its count is not 0)");
 	}
 	{
 		uint64_t v3647;
@@ -39531,6 +42828,8 @@ static sbt_vk_status sbt_vk_db_VkDescriptorSetBindingReferenceVALVE(sbt_vk_d *d,
 	{
 		uint64_t v3671;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3671, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, in), "VkDescriptorSetBindingReferenceVALVE.descriptorSetLayout");
+		if (SBT_VK_UNLIKELY(!v3671 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDescriptorSetBindingReferenceVALVE.descriptorSetLayout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)v3671;
 	}
 	{
@@ -39697,6 +42996,8 @@ static sbt_vk_status sbt_vk_db_VkPipelineShaderStageModuleIdentifierCreateInfoEX
 		s->pIdentifier = t3682;
 		if (p3684 && n3683 != (uint64_t)((uint64_t)s->identifierSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier (count differs from its length member)");
+		if (!p3684 && in && ((uint64_t)s->identifierSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkPipelineShaderStageModuleIdentifierCreateInfoEXT.pIdentifier (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -40098,6 +43399,8 @@ sbt_vk_status sbt_vk_d_VkRenderPassSubpassFeedbackInfoEXT(sbt_vk_d *d, VkRenderP
 	{
 		int64_t v3712;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3712, 32), "VkRenderPassSubpassFeedbackInfoEXT.subpassMergeStatus");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassMergeStatusEXT(v3712)))
+			sbt_vk_d_unknown_enum(d, "VkRenderPassSubpassFeedbackInfoEXT.subpassMergeStatus", v3712);
 		s->subpassMergeStatus = (VkSubpassMergeStatusEXT)v3712;
 	}
 	SBT_VK_DT(sbt_vk_get_fixstr(d, s->description, VK_MAX_DESCRIPTION_SIZE), "VkRenderPassSubpassFeedbackInfoEXT.description");
@@ -40235,6 +43538,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapBuildInfoEXT(sbt_vk_d *d, VkMicromapBui
 	{
 		int64_t v3721;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3721, 32), "VkMicromapBuildInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMicromapTypeEXT(v3721)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapBuildInfoEXT.type", v3721);
 		s->type = (VkMicromapTypeEXT)v3721;
 	}
 	{
@@ -40245,6 +43550,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapBuildInfoEXT(sbt_vk_d *d, VkMicromapBui
 	{
 		int64_t v3723;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3723, 32), "VkMicromapBuildInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkBuildMicromapModeEXT(v3723)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapBuildInfoEXT.mode", v3723);
 		s->mode = (VkBuildMicromapModeEXT)v3723;
 	}
 	{
@@ -40344,6 +43651,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapCreateInfoEXT(sbt_vk_d *d, VkMicromapCr
 	{
 		uint64_t v3747;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3747, VK_OBJECT_TYPE_BUFFER, in), "VkMicromapCreateInfoEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v3747 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMicromapCreateInfoEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v3747;
 	}
 	{
@@ -40359,6 +43668,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapCreateInfoEXT(sbt_vk_d *d, VkMicromapCr
 	{
 		int64_t v3750;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3750, 32), "VkMicromapCreateInfoEXT.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkMicromapTypeEXT(v3750)))
+			sbt_vk_d_unknown_enum(d, "VkMicromapCreateInfoEXT.type", v3750);
 		s->type = (VkMicromapTypeEXT)v3750;
 	}
 	{
@@ -40405,6 +43716,8 @@ static sbt_vk_status sbt_vk_db_VkMicromapVersionInfoEXT(sbt_vk_d *d, VkMicromapV
 		s->pVersionData = t3753;
 		if (p3755 && n3754 != (uint64_t)((uint64_t)(2*VK_UUID_SIZE)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkMicromapVersionInfoEXT.pVersionData (count differs from its length member)");
+		if (!p3755 && in && ((uint64_t)(2*VK_UUID_SIZE)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkMicromapVersionInfoEXT.pVersionData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -40443,16 +43756,22 @@ static sbt_vk_status sbt_vk_db_VkCopyMicromapInfoEXT(sbt_vk_d *d, VkCopyMicromap
 	{
 		uint64_t v3757;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3757, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapInfoEXT.src");
+		if (SBT_VK_UNLIKELY(!v3757 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapInfoEXT.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkMicromapEXT)(uintptr_t)v3757;
 	}
 	{
 		uint64_t v3758;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3758, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapInfoEXT.dst");
+		if (SBT_VK_UNLIKELY(!v3758 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapInfoEXT.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkMicromapEXT)(uintptr_t)v3758;
 	}
 	{
 		int64_t v3759;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3759, 32), "VkCopyMicromapInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3759)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMicromapInfoEXT.mode", v3759);
 		s->mode = (VkCopyMicromapModeEXT)v3759;
 	}
 	return SBT_VK_OK;
@@ -40491,12 +43810,16 @@ static sbt_vk_status sbt_vk_db_VkCopyMicromapToMemoryInfoEXT(sbt_vk_d *d, VkCopy
 	{
 		uint64_t v3761;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3761, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMicromapToMemoryInfoEXT.src");
+		if (SBT_VK_UNLIKELY(!v3761 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMicromapToMemoryInfoEXT.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkMicromapEXT)(uintptr_t)v3761;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->dst), sizeof(s->dst)), "VkCopyMicromapToMemoryInfoEXT.dst");
 	{
 		int64_t v3763;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3763, 32), "VkCopyMicromapToMemoryInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3763)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMicromapToMemoryInfoEXT.mode", v3763);
 		s->mode = (VkCopyMicromapModeEXT)v3763;
 	}
 	return SBT_VK_OK;
@@ -40537,11 +43860,15 @@ static sbt_vk_status sbt_vk_db_VkCopyMemoryToMicromapInfoEXT(sbt_vk_d *d, VkCopy
 	{
 		uint64_t v3766;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3766, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkCopyMemoryToMicromapInfoEXT.dst");
+		if (SBT_VK_UNLIKELY(!v3766 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkCopyMemoryToMicromapInfoEXT.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkMicromapEXT)(uintptr_t)v3766;
 	}
 	{
 		int64_t v3767;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3767, 32), "VkCopyMemoryToMicromapInfoEXT.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyMicromapModeEXT(v3767)))
+			sbt_vk_d_unknown_enum(d, "VkCopyMemoryToMicromapInfoEXT.mode", v3767);
 		s->mode = (VkCopyMicromapModeEXT)v3767;
 	}
 	return SBT_VK_OK;
@@ -40755,6 +44082,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureTrianglesOpacityMicromapEX
 	{
 		int64_t v3780;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3780, 32), "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v3780)))
+			sbt_vk_d_unknown_enum(d, "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexType", v3780);
 		s->indexType = (VkIndexType)v3780;
 	}
 	SBT_VK_DT(sbt_vk_get_raw(d, &(s->indexBuffer), sizeof(s->indexBuffer)), "VkAccelerationStructureTrianglesOpacityMicromapEXT.indexBuffer");
@@ -40810,6 +44139,8 @@ static sbt_vk_status sbt_vk_db_VkAccelerationStructureTrianglesOpacityMicromapEX
 	{
 		uint64_t v3800;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3800, VK_OBJECT_TYPE_MICROMAP_EXT, in), "VkAccelerationStructureTrianglesOpacityMicromapEXT.micromap");
+		if (SBT_VK_UNLIKELY(!v3800 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkAccelerationStructureTrianglesOpacityMicromapEXT.micromap (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->micromap = (VkMicromapEXT)(uintptr_t)v3800;
 	}
 	return SBT_VK_OK;
@@ -40994,21 +44325,29 @@ static sbt_vk_status sbt_vk_db_VkPipelineRobustnessCreateInfoEXT(sbt_vk_d *d, Vk
 	{
 		int64_t v3810;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3810, 32), "VkPipelineRobustnessCreateInfoEXT.storageBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3810)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.storageBuffers", v3810);
 		s->storageBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3810;
 	}
 	{
 		int64_t v3811;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3811, 32), "VkPipelineRobustnessCreateInfoEXT.uniformBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3811)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.uniformBuffers", v3811);
 		s->uniformBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3811;
 	}
 	{
 		int64_t v3812;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3812, 32), "VkPipelineRobustnessCreateInfoEXT.vertexInputs");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3812)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.vertexInputs", v3812);
 		s->vertexInputs = (VkPipelineRobustnessBufferBehaviorEXT)v3812;
 	}
 	{
 		int64_t v3813;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3813, 32), "VkPipelineRobustnessCreateInfoEXT.images");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(v3813)))
+			sbt_vk_d_unknown_enum(d, "VkPipelineRobustnessCreateInfoEXT.images", v3813);
 		s->images = (VkPipelineRobustnessImageBehaviorEXT)v3813;
 	}
 	return SBT_VK_OK;
@@ -41049,21 +44388,29 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDevicePipelineRobustnessPropertiesEXT(s
 	{
 		int64_t v3815;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3815, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessStorageBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3815)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessStorageBuffers", v3815);
 		s->defaultRobustnessStorageBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3815;
 	}
 	{
 		int64_t v3816;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3816, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessUniformBuffers");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3816)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessUniformBuffers", v3816);
 		s->defaultRobustnessUniformBuffers = (VkPipelineRobustnessBufferBehaviorEXT)v3816;
 	}
 	{
 		int64_t v3817;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3817, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessVertexInputs");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessBufferBehaviorEXT(v3817)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessVertexInputs", v3817);
 		s->defaultRobustnessVertexInputs = (VkPipelineRobustnessBufferBehaviorEXT)v3817;
 	}
 	{
 		int64_t v3818;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3818, 32), "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessImages");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineRobustnessImageBehaviorEXT(v3818)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDevicePipelineRobustnessPropertiesEXT.defaultRobustnessImages", v3818);
 		s->defaultRobustnessImages = (VkPipelineRobustnessImageBehaviorEXT)v3818;
 	}
 	return SBT_VK_OK;
@@ -41509,6 +44856,8 @@ static sbt_vk_status sbt_vk_db_VkDeviceAddressBindingCallbackDataEXT(sbt_vk_d *d
 	{
 		int64_t v3853;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3853, 32), "VkDeviceAddressBindingCallbackDataEXT.bindingType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDeviceAddressBindingTypeEXT(v3853)))
+			sbt_vk_d_unknown_enum(d, "VkDeviceAddressBindingCallbackDataEXT.bindingType", v3853);
 		s->bindingType = (VkDeviceAddressBindingTypeEXT)v3853;
 	}
 	return SBT_VK_OK;
@@ -41714,6 +45063,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowImageFormatPropertiesNV(sbt_vk_d *d,
 	{
 		int64_t v3871;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3871, 32), "VkOpticalFlowImageFormatPropertiesNV.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3871)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowImageFormatPropertiesNV.format", v3871);
 		s->format = (VkFormat)v3871;
 	}
 	return SBT_VK_OK;
@@ -41769,16 +45120,22 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowSessionCreateInfoNV(sbt_vk_d *d, VkO
 	{
 		int64_t v3875;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3875, 32), "VkOpticalFlowSessionCreateInfoNV.imageFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3875)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.imageFormat", v3875);
 		s->imageFormat = (VkFormat)v3875;
 	}
 	{
 		int64_t v3876;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3876, 32), "VkOpticalFlowSessionCreateInfoNV.flowVectorFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3876)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.flowVectorFormat", v3876);
 		s->flowVectorFormat = (VkFormat)v3876;
 	}
 	{
 		int64_t v3877;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3877, 32), "VkOpticalFlowSessionCreateInfoNV.costFormat");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v3877)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.costFormat", v3877);
 		s->costFormat = (VkFormat)v3877;
 	}
 	{
@@ -41794,6 +45151,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowSessionCreateInfoNV(sbt_vk_d *d, VkO
 	{
 		int64_t v3880;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3880, 32), "VkOpticalFlowSessionCreateInfoNV.performanceLevel");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkOpticalFlowPerformanceLevelNV(v3880)))
+			sbt_vk_d_unknown_enum(d, "VkOpticalFlowSessionCreateInfoNV.performanceLevel", v3880);
 		s->performanceLevel = (VkOpticalFlowPerformanceLevelNV)v3880;
 	}
 	{
@@ -41856,6 +45215,8 @@ static sbt_vk_status sbt_vk_db_VkOpticalFlowExecuteInfoNV(sbt_vk_d *d, VkOptical
 		s->pRegions = t3886;
 		if (p3888 && n3887 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkOpticalFlowExecuteInfoNV.pRegions (count differs from its length member)");
+		if (!p3888 && in && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkOpticalFlowExecuteInfoNV.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42031,6 +45392,8 @@ static sbt_vk_status sbt_vk_db_VkSurfacePresentModeEXT(sbt_vk_d *d, VkSurfacePre
 	{
 		int64_t v3899;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3899, 32), "VkSurfacePresentModeEXT.presentMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPresentModeKHR(v3899)))
+			sbt_vk_d_unknown_enum(d, "VkSurfacePresentModeEXT.presentMode", v3899);
 		s->presentMode = (VkPresentModeKHR)v3899;
 	}
 	return SBT_VK_OK;
@@ -42226,6 +45589,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentFenceInfoEXT(sbt_vk_d *d, VkSwa
 				{
 					uint64_t v3922;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v3922, VK_OBJECT_TYPE_FENCE, in), "VkSwapchainPresentFenceInfoEXT.pFences");
+					if (SBT_VK_UNLIKELY(!v3922 && in))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentFenceInfoEXT.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t3918[i3921] = (VkFence)(uintptr_t)v3922;
 				}
 			}
@@ -42233,6 +45598,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentFenceInfoEXT(sbt_vk_d *d, VkSwa
 		}
 		if (p3920 && n3919 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentFenceInfoEXT.pFences (count differs from its length member)");
+		if (!p3920 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentFenceInfoEXT.pFences (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42282,6 +45649,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_d *d,
 		s->pPresentModes = t3926;
 		if (p3928 && n3927 != (uint64_t)((uint64_t)s->presentModeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes (count differs from its length member)");
+		if (!p3928 && in && ((uint64_t)s->presentModeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentModesCreateInfoEXT.pPresentModes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42331,6 +45700,8 @@ static sbt_vk_status sbt_vk_db_VkSwapchainPresentModeInfoEXT(sbt_vk_d *d, VkSwap
 		s->pPresentModes = t3932;
 		if (p3934 && n3933 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainPresentModeInfoEXT.pPresentModes (count differs from its length member)");
+		if (!p3934 && in && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainPresentModeInfoEXT.pPresentModes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42421,6 +45792,8 @@ static sbt_vk_status sbt_vk_db_VkReleaseSwapchainImagesInfoEXT(sbt_vk_d *d, VkRe
 	{
 		uint64_t v3940;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3940, VK_OBJECT_TYPE_SWAPCHAIN_KHR, in), "VkReleaseSwapchainImagesInfoEXT.swapchain");
+		if (SBT_VK_UNLIKELY(!v3940 && in))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkReleaseSwapchainImagesInfoEXT.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v3940;
 	}
 	{
@@ -42436,6 +45809,8 @@ static sbt_vk_status sbt_vk_db_VkReleaseSwapchainImagesInfoEXT(sbt_vk_d *d, VkRe
 		s->pImageIndices = t3943;
 		if (p3945 && n3944 != (uint64_t)((uint64_t)s->imageIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkReleaseSwapchainImagesInfoEXT.pImageIndices (count differs from its length member)");
+		if (!p3945 && in && ((uint64_t)s->imageIndexCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkReleaseSwapchainImagesInfoEXT.pImageIndices (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42507,6 +45882,8 @@ static sbt_vk_status sbt_vk_db_VkPhysicalDeviceRayTracingInvocationReorderProper
 	{
 		int64_t v3949;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3949, 32), "VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV.rayTracingInvocationReorderReorderingHint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkRayTracingInvocationReorderModeNV(v3949)))
+			sbt_vk_d_unknown_enum(d, "VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV.rayTracingInvocationReorderReorderingHint", v3949);
 		s->rayTracingInvocationReorderReorderingHint = (VkRayTracingInvocationReorderModeNV)v3949;
 	}
 	return SBT_VK_OK;
@@ -42599,6 +45976,8 @@ static sbt_vk_status sbt_vk_db_VkDirectDriverLoadingListLUNARG(sbt_vk_d *d, VkDi
 	{
 		int64_t v3954;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3954, 32), "VkDirectDriverLoadingListLUNARG.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDirectDriverLoadingModeLUNARG(v3954)))
+			sbt_vk_d_unknown_enum(d, "VkDirectDriverLoadingListLUNARG.mode", v3954);
 		s->mode = (VkDirectDriverLoadingModeLUNARG)v3954;
 	}
 	{
@@ -42620,6 +45999,8 @@ static sbt_vk_status sbt_vk_db_VkDirectDriverLoadingListLUNARG(sbt_vk_d *d, VkDi
 		}
 		if (p3961 && n3960 != (uint64_t)((uint64_t)s->driverCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkDirectDriverLoadingListLUNARG.pDrivers (count differs from its length member)");
+		if (!p3961 && in && ((uint64_t)s->driverCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkDirectDriverLoadingListLUNARG.pDrivers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -42715,6 +46096,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreat
 		uint64_t n3968;
 		int p3969;
 		SBT_VK_DT(sbt_vk_get_count(d, &n3968, &p3969, 1), "vkCreateInstance.pCreateInfo");
+		if (!p3969)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateInstance.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p3969) {
 			VkInstanceCreateInfo *t3967;
 			if (n3968 != 1)
@@ -42757,6 +46140,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateInstance(sbt_vk_d *d, sbt_vk_args_vkCreat
 	{
 		int64_t v3979;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3979, 32), "vkCreateInstance.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v3979)))
+			sbt_vk_d_unknown_enum(d, "vkCreateInstance.ret", v3979);
 		s->ret = (VkResult)v3979;
 	}
 	return SBT_VK_OK;
@@ -42850,6 +46235,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v3985;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3985, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDevices.instance");
+		if (SBT_VK_UNLIKELY(!v3985))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDevices.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v3985;
 	}
 	{
@@ -42891,6 +46278,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDevices(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v3997;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v3997, 32), "vkEnumeratePhysicalDevices.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v3997)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDevices.ret", v3997);
 		s->ret = (VkResult)v3997;
 	}
 	return SBT_VK_OK;
@@ -42920,11 +46309,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceProcAddr(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		uint64_t v3998;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v3998, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceProcAddr.device");
+		if (SBT_VK_UNLIKELY(!v3998))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceProcAddr.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v3998;
 	}
 	{
 		const char *t3999;
 		SBT_VK_DT(sbt_vk_get_str(d, &t3999), "vkGetDeviceProcAddr.pName");
+		if (!t3999)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceProcAddr.pName (NULL where vk.xml requires a string)");
 		s->pName = t3999;
 	}
 	{
@@ -42964,6 +46357,8 @@ static sbt_vk_status sbt_vk_dc_vkGetInstanceProcAddr(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		const char *t4002;
 		SBT_VK_DT(sbt_vk_get_str(d, &t4002), "vkGetInstanceProcAddr.pName");
+		if (!t4002)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetInstanceProcAddr.pName (NULL where vk.xml requires a string)");
 		s->pName = t4002;
 	}
 	{
@@ -43005,6 +46400,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v4004;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4004, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4004))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4004;
 	}
 	{
@@ -43059,6 +46456,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_d
 	{
 		uint64_t v4009;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4009, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4009))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4009;
 	}
 	{
@@ -43121,6 +46520,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_d *d, 
 	{
 		uint64_t v4017;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4017, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4017))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMemoryProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4017;
 	}
 	{
@@ -43170,6 +46571,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4022;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4022, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4022))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFeatures.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4022;
 	}
 	{
@@ -43221,11 +46624,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties(sbt_vk_d *d, 
 	{
 		uint64_t v4027;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4027, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4027))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4027;
 	}
 	{
 		int64_t v4028;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4028, 32), "vkGetPhysicalDeviceFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4028)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFormatProperties.format", v4028);
 		s->format = (VkFormat)v4028;
 	}
 	{
@@ -43282,21 +46689,29 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d
 	{
 		uint64_t v4033;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4033, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4033))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4033;
 	}
 	{
 		int64_t v4034;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4034, 32), "vkGetPhysicalDeviceImageFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4034)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.format", v4034);
 		s->format = (VkFormat)v4034;
 	}
 	{
 		int64_t v4035;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4035, 32), "vkGetPhysicalDeviceImageFormatProperties.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v4035)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.type", v4035);
 		s->type = (VkImageType)v4035;
 	}
 	{
 		int64_t v4036;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4036, 32), "vkGetPhysicalDeviceImageFormatProperties.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v4036)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.tiling", v4036);
 		s->tiling = (VkImageTiling)v4036;
 	}
 	{
@@ -43325,6 +46740,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_d
 	{
 		int64_t v4043;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4043, 32), "vkGetPhysicalDeviceImageFormatProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4043)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties.ret", v4043);
 		s->ret = (VkResult)v4043;
 	}
 	return SBT_VK_OK;
@@ -43370,12 +46787,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateD
 	{
 		uint64_t v4044;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4044, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDevice.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4044))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDevice.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4044;
 	}
 	{
 		uint64_t n4046;
 		int p4047;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4046, &p4047, 1), "vkCreateDevice.pCreateInfo");
+		if (!p4047)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDevice.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4047) {
 			VkDeviceCreateInfo *t4045;
 			if (n4046 != 1)
@@ -43418,6 +46839,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDevice(sbt_vk_d *d, sbt_vk_args_vkCreateD
 	{
 		int64_t v4057;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4057, 32), "vkCreateDevice.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4057)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDevice.ret", v4057);
 		s->ret = (VkResult)v4057;
 	}
 	return SBT_VK_OK;
@@ -43515,6 +46938,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceVersion(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v4067;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4067, 32), "vkEnumerateInstanceVersion.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4067)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceVersion.ret", v4067);
 		s->ret = (VkResult)v4067;
 	}
 	return SBT_VK_OK;
@@ -43595,6 +47020,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceLayerProperties(sbt_vk_d *d, s
 	{
 		int64_t v4079;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4079, 32), "vkEnumerateInstanceLayerProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4079)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceLayerProperties.ret", v4079);
 		s->ret = (VkResult)v4079;
 	}
 	return SBT_VK_OK;
@@ -43681,6 +47108,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateInstanceExtensionProperties(sbt_vk_d *
 	{
 		int64_t v4092;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4092, 32), "vkEnumerateInstanceExtensionProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4092)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateInstanceExtensionProperties.ret", v4092);
 		s->ret = (VkResult)v4092;
 	}
 	return SBT_VK_OK;
@@ -43730,6 +47159,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt
 	{
 		uint64_t v4093;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4093, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceLayerProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4093))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumerateDeviceLayerProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4093;
 	}
 	{
@@ -43767,6 +47198,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceLayerProperties(sbt_vk_d *d, sbt
 	{
 		int64_t v4105;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4105, 32), "vkEnumerateDeviceLayerProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4105)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateDeviceLayerProperties.ret", v4105);
 		s->ret = (VkResult)v4105;
 	}
 	return SBT_VK_OK;
@@ -43817,6 +47250,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 	{
 		uint64_t v4106;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4106, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumerateDeviceExtensionProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4106))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumerateDeviceExtensionProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4106;
 	}
 	{
@@ -43859,6 +47294,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumerateDeviceExtensionProperties(sbt_vk_d *d,
 	{
 		int64_t v4119;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4119, 32), "vkEnumerateDeviceExtensionProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4119)))
+			sbt_vk_d_unknown_enum(d, "vkEnumerateDeviceExtensionProperties.ret", v4119);
 		s->ret = (VkResult)v4119;
 	}
 	return SBT_VK_OK;
@@ -43898,6 +47335,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue(sbt_vk_d *d, sbt_vk_args_vkGetDe
 	{
 		uint64_t v4120;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4120, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue.device");
+		if (SBT_VK_UNLIKELY(!v4120))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4120;
 	}
 	{
@@ -43968,6 +47407,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 	{
 		uint64_t v4127;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4127, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit.queue");
+		if (SBT_VK_UNLIKELY(!v4127))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4127;
 	}
 	{
@@ -43989,6 +47430,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 		}
 		if (p4134 && n4133 != (uint64_t)((uint64_t)s->submitCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueSubmit.pSubmits (count differs from its length member)");
+		if (!p4134 && ((uint64_t)s->submitCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit.pSubmits (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4137;
@@ -43998,6 +47441,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit(sbt_vk_d *d, sbt_vk_args_vkQueueSub
 	{
 		int64_t v4138;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4138, 32), "vkQueueSubmit.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4138)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSubmit.ret", v4138);
 		s->ret = (VkResult)v4138;
 	}
 	return SBT_VK_OK;
@@ -44027,11 +47472,15 @@ static sbt_vk_status sbt_vk_dc_vkQueueWaitIdle(sbt_vk_d *d, sbt_vk_args_vkQueueW
 	{
 		uint64_t v4139;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4139, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueWaitIdle.queue");
+		if (SBT_VK_UNLIKELY(!v4139))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueWaitIdle.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4139;
 	}
 	{
 		int64_t v4140;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4140, 32), "vkQueueWaitIdle.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4140)))
+			sbt_vk_d_unknown_enum(d, "vkQueueWaitIdle.ret", v4140);
 		s->ret = (VkResult)v4140;
 	}
 	return SBT_VK_OK;
@@ -44061,11 +47510,15 @@ static sbt_vk_status sbt_vk_dc_vkDeviceWaitIdle(sbt_vk_d *d, sbt_vk_args_vkDevic
 	{
 		uint64_t v4141;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4141, VK_OBJECT_TYPE_DEVICE, 1), "vkDeviceWaitIdle.device");
+		if (SBT_VK_UNLIKELY(!v4141))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeviceWaitIdle.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4141;
 	}
 	{
 		int64_t v4142;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4142, 32), "vkDeviceWaitIdle.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4142)))
+			sbt_vk_d_unknown_enum(d, "vkDeviceWaitIdle.ret", v4142);
 		s->ret = (VkResult)v4142;
 	}
 	return SBT_VK_OK;
@@ -44111,12 +47564,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 	{
 		uint64_t v4143;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4143, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateMemory.device");
+		if (SBT_VK_UNLIKELY(!v4143))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4143;
 	}
 	{
 		uint64_t n4145;
 		int p4146;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4145, &p4146, 1), "vkAllocateMemory.pAllocateInfo");
+		if (!p4146)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateMemory.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4146) {
 			VkMemoryAllocateInfo *t4144;
 			if (n4145 != 1)
@@ -44159,6 +47616,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateMemory(sbt_vk_d *d, sbt_vk_args_vkAlloc
 	{
 		int64_t v4156;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4156, 32), "vkAllocateMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4156)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateMemory.ret", v4156);
 		s->ret = (VkResult)v4156;
 	}
 	return SBT_VK_OK;
@@ -44192,6 +47651,8 @@ static sbt_vk_status sbt_vk_dc_vkFreeMemory(sbt_vk_d *d, sbt_vk_args_vkFreeMemor
 	{
 		uint64_t v4157;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4157, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeMemory.device");
+		if (SBT_VK_UNLIKELY(!v4157))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4157;
 	}
 	{
@@ -44252,11 +47713,15 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 	{
 		uint64_t v4163;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4163, VK_OBJECT_TYPE_DEVICE, 1), "vkMapMemory.device");
+		if (SBT_VK_UNLIKELY(!v4163))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMapMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4163;
 	}
 	{
 		uint64_t v4164;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4164, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkMapMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4164))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMapMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4164;
 	}
 	{
@@ -44294,6 +47759,8 @@ static sbt_vk_status sbt_vk_dc_vkMapMemory(sbt_vk_d *d, sbt_vk_args_vkMapMemory 
 	{
 		int64_t v4172;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4172, 32), "vkMapMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4172)))
+			sbt_vk_d_unknown_enum(d, "vkMapMemory.ret", v4172);
 		s->ret = (VkResult)v4172;
 	}
 	return SBT_VK_OK;
@@ -44323,11 +47790,15 @@ static sbt_vk_status sbt_vk_dc_vkUnmapMemory(sbt_vk_d *d, sbt_vk_args_vkUnmapMem
 	{
 		uint64_t v4173;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4173, VK_OBJECT_TYPE_DEVICE, 1), "vkUnmapMemory.device");
+		if (SBT_VK_UNLIKELY(!v4173))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUnmapMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4173;
 	}
 	{
 		uint64_t v4174;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4174, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkUnmapMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4174))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUnmapMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4174;
 	}
 	return SBT_VK_OK;
@@ -44369,6 +47840,8 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4175;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4175, VK_OBJECT_TYPE_DEVICE, 1), "vkFlushMappedMemoryRanges.device");
+		if (SBT_VK_UNLIKELY(!v4175))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFlushMappedMemoryRanges.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4175;
 	}
 	{
@@ -44390,10 +47863,14 @@ static sbt_vk_status sbt_vk_dc_vkFlushMappedMemoryRanges(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p4182 && n4181 != (uint64_t)((uint64_t)s->memoryRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFlushMappedMemoryRanges.pMemoryRanges (count differs from its length member)");
+		if (!p4182 && ((uint64_t)s->memoryRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFlushMappedMemoryRanges.pMemoryRanges (absent while its count is not 0)");
 	}
 	{
 		int64_t v4185;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4185, 32), "vkFlushMappedMemoryRanges.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4185)))
+			sbt_vk_d_unknown_enum(d, "vkFlushMappedMemoryRanges.ret", v4185);
 		s->ret = (VkResult)v4185;
 	}
 	return SBT_VK_OK;
@@ -44435,6 +47912,8 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v4186;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4186, VK_OBJECT_TYPE_DEVICE, 1), "vkInvalidateMappedMemoryRanges.device");
+		if (SBT_VK_UNLIKELY(!v4186))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInvalidateMappedMemoryRanges.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4186;
 	}
 	{
@@ -44456,10 +47935,14 @@ static sbt_vk_status sbt_vk_dc_vkInvalidateMappedMemoryRanges(sbt_vk_d *d, sbt_v
 		}
 		if (p4193 && n4192 != (uint64_t)((uint64_t)s->memoryRangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkInvalidateMappedMemoryRanges.pMemoryRanges (count differs from its length member)");
+		if (!p4193 && ((uint64_t)s->memoryRangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInvalidateMappedMemoryRanges.pMemoryRanges (absent while its count is not 0)");
 	}
 	{
 		int64_t v4196;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4196, 32), "vkInvalidateMappedMemoryRanges.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4196)))
+			sbt_vk_d_unknown_enum(d, "vkInvalidateMappedMemoryRanges.ret", v4196);
 		s->ret = (VkResult)v4196;
 	}
 	return SBT_VK_OK;
@@ -44498,11 +47981,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryCommitment(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4197;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4197, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryCommitment.device");
+		if (SBT_VK_UNLIKELY(!v4197))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryCommitment.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4197;
 	}
 	{
 		uint64_t v4198;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4198, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkGetDeviceMemoryCommitment.memory");
+		if (SBT_VK_UNLIKELY(!v4198))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryCommitment.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4198;
 	}
 	{
@@ -44558,11 +48045,15 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v4203;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4203, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4203))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4203;
 	}
 	{
 		uint64_t v4204;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4204, VK_OBJECT_TYPE_BUFFER, 1), "vkGetBufferMemoryRequirements.buffer");
+		if (SBT_VK_UNLIKELY(!v4204))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4204;
 	}
 	{
@@ -44608,16 +48099,22 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		uint64_t v4209;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4209, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory.device");
+		if (SBT_VK_UNLIKELY(!v4209))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4209;
 	}
 	{
 		uint64_t v4210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4210, VK_OBJECT_TYPE_BUFFER, 1), "vkBindBufferMemory.buffer");
+		if (SBT_VK_UNLIKELY(!v4210))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4210;
 	}
 	{
 		uint64_t v4211;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4211, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkBindBufferMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4211))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4211;
 	}
 	{
@@ -44628,6 +48125,8 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		int64_t v4213;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4213, 32), "vkBindBufferMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4213)))
+			sbt_vk_d_unknown_enum(d, "vkBindBufferMemory.ret", v4213);
 		s->ret = (VkResult)v4213;
 	}
 	return SBT_VK_OK;
@@ -44666,11 +48165,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v4214;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4214, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4214))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4214;
 	}
 	{
 		uint64_t v4215;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4215, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageMemoryRequirements.image");
+		if (SBT_VK_UNLIKELY(!v4215))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4215;
 	}
 	{
@@ -44716,16 +48219,22 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 	{
 		uint64_t v4220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4220, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory.device");
+		if (SBT_VK_UNLIKELY(!v4220))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4220;
 	}
 	{
 		uint64_t v4221;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4221, VK_OBJECT_TYPE_IMAGE, 1), "vkBindImageMemory.image");
+		if (SBT_VK_UNLIKELY(!v4221))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4221;
 	}
 	{
 		uint64_t v4222;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4222, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkBindImageMemory.memory");
+		if (SBT_VK_UNLIKELY(!v4222))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v4222;
 	}
 	{
@@ -44736,6 +48245,8 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory(sbt_vk_d *d, sbt_vk_args_vkBind
 	{
 		int64_t v4224;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4224, 32), "vkBindImageMemory.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4224)))
+			sbt_vk_d_unknown_enum(d, "vkBindImageMemory.ret", v4224);
 		s->ret = (VkResult)v4224;
 	}
 	return SBT_VK_OK;
@@ -44779,11 +48290,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements(sbt_vk_d *d, s
 	{
 		uint64_t v4225;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4225, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v4225))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4225;
 	}
 	{
 		uint64_t v4226;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4226, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSparseMemoryRequirements.image");
+		if (SBT_VK_UNLIKELY(!v4226))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4226;
 	}
 	{
@@ -44857,16 +48372,22 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 	{
 		uint64_t v4234;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4234, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v4234))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v4234;
 	}
 	{
 		int64_t v4235;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4235, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v4235)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.format", v4235);
 		s->format = (VkFormat)v4235;
 	}
 	{
 		int64_t v4236;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4236, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v4236)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.type", v4236);
 		s->type = (VkImageType)v4236;
 	}
 	{
@@ -44882,6 +48403,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties(sb
 	{
 		int64_t v4239;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4239, 32), "vkGetPhysicalDeviceSparseImageFormatProperties.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v4239)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSparseImageFormatProperties.tiling", v4239);
 		s->tiling = (VkImageTiling)v4239;
 	}
 	{
@@ -44951,6 +48474,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		uint64_t v4247;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4247, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBindSparse.queue");
+		if (SBT_VK_UNLIKELY(!v4247))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBindSparse.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v4247;
 	}
 	{
@@ -44972,6 +48497,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 		}
 		if (p4254 && n4253 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueBindSparse.pBindInfo (count differs from its length member)");
+		if (!p4254 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBindSparse.pBindInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4257;
@@ -44981,6 +48508,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueBindSparse(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		int64_t v4258;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4258, 32), "vkQueueBindSparse.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4258)))
+			sbt_vk_d_unknown_enum(d, "vkQueueBindSparse.ret", v4258);
 		s->ret = (VkResult)v4258;
 	}
 	return SBT_VK_OK;
@@ -45026,12 +48555,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 	{
 		uint64_t v4259;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4259, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFence.device");
+		if (SBT_VK_UNLIKELY(!v4259))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFence.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4259;
 	}
 	{
 		uint64_t n4261;
 		int p4262;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4261, &p4262, 1), "vkCreateFence.pCreateInfo");
+		if (!p4262)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFence.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4262) {
 			VkFenceCreateInfo *t4260;
 			if (n4261 != 1)
@@ -45074,6 +48607,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateFence(sbt_vk_d *d, sbt_vk_args_vkCreateFe
 	{
 		int64_t v4272;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4272, 32), "vkCreateFence.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4272)))
+			sbt_vk_d_unknown_enum(d, "vkCreateFence.ret", v4272);
 		s->ret = (VkResult)v4272;
 	}
 	return SBT_VK_OK;
@@ -45107,6 +48642,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFence(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4273;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4273, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFence.device");
+		if (SBT_VK_UNLIKELY(!v4273))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyFence.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4273;
 	}
 	{
@@ -45166,6 +48703,8 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 	{
 		uint64_t v4279;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4279, VK_OBJECT_TYPE_DEVICE, 1), "vkResetFences.device");
+		if (SBT_VK_UNLIKELY(!v4279))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4279;
 	}
 	{
@@ -45184,6 +48723,8 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 				{
 					uint64_t v4288;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4288, VK_OBJECT_TYPE_FENCE, 1), "vkResetFences.pFences");
+					if (SBT_VK_UNLIKELY(!v4288))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4284[i4287] = (VkFence)(uintptr_t)v4288;
 				}
 			}
@@ -45191,10 +48732,14 @@ static sbt_vk_status sbt_vk_dc_vkResetFences(sbt_vk_d *d, sbt_vk_args_vkResetFen
 		}
 		if (p4286 && n4285 != (uint64_t)((uint64_t)s->fenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkResetFences.pFences (count differs from its length member)");
+		if (!p4286 && ((uint64_t)s->fenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetFences.pFences (absent while its count is not 0)");
 	}
 	{
 		int64_t v4289;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4289, 32), "vkResetFences.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4289)))
+			sbt_vk_d_unknown_enum(d, "vkResetFences.ret", v4289);
 		s->ret = (VkResult)v4289;
 	}
 	return SBT_VK_OK;
@@ -45225,16 +48770,22 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceStatus(sbt_vk_d *d, sbt_vk_args_vkGetFe
 	{
 		uint64_t v4290;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4290, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceStatus.device");
+		if (SBT_VK_UNLIKELY(!v4290))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceStatus.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4290;
 	}
 	{
 		uint64_t v4291;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4291, VK_OBJECT_TYPE_FENCE, 1), "vkGetFenceStatus.fence");
+		if (SBT_VK_UNLIKELY(!v4291))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceStatus.fence (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->fence = (VkFence)(uintptr_t)v4291;
 	}
 	{
 		int64_t v4292;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4292, 32), "vkGetFenceStatus.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4292)))
+			sbt_vk_d_unknown_enum(d, "vkGetFenceStatus.ret", v4292);
 		s->ret = (VkResult)v4292;
 	}
 	return SBT_VK_OK;
@@ -45279,6 +48830,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 	{
 		uint64_t v4293;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4293, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForFences.device");
+		if (SBT_VK_UNLIKELY(!v4293))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4293;
 	}
 	{
@@ -45297,6 +48850,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 				{
 					uint64_t v4302;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4302, VK_OBJECT_TYPE_FENCE, 1), "vkWaitForFences.pFences");
+					if (SBT_VK_UNLIKELY(!v4302))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4298[i4301] = (VkFence)(uintptr_t)v4302;
 				}
 			}
@@ -45304,6 +48859,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 		}
 		if (p4300 && n4299 != (uint64_t)((uint64_t)s->fenceCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkWaitForFences.pFences (count differs from its length member)");
+		if (!p4300 && ((uint64_t)s->fenceCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForFences.pFences (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4303;
@@ -45318,6 +48875,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForFences(sbt_vk_d *d, sbt_vk_args_vkWaitFo
 	{
 		int64_t v4305;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4305, 32), "vkWaitForFences.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4305)))
+			sbt_vk_d_unknown_enum(d, "vkWaitForFences.ret", v4305);
 		s->ret = (VkResult)v4305;
 	}
 	return SBT_VK_OK;
@@ -45363,12 +48922,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4306;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4306, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSemaphore.device");
+		if (SBT_VK_UNLIKELY(!v4306))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4306;
 	}
 	{
 		uint64_t n4308;
 		int p4309;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4308, &p4309, 1), "vkCreateSemaphore.pCreateInfo");
+		if (!p4309)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSemaphore.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4309) {
 			VkSemaphoreCreateInfo *t4307;
 			if (n4308 != 1)
@@ -45411,6 +48974,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSemaphore(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4319;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4319, 32), "vkCreateSemaphore.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4319)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSemaphore.ret", v4319);
 		s->ret = (VkResult)v4319;
 	}
 	return SBT_VK_OK;
@@ -45444,6 +49009,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySemaphore(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4320;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4320, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySemaphore.device");
+		if (SBT_VK_UNLIKELY(!v4320))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4320;
 	}
 	{
@@ -45507,12 +49074,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 	{
 		uint64_t v4326;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4326, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateEvent.device");
+		if (SBT_VK_UNLIKELY(!v4326))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4326;
 	}
 	{
 		uint64_t n4328;
 		int p4329;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4328, &p4329, 1), "vkCreateEvent.pCreateInfo");
+		if (!p4329)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateEvent.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4329) {
 			VkEventCreateInfo *t4327;
 			if (n4328 != 1)
@@ -45555,6 +49126,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateEvent(sbt_vk_d *d, sbt_vk_args_vkCreateEv
 	{
 		int64_t v4339;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4339, 32), "vkCreateEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4339)))
+			sbt_vk_d_unknown_enum(d, "vkCreateEvent.ret", v4339);
 		s->ret = (VkResult)v4339;
 	}
 	return SBT_VK_OK;
@@ -45588,6 +49161,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyEvent(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4340;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4340, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyEvent.device");
+		if (SBT_VK_UNLIKELY(!v4340))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4340;
 	}
 	{
@@ -45636,16 +49211,22 @@ static sbt_vk_status sbt_vk_dc_vkGetEventStatus(sbt_vk_d *d, sbt_vk_args_vkGetEv
 	{
 		uint64_t v4346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4346, VK_OBJECT_TYPE_DEVICE, 1), "vkGetEventStatus.device");
+		if (SBT_VK_UNLIKELY(!v4346))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetEventStatus.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4346;
 	}
 	{
 		uint64_t v4347;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4347, VK_OBJECT_TYPE_EVENT, 1), "vkGetEventStatus.event");
+		if (SBT_VK_UNLIKELY(!v4347))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetEventStatus.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4347;
 	}
 	{
 		int64_t v4348;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4348, 32), "vkGetEventStatus.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4348)))
+			sbt_vk_d_unknown_enum(d, "vkGetEventStatus.ret", v4348);
 		s->ret = (VkResult)v4348;
 	}
 	return SBT_VK_OK;
@@ -45676,16 +49257,22 @@ static sbt_vk_status sbt_vk_dc_vkSetEvent(sbt_vk_d *d, sbt_vk_args_vkSetEvent *s
 	{
 		uint64_t v4349;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4349, VK_OBJECT_TYPE_DEVICE, 1), "vkSetEvent.device");
+		if (SBT_VK_UNLIKELY(!v4349))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4349;
 	}
 	{
 		uint64_t v4350;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4350, VK_OBJECT_TYPE_EVENT, 1), "vkSetEvent.event");
+		if (SBT_VK_UNLIKELY(!v4350))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4350;
 	}
 	{
 		int64_t v4351;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4351, 32), "vkSetEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4351)))
+			sbt_vk_d_unknown_enum(d, "vkSetEvent.ret", v4351);
 		s->ret = (VkResult)v4351;
 	}
 	return SBT_VK_OK;
@@ -45716,16 +49303,22 @@ static sbt_vk_status sbt_vk_dc_vkResetEvent(sbt_vk_d *d, sbt_vk_args_vkResetEven
 	{
 		uint64_t v4352;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4352, VK_OBJECT_TYPE_DEVICE, 1), "vkResetEvent.device");
+		if (SBT_VK_UNLIKELY(!v4352))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetEvent.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4352;
 	}
 	{
 		uint64_t v4353;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4353, VK_OBJECT_TYPE_EVENT, 1), "vkResetEvent.event");
+		if (SBT_VK_UNLIKELY(!v4353))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v4353;
 	}
 	{
 		int64_t v4354;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4354, 32), "vkResetEvent.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4354)))
+			sbt_vk_d_unknown_enum(d, "vkResetEvent.ret", v4354);
 		s->ret = (VkResult)v4354;
 	}
 	return SBT_VK_OK;
@@ -45771,12 +49364,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4355;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4355, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4355))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4355;
 	}
 	{
 		uint64_t n4357;
 		int p4358;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4357, &p4358, 1), "vkCreateQueryPool.pCreateInfo");
+		if (!p4358)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateQueryPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4358) {
 			VkQueryPoolCreateInfo *t4356;
 			if (n4357 != 1)
@@ -45819,6 +49416,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateQueryPool(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4368;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4368, 32), "vkCreateQueryPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4368)))
+			sbt_vk_d_unknown_enum(d, "vkCreateQueryPool.ret", v4368);
 		s->ret = (VkResult)v4368;
 	}
 	return SBT_VK_OK;
@@ -45852,6 +49451,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyQueryPool(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4369;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4369, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4369))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4369;
 	}
 	{
@@ -45912,11 +49513,15 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4375;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4375, VK_OBJECT_TYPE_DEVICE, 1), "vkGetQueryPoolResults.device");
+		if (SBT_VK_UNLIKELY(!v4375))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueryPoolResults.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4375;
 	}
 	{
 		uint64_t v4376;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4376, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkGetQueryPoolResults.queryPool");
+		if (SBT_VK_UNLIKELY(!v4376))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueryPoolResults.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v4376;
 	}
 	{
@@ -45956,6 +49561,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueryPoolResults(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4385;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4385, 32), "vkGetQueryPoolResults.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4385)))
+			sbt_vk_d_unknown_enum(d, "vkGetQueryPoolResults.ret", v4385);
 		s->ret = (VkResult)v4385;
 	}
 	return SBT_VK_OK;
@@ -45987,11 +49594,15 @@ static sbt_vk_status sbt_vk_dc_vkResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkReset
 	{
 		uint64_t v4386;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4386, VK_OBJECT_TYPE_DEVICE, 1), "vkResetQueryPool.device");
+		if (SBT_VK_UNLIKELY(!v4386))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetQueryPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4386;
 	}
 	{
 		uint64_t v4387;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4387, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkResetQueryPool.queryPool");
+		if (SBT_VK_UNLIKELY(!v4387))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetQueryPool.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v4387;
 	}
 	{
@@ -46052,12 +49663,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 	{
 		uint64_t v4390;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4390, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBuffer.device");
+		if (SBT_VK_UNLIKELY(!v4390))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4390;
 	}
 	{
 		uint64_t n4392;
 		int p4393;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4392, &p4393, 1), "vkCreateBuffer.pCreateInfo");
+		if (!p4393)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBuffer.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4393) {
 			VkBufferCreateInfo *t4391;
 			if (n4392 != 1)
@@ -46100,6 +49715,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateBuffer(sbt_vk_d *d, sbt_vk_args_vkCreateB
 	{
 		int64_t v4403;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4403, 32), "vkCreateBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4403)))
+			sbt_vk_d_unknown_enum(d, "vkCreateBuffer.ret", v4403);
 		s->ret = (VkResult)v4403;
 	}
 	return SBT_VK_OK;
@@ -46133,6 +49750,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBuffer(sbt_vk_d *d, sbt_vk_args_vkDestro
 	{
 		uint64_t v4404;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4404, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBuffer.device");
+		if (SBT_VK_UNLIKELY(!v4404))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyBuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4404;
 	}
 	{
@@ -46196,12 +49815,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		uint64_t v4410;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4410, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateBufferView.device");
+		if (SBT_VK_UNLIKELY(!v4410))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBufferView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4410;
 	}
 	{
 		uint64_t n4412;
 		int p4413;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4412, &p4413, 1), "vkCreateBufferView.pCreateInfo");
+		if (!p4413)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateBufferView.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4413) {
 			VkBufferViewCreateInfo *t4411;
 			if (n4412 != 1)
@@ -46244,6 +49867,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateBufferView(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		int64_t v4423;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4423, 32), "vkCreateBufferView.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4423)))
+			sbt_vk_d_unknown_enum(d, "vkCreateBufferView.ret", v4423);
 		s->ret = (VkResult)v4423;
 	}
 	return SBT_VK_OK;
@@ -46277,6 +49902,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyBufferView(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v4424;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4424, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyBufferView.device");
+		if (SBT_VK_UNLIKELY(!v4424))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyBufferView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4424;
 	}
 	{
@@ -46340,12 +49967,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 	{
 		uint64_t v4430;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4430, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImage.device");
+		if (SBT_VK_UNLIKELY(!v4430))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImage.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4430;
 	}
 	{
 		uint64_t n4432;
 		int p4433;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4432, &p4433, 1), "vkCreateImage.pCreateInfo");
+		if (!p4433)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImage.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4433) {
 			VkImageCreateInfo *t4431;
 			if (n4432 != 1)
@@ -46388,6 +50019,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateImage(sbt_vk_d *d, sbt_vk_args_vkCreateIm
 	{
 		int64_t v4443;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4443, 32), "vkCreateImage.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4443)))
+			sbt_vk_d_unknown_enum(d, "vkCreateImage.ret", v4443);
 		s->ret = (VkResult)v4443;
 	}
 	return SBT_VK_OK;
@@ -46421,6 +50054,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImage(sbt_vk_d *d, sbt_vk_args_vkDestroy
 	{
 		uint64_t v4444;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4444, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImage.device");
+		if (SBT_VK_UNLIKELY(!v4444))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyImage.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4444;
 	}
 	{
@@ -46481,17 +50116,23 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4450;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4450, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout.device");
+		if (SBT_VK_UNLIKELY(!v4450))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4450;
 	}
 	{
 		uint64_t v4451;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4451, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSubresourceLayout.image");
+		if (SBT_VK_UNLIKELY(!v4451))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v4451;
 	}
 	{
 		uint64_t n4453;
 		int p4454;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4453, &p4454, 1), "vkGetImageSubresourceLayout.pSubresource");
+		if (!p4454)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout.pSubresource (NULL where vk.xml requires a pointer)");
 		if (p4454) {
 			VkImageSubresource *t4452;
 			if (n4453 != 1)
@@ -46557,12 +50198,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		uint64_t v4460;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4460, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateImageView.device");
+		if (SBT_VK_UNLIKELY(!v4460))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImageView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4460;
 	}
 	{
 		uint64_t n4462;
 		int p4463;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4462, &p4463, 1), "vkCreateImageView.pCreateInfo");
+		if (!p4463)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateImageView.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4463) {
 			VkImageViewCreateInfo *t4461;
 			if (n4462 != 1)
@@ -46605,6 +50250,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateImageView(sbt_vk_d *d, sbt_vk_args_vkCrea
 	{
 		int64_t v4473;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4473, 32), "vkCreateImageView.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4473)))
+			sbt_vk_d_unknown_enum(d, "vkCreateImageView.ret", v4473);
 		s->ret = (VkResult)v4473;
 	}
 	return SBT_VK_OK;
@@ -46638,6 +50285,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyImageView(sbt_vk_d *d, sbt_vk_args_vkDes
 	{
 		uint64_t v4474;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4474, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyImageView.device");
+		if (SBT_VK_UNLIKELY(!v4474))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyImageView.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4474;
 	}
 	{
@@ -46701,12 +50350,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v4480;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4480, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateShaderModule.device");
+		if (SBT_VK_UNLIKELY(!v4480))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateShaderModule.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4480;
 	}
 	{
 		uint64_t n4482;
 		int p4483;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4482, &p4483, 1), "vkCreateShaderModule.pCreateInfo");
+		if (!p4483)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateShaderModule.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4483) {
 			VkShaderModuleCreateInfo *t4481;
 			if (n4482 != 1)
@@ -46749,6 +50402,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateShaderModule(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v4493;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4493, 32), "vkCreateShaderModule.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4493)))
+			sbt_vk_d_unknown_enum(d, "vkCreateShaderModule.ret", v4493);
 		s->ret = (VkResult)v4493;
 	}
 	return SBT_VK_OK;
@@ -46782,6 +50437,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyShaderModule(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4494;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4494, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyShaderModule.device");
+		if (SBT_VK_UNLIKELY(!v4494))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyShaderModule.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4494;
 	}
 	{
@@ -46845,12 +50502,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4500;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4500, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineCache.device");
+		if (SBT_VK_UNLIKELY(!v4500))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineCache.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4500;
 	}
 	{
 		uint64_t n4502;
 		int p4503;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4502, &p4503, 1), "vkCreatePipelineCache.pCreateInfo");
+		if (!p4503)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineCache.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4503) {
 			VkPipelineCacheCreateInfo *t4501;
 			if (n4502 != 1)
@@ -46893,6 +50554,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineCache(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4513;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4513, 32), "vkCreatePipelineCache.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4513)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePipelineCache.ret", v4513);
 		s->ret = (VkResult)v4513;
 	}
 	return SBT_VK_OK;
@@ -46926,6 +50589,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineCache(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4514;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4514, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineCache.device");
+		if (SBT_VK_UNLIKELY(!v4514))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipelineCache.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4514;
 	}
 	{
@@ -46988,11 +50653,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4520;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4520, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineCacheData.device");
+		if (SBT_VK_UNLIKELY(!v4520))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineCacheData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4520;
 	}
 	{
 		uint64_t v4521;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4521, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkGetPipelineCacheData.pipelineCache");
+		if (SBT_VK_UNLIKELY(!v4521))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineCacheData.pipelineCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipelineCache = (VkPipelineCache)(uintptr_t)v4521;
 	}
 	{
@@ -47024,6 +50693,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineCacheData(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4529;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4529, 32), "vkGetPipelineCacheData.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4529)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineCacheData.ret", v4529);
 		s->ret = (VkResult)v4529;
 	}
 	return SBT_VK_OK;
@@ -47066,11 +50737,15 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4530;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4530, VK_OBJECT_TYPE_DEVICE, 1), "vkMergePipelineCaches.device");
+		if (SBT_VK_UNLIKELY(!v4530))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4530;
 	}
 	{
 		uint64_t v4531;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4531, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkMergePipelineCaches.dstCache");
+		if (SBT_VK_UNLIKELY(!v4531))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.dstCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstCache = (VkPipelineCache)(uintptr_t)v4531;
 	}
 	{
@@ -47089,6 +50764,8 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 				{
 					uint64_t v4540;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v4540, VK_OBJECT_TYPE_PIPELINE_CACHE, 1), "vkMergePipelineCaches.pSrcCaches");
+					if (SBT_VK_UNLIKELY(!v4540))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.pSrcCaches (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t4536[i4539] = (VkPipelineCache)(uintptr_t)v4540;
 				}
 			}
@@ -47096,10 +50773,14 @@ static sbt_vk_status sbt_vk_dc_vkMergePipelineCaches(sbt_vk_d *d, sbt_vk_args_vk
 		}
 		if (p4538 && n4537 != (uint64_t)((uint64_t)s->srcCacheCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkMergePipelineCaches.pSrcCaches (count differs from its length member)");
+		if (!p4538 && ((uint64_t)s->srcCacheCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergePipelineCaches.pSrcCaches (absent while its count is not 0)");
 	}
 	{
 		int64_t v4541;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4541, 32), "vkMergePipelineCaches.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4541)))
+			sbt_vk_d_unknown_enum(d, "vkMergePipelineCaches.ret", v4541);
 		s->ret = (VkResult)v4541;
 	}
 	return SBT_VK_OK;
@@ -47159,6 +50840,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4542;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4542, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateGraphicsPipelines.device");
+		if (SBT_VK_UNLIKELY(!v4542))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateGraphicsPipelines.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4542;
 	}
 	{
@@ -47185,6 +50868,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p4550 && n4549 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateGraphicsPipelines.pCreateInfos (count differs from its length member)");
+		if (!p4550 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateGraphicsPipelines.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n4554;
@@ -47221,6 +50906,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateGraphicsPipelines(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v4564;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4564, 32), "vkCreateGraphicsPipelines.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4564)))
+			sbt_vk_d_unknown_enum(d, "vkCreateGraphicsPipelines.ret", v4564);
 		s->ret = (VkResult)v4564;
 	}
 	return SBT_VK_OK;
@@ -47280,6 +50967,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4565;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4565, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateComputePipelines.device");
+		if (SBT_VK_UNLIKELY(!v4565))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateComputePipelines.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4565;
 	}
 	{
@@ -47306,6 +50995,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 		}
 		if (p4573 && n4572 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateComputePipelines.pCreateInfos (count differs from its length member)");
+		if (!p4573 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateComputePipelines.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n4577;
@@ -47342,6 +51033,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateComputePipelines(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4587;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4587, 32), "vkCreateComputePipelines.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4587)))
+			sbt_vk_d_unknown_enum(d, "vkCreateComputePipelines.ret", v4587);
 		s->ret = (VkResult)v4587;
 	}
 	return SBT_VK_OK;
@@ -47381,11 +51074,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 	{
 		uint64_t v4588;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4588, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.device");
+		if (SBT_VK_UNLIKELY(!v4588))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4588;
 	}
 	{
 		uint64_t v4589;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4589, VK_OBJECT_TYPE_RENDER_PASS, 1), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.renderpass");
+		if (SBT_VK_UNLIKELY(!v4589))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.renderpass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderpass = (VkRenderPass)(uintptr_t)v4589;
 	}
 	{
@@ -47404,6 +51101,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(s
 	{
 		int64_t v4594;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4594, 32), "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4594)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI.ret", v4594);
 		s->ret = (VkResult)v4594;
 	}
 	return SBT_VK_OK;
@@ -47437,6 +51136,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipeline(sbt_vk_d *d, sbt_vk_args_vkDest
 	{
 		uint64_t v4595;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4595, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipeline.device");
+		if (SBT_VK_UNLIKELY(!v4595))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipeline.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4595;
 	}
 	{
@@ -47500,12 +51201,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4601;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4601, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePipelineLayout.device");
+		if (SBT_VK_UNLIKELY(!v4601))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4601;
 	}
 	{
 		uint64_t n4603;
 		int p4604;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4603, &p4604, 1), "vkCreatePipelineLayout.pCreateInfo");
+		if (!p4604)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePipelineLayout.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4604) {
 			VkPipelineLayoutCreateInfo *t4602;
 			if (n4603 != 1)
@@ -47548,6 +51253,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePipelineLayout(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4614;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4614, 32), "vkCreatePipelineLayout.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4614)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePipelineLayout.ret", v4614);
 		s->ret = (VkResult)v4614;
 	}
 	return SBT_VK_OK;
@@ -47581,6 +51288,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPipelineLayout(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4615;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4615, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPipelineLayout.device");
+		if (SBT_VK_UNLIKELY(!v4615))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPipelineLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4615;
 	}
 	{
@@ -47644,12 +51353,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 	{
 		uint64_t v4621;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4621, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSampler.device");
+		if (SBT_VK_UNLIKELY(!v4621))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSampler.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4621;
 	}
 	{
 		uint64_t n4623;
 		int p4624;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4623, &p4624, 1), "vkCreateSampler.pCreateInfo");
+		if (!p4624)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSampler.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4624) {
 			VkSamplerCreateInfo *t4622;
 			if (n4623 != 1)
@@ -47692,6 +51405,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSampler(sbt_vk_d *d, sbt_vk_args_vkCreate
 	{
 		int64_t v4634;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4634, 32), "vkCreateSampler.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4634)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSampler.ret", v4634);
 		s->ret = (VkResult)v4634;
 	}
 	return SBT_VK_OK;
@@ -47725,6 +51440,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySampler(sbt_vk_d *d, sbt_vk_args_vkDestr
 	{
 		uint64_t v4635;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4635, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySampler.device");
+		if (SBT_VK_UNLIKELY(!v4635))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySampler.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4635;
 	}
 	{
@@ -47788,12 +51505,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v4641;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4641, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorSetLayout.device");
+		if (SBT_VK_UNLIKELY(!v4641))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorSetLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4641;
 	}
 	{
 		uint64_t n4643;
 		int p4644;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4643, &p4644, 1), "vkCreateDescriptorSetLayout.pCreateInfo");
+		if (!p4644)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorSetLayout.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4644) {
 			VkDescriptorSetLayoutCreateInfo *t4642;
 			if (n4643 != 1)
@@ -47836,6 +51557,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorSetLayout(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v4654;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4654, 32), "vkCreateDescriptorSetLayout.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4654)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorSetLayout.ret", v4654);
 		s->ret = (VkResult)v4654;
 	}
 	return SBT_VK_OK;
@@ -47869,6 +51592,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorSetLayout(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v4655;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4655, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorSetLayout.device");
+		if (SBT_VK_UNLIKELY(!v4655))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorSetLayout.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4655;
 	}
 	{
@@ -47932,12 +51657,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4661;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4661, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4661))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4661;
 	}
 	{
 		uint64_t n4663;
 		int p4664;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4663, &p4664, 1), "vkCreateDescriptorPool.pCreateInfo");
+		if (!p4664)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4664) {
 			VkDescriptorPoolCreateInfo *t4662;
 			if (n4663 != 1)
@@ -47980,6 +51709,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorPool(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v4674;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4674, 32), "vkCreateDescriptorPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4674)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorPool.ret", v4674);
 		s->ret = (VkResult)v4674;
 	}
 	return SBT_VK_OK;
@@ -48013,6 +51744,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorPool(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4675;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4675, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4675))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4675;
 	}
 	{
@@ -48062,11 +51795,15 @@ static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4681;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4681, VK_OBJECT_TYPE_DEVICE, 1), "vkResetDescriptorPool.device");
+		if (SBT_VK_UNLIKELY(!v4681))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetDescriptorPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4681;
 	}
 	{
 		uint64_t v4682;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4682, VK_OBJECT_TYPE_DESCRIPTOR_POOL, 1), "vkResetDescriptorPool.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v4682))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetDescriptorPool.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v4682;
 	}
 	{
@@ -48077,6 +51814,8 @@ static sbt_vk_status sbt_vk_dc_vkResetDescriptorPool(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v4684;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4684, 32), "vkResetDescriptorPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4684)))
+			sbt_vk_d_unknown_enum(d, "vkResetDescriptorPool.ret", v4684);
 		s->ret = (VkResult)v4684;
 	}
 	return SBT_VK_OK;
@@ -48122,12 +51861,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4685;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4685, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4685))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4685;
 	}
 	{
 		uint64_t n4687;
 		int p4688;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4687, &p4688, 1), "vkAllocateDescriptorSets.pAllocateInfo");
+		if (!p4688)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateDescriptorSets.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4688) {
 			VkDescriptorSetAllocateInfo *t4686;
 			if (n4687 != 1)
@@ -48159,6 +51902,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateDescriptorSets(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4697;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4697, 32), "vkAllocateDescriptorSets.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4697)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateDescriptorSets.ret", v4697);
 		s->ret = (VkResult)v4697;
 	}
 	return SBT_VK_OK;
@@ -48201,11 +51946,15 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 	{
 		uint64_t v4698;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4698, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4698))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4698;
 	}
 	{
 		uint64_t v4699;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4699, VK_OBJECT_TYPE_DESCRIPTOR_POOL, 1), "vkFreeDescriptorSets.descriptorPool");
+		if (SBT_VK_UNLIKELY(!v4699))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.descriptorPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorPool = (VkDescriptorPool)(uintptr_t)v4699;
 	}
 	{
@@ -48231,10 +51980,14 @@ static sbt_vk_status sbt_vk_dc_vkFreeDescriptorSets(sbt_vk_d *d, sbt_vk_args_vkF
 		}
 		if (p4706 && n4705 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFreeDescriptorSets.pDescriptorSets (count differs from its length member)");
+		if (!p4706 && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeDescriptorSets.pDescriptorSets (absent while its count is not 0)");
 	}
 	{
 		int64_t v4709;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4709, 32), "vkFreeDescriptorSets.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4709)))
+			sbt_vk_d_unknown_enum(d, "vkFreeDescriptorSets.ret", v4709);
 		s->ret = (VkResult)v4709;
 	}
 	return SBT_VK_OK;
@@ -48287,6 +52040,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4710;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4710, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSets.device");
+		if (SBT_VK_UNLIKELY(!v4710))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4710;
 	}
 	{
@@ -48308,6 +52063,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4717 && n4716 != (uint64_t)((uint64_t)s->descriptorWriteCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkUpdateDescriptorSets.pDescriptorWrites (count differs from its length member)");
+		if (!p4717 && ((uint64_t)s->descriptorWriteCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.pDescriptorWrites (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4720;
@@ -48328,6 +52085,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSets(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4726 && n4725 != (uint64_t)((uint64_t)s->descriptorCopyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkUpdateDescriptorSets.pDescriptorCopies (count differs from its length member)");
+		if (!p4726 && ((uint64_t)s->descriptorCopyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSets.pDescriptorCopies (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -48372,12 +52131,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v4729;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4729, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateFramebuffer.device");
+		if (SBT_VK_UNLIKELY(!v4729))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFramebuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4729;
 	}
 	{
 		uint64_t n4731;
 		int p4732;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4731, &p4732, 1), "vkCreateFramebuffer.pCreateInfo");
+		if (!p4732)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateFramebuffer.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4732) {
 			VkFramebufferCreateInfo *t4730;
 			if (n4731 != 1)
@@ -48420,6 +52183,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateFramebuffer(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v4742;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4742, 32), "vkCreateFramebuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4742)))
+			sbt_vk_d_unknown_enum(d, "vkCreateFramebuffer.ret", v4742);
 		s->ret = (VkResult)v4742;
 	}
 	return SBT_VK_OK;
@@ -48453,6 +52218,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyFramebuffer(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v4743;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4743, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyFramebuffer.device");
+		if (SBT_VK_UNLIKELY(!v4743))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyFramebuffer.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4743;
 	}
 	{
@@ -48516,12 +52283,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		uint64_t v4749;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4749, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass.device");
+		if (SBT_VK_UNLIKELY(!v4749))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4749;
 	}
 	{
 		uint64_t n4751;
 		int p4752;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4751, &p4752, 1), "vkCreateRenderPass.pCreateInfo");
+		if (!p4752)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4752) {
 			VkRenderPassCreateInfo *t4750;
 			if (n4751 != 1)
@@ -48564,6 +52335,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass(sbt_vk_d *d, sbt_vk_args_vkCre
 	{
 		int64_t v4762;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4762, 32), "vkCreateRenderPass.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4762)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRenderPass.ret", v4762);
 		s->ret = (VkResult)v4762;
 	}
 	return SBT_VK_OK;
@@ -48597,6 +52370,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyRenderPass(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v4763;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4763, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyRenderPass.device");
+		if (SBT_VK_UNLIKELY(!v4763))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyRenderPass.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4763;
 	}
 	{
@@ -48653,11 +52428,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRenderAreaGranularity(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v4769;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4769, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRenderAreaGranularity.device");
+		if (SBT_VK_UNLIKELY(!v4769))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRenderAreaGranularity.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4769;
 	}
 	{
 		uint64_t v4770;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4770, VK_OBJECT_TYPE_RENDER_PASS, 1), "vkGetRenderAreaGranularity.renderPass");
+		if (SBT_VK_UNLIKELY(!v4770))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRenderAreaGranularity.renderPass (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->renderPass = (VkRenderPass)(uintptr_t)v4770;
 	}
 	{
@@ -48716,12 +52495,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v4775;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4775, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4775))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4775;
 	}
 	{
 		uint64_t n4777;
 		int p4778;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4777, &p4778, 1), "vkCreateCommandPool.pCreateInfo");
+		if (!p4778)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCommandPool.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p4778) {
 			VkCommandPoolCreateInfo *t4776;
 			if (n4777 != 1)
@@ -48764,6 +52547,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCommandPool(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v4788;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4788, 32), "vkCreateCommandPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4788)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCommandPool.ret", v4788);
 		s->ret = (VkResult)v4788;
 	}
 	return SBT_VK_OK;
@@ -48797,6 +52582,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCommandPool(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v4789;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4789, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4789))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4789;
 	}
 	{
@@ -48846,11 +52633,15 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkRes
 	{
 		uint64_t v4795;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4795, VK_OBJECT_TYPE_DEVICE, 1), "vkResetCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v4795))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4795;
 	}
 	{
 		uint64_t v4796;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4796, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkResetCommandPool.commandPool");
+		if (SBT_VK_UNLIKELY(!v4796))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandPool.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v4796;
 	}
 	{
@@ -48861,6 +52652,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandPool(sbt_vk_d *d, sbt_vk_args_vkRes
 	{
 		int64_t v4798;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4798, 32), "vkResetCommandPool.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4798)))
+			sbt_vk_d_unknown_enum(d, "vkResetCommandPool.ret", v4798);
 		s->ret = (VkResult)v4798;
 	}
 	return SBT_VK_OK;
@@ -48906,12 +52699,16 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4799;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4799, VK_OBJECT_TYPE_DEVICE, 1), "vkAllocateCommandBuffers.device");
+		if (SBT_VK_UNLIKELY(!v4799))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateCommandBuffers.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4799;
 	}
 	{
 		uint64_t n4801;
 		int p4802;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4801, &p4802, 1), "vkAllocateCommandBuffers.pAllocateInfo");
+		if (!p4802)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAllocateCommandBuffers.pAllocateInfo (NULL where vk.xml requires a pointer)");
 		if (p4802) {
 			VkCommandBufferAllocateInfo *t4800;
 			if (n4801 != 1)
@@ -48943,6 +52740,8 @@ static sbt_vk_status sbt_vk_dc_vkAllocateCommandBuffers(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v4811;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4811, 32), "vkAllocateCommandBuffers.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4811)))
+			sbt_vk_d_unknown_enum(d, "vkAllocateCommandBuffers.ret", v4811);
 		s->ret = (VkResult)v4811;
 	}
 	return SBT_VK_OK;
@@ -48984,11 +52783,15 @@ static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkF
 	{
 		uint64_t v4812;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4812, VK_OBJECT_TYPE_DEVICE, 1), "vkFreeCommandBuffers.device");
+		if (SBT_VK_UNLIKELY(!v4812))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v4812;
 	}
 	{
 		uint64_t v4813;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4813, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkFreeCommandBuffers.commandPool");
+		if (SBT_VK_UNLIKELY(!v4813))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v4813;
 	}
 	{
@@ -49014,6 +52817,8 @@ static sbt_vk_status sbt_vk_dc_vkFreeCommandBuffers(sbt_vk_d *d, sbt_vk_args_vkF
 		}
 		if (p4820 && n4819 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkFreeCommandBuffers.pCommandBuffers (count differs from its length member)");
+		if (!p4820 && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkFreeCommandBuffers.pCommandBuffers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49045,12 +52850,16 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 	{
 		uint64_t v4823;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4823, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkBeginCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4823))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBeginCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4823;
 	}
 	{
 		uint64_t n4825;
 		int p4826;
 		SBT_VK_DT(sbt_vk_get_count(d, &n4825, &p4826, 1), "vkBeginCommandBuffer.pBeginInfo");
+		if (!p4826)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBeginCommandBuffer.pBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p4826) {
 			VkCommandBufferBeginInfo *t4824;
 			if (n4825 != 1)
@@ -49063,6 +52872,8 @@ static sbt_vk_status sbt_vk_dc_vkBeginCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkB
 	{
 		int64_t v4828;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4828, 32), "vkBeginCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4828)))
+			sbt_vk_d_unknown_enum(d, "vkBeginCommandBuffer.ret", v4828);
 		s->ret = (VkResult)v4828;
 	}
 	return SBT_VK_OK;
@@ -49092,11 +52903,15 @@ static sbt_vk_status sbt_vk_dc_vkEndCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkEnd
 	{
 		uint64_t v4829;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4829, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkEndCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4829))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEndCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4829;
 	}
 	{
 		int64_t v4830;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4830, 32), "vkEndCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4830)))
+			sbt_vk_d_unknown_enum(d, "vkEndCommandBuffer.ret", v4830);
 		s->ret = (VkResult)v4830;
 	}
 	return SBT_VK_OK;
@@ -49127,6 +52942,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 	{
 		uint64_t v4831;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4831, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkResetCommandBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4831))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkResetCommandBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4831;
 	}
 	{
@@ -49137,6 +52954,8 @@ static sbt_vk_status sbt_vk_dc_vkResetCommandBuffer(sbt_vk_d *d, sbt_vk_args_vkR
 	{
 		int64_t v4833;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4833, 32), "vkResetCommandBuffer.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v4833)))
+			sbt_vk_d_unknown_enum(d, "vkResetCommandBuffer.ret", v4833);
 		s->ret = (VkResult)v4833;
 	}
 	return SBT_VK_OK;
@@ -49167,16 +52986,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipeline(sbt_vk_d *d, sbt_vk_args_vkCmdB
 	{
 		uint64_t v4834;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4834, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipeline.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4834))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipeline.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4834;
 	}
 	{
 		int64_t v4835;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4835, 32), "vkCmdBindPipeline.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v4835)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindPipeline.pipelineBindPoint", v4835);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v4835;
 	}
 	{
 		uint64_t v4836;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4836, VK_OBJECT_TYPE_PIPELINE, 1), "vkCmdBindPipeline.pipeline");
+		if (SBT_VK_UNLIKELY(!v4836))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipeline.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v4836;
 	}
 	return SBT_VK_OK;
@@ -49211,6 +53036,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 	{
 		uint64_t v4837;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4837, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewport.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4837))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewport.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4837;
 	}
 	{
@@ -49231,6 +53058,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewport(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 		s->pViewports = t4841;
 		if (p4843 && n4842 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewport.pViewports (count differs from its length member)");
+		if (!p4843 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewport.pViewports (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49264,6 +53093,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSet
 	{
 		uint64_t v4844;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4844, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissor.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4844))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissor.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4844;
 	}
 	{
@@ -49284,6 +53115,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissor(sbt_vk_d *d, sbt_vk_args_vkCmdSet
 		s->pScissors = t4848;
 		if (p4850 && n4849 != (uint64_t)((uint64_t)s->scissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetScissor.pScissors (count differs from its length member)");
+		if (!p4850 && ((uint64_t)s->scissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissor.pScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49311,6 +53144,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineWidth(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v4851;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4851, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineWidth.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4851))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineWidth.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4851;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->lineWidth)), "vkCmdSetLineWidth.lineWidth");
@@ -49342,6 +53177,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBias(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v4853;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4853, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBias.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4853))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBias.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4853;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->depthBiasConstantFactor)), "vkCmdSetDepthBias.depthBiasConstantFactor");
@@ -49373,6 +53210,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetBlendConstants(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4857;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4857, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetBlendConstants.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4857))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetBlendConstants.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4857;
 	}
 	{
@@ -49411,6 +53250,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBounds(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v4861;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4861, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBounds.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4861))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBounds.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4861;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->minDepthBounds)), "vkCmdSetDepthBounds.minDepthBounds");
@@ -49443,6 +53284,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilCompareMask(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v4864;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4864, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilCompareMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4864))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilCompareMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4864;
 	}
 	{
@@ -49483,6 +53326,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilWriteMask(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4867;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4867, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilWriteMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4867))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilWriteMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4867;
 	}
 	{
@@ -49523,6 +53368,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilReference(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4870;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4870, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilReference.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4870))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilReference.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4870;
 	}
 	{
@@ -49581,16 +53428,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v4873;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4873, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorSets.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4873))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4873;
 	}
 	{
 		int64_t v4874;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4874, 32), "vkCmdBindDescriptorSets.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v4874)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindDescriptorSets.pipelineBindPoint", v4874);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v4874;
 	}
 	{
 		uint64_t v4875;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4875, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdBindDescriptorSets.layout");
+		if (SBT_VK_UNLIKELY(!v4875))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v4875;
 	}
 	{
@@ -49621,6 +53474,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 		}
 		if (p4883 && n4882 != (uint64_t)((uint64_t)s->descriptorSetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorSets.pDescriptorSets (count differs from its length member)");
+		if (!p4883 && ((uint64_t)s->descriptorSetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.pDescriptorSets (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4886;
@@ -49635,6 +53490,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorSets(sbt_vk_d *d, sbt_vk_args_
 		s->pDynamicOffsets = t4888;
 		if (p4890 && n4889 != (uint64_t)((uint64_t)s->dynamicOffsetCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorSets.pDynamicOffsets (count differs from its length member)");
+		if (!p4890 && ((uint64_t)s->dynamicOffsetCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorSets.pDynamicOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49665,11 +53522,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v4891;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4891, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindIndexBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4891))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindIndexBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4891;
 	}
 	{
 		uint64_t v4892;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4892, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBindIndexBuffer.buffer");
+		if (SBT_VK_UNLIKELY(!v4892))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindIndexBuffer.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4892;
 	}
 	{
@@ -49680,6 +53541,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindIndexBuffer(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v4894;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4894, 32), "vkCmdBindIndexBuffer.indexType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkIndexType(v4894)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindIndexBuffer.indexType", v4894);
 		s->indexType = (VkIndexType)v4894;
 	}
 	return SBT_VK_OK;
@@ -49725,6 +53588,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4895;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4895, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4895))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4895;
 	}
 	{
@@ -49755,6 +53620,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p4903 && n4902 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers.pBuffers (count differs from its length member)");
+		if (!p4903 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t4907;
@@ -49764,6 +53631,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers(sbt_vk_d *d, sbt_vk_args_v
 		s->pOffsets = t4907;
 		if (p4909 && n4908 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers.pOffsets (count differs from its length member)");
+		if (!p4909 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers.pOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -49795,6 +53664,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDraw(sbt_vk_d *d, sbt_vk_args_vkCmdDraw *s)
 	{
 		uint64_t v4910;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4910, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDraw.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4910))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDraw.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4910;
 	}
 	{
@@ -49848,6 +53719,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexed(sbt_vk_d *d, sbt_vk_args_vkCmdDr
 	{
 		uint64_t v4915;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4915, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexed.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4915))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexed.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4915;
 	}
 	{
@@ -49910,6 +53783,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v4921;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4921, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4921))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4921;
 	}
 	{
@@ -49925,6 +53800,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiEXT(sbt_vk_d *d, sbt_vk_args_vkCmdD
 		s->pVertexInfo = t4924;
 		if (p4926 && n4925 != (uint64_t)((uint64_t)s->drawCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDrawMultiEXT.pVertexInfo (count differs from its length member)");
+		if (!p4926 && ((uint64_t)s->drawCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiEXT.pVertexInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4927;
@@ -49980,6 +53857,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4930;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4930, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMultiIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4930))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4930;
 	}
 	{
@@ -49995,6 +53874,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMultiIndexedEXT(sbt_vk_d *d, sbt_vk_args
 		s->pIndexInfo = t4933;
 		if (p4935 && n4934 != (uint64_t)((uint64_t)s->drawCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDrawMultiIndexedEXT.pIndexInfo (count differs from its length member)");
+		if (!p4935 && ((uint64_t)s->drawCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMultiIndexedEXT.pIndexInfo (absent while its count is not 0)");
 	}
 	{
 		uint64_t v4936;
@@ -50058,11 +53939,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirect(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v4943;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4943, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4943))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4943;
 	}
 	{
 		uint64_t v4944;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4944, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4944))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4944;
 	}
 	{
@@ -50110,11 +53995,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirect(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v4948;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4948, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4948))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4948;
 	}
 	{
 		uint64_t v4949;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4949, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4949))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4949;
 	}
 	{
@@ -50161,6 +54050,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatch(sbt_vk_d *d, sbt_vk_args_vkCmdDispa
 	{
 		uint64_t v4953;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4953, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatch.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4953))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatch.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4953;
 	}
 	{
@@ -50206,11 +54097,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatchIndirect(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v4957;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4957, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchIndirect.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4957))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchIndirect.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4957;
 	}
 	{
 		uint64_t v4958;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4958, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDispatchIndirect.buffer");
+		if (SBT_VK_UNLIKELY(!v4958))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchIndirect.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4958;
 	}
 	{
@@ -50243,6 +54138,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSubpassShadingHUAWEI(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v4960;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4960, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSubpassShadingHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4960))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSubpassShadingHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4960;
 	}
 	return SBT_VK_OK;
@@ -50274,6 +54171,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterHUAWEI(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4961;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4961, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4961))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4961;
 	}
 	{
@@ -50319,11 +54218,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v4965;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4965, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawClusterIndirectHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4965))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterIndirectHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4965;
 	}
 	{
 		uint64_t v4966;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4966, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawClusterIndirectHUAWEI.buffer");
+		if (SBT_VK_UNLIKELY(!v4966))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawClusterIndirectHUAWEI.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v4966;
 	}
 	{
@@ -50364,16 +54267,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 	{
 		uint64_t v4968;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4968, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4968))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4968;
 	}
 	{
 		uint64_t v4969;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4969, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBuffer.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v4969))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v4969;
 	}
 	{
 		uint64_t v4970;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4970, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v4970))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v4970;
 	}
 	{
@@ -50389,6 +54298,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 		s->pRegions = t4973;
 		if (p4975 && n4974 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyBuffer.pRegions (count differs from its length member)");
+		if (!p4975 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50425,26 +54336,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 	{
 		uint64_t v4976;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4976, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4976))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4976;
 	}
 	{
 		uint64_t v4977;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4977, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v4977))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v4977;
 	}
 	{
 		int64_t v4978;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4978, 32), "vkCmdCopyImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4978)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImage.srcImageLayout", v4978);
 		s->srcImageLayout = (VkImageLayout)v4978;
 	}
 	{
 		uint64_t v4979;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4979, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4979))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4979;
 	}
 	{
 		int64_t v4980;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4980, 32), "vkCmdCopyImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4980)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImage.dstImageLayout", v4980);
 		s->dstImageLayout = (VkImageLayout)v4980;
 	}
 	{
@@ -50460,6 +54381,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage(sbt_vk_d *d, sbt_vk_args_vkCmdCopy
 		s->pRegions = t4983;
 		if (p4985 && n4984 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyImage.pRegions (count differs from its length member)");
+		if (!p4985 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50497,26 +54420,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 	{
 		uint64_t v4986;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4986, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4986))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4986;
 	}
 	{
 		uint64_t v4987;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4987, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdBlitImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v4987))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v4987;
 	}
 	{
 		int64_t v4988;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4988, 32), "vkCmdBlitImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4988)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.srcImageLayout", v4988);
 		s->srcImageLayout = (VkImageLayout)v4988;
 	}
 	{
 		uint64_t v4989;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4989, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdBlitImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4989))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4989;
 	}
 	{
 		int64_t v4990;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4990, 32), "vkCmdBlitImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v4990)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.dstImageLayout", v4990);
 		s->dstImageLayout = (VkImageLayout)v4990;
 	}
 	{
@@ -50532,10 +54465,14 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage(sbt_vk_d *d, sbt_vk_args_vkCmdBlit
 		s->pRegions = t4993;
 		if (p4995 && n4994 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBlitImage.pRegions (count differs from its length member)");
+		if (!p4995 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage.pRegions (absent while its count is not 0)");
 	}
 	{
 		int64_t v4996;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v4996, 32), "vkCmdBlitImage.filter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFilter(v4996)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBlitImage.filter", v4996);
 		s->filter = (VkFilter)v4996;
 	}
 	return SBT_VK_OK;
@@ -50572,21 +54509,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v4997;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4997, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v4997))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v4997;
 	}
 	{
 		uint64_t v4998;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4998, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyBufferToImage.srcBuffer");
+		if (SBT_VK_UNLIKELY(!v4998))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.srcBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcBuffer = (VkBuffer)(uintptr_t)v4998;
 	}
 	{
 		uint64_t v4999;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v4999, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyBufferToImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v4999))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v4999;
 	}
 	{
 		int64_t v5000;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5000, 32), "vkCmdCopyBufferToImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5000)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyBufferToImage.dstImageLayout", v5000);
 		s->dstImageLayout = (VkImageLayout)v5000;
 	}
 	{
@@ -50602,6 +54547,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage(sbt_vk_d *d, sbt_vk_args_v
 		s->pRegions = t5003;
 		if (p5005 && n5004 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyBufferToImage.pRegions (count differs from its length member)");
+		if (!p5005 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50637,21 +54584,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5006;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5006, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5006))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5006;
 	}
 	{
 		uint64_t v5007;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5007, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyImageToBuffer.srcImage");
+		if (SBT_VK_UNLIKELY(!v5007))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v5007;
 	}
 	{
 		int64_t v5008;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5008, 32), "vkCmdCopyImageToBuffer.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5008)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyImageToBuffer.srcImageLayout", v5008);
 		s->srcImageLayout = (VkImageLayout)v5008;
 	}
 	{
 		uint64_t v5009;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5009, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyImageToBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5009))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5009;
 	}
 	{
@@ -50667,6 +54622,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer(sbt_vk_d *d, sbt_vk_args_v
 		s->pRegions = t5012;
 		if (p5014 && n5013 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyImageToBuffer.pRegions (count differs from its length member)");
+		if (!p5014 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50697,6 +54654,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryIndirectNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5015;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5015, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5015))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5015;
 	}
 	{
@@ -50749,6 +54708,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5019;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5019, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToImageIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5019))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5019;
 	}
 	{
@@ -50769,11 +54730,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5023, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdCopyMemoryToImageIndirectNV.dstImage");
+		if (SBT_VK_UNLIKELY(!v5023))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v5023;
 	}
 	{
 		int64_t v5024;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5024, 32), "vkCmdCopyMemoryToImageIndirectNV.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5024)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyMemoryToImageIndirectNV.dstImageLayout", v5024);
 		s->dstImageLayout = (VkImageLayout)v5024;
 	}
 	{
@@ -50784,6 +54749,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_d *d, sbt
 		s->pImageSubresources = t5026;
 		if (p5028 && n5027 != (uint64_t)((uint64_t)s->copyCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources (count differs from its length member)");
+		if (!p5028 && ((uint64_t)s->copyCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToImageIndirectNV.pImageSubresources (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50818,11 +54785,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 	{
 		uint64_t v5029;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5029, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdUpdateBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5029))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5029;
 	}
 	{
 		uint64_t v5030;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5030, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdUpdateBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5030))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5030;
 	}
 	{
@@ -50843,6 +54814,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdUpdateBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdU
 		s->pData = t5034;
 		if (p5036 && n5035 != (uint64_t)((uint64_t)s->dataSize))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdUpdateBuffer.pData (count differs from its length member)");
+		if (!p5036 && ((uint64_t)s->dataSize) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdUpdateBuffer.pData (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -50874,11 +54847,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdFillBuffer(sbt_vk_d *d, sbt_vk_args_vkCmdFil
 	{
 		uint64_t v5037;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5037, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdFillBuffer.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5037))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdFillBuffer.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5037;
 	}
 	{
 		uint64_t v5038;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5038, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdFillBuffer.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5038))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdFillBuffer.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5038;
 	}
 	{
@@ -50933,16 +54910,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5042;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5042, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearColorImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5042))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5042;
 	}
 	{
 		uint64_t v5043;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5043, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdClearColorImage.image");
+		if (SBT_VK_UNLIKELY(!v5043))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v5043;
 	}
 	{
 		int64_t v5044;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5044, 32), "vkCmdClearColorImage.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5044)))
+			sbt_vk_d_unknown_enum(d, "vkCmdClearColorImage.imageLayout", v5044);
 		s->imageLayout = (VkImageLayout)v5044;
 	}
 	{
@@ -50971,6 +54954,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearColorImage(sbt_vk_d *d, sbt_vk_args_vkC
 		s->pRanges = t5051;
 		if (p5053 && n5052 != (uint64_t)((uint64_t)s->rangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearColorImage.pRanges (count differs from its length member)");
+		if (!p5053 && ((uint64_t)s->rangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearColorImage.pRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51009,22 +54994,30 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5054;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5054, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearDepthStencilImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5054))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5054;
 	}
 	{
 		uint64_t v5055;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5055, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdClearDepthStencilImage.image");
+		if (SBT_VK_UNLIKELY(!v5055))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v5055;
 	}
 	{
 		int64_t v5056;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5056, 32), "vkCmdClearDepthStencilImage.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5056)))
+			sbt_vk_d_unknown_enum(d, "vkCmdClearDepthStencilImage.imageLayout", v5056);
 		s->imageLayout = (VkImageLayout)v5056;
 	}
 	{
 		uint64_t n5058;
 		int p5059;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5058, &p5059, 1), "vkCmdClearDepthStencilImage.pDepthStencil");
+		if (!p5059)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.pDepthStencil (NULL where vk.xml requires a pointer)");
 		if (p5059) {
 			VkClearDepthStencilValue *t5057;
 			if (n5058 != 1)
@@ -51047,6 +55040,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearDepthStencilImage(sbt_vk_d *d, sbt_vk_a
 		s->pRanges = t5063;
 		if (p5065 && n5064 != (uint64_t)((uint64_t)s->rangeCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearDepthStencilImage.pRanges (count differs from its length member)");
+		if (!p5065 && ((uint64_t)s->rangeCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearDepthStencilImage.pRanges (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51091,6 +55086,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5066;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5066, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdClearAttachments.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5066))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5066;
 	}
 	{
@@ -51112,6 +55109,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 		}
 		if (p5073 && n5072 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearAttachments.pAttachments (count differs from its length member)");
+		if (!p5073 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.pAttachments (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5076;
@@ -51126,6 +55125,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdClearAttachments(sbt_vk_d *d, sbt_vk_args_vk
 		s->pRects = t5078;
 		if (p5080 && n5079 != (uint64_t)((uint64_t)s->rectCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdClearAttachments.pRects (count differs from its length member)");
+		if (!p5080 && ((uint64_t)s->rectCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdClearAttachments.pRects (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51162,26 +55163,36 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 	{
 		uint64_t v5081;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5081, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5081))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5081;
 	}
 	{
 		uint64_t v5082;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5082, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdResolveImage.srcImage");
+		if (SBT_VK_UNLIKELY(!v5082))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.srcImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->srcImage = (VkImage)(uintptr_t)v5082;
 	}
 	{
 		int64_t v5083;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5083, 32), "vkCmdResolveImage.srcImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5083)))
+			sbt_vk_d_unknown_enum(d, "vkCmdResolveImage.srcImageLayout", v5083);
 		s->srcImageLayout = (VkImageLayout)v5083;
 	}
 	{
 		uint64_t v5084;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5084, VK_OBJECT_TYPE_IMAGE, 1), "vkCmdResolveImage.dstImage");
+		if (SBT_VK_UNLIKELY(!v5084))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.dstImage (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstImage = (VkImage)(uintptr_t)v5084;
 	}
 	{
 		int64_t v5085;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5085, 32), "vkCmdResolveImage.dstImageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v5085)))
+			sbt_vk_d_unknown_enum(d, "vkCmdResolveImage.dstImageLayout", v5085);
 		s->dstImageLayout = (VkImageLayout)v5085;
 	}
 	{
@@ -51197,6 +55208,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage(sbt_vk_d *d, sbt_vk_args_vkCmdR
 		s->pRegions = t5088;
 		if (p5090 && n5089 != (uint64_t)((uint64_t)s->regionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdResolveImage.pRegions (count differs from its length member)");
+		if (!p5090 && ((uint64_t)s->regionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage.pRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51226,11 +55239,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdSetEv
 	{
 		uint64_t v5091;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5091, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5091))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5091;
 	}
 	{
 		uint64_t v5092;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5092, VK_OBJECT_TYPE_EVENT, 1), "vkCmdSetEvent.event");
+		if (SBT_VK_UNLIKELY(!v5092))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v5092;
 	}
 	{
@@ -51266,11 +55283,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent(sbt_vk_d *d, sbt_vk_args_vkCmdRes
 	{
 		uint64_t v5094;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5094, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5094))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5094;
 	}
 	{
 		uint64_t v5095;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5095, VK_OBJECT_TYPE_EVENT, 1), "vkCmdResetEvent.event");
+		if (SBT_VK_UNLIKELY(!v5095))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v5095;
 	}
 	{
@@ -51355,6 +55376,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 	{
 		uint64_t v5097;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5097, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5097))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5097;
 	}
 	{
@@ -51373,6 +55396,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 				{
 					uint64_t v5106;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5106, VK_OBJECT_TYPE_EVENT, 1), "vkCmdWaitEvents.pEvents");
+					if (SBT_VK_UNLIKELY(!v5106))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pEvents (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5102[i5105] = (VkEvent)(uintptr_t)v5106;
 				}
 			}
@@ -51380,6 +55405,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5104 && n5103 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pEvents (count differs from its length member)");
+		if (!p5104 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pEvents (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5107;
@@ -51410,6 +55437,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5115 && n5114 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pMemoryBarriers (count differs from its length member)");
+		if (!p5115 && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5118;
@@ -51430,6 +55459,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5124 && n5123 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p5124 && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5127;
@@ -51450,6 +55481,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents(sbt_vk_d *d, sbt_vk_args_vkCmdWai
 		}
 		if (p5133 && n5132 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents.pImageMemoryBarriers (count differs from its length member)");
+		if (!p5133 && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51516,6 +55549,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5136;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5136, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5136))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5136;
 	}
 	{
@@ -51552,6 +55587,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5146 && n5145 != (uint64_t)((uint64_t)s->memoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pMemoryBarriers (count differs from its length member)");
+		if (!p5146 && ((uint64_t)s->memoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5149;
@@ -51572,6 +55609,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5155 && n5154 != (uint64_t)((uint64_t)s->bufferMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pBufferMemoryBarriers (count differs from its length member)");
+		if (!p5155 && ((uint64_t)s->bufferMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pBufferMemoryBarriers (absent while its count is not 0)");
 	}
 	{
 		uint64_t v5158;
@@ -51592,6 +55631,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5164 && n5163 != (uint64_t)((uint64_t)s->imageMemoryBarrierCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPipelineBarrier.pImageMemoryBarriers (count differs from its length member)");
+		if (!p5164 && ((uint64_t)s->imageMemoryBarrierCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier.pImageMemoryBarriers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -51622,11 +55663,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQuery(sbt_vk_d *d, sbt_vk_args_vkCmdBeg
 	{
 		uint64_t v5167;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5167, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQuery.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5167))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQuery.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5167;
 	}
 	{
 		uint64_t v5168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5168, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdBeginQuery.queryPool");
+		if (SBT_VK_UNLIKELY(!v5168))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQuery.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5168;
 	}
 	{
@@ -51667,11 +55712,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQuery(sbt_vk_d *d, sbt_vk_args_vkCmdEndQu
 	{
 		uint64_t v5171;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5171, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQuery.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5171))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQuery.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5171;
 	}
 	{
 		uint64_t v5172;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5172, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdEndQuery.queryPool");
+		if (SBT_VK_UNLIKELY(!v5172))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQuery.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5172;
 	}
 	{
@@ -51708,12 +55757,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginConditionalRenderingEXT(sbt_vk_d *d, sb
 	{
 		uint64_t v5174;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5174, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginConditionalRenderingEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5174))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginConditionalRenderingEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5174;
 	}
 	{
 		uint64_t n5176;
 		int p5177;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5176, &p5177, 1), "vkCmdBeginConditionalRenderingEXT.pConditionalRenderingBegin");
+		if (!p5177)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginConditionalRenderingEXT.pConditionalRenderingBegin (NULL where vk.xml requires a pointer)");
 		if (p5177) {
 			VkConditionalRenderingBeginInfoEXT *t5175;
 			if (n5176 != 1)
@@ -51748,6 +55801,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndConditionalRenderingEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5179;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5179, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndConditionalRenderingEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5179))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndConditionalRenderingEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5179;
 	}
 	return SBT_VK_OK;
@@ -51779,11 +55834,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetQueryPool(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5180;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5180, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetQueryPool.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5180))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetQueryPool.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5180;
 	}
 	{
 		uint64_t v5181;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5181, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdResetQueryPool.queryPool");
+		if (SBT_VK_UNLIKELY(!v5181))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetQueryPool.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5181;
 	}
 	{
@@ -51825,6 +55884,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5184;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5184, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5184))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5184;
 	}
 	{
@@ -51835,6 +55896,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v5186;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5186, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteTimestamp.queryPool");
+		if (SBT_VK_UNLIKELY(!v5186))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5186;
 	}
 	{
@@ -51875,11 +55938,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5188;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5188, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyQueryPoolResults.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5188))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5188;
 	}
 	{
 		uint64_t v5189;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5189, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdCopyQueryPoolResults.queryPool");
+		if (SBT_VK_UNLIKELY(!v5189))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v5189;
 	}
 	{
@@ -51895,6 +55962,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyQueryPoolResults(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5192;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5192, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdCopyQueryPoolResults.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v5192))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyQueryPoolResults.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v5192;
 	}
 	{
@@ -51946,11 +56015,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5196;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5196, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushConstants.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5196))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5196;
 	}
 	{
 		uint64_t v5197;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5197, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushConstants.layout");
+		if (SBT_VK_UNLIKELY(!v5197))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5197;
 	}
 	{
@@ -51976,6 +56049,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushConstants(sbt_vk_d *d, sbt_vk_args_vkCmd
 		s->pValues = t5202;
 		if (p5204 && n5203 != (uint64_t)((uint64_t)s->size))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPushConstants.pValues (count differs from its length member)");
+		if (!p5204 && ((uint64_t)s->size) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushConstants.pValues (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -52007,12 +56082,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5205;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5205, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5205))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5205;
 	}
 	{
 		uint64_t n5207;
 		int p5208;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5207, &p5208, 1), "vkCmdBeginRenderPass.pRenderPassBegin");
+		if (!p5208)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass.pRenderPassBegin (NULL where vk.xml requires a pointer)");
 		if (p5208) {
 			VkRenderPassBeginInfo *t5206;
 			if (n5207 != 1)
@@ -52025,6 +56104,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v5210;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5210, 32), "vkCmdBeginRenderPass.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v5210)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBeginRenderPass.contents", v5210);
 		s->contents = (VkSubpassContents)v5210;
 	}
 	return SBT_VK_OK;
@@ -52054,11 +56135,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass(sbt_vk_d *d, sbt_vk_args_vkCmdNe
 	{
 		uint64_t v5211;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5211, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5211))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5211;
 	}
 	{
 		int64_t v5212;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5212, 32), "vkCmdNextSubpass.contents");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkSubpassContents(v5212)))
+			sbt_vk_d_unknown_enum(d, "vkCmdNextSubpass.contents", v5212);
 		s->contents = (VkSubpassContents)v5212;
 	}
 	return SBT_VK_OK;
@@ -52086,6 +56171,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5213;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5213, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5213))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5213;
 	}
 	return SBT_VK_OK;
@@ -52126,6 +56213,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5214;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5214, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteCommands.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5214))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5214;
 	}
 	{
@@ -52144,6 +56233,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 				{
 					uint64_t v5223;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5223, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteCommands.pCommandBuffers");
+					if (SBT_VK_UNLIKELY(!v5223))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.pCommandBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5219[i5222] = (VkCommandBuffer)(uintptr_t)v5223;
 				}
 			}
@@ -52151,6 +56242,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteCommands(sbt_vk_d *d, sbt_vk_args_vkC
 		}
 		if (p5221 && n5220 != (uint64_t)((uint64_t)s->commandBufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdExecuteCommands.pCommandBuffers (count differs from its length member)");
+		if (!p5221 && ((uint64_t)s->commandBufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteCommands.pCommandBuffers (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -52199,6 +56292,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d 
 	{
 		uint64_t v5224;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5224, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5224))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5224;
 	}
 	{
@@ -52236,6 +56331,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_d 
 	{
 		int64_t v5236;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5236, 32), "vkGetPhysicalDeviceDisplayPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5236)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPropertiesKHR.ret", v5236);
 		s->ret = (VkResult)v5236;
 	}
 	return SBT_VK_OK;
@@ -52285,6 +56382,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 	{
 		uint64_t v5237;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5237, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5237))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5237;
 	}
 	{
@@ -52322,6 +56421,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_
 	{
 		int64_t v5249;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5249, 32), "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5249)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPlanePropertiesKHR.ret", v5249);
 		s->ret = (VkResult)v5249;
 	}
 	return SBT_VK_OK;
@@ -52373,6 +56474,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 	{
 		uint64_t v5250;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5250, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneSupportedDisplaysKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5250))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneSupportedDisplaysKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5250;
 	}
 	{
@@ -52419,6 +56522,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_d *d
 	{
 		int64_t v5263;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5263, 32), "vkGetDisplayPlaneSupportedDisplaysKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5263)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneSupportedDisplaysKHR.ret", v5263);
 		s->ret = (VkResult)v5263;
 	}
 	return SBT_VK_OK;
@@ -52470,11 +56575,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v5264;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5264, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModePropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5264))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModePropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5264;
 	}
 	{
 		uint64_t v5265;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5265, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkGetDisplayModePropertiesKHR.display");
+		if (SBT_VK_UNLIKELY(!v5265))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModePropertiesKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5265;
 	}
 	{
@@ -52512,6 +56621,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModePropertiesKHR(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v5277;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5277, 32), "vkGetDisplayModePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5277)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayModePropertiesKHR.ret", v5277);
 		s->ret = (VkResult)v5277;
 	}
 	return SBT_VK_OK;
@@ -52559,17 +56670,23 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5278;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5278, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkCreateDisplayModeKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5278))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5278;
 	}
 	{
 		uint64_t v5279;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5279, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkCreateDisplayModeKHR.display");
+		if (SBT_VK_UNLIKELY(!v5279))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5279;
 	}
 	{
 		uint64_t n5281;
 		int p5282;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5281, &p5282, 1), "vkCreateDisplayModeKHR.pCreateInfo");
+		if (!p5282)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayModeKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5282) {
 			VkDisplayModeCreateInfoKHR *t5280;
 			if (n5281 != 1)
@@ -52612,6 +56729,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayModeKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5292;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5292, 32), "vkCreateDisplayModeKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5292)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDisplayModeKHR.ret", v5292);
 		s->ret = (VkResult)v5292;
 	}
 	return SBT_VK_OK;
@@ -52652,11 +56771,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt
 	{
 		uint64_t v5293;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5293, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5293))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5293;
 	}
 	{
 		uint64_t v5294;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5294, VK_OBJECT_TYPE_DISPLAY_MODE_KHR, 1), "vkGetDisplayPlaneCapabilitiesKHR.mode");
+		if (SBT_VK_UNLIKELY(!v5294))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilitiesKHR.mode (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->mode = (VkDisplayModeKHR)(uintptr_t)v5294;
 	}
 	{
@@ -52680,6 +56803,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_d *d, sbt
 	{
 		int64_t v5300;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5300, 32), "vkGetDisplayPlaneCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5300)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneCapabilitiesKHR.ret", v5300);
 		s->ret = (VkResult)v5300;
 	}
 	return SBT_VK_OK;
@@ -52725,12 +56850,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5301;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5301, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDisplayPlaneSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5301))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayPlaneSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5301;
 	}
 	{
 		uint64_t n5303;
 		int p5304;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5303, &p5304, 1), "vkCreateDisplayPlaneSurfaceKHR.pCreateInfo");
+		if (!p5304)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDisplayPlaneSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5304) {
 			VkDisplaySurfaceCreateInfoKHR *t5302;
 			if (n5303 != 1)
@@ -52773,6 +56902,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_d *d, sbt_v
 	{
 		int64_t v5314;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5314, 32), "vkCreateDisplayPlaneSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5314)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDisplayPlaneSurfaceKHR.ret", v5314);
 		s->ret = (VkResult)v5314;
 	}
 	return SBT_VK_OK;
@@ -52831,6 +56962,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5315;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5315, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSharedSwapchainsKHR.device");
+		if (SBT_VK_UNLIKELY(!v5315))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSharedSwapchainsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5315;
 	}
 	{
@@ -52852,6 +56985,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p5322 && n5321 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateSharedSwapchainsKHR.pCreateInfos (count differs from its length member)");
+		if (!p5322 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSharedSwapchainsKHR.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n5326;
@@ -52888,6 +57023,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSharedSwapchainsKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v5336;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5336, 32), "vkCreateSharedSwapchainsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5336)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSharedSwapchainsKHR.ret", v5336);
 		s->ret = (VkResult)v5336;
 	}
 	return SBT_VK_OK;
@@ -52921,6 +57058,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySurfaceKHR(sbt_vk_d *d, sbt_vk_args_vkDe
 	{
 		uint64_t v5337;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5337, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroySurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5337))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5337;
 	}
 	{
@@ -52979,6 +57118,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		uint64_t v5343;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5343, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5343))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5343;
 	}
 	{
@@ -52989,6 +57130,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		uint64_t v5345;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5345, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceSupportKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5345))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceSupportKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5345;
 	}
 	{
@@ -53011,6 +57154,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_d *d,
 	{
 		int64_t v5350;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5350, 32), "vkGetPhysicalDeviceSurfaceSupportKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5350)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceSupportKHR.ret", v5350);
 		s->ret = (VkResult)v5350;
 	}
 	return SBT_VK_OK;
@@ -53050,11 +57195,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 	{
 		uint64_t v5351;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5351, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5351))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5351;
 	}
 	{
 		uint64_t v5352;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5352, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5352))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5352;
 	}
 	{
@@ -53073,6 +57222,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_
 	{
 		int64_t v5357;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5357, 32), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5357)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilitiesKHR.ret", v5357);
 		s->ret = (VkResult)v5357;
 	}
 	return SBT_VK_OK;
@@ -53117,6 +57268,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 	{
 		uint64_t v5358;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5358, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormatsKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5358))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormatsKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5358;
 	}
 	{
@@ -53153,6 +57306,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_d *d,
 	{
 		int64_t v5367;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5367, 32), "vkGetPhysicalDeviceSurfaceFormatsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5367)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceFormatsKHR.ret", v5367);
 		s->ret = (VkResult)v5367;
 	}
 	return SBT_VK_OK;
@@ -53197,6 +57352,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_
 	{
 		uint64_t v5368;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5368, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfacePresentModesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5368))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfacePresentModesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5368;
 	}
 	{
@@ -53233,6 +57390,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_
 	{
 		int64_t v5377;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5377, 32), "vkGetPhysicalDeviceSurfacePresentModesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5377)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfacePresentModesKHR.ret", v5377);
 		s->ret = (VkResult)v5377;
 	}
 	return SBT_VK_OK;
@@ -53278,12 +57437,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v5378;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5378, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSwapchainKHR.device");
+		if (SBT_VK_UNLIKELY(!v5378))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSwapchainKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5378;
 	}
 	{
 		uint64_t n5380;
 		int p5381;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5380, &p5381, 1), "vkCreateSwapchainKHR.pCreateInfo");
+		if (!p5381)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSwapchainKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5381) {
 			VkSwapchainCreateInfoKHR *t5379;
 			if (n5380 != 1)
@@ -53326,6 +57489,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSwapchainKHR(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		int64_t v5391;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5391, 32), "vkCreateSwapchainKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5391)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSwapchainKHR.ret", v5391);
 		s->ret = (VkResult)v5391;
 	}
 	return SBT_VK_OK;
@@ -53359,6 +57524,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySwapchainKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5392;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5392, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySwapchainKHR.device");
+		if (SBT_VK_UNLIKELY(!v5392))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySwapchainKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5392;
 	}
 	{
@@ -53428,11 +57595,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5398;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5398, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainImagesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5398))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainImagesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5398;
 	}
 	{
 		uint64_t v5399;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5399, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainImagesKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5399))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainImagesKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5399;
 	}
 	{
@@ -53474,6 +57645,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainImagesKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v5411;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5411, 32), "vkGetSwapchainImagesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5411)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainImagesKHR.ret", v5411);
 		s->ret = (VkResult)v5411;
 	}
 	return SBT_VK_OK;
@@ -53516,11 +57689,15 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5412;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5412, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImageKHR.device");
+		if (SBT_VK_UNLIKELY(!v5412))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImageKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5412;
 	}
 	{
 		uint64_t v5413;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5413, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkAcquireNextImageKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5413))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImageKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5413;
 	}
 	{
@@ -53558,6 +57735,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImageKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v5421;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5421, 32), "vkAcquireNextImageKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5421)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireNextImageKHR.ret", v5421);
 		s->ret = (VkResult)v5421;
 	}
 	return SBT_VK_OK;
@@ -53590,12 +57769,16 @@ static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		uint64_t v5422;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5422, VK_OBJECT_TYPE_QUEUE, 1), "vkQueuePresentKHR.queue");
+		if (SBT_VK_UNLIKELY(!v5422))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueuePresentKHR.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v5422;
 	}
 	{
 		uint64_t n5424;
 		int p5425;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5424, &p5425, 1), "vkQueuePresentKHR.pPresentInfo");
+		if (!p5425)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueuePresentKHR.pPresentInfo (NULL where vk.xml requires a pointer)");
 		if (p5425) {
 			VkPresentInfoKHR *t5423;
 			if (n5424 != 1)
@@ -53608,6 +57791,8 @@ static sbt_vk_status sbt_vk_dc_vkQueuePresentKHR(sbt_vk_d *d, sbt_vk_args_vkQueu
 	{
 		int64_t v5427;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5427, 32), "vkQueuePresentKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5427)))
+			sbt_vk_d_unknown_enum(d, "vkQueuePresentKHR.ret", v5427);
 		s->ret = (VkResult)v5427;
 	}
 	return SBT_VK_OK;
@@ -53653,12 +57838,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateWaylandSurfaceKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5428;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5428, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateWaylandSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5428))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateWaylandSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5428;
 	}
 	{
 		uint64_t n5430;
 		int p5431;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5430, &p5431, 1), "vkCreateWaylandSurfaceKHR.pCreateInfo");
+		if (!p5431)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateWaylandSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5431) {
 			VkWaylandSurfaceCreateInfoKHR *t5429;
 			if (n5430 != 1)
@@ -53701,6 +57890,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateWaylandSurfaceKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v5441;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5441, 32), "vkCreateWaylandSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5441)))
+			sbt_vk_d_unknown_enum(d, "vkCreateWaylandSurfaceKHR.ret", v5441);
 		s->ret = (VkResult)v5441;
 	}
 	return SBT_VK_OK;
@@ -53732,6 +57923,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(
 	{
 		uint64_t v5442;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5442, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceWaylandPresentationSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5442))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceWaylandPresentationSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5442;
 	}
 	{
@@ -53792,12 +57985,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5446;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5446, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXlibSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5446))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXlibSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5446;
 	}
 	{
 		uint64_t n5448;
 		int p5449;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5448, &p5449, 1), "vkCreateXlibSurfaceKHR.pCreateInfo");
+		if (!p5449)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXlibSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5449) {
 			VkXlibSurfaceCreateInfoKHR *t5447;
 			if (n5448 != 1)
@@ -53840,6 +58037,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateXlibSurfaceKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5459;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5459, 32), "vkCreateXlibSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5459)))
+			sbt_vk_d_unknown_enum(d, "vkCreateXlibSurfaceKHR.ret", v5459);
 		s->ret = (VkResult)v5459;
 	}
 	return SBT_VK_OK;
@@ -53872,6 +58071,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt
 	{
 		uint64_t v5460;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5460, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXlibPresentationSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5460))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceXlibPresentationSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5460;
 	}
 	{
@@ -53937,12 +58138,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v5465;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5465, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateXcbSurfaceKHR.instance");
+		if (SBT_VK_UNLIKELY(!v5465))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXcbSurfaceKHR.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5465;
 	}
 	{
 		uint64_t n5467;
 		int p5468;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5467, &p5468, 1), "vkCreateXcbSurfaceKHR.pCreateInfo");
+		if (!p5468)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateXcbSurfaceKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5468) {
 			VkXcbSurfaceCreateInfoKHR *t5466;
 			if (n5467 != 1)
@@ -53985,6 +58190,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateXcbSurfaceKHR(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v5478;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5478, 32), "vkCreateXcbSurfaceKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5478)))
+			sbt_vk_d_unknown_enum(d, "vkCreateXcbSurfaceKHR.ret", v5478);
 		s->ret = (VkResult)v5478;
 	}
 	return SBT_VK_OK;
@@ -54017,6 +58224,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_
 	{
 		uint64_t v5479;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5479, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceXcbPresentationSupportKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5479))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceXcbPresentationSupportKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5479;
 	}
 	{
@@ -54082,12 +58291,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5484;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5484, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugReportCallbackEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5484))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugReportCallbackEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5484;
 	}
 	{
 		uint64_t n5486;
 		int p5487;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5486, &p5487, 1), "vkCreateDebugReportCallbackEXT.pCreateInfo");
+		if (!p5487)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugReportCallbackEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5487) {
 			VkDebugReportCallbackCreateInfoEXT *t5485;
 			if (n5486 != 1)
@@ -54130,6 +58343,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugReportCallbackEXT(sbt_vk_d *d, sbt_v
 	{
 		int64_t v5497;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5497, 32), "vkCreateDebugReportCallbackEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5497)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDebugReportCallbackEXT.ret", v5497);
 		s->ret = (VkResult)v5497;
 	}
 	return SBT_VK_OK;
@@ -54163,6 +58378,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugReportCallbackEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5498;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5498, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugReportCallbackEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5498))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDebugReportCallbackEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5498;
 	}
 	{
@@ -54216,6 +58433,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5504;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5504, VK_OBJECT_TYPE_INSTANCE, 1), "vkDebugReportMessageEXT.instance");
+		if (SBT_VK_UNLIKELY(!v5504))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5504;
 	}
 	{
@@ -54226,6 +58445,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v5506;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5506, 32), "vkDebugReportMessageEXT.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkDebugReportObjectTypeEXT(v5506)))
+			sbt_vk_d_unknown_enum(d, "vkDebugReportMessageEXT.objectType", v5506);
 		s->objectType = (VkDebugReportObjectTypeEXT)v5506;
 	}
 	{
@@ -54246,11 +58467,15 @@ static sbt_vk_status sbt_vk_dc_vkDebugReportMessageEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		const char *t5510;
 		SBT_VK_DT(sbt_vk_get_str(d, &t5510), "vkDebugReportMessageEXT.pLayerPrefix");
+		if (!t5510)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.pLayerPrefix (NULL where vk.xml requires a string)");
 		s->pLayerPrefix = t5510;
 	}
 	{
 		const char *t5511;
 		SBT_VK_DT(sbt_vk_get_str(d, &t5511), "vkDebugReportMessageEXT.pMessage");
+		if (!t5511)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugReportMessageEXT.pMessage (NULL where vk.xml requires a string)");
 		s->pMessage = t5511;
 	}
 	return SBT_VK_OK;
@@ -54283,12 +58508,16 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v5512;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5512, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectNameEXT.device");
+		if (SBT_VK_UNLIKELY(!v5512))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectNameEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5512;
 	}
 	{
 		uint64_t n5514;
 		int p5515;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5514, &p5515, 1), "vkDebugMarkerSetObjectNameEXT.pNameInfo");
+		if (!p5515)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectNameEXT.pNameInfo (NULL where vk.xml requires a pointer)");
 		if (p5515) {
 			VkDebugMarkerObjectNameInfoEXT *t5513;
 			if (n5514 != 1)
@@ -54301,6 +58530,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectNameEXT(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v5517;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5517, 32), "vkDebugMarkerSetObjectNameEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5517)))
+			sbt_vk_d_unknown_enum(d, "vkDebugMarkerSetObjectNameEXT.ret", v5517);
 		s->ret = (VkResult)v5517;
 	}
 	return SBT_VK_OK;
@@ -54333,12 +58564,16 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v5518;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5518, VK_OBJECT_TYPE_DEVICE, 1), "vkDebugMarkerSetObjectTagEXT.device");
+		if (SBT_VK_UNLIKELY(!v5518))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectTagEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5518;
 	}
 	{
 		uint64_t n5520;
 		int p5521;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5520, &p5521, 1), "vkDebugMarkerSetObjectTagEXT.pTagInfo");
+		if (!p5521)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDebugMarkerSetObjectTagEXT.pTagInfo (NULL where vk.xml requires a pointer)");
 		if (p5521) {
 			VkDebugMarkerObjectTagInfoEXT *t5519;
 			if (n5520 != 1)
@@ -54351,6 +58586,8 @@ static sbt_vk_status sbt_vk_dc_vkDebugMarkerSetObjectTagEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v5523;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5523, 32), "vkDebugMarkerSetObjectTagEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5523)))
+			sbt_vk_d_unknown_enum(d, "vkDebugMarkerSetObjectTagEXT.ret", v5523);
 		s->ret = (VkResult)v5523;
 	}
 	return SBT_VK_OK;
@@ -54382,12 +58619,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerBeginEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5524;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5524, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerBeginEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5524))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerBeginEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5524;
 	}
 	{
 		uint64_t n5526;
 		int p5527;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5526, &p5527, 1), "vkCmdDebugMarkerBeginEXT.pMarkerInfo");
+		if (!p5527)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerBeginEXT.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p5527) {
 			VkDebugMarkerMarkerInfoEXT *t5525;
 			if (n5526 != 1)
@@ -54422,6 +58663,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerEndEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5529;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5529, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerEndEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5529))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerEndEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5529;
 	}
 	return SBT_VK_OK;
@@ -54453,12 +58696,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDebugMarkerInsertEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5530;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5530, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDebugMarkerInsertEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5530))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerInsertEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5530;
 	}
 	{
 		uint64_t n5532;
 		int p5533;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5532, &p5533, 1), "vkCmdDebugMarkerInsertEXT.pMarkerInfo");
+		if (!p5533)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDebugMarkerInsertEXT.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p5533) {
 			VkDebugMarkerMarkerInfoEXT *t5531;
 			if (n5532 != 1)
@@ -54510,21 +58757,29 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 	{
 		uint64_t v5535;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5535, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5535))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5535;
 	}
 	{
 		int64_t v5536;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5536, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v5536)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.format", v5536);
 		s->format = (VkFormat)v5536;
 	}
 	{
 		int64_t v5537;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5537, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.type");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageType(v5537)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.type", v5537);
 		s->type = (VkImageType)v5537;
 	}
 	{
 		int64_t v5538;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5538, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.tiling");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageTiling(v5538)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.tiling", v5538);
 		s->tiling = (VkImageTiling)v5538;
 	}
 	{
@@ -54558,6 +58813,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalImageFormatPropertiesN
 	{
 		int64_t v5546;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5546, 32), "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5546)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceExternalImageFormatPropertiesNV.ret", v5546);
 		s->ret = (VkResult)v5546;
 	}
 	return SBT_VK_OK;
@@ -54591,6 +58848,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5547;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5547, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdExecuteGeneratedCommandsNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5547))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteGeneratedCommandsNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5547;
 	}
 	{
@@ -54602,6 +58861,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_d *d, sbt_
 		uint64_t n5550;
 		int p5551;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5550, &p5551, 1), "vkCmdExecuteGeneratedCommandsNV.pGeneratedCommandsInfo");
+		if (!p5551)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdExecuteGeneratedCommandsNV.pGeneratedCommandsInfo (NULL where vk.xml requires a pointer)");
 		if (p5551) {
 			VkGeneratedCommandsInfoNV *t5549;
 			if (n5550 != 1)
@@ -54640,12 +58901,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_d *d, s
 	{
 		uint64_t v5553;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5553, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPreprocessGeneratedCommandsNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5553))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPreprocessGeneratedCommandsNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5553;
 	}
 	{
 		uint64_t n5555;
 		int p5556;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5555, &p5556, 1), "vkCmdPreprocessGeneratedCommandsNV.pGeneratedCommandsInfo");
+		if (!p5556)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPreprocessGeneratedCommandsNV.pGeneratedCommandsInfo (NULL where vk.xml requires a pointer)");
 		if (p5556) {
 			VkGeneratedCommandsInfoNV *t5554;
 			if (n5555 != 1)
@@ -54684,16 +58949,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindPipelineShaderGroupNV(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5558;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5558, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindPipelineShaderGroupNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5558))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipelineShaderGroupNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5558;
 	}
 	{
 		int64_t v5559;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5559, 32), "vkCmdBindPipelineShaderGroupNV.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v5559)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindPipelineShaderGroupNV.pipelineBindPoint", v5559);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v5559;
 	}
 	{
 		uint64_t v5560;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5560, VK_OBJECT_TYPE_PIPELINE, 1), "vkCmdBindPipelineShaderGroupNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v5560))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindPipelineShaderGroupNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v5560;
 	}
 	{
@@ -54739,12 +59010,16 @@ static sbt_vk_status sbt_vk_dc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk
 	{
 		uint64_t v5562;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5562, VK_OBJECT_TYPE_DEVICE, 1), "vkGetGeneratedCommandsMemoryRequirementsNV.device");
+		if (SBT_VK_UNLIKELY(!v5562))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetGeneratedCommandsMemoryRequirementsNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5562;
 	}
 	{
 		uint64_t n5564;
 		int p5565;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5564, &p5565, 1), "vkGetGeneratedCommandsMemoryRequirementsNV.pInfo");
+		if (!p5565)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetGeneratedCommandsMemoryRequirementsNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p5565) {
 			VkGeneratedCommandsMemoryRequirementsInfoNV *t5563;
 			if (n5564 != 1)
@@ -54810,12 +59085,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v5571;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5571, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateIndirectCommandsLayoutNV.device");
+		if (SBT_VK_UNLIKELY(!v5571))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateIndirectCommandsLayoutNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5571;
 	}
 	{
 		uint64_t n5573;
 		int p5574;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5573, &p5574, 1), "vkCreateIndirectCommandsLayoutNV.pCreateInfo");
+		if (!p5574)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateIndirectCommandsLayoutNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5574) {
 			VkIndirectCommandsLayoutCreateInfoNV *t5572;
 			if (n5573 != 1)
@@ -54858,6 +59137,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateIndirectCommandsLayoutNV(sbt_vk_d *d, sbt
 	{
 		int64_t v5584;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5584, 32), "vkCreateIndirectCommandsLayoutNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5584)))
+			sbt_vk_d_unknown_enum(d, "vkCreateIndirectCommandsLayoutNV.ret", v5584);
 		s->ret = (VkResult)v5584;
 	}
 	return SBT_VK_OK;
@@ -54891,6 +59172,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_d *d, sb
 	{
 		uint64_t v5585;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5585, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyIndirectCommandsLayoutNV.device");
+		if (SBT_VK_UNLIKELY(!v5585))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyIndirectCommandsLayoutNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5585;
 	}
 	{
@@ -54945,6 +59228,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFeatures2(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v5591;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5591, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFeatures2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5591))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFeatures2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5591;
 	}
 	{
@@ -54999,6 +59284,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceProperties2(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v5596;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5596, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5596))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5596;
 	}
 	{
@@ -55055,11 +59342,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_d *d,
 	{
 		uint64_t v5601;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5601, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5601))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5601;
 	}
 	{
 		int64_t v5602;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5602, 32), "vkGetPhysicalDeviceFormatProperties2.format");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFormat(v5602)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFormatProperties2.format", v5602);
 		s->format = (VkFormat)v5602;
 	}
 	{
@@ -55119,12 +59410,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_
 	{
 		uint64_t v5607;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5607, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceImageFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5607))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5607;
 	}
 	{
 		uint64_t n5609;
 		int p5610;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5609, &p5610, 1), "vkGetPhysicalDeviceImageFormatProperties2.pImageFormatInfo");
+		if (!p5610)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceImageFormatProperties2.pImageFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p5610) {
 			VkPhysicalDeviceImageFormatInfo2 *t5608;
 			if (n5609 != 1)
@@ -55150,6 +59445,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_
 	{
 		int64_t v5616;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5616, 32), "vkGetPhysicalDeviceImageFormatProperties2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5616)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceImageFormatProperties2.ret", v5616);
 		s->ret = (VkResult)v5616;
 	}
 	return SBT_VK_OK;
@@ -55203,6 +59500,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_
 	{
 		uint64_t v5617;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5617, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5617))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5617;
 	}
 	{
@@ -55276,6 +59575,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_d *d,
 	{
 		uint64_t v5629;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5629, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMemoryProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5629))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMemoryProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5629;
 	}
 	{
@@ -55346,12 +59647,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSparseImageFormatProperties2(s
 	{
 		uint64_t v5634;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5634, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSparseImageFormatProperties2.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5634))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties2.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5634;
 	}
 	{
 		uint64_t n5636;
 		int p5637;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5636, &p5637, 1), "vkGetPhysicalDeviceSparseImageFormatProperties2.pFormatInfo");
+		if (!p5637)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSparseImageFormatProperties2.pFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p5637) {
 			VkPhysicalDeviceSparseImageFormatInfo2 *t5635;
 			if (n5636 != 1)
@@ -55440,16 +59745,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5650;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5650, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5650))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5650;
 	}
 	{
 		int64_t v5651;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5651, 32), "vkCmdPushDescriptorSetKHR.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v5651)))
+			sbt_vk_d_unknown_enum(d, "vkCmdPushDescriptorSetKHR.pipelineBindPoint", v5651);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v5651;
 	}
 	{
 		uint64_t v5652;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5652, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushDescriptorSetKHR.layout");
+		if (SBT_VK_UNLIKELY(!v5652))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5652;
 	}
 	{
@@ -55476,6 +59787,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetKHR(sbt_vk_d *d, sbt_vk_arg
 		}
 		if (p5660 && n5659 != (uint64_t)((uint64_t)s->descriptorWriteCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdPushDescriptorSetKHR.pDescriptorWrites (count differs from its length member)");
+		if (!p5660 && ((uint64_t)s->descriptorWriteCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetKHR.pDescriptorWrites (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -55505,11 +59818,15 @@ static sbt_vk_status sbt_vk_dc_vkTrimCommandPool(sbt_vk_d *d, sbt_vk_args_vkTrim
 	{
 		uint64_t v5663;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5663, VK_OBJECT_TYPE_DEVICE, 1), "vkTrimCommandPool.device");
+		if (SBT_VK_UNLIKELY(!v5663))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkTrimCommandPool.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5663;
 	}
 	{
 		uint64_t v5664;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5664, VK_OBJECT_TYPE_COMMAND_POOL, 1), "vkTrimCommandPool.commandPool");
+		if (SBT_VK_UNLIKELY(!v5664))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkTrimCommandPool.commandPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandPool = (VkCommandPool)(uintptr_t)v5664;
 	}
 	{
@@ -55560,12 +59877,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalBufferProperties(sbt_v
 	{
 		uint64_t v5666;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5666, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalBufferProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5666))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalBufferProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5666;
 	}
 	{
 		uint64_t n5668;
 		int p5669;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5668, &p5669, 1), "vkGetPhysicalDeviceExternalBufferProperties.pExternalBufferInfo");
+		if (!p5669)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalBufferProperties.pExternalBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p5669) {
 			VkPhysicalDeviceExternalBufferInfo *t5667;
 			if (n5668 != 1)
@@ -55632,12 +59953,16 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 	{
 		uint64_t v5675;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5675, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5675))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5675;
 	}
 	{
 		uint64_t n5677;
 		int p5678;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5677, &p5678, 1), "vkGetMemoryFdKHR.pGetFdInfo");
+		if (!p5678)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5678) {
 			VkMemoryGetFdInfoKHR *t5676;
 			if (n5677 != 1)
@@ -55667,6 +59992,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetMe
 	{
 		int64_t v5684;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5684, 32), "vkGetMemoryFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5684)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryFdKHR.ret", v5684);
 		s->ret = (VkResult)v5684;
 	}
 	return SBT_VK_OK;
@@ -55707,6 +60034,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5685;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5685, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryFdPropertiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5685))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryFdPropertiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5685;
 	}
 	{
@@ -55735,6 +60064,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryFdPropertiesKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v5692;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5692, 32), "vkGetMemoryFdPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5692)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryFdPropertiesKHR.ret", v5692);
 		s->ret = (VkResult)v5692;
 	}
 	return SBT_VK_OK;
@@ -55776,12 +60107,16 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5693;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5693, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMemoryRemoteAddressNV.device");
+		if (SBT_VK_UNLIKELY(!v5693))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryRemoteAddressNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5693;
 	}
 	{
 		uint64_t n5695;
 		int p5696;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5695, &p5696, 1), "vkGetMemoryRemoteAddressNV.pMemoryGetRemoteAddressInfo");
+		if (!p5696)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMemoryRemoteAddressNV.pMemoryGetRemoteAddressInfo (NULL where vk.xml requires a pointer)");
 		if (p5696) {
 			VkMemoryGetRemoteAddressInfoNV *t5694;
 			if (n5695 != 1)
@@ -55811,6 +60146,8 @@ static sbt_vk_status sbt_vk_dc_vkGetMemoryRemoteAddressNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v5702;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5702, 32), "vkGetMemoryRemoteAddressNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5702)))
+			sbt_vk_d_unknown_enum(d, "vkGetMemoryRemoteAddressNV.ret", v5702);
 		s->ret = (VkResult)v5702;
 	}
 	return SBT_VK_OK;
@@ -55851,12 +60188,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalSemaphoreProperties(sb
 	{
 		uint64_t v5703;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5703, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalSemaphoreProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5703))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalSemaphoreProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5703;
 	}
 	{
 		uint64_t n5705;
 		int p5706;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5705, &p5706, 1), "vkGetPhysicalDeviceExternalSemaphoreProperties.pExternalSemaphoreInfo");
+		if (!p5706)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalSemaphoreProperties.pExternalSemaphoreInfo (NULL where vk.xml requires a pointer)");
 		if (p5706) {
 			VkPhysicalDeviceExternalSemaphoreInfo *t5704;
 			if (n5705 != 1)
@@ -55923,12 +60264,16 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		uint64_t v5712;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5712, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5712))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5712;
 	}
 	{
 		uint64_t n5714;
 		int p5715;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5714, &p5715, 1), "vkGetSemaphoreFdKHR.pGetFdInfo");
+		if (!p5715)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5715) {
 			VkSemaphoreGetFdInfoKHR *t5713;
 			if (n5714 != 1)
@@ -55958,6 +60303,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_vkGe
 	{
 		int64_t v5721;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5721, 32), "vkGetSemaphoreFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5721)))
+			sbt_vk_d_unknown_enum(d, "vkGetSemaphoreFdKHR.ret", v5721);
 		s->ret = (VkResult)v5721;
 	}
 	return SBT_VK_OK;
@@ -55990,12 +60337,16 @@ static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5722;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5722, VK_OBJECT_TYPE_DEVICE, 1), "vkImportSemaphoreFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5722))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportSemaphoreFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5722;
 	}
 	{
 		uint64_t n5724;
 		int p5725;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5724, &p5725, 1), "vkImportSemaphoreFdKHR.pImportSemaphoreFdInfo");
+		if (!p5725)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportSemaphoreFdKHR.pImportSemaphoreFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5725) {
 			VkImportSemaphoreFdInfoKHR *t5723;
 			if (n5724 != 1)
@@ -56008,6 +60359,8 @@ static sbt_vk_status sbt_vk_dc_vkImportSemaphoreFdKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5727;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5727, 32), "vkImportSemaphoreFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5727)))
+			sbt_vk_d_unknown_enum(d, "vkImportSemaphoreFdKHR.ret", v5727);
 		s->ret = (VkResult)v5727;
 	}
 	return SBT_VK_OK;
@@ -56048,12 +60401,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk
 	{
 		uint64_t v5728;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5728, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceExternalFenceProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5728))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalFenceProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5728;
 	}
 	{
 		uint64_t n5730;
 		int p5731;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5730, &p5731, 1), "vkGetPhysicalDeviceExternalFenceProperties.pExternalFenceInfo");
+		if (!p5731)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceExternalFenceProperties.pExternalFenceInfo (NULL where vk.xml requires a pointer)");
 		if (p5731) {
 			VkPhysicalDeviceExternalFenceInfo *t5729;
 			if (n5730 != 1)
@@ -56120,12 +60477,16 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFen
 	{
 		uint64_t v5737;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5737, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFenceFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5737))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5737;
 	}
 	{
 		uint64_t n5739;
 		int p5740;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5739, &p5740, 1), "vkGetFenceFdKHR.pGetFdInfo");
+		if (!p5740)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFenceFdKHR.pGetFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5740) {
 			VkFenceGetFdInfoKHR *t5738;
 			if (n5739 != 1)
@@ -56155,6 +60516,8 @@ static sbt_vk_status sbt_vk_dc_vkGetFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkGetFen
 	{
 		int64_t v5746;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5746, 32), "vkGetFenceFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5746)))
+			sbt_vk_d_unknown_enum(d, "vkGetFenceFdKHR.ret", v5746);
 		s->ret = (VkResult)v5746;
 	}
 	return SBT_VK_OK;
@@ -56187,12 +60550,16 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 	{
 		uint64_t v5747;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5747, VK_OBJECT_TYPE_DEVICE, 1), "vkImportFenceFdKHR.device");
+		if (SBT_VK_UNLIKELY(!v5747))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportFenceFdKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5747;
 	}
 	{
 		uint64_t n5749;
 		int p5750;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5749, &p5750, 1), "vkImportFenceFdKHR.pImportFenceFdInfo");
+		if (!p5750)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkImportFenceFdKHR.pImportFenceFdInfo (NULL where vk.xml requires a pointer)");
 		if (p5750) {
 			VkImportFenceFdInfoKHR *t5748;
 			if (n5749 != 1)
@@ -56205,6 +60572,8 @@ static sbt_vk_status sbt_vk_dc_vkImportFenceFdKHR(sbt_vk_d *d, sbt_vk_args_vkImp
 	{
 		int64_t v5752;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5752, 32), "vkImportFenceFdKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5752)))
+			sbt_vk_d_unknown_enum(d, "vkImportFenceFdKHR.ret", v5752);
 		s->ret = (VkResult)v5752;
 	}
 	return SBT_VK_OK;
@@ -56235,16 +60604,22 @@ static sbt_vk_status sbt_vk_dc_vkReleaseDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkRe
 	{
 		uint64_t v5753;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5753, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkReleaseDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5753))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5753;
 	}
 	{
 		uint64_t v5754;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5754, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkReleaseDisplayEXT.display");
+		if (SBT_VK_UNLIKELY(!v5754))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseDisplayEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5754;
 	}
 	{
 		int64_t v5755;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5755, 32), "vkReleaseDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5755)))
+			sbt_vk_d_unknown_enum(d, "vkReleaseDisplayEXT.ret", v5755);
 		s->ret = (VkResult)v5755;
 	}
 	return SBT_VK_OK;
@@ -56276,6 +60651,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireXlibDisplayEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5756;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5756, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkAcquireXlibDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5756))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireXlibDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5756;
 	}
 	{
@@ -56286,11 +60663,15 @@ static sbt_vk_status sbt_vk_dc_vkAcquireXlibDisplayEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5758;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5758, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkAcquireXlibDisplayEXT.display");
+		if (SBT_VK_UNLIKELY(!v5758))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireXlibDisplayEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5758;
 	}
 	{
 		int64_t v5759;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5759, 32), "vkAcquireXlibDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5759)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireXlibDisplayEXT.ret", v5759);
 		s->ret = (VkResult)v5759;
 	}
 	return SBT_VK_OK;
@@ -56331,6 +60712,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRandROutputDisplayEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5760;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5760, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetRandROutputDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5760))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRandROutputDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5760;
 	}
 	{
@@ -56363,6 +60746,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRandROutputDisplayEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v5767;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5767, 32), "vkGetRandROutputDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5767)))
+			sbt_vk_d_unknown_enum(d, "vkGetRandROutputDisplayEXT.ret", v5767);
 		s->ret = (VkResult)v5767;
 	}
 	return SBT_VK_OK;
@@ -56397,17 +60782,23 @@ static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5768;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5768, VK_OBJECT_TYPE_DEVICE, 1), "vkDisplayPowerControlEXT.device");
+		if (SBT_VK_UNLIKELY(!v5768))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5768;
 	}
 	{
 		uint64_t v5769;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5769, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkDisplayPowerControlEXT.display");
+		if (SBT_VK_UNLIKELY(!v5769))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5769;
 	}
 	{
 		uint64_t n5771;
 		int p5772;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5771, &p5772, 1), "vkDisplayPowerControlEXT.pDisplayPowerInfo");
+		if (!p5772)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDisplayPowerControlEXT.pDisplayPowerInfo (NULL where vk.xml requires a pointer)");
 		if (p5772) {
 			VkDisplayPowerInfoEXT *t5770;
 			if (n5771 != 1)
@@ -56420,6 +60811,8 @@ static sbt_vk_status sbt_vk_dc_vkDisplayPowerControlEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5774;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5774, 32), "vkDisplayPowerControlEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5774)))
+			sbt_vk_d_unknown_enum(d, "vkDisplayPowerControlEXT.ret", v5774);
 		s->ret = (VkResult)v5774;
 	}
 	return SBT_VK_OK;
@@ -56465,12 +60858,16 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5775;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5775, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDeviceEventEXT.device");
+		if (SBT_VK_UNLIKELY(!v5775))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDeviceEventEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5775;
 	}
 	{
 		uint64_t n5777;
 		int p5778;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5777, &p5778, 1), "vkRegisterDeviceEventEXT.pDeviceEventInfo");
+		if (!p5778)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDeviceEventEXT.pDeviceEventInfo (NULL where vk.xml requires a pointer)");
 		if (p5778) {
 			VkDeviceEventInfoEXT *t5776;
 			if (n5777 != 1)
@@ -56513,6 +60910,8 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDeviceEventEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5788;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5788, 32), "vkRegisterDeviceEventEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5788)))
+			sbt_vk_d_unknown_enum(d, "vkRegisterDeviceEventEXT.ret", v5788);
 		s->ret = (VkResult)v5788;
 	}
 	return SBT_VK_OK;
@@ -56560,17 +60959,23 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v5789;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5789, VK_OBJECT_TYPE_DEVICE, 1), "vkRegisterDisplayEventEXT.device");
+		if (SBT_VK_UNLIKELY(!v5789))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5789;
 	}
 	{
 		uint64_t v5790;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5790, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkRegisterDisplayEventEXT.display");
+		if (SBT_VK_UNLIKELY(!v5790))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v5790;
 	}
 	{
 		uint64_t n5792;
 		int p5793;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5792, &p5793, 1), "vkRegisterDisplayEventEXT.pDisplayEventInfo");
+		if (!p5793)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkRegisterDisplayEventEXT.pDisplayEventInfo (NULL where vk.xml requires a pointer)");
 		if (p5793) {
 			VkDisplayEventInfoEXT *t5791;
 			if (n5792 != 1)
@@ -56613,6 +61018,8 @@ static sbt_vk_status sbt_vk_dc_vkRegisterDisplayEventEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v5803;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5803, 32), "vkRegisterDisplayEventEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5803)))
+			sbt_vk_d_unknown_enum(d, "vkRegisterDisplayEventEXT.ret", v5803);
 		s->ret = (VkResult)v5803;
 	}
 	return SBT_VK_OK;
@@ -56653,11 +61060,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v5804;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5804, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainCounterEXT.device");
+		if (SBT_VK_UNLIKELY(!v5804))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainCounterEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5804;
 	}
 	{
 		uint64_t v5805;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5805, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainCounterEXT.swapchain");
+		if (SBT_VK_UNLIKELY(!v5805))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainCounterEXT.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5805;
 	}
 	{
@@ -56685,6 +61096,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainCounterEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v5811;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5811, 32), "vkGetSwapchainCounterEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5811)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainCounterEXT.ret", v5811);
 		s->ret = (VkResult)v5811;
 	}
 	return SBT_VK_OK;
@@ -56724,11 +61137,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk
 	{
 		uint64_t v5812;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5812, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5812))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5812;
 	}
 	{
 		uint64_t v5813;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5813, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.surface");
+		if (SBT_VK_UNLIKELY(!v5813))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5813;
 	}
 	{
@@ -56747,6 +61164,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk
 	{
 		int64_t v5818;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5818, 32), "vkGetPhysicalDeviceSurfaceCapabilities2EXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5818)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilities2EXT.ret", v5818);
 		s->ret = (VkResult)v5818;
 	}
 	return SBT_VK_OK;
@@ -56796,6 +61215,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceGroups(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5819;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5819, VK_OBJECT_TYPE_INSTANCE, 1), "vkEnumeratePhysicalDeviceGroups.instance");
+		if (SBT_VK_UNLIKELY(!v5819))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDeviceGroups.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v5819;
 	}
 	{
@@ -56833,6 +61254,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceGroups(sbt_vk_d *d, sbt_
 	{
 		int64_t v5831;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5831, 32), "vkEnumeratePhysicalDeviceGroups.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5831)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDeviceGroups.ret", v5831);
 		s->ret = (VkResult)v5831;
 	}
 	return SBT_VK_OK;
@@ -56878,6 +61301,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_d *d, s
 	{
 		uint64_t v5832;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5832, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPeerMemoryFeatures.device");
+		if (SBT_VK_UNLIKELY(!v5832))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupPeerMemoryFeatures.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5832;
 	}
 	{
@@ -56956,6 +61381,8 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory2(sbt_vk_d *d, sbt_vk_args_vkBi
 	{
 		uint64_t v5840;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5840, VK_OBJECT_TYPE_DEVICE, 1), "vkBindBufferMemory2.device");
+		if (SBT_VK_UNLIKELY(!v5840))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5840;
 	}
 	{
@@ -56977,10 +61404,14 @@ static sbt_vk_status sbt_vk_dc_vkBindBufferMemory2(sbt_vk_d *d, sbt_vk_args_vkBi
 		}
 		if (p5847 && n5846 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindBufferMemory2.pBindInfos (count differs from its length member)");
+		if (!p5847 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindBufferMemory2.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v5850;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5850, 32), "vkBindBufferMemory2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5850)))
+			sbt_vk_d_unknown_enum(d, "vkBindBufferMemory2.ret", v5850);
 		s->ret = (VkResult)v5850;
 	}
 	return SBT_VK_OK;
@@ -57027,6 +61458,8 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory2(sbt_vk_d *d, sbt_vk_args_vkBin
 	{
 		uint64_t v5851;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5851, VK_OBJECT_TYPE_DEVICE, 1), "vkBindImageMemory2.device");
+		if (SBT_VK_UNLIKELY(!v5851))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5851;
 	}
 	{
@@ -57048,10 +61481,14 @@ static sbt_vk_status sbt_vk_dc_vkBindImageMemory2(sbt_vk_d *d, sbt_vk_args_vkBin
 		}
 		if (p5858 && n5857 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindImageMemory2.pBindInfos (count differs from its length member)");
+		if (!p5858 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindImageMemory2.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v5861;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5861, 32), "vkBindImageMemory2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5861)))
+			sbt_vk_d_unknown_enum(d, "vkBindImageMemory2.ret", v5861);
 		s->ret = (VkResult)v5861;
 	}
 	return SBT_VK_OK;
@@ -57086,6 +61523,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDeviceMask(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v5862;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5862, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDeviceMask.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5862))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDeviceMask.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5862;
 	}
 	{
@@ -57133,6 +61572,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 	{
 		uint64_t v5864;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5864, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupPresentCapabilitiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5864))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupPresentCapabilitiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5864;
 	}
 	{
@@ -57151,6 +61592,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_d *
 	{
 		int64_t v5869;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5869, 32), "vkGetDeviceGroupPresentCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5869)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceGroupPresentCapabilitiesKHR.ret", v5869);
 		s->ret = (VkResult)v5869;
 	}
 	return SBT_VK_OK;
@@ -57190,11 +61633,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *
 	{
 		uint64_t v5870;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5870, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceGroupSurfacePresentModesKHR.device");
+		if (SBT_VK_UNLIKELY(!v5870))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupSurfacePresentModesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5870;
 	}
 	{
 		uint64_t v5871;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5871, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetDeviceGroupSurfacePresentModesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5871))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceGroupSurfacePresentModesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5871;
 	}
 	{
@@ -57217,6 +61664,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_d *
 	{
 		int64_t v5876;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5876, 32), "vkGetDeviceGroupSurfacePresentModesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5876)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeviceGroupSurfacePresentModesKHR.ret", v5876);
 		s->ret = (VkResult)v5876;
 	}
 	return SBT_VK_OK;
@@ -57258,12 +61707,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v5877;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5877, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireNextImage2KHR.device");
+		if (SBT_VK_UNLIKELY(!v5877))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImage2KHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5877;
 	}
 	{
 		uint64_t n5879;
 		int p5880;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5879, &p5880, 1), "vkAcquireNextImage2KHR.pAcquireInfo");
+		if (!p5880)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireNextImage2KHR.pAcquireInfo (NULL where vk.xml requires a pointer)");
 		if (p5880) {
 			VkAcquireNextImageInfoKHR *t5878;
 			if (n5879 != 1)
@@ -57293,6 +61746,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireNextImage2KHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		int64_t v5886;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5886, 32), "vkAcquireNextImage2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5886)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireNextImage2KHR.ret", v5886);
 		s->ret = (VkResult)v5886;
 	}
 	return SBT_VK_OK;
@@ -57327,6 +61782,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDispatchBase(sbt_vk_d *d, sbt_vk_args_vkCmdD
 	{
 		uint64_t v5887;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5887, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDispatchBase.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5887))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDispatchBase.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5887;
 	}
 	{
@@ -57406,11 +61863,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d 
 	{
 		uint64_t v5894;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5894, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDevicePresentRectanglesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5894))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDevicePresentRectanglesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5894;
 	}
 	{
 		uint64_t v5895;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5895, VK_OBJECT_TYPE_SURFACE_KHR, 1), "vkGetPhysicalDevicePresentRectanglesKHR.surface");
+		if (SBT_VK_UNLIKELY(!v5895))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDevicePresentRectanglesKHR.surface (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->surface = (VkSurfaceKHR)(uintptr_t)v5895;
 	}
 	{
@@ -57442,6 +61903,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_d 
 	{
 		int64_t v5903;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5903, 32), "vkGetPhysicalDevicePresentRectanglesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5903)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDevicePresentRectanglesKHR.ret", v5903);
 		s->ret = (VkResult)v5903;
 	}
 	return SBT_VK_OK;
@@ -57487,12 +61950,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorUpdateTemplate(sbt_vk_d *d, sbt
 	{
 		uint64_t v5904;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5904, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDescriptorUpdateTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5904))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorUpdateTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5904;
 	}
 	{
 		uint64_t n5906;
 		int p5907;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5906, &p5907, 1), "vkCreateDescriptorUpdateTemplate.pCreateInfo");
+		if (!p5907)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDescriptorUpdateTemplate.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p5907) {
 			VkDescriptorUpdateTemplateCreateInfo *t5905;
 			if (n5906 != 1)
@@ -57535,6 +62002,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDescriptorUpdateTemplate(sbt_vk_d *d, sbt
 	{
 		int64_t v5917;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5917, 32), "vkCreateDescriptorUpdateTemplate.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5917)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDescriptorUpdateTemplate.ret", v5917);
 		s->ret = (VkResult)v5917;
 	}
 	return SBT_VK_OK;
@@ -57573,6 +62042,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDescriptorUpdateTemplate(sbt_vk_d *d, sb
 	{
 		uint64_t v5918;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5918, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDescriptorUpdateTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5918))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDescriptorUpdateTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5918;
 	}
 	{
@@ -57627,16 +62098,22 @@ static sbt_vk_status sbt_vk_dc_vkUpdateDescriptorSetWithTemplate(sbt_vk_d *d, sb
 	{
 		uint64_t v5924;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5924, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateDescriptorSetWithTemplate.device");
+		if (SBT_VK_UNLIKELY(!v5924))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5924;
 	}
 	{
 		uint64_t v5925;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5925, VK_OBJECT_TYPE_DESCRIPTOR_SET, 1), "vkUpdateDescriptorSetWithTemplate.descriptorSet");
+		if (SBT_VK_UNLIKELY(!v5925))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.descriptorSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSet = (VkDescriptorSet)(uintptr_t)v5925;
 	}
 	{
 		uint64_t v5926;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5926, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, 1), "vkUpdateDescriptorSetWithTemplate.descriptorUpdateTemplate");
+		if (SBT_VK_UNLIKELY(!v5926))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateDescriptorSetWithTemplate.descriptorUpdateTemplate (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)v5926;
 	}
 	{
@@ -57681,16 +62158,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_d *d
 	{
 		uint64_t v5930;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5930, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPushDescriptorSetWithTemplateKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5930))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5930;
 	}
 	{
 		uint64_t v5931;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5931, VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, 1), "vkCmdPushDescriptorSetWithTemplateKHR.descriptorUpdateTemplate");
+		if (SBT_VK_UNLIKELY(!v5931))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.descriptorUpdateTemplate (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)v5931;
 	}
 	{
 		uint64_t v5932;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5932, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdPushDescriptorSetWithTemplateKHR.layout");
+		if (SBT_VK_UNLIKELY(!v5932))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPushDescriptorSetWithTemplateKHR.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v5932;
 	}
 	{
@@ -57754,6 +62237,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 	{
 		uint64_t v5937;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5937, VK_OBJECT_TYPE_DEVICE, 1), "vkSetHdrMetadataEXT.device");
+		if (SBT_VK_UNLIKELY(!v5937))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5937;
 	}
 	{
@@ -57772,6 +62257,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 				{
 					uint64_t v5946;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v5946, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkSetHdrMetadataEXT.pSwapchains");
+					if (SBT_VK_UNLIKELY(!v5946))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pSwapchains (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t5942[i5945] = (VkSwapchainKHR)(uintptr_t)v5946;
 				}
 			}
@@ -57779,6 +62266,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 		}
 		if (p5944 && n5943 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkSetHdrMetadataEXT.pSwapchains (count differs from its length member)");
+		if (!p5944 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pSwapchains (absent while its count is not 0)");
 	}
 	{
 		uint64_t n5951;
@@ -57794,6 +62283,8 @@ static sbt_vk_status sbt_vk_dc_vkSetHdrMetadataEXT(sbt_vk_d *d, sbt_vk_args_vkSe
 		}
 		if (p5952 && n5951 != (uint64_t)((uint64_t)s->swapchainCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkSetHdrMetadataEXT.pMetadata (count differs from its length member)");
+		if (!p5952 && ((uint64_t)s->swapchainCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetHdrMetadataEXT.pMetadata (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -57823,16 +62314,22 @@ static sbt_vk_status sbt_vk_dc_vkGetSwapchainStatusKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v5955;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5955, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSwapchainStatusKHR.device");
+		if (SBT_VK_UNLIKELY(!v5955))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainStatusKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5955;
 	}
 	{
 		uint64_t v5956;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5956, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetSwapchainStatusKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v5956))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSwapchainStatusKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5956;
 	}
 	{
 		int64_t v5957;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5957, 32), "vkGetSwapchainStatusKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5957)))
+			sbt_vk_d_unknown_enum(d, "vkGetSwapchainStatusKHR.ret", v5957);
 		s->ret = (VkResult)v5957;
 	}
 	return SBT_VK_OK;
@@ -57872,11 +62369,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 	{
 		uint64_t v5958;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5958, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRefreshCycleDurationGOOGLE.device");
+		if (SBT_VK_UNLIKELY(!v5958))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRefreshCycleDurationGOOGLE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5958;
 	}
 	{
 		uint64_t v5959;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5959, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetRefreshCycleDurationGOOGLE.swapchain");
+		if (SBT_VK_UNLIKELY(!v5959))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRefreshCycleDurationGOOGLE.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5959;
 	}
 	{
@@ -57895,6 +62396,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_d *d, sbt_
 	{
 		int64_t v5964;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5964, 32), "vkGetRefreshCycleDurationGOOGLE.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5964)))
+			sbt_vk_d_unknown_enum(d, "vkGetRefreshCycleDurationGOOGLE.ret", v5964);
 		s->ret = (VkResult)v5964;
 	}
 	return SBT_VK_OK;
@@ -57946,11 +62449,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 	{
 		uint64_t v5965;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5965, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPastPresentationTimingGOOGLE.device");
+		if (SBT_VK_UNLIKELY(!v5965))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPastPresentationTimingGOOGLE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v5965;
 	}
 	{
 		uint64_t v5966;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5966, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkGetPastPresentationTimingGOOGLE.swapchain");
+		if (SBT_VK_UNLIKELY(!v5966))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPastPresentationTimingGOOGLE.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v5966;
 	}
 	{
@@ -57988,6 +62495,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPastPresentationTimingGOOGLE(sbt_vk_d *d, sb
 	{
 		int64_t v5978;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v5978, 32), "vkGetPastPresentationTimingGOOGLE.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v5978)))
+			sbt_vk_d_unknown_enum(d, "vkGetPastPresentationTimingGOOGLE.ret", v5978);
 		s->ret = (VkResult)v5978;
 	}
 	return SBT_VK_OK;
@@ -58022,6 +62531,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5979;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5979, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5979))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5979;
 	}
 	{
@@ -58042,6 +62553,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingNV(sbt_vk_d *d, sbt_vk_ar
 		s->pViewportWScalings = t5983;
 		if (p5985 && n5984 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportWScalingNV.pViewportWScalings (count differs from its length member)");
+		if (!p5985 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingNV.pViewportWScalings (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -58075,6 +62588,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v5986;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5986, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDiscardRectangleEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5986))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDiscardRectangleEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5986;
 	}
 	{
@@ -58095,6 +62610,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDiscardRectangleEXT(sbt_vk_d *d, sbt_vk_a
 		s->pDiscardRectangles = t5990;
 		if (p5992 && n5991 != (uint64_t)((uint64_t)s->discardRectangleCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles (count differs from its length member)");
+		if (!p5992 && ((uint64_t)s->discardRectangleCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDiscardRectangleEXT.pDiscardRectangles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -58125,12 +62642,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v5993;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5993, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v5993))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v5993;
 	}
 	{
 		uint64_t n5995;
 		int p5996;
 		SBT_VK_DT(sbt_vk_get_count(d, &n5995, &p5996, 1), "vkCmdSetSampleLocationsEXT.pSampleLocationsInfo");
+		if (!p5996)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEXT.pSampleLocationsInfo (NULL where vk.xml requires a pointer)");
 		if (p5996) {
 			VkSampleLocationsInfoEXT *t5994;
 			if (n5995 != 1)
@@ -58176,6 +62697,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_v
 	{
 		uint64_t v5998;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v5998, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceMultisamplePropertiesEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v5998))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceMultisamplePropertiesEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v5998;
 	}
 	{
@@ -58235,12 +62758,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk
 	{
 		uint64_t v6004;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6004, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6004))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6004;
 	}
 	{
 		uint64_t n6006;
 		int p6007;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6006, &p6007, 1), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.pSurfaceInfo");
+		if (!p6007)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.pSurfaceInfo (NULL where vk.xml requires a pointer)");
 		if (p6007) {
 			VkPhysicalDeviceSurfaceInfo2KHR *t6005;
 			if (n6006 != 1)
@@ -58266,6 +62793,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk
 	{
 		int64_t v6013;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6013, 32), "vkGetPhysicalDeviceSurfaceCapabilities2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6013)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceCapabilities2KHR.ret", v6013);
 		s->ret = (VkResult)v6013;
 	}
 	return SBT_VK_OK;
@@ -58319,12 +62848,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d
 	{
 		uint64_t v6014;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6014, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSurfaceFormats2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6014))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormats2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6014;
 	}
 	{
 		uint64_t n6016;
 		int p6017;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6016, &p6017, 1), "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceInfo");
+		if (!p6017)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSurfaceFormats2KHR.pSurfaceInfo (NULL where vk.xml requires a pointer)");
 		if (p6017) {
 			VkPhysicalDeviceSurfaceInfo2KHR *t6015;
 			if (n6016 != 1)
@@ -58369,6 +62902,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_d *d
 	{
 		int64_t v6030;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6030, 32), "vkGetPhysicalDeviceSurfaceFormats2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6030)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSurfaceFormats2KHR.ret", v6030);
 		s->ret = (VkResult)v6030;
 	}
 	return SBT_VK_OK;
@@ -58418,6 +62953,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d
 	{
 		uint64_t v6031;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6031, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6031))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6031;
 	}
 	{
@@ -58455,6 +62992,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_d
 	{
 		int64_t v6043;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6043, 32), "vkGetPhysicalDeviceDisplayProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6043)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayProperties2KHR.ret", v6043);
 		s->ret = (VkResult)v6043;
 	}
 	return SBT_VK_OK;
@@ -58504,6 +63043,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 	{
 		uint64_t v6044;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6044, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6044))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6044;
 	}
 	{
@@ -58541,6 +63082,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt
 	{
 		int64_t v6056;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6056, 32), "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6056)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceDisplayPlaneProperties2KHR.ret", v6056);
 		s->ret = (VkResult)v6056;
 	}
 	return SBT_VK_OK;
@@ -58592,11 +63135,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6057;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6057, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayModeProperties2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6057))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModeProperties2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6057;
 	}
 	{
 		uint64_t v6058;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6058, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkGetDisplayModeProperties2KHR.display");
+		if (SBT_VK_UNLIKELY(!v6058))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayModeProperties2KHR.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v6058;
 	}
 	{
@@ -58634,6 +63181,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayModeProperties2KHR(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6070;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6070, 32), "vkGetDisplayModeProperties2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6070)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayModeProperties2KHR.ret", v6070);
 		s->ret = (VkResult)v6070;
 	}
 	return SBT_VK_OK;
@@ -58675,12 +63224,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6071;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6071, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDisplayPlaneCapabilities2KHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6071))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilities2KHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6071;
 	}
 	{
 		uint64_t n6073;
 		int p6074;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6073, &p6074, 1), "vkGetDisplayPlaneCapabilities2KHR.pDisplayPlaneInfo");
+		if (!p6074)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDisplayPlaneCapabilities2KHR.pDisplayPlaneInfo (NULL where vk.xml requires a pointer)");
 		if (p6074) {
 			VkDisplayPlaneInfo2KHR *t6072;
 			if (n6073 != 1)
@@ -58706,6 +63259,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_d *d, sb
 	{
 		int64_t v6080;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6080, 32), "vkGetDisplayPlaneCapabilities2KHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6080)))
+			sbt_vk_d_unknown_enum(d, "vkGetDisplayPlaneCapabilities2KHR.ret", v6080);
 		s->ret = (VkResult)v6080;
 	}
 	return SBT_VK_OK;
@@ -58746,12 +63301,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferMemoryRequirements2(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6081;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6081, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6081))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6081;
 	}
 	{
 		uint64_t n6083;
 		int p6084;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6083, &p6084, 1), "vkGetBufferMemoryRequirements2.pInfo");
+		if (!p6084)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6084) {
 			VkBufferMemoryRequirementsInfo2 *t6082;
 			if (n6083 != 1)
@@ -58817,12 +63376,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageMemoryRequirements2(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6090;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6090, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6090))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6090;
 	}
 	{
 		uint64_t n6092;
 		int p6093;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6092, &p6093, 1), "vkGetImageMemoryRequirements2.pInfo");
+		if (!p6093)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6093) {
 			VkImageMemoryRequirementsInfo2 *t6091;
 			if (n6092 != 1)
@@ -58900,12 +63463,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSparseMemoryRequirements2(sbt_vk_d *d, 
 	{
 		uint64_t v6099;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6099, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSparseMemoryRequirements2.device");
+		if (SBT_VK_UNLIKELY(!v6099))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6099;
 	}
 	{
 		uint64_t n6101;
 		int p6102;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6101, &p6102, 1), "vkGetImageSparseMemoryRequirements2.pInfo");
+		if (!p6102)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSparseMemoryRequirements2.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6102) {
 			VkImageSparseMemoryRequirementsInfo2 *t6100;
 			if (n6101 != 1)
@@ -58990,12 +63557,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceBufferMemoryRequirements(sbt_vk_d *d, 
 	{
 		uint64_t v6115;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6115, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceBufferMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6115))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceBufferMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6115;
 	}
 	{
 		uint64_t n6117;
 		int p6118;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6117, &p6118, 1), "vkGetDeviceBufferMemoryRequirements.pInfo");
+		if (!p6118)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceBufferMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6118) {
 			VkDeviceBufferMemoryRequirements *t6116;
 			if (n6117 != 1)
@@ -59061,12 +63632,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceImageMemoryRequirements(sbt_vk_d *d, s
 	{
 		uint64_t v6124;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6124, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6124))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6124;
 	}
 	{
 		uint64_t n6126;
 		int p6127;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6126, &p6127, 1), "vkGetDeviceImageMemoryRequirements.pInfo");
+		if (!p6127)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6127) {
 			VkDeviceImageMemoryRequirements *t6125;
 			if (n6126 != 1)
@@ -59144,12 +63719,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_d
 	{
 		uint64_t v6133;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6133, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceImageSparseMemoryRequirements.device");
+		if (SBT_VK_UNLIKELY(!v6133))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageSparseMemoryRequirements.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6133;
 	}
 	{
 		uint64_t n6135;
 		int p6136;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6135, &p6136, 1), "vkGetDeviceImageSparseMemoryRequirements.pInfo");
+		if (!p6136)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceImageSparseMemoryRequirements.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6136) {
 			VkDeviceImageMemoryRequirements *t6134;
 			if (n6135 != 1)
@@ -59239,12 +63818,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateSamplerYcbcrConversion(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6149;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6149, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateSamplerYcbcrConversion.device");
+		if (SBT_VK_UNLIKELY(!v6149))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSamplerYcbcrConversion.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6149;
 	}
 	{
 		uint64_t n6151;
 		int p6152;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6151, &p6152, 1), "vkCreateSamplerYcbcrConversion.pCreateInfo");
+		if (!p6152)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateSamplerYcbcrConversion.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6152) {
 			VkSamplerYcbcrConversionCreateInfo *t6150;
 			if (n6151 != 1)
@@ -59287,6 +63870,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateSamplerYcbcrConversion(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6162;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6162, 32), "vkCreateSamplerYcbcrConversion.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6162)))
+			sbt_vk_d_unknown_enum(d, "vkCreateSamplerYcbcrConversion.ret", v6162);
 		s->ret = (VkResult)v6162;
 	}
 	return SBT_VK_OK;
@@ -59325,6 +63910,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroySamplerYcbcrConversion(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6163;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6163, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroySamplerYcbcrConversion.device");
+		if (SBT_VK_UNLIKELY(!v6163))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroySamplerYcbcrConversion.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6163;
 	}
 	{
@@ -59388,12 +63975,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceQueue2(sbt_vk_d *d, sbt_vk_args_vkGetD
 	{
 		uint64_t v6169;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6169, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceQueue2.device");
+		if (SBT_VK_UNLIKELY(!v6169))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6169;
 	}
 	{
 		uint64_t n6171;
 		int p6172;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6171, &p6172, 1), "vkGetDeviceQueue2.pQueueInfo");
+		if (!p6172)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceQueue2.pQueueInfo (NULL where vk.xml requires a pointer)");
 		if (p6172) {
 			VkDeviceQueueInfo2 *t6170;
 			if (n6171 != 1)
@@ -59463,12 +64054,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6178;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6178, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateValidationCacheEXT.device");
+		if (SBT_VK_UNLIKELY(!v6178))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateValidationCacheEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6178;
 	}
 	{
 		uint64_t n6180;
 		int p6181;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6180, &p6181, 1), "vkCreateValidationCacheEXT.pCreateInfo");
+		if (!p6181)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateValidationCacheEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6181) {
 			VkValidationCacheCreateInfoEXT *t6179;
 			if (n6180 != 1)
@@ -59511,6 +64106,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateValidationCacheEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6191;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6191, 32), "vkCreateValidationCacheEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6191)))
+			sbt_vk_d_unknown_enum(d, "vkCreateValidationCacheEXT.ret", v6191);
 		s->ret = (VkResult)v6191;
 	}
 	return SBT_VK_OK;
@@ -59544,6 +64141,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyValidationCacheEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6192;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6192, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyValidationCacheEXT.device");
+		if (SBT_VK_UNLIKELY(!v6192))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyValidationCacheEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6192;
 	}
 	{
@@ -59606,11 +64205,15 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6198;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6198, VK_OBJECT_TYPE_DEVICE, 1), "vkGetValidationCacheDataEXT.device");
+		if (SBT_VK_UNLIKELY(!v6198))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetValidationCacheDataEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6198;
 	}
 	{
 		uint64_t v6199;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6199, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkGetValidationCacheDataEXT.validationCache");
+		if (SBT_VK_UNLIKELY(!v6199))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetValidationCacheDataEXT.validationCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->validationCache = (VkValidationCacheEXT)(uintptr_t)v6199;
 	}
 	{
@@ -59642,6 +64245,8 @@ static sbt_vk_status sbt_vk_dc_vkGetValidationCacheDataEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6207;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6207, 32), "vkGetValidationCacheDataEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6207)))
+			sbt_vk_d_unknown_enum(d, "vkGetValidationCacheDataEXT.ret", v6207);
 		s->ret = (VkResult)v6207;
 	}
 	return SBT_VK_OK;
@@ -59684,11 +64289,15 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6208;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6208, VK_OBJECT_TYPE_DEVICE, 1), "vkMergeValidationCachesEXT.device");
+		if (SBT_VK_UNLIKELY(!v6208))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6208;
 	}
 	{
 		uint64_t v6209;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6209, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkMergeValidationCachesEXT.dstCache");
+		if (SBT_VK_UNLIKELY(!v6209))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.dstCache (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstCache = (VkValidationCacheEXT)(uintptr_t)v6209;
 	}
 	{
@@ -59707,6 +64316,8 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 				{
 					uint64_t v6218;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6218, VK_OBJECT_TYPE_VALIDATION_CACHE_EXT, 1), "vkMergeValidationCachesEXT.pSrcCaches");
+					if (SBT_VK_UNLIKELY(!v6218))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.pSrcCaches (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6214[i6217] = (VkValidationCacheEXT)(uintptr_t)v6218;
 				}
 			}
@@ -59714,10 +64325,14 @@ static sbt_vk_status sbt_vk_dc_vkMergeValidationCachesEXT(sbt_vk_d *d, sbt_vk_ar
 		}
 		if (p6216 && n6215 != (uint64_t)((uint64_t)s->srcCacheCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkMergeValidationCachesEXT.pSrcCaches (count differs from its length member)");
+		if (!p6216 && ((uint64_t)s->srcCacheCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkMergeValidationCachesEXT.pSrcCaches (absent while its count is not 0)");
 	}
 	{
 		int64_t v6219;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6219, 32), "vkMergeValidationCachesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6219)))
+			sbt_vk_d_unknown_enum(d, "vkMergeValidationCachesEXT.ret", v6219);
 		s->ret = (VkResult)v6219;
 	}
 	return SBT_VK_OK;
@@ -59758,12 +64373,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSupport(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6220;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6220, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSupport.device");
+		if (SBT_VK_UNLIKELY(!v6220))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSupport.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6220;
 	}
 	{
 		uint64_t n6222;
 		int p6223;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6222, &p6223, 1), "vkGetDescriptorSetLayoutSupport.pCreateInfo");
+		if (!p6223)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSupport.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6223) {
 			VkDescriptorSetLayoutCreateInfo *t6221;
 			if (n6222 != 1)
@@ -59835,11 +64454,15 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v6229;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6229, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderInfoAMD.device");
+		if (SBT_VK_UNLIKELY(!v6229))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderInfoAMD.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6229;
 	}
 	{
 		uint64_t v6230;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6230, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetShaderInfoAMD.pipeline");
+		if (SBT_VK_UNLIKELY(!v6230))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderInfoAMD.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6230;
 	}
 	{
@@ -59850,6 +64473,8 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v6232;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6232, 32), "vkGetShaderInfoAMD.infoType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderInfoTypeAMD(v6232)))
+			sbt_vk_d_unknown_enum(d, "vkGetShaderInfoAMD.infoType", v6232);
 		s->infoType = (VkShaderInfoTypeAMD)v6232;
 	}
 	{
@@ -59881,6 +64506,8 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderInfoAMD(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v6240;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6240, 32), "vkGetShaderInfoAMD.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6240)))
+			sbt_vk_d_unknown_enum(d, "vkGetShaderInfoAMD.ret", v6240);
 		s->ret = (VkResult)v6240;
 	}
 	return SBT_VK_OK;
@@ -59911,11 +64538,15 @@ static sbt_vk_status sbt_vk_dc_vkSetLocalDimmingAMD(sbt_vk_d *d, sbt_vk_args_vkS
 	{
 		uint64_t v6241;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6241, VK_OBJECT_TYPE_DEVICE, 1), "vkSetLocalDimmingAMD.device");
+		if (SBT_VK_UNLIKELY(!v6241))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetLocalDimmingAMD.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6241;
 	}
 	{
 		uint64_t v6242;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6242, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkSetLocalDimmingAMD.swapChain");
+		if (SBT_VK_UNLIKELY(!v6242))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetLocalDimmingAMD.swapChain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapChain = (VkSwapchainKHR)(uintptr_t)v6242;
 	}
 	{
@@ -59963,6 +64594,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 	{
 		uint64_t v6244;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6244, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6244))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6244;
 	}
 	{
@@ -59994,6 +64627,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sb
 	{
 		int64_t v6252;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6252, 32), "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6252)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.ret", v6252);
 		s->ret = (VkResult)v6252;
 	}
 	return SBT_VK_OK;
@@ -60049,6 +64684,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6253;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6253, VK_OBJECT_TYPE_DEVICE, 1), "vkGetCalibratedTimestampsEXT.device");
+		if (SBT_VK_UNLIKELY(!v6253))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetCalibratedTimestampsEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6253;
 	}
 	{
@@ -60070,6 +64707,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 		}
 		if (p6260 && n6259 != (uint64_t)((uint64_t)s->timestampCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkGetCalibratedTimestampsEXT.pTimestampInfos (count differs from its length member)");
+		if (!p6260 && ((uint64_t)s->timestampCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetCalibratedTimestampsEXT.pTimestampInfos (absent while its count is not 0)");
 	}
 	{
 		void *t6263;
@@ -60100,6 +64739,8 @@ static sbt_vk_status sbt_vk_dc_vkGetCalibratedTimestampsEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v6270;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6270, 32), "vkGetCalibratedTimestampsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6270)))
+			sbt_vk_d_unknown_enum(d, "vkGetCalibratedTimestampsEXT.ret", v6270);
 		s->ret = (VkResult)v6270;
 	}
 	return SBT_VK_OK;
@@ -60132,12 +64773,16 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6271;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6271, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectNameEXT.device");
+		if (SBT_VK_UNLIKELY(!v6271))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectNameEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6271;
 	}
 	{
 		uint64_t n6273;
 		int p6274;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6273, &p6274, 1), "vkSetDebugUtilsObjectNameEXT.pNameInfo");
+		if (!p6274)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectNameEXT.pNameInfo (NULL where vk.xml requires a pointer)");
 		if (p6274) {
 			VkDebugUtilsObjectNameInfoEXT *t6272;
 			if (n6273 != 1)
@@ -60150,6 +64795,8 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectNameEXT(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v6276;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6276, 32), "vkSetDebugUtilsObjectNameEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6276)))
+			sbt_vk_d_unknown_enum(d, "vkSetDebugUtilsObjectNameEXT.ret", v6276);
 		s->ret = (VkResult)v6276;
 	}
 	return SBT_VK_OK;
@@ -60182,12 +64829,16 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6277;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6277, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDebugUtilsObjectTagEXT.device");
+		if (SBT_VK_UNLIKELY(!v6277))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectTagEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6277;
 	}
 	{
 		uint64_t n6279;
 		int p6280;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6279, &p6280, 1), "vkSetDebugUtilsObjectTagEXT.pTagInfo");
+		if (!p6280)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDebugUtilsObjectTagEXT.pTagInfo (NULL where vk.xml requires a pointer)");
 		if (p6280) {
 			VkDebugUtilsObjectTagInfoEXT *t6278;
 			if (n6279 != 1)
@@ -60200,6 +64851,8 @@ static sbt_vk_status sbt_vk_dc_vkSetDebugUtilsObjectTagEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6282;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6282, 32), "vkSetDebugUtilsObjectTagEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6282)))
+			sbt_vk_d_unknown_enum(d, "vkSetDebugUtilsObjectTagEXT.ret", v6282);
 		s->ret = (VkResult)v6282;
 	}
 	return SBT_VK_OK;
@@ -60231,12 +64884,16 @@ static sbt_vk_status sbt_vk_dc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6283;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6283, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueBeginDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6283))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBeginDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6283;
 	}
 	{
 		uint64_t n6285;
 		int p6286;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6285, &p6286, 1), "vkQueueBeginDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6286)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueBeginDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6286) {
 			VkDebugUtilsLabelEXT *t6284;
 			if (n6285 != 1)
@@ -60271,6 +64928,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6288;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6288, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueEndDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6288))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueEndDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6288;
 	}
 	return SBT_VK_OK;
@@ -60302,12 +64961,16 @@ static sbt_vk_status sbt_vk_dc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6289;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6289, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueInsertDebugUtilsLabelEXT.queue");
+		if (SBT_VK_UNLIKELY(!v6289))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueInsertDebugUtilsLabelEXT.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6289;
 	}
 	{
 		uint64_t n6291;
 		int p6292;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6291, &p6292, 1), "vkQueueInsertDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6292)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueInsertDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6292) {
 			VkDebugUtilsLabelEXT *t6290;
 			if (n6291 != 1)
@@ -60346,12 +65009,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6294;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6294, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6294))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6294;
 	}
 	{
 		uint64_t n6296;
 		int p6297;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6296, &p6297, 1), "vkCmdBeginDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6297)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6297) {
 			VkDebugUtilsLabelEXT *t6295;
 			if (n6296 != 1)
@@ -60386,6 +65053,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6299;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6299, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6299))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6299;
 	}
 	return SBT_VK_OK;
@@ -60417,12 +65086,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6300;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6300, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdInsertDebugUtilsLabelEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6300))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdInsertDebugUtilsLabelEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6300;
 	}
 	{
 		uint64_t n6302;
 		int p6303;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6302, &p6303, 1), "vkCmdInsertDebugUtilsLabelEXT.pLabelInfo");
+		if (!p6303)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdInsertDebugUtilsLabelEXT.pLabelInfo (NULL where vk.xml requires a pointer)");
 		if (p6303) {
 			VkDebugUtilsLabelEXT *t6301;
 			if (n6302 != 1)
@@ -60475,12 +65148,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6305;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6305, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateDebugUtilsMessengerEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6305))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugUtilsMessengerEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6305;
 	}
 	{
 		uint64_t n6307;
 		int p6308;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6307, &p6308, 1), "vkCreateDebugUtilsMessengerEXT.pCreateInfo");
+		if (!p6308)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDebugUtilsMessengerEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6308) {
 			VkDebugUtilsMessengerCreateInfoEXT *t6306;
 			if (n6307 != 1)
@@ -60523,6 +65200,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6318;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6318, 32), "vkCreateDebugUtilsMessengerEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6318)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDebugUtilsMessengerEXT.ret", v6318);
 		s->ret = (VkResult)v6318;
 	}
 	return SBT_VK_OK;
@@ -60556,6 +65235,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6319;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6319, VK_OBJECT_TYPE_INSTANCE, 1), "vkDestroyDebugUtilsMessengerEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6319))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDebugUtilsMessengerEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6319;
 	}
 	{
@@ -60608,6 +65289,8 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6325;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6325, VK_OBJECT_TYPE_INSTANCE, 1), "vkSubmitDebugUtilsMessageEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6325))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSubmitDebugUtilsMessageEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6325;
 	}
 	{
@@ -60624,6 +65307,8 @@ static sbt_vk_status sbt_vk_dc_vkSubmitDebugUtilsMessageEXT(sbt_vk_d *d, sbt_vk_
 		uint64_t n6329;
 		int p6330;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6329, &p6330, 1), "vkSubmitDebugUtilsMessageEXT.pCallbackData");
+		if (!p6330)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSubmitDebugUtilsMessageEXT.pCallbackData (NULL where vk.xml requires a pointer)");
 		if (p6330) {
 			VkDebugUtilsMessengerCallbackDataEXT *t6328;
 			if (n6329 != 1)
@@ -60663,6 +65348,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6332;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6332, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarkerAMD.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6332))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarkerAMD.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6332;
 	}
 	{
@@ -60673,6 +65360,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarkerAMD(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6334;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6334, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdWriteBufferMarkerAMD.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v6334))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarkerAMD.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v6334;
 	}
 	{
@@ -60728,12 +65417,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v6337;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6337, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRenderPass2.device");
+		if (SBT_VK_UNLIKELY(!v6337))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass2.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6337;
 	}
 	{
 		uint64_t n6339;
 		int p6340;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6339, &p6340, 1), "vkCreateRenderPass2.pCreateInfo");
+		if (!p6340)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRenderPass2.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6340) {
 			VkRenderPassCreateInfo2 *t6338;
 			if (n6339 != 1)
@@ -60776,6 +65469,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v6350;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6350, 32), "vkCreateRenderPass2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6350)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRenderPass2.ret", v6350);
 		s->ret = (VkResult)v6350;
 	}
 	return SBT_VK_OK;
@@ -60816,12 +65511,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass2(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v6351;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6351, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRenderPass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6351))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6351;
 	}
 	{
 		uint64_t n6353;
 		int p6354;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6353, &p6354, 1), "vkCmdBeginRenderPass2.pRenderPassBegin");
+		if (!p6354)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.pRenderPassBegin (NULL where vk.xml requires a pointer)");
 		if (p6354) {
 			VkRenderPassBeginInfo *t6352;
 			if (n6353 != 1)
@@ -60835,6 +65534,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRenderPass2(sbt_vk_d *d, sbt_vk_args_vk
 		uint64_t n6357;
 		int p6358;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6357, &p6358, 1), "vkCmdBeginRenderPass2.pSubpassBeginInfo");
+		if (!p6358)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRenderPass2.pSubpassBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p6358) {
 			VkSubpassBeginInfo *t6356;
 			if (n6357 != 1)
@@ -60882,12 +65583,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass2(sbt_vk_d *d, sbt_vk_args_vkCmdN
 	{
 		uint64_t v6360;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6360, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdNextSubpass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6360))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6360;
 	}
 	{
 		uint64_t n6362;
 		int p6363;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6362, &p6363, 1), "vkCmdNextSubpass2.pSubpassBeginInfo");
+		if (!p6363)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.pSubpassBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p6363) {
 			VkSubpassBeginInfo *t6361;
 			if (n6362 != 1)
@@ -60901,6 +65606,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdNextSubpass2(sbt_vk_d *d, sbt_vk_args_vkCmdN
 		uint64_t n6366;
 		int p6367;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6366, &p6367, 1), "vkCmdNextSubpass2.pSubpassEndInfo");
+		if (!p6367)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdNextSubpass2.pSubpassEndInfo (NULL where vk.xml requires a pointer)");
 		if (p6367) {
 			VkSubpassEndInfo *t6365;
 			if (n6366 != 1)
@@ -60944,12 +65651,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRenderPass2(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v6369;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6369, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRenderPass2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6369))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6369;
 	}
 	{
 		uint64_t n6371;
 		int p6372;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6371, &p6372, 1), "vkCmdEndRenderPass2.pSubpassEndInfo");
+		if (!p6372)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRenderPass2.pSubpassEndInfo (NULL where vk.xml requires a pointer)");
 		if (p6372) {
 			VkSubpassEndInfo *t6370;
 			if (n6371 != 1)
@@ -61001,11 +65712,15 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreCounterValue(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6374;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6374, VK_OBJECT_TYPE_DEVICE, 1), "vkGetSemaphoreCounterValue.device");
+		if (SBT_VK_UNLIKELY(!v6374))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreCounterValue.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6374;
 	}
 	{
 		uint64_t v6375;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6375, VK_OBJECT_TYPE_SEMAPHORE, 1), "vkGetSemaphoreCounterValue.semaphore");
+		if (SBT_VK_UNLIKELY(!v6375))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetSemaphoreCounterValue.semaphore (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->semaphore = (VkSemaphore)(uintptr_t)v6375;
 	}
 	{
@@ -61028,6 +65743,8 @@ static sbt_vk_status sbt_vk_dc_vkGetSemaphoreCounterValue(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6380;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6380, 32), "vkGetSemaphoreCounterValue.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6380)))
+			sbt_vk_d_unknown_enum(d, "vkGetSemaphoreCounterValue.ret", v6380);
 		s->ret = (VkResult)v6380;
 	}
 	return SBT_VK_OK;
@@ -61067,12 +65784,16 @@ static sbt_vk_status sbt_vk_dc_vkWaitSemaphores(sbt_vk_d *d, sbt_vk_args_vkWaitS
 	{
 		uint64_t v6381;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6381, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitSemaphores.device");
+		if (SBT_VK_UNLIKELY(!v6381))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitSemaphores.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6381;
 	}
 	{
 		uint64_t n6383;
 		int p6384;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6383, &p6384, 1), "vkWaitSemaphores.pWaitInfo");
+		if (!p6384)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitSemaphores.pWaitInfo (NULL where vk.xml requires a pointer)");
 		if (p6384) {
 			VkSemaphoreWaitInfo *t6382;
 			if (n6383 != 1)
@@ -61090,6 +65811,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitSemaphores(sbt_vk_d *d, sbt_vk_args_vkWaitS
 	{
 		int64_t v6387;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6387, 32), "vkWaitSemaphores.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6387)))
+			sbt_vk_d_unknown_enum(d, "vkWaitSemaphores.ret", v6387);
 		s->ret = (VkResult)v6387;
 	}
 	return SBT_VK_OK;
@@ -61127,12 +65850,16 @@ static sbt_vk_status sbt_vk_dc_vkSignalSemaphore(sbt_vk_d *d, sbt_vk_args_vkSign
 	{
 		uint64_t v6388;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6388, VK_OBJECT_TYPE_DEVICE, 1), "vkSignalSemaphore.device");
+		if (SBT_VK_UNLIKELY(!v6388))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSignalSemaphore.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6388;
 	}
 	{
 		uint64_t n6390;
 		int p6391;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6390, &p6391, 1), "vkSignalSemaphore.pSignalInfo");
+		if (!p6391)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSignalSemaphore.pSignalInfo (NULL where vk.xml requires a pointer)");
 		if (p6391) {
 			VkSemaphoreSignalInfo *t6389;
 			if (n6390 != 1)
@@ -61145,6 +65872,8 @@ static sbt_vk_status sbt_vk_dc_vkSignalSemaphore(sbt_vk_d *d, sbt_vk_args_vkSign
 	{
 		int64_t v6393;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6393, 32), "vkSignalSemaphore.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6393)))
+			sbt_vk_d_unknown_enum(d, "vkSignalSemaphore.ret", v6393);
 		s->ret = (VkResult)v6393;
 	}
 	return SBT_VK_OK;
@@ -61184,11 +65913,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectCount(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6394;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6394, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6394))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6394;
 	}
 	{
 		uint64_t v6395;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6395, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectCount.buffer");
+		if (SBT_VK_UNLIKELY(!v6395))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6395;
 	}
 	{
@@ -61199,6 +65932,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectCount(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6397;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6397, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectCount.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6397))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectCount.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6397;
 	}
 	{
@@ -61258,11 +65993,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirectCount(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6401;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6401, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6401))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6401;
 	}
 	{
 		uint64_t v6402;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6402, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.buffer");
+		if (SBT_VK_UNLIKELY(!v6402))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6402;
 	}
 	{
@@ -61273,6 +66012,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndexedIndirectCount(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6404;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6404, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndexedIndirectCount.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6404))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndexedIndirectCount.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6404;
 	}
 	{
@@ -61327,6 +66068,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCheckpointNV(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v6408;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6408, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCheckpointNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6408))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCheckpointNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6408;
 	}
 	{
@@ -61380,6 +66123,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointDataNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6410;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6410, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointDataNV.queue");
+		if (SBT_VK_UNLIKELY(!v6410))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueueCheckpointDataNV.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6410;
 	}
 	{
@@ -61461,6 +66206,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 	{
 		uint64_t v6422;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6422, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindTransformFeedbackBuffersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6422))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6422;
 	}
 	{
@@ -61484,6 +66231,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 				{
 					uint64_t v6432;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6432, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBindTransformFeedbackBuffersEXT.pBuffers");
+					if (SBT_VK_UNLIKELY(!v6432))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6428[i6431] = (VkBuffer)(uintptr_t)v6432;
 				}
 			}
@@ -61491,6 +66240,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 		}
 		if (p6430 && n6429 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (count differs from its length member)");
+		if (!p6430 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t6434;
@@ -61500,6 +66251,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_d *d,
 		s->pOffsets = t6434;
 		if (p6436 && n6435 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets (count differs from its length member)");
+		if (!p6436 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindTransformFeedbackBuffersEXT.pOffsets (absent while its count is not 0)");
 	}
 	{
 		void *t6438;
@@ -61553,6 +66306,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginTransformFeedbackEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6441;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6441, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginTransformFeedbackEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6441))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginTransformFeedbackEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6441;
 	}
 	{
@@ -61636,6 +66391,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndTransformFeedbackEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6456;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6456, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndTransformFeedbackEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6456))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndTransformFeedbackEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6456;
 	}
 	{
@@ -61706,11 +66463,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginQueryIndexedEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6471;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6471, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginQueryIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6471))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQueryIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6471;
 	}
 	{
 		uint64_t v6472;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6472, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdBeginQueryIndexedEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v6472))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginQueryIndexedEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6472;
 	}
 	{
@@ -61757,11 +66518,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndQueryIndexedEXT(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v6476;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6476, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndQueryIndexedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6476))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQueryIndexedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6476;
 	}
 	{
 		uint64_t v6477;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6477, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdEndQueryIndexedEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v6477))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndQueryIndexedEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6477;
 	}
 	{
@@ -61806,6 +66571,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6480;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6480, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawIndirectByteCountEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6480))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectByteCountEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6480;
 	}
 	{
@@ -61821,6 +66588,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawIndirectByteCountEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6483;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6483, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawIndirectByteCountEXT.counterBuffer");
+		if (SBT_VK_UNLIKELY(!v6483))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawIndirectByteCountEXT.counterBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->counterBuffer = (VkBuffer)(uintptr_t)v6483;
 	}
 	{
@@ -61870,6 +66639,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6487;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6487, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExclusiveScissorNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6487))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExclusiveScissorNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6487;
 	}
 	{
@@ -61890,6 +66661,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExclusiveScissorNV(sbt_vk_d *d, sbt_vk_ar
 		s->pExclusiveScissors = t6491;
 		if (p6493 && n6492 != (uint64_t)((uint64_t)s->exclusiveScissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetExclusiveScissorNV.pExclusiveScissors (count differs from its length member)");
+		if (!p6493 && ((uint64_t)s->exclusiveScissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExclusiveScissorNV.pExclusiveScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -61919,6 +66692,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6494;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6494, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindShadingRateImageNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6494))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindShadingRateImageNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6494;
 	}
 	{
@@ -61929,6 +66704,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindShadingRateImageNV(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v6496;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6496, 32), "vkCmdBindShadingRateImageNV.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v6496)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindShadingRateImageNV.imageLayout", v6496);
 		s->imageLayout = (VkImageLayout)v6496;
 	}
 	return SBT_VK_OK;
@@ -61970,6 +66747,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 	{
 		uint64_t v6497;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6497, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportShadingRatePaletteNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6497))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportShadingRatePaletteNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6497;
 	}
 	{
@@ -61996,6 +66775,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_d *d,
 		}
 		if (p6505 && n6504 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes (count differs from its length member)");
+		if (!p6505 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportShadingRatePaletteNV.pShadingRatePalettes (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -62036,11 +66817,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v6508;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6508, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoarseSampleOrderNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6508))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoarseSampleOrderNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6508;
 	}
 	{
 		int64_t v6509;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6509, 32), "vkCmdSetCoarseSampleOrderNV.sampleOrderType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoarseSampleOrderTypeNV(v6509)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoarseSampleOrderNV.sampleOrderType", v6509);
 		s->sampleOrderType = (VkCoarseSampleOrderTypeNV)v6509;
 	}
 	{
@@ -62062,6 +66847,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoarseSampleOrderNV(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p6516 && n6515 != (uint64_t)((uint64_t)s->customSampleOrderCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders (count differs from its length member)");
+		if (!p6516 && ((uint64_t)s->customSampleOrderCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoarseSampleOrderNV.pCustomSampleOrders (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -62091,6 +66878,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksNV(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v6519;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6519, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6519))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6519;
 	}
 	{
@@ -62133,11 +66922,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v6522;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6522, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6522))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6522;
 	}
 	{
 		uint64_t v6523;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6523, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectNV.buffer");
+		if (SBT_VK_UNLIKELY(!v6523))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6523;
 	}
 	{
@@ -62187,11 +66980,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6527;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6527, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6527))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6527;
 	}
 	{
 		uint64_t v6528;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6528, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.buffer");
+		if (SBT_VK_UNLIKELY(!v6528))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6528;
 	}
 	{
@@ -62202,6 +66999,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6530;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6530, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountNV.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6530))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountNV.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6530;
 	}
 	{
@@ -62248,6 +67047,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksEXT(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v6534;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6534, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6534))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6534;
 	}
 	{
@@ -62295,11 +67096,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6538;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6538, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6538))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6538;
 	}
 	{
 		uint64_t v6539;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6539, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v6539))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6539;
 	}
 	{
@@ -62349,11 +67154,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 	{
 		uint64_t v6543;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6543, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6543))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6543;
 	}
 	{
 		uint64_t v6544;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6544, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.buffer");
+		if (SBT_VK_UNLIKELY(!v6544))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.buffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->buffer = (VkBuffer)(uintptr_t)v6544;
 	}
 	{
@@ -62364,6 +67173,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_d *d, s
 	{
 		uint64_t v6546;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6546, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdDrawMeshTasksIndirectCountEXT.countBuffer");
+		if (SBT_VK_UNLIKELY(!v6546))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDrawMeshTasksIndirectCountEXT.countBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->countBuffer = (VkBuffer)(uintptr_t)v6546;
 	}
 	{
@@ -62410,11 +67221,15 @@ static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCo
 	{
 		uint64_t v6550;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6550, VK_OBJECT_TYPE_DEVICE, 1), "vkCompileDeferredNV.device");
+		if (SBT_VK_UNLIKELY(!v6550))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCompileDeferredNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6550;
 	}
 	{
 		uint64_t v6551;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6551, VK_OBJECT_TYPE_PIPELINE, 1), "vkCompileDeferredNV.pipeline");
+		if (SBT_VK_UNLIKELY(!v6551))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCompileDeferredNV.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6551;
 	}
 	{
@@ -62425,6 +67240,8 @@ static sbt_vk_status sbt_vk_dc_vkCompileDeferredNV(sbt_vk_d *d, sbt_vk_args_vkCo
 	{
 		int64_t v6553;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6553, 32), "vkCompileDeferredNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6553)))
+			sbt_vk_d_unknown_enum(d, "vkCompileDeferredNV.ret", v6553);
 		s->ret = (VkResult)v6553;
 	}
 	return SBT_VK_OK;
@@ -62470,12 +67287,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6554;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6554, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureNV.device");
+		if (SBT_VK_UNLIKELY(!v6554))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6554;
 	}
 	{
 		uint64_t n6556;
 		int p6557;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6556, &p6557, 1), "vkCreateAccelerationStructureNV.pCreateInfo");
+		if (!p6557)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6557) {
 			VkAccelerationStructureCreateInfoNV *t6555;
 			if (n6556 != 1)
@@ -62518,6 +67339,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureNV(sbt_vk_d *d, sbt_
 	{
 		int64_t v6567;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6567, 32), "vkCreateAccelerationStructureNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6567)))
+			sbt_vk_d_unknown_enum(d, "vkCreateAccelerationStructureNV.ret", v6567);
 		s->ret = (VkResult)v6567;
 	}
 	return SBT_VK_OK;
@@ -62548,6 +67371,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6568;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6568, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindInvocationMaskHUAWEI.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6568))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindInvocationMaskHUAWEI.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6568;
 	}
 	{
@@ -62558,6 +67383,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v6570;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6570, 32), "vkCmdBindInvocationMaskHUAWEI.imageLayout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v6570)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindInvocationMaskHUAWEI.imageLayout", v6570);
 		s->imageLayout = (VkImageLayout)v6570;
 	}
 	return SBT_VK_OK;
@@ -62591,6 +67418,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6571;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6571, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureKHR.device");
+		if (SBT_VK_UNLIKELY(!v6571))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyAccelerationStructureKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6571;
 	}
 	{
@@ -62642,6 +67471,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyAccelerationStructureNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v6577;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6577, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyAccelerationStructureNV.device");
+		if (SBT_VK_UNLIKELY(!v6577))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyAccelerationStructureNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6577;
 	}
 	{
@@ -62700,12 +67531,16 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureMemoryRequirementsNV(sb
 	{
 		uint64_t v6583;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6583, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureMemoryRequirementsNV.device");
+		if (SBT_VK_UNLIKELY(!v6583))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureMemoryRequirementsNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6583;
 	}
 	{
 		uint64_t n6585;
 		int p6586;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6585, &p6586, 1), "vkGetAccelerationStructureMemoryRequirementsNV.pInfo");
+		if (!p6586)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureMemoryRequirementsNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6586) {
 			VkAccelerationStructureMemoryRequirementsInfoNV *t6584;
 			if (n6585 != 1)
@@ -62767,6 +67602,8 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 	{
 		uint64_t v6592;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6592, VK_OBJECT_TYPE_DEVICE, 1), "vkBindAccelerationStructureMemoryNV.device");
+		if (SBT_VK_UNLIKELY(!v6592))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindAccelerationStructureMemoryNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6592;
 	}
 	{
@@ -62788,10 +67625,14 @@ static sbt_vk_status sbt_vk_dc_vkBindAccelerationStructureMemoryNV(sbt_vk_d *d, 
 		}
 		if (p6599 && n6598 != (uint64_t)((uint64_t)s->bindInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindAccelerationStructureMemoryNV.pBindInfos (count differs from its length member)");
+		if (!p6599 && ((uint64_t)s->bindInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindAccelerationStructureMemoryNV.pBindInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v6602;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6602, 32), "vkBindAccelerationStructureMemoryNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6602)))
+			sbt_vk_d_unknown_enum(d, "vkBindAccelerationStructureMemoryNV.ret", v6602);
 		s->ret = (VkResult)v6602;
 	}
 	return SBT_VK_OK;
@@ -62823,21 +67664,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v6603;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6603, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6603))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6603;
 	}
 	{
 		uint64_t v6604;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6604, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdCopyAccelerationStructureNV.dst");
+		if (SBT_VK_UNLIKELY(!v6604))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureNV)(uintptr_t)v6604;
 	}
 	{
 		uint64_t v6605;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6605, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdCopyAccelerationStructureNV.src");
+		if (SBT_VK_UNLIKELY(!v6605))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureNV.src (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->src = (VkAccelerationStructureNV)(uintptr_t)v6605;
 	}
 	{
 		int64_t v6606;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6606, 32), "vkCmdCopyAccelerationStructureNV.mode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCopyAccelerationStructureModeKHR(v6606)))
+			sbt_vk_d_unknown_enum(d, "vkCmdCopyAccelerationStructureNV.mode", v6606);
 		s->mode = (VkCopyAccelerationStructureModeKHR)v6606;
 	}
 	return SBT_VK_OK;
@@ -62869,12 +67718,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v6607;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6607, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6607))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6607;
 	}
 	{
 		uint64_t n6609;
 		int p6610;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6609, &p6610, 1), "vkCmdCopyAccelerationStructureKHR.pInfo");
+		if (!p6610)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6610) {
 			VkCopyAccelerationStructureInfoKHR *t6608;
 			if (n6609 != 1)
@@ -62913,12 +67766,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_
 	{
 		uint64_t v6612;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6612, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyAccelerationStructureToMemoryKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6612))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureToMemoryKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6612;
 	}
 	{
 		uint64_t n6614;
 		int p6615;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6614, &p6615, 1), "vkCmdCopyAccelerationStructureToMemoryKHR.pInfo");
+		if (!p6615)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyAccelerationStructureToMemoryKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6615) {
 			VkCopyAccelerationStructureToMemoryInfoKHR *t6613;
 			if (n6614 != 1)
@@ -62957,12 +67814,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_
 	{
 		uint64_t v6617;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6617, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToAccelerationStructureKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6617))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToAccelerationStructureKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6617;
 	}
 	{
 		uint64_t n6619;
 		int p6620;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6619, &p6620, 1), "vkCmdCopyMemoryToAccelerationStructureKHR.pInfo");
+		if (!p6620)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToAccelerationStructureKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6620) {
 			VkCopyMemoryToAccelerationStructureInfoKHR *t6618;
 			if (n6619 != 1)
@@ -63014,6 +67875,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 	{
 		uint64_t v6622;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6622, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6622))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6622;
 	}
 	{
@@ -63032,6 +67895,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 				{
 					uint64_t v6631;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6631, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures");
+					if (SBT_VK_UNLIKELY(!v6631))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6627[i6630] = (VkAccelerationStructureKHR)(uintptr_t)v6631;
 				}
 			}
@@ -63039,15 +67904,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt
 		}
 		if (p6629 && n6628 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (count differs from its length member)");
+		if (!p6629 && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.pAccelerationStructures (absent while its count is not 0)");
 	}
 	{
 		int64_t v6632;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6632, 32), "vkCmdWriteAccelerationStructuresPropertiesKHR.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v6632)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteAccelerationStructuresPropertiesKHR.queryType", v6632);
 		s->queryType = (VkQueryType)v6632;
 	}
 	{
 		uint64_t v6633;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6633, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteAccelerationStructuresPropertiesKHR.queryPool");
+		if (SBT_VK_UNLIKELY(!v6633))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesKHR.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6633;
 	}
 	{
@@ -63097,6 +67968,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 	{
 		uint64_t v6635;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6635, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6635))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6635;
 	}
 	{
@@ -63115,6 +67988,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 				{
 					uint64_t v6644;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v6644, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures");
+					if (SBT_VK_UNLIKELY(!v6644))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t6640[i6643] = (VkAccelerationStructureNV)(uintptr_t)v6644;
 				}
 			}
@@ -63122,15 +67997,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_
 		}
 		if (p6642 && n6641 != (uint64_t)((uint64_t)s->accelerationStructureCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (count differs from its length member)");
+		if (!p6642 && ((uint64_t)s->accelerationStructureCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.pAccelerationStructures (absent while its count is not 0)");
 	}
 	{
 		int64_t v6645;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6645, 32), "vkCmdWriteAccelerationStructuresPropertiesNV.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v6645)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteAccelerationStructuresPropertiesNV.queryType", v6645);
 		s->queryType = (VkQueryType)v6645;
 	}
 	{
 		uint64_t v6646;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6646, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteAccelerationStructuresPropertiesNV.queryPool");
+		if (SBT_VK_UNLIKELY(!v6646))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteAccelerationStructuresPropertiesNV.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v6646;
 	}
 	{
@@ -63175,12 +68056,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6648;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6648, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildAccelerationStructureNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6648))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6648;
 	}
 	{
 		uint64_t n6650;
 		int p6651;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6650, &p6651, 1), "vkCmdBuildAccelerationStructureNV.pInfo");
+		if (!p6651)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6651) {
 			VkAccelerationStructureInfoNV *t6649;
 			if (n6650 != 1)
@@ -63208,6 +68093,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6656;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6656, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkCmdBuildAccelerationStructureNV.dst");
+		if (SBT_VK_UNLIKELY(!v6656))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.dst (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dst = (VkAccelerationStructureNV)(uintptr_t)v6656;
 	}
 	{
@@ -63218,6 +68105,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildAccelerationStructureNV(sbt_vk_d *d, sb
 	{
 		uint64_t v6658;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6658, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdBuildAccelerationStructureNV.scratch");
+		if (SBT_VK_UNLIKELY(!v6658))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildAccelerationStructureNV.scratch (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->scratch = (VkBuffer)(uintptr_t)v6658;
 	}
 	{
@@ -63270,12 +68159,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 	{
 		uint64_t v6660;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6660, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6660))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6660;
 	}
 	{
 		uint64_t n6662;
 		int p6663;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6662, &p6663, 1), "vkCmdTraceRaysKHR.pRaygenShaderBindingTable");
+		if (!p6663)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pRaygenShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6663) {
 			VkStridedDeviceAddressRegionKHR *t6661;
 			if (n6662 != 1)
@@ -63289,6 +68182,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6666;
 		int p6667;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6666, &p6667, 1), "vkCmdTraceRaysKHR.pMissShaderBindingTable");
+		if (!p6667)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pMissShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6667) {
 			VkStridedDeviceAddressRegionKHR *t6665;
 			if (n6666 != 1)
@@ -63302,6 +68197,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6670;
 		int p6671;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6670, &p6671, 1), "vkCmdTraceRaysKHR.pHitShaderBindingTable");
+		if (!p6671)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pHitShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6671) {
 			VkStridedDeviceAddressRegionKHR *t6669;
 			if (n6670 != 1)
@@ -63315,6 +68212,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysKHR(sbt_vk_d *d, sbt_vk_args_vkCmdT
 		uint64_t n6674;
 		int p6675;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6674, &p6675, 1), "vkCmdTraceRaysKHR.pCallableShaderBindingTable");
+		if (!p6675)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysKHR.pCallableShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6675) {
 			VkStridedDeviceAddressRegionKHR *t6673;
 			if (n6674 != 1)
@@ -63379,11 +68278,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysNV(sbt_vk_d *d, sbt_vk_args_vkCmdTr
 	{
 		uint64_t v6680;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6680, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6680))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6680;
 	}
 	{
 		uint64_t v6681;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6681, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdTraceRaysNV.raygenShaderBindingTableBuffer");
+		if (SBT_VK_UNLIKELY(!v6681))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysNV.raygenShaderBindingTableBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)v6681;
 	}
 	{
@@ -63488,11 +68391,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_d *d,
 	{
 		uint64_t v6695;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6695, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupHandlesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6695))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupHandlesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6695;
 	}
 	{
 		uint64_t v6696;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6696, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingShaderGroupHandlesKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6696))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupHandlesKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6696;
 	}
 	{
@@ -63522,6 +68429,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_d *d,
 	{
 		int64_t v6703;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6703, 32), "vkGetRayTracingShaderGroupHandlesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6703)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingShaderGroupHandlesKHR.ret", v6703);
 		s->ret = (VkResult)v6703;
 	}
 	return SBT_VK_OK;
@@ -63566,11 +68475,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 	{
 		uint64_t v6704;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6704, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6704))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6704;
 	}
 	{
 		uint64_t v6705;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6705, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6705))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6705;
 	}
 	{
@@ -63600,6 +68513,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR
 	{
 		int64_t v6712;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6712, 32), "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6712)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingCaptureReplayShaderGroupHandlesKHR.ret", v6712);
 		s->ret = (VkResult)v6712;
 	}
 	return SBT_VK_OK;
@@ -63637,11 +68552,15 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 	{
 		uint64_t v6713;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6713, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureHandleNV.device");
+		if (SBT_VK_UNLIKELY(!v6713))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureHandleNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6713;
 	}
 	{
 		uint64_t v6714;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6714, VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_NV, 1), "vkGetAccelerationStructureHandleNV.accelerationStructure");
+		if (SBT_VK_UNLIKELY(!v6714))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureHandleNV.accelerationStructure (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)v6714;
 	}
 	{
@@ -63661,6 +68580,8 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureHandleNV(sbt_vk_d *d, s
 	{
 		int64_t v6719;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6719, 32), "vkGetAccelerationStructureHandleNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6719)))
+			sbt_vk_d_unknown_enum(d, "vkGetAccelerationStructureHandleNV.ret", v6719);
 		s->ret = (VkResult)v6719;
 	}
 	return SBT_VK_OK;
@@ -63720,6 +68641,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v6720;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6720, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateRayTracingPipelinesNV.device");
+		if (SBT_VK_UNLIKELY(!v6720))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRayTracingPipelinesNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6720;
 	}
 	{
@@ -63746,6 +68669,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 		}
 		if (p6728 && n6727 != (uint64_t)((uint64_t)s->createInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCreateRayTracingPipelinesNV.pCreateInfos (count differs from its length member)");
+		if (!p6728 && ((uint64_t)s->createInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateRayTracingPipelinesNV.pCreateInfos (absent while its count is not 0)");
 	}
 	{
 		uint64_t n6732;
@@ -63782,6 +68707,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateRayTracingPipelinesNV(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v6742;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6742, 32), "vkCreateRayTracingPipelinesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6742)))
+			sbt_vk_d_unknown_enum(d, "vkCreateRayTracingPipelinesNV.ret", v6742);
 		s->ret = (VkResult)v6742;
 	}
 	return SBT_VK_OK;
@@ -63831,6 +68758,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(
 	{
 		uint64_t v6743;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6743, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6743))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6743;
 	}
 	{
@@ -63868,6 +68797,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(
 	{
 		int64_t v6755;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6755, 32), "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6755)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.ret", v6755);
 		s->ret = (VkResult)v6755;
 	}
 	return SBT_VK_OK;
@@ -63912,12 +68843,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6756;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6756, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirectKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6756))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6756;
 	}
 	{
 		uint64_t n6758;
 		int p6759;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6758, &p6759, 1), "vkCmdTraceRaysIndirectKHR.pRaygenShaderBindingTable");
+		if (!p6759)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pRaygenShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6759) {
 			VkStridedDeviceAddressRegionKHR *t6757;
 			if (n6758 != 1)
@@ -63931,6 +68866,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6762;
 		int p6763;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6762, &p6763, 1), "vkCmdTraceRaysIndirectKHR.pMissShaderBindingTable");
+		if (!p6763)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pMissShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6763) {
 			VkStridedDeviceAddressRegionKHR *t6761;
 			if (n6762 != 1)
@@ -63944,6 +68881,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6766;
 		int p6767;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6766, &p6767, 1), "vkCmdTraceRaysIndirectKHR.pHitShaderBindingTable");
+		if (!p6767)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pHitShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6767) {
 			VkStridedDeviceAddressRegionKHR *t6765;
 			if (n6766 != 1)
@@ -63957,6 +68896,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirectKHR(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n6770;
 		int p6771;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6770, &p6771, 1), "vkCmdTraceRaysIndirectKHR.pCallableShaderBindingTable");
+		if (!p6771)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirectKHR.pCallableShaderBindingTable (NULL where vk.xml requires a pointer)");
 		if (p6771) {
 			VkStridedDeviceAddressRegionKHR *t6769;
 			if (n6770 != 1)
@@ -63998,6 +68939,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdTraceRaysIndirect2KHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6774;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6774, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdTraceRaysIndirect2KHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6774))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdTraceRaysIndirect2KHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6774;
 	}
 	{
@@ -64043,12 +68986,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 	{
 		uint64_t v6776;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6776, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceAccelerationStructureCompatibilityKHR.device");
+		if (SBT_VK_UNLIKELY(!v6776))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceAccelerationStructureCompatibilityKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6776;
 	}
 	{
 		uint64_t n6778;
 		int p6779;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6778, &p6779, 1), "vkGetDeviceAccelerationStructureCompatibilityKHR.pVersionInfo");
+		if (!p6779)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceAccelerationStructureCompatibilityKHR.pVersionInfo (NULL where vk.xml requires a pointer)");
 		if (p6779) {
 			VkAccelerationStructureVersionInfoKHR *t6777;
 			if (n6778 != 1)
@@ -64070,6 +69017,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceAccelerationStructureCompatibilityKHR(
 			{
 				int64_t v6784;
 				SBT_VK_DT(sbt_vk_get_ibits(d, &v6784, 32), "vkGetDeviceAccelerationStructureCompatibilityKHR.pCompatibility");
+				if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureCompatibilityKHR(v6784)))
+					sbt_vk_d_unknown_enum(d, "vkGetDeviceAccelerationStructureCompatibilityKHR.pCompatibility", v6784);
 				t6781[0] = (VkAccelerationStructureCompatibilityKHR)v6784;
 			}
 			s->pCompatibility = t6781;
@@ -64105,11 +69054,15 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 	{
 		uint64_t v6785;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6785, VK_OBJECT_TYPE_DEVICE, 1), "vkGetRayTracingShaderGroupStackSizeKHR.device");
+		if (SBT_VK_UNLIKELY(!v6785))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupStackSizeKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6785;
 	}
 	{
 		uint64_t v6786;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6786, VK_OBJECT_TYPE_PIPELINE, 1), "vkGetRayTracingShaderGroupStackSizeKHR.pipeline");
+		if (SBT_VK_UNLIKELY(!v6786))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetRayTracingShaderGroupStackSizeKHR.pipeline (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->pipeline = (VkPipeline)(uintptr_t)v6786;
 	}
 	{
@@ -64120,6 +69073,8 @@ static sbt_vk_status sbt_vk_dc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_d *
 	{
 		int64_t v6788;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6788, 32), "vkGetRayTracingShaderGroupStackSizeKHR.groupShader");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkShaderGroupShaderKHR(v6788)))
+			sbt_vk_d_unknown_enum(d, "vkGetRayTracingShaderGroupStackSizeKHR.groupShader", v6788);
 		s->groupShader = (VkShaderGroupShaderKHR)v6788;
 	}
 	{
@@ -64154,6 +69109,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_d *
 	{
 		uint64_t v6790;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6790, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRayTracingPipelineStackSizeKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6790))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRayTracingPipelineStackSizeKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6790;
 	}
 	{
@@ -64191,12 +69148,16 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewHandleNVX(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v6792;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6792, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewHandleNVX.device");
+		if (SBT_VK_UNLIKELY(!v6792))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewHandleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6792;
 	}
 	{
 		uint64_t n6794;
 		int p6795;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6794, &p6795, 1), "vkGetImageViewHandleNVX.pInfo");
+		if (!p6795)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewHandleNVX.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6795) {
 			VkImageViewHandleInfoNVX *t6793;
 			if (n6794 != 1)
@@ -64248,11 +69209,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v6798;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6798, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageViewAddressNVX.device");
+		if (SBT_VK_UNLIKELY(!v6798))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewAddressNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6798;
 	}
 	{
 		uint64_t v6799;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6799, VK_OBJECT_TYPE_IMAGE_VIEW, 1), "vkGetImageViewAddressNVX.imageView");
+		if (SBT_VK_UNLIKELY(!v6799))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageViewAddressNVX.imageView (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->imageView = (VkImageView)(uintptr_t)v6799;
 	}
 	{
@@ -64271,6 +69236,8 @@ static sbt_vk_status sbt_vk_dc_vkGetImageViewAddressNVX(sbt_vk_d *d, sbt_vk_args
 	{
 		int64_t v6804;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6804, 32), "vkGetImageViewAddressNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6804)))
+			sbt_vk_d_unknown_enum(d, "vkGetImageViewAddressNVX.ret", v6804);
 		s->ret = (VkResult)v6804;
 	}
 	return SBT_VK_OK;
@@ -64334,6 +69301,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQu
 	{
 		uint64_t v6805;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6805, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6805))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6805;
 	}
 	{
@@ -64391,6 +69360,8 @@ static sbt_vk_status sbt_vk_dc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQu
 	{
 		int64_t v6825;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6825, 32), "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6825)))
+			sbt_vk_d_unknown_enum(d, "vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.ret", v6825);
 		s->ret = (VkResult)v6825;
 	}
 	return SBT_VK_OK;
@@ -64431,12 +69402,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPas
 	{
 		uint64_t v6826;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6826, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6826))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6826;
 	}
 	{
 		uint64_t n6828;
 		int p6829;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6828, &p6829, 1), "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.pPerformanceQueryCreateInfo");
+		if (!p6829)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR.pPerformanceQueryCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6829) {
 			VkQueryPoolPerformanceCreateInfoKHR *t6827;
 			if (n6828 != 1)
@@ -64493,12 +69468,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6835;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6835, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquireProfilingLockKHR.device");
+		if (SBT_VK_UNLIKELY(!v6835))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireProfilingLockKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6835;
 	}
 	{
 		uint64_t n6837;
 		int p6838;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6837, &p6838, 1), "vkAcquireProfilingLockKHR.pInfo");
+		if (!p6838)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireProfilingLockKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6838) {
 			VkAcquireProfilingLockInfoKHR *t6836;
 			if (n6837 != 1)
@@ -64511,6 +69490,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v6840;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6840, 32), "vkAcquireProfilingLockKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6840)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireProfilingLockKHR.ret", v6840);
 		s->ret = (VkResult)v6840;
 	}
 	return SBT_VK_OK;
@@ -64538,6 +69519,8 @@ static sbt_vk_status sbt_vk_dc_vkReleaseProfilingLockKHR(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v6841;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6841, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseProfilingLockKHR.device");
+		if (SBT_VK_UNLIKELY(!v6841))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseProfilingLockKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6841;
 	}
 	return SBT_VK_OK;
@@ -64577,11 +69560,15 @@ static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d
 	{
 		uint64_t v6842;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6842, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageDrmFormatModifierPropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v6842))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageDrmFormatModifierPropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6842;
 	}
 	{
 		uint64_t v6843;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6843, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageDrmFormatModifierPropertiesEXT.image");
+		if (SBT_VK_UNLIKELY(!v6843))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageDrmFormatModifierPropertiesEXT.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v6843;
 	}
 	{
@@ -64600,6 +69587,8 @@ static sbt_vk_status sbt_vk_dc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_d
 	{
 		int64_t v6848;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6848, 32), "vkGetImageDrmFormatModifierPropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6848)))
+			sbt_vk_d_unknown_enum(d, "vkGetImageDrmFormatModifierPropertiesEXT.ret", v6848);
 		s->ret = (VkResult)v6848;
 	}
 	return SBT_VK_OK;
@@ -64632,12 +69621,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferOpaqueCaptureAddress(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6849;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6849, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferOpaqueCaptureAddress.device");
+		if (SBT_VK_UNLIKELY(!v6849))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferOpaqueCaptureAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6849;
 	}
 	{
 		uint64_t n6851;
 		int p6852;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6851, &p6852, 1), "vkGetBufferOpaqueCaptureAddress.pInfo");
+		if (!p6852)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferOpaqueCaptureAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6852) {
 			VkBufferDeviceAddressInfo *t6850;
 			if (n6851 != 1)
@@ -64687,12 +69680,16 @@ static sbt_vk_status sbt_vk_dc_vkGetBufferDeviceAddress(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v6855;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6855, VK_OBJECT_TYPE_DEVICE, 1), "vkGetBufferDeviceAddress.device");
+		if (SBT_VK_UNLIKELY(!v6855))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferDeviceAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6855;
 	}
 	{
 		uint64_t n6857;
 		int p6858;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6857, &p6858, 1), "vkGetBufferDeviceAddress.pInfo");
+		if (!p6858)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetBufferDeviceAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6858) {
 			VkBufferDeviceAddressInfo *t6856;
 			if (n6857 != 1)
@@ -64760,12 +69757,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v6861;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6861, VK_OBJECT_TYPE_INSTANCE, 1), "vkCreateHeadlessSurfaceEXT.instance");
+		if (SBT_VK_UNLIKELY(!v6861))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateHeadlessSurfaceEXT.instance (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->instance = (VkInstance)(uintptr_t)v6861;
 	}
 	{
 		uint64_t n6863;
 		int p6864;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6863, &p6864, 1), "vkCreateHeadlessSurfaceEXT.pCreateInfo");
+		if (!p6864)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateHeadlessSurfaceEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p6864) {
 			VkHeadlessSurfaceCreateInfoEXT *t6862;
 			if (n6863 != 1)
@@ -64808,6 +69809,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateHeadlessSurfaceEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v6874;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6874, 32), "vkCreateHeadlessSurfaceEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6874)))
+			sbt_vk_d_unknown_enum(d, "vkCreateHeadlessSurfaceEXT.ret", v6874);
 		s->ret = (VkResult)v6874;
 	}
 	return SBT_VK_OK;
@@ -64857,6 +69860,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSampl
 	{
 		uint64_t v6875;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6875, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6875))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6875;
 	}
 	{
@@ -64894,6 +69899,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceSupportedFramebufferMixedSampl
 	{
 		int64_t v6887;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6887, 32), "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6887)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV.ret", v6887);
 		s->ret = (VkResult)v6887;
 	}
 	return SBT_VK_OK;
@@ -64926,12 +69933,16 @@ static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_
 	{
 		uint64_t v6888;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6888, VK_OBJECT_TYPE_DEVICE, 1), "vkInitializePerformanceApiINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6888))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInitializePerformanceApiINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6888;
 	}
 	{
 		uint64_t n6890;
 		int p6891;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6890, &p6891, 1), "vkInitializePerformanceApiINTEL.pInitializeInfo");
+		if (!p6891)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkInitializePerformanceApiINTEL.pInitializeInfo (NULL where vk.xml requires a pointer)");
 		if (p6891) {
 			VkInitializePerformanceApiInfoINTEL *t6889;
 			if (n6890 != 1)
@@ -64944,6 +69955,8 @@ static sbt_vk_status sbt_vk_dc_vkInitializePerformanceApiINTEL(sbt_vk_d *d, sbt_
 	{
 		int64_t v6893;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6893, 32), "vkInitializePerformanceApiINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6893)))
+			sbt_vk_d_unknown_enum(d, "vkInitializePerformanceApiINTEL.ret", v6893);
 		s->ret = (VkResult)v6893;
 	}
 	return SBT_VK_OK;
@@ -64971,6 +69984,8 @@ static sbt_vk_status sbt_vk_dc_vkUninitializePerformanceApiINTEL(sbt_vk_d *d, sb
 	{
 		uint64_t v6894;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6894, VK_OBJECT_TYPE_DEVICE, 1), "vkUninitializePerformanceApiINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6894))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUninitializePerformanceApiINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6894;
 	}
 	return SBT_VK_OK;
@@ -65003,12 +70018,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6895;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6895, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceMarkerINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6895))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceMarkerINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6895;
 	}
 	{
 		uint64_t n6897;
 		int p6898;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6897, &p6898, 1), "vkCmdSetPerformanceMarkerINTEL.pMarkerInfo");
+		if (!p6898)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceMarkerINTEL.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p6898) {
 			VkPerformanceMarkerInfoINTEL *t6896;
 			if (n6897 != 1)
@@ -65021,6 +70040,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6900;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6900, 32), "vkCmdSetPerformanceMarkerINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6900)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceMarkerINTEL.ret", v6900);
 		s->ret = (VkResult)v6900;
 	}
 	return SBT_VK_OK;
@@ -65053,12 +70074,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d,
 	{
 		uint64_t v6901;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6901, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceStreamMarkerINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6901))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceStreamMarkerINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6901;
 	}
 	{
 		uint64_t n6903;
 		int p6904;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6903, &p6904, 1), "vkCmdSetPerformanceStreamMarkerINTEL.pMarkerInfo");
+		if (!p6904)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceStreamMarkerINTEL.pMarkerInfo (NULL where vk.xml requires a pointer)");
 		if (p6904) {
 			VkPerformanceStreamMarkerInfoINTEL *t6902;
 			if (n6903 != 1)
@@ -65071,6 +70096,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_d *d,
 	{
 		int64_t v6906;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6906, 32), "vkCmdSetPerformanceStreamMarkerINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6906)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceStreamMarkerINTEL.ret", v6906);
 		s->ret = (VkResult)v6906;
 	}
 	return SBT_VK_OK;
@@ -65103,12 +70130,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt
 	{
 		uint64_t v6907;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6907, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPerformanceOverrideINTEL.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6907))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceOverrideINTEL.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6907;
 	}
 	{
 		uint64_t n6909;
 		int p6910;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6909, &p6910, 1), "vkCmdSetPerformanceOverrideINTEL.pOverrideInfo");
+		if (!p6910)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPerformanceOverrideINTEL.pOverrideInfo (NULL where vk.xml requires a pointer)");
 		if (p6910) {
 			VkPerformanceOverrideInfoINTEL *t6908;
 			if (n6909 != 1)
@@ -65121,6 +70152,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_d *d, sbt
 	{
 		int64_t v6912;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6912, 32), "vkCmdSetPerformanceOverrideINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6912)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPerformanceOverrideINTEL.ret", v6912);
 		s->ret = (VkResult)v6912;
 	}
 	return SBT_VK_OK;
@@ -65162,12 +70195,16 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		uint64_t v6913;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6913, VK_OBJECT_TYPE_DEVICE, 1), "vkAcquirePerformanceConfigurationINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6913))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquirePerformanceConfigurationINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6913;
 	}
 	{
 		uint64_t n6915;
 		int p6916;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6915, &p6916, 1), "vkAcquirePerformanceConfigurationINTEL.pAcquireInfo");
+		if (!p6916)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquirePerformanceConfigurationINTEL.pAcquireInfo (NULL where vk.xml requires a pointer)");
 		if (p6916) {
 			VkPerformanceConfigurationAcquireInfoINTEL *t6914;
 			if (n6915 != 1)
@@ -65197,6 +70234,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		int64_t v6922;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6922, 32), "vkAcquirePerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6922)))
+			sbt_vk_d_unknown_enum(d, "vkAcquirePerformanceConfigurationINTEL.ret", v6922);
 		s->ret = (VkResult)v6922;
 	}
 	return SBT_VK_OK;
@@ -65227,6 +70266,8 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		uint64_t v6923;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6923, VK_OBJECT_TYPE_DEVICE, 1), "vkReleasePerformanceConfigurationINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6923))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleasePerformanceConfigurationINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6923;
 	}
 	{
@@ -65237,6 +70278,8 @@ static sbt_vk_status sbt_vk_dc_vkReleasePerformanceConfigurationINTEL(sbt_vk_d *
 	{
 		int64_t v6925;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6925, 32), "vkReleasePerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6925)))
+			sbt_vk_d_unknown_enum(d, "vkReleasePerformanceConfigurationINTEL.ret", v6925);
 		s->ret = (VkResult)v6925;
 	}
 	return SBT_VK_OK;
@@ -65267,16 +70310,22 @@ static sbt_vk_status sbt_vk_dc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_d 
 	{
 		uint64_t v6926;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6926, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSetPerformanceConfigurationINTEL.queue");
+		if (SBT_VK_UNLIKELY(!v6926))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSetPerformanceConfigurationINTEL.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v6926;
 	}
 	{
 		uint64_t v6927;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6927, VK_OBJECT_TYPE_PERFORMANCE_CONFIGURATION_INTEL, 1), "vkQueueSetPerformanceConfigurationINTEL.configuration");
+		if (SBT_VK_UNLIKELY(!v6927))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSetPerformanceConfigurationINTEL.configuration (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)v6927;
 	}
 	{
 		int64_t v6928;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6928, 32), "vkQueueSetPerformanceConfigurationINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6928)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSetPerformanceConfigurationINTEL.ret", v6928);
 		s->ret = (VkResult)v6928;
 	}
 	return SBT_VK_OK;
@@ -65316,11 +70365,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v6929;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6929, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPerformanceParameterINTEL.device");
+		if (SBT_VK_UNLIKELY(!v6929))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPerformanceParameterINTEL.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6929;
 	}
 	{
 		int64_t v6930;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6930, 32), "vkGetPerformanceParameterINTEL.parameter");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPerformanceParameterTypeINTEL(v6930)))
+			sbt_vk_d_unknown_enum(d, "vkGetPerformanceParameterINTEL.parameter", v6930);
 		s->parameter = (VkPerformanceParameterTypeINTEL)v6930;
 	}
 	{
@@ -65339,6 +70392,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPerformanceParameterINTEL(sbt_vk_d *d, sbt_v
 	{
 		int64_t v6935;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6935, 32), "vkGetPerformanceParameterINTEL.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6935)))
+			sbt_vk_d_unknown_enum(d, "vkGetPerformanceParameterINTEL.ret", v6935);
 		s->ret = (VkResult)v6935;
 	}
 	return SBT_VK_OK;
@@ -65371,12 +70426,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_d *d
 	{
 		uint64_t v6936;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6936, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMemoryOpaqueCaptureAddress.device");
+		if (SBT_VK_UNLIKELY(!v6936))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryOpaqueCaptureAddress.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6936;
 	}
 	{
 		uint64_t n6938;
 		int p6939;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6938, &p6939, 1), "vkGetDeviceMemoryOpaqueCaptureAddress.pInfo");
+		if (!p6939)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMemoryOpaqueCaptureAddress.pInfo (NULL where vk.xml requires a pointer)");
 		if (p6939) {
 			VkDeviceMemoryOpaqueCaptureAddressInfo *t6937;
 			if (n6938 != 1)
@@ -65447,12 +70506,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d,
 	{
 		uint64_t v6942;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6942, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutablePropertiesKHR.device");
+		if (SBT_VK_UNLIKELY(!v6942))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutablePropertiesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6942;
 	}
 	{
 		uint64_t n6944;
 		int p6945;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6944, &p6945, 1), "vkGetPipelineExecutablePropertiesKHR.pPipelineInfo");
+		if (!p6945)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutablePropertiesKHR.pPipelineInfo (NULL where vk.xml requires a pointer)");
 		if (p6945) {
 			VkPipelineInfoKHR *t6943;
 			if (n6944 != 1)
@@ -65497,6 +70560,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_d *d,
 	{
 		int64_t v6958;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6958, 32), "vkGetPipelineExecutablePropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6958)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutablePropertiesKHR.ret", v6958);
 		s->ret = (VkResult)v6958;
 	}
 	return SBT_VK_OK;
@@ -65550,12 +70615,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d,
 	{
 		uint64_t v6959;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6959, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableStatisticsKHR.device");
+		if (SBT_VK_UNLIKELY(!v6959))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableStatisticsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6959;
 	}
 	{
 		uint64_t n6961;
 		int p6962;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6961, &p6962, 1), "vkGetPipelineExecutableStatisticsKHR.pExecutableInfo");
+		if (!p6962)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableStatisticsKHR.pExecutableInfo (NULL where vk.xml requires a pointer)");
 		if (p6962) {
 			VkPipelineExecutableInfoKHR *t6960;
 			if (n6961 != 1)
@@ -65600,6 +70669,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_d *d,
 	{
 		int64_t v6975;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6975, 32), "vkGetPipelineExecutableStatisticsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6975)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutableStatisticsKHR.ret", v6975);
 		s->ret = (VkResult)v6975;
 	}
 	return SBT_VK_OK;
@@ -65653,12 +70724,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 	{
 		uint64_t v6976;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6976, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelineExecutableInternalRepresentationsKHR.device");
+		if (SBT_VK_UNLIKELY(!v6976))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableInternalRepresentationsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v6976;
 	}
 	{
 		uint64_t n6978;
 		int p6979;
 		SBT_VK_DT(sbt_vk_get_count(d, &n6978, &p6979, 1), "vkGetPipelineExecutableInternalRepresentationsKHR.pExecutableInfo");
+		if (!p6979)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelineExecutableInternalRepresentationsKHR.pExecutableInfo (NULL where vk.xml requires a pointer)");
 		if (p6979) {
 			VkPipelineExecutableInfoKHR *t6977;
 			if (n6978 != 1)
@@ -65703,6 +70778,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelineExecutableInternalRepresentationsKHR
 	{
 		int64_t v6992;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v6992, 32), "vkGetPipelineExecutableInternalRepresentationsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v6992)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelineExecutableInternalRepresentationsKHR.ret", v6992);
 		s->ret = (VkResult)v6992;
 	}
 	return SBT_VK_OK;
@@ -65733,6 +70810,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v6993;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6993, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v6993))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineStippleEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v6993;
 	}
 	{
@@ -65792,6 +70871,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceToolProperties(sbt_vk_d *d, sb
 	{
 		uint64_t v6996;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v6996, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceToolProperties.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v6996))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceToolProperties.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v6996;
 	}
 	{
@@ -65829,6 +70910,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceToolProperties(sbt_vk_d *d, sb
 	{
 		int64_t v7008;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7008, 32), "vkGetPhysicalDeviceToolProperties.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7008)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceToolProperties.ret", v7008);
 		s->ret = (VkResult)v7008;
 	}
 	return SBT_VK_OK;
@@ -65879,12 +70962,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt
 	{
 		uint64_t v7009;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7009, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateAccelerationStructureKHR.device");
+		if (SBT_VK_UNLIKELY(!v7009))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7009;
 	}
 	{
 		uint64_t n7011;
 		int p7012;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7011, &p7012, 1), "vkCreateAccelerationStructureKHR.pCreateInfo");
+		if (!p7012)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateAccelerationStructureKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7012) {
 			VkAccelerationStructureCreateInfoKHR *t7010;
 			if (n7011 != 1)
@@ -65927,6 +71014,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateAccelerationStructureKHR(sbt_vk_d *d, sbt
 	{
 		int64_t v7022;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7022, 32), "vkCreateAccelerationStructureKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7022)))
+			sbt_vk_d_unknown_enum(d, "vkCreateAccelerationStructureKHR.ret", v7022);
 		s->ret = (VkResult)v7022;
 	}
 	return SBT_VK_OK;
@@ -65959,12 +71048,16 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk
 	{
 		uint64_t v7023;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7023, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureDeviceAddressKHR.device");
+		if (SBT_VK_UNLIKELY(!v7023))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureDeviceAddressKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7023;
 	}
 	{
 		uint64_t n7025;
 		int p7026;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7025, &p7026, 1), "vkGetAccelerationStructureDeviceAddressKHR.pInfo");
+		if (!p7026)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureDeviceAddressKHR.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7026) {
 			VkAccelerationStructureDeviceAddressInfoKHR *t7024;
 			if (n7025 != 1)
@@ -66018,6 +71111,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7029;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7029, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateDeferredOperationKHR.device");
+		if (SBT_VK_UNLIKELY(!v7029))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateDeferredOperationKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7029;
 	}
 	{
@@ -66053,6 +71148,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateDeferredOperationKHR(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v7038;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7038, 32), "vkCreateDeferredOperationKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7038)))
+			sbt_vk_d_unknown_enum(d, "vkCreateDeferredOperationKHR.ret", v7038);
 		s->ret = (VkResult)v7038;
 	}
 	return SBT_VK_OK;
@@ -66086,6 +71183,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyDeferredOperationKHR(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7039;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7039, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyDeferredOperationKHR.device");
+		if (SBT_VK_UNLIKELY(!v7039))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyDeferredOperationKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7039;
 	}
 	{
@@ -66134,11 +71233,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_d 
 	{
 		uint64_t v7045;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7045, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationMaxConcurrencyKHR.device");
+		if (SBT_VK_UNLIKELY(!v7045))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationMaxConcurrencyKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7045;
 	}
 	{
 		uint64_t v7046;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7046, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkGetDeferredOperationMaxConcurrencyKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7046))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationMaxConcurrencyKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7046;
 	}
 	{
@@ -66174,16 +71277,22 @@ static sbt_vk_status sbt_vk_dc_vkGetDeferredOperationResultKHR(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7048;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7048, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeferredOperationResultKHR.device");
+		if (SBT_VK_UNLIKELY(!v7048))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationResultKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7048;
 	}
 	{
 		uint64_t v7049;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7049, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkGetDeferredOperationResultKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7049))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeferredOperationResultKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7049;
 	}
 	{
 		int64_t v7050;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7050, 32), "vkGetDeferredOperationResultKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7050)))
+			sbt_vk_d_unknown_enum(d, "vkGetDeferredOperationResultKHR.ret", v7050);
 		s->ret = (VkResult)v7050;
 	}
 	return SBT_VK_OK;
@@ -66214,16 +71323,22 @@ static sbt_vk_status sbt_vk_dc_vkDeferredOperationJoinKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7051;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7051, VK_OBJECT_TYPE_DEVICE, 1), "vkDeferredOperationJoinKHR.device");
+		if (SBT_VK_UNLIKELY(!v7051))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeferredOperationJoinKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7051;
 	}
 	{
 		uint64_t v7052;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7052, VK_OBJECT_TYPE_DEFERRED_OPERATION_KHR, 1), "vkDeferredOperationJoinKHR.operation");
+		if (SBT_VK_UNLIKELY(!v7052))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDeferredOperationJoinKHR.operation (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->operation = (VkDeferredOperationKHR)(uintptr_t)v7052;
 	}
 	{
 		int64_t v7053;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7053, 32), "vkDeferredOperationJoinKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7053)))
+			sbt_vk_d_unknown_enum(d, "vkDeferredOperationJoinKHR.ret", v7053);
 		s->ret = (VkResult)v7053;
 	}
 	return SBT_VK_OK;
@@ -66253,6 +71368,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCullMode(sbt_vk_d *d, sbt_vk_args_vkCmdSe
 	{
 		uint64_t v7054;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7054, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCullMode.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7054))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCullMode.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7054;
 	}
 	{
@@ -66292,11 +71409,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFrontFace(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v7056;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7056, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFrontFace.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7056))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFrontFace.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7056;
 	}
 	{
 		int64_t v7057;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7057, 32), "vkCmdSetFrontFace.frontFace");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFrontFace(v7057)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetFrontFace.frontFace", v7057);
 		s->frontFace = (VkFrontFace)v7057;
 	}
 	return SBT_VK_OK;
@@ -66331,11 +71452,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveTopology(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7058;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7058, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveTopology.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7058))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPrimitiveTopology.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7058;
 	}
 	{
 		int64_t v7059;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7059, 32), "vkCmdSetPrimitiveTopology.primitiveTopology");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPrimitiveTopology(v7059)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPrimitiveTopology.primitiveTopology", v7059);
 		s->primitiveTopology = (VkPrimitiveTopology)v7059;
 	}
 	return SBT_VK_OK;
@@ -66374,6 +71499,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWithCount(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7060;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7060, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWithCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7060))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWithCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7060;
 	}
 	{
@@ -66389,6 +71516,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWithCount(sbt_vk_d *d, sbt_vk_arg
 		s->pViewports = t7063;
 		if (p7065 && n7064 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportWithCount.pViewports (count differs from its length member)");
+		if (!p7065 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWithCount.pViewports (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -66426,6 +71555,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissorWithCount(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7066;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7066, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetScissorWithCount.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7066))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissorWithCount.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7066;
 	}
 	{
@@ -66441,6 +71572,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetScissorWithCount(sbt_vk_d *d, sbt_vk_args
 		s->pScissors = t7069;
 		if (p7071 && n7070 != (uint64_t)((uint64_t)s->scissorCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetScissorWithCount.pScissors (count differs from its length member)");
+		if (!p7071 && ((uint64_t)s->scissorCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetScissorWithCount.pScissors (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -66498,6 +71631,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7072;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7072, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindVertexBuffers2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7072))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7072;
 	}
 	{
@@ -66528,6 +71663,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 		}
 		if (p7080 && n7079 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers2.pBuffers (count differs from its length member)");
+		if (!p7080 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.pBuffers (absent while its count is not 0)");
 	}
 	{
 		void *t7084;
@@ -66537,6 +71674,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindVertexBuffers2(sbt_vk_d *d, sbt_vk_args_
 		s->pOffsets = t7084;
 		if (p7086 && n7085 != (uint64_t)((uint64_t)s->bindingCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindVertexBuffers2.pOffsets (count differs from its length member)");
+		if (!p7086 && ((uint64_t)s->bindingCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindVertexBuffers2.pOffsets (absent while its count is not 0)");
 	}
 	{
 		void *t7088;
@@ -66588,6 +71727,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthTestEnable(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7095;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7095, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7095))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7095;
 	}
 	{
@@ -66627,6 +71768,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthWriteEnable(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7097;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7097, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthWriteEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7097))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthWriteEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7097;
 	}
 	{
@@ -66666,11 +71809,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthCompareOp(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7099;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7099, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthCompareOp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7099))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthCompareOp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7099;
 	}
 	{
 		int64_t v7100;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7100, 32), "vkCmdSetDepthCompareOp.depthCompareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v7100)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetDepthCompareOp.depthCompareOp", v7100);
 		s->depthCompareOp = (VkCompareOp)v7100;
 	}
 	return SBT_VK_OK;
@@ -66705,6 +71852,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBoundsTestEnable(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7101;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7101, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBoundsTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7101))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBoundsTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7101;
 	}
 	{
@@ -66744,6 +71893,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilTestEnable(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7103;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7103, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilTestEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7103))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilTestEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7103;
 	}
 	{
@@ -66787,6 +71938,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilOp(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		uint64_t v7105;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7105, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetStencilOp.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7105))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetStencilOp.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7105;
 	}
 	{
@@ -66797,21 +71950,29 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetStencilOp(sbt_vk_d *d, sbt_vk_args_vkCmdS
 	{
 		int64_t v7107;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7107, 32), "vkCmdSetStencilOp.failOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7107)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.failOp", v7107);
 		s->failOp = (VkStencilOp)v7107;
 	}
 	{
 		int64_t v7108;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7108, 32), "vkCmdSetStencilOp.passOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7108)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.passOp", v7108);
 		s->passOp = (VkStencilOp)v7108;
 	}
 	{
 		int64_t v7109;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7109, 32), "vkCmdSetStencilOp.depthFailOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkStencilOp(v7109)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.depthFailOp", v7109);
 		s->depthFailOp = (VkStencilOp)v7109;
 	}
 	{
 		int64_t v7110;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7110, 32), "vkCmdSetStencilOp.compareOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCompareOp(v7110)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetStencilOp.compareOp", v7110);
 		s->compareOp = (VkCompareOp)v7110;
 	}
 	return SBT_VK_OK;
@@ -66846,6 +72007,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPatchControlPointsEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7111;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7111, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPatchControlPointsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7111))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPatchControlPointsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7111;
 	}
 	{
@@ -66880,6 +72043,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizerDiscardEnable(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7113;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7113, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizerDiscardEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7113))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizerDiscardEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7113;
 	}
 	{
@@ -66919,6 +72084,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthBiasEnable(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7115;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7115, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthBiasEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7115))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthBiasEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7115;
 	}
 	{
@@ -66958,11 +72125,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEXT(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v7117;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7117, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7117))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLogicOpEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7117;
 	}
 	{
 		int64_t v7118;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7118, 32), "vkCmdSetLogicOpEXT.logicOp");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLogicOp(v7118)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetLogicOpEXT.logicOp", v7118);
 		s->logicOp = (VkLogicOp)v7118;
 	}
 	return SBT_VK_OK;
@@ -66992,6 +72163,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPrimitiveRestartEnable(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7119;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7119, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPrimitiveRestartEnable.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7119))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPrimitiveRestartEnable.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7119;
 	}
 	{
@@ -67031,11 +72204,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_d *d, 
 	{
 		uint64_t v7121;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7121, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetTessellationDomainOriginEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7121))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetTessellationDomainOriginEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7121;
 	}
 	{
 		int64_t v7122;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7122, 32), "vkCmdSetTessellationDomainOriginEXT.domainOrigin");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkTessellationDomainOrigin(v7122)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetTessellationDomainOriginEXT.domainOrigin", v7122);
 		s->domainOrigin = (VkTessellationDomainOrigin)v7122;
 	}
 	return SBT_VK_OK;
@@ -67065,6 +72242,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClampEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7123;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7123, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClampEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7123))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClampEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7123;
 	}
 	{
@@ -67099,11 +72278,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetPolygonModeEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7125;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7125, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetPolygonModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7125))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetPolygonModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7125;
 	}
 	{
 		int64_t v7126;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7126, 32), "vkCmdSetPolygonModeEXT.polygonMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPolygonMode(v7126)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetPolygonModeEXT.polygonMode", v7126);
 		s->polygonMode = (VkPolygonMode)v7126;
 	}
 	return SBT_VK_OK;
@@ -67133,6 +72316,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationSamplesEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7127;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7127, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationSamplesEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7127))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizationSamplesEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7127;
 	}
 	{
@@ -67171,6 +72356,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7129;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7129, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleMaskEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7129))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleMaskEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7129;
 	}
 	{
@@ -67186,6 +72373,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleMaskEXT(sbt_vk_d *d, sbt_vk_args_vk
 		s->pSampleMask = t7132;
 		if (p7134 && n7133 != (uint64_t)((uint64_t)((s->samples + 31) / 32)))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetSampleMaskEXT.pSampleMask (count differs from its length member)");
+		if (!p7134 && ((uint64_t)((s->samples + 31) / 32)) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleMaskEXT.pSampleMask (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67214,6 +72403,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7135;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7135, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToCoverageEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7135))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetAlphaToCoverageEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7135;
 	}
 	{
@@ -67248,6 +72439,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7137;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7137, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetAlphaToOneEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7137))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetAlphaToOneEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7137;
 	}
 	{
@@ -67282,6 +72475,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLogicOpEnableEXT(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7139;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7139, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLogicOpEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7139))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLogicOpEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7139;
 	}
 	{
@@ -67321,6 +72516,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7141;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7141, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7141))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7141;
 	}
 	{
@@ -67341,6 +72538,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEnableEXT(sbt_vk_d *d, sbt_vk_a
 		s->pColorBlendEnables = t7145;
 		if (p7147 && n7146 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables (count differs from its length member)");
+		if (!p7147 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEnableEXT.pColorBlendEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67374,6 +72573,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7148;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7148, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendEquationEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7148))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEquationEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7148;
 	}
 	{
@@ -67394,6 +72595,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendEquationEXT(sbt_vk_d *d, sbt_vk
 		s->pColorBlendEquations = t7152;
 		if (p7154 && n7153 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations (count differs from its length member)");
+		if (!p7154 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendEquationEXT.pColorBlendEquations (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67427,6 +72630,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7155;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7155, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteMaskEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7155))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteMaskEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7155;
 	}
 	{
@@ -67447,6 +72652,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteMaskEXT(sbt_vk_d *d, sbt_vk_arg
 		s->pColorWriteMasks = t7159;
 		if (p7161 && n7160 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks (count differs from its length member)");
+		if (!p7161 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteMaskEXT.pColorWriteMasks (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67475,6 +72682,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRasterizationStreamEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7162;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7162, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRasterizationStreamEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7162))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRasterizationStreamEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7162;
 	}
 	{
@@ -67509,11 +72718,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_d
 	{
 		uint64_t v7164;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7164, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetConservativeRasterizationModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7164))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetConservativeRasterizationModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7164;
 	}
 	{
 		int64_t v7165;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7165, 32), "vkCmdSetConservativeRasterizationModeEXT.conservativeRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkConservativeRasterizationModeEXT(v7165)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetConservativeRasterizationModeEXT.conservativeRasterizationMode", v7165);
 		s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)v7165;
 	}
 	return SBT_VK_OK;
@@ -67542,6 +72755,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_v
 	{
 		uint64_t v7166;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7166, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetExtraPrimitiveOverestimationSizeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7166))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetExtraPrimitiveOverestimationSizeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7166;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->extraPrimitiveOverestimationSize)), "vkCmdSetExtraPrimitiveOverestimationSizeEXT.extraPrimitiveOverestimationSize");
@@ -67572,6 +72787,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipEnableEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7168;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7168, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7168))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClipEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7168;
 	}
 	{
@@ -67606,6 +72823,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7170;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7170, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetSampleLocationsEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7170))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetSampleLocationsEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7170;
 	}
 	{
@@ -67645,6 +72864,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7172;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7172, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorBlendAdvancedEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7172))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendAdvancedEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7172;
 	}
 	{
@@ -67665,6 +72886,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_d *d, sbt_vk
 		s->pColorBlendAdvanced = t7176;
 		if (p7178 && n7177 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced (count differs from its length member)");
+		if (!p7178 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorBlendAdvancedEXT.pColorBlendAdvanced (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67693,11 +72916,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetProvokingVertexModeEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7179;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7179, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetProvokingVertexModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7179))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetProvokingVertexModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7179;
 	}
 	{
 		int64_t v7180;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7180, 32), "vkCmdSetProvokingVertexModeEXT.provokingVertexMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkProvokingVertexModeEXT(v7180)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetProvokingVertexModeEXT.provokingVertexMode", v7180);
 		s->provokingVertexMode = (VkProvokingVertexModeEXT)v7180;
 	}
 	return SBT_VK_OK;
@@ -67727,11 +72954,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineRasterizationModeEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7181;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7181, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineRasterizationModeEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7181))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineRasterizationModeEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7181;
 	}
 	{
 		int64_t v7182;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7182, 32), "vkCmdSetLineRasterizationModeEXT.lineRasterizationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkLineRasterizationModeEXT(v7182)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetLineRasterizationModeEXT.lineRasterizationMode", v7182);
 		s->lineRasterizationMode = (VkLineRasterizationModeEXT)v7182;
 	}
 	return SBT_VK_OK;
@@ -67761,6 +72992,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetLineStippleEnableEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7183;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7183, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetLineStippleEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7183))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetLineStippleEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7183;
 	}
 	{
@@ -67795,6 +73028,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_d *d,
 	{
 		uint64_t v7185;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7185, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDepthClipNegativeOneToOneEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7185))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDepthClipNegativeOneToOneEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7185;
 	}
 	{
@@ -67829,6 +73064,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportWScalingEnableNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7187;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7187, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportWScalingEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7187))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportWScalingEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7187;
 	}
 	{
@@ -67868,6 +73105,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7189;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7189, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetViewportSwizzleNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7189))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportSwizzleNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7189;
 	}
 	{
@@ -67888,6 +73127,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetViewportSwizzleNV(sbt_vk_d *d, sbt_vk_arg
 		s->pViewportSwizzles = t7193;
 		if (p7195 && n7194 != (uint64_t)((uint64_t)s->viewportCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetViewportSwizzleNV.pViewportSwizzles (count differs from its length member)");
+		if (!p7195 && ((uint64_t)s->viewportCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetViewportSwizzleNV.pViewportSwizzles (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -67916,6 +73157,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorEnableNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7196;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7196, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7196))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageToColorEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7196;
 	}
 	{
@@ -67950,6 +73193,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageToColorLocationNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7198;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7198, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageToColorLocationNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7198))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageToColorLocationNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7198;
 	}
 	{
@@ -67984,11 +73229,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationModeNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7200;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7200, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationModeNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7200))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationModeNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7200;
 	}
 	{
 		int64_t v7201;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7201, 32), "vkCmdSetCoverageModulationModeNV.coverageModulationMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageModulationModeNV(v7201)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoverageModulationModeNV.coverageModulationMode", v7201);
 		s->coverageModulationMode = (VkCoverageModulationModeNV)v7201;
 	}
 	return SBT_VK_OK;
@@ -68018,6 +73267,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_d 
 	{
 		uint64_t v7202;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7202, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7202))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7202;
 	}
 	{
@@ -68056,6 +73307,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7204;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7204, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageModulationTableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7204))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7204;
 	}
 	{
@@ -68071,6 +73324,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageModulationTableNV(sbt_vk_d *d, sb
 		s->pCoverageModulationTable = t7207;
 		if (p7209 && n7208 != (uint64_t)((uint64_t)s->coverageModulationTableCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable (count differs from its length member)");
+		if (!p7209 && ((uint64_t)s->coverageModulationTableCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageModulationTableNV.pCoverageModulationTable (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -68099,6 +73354,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetShadingRateImageEnableNV(sbt_vk_d *d, sbt
 	{
 		uint64_t v7210;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7210, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetShadingRateImageEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7210))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetShadingRateImageEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7210;
 	}
 	{
@@ -68133,11 +73390,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetCoverageReductionModeNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7212;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7212, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetCoverageReductionModeNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7212))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetCoverageReductionModeNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7212;
 	}
 	{
 		int64_t v7213;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7213, 32), "vkCmdSetCoverageReductionModeNV.coverageReductionMode");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkCoverageReductionModeNV(v7213)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetCoverageReductionModeNV.coverageReductionMode", v7213);
 		s->coverageReductionMode = (VkCoverageReductionModeNV)v7213;
 	}
 	return SBT_VK_OK;
@@ -68167,6 +73428,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk
 	{
 		uint64_t v7214;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7214, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetRepresentativeFragmentTestEnableNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7214))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetRepresentativeFragmentTestEnableNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7214;
 	}
 	{
@@ -68217,12 +73480,16 @@ static sbt_vk_status sbt_vk_dc_vkCreatePrivateDataSlot(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7216;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7216, VK_OBJECT_TYPE_DEVICE, 1), "vkCreatePrivateDataSlot.device");
+		if (SBT_VK_UNLIKELY(!v7216))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePrivateDataSlot.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7216;
 	}
 	{
 		uint64_t n7218;
 		int p7219;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7218, &p7219, 1), "vkCreatePrivateDataSlot.pCreateInfo");
+		if (!p7219)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreatePrivateDataSlot.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7219) {
 			VkPrivateDataSlotCreateInfo *t7217;
 			if (n7218 != 1)
@@ -68265,6 +73532,8 @@ static sbt_vk_status sbt_vk_dc_vkCreatePrivateDataSlot(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v7229;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7229, 32), "vkCreatePrivateDataSlot.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7229)))
+			sbt_vk_d_unknown_enum(d, "vkCreatePrivateDataSlot.ret", v7229);
 		s->ret = (VkResult)v7229;
 	}
 	return SBT_VK_OK;
@@ -68303,6 +73572,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyPrivateDataSlot(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7230;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7230, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyPrivateDataSlot.device");
+		if (SBT_VK_UNLIKELY(!v7230))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyPrivateDataSlot.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7230;
 	}
 	{
@@ -68359,11 +73630,15 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		uint64_t v7236;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7236, VK_OBJECT_TYPE_DEVICE, 1), "vkSetPrivateData.device");
+		if (SBT_VK_UNLIKELY(!v7236))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetPrivateData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7236;
 	}
 	{
 		int64_t v7237;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7237, 32), "vkSetPrivateData.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v7237)))
+			sbt_vk_d_unknown_enum(d, "vkSetPrivateData.objectType", v7237);
 		s->objectType = (VkObjectType)v7237;
 	}
 	{
@@ -68374,6 +73649,8 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		uint64_t v7239;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7239, VK_OBJECT_TYPE_PRIVATE_DATA_SLOT, 1), "vkSetPrivateData.privateDataSlot");
+		if (SBT_VK_UNLIKELY(!v7239))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetPrivateData.privateDataSlot (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)v7239;
 	}
 	{
@@ -68384,6 +73661,8 @@ static sbt_vk_status sbt_vk_dc_vkSetPrivateData(sbt_vk_d *d, sbt_vk_args_vkSetPr
 	{
 		int64_t v7241;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7241, 32), "vkSetPrivateData.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7241)))
+			sbt_vk_d_unknown_enum(d, "vkSetPrivateData.ret", v7241);
 		s->ret = (VkResult)v7241;
 	}
 	return SBT_VK_OK;
@@ -68429,11 +73708,15 @@ static sbt_vk_status sbt_vk_dc_vkGetPrivateData(sbt_vk_d *d, sbt_vk_args_vkGetPr
 	{
 		uint64_t v7242;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7242, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPrivateData.device");
+		if (SBT_VK_UNLIKELY(!v7242))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPrivateData.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7242;
 	}
 	{
 		int64_t v7243;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7243, 32), "vkGetPrivateData.objectType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkObjectType(v7243)))
+			sbt_vk_d_unknown_enum(d, "vkGetPrivateData.objectType", v7243);
 		s->objectType = (VkObjectType)v7243;
 	}
 	{
@@ -68444,6 +73727,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPrivateData(sbt_vk_d *d, sbt_vk_args_vkGetPr
 	{
 		uint64_t v7245;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7245, VK_OBJECT_TYPE_PRIVATE_DATA_SLOT, 1), "vkGetPrivateData.privateDataSlot");
+		if (SBT_VK_UNLIKELY(!v7245))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPrivateData.privateDataSlot (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)v7245;
 	}
 	{
@@ -68497,12 +73782,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBuffer2(sbt_vk_d *d, sbt_vk_args_vkCmdCo
 	{
 		uint64_t v7250;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7250, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBuffer2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7250))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7250;
 	}
 	{
 		uint64_t n7252;
 		int p7253;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7252, &p7253, 1), "vkCmdCopyBuffer2.pCopyBufferInfo");
+		if (!p7253)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBuffer2.pCopyBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p7253) {
 			VkCopyBufferInfo2 *t7251;
 			if (n7252 != 1)
@@ -68546,12 +73835,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImage2(sbt_vk_d *d, sbt_vk_args_vkCmdCop
 	{
 		uint64_t v7255;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7255, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7255))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7255;
 	}
 	{
 		uint64_t n7257;
 		int p7258;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7257, &p7258, 1), "vkCmdCopyImage2.pCopyImageInfo");
+		if (!p7258)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImage2.pCopyImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7258) {
 			VkCopyImageInfo2 *t7256;
 			if (n7257 != 1)
@@ -68595,12 +73888,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBlitImage2(sbt_vk_d *d, sbt_vk_args_vkCmdBli
 	{
 		uint64_t v7260;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7260, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBlitImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7260))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7260;
 	}
 	{
 		uint64_t n7262;
 		int p7263;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7262, &p7263, 1), "vkCmdBlitImage2.pBlitImageInfo");
+		if (!p7263)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBlitImage2.pBlitImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7263) {
 			VkBlitImageInfo2 *t7261;
 			if (n7262 != 1)
@@ -68644,12 +73941,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyBufferToImage2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7265;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7265, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyBufferToImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7265))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7265;
 	}
 	{
 		uint64_t n7267;
 		int p7268;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7267, &p7268, 1), "vkCmdCopyBufferToImage2.pCopyBufferToImageInfo");
+		if (!p7268)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyBufferToImage2.pCopyBufferToImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7268) {
 			VkCopyBufferToImageInfo2 *t7266;
 			if (n7267 != 1)
@@ -68693,12 +73994,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyImageToBuffer2(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7270;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7270, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyImageToBuffer2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7270))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7270;
 	}
 	{
 		uint64_t n7272;
 		int p7273;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7272, &p7273, 1), "vkCmdCopyImageToBuffer2.pCopyImageToBufferInfo");
+		if (!p7273)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyImageToBuffer2.pCopyImageToBufferInfo (NULL where vk.xml requires a pointer)");
 		if (p7273) {
 			VkCopyImageToBufferInfo2 *t7271;
 			if (n7272 != 1)
@@ -68742,12 +74047,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdResolveImage2(sbt_vk_d *d, sbt_vk_args_vkCmd
 	{
 		uint64_t v7275;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7275, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResolveImage2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7275))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7275;
 	}
 	{
 		uint64_t n7277;
 		int p7278;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7277, &p7278, 1), "vkCmdResolveImage2.pResolveImageInfo");
+		if (!p7278)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResolveImage2.pResolveImageInfo (NULL where vk.xml requires a pointer)");
 		if (p7278) {
 			VkResolveImageInfo2 *t7276;
 			if (n7277 != 1)
@@ -68792,12 +74101,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateKHR(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7280;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7280, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7280))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7280;
 	}
 	{
 		uint64_t n7282;
 		int p7283;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7282, &p7283, 1), "vkCmdSetFragmentShadingRateKHR.pFragmentSize");
+		if (!p7283)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateKHR.pFragmentSize (NULL where vk.xml requires a pointer)");
 		if (p7283) {
 			VkExtent2D *t7281;
 			if (n7282 != 1)
@@ -68863,6 +74176,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 	{
 		uint64_t v7288;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7288, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceFragmentShadingRatesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7288))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceFragmentShadingRatesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7288;
 	}
 	{
@@ -68900,6 +74215,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk
 	{
 		int64_t v7300;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7300, 32), "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7300)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceFragmentShadingRatesKHR.ret", v7300);
 		s->ret = (VkResult)v7300;
 	}
 	return SBT_VK_OK;
@@ -68930,11 +74247,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_d *d, sb
 	{
 		uint64_t v7301;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7301, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetFragmentShadingRateEnumNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7301))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetFragmentShadingRateEnumNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7301;
 	}
 	{
 		int64_t v7302;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7302, 32), "vkCmdSetFragmentShadingRateEnumNV.shadingRate");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkFragmentShadingRateNV(v7302)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetFragmentShadingRateEnumNV.shadingRate", v7302);
 		s->shadingRate = (VkFragmentShadingRateNV)v7302;
 	}
 	{
@@ -68990,17 +74311,23 @@ static sbt_vk_status sbt_vk_dc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_d 
 	{
 		uint64_t v7306;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7306, VK_OBJECT_TYPE_DEVICE, 1), "vkGetAccelerationStructureBuildSizesKHR.device");
+		if (SBT_VK_UNLIKELY(!v7306))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureBuildSizesKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7306;
 	}
 	{
 		int64_t v7307;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7307, 32), "vkGetAccelerationStructureBuildSizesKHR.buildType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureBuildTypeKHR(v7307)))
+			sbt_vk_d_unknown_enum(d, "vkGetAccelerationStructureBuildSizesKHR.buildType", v7307);
 		s->buildType = (VkAccelerationStructureBuildTypeKHR)v7307;
 	}
 	{
 		uint64_t n7309;
 		int p7310;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7309, &p7310, 1), "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo");
+		if (!p7310)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetAccelerationStructureBuildSizesKHR.pBuildInfo (NULL where vk.xml requires a pointer)");
 		if (p7310) {
 			VkAccelerationStructureBuildGeometryInfoKHR *t7308;
 			if (n7309 != 1)
@@ -69082,6 +74409,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7320;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7320, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetVertexInputEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7320))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7320;
 	}
 	{
@@ -69103,6 +74432,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7327 && n7326 != (uint64_t)((uint64_t)s->vertexBindingDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions (count differs from its length member)");
+		if (!p7327 && ((uint64_t)s->vertexBindingDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.pVertexBindingDescriptions (absent while its count is not 0)");
 	}
 	{
 		uint64_t v7330;
@@ -69123,6 +74454,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetVertexInputEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7336 && n7335 != (uint64_t)((uint64_t)s->vertexAttributeDescriptionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions (count differs from its length member)");
+		if (!p7336 && ((uint64_t)s->vertexAttributeDescriptionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetVertexInputEXT.pVertexAttributeDescriptions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -69155,6 +74488,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7339;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7339, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetColorWriteEnableEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7339))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteEnableEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7339;
 	}
 	{
@@ -69170,6 +74505,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetColorWriteEnableEXT(sbt_vk_d *d, sbt_vk_a
 		s->pColorWriteEnables = t7342;
 		if (p7344 && n7343 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables (count differs from its length member)");
+		if (!p7344 && ((uint64_t)s->attachmentCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetColorWriteEnableEXT.pColorWriteEnables (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -69202,17 +74539,23 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdSetE
 	{
 		uint64_t v7345;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7345, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetEvent2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7345))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7345;
 	}
 	{
 		uint64_t v7346;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7346, VK_OBJECT_TYPE_EVENT, 1), "vkCmdSetEvent2.event");
+		if (SBT_VK_UNLIKELY(!v7346))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v7346;
 	}
 	{
 		uint64_t n7348;
 		int p7349;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7348, &p7349, 1), "vkCmdSetEvent2.pDependencyInfo");
+		if (!p7349)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetEvent2.pDependencyInfo (NULL where vk.xml requires a pointer)");
 		if (p7349) {
 			VkDependencyInfo *t7347;
 			if (n7348 != 1)
@@ -69255,11 +74598,15 @@ static sbt_vk_status sbt_vk_dc_vkCmdResetEvent2(sbt_vk_d *d, sbt_vk_args_vkCmdRe
 	{
 		uint64_t v7351;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7351, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdResetEvent2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7351))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7351;
 	}
 	{
 		uint64_t v7352;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7352, VK_OBJECT_TYPE_EVENT, 1), "vkCmdResetEvent2.event");
+		if (SBT_VK_UNLIKELY(!v7352))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdResetEvent2.event (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->event = (VkEvent)(uintptr_t)v7352;
 	}
 	{
@@ -69321,6 +74668,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 	{
 		uint64_t v7354;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7354, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWaitEvents2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7354))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7354;
 	}
 	{
@@ -69339,6 +74688,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 				{
 					uint64_t v7363;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7363, VK_OBJECT_TYPE_EVENT, 1), "vkCmdWaitEvents2.pEvents");
+					if (SBT_VK_UNLIKELY(!v7363))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pEvents (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7359[i7362] = (VkEvent)(uintptr_t)v7363;
 				}
 			}
@@ -69346,6 +74697,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 		}
 		if (p7361 && n7360 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents2.pEvents (count differs from its length member)");
+		if (!p7361 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pEvents (absent while its count is not 0)");
 	}
 	{
 		uint64_t n7368;
@@ -69361,6 +74714,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWaitEvents2(sbt_vk_d *d, sbt_vk_args_vkCmdWa
 		}
 		if (p7369 && n7368 != (uint64_t)((uint64_t)s->eventCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWaitEvents2.pDependencyInfos (count differs from its length member)");
+		if (!p7369 && ((uint64_t)s->eventCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWaitEvents2.pDependencyInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -69396,12 +74751,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdPipelineBarrier2(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7372;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7372, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdPipelineBarrier2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7372))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7372;
 	}
 	{
 		uint64_t n7374;
 		int p7375;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7374, &p7375, 1), "vkCmdPipelineBarrier2.pDependencyInfo");
+		if (!p7375)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdPipelineBarrier2.pDependencyInfo (NULL where vk.xml requires a pointer)");
 		if (p7375) {
 			VkDependencyInfo *t7373;
 			if (n7374 != 1)
@@ -69457,6 +74816,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 	{
 		uint64_t v7377;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7377, VK_OBJECT_TYPE_QUEUE, 1), "vkQueueSubmit2.queue");
+		if (SBT_VK_UNLIKELY(!v7377))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit2.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v7377;
 	}
 	{
@@ -69478,6 +74839,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 		}
 		if (p7384 && n7383 != (uint64_t)((uint64_t)s->submitCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkQueueSubmit2.pSubmits (count differs from its length member)");
+		if (!p7384 && ((uint64_t)s->submitCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkQueueSubmit2.pSubmits (absent while its count is not 0)");
 	}
 	{
 		uint64_t v7387;
@@ -69487,6 +74850,8 @@ static sbt_vk_status sbt_vk_dc_vkQueueSubmit2(sbt_vk_d *d, sbt_vk_args_vkQueueSu
 	{
 		int64_t v7388;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7388, 32), "vkQueueSubmit2.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7388)))
+			sbt_vk_d_unknown_enum(d, "vkQueueSubmit2.ret", v7388);
 		s->ret = (VkResult)v7388;
 	}
 	return SBT_VK_OK;
@@ -69523,6 +74888,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp2(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7389;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7389, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteTimestamp2.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7389))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp2.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7389;
 	}
 	{
@@ -69533,6 +74900,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteTimestamp2(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7391;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7391, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteTimestamp2.queryPool");
+		if (SBT_VK_UNLIKELY(!v7391))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteTimestamp2.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v7391;
 	}
 	{
@@ -69575,6 +74944,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7393;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7393, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteBufferMarker2AMD.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7393))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarker2AMD.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7393;
 	}
 	{
@@ -69585,6 +74956,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteBufferMarker2AMD(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7395;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7395, VK_OBJECT_TYPE_BUFFER, 1), "vkCmdWriteBufferMarker2AMD.dstBuffer");
+		if (SBT_VK_UNLIKELY(!v7395))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteBufferMarker2AMD.dstBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->dstBuffer = (VkBuffer)(uintptr_t)v7395;
 	}
 	{
@@ -69643,6 +75016,8 @@ static sbt_vk_status sbt_vk_dc_vkGetQueueCheckpointData2NV(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7398;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7398, VK_OBJECT_TYPE_QUEUE, 1), "vkGetQueueCheckpointData2NV.queue");
+		if (SBT_VK_UNLIKELY(!v7398))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetQueueCheckpointData2NV.queue (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queue = (VkQueue)(uintptr_t)v7398;
 	}
 	{
@@ -69716,12 +75091,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d 
 	{
 		uint64_t v7410;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7410, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoCapabilitiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7410))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoCapabilitiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7410;
 	}
 	{
 		uint64_t n7412;
 		int p7413;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7412, &p7413, 1), "vkGetPhysicalDeviceVideoCapabilitiesKHR.pVideoProfile");
+		if (!p7413)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoCapabilitiesKHR.pVideoProfile (NULL where vk.xml requires a pointer)");
 		if (p7413) {
 			VkVideoProfileInfoKHR *t7411;
 			if (n7412 != 1)
@@ -69747,6 +75126,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_d 
 	{
 		int64_t v7419;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7419, 32), "vkGetPhysicalDeviceVideoCapabilitiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7419)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceVideoCapabilitiesKHR.ret", v7419);
 		s->ret = (VkResult)v7419;
 	}
 	return SBT_VK_OK;
@@ -69800,12 +75181,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_v
 	{
 		uint64_t v7420;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7420, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7420))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7420;
 	}
 	{
 		uint64_t n7422;
 		int p7423;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7422, &p7423, 1), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatInfo");
+		if (!p7423)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.pVideoFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p7423) {
 			VkPhysicalDeviceVideoFormatInfoKHR *t7421;
 			if (n7422 != 1)
@@ -69850,6 +75235,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_v
 	{
 		int64_t v7436;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7436, 32), "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7436)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceVideoFormatPropertiesKHR.ret", v7436);
 		s->ret = (VkResult)v7436;
 	}
 	return SBT_VK_OK;
@@ -69895,12 +75282,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7437;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7437, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionKHR.device");
+		if (SBT_VK_UNLIKELY(!v7437))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7437;
 	}
 	{
 		uint64_t n7439;
 		int p7440;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7439, &p7440, 1), "vkCreateVideoSessionKHR.pCreateInfo");
+		if (!p7440)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7440) {
 			VkVideoSessionCreateInfoKHR *t7438;
 			if (n7439 != 1)
@@ -69943,6 +75334,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionKHR(sbt_vk_d *d, sbt_vk_args_
 	{
 		int64_t v7450;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7450, 32), "vkCreateVideoSessionKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7450)))
+			sbt_vk_d_unknown_enum(d, "vkCreateVideoSessionKHR.ret", v7450);
 		s->ret = (VkResult)v7450;
 	}
 	return SBT_VK_OK;
@@ -69976,6 +75369,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionKHR(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7451;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7451, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionKHR.device");
+		if (SBT_VK_UNLIKELY(!v7451))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyVideoSessionKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7451;
 	}
 	{
@@ -70039,12 +75434,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v7457;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7457, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7457))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7457;
 	}
 	{
 		uint64_t n7459;
 		int p7460;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7459, &p7460, 1), "vkCreateVideoSessionParametersKHR.pCreateInfo");
+		if (!p7460)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateVideoSessionParametersKHR.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7460) {
 			VkVideoSessionParametersCreateInfoKHR *t7458;
 			if (n7459 != 1)
@@ -70087,6 +75486,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		int64_t v7470;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7470, 32), "vkCreateVideoSessionParametersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7470)))
+			sbt_vk_d_unknown_enum(d, "vkCreateVideoSessionParametersKHR.ret", v7470);
 		s->ret = (VkResult)v7470;
 	}
 	return SBT_VK_OK;
@@ -70121,17 +75522,23 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		uint64_t v7471;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7471, VK_OBJECT_TYPE_DEVICE, 1), "vkUpdateVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7471))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7471;
 	}
 	{
 		uint64_t v7472;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7472, VK_OBJECT_TYPE_VIDEO_SESSION_PARAMETERS_KHR, 1), "vkUpdateVideoSessionParametersKHR.videoSessionParameters");
+		if (SBT_VK_UNLIKELY(!v7472))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.videoSessionParameters (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)v7472;
 	}
 	{
 		uint64_t n7474;
 		int p7475;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7474, &p7475, 1), "vkUpdateVideoSessionParametersKHR.pUpdateInfo");
+		if (!p7475)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkUpdateVideoSessionParametersKHR.pUpdateInfo (NULL where vk.xml requires a pointer)");
 		if (p7475) {
 			VkVideoSessionParametersUpdateInfoKHR *t7473;
 			if (n7474 != 1)
@@ -70144,6 +75551,8 @@ static sbt_vk_status sbt_vk_dc_vkUpdateVideoSessionParametersKHR(sbt_vk_d *d, sb
 	{
 		int64_t v7477;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7477, 32), "vkUpdateVideoSessionParametersKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7477)))
+			sbt_vk_d_unknown_enum(d, "vkUpdateVideoSessionParametersKHR.ret", v7477);
 		s->ret = (VkResult)v7477;
 	}
 	return SBT_VK_OK;
@@ -70177,6 +75586,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyVideoSessionParametersKHR(sbt_vk_d *d, s
 	{
 		uint64_t v7478;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7478, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyVideoSessionParametersKHR.device");
+		if (SBT_VK_UNLIKELY(!v7478))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyVideoSessionParametersKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7478;
 	}
 	{
@@ -70246,11 +75657,15 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 	{
 		uint64_t v7484;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7484, VK_OBJECT_TYPE_DEVICE, 1), "vkGetVideoSessionMemoryRequirementsKHR.device");
+		if (SBT_VK_UNLIKELY(!v7484))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetVideoSessionMemoryRequirementsKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7484;
 	}
 	{
 		uint64_t v7485;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7485, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, 1), "vkGetVideoSessionMemoryRequirementsKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v7485))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetVideoSessionMemoryRequirementsKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v7485;
 	}
 	{
@@ -70288,6 +75703,8 @@ static sbt_vk_status sbt_vk_dc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_d *
 	{
 		int64_t v7497;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7497, 32), "vkGetVideoSessionMemoryRequirementsKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7497)))
+			sbt_vk_d_unknown_enum(d, "vkGetVideoSessionMemoryRequirementsKHR.ret", v7497);
 		s->ret = (VkResult)v7497;
 	}
 	return SBT_VK_OK;
@@ -70330,11 +75747,15 @@ static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7498;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7498, VK_OBJECT_TYPE_DEVICE, 1), "vkBindVideoSessionMemoryKHR.device");
+		if (SBT_VK_UNLIKELY(!v7498))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7498;
 	}
 	{
 		uint64_t v7499;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7499, VK_OBJECT_TYPE_VIDEO_SESSION_KHR, 1), "vkBindVideoSessionMemoryKHR.videoSession");
+		if (SBT_VK_UNLIKELY(!v7499))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.videoSession (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->videoSession = (VkVideoSessionKHR)(uintptr_t)v7499;
 	}
 	{
@@ -70356,10 +75777,14 @@ static sbt_vk_status sbt_vk_dc_vkBindVideoSessionMemoryKHR(sbt_vk_d *d, sbt_vk_a
 		}
 		if (p7506 && n7505 != (uint64_t)((uint64_t)s->bindSessionMemoryInfoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos (count differs from its length member)");
+		if (!p7506 && ((uint64_t)s->bindSessionMemoryInfoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindVideoSessionMemoryKHR.pBindSessionMemoryInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v7509;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7509, 32), "vkBindVideoSessionMemoryKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7509)))
+			sbt_vk_d_unknown_enum(d, "vkBindVideoSessionMemoryKHR.ret", v7509);
 		s->ret = (VkResult)v7509;
 	}
 	return SBT_VK_OK;
@@ -70391,12 +75816,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecodeVideoKHR(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v7510;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7510, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecodeVideoKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7510))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecodeVideoKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7510;
 	}
 	{
 		uint64_t n7512;
 		int p7513;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7512, &p7513, 1), "vkCmdDecodeVideoKHR.pDecodeInfo");
+		if (!p7513)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecodeVideoKHR.pDecodeInfo (NULL where vk.xml requires a pointer)");
 		if (p7513) {
 			VkVideoDecodeInfoKHR *t7511;
 			if (n7512 != 1)
@@ -70435,12 +75864,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginVideoCodingKHR(sbt_vk_d *d, sbt_vk_args
 	{
 		uint64_t v7515;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7515, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7515))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7515;
 	}
 	{
 		uint64_t n7517;
 		int p7518;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7517, &p7518, 1), "vkCmdBeginVideoCodingKHR.pBeginInfo");
+		if (!p7518)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginVideoCodingKHR.pBeginInfo (NULL where vk.xml requires a pointer)");
 		if (p7518) {
 			VkVideoBeginCodingInfoKHR *t7516;
 			if (n7517 != 1)
@@ -70479,12 +75912,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdControlVideoCodingKHR(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7520;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7520, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdControlVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7520))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdControlVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7520;
 	}
 	{
 		uint64_t n7522;
 		int p7523;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7522, &p7523, 1), "vkCmdControlVideoCodingKHR.pCodingControlInfo");
+		if (!p7523)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdControlVideoCodingKHR.pCodingControlInfo (NULL where vk.xml requires a pointer)");
 		if (p7523) {
 			VkVideoCodingControlInfoKHR *t7521;
 			if (n7522 != 1)
@@ -70523,12 +75960,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndVideoCodingKHR(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7525;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7525, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndVideoCodingKHR.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7525))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndVideoCodingKHR.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7525;
 	}
 	{
 		uint64_t n7527;
 		int p7528;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7527, &p7528, 1), "vkCmdEndVideoCodingKHR.pEndCodingInfo");
+		if (!p7528)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndVideoCodingKHR.pEndCodingInfo (NULL where vk.xml requires a pointer)");
 		if (p7528) {
 			VkVideoEndCodingInfoKHR *t7526;
 			if (n7527 != 1)
@@ -70569,6 +76010,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 	{
 		uint64_t v7530;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7530, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7530))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7530;
 	}
 	{
@@ -70584,6 +76027,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryNV(sbt_vk_d *d, sbt_vk_args_
 		s->pDecompressMemoryRegions = t7533;
 		if (p7535 && n7534 != (uint64_t)((uint64_t)s->decompressRegionCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions (count differs from its length member)");
+		if (!p7535 && ((uint64_t)s->decompressRegionCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryNV.pDecompressMemoryRegions (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -70614,6 +76059,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_d *d,
 	{
 		uint64_t v7536;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7536, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdDecompressMemoryIndirectCountNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7536))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdDecompressMemoryIndirectCountNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7536;
 	}
 	{
@@ -70674,12 +76121,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v7540;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7540, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuModuleNVX.device");
+		if (SBT_VK_UNLIKELY(!v7540))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuModuleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7540;
 	}
 	{
 		uint64_t n7542;
 		int p7543;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7542, &p7543, 1), "vkCreateCuModuleNVX.pCreateInfo");
+		if (!p7543)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuModuleNVX.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7543) {
 			VkCuModuleCreateInfoNVX *t7541;
 			if (n7542 != 1)
@@ -70722,6 +76173,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v7553;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7553, 32), "vkCreateCuModuleNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7553)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCuModuleNVX.ret", v7553);
 		s->ret = (VkResult)v7553;
 	}
 	return SBT_VK_OK;
@@ -70767,12 +76220,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		uint64_t v7554;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7554, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateCuFunctionNVX.device");
+		if (SBT_VK_UNLIKELY(!v7554))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuFunctionNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7554;
 	}
 	{
 		uint64_t n7556;
 		int p7557;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7556, &p7557, 1), "vkCreateCuFunctionNVX.pCreateInfo");
+		if (!p7557)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateCuFunctionNVX.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7557) {
 			VkCuFunctionCreateInfoNVX *t7555;
 			if (n7556 != 1)
@@ -70815,6 +76272,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_vk
 	{
 		int64_t v7567;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7567, 32), "vkCreateCuFunctionNVX.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7567)))
+			sbt_vk_d_unknown_enum(d, "vkCreateCuFunctionNVX.ret", v7567);
 		s->ret = (VkResult)v7567;
 	}
 	return SBT_VK_OK;
@@ -70848,11 +76307,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuModuleNVX(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v7568;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7568, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuModuleNVX.device");
+		if (SBT_VK_UNLIKELY(!v7568))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuModuleNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7568;
 	}
 	{
 		uint64_t v7569;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7569, VK_OBJECT_TYPE_CU_MODULE_NVX, 1), "vkDestroyCuModuleNVX.module");
+		if (SBT_VK_UNLIKELY(!v7569))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuModuleNVX.module (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->module = (VkCuModuleNVX)(uintptr_t)v7569;
 	}
 	{
@@ -70899,11 +76362,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyCuFunctionNVX(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7574;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7574, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyCuFunctionNVX.device");
+		if (SBT_VK_UNLIKELY(!v7574))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuFunctionNVX.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7574;
 	}
 	{
 		uint64_t v7575;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7575, VK_OBJECT_TYPE_CU_FUNCTION_NVX, 1), "vkDestroyCuFunctionNVX.function");
+		if (SBT_VK_UNLIKELY(!v7575))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyCuFunctionNVX.function (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->function = (VkCuFunctionNVX)(uintptr_t)v7575;
 	}
 	{
@@ -70955,11 +76422,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7580;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7580, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutSizeEXT.device");
+		if (SBT_VK_UNLIKELY(!v7580))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSizeEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7580;
 	}
 	{
 		uint64_t v7581;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7581, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, 1), "vkGetDescriptorSetLayoutSizeEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7581))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutSizeEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkDescriptorSetLayout)(uintptr_t)v7581;
 	}
 	{
@@ -71016,11 +76487,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_d
 	{
 		uint64_t v7586;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7586, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutBindingOffsetEXT.device");
+		if (SBT_VK_UNLIKELY(!v7586))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutBindingOffsetEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7586;
 	}
 	{
 		uint64_t v7587;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7587, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, 1), "vkGetDescriptorSetLayoutBindingOffsetEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7587))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutBindingOffsetEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkDescriptorSetLayout)(uintptr_t)v7587;
 	}
 	{
@@ -71081,12 +76556,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v7593;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7593, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorEXT.device");
+		if (SBT_VK_UNLIKELY(!v7593))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7593;
 	}
 	{
 		uint64_t n7595;
 		int p7596;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7595, &p7596, 1), "vkGetDescriptorEXT.pDescriptorInfo");
+		if (!p7596)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorEXT.pDescriptorInfo (NULL where vk.xml requires a pointer)");
 		if (p7596) {
 			VkDescriptorGetInfoEXT *t7594;
 			if (n7595 != 1)
@@ -71148,6 +76627,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7602;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7602, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBuffersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7602))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBuffersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7602;
 	}
 	{
@@ -71169,6 +76650,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBuffersEXT(sbt_vk_d *d, sbt_vk
 		}
 		if (p7609 && n7608 != (uint64_t)((uint64_t)s->bufferCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBindDescriptorBuffersEXT.pBindingInfos (count differs from its length member)");
+		if (!p7609 && ((uint64_t)s->bufferCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBuffersEXT.pBindingInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -71208,16 +76691,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 	{
 		uint64_t v7612;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7612, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdSetDescriptorBufferOffsetsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7612))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7612;
 	}
 	{
 		int64_t v7613;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7613, 32), "vkCmdSetDescriptorBufferOffsetsEXT.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v7613)))
+			sbt_vk_d_unknown_enum(d, "vkCmdSetDescriptorBufferOffsetsEXT.pipelineBindPoint", v7613);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v7613;
 	}
 	{
 		uint64_t v7614;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7614, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdSetDescriptorBufferOffsetsEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7614))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v7614;
 	}
 	{
@@ -71238,6 +76727,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 		s->pBufferIndices = t7618;
 		if (p7620 && n7619 != (uint64_t)((uint64_t)s->setCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices (count differs from its length member)");
+		if (!p7620 && ((uint64_t)s->setCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.pBufferIndices (absent while its count is not 0)");
 	}
 	{
 		void *t7622;
@@ -71247,6 +76738,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_d *d, s
 		s->pOffsets = t7622;
 		if (p7624 && n7623 != (uint64_t)((uint64_t)s->setCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets (count differs from its length member)");
+		if (!p7624 && ((uint64_t)s->setCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdSetDescriptorBufferOffsetsEXT.pOffsets (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -71277,16 +76770,22 @@ static sbt_vk_status sbt_vk_dc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_
 	{
 		uint64_t v7625;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7625, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7625))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7625;
 	}
 	{
 		int64_t v7626;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7626, 32), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.pipelineBindPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkPipelineBindPoint(v7626)))
+			sbt_vk_d_unknown_enum(d, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.pipelineBindPoint", v7626);
 		s->pipelineBindPoint = (VkPipelineBindPoint)v7626;
 	}
 	{
 		uint64_t v7627;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7627, VK_OBJECT_TYPE_PIPELINE_LAYOUT, 1), "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.layout");
+		if (SBT_VK_UNLIKELY(!v7627))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBindDescriptorBufferEmbeddedSamplersEXT.layout (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->layout = (VkPipelineLayout)(uintptr_t)v7627;
 	}
 	{
@@ -71322,11 +76821,15 @@ static sbt_vk_status sbt_vk_dc_vkSetDeviceMemoryPriorityEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7629;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7629, VK_OBJECT_TYPE_DEVICE, 1), "vkSetDeviceMemoryPriorityEXT.device");
+		if (SBT_VK_UNLIKELY(!v7629))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDeviceMemoryPriorityEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7629;
 	}
 	{
 		uint64_t v7630;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7630, VK_OBJECT_TYPE_DEVICE_MEMORY, 1), "vkSetDeviceMemoryPriorityEXT.memory");
+		if (SBT_VK_UNLIKELY(!v7630))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkSetDeviceMemoryPriorityEXT.memory (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->memory = (VkDeviceMemory)(uintptr_t)v7630;
 	}
 	SBT_VK_DT(sbt_vk_get_f32(d, &(s->priority)), "vkSetDeviceMemoryPriorityEXT.priority");
@@ -71359,6 +76862,8 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7632;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7632, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkAcquireDrmDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7632))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireDrmDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7632;
 	}
 	{
@@ -71369,11 +76874,15 @@ static sbt_vk_status sbt_vk_dc_vkAcquireDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7634;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7634, VK_OBJECT_TYPE_DISPLAY_KHR, 1), "vkAcquireDrmDisplayEXT.display");
+		if (SBT_VK_UNLIKELY(!v7634))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkAcquireDrmDisplayEXT.display (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->display = (VkDisplayKHR)(uintptr_t)v7634;
 	}
 	{
 		int64_t v7635;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7635, 32), "vkAcquireDrmDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7635)))
+			sbt_vk_d_unknown_enum(d, "vkAcquireDrmDisplayEXT.ret", v7635);
 		s->ret = (VkResult)v7635;
 	}
 	return SBT_VK_OK;
@@ -71414,6 +76923,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		uint64_t v7636;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7636, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetDrmDisplayEXT.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7636))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDrmDisplayEXT.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7636;
 	}
 	{
@@ -71446,6 +76957,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDrmDisplayEXT(sbt_vk_d *d, sbt_vk_args_vkGet
 	{
 		int64_t v7643;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7643, 32), "vkGetDrmDisplayEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7643)))
+			sbt_vk_d_unknown_enum(d, "vkGetDrmDisplayEXT.ret", v7643);
 		s->ret = (VkResult)v7643;
 	}
 	return SBT_VK_OK;
@@ -71478,11 +76991,15 @@ static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWa
 	{
 		uint64_t v7644;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7644, VK_OBJECT_TYPE_DEVICE, 1), "vkWaitForPresentKHR.device");
+		if (SBT_VK_UNLIKELY(!v7644))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForPresentKHR.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7644;
 	}
 	{
 		uint64_t v7645;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7645, VK_OBJECT_TYPE_SWAPCHAIN_KHR, 1), "vkWaitForPresentKHR.swapchain");
+		if (SBT_VK_UNLIKELY(!v7645))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWaitForPresentKHR.swapchain (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->swapchain = (VkSwapchainKHR)(uintptr_t)v7645;
 	}
 	{
@@ -71498,6 +77015,8 @@ static sbt_vk_status sbt_vk_dc_vkWaitForPresentKHR(sbt_vk_d *d, sbt_vk_args_vkWa
 	{
 		int64_t v7648;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7648, 32), "vkWaitForPresentKHR.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7648)))
+			sbt_vk_d_unknown_enum(d, "vkWaitForPresentKHR.ret", v7648);
 		s->ret = (VkResult)v7648;
 	}
 	return SBT_VK_OK;
@@ -71529,12 +77048,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdBeginRendering(sbt_vk_d *d, sbt_vk_args_vkCm
 	{
 		uint64_t v7649;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7649, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBeginRendering.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7649))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRendering.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7649;
 	}
 	{
 		uint64_t n7651;
 		int p7652;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7651, &p7652, 1), "vkCmdBeginRendering.pRenderingInfo");
+		if (!p7652)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBeginRendering.pRenderingInfo (NULL where vk.xml requires a pointer)");
 		if (p7652) {
 			VkRenderingInfo *t7650;
 			if (n7651 != 1)
@@ -71574,6 +77097,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdEndRendering(sbt_vk_d *d, sbt_vk_args_vkCmdE
 	{
 		uint64_t v7654;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7654, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdEndRendering.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7654))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdEndRendering.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7654;
 	}
 	return SBT_VK_OK;
@@ -71619,12 +77144,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_
 	{
 		uint64_t v7655;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7655, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetLayoutHostMappingInfoVALVE.device");
+		if (SBT_VK_UNLIKELY(!v7655))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutHostMappingInfoVALVE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7655;
 	}
 	{
 		uint64_t n7657;
 		int p7658;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7657, &p7658, 1), "vkGetDescriptorSetLayoutHostMappingInfoVALVE.pBindingReference");
+		if (!p7658)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetLayoutHostMappingInfoVALVE.pBindingReference (NULL where vk.xml requires a pointer)");
 		if (p7658) {
 			VkDescriptorSetBindingReferenceVALVE *t7656;
 			if (n7657 != 1)
@@ -71683,11 +77212,15 @@ static sbt_vk_status sbt_vk_dc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_d *d, s
 	{
 		uint64_t v7664;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7664, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDescriptorSetHostMappingVALVE.device");
+		if (SBT_VK_UNLIKELY(!v7664))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetHostMappingVALVE.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7664;
 	}
 	{
 		uint64_t v7665;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7665, VK_OBJECT_TYPE_DESCRIPTOR_SET, 1), "vkGetDescriptorSetHostMappingVALVE.descriptorSet");
+		if (SBT_VK_UNLIKELY(!v7665))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDescriptorSetHostMappingVALVE.descriptorSet (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->descriptorSet = (VkDescriptorSet)(uintptr_t)v7665;
 	}
 	{
@@ -71750,12 +77283,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		uint64_t v7670;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7670, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7670))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7670;
 	}
 	{
 		uint64_t n7672;
 		int p7673;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7672, &p7673, 1), "vkCreateMicromapEXT.pCreateInfo");
+		if (!p7673)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateMicromapEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7673) {
 			VkMicromapCreateInfoEXT *t7671;
 			if (n7672 != 1)
@@ -71798,6 +77335,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCr
 	{
 		int64_t v7683;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7683, 32), "vkCreateMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7683)))
+			sbt_vk_d_unknown_enum(d, "vkCreateMicromapEXT.ret", v7683);
 		s->ret = (VkResult)v7683;
 	}
 	return SBT_VK_OK;
@@ -71838,6 +77377,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 	{
 		uint64_t v7684;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7684, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdBuildMicromapsEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7684))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildMicromapsEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7684;
 	}
 	{
@@ -71859,6 +77400,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_v
 		}
 		if (p7691 && n7690 != (uint64_t)((uint64_t)s->infoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdBuildMicromapsEXT.pInfos (count differs from its length member)");
+		if (!p7691 && ((uint64_t)s->infoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdBuildMicromapsEXT.pInfos (absent while its count is not 0)");
 	}
 	return SBT_VK_OK;
 }
@@ -71900,6 +77443,8 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 	{
 		uint64_t v7694;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7694, VK_OBJECT_TYPE_DEVICE, 1), "vkBuildMicromapsEXT.device");
+		if (SBT_VK_UNLIKELY(!v7694))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBuildMicromapsEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7694;
 	}
 	{
@@ -71926,10 +77471,14 @@ static sbt_vk_status sbt_vk_dc_vkBuildMicromapsEXT(sbt_vk_d *d, sbt_vk_args_vkBu
 		}
 		if (p7702 && n7701 != (uint64_t)((uint64_t)s->infoCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkBuildMicromapsEXT.pInfos (count differs from its length member)");
+		if (!p7702 && ((uint64_t)s->infoCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBuildMicromapsEXT.pInfos (absent while its count is not 0)");
 	}
 	{
 		int64_t v7705;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7705, 32), "vkBuildMicromapsEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7705)))
+			sbt_vk_d_unknown_enum(d, "vkBuildMicromapsEXT.ret", v7705);
 		s->ret = (VkResult)v7705;
 	}
 	return SBT_VK_OK;
@@ -71963,6 +77512,8 @@ static sbt_vk_status sbt_vk_dc_vkDestroyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkD
 	{
 		uint64_t v7706;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7706, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7706))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7706;
 	}
 	{
@@ -72012,12 +77563,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkC
 	{
 		uint64_t v7712;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7712, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7712))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7712;
 	}
 	{
 		uint64_t n7714;
 		int p7715;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7714, &p7715, 1), "vkCmdCopyMicromapEXT.pInfo");
+		if (!p7715)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7715) {
 			VkCopyMicromapInfoEXT *t7713;
 			if (n7714 != 1)
@@ -72059,6 +77614,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 	{
 		uint64_t v7717;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7717, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7717))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7717;
 	}
 	{
@@ -72070,6 +77627,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 		uint64_t n7720;
 		int p7721;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7720, &p7721, 1), "vkCopyMicromapEXT.pInfo");
+		if (!p7721)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7721) {
 			VkCopyMicromapInfoEXT *t7719;
 			if (n7720 != 1)
@@ -72082,6 +77641,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapEXT(sbt_vk_d *d, sbt_vk_args_vkCopy
 	{
 		int64_t v7723;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7723, 32), "vkCopyMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7723)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMicromapEXT.ret", v7723);
 		s->ret = (VkResult)v7723;
 	}
 	return SBT_VK_OK;
@@ -72113,12 +77674,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7724;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7724, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMicromapToMemoryEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7724))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapToMemoryEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7724;
 	}
 	{
 		uint64_t n7726;
 		int p7727;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7726, &p7727, 1), "vkCmdCopyMicromapToMemoryEXT.pInfo");
+		if (!p7727)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMicromapToMemoryEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7727) {
 			VkCopyMicromapToMemoryInfoEXT *t7725;
 			if (n7726 != 1)
@@ -72160,6 +77725,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7729;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7729, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMicromapToMemoryEXT.device");
+		if (SBT_VK_UNLIKELY(!v7729))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapToMemoryEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7729;
 	}
 	{
@@ -72171,6 +77738,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n7732;
 		int p7733;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7732, &p7733, 1), "vkCopyMicromapToMemoryEXT.pInfo");
+		if (!p7733)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMicromapToMemoryEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7733) {
 			VkCopyMicromapToMemoryInfoEXT *t7731;
 			if (n7732 != 1)
@@ -72183,6 +77752,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMicromapToMemoryEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v7735;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7735, 32), "vkCopyMicromapToMemoryEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7735)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMicromapToMemoryEXT.ret", v7735);
 		s->ret = (VkResult)v7735;
 	}
 	return SBT_VK_OK;
@@ -72214,12 +77785,16 @@ static sbt_vk_status sbt_vk_dc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7736;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7736, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdCopyMemoryToMicromapEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7736))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToMicromapEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7736;
 	}
 	{
 		uint64_t n7738;
 		int p7739;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7738, &p7739, 1), "vkCmdCopyMemoryToMicromapEXT.pInfo");
+		if (!p7739)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdCopyMemoryToMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7739) {
 			VkCopyMemoryToMicromapInfoEXT *t7737;
 			if (n7738 != 1)
@@ -72261,6 +77836,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7741;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7741, VK_OBJECT_TYPE_DEVICE, 1), "vkCopyMemoryToMicromapEXT.device");
+		if (SBT_VK_UNLIKELY(!v7741))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMemoryToMicromapEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7741;
 	}
 	{
@@ -72272,6 +77849,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 		uint64_t n7744;
 		int p7745;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7744, &p7745, 1), "vkCopyMemoryToMicromapEXT.pInfo");
+		if (!p7745)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCopyMemoryToMicromapEXT.pInfo (NULL where vk.xml requires a pointer)");
 		if (p7745) {
 			VkCopyMemoryToMicromapInfoEXT *t7743;
 			if (n7744 != 1)
@@ -72284,6 +77863,8 @@ static sbt_vk_status sbt_vk_dc_vkCopyMemoryToMicromapEXT(sbt_vk_d *d, sbt_vk_arg
 	{
 		int64_t v7747;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7747, 32), "vkCopyMemoryToMicromapEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7747)))
+			sbt_vk_d_unknown_enum(d, "vkCopyMemoryToMicromapEXT.ret", v7747);
 		s->ret = (VkResult)v7747;
 	}
 	return SBT_VK_OK;
@@ -72328,6 +77909,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 	{
 		uint64_t v7748;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7748, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdWriteMicromapsPropertiesEXT.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7748))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7748;
 	}
 	{
@@ -72346,6 +77929,8 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 				{
 					uint64_t v7757;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7757, VK_OBJECT_TYPE_MICROMAP_EXT, 1), "vkCmdWriteMicromapsPropertiesEXT.pMicromaps");
+					if (SBT_VK_UNLIKELY(!v7757))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7753[i7756] = (VkMicromapEXT)(uintptr_t)v7757;
 				}
 			}
@@ -72353,15 +77938,21 @@ static sbt_vk_status sbt_vk_dc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt
 		}
 		if (p7755 && n7754 != (uint64_t)((uint64_t)s->micromapCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (count differs from its length member)");
+		if (!p7755 && ((uint64_t)s->micromapCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.pMicromaps (absent while its count is not 0)");
 	}
 	{
 		int64_t v7758;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7758, 32), "vkCmdWriteMicromapsPropertiesEXT.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v7758)))
+			sbt_vk_d_unknown_enum(d, "vkCmdWriteMicromapsPropertiesEXT.queryType", v7758);
 		s->queryType = (VkQueryType)v7758;
 	}
 	{
 		uint64_t v7759;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7759, VK_OBJECT_TYPE_QUERY_POOL, 1), "vkCmdWriteMicromapsPropertiesEXT.queryPool");
+		if (SBT_VK_UNLIKELY(!v7759))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdWriteMicromapsPropertiesEXT.queryPool (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->queryPool = (VkQueryPool)(uintptr_t)v7759;
 	}
 	{
@@ -72419,6 +78010,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7761;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7761, VK_OBJECT_TYPE_DEVICE, 1), "vkWriteMicromapsPropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7761))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7761;
 	}
 	{
@@ -72437,6 +78030,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 				{
 					uint64_t v7770;
 					SBT_VK_DT(sbt_vk_get_handle(d, &v7770, VK_OBJECT_TYPE_MICROMAP_EXT, 1), "vkWriteMicromapsPropertiesEXT.pMicromaps");
+					if (SBT_VK_UNLIKELY(!v7770))
+						return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.pMicromaps (VK_NULL_HANDLE where vk.xml requires a handle)");
 					t7766[i7769] = (VkMicromapEXT)(uintptr_t)v7770;
 				}
 			}
@@ -72444,10 +78039,14 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 		}
 		if (p7768 && n7767 != (uint64_t)((uint64_t)s->micromapCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "vkWriteMicromapsPropertiesEXT.pMicromaps (count differs from its length member)");
+		if (!p7768 && ((uint64_t)s->micromapCount) != 0)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkWriteMicromapsPropertiesEXT.pMicromaps (absent while its count is not 0)");
 	}
 	{
 		int64_t v7771;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7771, 32), "vkWriteMicromapsPropertiesEXT.queryType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkQueryType(v7771)))
+			sbt_vk_d_unknown_enum(d, "vkWriteMicromapsPropertiesEXT.queryType", v7771);
 		s->queryType = (VkQueryType)v7771;
 	}
 	{
@@ -72472,6 +78071,8 @@ static sbt_vk_status sbt_vk_dc_vkWriteMicromapsPropertiesEXT(sbt_vk_d *d, sbt_vk
 	{
 		int64_t v7777;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7777, 32), "vkWriteMicromapsPropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7777)))
+			sbt_vk_d_unknown_enum(d, "vkWriteMicromapsPropertiesEXT.ret", v7777);
 		s->ret = (VkResult)v7777;
 	}
 	return SBT_VK_OK;
@@ -72512,12 +78113,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 	{
 		uint64_t v7778;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7778, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDeviceMicromapCompatibilityEXT.device");
+		if (SBT_VK_UNLIKELY(!v7778))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMicromapCompatibilityEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7778;
 	}
 	{
 		uint64_t n7780;
 		int p7781;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7780, &p7781, 1), "vkGetDeviceMicromapCompatibilityEXT.pVersionInfo");
+		if (!p7781)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDeviceMicromapCompatibilityEXT.pVersionInfo (NULL where vk.xml requires a pointer)");
 		if (p7781) {
 			VkMicromapVersionInfoEXT *t7779;
 			if (n7780 != 1)
@@ -72539,6 +78144,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_d *d, 
 			{
 				int64_t v7786;
 				SBT_VK_DT(sbt_vk_get_ibits(d, &v7786, 32), "vkGetDeviceMicromapCompatibilityEXT.pCompatibility");
+				if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureCompatibilityKHR(v7786)))
+					sbt_vk_d_unknown_enum(d, "vkGetDeviceMicromapCompatibilityEXT.pCompatibility", v7786);
 				t7783[0] = (VkAccelerationStructureCompatibilityKHR)v7786;
 			}
 			s->pCompatibility = t7783;
@@ -72584,17 +78191,23 @@ static sbt_vk_status sbt_vk_dc_vkGetMicromapBuildSizesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7787;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7787, VK_OBJECT_TYPE_DEVICE, 1), "vkGetMicromapBuildSizesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7787))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMicromapBuildSizesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7787;
 	}
 	{
 		int64_t v7788;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7788, 32), "vkGetMicromapBuildSizesEXT.buildType");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkAccelerationStructureBuildTypeKHR(v7788)))
+			sbt_vk_d_unknown_enum(d, "vkGetMicromapBuildSizesEXT.buildType", v7788);
 		s->buildType = (VkAccelerationStructureBuildTypeKHR)v7788;
 	}
 	{
 		uint64_t n7790;
 		int p7791;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7790, &p7791, 1), "vkGetMicromapBuildSizesEXT.pBuildInfo");
+		if (!p7791)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetMicromapBuildSizesEXT.pBuildInfo (NULL where vk.xml requires a pointer)");
 		if (p7791) {
 			VkMicromapBuildInfoEXT *t7789;
 			if (n7790 != 1)
@@ -72653,11 +78266,15 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleIdentifierEXT(sbt_vk_d *d, sbt_v
 	{
 		uint64_t v7797;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7797, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleIdentifierEXT.device");
+		if (SBT_VK_UNLIKELY(!v7797))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleIdentifierEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7797;
 	}
 	{
 		uint64_t v7798;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7798, VK_OBJECT_TYPE_SHADER_MODULE, 1), "vkGetShaderModuleIdentifierEXT.shaderModule");
+		if (SBT_VK_UNLIKELY(!v7798))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleIdentifierEXT.shaderModule (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->shaderModule = (VkShaderModule)(uintptr_t)v7798;
 	}
 	{
@@ -72711,12 +78328,16 @@ static sbt_vk_status sbt_vk_dc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_d
 	{
 		uint64_t v7803;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7803, VK_OBJECT_TYPE_DEVICE, 1), "vkGetShaderModuleCreateInfoIdentifierEXT.device");
+		if (SBT_VK_UNLIKELY(!v7803))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleCreateInfoIdentifierEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7803;
 	}
 	{
 		uint64_t n7805;
 		int p7806;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7805, &p7806, 1), "vkGetShaderModuleCreateInfoIdentifierEXT.pCreateInfo");
+		if (!p7806)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetShaderModuleCreateInfoIdentifierEXT.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7806) {
 			VkShaderModuleCreateInfo *t7804;
 			if (n7805 != 1)
@@ -72779,17 +78400,23 @@ static sbt_vk_status sbt_vk_dc_vkGetImageSubresourceLayout2EXT(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7812;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7812, VK_OBJECT_TYPE_DEVICE, 1), "vkGetImageSubresourceLayout2EXT.device");
+		if (SBT_VK_UNLIKELY(!v7812))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7812;
 	}
 	{
 		uint64_t v7813;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7813, VK_OBJECT_TYPE_IMAGE, 1), "vkGetImageSubresourceLayout2EXT.image");
+		if (SBT_VK_UNLIKELY(!v7813))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.image (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->image = (VkImage)(uintptr_t)v7813;
 	}
 	{
 		uint64_t n7815;
 		int p7816;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7815, &p7816, 1), "vkGetImageSubresourceLayout2EXT.pSubresource");
+		if (!p7816)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetImageSubresourceLayout2EXT.pSubresource (NULL where vk.xml requires a pointer)");
 		if (p7816) {
 			VkImageSubresource2EXT *t7814;
 			if (n7815 != 1)
@@ -72851,12 +78478,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		uint64_t v7822;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7822, VK_OBJECT_TYPE_DEVICE, 1), "vkGetPipelinePropertiesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7822))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelinePropertiesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7822;
 	}
 	{
 		uint64_t n7824;
 		int p7825;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7824, &p7825, 1), "vkGetPipelinePropertiesEXT.pPipelineInfo");
+		if (!p7825)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPipelinePropertiesEXT.pPipelineInfo (NULL where vk.xml requires a pointer)");
 		if (p7825) {
 			VkPipelineInfoKHR *t7823;
 			if (n7824 != 1)
@@ -72882,6 +78513,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPipelinePropertiesEXT(sbt_vk_d *d, sbt_vk_ar
 	{
 		int64_t v7831;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7831, 32), "vkGetPipelinePropertiesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7831)))
+			sbt_vk_d_unknown_enum(d, "vkGetPipelinePropertiesEXT.ret", v7831);
 		s->ret = (VkResult)v7831;
 	}
 	return SBT_VK_OK;
@@ -72933,11 +78566,15 @@ static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, s
 	{
 		uint64_t v7832;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7832, VK_OBJECT_TYPE_DEVICE, 1), "vkGetFramebufferTilePropertiesQCOM.device");
+		if (SBT_VK_UNLIKELY(!v7832))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFramebufferTilePropertiesQCOM.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7832;
 	}
 	{
 		uint64_t v7833;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7833, VK_OBJECT_TYPE_FRAMEBUFFER, 1), "vkGetFramebufferTilePropertiesQCOM.framebuffer");
+		if (SBT_VK_UNLIKELY(!v7833))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetFramebufferTilePropertiesQCOM.framebuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->framebuffer = (VkFramebuffer)(uintptr_t)v7833;
 	}
 	{
@@ -72975,6 +78612,8 @@ static sbt_vk_status sbt_vk_dc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_d *d, s
 	{
 		int64_t v7845;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7845, 32), "vkGetFramebufferTilePropertiesQCOM.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7845)))
+			sbt_vk_d_unknown_enum(d, "vkGetFramebufferTilePropertiesQCOM.ret", v7845);
 		s->ret = (VkResult)v7845;
 	}
 	return SBT_VK_OK;
@@ -73016,12 +78655,16 @@ static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d 
 	{
 		uint64_t v7846;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7846, VK_OBJECT_TYPE_DEVICE, 1), "vkGetDynamicRenderingTilePropertiesQCOM.device");
+		if (SBT_VK_UNLIKELY(!v7846))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDynamicRenderingTilePropertiesQCOM.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7846;
 	}
 	{
 		uint64_t n7848;
 		int p7849;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7848, &p7849, 1), "vkGetDynamicRenderingTilePropertiesQCOM.pRenderingInfo");
+		if (!p7849)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetDynamicRenderingTilePropertiesQCOM.pRenderingInfo (NULL where vk.xml requires a pointer)");
 		if (p7849) {
 			VkRenderingInfo *t7847;
 			if (n7848 != 1)
@@ -73047,6 +78690,8 @@ static sbt_vk_status sbt_vk_dc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_d 
 	{
 		int64_t v7855;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7855, 32), "vkGetDynamicRenderingTilePropertiesQCOM.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7855)))
+			sbt_vk_d_unknown_enum(d, "vkGetDynamicRenderingTilePropertiesQCOM.ret", v7855);
 		s->ret = (VkResult)v7855;
 	}
 	return SBT_VK_OK;
@@ -73100,12 +78745,16 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_
 	{
 		uint64_t v7856;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7856, VK_OBJECT_TYPE_PHYSICAL_DEVICE, 1), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.physicalDevice");
+		if (SBT_VK_UNLIKELY(!v7856))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.physicalDevice (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->physicalDevice = (VkPhysicalDevice)(uintptr_t)v7856;
 	}
 	{
 		uint64_t n7858;
 		int p7859;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7858, &p7859, 1), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pOpticalFlowImageFormatInfo");
+		if (!p7859)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.pOpticalFlowImageFormatInfo (NULL where vk.xml requires a pointer)");
 		if (p7859) {
 			VkOpticalFlowImageFormatInfoNV *t7857;
 			if (n7858 != 1)
@@ -73150,6 +78799,8 @@ static sbt_vk_status sbt_vk_dc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_
 	{
 		int64_t v7872;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7872, 32), "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7872)))
+			sbt_vk_d_unknown_enum(d, "vkGetPhysicalDeviceOpticalFlowImageFormatsNV.ret", v7872);
 		s->ret = (VkResult)v7872;
 	}
 	return SBT_VK_OK;
@@ -73195,12 +78846,16 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 	{
 		uint64_t v7873;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7873, VK_OBJECT_TYPE_DEVICE, 1), "vkCreateOpticalFlowSessionNV.device");
+		if (SBT_VK_UNLIKELY(!v7873))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateOpticalFlowSessionNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7873;
 	}
 	{
 		uint64_t n7875;
 		int p7876;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7875, &p7876, 1), "vkCreateOpticalFlowSessionNV.pCreateInfo");
+		if (!p7876)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCreateOpticalFlowSessionNV.pCreateInfo (NULL where vk.xml requires a pointer)");
 		if (p7876) {
 			VkOpticalFlowSessionCreateInfoNV *t7874;
 			if (n7875 != 1)
@@ -73243,6 +78898,8 @@ static sbt_vk_status sbt_vk_dc_vkCreateOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk_
 	{
 		int64_t v7886;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7886, 32), "vkCreateOpticalFlowSessionNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7886)))
+			sbt_vk_d_unknown_enum(d, "vkCreateOpticalFlowSessionNV.ret", v7886);
 		s->ret = (VkResult)v7886;
 	}
 	return SBT_VK_OK;
@@ -73276,11 +78933,15 @@ static sbt_vk_status sbt_vk_dc_vkDestroyOpticalFlowSessionNV(sbt_vk_d *d, sbt_vk
 	{
 		uint64_t v7887;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7887, VK_OBJECT_TYPE_DEVICE, 1), "vkDestroyOpticalFlowSessionNV.device");
+		if (SBT_VK_UNLIKELY(!v7887))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyOpticalFlowSessionNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7887;
 	}
 	{
 		uint64_t v7888;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7888, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkDestroyOpticalFlowSessionNV.session");
+		if (SBT_VK_UNLIKELY(!v7888))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkDestroyOpticalFlowSessionNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7888;
 	}
 	{
@@ -73327,16 +78988,22 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 	{
 		uint64_t v7893;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7893, VK_OBJECT_TYPE_DEVICE, 1), "vkBindOpticalFlowSessionImageNV.device");
+		if (SBT_VK_UNLIKELY(!v7893))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindOpticalFlowSessionImageNV.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7893;
 	}
 	{
 		uint64_t v7894;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7894, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkBindOpticalFlowSessionImageNV.session");
+		if (SBT_VK_UNLIKELY(!v7894))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkBindOpticalFlowSessionImageNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7894;
 	}
 	{
 		int64_t v7895;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7895, 32), "vkBindOpticalFlowSessionImageNV.bindingPoint");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkOpticalFlowSessionBindingPointNV(v7895)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.bindingPoint", v7895);
 		s->bindingPoint = (VkOpticalFlowSessionBindingPointNV)v7895;
 	}
 	{
@@ -73347,11 +79014,15 @@ static sbt_vk_status sbt_vk_dc_vkBindOpticalFlowSessionImageNV(sbt_vk_d *d, sbt_
 	{
 		int64_t v7897;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7897, 32), "vkBindOpticalFlowSessionImageNV.layout");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkImageLayout(v7897)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.layout", v7897);
 		s->layout = (VkImageLayout)v7897;
 	}
 	{
 		int64_t v7898;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7898, 32), "vkBindOpticalFlowSessionImageNV.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7898)))
+			sbt_vk_d_unknown_enum(d, "vkBindOpticalFlowSessionImageNV.ret", v7898);
 		s->ret = (VkResult)v7898;
 	}
 	return SBT_VK_OK;
@@ -73385,17 +79056,23 @@ static sbt_vk_status sbt_vk_dc_vkCmdOpticalFlowExecuteNV(sbt_vk_d *d, sbt_vk_arg
 	{
 		uint64_t v7899;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7899, VK_OBJECT_TYPE_COMMAND_BUFFER, 1), "vkCmdOpticalFlowExecuteNV.commandBuffer");
+		if (SBT_VK_UNLIKELY(!v7899))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.commandBuffer (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->commandBuffer = (VkCommandBuffer)(uintptr_t)v7899;
 	}
 	{
 		uint64_t v7900;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7900, VK_OBJECT_TYPE_OPTICAL_FLOW_SESSION_NV, 1), "vkCmdOpticalFlowExecuteNV.session");
+		if (SBT_VK_UNLIKELY(!v7900))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.session (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->session = (VkOpticalFlowSessionNV)(uintptr_t)v7900;
 	}
 	{
 		uint64_t n7902;
 		int p7903;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7902, &p7903, 1), "vkCmdOpticalFlowExecuteNV.pExecuteInfo");
+		if (!p7903)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkCmdOpticalFlowExecuteNV.pExecuteInfo (NULL where vk.xml requires a pointer)");
 		if (p7903) {
 			VkOpticalFlowExecuteInfoNV *t7901;
 			if (n7902 != 1)
@@ -73435,12 +79112,16 @@ static sbt_vk_status sbt_vk_dc_vkReleaseSwapchainImagesEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		uint64_t v7905;
 		SBT_VK_DT(sbt_vk_get_handle(d, &v7905, VK_OBJECT_TYPE_DEVICE, 1), "vkReleaseSwapchainImagesEXT.device");
+		if (SBT_VK_UNLIKELY(!v7905))
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseSwapchainImagesEXT.device (VK_NULL_HANDLE where vk.xml requires a handle)");
 		s->device = (VkDevice)(uintptr_t)v7905;
 	}
 	{
 		uint64_t n7907;
 		int p7908;
 		SBT_VK_DT(sbt_vk_get_count(d, &n7907, &p7908, 1), "vkReleaseSwapchainImagesEXT.pReleaseInfo");
+		if (!p7908)
+			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "vkReleaseSwapchainImagesEXT.pReleaseInfo (NULL where vk.xml requires a pointer)");
 		if (p7908) {
 			VkReleaseSwapchainImagesInfoEXT *t7906;
 			if (n7907 != 1)
@@ -73453,6 +79134,8 @@ static sbt_vk_status sbt_vk_dc_vkReleaseSwapchainImagesEXT(sbt_vk_d *d, sbt_vk_a
 	{
 		int64_t v7910;
 		SBT_VK_DT(sbt_vk_get_ibits(d, &v7910, 32), "vkReleaseSwapchainImagesEXT.ret");
+		if (SBT_VK_UNLIKELY(!sbt_vk_known_VkResult(v7910)))
+			sbt_vk_d_unknown_enum(d, "vkReleaseSwapchainImagesEXT.ret", v7910);
 		s->ret = (VkResult)v7910;
 	}
 	return SBT_VK_OK;

@@ -4225,7 +4225,7 @@ static void sbt_vk_f_VkDeviceQueueCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->flags = (VkDeviceQueueCreateFlags)sbt_vk_t_rand(f);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->queueCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n3 = (uint64_t)s->queueCount;
 		float *t1 = sbt_vk_t_alloc(f, n3 * sizeof(*t1));
 		for (uint64_t i2 = 0; i2 < n3; i2++) {
@@ -4272,7 +4272,7 @@ static void sbt_vk_f_VkDeviceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->queueCreateInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->enabledLayerCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->enabledExtensionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n6 = (uint64_t)s->queueCreateInfoCount;
 		VkDeviceQueueCreateInfo *t4 = sbt_vk_t_alloc(f, n6 * sizeof(*t4));
 		for (uint64_t i5 = 0; i5 < n6; i5++) {
@@ -4284,14 +4284,14 @@ static void sbt_vk_f_VkDeviceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		const uint64_t n9 = (uint64_t)s->enabledLayerCount;
 		const char **t7 = sbt_vk_t_alloc(f, n9 * sizeof(*t7));
 		for (uint64_t i8 = 0; i8 < n9; i8++)
-			t7[i8] = sbt_vk_t_str(f);
+			t7[i8] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledLayerNames = t7;
 	}
 	{
 		const uint64_t n12 = (uint64_t)s->enabledExtensionCount;
 		const char **t10 = sbt_vk_t_alloc(f, n12 * sizeof(*t10));
 		for (uint64_t i11 = 0; i11 < n12; i11++)
-			t10[i11] = sbt_vk_t_str(f);
+			t10[i11] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledExtensionNames = t10;
 	}
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -4376,14 +4376,14 @@ static void sbt_vk_f_VkInstanceCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		const uint64_t n20 = (uint64_t)s->enabledLayerCount;
 		const char **t18 = sbt_vk_t_alloc(f, n20 * sizeof(*t18));
 		for (uint64_t i19 = 0; i19 < n20; i19++)
-			t18[i19] = sbt_vk_t_str(f);
+			t18[i19] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledLayerNames = t18;
 	}
 	{
 		const uint64_t n23 = (uint64_t)s->enabledExtensionCount;
 		const char **t21 = sbt_vk_t_alloc(f, n23 * sizeof(*t21));
 		for (uint64_t i22 = 0; i22 < n23; i22++)
-			t21[i22] = sbt_vk_t_str(f);
+			t21[i22] = sbt_vk_t_str_nonnull(f);
 		s->ppEnabledExtensionNames = t21;
 	}
 }
@@ -4595,7 +4595,7 @@ static void sbt_vk_f_VkMappedMemoryRange(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -4705,7 +4705,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 	s->dstArrayElement = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->descriptorType = (VkDescriptorType)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n30 = (uint64_t)s->descriptorCount;
 		VkDescriptorImageInfo *t28 = sbt_vk_t_alloc(f, n30 * sizeof(*t28));
 		for (uint64_t i29 = 0; i29 < n30; i29++) {
@@ -4713,7 +4713,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageInfo = t28;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n33 = (uint64_t)s->descriptorCount;
 		VkDescriptorBufferInfo *t31 = sbt_vk_t_alloc(f, n33 * sizeof(*t31));
 		for (uint64_t i32 = 0; i32 < n33; i32++) {
@@ -4721,7 +4721,7 @@ static void sbt_vk_f_VkWriteDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferInfo = t31;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n36 = (uint64_t)s->descriptorCount;
 		VkBufferView *t34 = sbt_vk_t_alloc(f, n36 * sizeof(*t34));
 		for (uint64_t i35 = 0; i35 < n36; i35++) {
@@ -4794,10 +4794,10 @@ static void sbt_vk_f_VkCopyDescriptorSet(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET;
-	s->srcSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->srcArrayElement = (uint32_t)sbt_vk_t_rand(f);
-	s->dstSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->dstArrayElement = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorCount = (uint32_t)sbt_vk_t_rand(f);
@@ -4840,7 +4840,7 @@ static void sbt_vk_f_VkBufferCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->usage = (VkBufferUsageFlags)sbt_vk_t_rand(f);
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n42 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t40 = sbt_vk_t_alloc(f, n42 * sizeof(*t40));
 		for (uint64_t i41 = 0; i41 < n42; i41++) {
@@ -4888,7 +4888,7 @@ static void sbt_vk_f_VkBufferViewCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
 	s->flags = (VkBufferViewCreateFlags)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->range = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -4994,7 +4994,7 @@ static void sbt_vk_f_VkBufferMemoryBarrier(sbt_vk_t *f, void *vs, int depth)
 	s->dstAccessMask = (VkAccessFlags)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -5037,7 +5037,7 @@ static void sbt_vk_f_VkImageMemoryBarrier(sbt_vk_t *f, void *vs, int depth)
 	s->newLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->subresourceRange), sizeof(s->subresourceRange));
 }
 
@@ -5087,7 +5087,7 @@ static void sbt_vk_f_VkImageCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->initialLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n45 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t43 = sbt_vk_t_alloc(f, n45 * sizeof(*t43));
 		for (uint64_t i44 = 0; i44 < n45; i44++) {
@@ -5163,7 +5163,7 @@ static void sbt_vk_f_VkImageViewCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
 	s->flags = (VkImageViewCreateFlags)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewType = (VkImageViewType)(int32_t)sbt_vk_t_rand(f);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	sbt_vk_t_bytes(f, &(s->components), sizeof(s->components));
@@ -5276,9 +5276,9 @@ static void sbt_vk_f_VkSparseBufferMemoryBindInfo(sbt_vk_t *f, void *vs, int dep
 	VkSparseBufferMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n48 = (uint64_t)s->bindCount;
 		VkSparseMemoryBind *t46 = sbt_vk_t_alloc(f, n48 * sizeof(*t46));
 		for (uint64_t i47 = 0; i47 < n48; i47++) {
@@ -5316,9 +5316,9 @@ static void sbt_vk_f_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_t *f, void *vs, in
 	VkSparseImageOpaqueMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n52 = (uint64_t)s->bindCount;
 		VkSparseMemoryBind *t50 = sbt_vk_t_alloc(f, n52 * sizeof(*t50));
 		for (uint64_t i51 = 0; i51 < n52; i51++) {
@@ -5356,9 +5356,9 @@ static void sbt_vk_f_VkSparseImageMemoryBindInfo(sbt_vk_t *f, void *vs, int dept
 	VkSparseImageMemoryBindInfo *s = vs;
 	(void)depth;
 	(void)f;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n56 = (uint64_t)s->bindCount;
 		VkSparseImageMemoryBind *t54 = sbt_vk_t_alloc(f, n56 * sizeof(*t54));
 		for (uint64_t i55 = 0; i55 < n56; i55++) {
@@ -5402,15 +5402,15 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 	s->imageOpaqueBindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageBindCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n60 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t58 = sbt_vk_t_alloc(f, n60 * sizeof(*t58));
 		for (uint64_t i59 = 0; i59 < n60; i59++) {
-			t58[i59] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t58[i59] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t58;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n63 = (uint64_t)s->bufferBindCount;
 		VkSparseBufferMemoryBindInfo *t61 = sbt_vk_t_alloc(f, n63 * sizeof(*t61));
 		for (uint64_t i62 = 0; i62 < n63; i62++) {
@@ -5418,7 +5418,7 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferBinds = t61;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n66 = (uint64_t)s->imageOpaqueBindCount;
 		VkSparseImageOpaqueMemoryBindInfo *t64 = sbt_vk_t_alloc(f, n66 * sizeof(*t64));
 		for (uint64_t i65 = 0; i65 < n66; i65++) {
@@ -5426,7 +5426,7 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageOpaqueBinds = t64;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n69 = (uint64_t)s->imageBindCount;
 		VkSparseImageMemoryBindInfo *t67 = sbt_vk_t_alloc(f, n69 * sizeof(*t67));
 		for (uint64_t i68 = 0; i68 < n69; i68++) {
@@ -5434,11 +5434,11 @@ static void sbt_vk_f_VkBindSparseInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pImageBinds = t67;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n72 = (uint64_t)s->signalSemaphoreCount;
 		VkSemaphore *t70 = sbt_vk_t_alloc(f, n72 * sizeof(*t70));
 		for (uint64_t i71 = 0; i71 < n72; i71++) {
-			t70[i71] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t70[i71] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSignalSemaphores = t70;
 	}
@@ -5585,7 +5585,7 @@ static void sbt_vk_f_VkShaderModuleCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
 	s->flags = (VkShaderModuleCreateFlags)sbt_vk_t_rand(f);
 	s->codeSize = (size_t)(4 * (uint32_t)(sbt_vk_t_rand(f) % 8));
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n80 = (uint64_t)(s->codeSize / 4);
 		uint32_t *t78 = sbt_vk_t_alloc(f, n80 * sizeof(*t78));
 		for (uint64_t i79 = 0; i79 < n80; i79++) {
@@ -5674,7 +5674,7 @@ static void sbt_vk_f_VkDescriptorSetLayoutCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
 	s->flags = (VkDescriptorSetLayoutCreateFlags)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n87 = (uint64_t)s->bindingCount;
 		VkDescriptorSetLayoutBinding *t85 = sbt_vk_t_alloc(f, n87 * sizeof(*t85));
 		for (uint64_t i86 = 0; i86 < n87; i86++) {
@@ -5734,7 +5734,7 @@ static void sbt_vk_f_VkDescriptorPoolCreateInfo(sbt_vk_t *f, void *vs, int depth
 	s->flags = (VkDescriptorPoolCreateFlags)sbt_vk_t_rand(f);
 	s->maxSets = (uint32_t)sbt_vk_t_rand(f);
 	s->poolSizeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n91 = (uint64_t)s->poolSizeCount;
 		VkDescriptorPoolSize *t89 = sbt_vk_t_alloc(f, n91 * sizeof(*t89));
 		for (uint64_t i90 = 0; i90 < n91; i90++) {
@@ -5777,13 +5777,13 @@ static void sbt_vk_f_VkDescriptorSetAllocateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n94 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSetLayout *t92 = sbt_vk_t_alloc(f, n94 * sizeof(*t92));
 		for (uint64_t i93 = 0; i93 < n94; i93++) {
-			t92[i93] = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+			t92[i93] = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSetLayouts = t92;
 	}
@@ -5837,7 +5837,7 @@ static void sbt_vk_f_VkSpecializationInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->mapEntryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n98 = (uint64_t)s->mapEntryCount;
 		VkSpecializationMapEntry *t96 = sbt_vk_t_alloc(f, n98 * sizeof(*t96));
 		for (uint64_t i97 = 0; i97 < n98; i97++) {
@@ -5887,7 +5887,7 @@ static void sbt_vk_f_VkPipelineShaderStageCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->flags = (VkPipelineShaderStageCreateFlags)sbt_vk_t_rand(f);
 	s->stage = (VkShaderStageFlagBits)sbt_vk_t_rand(f);
 	s->module = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSpecializationInfo *t99 = sbt_vk_t_alloc(f, sizeof(*t99));
 		sbt_vk_f_VkSpecializationInfo(f, &(t99[0]), depth + 1);
@@ -5927,7 +5927,7 @@ static void sbt_vk_f_VkComputePipelineCreateInfo(sbt_vk_t *f, void *vs, int dept
 	s->sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
 	s->flags = (VkPipelineCreateFlags)sbt_vk_t_rand(f);
 	sbt_vk_f_VkPipelineShaderStageCreateInfo(f, &(s->stage), depth + 1);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->basePipelineHandle = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	s->basePipelineIndex = (int32_t)(int32_t)sbt_vk_t_rand(f);
 }
@@ -6001,7 +6001,7 @@ static void sbt_vk_f_VkPipelineVertexInputStateCreateInfo(sbt_vk_t *f, void *vs,
 	s->flags = (VkPipelineVertexInputStateCreateFlags)sbt_vk_t_rand(f);
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n102 = (uint64_t)s->vertexBindingDescriptionCount;
 		VkVertexInputBindingDescription *t100 = sbt_vk_t_alloc(f, n102 * sizeof(*t100));
 		for (uint64_t i101 = 0; i101 < n102; i101++) {
@@ -6009,7 +6009,7 @@ static void sbt_vk_f_VkPipelineVertexInputStateCreateInfo(sbt_vk_t *f, void *vs,
 		}
 		s->pVertexBindingDescriptions = t100;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n105 = (uint64_t)s->vertexAttributeDescriptionCount;
 		VkVertexInputAttributeDescription *t103 = sbt_vk_t_alloc(f, n105 * sizeof(*t103));
 		for (uint64_t i104 = 0; i104 < n105; i104++) {
@@ -6355,7 +6355,7 @@ static void sbt_vk_f_VkPipelineDynamicStateCreateInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO;
 	s->flags = (VkPipelineDynamicStateCreateFlags)sbt_vk_t_rand(f);
 	s->dynamicStateCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n120 = (uint64_t)s->dynamicStateCount;
 		VkDynamicState *t118 = sbt_vk_t_alloc(f, n120 * sizeof(*t118));
 		for (uint64_t i119 = 0; i119 < n120; i119++) {
@@ -6689,7 +6689,7 @@ static void sbt_vk_f_VkPipelineLayoutCreateInfo(sbt_vk_t *f, void *vs, int depth
 	s->flags = (VkPipelineLayoutCreateFlags)sbt_vk_t_rand(f);
 	s->setLayoutCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pushConstantRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n136 = (uint64_t)s->setLayoutCount;
 		VkDescriptorSetLayout *t134 = sbt_vk_t_alloc(f, n136 * sizeof(*t134));
 		for (uint64_t i135 = 0; i135 < n136; i135++) {
@@ -6697,7 +6697,7 @@ static void sbt_vk_f_VkPipelineLayoutCreateInfo(sbt_vk_t *f, void *vs, int depth
 		}
 		s->pSetLayouts = t134;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n139 = (uint64_t)s->pushConstantRangeCount;
 		VkPushConstantRange *t137 = sbt_vk_t_alloc(f, n139 * sizeof(*t137));
 		for (uint64_t i138 = 0; i138 < n139; i138++) {
@@ -6845,7 +6845,7 @@ static void sbt_vk_f_VkCommandBufferAllocateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->level = (VkCommandBufferLevel)(int32_t)sbt_vk_t_rand(f);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 }
@@ -6944,11 +6944,11 @@ static void sbt_vk_f_VkRenderPassBeginInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO;
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
-	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->renderArea), sizeof(s->renderArea));
 	s->clearValueCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n144 = (uint64_t)s->clearValueCount;
 		VkClearValue *t142 = sbt_vk_t_alloc(f, n144 * sizeof(*t142));
 		for (uint64_t i143 = 0; i143 < n144; i143++) {
@@ -7091,7 +7091,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 	s->inputAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->preserveAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n147 = (uint64_t)s->inputAttachmentCount;
 		VkAttachmentReference *t145 = sbt_vk_t_alloc(f, n147 * sizeof(*t145));
 		for (uint64_t i146 = 0; i146 < n147; i146++) {
@@ -7099,7 +7099,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pInputAttachments = t145;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n150 = (uint64_t)s->colorAttachmentCount;
 		VkAttachmentReference *t148 = sbt_vk_t_alloc(f, n150 * sizeof(*t148));
 		for (uint64_t i149 = 0; i149 < n150; i149++) {
@@ -7120,7 +7120,7 @@ static void sbt_vk_f_VkSubpassDescription(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_t_bytes(f, &(t154[0]), sizeof(t154[0]));
 		s->pDepthStencilAttachment = t154;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n157 = (uint64_t)s->preserveAttachmentCount;
 		uint32_t *t155 = sbt_vk_t_alloc(f, n157 * sizeof(*t155));
 		for (uint64_t i156 = 0; i156 < n157; i156++) {
@@ -7212,7 +7212,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n160 = (uint64_t)s->attachmentCount;
 		VkAttachmentDescription *t158 = sbt_vk_t_alloc(f, n160 * sizeof(*t158));
 		for (uint64_t i159 = 0; i159 < n160; i159++) {
@@ -7220,7 +7220,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pAttachments = t158;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n163 = (uint64_t)s->subpassCount;
 		VkSubpassDescription *t161 = sbt_vk_t_alloc(f, n163 * sizeof(*t161));
 		for (uint64_t i162 = 0; i162 < n163; i162++) {
@@ -7228,7 +7228,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pSubpasses = t161;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n166 = (uint64_t)s->dependencyCount;
 		VkSubpassDependency *t164 = sbt_vk_t_alloc(f, n166 * sizeof(*t164));
 		for (uint64_t i165 = 0; i165 < n166; i165++) {
@@ -7756,12 +7756,12 @@ static void sbt_vk_f_VkFramebufferCreateInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO;
 	s->flags = (VkFramebufferCreateFlags)sbt_vk_t_rand(f);
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->width = (uint32_t)sbt_vk_t_rand(f);
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->layers = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n170 = (uint64_t)s->attachmentCount;
 		VkImageView *t168 = sbt_vk_t_alloc(f, n170 * sizeof(*t168));
 		for (uint64_t i169 = 0; i169 < n170; i169++) {
@@ -7843,15 +7843,15 @@ static void sbt_vk_f_VkSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n174 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t172 = sbt_vk_t_alloc(f, n174 * sizeof(*t172));
 		for (uint64_t i173 = 0; i173 < n174; i173++) {
-			t172[i173] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t172[i173] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t172;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n177 = (uint64_t)s->waitSemaphoreCount;
 		VkPipelineStageFlags *t175 = sbt_vk_t_alloc(f, n177 * sizeof(*t175));
 		for (uint64_t i176 = 0; i176 < n177; i176++) {
@@ -7859,19 +7859,19 @@ static void sbt_vk_f_VkSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitDstStageMask = t175;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n180 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t178 = sbt_vk_t_alloc(f, n180 * sizeof(*t178));
 		for (uint64_t i179 = 0; i179 < n180; i179++) {
-			t178[i179] = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t178[i179] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pCommandBuffers = t178;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n183 = (uint64_t)s->signalSemaphoreCount;
 		VkSemaphore *t181 = sbt_vk_t_alloc(f, n183 * sizeof(*t181));
 		for (uint64_t i182 = 0; i182 < n183; i182++) {
-			t181[i182] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t181[i182] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSignalSemaphores = t181;
 	}
@@ -7942,13 +7942,13 @@ static void sbt_vk_f_VkDisplayPropertiesKHR(sbt_vk_t *f, void *vs, int depth)
 	VkDisplayPropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->physicalDimensions), sizeof(s->physicalDimensions));
 	sbt_vk_t_bytes(f, &(s->physicalResolution), sizeof(s->physicalResolution));
 	s->supportedTransforms = (VkSurfaceTransformFlagsKHR)sbt_vk_t_rand(f);
 	s->planeReorderPossible = (VkBool32)sbt_vk_t_rand(f);
 	s->persistentContent = (VkBool32)sbt_vk_t_rand(f);
-	s->displayName = sbt_vk_t_str(f);
+	s->displayName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDisplayPropertiesKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -7978,7 +7978,7 @@ static void sbt_vk_f_VkDisplayPlanePropertiesKHR(sbt_vk_t *f, void *vs, int dept
 	VkDisplayPlanePropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->currentDisplay = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->currentDisplay = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->currentStackIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -8013,7 +8013,7 @@ static void sbt_vk_f_VkDisplayModePropertiesKHR(sbt_vk_t *f, void *vs, int depth
 	VkDisplayModePropertiesKHR *s = vs;
 	(void)depth;
 	(void)f;
-	s->displayMode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->displayMode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->parameters), sizeof(s->parameters));
 }
 
@@ -8076,7 +8076,7 @@ static void sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DISPLAY_SURFACE_CREATE_INFO_KHR;
 	s->flags = (VkDisplaySurfaceCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->displayMode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->displayMode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->planeStackIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->transform = (VkSurfaceTransformFlagBitsKHR)sbt_vk_t_rand(f);
@@ -8264,7 +8264,7 @@ static void sbt_vk_f_VkSwapchainCreateInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR;
 	s->flags = (VkSwapchainCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->minImageCount = (uint32_t)sbt_vk_t_rand(f);
 	s->imageFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->imageColorSpace = (VkColorSpaceKHR)(int32_t)sbt_vk_t_rand(f);
@@ -8278,7 +8278,7 @@ static void sbt_vk_f_VkSwapchainCreateInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	s->presentMode = (VkPresentModeKHR)(int32_t)sbt_vk_t_rand(f);
 	s->clipped = (VkBool32)sbt_vk_t_rand(f);
 	s->oldSwapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n189 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t187 = sbt_vk_t_alloc(f, n189 * sizeof(*t187));
 		for (uint64_t i188 = 0; i188 < n189; i188++) {
@@ -8347,23 +8347,23 @@ static void sbt_vk_f_VkPresentInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR;
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n192 = (uint64_t)s->waitSemaphoreCount;
 		VkSemaphore *t190 = sbt_vk_t_alloc(f, n192 * sizeof(*t190));
 		for (uint64_t i191 = 0; i191 < n192; i191++) {
-			t190[i191] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t190[i191] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pWaitSemaphores = t190;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n195 = (uint64_t)s->swapchainCount;
 		VkSwapchainKHR *t193 = sbt_vk_t_alloc(f, n195 * sizeof(*t193));
 		for (uint64_t i194 = 0; i194 < n195; i194++) {
-			t193[i194] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t193[i194] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSwapchains = t193;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n198 = (uint64_t)s->swapchainCount;
 		uint32_t *t196 = sbt_vk_t_alloc(f, n198 * sizeof(*t196));
 		for (uint64_t i197 = 0; i197 < n198; i197++) {
@@ -8468,7 +8468,7 @@ static void sbt_vk_f_VkValidationFlagsEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VALIDATION_FLAGS_EXT;
 	s->disabledValidationCheckCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n206 = (uint64_t)s->disabledValidationCheckCount;
 		VkValidationCheckEXT *t204 = sbt_vk_t_alloc(f, n206 * sizeof(*t204));
 		for (uint64_t i205 = 0; i205 < n206; i205++) {
@@ -8509,7 +8509,7 @@ static void sbt_vk_f_VkValidationFeaturesEXT(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
 	s->enabledValidationFeatureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->disabledValidationFeatureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n209 = (uint64_t)s->enabledValidationFeatureCount;
 		VkValidationFeatureEnableEXT *t207 = sbt_vk_t_alloc(f, n209 * sizeof(*t207));
 		for (uint64_t i208 = 0; i208 < n209; i208++) {
@@ -8517,7 +8517,7 @@ static void sbt_vk_f_VkValidationFeaturesEXT(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pEnabledValidationFeatures = t207;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n212 = (uint64_t)s->disabledValidationFeatureCount;
 		VkValidationFeatureDisableEXT *t210 = sbt_vk_t_alloc(f, n212 * sizeof(*t210));
 		for (uint64_t i211 = 0; i211 < n212; i211++) {
@@ -8592,7 +8592,7 @@ static void sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(sbt_vk_t *f, void *vs, int d
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_MARKER_OBJECT_NAME_INFO_EXT;
 	s->objectType = (VkDebugReportObjectTypeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->object = sbt_vk_t_handle(f);
-	s->pObjectName = sbt_vk_t_str(f);
+	s->pObjectName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugMarkerObjectNameInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -8662,7 +8662,7 @@ static void sbt_vk_f_VkDebugMarkerMarkerInfoEXT(sbt_vk_t *f, void *vs, int depth
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_MARKER_MARKER_INFO_EXT;
 	sbt_vk_t_bytes(f, s->color, sizeof(s->color));
-	s->pMarkerName = sbt_vk_t_str(f);
+	s->pMarkerName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugMarkerMarkerInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -8995,7 +8995,7 @@ static void sbt_vk_f_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GRAPHICS_SHADER_GROUP_CREATE_INFO_NV;
 	s->stageCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n215 = (uint64_t)s->stageCount;
 		VkPipelineShaderStageCreateInfo *t213 = sbt_vk_t_alloc(f, n215 * sizeof(*t213));
 		for (uint64_t i214 = 0; i214 < n215; i214++) {
@@ -9056,7 +9056,7 @@ static void sbt_vk_f_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_t *f, voi
 	s->sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_SHADER_GROUPS_CREATE_INFO_NV;
 	s->groupCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pipelineCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n221 = (uint64_t)s->groupCount;
 		VkGraphicsShaderGroupCreateInfoNV *t219 = sbt_vk_t_alloc(f, n221 * sizeof(*t219));
 		for (uint64_t i220 = 0; i220 < n221; i220++) {
@@ -9064,11 +9064,11 @@ static void sbt_vk_f_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_t *f, voi
 		}
 		s->pGroups = t219;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n224 = (uint64_t)s->pipelineCount;
 		VkPipeline *t222 = sbt_vk_t_alloc(f, n224 * sizeof(*t222));
 		for (uint64_t i223 = 0; i223 < n224; i223++) {
-			t222[i223] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+			t222[i223] = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pPipelines = t222;
 	}
@@ -9117,7 +9117,7 @@ static void sbt_vk_f_VkIndirectCommandsStreamNV(sbt_vk_t *f, void *vs, int depth
 	VkIndirectCommandsStreamNV *s = vs;
 	(void)depth;
 	(void)f;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -9150,7 +9150,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutTokenNV(sbt_vk_t *f, void *vs, int 
 	s->pushconstantSize = (uint32_t)sbt_vk_t_rand(f);
 	s->indirectStateFlags = (VkIndirectStateFlagsNV)sbt_vk_t_rand(f);
 	s->indexTypeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n229 = (uint64_t)s->indexTypeCount;
 		VkIndexType *t227 = sbt_vk_t_alloc(f, n229 * sizeof(*t227));
 		for (uint64_t i228 = 0; i228 < n229; i228++) {
@@ -9158,7 +9158,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutTokenNV(sbt_vk_t *f, void *vs, int 
 		}
 		s->pIndexTypes = t227;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n232 = (uint64_t)s->indexTypeCount;
 		uint32_t *t230 = sbt_vk_t_alloc(f, n232 * sizeof(*t230));
 		for (uint64_t i231 = 0; i231 < n232; i231++) {
@@ -9230,7 +9230,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_t *f, void *vs,
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
 	s->tokenCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->streamCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n235 = (uint64_t)s->tokenCount;
 		VkIndirectCommandsLayoutTokenNV *t233 = sbt_vk_t_alloc(f, n235 * sizeof(*t233));
 		for (uint64_t i234 = 0; i234 < n235; i234++) {
@@ -9238,7 +9238,7 @@ static void sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_t *f, void *vs,
 		}
 		s->pTokens = t233;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n238 = (uint64_t)s->streamCount;
 		uint32_t *t236 = sbt_vk_t_alloc(f, n238 * sizeof(*t236));
 		for (uint64_t i237 = 0; i237 < n238; i237++) {
@@ -9295,18 +9295,18 @@ static void sbt_vk_f_VkGeneratedCommandsInfoNV(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GENERATED_COMMANDS_INFO_NV;
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
-	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->streamCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->sequencesCount = (uint32_t)sbt_vk_t_rand(f);
-	s->preprocessBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->preprocessBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->preprocessOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->preprocessSize = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->sequencesCountBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->sequencesCountOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->sequencesIndexBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->sequencesIndexOffset = (VkDeviceSize)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n242 = (uint64_t)s->streamCount;
 		VkIndirectCommandsStreamNV *t240 = sbt_vk_t_alloc(f, n242 * sizeof(*t240));
 		for (uint64_t i241 = 0; i241 < n242; i241++) {
@@ -9370,8 +9370,8 @@ static void sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_GENERATED_COMMANDS_MEMORY_REQUIREMENTS_INFO_NV;
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
-	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->maxSequencesCount = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -10083,7 +10083,7 @@ static void sbt_vk_f_VkMemoryGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10184,7 +10184,7 @@ static void sbt_vk_f_VkImportSemaphoreFdInfoKHR(sbt_vk_t *f, void *vs, int depth
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkSemaphoreImportFlags)sbt_vk_t_rand(f);
 	s->handleType = (VkExternalSemaphoreHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
@@ -10216,7 +10216,7 @@ static void sbt_vk_f_VkSemaphoreGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalSemaphoreHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10317,7 +10317,7 @@ static void sbt_vk_f_VkImportFenceFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMPORT_FENCE_FD_INFO_KHR;
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkFenceImportFlags)sbt_vk_t_rand(f);
 	s->handleType = (VkExternalFenceHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
@@ -10349,7 +10349,7 @@ static void sbt_vk_f_VkFenceGetFdInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FENCE_GET_FD_INFO_KHR;
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalFenceHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -10433,7 +10433,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->correlationMaskCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n253 = (uint64_t)s->subpassCount;
 		uint32_t *t251 = sbt_vk_t_alloc(f, n253 * sizeof(*t251));
 		for (uint64_t i252 = 0; i252 < n253; i252++) {
@@ -10441,7 +10441,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 		}
 		s->pViewMasks = t251;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n256 = (uint64_t)s->dependencyCount;
 		int32_t *t254 = sbt_vk_t_alloc(f, n256 * sizeof(*t254));
 		for (uint64_t i255 = 0; i255 < n256; i255++) {
@@ -10449,7 +10449,7 @@ static void sbt_vk_f_VkRenderPassMultiviewCreateInfo(sbt_vk_t *f, void *vs, int 
 		}
 		s->pViewOffsets = t254;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n259 = (uint64_t)s->correlationMaskCount;
 		uint32_t *t257 = sbt_vk_t_alloc(f, n259 * sizeof(*t257));
 		for (uint64_t i258 = 0; i258 < n259; i258++) {
@@ -10713,8 +10713,8 @@ static void sbt_vk_f_VkBindBufferMemoryInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_INFO;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -10743,7 +10743,7 @@ static void sbt_vk_f_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_BUFFER_MEMORY_DEVICE_GROUP_INFO;
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n264 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t262 = sbt_vk_t_alloc(f, n264 * sizeof(*t262));
 		for (uint64_t i263 = 0; i263 < n264; i263++) {
@@ -10782,7 +10782,7 @@ static void sbt_vk_f_VkBindImageMemoryInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_INFO;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -10813,7 +10813,7 @@ static void sbt_vk_f_VkBindImageMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_DEVICE_GROUP_INFO;
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->splitInstanceBindRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n267 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t265 = sbt_vk_t_alloc(f, n267 * sizeof(*t265));
 		for (uint64_t i266 = 0; i266 < n267; i266++) {
@@ -10821,7 +10821,7 @@ static void sbt_vk_f_VkBindImageMemoryDeviceGroupInfo(sbt_vk_t *f, void *vs, int
 		}
 		s->pDeviceIndices = t265;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n270 = (uint64_t)s->splitInstanceBindRegionCount;
 		VkRect2D *t268 = sbt_vk_t_alloc(f, n270 * sizeof(*t268));
 		for (uint64_t i269 = 0; i269 < n270; i269++) {
@@ -10873,7 +10873,7 @@ static void sbt_vk_f_VkDeviceGroupRenderPassBeginInfo(sbt_vk_t *f, void *vs, int
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_RENDER_PASS_BEGIN_INFO;
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 	s->deviceRenderAreaCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n273 = (uint64_t)s->deviceRenderAreaCount;
 		VkRect2D *t271 = sbt_vk_t_alloc(f, n273 * sizeof(*t271));
 		for (uint64_t i272 = 0; i272 < n273; i272++) {
@@ -10940,7 +10940,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n276 = (uint64_t)s->waitSemaphoreCount;
 		uint32_t *t274 = sbt_vk_t_alloc(f, n276 * sizeof(*t274));
 		for (uint64_t i275 = 0; i275 < n276; i275++) {
@@ -10948,7 +10948,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitSemaphoreDeviceIndices = t274;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n279 = (uint64_t)s->commandBufferCount;
 		uint32_t *t277 = sbt_vk_t_alloc(f, n279 * sizeof(*t277));
 		for (uint64_t i278 = 0; i278 < n279; i278++) {
@@ -10956,7 +10956,7 @@ static void sbt_vk_f_VkDeviceGroupSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pCommandBufferDeviceMasks = t277;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n282 = (uint64_t)s->signalSemaphoreCount;
 		uint32_t *t280 = sbt_vk_t_alloc(f, n282 * sizeof(*t280));
 		for (uint64_t i281 = 0; i281 < n282; i281++) {
@@ -11092,7 +11092,7 @@ static void sbt_vk_f_VkBindImageMemorySwapchainInfoKHR(sbt_vk_t *f, void *vs, in
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_IMAGE_MEMORY_SWAPCHAIN_INFO_KHR;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -11118,7 +11118,7 @@ static void sbt_vk_f_VkAcquireNextImageInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACQUIRE_NEXT_IMAGE_INFO_KHR;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
@@ -11155,7 +11155,7 @@ static void sbt_vk_f_VkDeviceGroupPresentInfoKHR(sbt_vk_t *f, void *vs, int dept
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_PRESENT_INFO_KHR;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->mode = (VkDeviceGroupPresentModeFlagBitsKHR)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n285 = (uint64_t)s->swapchainCount;
 		uint32_t *t283 = sbt_vk_t_alloc(f, n285 * sizeof(*t283));
 		for (uint64_t i284 = 0; i284 < n285; i284++) {
@@ -11197,11 +11197,11 @@ static void sbt_vk_f_VkDeviceGroupDeviceCreateInfo(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO;
 	s->physicalDeviceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n288 = (uint64_t)s->physicalDeviceCount;
 		VkPhysicalDevice *t286 = sbt_vk_t_alloc(f, n288 * sizeof(*t286));
 		for (uint64_t i287 = 0; i287 < n288; i287++) {
-			t286[i287] = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+			t286[i287] = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pPhysicalDevices = t286;
 	}
@@ -11282,7 +11282,7 @@ static void sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_t *f, void *vs,
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
 	s->pipelineLayout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n292 = (uint64_t)s->descriptorUpdateEntryCount;
 		VkDescriptorUpdateTemplateEntry *t290 = sbt_vk_t_alloc(f, n292 * sizeof(*t290));
 		for (uint64_t i291 = 0; i291 < n292; i291++) {
@@ -11703,7 +11703,7 @@ static void sbt_vk_f_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_t *f, voi
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_SWIZZLE_STATE_CREATE_INFO_NV;
 	s->flags = (VkPipelineViewportSwizzleStateCreateFlagsNV)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n305 = (uint64_t)s->viewportCount;
 		VkViewportSwizzleNV *t303 = sbt_vk_t_alloc(f, n305 * sizeof(*t303));
 		for (uint64_t i304 = 0; i304 < n305; i304++) {
@@ -11770,7 +11770,7 @@ static void sbt_vk_f_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_t *f, v
 	s->flags = (VkPipelineDiscardRectangleStateCreateFlagsEXT)sbt_vk_t_rand(f);
 	s->discardRectangleMode = (VkDiscardRectangleModeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n308 = (uint64_t)s->discardRectangleCount;
 		VkRect2D *t306 = sbt_vk_t_alloc(f, n308 * sizeof(*t306));
 		for (uint64_t i307 = 0; i307 < n308; i307++) {
@@ -11851,7 +11851,7 @@ static void sbt_vk_f_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_INPUT_ATTACHMENT_ASPECT_CREATE_INFO;
 	s->aspectReferenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n311 = (uint64_t)s->aspectReferenceCount;
 		VkInputAttachmentAspectReference *t309 = sbt_vk_t_alloc(f, n311 * sizeof(*t309));
 		for (uint64_t i310 = 0; i310 < n311; i310++) {
@@ -12028,7 +12028,7 @@ static void sbt_vk_f_VkDisplayPlaneInfo2KHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DISPLAY_PLANE_INFO_2_KHR;
-	s->mode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->mode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -12187,7 +12187,7 @@ static void sbt_vk_f_VkBufferMemoryRequirementsInfo2(sbt_vk_t *f, void *vs, int 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkBufferMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12210,7 +12210,7 @@ static void sbt_vk_f_VkDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs, int
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferCreateInfo *t312 = sbt_vk_t_alloc(f, sizeof(*t312));
 		sbt_vk_f_VkBufferCreateInfo(f, &(t312[0]), depth + 1);
 		s->pCreateInfo = t312;
@@ -12239,7 +12239,7 @@ static void sbt_vk_f_VkImageMemoryRequirementsInfo2(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkImageMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12262,7 +12262,7 @@ static void sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(sbt_vk_t *f, void *vs,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_SPARSE_MEMORY_REQUIREMENTS_INFO_2;
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkImageSparseMemoryRequirementsInfo2(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12286,7 +12286,7 @@ static void sbt_vk_f_VkDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS;
 	s->planeAspect = (VkImageAspectFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageCreateInfo *t313 = sbt_vk_t_alloc(f, sizeof(*t313));
 		sbt_vk_f_VkImageCreateInfo(f, &(t313[0]), depth + 1);
 		s->pCreateInfo = t313;
@@ -12484,7 +12484,7 @@ static void sbt_vk_f_VkSamplerYcbcrConversionInfo(sbt_vk_t *f, void *vs, int dep
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SAMPLER_YCBCR_CONVERSION_INFO;
-	s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
+	s->conversion = (VkSamplerYcbcrConversion)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkSamplerYcbcrConversionInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -12666,7 +12666,7 @@ static void sbt_vk_f_VkConditionalRenderingBeginInfoEXT(sbt_vk_t *f, void *vs, i
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkConditionalRenderingFlagsEXT)sbt_vk_t_rand(f);
 }
@@ -12865,7 +12865,7 @@ static void sbt_vk_f_VkSampleLocationsInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	s->sampleLocationsPerPixel = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	sbt_vk_t_bytes(f, &(s->sampleLocationGridSize), sizeof(s->sampleLocationGridSize));
 	s->sampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n316 = (uint64_t)s->sampleLocationsCount;
 		VkSampleLocationEXT *t314 = sbt_vk_t_alloc(f, n316 * sizeof(*t314));
 		for (uint64_t i315 = 0; i315 < n316; i315++) {
@@ -12952,7 +12952,7 @@ static void sbt_vk_f_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_t *f, void *
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_SAMPLE_LOCATIONS_BEGIN_INFO_EXT;
 	s->attachmentInitialSampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->postSubpassSampleLocationsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n319 = (uint64_t)s->attachmentInitialSampleLocationsCount;
 		VkAttachmentSampleLocationsEXT *t317 = sbt_vk_t_alloc(f, n319 * sizeof(*t317));
 		for (uint64_t i318 = 0; i318 < n319; i318++) {
@@ -12960,7 +12960,7 @@ static void sbt_vk_f_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_t *f, void *
 		}
 		s->pAttachmentInitialSampleLocations = t317;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n322 = (uint64_t)s->postSubpassSampleLocationsCount;
 		VkSubpassSampleLocationsEXT *t320 = sbt_vk_t_alloc(f, n322 * sizeof(*t320));
 		for (uint64_t i321 = 0; i321 < n322; i321++) {
@@ -13401,7 +13401,7 @@ static void sbt_vk_f_VkImageFormatListCreateInfo(sbt_vk_t *f, void *vs, int dept
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO;
 	s->viewFormatCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n330 = (uint64_t)s->viewFormatCount;
 		VkFormat *t328 = sbt_vk_t_alloc(f, n330 * sizeof(*t328));
 		for (uint64_t i329 = 0; i329 < n330; i329++) {
@@ -13476,7 +13476,7 @@ static void sbt_vk_f_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_t *f, voi
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SHADER_MODULE_VALIDATION_CACHE_CREATE_INFO_EXT;
-	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->validationCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -13881,7 +13881,7 @@ static void sbt_vk_f_VkDebugUtilsLabelEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT;
 	sbt_vk_t_bytes(f, s->color, sizeof(s->color));
-	s->pLabelName = sbt_vk_t_str(f);
+	s->pLabelName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -13947,8 +13947,8 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 	s->cmdBufLabelCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->objectCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->pMessageIdName = sbt_vk_t_str(f);
-	s->pMessage = sbt_vk_t_str(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->pMessage = sbt_vk_t_str_nonnull(f);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n333 = (uint64_t)s->queueLabelCount;
 		VkDebugUtilsLabelEXT *t331 = sbt_vk_t_alloc(f, n333 * sizeof(*t331));
 		for (uint64_t i332 = 0; i332 < n333; i332++) {
@@ -13956,7 +13956,7 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 		}
 		s->pQueueLabels = t331;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n336 = (uint64_t)s->cmdBufLabelCount;
 		VkDebugUtilsLabelEXT *t334 = sbt_vk_t_alloc(f, n336 * sizeof(*t334));
 		for (uint64_t i335 = 0; i335 < n336; i335++) {
@@ -13964,7 +13964,7 @@ static void sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_t *f, void *vs,
 		}
 		s->pCmdBufLabels = t334;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n339 = (uint64_t)s->objectCount;
 		VkDebugUtilsObjectNameInfoEXT *t337 = sbt_vk_t_alloc(f, n339 * sizeof(*t337));
 		for (uint64_t i338 = 0; i338 < n339; i338++) {
@@ -14471,7 +14471,7 @@ static void sbt_vk_f_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO;
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n345 = (uint64_t)s->bindingCount;
 		VkDescriptorBindingFlags *t343 = sbt_vk_t_alloc(f, n345 * sizeof(*t343));
 		for (uint64_t i344 = 0; i344 < n345; i344++) {
@@ -14511,7 +14511,7 @@ static void sbt_vk_f_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_t
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO;
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n348 = (uint64_t)s->descriptorSetCount;
 		uint32_t *t346 = sbt_vk_t_alloc(f, n348 * sizeof(*t346));
 		for (uint64_t i347 = 0; i347 < n348; i347++) {
@@ -14655,7 +14655,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 	s->inputAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->preserveAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n351 = (uint64_t)s->inputAttachmentCount;
 		VkAttachmentReference2 *t349 = sbt_vk_t_alloc(f, n351 * sizeof(*t349));
 		for (uint64_t i350 = 0; i350 < n351; i350++) {
@@ -14663,7 +14663,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pInputAttachments = t349;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n354 = (uint64_t)s->colorAttachmentCount;
 		VkAttachmentReference2 *t352 = sbt_vk_t_alloc(f, n354 * sizeof(*t352));
 		for (uint64_t i353 = 0; i353 < n354; i353++) {
@@ -14684,7 +14684,7 @@ static void sbt_vk_f_VkSubpassDescription2(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_f_VkAttachmentReference2(f, &(t358[0]), depth + 1);
 		s->pDepthStencilAttachment = t358;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n361 = (uint64_t)s->preserveAttachmentCount;
 		uint32_t *t359 = sbt_vk_t_alloc(f, n361 * sizeof(*t359));
 		for (uint64_t i360 = 0; i360 < n361; i360++) {
@@ -14819,7 +14819,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 	s->subpassCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dependencyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->correlatedViewMaskCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n367 = (uint64_t)s->attachmentCount;
 		VkAttachmentDescription2 *t365 = sbt_vk_t_alloc(f, n367 * sizeof(*t365));
 		for (uint64_t i366 = 0; i366 < n367; i366++) {
@@ -14827,7 +14827,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pAttachments = t365;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n370 = (uint64_t)s->subpassCount;
 		VkSubpassDescription2 *t368 = sbt_vk_t_alloc(f, n370 * sizeof(*t368));
 		for (uint64_t i369 = 0; i369 < n370; i369++) {
@@ -14835,7 +14835,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pSubpasses = t368;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n373 = (uint64_t)s->dependencyCount;
 		VkSubpassDependency2 *t371 = sbt_vk_t_alloc(f, n373 * sizeof(*t371));
 		for (uint64_t i372 = 0; i372 < n373; i372++) {
@@ -14843,7 +14843,7 @@ static void sbt_vk_f_VkRenderPassCreateInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pDependencies = t371;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n376 = (uint64_t)s->correlatedViewMaskCount;
 		uint32_t *t374 = sbt_vk_t_alloc(f, n376 * sizeof(*t374));
 		for (uint64_t i375 = 0; i375 < n376; i375++) {
@@ -15100,15 +15100,15 @@ static void sbt_vk_f_VkSemaphoreWaitInfo(sbt_vk_t *f, void *vs, int depth)
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
 	s->flags = (VkSemaphoreWaitFlags)sbt_vk_t_rand(f);
 	s->semaphoreCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n388 = (uint64_t)s->semaphoreCount;
 		VkSemaphore *t386 = sbt_vk_t_alloc(f, n388 * sizeof(*t386));
 		for (uint64_t i387 = 0; i387 < n388; i387++) {
-			t386[i387] = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+			t386[i387] = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSemaphores = t386;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n391 = (uint64_t)s->semaphoreCount;
 		uint64_t *t389 = sbt_vk_t_alloc(f, n391 * sizeof(*t389));
 		for (uint64_t i390 = 0; i390 < n391; i390++) {
@@ -15160,7 +15160,7 @@ static void sbt_vk_f_VkSemaphoreSignalInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->value = (uint64_t)sbt_vk_t_rand(f);
 }
 
@@ -15201,7 +15201,7 @@ static void sbt_vk_f_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_t *f,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_DIVISOR_STATE_CREATE_INFO_EXT;
 	s->vertexBindingDivisorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n395 = (uint64_t)s->vertexBindingDivisorCount;
 		VkVertexInputBindingDivisorDescriptionEXT *t393 = sbt_vk_t_alloc(f, n395 * sizeof(*t393));
 		for (uint64_t i394 = 0; i394 < n395; i394++) {
@@ -15900,7 +15900,7 @@ static void sbt_vk_f_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk_
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_EXCLUSIVE_SCISSOR_STATE_CREATE_INFO_NV;
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n399 = (uint64_t)s->exclusiveScissorCount;
 		VkRect2D *t397 = sbt_vk_t_alloc(f, n399 * sizeof(*t397));
 		for (uint64_t i398 = 0; i398 < n399; i398++) {
@@ -16129,7 +16129,7 @@ static void sbt_vk_f_VkShadingRatePaletteNV(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->shadingRatePaletteEntryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n402 = (uint64_t)s->shadingRatePaletteEntryCount;
 		VkShadingRatePaletteEntryNV *t400 = sbt_vk_t_alloc(f, n402 * sizeof(*t400));
 		for (uint64_t i401 = 0; i401 < n402; i401++) {
@@ -16166,7 +16166,7 @@ static void sbt_vk_f_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk_
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_SHADING_RATE_IMAGE_STATE_CREATE_INFO_NV;
 	s->shadingRateImageEnable = (VkBool32)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n405 = (uint64_t)s->viewportCount;
 		VkShadingRatePaletteNV *t403 = sbt_vk_t_alloc(f, n405 * sizeof(*t403));
 		for (uint64_t i404 = 0; i404 < n405; i404++) {
@@ -16303,7 +16303,7 @@ static void sbt_vk_f_VkCoarseSampleOrderCustomNV(sbt_vk_t *f, void *vs, int dept
 	s->shadingRate = (VkShadingRatePaletteEntryNV)(int32_t)sbt_vk_t_rand(f);
 	s->sampleCount = (uint32_t)sbt_vk_t_rand(f);
 	s->sampleLocationCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n409 = (uint64_t)s->sampleLocationCount;
 		VkCoarseSampleLocationNV *t407 = sbt_vk_t_alloc(f, n409 * sizeof(*t407));
 		for (uint64_t i408 = 0; i408 < n409; i408++) {
@@ -16344,7 +16344,7 @@ static void sbt_vk_f_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_vk
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_COARSE_SAMPLE_ORDER_STATE_CREATE_INFO_NV;
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n412 = (uint64_t)s->customSampleOrderCount;
 		VkCoarseSampleOrderCustomNV *t410 = sbt_vk_t_alloc(f, n412 * sizeof(*t410));
 		for (uint64_t i411 = 0; i411 < n412; i411++) {
@@ -16650,10 +16650,10 @@ static void sbt_vk_f_VkRayTracingPipelineCreateInfoNV(sbt_vk_t *f, void *vs, int
 	s->stageCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->groupCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->maxRecursionDepth = (uint32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->basePipelineHandle = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	s->basePipelineIndex = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n416 = (uint64_t)s->stageCount;
 		VkPipelineShaderStageCreateInfo *t414 = sbt_vk_t_alloc(f, n416 * sizeof(*t414));
 		for (uint64_t i415 = 0; i415 < n416; i415++) {
@@ -16661,7 +16661,7 @@ static void sbt_vk_f_VkRayTracingPipelineCreateInfoNV(sbt_vk_t *f, void *vs, int
 		}
 		s->pStages = t414;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n419 = (uint64_t)s->groupCount;
 		VkRayTracingShaderGroupCreateInfoNV *t417 = sbt_vk_t_alloc(f, n419 * sizeof(*t417));
 		for (uint64_t i418 = 0; i418 < n419; i418++) {
@@ -16864,7 +16864,7 @@ static void sbt_vk_f_VkAccelerationStructureInfoNV(sbt_vk_t *f, void *vs, int de
 	s->flags = (VkBuildAccelerationStructureFlagsKHR)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->geometryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n424 = (uint64_t)s->geometryCount;
 		VkGeometryNV *t422 = sbt_vk_t_alloc(f, n424 * sizeof(*t422));
 		for (uint64_t i423 = 0; i423 < n424; i423++) {
@@ -16937,11 +16937,11 @@ static void sbt_vk_f_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_t *f, void *
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_ACCELERATION_STRUCTURE_MEMORY_INFO_NV;
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->deviceIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n428 = (uint64_t)s->deviceIndexCount;
 		uint32_t *t426 = sbt_vk_t_alloc(f, n428 * sizeof(*t426));
 		for (uint64_t i427 = 0; i427 < n428; i427++) {
@@ -16987,7 +16987,7 @@ static void sbt_vk_f_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_t *f, v
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR;
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n431 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureKHR *t429 = sbt_vk_t_alloc(f, n431 * sizeof(*t429));
 		for (uint64_t i430 = 0; i430 < n431; i430++) {
@@ -17029,7 +17029,7 @@ static void sbt_vk_f_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_t *f, vo
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_NV;
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n435 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureNV *t433 = sbt_vk_t_alloc(f, n435 * sizeof(*t433));
 		for (uint64_t i434 = 0; i434 < n435; i434++) {
@@ -17071,7 +17071,7 @@ static void sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_t *f
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_MEMORY_REQUIREMENTS_INFO_NV;
 	s->type = (VkAccelerationStructureMemoryRequirementsTypeNV)(int32_t)sbt_vk_t_rand(f);
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -17413,7 +17413,7 @@ static void sbt_vk_f_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_t *f, 
 	s->drmFormatModifier = (uint64_t)sbt_vk_t_rand(f);
 	s->sharingMode = (VkSharingMode)(int32_t)sbt_vk_t_rand(f);
 	s->queueFamilyIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n442 = (uint64_t)s->queueFamilyIndexCount;
 		uint32_t *t440 = sbt_vk_t_alloc(f, n442 * sizeof(*t440));
 		for (uint64_t i441 = 0; i441 < n442; i441++) {
@@ -17457,7 +17457,7 @@ static void sbt_vk_f_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_t *f, void
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_LIST_CREATE_INFO_EXT;
 	s->drmFormatModifierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n445 = (uint64_t)s->drmFormatModifierCount;
 		uint64_t *t443 = sbt_vk_t_alloc(f, n445 * sizeof(*t443));
 		for (uint64_t i444 = 0; i444 < n445; i444++) {
@@ -17498,7 +17498,7 @@ static void sbt_vk_f_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_t *f, 
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT;
 	s->drmFormatModifier = (uint64_t)sbt_vk_t_rand(f);
 	s->drmFormatModifierPlaneCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n448 = (uint64_t)s->drmFormatModifierPlaneCount;
 		VkSubresourceLayout *t446 = sbt_vk_t_alloc(f, n448 * sizeof(*t446));
 		for (uint64_t i447 = 0; i447 < n448; i447++) {
@@ -17791,7 +17791,7 @@ static void sbt_vk_f_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_t *f, v
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SUBPASS_FRAGMENT_DENSITY_MAP_OFFSET_END_INFO_QCOM;
 	s->fragmentDensityOffsetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n451 = (uint64_t)s->fragmentDensityOffsetCount;
 		VkOffset2D *t449 = sbt_vk_t_alloc(f, n451 * sizeof(*t449));
 		for (uint64_t i450 = 0; i450 < n451; i450++) {
@@ -18101,7 +18101,7 @@ static void sbt_vk_f_VkBufferDeviceAddressInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkBufferDeviceAddressInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -18243,7 +18243,7 @@ static void sbt_vk_f_VkFramebufferAttachmentsCreateInfo(sbt_vk_t *f, void *vs, i
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO;
 	s->attachmentImageInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n454 = (uint64_t)s->attachmentImageInfoCount;
 		VkFramebufferAttachmentImageInfo *t452 = sbt_vk_t_alloc(f, n454 * sizeof(*t452));
 		for (uint64_t i453 = 0; i453 < n454; i453++) {
@@ -18290,7 +18290,7 @@ static void sbt_vk_f_VkFramebufferAttachmentImageInfo(sbt_vk_t *f, void *vs, int
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->layerCount = (uint32_t)sbt_vk_t_rand(f);
 	s->viewFormatCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n458 = (uint64_t)s->viewFormatCount;
 		VkFormat *t456 = sbt_vk_t_alloc(f, n458 * sizeof(*t456));
 		for (uint64_t i457 = 0; i457 < n458; i457++) {
@@ -18340,11 +18340,11 @@ static void sbt_vk_f_VkRenderPassAttachmentBeginInfo(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO;
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n461 = (uint64_t)s->attachmentCount;
 		VkImageView *t459 = sbt_vk_t_alloc(f, n461 * sizeof(*t459));
 		for (uint64_t i460 = 0; i460 < n461; i460++) {
-			t459[i460] = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+			t459[i460] = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAttachments = t459;
 	}
@@ -18520,7 +18520,7 @@ static void sbt_vk_f_VkImageViewHandleInfoNVX(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_HANDLE_INFO_NVX;
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorType = (VkDescriptorType)(int32_t)sbt_vk_t_rand(f);
 	s->sampler = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 }
@@ -18826,7 +18826,7 @@ static void sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_t *f, void *vs, 
 	s->sType = VK_STRUCTURE_TYPE_QUERY_POOL_PERFORMANCE_CREATE_INFO_KHR;
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->counterIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n470 = (uint64_t)s->counterIndexCount;
 		uint32_t *t468 = sbt_vk_t_alloc(f, n470 * sizeof(*t468));
 		for (uint64_t i469 = 0; i469 < n470; i469++) {
@@ -19055,7 +19055,7 @@ static void sbt_vk_f_VkPerformanceValueDataINTEL(sbt_vk_t *f, void *vs, int64_t 
 		s->valueBool = (VkBool32)sbt_vk_t_rand(f);
 		break;
 	case VK_PERFORMANCE_VALUE_TYPE_STRING_INTEL:
-		s->valueString = sbt_vk_t_str(f);
+		s->valueString = sbt_vk_t_str_nonnull(f);
 		break;
 	default:
 		break;
@@ -19515,7 +19515,7 @@ static void sbt_vk_f_VkPipelineInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkPipelineInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -19570,7 +19570,7 @@ static void sbt_vk_f_VkPipelineExecutableInfoKHR(sbt_vk_t *f, void *vs, int dept
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->executableIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -19876,7 +19876,7 @@ static void sbt_vk_f_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_t *f, void 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SUBPASS_SHADING_PIPELINE_CREATE_INFO_HUAWEI;
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->subpass = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -19977,7 +19977,7 @@ static void sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_t *f, void *v
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DEVICE_MEMORY_OPAQUE_CAPTURE_ADDRESS_INFO;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -21282,7 +21282,7 @@ static void sbt_vk_f_VkAccelerationStructureCreateInfoKHR(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_KHR;
 	s->createFlags = (VkAccelerationStructureCreateFlagsKHR)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->type = (VkAccelerationStructureTypeKHR)(int32_t)sbt_vk_t_rand(f);
@@ -21319,7 +21319,7 @@ static void sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_t *f, vo
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_INFO_KHR;
-	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -21342,7 +21342,7 @@ static void sbt_vk_f_VkAccelerationStructureVersionInfoKHR(sbt_vk_t *f, void *vs
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_VERSION_INFO_KHR;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n482 = (uint64_t)(2*VK_UUID_SIZE);
 		uint8_t *t480 = sbt_vk_t_alloc(f, n482 * sizeof(*t480));
 		for (uint64_t i481 = 0; i481 < n482; i481++) {
@@ -21374,8 +21374,8 @@ static void sbt_vk_f_VkCopyAccelerationStructureInfoKHR(sbt_vk_t *f, void *vs, i
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_INFO_KHR;
-	s->src = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -21403,7 +21403,7 @@ static void sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_t *f, voi
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_TO_MEMORY_INFO_KHR;
-	s->src = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->dst), sizeof(s->dst));
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
@@ -21433,7 +21433,7 @@ static void sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_t *f, voi
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MEMORY_TO_ACCELERATION_STRUCTURE_INFO_KHR;
 	sbt_vk_t_bytes(f, &(s->src), sizeof(s->src));
-	s->dst = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -21462,11 +21462,11 @@ static void sbt_vk_f_VkPipelineLibraryCreateInfoKHR(sbt_vk_t *f, void *vs, int d
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR;
 	s->libraryCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n485 = (uint64_t)s->libraryCount;
 		VkPipeline *t483 = sbt_vk_t_alloc(f, n485 * sizeof(*t483));
 		for (uint64_t i484 = 0; i484 < n485; i484++) {
-			t483[i484] = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+			t483[i484] = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pLibraries = t483;
 	}
@@ -22237,10 +22237,10 @@ static void sbt_vk_f_VkCopyBufferInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_BUFFER_INFO_2;
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n489 = (uint64_t)s->regionCount;
 		VkBufferCopy2 *t487 = sbt_vk_t_alloc(f, n489 * sizeof(*t487));
 		for (uint64_t i488 = 0; i488 < n489; i488++) {
@@ -22285,12 +22285,12 @@ static void sbt_vk_f_VkCopyImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n493 = (uint64_t)s->regionCount;
 		VkImageCopy2 *t491 = sbt_vk_t_alloc(f, n493 * sizeof(*t491));
 		for (uint64_t i492 = 0; i492 < n493; i492++) {
@@ -22339,13 +22339,13 @@ static void sbt_vk_f_VkBlitImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BLIT_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->filter = (VkFilter)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n497 = (uint64_t)s->regionCount;
 		VkImageBlit2 *t495 = sbt_vk_t_alloc(f, n497 * sizeof(*t495));
 		for (uint64_t i496 = 0; i496 < n497; i496++) {
@@ -22396,11 +22396,11 @@ static void sbt_vk_f_VkCopyBufferToImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_BUFFER_TO_IMAGE_INFO_2;
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n501 = (uint64_t)s->regionCount;
 		VkBufferImageCopy2 *t499 = sbt_vk_t_alloc(f, n501 * sizeof(*t499));
 		for (uint64_t i500 = 0; i500 < n501; i500++) {
@@ -22447,11 +22447,11 @@ static void sbt_vk_f_VkCopyImageToBufferInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_IMAGE_TO_BUFFER_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n505 = (uint64_t)s->regionCount;
 		VkBufferImageCopy2 *t503 = sbt_vk_t_alloc(f, n505 * sizeof(*t503));
 		for (uint64_t i504 = 0; i504 < n505; i504++) {
@@ -22498,12 +22498,12 @@ static void sbt_vk_f_VkResolveImageInfo2(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RESOLVE_IMAGE_INFO_2;
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n509 = (uint64_t)s->regionCount;
 		VkImageResolve2 *t507 = sbt_vk_t_alloc(f, n509 * sizeof(*t507));
 		for (uint64_t i508 = 0; i508 < n509; i508++) {
@@ -22944,7 +22944,7 @@ static void sbt_vk_f_VkMutableDescriptorTypeListEXT(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->descriptorTypeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n514 = (uint64_t)s->descriptorTypeCount;
 		VkDescriptorType *t512 = sbt_vk_t_alloc(f, n514 * sizeof(*t512));
 		for (uint64_t i513 = 0; i513 < n514; i513++) {
@@ -22980,7 +22980,7 @@ static void sbt_vk_f_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MUTABLE_DESCRIPTOR_TYPE_CREATE_INFO_EXT;
 	s->mutableDescriptorTypeListCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n517 = (uint64_t)s->mutableDescriptorTypeListCount;
 		VkMutableDescriptorTypeListEXT *t515 = sbt_vk_t_alloc(f, n517 * sizeof(*t515));
 		for (uint64_t i516 = 0; i516 < n517; i516++) {
@@ -23201,7 +23201,7 @@ static void sbt_vk_f_VkPipelineColorWriteCreateInfoEXT(sbt_vk_t *f, void *vs, in
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_WRITE_CREATE_INFO_EXT;
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n521 = (uint64_t)s->attachmentCount;
 		VkBool32 *t519 = sbt_vk_t_alloc(f, n521 * sizeof(*t519));
 		for (uint64_t i520 = 0; i520 < n521; i520++) {
@@ -23280,7 +23280,7 @@ static void sbt_vk_f_VkImageMemoryBarrier2(sbt_vk_t *f, void *vs, int depth)
 	s->newLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->subresourceRange), sizeof(s->subresourceRange));
 }
 
@@ -23328,7 +23328,7 @@ static void sbt_vk_f_VkBufferMemoryBarrier2(sbt_vk_t *f, void *vs, int depth)
 	s->dstAccessMask = (VkAccessFlags2)sbt_vk_t_rand(f);
 	s->srcQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->dstQueueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -23373,7 +23373,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n524 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier2 *t522 = sbt_vk_t_alloc(f, n524 * sizeof(*t522));
 		for (uint64_t i523 = 0; i523 < n524; i523++) {
@@ -23381,7 +23381,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pMemoryBarriers = t522;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n527 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier2 *t525 = sbt_vk_t_alloc(f, n527 * sizeof(*t525));
 		for (uint64_t i526 = 0; i526 < n527; i526++) {
@@ -23389,7 +23389,7 @@ static void sbt_vk_f_VkDependencyInfo(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pBufferMemoryBarriers = t525;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n530 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier2 *t528 = sbt_vk_t_alloc(f, n530 * sizeof(*t528));
 		for (uint64_t i529 = 0; i529 < n530; i529++) {
@@ -23458,7 +23458,7 @@ static void sbt_vk_f_VkSemaphoreSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO;
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->value = (uint64_t)sbt_vk_t_rand(f);
 	s->stageMask = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
 	s->deviceIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -23490,7 +23490,7 @@ static void sbt_vk_f_VkCommandBufferSubmitInfo(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -23520,7 +23520,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 	s->waitSemaphoreInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->commandBufferInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->signalSemaphoreInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n536 = (uint64_t)s->waitSemaphoreInfoCount;
 		VkSemaphoreSubmitInfo *t534 = sbt_vk_t_alloc(f, n536 * sizeof(*t534));
 		for (uint64_t i535 = 0; i535 < n536; i535++) {
@@ -23528,7 +23528,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pWaitSemaphoreInfos = t534;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n539 = (uint64_t)s->commandBufferInfoCount;
 		VkCommandBufferSubmitInfo *t537 = sbt_vk_t_alloc(f, n539 * sizeof(*t537));
 		for (uint64_t i538 = 0; i538 < n539; i538++) {
@@ -23536,7 +23536,7 @@ static void sbt_vk_f_VkSubmitInfo2(sbt_vk_t *f, void *vs, int depth)
 		}
 		s->pCommandBufferInfos = t537;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n542 = (uint64_t)s->signalSemaphoreInfoCount;
 		VkSemaphoreSubmitInfo *t540 = sbt_vk_t_alloc(f, n542 * sizeof(*t540));
 		for (uint64_t i541 = 0; i541 < n542; i541++) {
@@ -23871,7 +23871,7 @@ static void sbt_vk_f_VkVideoProfileListInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_PROFILE_LIST_INFO_KHR;
 	s->profileCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n548 = (uint64_t)s->profileCount;
 		VkVideoProfileInfoKHR *t546 = sbt_vk_t_alloc(f, n548 * sizeof(*t546));
 		for (uint64_t i547 = 0; i547 < n548; i547++) {
@@ -24079,7 +24079,7 @@ static void sbt_vk_f_VkBindVideoSessionMemoryInfoKHR(sbt_vk_t *f, void *vs, int 
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_BIND_VIDEO_SESSION_MEMORY_INFO_KHR;
 	s->memoryBindIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->memorySize = (VkDeviceSize)sbt_vk_t_rand(f);
 }
@@ -24113,7 +24113,7 @@ static void sbt_vk_f_VkVideoPictureResourceInfoKHR(sbt_vk_t *f, void *vs, int de
 	sbt_vk_t_bytes(f, &(s->codedOffset), sizeof(s->codedOffset));
 	sbt_vk_t_bytes(f, &(s->codedExtent), sizeof(s->codedExtent));
 	s->baseArrayLayer = (uint32_t)sbt_vk_t_rand(f);
-	s->imageViewBinding = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageViewBinding = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkVideoPictureResourceInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24221,7 +24221,7 @@ static void sbt_vk_f_VkVideoDecodeInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_DECODE_INFO_KHR;
 	s->flags = (VkVideoDecodeFlagsKHR)sbt_vk_t_rand(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->srcBufferRange = (VkDeviceSize)sbt_vk_t_rand(f);
 	sbt_vk_f_VkVideoPictureResourceInfoKHR(f, &(s->dstPictureResource), depth + 1);
@@ -24231,7 +24231,7 @@ static void sbt_vk_f_VkVideoDecodeInfoKHR(sbt_vk_t *f, void *vs, int depth)
 		sbt_vk_f_VkVideoReferenceSlotInfoKHR(f, &(t551[0]), depth + 1);
 		s->pSetupReferenceSlot = t551;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n554 = (uint64_t)s->referenceSlotCount;
 		VkVideoReferenceSlotInfoKHR *t552 = sbt_vk_t_alloc(f, n554 * sizeof(*t552));
 		for (uint64_t i553 = 0; i553 < n554; i553++) {
@@ -24293,12 +24293,12 @@ static void sbt_vk_f_VkVideoSessionCreateInfoKHR(sbt_vk_t *f, void *vs, int dept
 	s->referencePictureFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->maxDpbSlots = (uint32_t)sbt_vk_t_rand(f);
 	s->maxActiveReferencePictures = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoProfileInfoKHR *t556 = sbt_vk_t_alloc(f, sizeof(*t556));
 		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t556[0]), depth + 1);
 		s->pVideoProfile = t556;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkExtensionProperties *t557 = sbt_vk_t_alloc(f, sizeof(*t557));
 		sbt_vk_f_VkExtensionProperties(f, &(t557[0]), depth + 1);
 		s->pStdHeaderVersion = t557;
@@ -24347,7 +24347,7 @@ static void sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(sbt_vk_t *f, void *vs
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_SESSION_PARAMETERS_CREATE_INFO_KHR;
 	s->flags = (VkVideoSessionParametersCreateFlagsKHR)sbt_vk_t_rand(f);
 	s->videoSessionParametersTemplate = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkVideoSessionParametersCreateInfoKHR(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24398,10 +24398,10 @@ static void sbt_vk_f_VkVideoBeginCodingInfoKHR(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_VIDEO_BEGIN_CODING_INFO_KHR;
 	s->flags = (VkVideoBeginCodingFlagsKHR)sbt_vk_t_rand(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->referenceSlotCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n560 = (uint64_t)s->referenceSlotCount;
 		VkVideoReferenceSlotInfoKHR *t558 = sbt_vk_t_alloc(f, n560 * sizeof(*t558));
 		for (uint64_t i559 = 0; i559 < n560; i559++) {
@@ -24683,8 +24683,8 @@ static void sbt_vk_f_VkCuFunctionCreateInfoNVX(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX;
-	s->module = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
-	s->pName = sbt_vk_t_str(f);
+	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_c_VkCuFunctionCreateInfoNVX(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24938,7 +24938,7 @@ static void sbt_vk_f_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_BUFFER_BINDING_PUSH_DESCRIPTOR_BUFFER_HANDLE_EXT;
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_c_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_c *c, const void *va, const void *vb, int in)
@@ -24961,21 +24961,21 @@ static void sbt_vk_f_VkDescriptorDataEXT(sbt_vk_t *f, void *vs, int64_t sel, int
 	(void)depth;
 	switch (sel) {
 	case VK_DESCRIPTOR_TYPE_SAMPLER:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkSampler *t563 = sbt_vk_t_alloc(f, sizeof(*t563));
 			t563[0] = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 			s->pSampler = t563;
 		}
 		break;
 	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkDescriptorImageInfo *t564 = sbt_vk_t_alloc(f, sizeof(*t564));
 			sbt_vk_f_VkDescriptorImageInfo(f, &(t564[0]), depth + 1);
 			s->pCombinedImageSampler = t564;
 		}
 		break;
 	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
-		if (depth < SBT_VK_T_MAX_DEPTH) {
+		if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 			VkDescriptorImageInfo *t565 = sbt_vk_t_alloc(f, sizeof(*t565));
 			sbt_vk_f_VkDescriptorImageInfo(f, &(t565[0]), depth + 1);
 			s->pInputAttachmentImage = t565;
@@ -25429,7 +25429,7 @@ static void sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(sbt_vk_t *f, void *vs, int d
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MEMORY_GET_REMOTE_ADDRESS_INFO_NV;
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -25572,7 +25572,7 @@ static void sbt_vk_f_VkPipelineRenderingCreateInfo(sbt_vk_t *f, void *vs, int de
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->depthAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->stencilAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n578 = (uint64_t)s->colorAttachmentCount;
 		VkFormat *t576 = sbt_vk_t_alloc(f, n578 * sizeof(*t576));
 		for (uint64_t i577 = 0; i577 < n578; i577++) {
@@ -25622,7 +25622,7 @@ static void sbt_vk_f_VkRenderingInfo(sbt_vk_t *f, void *vs, int depth)
 	s->layerCount = (uint32_t)sbt_vk_t_rand(f);
 	s->viewMask = (uint32_t)sbt_vk_t_rand(f);
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n581 = (uint64_t)s->colorAttachmentCount;
 		VkRenderingAttachmentInfo *t579 = sbt_vk_t_alloc(f, n581 * sizeof(*t579));
 		for (uint64_t i580 = 0; i580 < n581; i580++) {
@@ -25762,7 +25762,7 @@ static void sbt_vk_f_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_t *f,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_INFO_EXT;
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -25817,7 +25817,7 @@ static void sbt_vk_f_VkCommandBufferInheritanceRenderingInfo(sbt_vk_t *f, void *
 	s->depthAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->stencilAttachmentFormat = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->rasterizationSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n587 = (uint64_t)s->colorAttachmentCount;
 		VkFormat *t585 = sbt_vk_t_alloc(f, n587 * sizeof(*t585));
 		for (uint64_t i586 = 0; i586 < n587; i586++) {
@@ -25868,7 +25868,7 @@ static void sbt_vk_f_VkAttachmentSampleCountInfoAMD(sbt_vk_t *f, void *vs, int d
 	s->sType = VK_STRUCTURE_TYPE_ATTACHMENT_SAMPLE_COUNT_INFO_AMD;
 	s->colorAttachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->depthStencilAttachmentSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n590 = (uint64_t)s->colorAttachmentCount;
 		VkSampleCountFlagBits *t588 = sbt_vk_t_alloc(f, n590 * sizeof(*t588));
 		for (uint64_t i589 = 0; i589 < n590; i589++) {
@@ -26128,7 +26128,7 @@ static void sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(sbt_vk_t *f, void *vs,
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_BINDING_REFERENCE_VALVE;
-	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -26227,7 +26227,7 @@ static void sbt_vk_f_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_t
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_MODULE_IDENTIFIER_CREATE_INFO_EXT;
 	s->identifierSize = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n593 = (uint64_t)s->identifierSize;
 		uint8_t *t591 = sbt_vk_t_alloc(f, n593 * sizeof(*t591));
 		for (uint64_t i592 = 0; i592 < n593; i592++) {
@@ -26679,7 +26679,7 @@ static void sbt_vk_f_VkMicromapCreateInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MICROMAP_CREATE_INFO_EXT;
 	s->createFlags = (VkMicromapCreateFlagsEXT)sbt_vk_t_rand(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->type = (VkMicromapTypeEXT)(int32_t)sbt_vk_t_rand(f);
@@ -26716,7 +26716,7 @@ static void sbt_vk_f_VkMicromapVersionInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_MICROMAP_VERSION_INFO_EXT;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n609 = (uint64_t)(2*VK_UUID_SIZE);
 		uint8_t *t607 = sbt_vk_t_alloc(f, n609 * sizeof(*t607));
 		for (uint64_t i608 = 0; i608 < n609; i608++) {
@@ -26748,8 +26748,8 @@ static void sbt_vk_f_VkCopyMicromapInfoEXT(sbt_vk_t *f, void *vs, int depth)
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MICROMAP_INFO_EXT;
-	s->src = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -26777,7 +26777,7 @@ static void sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MICROMAP_TO_MEMORY_INFO_EXT;
-	s->src = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->src = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	sbt_vk_t_bytes(f, &(s->dst), sizeof(s->dst));
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
@@ -26807,7 +26807,7 @@ static void sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_COPY_MEMORY_TO_MICROMAP_INFO_EXT;
 	sbt_vk_t_bytes(f, &(s->src), sizeof(s->src));
-	s->dst = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyMicromapModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -26938,7 +26938,7 @@ static void sbt_vk_f_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_t
 	s->indexStride = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->baseTriangle = (uint32_t)sbt_vk_t_rand(f);
 	s->usageCountsCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->micromap = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n612 = (uint64_t)s->usageCountsCount;
 		VkMicromapUsageEXT *t610 = sbt_vk_t_alloc(f, n612 * sizeof(*t610));
@@ -27631,7 +27631,7 @@ static void sbt_vk_f_VkOpticalFlowExecuteInfoNV(sbt_vk_t *f, void *vs, int depth
 	s->sType = VK_STRUCTURE_TYPE_OPTICAL_FLOW_EXECUTE_INFO_NV;
 	s->flags = (VkOpticalFlowExecuteFlagsNV)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n620 = (uint64_t)s->regionCount;
 		VkRect2D *t618 = sbt_vk_t_alloc(f, n620 * sizeof(*t618));
 		for (uint64_t i619 = 0; i619 < n620; i619++) {
@@ -27881,11 +27881,11 @@ static void sbt_vk_f_VkSwapchainPresentFenceInfoEXT(sbt_vk_t *f, void *vs, int d
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n626 = (uint64_t)s->swapchainCount;
 		VkFence *t624 = sbt_vk_t_alloc(f, n626 * sizeof(*t624));
 		for (uint64_t i625 = 0; i625 < n626; i625++) {
-			t624[i625] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t624[i625] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t624;
 	}
@@ -27923,7 +27923,7 @@ static void sbt_vk_f_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_t *f, void *vs,
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODES_CREATE_INFO_EXT;
 	s->presentModeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n630 = (uint64_t)s->presentModeCount;
 		VkPresentModeKHR *t628 = sbt_vk_t_alloc(f, n630 * sizeof(*t628));
 		for (uint64_t i629 = 0; i629 < n630; i629++) {
@@ -27963,7 +27963,7 @@ static void sbt_vk_f_VkSwapchainPresentModeInfoEXT(sbt_vk_t *f, void *vs, int de
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_MODE_INFO_EXT;
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n633 = (uint64_t)s->swapchainCount;
 		VkPresentModeKHR *t631 = sbt_vk_t_alloc(f, n633 * sizeof(*t631));
 		for (uint64_t i632 = 0; i632 < n633; i632++) {
@@ -28031,9 +28031,9 @@ static void sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(sbt_vk_t *f, void *vs, int 
 	(void)depth;
 	(void)f;
 	s->sType = VK_STRUCTURE_TYPE_RELEASE_SWAPCHAIN_IMAGES_INFO_EXT;
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageIndexCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n636 = (uint64_t)s->imageIndexCount;
 		uint32_t *t634 = sbt_vk_t_alloc(f, n636 * sizeof(*t634));
 		for (uint64_t i635 = 0; i635 < n636; i635++) {
@@ -28148,7 +28148,7 @@ static void sbt_vk_f_VkDirectDriverLoadingListLUNARG(sbt_vk_t *f, void *vs, int 
 	s->sType = VK_STRUCTURE_TYPE_DIRECT_DRIVER_LOADING_LIST_LUNARG;
 	s->mode = (VkDirectDriverLoadingModeLUNARG)(int32_t)sbt_vk_t_rand(f);
 	s->driverCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n639 = (uint64_t)s->driverCount;
 		VkDirectDriverLoadingInfoLUNARG *t637 = sbt_vk_t_alloc(f, n639 * sizeof(*t637));
 		for (uint64_t i638 = 0; i638 < n639; i638++) {
@@ -37093,7 +37093,7 @@ static void sbt_vk_fa_vkCreateInstance(sbt_vk_t *f, void *vs)
 	(void)depth;
 	(void)f;
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkInstanceCreateInfo *t641 = sbt_vk_t_alloc(f, sizeof(*t641));
 		sbt_vk_f_VkInstanceCreateInfo(f, &(t641[0]), depth + 1);
 		s->pCreateInfo = t641;
@@ -37164,7 +37164,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDevices(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t645 = sbt_vk_t_alloc(f, sizeof(*t645));
@@ -37208,9 +37208,9 @@ static void sbt_vk_fa_vkGetDeviceProcAddr(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = NULL;
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkGetDeviceProcAddr(sbt_vk_c *c, const void *va, const void *vb)
@@ -37234,7 +37234,7 @@ static void sbt_vk_fa_vkGetInstanceProcAddr(sbt_vk_t *f, void *vs)
 	(void)f;
 	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = NULL;
-	s->pName = sbt_vk_t_str(f);
+	s->pName = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkGetInstanceProcAddr(sbt_vk_c *c, const void *va, const void *vb)
@@ -37256,7 +37256,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceProperties *t650 = sbt_vk_t_alloc(f, sizeof(*t650));
 		sbt_vk_f_VkPhysicalDeviceProperties(f, &(t650[0]), depth + 1);
@@ -37283,7 +37283,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t651 = sbt_vk_t_alloc(f, sizeof(*t651));
 		t651[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -37322,7 +37322,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceMemoryProperties *t655 = sbt_vk_t_alloc(f, sizeof(*t655));
 		sbt_vk_f_VkPhysicalDeviceMemoryProperties(f, &(t655[0]), depth + 1);
@@ -37349,7 +37349,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceFeatures *t656 = sbt_vk_t_alloc(f, sizeof(*t656));
 		sbt_vk_t_bytes(f, &(t656[0]), sizeof(t656[0]));
@@ -37376,7 +37376,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkFormatProperties *t657 = sbt_vk_t_alloc(f, sizeof(*t657));
@@ -37406,7 +37406,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->tiling = (VkImageTiling)(int32_t)sbt_vk_t_rand(f);
@@ -37451,9 +37451,9 @@ static void sbt_vk_fa_vkCreateDevice(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceCreateInfo *t659 = sbt_vk_t_alloc(f, sizeof(*t659));
 		sbt_vk_f_VkDeviceCreateInfo(f, &(t659[0]), depth + 1);
 		s->pCreateInfo = t659;
@@ -37638,7 +37638,7 @@ static void sbt_vk_fa_vkEnumerateDeviceLayerProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t674 = sbt_vk_t_alloc(f, sizeof(*t674));
@@ -37682,7 +37682,7 @@ static void sbt_vk_fa_vkEnumerateDeviceExtensionProperties(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	s->pLayerName = sbt_vk_t_str(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -37729,7 +37729,7 @@ static void sbt_vk_fa_vkGetDeviceQueue(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->queueIndex = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -37762,11 +37762,11 @@ static void sbt_vk_fa_vkQueueSubmit(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->submitCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n687 = (uint64_t)s->submitCount;
 		VkSubmitInfo *t685 = sbt_vk_t_alloc(f, n687 * sizeof(*t685));
 		for (uint64_t i686 = 0; i686 < n687; i686++) {
@@ -37808,7 +37808,7 @@ static void sbt_vk_fa_vkQueueWaitIdle(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -37829,7 +37829,7 @@ static void sbt_vk_fa_vkDeviceWaitIdle(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -37850,9 +37850,9 @@ static void sbt_vk_fa_vkAllocateMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryAllocateInfo *t689 = sbt_vk_t_alloc(f, sizeof(*t689));
 		sbt_vk_f_VkMemoryAllocateInfo(f, &(t689[0]), depth + 1);
 		s->pAllocateInfo = t689;
@@ -37898,7 +37898,7 @@ static void sbt_vk_fa_vkFreeMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t692 = sbt_vk_t_alloc(f, sizeof(*t692));
@@ -37928,8 +37928,8 @@ static void sbt_vk_fa_vkMapMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkMemoryMapFlags)sbt_vk_t_rand(f);
@@ -37970,8 +37970,8 @@ static void sbt_vk_fa_vkUnmapMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkUnmapMemory(sbt_vk_c *c, const void *va, const void *vb)
@@ -37991,10 +37991,10 @@ static void sbt_vk_fa_vkFlushMappedMemoryRanges(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n696 = (uint64_t)s->memoryRangeCount;
 		VkMappedMemoryRange *t694 = sbt_vk_t_alloc(f, n696 * sizeof(*t694));
 		for (uint64_t i695 = 0; i695 < n696; i695++) {
@@ -38034,10 +38034,10 @@ static void sbt_vk_fa_vkInvalidateMappedMemoryRanges(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryRangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n700 = (uint64_t)s->memoryRangeCount;
 		VkMappedMemoryRange *t698 = sbt_vk_t_alloc(f, n700 * sizeof(*t698));
 		for (uint64_t i699 = 0; i699 < n700; i699++) {
@@ -38077,8 +38077,8 @@ static void sbt_vk_fa_vkGetDeviceMemoryCommitment(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t702 = sbt_vk_t_alloc(f, sizeof(*t702));
 		t702[0] = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -38107,8 +38107,8 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMemoryRequirements *t703 = sbt_vk_t_alloc(f, sizeof(*t703));
 		sbt_vk_f_VkMemoryRequirements(f, &(t703[0]), depth + 1);
@@ -38137,9 +38137,9 @@ static void sbt_vk_fa_vkBindBufferMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -38167,8 +38167,8 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMemoryRequirements *t704 = sbt_vk_t_alloc(f, sizeof(*t704));
 		sbt_vk_f_VkMemoryRequirements(f, &(t704[0]), depth + 1);
@@ -38197,9 +38197,9 @@ static void sbt_vk_fa_vkBindImageMemory(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->memoryOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -38227,8 +38227,8 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t705 = sbt_vk_t_alloc(f, sizeof(*t705));
 		t705[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -38269,7 +38269,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
@@ -38323,11 +38323,11 @@ static void sbt_vk_fa_vkQueueBindSparse(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n715 = (uint64_t)s->bindInfoCount;
 		VkBindSparseInfo *t713 = sbt_vk_t_alloc(f, n715 * sizeof(*t713));
 		for (uint64_t i714 = 0; i714 < n715; i714++) {
@@ -38369,9 +38369,9 @@ static void sbt_vk_fa_vkCreateFence(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFenceCreateInfo *t717 = sbt_vk_t_alloc(f, sizeof(*t717));
 		sbt_vk_f_VkFenceCreateInfo(f, &(t717[0]), depth + 1);
 		s->pCreateInfo = t717;
@@ -38417,7 +38417,7 @@ static void sbt_vk_fa_vkDestroyFence(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t720 = sbt_vk_t_alloc(f, sizeof(*t720));
@@ -38447,14 +38447,14 @@ static void sbt_vk_fa_vkResetFences(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n723 = (uint64_t)s->fenceCount;
 		VkFence *t721 = sbt_vk_t_alloc(f, n723 * sizeof(*t721));
 		for (uint64_t i722 = 0; i722 < n723; i722++) {
-			t721[i722] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t721[i722] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t721;
 	}
@@ -38490,8 +38490,8 @@ static void sbt_vk_fa_vkGetFenceStatus(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->fence = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38514,16 +38514,16 @@ static void sbt_vk_fa_vkWaitForFences(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->fenceCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->waitAll = (VkBool32)sbt_vk_t_rand(f);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n727 = (uint64_t)s->fenceCount;
 		VkFence *t725 = sbt_vk_t_alloc(f, n727 * sizeof(*t725));
 		for (uint64_t i726 = 0; i726 < n727; i726++) {
-			t725[i726] = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
+			t725[i726] = (VkFence)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pFences = t725;
 	}
@@ -38563,9 +38563,9 @@ static void sbt_vk_fa_vkCreateSemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreCreateInfo *t729 = sbt_vk_t_alloc(f, sizeof(*t729));
 		sbt_vk_f_VkSemaphoreCreateInfo(f, &(t729[0]), depth + 1);
 		s->pCreateInfo = t729;
@@ -38611,7 +38611,7 @@ static void sbt_vk_fa_vkDestroySemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t732 = sbt_vk_t_alloc(f, sizeof(*t732));
@@ -38641,9 +38641,9 @@ static void sbt_vk_fa_vkCreateEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkEventCreateInfo *t733 = sbt_vk_t_alloc(f, sizeof(*t733));
 		sbt_vk_f_VkEventCreateInfo(f, &(t733[0]), depth + 1);
 		s->pCreateInfo = t733;
@@ -38689,7 +38689,7 @@ static void sbt_vk_fa_vkDestroyEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t736 = sbt_vk_t_alloc(f, sizeof(*t736));
@@ -38719,8 +38719,8 @@ static void sbt_vk_fa_vkGetEventStatus(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38743,8 +38743,8 @@ static void sbt_vk_fa_vkSetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38767,8 +38767,8 @@ static void sbt_vk_fa_vkResetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -38791,9 +38791,9 @@ static void sbt_vk_fa_vkCreateQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkQueryPoolCreateInfo *t737 = sbt_vk_t_alloc(f, sizeof(*t737));
 		sbt_vk_f_VkQueryPoolCreateInfo(f, &(t737[0]), depth + 1);
 		s->pCreateInfo = t737;
@@ -38839,7 +38839,7 @@ static void sbt_vk_fa_vkDestroyQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t740 = sbt_vk_t_alloc(f, sizeof(*t740));
@@ -38869,8 +38869,8 @@ static void sbt_vk_fa_vkGetQueryPoolResults(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -38913,8 +38913,8 @@ static void sbt_vk_fa_vkResetQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -38940,9 +38940,9 @@ static void sbt_vk_fa_vkCreateBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferCreateInfo *t741 = sbt_vk_t_alloc(f, sizeof(*t741));
 		sbt_vk_f_VkBufferCreateInfo(f, &(t741[0]), depth + 1);
 		s->pCreateInfo = t741;
@@ -38988,7 +38988,7 @@ static void sbt_vk_fa_vkDestroyBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t744 = sbt_vk_t_alloc(f, sizeof(*t744));
@@ -39018,9 +39018,9 @@ static void sbt_vk_fa_vkCreateBufferView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferViewCreateInfo *t745 = sbt_vk_t_alloc(f, sizeof(*t745));
 		sbt_vk_f_VkBufferViewCreateInfo(f, &(t745[0]), depth + 1);
 		s->pCreateInfo = t745;
@@ -39066,7 +39066,7 @@ static void sbt_vk_fa_vkDestroyBufferView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferView = (VkBufferView)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t748 = sbt_vk_t_alloc(f, sizeof(*t748));
@@ -39096,9 +39096,9 @@ static void sbt_vk_fa_vkCreateImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageCreateInfo *t749 = sbt_vk_t_alloc(f, sizeof(*t749));
 		sbt_vk_f_VkImageCreateInfo(f, &(t749[0]), depth + 1);
 		s->pCreateInfo = t749;
@@ -39144,7 +39144,7 @@ static void sbt_vk_fa_vkDestroyImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t752 = sbt_vk_t_alloc(f, sizeof(*t752));
@@ -39174,9 +39174,9 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSubresource *t753 = sbt_vk_t_alloc(f, sizeof(*t753));
 		sbt_vk_t_bytes(f, &(t753[0]), sizeof(t753[0]));
 		s->pSubresource = t753;
@@ -39213,9 +39213,9 @@ static void sbt_vk_fa_vkCreateImageView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageViewCreateInfo *t755 = sbt_vk_t_alloc(f, sizeof(*t755));
 		sbt_vk_f_VkImageViewCreateInfo(f, &(t755[0]), depth + 1);
 		s->pCreateInfo = t755;
@@ -39261,7 +39261,7 @@ static void sbt_vk_fa_vkDestroyImageView(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t758 = sbt_vk_t_alloc(f, sizeof(*t758));
@@ -39291,9 +39291,9 @@ static void sbt_vk_fa_vkCreateShaderModule(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkShaderModuleCreateInfo *t759 = sbt_vk_t_alloc(f, sizeof(*t759));
 		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t759[0]), depth + 1);
 		s->pCreateInfo = t759;
@@ -39339,7 +39339,7 @@ static void sbt_vk_fa_vkDestroyShaderModule(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderModule = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t762 = sbt_vk_t_alloc(f, sizeof(*t762));
@@ -39369,9 +39369,9 @@ static void sbt_vk_fa_vkCreatePipelineCache(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineCacheCreateInfo *t763 = sbt_vk_t_alloc(f, sizeof(*t763));
 		sbt_vk_f_VkPipelineCacheCreateInfo(f, &(t763[0]), depth + 1);
 		s->pCreateInfo = t763;
@@ -39417,7 +39417,7 @@ static void sbt_vk_fa_vkDestroyPipelineCache(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t766 = sbt_vk_t_alloc(f, sizeof(*t766));
@@ -39447,8 +39447,8 @@ static void sbt_vk_fa_vkGetPipelineCacheData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipelineCache = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		size_t *t767 = sbt_vk_t_alloc(f, sizeof(*t767));
@@ -39485,15 +39485,15 @@ static void sbt_vk_fa_vkMergePipelineCaches(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstCache = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n770 = (uint64_t)s->srcCacheCount;
 		VkPipelineCache *t768 = sbt_vk_t_alloc(f, n770 * sizeof(*t768));
 		for (uint64_t i769 = 0; i769 < n770; i769++) {
-			t768[i769] = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
+			t768[i769] = (VkPipelineCache)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSrcCaches = t768;
 	}
@@ -39531,11 +39531,11 @@ static void sbt_vk_fa_vkCreateGraphicsPipelines(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n774 = (uint64_t)s->createInfoCount;
 		VkGraphicsPipelineCreateInfo *t772 = sbt_vk_t_alloc(f, n774 * sizeof(*t772));
 		for (uint64_t i773 = 0; i773 < n774; i773++) {
@@ -39600,11 +39600,11 @@ static void sbt_vk_fa_vkCreateComputePipelines(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n783 = (uint64_t)s->createInfoCount;
 		VkComputePipelineCreateInfo *t781 = sbt_vk_t_alloc(f, n783 * sizeof(*t781));
 		for (uint64_t i782 = 0; i782 < n783; i782++) {
@@ -39669,8 +39669,8 @@ static void sbt_vk_fa_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_t *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->renderpass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->renderpass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkExtent2D *t790 = sbt_vk_t_alloc(f, sizeof(*t790));
@@ -39702,7 +39702,7 @@ static void sbt_vk_fa_vkDestroyPipeline(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t791 = sbt_vk_t_alloc(f, sizeof(*t791));
@@ -39732,9 +39732,9 @@ static void sbt_vk_fa_vkCreatePipelineLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineLayoutCreateInfo *t792 = sbt_vk_t_alloc(f, sizeof(*t792));
 		sbt_vk_f_VkPipelineLayoutCreateInfo(f, &(t792[0]), depth + 1);
 		s->pCreateInfo = t792;
@@ -39780,7 +39780,7 @@ static void sbt_vk_fa_vkDestroyPipelineLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineLayout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t795 = sbt_vk_t_alloc(f, sizeof(*t795));
@@ -39810,9 +39810,9 @@ static void sbt_vk_fa_vkCreateSampler(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSamplerCreateInfo *t796 = sbt_vk_t_alloc(f, sizeof(*t796));
 		sbt_vk_f_VkSamplerCreateInfo(f, &(t796[0]), depth + 1);
 		s->pCreateInfo = t796;
@@ -39858,7 +39858,7 @@ static void sbt_vk_fa_vkDestroySampler(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampler = (VkSampler)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t799 = sbt_vk_t_alloc(f, sizeof(*t799));
@@ -39888,9 +39888,9 @@ static void sbt_vk_fa_vkCreateDescriptorSetLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetLayoutCreateInfo *t800 = sbt_vk_t_alloc(f, sizeof(*t800));
 		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t800[0]), depth + 1);
 		s->pCreateInfo = t800;
@@ -39936,7 +39936,7 @@ static void sbt_vk_fa_vkDestroyDescriptorSetLayout(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetLayout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t803 = sbt_vk_t_alloc(f, sizeof(*t803));
@@ -39966,9 +39966,9 @@ static void sbt_vk_fa_vkCreateDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorPoolCreateInfo *t804 = sbt_vk_t_alloc(f, sizeof(*t804));
 		sbt_vk_f_VkDescriptorPoolCreateInfo(f, &(t804[0]), depth + 1);
 		s->pCreateInfo = t804;
@@ -40014,7 +40014,7 @@ static void sbt_vk_fa_vkDestroyDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t807 = sbt_vk_t_alloc(f, sizeof(*t807));
@@ -40044,8 +40044,8 @@ static void sbt_vk_fa_vkResetDescriptorPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkDescriptorPoolResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40071,9 +40071,9 @@ static void sbt_vk_fa_vkAllocateDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetAllocateInfo *t808 = sbt_vk_t_alloc(f, sizeof(*t808));
 		sbt_vk_f_VkDescriptorSetAllocateInfo(f, &(t808[0]), depth + 1);
 		s->pAllocateInfo = t808;
@@ -40115,11 +40115,11 @@ static void sbt_vk_fa_vkFreeDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorPool = (VkDescriptorPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorPool = (VkDescriptorPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n815 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSet *t813 = sbt_vk_t_alloc(f, n815 * sizeof(*t813));
 		for (uint64_t i814 = 0; i814 < n815; i814++) {
@@ -40161,10 +40161,10 @@ static void sbt_vk_fa_vkUpdateDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->descriptorCopyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n819 = (uint64_t)s->descriptorWriteCount;
 		VkWriteDescriptorSet *t817 = sbt_vk_t_alloc(f, n819 * sizeof(*t817));
 		for (uint64_t i818 = 0; i818 < n819; i818++) {
@@ -40172,7 +40172,7 @@ static void sbt_vk_fa_vkUpdateDescriptorSets(sbt_vk_t *f, void *vs)
 		}
 		s->pDescriptorWrites = t817;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n822 = (uint64_t)s->descriptorCopyCount;
 		VkCopyDescriptorSet *t820 = sbt_vk_t_alloc(f, n822 * sizeof(*t820));
 		for (uint64_t i821 = 0; i821 < n822; i821++) {
@@ -40223,9 +40223,9 @@ static void sbt_vk_fa_vkCreateFramebuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFramebufferCreateInfo *t825 = sbt_vk_t_alloc(f, sizeof(*t825));
 		sbt_vk_f_VkFramebufferCreateInfo(f, &(t825[0]), depth + 1);
 		s->pCreateInfo = t825;
@@ -40271,7 +40271,7 @@ static void sbt_vk_fa_vkDestroyFramebuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t828 = sbt_vk_t_alloc(f, sizeof(*t828));
@@ -40301,9 +40301,9 @@ static void sbt_vk_fa_vkCreateRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassCreateInfo *t829 = sbt_vk_t_alloc(f, sizeof(*t829));
 		sbt_vk_f_VkRenderPassCreateInfo(f, &(t829[0]), depth + 1);
 		s->pCreateInfo = t829;
@@ -40349,7 +40349,7 @@ static void sbt_vk_fa_vkDestroyRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t832 = sbt_vk_t_alloc(f, sizeof(*t832));
@@ -40379,8 +40379,8 @@ static void sbt_vk_fa_vkGetRenderAreaGranularity(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->renderPass = (VkRenderPass)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->renderPass = (VkRenderPass)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkExtent2D *t833 = sbt_vk_t_alloc(f, sizeof(*t833));
 		sbt_vk_t_bytes(f, &(t833[0]), sizeof(t833[0]));
@@ -40409,9 +40409,9 @@ static void sbt_vk_fa_vkCreateCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandPoolCreateInfo *t834 = sbt_vk_t_alloc(f, sizeof(*t834));
 		sbt_vk_f_VkCommandPoolCreateInfo(f, &(t834[0]), depth + 1);
 		s->pCreateInfo = t834;
@@ -40457,7 +40457,7 @@ static void sbt_vk_fa_vkDestroyCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t837 = sbt_vk_t_alloc(f, sizeof(*t837));
@@ -40487,8 +40487,8 @@ static void sbt_vk_fa_vkResetCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandPoolResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40514,9 +40514,9 @@ static void sbt_vk_fa_vkAllocateCommandBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandBufferAllocateInfo *t838 = sbt_vk_t_alloc(f, sizeof(*t838));
 		sbt_vk_f_VkCommandBufferAllocateInfo(f, &(t838[0]), depth + 1);
 		s->pAllocateInfo = t838;
@@ -40558,10 +40558,10 @@ static void sbt_vk_fa_vkFreeCommandBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n845 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t843 = sbt_vk_t_alloc(f, n845 * sizeof(*t843));
 		for (uint64_t i844 = 0; i844 < n845; i844++) {
@@ -40601,9 +40601,9 @@ static void sbt_vk_fa_vkBeginCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCommandBufferBeginInfo *t847 = sbt_vk_t_alloc(f, sizeof(*t847));
 		sbt_vk_f_VkCommandBufferBeginInfo(f, &(t847[0]), depth + 1);
 		s->pBeginInfo = t847;
@@ -40631,7 +40631,7 @@ static void sbt_vk_fa_vkEndCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -40652,7 +40652,7 @@ static void sbt_vk_fa_vkResetCommandBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandBufferResetFlags)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -40676,9 +40676,9 @@ static void sbt_vk_fa_vkCmdBindPipeline(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdBindPipeline(sbt_vk_c *c, const void *va, const void *vb)
@@ -40700,10 +40700,10 @@ static void sbt_vk_fa_vkCmdSetViewport(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n850 = (uint64_t)s->viewportCount;
 		VkViewport *t848 = sbt_vk_t_alloc(f, n850 * sizeof(*t848));
 		for (uint64_t i849 = 0; i849 < n850; i849++) {
@@ -40741,10 +40741,10 @@ static void sbt_vk_fa_vkCmdSetScissor(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n853 = (uint64_t)s->scissorCount;
 		VkRect2D *t851 = sbt_vk_t_alloc(f, n853 * sizeof(*t851));
 		for (uint64_t i852 = 0; i852 < n853; i852++) {
@@ -40782,7 +40782,7 @@ static void sbt_vk_fa_vkCmdSetLineWidth(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineWidth = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -40803,7 +40803,7 @@ static void sbt_vk_fa_vkCmdSetDepthBias(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBiasConstantFactor = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->depthBiasClamp = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->depthBiasSlopeFactor = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
@@ -40830,7 +40830,7 @@ static void sbt_vk_fa_vkCmdSetBlendConstants(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n856 = (uint64_t)(4);
 		float *t854 = sbt_vk_t_alloc(f, n856 * sizeof(*t854));
@@ -40860,7 +40860,7 @@ static void sbt_vk_fa_vkCmdSetDepthBounds(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->minDepthBounds = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 	s->maxDepthBounds = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
@@ -40884,7 +40884,7 @@ static void sbt_vk_fa_vkCmdSetStencilCompareMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->compareMask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40908,7 +40908,7 @@ static void sbt_vk_fa_vkCmdSetStencilWriteMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->writeMask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40932,7 +40932,7 @@ static void sbt_vk_fa_vkCmdSetStencilReference(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->reference = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -40956,13 +40956,13 @@ static void sbt_vk_fa_vkCmdBindDescriptorSets(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorSetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->dynamicOffsetCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n859 = (uint64_t)s->descriptorSetCount;
 		VkDescriptorSet *t857 = sbt_vk_t_alloc(f, n859 * sizeof(*t857));
 		for (uint64_t i858 = 0; i858 < n859; i858++) {
@@ -40970,7 +40970,7 @@ static void sbt_vk_fa_vkCmdBindDescriptorSets(sbt_vk_t *f, void *vs)
 		}
 		s->pDescriptorSets = t857;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n862 = (uint64_t)s->dynamicOffsetCount;
 		uint32_t *t860 = sbt_vk_t_alloc(f, n862 * sizeof(*t860));
 		for (uint64_t i861 = 0; i861 < n862; i861++) {
@@ -41025,8 +41025,8 @@ static void sbt_vk_fa_vkCmdBindIndexBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->indexType = (VkIndexType)(int32_t)sbt_vk_t_rand(f);
 }
@@ -41052,10 +41052,10 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n866 = (uint64_t)s->bindingCount;
 		VkBuffer *t864 = sbt_vk_t_alloc(f, n866 * sizeof(*t864));
 		for (uint64_t i865 = 0; i865 < n866; i865++) {
@@ -41063,7 +41063,7 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers(sbt_vk_t *f, void *vs)
 		}
 		s->pBuffers = t864;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n869 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t867 = sbt_vk_t_alloc(f, n869 * sizeof(*t867));
 		for (uint64_t i868 = 0; i868 < n869; i868++) {
@@ -41112,7 +41112,7 @@ static void sbt_vk_fa_vkCmdDraw(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->vertexCount = (uint32_t)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstVertex = (uint32_t)sbt_vk_t_rand(f);
@@ -41142,7 +41142,7 @@ static void sbt_vk_fa_vkCmdDrawIndexed(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indexCount = (uint32_t)sbt_vk_t_rand(f);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -41175,12 +41175,12 @@ static void sbt_vk_fa_vkCmdDrawMultiEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n873 = (uint64_t)s->drawCount;
 		VkMultiDrawInfoEXT *t871 = sbt_vk_t_alloc(f, n873 * sizeof(*t871));
 		for (uint64_t i872 = 0; i872 < n873; i872++) {
@@ -41222,12 +41222,12 @@ static void sbt_vk_fa_vkCmdDrawMultiIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drawCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n876 = (uint64_t)s->drawCount;
 		VkMultiDrawIndexedInfoEXT *t874 = sbt_vk_t_alloc(f, n876 * sizeof(*t874));
 		for (uint64_t i875 = 0; i875 < n876; i875++) {
@@ -41278,8 +41278,8 @@ static void sbt_vk_fa_vkCmdDrawIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41308,8 +41308,8 @@ static void sbt_vk_fa_vkCmdDrawIndexedIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41338,7 +41338,7 @@ static void sbt_vk_fa_vkCmdDispatch(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -41365,8 +41365,8 @@ static void sbt_vk_fa_vkCmdDispatchIndirect(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -41389,7 +41389,7 @@ static void sbt_vk_fa_vkCmdSubpassShadingHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdSubpassShadingHUAWEI(sbt_vk_c *c, const void *va, const void *vb)
@@ -41407,7 +41407,7 @@ static void sbt_vk_fa_vkCmdDrawClusterHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -41434,8 +41434,8 @@ static void sbt_vk_fa_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 }
 
@@ -41458,11 +41458,11 @@ static void sbt_vk_fa_vkCmdCopyBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n880 = (uint64_t)s->regionCount;
 		VkBufferCopy *t878 = sbt_vk_t_alloc(f, n880 * sizeof(*t878));
 		for (uint64_t i879 = 0; i879 < n880; i879++) {
@@ -41502,13 +41502,13 @@ static void sbt_vk_fa_vkCmdCopyImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n883 = (uint64_t)s->regionCount;
 		VkImageCopy *t881 = sbt_vk_t_alloc(f, n883 * sizeof(*t881));
 		for (uint64_t i882 = 0; i882 < n883; i882++) {
@@ -41552,14 +41552,14 @@ static void sbt_vk_fa_vkCmdBlitImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->filter = (VkFilter)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n886 = (uint64_t)s->regionCount;
 		VkImageBlit *t884 = sbt_vk_t_alloc(f, n886 * sizeof(*t884));
 		for (uint64_t i885 = 0; i885 < n886; i885++) {
@@ -41605,12 +41605,12 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n889 = (uint64_t)s->regionCount;
 		VkBufferImageCopy *t887 = sbt_vk_t_alloc(f, n889 * sizeof(*t887));
 		for (uint64_t i888 = 0; i888 < n889; i888++) {
@@ -41652,12 +41652,12 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n892 = (uint64_t)s->regionCount;
 		VkBufferImageCopy *t890 = sbt_vk_t_alloc(f, n892 * sizeof(*t890));
 		for (uint64_t i891 = 0; i891 < n892; i891++) {
@@ -41699,7 +41699,7 @@ static void sbt_vk_fa_vkCmdCopyMemoryIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->copyBufferAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->copyCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -41726,13 +41726,13 @@ static void sbt_vk_fa_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->copyBufferAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->copyCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n895 = (uint64_t)s->copyCount;
 		VkImageSubresourceLayers *t893 = sbt_vk_t_alloc(f, n895 * sizeof(*t893));
 		for (uint64_t i894 = 0; i894 < n895; i894++) {
@@ -41776,8 +41776,8 @@ static void sbt_vk_fa_vkCmdUpdateBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->dataSize = (VkDeviceSize)(sbt_vk_t_rand(f) % 4);
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
@@ -41813,8 +41813,8 @@ static void sbt_vk_fa_vkCmdFillBuffer(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->size = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->data = (uint32_t)sbt_vk_t_rand(f);
@@ -41843,8 +41843,8 @@ static void sbt_vk_fa_vkCmdClearColorImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -41852,7 +41852,7 @@ static void sbt_vk_fa_vkCmdClearColorImage(sbt_vk_t *f, void *vs)
 		sbt_vk_t_bytes(f, &(t896[0]), sizeof(t896[0]));
 		s->pColor = t896;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n899 = (uint64_t)s->rangeCount;
 		VkImageSubresourceRange *t897 = sbt_vk_t_alloc(f, n899 * sizeof(*t897));
 		for (uint64_t i898 = 0; i898 < n899; i898++) {
@@ -41896,16 +41896,16 @@ static void sbt_vk_fa_vkCmdClearDepthStencilImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->rangeCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkClearDepthStencilValue *t900 = sbt_vk_t_alloc(f, sizeof(*t900));
 		sbt_vk_t_bytes(f, &(t900[0]), sizeof(t900[0]));
 		s->pDepthStencil = t900;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n903 = (uint64_t)s->rangeCount;
 		VkImageSubresourceRange *t901 = sbt_vk_t_alloc(f, n903 * sizeof(*t901));
 		for (uint64_t i902 = 0; i902 < n903; i902++) {
@@ -41949,10 +41949,10 @@ static void sbt_vk_fa_vkCmdClearAttachments(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->rectCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n906 = (uint64_t)s->attachmentCount;
 		VkClearAttachment *t904 = sbt_vk_t_alloc(f, n906 * sizeof(*t904));
 		for (uint64_t i905 = 0; i905 < n906; i905++) {
@@ -41960,7 +41960,7 @@ static void sbt_vk_fa_vkCmdClearAttachments(sbt_vk_t *f, void *vs)
 		}
 		s->pAttachments = t904;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n909 = (uint64_t)s->rectCount;
 		VkClearRect *t907 = sbt_vk_t_alloc(f, n909 * sizeof(*t907));
 		for (uint64_t i908 = 0; i908 < n909; i908++) {
@@ -42009,13 +42009,13 @@ static void sbt_vk_fa_vkCmdResolveImage(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->srcImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->srcImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
-	s->dstImage = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstImage = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstImageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 	s->regionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n913 = (uint64_t)s->regionCount;
 		VkImageResolve *t911 = sbt_vk_t_alloc(f, n913 * sizeof(*t911));
 		for (uint64_t i912 = 0; i912 < n913; i912++) {
@@ -42059,8 +42059,8 @@ static void sbt_vk_fa_vkCmdSetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 }
 
@@ -42083,8 +42083,8 @@ static void sbt_vk_fa_vkCmdResetEvent(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 }
 
@@ -42107,22 +42107,22 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->srcStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dstStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n916 = (uint64_t)s->eventCount;
 		VkEvent *t914 = sbt_vk_t_alloc(f, n916 * sizeof(*t914));
 		for (uint64_t i915 = 0; i915 < n916; i915++) {
-			t914[i915] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+			t914[i915] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pEvents = t914;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n919 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier *t917 = sbt_vk_t_alloc(f, n919 * sizeof(*t917));
 		for (uint64_t i918 = 0; i918 < n919; i918++) {
@@ -42130,7 +42130,7 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 		}
 		s->pMemoryBarriers = t917;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n922 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier *t920 = sbt_vk_t_alloc(f, n922 * sizeof(*t920));
 		for (uint64_t i921 = 0; i921 < n922; i921++) {
@@ -42138,7 +42138,7 @@ static void sbt_vk_fa_vkCmdWaitEvents(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferMemoryBarriers = t920;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n925 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier *t923 = sbt_vk_t_alloc(f, n925 * sizeof(*t923));
 		for (uint64_t i924 = 0; i924 < n925; i924++) {
@@ -42219,14 +42219,14 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dstStageMask = (VkPipelineStageFlags)sbt_vk_t_rand(f);
 	s->dependencyFlags = (VkDependencyFlags)sbt_vk_t_rand(f);
 	s->memoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->bufferMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->imageMemoryBarrierCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n932 = (uint64_t)s->memoryBarrierCount;
 		VkMemoryBarrier *t930 = sbt_vk_t_alloc(f, n932 * sizeof(*t930));
 		for (uint64_t i931 = 0; i931 < n932; i931++) {
@@ -42234,7 +42234,7 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 		}
 		s->pMemoryBarriers = t930;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n935 = (uint64_t)s->bufferMemoryBarrierCount;
 		VkBufferMemoryBarrier *t933 = sbt_vk_t_alloc(f, n935 * sizeof(*t933));
 		for (uint64_t i934 = 0; i934 < n935; i934++) {
@@ -42242,7 +42242,7 @@ static void sbt_vk_fa_vkCmdPipelineBarrier(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferMemoryBarriers = t933;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n938 = (uint64_t)s->imageMemoryBarrierCount;
 		VkImageMemoryBarrier *t936 = sbt_vk_t_alloc(f, n938 * sizeof(*t936));
 		for (uint64_t i937 = 0; i937 < n938; i937++) {
@@ -42312,8 +42312,8 @@ static void sbt_vk_fa_vkCmdBeginQuery(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->flags = (VkQueryControlFlags)sbt_vk_t_rand(f);
 }
@@ -42339,8 +42339,8 @@ static void sbt_vk_fa_vkCmdEndQuery(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -42363,8 +42363,8 @@ static void sbt_vk_fa_vkCmdBeginConditionalRenderingEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkConditionalRenderingBeginInfoEXT *t942 = sbt_vk_t_alloc(f, sizeof(*t942));
 		sbt_vk_f_VkConditionalRenderingBeginInfoEXT(f, &(t942[0]), depth + 1);
 		s->pConditionalRenderingBegin = t942;
@@ -42390,7 +42390,7 @@ static void sbt_vk_fa_vkCmdEndConditionalRenderingEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndConditionalRenderingEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -42408,8 +42408,8 @@ static void sbt_vk_fa_vkCmdResetQueryPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -42435,9 +42435,9 @@ static void sbt_vk_fa_vkCmdWriteTimestamp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStage = (VkPipelineStageFlagBits)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -42462,11 +42462,11 @@ static void sbt_vk_fa_vkCmdCopyQueryPoolResults(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
 	s->queryCount = (uint32_t)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->stride = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->flags = (VkQueryResultFlags)sbt_vk_t_rand(f);
@@ -42501,8 +42501,8 @@ static void sbt_vk_fa_vkCmdPushConstants(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageFlags = (VkShaderStageFlags)sbt_vk_t_rand(f);
 	s->offset = (uint32_t)sbt_vk_t_rand(f);
 	s->size = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -42541,9 +42541,9 @@ static void sbt_vk_fa_vkCmdBeginRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->contents = (VkSubpassContents)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassBeginInfo *t943 = sbt_vk_t_alloc(f, sizeof(*t943));
 		sbt_vk_f_VkRenderPassBeginInfo(f, &(t943[0]), depth + 1);
 		s->pRenderPassBegin = t943;
@@ -42571,7 +42571,7 @@ static void sbt_vk_fa_vkCmdNextSubpass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->contents = (VkSubpassContents)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -42592,7 +42592,7 @@ static void sbt_vk_fa_vkCmdEndRenderPass(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndRenderPass(sbt_vk_c *c, const void *va, const void *vb)
@@ -42610,13 +42610,13 @@ static void sbt_vk_fa_vkCmdExecuteCommands(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->commandBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n946 = (uint64_t)s->commandBufferCount;
 		VkCommandBuffer *t944 = sbt_vk_t_alloc(f, n946 * sizeof(*t944));
 		for (uint64_t i945 = 0; i945 < n946; i945++) {
-			t944[i945] = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t944[i945] = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pCommandBuffers = t944;
 	}
@@ -42650,7 +42650,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t948 = sbt_vk_t_alloc(f, sizeof(*t948));
@@ -42694,7 +42694,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t953 = sbt_vk_t_alloc(f, sizeof(*t953));
@@ -42738,7 +42738,7 @@ static void sbt_vk_fa_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -42785,8 +42785,8 @@ static void sbt_vk_fa_vkGetDisplayModePropertiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t963 = sbt_vk_t_alloc(f, sizeof(*t963));
@@ -42832,10 +42832,10 @@ static void sbt_vk_fa_vkCreateDisplayModeKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayModeCreateInfoKHR *t968 = sbt_vk_t_alloc(f, sizeof(*t968));
 		sbt_vk_f_VkDisplayModeCreateInfoKHR(f, &(t968[0]), depth + 1);
 		s->pCreateInfo = t968;
@@ -42883,8 +42883,8 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->mode = (VkDisplayModeKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->mode = (VkDisplayModeKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->planeIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -42919,9 +42919,9 @@ static void sbt_vk_fa_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplaySurfaceCreateInfoKHR *t972 = sbt_vk_t_alloc(f, sizeof(*t972));
 		sbt_vk_f_VkDisplaySurfaceCreateInfoKHR(f, &(t972[0]), depth + 1);
 		s->pCreateInfo = t972;
@@ -42967,10 +42967,10 @@ static void sbt_vk_fa_vkCreateSharedSwapchainsKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n977 = (uint64_t)s->swapchainCount;
 		VkSwapchainCreateInfoKHR *t975 = sbt_vk_t_alloc(f, n977 * sizeof(*t975));
 		for (uint64_t i976 = 0; i976 < n977; i976++) {
@@ -43033,7 +43033,7 @@ static void sbt_vk_fa_vkDestroySurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t984 = sbt_vk_t_alloc(f, sizeof(*t984));
@@ -43063,9 +43063,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkBool32 *t985 = sbt_vk_t_alloc(f, sizeof(*t985));
@@ -43099,8 +43099,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSurfaceCapabilitiesKHR *t986 = sbt_vk_t_alloc(f, sizeof(*t986));
@@ -43132,7 +43132,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -43177,7 +43177,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -43222,9 +43222,9 @@ static void sbt_vk_fa_vkCreateSwapchainKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSwapchainCreateInfoKHR *t995 = sbt_vk_t_alloc(f, sizeof(*t995));
 		sbt_vk_f_VkSwapchainCreateInfoKHR(f, &(t995[0]), depth + 1);
 		s->pCreateInfo = t995;
@@ -43270,7 +43270,7 @@ static void sbt_vk_fa_vkDestroySwapchainKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t998 = sbt_vk_t_alloc(f, sizeof(*t998));
@@ -43300,8 +43300,8 @@ static void sbt_vk_fa_vkGetSwapchainImagesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t999 = sbt_vk_t_alloc(f, sizeof(*t999));
@@ -43347,8 +43347,8 @@ static void sbt_vk_fa_vkAcquireNextImageKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
@@ -43389,9 +43389,9 @@ static void sbt_vk_fa_vkQueuePresentKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPresentInfoKHR *t1005 = sbt_vk_t_alloc(f, sizeof(*t1005));
 		sbt_vk_f_VkPresentInfoKHR(f, &(t1005[0]), depth + 1);
 		s->pPresentInfo = t1005;
@@ -43419,9 +43419,9 @@ static void sbt_vk_fa_vkCreateWaylandSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkWaylandSurfaceCreateInfoKHR *t1006 = sbt_vk_t_alloc(f, sizeof(*t1006));
 		sbt_vk_f_VkWaylandSurfaceCreateInfoKHR(f, &(t1006[0]), depth + 1);
 		s->pCreateInfo = t1006;
@@ -43467,7 +43467,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_t 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = (VkBool32)sbt_vk_t_rand(f);
 	s->display = (struct wl_display *)(uintptr_t)sbt_vk_t_rand(f);
@@ -43494,9 +43494,9 @@ static void sbt_vk_fa_vkCreateXlibSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkXlibSurfaceCreateInfoKHR *t1009 = sbt_vk_t_alloc(f, sizeof(*t1009));
 		sbt_vk_f_VkXlibSurfaceCreateInfoKHR(f, &(t1009[0]), depth + 1);
 		s->pCreateInfo = t1009;
@@ -43542,7 +43542,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->visualID = (VisualID)sbt_vk_t_rand(f);
 	s->ret = (VkBool32)sbt_vk_t_rand(f);
@@ -43572,9 +43572,9 @@ static void sbt_vk_fa_vkCreateXcbSurfaceKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkXcbSurfaceCreateInfoKHR *t1012 = sbt_vk_t_alloc(f, sizeof(*t1012));
 		sbt_vk_f_VkXcbSurfaceCreateInfoKHR(f, &(t1012[0]), depth + 1);
 		s->pCreateInfo = t1012;
@@ -43620,7 +43620,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->visual_id = (xcb_visualid_t)sbt_vk_t_rand(f);
 	s->ret = (VkBool32)sbt_vk_t_rand(f);
@@ -43650,9 +43650,9 @@ static void sbt_vk_fa_vkCreateDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugReportCallbackCreateInfoEXT *t1015 = sbt_vk_t_alloc(f, sizeof(*t1015));
 		sbt_vk_f_VkDebugReportCallbackCreateInfoEXT(f, &(t1015[0]), depth + 1);
 		s->pCreateInfo = t1015;
@@ -43698,7 +43698,7 @@ static void sbt_vk_fa_vkDestroyDebugReportCallbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->callback = (VkDebugReportCallbackEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1018 = sbt_vk_t_alloc(f, sizeof(*t1018));
@@ -43728,14 +43728,14 @@ static void sbt_vk_fa_vkDebugReportMessageEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkDebugReportFlagsEXT)sbt_vk_t_rand(f);
 	s->objectType = (VkDebugReportObjectTypeEXT)(int32_t)sbt_vk_t_rand(f);
 	s->object = sbt_vk_t_handle(f);
 	s->location = (size_t)sbt_vk_t_rand(f);
 	s->messageCode = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	s->pLayerPrefix = sbt_vk_t_str(f);
-	s->pMessage = sbt_vk_t_str(f);
+	s->pLayerPrefix = sbt_vk_t_str_nonnull(f);
+	s->pMessage = sbt_vk_t_str_nonnull(f);
 }
 
 static int sbt_vk_ca_vkDebugReportMessageEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -43767,9 +43767,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectNameEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerObjectNameInfoEXT *t1019 = sbt_vk_t_alloc(f, sizeof(*t1019));
 		sbt_vk_f_VkDebugMarkerObjectNameInfoEXT(f, &(t1019[0]), depth + 1);
 		s->pNameInfo = t1019;
@@ -43797,9 +43797,9 @@ static void sbt_vk_fa_vkDebugMarkerSetObjectTagEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerObjectTagInfoEXT *t1020 = sbt_vk_t_alloc(f, sizeof(*t1020));
 		sbt_vk_f_VkDebugMarkerObjectTagInfoEXT(f, &(t1020[0]), depth + 1);
 		s->pTagInfo = t1020;
@@ -43827,8 +43827,8 @@ static void sbt_vk_fa_vkCmdDebugMarkerBeginEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerMarkerInfoEXT *t1021 = sbt_vk_t_alloc(f, sizeof(*t1021));
 		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1021[0]), depth + 1);
 		s->pMarkerInfo = t1021;
@@ -43854,7 +43854,7 @@ static void sbt_vk_fa_vkCmdDebugMarkerEndEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdDebugMarkerEndEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -43872,8 +43872,8 @@ static void sbt_vk_fa_vkCmdDebugMarkerInsertEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugMarkerMarkerInfoEXT *t1022 = sbt_vk_t_alloc(f, sizeof(*t1022));
 		sbt_vk_f_VkDebugMarkerMarkerInfoEXT(f, &(t1022[0]), depth + 1);
 		s->pMarkerInfo = t1022;
@@ -43899,7 +43899,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	s->type = (VkImageType)(int32_t)sbt_vk_t_rand(f);
 	s->tiling = (VkImageTiling)(int32_t)sbt_vk_t_rand(f);
@@ -43947,9 +43947,9 @@ static void sbt_vk_fa_vkCmdExecuteGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->isPreprocessed = (VkBool32)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsInfoNV *t1024 = sbt_vk_t_alloc(f, sizeof(*t1024));
 		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1024[0]), depth + 1);
 		s->pGeneratedCommandsInfo = t1024;
@@ -43977,8 +43977,8 @@ static void sbt_vk_fa_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsInfoNV *t1025 = sbt_vk_t_alloc(f, sizeof(*t1025));
 		sbt_vk_f_VkGeneratedCommandsInfoNV(f, &(t1025[0]), depth + 1);
 		s->pGeneratedCommandsInfo = t1025;
@@ -44004,9 +44004,9 @@ static void sbt_vk_fa_vkCmdBindPipelineShaderGroupNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupIndex = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -44031,8 +44031,8 @@ static void sbt_vk_fa_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkGeneratedCommandsMemoryRequirementsInfoNV *t1026 = sbt_vk_t_alloc(f, sizeof(*t1026));
 		sbt_vk_f_VkGeneratedCommandsMemoryRequirementsInfoNV(f, &(t1026[0]), depth + 1);
 		s->pInfo = t1026;
@@ -44067,9 +44067,9 @@ static void sbt_vk_fa_vkCreateIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkIndirectCommandsLayoutCreateInfoNV *t1028 = sbt_vk_t_alloc(f, sizeof(*t1028));
 		sbt_vk_f_VkIndirectCommandsLayoutCreateInfoNV(f, &(t1028[0]), depth + 1);
 		s->pCreateInfo = t1028;
@@ -44115,7 +44115,7 @@ static void sbt_vk_fa_vkDestroyIndirectCommandsLayoutNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectCommandsLayout = (VkIndirectCommandsLayoutNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1031 = sbt_vk_t_alloc(f, sizeof(*t1031));
@@ -44145,7 +44145,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFeatures2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceFeatures2 *t1032 = sbt_vk_t_alloc(f, sizeof(*t1032));
 		sbt_vk_f_VkPhysicalDeviceFeatures2(f, &(t1032[0]), depth + 1);
@@ -44172,7 +44172,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceProperties2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceProperties2 *t1033 = sbt_vk_t_alloc(f, sizeof(*t1033));
 		sbt_vk_f_VkPhysicalDeviceProperties2(f, &(t1033[0]), depth + 1);
@@ -44199,7 +44199,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFormatProperties2(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->format = (VkFormat)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkFormatProperties2 *t1034 = sbt_vk_t_alloc(f, sizeof(*t1034));
@@ -44229,9 +44229,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceImageFormatInfo2 *t1035 = sbt_vk_t_alloc(f, sizeof(*t1035));
 		sbt_vk_f_VkPhysicalDeviceImageFormatInfo2(f, &(t1035[0]), depth + 1);
 		s->pImageFormatInfo = t1035;
@@ -44268,7 +44268,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1037 = sbt_vk_t_alloc(f, sizeof(*t1037));
 		t1037[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -44309,7 +44309,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkPhysicalDeviceMemoryProperties2 *t1042 = sbt_vk_t_alloc(f, sizeof(*t1042));
 		sbt_vk_f_VkPhysicalDeviceMemoryProperties2(f, &(t1042[0]), depth + 1);
@@ -44336,8 +44336,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_t *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSparseImageFormatInfo2 *t1043 = sbt_vk_t_alloc(f, sizeof(*t1043));
 		sbt_vk_f_VkPhysicalDeviceSparseImageFormatInfo2(f, &(t1043[0]), depth + 1);
 		s->pFormatInfo = t1043;
@@ -44386,12 +44386,12 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->descriptorWriteCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1051 = (uint64_t)s->descriptorWriteCount;
 		VkWriteDescriptorSet *t1049 = sbt_vk_t_alloc(f, n1051 * sizeof(*t1049));
 		for (uint64_t i1050 = 0; i1050 < n1051; i1050++) {
@@ -44435,8 +44435,8 @@ static void sbt_vk_fa_vkTrimCommandPool(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->commandPool = (VkCommandPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->commandPool = (VkCommandPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->flags = (VkCommandPoolTrimFlags)sbt_vk_t_rand(f);
 }
 
@@ -44459,8 +44459,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalBufferInfo *t1053 = sbt_vk_t_alloc(f, sizeof(*t1053));
 		sbt_vk_f_VkPhysicalDeviceExternalBufferInfo(f, &(t1053[0]), depth + 1);
 		s->pExternalBufferInfo = t1053;
@@ -44495,9 +44495,9 @@ static void sbt_vk_fa_vkGetMemoryFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryGetFdInfoKHR *t1055 = sbt_vk_t_alloc(f, sizeof(*t1055));
 		sbt_vk_f_VkMemoryGetFdInfoKHR(f, &(t1055[0]), depth + 1);
 		s->pGetFdInfo = t1055;
@@ -44534,7 +44534,7 @@ static void sbt_vk_fa_vkGetMemoryFdPropertiesKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->handleType = (VkExternalMemoryHandleTypeFlagBits)sbt_vk_t_rand(f);
 	s->fd = (int)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -44570,9 +44570,9 @@ static void sbt_vk_fa_vkGetMemoryRemoteAddressNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMemoryGetRemoteAddressInfoNV *t1058 = sbt_vk_t_alloc(f, sizeof(*t1058));
 		sbt_vk_f_VkMemoryGetRemoteAddressInfoNV(f, &(t1058[0]), depth + 1);
 		s->pMemoryGetRemoteAddressInfo = t1058;
@@ -44609,8 +44609,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalSemaphoreInfo *t1060 = sbt_vk_t_alloc(f, sizeof(*t1060));
 		sbt_vk_f_VkPhysicalDeviceExternalSemaphoreInfo(f, &(t1060[0]), depth + 1);
 		s->pExternalSemaphoreInfo = t1060;
@@ -44645,9 +44645,9 @@ static void sbt_vk_fa_vkGetSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreGetFdInfoKHR *t1062 = sbt_vk_t_alloc(f, sizeof(*t1062));
 		sbt_vk_f_VkSemaphoreGetFdInfoKHR(f, &(t1062[0]), depth + 1);
 		s->pGetFdInfo = t1062;
@@ -44684,9 +44684,9 @@ static void sbt_vk_fa_vkImportSemaphoreFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImportSemaphoreFdInfoKHR *t1064 = sbt_vk_t_alloc(f, sizeof(*t1064));
 		sbt_vk_f_VkImportSemaphoreFdInfoKHR(f, &(t1064[0]), depth + 1);
 		s->pImportSemaphoreFdInfo = t1064;
@@ -44714,8 +44714,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceExternalFenceInfo *t1065 = sbt_vk_t_alloc(f, sizeof(*t1065));
 		sbt_vk_f_VkPhysicalDeviceExternalFenceInfo(f, &(t1065[0]), depth + 1);
 		s->pExternalFenceInfo = t1065;
@@ -44750,9 +44750,9 @@ static void sbt_vk_fa_vkGetFenceFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkFenceGetFdInfoKHR *t1067 = sbt_vk_t_alloc(f, sizeof(*t1067));
 		sbt_vk_f_VkFenceGetFdInfoKHR(f, &(t1067[0]), depth + 1);
 		s->pGetFdInfo = t1067;
@@ -44789,9 +44789,9 @@ static void sbt_vk_fa_vkImportFenceFdKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImportFenceFdInfoKHR *t1069 = sbt_vk_t_alloc(f, sizeof(*t1069));
 		sbt_vk_f_VkImportFenceFdInfoKHR(f, &(t1069[0]), depth + 1);
 		s->pImportFenceFdInfo = t1069;
@@ -44819,8 +44819,8 @@ static void sbt_vk_fa_vkReleaseDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -44843,8 +44843,8 @@ static void sbt_vk_fa_vkAcquireXlibDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	s->dpy = (Display *)(uintptr_t)sbt_vk_t_rand(f);
 }
@@ -44870,7 +44870,7 @@ static void sbt_vk_fa_vkGetRandROutputDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rrOutput = (RROutput)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	s->dpy = (Display *)(uintptr_t)sbt_vk_t_rand(f);
@@ -44906,10 +44906,10 @@ static void sbt_vk_fa_vkDisplayPowerControlEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayPowerInfoEXT *t1071 = sbt_vk_t_alloc(f, sizeof(*t1071));
 		sbt_vk_f_VkDisplayPowerInfoEXT(f, &(t1071[0]), depth + 1);
 		s->pDisplayPowerInfo = t1071;
@@ -44939,9 +44939,9 @@ static void sbt_vk_fa_vkRegisterDeviceEventEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceEventInfoEXT *t1072 = sbt_vk_t_alloc(f, sizeof(*t1072));
 		sbt_vk_f_VkDeviceEventInfoEXT(f, &(t1072[0]), depth + 1);
 		s->pDeviceEventInfo = t1072;
@@ -44987,10 +44987,10 @@ static void sbt_vk_fa_vkRegisterDisplayEventEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayEventInfoEXT *t1075 = sbt_vk_t_alloc(f, sizeof(*t1075));
 		sbt_vk_f_VkDisplayEventInfoEXT(f, &(t1075[0]), depth + 1);
 		s->pDisplayEventInfo = t1075;
@@ -45038,8 +45038,8 @@ static void sbt_vk_fa_vkGetSwapchainCounterEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->counter = (VkSurfaceCounterFlagBitsEXT)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -45074,8 +45074,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkSurfaceCapabilities2EXT *t1079 = sbt_vk_t_alloc(f, sizeof(*t1079));
@@ -45107,7 +45107,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceGroups(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1080 = sbt_vk_t_alloc(f, sizeof(*t1080));
@@ -45151,7 +45151,7 @@ static void sbt_vk_fa_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->heapIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->localDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->remoteDeviceIndex = (uint32_t)sbt_vk_t_rand(f);
@@ -45187,10 +45187,10 @@ static void sbt_vk_fa_vkBindBufferMemory2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1088 = (uint64_t)s->bindInfoCount;
 		VkBindBufferMemoryInfo *t1086 = sbt_vk_t_alloc(f, n1088 * sizeof(*t1086));
 		for (uint64_t i1087 = 0; i1087 < n1088; i1087++) {
@@ -45230,10 +45230,10 @@ static void sbt_vk_fa_vkBindImageMemory2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1092 = (uint64_t)s->bindInfoCount;
 		VkBindImageMemoryInfo *t1090 = sbt_vk_t_alloc(f, n1092 * sizeof(*t1090));
 		for (uint64_t i1091 = 0; i1091 < n1092; i1091++) {
@@ -45273,7 +45273,7 @@ static void sbt_vk_fa_vkCmdSetDeviceMask(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deviceMask = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -45294,7 +45294,7 @@ static void sbt_vk_fa_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceGroupPresentCapabilitiesKHR *t1094 = sbt_vk_t_alloc(f, sizeof(*t1094));
@@ -45324,8 +45324,8 @@ static void sbt_vk_fa_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceGroupPresentModeFlagsKHR *t1095 = sbt_vk_t_alloc(f, sizeof(*t1095));
@@ -45357,9 +45357,9 @@ static void sbt_vk_fa_vkAcquireNextImage2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAcquireNextImageInfoKHR *t1096 = sbt_vk_t_alloc(f, sizeof(*t1096));
 		sbt_vk_f_VkAcquireNextImageInfoKHR(f, &(t1096[0]), depth + 1);
 		s->pAcquireInfo = t1096;
@@ -45396,7 +45396,7 @@ static void sbt_vk_fa_vkCmdDispatchBase(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->baseGroupX = (uint32_t)sbt_vk_t_rand(f);
 	s->baseGroupY = (uint32_t)sbt_vk_t_rand(f);
 	s->baseGroupZ = (uint32_t)sbt_vk_t_rand(f);
@@ -45432,8 +45432,8 @@ static void sbt_vk_fa_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->surface = (VkSurfaceKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->surface = (VkSurfaceKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1098 = sbt_vk_t_alloc(f, sizeof(*t1098));
@@ -45477,9 +45477,9 @@ static void sbt_vk_fa_vkCreateDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorUpdateTemplateCreateInfo *t1102 = sbt_vk_t_alloc(f, sizeof(*t1102));
 		sbt_vk_f_VkDescriptorUpdateTemplateCreateInfo(f, &(t1102[0]), depth + 1);
 		s->pCreateInfo = t1102;
@@ -45525,7 +45525,7 @@ static void sbt_vk_fa_vkDestroyDescriptorUpdateTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1105 = sbt_vk_t_alloc(f, sizeof(*t1105));
@@ -45555,9 +45555,9 @@ static void sbt_vk_fa_vkUpdateDescriptorSetWithTemplate(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pData = sbt_vk_t_blob(f, SBT_VK_T_TEMPLATE_LEN);
 }
 
@@ -45582,9 +45582,9 @@ static void sbt_vk_fa_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorUpdateTemplate = (VkDescriptorUpdateTemplate)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 	s->pData = sbt_vk_t_blob(f, SBT_VK_T_TEMPLATE_LEN);
 }
@@ -45612,17 +45612,17 @@ static void sbt_vk_fa_vkSetHdrMetadataEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->swapchainCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1108 = (uint64_t)s->swapchainCount;
 		VkSwapchainKHR *t1106 = sbt_vk_t_alloc(f, n1108 * sizeof(*t1106));
 		for (uint64_t i1107 = 0; i1107 < n1108; i1107++) {
-			t1106[i1107] = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t1106[i1107] = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSwapchains = t1106;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1111 = (uint64_t)s->swapchainCount;
 		VkHdrMetadataEXT *t1109 = sbt_vk_t_alloc(f, n1111 * sizeof(*t1109));
 		for (uint64_t i1110 = 0; i1110 < n1111; i1110++) {
@@ -45671,8 +45671,8 @@ static void sbt_vk_fa_vkGetSwapchainStatusKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -45695,8 +45695,8 @@ static void sbt_vk_fa_vkGetRefreshCycleDurationGOOGLE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkRefreshCycleDurationGOOGLE *t1114 = sbt_vk_t_alloc(f, sizeof(*t1114));
@@ -45728,8 +45728,8 @@ static void sbt_vk_fa_vkGetPastPresentationTimingGOOGLE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1115 = sbt_vk_t_alloc(f, sizeof(*t1115));
@@ -45775,10 +45775,10 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1122 = (uint64_t)s->viewportCount;
 		VkViewportWScalingNV *t1120 = sbt_vk_t_alloc(f, n1122 * sizeof(*t1120));
 		for (uint64_t i1121 = 0; i1121 < n1122; i1121++) {
@@ -45816,10 +45816,10 @@ static void sbt_vk_fa_vkCmdSetDiscardRectangleEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstDiscardRectangle = (uint32_t)sbt_vk_t_rand(f);
 	s->discardRectangleCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1125 = (uint64_t)s->discardRectangleCount;
 		VkRect2D *t1123 = sbt_vk_t_alloc(f, n1125 * sizeof(*t1123));
 		for (uint64_t i1124 = 0; i1124 < n1125; i1124++) {
@@ -45857,8 +45857,8 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSampleLocationsInfoEXT *t1126 = sbt_vk_t_alloc(f, sizeof(*t1126));
 		sbt_vk_f_VkSampleLocationsInfoEXT(f, &(t1126[0]), depth + 1);
 		s->pSampleLocationsInfo = t1126;
@@ -45884,7 +45884,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkMultisamplePropertiesEXT *t1127 = sbt_vk_t_alloc(f, sizeof(*t1127));
@@ -45914,9 +45914,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSurfaceInfo2KHR *t1128 = sbt_vk_t_alloc(f, sizeof(*t1128));
 		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1128[0]), depth + 1);
 		s->pSurfaceInfo = t1128;
@@ -45953,9 +45953,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceSurfaceInfo2KHR *t1130 = sbt_vk_t_alloc(f, sizeof(*t1130));
 		sbt_vk_f_VkPhysicalDeviceSurfaceInfo2KHR(f, &(t1130[0]), depth + 1);
 		s->pSurfaceInfo = t1130;
@@ -46006,7 +46006,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1136 = sbt_vk_t_alloc(f, sizeof(*t1136));
@@ -46050,7 +46050,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1141 = sbt_vk_t_alloc(f, sizeof(*t1141));
@@ -46094,8 +46094,8 @@ static void sbt_vk_fa_vkGetDisplayModeProperties2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1146 = sbt_vk_t_alloc(f, sizeof(*t1146));
@@ -46141,9 +46141,9 @@ static void sbt_vk_fa_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDisplayPlaneInfo2KHR *t1151 = sbt_vk_t_alloc(f, sizeof(*t1151));
 		sbt_vk_f_VkDisplayPlaneInfo2KHR(f, &(t1151[0]), depth + 1);
 		s->pDisplayPlaneInfo = t1151;
@@ -46180,8 +46180,8 @@ static void sbt_vk_fa_vkGetBufferMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferMemoryRequirementsInfo2 *t1153 = sbt_vk_t_alloc(f, sizeof(*t1153));
 		sbt_vk_f_VkBufferMemoryRequirementsInfo2(f, &(t1153[0]), depth + 1);
 		s->pInfo = t1153;
@@ -46216,8 +46216,8 @@ static void sbt_vk_fa_vkGetImageMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageMemoryRequirementsInfo2 *t1155 = sbt_vk_t_alloc(f, sizeof(*t1155));
 		sbt_vk_f_VkImageMemoryRequirementsInfo2(f, &(t1155[0]), depth + 1);
 		s->pInfo = t1155;
@@ -46252,8 +46252,8 @@ static void sbt_vk_fa_vkGetImageSparseMemoryRequirements2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSparseMemoryRequirementsInfo2 *t1157 = sbt_vk_t_alloc(f, sizeof(*t1157));
 		sbt_vk_f_VkImageSparseMemoryRequirementsInfo2(f, &(t1157[0]), depth + 1);
 		s->pInfo = t1157;
@@ -46302,8 +46302,8 @@ static void sbt_vk_fa_vkGetDeviceBufferMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceBufferMemoryRequirements *t1163 = sbt_vk_t_alloc(f, sizeof(*t1163));
 		sbt_vk_f_VkDeviceBufferMemoryRequirements(f, &(t1163[0]), depth + 1);
 		s->pInfo = t1163;
@@ -46338,8 +46338,8 @@ static void sbt_vk_fa_vkGetDeviceImageMemoryRequirements(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceImageMemoryRequirements *t1165 = sbt_vk_t_alloc(f, sizeof(*t1165));
 		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1165[0]), depth + 1);
 		s->pInfo = t1165;
@@ -46374,8 +46374,8 @@ static void sbt_vk_fa_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceImageMemoryRequirements *t1167 = sbt_vk_t_alloc(f, sizeof(*t1167));
 		sbt_vk_f_VkDeviceImageMemoryRequirements(f, &(t1167[0]), depth + 1);
 		s->pInfo = t1167;
@@ -46424,9 +46424,9 @@ static void sbt_vk_fa_vkCreateSamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSamplerYcbcrConversionCreateInfo *t1173 = sbt_vk_t_alloc(f, sizeof(*t1173));
 		sbt_vk_f_VkSamplerYcbcrConversionCreateInfo(f, &(t1173[0]), depth + 1);
 		s->pCreateInfo = t1173;
@@ -46472,7 +46472,7 @@ static void sbt_vk_fa_vkDestroySamplerYcbcrConversion(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ycbcrConversion = (VkSamplerYcbcrConversion)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1176 = sbt_vk_t_alloc(f, sizeof(*t1176));
@@ -46502,8 +46502,8 @@ static void sbt_vk_fa_vkGetDeviceQueue2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceQueueInfo2 *t1177 = sbt_vk_t_alloc(f, sizeof(*t1177));
 		sbt_vk_f_VkDeviceQueueInfo2(f, &(t1177[0]), depth + 1);
 		s->pQueueInfo = t1177;
@@ -46538,9 +46538,9 @@ static void sbt_vk_fa_vkCreateValidationCacheEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkValidationCacheCreateInfoEXT *t1179 = sbt_vk_t_alloc(f, sizeof(*t1179));
 		sbt_vk_f_VkValidationCacheCreateInfoEXT(f, &(t1179[0]), depth + 1);
 		s->pCreateInfo = t1179;
@@ -46586,7 +46586,7 @@ static void sbt_vk_fa_vkDestroyValidationCacheEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1182 = sbt_vk_t_alloc(f, sizeof(*t1182));
@@ -46616,8 +46616,8 @@ static void sbt_vk_fa_vkGetValidationCacheDataEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->validationCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->validationCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		size_t *t1183 = sbt_vk_t_alloc(f, sizeof(*t1183));
@@ -46654,15 +46654,15 @@ static void sbt_vk_fa_vkMergeValidationCachesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->dstCache = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dstCache = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->srcCacheCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1186 = (uint64_t)s->srcCacheCount;
 		VkValidationCacheEXT *t1184 = sbt_vk_t_alloc(f, n1186 * sizeof(*t1184));
 		for (uint64_t i1185 = 0; i1185 < n1186; i1185++) {
-			t1184[i1185] = (VkValidationCacheEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1184[i1185] = (VkValidationCacheEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pSrcCaches = t1184;
 	}
@@ -46700,8 +46700,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSupport(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetLayoutCreateInfo *t1188 = sbt_vk_t_alloc(f, sizeof(*t1188));
 		sbt_vk_f_VkDescriptorSetLayoutCreateInfo(f, &(t1188[0]), depth + 1);
 		s->pCreateInfo = t1188;
@@ -46736,8 +46736,8 @@ static void sbt_vk_fa_vkGetShaderInfoAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shaderStage = (VkShaderStageFlagBits)sbt_vk_t_rand(f);
 	s->infoType = (VkShaderInfoTypeAMD)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -46780,8 +46780,8 @@ static void sbt_vk_fa_vkSetLocalDimmingAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapChain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapChain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->localDimmingEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -46804,7 +46804,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1191 = sbt_vk_t_alloc(f, sizeof(*t1191));
@@ -46846,10 +46846,10 @@ static void sbt_vk_fa_vkGetCalibratedTimestampsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timestampCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1197 = (uint64_t)s->timestampCount;
 		VkCalibratedTimestampInfoEXT *t1195 = sbt_vk_t_alloc(f, n1197 * sizeof(*t1195));
 		for (uint64_t i1196 = 0; i1196 < n1197; i1196++) {
@@ -46910,9 +46910,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectNameEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsObjectNameInfoEXT *t1203 = sbt_vk_t_alloc(f, sizeof(*t1203));
 		sbt_vk_f_VkDebugUtilsObjectNameInfoEXT(f, &(t1203[0]), depth + 1);
 		s->pNameInfo = t1203;
@@ -46940,9 +46940,9 @@ static void sbt_vk_fa_vkSetDebugUtilsObjectTagEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsObjectTagInfoEXT *t1204 = sbt_vk_t_alloc(f, sizeof(*t1204));
 		sbt_vk_f_VkDebugUtilsObjectTagInfoEXT(f, &(t1204[0]), depth + 1);
 		s->pTagInfo = t1204;
@@ -46970,8 +46970,8 @@ static void sbt_vk_fa_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1205 = sbt_vk_t_alloc(f, sizeof(*t1205));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1205[0]), depth + 1);
 		s->pLabelInfo = t1205;
@@ -46997,7 +46997,7 @@ static void sbt_vk_fa_vkQueueEndDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkQueueEndDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -47015,8 +47015,8 @@ static void sbt_vk_fa_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1206 = sbt_vk_t_alloc(f, sizeof(*t1206));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1206[0]), depth + 1);
 		s->pLabelInfo = t1206;
@@ -47042,8 +47042,8 @@ static void sbt_vk_fa_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1207 = sbt_vk_t_alloc(f, sizeof(*t1207));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1207[0]), depth + 1);
 		s->pLabelInfo = t1207;
@@ -47069,7 +47069,7 @@ static void sbt_vk_fa_vkCmdEndDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndDebugUtilsLabelEXT(sbt_vk_c *c, const void *va, const void *vb)
@@ -47087,8 +47087,8 @@ static void sbt_vk_fa_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsLabelEXT *t1208 = sbt_vk_t_alloc(f, sizeof(*t1208));
 		sbt_vk_f_VkDebugUtilsLabelEXT(f, &(t1208[0]), depth + 1);
 		s->pLabelInfo = t1208;
@@ -47114,9 +47114,9 @@ static void sbt_vk_fa_vkCreateDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsMessengerCreateInfoEXT *t1209 = sbt_vk_t_alloc(f, sizeof(*t1209));
 		sbt_vk_f_VkDebugUtilsMessengerCreateInfoEXT(f, &(t1209[0]), depth + 1);
 		s->pCreateInfo = t1209;
@@ -47162,7 +47162,7 @@ static void sbt_vk_fa_vkDestroyDebugUtilsMessengerEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->messenger = (VkDebugUtilsMessengerEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1212 = sbt_vk_t_alloc(f, sizeof(*t1212));
@@ -47192,10 +47192,10 @@ static void sbt_vk_fa_vkSubmitDebugUtilsMessageEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->messageSeverity = (VkDebugUtilsMessageSeverityFlagBitsEXT)sbt_vk_t_rand(f);
 	s->messageTypes = (VkDebugUtilsMessageTypeFlagsEXT)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDebugUtilsMessengerCallbackDataEXT *t1213 = sbt_vk_t_alloc(f, sizeof(*t1213));
 		sbt_vk_f_VkDebugUtilsMessengerCallbackDataEXT(f, &(t1213[0]), depth + 1);
 		s->pCallbackData = t1213;
@@ -47225,9 +47225,9 @@ static void sbt_vk_fa_vkCmdWriteBufferMarkerAMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStage = (VkPipelineStageFlagBits)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->marker = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -47255,9 +47255,9 @@ static void sbt_vk_fa_vkCreateRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassCreateInfo2 *t1214 = sbt_vk_t_alloc(f, sizeof(*t1214));
 		sbt_vk_f_VkRenderPassCreateInfo2(f, &(t1214[0]), depth + 1);
 		s->pCreateInfo = t1214;
@@ -47303,13 +47303,13 @@ static void sbt_vk_fa_vkCmdBeginRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderPassBeginInfo *t1217 = sbt_vk_t_alloc(f, sizeof(*t1217));
 		sbt_vk_f_VkRenderPassBeginInfo(f, &(t1217[0]), depth + 1);
 		s->pRenderPassBegin = t1217;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassBeginInfo *t1218 = sbt_vk_t_alloc(f, sizeof(*t1218));
 		sbt_vk_f_VkSubpassBeginInfo(f, &(t1218[0]), depth + 1);
 		s->pSubpassBeginInfo = t1218;
@@ -47339,13 +47339,13 @@ static void sbt_vk_fa_vkCmdNextSubpass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassBeginInfo *t1219 = sbt_vk_t_alloc(f, sizeof(*t1219));
 		sbt_vk_f_VkSubpassBeginInfo(f, &(t1219[0]), depth + 1);
 		s->pSubpassBeginInfo = t1219;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassEndInfo *t1220 = sbt_vk_t_alloc(f, sizeof(*t1220));
 		sbt_vk_f_VkSubpassEndInfo(f, &(t1220[0]), depth + 1);
 		s->pSubpassEndInfo = t1220;
@@ -47375,8 +47375,8 @@ static void sbt_vk_fa_vkCmdEndRenderPass2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSubpassEndInfo *t1221 = sbt_vk_t_alloc(f, sizeof(*t1221));
 		sbt_vk_f_VkSubpassEndInfo(f, &(t1221[0]), depth + 1);
 		s->pSubpassEndInfo = t1221;
@@ -47402,8 +47402,8 @@ static void sbt_vk_fa_vkGetSemaphoreCounterValue(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->semaphore = (VkSemaphore)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->semaphore = (VkSemaphore)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint64_t *t1222 = sbt_vk_t_alloc(f, sizeof(*t1222));
@@ -47435,10 +47435,10 @@ static void sbt_vk_fa_vkWaitSemaphores(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreWaitInfo *t1223 = sbt_vk_t_alloc(f, sizeof(*t1223));
 		sbt_vk_f_VkSemaphoreWaitInfo(f, &(t1223[0]), depth + 1);
 		s->pWaitInfo = t1223;
@@ -47468,9 +47468,9 @@ static void sbt_vk_fa_vkSignalSemaphore(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkSemaphoreSignalInfo *t1224 = sbt_vk_t_alloc(f, sizeof(*t1224));
 		sbt_vk_f_VkSemaphoreSignalInfo(f, &(t1224[0]), depth + 1);
 		s->pSignalInfo = t1224;
@@ -47498,10 +47498,10 @@ static void sbt_vk_fa_vkCmdDrawIndirectCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47534,10 +47534,10 @@ static void sbt_vk_fa_vkCmdDrawIndexedIndirectCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -47570,7 +47570,7 @@ static void sbt_vk_fa_vkCmdSetCheckpointNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pCheckpointMarker = (const void *)(uintptr_t)sbt_vk_t_rand(f);
 }
 
@@ -47591,7 +47591,7 @@ static void sbt_vk_fa_vkGetQueueCheckpointDataNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1225 = sbt_vk_t_alloc(f, sizeof(*t1225));
 		t1225[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -47632,18 +47632,18 @@ static void sbt_vk_fa_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1232 = (uint64_t)s->bindingCount;
 		VkBuffer *t1230 = sbt_vk_t_alloc(f, n1232 * sizeof(*t1230));
 		for (uint64_t i1231 = 0; i1231 < n1232; i1231++) {
-			t1230[i1231] = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+			t1230[i1231] = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pBuffers = t1230;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1235 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t1233 = sbt_vk_t_alloc(f, n1235 * sizeof(*t1233));
 		for (uint64_t i1234 = 0; i1234 < n1235; i1234++) {
@@ -47709,7 +47709,7 @@ static void sbt_vk_fa_vkCmdBeginTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -47769,7 +47769,7 @@ static void sbt_vk_fa_vkCmdEndTransformFeedbackEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstCounterBuffer = (uint32_t)sbt_vk_t_rand(f);
 	s->counterBufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -47829,8 +47829,8 @@ static void sbt_vk_fa_vkCmdBeginQueryIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->flags = (VkQueryControlFlags)sbt_vk_t_rand(f);
 	s->index = (uint32_t)sbt_vk_t_rand(f);
@@ -47859,8 +47859,8 @@ static void sbt_vk_fa_vkCmdEndQueryIndexedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 	s->index = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -47886,10 +47886,10 @@ static void sbt_vk_fa_vkCmdDrawIndirectByteCountEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->instanceCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstInstance = (uint32_t)sbt_vk_t_rand(f);
-	s->counterBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->counterBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->counterBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->counterOffset = (uint32_t)sbt_vk_t_rand(f);
 	s->vertexStride = (uint32_t)sbt_vk_t_rand(f);
@@ -47922,10 +47922,10 @@ static void sbt_vk_fa_vkCmdSetExclusiveScissorNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstExclusiveScissor = (uint32_t)sbt_vk_t_rand(f);
 	s->exclusiveScissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1256 = (uint64_t)s->exclusiveScissorCount;
 		VkRect2D *t1254 = sbt_vk_t_alloc(f, n1256 * sizeof(*t1254));
 		for (uint64_t i1255 = 0; i1255 < n1256; i1255++) {
@@ -47963,7 +47963,7 @@ static void sbt_vk_fa_vkCmdBindShadingRateImageNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
@@ -47987,10 +47987,10 @@ static void sbt_vk_fa_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1259 = (uint64_t)s->viewportCount;
 		VkShadingRatePaletteNV *t1257 = sbt_vk_t_alloc(f, n1259 * sizeof(*t1257));
 		for (uint64_t i1258 = 0; i1258 < n1259; i1258++) {
@@ -48030,10 +48030,10 @@ static void sbt_vk_fa_vkCmdSetCoarseSampleOrderNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampleOrderType = (VkCoarseSampleOrderTypeNV)(int32_t)sbt_vk_t_rand(f);
 	s->customSampleOrderCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1263 = (uint64_t)s->customSampleOrderCount;
 		VkCoarseSampleOrderCustomNV *t1261 = sbt_vk_t_alloc(f, n1263 * sizeof(*t1261));
 		for (uint64_t i1262 = 0; i1262 < n1263; i1262++) {
@@ -48073,7 +48073,7 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->taskCount = (uint32_t)sbt_vk_t_rand(f);
 	s->firstTask = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -48097,8 +48097,8 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48127,10 +48127,10 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48163,7 +48163,7 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->groupCountX = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountY = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCountZ = (uint32_t)sbt_vk_t_rand(f);
@@ -48190,8 +48190,8 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->drawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48220,10 +48220,10 @@ static void sbt_vk_fa_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->buffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->buffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->offset = (VkDeviceSize)sbt_vk_t_rand(f);
-	s->countBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->countBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->countBufferOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->maxDrawCount = (uint32_t)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -48256,8 +48256,8 @@ static void sbt_vk_fa_vkCompileDeferredNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shader = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -48283,9 +48283,9 @@ static void sbt_vk_fa_vkCreateAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureCreateInfoNV *t1265 = sbt_vk_t_alloc(f, sizeof(*t1265));
 		sbt_vk_f_VkAccelerationStructureCreateInfoNV(f, &(t1265[0]), depth + 1);
 		s->pCreateInfo = t1265;
@@ -48331,7 +48331,7 @@ static void sbt_vk_fa_vkCmdBindInvocationMaskHUAWEI(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->imageLayout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
 }
@@ -48355,7 +48355,7 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1268 = sbt_vk_t_alloc(f, sizeof(*t1268));
@@ -48385,7 +48385,7 @@ static void sbt_vk_fa_vkDestroyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1269 = sbt_vk_t_alloc(f, sizeof(*t1269));
@@ -48415,8 +48415,8 @@ static void sbt_vk_fa_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_t *f
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureMemoryRequirementsInfoNV *t1270 = sbt_vk_t_alloc(f, sizeof(*t1270));
 		sbt_vk_f_VkAccelerationStructureMemoryRequirementsInfoNV(f, &(t1270[0]), depth + 1);
 		s->pInfo = t1270;
@@ -48451,10 +48451,10 @@ static void sbt_vk_fa_vkBindAccelerationStructureMemoryNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1274 = (uint64_t)s->bindInfoCount;
 		VkBindAccelerationStructureMemoryInfoNV *t1272 = sbt_vk_t_alloc(f, n1274 * sizeof(*t1272));
 		for (uint64_t i1273 = 0; i1273 < n1274; i1273++) {
@@ -48494,9 +48494,9 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->dst = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->src = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->dst = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->src = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->mode = (VkCopyAccelerationStructureModeKHR)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -48521,8 +48521,8 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyAccelerationStructureInfoKHR *t1276 = sbt_vk_t_alloc(f, sizeof(*t1276));
 		sbt_vk_f_VkCopyAccelerationStructureInfoKHR(f, &(t1276[0]), depth + 1);
 		s->pInfo = t1276;
@@ -48548,8 +48548,8 @@ static void sbt_vk_fa_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyAccelerationStructureToMemoryInfoKHR *t1277 = sbt_vk_t_alloc(f, sizeof(*t1277));
 		sbt_vk_f_VkCopyAccelerationStructureToMemoryInfoKHR(f, &(t1277[0]), depth + 1);
 		s->pInfo = t1277;
@@ -48575,8 +48575,8 @@ static void sbt_vk_fa_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_t *f, voi
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToAccelerationStructureInfoKHR *t1278 = sbt_vk_t_alloc(f, sizeof(*t1278));
 		sbt_vk_f_VkCopyMemoryToAccelerationStructureInfoKHR(f, &(t1278[0]), depth + 1);
 		s->pInfo = t1278;
@@ -48602,16 +48602,16 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_t *f,
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1281 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureKHR *t1279 = sbt_vk_t_alloc(f, n1281 * sizeof(*t1279));
 		for (uint64_t i1280 = 0; i1280 < n1281; i1280++) {
-			t1279[i1280] = (VkAccelerationStructureKHR)(uintptr_t)sbt_vk_t_handle(f);
+			t1279[i1280] = (VkAccelerationStructureKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAccelerationStructures = t1279;
 	}
@@ -48651,16 +48651,16 @@ static void sbt_vk_fa_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->accelerationStructureCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1285 = (uint64_t)s->accelerationStructureCount;
 		VkAccelerationStructureNV *t1283 = sbt_vk_t_alloc(f, n1285 * sizeof(*t1283));
 		for (uint64_t i1284 = 0; i1284 < n1285; i1284++) {
-			t1283[i1284] = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+			t1283[i1284] = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pAccelerationStructures = t1283;
 	}
@@ -48700,15 +48700,15 @@ static void sbt_vk_fa_vkCmdBuildAccelerationStructureNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->instanceData = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->instanceOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->update = (VkBool32)sbt_vk_t_rand(f);
-	s->dst = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->dst = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->src = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
-	s->scratch = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->scratch = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scratchOffset = (VkDeviceSize)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureInfoNV *t1287 = sbt_vk_t_alloc(f, sizeof(*t1287));
 		sbt_vk_f_VkAccelerationStructureInfoNV(f, &(t1287[0]), depth + 1);
 		s->pInfo = t1287;
@@ -48748,26 +48748,26 @@ static void sbt_vk_fa_vkCmdTraceRaysKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->width = (uint32_t)sbt_vk_t_rand(f);
 	s->height = (uint32_t)sbt_vk_t_rand(f);
 	s->depth = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1288 = sbt_vk_t_alloc(f, sizeof(*t1288));
 		sbt_vk_t_bytes(f, &(t1288[0]), sizeof(t1288[0]));
 		s->pRaygenShaderBindingTable = t1288;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1289 = sbt_vk_t_alloc(f, sizeof(*t1289));
 		sbt_vk_t_bytes(f, &(t1289[0]), sizeof(t1289[0]));
 		s->pMissShaderBindingTable = t1289;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1290 = sbt_vk_t_alloc(f, sizeof(*t1290));
 		sbt_vk_t_bytes(f, &(t1290[0]), sizeof(t1290[0]));
 		s->pHitShaderBindingTable = t1290;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1291 = sbt_vk_t_alloc(f, sizeof(*t1291));
 		sbt_vk_t_bytes(f, &(t1291[0]), sizeof(t1291[0]));
 		s->pCallableShaderBindingTable = t1291;
@@ -48811,8 +48811,8 @@ static void sbt_vk_fa_vkCmdTraceRaysNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->raygenShaderBindingTableBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->raygenShaderBindingOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->missShaderBindingTableBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
 	s->missShaderBindingOffset = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -48871,8 +48871,8 @@ static void sbt_vk_fa_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstGroup = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -48909,8 +48909,8 @@ static void sbt_vk_fa_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_t
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstGroup = (uint32_t)sbt_vk_t_rand(f);
 	s->groupCount = (uint32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
@@ -48947,8 +48947,8 @@ static void sbt_vk_fa_vkGetAccelerationStructureHandleNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->accelerationStructure = (VkAccelerationStructureNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
 	s->pData = sbt_vk_t_blob(f, (size_t)((uint64_t)s->dataSize));
@@ -48979,11 +48979,11 @@ static void sbt_vk_fa_vkCreateRayTracingPipelinesNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineCache = (VkPipelineCache)(uintptr_t)sbt_vk_t_handle(f);
 	s->createInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1294 = (uint64_t)s->createInfoCount;
 		VkRayTracingPipelineCreateInfoNV *t1292 = sbt_vk_t_alloc(f, n1294 * sizeof(*t1292));
 		for (uint64_t i1293 = 0; i1293 < n1294; i1293++) {
@@ -49048,7 +49048,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_t 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1301 = sbt_vk_t_alloc(f, sizeof(*t1301));
@@ -49092,24 +49092,24 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirectKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1306 = sbt_vk_t_alloc(f, sizeof(*t1306));
 		sbt_vk_t_bytes(f, &(t1306[0]), sizeof(t1306[0]));
 		s->pRaygenShaderBindingTable = t1306;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1307 = sbt_vk_t_alloc(f, sizeof(*t1307));
 		sbt_vk_t_bytes(f, &(t1307[0]), sizeof(t1307[0]));
 		s->pMissShaderBindingTable = t1307;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1308 = sbt_vk_t_alloc(f, sizeof(*t1308));
 		sbt_vk_t_bytes(f, &(t1308[0]), sizeof(t1308[0]));
 		s->pHitShaderBindingTable = t1308;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkStridedDeviceAddressRegionKHR *t1309 = sbt_vk_t_alloc(f, sizeof(*t1309));
 		sbt_vk_t_bytes(f, &(t1309[0]), sizeof(t1309[0]));
 		s->pCallableShaderBindingTable = t1309;
@@ -49149,7 +49149,7 @@ static void sbt_vk_fa_vkCmdTraceRaysIndirect2KHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectDeviceAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 }
 
@@ -49170,8 +49170,8 @@ static void sbt_vk_fa_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_t 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureVersionInfoKHR *t1310 = sbt_vk_t_alloc(f, sizeof(*t1310));
 		sbt_vk_f_VkAccelerationStructureVersionInfoKHR(f, &(t1310[0]), depth + 1);
 		s->pVersionInfo = t1310;
@@ -49206,8 +49206,8 @@ static void sbt_vk_fa_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->pipeline = (VkPipeline)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->pipeline = (VkPipeline)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->group = (uint32_t)sbt_vk_t_rand(f);
 	s->groupShader = (VkShaderGroupShaderKHR)(int32_t)sbt_vk_t_rand(f);
 	s->ret = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -49236,7 +49236,7 @@ static void sbt_vk_fa_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineStackSize = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -49257,9 +49257,9 @@ static void sbt_vk_fa_vkGetImageViewHandleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageViewHandleInfoNVX *t1312 = sbt_vk_t_alloc(f, sizeof(*t1312));
 		sbt_vk_f_VkImageViewHandleInfoNVX(f, &(t1312[0]), depth + 1);
 		s->pInfo = t1312;
@@ -49287,8 +49287,8 @@ static void sbt_vk_fa_vkGetImageViewAddressNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->imageView = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->imageView = (VkImageView)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkImageViewAddressPropertiesNVX *t1313 = sbt_vk_t_alloc(f, sizeof(*t1313));
@@ -49320,7 +49320,7 @@ static void sbt_vk_fa_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->queueFamilyIndex = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -49381,8 +49381,8 @@ static void sbt_vk_fa_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkQueryPoolPerformanceCreateInfoKHR *t1323 = sbt_vk_t_alloc(f, sizeof(*t1323));
 		sbt_vk_f_VkQueryPoolPerformanceCreateInfoKHR(f, &(t1323[0]), depth + 1);
 		s->pPerformanceQueryCreateInfo = t1323;
@@ -49417,9 +49417,9 @@ static void sbt_vk_fa_vkAcquireProfilingLockKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAcquireProfilingLockInfoKHR *t1325 = sbt_vk_t_alloc(f, sizeof(*t1325));
 		sbt_vk_f_VkAcquireProfilingLockInfoKHR(f, &(t1325[0]), depth + 1);
 		s->pInfo = t1325;
@@ -49447,7 +49447,7 @@ static void sbt_vk_fa_vkReleaseProfilingLockKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkReleaseProfilingLockKHR(sbt_vk_c *c, const void *va, const void *vb)
@@ -49465,8 +49465,8 @@ static void sbt_vk_fa_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkImageDrmFormatModifierPropertiesEXT *t1326 = sbt_vk_t_alloc(f, sizeof(*t1326));
@@ -49498,9 +49498,9 @@ static void sbt_vk_fa_vkGetBufferOpaqueCaptureAddress(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferDeviceAddressInfo *t1327 = sbt_vk_t_alloc(f, sizeof(*t1327));
 		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1327[0]), depth + 1);
 		s->pInfo = t1327;
@@ -49528,9 +49528,9 @@ static void sbt_vk_fa_vkGetBufferDeviceAddress(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBufferDeviceAddressInfo *t1328 = sbt_vk_t_alloc(f, sizeof(*t1328));
 		sbt_vk_f_VkBufferDeviceAddressInfo(f, &(t1328[0]), depth + 1);
 		s->pInfo = t1328;
@@ -49558,9 +49558,9 @@ static void sbt_vk_fa_vkCreateHeadlessSurfaceEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->instance = (VkInstance)(uintptr_t)sbt_vk_t_handle(f);
+	s->instance = (VkInstance)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkHeadlessSurfaceCreateInfoEXT *t1329 = sbt_vk_t_alloc(f, sizeof(*t1329));
 		sbt_vk_f_VkHeadlessSurfaceCreateInfoEXT(f, &(t1329[0]), depth + 1);
 		s->pCreateInfo = t1329;
@@ -49606,7 +49606,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1332 = sbt_vk_t_alloc(f, sizeof(*t1332));
@@ -49650,9 +49650,9 @@ static void sbt_vk_fa_vkInitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkInitializePerformanceApiInfoINTEL *t1337 = sbt_vk_t_alloc(f, sizeof(*t1337));
 		sbt_vk_f_VkInitializePerformanceApiInfoINTEL(f, &(t1337[0]), depth + 1);
 		s->pInitializeInfo = t1337;
@@ -49680,7 +49680,7 @@ static void sbt_vk_fa_vkUninitializePerformanceApiINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkUninitializePerformanceApiINTEL(sbt_vk_c *c, const void *va, const void *vb)
@@ -49698,9 +49698,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceMarkerINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceMarkerInfoINTEL *t1338 = sbt_vk_t_alloc(f, sizeof(*t1338));
 		sbt_vk_f_VkPerformanceMarkerInfoINTEL(f, &(t1338[0]), depth + 1);
 		s->pMarkerInfo = t1338;
@@ -49728,9 +49728,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceStreamMarkerInfoINTEL *t1339 = sbt_vk_t_alloc(f, sizeof(*t1339));
 		sbt_vk_f_VkPerformanceStreamMarkerInfoINTEL(f, &(t1339[0]), depth + 1);
 		s->pMarkerInfo = t1339;
@@ -49758,9 +49758,9 @@ static void sbt_vk_fa_vkCmdSetPerformanceOverrideINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceOverrideInfoINTEL *t1340 = sbt_vk_t_alloc(f, sizeof(*t1340));
 		sbt_vk_f_VkPerformanceOverrideInfoINTEL(f, &(t1340[0]), depth + 1);
 		s->pOverrideInfo = t1340;
@@ -49788,9 +49788,9 @@ static void sbt_vk_fa_vkAcquirePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPerformanceConfigurationAcquireInfoINTEL *t1341 = sbt_vk_t_alloc(f, sizeof(*t1341));
 		sbt_vk_f_VkPerformanceConfigurationAcquireInfoINTEL(f, &(t1341[0]), depth + 1);
 		s->pAcquireInfo = t1341;
@@ -49827,7 +49827,7 @@ static void sbt_vk_fa_vkReleasePerformanceConfigurationINTEL(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
 }
@@ -49851,8 +49851,8 @@ static void sbt_vk_fa_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
-	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->configuration = (VkPerformanceConfigurationINTEL)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -49875,7 +49875,7 @@ static void sbt_vk_fa_vkGetPerformanceParameterINTEL(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->parameter = (VkPerformanceParameterTypeINTEL)(int32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
@@ -49908,9 +49908,9 @@ static void sbt_vk_fa_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_t *f, void *v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint64_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDeviceMemoryOpaqueCaptureAddressInfo *t1344 = sbt_vk_t_alloc(f, sizeof(*t1344));
 		sbt_vk_f_VkDeviceMemoryOpaqueCaptureAddressInfo(f, &(t1344[0]), depth + 1);
 		s->pInfo = t1344;
@@ -49938,9 +49938,9 @@ static void sbt_vk_fa_vkGetPipelineExecutablePropertiesKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineInfoKHR *t1345 = sbt_vk_t_alloc(f, sizeof(*t1345));
 		sbt_vk_f_VkPipelineInfoKHR(f, &(t1345[0]), depth + 1);
 		s->pPipelineInfo = t1345;
@@ -49991,9 +49991,9 @@ static void sbt_vk_fa_vkGetPipelineExecutableStatisticsKHR(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineExecutableInfoKHR *t1351 = sbt_vk_t_alloc(f, sizeof(*t1351));
 		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1351[0]), depth + 1);
 		s->pExecutableInfo = t1351;
@@ -50044,9 +50044,9 @@ static void sbt_vk_fa_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_t
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineExecutableInfoKHR *t1357 = sbt_vk_t_alloc(f, sizeof(*t1357));
 		sbt_vk_f_VkPipelineExecutableInfoKHR(f, &(t1357[0]), depth + 1);
 		s->pExecutableInfo = t1357;
@@ -50097,7 +50097,7 @@ static void sbt_vk_fa_vkCmdSetLineStippleEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineStippleFactor = (uint32_t)sbt_vk_t_rand(f);
 	s->lineStipplePattern = (uint16_t)sbt_vk_t_rand(f);
 }
@@ -50121,7 +50121,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceToolProperties(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1363 = sbt_vk_t_alloc(f, sizeof(*t1363));
@@ -50165,9 +50165,9 @@ static void sbt_vk_fa_vkCreateAccelerationStructureKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureCreateInfoKHR *t1368 = sbt_vk_t_alloc(f, sizeof(*t1368));
 		sbt_vk_f_VkAccelerationStructureCreateInfoKHR(f, &(t1368[0]), depth + 1);
 		s->pCreateInfo = t1368;
@@ -50213,9 +50213,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (VkDeviceAddress)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureDeviceAddressInfoKHR *t1371 = sbt_vk_t_alloc(f, sizeof(*t1371));
 		sbt_vk_f_VkAccelerationStructureDeviceAddressInfoKHR(f, &(t1371[0]), depth + 1);
 		s->pInfo = t1371;
@@ -50243,7 +50243,7 @@ static void sbt_vk_fa_vkCreateDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1372 = sbt_vk_t_alloc(f, sizeof(*t1372));
@@ -50282,7 +50282,7 @@ static void sbt_vk_fa_vkDestroyDeferredOperationKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1374 = sbt_vk_t_alloc(f, sizeof(*t1374));
@@ -50312,8 +50312,8 @@ static void sbt_vk_fa_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -50336,8 +50336,8 @@ static void sbt_vk_fa_vkGetDeferredOperationResultKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -50360,8 +50360,8 @@ static void sbt_vk_fa_vkDeferredOperationJoinKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->operation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->operation = (VkDeferredOperationKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -50384,7 +50384,7 @@ static void sbt_vk_fa_vkCmdSetCullMode(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->cullMode = (VkCullModeFlags)sbt_vk_t_rand(f);
 }
 
@@ -50405,7 +50405,7 @@ static void sbt_vk_fa_vkCmdSetFrontFace(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->frontFace = (VkFrontFace)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50426,7 +50426,7 @@ static void sbt_vk_fa_vkCmdSetPrimitiveTopology(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->primitiveTopology = (VkPrimitiveTopology)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50447,9 +50447,9 @@ static void sbt_vk_fa_vkCmdSetViewportWithCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1377 = (uint64_t)s->viewportCount;
 		VkViewport *t1375 = sbt_vk_t_alloc(f, n1377 * sizeof(*t1375));
 		for (uint64_t i1376 = 0; i1376 < n1377; i1376++) {
@@ -50485,9 +50485,9 @@ static void sbt_vk_fa_vkCmdSetScissorWithCount(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->scissorCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1380 = (uint64_t)s->scissorCount;
 		VkRect2D *t1378 = sbt_vk_t_alloc(f, n1380 * sizeof(*t1378));
 		for (uint64_t i1379 = 0; i1379 < n1380; i1379++) {
@@ -50523,10 +50523,10 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstBinding = (uint32_t)sbt_vk_t_rand(f);
 	s->bindingCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1383 = (uint64_t)s->bindingCount;
 		VkBuffer *t1381 = sbt_vk_t_alloc(f, n1383 * sizeof(*t1381));
 		for (uint64_t i1382 = 0; i1382 < n1383; i1382++) {
@@ -50534,7 +50534,7 @@ static void sbt_vk_fa_vkCmdBindVertexBuffers2(sbt_vk_t *f, void *vs)
 		}
 		s->pBuffers = t1381;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1386 = (uint64_t)s->bindingCount;
 		VkDeviceSize *t1384 = sbt_vk_t_alloc(f, n1386 * sizeof(*t1384));
 		for (uint64_t i1385 = 0; i1385 < n1386; i1385++) {
@@ -50617,7 +50617,7 @@ static void sbt_vk_fa_vkCmdSetDepthTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50638,7 +50638,7 @@ static void sbt_vk_fa_vkCmdSetDepthWriteEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthWriteEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50659,7 +50659,7 @@ static void sbt_vk_fa_vkCmdSetDepthCompareOp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthCompareOp = (VkCompareOp)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50680,7 +50680,7 @@ static void sbt_vk_fa_vkCmdSetDepthBoundsTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBoundsTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50701,7 +50701,7 @@ static void sbt_vk_fa_vkCmdSetStencilTestEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stencilTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50722,7 +50722,7 @@ static void sbt_vk_fa_vkCmdSetStencilOp(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->faceMask = (VkStencilFaceFlags)sbt_vk_t_rand(f);
 	s->failOp = (VkStencilOp)(int32_t)sbt_vk_t_rand(f);
 	s->passOp = (VkStencilOp)(int32_t)sbt_vk_t_rand(f);
@@ -50755,7 +50755,7 @@ static void sbt_vk_fa_vkCmdSetPatchControlPointsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->patchControlPoints = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -50776,7 +50776,7 @@ static void sbt_vk_fa_vkCmdSetRasterizerDiscardEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizerDiscardEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50797,7 +50797,7 @@ static void sbt_vk_fa_vkCmdSetDepthBiasEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthBiasEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50818,7 +50818,7 @@ static void sbt_vk_fa_vkCmdSetLogicOpEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->logicOp = (VkLogicOp)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50839,7 +50839,7 @@ static void sbt_vk_fa_vkCmdSetPrimitiveRestartEnable(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->primitiveRestartEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50860,7 +50860,7 @@ static void sbt_vk_fa_vkCmdSetTessellationDomainOriginEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->domainOrigin = (VkTessellationDomainOrigin)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50881,7 +50881,7 @@ static void sbt_vk_fa_vkCmdSetDepthClampEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthClampEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -50902,7 +50902,7 @@ static void sbt_vk_fa_vkCmdSetPolygonModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->polygonMode = (VkPolygonMode)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -50923,7 +50923,7 @@ static void sbt_vk_fa_vkCmdSetRasterizationSamplesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizationSamples = (VkSampleCountFlagBits)sbt_vk_t_rand(f);
 }
 
@@ -50944,9 +50944,9 @@ static void sbt_vk_fa_vkCmdSetSampleMaskEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->samples = (VkSampleCountFlagBits)((VkSampleCountFlagBits)(1u << (sbt_vk_t_rand(f) % 7)));
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1396 = (uint64_t)((s->samples + 31) / 32);
 		VkSampleMask *t1394 = sbt_vk_t_alloc(f, n1396 * sizeof(*t1394));
 		for (uint64_t i1395 = 0; i1395 < n1396; i1395++) {
@@ -50982,7 +50982,7 @@ static void sbt_vk_fa_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->alphaToCoverageEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51003,7 +51003,7 @@ static void sbt_vk_fa_vkCmdSetAlphaToOneEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->alphaToOneEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51024,7 +51024,7 @@ static void sbt_vk_fa_vkCmdSetLogicOpEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->logicOpEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51045,10 +51045,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1399 = (uint64_t)s->attachmentCount;
 		VkBool32 *t1397 = sbt_vk_t_alloc(f, n1399 * sizeof(*t1397));
 		for (uint64_t i1398 = 0; i1398 < n1399; i1398++) {
@@ -51086,10 +51086,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendEquationEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1402 = (uint64_t)s->attachmentCount;
 		VkColorBlendEquationEXT *t1400 = sbt_vk_t_alloc(f, n1402 * sizeof(*t1400));
 		for (uint64_t i1401 = 0; i1401 < n1402; i1401++) {
@@ -51127,10 +51127,10 @@ static void sbt_vk_fa_vkCmdSetColorWriteMaskEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1405 = (uint64_t)s->attachmentCount;
 		VkColorComponentFlags *t1403 = sbt_vk_t_alloc(f, n1405 * sizeof(*t1403));
 		for (uint64_t i1404 = 0; i1404 < n1405; i1404++) {
@@ -51168,7 +51168,7 @@ static void sbt_vk_fa_vkCmdSetRasterizationStreamEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->rasterizationStream = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -51189,7 +51189,7 @@ static void sbt_vk_fa_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->conservativeRasterizationMode = (VkConservativeRasterizationModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51210,7 +51210,7 @@ static void sbt_vk_fa_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->extraPrimitiveOverestimationSize = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -51231,7 +51231,7 @@ static void sbt_vk_fa_vkCmdSetDepthClipEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->depthClipEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51252,7 +51252,7 @@ static void sbt_vk_fa_vkCmdSetSampleLocationsEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->sampleLocationsEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51273,10 +51273,10 @@ static void sbt_vk_fa_vkCmdSetColorBlendAdvancedEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstAttachment = (uint32_t)sbt_vk_t_rand(f);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1408 = (uint64_t)s->attachmentCount;
 		VkColorBlendAdvancedEXT *t1406 = sbt_vk_t_alloc(f, n1408 * sizeof(*t1406));
 		for (uint64_t i1407 = 0; i1407 < n1408; i1407++) {
@@ -51314,7 +51314,7 @@ static void sbt_vk_fa_vkCmdSetProvokingVertexModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->provokingVertexMode = (VkProvokingVertexModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51335,7 +51335,7 @@ static void sbt_vk_fa_vkCmdSetLineRasterizationModeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->lineRasterizationMode = (VkLineRasterizationModeEXT)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51356,7 +51356,7 @@ static void sbt_vk_fa_vkCmdSetLineStippleEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stippledLineEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51377,7 +51377,7 @@ static void sbt_vk_fa_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->negativeOneToOne = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51398,7 +51398,7 @@ static void sbt_vk_fa_vkCmdSetViewportWScalingEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->viewportWScalingEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51419,10 +51419,10 @@ static void sbt_vk_fa_vkCmdSetViewportSwizzleNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstViewport = (uint32_t)sbt_vk_t_rand(f);
 	s->viewportCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1411 = (uint64_t)s->viewportCount;
 		VkViewportSwizzleNV *t1409 = sbt_vk_t_alloc(f, n1411 * sizeof(*t1409));
 		for (uint64_t i1410 = 0; i1410 < n1411; i1410++) {
@@ -51460,7 +51460,7 @@ static void sbt_vk_fa_vkCmdSetCoverageToColorEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageToColorEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51481,7 +51481,7 @@ static void sbt_vk_fa_vkCmdSetCoverageToColorLocationNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageToColorLocation = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -51502,7 +51502,7 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationModeNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationMode = (VkCoverageModulationModeNV)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51523,7 +51523,7 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51544,9 +51544,9 @@ static void sbt_vk_fa_vkCmdSetCoverageModulationTableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageModulationTableCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1414 = (uint64_t)s->coverageModulationTableCount;
 		float *t1412 = sbt_vk_t_alloc(f, n1414 * sizeof(*t1412));
 		for (uint64_t i1413 = 0; i1413 < n1414; i1413++) {
@@ -51582,7 +51582,7 @@ static void sbt_vk_fa_vkCmdSetShadingRateImageEnableNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRateImageEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51603,7 +51603,7 @@ static void sbt_vk_fa_vkCmdSetCoverageReductionModeNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->coverageReductionMode = (VkCoverageReductionModeNV)(int32_t)sbt_vk_t_rand(f);
 }
 
@@ -51624,7 +51624,7 @@ static void sbt_vk_fa_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->representativeFragmentTestEnable = (VkBool32)sbt_vk_t_rand(f);
 }
 
@@ -51645,9 +51645,9 @@ static void sbt_vk_fa_vkCreatePrivateDataSlot(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPrivateDataSlotCreateInfo *t1415 = sbt_vk_t_alloc(f, sizeof(*t1415));
 		sbt_vk_f_VkPrivateDataSlotCreateInfo(f, &(t1415[0]), depth + 1);
 		s->pCreateInfo = t1415;
@@ -51693,7 +51693,7 @@ static void sbt_vk_fa_vkDestroyPrivateDataSlot(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1418 = sbt_vk_t_alloc(f, sizeof(*t1418));
@@ -51723,10 +51723,10 @@ static void sbt_vk_fa_vkSetPrivateData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->objectType = (VkObjectType)(int32_t)sbt_vk_t_rand(f);
 	s->objectHandle = sbt_vk_t_handle(f);
-	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->data = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
 }
@@ -51756,10 +51756,10 @@ static void sbt_vk_fa_vkGetPrivateData(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->objectType = (VkObjectType)(int32_t)sbt_vk_t_rand(f);
 	s->objectHandle = sbt_vk_t_handle(f);
-	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)sbt_vk_t_handle(f);
+	s->privateDataSlot = (VkPrivateDataSlot)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint64_t *t1419 = sbt_vk_t_alloc(f, sizeof(*t1419));
 		t1419[0] = (uint64_t)sbt_vk_t_rand(f);
@@ -51792,8 +51792,8 @@ static void sbt_vk_fa_vkCmdCopyBuffer2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyBufferInfo2 *t1420 = sbt_vk_t_alloc(f, sizeof(*t1420));
 		sbt_vk_f_VkCopyBufferInfo2(f, &(t1420[0]), depth + 1);
 		s->pCopyBufferInfo = t1420;
@@ -51819,8 +51819,8 @@ static void sbt_vk_fa_vkCmdCopyImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyImageInfo2 *t1421 = sbt_vk_t_alloc(f, sizeof(*t1421));
 		sbt_vk_f_VkCopyImageInfo2(f, &(t1421[0]), depth + 1);
 		s->pCopyImageInfo = t1421;
@@ -51846,8 +51846,8 @@ static void sbt_vk_fa_vkCmdBlitImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkBlitImageInfo2 *t1422 = sbt_vk_t_alloc(f, sizeof(*t1422));
 		sbt_vk_f_VkBlitImageInfo2(f, &(t1422[0]), depth + 1);
 		s->pBlitImageInfo = t1422;
@@ -51873,8 +51873,8 @@ static void sbt_vk_fa_vkCmdCopyBufferToImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyBufferToImageInfo2 *t1423 = sbt_vk_t_alloc(f, sizeof(*t1423));
 		sbt_vk_f_VkCopyBufferToImageInfo2(f, &(t1423[0]), depth + 1);
 		s->pCopyBufferToImageInfo = t1423;
@@ -51900,8 +51900,8 @@ static void sbt_vk_fa_vkCmdCopyImageToBuffer2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyImageToBufferInfo2 *t1424 = sbt_vk_t_alloc(f, sizeof(*t1424));
 		sbt_vk_f_VkCopyImageToBufferInfo2(f, &(t1424[0]), depth + 1);
 		s->pCopyImageToBufferInfo = t1424;
@@ -51927,8 +51927,8 @@ static void sbt_vk_fa_vkCmdResolveImage2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkResolveImageInfo2 *t1425 = sbt_vk_t_alloc(f, sizeof(*t1425));
 		sbt_vk_f_VkResolveImageInfo2(f, &(t1425[0]), depth + 1);
 		s->pResolveImageInfo = t1425;
@@ -51954,8 +51954,8 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkExtent2D *t1426 = sbt_vk_t_alloc(f, sizeof(*t1426));
 		sbt_vk_t_bytes(f, &(t1426[0]), sizeof(t1426[0]));
 		s->pFragmentSize = t1426;
@@ -51993,7 +51993,7 @@ static void sbt_vk_fa_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_t *f, vo
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1430 = sbt_vk_t_alloc(f, sizeof(*t1430));
@@ -52037,7 +52037,7 @@ static void sbt_vk_fa_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->shadingRate = (VkFragmentShadingRateNV)(int32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		const uint64_t n1437 = (uint64_t)(2);
@@ -52070,9 +52070,9 @@ static void sbt_vk_fa_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkAccelerationStructureBuildGeometryInfoKHR *t1438 = sbt_vk_t_alloc(f, sizeof(*t1438));
 		sbt_vk_f_VkAccelerationStructureBuildGeometryInfoKHR(f, &(t1438[0]), depth + 1);
 		s->pBuildInfo = t1438;
@@ -52126,10 +52126,10 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->vertexBindingDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->vertexAttributeDescriptionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1445 = (uint64_t)s->vertexBindingDescriptionCount;
 		VkVertexInputBindingDescription2EXT *t1443 = sbt_vk_t_alloc(f, n1445 * sizeof(*t1443));
 		for (uint64_t i1444 = 0; i1444 < n1445; i1444++) {
@@ -52137,7 +52137,7 @@ static void sbt_vk_fa_vkCmdSetVertexInputEXT(sbt_vk_t *f, void *vs)
 		}
 		s->pVertexBindingDescriptions = t1443;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1448 = (uint64_t)s->vertexAttributeDescriptionCount;
 		VkVertexInputAttributeDescription2EXT *t1446 = sbt_vk_t_alloc(f, n1448 * sizeof(*t1446));
 		for (uint64_t i1447 = 0; i1447 < n1448; i1447++) {
@@ -52188,9 +52188,9 @@ static void sbt_vk_fa_vkCmdSetColorWriteEnableEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->attachmentCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1453 = (uint64_t)s->attachmentCount;
 		VkBool32 *t1451 = sbt_vk_t_alloc(f, n1453 * sizeof(*t1451));
 		for (uint64_t i1452 = 0; i1452 < n1453; i1452++) {
@@ -52226,9 +52226,9 @@ static void sbt_vk_fa_vkCmdSetEvent2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDependencyInfo *t1454 = sbt_vk_t_alloc(f, sizeof(*t1454));
 		sbt_vk_f_VkDependencyInfo(f, &(t1454[0]), depth + 1);
 		s->pDependencyInfo = t1454;
@@ -52256,8 +52256,8 @@ static void sbt_vk_fa_vkCmdResetEvent2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->event = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->event = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stageMask = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
 }
 
@@ -52280,17 +52280,17 @@ static void sbt_vk_fa_vkCmdWaitEvents2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->eventCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1457 = (uint64_t)s->eventCount;
 		VkEvent *t1455 = sbt_vk_t_alloc(f, n1457 * sizeof(*t1455));
 		for (uint64_t i1456 = 0; i1456 < n1457; i1456++) {
-			t1455[i1456] = (VkEvent)(uintptr_t)sbt_vk_t_handle(f);
+			t1455[i1456] = (VkEvent)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pEvents = t1455;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1460 = (uint64_t)s->eventCount;
 		VkDependencyInfo *t1458 = sbt_vk_t_alloc(f, n1460 * sizeof(*t1458));
 		for (uint64_t i1459 = 0; i1459 < n1460; i1459++) {
@@ -52339,8 +52339,8 @@ static void sbt_vk_fa_vkCmdPipelineBarrier2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDependencyInfo *t1463 = sbt_vk_t_alloc(f, sizeof(*t1463));
 		sbt_vk_f_VkDependencyInfo(f, &(t1463[0]), depth + 1);
 		s->pDependencyInfo = t1463;
@@ -52366,11 +52366,11 @@ static void sbt_vk_fa_vkQueueSubmit2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->submitCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->fence = (VkFence)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1466 = (uint64_t)s->submitCount;
 		VkSubmitInfo2 *t1464 = sbt_vk_t_alloc(f, n1466 * sizeof(*t1464));
 		for (uint64_t i1465 = 0; i1465 < n1466; i1465++) {
@@ -52412,9 +52412,9 @@ static void sbt_vk_fa_vkCmdWriteTimestamp2(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stage = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->query = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -52439,9 +52439,9 @@ static void sbt_vk_fa_vkCmdWriteBufferMarker2AMD(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->stage = (VkPipelineStageFlags2)sbt_vk_t_rand(f);
-	s->dstBuffer = (VkBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->dstBuffer = (VkBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dstOffset = (VkDeviceSize)sbt_vk_t_rand(f);
 	s->marker = (uint32_t)sbt_vk_t_rand(f);
 }
@@ -52469,7 +52469,7 @@ static void sbt_vk_fa_vkGetQueueCheckpointData2NV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->queue = (VkQueue)(uintptr_t)sbt_vk_t_handle(f);
+	s->queue = (VkQueue)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1468 = sbt_vk_t_alloc(f, sizeof(*t1468));
 		t1468[0] = (uint32_t)(sbt_vk_t_rand(f) % 4);
@@ -52510,9 +52510,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoProfileInfoKHR *t1473 = sbt_vk_t_alloc(f, sizeof(*t1473));
 		sbt_vk_f_VkVideoProfileInfoKHR(f, &(t1473[0]), depth + 1);
 		s->pVideoProfile = t1473;
@@ -52549,9 +52549,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_t *f, v
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPhysicalDeviceVideoFormatInfoKHR *t1475 = sbt_vk_t_alloc(f, sizeof(*t1475));
 		sbt_vk_f_VkPhysicalDeviceVideoFormatInfoKHR(f, &(t1475[0]), depth + 1);
 		s->pVideoFormatInfo = t1475;
@@ -52602,9 +52602,9 @@ static void sbt_vk_fa_vkCreateVideoSessionKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionCreateInfoKHR *t1481 = sbt_vk_t_alloc(f, sizeof(*t1481));
 		sbt_vk_f_VkVideoSessionCreateInfoKHR(f, &(t1481[0]), depth + 1);
 		s->pCreateInfo = t1481;
@@ -52650,7 +52650,7 @@ static void sbt_vk_fa_vkDestroyVideoSessionKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1484 = sbt_vk_t_alloc(f, sizeof(*t1484));
@@ -52680,9 +52680,9 @@ static void sbt_vk_fa_vkCreateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionParametersCreateInfoKHR *t1485 = sbt_vk_t_alloc(f, sizeof(*t1485));
 		sbt_vk_f_VkVideoSessionParametersCreateInfoKHR(f, &(t1485[0]), depth + 1);
 		s->pCreateInfo = t1485;
@@ -52728,10 +52728,10 @@ static void sbt_vk_fa_vkUpdateVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoSessionParametersUpdateInfoKHR *t1488 = sbt_vk_t_alloc(f, sizeof(*t1488));
 		sbt_vk_f_VkVideoSessionParametersUpdateInfoKHR(f, &(t1488[0]), depth + 1);
 		s->pUpdateInfo = t1488;
@@ -52761,7 +52761,7 @@ static void sbt_vk_fa_vkDestroyVideoSessionParametersKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->videoSessionParameters = (VkVideoSessionParametersKHR)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1489 = sbt_vk_t_alloc(f, sizeof(*t1489));
@@ -52791,8 +52791,8 @@ static void sbt_vk_fa_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_t *f, void *
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1490 = sbt_vk_t_alloc(f, sizeof(*t1490));
@@ -52838,11 +52838,11 @@ static void sbt_vk_fa_vkBindVideoSessionMemoryKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->videoSession = (VkVideoSessionKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->videoSession = (VkVideoSessionKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindSessionMemoryInfoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1497 = (uint64_t)s->bindSessionMemoryInfoCount;
 		VkBindVideoSessionMemoryInfoKHR *t1495 = sbt_vk_t_alloc(f, n1497 * sizeof(*t1495));
 		for (uint64_t i1496 = 0; i1496 < n1497; i1496++) {
@@ -52884,8 +52884,8 @@ static void sbt_vk_fa_vkCmdDecodeVideoKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoDecodeInfoKHR *t1499 = sbt_vk_t_alloc(f, sizeof(*t1499));
 		sbt_vk_f_VkVideoDecodeInfoKHR(f, &(t1499[0]), depth + 1);
 		s->pDecodeInfo = t1499;
@@ -52911,8 +52911,8 @@ static void sbt_vk_fa_vkCmdBeginVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoBeginCodingInfoKHR *t1500 = sbt_vk_t_alloc(f, sizeof(*t1500));
 		sbt_vk_f_VkVideoBeginCodingInfoKHR(f, &(t1500[0]), depth + 1);
 		s->pBeginInfo = t1500;
@@ -52938,8 +52938,8 @@ static void sbt_vk_fa_vkCmdControlVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoCodingControlInfoKHR *t1501 = sbt_vk_t_alloc(f, sizeof(*t1501));
 		sbt_vk_f_VkVideoCodingControlInfoKHR(f, &(t1501[0]), depth + 1);
 		s->pCodingControlInfo = t1501;
@@ -52965,8 +52965,8 @@ static void sbt_vk_fa_vkCmdEndVideoCodingKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkVideoEndCodingInfoKHR *t1502 = sbt_vk_t_alloc(f, sizeof(*t1502));
 		sbt_vk_f_VkVideoEndCodingInfoKHR(f, &(t1502[0]), depth + 1);
 		s->pEndCodingInfo = t1502;
@@ -52992,9 +52992,9 @@ static void sbt_vk_fa_vkCmdDecompressMemoryNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->decompressRegionCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1505 = (uint64_t)s->decompressRegionCount;
 		VkDecompressMemoryRegionNV *t1503 = sbt_vk_t_alloc(f, n1505 * sizeof(*t1503));
 		for (uint64_t i1504 = 0; i1504 < n1505; i1504++) {
@@ -53030,7 +53030,7 @@ static void sbt_vk_fa_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_t *f, void *vs
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->indirectCommandsAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->indirectCommandsCountAddress = (VkDeviceAddress)sbt_vk_t_rand(f);
 	s->stride = (uint32_t)sbt_vk_t_rand(f);
@@ -53057,9 +53057,9 @@ static void sbt_vk_fa_vkCreateCuModuleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCuModuleCreateInfoNVX *t1506 = sbt_vk_t_alloc(f, sizeof(*t1506));
 		sbt_vk_f_VkCuModuleCreateInfoNVX(f, &(t1506[0]), depth + 1);
 		s->pCreateInfo = t1506;
@@ -53105,9 +53105,9 @@ static void sbt_vk_fa_vkCreateCuFunctionNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCuFunctionCreateInfoNVX *t1509 = sbt_vk_t_alloc(f, sizeof(*t1509));
 		sbt_vk_f_VkCuFunctionCreateInfoNVX(f, &(t1509[0]), depth + 1);
 		s->pCreateInfo = t1509;
@@ -53153,8 +53153,8 @@ static void sbt_vk_fa_vkDestroyCuModuleNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->module = (VkCuModuleNVX)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->module = (VkCuModuleNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1512 = sbt_vk_t_alloc(f, sizeof(*t1512));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1512[0]), depth + 1);
@@ -53183,8 +53183,8 @@ static void sbt_vk_fa_vkDestroyCuFunctionNVX(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->function = (VkCuFunctionNVX)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->function = (VkCuFunctionNVX)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1513 = sbt_vk_t_alloc(f, sizeof(*t1513));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1513[0]), depth + 1);
@@ -53213,8 +53213,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t1514 = sbt_vk_t_alloc(f, sizeof(*t1514));
 		t1514[0] = (VkDeviceSize)sbt_vk_t_rand(f);
@@ -53243,8 +53243,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->layout = (VkDescriptorSetLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->layout = (VkDescriptorSetLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->binding = (uint32_t)sbt_vk_t_rand(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkDeviceSize *t1515 = sbt_vk_t_alloc(f, sizeof(*t1515));
@@ -53276,9 +53276,9 @@ static void sbt_vk_fa_vkGetDescriptorEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorGetInfoEXT *t1516 = sbt_vk_t_alloc(f, sizeof(*t1516));
 		sbt_vk_f_VkDescriptorGetInfoEXT(f, &(t1516[0]), depth + 1);
 		s->pDescriptorInfo = t1516;
@@ -53311,9 +53311,9 @@ static void sbt_vk_fa_vkCmdBindDescriptorBuffersEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bufferCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1519 = (uint64_t)s->bufferCount;
 		VkDescriptorBufferBindingInfoEXT *t1517 = sbt_vk_t_alloc(f, n1519 * sizeof(*t1517));
 		for (uint64_t i1518 = 0; i1518 < n1519; i1518++) {
@@ -53351,12 +53351,12 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstSet = (uint32_t)sbt_vk_t_rand(f);
 	s->setCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1523 = (uint64_t)s->setCount;
 		uint32_t *t1521 = sbt_vk_t_alloc(f, n1523 * sizeof(*t1521));
 		for (uint64_t i1522 = 0; i1522 < n1523; i1522++) {
@@ -53364,7 +53364,7 @@ static void sbt_vk_fa_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_t *f, void *vs)
 		}
 		s->pBufferIndices = t1521;
 	}
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1526 = (uint64_t)s->setCount;
 		VkDeviceSize *t1524 = sbt_vk_t_alloc(f, n1526 * sizeof(*t1524));
 		for (uint64_t i1525 = 0; i1525 < n1526; i1525++) {
@@ -53415,9 +53415,9 @@ static void sbt_vk_fa_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->pipelineBindPoint = (VkPipelineBindPoint)(int32_t)sbt_vk_t_rand(f);
-	s->layout = (VkPipelineLayout)(uintptr_t)sbt_vk_t_handle(f);
+	s->layout = (VkPipelineLayout)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->set = (uint32_t)sbt_vk_t_rand(f);
 }
 
@@ -53442,8 +53442,8 @@ static void sbt_vk_fa_vkSetDeviceMemoryPriorityEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->memory = (VkDeviceMemory)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->memory = (VkDeviceMemory)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->priority = (float)(sbt_vk_t_rand(f) % 1024) * 0.25f;
 }
 
@@ -53466,9 +53466,9 @@ static void sbt_vk_fa_vkAcquireDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drmFd = (int32_t)(int32_t)sbt_vk_t_rand(f);
-	s->display = (VkDisplayKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->display = (VkDisplayKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 }
 
@@ -53493,7 +53493,7 @@ static void sbt_vk_fa_vkGetDrmDisplayEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->drmFd = (int32_t)(int32_t)sbt_vk_t_rand(f);
 	s->connectorId = (uint32_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -53529,8 +53529,8 @@ static void sbt_vk_fa_vkWaitForPresentKHR(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->swapchain = (VkSwapchainKHR)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->swapchain = (VkSwapchainKHR)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->presentId = (uint64_t)sbt_vk_t_rand(f);
 	s->timeout = (uint64_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
@@ -53559,8 +53559,8 @@ static void sbt_vk_fa_vkCmdBeginRendering(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderingInfo *t1528 = sbt_vk_t_alloc(f, sizeof(*t1528));
 		sbt_vk_f_VkRenderingInfo(f, &(t1528[0]), depth + 1);
 		s->pRenderingInfo = t1528;
@@ -53586,7 +53586,7 @@ static void sbt_vk_fa_vkCmdEndRendering(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 }
 
 static int sbt_vk_ca_vkCmdEndRendering(sbt_vk_c *c, const void *va, const void *vb)
@@ -53604,8 +53604,8 @@ static void sbt_vk_fa_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkDescriptorSetBindingReferenceVALVE *t1529 = sbt_vk_t_alloc(f, sizeof(*t1529));
 		sbt_vk_f_VkDescriptorSetBindingReferenceVALVE(f, &(t1529[0]), depth + 1);
 		s->pBindingReference = t1529;
@@ -53640,8 +53640,8 @@ static void sbt_vk_fa_vkGetDescriptorSetHostMappingVALVE(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->descriptorSet = (VkDescriptorSet)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->descriptorSet = (VkDescriptorSet)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		void* *t1531 = sbt_vk_t_alloc(f, sizeof(*t1531));
 		t1531[0] = (void*)(uintptr_t)sbt_vk_t_rand(f);
@@ -53670,9 +53670,9 @@ static void sbt_vk_fa_vkCreateMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapCreateInfoEXT *t1532 = sbt_vk_t_alloc(f, sizeof(*t1532));
 		sbt_vk_f_VkMicromapCreateInfoEXT(f, &(t1532[0]), depth + 1);
 		s->pCreateInfo = t1532;
@@ -53718,9 +53718,9 @@ static void sbt_vk_fa_vkCmdBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1537 = (uint64_t)s->infoCount;
 		VkMicromapBuildInfoEXT *t1535 = sbt_vk_t_alloc(f, n1537 * sizeof(*t1535));
 		for (uint64_t i1536 = 0; i1536 < n1537; i1536++) {
@@ -53758,11 +53758,11 @@ static void sbt_vk_fa_vkBuildMicromapsEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->infoCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1541 = (uint64_t)s->infoCount;
 		VkMicromapBuildInfoEXT *t1539 = sbt_vk_t_alloc(f, n1541 * sizeof(*t1539));
 		for (uint64_t i1540 = 0; i1540 < n1541; i1540++) {
@@ -53804,7 +53804,7 @@ static void sbt_vk_fa_vkDestroyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromap = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1543 = sbt_vk_t_alloc(f, sizeof(*t1543));
@@ -53834,8 +53834,8 @@ static void sbt_vk_fa_vkCmdCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapInfoEXT *t1544 = sbt_vk_t_alloc(f, sizeof(*t1544));
 		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1544[0]), depth + 1);
 		s->pInfo = t1544;
@@ -53861,10 +53861,10 @@ static void sbt_vk_fa_vkCopyMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapInfoEXT *t1545 = sbt_vk_t_alloc(f, sizeof(*t1545));
 		sbt_vk_f_VkCopyMicromapInfoEXT(f, &(t1545[0]), depth + 1);
 		s->pInfo = t1545;
@@ -53894,8 +53894,8 @@ static void sbt_vk_fa_vkCmdCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapToMemoryInfoEXT *t1546 = sbt_vk_t_alloc(f, sizeof(*t1546));
 		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1546[0]), depth + 1);
 		s->pInfo = t1546;
@@ -53921,10 +53921,10 @@ static void sbt_vk_fa_vkCopyMicromapToMemoryEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMicromapToMemoryInfoEXT *t1547 = sbt_vk_t_alloc(f, sizeof(*t1547));
 		sbt_vk_f_VkCopyMicromapToMemoryInfoEXT(f, &(t1547[0]), depth + 1);
 		s->pInfo = t1547;
@@ -53954,8 +53954,8 @@ static void sbt_vk_fa_vkCmdCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToMicromapInfoEXT *t1548 = sbt_vk_t_alloc(f, sizeof(*t1548));
 		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1548[0]), depth + 1);
 		s->pInfo = t1548;
@@ -53981,10 +53981,10 @@ static void sbt_vk_fa_vkCopyMemoryToMicromapEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->deferredOperation = (VkDeferredOperationKHR)(uintptr_t)sbt_vk_t_handle(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkCopyMemoryToMicromapInfoEXT *t1549 = sbt_vk_t_alloc(f, sizeof(*t1549));
 		sbt_vk_f_VkCopyMemoryToMicromapInfoEXT(f, &(t1549[0]), depth + 1);
 		s->pInfo = t1549;
@@ -54014,16 +54014,16 @@ static void sbt_vk_fa_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromapCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
-	s->queryPool = (VkQueryPool)(uintptr_t)sbt_vk_t_handle(f);
+	s->queryPool = (VkQueryPool)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->firstQuery = (uint32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1552 = (uint64_t)s->micromapCount;
 		VkMicromapEXT *t1550 = sbt_vk_t_alloc(f, n1552 * sizeof(*t1550));
 		for (uint64_t i1551 = 0; i1551 < n1552; i1551++) {
-			t1550[i1551] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1550[i1551] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pMicromaps = t1550;
 	}
@@ -54063,17 +54063,17 @@ static void sbt_vk_fa_vkWriteMicromapsPropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->micromapCount = (uint32_t)(sbt_vk_t_rand(f) % 4);
 	s->queryType = (VkQueryType)(int32_t)sbt_vk_t_rand(f);
 	s->dataSize = (size_t)(sbt_vk_t_rand(f) % 4);
 	s->stride = (size_t)sbt_vk_t_rand(f);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		const uint64_t n1556 = (uint64_t)s->micromapCount;
 		VkMicromapEXT *t1554 = sbt_vk_t_alloc(f, n1556 * sizeof(*t1554));
 		for (uint64_t i1555 = 0; i1555 < n1556; i1555++) {
-			t1554[i1555] = (VkMicromapEXT)(uintptr_t)sbt_vk_t_handle(f);
+			t1554[i1555] = (VkMicromapEXT)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 		}
 		s->pMicromaps = t1554;
 	}
@@ -54120,8 +54120,8 @@ static void sbt_vk_fa_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapVersionInfoEXT *t1558 = sbt_vk_t_alloc(f, sizeof(*t1558));
 		sbt_vk_f_VkMicromapVersionInfoEXT(f, &(t1558[0]), depth + 1);
 		s->pVersionInfo = t1558;
@@ -54156,9 +54156,9 @@ static void sbt_vk_fa_vkGetMicromapBuildSizesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->buildType = (VkAccelerationStructureBuildTypeKHR)(int32_t)sbt_vk_t_rand(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkMicromapBuildInfoEXT *t1560 = sbt_vk_t_alloc(f, sizeof(*t1560));
 		sbt_vk_f_VkMicromapBuildInfoEXT(f, &(t1560[0]), depth + 1);
 		s->pBuildInfo = t1560;
@@ -54195,8 +54195,8 @@ static void sbt_vk_fa_vkGetShaderModuleIdentifierEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->shaderModule = (VkShaderModule)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->shaderModule = (VkShaderModule)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkShaderModuleIdentifierEXT *t1562 = sbt_vk_t_alloc(f, sizeof(*t1562));
 		sbt_vk_f_VkShaderModuleIdentifierEXT(f, &(t1562[0]), depth + 1);
@@ -54225,8 +54225,8 @@ static void sbt_vk_fa_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_t *f, void
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkShaderModuleCreateInfo *t1563 = sbt_vk_t_alloc(f, sizeof(*t1563));
 		sbt_vk_f_VkShaderModuleCreateInfo(f, &(t1563[0]), depth + 1);
 		s->pCreateInfo = t1563;
@@ -54261,9 +54261,9 @@ static void sbt_vk_fa_vkGetImageSubresourceLayout2EXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->image = (VkImage)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->image = (VkImage)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkImageSubresource2EXT *t1565 = sbt_vk_t_alloc(f, sizeof(*t1565));
 		sbt_vk_f_VkImageSubresource2EXT(f, &(t1565[0]), depth + 1);
 		s->pSubresource = t1565;
@@ -54300,9 +54300,9 @@ static void sbt_vk_fa_vkGetPipelinePropertiesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkPipelineInfoKHR *t1567 = sbt_vk_t_alloc(f, sizeof(*t1567));
 		sbt_vk_f_VkPipelineInfoKHR(f, &(t1567[0]), depth + 1);
 		s->pPipelineInfo = t1567;
@@ -54339,8 +54339,8 @@ static void sbt_vk_fa_vkGetFramebufferTilePropertiesQCOM(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->framebuffer = (VkFramebuffer)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->framebuffer = (VkFramebuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		uint32_t *t1569 = sbt_vk_t_alloc(f, sizeof(*t1569));
@@ -54386,9 +54386,9 @@ static void sbt_vk_fa_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_t *f, void 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkRenderingInfo *t1574 = sbt_vk_t_alloc(f, sizeof(*t1574));
 		sbt_vk_f_VkRenderingInfo(f, &(t1574[0]), depth + 1);
 		s->pRenderingInfo = t1574;
@@ -54425,9 +54425,9 @@ static void sbt_vk_fa_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_t *f, 
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->physicalDevice = (VkPhysicalDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowImageFormatInfoNV *t1576 = sbt_vk_t_alloc(f, sizeof(*t1576));
 		sbt_vk_f_VkOpticalFlowImageFormatInfoNV(f, &(t1576[0]), depth + 1);
 		s->pOpticalFlowImageFormatInfo = t1576;
@@ -54478,9 +54478,9 @@ static void sbt_vk_fa_vkCreateOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowSessionCreateInfoNV *t1582 = sbt_vk_t_alloc(f, sizeof(*t1582));
 		sbt_vk_f_VkOpticalFlowSessionCreateInfoNV(f, &(t1582[0]), depth + 1);
 		s->pCreateInfo = t1582;
@@ -54526,8 +54526,8 @@ static void sbt_vk_fa_vkDestroyOpticalFlowSessionNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	if (depth < SBT_VK_T_MAX_DEPTH) {
 		VkAllocationCallbacks *t1585 = sbt_vk_t_alloc(f, sizeof(*t1585));
 		sbt_vk_f_VkAllocationCallbacks(f, &(t1585[0]), depth + 1);
@@ -54556,8 +54556,8 @@ static void sbt_vk_fa_vkBindOpticalFlowSessionImageNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->bindingPoint = (VkOpticalFlowSessionBindingPointNV)(int32_t)sbt_vk_t_rand(f);
 	s->view = (VkImageView)(uintptr_t)sbt_vk_t_handle(f);
 	s->layout = (VkImageLayout)(int32_t)sbt_vk_t_rand(f);
@@ -54589,9 +54589,9 @@ static void sbt_vk_fa_vkCmdOpticalFlowExecuteNV(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->commandBuffer = (VkCommandBuffer)(uintptr_t)sbt_vk_t_handle(f);
-	s->session = (VkOpticalFlowSessionNV)(uintptr_t)sbt_vk_t_handle(f);
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	s->commandBuffer = (VkCommandBuffer)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	s->session = (VkOpticalFlowSessionNV)(uintptr_t)(sbt_vk_t_handle(f) | 1);
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkOpticalFlowExecuteInfoNV *t1586 = sbt_vk_t_alloc(f, sizeof(*t1586));
 		sbt_vk_f_VkOpticalFlowExecuteInfoNV(f, &(t1586[0]), depth + 1);
 		s->pExecuteInfo = t1586;
@@ -54619,9 +54619,9 @@ static void sbt_vk_fa_vkReleaseSwapchainImagesEXT(sbt_vk_t *f, void *vs)
 	const int depth = 0;
 	(void)depth;
 	(void)f;
-	s->device = (VkDevice)(uintptr_t)sbt_vk_t_handle(f);
+	s->device = (VkDevice)(uintptr_t)(sbt_vk_t_handle(f) | 1);
 	s->ret = VK_SUCCESS;
-	if (depth < SBT_VK_T_MAX_DEPTH) {
+	if (depth < SBT_VK_T_MAX_DEPTH + SBT_VK_T_MORE_DEPTH) {
 		VkReleaseSwapchainImagesInfoEXT *t1587 = sbt_vk_t_alloc(f, sizeof(*t1587));
 		sbt_vk_f_VkReleaseSwapchainImagesInfoEXT(f, &(t1587[0]), depth + 1);
 		s->pReleaseInfo = t1587;

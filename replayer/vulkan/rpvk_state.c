@@ -1,0 +1,657 @@
+/*
+ * rpvk_state.c - the command buffer state a call needs, checked before it
+ * reaches the driver (docs/hostile-traces.md).
+ *
+ * A trace is untrusted input: a record moved, dropped or duplicated makes
+ * calls the capturing application never made, and drivers (lavapipe among
+ * them) crash on many of them rather than report an error.  The replay
+ * follows each command buffer it allocated: initial, recording (and in a
+ * render pass or dynamic rendering, or a secondary one continuing a render
+ * pass), executable; the pipeline bound at each bind point; whether any
+ * descriptor set was bound there.  Before a call it refuses, naming the
+ * record, the call and the command buffer:
+ *   - a vkCmd* on a command buffer that is not recording (RPVK_F_CMD);
+ *   - a vkCmd* vk.xml says runs inside a render pass with none begun, or
+ *     outside one with one begun (renderpass=, RPVK_F_INSIDE/OUTSIDE);
+ *   - a draw or dispatch with no pipeline of its kind bound, or with none
+ *     of the descriptor sets its pipeline's layout has bindings in bound;
+ *   - vkEndCommandBuffer of one not recording or inside a render pass;
+ *   - a submit of one that is not executable (never ended, or reset), or
+ *     that names a buffer or image whose memory was freed since;
+ *   - a buffer or image with no memory bound named by a vkCmd* parameter
+ *     (rpvk_cmd_resources, generated), a view or a descriptor write (the
+ *     driver would read through a null pointer; sparse ones not judged);
+ *   - vkGetDeviceQueue[2] of a queue its device was not created with (the
+ *     driver hands back memory past its queue array);
+ *   - an image view's subresource range outside its image, a copy, update
+ *     or fill outside its buffer (vkCmdCopyBuffer, vkCmdUpdateBuffer,
+ *     vkCmdFillBuffer).
+ * Command buffers the replay did not allocate are not judged.  The rules
+ * are those of the Vulkan specification; a valid application never breaks
+ * them, so a valid trace never meets them.
+ */
+#include "replayer/vulkan/rpvk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { RPVK_CB_INITIAL = 1, RPVK_CB_RECORDING = 2, RPVK_CB_EXECUTABLE = 3 };
+#define RPVK_CB_RES 64
+enum { RPVK_PASS_NONE = 0, RPVK_PASS_RENDER_PASS = 1, RPVK_PASS_RENDERING = 2, RPVK_PASS_CONTINUE = 3 };
+
+typedef struct rpvk_cb {
+	uint8_t state;
+	uint8_t pass;
+	uint8_t secondary;
+	uint64_t pool;            /* live VkCommandPool */
+	uint64_t pipeline[2];     /* live: graphics, compute */
+	uint32_t sets_bound[2];   /* descriptor set binds (any) since begin */
+	/* buffers and images its commands name (rpvk_cmd_resources), to find
+	 * one whose memory was freed before a submit; past RPVK_CB_RES not
+	 * judged */
+	struct { uint32_t type; uint64_t live; } res[RPVK_CB_RES];
+	uint32_t nres;
+} rpvk_cb;
+
+/* rpvk.cbs keys: (COMMAND_BUFFER, live) -> rpvk_cb* (owned).
+ * rpvk.sobjs: (DESCRIPTOR_SET_LAYOUT, live) -> binding count;
+ * (PIPELINE_LAYOUT, live) -> set layouts with bindings;
+ * (PIPELINE, live) -> that of its layout;
+ * (BUFFER, live) -> RPVK_RES_UNBOUND or RPVK_RES_BOUND | size << 8;
+ * (IMAGE, live) -> the same | mipLevels << 8 | arrayLayers << 32. */
+enum { RPVK_RES_UNBOUND = 1, RPVK_RES_BOUND = 2, RPVK_RES_FREED = 3 /* its memory was freed */ };
+/* rpvk.resmem: (BUFFER or IMAGE, live) -> the live memory bound to it. */
+
+static rpvk_cb *rpvk_cb_get(rpvk *r, VkCommandBuffer cb)
+{
+	const rpvk_map_slot *s = rpvk_map_get(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER,
+	                                      (uint64_t)(uintptr_t)cb);
+	return s ? (rpvk_cb *)(uintptr_t)s->val : NULL;
+}
+
+static void rpvk_cb_forget(rpvk *r, VkCommandBuffer cb)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (!c)
+		return;
+	rpvk_map_del(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER, (uint64_t)(uintptr_t)cb);
+	free(c);
+}
+
+static void rpvk_cb_reset(rpvk_cb *c, uint8_t state)
+{
+	c->state = state;
+	c->nres = 0;
+	c->pass = RPVK_PASS_NONE;
+	memset(c->pipeline, 0, sizeof(c->pipeline));
+	memset(c->sets_bound, 0, sizeof(c->sets_bound));
+}
+
+void rpvk_state_clear(rpvk *r)
+{
+	for (size_t i = 0; i < r->cbs.cap; i++)
+		if (r->cbs.slots[i].type && r->cbs.slots[i].type != RPVK_MAP_TOMB)
+			free((void *)(uintptr_t)r->cbs.slots[i].val);
+	rpvk_map_clear(&r->cbs);
+	rpvk_map_clear(&r->sobjs);
+	rpvk_map_clear(&r->resmem);
+}
+
+void rpvk_state_free(rpvk *r)
+{
+	rpvk_state_clear(r);
+	rpvk_map_free(&r->cbs);
+	rpvk_map_free(&r->sobjs);
+	rpvk_map_free(&r->resmem);
+}
+
+static uint64_t rpvk_sobj(rpvk *r, VkObjectType type, uint64_t live)
+{
+	const rpvk_map_slot *s = live ? rpvk_map_get(&r->sobjs, (uint32_t)type, live) : NULL;
+	return s ? s->val : 0;
+}
+
+static int rpvk_bind_point(VkPipelineBindPoint bp)
+{
+	return bp == VK_PIPELINE_BIND_POINT_GRAPHICS ? 0 : bp == VK_PIPELINE_BIND_POINT_COMPUTE ? 1 : -1;
+}
+
+static rp_status rpvk_state_refuse(rpvk *r, VkCommandBuffer cb, const char *why)
+{
+	uint64_t shown = (uint64_t)(uintptr_t)cb;
+	for (size_t i = 0; i < r->nmapped; i++)
+		if (r->mapped[i].type == VK_OBJECT_TYPE_COMMAND_BUFFER && r->mapped[i].live == shown)
+			shown = r->mapped[i].captured; /* the trace's name for it */
+	return rpvk_fail(r, RP_ERR_TRACE, "command buffer 0x%llx %s: a valid application never "
+	                 "makes this call, and a driver may crash on it", (unsigned long long)shown, why);
+}
+
+/* Not usable: no memory bound, or its memory freed. */
+static int rpvk_res_unbound(void *ctx, VkObjectType type, uint64_t live)
+{
+	uint64_t st = rpvk_sobj(ctx, type, live) & 3;
+	return st == RPVK_RES_UNBOUND || st == RPVK_RES_FREED;
+}
+
+static void rpvk_res_state(rpvk *r, VkObjectType type, uint64_t live, uint64_t state)
+{
+	uint64_t v = rpvk_sobj(r, type, live);
+	if (v)
+		rpvk_map_put(&r->sobjs, (uint32_t)type, live, (v & ~(uint64_t)3) | state, 0);
+}
+
+static void rpvk_res_bind(rpvk *r, VkObjectType type, uint64_t live, VkDeviceMemory mem)
+{
+	rpvk_res_state(r, type, live, RPVK_RES_BOUND);
+	if (live && mem && rpvk_map_put(&r->resmem, (uint32_t)type, live, (uint64_t)(uintptr_t)mem, 0) != 0)
+		rpvk_map_del(&r->resmem, (uint32_t)type, live);
+}
+
+/* Remember a resource a command of the command buffer names. */
+static int rpvk_res_note(void *ctx, VkObjectType type, uint64_t live)
+{
+	rpvk_cb *c = ctx;
+	if (live && c->nres < RPVK_CB_RES) {
+		c->res[c->nres].type = (uint32_t)type;
+		c->res[c->nres].live = live;
+		c->nres++;
+	}
+	return 0;
+}
+
+/* A buffer's size (0: not known). */
+static uint64_t rpvk_buffer_size(rpvk *r, VkBuffer b)
+{
+	return rpvk_sobj(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)b) >> 8;
+}
+
+/* [off, off + size) inside a buffer of known size (size 0: whole). */
+static int rpvk_in_buffer(rpvk *r, VkBuffer b, VkDeviceSize off, VkDeviceSize size)
+{
+	uint64_t n = rpvk_buffer_size(r, b);
+	if (!n)
+		return 1;
+	if (size == VK_WHOLE_SIZE)
+		return off < n;
+	return off <= n && size <= n - off;
+}
+
+static rp_status rpvk_region_refuse(rpvk *r, const char *what, uint32_t i)
+{
+	return rpvk_fail(r, RP_ERR_TRACE, "%s %u lies outside its buffer: a valid application never "
+	                 "makes this call, and a driver may crash on it", what, i);
+}
+
+static rp_status rpvk_state_regions(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkCmdCopyBuffer: {
+		const sbt_vk_args_vkCmdCopyBuffer *a = args;
+		for (uint32_t i = 0; a->pRegions && i < a->regionCount; i++)
+			if (!rpvk_in_buffer(r, a->srcBuffer, a->pRegions[i].srcOffset, a->pRegions[i].size) ||
+			    !rpvk_in_buffer(r, a->dstBuffer, a->pRegions[i].dstOffset, a->pRegions[i].size))
+				return rpvk_region_refuse(r, "copy region", i);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdUpdateBuffer: {
+		const sbt_vk_args_vkCmdUpdateBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->dataSize))
+			return rpvk_region_refuse(r, "update", 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdFillBuffer: {
+		const sbt_vk_args_vkCmdFillBuffer *a = args;
+		if (!rpvk_in_buffer(r, a->dstBuffer, a->dstOffset, a->size))
+			return rpvk_region_refuse(r, "fill", 0);
+		break;
+	}
+	default:
+		break;
+	}
+	return RP_OK;
+}
+
+/* An image view's levels and layers inside its image (when known). */
+static int rpvk_view_in_image(rpvk *r, const VkImageViewCreateInfo *ci)
+{
+	uint64_t v = rpvk_sobj(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)ci->image);
+	uint64_t mips = (v >> 8) & 0xffffff, layers = v >> 32;
+	const VkImageSubresourceRange *s = &ci->subresourceRange;
+	if (!v)
+		return 1;
+	if (s->baseMipLevel >= mips || s->baseArrayLayer >= layers)
+		return 0;
+	if (s->levelCount != VK_REMAINING_MIP_LEVELS && (!s->levelCount || s->levelCount > mips - s->baseMipLevel))
+		return 0;
+	if (s->layerCount != VK_REMAINING_ARRAY_LAYERS &&
+	    (!s->layerCount || s->layerCount > layers - s->baseArrayLayer))
+		return 0;
+	return 1;
+}
+
+static rp_status rpvk_res_refuse(rpvk *r, const char *what)
+{
+	return rpvk_fail(r, RP_ERR_TRACE, "uses %s with no memory bound (not bound yet, or its "
+	                 "memory freed): a valid application never makes this call, and a driver may "
+	                 "crash on it", what);
+}
+
+/* Whether live device dev was created with queue index of family. */
+static int rpvk_queue_created(rpvk *r, VkDevice dev, uint32_t family, uint32_t index)
+{
+	for (int d = 0; d < RPVK_MAX_DEVICES; d++)
+		if (r->dev[d].live == dev)
+			return family < RPVK_MAX_FAMILIES && index < r->dev[d].family_queues[family];
+	return 1; /* not ours to judge */
+}
+
+static rp_status rpvk_state_cmd(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
+{
+	VkCommandBuffer cb = *(const VkCommandBuffer *)args;
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	int k;
+	rp_status st;
+	if (rpvk_cmd_resources(cmd, args, rpvk_res_unbound, r))
+		return rpvk_res_refuse(r, "a buffer or image");
+	if ((st = rpvk_state_regions(r, cmd, args)) != RP_OK)
+		return st;
+	if (!c)
+		return RP_OK;
+	rpvk_cmd_resources(cmd, args, rpvk_res_note, c);
+	if (c->state != RPVK_CB_RECORDING)
+		return rpvk_state_refuse(r, cb, c->state == RPVK_CB_INITIAL ?
+		                         "is not recording (no vkBeginCommandBuffer since it was reset)" :
+		                         "is not recording (vkEndCommandBuffer ended it)");
+	if ((flags & RPVK_F_INSIDE) && c->pass == RPVK_PASS_NONE)
+		return rpvk_state_refuse(r, cb, "has no render pass begun, and the call belongs inside one");
+	if ((flags & RPVK_F_OUTSIDE) && c->pass != RPVK_PASS_NONE)
+		return rpvk_state_refuse(r, cb, "is inside a render pass, and the call belongs outside one");
+	k = (flags & RPVK_F_DRAW) ? 0 : (flags & RPVK_F_DISPATCH) ? 1 : -1;
+	if (k >= 0 && !c->pipeline[k])
+		return rpvk_state_refuse(r, cb, k ? "has no compute pipeline bound for the dispatch"
+		                                  : "has no graphics pipeline bound for the draw");
+	if (k >= 0 && !c->sets_bound[k] && rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE, c->pipeline[k]))
+		return rpvk_state_refuse(r, cb, "has no descriptor set bound, and its pipeline's layout "
+		                                "has descriptors");
+	return RP_OK;
+}
+
+static rp_status rpvk_state_submit(rpvk *r, VkCommandBuffer cb)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (c && c->state == RPVK_CB_EXECUTABLE)
+		for (uint32_t i = 0; i < c->nres; i++)
+			if ((rpvk_sobj(r, c->res[i].type, c->res[i].live) & 3) == RPVK_RES_FREED)
+				return rpvk_state_refuse(r, cb, "is submitted, and a buffer or image it uses has "
+				                                "had its memory freed since it was recorded");
+	if (!c || c->state == RPVK_CB_EXECUTABLE)
+		return RP_OK;
+	return rpvk_state_refuse(r, cb, c->state == RPVK_CB_RECORDING ?
+	                         "is submitted while still recording (no vkEndCommandBuffer)" :
+	                         "is submitted with nothing recorded in it (reset, or never begun)");
+}
+
+rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args)
+{
+	rp_status st = RP_OK;
+	if (flags & RPVK_F_CMD)
+		return rpvk_state_cmd(r, cmd, flags, args);
+	switch (cmd) {
+	case SBT_VK_CMD_vkGetDeviceQueue: {
+		const sbt_vk_args_vkGetDeviceQueue *a = args;
+		if (!rpvk_queue_created(r, a->device, a->queueFamilyIndex, a->queueIndex))
+			return rpvk_fail(r, RP_ERR_TRACE, "queue %u of family %u: the device was not created "
+			                 "with it", a->queueIndex, a->queueFamilyIndex);
+		break;
+	}
+	case SBT_VK_CMD_vkGetDeviceQueue2: {
+		const sbt_vk_args_vkGetDeviceQueue2 *a = args;
+		if (a->pQueueInfo && !rpvk_queue_created(r, a->device, a->pQueueInfo->queueFamilyIndex,
+		                                         a->pQueueInfo->queueIndex))
+			return rpvk_fail(r, RP_ERR_TRACE, "queue %u of family %u: the device was not created "
+			                 "with it", a->pQueueInfo->queueIndex, a->pQueueInfo->queueFamilyIndex);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateImageView: {
+		const sbt_vk_args_vkCreateImageView *a = args;
+		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_IMAGE,
+		                                       (uint64_t)(uintptr_t)a->pCreateInfo->image))
+			return rpvk_res_refuse(r, "an image");
+		if (a->pCreateInfo && !rpvk_view_in_image(r, a->pCreateInfo))
+			return rpvk_fail(r, RP_ERR_TRACE, "the view's subresource range (mip levels %u+%u, "
+			                 "layers %u+%u) lies outside its image: a valid application never "
+			                 "makes this call, and a driver may crash on it",
+			                 a->pCreateInfo->subresourceRange.baseMipLevel,
+			                 a->pCreateInfo->subresourceRange.levelCount,
+			                 a->pCreateInfo->subresourceRange.baseArrayLayer,
+			                 a->pCreateInfo->subresourceRange.layerCount);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateBufferView: {
+		const sbt_vk_args_vkCreateBufferView *a = args;
+		if (a->pCreateInfo && rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER,
+		                                       (uint64_t)(uintptr_t)a->pCreateInfo->buffer))
+			return rpvk_res_refuse(r, "a buffer");
+		break;
+	}
+	case SBT_VK_CMD_vkUpdateDescriptorSets: {
+		const sbt_vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
+			const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+			for (uint32_t j = 0; w->pBufferInfo && j < w->descriptorCount; j++)
+				if (rpvk_res_unbound(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)w->pBufferInfo[j].buffer))
+					return rpvk_res_refuse(r, "a buffer");
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkEndCommandBuffer: {
+		const sbt_vk_args_vkEndCommandBuffer *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		if (c && c->state != RPVK_CB_RECORDING)
+			return rpvk_state_refuse(r, a->commandBuffer, "is ended while not recording");
+		if (c && (c->pass == RPVK_PASS_RENDER_PASS || c->pass == RPVK_PASS_RENDERING))
+			return rpvk_state_refuse(r, a->commandBuffer, "is ended inside a render pass");
+		break;
+	}
+	case SBT_VK_CMD_vkQueueSubmit: {
+		const sbt_vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBuffers &&
+			                     j < a->pSubmits[i].commandBufferCount; j++)
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBuffers[j]);
+		break;
+	}
+	case SBT_VK_CMD_vkQueueSubmit2:
+	case SBT_VK_CMD_vkQueueSubmit2KHR: {
+		const sbt_vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; st == RP_OK && a->pSubmits && i < a->submitCount; i++)
+			for (uint32_t j = 0; st == RP_OK && a->pSubmits[i].pCommandBufferInfos &&
+			                     j < a->pSubmits[i].commandBufferInfoCount; j++)
+				st = rpvk_state_submit(r, a->pSubmits[i].pCommandBufferInfos[j].commandBuffer);
+		break;
+	}
+	default:
+		break;
+	}
+	return st;
+}
+
+static void rpvk_state_pass(rpvk *r, VkCommandBuffer cb, uint8_t pass)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	if (c)
+		c->pass = pass;
+}
+
+static void rpvk_state_sets(rpvk *r, VkCommandBuffer cb, VkPipelineBindPoint bp)
+{
+	rpvk_cb *c = rpvk_cb_get(r, cb);
+	int k = rpvk_bind_point(bp);
+	if (c && k >= 0)
+		c->sets_bound[k]++;
+}
+
+static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, const VkPipelineLayout *layouts,
+                                 size_t stride)
+{
+	for (uint32_t i = 0; out && i < n; i++) {
+		VkPipelineLayout l = *(const VkPipelineLayout *)(const void *)((const char *)layouts + i * stride);
+		uint64_t sets = rpvk_sobj(r, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)(uintptr_t)l);
+		if (out[i] && sets)
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)out[i], sets, 0);
+	}
+}
+
+void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
+{
+	switch (cmd) {
+	case SBT_VK_CMD_vkAllocateCommandBuffers: {
+		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
+		if (a->ret != VK_SUCCESS || !a->pAllocateInfo || !a->pCommandBuffers)
+			break;
+		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+			rpvk_cb *c = calloc(1, sizeof(*c));
+			if (!c)
+				break;
+			rpvk_cb_forget(r, a->pCommandBuffers[i]);
+			rpvk_cb_reset(c, RPVK_CB_INITIAL);
+			c->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->commandPool;
+			c->secondary = a->pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+			if (rpvk_map_put(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER,
+			                 (uint64_t)(uintptr_t)a->pCommandBuffers[i], (uint64_t)(uintptr_t)c, 0) != 0)
+				free(c); /* no memory: not judged */
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkFreeCommandBuffers: {
+		const sbt_vk_args_vkFreeCommandBuffers *a = args;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+			rpvk_cb_forget(r, a->pCommandBuffers[i]);
+		break;
+	}
+	case SBT_VK_CMD_vkResetCommandBuffer: {
+		const sbt_vk_args_vkResetCommandBuffer *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		if (c)
+			rpvk_cb_reset(c, RPVK_CB_INITIAL);
+		break;
+	}
+	case SBT_VK_CMD_vkResetCommandPool:
+	case SBT_VK_CMD_vkDestroyCommandPool: {
+		/* both take (device, commandPool, ...): every buffer of the pool */
+		uint64_t pool = cmd == SBT_VK_CMD_vkResetCommandPool ?
+		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkResetCommandPool *)args)->commandPool :
+		                (uint64_t)(uintptr_t)((const sbt_vk_args_vkDestroyCommandPool *)args)->commandPool;
+		for (size_t i = 0; i < r->cbs.cap; i++) {
+			rpvk_map_slot *s = &r->cbs.slots[i];
+			rpvk_cb *c;
+			if (!s->type || s->type == RPVK_MAP_TOMB)
+				continue;
+			c = (rpvk_cb *)(uintptr_t)s->val;
+			if (c->pool != pool)
+				continue;
+			if (cmd == SBT_VK_CMD_vkResetCommandPool) {
+				rpvk_cb_reset(c, RPVK_CB_INITIAL);
+			} else {
+				free(c);
+				rpvk_map_del(&r->cbs, VK_OBJECT_TYPE_COMMAND_BUFFER, s->key);
+			}
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkBeginCommandBuffer: {
+		const sbt_vk_args_vkBeginCommandBuffer *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		if (!c || a->ret != VK_SUCCESS)
+			break;
+		rpvk_cb_reset(c, RPVK_CB_RECORDING);
+		if (c->secondary && a->pBeginInfo &&
+		    (a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_RENDER_PASS_CONTINUE_BIT))
+			c->pass = RPVK_PASS_CONTINUE;
+		break;
+	}
+	case SBT_VK_CMD_vkEndCommandBuffer: {
+		const sbt_vk_args_vkEndCommandBuffer *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		if (c && a->ret == VK_SUCCESS)
+			rpvk_cb_reset(c, RPVK_CB_EXECUTABLE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBeginRenderPass:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass *)args)->commandBuffer,
+		                RPVK_PASS_RENDER_PASS);
+		break;
+	case SBT_VK_CMD_vkCmdBeginRenderPass2:
+	case SBT_VK_CMD_vkCmdBeginRenderPass2KHR:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRenderPass2 *)args)->commandBuffer,
+		                RPVK_PASS_RENDER_PASS);
+		break;
+	case SBT_VK_CMD_vkCmdBeginRendering:
+	case SBT_VK_CMD_vkCmdBeginRenderingKHR:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdBeginRendering *)args)->commandBuffer,
+		                RPVK_PASS_RENDERING);
+		break;
+	case SBT_VK_CMD_vkCmdEndRenderPass:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdEndRenderPass *)args)->commandBuffer,
+		                RPVK_PASS_NONE);
+		break;
+	case SBT_VK_CMD_vkCmdEndRenderPass2:
+	case SBT_VK_CMD_vkCmdEndRenderPass2KHR:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdEndRenderPass2 *)args)->commandBuffer,
+		                RPVK_PASS_NONE);
+		break;
+	case SBT_VK_CMD_vkCmdEndRendering:
+	case SBT_VK_CMD_vkCmdEndRenderingKHR:
+		rpvk_state_pass(r, ((const sbt_vk_args_vkCmdEndRendering *)args)->commandBuffer,
+		                RPVK_PASS_NONE);
+		break;
+	case SBT_VK_CMD_vkCmdBindPipeline: {
+		const sbt_vk_args_vkCmdBindPipeline *a = args;
+		rpvk_cb *c = rpvk_cb_get(r, a->commandBuffer);
+		int k = rpvk_bind_point(a->pipelineBindPoint);
+		if (c && k >= 0)
+			c->pipeline[k] = (uint64_t)(uintptr_t)a->pipeline;
+		break;
+	}
+	case SBT_VK_CMD_vkCmdBindDescriptorSets: {
+		const sbt_vk_args_vkCmdBindDescriptorSets *a = args;
+		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdPushDescriptorSetKHR: {
+		const sbt_vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdPushDescriptorSetWithTemplateKHR: {
+		/* the template's bind point is not at hand: both count */
+		const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+		rpvk_state_sets(r, a->commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS);
+		rpvk_state_sets(r, a->commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE);
+		break;
+	}
+	case SBT_VK_CMD_vkCmdSetDescriptorBufferOffsetsEXT: {
+		const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *a = args;
+		rpvk_state_sets(r, a->commandBuffer, a->pipelineBindPoint);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateBuffer: {
+		const sbt_vk_args_vkCreateBuffer *a = args;
+		if (a->ret == VK_SUCCESS && a->pBuffer && a->pCreateInfo &&
+		    !(a->pCreateInfo->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT))
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)*a->pBuffer,
+			             RPVK_RES_UNBOUND | (a->pCreateInfo->size < ((uint64_t)1 << 56) ?
+			                                 a->pCreateInfo->size << 8 : 0), 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateImage: {
+		const sbt_vk_args_vkCreateImage *a = args;
+		if (a->ret == VK_SUCCESS && a->pImage && a->pCreateInfo &&
+		    !(a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT))
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)*a->pImage,
+			             RPVK_RES_UNBOUND | (uint64_t)(a->pCreateInfo->mipLevels & 0xffffff) << 8 |
+			             (uint64_t)a->pCreateInfo->arrayLayers << 32, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory: {
+		const sbt_vk_args_vkBindBufferMemory *a = args;
+		rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer, a->memory);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory: {
+		const sbt_vk_args_vkBindImageMemory *a = args;
+		rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image, a->memory);
+		break;
+	}
+	case SBT_VK_CMD_vkBindBufferMemory2:
+	case SBT_VK_CMD_vkBindBufferMemory2KHR: {
+		const sbt_vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			rpvk_res_bind(r, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+			              a->pBindInfos[i].memory);
+		break;
+	}
+	case SBT_VK_CMD_vkBindImageMemory2:
+	case SBT_VK_CMD_vkBindImageMemory2KHR: {
+		const sbt_vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			rpvk_res_bind(r, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+			              a->pBindInfos[i].memory);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyBuffer: {
+		const sbt_vk_args_vkDestroyBuffer *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)a->buffer);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyImage: {
+		const sbt_vk_args_vkDestroyImage *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		rpvk_map_del(&r->resmem, VK_OBJECT_TYPE_IMAGE, (uint64_t)(uintptr_t)a->image);
+		break;
+	}
+	case SBT_VK_CMD_vkFreeMemory: {
+		/* what is bound to it may not be used any more */
+		const sbt_vk_args_vkFreeMemory *a = args;
+		for (size_t i = 0; a->memory && i < r->resmem.cap; i++) {
+			const rpvk_map_slot *sl = &r->resmem.slots[i];
+			if (sl->type && sl->type != RPVK_MAP_TOMB && sl->val == (uint64_t)(uintptr_t)a->memory)
+				rpvk_res_state(r, (VkObjectType)sl->type, sl->key, RPVK_RES_FREED);
+		}
+		break;
+	}
+	case SBT_VK_CMD_vkCreateDescriptorSetLayout: {
+		const sbt_vk_args_vkCreateDescriptorSetLayout *a = args;
+		if (a->ret == VK_SUCCESS && a->pSetLayout && a->pCreateInfo && a->pCreateInfo->bindingCount)
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+			             (uint64_t)(uintptr_t)*a->pSetLayout, a->pCreateInfo->bindingCount, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCreatePipelineLayout: {
+		const sbt_vk_args_vkCreatePipelineLayout *a = args;
+		uint64_t sets = 0;
+		if (a->ret != VK_SUCCESS || !a->pPipelineLayout || !a->pCreateInfo)
+			break;
+		for (uint32_t i = 0; a->pCreateInfo->pSetLayouts && i < a->pCreateInfo->setLayoutCount; i++)
+			sets += rpvk_sobj(r, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+			                  (uint64_t)(uintptr_t)a->pCreateInfo->pSetLayouts[i]) != 0;
+		if (sets)
+			rpvk_map_put(&r->sobjs, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+			             (uint64_t)(uintptr_t)*a->pPipelineLayout, sets, 0);
+		break;
+	}
+	case SBT_VK_CMD_vkCreateComputePipelines: {
+		const sbt_vk_args_vkCreateComputePipelines *a = args;
+		if (a->ret == VK_SUCCESS && a->pCreateInfos)
+			rpvk_state_pipelines(r, a->createInfoCount, a->pPipelines, &a->pCreateInfos[0].layout,
+			                     sizeof(a->pCreateInfos[0]));
+		break;
+	}
+	case SBT_VK_CMD_vkCreateGraphicsPipelines: {
+		const sbt_vk_args_vkCreateGraphicsPipelines *a = args;
+		if (a->ret == VK_SUCCESS && a->pCreateInfos)
+			rpvk_state_pipelines(r, a->createInfoCount, a->pPipelines, &a->pCreateInfos[0].layout,
+			                     sizeof(a->pCreateInfos[0]));
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyPipeline: {
+		const sbt_vk_args_vkDestroyPipeline *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_PIPELINE, (uint64_t)(uintptr_t)a->pipeline);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyPipelineLayout: {
+		const sbt_vk_args_vkDestroyPipelineLayout *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)(uintptr_t)a->pipelineLayout);
+		break;
+	}
+	case SBT_VK_CMD_vkDestroyDescriptorSetLayout: {
+		const sbt_vk_args_vkDestroyDescriptorSetLayout *a = args;
+		rpvk_map_del(&r->sobjs, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT,
+		             (uint64_t)(uintptr_t)a->descriptorSetLayout);
+		break;
+	}
+	default:
+		break;
+	}
+}

@@ -1,0 +1,158 @@
+#!/bin/sh
+# tsreplay survives hostile traces (issue 12).  A vk_compute trace is
+# changed with tests/fuzz/sbt_mutate (records re-encoded, every checksum,
+# index and trailer written afresh, so the damage reaches the decoder and
+# the replayer), once for each crash or hang class the issue names; each
+# replay must stop with exit 1 and a message naming the record's sequence
+# number, the call and the reason -- never a crash, never a hang (each run
+# is bounded by timeout; before these checks the first two crashed with
+# SIGSEGV and the moved wait never returned):
+#   - vkQueueSubmit with signalSemaphoreCount 15 and no pSignalSemaphores;
+#   - vkWaitForFences naming VK_NULL_HANDLE;
+#   - vkBindBufferMemory with memory VK_NULL_HANDLE;
+#   - vkCmdPipelineBarrier with memoryBarrierCount 3 and no array;
+#   - vkCreateShaderModule with codeSize not a multiple of 4;
+#   - vkWaitForFences moved ahead of the vkQueueSubmit that signals its fence;
+# and the classes mutants found next (lavapipe crashed on each):
+#   - a vkCmd* on a command buffer that is not recording (its begin dropped);
+#   - a dispatch with no compute pipeline bound, or no descriptor set bound;
+#   - a submit of a command buffer still recording (its end dropped);
+#   - a draw and vkCmdEndRenderPass with no render pass begun (vk_offscreen,
+#     its vkCmdBeginRenderPass dropped);
+#   - an image view of an image with no memory bound (its vkBindImageMemory
+#     dropped), a copy region past the end of its buffer (the region's size
+#     made huge: the last byte of vkCmdCopyBuffer's payload);
+#   - vkGetDeviceQueue of a family the device has no queue in (lavapipe
+#     handed back memory past its queues, and crashed at the next submit);
+#   - vkFreeMemory moved ahead of a copy out of the image bound to it (the
+#     driver wrote into freed memory: glibc aborted on the heap later).
+# Also: --wait-timeout refuses what is not a positive number of seconds,
+# and the untouched trace still replays with every checkpoint matched.
+set -eu
+BUILD=${BUILD:-build}
+TOP=${TOP:-.}
+. "$TOP/tests/support/vk_env.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { vk_env_fail "$@"; }
+
+vk_env_init
+R=$VK_ENV_BUILD/tsreplay
+M=$VK_ENV_BUILD/tests/sbt_mutate
+I=$VK_ENV_BUILD/tsinfo
+[ -x "$M" ] || fail "$M is not built"
+unset DISPLAY
+
+vk_env_layers_ours
+TRACESMITH_OUTPUT=$T/comp.sbt vk_env_run "$T/comp.capture.log" "$VK_ENV_BUILD/tests/programs/vk_compute" \
+	--size 4096 --submits 4 || fail "vk_compute under VK_LAYER_tracesmith"
+TRACESMITH_OUTPUT=$T/off.sbt vk_env_run "$T/off.capture.log" "$VK_ENV_BUILD/tests/programs/vk_offscreen" \
+	--frames 2 || fail "vk_offscreen under VK_LAYER_tracesmith"
+vk_env_layers_none
+
+timeout 120 "$R" "$T/comp.sbt" >"$T/orig.out" 2>&1 || fail "the untouched trace: $(cat "$T/orig.out")"
+grep -q "0 differ" "$T/orig.out" || fail "the untouched trace: $(cat "$T/orig.out")"
+
+# seq_of NAME N [TRACE]: the sequence number of the Nth (from 1) record of
+# call NAME in TRACE (comp.sbt).
+seq_of() {
+	"$I" --dump "$T/${3:-comp}.sbt" | sed -n "s/^seq=\([0-9]*\) .* vulkan\.$1 .*/\1/p" | sed -n "${2}p"
+}
+SUBMIT=$(seq_of vkQueueSubmit 1)
+WAIT=$(seq_of vkWaitForFences 1)
+BIND=$(seq_of vkBindBufferMemory 1)
+BARRIER=$(seq_of vkCmdPipelineBarrier 1)
+SHADER=$(seq_of vkCreateShaderModule 1)
+[ -n "$SUBMIT" ] && [ -n "$WAIT" ] && [ -n "$BIND" ] && [ -n "$BARRIER" ] && [ -n "$SHADER" ] ||
+	fail "the trace lacks a call the test changes"
+[ "$SUBMIT" -lt "$WAIT" ] || fail "the first wait ($WAIT) is not after the first submit ($SUBMIT)"
+
+# hostile NAME WANT OP...: the mutated trace (of $SRC) stops with exit 1
+# naming WANT.
+SRC=comp
+hostile() {
+	name=$1 want=$2
+	shift 2
+	"$M" "$T/$SRC.sbt" "$T/$name.sbt" "$@" >/dev/null || fail "$name: sbt_mutate $*"
+	rc=0
+	timeout 120 "$R" "$T/$name.sbt" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
+	[ "$rc" -ne 124 ] || fail "$name: tsreplay hung"
+	[ "$rc" -eq 1 ] || fail "$name: exit $rc (expected 1): $(cat "$T/$name.err")"
+	grep -qF -- "$want" "$T/$name.err" || fail "$name: '$want' not in: $(cat "$T/$name.err")"
+}
+
+# The varint indexes are those of the calls' wire forms (docs/vulkan-codec.md):
+# vkQueueSubmit: queue, submitCount, pSubmits count, then VkSubmitInfo's
+# waitSemaphoreCount, pWaitSemaphores, pWaitDstStageMask, commandBufferCount,
+# pCommandBuffers count, the command buffer, signalSemaphoreCount (9).
+hostile submit "record seq $SUBMIT vkQueueSubmit: cannot decode its payload" --varint "$SUBMIT:9:15"
+grep -qF "VkSubmitInfo.pSignalSemaphores (absent while its count is not 0)" "$T/submit.err" ||
+	fail "submit: $(cat "$T/submit.err")"
+# vkWaitForFences: device, fenceCount, pFences count, the fence (3).
+hostile nullfence "record seq $WAIT vkWaitForFences: cannot decode its payload" --varint "$WAIT:3:0"
+grep -qF "vkWaitForFences.pFences (VK_NULL_HANDLE where vk.xml requires a handle)" "$T/nullfence.err" ||
+	fail "nullfence: $(cat "$T/nullfence.err")"
+# vkBindBufferMemory: device, buffer, memory (2).
+hostile nullmem "vkBindBufferMemory.memory (VK_NULL_HANDLE where vk.xml requires a handle)" \
+	--varint "$BIND:2:0"
+grep -qF "record seq $BIND vkBindBufferMemory" "$T/nullmem.err" || fail "nullmem: $(cat "$T/nullmem.err")"
+# vkCmdPipelineBarrier: commandBuffer, the two stage masks, dependencyFlags,
+# memoryBarrierCount (4).
+hostile barrier "vkCmdPipelineBarrier.pMemoryBarriers (absent while its count is not 0)" \
+	--varint "$BARRIER:4:3"
+grep -qF "record seq $BARRIER vkCmdPipelineBarrier" "$T/barrier.err" || fail "barrier: $(cat "$T/barrier.err")"
+# vkCreateShaderModule: device, pCreateInfo count, flags, codeSize (3).
+size=$("$I" --dump "$T/comp.sbt" | sed -n "s/^seq=$SHADER .*pCreateInfo.codeSize=\([0-9]*\).*/\1/p")
+[ -n "$size" ] || fail "no codeSize in record $SHADER"
+hostile codesize "VkShaderModuleCreateInfo.pCode (codeSize is not a multiple of 4)" \
+	--varint "$SHADER:3:$((size + 2))"
+grep -qF "record seq $SHADER vkCreateShaderModule" "$T/codesize.err" || fail "codesize: $(cat "$T/codesize.err")"
+# The first wait moved to the place of the submit that signals its fence.
+hostile moved "record seq $SUBMIT vkWaitForFences: waits for fence" --move "$WAIT:$SUBMIT"
+grep -qF "which nothing replayed so far signals" "$T/moved.err" || fail "moved: $(cat "$T/moved.err")"
+
+# ---- command buffer state ---------------------------------------------------------
+BEGIN=$(seq_of vkBeginCommandBuffer 1)
+PIPE=$(seq_of vkCmdBindPipeline 1)
+SETS=$(seq_of vkCmdBindDescriptorSets 1)
+END=$(seq_of vkEndCommandBuffer 1)
+DISPATCH=$(seq_of vkCmdDispatch 1)
+hostile nobegin "record seq $PIPE vkCmdBindPipeline: command buffer 0x" --drop "$BEGIN"
+grep -qF "is not recording (no vkBeginCommandBuffer since it was reset)" "$T/nobegin.err" ||
+	fail "nobegin: $(cat "$T/nobegin.err")"
+hostile nopipe "record seq $DISPATCH vkCmdDispatch: command buffer 0x" --drop "$PIPE"
+grep -qF "has no compute pipeline bound for the dispatch" "$T/nopipe.err" || fail "nopipe: $(cat "$T/nopipe.err")"
+hostile nosets "record seq $DISPATCH vkCmdDispatch: command buffer 0x" --drop "$SETS"
+grep -qF "has no descriptor set bound, and its pipeline's layout has descriptors" "$T/nosets.err" ||
+	fail "nosets: $(cat "$T/nosets.err")"
+hostile noend "is submitted while still recording (no vkEndCommandBuffer)" --drop "$END"
+grep -q "record seq [0-9]* vkQueueSubmit: command buffer 0x" "$T/noend.err" || fail "noend: $(cat "$T/noend.err")"
+SRC=off
+RPASS=$(seq_of vkCmdBeginRenderPass 1 off)
+[ -n "$RPASS" ] || fail "vk_offscreen's trace has no vkCmdBeginRenderPass"
+hostile norpass "has no render pass begun, and the call belongs inside one" --drop "$RPASS"
+grep -q "record seq [0-9]* vkCmd[A-Za-z]*: command buffer 0x" "$T/norpass.err" || fail "norpass: $(cat "$T/norpass.err")"
+BINDIMG=$(seq_of vkBindImageMemory 1 off)
+hostile noimgmem "vkCreateImageView: uses an image with no memory bound" --drop "$BINDIMG"
+FREE=$(seq_of vkFreeMemory 1 off)
+COPYI=$(seq_of vkCmdCopyImageToBuffer 1 off)
+hostile freed "vkCmdCopyImageToBuffer: uses a buffer or image with no memory bound (not bound yet, or its memory freed)" \
+	--move "$FREE:$COPYI"
+SRC=comp
+GETQ=$(seq_of vkGetDeviceQueue 1)
+# vkGetDeviceQueue: device, queueFamilyIndex (1).
+hostile family "record seq $GETQ vkGetDeviceQueue: queue 0 of family 2147483647: the device was not created with it" \
+	--varint "$GETQ:1:2147483647"
+COPY=$(seq_of vkCmdCopyBuffer 1)
+hostile copy "record seq $COPY vkCmdCopyBuffer: copy region 0 lies outside its buffer" --set "$COPY:-1:127"
+
+# ---- --wait-timeout --------------------------------------------------------------
+for bad in 0 -1 x 1s ""; do
+	rc=0
+	"$R" --wait-timeout "$bad" "$T/comp.sbt" >/dev/null 2>"$T/wt.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -qF -- "--wait-timeout: expected seconds (> 0), got '$bad'" "$T/wt.err" ||
+		fail "--wait-timeout '$bad': exit $rc: $(cat "$T/wt.err")"
+done
+timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
+grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
+echo "ok: fifteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
