@@ -29,6 +29,7 @@
 #                                                  linked against the double's libcuda.so)
 #   serializer/*.c + serializer/lib/*.c         -> $(BUILD)/lib/libtracesmith.so.1 (the reader and writer
 #                                                  for other programs and python/tracesmith)
+#   docs/man/*.1                                -> PREFIX/share/man/man1 (make install)
 # The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
 # left out of the build and their tests report themselves skipped.
 
