@@ -148,6 +148,27 @@ $(BUILD)/layers/libVkLayer_tracesmith.so: $(call obj,$(LAYER_SRC)) $(LIB_CAP) $(
 	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libVkLayer_tracesmith.so \
 		-Wl,--version-script=layers/vulkan/vkl.map \
 		$(call obj,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+# The layer's thread-locals through TLS descriptors: in a dlopen'ed object
+# glibc then resolves them to the static TLS block when it has room (an
+# offset load instead of a __tls_get_addr call per access), and falls back
+# to the dynamic path when it has not.  Not under the sanitizers, whose
+# runtimes follow thread-locals through __tls_get_addr.
+$(call obj,$(LAYER_SRC)): CFLAGS_ALL += $(if $(SAN),,-mtls-dialect=gnu2)
+# The dispatch-only build of the layer (VKL_DISPATCH_ONLY: every wrapper
+# finds the next layer's entry point and calls it, nothing more), for the
+# per-command comparison of tests/bench/vk_cmd_bench.sh; built by make bench.
+LAYER_DISPATCH := $(BUILD)/layers_dispatch/libVkLayer_tracesmith.so $(BUILD)/layers_dispatch/VkLayer_tracesmith.json
+$(BUILD)/obj_dispatch/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DVKL_DISPATCH_ONLY=1 -c $< -o $@
+$(BUILD)/layers_dispatch/libVkLayer_tracesmith.so: $(patsubst %.c,$(BUILD)/obj_dispatch/%.o,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) layers/vulkan/vkl.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,nodelete -Wl,-soname,libVkLayer_tracesmith.so \
+		-Wl,--version-script=layers/vulkan/vkl.map \
+		$(patsubst %.c,$(BUILD)/obj_dispatch/%.o,$(LAYER_SRC)) $(LIB_CAP) $(LIB_SBT) $(LDLIBS_BASE) -o $@
+$(BUILD)/layers_dispatch/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
+	@mkdir -p $(dir $@)
+	sed 's|@LIBRARY_PATH@|./libVkLayer_tracesmith.so|' $< > $@
 $(BUILD)/layers/VkLayer_tracesmith.json: layers/vulkan/VkLayer_tracesmith.json.in
 	@mkdir -p $(dir $@)
 	sed 's|@LIBRARY_PATH@|./libVkLayer_tracesmith.so|' $< > $@
@@ -256,7 +277,7 @@ test: all
 test-gpu: all
 	@BUILD=$(BUILD) sh tests/gpu/run.sh
 
-bench: all
+bench: all $(LAYER_DISPATCH)
 	@BUILD=$(BUILD) sh tests/bench/run.sh
 
 # Sanitizer variants of the whole suite, each in its own build folder.
@@ -371,4 +392,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj_dispatch -name '*.d' 2>/dev/null)

@@ -90,6 +90,12 @@ int cap_api_enabled(const char *api);
 
 /* The configuration (parsed once, on first use).  Never NULL. */
 const cap_config *cap_config_get(void);
+/* A setting handed to a front-end through its own API (the Vulkan layer's
+ * VK_EXT_layer_settings), by its layer-setting name ("output", "stacks",
+ * ...; docs/capture.md "Settings file"), below the settings file and the
+ * TRACESMITH_ variables.  0 taken; -1 the configuration was read already
+ * (too late); -2 no such setting; -3 out of room or memory. */
+int cap_config_preset(const char *name, const char *value);
 
 /* ---- logging (gated by TRACESMITH_LOG; to stderr, "tracesmith: ") ---- */
 

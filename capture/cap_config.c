@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,39 @@ static void cap_settings_load(const cap_config *cfg)
 	fclose(f);
 }
 
+/* Settings a front-end was handed through its API before the
+ * configuration was read (cap_config_preset: the Vulkan layer's
+ * VK_EXT_layer_settings); below the file and the variables. */
+static struct {
+	char *name[CAP_SETTINGS_MAX];
+	char *value[CAP_SETTINGS_MAX];
+	int n;
+} cap_presets;
+static atomic_int cap_config_read;
+
+int cap_config_preset(const char *name, const char *value)
+{
+	size_t i;
+	if (atomic_load(&cap_config_read))
+		return -1;
+	for (i = 0; i < sizeof(cap_setting_names) / sizeof(cap_setting_names[0]); i++)
+		if (strcmp(name, cap_setting_names[i]) == 0)
+			break;
+	if (i == sizeof(cap_setting_names) / sizeof(cap_setting_names[0]))
+		return -2;
+	for (int k = 0; k < cap_presets.n; k++)
+		if (strcmp(cap_presets.name[k], name) == 0)
+			return 0; /* the first one given stays, as the extension says */
+	if (cap_presets.n == CAP_SETTINGS_MAX)
+		return -3;
+	cap_presets.name[cap_presets.n] = strdup(name);
+	cap_presets.value[cap_presets.n] = strdup(value);
+	if (!cap_presets.name[cap_presets.n] || !cap_presets.value[cap_presets.n])
+		return -3;
+	cap_presets.n++;
+	return 0;
+}
+
 /* The value of a TRACESMITH_ variable, or of its layer setting. */
 static const char *cap_setting(const char *env)
 {
@@ -346,6 +380,9 @@ static const char *cap_setting(const char *env)
 	for (int k = 0; k < cap_settings.n; k++)
 		if (strcmp(cap_settings.name[k], name) == 0)
 			return cap_settings.value[k];
+	for (int k = 0; k < cap_presets.n; k++)
+		if (strcmp(cap_presets.name[k], name) == 0)
+			return cap_presets.value[k];
 	return NULL;
 }
 
@@ -366,6 +403,7 @@ void cap_config_parse_(cap_config *cfg)
 	cfg->memory_bound = 256ull << 20;
 	cfg->flush_interval_ms = 1000;
 
+	atomic_store(&cap_config_read, 1);
 	cap_settings_load(cfg);
 	/* The level first, so that it gates the warnings below. */
 	if ((v = cap_setting("TRACESMITH_LOG")) != NULL) {

@@ -6,7 +6,8 @@
  * call, a return and the checks every caller needs; this header gives the
  * same operations as inline functions that take the common case in a few
  * loads and stores and hand everything else to the out-of-line function
- * (cap_runtime.c), which behaves exactly as before:
+ * (cap_runtime.c), which behaves exactly as before.  Used by the CUDA
+ * launch and the Vulkan layer's flat vkCmd* records:
  *
  *   cap_enter_inline / cap_leave_inline      = cap_enter / cap_leave
  *   cap_active_inline                        = cap_active
@@ -15,7 +16,7 @@
  *                                              cap_record_commit
  *
  * The fast begin applies when this thread is registered, the runtime is
- * running, the record is not nested, no host stack is wanted and the
+ * running, the record is not nested, no host stack is wanted for it and the
  * thread's block has room; the fast commit is the runtime's own seal
  * (cap_rt_seal_entry, shared with cap_runtime.c, not a copy).  The state
  * these read is described in cap_internal.h; nothing here takes a lock or
@@ -112,6 +113,14 @@ static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t hea
 	return seq;
 }
 
+/* Whether a record with these flags takes no host stack (cap_runtime.c's
+ * cap_rt_wants_stack, the other way round). */
+static inline int cap_fast_no_stack(unsigned flags)
+{
+	cap_stacks_mode m = cap_g.cfg.stacks;
+	return m == CAP_STACKS_NONE || (m == CAP_STACKS_WORK && !(flags & CAP_REC_WORK));
+}
+
 /* cap_record_begin_deferred, inline where it can be (see the top). */
 static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, cap_encode_fn encode,
                                                size_t max_raw, cap_rec **rec_out)
@@ -122,7 +131,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	if (__builtin_expect(!t || cap_tls_gen != cap_g.generation || t->in_record ||
 	                         atomic_load_explicit(&cap_g.state, memory_order_acquire) !=
 	                             CAP_ST_RUNNING ||
-	                         cap_tls_is_writer || cap_g.cfg.stacks != CAP_STACKS_NONE ||
+	                         cap_tls_is_writer || !cap_fast_no_stack(flags) ||
 	                         t->tail->cap - t->wpos < need,
 	                     0))
 		return cap_record_begin_deferred(type, flags, encode, max_raw, rec_out);

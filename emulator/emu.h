@@ -68,6 +68,16 @@ typedef struct emu_graph emu_graph;
 emu_status emu_graph_build(const char *path, emu_graph **out, char *err, size_t errlen);
 void emu_graph_free(emu_graph *g);
 
+/*
+ * Measured durations from a replay profile (tsreplay --profile; the format:
+ * docs/replay.md "Profile sidecar"): path, or NULL for the trace's sidecar
+ * TRACE.profile when it exists (*loaded 0 and EMU_OK when it does not).
+ * The next emu_schedule uses each matched command's measured duration in
+ * place of the cost model's.  EMU_ERR_ARG when the file is the profile of
+ * another trace; err names the file and both trace ids.
+ */
+emu_status emu_profile_load(emu_graph *g, const char *path, int *loaded, char *err, size_t errlen);
+
 /* Simulate (again) with o's machine and costs; the exports and the summary
  * read the last simulation. */
 emu_status emu_schedule(emu_graph *g, const emu_options *o);

@@ -18,7 +18,7 @@ int emu_cli_emulate(int argc, char **argv)
 	emu_race_counts rc = { 0, 0 };
 	emu_status st;
 	char err[1024];
-	int json = 0, status = 2;
+	int json = 0, status = 2, profiled = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--emulate"))
@@ -47,6 +47,12 @@ int emu_cli_emulate(int argc, char **argv)
 	if (st != EMU_OK) {
 		fprintf(stderr, "tsreplay: %s\n", err[0] ? err : emu_strerror(st));
 		return 2;
+	}
+	/* the trace's replay profile (TRACE.profile) when there is one */
+	st = emu_profile_load(g, NULL, &profiled, err, sizeof(err));
+	if (st != EMU_OK) {
+		fprintf(stderr, "tsreplay: %s\n", err[0] ? err : emu_strerror(st));
+		goto out_free_graph;
 	}
 	emu_options_default(&opt);
 	st = emu_schedule(g, &opt);

@@ -182,8 +182,9 @@ emu_status emu_export_json(const emu_graph *g, FILE *f)
 		emu_us(f, n->start_ns);
 		fprintf(f, ",\"dur\":");
 		emu_us(f, n->end_ns - n->start_ns);
-		fprintf(f, ",\"args\":{\"seq\":%llu,\"engine\":%d,\"bytes\":%llu}}", (unsigned long long)n->seq,
-		        n->engine, (unsigned long long)n->bytes);
+		fprintf(f, ",\"args\":{\"seq\":%llu,\"engine\":%d,\"bytes\":%llu,\"duration\":\"%s\"}}",
+		        (unsigned long long)n->seq, n->engine, (unsigned long long)n->bytes,
+		        emu_node_duration_source(g, n));
 	}
 	for (size_t s = 0; s < g->steps.n; s++) {
 		const emu_step *st = &g->steps.v[s];

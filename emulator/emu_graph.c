@@ -940,5 +940,6 @@ void emu_graph_free(emu_graph *g)
 	free(g->transitions);
 	free(g->vc);
 	emu_vk_free(g->vk);
+	free(g->measured);
 	free(g);
 }

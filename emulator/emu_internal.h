@@ -144,6 +144,12 @@ struct emu_graph {
 	uint32_t *vc;
 	size_t vc_width;
 	struct emu_vk_graph *vk;    /* a Vulkan trace's ordering data (emu_vk.h); NULL for CUDA */
+	/* A replay profile (emu_profile.c): per node the measured duration,
+	 * UINT64_MAX where none; NULL when no profile was loaded. */
+	uint64_t *measured;
+	uint64_t nmeasured;         /* nodes with a measured duration */
+	char profile_path[600];
+	char profile_device[256];
 };
 
 /* Grow a vector to hold one more element; 0 or -1 (out of memory). */
@@ -157,6 +163,12 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
 {
 	return g->names.v + n->name;
+}
+/* Whether n's duration in the last simulation was measured (a replay
+ * profile) rather than the cost model's: the exports say which. */
+static inline const char *emu_node_duration_source(const emu_graph *g, const emu_node *n)
+{
+	return g->measured && g->measured[n - g->nodes.v] != UINT64_MAX ? "measured" : "model";
 }
 const char *emu_kind_name(unsigned kind);
 unsigned emu_kind_class(unsigned kind);

@@ -9,7 +9,8 @@
  * Tracks: a process track per device, under it a track per stream lane (as
  * in the JSON export) and two counters (device and host memory in use).
  * Each command is a slice (begin and end events) carrying its seq, engine,
- * bytes and host call stack as debug annotations; a dependency between
+ * bytes, duration ("measured" from a replay profile, or "model") and host
+ * call stack as debug annotations; a dependency between
  * commands on different streams is a flow from the slice waited for to the
  * waiting one.  UUIDs: device d = 1<<32 | d+1, track t = 2<<32 | t, memory
  * counters 3<<32 | 1 and 3<<32 | 2.
@@ -269,11 +270,12 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 		{
 			uint32_t id = ev[i].what;
 			const emu_node *n = &g->nodes.v[id];
-			Perfetto__Protos__DebugAnnotation a[4] = {
+			Perfetto__Protos__DebugAnnotation a[5] = {
 				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT,
-				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT
+				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT, PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT,
+				PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT
 			};
-			Perfetto__Protos__DebugAnnotation *ap[4] = { &a[0], &a[1], &a[2], &a[3] };
+			Perfetto__Protos__DebugAnnotation *ap[5] = { &a[0], &a[1], &a[2], &a[3], &a[4] };
 			char *cat = (char *)emu_kind_name(n->kind), *stack = NULL;
 
 			te.track_uuid = EMU_UUID_TRACK(emu_track(&l, n, id));
@@ -296,12 +298,14 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 			a[2].name = "bytes";
 			a[2].has_uint_value = 1;
 			a[2].uint_value = n->bytes;
-			te.n_debug_annotations = 3;
+			a[3].name = "duration";
+			a[3].string_value = (char *)emu_node_duration_source(g, n);
+			te.n_debug_annotations = 4;
 			stack = emu_pf_stack(g, n);
 			if (stack) {
-				a[3].name = "stack";
-				a[3].string_value = stack;
-				te.n_debug_annotations = 4;
+				a[4].name = "stack";
+				a[4].string_value = stack;
+				te.n_debug_annotations = 5;
 			}
 			te.debug_annotations = ap;
 			te.n_flow_ids = fo_first[id + 1] - fo_first[id];

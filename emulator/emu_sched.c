@@ -324,7 +324,8 @@ emu_status emu_schedule(emu_graph *g, const emu_options *o)
 	g->nengines = ne;
 	g->makespan = g->max_conc = g->max_conc_at = 0;
 	for (size_t i = 0; i < nn; i++) {
-		g->nodes.v[i].cost_ns = emu_cost(o, &g->nodes.v[i]);
+		g->nodes.v[i].cost_ns = g->measured && g->measured[i] != UINT64_MAX
+		                            ? g->measured[i] : emu_cost(o, &g->nodes.v[i]);
 		g->nodes.v[i].end_ns = UINT64_MAX;
 		g->nodes.v[i].start_ns = 0;
 		g->nodes.v[i].engine = -1;
@@ -514,11 +515,22 @@ static void emu_summary_json(const emu_graph *g, const emu_summary *s, FILE *f)
 
 	fprintf(f, "{\"commands\":%llu,\"streams\":%llu,\"dependencies\":%llu,\"cross_stream\":%llu,"
 	           "\"compute_engines\":%u,\"copy_engines\":%u,\"makespan_ns\":%llu,\"critical_ns\":%llu,"
-	           "\"max_concurrency\":%llu,\"max_concurrency_at_ns\":%llu,\"critical_path\":[",
+	           "\"max_concurrency\":%llu,\"max_concurrency_at_ns\":%llu,",
 	        (unsigned long long)s->commands, (unsigned long long)s->streams, (unsigned long long)s->edges,
 	        (unsigned long long)s->cross_edges, g->opt.compute_engines, g->opt.copy_engines,
 	        (unsigned long long)s->makespan_ns, (unsigned long long)s->critical_ns,
 	        (unsigned long long)s->max_concurrency, (unsigned long long)s->max_concurrency_at_ns);
+	fprintf(f, "\"durations\":{\"source\":\"%s\",\"measured\":%llu,\"modeled\":%llu,\"profile\":",
+	        !g->measured || !g->nmeasured ? "model" : g->nmeasured == g->nodes.n ? "measured" : "mixed",
+	        (unsigned long long)g->nmeasured, (unsigned long long)(g->nodes.n - g->nmeasured));
+	if (g->measured) {
+		emu_json_str(f, g->profile_path);
+		fputs(",\"device\":", f);
+		emu_json_str(f, g->profile_device);
+	} else {
+		fputs("null,\"device\":null", f);
+	}
+	fputs("},\"critical_path\":[", f);
 	for (size_t i = 0; i < g->crit.n; i++) {
 		const emu_node *n = &g->nodes.v[g->crit.v[i]];
 
@@ -563,6 +575,12 @@ emu_status emu_summary_print(const emu_graph *g, FILE *f, int json)
 	        (unsigned long long)s.edges, (unsigned long long)s.cross_edges, g->vk ? "queues" : "streams");
 	fprintf(f, "machine: %u compute engines, %u copy engines\n", g->opt.compute_engines,
 	        g->opt.copy_engines);
+	if (g->measured)
+		fprintf(f, "durations: measured for %llu of %llu commands (replay profile %s, device %s)%s\n",
+		        (unsigned long long)g->nmeasured, (unsigned long long)g->nodes.n, g->profile_path,
+		        g->profile_device, g->nmeasured < g->nodes.n ? "; cost model for the rest" : "");
+	else
+		fprintf(f, "durations: cost model (no replay profile)\n");
 	fprintf(f, "makespan: %llu ns\n", (unsigned long long)s.makespan_ns);
 	fprintf(f, "critical path: %llu ns, %llu commands\n", (unsigned long long)s.critical_ns,
 	        (unsigned long long)s.critical_count);

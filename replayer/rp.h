@@ -56,6 +56,26 @@ typedef struct rp_diag {
 
 void rp_diag_set(rp_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- replay profiling (tsreplay --profile; rp_profile.c owns the format) -- */
+
+/* The timings of one profiled run, written as the sidecar file
+ * docs/replay.md "Profile sidecar" describes.  A backend adds one entry
+ * per command it timed; the core writes the file. */
+typedef struct rp_profile rp_profile;
+
+typedef struct rp_profile_entry {
+	uint64_t seq;        /* the command's record (a vkCmd* record on Vulkan) */
+	uint64_t submit_seq; /* the record that made it run: the submit on Vulkan,
+	                        seq itself on CUDA */
+	uint64_t stream;     /* captured stream or queue handle (0: legacy stream) */
+	uint64_t start_ns, end_ns; /* device timeline, from the run's first timed command */
+} rp_profile_entry;
+
+/* Add one entry (copied).  RP_ERR_NOMEM when out of memory. */
+rp_status rp_profile_add(rp_profile *p, const rp_profile_entry *e);
+/* The device the timings come from, one line (copied). */
+void rp_profile_set_device(rp_profile *p, const char *name);
+
 /* ---- backend interface ------------------------------------------------ */
 
 /* A backend-specific command-line option (listed in the backend's ops;
@@ -92,6 +112,11 @@ typedef struct rp_backend_open_args {
 	 * window's first frame.  A backend that numbers frames (--screenshot,
 	 * its summary) numbers them from here, as the run did. */
 	uint64_t first_frame;
+	/* --profile: where the timings of the first run go (borrowed until
+	 * close); NULL when not profiling.  A backend that profiles times the
+	 * commands it executes (not fast-forwarded ones) and hands the
+	 * timings over in profile_finish. */
+	rp_profile *profile;
 } rp_backend_open_args;
 
 /* Flags for execute. */
@@ -161,6 +186,12 @@ typedef struct rp_backend_ops {
 	 * or execute, which return RP_ERR_USAGE for it too.  NULL: every value
 	 * is accepted here. */
 	rp_status (*check_option)(const rp_option_value *opt, rp_diag *diag);
+
+	/* With --profile, after the first run's last record: wait for the
+	 * device, then add every command timed in that run to the profile
+	 * given at open (rp_profile_add).  NULL: this backend cannot profile,
+	 * and tsreplay --profile refuses its traces. */
+	rp_status (*profile_finish)(void *state, rp_diag *diag);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */

@@ -36,6 +36,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "                         checkpoint across runs and with the capture\n"
 	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
 	      "  --device STR           device for the backend (its meaning is the backend's)\n"
+	      "  --profile[=FILE]       time every command on the device; write the timings to\n"
+	      "                         FILE (default TRACE.profile), never to the trace\n"
 	      "  --json                 summary as one JSON object on stdout\n"
 	      "  -q, --quiet            no progress, notes or summary\n"
 	      "  -h, --help             this text\n"
@@ -267,6 +269,16 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 	rp_main_json_mismatch(f, &rep->capture);
 	fputs(",\"runs_part\":", f);
 	rp_main_json_mismatch(f, &rep->runs);
+	fputs(",\"profile\":", f);
+	if (opt->profile_path && rep->runs_done) {
+		fputs("{\"file\":", f);
+		rp_main_json_string(f, opt->profile_path);
+		fprintf(f, ",\"commands\":%llu,\"device\":", (unsigned long long)rep->profiled);
+		rp_main_json_string(f, rep->profile_device);
+		fputs("}", f);
+	} else {
+		fputs("null", f);
+	}
 	fprintf(f, ",\"seconds\":%.6f,\"result\":\"%s\",\"exit\":%d,\"error\":", rep->seconds,
 	        rp_main_result_name(code), code);
 	if (error)
@@ -335,6 +347,9 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 	if (rep->unmodeled)
 		printf("tsreplay: %llu calls in range were not modeled by the capture\n",
 		       (unsigned long long)rep->unmodeled);
+	if (opt->profile_path)
+		printf("tsreplay: profile: %llu commands timed on %s, written to %s\n",
+		       (unsigned long long)rep->profiled, rep->profile_device, opt->profile_path);
 }
 
 enum {
@@ -344,6 +359,7 @@ enum {
 	RP_MAIN_OPT_JSON,
 	RP_MAIN_OPT_DETERMINISM,
 	RP_MAIN_OPT_VERSION,
+	RP_MAIN_OPT_PROFILE,
 	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
 };
 
@@ -356,12 +372,16 @@ static const struct option rp_main_fixed_opts[] = {
 	{"runs", required_argument, NULL, RP_MAIN_OPT_RUNS},
 	{"device", required_argument, NULL, RP_MAIN_OPT_DEVICE},
 	{"version", no_argument, NULL, RP_MAIN_OPT_VERSION},
+	{"profile", optional_argument, NULL, RP_MAIN_OPT_PROFILE},
 };
 #define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
 
 /* What the command line asked for, besides rp_options. */
 typedef struct rp_main_args {
 	int help, version, json, determinism, runs_given;
+	int profile;             /* --profile given */
+	const char *profile_to;  /* its FILE, NULL: TRACE.profile */
+	char profile_path[4096]; /* the sidecar's path */
 } rp_main_args;
 
 /*
@@ -464,6 +484,12 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 	case RP_MAIN_OPT_DEVICE:
 		opt->device = v;
 		return 0;
+	case RP_MAIN_OPT_PROFILE:
+		if (v && !*v)
+			return rp_main_bad_usage("--profile=: expected a file name after '='");
+		ma->profile = 1;
+		ma->profile_to = v;
+		return 0;
 	default:
 		break;
 	}
@@ -543,6 +569,17 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 		return rp_main_bad_usage("--runs needs --check-determinism");
 	if (ma.determinism && !ma.runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
+	if (ma.profile && ma.determinism)
+		return rp_main_bad_usage("--profile times one run; it does not go with "
+		                         "--check-determinism");
+	if (ma.profile) {
+		int len = snprintf(ma.profile_path, sizeof(ma.profile_path), "%s%s",
+		                   ma.profile_to ? ma.profile_to : opt.trace_path,
+		                   ma.profile_to ? "" : ".profile");
+		if (len < 0 || (size_t)len >= sizeof(ma.profile_path))
+			return rp_main_bad_usage("--profile: the sidecar's path is too long");
+		opt.profile_path = ma.profile_path;
+	}
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
 
 	if (stat(opt.trace_path, &sb) != 0) {

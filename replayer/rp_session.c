@@ -68,6 +68,7 @@ struct rp_session {
 	size_t ncp, cp_cap;
 	sbt_checkpoint *ref;  /* run 1's checkpoints, owned */
 	uint64_t **hashes;    /* [run][i] whole hashes, runs 2.. */
+	rp_profile *profile;  /* --profile; owned */
 	double start_time;
 	double last_progress;
 	int progress_shown;
@@ -379,6 +380,21 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 	args.options = opt->backend_options;
 	args.noptions = opt->nbackend_options;
 	args.first_frame = s->has_window && s->window.first_frame ? s->window.first_frame : 1;
+	if (opt->profile_path) {
+		for (i = 0; i < s->nactive; i++)
+			if (!s->active[i].ops->profile_finish) {
+				rp_diag_set(diag, "--profile: backend %s cannot time commands",
+				            s->active[i].ops->name);
+				st = RP_ERR_USAGE;
+				goto out_fail;
+			}
+		if (rp_profile_create(s->info.header.trace_id, s->backend_names, &s->profile) != RP_OK) {
+			rp_diag_set(diag, "out of memory");
+			st = RP_ERR_NOMEM;
+			goto out_fail;
+		}
+		args.profile = s->profile;
+	}
 	/* --device means what the trace's backends say it means: check it with
 	 * them, all of them before any opens (and touches a device). */
 	for (i = 0; i < s->nactive && opt->device; i++) {
@@ -758,6 +774,30 @@ out_done:
 	return st;
 }
 
+/* --profile, after the first run: the backends hand over their timings,
+ * then the sidecar is written. */
+static rp_status rp_session_profile_finish(rp_session *s, rp_report *rep, rp_diag *diag)
+{
+	rp_status st;
+	size_t i;
+	for (i = 0; i < s->nactive; i++) {
+		rp_diag bd = {""};
+		st = s->active[i].ops->profile_finish(s->active[i].state, &bd);
+		if (st != RP_OK) {
+			rp_diag_set(diag, "--profile: backend %s: %s", s->active[i].ops->name,
+			            bd.text[0] ? bd.text : rp_strerror(st));
+			return st;
+		}
+	}
+	st = rp_profile_write(s->profile, s->opt.profile_path, diag);
+	if (st != RP_OK)
+		return st;
+	rep->profiled = rp_profile_count(s->profile);
+	snprintf(rep->profile_device, sizeof(rep->profile_device), "%s",
+	         rp_profile_device(s->profile));
+	return RP_OK;
+}
+
 rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 {
 	rp_status st = RP_OK;
@@ -805,6 +845,8 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 			}
 		}
 		st = rp_session_run(s, rep, run, diag);
+		if (st == RP_OK && run == 1 && s->profile)
+			st = rp_session_profile_finish(s, rep, diag);
 		if (st != RP_OK)
 			goto out_done;
 		rep->runs_done = run;
@@ -901,6 +943,7 @@ void rp_session_close(rp_session *s)
 	free(s->routes);
 	free(s->route_tab);
 	free(s->pending);
+	rp_profile_free(s->profile);
 	sbt_reader_close(s->lookup);
 	sbt_reader_close(s->reader);
 	free(s);

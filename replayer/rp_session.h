@@ -21,6 +21,7 @@ typedef struct rp_options {
 	int progress;        /* 1: a counter on stderr (a terminal, not --quiet) */
 	const rp_option_value *backend_options; /* for the backends' open */
 	size_t nbackend_options;
+	const char *profile_path; /* --profile: the sidecar to write; NULL: none */
 } rp_options;
 
 /* One place where two results part: the replay and the capture (other_run
@@ -71,6 +72,8 @@ typedef struct rp_report {
 	rp_mismatch capture;         /* first mismatch with the capture (run 1) */
 	rp_mismatch runs;            /* first place where runs part */
 	double seconds;
+	uint64_t profiled;           /* --profile: commands timed (entries written) */
+	char profile_device[256];    /* --profile: the device that timed them */
 } rp_report;
 
 typedef struct rp_session rp_session;
@@ -91,5 +94,13 @@ void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f);
  * "runs 1,2: 0x...; run 3: 0x..." ("" when unknown). */
 void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len);
 void rp_session_close(rp_session *s);
+
+/* rp_profile.c: the sidecar of --profile (rp.h has the backends' part). */
+rp_status rp_profile_create(const uint8_t trace_id[16], const char *api, rp_profile **out);
+size_t rp_profile_count(const rp_profile *p);
+const char *rp_profile_device(const rp_profile *p);
+/* Write the sidecar to path (entries sorted by submit, then seq). */
+rp_status rp_profile_write(rp_profile *p, const char *path, rp_diag *diag);
+void rp_profile_free(rp_profile *p);
 
 #endif

@@ -26,7 +26,9 @@ enum {
 	TSE_OPT_ISSUE,
 	TSE_OPT_WIDTH,
 	TSE_OPT_JSON,
-	TSE_OPT_VERSION
+	TSE_OPT_VERSION,
+	TSE_OPT_PROFILE,
+	TSE_OPT_NO_PROFILE
 };
 
 static const struct option tse_longopts[] = {
@@ -42,6 +44,8 @@ static const struct option tse_longopts[] = {
 	{"width", required_argument, NULL, TSE_OPT_WIDTH},
 	{"json", no_argument, NULL, TSE_OPT_JSON},
 	{"version", no_argument, NULL, TSE_OPT_VERSION},
+	{"profile", required_argument, NULL, TSE_OPT_PROFILE},
+	{"no-profile", no_argument, NULL, TSE_OPT_NO_PROFILE},
 	{NULL, 0, NULL, 0}
 };
 
@@ -61,6 +65,9 @@ static void tse_usage(FILE *f)
 	        "      --copy-engines N    engines for copies (default 2)\n"
 	        "      --kernel-ns N       cost of one kernel (default 10000)\n"
 	        "      --issue-times       no command starts before the host issued it\n"
+	        "      --profile FILE      measured durations from a replay profile (tsreplay\n"
+	        "                          --profile); default: TRACE.profile when it exists\n"
+	        "      --no-profile        the cost model even when TRACE.profile exists\n"
 	        "      --width N           columns of the ascii timeline (default 100)\n"
 	        "      --json              --summary and --races as one JSON object\n"
 	        "  -h, --help              this text\n"
@@ -92,6 +99,8 @@ int main(int argc, char **argv)
 	emu_graph *g = NULL;
 	const char *format = NULL, *output = NULL, *path = NULL;
 	int races = 0, summary = 0, json = 0, c, rc = TSE_EXIT_USAGE;
+	int no_profile = 0, profiled = 0;
+	const char *profile = NULL;
 	unsigned long long n, width = 100;
 	char err[1024], msg[256];
 	FILE *out = stdout;
@@ -145,6 +154,12 @@ int main(int argc, char **argv)
 		case TSE_OPT_ISSUE:
 			opt.issue_times = 1;
 			break;
+		case TSE_OPT_PROFILE:
+			profile = optarg;
+			break;
+		case TSE_OPT_NO_PROFILE:
+			no_profile = 1;
+			break;
 		case TSE_OPT_WIDTH:
 			if (tse_number("--width", optarg, 10, 10000, &width) != 0)
 				return TSE_EXIT_USAGE;
@@ -170,10 +185,16 @@ int main(int argc, char **argv)
 		return sbt_cli_usage_error("tsexport", "-o needs a format (-f json, perfetto, dot or "
 		                           "ascii)");
 	}
+	if (profile && no_profile)
+		return sbt_cli_usage_error("tsexport", "--profile and --no-profile together");
 	st = emu_graph_build(path, &g, err, sizeof(err));
 	if (st != EMU_OK) {
 		fprintf(stderr, "tsexport: %s\n", err[0] ? err : emu_strerror(st));
 		return TSE_EXIT_USAGE;
+	}
+	if (!no_profile && (st = emu_profile_load(g, profile, &profiled, err, sizeof(err))) != EMU_OK) {
+		fprintf(stderr, "tsexport: %s\n", err[0] ? err : emu_strerror(st));
+		goto out_free_graph;
 	}
 	st = emu_schedule(g, &opt);
 	if (st != EMU_OK) {

@@ -131,8 +131,43 @@ void *tcu_call_begin(tcu_fn id)
 {
 	tcu_init();
 	if (!cap_enter())
-		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
+		tcu_count_call(id);
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
+}
+
+/* ---- per-thread counters (tcu_internal.h) --------------------------------- */
+
+__thread __attribute__((tls_model("initial-exec"))) tcu_counts *tcu_tls_counts;
+static _Atomic(tcu_counts *) tcu_counts_list;
+
+tcu_counts *tcu_counts_new(void)
+{
+	tcu_counts *c = calloc(1, sizeof(*c));
+	tcu_counts *old;
+	if (!c)
+		return NULL;
+	old = atomic_load(&tcu_counts_list);
+	do {
+		c->next = old;
+	} while (!atomic_compare_exchange_weak(&tcu_counts_list, &old, c));
+	tcu_tls_counts = c;
+	return c;
+}
+
+uint64_t tcu_calls_total(tcu_fn id)
+{
+	uint64_t n = atomic_load(&tcu_g.calls[id]);
+	for (tcu_counts *c = atomic_load(&tcu_counts_list); c; c = c->next)
+		n += atomic_load_explicit(&c->calls[id], memory_order_relaxed);
+	return n;
+}
+
+uint64_t tcu_launches_total(void)
+{
+	uint64_t n = atomic_load(&tcu_g.launches);
+	for (tcu_counts *c = atomic_load(&tcu_counts_list); c; c = c->next)
+		n += atomic_load_explicit(&c->launches, memory_order_relaxed);
+	return n;
 }
 
 CUresult tcu_no_driver(tcu_fn id)
@@ -467,7 +502,7 @@ static void tcu_report(void)
 	else
 		tcu_pending_drop_all();
 	for (int i = 0; i < TCU_FN_COUNT; i++) {
-		uint64_t n = atomic_load(&tcu_g.calls[i]);
+		uint64_t n = tcu_calls_total((tcu_fn)i);
 		uint64_t o = atomic_load(&tcu_g.own[i]);
 		if (o) {
 			snprintf(item, sizeof(item), "%s=%" PRIu64, tcu_fn_table[i].name, o);
@@ -521,7 +556,7 @@ static void tcu_report(void)
 			                      "(TRACESMITH_LOG=info names them)",
 			                      nunmod, nunmod_names);
 		cap_report("cuda: %" PRIu64 " calls, %" PRIu64 " launches, %" PRIu64 " keyframes%s%s%s",
-		           total, atomic_load(&tcu_g.launches), tcu_g.keyframes, extra,
+		           total, tcu_launches_total(), tcu_g.keyframes, extra,
 		           path ? "; trace " : "", path ? path : "");
 	}
 	tcu_list_done(&seen, "cuda.calls");

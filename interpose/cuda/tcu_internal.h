@@ -282,6 +282,42 @@ typedef enum tcu_mode {
 /* Count a call of `id` by the program and return the driver's function
  * (NULL when there is no driver).  Pair with tcu_call_end. */
 void *tcu_call_begin(tcu_fn id);
+/*
+ * Per-thread counters of the program's calls and launches: a call adds to
+ * its own thread's (a plain load and store), not to a process-wide atomic
+ * every thread's calls contend for; the exit report sums them
+ * (tcu_calls_total, tcu_launches_total).  A thread's counters are made at
+ * its first counted call and kept, listed, for the whole run (a thread
+ * that has ended still counts).  Where they cannot be allocated the
+ * process-wide counters in tcu_g are used.
+ */
+typedef struct tcu_counts {
+	_Atomic uint64_t calls[TCU_FN_COUNT];
+	_Atomic uint64_t launches;
+	struct tcu_counts *next;
+} tcu_counts;
+extern __thread __attribute__((tls_model("initial-exec"))) tcu_counts *tcu_tls_counts;
+tcu_counts *tcu_counts_new(void);
+uint64_t tcu_calls_total(tcu_fn id);
+uint64_t tcu_launches_total(void);
+
+static inline void tcu_count_add(_Atomic uint64_t *c)
+{
+	/* Only this thread writes it; the report reads it (relaxed). */
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+}
+
+static inline void tcu_count_call(tcu_fn id)
+{
+	tcu_counts *c = tcu_tls_counts;
+	if (__builtin_expect(!c, 0) && !(c = tcu_counts_new())) {
+		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
+		return;
+	}
+	tcu_count_add(&c->calls[id]);
+}
+
 /* Same, and the call's mode in *mode_out (written always).  Inline: every
  * wrapped call begins here, a launch included (capture/cap_fast.h). */
 static inline void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
@@ -291,7 +327,7 @@ static inline void *tcu_call_begin_mode(tcu_fn id, tcu_mode *mode_out)
 	if (cap_enter_inline()) {
 		*mode_out = TCU_MODE_NESTED;
 	} else {
-		atomic_fetch_add_explicit(&tcu_g.calls[id], 1, memory_order_relaxed);
+		tcu_count_call(id);
 		*mode_out = cap_active_inline() ? TCU_MODE_RECORD : TCU_MODE_COUNTED;
 	}
 	return atomic_load_explicit(&tcu_g.real[id], memory_order_acquire);
@@ -436,18 +472,24 @@ static inline int tcu_capture_quiet(CUstream s, int ptds)
  * whether the stream is capturing; takes the keyframes the policy asks
  * for, and the snapshot of pinned host memory the parameters point into
  * while any is live (tcu_host_inputs). */
-static inline uint64_t tcu_launch_before(CUfunction f, void **params, void **extra,
-                                         CUstream stream, int ptds, int *capturing_out,
-                                         uint64_t *capture_id_out)
+static inline __attribute__((always_inline)) uint64_t
+tcu_launch_before(CUfunction f, void **params, void **extra, CUstream stream, int ptds,
+                  int *capturing_out, uint64_t *capture_id_out)
 {
-	uint64_t ordinal = atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed) + 1;
-	if (__builtin_expect(tcu_launch_quiet() && tcu_capture_quiet(stream, ptds) &&
+	tcu_counts *c = tcu_tls_counts; /* made by tcu_call_begin_mode */
+	uint64_t ordinal;
+	/* A launch that needs no keyframe is counted on its thread; one that
+	 * may take one gets its ordinal from every thread's count. */
+	if (__builtin_expect(c && tcu_launch_quiet() && tcu_capture_quiet(stream, ptds) &&
 	                         !atomic_load_explicit(&tcu_g.host_live, memory_order_relaxed),
 	                     1)) {
+		tcu_count_add(&c->launches);
 		*capturing_out = 0;
 		*capture_id_out = 0;
-		return ordinal;
+		return 0;
 	}
+	atomic_fetch_add_explicit(&tcu_g.launches, 1, memory_order_relaxed);
+	ordinal = tcu_launches_total();
 	return tcu_launch_before_slow(ordinal, f, params, extra, stream, ptds, capturing_out,
 	                              capture_id_out);
 }

@@ -859,7 +859,7 @@ void tcu_keyframe_window(void)
 		         "taken without waiting for the work in flight");
 	else if (sync)
 		((tcu_pfn_cuCtxSynchronize)tcu_own(TCU_FN_cuCtxSynchronize))();
-	tcu_keyframe(SBT_CM_KF_START, atomic_load(&tcu_g.launches), NULL, 0, 0, 0);
+	tcu_keyframe(SBT_CM_KF_START, tcu_launches_total(), NULL, 0, 0, 0);
 }
 
 /* The capture configuration, fixed once read (cap.h); kept here so that a

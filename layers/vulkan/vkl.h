@@ -36,12 +36,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <vulkan/vulkan.h>
 #include <vulkan/vk_layer.h>
 
 #include "capture/cap.h"
+#include "capture/cap_fast.h"
 #include "layers/vulkan/generated/vkl_dispatch.h"
+#include "serializer/sbt_vk.h"
 
 #define VKL_LAYER_NAME "VK_LAYER_tracesmith"
 #define VKL_LAYER_DESCRIPTION "TraceSmith capture: records every Vulkan call into an SBT trace"
@@ -98,22 +101,70 @@ static inline int vkl_device_idle(vkl_device *d)
 	return atomic_load(&d->completed) >= atomic_load(&d->submits);
 }
 
+/* Whether a generated wrapper records, tracks and follows the call after
+ * passing it down (0 under TRACESMITH_DISABLE=1).  VKL_DISPATCH_ONLY builds
+ * the comparison layer of tests/bench/vk_cmd_bench.sh, whose every wrapper
+ * only finds the next layer's entry point and calls it. */
+#ifdef VKL_DISPATCH_ONLY
+#define vkl_records(x) ((void)(x), 0)
+#else
+#define vkl_records(x) (!(x)->disabled)
+#endif
+
 /* Loader key of a dispatchable handle. */
 static inline void *vkl_key(const void *dispatchable)
 {
 	return *(void *const *)dispatchable;
 }
 
-/* vkl_map.c: key -> object, lock-free lookup. */
+/* vkl_map.c: key -> object, lock-free lookup.  The table is open-addressed;
+ * every call's look-up (vkl_device_get, inlined in each wrapper) tries the
+ * key's home slot and leaves the probe past it to vkl_map_find_probe. */
+#define VKL_MAP_SLOTS 1024u /* power of two */
+typedef struct vkl_map_slot {
+	_Atomic(uintptr_t) key;
+	_Atomic(void *) value;
+} vkl_map_slot;
+extern vkl_map_slot vkl_map_slots[VKL_MAP_SLOTS] __attribute__((visibility("hidden")));
 int vkl_map_insert(void *key, void *value);
 void vkl_map_remove(void *key);
-void *vkl_map_find(void *key);
+void *vkl_map_find_probe(uintptr_t key, size_t home);
+
+static inline size_t vkl_map_hash(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 40) & (VKL_MAP_SLOTS - 1);
+}
+
+static inline __attribute__((always_inline)) void *vkl_map_find(void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+	size_t i = vkl_map_hash(k);
+	if (__builtin_expect(atomic_load_explicit(&vkl_map_slots[i].key, memory_order_acquire) == k, 1))
+		return atomic_load_explicit(&vkl_map_slots[i].value, memory_order_acquire);
+	return vkl_map_find_probe(k, i);
+}
 
 /* Instance of a VkInstance or VkPhysicalDevice; device of a VkDevice, VkQueue
  * or VkCommandBuffer.  The handle must be live (the application's promise);
  * an unknown one is a loader bug, reported and fatal. */
-vkl_instance *vkl_instance_get(const void *dispatchable);
-vkl_device *vkl_device_get(const void *dispatchable);
+__attribute__((noreturn, cold)) void vkl_map_missing(const char *what, const void *handle);
+
+static inline __attribute__((always_inline)) vkl_instance *vkl_instance_get(const void *dispatchable)
+{
+	vkl_instance *i = vkl_map_find(vkl_key(dispatchable));
+	if (__builtin_expect(i == NULL, 0))
+		vkl_map_missing("instance or physical device", dispatchable);
+	return i;
+}
+
+static inline __attribute__((always_inline)) vkl_device *vkl_device_get(const void *dispatchable)
+{
+	vkl_device *d = vkl_map_find(vkl_key(dispatchable));
+	if (__builtin_expect(d == NULL, 0))
+		vkl_map_missing("device, queue or command buffer", dispatchable);
+	return d;
+}
 
 /* ---- process-wide state (vkl_layer.c) ------------------------------------ */
 
@@ -164,6 +215,183 @@ void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *ar
 /* vulkan.tsMemoryWrite; returns its seq. */
 uint64_t vkl_emit_memory_write(uint64_t memory, uint64_t offset, const void *data,
                                uint64_t size);
+/*
+ * A vkCmd* whose arguments have a flat form (sbt_vk_flat; the generated
+ * wrappers call vkl_emit_flat for every such command): the argument struct
+ * (args_len bytes, a constant where it is inlined) and the one array of
+ * plain elements it points to (array_len bytes at array, the pointer at
+ * byte ptr_off of the struct; NULL, 0, 0 for none).  Recording the whole
+ * run, the raw form [u32 cmd][u32 ptr_off][struct][array] goes into a
+ * deferred record (vkl_flat_encode encodes it on the capture runtime's
+ * writer thread), inline in the wrapper; everything else (tracking for
+ * trimmed capture, arrays for the blob store, the first call) takes
+ * vkl_emit_flat_slow.
+ */
+#define VKL_BLOB_THRESHOLD 1024 /* byte arrays this long go to the blob store */
+#define VKL_FLAT_HEAD 8         /* [u32 cmd][u32 ptr_off] */
+#define VKL_FLAT_ARGS_MAX 256   /* vkl_flat_encode's room for the struct */
+size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap);
+void vkl_emit_flat_slow(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off);
+void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off);
+/* The recording half; returns the seq (0: not recorded).  Arrays of
+ * VKL_BLOB_THRESHOLD bytes or more go to the blob store, so those calls
+ * are encoded here as vkl_emit does. */
+uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                         size_t array_len, size_t ptr_off);
+/* vkl_trim.c: 1 when tracking (cap_tracking()), 0 when not, -1 until
+ * vkl_trim_on first asks. */
+extern _Atomic(int) vkl_trim_tracking __attribute__((visibility("hidden")));
+
+/* memcpy for what a vkCmd* copies (argument structs, push constants, a
+ * region or two): 8 to 64 bytes as overlapping 8- and 16-byte moves,
+ * without a call. */
+static inline __attribute__((always_inline)) void vkl_copy(uint8_t *dst, const void *src,
+                                                           size_t n)
+{
+	const uint8_t *s = src;
+	uint64_t w0, w1;
+	struct vkl_copy16 {
+		uint64_t a, b;
+	} q0, q1, q2, q3;
+	if (n >= 8 && n <= 16) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+		memcpy(dst, &w0, 8);
+		memcpy(dst + n - 8, &w1, 8);
+	} else if (n > 16 && n <= 32) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + n - 16, &q1, 16);
+	} else if (n > 32 && n <= 64) {
+		memcpy(&q0, s, 16);
+		memcpy(&q1, s + 16, 16);
+		memcpy(&q2, s + n - 32, 16);
+		memcpy(&q3, s + n - 16, 16);
+		memcpy(dst, &q0, 16);
+		memcpy(dst + 16, &q1, 16);
+		memcpy(dst + n - 32, &q2, 16);
+		memcpy(dst + n - 16, &q3, 16);
+	} else if (n) {
+		memcpy(dst, src, n);
+	}
+}
+
+/*
+ * Trimmed capture's state that the inlined keep of a flat vkCmd* reads
+ * (vkl_trim.c owns it and says how it is used).  vkl_trim_g: order, the
+ * process-wide count of kept calls; cb_gen, bumped when a command buffer
+ * leaves the live-object table (the per-thread caches go stale);
+ * snapping, set while a snapshot reads command buffers; recorded, 0 until
+ * the first window opens (nothing records before); ready, vkl_trim_init
+ * ran.  vkl_trim_t: each thread's state: the command buffer it last looked
+ * up (cb, cb_gen, its kept calls cb_cmds and their order cb_order), busy
+ * while it appends to them (a snapshot waits), registered in the list a
+ * snapshot walks.
+ */
+typedef struct vkl_trim_global {
+	_Atomic(uint64_t) order;
+	_Atomic(uint64_t) cb_gen;
+	_Atomic(int) snapping;
+	_Atomic(int) recorded;
+	_Atomic(int) ready;
+} vkl_trim_global;
+
+typedef struct vkl_trim_tls {
+	sbt_vk_enc enc;                  /* inline encodings (no blob store) */
+	struct vkl_trim_rec *pending;    /* the last creation, until the next call */
+	uint32_t pending_cmd;
+	const void *pending_args;
+	uint64_t cb;
+	struct vkl_trim_obj *cb_obj;
+	uint64_t cb_gen;
+	sbt_vk_enc *cb_cmds;             /* &cb_obj->cmds, NULL when cb_obj is */
+	uint64_t *cb_order;              /* &cb_obj->cmds_order */
+	_Atomic(int) busy;
+	int registered;
+	struct vkl_trim_tls *next;       /* in vkl_trim.c's list, under its mutex */
+} vkl_trim_tls;
+
+extern vkl_trim_global vkl_trim_g __attribute__((visibility("hidden")));
+extern __thread vkl_trim_tls vkl_trim_t __attribute__((visibility("hidden")));
+
+/* A kept entry of a flat call: [u32 type | VKL_TRIM_FLAT][u32 len][struct][array]. */
+#define VKL_TRIM_FLAT 0x80000000u
+
+/* vkl_emit_flat while tracking, inlined: before the first window opens,
+ * on a registered thread, no snapshot running, the command buffer the
+ * thread last used and room in its buffer, the flat copy is appended
+ * here; anything else is vkl_trim_emit_flat's. */
+static inline __attribute__((always_inline)) void
+vkl_trim_keep_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                   size_t array_len, size_t ptr_off)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	size_t need = 8 + args_len + array_len;
+	uint64_t cb;
+	sbt_vk_enc *e;
+	uint32_t hdr[2];
+	uint8_t *p;
+	memcpy(&cb, args, sizeof(cb)); /* the command buffer, the first member */
+	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire) ||
+	                     atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) ||
+	                     !t->registered, 0))
+		goto slow;
+	atomic_store(&t->busy, 1);
+	if (__builtin_expect(atomic_load(&vkl_trim_g.snapping), 0))
+		goto slow_busy;
+	e = t->cb_cmds;
+	if (__builtin_expect(t->cb != cb || !e ||
+	                     t->cb_gen != atomic_load_explicit(&vkl_trim_g.cb_gen,
+	                                                        memory_order_acquire) ||
+	                     e->cap - e->len < need, 0))
+		goto slow_busy;
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)(args_len + array_len);
+	memcpy(p, hdr, 8);
+	memcpy(p + 8, args, args_len);
+	vkl_copy(p + 8 + args_len, array, array_len);
+	e->len += need;
+	*t->cb_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+	return;
+slow_busy:
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+slow:
+	vkl_trim_emit_flat(cmd, args, args_len, array, array_len, ptr_off);
+}
+
+static inline __attribute__((always_inline)) void
+vkl_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+              size_t array_len, size_t ptr_off)
+{
+	cap_rec *rec;
+	uint8_t *raw;
+	uint32_t head[2];
+	int tracking = atomic_load_explicit(&vkl_trim_tracking, memory_order_relaxed);
+	if (tracking > 0) {
+		vkl_trim_keep_flat(cmd, args, args_len, array, array_len, ptr_off);
+		return;
+	}
+	if (__builtin_expect(tracking < 0 || array_len >= VKL_BLOB_THRESHOLD ||
+	                     args_len > VKL_FLAT_ARGS_MAX, 0)) {
+		vkl_emit_flat_slow(cmd, args, args_len, array, array_len, ptr_off);
+		return;
+	}
+	raw = cap_fast_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
+	if (!raw)
+		return;
+	head[0] = cmd;
+	head[1] = (uint32_t)ptr_off;
+	memcpy(raw, head, sizeof(head));
+	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
+	vkl_copy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
+	cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
+}
 /* Register the record types (idempotent). */
 void vkl_record_register(void);
 /* Encode with the blob store and record (the recording half of vkl_emit).
@@ -187,6 +415,9 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
  * one the table did not take (the object was there already). */
 struct vkl_trim_obj *vkl_trim_adopt(VkObjectType type, uint64_t handle, uint64_t parent);
 void vkl_trim_discard(struct vkl_trim_obj *t);
+/* vkl_trim_emit_flat (declared above): vkl_emit_flat while tracking;
+ * records when recording (vkl_record_flat), and appends the flat form to
+ * the command buffer's kept calls. */
 
 /* ---- live objects (vkl_objects.c) --------------------------------------- */
 
@@ -330,5 +561,19 @@ void vkl_hotkey_present(const VkPresentInfoKHR *info);
 /* A submit on a device that cannot present: the key is never read from it
  * (one warning when the key trigger is set). */
 void vkl_hotkey_no_present(void);
+
+/* ---- vkl_settings.c: VK_EXT_layer_settings ------------------------------- */
+
+/* Hands this layer's settings in ci's chain to the capture runtime
+ * (before the configuration is first read). */
+void vkl_settings_apply(const VkInstanceCreateInfo *ci);
+/* Unlinks the first VkLayerSettingsCreateInfoEXT from ci's chain: always
+ * with all, else only when every setting in it is this layer's; 1 when
+ * one was unlinked.  vkl_settings_restore puts it back. */
+typedef struct vkl_settings_link {
+	VkBaseInStructure *prev, *node;
+} vkl_settings_link;
+int vkl_settings_hide(const VkInstanceCreateInfo *ci, int all, vkl_settings_link *saved);
+void vkl_settings_restore(vkl_settings_link *saved);
 
 #endif /* VKL_H */

@@ -46,6 +46,9 @@ static void vkl_global_init(void)
 {
 	const char *v = getenv("TRACESMITH_VK_FRAME_SUBMITS");
 	vkl_g.cfg.disabled = cap_config_get()->disabled;
+#ifdef VKL_DISPATCH_ONLY
+	vkl_g.cfg.disabled = 1; /* the hand-written wrappers pass through too */
+#endif
 	vkl_g.cfg.frame_submits = 1;
 	if (v && *v) {
 		char *end;
@@ -285,6 +288,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 	PFN_vkGetInstanceProcAddr gipa;
 	PFN_vkCreateInstance create;
 	vkl_instance *inst;
+	vkl_settings_link hidden;
 	VkResult ret;
 	uint32_t i;
 
@@ -293,6 +297,7 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 		ret = VK_ERROR_INITIALIZATION_FAILED;
 		goto out;
 	}
+	vkl_settings_apply(pCreateInfo); /* before the configuration is read */
 	vkl_config_get();
 	for (i = 0; i < pCreateInfo->enabledExtensionCount; i++) {
 		const char *e = pCreateInfo->ppEnabledExtensionNames[i];
@@ -316,7 +321,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 	}
 	/* the next layer finds its own link */
 	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	vkl_settings_hide(pCreateInfo, 0, &hidden);
 	ret = create(pCreateInfo, pAllocator, pInstance);
+	vkl_settings_restore(&hidden);
 	if (ret != VK_SUCCESS)
 		goto out_free;
 	inst->handle = *pInstance;
@@ -339,7 +346,9 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateInstance(const VkInstanceCreateInfo
 		a.pAllocator = pAllocator;
 		a.pInstance = pInstance;
 		a.ret = ret;
+		vkl_settings_hide(pCreateInfo, 1, &hidden); /* not a structure of 1.3.239 */
 		seq = vkl_emit(SBT_VK_CMD_vkCreateInstance, 0, &a);
+		vkl_settings_restore(&hidden);
 		vkl_objects_add(VK_OBJECT_TYPE_INSTANCE, (uint64_t)(uintptr_t)*pInstance, seq, 0, NULL);
 	}
 	goto out;
@@ -826,6 +835,10 @@ VKAPI_ATTR VkResult VKAPI_CALL vkl_o_vkCreateDevice(VkPhysicalDevice physicalDev
 	d->next_gdpa = gdpa;
 	d->set_loader_data = vkl_device_loader_data(pCreateInfo);
 	d->disabled = vkl_config_get()->disabled;
+	/* the record types are named before any vkCmd* of the device is
+	 * recorded: the inlined vkl_emit_flat does not ask */
+	if (!d->disabled)
+		vkl_record_register();
 	d->can_present = can_present;
 	pthread_mutex_init(&d->map_mu, NULL);
 	inst->table.GetPhysicalDeviceMemoryProperties(physicalDevice, &d->mem_props);

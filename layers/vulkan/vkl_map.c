@@ -13,27 +13,15 @@
 
 #include "layers/vulkan/vkl.h"
 
-#define VKL_MAP_SLOTS 1024u /* power of two */
 #define VKL_MAP_TOMBSTONE ((uintptr_t)1)
 
-typedef struct vkl_map_slot {
-	_Atomic(uintptr_t) key;
-	_Atomic(void *) value;
-} vkl_map_slot;
-
-static vkl_map_slot vkl_map_slots[VKL_MAP_SLOTS];
+vkl_map_slot vkl_map_slots[VKL_MAP_SLOTS];
 static pthread_mutex_t vkl_map_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static size_t vkl_map_hash(uintptr_t key)
+/* The probe after the home slot `home` missed (vkl_map_find). */
+void *vkl_map_find_probe(uintptr_t k, size_t home)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 40) & (VKL_MAP_SLOTS - 1);
-}
-
-void *vkl_map_find(void *key)
-{
-	uintptr_t k = (uintptr_t)key;
-	size_t i = vkl_map_hash(k), n;
+	size_t i = home, n;
 	for (n = 0; n < VKL_MAP_SLOTS; n++, i = (i + 1) & (VKL_MAP_SLOTS - 1)) {
 		uintptr_t sk = atomic_load_explicit(&vkl_map_slots[i].key, memory_order_acquire);
 		if (sk == k)
@@ -95,26 +83,10 @@ void vkl_map_remove(void *key)
 	pthread_mutex_unlock(&vkl_map_mu);
 }
 
-static void vkl_map_missing(const char *what, const void *handle)
+void vkl_map_missing(const char *what, const void *handle)
 {
 	CAP_ERROR("Vulkan layer: %s %p was not created through VK_LAYER_tracesmith "
 	          "(loader key %p unknown); aborting",
 	          what, handle, handle ? vkl_key(handle) : NULL);
 	abort();
-}
-
-vkl_instance *vkl_instance_get(const void *dispatchable)
-{
-	vkl_instance *i = vkl_map_find(vkl_key(dispatchable));
-	if (__builtin_expect(i == NULL, 0))
-		vkl_map_missing("instance or physical device", dispatchable);
-	return i;
-}
-
-vkl_device *vkl_device_get(const void *dispatchable)
-{
-	vkl_device *d = vkl_map_find(vkl_key(dispatchable));
-	if (__builtin_expect(d == NULL, 0))
-		vkl_map_missing("device, queue or command buffer", dispatchable);
-	return d;
 }

@@ -16,11 +16,10 @@
 #include "layers/vulkan/vkl.h"
 #include "serializer/sbt_vk.h"
 
-#define VKL_BLOB_THRESHOLD 1024
-
 typedef struct vkl_tls {
 	sbt_vk_enc call;
 	sbt_vk_enc result;
+	sbt_vk_enc flat; /* the writer thread's, for vkl_flat_encode (no blob store) */
 	int ready;
 	int blob_used; /* the last call payload put a byte array in the blob store */
 } vkl_tls;
@@ -35,6 +34,7 @@ static void vkl_rec_thread_exit(void *arg)
 	vkl_tls *t = arg;
 	sbt_vk_enc_free(&t->call);
 	sbt_vk_enc_free(&t->result);
+	sbt_vk_enc_free(&t->flat);
 	t->ready = 0;
 }
 
@@ -70,6 +70,7 @@ static vkl_tls *vkl_rec_tls(void)
 		vkl_record_register();
 		sbt_vk_enc_init(&t->call);
 		sbt_vk_enc_init(&t->result);
+		sbt_vk_enc_init(&t->flat);
 		t->call.blob_threshold = VKL_BLOB_THRESHOLD;
 		t->call.blob_put = vkl_rec_blob_put;
 		t->call.blob_ctx = t;
@@ -147,6 +148,84 @@ uint64_t vkl_emit(uint32_t cmd, unsigned flags, const void *args)
 	if (vkl_trim_on())
 		return vkl_trim_emit(cmd, flags, args, 0);
 	return vkl_record_call(cmd, flags, args, 0, &p, &len, &in);
+}
+
+/*
+ * Deferred vkCmd* records.  The raw form is [u32 cmd][u32 ptr_off][the
+ * argument struct][its array]: what sbt_vk_flat says the call is made of,
+ * copied on the application's thread; the writer thread rebuilds the
+ * argument struct (its array pointer aimed at the copied array) and
+ * encodes it with the generated codec into the payload a direct record
+ * would have had.  Nothing else in the struct is a pointer the encoder
+ * follows: a handle is recorded as its value, so a handle destroyed (and
+ * its value reused) before the writer runs is still recorded as the value
+ * the call named; an array pointer whose count is 0 is copied as it was
+ * and, being ignored, never read.
+ */
+size_t vkl_flat_encode(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t out_cap)
+{
+	union {
+		uint64_t align;
+		uint8_t b[VKL_FLAT_ARGS_MAX];
+	} args;
+	uint32_t head[2];
+	size_t n;
+	/* the calling (writer) thread's buffer, freed when it exits; it
+	 * never records a Vulkan call itself, and no byte array here is long
+	 * enough for the blob store, which it may not call */
+	sbt_vk_enc *e = &vkl_rec_tls()->flat;
+	memcpy(head, raw, sizeof(head));
+	n = sbt_vk_args_size((enum sbt_vk_cmd)head[0]);
+	if (n > sizeof(args.b) || VKL_FLAT_HEAD + n > raw_len)
+		return 0; /* vkl_record_flat never makes one */
+	memcpy(args.b, raw + VKL_FLAT_HEAD, n);
+	if (raw_len > VKL_FLAT_HEAD + n) {
+		const uint8_t *array = raw + VKL_FLAT_HEAD + n;
+		memcpy(args.b + head[1], &array, sizeof(array));
+	}
+	e->len = 0;
+	e->template_data_len = 0;
+	/* Only out of memory fails a flat command's encoding: the record
+	 * stays, with an empty payload. */
+	if (sbt_vk_encode(e, (enum sbt_vk_cmd)head[0], args.b) != SBT_VK_OK)
+		return 0;
+	if (e->len <= out_cap)
+		memcpy(out, e->data, e->len);
+	return e->len;
+}
+
+uint64_t vkl_record_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                         size_t array_len, size_t ptr_off)
+{
+	uint32_t head[2];
+	cap_rec *rec;
+	uint8_t *raw;
+	if (__builtin_expect(array_len >= VKL_BLOB_THRESHOLD || args_len > VKL_FLAT_ARGS_MAX, 0)) {
+		const uint8_t *p;
+		size_t len;
+		int in;
+		return vkl_record_call(cmd, 0, args, 0, &p, &len, &in);
+	}
+	raw = cap_fast_begin_deferred(SBT_VK_CMD_TYPE(cmd), 0, vkl_flat_encode,
+	                                VKL_FLAT_HEAD + args_len + array_len, &rec);
+	if (!raw)
+		return 0;
+	head[0] = cmd;
+	head[1] = (uint32_t)ptr_off;
+	memcpy(raw, head, sizeof(head));
+	memcpy(raw + VKL_FLAT_HEAD, args, args_len);
+	if (array_len)
+		memcpy(raw + VKL_FLAT_HEAD + args_len, array, array_len);
+	return cap_fast_commit(rec, VKL_FLAT_HEAD + args_len + array_len);
+}
+
+void vkl_emit_flat_slow(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off)
+{
+	if (vkl_trim_on())
+		vkl_trim_emit_flat(cmd, args, args_len, array, array_len, ptr_off);
+	else
+		vkl_record_flat(cmd, args, args_len, array, array_len, ptr_off);
 }
 
 void vkl_emit_result(uint64_t seq, VkResult result, uint32_t cmd, const void *args)

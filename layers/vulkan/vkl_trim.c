@@ -54,7 +54,9 @@
  * Cost while no window is open: a vkCmd* is a per-thread cache hit for its
  * command buffer and a copy of its arguments in flat form (sbt_vk_flat;
  * encoded when a snapshot writes them; the vkCmd* without a flat form are
- * encoded at once); other calls that keep nothing are not encoded.
+ * encoded at once), inlined in the generated wrapper (vkl_trim_keep_flat,
+ * vkl.h; its slow half is vkl_trim_emit_flat); other calls that keep
+ * nothing are not encoded.
  *
  * Threading: kept records are shared read-only once made (atomic refs).
  * An object's list and tracking state are under its table shard's lock; a
@@ -150,29 +152,15 @@ enum {
 
 static struct {
 	uint8_t cls[SBT_VK_CMD_COUNT];
-	_Atomic(uint64_t) order;
-	_Atomic(uint64_t) cb_gen; /* bumped when a command buffer leaves the table */
 	_Atomic(uint64_t) kept_bytes;
 } vkl_trim;
 
+/* vkl.h: what the inlined vkl_trim_keep_flat reads (order, cb_gen,
+ * snapping, recorded, ready) and each thread's state. */
+vkl_trim_global vkl_trim_g;
+__thread vkl_trim_tls vkl_trim_t;
+
 static pthread_once_t vkl_trim_once = PTHREAD_ONCE_INIT;
-static _Atomic(int) vkl_trim_ready; /* vkl_trim_init ran (pthread_once is dearer) */
-
-typedef struct vkl_trim_tls {
-	sbt_vk_enc enc; /* inline encodings (no blob store) */
-	vkl_trim_rec *pending; /* the last creation, until the next call */
-	uint32_t pending_cmd;
-	const void *pending_args;
-	uint64_t cb;
-	vkl_trim_obj *cb_obj;
-	uint64_t cb_gen;
-	/* inside a command buffer's calls (vkl_trim_enter): a snapshot waits */
-	_Atomic(int) busy;
-	int registered;
-	struct vkl_trim_tls *next; /* in vkl_trim_threads, under its mutex */
-} vkl_trim_tls;
-
-static __thread vkl_trim_tls vkl_trim_t;
 
 /* Every thread that wrote a command buffer's calls, so that a snapshot can
  * wait for those in the middle of one (vkl_trim_enter). */
@@ -180,8 +168,7 @@ static struct {
 	pthread_mutex_t mu;
 	vkl_trim_tls *head;
 	pthread_key_t key; /* unregisters at thread exit */
-	_Atomic(int) snapping; /* a snapshot reads command buffers */
-} vkl_trim_threads = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+} vkl_trim_threads = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
 static void vkl_trim_snapshot(void);
 static void vkl_trim_thread_exit(void *arg);
@@ -222,8 +209,11 @@ static void vkl_trim_init(void)
 		vkl_trim.cls[c] = k;
 	}
 	pthread_key_create(&vkl_trim_threads.key, vkl_trim_thread_exit);
+	/* periodic snapshots of a full capture: recording from the start */
+	if (!cap_windowed())
+		atomic_store(&vkl_trim_g.recorded, 1);
 	cap_on_window_open(vkl_trim_snapshot);
-	atomic_store(&vkl_trim_ready, 1);
+	atomic_store(&vkl_trim_g.ready, 1);
 }
 
 /* Thread exit: out of the list (the storage goes with the thread). */
@@ -242,25 +232,31 @@ static void vkl_trim_thread_exit(void *arg)
 	t->registered = 0;
 }
 
+/* First time a thread writes a command buffer's calls: into the list a
+ * snapshot waits on. */
+static __attribute__((noinline)) void vkl_trim_register(vkl_trim_tls *t)
+{
+	pthread_mutex_lock(&vkl_trim_threads.mu);
+	t->next = vkl_trim_threads.head;
+	vkl_trim_threads.head = t;
+	pthread_mutex_unlock(&vkl_trim_threads.mu);
+	pthread_setspecific(vkl_trim_threads.key, t);
+	t->registered = 1;
+}
+
 /* Start writing a command buffer's calls: 1, or 0 after waiting for a
  * snapshot that was reading them (the caller starts over: the window may
  * be open now).  A store, a fence and a load when no snapshot runs: the
  * snapshot sets snapping, then waits for every busy thread. */
-static int vkl_trim_enter(vkl_trim_tls *t)
+static inline int vkl_trim_enter(vkl_trim_tls *t)
 {
-	if (__builtin_expect(!t->registered, 0)) {
-		pthread_mutex_lock(&vkl_trim_threads.mu);
-		t->next = vkl_trim_threads.head;
-		vkl_trim_threads.head = t;
-		pthread_mutex_unlock(&vkl_trim_threads.mu);
-		pthread_setspecific(vkl_trim_threads.key, t);
-		t->registered = 1;
-	}
+	if (__builtin_expect(!t->registered, 0))
+		vkl_trim_register(t);
 	atomic_store(&t->busy, 1);
-	if (__builtin_expect(!atomic_load(&vkl_trim_threads.snapping), 1))
+	if (__builtin_expect(!atomic_load(&vkl_trim_g.snapping), 1))
 		return 1;
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
-	while (atomic_load(&vkl_trim_threads.snapping))
+	while (atomic_load(&vkl_trim_g.snapping))
 		sched_yield();
 	return 0;
 }
@@ -271,7 +267,7 @@ static void vkl_trim_leave(vkl_trim_tls *t)
 }
 
 /* cap_tracking() is read once; -1 until then. */
-static _Atomic(int) vkl_trim_tracking = -1;
+_Atomic(int) vkl_trim_tracking = -1;
 
 int vkl_trim_on(void)
 {
@@ -295,7 +291,7 @@ static vkl_trim_rec *vkl_trim_rec_new(uint32_t cmd, const uint8_t *p, size_t len
 	}
 	atomic_init(&r->refs, 1);
 	r->type = SBT_VK_CMD_TYPE(cmd);
-	r->order = atomic_fetch_add(&vkl_trim.order, 1) + 1;
+	r->order = atomic_fetch_add(&vkl_trim_g.order, 1) + 1;
 	r->otype = VK_OBJECT_TYPE_UNKNOWN;
 	r->handle = r->device = 0;
 	atomic_init(&r->dead, 0);
@@ -674,7 +670,7 @@ void vkl_trim_gone(vkl_object *obj)
 		return;
 	obj->trim = NULL;
 	if (o->type == VK_OBJECT_TYPE_COMMAND_BUFFER)
-		atomic_fetch_add_explicit(&vkl_trim.cb_gen, 1, memory_order_acq_rel);
+		atomic_fetch_add_explicit(&vkl_trim_g.cb_gen, 1, memory_order_acq_rel);
 	/* its creation, if others still keep it, is recreated for them and
 	 * destroyed again */
 	for (i = 0; i < o->nrecs; i++)
@@ -686,20 +682,27 @@ void vkl_trim_gone(vkl_object *obj)
 
 /* ---- command buffers -------------------------------------------------------- */
 
-/* The command buffer's tracking state, through the per-thread cache. */
-static vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
+static __attribute__((noinline)) vkl_trim_obj *vkl_trim_cb_miss(vkl_trim_tls *t, uint64_t cb,
+                                                                 uint64_t gen)
 {
-	uint64_t gen = atomic_load_explicit(&vkl_trim.cb_gen, memory_order_acquire);
 	void *lk;
-	vkl_object *o;
-	if (t->cb_obj && t->cb == cb && t->cb_gen == gen)
-		return t->cb_obj;
-	o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
+	vkl_object *o = vkl_objects_lock(VK_OBJECT_TYPE_COMMAND_BUFFER, cb, &lk);
 	t->cb = cb;
 	t->cb_obj = o ? o->trim : NULL;
 	t->cb_gen = gen;
+	t->cb_cmds = t->cb_obj ? &t->cb_obj->cmds : NULL;
+	t->cb_order = t->cb_obj ? &t->cb_obj->cmds_order : NULL;
 	vkl_objects_unlock(lk);
 	return t->cb_obj;
+}
+
+/* The command buffer's tracking state, through the per-thread cache. */
+static inline vkl_trim_obj *vkl_trim_cb(vkl_trim_tls *t, uint64_t cb)
+{
+	uint64_t gen = atomic_load_explicit(&vkl_trim_g.cb_gen, memory_order_acquire);
+	if (__builtin_expect(t->cb == cb && t->cb_gen == gen && t->cb_obj, 1))
+		return t->cb_obj;
+	return vkl_trim_cb_miss(t, cb, gen);
 }
 
 static void vkl_trim_cb_clear(vkl_trim_obj *cb)
@@ -713,15 +716,12 @@ static void vkl_trim_cb_clear(vkl_trim_obj *cb)
  * (sbt_vk_flat: the argument struct, then the one array it points to),
  * copied now and encoded only when a snapshot writes it: a copy costs a
  * fraction of an encode, and most calls are never written. */
-#define VKL_TRIM_FLAT 0x80000000u
+/* VKL_TRIM_FLAT: vkl.h. */
 
-static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+static __attribute__((noinline)) int vkl_trim_cb_grow(sbt_vk_enc *e, size_t need)
 {
-	size_t cap;
+	size_t cap = e->cap ? e->cap * 2 : 1024;
 	uint8_t *p;
-	if (e->cap - e->len >= need)
-		return 1;
-	cap = e->cap ? e->cap * 2 : 1024;
 	while (cap - e->len < need)
 		cap *= 2;
 	p = realloc(e->data, cap);
@@ -730,6 +730,13 @@ static int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
 	e->data = p;
 	e->cap = cap;
 	return 1;
+}
+
+static inline int vkl_trim_cb_room(sbt_vk_enc *e, size_t need)
+{
+	if (__builtin_expect(e->cap - e->len >= need, 1))
+		return 1;
+	return vkl_trim_cb_grow(e, need);
 }
 
 /* Append one call: the recorded bytes when they hold no blob id, else its
@@ -765,7 +772,27 @@ static void vkl_trim_cb_append(vkl_trim_obj *cb, uint32_t cmd, const void *args,
 	}
 	hdr[1] = (uint32_t)(e->len - at - 8);
 	memcpy(e->data + at, hdr, 8);
-	cb->cmds_order = atomic_load_explicit(&vkl_trim.order, memory_order_relaxed);
+	cb->cmds_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
+}
+
+/* Append one call in its flat form (vkl_emit_flat's arguments).  None of
+ * the commands vkl_trim_cb_note follows has one. */
+static void vkl_trim_cb_put_flat(vkl_trim_obj *cb, uint32_t cmd, const void *args,
+                                 size_t args_len, const void *array, size_t array_len)
+{
+	sbt_vk_enc *e = &cb->cmds;
+	uint32_t hdr[2];
+	uint8_t *p;
+	if (!vkl_trim_cb_room(e, 8 + args_len + array_len))
+		return;
+	p = e->data + e->len;
+	hdr[0] = SBT_VK_CMD_TYPE(cmd) | VKL_TRIM_FLAT;
+	hdr[1] = (uint32_t)(args_len + array_len);
+	memcpy(p, hdr, 8);
+	vkl_copy(p + 8, args, args_len);
+	vkl_copy(p + 8 + args_len, array, array_len);
+	e->len += 8 + args_len + array_len;
+	cb->cmds_order = atomic_load_explicit(&vkl_trim_g.order, memory_order_relaxed);
 }
 
 static void vkl_trim_cb_layout(vkl_trim_obj *cb, uint64_t image, VkImageLayout layout)
@@ -1147,7 +1174,7 @@ uint64_t vkl_trim_emit(uint32_t cmd, unsigned flags, const void *args, size_t te
 	/* one thread-local lookup per call: the compiler would otherwise
 	 * redo it (a call in a shared object) wherever t is used */
 	__asm__("" : "+r"(t));
-	if (__builtin_expect(!vkl_trim_ready, 0))
+	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire), 0))
 		pthread_once(&vkl_trim_once, vkl_trim_init);
 	if (t->pending) {
 		vkl_trim_rec_release(t->pending);
@@ -1213,6 +1240,34 @@ again:
 	if (cls < VKL_TC_CB_BEGIN || cls > VKL_TC_CB_RESET)
 		vkl_trim_sync(cmd, args);
 	return seq;
+}
+
+void vkl_trim_emit_flat(uint32_t cmd, const void *args, size_t args_len, const void *array,
+                        size_t array_len, size_t ptr_off)
+{
+	vkl_trim_tls *t = &vkl_trim_t;
+	uint64_t seq = 0;
+	vkl_trim_obj *cb;
+	__asm__("" : "+r"(t)); /* one thread-local lookup (see vkl_trim_emit) */
+	if (__builtin_expect(!atomic_load_explicit(&vkl_trim_g.ready, memory_order_acquire), 0))
+		pthread_once(&vkl_trim_once, vkl_trim_init);
+again:
+	/* Before the first window opens nothing records.  A thread that
+	 * misses the snapshot's store of vkl_trim_g.recorded either enters
+	 * before the snapshot's wait (its call is kept and in the snapshot)
+	 * or fails to enter, and then sees it on the way round. */
+	if (atomic_load_explicit(&vkl_trim_g.recorded, memory_order_relaxed) && cap_active())
+		seq = vkl_record_flat(cmd, args, args_len, array, array_len, ptr_off);
+	if (__builtin_expect(!vkl_trim_enter(t), 0)) {
+		if (!seq)
+			goto again; /* not recorded: the window may be open now */
+		while (!vkl_trim_enter(t))
+			;
+	}
+	cb = vkl_trim_cb(t, (uint64_t)(uintptr_t)*(void *const *)args);
+	if (cb)
+		vkl_trim_cb_put_flat(cb, cmd, args, args_len, array, array_len);
+	vkl_trim_leave(t);
 }
 
 /* ---- the snapshot ------------------------------------------------------------------ */
@@ -2020,7 +2075,8 @@ static void vkl_trim_snapshot(void)
 
 	/* no other thread in the middle of a command buffer's calls, none
 	 * starting one until the snapshot is written */
-	atomic_store(&vkl_trim_threads.snapping, 1);
+	atomic_store(&vkl_trim_g.recorded, 1); /* before snapping: see vkl_trim_emit_flat */
+	atomic_store(&vkl_trim_g.snapping, 1);
 	pthread_mutex_lock(&vkl_trim_threads.mu);
 	for (th = vkl_trim_threads.head; th; th = th->next)
 		while (th != &vkl_trim_t && atomic_load(&th->busy))
@@ -2137,5 +2193,5 @@ static void vkl_trim_snapshot(void)
 	for (i = 0; i < s.nstaged; i++)
 		free(s.staged[i].bytes);
 	free(s.staged);
-	atomic_store(&vkl_trim_threads.snapping, 0);
+	atomic_store(&vkl_trim_g.snapping, 0);
 }

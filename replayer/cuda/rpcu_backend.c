@@ -450,6 +450,7 @@ void rpcu_teardown(rpcu_state *s)
 			d->p_cuCtxSynchronize();
 	}
 	rpcu_stages_poll(s, 1);
+	rpcu_profile_release(s);
 	while (s->ncopies)
 		rpcu_copy_drop(s, s->ncopies - 1);
 	for (i = s->ranges.n; i-- > 0;) {
@@ -669,6 +670,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	}
 	s->trace = args->trace;
 	s->quiet = args->quiet;
+	s->profile = args->profile;
 	st = rpcu_parse_options(s, args, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -703,7 +705,9 @@ out_fail:
 static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags, rp_diag *diag)
 {
 	rpcu_state *s = state;
-	(void)flags; /* fast-forwarded records build state exactly like the others */
+	/* fast-forwarded records build state exactly like the others; they
+	 * are only not timed */
+	s->fast_forward = (flags & RP_EXEC_FAST_FORWARD) != 0;
 	rpcu_copies_release_served(s);
 	rpcu_stages_poll(s, 0);
 	return rpcu_run_record(s, rec, diag);
@@ -835,4 +839,5 @@ const rp_backend_ops rpcu_backend_ops = {
 	.close = rpcu_close,
 	.options = rpcu_options,
 	.check_option = rpcu_check_option,
+	.profile_finish = rpcu_profile_finish,
 };

@@ -320,6 +320,8 @@ static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k,
 			/* Everything of the primary context goes; the driver has no
 			 * reset entry we ask for, so it is freed at teardown. */
 			rpcu_stages_poll(s, 1);
+			if ((st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
+				return st;
 			rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 			rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 			return RP_OK;
@@ -327,6 +329,9 @@ static rp_status rpcu_do_cuDevicePrimaryCtxRelease(rpcu_state *s, sbt_cm_kind k,
 		if (!o->retains)
 			break;
 		if ((st = RPCU_NEED(cuDevicePrimaryCtxRelease)) != RP_OK)
+			return st;
+		if (o->retains == 1 &&
+		    (st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
 			return st;
 		r = s->drv.p_cuDevicePrimaryCtxRelease(dev);
 		if (r != CUDA_SUCCESS)
@@ -354,6 +359,8 @@ static rp_status rpcu_do_cuCtxDestroy(rpcu_state *s, sbt_cm_kind k, const sbt_cm
 		return rpcu_fail(s, diag, RP_ERR_TRACE, "cuCtxDestroy of the primary context 0x%llx",
 		                 (unsigned long long)c->ctx);
 	rpcu_stages_poll(s, 1);
+	if ((st = rpcu_profile_ctx_ending(s, (CUcontext)(uintptr_t)o->live, diag)) != RP_OK)
+		return st;
 	rpcu_mem_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 	rpcu_objs_forget_ctx(s, (CUcontext)(uintptr_t)o->live);
 	r = s->drv.p_cuCtxDestroy((CUcontext)(uintptr_t)o->live);
@@ -1456,6 +1463,13 @@ rp_status rpcu_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_diag 
 {
 	if ((unsigned)k >= SBT_CM_KIND_COUNT || !rpcu_calls[k].run)
 		return rpcu_fail(s, diag, RP_ERR_UNSUPPORTED, "this backend does not replay this call");
+	/* --profile times launches, copies and memsets: a synchronous copy or
+	 * memset ran on the legacy (or per-thread) default stream. */
+	if (s->profile && (rpcu_calls[k].run == rpcu_exec_work || rpcu_calls[k].run == rpcu_exec_launch ||
+	                   k == SBT_CM_K_cuGraphLaunch))
+		return rpcu_profile_exec(s, k, c,
+		                         rpcu_calls[k].run == rpcu_exec_work && !rpcu_is_async(k) ? 0 : c->stream,
+		                         rpcu_calls[k].run, diag);
 	return rpcu_calls[k].run(s, k, c, diag);
 }
 

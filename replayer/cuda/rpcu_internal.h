@@ -85,7 +85,8 @@
 	X(cuStreamWaitEvent, 3020, 0) X(cuEventCreate, 2000, 0)                    \
 	X(cuEventDestroy, 4000, 0) X(cuEventRecord, 2000, 0)                       \
 	X(cuEventRecordWithFlags, 11010, 0) X(cuEventSynchronize, 2000, 0)        \
-	X(cuEventQuery, 2000, 0)                                                   \
+	X(cuEventQuery, 2000, 0) X(cuEventElapsedTime, 2000, 0)                    \
+	X(cuDeviceGetName, 2000, 0)                                                \
 	X(cuDeviceGetAttribute, 2000, 0) X(cuModuleLoadDataEx, 2010, 0)            \
 	X(cuKernelSetAttribute, 12000, 0) X(cuFuncSetAttribute, 9000, 0)           \
 	X(cuLaunchHostFunc, 10000, 0)                                              \
@@ -363,6 +364,10 @@ typedef struct rpcu_state {
 	int warned_texobj;
 	int noted_mismatch;
 	uint8_t *scratch;       /* checkpoint bytes read at the checkpoint */
+	/* --profile (rpcu_profile.c) */
+	rp_profile *profile;    /* borrowed from open's args; NULL: not profiling */
+	struct rpcu_prof *prof; /* the timed commands of this run; owned */
+	int fast_forward;       /* the record being executed is fast-forwarded */
 } rpcu_state;
 
 /* ---- rpcu_driver.c ----------------------------------------------------------- */
@@ -535,6 +540,23 @@ rp_status rpcu_snapshot(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, rp_d
 /* The bytes checkpoint cp asks for (borrowed, valid until the next call). */
 rp_status rpcu_checkpoint_bytes(rpcu_state *s, const sbt_checkpoint *cp, const void **bytes_out,
                                 rp_diag *diag);
+
+/* ---- rpcu_profile.c: --profile ---------------------------------------------------------- */
+
+/* Run one launch, copy or memset (run) between two timing events recorded
+ * on its live stream (stream_cap: its captured stream).  Work that is
+ * fast-forwarded, restored or captured into a graph is run untimed. */
+rp_status rpcu_profile_exec(rpcu_state *s, sbt_cm_kind k, const sbt_cm_call *c, uint64_t stream_cap,
+                            rp_status (*run)(rpcu_state *, sbt_cm_kind, const sbt_cm_call *,
+                                             rp_diag *),
+                            rp_diag *diag);
+/* A context is about to go (cuCtxDestroy, the last primary release, a
+ * primary reset): measure its timed commands while their events live. */
+rp_status rpcu_profile_ctx_ending(rpcu_state *s, CUcontext ctx, rp_diag *diag);
+/* Wait for the device; hand every timing of this run to s->profile. */
+rp_status rpcu_profile_finish(void *state, rp_diag *diag);
+/* Destroy the timing events (teardown, while their contexts live). */
+void rpcu_profile_release(rpcu_state *s);
 
 /* ---- rpcu_texobj.c: texture and surface objects ----------------------------------------- */
 

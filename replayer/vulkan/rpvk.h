@@ -238,6 +238,9 @@ struct rpvk {
 	/* A periodic snapshot met in the middle of a replay (rpvk_keyframe):
 	 * the seq of the last of its records skipped; 0 outside one. */
 	uint64_t skip_seq;
+	/* --profile (rpvk_profile.c) */
+	rp_profile *profile;       /* borrowed from open's args; NULL: not profiling */
+	struct rpvk_prof *prof;    /* query pools and what they time; owned */
 };
 
 /* ---- used by the generated glue and the overrides ---------------------- */
@@ -313,6 +316,21 @@ int rpvk_memory_type(const rpvk_phys *p, uint32_t bits, VkMemoryPropertyFlags wa
 /* Rewrite PRESENT_SRC_KHR layouts of a decoded call (offscreen). */
 void rpvk_rewrite_layouts(rpvk *r, enum sbt_vk_cmd cmd, void *args);
 void rpvk_swapchain_destroy_all(rpvk *r, int dev);
+
+/* ---- rpvk_profile.c: --profile ----------------------------------------- */
+
+/* Around each replayed call when profiling: before writes the start
+ * timestamp of a timed command (and drops the query pools of a device
+ * about to be destroyed); after (when the call succeeded) writes its end
+ * timestamp, resets the pool after vkBeginCommandBuffer, and after a
+ * submit waits for the queue and hands the timings to r->profile. */
+rp_status rpvk_profile_before(rpvk *r, enum sbt_vk_cmd cmd, void *args);
+rp_status rpvk_profile_after(rpvk *r, enum sbt_vk_cmd cmd, void *args, unsigned flags);
+/* The backend's profile_finish: the device's name into the profile. */
+rp_status rpvk_profile_finish(void *state, rp_diag *diag);
+/* Destroy the query pools (teardown, while the devices live). */
+void rpvk_profile_release(rpvk *r);
+void rpvk_profile_free(rpvk *r);
 
 /* ---- rpvk_window.c: the swapchain shown in an X window ------------------ */
 

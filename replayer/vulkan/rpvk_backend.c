@@ -496,7 +496,6 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	void *args;
 	rp_status st;
 
-	(void)flags;
 	if (r->skip_seq) {
 		/* a snapshot's records follow its marker without a gap (the
 		 * capture runtime lets no other thread record meanwhile); the
@@ -544,7 +543,11 @@ static rp_status rpvk_execute(void *state, const sbt_record *rec, unsigned flags
 	}
 	if ((info->flags & RPVK_F_LAYOUT) && r->offscreen)
 		rpvk_rewrite_layouts(r, cmd, args);
+	if (r->profile && (st = rpvk_profile_before(r, cmd, args)) != RP_OK)
+		return st;
 	st = info->call(r, args);
+	if (st == RP_OK && r->profile)
+		st = rpvk_profile_after(r, cmd, args, flags);
 	if (st == RP_OK)
 		r->calls++;
 	else if (!diag->text[0])
@@ -610,6 +613,7 @@ static rp_status rpvk_checkpoint(void *state, const sbt_checkpoint *expected, co
 static void rpvk_clear(rpvk *r)
 {
 	rpvk_pending_settle_all(r);
+	rpvk_profile_release(r);
 	rpvk_instance_teardown(r);
 	rpvk_mem_clear(r);
 	rpvk_template_clear(r);
@@ -712,6 +716,7 @@ static void rpvk_close(void *state)
 	rpvk_map_free(&r->swapchains);
 	rpvk_map_free(&r->templates);
 	rpvk_map_free(&r->types);
+	rpvk_profile_free(r);
 	free(r->args);
 	sbt_vk_arena_free(r->arena);
 	free(r->cp_buf);
@@ -864,6 +869,7 @@ static rp_status rpvk_open(const rp_backend_open_args *args, void **state_out, r
 		rp_diag_set(diag, "out of memory");
 		return RP_ERR_NOMEM;
 	}
+	r->profile = args->profile;
 	r->trace = args->trace;
 	r->frame_base = rpvk_first_frame(r->trace);
 	r->quiet = args->quiet;
@@ -955,4 +961,5 @@ const rp_backend_ops rpvk_backend_ops = {
 	.close = rpvk_close,
 	.options = rpvk_options,
 	.check_option = rpvk_check_option,
+	.profile_finish = rpvk_profile_finish,
 };

@@ -26,6 +26,7 @@ lists in overrides.py (LAYER_*), the one place that lists exceptions.
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -257,7 +258,23 @@ def hotkey_lines(n, ok):
     return []
 
 
-def gen_wrapper(reg, n, c, codec):
+def flat_emit(n, flat):
+    """The wrapper's vkl_emit_flat line for a vkCmd* whose arguments have a
+    flat form (sbt_vk_flat, codec.py: scalars and handles, at most one pointer to
+    plain elements), or None."""
+    if flat is None or not n.startswith("vkCmd") or n not in flat:
+        return None
+    arr = flat[n]
+    if arr is None:
+        return "vkl_emit_flat(SBT_VK_CMD_%s, &vkl_a, sizeof(vkl_a), NULL, 0, 0)" % n
+    nm = "vkl_a." + arr.m.name
+    size = "1" if arr.k == "bytes" else "sizeof(*%s)" % nm
+    count = re.sub(r"\bs->", "vkl_a.", arr.count)
+    return ("vkl_emit_flat(SBT_VK_CMD_%s, &vkl_a, sizeof(vkl_a), %s, %s ? (size_t)(%s) * %s : 0, "
+            "offsetof(sbt_vk_args_%s, %s))" % (n, nm, nm, count, size, n, arr.m.name))
+
+
+def gen_wrapper(reg, n, c, codec, flat=None):
     level = "device" if c.dispatch in DEVICE_LEVELS else "instance"
     first = c.params[0].name
     has_ret = c.ret != "void"
@@ -268,6 +285,9 @@ def gen_wrapper(reg, n, c, codec):
                 "descriptorUpdateTemplate))" % (n, flags))
     else:
         emit = "vkl_emit(SBT_VK_CMD_%s, %s, &vkl_a)" % (n, flags)
+    fe = flat_emit(n, flat) if flags == "0" and not record_before(n) else None
+    if fe is not None:
+        emit = fe
     fill = ["		vkl_a.%s = %s;" % (p, p) for p in pnames]
     call = "vkl_x->table.%s(%s)" % (table_member(n), args_call(c))
     L = ["static VKAPI_ATTR %s VKAPI_CALL vkl_w_%s(%s)" % (c.ret, n, params_decl(c)), "{",
@@ -276,7 +296,7 @@ def gen_wrapper(reg, n, c, codec):
         L.append("	%s vkl_ret;" % c.ret)
     if record_before(n):
         L.append("	uint64_t vkl_seq = 0;")
-        L.append("	if (!vkl_x->disabled) {")
+        L.append("	if (vkl_records(vkl_x)) {")
         L.append("		sbt_vk_args_%s vkl_a;" % n)
         L += fill
         if has_ret:
@@ -298,7 +318,7 @@ def gen_wrapper(reg, n, c, codec):
         L.append("}")
         return L
     L.append(("	vkl_ret = %s;" if has_ret else "	%s;") % call)
-    L.append("	if (!vkl_x->disabled) {")
+    L.append("	if (vkl_records(vkl_x)) {")
     L.append("		sbt_vk_args_%s vkl_a;" % n)
     created = created_handles(reg, n, c)
     if created:
@@ -323,7 +343,7 @@ def gen_wrapper(reg, n, c, codec):
     return L
 
 
-def gen_wrappers(reg, cmds, codec):
+def gen_wrappers(reg, cmds, codec, flat=None):
     out = [HEADER % reg.version.rstrip(),
            '#include <string.h>', "",
            '#include "layers/vulkan/vkl.h"',
@@ -331,7 +351,7 @@ def gen_wrappers(reg, cmds, codec):
     for n, c in cmds:
         if n in LAYER_HANDWRITTEN or c.dispatch == "global":
             continue
-        emit_guarded(out, guard(reg, n), gen_wrapper(reg, n, c, codec))
+        emit_guarded(out, guard(reg, n), gen_wrapper(reg, n, c, codec, flat))
         out.append("")
     out.append("const vkl_proc vkl_procs[] = {")
     count = 0
@@ -360,15 +380,23 @@ def gen_wrappers(reg, cmds, codec):
     return "\n".join(out)
 
 
-def _codec_carried(reg):
-    """The commands the codec carries, when its generator is importable
-    (wrappers for the others would never be offered)."""
+def _codec(reg):
+    """The commands the codec carries (wrappers for the others would never
+    be offered) and the flat form of each vkCmd* that has one ({name: array
+    Kind or None}), when its generator is importable; else (None, None)."""
     try:
         import codec  # noqa: E402
     except ImportError:
-        return None
+        return None, None
     cx = codec.Codec(reg)
-    return set(cx.carried_commands())
+    carried = cx.carried_commands()
+    flat = {}
+    for n in carried:
+        if n.startswith("vkCmd") and cx.args_exist(n):
+            arr = codec._flat_form(cx, n)  # the form sbt_vk_flat copies
+            if arr is not False:
+                flat[n] = arr
+    return set(carried), flat
 
 
 def _refs(reg):
@@ -382,13 +410,13 @@ def _refs(reg):
 
 def generate(reg):
     """Module entry point for gen.py: {path relative to the repo: text}."""
-    carried = _codec_carried(reg)
+    carried, flat = _codec(reg)
     cmds = [(n, c) for n, c in reg.commands.items()
             if wanted(reg, n) and (carried is None or n in carried or n in LAYER_HANDWRITTEN)]
     return {
         "layers/vulkan/generated/vkl_dispatch.h": gen_header(reg, cmds),
         "layers/vulkan/generated/vkl_dispatch.c": gen_fill(reg, cmds),
-        "layers/vulkan/generated/vkl_wrappers.c": gen_wrappers(reg, cmds, _refs(reg)),
+        "layers/vulkan/generated/vkl_wrappers.c": gen_wrappers(reg, cmds, _refs(reg), flat),
     }
 
 

@@ -2,7 +2,7 @@
 # `make bench`: runs tests/bench/bench.py over the built benchmark programs.
 # Not part of `make test`: it takes minutes and its numbers depend on the
 # machine.  Results and the exact command are kept in docs/benchmarks.md.
-#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk,cuda,trim,emu]
+#   BUILD=build sh tests/bench/run.sh [--only blob,dedup,record,stacks,vk,cmd,cuda,trim,emu]
 # Environment: BENCH_MIB, BENCH_RUNS, BENCH_RECORDS, BENCH_STACK_RECORDS;
 # BENCH_TMP: where the input and output files go (default $TMPDIR or /tmp;
 # /dev/shm takes the disk's write-back out of the blob timings).
@@ -38,6 +38,14 @@ case " $* " in
 *" --only "*trim* | *" --only="*trim*) BUILD=$BUILD sh tests/bench/trim_bench.sh ;;
 *" --only"*) ;;
 *) BUILD=$BUILD sh tests/bench/trim_bench.sh ;;
+esac
+# Vulkan per-command cost on the application's thread against plain and
+# the dispatch-only build (tests/bench/vk_cmd_bench.sh): runs unless --only
+# names other benchmarks and not "cmd".
+case " $* " in
+*" --only "*cmd* | *" --only="*cmd*) BUILD=$BUILD sh tests/bench/vk_cmd_bench.sh ;;
+*" --only"*) ;;
+*) BUILD=$BUILD sh tests/bench/vk_cmd_bench.sh ;;
 esac
 # Emulator throughput and export sizes (tests/bench/emu_bench.sh): runs
 # unless --only names other benchmarks and not "emu".

@@ -6,7 +6,9 @@
 #     program recording through the runtime and for the Vulkan layer;
 #   - the TRACESMITH_ variable wins over the file;
 #   - other layers' lines are skipped; an unknown tracesmith.NAME and a line
-#     without '=' are warned about, naming the file and line.
+#     without '=' are warned about, naming the file and line;
+#   - settings chained to vkCreateInstance with VK_EXT_layer_settings
+#     (vk_layer_settings) are taken below the file and the variables.
 . "$TOP/tests/support/shell.sh"
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT VK_LAYER_SETTINGS_PATH
@@ -55,4 +57,26 @@ printf 'tracesmith.output = layer-file.sbt\n' >"$T/vk/vk_layer_settings.txt"
 [ -f "$T/vk/layer-file.sbt" ] || fail "layer: tracesmith.output not used: $(ls "$T/vk")"
 "$TOP/$BUILD/tsinfo" "$T/vk/layer-file.sbt" | grep -q 'vulkan.vkCreateInstance' ||
 	fail "layer: the trace holds no vkCreateInstance"
+
+# VK_EXT_layer_settings chained to vkCreateInstance (vk_layer_settings): the
+# layer takes output and stacks from it, warns about the setting it does
+# not know, hides the structure from the layers below (the validation layer
+# of 1.3.239 does not know it) and from the trace, which replays.
+mkdir "$T/vkapi"
+(cd "$T/vkapi" && VK_ADD_LAYER_PATH="$TOP/$BUILD/layers" \
+	VK_INSTANCE_LAYERS=VK_LAYER_tracesmith:VK_LAYER_KHRONOS_validation \
+	"$TOP/$BUILD/tests/programs/vk_layer_settings" "$T/vkapi/api.sbt" >"$T/api.out" 2>"$T/api.err") ||
+	fail "VK_EXT_layer_settings: exit $?: $(cat "$T/api.err")"
+has api out "devices 1"
+cat "$T/api.out" "$T/api.err" >"$T/api.all"
+vk_env_clean "$T/api.all" || fail "VK_EXT_layer_settings: validation messages"
+has api err "tracesmith: warning: Vulkan layer: VK_EXT_layer_settings: unknown setting bogus; ignored"
+[ -f "$T/vkapi/api.sbt" ] || fail "VK_EXT_layer_settings: output not used: $(ls "$T/vkapi")"
+"$TOP/$BUILD/tsinfo" "$T/vkapi/api.sbt" | grep -Eq '^stacks +0$' || fail "VK_EXT_layer_settings: stacks = none not used"
+expect_rc 0 apirp "$TOP/$BUILD/tsreplay" "$T/vkapi/api.sbt"
+# the variable still wins
+(cd "$T/vkapi" && TRACESMITH_OUTPUT="$T/vkapi/env.sbt" VK_ADD_LAYER_PATH="$TOP/$BUILD/layers" \
+	VK_INSTANCE_LAYERS=VK_LAYER_tracesmith "$TOP/$BUILD/tests/programs/vk_layer_settings" "$T/vkapi/api2.sbt" \
+	>/dev/null 2>&1) || fail "VK_EXT_layer_settings under TRACESMITH_OUTPUT: exit $?"
+[ -f "$T/vkapi/env.sbt" ] && [ ! -f "$T/vkapi/api2.sbt" ] || fail "TRACESMITH_OUTPUT did not win over the API: $(ls "$T/vkapi")"
 echo "ok"

@@ -10,7 +10,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDevices(VkInstanc
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDevices(instance, pPhysicalDeviceCount, pPhysicalDevices);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkEnumeratePhysicalDevices vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -33,7 +33,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -46,7 +46,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties(VkPh
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties(physicalDevice, pMemoryProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -58,7 +58,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFeatures(VkPhysicalDe
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFeatures(physicalDevice, pFeatures);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceFeatures vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFeatures = pFeatures;
@@ -70,7 +70,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties(VkPh
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties(physicalDevice, format, pFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -84,7 +84,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties(physicalDevice, format, type, tiling, usage, flags, pImageFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -103,7 +103,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceQueue(VkDevice device, uint32
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceQueue(device, queueFamilyIndex, queueIndex, pQueue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceQueue vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -122,7 +122,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceMemoryCommitment(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceMemoryCommitment(device, memory, pCommittedMemoryInBytes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceMemoryCommitment vkl_a;
 		vkl_a.device = device;
 		vkl_a.memory = memory;
@@ -135,7 +135,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements(device, buffer, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -149,7 +149,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory(device, buffer, memory, memoryOffset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindBufferMemory vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -166,7 +166,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements(device, image, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -180,7 +180,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory(VkDevice device, V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory(device, image, memory, memoryOffset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindImageMemory vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -197,7 +197,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements(device, image, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -211,7 +211,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties(physicalDevice, format, type, samples, usage, tiling, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -230,7 +230,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateFence(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateFence(device, pCreateInfo, pAllocator, pFence);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateFence vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -251,7 +251,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyFence(VkDevice device, VkFence 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyFence vkl_a;
 		vkl_a.device = device;
 		vkl_a.fence = fence;
@@ -268,7 +268,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetFences(VkDevice device, uint3
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetFences vkl_a;
 		vkl_a.device = device;
 		vkl_a.fenceCount = fenceCount;
@@ -287,7 +287,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSemaphore(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSemaphore(device, pCreateInfo, pAllocator, pSemaphore);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSemaphore vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -308,7 +308,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySemaphore(VkDevice device, VkSe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySemaphore vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -325,7 +325,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateEvent(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateEvent(device, pCreateInfo, pAllocator, pEvent);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateEvent vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -346,7 +346,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyEvent(VkDevice device, VkEvent 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -363,7 +363,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetEventStatus(VkDevice device, Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetEventStatus(device, event);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetEventStatus vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -378,7 +378,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetEvent(VkDevice device, VkEvent 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -396,7 +396,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetEvent(VkDevice device, VkEven
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetEvent vkl_a;
 		vkl_a.device = device;
 		vkl_a.event = event;
@@ -414,7 +414,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateQueryPool(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateQueryPool(device, pCreateInfo, pAllocator, pQueryPool);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateQueryPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -435,7 +435,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyQueryPool(VkDevice device, VkQu
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyQueryPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -452,7 +452,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetQueryPoolResults(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetQueryPoolResults(device, queryPool, firstQuery, queryCount, dataSize, pData, stride, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetQueryPoolResults vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -472,7 +472,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkResetQueryPool(VkDevice device, VkQuer
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetQueryPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -488,7 +488,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkResetQueryPoolEXT(VkDevice device, VkQ
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetQueryPoolEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.queryPool = queryPool;
@@ -505,7 +505,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBuffer(VkDevice device, cons
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateBuffer(device, pCreateInfo, pAllocator, pBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateBuffer vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -527,7 +527,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBuffer(VkDevice device, VkBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyBuffer vkl_a;
 		vkl_a.device = device;
 		vkl_a.buffer = buffer;
@@ -545,7 +545,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateBufferView(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateBufferView(device, pCreateInfo, pAllocator, pView);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateBufferView vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -567,7 +567,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyBufferView(VkDevice device, VkB
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyBufferView vkl_a;
 		vkl_a.device = device;
 		vkl_a.bufferView = bufferView;
@@ -585,7 +585,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImage(VkDevice device, const
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateImage(device, pCreateInfo, pAllocator, pImage);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateImage vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -607,7 +607,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImage(VkDevice device, VkImage 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyImage vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -624,7 +624,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSubresourceLayout(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSubresourceLayout(device, image, pSubresource, pLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageSubresourceLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -639,7 +639,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateImageView(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateImageView(device, pCreateInfo, pAllocator, pView);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateImageView vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -661,7 +661,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyImageView(VkDevice device, VkIm
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyImageView vkl_a;
 		vkl_a.device = device;
 		vkl_a.imageView = imageView;
@@ -679,7 +679,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateShaderModule(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateShaderModule(device, pCreateInfo, pAllocator, pShaderModule);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateShaderModule vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -700,7 +700,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyShaderModule(VkDevice device, V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyShaderModule vkl_a;
 		vkl_a.device = device;
 		vkl_a.shaderModule = shaderModule;
@@ -717,7 +717,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePipelineCache(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePipelineCache(device, pCreateInfo, pAllocator, pPipelineCache);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreatePipelineCache vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -738,7 +738,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipelineCache(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyPipelineCache vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineCache = pipelineCache;
@@ -755,7 +755,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineCacheData(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineCacheData(device, pipelineCache, pDataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPipelineCacheData vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineCache = pipelineCache;
@@ -772,7 +772,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkMergePipelineCaches(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.MergePipelineCaches(device, dstCache, srcCacheCount, pSrcCaches);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkMergePipelineCaches vkl_a;
 		vkl_a.device = device;
 		vkl_a.dstCache = dstCache;
@@ -789,7 +789,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateGraphicsPipelines(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateGraphicsPipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateGraphicsPipelines vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -816,7 +816,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateComputePipelines(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateComputePipelines(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateComputePipelines vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -843,7 +843,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceSubpassShadingMaxWorkgrou
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(device, renderpass, pMaxWorkgroupSize);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderpass = renderpass;
@@ -858,7 +858,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipeline(VkDevice device, VkPip
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyPipeline vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -875,7 +875,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePipelineLayout(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePipelineLayout(device, pCreateInfo, pAllocator, pPipelineLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreatePipelineLayout vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -896,7 +896,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPipelineLayout(VkDevice device,
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyPipelineLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipelineLayout = pipelineLayout;
@@ -913,7 +913,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSampler(VkDevice device, con
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSampler(device, pCreateInfo, pAllocator, pSampler);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSampler vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -934,7 +934,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySampler(VkDevice device, VkSamp
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySampler vkl_a;
 		vkl_a.device = device;
 		vkl_a.sampler = sampler;
@@ -951,7 +951,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorSetLayout(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorSetLayout(device, pCreateInfo, pAllocator, pSetLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDescriptorSetLayout vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -972,7 +972,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorSetLayout(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDescriptorSetLayout vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSetLayout = descriptorSetLayout;
@@ -989,7 +989,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorPool(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorPool(device, pCreateInfo, pAllocator, pDescriptorPool);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDescriptorPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1010,7 +1010,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorPool(VkDevice device,
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDescriptorPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1028,7 +1028,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetDescriptorPool(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetDescriptorPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1049,7 +1049,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateDescriptorSets(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AllocateDescriptorSets(device, pAllocateInfo, pDescriptorSets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAllocateDescriptorSets vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1074,7 +1074,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkFreeDescriptorSets(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkFreeDescriptorSets vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorPool = descriptorPool;
@@ -1099,7 +1099,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSets(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSets(device, descriptorWriteCount, pDescriptorWrites, descriptorCopyCount, pDescriptorCopies);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkUpdateDescriptorSets vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorWriteCount = descriptorWriteCount;
@@ -1116,7 +1116,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateFramebuffer(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateFramebuffer(device, pCreateInfo, pAllocator, pFramebuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateFramebuffer vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1138,7 +1138,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyFramebuffer(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyFramebuffer vkl_a;
 		vkl_a.device = device;
 		vkl_a.framebuffer = framebuffer;
@@ -1156,7 +1156,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateRenderPass vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1177,7 +1177,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyRenderPass(VkDevice device, VkR
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyRenderPass vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderPass = renderPass;
@@ -1193,7 +1193,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetRenderAreaGranularity(VkDevice devi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetRenderAreaGranularity(device, renderPass, pGranularity);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRenderAreaGranularity vkl_a;
 		vkl_a.device = device;
 		vkl_a.renderPass = renderPass;
@@ -1207,7 +1207,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCommandPool(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCommandPool(device, pCreateInfo, pAllocator, pCommandPool);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateCommandPool vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1228,7 +1228,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCommandPool(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1246,7 +1246,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandPool(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1265,7 +1265,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAllocateCommandBuffers(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AllocateCommandBuffers(device, pAllocateInfo, pCommandBuffers);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAllocateCommandBuffers vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -1289,7 +1289,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkFreeCommandBuffers(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkFreeCommandBuffers vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -1312,7 +1312,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBeginCommandBuffer(VkCommandBuffer
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BeginCommandBuffer(commandBuffer, pBeginInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBeginCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
@@ -1328,7 +1328,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEndCommandBuffer(VkCommandBuffer c
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EndCommandBuffer(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkEndCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.ret = vkl_ret;
@@ -1342,7 +1342,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkResetCommandBuffer(VkCommandBuffer
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ResetCommandBuffer(commandBuffer, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkResetCommandBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.flags = flags;
@@ -1356,12 +1356,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipeline(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipeline(commandBuffer, pipelineBindPoint, pipeline);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipeline vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
-		vkl_emit(SBT_VK_CMD_vkCmdBindPipeline, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipeline, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1369,13 +1369,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewport(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewport(commandBuffer, firstViewport, viewportCount, pViewports);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewport vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewport, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewport, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewport, pViewports));
 	}
 }
 
@@ -1383,13 +1383,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissor(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissor(commandBuffer, firstScissor, scissorCount, pScissors);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissor vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstScissor = firstScissor;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
-		vkl_emit(SBT_VK_CMD_vkCmdSetScissor, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissor, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissor, pScissors));
 	}
 }
 
@@ -1397,11 +1397,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineWidth(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineWidth(commandBuffer, lineWidth);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineWidth vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineWidth = lineWidth;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLineWidth, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineWidth, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1409,13 +1409,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBias(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBias(commandBuffer, depthBiasConstantFactor, depthBiasClamp, depthBiasSlopeFactor);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBias vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasConstantFactor = depthBiasConstantFactor;
 		vkl_a.depthBiasClamp = depthBiasClamp;
 		vkl_a.depthBiasSlopeFactor = depthBiasSlopeFactor;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBias, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBias, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1423,11 +1423,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetBlendConstants(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetBlendConstants(commandBuffer, blendConstants);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetBlendConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.blendConstants = blendConstants;
-		vkl_emit(SBT_VK_CMD_vkCmdSetBlendConstants, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetBlendConstants, &vkl_a, sizeof(vkl_a), vkl_a.blendConstants, vkl_a.blendConstants ? (size_t)((uint64_t)(4)) * sizeof(*vkl_a.blendConstants) : 0, offsetof(sbt_vk_args_vkCmdSetBlendConstants, blendConstants));
 	}
 }
 
@@ -1435,12 +1435,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBounds(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBounds(commandBuffer, minDepthBounds, maxDepthBounds);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBounds vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.minDepthBounds = minDepthBounds;
 		vkl_a.maxDepthBounds = maxDepthBounds;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBounds, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBounds, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1448,12 +1448,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilCompareMask(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilCompareMask(commandBuffer, faceMask, compareMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilCompareMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.compareMask = compareMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilCompareMask, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilCompareMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1461,12 +1461,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilWriteMask(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilWriteMask(commandBuffer, faceMask, writeMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilWriteMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.writeMask = writeMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilWriteMask, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilWriteMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1474,12 +1474,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilReference(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilReference(commandBuffer, faceMask, reference);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilReference vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
 		vkl_a.reference = reference;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilReference, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilReference, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1487,7 +1487,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorSets(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorSets(commandBuffer, pipelineBindPoint, layout, firstSet, descriptorSetCount, pDescriptorSets, dynamicOffsetCount, pDynamicOffsets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindDescriptorSets vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -1506,13 +1506,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindIndexBuffer(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindIndexBuffer(commandBuffer, buffer, offset, indexType);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindIndexBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_a.indexType = indexType;
-		vkl_emit(SBT_VK_CMD_vkCmdBindIndexBuffer, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindIndexBuffer, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindIndexBuffer, &vkl_a);
 	}
 }
@@ -1521,7 +1521,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindVertexBuffers vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -1537,14 +1537,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDraw(VkCommandBuffer commandBuffer,
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDraw(commandBuffer, vertexCount, instanceCount, firstVertex, firstInstance);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDraw vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.vertexCount = vertexCount;
 		vkl_a.instanceCount = instanceCount;
 		vkl_a.firstVertex = firstVertex;
 		vkl_a.firstInstance = firstInstance;
-		vkl_emit(SBT_VK_CMD_vkCmdDraw, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDraw, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1552,7 +1552,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexed(commandBuffer, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexed vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indexCount = indexCount;
@@ -1560,7 +1560,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexed(VkCommandBuffer command
 		vkl_a.firstIndex = firstIndex;
 		vkl_a.vertexOffset = vertexOffset;
 		vkl_a.firstInstance = firstInstance;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexed, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexed, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1568,7 +1568,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiEXT(commandBuffer, drawCount, pVertexInfo, instanceCount, firstInstance, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMultiEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
@@ -1576,7 +1576,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiEXT(VkCommandBuffer comman
 		vkl_a.instanceCount = instanceCount;
 		vkl_a.firstInstance = firstInstance;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMultiEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMultiEXT, &vkl_a, sizeof(vkl_a), vkl_a.pVertexInfo, vkl_a.pVertexInfo ? (size_t)((uint64_t)vkl_a.drawCount) * sizeof(*vkl_a.pVertexInfo) : 0, offsetof(sbt_vk_args_vkCmdDrawMultiEXT, pVertexInfo));
 	}
 }
 
@@ -1584,7 +1584,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMultiIndexedEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMultiIndexedEXT(commandBuffer, drawCount, pIndexInfo, instanceCount, firstInstance, stride, pVertexOffset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMultiIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.drawCount = drawCount;
@@ -1601,14 +1601,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirect(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirect(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirect, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndirect, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirect, &vkl_a);
 	}
 }
@@ -1617,14 +1617,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirect(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirect(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexedIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirect, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexedIndirect, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirect, &vkl_a);
 	}
 }
@@ -1633,13 +1633,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatch(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatch(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatch vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
-		vkl_emit(SBT_VK_CMD_vkCmdDispatch, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatch, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1647,12 +1647,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchIndirect(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchIndirect(commandBuffer, buffer, offset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchIndirect vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
-		vkl_emit(SBT_VK_CMD_vkCmdDispatchIndirect, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchIndirect, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDispatchIndirect, &vkl_a);
 	}
 }
@@ -1661,10 +1661,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSubpassShadingHUAWEI(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSubpassShadingHUAWEI(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSubpassShadingHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSubpassShadingHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1672,13 +1672,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterHUAWEI(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterHUAWEI(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawClusterHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1686,12 +1686,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawClusterIndirectHUAWEI(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawClusterIndirectHUAWEI(commandBuffer, buffer, offset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawClusterIndirectHUAWEI, &vkl_a);
 	}
 }
@@ -1700,14 +1700,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer(commandBuffer, srcBuffer, dstBuffer, regionCount, pRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcBuffer = srcBuffer;
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyBuffer, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyBuffer, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdCopyBuffer, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBuffer, &vkl_a);
 	}
 }
@@ -1716,7 +1716,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1725,7 +1725,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage(VkCommandBuffer commandBu
 		vkl_a.dstImageLayout = dstImageLayout;
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyImage, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyImage, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdCopyImage, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImage, &vkl_a);
 	}
 }
@@ -1734,7 +1734,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions, filter);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBlitImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1744,7 +1744,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage(VkCommandBuffer commandBu
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
 		vkl_a.filter = filter;
-		vkl_emit(SBT_VK_CMD_vkCmdBlitImage, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBlitImage, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdBlitImage, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBlitImage, &vkl_a);
 	}
 }
@@ -1753,7 +1753,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage(commandBuffer, srcBuffer, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBufferToImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcBuffer = srcBuffer;
@@ -1761,7 +1761,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage(VkCommandBuffer c
 		vkl_a.dstImageLayout = dstImageLayout;
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyBufferToImage, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyBufferToImage, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdCopyBufferToImage, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyBufferToImage, &vkl_a);
 	}
 }
@@ -1770,7 +1770,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer(commandBuffer, srcImage, srcImageLayout, dstBuffer, regionCount, pRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImageToBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1778,7 +1778,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer(VkCommandBuffer c
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyImageToBuffer, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyImageToBuffer, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdCopyImageToBuffer, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyImageToBuffer, &vkl_a);
 	}
 }
@@ -1787,13 +1787,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryIndirectNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.copyBufferAddress = copyBufferAddress;
 		vkl_a.copyCount = copyCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1801,7 +1801,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToImageIndirectNV(commandBuffer, copyBufferAddress, copyCount, stride, dstImage, dstImageLayout, pImageSubresources);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.copyBufferAddress = copyBufferAddress;
@@ -1810,7 +1810,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToImageIndirectNV(VkComma
 		vkl_a.dstImage = dstImage;
 		vkl_a.dstImageLayout = dstImageLayout;
 		vkl_a.pImageSubresources = pImageSubresources;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV, &vkl_a, sizeof(vkl_a), vkl_a.pImageSubresources, vkl_a.pImageSubresources ? (size_t)((uint64_t)vkl_a.copyCount) * sizeof(*vkl_a.pImageSubresources) : 0, offsetof(sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV, pImageSubresources));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyMemoryToImageIndirectNV, &vkl_a);
 	}
 }
@@ -1819,14 +1819,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdUpdateBuffer(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdUpdateBuffer(commandBuffer, dstBuffer, dstOffset, dataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdUpdateBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.dataSize = dataSize;
 		vkl_a.pData = pData;
-		vkl_emit(SBT_VK_CMD_vkCmdUpdateBuffer, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdUpdateBuffer, &vkl_a, sizeof(vkl_a), vkl_a.pData, vkl_a.pData ? (size_t)((uint64_t)vkl_a.dataSize) * 1 : 0, offsetof(sbt_vk_args_vkCmdUpdateBuffer, pData));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdUpdateBuffer, &vkl_a);
 	}
 }
@@ -1835,14 +1835,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdFillBuffer(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdFillBuffer(commandBuffer, dstBuffer, dstOffset, size, data);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdFillBuffer vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.size = size;
 		vkl_a.data = data;
-		vkl_emit(SBT_VK_CMD_vkCmdFillBuffer, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdFillBuffer, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdFillBuffer, &vkl_a);
 	}
 }
@@ -1851,7 +1851,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearColorImage(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearColorImage(commandBuffer, image, imageLayout, pColor, rangeCount, pRanges);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdClearColorImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.image = image;
@@ -1868,7 +1868,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearDepthStencilImage(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearDepthStencilImage(commandBuffer, image, imageLayout, pDepthStencil, rangeCount, pRanges);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdClearDepthStencilImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.image = image;
@@ -1885,7 +1885,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdClearAttachments(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdClearAttachments(commandBuffer, attachmentCount, pAttachments, rectCount, pRects);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdClearAttachments vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
@@ -1900,7 +1900,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage(commandBuffer, srcImage, srcImageLayout, dstImage, dstImageLayout, regionCount, pRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResolveImage vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcImage = srcImage;
@@ -1909,7 +1909,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage(VkCommandBuffer comman
 		vkl_a.dstImageLayout = dstImageLayout;
 		vkl_a.regionCount = regionCount;
 		vkl_a.pRegions = pRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdResolveImage, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdResolveImage, &vkl_a, sizeof(vkl_a), vkl_a.pRegions, vkl_a.pRegions ? (size_t)((uint64_t)vkl_a.regionCount) * sizeof(*vkl_a.pRegions) : 0, offsetof(sbt_vk_args_vkCmdResolveImage, pRegions));
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdResolveImage, &vkl_a);
 	}
 }
@@ -1918,12 +1918,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent(commandBuffer, event, stageMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetEvent, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1931,12 +1931,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent(commandBuffer, event, stageMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
-		vkl_emit(SBT_VK_CMD_vkCmdResetEvent, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -1944,7 +1944,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents(commandBuffer, eventCount, pEvents, srcStageMask, dstStageMask, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWaitEvents vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -1966,7 +1966,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier(commandBuffer, srcStageMask, dstStageMask, dependencyFlags, memoryBarrierCount, pMemoryBarriers, bufferMemoryBarrierCount, pBufferMemoryBarriers, imageMemoryBarrierCount, pImageMemoryBarriers);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPipelineBarrier vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.srcStageMask = srcStageMask;
@@ -1987,13 +1987,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQuery(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQuery(commandBuffer, queryPool, query, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_a.flags = flags;
-		vkl_emit(SBT_VK_CMD_vkCmdBeginQuery, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2001,12 +2001,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQuery(VkCommandBuffer commandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQuery(commandBuffer, queryPool, query);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQuery vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
-		vkl_emit(SBT_VK_CMD_vkCmdEndQuery, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQuery, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2014,7 +2014,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginConditionalRenderingEXT(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginConditionalRenderingEXT(commandBuffer, pConditionalRenderingBegin);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pConditionalRenderingBegin = pConditionalRenderingBegin;
@@ -2027,10 +2027,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndConditionalRenderingEXT(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndConditionalRenderingEXT(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndConditionalRenderingEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndConditionalRenderingEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2038,13 +2038,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetQueryPool(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetQueryPool(commandBuffer, queryPool, firstQuery, queryCount);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetQueryPool vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.firstQuery = firstQuery;
 		vkl_a.queryCount = queryCount;
-		vkl_emit(SBT_VK_CMD_vkCmdResetQueryPool, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdResetQueryPool, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2052,13 +2052,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp(commandBuffer, pipelineStage, queryPool, query);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStage = pipelineStage;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
-		vkl_emit(SBT_VK_CMD_vkCmdWriteTimestamp, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2066,7 +2066,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyQueryPoolResults(commandBuffer, queryPool, firstQuery, queryCount, dstBuffer, dstOffset, stride, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyQueryPoolResults vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
@@ -2076,7 +2076,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyQueryPoolResults(VkCommandBuffe
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.stride = stride;
 		vkl_a.flags = flags;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyQueryPoolResults, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyQueryPoolResults, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyQueryPoolResults, &vkl_a);
 	}
 }
@@ -2085,7 +2085,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushConstants(commandBuffer, layout, stageFlags, offset, size, pValues);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPushConstants vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.layout = layout;
@@ -2093,7 +2093,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushConstants(VkCommandBuffer comma
 		vkl_a.offset = offset;
 		vkl_a.size = size;
 		vkl_a.pValues = pValues;
-		vkl_emit(SBT_VK_CMD_vkCmdPushConstants, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdPushConstants, &vkl_a, sizeof(vkl_a), vkl_a.pValues, vkl_a.pValues ? (size_t)((uint64_t)vkl_a.size) * 1 : 0, offsetof(sbt_vk_args_vkCmdPushConstants, pValues));
 	}
 }
 
@@ -2101,7 +2101,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass(commandBuffer, pRenderPassBegin, contents);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -2115,11 +2115,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass(commandBuffer, contents);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdNextSubpass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.contents = contents;
-		vkl_emit(SBT_VK_CMD_vkCmdNextSubpass, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdNextSubpass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2127,10 +2127,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderPass vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdEndRenderPass, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderPass, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2138,7 +2138,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteCommands(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdExecuteCommands(commandBuffer, commandBufferCount, pCommandBuffers);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdExecuteCommands vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.commandBufferCount = commandBufferCount;
@@ -2153,7 +2153,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayProperties
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPropertiesKHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -2169,7 +2169,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayPlanePrope
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPlanePropertiesKHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -2185,7 +2185,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneSupportedDisplaysKH
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneSupportedDisplaysKHR(physicalDevice, planeIndex, pDisplayCount, pDisplays);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -2210,7 +2210,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayModePropertiesKHR(VkPhys
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayModePropertiesKHR(physicalDevice, display, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDisplayModePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -2227,7 +2227,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDisplayModeKHR(VkPhysicalDev
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDisplayModeKHR(physicalDevice, display, pCreateInfo, pAllocator, pMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDisplayModeKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -2250,7 +2250,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneCapabilitiesKHR(VkP
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneCapabilitiesKHR(physicalDevice, mode, planeIndex, pCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.mode = mode;
@@ -2267,7 +2267,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDisplayPlaneSurfaceKHR(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDisplayPlaneSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2289,7 +2289,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSharedSwapchainsKHR(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSharedSwapchainsKHR(device, swapchainCount, pCreateInfos, pAllocator, pSwapchains);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSharedSwapchainsKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2315,7 +2315,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySurfaceKHR(VkInstance instance,
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySurfaceKHR vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.surface = surface;
@@ -2333,7 +2333,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceSupportKHR
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceSupportKHR(physicalDevice, queueFamilyIndex, surface, pSupported);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2350,7 +2350,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, pSurfaceCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2366,7 +2366,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceFormatsKHR
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceFormatsKHR(physicalDevice, surface, pSurfaceFormatCount, pSurfaceFormats);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2383,7 +2383,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfacePresentMod
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfacePresentModesKHR(physicalDevice, surface, pPresentModeCount, pPresentModes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -2400,7 +2400,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSwapchainKHR(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSwapchainKHR(device, pCreateInfo, pAllocator, pSwapchain);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSwapchainKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2422,7 +2422,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySwapchainKHR(VkDevice device, V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySwapchainKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -2440,7 +2440,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainImagesKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainImagesKHR(device, swapchain, pSwapchainImageCount, pSwapchainImages);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSwapchainImagesKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2465,7 +2465,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImageKHR(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireNextImageKHR(device, swapchain, timeout, semaphore, fence, pImageIndex);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAcquireNextImageKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -2485,7 +2485,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXlibSurfaceKHR(VkInstance in
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateXlibSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateXlibSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2510,7 +2510,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkl_w_vkGetPhysicalDeviceXlibPresentationS
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkBool32 vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceXlibPresentationSupportKHR(physicalDevice, queueFamilyIndex, dpy, visualID);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2529,7 +2529,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateXcbSurfaceKHR(VkInstance ins
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateXcbSurfaceKHR(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateXcbSurfaceKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2554,7 +2554,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL vkl_w_vkGetPhysicalDeviceXcbPresentationSu
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkBool32 vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceXcbPresentationSupportKHR(physicalDevice, queueFamilyIndex, connection, visual_id);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -2572,7 +2572,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDebugReportCallbackEXT(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDebugReportCallbackEXT(instance, pCreateInfo, pAllocator, pCallback);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDebugReportCallbackEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -2593,7 +2593,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDebugReportCallbackEXT(VkInstan
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDebugReportCallbackEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.callback = callback;
@@ -2609,7 +2609,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDebugReportMessageEXT(VkInstance insta
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	vkl_x->table.DebugReportMessageEXT(instance, flags, objectType, object, location, messageCode, pLayerPrefix, pMessage);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDebugReportMessageEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.flags = flags;
@@ -2628,7 +2628,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDebugMarkerSetObjectNameEXT(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DebugMarkerSetObjectNameEXT(device, pNameInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDebugMarkerSetObjectNameEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pNameInfo = pNameInfo;
@@ -2643,7 +2643,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDebugMarkerSetObjectTagEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DebugMarkerSetObjectTagEXT(device, pTagInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDebugMarkerSetObjectTagEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pTagInfo = pTagInfo;
@@ -2657,7 +2657,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerBeginEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerBeginEXT(commandBuffer, pMarkerInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDebugMarkerBeginEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -2669,10 +2669,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerEndEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerEndEXT(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDebugMarkerEndEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDebugMarkerEndEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2680,7 +2680,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDebugMarkerInsertEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDebugMarkerInsertEXT(commandBuffer, pMarkerInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDebugMarkerInsertEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -2693,7 +2693,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalImageForm
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceExternalImageFormatPropertiesNV(physicalDevice, format, type, tiling, usage, flags, externalHandleType, pExternalImageFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2713,7 +2713,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdExecuteGeneratedCommandsNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdExecuteGeneratedCommandsNV(commandBuffer, isPreprocessed, pGeneratedCommandsInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdExecuteGeneratedCommandsNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.isPreprocessed = isPreprocessed;
@@ -2727,7 +2727,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPreprocessGeneratedCommandsNV(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPreprocessGeneratedCommandsNV(commandBuffer, pGeneratedCommandsInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pGeneratedCommandsInfo = pGeneratedCommandsInfo;
@@ -2740,13 +2740,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindPipelineShaderGroupNV(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindPipelineShaderGroupNV(commandBuffer, pipelineBindPoint, pipeline, groupIndex);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindPipelineShaderGroupNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.pipeline = pipeline;
 		vkl_a.groupIndex = groupIndex;
-		vkl_emit(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindPipelineShaderGroupNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -2754,7 +2754,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetGeneratedCommandsMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetGeneratedCommandsMemoryRequirementsNV(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -2768,7 +2768,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateIndirectCommandsLayoutNV(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateIndirectCommandsLayoutNV(device, pCreateInfo, pAllocator, pIndirectCommandsLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateIndirectCommandsLayoutNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -2789,7 +2789,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyIndirectCommandsLayoutNV(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyIndirectCommandsLayoutNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.indirectCommandsLayout = indirectCommandsLayout;
@@ -2805,7 +2805,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties2(VkP
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties2(physicalDevice, format, pFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2818,7 +2818,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceFormatProperties2KHR(
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceFormatProperties2KHR(physicalDevice, format, pFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.format = format;
@@ -2832,7 +2832,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties2(physicalDevice, pImageFormatInfo, pImageFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pImageFormatInfo = pImageFormatInfo;
@@ -2848,7 +2848,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceImageFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceImageFormatProperties2KHR(physicalDevice, pImageFormatInfo, pImageFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pImageFormatInfo = pImageFormatInfo;
@@ -2863,7 +2863,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties2(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -2876,7 +2876,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyProperties2KHR(physicalDevice, pQueueFamilyPropertyCount, pQueueFamilyProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pQueueFamilyPropertyCount = pQueueFamilyPropertyCount;
@@ -2889,7 +2889,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties2(VkP
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties2(physicalDevice, pMemoryProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -2901,7 +2901,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMemoryProperties2KHR(
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMemoryProperties2KHR(physicalDevice, pMemoryProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pMemoryProperties = pMemoryProperties;
@@ -2913,7 +2913,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties2(physicalDevice, pFormatInfo, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFormatInfo = pFormatInfo;
@@ -2927,7 +2927,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceSparseImageFormatProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceSparseImageFormatProperties2KHR(physicalDevice, pFormatInfo, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFormatInfo = pFormatInfo;
@@ -2941,7 +2941,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushDescriptorSetKHR(commandBuffer, pipelineBindPoint, layout, set, descriptorWriteCount, pDescriptorWrites);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPushDescriptorSetKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -2958,7 +2958,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkTrimCommandPool(VkDevice device, VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.TrimCommandPool(device, commandPool, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkTrimCommandPool vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -2971,7 +2971,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkTrimCommandPoolKHR(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.TrimCommandPoolKHR(device, commandPool, flags);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkTrimCommandPoolKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.commandPool = commandPool;
@@ -2984,7 +2984,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalBufferPropert
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalBufferProperties(physicalDevice, pExternalBufferInfo, pExternalBufferProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalBufferInfo = pExternalBufferInfo;
@@ -2997,7 +2997,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalBufferPropert
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalBufferPropertiesKHR(physicalDevice, pExternalBufferInfo, pExternalBufferProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalBufferPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalBufferInfo = pExternalBufferInfo;
@@ -3011,7 +3011,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryFdKHR(VkDevice device, co
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetMemoryFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -3027,7 +3027,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryFdPropertiesKHR(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryFdPropertiesKHR(device, handleType, fd, pMemoryFdProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetMemoryFdPropertiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.handleType = handleType;
@@ -3044,7 +3044,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetMemoryRemoteAddressNV(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetMemoryRemoteAddressNV(device, pMemoryGetRemoteAddressInfo, pAddress);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetMemoryRemoteAddressNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pMemoryGetRemoteAddressInfo = pMemoryGetRemoteAddressInfo;
@@ -3059,7 +3059,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalSemaphoreProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalSemaphoreProperties(physicalDevice, pExternalSemaphoreInfo, pExternalSemaphoreProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalSemaphoreInfo = pExternalSemaphoreInfo;
@@ -3072,7 +3072,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalSemaphoreProp
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalSemaphorePropertiesKHR(physicalDevice, pExternalSemaphoreInfo, pExternalSemaphoreProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalSemaphoreInfo = pExternalSemaphoreInfo;
@@ -3086,7 +3086,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreFdKHR(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSemaphoreFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -3102,7 +3102,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkImportSemaphoreFdKHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ImportSemaphoreFdKHR(device, pImportSemaphoreFdInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkImportSemaphoreFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pImportSemaphoreFdInfo = pImportSemaphoreFdInfo;
@@ -3116,7 +3116,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalFenceProperti
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalFenceProperties(physicalDevice, pExternalFenceInfo, pExternalFenceProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalFenceInfo = pExternalFenceInfo;
@@ -3129,7 +3129,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceExternalFenceProperti
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceExternalFencePropertiesKHR(physicalDevice, pExternalFenceInfo, pExternalFenceProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceExternalFencePropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pExternalFenceInfo = pExternalFenceInfo;
@@ -3143,7 +3143,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetFenceFdKHR(VkDevice device, con
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetFenceFdKHR(device, pGetFdInfo, pFd);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetFenceFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pGetFdInfo = pGetFdInfo;
@@ -3159,7 +3159,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkImportFenceFdKHR(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ImportFenceFdKHR(device, pImportFenceFdInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkImportFenceFdKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pImportFenceFdInfo = pImportFenceFdInfo;
@@ -3174,7 +3174,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseDisplayEXT(VkPhysicalDevice
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleaseDisplayEXT(physicalDevice, display);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkReleaseDisplayEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -3189,7 +3189,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDisplayPowerControlEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DisplayPowerControlEXT(device, display, pDisplayPowerInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDisplayPowerControlEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.display = display;
@@ -3205,7 +3205,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkRegisterDeviceEventEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.RegisterDeviceEventEXT(device, pDeviceEventInfo, pAllocator, pFence);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkRegisterDeviceEventEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3227,7 +3227,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkRegisterDisplayEventEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.RegisterDisplayEventEXT(device, display, pDisplayEventInfo, pAllocator, pFence);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkRegisterDisplayEventEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3250,7 +3250,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainCounterEXT(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainCounterEXT(device, swapchain, counter, pCounterValue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSwapchainCounterEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3267,7 +3267,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilities2EXT(physicalDevice, surface, pSurfaceCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -3283,7 +3283,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceGroups(VkIn
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceGroups(instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceGroups vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.pPhysicalDeviceGroupCount = pPhysicalDeviceGroupCount;
@@ -3299,7 +3299,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceGroupsKHR(V
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceGroupsKHR(instance, pPhysicalDeviceGroupCount, pPhysicalDeviceGroupProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.pPhysicalDeviceGroupCount = pPhysicalDeviceGroupCount;
@@ -3314,7 +3314,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceGroupPeerMemoryFeatures(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceGroupPeerMemoryFeatures(device, heapIndex, localDeviceIndex, remoteDeviceIndex, pPeerMemoryFeatures);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures vkl_a;
 		vkl_a.device = device;
 		vkl_a.heapIndex = heapIndex;
@@ -3329,7 +3329,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceGroupPeerMemoryFeaturesKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceGroupPeerMemoryFeaturesKHR(device, heapIndex, localDeviceIndex, remoteDeviceIndex, pPeerMemoryFeatures);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceGroupPeerMemoryFeaturesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.heapIndex = heapIndex;
@@ -3345,7 +3345,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory2(device, bindInfoCount, pBindInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindBufferMemory2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3362,7 +3362,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindBufferMemory2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindBufferMemory2KHR(device, bindInfoCount, pBindInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindBufferMemory2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3379,7 +3379,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory2(device, bindInfoCount, pBindInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindImageMemory2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3396,7 +3396,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindImageMemory2KHR(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindImageMemory2KHR(device, bindInfoCount, pBindInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindImageMemory2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -3412,11 +3412,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMask(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMask(commandBuffer, deviceMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMask vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDeviceMask, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMask, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -3424,11 +3424,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDeviceMaskKHR(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDeviceMaskKHR(commandBuffer, deviceMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDeviceMaskKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.deviceMask = deviceMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDeviceMaskKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -3437,7 +3437,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupPresentCapabilitiesK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceGroupPresentCapabilitiesKHR(device, pDeviceGroupPresentCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pDeviceGroupPresentCapabilities = pDeviceGroupPresentCapabilities;
@@ -3452,7 +3452,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeviceGroupSurfacePresentModesK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceGroupSurfacePresentModesKHR(device, surface, pModes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.surface = surface;
@@ -3468,7 +3468,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireNextImage2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireNextImage2KHR(device, pAcquireInfo, pImageIndex);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAcquireNextImage2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pAcquireInfo = pAcquireInfo;
@@ -3483,7 +3483,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBase(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBase vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
@@ -3492,7 +3492,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBase(VkCommandBuffer comman
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
-		vkl_emit(SBT_VK_CMD_vkCmdDispatchBase, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBase, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -3500,7 +3500,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDispatchBaseKHR(commandBuffer, baseGroupX, baseGroupY, baseGroupZ, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDispatchBaseKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.baseGroupX = baseGroupX;
@@ -3509,7 +3509,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDispatchBaseKHR(VkCommandBuffer com
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
-		vkl_emit(SBT_VK_CMD_vkCmdDispatchBaseKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDispatchBaseKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -3518,7 +3518,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDevicePresentRectangles
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDevicePresentRectanglesKHR(physicalDevice, surface, pRectCount, pRects);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.surface = surface;
@@ -3535,7 +3535,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplate(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorUpdateTemplate(device, pCreateInfo, pAllocator, pDescriptorUpdateTemplate);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDescriptorUpdateTemplate vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3557,7 +3557,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDescriptorUpdateTemplateKHR(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDescriptorUpdateTemplateKHR(device, pCreateInfo, pAllocator, pDescriptorUpdateTemplate);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDescriptorUpdateTemplateKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -3578,7 +3578,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplate(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDescriptorUpdateTemplate vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3595,7 +3595,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDescriptorUpdateTemplateKHR(VkD
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDescriptorUpdateTemplateKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3612,7 +3612,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplate(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSetWithTemplate(device, descriptorSet, descriptorUpdateTemplate, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkUpdateDescriptorSetWithTemplate vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -3627,7 +3627,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUpdateDescriptorSetWithTemplateKHR(VkD
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UpdateDescriptorSetWithTemplateKHR(device, descriptorSet, descriptorUpdateTemplate, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkUpdateDescriptorSetWithTemplateKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -3642,7 +3642,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPushDescriptorSetWithTemplateKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPushDescriptorSetWithTemplateKHR(commandBuffer, descriptorUpdateTemplate, layout, set, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.descriptorUpdateTemplate = descriptorUpdateTemplate;
@@ -3658,7 +3658,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetHdrMetadataEXT(VkDevice device, uin
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetHdrMetadataEXT(device, swapchainCount, pSwapchains, pMetadata);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetHdrMetadataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchainCount = swapchainCount;
@@ -3673,7 +3673,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSwapchainStatusKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSwapchainStatusKHR(device, swapchain);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSwapchainStatusKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3688,7 +3688,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRefreshCycleDurationGOOGLE(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRefreshCycleDurationGOOGLE(device, swapchain, pDisplayTimingProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRefreshCycleDurationGOOGLE vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3704,7 +3704,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPastPresentationTimingGOOGLE(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPastPresentationTimingGOOGLE(device, swapchain, pPresentationTimingCount, pPresentationTimings);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPastPresentationTimingGOOGLE vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -3720,13 +3720,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingNV(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingNV(commandBuffer, firstViewport, viewportCount, pViewportWScalings);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportWScalings = pViewportWScalings;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewportWScalingNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportWScalings, vkl_a.pViewportWScalings ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportWScalings) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWScalingNV, pViewportWScalings));
 	}
 }
 
@@ -3734,13 +3734,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDiscardRectangleEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDiscardRectangleEXT(commandBuffer, firstDiscardRectangle, discardRectangleCount, pDiscardRectangles);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDiscardRectangleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstDiscardRectangle = firstDiscardRectangle;
 		vkl_a.discardRectangleCount = discardRectangleCount;
 		vkl_a.pDiscardRectangles = pDiscardRectangles;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDiscardRectangleEXT, &vkl_a, sizeof(vkl_a), vkl_a.pDiscardRectangles, vkl_a.pDiscardRectangles ? (size_t)((uint64_t)vkl_a.discardRectangleCount) * sizeof(*vkl_a.pDiscardRectangles) : 0, offsetof(sbt_vk_args_vkCmdSetDiscardRectangleEXT, pDiscardRectangles));
 	}
 }
 
@@ -3748,7 +3748,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEXT(commandBuffer, pSampleLocationsInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleLocationsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSampleLocationsInfo = pSampleLocationsInfo;
@@ -3760,7 +3760,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceMultisampleProperties
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceMultisamplePropertiesEXT(physicalDevice, samples, pMultisampleProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.samples = samples;
@@ -3774,7 +3774,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceCapabiliti
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceCapabilities2KHR(physicalDevice, pSurfaceInfo, pSurfaceCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pSurfaceInfo = pSurfaceInfo;
@@ -3790,7 +3790,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSurfaceFormats2KH
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSurfaceFormats2KHR(physicalDevice, pSurfaceInfo, pSurfaceFormatCount, pSurfaceFormats);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pSurfaceInfo = pSurfaceInfo;
@@ -3807,7 +3807,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayProperties
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayProperties2KHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -3823,7 +3823,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceDisplayPlanePrope
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceDisplayPlaneProperties2KHR(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -3839,7 +3839,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayModeProperties2KHR(VkPhy
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayModeProperties2KHR(physicalDevice, display, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDisplayModeProperties2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.display = display;
@@ -3856,7 +3856,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDisplayPlaneCapabilities2KHR(Vk
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDisplayPlaneCapabilities2KHR(physicalDevice, pDisplayPlaneInfo, pCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pDisplayPlaneInfo = pDisplayPlaneInfo;
@@ -3871,7 +3871,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements2(VkDevice 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements2(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3884,7 +3884,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetBufferMemoryRequirements2KHR(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetBufferMemoryRequirements2KHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3897,7 +3897,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements2(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements2(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3910,7 +3910,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageMemoryRequirements2KHR(VkDevic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageMemoryRequirements2KHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3923,7 +3923,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements2(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements2(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements2 vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3937,7 +3937,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSparseMemoryRequirements2KHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSparseMemoryRequirements2KHR(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageSparseMemoryRequirements2KHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3951,7 +3951,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceBufferMemoryRequirements(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceBufferMemoryRequirements(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceBufferMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3964,7 +3964,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceBufferMemoryRequirementsKHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceBufferMemoryRequirementsKHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceBufferMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3977,7 +3977,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageMemoryRequirements(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageMemoryRequirements(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceImageMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -3990,7 +3990,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageMemoryRequirementsKHR(Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageMemoryRequirementsKHR(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceImageMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -4003,7 +4003,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageSparseMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageSparseMemoryRequirements(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -4017,7 +4017,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceImageSparseMemoryRequirements
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceImageSparseMemoryRequirementsKHR(device, pInfo, pSparseMemoryRequirementCount, pSparseMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceImageSparseMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -4032,7 +4032,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSamplerYcbcrConversion(VkDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSamplerYcbcrConversion(device, pCreateInfo, pAllocator, pYcbcrConversion);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSamplerYcbcrConversion vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4054,7 +4054,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateSamplerYcbcrConversionKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateSamplerYcbcrConversionKHR(device, pCreateInfo, pAllocator, pYcbcrConversion);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateSamplerYcbcrConversionKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4075,7 +4075,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySamplerYcbcrConversion(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySamplerYcbcrConversion vkl_a;
 		vkl_a.device = device;
 		vkl_a.ycbcrConversion = ycbcrConversion;
@@ -4091,7 +4091,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroySamplerYcbcrConversionKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroySamplerYcbcrConversionKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.ycbcrConversion = ycbcrConversion;
@@ -4107,7 +4107,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceQueue2(VkDevice device, const
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceQueue2(device, pQueueInfo, pQueue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceQueue2 vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4126,7 +4126,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateValidationCacheEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateValidationCacheEXT(device, pCreateInfo, pAllocator, pValidationCache);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateValidationCacheEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4147,7 +4147,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyValidationCacheEXT(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyValidationCacheEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.validationCache = validationCache;
@@ -4164,7 +4164,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetValidationCacheDataEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetValidationCacheDataEXT(device, validationCache, pDataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetValidationCacheDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.validationCache = validationCache;
@@ -4181,7 +4181,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkMergeValidationCachesEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.MergeValidationCachesEXT(device, dstCache, srcCacheCount, pSrcCaches);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkMergeValidationCachesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.dstCache = dstCache;
@@ -4197,7 +4197,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSupport(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSupport(device, pCreateInfo, pSupport);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSupport vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -4210,7 +4210,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSupportKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSupportKHR(device, pCreateInfo, pSupport);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSupportKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -4224,7 +4224,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetShaderInfoAMD(VkDevice device, 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetShaderInfoAMD(device, pipeline, shaderStage, infoType, pInfoSize, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetShaderInfoAMD vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -4242,7 +4242,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetLocalDimmingAMD(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetLocalDimmingAMD(device, swapChain, localDimmingEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetLocalDimmingAMD vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapChain = swapChain;
@@ -4256,7 +4256,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceCalibrateableTime
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceCalibrateableTimeDomainsEXT(physicalDevice, pTimeDomainCount, pTimeDomains);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pTimeDomainCount = pTimeDomainCount;
@@ -4272,7 +4272,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetCalibratedTimestampsEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetCalibratedTimestampsEXT(device, timestampCount, pTimestampInfos, pTimestamps, pMaxDeviation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetCalibratedTimestampsEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.timestampCount = timestampCount;
@@ -4290,7 +4290,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetDebugUtilsObjectNameEXT(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetDebugUtilsObjectNameEXT(device, pNameInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetDebugUtilsObjectNameEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pNameInfo = pNameInfo;
@@ -4305,7 +4305,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetDebugUtilsObjectTagEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetDebugUtilsObjectTagEXT(device, pTagInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetDebugUtilsObjectTagEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pTagInfo = pTagInfo;
@@ -4319,7 +4319,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkQueueBeginDebugUtilsLabelEXT(VkQueue q
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.QueueBeginDebugUtilsLabelEXT(queue, pLabelInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4331,7 +4331,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkQueueEndDebugUtilsLabelEXT(VkQueue que
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.QueueEndDebugUtilsLabelEXT(queue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkQueueEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.queue = queue;
 		vkl_emit(SBT_VK_CMD_vkQueueEndDebugUtilsLabelEXT, 0, &vkl_a);
@@ -4342,7 +4342,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginDebugUtilsLabelEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4354,10 +4354,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndDebugUtilsLabelEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndDebugUtilsLabelEXT(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndDebugUtilsLabelEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -4365,7 +4365,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdInsertDebugUtilsLabelEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdInsertDebugUtilsLabelEXT(commandBuffer, pLabelInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pLabelInfo = pLabelInfo;
@@ -4378,7 +4378,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDebugUtilsMessengerEXT(VkIns
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDebugUtilsMessengerEXT(instance, pCreateInfo, pAllocator, pMessenger);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDebugUtilsMessengerEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -4399,7 +4399,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDebugUtilsMessengerEXT(VkInstan
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDebugUtilsMessengerEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.messenger = messenger;
@@ -4415,7 +4415,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSubmitDebugUtilsMessageEXT(VkInstance 
 {
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	vkl_x->table.SubmitDebugUtilsMessageEXT(instance, messageSeverity, messageTypes, pCallbackData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSubmitDebugUtilsMessageEXT vkl_a;
 		vkl_a.instance = instance;
 		vkl_a.messageSeverity = messageSeverity;
@@ -4429,14 +4429,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarkerAMD(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteBufferMarkerAMD(commandBuffer, pipelineStage, dstBuffer, dstOffset, marker);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteBufferMarkerAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStage = pipelineStage;
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.marker = marker;
-		vkl_emit(SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteBufferMarkerAMD, &vkl_a);
 	}
 }
@@ -4446,7 +4446,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass2(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass2(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateRenderPass2 vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4468,7 +4468,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRenderPass2KHR(VkDevice devi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRenderPass2KHR(device, pCreateInfo, pAllocator, pRenderPass);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateRenderPass2KHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -4489,7 +4489,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass2(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginRenderPass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -4503,7 +4503,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderPass2KHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderPass2KHR(commandBuffer, pRenderPassBegin, pSubpassBeginInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginRenderPass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderPassBegin = pRenderPassBegin;
@@ -4517,7 +4517,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass2(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass2(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdNextSubpass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
@@ -4530,7 +4530,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdNextSubpass2KHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdNextSubpass2KHR(commandBuffer, pSubpassBeginInfo, pSubpassEndInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdNextSubpass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassBeginInfo = pSubpassBeginInfo;
@@ -4543,7 +4543,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass2(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass2(commandBuffer, pSubpassEndInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderPass2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassEndInfo = pSubpassEndInfo;
@@ -4555,7 +4555,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderPass2KHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderPass2KHR(commandBuffer, pSubpassEndInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderPass2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pSubpassEndInfo = pSubpassEndInfo;
@@ -4568,7 +4568,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValue(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreCounterValue(device, semaphore, pValue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSemaphoreCounterValue vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -4584,7 +4584,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetSemaphoreCounterValueKHR(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetSemaphoreCounterValueKHR(device, semaphore, pValue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetSemaphoreCounterValueKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.semaphore = semaphore;
@@ -4600,7 +4600,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSignalSemaphore(VkDevice device, c
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSignalSemaphore vkl_a;
 		vkl_a.device = device;
 		vkl_a.pSignalInfo = pSignalInfo;
@@ -4618,7 +4618,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSignalSemaphoreKHR(VkDevice device
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSignalSemaphoreKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pSignalInfo = pSignalInfo;
@@ -4635,7 +4635,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCount(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndirectCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4644,7 +4644,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCount(VkCommandBuffer c
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCount, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndirectCount, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCount, &vkl_a);
 	}
 }
@@ -4653,7 +4653,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCountKHR(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndirectCountKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4662,7 +4662,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountKHR(VkCommandBuffe
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCountKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndirectCountKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCountKHR, &vkl_a);
 	}
 }
@@ -4671,7 +4671,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountAMD(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectCountAMD(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndirectCountAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4680,7 +4680,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectCountAMD(VkCommandBuffe
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectCountAMD, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndirectCountAMD, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectCountAMD, &vkl_a);
 	}
 }
@@ -4689,7 +4689,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCount(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCount(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4698,7 +4698,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCount(VkCommandB
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCount, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexedIndirectCount, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCount, &vkl_a);
 	}
 }
@@ -4707,7 +4707,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountKHR(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCountKHR(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4716,7 +4716,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountKHR(VkComma
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCountKHR, &vkl_a);
 	}
 }
@@ -4725,7 +4725,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountAMD(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndexedIndirectCountAMD(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4734,7 +4734,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndexedIndirectCountAMD(VkComma
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndexedIndirectCountAMD, &vkl_a);
 	}
 }
@@ -4743,7 +4743,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCheckpointNV(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCheckpointNV(commandBuffer, pCheckpointMarker);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCheckpointNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCheckpointMarker = pCheckpointMarker;
@@ -4755,7 +4755,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetQueueCheckpointDataNV(VkQueue queue
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.GetQueueCheckpointDataNV(queue, pCheckpointDataCount, pCheckpointData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetQueueCheckpointDataNV vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pCheckpointDataCount = pCheckpointDataCount;
@@ -4768,7 +4768,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindTransformFeedbackBuffersEXT(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindTransformFeedbackBuffersEXT(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -4785,7 +4785,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginTransformFeedbackEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginTransformFeedbackEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstCounterBuffer = firstCounterBuffer;
@@ -4801,7 +4801,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndTransformFeedbackEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndTransformFeedbackEXT(commandBuffer, firstCounterBuffer, counterBufferCount, pCounterBuffers, pCounterBufferOffsets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndTransformFeedbackEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstCounterBuffer = firstCounterBuffer;
@@ -4817,14 +4817,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginQueryIndexedEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginQueryIndexedEXT(commandBuffer, queryPool, query, flags, index);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_a.flags = flags;
 		vkl_a.index = index;
-		vkl_emit(SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBeginQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -4832,13 +4832,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndQueryIndexedEXT(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndQueryIndexedEXT(commandBuffer, queryPool, query, index);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndQueryIndexedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
 		vkl_a.index = index;
-		vkl_emit(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndQueryIndexedEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -4846,7 +4846,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawIndirectByteCountEXT(commandBuffer, instanceCount, firstInstance, counterBuffer, counterBufferOffset, counterOffset, vertexStride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawIndirectByteCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.instanceCount = instanceCount;
@@ -4855,7 +4855,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawIndirectByteCountEXT(VkCommandB
 		vkl_a.counterBufferOffset = counterBufferOffset;
 		vkl_a.counterOffset = counterOffset;
 		vkl_a.vertexStride = vertexStride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawIndirectByteCountEXT, &vkl_a);
 	}
 }
@@ -4864,13 +4864,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExclusiveScissorNV(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExclusiveScissorNV(commandBuffer, firstExclusiveScissor, exclusiveScissorCount, pExclusiveScissors);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExclusiveScissorNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstExclusiveScissor = firstExclusiveScissor;
 		vkl_a.exclusiveScissorCount = exclusiveScissorCount;
 		vkl_a.pExclusiveScissors = pExclusiveScissors;
-		vkl_emit(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExclusiveScissorNV, &vkl_a, sizeof(vkl_a), vkl_a.pExclusiveScissors, vkl_a.pExclusiveScissors ? (size_t)((uint64_t)vkl_a.exclusiveScissorCount) * sizeof(*vkl_a.pExclusiveScissors) : 0, offsetof(sbt_vk_args_vkCmdSetExclusiveScissorNV, pExclusiveScissors));
 	}
 }
 
@@ -4878,12 +4878,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindShadingRateImageNV(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindShadingRateImageNV(commandBuffer, imageView, imageLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindShadingRateImageNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.imageView = imageView;
 		vkl_a.imageLayout = imageLayout;
-		vkl_emit(SBT_VK_CMD_vkCmdBindShadingRateImageNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindShadingRateImageNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindShadingRateImageNV, &vkl_a);
 	}
 }
@@ -4892,7 +4892,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportShadingRatePaletteNV(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportShadingRatePaletteNV(commandBuffer, firstViewport, viewportCount, pShadingRatePalettes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
@@ -4906,7 +4906,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoarseSampleOrderNV(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoarseSampleOrderNV(commandBuffer, sampleOrderType, customSampleOrderCount, pCustomSampleOrders);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoarseSampleOrderNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleOrderType = sampleOrderType;
@@ -4920,12 +4920,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksNV(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksNV(commandBuffer, taskCount, firstTask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.taskCount = taskCount;
 		vkl_a.firstTask = firstTask;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -4933,14 +4933,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectNV(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectNV(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectNV, &vkl_a);
 	}
 }
@@ -4949,7 +4949,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectCountNV(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -4958,7 +4958,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountNV(VkComm
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountNV, &vkl_a);
 	}
 }
@@ -4967,13 +4967,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksEXT(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksEXT(commandBuffer, groupCountX, groupCountY, groupCountZ);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.groupCountX = groupCountX;
 		vkl_a.groupCountY = groupCountY;
 		vkl_a.groupCountZ = groupCountZ;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -4981,14 +4981,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectEXT(commandBuffer, buffer, offset, drawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
 		vkl_a.offset = offset;
 		vkl_a.drawCount = drawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectEXT, &vkl_a);
 	}
 }
@@ -4997,7 +4997,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDrawMeshTasksIndirectCountEXT(commandBuffer, buffer, offset, countBuffer, countBufferOffset, maxDrawCount, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.buffer = buffer;
@@ -5006,7 +5006,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDrawMeshTasksIndirectCountEXT(VkCom
 		vkl_a.countBufferOffset = countBufferOffset;
 		vkl_a.maxDrawCount = maxDrawCount;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdDrawMeshTasksIndirectCountEXT, &vkl_a);
 	}
 }
@@ -5016,7 +5016,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCompileDeferredNV(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CompileDeferredNV(device, pipeline, shader);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCompileDeferredNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5032,7 +5032,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureNV(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateAccelerationStructureNV(device, pCreateInfo, pAllocator, pAccelerationStructure);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateAccelerationStructureNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5053,12 +5053,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindInvocationMaskHUAWEI(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindInvocationMaskHUAWEI(commandBuffer, imageView, imageLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindInvocationMaskHUAWEI vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.imageView = imageView;
 		vkl_a.imageLayout = imageLayout;
-		vkl_emit(SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdBindInvocationMaskHUAWEI, &vkl_a);
 	}
 }
@@ -5067,7 +5067,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyAccelerationStructureKHR(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyAccelerationStructureKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -5083,7 +5083,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyAccelerationStructureNV(VkDevic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyAccelerationStructureNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -5099,7 +5099,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureMemoryRequirem
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetAccelerationStructureMemoryRequirementsNV(device, pInfo, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5113,7 +5113,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindAccelerationStructureMemoryNV(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindAccelerationStructureMemoryNV(device, bindInfoCount, pBindInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindAccelerationStructureMemoryNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.bindInfoCount = bindInfoCount;
@@ -5128,13 +5128,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureNV(commandBuffer, dst, src, mode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.dst = dst;
 		vkl_a.src = src;
 		vkl_a.mode = mode;
-		vkl_emit(SBT_VK_CMD_vkCmdCopyAccelerationStructureNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdCopyAccelerationStructureNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdCopyAccelerationStructureNV, &vkl_a);
 	}
 }
@@ -5143,7 +5143,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureKHR(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureKHR(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5156,7 +5156,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyAccelerationStructureToMemoryKH
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyAccelerationStructureToMemoryKHR(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5169,7 +5169,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToAccelerationStructureKH
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToAccelerationStructureKHR(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5182,7 +5182,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteAccelerationStructuresPropertiesKHR(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.accelerationStructureCount = accelerationStructureCount;
@@ -5199,7 +5199,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteAccelerationStructuresProperti
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteAccelerationStructuresPropertiesNV(commandBuffer, accelerationStructureCount, pAccelerationStructures, queryType, queryPool, firstQuery);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.accelerationStructureCount = accelerationStructureCount;
@@ -5216,7 +5216,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildAccelerationStructureNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBuildAccelerationStructureNV(commandBuffer, pInfo, instanceData, instanceOffset, update, dst, src, scratch, scratchOffset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBuildAccelerationStructureNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -5236,7 +5236,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysKHR(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, width, height, depth);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRaygenShaderBindingTable = pRaygenShaderBindingTable;
@@ -5254,7 +5254,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysNV(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysNV(commandBuffer, raygenShaderBindingTableBuffer, raygenShaderBindingOffset, missShaderBindingTableBuffer, missShaderBindingOffset, missShaderBindingStride, hitShaderBindingTableBuffer, hitShaderBindingOffset, hitShaderBindingStride, callableShaderBindingTableBuffer, callableShaderBindingOffset, callableShaderBindingStride, width, height, depth);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.raygenShaderBindingTableBuffer = raygenShaderBindingTableBuffer;
@@ -5271,7 +5271,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysNV(VkCommandBuffer command
 		vkl_a.width = width;
 		vkl_a.height = height;
 		vkl_a.depth = depth;
-		vkl_emit(SBT_VK_CMD_vkCmdTraceRaysNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdTraceRaysNV, &vkl_a);
 	}
 }
@@ -5281,7 +5281,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupHandlesKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5300,7 +5300,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupHandlesNV(
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupHandlesNV(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRayTracingShaderGroupHandlesNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5319,7 +5319,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetRayTracingCaptureReplayShaderGr
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingCaptureReplayShaderGroupHandlesKHR(device, pipeline, firstGroup, groupCount, dataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5338,7 +5338,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetAccelerationStructureHandleNV(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetAccelerationStructureHandleNV(device, accelerationStructure, dataSize, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetAccelerationStructureHandleNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.accelerationStructure = accelerationStructure;
@@ -5355,7 +5355,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateRayTracingPipelinesNV(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateRayTracingPipelinesNV(device, pipelineCache, createInfoCount, pCreateInfos, pAllocator, pPipelines);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateRayTracingPipelinesNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5382,7 +5382,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceCooperativeMatrix
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceCooperativeMatrixPropertiesNV(physicalDevice, pPropertyCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPropertyCount = pPropertyCount;
@@ -5397,7 +5397,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirectKHR(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirectKHR(commandBuffer, pRaygenShaderBindingTable, pMissShaderBindingTable, pHitShaderBindingTable, pCallableShaderBindingTable, indirectDeviceAddress);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysIndirectKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRaygenShaderBindingTable = pRaygenShaderBindingTable;
@@ -5413,11 +5413,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdTraceRaysIndirect2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdTraceRaysIndirect2KHR(commandBuffer, indirectDeviceAddress);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdTraceRaysIndirect2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectDeviceAddress = indirectDeviceAddress;
-		vkl_emit(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdTraceRaysIndirect2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -5425,7 +5425,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceAccelerationStructureCompatib
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceAccelerationStructureCompatibilityKHR(device, pVersionInfo, pCompatibility);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pVersionInfo = pVersionInfo;
@@ -5439,7 +5439,7 @@ static VKAPI_ATTR VkDeviceSize VKAPI_CALL vkl_w_vkGetRayTracingShaderGroupStackS
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceSize vkl_ret;
 	vkl_ret = vkl_x->table.GetRayTracingShaderGroupStackSizeKHR(device, pipeline, group, groupShader);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pipeline = pipeline;
@@ -5455,11 +5455,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRayTracingPipelineStackSizeKHR(V
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRayTracingPipelineStackSizeKHR(commandBuffer, pipelineStackSize);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineStackSize = pipelineStackSize;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRayTracingPipelineStackSizeKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -5468,7 +5468,7 @@ static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetImageViewHandleNVX(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint32_t vkl_ret;
 	vkl_ret = vkl_x->table.GetImageViewHandleNVX(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageViewHandleNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5483,7 +5483,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetImageViewAddressNVX(VkDevice de
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetImageViewAddressNVX(device, imageView, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageViewAddressNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.imageView = imageView;
@@ -5499,7 +5499,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkEnumeratePhysicalDeviceQueueFamily
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(physicalDevice, queueFamilyIndex, pCounterCount, pCounters, pCounterDescriptions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.queueFamilyIndex = queueFamilyIndex;
@@ -5516,7 +5516,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPhysicalDeviceQueueFamilyPerformanc
 {
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	vkl_x->table.GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(physicalDevice, pPerformanceQueryCreateInfo, pNumPasses);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pPerformanceQueryCreateInfo = pPerformanceQueryCreateInfo;
@@ -5530,7 +5530,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireProfilingLockKHR(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireProfilingLockKHR(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAcquireProfilingLockKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5544,7 +5544,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkReleaseProfilingLockKHR(VkDevice devic
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.ReleaseProfilingLockKHR(device);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkReleaseProfilingLockKHR vkl_a;
 		vkl_a.device = device;
 		vkl_emit(SBT_VK_CMD_vkReleaseProfilingLockKHR, 0, &vkl_a);
@@ -5556,7 +5556,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetImageDrmFormatModifierPropertie
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetImageDrmFormatModifierPropertiesEXT(device, image, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -5572,7 +5572,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddress(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferOpaqueCaptureAddress(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferOpaqueCaptureAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5587,7 +5587,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetBufferOpaqueCaptureAddressKHR(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferOpaqueCaptureAddressKHR(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5602,7 +5602,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddress(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddress(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferDeviceAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5617,7 +5617,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressKHR(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddressKHR(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferDeviceAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5632,7 +5632,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetBufferDeviceAddressEXT(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetBufferDeviceAddressEXT(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetBufferDeviceAddressEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5647,7 +5647,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateHeadlessSurfaceEXT(VkInstanc
 	const vkl_instance *vkl_x = vkl_instance_get(instance);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateHeadlessSurfaceEXT(instance, pCreateInfo, pAllocator, pSurface);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateHeadlessSurfaceEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.instance = instance;
@@ -5669,7 +5669,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceSupportedFramebuf
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(physicalDevice, pCombinationCount, pCombinations);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pCombinationCount = pCombinationCount;
@@ -5685,7 +5685,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkInitializePerformanceApiINTEL(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.InitializePerformanceApiINTEL(device, pInitializeInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkInitializePerformanceApiINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInitializeInfo = pInitializeInfo;
@@ -5699,7 +5699,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkUninitializePerformanceApiINTEL(VkDevi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.UninitializePerformanceApiINTEL(device);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkUninitializePerformanceApiINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_emit(SBT_VK_CMD_vkUninitializePerformanceApiINTEL, 0, &vkl_a);
@@ -5711,7 +5711,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceMarkerINTEL(VkCom
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceMarkerINTEL(commandBuffer, pMarkerInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPerformanceMarkerINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -5726,7 +5726,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceStreamMarkerINTEL
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceStreamMarkerINTEL(commandBuffer, pMarkerInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pMarkerInfo = pMarkerInfo;
@@ -5741,7 +5741,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCmdSetPerformanceOverrideINTEL(VkC
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CmdSetPerformanceOverrideINTEL(commandBuffer, pOverrideInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPerformanceOverrideINTEL vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pOverrideInfo = pOverrideInfo;
@@ -5756,7 +5756,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquirePerformanceConfigurationINT
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquirePerformanceConfigurationINTEL(device, pAcquireInfo, pConfiguration);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAcquirePerformanceConfigurationINTEL vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5777,7 +5777,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleasePerformanceConfigurationINT
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleasePerformanceConfigurationINTEL(device, configuration);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkReleasePerformanceConfigurationINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.configuration = configuration;
@@ -5792,7 +5792,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkQueueSetPerformanceConfigurationIN
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.QueueSetPerformanceConfigurationINTEL(queue, configuration);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.configuration = configuration;
@@ -5807,7 +5807,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPerformanceParameterINTEL(VkDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPerformanceParameterINTEL(device, parameter, pValue);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPerformanceParameterINTEL vkl_a;
 		vkl_a.device = device;
 		vkl_a.parameter = parameter;
@@ -5823,7 +5823,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceMemoryOpaqueCaptureAddress(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5838,7 +5838,7 @@ static VKAPI_ATTR uint64_t VKAPI_CALL vkl_w_vkGetDeviceMemoryOpaqueCaptureAddres
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeviceMemoryOpaqueCaptureAddressKHR(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5853,7 +5853,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutablePropertiesKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutablePropertiesKHR(device, pPipelineInfo, pExecutableCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPipelineExecutablePropertiesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pPipelineInfo = pPipelineInfo;
@@ -5870,7 +5870,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableStatisticsKHR
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutableStatisticsKHR(device, pExecutableInfo, pStatisticCount, pStatistics);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPipelineExecutableStatisticsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pExecutableInfo = pExecutableInfo;
@@ -5887,7 +5887,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelineExecutableInternalRepre
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelineExecutableInternalRepresentationsKHR(device, pExecutableInfo, pInternalRepresentationCount, pInternalRepresentations);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pExecutableInfo = pExecutableInfo;
@@ -5903,12 +5903,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEXT(commandBuffer, lineStippleFactor, lineStipplePattern);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineStippleFactor = lineStippleFactor;
 		vkl_a.lineStipplePattern = lineStipplePattern;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLineStippleEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -5917,7 +5917,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateAccelerationStructureKHR(VkD
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateAccelerationStructureKHR(device, pCreateInfo, pAllocator, pAccelerationStructure);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateAccelerationStructureKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5939,7 +5939,7 @@ static VKAPI_ATTR VkDeviceAddress VKAPI_CALL vkl_w_vkGetAccelerationStructureDev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkDeviceAddress vkl_ret;
 	vkl_ret = vkl_x->table.GetAccelerationStructureDeviceAddressKHR(device, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.pInfo = pInfo;
@@ -5954,7 +5954,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateDeferredOperationKHR(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateDeferredOperationKHR(device, pAllocator, pDeferredOperation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateDeferredOperationKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -5974,7 +5974,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyDeferredOperationKHR(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyDeferredOperationKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -5991,7 +5991,7 @@ static VKAPI_ATTR uint32_t VKAPI_CALL vkl_w_vkGetDeferredOperationMaxConcurrency
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint32_t vkl_ret;
 	vkl_ret = vkl_x->table.GetDeferredOperationMaxConcurrencyKHR(device, operation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -6006,7 +6006,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDeferredOperationResultKHR(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDeferredOperationResultKHR(device, operation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeferredOperationResultKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -6021,7 +6021,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkDeferredOperationJoinKHR(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.DeferredOperationJoinKHR(device, operation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDeferredOperationJoinKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.operation = operation;
@@ -6035,11 +6035,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullMode(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullMode(commandBuffer, cullMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullMode vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCullMode, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullMode, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6047,11 +6047,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCullModeEXT(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCullModeEXT(commandBuffer, cullMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCullModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.cullMode = cullMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCullModeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCullModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6059,11 +6059,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFace(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFace(commandBuffer, frontFace);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFace vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
-		vkl_emit(SBT_VK_CMD_vkCmdSetFrontFace, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFace, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6071,11 +6071,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFrontFaceEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFrontFaceEXT(commandBuffer, frontFace);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFrontFaceEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.frontFace = frontFace;
-		vkl_emit(SBT_VK_CMD_vkCmdSetFrontFaceEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFrontFaceEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6083,11 +6083,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopology(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopology(commandBuffer, primitiveTopology);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopology vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPrimitiveTopology, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopology, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6095,11 +6095,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveTopologyEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveTopologyEXT(commandBuffer, primitiveTopology);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveTopologyEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveTopology = primitiveTopology;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveTopologyEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6107,12 +6107,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCount(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCount(commandBuffer, viewportCount, pViewports);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewportWithCount, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCount, pViewports));
 	}
 }
 
@@ -6120,12 +6120,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWithCountEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWithCountEXT(commandBuffer, viewportCount, pViewports);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewports = pViewports;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewportWithCountEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pViewports, vkl_a.pViewports ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewports) : 0, offsetof(sbt_vk_args_vkCmdSetViewportWithCountEXT, pViewports));
 	}
 }
 
@@ -6133,12 +6133,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCount(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCount(commandBuffer, scissorCount, pScissors);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCount vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
-		vkl_emit(SBT_VK_CMD_vkCmdSetScissorWithCount, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCount, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCount, pScissors));
 	}
 }
 
@@ -6146,12 +6146,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetScissorWithCountEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetScissorWithCountEXT(commandBuffer, scissorCount, pScissors);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetScissorWithCountEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.scissorCount = scissorCount;
 		vkl_a.pScissors = pScissors;
-		vkl_emit(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetScissorWithCountEXT, &vkl_a, sizeof(vkl_a), vkl_a.pScissors, vkl_a.pScissors ? (size_t)((uint64_t)vkl_a.scissorCount) * sizeof(*vkl_a.pScissors) : 0, offsetof(sbt_vk_args_vkCmdSetScissorWithCountEXT, pScissors));
 	}
 }
 
@@ -6159,7 +6159,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers2(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes, pStrides);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindVertexBuffers2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -6177,7 +6177,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindVertexBuffers2EXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindVertexBuffers2EXT(commandBuffer, firstBinding, bindingCount, pBuffers, pOffsets, pSizes, pStrides);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindVertexBuffers2EXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstBinding = firstBinding;
@@ -6195,11 +6195,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnable(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnable(commandBuffer, depthTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthTestEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6207,11 +6207,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthTestEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthTestEnableEXT(commandBuffer, depthTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthTestEnable = depthTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6219,11 +6219,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnable(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnable(commandBuffer, depthWriteEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthWriteEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6231,11 +6231,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthWriteEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthWriteEnableEXT(commandBuffer, depthWriteEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthWriteEnable = depthWriteEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthWriteEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6243,11 +6243,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOp(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOp(commandBuffer, depthCompareOp);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthCompareOp, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6255,11 +6255,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthCompareOpEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthCompareOpEXT(commandBuffer, depthCompareOp);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthCompareOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthCompareOp = depthCompareOp;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthCompareOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6267,11 +6267,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnable(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnable(commandBuffer, depthBoundsTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6279,11 +6279,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBoundsTestEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBoundsTestEnableEXT(commandBuffer, depthBoundsTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBoundsTestEnable = depthBoundsTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBoundsTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6291,11 +6291,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnable(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnable(commandBuffer, stencilTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilTestEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6303,11 +6303,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilTestEnableEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilTestEnableEXT(commandBuffer, stencilTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilTestEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stencilTestEnable = stencilTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilTestEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6315,7 +6315,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOp(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOp vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -6323,7 +6323,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOp(VkCommandBuffer comman
 		vkl_a.passOp = passOp;
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilOp, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOp, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6331,7 +6331,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetStencilOpEXT(commandBuffer, faceMask, failOp, passOp, depthFailOp, compareOp);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetStencilOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.faceMask = faceMask;
@@ -6339,7 +6339,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetStencilOpEXT(VkCommandBuffer com
 		vkl_a.passOp = passOp;
 		vkl_a.depthFailOp = depthFailOp;
 		vkl_a.compareOp = compareOp;
-		vkl_emit(SBT_VK_CMD_vkCmdSetStencilOpEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetStencilOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6347,11 +6347,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPatchControlPointsEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPatchControlPointsEXT(commandBuffer, patchControlPoints);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPatchControlPointsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.patchControlPoints = patchControlPoints;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPatchControlPointsEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6359,11 +6359,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnable(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnable(commandBuffer, rasterizerDiscardEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6371,11 +6371,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizerDiscardEnableEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizerDiscardEnableEXT(commandBuffer, rasterizerDiscardEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizerDiscardEnable = rasterizerDiscardEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizerDiscardEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6383,11 +6383,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnable(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnable(commandBuffer, depthBiasEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBiasEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6395,11 +6395,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthBiasEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthBiasEnableEXT(commandBuffer, depthBiasEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthBiasEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthBiasEnable = depthBiasEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthBiasEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6407,11 +6407,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEXT(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEXT(commandBuffer, logicOp);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOp = logicOp;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLogicOpEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6419,11 +6419,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnable(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnable(commandBuffer, primitiveRestartEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnable vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnable, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6431,11 +6431,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPrimitiveRestartEnableEXT(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPrimitiveRestartEnableEXT(commandBuffer, primitiveRestartEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.primitiveRestartEnable = primitiveRestartEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPrimitiveRestartEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6443,11 +6443,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetTessellationDomainOriginEXT(VkCo
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetTessellationDomainOriginEXT(commandBuffer, domainOrigin);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetTessellationDomainOriginEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.domainOrigin = domainOrigin;
-		vkl_emit(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetTessellationDomainOriginEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6455,11 +6455,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClampEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClampEnableEXT(commandBuffer, depthClampEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClampEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClampEnable = depthClampEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClampEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6467,11 +6467,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetPolygonModeEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetPolygonModeEXT(commandBuffer, polygonMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetPolygonModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.polygonMode = polygonMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetPolygonModeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetPolygonModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6479,11 +6479,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationSamplesEXT(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationSamplesEXT(commandBuffer, rasterizationSamples);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationSamplesEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationSamples = rasterizationSamples;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationSamplesEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6491,12 +6491,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleMaskEXT(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleMaskEXT(commandBuffer, samples, pSampleMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.samples = samples;
 		vkl_a.pSampleMask = pSampleMask;
-		vkl_emit(SBT_VK_CMD_vkCmdSetSampleMaskEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pSampleMask, vkl_a.pSampleMask ? (size_t)((uint64_t)((vkl_a.samples + 31) / 32)) * sizeof(*vkl_a.pSampleMask) : 0, offsetof(sbt_vk_args_vkCmdSetSampleMaskEXT, pSampleMask));
 	}
 }
 
@@ -6504,11 +6504,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToCoverageEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToCoverageEnableEXT(commandBuffer, alphaToCoverageEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToCoverageEnable = alphaToCoverageEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToCoverageEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6516,11 +6516,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetAlphaToOneEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetAlphaToOneEnableEXT(commandBuffer, alphaToOneEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetAlphaToOneEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.alphaToOneEnable = alphaToOneEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetAlphaToOneEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6528,11 +6528,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLogicOpEnableEXT(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLogicOpEnableEXT(commandBuffer, logicOpEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLogicOpEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.logicOpEnable = logicOpEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLogicOpEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6540,13 +6540,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEnableEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEnables);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEnables = pColorBlendEnables;
-		vkl_emit(SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEnables, vkl_a.pColorBlendEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEnableEXT, pColorBlendEnables));
 	}
 }
 
@@ -6554,13 +6554,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendEquationEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendEquationEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendEquations);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendEquationEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendEquations = pColorBlendEquations;
-		vkl_emit(SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendEquationEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendEquations, vkl_a.pColorBlendEquations ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendEquations) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendEquationEXT, pColorBlendEquations));
 	}
 }
 
@@ -6568,13 +6568,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteMaskEXT(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteMaskEXT(commandBuffer, firstAttachment, attachmentCount, pColorWriteMasks);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteMaskEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteMasks = pColorWriteMasks;
-		vkl_emit(SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteMaskEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteMasks, vkl_a.pColorWriteMasks ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteMasks) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteMaskEXT, pColorWriteMasks));
 	}
 }
 
@@ -6582,11 +6582,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRasterizationStreamEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRasterizationStreamEXT(commandBuffer, rasterizationStream);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRasterizationStreamEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.rasterizationStream = rasterizationStream;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRasterizationStreamEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6594,11 +6594,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetConservativeRasterizationModeEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetConservativeRasterizationModeEXT(commandBuffer, conservativeRasterizationMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.conservativeRasterizationMode = conservativeRasterizationMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetConservativeRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6606,11 +6606,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetExtraPrimitiveOverestimationSize
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetExtraPrimitiveOverestimationSizeEXT(commandBuffer, extraPrimitiveOverestimationSize);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.extraPrimitiveOverestimationSize = extraPrimitiveOverestimationSize;
-		vkl_emit(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetExtraPrimitiveOverestimationSizeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6618,11 +6618,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipEnableEXT(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipEnableEXT(commandBuffer, depthClipEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.depthClipEnable = depthClipEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6630,11 +6630,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetSampleLocationsEnableEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetSampleLocationsEnableEXT(commandBuffer, sampleLocationsEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetSampleLocationsEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.sampleLocationsEnable = sampleLocationsEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetSampleLocationsEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6642,13 +6642,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorBlendAdvancedEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorBlendAdvancedEXT(commandBuffer, firstAttachment, attachmentCount, pColorBlendAdvanced);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorBlendAdvancedEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstAttachment = firstAttachment;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorBlendAdvanced = pColorBlendAdvanced;
-		vkl_emit(SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorBlendAdvancedEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorBlendAdvanced, vkl_a.pColorBlendAdvanced ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorBlendAdvanced) : 0, offsetof(sbt_vk_args_vkCmdSetColorBlendAdvancedEXT, pColorBlendAdvanced));
 	}
 }
 
@@ -6656,11 +6656,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetProvokingVertexModeEXT(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetProvokingVertexModeEXT(commandBuffer, provokingVertexMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetProvokingVertexModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.provokingVertexMode = provokingVertexMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetProvokingVertexModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6668,11 +6668,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineRasterizationModeEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineRasterizationModeEXT(commandBuffer, lineRasterizationMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineRasterizationModeEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.lineRasterizationMode = lineRasterizationMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineRasterizationModeEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6680,11 +6680,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetLineStippleEnableEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetLineStippleEnableEXT(commandBuffer, stippledLineEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetLineStippleEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stippledLineEnable = stippledLineEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetLineStippleEnableEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6692,11 +6692,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDepthClipNegativeOneToOneEXT(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDepthClipNegativeOneToOneEXT(commandBuffer, negativeOneToOne);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.negativeOneToOne = negativeOneToOne;
-		vkl_emit(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetDepthClipNegativeOneToOneEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6704,11 +6704,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportWScalingEnableNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportWScalingEnableNV(commandBuffer, viewportWScalingEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportWScalingEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.viewportWScalingEnable = viewportWScalingEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportWScalingEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6716,13 +6716,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetViewportSwizzleNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetViewportSwizzleNV(commandBuffer, firstViewport, viewportCount, pViewportSwizzles);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetViewportSwizzleNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.firstViewport = firstViewport;
 		vkl_a.viewportCount = viewportCount;
 		vkl_a.pViewportSwizzles = pViewportSwizzles;
-		vkl_emit(SBT_VK_CMD_vkCmdSetViewportSwizzleNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetViewportSwizzleNV, &vkl_a, sizeof(vkl_a), vkl_a.pViewportSwizzles, vkl_a.pViewportSwizzles ? (size_t)((uint64_t)vkl_a.viewportCount) * sizeof(*vkl_a.pViewportSwizzles) : 0, offsetof(sbt_vk_args_vkCmdSetViewportSwizzleNV, pViewportSwizzles));
 	}
 }
 
@@ -6730,11 +6730,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorEnableNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorEnableNV(commandBuffer, coverageToColorEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorEnable = coverageToColorEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6742,11 +6742,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageToColorLocationNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageToColorLocationNV(commandBuffer, coverageToColorLocation);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageToColorLocationNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageToColorLocation = coverageToColorLocation;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageToColorLocationNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6754,11 +6754,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationModeNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationModeNV(commandBuffer, coverageModulationMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationMode = coverageModulationMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6766,11 +6766,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableEnableNV(
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableEnableNV(commandBuffer, coverageModulationTableEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableEnable = coverageModulationTableEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6778,12 +6778,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageModulationTableNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageModulationTableNV(commandBuffer, coverageModulationTableCount, pCoverageModulationTable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageModulationTableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageModulationTableCount = coverageModulationTableCount;
 		vkl_a.pCoverageModulationTable = pCoverageModulationTable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageModulationTableNV, &vkl_a, sizeof(vkl_a), vkl_a.pCoverageModulationTable, vkl_a.pCoverageModulationTable ? (size_t)((uint64_t)vkl_a.coverageModulationTableCount) * sizeof(*vkl_a.pCoverageModulationTable) : 0, offsetof(sbt_vk_args_vkCmdSetCoverageModulationTableNV, pCoverageModulationTable));
 	}
 }
 
@@ -6791,11 +6791,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetShadingRateImageEnableNV(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetShadingRateImageEnableNV(commandBuffer, shadingRateImageEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetShadingRateImageEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRateImageEnable = shadingRateImageEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetShadingRateImageEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6803,11 +6803,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetCoverageReductionModeNV(VkComman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetCoverageReductionModeNV(commandBuffer, coverageReductionMode);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetCoverageReductionModeNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.coverageReductionMode = coverageReductionMode;
-		vkl_emit(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetCoverageReductionModeNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6815,11 +6815,11 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetRepresentativeFragmentTestEnable
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetRepresentativeFragmentTestEnableNV(commandBuffer, representativeFragmentTestEnable);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.representativeFragmentTestEnable = representativeFragmentTestEnable;
-		vkl_emit(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetRepresentativeFragmentTestEnableNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -6828,7 +6828,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlot(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePrivateDataSlot(device, pCreateInfo, pAllocator, pPrivateDataSlot);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreatePrivateDataSlot vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -6850,7 +6850,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreatePrivateDataSlotEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreatePrivateDataSlotEXT(device, pCreateInfo, pAllocator, pPrivateDataSlot);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreatePrivateDataSlotEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -6871,7 +6871,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPrivateDataSlot(VkDevice device
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyPrivateDataSlot vkl_a;
 		vkl_a.device = device;
 		vkl_a.privateDataSlot = privateDataSlot;
@@ -6887,7 +6887,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyPrivateDataSlotEXT(VkDevice dev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyPrivateDataSlotEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.privateDataSlot = privateDataSlot;
@@ -6904,7 +6904,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetPrivateData(VkDevice device, Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetPrivateData(device, objectType, objectHandle, privateDataSlot, data);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetPrivateData vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6922,7 +6922,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkSetPrivateDataEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.SetPrivateDataEXT(device, objectType, objectHandle, privateDataSlot, data);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetPrivateDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6939,7 +6939,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPrivateData(VkDevice device, VkObje
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetPrivateData(device, objectType, objectHandle, privateDataSlot, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPrivateData vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6954,7 +6954,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetPrivateDataEXT(VkDevice device, VkO
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetPrivateDataEXT(device, objectType, objectHandle, privateDataSlot, pData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPrivateDataEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.objectType = objectType;
@@ -6969,7 +6969,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer2(commandBuffer, pCopyBufferInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBuffer2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
@@ -6982,7 +6982,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBuffer2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBuffer2KHR(commandBuffer, pCopyBufferInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBuffer2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferInfo = pCopyBufferInfo;
@@ -6995,7 +6995,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage2(commandBuffer, pCopyImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
@@ -7008,7 +7008,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImage2KHR(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImage2KHR(commandBuffer, pCopyImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageInfo = pCopyImageInfo;
@@ -7021,7 +7021,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2(VkCommandBuffer commandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage2(commandBuffer, pBlitImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBlitImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
@@ -7034,7 +7034,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBlitImage2KHR(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBlitImage2KHR(commandBuffer, pBlitImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBlitImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBlitImageInfo = pBlitImageInfo;
@@ -7047,7 +7047,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage2(commandBuffer, pCopyBufferToImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBufferToImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
@@ -7060,7 +7060,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyBufferToImage2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyBufferToImage2KHR(commandBuffer, pCopyBufferToImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyBufferToImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyBufferToImageInfo = pCopyBufferToImageInfo;
@@ -7073,7 +7073,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer2(commandBuffer, pCopyImageToBufferInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImageToBuffer2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
@@ -7086,7 +7086,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyImageToBuffer2KHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyImageToBuffer2KHR(commandBuffer, pCopyImageToBufferInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyImageToBuffer2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCopyImageToBufferInfo = pCopyImageToBufferInfo;
@@ -7099,7 +7099,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2(VkCommandBuffer comma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage2(commandBuffer, pResolveImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResolveImage2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
@@ -7112,7 +7112,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResolveImage2KHR(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResolveImage2KHR(commandBuffer, pResolveImageInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResolveImage2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pResolveImageInfo = pResolveImageInfo;
@@ -7125,7 +7125,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateKHR(VkCommand
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateKHR(commandBuffer, pFragmentSize, combinerOps);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pFragmentSize = pFragmentSize;
@@ -7139,7 +7139,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceFragmentShadingRa
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceFragmentShadingRatesKHR(physicalDevice, pFragmentShadingRateCount, pFragmentShadingRates);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pFragmentShadingRateCount = pFragmentShadingRateCount;
@@ -7154,12 +7154,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetFragmentShadingRateEnumNV(VkComm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetFragmentShadingRateEnumNV(commandBuffer, shadingRate, combinerOps);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.shadingRate = shadingRate;
 		vkl_a.combinerOps = combinerOps;
-		vkl_emit(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetFragmentShadingRateEnumNV, &vkl_a, sizeof(vkl_a), vkl_a.combinerOps, vkl_a.combinerOps ? (size_t)((uint64_t)(2)) * sizeof(*vkl_a.combinerOps) : 0, offsetof(sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV, combinerOps));
 	}
 }
 
@@ -7167,7 +7167,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetAccelerationStructureBuildSizesKHR(
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetAccelerationStructureBuildSizesKHR(device, buildType, pBuildInfo, pMaxPrimitiveCounts, pSizeInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.buildType = buildType;
@@ -7182,7 +7182,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetVertexInputEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetVertexInputEXT(commandBuffer, vertexBindingDescriptionCount, pVertexBindingDescriptions, vertexAttributeDescriptionCount, pVertexAttributeDescriptions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetVertexInputEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.vertexBindingDescriptionCount = vertexBindingDescriptionCount;
@@ -7197,12 +7197,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetColorWriteEnableEXT(VkCommandBuf
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetColorWriteEnableEXT(commandBuffer, attachmentCount, pColorWriteEnables);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetColorWriteEnableEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.attachmentCount = attachmentCount;
 		vkl_a.pColorWriteEnables = pColorWriteEnables;
-		vkl_emit(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdSetColorWriteEnableEXT, &vkl_a, sizeof(vkl_a), vkl_a.pColorWriteEnables, vkl_a.pColorWriteEnables ? (size_t)((uint64_t)vkl_a.attachmentCount) * sizeof(*vkl_a.pColorWriteEnables) : 0, offsetof(sbt_vk_args_vkCmdSetColorWriteEnableEXT, pColorWriteEnables));
 	}
 }
 
@@ -7210,7 +7210,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2(VkCommandBuffer commandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent2(commandBuffer, event, pDependencyInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetEvent2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7224,7 +7224,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetEvent2KHR(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetEvent2KHR(commandBuffer, event, pDependencyInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetEvent2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
@@ -7238,12 +7238,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2(commandBuffer, event, stageMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
-		vkl_emit(SBT_VK_CMD_vkCmdResetEvent2, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7251,12 +7251,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdResetEvent2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdResetEvent2KHR(commandBuffer, event, stageMask);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdResetEvent2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.event = event;
 		vkl_a.stageMask = stageMask;
-		vkl_emit(SBT_VK_CMD_vkCmdResetEvent2KHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdResetEvent2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7264,7 +7264,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2(VkCommandBuffer command
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents2(commandBuffer, eventCount, pEvents, pDependencyInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWaitEvents2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -7279,7 +7279,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWaitEvents2KHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWaitEvents2KHR(commandBuffer, eventCount, pEvents, pDependencyInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWaitEvents2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.eventCount = eventCount;
@@ -7294,7 +7294,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2(VkCommandBuffer co
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier2(commandBuffer, pDependencyInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPipelineBarrier2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
@@ -7307,7 +7307,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdPipelineBarrier2KHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdPipelineBarrier2KHR(commandBuffer, pDependencyInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdPipelineBarrier2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDependencyInfo = pDependencyInfo;
@@ -7320,13 +7320,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2(commandBuffer, stage, queryPool, query);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2 vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
-		vkl_emit(SBT_VK_CMD_vkCmdWriteTimestamp2, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7334,13 +7334,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteTimestamp2KHR(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteTimestamp2KHR(commandBuffer, stage, queryPool, query);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteTimestamp2KHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
 		vkl_a.queryPool = queryPool;
 		vkl_a.query = query;
-		vkl_emit(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteTimestamp2KHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7348,14 +7348,14 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteBufferMarker2AMD(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteBufferMarker2AMD(commandBuffer, stage, dstBuffer, dstOffset, marker);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteBufferMarker2AMD vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.stage = stage;
 		vkl_a.dstBuffer = dstBuffer;
 		vkl_a.dstOffset = dstOffset;
 		vkl_a.marker = marker;
-		vkl_emit(SBT_VK_CMD_vkCmdWriteBufferMarker2AMD, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdWriteBufferMarker2AMD, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 		vkl_reach_cmd(commandBuffer, SBT_VK_CMD_vkCmdWriteBufferMarker2AMD, &vkl_a);
 	}
 }
@@ -7364,7 +7364,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetQueueCheckpointData2NV(VkQueue queu
 {
 	const vkl_device *vkl_x = vkl_device_get(queue);
 	vkl_x->table.GetQueueCheckpointData2NV(queue, pCheckpointDataCount, pCheckpointData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetQueueCheckpointData2NV vkl_a;
 		vkl_a.queue = queue;
 		vkl_a.pCheckpointDataCount = pCheckpointDataCount;
@@ -7378,7 +7378,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceVideoCapabilities
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceVideoCapabilitiesKHR(physicalDevice, pVideoProfile, pCapabilities);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pVideoProfile = pVideoProfile;
@@ -7394,7 +7394,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceVideoFormatProper
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceVideoFormatPropertiesKHR(physicalDevice, pVideoFormatInfo, pVideoFormatPropertyCount, pVideoFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pVideoFormatInfo = pVideoFormatInfo;
@@ -7411,7 +7411,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateVideoSessionKHR(VkDevice dev
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateVideoSessionKHR(device, pCreateInfo, pAllocator, pVideoSession);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateVideoSessionKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7432,7 +7432,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyVideoSessionKHR(VkDevice device
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyVideoSessionKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7449,7 +7449,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateVideoSessionParametersKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateVideoSessionParametersKHR(device, pCreateInfo, pAllocator, pVideoSessionParameters);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateVideoSessionParametersKHR vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7471,7 +7471,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkUpdateVideoSessionParametersKHR(Vk
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.UpdateVideoSessionParametersKHR(device, videoSessionParameters, pUpdateInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkUpdateVideoSessionParametersKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSessionParameters = videoSessionParameters;
@@ -7486,7 +7486,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyVideoSessionParametersKHR(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyVideoSessionParametersKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSessionParameters = videoSessionParameters;
@@ -7503,7 +7503,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetVideoSessionMemoryRequirementsK
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetVideoSessionMemoryRequirementsKHR(device, videoSession, pMemoryRequirementsCount, pMemoryRequirements);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7520,7 +7520,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindVideoSessionMemoryKHR(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindVideoSessionMemoryKHR(device, videoSession, bindSessionMemoryInfoCount, pBindSessionMemoryInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindVideoSessionMemoryKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.videoSession = videoSession;
@@ -7536,7 +7536,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecodeVideoKHR(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecodeVideoKHR(commandBuffer, pDecodeInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecodeVideoKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pDecodeInfo = pDecodeInfo;
@@ -7549,7 +7549,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginVideoCodingKHR(VkCommandBuffer
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginVideoCodingKHR(commandBuffer, pBeginInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pBeginInfo = pBeginInfo;
@@ -7562,7 +7562,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdControlVideoCodingKHR(VkCommandBuff
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdControlVideoCodingKHR(commandBuffer, pCodingControlInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdControlVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pCodingControlInfo = pCodingControlInfo;
@@ -7574,7 +7574,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndVideoCodingKHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndVideoCodingKHR(commandBuffer, pEndCodingInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndVideoCodingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pEndCodingInfo = pEndCodingInfo;
@@ -7586,12 +7586,12 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryNV(VkCommandBuffer 
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryNV(commandBuffer, decompressRegionCount, pDecompressMemoryRegions);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.decompressRegionCount = decompressRegionCount;
 		vkl_a.pDecompressMemoryRegions = pDecompressMemoryRegions;
-		vkl_emit(SBT_VK_CMD_vkCmdDecompressMemoryNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryNV, &vkl_a, sizeof(vkl_a), vkl_a.pDecompressMemoryRegions, vkl_a.pDecompressMemoryRegions ? (size_t)((uint64_t)vkl_a.decompressRegionCount) * sizeof(*vkl_a.pDecompressMemoryRegions) : 0, offsetof(sbt_vk_args_vkCmdDecompressMemoryNV, pDecompressMemoryRegions));
 	}
 }
 
@@ -7599,13 +7599,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdDecompressMemoryIndirectCountNV(VkC
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdDecompressMemoryIndirectCountNV(commandBuffer, indirectCommandsAddress, indirectCommandsCountAddress, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.indirectCommandsAddress = indirectCommandsAddress;
 		vkl_a.indirectCommandsCountAddress = indirectCommandsCountAddress;
 		vkl_a.stride = stride;
-		vkl_emit(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdDecompressMemoryIndirectCountNV, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7614,7 +7614,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuModuleNVX(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCuModuleNVX(device, pCreateInfo, pAllocator, pModule);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateCuModuleNVX vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7636,7 +7636,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateCuFunctionNVX(VkDevice devic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateCuFunctionNVX(device, pCreateInfo, pAllocator, pFunction);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateCuFunctionNVX vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7657,7 +7657,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCuModuleNVX(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyCuModuleNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.module = module;
@@ -7673,7 +7673,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyCuFunctionNVX(VkDevice device, 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyCuFunctionNVX vkl_a;
 		vkl_a.device = device;
 		vkl_a.function = function;
@@ -7689,7 +7689,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutSizeEXT(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutSizeEXT(device, layout, pLayoutSizeInBytes);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.layout = layout;
@@ -7702,7 +7702,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutBindingOffsetEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutBindingOffsetEXT(device, layout, binding, pOffset);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.layout = layout;
@@ -7716,7 +7716,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorEXT(VkDevice device, cons
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorEXT(device, pDescriptorInfo, dataSize, pDescriptor);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pDescriptorInfo = pDescriptorInfo;
@@ -7730,7 +7730,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBuffersEXT(VkCommandB
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBuffersEXT(commandBuffer, bufferCount, pBindingInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindDescriptorBuffersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.bufferCount = bufferCount;
@@ -7744,7 +7744,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdSetDescriptorBufferOffsetsEXT(VkCom
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdSetDescriptorBufferOffsetsEXT(commandBuffer, pipelineBindPoint, layout, firstSet, setCount, pBufferIndices, pOffsets);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
@@ -7761,13 +7761,13 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBindDescriptorBufferEmbeddedSampler
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer, pipelineBindPoint, layout, set);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pipelineBindPoint = pipelineBindPoint;
 		vkl_a.layout = layout;
 		vkl_a.set = set;
-		vkl_emit(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdBindDescriptorBufferEmbeddedSamplersEXT, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7775,7 +7775,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkSetDeviceMemoryPriorityEXT(VkDevice de
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.SetDeviceMemoryPriorityEXT(device, memory, priority);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkSetDeviceMemoryPriorityEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.memory = memory;
@@ -7789,7 +7789,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkAcquireDrmDisplayEXT(VkPhysicalDev
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.AcquireDrmDisplayEXT(physicalDevice, drmFd, display);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkAcquireDrmDisplayEXT vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.drmFd = drmFd;
@@ -7805,7 +7805,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDrmDisplayEXT(VkPhysicalDevice 
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDrmDisplayEXT(physicalDevice, drmFd, connectorId, display);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDrmDisplayEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.physicalDevice = physicalDevice;
@@ -7827,7 +7827,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkWaitForPresentKHR(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.WaitForPresentKHR(device, swapchain, presentId, timeout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkWaitForPresentKHR vkl_a;
 		vkl_a.device = device;
 		vkl_a.swapchain = swapchain;
@@ -7843,7 +7843,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRendering(VkCommandBuffer comm
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRendering(commandBuffer, pRenderingInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -7856,7 +7856,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBeginRenderingKHR(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBeginRenderingKHR(commandBuffer, pRenderingInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBeginRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -7869,10 +7869,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRendering(VkCommandBuffer comman
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRendering(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRendering vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdEndRendering, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRendering, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7880,10 +7880,10 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdEndRenderingKHR(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdEndRenderingKHR(commandBuffer);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdEndRenderingKHR vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
-		vkl_emit(SBT_VK_CMD_vkCmdEndRenderingKHR, 0, &vkl_a);
+		vkl_emit_flat(SBT_VK_CMD_vkCmdEndRenderingKHR, &vkl_a, sizeof(vkl_a), NULL, 0, 0);
 	}
 }
 
@@ -7891,7 +7891,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetLayoutHostMappingInfoV
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetLayoutHostMappingInfoVALVE(device, pBindingReference, pHostMapping);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE vkl_a;
 		vkl_a.device = device;
 		vkl_a.pBindingReference = pBindingReference;
@@ -7904,7 +7904,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDescriptorSetHostMappingVALVE(VkDev
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDescriptorSetHostMappingVALVE(device, descriptorSet, ppData);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDescriptorSetHostMappingVALVE vkl_a;
 		vkl_a.device = device;
 		vkl_a.descriptorSet = descriptorSet;
@@ -7918,7 +7918,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateMicromapEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateMicromapEXT(device, pCreateInfo, pAllocator, pMicromap);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateMicromapEXT vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -7939,7 +7939,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdBuildMicromapsEXT(VkCommandBuffer c
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdBuildMicromapsEXT(commandBuffer, infoCount, pInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdBuildMicromapsEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.infoCount = infoCount;
@@ -7954,7 +7954,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBuildMicromapsEXT(VkDevice device,
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BuildMicromapsEXT(device, deferredOperation, infoCount, pInfos);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBuildMicromapsEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -7970,7 +7970,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyMicromapEXT(VkDevice device, Vk
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.micromap = micromap;
@@ -7986,7 +7986,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapEXT(VkCommandBuffer com
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMicromapEXT(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMicromapEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -8000,7 +8000,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMicromapEXT(VkDevice device, V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMicromapEXT(device, deferredOperation, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCopyMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -8015,7 +8015,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMicromapToMemoryEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMicromapToMemoryEXT(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMicromapToMemoryEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -8029,7 +8029,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMicromapToMemoryEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMicromapToMemoryEXT(device, deferredOperation, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCopyMicromapToMemoryEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -8044,7 +8044,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdCopyMemoryToMicromapEXT(VkCommandBu
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdCopyMemoryToMicromapEXT(commandBuffer, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdCopyMemoryToMicromapEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.pInfo = pInfo;
@@ -8058,7 +8058,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCopyMemoryToMicromapEXT(VkDevice d
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CopyMemoryToMicromapEXT(device, deferredOperation, pInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCopyMemoryToMicromapEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.deferredOperation = deferredOperation;
@@ -8073,7 +8073,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdWriteMicromapsPropertiesEXT(VkComma
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdWriteMicromapsPropertiesEXT(commandBuffer, micromapCount, pMicromaps, queryType, queryPool, firstQuery);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.micromapCount = micromapCount;
@@ -8091,7 +8091,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkWriteMicromapsPropertiesEXT(VkDevi
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.WriteMicromapsPropertiesEXT(device, micromapCount, pMicromaps, queryType, dataSize, pData, stride);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkWriteMicromapsPropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.micromapCount = micromapCount;
@@ -8110,7 +8110,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetDeviceMicromapCompatibilityEXT(VkDe
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetDeviceMicromapCompatibilityEXT(device, pVersionInfo, pCompatibility);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pVersionInfo = pVersionInfo;
@@ -8123,7 +8123,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetMicromapBuildSizesEXT(VkDevice devi
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetMicromapBuildSizesEXT(device, buildType, pBuildInfo, pSizeInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetMicromapBuildSizesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.buildType = buildType;
@@ -8137,7 +8137,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetShaderModuleIdentifierEXT(VkDevice 
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetShaderModuleIdentifierEXT(device, shaderModule, pIdentifier);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetShaderModuleIdentifierEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.shaderModule = shaderModule;
@@ -8150,7 +8150,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetShaderModuleCreateInfoIdentifierEXT
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetShaderModuleCreateInfoIdentifierEXT(device, pCreateInfo, pIdentifier);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pCreateInfo = pCreateInfo;
@@ -8163,7 +8163,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkGetImageSubresourceLayout2EXT(VkDevice
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	vkl_x->table.GetImageSubresourceLayout2EXT(device, image, pSubresource, pLayout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetImageSubresourceLayout2EXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.image = image;
@@ -8178,7 +8178,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPipelinePropertiesEXT(VkDevice 
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPipelinePropertiesEXT(device, pPipelineInfo, pPipelineProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPipelinePropertiesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pPipelineInfo = pPipelineInfo;
@@ -8194,7 +8194,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetFramebufferTilePropertiesQCOM(V
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetFramebufferTilePropertiesQCOM(device, framebuffer, pPropertiesCount, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetFramebufferTilePropertiesQCOM vkl_a;
 		vkl_a.device = device;
 		vkl_a.framebuffer = framebuffer;
@@ -8211,7 +8211,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetDynamicRenderingTilePropertiesQ
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetDynamicRenderingTilePropertiesQCOM(device, pRenderingInfo, pProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM vkl_a;
 		vkl_a.device = device;
 		vkl_a.pRenderingInfo = pRenderingInfo;
@@ -8227,7 +8227,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkGetPhysicalDeviceOpticalFlowImageF
 	const vkl_instance *vkl_x = vkl_instance_get(physicalDevice);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.GetPhysicalDeviceOpticalFlowImageFormatsNV(physicalDevice, pOpticalFlowImageFormatInfo, pFormatCount, pImageFormatProperties);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV vkl_a;
 		vkl_a.physicalDevice = physicalDevice;
 		vkl_a.pOpticalFlowImageFormatInfo = pOpticalFlowImageFormatInfo;
@@ -8244,7 +8244,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkCreateOpticalFlowSessionNV(VkDevic
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.CreateOpticalFlowSessionNV(device, pCreateInfo, pAllocator, pSession);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCreateOpticalFlowSessionNV vkl_a;
 		uint64_t vkl_seq;
 		vkl_a.device = device;
@@ -8265,7 +8265,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkDestroyOpticalFlowSessionNV(VkDevice d
 {
 	const vkl_device *vkl_x = vkl_device_get(device);
 	uint64_t vkl_seq = 0;
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkDestroyOpticalFlowSessionNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.session = session;
@@ -8282,7 +8282,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkBindOpticalFlowSessionImageNV(VkDe
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.BindOpticalFlowSessionImageNV(device, session, bindingPoint, view, layout);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkBindOpticalFlowSessionImageNV vkl_a;
 		vkl_a.device = device;
 		vkl_a.session = session;
@@ -8299,7 +8299,7 @@ static VKAPI_ATTR void VKAPI_CALL vkl_w_vkCmdOpticalFlowExecuteNV(VkCommandBuffe
 {
 	const vkl_device *vkl_x = vkl_device_get(commandBuffer);
 	vkl_x->table.CmdOpticalFlowExecuteNV(commandBuffer, session, pExecuteInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkCmdOpticalFlowExecuteNV vkl_a;
 		vkl_a.commandBuffer = commandBuffer;
 		vkl_a.session = session;
@@ -8314,7 +8314,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL vkl_w_vkReleaseSwapchainImagesEXT(VkDevice
 	const vkl_device *vkl_x = vkl_device_get(device);
 	VkResult vkl_ret;
 	vkl_ret = vkl_x->table.ReleaseSwapchainImagesEXT(device, pReleaseInfo);
-	if (!vkl_x->disabled) {
+	if (vkl_records(vkl_x)) {
 		sbt_vk_args_vkReleaseSwapchainImagesEXT vkl_a;
 		vkl_a.device = device;
 		vkl_a.pReleaseInfo = pReleaseInfo;
