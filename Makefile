@@ -29,6 +29,7 @@
 #                                                  linked against the double's libcuda.so)
 #   serializer/*.c + serializer/lib/*.c         -> $(BUILD)/lib/libtracesmith.so.1 (the reader and writer
 #                                                  for other programs and python/tracesmith)
+#   docs/man/*.1                                -> PREFIX/share/man/man1 (make install)
 # The CUDA parts need the toolkit's cuda.h (CUDA_INC); without it they are
 # left out of the build and their tests report themselves skipped.
 
@@ -113,7 +114,7 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
 .SECONDARY:
 
-.PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install run clean check-regen
+.PHONY: all test test-gpu bench asan ubsan tsan fuzz fuzz-tcd-image regen install uninstall run clean check-regen
 all: $(LIBS) $(LIB_TS_SO) $(LIB_EMU) $(TOOLS) $(EMU_TOOLS) $(TESTS) $(PROGS) $(BENCHES) $(FUZZ_REPLAY) $(LAYER_SO) \
      $(SHADERS) $(TCU_SO) $(TNV_SO) $(CUDBL) $(CUDBL_MODS) $(CUPROGS) $(TESTLIBS)
 
@@ -336,28 +337,72 @@ check-regen:
 run: all
 	sh scripts/demo.sh $(BUILD)
 
+# make install: these files under $(DESTDIR)$(PREFIX); make uninstall removes
+# the same list.  The implicit layer manifest goes to a folder of our own that
+# the Vulkan loader does not search (tscapture puts it in XDG_DATA_DIRS), so
+# that the explicit one is the only VK_LAYER_tracesmith the loader lists.
+INST := $(DESTDIR)$(PREFIX)
+INST_IMPLICIT := share/tracesmith/vulkan/implicit_layer.d
+TS_VERSION := $(shell sed -n 's/^\#define TRACESMITH_VERSION "\(.*\)"/\1/p' include/tracesmith/version.h)
+MAN_PAGES := $(wildcard docs/man/*.1)
+INST_FILES := $(addprefix bin/,$(notdir $(TOOLS) $(EMU_TOOLS))) $(wildcard include/tracesmith/*.h) \
+	$(addprefix lib/,$(notdir $(LIBS) $(LIB_TS_SO))) lib/pkgconfig/tracesmith.pc \
+	$(addprefix share/doc/tracesmith/,$(notdir $(wildcard docs/*.md))) \
+	$(addprefix share/man/man1/,$(notdir $(MAN_PAGES))) \
+	$(if $(LAYER_SO),lib/tracesmith/libVkLayer_tracesmith.so \
+		share/vulkan/explicit_layer.d/VkLayer_tracesmith.json $(INST_IMPLICIT)/VkLayer_tracesmith.json) \
+	$(addprefix lib/tracesmith/,$(notdir $(TCU_SO) $(TNV_SO)))
+# Their folders, parents first.  install writes the ones it had to create to
+# share/tracesmith/install-folders; uninstall removes those, and our own
+# (the ones named tracesmith), once empty.
+INST_DIRS := bin include include/tracesmith lib lib/pkgconfig share share/doc share/doc/tracesmith \
+	share/man share/man/man1 share/tracesmith \
+	$(if $(LAYER_SO)$(TCU_SO),lib/tracesmith) \
+	$(if $(LAYER_SO),share/vulkan share/vulkan/explicit_layer.d share/tracesmith/vulkan $(INST_IMPLICIT))
+INST_OWN_DIRS := include/tracesmith lib/tracesmith share/doc/tracesmith share/tracesmith \
+	share/tracesmith/vulkan $(INST_IMPLICIT)
+# Where installs before this layout put the implicit manifest (the loader
+# then listed the layer twice): install and uninstall remove it, and its
+# folder once empty.
+INST_OLD_IMPLICIT := share/vulkan/implicit_layer.d/VkLayer_tracesmith.json
+INST_RM_OLD_IMPLICIT := rm -f $(INST)/$(INST_OLD_IMPLICIT); \
+	if [ -d $(INST)/$(dir $(INST_OLD_IMPLICIT)) ]; then rmdir $(INST)/$(dir $(INST_OLD_IMPLICIT)) 2>/dev/null || :; fi
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tracesmith \
-		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/doc/tracesmith
-	install -m 755 $(TOOLS) $(EMU_TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/tracesmith/*.h $(DESTDIR)$(PREFIX)/include/tracesmith/
-	install -m 644 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/lib/libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libtracesmith.so.1 $(DESTDIR)$(PREFIX)/lib/libtracesmith.so
-	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/tracesmith/
+	@made=$$(cat $(INST)/share/tracesmith/install-folders 2>/dev/null); \
+	for d in $(INST_DIRS); do [ -d $(INST)/$$d ] || made="$$made $$d"; done; \
+	install -d $(addprefix $(INST)/,$(INST_DIRS)) && \
+	for d in $$made; do echo $$d; done | sort -u >$(INST)/share/tracesmith/install-folders
+	install -m 755 $(TOOLS) $(EMU_TOOLS) $(INST)/bin/
+	install -m 644 include/tracesmith/*.h $(INST)/include/tracesmith/
+	install -m 644 $(LIBS) $(INST)/lib/
+	install -m 755 $(BUILD)/lib/libtracesmith.so.1 $(INST)/lib/
+	ln -sf libtracesmith.so.1 $(INST)/lib/libtracesmith.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(TS_VERSION)|' serializer/lib/tracesmith.pc.in \
+		>$(INST)/lib/pkgconfig/tracesmith.pc
+	install -m 644 docs/*.md $(INST)/share/doc/tracesmith/
+	install -m 644 $(MAN_PAGES) $(INST)/share/man/man1/
 	if [ -n "$(LAYER_SO)" ]; then \
-		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d \
-			$(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d; \
-		install -m 755 $(BUILD)/layers/libVkLayer_tracesmith.so $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+		install -m 755 $(BUILD)/layers/libVkLayer_tracesmith.so $(INST)/lib/tracesmith/; \
 		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
-			layers/vulkan/VkLayer_tracesmith.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/explicit_layer.d/VkLayer_tracesmith.json; \
+			layers/vulkan/VkLayer_tracesmith.json.in >$(INST)/share/vulkan/explicit_layer.d/VkLayer_tracesmith.json; \
 		sed 's|@LIBRARY_PATH@|$(PREFIX)/lib/tracesmith/libVkLayer_tracesmith.so|' \
-			layers/vulkan/VkLayer_tracesmith_implicit.json.in > $(DESTDIR)$(PREFIX)/share/vulkan/implicit_layer.d/VkLayer_tracesmith.json; \
+			layers/vulkan/VkLayer_tracesmith_implicit.json.in >$(INST)/$(INST_IMPLICIT)/VkLayer_tracesmith.json; \
+		$(INST_RM_OLD_IMPLICIT); \
 	fi
 	if [ -n "$(TCU_SO)" ]; then \
-		install -d $(DESTDIR)$(PREFIX)/lib/tracesmith; \
-		install -m 755 $(TCU_SO) $(TNV_SO) $(DESTDIR)$(PREFIX)/lib/tracesmith/; \
+		install -m 755 $(TCU_SO) $(TNV_SO) $(INST)/lib/tracesmith/; \
 	fi
+
+uninstall:
+	rm -f $(addprefix $(INST)/,$(INST_FILES))
+	@$(INST_RM_OLD_IMPLICIT)
+	@list=$$(cat $(INST)/share/tracesmith/install-folders 2>/dev/null); \
+	rm -f $(INST)/share/tracesmith/install-folders; \
+	for d in $$(for d in $$list $(INST_OWN_DIRS); do echo $$d; done | sort -ru); do \
+		if [ -d $(INST)/$$d ] && ! rmdir $(INST)/$$d 2>/dev/null; then \
+			echo "uninstall: $(INST)/$$d is not empty: left"; fi; \
+	done
 
 clean:
 	rm -rf build

@@ -9,7 +9,7 @@ libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools gfxrecons
 glslang-tools spirv-tools xvfb xauth x11-utils libxcb1-dev libx11-dev xdotool
 graphviz libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libpng-dev
 libwayland-dev libxrandr-dev
-python3-pandas"
+python3-pandas man-db"
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

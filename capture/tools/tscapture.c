@@ -588,11 +588,13 @@ static int tsc_find_beside(const char *const *rel, size_t nrel, const char *file
 /*
  * The Vulkan layer, enabled as an implicit layer where its implicit
  * manifest is found beside tscapture (build/share/vulkan/implicit_layer.d/
- * in the build tree, bin/../share/vulkan/implicit_layer.d/ installed): the
- * folder above vulkan/ goes first in XDG_DATA_DIRS (the loader's search
- * path for implicit layers; the default /usr/local/share:/usr/share stays
- * after it, drivers' manifests live there) and TRACESMITH_VK_IMPLICIT=1
- * switches it on.  Only an implicit layer may filter the loader's instance
+ * in the build tree, bin/../share/tracesmith/vulkan/implicit_layer.d/
+ * installed: a folder the loader does not search by itself, so that only
+ * the explicit manifest is listed outside tscapture): the folder above
+ * vulkan/ goes first in XDG_DATA_DIRS (the loader's search path for
+ * implicit layers; the default /usr/local/share:/usr/share stays after it,
+ * drivers' manifests live there) and TRACESMITH_VK_IMPLICIT=1 switches it
+ * on.  Only an implicit layer may filter the loader's instance
  * extension list, so the program never sees one we cannot record.  Layers
  * the user listed in VK_INSTANCE_LAYERS stay, below ours.
  *
@@ -604,7 +606,7 @@ static int tsc_find_beside(const char *const *rel, size_t nrel, const char *file
 static int tsc_setup_vulkan(void)
 {
 	static const char *const irel[] = {"share/vulkan/implicit_layer.d",
-	                                   "../share/vulkan/implicit_layer.d"};
+	                                   "../share/tracesmith/vulkan/implicit_layer.d"};
 	static const char *const rel[] = {"layers", "../share/vulkan/explicit_layer.d"};
 	char dir[4200];
 	if (tsc_find_beside(irel, sizeof(irel) / sizeof(irel[0]), "VkLayer_tracesmith.json", dir,
