@@ -96,6 +96,11 @@ const cap_config *cap_config_get(void);
  * TRACESMITH_ variables.  0 taken; -1 the configuration was read already
  * (too late); -2 no such setting; -3 out of room or memory. */
 int cap_config_preset(const char *name, const char *value);
+/* The trace name used when none is given: PROGRAM_YYYYMMDDTHHMMSS_PID.sbt
+ * (program's base name, characters other than [A-Za-z0-9._-] as '_';
+ * local time; pid) into out (n bytes).  The runtime uses its own program
+ * and pid; tscapture the program it runs and its own pid. */
+void cap_trace_default_name(const char *program, long pid, char *out, size_t n);
 
 /* ---- logging (gated by TRACESMITH_LOG; to stderr, "tracesmith: ") ---- */
 

@@ -225,25 +225,30 @@ int cap_api_enabled(const char *api)
  */
 static char cap_default_output[192];
 
-static const char *cap_config_default_output(void)
+void cap_trace_default_name(const char *program, long pid, char *out, size_t n)
 {
-	char prog[64];
-	char when[32] = "unknown";
-	const char *name = program_invocation_short_name;
+	char prog[64], when[32] = "unknown";
+	const char *base = program ? strrchr(program, '/') : NULL;
 	time_t now = time(NULL);
 	struct tm tm;
-	size_t n = 0;
-	for (; name && name[n] && n < sizeof(prog) - 1; n++) {
-		char c = name[n];
+	size_t len = 0;
+	base = base ? base + 1 : program;
+	for (; base && base[len] && len < sizeof(prog) - 1; len++) {
+		char c = base[len];
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		         c == '.' || c == '-' || c == '_';
-		prog[n] = ok ? c : '_';
+		prog[len] = ok ? c : '_';
 	}
-	prog[n] = 0;
+	prog[len] = 0;
 	if (localtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
-	snprintf(cap_default_output, sizeof(cap_default_output), "%s_%s_%ld.sbt",
-	         n ? prog : "tracesmith", when, (long)getpid());
+	snprintf(out, n, "%s_%s_%ld.sbt", len ? prog : "tracesmith", when, pid);
+}
+
+static const char *cap_config_default_output(void)
+{
+	cap_trace_default_name(program_invocation_short_name, (long)getpid(), cap_default_output,
+	                       sizeof(cap_default_output));
 	return cap_default_output;
 }
 

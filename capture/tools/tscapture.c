@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/cap.h"
 #include "capture/cap_keys.h"
 #include "serializer/sbt_cli.h"
 #include "tracesmith/sbt.h"
@@ -295,23 +296,7 @@ static char tsc_default_name[192];
 
 static const char *tsc_default_output(const char *program)
 {
-	char prog[64], when[32] = "unknown";
-	const char *base = strrchr(program, '/');
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t n = 0;
-	base = base ? base + 1 : program;
-	for (; base[n] && n < sizeof(prog) - 1; n++) {
-		char c = base[n];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		         c == '.' || c == '-' || c == '_';
-		prog[n] = ok ? c : '_';
-	}
-	prog[n] = 0;
-	if (localtime_r(&now, &tm))
-		strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
-	snprintf(tsc_default_name, sizeof(tsc_default_name), "%s_%s_%ld.sbt",
-	         n ? prog : "tracesmith", when, (long)getpid());
+	cap_trace_default_name(program, (long)getpid(), tsc_default_name, sizeof(tsc_default_name));
 	return tsc_default_name;
 }
 
