@@ -133,6 +133,8 @@ typedef struct vkl_trim_obj {
 	uint32_t nfinals;
 	/* fences and binary semaphores */
 	int created_signaled, signaled, binary;
+	/* timeline semaphores: the value they were created with */
+	uint64_t initial_value;
 	/* swapchains: images acquired and not presented (bit per index) */
 	uint64_t acquired;
 	/* queues */
@@ -538,8 +540,11 @@ static void vkl_trim_adopt_args(vkl_trim_obj *o, uint32_t cmd, const void *args)
 		for (b = a->pCreateInfo->pNext; b; b = b->pNext)
 			if (b->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO &&
 			    ((const VkSemaphoreTypeCreateInfo *)(const void *)b)->semaphoreType ==
-			            VK_SEMAPHORE_TYPE_TIMELINE)
+			            VK_SEMAPHORE_TYPE_TIMELINE) {
 				o->binary = 0;
+				o->initial_value =
+				    ((const VkSemaphoreTypeCreateInfo *)(const void *)b)->initialValue;
+			}
 		break;
 	}
 	case SBT_VK_CMD_vkGetDeviceQueue: {
@@ -1292,6 +1297,8 @@ typedef struct vkl_snap_sync {
 	uint64_t handle, device;
 	int signal; /* fences: 1 signal, 0 reset */
 	uint64_t acquired;
+	int timeline;   /* a timeline semaphore: signalled from the host to value */
+	uint64_t value;
 } vkl_snap_sync;
 
 typedef struct vkl_snap_queue {
@@ -1371,6 +1378,21 @@ static void vkl_snap_devices(vkl_object *o, void *ctx)
 		*d = o->handle;
 }
 
+/* A timeline semaphore's counter, from the driver. */
+static int vkl_snap_timeline_value(const vkl_trim_obj *o, uint64_t *value_out)
+{
+	vkl_device *d = vkl_device_get((const void *)(uintptr_t)o->device);
+	VkDevice dev = (VkDevice)(uintptr_t)o->device;
+	VkSemaphore sem = (VkSemaphore)(uintptr_t)o->handle;
+	if (!d)
+		return -1;
+	if (d->table.GetSemaphoreCounterValue)
+		return d->table.GetSemaphoreCounterValue(dev, sem, value_out) == VK_SUCCESS ? 0 : -1;
+	if (d->table.GetSemaphoreCounterValueKHR)
+		return d->table.GetSemaphoreCounterValueKHR(dev, sem, value_out) == VK_SUCCESS ? 0 : -1;
+	return -1;
+}
+
 static void vkl_snap_collect(vkl_object *obj, void *ctx)
 {
 	vkl_snap *s = ctx;
@@ -1431,12 +1453,19 @@ static void vkl_snap_collect(vkl_object *obj, void *ctx)
 	case VK_OBJECT_TYPE_FENCE:
 	case VK_OBJECT_TYPE_SEMAPHORE:
 	case VK_OBJECT_TYPE_SWAPCHAIN_KHR: {
-		vkl_snap_sync y = { o->type, o->handle, o->device, o->signaled, o->acquired };
+		vkl_snap_sync y = { o->type, o->handle, o->device, o->signaled, o->acquired, 0, 0 };
 		vkl_snap_sync *p;
 		if (o->type == VK_OBJECT_TYPE_FENCE && o->signaled == o->created_signaled)
 			break;
-		if (o->type == VK_OBJECT_TYPE_SEMAPHORE && !(o->binary && o->signaled))
+		if (o->type == VK_OBJECT_TYPE_SEMAPHORE && !o->binary) {
+			/* The counter as the window opens; the replay's starts at the
+			 * initial value and is signalled up to it. */
+			if (vkl_snap_timeline_value(o, &y.value) != 0 || y.value <= o->initial_value)
+				break;
+			y.timeline = 1;
+		} else if (o->type == VK_OBJECT_TYPE_SEMAPHORE && !o->signaled) {
 			break;
+		}
 		if (o->type == VK_OBJECT_TYPE_SWAPCHAIN_KHR && !o->acquired)
 			break;
 		if ((p = VKL_SNAP_PUSH(s, syncs, nsyncs, capsyncs)))
@@ -1902,7 +1931,8 @@ static void vkl_snap_device(vkl_snap *s, uint64_t dev, uint64_t *next_handle)
 		nbars++;
 	}
 	for (i = 0; i < s->nsyncs; i++)
-		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE)
+		if (s->syncs[i].device == dev && s->syncs[i].type == VK_OBJECT_TYPE_SEMAPHORE &&
+		    !s->syncs[i].timeline)
 			sems[nsems++] = (VkSemaphore)(uintptr_t)s->syncs[i].handle;
 	if (nbars || nsems || nstaged) {
 		VkCommandPool pool = (VkCommandPool)(uintptr_t)(*next_handle)++;
@@ -2000,15 +2030,34 @@ out_sync:
 			VkFence f = (VkFence)(uintptr_t)y->handle;
 			sbt_vk_args_vkResetFences rf = { device, 1, &f, VK_SUCCESS };
 			vkl_snap_put(SBT_VK_CMD_vkResetFences, &rf);
+		} else if (y->type == VK_OBJECT_TYPE_SEMAPHORE && y->timeline) {
+			VkSemaphoreSignalInfo si = { VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, NULL,
+				                         (VkSemaphore)(uintptr_t)y->handle, y->value };
+			sbt_vk_args_vkSignalSemaphore ss = { device, &si, VK_SUCCESS };
+			vkl_snap_put(SBT_VK_CMD_vkSignalSemaphore, &ss);
 		} else if (y->type == VK_OBJECT_TYPE_SWAPCHAIN_KHR) {
+			/* Each held image again, with a fence of the snapshot's own (an
+			 * acquire needs a semaphore or a fence: VUID-vkAcquireNextImageKHR-
+			 * semaphore-01780), waited for before the window goes on. */
 			uint32_t idx;
 			for (idx = 0; idx < 64; idx++) {
+				VkFence f = (y->acquired & (1ull << idx))
+				                ? (VkFence)(uintptr_t)(*next_handle)++
+				                : VK_NULL_HANDLE;
+				VkFenceCreateInfo fci = { VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, NULL, 0 };
+				sbt_vk_args_vkCreateFence cf = { device, &fci, NULL, &f, VK_SUCCESS };
 				sbt_vk_args_vkAcquireNextImageKHR an = {
 					device, (VkSwapchainKHR)(uintptr_t)y->handle, UINT64_MAX, VK_NULL_HANDLE,
-					VK_NULL_HANDLE, &idx, VK_SUCCESS
+					f, &idx, VK_SUCCESS
 				};
-				if (y->acquired & (1ull << idx))
-					vkl_snap_put(SBT_VK_CMD_vkAcquireNextImageKHR, &an);
+				sbt_vk_args_vkWaitForFences wf = { device, 1, &f, VK_TRUE, UINT64_MAX, VK_SUCCESS };
+				sbt_vk_args_vkDestroyFence df = { device, f, NULL };
+				if (!f)
+					continue;
+				vkl_snap_put(SBT_VK_CMD_vkCreateFence, &cf);
+				vkl_snap_put(SBT_VK_CMD_vkAcquireNextImageKHR, &an);
+				vkl_snap_put(SBT_VK_CMD_vkWaitForFences, &wf);
+				vkl_snap_put(SBT_VK_CMD_vkDestroyFence, &df);
 			}
 		}
 	}

@@ -70,7 +70,8 @@ typedef struct vkp_ctx {
 
 enum {
 	VKP_NEED_GRAPHICS = 1 << 0, /* the queue family must do graphics too */
-	VKP_DEBUG_UTILS = 1 << 1    /* enable VK_EXT_debug_utils (labels, names) */
+	VKP_DEBUG_UTILS = 1 << 1,   /* enable VK_EXT_debug_utils (labels, names) */
+	VKP_TIMELINE = 1 << 2       /* Vulkan 1.2 with the timelineSemaphore feature */
 };
 
 static inline const char *vkp_result_name(VkResult r)
@@ -177,7 +178,7 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	app.pApplicationName = prog;
 	app.applicationVersion = 1;
 	app.pEngineName = "tracesmith-tests";
-	app.apiVersion = VK_API_VERSION_1_1;
+	app.apiVersion = (flags & VKP_TIMELINE) ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
 	ici.pApplicationInfo = &app;
 	if (flags & VKP_DEBUG_UTILS) {
 		ici.enabledExtensionCount = 1;
@@ -211,6 +212,13 @@ static inline void vkp_ctx_init(vkp_ctx *c, const char *prog, unsigned flags)
 	qci.pQueuePriorities = &prio;
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
+	if (flags & VKP_TIMELINE) {
+		static VkPhysicalDeviceVulkan12Features f12 = {
+			.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+			.timelineSemaphore = VK_TRUE
+		};
+		dci.pNext = &f12;
+	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
 	if (c->debug_utils) {

@@ -14,16 +14,22 @@
  * Each round: one submit, a fence wait, results checked against
  * vkp_compute_mix and hashed.
  *
- * usage: vk_trim_churn [--rounds R] [--size N]
+ * With --timeline (Vulkan 1.2): a timeline semaphore the submit of round r
+ * signals to r + 1; before it the host waits for value r (reached by the
+ * round before: a window opening mid-run must start from the counter's
+ * value), after it the counter must read r + 1.
+ *
+ * usage: vk_trim_churn [--rounds R] [--size N] [--timeline]
  * Prints one line: rounds, size and the XXH3-64 hash of every result word.
  */
 #include "tests/programs/vk_prog.h"
 
 static void vkt_usage(FILE *f)
 {
-	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N]\n"
+	fprintf(f, "usage: vk_trim_churn [--rounds R] [--size N] [--timeline]\n"
 	           "  --rounds R  rounds, one submit and fence wait each (1..10000, default 12)\n"
-	           "  --size N    words per round (64..1048576, default 1024)\n");
+	           "  --size N    words per round (64..1048576, default 1024)\n"
+	           "  --timeline  a timeline semaphore counts the rounds (Vulkan 1.2)\n");
 }
 
 /* A host-visible input buffer filled with round r's inputs. */
@@ -61,6 +67,8 @@ int main(int argc, char **argv)
 	VkCommandPool cpool;
 	VkCommandBuffer cbs[2]; /* 0: recorded once, 1: recorded in odd rounds */
 	VkFence fence;
+	VkSemaphore timeline = VK_NULL_HANDLE;
+	int use_timeline = 0;
 	XXH3_state_t *hs;
 	uint64_t hash;
 
@@ -72,6 +80,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--size")) {
 			size = vkp_parse_u32("vk_trim_churn", argv[i], vkp_next_arg(argc, argv, &k), 64,
 			                     1u << 20);
+		} else if (!strcmp(argv[i], "--timeline")) {
+			use_timeline = 1;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			vkt_usage(stdout);
 			return 0;
@@ -83,7 +93,13 @@ int main(int argc, char **argv)
 		i = (uint32_t)k;
 	}
 
-	vkp_ctx_init(&c, "vk_trim_churn", 0);
+	vkp_ctx_init(&c, "vk_trim_churn", use_timeline ? VKP_TIMELINE : 0);
+	if (use_timeline) {
+		VkSemaphoreTypeCreateInfo sti = { VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, NULL,
+			                              VK_SEMAPHORE_TYPE_TIMELINE, 0 };
+		VkSemaphoreCreateInfo sci = { VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &sti, 0 };
+		VKP_CHECK(&c, vkCreateSemaphore(c.device, &sci, NULL, &timeline));
+	}
 	vkp_buffer_create(&c, &params, 256, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 1);
 	vkt_inputs(&c, &fixed_in, size, 0);
@@ -154,7 +170,29 @@ int main(int argc, char **argv)
 		}
 		si.commandBufferCount = 1;
 		si.pCommandBuffers = &cbs[odd];
-		VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		if (use_timeline) {
+			/* round r - 1 left the counter at r: wait for it from the host,
+			 * and have this submit move it to r + 1 */
+			uint64_t wait_value = r, signal_value = r + 1, now = 0;
+			VkSemaphoreWaitInfo wi = { VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, NULL, 0, 1,
+				                       &timeline, &wait_value };
+			static VkTimelineSemaphoreSubmitInfo tsi = {
+				VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO, NULL, 0, NULL, 0, NULL
+			};
+			VKP_CHECK(&c, vkWaitSemaphores(c.device, &wi, UINT64_MAX));
+			VKP_CHECK(&c, vkGetSemaphoreCounterValue(c.device, timeline, &now));
+			if (now != r)
+				vkp_die(&c, "round %u: the timeline reads %llu, expected %u", (unsigned)r,
+				        (unsigned long long)now, (unsigned)r);
+			tsi.signalSemaphoreValueCount = 1;
+			tsi.pSignalSemaphoreValues = &signal_value;
+			si.pNext = &tsi;
+			si.signalSemaphoreCount = 1;
+			si.pSignalSemaphores = &timeline;
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		} else {
+			VKP_CHECK(&c, vkQueueSubmit(c.queue, 1, &si, fence));
+		}
 		VKP_CHECK(&c, vkWaitForFences(c.device, 1, &fence, VK_TRUE, UINT64_MAX));
 		vkp_buffer_invalidate(&c, &readback);
 		x = odd ? cur->map : fixed_in.map;
@@ -172,6 +210,8 @@ int main(int argc, char **argv)
 	       (unsigned)size, (unsigned long long)hash);
 
 	XXH3_freeState(hs);
+	if (timeline)
+		vkDestroySemaphore(c.device, timeline, NULL);
 	vkDestroyFence(c.device, fence, NULL);
 	vkDestroyCommandPool(c.device, cpool, NULL);
 	vkDestroyPipeline(c.device, pipe, NULL);

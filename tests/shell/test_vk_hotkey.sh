@@ -144,6 +144,22 @@ for mode in xcb xlib; do
 	[ "$(windows "f35$mode")" -eq 0 ] || fail "$mode: a window file without a key press"
 done
 
+# ---- a window opening while the program holds a swapchain image -------------
+# (submits 5-8 of vk_xwindow: each submit comes between an acquire and its
+# present) the snapshot acquires the image again with a fence of its own,
+# waited for (an acquire with neither semaphore nor fence is invalid:
+# VUID-vkAcquireNextImageKHR-semaphore-01780), and the window replays clean.
+mkdir "$T/held"
+vk_env_run "$T/held.log" "$VK_ENV_BUILD/tscapture" --submits 5-8 -o "$T/held/xw.sbt" -- \
+	"$P/vk_xwindow" --frames 12 || fail "tscapture --submits 5-8 of vk_xwindow"
+"$VK_ENV_BUILD/tsinfo" --dump "$T/held/xw-submits-5-8.sbt" |
+	awk '/ snapshot_end( |$)/{exit} {print}' >"$T/held.dump"
+grep -q 'vulkan.vkAcquireNextImageKHR .* fence=0x[0-9a-f]*[1-9a-f][0-9a-f]* ' "$T/held.dump" &&
+	grep -q 'vulkan.vkWaitForFences ' "$T/held.dump" ||
+	fail "the snapshot does not re-acquire the held image with a fence: $(grep Acquire "$T/held.dump")"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/heldrp.log" "$VK_ENV_BUILD/tsreplay" \
+	"$T/held/xw-submits-5-8.sbt" || fail "tsreplay of the window opened with an image held"
+
 # ---- no window: one warning, the program unaffected -----------------------
 TRACESMITH_OUTPUT=$T/compute.sbt TRACESMITH_TRIGGER=key:F12 vk_env_run "$T/compute.log" \
 	"$P/vk_compute" --size 1024 --submits 3 || fail "vk_compute under the key trigger"

@@ -149,6 +149,21 @@ VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/chreplay.log" "$VK_ENV_BUIL
 grep -q "checkpoints: $n compared, $n matched, 0 differ" "$T/chreplay.log" ||
 	fail "trimmed churn replay: $(grep 'checkpoints:' "$T/chreplay.log")"
 
+# ---- a timeline semaphore counting the rounds: submits 6-9 -------------------
+# The window's first round waits from the host for the value round 5 left
+# (5): the snapshot signals the replay's semaphore up to it.
+TRACESMITH_LOG=info vk_env_run "$T/tltrim.log" "$BUILD/tscapture" --submits 6-9 \
+	-o "$T/tltrim.sbt" -- "$BUILD/tests/programs/vk_trim_churn" --rounds 12 --timeline ||
+	fail "tscapture --submits 6-9 of vk_trim_churn --timeline"
+L=$T/tltrim-submits-6-9.sbt
+[ -s "$L" ] || fail "no $L (in $T: $(ls "$T"))"
+"$BUILD/tsinfo" --dump "$L" | awk '/ snapshot_end( |$)/{exit} {print}' >"$T/tlsnap.dump"
+grep 'vulkan.vkSignalSemaphore ' "$T/tlsnap.dump" | grep -q 'pSignalInfo.value=5' ||
+	fail "the snapshot does not signal the timeline to 5: $(grep Semaphore "$T/tlsnap.dump" | head -3)"
+VK_INSTANCE_LAYERS=$VK_ENV_VALIDATION vk_env_run "$T/tlreplay.log" "$VK_ENV_BUILD/tsreplay" "$L" ||
+	fail "tsreplay of the trimmed timeline trace: $(tail -3 "$T/tlreplay.log")"
+grep -q "0 differ" "$T/tlreplay.log" || fail "trimmed timeline replay: $(grep 'checkpoints:' "$T/tlreplay.log")"
+
 # ---- the same through staging copies (as memory the host cannot map) --------
 TRACESMITH_VK_SNAPSHOT_STAGING=1 TRACESMITH_LOG=info vk_env_run "$T/chstg.log" \
 	"$BUILD/tscapture" --submits 6-9 -o "$T/chstg.sbt" -- \
