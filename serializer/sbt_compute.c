@@ -11,6 +11,7 @@
 #include "serializer/sbt_compute.h"
 #include "serializer/sbt_dump.h"
 #include "serializer/sbt_format.h"
+#include "serializer/sbt_varint.h"
 
 enum { SBT_CM_WIRE_U = 0, SBT_CM_WIRE_S = 1, SBT_CM_WIRE_B = 2 };
 
@@ -230,6 +231,28 @@ static int sbt_cm_decoded_valid(const sbt_cm_call *c)
 	return 1;
 }
 
+/* Whether a tag is a field of this version (sbt_cm_field_name without the
+ * switch, for the decoder's loop). */
+static const uint8_t sbt_cm_known_tag[SBT_CM_MAX_TAG + 1] = {
+#define SBT_CM_X_KNOWN(t, n, w) [t] = 1,
+	SBT_CM_FIELD_LIST(SBT_CM_X_KNOWN)
+#undef SBT_CM_X_KNOWN
+};
+
+/* sbt_varint_get, with the unchecked fast path where 8 bytes are left
+ * (sbt_varint.h: the same value and length for every input). */
+static inline int sbt_cm_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	if (end - *p >= 8) {
+		size_t n = sbt_varint_peek8(*p, v);
+		if (n) {
+			*p += n;
+			return 0;
+		}
+	}
+	return sbt_varint_get(p, end, v);
+}
+
 sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 {
 	const uint8_t *end = p + len;
@@ -243,13 +266,13 @@ sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 		unsigned wire;
 		uint64_t tag;
 		const uint8_t *bytes = NULL;
-		if (sbt_varint_get(&p, end, &key))
+		if (sbt_cm_varint(&p, end, &key))
 			return SBT_ERR_CORRUPT;
 		wire = (unsigned)(key & 3);
 		tag = key >> 2;
 		if (wire > SBT_CM_WIRE_B || tag == 0)
 			return SBT_ERR_CORRUPT;
-		if (sbt_varint_get(&p, end, &v))
+		if (sbt_cm_varint(&p, end, &v))
 			return SBT_ERR_CORRUPT;
 		if (wire == SBT_CM_WIRE_B) {
 			if (v > (uint64_t)(end - p))
@@ -257,7 +280,7 @@ sbt_status sbt_cm_decode(const uint8_t *p, size_t len, sbt_cm_call *c)
 			bytes = p;
 			p += v;
 		}
-		if (tag > SBT_CM_MAX_TAG || !sbt_cm_field_name((unsigned)tag))
+		if (tag > SBT_CM_MAX_TAG || !sbt_cm_known_tag[tag])
 			continue; /* a newer field: skipped by its wire type */
 		if (seen[tag / 64] & (1ull << (tag % 64)))
 			return SBT_ERR_CORRUPT;
