@@ -293,6 +293,19 @@ rp_status rpvk_o_vkAllocateMemory(rpvk *r, void *args)
 	for (i = 0; i < RPVK_REQ_RECENT && i < r->nreqs; i++)
 		if (r->reqs[i].captured == cap_size && r->reqs[i].live > ai->allocationSize)
 			ai->allocationSize = r->reqs[i].live;
+	/* More than the whole heap cannot succeed here; refused before the
+	 * driver is asked (which may otherwise try for a long time: a
+	 * host-visible allocation is cleared by the replay). */
+	if (p->have_live && ai->memoryTypeIndex < p->live_mem.memoryTypeCount) {
+		const VkMemoryHeap *h =
+		    &p->live_mem.memoryHeaps[p->live_mem.memoryTypes[ai->memoryTypeIndex].heapIndex];
+		if (ai->allocationSize > h->size)
+			return rpvk_fail(r, RP_ERR_BACKEND,
+			                 "an allocation of %llu bytes is larger than the whole heap of its "
+			                 "memory type %u here (%llu bytes)",
+			                 (unsigned long long)ai->allocationSize, ai->memoryTypeIndex,
+			                 (unsigned long long)h->size);
+	}
 	a->ret = t->AllocateMemory(a->device, ai, NULL, a->pMemory);
 	rpvk_result(r, cap_ret, a->ret);
 	if (a->ret != VK_SUCCESS || cap_ret != VK_SUCCESS || !captured)
