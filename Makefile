@@ -50,7 +50,9 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -I. -I/usr/include/x86_64-linux-gnu $(if
                 $(if $(HAVE_PROTOBUF_C),-DTS_HAVE_PROTOBUF_C=1)
 CFLAGS_ALL := $(WARN) $(CFLAGS) $(SAN) -fPIC -pthread $(CPPFLAGS_ALL) -MMD -MP
 LDLIBS_BASE := -llz4 -lxxhash -lunwind -ldl -lpthread -lm
-LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb -lpng
+# (SPIRV-Tools: the replayer validates shader modules; a static C++
+# library, hence libstdc++)
+LDLIBS_ALL := $(LDLIBS_BASE) -lvulkan -lxcb -lpng -lSPIRV-Tools -lstdc++
 LDFLAGS_ALL := $(SAN) -pthread -Wl,--as-needed $(LDFLAGS)
 
 SBT_SRC  := $(wildcard serializer/*.c serializer/generated/*.c)

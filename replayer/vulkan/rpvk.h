@@ -340,6 +340,9 @@ void rpvk_sync_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 /* Before a call with its rpvk_cmds flags: RP_ERR_TRACE (diag set) when the
  * command buffer state it needs is not there. */
 rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const void *args);
+/* rpvk_spirv.c: a shader module's code checked by SPIRV-Tools' validator
+ * (refused with the validator's message when it is not valid SPIR-V). */
+rp_status rpvk_spirv_check(rpvk *r, const VkShaderModuleCreateInfo *ci);
 /* After a call: the state it changed. */
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args);
 void rpvk_state_clear(rpvk *r);

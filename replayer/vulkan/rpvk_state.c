@@ -297,6 +297,10 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	if (flags & RPVK_F_CMD)
 		return rpvk_state_cmd(r, cmd, flags, args);
 	switch (cmd) {
+	case SBT_VK_CMD_vkCreateShaderModule: {
+		const sbt_vk_args_vkCreateShaderModule *a = args;
+		return rpvk_spirv_check(r, a->pCreateInfo);
+	}
 	case SBT_VK_CMD_vkGetDeviceQueue: {
 		const sbt_vk_args_vkGetDeviceQueue *a = args;
 		if (!rpvk_queue_created(r, a->device, a->queueFamilyIndex, a->queueIndex))

@@ -25,7 +25,7 @@
 #define TRP_SIZE 4096u
 #define TRP_HALF 2048u
 
-enum { TRP_PLAIN = 0, TRP_ALTER = 1, TRP_BAD_HANDLE = 2, TRP_PRESENT = 3 };
+enum { TRP_PLAIN = 0, TRP_ALTER = 1, TRP_BAD_HANDLE = 2, TRP_PRESENT = 3, TRP_BAD_SPIRV = 4 };
 
 #define TRP_W 64u
 #define TRP_H 48u
@@ -373,6 +373,15 @@ static int trp_capture(const char *path, int variant)
 		VkBuffer bogus = (VkBuffer)(uintptr_t)0xdead0000beefull;
 		TRP_REC(&t, vkDestroyBuffer, dev, bogus, NULL);
 	}
+	if (variant == TRP_BAD_SPIRV) {
+		/* the SPIR-V magic and header, then an instruction whose word
+		 * count runs past the end: never passed to the driver here */
+		static const uint32_t code[8] = { 0x07230203, 0x00010000, 0, 8, 0, 0x00ff0011, 1, 0 };
+		VkShaderModuleCreateInfo smci = { VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+			                              sizeof(code), code };
+		VkShaderModule sm = (VkShaderModule)(uintptr_t)0x5a5a0001ull;
+		TRP_REC(&t, vkCreateShaderModule, dev, &smci, NULL, &sm, VK_SUCCESS);
+	}
 	TRP_REC(&t, vkDestroyFence, dev, fence, NULL);
 	vkDestroyFence(dev, fence, NULL);
 	TRP_REC(&t, vkDestroyCommandPool, dev, pool, NULL);
@@ -469,6 +478,7 @@ const char *__asan_default_options(void)
 int main(void)
 {
 	char p_plain[512], p_alter[512], p_bad[512], p_err[512], p_pres[512], p_dir[600];
+	char p_spv[512];
 	char *err;
 	int code;
 
@@ -480,6 +490,8 @@ int main(void)
 	TST_REQUIRE(trp_capture(p_plain, TRP_PLAIN) == 0);
 	TST_REQUIRE(trp_capture(p_alter, TRP_ALTER) == 0);
 	TST_REQUIRE(trp_capture(p_bad, TRP_BAD_HANDLE) == 0);
+	snprintf(p_spv, sizeof(p_spv), "%s", tst_path("spirv.sbt"));
+	TST_REQUIRE(trp_capture(p_spv, TRP_BAD_SPIRV) == 0);
 	snprintf(p_pres, sizeof(p_pres), "%s", tst_path("present.sbt"));
 	TST_REQUIRE(trp_capture(p_pres, TRP_PRESENT) == 0);
 	snprintf(p_dir, sizeof(p_dir), "%s", tst_tmpdir());
@@ -522,6 +534,19 @@ int main(void)
 		TST_CHECK(strstr(err, "unknown VkBuffer 0xdead0000beef") != NULL);
 		if (!strstr(err, "unknown VkBuffer 0xdead0000beef"))
 			fprintf(stderr, "bad-handle replay said:\n%s\n", err);
+		free(err);
+	}
+	{
+		/* malformed SPIR-V stops the replay before the driver sees it */
+		char *argv[] = {"tsreplay", "-q", p_spv, NULL};
+		code = trp_replay(p_err, 3, argv);
+		err = trp_text(p_err);
+		TST_CHECK_EQ_U64(code, 1);
+		TST_REQUIRE(err != NULL);
+		TST_CHECK(strstr(err, "vkCreateShaderModule: the shader module is not valid SPIR-V "
+		                      "(32 bytes; SPIRV-Tools: ") != NULL);
+		if (code != 1 || !strstr(err, "not valid SPIR-V"))
+			fprintf(stderr, "bad SPIR-V replay said:\n%s\n", err);
 		free(err);
 	}
 	{
