@@ -415,6 +415,7 @@ static void emu_node_init(emu_builder *b, emu_node *n, unsigned kind, uint32_t n
 	memset(n, 0, sizeof(*n));
 	n->seq = b->rec->seq;
 	n->issue_ns = b->rec->time_ns;
+	n->tid = b->rec->thread;
 	n->stack_id = b->rec->stack_id;
 	n->kind = (uint8_t)kind;
 	n->name = name;
@@ -657,6 +658,7 @@ int emu_graph_launch(emu_builder *b, uint32_t s, const sbt_cm_call *c)
 
 		n.seq = b->rec->seq;
 		n.issue_ns = b->rec->time_ns;
+		n.tid = b->rec->thread;
 		n.step = step;
 		n.stream = s;
 		n.ipred_first = (uint32_t)g->ipreds.n;

@@ -52,6 +52,7 @@ typedef struct emu_dep {
 typedef struct emu_node {
 	uint64_t seq;          /* of the record that issued it (the graph launch's for graph nodes) */
 	uint64_t issue_ns;
+	uint64_t tid;          /* the host thread that issued it (the record's) */
 	uint64_t bytes;
 	uint64_t cost_ns;      /* from the cost model, set by emu_schedule */
 	uint64_t start_ns, end_ns;

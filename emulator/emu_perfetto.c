@@ -27,6 +27,9 @@
 #define EMU_UUID_TRACK(t) ((UINT64_C(2) << 32) | (uint64_t)(t))
 #define EMU_UUID_MEM_DEVICE ((UINT64_C(3) << 32) | 1)
 #define EMU_UUID_MEM_HOST ((UINT64_C(3) << 32) | 2)
+#define EMU_UUID_HOST ((UINT64_C(4) << 32) | 1)           /* the captured process */
+#define EMU_UUID_THREAD(k) ((UINT64_C(5) << 32) | (uint64_t)(k)) /* its k-th thread */
+#define EMU_PF_HOST_PID 1000000 /* the host process's track: apart from the GPUs' */
 #define EMU_PF_SEQ 1u
 
 typedef struct emu_pf {
@@ -93,6 +96,64 @@ static void emu_pf_track(emu_pf *w, uint64_t uuid, uint64_t parent, const char *
 	emu_pf_put(w, &p);
 }
 
+/* A host thread's track, under the host process's. */
+static void emu_pf_thread_track(emu_pf *w, uint64_t uuid, uint64_t tid)
+{
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	char name[48];
+
+	snprintf(name, sizeof(name), "host thread %llu", (unsigned long long)tid);
+	td.has_uuid = 1;
+	td.uuid = uuid;
+	td.has_parent_uuid = 1;
+	td.parent_uuid = EMU_UUID_HOST;
+	th.has_pid = 1;
+	th.pid = EMU_PF_HOST_PID;
+	th.has_tid = 1;
+	th.tid = (int32_t)(tid & 0x7fffffff);
+	th.thread_name = name;
+	td.thread = &th;
+	p.track_descriptor = &td;
+	emu_pf_put(w, &p);
+}
+
+/* The host threads that issued work, in order of first appearance. */
+static uint64_t *emu_pf_threads(const emu_graph *g, size_t *n_out)
+{
+	uint64_t *t = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		uint64_t tid = g->nodes.v[i].tid;
+		size_t k;
+		for (k = 0; k < n && t[k] != tid; k++)
+			;
+		if (k < n)
+			continue;
+		if (n == cap) {
+			uint64_t *nt = realloc(t, (cap ? 2 * cap : 8) * sizeof(*t));
+			if (!nt) {
+				free(t);
+				return NULL;
+			}
+			t = nt;
+			cap = cap ? 2 * cap : 8;
+		}
+		t[n++] = tid;
+	}
+	*n_out = n;
+	return t ? t : calloc(1, sizeof(*t));
+}
+
+static size_t emu_pf_thread_index(const uint64_t *t, size_t n, uint64_t tid)
+{
+	size_t k;
+	for (k = 0; k < n && t[k] != tid; k++)
+		;
+	return k;
+}
+
 /* One timeline event: a slice begins or ends, or a counter changes. */
 typedef struct emu_pf_ev {
 	uint64_t ts;
@@ -111,7 +172,7 @@ static int emu_pf_ev_cmp(const void *x, const void *y)
 	return a->what < b->what ? -1 : a->what > b->what;
 }
 
-enum { EMU_PF_END, EMU_PF_BEGIN, EMU_PF_END0, EMU_PF_COUNTER };
+enum { EMU_PF_END, EMU_PF_BEGIN, EMU_PF_END0, EMU_PF_COUNTER, EMU_PF_HOST };
 
 /* The host call stack of node n as one line (symbols, innermost first). */
 static char *emu_pf_stack(const emu_graph *g, const emu_node *n)
@@ -155,6 +216,8 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 	int64_t dev = 0, host = 0;
 	emu_status st = EMU_ERR_NOMEM;
 	char lbl[96], name[140];
+	uint64_t *threads = NULL;
+	size_t nthreads = 0;
 
 	if (!g || !f)
 		return EMU_ERR_ARG;
@@ -229,7 +292,28 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 			             name, 0, 0);
 		}
 
-	ev = malloc((2 * nn + g->mem.n + 1) * sizeof(*ev));
+	/* the host: the captured process and each thread that issued work,
+	 * its calls as instants at their capture times */
+	threads = emu_pf_threads(g, &nthreads);
+	if (!threads)
+		goto out;
+	{
+		Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+		Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+		Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+		td.has_uuid = 1;
+		td.uuid = EMU_UUID_HOST;
+		pd.has_pid = 1;
+		pd.pid = EMU_PF_HOST_PID;
+		pd.process_name = "host (the captured process)";
+		td.process = &pd;
+		p.track_descriptor = &td;
+		emu_pf_put(&w, &p);
+	}
+	for (size_t k = 0; k < nthreads; k++)
+		emu_pf_thread_track(&w, EMU_UUID_THREAD(k), threads[k]);
+
+	ev = malloc((3 * nn + g->mem.n + 1) * sizeof(*ev));
 	if (!ev)
 		goto out;
 	for (size_t i = 0; i < nn; i++) {
@@ -239,6 +323,10 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 
 		ev[nev++] = b;
 		ev[nev++] = e;
+		if (n->issue_ns >= g->first_ns) {
+			emu_pf_ev h = { n->issue_ns - g->first_ns, EMU_PF_HOST, (uint32_t)i };
+			ev[nev++] = h;
+		}
 	}
 	for (size_t i = 0; i < g->mem.n; i++) {
 		emu_pf_ev c = { emu_time_of_seq(g, g->mem.v[i].seq), EMU_PF_COUNTER, (uint32_t)i };
@@ -264,6 +352,21 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 			te.track_uuid = m->host_delta ? EMU_UUID_MEM_HOST : EMU_UUID_MEM_DEVICE;
 			te.has_counter_value = 1;
 			te.counter_value = m->host_delta ? host : dev;
+			emu_pf_put(&w, &p);
+			continue;
+		}
+		if (ev[i].order == EMU_PF_HOST) {
+			const emu_node *n = &g->nodes.v[ev[i].what];
+			Perfetto__Protos__DebugAnnotation a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
+			Perfetto__Protos__DebugAnnotation *ap = &a;
+			te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+			te.track_uuid = EMU_UUID_THREAD(emu_pf_thread_index(threads, nthreads, n->tid));
+			te.name = (char *)emu_node_name(g, n);
+			a.name = "seq";
+			a.has_uint_value = 1;
+			a.uint_value = n->seq;
+			te.n_debug_annotations = 1;
+			te.debug_annotations = &ap;
 			emu_pf_put(&w, &p);
 			continue;
 		}
@@ -321,6 +424,7 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 		st = EMU_ERR_IO;
 out:
 	emu_lanes_free(&l);
+	free(threads);
 	free(ev);
 	free(fo_first);
 	free(fi_first);

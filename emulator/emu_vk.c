@@ -348,6 +348,7 @@ static int emu_vk_batch(emu_vk_builder *b, uint32_t qi, const emu_vk_wait *waits
 			memset(&vn, 0, sizeof(vn));
 			n.seq = it->seq;
 			n.issue_ns = b->rec->time_ns;
+			n.tid = b->rec->thread;
 			n.bytes = it->bytes;
 			n.step = step;
 			n.stream = q->stream;

@@ -78,13 +78,16 @@ pfpy='import re,sys; t=open(sys.argv[1]).read(); P=t.split("packet {")[1:]; g=la
 if command -v protoc >/dev/null 2>&1 && "$X" -f perfetto -o "$T/probe.pt" "$T/fork.sbt" 2>/dev/null; then
 	pf "$T/fork.sbt" fork
 	# two stream tracks (+ the device and two memory counters); four slices;
-	# two flows out of K1 and K2, ending on K2 and K4
+	# two flows out of K1 and K2, ending on K2 and K4; the host thread that
+	# issued them with one instant per slice, named alike
 	python3 -c "$pfpy
 streams=[n for n in D.values() if n and n.startswith('\"stream')]; assert len(streams)==2, D
 B=[e for e in E if e[1]=='TYPE_SLICE_BEGIN']; assert len(B)==4 and len([e for e in E if e[1]=='TYPE_SLICE_END'])==4, E
 assert sum(e[2] for e in B)==2 and sum(e[3] for e in B)==2, B
 assert sorted(e[4] for e in B if e[3])==['\"K2\"','\"K4\"'], B
-C=[e for e in E if e[1]=='TYPE_COUNTER']; assert C, E" "$T/fork.txt" || fail "fork.perfetto-trace: $(head -c 3000 "$T/fork.txt")"
+C=[e for e in E if e[1]=='TYPE_COUNTER']; assert C, E
+I=[e for e in E if e[1]=='TYPE_INSTANT']; assert len(I)==4 and sorted(e[4] for e in I)==sorted(e[4] for e in B), I
+H=re.findall(r'thread_name: \"host thread [0-9]+\"', t); assert len(H)>=1 and all(e[0] in D for e in I), (H, D)" "$T/fork.txt" || fail "fork.perfetto-trace: $(head -c 3000 "$T/fork.txt")"
 	pf "$T/graph.sbt" graph
 	# the overlap lane holds one branch of each launch
 	python3 -c "$pfpy
