@@ -32,12 +32,82 @@
 #define EMU_PF_HOST_PID 1000000 /* the host process's track: apart from the GPUs' */
 #define EMU_PF_SEQ 1u
 
+/*
+ * Interning (Perfetto's InternedData): an event's name, its category and
+ * its debug annotations' names are sent once, as an (iid, string) pair in
+ * the packet that first uses them, and by iid after.  The packets form one
+ * sequence (trusted_packet_sequence_id 1) whose first packet clears the
+ * incremental state (SEQ_INCREMENTAL_STATE_CLEARED) and whose packets that
+ * use iids say they need it (SEQ_NEEDS_INCREMENTAL_STATE).  Strings are
+ * told apart by content (a table keyed by FNV-1a).
+ */
+enum { EMU_PF_SEQ_CLEARED = 1, EMU_PF_SEQ_NEEDS_STATE = 2 };
+
+typedef struct emu_pf_intern {
+	const char **key;
+	uint64_t *iid;
+	size_t cap, n;
+} emu_pf_intern;
+
 typedef struct emu_pf {
 	FILE *f;
 	uint8_t *buf;
 	size_t cap;
 	int err;
+	int started;                  /* a packet was written (the first clears state) */
+	emu_pf_intern names, cats, annos;
 } emu_pf;
+
+static uint64_t emu_pf_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+/* s's iid in t (from 1); *fresh set when s is new.  0 when out of memory. */
+static uint64_t emu_pf_iid(emu_pf_intern *t, const char *s, int *fresh)
+{
+	size_t i;
+	*fresh = 0;
+	if (2 * (t->n + 1) > t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 64;
+		const char **nk = calloc(ncap, sizeof(*nk));
+		uint64_t *ni = calloc(ncap, sizeof(*ni));
+		if (!nk || !ni) {
+			free(nk);
+			free(ni);
+			return 0;
+		}
+		for (i = 0; i < t->cap; i++)
+			if (t->key[i]) {
+				size_t j = (size_t)emu_pf_hash(t->key[i]) & (ncap - 1);
+				while (nk[j])
+					j = (j + 1) & (ncap - 1);
+				nk[j] = t->key[i];
+				ni[j] = t->iid[i];
+			}
+		free(t->key);
+		free(t->iid);
+		t->key = nk;
+		t->iid = ni;
+		t->cap = ncap;
+	}
+	for (i = (size_t)emu_pf_hash(s) & (t->cap - 1); t->key[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->key[i], s) == 0)
+			return t->iid[i];
+	t->key[i] = s;
+	t->iid[i] = ++t->n;
+	*fresh = 1;
+	return t->iid[i];
+}
+
+static void emu_pf_intern_free(emu_pf_intern *t)
+{
+	free(t->key);
+	free(t->iid);
+}
 
 static void emu_pf_put(emu_pf *w, Perfetto__Protos__TracePacket *p)
 {
@@ -47,6 +117,11 @@ static void emu_pf_put(emu_pf *w, Perfetto__Protos__TracePacket *p)
 
 	p->has_trusted_packet_sequence_id = 1;
 	p->trusted_packet_sequence_id = EMU_PF_SEQ;
+	if (!w->started) {
+		p->has_sequence_flags = 1;
+		p->sequence_flags |= EMU_PF_SEQ_CLEARED;
+		w->started = 1;
+	}
 	len = perfetto__protos__trace_packet__get_packed_size(p);
 	if (len > w->cap) {
 		uint8_t *nb = realloc(w->buf, len * 2);
@@ -94,6 +169,103 @@ static void emu_pf_track(emu_pf *w, uint64_t uuid, uint64_t parent, const char *
 	}
 	p.track_descriptor = &td;
 	emu_pf_put(w, &p);
+}
+
+/* The interned entries a packet brings (at most one name, one category
+ * and EMU_PF_ANNOS annotation names), and the iids it uses. */
+#define EMU_PF_ANNOS 5
+typedef struct emu_pf_new {
+	Perfetto__Protos__InternedData id;
+	Perfetto__Protos__EventName en;
+	Perfetto__Protos__EventName *enp;
+	Perfetto__Protos__EventCategory ec;
+	Perfetto__Protos__EventCategory *ecp;
+	Perfetto__Protos__DebugAnnotationName dn[EMU_PF_ANNOS];
+	Perfetto__Protos__DebugAnnotationName *dnp[EMU_PF_ANNOS];
+	uint64_t cat_iid;
+} emu_pf_new;
+
+static void emu_pf_new_init(emu_pf_new *nw)
+{
+	Perfetto__Protos__InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	Perfetto__Protos__EventName en = PERFETTO__PROTOS__EVENT_NAME__INIT;
+	Perfetto__Protos__EventCategory ec = PERFETTO__PROTOS__EVENT_CATEGORY__INIT;
+	nw->id = id;
+	nw->en = en;
+	nw->ec = ec;
+	nw->enp = &nw->en;
+	nw->ecp = &nw->ec;
+	for (int i = 0; i < EMU_PF_ANNOS; i++) {
+		Perfetto__Protos__DebugAnnotationName dn = PERFETTO__PROTOS__DEBUG_ANNOTATION_NAME__INIT;
+		nw->dn[i] = dn;
+		nw->dnp[i] = &nw->dn[i];
+	}
+}
+
+/* The event's name (and category, when cat) by iid into te, what is new
+ * into nw; 0, or -1 out of memory. */
+static int emu_pf_event_names(emu_pf *w, emu_pf_new *nw, Perfetto__Protos__TrackEvent *te,
+                              const char *name, const char *cat)
+{
+	int fresh;
+	uint64_t iid = emu_pf_iid(&w->names, name, &fresh);
+	if (!iid)
+		return -1;
+	te->has_name_iid = 1;
+	te->name_iid = iid;
+	if (fresh) {
+		nw->en.has_iid = 1;
+		nw->en.iid = iid;
+		nw->en.name = (char *)name;
+		nw->id.n_event_names = 1;
+		nw->id.event_names = &nw->enp;
+	}
+	if (!cat)
+		return 0;
+	iid = emu_pf_iid(&w->cats, cat, &fresh);
+	if (!iid)
+		return -1;
+	nw->cat_iid = iid;
+	te->n_category_iids = 1;
+	te->category_iids = &nw->cat_iid;
+	if (fresh) {
+		nw->ec.has_iid = 1;
+		nw->ec.iid = iid;
+		nw->ec.name = (char *)cat;
+		nw->id.n_event_categories = 1;
+		nw->id.event_categories = &nw->ecp;
+	}
+	return 0;
+}
+
+/* Debug annotation a's name by iid; what is new into nw.  0 or -1. */
+static int emu_pf_anno_name(emu_pf *w, emu_pf_new *nw, Perfetto__Protos__DebugAnnotation *a,
+                            const char *name)
+{
+	int fresh;
+	uint64_t iid = emu_pf_iid(&w->annos, name, &fresh);
+	if (!iid)
+		return -1;
+	a->name = NULL;
+	a->has_name_iid = 1;
+	a->name_iid = iid;
+	if (fresh && nw->id.n_debug_annotation_names < EMU_PF_ANNOS) {
+		Perfetto__Protos__DebugAnnotationName *d = &nw->dn[nw->id.n_debug_annotation_names++];
+		d->has_iid = 1;
+		d->iid = iid;
+		d->name = (char *)name;
+		nw->id.debug_annotation_names = nw->dnp;
+	}
+	return 0;
+}
+
+/* Attach nw to p when it holds entries; p then needs the sequence's state. */
+static void emu_pf_new_attach(Perfetto__Protos__TracePacket *p, emu_pf_new *nw)
+{
+	if (nw->id.n_event_names || nw->id.n_event_categories || nw->id.n_debug_annotation_names)
+		p->interned_data = &nw->id;
+	p->has_sequence_flags = 1;
+	p->sequence_flags |= EMU_PF_SEQ_NEEDS_STATE;
 }
 
 /* A host thread's track, under the host process's. */
@@ -207,7 +379,7 @@ static char *emu_pf_stack(const emu_graph *g, const emu_node *n)
 
 emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 {
-	emu_pf w = { f, NULL, 0, 0 };
+	emu_pf w = { .f = f };
 	emu_lanes l = { 0 };
 	emu_pf_ev *ev = NULL;
 	uint32_t *fo_first = NULL, *fi_first = NULL;
@@ -359,14 +531,20 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 			const emu_node *n = &g->nodes.v[ev[i].what];
 			Perfetto__Protos__DebugAnnotation a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
 			Perfetto__Protos__DebugAnnotation *ap = &a;
+			emu_pf_new nw;
+			emu_pf_new_init(&nw);
 			te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
 			te.track_uuid = EMU_UUID_THREAD(emu_pf_thread_index(threads, nthreads, n->tid));
-			te.name = (char *)emu_node_name(g, n);
-			a.name = "seq";
+			if (emu_pf_event_names(&w, &nw, &te, emu_node_name(g, n), NULL) != 0 ||
+			    emu_pf_anno_name(&w, &nw, &a, "seq") != 0) {
+				w.err = 1;
+				break;
+			}
 			a.has_uint_value = 1;
 			a.uint_value = n->seq;
 			te.n_debug_annotations = 1;
 			te.debug_annotations = &ap;
+			emu_pf_new_attach(&p, &nw);
 			emu_pf_put(&w, &p);
 			continue;
 		}
@@ -380,6 +558,7 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 			};
 			Perfetto__Protos__DebugAnnotation *ap[5] = { &a[0], &a[1], &a[2], &a[3], &a[4] };
 			char *cat = (char *)emu_kind_name(n->kind), *stack = NULL;
+			emu_pf_new nw;
 
 			te.track_uuid = EMU_UUID_TRACK(emu_track(&l, n, id));
 			if (ev[i].order != EMU_PF_BEGIN) {
@@ -388,9 +567,11 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 				continue;
 			}
 			te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-			te.name = (char *)emu_node_name(g, n);
-			te.n_categories = 1;
-			te.categories = &cat;
+			emu_pf_new_init(&nw);
+			if (emu_pf_event_names(&w, &nw, &te, emu_node_name(g, n), cat) != 0) {
+				w.err = 1;
+				break;
+			}
 			a[0].name = "seq";
 			a[0].has_uint_value = 1;
 			a[0].uint_value = n->seq;
@@ -410,7 +591,11 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 				a[4].string_value = stack;
 				te.n_debug_annotations = 5;
 			}
+			for (size_t k = 0; k < te.n_debug_annotations; k++)
+				if (emu_pf_anno_name(&w, &nw, &a[k], a[k].name) != 0)
+					w.err = 1;
 			te.debug_annotations = ap;
+			emu_pf_new_attach(&p, &nw);
 			te.n_flow_ids = fo_first[id + 1] - fo_first[id];
 			te.flow_ids = fo + fo_first[id];
 			te.n_terminating_flow_ids = fi_first[id + 1] - fi_first[id];
@@ -423,6 +608,9 @@ emu_status emu_export_perfetto(const emu_graph *g, FILE *f)
 	if (st == EMU_OK && ferror(f))
 		st = EMU_ERR_IO;
 out:
+	emu_pf_intern_free(&w.names);
+	emu_pf_intern_free(&w.cats);
+	emu_pf_intern_free(&w.annos);
 	emu_lanes_free(&l);
 	free(threads);
 	free(ev);

@@ -322,6 +322,186 @@ void   perfetto__protos__debug_annotation__free_unpacked
   assert(message->base.descriptor == &perfetto__protos__debug_annotation__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   perfetto__protos__debug_annotation_name__init
+                     (Perfetto__Protos__DebugAnnotationName         *message)
+{
+  static const Perfetto__Protos__DebugAnnotationName init_value = PERFETTO__PROTOS__DEBUG_ANNOTATION_NAME__INIT;
+  *message = init_value;
+}
+size_t perfetto__protos__debug_annotation_name__get_packed_size
+                     (const Perfetto__Protos__DebugAnnotationName *message)
+{
+  assert(message->base.descriptor == &perfetto__protos__debug_annotation_name__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t perfetto__protos__debug_annotation_name__pack
+                     (const Perfetto__Protos__DebugAnnotationName *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &perfetto__protos__debug_annotation_name__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t perfetto__protos__debug_annotation_name__pack_to_buffer
+                     (const Perfetto__Protos__DebugAnnotationName *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &perfetto__protos__debug_annotation_name__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Perfetto__Protos__DebugAnnotationName *
+       perfetto__protos__debug_annotation_name__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Perfetto__Protos__DebugAnnotationName *)
+     protobuf_c_message_unpack (&perfetto__protos__debug_annotation_name__descriptor,
+                                allocator, len, data);
+}
+void   perfetto__protos__debug_annotation_name__free_unpacked
+                     (Perfetto__Protos__DebugAnnotationName *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &perfetto__protos__debug_annotation_name__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   perfetto__protos__event_category__init
+                     (Perfetto__Protos__EventCategory         *message)
+{
+  static const Perfetto__Protos__EventCategory init_value = PERFETTO__PROTOS__EVENT_CATEGORY__INIT;
+  *message = init_value;
+}
+size_t perfetto__protos__event_category__get_packed_size
+                     (const Perfetto__Protos__EventCategory *message)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_category__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t perfetto__protos__event_category__pack
+                     (const Perfetto__Protos__EventCategory *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_category__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t perfetto__protos__event_category__pack_to_buffer
+                     (const Perfetto__Protos__EventCategory *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_category__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Perfetto__Protos__EventCategory *
+       perfetto__protos__event_category__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Perfetto__Protos__EventCategory *)
+     protobuf_c_message_unpack (&perfetto__protos__event_category__descriptor,
+                                allocator, len, data);
+}
+void   perfetto__protos__event_category__free_unpacked
+                     (Perfetto__Protos__EventCategory *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &perfetto__protos__event_category__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   perfetto__protos__event_name__init
+                     (Perfetto__Protos__EventName         *message)
+{
+  static const Perfetto__Protos__EventName init_value = PERFETTO__PROTOS__EVENT_NAME__INIT;
+  *message = init_value;
+}
+size_t perfetto__protos__event_name__get_packed_size
+                     (const Perfetto__Protos__EventName *message)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_name__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t perfetto__protos__event_name__pack
+                     (const Perfetto__Protos__EventName *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_name__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t perfetto__protos__event_name__pack_to_buffer
+                     (const Perfetto__Protos__EventName *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &perfetto__protos__event_name__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Perfetto__Protos__EventName *
+       perfetto__protos__event_name__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Perfetto__Protos__EventName *)
+     protobuf_c_message_unpack (&perfetto__protos__event_name__descriptor,
+                                allocator, len, data);
+}
+void   perfetto__protos__event_name__free_unpacked
+                     (Perfetto__Protos__EventName *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &perfetto__protos__event_name__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   perfetto__protos__interned_data__init
+                     (Perfetto__Protos__InternedData         *message)
+{
+  static const Perfetto__Protos__InternedData init_value = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+  *message = init_value;
+}
+size_t perfetto__protos__interned_data__get_packed_size
+                     (const Perfetto__Protos__InternedData *message)
+{
+  assert(message->base.descriptor == &perfetto__protos__interned_data__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t perfetto__protos__interned_data__pack
+                     (const Perfetto__Protos__InternedData *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &perfetto__protos__interned_data__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t perfetto__protos__interned_data__pack_to_buffer
+                     (const Perfetto__Protos__InternedData *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &perfetto__protos__interned_data__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Perfetto__Protos__InternedData *
+       perfetto__protos__interned_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Perfetto__Protos__InternedData *)
+     protobuf_c_message_unpack (&perfetto__protos__interned_data__descriptor,
+                                allocator, len, data);
+}
+void   perfetto__protos__interned_data__free_unpacked
+                     (Perfetto__Protos__InternedData *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &perfetto__protos__interned_data__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   perfetto__protos__track_event__init
                      (Perfetto__Protos__TrackEvent         *message)
 {
@@ -405,7 +585,7 @@ const ProtobufCMessageDescriptor perfetto__protos__trace__descriptor =
   (ProtobufCMessageInit) perfetto__protos__trace__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_descriptors[5] =
+static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_descriptors[6] =
 {
   {
     "timestamp",
@@ -444,6 +624,18 @@ static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_desc
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "interned_data",
+    12,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Perfetto__Protos__TracePacket, interned_data),
+    &perfetto__protos__interned_data__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "sequence_flags",
     13,
     PROTOBUF_C_LABEL_OPTIONAL,
@@ -469,19 +661,19 @@ static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_desc
   },
 };
 static const unsigned perfetto__protos__trace_packet__field_indices_by_name[] = {
-  3,   /* field[3] = sequence_flags */
+  3,   /* field[3] = interned_data */
+  4,   /* field[4] = sequence_flags */
   0,   /* field[0] = timestamp */
-  4,   /* field[4] = track_descriptor */
+  5,   /* field[5] = track_descriptor */
   2,   /* field[2] = track_event */
   1,   /* field[1] = trusted_packet_sequence_id */
 };
-static const ProtobufCIntRange perfetto__protos__trace_packet__number_ranges[4 + 1] =
+static const ProtobufCIntRange perfetto__protos__trace_packet__number_ranges[3 + 1] =
 {
   { 8, 0 },
   { 10, 1 },
-  { 13, 3 },
-  { 60, 4 },
-  { 0, 5 }
+  { 60, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor perfetto__protos__trace_packet__descriptor =
 {
@@ -491,10 +683,10 @@ const ProtobufCMessageDescriptor perfetto__protos__trace_packet__descriptor =
   "Perfetto__Protos__TracePacket",
   "perfetto.protos",
   sizeof(Perfetto__Protos__TracePacket),
-  5,
+  6,
   perfetto__protos__trace_packet__field_descriptors,
   perfetto__protos__trace_packet__field_indices_by_name,
-  4,  perfetto__protos__trace_packet__number_ranges,
+  3,  perfetto__protos__trace_packet__number_ranges,
   (ProtobufCMessageInit) perfetto__protos__trace_packet__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -789,8 +981,20 @@ const ProtobufCMessageDescriptor perfetto__protos__counter_descriptor__descripto
   (ProtobufCMessageInit) perfetto__protos__counter_descriptor__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor perfetto__protos__debug_annotation__field_descriptors[3] =
+static const ProtobufCFieldDescriptor perfetto__protos__debug_annotation__field_descriptors[4] =
 {
+  {
+    "name_iid",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__DebugAnnotation, has_name_iid),
+    offsetof(Perfetto__Protos__DebugAnnotation, name_iid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
   {
     "uint_value",
     3,
@@ -829,16 +1033,18 @@ static const ProtobufCFieldDescriptor perfetto__protos__debug_annotation__field_
   },
 };
 static const unsigned perfetto__protos__debug_annotation__field_indices_by_name[] = {
-  2,   /* field[2] = name */
-  1,   /* field[1] = string_value */
-  0,   /* field[0] = uint_value */
+  3,   /* field[3] = name */
+  0,   /* field[0] = name_iid */
+  2,   /* field[2] = string_value */
+  1,   /* field[1] = uint_value */
 };
-static const ProtobufCIntRange perfetto__protos__debug_annotation__number_ranges[3 + 1] =
+static const ProtobufCIntRange perfetto__protos__debug_annotation__number_ranges[4 + 1] =
 {
-  { 3, 0 },
-  { 6, 1 },
-  { 10, 2 },
-  { 0, 3 }
+  { 1, 0 },
+  { 3, 1 },
+  { 6, 2 },
+  { 10, 3 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor perfetto__protos__debug_annotation__descriptor =
 {
@@ -848,11 +1054,228 @@ const ProtobufCMessageDescriptor perfetto__protos__debug_annotation__descriptor 
   "Perfetto__Protos__DebugAnnotation",
   "perfetto.protos",
   sizeof(Perfetto__Protos__DebugAnnotation),
-  3,
+  4,
   perfetto__protos__debug_annotation__field_descriptors,
   perfetto__protos__debug_annotation__field_indices_by_name,
-  3,  perfetto__protos__debug_annotation__number_ranges,
+  4,  perfetto__protos__debug_annotation__number_ranges,
   (ProtobufCMessageInit) perfetto__protos__debug_annotation__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor perfetto__protos__debug_annotation_name__field_descriptors[2] =
+{
+  {
+    "iid",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__DebugAnnotationName, has_iid),
+    offsetof(Perfetto__Protos__DebugAnnotationName, iid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Perfetto__Protos__DebugAnnotationName, name),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned perfetto__protos__debug_annotation_name__field_indices_by_name[] = {
+  0,   /* field[0] = iid */
+  1,   /* field[1] = name */
+};
+static const ProtobufCIntRange perfetto__protos__debug_annotation_name__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor perfetto__protos__debug_annotation_name__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "perfetto.protos.DebugAnnotationName",
+  "DebugAnnotationName",
+  "Perfetto__Protos__DebugAnnotationName",
+  "perfetto.protos",
+  sizeof(Perfetto__Protos__DebugAnnotationName),
+  2,
+  perfetto__protos__debug_annotation_name__field_descriptors,
+  perfetto__protos__debug_annotation_name__field_indices_by_name,
+  1,  perfetto__protos__debug_annotation_name__number_ranges,
+  (ProtobufCMessageInit) perfetto__protos__debug_annotation_name__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor perfetto__protos__event_category__field_descriptors[2] =
+{
+  {
+    "iid",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__EventCategory, has_iid),
+    offsetof(Perfetto__Protos__EventCategory, iid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Perfetto__Protos__EventCategory, name),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned perfetto__protos__event_category__field_indices_by_name[] = {
+  0,   /* field[0] = iid */
+  1,   /* field[1] = name */
+};
+static const ProtobufCIntRange perfetto__protos__event_category__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor perfetto__protos__event_category__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "perfetto.protos.EventCategory",
+  "EventCategory",
+  "Perfetto__Protos__EventCategory",
+  "perfetto.protos",
+  sizeof(Perfetto__Protos__EventCategory),
+  2,
+  perfetto__protos__event_category__field_descriptors,
+  perfetto__protos__event_category__field_indices_by_name,
+  1,  perfetto__protos__event_category__number_ranges,
+  (ProtobufCMessageInit) perfetto__protos__event_category__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor perfetto__protos__event_name__field_descriptors[2] =
+{
+  {
+    "iid",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__EventName, has_iid),
+    offsetof(Perfetto__Protos__EventName, iid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Perfetto__Protos__EventName, name),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned perfetto__protos__event_name__field_indices_by_name[] = {
+  0,   /* field[0] = iid */
+  1,   /* field[1] = name */
+};
+static const ProtobufCIntRange perfetto__protos__event_name__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor perfetto__protos__event_name__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "perfetto.protos.EventName",
+  "EventName",
+  "Perfetto__Protos__EventName",
+  "perfetto.protos",
+  sizeof(Perfetto__Protos__EventName),
+  2,
+  perfetto__protos__event_name__field_descriptors,
+  perfetto__protos__event_name__field_indices_by_name,
+  1,  perfetto__protos__event_name__number_ranges,
+  (ProtobufCMessageInit) perfetto__protos__event_name__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor perfetto__protos__interned_data__field_descriptors[3] =
+{
+  {
+    "event_categories",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Perfetto__Protos__InternedData, n_event_categories),
+    offsetof(Perfetto__Protos__InternedData, event_categories),
+    &perfetto__protos__event_category__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "event_names",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Perfetto__Protos__InternedData, n_event_names),
+    offsetof(Perfetto__Protos__InternedData, event_names),
+    &perfetto__protos__event_name__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "debug_annotation_names",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Perfetto__Protos__InternedData, n_debug_annotation_names),
+    offsetof(Perfetto__Protos__InternedData, debug_annotation_names),
+    &perfetto__protos__debug_annotation_name__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned perfetto__protos__interned_data__field_indices_by_name[] = {
+  2,   /* field[2] = debug_annotation_names */
+  0,   /* field[0] = event_categories */
+  1,   /* field[1] = event_names */
+};
+static const ProtobufCIntRange perfetto__protos__interned_data__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor perfetto__protos__interned_data__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "perfetto.protos.InternedData",
+  "InternedData",
+  "Perfetto__Protos__InternedData",
+  "perfetto.protos",
+  sizeof(Perfetto__Protos__InternedData),
+  3,
+  perfetto__protos__interned_data__field_descriptors,
+  perfetto__protos__interned_data__field_indices_by_name,
+  1,  perfetto__protos__interned_data__number_ranges,
+  (ProtobufCMessageInit) perfetto__protos__interned_data__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue perfetto__protos__track_event__type__enum_values_by_number[5] =
@@ -889,8 +1312,20 @@ const ProtobufCEnumDescriptor perfetto__protos__track_event__type__descriptor =
   perfetto__protos__track_event__type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor perfetto__protos__track_event__field_descriptors[8] =
+static const ProtobufCFieldDescriptor perfetto__protos__track_event__field_descriptors[10] =
 {
+  {
+    "category_iids",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__TrackEvent, n_category_iids),
+    offsetof(Perfetto__Protos__TrackEvent, category_iids),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
   {
     "debug_annotations",
     4,
@@ -911,6 +1346,18 @@ static const ProtobufCFieldDescriptor perfetto__protos__track_event__field_descr
     offsetof(Perfetto__Protos__TrackEvent, has_type),
     offsetof(Perfetto__Protos__TrackEvent, type),
     &perfetto__protos__track_event__type__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name_iid",
+    10,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__TrackEvent, has_name_iid),
+    offsetof(Perfetto__Protos__TrackEvent, name_iid),
+    NULL,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -989,24 +1436,25 @@ static const ProtobufCFieldDescriptor perfetto__protos__track_event__field_descr
   },
 };
 static const unsigned perfetto__protos__track_event__field_indices_by_name[] = {
-  3,   /* field[3] = categories */
-  5,   /* field[5] = counter_value */
-  0,   /* field[0] = debug_annotations */
-  6,   /* field[6] = flow_ids */
-  4,   /* field[4] = name */
-  7,   /* field[7] = terminating_flow_ids */
-  2,   /* field[2] = track_uuid */
-  1,   /* field[1] = type */
+  5,   /* field[5] = categories */
+  0,   /* field[0] = category_iids */
+  7,   /* field[7] = counter_value */
+  1,   /* field[1] = debug_annotations */
+  8,   /* field[8] = flow_ids */
+  6,   /* field[6] = name */
+  3,   /* field[3] = name_iid */
+  9,   /* field[9] = terminating_flow_ids */
+  4,   /* field[4] = track_uuid */
+  2,   /* field[2] = type */
 };
-static const ProtobufCIntRange perfetto__protos__track_event__number_ranges[6 + 1] =
+static const ProtobufCIntRange perfetto__protos__track_event__number_ranges[5 + 1] =
 {
-  { 4, 0 },
-  { 9, 1 },
-  { 11, 2 },
-  { 22, 3 },
-  { 30, 5 },
-  { 47, 6 },
-  { 0, 8 }
+  { 3, 0 },
+  { 9, 2 },
+  { 22, 5 },
+  { 30, 7 },
+  { 47, 8 },
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor perfetto__protos__track_event__descriptor =
 {
@@ -1016,10 +1464,10 @@ const ProtobufCMessageDescriptor perfetto__protos__track_event__descriptor =
   "Perfetto__Protos__TrackEvent",
   "perfetto.protos",
   sizeof(Perfetto__Protos__TrackEvent),
-  8,
+  10,
   perfetto__protos__track_event__field_descriptors,
   perfetto__protos__track_event__field_indices_by_name,
-  6,  perfetto__protos__track_event__number_ranges,
+  5,  perfetto__protos__track_event__number_ranges,
   (ProtobufCMessageInit) perfetto__protos__track_event__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -22,6 +22,10 @@ typedef struct Perfetto__Protos__ProcessDescriptor Perfetto__Protos__ProcessDesc
 typedef struct Perfetto__Protos__ThreadDescriptor Perfetto__Protos__ThreadDescriptor;
 typedef struct Perfetto__Protos__CounterDescriptor Perfetto__Protos__CounterDescriptor;
 typedef struct Perfetto__Protos__DebugAnnotation Perfetto__Protos__DebugAnnotation;
+typedef struct Perfetto__Protos__DebugAnnotationName Perfetto__Protos__DebugAnnotationName;
+typedef struct Perfetto__Protos__EventCategory Perfetto__Protos__EventCategory;
+typedef struct Perfetto__Protos__EventName Perfetto__Protos__EventName;
+typedef struct Perfetto__Protos__InternedData Perfetto__Protos__InternedData;
 typedef struct Perfetto__Protos__TrackEvent Perfetto__Protos__TrackEvent;
 
 
@@ -70,13 +74,14 @@ struct  Perfetto__Protos__TracePacket
   protobuf_c_boolean has_trusted_packet_sequence_id;
   uint32_t trusted_packet_sequence_id;
   Perfetto__Protos__TrackEvent *track_event;
+  Perfetto__Protos__InternedData *interned_data;
   protobuf_c_boolean has_sequence_flags;
   uint32_t sequence_flags;
   Perfetto__Protos__TrackDescriptor *track_descriptor;
 };
 #define PERFETTO__PROTOS__TRACE_PACKET__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__trace_packet__descriptor) \
-    , 0, 0, 0, 0, NULL, 0, 0, NULL }
+    , 0, 0, 0, 0, NULL, NULL, 0, 0, NULL }
 
 
 /*
@@ -151,6 +156,8 @@ struct  Perfetto__Protos__CounterDescriptor
 struct  Perfetto__Protos__DebugAnnotation
 {
   ProtobufCMessage base;
+  protobuf_c_boolean has_name_iid;
+  uint64_t name_iid;
   protobuf_c_boolean has_uint_value;
   uint64_t uint_value;
   char *string_value;
@@ -158,7 +165,70 @@ struct  Perfetto__Protos__DebugAnnotation
 };
 #define PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__debug_annotation__descriptor) \
-    , 0, 0, NULL, NULL }
+    , 0, 0, 0, 0, NULL, NULL }
+
+
+/*
+ * protos/perfetto/trace/track_event/debug_annotation.proto
+ */
+struct  Perfetto__Protos__DebugAnnotationName
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_iid;
+  uint64_t iid;
+  char *name;
+};
+#define PERFETTO__PROTOS__DEBUG_ANNOTATION_NAME__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__debug_annotation_name__descriptor) \
+    , 0, 0, NULL }
+
+
+/*
+ * protos/perfetto/trace/track_event/track_event.proto
+ */
+struct  Perfetto__Protos__EventCategory
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_iid;
+  uint64_t iid;
+  char *name;
+};
+#define PERFETTO__PROTOS__EVENT_CATEGORY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__event_category__descriptor) \
+    , 0, 0, NULL }
+
+
+/*
+ * protos/perfetto/trace/track_event/track_event.proto
+ */
+struct  Perfetto__Protos__EventName
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_iid;
+  uint64_t iid;
+  char *name;
+};
+#define PERFETTO__PROTOS__EVENT_NAME__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__event_name__descriptor) \
+    , 0, 0, NULL }
+
+
+/*
+ * protos/perfetto/trace/interned_data/interned_data.proto
+ */
+struct  Perfetto__Protos__InternedData
+{
+  ProtobufCMessage base;
+  size_t n_event_categories;
+  Perfetto__Protos__EventCategory **event_categories;
+  size_t n_event_names;
+  Perfetto__Protos__EventName **event_names;
+  size_t n_debug_annotation_names;
+  Perfetto__Protos__DebugAnnotationName **debug_annotation_names;
+};
+#define PERFETTO__PROTOS__INTERNED_DATA__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__interned_data__descriptor) \
+    , 0,NULL, 0,NULL, 0,NULL }
 
 
 /*
@@ -167,10 +237,14 @@ struct  Perfetto__Protos__DebugAnnotation
 struct  Perfetto__Protos__TrackEvent
 {
   ProtobufCMessage base;
+  size_t n_category_iids;
+  uint64_t *category_iids;
   size_t n_debug_annotations;
   Perfetto__Protos__DebugAnnotation **debug_annotations;
   protobuf_c_boolean has_type;
   Perfetto__Protos__TrackEvent__Type type;
+  protobuf_c_boolean has_name_iid;
+  uint64_t name_iid;
   protobuf_c_boolean has_track_uuid;
   uint64_t track_uuid;
   size_t n_categories;
@@ -185,7 +259,7 @@ struct  Perfetto__Protos__TrackEvent
 };
 #define PERFETTO__PROTOS__TRACK_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__track_event__descriptor) \
-    , 0,NULL, 0, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_UNSPECIFIED, 0, 0, 0,NULL, NULL, 0, 0, 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, 0, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_UNSPECIFIED, 0, 0, 0, 0, 0,NULL, NULL, 0, 0, 0,NULL, 0,NULL }
 
 
 /* Perfetto__Protos__Trace methods */
@@ -321,6 +395,82 @@ Perfetto__Protos__DebugAnnotation *
 void   perfetto__protos__debug_annotation__free_unpacked
                      (Perfetto__Protos__DebugAnnotation *message,
                       ProtobufCAllocator *allocator);
+/* Perfetto__Protos__DebugAnnotationName methods */
+void   perfetto__protos__debug_annotation_name__init
+                     (Perfetto__Protos__DebugAnnotationName         *message);
+size_t perfetto__protos__debug_annotation_name__get_packed_size
+                     (const Perfetto__Protos__DebugAnnotationName   *message);
+size_t perfetto__protos__debug_annotation_name__pack
+                     (const Perfetto__Protos__DebugAnnotationName   *message,
+                      uint8_t             *out);
+size_t perfetto__protos__debug_annotation_name__pack_to_buffer
+                     (const Perfetto__Protos__DebugAnnotationName   *message,
+                      ProtobufCBuffer     *buffer);
+Perfetto__Protos__DebugAnnotationName *
+       perfetto__protos__debug_annotation_name__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   perfetto__protos__debug_annotation_name__free_unpacked
+                     (Perfetto__Protos__DebugAnnotationName *message,
+                      ProtobufCAllocator *allocator);
+/* Perfetto__Protos__EventCategory methods */
+void   perfetto__protos__event_category__init
+                     (Perfetto__Protos__EventCategory         *message);
+size_t perfetto__protos__event_category__get_packed_size
+                     (const Perfetto__Protos__EventCategory   *message);
+size_t perfetto__protos__event_category__pack
+                     (const Perfetto__Protos__EventCategory   *message,
+                      uint8_t             *out);
+size_t perfetto__protos__event_category__pack_to_buffer
+                     (const Perfetto__Protos__EventCategory   *message,
+                      ProtobufCBuffer     *buffer);
+Perfetto__Protos__EventCategory *
+       perfetto__protos__event_category__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   perfetto__protos__event_category__free_unpacked
+                     (Perfetto__Protos__EventCategory *message,
+                      ProtobufCAllocator *allocator);
+/* Perfetto__Protos__EventName methods */
+void   perfetto__protos__event_name__init
+                     (Perfetto__Protos__EventName         *message);
+size_t perfetto__protos__event_name__get_packed_size
+                     (const Perfetto__Protos__EventName   *message);
+size_t perfetto__protos__event_name__pack
+                     (const Perfetto__Protos__EventName   *message,
+                      uint8_t             *out);
+size_t perfetto__protos__event_name__pack_to_buffer
+                     (const Perfetto__Protos__EventName   *message,
+                      ProtobufCBuffer     *buffer);
+Perfetto__Protos__EventName *
+       perfetto__protos__event_name__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   perfetto__protos__event_name__free_unpacked
+                     (Perfetto__Protos__EventName *message,
+                      ProtobufCAllocator *allocator);
+/* Perfetto__Protos__InternedData methods */
+void   perfetto__protos__interned_data__init
+                     (Perfetto__Protos__InternedData         *message);
+size_t perfetto__protos__interned_data__get_packed_size
+                     (const Perfetto__Protos__InternedData   *message);
+size_t perfetto__protos__interned_data__pack
+                     (const Perfetto__Protos__InternedData   *message,
+                      uint8_t             *out);
+size_t perfetto__protos__interned_data__pack_to_buffer
+                     (const Perfetto__Protos__InternedData   *message,
+                      ProtobufCBuffer     *buffer);
+Perfetto__Protos__InternedData *
+       perfetto__protos__interned_data__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   perfetto__protos__interned_data__free_unpacked
+                     (Perfetto__Protos__InternedData *message,
+                      ProtobufCAllocator *allocator);
 /* Perfetto__Protos__TrackEvent methods */
 void   perfetto__protos__track_event__init
                      (Perfetto__Protos__TrackEvent         *message);
@@ -363,6 +513,18 @@ typedef void (*Perfetto__Protos__CounterDescriptor_Closure)
 typedef void (*Perfetto__Protos__DebugAnnotation_Closure)
                  (const Perfetto__Protos__DebugAnnotation *message,
                   void *closure_data);
+typedef void (*Perfetto__Protos__DebugAnnotationName_Closure)
+                 (const Perfetto__Protos__DebugAnnotationName *message,
+                  void *closure_data);
+typedef void (*Perfetto__Protos__EventCategory_Closure)
+                 (const Perfetto__Protos__EventCategory *message,
+                  void *closure_data);
+typedef void (*Perfetto__Protos__EventName_Closure)
+                 (const Perfetto__Protos__EventName *message,
+                  void *closure_data);
+typedef void (*Perfetto__Protos__InternedData_Closure)
+                 (const Perfetto__Protos__InternedData *message,
+                  void *closure_data);
 typedef void (*Perfetto__Protos__TrackEvent_Closure)
                  (const Perfetto__Protos__TrackEvent *message,
                   void *closure_data);
@@ -380,6 +542,10 @@ extern const ProtobufCMessageDescriptor perfetto__protos__thread_descriptor__des
 extern const ProtobufCMessageDescriptor perfetto__protos__counter_descriptor__descriptor;
 extern const ProtobufCEnumDescriptor    perfetto__protos__counter_descriptor__unit__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__debug_annotation__descriptor;
+extern const ProtobufCMessageDescriptor perfetto__protos__debug_annotation_name__descriptor;
+extern const ProtobufCMessageDescriptor perfetto__protos__event_category__descriptor;
+extern const ProtobufCMessageDescriptor perfetto__protos__event_name__descriptor;
+extern const ProtobufCMessageDescriptor perfetto__protos__interned_data__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__track_event__descriptor;
 extern const ProtobufCEnumDescriptor    perfetto__protos__track_event__type__descriptor;
 

@@ -188,7 +188,12 @@ if "$X" -f perfetto -o "$T/probe.pt" "$T/compute.sbt" 2>/dev/null; then
 		"$TOP/emulator/proto/perfetto_trace.proto" <"$T/probe.pt" >"$T/compute.pt.txt" ||
 		fail "protoc cannot decode the Perfetto export"
 	grep -q 'name: "queue 0x[0-9a-f]* (family 0, index 0)"' "$T/compute.pt.txt" || fail "no queue track in the Perfetto export"
-	[ "$(grep -c 'name: "vkCmdDispatch"' "$T/compute.pt.txt")" = 3 ] || fail "Perfetto export: three dispatch slices"
+	# event names are interned: vkCmdDispatch's iid on three slice begins
+	python3 -c 'import re,sys
+t=open(sys.argv[1]).read()
+iid=re.search(r"event_names \{\s*iid: (\d+)\s*name: \"vkCmdDispatch\"", t).group(1)
+n=sum(1 for b in t.split("packet {")[1:] if "TYPE_SLICE_BEGIN" in b and re.search(r"^    name_iid: "+iid+"$", b, re.M))
+sys.exit(0 if n==3 else 1)' "$T/compute.pt.txt" || fail "Perfetto export: three dispatch slices"
 fi
 # vk_offscreen: per frame two draws side by side, then the copy of the image
 expect_rc 0 offscreen.json "$X" -f json -o "$T/offscreen.json" "$T/offscreen.sbt"

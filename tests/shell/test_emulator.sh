@@ -73,8 +73,9 @@ pf() {
 		fail "protoc cannot decode $2.perfetto-trace"
 }
 # the decoded text's tracks D (uuid: name) and events E (track uuid, type,
-# flows out, flows in, name): fields of the packet's message, 4 spaces in
-pfpy='import re,sys; t=open(sys.argv[1]).read(); P=t.split("packet {")[1:]; g=lambda k,b: (re.findall(r"^    "+k+r": (.+)$", b, re.M) or [None])[0]; D={int(g("uuid",b)): g("name",b) for b in P if "track_descriptor" in b}; E=[(int(g("track_uuid",b)), g("type",b), len(re.findall("\n *flow_ids",b)), len(re.findall("terminating_flow_ids",b)), g("name",b)) for b in P if "track_event" in b]'
+# flows out, flows in, name): fields of the packet's message, 4 spaces in;
+# names sent interned (name_iid) are looked up in the event_names N
+pfpy='import re,sys; t=open(sys.argv[1]).read(); P=t.split("packet {")[1:]; g=lambda k,b: (re.findall(r"^    "+k+r": (.+)$", b, re.M) or [None])[0]; D={int(g("uuid",b)): g("name",b) for b in P if "track_descriptor" in b}; N={i: chr(34)+n+chr(34) for i,n in re.findall(r"event_names \{\s*iid: (\d+)\s*name: \"(.*?)\"", t)}; E=[(int(g("track_uuid",b)), g("type",b), len(re.findall("\n *flow_ids",b)), len(re.findall("terminating_flow_ids",b)), g("name",b) or N.get(g("name_iid",b))) for b in P if "track_event" in b]'
 if command -v protoc >/dev/null 2>&1 && "$X" -f perfetto -o "$T/probe.pt" "$T/fork.sbt" 2>/dev/null; then
 	pf "$T/fork.sbt" fork
 	# two stream tracks (+ the device and two memory counters); four slices;
