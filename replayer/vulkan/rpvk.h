@@ -115,6 +115,8 @@ typedef struct rpvk_device {
 	uint32_t nqueues;
 	int busy;                  /* its work did not finish within the wait
 	                              bound at teardown: left, not destroyed */
+	int pending;               /* work submitted since its queues were last
+	                              seen idle (rpvk_device_idle) */
 	uint32_t family_queues[RPVK_MAX_FAMILIES]; /* queues created, by family */
 } rpvk_device;
 

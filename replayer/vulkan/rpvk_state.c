@@ -297,6 +297,31 @@ rp_status rpvk_state_before(rpvk *r, enum sbt_vk_cmd cmd, unsigned flags, const 
 	if (flags & RPVK_F_CMD)
 		return rpvk_state_cmd(r, cmd, flags, args);
 	switch (cmd) {
+	/* Objects work may use: destroyed only once that work is done, as a
+	 * careful application would have waited (a trace whose destroy was
+	 * moved ahead of its wait would otherwise pull a resource from under
+	 * the device).  Only when something was submitted since the device
+	 * was last seen idle. */
+	case SBT_VK_CMD_vkDestroyBuffer:
+	case SBT_VK_CMD_vkDestroyImage:
+	case SBT_VK_CMD_vkDestroyBufferView:
+	case SBT_VK_CMD_vkDestroyImageView:
+	case SBT_VK_CMD_vkDestroyPipeline:
+	case SBT_VK_CMD_vkDestroyPipelineLayout:
+	case SBT_VK_CMD_vkDestroyDescriptorPool:
+	case SBT_VK_CMD_vkDestroyCommandPool:
+	case SBT_VK_CMD_vkFreeCommandBuffers:
+	case SBT_VK_CMD_vkDestroyFramebuffer:
+	case SBT_VK_CMD_vkDestroyRenderPass:
+	case SBT_VK_CMD_vkDestroySampler:
+	case SBT_VK_CMD_vkDestroyQueryPool:
+	case SBT_VK_CMD_vkDestroyEvent:
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES && r->dev[r->cur_dev].pending &&
+		    rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+			return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work "
+			                 "that may use the object being destroyed (tsreplay --wait-timeout "
+			                 "SECONDS waits longer)", (double)r->wait_ns / 1e9);
+		break;
 	case SBT_VK_CMD_vkCreateShaderModule: {
 		const sbt_vk_args_vkCreateShaderModule *a = args;
 		return rpvk_spirv_check(r, a->pCreateInfo);
@@ -409,6 +434,13 @@ static void rpvk_state_pipelines(rpvk *r, uint32_t n, const VkPipeline *out, con
 void rpvk_state_after(rpvk *r, enum sbt_vk_cmd cmd, const void *args)
 {
 	switch (cmd) {
+	case SBT_VK_CMD_vkQueueSubmit:
+	case SBT_VK_CMD_vkQueueSubmit2:
+	case SBT_VK_CMD_vkQueueSubmit2KHR:
+	case SBT_VK_CMD_vkQueueBindSparse:
+		if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES)
+			r->dev[r->cur_dev].pending = 1;
+		break;
 	case SBT_VK_CMD_vkAllocateCommandBuffers: {
 		const sbt_vk_args_vkAllocateCommandBuffers *a = args;
 		if (a->ret != VK_SUCCESS || !a->pAllocateInfo || !a->pCommandBuffers)

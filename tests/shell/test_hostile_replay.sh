@@ -163,4 +163,17 @@ for bad in 0 -1 x 1s ""; do
 done
 timeout 120 "$R" --wait-timeout 0.5 "$T/comp.sbt" >"$T/wt.out" 2>&1 || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
 grep -q "0 differ" "$T/wt.out" || fail "--wait-timeout 0.5: $(cat "$T/wt.out")"
+
+# A destroy moved ahead of the wait for the work that uses its buffer (the
+# first vkDestroyBuffer to just after the last submit): the replay waits for
+# the device first, as a careful application would; under validation no
+# VUID-vkDestroyBuffer-buffer-00922 (which the replay met before it waited).
+LAST=$("$I" --dump "$T/comp.sbt" | sed -n 's/^seq=\([0-9]*\) .* vulkan\.vkQueueSubmit .*/\1/p' | tail -n 1)
+DESTROY=$(seq_of vkDestroyBuffer 1)
+[ -n "$LAST" ] && [ -n "$DESTROY" ] && [ "$DESTROY" -gt "$LAST" ] || fail "no destroy after the last submit"
+"$M" "$T/comp.sbt" "$T/early.sbt" --move "$DESTROY:$((LAST + 1))" >/dev/null || fail "sbt_mutate --move"
+rc=0
+timeout 120 "$R" --validate "$T/early.sbt" >"$T/early.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || fail "early destroy: exit $rc: $(tail -5 "$T/early.out")"
+! grep -q 'VUID-' "$T/early.out" || fail "early destroy: $(grep VUID- "$T/early.out" | head -3)"
 echo "ok: sixteen hostile traces stop with exit 1 naming the record; --wait-timeout checked"
