@@ -192,6 +192,13 @@ typedef struct rp_backend_ops {
 	 * given at open (rp_profile_add).  NULL: this backend cannot profile,
 	 * and tsreplay --profile refuses its traces. */
 	rp_status (*profile_finish)(void *state, rp_diag *diag);
+
+	/* How the run now starting schedules its work, when runs of one
+	 * session differ in it (CUDA --streams single,multi: "serialised" or
+	 * "concurrent"); NULL or a NULL answer: every run alike.  Asked after
+	 * open and after each reset.  Runs that part where one was serialised
+	 * and the other concurrent point at a race (tsreplay reports it so). */
+	const char *(*run_mode)(void *state);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */
@@ -208,6 +215,34 @@ enum {
 /* The whole tsreplay command: parse argv, replay, report, return the exit
  * status.  backends: the table of this build's backends (n may be 0). */
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n);
+
+/* One command of a candidate race pair, as the emulator names it. */
+typedef struct rp_race_side {
+	uint64_t seq;
+	char kind[24];
+	char name[96];
+	char access[24];     /* "writes", "reads", "reads and may write" */
+	uint64_t lo, hi;     /* captured addresses [lo, hi) */
+} rp_race_side;
+
+typedef struct rp_race_pair {
+	int confirmed;
+	rp_race_side first, second;
+} rp_race_pair;
+
+/* The candidate races of the trace at path (pairs of commands nothing
+ * orders, one writing) with a side touching captured memory [lo, hi):
+ * up to max of them into pairs, their number (all, not only those kept)
+ * into *n_out.  tsreplay answers with the emulator (emulator/emu.h). */
+typedef rp_status (*rp_race_lookup_fn)(const char *path, uint64_t lo, uint64_t hi,
+                                       rp_race_pair *pairs, size_t max, size_t *n_out,
+                                       rp_diag *diag);
+
+/* rp_main, with a race lookup for runs that part between a serialised
+ * and a concurrent run (NULL: such a difference is reported without the
+ * pairs). */
+int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                  rp_race_lookup_fn races);
 
 /* ---- core helpers (exposed for tests) ---------------------------------- */
 

@@ -534,7 +534,62 @@ static int rp_main_parse(int argc, char **argv, const rp_backend_ops *const *bac
 	return rc;
 }
 
+#define RP_MAIN_RACES_SHOWN 8
+
+/* Runs that part where one ran serialised and the other concurrently:
+ * the work's order decided the result, so a race is the likely cause.
+ * Name the emulator's candidate pairs that touch the checked memory. */
+static void rp_main_print_race(const rp_session *s, const rp_mismatch *m, const char *path,
+                               rp_race_lookup_fn races)
+{
+	const char *a = rp_session_run_mode(s, m->other_run), *b = rp_session_run_mode(s, m->run);
+	rp_race_pair pairs[RP_MAIN_RACES_SHOWN];
+	uint64_t lo = m->object + m->range_offset, hi = lo + m->range_length;
+	rp_diag d = {""};
+	size_t npairs = 0, i;
+
+	if (!a || !b || strcmp(a, b) == 0)
+		return;
+	fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part at checkpoint seq %llu "
+	        "(call seq %llu %s, memory 0x%llx..0x%llx); only the order of the work differed\n",
+	        m->other_run, a, m->run, b, (unsigned long long)m->checkpoint_seq,
+	        (unsigned long long)m->call_seq, m->call_found ? m->call_name : "(not found)",
+	        (unsigned long long)lo, (unsigned long long)hi);
+	if (!races) {
+		fputs("  (this build has no emulator to name candidate race pairs)\n", stderr);
+		return;
+	}
+	if (races(path, lo, hi, pairs, RP_MAIN_RACES_SHOWN, &npairs, &d) != RP_OK) {
+		fprintf(stderr, "  the emulator could not look for races: %s\n", d.text);
+		return;
+	}
+	if (npairs == 0) {
+		fputs("  the emulator finds no unordered pair of commands touching that memory (an order "
+		      "it does not model, or work the trace does not show)\n", stderr);
+		return;
+	}
+	fprintf(stderr, "  the emulator's candidate race pairs touching that memory (%zu):\n", npairs);
+	for (i = 0; i < npairs && i < RP_MAIN_RACES_SHOWN; i++) {
+		const rp_race_pair *p = &pairs[i];
+		fprintf(stderr, "  race (%s): seq %llu %s %s %s 0x%llx..0x%llx <-> seq %llu %s %s %s "
+		        "0x%llx..0x%llx\n", p->confirmed ? "confirmed" : "possible",
+		        (unsigned long long)p->first.seq, p->first.kind, p->first.name, p->first.access,
+		        (unsigned long long)p->first.lo, (unsigned long long)p->first.hi,
+		        (unsigned long long)p->second.seq, p->second.kind, p->second.name, p->second.access,
+		        (unsigned long long)p->second.lo, (unsigned long long)p->second.hi);
+	}
+	if (npairs > RP_MAIN_RACES_SHOWN)
+		fprintf(stderr, "  ... and %zu more (tsreplay --emulate lists them all)\n",
+		        npairs - RP_MAIN_RACES_SHOWN);
+}
+
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)
+{
+	return rp_main_races(argc, argv, backends, n, NULL);
+}
+
+int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                  rp_race_lookup_fn races)
 {
 	rp_options opt = {0};
 	rp_session *s = NULL;
@@ -612,8 +667,10 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	if (rep.capture.valid && rep.mismatched > 1)
 		fprintf(stderr, "tsreplay: %llu more checkpoints differ from the capture after it\n",
 		        (unsigned long long)(rep.mismatched - 1));
-	if (rep.runs.valid)
+	if (rep.runs.valid) {
 		rp_main_print_mismatch(s, &rep.runs);
+		rp_main_print_race(s, &rep.runs, opt.trace_path, races);
+	}
 out_report:
 	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
 	if (failed)

@@ -69,6 +69,7 @@ struct rp_session {
 	sbt_checkpoint *ref;  /* run 1's checkpoints, owned */
 	uint64_t **hashes;    /* [run][i] whole hashes, runs 2.. */
 	rp_profile *profile;  /* --profile; owned */
+	const char **run_modes; /* [run] the backends' run_mode (borrowed), runs + 1; owned array */
 	double start_time;
 	double last_progress;
 	int progress_shown;
@@ -832,6 +833,12 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 		st = RP_ERR_ARG;
 		goto out_done;
 	}
+	s->run_modes = calloc(s->opt.runs + 1, sizeof(*s->run_modes));
+	if (!s->run_modes) {
+		rp_diag_set(diag, "out of memory");
+		st = RP_ERR_NOMEM;
+		goto out_done;
+	}
 	for (run = 1; run <= s->opt.runs; run++) {
 		if (run > 1) {
 			for (i = 0; i < s->nactive; i++) {
@@ -844,6 +851,9 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 				}
 			}
 		}
+		for (i = 0; i < s->nactive && !s->run_modes[run]; i++)
+			if (s->active[i].ops->run_mode)
+				s->run_modes[run] = s->active[i].ops->run_mode(s->active[i].state);
 		st = rp_session_run(s, rep, run, diag);
 		if (st == RP_OK && run == 1 && s->profile)
 			st = rp_session_profile_finish(s, rep, diag);
@@ -862,6 +872,13 @@ out_done:
 	rp_session_progress(s, 0, 0, 1);
 	rep->seconds = rp_session_now() - s->start_time;
 	return st;
+}
+
+const char *rp_session_run_mode(const rp_session *s, unsigned run)
+{
+	if (!s || !s->run_modes || run == 0 || run > s->opt.runs)
+		return NULL;
+	return s->run_modes[run];
 }
 
 void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
@@ -940,6 +957,7 @@ void rp_session_close(rp_session *s)
 		for (i = 0; i < s->opt.runs; i++)
 			free(s->hashes[i]);
 	free(s->hashes);
+	free(s->run_modes);
 	free(s->routes);
 	free(s->route_tab);
 	free(s->pending);

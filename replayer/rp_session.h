@@ -93,6 +93,9 @@ void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f);
 /* Runs grouped by the hash they got at checkpoint index i, e.g.
  * "runs 1,2: 0x...; run 3: 0x..." ("" when unknown). */
 void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len);
+/* How run (from 1) scheduled its work, as a backend's run_mode said
+ * ("serialised", "concurrent"); NULL when no backend tells runs apart. */
+const char *rp_session_run_mode(const rp_session *s, unsigned run);
 void rp_session_close(rp_session *s);
 
 /* rp_profile.c: the sidecar of --profile (rp.h has the backends' part). */

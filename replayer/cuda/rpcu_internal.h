@@ -301,7 +301,11 @@ typedef struct rpcu_state {
 	sbt_reader *trace;
 	int quiet;
 	/* options */
-	int single_stream;      /* --streams single */
+	int single_stream;      /* --streams single (this run) */
+	/* --streams A,B,...: run i (from 0) uses entry i % nstream_modes,
+	 * bit i of stream_modes set for single; 0 entries: multi always */
+	unsigned stream_modes, nstream_modes;
+	unsigned run;           /* runs begun before this one (reset counts them) */
 	int no_reserve;         /* --cuda-no-reserve */
 	int relocate_memory;    /* --cuda-relocate-memory */
 	int device_base;        /* --device N */
