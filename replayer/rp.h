@@ -117,7 +117,17 @@ typedef struct rp_backend_open_args {
 	 * commands it executes (not fast-forwarded ones) and hands the
 	 * timings over in profile_finish. */
 	rp_profile *profile;
+	/* --per-command: keep, for every command executed (not fast-forwarded),
+	 * the bytes it left in the memory it may have written, and hand them
+	 * over in command_results at the end of each run. */
+	int per_command;
 } rp_backend_open_args;
+
+/* One command's result for --per-command: what the memory it may have
+ * written (one captured range of it) held once the command finished.
+ * bytes is borrowed for the call.  Returns RP_OK to go on. */
+typedef rp_status (*rp_command_result_fn)(void *ctx, uint64_t seq, uint64_t object,
+                                          const void *bytes, uint64_t len, rp_diag *diag);
 
 /* Flags for execute. */
 enum {
@@ -199,6 +209,13 @@ typedef struct rp_backend_ops {
 	 * open and after each reset.  Runs that part where one was serialised
 	 * and the other concurrent point at a race (tsreplay reports it so). */
 	const char *(*run_mode)(void *state);
+
+	/* --per-command, after a run's last record: wait for the device, then
+	 * call fn once per (command, range) in the order the commands were
+	 * executed, each range once per command (the backend names the
+	 * footprint it keeps; docs/replay.md "Per-command checkpoints").  NULL:
+	 * this backend cannot, and tsreplay --per-command refuses its traces. */
+	rp_status (*command_results)(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */

@@ -35,6 +35,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  --check-determinism    replay several times from clean state; compare every\n"
 	      "                         checkpoint across runs and with the capture\n"
 	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
+	      "  --per-command          with --check-determinism: also compare runs after every\n"
+	      "                         command (slow; names the first command that differs)\n"
 	      "  --device STR           device for the backend (its meaning is the backend's)\n"
 	      "  --profile[=FILE]       time every command on the device; write the timings to\n"
 	      "                         FILE (default TRACE.profile), never to the trace\n"
@@ -49,7 +51,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  1  error: unreadable or damaged trace, no backend, backend failure\n"
 	      "  2  usage error: unknown option, bad value, --device not present here\n"
 	      "  3  the replay differs from the capture (all runs agree with each other)\n"
-	      "  4  runs differ from each other (nondeterministic replay)\n"
+	      "  4  runs differ from each other (nondeterministic replay; a likely race\n"
+	      "     when a serialised and a concurrent run differ)\n"
 	      "\n",
 	      f);
 	for (i = 0; i < n; i++) {
@@ -133,14 +136,22 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 	if (m->other_run == 0)
 		fprintf(stderr, "tsreplay: the replay differs from the capture at checkpoint seq %llu\n",
 		        (unsigned long long)m->checkpoint_seq);
+	else if (m->per_command)
+		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first after the command "
+		        "at seq %llu (--per-command)\n", m->other_run, m->run,
+		        (unsigned long long)m->call_seq);
 	else
 		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first at checkpoint "
 		        "seq %llu\n", m->other_run, m->run, (unsigned long long)m->checkpoint_seq);
 	fprintf(stderr, "  call:     seq %llu %s\n", (unsigned long long)m->call_seq,
 	        m->call_found ? m->call_name : "(record not found in the trace)");
-	fprintf(stderr, "  object:   %llu, checked range [%llu, %llu)\n", (unsigned long long)m->object,
-	        (unsigned long long)m->range_offset,
-	        (unsigned long long)(m->range_offset + m->range_length));
+	if (m->per_command)
+		fprintf(stderr, "  memory:   0x%llx, %llu bytes it may have written\n",
+		        (unsigned long long)m->object, (unsigned long long)m->range_length);
+	else
+		fprintf(stderr, "  object:   %llu, checked range [%llu, %llu)\n",
+		        (unsigned long long)m->object, (unsigned long long)m->range_offset,
+		        (unsigned long long)(m->range_offset + m->range_length));
 	if (m->located) {
 		fprintf(stderr, "  offset:   %llu (first differing block: %llu bytes)\n",
 		        (unsigned long long)m->diff_offset, (unsigned long long)m->diff_len);
@@ -158,7 +169,7 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 		        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash);
 	else {
 		char groups[512];
-		rp_session_run_groups(s, m->index, groups, sizeof(groups));
+		rp_session_run_groups(s, m, groups, sizeof(groups));
 		fprintf(stderr, "  hashes:   %s\n", groups);
 	}
 	if (m->call_found && m->stack_id) {
@@ -269,6 +280,13 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 	rp_main_json_mismatch(f, &rep->capture);
 	fputs(",\"runs_part\":", f);
 	rp_main_json_mismatch(f, &rep->runs);
+	fputs(",\"command_results\":", f);
+	if (opt->per_command)
+		fprintf(f, "%llu", (unsigned long long)rep->command_results);
+	else
+		fputs("null", f);
+	fputs(",\"commands_part\":", f);
+	rp_main_json_mismatch(f, &rep->command);
 	fputs(",\"profile\":", f);
 	if (opt->profile_path && rep->runs_done) {
 		fputs("{\"file\":", f);
@@ -342,8 +360,13 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 		       rep->seconds > 0 ? (double)rep->frames / rep->seconds : 0.0);
 	}
 	if (opt->runs > 1)
-		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
-		       "agree with each other at every checkpoint");
+		printf("tsreplay: runs %s\n", rep->runs.valid || rep->command.valid
+		       ? "differ from each other" : opt->per_command
+		       ? "agree with each other at every checkpoint and after every command"
+		       : "agree with each other at every checkpoint");
+	if (opt->per_command)
+		printf("tsreplay: per-command: %llu results (command, allocation) compared per run\n",
+		       (unsigned long long)rep->command_results);
 	if (rep->unmodeled)
 		printf("tsreplay: %llu calls in range were not modeled by the capture\n",
 		       (unsigned long long)rep->unmodeled);
@@ -360,6 +383,7 @@ enum {
 	RP_MAIN_OPT_DETERMINISM,
 	RP_MAIN_OPT_VERSION,
 	RP_MAIN_OPT_PROFILE,
+	RP_MAIN_OPT_PER_COMMAND,
 	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
 };
 
@@ -373,6 +397,7 @@ static const struct option rp_main_fixed_opts[] = {
 	{"device", required_argument, NULL, RP_MAIN_OPT_DEVICE},
 	{"version", no_argument, NULL, RP_MAIN_OPT_VERSION},
 	{"profile", optional_argument, NULL, RP_MAIN_OPT_PROFILE},
+	{"per-command", no_argument, NULL, RP_MAIN_OPT_PER_COMMAND},
 };
 #define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
 
@@ -468,6 +493,9 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 		return 0;
 	case RP_MAIN_OPT_DETERMINISM:
 		ma->determinism = 1;
+		return 0;
+	case RP_MAIN_OPT_PER_COMMAND:
+		opt->per_command = 1;
 		return 0;
 	case RP_MAIN_OPT_RANGE:
 		if (rp_range_parse(v, &opt->range, &diag) != RP_OK)
@@ -624,6 +652,9 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 		return rp_main_bad_usage("--runs needs --check-determinism");
 	if (ma.determinism && !ma.runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
+	if (opt.per_command && !ma.determinism)
+		return rp_main_bad_usage("--per-command compares runs with each other after every "
+		                         "command: it needs --check-determinism");
 	if (ma.profile && ma.determinism)
 		return rp_main_bad_usage("--profile times one run; it does not go with "
 		                         "--check-determinism");
@@ -657,7 +688,7 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 	st = rp_session_replay(s, &rep, &diag);
 	if (st != RP_OK)
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
-	else if (rep.runs.valid)
+	else if (rep.runs.valid || rep.command.valid)
 		code = RP_EXIT_NONDETERM;
 	else if (rep.capture.valid)
 		code = RP_EXIT_MISMATCH;
@@ -667,6 +698,10 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 	if (rep.capture.valid && rep.mismatched > 1)
 		fprintf(stderr, "tsreplay: %llu more checkpoints differ from the capture after it\n",
 		        (unsigned long long)(rep.mismatched - 1));
+	if (rep.command.valid) {
+		rp_main_print_mismatch(s, &rep.command);
+		rp_main_print_race(s, &rep.command, opt.trace_path, races);
+	}
 	if (rep.runs.valid) {
 		rp_main_print_mismatch(s, &rep.runs);
 		rp_main_print_race(s, &rep.runs, opt.trace_path, races);

@@ -382,6 +382,20 @@ static int rpcu_kind_of(const rpcu_state *s, uint32_t type, sbt_cm_kind *out)
 	return 1;
 }
 
+/* --per-command: a record that ran (it did not fail at capture) and is a
+ * command queues its footprint's copies. */
+static rp_status rpcu_percmd_record(rpcu_state *s, const sbt_record *rec, rp_diag *diag)
+{
+	sbt_cm_kind k;
+	sbt_cm_call c;
+	if (!rpcu_kind_of(s, rec->type, &k) || sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK ||
+	    c.result != CUDA_SUCCESS || rpcu_names_failed(s, &c))
+		return RP_OK;
+	s->seq = rec->seq;
+	s->ptds = c.ptds != 0;
+	return rpcu_percmd_after(s, rec->seq, sbt_cm_kind_name(k), &c, diag);
+}
+
 /* One record: decode, skip what failed at capture, make the capturing
  * thread's context current, dispatch. */
 static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *diag)
@@ -450,6 +464,7 @@ void rpcu_teardown(rpcu_state *s)
 			d->p_cuCtxSynchronize();
 	}
 	rpcu_stages_poll(s, 1);
+	rpcu_percmd_free(s);
 	rpcu_profile_release(s);
 	while (s->ncopies)
 		rpcu_copy_drop(s, s->ncopies - 1);
@@ -703,6 +718,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	s->trace = args->trace;
 	s->quiet = args->quiet;
 	s->profile = args->profile;
+	s->per_command = args->per_command;
 	st = rpcu_parse_options(s, args, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -740,9 +756,18 @@ static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags
 	/* fast-forwarded records build state exactly like the others; they
 	 * are only not timed */
 	s->fast_forward = (flags & RP_EXEC_FAST_FORWARD) != 0;
+	rp_status st;
 	rpcu_copies_release_served(s);
 	rpcu_stages_poll(s, 0);
-	return rpcu_run_record(s, rec, diag);
+	st = rpcu_run_record(s, rec, diag);
+	if (st == RP_OK && s->per_command && !s->fast_forward)
+		st = rpcu_percmd_record(s, rec, diag);
+	return st;
+}
+
+static rp_status rpcu_command_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+{
+	return rpcu_percmd_results(state, fn, ctx, diag);
 }
 
 static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
@@ -866,6 +891,7 @@ static void rpcu_close(void *state)
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
+	free(s->percmd);
 	free(s->windows);
 	free(s->kind_of);
 	free(s);
@@ -885,4 +911,5 @@ const rp_backend_ops rpcu_backend_ops = {
 	.check_option = rpcu_check_option,
 	.profile_finish = rpcu_profile_finish,
 	.run_mode = rpcu_run_mode,
+	.command_results = rpcu_command_results,
 };

@@ -8,6 +8,10 @@
 #   (exit 4) under some seed; the
 #   event version agrees under every seed;
 # - the same mode for every run (multi,multi) never claims a race;
+# - --per-command: cuda_driver_app agrees after every command under every
+#   seed; its --racy variant parts, under some seed, after a command named
+#   by seq that the emulator puts in a race, no later than the first
+#   checkpoint that differs (exit 4); --per-command alone is refused;
 # - --streams values: lists refused when a word is wrong.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
@@ -66,6 +70,47 @@ for seed in $SEEDS; do
 	[ $rc -le 4 ] && [ $rc -ne 1 ] && [ $rc -ne 2 ] || fail "multi,multi seed $seed: exit $rc"
 	! grep -q "likely race" "$T/mm.$seed.err" || fail "multi,multi claims a race: $(cat "$T/mm.$seed.err")"
 done
+
+# ---- --per-command ------------------------------------------------------------------
+expect_rc 0 cap.drv "$CAP" -o "$T/drv.sbt" -- "$PROGS/cuda_driver_app"
+expect_rc 0 cap.racy "$CAP" -o "$T/racy.sbt" -- "$PROGS/cuda_driver_app" --racy
+# a deterministic program: every run agrees after every command, under
+# every seed of the double's reordering
+for seed in $SEEDS; do
+	expect_rc 0 "drv.$seed" env TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --per-command "$T/drv.sbt"
+	has "drv.$seed" out "tsreplay: runs agree with each other at every checkpoint and after every command"
+	n=$(sed -n 's/^tsreplay: per-command: \([0-9]*\) results .*/\1/p' "$T/drv.$seed.out")
+	[ "${n:-0}" -gt 0 ] || fail "drv seed $seed: no per-command results: $(cat "$T/drv.$seed.out")"
+done
+# the planted nondeterminism (--racy: non-commuting kernels on two streams,
+# no events): the first command after which runs part, by seq, is one of
+# the commands the emulator puts in a race, and comes no later than the
+# first checkpoint where they part
+expect_rc 1 emu.racy "$X" --races "$T/racy.sbt"
+racy_seqs=" $(sed -n 's/^  seq \([0-9]*\) .*/\1/p' "$T/emu.racy.out" | sort -un | tr '\n' ' ')"
+parted=0
+for seed in $SEEDS; do
+	rc=0
+	TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --per-command "$T/racy.sbt" \
+		>"$T/racy.$seed.out" 2>"$T/racy.$seed.err" || rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 3 ] || [ $rc -eq 4 ] || { cat "$T/racy.$seed.err" >&2; fail "racy seed $seed: exit $rc"; }
+	first=$(sed -n 's/^tsreplay: runs differ: run 1 and run [0-9]* part first after the command at seq \([0-9]*\) (--per-command)$/\1/p' "$T/racy.$seed.err")
+	[ -n "$first" ] || continue
+	[ $rc -eq 4 ] || fail "racy seed $seed: runs part after seq $first but exit $rc"
+	parted=$((parted + 1))
+	case "$racy_seqs" in
+	*" $first "*) ;;
+	*) fail "racy seed $seed: first differing command seq $first is in no race the emulator finds ($racy_seqs)" ;;
+	esac
+	grep -A1 "part first after the command at seq $first " "$T/racy.$seed.err" | grep -q "^  call:     seq $first cuda\.cu" ||
+		fail "racy seed $seed: the command is not named: $(cat "$T/racy.$seed.err")"
+	cp=$(grep -A1 'part first at checkpoint seq' "$T/racy.$seed.err" | sed -n 's/^  call:     seq \([0-9]*\) .*/\1/p')
+	[ -z "$cp" ] || [ "$first" -le "$cp" ] || fail "racy seed $seed: command seq $first after the checkpoint's call $cp"
+done
+[ "$parted" -gt 0 ] || fail "no seed of $SEEDS made --per-command runs of the racy workload part"
+echo "racy: $parted of the seeds $SEEDS part after a named command"
+expect_rc 2 pc.alone "$RP" --per-command "$T/drv.sbt"
+has pc.alone err "tsreplay: --per-command compares runs with each other after every command: it needs --check-determinism"
 
 # ---- option values ------------------------------------------------------------------
 expect_rc 2 bad.list "$RP" --streams single,bogus "$T/race.sbt"
