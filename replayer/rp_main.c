@@ -563,6 +563,7 @@ static int rp_main_parse(int argc, char **argv, const rp_backend_ops *const *bac
 }
 
 #define RP_MAIN_RACES_SHOWN 8
+#define RP_MAIN_RACES_ASKED 256 /* of which those naming the call are shown first */
 
 /* Runs that part where one ran serialised and the other concurrently:
  * the work's order decided the result, so a race is the likely cause.
@@ -571,44 +572,66 @@ static void rp_main_print_race(const rp_session *s, const rp_mismatch *m, const 
                                rp_race_lookup_fn races)
 {
 	const char *a = rp_session_run_mode(s, m->other_run), *b = rp_session_run_mode(s, m->run);
-	rp_race_pair pairs[RP_MAIN_RACES_SHOWN];
+	rp_race_pair *pairs = NULL;
 	uint64_t lo = m->object + m->range_offset, hi = lo + m->range_length;
 	rp_diag d = {""};
-	size_t npairs = 0, i;
+	size_t npairs = 0, kept, i, shown = 0;
+	int pass;
 
 	if (!a || !b || strcmp(a, b) == 0)
 		return;
-	fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part at checkpoint seq %llu "
-	        "(call seq %llu %s, memory 0x%llx..0x%llx); only the order of the work differed\n",
-	        m->other_run, a, m->run, b, (unsigned long long)m->checkpoint_seq,
-	        (unsigned long long)m->call_seq, m->call_found ? m->call_name : "(not found)",
-	        (unsigned long long)lo, (unsigned long long)hi);
+	if (m->per_command)
+		fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part after the command "
+		        "at seq %llu (%s, memory 0x%llx..0x%llx); only the order of the work differed\n",
+		        m->other_run, a, m->run, b, (unsigned long long)m->call_seq,
+		        m->call_found ? m->call_name : "(not found)", (unsigned long long)lo,
+		        (unsigned long long)hi);
+	else
+		fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part at checkpoint seq "
+		        "%llu (call seq %llu %s, memory 0x%llx..0x%llx); only the order of the work "
+		        "differed\n", m->other_run, a, m->run, b, (unsigned long long)m->checkpoint_seq,
+		        (unsigned long long)m->call_seq, m->call_found ? m->call_name : "(not found)",
+		        (unsigned long long)lo, (unsigned long long)hi);
 	if (!races) {
 		fputs("  (this build has no emulator to name candidate race pairs)\n", stderr);
 		return;
 	}
-	if (races(path, lo, hi, pairs, RP_MAIN_RACES_SHOWN, &npairs, &d) != RP_OK) {
-		fprintf(stderr, "  the emulator could not look for races: %s\n", d.text);
+	pairs = calloc(RP_MAIN_RACES_ASKED, sizeof(*pairs));
+	if (!pairs) {
+		fputs("  out of memory looking for races\n", stderr);
 		return;
+	}
+	if (races(path, lo, hi, pairs, RP_MAIN_RACES_ASKED, &npairs, &d) != RP_OK) {
+		fprintf(stderr, "  the emulator could not look for races: %s\n", d.text);
+		goto out_free;
 	}
 	if (npairs == 0) {
 		fputs("  the emulator finds no unordered pair of commands touching that memory (an order "
 		      "it does not model, or work the trace does not show)\n", stderr);
-		return;
+		goto out_free;
 	}
-	fprintf(stderr, "  the emulator's candidate race pairs touching that memory (%zu):\n", npairs);
-	for (i = 0; i < npairs && i < RP_MAIN_RACES_SHOWN; i++) {
-		const rp_race_pair *p = &pairs[i];
-		fprintf(stderr, "  race (%s): seq %llu %s %s %s 0x%llx..0x%llx <-> seq %llu %s %s %s "
-		        "0x%llx..0x%llx\n", p->confirmed ? "confirmed" : "possible",
-		        (unsigned long long)p->first.seq, p->first.kind, p->first.name, p->first.access,
-		        (unsigned long long)p->first.lo, (unsigned long long)p->first.hi,
-		        (unsigned long long)p->second.seq, p->second.kind, p->second.name, p->second.access,
-		        (unsigned long long)p->second.lo, (unsigned long long)p->second.hi);
+	fprintf(stderr, "  the emulator's candidate race pairs touching that memory (%zu; those of "
+	        "seq %llu first):\n", npairs, (unsigned long long)m->call_seq);
+	kept = npairs < RP_MAIN_RACES_ASKED ? npairs : RP_MAIN_RACES_ASKED;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < kept && shown < RP_MAIN_RACES_SHOWN; i++) {
+			const rp_race_pair *p = &pairs[i];
+			int names_call = p->first.seq == m->call_seq || p->second.seq == m->call_seq;
+			if (names_call != (pass == 0))
+				continue;
+			shown++;
+			fprintf(stderr, "  race (%s): seq %llu %s %s %s 0x%llx..0x%llx <-> seq %llu %s %s %s "
+			        "0x%llx..0x%llx\n", p->confirmed ? "confirmed" : "possible",
+			        (unsigned long long)p->first.seq, p->first.kind, p->first.name, p->first.access,
+			        (unsigned long long)p->first.lo, (unsigned long long)p->first.hi,
+			        (unsigned long long)p->second.seq, p->second.kind, p->second.name, p->second.access,
+			        (unsigned long long)p->second.lo, (unsigned long long)p->second.hi);
+		}
 	}
-	if (npairs > RP_MAIN_RACES_SHOWN)
-		fprintf(stderr, "  ... and %zu more (tsreplay --emulate lists them all)\n",
-		        npairs - RP_MAIN_RACES_SHOWN);
+	if (npairs > shown)
+		fprintf(stderr, "  ... and %zu more (tsreplay --emulate lists them all)\n", npairs - shown);
+out_free:
+	free(pairs);
 }
 
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)

@@ -11,7 +11,9 @@
 # - --per-command: cuda_driver_app agrees after every command under every
 #   seed; its --racy variant parts, under some seed, after a command named
 #   by seq that the emulator puts in a race, no later than the first
-#   checkpoint that differs (exit 4); --per-command alone is refused;
+#   checkpoint that differs (exit 4); with --streams single,multi as well,
+#   a likely race whose first pair names that command; --per-command alone
+#   is refused;
 # - --streams values: lists refused when a word is wrong.
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
@@ -49,7 +51,7 @@ for seed in $SEEDS; do
 		raced=$((raced + 1))
 		has "race.$seed" err "tsreplay: likely race: run 1 (serialised) and run 2 (concurrent) part at checkpoint seq"
 		has "race.$seed" err "(call seq $copy cuda.cuMemcpyDtoHAsync, memory 0x"
-		has "race.$seed" err "the emulator's candidate race pairs touching that memory (1):"
+		has "race.$seed" err "the emulator's candidate race pairs touching that memory (1; those of seq $copy first):"
 		has "race.$seed" err "race (possible): seq $fill kernel fill reads and may write 0x"
 		has "race.$seed" err "<-> seq $copy copy_d2h cuMemcpyDtoHAsync reads 0x"
 		has "race.$seed" out "tsreplay: runs differ from each other" ;;
@@ -88,7 +90,7 @@ done
 # first checkpoint where they part
 expect_rc 1 emu.racy "$X" --races "$T/racy.sbt"
 racy_seqs=" $(sed -n 's/^  seq \([0-9]*\) .*/\1/p' "$T/emu.racy.out" | sort -un | tr '\n' ' ')"
-parted=0
+parted=0 smraced=0
 for seed in $SEEDS; do
 	rc=0
 	TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --per-command "$T/racy.sbt" \
@@ -105,10 +107,23 @@ for seed in $SEEDS; do
 	grep -A1 "part first after the command at seq $first " "$T/racy.$seed.err" | grep -q "^  call:     seq $first cuda\.cu" ||
 		fail "racy seed $seed: the command is not named: $(cat "$T/racy.$seed.err")"
 	cp=$(grep -A1 'part first at checkpoint seq' "$T/racy.$seed.err" | sed -n 's/^  call:     seq \([0-9]*\) .*/\1/p')
+	# serialised against concurrent: the command's race pairs come first
+	rc=0
+	TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 2 --per-command --streams single,multi \
+		"$T/racy.sbt" >"$T/racysm.$seed.out" 2>"$T/racysm.$seed.err" || rc=$?
+	sm=$(sed -n 's/^tsreplay: likely race: run 1 (serialised) and run 2 (concurrent) part after the command at seq \([0-9]*\) .*/\1/p' "$T/racysm.$seed.err")
+	if [ -n "$sm" ]; then
+		smraced=$((smraced + 1))
+		[ $rc -eq 4 ] || fail "racy single,multi seed $seed: exit $rc"
+		grep -A1 "touching that memory (.*; those of seq $sm first):" "$T/racysm.$seed.err" | tail -1 |
+			grep -q "seq $sm kernel racy_\|seq $sm kernel" ||
+			fail "racy single,multi seed $seed: the first pair does not name seq $sm: $(cat "$T/racysm.$seed.err")"
+	fi
 	[ -z "$cp" ] || [ "$first" -le "$cp" ] || fail "racy seed $seed: command seq $first after the checkpoint's call $cp"
 done
 [ "$parted" -gt 0 ] || fail "no seed of $SEEDS made --per-command runs of the racy workload part"
-echo "racy: $parted of the seeds $SEEDS part after a named command"
+[ "$smraced" -gt 0 ] || fail "no seed of $SEEDS made a serialised and a concurrent --per-command run of the racy workload part"
+echo "racy: $parted of the seeds $SEEDS part after a named command; $smraced as a likely race"
 expect_rc 2 pc.alone "$RP" --per-command "$T/drv.sbt"
 has pc.alone err "tsreplay: --per-command compares runs with each other after every command: it needs --check-determinism"
 
