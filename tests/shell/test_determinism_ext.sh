@@ -46,7 +46,7 @@ for seed in $SEEDS; do
 	TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 2 --streams single,multi "$T/race.sbt" \
 		>"$T/race.$seed.out" 2>"$T/race.$seed.err" || rc=$?
 	case $rc in
-	0) ;;
+	0 | 3) ;; # runs agree (3: the capture's own schedule read the buffer before the fill)
 	4)
 		raced=$((raced + 1))
 		has "race.$seed" err "tsreplay: likely race: run 1 (serialised) and run 2 (concurrent) part at checkpoint seq"
@@ -55,7 +55,7 @@ for seed in $SEEDS; do
 		has "race.$seed" err "race (possible): seq $fill kernel fill reads and may write 0x"
 		has "race.$seed" err "<-> seq $copy copy_d2h cuMemcpyDtoHAsync reads 0x"
 		has "race.$seed" out "tsreplay: runs differ from each other" ;;
-	*) cat "$T/race.$seed.err" >&2; fail "race seed $seed: exit $rc, expected 0 or 4" ;;
+	*) cat "$T/race.$seed.err" >&2; fail "race seed $seed: exit $rc, expected 0, 3 or 4" ;;
 	esac
 	# the event orders fill before the copy: every run agrees
 	expect_rc 0 "event.$seed" env TSCUDA_DOUBLE_SEED=$seed "$RP" --check-determinism --runs 4 \
