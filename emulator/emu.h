@@ -119,6 +119,25 @@ typedef struct emu_race_counts {
 } emu_race_counts;
 emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out);
 
+/* The races emu_races_report prints, one call of fn per pair of commands
+ * (the confirmed access pair when there is one), for callers that name
+ * them in their own words (tsreplay --check-determinism --streams
+ * single,multi).  A side's strings are borrowed from g for the call.
+ * fn returns nonzero to stop early. */
+typedef struct emu_race_side {
+	uint64_t seq;        /* the command's record */
+	const char *kind;    /* "kernel", "copy_d2h", ... */
+	const char *name;    /* the kernel or call name */
+	uint64_t lo, hi;     /* [lo, hi): captured device addresses (CUDA) */
+	const char *access;  /* "writes", "reads", "reads and may write" */
+	uint64_t alloc_seq;  /* the allocating record, 0: none or unknown */
+} emu_race_side;
+typedef struct emu_race_desc {
+	int confirmed;
+	emu_race_side first, second;
+} emu_race_desc;
+emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc *r), void *ctx);
+
 /* Exports of the last simulation (docs/emulator.md "tsexport"). */
 emu_status emu_export_json(const emu_graph *g, FILE *f);
 emu_status emu_export_dot(const emu_graph *g, FILE *f);

@@ -207,16 +207,16 @@ static void emu_json_side(const emu_graph *g, FILE *f, const emu_access *a)
 	fprintf(f, "]}");
 }
 
-emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
+typedef EMU_VEC(emu_race) emu_racevec;
+
+/* Every racing access pair, sorted by pair of commands (emu_race_cmp). */
+static emu_status emu_races_collect(emu_graph *g, emu_racevec *out)
 {
 	uint32_t *ord = NULL, *stamp = NULL, *seen = NULL;
-	EMU_VEC(emu_race) races = { 0 };
+	emu_racevec races = { 0 };
 	emu_status st;
 	size_t na;
 
-	if (!g || !out)
-		return EMU_ERR_ARG;
-	memset(out, 0, sizeof(*out));
 	st = emu_vc_build(g);
 	if (st != EMU_OK)
 		return st;
@@ -314,18 +314,86 @@ emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *ou
 			}
 		}
 	}
+	if (races.n)
+		qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
+	*out = races;
+	races.v = NULL;
+	st = EMU_OK;
+out:
+	free(races.v);
+	free(ord);
+	free(stamp);
+	free(seen);
+	return st;
+}
+
+/* The end of the run of access pairs from i that join the same two
+ * commands. */
+static size_t emu_race_pair_end(const emu_graph *g, const emu_racevec *races, size_t i)
+{
+	const emu_race *r = &races->v[i];
+	size_t k = i;
+
+	while (k < races->n && g->acc.v[races->v[k].a].node == g->acc.v[r->a].node &&
+	       g->acc.v[races->v[k].b].node == g->acc.v[r->b].node)
+		k++;
+	return k;
+}
+
+static void emu_race_side_fill(const emu_graph *g, const emu_access *a, emu_race_side *out)
+{
+	const emu_node *n = &g->nodes.v[a->node];
+
+	out->seq = n->seq;
+	out->kind = emu_kind_name(n->kind);
+	out->name = emu_node_name(g, n);
+	out->lo = a->lo;
+	out->hi = a->hi;
+	out->access = emu_mode_text(a->mode);
+	out->alloc_seq = a->alloc ? g->allocs.v[a->alloc].seq : 0;
+}
+
+emu_status emu_races_each(emu_graph *g, int (*fn)(void *ctx, const emu_race_desc *r), void *ctx)
+{
+	emu_racevec races = { 0 };
+	emu_status st;
+
+	if (!g || !fn)
+		return EMU_ERR_ARG;
+	st = emu_races_collect(g, &races);
+	if (st != EMU_OK)
+		return st;
+	for (size_t i = 0; i < races.n; i = emu_race_pair_end(g, &races, i)) {
+		emu_race_desc d;
+
+		d.confirmed = races.v[i].confirmed;
+		emu_race_side_fill(g, &g->acc.v[races.v[i].a], &d.first);
+		emu_race_side_fill(g, &g->acc.v[races.v[i].b], &d.second);
+		if (fn(ctx, &d))
+			break;
+	}
+	free(races.v);
+	return EMU_OK;
+}
+
+emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *out)
+{
+	emu_racevec races = { 0 };
+	emu_status st;
+
+	if (!g || !out)
+		return EMU_ERR_ARG;
+	memset(out, 0, sizeof(*out));
+	st = emu_races_collect(g, &races);
+	if (st != EMU_OK)
+		return st;
 	/* one report per pair of commands: the confirmed access pair if any */
 	if (f && json)
 		fprintf(f, "[");
-	if (races.n)
-		qsort_r(races.v, races.n, sizeof(emu_race), emu_race_cmp, g);
 	for (size_t i = 0; i < races.n;) {
 		const emu_race *r = &races.v[i];
-		size_t k = i;
+		size_t k = emu_race_pair_end(g, &races, i);
 
-		while (k < races.n && g->acc.v[races.v[k].a].node == g->acc.v[r->a].node &&
-		       g->acc.v[races.v[k].b].node == g->acc.v[r->b].node)
-			k++;
 		if (r->confirmed)
 			out->confirmed++;
 		else
@@ -349,11 +417,6 @@ emu_status emu_races_report(emu_graph *g, FILE *f, int json, emu_race_counts *ou
 		fprintf(f, "]");
 	if (f && !json && races.n >= EMU_RACE_MAX)
 		fprintf(f, "(stopped after %u racing access pairs)\n", EMU_RACE_MAX);
-	st = EMU_OK;
-out:
 	free(races.v);
-	free(ord);
-	free(stamp);
-	free(seen);
-	return st;
+	return EMU_OK;
 }

@@ -117,7 +117,17 @@ typedef struct rp_backend_open_args {
 	 * commands it executes (not fast-forwarded ones) and hands the
 	 * timings over in profile_finish. */
 	rp_profile *profile;
+	/* --per-command: keep, for every command executed (not fast-forwarded),
+	 * the bytes it left in the memory it may have written, and hand them
+	 * over in command_results at the end of each run. */
+	int per_command;
 } rp_backend_open_args;
+
+/* One command's result for --per-command: what the memory it may have
+ * written (one captured range of it) held once the command finished.
+ * bytes is borrowed for the call.  Returns RP_OK to go on. */
+typedef rp_status (*rp_command_result_fn)(void *ctx, uint64_t seq, uint64_t object,
+                                          const void *bytes, uint64_t len, rp_diag *diag);
 
 /* Flags for execute. */
 enum {
@@ -192,6 +202,20 @@ typedef struct rp_backend_ops {
 	 * given at open (rp_profile_add).  NULL: this backend cannot profile,
 	 * and tsreplay --profile refuses its traces. */
 	rp_status (*profile_finish)(void *state, rp_diag *diag);
+
+	/* How the run now starting schedules its work, when runs of one
+	 * session differ in it (CUDA --streams single,multi: "serialised" or
+	 * "concurrent"); NULL or a NULL answer: every run alike.  Asked after
+	 * open and after each reset.  Runs that part where one was serialised
+	 * and the other concurrent point at a race (tsreplay reports it so). */
+	const char *(*run_mode)(void *state);
+
+	/* --per-command, after a run's last record: wait for the device, then
+	 * call fn once per (command, range) in the order the commands were
+	 * executed, each range once per command (the backend names the
+	 * footprint it keeps; docs/replay.md "Per-command checkpoints").  NULL:
+	 * this backend cannot, and tsreplay --per-command refuses its traces. */
+	rp_status (*command_results)(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag);
 } rp_backend_ops;
 
 /* ---- the program ------------------------------------------------------ */
@@ -208,6 +232,34 @@ enum {
 /* The whole tsreplay command: parse argv, replay, report, return the exit
  * status.  backends: the table of this build's backends (n may be 0). */
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n);
+
+/* One command of a candidate race pair, as the emulator names it. */
+typedef struct rp_race_side {
+	uint64_t seq;
+	char kind[24];
+	char name[96];
+	char access[24];     /* "writes", "reads", "reads and may write" */
+	uint64_t lo, hi;     /* captured addresses [lo, hi) */
+} rp_race_side;
+
+typedef struct rp_race_pair {
+	int confirmed;
+	rp_race_side first, second;
+} rp_race_pair;
+
+/* The candidate races of the trace at path (pairs of commands nothing
+ * orders, one writing) with a side touching captured memory [lo, hi):
+ * up to max of them into pairs, their number (all, not only those kept)
+ * into *n_out.  tsreplay answers with the emulator (emulator/emu.h). */
+typedef rp_status (*rp_race_lookup_fn)(const char *path, uint64_t lo, uint64_t hi,
+                                       rp_race_pair *pairs, size_t max, size_t *n_out,
+                                       rp_diag *diag);
+
+/* rp_main, with a race lookup for runs that part between a serialised
+ * and a concurrent run (NULL: such a difference is reported without the
+ * pairs). */
+int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                  rp_race_lookup_fn races);
 
 /* ---- core helpers (exposed for tests) ---------------------------------- */
 

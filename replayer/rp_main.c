@@ -35,6 +35,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  --check-determinism    replay several times from clean state; compare every\n"
 	      "                         checkpoint across runs and with the capture\n"
 	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
+	      "  --per-command          with --check-determinism: also compare runs after every\n"
+	      "                         command (slow; names the first command that differs)\n"
 	      "  --device STR           device for the backend (its meaning is the backend's)\n"
 	      "  --profile[=FILE]       time every command on the device; write the timings to\n"
 	      "                         FILE (default TRACE.profile), never to the trace\n"
@@ -49,7 +51,8 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "  1  error: unreadable or damaged trace, no backend, backend failure\n"
 	      "  2  usage error: unknown option, bad value, --device not present here\n"
 	      "  3  the replay differs from the capture (all runs agree with each other)\n"
-	      "  4  runs differ from each other (nondeterministic replay)\n"
+	      "  4  runs differ from each other (nondeterministic replay; a likely race\n"
+	      "     when a serialised and a concurrent run differ)\n"
 	      "\n",
 	      f);
 	for (i = 0; i < n; i++) {
@@ -133,14 +136,22 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 	if (m->other_run == 0)
 		fprintf(stderr, "tsreplay: the replay differs from the capture at checkpoint seq %llu\n",
 		        (unsigned long long)m->checkpoint_seq);
+	else if (m->per_command)
+		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first after the command "
+		        "at seq %llu (--per-command)\n", m->other_run, m->run,
+		        (unsigned long long)m->call_seq);
 	else
 		fprintf(stderr, "tsreplay: runs differ: run %u and run %u part first at checkpoint "
 		        "seq %llu\n", m->other_run, m->run, (unsigned long long)m->checkpoint_seq);
 	fprintf(stderr, "  call:     seq %llu %s\n", (unsigned long long)m->call_seq,
 	        m->call_found ? m->call_name : "(record not found in the trace)");
-	fprintf(stderr, "  object:   %llu, checked range [%llu, %llu)\n", (unsigned long long)m->object,
-	        (unsigned long long)m->range_offset,
-	        (unsigned long long)(m->range_offset + m->range_length));
+	if (m->per_command)
+		fprintf(stderr, "  memory:   0x%llx, %llu bytes it may have written\n",
+		        (unsigned long long)m->object, (unsigned long long)m->range_length);
+	else
+		fprintf(stderr, "  object:   %llu, checked range [%llu, %llu)\n",
+		        (unsigned long long)m->object, (unsigned long long)m->range_offset,
+		        (unsigned long long)(m->range_offset + m->range_length));
 	if (m->located) {
 		fprintf(stderr, "  offset:   %llu (first differing block: %llu bytes)\n",
 		        (unsigned long long)m->diff_offset, (unsigned long long)m->diff_len);
@@ -158,7 +169,7 @@ static void rp_main_print_mismatch(const rp_session *s, const rp_mismatch *m)
 		        (unsigned long long)m->expected_hash, (unsigned long long)m->actual_hash);
 	else {
 		char groups[512];
-		rp_session_run_groups(s, m->index, groups, sizeof(groups));
+		rp_session_run_groups(s, m, groups, sizeof(groups));
 		fprintf(stderr, "  hashes:   %s\n", groups);
 	}
 	if (m->call_found && m->stack_id) {
@@ -269,6 +280,13 @@ static void rp_main_json(const rp_options *opt, const rp_session *s, const rp_re
 	rp_main_json_mismatch(f, &rep->capture);
 	fputs(",\"runs_part\":", f);
 	rp_main_json_mismatch(f, &rep->runs);
+	fputs(",\"command_results\":", f);
+	if (opt->per_command)
+		fprintf(f, "%llu", (unsigned long long)rep->command_results);
+	else
+		fputs("null", f);
+	fputs(",\"commands_part\":", f);
+	rp_main_json_mismatch(f, &rep->command);
 	fputs(",\"profile\":", f);
 	if (opt->profile_path && rep->runs_done) {
 		fputs("{\"file\":", f);
@@ -342,8 +360,13 @@ static void rp_main_summary(const rp_options *opt, const rp_session *s, const rp
 		       rep->seconds > 0 ? (double)rep->frames / rep->seconds : 0.0);
 	}
 	if (opt->runs > 1)
-		printf("tsreplay: runs %s\n", rep->runs.valid ? "differ from each other" :
-		       "agree with each other at every checkpoint");
+		printf("tsreplay: runs %s\n", rep->runs.valid || rep->command.valid
+		       ? "differ from each other" : opt->per_command
+		       ? "agree with each other at every checkpoint and after every command"
+		       : "agree with each other at every checkpoint");
+	if (opt->per_command)
+		printf("tsreplay: per-command: %llu results (command, allocation) compared per run\n",
+		       (unsigned long long)rep->command_results);
 	if (rep->unmodeled)
 		printf("tsreplay: %llu calls in range were not modeled by the capture\n",
 		       (unsigned long long)rep->unmodeled);
@@ -360,6 +383,7 @@ enum {
 	RP_MAIN_OPT_DETERMINISM,
 	RP_MAIN_OPT_VERSION,
 	RP_MAIN_OPT_PROFILE,
+	RP_MAIN_OPT_PER_COMMAND,
 	RP_MAIN_OPT_BACKEND /* + the backend option's index in the table */
 };
 
@@ -373,6 +397,7 @@ static const struct option rp_main_fixed_opts[] = {
 	{"device", required_argument, NULL, RP_MAIN_OPT_DEVICE},
 	{"version", no_argument, NULL, RP_MAIN_OPT_VERSION},
 	{"profile", optional_argument, NULL, RP_MAIN_OPT_PROFILE},
+	{"per-command", no_argument, NULL, RP_MAIN_OPT_PER_COMMAND},
 };
 #define RP_MAIN_NFIXED (sizeof(rp_main_fixed_opts) / sizeof(rp_main_fixed_opts[0]))
 
@@ -469,6 +494,9 @@ static int rp_main_option(int c, const rp_option_desc *const *descs, rp_options 
 	case RP_MAIN_OPT_DETERMINISM:
 		ma->determinism = 1;
 		return 0;
+	case RP_MAIN_OPT_PER_COMMAND:
+		opt->per_command = 1;
+		return 0;
 	case RP_MAIN_OPT_RANGE:
 		if (rp_range_parse(v, &opt->range, &diag) != RP_OK)
 			return rp_main_bad_usage("--range: %s", diag.text);
@@ -534,7 +562,85 @@ static int rp_main_parse(int argc, char **argv, const rp_backend_ops *const *bac
 	return rc;
 }
 
+#define RP_MAIN_RACES_SHOWN 8
+#define RP_MAIN_RACES_ASKED 256 /* of which those naming the call are shown first */
+
+/* Runs that part where one ran serialised and the other concurrently:
+ * the work's order decided the result, so a race is the likely cause.
+ * Name the emulator's candidate pairs that touch the checked memory. */
+static void rp_main_print_race(const rp_session *s, const rp_mismatch *m, const char *path,
+                               rp_race_lookup_fn races)
+{
+	const char *a = rp_session_run_mode(s, m->other_run), *b = rp_session_run_mode(s, m->run);
+	rp_race_pair *pairs = NULL;
+	uint64_t lo = m->object + m->range_offset, hi = lo + m->range_length;
+	rp_diag d = {""};
+	size_t npairs = 0, kept, i, shown = 0;
+	int pass;
+
+	if (!a || !b || strcmp(a, b) == 0)
+		return;
+	if (m->per_command)
+		fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part after the command "
+		        "at seq %llu (%s, memory 0x%llx..0x%llx); only the order of the work differed\n",
+		        m->other_run, a, m->run, b, (unsigned long long)m->call_seq,
+		        m->call_found ? m->call_name : "(not found)", (unsigned long long)lo,
+		        (unsigned long long)hi);
+	else
+		fprintf(stderr, "tsreplay: likely race: run %u (%s) and run %u (%s) part at checkpoint seq "
+		        "%llu (call seq %llu %s, memory 0x%llx..0x%llx); only the order of the work "
+		        "differed\n", m->other_run, a, m->run, b, (unsigned long long)m->checkpoint_seq,
+		        (unsigned long long)m->call_seq, m->call_found ? m->call_name : "(not found)",
+		        (unsigned long long)lo, (unsigned long long)hi);
+	if (!races) {
+		fputs("  (this build has no emulator to name candidate race pairs)\n", stderr);
+		return;
+	}
+	pairs = calloc(RP_MAIN_RACES_ASKED, sizeof(*pairs));
+	if (!pairs) {
+		fputs("  out of memory looking for races\n", stderr);
+		return;
+	}
+	if (races(path, lo, hi, pairs, RP_MAIN_RACES_ASKED, &npairs, &d) != RP_OK) {
+		fprintf(stderr, "  the emulator could not look for races: %s\n", d.text);
+		goto out_free;
+	}
+	if (npairs == 0) {
+		fputs("  the emulator finds no unordered pair of commands touching that memory (an order "
+		      "it does not model, or work the trace does not show)\n", stderr);
+		goto out_free;
+	}
+	fprintf(stderr, "  the emulator's candidate race pairs touching that memory (%zu; those of "
+	        "seq %llu first):\n", npairs, (unsigned long long)m->call_seq);
+	kept = npairs < RP_MAIN_RACES_ASKED ? npairs : RP_MAIN_RACES_ASKED;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < kept && shown < RP_MAIN_RACES_SHOWN; i++) {
+			const rp_race_pair *p = &pairs[i];
+			int names_call = p->first.seq == m->call_seq || p->second.seq == m->call_seq;
+			if (names_call != (pass == 0))
+				continue;
+			shown++;
+			fprintf(stderr, "  race (%s): seq %llu %s %s %s 0x%llx..0x%llx <-> seq %llu %s %s %s "
+			        "0x%llx..0x%llx\n", p->confirmed ? "confirmed" : "possible",
+			        (unsigned long long)p->first.seq, p->first.kind, p->first.name, p->first.access,
+			        (unsigned long long)p->first.lo, (unsigned long long)p->first.hi,
+			        (unsigned long long)p->second.seq, p->second.kind, p->second.name, p->second.access,
+			        (unsigned long long)p->second.lo, (unsigned long long)p->second.hi);
+		}
+	}
+	if (npairs > shown)
+		fprintf(stderr, "  ... and %zu more (tsreplay --emulate lists them all)\n", npairs - shown);
+out_free:
+	free(pairs);
+}
+
 int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t n)
+{
+	return rp_main_races(argc, argv, backends, n, NULL);
+}
+
+int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
+                  rp_race_lookup_fn races)
 {
 	rp_options opt = {0};
 	rp_session *s = NULL;
@@ -569,6 +675,9 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 		return rp_main_bad_usage("--runs needs --check-determinism");
 	if (ma.determinism && !ma.runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
+	if (opt.per_command && !ma.determinism)
+		return rp_main_bad_usage("--per-command compares runs with each other after every "
+		                         "command: it needs --check-determinism");
 	if (ma.profile && ma.determinism)
 		return rp_main_bad_usage("--profile times one run; it does not go with "
 		                         "--check-determinism");
@@ -602,7 +711,7 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	st = rp_session_replay(s, &rep, &diag);
 	if (st != RP_OK)
 		code = st == RP_ERR_USAGE ? RP_EXIT_USAGE : RP_EXIT_ERROR;
-	else if (rep.runs.valid)
+	else if (rep.runs.valid || rep.command.valid)
 		code = RP_EXIT_NONDETERM;
 	else if (rep.capture.valid)
 		code = RP_EXIT_MISMATCH;
@@ -612,8 +721,14 @@ int rp_main(int argc, char **argv, const rp_backend_ops *const *backends, size_t
 	if (rep.capture.valid && rep.mismatched > 1)
 		fprintf(stderr, "tsreplay: %llu more checkpoints differ from the capture after it\n",
 		        (unsigned long long)(rep.mismatched - 1));
-	if (rep.runs.valid)
+	if (rep.command.valid) {
+		rp_main_print_mismatch(s, &rep.command);
+		rp_main_print_race(s, &rep.command, opt.trace_path, races);
+	}
+	if (rep.runs.valid) {
 		rp_main_print_mismatch(s, &rep.runs);
+		rp_main_print_race(s, &rep.runs, opt.trace_path, races);
+	}
 out_report:
 	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
 	if (failed)

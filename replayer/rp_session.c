@@ -42,6 +42,14 @@ typedef struct rp_frame_thread {
 	uint64_t presents;
 } rp_frame_thread;
 
+/* What run 1 computed at each place runs are compared (checkpoints, or
+ * --per-command results), and the whole hashes of later runs. */
+typedef struct rp_track {
+	size_t n, cap;
+	sbt_checkpoint *ref;  /* run 1's, owned */
+	uint64_t **hashes;    /* [run - 1][i] whole hashes, runs 2..; owned */
+} rp_track;
+
 struct rp_session {
 	rp_options opt;
 	sbt_reader *reader;   /* iterated by the record loop */
@@ -65,10 +73,11 @@ struct rp_session {
 	rp_frame_thread *pending; /* presents per thread since its last FRAME; owned */
 	size_t npending, pending_cap;
 	/* determinism bookkeeping (runs > 1) */
-	size_t ncp, cp_cap;
-	sbt_checkpoint *ref;  /* run 1's checkpoints, owned */
-	uint64_t **hashes;    /* [run][i] whole hashes, runs 2.. */
+	rp_track cps;         /* checkpoints */
+	rp_track cmds;        /* --per-command results */
+	size_t cmd_index;     /* results met in this run */
 	rp_profile *profile;  /* --profile; owned */
+	const char **run_modes; /* [run] the backends' run_mode (borrowed), runs + 1; owned array */
 	double start_time;
 	double last_progress;
 	int progress_shown;
@@ -395,6 +404,16 @@ rp_status rp_session_open(const rp_options *opt, const rp_backend_ops *const *ba
 		}
 		args.profile = s->profile;
 	}
+	if (opt->per_command) {
+		for (i = 0; i < s->nactive; i++)
+			if (!s->active[i].ops->command_results) {
+				rp_diag_set(diag, "--per-command: backend %s cannot check after every command",
+				            s->active[i].ops->name);
+				st = RP_ERR_USAGE;
+				goto out_fail;
+			}
+		args.per_command = 1;
+	}
 	/* --device means what the trace's backends say it means: check it with
 	 * them, all of them before any opens (and touches a device). */
 	for (i = 0; i < s->nactive && opt->device; i++) {
@@ -492,50 +511,52 @@ static void rp_session_progress(rp_session *s, unsigned run, uint64_t records, i
 	        (unsigned long long)records);
 }
 
-/* Keep run 1's checkpoint (takes ownership of cp's blocks) or compare a
- * later run's with it. */
-static rp_status rp_session_track_run(rp_session *s, rp_report *rep, unsigned run, size_t index,
-                                      uint64_t seq, sbt_checkpoint *actual, const uint8_t *bytes,
-                                      rp_diag *diag)
+/* Keep run 1's result (takes ownership of actual's blocks) in tr or
+ * compare a later run's with it; the first difference goes to m. */
+static rp_status rp_session_track_run(rp_session *s, rp_track *tr, rp_mismatch *m, unsigned run,
+                                      size_t index, uint64_t seq, sbt_checkpoint *actual,
+                                      const uint8_t *bytes, rp_diag *diag)
 {
 	rp_check_result res;
 	rp_status st;
 
 	if (run == 1) {
-		if (s->ncp == s->cp_cap) {
-			size_t ncap = s->cp_cap ? 2 * s->cp_cap : 64;
-			sbt_checkpoint *nr = realloc(s->ref, ncap * sizeof(*nr));
+		if (tr->n == tr->cap) {
+			size_t ncap = tr->cap ? 2 * tr->cap : 64;
+			sbt_checkpoint *nr = realloc(tr->ref, ncap * sizeof(*nr));
 			if (!nr) {
 				rp_diag_set(diag, "out of memory keeping checkpoints for --check-determinism");
 				return RP_ERR_NOMEM;
 			}
-			s->ref = nr;
-			s->cp_cap = ncap;
+			tr->ref = nr;
+			tr->cap = ncap;
 		}
-		s->ref[s->ncp++] = *actual;
+		tr->ref[tr->n++] = *actual;
 		memset(actual, 0, sizeof(*actual));
 		return RP_OK;
 	}
-	if (index >= s->ncp) {
-		rp_diag_set(diag, "run %u met checkpoint seq %llu that run 1 did not", run,
+	if (index >= tr->n) {
+		rp_diag_set(diag, "run %u met %s seq %llu that run 1 did not", run,
+		            tr == &s->cmds ? "a result of the command at" : "checkpoint",
 		            (unsigned long long)seq);
 		return RP_ERR_BACKEND;
 	}
-	if (!s->hashes[run - 1]) {
-		s->hashes[run - 1] = calloc(s->ncp ? s->ncp : 1, sizeof(uint64_t));
-		if (!s->hashes[run - 1]) {
+	if (!tr->hashes[run - 1]) {
+		tr->hashes[run - 1] = calloc(tr->n ? tr->n : 1, sizeof(uint64_t));
+		if (!tr->hashes[run - 1]) {
 			rp_diag_set(diag, "out of memory");
 			return RP_ERR_NOMEM;
 		}
 	}
-	s->hashes[run - 1][index] = actual->hash;
-	if (!bytes || actual->hash == s->ref[index].hash || (rep->runs.valid && rep->runs.index <= index))
+	tr->hashes[run - 1][index] = actual->hash;
+	if (!bytes || actual->hash == tr->ref[index].hash || (m->valid && m->index <= index))
 		return RP_OK; /* !bytes: not compared (an empty slot in every run) */
-	st = rp_check_pair(&s->ref[index], actual, &res, diag);
+	st = rp_check_pair(&tr->ref[index], actual, &res, diag);
 	if (st != RP_OK)
 		return st;
-	rp_session_fill_mismatch(s, &rep->runs, &s->ref[index], &res, bytes, run, 1, index);
-	rep->runs.checkpoint_seq = seq;
+	rp_session_fill_mismatch(s, m, &tr->ref[index], &res, bytes, run, 1, index);
+	m->checkpoint_seq = seq;
+	m->per_command = tr == &s->cmds;
 	return RP_OK;
 }
 
@@ -590,7 +611,8 @@ static rp_status rp_session_checkpoint(rp_session *s, rp_report *rep, unsigned r
 			rep->not_compared++;
 		}
 		if (s->opt.runs > 1)
-			st = rp_session_track_run(s, rep, run, index, rec->seq, &actual, NULL, diag);
+			st = rp_session_track_run(s, &s->cps, &rep->runs, run, index, rec->seq, &actual,
+			                          NULL, diag);
 		goto out_free;
 	}
 	sst = sbt_checkpoint_compute(bytes, cp.length, &actual);
@@ -619,11 +641,84 @@ static rp_status rp_session_checkpoint(rp_session *s, rp_report *rep, unsigned r
 		}
 	}
 	if (s->opt.runs > 1)
-		st = rp_session_track_run(s, rep, run, index, rec->seq, &actual, bytes, diag);
+		st = rp_session_track_run(s, &s->cps, &rep->runs, run, index, rec->seq, &actual, bytes,
+		                          diag);
 out_free:
 	sbt_checkpoint_free(&actual);
 	sbt_checkpoint_free(&cp);
 	return st;
+}
+
+typedef struct rp_command_ctx {
+	rp_session *s;
+	rp_report *rep;
+	unsigned run;
+} rp_command_ctx;
+
+/* rp_command_result_fn: hash one command's bytes and track them like a
+ * checkpoint of their own (the capture has none to compare with). */
+static rp_status rp_session_command_result(void *ctx, uint64_t seq, uint64_t object,
+                                           const void *bytes, uint64_t len, rp_diag *diag)
+{
+	rp_command_ctx *c = ctx;
+	rp_session *s = c->s;
+	size_t index = s->cmd_index++;
+	sbt_checkpoint actual = {0};
+	rp_status st;
+	sbt_status sst;
+
+	if (c->run > 1 && index < s->cmds.n &&
+	    (s->cmds.ref[index].call_seq != seq || s->cmds.ref[index].object != object)) {
+		rp_diag_set(diag, "--per-command: run %u's result %zu is of the command at seq %llu "
+		            "(object 0x%llx), run 1's of seq %llu (object 0x%llx)", c->run, index,
+		            (unsigned long long)seq, (unsigned long long)object,
+		            (unsigned long long)s->cmds.ref[index].call_seq,
+		            (unsigned long long)s->cmds.ref[index].object);
+		return RP_ERR_BACKEND;
+	}
+	sst = sbt_checkpoint_compute(bytes, len, &actual);
+	if (sst != SBT_OK) {
+		rp_diag_set(diag, "--per-command: hashing %llu bytes after the command at seq %llu: %s",
+		            (unsigned long long)len, (unsigned long long)seq, sbt_strerror(sst));
+		return RP_ERR_NOMEM;
+	}
+	actual.call_seq = seq;
+	actual.object = object;
+	actual.offset = 0;
+	st = rp_session_track_run(s, &s->cmds, &c->rep->command, c->run, index, seq, &actual,
+	                          bytes, diag);
+	sbt_checkpoint_free(&actual);
+	return st;
+}
+
+/* --per-command, after a run: the backends hand over every command's
+ * result, compared with run 1's. */
+static rp_status rp_session_command_results(rp_session *s, rp_report *rep, unsigned run,
+                                            rp_diag *diag)
+{
+	rp_command_ctx c = {s, rep, run};
+	rp_status st = RP_OK;
+	size_t i;
+
+	s->cmd_index = 0;
+	for (i = 0; i < s->nactive && st == RP_OK; i++) {
+		rp_diag bd = {""};
+		st = s->active[i].ops->command_results(s->active[i].state, rp_session_command_result, &c,
+		                                       &bd);
+		if (st != RP_OK)
+			rp_diag_set(diag, "--per-command: backend %s: %s", s->active[i].ops->name,
+			            bd.text[0] ? bd.text : rp_strerror(st));
+	}
+	if (st != RP_OK)
+		return st;
+	if (run == 1)
+		rep->command_results = s->cmd_index;
+	else if (s->cmd_index != s->cmds.n) {
+		rp_diag_set(diag, "--per-command: run %u gave %zu command results, run 1 %zu", run,
+		            s->cmd_index, s->cmds.n);
+		return RP_ERR_BACKEND;
+	}
+	return RP_OK;
 }
 
 /* One run over the range.  Counters go to rep only in run 1. */
@@ -765,12 +860,14 @@ out_done:
 		rep->executed = executed;
 		rep->fast_forwarded = ff;
 		rp_session_finish_frames(s, rep);
-	} else if (st == RP_OK && (executed != rep->executed || index != s->ncp)) {
+	} else if (st == RP_OK && (executed != rep->executed || index != s->cps.n)) {
 		rp_diag_set(diag, "run %u executed %llu records and %zu checkpoints, run 1 %llu and %zu",
 		            run, (unsigned long long)executed, index, (unsigned long long)rep->executed,
-		            s->ncp);
+		            s->cps.n);
 		st = RP_ERR_BACKEND;
 	}
+	if (st == RP_OK && s->opt.per_command)
+		st = rp_session_command_results(s, rep, run, diag);
 	return st;
 }
 
@@ -809,8 +906,9 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 	rep->keyframe_seq = s->keyframe_seq;
 	s->start_time = rp_session_now();
 	if (s->opt.runs > 1) {
-		s->hashes = calloc(s->opt.runs, sizeof(*s->hashes));
-		if (!s->hashes) {
+		s->cps.hashes = calloc(s->opt.runs, sizeof(*s->cps.hashes));
+		s->cmds.hashes = calloc(s->opt.runs, sizeof(*s->cmds.hashes));
+		if (!s->cps.hashes || !s->cmds.hashes) {
 			rp_diag_set(diag, "out of memory");
 			return RP_ERR_NOMEM;
 		}
@@ -832,6 +930,12 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 		st = RP_ERR_ARG;
 		goto out_done;
 	}
+	s->run_modes = calloc(s->opt.runs + 1, sizeof(*s->run_modes));
+	if (!s->run_modes) {
+		rp_diag_set(diag, "out of memory");
+		st = RP_ERR_NOMEM;
+		goto out_done;
+	}
 	for (run = 1; run <= s->opt.runs; run++) {
 		if (run > 1) {
 			for (i = 0; i < s->nactive; i++) {
@@ -844,6 +948,9 @@ rp_status rp_session_replay(rp_session *s, rp_report *rep, rp_diag *diag)
 				}
 			}
 		}
+		for (i = 0; i < s->nactive && !s->run_modes[run]; i++)
+			if (s->active[i].ops->run_mode)
+				s->run_modes[run] = s->active[i].ops->run_mode(s->active[i].state);
 		st = rp_session_run(s, rep, run, diag);
 		if (st == RP_OK && run == 1 && s->profile)
 			st = rp_session_profile_finish(s, rep, diag);
@@ -864,6 +971,13 @@ out_done:
 	return st;
 }
 
+const char *rp_session_run_mode(const rp_session *s, unsigned run)
+{
+	if (!s || !s->run_modes || run == 0 || run > s->opt.runs)
+		return NULL;
+	return s->run_modes[run];
+}
+
 void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
 {
 	const sbt_frame *frames = NULL;
@@ -878,42 +992,46 @@ void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f)
 	}
 }
 
-static uint64_t rp_session_run_hash(const rp_session *s, unsigned run, size_t i, int *ok)
+static uint64_t rp_session_run_hash(const rp_track *tr, unsigned run, size_t i, int *ok)
 {
-	*ok = run == 1 || s->hashes[run - 1] != NULL;
+	*ok = run == 1 || tr->hashes[run - 1] != NULL;
 	if (!*ok)
 		return 0;
-	return run == 1 ? s->ref[i].hash : s->hashes[run - 1][i];
+	return run == 1 ? tr->ref[i].hash : tr->hashes[run - 1][i];
 }
 
-void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len)
+void rp_session_run_groups(const rp_session *s, const rp_mismatch *m, char *buf, size_t len)
 {
 	unsigned run, other, count;
-	size_t used = 0;
+	const rp_track *tr;
+	size_t used = 0, i = m->index;
 	char *done;
 	int ok;
 
 	if (len)
 		buf[0] = '\0';
-	if (!s || !s->hashes || i >= s->ncp)
+	if (!s)
+		return;
+	tr = m->per_command ? &s->cmds : &s->cps;
+	if (!tr->hashes || i >= tr->n)
 		return;
 	done = calloc(s->opt.runs + 1, 1);
 	if (!done)
 		return;
 	for (run = 1; run <= s->opt.runs; run++) {
-		uint64_t h = rp_session_run_hash(s, run, i, &ok);
+		uint64_t h = rp_session_run_hash(tr, run, i, &ok);
 		if (done[run] || !ok)
 			continue;
 		count = 0;
 		for (other = run; other <= s->opt.runs; other++)
-			if (rp_session_run_hash(s, other, i, &ok) == h && ok)
+			if (rp_session_run_hash(tr, other, i, &ok) == h && ok)
 				count++;
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s ", used ? "; " : "",
 			                         count > 1 ? "runs" : "run");
 		count = 0;
 		for (other = run; other <= s->opt.runs; other++) {
-			if (rp_session_run_hash(s, other, i, &ok) != h || !ok)
+			if (rp_session_run_hash(tr, other, i, &ok) != h || !ok)
 				continue;
 			done[other] = 1;
 			if (used < len)
@@ -925,6 +1043,18 @@ void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len)
 	free(done);
 }
 
+static void rp_track_free(rp_track *tr, unsigned runs)
+{
+	size_t i;
+	for (i = 0; i < tr->n; i++)
+		sbt_checkpoint_free(&tr->ref[i]);
+	free(tr->ref);
+	if (tr->hashes)
+		for (i = 0; i < runs; i++)
+			free(tr->hashes[i]);
+	free(tr->hashes);
+}
+
 void rp_session_close(rp_session *s)
 {
 	size_t i;
@@ -933,13 +1063,9 @@ void rp_session_close(rp_session *s)
 	for (i = 0; i < s->nactive; i++)
 		if (s->active[i].state)
 			s->active[i].ops->close(s->active[i].state);
-	for (i = 0; i < s->ncp; i++)
-		sbt_checkpoint_free(&s->ref[i]);
-	free(s->ref);
-	if (s->hashes)
-		for (i = 0; i < s->opt.runs; i++)
-			free(s->hashes[i]);
-	free(s->hashes);
+	rp_track_free(&s->cps, s->opt.runs);
+	rp_track_free(&s->cmds, s->opt.runs);
+	free(s->run_modes);
 	free(s->routes);
 	free(s->route_tab);
 	free(s->pending);

@@ -22,6 +22,7 @@ typedef struct rp_options {
 	const rp_option_value *backend_options; /* for the backends' open */
 	size_t nbackend_options;
 	const char *profile_path; /* --profile: the sidecar to write; NULL: none */
+	int per_command;     /* --per-command: runs compared after every command */
 } rp_options;
 
 /* One place where two results part: the replay and the capture (other_run
@@ -41,6 +42,8 @@ typedef struct rp_mismatch {
 	uint32_t block_size;
 	uint8_t bytes[16];        /* the run's bytes at diff_offset */
 	size_t nbytes;
+	int per_command;          /* a --per-command result: checkpoint_seq = call_seq = the
+	                             command, object = the captured allocation */
 	int call_found;           /* the call record was found in the trace */
 	uint32_t call_type;
 	char call_name[96];
@@ -71,6 +74,8 @@ typedef struct rp_report {
 	uint64_t frames_cut;
 	rp_mismatch capture;         /* first mismatch with the capture (run 1) */
 	rp_mismatch runs;            /* first place where runs part */
+	rp_mismatch command;         /* --per-command: first command after which runs part */
+	uint64_t command_results;    /* --per-command: (command, range) results per run */
 	double seconds;
 	uint64_t profiled;           /* --profile: commands timed (entries written) */
 	char profile_device[256];    /* --profile: the device that timed them */
@@ -90,9 +95,12 @@ const char *rp_session_backends(const rp_session *s);
 /* Print the captured host stack of stack_id to f, indented; nothing when
  * the trace has none. */
 void rp_session_print_stack(const rp_session *s, uint32_t stack_id, void *f);
-/* Runs grouped by the hash they got at checkpoint index i, e.g.
+/* Runs grouped by the hash they got where m parts them, e.g.
  * "runs 1,2: 0x...; run 3: 0x..." ("" when unknown). */
-void rp_session_run_groups(const rp_session *s, size_t i, char *buf, size_t len);
+void rp_session_run_groups(const rp_session *s, const rp_mismatch *m, char *buf, size_t len);
+/* How run (from 1) scheduled its work, as a backend's run_mode said
+ * ("serialised", "concurrent"); NULL when no backend tells runs apart. */
+const char *rp_session_run_mode(const rp_session *s, unsigned run);
 void rp_session_close(rp_session *s);
 
 /* rp_profile.c: the sidecar of --profile (rp.h has the backends' part). */

@@ -25,7 +25,7 @@
 #include <string.h>
 
 static const rp_option_desc rpcu_options[] = {
-	{"--streams", "single|multi", "CUDA: one stream in capture order, or as captured (default)"},
+	{"--streams", "MODE[,...]", "CUDA: single (capture order) or multi (as captured); a list alternates runs"},
 	{"--cuda-no-reserve", NULL, "CUDA: allocate anywhere, not at the captured addresses"},
 	{"--cuda-relocate-memory", NULL, "CUDA: also rewrite pointers in uploaded data (heuristic)"},
 	{NULL, NULL, NULL}};
@@ -382,6 +382,20 @@ static int rpcu_kind_of(const rpcu_state *s, uint32_t type, sbt_cm_kind *out)
 	return 1;
 }
 
+/* --per-command: a record that ran (it did not fail at capture) and is a
+ * command queues its footprint's copies. */
+static rp_status rpcu_percmd_record(rpcu_state *s, const sbt_record *rec, rp_diag *diag)
+{
+	sbt_cm_kind k;
+	sbt_cm_call c;
+	if (!rpcu_kind_of(s, rec->type, &k) || sbt_cm_decode(rec->payload, rec->payload_len, &c) != SBT_OK ||
+	    c.result != CUDA_SUCCESS || rpcu_names_failed(s, &c))
+		return RP_OK;
+	s->seq = rec->seq;
+	s->ptds = c.ptds != 0;
+	return rpcu_percmd_after(s, rec->seq, sbt_cm_kind_name(k), &c, diag);
+}
+
 /* One record: decode, skip what failed at capture, make the capturing
  * thread's context current, dispatch. */
 static rp_status rpcu_run_record(rpcu_state *s, const sbt_record *rec, rp_diag *diag)
@@ -450,6 +464,7 @@ void rpcu_teardown(rpcu_state *s)
 			d->p_cuCtxSynchronize();
 	}
 	rpcu_stages_poll(s, 1);
+	rpcu_percmd_free(s);
 	rpcu_profile_release(s);
 	while (s->ncopies)
 		rpcu_copy_drop(s, s->ncopies - 1);
@@ -613,26 +628,57 @@ static rp_status rpcu_parse_ordinal(const char *text, int *out, rp_diag *diag)
 	return RP_OK;
 }
 
-/* --streams single|multi -> 1 for single. */
-static rp_status rpcu_parse_streams(const char *text, int *single_out, rp_diag *diag)
+#define RPCU_STREAM_MODES_MAX 16
+
+/* --streams single|multi, or a comma-separated list of them that
+ * --check-determinism runs take in turn (single,multi: run 1 serialised,
+ * run 2 as captured, run 3 serialised, ...): bit i of *modes_out set when
+ * entry i is single. */
+static rp_status rpcu_parse_streams(const char *text, unsigned *modes_out, unsigned *n_out,
+                                    rp_diag *diag)
 {
-	if (text && strcmp(text, "single") == 0) {
-		*single_out = 1;
-	} else if (text && strcmp(text, "multi") == 0) {
-		*single_out = 0;
-	} else {
-		rp_diag_set(diag, "--streams: expected single or multi, got '%s'", text ? text : "");
-		return RP_ERR_USAGE;
+	const char *p = text ? text : "";
+	unsigned modes = 0, n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (n == RPCU_STREAM_MODES_MAX) {
+			rp_diag_set(diag, "--streams: at most %d entries, got '%s'", RPCU_STREAM_MODES_MAX,
+			            text);
+			return RP_ERR_USAGE;
+		}
+		if (len == 6 && strncmp(p, "single", 6) == 0) {
+			modes |= 1u << n;
+		} else if (!(len == 5 && strncmp(p, "multi", 5) == 0)) {
+			rp_diag_set(diag, "--streams: expected single or multi, got '%s' (a comma-separated "
+			            "list of them alternates the runs)", text ? text : "");
+			return RP_ERR_USAGE;
+		}
+		n++;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
 	}
+	*modes_out = modes;
+	*n_out = n;
 	return RP_OK;
+}
+
+/* The --streams entry of the run now starting. */
+static void rpcu_pick_stream_mode(rpcu_state *s)
+{
+	if (s->nstream_modes)
+		s->single_stream = (s->stream_modes >> (s->run % s->nstream_modes)) & 1u;
 }
 
 /* rp_backend_ops.check_option: every value the parsers above refuse. */
 static rp_status rpcu_check_option(const rp_option_value *o, rp_diag *diag)
 {
 	int ignored;
+	unsigned modes, n;
 	if (strcmp(o->name, "--streams") == 0)
-		return rpcu_parse_streams(o->value, &ignored, diag);
+		return rpcu_parse_streams(o->value, &modes, &n, diag);
 	if (strcmp(o->name, "--device") == 0)
 		return rpcu_parse_ordinal(o->value ? o->value : "", &ignored, diag);
 	return RP_OK;
@@ -645,9 +691,10 @@ static rp_status rpcu_parse_options(rpcu_state *s, const rp_backend_open_args *a
 	for (i = 0; i < args->noptions; i++) {
 		const rp_option_value *o = &args->options[i];
 		if (strcmp(o->name, "--streams") == 0) {
-			st = rpcu_parse_streams(o->value, &s->single_stream, diag);
+			st = rpcu_parse_streams(o->value, &s->stream_modes, &s->nstream_modes, diag);
 			if (st != RP_OK)
 				return st;
+			rpcu_pick_stream_mode(s);
 		} else if (strcmp(o->name, "--cuda-no-reserve") == 0) {
 			s->no_reserve = 1;
 		} else if (strcmp(o->name, "--cuda-relocate-memory") == 0) {
@@ -671,6 +718,7 @@ static rp_status rpcu_open(const rp_backend_open_args *args, void **state_out, r
 	s->trace = args->trace;
 	s->quiet = args->quiet;
 	s->profile = args->profile;
+	s->per_command = args->per_command;
 	st = rpcu_parse_options(s, args, diag);
 	if (st != RP_OK)
 		goto out_fail;
@@ -708,9 +756,18 @@ static rp_status rpcu_execute(void *state, const sbt_record *rec, unsigned flags
 	/* fast-forwarded records build state exactly like the others; they
 	 * are only not timed */
 	s->fast_forward = (flags & RP_EXEC_FAST_FORWARD) != 0;
+	rp_status st;
 	rpcu_copies_release_served(s);
 	rpcu_stages_poll(s, 0);
-	return rpcu_run_record(s, rec, diag);
+	st = rpcu_run_record(s, rec, diag);
+	if (st == RP_OK && s->per_command && !s->fast_forward)
+		st = rpcu_percmd_record(s, rec, diag);
+	return st;
+}
+
+static rp_status rpcu_command_results(void *state, rp_command_result_fn fn, void *ctx, rp_diag *diag)
+{
+	return rpcu_percmd_results(state, fn, ctx, diag);
 }
 
 static rp_status rpcu_checkpoint(void *state, const sbt_checkpoint *expected, const void **bytes_out,
@@ -810,7 +867,19 @@ static rp_status rpcu_reset(void *state, rp_diag *diag)
 	rpcu_state *s = state;
 	(void)diag;
 	rpcu_teardown(s);
+	s->run++;
+	rpcu_pick_stream_mode(s);
 	return RP_OK;
+}
+
+/* rp_backend_ops.run_mode: only when --streams names both modes. */
+static const char *rpcu_run_mode(void *state)
+{
+	rpcu_state *s = state;
+	unsigned all = s->nstream_modes ? (1u << s->nstream_modes) - 1u : 0;
+	if (s->nstream_modes < 2 || s->stream_modes == 0 || s->stream_modes == all)
+		return NULL;
+	return s->single_stream ? "serialised" : "concurrent";
 }
 
 static void rpcu_close(void *state)
@@ -822,6 +891,7 @@ static void rpcu_close(void *state)
 	while (s->n_not_run_names)
 		free(s->not_run_names[--s->n_not_run_names]);
 	free(s->not_run_names);
+	free(s->percmd);
 	free(s->windows);
 	free(s->kind_of);
 	free(s);
@@ -840,4 +910,6 @@ const rp_backend_ops rpcu_backend_ops = {
 	.options = rpcu_options,
 	.check_option = rpcu_check_option,
 	.profile_finish = rpcu_profile_finish,
+	.run_mode = rpcu_run_mode,
+	.command_results = rpcu_command_results,
 };

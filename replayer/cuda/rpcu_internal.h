@@ -184,6 +184,13 @@ typedef struct rpcu_range {
 	char kernel[64];       /* that launch's kernel name */
 } rpcu_range;
 
+/* --per-command: one allocation's bytes after one command (rpcu_percmd.c). */
+typedef struct rpcu_percmd {
+	uint64_t seq;        /* the command */
+	uint64_t cap, size;  /* the captured allocation */
+	uint8_t *buf;        /* owned; filled by a copy queued behind the command */
+} rpcu_percmd;
+
 typedef struct rpcu_ranges {
 	rpcu_range *v;       /* sorted by cap, never overlapping */
 	size_t n, cap;
@@ -301,7 +308,14 @@ typedef struct rpcu_state {
 	sbt_reader *trace;
 	int quiet;
 	/* options */
-	int single_stream;      /* --streams single */
+	int single_stream;      /* --streams single (this run) */
+	/* --streams A,B,...: run i (from 0) uses entry i % nstream_modes,
+	 * bit i of stream_modes set for single; 0 entries: multi always */
+	unsigned stream_modes, nstream_modes;
+	unsigned run;           /* runs begun before this one (reset counts them) */
+	int per_command;        /* --per-command */
+	rpcu_percmd *percmd;    /* this run's results, in command order */
+	size_t npercmd, cap_percmd;
 	int no_reserve;         /* --cuda-no-reserve */
 	int relocate_memory;    /* --cuda-relocate-memory */
 	int device_base;        /* --device N */
@@ -436,6 +450,17 @@ void rpcu_windows_close(rpcu_state *s);
  * e_flags, or each fatbin entry's arch field (written as "sm_90, sm_80"
  * into buf).  0 when unknown. */
 unsigned rpcu_image_arch(const void *img, size_t len, char *buf, size_t buflen);
+
+/* ---- rpcu_percmd.c: --per-command ---------------------------------------------- */
+
+/* After the command record seq (call name, decoded c) ran: queue copies
+ * of its footprint on its stream. */
+rp_status rpcu_percmd_after(rpcu_state *s, uint64_t seq, const char *name, const sbt_cm_call *c,
+                            rp_diag *diag);
+/* rp_backend_ops.command_results: wait, hand every result to fn, free. */
+rp_status rpcu_percmd_results(rpcu_state *s, rp_command_result_fn fn, void *ctx, rp_diag *diag);
+/* Free the results of this run (their copies must have finished). */
+void rpcu_percmd_free(rpcu_state *s);
 
 /* ---- rpcu_exec.c: contexts, modules, launches, streams, events ------------------- */
 

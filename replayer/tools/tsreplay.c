@@ -5,6 +5,7 @@
  * the driver at run time, see docs/cuda-replay.md).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emulator/emu.h"
@@ -14,6 +15,62 @@
 #ifdef TS_HAVE_CUDA
 #include "replayer/cuda/rpcu_backend.h"
 #endif
+
+/* rp_race_lookup_fn on the emulator: the races with a side touching
+ * [lo, hi). */
+typedef struct tsreplay_races {
+	uint64_t lo, hi;
+	rp_race_pair *pairs;
+	size_t max, n;
+} tsreplay_races;
+
+static void tsreplay_race_side(const emu_race_side *e, rp_race_side *out)
+{
+	out->seq = e->seq;
+	snprintf(out->kind, sizeof(out->kind), "%s", e->kind);
+	snprintf(out->name, sizeof(out->name), "%s", e->name);
+	snprintf(out->access, sizeof(out->access), "%s", e->access);
+	out->lo = e->lo;
+	out->hi = e->hi;
+}
+
+static int tsreplay_race_one(void *ctx, const emu_race_desc *r)
+{
+	tsreplay_races *c = ctx;
+	int touches = (r->first.lo < c->hi && c->lo < r->first.hi) ||
+	              (r->second.lo < c->hi && c->lo < r->second.hi);
+	if (!touches)
+		return 0;
+	if (c->n < c->max) {
+		c->pairs[c->n].confirmed = r->confirmed;
+		tsreplay_race_side(&r->first, &c->pairs[c->n].first);
+		tsreplay_race_side(&r->second, &c->pairs[c->n].second);
+	}
+	c->n++;
+	return 0;
+}
+
+static rp_status tsreplay_races_touching(const char *path, uint64_t lo, uint64_t hi,
+                                         rp_race_pair *pairs, size_t max, size_t *n_out,
+                                         rp_diag *diag)
+{
+	tsreplay_races c = {lo, hi, pairs, max, 0};
+	emu_graph *g = NULL;
+	char err[256] = "";
+	emu_status est;
+
+	*n_out = 0;
+	est = emu_graph_build(path, &g, err, sizeof(err));
+	if (est == EMU_OK)
+		est = emu_races_each(g, tsreplay_race_one, &c);
+	emu_graph_free(g);
+	if (est != EMU_OK) {
+		rp_diag_set(diag, "%s", err[0] ? err : emu_strerror(est));
+		return RP_ERR_BACKEND;
+	}
+	*n_out = c.n;
+	return RP_OK;
+}
 
 int main(int argc, char **argv)
 {
@@ -27,6 +84,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--emulate") == 0)
 			return emu_cli_emulate(argc, argv);
-	return rp_main(argc, argv, tsreplay_backends,
-	               sizeof(tsreplay_backends) / sizeof(tsreplay_backends[0]));
+	return rp_main_races(argc, argv, tsreplay_backends,
+	                     sizeof(tsreplay_backends) / sizeof(tsreplay_backends[0]),
+	                     tsreplay_races_touching);
 }
