@@ -61,6 +61,7 @@ class Kind:
         self.ign = None     # C expression over "s->": the member is ignored
         self.ign_rule = None  # the part of ign from IGNORED_MEMBERS (not count 0)
         self.ign_ctx = None  # context number: ignored inside that command
+        self.ign_dyn = None  # C expression over "e->dyn": ignored by dynamic state
         self.absent = None  # what an ignored member is written as
 
 
@@ -501,6 +502,17 @@ def _fmt_ctype(ct):
 # Commands named by an ("in_command", ...) rule, numbered from 1: the command's
 # encoder sets sbt_vk_e.ctx to its number while it encodes its parameters.
 IGNORED_CONTEXTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] == "in_command"})
+# Structs named by a ("dynamic_state", PARENT, ...) rule: PARENT's encoder
+# points sbt_vk_e.dyn at its pDynamicState while it encodes its members.
+IGNORED_DYN_PARENTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS
+                              if r["when"][0] == "dynamic_state"})
+
+
+def ignored_dyn(when, dyn="e->dyn"):
+    """C expression, over the parent's pDynamicState dyn, true when a
+    ("dynamic_state", ...) rule's member is ignored."""
+    return "sbt_vk_ignored_dynamic(%s, %d, (const VkDynamicState[]){%s})" % (
+        dyn, len(when[2]), ", ".join(when[2]))
 
 
 def ignored_cond(when, pfx="s->"):
@@ -515,7 +527,7 @@ def ignored_cond(when, pfx="s->"):
         return "(%s%s & %s)" % (pfx, when[1], when[2])
     if op == "not_eq":
         return "(%s%s != %s)" % (pfx, when[1], when[2])
-    if op == "in_command":
+    if op in ("in_command", "dynamic_state"):
         return None
     if op == "rasterizer_discard":
         return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
@@ -540,6 +552,8 @@ def ignored_text(when):
                 "VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState")
     if op == "lacks_stages":
         return "pStages lacks %s" % " or ".join(when[1])
+    if op == "dynamic_state":
+        return "%s.pDynamicState has %s" % (when[1], " or ".join(when[2]))
     return "passed to %s" % when[1]
 
 
@@ -562,7 +576,9 @@ def _mark_ignored(owner, kinds):
             if r["owner"] != owner or r["member"] != k.m.name:
                 continue
             c = ignored_cond(r["when"])
-            if c is None:
+            if r["when"][0] == "dynamic_state":
+                k.ign_dyn = ignored_dyn(r["when"])
+            elif c is None:
                 k.ign_ctx = IGNORED_CONTEXTS.index(r["when"][1]) + 1
             else:
                 conds.append(c)
@@ -582,6 +598,8 @@ def _ign_expr(k, pfx="s->"):
         parts.append(k.ign.replace("s->", pfx))
     if k.ign_ctx:
         parts.append("e->ctx == %d" % k.ign_ctx)
+    if k.ign_dyn:
+        parts.append(k.ign_dyn)
     return " || ".join(parts) if parts else None
 
 
@@ -639,7 +657,7 @@ def _req_handle(cx, k, owner, level):
         return None
     if m.noautovalidity or m.is_optional(level):
         return None
-    if level == 0 and (k.ign or k.ign_ctx):
+    if level == 0 and (k.ign or k.ign_ctx or k.ign_dyn):
         return None
     return _inflag(cx, k, owner)
 
@@ -649,7 +667,7 @@ def _req_pointer(cx, k, owner):
     m = k.m
     if k.inflag == "0" or k.out or m is None or m.noautovalidity or m.is_optional(0):
         return None
-    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx:
+    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx or k.ign_dyn:
         return None
     return _inflag(cx, k, owner)
 
@@ -660,7 +678,7 @@ def _absent_refused(cx, k, owner):
     decoded), unless optional=, DECODE_ABSENT_OK or an ignored-member rule
     over members decoded before it says it may be."""
     m = k.m
-    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0):
+    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0) or k.ign_dyn:
         return None
     if not (m.const_levels and m.const_levels[0]):
         return None
@@ -1215,8 +1233,8 @@ class Emit:
 
     def cmp_member(self, k, owner):
         """Compare member k of a (original) and b (decoded).  An ignored member
-        must come back absent (a context rule: absent or equal)."""
-        if k.m is None or not (k.ign or k.ign_ctx):
+        must come back absent (a context or dynamic-state rule: absent or equal)."""
+        if k.m is None or not (k.ign or k.ign_ctx or k.ign_dyn):
             return self._cmp_member(k, owner)
         k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
         k2.check = k.check
@@ -1227,11 +1245,14 @@ class Emit:
         else:
             absent = B
         fail = "\treturn sbt_vk_t_fail(c, \"%s.%s (ignored, not absent)\");" % (owner, k.m.name)
-        if k.ign_ctx and not k.ign:
-            # encoded outside its command: as usual; inside: absent
+        if (k.ign_ctx or k.ign_dyn) and not k.ign:
+            # encoded outside its command (or with its state static): as
+            # usual; inside (dynamic): absent
             return ["if (%s) {" % absent] + ["\t" + x for x in normal] + ["}"]
         ign = k.ign.replace("s->", "a->")
-        return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, "} else {"] + \
+        # a context or dynamic-state rule on top: otherwise absent or equal
+        other = "} else if (%s) {" % absent if (k.ign_ctx or k.ign_dyn) else "} else {"
+        return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, other] + \
             ["\t" + x for x in normal] + ["}"]
 
     def _cmp_member(self, k, owner):
@@ -1550,6 +1571,9 @@ def gen_codec_c(cx):
                 continue
             eb += em.enc_member(k)
             db += em.dec_member(k, n)
+        if n in IGNORED_DYN_PARENTS:
+            eb = ["e->dyn = s->pDynamicState; /* (overrides.IGNORED_MEMBERS \"dynamic_state\") */"] + \
+                eb + ["e->dyn = NULL;"]
         eb = _batch_puts(eb)
         if n in pn:
             _fn(L, "static sbt_vk_status sbt_vk_eb_%s(sbt_vk_e *e, const %s *s)" % (n, n), eb)
@@ -2007,6 +2031,16 @@ def gen_ignored_h(cx):
          "\t\t\treturn 0;",
          "\treturn 1;",
          "}", "",
+         "/* One of the n states of want is dynamic in dyn. */",
+         "static inline int sbt_vk_ignored_dynamic(const VkPipelineDynamicStateCreateInfo *dyn, uint32_t n,",
+         "                                         const VkDynamicState *want)",
+         "{",
+         "\tfor (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)",
+         "\t\tfor (uint32_t j = 0; j < n; j++)",
+         "\t\t\tif (dyn->pDynamicStates[i] == want[j])",
+         "\t\t\t\treturn 1;",
+         "\treturn 0;",
+         "}", "",
          "/* Every stage of want is among the pipeline's stages. */",
          "static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,",
          "                                        VkShaderStageFlags want)",
@@ -2030,6 +2064,13 @@ def gen_ignored_h(cx):
     L += ["\t{\"*\", \"an input array\", \"its count is 0\",",
           "\t %s}," % q(ov.IGNORED_ZERO_COUNT_SPEC), "};", ""]
     for r in ov.IGNORED_MEMBERS:
+        if r["when"][0] == "dynamic_state":
+            # dyn: the pDynamicState of the parent the struct is reached from
+            L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s," % (r["owner"], r["member"], r["owner"]),
+                  "%sconst VkPipelineDynamicStateCreateInfo *dyn)"
+                  % (" " * len("static inline int sbt_vk_ignored_%s_%s(" % (r["owner"], r["member"]))),
+                  "{", "\t(void)s;", "\treturn %s;" % ignored_dyn(r["when"], "dyn"), "}", ""]
+            continue
         c = ignored_cond(r["when"])
         if c is None:
             continue

@@ -229,6 +229,10 @@ LAYER_REFUSED_EXTENSIONS = {
 #   ("rasterizer_discard",)             pRasterizationState->rasterizerDiscardEnable
 #                                       is set and not made dynamic by pDynamicState
 #   ("lacks_stages", (STAGE_BIT, ...))  pStages lacks one of the stages
+# or over the struct it is reached from:
+#   ("dynamic_state", PARENT, (STATE, ...))  one of the VkDynamicState values
+#                                       is in PARENT's pDynamicState (PARENT's
+#                                       encoder points sbt_vk_e.dyn at it)
 # or over the command the struct is passed to:
 #   ("in_command", COMMAND)             the struct is a parameter of COMMAND
 #
@@ -320,6 +324,32 @@ IGNORED_MEMBERS = [
      "spec": "VkImageCreateInfo: \"pQueueFamilyIndices is a pointer to an array of "
              "queue families that will access this image. It is ignored if "
              "sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+    {"owner": "VkPipelineViewportStateCreateInfo", "member": "pViewports",
+     "when": ("dynamic_state", "VkGraphicsPipelineCreateInfo",
+              ("VK_DYNAMIC_STATE_VIEWPORT", "VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT")),
+     "spec": "VkPipelineViewportStateCreateInfo: \"pViewports is a pointer to an array "
+             "of VkViewport structures, defining the viewport transforms. If the "
+             "viewport state is dynamic, this member is ignored.\""},
+    {"owner": "VkPipelineViewportStateCreateInfo", "member": "pScissors",
+     "when": ("dynamic_state", "VkGraphicsPipelineCreateInfo",
+              ("VK_DYNAMIC_STATE_SCISSOR", "VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT")),
+     "spec": "VkPipelineViewportStateCreateInfo: \"pScissors is a pointer to an array "
+             "of VkRect2D structures defining the rectangular bounds of the scissor for "
+             "the corresponding viewport. If the scissor state is dynamic, this member "
+             "is ignored.\""},
+    {"owner": "VkFramebufferCreateInfo", "member": "pAttachments",
+     "when": ("flag_set", "flags", "VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT"),
+     "spec": "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of "
+             "VkImageView handles, each of which will be used as the corresponding "
+             "attachment in a render pass instance. If flags includes "
+             "VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
+    {"owner": "VkSwapchainCreateInfoKHR", "member": "pQueueFamilyIndices",
+     "when": ("not_eq", "imageSharingMode", "VK_SHARING_MODE_CONCURRENT"),
+     "spec": "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer "
+             "to an array of queue family indices having access to the images of the "
+             "swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs "
+             "start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml "
+             "marks it noautovalidity"},
 ]
 
 # The generic rule: an input (const) array whose count is 0 is ignored

@@ -161,6 +161,10 @@ class Refs:
         None.  A member ignored inside a command (overrides.IGNORED_MEMBERS
         "in_command") is skipped always: the generator checks that its struct
         reaches the walk only through that command."""
+        if k.ign_dyn:
+            # the walk has no parent's pDynamicState to ask
+            raise AssertionError("%s.%s: a \"dynamic_state\" rule over a member with handles"
+                                 % (owner, k.m.name))
         if not k.ign_ctx:
             return k.ign_rule  # a count of 0 walks nothing anyway
         cmd = cg.IGNORED_CONTEXTS[k.ign_ctx - 1]

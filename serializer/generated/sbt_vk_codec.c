@@ -11196,12 +11196,12 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportStateCreateInfo(sbt_vk_e *e, co
 	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
-		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0)) ? NULL : s->pViewports;
+		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || sbt_vk_ignored_dynamic(e->dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT})) ? NULL : s->pViewports;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p389, (uint64_t)s->viewportCount, sizeof(*p389)));
 	}
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
 	{
-		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0)) ? NULL : s->pScissors;
+		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || sbt_vk_ignored_dynamic(e->dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT})) ? NULL : s->pScissors;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p394, (uint64_t)s->scissorCount, sizeof(*p394)));
 	}
 	return SBT_VK_OK;
@@ -11658,6 +11658,7 @@ sbt_vk_status sbt_vk_d_VkPipelineDepthStencilStateCreateInfo(sbt_vk_d *d, VkPipe
 
 static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const VkGraphicsPipelineCreateInfo *s)
 {
+	e->dyn = s->pDynamicState; /* (overrides.IGNORED_MEMBERS "dynamic_state") */
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -11731,6 +11732,7 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineHandle))0 : s->basePipelineHandle)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineIndex))-1 : s->basePipelineIndex)));
+	e->dyn = NULL;
 	return SBT_VK_OK;
 }
 
@@ -13643,7 +13645,7 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferCreateInfo(sbt_vk_e *e, const VkFram
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	{
-		const __typeof__(s->pAttachments) p738 = ((((uint64_t)s->attachmentCount) == 0)) ? NULL : s->pAttachments;
+		const __typeof__(s->pAttachments) p738 = (((s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) || (((uint64_t)s->attachmentCount) == 0)) ? NULL : s->pAttachments;
 		{
 			const uint64_t n739 = (uint64_t)s->attachmentCount;
 			SBT_VK_ET(sbt_vk_put_count(e, p738, n739));
@@ -13700,7 +13702,7 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 		}
 		if (p743 && n742 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferCreateInfo.pAttachments (count differs from its length member)");
-		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0)
+		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0 && !(((s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
@@ -14394,7 +14396,7 @@ static sbt_vk_status sbt_vk_eb_VkSwapchainCreateInfoKHR(sbt_vk_e *e, const VkSwa
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageSharingMode));
 	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	{
-		const __typeof__(s->pQueueFamilyIndices) p831 = ((((uint64_t)s->queueFamilyIndexCount) == 0)) ? NULL : s->pQueueFamilyIndices;
+		const __typeof__(s->pQueueFamilyIndices) p831 = (((s->imageSharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)s->queueFamilyIndexCount) == 0)) ? NULL : s->pQueueFamilyIndices;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p831, (uint64_t)s->queueFamilyIndexCount, sizeof(*p831)));
 	}
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -14473,7 +14475,7 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 		s->pQueueFamilyIndices = t832;
 		if (p834 && n833 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (count differs from its length member)");
-		if (!p834 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+		if (!p834 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->imageSharingMode != VK_SHARING_MODE_CONCURRENT))))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{

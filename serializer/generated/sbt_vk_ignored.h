@@ -21,6 +21,17 @@ static inline int sbt_vk_ignored_discard(const VkPipelineRasterizationStateCreat
 	return 1;
 }
 
+/* One of the n states of want is dynamic in dyn. */
+static inline int sbt_vk_ignored_dynamic(const VkPipelineDynamicStateCreateInfo *dyn, uint32_t n,
+                                         const VkDynamicState *want)
+{
+	for (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (dyn->pDynamicStates[i] == want[j])
+				return 1;
+	return 0;
+}
+
 /* Every stage of want is among the pipeline's stages. */
 static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,
                                         VkShaderStageFlags want)
@@ -38,7 +49,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 17
+#define SBT_VK_IGNORED_RULES 21
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -73,6 +84,14 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "VkBufferCreateInfo: \"pQueueFamilyIndices is a pointer to an array of queue families that will access this buffer. It is ignored if sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
 	{"VkImageCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "VkImageCreateInfo: \"pQueueFamilyIndices is a pointer to an array of queue families that will access this image. It is ignored if sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+	{"VkPipelineViewportStateCreateInfo", "pViewports", "VkGraphicsPipelineCreateInfo.pDynamicState has VK_DYNAMIC_STATE_VIEWPORT or VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT",
+	 "VkPipelineViewportStateCreateInfo: \"pViewports is a pointer to an array of VkViewport structures, defining the viewport transforms. If the viewport state is dynamic, this member is ignored.\""},
+	{"VkPipelineViewportStateCreateInfo", "pScissors", "VkGraphicsPipelineCreateInfo.pDynamicState has VK_DYNAMIC_STATE_SCISSOR or VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT",
+	 "VkPipelineViewportStateCreateInfo: \"pScissors is a pointer to an array of VkRect2D structures defining the rectangular bounds of the scissor for the corresponding viewport. If the scissor state is dynamic, this member is ignored.\""},
+	{"VkFramebufferCreateInfo", "pAttachments", "flags has VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT",
+	 "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of VkImageView handles, each of which will be used as the corresponding attachment in a render pass instance. If flags includes VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
+	{"VkSwapchainCreateInfoKHR", "pQueueFamilyIndices", "imageSharingMode != VK_SHARING_MODE_CONCURRENT",
+	 "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer to an array of queue family indices having access to the images of the swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml marks it noautovalidity"},
 	{"*", "an input array", "its count is 0",
 	 "Valid Usage (Implicit): \"If COUNT is not 0, P must be a valid pointer to an array of COUNT ... values\""},
 };
@@ -150,6 +169,30 @@ static inline int sbt_vk_ignored_VkBufferCreateInfo_pQueueFamilyIndices(const Vk
 static inline int sbt_vk_ignored_VkImageCreateInfo_pQueueFamilyIndices(const VkImageCreateInfo *s)
 {
 	return (s->sharingMode != VK_SHARING_MODE_CONCURRENT);
+}
+
+static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pViewports(const VkPipelineViewportStateCreateInfo *s,
+                                                                              const VkPipelineDynamicStateCreateInfo *dyn)
+{
+	(void)s;
+	return sbt_vk_ignored_dynamic(dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT});
+}
+
+static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pScissors(const VkPipelineViewportStateCreateInfo *s,
+                                                                             const VkPipelineDynamicStateCreateInfo *dyn)
+{
+	(void)s;
+	return sbt_vk_ignored_dynamic(dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT});
+}
+
+static inline int sbt_vk_ignored_VkFramebufferCreateInfo_pAttachments(const VkFramebufferCreateInfo *s)
+{
+	return (s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
+}
+
+static inline int sbt_vk_ignored_VkSwapchainCreateInfoKHR_pQueueFamilyIndices(const VkSwapchainCreateInfoKHR *s)
+{
+	return (s->imageSharingMode != VK_SHARING_MODE_CONCURRENT);
 }
 
 #endif

@@ -6153,7 +6153,7 @@ static int sbt_vk_c_VkPipelineViewportStateCreateInfo(sbt_vk_c *c, const void *v
 	if ((((uint64_t)a->viewportCount) == 0)) {
 		if (b->pViewports)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports (ignored, not absent)");
-	} else {
+	} else if (b->pViewports) {
 		if (!a->pViewports != !b->pViewports)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
 		if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
@@ -6164,7 +6164,7 @@ static int sbt_vk_c_VkPipelineViewportStateCreateInfo(sbt_vk_c *c, const void *v
 	if ((((uint64_t)a->scissorCount) == 0)) {
 		if (b->pScissors)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors (ignored, not absent)");
-	} else {
+	} else if (b->pScissors) {
 		if (!a->pScissors != !b->pScissors)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
 		if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
@@ -7786,7 +7786,7 @@ static int sbt_vk_c_VkFramebufferCreateInfo(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.renderPass");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.attachmentCount");
-	if ((((uint64_t)a->attachmentCount) == 0)) {
+	if (((a->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) || (((uint64_t)a->attachmentCount) == 0)) {
 		if (b->pAttachments)
 			return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments (ignored, not absent)");
 	} else {
@@ -8317,7 +8317,7 @@ static int sbt_vk_c_VkSwapchainCreateInfoKHR(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.imageSharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.queueFamilyIndexCount");
-	if ((((uint64_t)a->queueFamilyIndexCount) == 0)) {
+	if (((a->imageSharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)a->queueFamilyIndexCount) == 0)) {
 		if (b->pQueueFamilyIndices)
 			return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (ignored, not absent)");
 	} else {

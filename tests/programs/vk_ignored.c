@@ -14,10 +14,14 @@
  * tests/shell/test_vk_ignored.sh runs every case plain, under tscapture and
  * replays the trace, everything under the Khronos validation layer.
  */
+#define VK_USE_PLATFORM_XCB_KHR 1
+
 #include <sys/mman.h>
 
 #include "tests/programs/vk_prog.h"
 #include "serializer/generated/sbt_vk_ignored.h"
+
+#include <xcb/xcb.h>
 
 #define PROG "vk_ignored"
 
@@ -28,14 +32,17 @@ typedef struct ign {
 	vkp_ctx c;
 	void *none;      /* a PROT_NONE page: any read of it is SIGSEGV */
 	PFN_vkCmdPushDescriptorSetKHR push; /* NULL without VK_KHR_push_descriptor */
+	VkBool32 imageless; /* imagelessFramebuffer is enabled */
+	int xcb;            /* VK_KHR_xcb_surface and VK_KHR_swapchain are enabled */
 	vkp_buffer buf;    /* the storage buffer of the buffer writes */
 	VkSampler sampler; /* the sampler of the sampler writes */
 	VkDescriptorBufferInfo bi; /* what the writes point at */
 	VkDescriptorImageInfo ii;
 } ign;
 
-/* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor on
- * the device when it is offered. */
+/* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor,
+ * the imagelessFramebuffer feature (Vulkan 1.2) and xcb surfaces with
+ * VK_KHR_swapchain enabled when they are offered. */
 static void ign_init(ign *g)
 {
 	vkp_ctx *c = &g->c;
@@ -43,21 +50,37 @@ static void ign_init(ign *g)
 	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
 	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
 	VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
-	const char *dexts[1] = { VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME };
+	VkPhysicalDeviceImagelessFramebufferFeatures imageless = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES
+	};
+	VkPhysicalDeviceFeatures2 feats = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+	                                    .pNext = &imageless };
+	const char *dexts[2];
+	const char *iexts[2] = { VK_KHR_SURFACE_EXTENSION_NAME, VK_KHR_XCB_SURFACE_EXTENSION_NAME };
+	uint32_t ndext = 0, niext = 0;
 	VkExtensionProperties props[256];
 	VkQueueFamilyProperties fams[16];
 	VkPhysicalDevice devs[8];
 	uint32_t ndev = 8, nfam = 16, nprop = 256, i;
 	const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-	int has_push = 0;
+	int has_push = 0, has_swapchain = 0;
 	float prio = 1.0f;
 	VkResult r;
 
 	memset(g, 0, sizeof(*g));
 	c->prog = PROG;
 	app.pApplicationName = PROG;
-	app.apiVersion = VK_API_VERSION_1_1;
+	app.apiVersion = VK_API_VERSION_1_2;
 	ici.pApplicationInfo = &app;
+	r = vkEnumerateInstanceExtensionProperties(NULL, &nprop, props);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		vkp_die(c, "vkEnumerateInstanceExtensionProperties: %s", vkp_result_name(r));
+	for (i = 0; i < nprop; i++)
+		if (strcmp(props[i].extensionName, iexts[0]) == 0 ||
+		    strcmp(props[i].extensionName, iexts[1]) == 0)
+			niext++;
+	ici.enabledExtensionCount = niext == 2 ? 2 : 0;
+	ici.ppEnabledExtensionNames = iexts;
 	VKP_CHECK(c, vkCreateInstance(&ici, NULL, &c->instance));
 	r = vkEnumeratePhysicalDevices(c->instance, &ndev, devs);
 	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || ndev == 0)
@@ -72,19 +95,33 @@ static void ign_init(ign *g)
 	if (i == nfam)
 		vkp_die(c, "no queue family does graphics and compute");
 	c->qfam = i;
+	nprop = 256;
 	r = vkEnumerateDeviceExtensionProperties(c->phys, NULL, &nprop, props);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 		vkp_die(c, "vkEnumerateDeviceExtensionProperties: %s", vkp_result_name(r));
 	for (i = 0; i < nprop; i++)
 		if (strcmp(props[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0)
 			has_push = 1;
+		else if (strcmp(props[i].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME) == 0)
+			has_swapchain = 1;
 	qci.queueFamilyIndex = c->qfam;
 	qci.queueCount = 1;
 	qci.pQueuePriorities = &prio;
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
-	dci.enabledExtensionCount = has_push ? 1 : 0;
+	if (has_push)
+		dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+	g->xcb = niext == 2 && has_swapchain;
+	if (g->xcb)
+		dexts[ndext++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+	dci.enabledExtensionCount = ndext;
 	dci.ppEnabledExtensionNames = dexts;
+	if (c->dev_props.apiVersion >= VK_API_VERSION_1_2) {
+		vkGetPhysicalDeviceFeatures2(c->phys, &feats);
+		g->imageless = imageless.imagelessFramebuffer;
+		imageless.pNext = NULL;
+		dci.pNext = g->imageless ? &imageless : NULL;
+	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
 	if (has_push)
@@ -310,7 +347,10 @@ static void case_compute_base_index(ign *g)
 /* A graphics pipeline (tests/shaders/vk_tri.vert alone, rasterization
  * discarded, no VK_PIPELINE_CREATE_DERIVATIVE_BIT) whose member (a name of
  * VkGraphicsPipelineCreateInfo) is garbage: its base pipeline handle or
- * index, or a state pointer at the PROT_NONE page. */
+ * index, or a state pointer at the PROT_NONE page.  For "pViewports" and
+ * "pScissors" (members of VkPipelineViewportStateCreateInfo) rasterization
+ * is enabled, that state is dynamic and its array (of count 1) is the
+ * PROT_NONE page. */
 static void case_graphics(ign *g, const char *member)
 {
 	vkp_ctx *c = &g->c;
@@ -351,6 +391,26 @@ static void case_graphics(ign *g, const char *member)
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
 		.stage = VK_SHADER_STAGE_VERTEX_BIT, .pName = "main"
 	};
+	VkViewport viewport = { 0.0f, 0.0f, 4.0f, 4.0f, 0.0f, 1.0f };
+	VkRect2D scissor = { { 0, 0 }, { 4, 4 } };
+	VkPipelineViewportStateCreateInfo vps = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+		.viewportCount = 1, .pViewports = &viewport, .scissorCount = 1, .pScissors = &scissor
+	};
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+		.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
+	};
+	VkPipelineColorBlendAttachmentState cba = { .colorWriteMask = 0xf };
+	VkPipelineColorBlendStateCreateInfo cb = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+		.attachmentCount = 1, .pAttachments = &cba
+	};
+	VkDynamicState dyn_state;
+	VkPipelineDynamicStateCreateInfo dyn = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+		.dynamicStateCount = 1, .pDynamicStates = &dyn_state
+	};
 	VkGraphicsPipelineCreateInfo gpi = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
 	VkRenderPass rp;
 	VkPipelineLayout layout;
@@ -380,7 +440,20 @@ static void case_graphics(ign *g, const char *member)
 		gpi.pColorBlendState = g->none;
 	else if (strcmp(member, "pTessellationState") == 0)
 		gpi.pTessellationState = g->none;
-	else
+	else if (strcmp(member, "pViewports") == 0 || strcmp(member, "pScissors") == 0) {
+		rs.rasterizerDiscardEnable = VK_FALSE;
+		gpi.pViewportState = &vps;
+		gpi.pMultisampleState = &ms;
+		gpi.pColorBlendState = &cb;
+		gpi.pDynamicState = &dyn;
+		if (strcmp(member, "pViewports") == 0) {
+			dyn_state = VK_DYNAMIC_STATE_VIEWPORT;
+			vps.pViewports = g->none;
+		} else {
+			dyn_state = VK_DYNAMIC_STATE_SCISSOR;
+			vps.pScissors = g->none;
+		}
+	} else
 		vkp_die(c, "case_graphics: no member %s", member);
 	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpi, NULL, &p));
 	vkDestroyPipeline(c->device, p, NULL);
@@ -401,6 +474,51 @@ GRAPHICS_CASE(pMultisampleState)
 GRAPHICS_CASE(pDepthStencilState)
 GRAPHICS_CASE(pColorBlendState)
 GRAPHICS_CASE(pTessellationState)
+GRAPHICS_CASE(pViewports)
+GRAPHICS_CASE(pScissors)
+
+/* An imageless framebuffer (one color attachment, described by a
+ * VkFramebufferAttachmentsCreateInfo) whose pAttachments is the PROT_NONE
+ * page. */
+static void case_imageless_framebuffer(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
+	VkAttachmentDescription att = { 0, fmt, VK_SAMPLE_COUNT_1_BIT,
+	                                VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
+	                                VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+	                                VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+	                                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkAttachmentReference ref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub = { .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+	                             .colorAttachmentCount = 1, .pColorAttachments = &ref };
+	VkRenderPassCreateInfo rpi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+	                               .attachmentCount = 1, .pAttachments = &att,
+	                               .subpassCount = 1, .pSubpasses = &sub };
+	VkFramebufferAttachmentImageInfo aii = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO,
+		.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, .width = 4, .height = 4,
+		.layerCount = 1, .viewFormatCount = 1, .pViewFormats = &fmt
+	};
+	VkFramebufferAttachmentsCreateInfo fai = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO,
+		.attachmentImageInfoCount = 1, .pAttachmentImageInfos = &aii
+	};
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+	                                .pNext = &fai, .flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT,
+	                                .attachmentCount = 1, .width = 4, .height = 4, .layers = 1 };
+	VkRenderPass rp;
+	VkFramebuffer fb;
+
+	if (!g->imageless)
+		vkp_die(c, "the device does not offer the imagelessFramebuffer feature");
+	VKP_CHECK(c, vkCreateRenderPass(c->device, &rpi, NULL, &rp));
+	fci.renderPass = rp;
+	fci.pAttachments = g->none;
+	VKP_CHECK(c, vkCreateFramebuffer(c->device, &fci, NULL, &fb));
+	vkDestroyFramebuffer(c->device, fb, NULL);
+	vkDestroyRenderPass(c->device, rp, NULL);
+}
 
 static void case_buffer_queue_families(ign *g)
 {
@@ -433,6 +551,72 @@ static void case_image_queue_families(ign *g)
 	ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
 	VKP_CHECK(&g->c, vkCreateImage(g->c.device, &ci, NULL, &im));
 	vkDestroyImage(g->c.device, im, NULL);
+}
+
+/* A swapchain of an xcb window (the X display of DISPLAY) with exclusive
+ * sharing whose pQueueFamilyIndices is the PROT_NONE page. */
+static void case_swapchain_queue_families(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkXcbSurfaceCreateInfoKHR xci = { .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR };
+	VkSwapchainCreateInfoKHR sci = { .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR };
+	VkSurfaceCapabilitiesKHR caps;
+	VkSurfaceFormatKHR formats[32];
+	uint32_t nformats = 32;
+	VkBool32 supported = VK_FALSE;
+	xcb_connection_t *conn;
+	xcb_screen_iterator_t it;
+	xcb_window_t win;
+	VkSurfaceKHR surface;
+	VkSwapchainKHR sc;
+	VkResult r;
+	int scr, i;
+
+	if (!g->xcb)
+		vkp_die(c, "no VK_KHR_xcb_surface on the instance or no VK_KHR_swapchain on the device");
+	conn = xcb_connect(NULL, &scr);
+	if (xcb_connection_has_error(conn))
+		vkp_die(c, "cannot open the X display (DISPLAY=%s)", getenv("DISPLAY"));
+	it = xcb_setup_roots_iterator(xcb_get_setup(conn));
+	for (i = 0; i < scr; i++)
+		xcb_screen_next(&it);
+	win = xcb_generate_id(conn);
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, win, it.data->root, 0, 0, 64, 64, 0,
+	                  XCB_WINDOW_CLASS_INPUT_OUTPUT, it.data->root_visual, 0, NULL);
+	xcb_map_window(conn, win);
+	xcb_flush(conn);
+	xci.connection = conn;
+	xci.window = win;
+	VKP_CHECK(c, vkCreateXcbSurfaceKHR(c->instance, &xci, NULL, &surface));
+	VKP_CHECK(c, vkGetPhysicalDeviceSurfaceSupportKHR(c->phys, c->qfam, surface, &supported));
+	if (!supported)
+		vkp_die(c, "queue family %u cannot present to the window", c->qfam);
+	VKP_CHECK(c, vkGetPhysicalDeviceSurfaceCapabilitiesKHR(c->phys, surface, &caps));
+	r = vkGetPhysicalDeviceSurfaceFormatsKHR(c->phys, surface, &nformats, formats);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || nformats == 0)
+		vkp_die(c, "the surface has no format");
+	sci.surface = surface;
+	sci.minImageCount = caps.minImageCount;
+	sci.imageFormat = formats[0].format;
+	sci.imageColorSpace = formats[0].colorSpace;
+	sci.imageExtent = caps.currentExtent;
+	if (sci.imageExtent.width == UINT32_MAX)
+		sci.imageExtent = (VkExtent2D){ 64, 64 };
+	sci.imageArrayLayers = 1;
+	sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+	sci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	sci.queueFamilyIndexCount = 3;
+	sci.pQueueFamilyIndices = g->none;
+	sci.preTransform = caps.currentTransform;
+	sci.compositeAlpha = (VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
+	                                                   -caps.supportedCompositeAlpha);
+	sci.presentMode = VK_PRESENT_MODE_FIFO_KHR; /* always supported */
+	sci.clipped = VK_TRUE;
+	VKP_CHECK(c, vkCreateSwapchainKHR(c->device, &sci, NULL, &sc));
+	vkDestroySwapchainKHR(c->device, sc, NULL);
+	vkDestroySurfaceKHR(c->instance, surface, NULL);
+	xcb_destroy_window(conn, win);
+	xcb_disconnect(conn);
 }
 
 static void rec_nothing(ign *g, VkCommandBuffer cb, void *arg)
@@ -487,6 +671,10 @@ static const struct {
 	{ "VkGraphicsPipelineCreateInfo.pTessellationState", case_graphics_pTessellationState },
 	{ "VkBufferCreateInfo.pQueueFamilyIndices", case_buffer_queue_families },
 	{ "VkImageCreateInfo.pQueueFamilyIndices", case_image_queue_families },
+	{ "VkPipelineViewportStateCreateInfo.pViewports", case_graphics_pViewports },
+	{ "VkPipelineViewportStateCreateInfo.pScissors", case_graphics_pScissors },
+	{ "VkFramebufferCreateInfo.pAttachments", case_imageless_framebuffer },
+	{ "VkSwapchainCreateInfoKHR.pQueueFamilyIndices", case_swapchain_queue_families },
 	{ "*.an input array", case_zero_count },
 };
 

@@ -11,14 +11,17 @@
 #   where the case submits, tsreplay replays,
 # all with no VUID- message, under the Khronos validation layer unless that
 # layer itself dies on the case (then without it, and said).  The trace of the first rule's case records
-# pImmutableSamplers as NULL, and the push descriptor case its dstSet as 0.
+# pImmutableSamplers as NULL, the push descriptor case its dstSet as 0, the
+# viewport, imageless framebuffer and swapchain cases their member as NULL.
+# The swapchain case (and its replay) gets a private Xvfb's DISPLAY; the
+# others run without one.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 PROG=$BUILD/tests/programs/vk_ignored
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
@@ -26,6 +29,10 @@ for f in "$PROG" "$BUILD/tscapture" "$BUILD/tsreplay" "$BUILD/tsinfo"; do
 	[ -x "$f" ] || fail "$f is not built"
 done
 unset DISPLAY VK_ADD_LAYER_PATH XDG_DATA_DIRS
+# the swapchain case needs a window: a private X server, for that case only
+vk_env_xvfb_start
+XDISPLAY=$DISPLAY
+unset DISPLAY
 PROG=$(cd "$(dirname "$PROG")" && pwd)/vk_ignored
 
 "$PROG" --list >"$T/cases" 2>"$T/list.err" || {
@@ -46,6 +53,10 @@ novalid=0
 while IFS= read -r case; do
 	n=$((n + 1))
 	vk_env_layers_none
+	case $case in
+	VkSwapchainCreateInfoKHR.*) DISPLAY=$XDISPLAY && export DISPLAY ;;
+	*) unset DISPLAY ;;
+	esac
 	rc=0
 	"$PROG" "$case" >"$T/$n.plain.log" 2>&1 || rc=$?
 	if [ "$rc" -gt 128 ]; then
@@ -86,6 +97,24 @@ while IFS= read -r case; do
 		grep 'vulkan.vkCmdPushDescriptorSetKHR ' "$T/$n.dump" |
 			grep -q 'pDescriptorWrites\[0\].dstSet=0x0000000000000000' ||
 			fail "$case: the trace does not record dstSet as 0" ;;
+	VkPipelineViewportStateCreateInfo.*)
+		# the static array is kept, the dynamic one recorded as NULL
+		m=${case#*.}
+		if [ "$m" = pViewports ]; then o=pScissors; else o=pViewports; fi
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep -q "pViewportState.$m=\"NULL\"" ||
+			fail "$case: the trace does not record $m as NULL"
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep -q "pViewportState.$o.count=1" ||
+			fail "$case: the trace lost the static $o" ;;
+	VkFramebufferCreateInfo.pAttachments)
+		grep 'vulkan.vkCreateFramebuffer ' "$T/$n.dump" |
+			grep -q 'pCreateInfo.pAttachments="NULL"' ||
+			fail "$case: the trace does not record pAttachments as NULL" ;;
+	VkSwapchainCreateInfoKHR.pQueueFamilyIndices)
+		grep 'vulkan.vkCreateSwapchainKHR ' "$T/$n.dump" |
+			grep -q 'pCreateInfo.pQueueFamilyIndices="NULL"' ||
+			fail "$case: the trace does not record pQueueFamilyIndices as NULL" ;;
 	esac
 	# again with a capture window: the trimming layer tracks every object
 	# (vkl_trim.c) while no window is open
