@@ -61,7 +61,7 @@ class Kind:
         self.ign = None     # C expression over "s->": the member is ignored
         self.ign_rule = None  # the part of ign from IGNORED_MEMBERS (not count 0)
         self.ign_ctx = None  # context number: ignored inside that command
-        self.ign_dyn = None  # C expression over "e->dyn": ignored by dynamic state
+        self.ign_par = None  # a parent rule's "when": ignored by the enclosing struct
         self.absent = None  # what an ignored member is written as
 
 
@@ -502,17 +502,28 @@ def _fmt_ctype(ct):
 # Commands named by an ("in_command", ...) rule, numbered from 1: the command's
 # encoder sets sbt_vk_e.ctx to its number while it encodes its parameters.
 IGNORED_CONTEXTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] == "in_command"})
-# Structs named by a ("dynamic_state", PARENT, ...) rule: PARENT's encoder
-# points sbt_vk_e.dyn at its pDynamicState while it encodes its members.
-IGNORED_DYN_PARENTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS
-                              if r["when"][0] == "dynamic_state"})
+# Parent rules: conditions over the struct the owner is reached from.  Each
+# PARENT they name, numbered from 1, points sbt_vk_e.parent at itself (and
+# sets parent_id to its number) while it encodes its members.
+PARENT_RULES = ("dynamic_state", "parent_not_in")
+IGNORED_PARENTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES})
+# owner -> its one parent (the handle walk passes it down)
+IGNORED_PARENT_OF = {r["owner"]: r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES}
 
 
-def ignored_dyn(when, dyn="e->dyn"):
-    """C expression, over the parent's pDynamicState dyn, true when a
-    ("dynamic_state", ...) rule's member is ignored."""
-    return "sbt_vk_ignored_dynamic(%s, %d, (const VkDynamicState[]){%s})" % (
-        dyn, len(when[2]), ", ".join(when[2]))
+def ignored_parent(when, p):
+    """C expression, over p (a non-NULL const PARENT *), true when a parent
+    rule's member is ignored."""
+    if when[0] == "dynamic_state":
+        return "sbt_vk_ignored_dynamic(%s->pDynamicState, %d, (const VkDynamicState[]){%s})" % (
+            p, len(when[2]), ", ".join(when[2]))
+    return "!(%s)" % " || ".join("%s->%s == %s" % (p, when[2], v) for v in when[3])
+
+
+def ignored_in_parent(when):
+    """The same inside the encoder (false outside the parent)."""
+    return "(e->parent_id == %d && %s)" % (IGNORED_PARENTS.index(when[1]) + 1,
+                                           ignored_parent(when, "((const %s *)e->parent)" % when[1]))
 
 
 def ignored_cond(when, pfx="s->"):
@@ -527,7 +538,7 @@ def ignored_cond(when, pfx="s->"):
         return "(%s%s & %s)" % (pfx, when[1], when[2])
     if op == "not_eq":
         return "(%s%s != %s)" % (pfx, when[1], when[2])
-    if op in ("in_command", "dynamic_state"):
+    if op in ("in_command",) + PARENT_RULES:
         return None
     if op == "rasterizer_discard":
         return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
@@ -554,6 +565,9 @@ def ignored_text(when):
         return "pStages lacks %s" % " or ".join(when[1])
     if op == "dynamic_state":
         return "%s.pDynamicState has %s" % (when[1], " or ".join(when[2]))
+    if op == "parent_not_in":
+        return "the enclosing %s's %s not in {%s}" % (
+            when[1], when[2], ", ".join(v.replace("VK_DESCRIPTOR_TYPE_", "") for v in when[3]))
     return "passed to %s" % when[1]
 
 
@@ -576,8 +590,8 @@ def _mark_ignored(owner, kinds):
             if r["owner"] != owner or r["member"] != k.m.name:
                 continue
             c = ignored_cond(r["when"])
-            if r["when"][0] == "dynamic_state":
-                k.ign_dyn = ignored_dyn(r["when"])
+            if r["when"][0] in PARENT_RULES:
+                k.ign_par = r["when"]
             elif c is None:
                 k.ign_ctx = IGNORED_CONTEXTS.index(r["when"][1]) + 1
             else:
@@ -598,8 +612,8 @@ def _ign_expr(k, pfx="s->"):
         parts.append(k.ign.replace("s->", pfx))
     if k.ign_ctx:
         parts.append("e->ctx == %d" % k.ign_ctx)
-    if k.ign_dyn:
-        parts.append(k.ign_dyn)
+    if k.ign_par:
+        parts.append(ignored_in_parent(k.ign_par))
     return " || ".join(parts) if parts else None
 
 
@@ -657,7 +671,7 @@ def _req_handle(cx, k, owner, level):
         return None
     if m.noautovalidity or m.is_optional(level):
         return None
-    if level == 0 and (k.ign or k.ign_ctx or k.ign_dyn):
+    if level == 0 and (k.ign or k.ign_ctx or k.ign_par):
         return None
     return _inflag(cx, k, owner)
 
@@ -667,7 +681,7 @@ def _req_pointer(cx, k, owner):
     m = k.m
     if k.inflag == "0" or k.out or m is None or m.noautovalidity or m.is_optional(0):
         return None
-    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx or k.ign_dyn:
+    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx or k.ign_par:
         return None
     return _inflag(cx, k, owner)
 
@@ -678,7 +692,7 @@ def _absent_refused(cx, k, owner):
     decoded), unless optional=, DECODE_ABSENT_OK or an ignored-member rule
     over members decoded before it says it may be."""
     m = k.m
-    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0) or k.ign_dyn:
+    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0) or k.ign_par:
         return None
     if not (m.const_levels and m.const_levels[0]):
         return None
@@ -1234,7 +1248,7 @@ class Emit:
     def cmp_member(self, k, owner):
         """Compare member k of a (original) and b (decoded).  An ignored member
         must come back absent (a context or dynamic-state rule: absent or equal)."""
-        if k.m is None or not (k.ign or k.ign_ctx or k.ign_dyn):
+        if k.m is None or not (k.ign or k.ign_ctx or k.ign_par):
             return self._cmp_member(k, owner)
         k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
         k2.check = k.check
@@ -1245,13 +1259,13 @@ class Emit:
         else:
             absent = B
         fail = "\treturn sbt_vk_t_fail(c, \"%s.%s (ignored, not absent)\");" % (owner, k.m.name)
-        if (k.ign_ctx or k.ign_dyn) and not k.ign:
+        if (k.ign_ctx or k.ign_par) and not k.ign:
             # encoded outside its command (or with its state static): as
             # usual; inside (dynamic): absent
             return ["if (%s) {" % absent] + ["\t" + x for x in normal] + ["}"]
         ign = k.ign.replace("s->", "a->")
         # a context or dynamic-state rule on top: otherwise absent or equal
-        other = "} else if (%s) {" % absent if (k.ign_ctx or k.ign_dyn) else "} else {"
+        other = "} else if (%s) {" % absent if (k.ign_ctx or k.ign_par) else "} else {"
         return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, other] + \
             ["\t" + x for x in normal] + ["}"]
 
@@ -1571,9 +1585,11 @@ def gen_codec_c(cx):
                 continue
             eb += em.enc_member(k)
             db += em.dec_member(k, n)
-        if n in IGNORED_DYN_PARENTS:
-            eb = ["e->dyn = s->pDynamicState; /* (overrides.IGNORED_MEMBERS \"dynamic_state\") */"] + \
-                eb + ["e->dyn = NULL;"]
+        if n in IGNORED_PARENTS:
+            # the parent of parent rules (overrides.IGNORED_MEMBERS)
+            eb = ["const void *const parent0 = e->parent;", "const int parent_id0 = e->parent_id;",
+                  "e->parent = s;", "e->parent_id = %d;" % (IGNORED_PARENTS.index(n) + 1)] + \
+                eb + ["e->parent = parent0;", "e->parent_id = parent_id0;"]
         eb = _batch_puts(eb)
         if n in pn:
             _fn(L, "static sbt_vk_status sbt_vk_eb_%s(sbt_vk_e *e, const %s *s)" % (n, n), eb)
@@ -2064,12 +2080,14 @@ def gen_ignored_h(cx):
     L += ["\t{\"*\", \"an input array\", \"its count is 0\",",
           "\t %s}," % q(ov.IGNORED_ZERO_COUNT_SPEC), "};", ""]
     for r in ov.IGNORED_MEMBERS:
-        if r["when"][0] == "dynamic_state":
-            # dyn: the pDynamicState of the parent the struct is reached from
+        if r["when"][0] in PARENT_RULES:
+            # parent: the struct s is reached from (NULL: another one)
             L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s," % (r["owner"], r["member"], r["owner"]),
-                  "%sconst VkPipelineDynamicStateCreateInfo *dyn)"
-                  % (" " * len("static inline int sbt_vk_ignored_%s_%s(" % (r["owner"], r["member"]))),
-                  "{", "\t(void)s;", "\treturn %s;" % ignored_dyn(r["when"], "dyn"), "}", ""]
+                  "%sconst %s *parent)"
+                  % (" " * len("static inline int sbt_vk_ignored_%s_%s(" % (r["owner"], r["member"])),
+                     r["when"][1]),
+                  "{", "\t(void)s;", "\treturn parent && %s;" % ignored_parent(r["when"], "parent"),
+                  "}", ""]
             continue
         c = ignored_cond(r["when"])
         if c is None:

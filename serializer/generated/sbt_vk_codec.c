@@ -9068,8 +9068,8 @@ sbt_vk_status sbt_vk_e_VkDescriptorImageInfo(sbt_vk_e *e, const VkDescriptorImag
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sampler));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER))) ? (__typeof__(s->sampler))0 : s->sampler)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) ? (__typeof__(s->imageView))0 : s->imageView)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
@@ -9100,6 +9100,10 @@ sbt_vk_status sbt_vk_d_VkDescriptorImageInfo(sbt_vk_d *d, VkDescriptorImageInfo 
 
 static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDescriptorSet *s)
 {
+	const void *const parent0 = e->parent;
+	const int parent_id0 = e->parent_id;
+	e->parent = s;
+	e->parent_id = 2;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -9141,6 +9145,8 @@ static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDe
 				}
 		}
 	}
+	e->parent = parent0;
+	e->parent_id = parent_id0;
 	return SBT_VK_OK;
 }
 
@@ -11196,12 +11202,12 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportStateCreateInfo(sbt_vk_e *e, co
 	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
-		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || sbt_vk_ignored_dynamic(e->dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT})) ? NULL : s->pViewports;
+		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT}))) ? NULL : s->pViewports;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p389, (uint64_t)s->viewportCount, sizeof(*p389)));
 	}
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
 	{
-		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || sbt_vk_ignored_dynamic(e->dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT})) ? NULL : s->pScissors;
+		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT}))) ? NULL : s->pScissors;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p394, (uint64_t)s->scissorCount, sizeof(*p394)));
 	}
 	return SBT_VK_OK;
@@ -11658,7 +11664,10 @@ sbt_vk_status sbt_vk_d_VkPipelineDepthStencilStateCreateInfo(sbt_vk_d *d, VkPipe
 
 static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const VkGraphicsPipelineCreateInfo *s)
 {
-	e->dyn = s->pDynamicState; /* (overrides.IGNORED_MEMBERS "dynamic_state") */
+	const void *const parent0 = e->parent;
+	const int parent_id0 = e->parent_id;
+	e->parent = s;
+	e->parent_id = 1;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -11732,7 +11741,8 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineHandle))0 : s->basePipelineHandle)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineIndex))-1 : s->basePipelineIndex)));
-	e->dyn = NULL;
+	e->parent = parent0;
+	e->parent_id = parent_id0;
 	return SBT_VK_OK;
 }
 

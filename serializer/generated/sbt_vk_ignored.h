@@ -49,7 +49,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 21
+#define SBT_VK_IGNORED_RULES 23
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -88,6 +88,10 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "VkPipelineViewportStateCreateInfo: \"pViewports is a pointer to an array of VkViewport structures, defining the viewport transforms. If the viewport state is dynamic, this member is ignored.\""},
 	{"VkPipelineViewportStateCreateInfo", "pScissors", "VkGraphicsPipelineCreateInfo.pDynamicState has VK_DYNAMIC_STATE_SCISSOR or VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT",
 	 "VkPipelineViewportStateCreateInfo: \"pScissors is a pointer to an array of VkRect2D structures defining the rectangular bounds of the scissor for the corresponding viewport. If the scissor state is dynamic, this member is ignored.\""},
+	{"VkDescriptorImageInfo", "sampler", "the enclosing VkWriteDescriptorSet's descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
+	 "(paraphrase) VkDescriptorImageInfo: sampler is used in descriptor updates for types VK_DESCRIPTOR_TYPE_SAMPLER and VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER if the binding being updated does not use immutable samplers (the immutable-sampler half is not a rule yet); vk.xml marks it noautovalidity"},
+	{"VkDescriptorImageInfo", "imageView", "the enclosing VkWriteDescriptorSet's descriptorType not in {SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER, INPUT_ATTACHMENT, SAMPLE_WEIGHT_IMAGE_QCOM, BLOCK_MATCH_IMAGE_QCOM}",
+	 "(paraphrase) VkDescriptorImageInfo: imageView is used in descriptor updates for types VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER and VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (and the QCOM image-processing types); vk.xml marks it noautovalidity"},
 	{"VkFramebufferCreateInfo", "pAttachments", "flags has VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT",
 	 "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of VkImageView handles, each of which will be used as the corresponding attachment in a render pass instance. If flags includes VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
 	{"VkSwapchainCreateInfoKHR", "pQueueFamilyIndices", "imageSharingMode != VK_SHARING_MODE_CONCURRENT",
@@ -172,17 +176,31 @@ static inline int sbt_vk_ignored_VkImageCreateInfo_pQueueFamilyIndices(const VkI
 }
 
 static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pViewports(const VkPipelineViewportStateCreateInfo *s,
-                                                                              const VkPipelineDynamicStateCreateInfo *dyn)
+                                                                              const VkGraphicsPipelineCreateInfo *parent)
 {
 	(void)s;
-	return sbt_vk_ignored_dynamic(dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT});
+	return parent && sbt_vk_ignored_dynamic(parent->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT});
 }
 
 static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pScissors(const VkPipelineViewportStateCreateInfo *s,
-                                                                             const VkPipelineDynamicStateCreateInfo *dyn)
+                                                                             const VkGraphicsPipelineCreateInfo *parent)
 {
 	(void)s;
-	return sbt_vk_ignored_dynamic(dyn, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT});
+	return parent && sbt_vk_ignored_dynamic(parent->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT});
+}
+
+static inline int sbt_vk_ignored_VkDescriptorImageInfo_sampler(const VkDescriptorImageInfo *s,
+                                                               const VkWriteDescriptorSet *parent)
+{
+	(void)s;
+	return parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorImageInfo_imageView(const VkDescriptorImageInfo *s,
+                                                                 const VkWriteDescriptorSet *parent)
+{
+	(void)s;
+	return parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || parent->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM);
 }
 
 static inline int sbt_vk_ignored_VkFramebufferCreateInfo_pAttachments(const VkFramebufferCreateInfo *s)

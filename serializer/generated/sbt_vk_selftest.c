@@ -4685,10 +4685,14 @@ static int sbt_vk_c_VkDescriptorImageInfo(sbt_vk_c *c, const void *va, const voi
 	const VkDescriptorImageInfo *a = va, *b = vb;
 	(void)in;
 	(void)c;
-	if ((uint64_t)(uintptr_t)(b->sampler) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->sampler), in))
-		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.sampler");
-	if ((uint64_t)(uintptr_t)(b->imageView) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->imageView), in))
-		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageView");
+	if (b->sampler != (__typeof__(b->sampler))0) {
+		if ((uint64_t)(uintptr_t)(b->sampler) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->sampler), in))
+			return sbt_vk_t_fail(c, "VkDescriptorImageInfo.sampler");
+	}
+	if (b->imageView != (__typeof__(b->imageView))0) {
+		if ((uint64_t)(uintptr_t)(b->imageView) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->imageView), in))
+			return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageView");
+	}
 	if ((a->imageLayout) != (b->imageLayout))
 		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageLayout");
 	return 0;

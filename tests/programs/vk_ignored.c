@@ -38,6 +38,9 @@ typedef struct ign {
 	VkSampler sampler; /* the sampler of the sampler writes */
 	VkDescriptorBufferInfo bi; /* what the writes point at */
 	VkDescriptorImageInfo ii;
+	VkImage image;     /* the sampled image of the image writes */
+	VkDeviceMemory image_mem;
+	VkImageView view;
 } ign;
 
 /* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor,
@@ -209,6 +212,64 @@ static void fill_sampler_write(ign *g, VkWriteDescriptorSet *w, void *arg)
 	w->pBufferInfo = g->none;
 }
 
+/* A sampler write whose image info's imageView is garbage. */
+static void fill_sampler_garbage_view(ign *g, VkWriteDescriptorSet *w, void *arg)
+{
+	(void)arg;
+	g->ii = (VkDescriptorImageInfo){ g->sampler, (VkImageView)GARBAGE_HANDLE,
+	                                 VK_IMAGE_LAYOUT_UNDEFINED };
+	w->pImageInfo = &g->ii;
+}
+
+/* A sampled image write whose image info's sampler is garbage. */
+static void fill_image_garbage_sampler(ign *g, VkWriteDescriptorSet *w, void *arg)
+{
+	(void)arg;
+	g->ii = (VkDescriptorImageInfo){ (VkSampler)GARBAGE_HANDLE, g->view,
+	                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
+	w->pImageInfo = &g->ii;
+}
+
+/* A 4x4 sampled image with its memory and a view (g->image, g->view). */
+static void ign_image(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkImageCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkImageViewCreateInfo vi = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkMemoryRequirements req;
+
+	ci.imageType = VK_IMAGE_TYPE_2D;
+	ci.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ci.extent = (VkExtent3D){ 4, 4, 1 };
+	ci.mipLevels = 1;
+	ci.arrayLayers = 1;
+	ci.samples = VK_SAMPLE_COUNT_1_BIT;
+	ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ci.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+	ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	VKP_CHECK(c, vkCreateImage(c->device, &ci, NULL, &g->image));
+	vkGetImageMemoryRequirements(c->device, g->image, &req);
+	ai.allocationSize = req.size;
+	ai.memoryTypeIndex = vkp_memory_type(c, req.memoryTypeBits, 0,
+	                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &ai, NULL, &g->image_mem));
+	VKP_CHECK(c, vkBindImageMemory(c->device, g->image, g->image_mem, 0));
+	vi.image = g->image;
+	vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vi.format = ci.format;
+	vi.subresourceRange = (VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	VKP_CHECK(c, vkCreateImageView(c->device, &vi, NULL, &g->view));
+}
+
+static void ign_image_destroy(ign *g)
+{
+	vkDestroyImageView(g->c.device, g->view, NULL);
+	vkDestroyImage(g->c.device, g->image, NULL);
+	vkFreeMemory(g->c.device, g->image_mem, NULL);
+}
+
 /* ---- the cases ------------------------------------------------------------- */
 
 static void case_immutable_samplers(ign *g)
@@ -301,6 +362,48 @@ static void case_push_dst_set(ign *g)
 	vkp_buffer_destroy(c, &g->buf);
 	vkDestroyPipelineLayout(c->device, layout, NULL);
 	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
+}
+
+static void case_image_view(ign *g)
+{
+	g->sampler = ign_sampler(g);
+	ign_write(g, VK_DESCRIPTOR_TYPE_SAMPLER, fill_sampler_garbage_view, NULL);
+	vkDestroySampler(g->c.device, g->sampler, NULL);
+}
+
+static void rec_push_image(ign *g, VkCommandBuffer cb, void *arg)
+{
+	VkPipelineLayout layout = *(VkPipelineLayout *)arg;
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	w.descriptorCount = 1;
+	w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+	fill_image_garbage_sampler(g, &w, NULL);
+	g->push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &w);
+}
+
+/* A sampled image write whose sampler is garbage: by vkUpdateDescriptorSets
+ * and, with VK_KHR_push_descriptor, pushed in a command buffer (the layer
+ * walks the handles a recorded command names). */
+static void case_image_sampler(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkPipelineLayoutCreateInfo lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkDescriptorSetLayout dsl;
+	VkPipelineLayout layout;
+
+	ign_image(g);
+	ign_write(g, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, fill_image_garbage_sampler, NULL);
+	if (g->push) {
+		dsl = ign_set_layout(g, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+		                     VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR, NULL);
+		lci.setLayoutCount = 1;
+		lci.pSetLayouts = &dsl;
+		VKP_CHECK(c, vkCreatePipelineLayout(c->device, &lci, NULL, &layout));
+		ign_submit(g, rec_push_image, &layout);
+		vkDestroyPipelineLayout(c->device, layout, NULL);
+		vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
+	}
+	ign_image_destroy(g);
 }
 
 /* A compute pipeline without VK_PIPELINE_CREATE_DERIVATIVE_BIT whose base
@@ -674,6 +777,8 @@ static const struct {
 	{ "VkPipelineViewportStateCreateInfo.pViewports", case_graphics_pViewports },
 	{ "VkPipelineViewportStateCreateInfo.pScissors", case_graphics_pScissors },
 	{ "VkFramebufferCreateInfo.pAttachments", case_imageless_framebuffer },
+	{ "VkDescriptorImageInfo.sampler", case_image_sampler },
+	{ "VkDescriptorImageInfo.imageView", case_image_view },
 	{ "VkSwapchainCreateInfoKHR.pQueueFamilyIndices", case_swapchain_queue_families },
 	{ "*.an input array", case_zero_count },
 };

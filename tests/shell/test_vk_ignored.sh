@@ -12,7 +12,8 @@
 # all with no VUID- message, under the Khronos validation layer unless that
 # layer itself dies on the case (then without it, and said).  The trace of the first rule's case records
 # pImmutableSamplers as NULL, the push descriptor case its dstSet as 0, the
-# viewport, imageless framebuffer and swapchain cases their member as NULL.
+# viewport, imageless framebuffer and swapchain cases their member as NULL,
+# the image info cases theirs as 0.
 # The swapchain case (and its replay) gets a private Xvfb's DISPLAY; the
 # others run without one.
 set -eu
@@ -107,6 +108,11 @@ while IFS= read -r case; do
 		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
 			grep -q "pViewportState.$o.count=1" ||
 			fail "$case: the trace lost the static $o" ;;
+	VkDescriptorImageInfo.*)
+		m=${case#*.}
+		grep 'vulkan.vkUpdateDescriptorSets ' "$T/$n.dump" |
+			grep -q "pImageInfo\[0\].$m=0x0000000000000000" ||
+			fail "$case: the trace does not record $m as 0" ;;
 	VkFramebufferCreateInfo.pAttachments)
 		grep 'vulkan.vkCreateFramebuffer ' "$T/$n.dump" |
 			grep -q 'pCreateInfo.pAttachments="NULL"' ||
