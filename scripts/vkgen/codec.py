@@ -544,6 +544,9 @@ def ignored_cond(when, pfx="s->"):
         return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
     if op == "lacks_stages":
         return "!sbt_vk_ignored_stages(%sstageCount, %spStages, %s)" % (pfx, pfx, " | ".join(when[1]))
+    if op == "no_rendering_attachment":
+        return "sbt_vk_ignored_no_rendering_attachment(%srenderPass, %sflags, %spNext, %d)" % (
+            pfx, pfx, pfx, {"depth_stencil": 0, "color": 1}[when[1]])
     raise AssertionError(when)
 
 
@@ -563,6 +566,10 @@ def ignored_text(when):
                 "VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState")
     if op == "lacks_stages":
         return "pStages lacks %s" % " or ".join(when[1])
+    if op == "no_rendering_attachment":
+        return ("a complete pipeline (no libraries) for dynamic rendering (renderPass "
+                "VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no %s"
+                % {"depth_stencil": "depth or stencil format", "color": "color attachment"}[when[1]])
     if op == "dynamic_state":
         return "%s.pDynamicState has %s" % (when[1], " or ".join(when[2]))
     if op == "parent_not_in":
@@ -2057,6 +2064,28 @@ def gen_ignored_h(cx):
          "\t\t\t\treturn 1;",
          "\treturn 0;",
          "}", "",
+         "/* A complete graphics pipeline (no library flag, created from no",
+         " * libraries) for dynamic rendering whose VkPipelineRenderingCreateInfo (or",
+         " * its absence) has no depth or stencil format (color 0) or no color",
+         " * attachment (color 1). */",
+         "static inline int sbt_vk_ignored_no_rendering_attachment(VkRenderPass rp, VkPipelineCreateFlags flags,",
+         "                                                         const void *pnext, int color)",
+         "{",
+         "\tconst VkPipelineRenderingCreateInfo *ri = NULL;",
+         "\tif (rp != VK_NULL_HANDLE || (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR))",
+         "\t\treturn 0;",
+         "\tfor (const VkBaseInStructure *b = pnext; b; b = b->pNext) {",
+         "\t\tif (b->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||",
+         "\t\t    b->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)",
+         "\t\t\treturn 0;",
+         "\t\tif (b->sType == VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO)",
+         "\t\t\tri = (const VkPipelineRenderingCreateInfo *)(const void *)b;",
+         "\t}",
+         "\tif (color)",
+         "\t\treturn !ri || ri->colorAttachmentCount == 0;",
+         "\treturn !ri || (ri->depthAttachmentFormat == VK_FORMAT_UNDEFINED &&",
+         "\t               ri->stencilAttachmentFormat == VK_FORMAT_UNDEFINED);",
+         "}", "",
          "/* Every stage of want is among the pipeline's stages. */",
          "static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,",
          "                                        VkShaderStageFlags want)",
@@ -2079,6 +2108,7 @@ def gen_ignored_h(cx):
         L.append("\t %s}," % q(r["spec"]))
     L += ["\t{\"*\", \"an input array\", \"its count is 0\",",
           "\t %s}," % q(ov.IGNORED_ZERO_COUNT_SPEC), "};", ""]
+    done = set()
     for r in ov.IGNORED_MEMBERS:
         if r["when"][0] in PARENT_RULES:
             # parent: the struct s is reached from (NULL: another one)
@@ -2090,8 +2120,13 @@ def gen_ignored_h(cx):
                   "}", ""]
             continue
         c = ignored_cond(r["when"])
-        if c is None:
+        if c is None or (r["owner"], r["member"]) in done:
             continue
+        # one predicate per member: its rules' conditions, or-ed
+        done.add((r["owner"], r["member"]))
+        cs = [ignored_cond(x["when"]) for x in ov.IGNORED_MEMBERS
+              if (x["owner"], x["member"]) == (r["owner"], r["member"])]
+        c = " || ".join("(%s)" % x for x in cs) if len(cs) > 1 else c
         L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s)" % (r["owner"], r["member"], r["owner"]),
               "{", "\treturn %s;" % c, "}", ""]
     L += ["#endif", ""]

@@ -229,6 +229,9 @@ LAYER_REFUSED_EXTENSIONS = {
 #   ("rasterizer_discard",)             pRasterizationState->rasterizerDiscardEnable
 #                                       is set and not made dynamic by pDynamicState
 #   ("lacks_stages", (STAGE_BIT, ...))  pStages lacks one of the stages
+#   ("no_rendering_attachment", "depth_stencil" | "color")  a complete
+#                                       graphics pipeline for dynamic rendering
+#                                       without such attachments
 # or over the struct it is reached from:
 #   ("dynamic_state", PARENT, (STATE, ...))  one of the VkDynamicState values
 #                                       is in PARENT's pDynamicState
@@ -311,6 +314,23 @@ IGNORED_MEMBERS = [
      "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored "
              "if the pipeline has rasterization disabled (or the subpass uses no color "
              "attachments: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pDepthStencilState",
+     "when": ("no_rendering_attachment", "depth_stencil"),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is used for "
+             "the depth/stencil attachments accessed during rendering; vk.xml marks it "
+             "noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06053 "
+             "requires it only \"If renderPass is VK_NULL_HANDLE, ... and either of "
+             "VkPipelineRenderingCreateInfo::depthAttachmentFormat or "
+             "VkPipelineRenderingCreateInfo::stencilAttachmentFormat are not "
+             "VK_FORMAT_UNDEFINED\" (a render pass's subpass: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pColorBlendState",
+     "when": ("no_rendering_attachment", "color"),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is used for "
+             "the color attachments accessed during rendering; vk.xml marks it "
+             "noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06054 "
+             "requires it only \"If renderPass is VK_NULL_HANDLE, ... and "
+             "VkPipelineRenderingCreateInfo::colorAttachmentCount is not equal to 0\" "
+             "(a render pass's subpass: not a rule yet)"},
     {"owner": "VkGraphicsPipelineCreateInfo", "member": "pTessellationState",
      "when": ("lacks_stages", ("VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT",
                                "VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT")),

@@ -11718,14 +11718,14 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 		}
 	}
 	{
-		const __typeof__(s->pDepthStencilState) p486 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState))) ? NULL : s->pDepthStencilState;
+		const __typeof__(s->pDepthStencilState) p486 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 0))) ? NULL : s->pDepthStencilState;
 		SBT_VK_ET(sbt_vk_put_count(e, p486, 1));
 		if (p486) {
 			SBT_VK_ET(sbt_vk_e_VkPipelineDepthStencilStateCreateInfo(e, &(p486[0])));
 		}
 	}
 	{
-		const __typeof__(s->pColorBlendState) p491 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState))) ? NULL : s->pColorBlendState;
+		const __typeof__(s->pColorBlendState) p491 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 1))) ? NULL : s->pColorBlendState;
 		SBT_VK_ET(sbt_vk_put_count(e, p491, 1));
 		if (p491) {
 			SBT_VK_ET(sbt_vk_e_VkPipelineColorBlendStateCreateInfo(e, &(p491[0])));

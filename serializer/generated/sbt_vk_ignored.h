@@ -32,6 +32,29 @@ static inline int sbt_vk_ignored_dynamic(const VkPipelineDynamicStateCreateInfo 
 	return 0;
 }
 
+/* A complete graphics pipeline (no library flag, created from no
+ * libraries) for dynamic rendering whose VkPipelineRenderingCreateInfo (or
+ * its absence) has no depth or stencil format (color 0) or no color
+ * attachment (color 1). */
+static inline int sbt_vk_ignored_no_rendering_attachment(VkRenderPass rp, VkPipelineCreateFlags flags,
+                                                         const void *pnext, int color)
+{
+	const VkPipelineRenderingCreateInfo *ri = NULL;
+	if (rp != VK_NULL_HANDLE || (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR))
+		return 0;
+	for (const VkBaseInStructure *b = pnext; b; b = b->pNext) {
+		if (b->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||
+		    b->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			return 0;
+		if (b->sType == VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO)
+			ri = (const VkPipelineRenderingCreateInfo *)(const void *)b;
+	}
+	if (color)
+		return !ri || ri->colorAttachmentCount == 0;
+	return !ri || (ri->depthAttachmentFormat == VK_FORMAT_UNDEFINED &&
+	               ri->stencilAttachmentFormat == VK_FORMAT_UNDEFINED);
+}
+
 /* Every stage of want is among the pipeline's stages. */
 static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,
                                         VkShaderStageFlags want)
@@ -49,7 +72,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 23
+#define SBT_VK_IGNORED_RULES 25
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -78,6 +101,10 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is ignored if the pipeline has rasterization disabled (or the subpass uses no depth/stencil attachment: not a rule yet)"},
 	{"VkGraphicsPipelineCreateInfo", "pColorBlendState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored if the pipeline has rasterization disabled (or the subpass uses no color attachments: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pDepthStencilState", "a complete pipeline (no libraries) for dynamic rendering (renderPass VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no depth or stencil format",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is used for the depth/stencil attachments accessed during rendering; vk.xml marks it noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06053 requires it only \"If renderPass is VK_NULL_HANDLE, ... and either of VkPipelineRenderingCreateInfo::depthAttachmentFormat or VkPipelineRenderingCreateInfo::stencilAttachmentFormat are not VK_FORMAT_UNDEFINED\" (a render pass's subpass: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pColorBlendState", "a complete pipeline (no libraries) for dynamic rendering (renderPass VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no color attachment",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is used for the color attachments accessed during rendering; vk.xml marks it noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06054 requires it only \"If renderPass is VK_NULL_HANDLE, ... and VkPipelineRenderingCreateInfo::colorAttachmentCount is not equal to 0\" (a render pass's subpass: not a rule yet)"},
 	{"VkGraphicsPipelineCreateInfo", "pTessellationState", "pStages lacks VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT or VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT",
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pTessellationState is ignored if the pipeline does not include a tessellation control shader stage and a tessellation evaluation shader stage"},
 	{"VkBufferCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
@@ -152,12 +179,12 @@ static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pMultisampleState(
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pDepthStencilState(const VkGraphicsPipelineCreateInfo *s)
 {
-	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+	return (sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 0));
 }
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pColorBlendState(const VkGraphicsPipelineCreateInfo *s)
 {
-	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+	return (sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 1));
 }
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pTessellationState(const VkGraphicsPipelineCreateInfo *s)

@@ -6589,7 +6589,7 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
 	}
-	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(a->renderPass, a->flags, a->pNext, 0))) {
 		if (b->pDepthStencilState)
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState (ignored, not absent)");
 	} else {
@@ -6598,7 +6598,7 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
 	}
-	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(a->renderPass, a->flags, a->pNext, 1))) {
 		if (b->pColorBlendState)
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState (ignored, not absent)");
 	} else {

@@ -33,6 +33,7 @@ typedef struct ign {
 	void *none;      /* a PROT_NONE page: any read of it is SIGSEGV */
 	PFN_vkCmdPushDescriptorSetKHR push; /* NULL without VK_KHR_push_descriptor */
 	VkBool32 imageless; /* imagelessFramebuffer is enabled */
+	VkBool32 dynrender; /* dynamicRendering is enabled */
 	int xcb;            /* VK_KHR_xcb_surface and VK_KHR_swapchain are enabled */
 	vkp_buffer buf;    /* the storage buffer of the buffer writes */
 	VkSampler sampler; /* the sampler of the sampler writes */
@@ -44,7 +45,8 @@ typedef struct ign {
 } ign;
 
 /* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor,
- * the imagelessFramebuffer feature (Vulkan 1.2) and xcb surfaces with
+ * the imagelessFramebuffer (Vulkan 1.2) and dynamicRendering (1.3) features
+ * and xcb surfaces with
  * VK_KHR_swapchain enabled when they are offered. */
 static void ign_init(ign *g)
 {
@@ -53,6 +55,9 @@ static void ign_init(ign *g)
 	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
 	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
 	VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
+	VkPhysicalDeviceDynamicRenderingFeatures dynr = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES
+	};
 	VkPhysicalDeviceImagelessFramebufferFeatures imageless = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES
 	};
@@ -73,7 +78,7 @@ static void ign_init(ign *g)
 	memset(g, 0, sizeof(*g));
 	c->prog = PROG;
 	app.pApplicationName = PROG;
-	app.apiVersion = VK_API_VERSION_1_2;
+	app.apiVersion = VK_API_VERSION_1_3;
 	ici.pApplicationInfo = &app;
 	r = vkEnumerateInstanceExtensionProperties(NULL, &nprop, props);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
@@ -120,10 +125,14 @@ static void ign_init(ign *g)
 	dci.enabledExtensionCount = ndext;
 	dci.ppEnabledExtensionNames = dexts;
 	if (c->dev_props.apiVersion >= VK_API_VERSION_1_2) {
+		if (c->dev_props.apiVersion >= VK_API_VERSION_1_3)
+			imageless.pNext = &dynr;
 		vkGetPhysicalDeviceFeatures2(c->phys, &feats);
 		g->imageless = imageless.imagelessFramebuffer;
-		imageless.pNext = NULL;
-		dci.pNext = g->imageless ? &imageless : NULL;
+		g->dynrender = dynr.dynamicRendering;
+		/* enable what is offered: the chain of those */
+		imageless.pNext = g->dynrender ? &dynr : NULL;
+		dci.pNext = g->imageless ? (void *)&imageless : g->dynrender ? (void *)&dynr : NULL;
 	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
@@ -450,11 +459,14 @@ static void case_compute_base_index(ign *g)
 /* A graphics pipeline (tests/shaders/vk_tri.vert alone, rasterization
  * discarded, no VK_PIPELINE_CREATE_DERIVATIVE_BIT) whose member (a name of
  * VkGraphicsPipelineCreateInfo) is garbage: its base pipeline handle or
- * index, or a state pointer at the PROT_NONE page.  For "pViewports" and
+ * index, or a state pointer at the PROT_NONE page.  With dynrender
+ * (pDepthStencilState, pColorBlendState) rasterization is enabled instead,
+ * for dynamic rendering (renderPass VK_NULL_HANDLE) with no attachment
+ * formats at all.  For "pViewports" and
  * "pScissors" (members of VkPipelineViewportStateCreateInfo) rasterization
  * is enabled, that state is dynamic and its array (of count 1) is the
  * PROT_NONE page. */
-static void case_graphics(ign *g, const char *member)
+static void case_graphics(ign *g, const char *member, int dynrender)
 {
 	vkp_ctx *c = &g->c;
 	VkAttachmentDescription att = { 0, VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_1_BIT,
@@ -558,6 +570,12 @@ static void case_graphics(ign *g, const char *member)
 		}
 	} else
 		vkp_die(c, "case_graphics: no member %s", member);
+	if (dynrender) {
+		rs.rasterizerDiscardEnable = VK_FALSE;
+		gpi.renderPass = VK_NULL_HANDLE;
+		gpi.pViewportState = &vps;
+		gpi.pMultisampleState = &ms;
+	}
 	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpi, NULL, &p));
 	vkDestroyPipeline(c->device, p, NULL);
 	vkDestroyShaderModule(c->device, st.module, NULL);
@@ -568,14 +586,26 @@ static void case_graphics(ign *g, const char *member)
 #define GRAPHICS_CASE(m)                 \
 	static void case_graphics_##m(ign *g) \
 	{                                     \
-		case_graphics(g, #m);         \
+		case_graphics(g, #m, 0);      \
 	}
 GRAPHICS_CASE(basePipelineHandle)
 GRAPHICS_CASE(basePipelineIndex)
 GRAPHICS_CASE(pViewportState)
 GRAPHICS_CASE(pMultisampleState)
-GRAPHICS_CASE(pDepthStencilState)
-GRAPHICS_CASE(pColorBlendState)
+
+/* pDepthStencilState and pColorBlendState: ignored with rasterization
+ * discarded, and for dynamic rendering without such attachments (two rules,
+ * one case each). */
+#define GRAPHICS_CASE2(m)                                                                       \
+	static void case_graphics_##m(ign *g)                                                   \
+	{                                                                                       \
+		if (!g->dynrender)                                                              \
+			vkp_die(&g->c, "the device does not offer the dynamicRendering feature"); \
+		case_graphics(g, #m, 0);                                                        \
+		case_graphics(g, #m, 1);                                                        \
+	}
+GRAPHICS_CASE2(pDepthStencilState)
+GRAPHICS_CASE2(pColorBlendState)
 GRAPHICS_CASE(pTessellationState)
 GRAPHICS_CASE(pViewports)
 GRAPHICS_CASE(pScissors)
