@@ -50,6 +50,9 @@ typedef struct sbt_vk_e {
 	sbt_vk_enc *enc;
 	int ctx;      /* the command whose parameters make members ignored
 	               * (generated: codec.py IGNORED_CONTEXTS), 0 elsewhere */
+	const void *parent; /* the struct whose members are being encoded, */
+	int parent_id;      /* when it is one of codec.py IGNORED_PARENTS (its
+	                     * number from 1), else NULL and 0 */
 } sbt_vk_e;
 
 /* Make room for n more bytes (moves p/end when the buffer moves). */
@@ -61,6 +64,8 @@ static inline void sbt_vk_e_begin(sbt_vk_e *e, sbt_vk_enc *enc)
 	e->p = enc->data + enc->len;
 	e->end = enc->data + enc->cap;
 	e->ctx = 0;
+	e->parent = NULL;
+	e->parent_id = 0;
 	enc->skipped_pnext = 0;
 }
 

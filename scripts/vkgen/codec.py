@@ -61,6 +61,7 @@ class Kind:
         self.ign = None     # C expression over "s->": the member is ignored
         self.ign_rule = None  # the part of ign from IGNORED_MEMBERS (not count 0)
         self.ign_ctx = None  # context number: ignored inside that command
+        self.ign_par = None  # a parent rule's "when": ignored by the enclosing struct
         self.absent = None  # what an ignored member is written as
 
 
@@ -501,6 +502,28 @@ def _fmt_ctype(ct):
 # Commands named by an ("in_command", ...) rule, numbered from 1: the command's
 # encoder sets sbt_vk_e.ctx to its number while it encodes its parameters.
 IGNORED_CONTEXTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] == "in_command"})
+# Parent rules: conditions over the struct the owner is reached from.  Each
+# PARENT they name, numbered from 1, points sbt_vk_e.parent at itself (and
+# sets parent_id to its number) while it encodes its members.
+PARENT_RULES = ("dynamic_state", "parent_not_in")
+IGNORED_PARENTS = sorted({r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES})
+# owner -> its one parent (the handle walk passes it down)
+IGNORED_PARENT_OF = {r["owner"]: r["when"][1] for r in ov.IGNORED_MEMBERS if r["when"][0] in PARENT_RULES}
+
+
+def ignored_parent(when, p):
+    """C expression, over p (a non-NULL const PARENT *), true when a parent
+    rule's member is ignored."""
+    if when[0] == "dynamic_state":
+        return "sbt_vk_ignored_dynamic(%s->pDynamicState, %d, (const VkDynamicState[]){%s})" % (
+            p, len(when[2]), ", ".join(when[2]))
+    return "!(%s)" % " || ".join("%s->%s == %s" % (p, when[2], v) for v in when[3])
+
+
+def ignored_in_parent(when):
+    """The same inside the encoder (false outside the parent)."""
+    return "(e->parent_id == %d && %s)" % (IGNORED_PARENTS.index(when[1]) + 1,
+                                           ignored_parent(when, "((const %s *)e->parent)" % when[1]))
 
 
 def ignored_cond(when, pfx="s->"):
@@ -515,12 +538,15 @@ def ignored_cond(when, pfx="s->"):
         return "(%s%s & %s)" % (pfx, when[1], when[2])
     if op == "not_eq":
         return "(%s%s != %s)" % (pfx, when[1], when[2])
-    if op == "in_command":
+    if op in ("in_command",) + PARENT_RULES:
         return None
     if op == "rasterizer_discard":
         return "sbt_vk_ignored_discard(%spRasterizationState, %spDynamicState)" % (pfx, pfx)
     if op == "lacks_stages":
         return "!sbt_vk_ignored_stages(%sstageCount, %spStages, %s)" % (pfx, pfx, " | ".join(when[1]))
+    if op == "no_rendering_attachment":
+        return "sbt_vk_ignored_no_rendering_attachment(%srenderPass, %sflags, %spNext, %d)" % (
+            pfx, pfx, pfx, {"depth_stencil": 0, "color": 1}[when[1]])
     raise AssertionError(when)
 
 
@@ -540,6 +566,15 @@ def ignored_text(when):
                 "VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState")
     if op == "lacks_stages":
         return "pStages lacks %s" % " or ".join(when[1])
+    if op == "no_rendering_attachment":
+        return ("a complete pipeline (no libraries) for dynamic rendering (renderPass "
+                "VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no %s"
+                % {"depth_stencil": "depth or stencil format", "color": "color attachment"}[when[1]])
+    if op == "dynamic_state":
+        return "%s.pDynamicState has %s" % (when[1], " or ".join(when[2]))
+    if op == "parent_not_in":
+        return "the enclosing %s's %s not in {%s}" % (
+            when[1], when[2], ", ".join(v.replace("VK_DESCRIPTOR_TYPE_", "") for v in when[3]))
     return "passed to %s" % when[1]
 
 
@@ -562,7 +597,9 @@ def _mark_ignored(owner, kinds):
             if r["owner"] != owner or r["member"] != k.m.name:
                 continue
             c = ignored_cond(r["when"])
-            if c is None:
+            if r["when"][0] in PARENT_RULES:
+                k.ign_par = r["when"]
+            elif c is None:
                 k.ign_ctx = IGNORED_CONTEXTS.index(r["when"][1]) + 1
             else:
                 conds.append(c)
@@ -582,6 +619,8 @@ def _ign_expr(k, pfx="s->"):
         parts.append(k.ign.replace("s->", pfx))
     if k.ign_ctx:
         parts.append("e->ctx == %d" % k.ign_ctx)
+    if k.ign_par:
+        parts.append(ignored_in_parent(k.ign_par))
     return " || ".join(parts) if parts else None
 
 
@@ -639,7 +678,7 @@ def _req_handle(cx, k, owner, level):
         return None
     if m.noautovalidity or m.is_optional(level):
         return None
-    if level == 0 and (k.ign or k.ign_ctx):
+    if level == 0 and (k.ign or k.ign_ctx or k.ign_par):
         return None
     return _inflag(cx, k, owner)
 
@@ -649,7 +688,7 @@ def _req_pointer(cx, k, owner):
     m = k.m
     if k.inflag == "0" or k.out or m is None or m.noautovalidity or m.is_optional(0):
         return None
-    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx:
+    if not (m.const_levels and m.const_levels[0]) or k.ign or k.ign_ctx or k.ign_par:
         return None
     return _inflag(cx, k, owner)
 
@@ -660,7 +699,7 @@ def _absent_refused(cx, k, owner):
     decoded), unless optional=, DECODE_ABSENT_OK or an ignored-member rule
     over members decoded before it says it may be."""
     m = k.m
-    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0):
+    if m is None or k.inflag == "0" or k.out or not k.check or m.is_optional(0) or k.ign_par:
         return None
     if not (m.const_levels and m.const_levels[0]):
         return None
@@ -1215,8 +1254,8 @@ class Emit:
 
     def cmp_member(self, k, owner):
         """Compare member k of a (original) and b (decoded).  An ignored member
-        must come back absent (a context rule: absent or equal)."""
-        if k.m is None or not (k.ign or k.ign_ctx):
+        must come back absent (a context or dynamic-state rule: absent or equal)."""
+        if k.m is None or not (k.ign or k.ign_ctx or k.ign_par):
             return self._cmp_member(k, owner)
         k2 = Kind(k.k, k.m, k.el, k.count, k.inflag, k.fixn, k.sel, k.out)
         k2.check = k.check
@@ -1227,11 +1266,14 @@ class Emit:
         else:
             absent = B
         fail = "\treturn sbt_vk_t_fail(c, \"%s.%s (ignored, not absent)\");" % (owner, k.m.name)
-        if k.ign_ctx and not k.ign:
-            # encoded outside its command: as usual; inside: absent
+        if (k.ign_ctx or k.ign_par) and not k.ign:
+            # encoded outside its command (or with its state static): as
+            # usual; inside (dynamic): absent
             return ["if (%s) {" % absent] + ["\t" + x for x in normal] + ["}"]
         ign = k.ign.replace("s->", "a->")
-        return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, "} else {"] + \
+        # a context or dynamic-state rule on top: otherwise absent or equal
+        other = "} else if (%s) {" % absent if (k.ign_ctx or k.ign_par) else "} else {"
+        return ["if (%s) {" % ign, "\tif (%s)" % absent, "\t" + fail, other] + \
             ["\t" + x for x in normal] + ["}"]
 
     def _cmp_member(self, k, owner):
@@ -1550,6 +1592,11 @@ def gen_codec_c(cx):
                 continue
             eb += em.enc_member(k)
             db += em.dec_member(k, n)
+        if n in IGNORED_PARENTS:
+            # the parent of parent rules (overrides.IGNORED_MEMBERS)
+            eb = ["const void *const parent0 = e->parent;", "const int parent_id0 = e->parent_id;",
+                  "e->parent = s;", "e->parent_id = %d;" % (IGNORED_PARENTS.index(n) + 1)] + \
+                eb + ["e->parent = parent0;", "e->parent_id = parent_id0;"]
         eb = _batch_puts(eb)
         if n in pn:
             _fn(L, "static sbt_vk_status sbt_vk_eb_%s(sbt_vk_e *e, const %s *s)" % (n, n), eb)
@@ -2007,6 +2054,38 @@ def gen_ignored_h(cx):
          "\t\t\treturn 0;",
          "\treturn 1;",
          "}", "",
+         "/* One of the n states of want is dynamic in dyn. */",
+         "static inline int sbt_vk_ignored_dynamic(const VkPipelineDynamicStateCreateInfo *dyn, uint32_t n,",
+         "                                         const VkDynamicState *want)",
+         "{",
+         "\tfor (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)",
+         "\t\tfor (uint32_t j = 0; j < n; j++)",
+         "\t\t\tif (dyn->pDynamicStates[i] == want[j])",
+         "\t\t\t\treturn 1;",
+         "\treturn 0;",
+         "}", "",
+         "/* A complete graphics pipeline (no library flag, created from no",
+         " * libraries) for dynamic rendering whose VkPipelineRenderingCreateInfo (or",
+         " * its absence) has no depth or stencil format (color 0) or no color",
+         " * attachment (color 1). */",
+         "static inline int sbt_vk_ignored_no_rendering_attachment(VkRenderPass rp, VkPipelineCreateFlags flags,",
+         "                                                         const void *pnext, int color)",
+         "{",
+         "\tconst VkPipelineRenderingCreateInfo *ri = NULL;",
+         "\tif (rp != VK_NULL_HANDLE || (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR))",
+         "\t\treturn 0;",
+         "\tfor (const VkBaseInStructure *b = pnext; b; b = b->pNext) {",
+         "\t\tif (b->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||",
+         "\t\t    b->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)",
+         "\t\t\treturn 0;",
+         "\t\tif (b->sType == VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO)",
+         "\t\t\tri = (const VkPipelineRenderingCreateInfo *)(const void *)b;",
+         "\t}",
+         "\tif (color)",
+         "\t\treturn !ri || ri->colorAttachmentCount == 0;",
+         "\treturn !ri || (ri->depthAttachmentFormat == VK_FORMAT_UNDEFINED &&",
+         "\t               ri->stencilAttachmentFormat == VK_FORMAT_UNDEFINED);",
+         "}", "",
          "/* Every stage of want is among the pipeline's stages. */",
          "static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,",
          "                                        VkShaderStageFlags want)",
@@ -2029,10 +2108,25 @@ def gen_ignored_h(cx):
         L.append("\t %s}," % q(r["spec"]))
     L += ["\t{\"*\", \"an input array\", \"its count is 0\",",
           "\t %s}," % q(ov.IGNORED_ZERO_COUNT_SPEC), "};", ""]
+    done = set()
     for r in ov.IGNORED_MEMBERS:
-        c = ignored_cond(r["when"])
-        if c is None:
+        if r["when"][0] in PARENT_RULES:
+            # parent: the struct s is reached from (NULL: another one)
+            L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s," % (r["owner"], r["member"], r["owner"]),
+                  "%sconst %s *parent)"
+                  % (" " * len("static inline int sbt_vk_ignored_%s_%s(" % (r["owner"], r["member"])),
+                     r["when"][1]),
+                  "{", "\t(void)s;", "\treturn parent && %s;" % ignored_parent(r["when"], "parent"),
+                  "}", ""]
             continue
+        c = ignored_cond(r["when"])
+        if c is None or (r["owner"], r["member"]) in done:
+            continue
+        # one predicate per member: its rules' conditions, or-ed
+        done.add((r["owner"], r["member"]))
+        cs = [ignored_cond(x["when"]) for x in ov.IGNORED_MEMBERS
+              if (x["owner"], x["member"]) == (r["owner"], r["member"])]
+        c = " || ".join("(%s)" % x for x in cs) if len(cs) > 1 else c
         L += ["static inline int sbt_vk_ignored_%s_%s(const %s *s)" % (r["owner"], r["member"], r["owner"]),
               "{", "\treturn %s;" % c, "}", ""]
     L += ["#endif", ""]

@@ -229,6 +229,16 @@ LAYER_REFUSED_EXTENSIONS = {
 #   ("rasterizer_discard",)             pRasterizationState->rasterizerDiscardEnable
 #                                       is set and not made dynamic by pDynamicState
 #   ("lacks_stages", (STAGE_BIT, ...))  pStages lacks one of the stages
+#   ("no_rendering_attachment", "depth_stencil" | "color")  a complete
+#                                       graphics pipeline for dynamic rendering
+#                                       without such attachments
+# or over the struct it is reached from:
+#   ("dynamic_state", PARENT, (STATE, ...))  one of the VkDynamicState values
+#                                       is in PARENT's pDynamicState
+#   ("parent_not_in", PARENT, MEMBER, (ENUM, ...))  PARENT's MEMBER is none
+#                                       of the values
+# (PARENT's encoder points sbt_vk_e.parent at itself; the handle walker of
+# the owner takes its parent; reached from elsewhere, the member is read.)
 # or over the command the struct is passed to:
 #   ("in_command", COMMAND)             the struct is a parameter of COMMAND
 #
@@ -304,6 +314,23 @@ IGNORED_MEMBERS = [
      "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored "
              "if the pipeline has rasterization disabled (or the subpass uses no color "
              "attachments: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pDepthStencilState",
+     "when": ("no_rendering_attachment", "depth_stencil"),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is used for "
+             "the depth/stencil attachments accessed during rendering; vk.xml marks it "
+             "noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06053 "
+             "requires it only \"If renderPass is VK_NULL_HANDLE, ... and either of "
+             "VkPipelineRenderingCreateInfo::depthAttachmentFormat or "
+             "VkPipelineRenderingCreateInfo::stencilAttachmentFormat are not "
+             "VK_FORMAT_UNDEFINED\" (a render pass's subpass: not a rule yet)"},
+    {"owner": "VkGraphicsPipelineCreateInfo", "member": "pColorBlendState",
+     "when": ("no_rendering_attachment", "color"),
+     "spec": "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is used for "
+             "the color attachments accessed during rendering; vk.xml marks it "
+             "noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06054 "
+             "requires it only \"If renderPass is VK_NULL_HANDLE, ... and "
+             "VkPipelineRenderingCreateInfo::colorAttachmentCount is not equal to 0\" "
+             "(a render pass's subpass: not a rule yet)"},
     {"owner": "VkGraphicsPipelineCreateInfo", "member": "pTessellationState",
      "when": ("lacks_stages", ("VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT",
                                "VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT")),
@@ -320,6 +347,52 @@ IGNORED_MEMBERS = [
      "spec": "VkImageCreateInfo: \"pQueueFamilyIndices is a pointer to an array of "
              "queue families that will access this image. It is ignored if "
              "sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+    {"owner": "VkPipelineViewportStateCreateInfo", "member": "pViewports",
+     "when": ("dynamic_state", "VkGraphicsPipelineCreateInfo",
+              ("VK_DYNAMIC_STATE_VIEWPORT", "VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT")),
+     "spec": "VkPipelineViewportStateCreateInfo: \"pViewports is a pointer to an array "
+             "of VkViewport structures, defining the viewport transforms. If the "
+             "viewport state is dynamic, this member is ignored.\""},
+    {"owner": "VkPipelineViewportStateCreateInfo", "member": "pScissors",
+     "when": ("dynamic_state", "VkGraphicsPipelineCreateInfo",
+              ("VK_DYNAMIC_STATE_SCISSOR", "VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT")),
+     "spec": "VkPipelineViewportStateCreateInfo: \"pScissors is a pointer to an array "
+             "of VkRect2D structures defining the rectangular bounds of the scissor for "
+             "the corresponding viewport. If the scissor state is dynamic, this member "
+             "is ignored.\""},
+    {"owner": "VkDescriptorImageInfo", "member": "sampler",
+     "when": ("parent_not_in", "VkWriteDescriptorSet", "descriptorType",
+              ("VK_DESCRIPTOR_TYPE_SAMPLER", "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER")),
+     "spec": "(paraphrase) VkDescriptorImageInfo: sampler is used in descriptor updates "
+             "for types VK_DESCRIPTOR_TYPE_SAMPLER and "
+             "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER if the binding being updated does "
+             "not use immutable samplers (the immutable-sampler half is not a rule yet); "
+             "vk.xml marks it noautovalidity"},
+    {"owner": "VkDescriptorImageInfo", "member": "imageView",
+     "when": ("parent_not_in", "VkWriteDescriptorSet", "descriptorType",
+              ("VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE", "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
+               "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
+               "VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT",
+               "VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM",
+               "VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM")),
+     "spec": "(paraphrase) VkDescriptorImageInfo: imageView is used in descriptor "
+             "updates for types VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, "
+             "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER "
+             "and VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (and the QCOM image-processing "
+             "types); vk.xml marks it noautovalidity"},
+    {"owner": "VkFramebufferCreateInfo", "member": "pAttachments",
+     "when": ("flag_set", "flags", "VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT"),
+     "spec": "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of "
+             "VkImageView handles, each of which will be used as the corresponding "
+             "attachment in a render pass instance. If flags includes "
+             "VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
+    {"owner": "VkSwapchainCreateInfoKHR", "member": "pQueueFamilyIndices",
+     "when": ("not_eq", "imageSharingMode", "VK_SHARING_MODE_CONCURRENT"),
+     "spec": "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer "
+             "to an array of queue family indices having access to the images of the "
+             "swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs "
+             "start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml "
+             "marks it noautovalidity"},
 ]
 
 # The generic rule: an input (const) array whose count is 0 is ignored

@@ -51,6 +51,7 @@ class Refs:
     def __init__(self, cx):
         self.cx = cx
         self.reg = cx.reg
+        self.owner = None  # the struct or command vis_kind walks (vis_el reads it)
         self.has = {n: False for n in cx.structs}
         self.unknown = {n: False for n in cx.structs}
         changed = True
@@ -161,6 +162,10 @@ class Refs:
         None.  A member ignored inside a command (overrides.IGNORED_MEMBERS
         "in_command") is skipped always: the generator checks that its struct
         reaches the walk only through that command."""
+        if k.ign_par:
+            # a parent rule: the walker of owner takes its parent (NULL
+            # when reached from elsewhere)
+            return "parent && %s" % cg.ignored_parent(k.ign_par, "parent")
         if not k.ign_ctx:
             return k.ign_rule  # a count of 0 walks nothing anyway
         cmd = cg.IGNORED_CONTEXTS[k.ign_ctx - 1]
@@ -179,12 +184,17 @@ class Refs:
             return ["if ((%s) != VK_NULL_HANDLE)" % lv,
                     "\tfn(ctx, %s, (uint64_t)(uintptr_t)(%s));" % (el.objtype, lv)]
         if el.k == "s" and self._el_refs(el):
-            return ["sbt_vk_r_%s(&(%s), fn, ctx);" % (self.reg.resolve(el.sname), lv)]
+            sn = self.reg.resolve(el.sname)
+            if sn in cg.IGNORED_PARENT_OF:
+                par = "s" if cg.IGNORED_PARENT_OF[sn] == self.owner else "NULL"
+                return ["sbt_vk_r_%s(&(%s), %s, fn, ctx);" % (sn, lv, par)]
+            return ["sbt_vk_r_%s(&(%s), fn, ctx);" % (sn, lv)]
         return []
 
     def vis_kind(self, k, em, owner=None):
         if not self._kind_refs(k):
             return []
+        self.owner = owner  # vis_el passes it to a child's walker as its parent
         ign = self.ignored(k, owner) if k.m is not None else None
         if ign == "1":
             return ["/* %s: ignored (overrides.IGNORED_MEMBERS) */" % k.m.name]
@@ -237,13 +247,19 @@ def gen_refs_c(cx, rf):
          "#include <stdint.h>", "",
          "#include \"serializer/sbt_vk.h\"", ""]
     L.append("static void sbt_vk_r_chain(const void *pnext, sbt_vk_ref_fn fn, void *ctx);")
+    def head(n):
+        par = cg.IGNORED_PARENT_OF.get(n)
+        if par:  # a parent rule's owner: its walker takes the parent
+            return "static void sbt_vk_r_%s(const %s *s, const %s *parent, sbt_vk_ref_fn fn, void *ctx)" % (n, n, par)
+        return "static void sbt_vk_r_%s(const %s *s, sbt_vk_ref_fn fn, void *ctx)" % (n, n)
     for n in walked:
-        L.append("static void sbt_vk_r_%s(const %s *s, sbt_vk_ref_fn fn, void *ctx);" % (n, n))
+        L.append(head(n) + ";")
     L.append("")
     body = ["for (const VkBaseInStructure *b = pnext; b; b = b->pNext) {", "\tswitch (b->sType) {"]
     for n in rf.chain:
         body += ["\tcase %s:" % reg.structs[n].stype,
-                 "\t\tsbt_vk_r_%s((const %s *)(const void *)b, fn, ctx);" % (n, n),
+                 "\t\tsbt_vk_r_%s((const %s *)(const void *)b, %sfn, ctx);"
+                 % (n, n, "NULL, " if n in cg.IGNORED_PARENT_OF else ""),
                  "\t\tbreak;"]
     body += ["\tdefault:", "\t\tbreak;", "\t}", "}"]
     if not rf.chain:
@@ -255,8 +271,7 @@ def gen_refs_c(cx, rf):
         for k in cx.struct_kinds.get(n, []):
             k.owner = n
             body += rf.vis_kind(k, em, n)
-        L += ["static void sbt_vk_r_%s(const %s *s, sbt_vk_ref_fn fn, void *ctx)" % (n, n), "{"] + \
-            ["\t" + x for x in body] + ["}", ""]
+        L += [head(n), "{"] + ["\t" + x for x in body] + ["}", ""]
     with_refs = [n for n in rf.commands if rf.cmd_has[n]]
     done = {}
     for n in with_refs:

@@ -9068,8 +9068,8 @@ sbt_vk_status sbt_vk_e_VkDescriptorImageInfo(sbt_vk_e *e, const VkDescriptorImag
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 30));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->sampler));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER))) ? (__typeof__(s->sampler))0 : s->sampler)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((e->parent_id == 2 && !(((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || ((const VkWriteDescriptorSet *)e->parent)->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) ? (__typeof__(s->imageView))0 : s->imageView)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageLayout));
 	return SBT_VK_OK;
 }
@@ -9100,6 +9100,10 @@ sbt_vk_status sbt_vk_d_VkDescriptorImageInfo(sbt_vk_d *d, VkDescriptorImageInfo 
 
 static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDescriptorSet *s)
 {
+	const void *const parent0 = e->parent;
+	const int parent_id0 = e->parent_id;
+	e->parent = s;
+	e->parent_id = 2;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -9141,6 +9145,8 @@ static sbt_vk_status sbt_vk_eb_VkWriteDescriptorSet(sbt_vk_e *e, const VkWriteDe
 				}
 		}
 	}
+	e->parent = parent0;
+	e->parent_id = parent_id0;
 	return SBT_VK_OK;
 }
 
@@ -11196,12 +11202,12 @@ static sbt_vk_status sbt_vk_eb_VkPipelineViewportStateCreateInfo(sbt_vk_e *e, co
 	sbt_vk_putq_u(e, (uint64_t)(s->flags));
 	sbt_vk_putq_u(e, (uint64_t)(s->viewportCount));
 	{
-		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0)) ? NULL : s->pViewports;
+		const __typeof__(s->pViewports) p389 = ((((uint64_t)s->viewportCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT}))) ? NULL : s->pViewports;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p389, (uint64_t)s->viewportCount, sizeof(*p389)));
 	}
 	SBT_VK_ET(sbt_vk_put_u(e, (uint64_t)(s->scissorCount)));
 	{
-		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0)) ? NULL : s->pScissors;
+		const __typeof__(s->pScissors) p394 = ((((uint64_t)s->scissorCount) == 0) || (e->parent_id == 1 && sbt_vk_ignored_dynamic(((const VkGraphicsPipelineCreateInfo *)e->parent)->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT}))) ? NULL : s->pScissors;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p394, (uint64_t)s->scissorCount, sizeof(*p394)));
 	}
 	return SBT_VK_OK;
@@ -11658,6 +11664,10 @@ sbt_vk_status sbt_vk_d_VkPipelineDepthStencilStateCreateInfo(sbt_vk_d *d, VkPipe
 
 static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const VkGraphicsPipelineCreateInfo *s)
 {
+	const void *const parent0 = e->parent;
+	const int parent_id0 = e->parent_id;
+	e->parent = s;
+	e->parent_id = 1;
 	(void)e;
 	(void)s;
 	SBT_VK_ET(sbt_vk_e_need(e, 20));
@@ -11708,14 +11718,14 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 		}
 	}
 	{
-		const __typeof__(s->pDepthStencilState) p486 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState))) ? NULL : s->pDepthStencilState;
+		const __typeof__(s->pDepthStencilState) p486 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 0))) ? NULL : s->pDepthStencilState;
 		SBT_VK_ET(sbt_vk_put_count(e, p486, 1));
 		if (p486) {
 			SBT_VK_ET(sbt_vk_e_VkPipelineDepthStencilStateCreateInfo(e, &(p486[0])));
 		}
 	}
 	{
-		const __typeof__(s->pColorBlendState) p491 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState))) ? NULL : s->pColorBlendState;
+		const __typeof__(s->pColorBlendState) p491 = ((sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 1))) ? NULL : s->pColorBlendState;
 		SBT_VK_ET(sbt_vk_put_count(e, p491, 1));
 		if (p491) {
 			SBT_VK_ET(sbt_vk_e_VkPipelineColorBlendStateCreateInfo(e, &(p491[0])));
@@ -11731,6 +11741,8 @@ static sbt_vk_status sbt_vk_eb_VkGraphicsPipelineCreateInfo(sbt_vk_e *e, const V
 	sbt_vk_putq_u(e, (uint64_t)(s->subpass));
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineHandle))0 : s->basePipelineHandle)));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)((((!(s->flags & VK_PIPELINE_CREATE_DERIVATIVE_BIT))) ? (__typeof__(s->basePipelineIndex))-1 : s->basePipelineIndex)));
+	e->parent = parent0;
+	e->parent_id = parent_id0;
 	return SBT_VK_OK;
 }
 
@@ -13643,7 +13655,7 @@ static sbt_vk_status sbt_vk_eb_VkFramebufferCreateInfo(sbt_vk_e *e, const VkFram
 	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_putq_u(e, (uint64_t)(s->attachmentCount));
 	{
-		const __typeof__(s->pAttachments) p738 = ((((uint64_t)s->attachmentCount) == 0)) ? NULL : s->pAttachments;
+		const __typeof__(s->pAttachments) p738 = (((s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) || (((uint64_t)s->attachmentCount) == 0)) ? NULL : s->pAttachments;
 		{
 			const uint64_t n739 = (uint64_t)s->attachmentCount;
 			SBT_VK_ET(sbt_vk_put_count(e, p738, n739));
@@ -13700,7 +13712,7 @@ static sbt_vk_status sbt_vk_db_VkFramebufferCreateInfo(sbt_vk_d *d, VkFramebuffe
 		}
 		if (p743 && n742 != (uint64_t)((uint64_t)s->attachmentCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkFramebufferCreateInfo.pAttachments (count differs from its length member)");
-		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0)
+		if (!p743 && in && ((uint64_t)s->attachmentCount) != 0 && !(((s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkFramebufferCreateInfo.pAttachments (absent while its count is not 0)");
 	}
 	{
@@ -14394,7 +14406,7 @@ static sbt_vk_status sbt_vk_eb_VkSwapchainCreateInfoKHR(sbt_vk_e *e, const VkSwa
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->imageSharingMode));
 	sbt_vk_putq_u(e, (uint64_t)(s->queueFamilyIndexCount));
 	{
-		const __typeof__(s->pQueueFamilyIndices) p831 = ((((uint64_t)s->queueFamilyIndexCount) == 0)) ? NULL : s->pQueueFamilyIndices;
+		const __typeof__(s->pQueueFamilyIndices) p831 = (((s->imageSharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)s->queueFamilyIndexCount) == 0)) ? NULL : s->pQueueFamilyIndices;
 		SBT_VK_ET(sbt_vk_put_rawarr(e, p831, (uint64_t)s->queueFamilyIndexCount, sizeof(*p831)));
 	}
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
@@ -14473,7 +14485,7 @@ static sbt_vk_status sbt_vk_db_VkSwapchainCreateInfoKHR(sbt_vk_d *d, VkSwapchain
 		s->pQueueFamilyIndices = t832;
 		if (p834 && n833 != (uint64_t)((uint64_t)s->queueFamilyIndexCount))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_CORRUPT, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (count differs from its length member)");
-		if (!p834 && in && ((uint64_t)s->queueFamilyIndexCount) != 0)
+		if (!p834 && in && ((uint64_t)s->queueFamilyIndexCount) != 0 && !(((s->imageSharingMode != VK_SHARING_MODE_CONCURRENT))))
 			return sbt_vk_d_fail(d, SBT_VK_ERR_INVALID, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (absent while its count is not 0)");
 	}
 	{

@@ -21,6 +21,40 @@ static inline int sbt_vk_ignored_discard(const VkPipelineRasterizationStateCreat
 	return 1;
 }
 
+/* One of the n states of want is dynamic in dyn. */
+static inline int sbt_vk_ignored_dynamic(const VkPipelineDynamicStateCreateInfo *dyn, uint32_t n,
+                                         const VkDynamicState *want)
+{
+	for (uint32_t i = 0; dyn && dyn->pDynamicStates && i < dyn->dynamicStateCount; i++)
+		for (uint32_t j = 0; j < n; j++)
+			if (dyn->pDynamicStates[i] == want[j])
+				return 1;
+	return 0;
+}
+
+/* A complete graphics pipeline (no library flag, created from no
+ * libraries) for dynamic rendering whose VkPipelineRenderingCreateInfo (or
+ * its absence) has no depth or stencil format (color 0) or no color
+ * attachment (color 1). */
+static inline int sbt_vk_ignored_no_rendering_attachment(VkRenderPass rp, VkPipelineCreateFlags flags,
+                                                         const void *pnext, int color)
+{
+	const VkPipelineRenderingCreateInfo *ri = NULL;
+	if (rp != VK_NULL_HANDLE || (flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR))
+		return 0;
+	for (const VkBaseInStructure *b = pnext; b; b = b->pNext) {
+		if (b->sType == VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR ||
+		    b->sType == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT)
+			return 0;
+		if (b->sType == VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO)
+			ri = (const VkPipelineRenderingCreateInfo *)(const void *)b;
+	}
+	if (color)
+		return !ri || ri->colorAttachmentCount == 0;
+	return !ri || (ri->depthAttachmentFormat == VK_FORMAT_UNDEFINED &&
+	               ri->stencilAttachmentFormat == VK_FORMAT_UNDEFINED);
+}
+
 /* Every stage of want is among the pipeline's stages. */
 static inline int sbt_vk_ignored_stages(uint32_t n, const VkPipelineShaderStageCreateInfo *st,
                                         VkShaderStageFlags want)
@@ -38,7 +72,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 17
+#define SBT_VK_IGNORED_RULES 25
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -67,12 +101,28 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is ignored if the pipeline has rasterization disabled (or the subpass uses no depth/stencil attachment: not a rule yet)"},
 	{"VkGraphicsPipelineCreateInfo", "pColorBlendState", "pRasterizationState->rasterizerDiscardEnable and VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE not in pDynamicState",
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is ignored if the pipeline has rasterization disabled (or the subpass uses no color attachments: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pDepthStencilState", "a complete pipeline (no libraries) for dynamic rendering (renderPass VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no depth or stencil format",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pDepthStencilState is used for the depth/stencil attachments accessed during rendering; vk.xml marks it noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06053 requires it only \"If renderPass is VK_NULL_HANDLE, ... and either of VkPipelineRenderingCreateInfo::depthAttachmentFormat or VkPipelineRenderingCreateInfo::stencilAttachmentFormat are not VK_FORMAT_UNDEFINED\" (a render pass's subpass: not a rule yet)"},
+	{"VkGraphicsPipelineCreateInfo", "pColorBlendState", "a complete pipeline (no libraries) for dynamic rendering (renderPass VK_NULL_HANDLE) whose VkPipelineRenderingCreateInfo (or its absence) has no color attachment",
+	 "(paraphrase) VkGraphicsPipelineCreateInfo: pColorBlendState is used for the color attachments accessed during rendering; vk.xml marks it noautovalidity and VUID-VkGraphicsPipelineCreateInfo-renderPass-06054 requires it only \"If renderPass is VK_NULL_HANDLE, ... and VkPipelineRenderingCreateInfo::colorAttachmentCount is not equal to 0\" (a render pass's subpass: not a rule yet)"},
 	{"VkGraphicsPipelineCreateInfo", "pTessellationState", "pStages lacks VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT or VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT",
 	 "(paraphrase) VkGraphicsPipelineCreateInfo: pTessellationState is ignored if the pipeline does not include a tessellation control shader stage and a tessellation evaluation shader stage"},
 	{"VkBufferCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "VkBufferCreateInfo: \"pQueueFamilyIndices is a pointer to an array of queue families that will access this buffer. It is ignored if sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
 	{"VkImageCreateInfo", "pQueueFamilyIndices", "sharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "VkImageCreateInfo: \"pQueueFamilyIndices is a pointer to an array of queue families that will access this image. It is ignored if sharingMode is not VK_SHARING_MODE_CONCURRENT.\""},
+	{"VkPipelineViewportStateCreateInfo", "pViewports", "VkGraphicsPipelineCreateInfo.pDynamicState has VK_DYNAMIC_STATE_VIEWPORT or VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT",
+	 "VkPipelineViewportStateCreateInfo: \"pViewports is a pointer to an array of VkViewport structures, defining the viewport transforms. If the viewport state is dynamic, this member is ignored.\""},
+	{"VkPipelineViewportStateCreateInfo", "pScissors", "VkGraphicsPipelineCreateInfo.pDynamicState has VK_DYNAMIC_STATE_SCISSOR or VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT",
+	 "VkPipelineViewportStateCreateInfo: \"pScissors is a pointer to an array of VkRect2D structures defining the rectangular bounds of the scissor for the corresponding viewport. If the scissor state is dynamic, this member is ignored.\""},
+	{"VkDescriptorImageInfo", "sampler", "the enclosing VkWriteDescriptorSet's descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
+	 "(paraphrase) VkDescriptorImageInfo: sampler is used in descriptor updates for types VK_DESCRIPTOR_TYPE_SAMPLER and VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER if the binding being updated does not use immutable samplers (the immutable-sampler half is not a rule yet); vk.xml marks it noautovalidity"},
+	{"VkDescriptorImageInfo", "imageView", "the enclosing VkWriteDescriptorSet's descriptorType not in {SAMPLED_IMAGE, STORAGE_IMAGE, COMBINED_IMAGE_SAMPLER, INPUT_ATTACHMENT, SAMPLE_WEIGHT_IMAGE_QCOM, BLOCK_MATCH_IMAGE_QCOM}",
+	 "(paraphrase) VkDescriptorImageInfo: imageView is used in descriptor updates for types VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER and VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT (and the QCOM image-processing types); vk.xml marks it noautovalidity"},
+	{"VkFramebufferCreateInfo", "pAttachments", "flags has VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT",
+	 "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of VkImageView handles, each of which will be used as the corresponding attachment in a render pass instance. If flags includes VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
+	{"VkSwapchainCreateInfoKHR", "pQueueFamilyIndices", "imageSharingMode != VK_SHARING_MODE_CONCURRENT",
+	 "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer to an array of queue family indices having access to the images of the swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml marks it noautovalidity"},
 	{"*", "an input array", "its count is 0",
 	 "Valid Usage (Implicit): \"If COUNT is not 0, P must be a valid pointer to an array of COUNT ... values\""},
 };
@@ -129,12 +179,12 @@ static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pMultisampleState(
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pDepthStencilState(const VkGraphicsPipelineCreateInfo *s)
 {
-	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+	return (sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 0));
 }
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pColorBlendState(const VkGraphicsPipelineCreateInfo *s)
 {
-	return sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState);
+	return (sbt_vk_ignored_discard(s->pRasterizationState, s->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(s->renderPass, s->flags, s->pNext, 1));
 }
 
 static inline int sbt_vk_ignored_VkGraphicsPipelineCreateInfo_pTessellationState(const VkGraphicsPipelineCreateInfo *s)
@@ -150,6 +200,44 @@ static inline int sbt_vk_ignored_VkBufferCreateInfo_pQueueFamilyIndices(const Vk
 static inline int sbt_vk_ignored_VkImageCreateInfo_pQueueFamilyIndices(const VkImageCreateInfo *s)
 {
 	return (s->sharingMode != VK_SHARING_MODE_CONCURRENT);
+}
+
+static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pViewports(const VkPipelineViewportStateCreateInfo *s,
+                                                                              const VkGraphicsPipelineCreateInfo *parent)
+{
+	(void)s;
+	return parent && sbt_vk_ignored_dynamic(parent->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT});
+}
+
+static inline int sbt_vk_ignored_VkPipelineViewportStateCreateInfo_pScissors(const VkPipelineViewportStateCreateInfo *s,
+                                                                             const VkGraphicsPipelineCreateInfo *parent)
+{
+	(void)s;
+	return parent && sbt_vk_ignored_dynamic(parent->pDynamicState, 2, (const VkDynamicState[]){VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT});
+}
+
+static inline int sbt_vk_ignored_VkDescriptorImageInfo_sampler(const VkDescriptorImageInfo *s,
+                                                               const VkWriteDescriptorSet *parent)
+{
+	(void)s;
+	return parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorImageInfo_imageView(const VkDescriptorImageInfo *s,
+                                                                 const VkWriteDescriptorSet *parent)
+{
+	(void)s;
+	return parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || parent->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM);
+}
+
+static inline int sbt_vk_ignored_VkFramebufferCreateInfo_pAttachments(const VkFramebufferCreateInfo *s)
+{
+	return (s->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT);
+}
+
+static inline int sbt_vk_ignored_VkSwapchainCreateInfoKHR_pQueueFamilyIndices(const VkSwapchainCreateInfoKHR *s)
+{
+	return (s->imageSharingMode != VK_SHARING_MODE_CONCURRENT);
 }
 
 #endif

@@ -14,7 +14,7 @@
 
 static void sbt_vk_r_chain(const void *pnext, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkDescriptorBufferInfo(const VkDescriptorBufferInfo *s, sbt_vk_ref_fn fn, void *ctx);
-static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, sbt_vk_ref_fn fn, void *ctx);
+static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, const VkWriteDescriptorSet *parent, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkBufferMemoryBarrier(const VkBufferMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx);
 static void sbt_vk_r_VkImageMemoryBarrier(const VkImageMemoryBarrier *s, sbt_vk_ref_fn fn, void *ctx);
@@ -108,10 +108,12 @@ static void sbt_vk_r_VkDescriptorBufferInfo(const VkDescriptorBufferInfo *s, sbt
 		fn(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)(uintptr_t)(s->buffer));
 }
 
-static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, sbt_vk_ref_fn fn, void *ctx)
+static void sbt_vk_r_VkDescriptorImageInfo(const VkDescriptorImageInfo *s, const VkWriteDescriptorSet *parent, sbt_vk_ref_fn fn, void *ctx)
 {
-	if ((s->imageView) != VK_NULL_HANDLE)
-		fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+	if (!(parent && !(parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || parent->descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || parent->descriptorType == VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT || parent->descriptorType == VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM || parent->descriptorType == VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM))) { /* else ignored (overrides.IGNORED_MEMBERS) */
+		if ((s->imageView) != VK_NULL_HANDLE)
+			fn(ctx, VK_OBJECT_TYPE_IMAGE_VIEW, (uint64_t)(uintptr_t)(s->imageView));
+	}
 }
 
 static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_ref_fn fn, void *ctx)
@@ -122,7 +124,7 @@ static void sbt_vk_r_VkWriteDescriptorSet(const VkWriteDescriptorSet *s, sbt_vk_
 		if (s->pImageInfo) {
 			const uint64_t i1_n = (uint64_t)s->descriptorCount;
 			for (uint64_t i1 = 0; i1 < i1_n; i1++) {
-				sbt_vk_r_VkDescriptorImageInfo(&(s->pImageInfo[i1]), fn, ctx);
+				sbt_vk_r_VkDescriptorImageInfo(&(s->pImageInfo[i1]), s, fn, ctx);
 			}
 		}
 	}

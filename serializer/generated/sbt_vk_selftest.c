@@ -4685,10 +4685,14 @@ static int sbt_vk_c_VkDescriptorImageInfo(sbt_vk_c *c, const void *va, const voi
 	const VkDescriptorImageInfo *a = va, *b = vb;
 	(void)in;
 	(void)c;
-	if ((uint64_t)(uintptr_t)(b->sampler) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->sampler), in))
-		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.sampler");
-	if ((uint64_t)(uintptr_t)(b->imageView) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->imageView), in))
-		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageView");
+	if (b->sampler != (__typeof__(b->sampler))0) {
+		if ((uint64_t)(uintptr_t)(b->sampler) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->sampler), in))
+			return sbt_vk_t_fail(c, "VkDescriptorImageInfo.sampler");
+	}
+	if (b->imageView != (__typeof__(b->imageView))0) {
+		if ((uint64_t)(uintptr_t)(b->imageView) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->imageView), in))
+			return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageView");
+	}
 	if ((a->imageLayout) != (b->imageLayout))
 		return sbt_vk_t_fail(c, "VkDescriptorImageInfo.imageLayout");
 	return 0;
@@ -6153,7 +6157,7 @@ static int sbt_vk_c_VkPipelineViewportStateCreateInfo(sbt_vk_c *c, const void *v
 	if ((((uint64_t)a->viewportCount) == 0)) {
 		if (b->pViewports)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports (ignored, not absent)");
-	} else {
+	} else if (b->pViewports) {
 		if (!a->pViewports != !b->pViewports)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pViewports");
 		if (a->pViewports && memcmp(a->pViewports, b->pViewports, (size_t)((uint64_t)a->viewportCount) * sizeof(*a->pViewports)) != 0)
@@ -6164,7 +6168,7 @@ static int sbt_vk_c_VkPipelineViewportStateCreateInfo(sbt_vk_c *c, const void *v
 	if ((((uint64_t)a->scissorCount) == 0)) {
 		if (b->pScissors)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors (ignored, not absent)");
-	} else {
+	} else if (b->pScissors) {
 		if (!a->pScissors != !b->pScissors)
 			return sbt_vk_t_fail(c, "VkPipelineViewportStateCreateInfo.pScissors");
 		if (a->pScissors && memcmp(a->pScissors, b->pScissors, (size_t)((uint64_t)a->scissorCount) * sizeof(*a->pScissors)) != 0)
@@ -6585,7 +6589,7 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		if (a->pMultisampleState && (sbt_vk_c_VkPipelineMultisampleStateCreateInfo(c, &(a->pMultisampleState[0]), &(b->pMultisampleState[0]), in)))
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pMultisampleState");
 	}
-	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(a->renderPass, a->flags, a->pNext, 0))) {
 		if (b->pDepthStencilState)
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState (ignored, not absent)");
 	} else {
@@ -6594,7 +6598,7 @@ static int sbt_vk_c_VkGraphicsPipelineCreateInfo(sbt_vk_c *c, const void *va, co
 		if (a->pDepthStencilState && (sbt_vk_c_VkPipelineDepthStencilStateCreateInfo(c, &(a->pDepthStencilState[0]), &(b->pDepthStencilState[0]), in)))
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pDepthStencilState");
 	}
-	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState))) {
+	if ((sbt_vk_ignored_discard(a->pRasterizationState, a->pDynamicState)) || (sbt_vk_ignored_no_rendering_attachment(a->renderPass, a->flags, a->pNext, 1))) {
 		if (b->pColorBlendState)
 			return sbt_vk_t_fail(c, "VkGraphicsPipelineCreateInfo.pColorBlendState (ignored, not absent)");
 	} else {
@@ -7786,7 +7790,7 @@ static int sbt_vk_c_VkFramebufferCreateInfo(sbt_vk_c *c, const void *va, const v
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.renderPass");
 	if ((a->attachmentCount) != (b->attachmentCount))
 		return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.attachmentCount");
-	if ((((uint64_t)a->attachmentCount) == 0)) {
+	if (((a->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT)) || (((uint64_t)a->attachmentCount) == 0)) {
 		if (b->pAttachments)
 			return sbt_vk_t_fail(c, "VkFramebufferCreateInfo.pAttachments (ignored, not absent)");
 	} else {
@@ -8317,7 +8321,7 @@ static int sbt_vk_c_VkSwapchainCreateInfoKHR(sbt_vk_c *c, const void *va, const 
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.imageSharingMode");
 	if ((a->queueFamilyIndexCount) != (b->queueFamilyIndexCount))
 		return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.queueFamilyIndexCount");
-	if ((((uint64_t)a->queueFamilyIndexCount) == 0)) {
+	if (((a->imageSharingMode != VK_SHARING_MODE_CONCURRENT)) || (((uint64_t)a->queueFamilyIndexCount) == 0)) {
 		if (b->pQueueFamilyIndices)
 			return sbt_vk_t_fail(c, "VkSwapchainCreateInfoKHR.pQueueFamilyIndices (ignored, not absent)");
 	} else {

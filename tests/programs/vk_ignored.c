@@ -14,10 +14,14 @@
  * tests/shell/test_vk_ignored.sh runs every case plain, under tscapture and
  * replays the trace, everything under the Khronos validation layer.
  */
+#define VK_USE_PLATFORM_XCB_KHR 1
+
 #include <sys/mman.h>
 
 #include "tests/programs/vk_prog.h"
 #include "serializer/generated/sbt_vk_ignored.h"
+
+#include <xcb/xcb.h>
 
 #define PROG "vk_ignored"
 
@@ -28,14 +32,22 @@ typedef struct ign {
 	vkp_ctx c;
 	void *none;      /* a PROT_NONE page: any read of it is SIGSEGV */
 	PFN_vkCmdPushDescriptorSetKHR push; /* NULL without VK_KHR_push_descriptor */
+	VkBool32 imageless; /* imagelessFramebuffer is enabled */
+	VkBool32 dynrender; /* dynamicRendering is enabled */
+	int xcb;            /* VK_KHR_xcb_surface and VK_KHR_swapchain are enabled */
 	vkp_buffer buf;    /* the storage buffer of the buffer writes */
 	VkSampler sampler; /* the sampler of the sampler writes */
 	VkDescriptorBufferInfo bi; /* what the writes point at */
 	VkDescriptorImageInfo ii;
+	VkImage image;     /* the sampled image of the image writes */
+	VkDeviceMemory image_mem;
+	VkImageView view;
 } ign;
 
-/* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor on
- * the device when it is offered. */
+/* The instance and device of vkp_ctx_init, with VK_KHR_push_descriptor,
+ * the imagelessFramebuffer (Vulkan 1.2) and dynamicRendering (1.3) features
+ * and xcb surfaces with
+ * VK_KHR_swapchain enabled when they are offered. */
 static void ign_init(ign *g)
 {
 	vkp_ctx *c = &g->c;
@@ -43,21 +55,40 @@ static void ign_init(ign *g)
 	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO };
 	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO };
 	VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO };
-	const char *dexts[1] = { VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME };
+	VkPhysicalDeviceDynamicRenderingFeatures dynr = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES
+	};
+	VkPhysicalDeviceImagelessFramebufferFeatures imageless = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGELESS_FRAMEBUFFER_FEATURES
+	};
+	VkPhysicalDeviceFeatures2 feats = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+	                                    .pNext = &imageless };
+	const char *dexts[2];
+	const char *iexts[2] = { VK_KHR_SURFACE_EXTENSION_NAME, VK_KHR_XCB_SURFACE_EXTENSION_NAME };
+	uint32_t ndext = 0, niext = 0;
 	VkExtensionProperties props[256];
 	VkQueueFamilyProperties fams[16];
 	VkPhysicalDevice devs[8];
 	uint32_t ndev = 8, nfam = 16, nprop = 256, i;
 	const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-	int has_push = 0;
+	int has_push = 0, has_swapchain = 0;
 	float prio = 1.0f;
 	VkResult r;
 
 	memset(g, 0, sizeof(*g));
 	c->prog = PROG;
 	app.pApplicationName = PROG;
-	app.apiVersion = VK_API_VERSION_1_1;
+	app.apiVersion = VK_API_VERSION_1_3;
 	ici.pApplicationInfo = &app;
+	r = vkEnumerateInstanceExtensionProperties(NULL, &nprop, props);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+		vkp_die(c, "vkEnumerateInstanceExtensionProperties: %s", vkp_result_name(r));
+	for (i = 0; i < nprop; i++)
+		if (strcmp(props[i].extensionName, iexts[0]) == 0 ||
+		    strcmp(props[i].extensionName, iexts[1]) == 0)
+			niext++;
+	ici.enabledExtensionCount = niext == 2 ? 2 : 0;
+	ici.ppEnabledExtensionNames = iexts;
 	VKP_CHECK(c, vkCreateInstance(&ici, NULL, &c->instance));
 	r = vkEnumeratePhysicalDevices(c->instance, &ndev, devs);
 	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || ndev == 0)
@@ -72,19 +103,37 @@ static void ign_init(ign *g)
 	if (i == nfam)
 		vkp_die(c, "no queue family does graphics and compute");
 	c->qfam = i;
+	nprop = 256;
 	r = vkEnumerateDeviceExtensionProperties(c->phys, NULL, &nprop, props);
 	if (r != VK_SUCCESS && r != VK_INCOMPLETE)
 		vkp_die(c, "vkEnumerateDeviceExtensionProperties: %s", vkp_result_name(r));
 	for (i = 0; i < nprop; i++)
 		if (strcmp(props[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0)
 			has_push = 1;
+		else if (strcmp(props[i].extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME) == 0)
+			has_swapchain = 1;
 	qci.queueFamilyIndex = c->qfam;
 	qci.queueCount = 1;
 	qci.pQueuePriorities = &prio;
 	dci.queueCreateInfoCount = 1;
 	dci.pQueueCreateInfos = &qci;
-	dci.enabledExtensionCount = has_push ? 1 : 0;
+	if (has_push)
+		dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+	g->xcb = niext == 2 && has_swapchain;
+	if (g->xcb)
+		dexts[ndext++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+	dci.enabledExtensionCount = ndext;
 	dci.ppEnabledExtensionNames = dexts;
+	if (c->dev_props.apiVersion >= VK_API_VERSION_1_2) {
+		if (c->dev_props.apiVersion >= VK_API_VERSION_1_3)
+			imageless.pNext = &dynr;
+		vkGetPhysicalDeviceFeatures2(c->phys, &feats);
+		g->imageless = imageless.imagelessFramebuffer;
+		g->dynrender = dynr.dynamicRendering;
+		/* enable what is offered: the chain of those */
+		imageless.pNext = g->dynrender ? &dynr : NULL;
+		dci.pNext = g->imageless ? (void *)&imageless : g->dynrender ? (void *)&dynr : NULL;
+	}
 	VKP_CHECK(c, vkCreateDevice(c->phys, &dci, NULL, &c->device));
 	vkGetDeviceQueue(c->device, c->qfam, 0, &c->queue);
 	if (has_push)
@@ -170,6 +219,64 @@ static void fill_sampler_write(ign *g, VkWriteDescriptorSet *w, void *arg)
 	g->ii = (VkDescriptorImageInfo){ g->sampler, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED };
 	w->pImageInfo = &g->ii;
 	w->pBufferInfo = g->none;
+}
+
+/* A sampler write whose image info's imageView is garbage. */
+static void fill_sampler_garbage_view(ign *g, VkWriteDescriptorSet *w, void *arg)
+{
+	(void)arg;
+	g->ii = (VkDescriptorImageInfo){ g->sampler, (VkImageView)GARBAGE_HANDLE,
+	                                 VK_IMAGE_LAYOUT_UNDEFINED };
+	w->pImageInfo = &g->ii;
+}
+
+/* A sampled image write whose image info's sampler is garbage. */
+static void fill_image_garbage_sampler(ign *g, VkWriteDescriptorSet *w, void *arg)
+{
+	(void)arg;
+	g->ii = (VkDescriptorImageInfo){ (VkSampler)GARBAGE_HANDLE, g->view,
+	                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
+	w->pImageInfo = &g->ii;
+}
+
+/* A 4x4 sampled image with its memory and a view (g->image, g->view). */
+static void ign_image(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkImageCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO };
+	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkImageViewCreateInfo vi = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO };
+	VkMemoryRequirements req;
+
+	ci.imageType = VK_IMAGE_TYPE_2D;
+	ci.format = VK_FORMAT_R8G8B8A8_UNORM;
+	ci.extent = (VkExtent3D){ 4, 4, 1 };
+	ci.mipLevels = 1;
+	ci.arrayLayers = 1;
+	ci.samples = VK_SAMPLE_COUNT_1_BIT;
+	ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+	ci.usage = VK_IMAGE_USAGE_SAMPLED_BIT;
+	ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+	VKP_CHECK(c, vkCreateImage(c->device, &ci, NULL, &g->image));
+	vkGetImageMemoryRequirements(c->device, g->image, &req);
+	ai.allocationSize = req.size;
+	ai.memoryTypeIndex = vkp_memory_type(c, req.memoryTypeBits, 0,
+	                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+	VKP_CHECK(c, vkAllocateMemory(c->device, &ai, NULL, &g->image_mem));
+	VKP_CHECK(c, vkBindImageMemory(c->device, g->image, g->image_mem, 0));
+	vi.image = g->image;
+	vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+	vi.format = ci.format;
+	vi.subresourceRange = (VkImageSubresourceRange){ VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	VKP_CHECK(c, vkCreateImageView(c->device, &vi, NULL, &g->view));
+}
+
+static void ign_image_destroy(ign *g)
+{
+	vkDestroyImageView(g->c.device, g->view, NULL);
+	vkDestroyImage(g->c.device, g->image, NULL);
+	vkFreeMemory(g->c.device, g->image_mem, NULL);
 }
 
 /* ---- the cases ------------------------------------------------------------- */
@@ -266,6 +373,48 @@ static void case_push_dst_set(ign *g)
 	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
 }
 
+static void case_image_view(ign *g)
+{
+	g->sampler = ign_sampler(g);
+	ign_write(g, VK_DESCRIPTOR_TYPE_SAMPLER, fill_sampler_garbage_view, NULL);
+	vkDestroySampler(g->c.device, g->sampler, NULL);
+}
+
+static void rec_push_image(ign *g, VkCommandBuffer cb, void *arg)
+{
+	VkPipelineLayout layout = *(VkPipelineLayout *)arg;
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET };
+	w.descriptorCount = 1;
+	w.descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+	fill_image_garbage_sampler(g, &w, NULL);
+	g->push(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &w);
+}
+
+/* A sampled image write whose sampler is garbage: by vkUpdateDescriptorSets
+ * and, with VK_KHR_push_descriptor, pushed in a command buffer (the layer
+ * walks the handles a recorded command names). */
+static void case_image_sampler(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkPipelineLayoutCreateInfo lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkDescriptorSetLayout dsl;
+	VkPipelineLayout layout;
+
+	ign_image(g);
+	ign_write(g, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, fill_image_garbage_sampler, NULL);
+	if (g->push) {
+		dsl = ign_set_layout(g, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+		                     VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR, NULL);
+		lci.setLayoutCount = 1;
+		lci.pSetLayouts = &dsl;
+		VKP_CHECK(c, vkCreatePipelineLayout(c->device, &lci, NULL, &layout));
+		ign_submit(g, rec_push_image, &layout);
+		vkDestroyPipelineLayout(c->device, layout, NULL);
+		vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
+	}
+	ign_image_destroy(g);
+}
+
 /* A compute pipeline without VK_PIPELINE_CREATE_DERIVATIVE_BIT whose base
  * handle or index is garbage. */
 static void case_compute_base(ign *g, int handle)
@@ -310,8 +459,14 @@ static void case_compute_base_index(ign *g)
 /* A graphics pipeline (tests/shaders/vk_tri.vert alone, rasterization
  * discarded, no VK_PIPELINE_CREATE_DERIVATIVE_BIT) whose member (a name of
  * VkGraphicsPipelineCreateInfo) is garbage: its base pipeline handle or
- * index, or a state pointer at the PROT_NONE page. */
-static void case_graphics(ign *g, const char *member)
+ * index, or a state pointer at the PROT_NONE page.  With dynrender
+ * (pDepthStencilState, pColorBlendState) rasterization is enabled instead,
+ * for dynamic rendering (renderPass VK_NULL_HANDLE) with no attachment
+ * formats at all.  For "pViewports" and
+ * "pScissors" (members of VkPipelineViewportStateCreateInfo) rasterization
+ * is enabled, that state is dynamic and its array (of count 1) is the
+ * PROT_NONE page. */
+static void case_graphics(ign *g, const char *member, int dynrender)
 {
 	vkp_ctx *c = &g->c;
 	VkAttachmentDescription att = { 0, VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_1_BIT,
@@ -351,6 +506,26 @@ static void case_graphics(ign *g, const char *member)
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
 		.stage = VK_SHADER_STAGE_VERTEX_BIT, .pName = "main"
 	};
+	VkViewport viewport = { 0.0f, 0.0f, 4.0f, 4.0f, 0.0f, 1.0f };
+	VkRect2D scissor = { { 0, 0 }, { 4, 4 } };
+	VkPipelineViewportStateCreateInfo vps = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+		.viewportCount = 1, .pViewports = &viewport, .scissorCount = 1, .pScissors = &scissor
+	};
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+		.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
+	};
+	VkPipelineColorBlendAttachmentState cba = { .colorWriteMask = 0xf };
+	VkPipelineColorBlendStateCreateInfo cb = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+		.attachmentCount = 1, .pAttachments = &cba
+	};
+	VkDynamicState dyn_state;
+	VkPipelineDynamicStateCreateInfo dyn = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+		.dynamicStateCount = 1, .pDynamicStates = &dyn_state
+	};
 	VkGraphicsPipelineCreateInfo gpi = { .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO };
 	VkRenderPass rp;
 	VkPipelineLayout layout;
@@ -380,8 +555,27 @@ static void case_graphics(ign *g, const char *member)
 		gpi.pColorBlendState = g->none;
 	else if (strcmp(member, "pTessellationState") == 0)
 		gpi.pTessellationState = g->none;
-	else
+	else if (strcmp(member, "pViewports") == 0 || strcmp(member, "pScissors") == 0) {
+		rs.rasterizerDiscardEnable = VK_FALSE;
+		gpi.pViewportState = &vps;
+		gpi.pMultisampleState = &ms;
+		gpi.pColorBlendState = &cb;
+		gpi.pDynamicState = &dyn;
+		if (strcmp(member, "pViewports") == 0) {
+			dyn_state = VK_DYNAMIC_STATE_VIEWPORT;
+			vps.pViewports = g->none;
+		} else {
+			dyn_state = VK_DYNAMIC_STATE_SCISSOR;
+			vps.pScissors = g->none;
+		}
+	} else
 		vkp_die(c, "case_graphics: no member %s", member);
+	if (dynrender) {
+		rs.rasterizerDiscardEnable = VK_FALSE;
+		gpi.renderPass = VK_NULL_HANDLE;
+		gpi.pViewportState = &vps;
+		gpi.pMultisampleState = &ms;
+	}
 	VKP_CHECK(c, vkCreateGraphicsPipelines(c->device, VK_NULL_HANDLE, 1, &gpi, NULL, &p));
 	vkDestroyPipeline(c->device, p, NULL);
 	vkDestroyShaderModule(c->device, st.module, NULL);
@@ -392,15 +586,72 @@ static void case_graphics(ign *g, const char *member)
 #define GRAPHICS_CASE(m)                 \
 	static void case_graphics_##m(ign *g) \
 	{                                     \
-		case_graphics(g, #m);         \
+		case_graphics(g, #m, 0);      \
 	}
 GRAPHICS_CASE(basePipelineHandle)
 GRAPHICS_CASE(basePipelineIndex)
 GRAPHICS_CASE(pViewportState)
 GRAPHICS_CASE(pMultisampleState)
-GRAPHICS_CASE(pDepthStencilState)
-GRAPHICS_CASE(pColorBlendState)
+
+/* pDepthStencilState and pColorBlendState: ignored with rasterization
+ * discarded, and for dynamic rendering without such attachments (two rules,
+ * one case each). */
+#define GRAPHICS_CASE2(m)                                                                       \
+	static void case_graphics_##m(ign *g)                                                   \
+	{                                                                                       \
+		if (!g->dynrender)                                                              \
+			vkp_die(&g->c, "the device does not offer the dynamicRendering feature"); \
+		case_graphics(g, #m, 0);                                                        \
+		case_graphics(g, #m, 1);                                                        \
+	}
+GRAPHICS_CASE2(pDepthStencilState)
+GRAPHICS_CASE2(pColorBlendState)
 GRAPHICS_CASE(pTessellationState)
+GRAPHICS_CASE(pViewports)
+GRAPHICS_CASE(pScissors)
+
+/* An imageless framebuffer (one color attachment, described by a
+ * VkFramebufferAttachmentsCreateInfo) whose pAttachments is the PROT_NONE
+ * page. */
+static void case_imageless_framebuffer(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkFormat fmt = VK_FORMAT_R8G8B8A8_UNORM;
+	VkAttachmentDescription att = { 0, fmt, VK_SAMPLE_COUNT_1_BIT,
+	                                VK_ATTACHMENT_LOAD_OP_DONT_CARE, VK_ATTACHMENT_STORE_OP_STORE,
+	                                VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+	                                VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+	                                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkAttachmentReference ref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub = { .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+	                             .colorAttachmentCount = 1, .pColorAttachments = &ref };
+	VkRenderPassCreateInfo rpi = { .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+	                               .attachmentCount = 1, .pAttachments = &att,
+	                               .subpassCount = 1, .pSubpasses = &sub };
+	VkFramebufferAttachmentImageInfo aii = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENT_IMAGE_INFO,
+		.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, .width = 4, .height = 4,
+		.layerCount = 1, .viewFormatCount = 1, .pViewFormats = &fmt
+	};
+	VkFramebufferAttachmentsCreateInfo fai = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO,
+		.attachmentImageInfoCount = 1, .pAttachmentImageInfos = &aii
+	};
+	VkFramebufferCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+	                                .pNext = &fai, .flags = VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT,
+	                                .attachmentCount = 1, .width = 4, .height = 4, .layers = 1 };
+	VkRenderPass rp;
+	VkFramebuffer fb;
+
+	if (!g->imageless)
+		vkp_die(c, "the device does not offer the imagelessFramebuffer feature");
+	VKP_CHECK(c, vkCreateRenderPass(c->device, &rpi, NULL, &rp));
+	fci.renderPass = rp;
+	fci.pAttachments = g->none;
+	VKP_CHECK(c, vkCreateFramebuffer(c->device, &fci, NULL, &fb));
+	vkDestroyFramebuffer(c->device, fb, NULL);
+	vkDestroyRenderPass(c->device, rp, NULL);
+}
 
 static void case_buffer_queue_families(ign *g)
 {
@@ -433,6 +684,72 @@ static void case_image_queue_families(ign *g)
 	ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
 	VKP_CHECK(&g->c, vkCreateImage(g->c.device, &ci, NULL, &im));
 	vkDestroyImage(g->c.device, im, NULL);
+}
+
+/* A swapchain of an xcb window (the X display of DISPLAY) with exclusive
+ * sharing whose pQueueFamilyIndices is the PROT_NONE page. */
+static void case_swapchain_queue_families(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkXcbSurfaceCreateInfoKHR xci = { .sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR };
+	VkSwapchainCreateInfoKHR sci = { .sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR };
+	VkSurfaceCapabilitiesKHR caps;
+	VkSurfaceFormatKHR formats[32];
+	uint32_t nformats = 32;
+	VkBool32 supported = VK_FALSE;
+	xcb_connection_t *conn;
+	xcb_screen_iterator_t it;
+	xcb_window_t win;
+	VkSurfaceKHR surface;
+	VkSwapchainKHR sc;
+	VkResult r;
+	int scr, i;
+
+	if (!g->xcb)
+		vkp_die(c, "no VK_KHR_xcb_surface on the instance or no VK_KHR_swapchain on the device");
+	conn = xcb_connect(NULL, &scr);
+	if (xcb_connection_has_error(conn))
+		vkp_die(c, "cannot open the X display (DISPLAY=%s)", getenv("DISPLAY"));
+	it = xcb_setup_roots_iterator(xcb_get_setup(conn));
+	for (i = 0; i < scr; i++)
+		xcb_screen_next(&it);
+	win = xcb_generate_id(conn);
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, win, it.data->root, 0, 0, 64, 64, 0,
+	                  XCB_WINDOW_CLASS_INPUT_OUTPUT, it.data->root_visual, 0, NULL);
+	xcb_map_window(conn, win);
+	xcb_flush(conn);
+	xci.connection = conn;
+	xci.window = win;
+	VKP_CHECK(c, vkCreateXcbSurfaceKHR(c->instance, &xci, NULL, &surface));
+	VKP_CHECK(c, vkGetPhysicalDeviceSurfaceSupportKHR(c->phys, c->qfam, surface, &supported));
+	if (!supported)
+		vkp_die(c, "queue family %u cannot present to the window", c->qfam);
+	VKP_CHECK(c, vkGetPhysicalDeviceSurfaceCapabilitiesKHR(c->phys, surface, &caps));
+	r = vkGetPhysicalDeviceSurfaceFormatsKHR(c->phys, surface, &nformats, formats);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || nformats == 0)
+		vkp_die(c, "the surface has no format");
+	sci.surface = surface;
+	sci.minImageCount = caps.minImageCount;
+	sci.imageFormat = formats[0].format;
+	sci.imageColorSpace = formats[0].colorSpace;
+	sci.imageExtent = caps.currentExtent;
+	if (sci.imageExtent.width == UINT32_MAX)
+		sci.imageExtent = (VkExtent2D){ 64, 64 };
+	sci.imageArrayLayers = 1;
+	sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+	sci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
+	sci.queueFamilyIndexCount = 3;
+	sci.pQueueFamilyIndices = g->none;
+	sci.preTransform = caps.currentTransform;
+	sci.compositeAlpha = (VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
+	                                                   -caps.supportedCompositeAlpha);
+	sci.presentMode = VK_PRESENT_MODE_FIFO_KHR; /* always supported */
+	sci.clipped = VK_TRUE;
+	VKP_CHECK(c, vkCreateSwapchainKHR(c->device, &sci, NULL, &sc));
+	vkDestroySwapchainKHR(c->device, sc, NULL);
+	vkDestroySurfaceKHR(c->instance, surface, NULL);
+	xcb_destroy_window(conn, win);
+	xcb_disconnect(conn);
 }
 
 static void rec_nothing(ign *g, VkCommandBuffer cb, void *arg)
@@ -487,6 +804,12 @@ static const struct {
 	{ "VkGraphicsPipelineCreateInfo.pTessellationState", case_graphics_pTessellationState },
 	{ "VkBufferCreateInfo.pQueueFamilyIndices", case_buffer_queue_families },
 	{ "VkImageCreateInfo.pQueueFamilyIndices", case_image_queue_families },
+	{ "VkPipelineViewportStateCreateInfo.pViewports", case_graphics_pViewports },
+	{ "VkPipelineViewportStateCreateInfo.pScissors", case_graphics_pScissors },
+	{ "VkFramebufferCreateInfo.pAttachments", case_imageless_framebuffer },
+	{ "VkDescriptorImageInfo.sampler", case_image_sampler },
+	{ "VkDescriptorImageInfo.imageView", case_image_view },
+	{ "VkSwapchainCreateInfoKHR.pQueueFamilyIndices", case_swapchain_queue_families },
 	{ "*.an input array", case_zero_count },
 };
 

@@ -11,14 +11,19 @@
 #   where the case submits, tsreplay replays,
 # all with no VUID- message, under the Khronos validation layer unless that
 # layer itself dies on the case (then without it, and said).  The trace of the first rule's case records
-# pImmutableSamplers as NULL, and the push descriptor case its dstSet as 0.
+# pImmutableSamplers as NULL, the push descriptor case its dstSet as 0, the
+# viewport, depth/stencil and color blend (both rules), imageless
+# framebuffer and swapchain cases their member as NULL,
+# the image info cases theirs as 0.
+# The swapchain case (and its replay) gets a private Xvfb's DISPLAY; the
+# others run without one.
 set -eu
 BUILD=${BUILD:-build}
 TOP=${TOP:-.}
 . "$TOP/tests/support/vk_env.sh"
 PROG=$BUILD/tests/programs/vk_ignored
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'vk_env_xvfb_stop; rm -rf "$T"' EXIT
 fail() { vk_env_fail "$@"; }
 
 vk_env_init
@@ -26,6 +31,10 @@ for f in "$PROG" "$BUILD/tscapture" "$BUILD/tsreplay" "$BUILD/tsinfo"; do
 	[ -x "$f" ] || fail "$f is not built"
 done
 unset DISPLAY VK_ADD_LAYER_PATH XDG_DATA_DIRS
+# the swapchain case needs a window: a private X server, for that case only
+vk_env_xvfb_start
+XDISPLAY=$DISPLAY
+unset DISPLAY
 PROG=$(cd "$(dirname "$PROG")" && pwd)/vk_ignored
 
 "$PROG" --list >"$T/cases" 2>"$T/list.err" || {
@@ -38,6 +47,8 @@ want=$(sed -n 's/^#define SBT_VK_IGNORED_RULES \([0-9]*\)$/\1/p' \
 	"$TOP/serializer/generated/sbt_vk_ignored.h")
 got=$(wc -l <"$T/cases" | tr -d ' ')
 [ "$got" = "$want" ] || fail "vk_ignored lists $got cases for $want rules"
+# a member with two rules has one case that exercises both: run it once
+awk '!seen[$0]++' "$T/cases" >"$T/cases.run"
 
 n=0
 survived=0
@@ -46,6 +57,10 @@ novalid=0
 while IFS= read -r case; do
 	n=$((n + 1))
 	vk_env_layers_none
+	case $case in
+	VkSwapchainCreateInfoKHR.*) DISPLAY=$XDISPLAY && export DISPLAY ;;
+	*) unset DISPLAY ;;
+	esac
 	rc=0
 	"$PROG" "$case" >"$T/$n.plain.log" 2>&1 || rc=$?
 	if [ "$rc" -gt 128 ]; then
@@ -86,6 +101,38 @@ while IFS= read -r case; do
 		grep 'vulkan.vkCmdPushDescriptorSetKHR ' "$T/$n.dump" |
 			grep -q 'pDescriptorWrites\[0\].dstSet=0x0000000000000000' ||
 			fail "$case: the trace does not record dstSet as 0" ;;
+	VkPipelineViewportStateCreateInfo.*)
+		# the static array is kept, the dynamic one recorded as NULL
+		m=${case#*.}
+		if [ "$m" = pViewports ]; then o=pScissors; else o=pViewports; fi
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep -q "pViewportState.$m=\"NULL\"" ||
+			fail "$case: the trace does not record $m as NULL"
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep -q "pViewportState.$o.count=1" ||
+			fail "$case: the trace lost the static $o" ;;
+	VkGraphicsPipelineCreateInfo.pDepthStencilState | VkGraphicsPipelineCreateInfo.pColorBlendState)
+		# both rules: rasterization discarded, and dynamic rendering
+		m=${case#*.}
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep 'rasterizerDiscardEnable=1' | grep -q "pCreateInfos\[0\].$m=\"NULL\"" ||
+			fail "$case: the trace does not record $m as NULL with rasterization discarded"
+		grep 'vulkan.vkCreateGraphicsPipelines ' "$T/$n.dump" |
+			grep 'renderPass=0x0000000000000000' | grep -q "pCreateInfos\[0\].$m=\"NULL\"" ||
+			fail "$case: the trace does not record $m as NULL for dynamic rendering" ;;
+	VkDescriptorImageInfo.*)
+		m=${case#*.}
+		grep 'vulkan.vkUpdateDescriptorSets ' "$T/$n.dump" |
+			grep -q "pImageInfo\[0\].$m=0x0000000000000000" ||
+			fail "$case: the trace does not record $m as 0" ;;
+	VkFramebufferCreateInfo.pAttachments)
+		grep 'vulkan.vkCreateFramebuffer ' "$T/$n.dump" |
+			grep -q 'pCreateInfo.pAttachments="NULL"' ||
+			fail "$case: the trace does not record pAttachments as NULL" ;;
+	VkSwapchainCreateInfoKHR.pQueueFamilyIndices)
+		grep 'vulkan.vkCreateSwapchainKHR ' "$T/$n.dump" |
+			grep -q 'pCreateInfo.pQueueFamilyIndices="NULL"' ||
+			fail "$case: the trace does not record pQueueFamilyIndices as NULL" ;;
 	esac
 	# again with a capture window: the trimming layer tracks every object
 	# (vkl_trim.c) while no window is open
@@ -99,7 +146,7 @@ while IFS= read -r case; do
 		windows=$((windows + 1))
 	fi
 	echo "test_vk_ignored: $case: plain, captured and replayed"
-done <"$T/cases"
+done <"$T/cases.run"
 [ "$survived" -gt 0 ] || fail "no case survived its plain run"
 [ "$windows" -gt 0 ] || fail "no case wrote a capture window"
 echo "test_vk_ignored: $survived of $n cases captured and replayed ($novalid without validation, $windows with a submit replayed as a window too)"
