@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* ---- output buffer --------------------------------------------------- */
 
 void sbt_dump_buf_free(sbt_dump_buf *b)
@@ -233,6 +236,7 @@ struct sbt_dump_emit {
 	sbt_dump_buf *out;
 	sbt_dump_format format;
 	unsigned nfields;
+	sbt_dump_blobs *blobs; /* may be NULL */
 };
 
 static void sbt_dump_emit_key(sbt_dump_emit *e, const char *key)
@@ -292,6 +296,137 @@ void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, si
 		sbt_dump_hex(e->out, p, shown);
 		if (shown < n)
 			sbt_dump_buf_printf(e->out, "..(+%zu)", n - shown);
+	}
+}
+
+void sbt_dump_emit_null(sbt_dump_emit *e, const char *key)
+{
+	sbt_dump_emit_key(e, key);
+	/* text keeps the quotes it always had, so that greps keep working */
+	sbt_dump_buf_puts(e->out, e->format == SBT_DUMP_JSON ? "null" : "\"NULL\"");
+}
+
+/* ---- blob references -------------------------------------------------- */
+
+/* One blob's hash, or why there is none. */
+typedef struct sbt_dump_blob_slot {
+	uint64_t id; /* 0: empty slot (blob ids are nonzero) */
+	uint64_t hash;
+	const char *error; /* static text; NULL: hash is valid */
+} sbt_dump_blob_slot;
+
+/* Open addressing on the id; the table stays at most half full. */
+struct sbt_dump_blobs {
+	sbt_reader *reader;
+	sbt_dump_blob_slot *slots;
+	size_t cap; /* a power of two */
+	size_t count;
+};
+
+sbt_status sbt_dump_blobs_create(sbt_reader *r, sbt_dump_blobs **out)
+{
+	sbt_dump_blobs *b;
+
+	if (!r || !out)
+		return SBT_ERR_ARG;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return SBT_ERR_NOMEM;
+	b->reader = r;
+	*out = b;
+	return SBT_OK;
+}
+
+void sbt_dump_blobs_free(sbt_dump_blobs *b)
+{
+	if (!b)
+		return;
+	free(b->slots);
+	free(b);
+}
+
+static sbt_dump_blob_slot *sbt_dump_blobs_slot(sbt_dump_blob_slot *slots, size_t cap,
+                                               uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull) & (cap - 1);
+
+	while (slots[i].id && slots[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int sbt_dump_blobs_grow(sbt_dump_blobs *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 64;
+	sbt_dump_blob_slot *slots = calloc(cap, sizeof(*slots));
+	size_t i;
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < b->cap; i++)
+		if (b->slots[i].id)
+			*sbt_dump_blobs_slot(slots, cap, b->slots[i].id) = b->slots[i];
+	free(b->slots);
+	b->slots = slots;
+	b->cap = cap;
+	return 0;
+}
+
+/* The slot of id, its hash computed the first time it is asked for; NULL
+ * only when memory for the table runs out. */
+static const sbt_dump_blob_slot *sbt_dump_blobs_get(sbt_dump_blobs *b, uint64_t id)
+{
+	sbt_dump_blob_slot *slot;
+	void *data = NULL;
+	size_t len = 0;
+	sbt_status st;
+
+	if (b->cap && (slot = sbt_dump_blobs_slot(b->slots, b->cap, id))->id == id)
+		return slot;
+	if ((b->count + 1) * 2 > b->cap && sbt_dump_blobs_grow(b) != 0)
+		return NULL;
+	slot = sbt_dump_blobs_slot(b->slots, b->cap, id);
+	slot->id = id;
+	b->count++;
+	st = sbt_reader_blob_get(b->reader, id, &data, &len);
+	if (st == SBT_OK)
+		slot->hash = XXH64(data, len, 0);
+	else if (st == SBT_ERR_NOT_FOUND)
+		slot->error = "blob not in the trace";
+	else if (st == SBT_ERR_NOMEM)
+		slot->error = "out of memory reading the blob";
+	else
+		slot->error = "blob does not read";
+	free(data);
+	return slot;
+}
+
+void sbt_dump_emit_blob(sbt_dump_emit *e, const char *key, uint64_t blob_id, uint64_t len)
+{
+	const sbt_dump_blob_slot *slot = NULL;
+	const char *error = "no blob cache";
+
+	if (e->blobs) {
+		slot = sbt_dump_blobs_get(e->blobs, blob_id);
+		error = !slot ? "out of memory" : slot->error;
+	}
+	sbt_dump_emit_key(e, key);
+	if (e->format == SBT_DUMP_JSON) {
+		sbt_dump_buf_printf(e->out, "{\"blob\":%llu,\"size\":%llu",
+		                    (unsigned long long)blob_id, (unsigned long long)len);
+		if (!error)
+			sbt_dump_buf_printf(e->out, ",\"xxh64\":\"%016llx\"",
+			                    (unsigned long long)slot->hash);
+		else
+			sbt_dump_buf_printf(e->out, ",\"blob_error\":\"%s\"", error);
+		sbt_dump_buf_put(e->out, "}", 1);
+	} else {
+		sbt_dump_buf_printf(e->out, "<blob %llu: %llu bytes", (unsigned long long)blob_id,
+		                    (unsigned long long)len);
+		if (!error)
+			sbt_dump_buf_printf(e->out, " xxh64 %016llx>", (unsigned long long)slot->hash);
+		else
+			sbt_dump_buf_printf(e->out, " (%s)>", error);
 	}
 }
 
@@ -652,6 +787,7 @@ sbt_status sbt_dump_record(const sbt_dump *d, const sbt_reader *r, const sbt_rec
 	e.out = out;
 	e.format = opt->format;
 	e.nfields = 0;
+	e.blobs = opt->blobs;
 	fn = sbt_dump_lookup(d, r, rec->type);
 	if (fn) {
 		size_t mark = out->len;

@@ -59,6 +59,22 @@ void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t 
 /* Bytes as lowercase hex, at most max_bytes of them (the rest counted). */
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes);
+/* An absent pointer: "NULL" in text, null in JSON. */
+void sbt_dump_emit_null(sbt_dump_emit *e, const char *key);
+/* Bulk data the trace stores as blob blob_id of len bytes, shown by
+ * reference: text <blob ID: LEN bytes xxh64 HASH>, JSON
+ * {"blob":ID,"size":LEN,"xxh64":"HASH"}.  The hash is of the blob's bytes,
+ * read and hashed once per id through the options' blob cache; without
+ * one, or when the blob cannot be read, the hash is left out (JSON adds
+ * "blob_error" saying why). */
+void sbt_dump_emit_blob(sbt_dump_emit *e, const char *key, uint64_t blob_id, uint64_t len);
+
+/* The hashes of the blobs of one reader, computed on first use.  Not
+ * thread-safe: one dump loop at a time.  r is borrowed and must outlive it. */
+typedef struct sbt_dump_blobs sbt_dump_blobs;
+sbt_status sbt_dump_blobs_create(sbt_reader *r, sbt_dump_blobs **out);
+/* NULL is a no-op. */
+void sbt_dump_blobs_free(sbt_dump_blobs *b);
 
 typedef struct sbt_dump sbt_dump;
 
@@ -84,6 +100,7 @@ typedef struct sbt_dump_options {
 	int with_stack;      /* 1: also the stack's frames (text: indented lines
 	                        after the record; JSON: a "frames" array) */
 	size_t max_hex;      /* raw payload bytes shown; 0: default (text 16, JSON 256) */
+	sbt_dump_blobs *blobs; /* hashes blob references; NULL: id and size only */
 } sbt_dump_options;
 
 /*

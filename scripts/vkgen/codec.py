@@ -1095,8 +1095,10 @@ class Emit:
         null = ["if (!%s) {" % nm, "\tsbt_vk_pr_null(pr, \"%s\");" % key, "} else {"]
         if K == "str":
             return null + ["\tsbt_vk_pr_s(pr, \"%s\", %s, strlen(%s));" % (key, nm, nm), "}"]
+        # byte arrays and arrays of scalars may be stored as blobs: shown by reference
+        blob = ["} else if (!sbt_vk_pr_blob(pr, \"%s\", %s)) {" % (key, nm)]
         if K == "bytes":
-            return null + ["\tsbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count), "}"]
+            return null[:2] + blob + ["\tsbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count), "}"]
         if K == "strarr":
             body = self._pr_loop(None, key, nm, k.count, strs=True)
         elif K == "single":
@@ -1104,6 +1106,7 @@ class Emit:
             body = ["size_t %s = sbt_vk_pr_enter(pr, \"%s\");" % (mk, key)] + \
                 self.pr_el(k.el, "", "%s[0]" % nm) + ["sbt_vk_pr_pop(pr, %s);" % mk]
         elif K == "array":
+            null = null[:2] + blob
             if k.el.k == "u" and k.el.bits == 8:
                 body = ["sbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count)]
             else:

@@ -6443,7 +6443,7 @@ static void sbt_vk_pb_VkDeviceQueueCreateInfo(sbt_vk_pr *pr, const VkDeviceQueue
 	sbt_vk_pr_u(pr, "queueCount", (uint64_t)(s->queueCount));
 	if (!s->pQueuePriorities) {
 		sbt_vk_pr_null(pr, "pQueuePriorities");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueuePriorities", s->pQueuePriorities)) {
 		{
 			const uint64_t n6 = (uint64_t)s->queueCount;
 			sbt_vk_pr_u(pr, "pQueuePriorities.count", n6);
@@ -6471,7 +6471,7 @@ static void sbt_vk_pb_VkDeviceCreateInfo(sbt_vk_pr *pr, const VkDeviceCreateInfo
 	sbt_vk_pr_u(pr, "queueCreateInfoCount", (uint64_t)(s->queueCreateInfoCount));
 	if (!s->pQueueCreateInfos) {
 		sbt_vk_pr_null(pr, "pQueueCreateInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueCreateInfos", s->pQueueCreateInfos)) {
 		{
 			const uint64_t n10 = (uint64_t)s->queueCreateInfoCount;
 			sbt_vk_pr_u(pr, "pQueueCreateInfos.count", n10);
@@ -6754,7 +6754,7 @@ static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescripto
 	sbt_vk_pr_e(pr, "descriptorType", sbt_vk_en_VkDescriptorType((int64_t)(s->descriptorType)), (int64_t)(s->descriptorType));
 	if (!s->pImageInfo) {
 		sbt_vk_pr_null(pr, "pImageInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageInfo", s->pImageInfo)) {
 		{
 			const uint64_t n44 = (uint64_t)s->descriptorCount;
 			sbt_vk_pr_u(pr, "pImageInfo.count", n44);
@@ -6773,7 +6773,7 @@ static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescripto
 	}
 	if (!s->pBufferInfo) {
 		sbt_vk_pr_null(pr, "pBufferInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferInfo", s->pBufferInfo)) {
 		{
 			const uint64_t n49 = (uint64_t)s->descriptorCount;
 			sbt_vk_pr_u(pr, "pBufferInfo.count", n49);
@@ -6792,7 +6792,7 @@ static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescripto
 	}
 	if (!s->pTexelBufferView) {
 		sbt_vk_pr_null(pr, "pTexelBufferView");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTexelBufferView", s->pTexelBufferView)) {
 		{
 			const uint64_t n54 = (uint64_t)s->descriptorCount;
 			sbt_vk_pr_u(pr, "pTexelBufferView.count", n54);
@@ -6841,7 +6841,7 @@ static void sbt_vk_pb_VkBufferCreateInfo(sbt_vk_pr *pr, const VkBufferCreateInfo
 	sbt_vk_pr_u(pr, "queueFamilyIndexCount", (uint64_t)(s->queueFamilyIndexCount));
 	if (!s->pQueueFamilyIndices) {
 		sbt_vk_pr_null(pr, "pQueueFamilyIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyIndices", s->pQueueFamilyIndices)) {
 		{
 			const uint64_t n58 = (uint64_t)s->queueFamilyIndexCount;
 			sbt_vk_pr_u(pr, "pQueueFamilyIndices.count", n58);
@@ -6976,7 +6976,7 @@ static void sbt_vk_pb_VkImageCreateInfo(sbt_vk_pr *pr, const VkImageCreateInfo *
 	sbt_vk_pr_u(pr, "queueFamilyIndexCount", (uint64_t)(s->queueFamilyIndexCount));
 	if (!s->pQueueFamilyIndices) {
 		sbt_vk_pr_null(pr, "pQueueFamilyIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyIndices", s->pQueueFamilyIndices)) {
 		{
 			const uint64_t n64 = (uint64_t)s->queueFamilyIndexCount;
 			sbt_vk_pr_u(pr, "pQueueFamilyIndices.count", n64);
@@ -7077,7 +7077,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBinds", s->pBinds)) {
 		{
 			const uint64_t n73 = (uint64_t)s->bindCount;
 			sbt_vk_pr_u(pr, "pBinds.count", n73);
@@ -7102,7 +7102,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageOpaqueMemoryBindInf
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBinds", s->pBinds)) {
 		{
 			const uint64_t n78 = (uint64_t)s->bindCount;
 			sbt_vk_pr_u(pr, "pBinds.count", n78);
@@ -7127,7 +7127,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBinds", s->pBinds)) {
 		{
 			const uint64_t n83 = (uint64_t)s->bindCount;
 			sbt_vk_pr_u(pr, "pBinds.count", n83);
@@ -7151,7 +7151,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	sbt_vk_pr_u(pr, "waitSemaphoreCount", (uint64_t)(s->waitSemaphoreCount));
 	if (!s->pWaitSemaphores) {
 		sbt_vk_pr_null(pr, "pWaitSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphores", s->pWaitSemaphores)) {
 		{
 			const uint64_t n88 = (uint64_t)s->waitSemaphoreCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphores.count", n88);
@@ -7167,7 +7167,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	sbt_vk_pr_u(pr, "bufferBindCount", (uint64_t)(s->bufferBindCount));
 	if (!s->pBufferBinds) {
 		sbt_vk_pr_null(pr, "pBufferBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferBinds", s->pBufferBinds)) {
 		{
 			const uint64_t n92 = (uint64_t)s->bufferBindCount;
 			sbt_vk_pr_u(pr, "pBufferBinds.count", n92);
@@ -7187,7 +7187,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	sbt_vk_pr_u(pr, "imageOpaqueBindCount", (uint64_t)(s->imageOpaqueBindCount));
 	if (!s->pImageOpaqueBinds) {
 		sbt_vk_pr_null(pr, "pImageOpaqueBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageOpaqueBinds", s->pImageOpaqueBinds)) {
 		{
 			const uint64_t n97 = (uint64_t)s->imageOpaqueBindCount;
 			sbt_vk_pr_u(pr, "pImageOpaqueBinds.count", n97);
@@ -7207,7 +7207,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	sbt_vk_pr_u(pr, "imageBindCount", (uint64_t)(s->imageBindCount));
 	if (!s->pImageBinds) {
 		sbt_vk_pr_null(pr, "pImageBinds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageBinds", s->pImageBinds)) {
 		{
 			const uint64_t n102 = (uint64_t)s->imageBindCount;
 			sbt_vk_pr_u(pr, "pImageBinds.count", n102);
@@ -7227,7 +7227,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 	sbt_vk_pr_u(pr, "signalSemaphoreCount", (uint64_t)(s->signalSemaphoreCount));
 	if (!s->pSignalSemaphores) {
 		sbt_vk_pr_null(pr, "pSignalSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSignalSemaphores", s->pSignalSemaphores)) {
 		{
 			const uint64_t n107 = (uint64_t)s->signalSemaphoreCount;
 			sbt_vk_pr_u(pr, "pSignalSemaphores.count", n107);
@@ -7351,7 +7351,7 @@ static void sbt_vk_pb_VkShaderModuleCreateInfo(sbt_vk_pr *pr, const VkShaderModu
 	sbt_vk_pr_u(pr, "codeSize", (uint64_t)(s->codeSize));
 	if (!s->pCode) {
 		sbt_vk_pr_null(pr, "pCode");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCode", s->pCode)) {
 		{
 			const uint64_t n126 = (uint64_t)(s->codeSize / 4);
 			sbt_vk_pr_u(pr, "pCode.count", n126);
@@ -7381,7 +7381,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt
 	sbt_vk_pr_x(pr, "stageFlags", (uint64_t)(s->stageFlags));
 	if (!s->pImmutableSamplers) {
 		sbt_vk_pr_null(pr, "pImmutableSamplers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImmutableSamplers", s->pImmutableSamplers)) {
 		{
 			const uint64_t n130 = (uint64_t)s->descriptorCount;
 			sbt_vk_pr_u(pr, "pImmutableSamplers.count", n130);
@@ -7402,7 +7402,7 @@ static void sbt_vk_pb_VkDescriptorSetLayoutCreateInfo(sbt_vk_pr *pr, const VkDes
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBindings) {
 		sbt_vk_pr_null(pr, "pBindings");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindings", s->pBindings)) {
 		{
 			const uint64_t n134 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBindings.count", n134);
@@ -7441,7 +7441,7 @@ static void sbt_vk_pb_VkDescriptorPoolCreateInfo(sbt_vk_pr *pr, const VkDescript
 	sbt_vk_pr_u(pr, "poolSizeCount", (uint64_t)(s->poolSizeCount));
 	if (!s->pPoolSizes) {
 		sbt_vk_pr_null(pr, "pPoolSizes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPoolSizes", s->pPoolSizes)) {
 		{
 			const uint64_t n139 = (uint64_t)s->poolSizeCount;
 			sbt_vk_pr_u(pr, "pPoolSizes.count", n139);
@@ -7473,7 +7473,7 @@ static void sbt_vk_pb_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescrip
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pSetLayouts) {
 		sbt_vk_pr_null(pr, "pSetLayouts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSetLayouts", s->pSetLayouts)) {
 		{
 			const uint64_t n144 = (uint64_t)s->descriptorSetCount;
 			sbt_vk_pr_u(pr, "pSetLayouts.count", n144);
@@ -7507,7 +7507,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "mapEntryCount", (uint64_t)(s->mapEntryCount));
 	if (!s->pMapEntries) {
 		sbt_vk_pr_null(pr, "pMapEntries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMapEntries", s->pMapEntries)) {
 		{
 			const uint64_t n148 = (uint64_t)s->mapEntryCount;
 			sbt_vk_pr_u(pr, "pMapEntries.count", n148);
@@ -7527,7 +7527,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSpecializationInfo(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -7603,7 +7603,7 @@ static void sbt_vk_pb_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "vertexBindingDescriptionCount", (uint64_t)(s->vertexBindingDescriptionCount));
 	if (!s->pVertexBindingDescriptions) {
 		sbt_vk_pr_null(pr, "pVertexBindingDescriptions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexBindingDescriptions", s->pVertexBindingDescriptions)) {
 		{
 			const uint64_t n156 = (uint64_t)s->vertexBindingDescriptionCount;
 			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n156);
@@ -7623,7 +7623,7 @@ static void sbt_vk_pb_VkPipelineVertexInputStateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "vertexAttributeDescriptionCount", (uint64_t)(s->vertexAttributeDescriptionCount));
 	if (!s->pVertexAttributeDescriptions) {
 		sbt_vk_pr_null(pr, "pVertexAttributeDescriptions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexAttributeDescriptions", s->pVertexAttributeDescriptions)) {
 		{
 			const uint64_t n161 = (uint64_t)s->vertexAttributeDescriptionCount;
 			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n161);
@@ -7682,7 +7682,7 @@ static void sbt_vk_pb_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
 			const uint64_t n166 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewports.count", n166);
@@ -7702,7 +7702,7 @@ static void sbt_vk_pb_VkPipelineViewportStateCreateInfo(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
 			const uint64_t n171 = (uint64_t)s->scissorCount;
 			sbt_vk_pr_u(pr, "pScissors.count", n171);
@@ -7758,7 +7758,7 @@ static void sbt_vk_pb_VkPipelineMultisampleStateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_f(pr, "minSampleShading", (double)(s->minSampleShading));
 	if (!s->pSampleMask) {
 		sbt_vk_pr_null(pr, "pSampleMask");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSampleMask", s->pSampleMask)) {
 		{
 			const uint64_t n176 = (uint64_t)((s->rasterizationSamples + 31) / 32);
 			sbt_vk_pr_u(pr, "pSampleMask.count", n176);
@@ -7802,7 +7802,7 @@ static void sbt_vk_pb_VkPipelineColorBlendStateCreateInfo(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n180 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n180);
@@ -7845,7 +7845,7 @@ static void sbt_vk_pb_VkPipelineDynamicStateCreateInfo(sbt_vk_pr *pr, const VkPi
 	sbt_vk_pr_u(pr, "dynamicStateCount", (uint64_t)(s->dynamicStateCount));
 	if (!s->pDynamicStates) {
 		sbt_vk_pr_null(pr, "pDynamicStates");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDynamicStates", s->pDynamicStates)) {
 		{
 			const uint64_t n189 = (uint64_t)s->dynamicStateCount;
 			sbt_vk_pr_u(pr, "pDynamicStates.count", n189);
@@ -7913,7 +7913,7 @@ static void sbt_vk_pb_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphi
 	sbt_vk_pr_u(pr, "stageCount", (uint64_t)(s->stageCount));
 	if (!s->pStages) {
 		sbt_vk_pr_null(pr, "pStages");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStages", s->pStages)) {
 		{
 			const uint64_t n195 = (uint64_t)s->stageCount;
 			sbt_vk_pr_u(pr, "pStages.count", n195);
@@ -8049,7 +8049,7 @@ static void sbt_vk_pb_VkPipelineCacheCreateInfo(sbt_vk_pr *pr, const VkPipelineC
 	sbt_vk_pr_u(pr, "initialDataSize", (uint64_t)(s->initialDataSize));
 	if (!s->pInitialData) {
 		sbt_vk_pr_null(pr, "pInitialData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInitialData", s->pInitialData)) {
 		sbt_vk_pr_bytes(pr, "pInitialData", s->pInitialData, (size_t)((uint64_t)s->initialDataSize));
 	}
 }
@@ -8074,7 +8074,7 @@ static void sbt_vk_pb_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipeline
 	sbt_vk_pr_u(pr, "setLayoutCount", (uint64_t)(s->setLayoutCount));
 	if (!s->pSetLayouts) {
 		sbt_vk_pr_null(pr, "pSetLayouts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSetLayouts", s->pSetLayouts)) {
 		{
 			const uint64_t n218 = (uint64_t)s->setLayoutCount;
 			sbt_vk_pr_u(pr, "pSetLayouts.count", n218);
@@ -8090,7 +8090,7 @@ static void sbt_vk_pb_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipeline
 	sbt_vk_pr_u(pr, "pushConstantRangeCount", (uint64_t)(s->pushConstantRangeCount));
 	if (!s->pPushConstantRanges) {
 		sbt_vk_pr_null(pr, "pPushConstantRanges");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPushConstantRanges", s->pPushConstantRanges)) {
 		{
 			const uint64_t n222 = (uint64_t)s->pushConstantRangeCount;
 			sbt_vk_pr_u(pr, "pPushConstantRanges.count", n222);
@@ -8222,7 +8222,7 @@ static void sbt_vk_pb_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeg
 	sbt_vk_pr_u(pr, "clearValueCount", (uint64_t)(s->clearValueCount));
 	if (!s->pClearValues) {
 		sbt_vk_pr_null(pr, "pClearValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pClearValues", s->pClearValues)) {
 		{
 			const uint64_t n230 = (uint64_t)s->clearValueCount;
 			sbt_vk_pr_u(pr, "pClearValues.count", n230);
@@ -8283,7 +8283,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "inputAttachmentCount", (uint64_t)(s->inputAttachmentCount));
 	if (!s->pInputAttachments) {
 		sbt_vk_pr_null(pr, "pInputAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInputAttachments", s->pInputAttachments)) {
 		{
 			const uint64_t n234 = (uint64_t)s->inputAttachmentCount;
 			sbt_vk_pr_u(pr, "pInputAttachments.count", n234);
@@ -8303,7 +8303,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachments) {
 		sbt_vk_pr_null(pr, "pColorAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachments", s->pColorAttachments)) {
 		{
 			const uint64_t n239 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachments.count", n239);
@@ -8322,7 +8322,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *
 	}
 	if (!s->pResolveAttachments) {
 		sbt_vk_pr_null(pr, "pResolveAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pResolveAttachments", s->pResolveAttachments)) {
 		{
 			const uint64_t n244 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pResolveAttachments.count", n244);
@@ -8353,7 +8353,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubpassDescription(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "preserveAttachmentCount", (uint64_t)(s->preserveAttachmentCount));
 	if (!s->pPreserveAttachments) {
 		sbt_vk_pr_null(pr, "pPreserveAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPreserveAttachments", s->pPreserveAttachments)) {
 		{
 			const uint64_t n251 = (uint64_t)s->preserveAttachmentCount;
 			sbt_vk_pr_u(pr, "pPreserveAttachments.count", n251);
@@ -8385,7 +8385,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCr
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n255 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n255);
@@ -8405,7 +8405,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCr
 	sbt_vk_pr_u(pr, "subpassCount", (uint64_t)(s->subpassCount));
 	if (!s->pSubpasses) {
 		sbt_vk_pr_null(pr, "pSubpasses");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSubpasses", s->pSubpasses)) {
 		{
 			const uint64_t n260 = (uint64_t)s->subpassCount;
 			sbt_vk_pr_u(pr, "pSubpasses.count", n260);
@@ -8425,7 +8425,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo(sbt_vk_pr *pr, const VkRenderPassCr
 	sbt_vk_pr_u(pr, "dependencyCount", (uint64_t)(s->dependencyCount));
 	if (!s->pDependencies) {
 		sbt_vk_pr_null(pr, "pDependencies");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDependencies", s->pDependencies)) {
 		{
 			const uint64_t n265 = (uint64_t)s->dependencyCount;
 			sbt_vk_pr_u(pr, "pDependencies.count", n265);
@@ -8747,7 +8747,7 @@ static void sbt_vk_pb_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebuffer
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n294 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n294);
@@ -8790,7 +8790,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 	sbt_vk_pr_u(pr, "waitSemaphoreCount", (uint64_t)(s->waitSemaphoreCount));
 	if (!s->pWaitSemaphores) {
 		sbt_vk_pr_null(pr, "pWaitSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphores", s->pWaitSemaphores)) {
 		{
 			const uint64_t n298 = (uint64_t)s->waitSemaphoreCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphores.count", n298);
@@ -8805,7 +8805,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 	}
 	if (!s->pWaitDstStageMask) {
 		sbt_vk_pr_null(pr, "pWaitDstStageMask");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitDstStageMask", s->pWaitDstStageMask)) {
 		{
 			const uint64_t n302 = (uint64_t)s->waitSemaphoreCount;
 			sbt_vk_pr_u(pr, "pWaitDstStageMask.count", n302);
@@ -8821,7 +8821,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBuffers", s->pCommandBuffers)) {
 		{
 			const uint64_t n306 = (uint64_t)s->commandBufferCount;
 			sbt_vk_pr_u(pr, "pCommandBuffers.count", n306);
@@ -8837,7 +8837,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 	sbt_vk_pr_u(pr, "signalSemaphoreCount", (uint64_t)(s->signalSemaphoreCount));
 	if (!s->pSignalSemaphores) {
 		sbt_vk_pr_null(pr, "pSignalSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSignalSemaphores", s->pSignalSemaphores)) {
 		{
 			const uint64_t n310 = (uint64_t)s->signalSemaphoreCount;
 			sbt_vk_pr_u(pr, "pSignalSemaphores.count", n310);
@@ -9107,7 +9107,7 @@ static void sbt_vk_pb_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainC
 	sbt_vk_pr_u(pr, "queueFamilyIndexCount", (uint64_t)(s->queueFamilyIndexCount));
 	if (!s->pQueueFamilyIndices) {
 		sbt_vk_pr_null(pr, "pQueueFamilyIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyIndices", s->pQueueFamilyIndices)) {
 		{
 			const uint64_t n334 = (uint64_t)s->queueFamilyIndexCount;
 			sbt_vk_pr_u(pr, "pQueueFamilyIndices.count", n334);
@@ -9139,7 +9139,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 	sbt_vk_pr_u(pr, "waitSemaphoreCount", (uint64_t)(s->waitSemaphoreCount));
 	if (!s->pWaitSemaphores) {
 		sbt_vk_pr_null(pr, "pWaitSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphores", s->pWaitSemaphores)) {
 		{
 			const uint64_t n338 = (uint64_t)s->waitSemaphoreCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphores.count", n338);
@@ -9155,7 +9155,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pSwapchains) {
 		sbt_vk_pr_null(pr, "pSwapchains");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSwapchains", s->pSwapchains)) {
 		{
 			const uint64_t n342 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pSwapchains.count", n342);
@@ -9170,7 +9170,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 	}
 	if (!s->pImageIndices) {
 		sbt_vk_pr_null(pr, "pImageIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageIndices", s->pImageIndices)) {
 		{
 			const uint64_t n346 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pImageIndices.count", n346);
@@ -9185,7 +9185,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 	}
 	if (!s->pResults) {
 		sbt_vk_pr_null(pr, "pResults");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pResults", s->pResults)) {
 		{
 			const uint64_t n350 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pResults.count", n350);
@@ -9226,7 +9226,7 @@ static void sbt_vk_pb_VkValidationFlagsEXT(sbt_vk_pr *pr, const VkValidationFlag
 	sbt_vk_pr_u(pr, "disabledValidationCheckCount", (uint64_t)(s->disabledValidationCheckCount));
 	if (!s->pDisabledValidationChecks) {
 		sbt_vk_pr_null(pr, "pDisabledValidationChecks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDisabledValidationChecks", s->pDisabledValidationChecks)) {
 		{
 			const uint64_t n354 = (uint64_t)s->disabledValidationCheckCount;
 			sbt_vk_pr_u(pr, "pDisabledValidationChecks.count", n354);
@@ -9253,7 +9253,7 @@ static void sbt_vk_pb_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationF
 	sbt_vk_pr_u(pr, "enabledValidationFeatureCount", (uint64_t)(s->enabledValidationFeatureCount));
 	if (!s->pEnabledValidationFeatures) {
 		sbt_vk_pr_null(pr, "pEnabledValidationFeatures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pEnabledValidationFeatures", s->pEnabledValidationFeatures)) {
 		{
 			const uint64_t n358 = (uint64_t)s->enabledValidationFeatureCount;
 			sbt_vk_pr_u(pr, "pEnabledValidationFeatures.count", n358);
@@ -9269,7 +9269,7 @@ static void sbt_vk_pb_VkValidationFeaturesEXT(sbt_vk_pr *pr, const VkValidationF
 	sbt_vk_pr_u(pr, "disabledValidationFeatureCount", (uint64_t)(s->disabledValidationFeatureCount));
 	if (!s->pDisabledValidationFeatures) {
 		sbt_vk_pr_null(pr, "pDisabledValidationFeatures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDisabledValidationFeatures", s->pDisabledValidationFeatures)) {
 		{
 			const uint64_t n362 = (uint64_t)s->disabledValidationFeatureCount;
 			sbt_vk_pr_u(pr, "pDisabledValidationFeatures.count", n362);
@@ -9329,7 +9329,7 @@ static void sbt_vk_pb_VkDebugMarkerObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebug
 	sbt_vk_pr_u(pr, "tagSize", (uint64_t)(s->tagSize));
 	if (!s->pTag) {
 		sbt_vk_pr_null(pr, "pTag");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTag", s->pTag)) {
 		sbt_vk_pr_bytes(pr, "pTag", s->pTag, (size_t)((uint64_t)s->tagSize));
 	}
 }
@@ -9526,7 +9526,7 @@ static void sbt_vk_pb_VkGraphicsShaderGroupCreateInfoNV(sbt_vk_pr *pr, const VkG
 	sbt_vk_pr_u(pr, "stageCount", (uint64_t)(s->stageCount));
 	if (!s->pStages) {
 		sbt_vk_pr_null(pr, "pStages");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStages", s->pStages)) {
 		{
 			const uint64_t n371 = (uint64_t)s->stageCount;
 			sbt_vk_pr_u(pr, "pStages.count", n371);
@@ -9579,7 +9579,7 @@ static void sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "groupCount", (uint64_t)(s->groupCount));
 	if (!s->pGroups) {
 		sbt_vk_pr_null(pr, "pGroups");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pGroups", s->pGroups)) {
 		{
 			const uint64_t n380 = (uint64_t)s->groupCount;
 			sbt_vk_pr_u(pr, "pGroups.count", n380);
@@ -9599,7 +9599,7 @@ static void sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "pipelineCount", (uint64_t)(s->pipelineCount));
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPipelines", s->pPipelines)) {
 		{
 			const uint64_t n385 = (uint64_t)s->pipelineCount;
 			sbt_vk_pr_u(pr, "pPipelines.count", n385);
@@ -9642,7 +9642,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkInd
 	sbt_vk_pr_u(pr, "indexTypeCount", (uint64_t)(s->indexTypeCount));
 	if (!s->pIndexTypes) {
 		sbt_vk_pr_null(pr, "pIndexTypes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pIndexTypes", s->pIndexTypes)) {
 		{
 			const uint64_t n389 = (uint64_t)s->indexTypeCount;
 			sbt_vk_pr_u(pr, "pIndexTypes.count", n389);
@@ -9657,7 +9657,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkInd
 	}
 	if (!s->pIndexTypeValues) {
 		sbt_vk_pr_null(pr, "pIndexTypeValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pIndexTypeValues", s->pIndexTypeValues)) {
 		{
 			const uint64_t n393 = (uint64_t)s->indexTypeCount;
 			sbt_vk_pr_u(pr, "pIndexTypeValues.count", n393);
@@ -9686,7 +9686,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "tokenCount", (uint64_t)(s->tokenCount));
 	if (!s->pTokens) {
 		sbt_vk_pr_null(pr, "pTokens");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTokens", s->pTokens)) {
 		{
 			const uint64_t n397 = (uint64_t)s->tokenCount;
 			sbt_vk_pr_u(pr, "pTokens.count", n397);
@@ -9706,7 +9706,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutCreateInfoNV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "streamCount", (uint64_t)(s->streamCount));
 	if (!s->pStreamStrides) {
 		sbt_vk_pr_null(pr, "pStreamStrides");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStreamStrides", s->pStreamStrides)) {
 		{
 			const uint64_t n402 = (uint64_t)s->streamCount;
 			sbt_vk_pr_u(pr, "pStreamStrides.count", n402);
@@ -9736,7 +9736,7 @@ static void sbt_vk_pb_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGenerated
 	sbt_vk_pr_u(pr, "streamCount", (uint64_t)(s->streamCount));
 	if (!s->pStreams) {
 		sbt_vk_pr_null(pr, "pStreams");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStreams", s->pStreams)) {
 		{
 			const uint64_t n406 = (uint64_t)s->streamCount;
 			sbt_vk_pr_u(pr, "pStreams.count", n406);
@@ -9973,7 +9973,7 @@ static void sbt_vk_pb_VkPresentRegionsKHR(sbt_vk_pr *pr, const VkPresentRegionsK
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n419 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n419);
@@ -10004,7 +10004,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPresentRegionKHR(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "rectangleCount", (uint64_t)(s->rectangleCount));
 	if (!s->pRectangles) {
 		sbt_vk_pr_null(pr, "pRectangles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRectangles", s->pRectangles)) {
 		{
 			const uint64_t n424 = (uint64_t)s->rectangleCount;
 			sbt_vk_pr_u(pr, "pRectangles.count", n424);
@@ -10370,7 +10370,7 @@ static void sbt_vk_pb_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRen
 	sbt_vk_pr_u(pr, "subpassCount", (uint64_t)(s->subpassCount));
 	if (!s->pViewMasks) {
 		sbt_vk_pr_null(pr, "pViewMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewMasks", s->pViewMasks)) {
 		{
 			const uint64_t n433 = (uint64_t)s->subpassCount;
 			sbt_vk_pr_u(pr, "pViewMasks.count", n433);
@@ -10386,7 +10386,7 @@ static void sbt_vk_pb_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRen
 	sbt_vk_pr_u(pr, "dependencyCount", (uint64_t)(s->dependencyCount));
 	if (!s->pViewOffsets) {
 		sbt_vk_pr_null(pr, "pViewOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewOffsets", s->pViewOffsets)) {
 		{
 			const uint64_t n437 = (uint64_t)s->dependencyCount;
 			sbt_vk_pr_u(pr, "pViewOffsets.count", n437);
@@ -10402,7 +10402,7 @@ static void sbt_vk_pb_VkRenderPassMultiviewCreateInfo(sbt_vk_pr *pr, const VkRen
 	sbt_vk_pr_u(pr, "correlationMaskCount", (uint64_t)(s->correlationMaskCount));
 	if (!s->pCorrelationMasks) {
 		sbt_vk_pr_null(pr, "pCorrelationMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCorrelationMasks", s->pCorrelationMasks)) {
 		{
 			const uint64_t n441 = (uint64_t)s->correlationMaskCount;
 			sbt_vk_pr_u(pr, "pCorrelationMasks.count", n441);
@@ -10562,7 +10562,7 @@ static void sbt_vk_pb_VkBindBufferMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkB
 	sbt_vk_pr_u(pr, "deviceIndexCount", (uint64_t)(s->deviceIndexCount));
 	if (!s->pDeviceIndices) {
 		sbt_vk_pr_null(pr, "pDeviceIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDeviceIndices", s->pDeviceIndices)) {
 		{
 			const uint64_t n452 = (uint64_t)s->deviceIndexCount;
 			sbt_vk_pr_u(pr, "pDeviceIndices.count", n452);
@@ -10603,7 +10603,7 @@ static void sbt_vk_pb_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBi
 	sbt_vk_pr_u(pr, "deviceIndexCount", (uint64_t)(s->deviceIndexCount));
 	if (!s->pDeviceIndices) {
 		sbt_vk_pr_null(pr, "pDeviceIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDeviceIndices", s->pDeviceIndices)) {
 		{
 			const uint64_t n456 = (uint64_t)s->deviceIndexCount;
 			sbt_vk_pr_u(pr, "pDeviceIndices.count", n456);
@@ -10619,7 +10619,7 @@ static void sbt_vk_pb_VkBindImageMemoryDeviceGroupInfo(sbt_vk_pr *pr, const VkBi
 	sbt_vk_pr_u(pr, "splitInstanceBindRegionCount", (uint64_t)(s->splitInstanceBindRegionCount));
 	if (!s->pSplitInstanceBindRegions) {
 		sbt_vk_pr_null(pr, "pSplitInstanceBindRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSplitInstanceBindRegions", s->pSplitInstanceBindRegions)) {
 		{
 			const uint64_t n460 = (uint64_t)s->splitInstanceBindRegionCount;
 			sbt_vk_pr_u(pr, "pSplitInstanceBindRegions.count", n460);
@@ -10651,7 +10651,7 @@ static void sbt_vk_pb_VkDeviceGroupRenderPassBeginInfo(sbt_vk_pr *pr, const VkDe
 	sbt_vk_pr_u(pr, "deviceRenderAreaCount", (uint64_t)(s->deviceRenderAreaCount));
 	if (!s->pDeviceRenderAreas) {
 		sbt_vk_pr_null(pr, "pDeviceRenderAreas");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDeviceRenderAreas", s->pDeviceRenderAreas)) {
 		{
 			const uint64_t n465 = (uint64_t)s->deviceRenderAreaCount;
 			sbt_vk_pr_u(pr, "pDeviceRenderAreas.count", n465);
@@ -10694,7 +10694,7 @@ static void sbt_vk_pb_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroup
 	sbt_vk_pr_u(pr, "waitSemaphoreCount", (uint64_t)(s->waitSemaphoreCount));
 	if (!s->pWaitSemaphoreDeviceIndices) {
 		sbt_vk_pr_null(pr, "pWaitSemaphoreDeviceIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphoreDeviceIndices", s->pWaitSemaphoreDeviceIndices)) {
 		{
 			const uint64_t n470 = (uint64_t)s->waitSemaphoreCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphoreDeviceIndices.count", n470);
@@ -10710,7 +10710,7 @@ static void sbt_vk_pb_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroup
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBufferDeviceMasks) {
 		sbt_vk_pr_null(pr, "pCommandBufferDeviceMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBufferDeviceMasks", s->pCommandBufferDeviceMasks)) {
 		{
 			const uint64_t n474 = (uint64_t)s->commandBufferCount;
 			sbt_vk_pr_u(pr, "pCommandBufferDeviceMasks.count", n474);
@@ -10726,7 +10726,7 @@ static void sbt_vk_pb_VkDeviceGroupSubmitInfo(sbt_vk_pr *pr, const VkDeviceGroup
 	sbt_vk_pr_u(pr, "signalSemaphoreCount", (uint64_t)(s->signalSemaphoreCount));
 	if (!s->pSignalSemaphoreDeviceIndices) {
 		sbt_vk_pr_null(pr, "pSignalSemaphoreDeviceIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSignalSemaphoreDeviceIndices", s->pSignalSemaphoreDeviceIndices)) {
 		{
 			const uint64_t n478 = (uint64_t)s->signalSemaphoreCount;
 			sbt_vk_pr_u(pr, "pSignalSemaphoreDeviceIndices.count", n478);
@@ -10830,7 +10830,7 @@ static void sbt_vk_pb_VkDeviceGroupPresentInfoKHR(sbt_vk_pr *pr, const VkDeviceG
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pDeviceMasks) {
 		sbt_vk_pr_null(pr, "pDeviceMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDeviceMasks", s->pDeviceMasks)) {
 		{
 			const uint64_t n486 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pDeviceMasks.count", n486);
@@ -10858,7 +10858,7 @@ static void sbt_vk_pb_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDevic
 	sbt_vk_pr_u(pr, "physicalDeviceCount", (uint64_t)(s->physicalDeviceCount));
 	if (!s->pPhysicalDevices) {
 		sbt_vk_pr_null(pr, "pPhysicalDevices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPhysicalDevices", s->pPhysicalDevices)) {
 		{
 			const uint64_t n490 = (uint64_t)s->physicalDeviceCount;
 			sbt_vk_pr_u(pr, "pPhysicalDevices.count", n490);
@@ -10908,7 +10908,7 @@ static void sbt_vk_pb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "descriptorUpdateEntryCount", (uint64_t)(s->descriptorUpdateEntryCount));
 	if (!s->pDescriptorUpdateEntries) {
 		sbt_vk_pr_null(pr, "pDescriptorUpdateEntries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorUpdateEntries", s->pDescriptorUpdateEntries)) {
 		{
 			const uint64_t n494 = (uint64_t)s->descriptorUpdateEntryCount;
 			sbt_vk_pr_u(pr, "pDescriptorUpdateEntries.count", n494);
@@ -10962,7 +10962,7 @@ static void sbt_vk_pb_VkPresentIdKHR(sbt_vk_pr *pr, const VkPresentIdKHR *s)
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pPresentIds) {
 		sbt_vk_pr_null(pr, "pPresentIds");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentIds", s->pPresentIds)) {
 		{
 			const uint64_t n499 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pPresentIds.count", n499);
@@ -11074,7 +11074,7 @@ static void sbt_vk_pb_VkPresentTimesInfoGOOGLE(sbt_vk_pr *pr, const VkPresentTim
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pTimes) {
 		sbt_vk_pr_null(pr, "pTimes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTimes", s->pTimes)) {
 		{
 			const uint64_t n507 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pTimes.count", n507);
@@ -11118,7 +11118,7 @@ static void sbt_vk_pb_VkPipelineViewportWScalingStateCreateInfoNV(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportWScalings) {
 		sbt_vk_pr_null(pr, "pViewportWScalings");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewportWScalings", s->pViewportWScalings)) {
 		{
 			const uint64_t n512 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewportWScalings.count", n512);
@@ -11158,7 +11158,7 @@ static void sbt_vk_pb_VkPipelineViewportSwizzleStateCreateInfoNV(sbt_vk_pr *pr, 
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportSwizzles) {
 		sbt_vk_pr_null(pr, "pViewportSwizzles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewportSwizzles", s->pViewportSwizzles)) {
 		{
 			const uint64_t n517 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n517);
@@ -11203,7 +11203,7 @@ static void sbt_vk_pb_VkPipelineDiscardRectangleStateCreateInfoEXT(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "discardRectangleCount", (uint64_t)(s->discardRectangleCount));
 	if (!s->pDiscardRectangles) {
 		sbt_vk_pr_null(pr, "pDiscardRectangles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDiscardRectangles", s->pDiscardRectangles)) {
 		{
 			const uint64_t n522 = (uint64_t)s->discardRectangleCount;
 			sbt_vk_pr_u(pr, "pDiscardRectangles.count", n522);
@@ -11253,7 +11253,7 @@ static void sbt_vk_pb_VkRenderPassInputAttachmentAspectCreateInfo(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "aspectReferenceCount", (uint64_t)(s->aspectReferenceCount));
 	if (!s->pAspectReferences) {
 		sbt_vk_pr_null(pr, "pAspectReferences");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAspectReferences", s->pAspectReferences)) {
 		{
 			const uint64_t n527 = (uint64_t)s->aspectReferenceCount;
 			sbt_vk_pr_u(pr, "pAspectReferences.count", n527);
@@ -11832,7 +11832,7 @@ static void sbt_vk_pb_VkSampleLocationsInfoEXT(sbt_vk_pr *pr, const VkSampleLoca
 	sbt_vk_pr_u(pr, "sampleLocationsCount", (uint64_t)(s->sampleLocationsCount));
 	if (!s->pSampleLocations) {
 		sbt_vk_pr_null(pr, "pSampleLocations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSampleLocations", s->pSampleLocations)) {
 		{
 			const uint64_t n546 = (uint64_t)s->sampleLocationsCount;
 			sbt_vk_pr_u(pr, "pSampleLocations.count", n546);
@@ -11883,7 +11883,7 @@ static void sbt_vk_pb_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "attachmentInitialSampleLocationsCount", (uint64_t)(s->attachmentInitialSampleLocationsCount));
 	if (!s->pAttachmentInitialSampleLocations) {
 		sbt_vk_pr_null(pr, "pAttachmentInitialSampleLocations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachmentInitialSampleLocations", s->pAttachmentInitialSampleLocations)) {
 		{
 			const uint64_t n553 = (uint64_t)s->attachmentInitialSampleLocationsCount;
 			sbt_vk_pr_u(pr, "pAttachmentInitialSampleLocations.count", n553);
@@ -11903,7 +11903,7 @@ static void sbt_vk_pb_VkRenderPassSampleLocationsBeginInfoEXT(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "postSubpassSampleLocationsCount", (uint64_t)(s->postSubpassSampleLocationsCount));
 	if (!s->pPostSubpassSampleLocations) {
 		sbt_vk_pr_null(pr, "pPostSubpassSampleLocations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPostSubpassSampleLocations", s->pPostSubpassSampleLocations)) {
 		{
 			const uint64_t n558 = (uint64_t)s->postSubpassSampleLocationsCount;
 			sbt_vk_pr_u(pr, "pPostSubpassSampleLocations.count", n558);
@@ -12093,7 +12093,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetInlineUniformBlock(sbt_vk_pr *pr, cons
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -12125,7 +12125,7 @@ static void sbt_vk_pb_VkPipelineCoverageModulationStateCreateInfoNV(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "coverageModulationTableCount", (uint64_t)(s->coverageModulationTableCount));
 	if (!s->pCoverageModulationTable) {
 		sbt_vk_pr_null(pr, "pCoverageModulationTable");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCoverageModulationTable", s->pCoverageModulationTable)) {
 		{
 			const uint64_t n570 = (uint64_t)s->coverageModulationTableCount;
 			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n570);
@@ -12152,7 +12152,7 @@ static void sbt_vk_pb_VkImageFormatListCreateInfo(sbt_vk_pr *pr, const VkImageFo
 	sbt_vk_pr_u(pr, "viewFormatCount", (uint64_t)(s->viewFormatCount));
 	if (!s->pViewFormats) {
 		sbt_vk_pr_null(pr, "pViewFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewFormats", s->pViewFormats)) {
 		{
 			const uint64_t n574 = (uint64_t)s->viewFormatCount;
 			sbt_vk_pr_u(pr, "pViewFormats.count", n574);
@@ -12180,7 +12180,7 @@ static void sbt_vk_pb_VkValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkVali
 	sbt_vk_pr_u(pr, "initialDataSize", (uint64_t)(s->initialDataSize));
 	if (!s->pInitialData) {
 		sbt_vk_pr_null(pr, "pInitialData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInitialData", s->pInitialData)) {
 		sbt_vk_pr_bytes(pr, "pInitialData", s->pInitialData, (size_t)((uint64_t)s->initialDataSize));
 	}
 }
@@ -12391,7 +12391,7 @@ static void sbt_vk_pb_VkDebugUtilsObjectTagInfoEXT(sbt_vk_pr *pr, const VkDebugU
 	sbt_vk_pr_u(pr, "tagSize", (uint64_t)(s->tagSize));
 	if (!s->pTag) {
 		sbt_vk_pr_null(pr, "pTag");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTag", s->pTag)) {
 		sbt_vk_pr_bytes(pr, "pTag", s->pTag, (size_t)((uint64_t)s->tagSize));
 	}
 }
@@ -12463,7 +12463,7 @@ static void sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "queueLabelCount", (uint64_t)(s->queueLabelCount));
 	if (!s->pQueueLabels) {
 		sbt_vk_pr_null(pr, "pQueueLabels");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueLabels", s->pQueueLabels)) {
 		{
 			const uint64_t n586 = (uint64_t)s->queueLabelCount;
 			sbt_vk_pr_u(pr, "pQueueLabels.count", n586);
@@ -12483,7 +12483,7 @@ static void sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "cmdBufLabelCount", (uint64_t)(s->cmdBufLabelCount));
 	if (!s->pCmdBufLabels) {
 		sbt_vk_pr_null(pr, "pCmdBufLabels");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCmdBufLabels", s->pCmdBufLabels)) {
 		{
 			const uint64_t n591 = (uint64_t)s->cmdBufLabelCount;
 			sbt_vk_pr_u(pr, "pCmdBufLabels.count", n591);
@@ -12503,7 +12503,7 @@ static void sbt_vk_pb_VkDebugUtilsMessengerCallbackDataEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "objectCount", (uint64_t)(s->objectCount));
 	if (!s->pObjects) {
 		sbt_vk_pr_null(pr, "pObjects");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pObjects", s->pObjects)) {
 		{
 			const uint64_t n596 = (uint64_t)s->objectCount;
 			sbt_vk_pr_u(pr, "pObjects.count", n596);
@@ -12721,7 +12721,7 @@ static void sbt_vk_pb_VkDescriptorSetLayoutBindingFlagsCreateInfo(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBindingFlags) {
 		sbt_vk_pr_null(pr, "pBindingFlags");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindingFlags", s->pBindingFlags)) {
 		{
 			const uint64_t n601 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBindingFlags.count", n601);
@@ -12748,7 +12748,7 @@ static void sbt_vk_pb_VkDescriptorSetVariableDescriptorCountAllocateInfo(sbt_vk_
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pDescriptorCounts) {
 		sbt_vk_pr_null(pr, "pDescriptorCounts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorCounts", s->pDescriptorCounts)) {
 		{
 			const uint64_t n605 = (uint64_t)s->descriptorSetCount;
 			sbt_vk_pr_u(pr, "pDescriptorCounts.count", n605);
@@ -12824,7 +12824,7 @@ static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescri
 	sbt_vk_pr_u(pr, "inputAttachmentCount", (uint64_t)(s->inputAttachmentCount));
 	if (!s->pInputAttachments) {
 		sbt_vk_pr_null(pr, "pInputAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInputAttachments", s->pInputAttachments)) {
 		{
 			const uint64_t n609 = (uint64_t)s->inputAttachmentCount;
 			sbt_vk_pr_u(pr, "pInputAttachments.count", n609);
@@ -12844,7 +12844,7 @@ static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescri
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachments) {
 		sbt_vk_pr_null(pr, "pColorAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachments", s->pColorAttachments)) {
 		{
 			const uint64_t n614 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachments.count", n614);
@@ -12863,7 +12863,7 @@ static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescri
 	}
 	if (!s->pResolveAttachments) {
 		sbt_vk_pr_null(pr, "pResolveAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pResolveAttachments", s->pResolveAttachments)) {
 		{
 			const uint64_t n619 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pResolveAttachments.count", n619);
@@ -12894,7 +12894,7 @@ static void sbt_vk_pb_VkSubpassDescription2(sbt_vk_pr *pr, const VkSubpassDescri
 	sbt_vk_pr_u(pr, "preserveAttachmentCount", (uint64_t)(s->preserveAttachmentCount));
 	if (!s->pPreserveAttachments) {
 		sbt_vk_pr_null(pr, "pPreserveAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPreserveAttachments", s->pPreserveAttachments)) {
 		{
 			const uint64_t n626 = (uint64_t)s->preserveAttachmentCount;
 			sbt_vk_pr_u(pr, "pPreserveAttachments.count", n626);
@@ -12941,7 +12941,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassC
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n630 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n630);
@@ -12961,7 +12961,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassC
 	sbt_vk_pr_u(pr, "subpassCount", (uint64_t)(s->subpassCount));
 	if (!s->pSubpasses) {
 		sbt_vk_pr_null(pr, "pSubpasses");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSubpasses", s->pSubpasses)) {
 		{
 			const uint64_t n635 = (uint64_t)s->subpassCount;
 			sbt_vk_pr_u(pr, "pSubpasses.count", n635);
@@ -12981,7 +12981,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassC
 	sbt_vk_pr_u(pr, "dependencyCount", (uint64_t)(s->dependencyCount));
 	if (!s->pDependencies) {
 		sbt_vk_pr_null(pr, "pDependencies");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDependencies", s->pDependencies)) {
 		{
 			const uint64_t n640 = (uint64_t)s->dependencyCount;
 			sbt_vk_pr_u(pr, "pDependencies.count", n640);
@@ -13001,7 +13001,7 @@ static void sbt_vk_pb_VkRenderPassCreateInfo2(sbt_vk_pr *pr, const VkRenderPassC
 	sbt_vk_pr_u(pr, "correlatedViewMaskCount", (uint64_t)(s->correlatedViewMaskCount));
 	if (!s->pCorrelatedViewMasks) {
 		sbt_vk_pr_null(pr, "pCorrelatedViewMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCorrelatedViewMasks", s->pCorrelatedViewMasks)) {
 		{
 			const uint64_t n645 = (uint64_t)s->correlatedViewMaskCount;
 			sbt_vk_pr_u(pr, "pCorrelatedViewMasks.count", n645);
@@ -13090,7 +13090,7 @@ static void sbt_vk_pb_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimel
 	sbt_vk_pr_u(pr, "waitSemaphoreValueCount", (uint64_t)(s->waitSemaphoreValueCount));
 	if (!s->pWaitSemaphoreValues) {
 		sbt_vk_pr_null(pr, "pWaitSemaphoreValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphoreValues", s->pWaitSemaphoreValues)) {
 		{
 			const uint64_t n649 = (uint64_t)s->waitSemaphoreValueCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphoreValues.count", n649);
@@ -13106,7 +13106,7 @@ static void sbt_vk_pb_VkTimelineSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkTimel
 	sbt_vk_pr_u(pr, "signalSemaphoreValueCount", (uint64_t)(s->signalSemaphoreValueCount));
 	if (!s->pSignalSemaphoreValues) {
 		sbt_vk_pr_null(pr, "pSignalSemaphoreValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSignalSemaphoreValues", s->pSignalSemaphoreValues)) {
 		{
 			const uint64_t n653 = (uint64_t)s->signalSemaphoreValueCount;
 			sbt_vk_pr_u(pr, "pSignalSemaphoreValues.count", n653);
@@ -13134,7 +13134,7 @@ static void sbt_vk_pb_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitIn
 	sbt_vk_pr_u(pr, "semaphoreCount", (uint64_t)(s->semaphoreCount));
 	if (!s->pSemaphores) {
 		sbt_vk_pr_null(pr, "pSemaphores");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSemaphores", s->pSemaphores)) {
 		{
 			const uint64_t n657 = (uint64_t)s->semaphoreCount;
 			sbt_vk_pr_u(pr, "pSemaphores.count", n657);
@@ -13149,7 +13149,7 @@ static void sbt_vk_pb_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitIn
 	}
 	if (!s->pValues) {
 		sbt_vk_pr_null(pr, "pValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pValues", s->pValues)) {
 		{
 			const uint64_t n661 = (uint64_t)s->semaphoreCount;
 			sbt_vk_pr_u(pr, "pValues.count", n661);
@@ -13195,7 +13195,7 @@ static void sbt_vk_pb_VkPipelineVertexInputDivisorStateCreateInfoEXT(sbt_vk_pr *
 	sbt_vk_pr_u(pr, "vertexBindingDivisorCount", (uint64_t)(s->vertexBindingDivisorCount));
 	if (!s->pVertexBindingDivisors) {
 		sbt_vk_pr_null(pr, "pVertexBindingDivisors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexBindingDivisors", s->pVertexBindingDivisors)) {
 		{
 			const uint64_t n665 = (uint64_t)s->vertexBindingDivisorCount;
 			sbt_vk_pr_u(pr, "pVertexBindingDivisors.count", n665);
@@ -13549,7 +13549,7 @@ static void sbt_vk_pb_VkPipelineViewportExclusiveScissorStateCreateInfoNV(sbt_vk
 	sbt_vk_pr_u(pr, "exclusiveScissorCount", (uint64_t)(s->exclusiveScissorCount));
 	if (!s->pExclusiveScissors) {
 		sbt_vk_pr_null(pr, "pExclusiveScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pExclusiveScissors", s->pExclusiveScissors)) {
 		{
 			const uint64_t n672 = (uint64_t)s->exclusiveScissorCount;
 			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n672);
@@ -13678,7 +13678,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShadingRatePaletteNV(sbt_vk_pr
 	sbt_vk_pr_u(pr, "shadingRatePaletteEntryCount", (uint64_t)(s->shadingRatePaletteEntryCount));
 	if (!s->pShadingRatePaletteEntries) {
 		sbt_vk_pr_null(pr, "pShadingRatePaletteEntries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pShadingRatePaletteEntries", s->pShadingRatePaletteEntries)) {
 		{
 			const uint64_t n677 = (uint64_t)s->shadingRatePaletteEntryCount;
 			sbt_vk_pr_u(pr, "pShadingRatePaletteEntries.count", n677);
@@ -13699,7 +13699,7 @@ static void sbt_vk_pb_VkPipelineViewportShadingRateImageStateCreateInfoNV(sbt_vk
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pShadingRatePalettes) {
 		sbt_vk_pr_null(pr, "pShadingRatePalettes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pShadingRatePalettes", s->pShadingRatePalettes)) {
 		{
 			const uint64_t n681 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n681);
@@ -13782,7 +13782,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCoarseSampleOrderCustomNV(sbt_
 	sbt_vk_pr_u(pr, "sampleLocationCount", (uint64_t)(s->sampleLocationCount));
 	if (!s->pSampleLocations) {
 		sbt_vk_pr_null(pr, "pSampleLocations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSampleLocations", s->pSampleLocations)) {
 		{
 			const uint64_t n687 = (uint64_t)s->sampleLocationCount;
 			sbt_vk_pr_u(pr, "pSampleLocations.count", n687);
@@ -13807,7 +13807,7 @@ static void sbt_vk_pb_VkPipelineViewportCoarseSampleOrderStateCreateInfoNV(sbt_v
 	sbt_vk_pr_u(pr, "customSampleOrderCount", (uint64_t)(s->customSampleOrderCount));
 	if (!s->pCustomSampleOrders) {
 		sbt_vk_pr_null(pr, "pCustomSampleOrders");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCustomSampleOrders", s->pCustomSampleOrders)) {
 		{
 			const uint64_t n692 = (uint64_t)s->customSampleOrderCount;
 			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n692);
@@ -14007,7 +14007,7 @@ static void sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRa
 	sbt_vk_pr_u(pr, "stageCount", (uint64_t)(s->stageCount));
 	if (!s->pStages) {
 		sbt_vk_pr_null(pr, "pStages");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStages", s->pStages)) {
 		{
 			const uint64_t n721 = (uint64_t)s->stageCount;
 			sbt_vk_pr_u(pr, "pStages.count", n721);
@@ -14027,7 +14027,7 @@ static void sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRa
 	sbt_vk_pr_u(pr, "groupCount", (uint64_t)(s->groupCount));
 	if (!s->pGroups) {
 		sbt_vk_pr_null(pr, "pGroups");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pGroups", s->pGroups)) {
 		{
 			const uint64_t n726 = (uint64_t)s->groupCount;
 			sbt_vk_pr_u(pr, "pGroups.count", n726);
@@ -14134,7 +14134,7 @@ static void sbt_vk_pb_VkAccelerationStructureInfoNV(sbt_vk_pr *pr, const VkAccel
 	sbt_vk_pr_u(pr, "geometryCount", (uint64_t)(s->geometryCount));
 	if (!s->pGeometries) {
 		sbt_vk_pr_null(pr, "pGeometries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pGeometries", s->pGeometries)) {
 		{
 			const uint64_t n734 = (uint64_t)s->geometryCount;
 			sbt_vk_pr_u(pr, "pGeometries.count", n734);
@@ -14185,7 +14185,7 @@ static void sbt_vk_pb_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "deviceIndexCount", (uint64_t)(s->deviceIndexCount));
 	if (!s->pDeviceIndices) {
 		sbt_vk_pr_null(pr, "pDeviceIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDeviceIndices", s->pDeviceIndices)) {
 		{
 			const uint64_t n740 = (uint64_t)s->deviceIndexCount;
 			sbt_vk_pr_u(pr, "pDeviceIndices.count", n740);
@@ -14212,7 +14212,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
 			const uint64_t n744 = (uint64_t)s->accelerationStructureCount;
 			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n744);
@@ -14239,7 +14239,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
 			const uint64_t n748 = (uint64_t)s->accelerationStructureCount;
 			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n748);
@@ -14400,7 +14400,7 @@ static void sbt_vk_pb_VkDrmFormatModifierPropertiesListEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "drmFormatModifierCount", (uint64_t)(s->drmFormatModifierCount));
 	if (!s->pDrmFormatModifierProperties) {
 		sbt_vk_pr_null(pr, "pDrmFormatModifierProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDrmFormatModifierProperties", s->pDrmFormatModifierProperties)) {
 		{
 			const uint64_t n752 = (uint64_t)s->drmFormatModifierCount;
 			sbt_vk_pr_u(pr, "pDrmFormatModifierProperties.count", n752);
@@ -14440,7 +14440,7 @@ static void sbt_vk_pb_VkPhysicalDeviceImageDrmFormatModifierInfoEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "queueFamilyIndexCount", (uint64_t)(s->queueFamilyIndexCount));
 	if (!s->pQueueFamilyIndices) {
 		sbt_vk_pr_null(pr, "pQueueFamilyIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyIndices", s->pQueueFamilyIndices)) {
 		{
 			const uint64_t n757 = (uint64_t)s->queueFamilyIndexCount;
 			sbt_vk_pr_u(pr, "pQueueFamilyIndices.count", n757);
@@ -14467,7 +14467,7 @@ static void sbt_vk_pb_VkImageDrmFormatModifierListCreateInfoEXT(sbt_vk_pr *pr, c
 	sbt_vk_pr_u(pr, "drmFormatModifierCount", (uint64_t)(s->drmFormatModifierCount));
 	if (!s->pDrmFormatModifiers) {
 		sbt_vk_pr_null(pr, "pDrmFormatModifiers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDrmFormatModifiers", s->pDrmFormatModifiers)) {
 		{
 			const uint64_t n761 = (uint64_t)s->drmFormatModifierCount;
 			sbt_vk_pr_u(pr, "pDrmFormatModifiers.count", n761);
@@ -14495,7 +14495,7 @@ static void sbt_vk_pb_VkImageDrmFormatModifierExplicitCreateInfoEXT(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "drmFormatModifierPlaneCount", (uint64_t)(s->drmFormatModifierPlaneCount));
 	if (!s->pPlaneLayouts) {
 		sbt_vk_pr_null(pr, "pPlaneLayouts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPlaneLayouts", s->pPlaneLayouts)) {
 		{
 			const uint64_t n765 = (uint64_t)s->drmFormatModifierPlaneCount;
 			sbt_vk_pr_u(pr, "pPlaneLayouts.count", n765);
@@ -14669,7 +14669,7 @@ static void sbt_vk_pb_VkSubpassFragmentDensityMapOffsetEndInfoQCOM(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "fragmentDensityOffsetCount", (uint64_t)(s->fragmentDensityOffsetCount));
 	if (!s->pFragmentDensityOffsets) {
 		sbt_vk_pr_null(pr, "pFragmentDensityOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFragmentDensityOffsets", s->pFragmentDensityOffsets)) {
 		{
 			const uint64_t n774 = (uint64_t)s->fragmentDensityOffsetCount;
 			sbt_vk_pr_u(pr, "pFragmentDensityOffsets.count", n774);
@@ -14931,7 +14931,7 @@ static void sbt_vk_pb_VkFramebufferAttachmentsCreateInfo(sbt_vk_pr *pr, const Vk
 	sbt_vk_pr_u(pr, "attachmentImageInfoCount", (uint64_t)(s->attachmentImageInfoCount));
 	if (!s->pAttachmentImageInfos) {
 		sbt_vk_pr_null(pr, "pAttachmentImageInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachmentImageInfos", s->pAttachmentImageInfos)) {
 		{
 			const uint64_t n787 = (uint64_t)s->attachmentImageInfoCount;
 			sbt_vk_pr_u(pr, "pAttachmentImageInfos.count", n787);
@@ -14967,7 +14967,7 @@ static void sbt_vk_pb_VkFramebufferAttachmentImageInfo(sbt_vk_pr *pr, const VkFr
 	sbt_vk_pr_u(pr, "viewFormatCount", (uint64_t)(s->viewFormatCount));
 	if (!s->pViewFormats) {
 		sbt_vk_pr_null(pr, "pViewFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewFormats", s->pViewFormats)) {
 		{
 			const uint64_t n792 = (uint64_t)s->viewFormatCount;
 			sbt_vk_pr_u(pr, "pViewFormats.count", n792);
@@ -14994,7 +14994,7 @@ static void sbt_vk_pb_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRen
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n796 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n796);
@@ -15133,7 +15133,7 @@ static void sbt_vk_pb_VkPipelineCreationFeedbackCreateInfo(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "pipelineStageCreationFeedbackCount", (uint64_t)(s->pipelineStageCreationFeedbackCount));
 	if (!s->pPipelineStageCreationFeedbacks) {
 		sbt_vk_pr_null(pr, "pPipelineStageCreationFeedbacks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPipelineStageCreationFeedbacks", s->pPipelineStageCreationFeedbacks)) {
 		{
 			const uint64_t n802 = (uint64_t)s->pipelineStageCreationFeedbackCount;
 			sbt_vk_pr_u(pr, "pPipelineStageCreationFeedbacks.count", n802);
@@ -15256,7 +15256,7 @@ static void sbt_vk_pb_VkQueryPoolPerformanceCreateInfoKHR(sbt_vk_pr *pr, const V
 	sbt_vk_pr_u(pr, "counterIndexCount", (uint64_t)(s->counterIndexCount));
 	if (!s->pCounterIndices) {
 		sbt_vk_pr_null(pr, "pCounterIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterIndices", s->pCounterIndices)) {
 		{
 			const uint64_t n807 = (uint64_t)s->counterIndexCount;
 			sbt_vk_pr_u(pr, "pCounterIndices.count", n807);
@@ -15691,7 +15691,7 @@ static void sbt_vk_pb_VkPipelineExecutableInternalRepresentationKHR(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -16386,7 +16386,7 @@ static void sbt_vk_pb_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_u(pr, "geometryCount", (uint64_t)(s->geometryCount));
 	if (!s->pGeometries) {
 		sbt_vk_pr_null(pr, "pGeometries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pGeometries", s->pGeometries)) {
 		{
 			const uint64_t n827 = (uint64_t)s->geometryCount;
 			sbt_vk_pr_u(pr, "pGeometries.count", n827);
@@ -16469,7 +16469,7 @@ static void sbt_vk_pb_VkAccelerationStructureVersionInfoKHR(sbt_vk_pr *pr, const
 {
 	if (!s->pVersionData) {
 		sbt_vk_pr_null(pr, "pVersionData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVersionData", s->pVersionData)) {
 		sbt_vk_pr_bytes(pr, "pVersionData", s->pVersionData, (size_t)((uint64_t)(2*VK_UUID_SIZE)));
 	}
 }
@@ -16528,7 +16528,7 @@ static void sbt_vk_pb_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipe
 	sbt_vk_pr_u(pr, "libraryCount", (uint64_t)(s->libraryCount));
 	if (!s->pLibraries) {
 		sbt_vk_pr_null(pr, "pLibraries");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pLibraries", s->pLibraries)) {
 		{
 			const uint64_t n837 = (uint64_t)s->libraryCount;
 			sbt_vk_pr_u(pr, "pLibraries.count", n837);
@@ -16975,7 +16975,7 @@ static void sbt_vk_pb_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n857 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n857);
@@ -17010,7 +17010,7 @@ static void sbt_vk_pb_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s)
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n862 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n862);
@@ -17045,7 +17045,7 @@ static void sbt_vk_pb_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s)
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n867 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n867);
@@ -17080,7 +17080,7 @@ static void sbt_vk_pb_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBuffer
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n872 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n872);
@@ -17114,7 +17114,7 @@ static void sbt_vk_pb_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageT
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n877 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n877);
@@ -17149,7 +17149,7 @@ static void sbt_vk_pb_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInf
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n882 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n882);
@@ -17419,7 +17419,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMutableDescriptorTypeListEXT(s
 	sbt_vk_pr_u(pr, "descriptorTypeCount", (uint64_t)(s->descriptorTypeCount));
 	if (!s->pDescriptorTypes) {
 		sbt_vk_pr_null(pr, "pDescriptorTypes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorTypes", s->pDescriptorTypes)) {
 		{
 			const uint64_t n903 = (uint64_t)s->descriptorTypeCount;
 			sbt_vk_pr_u(pr, "pDescriptorTypes.count", n903);
@@ -17439,7 +17439,7 @@ static void sbt_vk_pb_VkMutableDescriptorTypeCreateInfoEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "mutableDescriptorTypeListCount", (uint64_t)(s->mutableDescriptorTypeListCount));
 	if (!s->pMutableDescriptorTypeLists) {
 		sbt_vk_pr_null(pr, "pMutableDescriptorTypeLists");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMutableDescriptorTypeLists", s->pMutableDescriptorTypeLists)) {
 		{
 			const uint64_t n907 = (uint64_t)s->mutableDescriptorTypeListCount;
 			sbt_vk_pr_u(pr, "pMutableDescriptorTypeLists.count", n907);
@@ -17560,7 +17560,7 @@ static void sbt_vk_pb_VkPipelineColorWriteCreateInfoEXT(sbt_vk_pr *pr, const VkP
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorWriteEnables) {
 		sbt_vk_pr_null(pr, "pColorWriteEnables");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorWriteEnables", s->pColorWriteEnables)) {
 		{
 			const uint64_t n912 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n912);
@@ -17648,7 +17648,7 @@ static void sbt_vk_pb_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
 	sbt_vk_pr_u(pr, "memoryBarrierCount", (uint64_t)(s->memoryBarrierCount));
 	if (!s->pMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryBarriers", s->pMemoryBarriers)) {
 		{
 			const uint64_t n917 = (uint64_t)s->memoryBarrierCount;
 			sbt_vk_pr_u(pr, "pMemoryBarriers.count", n917);
@@ -17668,7 +17668,7 @@ static void sbt_vk_pb_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
 	sbt_vk_pr_u(pr, "bufferMemoryBarrierCount", (uint64_t)(s->bufferMemoryBarrierCount));
 	if (!s->pBufferMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pBufferMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferMemoryBarriers", s->pBufferMemoryBarriers)) {
 		{
 			const uint64_t n922 = (uint64_t)s->bufferMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pBufferMemoryBarriers.count", n922);
@@ -17688,7 +17688,7 @@ static void sbt_vk_pb_VkDependencyInfo(sbt_vk_pr *pr, const VkDependencyInfo *s)
 	sbt_vk_pr_u(pr, "imageMemoryBarrierCount", (uint64_t)(s->imageMemoryBarrierCount));
 	if (!s->pImageMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pImageMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageMemoryBarriers", s->pImageMemoryBarriers)) {
 		{
 			const uint64_t n927 = (uint64_t)s->imageMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pImageMemoryBarriers.count", n927);
@@ -17748,7 +17748,7 @@ static void sbt_vk_pb_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
 	sbt_vk_pr_u(pr, "waitSemaphoreInfoCount", (uint64_t)(s->waitSemaphoreInfoCount));
 	if (!s->pWaitSemaphoreInfos) {
 		sbt_vk_pr_null(pr, "pWaitSemaphoreInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pWaitSemaphoreInfos", s->pWaitSemaphoreInfos)) {
 		{
 			const uint64_t n932 = (uint64_t)s->waitSemaphoreInfoCount;
 			sbt_vk_pr_u(pr, "pWaitSemaphoreInfos.count", n932);
@@ -17768,7 +17768,7 @@ static void sbt_vk_pb_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
 	sbt_vk_pr_u(pr, "commandBufferInfoCount", (uint64_t)(s->commandBufferInfoCount));
 	if (!s->pCommandBufferInfos) {
 		sbt_vk_pr_null(pr, "pCommandBufferInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBufferInfos", s->pCommandBufferInfos)) {
 		{
 			const uint64_t n937 = (uint64_t)s->commandBufferInfoCount;
 			sbt_vk_pr_u(pr, "pCommandBufferInfos.count", n937);
@@ -17788,7 +17788,7 @@ static void sbt_vk_pb_VkSubmitInfo2(sbt_vk_pr *pr, const VkSubmitInfo2 *s)
 	sbt_vk_pr_u(pr, "signalSemaphoreInfoCount", (uint64_t)(s->signalSemaphoreInfoCount));
 	if (!s->pSignalSemaphoreInfos) {
 		sbt_vk_pr_null(pr, "pSignalSemaphoreInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSignalSemaphoreInfos", s->pSignalSemaphoreInfos)) {
 		{
 			const uint64_t n942 = (uint64_t)s->signalSemaphoreInfoCount;
 			sbt_vk_pr_u(pr, "pSignalSemaphoreInfos.count", n942);
@@ -17955,7 +17955,7 @@ static void sbt_vk_pb_VkVideoProfileListInfoKHR(sbt_vk_pr *pr, const VkVideoProf
 	sbt_vk_pr_u(pr, "profileCount", (uint64_t)(s->profileCount));
 	if (!s->pProfiles) {
 		sbt_vk_pr_null(pr, "pProfiles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProfiles", s->pProfiles)) {
 		{
 			const uint64_t n947 = (uint64_t)s->profileCount;
 			sbt_vk_pr_u(pr, "pProfiles.count", n947);
@@ -18192,7 +18192,7 @@ static void sbt_vk_pb_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInf
 	sbt_vk_pr_u(pr, "referenceSlotCount", (uint64_t)(s->referenceSlotCount));
 	if (!s->pReferenceSlots) {
 		sbt_vk_pr_null(pr, "pReferenceSlots");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pReferenceSlots", s->pReferenceSlots)) {
 		{
 			const uint64_t n965 = (uint64_t)s->referenceSlotCount;
 			sbt_vk_pr_u(pr, "pReferenceSlots.count", n965);
@@ -18296,7 +18296,7 @@ static void sbt_vk_pb_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBegi
 	sbt_vk_pr_u(pr, "referenceSlotCount", (uint64_t)(s->referenceSlotCount));
 	if (!s->pReferenceSlots) {
 		sbt_vk_pr_null(pr, "pReferenceSlots");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pReferenceSlots", s->pReferenceSlots)) {
 		{
 			const uint64_t n975 = (uint64_t)s->referenceSlotCount;
 			sbt_vk_pr_u(pr, "pReferenceSlots.count", n975);
@@ -18437,7 +18437,7 @@ static void sbt_vk_pb_VkCuModuleCreateInfoNVX(sbt_vk_pr *pr, const VkCuModuleCre
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -18894,7 +18894,7 @@ static void sbt_vk_pb_VkDrmFormatModifierPropertiesList2EXT(sbt_vk_pr *pr, const
 	sbt_vk_pr_u(pr, "drmFormatModifierCount", (uint64_t)(s->drmFormatModifierCount));
 	if (!s->pDrmFormatModifierProperties) {
 		sbt_vk_pr_null(pr, "pDrmFormatModifierProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDrmFormatModifierProperties", s->pDrmFormatModifierProperties)) {
 		{
 			const uint64_t n1000 = (uint64_t)s->drmFormatModifierCount;
 			sbt_vk_pr_u(pr, "pDrmFormatModifierProperties.count", n1000);
@@ -18933,7 +18933,7 @@ static void sbt_vk_pb_VkPipelineRenderingCreateInfo(sbt_vk_pr *pr, const VkPipel
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachmentFormats) {
 		sbt_vk_pr_null(pr, "pColorAttachmentFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachmentFormats", s->pColorAttachmentFormats)) {
 		{
 			const uint64_t n1005 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachmentFormats.count", n1005);
@@ -18970,7 +18970,7 @@ static void sbt_vk_pb_VkRenderingInfo(sbt_vk_pr *pr, const VkRenderingInfo *s)
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachments) {
 		sbt_vk_pr_null(pr, "pColorAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachments", s->pColorAttachments)) {
 		{
 			const uint64_t n1010 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachments.count", n1010);
@@ -19087,7 +19087,7 @@ static void sbt_vk_pb_VkCommandBufferInheritanceRenderingInfo(sbt_vk_pr *pr, con
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachmentFormats) {
 		sbt_vk_pr_null(pr, "pColorAttachmentFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachmentFormats", s->pColorAttachmentFormats)) {
 		{
 			const uint64_t n1020 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachmentFormats.count", n1020);
@@ -19117,7 +19117,7 @@ static void sbt_vk_pb_VkAttachmentSampleCountInfoAMD(sbt_vk_pr *pr, const VkAtta
 	sbt_vk_pr_u(pr, "colorAttachmentCount", (uint64_t)(s->colorAttachmentCount));
 	if (!s->pColorAttachmentSamples) {
 		sbt_vk_pr_null(pr, "pColorAttachmentSamples");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorAttachmentSamples", s->pColorAttachmentSamples)) {
 		{
 			const uint64_t n1024 = (uint64_t)s->colorAttachmentCount;
 			sbt_vk_pr_u(pr, "pColorAttachmentSamples.count", n1024);
@@ -19307,7 +19307,7 @@ static void sbt_vk_pb_VkPipelineShaderStageModuleIdentifierCreateInfoEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "identifierSize", (uint64_t)(s->identifierSize));
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pIdentifier", s->pIdentifier)) {
 		sbt_vk_pr_bytes(pr, "pIdentifier", s->pIdentifier, (size_t)((uint64_t)s->identifierSize));
 	}
 }
@@ -19338,7 +19338,7 @@ static void sbt_vk_pb_VkImageCompressionControlEXT(sbt_vk_pr *pr, const VkImageC
 	sbt_vk_pr_u(pr, "compressionControlPlaneCount", (uint64_t)(s->compressionControlPlaneCount));
 	if (!s->pFixedRateFlags) {
 		sbt_vk_pr_null(pr, "pFixedRateFlags");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFixedRateFlags", s->pFixedRateFlags)) {
 		{
 			const uint64_t n1028 = (uint64_t)s->compressionControlPlaneCount;
 			sbt_vk_pr_u(pr, "pFixedRateFlags.count", n1028);
@@ -19518,7 +19518,7 @@ static void sbt_vk_pb_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuil
 	sbt_vk_pr_u(pr, "usageCountsCount", (uint64_t)(s->usageCountsCount));
 	if (!s->pUsageCounts) {
 		sbt_vk_pr_null(pr, "pUsageCounts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pUsageCounts", s->pUsageCounts)) {
 		{
 			const uint64_t n1038 = (uint64_t)s->usageCountsCount;
 			sbt_vk_pr_u(pr, "pUsageCounts.count", n1038);
@@ -19592,7 +19592,7 @@ static void sbt_vk_pb_VkMicromapVersionInfoEXT(sbt_vk_pr *pr, const VkMicromapVe
 {
 	if (!s->pVersionData) {
 		sbt_vk_pr_null(pr, "pVersionData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVersionData", s->pVersionData)) {
 		sbt_vk_pr_bytes(pr, "pVersionData", s->pVersionData, (size_t)((uint64_t)(2*VK_UUID_SIZE)));
 	}
 }
@@ -19703,7 +19703,7 @@ static void sbt_vk_pb_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_
 	sbt_vk_pr_u(pr, "usageCountsCount", (uint64_t)(s->usageCountsCount));
 	if (!s->pUsageCounts) {
 		sbt_vk_pr_null(pr, "pUsageCounts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pUsageCounts", s->pUsageCounts)) {
 		{
 			const uint64_t n1048 = (uint64_t)s->usageCountsCount;
 			sbt_vk_pr_u(pr, "pUsageCounts.count", n1048);
@@ -20092,7 +20092,7 @@ static void sbt_vk_pb_VkOpticalFlowExecuteInfoNV(sbt_vk_pr *pr, const VkOpticalF
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1066 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1066);
@@ -20207,7 +20207,7 @@ static void sbt_vk_pb_VkSurfacePresentModeCompatibilityEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "presentModeCount", (uint64_t)(s->presentModeCount));
 	if (!s->pPresentModes) {
 		sbt_vk_pr_null(pr, "pPresentModes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentModes", s->pPresentModes)) {
 		{
 			const uint64_t n1073 = (uint64_t)s->presentModeCount;
 			sbt_vk_pr_u(pr, "pPresentModes.count", n1073);
@@ -20246,7 +20246,7 @@ static void sbt_vk_pb_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwap
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pFences) {
 		sbt_vk_pr_null(pr, "pFences");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFences", s->pFences)) {
 		{
 			const uint64_t n1077 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pFences.count", n1077);
@@ -20273,7 +20273,7 @@ static void sbt_vk_pb_VkSwapchainPresentModesCreateInfoEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "presentModeCount", (uint64_t)(s->presentModeCount));
 	if (!s->pPresentModes) {
 		sbt_vk_pr_null(pr, "pPresentModes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentModes", s->pPresentModes)) {
 		{
 			const uint64_t n1081 = (uint64_t)s->presentModeCount;
 			sbt_vk_pr_u(pr, "pPresentModes.count", n1081);
@@ -20300,7 +20300,7 @@ static void sbt_vk_pb_VkSwapchainPresentModeInfoEXT(sbt_vk_pr *pr, const VkSwapc
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pPresentModes) {
 		sbt_vk_pr_null(pr, "pPresentModes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentModes", s->pPresentModes)) {
 		{
 			const uint64_t n1085 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pPresentModes.count", n1085);
@@ -20342,7 +20342,7 @@ static void sbt_vk_pb_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkRel
 	sbt_vk_pr_u(pr, "imageIndexCount", (uint64_t)(s->imageIndexCount));
 	if (!s->pImageIndices) {
 		sbt_vk_pr_null(pr, "pImageIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageIndices", s->pImageIndices)) {
 		{
 			const uint64_t n1089 = (uint64_t)s->imageIndexCount;
 			sbt_vk_pr_u(pr, "pImageIndices.count", n1089);
@@ -20407,7 +20407,7 @@ static void sbt_vk_pb_VkDirectDriverLoadingListLUNARG(sbt_vk_pr *pr, const VkDir
 	sbt_vk_pr_u(pr, "driverCount", (uint64_t)(s->driverCount));
 	if (!s->pDrivers) {
 		sbt_vk_pr_null(pr, "pDrivers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDrivers", s->pDrivers)) {
 		{
 			const uint64_t n1093 = (uint64_t)s->driverCount;
 			sbt_vk_pr_u(pr, "pDrivers.count", n1093);
@@ -22878,7 +22878,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDevices(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 	if (!s->pPhysicalDevices) {
 		sbt_vk_pr_null(pr, "pPhysicalDevices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPhysicalDevices", s->pPhysicalDevices)) {
 		{
 			const uint64_t n1106 = (s->pPhysicalDeviceCount ? (uint64_t)*s->pPhysicalDeviceCount : 0);
 			sbt_vk_pr_u(pr, "pPhysicalDevices.count", n1106);
@@ -22944,7 +22944,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_pr *pr, co
 	}
 	if (!s->pQueueFamilyProperties) {
 		sbt_vk_pr_null(pr, "pQueueFamilyProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyProperties", s->pQueueFamilyProperties)) {
 		{
 			const uint64_t n1113 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1113);
@@ -23108,7 +23108,7 @@ static void sbt_vk_pc_vkEnumerateInstanceLayerProperties(sbt_vk_pr *pr, const sb
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1135 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1135);
@@ -23144,7 +23144,7 @@ static void sbt_vk_pc_vkEnumerateInstanceExtensionProperties(sbt_vk_pr *pr, cons
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1141 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1141);
@@ -23176,7 +23176,7 @@ static void sbt_vk_pc_vkEnumerateDeviceLayerProperties(sbt_vk_pr *pr, const sbt_
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1147 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1147);
@@ -23213,7 +23213,7 @@ static void sbt_vk_pc_vkEnumerateDeviceExtensionProperties(sbt_vk_pr *pr, const 
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1153 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1153);
@@ -23253,7 +23253,7 @@ static void sbt_vk_pc_vkQueueSubmit(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubm
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSubmits", s->pSubmits)) {
 		{
 			const uint64_t n1159 = (uint64_t)s->submitCount;
 			sbt_vk_pr_u(pr, "pSubmits.count", n1159);
@@ -23367,7 +23367,7 @@ static void sbt_vk_pc_vkFlushMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "memoryRangeCount", (uint64_t)(s->memoryRangeCount));
 	if (!s->pMemoryRanges) {
 		sbt_vk_pr_null(pr, "pMemoryRanges");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryRanges", s->pMemoryRanges)) {
 		{
 			const uint64_t n1172 = (uint64_t)s->memoryRangeCount;
 			sbt_vk_pr_u(pr, "pMemoryRanges.count", n1172);
@@ -23393,7 +23393,7 @@ static void sbt_vk_pc_vkInvalidateMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk
 	sbt_vk_pr_u(pr, "memoryRangeCount", (uint64_t)(s->memoryRangeCount));
 	if (!s->pMemoryRanges) {
 		sbt_vk_pr_null(pr, "pMemoryRanges");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryRanges", s->pMemoryRanges)) {
 		{
 			const uint64_t n1177 = (uint64_t)s->memoryRangeCount;
 			sbt_vk_pr_u(pr, "pMemoryRanges.count", n1177);
@@ -23491,7 +23491,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements(sbt_vk_pr *pr, const sb
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSparseMemoryRequirements", s->pSparseMemoryRequirements)) {
 		{
 			const uint64_t n1188 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
 			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1188);
@@ -23527,7 +23527,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_pr *
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1194 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1194);
@@ -23552,7 +23552,7 @@ static void sbt_vk_pc_vkQueueBindSparse(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfo) {
 		sbt_vk_pr_null(pr, "pBindInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfo", s->pBindInfo)) {
 		{
 			const uint64_t n1199 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfo.count", n1199);
@@ -23631,7 +23631,7 @@ static void sbt_vk_pc_vkResetFences(sbt_vk_pr *pr, const sbt_vk_args_vkResetFenc
 	sbt_vk_pr_u(pr, "fenceCount", (uint64_t)(s->fenceCount));
 	if (!s->pFences) {
 		sbt_vk_pr_null(pr, "pFences");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFences", s->pFences)) {
 		{
 			const uint64_t n1211 = (uint64_t)s->fenceCount;
 			sbt_vk_pr_u(pr, "pFences.count", n1211);
@@ -23660,7 +23660,7 @@ static void sbt_vk_pc_vkWaitForFences(sbt_vk_pr *pr, const sbt_vk_args_vkWaitFor
 	sbt_vk_pr_u(pr, "fenceCount", (uint64_t)(s->fenceCount));
 	if (!s->pFences) {
 		sbt_vk_pr_null(pr, "pFences");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFences", s->pFences)) {
 		{
 			const uint64_t n1215 = (uint64_t)s->fenceCount;
 			sbt_vk_pr_u(pr, "pFences.count", n1215);
@@ -23864,7 +23864,7 @@ static void sbt_vk_pc_vkGetQueryPoolResults(sbt_vk_pr *pr, const sbt_vk_args_vkG
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -24241,7 +24241,7 @@ static void sbt_vk_pc_vkGetPipelineCacheData(sbt_vk_pr *pr, const sbt_vk_args_vk
 	}
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((s->pDataSize ? (uint64_t)*s->pDataSize : 0)));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24254,7 +24254,7 @@ static void sbt_vk_pc_vkMergePipelineCaches(sbt_vk_pr *pr, const sbt_vk_args_vkM
 	sbt_vk_pr_u(pr, "srcCacheCount", (uint64_t)(s->srcCacheCount));
 	if (!s->pSrcCaches) {
 		sbt_vk_pr_null(pr, "pSrcCaches");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSrcCaches", s->pSrcCaches)) {
 		{
 			const uint64_t n1287 = (uint64_t)s->srcCacheCount;
 			sbt_vk_pr_u(pr, "pSrcCaches.count", n1287);
@@ -24277,7 +24277,7 @@ static void sbt_vk_pc_vkCreateGraphicsPipelines(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCreateInfos", s->pCreateInfos)) {
 		{
 			const uint64_t n1291 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pCreateInfos.count", n1291);
@@ -24307,7 +24307,7 @@ static void sbt_vk_pc_vkCreateGraphicsPipelines(sbt_vk_pr *pr, const sbt_vk_args
 	}
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPipelines", s->pPipelines)) {
 		{
 			const uint64_t n1298 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pPipelines.count", n1298);
@@ -24330,7 +24330,7 @@ static void sbt_vk_pc_vkCreateComputePipelines(sbt_vk_pr *pr, const sbt_vk_args_
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCreateInfos", s->pCreateInfos)) {
 		{
 			const uint64_t n1302 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pCreateInfos.count", n1302);
@@ -24360,7 +24360,7 @@ static void sbt_vk_pc_vkCreateComputePipelines(sbt_vk_pr *pr, const sbt_vk_args_
 	}
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPipelines", s->pPipelines)) {
 		{
 			const uint64_t n1309 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pPipelines.count", n1309);
@@ -24643,7 +24643,7 @@ static void sbt_vk_pc_vkAllocateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_
 	}
 	if (!s->pDescriptorSets) {
 		sbt_vk_pr_null(pr, "pDescriptorSets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorSets", s->pDescriptorSets)) {
 		{
 			const uint64_t n1347 = (s->pAllocateInfo ? (uint64_t)s->pAllocateInfo->descriptorSetCount : 0);
 			sbt_vk_pr_u(pr, "pDescriptorSets.count", n1347);
@@ -24666,7 +24666,7 @@ static void sbt_vk_pc_vkFreeDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pDescriptorSets) {
 		sbt_vk_pr_null(pr, "pDescriptorSets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorSets", s->pDescriptorSets)) {
 		{
 			const uint64_t n1351 = (uint64_t)s->descriptorSetCount;
 			sbt_vk_pr_u(pr, "pDescriptorSets.count", n1351);
@@ -24688,7 +24688,7 @@ static void sbt_vk_pc_vkUpdateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "descriptorWriteCount", (uint64_t)(s->descriptorWriteCount));
 	if (!s->pDescriptorWrites) {
 		sbt_vk_pr_null(pr, "pDescriptorWrites");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorWrites", s->pDescriptorWrites)) {
 		{
 			const uint64_t n1355 = (uint64_t)s->descriptorWriteCount;
 			sbt_vk_pr_u(pr, "pDescriptorWrites.count", n1355);
@@ -24708,7 +24708,7 @@ static void sbt_vk_pc_vkUpdateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "descriptorCopyCount", (uint64_t)(s->descriptorCopyCount));
 	if (!s->pDescriptorCopies) {
 		sbt_vk_pr_null(pr, "pDescriptorCopies");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorCopies", s->pDescriptorCopies)) {
 		{
 			const uint64_t n1360 = (uint64_t)s->descriptorCopyCount;
 			sbt_vk_pr_u(pr, "pDescriptorCopies.count", n1360);
@@ -24924,7 +24924,7 @@ static void sbt_vk_pc_vkAllocateCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_
 	}
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBuffers", s->pCommandBuffers)) {
 		{
 			const uint64_t n1390 = (s->pAllocateInfo ? (uint64_t)s->pAllocateInfo->commandBufferCount : 0);
 			sbt_vk_pr_u(pr, "pCommandBuffers.count", n1390);
@@ -24947,7 +24947,7 @@ static void sbt_vk_pc_vkFreeCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBuffers", s->pCommandBuffers)) {
 		{
 			const uint64_t n1394 = (uint64_t)s->commandBufferCount;
 			sbt_vk_pr_u(pr, "pCommandBuffers.count", n1394);
@@ -25006,7 +25006,7 @@ static void sbt_vk_pc_vkCmdSetViewport(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSet
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
 			const uint64_t n1400 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewports.count", n1400);
@@ -25032,7 +25032,7 @@ static void sbt_vk_pc_vkCmdSetScissor(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetS
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
 			const uint64_t n1405 = (uint64_t)s->scissorCount;
 			sbt_vk_pr_u(pr, "pScissors.count", n1405);
@@ -25070,7 +25070,7 @@ static void sbt_vk_pc_vkCmdSetBlendConstants(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->blendConstants) {
 		sbt_vk_pr_null(pr, "blendConstants");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "blendConstants", s->blendConstants)) {
 		{
 			const uint64_t n1410 = (uint64_t)(4);
 			sbt_vk_pr_u(pr, "blendConstants.count", n1410);
@@ -25122,7 +25122,7 @@ static void sbt_vk_pc_vkCmdBindDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_v
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pDescriptorSets) {
 		sbt_vk_pr_null(pr, "pDescriptorSets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorSets", s->pDescriptorSets)) {
 		{
 			const uint64_t n1414 = (uint64_t)s->descriptorSetCount;
 			sbt_vk_pr_u(pr, "pDescriptorSets.count", n1414);
@@ -25138,7 +25138,7 @@ static void sbt_vk_pc_vkCmdBindDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_v
 	sbt_vk_pr_u(pr, "dynamicOffsetCount", (uint64_t)(s->dynamicOffsetCount));
 	if (!s->pDynamicOffsets) {
 		sbt_vk_pr_null(pr, "pDynamicOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDynamicOffsets", s->pDynamicOffsets)) {
 		{
 			const uint64_t n1418 = (uint64_t)s->dynamicOffsetCount;
 			sbt_vk_pr_u(pr, "pDynamicOffsets.count", n1418);
@@ -25168,7 +25168,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
 		sbt_vk_pr_null(pr, "pBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
 			const uint64_t n1422 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBuffers.count", n1422);
@@ -25183,7 +25183,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers(sbt_vk_pr *pr, const sbt_vk_args_vk
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
 			const uint64_t n1426 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pOffsets.count", n1426);
@@ -25223,7 +25223,7 @@ static void sbt_vk_pc_vkCmdDrawMultiEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDr
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	if (!s->pVertexInfo) {
 		sbt_vk_pr_null(pr, "pVertexInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexInfo", s->pVertexInfo)) {
 		{
 			const uint64_t n1430 = (uint64_t)s->drawCount;
 			sbt_vk_pr_u(pr, "pVertexInfo.count", n1430);
@@ -25251,7 +25251,7 @@ static void sbt_vk_pc_vkCmdDrawMultiIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args_
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	if (!s->pIndexInfo) {
 		sbt_vk_pr_null(pr, "pIndexInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pIndexInfo", s->pIndexInfo)) {
 		{
 			const uint64_t n1435 = (uint64_t)s->drawCount;
 			sbt_vk_pr_u(pr, "pIndexInfo.count", n1435);
@@ -25341,7 +25341,7 @@ static void sbt_vk_pc_vkCmdCopyBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopy
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1441 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1441);
@@ -25370,7 +25370,7 @@ static void sbt_vk_pc_vkCmdCopyImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyI
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1446 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1446);
@@ -25399,7 +25399,7 @@ static void sbt_vk_pc_vkCmdBlitImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitI
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1451 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1451);
@@ -25428,7 +25428,7 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1456 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1456);
@@ -25456,7 +25456,7 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1461 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1461);
@@ -25493,7 +25493,7 @@ static void sbt_vk_pc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_pr *pr, const sbt_
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	if (!s->pImageSubresources) {
 		sbt_vk_pr_null(pr, "pImageSubresources");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageSubresources", s->pImageSubresources)) {
 		{
 			const uint64_t n1466 = (uint64_t)s->copyCount;
 			sbt_vk_pr_u(pr, "pImageSubresources.count", n1466);
@@ -25520,7 +25520,7 @@ static void sbt_vk_pc_vkCmdUpdateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdUp
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -25549,7 +25549,7 @@ static void sbt_vk_pc_vkCmdClearColorImage(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	sbt_vk_pr_u(pr, "rangeCount", (uint64_t)(s->rangeCount));
 	if (!s->pRanges) {
 		sbt_vk_pr_null(pr, "pRanges");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRanges", s->pRanges)) {
 		{
 			const uint64_t n1472 = (uint64_t)s->rangeCount;
 			sbt_vk_pr_u(pr, "pRanges.count", n1472);
@@ -25587,7 +25587,7 @@ static void sbt_vk_pc_vkCmdClearDepthStencilImage(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "rangeCount", (uint64_t)(s->rangeCount));
 	if (!s->pRanges) {
 		sbt_vk_pr_null(pr, "pRanges");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRanges", s->pRanges)) {
 		{
 			const uint64_t n1479 = (uint64_t)s->rangeCount;
 			sbt_vk_pr_u(pr, "pRanges.count", n1479);
@@ -25612,7 +25612,7 @@ static void sbt_vk_pc_vkCmdClearAttachments(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAttachments", s->pAttachments)) {
 		{
 			const uint64_t n1484 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pAttachments.count", n1484);
@@ -25632,7 +25632,7 @@ static void sbt_vk_pc_vkCmdClearAttachments(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	sbt_vk_pr_u(pr, "rectCount", (uint64_t)(s->rectCount));
 	if (!s->pRects) {
 		sbt_vk_pr_null(pr, "pRects");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRects", s->pRects)) {
 		{
 			const uint64_t n1489 = (uint64_t)s->rectCount;
 			sbt_vk_pr_u(pr, "pRects.count", n1489);
@@ -25661,7 +25661,7 @@ static void sbt_vk_pc_vkCmdResolveImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdRe
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRegions", s->pRegions)) {
 		{
 			const uint64_t n1494 = (uint64_t)s->regionCount;
 			sbt_vk_pr_u(pr, "pRegions.count", n1494);
@@ -25700,7 +25700,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pEvents", s->pEvents)) {
 		{
 			const uint64_t n1499 = (uint64_t)s->eventCount;
 			sbt_vk_pr_u(pr, "pEvents.count", n1499);
@@ -25718,7 +25718,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 	sbt_vk_pr_u(pr, "memoryBarrierCount", (uint64_t)(s->memoryBarrierCount));
 	if (!s->pMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryBarriers", s->pMemoryBarriers)) {
 		{
 			const uint64_t n1503 = (uint64_t)s->memoryBarrierCount;
 			sbt_vk_pr_u(pr, "pMemoryBarriers.count", n1503);
@@ -25738,7 +25738,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 	sbt_vk_pr_u(pr, "bufferMemoryBarrierCount", (uint64_t)(s->bufferMemoryBarrierCount));
 	if (!s->pBufferMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pBufferMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferMemoryBarriers", s->pBufferMemoryBarriers)) {
 		{
 			const uint64_t n1508 = (uint64_t)s->bufferMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pBufferMemoryBarriers.count", n1508);
@@ -25758,7 +25758,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 	sbt_vk_pr_u(pr, "imageMemoryBarrierCount", (uint64_t)(s->imageMemoryBarrierCount));
 	if (!s->pImageMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pImageMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageMemoryBarriers", s->pImageMemoryBarriers)) {
 		{
 			const uint64_t n1513 = (uint64_t)s->imageMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pImageMemoryBarriers.count", n1513);
@@ -25786,7 +25786,7 @@ static void sbt_vk_pc_vkCmdPipelineBarrier(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	sbt_vk_pr_u(pr, "memoryBarrierCount", (uint64_t)(s->memoryBarrierCount));
 	if (!s->pMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryBarriers", s->pMemoryBarriers)) {
 		{
 			const uint64_t n1518 = (uint64_t)s->memoryBarrierCount;
 			sbt_vk_pr_u(pr, "pMemoryBarriers.count", n1518);
@@ -25806,7 +25806,7 @@ static void sbt_vk_pc_vkCmdPipelineBarrier(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	sbt_vk_pr_u(pr, "bufferMemoryBarrierCount", (uint64_t)(s->bufferMemoryBarrierCount));
 	if (!s->pBufferMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pBufferMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferMemoryBarriers", s->pBufferMemoryBarriers)) {
 		{
 			const uint64_t n1523 = (uint64_t)s->bufferMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pBufferMemoryBarriers.count", n1523);
@@ -25826,7 +25826,7 @@ static void sbt_vk_pc_vkCmdPipelineBarrier(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	sbt_vk_pr_u(pr, "imageMemoryBarrierCount", (uint64_t)(s->imageMemoryBarrierCount));
 	if (!s->pImageMemoryBarriers) {
 		sbt_vk_pr_null(pr, "pImageMemoryBarriers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageMemoryBarriers", s->pImageMemoryBarriers)) {
 		{
 			const uint64_t n1528 = (uint64_t)s->imageMemoryBarrierCount;
 			sbt_vk_pr_u(pr, "pImageMemoryBarriers.count", n1528);
@@ -25918,7 +25918,7 @@ static void sbt_vk_pc_vkCmdPushConstants(sbt_vk_pr *pr, const sbt_vk_args_vkCmdP
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	if (!s->pValues) {
 		sbt_vk_pr_null(pr, "pValues");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pValues", s->pValues)) {
 		sbt_vk_pr_bytes(pr, "pValues", s->pValues, (size_t)((uint64_t)s->size));
 	}
 }
@@ -25957,7 +25957,7 @@ static void sbt_vk_pc_vkCmdExecuteCommands(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCommandBuffers", s->pCommandBuffers)) {
 		{
 			const uint64_t n1537 = (uint64_t)s->commandBufferCount;
 			sbt_vk_pr_u(pr, "pCommandBuffers.count", n1537);
@@ -25984,7 +25984,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_pr *pr, con
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1542 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1542);
@@ -26016,7 +26016,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_pr *pr
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1548 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1548);
@@ -26049,7 +26049,7 @@ static void sbt_vk_pc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_pr *pr, const
 	}
 	if (!s->pDisplays) {
 		sbt_vk_pr_null(pr, "pDisplays");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDisplays", s->pDisplays)) {
 		{
 			const uint64_t n1554 = (s->pDisplayCount ? (uint64_t)*s->pDisplayCount : 0);
 			sbt_vk_pr_u(pr, "pDisplays.count", n1554);
@@ -26078,7 +26078,7 @@ static void sbt_vk_pc_vkGetDisplayModePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1559 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1559);
@@ -26194,7 +26194,7 @@ static void sbt_vk_pc_vkCreateSharedSwapchainsKHR(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCreateInfos", s->pCreateInfos)) {
 		{
 			const uint64_t n1576 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pCreateInfos.count", n1576);
@@ -26224,7 +26224,7 @@ static void sbt_vk_pc_vkCreateSharedSwapchainsKHR(sbt_vk_pr *pr, const sbt_vk_ar
 	}
 	if (!s->pSwapchains) {
 		sbt_vk_pr_null(pr, "pSwapchains");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSwapchains", s->pSwapchains)) {
 		{
 			const uint64_t n1583 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pSwapchains.count", n1583);
@@ -26303,7 +26303,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_pr *pr, const 
 	}
 	if (!s->pSurfaceFormats) {
 		sbt_vk_pr_null(pr, "pSurfaceFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSurfaceFormats", s->pSurfaceFormats)) {
 		{
 			const uint64_t n1593 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
 			sbt_vk_pr_u(pr, "pSurfaceFormats.count", n1593);
@@ -26336,7 +26336,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_pr *pr, c
 	}
 	if (!s->pPresentModes) {
 		sbt_vk_pr_null(pr, "pPresentModes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentModes", s->pPresentModes)) {
 		{
 			const uint64_t n1599 = (s->pPresentModeCount ? (uint64_t)*s->pPresentModeCount : 0);
 			sbt_vk_pr_u(pr, "pPresentModes.count", n1599);
@@ -26417,7 +26417,7 @@ static void sbt_vk_pc_vkGetSwapchainImagesKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 	}
 	if (!s->pSwapchainImages) {
 		sbt_vk_pr_null(pr, "pSwapchainImages");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSwapchainImages", s->pSwapchainImages)) {
 		{
 			const uint64_t n1611 = (s->pSwapchainImageCount ? (uint64_t)*s->pSwapchainImageCount : 0);
 			sbt_vk_pr_u(pr, "pSwapchainImages.count", n1611);
@@ -27050,7 +27050,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_pr *pr, c
 	}
 	if (!s->pQueueFamilyProperties) {
 		sbt_vk_pr_null(pr, "pQueueFamilyProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyProperties", s->pQueueFamilyProperties)) {
 		{
 			const uint64_t n1686 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1686);
@@ -27081,7 +27081,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2KHR(sbt_vk_pr *pr
 	}
 	if (!s->pQueueFamilyProperties) {
 		sbt_vk_pr_null(pr, "pQueueFamilyProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pQueueFamilyProperties", s->pQueueFamilyProperties)) {
 		{
 			const uint64_t n1692 = (s->pQueueFamilyPropertyCount ? (uint64_t)*s->pQueueFamilyPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pQueueFamilyProperties.count", n1692);
@@ -27155,7 +27155,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_pr 
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1704 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1704);
@@ -27197,7 +27197,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(sbt_vk_
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1712 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1712);
@@ -27225,7 +27225,7 @@ static void sbt_vk_pc_vkCmdPushDescriptorSetKHR(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "descriptorWriteCount", (uint64_t)(s->descriptorWriteCount));
 	if (!s->pDescriptorWrites) {
 		sbt_vk_pr_null(pr, "pDescriptorWrites");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptorWrites", s->pDescriptorWrites)) {
 		{
 			const uint64_t n1717 = (uint64_t)s->descriptorWriteCount;
 			sbt_vk_pr_u(pr, "pDescriptorWrites.count", n1717);
@@ -27733,7 +27733,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroups(sbt_vk_pr *pr, const sbt_v
 	}
 	if (!s->pPhysicalDeviceGroupProperties) {
 		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPhysicalDeviceGroupProperties", s->pPhysicalDeviceGroupProperties)) {
 		{
 			const uint64_t n1781 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
 			sbt_vk_pr_u(pr, "pPhysicalDeviceGroupProperties.count", n1781);
@@ -27765,7 +27765,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sb
 	}
 	if (!s->pPhysicalDeviceGroupProperties) {
 		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPhysicalDeviceGroupProperties", s->pPhysicalDeviceGroupProperties)) {
 		{
 			const uint64_t n1787 = (s->pPhysicalDeviceGroupCount ? (uint64_t)*s->pPhysicalDeviceGroupCount : 0);
 			sbt_vk_pr_u(pr, "pPhysicalDeviceGroupProperties.count", n1787);
@@ -27821,7 +27821,7 @@ static void sbt_vk_pc_vkBindBufferMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBin
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
 			const uint64_t n1794 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfos.count", n1794);
@@ -27847,7 +27847,7 @@ static void sbt_vk_pc_vkBindBufferMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
 			const uint64_t n1799 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfos.count", n1799);
@@ -27873,7 +27873,7 @@ static void sbt_vk_pc_vkBindImageMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBind
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
 			const uint64_t n1804 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfos.count", n1804);
@@ -27899,7 +27899,7 @@ static void sbt_vk_pc_vkBindImageMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkB
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
 			const uint64_t n1809 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfos.count", n1809);
@@ -28021,7 +28021,7 @@ static void sbt_vk_pc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_pr *pr, con
 	}
 	if (!s->pRects) {
 		sbt_vk_pr_null(pr, "pRects");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pRects", s->pRects)) {
 		{
 			const uint64_t n1821 = (s->pRectCount ? (uint64_t)*s->pRectCount : 0);
 			sbt_vk_pr_u(pr, "pRects.count", n1821);
@@ -28176,7 +28176,7 @@ static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSet
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pSwapchains) {
 		sbt_vk_pr_null(pr, "pSwapchains");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSwapchains", s->pSwapchains)) {
 		{
 			const uint64_t n1840 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pSwapchains.count", n1840);
@@ -28191,7 +28191,7 @@ static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSet
 	}
 	if (!s->pMetadata) {
 		sbt_vk_pr_null(pr, "pMetadata");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMetadata", s->pMetadata)) {
 		{
 			const uint64_t n1844 = (uint64_t)s->swapchainCount;
 			sbt_vk_pr_u(pr, "pMetadata.count", n1844);
@@ -28248,7 +28248,7 @@ static void sbt_vk_pc_vkGetPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const sbt
 	}
 	if (!s->pPresentationTimings) {
 		sbt_vk_pr_null(pr, "pPresentationTimings");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPresentationTimings", s->pPresentationTimings)) {
 		{
 			const uint64_t n1852 = (s->pPresentationTimingCount ? (uint64_t)*s->pPresentationTimingCount : 0);
 			sbt_vk_pr_u(pr, "pPresentationTimings.count", n1852);
@@ -28275,7 +28275,7 @@ static void sbt_vk_pc_vkCmdSetViewportWScalingNV(sbt_vk_pr *pr, const sbt_vk_arg
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportWScalings) {
 		sbt_vk_pr_null(pr, "pViewportWScalings");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewportWScalings", s->pViewportWScalings)) {
 		{
 			const uint64_t n1857 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewportWScalings.count", n1857);
@@ -28301,7 +28301,7 @@ static void sbt_vk_pc_vkCmdSetDiscardRectangleEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "discardRectangleCount", (uint64_t)(s->discardRectangleCount));
 	if (!s->pDiscardRectangles) {
 		sbt_vk_pr_null(pr, "pDiscardRectangles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDiscardRectangles", s->pDiscardRectangles)) {
 		{
 			const uint64_t n1862 = (uint64_t)s->discardRectangleCount;
 			sbt_vk_pr_u(pr, "pDiscardRectangles.count", n1862);
@@ -28404,7 +28404,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_pr *pr, const
 	}
 	if (!s->pSurfaceFormats) {
 		sbt_vk_pr_null(pr, "pSurfaceFormats");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSurfaceFormats", s->pSurfaceFormats)) {
 		{
 			const uint64_t n1878 = (s->pSurfaceFormatCount ? (uint64_t)*s->pSurfaceFormatCount : 0);
 			sbt_vk_pr_u(pr, "pSurfaceFormats.count", n1878);
@@ -28436,7 +28436,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, co
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1884 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1884);
@@ -28468,7 +28468,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *p
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1890 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1890);
@@ -28501,7 +28501,7 @@ static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n1896 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n1896);
@@ -28680,7 +28680,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2(sbt_vk_pr *pr, const s
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSparseMemoryRequirements", s->pSparseMemoryRequirements)) {
 		{
 			const uint64_t n1924 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
 			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1924);
@@ -28722,7 +28722,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2KHR(sbt_vk_pr *pr, cons
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSparseMemoryRequirements", s->pSparseMemoryRequirements)) {
 		{
 			const uint64_t n1932 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
 			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1932);
@@ -28872,7 +28872,7 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_pr *pr, co
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSparseMemoryRequirements", s->pSparseMemoryRequirements)) {
 		{
 			const uint64_t n1956 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
 			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1956);
@@ -28914,7 +28914,7 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirementsKHR(sbt_vk_pr *pr,
 	}
 	if (!s->pSparseMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSparseMemoryRequirements", s->pSparseMemoryRequirements)) {
 		{
 			const uint64_t n1964 = (s->pSparseMemoryRequirementCount ? (uint64_t)*s->pSparseMemoryRequirementCount : 0);
 			sbt_vk_pr_u(pr, "pSparseMemoryRequirements.count", n1964);
@@ -29125,7 +29125,7 @@ static void sbt_vk_pc_vkGetValidationCacheDataEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	}
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((s->pDataSize ? (uint64_t)*s->pDataSize : 0)));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29138,7 +29138,7 @@ static void sbt_vk_pc_vkMergeValidationCachesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 	sbt_vk_pr_u(pr, "srcCacheCount", (uint64_t)(s->srcCacheCount));
 	if (!s->pSrcCaches) {
 		sbt_vk_pr_null(pr, "pSrcCaches");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSrcCaches", s->pSrcCaches)) {
 		{
 			const uint64_t n1994 = (uint64_t)s->srcCacheCount;
 			sbt_vk_pr_u(pr, "pSrcCaches.count", n1994);
@@ -29223,7 +29223,7 @@ static void sbt_vk_pc_vkGetShaderInfoAMD(sbt_vk_pr *pr, const sbt_vk_args_vkGetS
 	}
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInfo", s->pInfo)) {
 		sbt_vk_pr_bytes(pr, "pInfo", s->pInfo, (size_t)((s->pInfoSize ? (uint64_t)*s->pInfoSize : 0)));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29248,7 +29248,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_pr *
 	}
 	if (!s->pTimeDomains) {
 		sbt_vk_pr_null(pr, "pTimeDomains");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTimeDomains", s->pTimeDomains)) {
 		{
 			const uint64_t n2008 = (s->pTimeDomainCount ? (uint64_t)*s->pTimeDomainCount : 0);
 			sbt_vk_pr_u(pr, "pTimeDomains.count", n2008);
@@ -29270,7 +29270,7 @@ static void sbt_vk_pc_vkGetCalibratedTimestampsEXT(sbt_vk_pr *pr, const sbt_vk_a
 	sbt_vk_pr_u(pr, "timestampCount", (uint64_t)(s->timestampCount));
 	if (!s->pTimestampInfos) {
 		sbt_vk_pr_null(pr, "pTimestampInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTimestampInfos", s->pTimestampInfos)) {
 		{
 			const uint64_t n2012 = (uint64_t)s->timestampCount;
 			sbt_vk_pr_u(pr, "pTimestampInfos.count", n2012);
@@ -29289,7 +29289,7 @@ static void sbt_vk_pc_vkGetCalibratedTimestampsEXT(sbt_vk_pr *pr, const sbt_vk_a
 	}
 	if (!s->pTimestamps) {
 		sbt_vk_pr_null(pr, "pTimestamps");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pTimestamps", s->pTimestamps)) {
 		{
 			const uint64_t n2017 = (uint64_t)s->timestampCount;
 			sbt_vk_pr_u(pr, "pTimestamps.count", n2017);
@@ -29891,7 +29891,7 @@ static void sbt_vk_pc_vkGetQueueCheckpointDataNV(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCheckpointData", s->pCheckpointData)) {
 		{
 			const uint64_t n2084 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
 			sbt_vk_pr_u(pr, "pCheckpointData.count", n2084);
@@ -29917,7 +29917,7 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
 		sbt_vk_pr_null(pr, "pBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
 			const uint64_t n2089 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBuffers.count", n2089);
@@ -29932,7 +29932,7 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
 			const uint64_t n2093 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pOffsets.count", n2093);
@@ -29947,7 +29947,7 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
 			const uint64_t n2097 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pSizes.count", n2097);
@@ -29969,7 +29969,7 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 	sbt_vk_pr_u(pr, "counterBufferCount", (uint64_t)(s->counterBufferCount));
 	if (!s->pCounterBuffers) {
 		sbt_vk_pr_null(pr, "pCounterBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterBuffers", s->pCounterBuffers)) {
 		{
 			const uint64_t n2101 = (uint64_t)s->counterBufferCount;
 			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2101);
@@ -29984,7 +29984,7 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterBufferOffsets", s->pCounterBufferOffsets)) {
 		{
 			const uint64_t n2105 = (uint64_t)s->counterBufferCount;
 			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2105);
@@ -30006,7 +30006,7 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 	sbt_vk_pr_u(pr, "counterBufferCount", (uint64_t)(s->counterBufferCount));
 	if (!s->pCounterBuffers) {
 		sbt_vk_pr_null(pr, "pCounterBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterBuffers", s->pCounterBuffers)) {
 		{
 			const uint64_t n2109 = (uint64_t)s->counterBufferCount;
 			sbt_vk_pr_u(pr, "pCounterBuffers.count", n2109);
@@ -30021,7 +30021,7 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 	}
 	if (!s->pCounterBufferOffsets) {
 		sbt_vk_pr_null(pr, "pCounterBufferOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterBufferOffsets", s->pCounterBufferOffsets)) {
 		{
 			const uint64_t n2113 = (uint64_t)s->counterBufferCount;
 			sbt_vk_pr_u(pr, "pCounterBufferOffsets.count", n2113);
@@ -30071,7 +30071,7 @@ static void sbt_vk_pc_vkCmdSetExclusiveScissorNV(sbt_vk_pr *pr, const sbt_vk_arg
 	sbt_vk_pr_u(pr, "exclusiveScissorCount", (uint64_t)(s->exclusiveScissorCount));
 	if (!s->pExclusiveScissors) {
 		sbt_vk_pr_null(pr, "pExclusiveScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pExclusiveScissors", s->pExclusiveScissors)) {
 		{
 			const uint64_t n2117 = (uint64_t)s->exclusiveScissorCount;
 			sbt_vk_pr_u(pr, "pExclusiveScissors.count", n2117);
@@ -30104,7 +30104,7 @@ static void sbt_vk_pc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pShadingRatePalettes) {
 		sbt_vk_pr_null(pr, "pShadingRatePalettes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pShadingRatePalettes", s->pShadingRatePalettes)) {
 		{
 			const uint64_t n2122 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pShadingRatePalettes.count", n2122);
@@ -30130,7 +30130,7 @@ static void sbt_vk_pc_vkCmdSetCoarseSampleOrderNV(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "customSampleOrderCount", (uint64_t)(s->customSampleOrderCount));
 	if (!s->pCustomSampleOrders) {
 		sbt_vk_pr_null(pr, "pCustomSampleOrders");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCustomSampleOrders", s->pCustomSampleOrders)) {
 		{
 			const uint64_t n2127 = (uint64_t)s->customSampleOrderCount;
 			sbt_vk_pr_u(pr, "pCustomSampleOrders.count", n2127);
@@ -30321,7 +30321,7 @@ static void sbt_vk_pc_vkBindAccelerationStructureMemoryNV(sbt_vk_pr *pr, const s
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindInfos", s->pBindInfos)) {
 		{
 			const uint64_t n2145 = (uint64_t)s->bindInfoCount;
 			sbt_vk_pr_u(pr, "pBindInfos.count", n2145);
@@ -30403,7 +30403,7 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_pr *p
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
 			const uint64_t n2156 = (uint64_t)s->accelerationStructureCount;
 			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2156);
@@ -30427,7 +30427,7 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_pr *pr
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pAccelerationStructures", s->pAccelerationStructures)) {
 		{
 			const uint64_t n2160 = (uint64_t)s->accelerationStructureCount;
 			sbt_vk_pr_u(pr, "pAccelerationStructures.count", n2160);
@@ -30548,7 +30548,7 @@ static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_pr *pr, const 
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30563,7 +30563,7 @@ static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesNV(sbt_vk_pr *pr, const s
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30578,7 +30578,7 @@ static void sbt_vk_pc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_p
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30591,7 +30591,7 @@ static void sbt_vk_pc_vkGetAccelerationStructureHandleNV(sbt_vk_pr *pr, const sb
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30604,7 +30604,7 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCreateInfos", s->pCreateInfos)) {
 		{
 			const uint64_t n2174 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pCreateInfos.count", n2174);
@@ -30634,7 +30634,7 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 	}
 	if (!s->pPipelines) {
 		sbt_vk_pr_null(pr, "pPipelines");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pPipelines", s->pPipelines)) {
 		{
 			const uint64_t n2181 = (uint64_t)s->createInfoCount;
 			sbt_vk_pr_u(pr, "pPipelines.count", n2181);
@@ -30662,7 +30662,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n2186 = (s->pPropertyCount ? (uint64_t)*s->pPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n2186);
@@ -30824,7 +30824,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	}
 	if (!s->pCounters) {
 		sbt_vk_pr_null(pr, "pCounters");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounters", s->pCounters)) {
 		{
 			const uint64_t n2207 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
 			sbt_vk_pr_u(pr, "pCounters.count", n2207);
@@ -30843,7 +30843,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 	}
 	if (!s->pCounterDescriptions) {
 		sbt_vk_pr_null(pr, "pCounterDescriptions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCounterDescriptions", s->pCounterDescriptions)) {
 		{
 			const uint64_t n2212 = (s->pCounterCount ? (uint64_t)*s->pCounterCount : 0);
 			sbt_vk_pr_u(pr, "pCounterDescriptions.count", n2212);
@@ -31058,7 +31058,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 	}
 	if (!s->pCombinations) {
 		sbt_vk_pr_null(pr, "pCombinations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCombinations", s->pCombinations)) {
 		{
 			const uint64_t n2240 = (s->pCombinationCount ? (uint64_t)*s->pCombinationCount : 0);
 			sbt_vk_pr_u(pr, "pCombinations.count", n2240);
@@ -31264,7 +31264,7 @@ static void sbt_vk_pc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const 
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n2265 = (s->pExecutableCount ? (uint64_t)*s->pExecutableCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n2265);
@@ -31307,7 +31307,7 @@ static void sbt_vk_pc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_pr *pr, const 
 	}
 	if (!s->pStatistics) {
 		sbt_vk_pr_null(pr, "pStatistics");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStatistics", s->pStatistics)) {
 		{
 			const uint64_t n2273 = (s->pStatisticCount ? (uint64_t)*s->pStatisticCount : 0);
 			sbt_vk_pr_u(pr, "pStatistics.count", n2273);
@@ -31350,7 +31350,7 @@ static void sbt_vk_pc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_p
 	}
 	if (!s->pInternalRepresentations) {
 		sbt_vk_pr_null(pr, "pInternalRepresentations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInternalRepresentations", s->pInternalRepresentations)) {
 		{
 			const uint64_t n2281 = (s->pInternalRepresentationCount ? (uint64_t)*s->pInternalRepresentationCount : 0);
 			sbt_vk_pr_u(pr, "pInternalRepresentations.count", n2281);
@@ -31389,7 +31389,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolProperties(sbt_vk_pr *pr, const sbt
 	}
 	if (!s->pToolProperties) {
 		sbt_vk_pr_null(pr, "pToolProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pToolProperties", s->pToolProperties)) {
 		{
 			const uint64_t n2287 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
 			sbt_vk_pr_u(pr, "pToolProperties.count", n2287);
@@ -31421,7 +31421,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const 
 	}
 	if (!s->pToolProperties) {
 		sbt_vk_pr_null(pr, "pToolProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pToolProperties", s->pToolProperties)) {
 		{
 			const uint64_t n2293 = (s->pToolCount ? (uint64_t)*s->pToolCount : 0);
 			sbt_vk_pr_u(pr, "pToolProperties.count", n2293);
@@ -31597,7 +31597,7 @@ static void sbt_vk_pc_vkCmdSetViewportWithCount(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
 			const uint64_t n2310 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewports.count", n2310);
@@ -31622,7 +31622,7 @@ static void sbt_vk_pc_vkCmdSetViewportWithCountEXT(sbt_vk_pr *pr, const sbt_vk_a
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewports", s->pViewports)) {
 		{
 			const uint64_t n2315 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewports.count", n2315);
@@ -31647,7 +31647,7 @@ static void sbt_vk_pc_vkCmdSetScissorWithCount(sbt_vk_pr *pr, const sbt_vk_args_
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
 			const uint64_t n2320 = (uint64_t)s->scissorCount;
 			sbt_vk_pr_u(pr, "pScissors.count", n2320);
@@ -31672,7 +31672,7 @@ static void sbt_vk_pc_vkCmdSetScissorWithCountEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pScissors", s->pScissors)) {
 		{
 			const uint64_t n2325 = (uint64_t)s->scissorCount;
 			sbt_vk_pr_u(pr, "pScissors.count", n2325);
@@ -31698,7 +31698,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
 		sbt_vk_pr_null(pr, "pBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
 			const uint64_t n2330 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBuffers.count", n2330);
@@ -31713,7 +31713,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
 			const uint64_t n2334 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pOffsets.count", n2334);
@@ -31728,7 +31728,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
 			const uint64_t n2338 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pSizes.count", n2338);
@@ -31743,7 +31743,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStrides", s->pStrides)) {
 		{
 			const uint64_t n2342 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pStrides.count", n2342);
@@ -31765,7 +31765,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
 		sbt_vk_pr_null(pr, "pBuffers");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBuffers", s->pBuffers)) {
 		{
 			const uint64_t n2346 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pBuffers.count", n2346);
@@ -31780,7 +31780,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
 			const uint64_t n2350 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pOffsets.count", n2350);
@@ -31795,7 +31795,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 	if (!s->pSizes) {
 		sbt_vk_pr_null(pr, "pSizes");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSizes", s->pSizes)) {
 		{
 			const uint64_t n2354 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pSizes.count", n2354);
@@ -31810,7 +31810,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 	}
 	if (!s->pStrides) {
 		sbt_vk_pr_null(pr, "pStrides");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pStrides", s->pStrides)) {
 		{
 			const uint64_t n2358 = (uint64_t)s->bindingCount;
 			sbt_vk_pr_u(pr, "pStrides.count", n2358);
@@ -31983,7 +31983,7 @@ static void sbt_vk_pc_vkCmdSetSampleMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkC
 	sbt_vk_pr_x(pr, "samples", (uint64_t)(s->samples));
 	if (!s->pSampleMask) {
 		sbt_vk_pr_null(pr, "pSampleMask");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSampleMask", s->pSampleMask)) {
 		{
 			const uint64_t n2362 = (uint64_t)((s->samples + 31) / 32);
 			sbt_vk_pr_u(pr, "pSampleMask.count", n2362);
@@ -32023,7 +32023,7 @@ static void sbt_vk_pc_vkCmdSetColorBlendEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendEnables) {
 		sbt_vk_pr_null(pr, "pColorBlendEnables");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorBlendEnables", s->pColorBlendEnables)) {
 		{
 			const uint64_t n2366 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorBlendEnables.count", n2366);
@@ -32045,7 +32045,7 @@ static void sbt_vk_pc_vkCmdSetColorBlendEquationEXT(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendEquations) {
 		sbt_vk_pr_null(pr, "pColorBlendEquations");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorBlendEquations", s->pColorBlendEquations)) {
 		{
 			const uint64_t n2370 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorBlendEquations.count", n2370);
@@ -32071,7 +32071,7 @@ static void sbt_vk_pc_vkCmdSetColorWriteMaskEXT(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorWriteMasks) {
 		sbt_vk_pr_null(pr, "pColorWriteMasks");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorWriteMasks", s->pColorWriteMasks)) {
 		{
 			const uint64_t n2375 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorWriteMasks.count", n2375);
@@ -32123,7 +32123,7 @@ static void sbt_vk_pc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendAdvanced) {
 		sbt_vk_pr_null(pr, "pColorBlendAdvanced");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorBlendAdvanced", s->pColorBlendAdvanced)) {
 		{
 			const uint64_t n2379 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorBlendAdvanced.count", n2379);
@@ -32179,7 +32179,7 @@ static void sbt_vk_pc_vkCmdSetViewportSwizzleNV(sbt_vk_pr *pr, const sbt_vk_args
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportSwizzles) {
 		sbt_vk_pr_null(pr, "pViewportSwizzles");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pViewportSwizzles", s->pViewportSwizzles)) {
 		{
 			const uint64_t n2384 = (uint64_t)s->viewportCount;
 			sbt_vk_pr_u(pr, "pViewportSwizzles.count", n2384);
@@ -32228,7 +32228,7 @@ static void sbt_vk_pc_vkCmdSetCoverageModulationTableNV(sbt_vk_pr *pr, const sbt
 	sbt_vk_pr_u(pr, "coverageModulationTableCount", (uint64_t)(s->coverageModulationTableCount));
 	if (!s->pCoverageModulationTable) {
 		sbt_vk_pr_null(pr, "pCoverageModulationTable");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCoverageModulationTable", s->pCoverageModulationTable)) {
 		{
 			const uint64_t n2389 = (uint64_t)s->coverageModulationTableCount;
 			sbt_vk_pr_u(pr, "pCoverageModulationTable.count", n2389);
@@ -32623,7 +32623,7 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateKHR(sbt_vk_pr *pr, const sbt_vk
 	}
 	if (!s->combinerOps) {
 		sbt_vk_pr_null(pr, "combinerOps");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "combinerOps", s->combinerOps)) {
 		{
 			const uint64_t n2435 = (uint64_t)(2);
 			sbt_vk_pr_u(pr, "combinerOps.count", n2435);
@@ -32650,7 +32650,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_pr *pr, 
 	}
 	if (!s->pFragmentShadingRates) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRates");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pFragmentShadingRates", s->pFragmentShadingRates)) {
 		{
 			const uint64_t n2440 = (s->pFragmentShadingRateCount ? (uint64_t)*s->pFragmentShadingRateCount : 0);
 			sbt_vk_pr_u(pr, "pFragmentShadingRates.count", n2440);
@@ -32676,7 +32676,7 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_pr *pr, const sbt
 	sbt_vk_pr_e(pr, "shadingRate", sbt_vk_en_VkFragmentShadingRateNV((int64_t)(s->shadingRate)), (int64_t)(s->shadingRate));
 	if (!s->combinerOps) {
 		sbt_vk_pr_null(pr, "combinerOps");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "combinerOps", s->combinerOps)) {
 		{
 			const uint64_t n2445 = (uint64_t)(2);
 			sbt_vk_pr_u(pr, "combinerOps.count", n2445);
@@ -32708,7 +32708,7 @@ static void sbt_vk_pc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_pr *pr, con
 	}
 	if (!s->pMaxPrimitiveCounts) {
 		sbt_vk_pr_null(pr, "pMaxPrimitiveCounts");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMaxPrimitiveCounts", s->pMaxPrimitiveCounts)) {
 		{
 			const uint64_t n2451 = (s->pBuildInfo ? (uint64_t)s->pBuildInfo->geometryCount : 0);
 			sbt_vk_pr_u(pr, "pMaxPrimitiveCounts.count", n2451);
@@ -32740,7 +32740,7 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "vertexBindingDescriptionCount", (uint64_t)(s->vertexBindingDescriptionCount));
 	if (!s->pVertexBindingDescriptions) {
 		sbt_vk_pr_null(pr, "pVertexBindingDescriptions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexBindingDescriptions", s->pVertexBindingDescriptions)) {
 		{
 			const uint64_t n2457 = (uint64_t)s->vertexBindingDescriptionCount;
 			sbt_vk_pr_u(pr, "pVertexBindingDescriptions.count", n2457);
@@ -32760,7 +32760,7 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "vertexAttributeDescriptionCount", (uint64_t)(s->vertexAttributeDescriptionCount));
 	if (!s->pVertexAttributeDescriptions) {
 		sbt_vk_pr_null(pr, "pVertexAttributeDescriptions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVertexAttributeDescriptions", s->pVertexAttributeDescriptions)) {
 		{
 			const uint64_t n2462 = (uint64_t)s->vertexAttributeDescriptionCount;
 			sbt_vk_pr_u(pr, "pVertexAttributeDescriptions.count", n2462);
@@ -32785,7 +32785,7 @@ static void sbt_vk_pc_vkCmdSetColorWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorWriteEnables) {
 		sbt_vk_pr_null(pr, "pColorWriteEnables");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pColorWriteEnables", s->pColorWriteEnables)) {
 		{
 			const uint64_t n2467 = (uint64_t)s->attachmentCount;
 			sbt_vk_pr_u(pr, "pColorWriteEnables.count", n2467);
@@ -32854,7 +32854,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pEvents", s->pEvents)) {
 		{
 			const uint64_t n2475 = (uint64_t)s->eventCount;
 			sbt_vk_pr_u(pr, "pEvents.count", n2475);
@@ -32869,7 +32869,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDependencyInfos", s->pDependencyInfos)) {
 		{
 			const uint64_t n2479 = (uint64_t)s->eventCount;
 			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2479);
@@ -32894,7 +32894,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pEvents", s->pEvents)) {
 		{
 			const uint64_t n2484 = (uint64_t)s->eventCount;
 			sbt_vk_pr_u(pr, "pEvents.count", n2484);
@@ -32909,7 +32909,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 	}
 	if (!s->pDependencyInfos) {
 		sbt_vk_pr_null(pr, "pDependencyInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDependencyInfos", s->pDependencyInfos)) {
 		{
 			const uint64_t n2488 = (uint64_t)s->eventCount;
 			sbt_vk_pr_u(pr, "pDependencyInfos.count", n2488);
@@ -32966,7 +32966,7 @@ static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSub
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSubmits", s->pSubmits)) {
 		{
 			const uint64_t n2497 = (uint64_t)s->submitCount;
 			sbt_vk_pr_u(pr, "pSubmits.count", n2497);
@@ -32993,7 +32993,7 @@ static void sbt_vk_pc_vkQueueSubmit2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pSubmits", s->pSubmits)) {
 		{
 			const uint64_t n2502 = (uint64_t)s->submitCount;
 			sbt_vk_pr_u(pr, "pSubmits.count", n2502);
@@ -33051,7 +33051,7 @@ static void sbt_vk_pc_vkGetQueueCheckpointData2NV(sbt_vk_pr *pr, const sbt_vk_ar
 	}
 	if (!s->pCheckpointData) {
 		sbt_vk_pr_null(pr, "pCheckpointData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pCheckpointData", s->pCheckpointData)) {
 		{
 			const uint64_t n2508 = (s->pCheckpointDataCount ? (uint64_t)*s->pCheckpointDataCount : 0);
 			sbt_vk_pr_u(pr, "pCheckpointData.count", n2508);
@@ -33121,7 +33121,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_pr *pr,
 	}
 	if (!s->pVideoFormatProperties) {
 		sbt_vk_pr_null(pr, "pVideoFormatProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pVideoFormatProperties", s->pVideoFormatProperties)) {
 		{
 			const uint64_t n2520 = (s->pVideoFormatPropertyCount ? (uint64_t)*s->pVideoFormatPropertyCount : 0);
 			sbt_vk_pr_u(pr, "pVideoFormatProperties.count", n2520);
@@ -33276,7 +33276,7 @@ static void sbt_vk_pc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 	}
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMemoryRequirements", s->pMemoryRequirements)) {
 		{
 			const uint64_t n2542 = (s->pMemoryRequirementsCount ? (uint64_t)*s->pMemoryRequirementsCount : 0);
 			sbt_vk_pr_u(pr, "pMemoryRequirements.count", n2542);
@@ -33303,7 +33303,7 @@ static void sbt_vk_pc_vkBindVideoSessionMemoryKHR(sbt_vk_pr *pr, const sbt_vk_ar
 	sbt_vk_pr_u(pr, "bindSessionMemoryInfoCount", (uint64_t)(s->bindSessionMemoryInfoCount));
 	if (!s->pBindSessionMemoryInfos) {
 		sbt_vk_pr_null(pr, "pBindSessionMemoryInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindSessionMemoryInfos", s->pBindSessionMemoryInfos)) {
 		{
 			const uint64_t n2547 = (uint64_t)s->bindSessionMemoryInfoCount;
 			sbt_vk_pr_u(pr, "pBindSessionMemoryInfos.count", n2547);
@@ -33393,7 +33393,7 @@ static void sbt_vk_pc_vkCmdDecompressMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_v
 	sbt_vk_pr_u(pr, "decompressRegionCount", (uint64_t)(s->decompressRegionCount));
 	if (!s->pDecompressMemoryRegions) {
 		sbt_vk_pr_null(pr, "pDecompressMemoryRegions");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDecompressMemoryRegions", s->pDecompressMemoryRegions)) {
 		{
 			const uint64_t n2560 = (uint64_t)s->decompressRegionCount;
 			sbt_vk_pr_u(pr, "pDecompressMemoryRegions.count", n2560);
@@ -33568,7 +33568,7 @@ static void sbt_vk_pc_vkGetDescriptorEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pDescriptor) {
 		sbt_vk_pr_null(pr, "pDescriptor");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pDescriptor", s->pDescriptor)) {
 		sbt_vk_pr_bytes(pr, "pDescriptor", s->pDescriptor, (size_t)((uint64_t)s->dataSize));
 	}
 }
@@ -33579,7 +33579,7 @@ static void sbt_vk_pc_vkCmdBindDescriptorBuffersEXT(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "bufferCount", (uint64_t)(s->bufferCount));
 	if (!s->pBindingInfos) {
 		sbt_vk_pr_null(pr, "pBindingInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBindingInfos", s->pBindingInfos)) {
 		{
 			const uint64_t n2583 = (uint64_t)s->bufferCount;
 			sbt_vk_pr_u(pr, "pBindingInfos.count", n2583);
@@ -33607,7 +33607,7 @@ static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sb
 	sbt_vk_pr_u(pr, "setCount", (uint64_t)(s->setCount));
 	if (!s->pBufferIndices) {
 		sbt_vk_pr_null(pr, "pBufferIndices");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pBufferIndices", s->pBufferIndices)) {
 		{
 			const uint64_t n2588 = (uint64_t)s->setCount;
 			sbt_vk_pr_u(pr, "pBufferIndices.count", n2588);
@@ -33622,7 +33622,7 @@ static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sb
 	}
 	if (!s->pOffsets) {
 		sbt_vk_pr_null(pr, "pOffsets");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pOffsets", s->pOffsets)) {
 		{
 			const uint64_t n2592 = (uint64_t)s->setCount;
 			sbt_vk_pr_u(pr, "pOffsets.count", n2592);
@@ -33807,7 +33807,7 @@ static void sbt_vk_pc_vkCmdBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 	sbt_vk_pr_u(pr, "infoCount", (uint64_t)(s->infoCount));
 	if (!s->pInfos) {
 		sbt_vk_pr_null(pr, "pInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInfos", s->pInfos)) {
 		{
 			const uint64_t n2611 = (uint64_t)s->infoCount;
 			sbt_vk_pr_u(pr, "pInfos.count", n2611);
@@ -33833,7 +33833,7 @@ static void sbt_vk_pc_vkBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkBui
 	sbt_vk_pr_u(pr, "infoCount", (uint64_t)(s->infoCount));
 	if (!s->pInfos) {
 		sbt_vk_pr_null(pr, "pInfos");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pInfos", s->pInfos)) {
 		{
 			const uint64_t n2616 = (uint64_t)s->infoCount;
 			sbt_vk_pr_u(pr, "pInfos.count", n2616);
@@ -33978,7 +33978,7 @@ static void sbt_vk_pc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_
 	sbt_vk_pr_u(pr, "micromapCount", (uint64_t)(s->micromapCount));
 	if (!s->pMicromaps) {
 		sbt_vk_pr_null(pr, "pMicromaps");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMicromaps", s->pMicromaps)) {
 		{
 			const uint64_t n2635 = (uint64_t)s->micromapCount;
 			sbt_vk_pr_u(pr, "pMicromaps.count", n2635);
@@ -34002,7 +34002,7 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "micromapCount", (uint64_t)(s->micromapCount));
 	if (!s->pMicromaps) {
 		sbt_vk_pr_null(pr, "pMicromaps");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pMicromaps", s->pMicromaps)) {
 		{
 			const uint64_t n2639 = (uint64_t)s->micromapCount;
 			sbt_vk_pr_u(pr, "pMicromaps.count", n2639);
@@ -34019,7 +34019,7 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pData", s->pData)) {
 		sbt_vk_pr_bytes(pr, "pData", s->pData, (size_t)((uint64_t)s->dataSize));
 	}
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -34190,7 +34190,7 @@ static void sbt_vk_pc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_pr *pr, const sb
 	}
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pProperties", s->pProperties)) {
 		{
 			const uint64_t n2665 = (s->pPropertiesCount ? (uint64_t)*s->pPropertiesCount : 0);
 			sbt_vk_pr_u(pr, "pProperties.count", n2665);
@@ -34261,7 +34261,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_pr *pr
 	}
 	if (!s->pImageFormatProperties) {
 		sbt_vk_pr_null(pr, "pImageFormatProperties");
-	} else {
+	} else if (!sbt_vk_pr_blob(pr, "pImageFormatProperties", s->pImageFormatProperties)) {
 		{
 			const uint64_t n2677 = (s->pFormatCount ? (uint64_t)*s->pFormatCount : 0);
 			sbt_vk_pr_u(pr, "pImageFormatProperties.count", n2677);
