@@ -501,6 +501,18 @@ void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m)
 	sbt_dump_emit_null(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)));
 }
 
+void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v)
+{
+	char k[320];
+	sbt_dump_emit_handle(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), type, v);
+}
+
+void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v)
+{
+	char k[320];
+	sbt_dump_emit_version(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), v);
+}
+
 int sbt_vk_pr_blob(sbt_vk_pr *pr, const char *m, const void *p)
 {
 	for (size_t i = 0; i < pr->nblobs; i++) {

@@ -466,6 +466,10 @@ void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n);
 void sbt_vk_pr_e(sbt_vk_pr *pr, const char *m, const char *name, int64_t v);
 void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n);
 void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m);
+/* A handle of type type ("VkBuffer"): hex in text, an id in JSON. */
+void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v);
+/* An API version (VK_MAKE_API_VERSION) as "1.3.239". */
+void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v);
 /* When p is a blob placeholder, show member m as the blob's reference and
  * return 1; else 0 (p is real data, to be shown as usual). */
 int sbt_vk_pr_blob(sbt_vk_pr *pr, const char *m, const void *p);

@@ -769,6 +769,8 @@ class Emit:
         if k == "u":
             if el.bitmask:
                 return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
+            if key == "apiVersion" and el.bits == 32:
+                return ["sbt_vk_pr_ver(pr, \"%s\", (uint32_t)(%s));" % (key, lv)]
             return ["sbt_vk_pr_u(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
         if k == "i":
             return ["sbt_vk_pr_i(pr, \"%s\", (int64_t)(%s));" % (key, lv)]
@@ -778,7 +780,9 @@ class Emit:
                     % (key, self.reg.resolve(el.ctype), lv, lv)]
         if k in ("f32", "f64"):
             return ["sbt_vk_pr_f(pr, \"%s\", (double)(%s));" % (key, lv)]
-        if k in ("h", "p"):
+        if k == "h":
+            return ["sbt_vk_pr_h(pr, \"%s\", \"%s\", (uint64_t)(uintptr_t)(%s));" % (key, el.ctype, lv)]
+        if k == "p":
             return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(uintptr_t)(%s));" % (key, lv)]
         if k == "s" or (k == "raw" and not self.reg.struct(el.sname).is_union):
             m = self.t("m")

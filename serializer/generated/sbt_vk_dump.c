@@ -6369,7 +6369,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkComponentMapping(sbt_vk_pr *pr
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceProperties(sbt_vk_pr *pr, const VkPhysicalDeviceProperties *s)
 {
-	sbt_vk_pr_u(pr, "apiVersion", (uint64_t)(s->apiVersion));
+	sbt_vk_pr_ver(pr, "apiVersion", (uint32_t)(s->apiVersion));
 	sbt_vk_pr_u(pr, "driverVersion", (uint64_t)(s->driverVersion));
 	sbt_vk_pr_u(pr, "vendorID", (uint64_t)(s->vendorID));
 	sbt_vk_pr_u(pr, "deviceID", (uint64_t)(s->deviceID));
@@ -6416,7 +6416,7 @@ static void sbt_vk_pb_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *
 		sbt_vk_pr_s(pr, "pEngineName", s->pEngineName, strlen(s->pEngineName));
 	}
 	sbt_vk_pr_u(pr, "engineVersion", (uint64_t)(s->engineVersion));
-	sbt_vk_pr_u(pr, "apiVersion", (uint64_t)(s->apiVersion));
+	sbt_vk_pr_ver(pr, "apiVersion", (uint32_t)(s->apiVersion));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkApplicationInfo(sbt_vk_pr *pr, const VkApplicationInfo *s)
@@ -6699,7 +6699,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryHeap(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pb_VkMappedMemoryRange(sbt_vk_pr *pr, const VkMappedMemoryRange *s)
 {
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
@@ -6733,21 +6733,21 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageFormatProperties(sbt_vk_p
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferInfo(sbt_vk_pr *pr, const VkDescriptorBufferInfo *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "range", (uint64_t)(s->range));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorImageInfo(sbt_vk_pr *pr, const VkDescriptorImageInfo *s)
 {
-	sbt_vk_pr_x(pr, "sampler", (uint64_t)(uintptr_t)(s->sampler));
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "sampler", "VkSampler", (uint64_t)(uintptr_t)(s->sampler));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 }
 
 static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescriptorSet *s)
 {
-	sbt_vk_pr_x(pr, "dstSet", (uint64_t)(uintptr_t)(s->dstSet));
+	sbt_vk_pr_h(pr, "dstSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->dstSet));
 	sbt_vk_pr_u(pr, "dstBinding", (uint64_t)(s->dstBinding));
 	sbt_vk_pr_u(pr, "dstArrayElement", (uint64_t)(s->dstArrayElement));
 	sbt_vk_pr_u(pr, "descriptorCount", (uint64_t)(s->descriptorCount));
@@ -6799,7 +6799,7 @@ static void sbt_vk_pb_VkWriteDescriptorSet(sbt_vk_pr *pr, const VkWriteDescripto
 			size_t m56 = sbt_vk_pr_enter(pr, "pTexelBufferView");
 			for (uint64_t i55 = 0; i55 < n54 && i55 < SBT_VK_PR_MAX_ELEMS; i55++) {
 				size_t m57 = sbt_vk_pr_pushi(pr, i55);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pTexelBufferView[i55]));
+				sbt_vk_pr_h(pr, "", "VkBufferView", (uint64_t)(uintptr_t)(s->pTexelBufferView[i55]));
 				sbt_vk_pr_pop(pr, m57);
 			}
 			sbt_vk_pr_pop(pr, m56);
@@ -6816,10 +6816,10 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSet(sbt_vk_pr *
 
 static void sbt_vk_pb_VkCopyDescriptorSet(sbt_vk_pr *pr, const VkCopyDescriptorSet *s)
 {
-	sbt_vk_pr_x(pr, "srcSet", (uint64_t)(uintptr_t)(s->srcSet));
+	sbt_vk_pr_h(pr, "srcSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->srcSet));
 	sbt_vk_pr_u(pr, "srcBinding", (uint64_t)(s->srcBinding));
 	sbt_vk_pr_u(pr, "srcArrayElement", (uint64_t)(s->srcArrayElement));
-	sbt_vk_pr_x(pr, "dstSet", (uint64_t)(uintptr_t)(s->dstSet));
+	sbt_vk_pr_h(pr, "dstSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->dstSet));
 	sbt_vk_pr_u(pr, "dstBinding", (uint64_t)(s->dstBinding));
 	sbt_vk_pr_u(pr, "dstArrayElement", (uint64_t)(s->dstArrayElement));
 	sbt_vk_pr_u(pr, "descriptorCount", (uint64_t)(s->descriptorCount));
@@ -6866,7 +6866,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferCreateInfo(sbt_vk_pr *pr
 static void sbt_vk_pb_VkBufferViewCreateInfo(sbt_vk_pr *pr, const VkBufferViewCreateInfo *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "range", (uint64_t)(s->range));
@@ -6922,7 +6922,7 @@ static void sbt_vk_pb_VkBufferMemoryBarrier(sbt_vk_pr *pr, const VkBufferMemoryB
 	sbt_vk_pr_x(pr, "dstAccessMask", (uint64_t)(s->dstAccessMask));
 	sbt_vk_pr_u(pr, "srcQueueFamilyIndex", (uint64_t)(s->srcQueueFamilyIndex));
 	sbt_vk_pr_u(pr, "dstQueueFamilyIndex", (uint64_t)(s->dstQueueFamilyIndex));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
@@ -6942,7 +6942,7 @@ static void sbt_vk_pb_VkImageMemoryBarrier(sbt_vk_pr *pr, const VkImageMemoryBar
 	sbt_vk_pr_e(pr, "newLayout", sbt_vk_en_VkImageLayout((int64_t)(s->newLayout)), (int64_t)(s->newLayout));
 	sbt_vk_pr_u(pr, "srcQueueFamilyIndex", (uint64_t)(s->srcQueueFamilyIndex));
 	sbt_vk_pr_u(pr, "dstQueueFamilyIndex", (uint64_t)(s->dstQueueFamilyIndex));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	{
 		size_t m62 = sbt_vk_pr_enter(pr, "subresourceRange");
 		sbt_vk_p_VkImageSubresourceRange(pr, &(s->subresourceRange));
@@ -7011,7 +7011,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubresourceLayout(sbt_vk_pr *p
 static void sbt_vk_pb_VkImageViewCreateInfo(sbt_vk_pr *pr, const VkImageViewCreateInfo *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_e(pr, "viewType", sbt_vk_en_VkImageViewType((int64_t)(s->viewType)), (int64_t)(s->viewType));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	{
@@ -7044,7 +7044,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseMemoryBind(sbt_vk_pr *pr
 {
 	sbt_vk_pr_u(pr, "resourceOffset", (uint64_t)(s->resourceOffset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
@@ -7066,14 +7066,14 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBind(sbt_vk_p
 		sbt_vk_p_VkExtent3D(pr, &(s->extent));
 		sbt_vk_pr_pop(pr, m72);
 	}
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt_vk_pr *pr, const VkSparseBufferMemoryBindInfo *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
@@ -7098,7 +7098,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseBufferMemoryBindInfo(sbt
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageOpaqueMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageOpaqueMemoryBindInfo *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
@@ -7123,7 +7123,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageOpaqueMemoryBindInf
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSparseImageMemoryBindInfo(sbt_vk_pr *pr, const VkSparseImageMemoryBindInfo *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_u(pr, "bindCount", (uint64_t)(s->bindCount));
 	if (!s->pBinds) {
 		sbt_vk_pr_null(pr, "pBinds");
@@ -7158,7 +7158,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 			size_t m90 = sbt_vk_pr_enter(pr, "pWaitSemaphores");
 			for (uint64_t i89 = 0; i89 < n88 && i89 < SBT_VK_PR_MAX_ELEMS; i89++) {
 				size_t m91 = sbt_vk_pr_pushi(pr, i89);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i89]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i89]));
 				sbt_vk_pr_pop(pr, m91);
 			}
 			sbt_vk_pr_pop(pr, m90);
@@ -7234,7 +7234,7 @@ static void sbt_vk_pb_VkBindSparseInfo(sbt_vk_pr *pr, const VkBindSparseInfo *s)
 			size_t m109 = sbt_vk_pr_enter(pr, "pSignalSemaphores");
 			for (uint64_t i108 = 0; i108 < n107 && i108 < SBT_VK_PR_MAX_ELEMS; i108++) {
 				size_t m110 = sbt_vk_pr_pushi(pr, i108);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSignalSemaphores[i108]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pSignalSemaphores[i108]));
 				sbt_vk_pr_pop(pr, m110);
 			}
 			sbt_vk_pr_pop(pr, m109);
@@ -7388,7 +7388,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorSetLayoutBinding(sbt
 			size_t m132 = sbt_vk_pr_enter(pr, "pImmutableSamplers");
 			for (uint64_t i131 = 0; i131 < n130 && i131 < SBT_VK_PR_MAX_ELEMS; i131++) {
 				size_t m133 = sbt_vk_pr_pushi(pr, i131);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pImmutableSamplers[i131]));
+				sbt_vk_pr_h(pr, "", "VkSampler", (uint64_t)(uintptr_t)(s->pImmutableSamplers[i131]));
 				sbt_vk_pr_pop(pr, m133);
 			}
 			sbt_vk_pr_pop(pr, m132);
@@ -7469,7 +7469,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorPoolCreateInfo(sbt_v
 
 static void sbt_vk_pb_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescriptorSetAllocateInfo *s)
 {
-	sbt_vk_pr_x(pr, "descriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_pr_h(pr, "descriptorPool", "VkDescriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pSetLayouts) {
 		sbt_vk_pr_null(pr, "pSetLayouts");
@@ -7480,7 +7480,7 @@ static void sbt_vk_pb_VkDescriptorSetAllocateInfo(sbt_vk_pr *pr, const VkDescrip
 			size_t m146 = sbt_vk_pr_enter(pr, "pSetLayouts");
 			for (uint64_t i145 = 0; i145 < n144 && i145 < SBT_VK_PR_MAX_ELEMS; i145++) {
 				size_t m147 = sbt_vk_pr_pushi(pr, i145);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSetLayouts[i145]));
+				sbt_vk_pr_h(pr, "", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->pSetLayouts[i145]));
 				sbt_vk_pr_pop(pr, m147);
 			}
 			sbt_vk_pr_pop(pr, m146);
@@ -7536,7 +7536,7 @@ static void sbt_vk_pb_VkPipelineShaderStageCreateInfo(sbt_vk_pr *pr, const VkPip
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_x(pr, "stage", (uint64_t)(s->stage));
-	sbt_vk_pr_x(pr, "module", (uint64_t)(uintptr_t)(s->module));
+	sbt_vk_pr_h(pr, "module", "VkShaderModule", (uint64_t)(uintptr_t)(s->module));
 	if (!s->pName) {
 		sbt_vk_pr_null(pr, "pName");
 	} else {
@@ -7570,8 +7570,8 @@ static void sbt_vk_pb_VkComputePipelineCreateInfo(sbt_vk_pr *pr, const VkCompute
 		sbt_vk_p_VkPipelineShaderStageCreateInfo(pr, &(s->stage));
 		sbt_vk_pr_pop(pr, m155);
 	}
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
-	sbt_vk_pr_x(pr, "basePipelineHandle", (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "basePipelineHandle", "VkPipeline", (uint64_t)(uintptr_t)(s->basePipelineHandle));
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
@@ -8029,10 +8029,10 @@ static void sbt_vk_pb_VkGraphicsPipelineCreateInfo(sbt_vk_pr *pr, const VkGraphi
 		}
 		sbt_vk_pr_pop(pr, m216);
 	}
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_pr_u(pr, "subpass", (uint64_t)(s->subpass));
-	sbt_vk_pr_x(pr, "basePipelineHandle", (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_pr_h(pr, "basePipelineHandle", "VkPipeline", (uint64_t)(uintptr_t)(s->basePipelineHandle));
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
@@ -8081,7 +8081,7 @@ static void sbt_vk_pb_VkPipelineLayoutCreateInfo(sbt_vk_pr *pr, const VkPipeline
 			size_t m220 = sbt_vk_pr_enter(pr, "pSetLayouts");
 			for (uint64_t i219 = 0; i219 < n218 && i219 < SBT_VK_PR_MAX_ELEMS; i219++) {
 				size_t m221 = sbt_vk_pr_pushi(pr, i219);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSetLayouts[i219]));
+				sbt_vk_pr_h(pr, "", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->pSetLayouts[i219]));
 				sbt_vk_pr_pop(pr, m221);
 			}
 			sbt_vk_pr_pop(pr, m220);
@@ -8158,7 +8158,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandPoolCreateInfo(sbt_vk_p
 
 static void sbt_vk_pb_VkCommandBufferAllocateInfo(sbt_vk_pr *pr, const VkCommandBufferAllocateInfo *s)
 {
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	sbt_vk_pr_e(pr, "level", sbt_vk_en_VkCommandBufferLevel((int64_t)(s->level)), (int64_t)(s->level));
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 }
@@ -8172,9 +8172,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferAllocateInfo(sbt_
 
 static void sbt_vk_pb_VkCommandBufferInheritanceInfo(sbt_vk_pr *pr, const VkCommandBufferInheritanceInfo *s)
 {
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_pr_u(pr, "subpass", (uint64_t)(s->subpass));
-	sbt_vk_pr_x(pr, "framebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_pr_h(pr, "framebuffer", "VkFramebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
 	sbt_vk_pr_u(pr, "occlusionQueryEnable", (uint64_t)(s->occlusionQueryEnable));
 	sbt_vk_pr_x(pr, "queryFlags", (uint64_t)(s->queryFlags));
 	sbt_vk_pr_x(pr, "pipelineStatistics", (uint64_t)(s->pipelineStatistics));
@@ -8212,8 +8212,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCommandBufferBeginInfo(sbt_vk_
 
 static void sbt_vk_pb_VkRenderPassBeginInfo(sbt_vk_pr *pr, const VkRenderPassBeginInfo *s)
 {
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
-	sbt_vk_pr_x(pr, "framebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "framebuffer", "VkFramebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
 	{
 		size_t m229 = sbt_vk_pr_enter(pr, "renderArea");
 		sbt_vk_p_VkRect2D(pr, &(s->renderArea));
@@ -8743,7 +8743,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkQueryPoolCreateInfo(sbt_vk_pr 
 static void sbt_vk_pb_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebufferCreateInfo *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
@@ -8754,7 +8754,7 @@ static void sbt_vk_pb_VkFramebufferCreateInfo(sbt_vk_pr *pr, const VkFramebuffer
 			size_t m296 = sbt_vk_pr_enter(pr, "pAttachments");
 			for (uint64_t i295 = 0; i295 < n294 && i295 < SBT_VK_PR_MAX_ELEMS; i295++) {
 				size_t m297 = sbt_vk_pr_pushi(pr, i295);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAttachments[i295]));
+				sbt_vk_pr_h(pr, "", "VkImageView", (uint64_t)(uintptr_t)(s->pAttachments[i295]));
 				sbt_vk_pr_pop(pr, m297);
 			}
 			sbt_vk_pr_pop(pr, m296);
@@ -8797,7 +8797,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 			size_t m300 = sbt_vk_pr_enter(pr, "pWaitSemaphores");
 			for (uint64_t i299 = 0; i299 < n298 && i299 < SBT_VK_PR_MAX_ELEMS; i299++) {
 				size_t m301 = sbt_vk_pr_pushi(pr, i299);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i299]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i299]));
 				sbt_vk_pr_pop(pr, m301);
 			}
 			sbt_vk_pr_pop(pr, m300);
@@ -8828,7 +8828,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 			size_t m308 = sbt_vk_pr_enter(pr, "pCommandBuffers");
 			for (uint64_t i307 = 0; i307 < n306 && i307 < SBT_VK_PR_MAX_ELEMS; i307++) {
 				size_t m309 = sbt_vk_pr_pushi(pr, i307);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCommandBuffers[i307]));
+				sbt_vk_pr_h(pr, "", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->pCommandBuffers[i307]));
 				sbt_vk_pr_pop(pr, m309);
 			}
 			sbt_vk_pr_pop(pr, m308);
@@ -8844,7 +8844,7 @@ static void sbt_vk_pb_VkSubmitInfo(sbt_vk_pr *pr, const VkSubmitInfo *s)
 			size_t m312 = sbt_vk_pr_enter(pr, "pSignalSemaphores");
 			for (uint64_t i311 = 0; i311 < n310 && i311 < SBT_VK_PR_MAX_ELEMS; i311++) {
 				size_t m313 = sbt_vk_pr_pushi(pr, i311);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSignalSemaphores[i311]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pSignalSemaphores[i311]));
 				sbt_vk_pr_pop(pr, m313);
 			}
 			sbt_vk_pr_pop(pr, m312);
@@ -8861,7 +8861,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSubmitInfo(sbt_vk_pr *pr, cons
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr *pr, const VkDisplayPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->displayName) {
 		sbt_vk_pr_null(pr, "displayName");
 	} else {
@@ -8884,7 +8884,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPropertiesKHR(sbt_vk_pr
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const VkDisplayPlanePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "currentDisplay", (uint64_t)(uintptr_t)(s->currentDisplay));
+	sbt_vk_pr_h(pr, "currentDisplay", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->currentDisplay));
 	sbt_vk_pr_u(pr, "currentStackIndex", (uint64_t)(s->currentStackIndex));
 }
 
@@ -8900,7 +8900,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeParametersKHR(sbt_v
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModePropertiesKHR(sbt_vk_pr *pr, const VkDisplayModePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "displayMode", (uint64_t)(uintptr_t)(s->displayMode));
+	sbt_vk_pr_h(pr, "displayMode", "VkDisplayModeKHR", (uint64_t)(uintptr_t)(s->displayMode));
 	{
 		size_t m317 = sbt_vk_pr_enter(pr, "parameters");
 		sbt_vk_p_VkDisplayModeParametersKHR(pr, &(s->parameters));
@@ -8973,7 +8973,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayPlaneCapabilitiesKHR(sb
 static void sbt_vk_pb_VkDisplaySurfaceCreateInfoKHR(sbt_vk_pr *pr, const VkDisplaySurfaceCreateInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "displayMode", (uint64_t)(uintptr_t)(s->displayMode));
+	sbt_vk_pr_h(pr, "displayMode", "VkDisplayModeKHR", (uint64_t)(uintptr_t)(s->displayMode));
 	sbt_vk_pr_u(pr, "planeIndex", (uint64_t)(s->planeIndex));
 	sbt_vk_pr_u(pr, "planeStackIndex", (uint64_t)(s->planeStackIndex));
 	sbt_vk_pr_x(pr, "transform", (uint64_t)(s->transform));
@@ -9092,7 +9092,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSurfaceFormatKHR(sbt_vk_pr *pr
 static void sbt_vk_pb_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	sbt_vk_pr_u(pr, "minImageCount", (uint64_t)(s->minImageCount));
 	sbt_vk_pr_e(pr, "imageFormat", sbt_vk_en_VkFormat((int64_t)(s->imageFormat)), (int64_t)(s->imageFormat));
 	sbt_vk_pr_e(pr, "imageColorSpace", sbt_vk_en_VkColorSpaceKHR((int64_t)(s->imageColorSpace)), (int64_t)(s->imageColorSpace));
@@ -9124,7 +9124,7 @@ static void sbt_vk_pb_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainC
 	sbt_vk_pr_x(pr, "compositeAlpha", (uint64_t)(s->compositeAlpha));
 	sbt_vk_pr_e(pr, "presentMode", sbt_vk_en_VkPresentModeKHR((int64_t)(s->presentMode)), (int64_t)(s->presentMode));
 	sbt_vk_pr_u(pr, "clipped", (uint64_t)(s->clipped));
-	sbt_vk_pr_x(pr, "oldSwapchain", (uint64_t)(uintptr_t)(s->oldSwapchain));
+	sbt_vk_pr_h(pr, "oldSwapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->oldSwapchain));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkSwapchainCreateInfoKHR *s)
@@ -9146,7 +9146,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 			size_t m340 = sbt_vk_pr_enter(pr, "pWaitSemaphores");
 			for (uint64_t i339 = 0; i339 < n338 && i339 < SBT_VK_PR_MAX_ELEMS; i339++) {
 				size_t m341 = sbt_vk_pr_pushi(pr, i339);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i339]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pWaitSemaphores[i339]));
 				sbt_vk_pr_pop(pr, m341);
 			}
 			sbt_vk_pr_pop(pr, m340);
@@ -9162,7 +9162,7 @@ static void sbt_vk_pb_VkPresentInfoKHR(sbt_vk_pr *pr, const VkPresentInfoKHR *s)
 			size_t m344 = sbt_vk_pr_enter(pr, "pSwapchains");
 			for (uint64_t i343 = 0; i343 < n342 && i343 < SBT_VK_PR_MAX_ELEMS; i343++) {
 				size_t m345 = sbt_vk_pr_pushi(pr, i343);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchains[i343]));
+				sbt_vk_pr_h(pr, "", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->pSwapchains[i343]));
 				sbt_vk_pr_pop(pr, m345);
 			}
 			sbt_vk_pr_pop(pr, m344);
@@ -9394,8 +9394,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationBufferCreat
 
 static void sbt_vk_pb_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDedicatedAllocationMemoryAllocateInfoNV(sbt_vk_pr *pr, const VkDedicatedAllocationMemoryAllocateInfoNV *s)
@@ -9606,7 +9606,7 @@ static void sbt_vk_pb_VkGraphicsPipelineShaderGroupsCreateInfoNV(sbt_vk_pr *pr, 
 			size_t m387 = sbt_vk_pr_enter(pr, "pPipelines");
 			for (uint64_t i386 = 0; i386 < n385 && i386 < SBT_VK_PR_MAX_ELEMS; i386++) {
 				size_t m388 = sbt_vk_pr_pushi(pr, i386);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i386]));
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i386]));
 				sbt_vk_pr_pop(pr, m388);
 			}
 			sbt_vk_pr_pop(pr, m387);
@@ -9623,7 +9623,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGraphicsPipelineShaderGroupsCr
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsStreamNV(sbt_vk_pr *pr, const VkIndirectCommandsStreamNV *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 }
 
@@ -9634,7 +9634,7 @@ static void sbt_vk_pb_VkIndirectCommandsLayoutTokenNV(sbt_vk_pr *pr, const VkInd
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "vertexBindingUnit", (uint64_t)(s->vertexBindingUnit));
 	sbt_vk_pr_u(pr, "vertexDynamicStride", (uint64_t)(s->vertexDynamicStride));
-	sbt_vk_pr_x(pr, "pushconstantPipelineLayout", (uint64_t)(uintptr_t)(s->pushconstantPipelineLayout));
+	sbt_vk_pr_h(pr, "pushconstantPipelineLayout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->pushconstantPipelineLayout));
 	sbt_vk_pr_x(pr, "pushconstantShaderStageFlags", (uint64_t)(s->pushconstantShaderStageFlags));
 	sbt_vk_pr_u(pr, "pushconstantOffset", (uint64_t)(s->pushconstantOffset));
 	sbt_vk_pr_u(pr, "pushconstantSize", (uint64_t)(s->pushconstantSize));
@@ -9731,8 +9731,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkIndirectCommandsLayoutCreateIn
 static void sbt_vk_pb_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsInfoNV *s)
 {
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
-	sbt_vk_pr_x(pr, "indirectCommandsLayout", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "indirectCommandsLayout", "VkIndirectCommandsLayoutNV", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
 	sbt_vk_pr_u(pr, "streamCount", (uint64_t)(s->streamCount));
 	if (!s->pStreams) {
 		sbt_vk_pr_null(pr, "pStreams");
@@ -9754,12 +9754,12 @@ static void sbt_vk_pb_VkGeneratedCommandsInfoNV(sbt_vk_pr *pr, const VkGenerated
 		}
 	}
 	sbt_vk_pr_u(pr, "sequencesCount", (uint64_t)(s->sequencesCount));
-	sbt_vk_pr_x(pr, "preprocessBuffer", (uint64_t)(uintptr_t)(s->preprocessBuffer));
+	sbt_vk_pr_h(pr, "preprocessBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->preprocessBuffer));
 	sbt_vk_pr_u(pr, "preprocessOffset", (uint64_t)(s->preprocessOffset));
 	sbt_vk_pr_u(pr, "preprocessSize", (uint64_t)(s->preprocessSize));
-	sbt_vk_pr_x(pr, "sequencesCountBuffer", (uint64_t)(uintptr_t)(s->sequencesCountBuffer));
+	sbt_vk_pr_h(pr, "sequencesCountBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->sequencesCountBuffer));
 	sbt_vk_pr_u(pr, "sequencesCountOffset", (uint64_t)(s->sequencesCountOffset));
-	sbt_vk_pr_x(pr, "sequencesIndexBuffer", (uint64_t)(uintptr_t)(s->sequencesIndexBuffer));
+	sbt_vk_pr_h(pr, "sequencesIndexBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->sequencesIndexBuffer));
 	sbt_vk_pr_u(pr, "sequencesIndexOffset", (uint64_t)(s->sequencesIndexOffset));
 }
 
@@ -9773,8 +9773,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeneratedCommandsInfoNV(sbt_vk
 static void sbt_vk_pb_VkGeneratedCommandsMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkGeneratedCommandsMemoryRequirementsInfoNV *s)
 {
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
-	sbt_vk_pr_x(pr, "indirectCommandsLayout", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "indirectCommandsLayout", "VkIndirectCommandsLayoutNV", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
 	sbt_vk_pr_u(pr, "maxSequencesCount", (uint64_t)(s->maxSequencesCount));
 }
 
@@ -10195,7 +10195,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryFdPropertiesKHR(sbt_vk_p
 
 static void sbt_vk_pb_VkMemoryGetFdInfoKHR(sbt_vk_pr *pr, const VkMemoryGetFdInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
@@ -10246,7 +10246,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportSemaphoreCreateInfo(sbt_
 
 static void sbt_vk_pb_VkImportSemaphoreFdInfoKHR(sbt_vk_pr *pr, const VkImportSemaphoreFdInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
@@ -10261,7 +10261,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportSemaphoreFdInfoKHR(sbt_v
 
 static void sbt_vk_pb_VkSemaphoreGetFdInfoKHR(sbt_vk_pr *pr, const VkSemaphoreGetFdInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
@@ -10312,7 +10312,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkExportFenceCreateInfo(sbt_vk_p
 
 static void sbt_vk_pb_VkImportFenceFdInfoKHR(sbt_vk_pr *pr, const VkImportFenceFdInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
@@ -10327,7 +10327,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImportFenceFdInfoKHR(sbt_vk_pr
 
 static void sbt_vk_pb_VkFenceGetFdInfoKHR(sbt_vk_pr *pr, const VkFenceGetFdInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
@@ -10515,7 +10515,7 @@ static void sbt_vk_pb_VkPhysicalDeviceGroupProperties(sbt_vk_pr *pr, const VkPhy
 		size_t m450 = sbt_vk_pr_enter(pr, "physicalDevices");
 		for (uint64_t i449 = 0; i449 < n448 && i449 < SBT_VK_PR_MAX_ELEMS; i449++) {
 			size_t m451 = sbt_vk_pr_pushi(pr, i449);
-			sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->physicalDevices[i449]));
+			sbt_vk_pr_h(pr, "", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevices[i449]));
 			sbt_vk_pr_pop(pr, m451);
 		}
 		sbt_vk_pr_pop(pr, m450);
@@ -10545,8 +10545,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryAllocateFlagsInfo(sbt_vk
 
 static void sbt_vk_pb_VkBindBufferMemoryInfo(sbt_vk_pr *pr, const VkBindBufferMemoryInfo *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 }
 
@@ -10586,8 +10586,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindBufferMemoryDeviceGroupInf
 
 static void sbt_vk_pb_VkBindImageMemoryInfo(sbt_vk_pr *pr, const VkBindImageMemoryInfo *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 }
 
@@ -10786,7 +10786,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceGroupPresentCapabilities
 
 static void sbt_vk_pb_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sbt_vk_pr *pr, const VkImageSwapchainCreateInfoKHR *s)
@@ -10798,7 +10798,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSwapchainCreateInfoKHR(sb
 
 static void sbt_vk_pb_VkBindImageMemorySwapchainInfoKHR(sbt_vk_pr *pr, const VkBindImageMemorySwapchainInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_u(pr, "imageIndex", (uint64_t)(s->imageIndex));
 }
 
@@ -10811,10 +10811,10 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBindImageMemorySwapchainInfoKH
 
 static void sbt_vk_pb_VkAcquireNextImageInfoKHR(sbt_vk_pr *pr, const VkAcquireNextImageInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
@@ -10865,7 +10865,7 @@ static void sbt_vk_pb_VkDeviceGroupDeviceCreateInfo(sbt_vk_pr *pr, const VkDevic
 			size_t m492 = sbt_vk_pr_enter(pr, "pPhysicalDevices");
 			for (uint64_t i491 = 0; i491 < n490 && i491 < SBT_VK_PR_MAX_ELEMS; i491++) {
 				size_t m493 = sbt_vk_pr_pushi(pr, i491);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPhysicalDevices[i491]));
+				sbt_vk_pr_h(pr, "", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->pPhysicalDevices[i491]));
 				sbt_vk_pr_pop(pr, m493);
 			}
 			sbt_vk_pr_pop(pr, m492);
@@ -10926,9 +10926,9 @@ static void sbt_vk_pb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_pr *pr, const 
 		}
 	}
 	sbt_vk_pr_e(pr, "templateType", sbt_vk_en_VkDescriptorUpdateTemplateType((int64_t)(s->templateType)), (int64_t)(s->templateType));
-	sbt_vk_pr_x(pr, "descriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
+	sbt_vk_pr_h(pr, "descriptorSetLayout", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "pipelineLayout", (uint64_t)(uintptr_t)(s->pipelineLayout));
+	sbt_vk_pr_h(pr, "pipelineLayout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->pipelineLayout));
 	sbt_vk_pr_u(pr, "set", (uint64_t)(s->set));
 }
 
@@ -11281,7 +11281,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderPassInputAttachmentAspec
 
 static void sbt_vk_pb_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s)
 {
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceSurfaceInfo2KHR(sbt_vk_pr *pr, const VkPhysicalDeviceSurfaceInfo2KHR *s)
@@ -11373,7 +11373,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDisplayModeProperties2KHR(sbt_
 
 static void sbt_vk_pb_VkDisplayPlaneInfo2KHR(sbt_vk_pr *pr, const VkDisplayPlaneInfo2KHR *s)
 {
-	sbt_vk_pr_x(pr, "mode", (uint64_t)(uintptr_t)(s->mode));
+	sbt_vk_pr_h(pr, "mode", "VkDisplayModeKHR", (uint64_t)(uintptr_t)(s->mode));
 	sbt_vk_pr_u(pr, "planeIndex", (uint64_t)(s->planeIndex));
 }
 
@@ -11456,7 +11456,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceShaderSubgroupEx
 
 static void sbt_vk_pb_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkBufferMemoryRequirementsInfo2 *s)
@@ -11490,7 +11490,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceBufferMemoryRequirements
 
 static void sbt_vk_pb_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageMemoryRequirementsInfo2 *s)
@@ -11502,7 +11502,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageMemoryRequirementsInfo2(s
 
 static void sbt_vk_pb_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageSparseMemoryRequirementsInfo2(sbt_vk_pr *pr, const VkImageSparseMemoryRequirementsInfo2 *s)
@@ -11594,8 +11594,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedRequirements(sb
 
 static void sbt_vk_pb_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s)
 {
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryDedicatedAllocateInfo(sbt_vk_pr *pr, const VkMemoryDedicatedAllocateInfo *s)
@@ -11631,7 +11631,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineTessellationDomainOrig
 
 static void sbt_vk_pb_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s)
 {
-	sbt_vk_pr_x(pr, "conversion", (uint64_t)(uintptr_t)(s->conversion));
+	sbt_vk_pr_h(pr, "conversion", "VkSamplerYcbcrConversion", (uint64_t)(uintptr_t)(s->conversion));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSamplerYcbcrConversionInfo(sbt_vk_pr *pr, const VkSamplerYcbcrConversionInfo *s)
@@ -11726,7 +11726,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkTextureLODGatherFormatProperti
 
 static void sbt_vk_pb_VkConditionalRenderingBeginInfoEXT(sbt_vk_pr *pr, const VkConditionalRenderingBeginInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
@@ -12194,7 +12194,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkValidationCacheCreateInfoEXT(s
 
 static void sbt_vk_pb_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "validationCache", (uint64_t)(uintptr_t)(s->validationCache));
+	sbt_vk_pr_h(pr, "validationCache", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->validationCache));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkShaderModuleValidationCacheCreateInfoEXT(sbt_vk_pr *pr, const VkShaderModuleValidationCacheCreateInfoEXT *s)
@@ -13141,7 +13141,7 @@ static void sbt_vk_pb_VkSemaphoreWaitInfo(sbt_vk_pr *pr, const VkSemaphoreWaitIn
 			size_t m659 = sbt_vk_pr_enter(pr, "pSemaphores");
 			for (uint64_t i658 = 0; i658 < n657 && i658 < SBT_VK_PR_MAX_ELEMS; i658++) {
 				size_t m660 = sbt_vk_pr_pushi(pr, i658);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSemaphores[i658]));
+				sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pSemaphores[i658]));
 				sbt_vk_pr_pop(pr, m660);
 			}
 			sbt_vk_pr_pop(pr, m659);
@@ -13173,7 +13173,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreWaitInfo(sbt_vk_pr *p
 
 static void sbt_vk_pb_VkSemaphoreSignalInfo(sbt_vk_pr *pr, const VkSemaphoreSignalInfo *s)
 {
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	sbt_vk_pr_u(pr, "value", (uint64_t)(s->value));
 }
 
@@ -14045,8 +14045,8 @@ static void sbt_vk_pb_VkRayTracingPipelineCreateInfoNV(sbt_vk_pr *pr, const VkRa
 		}
 	}
 	sbt_vk_pr_u(pr, "maxRecursionDepth", (uint64_t)(s->maxRecursionDepth));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
-	sbt_vk_pr_x(pr, "basePipelineHandle", (uint64_t)(uintptr_t)(s->basePipelineHandle));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "basePipelineHandle", "VkPipeline", (uint64_t)(uintptr_t)(s->basePipelineHandle));
 	sbt_vk_pr_i(pr, "basePipelineIndex", (int64_t)(s->basePipelineIndex));
 }
 
@@ -14059,16 +14059,16 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRayTracingPipelineCreateInfoNV
 
 static void sbt_vk_pb_VkGeometryTrianglesNV(sbt_vk_pr *pr, const VkGeometryTrianglesNV *s)
 {
-	sbt_vk_pr_x(pr, "vertexData", (uint64_t)(uintptr_t)(s->vertexData));
+	sbt_vk_pr_h(pr, "vertexData", "VkBuffer", (uint64_t)(uintptr_t)(s->vertexData));
 	sbt_vk_pr_u(pr, "vertexOffset", (uint64_t)(s->vertexOffset));
 	sbt_vk_pr_u(pr, "vertexCount", (uint64_t)(s->vertexCount));
 	sbt_vk_pr_u(pr, "vertexStride", (uint64_t)(s->vertexStride));
 	sbt_vk_pr_e(pr, "vertexFormat", sbt_vk_en_VkFormat((int64_t)(s->vertexFormat)), (int64_t)(s->vertexFormat));
-	sbt_vk_pr_x(pr, "indexData", (uint64_t)(uintptr_t)(s->indexData));
+	sbt_vk_pr_h(pr, "indexData", "VkBuffer", (uint64_t)(uintptr_t)(s->indexData));
 	sbt_vk_pr_u(pr, "indexOffset", (uint64_t)(s->indexOffset));
 	sbt_vk_pr_u(pr, "indexCount", (uint64_t)(s->indexCount));
 	sbt_vk_pr_e(pr, "indexType", sbt_vk_en_VkIndexType((int64_t)(s->indexType)), (int64_t)(s->indexType));
-	sbt_vk_pr_x(pr, "transformData", (uint64_t)(uintptr_t)(s->transformData));
+	sbt_vk_pr_h(pr, "transformData", "VkBuffer", (uint64_t)(uintptr_t)(s->transformData));
 	sbt_vk_pr_u(pr, "transformOffset", (uint64_t)(s->transformOffset));
 }
 
@@ -14081,7 +14081,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkGeometryTrianglesNV(sbt_vk_pr 
 
 static void sbt_vk_pb_VkGeometryAABBNV(sbt_vk_pr *pr, const VkGeometryAABBNV *s)
 {
-	sbt_vk_pr_x(pr, "aabbData", (uint64_t)(uintptr_t)(s->aabbData));
+	sbt_vk_pr_h(pr, "aabbData", "VkBuffer", (uint64_t)(uintptr_t)(s->aabbData));
 	sbt_vk_pr_u(pr, "numAABBs", (uint64_t)(s->numAABBs));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
@@ -14179,8 +14179,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInf
 
 static void sbt_vk_pb_VkBindAccelerationStructureMemoryInfoNV(sbt_vk_pr *pr, const VkBindAccelerationStructureMemoryInfoNV *s)
 {
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_u(pr, "deviceIndexCount", (uint64_t)(s->deviceIndexCount));
 	if (!s->pDeviceIndices) {
@@ -14219,7 +14219,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureKHR(sbt_vk_pr *pr
 			size_t m746 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
 			for (uint64_t i745 = 0; i745 < n744 && i745 < SBT_VK_PR_MAX_ELEMS; i745++) {
 				size_t m747 = sbt_vk_pr_pushi(pr, i745);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i745]));
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i745]));
 				sbt_vk_pr_pop(pr, m747);
 			}
 			sbt_vk_pr_pop(pr, m746);
@@ -14246,7 +14246,7 @@ static void sbt_vk_pb_VkWriteDescriptorSetAccelerationStructureNV(sbt_vk_pr *pr,
 			size_t m750 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
 			for (uint64_t i749 = 0; i749 < n748 && i749 < SBT_VK_PR_MAX_ELEMS; i749++) {
 				size_t m751 = sbt_vk_pr_pushi(pr, i749);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i749]));
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i749]));
 				sbt_vk_pr_pop(pr, m751);
 			}
 			sbt_vk_pr_pop(pr, m750);
@@ -14264,7 +14264,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkWriteDescriptorSetAcceleration
 static void sbt_vk_pb_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s)
 {
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkAccelerationStructureMemoryRequirementsTypeNV((int64_t)(s->type)), (int64_t)(s->type));
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMemoryRequirementsInfoNV(sbt_vk_pr *pr, const VkAccelerationStructureMemoryRequirementsInfoNV *s)
@@ -14855,7 +14855,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceBufferDeviceAddr
 
 static void sbt_vk_pb_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBufferDeviceAddressInfo(sbt_vk_pr *pr, const VkBufferDeviceAddressInfo *s)
@@ -15001,7 +15001,7 @@ static void sbt_vk_pb_VkRenderPassAttachmentBeginInfo(sbt_vk_pr *pr, const VkRen
 			size_t m798 = sbt_vk_pr_enter(pr, "pAttachments");
 			for (uint64_t i797 = 0; i797 < n796 && i797 < SBT_VK_PR_MAX_ELEMS; i797++) {
 				size_t m799 = sbt_vk_pr_pushi(pr, i797);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAttachments[i797]));
+				sbt_vk_pr_h(pr, "", "VkImageView", (uint64_t)(uintptr_t)(s->pAttachments[i797]));
 				sbt_vk_pr_pop(pr, m799);
 			}
 			sbt_vk_pr_pop(pr, m798);
@@ -15086,9 +15086,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceYcbcrImageArrays
 
 static void sbt_vk_pb_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s)
 {
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "descriptorType", sbt_vk_en_VkDescriptorType((int64_t)(s->descriptorType)), (int64_t)(s->descriptorType));
-	sbt_vk_pr_x(pr, "sampler", (uint64_t)(uintptr_t)(s->sampler));
+	sbt_vk_pr_h(pr, "sampler", "VkSampler", (uint64_t)(uintptr_t)(s->sampler));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageViewHandleInfoNVX(sbt_vk_pr *pr, const VkImageViewHandleInfoNVX *s)
@@ -15606,7 +15606,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDevicePipelineExecutab
 
 static void sbt_vk_pb_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineInfoKHR(sbt_vk_pr *pr, const VkPipelineInfoKHR *s)
@@ -15633,7 +15633,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineExecutablePropertiesKH
 
 static void sbt_vk_pb_VkPipelineExecutableInfoKHR(sbt_vk_pr *pr, const VkPipelineExecutableInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "executableIndex", (uint64_t)(s->executableIndex));
 }
 
@@ -15784,7 +15784,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPipelineShaderStageRequiredSub
 
 static void sbt_vk_pb_VkSubpassShadingPipelineCreateInfoHUAWEI(sbt_vk_pr *pr, const VkSubpassShadingPipelineCreateInfoHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	sbt_vk_pr_u(pr, "subpass", (uint64_t)(s->subpass));
 }
 
@@ -15855,7 +15855,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMemoryOpaqueCaptureAddressAllo
 
 static void sbt_vk_pb_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s)
 {
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDeviceMemoryOpaqueCaptureAddressInfo(sbt_vk_pr *pr, const VkDeviceMemoryOpaqueCaptureAddressInfo *s)
@@ -16381,8 +16381,8 @@ static void sbt_vk_pb_VkAccelerationStructureBuildGeometryInfoKHR(sbt_vk_pr *pr,
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkAccelerationStructureTypeKHR((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkBuildAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
-	sbt_vk_pr_x(pr, "srcAccelerationStructure", (uint64_t)(uintptr_t)(s->srcAccelerationStructure));
-	sbt_vk_pr_x(pr, "dstAccelerationStructure", (uint64_t)(uintptr_t)(s->dstAccelerationStructure));
+	sbt_vk_pr_h(pr, "srcAccelerationStructure", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->srcAccelerationStructure));
+	sbt_vk_pr_h(pr, "dstAccelerationStructure", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->dstAccelerationStructure));
 	sbt_vk_pr_u(pr, "geometryCount", (uint64_t)(s->geometryCount));
 	if (!s->pGeometries) {
 		sbt_vk_pr_null(pr, "pGeometries");
@@ -16439,7 +16439,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureBuildGeom
 static void sbt_vk_pb_VkAccelerationStructureCreateInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureCreateInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "createFlags", (uint64_t)(s->createFlags));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkAccelerationStructureTypeKHR((int64_t)(s->type)), (int64_t)(s->type));
@@ -16455,7 +16455,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureCreateInf
 
 static void sbt_vk_pb_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->accelerationStructure));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureDeviceAddressInfoKHR(sbt_vk_pr *pr, const VkAccelerationStructureDeviceAddressInfoKHR *s)
@@ -16483,8 +16483,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureVersionIn
 
 static void sbt_vk_pb_VkCopyAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "src", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "dst", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
@@ -16497,7 +16497,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureInfoK
 
 static void sbt_vk_pb_VkCopyAccelerationStructureToMemoryInfoKHR(sbt_vk_pr *pr, const VkCopyAccelerationStructureToMemoryInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "src", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->src));
 	sbt_vk_pr_bytes(pr, "dst", &(s->dst), sizeof(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
@@ -16512,7 +16512,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyAccelerationStructureToMem
 static void sbt_vk_pb_VkCopyMemoryToAccelerationStructureInfoKHR(sbt_vk_pr *pr, const VkCopyMemoryToAccelerationStructureInfoKHR *s)
 {
 	sbt_vk_pr_bytes(pr, "src", &(s->src), sizeof(s->src));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "dst", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
@@ -16535,7 +16535,7 @@ static void sbt_vk_pb_VkPipelineLibraryCreateInfoKHR(sbt_vk_pr *pr, const VkPipe
 			size_t m839 = sbt_vk_pr_enter(pr, "pLibraries");
 			for (uint64_t i838 = 0; i838 < n837 && i838 < SBT_VK_PR_MAX_ELEMS; i838++) {
 				size_t m840 = sbt_vk_pr_pushi(pr, i838);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pLibraries[i838]));
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pLibraries[i838]));
 				sbt_vk_pr_pop(pr, m840);
 			}
 			sbt_vk_pr_pop(pr, m839);
@@ -16970,8 +16970,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkImageResolve2(sbt_vk_pr *pr, c
 
 static void sbt_vk_pb_VkCopyBufferInfo2(sbt_vk_pr *pr, const VkCopyBufferInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "srcBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
@@ -17003,9 +17003,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferInfo2(sbt_vk_pr *pr,
 
 static void sbt_vk_pb_VkCopyImageInfo2(sbt_vk_pr *pr, const VkCopyImageInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -17038,9 +17038,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageInfo2(sbt_vk_pr *pr, 
 
 static void sbt_vk_pb_VkBlitImageInfo2(sbt_vk_pr *pr, const VkBlitImageInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -17074,8 +17074,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkBlitImageInfo2(sbt_vk_pr *pr, 
 
 static void sbt_vk_pb_VkCopyBufferToImageInfo2(sbt_vk_pr *pr, const VkCopyBufferToImageInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "srcBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -17108,9 +17108,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyBufferToImageInfo2(sbt_vk_
 
 static void sbt_vk_pb_VkCopyImageToBufferInfo2(sbt_vk_pr *pr, const VkCopyImageToBufferInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
@@ -17142,9 +17142,9 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyImageToBufferInfo2(sbt_vk_
 
 static void sbt_vk_pb_VkResolveImageInfo2(sbt_vk_pr *pr, const VkResolveImageInfo2 *s)
 {
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -17607,7 +17607,7 @@ static void sbt_vk_pb_VkImageMemoryBarrier2(sbt_vk_pr *pr, const VkImageMemoryBa
 	sbt_vk_pr_e(pr, "newLayout", sbt_vk_en_VkImageLayout((int64_t)(s->newLayout)), (int64_t)(s->newLayout));
 	sbt_vk_pr_u(pr, "srcQueueFamilyIndex", (uint64_t)(s->srcQueueFamilyIndex));
 	sbt_vk_pr_u(pr, "dstQueueFamilyIndex", (uint64_t)(s->dstQueueFamilyIndex));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	{
 		size_t m916 = sbt_vk_pr_enter(pr, "subresourceRange");
 		sbt_vk_p_VkImageSubresourceRange(pr, &(s->subresourceRange));
@@ -17630,7 +17630,7 @@ static void sbt_vk_pb_VkBufferMemoryBarrier2(sbt_vk_pr *pr, const VkBufferMemory
 	sbt_vk_pr_x(pr, "dstAccessMask", (uint64_t)(s->dstAccessMask));
 	sbt_vk_pr_u(pr, "srcQueueFamilyIndex", (uint64_t)(s->srcQueueFamilyIndex));
 	sbt_vk_pr_u(pr, "dstQueueFamilyIndex", (uint64_t)(s->dstQueueFamilyIndex));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 }
@@ -17716,7 +17716,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDependencyInfo(sbt_vk_pr *pr, 
 
 static void sbt_vk_pb_VkSemaphoreSubmitInfo(sbt_vk_pr *pr, const VkSemaphoreSubmitInfo *s)
 {
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	sbt_vk_pr_u(pr, "value", (uint64_t)(s->value));
 	sbt_vk_pr_x(pr, "stageMask", (uint64_t)(s->stageMask));
 	sbt_vk_pr_u(pr, "deviceIndex", (uint64_t)(s->deviceIndex));
@@ -17731,7 +17731,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSemaphoreSubmitInfo(sbt_vk_pr 
 
 static void sbt_vk_pb_VkCommandBufferSubmitInfo(sbt_vk_pr *pr, const VkCommandBufferSubmitInfo *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
@@ -18085,7 +18085,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionMemoryRequirements
 static void sbt_vk_pb_VkBindVideoSessionMemoryInfoKHR(sbt_vk_pr *pr, const VkBindVideoSessionMemoryInfoKHR *s)
 {
 	sbt_vk_pr_u(pr, "memoryBindIndex", (uint64_t)(s->memoryBindIndex));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_u(pr, "memorySize", (uint64_t)(s->memorySize));
 }
@@ -18110,7 +18110,7 @@ static void sbt_vk_pb_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideo
 		sbt_vk_pr_pop(pr, m959);
 	}
 	sbt_vk_pr_u(pr, "baseArrayLayer", (uint64_t)(s->baseArrayLayer));
-	sbt_vk_pr_x(pr, "imageViewBinding", (uint64_t)(uintptr_t)(s->imageViewBinding));
+	sbt_vk_pr_h(pr, "imageViewBinding", "VkImageView", (uint64_t)(uintptr_t)(s->imageViewBinding));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoPictureResourceInfoKHR(sbt_vk_pr *pr, const VkVideoPictureResourceInfoKHR *s)
@@ -18170,7 +18170,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoDecodeUsageInfoKHR(sbt_vk
 static void sbt_vk_pb_VkVideoDecodeInfoKHR(sbt_vk_pr *pr, const VkVideoDecodeInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "srcBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_pr_h(pr, "srcBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
 	sbt_vk_pr_u(pr, "srcBufferOffset", (uint64_t)(s->srcBufferOffset));
 	sbt_vk_pr_u(pr, "srcBufferRange", (uint64_t)(s->srcBufferRange));
 	{
@@ -18265,8 +18265,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionCreateInfoKHR(sbt_
 static void sbt_vk_pb_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "videoSessionParametersTemplate", (uint64_t)(uintptr_t)(s->videoSessionParametersTemplate));
-	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_pr_h(pr, "videoSessionParametersTemplate", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->videoSessionParametersTemplate));
+	sbt_vk_pr_h(pr, "videoSession", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->videoSession));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersCreateInfoKHR(sbt_vk_pr *pr, const VkVideoSessionParametersCreateInfoKHR *s)
@@ -18291,8 +18291,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkVideoSessionParametersUpdateIn
 static void sbt_vk_pb_VkVideoBeginCodingInfoKHR(sbt_vk_pr *pr, const VkVideoBeginCodingInfoKHR *s)
 {
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
-	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
-	sbt_vk_pr_x(pr, "videoSessionParameters", (uint64_t)(uintptr_t)(s->videoSessionParameters));
+	sbt_vk_pr_h(pr, "videoSession", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_pr_h(pr, "videoSessionParameters", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->videoSessionParameters));
 	sbt_vk_pr_u(pr, "referenceSlotCount", (uint64_t)(s->referenceSlotCount));
 	if (!s->pReferenceSlots) {
 		sbt_vk_pr_null(pr, "pReferenceSlots");
@@ -18451,7 +18451,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCuModuleCreateInfoNVX(sbt_vk_p
 
 static void sbt_vk_pb_VkCuFunctionCreateInfoNVX(sbt_vk_pr *pr, const VkCuFunctionCreateInfoNVX *s)
 {
-	sbt_vk_pr_x(pr, "module", (uint64_t)(uintptr_t)(s->module));
+	sbt_vk_pr_h(pr, "module", "VkCuModuleNVX", (uint64_t)(uintptr_t)(s->module));
 	if (!s->pName) {
 		sbt_vk_pr_null(pr, "pName");
 	} else {
@@ -18566,7 +18566,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingInfoEXT
 
 static void sbt_vk_pb_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s)
 {
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkDescriptorBufferBindingPushDescriptorBufferHandleEXT(sbt_vk_pr *pr, const VkDescriptorBufferBindingPushDescriptorBufferHandleEXT *s)
@@ -18584,7 +18584,7 @@ static void sbt_vk_p_VkDescriptorDataEXT(sbt_vk_pr *pr, const VkDescriptorDataEX
 			sbt_vk_pr_null(pr, "pSampler");
 		} else {
 			size_t m982 = sbt_vk_pr_enter(pr, "pSampler");
-			sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSampler[0]));
+			sbt_vk_pr_h(pr, "", "VkSampler", (uint64_t)(uintptr_t)(s->pSampler[0]));
 			sbt_vk_pr_pop(pr, m982);
 		}
 		break;
@@ -18852,7 +18852,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureMotionInf
 
 static void sbt_vk_pb_VkMemoryGetRemoteAddressInfoNV(sbt_vk_pr *pr, const VkMemoryGetRemoteAddressInfoNV *s)
 {
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 }
 
@@ -19020,10 +19020,10 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingInfo(sbt_vk_pr *pr, c
 
 static void sbt_vk_pb_VkRenderingAttachmentInfo(sbt_vk_pr *pr, const VkRenderingAttachmentInfo *s)
 {
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 	sbt_vk_pr_x(pr, "resolveMode", (uint64_t)(s->resolveMode));
-	sbt_vk_pr_x(pr, "resolveImageView", (uint64_t)(uintptr_t)(s->resolveImageView));
+	sbt_vk_pr_h(pr, "resolveImageView", "VkImageView", (uint64_t)(uintptr_t)(s->resolveImageView));
 	sbt_vk_pr_e(pr, "resolveImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->resolveImageLayout)), (int64_t)(s->resolveImageLayout));
 	sbt_vk_pr_e(pr, "loadOp", sbt_vk_en_VkAttachmentLoadOp((int64_t)(s->loadOp)), (int64_t)(s->loadOp));
 	sbt_vk_pr_e(pr, "storeOp", sbt_vk_en_VkAttachmentStoreOp((int64_t)(s->storeOp)), (int64_t)(s->storeOp));
@@ -19039,7 +19039,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingAttachmentInfo(sbt_vk
 
 static void sbt_vk_pb_VkRenderingFragmentShadingRateAttachmentInfoKHR(sbt_vk_pr *pr, const VkRenderingFragmentShadingRateAttachmentInfoKHR *s)
 {
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 	{
 		size_t m1019 = sbt_vk_pr_enter(pr, "shadingRateAttachmentTexelSize");
@@ -19057,7 +19057,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkRenderingFragmentShadingRateAt
 
 static void sbt_vk_pb_VkRenderingFragmentDensityMapAttachmentInfoEXT(sbt_vk_pr *pr, const VkRenderingFragmentDensityMapAttachmentInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 }
 
@@ -19254,7 +19254,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkPhysicalDeviceDescriptorSetHos
 
 static void sbt_vk_pb_VkDescriptorSetBindingReferenceVALVE(sbt_vk_pr *pr, const VkDescriptorSetBindingReferenceVALVE *s)
 {
-	sbt_vk_pr_x(pr, "descriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
+	sbt_vk_pr_h(pr, "descriptorSetLayout", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 }
 
@@ -19514,7 +19514,7 @@ static void sbt_vk_pb_VkMicromapBuildInfoEXT(sbt_vk_pr *pr, const VkMicromapBuil
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkMicromapTypeEXT((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkBuildMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
-	sbt_vk_pr_x(pr, "dstMicromap", (uint64_t)(uintptr_t)(s->dstMicromap));
+	sbt_vk_pr_h(pr, "dstMicromap", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->dstMicromap));
 	sbt_vk_pr_u(pr, "usageCountsCount", (uint64_t)(s->usageCountsCount));
 	if (!s->pUsageCounts) {
 		sbt_vk_pr_null(pr, "pUsageCounts");
@@ -19574,7 +19574,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapBuildInfoEXT(sbt_vk_pr
 static void sbt_vk_pb_VkMicromapCreateInfoEXT(sbt_vk_pr *pr, const VkMicromapCreateInfoEXT *s)
 {
 	sbt_vk_pr_x(pr, "createFlags", (uint64_t)(s->createFlags));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkMicromapTypeEXT((int64_t)(s->type)), (int64_t)(s->type));
@@ -19606,8 +19606,8 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkMicromapVersionInfoEXT(sbt_vk_
 
 static void sbt_vk_pb_VkCopyMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "src", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "dst", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
@@ -19620,7 +19620,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapInfoEXT(sbt_vk_pr 
 
 static void sbt_vk_pb_VkCopyMicromapToMemoryInfoEXT(sbt_vk_pr *pr, const VkCopyMicromapToMemoryInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "src", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->src));
 	sbt_vk_pr_bytes(pr, "dst", &(s->dst), sizeof(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
@@ -19635,7 +19635,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkCopyMicromapToMemoryInfoEXT(sb
 static void sbt_vk_pb_VkCopyMemoryToMicromapInfoEXT(sbt_vk_pr *pr, const VkCopyMemoryToMicromapInfoEXT *s)
 {
 	sbt_vk_pr_bytes(pr, "src", &(s->src), sizeof(s->src));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "dst", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->dst));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyMicromapModeEXT((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
@@ -19743,7 +19743,7 @@ static void sbt_vk_pb_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_
 			sbt_vk_pr_pop(pr, m1055);
 		}
 	}
-	sbt_vk_pr_x(pr, "micromap", (uint64_t)(uintptr_t)(s->micromap));
+	sbt_vk_pr_h(pr, "micromap", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->micromap));
 }
 
 static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkAccelerationStructureTrianglesOpacityMicromapEXT(sbt_vk_pr *pr, const VkAccelerationStructureTrianglesOpacityMicromapEXT *s)
@@ -20253,7 +20253,7 @@ static void sbt_vk_pb_VkSwapchainPresentFenceInfoEXT(sbt_vk_pr *pr, const VkSwap
 			size_t m1079 = sbt_vk_pr_enter(pr, "pFences");
 			for (uint64_t i1078 = 0; i1078 < n1077 && i1078 < SBT_VK_PR_MAX_ELEMS; i1078++) {
 				size_t m1080 = sbt_vk_pr_pushi(pr, i1078);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFences[i1078]));
+				sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFences[i1078]));
 				sbt_vk_pr_pop(pr, m1080);
 			}
 			sbt_vk_pr_pop(pr, m1079);
@@ -20338,7 +20338,7 @@ static inline SBT_VK_MAYBE_UNUSED void sbt_vk_p_VkSwapchainPresentScalingCreateI
 
 static void sbt_vk_pb_VkReleaseSwapchainImagesInfoEXT(sbt_vk_pr *pr, const VkReleaseSwapchainImagesInfoEXT *s)
 {
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_u(pr, "imageIndexCount", (uint64_t)(s->imageIndexCount));
 	if (!s->pImageIndices) {
 		sbt_vk_pr_null(pr, "pImageIndices");
@@ -22844,7 +22844,7 @@ static void sbt_vk_pc_vkCreateInstance(sbt_vk_pr *pr, const sbt_vk_args_vkCreate
 		sbt_vk_pr_null(pr, "pInstance");
 	} else {
 		size_t m1102 = sbt_vk_pr_enter(pr, "pInstance");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pInstance[0]));
+		sbt_vk_pr_h(pr, "", "VkInstance", (uint64_t)(uintptr_t)(s->pInstance[0]));
 		sbt_vk_pr_pop(pr, m1102);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -22852,7 +22852,7 @@ static void sbt_vk_pc_vkCreateInstance(sbt_vk_pr *pr, const sbt_vk_args_vkCreate
 
 static void sbt_vk_pc_vkDestroyInstance(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyInstance *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -22868,7 +22868,7 @@ static void sbt_vk_pc_vkDestroyInstance(sbt_vk_pr *pr, const sbt_vk_args_vkDestr
 
 static void sbt_vk_pc_vkEnumeratePhysicalDevices(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDevices *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pPhysicalDeviceCount) {
 		sbt_vk_pr_null(pr, "pPhysicalDeviceCount");
 	} else {
@@ -22885,7 +22885,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDevices(sbt_vk_pr *pr, const sbt_vk_arg
 			size_t m1108 = sbt_vk_pr_enter(pr, "pPhysicalDevices");
 			for (uint64_t i1107 = 0; i1107 < n1106 && i1107 < SBT_VK_PR_MAX_ELEMS; i1107++) {
 				size_t m1109 = sbt_vk_pr_pushi(pr, i1107);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPhysicalDevices[i1107]));
+				sbt_vk_pr_h(pr, "", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->pPhysicalDevices[i1107]));
 				sbt_vk_pr_pop(pr, m1109);
 			}
 			sbt_vk_pr_pop(pr, m1108);
@@ -22896,7 +22896,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDevices(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetDeviceProcAddr(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceProcAddr *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pName) {
 		sbt_vk_pr_null(pr, "pName");
 	} else {
@@ -22907,7 +22907,7 @@ static void sbt_vk_pc_vkGetDeviceProcAddr(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 
 static void sbt_vk_pc_vkGetInstanceProcAddr(sbt_vk_pr *pr, const sbt_vk_args_vkGetInstanceProcAddr *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pName) {
 		sbt_vk_pr_null(pr, "pName");
 	} else {
@@ -22918,7 +22918,7 @@ static void sbt_vk_pc_vkGetInstanceProcAddr(sbt_vk_pr *pr, const sbt_vk_args_vkG
 
 static void sbt_vk_pc_vkGetPhysicalDeviceProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
@@ -22934,7 +22934,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceProperties(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pQueueFamilyPropertyCount) {
 		sbt_vk_pr_null(pr, "pQueueFamilyPropertyCount");
 	} else {
@@ -22965,7 +22965,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pMemoryProperties) {
 		sbt_vk_pr_null(pr, "pMemoryProperties");
 	} else {
@@ -22981,7 +22981,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFeatures(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFeatures *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFeatures) {
 		sbt_vk_pr_null(pr, "pFeatures");
 	} else {
@@ -22997,7 +22997,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFeatures(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	if (!s->pFormatProperties) {
 		sbt_vk_pr_null(pr, "pFormatProperties");
@@ -23014,7 +23014,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkImageType((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_e(pr, "tiling", sbt_vk_en_VkImageTiling((int64_t)(s->tiling)), (int64_t)(s->tiling));
@@ -23036,7 +23036,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkCreateDevice(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDevice *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23063,7 +23063,7 @@ static void sbt_vk_pc_vkCreateDevice(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDe
 		sbt_vk_pr_null(pr, "pDevice");
 	} else {
 		size_t m1130 = sbt_vk_pr_enter(pr, "pDevice");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDevice[0]));
+		sbt_vk_pr_h(pr, "", "VkDevice", (uint64_t)(uintptr_t)(s->pDevice[0]));
 		sbt_vk_pr_pop(pr, m1130);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23071,7 +23071,7 @@ static void sbt_vk_pc_vkCreateDevice(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDe
 
 static void sbt_vk_pc_vkDestroyDevice(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDevice *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23166,7 +23166,7 @@ static void sbt_vk_pc_vkEnumerateInstanceExtensionProperties(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkEnumerateDeviceLayerProperties(sbt_vk_pr *pr, const sbt_vk_args_vkEnumerateDeviceLayerProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -23198,7 +23198,7 @@ static void sbt_vk_pc_vkEnumerateDeviceLayerProperties(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkEnumerateDeviceExtensionProperties(sbt_vk_pr *pr, const sbt_vk_args_vkEnumerateDeviceExtensionProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pLayerName) {
 		sbt_vk_pr_null(pr, "pLayerName");
 	} else {
@@ -23235,21 +23235,21 @@ static void sbt_vk_pc_vkEnumerateDeviceExtensionProperties(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetDeviceQueue(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceQueue *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 	sbt_vk_pr_u(pr, "queueIndex", (uint64_t)(s->queueIndex));
 	if (!s->pQueue) {
 		sbt_vk_pr_null(pr, "pQueue");
 	} else {
 		size_t m1158 = sbt_vk_pr_enter(pr, "pQueue");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pQueue[0]));
+		sbt_vk_pr_h(pr, "", "VkQueue", (uint64_t)(uintptr_t)(s->pQueue[0]));
 		sbt_vk_pr_pop(pr, m1158);
 	}
 }
 
 static void sbt_vk_pc_vkQueueSubmit(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubmit *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
@@ -23270,25 +23270,25 @@ static void sbt_vk_pc_vkQueueSubmit(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubm
 			sbt_vk_pr_pop(pr, m1161);
 		}
 	}
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkQueueWaitIdle(sbt_vk_pr *pr, const sbt_vk_args_vkQueueWaitIdle *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkDeviceWaitIdle(sbt_vk_pr *pr, const sbt_vk_args_vkDeviceWaitIdle *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkAllocateMemory(sbt_vk_pr *pr, const sbt_vk_args_vkAllocateMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAllocateInfo) {
 		sbt_vk_pr_null(pr, "pAllocateInfo");
 	} else {
@@ -23315,7 +23315,7 @@ static void sbt_vk_pc_vkAllocateMemory(sbt_vk_pr *pr, const sbt_vk_args_vkAlloca
 		sbt_vk_pr_null(pr, "pMemory");
 	} else {
 		size_t m1168 = sbt_vk_pr_enter(pr, "pMemory");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMemory[0]));
+		sbt_vk_pr_h(pr, "", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->pMemory[0]));
 		sbt_vk_pr_pop(pr, m1168);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23323,8 +23323,8 @@ static void sbt_vk_pc_vkAllocateMemory(sbt_vk_pr *pr, const sbt_vk_args_vkAlloca
 
 static void sbt_vk_pc_vkFreeMemory(sbt_vk_pr *pr, const sbt_vk_args_vkFreeMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23340,8 +23340,8 @@ static void sbt_vk_pc_vkFreeMemory(sbt_vk_pr *pr, const sbt_vk_args_vkFreeMemory
 
 static void sbt_vk_pc_vkMapMemory(sbt_vk_pr *pr, const sbt_vk_args_vkMapMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
@@ -23357,13 +23357,13 @@ static void sbt_vk_pc_vkMapMemory(sbt_vk_pr *pr, const sbt_vk_args_vkMapMemory *
 
 static void sbt_vk_pc_vkUnmapMemory(sbt_vk_pr *pr, const sbt_vk_args_vkUnmapMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 }
 
 static void sbt_vk_pc_vkFlushMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk_args_vkFlushMappedMemoryRanges *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "memoryRangeCount", (uint64_t)(s->memoryRangeCount));
 	if (!s->pMemoryRanges) {
 		sbt_vk_pr_null(pr, "pMemoryRanges");
@@ -23389,7 +23389,7 @@ static void sbt_vk_pc_vkFlushMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkInvalidateMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk_args_vkInvalidateMappedMemoryRanges *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "memoryRangeCount", (uint64_t)(s->memoryRangeCount));
 	if (!s->pMemoryRanges) {
 		sbt_vk_pr_null(pr, "pMemoryRanges");
@@ -23415,8 +23415,8 @@ static void sbt_vk_pc_vkInvalidateMappedMemoryRanges(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetDeviceMemoryCommitment(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryCommitment *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	if (!s->pCommittedMemoryInBytes) {
 		sbt_vk_pr_null(pr, "pCommittedMemoryInBytes");
 	} else {
@@ -23428,8 +23428,8 @@ static void sbt_vk_pc_vkGetDeviceMemoryCommitment(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkGetBufferMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
@@ -23445,17 +23445,17 @@ static void sbt_vk_pc_vkGetBufferMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkBindBufferMemory(sbt_vk_pr *pr, const sbt_vk_args_vkBindBufferMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetImageMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pMemoryRequirements) {
 		sbt_vk_pr_null(pr, "pMemoryRequirements");
 	} else {
@@ -23471,17 +23471,17 @@ static void sbt_vk_pc_vkGetImageMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkBindImageMemory(sbt_vk_pr *pr, const sbt_vk_args_vkBindImageMemory *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_u(pr, "memoryOffset", (uint64_t)(s->memoryOffset));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetImageSparseMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageSparseMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pSparseMemoryRequirementCount) {
 		sbt_vk_pr_null(pr, "pSparseMemoryRequirementCount");
 	} else {
@@ -23512,7 +23512,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkImageType((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_x(pr, "samples", (uint64_t)(s->samples));
@@ -23548,7 +23548,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties(sbt_vk_pr *
 
 static void sbt_vk_pc_vkQueueBindSparse(sbt_vk_pr *pr, const sbt_vk_args_vkQueueBindSparse *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfo) {
 		sbt_vk_pr_null(pr, "pBindInfo");
@@ -23569,13 +23569,13 @@ static void sbt_vk_pc_vkQueueBindSparse(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 			sbt_vk_pr_pop(pr, m1201);
 		}
 	}
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCreateFence(sbt_vk_pr *pr, const sbt_vk_args_vkCreateFence *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23602,7 +23602,7 @@ static void sbt_vk_pc_vkCreateFence(sbt_vk_pr *pr, const sbt_vk_args_vkCreateFen
 		sbt_vk_pr_null(pr, "pFence");
 	} else {
 		size_t m1208 = sbt_vk_pr_enter(pr, "pFence");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFence[0]));
+		sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFence[0]));
 		sbt_vk_pr_pop(pr, m1208);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23610,8 +23610,8 @@ static void sbt_vk_pc_vkCreateFence(sbt_vk_pr *pr, const sbt_vk_args_vkCreateFen
 
 static void sbt_vk_pc_vkDestroyFence(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyFence *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23627,7 +23627,7 @@ static void sbt_vk_pc_vkDestroyFence(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyF
 
 static void sbt_vk_pc_vkResetFences(sbt_vk_pr *pr, const sbt_vk_args_vkResetFences *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "fenceCount", (uint64_t)(s->fenceCount));
 	if (!s->pFences) {
 		sbt_vk_pr_null(pr, "pFences");
@@ -23638,7 +23638,7 @@ static void sbt_vk_pc_vkResetFences(sbt_vk_pr *pr, const sbt_vk_args_vkResetFenc
 			size_t m1213 = sbt_vk_pr_enter(pr, "pFences");
 			for (uint64_t i1212 = 0; i1212 < n1211 && i1212 < SBT_VK_PR_MAX_ELEMS; i1212++) {
 				size_t m1214 = sbt_vk_pr_pushi(pr, i1212);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFences[i1212]));
+				sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFences[i1212]));
 				sbt_vk_pr_pop(pr, m1214);
 			}
 			sbt_vk_pr_pop(pr, m1213);
@@ -23649,14 +23649,14 @@ static void sbt_vk_pc_vkResetFences(sbt_vk_pr *pr, const sbt_vk_args_vkResetFenc
 
 static void sbt_vk_pc_vkGetFenceStatus(sbt_vk_pr *pr, const sbt_vk_args_vkGetFenceStatus *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkWaitForFences(sbt_vk_pr *pr, const sbt_vk_args_vkWaitForFences *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "fenceCount", (uint64_t)(s->fenceCount));
 	if (!s->pFences) {
 		sbt_vk_pr_null(pr, "pFences");
@@ -23667,7 +23667,7 @@ static void sbt_vk_pc_vkWaitForFences(sbt_vk_pr *pr, const sbt_vk_args_vkWaitFor
 			size_t m1217 = sbt_vk_pr_enter(pr, "pFences");
 			for (uint64_t i1216 = 0; i1216 < n1215 && i1216 < SBT_VK_PR_MAX_ELEMS; i1216++) {
 				size_t m1218 = sbt_vk_pr_pushi(pr, i1216);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFences[i1216]));
+				sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFences[i1216]));
 				sbt_vk_pr_pop(pr, m1218);
 			}
 			sbt_vk_pr_pop(pr, m1217);
@@ -23680,7 +23680,7 @@ static void sbt_vk_pc_vkWaitForFences(sbt_vk_pr *pr, const sbt_vk_args_vkWaitFor
 
 static void sbt_vk_pc_vkCreateSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSemaphore *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23707,7 +23707,7 @@ static void sbt_vk_pc_vkCreateSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 		sbt_vk_pr_null(pr, "pSemaphore");
 	} else {
 		size_t m1223 = sbt_vk_pr_enter(pr, "pSemaphore");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSemaphore[0]));
+		sbt_vk_pr_h(pr, "", "VkSemaphore", (uint64_t)(uintptr_t)(s->pSemaphore[0]));
 		sbt_vk_pr_pop(pr, m1223);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23715,8 +23715,8 @@ static void sbt_vk_pc_vkCreateSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 
 static void sbt_vk_pc_vkDestroySemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySemaphore *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23732,7 +23732,7 @@ static void sbt_vk_pc_vkDestroySemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkDest
 
 static void sbt_vk_pc_vkCreateEvent(sbt_vk_pr *pr, const sbt_vk_args_vkCreateEvent *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23759,7 +23759,7 @@ static void sbt_vk_pc_vkCreateEvent(sbt_vk_pr *pr, const sbt_vk_args_vkCreateEve
 		sbt_vk_pr_null(pr, "pEvent");
 	} else {
 		size_t m1230 = sbt_vk_pr_enter(pr, "pEvent");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvent[0]));
+		sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvent[0]));
 		sbt_vk_pr_pop(pr, m1230);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23767,8 +23767,8 @@ static void sbt_vk_pc_vkCreateEvent(sbt_vk_pr *pr, const sbt_vk_args_vkCreateEve
 
 static void sbt_vk_pc_vkDestroyEvent(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyEvent *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23784,28 +23784,28 @@ static void sbt_vk_pc_vkDestroyEvent(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyE
 
 static void sbt_vk_pc_vkGetEventStatus(sbt_vk_pr *pr, const sbt_vk_args_vkGetEventStatus *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkSetEvent(sbt_vk_pr *pr, const sbt_vk_args_vkSetEvent *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkResetEvent(sbt_vk_pr *pr, const sbt_vk_args_vkResetEvent *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCreateQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkCreateQueryPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23832,7 +23832,7 @@ static void sbt_vk_pc_vkCreateQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 		sbt_vk_pr_null(pr, "pQueryPool");
 	} else {
 		size_t m1237 = sbt_vk_pr_enter(pr, "pQueryPool");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pQueryPool[0]));
+		sbt_vk_pr_h(pr, "", "VkQueryPool", (uint64_t)(uintptr_t)(s->pQueryPool[0]));
 		sbt_vk_pr_pop(pr, m1237);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23840,8 +23840,8 @@ static void sbt_vk_pc_vkCreateQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 
 static void sbt_vk_pc_vkDestroyQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyQueryPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23857,8 +23857,8 @@ static void sbt_vk_pc_vkDestroyQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkDest
 
 static void sbt_vk_pc_vkGetQueryPoolResults(sbt_vk_pr *pr, const sbt_vk_args_vkGetQueryPoolResults *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 	sbt_vk_pr_u(pr, "queryCount", (uint64_t)(s->queryCount));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
@@ -23874,23 +23874,23 @@ static void sbt_vk_pc_vkGetQueryPoolResults(sbt_vk_pr *pr, const sbt_vk_args_vkG
 
 static void sbt_vk_pc_vkResetQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkResetQueryPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 	sbt_vk_pr_u(pr, "queryCount", (uint64_t)(s->queryCount));
 }
 
 static void sbt_vk_pc_vkResetQueryPoolEXT(sbt_vk_pr *pr, const sbt_vk_args_vkResetQueryPoolEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 	sbt_vk_pr_u(pr, "queryCount", (uint64_t)(s->queryCount));
 }
 
 static void sbt_vk_pc_vkCreateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCreateBuffer *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23917,7 +23917,7 @@ static void sbt_vk_pc_vkCreateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCreateBu
 		sbt_vk_pr_null(pr, "pBuffer");
 	} else {
 		size_t m1244 = sbt_vk_pr_enter(pr, "pBuffer");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffer[0]));
+		sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffer[0]));
 		sbt_vk_pr_pop(pr, m1244);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23925,8 +23925,8 @@ static void sbt_vk_pc_vkCreateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCreateBu
 
 static void sbt_vk_pc_vkDestroyBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyBuffer *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23942,7 +23942,7 @@ static void sbt_vk_pc_vkDestroyBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkDestroy
 
 static void sbt_vk_pc_vkCreateBufferView(sbt_vk_pr *pr, const sbt_vk_args_vkCreateBufferView *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -23969,7 +23969,7 @@ static void sbt_vk_pc_vkCreateBufferView(sbt_vk_pr *pr, const sbt_vk_args_vkCrea
 		sbt_vk_pr_null(pr, "pView");
 	} else {
 		size_t m1251 = sbt_vk_pr_enter(pr, "pView");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pView[0]));
+		sbt_vk_pr_h(pr, "", "VkBufferView", (uint64_t)(uintptr_t)(s->pView[0]));
 		sbt_vk_pr_pop(pr, m1251);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -23977,8 +23977,8 @@ static void sbt_vk_pc_vkCreateBufferView(sbt_vk_pr *pr, const sbt_vk_args_vkCrea
 
 static void sbt_vk_pc_vkDestroyBufferView(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyBufferView *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "bufferView", (uint64_t)(uintptr_t)(s->bufferView));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "bufferView", "VkBufferView", (uint64_t)(uintptr_t)(s->bufferView));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -23994,7 +23994,7 @@ static void sbt_vk_pc_vkDestroyBufferView(sbt_vk_pr *pr, const sbt_vk_args_vkDes
 
 static void sbt_vk_pc_vkCreateImage(sbt_vk_pr *pr, const sbt_vk_args_vkCreateImage *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24021,7 +24021,7 @@ static void sbt_vk_pc_vkCreateImage(sbt_vk_pr *pr, const sbt_vk_args_vkCreateIma
 		sbt_vk_pr_null(pr, "pImage");
 	} else {
 		size_t m1258 = sbt_vk_pr_enter(pr, "pImage");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pImage[0]));
+		sbt_vk_pr_h(pr, "", "VkImage", (uint64_t)(uintptr_t)(s->pImage[0]));
 		sbt_vk_pr_pop(pr, m1258);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24029,8 +24029,8 @@ static void sbt_vk_pc_vkCreateImage(sbt_vk_pr *pr, const sbt_vk_args_vkCreateIma
 
 static void sbt_vk_pc_vkDestroyImage(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyImage *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24046,8 +24046,8 @@ static void sbt_vk_pc_vkDestroyImage(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyI
 
 static void sbt_vk_pc_vkGetImageSubresourceLayout(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageSubresourceLayout *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pSubresource) {
 		sbt_vk_pr_null(pr, "pSubresource");
 	} else {
@@ -24074,7 +24074,7 @@ static void sbt_vk_pc_vkGetImageSubresourceLayout(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCreateImageView(sbt_vk_pr *pr, const sbt_vk_args_vkCreateImageView *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24101,7 +24101,7 @@ static void sbt_vk_pc_vkCreateImageView(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 		sbt_vk_pr_null(pr, "pView");
 	} else {
 		size_t m1269 = sbt_vk_pr_enter(pr, "pView");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pView[0]));
+		sbt_vk_pr_h(pr, "", "VkImageView", (uint64_t)(uintptr_t)(s->pView[0]));
 		sbt_vk_pr_pop(pr, m1269);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24109,8 +24109,8 @@ static void sbt_vk_pc_vkCreateImageView(sbt_vk_pr *pr, const sbt_vk_args_vkCreat
 
 static void sbt_vk_pc_vkDestroyImageView(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyImageView *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24126,7 +24126,7 @@ static void sbt_vk_pc_vkDestroyImageView(sbt_vk_pr *pr, const sbt_vk_args_vkDest
 
 static void sbt_vk_pc_vkCreateShaderModule(sbt_vk_pr *pr, const sbt_vk_args_vkCreateShaderModule *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24153,7 +24153,7 @@ static void sbt_vk_pc_vkCreateShaderModule(sbt_vk_pr *pr, const sbt_vk_args_vkCr
 		sbt_vk_pr_null(pr, "pShaderModule");
 	} else {
 		size_t m1276 = sbt_vk_pr_enter(pr, "pShaderModule");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pShaderModule[0]));
+		sbt_vk_pr_h(pr, "", "VkShaderModule", (uint64_t)(uintptr_t)(s->pShaderModule[0]));
 		sbt_vk_pr_pop(pr, m1276);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24161,8 +24161,8 @@ static void sbt_vk_pc_vkCreateShaderModule(sbt_vk_pr *pr, const sbt_vk_args_vkCr
 
 static void sbt_vk_pc_vkDestroyShaderModule(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyShaderModule *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "shaderModule", (uint64_t)(uintptr_t)(s->shaderModule));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "shaderModule", "VkShaderModule", (uint64_t)(uintptr_t)(s->shaderModule));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24178,7 +24178,7 @@ static void sbt_vk_pc_vkDestroyShaderModule(sbt_vk_pr *pr, const sbt_vk_args_vkD
 
 static void sbt_vk_pc_vkCreatePipelineCache(sbt_vk_pr *pr, const sbt_vk_args_vkCreatePipelineCache *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24205,7 +24205,7 @@ static void sbt_vk_pc_vkCreatePipelineCache(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		sbt_vk_pr_null(pr, "pPipelineCache");
 	} else {
 		size_t m1283 = sbt_vk_pr_enter(pr, "pPipelineCache");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelineCache[0]));
+		sbt_vk_pr_h(pr, "", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pPipelineCache[0]));
 		sbt_vk_pr_pop(pr, m1283);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24213,8 +24213,8 @@ static void sbt_vk_pc_vkCreatePipelineCache(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkDestroyPipelineCache(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPipelineCache *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24230,8 +24230,8 @@ static void sbt_vk_pc_vkDestroyPipelineCache(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetPipelineCacheData(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelineCacheData *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
 	if (!s->pDataSize) {
 		sbt_vk_pr_null(pr, "pDataSize");
 	} else {
@@ -24249,8 +24249,8 @@ static void sbt_vk_pc_vkGetPipelineCacheData(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkMergePipelineCaches(sbt_vk_pr *pr, const sbt_vk_args_vkMergePipelineCaches *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "dstCache", (uint64_t)(uintptr_t)(s->dstCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "dstCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->dstCache));
 	sbt_vk_pr_u(pr, "srcCacheCount", (uint64_t)(s->srcCacheCount));
 	if (!s->pSrcCaches) {
 		sbt_vk_pr_null(pr, "pSrcCaches");
@@ -24261,7 +24261,7 @@ static void sbt_vk_pc_vkMergePipelineCaches(sbt_vk_pr *pr, const sbt_vk_args_vkM
 			size_t m1289 = sbt_vk_pr_enter(pr, "pSrcCaches");
 			for (uint64_t i1288 = 0; i1288 < n1287 && i1288 < SBT_VK_PR_MAX_ELEMS; i1288++) {
 				size_t m1290 = sbt_vk_pr_pushi(pr, i1288);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSrcCaches[i1288]));
+				sbt_vk_pr_h(pr, "", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pSrcCaches[i1288]));
 				sbt_vk_pr_pop(pr, m1290);
 			}
 			sbt_vk_pr_pop(pr, m1289);
@@ -24272,8 +24272,8 @@ static void sbt_vk_pc_vkMergePipelineCaches(sbt_vk_pr *pr, const sbt_vk_args_vkM
 
 static void sbt_vk_pc_vkCreateGraphicsPipelines(sbt_vk_pr *pr, const sbt_vk_args_vkCreateGraphicsPipelines *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
@@ -24314,7 +24314,7 @@ static void sbt_vk_pc_vkCreateGraphicsPipelines(sbt_vk_pr *pr, const sbt_vk_args
 			size_t m1300 = sbt_vk_pr_enter(pr, "pPipelines");
 			for (uint64_t i1299 = 0; i1299 < n1298 && i1299 < SBT_VK_PR_MAX_ELEMS; i1299++) {
 				size_t m1301 = sbt_vk_pr_pushi(pr, i1299);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i1299]));
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i1299]));
 				sbt_vk_pr_pop(pr, m1301);
 			}
 			sbt_vk_pr_pop(pr, m1300);
@@ -24325,8 +24325,8 @@ static void sbt_vk_pc_vkCreateGraphicsPipelines(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCreateComputePipelines(sbt_vk_pr *pr, const sbt_vk_args_vkCreateComputePipelines *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
@@ -24367,7 +24367,7 @@ static void sbt_vk_pc_vkCreateComputePipelines(sbt_vk_pr *pr, const sbt_vk_args_
 			size_t m1311 = sbt_vk_pr_enter(pr, "pPipelines");
 			for (uint64_t i1310 = 0; i1310 < n1309 && i1310 < SBT_VK_PR_MAX_ELEMS; i1310++) {
 				size_t m1312 = sbt_vk_pr_pushi(pr, i1310);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i1310]));
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i1310]));
 				sbt_vk_pr_pop(pr, m1312);
 			}
 			sbt_vk_pr_pop(pr, m1311);
@@ -24378,8 +24378,8 @@ static void sbt_vk_pc_vkCreateComputePipelines(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "renderpass", (uint64_t)(uintptr_t)(s->renderpass));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "renderpass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderpass));
 	if (!s->pMaxWorkgroupSize) {
 		sbt_vk_pr_null(pr, "pMaxWorkgroupSize");
 	} else {
@@ -24396,8 +24396,8 @@ static void sbt_vk_pc_vkGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(sbt_vk_pr 
 
 static void sbt_vk_pc_vkDestroyPipeline(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPipeline *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24413,7 +24413,7 @@ static void sbt_vk_pc_vkDestroyPipeline(sbt_vk_pr *pr, const sbt_vk_args_vkDestr
 
 static void sbt_vk_pc_vkCreatePipelineLayout(sbt_vk_pr *pr, const sbt_vk_args_vkCreatePipelineLayout *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24440,7 +24440,7 @@ static void sbt_vk_pc_vkCreatePipelineLayout(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pPipelineLayout");
 	} else {
 		size_t m1321 = sbt_vk_pr_enter(pr, "pPipelineLayout");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelineLayout[0]));
+		sbt_vk_pr_h(pr, "", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->pPipelineLayout[0]));
 		sbt_vk_pr_pop(pr, m1321);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24448,8 +24448,8 @@ static void sbt_vk_pc_vkCreatePipelineLayout(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkDestroyPipelineLayout(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPipelineLayout *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineLayout", (uint64_t)(uintptr_t)(s->pipelineLayout));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineLayout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->pipelineLayout));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24465,7 +24465,7 @@ static void sbt_vk_pc_vkDestroyPipelineLayout(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCreateSampler(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSampler *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24492,7 +24492,7 @@ static void sbt_vk_pc_vkCreateSampler(sbt_vk_pr *pr, const sbt_vk_args_vkCreateS
 		sbt_vk_pr_null(pr, "pSampler");
 	} else {
 		size_t m1328 = sbt_vk_pr_enter(pr, "pSampler");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSampler[0]));
+		sbt_vk_pr_h(pr, "", "VkSampler", (uint64_t)(uintptr_t)(s->pSampler[0]));
 		sbt_vk_pr_pop(pr, m1328);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24500,8 +24500,8 @@ static void sbt_vk_pc_vkCreateSampler(sbt_vk_pr *pr, const sbt_vk_args_vkCreateS
 
 static void sbt_vk_pc_vkDestroySampler(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySampler *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "sampler", (uint64_t)(uintptr_t)(s->sampler));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "sampler", "VkSampler", (uint64_t)(uintptr_t)(s->sampler));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24517,7 +24517,7 @@ static void sbt_vk_pc_vkDestroySampler(sbt_vk_pr *pr, const sbt_vk_args_vkDestro
 
 static void sbt_vk_pc_vkCreateDescriptorSetLayout(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDescriptorSetLayout *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24544,7 +24544,7 @@ static void sbt_vk_pc_vkCreateDescriptorSetLayout(sbt_vk_pr *pr, const sbt_vk_ar
 		sbt_vk_pr_null(pr, "pSetLayout");
 	} else {
 		size_t m1335 = sbt_vk_pr_enter(pr, "pSetLayout");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSetLayout[0]));
+		sbt_vk_pr_h(pr, "", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->pSetLayout[0]));
 		sbt_vk_pr_pop(pr, m1335);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24552,8 +24552,8 @@ static void sbt_vk_pc_vkCreateDescriptorSetLayout(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkDestroyDescriptorSetLayout(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDescriptorSetLayout *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorSetLayout", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->descriptorSetLayout));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24569,7 +24569,7 @@ static void sbt_vk_pc_vkDestroyDescriptorSetLayout(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCreateDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDescriptorPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24596,7 +24596,7 @@ static void sbt_vk_pc_vkCreateDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pDescriptorPool");
 	} else {
 		size_t m1342 = sbt_vk_pr_enter(pr, "pDescriptorPool");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorPool[0]));
+		sbt_vk_pr_h(pr, "", "VkDescriptorPool", (uint64_t)(uintptr_t)(s->pDescriptorPool[0]));
 		sbt_vk_pr_pop(pr, m1342);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24604,8 +24604,8 @@ static void sbt_vk_pc_vkCreateDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkDestroyDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDescriptorPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorPool", "VkDescriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24621,15 +24621,15 @@ static void sbt_vk_pc_vkDestroyDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkResetDescriptorPool(sbt_vk_pr *pr, const sbt_vk_args_vkResetDescriptorPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorPool", "VkDescriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkAllocateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkAllocateDescriptorSets *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAllocateInfo) {
 		sbt_vk_pr_null(pr, "pAllocateInfo");
 	} else {
@@ -24650,7 +24650,7 @@ static void sbt_vk_pc_vkAllocateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_
 			size_t m1349 = sbt_vk_pr_enter(pr, "pDescriptorSets");
 			for (uint64_t i1348 = 0; i1348 < n1347 && i1348 < SBT_VK_PR_MAX_ELEMS; i1348++) {
 				size_t m1350 = sbt_vk_pr_pushi(pr, i1348);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1348]));
+				sbt_vk_pr_h(pr, "", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1348]));
 				sbt_vk_pr_pop(pr, m1350);
 			}
 			sbt_vk_pr_pop(pr, m1349);
@@ -24661,8 +24661,8 @@ static void sbt_vk_pc_vkAllocateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkFreeDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkFreeDescriptorSets *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorPool", "VkDescriptorPool", (uint64_t)(uintptr_t)(s->descriptorPool));
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pDescriptorSets) {
 		sbt_vk_pr_null(pr, "pDescriptorSets");
@@ -24673,7 +24673,7 @@ static void sbt_vk_pc_vkFreeDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 			size_t m1353 = sbt_vk_pr_enter(pr, "pDescriptorSets");
 			for (uint64_t i1352 = 0; i1352 < n1351 && i1352 < SBT_VK_PR_MAX_ELEMS; i1352++) {
 				size_t m1354 = sbt_vk_pr_pushi(pr, i1352);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1352]));
+				sbt_vk_pr_h(pr, "", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1352]));
 				sbt_vk_pr_pop(pr, m1354);
 			}
 			sbt_vk_pr_pop(pr, m1353);
@@ -24684,7 +24684,7 @@ static void sbt_vk_pc_vkFreeDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 
 static void sbt_vk_pc_vkUpdateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkUpdateDescriptorSets *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "descriptorWriteCount", (uint64_t)(s->descriptorWriteCount));
 	if (!s->pDescriptorWrites) {
 		sbt_vk_pr_null(pr, "pDescriptorWrites");
@@ -24729,7 +24729,7 @@ static void sbt_vk_pc_vkUpdateDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCreateFramebuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCreateFramebuffer *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24756,7 +24756,7 @@ static void sbt_vk_pc_vkCreateFramebuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 		sbt_vk_pr_null(pr, "pFramebuffer");
 	} else {
 		size_t m1369 = sbt_vk_pr_enter(pr, "pFramebuffer");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFramebuffer[0]));
+		sbt_vk_pr_h(pr, "", "VkFramebuffer", (uint64_t)(uintptr_t)(s->pFramebuffer[0]));
 		sbt_vk_pr_pop(pr, m1369);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24764,8 +24764,8 @@ static void sbt_vk_pc_vkCreateFramebuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 
 static void sbt_vk_pc_vkDestroyFramebuffer(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyFramebuffer *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "framebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "framebuffer", "VkFramebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24781,7 +24781,7 @@ static void sbt_vk_pc_vkDestroyFramebuffer(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 
 static void sbt_vk_pc_vkCreateRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRenderPass *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24808,7 +24808,7 @@ static void sbt_vk_pc_vkCreateRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCrea
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
 		size_t m1376 = sbt_vk_pr_enter(pr, "pRenderPass");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
+		sbt_vk_pr_h(pr, "", "VkRenderPass", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
 		sbt_vk_pr_pop(pr, m1376);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24816,8 +24816,8 @@ static void sbt_vk_pc_vkCreateRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCrea
 
 static void sbt_vk_pc_vkDestroyRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyRenderPass *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24833,8 +24833,8 @@ static void sbt_vk_pc_vkDestroyRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkDes
 
 static void sbt_vk_pc_vkGetRenderAreaGranularity(sbt_vk_pr *pr, const sbt_vk_args_vkGetRenderAreaGranularity *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "renderPass", (uint64_t)(uintptr_t)(s->renderPass));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "renderPass", "VkRenderPass", (uint64_t)(uintptr_t)(s->renderPass));
 	if (!s->pGranularity) {
 		sbt_vk_pr_null(pr, "pGranularity");
 	} else {
@@ -24850,7 +24850,7 @@ static void sbt_vk_pc_vkGetRenderAreaGranularity(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCreateCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkCreateCommandPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -24877,7 +24877,7 @@ static void sbt_vk_pc_vkCreateCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 		sbt_vk_pr_null(pr, "pCommandPool");
 	} else {
 		size_t m1385 = sbt_vk_pr_enter(pr, "pCommandPool");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCommandPool[0]));
+		sbt_vk_pr_h(pr, "", "VkCommandPool", (uint64_t)(uintptr_t)(s->pCommandPool[0]));
 		sbt_vk_pr_pop(pr, m1385);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -24885,8 +24885,8 @@ static void sbt_vk_pc_vkCreateCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 
 static void sbt_vk_pc_vkDestroyCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyCommandPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -24902,15 +24902,15 @@ static void sbt_vk_pc_vkDestroyCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 
 static void sbt_vk_pc_vkResetCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkResetCommandPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkAllocateCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkAllocateCommandBuffers *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAllocateInfo) {
 		sbt_vk_pr_null(pr, "pAllocateInfo");
 	} else {
@@ -24931,7 +24931,7 @@ static void sbt_vk_pc_vkAllocateCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_
 			size_t m1392 = sbt_vk_pr_enter(pr, "pCommandBuffers");
 			for (uint64_t i1391 = 0; i1391 < n1390 && i1391 < SBT_VK_PR_MAX_ELEMS; i1391++) {
 				size_t m1393 = sbt_vk_pr_pushi(pr, i1391);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1391]));
+				sbt_vk_pr_h(pr, "", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1391]));
 				sbt_vk_pr_pop(pr, m1393);
 			}
 			sbt_vk_pr_pop(pr, m1392);
@@ -24942,8 +24942,8 @@ static void sbt_vk_pc_vkAllocateCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkFreeCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkFreeCommandBuffers *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
@@ -24954,7 +24954,7 @@ static void sbt_vk_pc_vkFreeCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 			size_t m1396 = sbt_vk_pr_enter(pr, "pCommandBuffers");
 			for (uint64_t i1395 = 0; i1395 < n1394 && i1395 < SBT_VK_PR_MAX_ELEMS; i1395++) {
 				size_t m1397 = sbt_vk_pr_pushi(pr, i1395);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1395]));
+				sbt_vk_pr_h(pr, "", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1395]));
 				sbt_vk_pr_pop(pr, m1397);
 			}
 			sbt_vk_pr_pop(pr, m1396);
@@ -24964,7 +24964,7 @@ static void sbt_vk_pc_vkFreeCommandBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkFr
 
 static void sbt_vk_pc_vkBeginCommandBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkBeginCommandBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pBeginInfo) {
 		sbt_vk_pr_null(pr, "pBeginInfo");
 	} else {
@@ -24981,27 +24981,27 @@ static void sbt_vk_pc_vkBeginCommandBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkBe
 
 static void sbt_vk_pc_vkEndCommandBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkEndCommandBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkResetCommandBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkResetCommandBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCmdBindPipeline(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindPipeline *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 }
 
 static void sbt_vk_pc_vkCmdSetViewport(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewport *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstViewport", (uint64_t)(s->firstViewport));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
@@ -25027,7 +25027,7 @@ static void sbt_vk_pc_vkCmdSetViewport(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSet
 
 static void sbt_vk_pc_vkCmdSetScissor(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetScissor *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstScissor", (uint64_t)(s->firstScissor));
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
@@ -25053,13 +25053,13 @@ static void sbt_vk_pc_vkCmdSetScissor(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetS
 
 static void sbt_vk_pc_vkCmdSetLineWidth(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLineWidth *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_f(pr, "lineWidth", (double)(s->lineWidth));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthBias(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBias *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_f(pr, "depthBiasConstantFactor", (double)(s->depthBiasConstantFactor));
 	sbt_vk_pr_f(pr, "depthBiasClamp", (double)(s->depthBiasClamp));
 	sbt_vk_pr_f(pr, "depthBiasSlopeFactor", (double)(s->depthBiasSlopeFactor));
@@ -25067,7 +25067,7 @@ static void sbt_vk_pc_vkCmdSetDepthBias(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSe
 
 static void sbt_vk_pc_vkCmdSetBlendConstants(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetBlendConstants *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->blendConstants) {
 		sbt_vk_pr_null(pr, "blendConstants");
 	} else if (!sbt_vk_pr_blob(pr, "blendConstants", s->blendConstants)) {
@@ -25087,37 +25087,37 @@ static void sbt_vk_pc_vkCmdSetBlendConstants(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdSetDepthBounds(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBounds *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_f(pr, "minDepthBounds", (double)(s->minDepthBounds));
 	sbt_vk_pr_f(pr, "maxDepthBounds", (double)(s->maxDepthBounds));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilCompareMask(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilCompareMask *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "faceMask", (uint64_t)(s->faceMask));
 	sbt_vk_pr_u(pr, "compareMask", (uint64_t)(s->compareMask));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilWriteMask(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilWriteMask *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "faceMask", (uint64_t)(s->faceMask));
 	sbt_vk_pr_u(pr, "writeMask", (uint64_t)(s->writeMask));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilReference(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilReference *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "faceMask", (uint64_t)(s->faceMask));
 	sbt_vk_pr_u(pr, "reference", (uint64_t)(s->reference));
 }
 
 static void sbt_vk_pc_vkCmdBindDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindDescriptorSets *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "firstSet", (uint64_t)(s->firstSet));
 	sbt_vk_pr_u(pr, "descriptorSetCount", (uint64_t)(s->descriptorSetCount));
 	if (!s->pDescriptorSets) {
@@ -25129,7 +25129,7 @@ static void sbt_vk_pc_vkCmdBindDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_v
 			size_t m1416 = sbt_vk_pr_enter(pr, "pDescriptorSets");
 			for (uint64_t i1415 = 0; i1415 < n1414 && i1415 < SBT_VK_PR_MAX_ELEMS; i1415++) {
 				size_t m1417 = sbt_vk_pr_pushi(pr, i1415);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1415]));
+				sbt_vk_pr_h(pr, "", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->pDescriptorSets[i1415]));
 				sbt_vk_pr_pop(pr, m1417);
 			}
 			sbt_vk_pr_pop(pr, m1416);
@@ -25155,15 +25155,15 @@ static void sbt_vk_pc_vkCmdBindDescriptorSets(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCmdBindIndexBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindIndexBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_e(pr, "indexType", sbt_vk_en_VkIndexType((int64_t)(s->indexType)), (int64_t)(s->indexType));
 }
 
 static void sbt_vk_pc_vkCmdBindVertexBuffers(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindVertexBuffers *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstBinding", (uint64_t)(s->firstBinding));
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
@@ -25175,7 +25175,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers(sbt_vk_pr *pr, const sbt_vk_args_vk
 			size_t m1424 = sbt_vk_pr_enter(pr, "pBuffers");
 			for (uint64_t i1423 = 0; i1423 < n1422 && i1423 < SBT_VK_PR_MAX_ELEMS; i1423++) {
 				size_t m1425 = sbt_vk_pr_pushi(pr, i1423);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i1423]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i1423]));
 				sbt_vk_pr_pop(pr, m1425);
 			}
 			sbt_vk_pr_pop(pr, m1424);
@@ -25200,7 +25200,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdDraw(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDraw *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "vertexCount", (uint64_t)(s->vertexCount));
 	sbt_vk_pr_u(pr, "instanceCount", (uint64_t)(s->instanceCount));
 	sbt_vk_pr_u(pr, "firstVertex", (uint64_t)(s->firstVertex));
@@ -25209,7 +25209,7 @@ static void sbt_vk_pc_vkCmdDraw(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDraw *s)
 
 static void sbt_vk_pc_vkCmdDrawIndexed(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndexed *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "indexCount", (uint64_t)(s->indexCount));
 	sbt_vk_pr_u(pr, "instanceCount", (uint64_t)(s->instanceCount));
 	sbt_vk_pr_u(pr, "firstIndex", (uint64_t)(s->firstIndex));
@@ -25219,7 +25219,7 @@ static void sbt_vk_pc_vkCmdDrawIndexed(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDra
 
 static void sbt_vk_pc_vkCmdDrawMultiEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMultiEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	if (!s->pVertexInfo) {
 		sbt_vk_pr_null(pr, "pVertexInfo");
@@ -25247,7 +25247,7 @@ static void sbt_vk_pc_vkCmdDrawMultiEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDr
 
 static void sbt_vk_pc_vkCmdDrawMultiIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMultiIndexedEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	if (!s->pIndexInfo) {
 		sbt_vk_pr_null(pr, "pIndexInfo");
@@ -25282,8 +25282,8 @@ static void sbt_vk_pc_vkCmdDrawMultiIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdDrawIndirect(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndirect *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -25291,8 +25291,8 @@ static void sbt_vk_pc_vkCmdDrawIndirect(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDr
 
 static void sbt_vk_pc_vkCmdDrawIndexedIndirect(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndexedIndirect *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -25300,7 +25300,7 @@ static void sbt_vk_pc_vkCmdDrawIndexedIndirect(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdDispatch(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDispatch *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "groupCountX", (uint64_t)(s->groupCountX));
 	sbt_vk_pr_u(pr, "groupCountY", (uint64_t)(s->groupCountY));
 	sbt_vk_pr_u(pr, "groupCountZ", (uint64_t)(s->groupCountZ));
@@ -25308,19 +25308,19 @@ static void sbt_vk_pc_vkCmdDispatch(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDispat
 
 static void sbt_vk_pc_vkCmdDispatchIndirect(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDispatchIndirect *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 }
 
 static void sbt_vk_pc_vkCmdSubpassShadingHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSubpassShadingHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdDrawClusterHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawClusterHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "groupCountX", (uint64_t)(s->groupCountX));
 	sbt_vk_pr_u(pr, "groupCountY", (uint64_t)(s->groupCountY));
 	sbt_vk_pr_u(pr, "groupCountZ", (uint64_t)(s->groupCountZ));
@@ -25328,16 +25328,16 @@ static void sbt_vk_pc_vkCmdDrawClusterHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdDrawClusterIndirectHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawClusterIndirectHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 }
 
 static void sbt_vk_pc_vkCmdCopyBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
@@ -25362,10 +25362,10 @@ static void sbt_vk_pc_vkCmdCopyBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopy
 
 static void sbt_vk_pc_vkCmdCopyImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -25391,10 +25391,10 @@ static void sbt_vk_pc_vkCmdCopyImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyI
 
 static void sbt_vk_pc_vkCmdBlitImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -25421,9 +25421,9 @@ static void sbt_vk_pc_vkCmdBlitImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitI
 
 static void sbt_vk_pc_vkCmdCopyBufferToImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->srcBuffer));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -25449,10 +25449,10 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdCopyImageToBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
 		sbt_vk_pr_null(pr, "pRegions");
@@ -25477,7 +25477,7 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdCopyMemoryIndirectNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryIndirectNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "copyBufferAddress", (uint64_t)(s->copyBufferAddress));
 	sbt_vk_pr_u(pr, "copyCount", (uint64_t)(s->copyCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -25485,11 +25485,11 @@ static void sbt_vk_pc_vkCmdCopyMemoryIndirectNV(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryToImageIndirectNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "copyBufferAddress", (uint64_t)(s->copyBufferAddress));
 	sbt_vk_pr_u(pr, "copyCount", (uint64_t)(s->copyCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	if (!s->pImageSubresources) {
 		sbt_vk_pr_null(pr, "pImageSubresources");
@@ -25514,8 +25514,8 @@ static void sbt_vk_pc_vkCmdCopyMemoryToImageIndirectNV(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkCmdUpdateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdUpdateBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
@@ -25527,8 +25527,8 @@ static void sbt_vk_pc_vkCmdUpdateBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdUp
 
 static void sbt_vk_pc_vkCmdFillBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdFillBuffer *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
 	sbt_vk_pr_u(pr, "data", (uint64_t)(s->data));
@@ -25536,8 +25536,8 @@ static void sbt_vk_pc_vkCmdFillBuffer(sbt_vk_pr *pr, const sbt_vk_args_vkCmdFill
 
 static void sbt_vk_pc_vkCmdClearColorImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdClearColorImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 	if (!s->pColor) {
 		sbt_vk_pr_null(pr, "pColor");
@@ -25570,8 +25570,8 @@ static void sbt_vk_pc_vkCmdClearColorImage(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCmdClearDepthStencilImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdClearDepthStencilImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 	if (!s->pDepthStencil) {
 		sbt_vk_pr_null(pr, "pDepthStencil");
@@ -25608,7 +25608,7 @@ static void sbt_vk_pc_vkCmdClearDepthStencilImage(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdClearAttachments(sbt_vk_pr *pr, const sbt_vk_args_vkCmdClearAttachments *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pAttachments) {
 		sbt_vk_pr_null(pr, "pAttachments");
@@ -25653,10 +25653,10 @@ static void sbt_vk_pc_vkCmdClearAttachments(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdResolveImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "srcImage", (uint64_t)(uintptr_t)(s->srcImage));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "srcImage", "VkImage", (uint64_t)(uintptr_t)(s->srcImage));
 	sbt_vk_pr_e(pr, "srcImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->srcImageLayout)), (int64_t)(s->srcImageLayout));
-	sbt_vk_pr_x(pr, "dstImage", (uint64_t)(uintptr_t)(s->dstImage));
+	sbt_vk_pr_h(pr, "dstImage", "VkImage", (uint64_t)(uintptr_t)(s->dstImage));
 	sbt_vk_pr_e(pr, "dstImageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->dstImageLayout)), (int64_t)(s->dstImageLayout));
 	sbt_vk_pr_u(pr, "regionCount", (uint64_t)(s->regionCount));
 	if (!s->pRegions) {
@@ -25682,21 +25682,21 @@ static void sbt_vk_pc_vkCmdResolveImage(sbt_vk_pr *pr, const sbt_vk_args_vkCmdRe
 
 static void sbt_vk_pc_vkCmdSetEvent(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_x(pr, "stageMask", (uint64_t)(s->stageMask));
 }
 
 static void sbt_vk_pc_vkCmdResetEvent(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResetEvent *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_x(pr, "stageMask", (uint64_t)(s->stageMask));
 }
 
 static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWaitEvents *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
@@ -25707,7 +25707,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 			size_t m1501 = sbt_vk_pr_enter(pr, "pEvents");
 			for (uint64_t i1500 = 0; i1500 < n1499 && i1500 < SBT_VK_PR_MAX_ELEMS; i1500++) {
 				size_t m1502 = sbt_vk_pr_pushi(pr, i1500);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i1500]));
+				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i1500]));
 				sbt_vk_pr_pop(pr, m1502);
 			}
 			sbt_vk_pr_pop(pr, m1501);
@@ -25779,7 +25779,7 @@ static void sbt_vk_pc_vkCmdWaitEvents(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWait
 
 static void sbt_vk_pc_vkCmdPipelineBarrier(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "srcStageMask", (uint64_t)(s->srcStageMask));
 	sbt_vk_pr_x(pr, "dstStageMask", (uint64_t)(s->dstStageMask));
 	sbt_vk_pr_x(pr, "dependencyFlags", (uint64_t)(s->dependencyFlags));
@@ -25847,22 +25847,22 @@ static void sbt_vk_pc_vkCmdPipelineBarrier(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCmdBeginQuery(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginQuery *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
 static void sbt_vk_pc_vkCmdEndQuery(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndQuery *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 }
 
 static void sbt_vk_pc_vkCmdBeginConditionalRenderingEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginConditionalRenderingEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pConditionalRenderingBegin) {
 		sbt_vk_pr_null(pr, "pConditionalRenderingBegin");
 	} else {
@@ -25878,32 +25878,32 @@ static void sbt_vk_pc_vkCmdBeginConditionalRenderingEXT(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkCmdEndConditionalRenderingEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndConditionalRenderingEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdResetQueryPool(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResetQueryPool *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 	sbt_vk_pr_u(pr, "queryCount", (uint64_t)(s->queryCount));
 }
 
 static void sbt_vk_pc_vkCmdWriteTimestamp(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteTimestamp *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "pipelineStage", (uint64_t)(s->pipelineStage));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 }
 
 static void sbt_vk_pc_vkCmdCopyQueryPoolResults(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyQueryPoolResults *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 	sbt_vk_pr_u(pr, "queryCount", (uint64_t)(s->queryCount));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
@@ -25911,8 +25911,8 @@ static void sbt_vk_pc_vkCmdCopyQueryPoolResults(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdPushConstants(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPushConstants *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_x(pr, "stageFlags", (uint64_t)(s->stageFlags));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "size", (uint64_t)(s->size));
@@ -25925,7 +25925,7 @@ static void sbt_vk_pc_vkCmdPushConstants(sbt_vk_pr *pr, const sbt_vk_args_vkCmdP
 
 static void sbt_vk_pc_vkCmdBeginRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderPass *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
@@ -25942,18 +25942,18 @@ static void sbt_vk_pc_vkCmdBeginRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCmdNextSubpass(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "contents", sbt_vk_en_VkSubpassContents((int64_t)(s->contents)), (int64_t)(s->contents));
 }
 
 static void sbt_vk_pc_vkCmdEndRenderPass(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdExecuteCommands(sbt_vk_pr *pr, const sbt_vk_args_vkCmdExecuteCommands *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "commandBufferCount", (uint64_t)(s->commandBufferCount));
 	if (!s->pCommandBuffers) {
 		sbt_vk_pr_null(pr, "pCommandBuffers");
@@ -25964,7 +25964,7 @@ static void sbt_vk_pc_vkCmdExecuteCommands(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 			size_t m1539 = sbt_vk_pr_enter(pr, "pCommandBuffers");
 			for (uint64_t i1538 = 0; i1538 < n1537 && i1538 < SBT_VK_PR_MAX_ELEMS; i1538++) {
 				size_t m1540 = sbt_vk_pr_pushi(pr, i1538);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1538]));
+				sbt_vk_pr_h(pr, "", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->pCommandBuffers[i1538]));
 				sbt_vk_pr_pop(pr, m1540);
 			}
 			sbt_vk_pr_pop(pr, m1539);
@@ -25974,7 +25974,7 @@ static void sbt_vk_pc_vkCmdExecuteCommands(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -26006,7 +26006,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPropertiesKHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlanePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -26038,7 +26038,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlanePropertiesKHR(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayPlaneSupportedDisplaysKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "planeIndex", (uint64_t)(s->planeIndex));
 	if (!s->pDisplayCount) {
 		sbt_vk_pr_null(pr, "pDisplayCount");
@@ -26056,7 +26056,7 @@ static void sbt_vk_pc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_pr *pr, const
 			size_t m1556 = sbt_vk_pr_enter(pr, "pDisplays");
 			for (uint64_t i1555 = 0; i1555 < n1554 && i1555 < SBT_VK_PR_MAX_ELEMS; i1555++) {
 				size_t m1557 = sbt_vk_pr_pushi(pr, i1555);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDisplays[i1555]));
+				sbt_vk_pr_h(pr, "", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->pDisplays[i1555]));
 				sbt_vk_pr_pop(pr, m1557);
 			}
 			sbt_vk_pr_pop(pr, m1556);
@@ -26067,8 +26067,8 @@ static void sbt_vk_pc_vkGetDisplayPlaneSupportedDisplaysKHR(sbt_vk_pr *pr, const
 
 static void sbt_vk_pc_vkGetDisplayModePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayModePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -26100,8 +26100,8 @@ static void sbt_vk_pc_vkGetDisplayModePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCreateDisplayModeKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDisplayModeKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26128,7 +26128,7 @@ static void sbt_vk_pc_vkCreateDisplayModeKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pMode");
 	} else {
 		size_t m1568 = sbt_vk_pr_enter(pr, "pMode");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMode[0]));
+		sbt_vk_pr_h(pr, "", "VkDisplayModeKHR", (uint64_t)(uintptr_t)(s->pMode[0]));
 		sbt_vk_pr_pop(pr, m1568);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26136,8 +26136,8 @@ static void sbt_vk_pc_vkCreateDisplayModeKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayPlaneCapabilitiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "mode", (uint64_t)(uintptr_t)(s->mode));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "mode", "VkDisplayModeKHR", (uint64_t)(uintptr_t)(s->mode));
 	sbt_vk_pr_u(pr, "planeIndex", (uint64_t)(s->planeIndex));
 	if (!s->pCapabilities) {
 		sbt_vk_pr_null(pr, "pCapabilities");
@@ -26155,7 +26155,7 @@ static void sbt_vk_pc_vkGetDisplayPlaneCapabilitiesKHR(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDisplayPlaneSurfaceKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26182,7 +26182,7 @@ static void sbt_vk_pc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
 		size_t m1575 = sbt_vk_pr_enter(pr, "pSurface");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
 		sbt_vk_pr_pop(pr, m1575);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26190,7 +26190,7 @@ static void sbt_vk_pc_vkCreateDisplayPlaneSurfaceKHR(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkCreateSharedSwapchainsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSharedSwapchainsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
@@ -26231,7 +26231,7 @@ static void sbt_vk_pc_vkCreateSharedSwapchainsKHR(sbt_vk_pr *pr, const sbt_vk_ar
 			size_t m1585 = sbt_vk_pr_enter(pr, "pSwapchains");
 			for (uint64_t i1584 = 0; i1584 < n1583 && i1584 < SBT_VK_PR_MAX_ELEMS; i1584++) {
 				size_t m1586 = sbt_vk_pr_pushi(pr, i1584);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchains[i1584]));
+				sbt_vk_pr_h(pr, "", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->pSwapchains[i1584]));
 				sbt_vk_pr_pop(pr, m1586);
 			}
 			sbt_vk_pr_pop(pr, m1585);
@@ -26242,8 +26242,8 @@ static void sbt_vk_pc_vkCreateSharedSwapchainsKHR(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkDestroySurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySurfaceKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -26259,9 +26259,9 @@ static void sbt_vk_pc_vkDestroySurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDes
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceSupportKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pSupported) {
 		sbt_vk_pr_null(pr, "pSupported");
 	} else {
@@ -26274,8 +26274,8 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceSupportKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilitiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pSurfaceCapabilities) {
 		sbt_vk_pr_null(pr, "pSurfaceCapabilities");
 	} else {
@@ -26292,8 +26292,8 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilitiesKHR(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormatsKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pSurfaceFormatCount) {
 		sbt_vk_pr_null(pr, "pSurfaceFormatCount");
 	} else {
@@ -26325,8 +26325,8 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormatsKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfacePresentModesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pPresentModeCount) {
 		sbt_vk_pr_null(pr, "pPresentModeCount");
 	} else {
@@ -26354,7 +26354,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfacePresentModesKHR(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkCreateSwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSwapchainKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26381,7 +26381,7 @@ static void sbt_vk_pc_vkCreateSwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCr
 		sbt_vk_pr_null(pr, "pSwapchain");
 	} else {
 		size_t m1607 = sbt_vk_pr_enter(pr, "pSwapchain");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchain[0]));
+		sbt_vk_pr_h(pr, "", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->pSwapchain[0]));
 		sbt_vk_pr_pop(pr, m1607);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26389,8 +26389,8 @@ static void sbt_vk_pc_vkCreateSwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCr
 
 static void sbt_vk_pc_vkDestroySwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySwapchainKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -26406,8 +26406,8 @@ static void sbt_vk_pc_vkDestroySwapchainKHR(sbt_vk_pr *pr, const sbt_vk_args_vkD
 
 static void sbt_vk_pc_vkGetSwapchainImagesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetSwapchainImagesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	if (!s->pSwapchainImageCount) {
 		sbt_vk_pr_null(pr, "pSwapchainImageCount");
 	} else {
@@ -26424,7 +26424,7 @@ static void sbt_vk_pc_vkGetSwapchainImagesKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 			size_t m1613 = sbt_vk_pr_enter(pr, "pSwapchainImages");
 			for (uint64_t i1612 = 0; i1612 < n1611 && i1612 < SBT_VK_PR_MAX_ELEMS; i1612++) {
 				size_t m1614 = sbt_vk_pr_pushi(pr, i1612);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchainImages[i1612]));
+				sbt_vk_pr_h(pr, "", "VkImage", (uint64_t)(uintptr_t)(s->pSwapchainImages[i1612]));
 				sbt_vk_pr_pop(pr, m1614);
 			}
 			sbt_vk_pr_pop(pr, m1613);
@@ -26435,11 +26435,11 @@ static void sbt_vk_pc_vkGetSwapchainImagesKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkAcquireNextImageKHR(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireNextImageKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	if (!s->pImageIndex) {
 		sbt_vk_pr_null(pr, "pImageIndex");
 	} else {
@@ -26452,7 +26452,7 @@ static void sbt_vk_pc_vkAcquireNextImageKHR(sbt_vk_pr *pr, const sbt_vk_args_vkA
 
 static void sbt_vk_pc_vkQueuePresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueuePresentKHR *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	if (!s->pPresentInfo) {
 		sbt_vk_pr_null(pr, "pPresentInfo");
 	} else {
@@ -26469,7 +26469,7 @@ static void sbt_vk_pc_vkQueuePresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 
 static void sbt_vk_pc_vkCreateWaylandSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateWaylandSurfaceKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26496,7 +26496,7 @@ static void sbt_vk_pc_vkCreateWaylandSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
 		size_t m1622 = sbt_vk_pr_enter(pr, "pSurface");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
 		sbt_vk_pr_pop(pr, m1622);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26504,7 +26504,7 @@ static void sbt_vk_pc_vkCreateWaylandSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceWaylandPresentationSupportKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)s->display);
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
@@ -26512,7 +26512,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceWaylandPresentationSupportKHR(sbt_vk_pr
 
 static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXlibSurfaceKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26539,7 +26539,7 @@ static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
 		size_t m1627 = sbt_vk_pr_enter(pr, "pSurface");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
 		sbt_vk_pr_pop(pr, m1627);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26547,7 +26547,7 @@ static void sbt_vk_pc_vkCreateXlibSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXlibPresentationSupportKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
 	sbt_vk_pr_u(pr, "visualID", (uint64_t)(s->visualID));
@@ -26556,7 +26556,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceXlibPresentationSupportKHR(sbt_vk_pr *p
 
 static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateXcbSurfaceKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26583,7 +26583,7 @@ static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
 		size_t m1632 = sbt_vk_pr_enter(pr, "pSurface");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
 		sbt_vk_pr_pop(pr, m1632);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26591,7 +26591,7 @@ static void sbt_vk_pc_vkCreateXcbSurfaceKHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceXcbPresentationSupportKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 	sbt_vk_pr_x(pr, "connection", (uint64_t)(uintptr_t)s->connection);
 	sbt_vk_pr_u(pr, "visual_id", (uint64_t)(s->visual_id));
@@ -26600,7 +26600,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceXcbPresentationSupportKHR(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDebugReportCallbackEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26627,7 +26627,7 @@ static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pCallback");
 	} else {
 		size_t m1637 = sbt_vk_pr_enter(pr, "pCallback");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCallback[0]));
+		sbt_vk_pr_h(pr, "", "VkDebugReportCallbackEXT", (uint64_t)(uintptr_t)(s->pCallback[0]));
 		sbt_vk_pr_pop(pr, m1637);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26635,8 +26635,8 @@ static void sbt_vk_pc_vkCreateDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkDestroyDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDebugReportCallbackEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
-	sbt_vk_pr_x(pr, "callback", (uint64_t)(uintptr_t)(s->callback));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "callback", "VkDebugReportCallbackEXT", (uint64_t)(uintptr_t)(s->callback));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -26652,7 +26652,7 @@ static void sbt_vk_pc_vkDestroyDebugReportCallbackEXT(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkDebugReportMessageEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDebugReportMessageEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_e(pr, "objectType", sbt_vk_en_VkDebugReportObjectTypeEXT((int64_t)(s->objectType)), (int64_t)(s->objectType));
 	sbt_vk_pr_x(pr, "object", s->object);
@@ -26672,7 +26672,7 @@ static void sbt_vk_pc_vkDebugReportMessageEXT(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkDebugMarkerSetObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDebugMarkerSetObjectNameEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pNameInfo) {
 		sbt_vk_pr_null(pr, "pNameInfo");
 	} else {
@@ -26689,7 +26689,7 @@ static void sbt_vk_pc_vkDebugMarkerSetObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkDebugMarkerSetObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDebugMarkerSetObjectTagEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pTagInfo) {
 		sbt_vk_pr_null(pr, "pTagInfo");
 	} else {
@@ -26706,7 +26706,7 @@ static void sbt_vk_pc_vkDebugMarkerSetObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdDebugMarkerBeginEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDebugMarkerBeginEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
@@ -26722,12 +26722,12 @@ static void sbt_vk_pc_vkCmdDebugMarkerBeginEXT(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdDebugMarkerEndEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDebugMarkerEndEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdDebugMarkerInsertEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDebugMarkerInsertEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
@@ -26743,7 +26743,7 @@ static void sbt_vk_pc_vkCmdDebugMarkerInsertEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalImageFormatPropertiesNV *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	sbt_vk_pr_e(pr, "type", sbt_vk_en_VkImageType((int64_t)(s->type)), (int64_t)(s->type));
 	sbt_vk_pr_e(pr, "tiling", sbt_vk_en_VkImageTiling((int64_t)(s->tiling)), (int64_t)(s->tiling));
@@ -26766,7 +26766,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalImageFormatPropertiesNV(sbt_vk_
 
 static void sbt_vk_pc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdExecuteGeneratedCommandsNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "isPreprocessed", (uint64_t)(s->isPreprocessed));
 	if (!s->pGeneratedCommandsInfo) {
 		sbt_vk_pr_null(pr, "pGeneratedCommandsInfo");
@@ -26783,7 +26783,7 @@ static void sbt_vk_pc_vkCmdExecuteGeneratedCommandsNV(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPreprocessGeneratedCommandsNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pGeneratedCommandsInfo) {
 		sbt_vk_pr_null(pr, "pGeneratedCommandsInfo");
 	} else {
@@ -26799,15 +26799,15 @@ static void sbt_vk_pc_vkCmdPreprocessGeneratedCommandsNV(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkCmdBindPipelineShaderGroupNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindPipelineShaderGroupNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "groupIndex", (uint64_t)(s->groupIndex));
 }
 
 static void sbt_vk_pc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetGeneratedCommandsMemoryRequirementsNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -26834,7 +26834,7 @@ static void sbt_vk_pc_vkGetGeneratedCommandsMemoryRequirementsNV(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkCreateIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt_vk_args_vkCreateIndirectCommandsLayoutNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -26861,7 +26861,7 @@ static void sbt_vk_pc_vkCreateIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt_
 		sbt_vk_pr_null(pr, "pIndirectCommandsLayout");
 	} else {
 		size_t m1662 = sbt_vk_pr_enter(pr, "pIndirectCommandsLayout");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pIndirectCommandsLayout[0]));
+		sbt_vk_pr_h(pr, "", "VkIndirectCommandsLayoutNV", (uint64_t)(uintptr_t)(s->pIndirectCommandsLayout[0]));
 		sbt_vk_pr_pop(pr, m1662);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -26869,8 +26869,8 @@ static void sbt_vk_pc_vkCreateIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyIndirectCommandsLayoutNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "indirectCommandsLayout", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "indirectCommandsLayout", "VkIndirectCommandsLayoutNV", (uint64_t)(uintptr_t)(s->indirectCommandsLayout));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -26886,7 +26886,7 @@ static void sbt_vk_pc_vkDestroyIndirectCommandsLayoutNV(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFeatures2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFeatures) {
 		sbt_vk_pr_null(pr, "pFeatures");
 	} else {
@@ -26902,7 +26902,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFeatures2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFeatures) {
 		sbt_vk_pr_null(pr, "pFeatures");
 	} else {
@@ -26918,7 +26918,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFeatures2KHR(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetPhysicalDeviceProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
@@ -26934,7 +26934,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceProperties2(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetPhysicalDeviceProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
@@ -26950,7 +26950,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceProperties2KHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	if (!s->pFormatProperties) {
 		sbt_vk_pr_null(pr, "pFormatProperties");
@@ -26967,7 +26967,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFormatProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_e(pr, "format", sbt_vk_en_VkFormat((int64_t)(s->format)), (int64_t)(s->format));
 	if (!s->pFormatProperties) {
 		sbt_vk_pr_null(pr, "pFormatProperties");
@@ -26984,7 +26984,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFormatProperties2KHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pImageFormatInfo");
 	} else {
@@ -27012,7 +27012,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceImageFormatProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pImageFormatInfo");
 	} else {
@@ -27040,7 +27040,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceImageFormatProperties2KHR(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pQueueFamilyPropertyCount) {
 		sbt_vk_pr_null(pr, "pQueueFamilyPropertyCount");
 	} else {
@@ -27071,7 +27071,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pQueueFamilyPropertyCount) {
 		sbt_vk_pr_null(pr, "pQueueFamilyPropertyCount");
 	} else {
@@ -27102,7 +27102,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyProperties2KHR(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pMemoryProperties) {
 		sbt_vk_pr_null(pr, "pMemoryProperties");
 	} else {
@@ -27118,7 +27118,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceMemoryProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pMemoryProperties) {
 		sbt_vk_pr_null(pr, "pMemoryProperties");
 	} else {
@@ -27134,7 +27134,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMemoryProperties2KHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2 *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFormatInfo) {
 		sbt_vk_pr_null(pr, "pFormatInfo");
 	} else {
@@ -27176,7 +27176,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2(sbt_vk_pr 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSparseImageFormatProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFormatInfo) {
 		sbt_vk_pr_null(pr, "pFormatInfo");
 	} else {
@@ -27218,9 +27218,9 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSparseImageFormatProperties2KHR(sbt_vk_
 
 static void sbt_vk_pc_vkCmdPushDescriptorSetKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPushDescriptorSetKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "set", (uint64_t)(s->set));
 	sbt_vk_pr_u(pr, "descriptorWriteCount", (uint64_t)(s->descriptorWriteCount));
 	if (!s->pDescriptorWrites) {
@@ -27246,21 +27246,21 @@ static void sbt_vk_pc_vkCmdPushDescriptorSetKHR(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkTrimCommandPool(sbt_vk_pr *pr, const sbt_vk_args_vkTrimCommandPool *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
 static void sbt_vk_pc_vkTrimCommandPoolKHR(sbt_vk_pr *pr, const sbt_vk_args_vkTrimCommandPoolKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "commandPool", (uint64_t)(uintptr_t)(s->commandPool));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "commandPool", "VkCommandPool", (uint64_t)(uintptr_t)(s->commandPool));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 }
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalBufferProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalBufferInfo) {
 		sbt_vk_pr_null(pr, "pExternalBufferInfo");
 	} else {
@@ -27287,7 +27287,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferProperties(sbt_vk_pr *pr,
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalBufferPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalBufferInfo) {
 		sbt_vk_pr_null(pr, "pExternalBufferInfo");
 	} else {
@@ -27314,7 +27314,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalBufferPropertiesKHR(sbt_vk_pr *
 
 static void sbt_vk_pc_vkGetMemoryFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetMemoryFdKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
@@ -27338,7 +27338,7 @@ static void sbt_vk_pc_vkGetMemoryFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetMem
 
 static void sbt_vk_pc_vkGetMemoryFdPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetMemoryFdPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_x(pr, "handleType", (uint64_t)(s->handleType));
 	sbt_vk_pr_i(pr, "fd", (int64_t)(s->fd));
 	if (!s->pMemoryFdProperties) {
@@ -27357,7 +27357,7 @@ static void sbt_vk_pc_vkGetMemoryFdPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetMemoryRemoteAddressNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetMemoryRemoteAddressNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pMemoryGetRemoteAddressInfo) {
 		sbt_vk_pr_null(pr, "pMemoryGetRemoteAddressInfo");
 	} else {
@@ -27381,7 +27381,7 @@ static void sbt_vk_pc_vkGetMemoryRemoteAddressNV(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalSemaphoreProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalSemaphoreInfo) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreInfo");
 	} else {
@@ -27408,7 +27408,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphoreProperties(sbt_vk_pr *
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalSemaphoreInfo) {
 		sbt_vk_pr_null(pr, "pExternalSemaphoreInfo");
 	} else {
@@ -27435,7 +27435,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalSemaphorePropertiesKHR(sbt_vk_p
 
 static void sbt_vk_pc_vkGetSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetSemaphoreFdKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
@@ -27459,7 +27459,7 @@ static void sbt_vk_pc_vkGetSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 
 static void sbt_vk_pc_vkImportSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkImportSemaphoreFdKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pImportSemaphoreFdInfo) {
 		sbt_vk_pr_null(pr, "pImportSemaphoreFdInfo");
 	} else {
@@ -27476,7 +27476,7 @@ static void sbt_vk_pc_vkImportSemaphoreFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalFenceProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalFenceInfo) {
 		sbt_vk_pr_null(pr, "pExternalFenceInfo");
 	} else {
@@ -27503,7 +27503,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalFenceProperties(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceExternalFencePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceExternalFencePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pExternalFenceInfo) {
 		sbt_vk_pr_null(pr, "pExternalFenceInfo");
 	} else {
@@ -27530,7 +27530,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceExternalFencePropertiesKHR(sbt_vk_pr *p
 
 static void sbt_vk_pc_vkGetFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetFenceFdKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pGetFdInfo) {
 		sbt_vk_pr_null(pr, "pGetFdInfo");
 	} else {
@@ -27554,7 +27554,7 @@ static void sbt_vk_pc_vkGetFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetFenc
 
 static void sbt_vk_pc_vkImportFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkImportFenceFdKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pImportFenceFdInfo) {
 		sbt_vk_pr_null(pr, "pImportFenceFdInfo");
 	} else {
@@ -27571,29 +27571,29 @@ static void sbt_vk_pc_vkImportFenceFdKHR(sbt_vk_pr *pr, const sbt_vk_args_vkImpo
 
 static void sbt_vk_pc_vkReleaseDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkReleaseDisplayEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkAcquireXlibDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireXlibDisplayEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetRandROutputDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetRandROutputDisplayEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_x(pr, "dpy", (uint64_t)(uintptr_t)s->dpy);
 	sbt_vk_pr_u(pr, "rrOutput", (uint64_t)(s->rrOutput));
 	if (!s->pDisplay) {
 		sbt_vk_pr_null(pr, "pDisplay");
 	} else {
 		size_t m1764 = sbt_vk_pr_enter(pr, "pDisplay");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDisplay[0]));
+		sbt_vk_pr_h(pr, "", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->pDisplay[0]));
 		sbt_vk_pr_pop(pr, m1764);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27601,8 +27601,8 @@ static void sbt_vk_pc_vkGetRandROutputDisplayEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkDisplayPowerControlEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDisplayPowerControlEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pDisplayPowerInfo) {
 		sbt_vk_pr_null(pr, "pDisplayPowerInfo");
 	} else {
@@ -27619,7 +27619,7 @@ static void sbt_vk_pc_vkDisplayPowerControlEXT(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkRegisterDeviceEventEXT(sbt_vk_pr *pr, const sbt_vk_args_vkRegisterDeviceEventEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pDeviceEventInfo) {
 		sbt_vk_pr_null(pr, "pDeviceEventInfo");
 	} else {
@@ -27646,7 +27646,7 @@ static void sbt_vk_pc_vkRegisterDeviceEventEXT(sbt_vk_pr *pr, const sbt_vk_args_
 		sbt_vk_pr_null(pr, "pFence");
 	} else {
 		size_t m1771 = sbt_vk_pr_enter(pr, "pFence");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFence[0]));
+		sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFence[0]));
 		sbt_vk_pr_pop(pr, m1771);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27654,8 +27654,8 @@ static void sbt_vk_pc_vkRegisterDeviceEventEXT(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkRegisterDisplayEventEXT(sbt_vk_pr *pr, const sbt_vk_args_vkRegisterDisplayEventEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pDisplayEventInfo) {
 		sbt_vk_pr_null(pr, "pDisplayEventInfo");
 	} else {
@@ -27682,7 +27682,7 @@ static void sbt_vk_pc_vkRegisterDisplayEventEXT(sbt_vk_pr *pr, const sbt_vk_args
 		sbt_vk_pr_null(pr, "pFence");
 	} else {
 		size_t m1776 = sbt_vk_pr_enter(pr, "pFence");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFence[0]));
+		sbt_vk_pr_h(pr, "", "VkFence", (uint64_t)(uintptr_t)(s->pFence[0]));
 		sbt_vk_pr_pop(pr, m1776);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -27690,8 +27690,8 @@ static void sbt_vk_pc_vkRegisterDisplayEventEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkGetSwapchainCounterEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetSwapchainCounterEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_x(pr, "counter", (uint64_t)(s->counter));
 	if (!s->pCounterValue) {
 		sbt_vk_pr_null(pr, "pCounterValue");
@@ -27705,8 +27705,8 @@ static void sbt_vk_pc_vkGetSwapchainCounterEXT(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2EXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pSurfaceCapabilities) {
 		sbt_vk_pr_null(pr, "pSurfaceCapabilities");
 	} else {
@@ -27723,7 +27723,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2EXT(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroups(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceGroups *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pPhysicalDeviceGroupCount) {
 		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupCount");
 	} else {
@@ -27755,7 +27755,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroups(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceGroupsKHR *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pPhysicalDeviceGroupCount) {
 		sbt_vk_pr_null(pr, "pPhysicalDeviceGroupCount");
 	} else {
@@ -27787,7 +27787,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceGroupsKHR(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeatures *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "heapIndex", (uint64_t)(s->heapIndex));
 	sbt_vk_pr_u(pr, "localDeviceIndex", (uint64_t)(s->localDeviceIndex));
 	sbt_vk_pr_u(pr, "remoteDeviceIndex", (uint64_t)(s->remoteDeviceIndex));
@@ -27802,7 +27802,7 @@ static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeatures(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeaturesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceGroupPeerMemoryFeaturesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "heapIndex", (uint64_t)(s->heapIndex));
 	sbt_vk_pr_u(pr, "localDeviceIndex", (uint64_t)(s->localDeviceIndex));
 	sbt_vk_pr_u(pr, "remoteDeviceIndex", (uint64_t)(s->remoteDeviceIndex));
@@ -27817,7 +27817,7 @@ static void sbt_vk_pc_vkGetDeviceGroupPeerMemoryFeaturesKHR(sbt_vk_pr *pr, const
 
 static void sbt_vk_pc_vkBindBufferMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBindBufferMemory2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
@@ -27843,7 +27843,7 @@ static void sbt_vk_pc_vkBindBufferMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBin
 
 static void sbt_vk_pc_vkBindBufferMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkBindBufferMemory2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
@@ -27869,7 +27869,7 @@ static void sbt_vk_pc_vkBindBufferMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkBindImageMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBindImageMemory2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
@@ -27895,7 +27895,7 @@ static void sbt_vk_pc_vkBindImageMemory2(sbt_vk_pr *pr, const sbt_vk_args_vkBind
 
 static void sbt_vk_pc_vkBindImageMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkBindImageMemory2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
@@ -27921,19 +27921,19 @@ static void sbt_vk_pc_vkBindImageMemory2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkB
 
 static void sbt_vk_pc_vkCmdSetDeviceMask(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDeviceMask *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
 static void sbt_vk_pc_vkCmdSetDeviceMaskKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDeviceMaskKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "deviceMask", (uint64_t)(s->deviceMask));
 }
 
 static void sbt_vk_pc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceGroupPresentCapabilitiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pDeviceGroupPresentCapabilities) {
 		sbt_vk_pr_null(pr, "pDeviceGroupPresentCapabilities");
 	} else {
@@ -27950,8 +27950,8 @@ static void sbt_vk_pc_vkGetDeviceGroupPresentCapabilitiesKHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceGroupSurfacePresentModesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pModes) {
 		sbt_vk_pr_null(pr, "pModes");
 	} else {
@@ -27964,7 +27964,7 @@ static void sbt_vk_pc_vkGetDeviceGroupSurfacePresentModesKHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkAcquireNextImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireNextImage2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAcquireInfo) {
 		sbt_vk_pr_null(pr, "pAcquireInfo");
 	} else {
@@ -27988,7 +27988,7 @@ static void sbt_vk_pc_vkAcquireNextImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdDispatchBase(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDispatchBase *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "baseGroupX", (uint64_t)(s->baseGroupX));
 	sbt_vk_pr_u(pr, "baseGroupY", (uint64_t)(s->baseGroupY));
 	sbt_vk_pr_u(pr, "baseGroupZ", (uint64_t)(s->baseGroupZ));
@@ -27999,7 +27999,7 @@ static void sbt_vk_pc_vkCmdDispatchBase(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDi
 
 static void sbt_vk_pc_vkCmdDispatchBaseKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDispatchBaseKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "baseGroupX", (uint64_t)(s->baseGroupX));
 	sbt_vk_pr_u(pr, "baseGroupY", (uint64_t)(s->baseGroupY));
 	sbt_vk_pr_u(pr, "baseGroupZ", (uint64_t)(s->baseGroupZ));
@@ -28010,8 +28010,8 @@ static void sbt_vk_pc_vkCmdDispatchBaseKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDevicePresentRectanglesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "surface", (uint64_t)(uintptr_t)(s->surface));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "surface", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->surface));
 	if (!s->pRectCount) {
 		sbt_vk_pr_null(pr, "pRectCount");
 	} else {
@@ -28043,7 +28043,7 @@ static void sbt_vk_pc_vkGetPhysicalDevicePresentRectanglesKHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkCreateDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDescriptorUpdateTemplate *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -28070,7 +28070,7 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt_
 		sbt_vk_pr_null(pr, "pDescriptorUpdateTemplate");
 	} else {
 		size_t m1830 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
+		sbt_vk_pr_h(pr, "", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
 		sbt_vk_pr_pop(pr, m1830);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -28078,7 +28078,7 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDescriptorUpdateTemplateKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -28105,7 +28105,7 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const s
 		sbt_vk_pr_null(pr, "pDescriptorUpdateTemplate");
 	} else {
 		size_t m1835 = sbt_vk_pr_enter(pr, "pDescriptorUpdateTemplate");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
+		sbt_vk_pr_h(pr, "", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->pDescriptorUpdateTemplate[0]));
 		sbt_vk_pr_pop(pr, m1835);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -28113,8 +28113,8 @@ static void sbt_vk_pc_vkCreateDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDescriptorUpdateTemplate *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorUpdateTemplate", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -28130,8 +28130,8 @@ static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplate(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDescriptorUpdateTemplateKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorUpdateTemplate", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -28147,32 +28147,32 @@ static void sbt_vk_pc_vkDestroyDescriptorUpdateTemplateKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkUpdateDescriptorSetWithTemplate(sbt_vk_pr *pr, const sbt_vk_args_vkUpdateDescriptorSetWithTemplate *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
-	sbt_vk_pr_x(pr, "descriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
+	sbt_vk_pr_h(pr, "descriptorUpdateTemplate", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	sbt_vk_pr_u(pr, "pData.present", s->pData != NULL);
 }
 
 static void sbt_vk_pc_vkUpdateDescriptorSetWithTemplateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkUpdateDescriptorSetWithTemplateKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
-	sbt_vk_pr_x(pr, "descriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
+	sbt_vk_pr_h(pr, "descriptorUpdateTemplate", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
 	sbt_vk_pr_u(pr, "pData.present", s->pData != NULL);
 }
 
 static void sbt_vk_pc_vkCmdPushDescriptorSetWithTemplateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPushDescriptorSetWithTemplateKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "descriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "descriptorUpdateTemplate", "VkDescriptorUpdateTemplate", (uint64_t)(uintptr_t)(s->descriptorUpdateTemplate));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "set", (uint64_t)(s->set));
 	sbt_vk_pr_u(pr, "pData.present", s->pData != NULL);
 }
 
 static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSetHdrMetadataEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "swapchainCount", (uint64_t)(s->swapchainCount));
 	if (!s->pSwapchains) {
 		sbt_vk_pr_null(pr, "pSwapchains");
@@ -28183,7 +28183,7 @@ static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSet
 			size_t m1842 = sbt_vk_pr_enter(pr, "pSwapchains");
 			for (uint64_t i1841 = 0; i1841 < n1840 && i1841 < SBT_VK_PR_MAX_ELEMS; i1841++) {
 				size_t m1843 = sbt_vk_pr_pushi(pr, i1841);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSwapchains[i1841]));
+				sbt_vk_pr_h(pr, "", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->pSwapchains[i1841]));
 				sbt_vk_pr_pop(pr, m1843);
 			}
 			sbt_vk_pr_pop(pr, m1842);
@@ -28212,15 +28212,15 @@ static void sbt_vk_pc_vkSetHdrMetadataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSet
 
 static void sbt_vk_pc_vkGetSwapchainStatusKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetSwapchainStatusKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const sbt_vk_args_vkGetRefreshCycleDurationGOOGLE *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	if (!s->pDisplayTimingProperties) {
 		sbt_vk_pr_null(pr, "pDisplayTimingProperties");
 	} else {
@@ -28237,8 +28237,8 @@ static void sbt_vk_pc_vkGetRefreshCycleDurationGOOGLE(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const sbt_vk_args_vkGetPastPresentationTimingGOOGLE *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	if (!s->pPresentationTimingCount) {
 		sbt_vk_pr_null(pr, "pPresentationTimingCount");
 	} else {
@@ -28270,7 +28270,7 @@ static void sbt_vk_pc_vkGetPastPresentationTimingGOOGLE(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkCmdSetViewportWScalingNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportWScalingNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstViewport", (uint64_t)(s->firstViewport));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportWScalings) {
@@ -28296,7 +28296,7 @@ static void sbt_vk_pc_vkCmdSetViewportWScalingNV(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdSetDiscardRectangleEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDiscardRectangleEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstDiscardRectangle", (uint64_t)(s->firstDiscardRectangle));
 	sbt_vk_pr_u(pr, "discardRectangleCount", (uint64_t)(s->discardRectangleCount));
 	if (!s->pDiscardRectangles) {
@@ -28322,7 +28322,7 @@ static void sbt_vk_pc_vkCmdSetDiscardRectangleEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdSetSampleLocationsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetSampleLocationsEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSampleLocationsInfo) {
 		sbt_vk_pr_null(pr, "pSampleLocationsInfo");
 	} else {
@@ -28338,7 +28338,7 @@ static void sbt_vk_pc_vkCmdSetSampleLocationsEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceMultisamplePropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_x(pr, "samples", (uint64_t)(s->samples));
 	if (!s->pMultisampleProperties) {
 		sbt_vk_pr_null(pr, "pMultisampleProperties");
@@ -28355,7 +28355,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceMultisamplePropertiesEXT(sbt_vk_pr *pr,
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceCapabilities2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pSurfaceInfo) {
 		sbt_vk_pr_null(pr, "pSurfaceInfo");
 	} else {
@@ -28383,7 +28383,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceCapabilities2KHR(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSurfaceFormats2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pSurfaceInfo) {
 		sbt_vk_pr_null(pr, "pSurfaceInfo");
 	} else {
@@ -28426,7 +28426,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSurfaceFormats2KHR(sbt_vk_pr *pr, const
 
 static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -28458,7 +28458,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayProperties2KHR(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceDisplayPlaneProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -28490,8 +28490,8 @@ static void sbt_vk_pc_vkGetPhysicalDeviceDisplayPlaneProperties2KHR(sbt_vk_pr *p
 
 static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayModeProperties2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -28523,7 +28523,7 @@ static void sbt_vk_pc_vkGetDisplayModeProperties2KHR(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDisplayPlaneCapabilities2KHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pDisplayPlaneInfo) {
 		sbt_vk_pr_null(pr, "pDisplayPlaneInfo");
 	} else {
@@ -28551,7 +28551,7 @@ static void sbt_vk_pc_vkGetDisplayPlaneCapabilities2KHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetBufferMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferMemoryRequirements2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28578,7 +28578,7 @@ static void sbt_vk_pc_vkGetBufferMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetBufferMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferMemoryRequirements2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28605,7 +28605,7 @@ static void sbt_vk_pc_vkGetBufferMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetImageMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageMemoryRequirements2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28632,7 +28632,7 @@ static void sbt_vk_pc_vkGetImageMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkGetImageMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageMemoryRequirements2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28659,7 +28659,7 @@ static void sbt_vk_pc_vkGetImageMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageSparseMemoryRequirements2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28701,7 +28701,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageSparseMemoryRequirements2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28743,7 +28743,7 @@ static void sbt_vk_pc_vkGetImageSparseMemoryRequirements2KHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceBufferMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28770,7 +28770,7 @@ static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirements(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirementsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceBufferMemoryRequirementsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28797,7 +28797,7 @@ static void sbt_vk_pc_vkGetDeviceBufferMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkGetDeviceImageMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceImageMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28824,7 +28824,7 @@ static void sbt_vk_pc_vkGetDeviceImageMemoryRequirements(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetDeviceImageMemoryRequirementsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceImageMemoryRequirementsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28851,7 +28851,7 @@ static void sbt_vk_pc_vkGetDeviceImageMemoryRequirementsKHR(sbt_vk_pr *pr, const
 
 static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceImageSparseMemoryRequirements *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28893,7 +28893,7 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirements(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirementsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceImageSparseMemoryRequirementsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -28935,7 +28935,7 @@ static void sbt_vk_pc_vkGetDeviceImageSparseMemoryRequirementsKHR(sbt_vk_pr *pr,
 
 static void sbt_vk_pc_vkCreateSamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSamplerYcbcrConversion *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -28962,7 +28962,7 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pYcbcrConversion");
 	} else {
 		size_t m1973 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
+		sbt_vk_pr_h(pr, "", "VkSamplerYcbcrConversion", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
 		sbt_vk_pr_pop(pr, m1973);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -28970,7 +28970,7 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkCreateSamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateSamplerYcbcrConversionKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -28997,7 +28997,7 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "pYcbcrConversion");
 	} else {
 		size_t m1978 = sbt_vk_pr_enter(pr, "pYcbcrConversion");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
+		sbt_vk_pr_h(pr, "", "VkSamplerYcbcrConversion", (uint64_t)(uintptr_t)(s->pYcbcrConversion[0]));
 		sbt_vk_pr_pop(pr, m1978);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29005,8 +29005,8 @@ static void sbt_vk_pc_vkCreateSamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkDestroySamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySamplerYcbcrConversion *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "ycbcrConversion", (uint64_t)(uintptr_t)(s->ycbcrConversion));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "ycbcrConversion", "VkSamplerYcbcrConversion", (uint64_t)(uintptr_t)(s->ycbcrConversion));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -29022,8 +29022,8 @@ static void sbt_vk_pc_vkDestroySamplerYcbcrConversion(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkDestroySamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroySamplerYcbcrConversionKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "ycbcrConversion", (uint64_t)(uintptr_t)(s->ycbcrConversion));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "ycbcrConversion", "VkSamplerYcbcrConversion", (uint64_t)(uintptr_t)(s->ycbcrConversion));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -29039,7 +29039,7 @@ static void sbt_vk_pc_vkDestroySamplerYcbcrConversionKHR(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetDeviceQueue2(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceQueue2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pQueueInfo) {
 		sbt_vk_pr_null(pr, "pQueueInfo");
 	} else {
@@ -29055,14 +29055,14 @@ static void sbt_vk_pc_vkGetDeviceQueue2(sbt_vk_pr *pr, const sbt_vk_args_vkGetDe
 		sbt_vk_pr_null(pr, "pQueue");
 	} else {
 		size_t m1985 = sbt_vk_pr_enter(pr, "pQueue");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pQueue[0]));
+		sbt_vk_pr_h(pr, "", "VkQueue", (uint64_t)(uintptr_t)(s->pQueue[0]));
 		sbt_vk_pr_pop(pr, m1985);
 	}
 }
 
 static void sbt_vk_pc_vkCreateValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateValidationCacheEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29089,7 +29089,7 @@ static void sbt_vk_pc_vkCreateValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pValidationCache");
 	} else {
 		size_t m1990 = sbt_vk_pr_enter(pr, "pValidationCache");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pValidationCache[0]));
+		sbt_vk_pr_h(pr, "", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->pValidationCache[0]));
 		sbt_vk_pr_pop(pr, m1990);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29097,8 +29097,8 @@ static void sbt_vk_pc_vkCreateValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkDestroyValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyValidationCacheEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "validationCache", (uint64_t)(uintptr_t)(s->validationCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "validationCache", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->validationCache));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -29114,8 +29114,8 @@ static void sbt_vk_pc_vkDestroyValidationCacheEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkGetValidationCacheDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetValidationCacheDataEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "validationCache", (uint64_t)(uintptr_t)(s->validationCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "validationCache", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->validationCache));
 	if (!s->pDataSize) {
 		sbt_vk_pr_null(pr, "pDataSize");
 	} else {
@@ -29133,8 +29133,8 @@ static void sbt_vk_pc_vkGetValidationCacheDataEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkMergeValidationCachesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkMergeValidationCachesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "dstCache", (uint64_t)(uintptr_t)(s->dstCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "dstCache", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->dstCache));
 	sbt_vk_pr_u(pr, "srcCacheCount", (uint64_t)(s->srcCacheCount));
 	if (!s->pSrcCaches) {
 		sbt_vk_pr_null(pr, "pSrcCaches");
@@ -29145,7 +29145,7 @@ static void sbt_vk_pc_vkMergeValidationCachesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 			size_t m1996 = sbt_vk_pr_enter(pr, "pSrcCaches");
 			for (uint64_t i1995 = 0; i1995 < n1994 && i1995 < SBT_VK_PR_MAX_ELEMS; i1995++) {
 				size_t m1997 = sbt_vk_pr_pushi(pr, i1995);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSrcCaches[i1995]));
+				sbt_vk_pr_h(pr, "", "VkValidationCacheEXT", (uint64_t)(uintptr_t)(s->pSrcCaches[i1995]));
 				sbt_vk_pr_pop(pr, m1997);
 			}
 			sbt_vk_pr_pop(pr, m1996);
@@ -29156,7 +29156,7 @@ static void sbt_vk_pc_vkMergeValidationCachesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetDescriptorSetLayoutSupport(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutSupport *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29183,7 +29183,7 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSupport(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetDescriptorSetLayoutSupportKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutSupportKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29210,8 +29210,8 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSupportKHR(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetShaderInfoAMD(sbt_vk_pr *pr, const sbt_vk_args_vkGetShaderInfoAMD *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_x(pr, "shaderStage", (uint64_t)(s->shaderStage));
 	sbt_vk_pr_e(pr, "infoType", sbt_vk_en_VkShaderInfoTypeAMD((int64_t)(s->infoType)), (int64_t)(s->infoType));
 	if (!s->pInfoSize) {
@@ -29231,14 +29231,14 @@ static void sbt_vk_pc_vkGetShaderInfoAMD(sbt_vk_pr *pr, const sbt_vk_args_vkGetS
 
 static void sbt_vk_pc_vkSetLocalDimmingAMD(sbt_vk_pr *pr, const sbt_vk_args_vkSetLocalDimmingAMD *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapChain", (uint64_t)(uintptr_t)(s->swapChain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapChain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapChain));
 	sbt_vk_pr_u(pr, "localDimmingEnable", (uint64_t)(s->localDimmingEnable));
 }
 
 static void sbt_vk_pc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pTimeDomainCount) {
 		sbt_vk_pr_null(pr, "pTimeDomainCount");
 	} else {
@@ -29266,7 +29266,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(sbt_vk_pr *
 
 static void sbt_vk_pc_vkGetCalibratedTimestampsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetCalibratedTimestampsEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "timestampCount", (uint64_t)(s->timestampCount));
 	if (!s->pTimestampInfos) {
 		sbt_vk_pr_null(pr, "pTimestampInfos");
@@ -29314,7 +29314,7 @@ static void sbt_vk_pc_vkGetCalibratedTimestampsEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkSetDebugUtilsObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSetDebugUtilsObjectNameEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pNameInfo) {
 		sbt_vk_pr_null(pr, "pNameInfo");
 	} else {
@@ -29331,7 +29331,7 @@ static void sbt_vk_pc_vkSetDebugUtilsObjectNameEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkSetDebugUtilsObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSetDebugUtilsObjectTagEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pTagInfo) {
 		sbt_vk_pr_null(pr, "pTagInfo");
 	} else {
@@ -29348,7 +29348,7 @@ static void sbt_vk_pc_vkSetDebugUtilsObjectTagEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkQueueBeginDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
@@ -29364,12 +29364,12 @@ static void sbt_vk_pc_vkQueueBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkQueueEndDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkQueueEndDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 }
 
 static void sbt_vk_pc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkQueueInsertDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
@@ -29385,7 +29385,7 @@ static void sbt_vk_pc_vkQueueInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
@@ -29401,12 +29401,12 @@ static void sbt_vk_pc_vkCmdBeginDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdEndDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdInsertDebugUtilsLabelEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pLabelInfo) {
 		sbt_vk_pr_null(pr, "pLabelInfo");
 	} else {
@@ -29422,7 +29422,7 @@ static void sbt_vk_pc_vkCmdInsertDebugUtilsLabelEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCreateDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDebugUtilsMessengerEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29449,7 +29449,7 @@ static void sbt_vk_pc_vkCreateDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk
 		sbt_vk_pr_null(pr, "pMessenger");
 	} else {
 		size_t m2038 = sbt_vk_pr_enter(pr, "pMessenger");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMessenger[0]));
+		sbt_vk_pr_h(pr, "", "VkDebugUtilsMessengerEXT", (uint64_t)(uintptr_t)(s->pMessenger[0]));
 		sbt_vk_pr_pop(pr, m2038);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29457,8 +29457,8 @@ static void sbt_vk_pc_vkCreateDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDebugUtilsMessengerEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
-	sbt_vk_pr_x(pr, "messenger", (uint64_t)(uintptr_t)(s->messenger));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "messenger", "VkDebugUtilsMessengerEXT", (uint64_t)(uintptr_t)(s->messenger));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -29474,7 +29474,7 @@ static void sbt_vk_pc_vkDestroyDebugUtilsMessengerEXT(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSubmitDebugUtilsMessageEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	sbt_vk_pr_x(pr, "messageSeverity", (uint64_t)(s->messageSeverity));
 	sbt_vk_pr_x(pr, "messageTypes", (uint64_t)(s->messageTypes));
 	if (!s->pCallbackData) {
@@ -29492,16 +29492,16 @@ static void sbt_vk_pc_vkSubmitDebugUtilsMessageEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdWriteBufferMarkerAMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteBufferMarkerAMD *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "pipelineStage", (uint64_t)(s->pipelineStage));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "marker", (uint64_t)(s->marker));
 }
 
 static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRenderPass2 *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29528,7 +29528,7 @@ static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
 		size_t m2047 = sbt_vk_pr_enter(pr, "pRenderPass");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
+		sbt_vk_pr_h(pr, "", "VkRenderPass", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
 		sbt_vk_pr_pop(pr, m2047);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29536,7 +29536,7 @@ static void sbt_vk_pc_vkCreateRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 
 static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRenderPass2KHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -29563,7 +29563,7 @@ static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 		sbt_vk_pr_null(pr, "pRenderPass");
 	} else {
 		size_t m2052 = sbt_vk_pr_enter(pr, "pRenderPass");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
+		sbt_vk_pr_h(pr, "", "VkRenderPass", (uint64_t)(uintptr_t)(s->pRenderPass[0]));
 		sbt_vk_pr_pop(pr, m2052);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -29571,7 +29571,7 @@ static void sbt_vk_pc_vkCreateRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdBeginRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderPass2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
@@ -29598,7 +29598,7 @@ static void sbt_vk_pc_vkCmdBeginRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdBeginRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderPass2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRenderPassBegin) {
 		sbt_vk_pr_null(pr, "pRenderPassBegin");
 	} else {
@@ -29625,7 +29625,7 @@ static void sbt_vk_pc_vkCmdBeginRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
@@ -29652,7 +29652,7 @@ static void sbt_vk_pc_vkCmdNextSubpass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNe
 
 static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdNextSubpass2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassBeginInfo) {
 		sbt_vk_pr_null(pr, "pSubpassBeginInfo");
 	} else {
@@ -29679,7 +29679,7 @@ static void sbt_vk_pc_vkCmdNextSubpass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
 		sbt_vk_pr_null(pr, "pSubpassEndInfo");
 	} else {
@@ -29695,7 +29695,7 @@ static void sbt_vk_pc_vkCmdEndRenderPass2(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 
 static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderPass2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pSubpassEndInfo) {
 		sbt_vk_pr_null(pr, "pSubpassEndInfo");
 	} else {
@@ -29711,8 +29711,8 @@ static void sbt_vk_pc_vkCmdEndRenderPass2KHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetSemaphoreCounterValue(sbt_vk_pr *pr, const sbt_vk_args_vkGetSemaphoreCounterValue *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
@@ -29725,8 +29725,8 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValue(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetSemaphoreCounterValueKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetSemaphoreCounterValueKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "semaphore", (uint64_t)(uintptr_t)(s->semaphore));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "semaphore", "VkSemaphore", (uint64_t)(uintptr_t)(s->semaphore));
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
 	} else {
@@ -29739,7 +29739,7 @@ static void sbt_vk_pc_vkGetSemaphoreCounterValueKHR(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkWaitSemaphores(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSemaphores *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pWaitInfo) {
 		sbt_vk_pr_null(pr, "pWaitInfo");
 	} else {
@@ -29757,7 +29757,7 @@ static void sbt_vk_pc_vkWaitSemaphores(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSe
 
 static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWaitSemaphoresKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pWaitInfo) {
 		sbt_vk_pr_null(pr, "pWaitInfo");
 	} else {
@@ -29775,7 +29775,7 @@ static void sbt_vk_pc_vkWaitSemaphoresKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWai
 
 static void sbt_vk_pc_vkSignalSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphore *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pSignalInfo) {
 		sbt_vk_pr_null(pr, "pSignalInfo");
 	} else {
@@ -29792,7 +29792,7 @@ static void sbt_vk_pc_vkSignalSemaphore(sbt_vk_pr *pr, const sbt_vk_args_vkSigna
 
 static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSignalSemaphoreKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pSignalInfo) {
 		sbt_vk_pr_null(pr, "pSignalInfo");
 	} else {
@@ -29809,10 +29809,10 @@ static void sbt_vk_pc_vkSignalSemaphoreKHR(sbt_vk_pr *pr, const sbt_vk_args_vkSi
 
 static void sbt_vk_pc_vkCmdDrawIndirectCount(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndirectCount *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29820,10 +29820,10 @@ static void sbt_vk_pc_vkCmdDrawIndirectCount(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdDrawIndirectCountKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndirectCountKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29831,10 +29831,10 @@ static void sbt_vk_pc_vkCmdDrawIndirectCountKHR(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdDrawIndirectCountAMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndirectCountAMD *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29842,10 +29842,10 @@ static void sbt_vk_pc_vkCmdDrawIndirectCountAMD(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdDrawIndexedIndirectCount(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndexedIndirectCount *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29853,10 +29853,10 @@ static void sbt_vk_pc_vkCmdDrawIndexedIndirectCount(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdDrawIndexedIndirectCountKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndexedIndirectCountKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29864,10 +29864,10 @@ static void sbt_vk_pc_vkCmdDrawIndexedIndirectCountKHR(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkCmdDrawIndexedIndirectCountAMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndexedIndirectCountAMD *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -29875,13 +29875,13 @@ static void sbt_vk_pc_vkCmdDrawIndexedIndirectCountAMD(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkCmdSetCheckpointNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCheckpointNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "pCheckpointMarker", (uint64_t)(uintptr_t)s->pCheckpointMarker);
 }
 
 static void sbt_vk_pc_vkGetQueueCheckpointDataNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetQueueCheckpointDataNV *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
@@ -29912,7 +29912,7 @@ static void sbt_vk_pc_vkGetQueueCheckpointDataNV(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindTransformFeedbackBuffersEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstBinding", (uint64_t)(s->firstBinding));
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
@@ -29924,7 +29924,7 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 			size_t m2091 = sbt_vk_pr_enter(pr, "pBuffers");
 			for (uint64_t i2090 = 0; i2090 < n2089 && i2090 < SBT_VK_PR_MAX_ELEMS; i2090++) {
 				size_t m2092 = sbt_vk_pr_pushi(pr, i2090);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2090]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2090]));
 				sbt_vk_pr_pop(pr, m2092);
 			}
 			sbt_vk_pr_pop(pr, m2091);
@@ -29964,7 +29964,7 @@ static void sbt_vk_pc_vkCmdBindTransformFeedbackBuffersEXT(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginTransformFeedbackEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstCounterBuffer", (uint64_t)(s->firstCounterBuffer));
 	sbt_vk_pr_u(pr, "counterBufferCount", (uint64_t)(s->counterBufferCount));
 	if (!s->pCounterBuffers) {
@@ -29976,7 +29976,7 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 			size_t m2103 = sbt_vk_pr_enter(pr, "pCounterBuffers");
 			for (uint64_t i2102 = 0; i2102 < n2101 && i2102 < SBT_VK_PR_MAX_ELEMS; i2102++) {
 				size_t m2104 = sbt_vk_pr_pushi(pr, i2102);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2102]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2102]));
 				sbt_vk_pr_pop(pr, m2104);
 			}
 			sbt_vk_pr_pop(pr, m2103);
@@ -30001,7 +30001,7 @@ static void sbt_vk_pc_vkCmdBeginTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndTransformFeedbackEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstCounterBuffer", (uint64_t)(s->firstCounterBuffer));
 	sbt_vk_pr_u(pr, "counterBufferCount", (uint64_t)(s->counterBufferCount));
 	if (!s->pCounterBuffers) {
@@ -30013,7 +30013,7 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 			size_t m2111 = sbt_vk_pr_enter(pr, "pCounterBuffers");
 			for (uint64_t i2110 = 0; i2110 < n2109 && i2110 < SBT_VK_PR_MAX_ELEMS; i2110++) {
 				size_t m2112 = sbt_vk_pr_pushi(pr, i2110);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2110]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pCounterBuffers[i2110]));
 				sbt_vk_pr_pop(pr, m2112);
 			}
 			sbt_vk_pr_pop(pr, m2111);
@@ -30038,8 +30038,8 @@ static void sbt_vk_pc_vkCmdEndTransformFeedbackEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdBeginQueryIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginQueryIndexedEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 	sbt_vk_pr_x(pr, "flags", (uint64_t)(s->flags));
 	sbt_vk_pr_u(pr, "index", (uint64_t)(s->index));
@@ -30047,18 +30047,18 @@ static void sbt_vk_pc_vkCmdBeginQueryIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdEndQueryIndexedEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndQueryIndexedEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 	sbt_vk_pr_u(pr, "index", (uint64_t)(s->index));
 }
 
 static void sbt_vk_pc_vkCmdDrawIndirectByteCountEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawIndirectByteCountEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "instanceCount", (uint64_t)(s->instanceCount));
 	sbt_vk_pr_u(pr, "firstInstance", (uint64_t)(s->firstInstance));
-	sbt_vk_pr_x(pr, "counterBuffer", (uint64_t)(uintptr_t)(s->counterBuffer));
+	sbt_vk_pr_h(pr, "counterBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->counterBuffer));
 	sbt_vk_pr_u(pr, "counterBufferOffset", (uint64_t)(s->counterBufferOffset));
 	sbt_vk_pr_u(pr, "counterOffset", (uint64_t)(s->counterOffset));
 	sbt_vk_pr_u(pr, "vertexStride", (uint64_t)(s->vertexStride));
@@ -30066,7 +30066,7 @@ static void sbt_vk_pc_vkCmdDrawIndirectByteCountEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdSetExclusiveScissorNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetExclusiveScissorNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstExclusiveScissor", (uint64_t)(s->firstExclusiveScissor));
 	sbt_vk_pr_u(pr, "exclusiveScissorCount", (uint64_t)(s->exclusiveScissorCount));
 	if (!s->pExclusiveScissors) {
@@ -30092,14 +30092,14 @@ static void sbt_vk_pc_vkCmdSetExclusiveScissorNV(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdBindShadingRateImageNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindShadingRateImageNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 }
 
 static void sbt_vk_pc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportShadingRatePaletteNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstViewport", (uint64_t)(s->firstViewport));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pShadingRatePalettes) {
@@ -30125,7 +30125,7 @@ static void sbt_vk_pc_vkCmdSetViewportShadingRatePaletteNV(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkCmdSetCoarseSampleOrderNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoarseSampleOrderNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "sampleOrderType", sbt_vk_en_VkCoarseSampleOrderTypeNV((int64_t)(s->sampleOrderType)), (int64_t)(s->sampleOrderType));
 	sbt_vk_pr_u(pr, "customSampleOrderCount", (uint64_t)(s->customSampleOrderCount));
 	if (!s->pCustomSampleOrders) {
@@ -30151,15 +30151,15 @@ static void sbt_vk_pc_vkCmdSetCoarseSampleOrderNV(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "taskCount", (uint64_t)(s->taskCount));
 	sbt_vk_pr_u(pr, "firstTask", (uint64_t)(s->firstTask));
 }
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksIndirectNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -30167,10 +30167,10 @@ static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectNV(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -30178,7 +30178,7 @@ static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectCountNV(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "groupCountX", (uint64_t)(s->groupCountX));
 	sbt_vk_pr_u(pr, "groupCountY", (uint64_t)(s->groupCountY));
 	sbt_vk_pr_u(pr, "groupCountZ", (uint64_t)(s->groupCountZ));
@@ -30186,8 +30186,8 @@ static void sbt_vk_pc_vkCmdDrawMeshTasksEXT(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksIndirectEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
 	sbt_vk_pr_u(pr, "drawCount", (uint64_t)(s->drawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -30195,10 +30195,10 @@ static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDrawMeshTasksIndirectCountEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "buffer", (uint64_t)(uintptr_t)(s->buffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "buffer", "VkBuffer", (uint64_t)(uintptr_t)(s->buffer));
 	sbt_vk_pr_u(pr, "offset", (uint64_t)(s->offset));
-	sbt_vk_pr_x(pr, "countBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
+	sbt_vk_pr_h(pr, "countBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->countBuffer));
 	sbt_vk_pr_u(pr, "countBufferOffset", (uint64_t)(s->countBufferOffset));
 	sbt_vk_pr_u(pr, "maxDrawCount", (uint64_t)(s->maxDrawCount));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -30206,15 +30206,15 @@ static void sbt_vk_pc_vkCmdDrawMeshTasksIndirectCountEXT(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkCompileDeferredNV(sbt_vk_pr *pr, const sbt_vk_args_vkCompileDeferredNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "shader", (uint64_t)(s->shader));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCreateAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkCreateAccelerationStructureNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -30241,7 +30241,7 @@ static void sbt_vk_pc_vkCreateAccelerationStructureNV(sbt_vk_pr *pr, const sbt_v
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
 		size_t m2136 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
+		sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
 		sbt_vk_pr_pop(pr, m2136);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -30249,15 +30249,15 @@ static void sbt_vk_pc_vkCreateAccelerationStructureNV(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkCmdBindInvocationMaskHUAWEI(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindInvocationMaskHUAWEI *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	sbt_vk_pr_e(pr, "imageLayout", sbt_vk_en_VkImageLayout((int64_t)(s->imageLayout)), (int64_t)(s->imageLayout));
 }
 
 static void sbt_vk_pc_vkDestroyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyAccelerationStructureKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->accelerationStructure));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -30273,8 +30273,8 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyAccelerationStructureNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -30290,7 +30290,7 @@ static void sbt_vk_pc_vkDestroyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetAccelerationStructureMemoryRequirementsNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30317,7 +30317,7 @@ static void sbt_vk_pc_vkGetAccelerationStructureMemoryRequirementsNV(sbt_vk_pr *
 
 static void sbt_vk_pc_vkBindAccelerationStructureMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_vkBindAccelerationStructureMemoryNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "bindInfoCount", (uint64_t)(s->bindInfoCount));
 	if (!s->pBindInfos) {
 		sbt_vk_pr_null(pr, "pBindInfos");
@@ -30343,15 +30343,15 @@ static void sbt_vk_pc_vkBindAccelerationStructureMemoryNV(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkCmdCopyAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyAccelerationStructureNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "dst", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "src", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->src));
 	sbt_vk_pr_e(pr, "mode", sbt_vk_en_VkCopyAccelerationStructureModeKHR((int64_t)(s->mode)), (int64_t)(s->mode));
 }
 
 static void sbt_vk_pc_vkCmdCopyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyAccelerationStructureKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30367,7 +30367,7 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureKHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyAccelerationStructureToMemoryKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30383,7 +30383,7 @@ static void sbt_vk_pc_vkCmdCopyAccelerationStructureToMemoryKHR(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryToAccelerationStructureKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30399,7 +30399,7 @@ static void sbt_vk_pc_vkCmdCopyMemoryToAccelerationStructureKHR(sbt_vk_pr *pr, c
 
 static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
@@ -30410,20 +30410,20 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesKHR(sbt_vk_pr *p
 			size_t m2158 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
 			for (uint64_t i2157 = 0; i2157 < n2156 && i2157 < SBT_VK_PR_MAX_ELEMS; i2157++) {
 				size_t m2159 = sbt_vk_pr_pushi(pr, i2157);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2157]));
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2157]));
 				sbt_vk_pr_pop(pr, m2159);
 			}
 			sbt_vk_pr_pop(pr, m2158);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 }
 
 static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteAccelerationStructuresPropertiesNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "accelerationStructureCount", (uint64_t)(s->accelerationStructureCount));
 	if (!s->pAccelerationStructures) {
 		sbt_vk_pr_null(pr, "pAccelerationStructures");
@@ -30434,20 +30434,20 @@ static void sbt_vk_pc_vkCmdWriteAccelerationStructuresPropertiesNV(sbt_vk_pr *pr
 			size_t m2162 = sbt_vk_pr_enter(pr, "pAccelerationStructures");
 			for (uint64_t i2161 = 0; i2161 < n2160 && i2161 < SBT_VK_PR_MAX_ELEMS; i2161++) {
 				size_t m2163 = sbt_vk_pr_pushi(pr, i2161);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2161]));
+				sbt_vk_pr_h(pr, "", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->pAccelerationStructures[i2161]));
 				sbt_vk_pr_pop(pr, m2163);
 			}
 			sbt_vk_pr_pop(pr, m2162);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 }
 
 static void sbt_vk_pc_vkCmdBuildAccelerationStructureNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBuildAccelerationStructureNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30459,18 +30459,18 @@ static void sbt_vk_pc_vkCmdBuildAccelerationStructureNV(sbt_vk_pr *pr, const sbt
 		}
 		sbt_vk_pr_pop(pr, m2164);
 	}
-	sbt_vk_pr_x(pr, "instanceData", (uint64_t)(uintptr_t)(s->instanceData));
+	sbt_vk_pr_h(pr, "instanceData", "VkBuffer", (uint64_t)(uintptr_t)(s->instanceData));
 	sbt_vk_pr_u(pr, "instanceOffset", (uint64_t)(s->instanceOffset));
 	sbt_vk_pr_u(pr, "update", (uint64_t)(s->update));
-	sbt_vk_pr_x(pr, "dst", (uint64_t)(uintptr_t)(s->dst));
-	sbt_vk_pr_x(pr, "src", (uint64_t)(uintptr_t)(s->src));
-	sbt_vk_pr_x(pr, "scratch", (uint64_t)(uintptr_t)(s->scratch));
+	sbt_vk_pr_h(pr, "dst", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->dst));
+	sbt_vk_pr_h(pr, "src", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->src));
+	sbt_vk_pr_h(pr, "scratch", "VkBuffer", (uint64_t)(uintptr_t)(s->scratch));
 	sbt_vk_pr_u(pr, "scratchOffset", (uint64_t)(s->scratchOffset));
 }
 
 static void sbt_vk_pc_vkCmdTraceRaysKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTraceRaysKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
@@ -30522,16 +30522,16 @@ static void sbt_vk_pc_vkCmdTraceRaysKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTr
 
 static void sbt_vk_pc_vkCmdTraceRaysNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTraceRaysNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "raygenShaderBindingTableBuffer", (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "raygenShaderBindingTableBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->raygenShaderBindingTableBuffer));
 	sbt_vk_pr_u(pr, "raygenShaderBindingOffset", (uint64_t)(s->raygenShaderBindingOffset));
-	sbt_vk_pr_x(pr, "missShaderBindingTableBuffer", (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer));
+	sbt_vk_pr_h(pr, "missShaderBindingTableBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->missShaderBindingTableBuffer));
 	sbt_vk_pr_u(pr, "missShaderBindingOffset", (uint64_t)(s->missShaderBindingOffset));
 	sbt_vk_pr_u(pr, "missShaderBindingStride", (uint64_t)(s->missShaderBindingStride));
-	sbt_vk_pr_x(pr, "hitShaderBindingTableBuffer", (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer));
+	sbt_vk_pr_h(pr, "hitShaderBindingTableBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->hitShaderBindingTableBuffer));
 	sbt_vk_pr_u(pr, "hitShaderBindingOffset", (uint64_t)(s->hitShaderBindingOffset));
 	sbt_vk_pr_u(pr, "hitShaderBindingStride", (uint64_t)(s->hitShaderBindingStride));
-	sbt_vk_pr_x(pr, "callableShaderBindingTableBuffer", (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer));
+	sbt_vk_pr_h(pr, "callableShaderBindingTableBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->callableShaderBindingTableBuffer));
 	sbt_vk_pr_u(pr, "callableShaderBindingOffset", (uint64_t)(s->callableShaderBindingOffset));
 	sbt_vk_pr_u(pr, "callableShaderBindingStride", (uint64_t)(s->callableShaderBindingStride));
 	sbt_vk_pr_u(pr, "width", (uint64_t)(s->width));
@@ -30541,8 +30541,8 @@ static void sbt_vk_pc_vkCmdTraceRaysNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTra
 
 static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetRayTracingShaderGroupHandlesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "firstGroup", (uint64_t)(s->firstGroup));
 	sbt_vk_pr_u(pr, "groupCount", (uint64_t)(s->groupCount));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
@@ -30556,8 +30556,8 @@ static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetRayTracingShaderGroupHandlesNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "firstGroup", (uint64_t)(s->firstGroup));
 	sbt_vk_pr_u(pr, "groupCount", (uint64_t)(s->groupCount));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
@@ -30571,8 +30571,8 @@ static void sbt_vk_pc_vkGetRayTracingShaderGroupHandlesNV(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "firstGroup", (uint64_t)(s->firstGroup));
 	sbt_vk_pr_u(pr, "groupCount", (uint64_t)(s->groupCount));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
@@ -30586,8 +30586,8 @@ static void sbt_vk_pc_vkGetRayTracingCaptureReplayShaderGroupHandlesKHR(sbt_vk_p
 
 static void sbt_vk_pc_vkGetAccelerationStructureHandleNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetAccelerationStructureHandleNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "accelerationStructure", (uint64_t)(uintptr_t)(s->accelerationStructure));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "accelerationStructure", "VkAccelerationStructureNV", (uint64_t)(uintptr_t)(s->accelerationStructure));
 	sbt_vk_pr_u(pr, "dataSize", (uint64_t)(s->dataSize));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
@@ -30599,8 +30599,8 @@ static void sbt_vk_pc_vkGetAccelerationStructureHandleNV(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_args_vkCreateRayTracingPipelinesNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipelineCache", "VkPipelineCache", (uint64_t)(uintptr_t)(s->pipelineCache));
 	sbt_vk_pr_u(pr, "createInfoCount", (uint64_t)(s->createInfoCount));
 	if (!s->pCreateInfos) {
 		sbt_vk_pr_null(pr, "pCreateInfos");
@@ -30641,7 +30641,7 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 			size_t m2183 = sbt_vk_pr_enter(pr, "pPipelines");
 			for (uint64_t i2182 = 0; i2182 < n2181 && i2182 < SBT_VK_PR_MAX_ELEMS; i2182++) {
 				size_t m2184 = sbt_vk_pr_pushi(pr, i2182);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPipelines[i2182]));
+				sbt_vk_pr_h(pr, "", "VkPipeline", (uint64_t)(uintptr_t)(s->pPipelines[i2182]));
 				sbt_vk_pr_pop(pr, m2184);
 			}
 			sbt_vk_pr_pop(pr, m2183);
@@ -30652,7 +30652,7 @@ static void sbt_vk_pc_vkCreateRayTracingPipelinesNV(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPropertyCount) {
 		sbt_vk_pr_null(pr, "pPropertyCount");
 	} else {
@@ -30684,7 +30684,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(sbt_vk_pr
 
 static void sbt_vk_pc_vkCmdTraceRaysIndirectKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTraceRaysIndirectKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRaygenShaderBindingTable) {
 		sbt_vk_pr_null(pr, "pRaygenShaderBindingTable");
 	} else {
@@ -30734,13 +30734,13 @@ static void sbt_vk_pc_vkCmdTraceRaysIndirectKHR(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdTraceRaysIndirect2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdTraceRaysIndirect2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "indirectDeviceAddress", (uint64_t)(s->indirectDeviceAddress));
 }
 
 static void sbt_vk_pc_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceAccelerationStructureCompatibilityKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
@@ -30763,8 +30763,8 @@ static void sbt_vk_pc_vkGetDeviceAccelerationStructureCompatibilityKHR(sbt_vk_pr
 
 static void sbt_vk_pc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetRayTracingShaderGroupStackSizeKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "pipeline", (uint64_t)(uintptr_t)(s->pipeline));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "pipeline", "VkPipeline", (uint64_t)(uintptr_t)(s->pipeline));
 	sbt_vk_pr_u(pr, "group", (uint64_t)(s->group));
 	sbt_vk_pr_e(pr, "groupShader", sbt_vk_en_VkShaderGroupShaderKHR((int64_t)(s->groupShader)), (int64_t)(s->groupShader));
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
@@ -30772,13 +30772,13 @@ static void sbt_vk_pc_vkGetRayTracingShaderGroupStackSizeKHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkCmdSetRayTracingPipelineStackSizeKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRayTracingPipelineStackSizeKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "pipelineStackSize", (uint64_t)(s->pipelineStackSize));
 }
 
 static void sbt_vk_pc_vkGetImageViewHandleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageViewHandleNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30795,8 +30795,8 @@ static void sbt_vk_pc_vkGetImageViewHandleNVX(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkGetImageViewAddressNVX(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageViewAddressNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "imageView", (uint64_t)(uintptr_t)(s->imageView));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "imageView", "VkImageView", (uint64_t)(uintptr_t)(s->imageView));
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
@@ -30813,7 +30813,7 @@ static void sbt_vk_pc_vkGetImageViewAddressNVX(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR(sbt_vk_pr *pr, const sbt_vk_args_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_u(pr, "queueFamilyIndex", (uint64_t)(s->queueFamilyIndex));
 	if (!s->pCounterCount) {
 		sbt_vk_pr_null(pr, "pCounterCount");
@@ -30865,7 +30865,7 @@ static void sbt_vk_pc_vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCounte
 
 static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pPerformanceQueryCreateInfo) {
 		sbt_vk_pr_null(pr, "pPerformanceQueryCreateInfo");
 	} else {
@@ -30888,7 +30888,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(sb
 
 static void sbt_vk_pc_vkAcquireProfilingLockKHR(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireProfilingLockKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30905,13 +30905,13 @@ static void sbt_vk_pc_vkAcquireProfilingLockKHR(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkReleaseProfilingLockKHR(sbt_vk_pr *pr, const sbt_vk_args_vkReleaseProfilingLockKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 }
 
 static void sbt_vk_pc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageDrmFormatModifierPropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pProperties) {
 		sbt_vk_pr_null(pr, "pProperties");
 	} else {
@@ -30928,7 +30928,7 @@ static void sbt_vk_pc_vkGetImageDrmFormatModifierPropertiesEXT(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddress *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30945,7 +30945,7 @@ static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferOpaqueCaptureAddressKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30962,7 +30962,7 @@ static void sbt_vk_pc_vkGetBufferOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddress *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30979,7 +30979,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddress(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -30996,7 +30996,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetBufferDeviceAddressEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -31013,7 +31013,7 @@ static void sbt_vk_pc_vkGetBufferDeviceAddressEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCreateHeadlessSurfaceEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateHeadlessSurfaceEXT *s)
 {
-	sbt_vk_pr_x(pr, "instance", (uint64_t)(uintptr_t)(s->instance));
+	sbt_vk_pr_h(pr, "instance", "VkInstance", (uint64_t)(uintptr_t)(s->instance));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -31040,7 +31040,7 @@ static void sbt_vk_pc_vkCreateHeadlessSurfaceEXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pSurface");
 	} else {
 		size_t m2238 = sbt_vk_pr_enter(pr, "pSurface");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSurface[0]));
+		sbt_vk_pr_h(pr, "", "VkSurfaceKHR", (uint64_t)(uintptr_t)(s->pSurface[0]));
 		sbt_vk_pr_pop(pr, m2238);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31048,7 +31048,7 @@ static void sbt_vk_pc_vkCreateHeadlessSurfaceEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pCombinationCount) {
 		sbt_vk_pr_null(pr, "pCombinationCount");
 	} else {
@@ -31080,7 +31080,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceSupportedFramebufferMixedSamplesCombina
 
 static void sbt_vk_pc_vkInitializePerformanceApiINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkInitializePerformanceApiINTEL *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInitializeInfo) {
 		sbt_vk_pr_null(pr, "pInitializeInfo");
 	} else {
@@ -31097,12 +31097,12 @@ static void sbt_vk_pc_vkInitializePerformanceApiINTEL(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkUninitializePerformanceApiINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkUninitializePerformanceApiINTEL *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 }
 
 static void sbt_vk_pc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPerformanceMarkerINTEL *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
@@ -31119,7 +31119,7 @@ static void sbt_vk_pc_vkCmdSetPerformanceMarkerINTEL(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPerformanceStreamMarkerINTEL *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pMarkerInfo) {
 		sbt_vk_pr_null(pr, "pMarkerInfo");
 	} else {
@@ -31136,7 +31136,7 @@ static void sbt_vk_pc_vkCmdSetPerformanceStreamMarkerINTEL(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPerformanceOverrideINTEL *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pOverrideInfo) {
 		sbt_vk_pr_null(pr, "pOverrideInfo");
 	} else {
@@ -31153,7 +31153,7 @@ static void sbt_vk_pc_vkCmdSetPerformanceOverrideINTEL(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkAcquirePerformanceConfigurationINTEL *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAcquireInfo) {
 		sbt_vk_pr_null(pr, "pAcquireInfo");
 	} else {
@@ -31169,7 +31169,7 @@ static void sbt_vk_pc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_pr *pr, cons
 		sbt_vk_pr_null(pr, "pConfiguration");
 	} else {
 		size_t m2255 = sbt_vk_pr_enter(pr, "pConfiguration");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pConfiguration[0]));
+		sbt_vk_pr_h(pr, "", "VkPerformanceConfigurationINTEL", (uint64_t)(uintptr_t)(s->pConfiguration[0]));
 		sbt_vk_pr_pop(pr, m2255);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31177,21 +31177,21 @@ static void sbt_vk_pc_vkAcquirePerformanceConfigurationINTEL(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkReleasePerformanceConfigurationINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkReleasePerformanceConfigurationINTEL *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "configuration", (uint64_t)(uintptr_t)(s->configuration));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "configuration", "VkPerformanceConfigurationINTEL", (uint64_t)(uintptr_t)(s->configuration));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkQueueSetPerformanceConfigurationINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSetPerformanceConfigurationINTEL *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
-	sbt_vk_pr_x(pr, "configuration", (uint64_t)(uintptr_t)(s->configuration));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "configuration", "VkPerformanceConfigurationINTEL", (uint64_t)(uintptr_t)(s->configuration));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetPerformanceParameterINTEL(sbt_vk_pr *pr, const sbt_vk_args_vkGetPerformanceParameterINTEL *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "parameter", sbt_vk_en_VkPerformanceParameterTypeINTEL((int64_t)(s->parameter)), (int64_t)(s->parameter));
 	if (!s->pValue) {
 		sbt_vk_pr_null(pr, "pValue");
@@ -31209,7 +31209,7 @@ static void sbt_vk_pc_vkGetPerformanceParameterINTEL(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddress *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -31226,7 +31226,7 @@ static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddress(sbt_vk_pr *pr, const
 
 static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMemoryOpaqueCaptureAddressKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -31243,7 +31243,7 @@ static void sbt_vk_pc_vkGetDeviceMemoryOpaqueCaptureAddressKHR(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelineExecutablePropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
@@ -31286,7 +31286,7 @@ static void sbt_vk_pc_vkGetPipelineExecutablePropertiesKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelineExecutableStatisticsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
@@ -31329,7 +31329,7 @@ static void sbt_vk_pc_vkGetPipelineExecutableStatisticsKHR(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelineExecutableInternalRepresentationsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pExecutableInfo) {
 		sbt_vk_pr_null(pr, "pExecutableInfo");
 	} else {
@@ -31372,14 +31372,14 @@ static void sbt_vk_pc_vkGetPipelineExecutableInternalRepresentationsKHR(sbt_vk_p
 
 static void sbt_vk_pc_vkCmdSetLineStippleEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLineStippleEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "lineStippleFactor", (uint64_t)(s->lineStippleFactor));
 	sbt_vk_pr_u(pr, "lineStipplePattern", (uint64_t)(s->lineStipplePattern));
 }
 
 static void sbt_vk_pc_vkGetPhysicalDeviceToolProperties(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceToolProperties *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pToolCount) {
 		sbt_vk_pr_null(pr, "pToolCount");
 	} else {
@@ -31411,7 +31411,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolProperties(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceToolPropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pToolCount) {
 		sbt_vk_pr_null(pr, "pToolCount");
 	} else {
@@ -31443,7 +31443,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceToolPropertiesEXT(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkCreateAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateAccelerationStructureKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -31470,7 +31470,7 @@ static void sbt_vk_pc_vkCreateAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_
 		sbt_vk_pr_null(pr, "pAccelerationStructure");
 	} else {
 		size_t m2302 = sbt_vk_pr_enter(pr, "pAccelerationStructure");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
+		sbt_vk_pr_h(pr, "", "VkAccelerationStructureKHR", (uint64_t)(uintptr_t)(s->pAccelerationStructure[0]));
 		sbt_vk_pr_pop(pr, m2302);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31478,7 +31478,7 @@ static void sbt_vk_pc_vkCreateAccelerationStructureKHR(sbt_vk_pr *pr, const sbt_
 
 static void sbt_vk_pc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetAccelerationStructureDeviceAddressKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -31495,7 +31495,7 @@ static void sbt_vk_pc_vkGetAccelerationStructureDeviceAddressKHR(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkCreateDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateDeferredOperationKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -31511,7 +31511,7 @@ static void sbt_vk_pc_vkCreateDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pDeferredOperation");
 	} else {
 		size_t m2307 = sbt_vk_pr_enter(pr, "pDeferredOperation");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pDeferredOperation[0]));
+		sbt_vk_pr_h(pr, "", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->pDeferredOperation[0]));
 		sbt_vk_pr_pop(pr, m2307);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -31519,8 +31519,8 @@ static void sbt_vk_pc_vkCreateDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkDestroyDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyDeferredOperationKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "operation", (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "operation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->operation));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -31536,64 +31536,64 @@ static void sbt_vk_pc_vkDestroyDeferredOperationKHR(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkGetDeferredOperationMaxConcurrencyKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeferredOperationMaxConcurrencyKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "operation", (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "operation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->operation));
 	sbt_vk_pr_u(pr, "ret", (uint64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetDeferredOperationResultKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeferredOperationResultKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "operation", (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "operation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->operation));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkDeferredOperationJoinKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDeferredOperationJoinKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "operation", (uint64_t)(uintptr_t)(s->operation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "operation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->operation));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCmdSetCullMode(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCullMode *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "cullMode", (uint64_t)(s->cullMode));
 }
 
 static void sbt_vk_pc_vkCmdSetCullModeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCullModeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "cullMode", (uint64_t)(s->cullMode));
 }
 
 static void sbt_vk_pc_vkCmdSetFrontFace(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetFrontFace *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "frontFace", sbt_vk_en_VkFrontFace((int64_t)(s->frontFace)), (int64_t)(s->frontFace));
 }
 
 static void sbt_vk_pc_vkCmdSetFrontFaceEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetFrontFaceEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "frontFace", sbt_vk_en_VkFrontFace((int64_t)(s->frontFace)), (int64_t)(s->frontFace));
 }
 
 static void sbt_vk_pc_vkCmdSetPrimitiveTopology(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPrimitiveTopology *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "primitiveTopology", sbt_vk_en_VkPrimitiveTopology((int64_t)(s->primitiveTopology)), (int64_t)(s->primitiveTopology));
 }
 
 static void sbt_vk_pc_vkCmdSetPrimitiveTopologyEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPrimitiveTopologyEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "primitiveTopology", sbt_vk_en_VkPrimitiveTopology((int64_t)(s->primitiveTopology)), (int64_t)(s->primitiveTopology));
 }
 
 static void sbt_vk_pc_vkCmdSetViewportWithCount(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportWithCount *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
@@ -31618,7 +31618,7 @@ static void sbt_vk_pc_vkCmdSetViewportWithCount(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdSetViewportWithCountEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportWithCountEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewports) {
 		sbt_vk_pr_null(pr, "pViewports");
@@ -31643,7 +31643,7 @@ static void sbt_vk_pc_vkCmdSetViewportWithCountEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCmdSetScissorWithCount(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetScissorWithCount *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
@@ -31668,7 +31668,7 @@ static void sbt_vk_pc_vkCmdSetScissorWithCount(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdSetScissorWithCountEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetScissorWithCountEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "scissorCount", (uint64_t)(s->scissorCount));
 	if (!s->pScissors) {
 		sbt_vk_pr_null(pr, "pScissors");
@@ -31693,7 +31693,7 @@ static void sbt_vk_pc_vkCmdSetScissorWithCountEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindVertexBuffers2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstBinding", (uint64_t)(s->firstBinding));
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
@@ -31705,7 +31705,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 			size_t m2332 = sbt_vk_pr_enter(pr, "pBuffers");
 			for (uint64_t i2331 = 0; i2331 < n2330 && i2331 < SBT_VK_PR_MAX_ELEMS; i2331++) {
 				size_t m2333 = sbt_vk_pr_pushi(pr, i2331);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2331]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2331]));
 				sbt_vk_pr_pop(pr, m2333);
 			}
 			sbt_vk_pr_pop(pr, m2332);
@@ -31760,7 +31760,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindVertexBuffers2EXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstBinding", (uint64_t)(s->firstBinding));
 	sbt_vk_pr_u(pr, "bindingCount", (uint64_t)(s->bindingCount));
 	if (!s->pBuffers) {
@@ -31772,7 +31772,7 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 			size_t m2348 = sbt_vk_pr_enter(pr, "pBuffers");
 			for (uint64_t i2347 = 0; i2347 < n2346 && i2347 < SBT_VK_PR_MAX_ELEMS; i2347++) {
 				size_t m2349 = sbt_vk_pr_pushi(pr, i2347);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pBuffers[i2347]));
+				sbt_vk_pr_h(pr, "", "VkBuffer", (uint64_t)(uintptr_t)(s->pBuffers[i2347]));
 				sbt_vk_pr_pop(pr, m2349);
 			}
 			sbt_vk_pr_pop(pr, m2348);
@@ -31827,67 +31827,67 @@ static void sbt_vk_pc_vkCmdBindVertexBuffers2EXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdSetDepthTestEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthTestEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthTestEnable", (uint64_t)(s->depthTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthTestEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthTestEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthTestEnable", (uint64_t)(s->depthTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthWriteEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthWriteEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthWriteEnable", (uint64_t)(s->depthWriteEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthWriteEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthWriteEnable", (uint64_t)(s->depthWriteEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthCompareOp(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthCompareOp *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "depthCompareOp", sbt_vk_en_VkCompareOp((int64_t)(s->depthCompareOp)), (int64_t)(s->depthCompareOp));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthCompareOpEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthCompareOpEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "depthCompareOp", sbt_vk_en_VkCompareOp((int64_t)(s->depthCompareOp)), (int64_t)(s->depthCompareOp));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthBoundsTestEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBoundsTestEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthBoundsTestEnable", (uint64_t)(s->depthBoundsTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthBoundsTestEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBoundsTestEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthBoundsTestEnable", (uint64_t)(s->depthBoundsTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilTestEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilTestEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "stencilTestEnable", (uint64_t)(s->stencilTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilTestEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilTestEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "stencilTestEnable", (uint64_t)(s->stencilTestEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetStencilOp(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilOp *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "faceMask", (uint64_t)(s->faceMask));
 	sbt_vk_pr_e(pr, "failOp", sbt_vk_en_VkStencilOp((int64_t)(s->failOp)), (int64_t)(s->failOp));
 	sbt_vk_pr_e(pr, "passOp", sbt_vk_en_VkStencilOp((int64_t)(s->passOp)), (int64_t)(s->passOp));
@@ -31897,7 +31897,7 @@ static void sbt_vk_pc_vkCmdSetStencilOp(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSe
 
 static void sbt_vk_pc_vkCmdSetStencilOpEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetStencilOpEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "faceMask", (uint64_t)(s->faceMask));
 	sbt_vk_pr_e(pr, "failOp", sbt_vk_en_VkStencilOp((int64_t)(s->failOp)), (int64_t)(s->failOp));
 	sbt_vk_pr_e(pr, "passOp", sbt_vk_en_VkStencilOp((int64_t)(s->passOp)), (int64_t)(s->passOp));
@@ -31907,79 +31907,79 @@ static void sbt_vk_pc_vkCmdSetStencilOpEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCmdSetPatchControlPointsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPatchControlPointsEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "patchControlPoints", (uint64_t)(s->patchControlPoints));
 }
 
 static void sbt_vk_pc_vkCmdSetRasterizerDiscardEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRasterizerDiscardEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "rasterizerDiscardEnable", (uint64_t)(s->rasterizerDiscardEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetRasterizerDiscardEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRasterizerDiscardEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "rasterizerDiscardEnable", (uint64_t)(s->rasterizerDiscardEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthBiasEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBiasEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthBiasEnable", (uint64_t)(s->depthBiasEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthBiasEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthBiasEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthBiasEnable", (uint64_t)(s->depthBiasEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetLogicOpEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLogicOpEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "logicOp", sbt_vk_en_VkLogicOp((int64_t)(s->logicOp)), (int64_t)(s->logicOp));
 }
 
 static void sbt_vk_pc_vkCmdSetPrimitiveRestartEnable(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPrimitiveRestartEnable *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "primitiveRestartEnable", (uint64_t)(s->primitiveRestartEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetPrimitiveRestartEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPrimitiveRestartEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "primitiveRestartEnable", (uint64_t)(s->primitiveRestartEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetTessellationDomainOriginEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetTessellationDomainOriginEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "domainOrigin", sbt_vk_en_VkTessellationDomainOrigin((int64_t)(s->domainOrigin)), (int64_t)(s->domainOrigin));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthClampEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthClampEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthClampEnable", (uint64_t)(s->depthClampEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetPolygonModeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetPolygonModeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "polygonMode", sbt_vk_en_VkPolygonMode((int64_t)(s->polygonMode)), (int64_t)(s->polygonMode));
 }
 
 static void sbt_vk_pc_vkCmdSetRasterizationSamplesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRasterizationSamplesEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "rasterizationSamples", (uint64_t)(s->rasterizationSamples));
 }
 
 static void sbt_vk_pc_vkCmdSetSampleMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetSampleMaskEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "samples", (uint64_t)(s->samples));
 	if (!s->pSampleMask) {
 		sbt_vk_pr_null(pr, "pSampleMask");
@@ -32000,25 +32000,25 @@ static void sbt_vk_pc_vkCmdSetSampleMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdSetAlphaToCoverageEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetAlphaToCoverageEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "alphaToCoverageEnable", (uint64_t)(s->alphaToCoverageEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetAlphaToOneEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetAlphaToOneEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "alphaToOneEnable", (uint64_t)(s->alphaToOneEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetLogicOpEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLogicOpEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "logicOpEnable", (uint64_t)(s->logicOpEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetColorBlendEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetColorBlendEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstAttachment", (uint64_t)(s->firstAttachment));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendEnables) {
@@ -32040,7 +32040,7 @@ static void sbt_vk_pc_vkCmdSetColorBlendEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdSetColorBlendEquationEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetColorBlendEquationEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstAttachment", (uint64_t)(s->firstAttachment));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendEquations) {
@@ -32066,7 +32066,7 @@ static void sbt_vk_pc_vkCmdSetColorBlendEquationEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdSetColorWriteMaskEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetColorWriteMaskEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstAttachment", (uint64_t)(s->firstAttachment));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorWriteMasks) {
@@ -32088,37 +32088,37 @@ static void sbt_vk_pc_vkCmdSetColorWriteMaskEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdSetRasterizationStreamEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRasterizationStreamEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "rasterizationStream", (uint64_t)(s->rasterizationStream));
 }
 
 static void sbt_vk_pc_vkCmdSetConservativeRasterizationModeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetConservativeRasterizationModeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "conservativeRasterizationMode", sbt_vk_en_VkConservativeRasterizationModeEXT((int64_t)(s->conservativeRasterizationMode)), (int64_t)(s->conservativeRasterizationMode));
 }
 
 static void sbt_vk_pc_vkCmdSetExtraPrimitiveOverestimationSizeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetExtraPrimitiveOverestimationSizeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_f(pr, "extraPrimitiveOverestimationSize", (double)(s->extraPrimitiveOverestimationSize));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthClipEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthClipEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "depthClipEnable", (uint64_t)(s->depthClipEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetSampleLocationsEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetSampleLocationsEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "sampleLocationsEnable", (uint64_t)(s->sampleLocationsEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetColorBlendAdvancedEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstAttachment", (uint64_t)(s->firstAttachment));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorBlendAdvanced) {
@@ -32144,37 +32144,37 @@ static void sbt_vk_pc_vkCmdSetColorBlendAdvancedEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdSetProvokingVertexModeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetProvokingVertexModeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "provokingVertexMode", sbt_vk_en_VkProvokingVertexModeEXT((int64_t)(s->provokingVertexMode)), (int64_t)(s->provokingVertexMode));
 }
 
 static void sbt_vk_pc_vkCmdSetLineRasterizationModeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLineRasterizationModeEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "lineRasterizationMode", sbt_vk_en_VkLineRasterizationModeEXT((int64_t)(s->lineRasterizationMode)), (int64_t)(s->lineRasterizationMode));
 }
 
 static void sbt_vk_pc_vkCmdSetLineStippleEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetLineStippleEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "stippledLineEnable", (uint64_t)(s->stippledLineEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetDepthClipNegativeOneToOneEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDepthClipNegativeOneToOneEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "negativeOneToOne", (uint64_t)(s->negativeOneToOne));
 }
 
 static void sbt_vk_pc_vkCmdSetViewportWScalingEnableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportWScalingEnableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "viewportWScalingEnable", (uint64_t)(s->viewportWScalingEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetViewportSwizzleNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetViewportSwizzleNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "firstViewport", (uint64_t)(s->firstViewport));
 	sbt_vk_pr_u(pr, "viewportCount", (uint64_t)(s->viewportCount));
 	if (!s->pViewportSwizzles) {
@@ -32200,31 +32200,31 @@ static void sbt_vk_pc_vkCmdSetViewportSwizzleNV(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdSetCoverageToColorEnableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageToColorEnableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "coverageToColorEnable", (uint64_t)(s->coverageToColorEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetCoverageToColorLocationNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageToColorLocationNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "coverageToColorLocation", (uint64_t)(s->coverageToColorLocation));
 }
 
 static void sbt_vk_pc_vkCmdSetCoverageModulationModeNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageModulationModeNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "coverageModulationMode", sbt_vk_en_VkCoverageModulationModeNV((int64_t)(s->coverageModulationMode)), (int64_t)(s->coverageModulationMode));
 }
 
 static void sbt_vk_pc_vkCmdSetCoverageModulationTableEnableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageModulationTableEnableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "coverageModulationTableEnable", (uint64_t)(s->coverageModulationTableEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetCoverageModulationTableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageModulationTableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "coverageModulationTableCount", (uint64_t)(s->coverageModulationTableCount));
 	if (!s->pCoverageModulationTable) {
 		sbt_vk_pr_null(pr, "pCoverageModulationTable");
@@ -32245,25 +32245,25 @@ static void sbt_vk_pc_vkCmdSetCoverageModulationTableNV(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkCmdSetShadingRateImageEnableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetShadingRateImageEnableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "shadingRateImageEnable", (uint64_t)(s->shadingRateImageEnable));
 }
 
 static void sbt_vk_pc_vkCmdSetCoverageReductionModeNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetCoverageReductionModeNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "coverageReductionMode", sbt_vk_en_VkCoverageReductionModeNV((int64_t)(s->coverageReductionMode)), (int64_t)(s->coverageReductionMode));
 }
 
 static void sbt_vk_pc_vkCmdSetRepresentativeFragmentTestEnableNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetRepresentativeFragmentTestEnableNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "representativeFragmentTestEnable", (uint64_t)(s->representativeFragmentTestEnable));
 }
 
 static void sbt_vk_pc_vkCreatePrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_vkCreatePrivateDataSlot *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -32290,7 +32290,7 @@ static void sbt_vk_pc_vkCreatePrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
 		size_t m2397 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
+		sbt_vk_pr_h(pr, "", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
 		sbt_vk_pr_pop(pr, m2397);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32298,7 +32298,7 @@ static void sbt_vk_pc_vkCreatePrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCreatePrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreatePrivateDataSlotEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -32325,7 +32325,7 @@ static void sbt_vk_pc_vkCreatePrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_arg
 		sbt_vk_pr_null(pr, "pPrivateDataSlot");
 	} else {
 		size_t m2402 = sbt_vk_pr_enter(pr, "pPrivateDataSlot");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
+		sbt_vk_pr_h(pr, "", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->pPrivateDataSlot[0]));
 		sbt_vk_pr_pop(pr, m2402);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -32333,8 +32333,8 @@ static void sbt_vk_pc_vkCreatePrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkDestroyPrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPrivateDataSlot *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -32350,8 +32350,8 @@ static void sbt_vk_pc_vkDestroyPrivateDataSlot(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyPrivateDataSlotEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -32367,30 +32367,30 @@ static void sbt_vk_pc_vkDestroyPrivateDataSlotEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkSetPrivateData(sbt_vk_pr *pr, const sbt_vk_args_vkSetPrivateData *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "objectType", sbt_vk_en_VkObjectType((int64_t)(s->objectType)), (int64_t)(s->objectType));
 	sbt_vk_pr_x(pr, "objectHandle", s->objectHandle);
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	sbt_vk_pr_u(pr, "data", (uint64_t)(s->data));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkSetPrivateDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSetPrivateDataEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "objectType", sbt_vk_en_VkObjectType((int64_t)(s->objectType)), (int64_t)(s->objectType));
 	sbt_vk_pr_x(pr, "objectHandle", s->objectHandle);
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	sbt_vk_pr_u(pr, "data", (uint64_t)(s->data));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetPrivateData(sbt_vk_pr *pr, const sbt_vk_args_vkGetPrivateData *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "objectType", sbt_vk_en_VkObjectType((int64_t)(s->objectType)), (int64_t)(s->objectType));
 	sbt_vk_pr_x(pr, "objectHandle", s->objectHandle);
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
@@ -32402,10 +32402,10 @@ static void sbt_vk_pc_vkGetPrivateData(sbt_vk_pr *pr, const sbt_vk_args_vkGetPri
 
 static void sbt_vk_pc_vkGetPrivateDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPrivateDataEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "objectType", sbt_vk_en_VkObjectType((int64_t)(s->objectType)), (int64_t)(s->objectType));
 	sbt_vk_pr_x(pr, "objectHandle", s->objectHandle);
-	sbt_vk_pr_x(pr, "privateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
+	sbt_vk_pr_h(pr, "privateDataSlot", "VkPrivateDataSlot", (uint64_t)(uintptr_t)(s->privateDataSlot));
 	if (!s->pData) {
 		sbt_vk_pr_null(pr, "pData");
 	} else {
@@ -32417,7 +32417,7 @@ static void sbt_vk_pc_vkGetPrivateDataEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGet
 
 static void sbt_vk_pc_vkCmdCopyBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferInfo");
 	} else {
@@ -32433,7 +32433,7 @@ static void sbt_vk_pc_vkCmdCopyBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCop
 
 static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBuffer2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferInfo");
 	} else {
@@ -32449,7 +32449,7 @@ static void sbt_vk_pc_vkCmdCopyBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 
 static void sbt_vk_pc_vkCmdCopyImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageInfo");
 	} else {
@@ -32465,7 +32465,7 @@ static void sbt_vk_pc_vkCmdCopyImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopy
 
 static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImage2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageInfo");
 	} else {
@@ -32481,7 +32481,7 @@ static void sbt_vk_pc_vkCmdCopyImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdC
 
 static void sbt_vk_pc_vkCmdBlitImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pBlitImageInfo) {
 		sbt_vk_pr_null(pr, "pBlitImageInfo");
 	} else {
@@ -32497,7 +32497,7 @@ static void sbt_vk_pc_vkCmdBlitImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlit
 
 static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBlitImage2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pBlitImageInfo) {
 		sbt_vk_pr_null(pr, "pBlitImageInfo");
 	} else {
@@ -32513,7 +32513,7 @@ static void sbt_vk_pc_vkCmdBlitImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdB
 
 static void sbt_vk_pc_vkCmdCopyBufferToImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferToImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
 	} else {
@@ -32529,7 +32529,7 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage2(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyBufferToImage2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyBufferToImageInfo) {
 		sbt_vk_pr_null(pr, "pCopyBufferToImageInfo");
 	} else {
@@ -32545,7 +32545,7 @@ static void sbt_vk_pc_vkCmdCopyBufferToImage2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdCopyImageToBuffer2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageToBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
 	} else {
@@ -32561,7 +32561,7 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer2(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyImageToBuffer2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCopyImageToBufferInfo) {
 		sbt_vk_pr_null(pr, "pCopyImageToBufferInfo");
 	} else {
@@ -32577,7 +32577,7 @@ static void sbt_vk_pc_vkCmdCopyImageToBuffer2KHR(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdResolveImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pResolveImageInfo) {
 		sbt_vk_pr_null(pr, "pResolveImageInfo");
 	} else {
@@ -32593,7 +32593,7 @@ static void sbt_vk_pc_vkCmdResolveImage2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdR
 
 static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResolveImage2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pResolveImageInfo) {
 		sbt_vk_pr_null(pr, "pResolveImageInfo");
 	} else {
@@ -32609,7 +32609,7 @@ static void sbt_vk_pc_vkCmdResolveImage2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdSetFragmentShadingRateKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetFragmentShadingRateKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pFragmentSize) {
 		sbt_vk_pr_null(pr, "pFragmentSize");
 	} else {
@@ -32640,7 +32640,7 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateKHR(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceFragmentShadingRatesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pFragmentShadingRateCount) {
 		sbt_vk_pr_null(pr, "pFragmentShadingRateCount");
 	} else {
@@ -32672,7 +32672,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceFragmentShadingRatesKHR(sbt_vk_pr *pr, 
 
 static void sbt_vk_pc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetFragmentShadingRateEnumNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "shadingRate", sbt_vk_en_VkFragmentShadingRateNV((int64_t)(s->shadingRate)), (int64_t)(s->shadingRate));
 	if (!s->combinerOps) {
 		sbt_vk_pr_null(pr, "combinerOps");
@@ -32693,7 +32693,7 @@ static void sbt_vk_pc_vkCmdSetFragmentShadingRateEnumNV(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetAccelerationStructureBuildSizesKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "buildType", sbt_vk_en_VkAccelerationStructureBuildTypeKHR((int64_t)(s->buildType)), (int64_t)(s->buildType));
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
@@ -32736,7 +32736,7 @@ static void sbt_vk_pc_vkGetAccelerationStructureBuildSizesKHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetVertexInputEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "vertexBindingDescriptionCount", (uint64_t)(s->vertexBindingDescriptionCount));
 	if (!s->pVertexBindingDescriptions) {
 		sbt_vk_pr_null(pr, "pVertexBindingDescriptions");
@@ -32781,7 +32781,7 @@ static void sbt_vk_pc_vkCmdSetVertexInputEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdSetColorWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetColorWriteEnableEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "attachmentCount", (uint64_t)(s->attachmentCount));
 	if (!s->pColorWriteEnables) {
 		sbt_vk_pr_null(pr, "pColorWriteEnables");
@@ -32802,8 +32802,8 @@ static void sbt_vk_pc_vkCmdSetColorWriteEnableEXT(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdSetEvent2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
@@ -32819,8 +32819,8 @@ static void sbt_vk_pc_vkCmdSetEvent2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEv
 
 static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetEvent2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
@@ -32836,21 +32836,21 @@ static void sbt_vk_pc_vkCmdSetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSe
 
 static void sbt_vk_pc_vkCmdResetEvent2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResetEvent2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_x(pr, "stageMask", (uint64_t)(s->stageMask));
 }
 
 static void sbt_vk_pc_vkCmdResetEvent2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdResetEvent2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "event", (uint64_t)(uintptr_t)(s->event));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "event", "VkEvent", (uint64_t)(uintptr_t)(s->event));
 	sbt_vk_pr_x(pr, "stageMask", (uint64_t)(s->stageMask));
 }
 
 static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWaitEvents2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
@@ -32861,7 +32861,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 			size_t m2477 = sbt_vk_pr_enter(pr, "pEvents");
 			for (uint64_t i2476 = 0; i2476 < n2475 && i2476 < SBT_VK_PR_MAX_ELEMS; i2476++) {
 				size_t m2478 = sbt_vk_pr_pushi(pr, i2476);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2476]));
+				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2476]));
 				sbt_vk_pr_pop(pr, m2478);
 			}
 			sbt_vk_pr_pop(pr, m2477);
@@ -32890,7 +32890,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWai
 
 static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWaitEvents2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "eventCount", (uint64_t)(s->eventCount));
 	if (!s->pEvents) {
 		sbt_vk_pr_null(pr, "pEvents");
@@ -32901,7 +32901,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 			size_t m2486 = sbt_vk_pr_enter(pr, "pEvents");
 			for (uint64_t i2485 = 0; i2485 < n2484 && i2485 < SBT_VK_PR_MAX_ELEMS; i2485++) {
 				size_t m2487 = sbt_vk_pr_pushi(pr, i2485);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pEvents[i2485]));
+				sbt_vk_pr_h(pr, "", "VkEvent", (uint64_t)(uintptr_t)(s->pEvents[i2485]));
 				sbt_vk_pr_pop(pr, m2487);
 			}
 			sbt_vk_pr_pop(pr, m2486);
@@ -32930,7 +32930,7 @@ static void sbt_vk_pc_vkCmdWaitEvents2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 
 static void sbt_vk_pc_vkCmdPipelineBarrier2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
@@ -32946,7 +32946,7 @@ static void sbt_vk_pc_vkCmdPipelineBarrier2(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdPipelineBarrier2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pDependencyInfo) {
 		sbt_vk_pr_null(pr, "pDependencyInfo");
 	} else {
@@ -32962,7 +32962,7 @@ static void sbt_vk_pc_vkCmdPipelineBarrier2KHR(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubmit2 *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
@@ -32983,13 +32983,13 @@ static void sbt_vk_pc_vkQueueSubmit2(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSub
 			sbt_vk_pr_pop(pr, m2499);
 		}
 	}
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkQueueSubmit2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueueSubmit2KHR *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	sbt_vk_pr_u(pr, "submitCount", (uint64_t)(s->submitCount));
 	if (!s->pSubmits) {
 		sbt_vk_pr_null(pr, "pSubmits");
@@ -33010,38 +33010,38 @@ static void sbt_vk_pc_vkQueueSubmit2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkQueue
 			sbt_vk_pr_pop(pr, m2504);
 		}
 	}
-	sbt_vk_pr_x(pr, "fence", (uint64_t)(uintptr_t)(s->fence));
+	sbt_vk_pr_h(pr, "fence", "VkFence", (uint64_t)(uintptr_t)(s->fence));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCmdWriteTimestamp2(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteTimestamp2 *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "stage", (uint64_t)(s->stage));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 }
 
 static void sbt_vk_pc_vkCmdWriteTimestamp2KHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteTimestamp2KHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "stage", (uint64_t)(s->stage));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "query", (uint64_t)(s->query));
 }
 
 static void sbt_vk_pc_vkCmdWriteBufferMarker2AMD(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteBufferMarker2AMD *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_x(pr, "stage", (uint64_t)(s->stage));
-	sbt_vk_pr_x(pr, "dstBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
+	sbt_vk_pr_h(pr, "dstBuffer", "VkBuffer", (uint64_t)(uintptr_t)(s->dstBuffer));
 	sbt_vk_pr_u(pr, "dstOffset", (uint64_t)(s->dstOffset));
 	sbt_vk_pr_u(pr, "marker", (uint64_t)(s->marker));
 }
 
 static void sbt_vk_pc_vkGetQueueCheckpointData2NV(sbt_vk_pr *pr, const sbt_vk_args_vkGetQueueCheckpointData2NV *s)
 {
-	sbt_vk_pr_x(pr, "queue", (uint64_t)(uintptr_t)(s->queue));
+	sbt_vk_pr_h(pr, "queue", "VkQueue", (uint64_t)(uintptr_t)(s->queue));
 	if (!s->pCheckpointDataCount) {
 		sbt_vk_pr_null(pr, "pCheckpointDataCount");
 	} else {
@@ -33072,7 +33072,7 @@ static void sbt_vk_pc_vkGetQueueCheckpointData2NV(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceVideoCapabilitiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pVideoProfile) {
 		sbt_vk_pr_null(pr, "pVideoProfile");
 	} else {
@@ -33100,7 +33100,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoCapabilitiesKHR(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceVideoFormatPropertiesKHR *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pVideoFormatInfo) {
 		sbt_vk_pr_null(pr, "pVideoFormatInfo");
 	} else {
@@ -33143,7 +33143,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceVideoFormatPropertiesKHR(sbt_vk_pr *pr,
 
 static void sbt_vk_pc_vkCreateVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateVideoSessionKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -33170,7 +33170,7 @@ static void sbt_vk_pc_vkCreateVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 		sbt_vk_pr_null(pr, "pVideoSession");
 	} else {
 		size_t m2529 = sbt_vk_pr_enter(pr, "pVideoSession");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pVideoSession[0]));
+		sbt_vk_pr_h(pr, "", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->pVideoSession[0]));
 		sbt_vk_pr_pop(pr, m2529);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33178,8 +33178,8 @@ static void sbt_vk_pc_vkCreateVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkDestroyVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyVideoSessionKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "videoSession", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->videoSession));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -33195,7 +33195,7 @@ static void sbt_vk_pc_vkDestroyVideoSessionKHR(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCreateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCreateVideoSessionParametersKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -33222,7 +33222,7 @@ static void sbt_vk_pc_vkCreateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 		sbt_vk_pr_null(pr, "pVideoSessionParameters");
 	} else {
 		size_t m2536 = sbt_vk_pr_enter(pr, "pVideoSessionParameters");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pVideoSessionParameters[0]));
+		sbt_vk_pr_h(pr, "", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->pVideoSessionParameters[0]));
 		sbt_vk_pr_pop(pr, m2536);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33230,8 +33230,8 @@ static void sbt_vk_pc_vkCreateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkUpdateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt_vk_args_vkUpdateVideoSessionParametersKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "videoSessionParameters", (uint64_t)(uintptr_t)(s->videoSessionParameters));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "videoSessionParameters", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->videoSessionParameters));
 	if (!s->pUpdateInfo) {
 		sbt_vk_pr_null(pr, "pUpdateInfo");
 	} else {
@@ -33248,8 +33248,8 @@ static void sbt_vk_pc_vkUpdateVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt
 
 static void sbt_vk_pc_vkDestroyVideoSessionParametersKHR(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyVideoSessionParametersKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "videoSessionParameters", (uint64_t)(uintptr_t)(s->videoSessionParameters));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "videoSessionParameters", "VkVideoSessionParametersKHR", (uint64_t)(uintptr_t)(s->videoSessionParameters));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -33265,8 +33265,8 @@ static void sbt_vk_pc_vkDestroyVideoSessionParametersKHR(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, const sbt_vk_args_vkGetVideoSessionMemoryRequirementsKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "videoSession", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->videoSession));
 	if (!s->pMemoryRequirementsCount) {
 		sbt_vk_pr_null(pr, "pMemoryRequirementsCount");
 	} else {
@@ -33298,8 +33298,8 @@ static void sbt_vk_pc_vkGetVideoSessionMemoryRequirementsKHR(sbt_vk_pr *pr, cons
 
 static void sbt_vk_pc_vkBindVideoSessionMemoryKHR(sbt_vk_pr *pr, const sbt_vk_args_vkBindVideoSessionMemoryKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "videoSession", (uint64_t)(uintptr_t)(s->videoSession));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "videoSession", "VkVideoSessionKHR", (uint64_t)(uintptr_t)(s->videoSession));
 	sbt_vk_pr_u(pr, "bindSessionMemoryInfoCount", (uint64_t)(s->bindSessionMemoryInfoCount));
 	if (!s->pBindSessionMemoryInfos) {
 		sbt_vk_pr_null(pr, "pBindSessionMemoryInfos");
@@ -33325,7 +33325,7 @@ static void sbt_vk_pc_vkBindVideoSessionMemoryKHR(sbt_vk_pr *pr, const sbt_vk_ar
 
 static void sbt_vk_pc_vkCmdDecodeVideoKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDecodeVideoKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pDecodeInfo) {
 		sbt_vk_pr_null(pr, "pDecodeInfo");
 	} else {
@@ -33341,7 +33341,7 @@ static void sbt_vk_pc_vkCmdDecodeVideoKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 
 static void sbt_vk_pc_vkCmdBeginVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginVideoCodingKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pBeginInfo) {
 		sbt_vk_pr_null(pr, "pBeginInfo");
 	} else {
@@ -33357,7 +33357,7 @@ static void sbt_vk_pc_vkCmdBeginVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_
 
 static void sbt_vk_pc_vkCmdControlVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdControlVideoCodingKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pCodingControlInfo) {
 		sbt_vk_pr_null(pr, "pCodingControlInfo");
 	} else {
@@ -33373,7 +33373,7 @@ static void sbt_vk_pc_vkCmdControlVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkCmdEndVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndVideoCodingKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pEndCodingInfo) {
 		sbt_vk_pr_null(pr, "pEndCodingInfo");
 	} else {
@@ -33389,7 +33389,7 @@ static void sbt_vk_pc_vkCmdEndVideoCodingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdDecompressMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDecompressMemoryNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "decompressRegionCount", (uint64_t)(s->decompressRegionCount));
 	if (!s->pDecompressMemoryRegions) {
 		sbt_vk_pr_null(pr, "pDecompressMemoryRegions");
@@ -33414,7 +33414,7 @@ static void sbt_vk_pc_vkCmdDecompressMemoryNV(sbt_vk_pr *pr, const sbt_vk_args_v
 
 static void sbt_vk_pc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdDecompressMemoryIndirectCountNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "indirectCommandsAddress", (uint64_t)(s->indirectCommandsAddress));
 	sbt_vk_pr_u(pr, "indirectCommandsCountAddress", (uint64_t)(s->indirectCommandsCountAddress));
 	sbt_vk_pr_u(pr, "stride", (uint64_t)(s->stride));
@@ -33422,7 +33422,7 @@ static void sbt_vk_pc_vkCmdDecompressMemoryIndirectCountNV(sbt_vk_pr *pr, const 
 
 static void sbt_vk_pc_vkCreateCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCreateCuModuleNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -33449,7 +33449,7 @@ static void sbt_vk_pc_vkCreateCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 		sbt_vk_pr_null(pr, "pModule");
 	} else {
 		size_t m2569 = sbt_vk_pr_enter(pr, "pModule");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pModule[0]));
+		sbt_vk_pr_h(pr, "", "VkCuModuleNVX", (uint64_t)(uintptr_t)(s->pModule[0]));
 		sbt_vk_pr_pop(pr, m2569);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33457,7 +33457,7 @@ static void sbt_vk_pc_vkCreateCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 
 static void sbt_vk_pc_vkCreateCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkCreateCuFunctionNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -33484,7 +33484,7 @@ static void sbt_vk_pc_vkCreateCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkC
 		sbt_vk_pr_null(pr, "pFunction");
 	} else {
 		size_t m2574 = sbt_vk_pr_enter(pr, "pFunction");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pFunction[0]));
+		sbt_vk_pr_h(pr, "", "VkCuFunctionNVX", (uint64_t)(uintptr_t)(s->pFunction[0]));
 		sbt_vk_pr_pop(pr, m2574);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33492,8 +33492,8 @@ static void sbt_vk_pc_vkCreateCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkC
 
 static void sbt_vk_pc_vkDestroyCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyCuModuleNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "module", (uint64_t)(uintptr_t)(s->module));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "module", "VkCuModuleNVX", (uint64_t)(uintptr_t)(s->module));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -33509,8 +33509,8 @@ static void sbt_vk_pc_vkDestroyCuModuleNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 
 static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyCuFunctionNVX *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "function", (uint64_t)(uintptr_t)(s->function));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "function", "VkCuFunctionNVX", (uint64_t)(uintptr_t)(s->function));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -33526,8 +33526,8 @@ static void sbt_vk_pc_vkDestroyCuFunctionNVX(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutSizeEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "layout", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->layout));
 	if (!s->pLayoutSizeInBytes) {
 		sbt_vk_pr_null(pr, "pLayoutSizeInBytes");
 	} else {
@@ -33539,8 +33539,8 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutSizeEXT(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutBindingOffsetEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "layout", "VkDescriptorSetLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "binding", (uint64_t)(s->binding));
 	if (!s->pOffset) {
 		sbt_vk_pr_null(pr, "pOffset");
@@ -33553,7 +33553,7 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutBindingOffsetEXT(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetDescriptorEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pDescriptorInfo) {
 		sbt_vk_pr_null(pr, "pDescriptorInfo");
 	} else {
@@ -33575,7 +33575,7 @@ static void sbt_vk_pc_vkGetDescriptorEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 
 static void sbt_vk_pc_vkCmdBindDescriptorBuffersEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindDescriptorBuffersEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "bufferCount", (uint64_t)(s->bufferCount));
 	if (!s->pBindingInfos) {
 		sbt_vk_pr_null(pr, "pBindingInfos");
@@ -33600,9 +33600,9 @@ static void sbt_vk_pc_vkCmdBindDescriptorBuffersEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdSetDescriptorBufferOffsetsEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "firstSet", (uint64_t)(s->firstSet));
 	sbt_vk_pr_u(pr, "setCount", (uint64_t)(s->setCount));
 	if (!s->pBufferIndices) {
@@ -33639,37 +33639,37 @@ static void sbt_vk_pc_vkCmdSetDescriptorBufferOffsetsEXT(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkCmdBindDescriptorBufferEmbeddedSamplersEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBindDescriptorBufferEmbeddedSamplersEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_e(pr, "pipelineBindPoint", sbt_vk_en_VkPipelineBindPoint((int64_t)(s->pipelineBindPoint)), (int64_t)(s->pipelineBindPoint));
-	sbt_vk_pr_x(pr, "layout", (uint64_t)(uintptr_t)(s->layout));
+	sbt_vk_pr_h(pr, "layout", "VkPipelineLayout", (uint64_t)(uintptr_t)(s->layout));
 	sbt_vk_pr_u(pr, "set", (uint64_t)(s->set));
 }
 
 static void sbt_vk_pc_vkSetDeviceMemoryPriorityEXT(sbt_vk_pr *pr, const sbt_vk_args_vkSetDeviceMemoryPriorityEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "memory", (uint64_t)(uintptr_t)(s->memory));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "memory", "VkDeviceMemory", (uint64_t)(uintptr_t)(s->memory));
 	sbt_vk_pr_f(pr, "priority", (double)(s->priority));
 }
 
 static void sbt_vk_pc_vkAcquireDrmDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkAcquireDrmDisplayEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_i(pr, "drmFd", (int64_t)(s->drmFd));
-	sbt_vk_pr_x(pr, "display", (uint64_t)(uintptr_t)(s->display));
+	sbt_vk_pr_h(pr, "display", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkGetDrmDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDrmDisplayEXT *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	sbt_vk_pr_i(pr, "drmFd", (int64_t)(s->drmFd));
 	sbt_vk_pr_u(pr, "connectorId", (uint64_t)(s->connectorId));
 	if (!s->display) {
 		sbt_vk_pr_null(pr, "display");
 	} else {
 		size_t m2596 = sbt_vk_pr_enter(pr, "display");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->display[0]));
+		sbt_vk_pr_h(pr, "", "VkDisplayKHR", (uint64_t)(uintptr_t)(s->display[0]));
 		sbt_vk_pr_pop(pr, m2596);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33677,8 +33677,8 @@ static void sbt_vk_pc_vkGetDrmDisplayEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetD
 
 static void sbt_vk_pc_vkWaitForPresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWaitForPresentKHR *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "swapchain", (uint64_t)(uintptr_t)(s->swapchain));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "swapchain", "VkSwapchainKHR", (uint64_t)(uintptr_t)(s->swapchain));
 	sbt_vk_pr_u(pr, "presentId", (uint64_t)(s->presentId));
 	sbt_vk_pr_u(pr, "timeout", (uint64_t)(s->timeout));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33686,7 +33686,7 @@ static void sbt_vk_pc_vkWaitForPresentKHR(sbt_vk_pr *pr, const sbt_vk_args_vkWai
 
 static void sbt_vk_pc_vkCmdBeginRendering(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRendering *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
@@ -33702,7 +33702,7 @@ static void sbt_vk_pc_vkCmdBeginRendering(sbt_vk_pr *pr, const sbt_vk_args_vkCmd
 
 static void sbt_vk_pc_vkCmdBeginRenderingKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBeginRenderingKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
@@ -33718,17 +33718,17 @@ static void sbt_vk_pc_vkCmdBeginRenderingKHR(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkCmdEndRendering(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRendering *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkCmdEndRenderingKHR(sbt_vk_pr *pr, const sbt_vk_args_vkCmdEndRenderingKHR *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 }
 
 static void sbt_vk_pc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetLayoutHostMappingInfoVALVE *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pBindingReference) {
 		sbt_vk_pr_null(pr, "pBindingReference");
 	} else {
@@ -33755,8 +33755,8 @@ static void sbt_vk_pc_vkGetDescriptorSetLayoutHostMappingInfoVALVE(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_pr *pr, const sbt_vk_args_vkGetDescriptorSetHostMappingVALVE *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "descriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "descriptorSet", "VkDescriptorSet", (uint64_t)(uintptr_t)(s->descriptorSet));
 	if (!s->ppData) {
 		sbt_vk_pr_null(pr, "ppData");
 	} else {
@@ -33768,7 +33768,7 @@ static void sbt_vk_pc_vkGetDescriptorSetHostMappingVALVE(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkCreateMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCreateMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -33795,7 +33795,7 @@ static void sbt_vk_pc_vkCreateMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 		sbt_vk_pr_null(pr, "pMicromap");
 	} else {
 		size_t m2610 = sbt_vk_pr_enter(pr, "pMicromap");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromap[0]));
+		sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromap[0]));
 		sbt_vk_pr_pop(pr, m2610);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -33803,7 +33803,7 @@ static void sbt_vk_pc_vkCreateMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCre
 
 static void sbt_vk_pc_vkCmdBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdBuildMicromapsEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "infoCount", (uint64_t)(s->infoCount));
 	if (!s->pInfos) {
 		sbt_vk_pr_null(pr, "pInfos");
@@ -33828,8 +33828,8 @@ static void sbt_vk_pc_vkCmdBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vk
 
 static void sbt_vk_pc_vkBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkBuildMicromapsEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "deferredOperation", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	sbt_vk_pr_u(pr, "infoCount", (uint64_t)(s->infoCount));
 	if (!s->pInfos) {
 		sbt_vk_pr_null(pr, "pInfos");
@@ -33855,8 +33855,8 @@ static void sbt_vk_pc_vkBuildMicromapsEXT(sbt_vk_pr *pr, const sbt_vk_args_vkBui
 
 static void sbt_vk_pc_vkDestroyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "micromap", (uint64_t)(uintptr_t)(s->micromap));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "micromap", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->micromap));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -33872,7 +33872,7 @@ static void sbt_vk_pc_vkDestroyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkDe
 
 static void sbt_vk_pc_vkCmdCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33888,8 +33888,8 @@ static void sbt_vk_pc_vkCmdCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCm
 
 static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "deferredOperation", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33906,7 +33906,7 @@ static void sbt_vk_pc_vkCopyMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyM
 
 static void sbt_vk_pc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMicromapToMemoryEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33922,8 +33922,8 @@ static void sbt_vk_pc_vkCmdCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMicromapToMemoryEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "deferredOperation", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33940,7 +33940,7 @@ static void sbt_vk_pc_vkCopyMicromapToMemoryEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdCopyMemoryToMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33956,8 +33956,8 @@ static void sbt_vk_pc_vkCmdCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCopyMemoryToMicromapEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "deferredOperation", (uint64_t)(uintptr_t)(s->deferredOperation));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "deferredOperation", "VkDeferredOperationKHR", (uint64_t)(uintptr_t)(s->deferredOperation));
 	if (!s->pInfo) {
 		sbt_vk_pr_null(pr, "pInfo");
 	} else {
@@ -33974,7 +33974,7 @@ static void sbt_vk_pc_vkCopyMemoryToMicromapEXT(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkCmdWriteMicromapsPropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
 	sbt_vk_pr_u(pr, "micromapCount", (uint64_t)(s->micromapCount));
 	if (!s->pMicromaps) {
 		sbt_vk_pr_null(pr, "pMicromaps");
@@ -33985,20 +33985,20 @@ static void sbt_vk_pc_vkCmdWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_
 			size_t m2637 = sbt_vk_pr_enter(pr, "pMicromaps");
 			for (uint64_t i2636 = 0; i2636 < n2635 && i2636 < SBT_VK_PR_MAX_ELEMS; i2636++) {
 				size_t m2638 = sbt_vk_pr_pushi(pr, i2636);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2636]));
+				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2636]));
 				sbt_vk_pr_pop(pr, m2638);
 			}
 			sbt_vk_pr_pop(pr, m2637);
 		}
 	}
 	sbt_vk_pr_e(pr, "queryType", sbt_vk_en_VkQueryType((int64_t)(s->queryType)), (int64_t)(s->queryType));
-	sbt_vk_pr_x(pr, "queryPool", (uint64_t)(uintptr_t)(s->queryPool));
+	sbt_vk_pr_h(pr, "queryPool", "VkQueryPool", (uint64_t)(uintptr_t)(s->queryPool));
 	sbt_vk_pr_u(pr, "firstQuery", (uint64_t)(s->firstQuery));
 }
 
 static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkWriteMicromapsPropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_u(pr, "micromapCount", (uint64_t)(s->micromapCount));
 	if (!s->pMicromaps) {
 		sbt_vk_pr_null(pr, "pMicromaps");
@@ -34009,7 +34009,7 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 			size_t m2641 = sbt_vk_pr_enter(pr, "pMicromaps");
 			for (uint64_t i2640 = 0; i2640 < n2639 && i2640 < SBT_VK_PR_MAX_ELEMS; i2640++) {
 				size_t m2642 = sbt_vk_pr_pushi(pr, i2640);
-				sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pMicromaps[i2640]));
+				sbt_vk_pr_h(pr, "", "VkMicromapEXT", (uint64_t)(uintptr_t)(s->pMicromaps[i2640]));
 				sbt_vk_pr_pop(pr, m2642);
 			}
 			sbt_vk_pr_pop(pr, m2641);
@@ -34028,7 +34028,7 @@ static void sbt_vk_pc_vkWriteMicromapsPropertiesEXT(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetDeviceMicromapCompatibilityEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pVersionInfo) {
 		sbt_vk_pr_null(pr, "pVersionInfo");
 	} else {
@@ -34051,7 +34051,7 @@ static void sbt_vk_pc_vkGetDeviceMicromapCompatibilityEXT(sbt_vk_pr *pr, const s
 
 static void sbt_vk_pc_vkGetMicromapBuildSizesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetMicromapBuildSizesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	sbt_vk_pr_e(pr, "buildType", sbt_vk_en_VkAccelerationStructureBuildTypeKHR((int64_t)(s->buildType)), (int64_t)(s->buildType));
 	if (!s->pBuildInfo) {
 		sbt_vk_pr_null(pr, "pBuildInfo");
@@ -34079,8 +34079,8 @@ static void sbt_vk_pc_vkGetMicromapBuildSizesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetShaderModuleIdentifierEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetShaderModuleIdentifierEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "shaderModule", (uint64_t)(uintptr_t)(s->shaderModule));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "shaderModule", "VkShaderModule", (uint64_t)(uintptr_t)(s->shaderModule));
 	if (!s->pIdentifier) {
 		sbt_vk_pr_null(pr, "pIdentifier");
 	} else {
@@ -34096,7 +34096,7 @@ static void sbt_vk_pc_vkGetShaderModuleIdentifierEXT(sbt_vk_pr *pr, const sbt_vk
 
 static void sbt_vk_pc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetShaderModuleCreateInfoIdentifierEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -34123,8 +34123,8 @@ static void sbt_vk_pc_vkGetShaderModuleCreateInfoIdentifierEXT(sbt_vk_pr *pr, co
 
 static void sbt_vk_pc_vkGetImageSubresourceLayout2EXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetImageSubresourceLayout2EXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "image", (uint64_t)(uintptr_t)(s->image));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "image", "VkImage", (uint64_t)(uintptr_t)(s->image));
 	if (!s->pSubresource) {
 		sbt_vk_pr_null(pr, "pSubresource");
 	} else {
@@ -34151,7 +34151,7 @@ static void sbt_vk_pc_vkGetImageSubresourceLayout2EXT(sbt_vk_pr *pr, const sbt_v
 
 static void sbt_vk_pc_vkGetPipelinePropertiesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkGetPipelinePropertiesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pPipelineInfo) {
 		sbt_vk_pr_null(pr, "pPipelineInfo");
 	} else {
@@ -34179,8 +34179,8 @@ static void sbt_vk_pc_vkGetPipelinePropertiesEXT(sbt_vk_pr *pr, const sbt_vk_arg
 
 static void sbt_vk_pc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_pr *pr, const sbt_vk_args_vkGetFramebufferTilePropertiesQCOM *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "framebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "framebuffer", "VkFramebuffer", (uint64_t)(uintptr_t)(s->framebuffer));
 	if (!s->pPropertiesCount) {
 		sbt_vk_pr_null(pr, "pPropertiesCount");
 	} else {
@@ -34212,7 +34212,7 @@ static void sbt_vk_pc_vkGetFramebufferTilePropertiesQCOM(sbt_vk_pr *pr, const sb
 
 static void sbt_vk_pc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_pr *pr, const sbt_vk_args_vkGetDynamicRenderingTilePropertiesQCOM *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pRenderingInfo) {
 		sbt_vk_pr_null(pr, "pRenderingInfo");
 	} else {
@@ -34240,7 +34240,7 @@ static void sbt_vk_pc_vkGetDynamicRenderingTilePropertiesQCOM(sbt_vk_pr *pr, con
 
 static void sbt_vk_pc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_pr *pr, const sbt_vk_args_vkGetPhysicalDeviceOpticalFlowImageFormatsNV *s)
 {
-	sbt_vk_pr_x(pr, "physicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
+	sbt_vk_pr_h(pr, "physicalDevice", "VkPhysicalDevice", (uint64_t)(uintptr_t)(s->physicalDevice));
 	if (!s->pOpticalFlowImageFormatInfo) {
 		sbt_vk_pr_null(pr, "pOpticalFlowImageFormatInfo");
 	} else {
@@ -34283,7 +34283,7 @@ static void sbt_vk_pc_vkGetPhysicalDeviceOpticalFlowImageFormatsNV(sbt_vk_pr *pr
 
 static void sbt_vk_pc_vkCreateOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_args_vkCreateOpticalFlowSessionNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pCreateInfo) {
 		sbt_vk_pr_null(pr, "pCreateInfo");
 	} else {
@@ -34310,7 +34310,7 @@ static void sbt_vk_pc_vkCreateOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_a
 		sbt_vk_pr_null(pr, "pSession");
 	} else {
 		size_t m2686 = sbt_vk_pr_enter(pr, "pSession");
-		sbt_vk_pr_x(pr, "", (uint64_t)(uintptr_t)(s->pSession[0]));
+		sbt_vk_pr_h(pr, "", "VkOpticalFlowSessionNV", (uint64_t)(uintptr_t)(s->pSession[0]));
 		sbt_vk_pr_pop(pr, m2686);
 	}
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
@@ -34318,8 +34318,8 @@ static void sbt_vk_pc_vkCreateOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_a
 
 static void sbt_vk_pc_vkDestroyOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_args_vkDestroyOpticalFlowSessionNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "session", (uint64_t)(uintptr_t)(s->session));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "session", "VkOpticalFlowSessionNV", (uint64_t)(uintptr_t)(s->session));
 	if (!s->pAllocator) {
 		sbt_vk_pr_null(pr, "pAllocator");
 	} else {
@@ -34335,18 +34335,18 @@ static void sbt_vk_pc_vkDestroyOpticalFlowSessionNV(sbt_vk_pr *pr, const sbt_vk_
 
 static void sbt_vk_pc_vkBindOpticalFlowSessionImageNV(sbt_vk_pr *pr, const sbt_vk_args_vkBindOpticalFlowSessionImageNV *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
-	sbt_vk_pr_x(pr, "session", (uint64_t)(uintptr_t)(s->session));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "session", "VkOpticalFlowSessionNV", (uint64_t)(uintptr_t)(s->session));
 	sbt_vk_pr_e(pr, "bindingPoint", sbt_vk_en_VkOpticalFlowSessionBindingPointNV((int64_t)(s->bindingPoint)), (int64_t)(s->bindingPoint));
-	sbt_vk_pr_x(pr, "view", (uint64_t)(uintptr_t)(s->view));
+	sbt_vk_pr_h(pr, "view", "VkImageView", (uint64_t)(uintptr_t)(s->view));
 	sbt_vk_pr_e(pr, "layout", sbt_vk_en_VkImageLayout((int64_t)(s->layout)), (int64_t)(s->layout));
 	sbt_vk_pr_e(pr, "ret", sbt_vk_en_VkResult((int64_t)(s->ret)), (int64_t)(s->ret));
 }
 
 static void sbt_vk_pc_vkCmdOpticalFlowExecuteNV(sbt_vk_pr *pr, const sbt_vk_args_vkCmdOpticalFlowExecuteNV *s)
 {
-	sbt_vk_pr_x(pr, "commandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
-	sbt_vk_pr_x(pr, "session", (uint64_t)(uintptr_t)(s->session));
+	sbt_vk_pr_h(pr, "commandBuffer", "VkCommandBuffer", (uint64_t)(uintptr_t)(s->commandBuffer));
+	sbt_vk_pr_h(pr, "session", "VkOpticalFlowSessionNV", (uint64_t)(uintptr_t)(s->session));
 	if (!s->pExecuteInfo) {
 		sbt_vk_pr_null(pr, "pExecuteInfo");
 	} else {
@@ -34362,7 +34362,7 @@ static void sbt_vk_pc_vkCmdOpticalFlowExecuteNV(sbt_vk_pr *pr, const sbt_vk_args
 
 static void sbt_vk_pc_vkReleaseSwapchainImagesEXT(sbt_vk_pr *pr, const sbt_vk_args_vkReleaseSwapchainImagesEXT *s)
 {
-	sbt_vk_pr_x(pr, "device", (uint64_t)(uintptr_t)(s->device));
+	sbt_vk_pr_h(pr, "device", "VkDevice", (uint64_t)(uintptr_t)(s->device));
 	if (!s->pReleaseInfo) {
 		sbt_vk_pr_null(pr, "pReleaseInfo");
 	} else {

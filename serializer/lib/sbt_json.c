@@ -14,7 +14,7 @@
 struct sbt_json {
 	sbt_dump *dump;
 	sbt_dump_buf buf;
-	sbt_dump_blobs *blobs;      /* hashes for records of blobs_reader */
+	sbt_dump_session *blobs;      /* hashes for records of blobs_reader */
 	const sbt_reader *blobs_reader;
 };
 
@@ -47,7 +47,7 @@ void sbt_json_free(sbt_json *j)
 	if (!j)
 		return;
 	sbt_dump_free(j->dump);
-	sbt_dump_blobs_free(j->blobs);
+	sbt_dump_session_free(j->blobs);
 	sbt_dump_buf_free(&j->buf);
 	free(j);
 }
@@ -61,7 +61,7 @@ sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *r
 	if (!j || !rec || !text_out || !len_out)
 		return SBT_ERR_ARG;
 	if (r && r == j->blobs_reader)
-		opt.blobs = j->blobs;
+		opt.session = j->blobs;
 	j->buf.len = 0;
 	st = sbt_dump_record(j->dump, r, rec, &opt, &j->buf);
 	if (st != SBT_OK)
@@ -78,17 +78,17 @@ sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *r
 
 sbt_status sbt_json_hash_blobs(sbt_json *j, sbt_reader *r)
 {
-	sbt_dump_blobs *blobs = NULL;
+	sbt_dump_session *blobs = NULL;
 	sbt_status st;
 
 	if (!j)
 		return SBT_ERR_ARG;
 	if (r) {
-		st = sbt_dump_blobs_create(r, &blobs);
+		st = sbt_dump_session_create(r, &blobs);
 		if (st != SBT_OK)
 			return st;
 	}
-	sbt_dump_blobs_free(j->blobs);
+	sbt_dump_session_free(j->blobs);
 	j->blobs = blobs;
 	j->blobs_reader = r;
 	return SBT_OK;

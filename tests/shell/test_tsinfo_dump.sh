@@ -3,7 +3,10 @@
 #   - vk_compute on lavapipe: vkCreateShaderModule shows pCode as a blob
 #     reference whose size is the shader's and whose xxh64 is xxhsum's of
 #     the bytes tsinfo --extract writes; the same in --json as an object;
-#   - --json: absent pointers are JSON null, not the string "NULL".
+#   - --json: absent pointers are JSON null, not the string "NULL"; the
+#     application's API version as "1.1.0"; handles as {"id":"VkBuffer#N",
+#     "raw":"0x..."}, one id per object in every record that names it,
+#     while text keeps the raw hex; vk_offscreen's image format by name.
 . "$TOP/tests/support/shell.sh"
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT
@@ -61,4 +64,41 @@ assert checked >= 1, "no vkCreateShaderModule"
 values = [v for r in recs for v in (r.get("args") or {}).values()]
 assert None in values, "no absent pointer shown as null"
 assert "NULL" not in values, "an absent pointer shown as the string NULL"
+
+# the API version vk_compute asks for (VK_API_VERSION_1_1)
+inst = [r for r in recs if r["name"] == "vulkan.vkCreateInstance"]
+assert inst and inst[0]["args"]["pCreateInfo.pApplicationInfo.apiVersion"] == "1.1.0", inst[:1]
+
+# handles: the buffer vkCreateBuffer made is the one vkBindBufferMemory binds
+created = {}
+for r in recs:
+    if r["name"] == "vulkan.vkCreateBuffer":
+        h = r["args"]["pBuffer"]
+        assert h["id"].startswith("VkBuffer#") and h["raw"].startswith("0x"), h
+        assert h["raw"] not in created, ("two ids for one value", h)
+        created[h["raw"]] = h["id"]
+assert len(created) >= 2, created
+assert len(set(created.values())) == len(created), created
+bound = 0
+for r in recs:
+    if r["name"] == "vulkan.vkBindBufferMemory":
+        h = r["args"]["buffer"]
+        assert created.get(h["raw"]) == h["id"], (h, created)
+        assert r["args"]["device"]["id"] == "VkDevice#1", r["args"]["device"]
+        bound += 1
+assert bound == len(created), (bound, created)
+PY
+# text keeps handles in hex
+grep -m1 ' vulkan.vkBindBufferMemory ' "$T/dump.out" | grep -Eq ' buffer=0x[0-9a-f]{16} ' ||
+	fail "text dump: buffer not in hex: $(grep -m1 ' vulkan.vkBindBufferMemory ' "$T/dump.out")"
+
+# ---- enum values by their vk.xml names --------------------------------------------------------
+expect_rc 0 offcap "$CAP" -o "$T/off.sbt" -- "$TOP/$BUILD/tests/programs/vk_offscreen" --frames 1
+vk_env_clean "$T/offcap.out" || fail "validation messages under tscapture (vk_offscreen)"
+expect_rc 0 offjson "$INFO" --dump --json "$T/off.sbt"
+python3 - "$T/offjson.out" <<'PY' || fail "--dump --json: vk_offscreen's image format not by name"
+import json, sys
+fmts = [r["args"]["pCreateInfo.format"] for r in map(json.loads, open(sys.argv[1]))
+        if r["name"] == "vulkan.vkCreateImage"]
+assert "VK_FORMAT_R8G8B8A8_UNORM" in fmts, fmts
 PY
