@@ -517,6 +517,25 @@ void sbt_dump_emit_handle(sbt_dump_emit *e, const char *key, const char *type_na
 	sbt_dump_buf_printf(e->out, ",\"raw\":\"0x%016llx\"}", (unsigned long long)v);
 }
 
+void sbt_dump_emit_flags(sbt_dump_emit *e, const char *key, const char *const *names, size_t n,
+                         uint64_t v)
+{
+	size_t i;
+
+	if (e->format != SBT_DUMP_JSON) {
+		sbt_dump_emit_hex64(e, key, v);
+		return;
+	}
+	sbt_dump_emit_key(e, key);
+	sbt_dump_buf_puts(e->out, "{\"bits\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			sbt_dump_buf_put(e->out, ",", 1);
+		sbt_dump_json_string(e->out, names[i], strlen(names[i]));
+	}
+	sbt_dump_buf_printf(e->out, "],\"raw\":\"0x%016llx\"}", (unsigned long long)v);
+}
+
 void sbt_dump_emit_version(sbt_dump_emit *e, const char *key, uint32_t v)
 {
 	char t[48];

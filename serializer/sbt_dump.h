@@ -66,6 +66,10 @@ void sbt_dump_emit_null(sbt_dump_emit *e, const char *key);
  * id numbering the values of each type from 1 in the order the session
  * first sees them, so one object has one id in every record (null for 0). */
 void sbt_dump_emit_handle(sbt_dump_emit *e, const char *key, const char *type_name, uint64_t v);
+/* A bit mask: hex in text; in JSON {"bits":["NAME",...],"raw":"0x..."},
+ * names[0..n) naming the bits set (bits without a name are in raw only). */
+void sbt_dump_emit_flags(sbt_dump_emit *e, const char *key, const char *const *names, size_t n,
+                         uint64_t v);
 /* A Vulkan-style version number (VK_MAKE_API_VERSION): "1.3.239", with
  * "V:" in front when the variant is not 0.  Text and JSON alike. */
 void sbt_dump_emit_version(sbt_dump_emit *e, const char *key, uint32_t v);

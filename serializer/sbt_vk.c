@@ -507,6 +507,18 @@ void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v)
 	sbt_dump_emit_handle(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), type, v);
 }
 
+void sbt_vk_pr_flags(sbt_vk_pr *pr, const char *m, const sbt_vk_flag_bit *bits, size_t n,
+                     uint64_t v)
+{
+	char k[320];
+	const char *names[64];
+	size_t count = 0;
+	for (size_t i = 0; i < n && count < 64; i++)
+		if (bits[i].value && !(bits[i].value & (bits[i].value - 1)) && (v & bits[i].value))
+			names[count++] = bits[i].name;
+	sbt_dump_emit_flags(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), names, count, v);
+}
+
 void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v)
 {
 	char k[320];

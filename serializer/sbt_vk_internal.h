@@ -466,6 +466,15 @@ void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n);
 void sbt_vk_pr_e(sbt_vk_pr *pr, const char *m, const char *name, int64_t v);
 void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n);
 void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m);
+/* One named value of a FlagBits enum (the generated tables). */
+typedef struct sbt_vk_flag_bit {
+	uint64_t value;
+	const char *name;
+} sbt_vk_flag_bit;
+/* Flags v: hex in text; in JSON the names of its single-bit values of
+ * bits[0..n) and the raw value. */
+void sbt_vk_pr_flags(sbt_vk_pr *pr, const char *m, const sbt_vk_flag_bit *bits, size_t n,
+                     uint64_t v);
 /* A handle of type type ("VkBuffer"): hex in text, an id in JSON. */
 void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v);
 /* An API version (VK_MAKE_API_VERSION) as "1.3.239". */

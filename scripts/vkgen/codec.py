@@ -686,6 +686,7 @@ class Emit:
         self.reg = cx.reg
         self.n = 0
         self.enums_used = set()
+        self.flags_used = set()  # FlagBits enums the dump names bits of
         self.known_enums = set()  # enums whose decoded values are checked
 
     def t(self, base):
@@ -764,10 +765,30 @@ class Emit:
                     "\t%s = NULL;" % lv, "}"]
         raise AssertionError(k)
 
+    def _flag_bits(self, ctype):
+        """The FlagBits enum naming the bits of flags type ctype, or None."""
+        reg = self.reg
+        t = reg.resolve(ctype)
+        en = reg.enums.get(t)
+        if en is None:
+            b = reg.bitmasks.get(t)
+            t = b and b.bits and reg.resolve(b.bits)
+            en = t and reg.enums.get(t)
+        if en is None or en.kind != "bitmask" or \
+                not any(en.values[v].value and not en.values[v].value & (en.values[v].value - 1)
+                        for v in _enum_values(self.cx, t)):
+            return None
+        return t
+
     def pr_el(self, el, key, lv):
         k = el.k
         if k == "u":
             if el.bitmask:
+                bits = self._flag_bits(el.ctype)
+                if bits:
+                    self.flags_used.add(bits)
+                    return ["sbt_vk_pr_flags(pr, \"%s\", sbt_vk_fl_%s, SBT_VK_FL_%s, (uint64_t)(%s));"
+                            % (key, bits, bits, lv)]
                 return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
             if key == "apiVersion" and el.bits == 32:
                 return ["sbt_vk_pr_ver(pr, \"%s\", (uint32_t)(%s));" % (key, lv)]
@@ -1838,6 +1859,13 @@ def gen_dump_c(cx):
     b += ["default:", "\tbreak;", "}"]
     _fn(body, "void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args)", b, ("}",))
     enums = []
+    for fb in sorted(em.flags_used):
+        # single bits only, by value: 64-bit FlagBits are const variables, not constants
+        ev = reg.enums[fb].values
+        vals = [v for v in _enum_values(cx, fb) if ev[v].value and not ev[v].value & (ev[v].value - 1)]
+        enums += ["#define SBT_VK_FL_%s %d" % (fb, len(vals)),
+                  "static const sbt_vk_flag_bit sbt_vk_fl_%s[SBT_VK_FL_%s] = {" % (fb, fb)]
+        enums += ["\t{0x%xull, \"%s\"}," % (ev[v].value, v) for v in vals] + ["};", ""]
     for en in sorted(em.enums_used):
         en = reg.resolve(en)
         fn = ["switch (v) {"]

@@ -6,7 +6,8 @@
 #   - --json: absent pointers are JSON null, not the string "NULL"; the
 #     application's API version as "1.1.0"; handles as {"id":"VkBuffer#N",
 #     "raw":"0x..."}, one id per object in every record that names it,
-#     while text keeps the raw hex; vk_offscreen's image format by name.
+#     while text keeps the raw hex; flags as {"bits":[names],"raw":"0x..."};
+#     vk_offscreen's image format by name.
 . "$TOP/tests/support/shell.sh"
 unset TRACESMITH_OWNER_PID TRACESMITH_DISABLE TRACESMITH_STACKS TRACESMITH_LOG TRACESMITH_OUTPUT \
 	TRACESMITH_TRIGGER TRACESMITH_SNAPSHOT
@@ -87,6 +88,16 @@ for r in recs:
         assert r["args"]["device"]["id"] == "VkDevice#1", r["args"]["device"]
         bound += 1
 assert bound == len(created), (bound, created)
+
+# flags: the names of the bits set, and the raw value
+for r in recs:
+    if r["name"] == "vulkan.vkCreateBuffer":
+        u = r["args"]["pCreateInfo.usage"]
+        raw = int(u["raw"], 16)
+        assert u["bits"] and all(b.startswith("VK_BUFFER_USAGE_") for b in u["bits"]), u
+        if raw == 0x21:
+            assert u["bits"] == ["VK_BUFFER_USAGE_TRANSFER_SRC_BIT",
+                                 "VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"], u
 PY
 # text keeps handles in hex
 grep -m1 ' vulkan.vkBindBufferMemory ' "$T/dump.out" | grep -Eq ' buffer=0x[0-9a-f]{16} ' ||
