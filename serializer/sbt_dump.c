@@ -299,6 +299,14 @@ void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, si
 	}
 }
 
+void sbt_dump_emit_addr(sbt_dump_emit *e, const char *key, uint64_t v)
+{
+	if (e->format == SBT_DUMP_JSON)
+		sbt_dump_emit_hex64(e, key, v);
+	else
+		sbt_dump_emit_u64(e, key, v);
+}
+
 void sbt_dump_emit_null(sbt_dump_emit *e, const char *key)
 {
 	sbt_dump_emit_key(e, key);

@@ -59,6 +59,9 @@ void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t 
 /* Bytes as lowercase hex, at most max_bytes of them (the rest counted). */
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes);
+/* An address (a CUDA device or host pointer): decimal in text, as it
+ * always was, "0x..." in JSON. */
+void sbt_dump_emit_addr(sbt_dump_emit *e, const char *key, uint64_t v);
 /* An absent pointer: "NULL" in text, null in JSON. */
 void sbt_dump_emit_null(sbt_dump_emit *e, const char *key);
 /* A handle of an API object of type type_name ("VkBuffer", static
