@@ -452,13 +452,22 @@ const void *const *sbt_cm_wrapper_prelinked(const void *image)
 
 #define SBT_CM_DUMP_U(name) \
 	if (c.name)             \
-		sbt_dump_emit_u64(e, #name, c.name);
+		sbt_cm_dump_u(e, #name, c.name);
 #define SBT_CM_DUMP_S(name) \
 	if (c.name)             \
 		sbt_cm_dump_signed(e, #name, c.name);
 #define SBT_CM_DUMP_B(name) \
 	if (c.name##_len)       \
 		sbt_cm_dump_bytes(e, #name, c.name, c.name##_len);
+
+/* dst, src and host hold addresses: hex in JSON, like Vulkan handles. */
+static void sbt_cm_dump_u(sbt_dump_emit *e, const char *key, uint64_t v)
+{
+	if (strcmp(key, "dst") == 0 || strcmp(key, "src") == 0 || strcmp(key, "host") == 0)
+		sbt_dump_emit_addr(e, key, v);
+	else
+		sbt_dump_emit_u64(e, key, v);
+}
 
 static void sbt_cm_dump_signed(sbt_dump_emit *e, const char *key, int64_t v)
 {

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* ---- output buffer --------------------------------------------------- */
 
 void sbt_dump_buf_free(sbt_dump_buf *b)
@@ -233,6 +236,7 @@ struct sbt_dump_emit {
 	sbt_dump_buf *out;
 	sbt_dump_format format;
 	unsigned nfields;
+	sbt_dump_session *session; /* may be NULL */
 };
 
 static void sbt_dump_emit_key(sbt_dump_emit *e, const char *key)
@@ -292,6 +296,293 @@ void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, si
 		sbt_dump_hex(e->out, p, shown);
 		if (shown < n)
 			sbt_dump_buf_printf(e->out, "..(+%zu)", n - shown);
+	}
+}
+
+void sbt_dump_emit_addr(sbt_dump_emit *e, const char *key, uint64_t v)
+{
+	if (e->format == SBT_DUMP_JSON)
+		sbt_dump_emit_hex64(e, key, v);
+	else
+		sbt_dump_emit_u64(e, key, v);
+}
+
+void sbt_dump_emit_null(sbt_dump_emit *e, const char *key)
+{
+	sbt_dump_emit_key(e, key);
+	/* text keeps the quotes it always had, so that greps keep working */
+	sbt_dump_buf_puts(e->out, e->format == SBT_DUMP_JSON ? "null" : "\"NULL\"");
+}
+
+/* ---- the session: blob hashes and handle ids --------------------------- */
+
+/* One blob's hash, or why there is none. */
+typedef struct sbt_dump_blob_slot {
+	uint64_t id; /* 0: empty slot (blob ids are nonzero) */
+	uint64_t hash;
+	const char *error; /* static text; NULL: hash is valid */
+} sbt_dump_blob_slot;
+
+/* A handle seen before: its type, value and id. */
+typedef struct sbt_dump_handle_slot {
+	const char *type; /* NULL: empty slot */
+	uint64_t value;
+	uint64_t id;
+} sbt_dump_handle_slot;
+
+/* The last id given to handles of one type. */
+typedef struct sbt_dump_handle_type {
+	const char *type;
+	uint64_t last;
+} sbt_dump_handle_type;
+
+/* Both maps are open addressing, at most half full. */
+struct sbt_dump_session {
+	sbt_reader *reader;
+	sbt_dump_blob_slot *slots; /* by blob id */
+	size_t cap; /* a power of two */
+	size_t count;
+	sbt_dump_handle_slot *handles; /* by (type, value) */
+	size_t hcap;
+	size_t hcount;
+	sbt_dump_handle_type *types; /* a few dozen at most: a list */
+	size_t ntypes;
+	size_t types_cap;
+};
+
+sbt_status sbt_dump_session_create(sbt_reader *r, sbt_dump_session **out)
+{
+	sbt_dump_session *b;
+
+	if (!r || !out)
+		return SBT_ERR_ARG;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return SBT_ERR_NOMEM;
+	b->reader = r;
+	*out = b;
+	return SBT_OK;
+}
+
+void sbt_dump_session_free(sbt_dump_session *b)
+{
+	if (!b)
+		return;
+	free(b->slots);
+	free(b->handles);
+	free(b->types);
+	free(b);
+}
+
+static sbt_dump_blob_slot *sbt_dump_blob_find(sbt_dump_blob_slot *slots, size_t cap,
+                                               uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull) & (cap - 1);
+
+	while (slots[i].id && slots[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int sbt_dump_blob_grow(sbt_dump_session *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 64;
+	sbt_dump_blob_slot *slots = calloc(cap, sizeof(*slots));
+	size_t i;
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < b->cap; i++)
+		if (b->slots[i].id)
+			*sbt_dump_blob_find(slots, cap, b->slots[i].id) = b->slots[i];
+	free(b->slots);
+	b->slots = slots;
+	b->cap = cap;
+	return 0;
+}
+
+/* The slot of id, its hash computed the first time it is asked for; NULL
+ * only when memory for the table runs out. */
+static const sbt_dump_blob_slot *sbt_dump_session_blob(sbt_dump_session *b, uint64_t id)
+{
+	sbt_dump_blob_slot *slot;
+	void *data = NULL;
+	size_t len = 0;
+	sbt_status st;
+
+	if (b->cap && (slot = sbt_dump_blob_find(b->slots, b->cap, id))->id == id)
+		return slot;
+	if ((b->count + 1) * 2 > b->cap && sbt_dump_blob_grow(b) != 0)
+		return NULL;
+	slot = sbt_dump_blob_find(b->slots, b->cap, id);
+	slot->id = id;
+	b->count++;
+	st = sbt_reader_blob_get(b->reader, id, &data, &len);
+	if (st == SBT_OK)
+		slot->hash = XXH64(data, len, 0);
+	else if (st == SBT_ERR_NOT_FOUND)
+		slot->error = "blob not in the trace";
+	else if (st == SBT_ERR_NOMEM)
+		slot->error = "out of memory reading the blob";
+	else
+		slot->error = "blob does not read";
+	free(data);
+	return slot;
+}
+
+static uint64_t sbt_dump_handle_hash(const char *type, uint64_t value)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*type)
+		h = (h ^ (uint8_t)*type++) * 0x100000001b3ull;
+	return (h ^ value) * 0x9e3779b97f4a7c15ull;
+}
+
+static sbt_dump_handle_slot *sbt_dump_handle_find(sbt_dump_handle_slot *slots, size_t cap,
+                                                  const char *type, uint64_t value)
+{
+	size_t i = (size_t)(sbt_dump_handle_hash(type, value) >> 17) & (cap - 1);
+
+	while (slots[i].type && (slots[i].value != value || strcmp(slots[i].type, type) != 0))
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int sbt_dump_handle_grow(sbt_dump_session *b)
+{
+	size_t cap = b->hcap ? b->hcap * 2 : 256;
+	sbt_dump_handle_slot *slots = calloc(cap, sizeof(*slots));
+	size_t i;
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < b->hcap; i++)
+		if (b->handles[i].type)
+			*sbt_dump_handle_find(slots, cap, b->handles[i].type, b->handles[i].value) =
+				b->handles[i];
+	free(b->handles);
+	b->handles = slots;
+	b->hcap = cap;
+	return 0;
+}
+
+/* The id of handle value of type, the next of its type the first time it
+ * is seen; 0 when memory runs out. */
+static uint64_t sbt_dump_session_handle(sbt_dump_session *b, const char *type, uint64_t value)
+{
+	sbt_dump_handle_slot *slot;
+	sbt_dump_handle_type *t = NULL;
+	size_t i;
+
+	if (b->hcap && (slot = sbt_dump_handle_find(b->handles, b->hcap, type, value))->type)
+		return slot->id;
+	for (i = 0; i < b->ntypes && !t; i++)
+		if (strcmp(b->types[i].type, type) == 0)
+			t = &b->types[i];
+	if (!t) {
+		if (b->ntypes == b->types_cap) {
+			size_t cap = b->types_cap ? b->types_cap * 2 : 16;
+			sbt_dump_handle_type *types = realloc(b->types, cap * sizeof(*types));
+			if (!types)
+				return 0;
+			b->types = types;
+			b->types_cap = cap;
+		}
+		t = &b->types[b->ntypes++];
+		t->type = type;
+		t->last = 0;
+	}
+	if ((b->hcount + 1) * 2 > b->hcap && sbt_dump_handle_grow(b) != 0)
+		return 0;
+	slot = sbt_dump_handle_find(b->handles, b->hcap, type, value);
+	slot->type = type;
+	slot->value = value;
+	slot->id = ++t->last;
+	b->hcount++;
+	return slot->id;
+}
+
+void sbt_dump_emit_handle(sbt_dump_emit *e, const char *key, const char *type_name, uint64_t v)
+{
+	uint64_t id;
+
+	if (e->format != SBT_DUMP_JSON) {
+		sbt_dump_emit_hex64(e, key, v);
+		return;
+	}
+	sbt_dump_emit_key(e, key);
+	if (v == 0) {
+		sbt_dump_buf_puts(e->out, "null");
+		return;
+	}
+	id = e->session ? sbt_dump_session_handle(e->session, type_name, v) : 0;
+	sbt_dump_buf_puts(e->out, "{\"id\":");
+	if (id)
+		sbt_dump_buf_printf(e->out, "\"%s#%llu\"", type_name, (unsigned long long)id);
+	else
+		sbt_dump_buf_puts(e->out, "null");
+	sbt_dump_buf_printf(e->out, ",\"raw\":\"0x%016llx\"}", (unsigned long long)v);
+}
+
+void sbt_dump_emit_flags(sbt_dump_emit *e, const char *key, const char *const *names, size_t n,
+                         uint64_t v)
+{
+	size_t i;
+
+	if (e->format != SBT_DUMP_JSON) {
+		sbt_dump_emit_hex64(e, key, v);
+		return;
+	}
+	sbt_dump_emit_key(e, key);
+	sbt_dump_buf_puts(e->out, "{\"bits\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			sbt_dump_buf_put(e->out, ",", 1);
+		sbt_dump_json_string(e->out, names[i], strlen(names[i]));
+	}
+	sbt_dump_buf_printf(e->out, "],\"raw\":\"0x%016llx\"}", (unsigned long long)v);
+}
+
+void sbt_dump_emit_version(sbt_dump_emit *e, const char *key, uint32_t v)
+{
+	char t[48];
+	int n;
+
+	if (v >> 29)
+		n = snprintf(t, sizeof(t), "%u:%u.%u.%u", v >> 29, (v >> 22) & 0x7fu,
+		             (v >> 12) & 0x3ffu, v & 0xfffu);
+	else
+		n = snprintf(t, sizeof(t), "%u.%u.%u", v >> 22, (v >> 12) & 0x3ffu, v & 0xfffu);
+	sbt_dump_emit_str(e, key, t, (size_t)n);
+}
+
+void sbt_dump_emit_blob(sbt_dump_emit *e, const char *key, uint64_t blob_id, uint64_t len)
+{
+	const sbt_dump_blob_slot *slot = NULL;
+	const char *error = "no blob cache";
+
+	if (e->session) {
+		slot = sbt_dump_session_blob(e->session, blob_id);
+		error = !slot ? "out of memory" : slot->error;
+	}
+	sbt_dump_emit_key(e, key);
+	if (e->format == SBT_DUMP_JSON) {
+		sbt_dump_buf_printf(e->out, "{\"blob\":%llu,\"size\":%llu",
+		                    (unsigned long long)blob_id, (unsigned long long)len);
+		if (!error)
+			sbt_dump_buf_printf(e->out, ",\"xxh64\":\"%016llx\"",
+			                    (unsigned long long)slot->hash);
+		else
+			sbt_dump_buf_printf(e->out, ",\"blob_error\":\"%s\"", error);
+		sbt_dump_buf_put(e->out, "}", 1);
+	} else {
+		sbt_dump_buf_printf(e->out, "<blob %llu: %llu bytes", (unsigned long long)blob_id,
+		                    (unsigned long long)len);
+		if (!error)
+			sbt_dump_buf_printf(e->out, " xxh64 %016llx>", (unsigned long long)slot->hash);
+		else
+			sbt_dump_buf_printf(e->out, " (%s)>", error);
 	}
 }
 
@@ -652,6 +943,7 @@ sbt_status sbt_dump_record(const sbt_dump *d, const sbt_reader *r, const sbt_rec
 	e.out = out;
 	e.format = opt->format;
 	e.nfields = 0;
+	e.session = opt->session;
 	fn = sbt_dump_lookup(d, r, rec->type);
 	if (fn) {
 		size_t mark = out->len;

@@ -59,6 +59,39 @@ void sbt_dump_emit_str(sbt_dump_emit *e, const char *key, const char *s, size_t 
 /* Bytes as lowercase hex, at most max_bytes of them (the rest counted). */
 void sbt_dump_emit_bytes(sbt_dump_emit *e, const char *key, const uint8_t *p, size_t n,
                          size_t max_bytes);
+/* An address (a CUDA device or host pointer): decimal in text, as it
+ * always was, "0x..." in JSON. */
+void sbt_dump_emit_addr(sbt_dump_emit *e, const char *key, uint64_t v);
+/* An absent pointer: "NULL" in text, null in JSON. */
+void sbt_dump_emit_null(sbt_dump_emit *e, const char *key);
+/* A handle of an API object of type type_name ("VkBuffer", static
+ * storage): hex in text; in JSON {"id":"VkBuffer#3","raw":"0x..."}, the
+ * id numbering the values of each type from 1 in the order the session
+ * first sees them, so one object has one id in every record (null for 0). */
+void sbt_dump_emit_handle(sbt_dump_emit *e, const char *key, const char *type_name, uint64_t v);
+/* A bit mask: hex in text; in JSON {"bits":["NAME",...],"raw":"0x..."},
+ * names[0..n) naming the bits set (bits without a name are in raw only). */
+void sbt_dump_emit_flags(sbt_dump_emit *e, const char *key, const char *const *names, size_t n,
+                         uint64_t v);
+/* A Vulkan-style version number (VK_MAKE_API_VERSION): "1.3.239", with
+ * "V:" in front when the variant is not 0.  Text and JSON alike. */
+void sbt_dump_emit_version(sbt_dump_emit *e, const char *key, uint32_t v);
+/* Bulk data the trace stores as blob blob_id of len bytes, shown by
+ * reference: text <blob ID: LEN bytes xxh64 HASH>, JSON
+ * {"blob":ID,"size":LEN,"xxh64":"HASH"}.  The hash is of the blob's bytes,
+ * read and hashed once per id through the options' session; without
+ * one, or when the blob cannot be read, the hash is left out (JSON adds
+ * "blob_error" saying why). */
+void sbt_dump_emit_blob(sbt_dump_emit *e, const char *key, uint64_t blob_id, uint64_t len);
+
+/* What a dump of one reader remembers from record to record: the hashes
+ * of its blobs, computed on first use, and the small ids given to handles
+ * (sbt_dump_emit_handle).  Not thread-safe: one dump loop at a time.  r is
+ * borrowed and must outlive it. */
+typedef struct sbt_dump_session sbt_dump_session;
+sbt_status sbt_dump_session_create(sbt_reader *r, sbt_dump_session **out);
+/* NULL is a no-op. */
+void sbt_dump_session_free(sbt_dump_session *b);
 
 typedef struct sbt_dump sbt_dump;
 
@@ -84,6 +117,8 @@ typedef struct sbt_dump_options {
 	int with_stack;      /* 1: also the stack's frames (text: indented lines
 	                        after the record; JSON: a "frames" array) */
 	size_t max_hex;      /* raw payload bytes shown; 0: default (text 16, JSON 256) */
+	sbt_dump_session *session; /* NULL: blob references without their hash,
+	                              handles without ids */
 } sbt_dump_options;
 
 /*

@@ -498,10 +498,81 @@ void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n)
 void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m)
 {
 	char k[320];
-	sbt_dump_emit_str(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), "NULL", 4);
+	sbt_dump_emit_null(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)));
+}
+
+void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v)
+{
+	char k[320];
+	sbt_dump_emit_handle(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), type, v);
+}
+
+void sbt_vk_pr_flags(sbt_vk_pr *pr, const char *m, const sbt_vk_flag_bit *bits, size_t n,
+                     uint64_t v)
+{
+	char k[320];
+	const char *names[64];
+	size_t count = 0;
+	for (size_t i = 0; i < n && count < 64; i++)
+		if (bits[i].value && !(bits[i].value & (bits[i].value - 1)) && (v & bits[i].value))
+			names[count++] = bits[i].name;
+	sbt_dump_emit_flags(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), names, count, v);
+}
+
+void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v)
+{
+	char k[320];
+	sbt_dump_emit_version(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), v);
+}
+
+int sbt_vk_pr_blob(sbt_vk_pr *pr, const char *m, const void *p)
+{
+	for (size_t i = 0; i < pr->nblobs; i++) {
+		if (pr->blobs[i].at == p) {
+			char k[320];
+			sbt_dump_emit_blob(pr->em, sbt_vk_pr_key(pr, m, k, sizeof(k)), pr->blobs[i].id,
+			                   pr->blobs[i].len);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* ---- tsinfo --dump ------------------------------------------------------- */
+
+/* The blob arrays of the record being dumped (sbt_vk_pr_blob_ref). */
+typedef struct sbt_vk_dump_blobs {
+	sbt_vk_arena *a;
+	sbt_vk_pr_blob_ref *refs;
+	size_t count;
+	size_t cap;
+} sbt_vk_dump_blobs;
+
+/* load_blob for the dump: the bytes are not read here (the dump hashes them
+ * once per blob, sbt_dump_emit_blob); the array gets a one-byte placeholder
+ * that the printer recognises and never reads. */
+static sbt_vk_status sbt_vk_dump_load_blob(void *ctx, uint64_t blob_id, size_t len,
+                                           const void **data_out)
+{
+	sbt_vk_dump_blobs *b = ctx;
+	if (b->count == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 8;
+		sbt_vk_pr_blob_ref *refs = realloc(b->refs, cap * sizeof(*refs));
+		if (!refs)
+			return SBT_VK_ERR_LIMIT;
+		b->refs = refs;
+		b->cap = cap;
+	}
+	const void *at = sbt_vk_arena_alloc(b->a, 1);
+	if (!at)
+		return SBT_VK_ERR_LIMIT;
+	b->refs[b->count].at = at;
+	b->refs[b->count].id = blob_id;
+	b->refs[b->count].len = len;
+	b->count++;
+	*data_out = at;
+	return SBT_VK_OK;
+}
 
 static sbt_status sbt_vk_dump_cmd(sbt_dump_emit *em, const sbt_reader *r, const sbt_record *rec)
 {
@@ -523,14 +594,23 @@ static sbt_status sbt_vk_dump_cmd(sbt_dump_emit *em, const sbt_reader *r, const 
 		ret = SBT_ERR_NOMEM;
 		goto out_free_arena;
 	}
-	/* No blob loader: blob-backed arrays show as absent, with their sizes. */
-	if (sbt_vk_decode(cmd, rec->payload, rec->payload_len, a, args, NULL) != SBT_VK_OK)
-		goto out_free_arena;
+	/* Blob-backed arrays decode as placeholders, shown as blob references. */
+	sbt_vk_dump_blobs blobs = {a, NULL, 0, 0};
+	sbt_vk_decode_hooks hooks;
+	memset(&hooks, 0, sizeof(hooks));
+	hooks.ctx = &blobs;
+	hooks.load_blob = sbt_vk_dump_load_blob;
+	if (sbt_vk_decode(cmd, rec->payload, rec->payload_len, a, args, &hooks) != SBT_VK_OK)
+		goto out_free_blobs;
 	sbt_vk_pr pr;
 	memset(&pr, 0, sizeof(pr));
 	pr.em = em;
+	pr.blobs = blobs.refs;
+	pr.nblobs = blobs.count;
 	sbt_vk_print_args(&pr, cmd, args);
 	ret = SBT_OK;
+out_free_blobs:
+	free(blobs.refs);
 out_free_arena:
 	sbt_vk_arena_free(a);
 	return ret;

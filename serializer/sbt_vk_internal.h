@@ -436,11 +436,21 @@ sbt_vk_status sbt_vk_get_fixstr(sbt_vk_d *d, char *dst, size_t max);
 /* ---- formatting (tsinfo --dump) ---------------------------------------- */
 
 struct sbt_dump_emit;
+/* An array the decoder left in a blob: the dump's load_blob hook hands out
+ * a placeholder address (never read) and notes which blob it stands for. */
+typedef struct sbt_vk_pr_blob_ref {
+	const void *at; /* the placeholder */
+	uint64_t id;
+	size_t len;
+} sbt_vk_pr_blob_ref;
+
 typedef struct sbt_vk_pr {
 	struct sbt_dump_emit *em;
 	char key[256];
 	size_t len;     /* of the current key prefix */
 	int overflow;   /* key too long: deeper fields are not shown */
+	const sbt_vk_pr_blob_ref *blobs; /* this record's blob arrays */
+	size_t nblobs;
 } sbt_vk_pr;
 
 /* Key = current prefix + suffix (".member", "[3]"); pop restores. */
@@ -461,6 +471,22 @@ void sbt_vk_pr_s(sbt_vk_pr *pr, const char *m, const char *s, size_t n);
 void sbt_vk_pr_e(sbt_vk_pr *pr, const char *m, const char *name, int64_t v);
 void sbt_vk_pr_bytes(sbt_vk_pr *pr, const char *m, const void *p, size_t n);
 void sbt_vk_pr_null(sbt_vk_pr *pr, const char *m);
+/* One named value of a FlagBits enum (the generated tables). */
+typedef struct sbt_vk_flag_bit {
+	uint64_t value;
+	const char *name;
+} sbt_vk_flag_bit;
+/* Flags v: hex in text; in JSON the names of its single-bit values of
+ * bits[0..n) and the raw value. */
+void sbt_vk_pr_flags(sbt_vk_pr *pr, const char *m, const sbt_vk_flag_bit *bits, size_t n,
+                     uint64_t v);
+/* A handle of type type ("VkBuffer"): hex in text, an id in JSON. */
+void sbt_vk_pr_h(sbt_vk_pr *pr, const char *m, const char *type, uint64_t v);
+/* An API version (VK_MAKE_API_VERSION) as "1.3.239". */
+void sbt_vk_pr_ver(sbt_vk_pr *pr, const char *m, uint32_t v);
+/* When p is a blob placeholder, show member m as the blob's reference and
+ * return 1; else 0 (p is real data, to be shown as usual). */
+int sbt_vk_pr_blob(sbt_vk_pr *pr, const char *m, const void *p);
 /* Print a decoded argument struct of cmd (generated, sbt_vk_dump.c). */
 void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args);
 /* Arrays show at most this many elements (and always their count). */

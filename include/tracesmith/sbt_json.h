@@ -36,6 +36,13 @@ void sbt_json_free(sbt_json *j);
 sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *rec,
                            int with_stack, const char **text_out, size_t *len_out);
 
+/* Blob references ({"blob":ID,"size":LEN}, for shaders and other bulk
+ * arrays) in records of r get "xxh64", the hash of the blob's bytes, read
+ * from r once per blob, as tsinfo prints them.  r must stay open while j
+ * formats its records; NULL stops hashing.  Reading a blob moves r's chunk
+ * cache: a record's payload is valid only until its sbt_json_record. */
+sbt_status sbt_json_hash_blobs(sbt_json *j, sbt_reader *r);
+
 /* The name tsinfo shows for a type: the trace's name for it
  * ("cuda.cuMemAlloc"), else the core type's name ("FRAME"), else "". */
 const char *sbt_json_type_name(const sbt_reader *r, uint32_t type);

@@ -129,6 +129,7 @@ def _load():
         "sbt_json_record": (c.c_int, [c.c_void_p, reader, P(_Record), c.c_int,
                                       P(c.c_char_p), P(c.c_size_t)]),
         "sbt_json_type_name": (c.c_char_p, [reader, c.c_uint32]),
+        "sbt_json_hash_blobs": (c.c_int, [c.c_void_p, reader]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -360,6 +361,11 @@ class Trace:
         if not self._json_fmt:
             fmt = ctypes.c_void_p()
             st = lib.sbt_json_create(ctypes.byref(fmt))
+            if st == _OK:
+                # blob references (shaders, ...) carry their bytes' xxh64, as in tsinfo
+                st = lib.sbt_json_hash_blobs(fmt, self._reader())
+                if st != _OK:
+                    lib.sbt_json_free(fmt)
             if st != _OK:
                 raise TraceError(_status_name(st), "tracesmith: " + _text(lib.sbt_strerror(st)))
             self._json_fmt = fmt

@@ -725,6 +725,7 @@ class Emit:
         self.reg = cx.reg
         self.n = 0
         self.enums_used = set()
+        self.flags_used = set()  # FlagBits enums the dump names bits of
         self.known_enums = set()  # enums whose decoded values are checked
 
     def t(self, base):
@@ -803,11 +804,33 @@ class Emit:
                     "\t%s = NULL;" % lv, "}"]
         raise AssertionError(k)
 
+    def _flag_bits(self, ctype):
+        """The FlagBits enum naming the bits of flags type ctype, or None."""
+        reg = self.reg
+        t = reg.resolve(ctype)
+        en = reg.enums.get(t)
+        if en is None:
+            b = reg.bitmasks.get(t)
+            t = b and b.bits and reg.resolve(b.bits)
+            en = t and reg.enums.get(t)
+        if en is None or en.kind != "bitmask" or \
+                not any(en.values[v].value and not en.values[v].value & (en.values[v].value - 1)
+                        for v in _enum_values(self.cx, t)):
+            return None
+        return t
+
     def pr_el(self, el, key, lv):
         k = el.k
         if k == "u":
             if el.bitmask:
+                bits = self._flag_bits(el.ctype)
+                if bits:
+                    self.flags_used.add(bits)
+                    return ["sbt_vk_pr_flags(pr, \"%s\", sbt_vk_fl_%s, SBT_VK_FL_%s, (uint64_t)(%s));"
+                            % (key, bits, bits, lv)]
                 return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
+            if key == "apiVersion" and el.bits == 32:
+                return ["sbt_vk_pr_ver(pr, \"%s\", (uint32_t)(%s));" % (key, lv)]
             return ["sbt_vk_pr_u(pr, \"%s\", (uint64_t)(%s));" % (key, lv)]
         if k == "i":
             return ["sbt_vk_pr_i(pr, \"%s\", (int64_t)(%s));" % (key, lv)]
@@ -817,7 +840,9 @@ class Emit:
                     % (key, self.reg.resolve(el.ctype), lv, lv)]
         if k in ("f32", "f64"):
             return ["sbt_vk_pr_f(pr, \"%s\", (double)(%s));" % (key, lv)]
-        if k in ("h", "p"):
+        if k == "h":
+            return ["sbt_vk_pr_h(pr, \"%s\", \"%s\", (uint64_t)(uintptr_t)(%s));" % (key, el.ctype, lv)]
+        if k == "p":
             return ["sbt_vk_pr_x(pr, \"%s\", (uint64_t)(uintptr_t)(%s));" % (key, lv)]
         if k == "s" or (k == "raw" and not self.reg.struct(el.sname).is_union):
             m = self.t("m")
@@ -1134,8 +1159,10 @@ class Emit:
         null = ["if (!%s) {" % nm, "\tsbt_vk_pr_null(pr, \"%s\");" % key, "} else {"]
         if K == "str":
             return null + ["\tsbt_vk_pr_s(pr, \"%s\", %s, strlen(%s));" % (key, nm, nm), "}"]
+        # byte arrays and arrays of scalars may be stored as blobs: shown by reference
+        blob = ["} else if (!sbt_vk_pr_blob(pr, \"%s\", %s)) {" % (key, nm)]
         if K == "bytes":
-            return null + ["\tsbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count), "}"]
+            return null[:2] + blob + ["\tsbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count), "}"]
         if K == "strarr":
             body = self._pr_loop(None, key, nm, k.count, strs=True)
         elif K == "single":
@@ -1143,6 +1170,7 @@ class Emit:
             body = ["size_t %s = sbt_vk_pr_enter(pr, \"%s\");" % (mk, key)] + \
                 self.pr_el(k.el, "", "%s[0]" % nm) + ["sbt_vk_pr_pop(pr, %s);" % mk]
         elif K == "array":
+            null = null[:2] + blob
             if k.el.k == "u" and k.el.bits == 8:
                 body = ["sbt_vk_pr_bytes(pr, \"%s\", %s, (size_t)(%s));" % (key, nm, k.count)]
             else:
@@ -1878,6 +1906,13 @@ def gen_dump_c(cx):
     b += ["default:", "\tbreak;", "}"]
     _fn(body, "void sbt_vk_print_args(sbt_vk_pr *pr, enum sbt_vk_cmd cmd, const void *args)", b, ("}",))
     enums = []
+    for fb in sorted(em.flags_used):
+        # single bits only, by value: 64-bit FlagBits are const variables, not constants
+        ev = reg.enums[fb].values
+        vals = [v for v in _enum_values(cx, fb) if ev[v].value and not ev[v].value & (ev[v].value - 1)]
+        enums += ["#define SBT_VK_FL_%s %d" % (fb, len(vals)),
+                  "static const sbt_vk_flag_bit sbt_vk_fl_%s[SBT_VK_FL_%s] = {" % (fb, fb)]
+        enums += ["\t{0x%xull, \"%s\"}," % (ev[v].value, v) for v in vals] + ["};", ""]
     for en in sorted(em.enums_used):
         en = reg.resolve(en)
         fn = ["switch (v) {"]

@@ -14,6 +14,8 @@
 struct sbt_json {
 	sbt_dump *dump;
 	sbt_dump_buf buf;
+	sbt_dump_session *blobs;      /* hashes for records of blobs_reader */
+	const sbt_reader *blobs_reader;
 };
 
 sbt_status sbt_json_create(sbt_json **out)
@@ -45,6 +47,7 @@ void sbt_json_free(sbt_json *j)
 	if (!j)
 		return;
 	sbt_dump_free(j->dump);
+	sbt_dump_session_free(j->blobs);
 	sbt_dump_buf_free(&j->buf);
 	free(j);
 }
@@ -52,11 +55,13 @@ void sbt_json_free(sbt_json *j)
 sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *rec,
                            int with_stack, const char **text_out, size_t *len_out)
 {
-	sbt_dump_options opt = { SBT_DUMP_JSON, with_stack, 0 };
+	sbt_dump_options opt = { SBT_DUMP_JSON, with_stack, 0, NULL };
 	sbt_status st;
 
 	if (!j || !rec || !text_out || !len_out)
 		return SBT_ERR_ARG;
+	if (r && r == j->blobs_reader)
+		opt.session = j->blobs;
 	j->buf.len = 0;
 	st = sbt_dump_record(j->dump, r, rec, &opt, &j->buf);
 	if (st != SBT_OK)
@@ -68,6 +73,24 @@ sbt_status sbt_json_record(sbt_json *j, const sbt_reader *r, const sbt_record *r
 		j->buf.data[--j->buf.len] = 0;
 	*text_out = j->buf.data;
 	*len_out = j->buf.len;
+	return SBT_OK;
+}
+
+sbt_status sbt_json_hash_blobs(sbt_json *j, sbt_reader *r)
+{
+	sbt_dump_session *blobs = NULL;
+	sbt_status st;
+
+	if (!j)
+		return SBT_ERR_ARG;
+	if (r) {
+		st = sbt_dump_session_create(r, &blobs);
+		if (st != SBT_OK)
+			return st;
+	}
+	sbt_dump_session_free(j->blobs);
+	j->blobs = blobs;
+	j->blobs_reader = r;
 	return SBT_OK;
 }
 

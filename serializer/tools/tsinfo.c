@@ -901,6 +901,7 @@ out_free_scan:
 static int tsi_dump(const tsi_opts *o, sbt_reader *r)
 {
 	sbt_dump *d = NULL;
+	sbt_dump_session *blobs = NULL;
 	sbt_dump_options dopt;
 	sbt_dump_buf buf = { 0 };
 	sbt_record rec;
@@ -912,13 +913,16 @@ static int tsi_dump(const tsi_opts *o, sbt_reader *r)
 		st = sbt_cm_dump_register(d); /* the compute (CUDA) records */
 	if (st == SBT_OK)
 		st = sbt_vk_dump_register(d); /* the Vulkan records */
+	if (st == SBT_OK)
+		st = sbt_dump_session_create(r, &blobs); /* shaders etc. by reference */
 	if (st != SBT_OK) {
 		fprintf(stderr, "tsinfo: %s\n", sbt_strerror(st));
-		goto out;
+		goto out_free_dump;
 	}
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.format = o->json ? SBT_DUMP_JSON : SBT_DUMP_TEXT;
 	dopt.with_stack = o->stacks;
+	dopt.session = blobs;
 	if (o->has_range && o->range_a > 0) {
 		st = sbt_reader_seek_seq(r, o->range_a);
 		if (st == SBT_ERR_NOT_FOUND || st == SBT_END) {
@@ -961,8 +965,8 @@ out_read_error:
 out_free_buf:
 	sbt_dump_buf_free(&buf);
 out_free_dump:
+	sbt_dump_session_free(blobs);
 	sbt_dump_free(d);
-out:
 	return rc;
 }
 
