@@ -689,8 +689,15 @@ static void rpvk_summary(rpvk *r)
 		rpvk_shots_beyond(r);
 	if (r->quiet || r->run > 1)
 		return;
-	fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
-	        (unsigned long long)r->calls, (unsigned long long)r->frames);
+	/* A program that marks its frames without presenting (the in-app
+	 * API, offscreen rendering) has frames but presents none: say that,
+	 * not "0 frames", beside the core's "frames A-B replayed". */
+	if (r->frames)
+		fprintf(stderr, "tsreplay: vulkan: %llu calls, %llu frames presented",
+		        (unsigned long long)r->calls, (unsigned long long)r->frames);
+	else
+		fprintf(stderr, "tsreplay: vulkan: %llu calls, nothing presented",
+		        (unsigned long long)r->calls);
 	if (r->frame_base && r->frames)
 		fprintf(stderr, " (frames %llu-%llu of the capture)",
 		        (unsigned long long)r->frame_base + 1,
