@@ -113,12 +113,11 @@ static inline uint64_t cap_rt_seal_entry(cap_thread *t, cap_entry *e, size_t hea
 	return seq;
 }
 
-/* Whether a record with these flags takes no host stack (cap_runtime.c's
- * cap_rt_wants_stack, the other way round). */
-static inline int cap_fast_no_stack(unsigned flags)
+/* Whether a record with these flags takes a host stack (the policy). */
+static inline int cap_rt_wants_stack(unsigned flags)
 {
 	cap_stacks_mode m = cap_g.cfg.stacks;
-	return m == CAP_STACKS_NONE || (m == CAP_STACKS_WORK && !(flags & CAP_REC_WORK));
+	return m == CAP_STACKS_ALL || (m == CAP_STACKS_WORK && (flags & CAP_REC_WORK));
 }
 
 /* cap_record_begin_deferred, inline where it can be (see the top). */
@@ -131,7 +130,7 @@ static inline uint8_t *cap_fast_begin_deferred(uint32_t type, unsigned flags, ca
 	if (__builtin_expect(!t || cap_tls_gen != cap_g.generation || t->in_record ||
 	                         atomic_load_explicit(&cap_g.state, memory_order_acquire) !=
 	                             CAP_ST_RUNNING ||
-	                         cap_tls_is_writer || !cap_fast_no_stack(flags) ||
+	                         cap_tls_is_writer || cap_rt_wants_stack(flags) ||
 	                         t->tail->cap - t->wpos < need,
 	                     0))
 		return cap_record_begin_deferred(type, flags, encode, max_raw, rec_out);

@@ -715,19 +715,6 @@ static cap_entry *cap_rt_reserve(cap_thread *t, size_t body)
 
 /* ---- host stacks ------------------------------------------------------- */
 
-static int cap_rt_wants_stack(unsigned flags)
-{
-	switch (cap_g.cfg.stacks) {
-	case CAP_STACKS_ALL:
-		return 1;
-	case CAP_STACKS_WORK:
-		return (flags & CAP_REC_WORK) != 0;
-	case CAP_STACKS_NONE:
-	default:
-		return 0;
-	}
-}
-
 /*
  * unw_backtrace keeps a per-thread trace cache whose thread-exit destructor
  * takes a lock after ThreadSanitizer has torn the thread down (a crash at

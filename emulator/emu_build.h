@@ -87,7 +87,7 @@ typedef struct emu_builder {
 	EMU_VEC(emu_kf) kfs;
 	EMU_VEC(emu_snap) snaps;
 	uint64_t kf_left;          /* snapshots the open keyframe still expects */
-	EMU_VEC(emu_dep) tmp;
+	emu_depvec tmp;
 } emu_builder;
 
 /* ---- helpers (emu_graph.c); 0 / an index, or -1 / EMU_NONE when out of memory */

@@ -322,14 +322,7 @@ int emu_mem_event(emu_builder *b, uint64_t seq, int64_t delta, int host)
 
 static int emu_dep_add(emu_builder *b, uint32_t step, uint32_t kind)
 {
-	emu_dep d = { step, kind };
-
-	if (step == EMU_NONE)
-		return 0;
-	for (size_t i = 0; i < b->tmp.n; i++)
-		if (b->tmp.v[i].step == step)
-			return 0;
-	return EMU_PUSH(b->tmp, d);
+	return emu_dep_push(&b->tmp, step, kind);
 }
 
 /* A new step on stream s issued by the record being read: its dependencies

@@ -117,6 +117,7 @@ typedef struct emu_memev {
 
 #define EMU_VEC(T) struct { T *v; size_t n, cap; }
 typedef EMU_VEC(emu_access) emu_accvec;
+typedef EMU_VEC(emu_dep) emu_depvec;
 
 struct emu_graph {
 	sbt_reader *r;         /* owned: stacks are read from it in race reports */
@@ -160,6 +161,20 @@ int emu_vec_grow(void **v, size_t *cap, size_t n, size_t elem);
 	                                      sizeof(*(vec).v)) == 0)                 \
 	         ? ((vec).v[(vec).n++] = (val), 0)                                    \
 	         : -1)
+
+/* Adds a dependency on step (kind) to the one being made, once per step;
+ * EMU_NONE adds nothing.  0, or -1 out of memory. */
+static inline int emu_dep_push(emu_depvec *tmp, uint32_t step, uint32_t kind)
+{
+	emu_dep d = { step, kind };
+
+	if (step == EMU_NONE)
+		return 0;
+	for (size_t i = 0; i < tmp->n; i++)
+		if (tmp->v[i].step == step)
+			return 0;
+	return EMU_PUSH(*tmp, d);
+}
 
 static inline const char *emu_node_name(const emu_graph *g, const emu_node *n)
 {

@@ -192,14 +192,7 @@ static const emu_vk_sig *emu_vk_wait_sig(emu_vk_builder *b, VkSemaphore h, uint6
 /* Dependencies of the step being made: one per step, kept in b->tmp. */
 static int emu_vk_dep(emu_vk_builder *b, uint32_t step, uint32_t kind)
 {
-	emu_dep d = { step, kind };
-
-	if (step == EMU_NONE)
-		return 0;
-	for (size_t i = 0; i < b->tmp.n; i++)
-		if (b->tmp.v[i].step == step)
-			return 0;
-	return EMU_PUSH(b->tmp, d);
+	return emu_dep_push(&b->tmp, step, kind);
 }
 
 /* The step a clock entry names: the last step of queue qi up to batch k. */

@@ -160,7 +160,7 @@ typedef struct emu_vk_builder {
 	EMU_VEC(emu_vk_thread) threads;
 	EMU_VEC(emu_vk_sig) present;    /* per (swapchain, image index): what its last present waited for */
 	EMU_VEC(uint64_t) present_key;
-	EMU_VEC(emu_dep) tmp;
+	emu_depvec tmp;
 	char *err;
 	size_t errlen;
 } emu_vk_builder;

@@ -570,26 +570,14 @@ static int emu_vk_r_transfer(emu_vk_builder *b, enum sbt_vk_cmd cmd)
 		break;
 	}
 	case SBT_VK_CMD_vkCmdCopyImage2:
-	case SBT_VK_CMD_vkCmdCopyImage2KHR: {
-		const VkCopyImageInfo2 *a = ((const sbt_vk_args_vkCmdCopyImage2 *)b->args)->pCopyImageInfo;
-
-		if (a)
-			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
-			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
-		break;
-	}
+	case SBT_VK_CMD_vkCmdCopyImage2KHR:
 	case SBT_VK_CMD_vkCmdBlitImage2:
-	case SBT_VK_CMD_vkCmdBlitImage2KHR: {
-		const VkBlitImageInfo2 *a = ((const sbt_vk_args_vkCmdBlitImage2 *)b->args)->pBlitImageInfo;
-
-		if (a)
-			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |
-			     emu_vk_acc_img(b, c, a->dstImage, EMU_A_WRITE);
-		break;
-	}
+	case SBT_VK_CMD_vkCmdBlitImage2KHR:
 	case SBT_VK_CMD_vkCmdResolveImage2:
 	case SBT_VK_CMD_vkCmdResolveImage2KHR: {
-		const VkResolveImageInfo2 *a = ((const sbt_vk_args_vkCmdResolveImage2 *)b->args)->pResolveImageInfo;
+		/* each command's one argument is its info; the three infos begin
+		 * with sType, pNext, srcImage, srcImageLayout, dstImage alike */
+		const VkCopyImageInfo2 *a = ((const sbt_vk_args_vkCmdCopyImage2 *)b->args)->pCopyImageInfo;
 
 		if (a)
 			st = emu_vk_acc_img(b, c, a->srcImage, EMU_A_READ) |

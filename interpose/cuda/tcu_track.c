@@ -119,21 +119,29 @@ void tcu_alloc_del(uint64_t base)
 	pthread_mutex_unlock(&tcu_g.mu);
 }
 
-int tcu_alloc_find(uint64_t addr, uint64_t *base_out, unsigned *kind_out)
+/* The allocation holding addr (a size-0 one holds its base), or NULL; mu held. */
+static const tcu_alloc *tcu_alloc_at_locked(uint64_t addr)
 {
-	int found = 0;
-	size_t i;
-	pthread_mutex_lock(&tcu_g.mu);
-	i = tcu_map_lower(&tcu_g.allocs, addr);
+	size_t i = tcu_map_lower(&tcu_g.allocs, addr);
+	const tcu_alloc *a;
 	if (i < tcu_g.allocs.n && tcu_g.allocs.keys[i] == addr)
 		i++;
-	if (i > 0) {
-		const tcu_alloc *a = tcu_g.allocs.vals[i - 1];
-		if (addr >= a->base && addr - a->base < (a->size ? a->size : 1)) {
-			*base_out = a->base;
-			*kind_out = a->kind;
-			found = 1;
-		}
+	if (i == 0)
+		return NULL;
+	a = tcu_g.allocs.vals[i - 1];
+	return addr >= a->base && addr - a->base < (a->size ? a->size : 1) ? a : NULL;
+}
+
+int tcu_alloc_find(uint64_t addr, uint64_t *base_out, unsigned *kind_out)
+{
+	const tcu_alloc *a;
+	int found = 0;
+	pthread_mutex_lock(&tcu_g.mu);
+	a = tcu_alloc_at_locked(addr);
+	if (a) {
+		*base_out = a->base;
+		*kind_out = a->kind;
+		found = 1;
 	}
 	pthread_mutex_unlock(&tcu_g.mu);
 	return found;
@@ -765,15 +773,9 @@ static size_t tcu_host_targets(const uint64_t *vals, size_t nvals, tcu_alloc *ou
 	size_t n = 0;
 	pthread_mutex_lock(&tcu_g.mu);
 	for (size_t v = 0; v < nvals && n < TCU_HOST_INPUTS_MAX; v++) {
-		size_t i = tcu_map_lower(&tcu_g.allocs, vals[v]);
-		const tcu_alloc *a;
+		const tcu_alloc *a = tcu_alloc_at_locked(vals[v]);
 		int seen = 0;
-		if (i < tcu_g.allocs.n && tcu_g.allocs.keys[i] == vals[v])
-			i++;
-		if (i == 0)
-			continue;
-		a = tcu_g.allocs.vals[i - 1];
-		if (!tcu_kind_is_host(a->kind) || !a->size || vals[v] - a->base >= a->size)
+		if (!a || !tcu_kind_is_host(a->kind) || !a->size)
 			continue;
 		for (size_t j = 0; j < n && !seen; j++)
 			seen = out[j].base == a->base;

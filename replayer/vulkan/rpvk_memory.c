@@ -344,8 +344,10 @@ rp_status rpvk_o_vkFreeMemory(rpvk *r, void *args)
 		return RP_OK;
 	m = captured ? rpvk_mem_find(r, captured) : NULL;
 	/* Work in flight may still use it (a trace whose free was moved ahead
-	 * of a wait): wait first, as a careful application would. */
-	if (rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
+	 * of a wait): wait first, as a careful application would, when
+	 * anything was submitted since the device was last seen idle. */
+	if (r->cur_dev >= 0 && r->cur_dev < RPVK_MAX_DEVICES && r->dev[r->cur_dev].pending &&
+	    rpvk_device_idle(r, r->cur_dev, VK_NULL_HANDLE, r->wait_ns) == VK_TIMEOUT)
 		return rpvk_fail(r, RP_ERR_TRACE, "the device did not finish within %g s the work that "
 		                 "may use the memory being freed (tsreplay --wait-timeout SECONDS waits "
 		                 "longer)", (double)r->wait_ns / 1e9);
