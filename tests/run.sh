@@ -25,11 +25,20 @@ fail=0
 skip=0
 failed=""
 
+# Traces in the source tree's top folder: a test that leaves one there (a
+# tool run under our layer with no TRACESMITH_OUTPUT) fails, and the file
+# is removed.
+stray_traces() {
+	(cd "$TOP" && ls -1 -- *.sbt 2>/dev/null) | sort
+}
+
 run_one() {
 	name=$1
 	shift
 	start=$(date +%s)
-	if timeout "$TEST_TIMEOUT" "$@" >"$LOGS/$name.log" 2>&1; then
+	before=$(stray_traces)
+	if timeout "$TEST_TIMEOUT" "$@" >"$LOGS/$name.log" 2>&1 &&
+		left_behind "$name" "$before"; then
 		pass=$((pass + 1))
 		echo "PASS $name ($(($(date +%s) - start))s)"
 	else
@@ -44,6 +53,17 @@ run_one() {
 		echo "FAIL $name (exit $rc, $(($(date +%s) - start))s); last lines of $LOGS/$name.log:"
 		tail -n 20 "$LOGS/$name.log" | sed 's/^/    /'
 	fi
+}
+
+# left_behind NAME BEFORE: succeeds when test NAME wrote no trace into $TOP.
+left_behind() {
+	new=$(printf '%s\n' "$(stray_traces)" | grep -vxF -e "$2" -e '' || true)
+	[ -z "$new" ] && return 0
+	for f in $new; do
+		echo "$1 left a trace in the source tree: $TOP/$f" >>"$LOGS/$1.log"
+		rm -f -- "$TOP/$f"
+	done
+	return 1
 }
 
 for t in "$BUILD"/tests/test_*; do

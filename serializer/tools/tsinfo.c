@@ -601,7 +601,7 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 	char buf[96], h1[32], h2[32], h3[32], h4[32];
 	const char *key, *value;
 	uint64_t nframes, first = 0, last = 0;
-	size_t i;
+	size_t i, width = 28;
 	int k;
 
 	printf("trace        %s\n", path);
@@ -693,6 +693,11 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 		       s->cu_no_image ? " (replay cannot load those)" : "");
 	}
 
+	/* The name column is as wide as the longest name, so counts stay in one
+	 * column (vulkan.vkGetPhysicalDeviceQueueFamilyProperties is 47). */
+	for (i = 0; i < nrows; i++)
+		if (strlen(rows[i].name) > width)
+			width = strlen(rows[i].name);
 	printf("records by API and type:\n");
 	for (i = 0; i < nrows; i++) {
 		uint64_t api_total = 0;
@@ -700,13 +705,16 @@ static void tsi_summary_text(const char *path, const sbt_reader *r, const sbt_tr
 		if (i == 0 || strcmp(rows[i].api, rows[i - 1].api) != 0) {
 			for (j = i; j < nrows && strcmp(rows[j].api, rows[i].api) == 0; j++)
 				api_total += rows[j].count;
-			printf("  %-30s %12llu\n", rows[i].api, (unsigned long long)api_total);
+			printf("  %-*s %12llu\n", (int)width + 2, rows[i].api,
+			       (unsigned long long)api_total);
 		}
 		if (rows[i].name[0])
-			printf("    %-28s %12llu\n", rows[i].name, (unsigned long long)rows[i].count);
+			printf("    %-*s %12llu\n", (int)width, rows[i].name,
+			       (unsigned long long)rows[i].count);
 		else {
 			snprintf(buf, sizeof(buf), "type#%u", rows[i].type);
-			printf("    %-28s %12llu\n", buf, (unsigned long long)rows[i].count);
+			printf("    %-*s %12llu\n", (int)width, buf,
+			       (unsigned long long)rows[i].count);
 		}
 	}
 	printf("threads:\n");

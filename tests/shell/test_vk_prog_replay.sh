@@ -135,6 +135,9 @@ capture big "$P/vk_compute" --size 65536 --submits 12
 unset TRACESMITH_FLUSH_MS
 size=$(wc -c <"$T/big.sbt" | tr -d ' ')
 head -c $((size / 2)) "$T/big.sbt" >"$T/cut.sbt"
+# Replay under validation only: with our layer still enabled from the
+# capture above, tsreplay itself would be recorded into the working folder.
+vk_env_layers_validation
 rc=0
 "$VK_ENV_BUILD/tsreplay" "$T/cut.sbt" >"$T/cut.out" 2>"$T/cut.err" || rc=$?
 [ "$rc" = 1 ] || fail "truncated trace: exit $rc, expected 1: $(cat "$T/cut.err")"
