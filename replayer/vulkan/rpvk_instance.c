@@ -203,7 +203,8 @@ static void rpvk_device_destroy_leftovers(rpvk *r, int d)
 {
 	static const VkObjectType rpvk_order[] = {
 		VK_OBJECT_TYPE_FRAMEBUFFER, VK_OBJECT_TYPE_PIPELINE,
-		VK_OBJECT_TYPE_PIPELINE_LAYOUT, VK_OBJECT_TYPE_DESCRIPTOR_POOL,
+		VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, VK_OBJECT_TYPE_PIPELINE_LAYOUT,
+		VK_OBJECT_TYPE_DESCRIPTOR_POOL,
 		VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, VK_OBJECT_TYPE_SHADER_MODULE,
 		VK_OBJECT_TYPE_PIPELINE_CACHE, VK_OBJECT_TYPE_RENDER_PASS,
 		VK_OBJECT_TYPE_IMAGE_VIEW, VK_OBJECT_TYPE_BUFFER_VIEW, VK_OBJECT_TYPE_SAMPLER,
@@ -223,6 +224,8 @@ static void rpvk_device_destroy_leftovers(rpvk *r, int d)
 #define RPVK_DESTROY(objtype, fn, vktype)                                          	case objtype:                                                                  		if (dv->t.fn)                                                              			dv->t.fn(dev, (vktype)(uintptr_t)s->val, NULL);                        		break;
 			RPVK_DESTROY(VK_OBJECT_TYPE_FRAMEBUFFER, DestroyFramebuffer, VkFramebuffer)
 			RPVK_DESTROY(VK_OBJECT_TYPE_PIPELINE, DestroyPipeline, VkPipeline)
+			RPVK_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_UPDATE_TEMPLATE, DestroyDescriptorUpdateTemplate,
+			             VkDescriptorUpdateTemplate)
 			RPVK_DESTROY(VK_OBJECT_TYPE_PIPELINE_LAYOUT, DestroyPipelineLayout, VkPipelineLayout)
 			RPVK_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_POOL, DestroyDescriptorPool, VkDescriptorPool)
 			RPVK_DESTROY(VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, DestroyDescriptorSetLayout,

@@ -262,6 +262,13 @@ _DERIVATIVE_SPEC = ("(paraphrase) Pipeline Derivatives: the base pipeline is nam
                     "noautovalidity and their VUIDs start \"If flags contains the "
                     "VK_PIPELINE_CREATE_DERIVATIVE_BIT flag\"")
 
+_TEMPLATE_SET = ("not_eq", "templateType", "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET")
+_TEMPLATE_PUSH = ("not_eq", "templateType",
+                  "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR")
+_TEMPLATE_PUSH_SPEC = ("VkDescriptorUpdateTemplateCreateInfo: \"%s. This parameter is ignored "
+                       "if templateType is not "
+                       "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR\"")
+
 IGNORED_MEMBERS = [
     {"owner": "VkDescriptorSetLayoutBinding", "member": "pImmutableSamplers",
      "when": ("not_in", "descriptorType", ("VK_DESCRIPTOR_TYPE_SAMPLER",
@@ -393,6 +400,24 @@ IGNORED_MEMBERS = [
              "swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs "
              "start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml "
              "marks it noautovalidity"},
+    {"owner": "VkDescriptorUpdateTemplateCreateInfo", "member": "descriptorSetLayout",
+     "when": _TEMPLATE_SET,
+     "spec": "VkDescriptorUpdateTemplateCreateInfo: \"descriptorSetLayout is the descriptor "
+             "set layout used to build the descriptor update template. [...] This parameter "
+             "is ignored if templateType is not "
+             "VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET.\""},
+    {"owner": "VkDescriptorUpdateTemplateCreateInfo", "member": "pipelineBindPoint",
+     "when": _TEMPLATE_PUSH,
+     "spec": _TEMPLATE_PUSH_SPEC % "pipelineBindPoint is a VkPipelineBindPoint indicating "
+                                   "the type of the pipeline that will use the descriptors"},
+    {"owner": "VkDescriptorUpdateTemplateCreateInfo", "member": "pipelineLayout",
+     "when": _TEMPLATE_PUSH,
+     "spec": _TEMPLATE_PUSH_SPEC % "pipelineLayout is a VkPipelineLayout object used to "
+                                   "program the bindings"},
+    {"owner": "VkDescriptorUpdateTemplateCreateInfo", "member": "set",
+     "when": _TEMPLATE_PUSH,
+     "spec": _TEMPLATE_PUSH_SPEC % "set is the set number of the descriptor set in the "
+                                   "pipeline layout that will be updated"},
 ]
 
 # The generic rule: an input (const) array whose count is 0 is ignored

@@ -19022,10 +19022,10 @@ static sbt_vk_status sbt_vk_eb_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_e *e,
 	}
 	SBT_VK_ET(sbt_vk_e_need(e, 50));
 	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->templateType));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->descriptorSetLayout));
-	sbt_vk_putq_i(e, (int64_t)(int32_t)(s->pipelineBindPoint));
-	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(s->pipelineLayout));
-	sbt_vk_putq_u(e, (uint64_t)(s->set));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(((((s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET))) ? (__typeof__(s->descriptorSetLayout))0 : s->descriptorSetLayout)));
+	sbt_vk_putq_i(e, (int64_t)(int32_t)(((((s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) ? (__typeof__(s->pipelineBindPoint))0 : s->pipelineBindPoint)));
+	sbt_vk_putq_u(e, (uint64_t)(uintptr_t)(((((s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) ? (__typeof__(s->pipelineLayout))0 : s->pipelineLayout)));
+	sbt_vk_putq_u(e, (uint64_t)(((((s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) ? (__typeof__(s->set))0 : s->set)));
 	return SBT_VK_OK;
 }
 

@@ -72,7 +72,7 @@ typedef struct sbt_vk_ignored_rule {
 	const char *spec;   /* the specification's wording */
 } sbt_vk_ignored_rule;
 
-#define SBT_VK_IGNORED_RULES 25
+#define SBT_VK_IGNORED_RULES 29
 
 static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	{"VkDescriptorSetLayoutBinding", "pImmutableSamplers", "descriptorType not in {SAMPLER, COMBINED_IMAGE_SAMPLER}",
@@ -123,6 +123,14 @@ static const sbt_vk_ignored_rule sbt_vk_ignored_rules[SBT_VK_IGNORED_RULES] = {
 	 "VkFramebufferCreateInfo: \"pAttachments is a pointer to an array of VkImageView handles, each of which will be used as the corresponding attachment in a render pass instance. If flags includes VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT, this parameter is ignored.\""},
 	{"VkSwapchainCreateInfoKHR", "pQueueFamilyIndices", "imageSharingMode != VK_SHARING_MODE_CONCURRENT",
 	 "(paraphrase) VkSwapchainCreateInfoKHR: pQueueFamilyIndices is \"a pointer to an array of queue family indices having access to the images of the swapchain when imageSharingMode is VK_SHARING_MODE_CONCURRENT\"; its VUIDs start \"If imageSharingMode is VK_SHARING_MODE_CONCURRENT\" and vk.xml marks it noautovalidity"},
+	{"VkDescriptorUpdateTemplateCreateInfo", "descriptorSetLayout", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET",
+	 "VkDescriptorUpdateTemplateCreateInfo: \"descriptorSetLayout is the descriptor set layout used to build the descriptor update template. [...] This parameter is ignored if templateType is not VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET.\""},
+	{"VkDescriptorUpdateTemplateCreateInfo", "pipelineBindPoint", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR",
+	 "VkDescriptorUpdateTemplateCreateInfo: \"pipelineBindPoint is a VkPipelineBindPoint indicating the type of the pipeline that will use the descriptors. This parameter is ignored if templateType is not VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR\""},
+	{"VkDescriptorUpdateTemplateCreateInfo", "pipelineLayout", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR",
+	 "VkDescriptorUpdateTemplateCreateInfo: \"pipelineLayout is a VkPipelineLayout object used to program the bindings. This parameter is ignored if templateType is not VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR\""},
+	{"VkDescriptorUpdateTemplateCreateInfo", "set", "templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR",
+	 "VkDescriptorUpdateTemplateCreateInfo: \"set is the set number of the descriptor set in the pipeline layout that will be updated. This parameter is ignored if templateType is not VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR\""},
 	{"*", "an input array", "its count is 0",
 	 "Valid Usage (Implicit): \"If COUNT is not 0, P must be a valid pointer to an array of COUNT ... values\""},
 };
@@ -238,6 +246,26 @@ static inline int sbt_vk_ignored_VkFramebufferCreateInfo_pAttachments(const VkFr
 static inline int sbt_vk_ignored_VkSwapchainCreateInfoKHR_pQueueFamilyIndices(const VkSwapchainCreateInfoKHR *s)
 {
 	return (s->imageSharingMode != VK_SHARING_MODE_CONCURRENT);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorUpdateTemplateCreateInfo_descriptorSetLayout(const VkDescriptorUpdateTemplateCreateInfo *s)
+{
+	return (s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorUpdateTemplateCreateInfo_pipelineBindPoint(const VkDescriptorUpdateTemplateCreateInfo *s)
+{
+	return (s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorUpdateTemplateCreateInfo_pipelineLayout(const VkDescriptorUpdateTemplateCreateInfo *s)
+{
+	return (s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR);
+}
+
+static inline int sbt_vk_ignored_VkDescriptorUpdateTemplateCreateInfo_set(const VkDescriptorUpdateTemplateCreateInfo *s)
+{
+	return (s->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR);
 }
 
 #endif

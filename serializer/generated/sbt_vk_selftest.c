@@ -11320,14 +11320,34 @@ static int sbt_vk_c_VkDescriptorUpdateTemplateCreateInfo(sbt_vk_c *c, const void
 	}
 	if ((a->templateType) != (b->templateType))
 		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.templateType");
-	if ((uint64_t)(uintptr_t)(b->descriptorSetLayout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->descriptorSetLayout), in))
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.descriptorSetLayout");
-	if ((a->pipelineBindPoint) != (b->pipelineBindPoint))
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint");
-	if ((uint64_t)(uintptr_t)(b->pipelineLayout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pipelineLayout), in))
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineLayout");
-	if ((a->set) != (b->set))
-		return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.set");
+	if (((a->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET))) {
+		if (b->descriptorSetLayout != (__typeof__(b->descriptorSetLayout))0)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.descriptorSetLayout (ignored, not absent)");
+	} else {
+		if ((uint64_t)(uintptr_t)(b->descriptorSetLayout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->descriptorSetLayout), in))
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.descriptorSetLayout");
+	}
+	if (((a->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) {
+		if (b->pipelineBindPoint != (__typeof__(b->pipelineBindPoint))0)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint (ignored, not absent)");
+	} else {
+		if ((a->pipelineBindPoint) != (b->pipelineBindPoint))
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint");
+	}
+	if (((a->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) {
+		if (b->pipelineLayout != (__typeof__(b->pipelineLayout))0)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineLayout (ignored, not absent)");
+	} else {
+		if ((uint64_t)(uintptr_t)(b->pipelineLayout) != sbt_vk_t_mapped((uint64_t)(uintptr_t)(a->pipelineLayout), in))
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.pipelineLayout");
+	}
+	if (((a->templateType != VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR))) {
+		if (b->set != (__typeof__(b->set))0)
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.set (ignored, not absent)");
+	} else {
+		if ((a->set) != (b->set))
+			return sbt_vk_t_fail(c, "VkDescriptorUpdateTemplateCreateInfo.set");
+	}
 	return 0;
 }
 

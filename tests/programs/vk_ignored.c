@@ -415,6 +415,111 @@ static void case_image_sampler(ign *g)
 	ign_image_destroy(g);
 }
 
+/* A descriptor update template of type ttype over one storage buffer
+ * binding; the members that type ignores hold garbage. */
+static VkDescriptorUpdateTemplate ign_template(ign *g, VkDescriptorUpdateTemplateType ttype,
+                                               VkDescriptorSetLayout dsl,
+                                               VkPipelineLayout layout)
+{
+	VkDescriptorUpdateTemplateEntry ent = { 0, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0,
+		                                    sizeof(VkDescriptorBufferInfo) };
+	VkDescriptorUpdateTemplateCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO
+	};
+	VkDescriptorUpdateTemplate t;
+	ci.descriptorUpdateEntryCount = 1;
+	ci.pDescriptorUpdateEntries = &ent;
+	ci.templateType = ttype;
+	if (ttype == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET) {
+		ci.descriptorSetLayout = dsl;
+		ci.pipelineBindPoint = (VkPipelineBindPoint)0x7eadbeef;
+		ci.pipelineLayout = (VkPipelineLayout)GARBAGE_HANDLE;
+		ci.set = 0xdeadbeefu;
+	} else {
+		ci.descriptorSetLayout = (VkDescriptorSetLayout)GARBAGE_HANDLE;
+		ci.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE;
+		ci.pipelineLayout = layout;
+		ci.set = 0;
+	}
+	VKP_CHECK(&g->c, vkCreateDescriptorUpdateTemplate(g->c.device, &ci, NULL, &t));
+	return t;
+}
+
+/* A set template whose push-descriptor members are garbage, used by
+ * vkUpdateDescriptorSetWithTemplate. */
+static void case_template_set(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkDescriptorPoolSize ps = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1 };
+	VkDescriptorPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+	                                   .maxSets = 1, .poolSizeCount = 1, .pPoolSizes = &ps };
+	VkDescriptorSetAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO };
+	VkDescriptorSetLayout dsl = ign_set_layout(g, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 0, NULL);
+	VkDescriptorUpdateTemplate t;
+	VkDescriptorPool pool;
+	VkDescriptorSet set;
+	VkDescriptorBufferInfo bi;
+
+	vkp_buffer_create(c, &g->buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 0);
+	t = ign_template(g, VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET, dsl, VK_NULL_HANDLE);
+	VKP_CHECK(c, vkCreateDescriptorPool(c->device, &pci, NULL, &pool));
+	ai.descriptorPool = pool;
+	ai.descriptorSetCount = 1;
+	ai.pSetLayouts = &dsl;
+	VKP_CHECK(c, vkAllocateDescriptorSets(c->device, &ai, &set));
+	bi = (VkDescriptorBufferInfo){ g->buf.buf, 0, VK_WHOLE_SIZE };
+	vkUpdateDescriptorSetWithTemplate(c->device, set, t, &bi);
+	vkDestroyDescriptorPool(c->device, pool, NULL);
+	vkDestroyDescriptorUpdateTemplate(c->device, t, NULL);
+	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
+	vkp_buffer_destroy(c, &g->buf);
+}
+
+typedef struct ign_push_template {
+	VkDescriptorUpdateTemplate t;
+	VkPipelineLayout layout;
+} ign_push_template;
+
+static void rec_push_template(ign *g, VkCommandBuffer cb, void *arg)
+{
+	const ign_push_template *p = arg;
+	PFN_vkCmdPushDescriptorSetWithTemplateKHR push_t =
+	    (PFN_vkCmdPushDescriptorSetWithTemplateKHR)vkGetDeviceProcAddr(
+	        g->c.device, "vkCmdPushDescriptorSetWithTemplateKHR");
+	VkDescriptorBufferInfo bi = { g->buf.buf, 0, VK_WHOLE_SIZE };
+	if (!push_t)
+		vkp_die(&g->c, "no vkCmdPushDescriptorSetWithTemplateKHR");
+	push_t(cb, p->t, p->layout, 0, &bi);
+}
+
+/* A push-descriptor template whose descriptorSetLayout is garbage, pushed
+ * with vkCmdPushDescriptorSetWithTemplateKHR. */
+static void case_template_push(ign *g)
+{
+	vkp_ctx *c = &g->c;
+	VkPipelineLayoutCreateInfo lci = { .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO };
+	VkDescriptorSetLayout dsl;
+	ign_push_template p;
+
+	if (!g->push)
+		vkp_die(c, "the device does not offer VK_KHR_push_descriptor");
+	dsl = ign_set_layout(g, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+	                     VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR, NULL);
+	lci.setLayoutCount = 1;
+	lci.pSetLayouts = &dsl;
+	VKP_CHECK(c, vkCreatePipelineLayout(c->device, &lci, NULL, &p.layout));
+	p.t = ign_template(g, VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR, VK_NULL_HANDLE,
+	                   p.layout);
+	vkp_buffer_create(c, &g->buf, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+	                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, 0);
+	ign_submit(g, rec_push_template, &p);
+	vkp_buffer_destroy(c, &g->buf);
+	vkDestroyDescriptorUpdateTemplate(c->device, p.t, NULL);
+	vkDestroyPipelineLayout(c->device, p.layout, NULL);
+	vkDestroyDescriptorSetLayout(c->device, dsl, NULL);
+}
+
 /* A compute pipeline without VK_PIPELINE_CREATE_DERIVATIVE_BIT whose base
  * handle or index is garbage. */
 static void case_compute_base(ign *g, int handle)
@@ -810,6 +915,10 @@ static const struct {
 	{ "VkDescriptorImageInfo.sampler", case_image_sampler },
 	{ "VkDescriptorImageInfo.imageView", case_image_view },
 	{ "VkSwapchainCreateInfoKHR.pQueueFamilyIndices", case_swapchain_queue_families },
+	{ "VkDescriptorUpdateTemplateCreateInfo.descriptorSetLayout", case_template_push },
+	{ "VkDescriptorUpdateTemplateCreateInfo.pipelineBindPoint", case_template_set },
+	{ "VkDescriptorUpdateTemplateCreateInfo.pipelineLayout", case_template_set },
+	{ "VkDescriptorUpdateTemplateCreateInfo.set", case_template_set },
 	{ "*.an input array", case_zero_count },
 };
 
