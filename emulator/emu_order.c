@@ -235,8 +235,10 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 	if (st != EMU_OK)
 		goto out_free;
 	if (p->g->vk) {
-		snprintf(err, errlen, "%s: a Vulkan trace: its commands are ordered by its submits, and "
-		         "sampled orders are made for CUDA traces only", path);
+		snprintf(err, errlen, "%s: a Vulkan trace: each queue runs its submits in order, so a "
+		         "sampled order could only change the order of submits across queues, which is not "
+		         "done (sampled orders are made for CUDA traces; on one queue, as on lavapipe, the "
+		         "submit order is the only one)", path);
 		st = EMU_ERR_NOT_CUDA;
 		goto out_free;
 	}

@@ -390,8 +390,8 @@ static void rp_session_finish_frames(rp_session *s, rp_report *rep)
 	rep->last_frame += rep->frames_cut;
 }
 
-/* --schedule-seed: every backend in use must be able to run a sampled
- * order, and the order source must take the trace. */
+/* --schedule-seed: the order source must take the trace, and every
+ * backend in use must be able to run a sampled order. */
 static rp_status rp_session_open_orders(rp_session *s, const rp_backend_ops *const *backends,
                                         size_t nbackends, rp_diag *diag)
 {
@@ -399,6 +399,17 @@ static rp_status rp_session_open_orders(rp_session *s, const rp_backend_ops *con
 	rp_status st;
 	size_t i, j;
 
+	if (!s->opt.orders) {
+		rp_diag_set(diag, "--schedule-seed: this build has no emulator to sample orders from");
+		return RP_ERR_USAGE;
+	}
+	st = s->opt.orders->open(s->opt.trace_path, &s->order_ctx, &od);
+	if (st != RP_OK) {
+		rp_diag_set(diag, "--schedule-seed: %s", od.text[0] ? od.text : rp_strerror(st));
+		return st;
+	}
+	/* the source says first why a trace gets no order (a Vulkan one);
+	 * then a backend that cannot run one is refused */
 	for (i = 0; i < s->nactive; i++) {
 		char can[160] = "";
 		size_t used = 0;
@@ -411,15 +422,6 @@ static rp_status rp_session_open_orders(rp_session *s, const rp_backend_ops *con
 		rp_diag_set(diag, "--schedule-seed: backend %s cannot replay its commands in a sampled "
 		            "order (backends that can: %s)", s->active[i].ops->name, used ? can : "none");
 		return RP_ERR_USAGE;
-	}
-	if (!s->opt.orders) {
-		rp_diag_set(diag, "--schedule-seed: this build has no emulator to sample orders from");
-		return RP_ERR_USAGE;
-	}
-	st = s->opt.orders->open(s->opt.trace_path, &s->order_ctx, &od);
-	if (st != RP_OK) {
-		rp_diag_set(diag, "--schedule-seed: %s", od.text[0] ? od.text : rp_strerror(st));
-		return st;
 	}
 	s->orders = calloc(s->opt.runs + 1, sizeof(*s->orders));
 	if (!s->orders) {
