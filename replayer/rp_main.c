@@ -24,7 +24,7 @@
 #define RP_MAIN_MAX_BACKEND_OPTIONS 64
 #define RP_MAIN_MAX_SEEDS RP_MAIN_MAX_RUNS
 
-static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n)
+static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t n, int orders)
 {
 	size_t i;
 	fputs("usage: tsreplay [options] TRACE\n"
@@ -37,12 +37,14 @@ static void rp_main_usage(FILE *f, const rp_backend_ops *const *backends, size_t
 	      "                         checkpoint across runs and with the capture\n"
 	      "  --runs N               runs for --check-determinism (2..1000, default 3)\n"
 	      "  --per-command          with --check-determinism: also compare runs after every\n"
-	      "                         command (slow; names the first command that differs)\n"
-	      "  --schedule-seed N      run the commands one at a time in a legal order drawn\n"
-	      "                         from seed N (CUDA; every run of --check-determinism)\n"
-	      "  --schedule-seeds A,..  with --check-determinism: one run per seed, compared\n"
-	      "                         after every command (--per-command)\n"
-	      "  --device STR           device for the backend (its meaning is the backend's)\n"
+	      "                         command (slow; names the first command that differs)\n",
+	      f);
+	/* only where the build can sample orders (tsreplay: the emulator) */
+	if (orders)
+		fputs("  --schedule-seed N      run the commands in a legal order drawn from seed N\n"
+		      "  --schedule-seeds A,..  with --check-determinism: one run per seed, compared\n",
+		      f);
+	fputs("  --device STR           device for the backend (its meaning is the backend's)\n"
 	      "  --profile[=FILE]       time every command on the device; write the timings to\n"
 	      "                         FILE (default TRACE.profile), never to the trace\n"
 	      "  --json                 summary as one JSON object on stdout\n"
@@ -804,7 +806,7 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 	if (code != 0)
 		return code;
 	if (mp->help) {
-		rp_main_usage(stdout, backends, n);
+		rp_main_usage(stdout, backends, n, extras->orders != NULL);
 		return RP_EXIT_OK;
 	}
 	if (mp->version) {

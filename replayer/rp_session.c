@@ -87,6 +87,7 @@ typedef struct rp_run_order {
 /* A run's record counts (rp_session_run, rp_session_exec). */
 typedef struct rp_run_counts {
 	uint64_t executed, ff;
+	uint64_t ff_read;     /* fast-forwarded records read so far, held ones too */
 	uint64_t first_read;  /* the seq of the first record the run read */
 	int any_seq;
 } rp_run_counts;
@@ -1038,7 +1039,7 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 	uint64_t start = s->from_keyframe ? s->keyframe_seq : 0;
 	uint64_t records = 0;
 	uint64_t last_seq = 0;
-	rp_run_counts rc = {0, 0, 0, 0};
+	rp_run_counts rc = {0, 0, 0, 0, 0};
 	size_t index = 0;
 	int crossed = 0;
 	int in_snapshot = 0; /* between a trimmed trace's WINDOW and SNAPSHOT_END */
@@ -1099,10 +1100,10 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 				if (s->from_keyframe)
 					fprintf(stderr, "tsreplay: restored keyframe at seq %llu, fast-forwarded "
 					        "%llu records before seq %llu\n", (unsigned long long)s->keyframe_seq,
-					        (unsigned long long)rc.ff, (unsigned long long)range->begin);
+					        (unsigned long long)rc.ff_read, (unsigned long long)range->begin);
 				else
 					fprintf(stderr, "tsreplay: fast-forwarded %llu records before seq %llu "
-					        "(no keyframe)\n", (unsigned long long)rc.ff,
+					        "(no keyframe)\n", (unsigned long long)rc.ff_read,
 					        (unsigned long long)range->begin);
 			}
 		}
@@ -1142,6 +1143,8 @@ static rp_status rp_session_run(rp_session *s, rp_report *rep, unsigned run, rp_
 				rep->unmodeled++;
 		} else if (rec.type >= SBT_TYPE_FIRST_API) {
 			int held = rp_session_hold(s, &rec);
+			if (is_ff)
+				rc.ff_read++;
 			if (held < 0) {
 				rp_diag_set(diag, "out of memory holding record seq %llu for its place in the "
 				            "sampled order", (unsigned long long)rec.seq);
