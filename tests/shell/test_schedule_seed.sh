@@ -9,6 +9,9 @@
 #   divergent launch (vadd, by seq and name), the seeds of the two runs and
 #   the emulator's pair (fill, vadd);
 # - with the event (--event): ten seeds give one order and agree (exit 0);
+# - cuda_driver_app (ordered by events): ten seeds draw several orders and
+#   agree; its --racy variant parts after a command the emulator puts in a
+#   race; the H100 fixture traces replay under three seeds, matched;
 # - --json lists every run's seed and order hash;
 # - bad values: a seed that is not a number, a list with a bad entry,
 #   --schedule-seeds without --check-determinism, --streams with a seed,
@@ -80,6 +83,37 @@ has det.event out "tsreplay: runs agree with each other at every checkpoint and 
 # one seed in every run: the same order each time, so the runs agree
 expect_rc 0 det.same "$RP" --check-determinism --runs 3 --schedule-seed 2 "$T/event.sbt"
 has det.same out "tsreplay: runs agree with each other at every checkpoint"
+
+# ---- the shared driver-API workload ---------------------------------------------------
+# ordered by events: ten seeds draw several orders and every run agrees;
+# --racy (no events, non-commuting kernels on two streams): runs part after
+# a command the emulator puts in a race
+expect_rc 0 cap.drv env TSCUDA_DOUBLE_SEED=1 "$CAP" -o "$T/drv.sbt" -- "$PROGS/cuda_driver_app"
+expect_rc 0 cap.racy env TSCUDA_DOUBLE_SEED=1 "$CAP" -o "$T/racy.sbt" -- "$PROGS/cuda_driver_app" --racy
+expect_rc 0 det.drv "$RP" --check-determinism --schedule-seeds $LIST "$T/drv.sbt"
+has det.drv out "tsreplay: runs agree with each other at every checkpoint and after every command"
+n=$(sed -n 's/^tsreplay: run [0-9]*: schedule seed [0-9]*: order \(0x[0-9a-f]*\) .*/\1/p' "$T/det.drv.out" | sort -u | wc -l)
+[ "$n" -ge 2 ] || fail "det.drv: ten seeds drew $n order(s) of the workload: $(cat "$T/det.drv.out")"
+expect_rc 4 det.racy "$RP" --check-determinism --schedule-seeds $LIST "$T/racy.sbt"
+first=$(sed -n 's/^tsreplay: runs differ: run 1 and run [0-9]* part first after the command at seq \([0-9]*\) (--per-command)$/\1/p' "$T/det.racy.err")
+[ -n "$first" ] || fail "det.racy: no first divergent command: $(cat "$T/det.racy.err")"
+"$TOP/$BUILD/tsexport" --races "$T/racy.sbt" >"$T/racy.races" 2>&1 || true
+grep -q "^  seq $first " "$T/racy.races" ||
+	fail "det.racy: the first divergent command, seq $first, is in no race the emulator finds: $(cat "$T/racy.races")"
+grep -q "^  call:     seq $first cuda\.cuLaunchKernel.* (kernel [A-Za-z_]*)$\|^  call:     seq $first cuda\.cuMem" "$T/det.racy.err" ||
+	fail "det.racy: seq $first is not named: $(cat "$T/det.racy.err")"
+echo "driver workload: $n orders agree; --racy parts after seq $first"
+
+# ---- real traces (H100 captures, kernels by their twins): one legal order each ------------
+if ! tsan_build; then
+	FX="$TOP/tests/fixtures/h100/fixed-va"
+	for p in saxpy_static driver_cubin; do
+		expect_rc 0 "h100.$p" "$RP" --check-determinism --schedule-seeds 1,2,3 "$FX/$p.sbt"
+		has "h100.$p" out ", 0 differ"
+		has "h100.$p" out "tsreplay: runs agree with each other at every checkpoint and after every command"
+		has "h100.$p" out "tsreplay: run 3: schedule seed 3: order 0x"
+	done
+fi
 
 # ---- --json ---------------------------------------------------------------------------
 expect_rc 4 json "$RP" --json --check-determinism --schedule-seeds 1,2,3,4 "$T/race.sbt"
