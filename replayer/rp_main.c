@@ -766,9 +766,9 @@ int rp_main_races(int argc, char **argv, const rp_backend_ops *const *backends, 
 	return rp_main_ext(argc, argv, backends, n, &extras);
 }
 
-/* rp_main_ext with what it parsed in ma (freed by the caller). */
+/* rp_main_ext with what it parses in ma (its seeds freed by the caller). */
 static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
-                       const rp_main_extras *extras, rp_main_args *ma_out);
+                       const rp_main_extras *extras, rp_main_args *ma);
 
 int rp_main_ext(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
                 const rp_main_extras *extras)
@@ -784,14 +784,13 @@ int rp_main_ext(int argc, char **argv, const rp_backend_ops *const *backends, si
 }
 
 static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backends, size_t n,
-                       const rp_main_extras *extras, rp_main_args *ma_out)
+                       const rp_main_extras *extras, rp_main_args *ma)
 {
 	rp_options opt = {0};
 	rp_session *s = NULL;
 	rp_report rep;
 	rp_option_value bopts[RP_MAIN_MAX_BACKEND_OPTIONS];
 	rp_diag diag = {""};
-	rp_main_args *mp = ma_out;
 	int code = RP_EXIT_OK;
 	int failed;
 	struct stat sb;
@@ -802,49 +801,49 @@ static int rp_main_run(int argc, char **argv, const rp_backend_ops *const *backe
 	opt.range.end = UINT64_MAX;
 	opt.backend_options = bopts;
 	opt.runs = 1;
-	code = rp_main_parse(argc, argv, backends, n, &opt, bopts, mp);
+	code = rp_main_parse(argc, argv, backends, n, &opt, bopts, ma);
 	if (code != 0)
 		return code;
-	if (mp->help) {
+	if (ma->help) {
 		rp_main_usage(stdout, backends, n, extras->orders != NULL);
 		return RP_EXIT_OK;
 	}
-	if (mp->version) {
+	if (ma->version) {
 		sbt_cli_version("tsreplay");
 		return RP_EXIT_OK;
 	}
 	if (!opt.trace_path)
 		return rp_main_bad_usage("no trace given");
-	if (mp->runs_given && !mp->determinism)
+	if (ma->runs_given && !ma->determinism)
 		return rp_main_bad_usage("--runs needs --check-determinism");
-	if (mp->determinism && !mp->runs_given)
+	if (ma->determinism && !ma->runs_given)
 		opt.runs = RP_MAIN_DEFAULT_RUNS;
-	if (mp->seeds_given && !mp->determinism)
+	if (ma->seeds_given && !ma->determinism)
 		return rp_main_bad_usage("--schedule-seeds replays once per seed and compares the runs: "
 		                         "it needs --check-determinism (one seed: --schedule-seed N)");
-	if (mp->seeds_given && !mp->runs_given && mp->nseeds >= 2)
-		opt.runs = (unsigned)mp->nseeds;
-	if (opt.per_command && !mp->determinism)
+	if (ma->seeds_given && !ma->runs_given && ma->nseeds >= 2)
+		opt.runs = (unsigned)ma->nseeds;
+	if (opt.per_command && !ma->determinism)
 		return rp_main_bad_usage("--per-command compares runs with each other after every "
 		                         "command: it needs --check-determinism");
-	if (mp->profile && mp->determinism)
+	if (ma->profile && ma->determinism)
 		return rp_main_bad_usage("--profile times one run; it does not go with "
 		                         "--check-determinism");
-	if (mp->profile) {
-		int len = snprintf(mp->profile_path, sizeof(mp->profile_path), "%s%s",
-		                   mp->profile_to ? mp->profile_to : opt.trace_path,
-		                   mp->profile_to ? "" : ".profile");
-		if (len < 0 || (size_t)len >= sizeof(mp->profile_path))
+	if (ma->profile) {
+		int len = snprintf(ma->profile_path, sizeof(ma->profile_path), "%s%s",
+		                   ma->profile_to ? ma->profile_to : opt.trace_path,
+		                   ma->profile_to ? "" : ".profile");
+		if (len < 0 || (size_t)len >= sizeof(ma->profile_path))
 			return rp_main_bad_usage("--profile: the sidecar's path is too long");
-		opt.profile_path = mp->profile_path;
+		opt.profile_path = ma->profile_path;
 	}
-	if (mp->seed_given || mp->seeds_given) {
-		opt.schedule_seeds = mp->seeds;
-		opt.nschedule_seeds = mp->nseeds;
+	if (ma->seed_given || ma->seeds_given) {
+		opt.schedule_seeds = ma->seeds;
+		opt.nschedule_seeds = ma->nseeds;
 		opt.orders = extras->orders;
 		/* runs of different orders are compared command by command, to
 		 * name the first command whose result the order changed */
-		if (mp->seeds_given)
+		if (ma->seeds_given)
 			opt.per_command = 1;
 	}
 	opt.progress = !opt.quiet && isatty(STDERR_FILENO);
@@ -891,7 +890,7 @@ out_report:
 	failed = code == RP_EXIT_ERROR || code == RP_EXIT_USAGE;
 	if (failed)
 		fprintf(stderr, "tsreplay: %s\n", diag.text[0] ? diag.text : "replay failed");
-	if (mp->json)
+	if (ma->json)
 		rp_main_json(&opt, s, &rep, code, failed ? diag.text : NULL);
 	else if (!opt.quiet && s && !failed)
 		rp_main_summary(&opt, s, &rep);
