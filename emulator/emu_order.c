@@ -58,7 +58,8 @@ struct emu_order_plan {
 	uint8_t *arrived;
 };
 
-/* Calls that are not barriers (see the top of the file). */
+/* Calls that are not barriers (see the top of the file); every other
+ * record that is not a command is one. */
 static int emu_order_harmless(sbt_cm_kind k)
 {
 	switch (k) {
@@ -103,20 +104,20 @@ static int emu_order_harmless(sbt_cm_kind k)
 	}
 }
 
-/* Whether a record of this type is a barrier: not a CUDA call (a
- * checkpoint, a keyframe, ...), or a call that is not harmless. */
-static int emu_order_barrier(const emu_graph *g, uint32_t type)
+/* The CUDA call a record of this type makes; -1: none (a checkpoint, a
+ * keyframe, another API's record). */
+static int emu_order_kind(const emu_graph *g, uint32_t type)
 {
 	const char *name = sbt_reader_type_name(g->r, type);
 	sbt_cm_kind k;
 
 	if (type < SBT_TYPE_FIRST_API || !name || strncmp(name, "cuda.", 5) != 0 ||
 	    sbt_cm_kind_by_name(name, &k) != 0)
-		return 1;
-	return !emu_order_harmless(k);
+		return -1;
+	return (int)k;
 }
 
-static emu_status emu_order_refuse(emu_order_plan *p, char *err, size_t errlen)
+static emu_status emu_order_one_device(emu_order_plan *p, char *err, size_t errlen)
 {
 	const emu_graph *g = p->g;
 	int32_t device = -1;
@@ -125,12 +126,6 @@ static emu_status emu_order_refuse(emu_order_plan *p, char *err, size_t errlen)
 		const emu_step *st = &g->steps.v[i];
 		const emu_stream *sm = &g->streams.v[st->stream];
 
-		if (st->node_count != 1 || g->nodes.v[st->node_first].kind == EMU_K_GRAPH) {
-			snprintf(err, errlen, "%s: seq %llu launches a CUDA graph: a sampled order runs every "
-			         "command on one stream, where graphs are not rebuilt (replay it without "
-			         "--schedule-seed)", g->path, (unsigned long long)st->seq);
-			return EMU_ERR_STATE;
-		}
 		if (device >= 0 && sm->device != device) {
 			snprintf(err, errlen, "%s: commands on devices %d and %d (seq %llu): a sampled order "
 			         "serialises one device's commands; commands of two devices are not ordered "
@@ -195,12 +190,19 @@ static emu_status emu_order_events(emu_order_plan *p, char *err, size_t errlen)
 	ss = info.record_count ? sbt_reader_seek_seq(g->r, info.first_seq) : SBT_END;
 	while (ss == SBT_OK && (ss = sbt_reader_next(g->r, &rec)) == SBT_OK) {
 		emu_order_ev ev = { rec.seq, EMU_NONE };
+		int k = emu_order_kind(g, rec.type);
 
 		while (next < g->steps.n && g->steps.v[next].seq < rec.seq)
 			next++;
+		if (next < g->steps.n && g->steps.v[next].seq == rec.seq && k == SBT_CM_K_cuGraphLaunch) {
+			snprintf(err, errlen, "%s: seq %llu launches a CUDA graph: a sampled order runs every "
+			         "command on one stream, where graphs are not rebuilt (replay it without "
+			         "--schedule-seed)", g->path, (unsigned long long)rec.seq);
+			return EMU_ERR_STATE;
+		}
 		if (next < g->steps.n && g->steps.v[next].seq == rec.seq)
 			ev.step = (uint32_t)next;
-		else if (!emu_order_barrier(g, rec.type))
+		else if (k >= 0 && emu_order_harmless((sbt_cm_kind)k))
 			continue;
 		else if (p->evs.n && p->evs.v[p->evs.n - 1].step == EMU_NONE)
 			continue;
@@ -242,7 +244,7 @@ emu_status emu_order_open(const char *path, emu_order_plan **out, char *err, siz
 		st = EMU_ERR_NOT_CUDA;
 		goto out_free;
 	}
-	st = emu_order_refuse(p, err, errlen);
+	st = emu_order_one_device(p, err, errlen);
 	if (st == EMU_OK)
 		st = emu_order_succ(p);
 	if (st == EMU_OK)

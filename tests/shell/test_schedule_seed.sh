@@ -15,7 +15,8 @@
 # - --json lists every run's seed and order hash;
 # - bad values: a seed that is not a number, a list with a bad entry,
 #   --schedule-seeds without --check-determinism, --streams with a seed,
-#   all exit 2 with a message naming the flag and the value.
+#   all exit 2 with a message naming the flag and the value; a trace that
+#   launches a CUDA graph is refused naming the launch (exit 2).
 . "$TOP/tests/support/shell.sh"
 DBL="$TOP/$BUILD/tests/doubles/cuda"
 [ -e "$DBL/libcuda.so.1" ] || { echo "no CUDA toolkit headers: CUDA parts not built"; exit 77; }
@@ -146,6 +147,12 @@ expect_rc 2 bad.streams "$RP" --schedule-seed 1 --streams multi "$T/race.sbt"
 has bad.streams err "--streams does not go with --schedule-seed: a sampled order runs every command on one stream"
 expect_rc 2 bad.twice "$RP" --schedule-seed 1 --schedule-seed 2 "$T/race.sbt"
 has bad.twice err "give one --schedule-seed or one --schedule-seeds list"
+# a trace that launches a CUDA graph: refused, naming the launch
+expect_rc 0 cap.graph "$CAP" -o "$T/graph.sbt" -- "$PROGS/cuda_graph_app"
+glaunch=$("$TOP/$BUILD/tsinfo" --dump "$T/graph.sbt" | sed -n 's/^seq=\([0-9]*\) .*cuda.cuGraphLaunch.*/\1/p' | head -1)
+[ -n "$glaunch" ] || fail "cuda_graph_app's trace has no cuGraphLaunch"
+expect_rc 2 bad.graph "$RP" --schedule-seed 1 "$T/graph.sbt"
+has bad.graph err "tsreplay: --schedule-seed: $T/graph.sbt: seq $glaunch launches a CUDA graph: a sampled order runs every command on one stream, where graphs are not rebuilt"
 for n in word neg big empty list nodet twice; do
 	has "bad.$n" err "try 'tsreplay --help'"
 	[ ! -s "$T/bad.$n.out" ] || fail "bad.$n: wrote to stdout: $(cat "$T/bad.$n.out")"
