@@ -24,11 +24,12 @@
  * and again, one of the ready ones (all predecessors run) chosen at
  * random.  Every order drawn is a topological order of the graph that the
  * replay can issue while reading the trace once, and each such order has
- * a nonzero chance: running a command earlier than the next barrier would
- * give no order this cannot (all of a barrier's commands have been read
- * by then), only a narrower choice, since what runs early is not ready to
- * be picked later.  Like the CUDA double's seeded mode, nothing runs until
- * the host waits.
+ * a nonzero chance: holding the commands to the barrier loses none, since
+ * by then all of the window's commands have been read and any
+ * topological order of them can be drawn.  Like the CUDA double's seeded
+ * mode, nothing runs until the host waits.  Refused: graph launches (the
+ * replay runs the order on one stream, where graphs are not rebuilt) and
+ * commands on two devices (one device's stream orders no other's).
  *
  * The PRNG is splitmix64 (a 64-bit counter through a mixing function):
  * the same seed gives the same order on every machine.  The order's hash
